@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"creativeapi/internal/config"
+	"creativeapi/internal/pgserver"
+	"creativeapi/internal/store"
+)
+
+// privateDatabase is the database name inside the private cluster.
+const privateDatabase = "creativeapi"
+
+// openDatabase connects to DATABASE_URL, or starts the private PostgreSQL
+// under DATA_DIR when it is unset. close stops whatever it started.
+func openDatabase(ctx context.Context, cfg config.Config, log *slog.Logger) (pool *pgxpool.Pool, close func(), err error) {
+	url := cfg.DatabaseURL
+	stopCluster := func() {}
+	if url == "" {
+		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+			return nil, nil, err
+		}
+		pgLog, err := os.OpenFile(filepath.Join(cfg.DataDir, "postgres.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, nil, fmt.Errorf("open the PostgreSQL log: %w", err)
+		}
+		srv, err := pgserver.Start(ctx, pgserver.Options{DataDir: filepath.Join(cfg.DataDir, "postgres"), Log: pgLog})
+		if err != nil {
+			pgLog.Close()
+			return nil, nil, fmt.Errorf("start the private PostgreSQL: %w", err)
+		}
+		stopCluster = func() { _ = srv.Stop(); pgLog.Close() }
+		log.Info("private PostgreSQL started", "data_dir", srv.DataDir, "port", srv.Port, "log", pgLog.Name())
+		if err := ensureDatabase(ctx, srv.URL("postgres"), privateDatabase); err != nil {
+			stopCluster()
+			return nil, nil, err
+		}
+		url = srv.URL(privateDatabase)
+	}
+	pool, err = store.Open(ctx, url, store.PoolConfig{
+		ConnectTimeout: cfg.DBConnectTimeout, StatementTimeout: cfg.DBStatementTimeout,
+		LockTimeout: cfg.DBLockTimeout, MaxConns: cfg.DBMaxConns,
+	})
+	if err != nil {
+		stopCluster()
+		return nil, nil, err
+	}
+	return pool, func() { pool.Close(); stopCluster() }, nil
+}
+
+func ensureDatabase(ctx context.Context, adminURL, name string) error {
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	var exists bool
+	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+		return err
+	}
+	if !exists {
+		if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+			return fmt.Errorf("create database %s: %w", name, err)
+		}
+	}
+	return nil
+}

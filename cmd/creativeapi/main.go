@@ -1,0 +1,78 @@
+// Command creativeapi is the creative review and account deposit API:
+// one binary with the server and its management commands.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `usage: creativeapi <command> [flags]
+
+commands:
+  serve [--migrate] [--seed]   run the HTTP server (flags: migrate and seed first)
+  migrate                      apply the database migrations
+  seed [--creatives N]         load the demo data (re-runnable); N extra draft creatives
+  users create|list|set-password  manage users (passwords from stdin)
+  orgs create|add-member|remove-member  manage organizations
+
+Configuration comes from environment variables; see README.md.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "creativeapi:", err)
+		}
+		stop()
+		os.Exit(1)
+	}
+}
+
+// env is what every command gets from main.
+type env struct {
+	getenv func(string) string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	e := env{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return flag.ErrHelp
+	}
+	switch args[0] {
+	case "serve":
+		return cmdServe(ctx, e, args[1:])
+	case "migrate":
+		return cmdMigrate(ctx, e, args[1:])
+	case "seed":
+		return cmdSeed(ctx, e, args[1:])
+	case "users":
+		return cmdUsers(ctx, e, args[1:])
+	case "orgs":
+		return cmdOrgs(ctx, e, args[1:])
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("unknown command %q", args[0])
+}
+
+func newLogger(w io.Writer, level string) *slog.Logger {
+	var l slog.Level
+	_ = l.UnmarshalText([]byte(level))
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"time"
+
+	"creativeapi"
+	"creativeapi/internal/auth"
+	"creativeapi/internal/config"
+	"creativeapi/internal/docs"
+	"creativeapi/internal/httpapi"
+	"creativeapi/internal/idempotency"
+	"creativeapi/internal/seed"
+	"creativeapi/internal/store"
+	"creativeapi/internal/sweeper"
+)
+
+func cmdServe(ctx context.Context, e env, args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	migrate := fs.Bool("migrate", false, "apply migrations before serving")
+	seedData := fs.Bool("seed", false, "load the demo data before serving")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := config.Load(e.getenv)
+	if err != nil {
+		return err
+	}
+	log := newLogger(e.stdout, cfg.LogLevel)
+	pool, closeDB, err := openDatabase(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	st := store.New(pool)
+	if *migrate {
+		if _, err := store.Migrate(ctx, pool, log); err != nil {
+			return err
+		}
+	}
+	if *seedData {
+		if err := seed.Run(ctx, st, log, seed.Options{}); err != nil {
+			return fmt.Errorf("seed: %w", err)
+		}
+	}
+	if !cfg.CookieSecure {
+		log.Warn("COOKIE_SECURE=false: the session cookie is not Secure; use this for plain-http local development only")
+	}
+	if cfg.TreasuryAddress == "" {
+		log.Warn("TREASURY_ADDRESS is not set: deposit requests answer 503 deposits_unavailable")
+	}
+
+	authSvc := auth.NewService(st, auth.SessionConfig{
+		CookieSecure: cfg.CookieSecure, IdleTTL: cfg.SessionIdleTTL, AbsoluteTTL: cfg.SessionAbsoluteTTL,
+	}, log)
+	handler, err := httpapi.New(httpapi.Deps{
+		Config: cfg, Store: st, Log: log, Auth: authSvc,
+		Idempotency: idempotency.NewRunner(st, cfg.IdempotencyTTL, cfg.PublicBaseURL),
+		SpecYAML:    creativeapi.OpenAPIYAML, DocsHTML: docs.HTML,
+	})
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       60 * time.Second,
+		MaxHeaderBytes:    32 << 10,
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on ADDR=%s: %w", cfg.Addr, err)
+	}
+	if cfg.PprofAddr != "" {
+		go servePprof(cfg.PprofAddr, log)
+	}
+
+	sweepCtx, stopSweep := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopSweep()
+	go sweeper.Run(sweepCtx, cfg.SweepInterval, log, sweepJobs(st, log)...)
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	base := "http://" + ln.Addr().String()
+	log.Info("serving", "api", base+"/api/v1", "docs", base+"/docs", "spec", base+"/openapi.yaml")
+	fmt.Fprintf(e.stderr, "\n  API   %s/api/v1\n  Docs  %s/docs\n  Demo logins (password %s): admin@acme.test, reviewer@acme.test, author@acme.test, viewer@acme.test, admin@globex.test\n\n", base, base, seed.DemoPassword)
+
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: draining in-flight requests", "timeout", cfg.ShutdownTimeout.String())
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("graceful shutdown: %w", err)
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
+
+func servePprof(addr string, log interface{ Info(string, ...any) }) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	log.Info("pprof listening", "addr", addr)
+	_ = (&http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}).ListenAndServe()
+}
+
+// sweepJobs are the periodic housekeeping of the server.
+func sweepJobs(st *store.Store, log *slog.Logger) []sweeper.Job {
+	return []sweeper.Job{
+		{Name: "idempotency keys", Run: func(ctx context.Context) error { return idempotency.Purge(ctx, st, log) }},
+	}
+}
+
+func cmdMigrate(ctx context.Context, e env, args []string) error {
+	cfg, err := config.Load(e.getenv)
+	if err != nil {
+		return err
+	}
+	log := newLogger(e.stdout, cfg.LogLevel)
+	pool, closeDB, err := openDatabase(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	n, err := store.Migrate(ctx, pool, log)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "migrations: %d applied\n", n)
+	return nil
+}
+
+func cmdSeed(ctx context.Context, e env, args []string) error {
+	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	creatives := fs.Int("creatives", 0, "add this many extra draft creatives (benchmarks)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := config.Load(e.getenv)
+	if err != nil {
+		return err
+	}
+	log := newLogger(e.stdout, cfg.LogLevel)
+	pool, closeDB, err := openDatabase(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	return seed.Run(ctx, store.New(pool), log, seed.Options{Creatives: *creatives})
+}

@@ -1,0 +1,229 @@
+// Package config reads the service's configuration from environment
+// variables once, at start-up, and validates it. Everything is optional; the
+// defaults run a local development server.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"creativeapi/internal/tron"
+)
+
+// Config is the validated configuration of one server process.
+type Config struct {
+	// Addr is the listen address of the HTTP server.
+	Addr string
+	// DatabaseURL is any PostgreSQL; empty means the private one under DataDir.
+	DatabaseURL string
+	// DataDir holds the private PostgreSQL cluster when DatabaseURL is empty.
+	DataDir string
+	// PublicBaseURL is the {base_url} of problem types, without a trailing slash.
+	PublicBaseURL string
+	// CookieSecure marks the session cookie Secure and gives it the __Host- prefix.
+	CookieSecure bool
+	// AllowedOrigins are origins trusted for cross-origin unsafe requests and CORS.
+	AllowedOrigins []string
+	// SessionIdleTTL and SessionAbsoluteTTL bound a session's life.
+	SessionIdleTTL     time.Duration
+	SessionAbsoluteTTL time.Duration
+
+	// TreasuryAddress is the TRON address deposits are paid to; empty disables deposits.
+	TreasuryAddress       string
+	DepositConfirmations  int
+	DepositTTL            time.Duration
+	DepositMinMinor       int64
+	DepositMaxMinor       int64
+	DepositMaxOpenPerUser int
+	// DepositMonitoringWindow keeps a suffix reserved after expiry so a late
+	// exact transfer still finds its deposit.
+	DepositMonitoringWindow time.Duration
+
+	// IdempotencyTTL is how long a stored command outcome replays.
+	IdempotencyTTL time.Duration
+
+	// DBConnectTimeout and DBStatementTimeout bound every database call.
+	DBConnectTimeout   time.Duration
+	DBStatementTimeout time.Duration
+	DBMaxConns         int32
+	// DBLockTimeout bounds every wait for a row lock; it is how long a repeat
+	// waits for the first request with its Idempotency-Key before answering
+	// 409 idempotency_key_in_use.
+	DBLockTimeout time.Duration
+
+	// SweepInterval is how often the background sweepers run.
+	SweepInterval time.Duration
+	// ShutdownTimeout bounds the graceful drain on SIGTERM.
+	ShutdownTimeout time.Duration
+	// PprofAddr exposes net/http/pprof when set.
+	PprofAddr string
+	// LogLevel is debug, info, warn or error.
+	LogLevel string
+}
+
+// Load reads the configuration through getenv (os.Getenv in main) and
+// validates it, reporting every bad variable at once.
+func Load(getenv func(string) string) (Config, error) {
+	p := parser{getenv: getenv}
+	c := Config{
+		Addr:                    p.str("ADDR", "127.0.0.1:8080"),
+		DatabaseURL:             p.str("DATABASE_URL", ""),
+		DataDir:                 p.str("DATA_DIR", ".data"),
+		PublicBaseURL:           strings.TrimRight(p.str("PUBLIC_BASE_URL", ""), "/"),
+		CookieSecure:            p.boolean("COOKIE_SECURE", true),
+		AllowedOrigins:          p.list("ALLOWED_ORIGINS"),
+		SessionIdleTTL:          p.duration("SESSION_IDLE_TTL", 12*time.Hour),
+		SessionAbsoluteTTL:      p.duration("SESSION_ABSOLUTE_TTL", 7*24*time.Hour),
+		TreasuryAddress:         p.str("TREASURY_ADDRESS", ""),
+		DepositConfirmations:    p.integer("DEPOSIT_CONFIRMATIONS", 19),
+		DepositTTL:              p.duration("DEPOSIT_TTL", 30*time.Minute),
+		DepositMinMinor:         p.int64("DEPOSIT_MIN_MINOR", 10_000_000),
+		DepositMaxMinor:         p.int64("DEPOSIT_MAX_MINOR", 100_000_000_000),
+		DepositMaxOpenPerUser:   p.integer("DEPOSIT_MAX_OPEN_PER_USER", 5),
+		DepositMonitoringWindow: p.duration("DEPOSIT_MONITORING_WINDOW", 24*time.Hour),
+		IdempotencyTTL:          p.duration("IDEMPOTENCY_TTL", 24*time.Hour),
+		DBConnectTimeout:        p.duration("DB_CONNECT_TIMEOUT", 5*time.Second),
+		DBStatementTimeout:      p.duration("DB_STATEMENT_TIMEOUT", 10*time.Second),
+		DBMaxConns:              int32(p.integer("DB_MAX_CONNS", 20)),
+		DBLockTimeout:           p.duration("DB_LOCK_TIMEOUT", 5*time.Second),
+		SweepInterval:           p.duration("SWEEP_INTERVAL", time.Minute),
+		ShutdownTimeout:         p.duration("SHUTDOWN_TIMEOUT", 20*time.Second),
+		PprofAddr:               p.str("PPROF_ADDR", ""),
+		LogLevel:                p.str("LOG_LEVEL", "info"),
+	}
+	if c.PublicBaseURL == "" {
+		c.PublicBaseURL = "http://" + c.Addr
+	}
+	p.errs = append(p.errs, c.validate()...)
+	if len(p.errs) > 0 {
+		return Config{}, fmt.Errorf("invalid configuration:\n  %w", errors.Join(p.errs...))
+	}
+	return c, nil
+}
+
+func (c Config) validate() []error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		bad("ADDR=%q: want host:port (%v)", c.Addr, err)
+	}
+	if u, err := url.Parse(c.PublicBaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		bad("PUBLIC_BASE_URL=%q: want an absolute http(s) URL such as https://api.example.com", c.PublicBaseURL)
+	}
+	for _, o := range c.AllowedOrigins {
+		if u, err := url.Parse(o); err != nil || u.Scheme == "" || u.Host == "" || u.Path != "" {
+			bad("ALLOWED_ORIGINS: %q is not an origin such as https://app.example.com", o)
+		}
+	}
+	if c.TreasuryAddress != "" {
+		if err := tron.ValidateAddress(c.TreasuryAddress); err != nil {
+			bad("TREASURY_ADDRESS=%q: not a TRON address: %v", c.TreasuryAddress, err)
+		}
+	}
+	positive := map[string]time.Duration{
+		"SESSION_IDLE_TTL": c.SessionIdleTTL, "SESSION_ABSOLUTE_TTL": c.SessionAbsoluteTTL,
+		"DEPOSIT_TTL": c.DepositTTL, "IDEMPOTENCY_TTL": c.IdempotencyTTL, "DB_LOCK_TIMEOUT": c.DBLockTimeout,
+		"DB_CONNECT_TIMEOUT": c.DBConnectTimeout, "DB_STATEMENT_TIMEOUT": c.DBStatementTimeout,
+		"SWEEP_INTERVAL": c.SweepInterval, "SHUTDOWN_TIMEOUT": c.ShutdownTimeout,
+	}
+	for name, d := range positive {
+		if d <= 0 {
+			bad("%s=%s: must be positive", name, d)
+		}
+	}
+	if c.DepositMonitoringWindow < 0 {
+		bad("DEPOSIT_MONITORING_WINDOW=%s: must not be negative", c.DepositMonitoringWindow)
+	}
+	if c.DepositConfirmations < 1 {
+		bad("DEPOSIT_CONFIRMATIONS=%d: must be at least 1", c.DepositConfirmations)
+	}
+	if c.DepositMaxOpenPerUser < 1 {
+		bad("DEPOSIT_MAX_OPEN_PER_USER=%d: must be at least 1", c.DepositMaxOpenPerUser)
+	}
+	if c.DepositMinMinor <= 0 || c.DepositMinMinor%10_000 != 0 || c.DepositMaxMinor < c.DepositMinMinor || c.DepositMaxMinor%10_000 != 0 {
+		bad("DEPOSIT_MIN_MINOR=%d, DEPOSIT_MAX_MINOR=%d: want whole cents (multiples of 10000) with 0 < min <= max", c.DepositMinMinor, c.DepositMaxMinor)
+	}
+	if c.DepositMaxMinor > 1_000_000_000_000_000 {
+		bad("DEPOSIT_MAX_MINOR=%d: at most 10^18", c.DepositMaxMinor)
+	}
+	if c.DBMaxConns < 2 {
+		bad("DB_MAX_CONNS=%d: must be at least 2", c.DBMaxConns)
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("LOG_LEVEL=%q: want debug, info, warn or error", c.LogLevel)
+	}
+	return errs
+}
+
+// parser collects every malformed variable instead of stopping at the first.
+type parser struct {
+	getenv func(string) string
+	errs   []error
+}
+
+func (p *parser) str(name, def string) string {
+	if v := strings.TrimSpace(p.getenv(name)); v != "" {
+		return v
+	}
+	return def
+}
+
+func (p *parser) list(name string) []string {
+	var out []string
+	for _, s := range strings.Split(p.getenv(name), ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, strings.TrimRight(s, "/"))
+		}
+	}
+	return out
+}
+
+func (p *parser) boolean(name string, def bool) bool {
+	v := p.str(name, "")
+	if v == "" {
+		return def
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		p.errs = append(p.errs, fmt.Errorf("%s=%q: want true or false", name, v))
+		return def
+	}
+	return b
+}
+
+func (p *parser) duration(name string, def time.Duration) time.Duration {
+	v := p.str(name, "")
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		p.errs = append(p.errs, fmt.Errorf("%s=%q: want a duration such as 30m or 24h", name, v))
+		return def
+	}
+	return d
+}
+
+func (p *parser) int64(name string, def int64) int64 {
+	v := p.str(name, "")
+	if v == "" {
+		return def
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		p.errs = append(p.errs, fmt.Errorf("%s=%q: want an integer", name, v))
+		return def
+	}
+	return n
+}
+
+func (p *parser) integer(name string, def int) int {
+	return int(p.int64(name, int64(def)))
+}

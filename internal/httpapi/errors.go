@@ -1,0 +1,80 @@
+package httpapi
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"creativeapi/internal/problem"
+	"creativeapi/internal/requestctx"
+	"creativeapi/internal/store"
+)
+
+// problemWriter is the single place an error becomes an HTTP answer: it is
+// Echo's HTTPErrorHandler, so middleware errors, body-binding errors of the
+// strict handlers and unexpected errors all arrive here.
+type problemWriter struct {
+	baseURL string
+	log     *slog.Logger
+}
+
+func (p *problemWriter) handle(err error, c echo.Context) {
+	if c.Response().Committed {
+		p.log.ErrorContext(c.Request().Context(), "error after the response was sent", "error", err, "trace_id", requestctx.TraceID(c.Request().Context()))
+		return
+	}
+	perr := p.classify(c, err)
+	writeProblem(c.Response(), p.baseURL, requestctx.TraceID(c.Request().Context()), perr)
+}
+
+// classify turns any error into a Problem without leaking internals.
+func (p *problemWriter) classify(c echo.Context, err error) *problem.Error {
+	var perr *problem.Error
+	if errors.As(err, &perr) {
+		return perr
+	}
+	var herr *echo.HTTPError
+	if errors.As(err, &herr) {
+		switch herr.Code {
+		case http.StatusNotFound:
+			return problem.New(http.StatusNotFound, problem.NotFound, "The requested resource does not exist.")
+		case http.StatusMethodNotAllowed:
+			return problem.New(http.StatusMethodNotAllowed, problem.MethodNotAllowed, "%s is not allowed on %s.", c.Request().Method, c.Request().URL.Path)
+		case http.StatusUnsupportedMediaType:
+			return problem.New(http.StatusUnsupportedMediaType, problem.UnsupportedMediaType, "Send the body as application/json.")
+		case http.StatusRequestEntityTooLarge:
+			return problem.New(http.StatusRequestEntityTooLarge, problem.RequestTooLarge, "The request body is too large.")
+		case http.StatusBadRequest:
+			return problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request could not be read as JSON.")
+		}
+		if herr.Code >= 400 && herr.Code < 500 {
+			return problem.New(herr.Code, problem.InvalidRequest, "%s", http.StatusText(herr.Code))
+		}
+	}
+	ctx := c.Request().Context()
+	if errors.Is(err, store.ErrUnavailable) {
+		p.log.WarnContext(ctx, "database unavailable", "error", err, "trace_id", requestctx.TraceID(ctx))
+		return &problem.Error{Status: http.StatusServiceUnavailable, Code: problem.ServiceUnavailable, RetryAfter: 2,
+			Detail: "The service is temporarily unavailable. Retry later."}
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return problem.New(http.StatusNotFound, problem.NotFound, "The requested resource does not exist.")
+	}
+	p.log.ErrorContext(ctx, "unexpected error", "error", err, "trace_id", requestctx.TraceID(ctx))
+	return problem.New(http.StatusInternalServerError, problem.InternalError, "Something went wrong on our side. Quote the traceId when you report it.")
+}
+
+// writeProblem sends e as application/json.
+func writeProblem(w http.ResponseWriter, baseURL, traceID string, e *problem.Error) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	if e.RetryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(e.RetryAfter))
+	}
+	w.WriteHeader(e.Status)
+	_, _ = w.Write(problem.Marshal(baseURL, traceID, e))
+}

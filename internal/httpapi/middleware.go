@@ -1,0 +1,162 @@
+package httpapi
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"creativeapi/internal/problem"
+	"creativeapi/internal/requestctx"
+)
+
+// maxBodyBytes bounds every request body; commands are a few hundred bytes.
+const maxBodyBytes = 64 << 10
+
+// observe gives every request its trace id, recovers panics into 500
+// Problems and writes one log line per request.
+func observe(log *slog.Logger) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) (err error) {
+			start := time.Now()
+			req := c.Request()
+			traceID := traceIDFrom(req.Header.Get("traceparent"))
+			ctx := requestctx.WithTraceID(req.Context(), traceID)
+			c.SetRequest(req.WithContext(ctx))
+			h := c.Response().Header()
+			h.Set("X-Content-Type-Options", "nosniff")
+			h.Set("Trace-Id", traceID)
+			defer func() {
+				if r := recover(); r != nil {
+					log.ErrorContext(ctx, "panic", "panic", fmt.Sprint(r), "stack", string(debug.Stack()), "trace_id", traceID)
+					err = fmt.Errorf("panic: %v", r)
+				}
+				if err != nil {
+					c.Error(err)
+					err = nil
+				}
+				attrs := []any{
+					"method", req.Method, "route", c.Path(), "path", req.URL.Path,
+					"status", c.Response().Status, "duration_ms", float64(time.Since(start).Microseconds()) / 1000,
+					"trace_id", traceID,
+				}
+				if caller, ok := requestctx.CallerFrom(c.Request().Context()); ok {
+					attrs = append(attrs, "user_id", caller.UserID.String())
+				}
+				log.InfoContext(ctx, "request", attrs...)
+			}()
+			return next(c)
+		}
+	}
+}
+
+// traceIDFrom takes the trace id of a valid W3C traceparent, else makes one.
+func traceIDFrom(traceparent string) string {
+	parts := strings.Split(traceparent, "-")
+	if len(parts) == 4 && len(parts[0]) == 2 && len(parts[1]) == 32 && isLowerHex(parts[1]) && strings.Trim(parts[1], "0") != "" {
+		return parts[1]
+	}
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func isLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !(s[i] >= '0' && s[i] <= '9' || s[i] >= 'a' && s[i] <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// Authenticator identifies the caller of a request from its session cookie.
+type Authenticator interface {
+	// Authenticate returns the caller, or ok false when the request carries
+	// no valid session.
+	Authenticate(r *http.Request) (requestctx.Caller, bool, error)
+}
+
+// gate answers, in PRODUCT.md's order, everything decided before a handler
+// runs: the route (404/405), authentication (401), request forgery (403),
+// then the body and parameters (400/415/422). Only /api/ paths pass it.
+func gate(v *Validator, auth Authenticator, cop *http.CrossOriginProtection) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			if !strings.HasPrefix(req.URL.Path, "/api/") {
+				return next(c)
+			}
+			c.Response().Header().Set("Cache-Control", "no-store")
+			route, params, err := v.Route(req)
+			if err != nil {
+				return err
+			}
+			security := route.Operation.Security
+			if security == nil {
+				security = &route.Spec.Security
+			}
+			unsafe := req.Method != http.MethodGet && req.Method != http.MethodHead && req.Method != http.MethodOptions
+			if len(*security) > 0 {
+				caller, ok, err := auth.Authenticate(req)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					return problem.New(http.StatusUnauthorized, problem.Unauthenticated, "Sign in to continue.")
+				}
+				if unsafe && subtle.ConstantTimeCompare([]byte(req.Header.Get("X-CSRF-Token")), []byte(caller.CSRFToken)) != 1 {
+					return problem.New(http.StatusForbidden, problem.CSRFFailed, "Send the session's csrfToken in the X-CSRF-Token header.")
+				}
+				req = req.WithContext(requestctx.WithCaller(req.Context(), caller))
+				c.SetRequest(req)
+			}
+			if unsafe {
+				if err := cop.Check(req); err != nil {
+					return problem.New(http.StatusForbidden, problem.CSRFFailed, "Cross-origin requests from this origin are not allowed.")
+				}
+			}
+			body, err := readBody(req)
+			if err != nil {
+				return err
+			}
+			if err := v.Validate(req.Context(), req, route, params, body); err != nil {
+				return err
+			}
+			req.Body = newBodyReader(body)
+			return next(c)
+		}
+	}
+}
+
+// readBody reads at most maxBodyBytes; a larger body is a 413 Problem.
+func readBody(req *http.Request) ([]byte, error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return nil, nil
+	}
+	body, err := io.ReadAll(io.LimitReader(req.Body, maxBodyBytes+1))
+	if err != nil {
+		return nil, problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body could not be read.")
+	}
+	if len(body) > maxBodyBytes {
+		return nil, problem.New(http.StatusRequestEntityTooLarge, problem.RequestTooLarge, "The request body is larger than %d bytes.", maxBodyBytes)
+	}
+	return body, nil
+}
+
+func newBodyReader(b []byte) io.ReadCloser { return io.NopCloser(bytes.NewReader(b)) }
+
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "application/json"
+}

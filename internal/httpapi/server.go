@@ -1,0 +1,118 @@
+// Package httpapi is the HTTP face of the service: the Echo instance, the
+// middleware that answers everything decided before a handler runs, and the
+// strict handlers that implement the generated interface.
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/labstack/echo/v4"
+
+	"creativeapi/gen/api"
+	"creativeapi/internal/auth"
+	"creativeapi/internal/config"
+	"creativeapi/internal/idempotency"
+	"creativeapi/internal/problem"
+	"creativeapi/internal/store"
+)
+
+// Deps are what the HTTP layer is built from.
+type Deps struct {
+	Config      config.Config
+	Store       *store.Store
+	Log         *slog.Logger
+	Auth        *auth.Service
+	Idempotency *idempotency.Runner
+	// SpecYAML is served at /openapi.yaml; DocsHTML at /docs.
+	SpecYAML []byte
+	DocsHTML []byte
+}
+
+// Server implements the generated strict server interface; each resource's
+// handlers live in their own file.
+type Server struct {
+	cfg   config.Config
+	store *store.Store
+	log   *slog.Logger
+	auth  *auth.Service
+	idem  *idempotency.Runner
+}
+
+var _ api.StrictServerInterface = (*Server)(nil)
+
+// New builds the Echo instance serving the whole API.
+func New(d Deps) (*echo.Echo, error) {
+	spec, err := Spec()
+	if err != nil {
+		return nil, err
+	}
+	srv := &Server{cfg: d.Config, store: d.Store, log: d.Log, auth: d.Auth, idem: d.Idempotency}
+	v, err := NewValidator(spec, srv.bodyChecks())
+	if err != nil {
+		return nil, err
+	}
+	cop := http.NewCrossOriginProtection()
+	for _, o := range d.Config.AllowedOrigins {
+		if err := cop.AddTrustedOrigin(o); err != nil {
+			return nil, fmt.Errorf("ALLOWED_ORIGINS: %w", err)
+		}
+	}
+
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	pw := &problemWriter{baseURL: d.Config.PublicBaseURL, log: d.Log}
+	e.HTTPErrorHandler = pw.handle
+	e.Use(observe(d.Log), gate(v, d.Auth, cop))
+	api.RegisterHandlers(e, api.NewStrictHandler(srv, nil))
+	e.GET("/openapi.yaml", func(c echo.Context) error {
+		return c.Blob(http.StatusOK, "application/yaml", d.SpecYAML)
+	})
+	e.GET("/docs", func(c echo.Context) error {
+		c.Response().Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline' blob:; style-src 'unsafe-inline'; img-src data: blob:; font-src data:; worker-src blob:; connect-src 'self'")
+		return c.HTMLBlob(http.StatusOK, d.DocsHTML)
+	})
+	return e, nil
+}
+
+// Spec loads the embedded spec that gen/api was generated from.
+func Spec() (*openapi3.T, error) {
+	spec, err := api.GetSwagger()
+	if err != nil {
+		return nil, fmt.Errorf("load the embedded spec: %w", err)
+	}
+	return spec, nil
+}
+
+// bodyChecks are the body rules beyond the schema, by operationId.
+func (s *Server) bodyChecks() map[string]BodyCheck {
+	return map[string]BodyCheck{}
+}
+
+// GetHealth answers while the process serves HTTP.
+func (s *Server) GetHealth(ctx context.Context, _ api.GetHealthRequestObject) (api.GetHealthResponseObject, error) {
+	return api.GetHealth200JSONResponse{Status: api.Ok}, nil
+}
+
+// GetReadiness answers 200 when the database answers.
+func (s *Server) GetReadiness(ctx context.Context, _ api.GetReadinessRequestObject) (api.GetReadinessResponseObject, error) {
+	if err := s.store.Pool.Ping(ctx); err != nil {
+		return nil, store.Translate(fmt.Errorf("%w: %w", store.ErrUnavailable, err))
+	}
+	return api.GetReadiness200JSONResponse{Status: api.Ok}, nil
+}
+
+// checkJSON refuses an empty or malformed body with 400 malformed_json.
+func checkJSON(body []byte) error {
+	if len(body) == 0 {
+		return problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body is required and must be JSON.")
+	}
+	if !json.Valid(body) {
+		return problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body is not valid JSON.")
+	}
+	return nil
+}

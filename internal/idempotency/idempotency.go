@@ -1,0 +1,219 @@
+// Package idempotency makes the API's commands exactly-once under retries:
+// the key, the command's effect and its stored answer commit in one
+// transaction, so no crash can leave one without the other.
+package idempotency
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgerrcode"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"creativeapi/gen/db"
+	"creativeapi/internal/problem"
+	"creativeapi/internal/requestctx"
+	"creativeapi/internal/store"
+)
+
+// Response is a command's answer as sent, and as replayed byte for byte.
+type Response struct {
+	Status   int
+	Body     []byte
+	Location string
+}
+
+// Request identifies one command call.
+type Request struct {
+	UserID uuid.UUID
+	// Key is the Idempotency-Key header as sent; "" runs without one.
+	Key string
+	// Fingerprint identifies the request (see Fingerprint).
+	Fingerprint []byte
+}
+
+// Command runs a command's effect on q and returns its answer. A refusal is
+// returned as a *problem.Error before the command's first write, so storing
+// a 4xx never stores a partial effect alongside it.
+type Command func(ctx context.Context, q *db.Queries) (Response, error)
+
+// Runner runs commands under their idempotency keys.
+type Runner struct {
+	store   *store.Store
+	ttl     time.Duration
+	baseURL string
+	// AfterCommand, when set, runs after the command inside its transaction;
+	// an error aborts the transaction. Tests use it to simulate a crash
+	// between the effect and the commit.
+	AfterCommand func(ctx context.Context) error
+}
+
+// NewRunner returns a Runner keeping outcomes for ttl; baseURL is the
+// {base_url} of the Problem bodies it stores.
+func NewRunner(s *store.Store, ttl time.Duration, baseURL string) *Runner {
+	return &Runner{store: s, ttl: ttl, baseURL: baseURL}
+}
+
+// retryAfterSeconds is the Retry-After of idempotency_key_in_use.
+const retryAfterSeconds = 1
+
+// Run executes cmd once per (user, key). A repeat of a finished request gets
+// the stored answer (replayed true); a repeat while the first runs waits
+// for it (bounded by the database's lock_timeout, then 409); a different
+// request under the same key gets 422 idempotency_key_reused. 2xx and 4xx
+// answers are stored, errors (5xx) are not.
+func (r *Runner) Run(ctx context.Context, req Request, cmd Command) (Response, bool, error) {
+	key := NormalizeKey(req.Key)
+	if key == "" {
+		resp, err := r.execute(ctx, req, "", cmd)
+		return resp, false, err
+	}
+	// The fast path reads a stored answer without a transaction: a replay
+	// costs one indexed read and no write.
+	if resp, ok, err := r.stored(ctx, r.store.Q, req, key); err != nil || ok {
+		return resp, ok, err
+	}
+	resp, err := r.execute(ctx, req, key, cmd)
+	var replay replayed
+	if errors.As(err, &replay) {
+		return replay.resp, true, nil
+	}
+	return resp, false, err
+}
+
+// replayed ends a transaction that found a stored answer instead of a claim.
+type replayed struct{ resp Response }
+
+func (replayed) Error() string { return "replayed" }
+
+func (r *Runner) execute(ctx context.Context, req Request, key string, cmd Command) (Response, error) {
+	var resp Response
+	err := r.store.InTx(ctx, func(q *db.Queries) error {
+		if key != "" {
+			n, err := q.IdempotencyKeyClaim(ctx, db.IdempotencyKeyClaimParams{
+				UserID: req.UserID, Key: key, Fingerprint: req.Fingerprint, TtlSeconds: int32(r.ttl / time.Second),
+			})
+			if err != nil {
+				return claimError(err)
+			}
+			if n == 0 {
+				// Another request with this key committed while we waited.
+				stored, ok, err := r.stored(ctx, q, req, key)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					return errors.New("idempotency key neither claimed nor stored")
+				}
+				return replayed{stored}
+			}
+		}
+		var err error
+		resp, err = cmd(ctx, q)
+		var perr *problem.Error
+		if errors.As(err, &perr) && perr.Status < 500 {
+			resp = Response{Status: perr.Status, Body: problem.Marshal(r.baseURL, requestctx.TraceID(ctx), perr)}
+		} else if err != nil {
+			return err
+		}
+		if r.AfterCommand != nil {
+			if err := r.AfterCommand(ctx); err != nil {
+				return err
+			}
+		}
+		if key == "" {
+			return nil
+		}
+		status := int32(resp.Status)
+		var location *string
+		if resp.Location != "" {
+			location = &resp.Location
+		}
+		return q.IdempotencyKeySetResponse(ctx, db.IdempotencyKeySetResponseParams{
+			UserID: req.UserID, Key: key, StatusCode: &status, ResponseBody: resp.Body, ResponseLocation: location,
+		})
+	})
+	return resp, err
+}
+
+// stored reads the live answer under key; ok is false when there is none.
+func (r *Runner) stored(ctx context.Context, q *db.Queries, req Request, key string) (Response, bool, error) {
+	row, err := q.IdempotencyKeyGet(ctx, db.IdempotencyKeyGetParams{UserID: req.UserID, Key: key})
+	if err != nil {
+		err = store.Translate(err)
+		if errors.Is(err, store.ErrNotFound) {
+			return Response{}, false, nil
+		}
+		return Response{}, false, err
+	}
+	if !bytes.Equal(row.Fingerprint, req.Fingerprint) {
+		return Response{}, false, problem.New(http.StatusUnprocessableEntity, problem.IdempotencyKeyReused,
+			"This Idempotency-Key was used for a different request. Use a new key for a new request.")
+	}
+	if row.StatusCode == nil {
+		// Committed rows always carry their answer; a row without one is a bug.
+		return Response{}, false, errors.New("idempotency key stored without a response")
+	}
+	resp := Response{Status: int(*row.StatusCode), Body: row.ResponseBody}
+	if row.ResponseLocation != nil {
+		resp.Location = *row.ResponseLocation
+	}
+	return resp, true, nil
+}
+
+// claimError turns a lock wait that ran out into 409 idempotency_key_in_use.
+func claimError(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == pgerrcode.LockNotAvailable {
+		return &problem.Error{
+			Status: http.StatusConflict, Code: problem.IdempotencyKeyInUse, RetryAfter: retryAfterSeconds,
+			Detail: "A request with this Idempotency-Key is still running. Retry with the same key shortly.",
+		}
+	}
+	return err
+}
+
+// NormalizeKey strips the quotes of the structured-field string form, so
+// "abc" (quoted) and abc are the same key. The spec's pattern has already
+// checked the characters and the length.
+func NormalizeKey(raw string) string {
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		return raw[1 : len(raw)-1]
+	}
+	return raw
+}
+
+// Fingerprint identifies a request by its target (method and canonical
+// path) and its body re-encoded canonically, so whitespace and field order
+// do not make two equal requests differ.
+func Fingerprint(target string, body any) []byte {
+	b, err := json.Marshal(body)
+	if err != nil {
+		// Bodies are generated request types: marshalling cannot fail.
+		panic(err)
+	}
+	h := sha256.New()
+	h.Write([]byte(target))
+	h.Write([]byte{0})
+	h.Write(b)
+	return h.Sum(nil)
+}
+
+// Purge deletes expired keys; safe to run on several replicas at once.
+func Purge(ctx context.Context, s *store.Store, log *slog.Logger) error {
+	n, err := s.Q.IdempotencyKeyDeleteExpired(ctx)
+	if err != nil {
+		return store.Translate(err)
+	}
+	if n > 0 {
+		log.Info("idempotency keys purged", "count", n)
+	}
+	return nil
+}

@@ -1,0 +1,240 @@
+// Package pgserver runs a private PostgreSQL cluster as a child process: the
+// embedded default of `make run` and the throwaway database of the tests.
+// PostgreSQL refuses to run as root, so as root the cluster runs as an
+// unprivileged system user.
+package pgserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// InstallHint is the one command that installs the server binaries on Debian.
+const InstallHint = "apt-get install -y postgresql (as root; or run `make deps`)"
+
+// SuperUser is the cluster's superuser; the cluster trusts loopback connections.
+const SuperUser = "creativeapi"
+
+// Options configure a cluster.
+type Options struct {
+	// DataDir holds the cluster; it is created and initialised when empty.
+	DataDir string
+	// Throwaway trades durability for speed (fsync off): for tests only.
+	Throwaway bool
+	// Log receives PostgreSQL's own output; nil discards it.
+	Log io.Writer
+}
+
+// Server is a running cluster.
+type Server struct {
+	DataDir string
+	Port    int
+	cmd     *exec.Cmd
+	done    chan error
+}
+
+// Start initialises the cluster if needed, starts it on a free loopback
+// port and waits until it accepts connections.
+func Start(ctx context.Context, opts Options) (*Server, error) {
+	bin, err := findBinDir()
+	if err != nil {
+		return nil, err
+	}
+	cred, err := runAs()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := filepath.Abs(opts.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	if cred != nil && !reachableByOthers(filepath.Dir(dir)) {
+		// An unprivileged user cannot reach a data directory below a
+		// root-only path such as /root; keep the cluster in /var/tmp instead.
+		sum := sha256.Sum256([]byte(dir))
+		dir = filepath.Join(os.TempDir(), "creativeapi-pg-"+hex.EncodeToString(sum[:6]))
+	}
+	logw := opts.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create %s: %w", dir, err)
+	}
+	if cred != nil {
+		if err := chownTree(dir, int(cred.Uid), int(cred.Gid)); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "PG_VERSION")); errors.Is(err, os.ErrNotExist) {
+		args := []string{"-D", dir, "-U", SuperUser, "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8"}
+		if opts.Throwaway {
+			args = append(args, "--no-sync")
+		}
+		cmd := exec.CommandContext(ctx, filepath.Join(bin, "initdb"), args...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("initdb %s: %w\n%s", dir, err, out)
+		}
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"-D", dir,
+		"-c", "listen_addresses=127.0.0.1", "-c", "port=" + strconv.Itoa(port),
+		"-c", "unix_socket_directories=", "-c", "max_connections=200",
+	}
+	if opts.Throwaway {
+		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+	}
+	cmd := exec.Command(filepath.Join(bin, "postgres"), args...)
+	cmd.Stdout, cmd.Stderr = logw, logw
+	// Pdeathsig stops the cluster with us even if we are killed.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGTERM, Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start postgres: %w", err)
+	}
+	s := &Server{DataDir: dir, Port: port, cmd: cmd, done: make(chan error, 1)}
+	go func() { s.done <- cmd.Wait() }()
+	if err := s.waitReady(ctx, 60*time.Second); err != nil {
+		_ = s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// URL is the connection string of database name on this cluster.
+func (s *Server) URL(name string) string {
+	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", SuperUser, s.Port, name)
+}
+
+// Stop shuts the cluster down (fast shutdown: open sessions are ended).
+func (s *Server) Stop() error {
+	if s.cmd.Process == nil {
+		return nil
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-s.done:
+	case <-time.After(30 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.done
+	}
+	return nil
+}
+
+func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		c, err := pgx.Connect(ctx, s.URL("postgres"))
+		if err == nil {
+			return c.Close(ctx)
+		}
+		select {
+		case werr := <-s.done:
+			return fmt.Errorf("postgres exited during start-up: %v (last connect error: %v)", werr, err)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("postgres did not accept connections within %s: %w", limit, err)
+		}
+	}
+}
+
+// findBinDir finds the directory of initdb and postgres: beside pg_ctl on the
+// PATH, or Debian's /usr/lib/postgresql/<version>/bin, newest first.
+func findBinDir() (string, error) {
+	if p, err := exec.LookPath("initdb"); err == nil {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Dir(real), nil
+		}
+	}
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Slice(dirs, func(i, j int) bool { return versionOf(dirs[i]) > versionOf(dirs[j]) })
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
+			return d, nil
+		}
+	}
+	return "", fmt.Errorf("PostgreSQL server binaries (initdb, postgres) not found; install them with: %s", InstallHint)
+}
+
+func versionOf(binDir string) int {
+	v, _ := strconv.Atoi(filepath.Base(filepath.Dir(binDir)))
+	return v
+}
+
+// runAs is nil for a normal user; as root it is the postgres (or nobody) user.
+func runAs() (*syscall.Credential, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	for _, name := range []string{"postgres", "nobody"} {
+		u, err := user.Lookup(name)
+		if err != nil {
+			continue
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+	}
+	return nil, errors.New("running as root, but no unprivileged user (postgres or nobody) exists to run PostgreSQL")
+}
+
+// reachableByOthers reports whether every directory from / to dir can be
+// traversed by a user that owns none of them.
+func reachableByOthers(dir string) bool {
+	for d := dir; ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil {
+			// Not created yet: judged by its existing parents.
+		} else if fi.Mode().Perm()&0o001 == 0 {
+			return false
+		}
+		if d == filepath.Dir(d) {
+			return true
+		}
+	}
+}
+
+func chownTree(dir string, uid, gid int) error {
+	return filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, uid, gid)
+	})
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// IsMissingBinaries reports whether err is Start's "not installed" error.
+func IsMissingBinaries(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "server binaries")
+}

@@ -1,0 +1,149 @@
+// Package problem defines the API's error vocabulary: the Problem body of
+// every error answer, its stable codes, and the field errors of validation.
+package problem
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
+// Code is the machine-readable kind of a Problem.
+type Code string
+
+// The codes the API answers with. openapi.yaml documents each of them.
+const (
+	MalformedJSON            Code = "malformed_json"
+	Unauthenticated          Code = "unauthenticated"
+	InvalidCredentials       Code = "invalid_credentials"
+	CSRFFailed               Code = "csrf_failed"
+	ActionForbidden          Code = "action_forbidden"
+	NotFound                 Code = "not_found"
+	MethodNotAllowed         Code = "method_not_allowed"
+	VersionConflict          Code = "version_conflict"
+	InvalidTransition        Code = "invalid_transition"
+	TooManyOpenDeposits      Code = "too_many_open_deposits"
+	IdempotencyKeyInUse      Code = "idempotency_key_in_use"
+	RequestTooLarge          Code = "request_too_large"
+	UnsupportedMediaType     Code = "unsupported_media_type"
+	InvalidRequest           Code = "invalid_request"
+	IdempotencyKeyReused     Code = "idempotency_key_reused"
+	TooManyAttempts          Code = "too_many_attempts"
+	InternalError            Code = "internal_error"
+	ServiceUnavailable       Code = "service_unavailable"
+	DepositsUnavailable      Code = "deposits_unavailable"
+	DepositCapacityExhausted Code = "deposit_capacity_exhausted"
+)
+
+// FieldCode is the machine-readable kind of a field error.
+type FieldCode string
+
+// The field error codes of PRODUCT.md §6.
+const (
+	Required      FieldCode = "required"
+	InvalidType   FieldCode = "invalid_type"
+	InvalidFormat FieldCode = "invalid_format"
+	InvalidValue  FieldCode = "invalid_value"
+	OutOfRange    FieldCode = "out_of_range"
+	TooShort      FieldCode = "too_short"
+	TooLong       FieldCode = "too_long"
+	UnknownField  FieldCode = "unknown_field"
+)
+
+// FieldError is one failing field of a 422 invalid_request answer. Field is a
+// dotted path with indexes (amount.amountMinor, items[0].formats) or the name
+// of a header or parameter.
+type FieldError struct {
+	Field   string    `json:"field"`
+	Code    FieldCode `json:"code"`
+	Message string    `json:"message"`
+}
+
+// Error is an expected failure that becomes a Problem answer. Anything that
+// returns an *Error decides the status and code; the writer adds type and
+// traceId.
+type Error struct {
+	Status      int
+	Code        Code
+	Detail      string
+	FieldErrors []FieldError
+	// RetryAfter, in seconds, becomes the Retry-After header when positive.
+	RetryAfter int
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Detail) }
+
+// New returns an *Error with a detail formatted like fmt.Sprintf.
+func New(status int, code Code, format string, args ...any) *Error {
+	return &Error{Status: status, Code: code, Detail: fmt.Sprintf(format, args...)}
+}
+
+// Invalid returns the 422 invalid_request error for the given field errors.
+func Invalid(fields []FieldError) *Error {
+	detail := "1 field failed validation. See fieldErrors."
+	if len(fields) != 1 {
+		detail = fmt.Sprintf("%d fields failed validation. See fieldErrors.", len(fields))
+	}
+	return &Error{Status: http.StatusUnprocessableEntity, Code: InvalidRequest, Detail: detail, FieldErrors: fields}
+}
+
+// Title is the fixed summary of a code; every occurrence of a code has the same title.
+func Title(code Code) string {
+	if t, ok := titles[code]; ok {
+		return t
+	}
+	return "Error"
+}
+
+var titles = map[Code]string{
+	MalformedJSON:            "Malformed JSON",
+	Unauthenticated:          "Unauthenticated",
+	InvalidCredentials:       "Invalid credentials",
+	CSRFFailed:               "Request forgery check failed",
+	ActionForbidden:          "Action forbidden",
+	NotFound:                 "Not found",
+	MethodNotAllowed:         "Method not allowed",
+	VersionConflict:          "Version conflict",
+	InvalidTransition:        "Invalid transition",
+	TooManyOpenDeposits:      "Too many open deposits",
+	IdempotencyKeyInUse:      "Idempotency key in use",
+	RequestTooLarge:          "Request too large",
+	UnsupportedMediaType:     "Unsupported media type",
+	InvalidRequest:           "Invalid request",
+	IdempotencyKeyReused:     "Idempotency key reused",
+	TooManyAttempts:          "Too many attempts",
+	InternalError:            "Internal error",
+	ServiceUnavailable:       "Service unavailable",
+	DepositsUnavailable:      "Deposits unavailable",
+	DepositCapacityExhausted: "Deposit capacity exhausted",
+}
+
+// Body is the JSON shape of a Problem answer (openapi.yaml's Problem).
+type Body struct {
+	Type        string       `json:"type"`
+	Title       string       `json:"title"`
+	Status      int          `json:"status"`
+	Code        Code         `json:"code"`
+	Detail      string       `json:"detail"`
+	TraceID     string       `json:"traceId"`
+	FieldErrors []FieldError `json:"fieldErrors,omitempty"`
+}
+
+// Marshal renders e as the Problem body, the one place where a Problem's
+// type URL and title are decided.
+func Marshal(baseURL, traceID string, e *Error) []byte {
+	b, err := json.Marshal(Body{
+		Type:        baseURL + "/problems/" + string(e.Code),
+		Title:       Title(e.Code),
+		Status:      e.Status,
+		Code:        e.Code,
+		Detail:      e.Detail,
+		TraceID:     traceID,
+		FieldErrors: e.FieldErrors,
+	})
+	if err != nil {
+		// Only strings and ints: marshalling cannot fail.
+		panic(err)
+	}
+	return b
+}

@@ -1,0 +1,371 @@
+package review_test
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"creativeapi/internal/review"
+)
+
+var (
+	authorID   = uuid.MustParse("00000000-0000-7000-8000-00000000000a")
+	otherID    = uuid.MustParse("00000000-0000-7000-8000-00000000000b")
+	assignedID = uuid.MustParse("00000000-0000-7000-8000-00000000000c")
+)
+
+// outcome is what a row expects from Decide: a next status, or a refusal reason.
+type outcome struct {
+	next   review.Status
+	reason review.Reason
+}
+
+func to(s review.Status) outcome { return outcome{next: s} }
+
+var (
+	forbidden = outcome{reason: review.Forbidden}
+	invalid   = outcome{reason: review.InvalidTransition}
+)
+
+func (o outcome) String() string {
+	if o.reason != "" {
+		return string(o.reason)
+	}
+	return "-> " + string(o.next)
+}
+
+func decide(t *testing.T, c review.Creative, who review.Caller, a review.Action) outcome {
+	t.Helper()
+	next, err := review.Decide(c, who, a)
+	if err == nil {
+		if next == "" {
+			t.Fatalf("Decide(%s) succeeded with an empty next status", a)
+		}
+		return to(next)
+	}
+	var r *review.Refusal
+	if !errors.As(err, &r) {
+		t.Fatalf("Decide(%s) error %v (%T) is not a *review.Refusal", a, err, err)
+	}
+	if next != "" {
+		t.Errorf("Decide(%s) refused but returned next status %q", a, next)
+	}
+	return outcome{reason: r.Reason}
+}
+
+func creative(s review.Status) review.Creative {
+	return review.Creative{Status: s, AuthorID: authorID, HasCurrentVersion: true}
+}
+
+// TestDecideMatrix covers every (caller × state × action) cell of PRODUCT.md §3
+// for a creative with a current version and no assigned reviewer. Columns are
+// in canonical order: submit, request_changes, approve, archive.
+func TestDecideMatrix(t *testing.T) {
+	t.Parallel()
+
+	var (
+		admin    = review.Caller{UserID: otherID, Role: review.RoleAdmin}
+		reviewer = review.Caller{UserID: otherID, Role: review.RoleReviewer}
+		author   = review.Caller{UserID: otherID, Role: review.RoleAuthor}
+		viewer   = review.Caller{UserID: otherID, Role: review.RoleViewer}
+		owner    = review.Caller{UserID: authorID, Role: review.RoleAuthor}
+
+		inReview  = to(review.StatusInReview)
+		changes   = to(review.StatusChangesRequested)
+		approved  = to(review.StatusApproved)
+		archived  = to(review.StatusArchived)
+		forbidAll = [4]outcome{forbidden, forbidden, forbidden, forbidden}
+	)
+
+	tests := []struct {
+		name   string
+		who    review.Caller
+		status review.Status
+		want   [4]outcome
+	}{
+		// An admin who is not the author may run every action its state allows.
+		{"admin may submit or archive a draft", admin, review.StatusDraft, [4]outcome{inReview, invalid, invalid, archived}},
+		{"admin may decide or archive in review", admin, review.StatusInReview, [4]outcome{invalid, changes, approved, archived}},
+		{"admin may resubmit or archive after changes requested", admin, review.StatusChangesRequested, [4]outcome{inReview, invalid, invalid, archived}},
+		{"admin may only archive an approved creative", admin, review.StatusApproved, [4]outcome{invalid, invalid, invalid, archived}},
+		{"admin may do nothing to an archived creative", admin, review.StatusArchived, [4]outcome{invalid, invalid, invalid, invalid}},
+
+		// A reviewer may only decide, and only in review; submit and archive are never theirs.
+		{"reviewer may not submit or archive a draft", reviewer, review.StatusDraft, [4]outcome{forbidden, invalid, invalid, forbidden}},
+		{"reviewer may decide in review", reviewer, review.StatusInReview, [4]outcome{forbidden, changes, approved, forbidden}},
+		{"reviewer may not decide after changes requested", reviewer, review.StatusChangesRequested, [4]outcome{forbidden, invalid, invalid, forbidden}},
+		{"reviewer may not decide an approved creative", reviewer, review.StatusApproved, [4]outcome{forbidden, invalid, invalid, forbidden}},
+		{"reviewer may not decide an archived creative", reviewer, review.StatusArchived, [4]outcome{forbidden, invalid, invalid, forbidden}},
+
+		// An author-role member has no rights on someone else's creative.
+		{"other author may not touch a draft", author, review.StatusDraft, forbidAll},
+		{"other author may not touch a creative in review", author, review.StatusInReview, forbidAll},
+		{"other author may not touch a creative with changes requested", author, review.StatusChangesRequested, forbidAll},
+		{"other author may not touch an approved creative", author, review.StatusApproved, forbidAll},
+		{"other author may not touch an archived creative", author, review.StatusArchived, forbidAll},
+
+		// A viewer can never do anything.
+		{"viewer may not touch a draft", viewer, review.StatusDraft, forbidAll},
+		{"viewer may not touch a creative in review", viewer, review.StatusInReview, forbidAll},
+		{"viewer may not touch a creative with changes requested", viewer, review.StatusChangesRequested, forbidAll},
+		{"viewer may not touch an approved creative", viewer, review.StatusApproved, forbidAll},
+		{"viewer may not touch an archived creative", viewer, review.StatusArchived, forbidAll},
+
+		// The author may submit, and archive only while it is a draft; never decide.
+		{"owner may submit or archive a draft", owner, review.StatusDraft, [4]outcome{inReview, forbidden, forbidden, archived}},
+		{"owner may not resubmit or archive in review", owner, review.StatusInReview, [4]outcome{invalid, forbidden, forbidden, forbidden}},
+		{"owner may resubmit but not archive after changes requested", owner, review.StatusChangesRequested, [4]outcome{inReview, forbidden, forbidden, forbidden}},
+		{"owner may not resubmit or archive an approved creative", owner, review.StatusApproved, [4]outcome{invalid, forbidden, forbidden, forbidden}},
+		{"owner may not submit or archive an archived creative", owner, review.StatusArchived, [4]outcome{invalid, forbidden, forbidden, forbidden}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for i, a := range review.Actions {
+				if got := decide(t, creative(tt.status), tt.who, a); got != tt.want[i] {
+					t.Errorf("Decide(%s) = %v, want %v", a, got, tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+// TestDecideSpecialCases proves the rules that the matrix does not reach:
+// assignment, authorship of deciders, the draft-only archive right, finality,
+// the current-version requirement and defensive refusals.
+func TestDecideSpecialCases(t *testing.T) {
+	t.Parallel()
+
+	assigned := func(s review.Status) review.Creative {
+		c := creative(s)
+		c.ReviewerID = assignedID
+		return c
+	}
+	noVersion := func(s review.Status) review.Creative {
+		c := creative(s)
+		c.HasCurrentVersion = false
+		return c
+	}
+
+	tests := []struct {
+		name   string
+		c      review.Creative
+		who    review.Caller
+		action review.Action
+		want   outcome
+	}{
+		// The assigned reviewer, and only they among reviewers, may decide; admins are not bound.
+		{"assigned reviewer may approve", assigned(review.StatusInReview), review.Caller{UserID: assignedID, Role: review.RoleReviewer}, review.ActionApprove, to(review.StatusApproved)},
+		{"assigned reviewer may request changes", assigned(review.StatusInReview), review.Caller{UserID: assignedID, Role: review.RoleReviewer}, review.ActionRequestChanges, to(review.StatusChangesRequested)},
+		{"other reviewer may not approve when one is assigned", assigned(review.StatusInReview), review.Caller{UserID: otherID, Role: review.RoleReviewer}, review.ActionApprove, forbidden},
+		{"other reviewer may not request changes when one is assigned", assigned(review.StatusInReview), review.Caller{UserID: otherID, Role: review.RoleReviewer}, review.ActionRequestChanges, forbidden},
+		{"other reviewer is forbidden before the state is checked", assigned(review.StatusDraft), review.Caller{UserID: otherID, Role: review.RoleReviewer}, review.ActionApprove, forbidden},
+		{"admin may approve when a reviewer is assigned", assigned(review.StatusInReview), review.Caller{UserID: otherID, Role: review.RoleAdmin}, review.ActionApprove, to(review.StatusApproved)},
+		{"admin may request changes when a reviewer is assigned", assigned(review.StatusInReview), review.Caller{UserID: otherID, Role: review.RoleAdmin}, review.ActionRequestChanges, to(review.StatusChangesRequested)},
+		{"assigned reviewer still needs the creative in review", assigned(review.StatusApproved), review.Caller{UserID: assignedID, Role: review.RoleReviewer}, review.ActionApprove, invalid},
+
+		// Nobody decides on their own creative, whatever their role or assignment.
+		{"reviewer-author may not approve own creative", creative(review.StatusInReview), review.Caller{UserID: authorID, Role: review.RoleReviewer}, review.ActionApprove, forbidden},
+		{"reviewer-author may not request changes on own creative", creative(review.StatusInReview), review.Caller{UserID: authorID, Role: review.RoleReviewer}, review.ActionRequestChanges, forbidden},
+		{"assigned reviewer-author may not approve own creative", review.Creative{Status: review.StatusInReview, AuthorID: authorID, ReviewerID: authorID, HasCurrentVersion: true}, review.Caller{UserID: authorID, Role: review.RoleReviewer}, review.ActionApprove, forbidden},
+		{"author may not approve own creative", creative(review.StatusInReview), review.Caller{UserID: authorID, Role: review.RoleAuthor}, review.ActionApprove, forbidden},
+		{"author may not request changes on own creative", creative(review.StatusInReview), review.Caller{UserID: authorID, Role: review.RoleAuthor}, review.ActionRequestChanges, forbidden},
+		{"admin-author may not approve own creative", creative(review.StatusInReview), review.Caller{UserID: authorID, Role: review.RoleAdmin}, review.ActionApprove, forbidden},
+		{"admin-author may not request changes on own creative", creative(review.StatusInReview), review.Caller{UserID: authorID, Role: review.RoleAdmin}, review.ActionRequestChanges, forbidden},
+		{"admin-author may submit own creative", creative(review.StatusDraft), review.Caller{UserID: authorID, Role: review.RoleAdmin}, review.ActionSubmit, to(review.StatusInReview)},
+		{"admin-author may archive own creative in review", creative(review.StatusInReview), review.Caller{UserID: authorID, Role: review.RoleAdmin}, review.ActionArchive, to(review.StatusArchived)},
+		{"reviewer-author may submit own creative", creative(review.StatusDraft), review.Caller{UserID: authorID, Role: review.RoleReviewer}, review.ActionSubmit, to(review.StatusInReview)},
+
+		// The author's archive right exists only while the creative is a draft.
+		{"author may archive a draft", creative(review.StatusDraft), review.Caller{UserID: authorID, Role: review.RoleAuthor}, review.ActionArchive, to(review.StatusArchived)},
+		{"author may not archive in review", creative(review.StatusInReview), review.Caller{UserID: authorID, Role: review.RoleAuthor}, review.ActionArchive, forbidden},
+		{"author may not archive after changes requested", creative(review.StatusChangesRequested), review.Caller{UserID: authorID, Role: review.RoleAuthor}, review.ActionArchive, forbidden},
+		{"author may not archive an approved creative", creative(review.StatusApproved), review.Caller{UserID: authorID, Role: review.RoleAuthor}, review.ActionArchive, forbidden},
+		{"author archiving an archived creative is forbidden not invalid", creative(review.StatusArchived), review.Caller{UserID: authorID, Role: review.RoleAuthor}, review.ActionArchive, forbidden},
+		{"reviewer-author may archive own draft", creative(review.StatusDraft), review.Caller{UserID: authorID, Role: review.RoleReviewer}, review.ActionArchive, to(review.StatusArchived)},
+
+		// Archived is final: every action a caller has the right to run is an invalid transition.
+		{"archived is final for admin submit", creative(review.StatusArchived), review.Caller{UserID: otherID, Role: review.RoleAdmin}, review.ActionSubmit, invalid},
+		{"archived is final for admin request changes", creative(review.StatusArchived), review.Caller{UserID: otherID, Role: review.RoleAdmin}, review.ActionRequestChanges, invalid},
+		{"archived is final for admin approve", creative(review.StatusArchived), review.Caller{UserID: otherID, Role: review.RoleAdmin}, review.ActionApprove, invalid},
+		{"archived is final for admin archive", creative(review.StatusArchived), review.Caller{UserID: otherID, Role: review.RoleAdmin}, review.ActionArchive, invalid},
+		{"archived is final for the assigned reviewer", assigned(review.StatusArchived), review.Caller{UserID: assignedID, Role: review.RoleReviewer}, review.ActionApprove, invalid},
+		{"archived is final for the author's submit", creative(review.StatusArchived), review.Caller{UserID: authorID, Role: review.RoleAuthor}, review.ActionSubmit, invalid},
+
+		// Submit needs a current version; rights and state are still checked first.
+		{"author may not submit a draft without a version", noVersion(review.StatusDraft), review.Caller{UserID: authorID, Role: review.RoleAuthor}, review.ActionSubmit, invalid},
+		{"admin may not resubmit without a version", noVersion(review.StatusChangesRequested), review.Caller{UserID: otherID, Role: review.RoleAdmin}, review.ActionSubmit, invalid},
+		{"reviewer submitting without a version is forbidden first", noVersion(review.StatusDraft), review.Caller{UserID: otherID, Role: review.RoleReviewer}, review.ActionSubmit, forbidden},
+		{"archive does not need a version", noVersion(review.StatusDraft), review.Caller{UserID: authorID, Role: review.RoleAuthor}, review.ActionArchive, to(review.StatusArchived)},
+
+		// A viewer who authored the creative still may do nothing.
+		{"viewer-author may not submit", creative(review.StatusDraft), review.Caller{UserID: authorID, Role: review.RoleViewer}, review.ActionSubmit, forbidden},
+		{"viewer-author may not archive a draft", creative(review.StatusDraft), review.Caller{UserID: authorID, Role: review.RoleViewer}, review.ActionArchive, forbidden},
+
+		// Defensive refusals: unknown input never grants a right.
+		{"unknown action is forbidden", creative(review.StatusDraft), review.Caller{UserID: otherID, Role: review.RoleAdmin}, review.Action("publish"), forbidden},
+		{"empty action is forbidden", creative(review.StatusDraft), review.Caller{UserID: otherID, Role: review.RoleAdmin}, review.Action(""), forbidden},
+		{"unknown role is forbidden", creative(review.StatusInReview), review.Caller{UserID: otherID, Role: review.Role("owner")}, review.ActionApprove, forbidden},
+		{"unknown role of the author is forbidden", creative(review.StatusDraft), review.Caller{UserID: authorID, Role: review.Role("")}, review.ActionSubmit, forbidden},
+		{"nil user is never the author", review.Creative{Status: review.StatusDraft, HasCurrentVersion: true}, review.Caller{Role: review.RoleAuthor}, review.ActionSubmit, forbidden},
+		{"unknown status is not archivable", creative(review.Status("deleted")), review.Caller{UserID: otherID, Role: review.RoleAdmin}, review.ActionArchive, invalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := decide(t, tt.c, tt.who, tt.action); got != tt.want {
+				t.Errorf("Decide(%s) = %v, want %v", tt.action, got, tt.want)
+			}
+		})
+	}
+}
+
+// cell is one combination of creative and caller.
+type cell struct {
+	c   review.Creative
+	who review.Caller
+}
+
+func (c cell) String() string {
+	author := "non-author"
+	if c.who.UserID == c.c.AuthorID {
+		author = "author"
+	}
+	return fmt.Sprintf("%s %s/%s/reviewer=%v/version=%v", c.who.Role, author, c.c.Status, c.c.ReviewerID != uuid.Nil, c.c.HasCurrentVersion)
+}
+
+// cells enumerates every role × authorship × assignment × state × version
+// combination, plus unknown roles and statuses.
+func cells() []cell {
+	roles := append(slices.Clone(review.Roles), review.Role("owner"))
+	statuses := append(slices.Clone(review.Statuses), review.Status("deleted"))
+	var out []cell
+	for _, role := range roles {
+		for _, userID := range []uuid.UUID{authorID, otherID, assignedID} {
+			for _, reviewerID := range []uuid.UUID{uuid.Nil, assignedID, authorID} {
+				for _, s := range statuses {
+					for _, hasVersion := range []bool{true, false} {
+						out = append(out, cell{
+							c:   review.Creative{Status: s, AuthorID: authorID, ReviewerID: reviewerID, HasCurrentVersion: hasVersion},
+							who: review.Caller{UserID: userID, Role: role},
+						})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestAvailableIsDecide proves the "one place" rule: availableActions is
+// exactly, and in canonical order, the set of actions Decide allows.
+func TestAvailableIsDecide(t *testing.T) {
+	t.Parallel()
+	for _, cl := range cells() {
+		want := []review.Action{}
+		for _, a := range review.Actions {
+			if _, err := review.Decide(cl.c, cl.who, a); err == nil {
+				want = append(want, a)
+			}
+		}
+		got := review.Available(cl.c, cl.who)
+		if got == nil {
+			t.Errorf("%v: Available returned nil, want an empty slice", cl)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%v: Available = %v, want %v", cl, got, want)
+		}
+	}
+}
+
+// TestAvailableExamples pins the answers a frontend sees for typical callers.
+func TestAvailableExamples(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		c    review.Creative
+		who  review.Caller
+		want []review.Action
+	}{
+		{"admin sees decisions and archive in review", creative(review.StatusInReview), review.Caller{UserID: otherID, Role: review.RoleAdmin}, []review.Action{review.ActionRequestChanges, review.ActionApprove, review.ActionArchive}},
+		{"author sees submit and archive on a draft", creative(review.StatusDraft), review.Caller{UserID: authorID, Role: review.RoleAuthor}, []review.Action{review.ActionSubmit, review.ActionArchive}},
+		{"author sees only archive on a draft without a version", review.Creative{Status: review.StatusDraft, AuthorID: authorID}, review.Caller{UserID: authorID, Role: review.RoleAuthor}, []review.Action{review.ActionArchive}},
+		{"viewer sees nothing", creative(review.StatusDraft), review.Caller{UserID: otherID, Role: review.RoleViewer}, []review.Action{}},
+		{"archived offers nothing to an admin", creative(review.StatusArchived), review.Caller{UserID: otherID, Role: review.RoleAdmin}, []review.Action{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := review.Available(tt.c, tt.who)
+			if got == nil || !slices.Equal(got, tt.want) {
+				t.Errorf("Available = %#v, want %#v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRefusalDetail proves every refusal can be shown to a user: it is a
+// *Refusal through wrapping, has a known reason and a non-empty sentence.
+func TestRefusalDetail(t *testing.T) {
+	t.Parallel()
+	actions := append(slices.Clone(review.Actions), review.Action("publish"))
+	refusals := 0
+	for _, cl := range cells() {
+		for _, a := range actions {
+			_, err := review.Decide(cl.c, cl.who, a)
+			if err == nil {
+				continue
+			}
+			refusals++
+			var r *review.Refusal
+			if !errors.As(fmt.Errorf("wrapped: %w", err), &r) {
+				t.Fatalf("%v %s: %v is not a *review.Refusal", cl, a, err)
+			}
+			if r.Reason != review.Forbidden && r.Reason != review.InvalidTransition {
+				t.Errorf("%v %s: unknown reason %q", cl, a, r.Reason)
+			}
+			if strings.TrimSpace(r.Detail) == "" || !strings.HasSuffix(r.Detail, ".") {
+				t.Errorf("%v %s: detail %q is not a sentence", cl, a, r.Detail)
+			}
+			if !strings.Contains(err.Error(), r.Detail) {
+				t.Errorf("%v %s: Error() %q does not carry the detail", cl, a, err.Error())
+			}
+		}
+	}
+	if refusals == 0 {
+		t.Fatal("no refusal was produced")
+	}
+}
+
+// TestRefusalDetailWording pins the sentences the API documents as examples.
+func TestRefusalDetailWording(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		c      review.Creative
+		who    review.Caller
+		action review.Action
+		want   string
+	}{
+		{"forbidden approve names who may", creative(review.StatusInReview), review.Caller{UserID: otherID, Role: review.RoleAuthor}, review.ActionApprove, "Only a reviewer or an admin who is not the author may approve this creative."},
+		{"invalid transition names action and state", creative(review.StatusDraft), review.Caller{UserID: otherID, Role: review.RoleAdmin}, review.ActionApprove, "approve is not allowed while the creative is draft."},
+		{"submit without a version says to upload one", review.Creative{Status: review.StatusDraft, AuthorID: authorID}, review.Caller{UserID: authorID, Role: review.RoleAuthor}, review.ActionSubmit, "A version must be uploaded before the creative can be submitted."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := review.Decide(tt.c, tt.who, tt.action)
+			var r *review.Refusal
+			if !errors.As(err, &r) {
+				t.Fatalf("Decide(%s) = %v, want a *review.Refusal", tt.action, err)
+			}
+			if r.Detail != tt.want {
+				t.Errorf("Detail = %q, want %q", r.Detail, tt.want)
+			}
+		})
+	}
+}

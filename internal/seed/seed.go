@@ -1,0 +1,28 @@
+// Package seed loads the demo data of PRODUCT.md §7. Every step is
+// re-runnable: it finds what exists and adds only what is missing.
+package seed
+
+import (
+	"context"
+	"log/slog"
+
+	"creativeapi/internal/store"
+)
+
+// DemoPassword is every demo user's password.
+const DemoPassword = "demo-password-1"
+
+// Options tune the demo data.
+type Options struct {
+	// Creatives adds this many extra draft creatives to Acme (benchmarks).
+	Creatives int
+}
+
+// Run loads the demo data.
+func Run(ctx context.Context, s *store.Store, log *slog.Logger, opts Options) error {
+	people, err := seedPeople(ctx, s, log)
+	if err != nil {
+		return err
+	}
+	return seedCreatives(ctx, s, log, people, opts)
+}

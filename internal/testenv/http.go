@@ -1,0 +1,344 @@
+package testenv
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"github.com/jackc/pgx/v5"
+
+	"creativeapi"
+	"creativeapi/internal/auth"
+	"creativeapi/internal/config"
+	"creativeapi/internal/docs"
+	"creativeapi/internal/httpapi"
+	"creativeapi/internal/idempotency"
+	"creativeapi/internal/tron"
+)
+
+// Options tune New.
+type Options struct {
+	// Env overrides configuration variables (as the environment would).
+	Env map[string]string
+	// Tracer sees every query of the server's pool.
+	Tracer pgx.QueryTracer
+	// MaxConns sizes the server's pool.
+	MaxConns int32
+}
+
+// Env is a real server (the production Echo instance, middleware included)
+// on its own database.
+type Env struct {
+	DB          *DB
+	Config      config.Config
+	Server      *httptest.Server
+	Auth        *auth.Service
+	Idempotency *idempotency.Runner
+}
+
+// TestEnv are the configuration defaults of test servers: plain http (so no
+// Secure cookie) and deposits enabled on the development treasury.
+var TestEnv = map[string]string{
+	"COOKIE_SECURE":    "false",
+	"TREASURY_ADDRESS": tron.DevTreasuryAddress,
+	"PUBLIC_BASE_URL":  "http://api.test",
+	"LOG_LEVEL":        "error",
+}
+
+// New starts a server on a fresh database, stopped when the test ends.
+func New(t testing.TB, opts ...Options) *Env {
+	t.Helper()
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	d := NewDB(t, PoolOptions{Tracer: o.Tracer, MaxConns: o.MaxConns})
+	return NewOn(t, d, o)
+}
+
+// NewOn starts a server on an existing database: two servers on one
+// database stand for two replicas.
+func NewOn(t testing.TB, d *DB, o Options) *Env {
+	t.Helper()
+	cfg, err := config.Load(func(k string) string {
+		if v, ok := o.Env[k]; ok {
+			return v
+		}
+		return TestEnv[k]
+	})
+	if err != nil {
+		t.Fatalf("test config: %v", err)
+	}
+	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	if testing.Verbose() {
+		log = slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	authSvc := auth.NewService(d.Store, auth.SessionConfig{
+		CookieSecure: cfg.CookieSecure, IdleTTL: cfg.SessionIdleTTL, AbsoluteTTL: cfg.SessionAbsoluteTTL,
+	}, log)
+	idem := idempotency.NewRunner(d.Store, cfg.IdempotencyTTL, cfg.PublicBaseURL)
+	h, err := httpapi.New(httpapi.Deps{
+		Config: cfg, Store: d.Store, Log: log, Auth: authSvc, Idempotency: idem,
+		SpecYAML: creativeapi.OpenAPIYAML, DocsHTML: docs.HTML,
+	})
+	if err != nil {
+		t.Fatalf("build server: %v", err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return &Env{DB: d, Config: cfg, Server: srv, Auth: authSvc, Idempotency: idem}
+}
+
+// Client is a browser-like API client: it keeps cookies, sends the CSRF
+// token after sign-in, and validates every response against the spec.
+type Client struct {
+	t    testing.TB
+	base string
+	http *http.Client
+	// CSRFToken is sent as X-CSRF-Token on unsafe requests when set.
+	CSRFToken string
+}
+
+// Client returns a new anonymous client of the server.
+func (e *Env) Client(t testing.TB) *Client {
+	jar, _ := cookiejar.New(nil)
+	return &Client{t: t, base: e.Server.URL, http: &http.Client{Jar: jar}}
+}
+
+// Response is a read response.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into v or fails the test.
+func (r *Response) JSON(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		t.Fatalf("decode %s: %v", r.Body, err)
+	}
+}
+
+// Problem is the decoded Problem body.
+type Problem struct {
+	Type        string `json:"type"`
+	Title       string `json:"title"`
+	Status      int    `json:"status"`
+	Code        string `json:"code"`
+	Detail      string `json:"detail"`
+	TraceID     string `json:"traceId"`
+	FieldErrors []struct {
+		Field   string `json:"field"`
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"fieldErrors"`
+}
+
+// Problem decodes a Problem body.
+func (r *Response) Problem(t testing.TB) Problem {
+	t.Helper()
+	var p Problem
+	r.JSON(t, &p)
+	return p
+}
+
+// Header is one request header, for Do.
+type Header struct{ Name, Value string }
+
+// Do sends a request. body is JSON-encoded unless it is a string or []byte
+// (sent as is). The response is validated against openapi.yaml.
+func (c *Client) Do(method, path string, body any, headers ...Header) *Response {
+	c.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			c.t.Fatalf("encode body: %v", err)
+		}
+		rd = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, c.base+path, rd)
+	if err != nil {
+		c.t.Fatalf("new request: %v", err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.CSRFToken != "" && method != http.MethodGet {
+		req.Header.Set("X-CSRF-Token", c.CSRFToken)
+	}
+	for _, h := range headers {
+		if h.Value == "" {
+			req.Header.Del(h.Name)
+		} else {
+			req.Header.Set(h.Name, h.Value)
+		}
+	}
+	res, err := c.http.Do(req)
+	if err != nil {
+		c.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		c.t.Fatalf("read body: %v", err)
+	}
+	resp := &Response{Status: res.StatusCode, Header: res.Header, Body: b}
+	if err := CheckResponse(req, resp); err != nil {
+		c.t.Errorf("%s %s → %d does not match openapi.yaml: %v\nbody: %s", method, path, resp.Status, err, b)
+	}
+	return resp
+}
+
+// SignIn signs in and keeps the session's CSRF token.
+func (c *Client) SignIn(email, password string) *Response {
+	c.t.Helper()
+	r := c.Do(http.MethodPost, "/api/v1/auth/sign-in", map[string]string{"email": email, "password": password})
+	if r.Status == http.StatusOK {
+		var s struct {
+			CSRFToken string `json:"csrfToken"`
+		}
+		r.JSON(c.t, &s)
+		c.CSRFToken = s.CSRFToken
+	}
+	return r
+}
+
+var spec struct {
+	once   sync.Once
+	doc    *openapi3.T
+	router routers.Router
+	err    error
+}
+
+func specRouter() (*openapi3.T, routers.Router, error) {
+	spec.once.Do(func() {
+		doc, err := httpapi.Spec()
+		if err != nil {
+			spec.err = err
+			return
+		}
+		doc.Servers = nil
+		spec.doc = doc
+		spec.router, spec.err = gorillamux.NewRouter(doc)
+	})
+	return spec.doc, spec.router, spec.err
+}
+
+// CheckResponse validates a response against the spec: the status must be
+// declared by the operation and the body and headers must match it. Answers
+// outside any operation (unknown paths, wrong methods) must be Problems.
+func CheckResponse(req *http.Request, resp *Response) error {
+	doc, router, err := specRouter()
+	if err != nil {
+		return err
+	}
+	if !strings.HasPrefix(req.URL.Path, "/api/") && req.URL.Path != "/healthz" && req.URL.Path != "/readyz" {
+		return nil
+	}
+	route, params, err := router.FindRoute(req)
+	if err != nil {
+		if resp.Status != http.StatusNotFound && resp.Status != http.StatusMethodNotAllowed {
+			return fmt.Errorf("no operation for the request, yet status %d", resp.Status)
+		}
+		return checkProblem(doc, resp)
+	}
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") && len(resp.Body) > 0 {
+		return fmt.Errorf("content type %q", resp.Header.Get("Content-Type"))
+	}
+	err = openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
+		Status:                 resp.Status,
+		Header:                 resp.Header,
+		Body:                   io.NopCloser(bytes.NewReader(resp.Body)),
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	})
+	if err != nil {
+		return err
+	}
+	if resp.Status >= 400 {
+		if err := checkProblem(doc, resp); err != nil {
+			return err
+		}
+	}
+	recordProven(route.Operation.OperationID, resp.Status)
+	return nil
+}
+
+func checkProblem(doc *openapi3.T, resp *Response) error {
+	var v any
+	if err := json.Unmarshal(resp.Body, &v); err != nil {
+		return fmt.Errorf("problem body is not JSON: %w", err)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		return fmt.Errorf("problem content type %q", ct)
+	}
+	return doc.Components.Schemas["Problem"].Value.VisitJSON(v)
+}
+
+var proven struct {
+	sync.Mutex
+	pairs map[string]bool
+}
+
+// recordProven notes that the suite produced and validated this
+// (operation, status) pair; the contract test reads the union.
+func recordProven(operationID string, status int) {
+	proven.Lock()
+	defer proven.Unlock()
+	if proven.pairs == nil {
+		proven.pairs = map[string]bool{}
+	}
+	proven.pairs[fmt.Sprintf("%s %d", operationID, status)] = true
+}
+
+// writeProven appends the pairs this test binary proved to
+// $CONTRACT_PROVEN_DIR/<package>.txt, for the contract coverage check.
+func writeProven() error {
+	dir := os.Getenv("CONTRACT_PROVEN_DIR")
+	if dir == "" {
+		return nil
+	}
+	proven.Lock()
+	defer proven.Unlock()
+	lines := make([]string, 0, len(proven.pairs))
+	for p := range proven.pairs {
+		lines = append(lines, p)
+	}
+	sort.Strings(lines)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "proven-"+randomName()+".txt"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+}
+
+// SetCookie puts a session cookie with token into the client's jar.
+func (c *Client) SetCookie(cfg config.Config, token string) {
+	u, _ := url.Parse(c.base)
+	name := auth.SessionConfig{CookieSecure: cfg.CookieSecure}.CookieName()
+	c.http.Jar.SetCookies(u, []*http.Cookie{{Name: name, Value: token, Path: "/"}})
+}

@@ -1,0 +1,227 @@
+-- schema.sql is the schema that sqlc reads and that the migrations in
+-- migrations/ must produce exactly (internal/store tests prove it).
+
+-- People, workspaces and roles.
+
+CREATE TABLE users (
+    id            uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    email         text NOT NULL CHECK (email <> ''),
+    name          text NOT NULL,
+    password_hash text NOT NULL,
+    created_at    timestamptz NOT NULL DEFAULT now()
+);
+
+-- Emails are unique regardless of case.
+CREATE UNIQUE INDEX users_email_key ON users (lower(email));
+
+CREATE TABLE organizations (
+    id                   uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    name                 text NOT NULL,
+    slug                 text NOT NULL UNIQUE,
+    -- next_creative_number backs the per-organization CR-000123 numbers.
+    next_creative_number integer NOT NULL DEFAULT 1,
+    created_at           timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE memberships (
+    organization_id uuid NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+    user_id         uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    role            text NOT NULL CHECK (role IN ('admin', 'reviewer', 'author', 'viewer')),
+    created_at      timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (organization_id, user_id)
+);
+
+CREATE INDEX memberships_user_id_idx ON memberships (user_id);
+
+-- Sessions store only a SHA-256 hash of the cookie's token.
+CREATE TABLE sessions (
+    id                  uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    user_id             uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    token_hash          bytea NOT NULL UNIQUE,
+    csrf_token          text NOT NULL,
+    created_at          timestamptz NOT NULL DEFAULT now(),
+    last_seen_at        timestamptz NOT NULL DEFAULT now(),
+    idle_expires_at     timestamptz NOT NULL,
+    absolute_expires_at timestamptz NOT NULL,
+    revoked_at          timestamptz
+);
+
+CREATE INDEX sessions_user_id_idx ON sessions (user_id);
+
+-- Failed sign-ins per subject ('email:<address>' or 'ip:<address>'), in a
+-- fixed window, so throttling holds across server replicas.
+CREATE TABLE sign_in_failures (
+    subject      text PRIMARY KEY,
+    failures     integer NOT NULL,
+    window_start timestamptz NOT NULL
+);
+
+-- Creative review.
+
+CREATE TABLE clients (
+    id              uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    organization_id uuid NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+    name            text NOT NULL,
+    UNIQUE (organization_id, name)
+);
+
+CREATE TABLE tasks (
+    id              uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    organization_id uuid NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+    name            text NOT NULL,
+    UNIQUE (organization_id, name)
+);
+
+CREATE TABLE creatives (
+    id                  uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    organization_id     uuid NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+    number              integer NOT NULL CHECK (number > 0),
+    title               text NOT NULL,
+    type                text NOT NULL CHECK (type IN ('static', 'video', 'html5')),
+    aspect_ratio        text NOT NULL,
+    geo                 text NOT NULL,
+    language            text NOT NULL,
+    direction_id        uuid,
+    author_id           uuid NOT NULL REFERENCES users (id),
+    reviewer_id         uuid REFERENCES users (id),
+    client_id           uuid REFERENCES clients (id),
+    task_id             uuid REFERENCES tasks (id),
+    current_version_id  uuid,
+    approved_version_id uuid,
+    review_status       text NOT NULL DEFAULT 'draft'
+        CHECK (review_status IN ('draft', 'in_review', 'changes_requested', 'approved', 'archived')),
+    version             integer NOT NULL DEFAULT 1 CHECK (version > 0),
+    created_at          timestamptz NOT NULL DEFAULT now(),
+    updated_at          timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (organization_id, number)
+);
+
+CREATE INDEX creatives_organization_status_number_idx ON creatives (organization_id, review_status, number DESC);
+
+CREATE TABLE creative_versions (
+    id          uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    creative_id uuid NOT NULL REFERENCES creatives (id) ON DELETE CASCADE,
+    number      integer NOT NULL CHECK (number > 0),
+    author_id   uuid NOT NULL REFERENCES users (id),
+    created_at  timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (creative_id, number)
+);
+
+ALTER TABLE creatives
+    ADD CONSTRAINT creatives_current_version_id_fkey
+        FOREIGN KEY (current_version_id) REFERENCES creative_versions (id),
+    ADD CONSTRAINT creatives_approved_version_id_fkey
+        FOREIGN KEY (approved_version_id) REFERENCES creative_versions (id);
+
+CREATE TABLE assets (
+    id          uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    version_id  uuid NOT NULL REFERENCES creative_versions (id) ON DELETE CASCADE,
+    position    integer NOT NULL,
+    file_name   text NOT NULL,
+    mime_type   text NOT NULL,
+    size_bytes  bigint NOT NULL CHECK (size_bytes >= 0),
+    url         text NOT NULL,
+    width       integer,
+    height      integer,
+    duration_ms integer,
+    sha256      text NOT NULL CHECK (sha256 ~ '^[0-9a-f]{64}$'),
+    UNIQUE (version_id, position)
+);
+
+-- creative_events is the append-only history of review actions.
+CREATE TABLE creative_events (
+    id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    creative_id uuid NOT NULL REFERENCES creatives (id) ON DELETE CASCADE,
+    actor_id    uuid NOT NULL REFERENCES users (id),
+    action      text NOT NULL CHECK (action IN ('submit', 'request_changes', 'approve', 'archive')),
+    from_status text NOT NULL,
+    to_status   text NOT NULL,
+    comment     text,
+    version     integer NOT NULL,
+    created_at  timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE INDEX creative_events_creative_id_idx ON creative_events (creative_id, id);
+
+-- Account deposits and balance.
+
+CREATE TABLE deposits (
+    id                     uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    user_id                uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    network                text NOT NULL,
+    address                text NOT NULL,
+    currency               text NOT NULL,
+    base_amount_minor      bigint NOT NULL CHECK (base_amount_minor > 0),
+    suffix_minor           integer NOT NULL CHECK (suffix_minor BETWEEN 1 AND 9999),
+    requested_amount_minor bigint NOT NULL,
+    credited_amount_minor  bigint NOT NULL DEFAULT 0 CHECK (credited_amount_minor >= 0),
+    confirmations          integer NOT NULL DEFAULT 0 CHECK (confirmations >= 0),
+    confirmations_required integer NOT NULL CHECK (confirmations_required > 0),
+    status                 text NOT NULL DEFAULT 'awaiting_transfer'
+        CHECK (status IN ('awaiting_transfer', 'confirming', 'credited', 'expired')),
+    -- reserved holds the requested amount for this deposit until the sweeper
+    -- releases it at reserved_until (expiry plus the monitoring window).
+    reserved               boolean NOT NULL DEFAULT true,
+    reserved_until         timestamptz NOT NULL,
+    -- transfer_tx_id is the chain transaction that paid this deposit.
+    transfer_tx_id         text,
+    needs_review           boolean NOT NULL DEFAULT false,
+    created_at             timestamptz NOT NULL DEFAULT now(),
+    expires_at             timestamptz NOT NULL,
+    CHECK (requested_amount_minor = base_amount_minor + suffix_minor),
+    CHECK (reserved_until >= expires_at),
+    UNIQUE (network, transfer_tx_id)
+);
+
+-- No two reserved deposits on one network, address and currency share a
+-- requested amount: the amount alone identifies the deposit a transfer pays.
+CREATE UNIQUE INDEX deposits_reserved_amount_key
+    ON deposits (network, address, currency, requested_amount_minor) WHERE reserved;
+CREATE INDEX deposits_user_id_created_at_idx ON deposits (user_id, created_at DESC, id DESC);
+CREATE INDEX deposits_open_user_id_idx ON deposits (user_id, expires_at)
+    WHERE status IN ('awaiting_transfer', 'confirming');
+CREATE INDEX deposits_awaiting_expires_at_idx ON deposits (expires_at) WHERE status = 'awaiting_transfer';
+CREATE INDEX deposits_reserved_until_idx ON deposits (reserved_until) WHERE reserved;
+
+-- ledger_entries is the append-only account ledger; one entry per source, so
+-- a deposit (or anything else) credits at most once.
+CREATE TABLE ledger_entries (
+    id           bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    user_id      uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    currency     text NOT NULL,
+    amount_minor bigint NOT NULL,
+    source_type  text NOT NULL,
+    source_id    text NOT NULL,
+    created_at   timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (source_type, source_id)
+);
+
+CREATE INDEX ledger_entries_user_id_idx ON ledger_entries (user_id, currency);
+
+-- forbid_change keeps history tables append-only.
+CREATE FUNCTION forbid_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION '% is append-only', TG_TABLE_NAME;
+END;
+$$;
+
+CREATE TRIGGER creative_events_append_only BEFORE UPDATE ON creative_events
+    FOR EACH ROW EXECUTE FUNCTION forbid_change();
+CREATE TRIGGER ledger_entries_append_only BEFORE UPDATE OR DELETE ON ledger_entries
+    FOR EACH ROW EXECUTE FUNCTION forbid_change();
+
+-- Idempotency keys: the stored outcome of a command, committed in the same
+-- transaction as the command's effect.
+CREATE TABLE idempotency_keys (
+    user_id           uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    key               text NOT NULL,
+    fingerprint       bytea NOT NULL,
+    status_code       integer,
+    response_body     bytea,
+    response_location text,
+    created_at        timestamptz NOT NULL DEFAULT now(),
+    expires_at        timestamptz NOT NULL,
+    PRIMARY KEY (user_id, key)
+);
+
+CREATE INDEX idempotency_keys_expires_at_idx ON idempotency_keys (expires_at);
