@@ -90,7 +90,13 @@ func Spec() (*openapi3.T, error) {
 
 // bodyChecks are the body rules beyond the schema, by operationId.
 func (s *Server) bodyChecks() map[string]BodyCheck {
-	return map[string]BodyCheck{}
+	checks := map[string]BodyCheck{}
+	for _, m := range []map[string]BodyCheck{s.creativeBodyChecks(), s.depositBodyChecks()} {
+		for op, check := range m {
+			checks[op] = check
+		}
+	}
+	return checks
 }
 
 // GetHealth answers while the process serves HTTP.

@@ -10,10 +10,7 @@ import (
 // People are the demo users and organizations, by email and slug.
 type People struct{}
 
+// Placeholder: replaced by the demo users and organizations.
 func seedPeople(ctx context.Context, s *store.Store, log *slog.Logger) (People, error) {
 	return People{}, nil
-}
-
-func seedCreatives(ctx context.Context, s *store.Store, log *slog.Logger, p People, opts Options) error {
-	return nil
 }

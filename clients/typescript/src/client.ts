@@ -1,0 +1,177 @@
+// Typed browser client for the creative review and account deposit API.
+// Types come from ./schema.ts (generated from openapi.yaml: `npm run client:generate`).
+//
+//   const api = createApiClient({ baseUrl: "http://127.0.0.1:8080" });
+//   await api.signIn({ email, password });         // remembers the csrfToken
+//   const page = await api.listCreatives(orgId, { reviewStatus: "in_review" });
+//   try { await api.executeCreativeAction(orgId, id, { action: "approve", expectedVersion: 3 }); }
+//   catch (e) { if (e instanceof ApiProblem && e.code === "version_conflict") reload(); }
+import createClient, { type Client } from "openapi-fetch";
+import type { components, operations, paths } from "./schema";
+
+type Schemas = components["schemas"];
+export type Problem = Schemas["Problem"];
+export type FieldError = Schemas["FieldError"];
+export type Session = Schemas["Session"];
+export type CreativeDetail = Schemas["CreativeDetail"];
+export type CreativeList = Schemas["CreativeList"];
+export type CreativeActionRequest = Schemas["CreativeActionRequest"];
+export type AccountDeposit = Schemas["AccountDeposit"];
+export type AccountDepositList = Schemas["AccountDepositList"];
+export type AccountBalance = Schemas["AccountBalance"];
+export type CreateAccountDepositRequest = Schemas["CreateAccountDepositRequest"];
+export type ListCreativesQuery = NonNullable<operations["listCreatives"]["parameters"]["query"]>;
+export type ListAccountDepositsQuery = NonNullable<operations["listAccountDeposits"]["parameters"]["query"]>;
+
+export interface ApiClientOptions {
+  /** Origin of the API, e.g. "https://api.example.com" (paths already start with /api/v1). */
+  baseUrl: string;
+  /** Custom fetch (tests, instrumentation); defaults to globalThis.fetch. */
+  fetch?: (request: Request) => Promise<Response>;
+}
+
+export interface CommandOptions {
+  /** One key per user intent; generated when absent and reused on the helper's own retries. */
+  idempotencyKey?: string;
+}
+
+/** Every non-2xx answer, thrown with the server's Problem (code, detail, traceId, fieldErrors). */
+export class ApiProblem extends Error {
+  override readonly name = "ApiProblem";
+  readonly status: number;
+  readonly code: string;
+  readonly fieldErrors: FieldError[];
+  /** Seconds from the Retry-After header, when the server sent one. */
+  readonly retryAfter: number | undefined;
+
+  constructor(readonly problem: Problem, retryAfter?: number) {
+    super(`${problem.code}: ${problem.detail}`);
+    this.status = problem.status;
+    this.code = problem.code;
+    this.fieldErrors = problem.fieldErrors ?? [];
+    this.retryAfter = retryAfter;
+  }
+
+  static fromResponse(response: Response, body: unknown): ApiProblem {
+    const b = body as Partial<Problem> | null;
+    const problem: Problem =
+      typeof b === "object" && b !== null && typeof b.code === "string" && typeof b.status === "number"
+        ? (b as Problem)
+        : {
+            type: "about:blank",
+            title: response.statusText || "Unexpected response",
+            status: response.status,
+            code: "unexpected_response",
+            detail: typeof body === "string" && body ? body.slice(0, 200) : `HTTP ${response.status} without a Problem body.`,
+            traceId: "",
+          };
+    const seconds = Number.parseInt(response.headers.get("Retry-After") ?? "", 10);
+    return new ApiProblem(problem, Number.isFinite(seconds) ? seconds : undefined);
+  }
+}
+
+const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+const MAX_TRIES = 3;
+const MAX_RETRY_AFTER_SECONDS = 5;
+
+/** Resolves to the 2xx body, or throws ApiProblem (HTTP error) or the fetch error (network). */
+async function unwrap<D, E>(pending: Promise<{ data?: D; error?: E; response: Response }>): Promise<D> {
+  const { data, error, response } = await pending;
+  if (!response.ok) throw ApiProblem.fromResponse(response, error);
+  return data as D;
+}
+
+/** Milliseconds to wait before the next try, or undefined when the error is final. */
+function retryDelay(err: unknown, attempt: number): number | undefined {
+  if (attempt >= MAX_TRIES) return undefined;
+  if (err instanceof DOMException && err.name === "AbortError") return undefined;
+  if (err instanceof ApiProblem) {
+    const transient =
+      (err.status >= 500 && err.code !== "deposits_unavailable") || err.code === "idempotency_key_in_use";
+    if (!transient) return undefined;
+    if (err.retryAfter !== undefined) {
+      return err.retryAfter <= MAX_RETRY_AFTER_SECONDS ? err.retryAfter * 1000 : undefined;
+    }
+  }
+  return 250 * 2 ** (attempt - 1); // network error or 5xx: 250 ms, then 500 ms
+}
+
+/** Runs a command with one Idempotency-Key for all its tries (network errors, 5xx, key in use). */
+async function withRetries<T>(options: CommandOptions | undefined, run: (key: string) => Promise<T>): Promise<T> {
+  const key = options?.idempotencyKey ?? crypto.randomUUID();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run(key);
+    } catch (err) {
+      const delay = retryDelay(err, attempt);
+      if (delay === undefined) throw err;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
+export function createApiClient({ baseUrl, fetch }: ApiClientOptions) {
+  const raw: Client<paths> = createClient<paths>({ baseUrl, fetch, credentials: "include" });
+  let csrfToken: string | undefined;
+
+  raw.use({
+    onRequest({ request }) {
+      if (csrfToken && UNSAFE_METHODS.has(request.method)) request.headers.set("X-CSRF-Token", csrfToken);
+      return request;
+    },
+  });
+
+  const remember = (session: Session): Session => {
+    csrfToken = session.csrfToken;
+    return session;
+  };
+
+  return {
+    /** The underlying openapi-fetch client (same cookie and CSRF handling), for anything not wrapped here. */
+    raw,
+
+    signIn: async (body: Schemas["SignInRequest"]) =>
+      remember(await unwrap(raw.POST("/api/v1/auth/sign-in", { body }))),
+    signOut: async (): Promise<void> => {
+      await unwrap(raw.POST("/api/v1/auth/sign-out"));
+      csrfToken = undefined;
+    },
+    /** The signed-in user; call it on page load to recover the session's csrfToken. */
+    getMe: async () => remember(await unwrap(raw.GET("/api/v1/me"))),
+
+    listCreatives: (organizationId: string, query?: ListCreativesQuery) =>
+      unwrap(raw.GET("/api/v1/organizations/{organizationId}/creatives", { params: { path: { organizationId }, query } })),
+    getCreative: (organizationId: string, creativeId: string) =>
+      unwrap(
+        raw.GET("/api/v1/organizations/{organizationId}/creatives/{creativeId}", {
+          params: { path: { organizationId, creativeId } },
+        }),
+      ),
+    executeCreativeAction: (
+      organizationId: string,
+      creativeId: string,
+      body: CreativeActionRequest,
+      options?: CommandOptions,
+    ) =>
+      withRetries(options, (key) =>
+        unwrap(
+          raw.POST("/api/v1/organizations/{organizationId}/creatives/{creativeId}/actions", {
+            params: { path: { organizationId, creativeId }, header: { "Idempotency-Key": key } },
+            body,
+          }),
+        ),
+      ),
+
+    getAccountBalance: () => unwrap(raw.GET("/api/v1/me/balance")),
+    listAccountDeposits: (query?: ListAccountDepositsQuery) =>
+      unwrap(raw.GET("/api/v1/me/balance/deposits", { params: { query } })),
+    getAccountDeposit: (depositId: string) =>
+      unwrap(raw.GET("/api/v1/me/balance/deposits/{depositId}", { params: { path: { depositId } } })),
+    createAccountDeposit: (body: CreateAccountDepositRequest, options?: CommandOptions) =>
+      withRetries(options, (key) =>
+        unwrap(raw.POST("/api/v1/me/balance/deposits", { params: { header: { "Idempotency-Key": key } }, body })),
+      ),
+  };
+}
+
+export type ApiClient = ReturnType<typeof createApiClient>;
