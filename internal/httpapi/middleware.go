@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"mime"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"strings"
@@ -32,6 +33,9 @@ func observe(log *slog.Logger) echo.MiddlewareFunc {
 			req := c.Request()
 			traceID := traceIDFrom(req.Header.Get("traceparent"))
 			ctx := requestctx.WithTraceID(req.Context(), traceID)
+			if host, _, err := net.SplitHostPort(req.RemoteAddr); err == nil {
+				ctx = requestctx.WithClientIP(ctx, host)
+			}
 			c.SetRequest(req.WithContext(ctx))
 			h := c.Response().Header()
 			h.Set("X-Content-Type-Options", "nosniff")

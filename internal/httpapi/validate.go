@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -279,17 +280,11 @@ func lengthMessage(s *openapi3.Schema) string {
 	return fmt.Sprintf("Must have at least %d %s.", min, unit)
 }
 
-// mergeFieldErrors appends extra errors for fields not already reported.
+// mergeFieldErrors appends extra errors for fields not yet reported: one
+// error per field, the first failing rule being the one to fix first.
 func mergeFieldErrors(fields, extra []problem.FieldError) []problem.FieldError {
 	for _, x := range extra {
-		seen := false
-		for _, f := range fields {
-			if f.Field == x.Field {
-				seen = true
-				break
-			}
-		}
-		if !seen {
+		if !slices.ContainsFunc(fields, func(f problem.FieldError) bool { return f.Field == x.Field }) {
 			fields = append(fields, x)
 		}
 	}

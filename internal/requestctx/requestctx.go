@@ -10,6 +10,7 @@ import (
 )
 
 type traceKey struct{}
+type clientIPKey struct{}
 type callerKey struct{}
 
 // Caller is the signed-in user of a request and their session.
@@ -41,4 +42,16 @@ func WithCaller(ctx context.Context, c Caller) context.Context {
 func CallerFrom(ctx context.Context) (Caller, bool) {
 	c, ok := ctx.Value(callerKey{}).(Caller)
 	return c, ok
+}
+
+// WithClientIP returns ctx carrying the client's address (the peer's IP;
+// forwarding headers are not trusted).
+func WithClientIP(ctx context.Context, ip string) context.Context {
+	return context.WithValue(ctx, clientIPKey{}, ip)
+}
+
+// ClientIP is the request's client address, or "" outside a request.
+func ClientIP(ctx context.Context) string {
+	ip, _ := ctx.Value(clientIPKey{}).(string)
+	return ip
 }

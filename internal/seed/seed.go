@@ -6,6 +6,8 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/google/uuid"
+
 	"creativeapi/internal/store"
 )
 
@@ -25,4 +27,12 @@ func Run(ctx context.Context, s *store.Store, log *slog.Logger, opts Options) er
 		return err
 	}
 	return seedCreatives(ctx, s, log, people, opts)
+}
+
+// People are the ids of the demo organizations and users, for the steps
+// that seed what belongs to them.
+type People struct {
+	Acme, Globex uuid.UUID
+	// Users maps a demo email (admin@acme.test, …) to its user id.
+	Users map[string]uuid.UUID
 }

@@ -7,9 +7,6 @@ import (
 	"creativeapi/internal/store"
 )
 
-// People are the demo users and organizations, by email and slug.
-type People struct{}
-
 // Placeholder: replaced by the demo users and organizations.
 func seedPeople(ctx context.Context, s *store.Store, log *slog.Logger) (People, error) {
 	return People{}, nil
