@@ -116,23 +116,24 @@ func Translate(err error) error {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("%w: %w", ErrNotFound, err)
 	}
+	// Connection failures come first: a refused connection is a ConnectError
+	// wrapping the server's PgError.
+	var netErr net.Error
+	var connErr *pgconn.ConnectError
+	if errors.As(err, &connErr) || errors.As(err, &netErr) || pgconn.Timeout(err) ||
+		errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		switch {
 		case pgErr.Code == pgerrcode.UniqueViolation:
 			return fmt.Errorf("%w: %w", ErrConflict, err)
 		case pgErr.Code == pgerrcode.QueryCanceled, pgErr.Code == pgerrcode.LockNotAvailable,
-			pgErr.Code == pgerrcode.AdminShutdown, pgErr.Code == pgerrcode.CannotConnectNow,
-			pgErr.Code == pgerrcode.TooManyConnections, pgerrcode.IsConnectionException(pgErr.Code):
+			pgerrcode.IsOperatorIntervention(pgErr.Code), pgerrcode.IsConnectionException(pgErr.Code),
+			pgerrcode.IsInsufficientResources(pgErr.Code):
 			return fmt.Errorf("%w: %w", ErrUnavailable, err)
 		}
-		return err
-	}
-	var netErr net.Error
-	var connErr *pgconn.ConnectError
-	if errors.As(err, &connErr) || errors.As(err, &netErr) || pgconn.Timeout(err) ||
-		errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	return err
 }

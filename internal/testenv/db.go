@@ -173,3 +173,15 @@ func NewEmptyDB(t testing.TB) *DB {
 	})
 	return &DB{URL: cluster.urlFor(name), Pool: pool, Store: store.New(pool)}
 }
+
+// NewAdminConn connects to the cluster's maintenance database, for tests
+// that act on a database from outside (outages, forced disconnects).
+func NewAdminConn(t testing.TB) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), cluster.adminURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/jackc/pgx/v5"
+	"github.com/labstack/echo/v4"
 
 	"creativeapi"
 	"creativeapi/internal/auth"
@@ -46,9 +47,11 @@ type Options struct {
 // Env is a real server (the production Echo instance, middleware included)
 // on its own database.
 type Env struct {
-	DB          *DB
-	Config      config.Config
-	Server      *httptest.Server
+	DB     *DB
+	Config config.Config
+	Server *httptest.Server
+	// Echo is the server's handler, for tests that add a route of their own.
+	Echo        *echo.Echo
 	Auth        *auth.Service
 	Idempotency *idempotency.Runner
 }
@@ -103,7 +106,7 @@ func NewOn(t testing.TB, d *DB, o Options) *Env {
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &Env{DB: d, Config: cfg, Server: srv, Auth: authSvc, Idempotency: idem}
+	return &Env{DB: d, Config: cfg, Server: srv, Echo: h, Auth: authSvc, Idempotency: idem}
 }
 
 // Client is a browser-like API client: it keeps cookies, sends the CSRF
