@@ -11,6 +11,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -49,10 +50,15 @@ type Runner struct {
 	store   *store.Store
 	ttl     time.Duration
 	baseURL string
-	// AfterCommand, when set, runs after the command inside its transaction;
-	// an error aborts the transaction. Tests use it to simulate a crash
-	// between the effect and the commit.
-	AfterCommand func(ctx context.Context) error
+	// afterCommand, when set, runs after the command inside its transaction.
+	afterCommand atomic.Pointer[func(ctx context.Context) error]
+}
+
+// SetAfterCommand installs a hook that runs after every command inside its
+// transaction; an error aborts the transaction. Tests use it to simulate a
+// crash between the effect and the commit.
+func (r *Runner) SetAfterCommand(hook func(ctx context.Context) error) {
+	r.afterCommand.Store(&hook)
 }
 
 // NewRunner returns a Runner keeping outcomes for ttl; baseURL is the
@@ -123,8 +129,8 @@ func (r *Runner) execute(ctx context.Context, req Request, key string, cmd Comma
 		} else if err != nil {
 			return err
 		}
-		if r.AfterCommand != nil {
-			if err := r.AfterCommand(ctx); err != nil {
+		if hook := r.afterCommand.Load(); hook != nil && *hook != nil {
+			if err := (*hook)(ctx); err != nil {
 				return err
 			}
 		}

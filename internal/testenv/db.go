@@ -97,8 +97,9 @@ type DB struct {
 
 // PoolOptions tune NewDB's pool.
 type PoolOptions struct {
-	Tracer   pgx.QueryTracer
-	MaxConns int32
+	Tracer      pgx.QueryTracer
+	MaxConns    int32
+	LockTimeout time.Duration
 }
 
 // NewDB clones the migrated template into a database of the test's own,
@@ -117,9 +118,12 @@ func NewDB(t testing.TB, opts ...PoolOptions) *DB {
 	if o.MaxConns == 0 {
 		o.MaxConns = 20
 	}
+	if o.LockTimeout == 0 {
+		o.LockTimeout = 5 * time.Second
+	}
 	url := cluster.urlFor(name)
 	pool, err := store.Open(ctx, url, store.PoolConfig{
-		ConnectTimeout: 5 * time.Second, StatementTimeout: 30 * time.Second, LockTimeout: 5 * time.Second,
+		ConnectTimeout: 5 * time.Second, StatementTimeout: 30 * time.Second, LockTimeout: o.LockTimeout,
 		MaxConns: o.MaxConns, Tracer: o.Tracer,
 	})
 	if err != nil {

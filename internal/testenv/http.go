@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -42,6 +43,8 @@ type Options struct {
 	Tracer pgx.QueryTracer
 	// MaxConns sizes the server's pool.
 	MaxConns int32
+	// LockTimeout bounds the pool's lock waits (default 5s).
+	LockTimeout time.Duration
 }
 
 // Env is a real server (the production Echo instance, middleware included)
@@ -72,7 +75,7 @@ func New(t testing.TB, opts ...Options) *Env {
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	d := NewDB(t, PoolOptions{Tracer: o.Tracer, MaxConns: o.MaxConns})
+	d := NewDB(t, PoolOptions{Tracer: o.Tracer, MaxConns: o.MaxConns, LockTimeout: o.LockTimeout})
 	return NewOn(t, d, o)
 }
 
@@ -344,4 +347,13 @@ func (c *Client) SetCookie(cfg config.Config, token string) {
 	u, _ := url.Parse(c.base)
 	name := auth.SessionConfig{CookieSecure: cfg.CookieSecure}.CookieName()
 	c.http.Jar.SetCookies(u, []*http.Cookie{{Name: name, Value: token, Path: "/"}})
+}
+
+// CopySession makes c use other's session (the same browser talking to
+// another replica).
+func (c *Client) CopySession(other *Client) {
+	o, _ := url.Parse(other.base)
+	u, _ := url.Parse(c.base)
+	c.http.Jar.SetCookies(u, other.http.Jar.Cookies(o))
+	c.CSRFToken = other.CSRFToken
 }
