@@ -1,0 +1,84 @@
+package deposit
+
+import (
+	"context"
+	"errors"
+
+	"github.com/google/uuid"
+
+	"creativeapi/gen/db"
+	"creativeapi/internal/store"
+)
+
+// CreditOutcome tells what a Credit call did.
+type CreditOutcome int
+
+// The outcomes of Credit. Only Credited changed anything.
+const (
+	// Credited: the deposit is now credited and its ledger entry written.
+	Credited CreditOutcome = iota + 1
+	// AlreadyCredited: the deposit was credited before; nothing changed.
+	AlreadyCredited
+	// TransferAlreadyUsed: the transaction already credited another
+	// deposit; nothing changed.
+	TransferAlreadyUsed
+)
+
+func (o CreditOutcome) String() string {
+	switch o {
+	case Credited:
+		return "credited"
+	case AlreadyCredited:
+		return "already credited"
+	case TransferAlreadyUsed:
+		return "transfer already used"
+	}
+	return "unknown"
+}
+
+// The errors of Credit besides database ones (store.ErrNotFound for an
+// unknown deposit).
+var (
+	// ErrNotCreditable: the deposit expired without a seen transfer, or was
+	// matched to another transaction; it needs a person, not the watcher.
+	ErrNotCreditable = errors.New("deposit: not creditable")
+	// ErrInvalidCredit: an empty transaction id or a non-positive amount.
+	ErrInvalidCredit = errors.New("deposit: credit needs a transaction id and a positive amount")
+)
+
+// Credit is the chain watcher's one way to pay a deposit: it moves the
+// deposit to credited with transfer txID and amountMinor, releases its
+// reserved amount and appends the ledger entry ('deposit', id), all in one
+// statement on q (the caller's transaction or the pool). It is exactly
+// once: calling it again for the same deposit, or with a transaction that
+// already paid a deposit, changes nothing and says so in the outcome.
+// Under a race between two deposits claiming one transaction the loser
+// gets store.ErrConflict from the unique transaction id.
+func Credit(ctx context.Context, q *db.Queries, depositID uuid.UUID, txID string, amountMinor int64) (CreditOutcome, error) {
+	if txID == "" || amountMinor <= 0 {
+		return 0, ErrInvalidCredit
+	}
+	_, err := q.DepositCredit(ctx, db.DepositCreditParams{ID: depositID, TxID: txID, AmountMinor: amountMinor})
+	if err = store.Translate(err); err == nil {
+		return Credited, nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return 0, err
+	}
+	// Nothing changed: read why.
+	row, err := q.DepositGet(ctx, depositID)
+	if err != nil {
+		return 0, store.Translate(err)
+	}
+	d := row.Deposit
+	switch {
+	case d.Status == StatusCredited:
+		return AlreadyCredited, nil
+	case d.TransferTxID != nil && *d.TransferTxID != txID:
+		return 0, ErrNotCreditable
+	case IsOpen(EffectiveStatus(d.Status, d.ExpiresAt, row.DbNow)):
+		// Open and unmatched or matched to txID: the statement refused only
+		// because txID paid another deposit.
+		return TransferAlreadyUsed, nil
+	}
+	return 0, ErrNotCreditable
+}

@@ -1,0 +1,199 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/oapi-codegen/nullable"
+
+	"creativeapi/gen/api"
+	"creativeapi/gen/db"
+	"creativeapi/internal/deposit"
+	"creativeapi/internal/idempotency"
+	"creativeapi/internal/money"
+	"creativeapi/internal/problem"
+	"creativeapi/internal/requestctx"
+	"creativeapi/internal/store"
+)
+
+// depositsPath is the collection of the caller's deposits; a deposit's
+// Location is depositsPath/{id}.
+const depositsPath = "/api/v1/me/balance/deposits"
+
+// capacityRetryAfter is the Retry-After, in seconds, of
+// deposit_capacity_exhausted: suffixes free up as deposits expire or are
+// credited, so a minute later is a fair first retry.
+const capacityRetryAfter = 60
+
+// defaultPageSize is the spec's default limit of lists.
+const defaultPageSize = 20
+
+// depositBodyChecks reports the amount rules beyond the schema (whole
+// cents, configured bounds) together with the schema's own errors.
+func (s *Server) depositBodyChecks() map[string]BodyCheck {
+	bounds := s.depositBounds()
+	return map[string]BodyCheck{"createAccountDeposit": func(body []byte) []problem.FieldError {
+		var req struct {
+			Amount json.RawMessage `json:"amount"`
+		}
+		var amount map[string]json.RawMessage
+		if json.Unmarshal(body, &req) != nil || json.Unmarshal(req.Amount, &amount) != nil || amount == nil {
+			return nil // not an object: the schema reports it
+		}
+		// A member of the wrong type stays empty; the schema's error for it
+		// comes first and is the one kept.
+		var minor, currency string
+		var scale float64 = -1
+		_ = json.Unmarshal(amount["amountMinor"], &minor)
+		_ = json.Unmarshal(amount["currency"], &currency)
+		_ = json.Unmarshal(amount["scale"], &scale)
+		if scale != math.Trunc(scale) || math.Abs(scale) > 1e6 {
+			scale = -1
+		}
+		_, errs := deposit.CheckRequest(minor, currency, int(scale), bounds)
+		return errs
+	}}
+}
+
+func (s *Server) depositBounds() deposit.Bounds {
+	return deposit.Bounds{MinMinor: s.cfg.DepositMinMinor, MaxMinor: s.cfg.DepositMaxMinor}
+}
+
+func (s *Server) depositSettings() deposit.Settings {
+	return deposit.Settings{
+		Address: s.cfg.TreasuryAddress, Confirmations: s.cfg.DepositConfirmations,
+		TTL: s.cfg.DepositTTL, MonitoringWindow: s.cfg.DepositMonitoringWindow,
+		MaxOpenPerUser: s.cfg.DepositMaxOpenPerUser,
+	}
+}
+
+// CreateAccountDeposit opens a deposit request under the caller's
+// Idempotency-Key: the limit check, the reservation of the requested
+// amount and the stored answer commit in one transaction.
+func (s *Server) CreateAccountDeposit(ctx context.Context, r api.CreateAccountDepositRequestObject) (api.CreateAccountDepositResponseObject, error) {
+	if s.cfg.TreasuryAddress == "" {
+		return nil, problem.New(http.StatusServiceUnavailable, problem.DepositsUnavailable, "Deposits are not available on this server.")
+	}
+	caller, _ := requestctx.CallerFrom(ctx)
+	amount := r.Body.Amount
+	base, errs := deposit.CheckRequest(amount.AmountMinor, string(amount.Currency), int(amount.Scale), s.depositBounds())
+	if errs != nil {
+		// The gate ran the same check; this only guards against drift.
+		return nil, problem.Invalid(errs)
+	}
+	key := ""
+	if r.Params.IdempotencyKey != nil {
+		key = *r.Params.IdempotencyKey
+	}
+	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: key,
+		Fingerprint: idempotency.Fingerprint("POST "+depositsPath, r.Body)},
+		func(ctx context.Context, q *db.Queries) (idempotency.Response, error) {
+			d, err := deposit.Create(ctx, q, s.depositSettings(), caller.UserID, base)
+			switch {
+			case errors.Is(err, deposit.ErrTooManyOpen):
+				return idempotency.Response{}, problem.New(http.StatusConflict, problem.TooManyOpenDeposits,
+					"You already have %d open deposit requests. Pay or let one expire first.", s.cfg.DepositMaxOpenPerUser)
+			case errors.Is(err, deposit.ErrCapacityExhausted):
+				return idempotency.Response{}, &problem.Error{
+					Status: http.StatusServiceUnavailable, Code: problem.DepositCapacityExhausted, RetryAfter: capacityRetryAfter,
+					Detail: fmt.Sprintf("Every matching suffix for %s is taken. Try again later or choose another amount.", money.USDT.Format(base)),
+				}
+			case err != nil:
+				return idempotency.Response{}, err
+			}
+			body, err := json.Marshal(depositBody(d, d.CreatedAt))
+			if err != nil {
+				return idempotency.Response{}, err
+			}
+			return idempotency.Response{Status: http.StatusCreated, Body: body, Location: depositsPath + "/" + d.ID.String()}, nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	return commandResponse{resp, replayed}, nil
+}
+
+// ListAccountDeposits pages the caller's deposits, newest first.
+func (s *Server) ListAccountDeposits(ctx context.Context, r api.ListAccountDepositsRequestObject) (api.ListAccountDepositsResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	limit := defaultPageSize
+	if r.Params.Limit != nil {
+		limit = *r.Params.Limit
+	}
+	params := db.DepositListByUserParams{UserID: caller.UserID, RowLimit: int32(limit) + 1}
+	if r.Params.Cursor != nil {
+		createdAt, id, err := deposit.DecodeCursor(*r.Params.Cursor)
+		if err != nil {
+			return nil, problem.Invalid([]problem.FieldError{{Field: "cursor", Code: problem.InvalidValue,
+				Message: "Is not a cursor of this list. Pass nextCursor back unchanged."}})
+		}
+		params.CursorCreatedAt, params.CursorID = &createdAt, &id
+	}
+	rows, err := s.store.Q.DepositListByUser(ctx, params)
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	next := nullable.NewNullNullable[string]()
+	if len(rows) > limit {
+		rows = rows[:limit]
+		last := rows[limit-1].Deposit
+		next = nullable.NewNullableWithValue(deposit.EncodeCursor(last.CreatedAt, last.ID))
+	}
+	items := make([]api.AccountDeposit, len(rows))
+	for i, row := range rows {
+		items[i] = depositBody(row.Deposit, row.DbNow)
+	}
+	return api.ListAccountDeposits200JSONResponse{Items: items, NextCursor: next}, nil
+}
+
+// GetAccountDeposit answers one of the caller's deposits; anyone else's
+// does not exist for them.
+func (s *Server) GetAccountDeposit(ctx context.Context, r api.GetAccountDepositRequestObject) (api.GetAccountDepositResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	row, err := s.store.Q.DepositGetByUser(ctx, db.DepositGetByUserParams{ID: uuid.UUID(r.DepositId), UserID: caller.UserID})
+	if err = store.Translate(err); errors.Is(err, store.ErrNotFound) {
+		return nil, problem.New(http.StatusNotFound, problem.NotFound, "The requested resource does not exist.")
+	} else if err != nil {
+		return nil, err
+	}
+	return api.GetAccountDeposit200JSONResponse(depositBody(row.Deposit, row.DbNow)), nil
+}
+
+// GetAccountBalance answers the sum of the caller's ledger entries.
+func (s *Server) GetAccountBalance(ctx context.Context, _ api.GetAccountBalanceRequestObject) (api.GetAccountBalanceResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	balance, err := s.store.Q.LedgerBalance(ctx, db.LedgerBalanceParams{UserID: caller.UserID, Currency: money.USDT.Code})
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	return api.GetAccountBalance200JSONResponse{Available: usdt(balance)}, nil
+}
+
+// depositBody is the AccountDeposit schema of d as it reads at now (the
+// database clock), so an unswept expired deposit reads as expired.
+func depositBody(d db.Deposit, now time.Time) api.AccountDeposit {
+	return api.AccountDeposit{
+		Id:                    d.ID,
+		Address:               d.Address,
+		Network:               api.AccountDepositNetwork(d.Network),
+		NetworkLabel:          deposit.NetworkLabel,
+		RequestedAmount:       usdt(d.RequestedAmountMinor),
+		CreditedAmount:        usdt(d.CreditedAmountMinor),
+		Confirmations:         int(d.Confirmations),
+		ConfirmationsRequired: int(d.ConfirmationsRequired),
+		Status:                api.DepositStatus(deposit.EffectiveStatus(d.Status, d.ExpiresAt, now)),
+		CreatedAt:             d.CreatedAt.UTC(),
+		ExpiresAt:             d.ExpiresAt.UTC(),
+	}
+}
+
+// usdt is minor units of USDT as the Money schema.
+func usdt(minor int64) api.Money {
+	return api.Money{AmountMinor: money.FormatMinor(minor), Currency: api.MoneyCurrency(money.USDT.Code), Scale: api.MoneyScale(money.USDT.Scale)}
+}

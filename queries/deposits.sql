@@ -1,0 +1,146 @@
+-- Account deposits and the balance ledger.
+--
+-- A deposit is open while it is awaiting_transfer and not past expires_at,
+-- or confirming. deposit.EffectiveStatus states the same rule in Go for reads.
+
+-- name: DepositOwnerLock :one
+-- DepositOwnerLock serialises one user's deposit creations on the users row,
+-- so the open-deposit count read by the next statement cannot be raced.
+-- FOR NO KEY UPDATE conflicts with itself but not with the key-share locks
+-- of foreign key checks, so sign-ins of the same user do not wait on it.
+SELECT id FROM users WHERE id = @user_id FOR NO KEY UPDATE;
+
+-- name: DepositOpenCount :one
+-- DepositOpenCount counts the user's open deposits.
+SELECT count(*) FROM deposits
+WHERE user_id = @user_id
+  AND status IN ('awaiting_transfer', 'confirming')
+  AND NOT (status = 'awaiting_transfer' AND expires_at <= now());
+
+-- name: DepositInsert :one
+-- DepositInsert creates a deposit with the given suffix when the user is
+-- below max_open open deposits and the requested amount is free. No row
+-- means either the limit (DepositOpenCount tells) or a taken amount.
+-- Times come from the database clock: created_at is now(), expires_at
+-- now() + ttl, reserved_until now() + reserve_for (the lifetime plus the
+-- monitoring window).
+INSERT INTO deposits (
+    user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor,
+    confirmations_required, expires_at, reserved_until)
+SELECT @user_id::uuid, @network::text, @address::text, @currency::text, @base_amount_minor::bigint,
+       @suffix_minor::integer, @requested_amount_minor::bigint, @confirmations_required::integer,
+       now() + @ttl::interval, now() + @reserve_for::interval
+WHERE (SELECT count(*) FROM deposits
+       WHERE user_id = @user_id::uuid
+         AND status IN ('awaiting_transfer', 'confirming')
+         AND NOT (status = 'awaiting_transfer' AND expires_at <= now())) < @max_open::integer
+ON CONFLICT (network, address, currency, requested_amount_minor) WHERE reserved DO NOTHING
+RETURNING *;
+
+-- name: DepositInsertFreeSuffix :one
+-- DepositInsertFreeSuffix creates a deposit with a suffix picked at random
+-- among those no reserved deposit of this network, address, currency and
+-- base amount holds. No row: none is free, or a concurrent creation took
+-- the one picked. The caller holds the owner lock and checked the limit.
+WITH p AS (
+    SELECT @user_id::uuid AS user_id, @network::text AS network, @address::text AS address,
+           @currency::text AS currency, @base_amount_minor::bigint AS base_amount_minor,
+           @confirmations_required::integer AS confirmations_required,
+           now() + @ttl::interval AS expires_at, now() + @reserve_for::interval AS reserved_until
+), free AS (
+    SELECT s.suffix, p.base_amount_minor + s.suffix AS requested_amount_minor
+    FROM p, generate_series(1, 9999) AS s (suffix)
+    WHERE NOT EXISTS (
+        SELECT 1 FROM deposits d
+        WHERE d.reserved
+          AND d.network = p.network
+          AND d.address = p.address
+          AND d.currency = p.currency
+          AND d.requested_amount_minor = p.base_amount_minor + s.suffix)
+    ORDER BY random()
+    LIMIT 1
+)
+INSERT INTO deposits (
+    user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor,
+    confirmations_required, expires_at, reserved_until)
+SELECT p.user_id, p.network, p.address, p.currency, p.base_amount_minor, free.suffix,
+       free.requested_amount_minor, p.confirmations_required, p.expires_at, p.reserved_until
+FROM p, free
+ON CONFLICT (network, address, currency, requested_amount_minor) WHERE reserved DO NOTHING
+RETURNING *;
+
+-- name: DepositGetByUser :one
+-- DepositGetByUser reads one of the user's deposits with the database
+-- clock, so its effective status agrees with DepositOpenCount.
+SELECT sqlc.embed(deposits), now()::timestamptz AS db_now
+FROM deposits
+WHERE id = @id AND user_id = @user_id;
+
+-- name: DepositListByUser :many
+-- DepositListByUser pages the user's deposits newest first; the cursor is
+-- the (created_at, id) of the last row of the previous page.
+SELECT sqlc.embed(deposits), now()::timestamptz AS db_now
+FROM deposits
+WHERE user_id = @user_id
+  AND (sqlc.narg('cursor_created_at')::timestamptz IS NULL
+       OR (created_at, id) < (sqlc.narg('cursor_created_at')::timestamptz, sqlc.narg('cursor_id')::uuid))
+ORDER BY created_at DESC, id DESC
+LIMIT @row_limit;
+
+-- name: DepositExpire :execrows
+-- DepositExpire marks a batch of deposits past expires_at that saw no
+-- transfer as expired. SKIP LOCKED lets several replicas sweep at once.
+UPDATE deposits SET status = 'expired'
+WHERE id IN (
+    SELECT id FROM deposits
+    WHERE status = 'awaiting_transfer' AND expires_at <= now()
+    ORDER BY expires_at
+    LIMIT @batch_size
+    FOR UPDATE SKIP LOCKED)
+  AND status = 'awaiting_transfer';
+
+-- name: DepositReleaseReservations :execrows
+-- DepositReleaseReservations frees the requested amounts of a batch of
+-- deposits whose monitoring window has passed. A confirming deposit keeps
+-- its amount until it is credited.
+UPDATE deposits SET reserved = false
+WHERE id IN (
+    SELECT id FROM deposits
+    WHERE reserved AND reserved_until <= now() AND status <> 'confirming'
+    ORDER BY reserved_until
+    LIMIT @batch_size
+    FOR UPDATE SKIP LOCKED)
+  AND reserved AND status <> 'confirming';
+
+-- name: DepositCredit :one
+-- DepositCredit credits an open deposit paid by chain transaction tx_id and
+-- appends its ledger entry, in one statement. No row: the deposit is
+-- already credited, not open, paid by another transaction, or tx_id
+-- already paid another deposit; UNIQUE (source_type, source_id) and
+-- UNIQUE (network, transfer_tx_id) back this up under races.
+WITH credited AS (
+    UPDATE deposits d
+    SET status = 'credited', transfer_tx_id = @tx_id::text, credited_amount_minor = @amount_minor, reserved = false
+    WHERE d.id = @id
+      AND (d.status = 'confirming' OR (d.status = 'awaiting_transfer' AND d.expires_at > now()))
+      AND (d.transfer_tx_id IS NULL OR d.transfer_tx_id = @tx_id)
+      AND NOT EXISTS (
+          SELECT 1 FROM deposits t
+          WHERE t.network = d.network AND t.transfer_tx_id = @tx_id AND t.id <> d.id)
+    RETURNING d.id, d.user_id, d.currency, d.credited_amount_minor
+)
+INSERT INTO ledger_entries (user_id, currency, amount_minor, source_type, source_id)
+SELECT user_id, currency, credited_amount_minor, 'deposit', id::text
+FROM credited
+RETURNING id;
+
+-- name: DepositGet :one
+-- DepositGet reads a deposit by id alone, for the chain side (crediting),
+-- with the database clock for its effective status.
+SELECT sqlc.embed(deposits), now()::timestamptz AS db_now FROM deposits WHERE id = @id;
+
+-- name: LedgerBalance :one
+-- LedgerBalance sums the user's ledger entries in one currency.
+SELECT coalesce(sum(amount_minor), 0)::bigint AS balance_minor
+FROM ledger_entries
+WHERE user_id = @user_id AND currency = @currency;
