@@ -55,19 +55,8 @@ func NewValidator(spec *openapi3.T, checks map[string]BodyCheck) (*Validator, er
 			// Authentication runs before validation (401 before 422), in the gate.
 			AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
 		},
-		checks: operationKeys(checks),
+		checks: checks,
 	}, nil
-}
-
-// operationKeys keys checks case-insensitively: oapi-codegen embeds the spec
-// with operationIds turned into Go names (createAccountDeposit becomes
-// CreateAccountDeposit), while checks use the spelling of openapi.yaml.
-func operationKeys(checks map[string]BodyCheck) map[string]BodyCheck {
-	out := make(map[string]BodyCheck, len(checks))
-	for op, check := range checks {
-		out[strings.ToLower(op)] = check
-	}
-	return out
 }
 
 // Route finds the spec operation of r: 404 not_found for an unknown path,
@@ -109,7 +98,7 @@ func (v *Validator) Validate(ctx context.Context, r *http.Request, route *router
 		// One error per field: the first failing rule is the one to fix first.
 		fields = mergeFieldErrors(nil, fieldErrors(err, nil))
 	}
-	if check := v.checks[strings.ToLower(route.Operation.OperationID)]; check != nil && len(body) > 0 {
+	if check := v.checks[route.Operation.OperationID]; check != nil && len(body) > 0 {
 		fields = mergeFieldErrors(fields, check(body))
 	}
 	if len(fields) > 0 {
