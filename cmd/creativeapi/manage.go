@@ -3,12 +3,208 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"creativeapi/internal/accounts"
+	"creativeapi/internal/config"
+	"creativeapi/internal/store"
 )
 
+const usersUsage = `usage:
+  creativeapi users create --email E --name N --password-stdin
+  creativeapi users list
+  creativeapi users set-password --email E --password-stdin
+
+Passwords are read from stdin (one line), never from arguments:
+  echo "$PASSWORD" | creativeapi users create --email ada@example.com --name "Ada" --password-stdin
+`
+
+const orgsUsage = `usage:
+  creativeapi orgs create --name N --slug S
+  creativeapi orgs add-member --org SLUG --email E --role admin|reviewer|author|viewer
+  creativeapi orgs remove-member --org SLUG --email E
+`
+
+// cmdUsers runs `creativeapi users …`.
 func cmdUsers(ctx context.Context, e env, args []string) error {
-	return errors.New("users: not implemented yet")
+	if len(args) == 0 {
+		fmt.Fprint(e.stderr, usersUsage)
+		return errors.New("users: missing subcommand")
+	}
+	sub, args := args[0], args[1:]
+	fs := newFlags("users "+sub, e, usersUsage)
+	switch sub {
+	case "create":
+		email := fs.String("email", "", "the user's email (unique, case-insensitive)")
+		name := fs.String("name", "", "the user's display name")
+		stdin := fs.Bool("password-stdin", false, "read the password from stdin")
+		if err := parse(fs, args); err != nil {
+			return err
+		}
+		password, err := readPassword(e.stdin, *stdin)
+		if err != nil {
+			return err
+		}
+		return withAccounts(ctx, e, func(m *accounts.Manager) error {
+			u, err := m.CreateUser(ctx, *email, *name, password)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "created user %s %s\n", u.Email, u.ID)
+			return nil
+		})
+	case "list":
+		if err := parse(fs, args); err != nil {
+			return err
+		}
+		return withAccounts(ctx, e, func(m *accounts.Manager) error {
+			users, err := m.ListUsers(ctx)
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tEMAIL\tNAME\tMEMBERSHIPS")
+			for _, u := range users {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", u.ID, u.Email, u.Name, strings.Join(u.Memberships, ","))
+			}
+			return tw.Flush()
+		})
+	case "set-password":
+		email := fs.String("email", "", "the user's email")
+		stdin := fs.Bool("password-stdin", false, "read the new password from stdin")
+		if err := parse(fs, args); err != nil {
+			return err
+		}
+		password, err := readPassword(e.stdin, *stdin)
+		if err != nil {
+			return err
+		}
+		return withAccounts(ctx, e, func(m *accounts.Manager) error {
+			revoked, err := m.SetPassword(ctx, *email, password)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "password of %s changed; %d session(s) signed out\n", *email, revoked)
+			return nil
+		})
+	}
+	fmt.Fprint(e.stderr, usersUsage)
+	return fmt.Errorf("users: unknown subcommand %q", sub)
 }
 
+// cmdOrgs runs `creativeapi orgs …`.
 func cmdOrgs(ctx context.Context, e env, args []string) error {
-	return errors.New("orgs: not implemented yet")
+	if len(args) == 0 {
+		fmt.Fprint(e.stderr, orgsUsage)
+		return errors.New("orgs: missing subcommand")
+	}
+	sub, args := args[0], args[1:]
+	fs := newFlags("orgs "+sub, e, orgsUsage)
+	switch sub {
+	case "create":
+		name := fs.String("name", "", "the organization's name")
+		slug := fs.String("slug", "", "its short unique name (lowercase letters, digits, hyphens)")
+		if err := parse(fs, args); err != nil {
+			return err
+		}
+		return withAccounts(ctx, e, func(m *accounts.Manager) error {
+			o, err := m.CreateOrg(ctx, *name, *slug)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "created organization %s (%s) %s\n", o.Slug, o.Name, o.ID)
+			return nil
+		})
+	case "add-member", "remove-member":
+		org := fs.String("org", "", "the organization's slug")
+		email := fs.String("email", "", "the user's email")
+		role := new(string)
+		if sub == "add-member" {
+			role = fs.String("role", "", "one of "+strings.Join(accounts.Roles, ", "))
+		}
+		if err := parse(fs, args); err != nil {
+			return err
+		}
+		return withAccounts(ctx, e, func(m *accounts.Manager) error {
+			if sub == "remove-member" {
+				if err := m.RemoveMember(ctx, *org, *email); err != nil {
+					return err
+				}
+				fmt.Fprintf(e.stdout, "removed %s from %s\n", *email, *org)
+				return nil
+			}
+			previous, err := m.AddMember(ctx, *org, *email, *role)
+			if err != nil {
+				return err
+			}
+			if previous == "" {
+				fmt.Fprintf(e.stdout, "added %s to %s as %s\n", *email, *org, *role)
+			} else {
+				fmt.Fprintf(e.stdout, "changed the role of %s in %s from %s to %s\n", *email, *org, previous, *role)
+			}
+			return nil
+		})
+	}
+	fmt.Fprint(e.stderr, orgsUsage)
+	return fmt.Errorf("orgs: unknown subcommand %q", sub)
+}
+
+func newFlags(name string, e env, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() { fmt.Fprint(e.stderr, usage) }
+	return fs
+}
+
+// parse refuses stray arguments, which are usually a forgotten flag name.
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
+	}
+	return nil
+}
+
+// maxPasswordInput bounds what is read from stdin.
+const maxPasswordInput = 4096
+
+// readPassword reads the password's line from stdin; --password-stdin is
+// required so a password never lands in argv or the shell history.
+func readPassword(stdin io.Reader, fromStdin bool) (string, error) {
+	if !fromStdin {
+		return "", errors.New("--password-stdin is required: pipe the password on stdin (passwords are never taken from arguments)")
+	}
+	b, err := io.ReadAll(io.LimitReader(stdin, maxPasswordInput+1))
+	if err != nil {
+		return "", fmt.Errorf("read the password from stdin: %w", err)
+	}
+	if len(b) > maxPasswordInput {
+		return "", fmt.Errorf("stdin holds more than %d bytes; pipe only the password", maxPasswordInput)
+	}
+	s := strings.TrimSuffix(string(b), "\n")
+	s = strings.TrimSuffix(s, "\r")
+	if strings.ContainsAny(s, "\r\n") {
+		return "", errors.New("stdin holds more than one line; pipe only the password")
+	}
+	return s, nil
+}
+
+// withAccounts opens the configured database for one management command.
+func withAccounts(ctx context.Context, e env, fn func(*accounts.Manager) error) error {
+	cfg, err := config.Load(e.getenv)
+	if err != nil {
+		return err
+	}
+	pool, closeDB, err := openDatabase(ctx, cfg, newLogger(e.stderr, cfg.LogLevel))
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	return fn(accounts.New(store.New(pool)))
 }

@@ -14,6 +14,7 @@ import (
 	"creativeapi"
 	"creativeapi/internal/auth"
 	"creativeapi/internal/config"
+	"creativeapi/internal/deposit"
 	"creativeapi/internal/docs"
 	"creativeapi/internal/httpapi"
 	"creativeapi/internal/idempotency"
@@ -127,6 +128,9 @@ func servePprof(addr string, log interface{ Info(string, ...any) }) {
 func sweepJobs(st *store.Store, log *slog.Logger) []sweeper.Job {
 	return []sweeper.Job{
 		{Name: "idempotency keys", Run: func(ctx context.Context) error { return idempotency.Purge(ctx, st, log) }},
+		{Name: "expired sessions", Run: func(ctx context.Context) error { return auth.PurgeSessions(ctx, st, log) }},
+		{Name: "sign-in failures", Run: func(ctx context.Context) error { return auth.PurgeSignInFailures(ctx, st, log) }},
+		deposit.SweepJob(st, log),
 	}
 }
 

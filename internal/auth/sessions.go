@@ -39,14 +39,18 @@ func (c SessionConfig) CookieName() string {
 
 // Service signs users in and out and authenticates requests.
 type Service struct {
-	store *store.Store
-	cfg   SessionConfig
-	log   *slog.Logger
+	store    *store.Store
+	cfg      SessionConfig
+	throttle ThrottlePolicy
+	log      *slog.Logger
 }
 
 // NewService returns a Service over s.
 func NewService(s *store.Store, cfg SessionConfig, log *slog.Logger) *Service {
-	return &Service{store: s, cfg: cfg, log: log}
+	// Compute the dummy hash now, so even the first unknown email costs
+	// only one argon2id verification.
+	go func() { _, _ = dummyHash() }()
+	return &Service{store: s, cfg: cfg, throttle: DefaultThrottle, log: log}
 }
 
 // Authenticate finds the live session of the request's cookie.

@@ -1,0 +1,452 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"creativeapi/internal/testenv"
+)
+
+const (
+	signInPath  = "/api/v1/auth/sign-in"
+	signOutPath = "/api/v1/auth/sign-out"
+	mePath      = "/api/v1/me"
+)
+
+// sessionBody is the Session schema.
+type sessionBody struct {
+	User struct {
+		ID    uuid.UUID `json:"id"`
+		Email string    `json:"email"`
+		Name  string    `json:"name"`
+	} `json:"user"`
+	Memberships []struct {
+		Organization struct {
+			ID   uuid.UUID `json:"id"`
+			Name string    `json:"name"`
+		} `json:"organization"`
+		Role string `json:"role"`
+	} `json:"memberships"`
+	CSRFToken string `json:"csrfToken"`
+}
+
+// setCookie parses the response's one Set-Cookie header.
+func setCookie(t *testing.T, r *testenv.Response) *http.Cookie {
+	t.Helper()
+	lines := r.Header.Values("Set-Cookie")
+	if len(lines) != 1 {
+		t.Fatalf("want one Set-Cookie, got %q", lines)
+	}
+	c, err := http.ParseSetCookie(lines[0])
+	if err != nil {
+		t.Fatalf("parse Set-Cookie %q: %v", lines[0], err)
+	}
+	return c
+}
+
+func signInBody(email, password string) map[string]string {
+	return map[string]string{"email": email, "password": password}
+}
+
+func TestSignInAnswersTheSessionAndSetsAnHttpOnlyLaxCookie(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	user, email := env.DB.User(t, "Ada Admin")
+	zeta, alpha := env.DB.Org(t, "Zeta Media"), env.DB.Org(t, "Alpha Ads")
+	env.DB.Member(t, zeta, user, "viewer")
+	env.DB.Member(t, alpha, user, "admin")
+
+	c := env.Client(t)
+	r := c.SignIn(strings.ToUpper(email), testenv.Password)
+	if r.Status != http.StatusOK {
+		t.Fatalf("sign-in: %d %s", r.Status, r.Body)
+	}
+	var s sessionBody
+	r.JSON(t, &s)
+	if s.User.ID != user || s.User.Email != email || s.User.Name != "Ada Admin" {
+		t.Errorf("user = %+v", s.User)
+	}
+	if len(s.Memberships) != 2 || s.Memberships[0].Organization.ID != alpha || s.Memberships[0].Organization.Name != "Alpha Ads" ||
+		s.Memberships[0].Role != "admin" || s.Memberships[1].Organization.ID != zeta || s.Memberships[1].Role != "viewer" {
+		t.Errorf("memberships (want by organization name) = %+v", s.Memberships)
+	}
+	if len(s.CSRFToken) != 43 {
+		t.Errorf("csrfToken %q is not 256 bits in base64url", s.CSRFToken)
+	}
+
+	cookie := setCookie(t, r)
+	raw := r.Header.Get("Set-Cookie")
+	if cookie.Name != "session" || len(cookie.Value) != 43 || !cookie.HttpOnly || cookie.SameSite != http.SameSiteLaxMode ||
+		cookie.Path != "/" || cookie.Secure || cookie.MaxAge != int(env.Config.SessionAbsoluteTTL.Seconds()) {
+		t.Errorf("Set-Cookie %q", raw)
+	}
+	for _, attr := range []string{"; Path=/", "; HttpOnly", "; SameSite=Lax", "; Max-Age=604800"} {
+		if !strings.Contains(raw, attr) {
+			t.Errorf("Set-Cookie %q lacks %q", raw, attr)
+		}
+	}
+	if strings.Contains(raw, "Secure") {
+		t.Errorf("Set-Cookie %q is Secure although COOKIE_SECURE=false", raw)
+	}
+
+	me := c.Do(http.MethodGet, mePath, nil)
+	if me.Status != http.StatusOK {
+		t.Fatalf("me: %d %s", me.Status, me.Body)
+	}
+	if !bytes.Equal(me.Body, r.Body) {
+		t.Errorf("GET /me answers\n%s\nwant the sign-in body\n%s", me.Body, r.Body)
+	}
+}
+
+func TestSecureCookieIsHostPrefixed(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t, testenv.Options{Env: map[string]string{"COOKIE_SECURE": "true"}})
+	_, email := env.DB.User(t, "Sam Secure")
+	c := env.Client(t)
+	r := c.SignIn(email, testenv.Password)
+	if r.Status != http.StatusOK {
+		t.Fatalf("sign-in: %d %s", r.Status, r.Body)
+	}
+	cookie := setCookie(t, r)
+	if cookie.Name != "__Host-session" || !cookie.Secure || !cookie.HttpOnly || cookie.Path != "/" || cookie.Domain != "" || cookie.SameSite != http.SameSiteLaxMode {
+		t.Fatalf("Set-Cookie %q", r.Header.Get("Set-Cookie"))
+	}
+	// The jar keeps a Secure cookie off plain http, as a browser would; send it by hand.
+	sent := testenv.Header{Name: "Cookie", Value: cookie.Name + "=" + cookie.Value}
+	if me := c.Do(http.MethodGet, mePath, nil, sent); me.Status != http.StatusOK {
+		t.Fatalf("me with the __Host- cookie: %d %s", me.Status, me.Body)
+	}
+	out := c.Do(http.MethodPost, signOutPath, nil, sent)
+	if out.Status != http.StatusNoContent {
+		t.Fatalf("sign-out: %d %s", out.Status, out.Body)
+	}
+	cleared := setCookie(t, out)
+	if cleared.Name != "__Host-session" || cleared.Value != "" || cleared.MaxAge != -1 || !cleared.Secure || cleared.Path != "/" {
+		t.Errorf("clearing Set-Cookie %q", out.Header.Get("Set-Cookie"))
+	}
+}
+
+func TestSignOutRevokesTheSessionAndClearsTheCookie(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	_, email := env.DB.User(t, "Olga Out")
+	c := env.Client(t)
+	in := c.SignIn(email, testenv.Password)
+	token := setCookie(t, in).Value
+
+	r := c.Do(http.MethodPost, signOutPath, nil)
+	if r.Status != http.StatusNoContent || len(r.Body) != 0 {
+		t.Fatalf("sign-out: %d %s", r.Status, r.Body)
+	}
+	raw := r.Header.Get("Set-Cookie")
+	if !strings.HasPrefix(raw, "session=;") || !strings.Contains(raw, "Max-Age=0") || !strings.Contains(raw, "HttpOnly") || !strings.Contains(raw, "Path=/") {
+		t.Errorf("clearing Set-Cookie %q", raw)
+	}
+	var revoked bool
+	if err := env.DB.Pool.QueryRow(context.Background(), "SELECT revoked_at IS NOT NULL FROM sessions").Scan(&revoked); err != nil || !revoked {
+		t.Errorf("session revoked = %v (%v)", revoked, err)
+	}
+
+	// The same cookie, replayed (a copy kept by an attacker): 401 on both endpoints.
+	again := env.Client(t)
+	again.SetCookie(env.Config, token)
+	again.CSRFToken = c.CSRFToken
+	if r := again.Do(http.MethodPost, signOutPath, nil); r.Status != http.StatusUnauthorized || r.Problem(t).Code != "unauthenticated" {
+		t.Errorf("second sign-out: %d %s", r.Status, r.Body)
+	}
+	if r := again.Do(http.MethodGet, mePath, nil); r.Status != http.StatusUnauthorized {
+		t.Errorf("me after sign-out: %d %s", r.Status, r.Body)
+	}
+}
+
+func TestWrongPasswordAndUnknownEmailGetTheSameAnswer(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	_, email := env.DB.User(t, "Wanda Wrong")
+	c := env.Client(t)
+	wrong := c.Do(http.MethodPost, signInPath, signInBody(email, "not-the-password"))
+	unknown := c.Do(http.MethodPost, signInPath, signInBody("nobody@example.test", testenv.Password))
+	for _, r := range []*testenv.Response{wrong, unknown} {
+		if r.Status != http.StatusUnauthorized || r.Problem(t).Code != "invalid_credentials" {
+			t.Fatalf("got %d %s", r.Status, r.Body)
+		}
+		if r.Header.Get("Set-Cookie") != "" {
+			t.Errorf("a failed sign-in sets a cookie: %q", r.Header.Get("Set-Cookie"))
+		}
+	}
+	pw, pu := wrong.Problem(t), unknown.Problem(t)
+	if pw.TraceID == pu.TraceID {
+		t.Errorf("trace ids should differ")
+	}
+	body := func(r *testenv.Response, traceID string) string {
+		return strings.Replace(string(r.Body), traceID, "TRACE", 1)
+	}
+	if a, b := body(wrong, pw.TraceID), body(unknown, pu.TraceID); a != b {
+		t.Errorf("bodies differ:\nwrong password: %s\nunknown email:  %s", a, b)
+	}
+}
+
+func TestSessionsThatAreNoLongerLiveAreRefused(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	tests := []struct {
+		name   string
+		update string
+	}{
+		{"idle expiry passed", "UPDATE sessions SET idle_expires_at = now() - interval '1 second' WHERE user_id = $1"},
+		{"absolute expiry passed", "UPDATE sessions SET absolute_expires_at = now() - interval '1 second' WHERE user_id = $1"},
+		{"revoked", "UPDATE sessions SET revoked_at = now() WHERE user_id = $1"},
+		{"user deleted", "DELETE FROM users WHERE id = $1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, user := env.SignedIn(t, "Eve Expired")
+			if r := c.Do(http.MethodGet, mePath, nil); r.Status != http.StatusOK {
+				t.Fatalf("before: %d %s", r.Status, r.Body)
+			}
+			if _, err := env.DB.Pool.Exec(context.Background(), tt.update, user); err != nil {
+				t.Fatal(err)
+			}
+			r := c.Do(http.MethodGet, mePath, nil)
+			if r.Status != http.StatusUnauthorized || r.Problem(t).Code != "unauthenticated" {
+				t.Fatalf("got %d %s", r.Status, r.Body)
+			}
+		})
+	}
+	forged := []struct{ name, token string }{
+		{"forged token", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"},
+		{"overlong token", strings.Repeat("x", 500)},
+		{"empty token", ""},
+	}
+	for _, tt := range forged {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := env.Client(t)
+			c.SetCookie(env.Config, tt.token)
+			if r := c.Do(http.MethodGet, mePath, nil); r.Status != http.StatusUnauthorized || r.Problem(t).Code != "unauthenticated" {
+				t.Fatalf("got %d %s", r.Status, r.Body)
+			}
+		})
+	}
+	t.Run("no cookie", func(t *testing.T) {
+		t.Parallel()
+		if r := env.Client(t).Do(http.MethodGet, mePath, nil); r.Status != http.StatusUnauthorized {
+			t.Fatalf("got %d %s", r.Status, r.Body)
+		}
+	})
+}
+
+func TestSignOutNeedsTheSessionsCSRFToken(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	tests := []struct {
+		name  string
+		token string
+	}{
+		{"missing token", ""},
+		{"wrong token", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, _ := env.SignedIn(t, "Carl CSRF")
+			csrf := c.CSRFToken
+			c.CSRFToken = ""
+			r := c.Do(http.MethodPost, signOutPath, nil, testenv.Header{Name: "X-CSRF-Token", Value: tt.token})
+			if r.Status != http.StatusForbidden || r.Problem(t).Code != "csrf_failed" {
+				t.Fatalf("got %d %s", r.Status, r.Body)
+			}
+			if r := c.Do(http.MethodGet, mePath, nil); r.Status != http.StatusOK {
+				t.Fatalf("the session should still be live: %d", r.Status)
+			}
+			c.CSRFToken = csrf
+			if r := c.Do(http.MethodPost, signOutPath, nil); r.Status != http.StatusNoContent {
+				t.Fatalf("with the token: %d %s", r.Status, r.Body)
+			}
+		})
+	}
+}
+
+func TestCrossOriginSignInIsRefusedUnlessTheOriginIsTrusted(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t, testenv.Options{Env: map[string]string{"ALLOWED_ORIGINS": "https://app.example"}})
+	_, email := env.DB.User(t, "Lena Login")
+	tests := []struct {
+		name   string
+		origin string
+		site   string
+		status int
+	}{
+		{"a cross-site browser request is refused (login CSRF)", "https://evil.example", "cross-site", http.StatusForbidden},
+		{"an Origin that is not the host is refused", "https://evil.example", "", http.StatusForbidden},
+		{"a trusted origin passes", "https://app.example", "cross-site", http.StatusOK},
+		{"a same-origin request passes", "", "same-origin", http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := env.Client(t)
+			r := c.Do(http.MethodPost, signInPath, signInBody(email, testenv.Password),
+				testenv.Header{Name: "Origin", Value: tt.origin}, testenv.Header{Name: "Sec-Fetch-Site", Value: tt.site})
+			if r.Status != tt.status {
+				t.Fatalf("got %d %s", r.Status, r.Body)
+			}
+			if r.Status == http.StatusForbidden && r.Problem(t).Code != "csrf_failed" {
+				t.Errorf("code %s", r.Body)
+			}
+		})
+	}
+}
+
+func TestEverySignInStartsANewSession(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	_, email := env.DB.User(t, "Nina New")
+	first, second := env.Client(t), env.Client(t)
+	r1, r2 := first.SignIn(email, testenv.Password), second.SignIn(email, testenv.Password)
+	if setCookie(t, r1).Value == setCookie(t, r2).Value || first.CSRFToken == second.CSRFToken {
+		t.Fatal("two sign-ins share a token")
+	}
+	var n int
+	if err := env.DB.Pool.QueryRow(context.Background(), "SELECT count(DISTINCT token_hash) FROM sessions").Scan(&n); err != nil || n != 2 {
+		t.Fatalf("sessions = %d (%v), want 2", n, err)
+	}
+	// A session planted before sign-in (session fixation) is not reused.
+	fixed := env.Client(t)
+	fixed.SetCookie(env.Config, "planted-token-planted-token-planted-token-x")
+	r3 := fixed.SignIn(email, testenv.Password)
+	if setCookie(t, r3).Value == "planted-token-planted-token-planted-token-x" {
+		t.Fatal("sign-in kept the planted token")
+	}
+}
+
+func TestSessionTokenIsStoredOnlyAsItsHash(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	_, email := env.DB.User(t, "Hal Hash")
+	r := env.Client(t).SignIn(email, testenv.Password)
+	token := setCookie(t, r).Value
+	var row string
+	var hash []byte
+	err := env.DB.Pool.QueryRow(context.Background(), "SELECT row_to_json(s)::text, token_hash FROM sessions s").Scan(&row, &hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(row, token) {
+		t.Fatalf("the sessions row holds the cookie value: %s", row)
+	}
+	if sum := sha256.Sum256([]byte(token)); !bytes.Equal(hash, sum[:]) {
+		t.Fatalf("token_hash is not sha256(token)")
+	}
+}
+
+func TestFailedSignInsAreThrottled(t *testing.T) {
+	t.Parallel()
+	retryAfter := func(t *testing.T, r *testenv.Response) {
+		t.Helper()
+		if r.Status != http.StatusTooManyRequests || r.Problem(t).Code != "too_many_attempts" {
+			t.Fatalf("got %d %s, want 429 too_many_attempts", r.Status, r.Body)
+		}
+		s, err := strconv.Atoi(r.Header.Get("Retry-After"))
+		if err != nil || s < 1 || s > 900 {
+			t.Fatalf("Retry-After %q, want 1..900 seconds", r.Header.Get("Retry-After"))
+		}
+	}
+	t.Run("the sixth attempt for one email is refused, even with the right password", func(t *testing.T) {
+		t.Parallel()
+		env := testenv.New(t)
+		_, email := env.DB.User(t, "Tom Throttled")
+		c := env.Client(t)
+		for i := range 5 {
+			if r := c.SignIn(email, "wrong-password"); r.Status != http.StatusUnauthorized {
+				t.Fatalf("failure %d: %d %s", i+1, r.Status, r.Body)
+			}
+		}
+		retryAfter(t, c.SignIn(strings.ToUpper(email), testenv.Password))
+		// Another email from the same address is not affected.
+		_, other := env.DB.User(t, "Olive Other")
+		if r := c.SignIn(other, testenv.Password); r.Status != http.StatusOK {
+			t.Fatalf("another email: %d %s", r.Status, r.Body)
+		}
+		// When the window has ended, the email may try again and counts from 1.
+		if _, err := env.DB.Pool.Exec(context.Background(), "UPDATE sign_in_failures SET window_start = now() - interval '15 minutes'"); err != nil {
+			t.Fatal(err)
+		}
+		if r := c.SignIn(email, "wrong-password"); r.Status != http.StatusUnauthorized {
+			t.Fatalf("after the window: %d %s", r.Status, r.Body)
+		}
+		var failures int
+		if err := env.DB.Pool.QueryRow(context.Background(), "SELECT failures FROM sign_in_failures WHERE subject = $1", "email:"+email).Scan(&failures); err != nil || failures != 1 {
+			t.Fatalf("failures after a new window = %d (%v), want 1", failures, err)
+		}
+	})
+	t.Run("a successful sign-in resets the email's count", func(t *testing.T) {
+		t.Parallel()
+		env := testenv.New(t)
+		_, email := env.DB.User(t, "Rory Reset")
+		c := env.Client(t)
+		for range 4 {
+			c.SignIn(email, "wrong-password")
+		}
+		if r := c.SignIn(email, testenv.Password); r.Status != http.StatusOK {
+			t.Fatalf("sign-in: %d %s", r.Status, r.Body)
+		}
+		for i := range 5 {
+			if r := c.SignIn(email, "wrong-password"); r.Status != http.StatusUnauthorized {
+				t.Fatalf("failure %d after the reset: %d %s", i+1, r.Status, r.Body)
+			}
+		}
+	})
+	t.Run("the twenty-first attempt from one address is refused", func(t *testing.T) {
+		t.Parallel()
+		env := testenv.New(t)
+		c := env.Client(t)
+		for i := range 20 {
+			email := "guess" + strconv.Itoa(i%4) + "@example.test"
+			if r := c.SignIn(email, "guess"); r.Status != http.StatusUnauthorized {
+				t.Fatalf("failure %d: %d %s", i+1, r.Status, r.Body)
+			}
+		}
+		_, email := env.DB.User(t, "Ivy Innocent")
+		retryAfter(t, c.SignIn(email, testenv.Password))
+	})
+}
+
+func TestAuthEndpointsAnswerEveryDeclaredStatus(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	tests := []struct {
+		name    string
+		body    any
+		headers []testenv.Header
+		status  int
+		code    string
+	}{
+		{"malformed JSON is 400", `{"email":`, nil, 400, "malformed_json"},
+		{"a form body is 415", "email=a&password=b", []testenv.Header{{Name: "Content-Type", Value: "application/x-www-form-urlencoded"}}, 415, "unsupported_media_type"},
+		{"a missing password is 422", `{"email":"ada@example.test"}`, nil, 422, "invalid_request"},
+		{"an unknown field is 422", `{"email":"ada@example.test","password":"x","remember":true}`, nil, 422, "invalid_request"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := env.Client(t).Do(http.MethodPost, signInPath, tt.body, tt.headers...)
+			if r.Status != tt.status || r.Problem(t).Code != tt.code {
+				t.Fatalf("got %d %s, want %d %s", r.Status, r.Body, tt.status, tt.code)
+			}
+		})
+	}
+	t.Run("sign-out without a session is 401", func(t *testing.T) {
+		t.Parallel()
+		if r := env.Client(t).Do(http.MethodPost, signOutPath, nil); r.Status != http.StatusUnauthorized || r.Problem(t).Code != "unauthenticated" {
+			t.Fatalf("got %d %s", r.Status, r.Body)
+		}
+	})
+}

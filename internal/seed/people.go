@@ -1,0 +1,97 @@
+package seed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/google/uuid"
+
+	"creativeapi/gen/db"
+	"creativeapi/internal/auth"
+	"creativeapi/internal/store"
+)
+
+// demoOrgs and demoUsers are PRODUCT.md §7's people.
+var (
+	demoOrgs = []struct{ name, slug string }{
+		{"Acme Ads", "acme"},
+		{"Globex", "globex"},
+	}
+	demoUsers = []struct{ email, name, org, role string }{
+		{"admin@acme.test", "Ada Admin", "acme", "admin"},
+		{"reviewer@acme.test", "Rita Reviewer", "acme", "reviewer"},
+		{"author@acme.test", "Alex Author", "acme", "author"},
+		{"viewer@acme.test", "Vic Viewer", "acme", "viewer"},
+		{"admin@globex.test", "Gus Globex", "globex", "admin"},
+	}
+)
+
+// seedPeople adds the demo organizations, users and memberships that are
+// missing. A password is hashed only for a user it creates, so re-runs are
+// quick.
+func seedPeople(ctx context.Context, s *store.Store, log *slog.Logger) (People, error) {
+	orgs := map[string]uuid.UUID{}
+	for _, o := range demoOrgs {
+		id, created, err := ensureOrg(ctx, s.Q, o.name, o.slug)
+		if err != nil {
+			return People{}, fmt.Errorf("organization %s: %w", o.slug, err)
+		}
+		orgs[o.slug] = id
+		log.Info("seed organization", "slug", o.slug, "created", created)
+	}
+	people := People{Acme: orgs["acme"], Globex: orgs["globex"], Users: map[string]uuid.UUID{}}
+	for _, u := range demoUsers {
+		id, created, err := ensureUser(ctx, s.Q, u.email, u.name)
+		if err != nil {
+			return People{}, fmt.Errorf("user %s: %w", u.email, err)
+		}
+		people.Users[u.email] = id
+		n, err := s.Q.MembershipInsertIfAbsent(ctx, db.MembershipInsertIfAbsentParams{OrganizationID: orgs[u.org], UserID: id, Role: u.role})
+		if err != nil {
+			return People{}, fmt.Errorf("membership of %s: %w", u.email, store.Translate(err))
+		}
+		log.Info("seed user", "email", u.email, "created", created, "membership_created", n == 1, "org", u.org, "role", u.role)
+	}
+	return people, nil
+}
+
+// ensureOrg returns the id of the organization with slug, creating it if absent.
+func ensureOrg(ctx context.Context, q *db.Queries, name, slug string) (uuid.UUID, bool, error) {
+	id, err := q.OrganizationInsertIfAbsent(ctx, db.OrganizationInsertIfAbsentParams{Name: name, Slug: slug})
+	if err == nil {
+		return id, true, nil
+	}
+	if err = store.Translate(err); !errors.Is(err, store.ErrNotFound) {
+		return uuid.Nil, false, err
+	}
+	org, err := q.OrganizationGetBySlug(ctx, slug)
+	return org.ID, false, store.Translate(err)
+}
+
+// ensureUser returns the id of the user with email, creating it with the
+// demo password if absent.
+func ensureUser(ctx context.Context, q *db.Queries, email, name string) (uuid.UUID, bool, error) {
+	u, err := q.UserGetByEmail(ctx, email)
+	if err == nil {
+		return u.ID, false, nil
+	}
+	if err = store.Translate(err); !errors.Is(err, store.ErrNotFound) {
+		return uuid.Nil, false, err
+	}
+	hash, err := auth.HashPassword(DemoPassword, auth.DefaultPasswordParams)
+	if err != nil {
+		return uuid.Nil, false, err
+	}
+	id, err := q.UserInsertIfAbsent(ctx, db.UserInsertIfAbsentParams{Email: email, Name: name, PasswordHash: hash})
+	if err == nil {
+		return id, true, nil
+	}
+	if err = store.Translate(err); !errors.Is(err, store.ErrNotFound) {
+		return uuid.Nil, false, err
+	}
+	// Another seed run created it in between.
+	u, err = q.UserGetByEmail(ctx, email)
+	return u.ID, false, store.Translate(err)
+}
