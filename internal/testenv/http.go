@@ -214,7 +214,7 @@ func (c *Client) Do(method, path string, body any, headers ...Header) *Response 
 		c.t.Fatalf("read body: %v", err)
 	}
 	resp := &Response{Status: res.StatusCode, Header: res.Header, Body: b}
-	if err := CheckResponse(req, resp); err != nil {
+	if err := CheckResponse(req, resp, c.t.Name()); err != nil {
 		c.t.Errorf("%s %s → %d does not match openapi.yaml: %v\nbody: %s", method, path, resp.Status, err, b)
 	}
 	return resp
@@ -258,7 +258,8 @@ func specRouter() (*openapi3.T, routers.Router, error) {
 // CheckResponse validates a response against the spec: the status must be
 // declared by the operation and the body and headers must match it. Answers
 // outside any operation (unknown paths, wrong methods) must be Problems.
-func CheckResponse(req *http.Request, resp *Response) error {
+// provedBy names the tests credited with the pair in the contract report.
+func CheckResponse(req *http.Request, resp *Response, provedBy ...string) error {
 	doc, router, err := specRouter()
 	if err != nil {
 		return err
@@ -291,7 +292,7 @@ func CheckResponse(req *http.Request, resp *Response) error {
 			return err
 		}
 	}
-	recordProven(route.Operation.OperationID, resp.Status)
+	recordProven(route.Operation.OperationID, resp.Status, provedBy)
 	return nil
 }
 
@@ -308,18 +309,25 @@ func checkProblem(doc *openapi3.T, resp *Response) error {
 
 var proven struct {
 	sync.Mutex
-	pairs map[string]bool
+	pairs map[string]map[string]bool // "operationId status" → test names
 }
 
 // recordProven notes that the suite produced and validated this
-// (operation, status) pair; the contract test reads the union.
-func recordProven(operationID string, status int) {
+// (operation, status) pair, and by which tests; the contract test reads the
+// union.
+func recordProven(operationID string, status int, tests []string) {
 	proven.Lock()
 	defer proven.Unlock()
 	if proven.pairs == nil {
-		proven.pairs = map[string]bool{}
+		proven.pairs = map[string]map[string]bool{}
 	}
-	proven.pairs[fmt.Sprintf("%s %d", operationID, status)] = true
+	key := fmt.Sprintf("%s %d", operationID, status)
+	if proven.pairs[key] == nil {
+		proven.pairs[key] = map[string]bool{}
+	}
+	for _, name := range tests {
+		proven.pairs[key][name] = true
+	}
 }
 
 // writeProven appends the pairs this test binary proved to
@@ -332,8 +340,13 @@ func writeProven() error {
 	proven.Lock()
 	defer proven.Unlock()
 	lines := make([]string, 0, len(proven.pairs))
-	for p := range proven.pairs {
-		lines = append(lines, p)
+	for p, tests := range proven.pairs {
+		names := make([]string, 0, len(tests))
+		for name := range tests {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		lines = append(lines, strings.Join(append([]string{p}, names...), " "))
 	}
 	sort.Strings(lines)
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -325,6 +325,18 @@ export interface components {
             id: string;
             name: string;
         };
+        /** @description A UserRef or null. Under OpenAPI 3.0 a `nullable` property lets null through its `allOf` only when the referenced schema allows null too, so nullable references point here (kept equal to UserRef by internal/contract). */
+        NullableUserRef: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+        } | null;
+        /** @description A NamedRef or null (see NullableUserRef). */
+        NullableNamedRef: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+        } | null;
         User: {
             /** Format: uuid */
             id: string;
@@ -392,6 +404,7 @@ export interface components {
             durationMs: number | null;
             sha256: string;
         };
+        /** @description An uploaded version of a creative. Nullable because it is only referenced by nullable properties (`currentVersion`, `approvedVersion`); see NullableUserRef. */
         CreativeVersion: {
             /** Format: uuid */
             id: string;
@@ -400,7 +413,7 @@ export interface components {
             createdAt: string;
             author: components["schemas"]["UserRef"];
             assets: components["schemas"]["Asset"][];
-        };
+        } | null;
         /** @description A creative. Every field is always present; the nullable ones are null when unset. */
         CreativeDetail: {
             /** Format: uuid */
@@ -435,9 +448,9 @@ export interface components {
             availableActions: components["schemas"]["CreativeAction"][];
             author: components["schemas"]["UserRef"];
             /** @description The assigned reviewer; null when any reviewer may review. */
-            reviewer: components["schemas"]["UserRef"] | null;
-            client: components["schemas"]["NamedRef"] | null;
-            task: components["schemas"]["NamedRef"] | null;
+            reviewer: components["schemas"]["NullableUserRef"] | null;
+            client: components["schemas"]["NullableNamedRef"] | null;
+            task: components["schemas"]["NullableNamedRef"] | null;
             /** @description The latest version; null before the first upload. */
             currentVersion: components["schemas"]["CreativeVersion"] | null;
             /** @description The version that was approved; null until approval. */
@@ -811,7 +824,12 @@ export interface operations {
             /**
              * @description `too_many_attempts`: too many failed sign-ins for this email or
              *     from this client address. Wait the number of seconds in
-             *     `Retry-After` before trying again.
+             *     `Retry-After` before trying again. Policy: at most 5 failed
+             *     sign-ins per email (case-insensitive) and 20 per client address
+             *     in a fixed 15-minute window that starts at the first failure;
+             *     once a limit is reached every attempt for that email or from that
+             *     address, even with the right password, answers 429 until the
+             *     window ends. A successful sign-in resets the email's count.
              */
             429: {
                 headers: {
@@ -848,6 +866,11 @@ export interface operations {
             /** @description Signed out; the cookie is cleared. */
             204: {
                 headers: {
+                    /**
+                     * @description Clears the session cookie (empty value, `Max-Age=0`).
+                     * @example __Host-session=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax
+                     */
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1164,8 +1187,9 @@ export interface operations {
             403: components["responses"]["CsrfFailed"];
             /**
              * @description `too_many_open_deposits`: the user already has the maximum number
-             *     of open deposit requests (by default 5). Let one be paid or
-             *     expire first.
+             *     of open deposit requests (by default 5). Open means
+             *     `awaiting_transfer` before `expiresAt`, or `confirming`; expired
+             *     and credited ones do not count. Let one be paid or expire first.
              *     `idempotency_key_in_use`: a request with this `Idempotency-Key`
              *     is still running. Retry with the same key after `Retry-After`
              *     seconds.
