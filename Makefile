@@ -39,7 +39,7 @@ lint: ## go vet, gofmt, go mod tidy -diff, the spec lint.
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out" >&2; exit 1; fi
 	$(GO) mod tidy -diff
-	$(GO) mod tidy -diff -modfile=tools/go.mod
+	cd tools && $(GO) mod tidy -diff
 	@sh scripts/npm-ci.sh
 	npm run --silent lint:spec
 
