@@ -5,6 +5,7 @@ GO        ?= go
 TOOL      := $(GO) tool -modfile=tools/go.mod
 DEV_ENV   := COOKIE_SECURE=false TREASURY_ADDRESS=TBXSw8fM4jpQkGc6zZjsVABFpVN7UvXPdV
 FUZZTIME  ?= 30s
+PROVEN    := $(CURDIR)/test-artifacts/proven
 
 .DEFAULT_GOAL := help
 .PHONY: help deps run test test-go lint generate check-generated bench fuzz mock build
@@ -12,8 +13,9 @@ FUZZTIME  ?= 30s
 help: ## Show this help.
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-deps: ## Install what a fresh Debian machine lacks (PostgreSQL server, Node packages).
+deps: ## Install what a fresh Debian machine lacks (PostgreSQL server, Chromium, Node packages).
 	@sh scripts/ensure-postgres.sh
+	@sh scripts/ensure-chromium.sh
 	@sh scripts/npm-ci.sh
 
 build: ## Build bin/creativeapi.
@@ -35,18 +37,25 @@ check-generated: generate ## Fail when generated files differ from the committed
 	@untracked=$$(git ls-files --others --exclude-standard -- gen); \
 		if [ -n "$$untracked" ]; then echo "untracked generated files: $$untracked" >&2; exit 1; fi
 
-lint: ## go vet, gofmt, go mod tidy -diff, the spec lint.
+lint: ## go vet, gofmt, go mod tidy -diff, the spec lint, the TypeScript type check.
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out" >&2; exit 1; fi
 	$(GO) mod tidy -diff
 	cd tools && $(GO) mod tidy -diff
 	@sh scripts/npm-ci.sh
 	npm run --silent lint:spec
+	npm run --silent client:typecheck
+	npm run --silent client:test:typecheck
 
 test: deps check-generated lint test-go ## Run every test (fresh machine: installs what is missing first).
 
+# test-go runs every Go test (the TypeScript client and browser tests run
+# from internal/e2e), recording which (operation, status) pairs each test
+# proved; then the contract check fails on any declared pair nothing proved.
 test-go:
-	$(GO) test -count=1 ./...
+	@rm -rf $(PROVEN) && mkdir -p $(PROVEN)
+	CONTRACT_PROVEN_DIR=$(PROVEN) $(GO) test -count=1 ./...
+	CONTRACT_PROVEN_DIR=$(PROVEN) CONTRACT_CHECK=1 $(GO) test -count=1 ./internal/contract
 
 bench: deps ## Go benchmarks (validation, replay vs first execution).
 	$(GO) test -run '^$$' -bench . -benchmem ./...

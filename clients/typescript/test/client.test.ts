@@ -1,0 +1,237 @@
+// The frontend's path through the API, with the real client wrapper against
+// a real server on seeded demo data (internal/e2e starts both and runs this
+// file with node's test runner):
+// sign in → list creatives → submit a draft → availableActions change →
+// create a deposit, lose its response, retry with the same Idempotency-Key →
+// the same deposit → a 422 read through the typed ApiProblem → sign out.
+//
+// API_BASE_URL: the server (or Prism's validating proxy in front of it).
+// PRISM=1: the base URL is Prism; any `sl-violations` header or Prism error
+// answer fails the run, and the count is printed as "prism-violations: N".
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  ApiProblem,
+  createApiClient,
+  type AccountDeposit,
+  type CreateAccountDepositRequest,
+  type CreativeDetail,
+  type FieldError,
+  type Problem,
+} from "../src/client.js";
+
+const baseUrl = process.env["API_BASE_URL"];
+if (!baseUrl) throw new Error("API_BASE_URL is not set: run this test through `go test ./internal/e2e`");
+const throughPrism = process.env["PRISM"] === "1";
+
+type CreativeAction = CreativeDetail["availableActions"][number];
+
+/** One request the client sent and what came back. */
+interface Exchange {
+  method: string;
+  path: string;
+  status: number;
+  idempotencyKey: string | null;
+  replayed: boolean;
+  /** Prism's `sl-violations` header, or its own error answer (request refused by Prism). */
+  violation: string | null;
+}
+
+/**
+ * A fetch that behaves like the browser's for our purposes (node has no
+ * cookie jar), records every exchange, and can lose one response after the
+ * server answered, as a dropped connection would.
+ */
+function testFetch() {
+  const cookies = new Map<string, string>();
+  const exchanges: Exchange[] = [];
+  let loseResponse: ((request: Request) => boolean) | undefined;
+
+  const fetchFn = async (request: Request): Promise<Response> => {
+    const headers = new Headers(request.headers);
+    if (cookies.size > 0) {
+      headers.set("Cookie", [...cookies].map(([name, value]) => `${name}=${value}`).join("; "));
+    }
+    const body = request.body ? await request.arrayBuffer() : undefined;
+    const response = await fetch(request.url, { method: request.method, headers, body, redirect: "manual" });
+
+    for (const line of response.headers.getSetCookie()) {
+      const pair = line.split(";", 1)[0] ?? "";
+      const eq = pair.indexOf("=");
+      const name = pair.slice(0, eq).trim();
+      const value = pair.slice(eq + 1).trim();
+      if (value === "" || /;\s*max-age=0/i.test(line)) cookies.delete(name);
+      else cookies.set(name, value);
+    }
+
+    let violation = response.headers.get("sl-violations");
+    if (violation === null && !response.ok) {
+      const text = await response.clone().text();
+      if (text.includes("stoplight.io/prism/errors")) violation = text;
+    }
+    exchanges.push({
+      method: request.method,
+      path: new URL(request.url).pathname,
+      status: response.status,
+      idempotencyKey: request.headers.get("Idempotency-Key"),
+      replayed: response.headers.get("Idempotent-Replayed") === "true",
+      violation,
+    });
+
+    if (loseResponse?.(request)) {
+      loseResponse = undefined;
+      await response.arrayBuffer();
+      throw new TypeError("fetch failed: the test dropped the connection after the server answered");
+    }
+    return response;
+  };
+
+  return {
+    fetch: fetchFn,
+    exchanges,
+    cookies,
+    /** The next response to a request matching `match` is lost after the server answered it. */
+    loseNextResponse(match: (request: Request) => boolean) {
+      loseResponse = match;
+    },
+  };
+}
+
+/** Calls fn, which must throw an ApiProblem, and returns it. */
+async function problemOf(fn: () => Promise<unknown>): Promise<ApiProblem> {
+  try {
+    await fn();
+  } catch (err) {
+    if (err instanceof ApiProblem) return err;
+    throw err;
+  }
+  assert.fail("expected an ApiProblem, the call succeeded");
+}
+
+const usdt = (amountMinor: string): CreateAccountDepositRequest => ({
+  amount: { amountMinor, currency: "USDT", scale: 6 },
+});
+
+test("a frontend signs in, reviews a creative, deposits and reads errors", async (t) => {
+  const net = testFetch();
+  const api = createApiClient({ baseUrl, fetch: net.fetch });
+  let acmeId = "";
+  let draft: CreativeDetail | undefined;
+
+  await t.test("sign in as the author", async () => {
+    const session = await api.signIn({ email: "author@acme.test", password: "demo-password-1" });
+    assert.equal(session.user.email, "author@acme.test");
+    assert.ok(session.csrfToken.length > 0, "the session carries a CSRF token");
+    const acme = session.memberships.find((m) => m.organization.name === "Acme Ads");
+    assert.ok(acme, `author@acme.test is a member of Acme Ads: ${JSON.stringify(session.memberships)}`);
+    acmeId = acme.organization.id;
+    assert.equal((await api.getMe()).user.id, session.user.id, "the session cookie is kept");
+  });
+
+  await t.test("list creatives", async () => {
+    const page = await api.listCreatives(acmeId, { limit: 100 });
+    const states = new Set(page.items.map((c) => c.reviewStatus));
+    for (const s of ["draft", "in_review", "changes_requested", "approved", "archived"] as const) {
+      assert.ok(states.has(s), `the demo data has a ${s} creative (saw ${[...states].join(", ")})`);
+    }
+    const drafts = await api.listCreatives(acmeId, { reviewStatus: "draft" });
+    assert.ok(drafts.items.every((c) => c.reviewStatus === "draft"), "the reviewStatus filter applies");
+    draft = drafts.items.find((c) => c.currentVersion !== null && c.availableActions.includes("submit"));
+    assert.ok(draft, "the author has a draft with a version to submit");
+  });
+
+  await t.test("submit the draft: availableActions change", async () => {
+    assert.ok(draft);
+    const before: CreativeAction[] = draft.availableActions;
+    const submitted = await api.executeCreativeAction(acmeId, draft.id, {
+      action: "submit",
+      expectedVersion: draft.version,
+    });
+    assert.equal(submitted.reviewStatus, "in_review");
+    assert.equal(submitted.version, draft.version + 1);
+    assert.ok(before.includes("submit"));
+    // The author may neither review their own creative nor archive it once
+    // it left draft: nothing is left to offer.
+    assert.deepEqual(submitted.availableActions, []);
+    const reread = await api.getCreative(acmeId, draft.id);
+    assert.deepEqual(reread.availableActions, submitted.availableActions);
+    assert.equal(reread.version, submitted.version);
+
+    const again = await problemOf(() =>
+      api.executeCreativeAction(acmeId, draft!.id, { action: "submit", expectedVersion: draft!.version }),
+    );
+    assert.equal(again.status, 409);
+    assert.equal(again.code, "version_conflict");
+  });
+
+  await t.test("create a deposit; its lost response is retried with the same key", async () => {
+    const isDepositPost = (r: Request) => r.method === "POST" && r.url.endsWith("/api/v1/me/balance/deposits");
+    net.loseNextResponse(isDepositPost);
+    const first = net.exchanges.length;
+    const deposit: AccountDeposit = await api.createAccountDeposit(usdt("25000000"));
+
+    const posts = net.exchanges.slice(first).filter((e) => e.method === "POST");
+    assert.equal(posts.length, 2, "one lost answer, one retry");
+    const [lost, retry] = posts;
+    assert.ok(lost && retry);
+    assert.ok(lost.idempotencyKey, "the wrapper sends an Idempotency-Key");
+    assert.equal(retry.idempotencyKey, lost.idempotencyKey, "the retry reuses the key");
+    assert.deepEqual([lost.status, lost.replayed], [201, false]);
+    assert.deepEqual([retry.status, retry.replayed], [201, true], "the retry is answered from the stored response");
+
+    assert.equal(deposit.status, "awaiting_transfer");
+    assert.equal(deposit.network, "TRC20");
+    const requested = BigInt(deposit.requestedAmount.amountMinor);
+    assert.ok(requested > 25000000n && requested < 25010000n, `matching suffix added: ${requested}`);
+
+    const explicit = await api.createAccountDeposit(usdt("25000000"), { idempotencyKey: lost.idempotencyKey });
+    assert.equal(explicit.id, deposit.id, "the same key and body give the same deposit");
+    assert.deepEqual(explicit, deposit, "byte for byte the stored answer");
+
+    const mine = await api.listAccountDeposits();
+    assert.equal(mine.items.filter((d) => d.id === deposit.id).length, 1, "one deposit only");
+    assert.equal((await api.getAccountDeposit(deposit.id)).requestedAmount.amountMinor, deposit.requestedAmount.amountMinor);
+  });
+
+  await t.test("a 422 is read through the typed ApiProblem", async () => {
+    const first = net.exchanges.length;
+    // 0.01 USDT: whole cents, so it passes the schema (and Prism), but far
+    // below the minimum deposit.
+    const err = await problemOf(() => api.createAccountDeposit(usdt("10000")));
+    const problem: Problem = err.problem;
+    assert.equal(err.status, 422);
+    assert.equal(problem.code, "invalid_request");
+    assert.ok(problem.traceId.length > 0);
+    const fieldErrors: FieldError[] = err.fieldErrors;
+    const amount = fieldErrors.find((f) => f.field === "amount.amountMinor");
+    assert.ok(amount, `fieldErrors name amount.amountMinor: ${JSON.stringify(fieldErrors)}`);
+    const code: FieldError["code"] = amount.code; // a closed union, not any string
+    assert.equal(code, "out_of_range");
+    assert.ok(amount.message.length > 0);
+    assert.equal(net.exchanges.length - first, 1, "a 4xx is final: no retry");
+  });
+
+  await t.test("sign out ends the session", async () => {
+    const kept = new Map(net.cookies);
+    await api.signOut();
+    assert.equal(net.cookies.size, 0, "sign-out clears the session cookie");
+    // The old cookie (a copy kept elsewhere) no longer works: the session
+    // ended on the server, not only in the browser.
+    for (const [name, value] of kept) net.cookies.set(name, value);
+    const err = await problemOf(() => api.getMe());
+    assert.equal(err.status, 401);
+    assert.equal(err.code, "unauthenticated");
+  });
+
+  if (throughPrism) {
+    await t.test("Prism saw no violation", () => {
+      const violations = net.exchanges.filter((e) => e.violation !== null);
+      console.log(`prism-violations: ${violations.length} of ${net.exchanges.length} exchanges`);
+      assert.deepEqual(
+        violations.map((e) => `${e.method} ${e.path} → ${e.status}: ${e.violation}`),
+        [],
+        "every request and response matches openapi.yaml",
+      );
+    });
+  }
+});

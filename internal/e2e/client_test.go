@@ -1,0 +1,104 @@
+package e2e_test
+
+import (
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"creativeapi/internal/seed"
+	"creativeapi/internal/testenv"
+)
+
+// TestTypeScriptClient runs clients/typescript/test under node's test runner
+// with the real client wrapper against a real server on seeded demo data:
+// once directly and once through Prism's validating proxy, where any
+// sl-violations header fails it. Both runs go through a Go proxy that
+// validates every answer against openapi.yaml as the Go tests do.
+func TestTypeScriptClient(t *testing.T) {
+	t.Parallel()
+	node, root := requireNode(t)
+	tests := compileClientTests(t, node, root)
+
+	t.Run("direct", func(t *testing.T) {
+		t.Parallel()
+		base := checkingProxy(t, seededServer(t, nil).Server.URL)
+		out := runNodeTests(t, node, tests, base, false)
+		t.Log(summaryLine(out))
+	})
+
+	t.Run("through Prism", func(t *testing.T) {
+		t.Parallel()
+		// Production cookies: Prism checks the spec's __Host-session name.
+		env := seededServer(t, map[string]string{"COOKIE_SECURE": "true"})
+		base := startPrism(t, root, checkingProxy(t, env.Server.URL))
+		out := runNodeTests(t, node, tests, base, true)
+		m := prismViolations.FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("the client test printed no prism-violations line:\n%s", out)
+		}
+		t.Logf("prism-violations: %s (%s)", m[1], summaryLine(out))
+	})
+}
+
+// prismViolations is the count the client test prints when PRISM=1.
+var prismViolations = regexp.MustCompile(`prism-violations: (\d+) of \d+ exchanges`)
+
+// seededServer starts the real server on a fresh database with the demo data
+// (the accounts and creatives the client test signs in as and acts on);
+// config overrides testenv.TestEnv.
+func seededServer(t *testing.T, config map[string]string) *testenv.Env {
+	t.Helper()
+	env := testenv.New(t, testenv.Options{Env: config})
+	if err := seed.Run(t.Context(), env.DB.Store, slog.New(slog.NewTextHandler(io.Discard, nil)), seed.Options{}); err != nil {
+		t.Fatalf("seed the demo data: %v", err)
+	}
+	return env
+}
+
+// compileClientTests type-checks the client and its test with
+// clients/typescript/tsconfig.test.json and emits them as ES modules into a
+// temporary directory that resolves packages from the repository's
+// node_modules. It returns the compiled test file.
+func compileClientTests(t *testing.T, node, root string) string {
+	t.Helper()
+	out := t.TempDir()
+	runTool(t, root, nil, node, filepath.Join(root, "node_modules", "typescript", "bin", "tsc"),
+		"-p", filepath.Join("clients", "typescript", "tsconfig.test.json"), "--outDir", out)
+	if err := os.WriteFile(filepath.Join(out, "package.json"), []byte(`{"type":"module"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "node_modules"), filepath.Join(out, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	test := filepath.Join(out, "test", "client.test.js")
+	if _, err := os.Stat(test); err != nil {
+		t.Fatalf("tsc did not emit the client test: %v", err)
+	}
+	return test
+}
+
+// runNodeTests runs the compiled client test with node's test runner against
+// base and fails with node's output when any test fails.
+func runNodeTests(t *testing.T, node, test, base string, prism bool) string {
+	t.Helper()
+	env := []string{"API_BASE_URL=" + base, "PRISM=0", "NODE_OPTIONS="}
+	if prism {
+		env[1] = "PRISM=1"
+	}
+	out := runTool(t, filepath.Dir(test), env, node, "--test", "--test-reporter=spec", test)
+	if testing.Verbose() {
+		t.Logf("node --test:\n%s", out)
+	}
+	return out
+}
+
+// summaryLine is node's "ℹ pass N" line, for the log.
+func summaryLine(out string) string {
+	if m := regexp.MustCompile(`ℹ pass \d+`).FindString(out); m != "" {
+		return m
+	}
+	return "no summary"
+}

@@ -1,0 +1,56 @@
+package e2e_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"creativeapi/internal/testenv"
+)
+
+// chromiumInstallHint is how a machine gets the browser the docs test needs.
+const chromiumInstallHint = "chromium is not installed: run `sudo apt-get install -y chromium` (or `make deps`), or set CHROMIUM=/path/to/chromium"
+
+// TestDocsPageWorksOfflineInABrowser opens the real server's /docs in
+// headless Chromium: the reference must show both commands and the Problem
+// schema with no failed request, no request off 127.0.0.1 and no console
+// error (a CSP violation is one). It saves test-artifacts/docs.png.
+func TestDocsPageWorksOfflineInABrowser(t *testing.T) {
+	t.Parallel()
+	node, root := requireNode(t)
+	browser := chromiumPath(t)
+	env := testenv.New(t)
+
+	shot := filepath.Join(root, "test-artifacts", "docs.png")
+	if err := os.MkdirAll(filepath.Dir(shot), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := runTool(t, root, []string{
+		"DOCS_URL=" + env.Server.URL + "/docs",
+		"CHROMIUM=" + browser,
+		"USER_DATA_DIR=" + t.TempDir(),
+		"SCREENSHOT=" + shot,
+		"NODE_OPTIONS=",
+	}, node, filepath.Join("internal", "e2e", "testdata", "docs-browser.mjs"))
+	t.Logf("%s screenshot: %s", out, shot)
+}
+
+// chromiumPath is $CHROMIUM or Debian's /usr/bin/chromium. A missing browser
+// fails the test with the install hint; only a developer machine (CI unset)
+// may skip it.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	path := os.Getenv("CHROMIUM")
+	if path == "" {
+		path = "/usr/bin/chromium"
+	}
+	if _, err := exec.LookPath(path); err == nil {
+		return path
+	}
+	if os.Getenv("CI") == "" {
+		t.Skip(chromiumInstallHint)
+	}
+	t.Fatal(chromiumInstallHint)
+	return ""
+}

@@ -1,0 +1,139 @@
+package e2e_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"creativeapi/internal/testenv"
+)
+
+// checkingProxy forwards to target and validates every answer against
+// openapi.yaml with the harness's own check, so the node client's traffic is
+// held to the same contract as the Go tests' and its (operation, status)
+// pairs count for the contract coverage test.
+func checkingProxy(t *testing.T, target string) string {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.ModifyResponse = func(res *http.Response) error {
+		body, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil {
+			return err
+		}
+		res.Body = io.NopCloser(bytes.NewReader(body))
+		resp := &testenv.Response{Status: res.StatusCode, Header: res.Header, Body: body}
+		if err := testenv.CheckResponse(res.Request, resp, t.Name()); err != nil {
+			t.Errorf("%s %s → %d does not match openapi.yaml: %v\nbody: %s", res.Request.Method, res.Request.URL.Path, res.StatusCode, err, body)
+		}
+		return nil
+	}
+	srv := httptest.NewServer(rp)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// prismListening is the line Prism logs once its proxy accepts requests.
+const prismListening = "Prism is listening on"
+
+// startPrism runs Prism's validating proxy (`prism proxy --errors`) for
+// openapi.yaml in front of upstream on a free loopback port, stopped when the
+// test ends, and returns its base URL.
+func startPrism(t *testing.T, root, upstream string) string {
+	t.Helper()
+	port := freePort(t)
+	ctx, cancel := context.WithTimeout(context.Background(), toolTimeout)
+	cmd := exec.CommandContext(ctx, filepath.Join(root, "node_modules", ".bin", "prism"),
+		"proxy", "openapi.yaml", upstream, "--errors", "--host", "127.0.0.1", "--port", strconv.Itoa(port))
+	cmd.Dir = root
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start prism: %v", err)
+	}
+
+	var (
+		mu  sync.Mutex
+		log strings.Builder
+	)
+	ready := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(pipe)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		signalled := false
+		for sc.Scan() {
+			mu.Lock()
+			log.WriteString(sc.Text() + "\n")
+			mu.Unlock()
+			if !signalled && strings.Contains(sc.Text(), prismListening) {
+				signalled = true
+				close(ready)
+			}
+		}
+	}()
+	output := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return log.String()
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-done
+		}
+		_ = cmd.Wait()
+		cancel()
+		if t.Failed() {
+			t.Logf("prism output:\n%s", output())
+		}
+	})
+
+	select {
+	case <-ready:
+	case <-done:
+		t.Fatalf("prism exited before listening:\n%s", output())
+	case <-ctx.Done():
+		t.Fatalf("prism did not start within %s:\n%s", toolTimeout, output())
+	}
+	return "http://127.0.0.1:" + strconv.Itoa(port)
+}
+
+// freePort asks the kernel for a free loopback port. Another process could
+// take it before Prism binds it; Prism then exits and the test says so.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}

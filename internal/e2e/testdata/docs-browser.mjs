@@ -1,0 +1,95 @@
+// Opens the real server's /docs in headless Chromium and fails unless the
+// reference shows both command operations and the Problem schema, while no
+// request failed, none left 127.0.0.1 and nothing was logged as an error.
+// Run by internal/e2e (TestDocsPageInBrowser) with:
+//   DOCS_URL       http://127.0.0.1:<port>/docs of a running server
+//   CHROMIUM       the browser binary (Debian's chromium)
+//   USER_DATA_DIR  a fresh, empty profile directory
+//   SCREENSHOT     where to save the PNG
+import { chromium } from "playwright-core";
+
+const { DOCS_URL, CHROMIUM, USER_DATA_DIR, SCREENSHOT } = process.env;
+if (!DOCS_URL || !CHROMIUM || !USER_DATA_DIR || !SCREENSHOT) {
+  console.error("docs-browser: DOCS_URL, CHROMIUM, USER_DATA_DIR and SCREENSHOT must be set");
+  process.exit(2);
+}
+
+const failures = [];
+const requests = [];
+const isLocal = (url) => /^(data|blob):/.test(url) || new URL(url).hostname === "127.0.0.1";
+
+const context = await chromium.launchPersistentContext(USER_DATA_DIR, {
+  executablePath: CHROMIUM,
+  headless: true,
+  viewport: { width: 1400, height: 900 },
+  args: [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-component-update",
+    "--disable-sync",
+  ],
+});
+try {
+  // Nothing may leave the loopback interface: such a request is recorded and
+  // never sent.
+  await context.route("**/*", (route) => {
+    const url = route.request().url();
+    if (isLocal(url)) return route.continue();
+    failures.push(`request left 127.0.0.1: ${route.request().method()} ${url}`);
+    return route.abort("blockedbyclient");
+  });
+  context.on("request", (req) => requests.push(`${req.method()} ${req.url().slice(0, 120)}`));
+  context.on("requestfailed", (req) =>
+    failures.push(`request failed: ${req.method()} ${req.url().slice(0, 200)}: ${req.failure()?.errorText}`),
+  );
+  context.on("response", (res) => {
+    if (res.status() >= 400) failures.push(`request failed: ${res.request().method()} ${res.url()} → ${res.status()}`);
+  });
+
+  const page = context.pages()[0] ?? (await context.newPage());
+  page.on("console", (msg) => {
+    if (msg.type() === "error") failures.push(`console error: ${msg.text()}`);
+  });
+  page.on("pageerror", (err) => failures.push(`page error: ${err.message}`));
+
+  const response = await page.goto(DOCS_URL, { waitUntil: "load" });
+  if (response?.status() !== 200) failures.push(`GET ${DOCS_URL} → ${response?.status()}`);
+  await page.getByRole("heading", { name: /Creative review and account deposit API/ }).waitFor();
+
+  // Both commands of the seed are in the reference.
+  const operations = [
+    ["creatives/executecreativeaction", /Execute a creative action/],
+    ["balance/createaccountdeposit", /Create a deposit request/],
+  ];
+  for (const [id, name] of operations) {
+    await page.evaluate((hash) => (location.hash = hash), `#/${id}`);
+    await page.locator(`[id="${id}"]`).getByRole("heading", { name }).first().waitFor();
+  }
+
+  // The Problem schema, as rendered for createAccountDeposit's 422: its
+  // properties and its description of `type`.
+  const deposit = page.locator('[id="balance/createaccountdeposit"]');
+  await deposit.getByRole("tab", { name: "422", exact: true }).first().click();
+  for (const property of ["type", "title", "status", "code", "detail", "traceId", "fieldErrors"]) {
+    await deposit.getByText(property, { exact: true }).first().waitFor();
+  }
+  await deposit.getByText("{base_url}/problems/<code>: a URL naming the kind of problem.").waitFor();
+  await deposit.getByText('"code": "invalid_request"').first().waitFor();
+
+  await deposit.getByRole("heading", { name: "Responses" }).scrollIntoViewIfNeeded();
+  await page.screenshot({ path: SCREENSHOT });
+} catch (err) {
+  failures.push(`check failed: ${err.message.split("\n").slice(0, 3).join(" ")}`);
+} finally {
+  await context.close();
+}
+
+if (failures.length > 0) {
+  console.error(`docs-browser: ${DOCS_URL}\n  ${[...new Set(failures)].join("\n  ")}`);
+  process.exit(1);
+}
+console.log(`docs-browser: ${DOCS_URL} ok, ${requests.length} requests, all to 127.0.0.1 or data:/blob:`);
