@@ -2108,20 +2108,6 @@ func (response GetHealth200JSONResponse) VisitGetHealthResponse(w http.ResponseW
 	return err
 }
 
-type GetHealth404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetHealth404JSONResponse) VisitGetHealthResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetReadinessRequestObject struct {
 }
 
@@ -2139,20 +2125,6 @@ func (response GetReadiness200JSONResponse) VisitGetReadinessResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetReadiness404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetReadiness404JSONResponse) VisitGetReadinessResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2764,11 +2736,11 @@ var swaggerSpec = []string{
 	"2gTxJnwB+DW29UzJJQ2VdNyij3vCxTf4HBIXmvq4ULfdkfEiMfy8ZH5uDJMhktpcdTQ3ExbzhFmIew2a",
 	"Pc14XLshUzxAX0VHT+tEJjtYkG6tSmC+EmyaulXYccu1vN03nw0fNO3QW+zdPzJW/gtlrPza9WnWwPOu",
 	"1XJ4bvvwhmWY1BhCoVPxQmeOdx7wQc3x8pN/bAzznNoKTLzdxDRYIjalbJnJmCmbfKGw43WPvPbCsVrm",
-	"trmOC5W3RmXN/StfXTHkOHEgb7av9a7c/bLB3nH75Irky94X+DEfKMQ9w24DpvtafSrv1NRaabawR4aJ",
-	"fdudWJEwX+Qq2Ipa25N7v7/XI5f0xqgIXCiNN2VJNJlJJjV1PkN4su3wzhlNuDBX7f9Oz8/P0yiyNHpf",
-	"5I9+iVrsGgp4mTmGstoKTkp8qHOXdnaCiThtOQ5vZEzT9kanC0CLLLcXTJTtmRoaCfpz7Moa4/NbBthh",
-	"3cwWV7DPOjMNEmQWz5nSGdUyw64RNhpqt9iMsLoqcW6qPmSuTV9EMHm9G4u5PxjWUTaHOnsgquUqTnlW",
-	"71vqjVty0+bgl1t0LcVJmiVXxfgudH//6f7/BQAA//8=",
+	"trmOC5W3RmXN/StfXTHkOHEgb7av9a7c/bLB3nH75Irky96DdbVn2DzANFOrv+kdglorzRb2BDBPb7sD",
+	"KPLfi9QDWyBrW2zv9/d65JLeGInPhdJ48ZVEC5hkUlPnAoQn287inNGEC3Nz/u/0OPy0iyLpovdSldK1",
+	"E/XyZgzet5WDlMdbp/12Ysc0mbYMhDcypml7G9IFnHKW2+sfyuZJDX0BvS12ZY3x+S2Dw7ZOYHv02AWd",
+	"mfYFMovnTOmMaplhTwcbq7RbbMY/XQ03NzUZMtemayEYpN59wtwfDKscm0OdPRBzcvWgPKt3FfXGLXld",
+	"c/DLLXqK4iTNgqhifBdYv/90//8CAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

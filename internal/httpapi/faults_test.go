@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"creativeapi/internal/httpapi"
 	"creativeapi/internal/testenv"
 )
 
@@ -33,32 +36,108 @@ func TestDatabaseOutageIsA503AndRecoversByItself(t *testing.T) {
 	if r := c.Do("GET", "/readyz", nil); r.Status != http.StatusOK {
 		t.Fatalf("readyz before the outage: %d", r.Status)
 	}
-	name := env.DB.Pool.Config().ConnConfig.Database
-	admin := testenv.NewAdminConn(t)
-	outage := func(allow bool) {
-		t.Helper()
-		ctx := context.Background()
-		if _, err := admin.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s WITH ALLOW_CONNECTIONS %t", name, allow)); err != nil {
-			t.Fatal(err)
-		}
-		if !allow {
-			if _, err := admin.Exec(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", name); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	outage(false)
+	setAllowConnections(t, env, false)
 	for _, path := range []string{"/readyz", "/api/v1/me"} {
 		r := c.Do("GET", path, nil)
 		if p := r.Problem(t); r.Status != http.StatusServiceUnavailable || p.Code != "service_unavailable" {
 			t.Errorf("%s during the outage: %d %s", path, r.Status, r.Body)
 		}
 	}
-	outage(true)
+	setAllowConnections(t, env, true)
 	if r := c.Do("GET", "/readyz", nil); r.Status != http.StatusOK {
 		t.Fatalf("readyz after the outage: %d %s", r.Status, r.Body)
 	}
 	if r := c.Do("GET", "/api/v1/me", nil); r.Status == http.StatusServiceUnavailable {
 		t.Fatalf("/api/v1/me after the outage: %d %s", r.Status, r.Body)
+	}
+}
+
+// specCall is one valid call of an operation: its path with made-up ids and
+// the example body of the spec.
+type specCall struct {
+	operationID, method, path string
+	body                      any
+	declares                  map[int]bool
+}
+
+// specCalls lists a valid call of every operation in openapi.yaml, so a new
+// operation is covered by the fault tests without a change here.
+func specCalls(t *testing.T) []specCall {
+	t.Helper()
+	spec, err := httpapi.Spec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []specCall
+	for path, item := range spec.Paths.Map() {
+		for method, op := range item.Operations() {
+			c := specCall{operationID: op.OperationID, method: method, path: path, declares: map[int]bool{}}
+			for _, name := range []string{"organizationId", "creativeId", "depositId"} {
+				c.path = strings.ReplaceAll(c.path, "{"+name+"}", uuid.NewString())
+			}
+			if rb := op.RequestBody; rb != nil {
+				c.body = rb.Value.Content["application/json"].Example
+			}
+			for code := range op.Responses.Map() {
+				if n, err := strconv.Atoi(code); err == nil {
+					c.declares[n] = true
+				}
+			}
+			calls = append(calls, c)
+		}
+	}
+	return calls
+}
+
+func TestEveryOperationAnswers503WhileTheDatabaseIsDown(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	c, _ := env.SignedIn(t, "Dora Down")
+	setAllowConnections(t, env, false)
+	for _, call := range specCalls(t) {
+		if !call.declares[http.StatusServiceUnavailable] {
+			continue // needs no database (getHealth)
+		}
+		r := c.Do(call.method, call.path, call.body)
+		if r.Status != http.StatusServiceUnavailable || r.Problem(t).Code != "service_unavailable" {
+			t.Errorf("%s during the outage: %d %s", call.operationID, r.Status, r.Body)
+		}
+	}
+}
+
+func TestEveryOperationAnswers500OnAnUnexpectedDatabaseError(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	c, _ := env.SignedIn(t, "Ivo Internal")
+	// A broken migration: the users table is gone, which no handler expects.
+	if _, err := env.DB.Pool.Exec(context.Background(), "ALTER TABLE users RENAME TO users_gone"); err != nil {
+		t.Fatal(err)
+	}
+	for _, call := range specCalls(t) {
+		if !call.declares[http.StatusInternalServerError] {
+			continue // touches no table (getHealth, getReadiness)
+		}
+		r := c.Do(call.method, call.path, call.body)
+		p := r.Problem(t)
+		if r.Status != http.StatusInternalServerError || p.Code != "internal_error" || strings.Contains(string(r.Body), "users_gone") {
+			t.Errorf("%s with the users table gone: %d %s", call.operationID, r.Status, r.Body)
+		}
+	}
+}
+
+// setAllowConnections starts (false) or ends (true) an outage of the test's
+// database: no new connections, and the open ones are terminated.
+func setAllowConnections(t *testing.T, env *testenv.Env, allow bool) {
+	t.Helper()
+	ctx := context.Background()
+	name := env.DB.Pool.Config().ConnConfig.Database
+	admin := testenv.NewAdminConn(t)
+	if _, err := admin.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s WITH ALLOW_CONNECTIONS %t", name, allow)); err != nil {
+		t.Fatal(err)
+	}
+	if !allow {
+		if _, err := admin.Exec(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", name); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

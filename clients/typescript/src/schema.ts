@@ -732,7 +732,6 @@ export interface operations {
                     "application/json": components["schemas"]["HealthStatus"];
                 };
             };
-            404: components["responses"]["NotFound"];
         };
     };
     getReadiness: {
@@ -758,7 +757,6 @@ export interface operations {
                     "application/json": components["schemas"]["HealthStatus"];
                 };
             };
-            404: components["responses"]["NotFound"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
