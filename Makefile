@@ -8,7 +8,7 @@ FUZZTIME  ?= 30s
 PROVEN    := $(CURDIR)/test-artifacts/proven
 
 .DEFAULT_GOAL := help
-.PHONY: help deps run test test-go lint generate check-generated bench fuzz mock build
+.PHONY: help deps run test test-go lint generate check-generated bench fuzz mock build soak race vulncheck
 
 help: ## Show this help.
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -37,8 +37,9 @@ check-generated: generate ## Fail when generated files differ from the committed
 	@untracked=$$(git ls-files --others --exclude-standard -- gen); \
 		if [ -n "$$untracked" ]; then echo "untracked generated files: $$untracked" >&2; exit 1; fi
 
-lint: ## go vet, gofmt, go mod tidy -diff, the spec lint, the TypeScript type check.
+lint: ## go vet, staticcheck, gofmt, go mod tidy -diff, the spec lint, the TypeScript type check.
 	$(GO) vet ./...
+	$(TOOL) staticcheck ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out" >&2; exit 1; fi
 	$(GO) mod tidy -diff
 	cd tools && $(GO) mod tidy -diff
@@ -47,7 +48,7 @@ lint: ## go vet, gofmt, go mod tidy -diff, the spec lint, the TypeScript type ch
 	npm run --silent client:typecheck
 	npm run --silent client:test:typecheck
 
-test: deps check-generated lint test-go ## Run every test (fresh machine: installs what is missing first).
+test: deps check-generated lint test-go race ## Run every test (fresh machine: installs what is missing first).
 
 # test-go runs every Go test (the TypeScript client and browser tests run
 # from internal/e2e), recording which (operation, status) pairs each test
@@ -66,6 +67,15 @@ fuzz: deps ## Run each fuzz target for FUZZTIME (default 30s).
 		echo "fuzz $$pkg $$target"; \
 		$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	done
+
+race: deps ## Every Go test under the race detector.
+	$(GO) test -race -count=1 ./...
+
+soak: deps ## Long reliability runs (SOAK=1): SIGKILL, SIGTERM, outages, two replicas.
+	SOAK=1 $(GO) test -count=1 -v -run 'SIGKILL|SIGTERM|Outage|Unreachable|PoolExhaustion|TwoReplicas' ./internal/reliability ./internal/httpapi
+
+vulncheck: ## govulncheck (needs https://vuln.go.dev, which this workplace cannot reach).
+	$(TOOL) govulncheck ./...
 
 mock: deps ## Serve Prism's mock of the spec (examples) on http://127.0.0.1:4010.
 	npx --no-install prism mock -h 127.0.0.1 -p 4010 openapi.yaml

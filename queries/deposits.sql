@@ -3,9 +3,11 @@
 -- A deposit is open while it is awaiting_transfer and not past expires_at,
 -- or confirming. deposit.EffectiveStatus states the same rule in Go for reads.
 
--- name: DepositOwnerLock :one
+-- name: DepositOwnerLock :exec
 -- DepositOwnerLock serialises one user's deposit creations on the users row,
--- so the open-deposit count read by the next statement cannot be raced.
+-- so the open-deposit count read by the next statement cannot be raced
+-- (each statement of a transaction reads a snapshot taken after the
+-- statements before it, also when they are sent in one pipeline).
 -- FOR NO KEY UPDATE conflicts with itself but not with the key-share locks
 -- of foreign key checks, so sign-ins of the same user do not wait on it.
 SELECT id FROM users WHERE id = @user_id FOR NO KEY UPDATE;
@@ -78,12 +80,15 @@ WHERE id = @id AND user_id = @user_id;
 
 -- name: DepositListByUser :many
 -- DepositListByUser pages the user's deposits newest first; the cursor is
--- the (created_at, id) of the last row of the previous page.
+-- the (created_at, id) of the last row of the previous page, and no cursor
+-- starts above every row. One row comparison (not "cursor IS NULL OR …")
+-- keeps it an index range in the generic plan the pool uses, so a deep page
+-- costs what the first does.
 SELECT sqlc.embed(deposits), now()::timestamptz AS db_now
 FROM deposits
 WHERE user_id = @user_id
-  AND (sqlc.narg('cursor_created_at')::timestamptz IS NULL
-       OR (created_at, id) < (sqlc.narg('cursor_created_at')::timestamptz, sqlc.narg('cursor_id')::uuid))
+  AND (created_at, id) < (coalesce(sqlc.narg('cursor_created_at')::timestamptz, 'infinity'),
+                          coalesce(sqlc.narg('cursor_id')::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
 ORDER BY created_at DESC, id DESC
 LIMIT @row_limit;
 

@@ -4,6 +4,28 @@ SELECT fingerprint, status_code, response_body, response_location
 FROM idempotency_keys
 WHERE user_id = @user_id AND key = @key AND expires_at > now();
 
+-- name: IdempotencyKeyClaimOrGet :one
+-- IdempotencyKeyClaimOrGet is a command's first statement: it inserts the
+-- key for this transaction (claimed), or, when the key exists (a request
+-- with it committed since the read before the transaction), returns its
+-- row as the statement's snapshot shows it, with no write (DO NOTHING takes
+-- no row lock). A key inserted by
+-- an uncommitted transaction makes this wait (lock_timeout); once that one
+-- commits, its row is newer than the snapshot and the columns come back
+-- null (read it with IdempotencyKeyGet). An expired row is taken over with
+-- IdempotencyKeyClaim.
+WITH claim AS (
+    INSERT INTO idempotency_keys (user_id, key, fingerprint, expires_at)
+    VALUES (@user_id, @key, @fingerprint, now() + make_interval(secs => @ttl_seconds::integer))
+    ON CONFLICT (user_id, key) DO NOTHING
+    RETURNING true AS claimed
+)
+SELECT coalesce((SELECT claimed FROM claim), false)::boolean AS claimed,
+       k.fingerprint, k.status_code, k.response_body, k.response_location,
+       coalesce(k.expires_at <= now(), false)::boolean AS expired
+FROM (SELECT) AS one
+LEFT JOIN idempotency_keys k ON k.user_id = @user_id AND k.key = @key;
+
 -- name: IdempotencyKeyClaim :execrows
 -- IdempotencyKeyClaim takes the key for this transaction: a new key is
 -- inserted, an expired one is taken over, a live one is left alone (0 rows).

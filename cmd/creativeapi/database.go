@@ -46,7 +46,7 @@ func openDatabase(ctx context.Context, cfg config.Config, log *slog.Logger) (poo
 	}
 	pool, err = store.Open(ctx, url, store.PoolConfig{
 		ConnectTimeout: cfg.DBConnectTimeout, StatementTimeout: cfg.DBStatementTimeout,
-		LockTimeout: cfg.DBLockTimeout, MaxConns: cfg.DBMaxConns,
+		LockTimeout: cfg.DBLockTimeout, MaxConns: cfg.DBMaxConns, AcquireTimeout: cfg.DBAcquireTimeout,
 	})
 	if err != nil {
 		stopCluster()

@@ -70,14 +70,7 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       15 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       60 * time.Second,
-		MaxHeaderBytes:    32 << 10,
-	}
+	srv := httpapi.NewHTTPServer(handler, httpapi.DefaultServerLimits(cfg.RequestTimeout), log)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on ADDR=%s: %w", cfg.Addr, err)
@@ -88,7 +81,7 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 
 	sweepCtx, stopSweep := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopSweep()
-	go sweeper.Run(sweepCtx, cfg.SweepInterval, log, sweepJobs(st, log)...)
+	go sweeper.Run(sweepCtx, cfg.SweepInterval, log, bounded(cfg.SweepInterval, sweepJobs(st, log))...)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -132,6 +125,20 @@ func sweepJobs(st *store.Store, log *slog.Logger) []sweeper.Job {
 		{Name: "sign-in failures", Run: func(ctx context.Context) error { return auth.PurgeSignInFailures(ctx, st, log) }},
 		deposit.SweepJob(st, log),
 	}
+}
+
+// bounded gives each run of a job at most timeout, so a sweep stuck on an
+// unreachable database gives its connection back by the next interval.
+func bounded(timeout time.Duration, jobs []sweeper.Job) []sweeper.Job {
+	out := make([]sweeper.Job, len(jobs))
+	for i, j := range jobs {
+		out[i] = sweeper.Job{Name: j.Name, Run: func(ctx context.Context) error {
+			ctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			return j.Run(ctx)
+		}}
+	}
+	return out
 }
 
 func cmdMigrate(ctx context.Context, e env, args []string) error {

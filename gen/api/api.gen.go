@@ -482,7 +482,7 @@ type Problem struct {
 	// `unauthenticated`, `invalid_credentials`, `csrf_failed`,
 	// `action_forbidden`, `not_found`, `method_not_allowed`,
 	// `version_conflict`, `invalid_transition`, `too_many_open_deposits`,
-	// `idempotency_key_in_use`, `unsupported_media_type`,
+	// `idempotency_key_in_use`, `request_too_large`, `unsupported_media_type`,
 	// `invalid_request`, `idempotency_key_reused`, `too_many_attempts`,
 	// `internal_error`, `service_unavailable`, `deposits_unavailable`,
 	// `deposit_capacity_exhausted`. New codes may be added: treat an
@@ -567,6 +567,9 @@ type OrganizationId = openapi_types.UUID
 // CsrfFailed An error (RFC 9457 Problem Details, served as `application/json`).
 type CsrfFailed = Problem
 
+// HeadersTooLarge An error (RFC 9457 Problem Details, served as `application/json`).
+type HeadersTooLarge = Problem
+
 // InternalError An error (RFC 9457 Problem Details, served as `application/json`).
 type InternalError = Problem
 
@@ -581,6 +584,9 @@ type MalformedJSON = Problem
 
 // NotFound An error (RFC 9457 Problem Details, served as `application/json`).
 type NotFound = Problem
+
+// RequestTooLarge An error (RFC 9457 Problem Details, served as `application/json`).
+type RequestTooLarge = Problem
 
 // ServiceUnavailable An error (RFC 9457 Problem Details, served as `application/json`).
 type ServiceUnavailable = Problem
@@ -979,6 +985,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 
 type CsrfFailedJSONResponse Problem
 
+type HeadersTooLargeJSONResponse Problem
+
 type InternalErrorJSONResponse Problem
 
 type InvalidCommandResponseHeaders struct {
@@ -996,7 +1004,16 @@ type MalformedJSONJSONResponse Problem
 
 type NotFoundJSONResponse Problem
 
-type ServiceUnavailableJSONResponse Problem
+type RequestTooLargeJSONResponse Problem
+
+type ServiceUnavailableResponseHeaders struct {
+	RetryAfter *int
+}
+type ServiceUnavailableJSONResponse struct {
+	Body Problem
+
+	Headers ServiceUnavailableResponseHeaders
+}
 
 type UnauthenticatedJSONResponse Problem
 
@@ -1076,6 +1093,20 @@ func (response SignIn403JSONResponse) VisitSignInResponse(w http.ResponseWriter)
 	return err
 }
 
+type SignIn413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response SignIn413JSONResponse) VisitSignInResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SignIn415JSONResponse struct {
 	UnsupportedMediaTypeJSONResponse
 }
@@ -1130,6 +1161,20 @@ func (response SignIn429JSONResponse) VisitSignInResponse(w http.ResponseWriter)
 	return err
 }
 
+type SignIn431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response SignIn431JSONResponse) VisitSignInResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SignIn500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response SignIn500JSONResponse) VisitSignInResponse(w http.ResponseWriter) error {
@@ -1149,10 +1194,13 @@ type SignIn503JSONResponse struct{ ServiceUnavailableJSONResponse }
 func (response SignIn503JSONResponse) VisitSignInResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
 	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
@@ -1209,6 +1257,20 @@ func (response SignOut403JSONResponse) VisitSignOutResponse(w http.ResponseWrite
 	return err
 }
 
+type SignOut431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response SignOut431JSONResponse) VisitSignOutResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SignOut500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response SignOut500JSONResponse) VisitSignOutResponse(w http.ResponseWriter) error {
@@ -1228,10 +1290,13 @@ type SignOut503JSONResponse struct{ ServiceUnavailableJSONResponse }
 func (response SignOut503JSONResponse) VisitSignOutResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
 	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
@@ -1272,6 +1337,20 @@ func (response GetMe401JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 	return err
 }
 
+type GetMe431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetMe431JSONResponse) VisitGetMeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetMe500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response GetMe500JSONResponse) VisitGetMeResponse(w http.ResponseWriter) error {
@@ -1291,10 +1370,13 @@ type GetMe503JSONResponse struct{ ServiceUnavailableJSONResponse }
 func (response GetMe503JSONResponse) VisitGetMeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
 	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
@@ -1335,6 +1417,20 @@ func (response GetAccountBalance401JSONResponse) VisitGetAccountBalanceResponse(
 	return err
 }
 
+type GetAccountBalance431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetAccountBalance431JSONResponse) VisitGetAccountBalanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetAccountBalance500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response GetAccountBalance500JSONResponse) VisitGetAccountBalanceResponse(w http.ResponseWriter) error {
@@ -1354,10 +1450,13 @@ type GetAccountBalance503JSONResponse struct{ ServiceUnavailableJSONResponse }
 func (response GetAccountBalance503JSONResponse) VisitGetAccountBalanceResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
 	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
@@ -1413,6 +1512,20 @@ func (response ListAccountDeposits422JSONResponse) VisitListAccountDepositsRespo
 	return err
 }
 
+type ListAccountDeposits431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ListAccountDeposits431JSONResponse) VisitListAccountDepositsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListAccountDeposits500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response ListAccountDeposits500JSONResponse) VisitListAccountDepositsResponse(w http.ResponseWriter) error {
@@ -1432,10 +1545,13 @@ type ListAccountDeposits503JSONResponse struct{ ServiceUnavailableJSONResponse }
 func (response ListAccountDeposits503JSONResponse) VisitListAccountDepositsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
 	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
@@ -1548,6 +1664,20 @@ func (response CreateAccountDeposit409JSONResponse) VisitCreateAccountDepositRes
 	return err
 }
 
+type CreateAccountDeposit413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response CreateAccountDeposit413JSONResponse) VisitCreateAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateAccountDeposit415JSONResponse struct {
 	UnsupportedMediaTypeJSONResponse
 }
@@ -1577,6 +1707,20 @@ func (response CreateAccountDeposit422JSONResponse) VisitCreateAccountDepositRes
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccountDeposit431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response CreateAccountDeposit431JSONResponse) VisitCreateAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1683,6 +1827,20 @@ func (response GetAccountDeposit422JSONResponse) VisitGetAccountDepositResponse(
 	return err
 }
 
+type GetAccountDeposit431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetAccountDeposit431JSONResponse) VisitGetAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetAccountDeposit500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response GetAccountDeposit500JSONResponse) VisitGetAccountDepositResponse(w http.ResponseWriter) error {
@@ -1702,10 +1860,13 @@ type GetAccountDeposit503JSONResponse struct{ ServiceUnavailableJSONResponse }
 func (response GetAccountDeposit503JSONResponse) VisitGetAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
 	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
@@ -1776,6 +1937,20 @@ func (response ListCreatives422JSONResponse) VisitListCreativesResponse(w http.R
 	return err
 }
 
+type ListCreatives431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ListCreatives431JSONResponse) VisitListCreativesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListCreatives500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response ListCreatives500JSONResponse) VisitListCreativesResponse(w http.ResponseWriter) error {
@@ -1795,10 +1970,13 @@ type ListCreatives503JSONResponse struct{ ServiceUnavailableJSONResponse }
 func (response ListCreatives503JSONResponse) VisitListCreativesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
 	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
@@ -1869,6 +2047,20 @@ func (response GetCreative422JSONResponse) VisitGetCreativeResponse(w http.Respo
 	return err
 }
 
+type GetCreative431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetCreative431JSONResponse) VisitGetCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetCreative500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response GetCreative500JSONResponse) VisitGetCreativeResponse(w http.ResponseWriter) error {
@@ -1888,10 +2080,13 @@ type GetCreative503JSONResponse struct{ ServiceUnavailableJSONResponse }
 func (response GetCreative503JSONResponse) VisitGetCreativeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
 	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
@@ -2026,6 +2221,20 @@ func (response ExecuteCreativeAction409JSONResponse) VisitExecuteCreativeActionR
 	return err
 }
 
+type ExecuteCreativeAction413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response ExecuteCreativeAction413JSONResponse) VisitExecuteCreativeActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ExecuteCreativeAction415JSONResponse struct {
 	UnsupportedMediaTypeJSONResponse
 }
@@ -2059,6 +2268,20 @@ func (response ExecuteCreativeAction422JSONResponse) VisitExecuteCreativeActionR
 	return err
 }
 
+type ExecuteCreativeAction431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ExecuteCreativeAction431JSONResponse) VisitExecuteCreativeActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ExecuteCreativeAction500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response ExecuteCreativeAction500JSONResponse) VisitExecuteCreativeActionResponse(w http.ResponseWriter) error {
@@ -2078,10 +2301,13 @@ type ExecuteCreativeAction503JSONResponse struct{ ServiceUnavailableJSONResponse
 func (response ExecuteCreativeAction503JSONResponse) VisitExecuteCreativeActionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
 	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
@@ -2108,6 +2334,20 @@ func (response GetHealth200JSONResponse) VisitGetHealthResponse(w http.ResponseW
 	return err
 }
 
+type GetHealth431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetHealth431JSONResponse) VisitGetHealthResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetReadinessRequestObject struct {
 }
 
@@ -2129,15 +2369,32 @@ func (response GetReadiness200JSONResponse) VisitGetReadinessResponse(w http.Res
 	return err
 }
 
-type GetReadiness503JSONResponse struct{ ServiceUnavailableJSONResponse }
+type GetReadiness431JSONResponse struct{ HeadersTooLargeJSONResponse }
 
-func (response GetReadiness503JSONResponse) VisitGetReadinessResponse(w http.ResponseWriter) error {
+func (response GetReadiness431JSONResponse) VisitGetReadinessResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReadiness503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetReadiness503JSONResponse) VisitGetReadinessResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
 	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
@@ -2561,186 +2818,201 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H3rduM2muCr4HDmnFhZSpZk+SafPruOU0nXdN3Gds1sd1RrQiRkoU0BCgFaVlf8dx9gH3GfZM/3ASDB",
-	"i2y5yk7Ss/lTJUskLh+++w2fg1gullIwoVUw/hywO7pYpgw/n8axzIX+ni2l4hq+UfliQbN1MA5OSWK+",
-	"JnRFuebimnCtiM6oUDOWBWFwS9OcwUs0STKmVDAOLt/Q4ezgPz78/P31+auDw9vB4d6BOpz+29E5Xe+v",
-	"/vr3j4dBGMRSzHi2oJpLoYJxv/bNOfs55xlLgvHgOAzijFHNklMdjINhf3jQHQy6w/7loD8e7I/7/b8F",
-	"+EjC4ZkFbAYXhJ/eciGzYBz04Zk8y5iIYWMfL76/DMJAxTRlwfjgPgzY3ZJnTLXMMXJz8AQGmh3NaLI/",
-	"7SbH8bQ7OjiedengYL972D86ODwcHh3v91kQBoLplcxuABznZ8N++c0bOmUpfv3+HdnBHztBGGTs55yp",
-	"BzYw6Pf7/dFwcPjYRpSmOodzcEd2VRzX/X1YO+43XNWO/HLOSEqVJkt6zYicFRhgV6j8Q+eaLVQw/umP",
-	"4/+nOP5PsIw7fZZnCgYVeZoCSpwBfPkt+55pytM6B4jtr4QLkrFbzlYVsl8uM3nLkv9gmeJSmEHDgKol",
-	"i/U5nGYwDo7Hg4MgDGiu5zDvZwPKAzqYHbJR3O3TvWl3NBuy7lFyHHf3p4d0yAazfryXAODogsFCUnZH",
-	"Ts0I92FAbylP6TRlp7HFoZ8cEK/iORXXDBDVrg4+ZfGc37LgUxjEKWcGxLiMQXzMhrM92h1N95PuiB3M",
-	"ukf0cNo9jvvJAH8ZTb1lxAtGLuaSKViFOQldbP5zQJVi2pBEkmeIzW+Vg8qMp+ydGQcgzLKuoinrHt8N",
-	"DnpLcR2EwZzx67kGtB/2LcYNkz02mu3T7sH0MO6OkiPWPZ71aXcwHcZ7yYjtzw5oEAYLvmCX6yWMzRf0",
-	"mu2aAdWcDvcP4AxmRwdJ/2hwdDSKD5OD/WM6nDFK+/H+Pk36g326N52NZoPpcNqfHg2HcTLYTw7iwf60",
-	"P+v3af8IxuL/YN+tNYiN0dFwsLcXBnkGyDzXeqnGu7txIno0XrCeZkrvGlDsbtjpiid6HowH/aM+4OVz",
-	"4kYbvxgcX/aPx/2+T8uH06P4OOmz7mA2hOPfi7tHyYh1AaLuN5gkX0xZFowH92GQ8Iwhwr1O3KFeM0Dx",
-	"71+5Ufdmw+lRPKDdAxhrNDui3WM4uQEbJnvxaLpPD46DMEipuM7pNSw/YV183U0UnJ13+/3+YLiHnAFI",
-	"7sJRNRdXBRGaDyxzK9FU3RSfuQaOEFwg9AlAnygts3UQBtqgCXAKHgdhkC+Tx/jrrcPwPZ9hbCE9HPfY",
-	"JDb+YB9/sI8/2Mf/R+xjkw6istkPlKeg8/kM5S1XCswOmZFVJsU1Obs4/4FoecNECF9SQXKhsxx0JyIz",
-	"fs2Fz2limcBaY5XNrmZm+DBIrJ4TXDCRED1nRDEF6/tGEXjyEkYHdQd++p9dmLFrvpszmrCsF5Rq1qi/",
-	"V0Lr3HAQMpPZNcvWJJ6z+IYU8+qMxgxOPhhNZ8fD2d7+4eF0b5TQA7oXs+MhIEyfjQ73DkooA22Md3cH",
-	"w8Nev9fvDcZH/aP+7jKT05Qt1K6/MQDj64QtllKDdvgXtn4tPirWZNAznqlCnycrrudEz7kiN2xNuCJK",
-	"8zQlWS4ER1KrA5OXc1zdsPUVF1e5Yj5cT1sG91bW/UvLRD1yznS2dm8wouiC4ZLUXGY6XVehflxC3RvZ",
-	"bEEQs54XgPeGvSPoxS1NeWJxoAr1C3bLMpqSGWdpoixGEHweeXwblM1wVxaSPniHG8fpkQvGzK+vskxm",
-	"CoDm/YmCxU4gc30lZ1cZCDv3FJgNaHb0fOsjDBZMKcNs3uZKkykjU6ZXjAmCdkm/3ydUJMUf+MXOoE+0",
-	"tN8RMFQ6veA+bGzQbLyxgMLIaZtdClQuYNAemjUFYgyHHmKYGUgJwpfAiNo5ASpcsOyWx+yjKNSMJhEm",
-	"VNMpVQwIIRcZo/EcH2xigjKjXeXecB42XCL/wkdgLA0ImtGMp2viveHIK6W6ysD2fQZmF06qU70A1Nr2",
-	"ZCCnnCrk26CKXwuWdLkgVtD7UHIcOxgHf7s5Xv9t+B9rdjFYxYvj27/xQX861OmUD1L24w86/vEufXP5",
-	"av32H/8+eHeNqAUyU8350tCGzK6p4P8wROm0iaNkLz6Y9Vl3ODucdkfx/nH3mI4Ou8PZfjKY7U0P6KBf",
-	"U/FOE1TwMolgtYsGRM0VQzWFLczpmZ/+R6H2ODXgKzSYewCkkVTo4Cv4oz5ny5SujYhNmIozvjQbDSKd",
-	"5SwiqzkThl1ToVYsQ4SaG9HPEvelnIHYZTRLOcvqrN4y7qjG76MTQqeKCU2knrNsxRVDLIznbEERICJf",
-	"gBYOCwE1u9AyMpBCsCVE4NOZNgCsrv+CxVIkChjOinLgETOZMZLBKyBcgtD5PIPx0J92wQVfwMyDYkou",
-	"NLtGb9l9GCxpRhdMW1A6w+d1CwiBDktfSVKZclutjsNAS6rn5dHG5ZTGTWT8YgAmfx8zmS0oaGB5zpOg",
-	"DXxO42pbd1SqZBEcLxzjEvRDmSs05XpucT/nDJVAtzozaAWi9O4NE9egnQ/7fbAshPt70LauqsrSXN8p",
-	"CvW1zMk1EyyjmpEly0gsFwuQOTuUfPz4+nvA1BkXrBOSAWDBcH+f3HLFpymbiNOLs9evSTynGY3hKHsE",
-	"mabO8ljnGUu6KHuIWRRobwuyE00COo0nQRQiZk8EwOTnXGqmOgVZOBWFKhLRaRwBl1WFUul+dZQxEfjV",
-	"VCZrWCIiJ1F0xtJ1byIq+LI/3UuOKBD9bABW2yHrHtODaXcYg4V5RPvTQeKOxJB6eSY1ytt4OPuH9cNZ",
-	"Uq1ZBmP+r53/Pv5pMrkbDrqTyd3hq0+fB+Fwf//+l0nQ9vUk6PxrK9K94QsTU2jiHHoIwCbchFspvuuv",
-	"PmEzmqcaECuErVjKtVi2mY7D4L3H1zcRr8/7yc5KZjdqSWPWaRDzlvKghZhldRlfQ9AgXZhaSqFMGKdq",
-	"QMVSaOuloMtlymOccvfvyog1P/4TV17814zNgnHwL7tlwGjXPb3rzQHzl4tte8v8qnY/GJlvllyTOp75",
-	"Eo2RaCLf3oqswQX0tigNwUQyRYTUZEF1bCnTWnBoE8LfTirFQHGzTC7aLEUg11TSxBAnGpWGWKMfX12S",
-	"Xbrku7eD3QWLULtFegVCRWUfCIWmqFZvD/CKfm9GuGI4hG+VygXTc9jrCuSlMXulIDLPiOIJ65F/BzaE",
-	"27SqmRHcwCMztpSZJlxXdby+rxWbiYmb+EWU4srmngVXqmNGY3Og7G7JYjhR/NZpuVLE7HGFhM8I1yBM",
-	"FFdahQ52iIYWKFEvKE27MyNynkhfvCLfzlmu6j4OYD4oJ6gCyzUBCUSoQEXJM14es8MzM3TFNGgxvKuz",
-	"kITPZiwDRLMz9chHxQglgq1wVeYx+Ms9EGyyt2qGeLGgX8EQt3MB3vCGIf4gU6vZ7ffPhKwVqxCw1fKy",
-	"kFBSKJWOW6FKYPjgRJTm/AmJPOM9IingKWG3LDNPo7aCqgvViPO9iYjaIYPslasmGSA+0DRjNFkXeDER",
-	"LYhBdgxG4mJlRphIlpIL3emRH51mVkEbGAX+5EgrRsVptUu6vmHSBnL71m6LKXPf7nt5CoH+TvHlISzx",
-	"fT4T8UQsITvmhQjkKiWJ1BrwDlQVovJ4btTZhh8oKoQraDPOTLASGk67WHDnhKi5XBFG4zmx3hsCJgao",
-	"vVwrsxwrSt/SFHQdlvzbxft3XyRKF26EK3ym5htx2IvQ40ZxMH4hmLDqVfTEZLEsfOxlmFht4c+CSdUx",
-	"rVa1Ye/kB36Hv5uY1klhL5MVT1N8es7SJcrAd1L/IPOnSD/vhITUVzN8u/1wGGhXSuZZzErtjt3xmrDp",
-	"j8rzeSc1cUO+wNGUK36WUymGi8ZESENlbsdIVuizSKW4Rh8GJYX5AT/mimVGzY1pmoLxSwVASDFGdlAN",
-	"XEkSU8UUoRkjXCRcaS6uc67QqUikmIhlni2lYp0eOU2VxGO3/hwtSS5uhFwJAjxAWcJs92I+gbGq1gEe",
-	"ZK4tcz4Pg21xOFra2OCIBbjLW5aBfcCSivuU7Fjng3pMx0SPd/BR0FzPmdAALPZlFJTXxvDtBX5tolWS",
-	"wLBc5KxKNYOSaj42hnkB2qmv9VkOsDaopSNj9ZFYyhvOCvnkvjZJXQkGD6kiGbuVN3CWRdwPCAvgpgwI",
-	"7WmpfAmGAEvesoRTExX/oiMrBrpawEhXCL62+CPyZ9DDagNXznGw759jMTbBsYkd+0WOs3Ufz3SqbWO3",
-	"SC10HaNeUgNRBMepSXRmjqcLxzUmzac8PuKnvX5HUypiPLZlJpcs09wwr0d5ltveWynYOjD+GOfM+cl7",
-	"vfRly+nfWayDRhJmy+Qum7LNT6UzRlWerYl9iuxgMiHwsP0jDDl3AKdd2h/Rsuq+2ipBs+ZuamRsep7z",
-	"ftPjtjGd82GHeyX3wnOBJVSzruYL1rqwRurnFqdVSfjcdiaebOGY83I/y6CGSQL9tPlhmxb62T+maoZo",
-	"482WlNGtNu74ycOPW9S0iSN17MaNOyQtd1zbTnONjdOq49UmxCmW7aOIf4iPU5lLVqtSmk1F8z48BJUa",
-	"3d4Xk9Iso2tznmVuS514P1ClkIfFNtIyc/YUmEZLes1OiMjTlEiTelIk0vUwuye17Mh4ipu+9soB4W4q",
-	"y2mFkFKsBSh+6ll9E295mnJlwm0h7uCWJ0y6lfvBvQ1L9si9zGj73ERwl8zWACO/Y6myE6Ljk+vSagDO",
-	"v95u9i3puUyN88nTz5JrvOLS5j77IZWf+t1j2p19+nwwuv/X1rfKBDlvWVzog1EQPsJvMZPO30zG26aw",
-	"aXMvBNI2LlEcsQdIf6tm6W5lxamHPhIWAG3DYYzJsipler4cmiQchqHpBw/HZzRVLKxL3acw0rq8N+9u",
-	"XCC/tammvlhQ+dSEuLZMPW0cZ3XoL9x1sayHdl3bBEr4xcLqw/WArZCaFcyN3YLqNueYPnhCHNDw96i2",
-	"8QiwrBpAfiyCjEIAQwBeGu0DkfnI5iJGpQGg6OrE2MO4OVA5MzZDXyjad6P+cfHaFcinlMc6suEDs/KE",
-	"KC5i5HqPRCIrSGOA+RDSlDUZdSC7HfXIK+PqQxcfV4SmK7pWZJkxhU4dlDCWcokU1klQknouFEM/Sw0v",
-	"6qnZnwOapu9nmCezDaq4F+8/hS0HYuFJ9Jxq44O281kulAvNU/slTR/gPiXMKlnjPq+2CeQ1Xvzp8yDc",
-	"ux+XH1uZcplZ/NCePyqWnbNZe2p5Gz6aozdpBNaps6BrkuWCCLkiO9f8lgmbe4OOdWspmme/USQDNqk6",
-	"PfJ+Bko+u6OxTtfwjBG+W+kzTaqu6zNltvt2h//OHhKw/AQh8mmLk2tJhH9GVEupZko7jLP4ZTOEdJEP",
-	"my9TSZOtEK2Sxt3UIB5R1WzOdx0rXl+8J3uDg4PugNB0OafdIUGRlq1JLBNWteEw4dvH59Pu3z59Hraj",
-	"8JZ6TplSXl/ad2cfyOiQuAeIptWMqiIFvWne2Jz01gQQlnUrORfmYaNUzvMFFao6i5/X7u397LxraPgg",
-	"bN9/NQf+YYw695+995Pkn0oBBUtoxUmqTE4jcRP4yhcV6+J7wxbwj61w02Txvyy5Wi9Ui86urZ68DdFe",
-	"Wi+SVz+wrSV+u0nUvxYgFhVTZLrGLGEU4CYWZljuCcEELa7JlMY3aI7VFIjoiVLc0jwiuoONfakqkwzh",
-	"e4RW5SQ1RC136YOoRb4UMsrD1oJxW4RosNiwId8f0kKew3auaTT/9LZzBY19pd7VxaBdDBaNXqT7D6rv",
-	"GzXXU2HFEksKhUnOCPWUP0fBZMpimisGmM0VkSIFtoER/JglQA6FDlieItmJqngRhehh9REj6pxgoKnG",
-	"19rgWlMgbS3btr4V9EW0oMWTNbAvcCJu69orxNkX8wfffVXQrQVVG5pVHXHNxO1GmXc0Jq5XQ2GCgXJY",
-	"OIR7ExFZLxsX19bXXniLQRVXjImTyigVrxwOYP14zlVv3Oj4tvuJ7EgRsw48bQMxJmhTTEWzjN8CbhpV",
-	"LCq8eZFNh7UU1axkL9yEpkLJzVh4BJNWcvuhyJJo8jITs2lA151jNHYJiD1SJGvYUIVJ0Pu3i/fvMAiD",
-	"OTj2CYNQxTNqTpeM7FjdJSSAZiEpELPjv4rZXggw7cpd0ERNU7ky+R85w5Pw63gwb8SgGpG5VjxhmG8x",
-	"lblI8Gkt5RUWVEVkl+BfqUQkoC79WeLB0LWb0Sw9RQMcRrCh4iuTQgIvGssTngWIGl2udB7FMVvq6oFm",
-	"pVvXh6X3p6XEsFElVKtaKrZjP8NmQF76a2zFBVtt1KaXmnwYDIU7GJgd7rQnxUTI3n7qf+qZVauo83Cm",
-	"jJfZs9MIGYckwsTnqFNVflvrspq+Slcq1fQXoEbdzRhNUAi4tBwtTa6OS88pttsLHhOUBoahoZ1y7jYu",
-	"9mdGUz0vmViV+NQG5nZqPBmRvIlArlMyxEIztTIlTA6d5E17wYi/VjtF29reFjVAzZXV64Ee1KULHdoV",
-	"/jxiakib3eCvszKhHad10eiFfMzT19AmDPoARi5gAMIFWQAukVxwrXokmgRFEd8kiIz6jN1FyAGoFYN+",
-	"v9cvK/pavEZ+15JWx4dZQXXiEIPfBQeakYRfw3oqFFAsrO4jbHp2/lurHVj2TSm1NWyg0sYgbEuVti04",
-	"BjsjCYv5gqZkmdKYKfgm8nmDh6QHnx73BlZI26t/NEtpw4IC5Zq6+ZYKTXvwpVWDgUdbF1G3IVuYj/sN",
-	"uB+q6TstKmXncZ3y19pWGNx1r2XXfulTdt28b9ms/cnttUc+CmD875dMnH54TfZ6fUJJ5DYaOX18TVKm",
-	"lQGPnmcyv56j8I7QlI+MSm8r9Jiv2xuGYlQD976UIVGy1PmLxxXBpF0yZxkjOzdsqQn7OafwSrHw6Zq4",
-	"bPvdWAqd0Vj/bg/HU/xdpkmbHYX1AWTn/IczcjzaPyT2WWLMURViDS1L2nNMOk1G164wAntY0HjOBStF",
-	"7Q0XCfAGm1EzJvUkzRDVqmp+U1jqmaDewg80VfC1XzQDbxq/BqhMU54kDG24Mt8wJNGC6blMruA7qz7i",
-	"e42IhjclatooV+Bb0KwWVKyv5JKJK9sQTOEg7QXx8NKG1J7Q03FdtjNM3J617k8OPH6xdPNWq0FC0prh",
-	"F5LIrbb6/US4H65iuqQx1+srdjenWB0U9cg7tkKvq0L325QRmiQsGWPujSZUTITLmISnkGCAUo2WEdWr",
-	"+Zq1/A2iSDbGeWp6G7tbplQYJRsVSzD2YystmClWJDQBUPSCTYqv6wZQn+1VM2k8dIEk0MDKrHN8KM+Y",
-	"Ijuj4ZA0jrSzdQzCs8pajP9NqiEQ2p8vLz8Q84CNGxqTfP/42HPgmazuRsC88GHW4Y3mBLHVOU53r5Hw",
-	"SZnzCdax8S+Wp2B9NNZr33SSuhy9tk1ZAH6jTG0X4QnZcfVrXMQSTF7yn3tntkRpSTMmgIJYqhgRbNU5",
-	"MVWq6AcSZJpf27omhFFbOsLehrCB8+XWTOLPU6rYVZ6l92WK4CTv9/di2DB+Mnbox/M3YP/AeltAiJ0p",
-	"HsxWqAkEl+Bo/atlPpCxPiwBldBtU1XOa5GA2taSjM50RP7v//4/gNC2U05EdkycvmN+sKHqqyK3KSI7",
-	"9vNE2B87IPsLR1pEduzHzknr+7UJJ8LNeEKoWJtawGmuSWRzAdwr5Z879uMJmXFB007V3sZ9oTFddv9p",
-	"LMNzCZdZB+3G87lsJx3TTeEbRcBsAeyjolJV2yMRTRZcRGNDMriz3kREzm8djW2oQ5WNw+Al9JOhG4Vr",
-	"pjAYaiCkJsJ/0BuFJsYJWnMlwfRVR3nZUcJ807Zhry1Fk2LL5hS5YlkIyM4z4nWWCIvobdm8yDEWm6rc",
-	"ol+UbS2azQ5MAANUlWq5rBSWF+VC0ZmJFhdSwpuqxW/g9cHY0mHr2c0tjNs1unjMZ9ugc3yxuqLQg0Yb",
-	"WV/wa/H6C9NfbCOORpob1fGcJVhV0eVCMVSHbplJhKqU0Y8qGSp7LdBdUqVWMquqx8WXleEG/eHo8Z4J",
-	"PrzMBrxJ2iD00Z7Ghr0Xi3KDfbGDfHvd3k210a70LKzfyLYF/YPFecb1+gJQ9lHKxF4axe9RjcitIAd+",
-	"AdwCREStzrwTlvlRrbS8oIlf2Fwpf+htagjh84gSUHTJ/2Izgs0wZzjKBh5XmYkopkHndTvZ+bPWy/ci",
-	"XYfkAuDFQnJBF+yCa/anN/QunIgPVM//tNvpkfeCULJMKRfdudZLkrBblsrlAhRMtMAyshOdvX//l9ev",
-	"ri5enX08f/UnJNuoMxEmsgWbSkDdVyaNiwulGU165LtMrhTLVBngxXSYhWLpLVO2i0fkGVNjMgm4iNM8",
-	"YZPAKu0IQLPLEoBXV3+WSnftlE0QmqrjmXRlIjRGLlTr4EKXnGhGF0Gj72H5QM/q0bvWdgoaJROo9GKw",
-	"4fTD6yLCU6S3GcGG5WOzVK5srx5fCE+E39sCJJMbpCrIvlGEmqRKF93pTcRE/Mu/kDMpbgGEUqiJ6Nr0",
-	"M99dDitTmmbaFkhFFsWjHnmNwJ9xOCd7kjyJCM3YRBDs5KJOiOYLpjRdLE2qGtjse3t7x2WkRIFy8fHy",
-	"rAfzvzWeTEUE0AuhZJZKqsdVV5wtdbX+utLR6DshYQUROtsiolmaKjKXKwK2JzwJBp5xS+Ki7FAKO8UM",
-	"ai5TGKniNfWdpp1eCbWUK2092opEnwEhQfROgjH5qdfrfQrJxItDw9dm6b+gl+c+6pEPVClcuN/Cp0ht",
-	"cNFybDdjGl34EXN0QkVkwahJRYOBysg5McOZ/col/TlnY5JIDOtMc54mNpahMI1q4dDDKkvKNs2otESc",
-	"CFetZhDjw/uLkgGCJrZreUpkevTYCkXFAOqCOD4zETWGZPtz5BlM67NgW+y1mewnomC0wGGNrtbKe3dg",
-	"sSH58BH+Ob08+3NIvn/15tXlqw5yHFOgaYM8Nb3McmyqjfLXIx/LcZVrT4K58xNhWpMgzF0W6s6ov1f1",
-	"+3RILlKmTP6gfYMrE6a9zrFXl5q4bifuYMrqedc9SU3Ed1LPiz/JTsTuWJxrVs0MRLdTS5511LHxPXSJ",
-	"NHsL2H6ZZX8AKUyriyUzVa22N4DXxWkisI2TPdGimdK334K1/e23lYZK5bdYKmZypxCoEwGAUi4bxJal",
-	"YCEg+kfI/t2d7QJlhE6Wu2RM21eKarKQYNJhxTysFxs9geVRYZNjIGYKNjaj2hj+My64mrMS+a8Bfb0+",
-	"asZ2DW3ZH6AOIdEbaTyOlnqna5tDDR+sWydqaZkwJti67aSyjNWcp35uY73ZJsb2FQ4PdgSCGoZTBE0q",
-	"YukOW6SUo2h6wxRJpbhmIDAoAHvGVkS55mvovsAFwI5hHEyd3uAjtHvCwtou9nUzu2j2ztqiGYX5q2hJ",
-	"AXM30rjRT9XuZ0QSGd7dISxG+L/hyVaiFViRuUM8ARQqHsOMaqnR504nwrT2orAng2st+HVNTQMic6tC",
-	"sdQyL3Ui3LP48s6oPwhJgxPAV/2QjAb7IWn3xE2EXZ1DP8YBWJi4sa7wmQLyK7p2C/wLW5vt3bClnojh",
-	"iMxlnimyYwlHMY1ZItHr71+9/fD+8tW7s79eXV6+AV3WAGA153G1petEWO3A9Aex23RsyjgnJ8JISOO3",
-	"R+ntXPY7LQ56hyhKU2z51nDCR7FMWBSCdHC9fUAqWl9ZxVGGMiA0HUxaPJ7hg701uKg2belNxGnp2Ecr",
-	"YNQfdHzh2K30C8aT3usgzA16FVhhRIyjAK6cPxZZfBAGKY+ZMB1/re4J5m/GmabYWO1xtdONUDpIiyQ1",
-	"p1oi8lrF0N0Ncvrhtd/lORj0+r0+DCKXTNAlD8bBXq/fs4m7czSj2qQ+2npStRSVXPgIY4X/2OgFTUuo",
-	"YpC0GiIVhcEVgrS4bgrPjW/VaQn6h0jaHTCeyqB65NRfMIpok/9FqJ4Ig0d27z1ylkmlulaaO9vKRT0a",
-	"CoH18RUpN1j0bTwhZUXRdzJZP614/YHGpKUbI0jYQnbd393B9sXgVVfNfdUaB0lW72s37Pef3HaicNY9",
-	"0mvCPLd9g4nyjYZZdmGyueEY0QlwwXTXGNRFE7uYZhlnaoPl7jVGKt/dyhjfiar2qenTUxrIRcjYV3WM",
-	"7G01tKtZF9Wx//Tz3u2g1+udEENIJ4VKfmJN/5MKxVXaNzZaGN6HwcgcbxvUCzTYrbYIwrcGX9h0rxFR",
-	"rXekQfx36VsOw4FwMQ9uY2MN12u6OvIL9pv2J3rWFlR+tNkkdz4MEuxAMxHWUivy/hRdG8nf6ZFTdVNp",
-	"t2H64k8lJhSa89x7HAv87pNhMBrsP/5Kay8PeHk4fPzleqMveO34i9CuEcKuIJ2UxsdgO3vVGX+PXGZW",
-	"GwPl4rjfdwp3tRGf1xG/GNKb7wVQsbmtZ0HEZsB/THQ7kJT1XXFVIOlEoDmN35kaCNcno0f+k3JtyyFd",
-	"BpezXTjYr74pUijipiGW1YY/yJTH67GzDsl+0bWvWBGYimYxO/XggVE7hn3TwLiyuIngaE7xO5aQwX53",
-	"wUWuGVlxkciVcR04nVl7JpnVSU+smUoJ5o4a04diAMPWvhhQWnBRXdK0hRaoI3YpqN+K0sjGSsOC7sPC",
-	"5hkNj22VJjIAu1QGiElOicrjmCk1y9MCo8Gct/oaTv+NMhVujc6A3jk81hHQawqOuLS/jTypdm/Ft7bg",
-	"P5t6U9kIQTD+6VPo3/ngO7oMuOH0vbCPptd48RCoWsEnGKupE8tcb1aKz7GhkbUrTR1HoRzAXHHKaObM",
-	"TlQ0CKwKXZ+5JnrFY1YeZ39gtQSgCPTB9lr1y/e5KVmvKGmjFpXdqEQytzXIVl1BumQ0Y8kT1J6zcid1",
-	"7Qfwem3y4UMSvaV33dNr9qf+I3pMqcAUbzyDLjPYRiQ1mmN9gfT7TdG8EgJDpK8GkH76dN+kBJnrB1He",
-	"xOquWSual3Za2UGdKsdYQmLcucinK5ZaER6pEodx05CM2dIqbEUeU+BQsQQV2bRPrqL+j0y/ZcE/p3Wy",
-	"VZpCYeuWtyGV+Qq94CsQ/DfA1gL5fmS6Jbj1CCruTsu2YK0oiQDNF6BB2NgBliC5AoqiSt86SnrkAxOI",
-	"ny4d0XkMLeqyxIpSV8rUin+1nmVfg4uNFme160aH+0Wu/QPXjW6Nm7WVb0BRF2f8r4Vr3yi3MQ/r3Dcb",
-	"EG/X4clGDHzHVhhXAzUQ9C3niltSpf1SOqs70lWl9M7kR9niZyxwayLcG650NdyjguqFKBuKy8tHds39",
-	"D/fhow/aQlsQHF/JYGlr168HeW1Lo7Ano3b15QZ6vxds443KX4XvX2jK/pZkAjBqp5OWu6abBBNu0IZN",
-	"IyhFKJHCpAnUx3N3hhEpiN9ez7Ltiai3VqyECGkCJGMunQBWrvLZjN/BmDa8P0DPMPxxfHx8bGayAqHs",
-	"c2z47NgU3TmnCKZAVlrlmSsnNMNaELaoNHT89lvb7eXbbw11mzEnQksS2ZVHbVW1uBsHk4W8Zdhs2C8G",
-	"nojCW1hMx01BsFmQJGXpLwY8ymLiasu+qFozbN3XaJNioKfa/dnmakRkYW94Q+D51WchoWQ1l6lnvE9E",
-	"DKhX1GXaTI+E24t/yHRtrp/rhMV9dcYQcVHyibBp4rg5m0BOdqZrYq+aIQP/ZrsifaPBK9uakD2ZWdZu",
-	"QjK88Avd+PShe8SfUbA/1H1tK+/+4KvY+xNZ+xez9U0aS53B2Pp3qhvW7TPddhAGLk+gXSn9eP7GxawF",
-	"W9XXVzWJH1A7dre85/4Fnfu/hhk96h9/1W0uxQWrD98Y0fLOPdarv6Vi/X7JxPeetle9F0Yumei6U6w7",
-	"91ouhWkv1fL9zX+VeXHfx5zeMrKPkzS1EvKBYmpFykwHAiNIrMa56TLWwvXsj/nS/ufqXu/vn9cNXS16",
-	"G5eRjBKKxjfh5IcRUBMhZ+2QrQiY/U4PK0NNEt5EtDT0aBHlJsTnCe4T1+x8ItDz53pwYL8/m7NnTdE3",
-	"9jynoJFyTOKrHO3mqr4xOk3qN/s20r4mYvvLfU2KSMXzPhEuvvFCN8aEX+Ng/tXiTu62qa9V1p9yFZwt",
-	"hXzlKiGr/Mgk5LTov+bGUFvYrzBPrO1K480Vlz5/ap9lJjPbfMCohm4aPzpmLmeQGYnnUipWXKFlW2ds",
-	"uvTWMl/ilkX8Zb0A23oADIYNGU6z8fbgd7LZAr6S+7kZ9GrTJcLf191SxVMmhRJtALCCHoOievm7g1v3",
-	"YlzUv5v7RvxLme1lLUYtNFeOWIwTctUrK5FV7XKShqvQy+61hwKs0tRMiCZSdE7InCfVGWeM6jxjvYfr",
-	"n215XisRmmlrxG5vDmrj5kWEVWZkyeMbkE8VspyIp1/O4uZDip+IR25heb744tfFQYythGUIFYXgC9yC",
-	"u5/tp9fJ/UYX4XthGsIabWU1l2XyWcNwMdEPmhCuT+z9g2tU+lLTUq56KxPZGfVHnYd81Btt4EdtqG9U",
-	"48LVLY2RlgtXCyh91V2rz+2U/J1ZrV/nfzSh34ffKy4P++d0WP5oNeYn0q1fdaV2P1cv/70v8m+38/Gj",
-	"0RAZ0yLq9MgrGs8J12xhcqNneZqSaotN797pqN40tChNNJGqHvmBp8C6YQ6/C2l0YrzWtnjOdCZDj5gr",
-	"LWrzhr3hSp8Vu3uqG6x2V/N92MrXCujh1VdzNIoxPxn7ZW+6U7rWYXU7oqr2BN4imPEbRD3iWqfWh+9x",
-	"9h9+oq+vfO3BGEdZlf8Hc9kyGlJidLNo02M1Jdv4Imaz+9l9rKoODUHuTvs56PcxMihW9JykUF6dsBUx",
-	"uL7ETyaH4sVWWetWE5bOj0e58R8ks508jksUfQnq2KXlDQ4bEvByoXAlrjbGXCBiqw6LouxGsYlp5132",
-	"LnG3OBTKunSqu7snIuUYJ+PVkb9RbbId42u/uMX8YlI8fyFakl/QCvgFfu12u6TlX/gpMr1VIvILwc4x",
-	"IWk0iyG/kKKZDAwNK8WCEXRMUkGw0coJEYxh0NQlYLkm1mae+u0vtVHbZqVlY3yYCGbBPdlrAsuFnHgw",
-	"rPfaJ3yGp4ZeDU12cBh3cUrHrTqyN9xEdrW2O059la5pDnxUzT2dmCKlRldtE0qtNt92E5neOzARFWvs",
-	"/OPa8cBX3scCzuW+vdrPAv9M7TscJcwwEaYkut723lwlW96Ps5Y5SbgyXlOMkU8Z0TJNrDa44VocDCAr",
-	"uWCF+eiuyKmsyfmaTZlctdrNaXQyS1g2JhsLH4dD+H4Uwlr2SFsjvPY12u9bmt21abOv2iqif2WpGP66",
-	"wWN7JVTLvVTFrU/mZhV5jaQX55rI2cyxp+Px4IDMYGnGjq/dz7T3ZBFbvd/qRarGfl9ag+XdGbW0bSVG",
-	"2ff/xa7S/01itk/ypMBPPzgab0ZMvduUQCJkuWUm1NFt3TdeZxu+XxxNzZrMEQ+JHZzX8npbhOIdWRky",
-	"9TznBrmJP/8LeM0bu4TDjsto+KMI7wXOnyW+6vNy4+yt1dLaskmuXOt9bN+QSXEdYp2PU5hJjH0YbY/E",
-	"3HW9sG0xTmyad6V2wLozat2Xem3NVMe1a7dkalLFTbOZGnZhM5HKqZMdbBBpoOjjicER2xyRZ0SuRKkP",
-	"dk5czFYWeqGZ4aViovdfZDr8lukTVnpfFsK7HiXTxWUJtsbJqwPQVLMWVtDUCHxm4MjaEr0bvV3hQnVr",
-	"Y5qEKxetTPSC1aLePPfl/UlnViGqQu7C6m6b1bYWyNV1rHpZbUUXLe2AUYig3OuRc0Olth2JdkHdjRC0",
-	"2gTxJnwB+DW29UzJJQ2VdNyij3vCxTf4HBIXmvq4ULfdkfEiMfy8ZH5uDJMhktpcdTQ3ExbzhFmIew2a",
-	"Pc14XLshUzxAX0VHT+tEJjtYkG6tSmC+EmyaulXYccu1vN03nw0fNO3QW+zdPzJW/gtlrPza9WnWwPOu",
-	"1XJ4bvvwhmWY1BhCoVPxQmeOdx7wQc3x8pN/bAzznNoKTLzdxDRYIjalbJnJmCmbfKGw43WPvPbCsVrm",
-	"trmOC5W3RmXN/StfXTHkOHEgb7av9a7c/bLB3nH75Irky96DdbVn2DzANFOrv+kdglorzRb2BDBPb7sD",
-	"KPLfi9QDWyBrW2zv9/d65JLeGInPhdJ48ZVEC5hkUlPnAoQn287inNGEC3Nz/u/0OPy0iyLpovdSldK1",
-	"E/XyZgzet5WDlMdbp/12Ysc0mbYMhDcypml7G9IFnHKW2+sfyuZJDX0BvS12ZY3x+S2Dw7ZOYHv02AWd",
-	"mfYFMovnTOmMaplhTwcbq7RbbMY/XQ03NzUZMtemayEYpN59wtwfDKscm0OdPRBzcvWgPKt3FfXGLXld",
-	"c/DLLXqK4iTNgqhifBdYv/90//8CAAD//w==",
+	"7H3rdhs3muCr4NTMOSGzRYpXXajTZ1dRnLSm7dgjyTM7HXpVYBUoYlwEmAJKEtvR332AfcR9kj3fB6AK",
+	"daEk21J3spM/tkhW4fLhu9/wKYjleiMFE1oFs08Bu6PrTcrw75M4lrnQ37ONVFzDNypfr2m2DWbBCUnM",
+	"14TeUq65uCZcK6IzKtSSZUEY3NA0Z/ASTZKMKRXMgsvXdLTc/7d3v3x/ff5q/+BmeDDeVweLfzk8p9vp",
+	"7X/85/uDIAxiKZY8W1PNpVDBbFD75pz9kvOMJcFseBQGccaoZsmJDmbBaDDa7w2HvdHgcjiYDaezweCv",
+	"AT6ScHhmDZvBBeFfb7iQWTALBvBMnmVMxLCx9xffXwZhoGKasmC2fx8G7G7DM6Za5pi4OXgCAy0PlzSZ",
+	"LnrJUbzoTfaPlj063J/2DgaH+wcHo8Oj6YAFYSCYvpXZRwDH+eloUH7zmi5Yil+//Yl08MduEAYZ+yVn",
+	"6oENDAeDwWAyGh48thGlqc7hHNyRXRXHdX8f1o77NVe1I79cMZJSpcmGXjMilwUG2BUq/9C5ZmsVzH7+",
+	"4/h/F8f/AZZxp0/zTMGgIk9TQIlTgC+/Yd8zTXla5wCx/ZVwQTJ2w9lthew3m0zesOTfWKa4FGbQMKBq",
+	"w2J9DqcZzIKj2XA/CAOa6xXM+8mAcp8OlwdsEvcGdLzoTZYj1jtMjuLedHFAR2y4HMTjBABH1wwWkrI7",
+	"cmJGuA8DekN5ShcpO4ktDv3sgHgVr6i4ZoCodnXwVxav+A0LPoRBnHJmQIzLGMZHbLQc095kMU16E7a/",
+	"7B3Sg0XvKB4kQ/xlsvCWEa8ZuVhJpmAV5iR0sflPAVWKaUMSSZ4hNr9RDipLnrKfzDgAYZb1FE1Z7+hu",
+	"uN/fiOsgDFaMX680oP1oYDFulIzZZDmlvf3FQdybJIesd7Qc0N5wMYrHyYRNl/s0CIM1X7PL7QbG5mt6",
+	"zfbMgGpFR9N9OIPl4X4yOBweHk7ig2R/ekRHS0bpIJ5OaTIYTul4sZwsh4vRYrA4HI3iZDhN9uPhdDFY",
+	"DgZ0cAhj8b+x77YaxMbkcDQcj8MgzwCZV1pv1GxvL05En8Zr1tdM6T0Dir0dO73liV4Fs+HgcAB4+Zy4",
+	"0cYvhkeXg6PZYODT8sHiMD5KBqw3XI7g+Mdx7zCZsB5A1P0Gk+TrBcuC2fA+DBKeMUS4s8Qd6jUDFP/+",
+	"lRt1vBwtDuMh7e3DWJPlIe0dwckN2SgZx5PFlO4fBWGQUnGd02tYfsJ6+LqbKDg97w0Gg+FojJwBSO7C",
+	"UTUXVwURmj9Y5laiqfpY/M01cITgAqFPAPpEaZltgzDQBk2AU/A4CIN8kzzGX28cho99hvEE6eG4xy6x",
+	"8Qf7+IN9/ME+/guxj106iMqWP1Cegs7nM5Q3XCkwO2RGbjMprsnpxfkPRMuPTITwJRUkFzrLQXciMuPX",
+	"XPicJpYJrDVW2fJqaYYPg8TqOcEFEwnRK0YUU7C+bxSBJy9hdFB34Kf/2YMZe+a7FaMJy/pBqWZNBuMS",
+	"WueGg5ClzK5ZtiXxisUfSTGvzmjM4OSDyWJ5NFqOpwcHi/Ekoft0HLOjESDMgE0OxvsllIE2Znt7w9FB",
+	"f9Af9Iezw8HhYG+TyUXK1mrP3xiA8Sxh643UoB3+hW3PxHvFmgx6yTNV6PPklusV0SuuyEe2JVwRpXma",
+	"kiwXgiOp1YHJyzmuPrLtFRdXuWI+XE9aBvdW1vtLy0R9cs50tnVvMKLomuGS1EpmOt1WoX5UQt0b2WxB",
+	"ELOeF4D3jr0j6MUNTXlicaAK9Qt2wzKakiVnaaIsRhB8Hnl8G5TNcFcWkj54RzvH6ZMLxsyvr7JMZgqA",
+	"5n1EwWInkLm+ksurDISdewrMBjQ7+r71EQZrppRhNm9ypcmCkQXTt4wJgnbJYDAgVCTFB/yiMxwQLe13",
+	"BAyVbj+4DxsbNBtvLKAwctpmlwKVCxi0j2ZNgRijkYcYZgZSgvAlMKJ2ToAKFyy74TF7Lwo1o0mECdV0",
+	"QRUDQshFxmi8wgebmKDMaFe5N5yHDZfIv/ARGEsDgmY04+mWeG848kqprjKwqc/A7MJJdaoXgFrbngzk",
+	"lFOFfBtU8WvBkh4XxAp6H0qOYwez4K8fj7Z/Hf3bll0Mb+P10c1f+XCwGOl0wYcp+/EHHf94l76+fLV9",
+	"87d/Hf50jagFMlOt+MbQhsyuqeB/M0TptInDZBzvLwesN1oeLHqTeHrUO6KTg95oOU2Gy/Finw4HNRXv",
+	"JEEFL5MIVrtoQNRcMVRT2NqcnvnpfxRqj1MDvkKDuQdAGkmFDr6CP+pztknp1ojYhKk44xuz0SDSWc4i",
+	"crtiwrBrKtQtyxChVkb0s8R9KZcgdhnNUs6yOqu3jDuq8fvomNCFYkITqVcsu+WKIRbGK7amCBCRr0EL",
+	"h4WAml1oGRlIIdgSIvDJUhsAVtd/wWIpEgUM55Zy4BFLmTGSwSsgXILQ+TyD2cifds0FX8PMw2JKLjS7",
+	"Rm/ZfRhsaEbXTFtQOsPnrAWEQIelrySpTPlUrY7DQBuqV+XRxuWUxk1k/GIAJn8fS5mtKWhgec6ToA18",
+	"TuNqW3dUqmQRHC8c4wb0Q5krNOX6bnG/5AyVQLc6M2gFovTuNRPXoJ2PBgOwLIT7PGxbV1Vlaa7vBIX6",
+	"VubkmgmWUc3IhmUklus1yJwOJe/fn30PmLrkgnVDMgQsGE2n5IYrvkjZXJxcnJ6dkXhFMxrDUfYJMk2d",
+	"5bHOM5b0UPYQsyjQ3takE80DuojnQRQiZs8FwOSXXGqmugVZOBWFKhLRRRwBl1WFUul+dZQxF/jVQiZb",
+	"WCIiJ1F0ydJtfy4q+DJdjJNDCkS/HILVdsB6R3R/0RvFYGEe0sFimLgjMaRenkmN8nYezvSgfjgbqjXL",
+	"YMz/1fnvs5/n87vRsDef3x28+vBpGI6m0/tf50Hb1/Og+8+tSPear01MoYlz6CEAm3AXbqX4rr/6hC1p",
+	"nmpArBC2YinXYtluOg6Dtx5f30W8Pu8nnVuZfVQbGrNug5ifKA9aiFlWl/E1BA3ShamNFMqEcaoGVCyF",
+	"tl4KutmkPMYp9/5TGbHmx3/iyov/nLFlMAv+aa8MGO25p/e8OWD+crFtb5lf1d47I/PNkmtSxzNfohkS",
+	"TeTbW5E1uIDe1qUhmEimiJCarKmOLWVaCw5tQvjspFIMFLfM5LrNUgRyTSVNDHGiUWmINfrx1SXZoxu+",
+	"dzPcW7MItVukVyDU+zD4sxGvl1K+ptk1ezrIPb3O+Zu0lFcpjlLT6twerCwnNGNkAnY9WWw1U8eEarKW",
+	"SpPx6GD/EH+mccw2miUVY2k8bJqoWkriJn0B/a65t2fBl8awFmssmliziCYJyTfAYtegBOgVFWQ8In/h",
+	"381Fx8AKAdgNgdcTezKAIBIdFX9jCYml/MiBJzQ1mf5coONArWmasswdz3GhbZBbsGsBQVcs3fTJd2wr",
+	"wToib/h3uNw/X16+mwvQgQG3tWLpkmRsmSumKshrtRj46uTdGVGMKcI16UzGQ8LFXGxSygXR7E6HJJZC",
+	"GN8SiVOpWNK1qHomgKfTFC3AL0JUbke4YjiE70CRa6ZXuGVQ7YyHRgoi84wonrA++VeQmLgDi2VGxwRx",
+	"nrGNzDThumqODHwDzkxM3MQvYr9VNvcsaFodM5oZ3sPuNiwG5oPfOoNMipg9rjvzJRz8BrBTaRU62CHH",
+	"tECJ+kHphTg12tFnigJeUcXOWa7q7jhgS6jSUEXgVyQgKlCn9+zsx1xGmRm6wu9afETVWUjCl0uWAaLZ",
+	"mfrkvWKEEsFucVXmMfjkHgh2uQZqPqNiQX8Hn5GdC/CGN3xGD8rfmovp/pmQteLAAGy1LC0klBT2jxOs",
+	"qL0akT0XpefpmESenykiKeApYTcsM0+jYo1aNtWI8/25iNohgzydqyYZID7QNGM02RZ4MRctiEE6BiNx",
+	"scDiRbKRXOhun/zojIgK2sAo8JEjrRhtvNWE7vk2dBvI7Vt7LVb3fbub8HMI9DeKLw9hie+enIvPxBLS",
+	"MS9EoAJSkkitAe9AqyYqj1fG8mq4LKNCDwTF21m0VkuA0y4W3D0maiVvCaPxilhHIwFrGNQHrpVZjhWl",
+	"b2gKajlL/uXi7U9fJErXboQrfGaHwofQ40bHNS5MmLDqAPfEZLEsfOxlmFht4c+CSdUxrSrXvnc8T+v1",
+	"hVORi/9ksVZzkbENoxpww7jyzIF3ok/zgKI2NA9mZB6ofLHmeh6EpPq9jevOg/toNhcwE+CyAm074Ype",
+	"Z4yBPnO74vGKxHKzJZg9pUKipI0coRLnTJK5uM6ZUt0+OUmVJNQa+yuqidJys2EJoVnGbwDRPe3OjPKN",
+	"IsDb5kLzNZO57pMf+B3+bmLOOzVMg50/Sf2DzD9H6HuIKaS+WuLb7TjJwP5RMs9iVtpf7I7XZOxgUqLl",
+	"T1ITN+QLYGS54mdBxmK4aEaENMzF7RixD72KqRTX6GWkpHAQwI+5YpkxRGNjFMRUAIQUY6SD2u+tJDEF",
+	"BR/MNC4SrjQX1zlX6PYnEtT5PNtIxRzywGvW46olycVHIW8FAdan7Ilbxv73sUIdYeJDmbGq9qfT8b4x",
+	"pipoMBz//25xtkJjAjYm6XhQ6R4DizKJk0YMcYW2HBrrZMluySoXScYSC8U6ycPrD9B8e6TpMzQK1TrA",
+	"g1pFy5zPo1m0BIUstHcEy1Ao3LAslTRhCekIOReeHbwE7g2mlQ3lF1yWxuh1I5bP1p1Gc5FRIDSlUdY4",
+	"ArBPd53lRpeg8ET4oYdxiYgoE4eYi471T6vHbLtuQ9n0BnxMyfRCIgjQ94LmesWEhiNnXyYJ8toYvrnP",
+	"r01ehCQwLBc5q3J/z9H0vjHMCxB9fa3Pgoa1Qa08MP5F6xcqMMZ9bdKHE0xToYAyN/IjS/qkyDABAQFw",
+	"UwaEaKu/FyrfgB3Pkjcs4dTkX33RkRUDXa1hpCsEX1umC/ItMKNqA1fZ99Q/x2JsgmMTO/aLHGfrPp7p",
+	"VNvGblE6MUiJZkUNRBEcpybRqTmeHhzXjDSf8rihX2DxHU2piPHYNpncsExzw4If5bxue2+kYNvAeP5d",
+	"2OBn7/UyamrU46CR7t8yucvbb4uI6IxRlQOrM0+RDqatAyeeHmJyUxdw2iWYEy2rgZInlQLUAhuN2gAv",
+	"RjtoxnZ2Fg48HNqtZPl5wZaEatYDRt+6sEaRwRNOq1Ja8NSZePKEEJBXZVCGz025wYfdD9sChE/+MVVr",
+	"ERpvthQnPGnjjp88/LhFTZuiWMdu3LhD0nLHte0019g4rTpe7UKcYtk+iviH+DiVubToKqXZpGfvj4eg",
+	"UqPb+2JSmmV0a86zzKKsE+87qhTysNjG9JfOHcLuTG72MRF5moJtq/2U7T7mkaaWHZmYZDOqWzkg3E1l",
+	"Oa0QUoq1AMVPcq5v4g1PU24VKhOpueEJk27lfhrJjiV75F7mTn9qIrhLm26Akd+xVNkJMW7BdWn9Auff",
+	"Pm32J9JzmYTtk6efj914xSVof/KD9z8Peke0t/zwaX9y/8+tb5Wp2N6yuND7kyB8hN9izra/mYy3TWET",
+	"tF8IpG1cojhiD5D+Vs3S3cqKUw99JCwA2obDmP3DqpTpuWJpknAYhqbvPBxf0lSxsC51P4eR1uW9eXfn",
+	"AvmNLWrwxYLxf5V88rEih8ZxVof+wl0Xy3po17VNoIRfr60+XE8NElKzgrmxG1DdVhwT1Y+JAxr+HtU2",
+	"HgGWVVOVHstVQiGAETyvYOOBHLDIZr1HpQGg6O2x8esYC5UrG/dNjJk4GRwVr12BfEp5rCMb/TMrT4ji",
+	"Ikau90jOSwVpDDAfQpqy+q8OZLejPnllPPXooeeK0PSWbhXZZEyhexIljKVcIoV1dpWkngvF0F9Yw4t6",
+	"EdCngKbp2yVmZD4FVdyL9x/ClgOx8DRe2Ftj++B8lgvlQvPUfknTB7hPCbNKfZLPq22pUo0Xf/g0DMf3",
+	"s/LPVqZc1rA8tOf3imXnbNlexNSGj+boTWKBdU6u6ZZkuSBC3pLONb9h1j+iMS5mLUXz7DeKZMAmVbdP",
+	"3i5ByWd3NNbpFp4xwvdJ+kyTquv6TFlX9bTD/8keErD8BCHy4Qkn11Jy9YyollLNlHYYZ/HL8/Obyot8",
+	"k0qaPAnRKgVDTQ3iEVXNVhfVseLs4i0ZD/f3e0NC082K9kYmqpFtSSwTVrXhsLTIx+eT3l8/fBq1o/AT",
+	"9ZyyeKm+tO9O35HJAXEPEE2rubtFsVPTvLHVT62phizrVbL7zMNGqVzlaypUdRa/gsrb++l5z9Dwfti+",
+	"/2q11cMYde4/e++XY30uBRQsoRUnqTLZ88RN4CtfVGyL7w1bwA9Pwk1TL/ay5Gq9UC06u7Z68lOI9tJ6",
+	"kbxKtada4je7RP2ZALGomCKLLUYmUYCbULZhuccEU4G5Jgsaf0RzrKZARJ8pxS3NI6I72NiXqjLJEL5H",
+	"aFVOUkPUcpc+iFrkSyGjPGwtGLdFiAaLDRvy/SEt5Dls55pG87u3nSto7Cv1rgIT7WKwaPQ6nT6ovu/U",
+	"XE+EFUssKRQmuSTUU/4cBZMFi2muGGA2V0SKFNgGJuDEGMcqdcDyFEknquJFFKKH1UeMqHuMAdMaX2uD",
+	"a02BtFXTT/WtoC+iBS0+WwP7AifiU117hTj7Yv7gu68KurWgakOzqiOuWSLUaCgSzYjrClSYYKAcFg7h",
+	"/lxE1svGxbX1tRfeYlDFFWPiuDJKxSuHA1g/nnPVGzc6vu1+Ih0pYtaFp20gxgRtiqkw5wJw06hiUeHN",
+	"i2zhhaWoZs+Uwk1oamHdjIVHMGkltx+KJKcmLzMxm09tgWa7cpvq3idFrpUNVZj8WsxSgW8whc4+YRCq",
+	"eEat6IaRjtVdQgJoFpICMbv+q5isiQDTLsUGTdQ0lbcmfStneBJ+xSimfRlUIzLXiicMg6ULmYsEn9ZS",
+	"XmHpbkT2CH5KJSIBdYU2Eg+Gbt2MZukpGuAwgk15uDIZYPCisTzhWYCo0eVK5xHmvlcPNCvduj4svY+W",
+	"EsNGPWqtPrbYjv0bNgPy0l9jKy7YutY2vdSks2FKh4OB2WGnPactQvb28+BD36xaRd2HE928xLxOI/Ic",
+	"kghLbKJuVfltrQBu+ipdUW7TX4AadS9jNEEh4LLqtDSpdi67rthuP3hMUBoYhoZ2yrnbuNifGU31qmRi",
+	"VeJTO5jbifFkRPJjBHKdkhGWNKtbUyzr0El+bC9N9Ndqp2hb25ui2rS5snrl6YO6dKFDuxLTR0wNaXM0",
+	"/HVWJrTjtC4avZCPefoa2oRBH8DINQxAuCBrwCWSC65Vn0TzoCgXnweRUZ+xjxXZB7ViOBj0B2XteIvX",
+	"yO+P1er4MCuoThxi8LvgQEuS8GtYT4UCioXVfYRNz85/a7UDyw5dpbaGrbraGIRt3tW2BcdglyRhMV/T",
+	"lGxSGjNMJYp83uAh6f6Hx72BFdL2Ku3NUtqwoEC5pm7+RIWmPfjSqsHAo62LqNuQLczH/QbcD9X0TotK",
+	"2X1cp/x7bSsM7nrXsme/9Cm7bt63bNb+5PbaJ+8FMP63GyZO3p2RcX9AKIncRiOnj29JyrQy4NGrTObX",
+	"KxTeEZrykVHpbS0483V7w1CMauDelxKTYQudv3hcEcy5JyuWMdL5yDaasF9yCq8UC19siSuW2Yul0BmN",
+	"9W/2cDzF32WatNlRWN5DOuc/nJKjyfSA2GeJMUdVaPLQkvYck26T0bUrjMAe1jReccFKUfuRiwR4g82o",
+	"mZF6jnWIalU1vyks9UxQb+EHmir42i/PhDeNXwNUpgVPEoY2XJk3G5JozfRKJlfwnVUf8b1GRMObEjVt",
+	"lCvwLWhWayq2V3LDxJVtPalwkPbWK/BSM0czJLvyfUJP8XUVDLCa9koUf0XA+Ncbt5hqhVdIWpMXQxK5",
+	"LVS/nwv3w1VMNzTmenvF7lYUi1OjPvmJ3aIrVqFPbsEITRKWzDAhRxMq5sKlA8NTSEVAvkb1iOrF5M1W",
+	"Mg1KSXYGf2rKHLvbpFQYzdvls8rYihBmauUJTQAU/WCXNuya0dRne9UsBAlddAnUsrKSBB/KM6ZIZzIa",
+	"kcaRdp8cmPBMtRaPwC598dJWcRLzgA0mGjt9enTkefVMpUYjil44NuvwRhuD2Io7p9DX6Pq4zCfFAlYE",
+	"W3kK1nFjXflNz6lL3GvblAXgN8rUaxKekI4rn+YilmAHk38fn9qyww3NmAAKYqliRLDb7rFpkoDOIUEW",
+	"+bWtVUQYteUojHfEEpyDt2Ynf1pQxa7yLL0v8wbn+WAwjmHD+JcxTt+fvwajCNbbAkJsjPRgCkNNSris",
+	"R+t0LZOEjEliCaiEbpv+cl4LD9S2lmR0qSPyf//3/wGEto3aItIxwfuu+cHGr6+KhKeIdIq8ZftjF+uW",
+	"nXctIh37Z/e49f3ahHPhZjwmVGxNfe8i1ySyCQLulfJjx/55TJZc0LRbNcJxX2hhl83nGsvw/MRlKkK7",
+	"RX0u20nHVAB9owjYMoB9VFSaOvRJRJM1F9HMkAzurD8XkXNmRzMb/1Bl30p4CZ1n6FvhmimMkBoIqbnw",
+	"H/RGoYnxjNb8SzB91XteNjQy37Rt2OuK1KTYsjdSrlgWArLzjHiNjcIipFv2znOMxeYvtygdZVelZq8d",
+	"E9UA/aXarUEKy4tyoejShJALKeFN1eJM8NowPdGL6xnTLYzb9Vl6zJHboHN8sbqi0INGG1lf8Gtx9oU5",
+	"MbYPVCP3jep4xRIsGepxoRjqSDfMZEdVurhMKmkr4xbobqhStzKr6szFl5XhhoPR5PGWPT68zAa8Sdog",
+	"9N6exo69F4tyg32x1/zpCr+baqex6Zld/yCDF/QPFucZ19sLQNlHKRNbORW/RzUit4Ic+AVwCxARtTYn",
+	"3bBMmmql5TVN/GYFlZqI/q5+RD6PKAFFN/wvNk3YDHOKo+zgcZWZiGIadF63k86ftd68Fek2JBcALxaS",
+	"C7pmF1yzP72md+FcvKN69ae9bp+8FYQSbJvRW2m9IQm7YancrEHBtKWcnej07du/nL26unh1+v781Z+Q",
+	"bKPuXJhwF2wqAXVfmdwuLpRmNOmT7zJ5i4WjRdQXc2TWiqU3TNkmUpFnYc3IPOAiTvOEzQOrtCMAzS5L",
+	"AF5d/Vkq3bNTNkFoOgkspasdoTFyoVoDMbrhRDO6Dhptd8sH+laP3rO2U9Coo0ClFyMQJ+/OirBPkfNm",
+	"BBvWRi5TeWtbxflCeC781kogmdwgVUGGZVqYluJCPv25mIt/+idyKsUNgFAKNRc9m5Pm+9CxV4qmmbbF",
+	"V5FF8ahPzhD4Sw7nZE+SJxGhGZsLgo3E1DEWeilN1xuTvwaG/Hg8PirDJwqUi/eXp32Y/41xbyoigF4I",
+	"JctUUj2r+uds+bp14pXeR98zCSuI0AMXEc3SVJGVvCVge7qqZ+OrxEXZoRQ2KhvW/KgwUsWV6ntSu/0S",
+	"ailX2rq5FYk+AUKC6J0HM/Jzv9//EJK5F5yGr83Sf0XXz33UJ++oUrhwv4Ncke/gQujY7cz0WfLD6OiZ",
+	"isiaUZOfBgOV4XRihjP7lRv6S85mJJEY61nkPE1sgENhbtXaoYdVlpTt2VTpyDsXroTNIMa7txclAwRN",
+	"bM/ylMi0iLPlt4oB1AVxfGYuagzJtofKM5jWZ8G2Amw32c9FwWiBwxpdrZX3dmCxIXn3Hv45uTz9c0i+",
+	"f/X61eWrLnIcU31sIz81vcxybKqN8tcn78txleuOhQn1c2E6YyHMXWpqZzIYV51BXZKLlCmTVGjf4MrE",
+	"bq9zbBWp5q7ZljuYsiOGa96n5uI7qVfFR9KJ2B2Lc82q6YLoi2pJvo66NuiHLpFmvxDbrrns+SGFaV+z",
+	"YaZk2/b78JoIzgV2EbQnWvTy+/ZbsLa//bbSz6/8FuvHTEIVAnUuAFDKpYjYWhWsDkT/CJne3dkmhEbo",
+	"ZLnL0LRtDW1rL0CP2DQ8xD6DYHlU2OQMiJkS0wbBGP5LLrhasRL5rwF9vTaexnYNbS0goA4h0Wtp3JCW",
+	"ehdbm1gNf1i3TtTSBmVGsHPocWUZtyue+gmP9V7PGPBXODzYEQhqGE4RNKmIpTtse1SOoulHpkgqRVFw",
+	"bQqolev9ie4LXADsGMbBfOodjkO7J798F3fRbN34hAYz5lPRZgbmbuR2o5+q3c+IJDK6u0NYTPB/w5Ot",
+	"RCuwInOHeAwoVDyGadZSoyOe2pJxW5+MuNaCX9fU9L+zteluqWWy6ly4Z/HlzmQwDEmDE8BXg5BMhtOQ",
+	"tHvi5sKuzqEf4wAszObYVvhMAflbunUL/Avbmu19ZBs9F6MJWck8U6RjCUcxjakj0dn3r968e3v56qfT",
+	"/7i6vHwNuqwBgOnd4Z/qXFjtwPT8sdt0bMo4J+fCSEjjzEfp7fz4nRavvUMUpSl2HG145qNYJiwKQTq4",
+	"fl0gFa2vrOIoQxkQmq5ELR7P8MF+OVxUGzH15+Kk9PajFTAZDLu+cOxV2tXjSY+7pkEBoleBFUbEOArg",
+	"yvljSxaP7T7VXJxUu0Y4J7ZtV+j6JEyG4zbnfTc06Fdr6lf0OsSXtbxmSHPYDK9tFOSvRZe9aw5KOLVt",
+	"Fci05BqSFFy+aLQoEjIsH8GTwASVlUwLABhRjb32FPnI2KZHU1CBywYEivAkNVx0fwArweH6pIQOymTb",
+	"KuSaaeA0rtOB18eAC1RJQ+xchMSIvQlqjWMqTQpIZzwo1r/YEts5FYjCsIy5mAIpt0UtWhhjoXpnUqme",
+	"FfhGe+icvj2/6MKR37IFoZuNC285r7F92muWg3pBg4TnIjp5/frtv7/6/urt+dmPZz9dRF3EHNR+nF6P",
+	"o2IemDG3HrWrZgWTjGkGGmB0EsdMqd6pFDqTae8kTeVt7y2uMiIdPBKz5q4Rju0vnPoTogwMCbvbSMU8",
+	"WRr6WkkpNEGfqbSNAEyKLoEv9M7gV/i8ydgyxdKLucBgGprr9lnQBaNSEXGIW6lNh1kqemDYpiPhcL4v",
+	"v0/eImEZGCjESyEJHLObJ5wL61Lkma+jqsfURmPkpjxmwlxMYW3Ud5ncZJxpiv1/HzdP3QhlIKXIcHUm",
+	"KAo5a0C6K+xO3p35l5EEw/6gP4BB5IYJuuHBLBj3B32b9b9Cd0ubdYA+IalaKtIufMFijYSZsR+aHpOK",
+	"46LVYVExLFwVWYuLt/Dw+t4fLYHniKTdUesfG7Akb8GoypvkUUL1XBh5Y/ferzIB54Nx0dEGBtgzL/L1",
+	"sGOE8ZiW5YjfyWT7eZ0vHuifX7o7g4StZc997g2f3kmi6tK9r3rtgNrr7ZdHg8Fnd94pnPqPtNsxzz29",
+	"x075RsN9c2FKQeAY0Vl4wXTPON6KXsvAJjlTOzx8Xp+a8t0nOe06UdWPZXr0lY60It/EN4mMKGp1yFVT",
+	"tqpj/+mX8c2w3+8fE0NIx4XpfmxdhMcViqt0GW902r4Pg4k53jaoF2iwV20PiG8Nv7DhbiMdo96VC/Hf",
+	"5X46DAfCxSTanV153JUo1ZFf8FoUf6JnbT/pp6qYzPCHQYJt2EBuoUenSBpWdGsshG6fnKiPlV495vqm",
+	"hcRsZHOe48exwG+SHgaT4RNeqfdxw/emj7/X2kAIXh6NHn+53hwUXjv6InRtpMhUkFVK48O03UDrAqNP",
+	"LjNr7YGiezQo9NZq817vwqdiSG++F0Dh5raeBYGbCUUz7I3XAiRlfeNcFcg9F1YDBhltbBnbHaVP/p1y",
+	"bWuwXdqoMwG4mIuqyukMfdNbzlrb72TK4+2sMLamRaffYkUbltnFdOrBSaOujAbmfo7K4uaCo7uG3zEw",
+	"rXprLnLNyC0Xibx1/TGN6qQ9l4+1eY+tG4wSTFg3rhWKAVJbcGdAacFFdckLLLRAjbFLQftZlLozljcX",
+	"/KIwkMhkdGRLw5Fx2KUya8GpHI2CZZ4WGJ2xQs/D6b9Rpqz2ORu8TcbDxym7fjnBfRhMnyK/qp3i8a0n",
+	"MK9d7QBt5DKY/fwh9K9C8x3w5pjQ2inD0Zpe432coNoFH2Cspg4uc71bCT/H7mvW32WKzgplxNjsjGbO",
+	"HYaKDYFVYUgm10Tf8piVaDAYWq0EKAnt636rPvs2N/01KkrhpMVEMCqYzG3DBKseIT0zmpm7G56oZp2W",
+	"O6lrW0APW1O8E5LoDb3rnVyzPw0e0ZtKhal44xl0p+FTRFmjk9+XSNvfI3lUQvpILNWA+M8f7psUJHP9",
+	"IKmY3INr1koepT1ZXkhElWNkITHeE5QLFYuyCPdWicq4nUnGbP0o3uwTU+CIsTRXXDRJ5kem37Dg92lF",
+	"PSntqrDJy8tFy/yrfvA1hPH7wfICaX9kuiXI/wgK7y3KnomtqIwHka9B07ExVKzPdNVlRQsT6wjqk3dM",
+	"IF67tGwXObEozxIr8l2dZyve1ho6fg0ON/o/1m79H02LQqQHbv1/Mk7XVr4DtV2+xR84ahNRFsVJO2x1",
+	"3+xA2D2HXzsx9yd2i3kJoOaCPulclOjZ9+qTrW5Mbyv1zCa/1HaUwKrhJqK+5kpXw+UqqN5nuKNjR/nI",
+	"nrm+7T589EHbvQAE1VcydNraSvFB3t7SffGzSaL6coMs3gpWXGnvjsr19f46OvlCU/13SF4A23b6qkO0",
+	"ldDCHdq+6cqnCCVSmPSs+njuqmAiBfF7nVoxMRf1PreV1AyaJHi9BNUxZsKrfLnkdzCmTasaoqcdPhwd",
+	"HR2ZmawAKi9PMHx9ZiqgnZMJU88rfUtNPEYzE/FaV7rrfvutbb317beGK5gx50JLEtmVR20tDnA3DiZr",
+	"ecMw6ul3ZpiLwvtaTMdNdwazIEnKPgwYaC47O1T7p0bVBg42HIC2OgYRq1dK2By5iKztxc4IPL8UOCTU",
+	"hl0Lp8ZcxIB6RZG8zbBLuL3vkyy25tbpblhcU20MLZedNBe2PAc3Zwt3SKeMk5Khf6F1kTbX4LFtHSE/",
+	"m8nWLkA1PPQLwyJlY8maIuFVND+HIvFQK8wnRUuGXyUWPlMkfLE42KUh1RmMbUZCdcN6f6abo8LAxZTb",
+	"leD3569drpBgt/X1VU3+B9SVvcHycEmT6aKXHMWL3mT/aNmjw/1p72BwuH9wMDo8mg7YywZL/i5ugsHR",
+	"V92Mdybeq8fvyThreecem4e8oWL7dsPE956WWL1jT26Y6LlTrDs9Wy7Ya6+b9f3w/yHz4u60Fb1hZIqT",
+	"NLUZ8o5iSlvKTDsYI0isplqJK7W55P0xX9ovX93r/f3zuuerFcizMjJUQtH4UJz8MAJqLuSyHbIVATPt",
+	"9rFM3yQ/z0VLd6UWUW5Cpp7gPnY3T5iMjKIhEjZftbnS1vR9bc9zAZosx+TpytHuLrGeoXOncst72/V8",
+	"c1HP83Q3pVSvQMFE1ubdKWWC1Avdvhd+leP9tx7Hczd+/qOMg8+5cdqWvL9yFe9V/mcSL1v0bUQ719VF",
+	"YT6waOGFuyvrfX7YPstSZrbzjFFF3TR+lDKl9qLDeCWlYsX1p7ZvUuUyW+8eLMvsiVsW8Zf1AmzyATAY",
+	"tmc4W+3mp/IYfpLN+z8qOf67QV/pduAD/fu62614yqTKo80BVtdjUFSkOsPLwa+6F+O6/81cmeXMVB4z",
+	"l0Zq1FBza5bFOCFv+2XHCVW7X6vhCvWqOOyhFFm0HdFEiu4xWfGkOuOSUZ1nrP9wnwtbht1KhGbaGrHb",
+	"CxAfunkLa4J4/BHkYYUs5+Lz7xdz8yHFz8UjN3k9X5z36+JDxjbDcrOKAvIF7su9T/avs+R+pyvzrTDd",
+	"wI12dLuSZfJgw1AyUSGaEK6P7d3RW1QyU9NPtHq1JOlMBpPuQz74nTb3ozbbN4rwpGoYPdH4wRrNDcU7",
+	"JGz+agGloG75+kT+SMnwsztPf2NW8tf5SU0o/eH3ihtQ/2s5Vn+0mv1n0rtflav2Pvkfz5L7Iu/6aTEM",
+	"NG4iYwJF3T55ReMV4ZqtTe3MMk9TUu3LXFgFYPzUOk0XpesmgtcnP/AUWD7M4beujo6NV94WAZh2lial",
+	"3ZaetnntXnOlT4vdfa677m0FThgcaeGHBfSwemOFxjvmpeMlC0Wt/C85w5R3y0dqbbmfRozVRvJPCNb8",
+	"A6I6ca2994NsqdIL/DN9kuVrD8Zwyq4tfzClF472lJTQbAbgsaiS3XwRk9r75P6sqioNxcFhyXPQ/WPk",
+	"U6zoOUmovKfnSUTkmuB/NhkVL7bKdreasHTuPMrF/yC1l5X/cYnaL0FVe7S8ZmhH4mUuFK7E1WCZ+kVb",
+	"BV80CWkUNZk7J8peWu6qocKokM7EcJcZpRzjh7w68jeqTZfAuOOvbjG/mpTgX4mW5Fe0Vn6FX3u9Hmn5",
+	"F36KTK+viPxKsJNZSBrNy8ivpGhuBkPDSrEwCR22VBBs/HVMBGMYTHYJdO6mBTNP/Yqy2qhts9Ly9haY",
+	"CGbBPdm7bMuFHHswrF8IQ/gSTw29L5p0cBh3u1fXrTqy17BFdrW2W1t9la6JG/ypmns6NsVwjasfTIi5",
+	"ekOEm8j0goOJqNhiJzrXHg6+8v4s4Fzu2+tFUOCf6cUCRwkzzIVp0VG/m8Xc219e4raVOUm4Mt5kzB1Y",
+	"MKJlmljtc8fdbRhYV3LNCjPX3eNWWZPzwZuy7Wr1tdMgZZawbEZ2FuKPRvD9JIS1jElbt9b2NdrvWzqy",
+	"tmnPr9o6dPydpWn49w2q23sLWy5PLK4mNNd/yWskvTjXRC6Xjj0dzYb7ZAlLM/6G2iWC488WzdVLGF+k",
+	"OvG3pW1Y3p1RS9tWYpSX07xIwOgfFsv+LI8P/PSDo/FmJNm78g8kQpZbZkId3dZ9+HW24fvv0bStyRzx",
+	"kNjBeS2vt0VL3pGVoWTPw2+Qm/jzv4B3v7FLOOy4zBJ4FOG9hIJniTv7vNw4pWs127Y8lyt3Pwy2E8qk",
+	"uDaNIZyiTWLsC2y7L+SuC5Ot5z+2afqVmhHrPql1A+y3dfye1e6GlKlJ9TfNz2rYhc2tKqdOOtiw2EDR",
+	"xxODI7ZZL8+IvBWlPtg9drFsWeiFZoaXihXff5HJ8Y9MK7HS+7IQ3vVoni5u9Cl6aBR1HJpq1sIKmhqB",
+	"zwwcWVuid6O3K1yobu1MH3FlyZWJXrAq2Zvnvrzk79QqRFXIXVjdbbfa1gK5uo5VL9+u6KKlHTAJEZTj",
+	"Pjk3VGrbY2kXfN4JQatNEG/CF4BfY1vPlHTTUElnLfq4J1x8g88hcaGpzwp12x0ZLxLtz0vm58YwmTOp",
+	"zf1HczNhMU+Yhbh3YYCnGc9q1ziLB+ir6DBtndakg40PrFUJzFeCTVO3CrtuuZa3++az4YPmzo4We/eP",
+	"TJ4/Mnl+N/WM1qD07pp0dGX70Idl+NgYXqFTKUNn/ncf8Hmt8Eawv+0MY53YSl+88ss0GCQ2tW+TyZgp",
+	"m5Si8MaHPjnzwtRa5ra5nEshaI1Wm0vJvrpSzHH+QH58ei+CyoVoO+wrt0+uSL7pfznmPVD3fYrNNEwT",
+	"0vqM3uGprdJsbU8O8yyfdnBF/UKRymELuO3VFNPBuE8u6UejmXChNN4iKdFSJ5nU1Lkq4cm2MzxnNOGC",
+	"KfXbPUY/jaVIYul/HSN5/g4ANUzw8pcMnbWVAZVoUec17cwF05XaMkFey5im7W2/14AdWW7vYCqbkDX0",
+	"IfQm2ZU1xuc3DJDEOrktyuCtI8y085BZvGJKZ1TLDHuc2Niv3WIznux6E3BTiyNz23oQDG7vUn/uD4bV",
+	"tM2hTh+IxZGypVuti7c3bslbm4NfPqGHN07SLKArxneJCvcf7v9fAAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -309,8 +309,8 @@ const depositListByUser = `-- name: DepositListByUser :many
 SELECT deposits.id, deposits.user_id, deposits.network, deposits.address, deposits.currency, deposits.base_amount_minor, deposits.suffix_minor, deposits.requested_amount_minor, deposits.credited_amount_minor, deposits.confirmations, deposits.confirmations_required, deposits.status, deposits.reserved, deposits.reserved_until, deposits.transfer_tx_id, deposits.needs_review, deposits.created_at, deposits.expires_at, now()::timestamptz AS db_now
 FROM deposits
 WHERE user_id = $1
-  AND ($2::timestamptz IS NULL
-       OR (created_at, id) < ($2::timestamptz, $3::uuid))
+  AND (created_at, id) < (coalesce($2::timestamptz, 'infinity'),
+                          coalesce($3::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
 ORDER BY created_at DESC, id DESC
 LIMIT $4
 `
@@ -328,7 +328,10 @@ type DepositListByUserRow struct {
 }
 
 // DepositListByUser pages the user's deposits newest first; the cursor is
-// the (created_at, id) of the last row of the previous page.
+// the (created_at, id) of the last row of the previous page, and no cursor
+// starts above every row. One row comparison (not "cursor IS NULL OR …")
+// keeps it an index range in the generic plan the pool uses, so a deep page
+// costs what the first does.
 func (q *Queries) DepositListByUser(ctx context.Context, arg DepositListByUserParams) ([]DepositListByUserRow, error) {
 	rows, err := q.db.Query(ctx, depositListByUser,
 		arg.UserID,
@@ -389,7 +392,7 @@ func (q *Queries) DepositOpenCount(ctx context.Context, userID uuid.UUID) (int64
 	return count, err
 }
 
-const depositOwnerLock = `-- name: DepositOwnerLock :one
+const depositOwnerLock = `-- name: DepositOwnerLock :exec
 
 SELECT id FROM users WHERE id = $1 FOR NO KEY UPDATE
 `
@@ -399,14 +402,14 @@ SELECT id FROM users WHERE id = $1 FOR NO KEY UPDATE
 // A deposit is open while it is awaiting_transfer and not past expires_at,
 // or confirming. deposit.EffectiveStatus states the same rule in Go for reads.
 // DepositOwnerLock serialises one user's deposit creations on the users row,
-// so the open-deposit count read by the next statement cannot be raced.
+// so the open-deposit count read by the next statement cannot be raced
+// (each statement of a transaction reads a snapshot taken after the
+// statements before it, also when they are sent in one pipeline).
 // FOR NO KEY UPDATE conflicts with itself but not with the key-share locks
 // of foreign key checks, so sign-ins of the same user do not wait on it.
-func (q *Queries) DepositOwnerLock(ctx context.Context, userID uuid.UUID) (uuid.UUID, error) {
-	row := q.db.QueryRow(ctx, depositOwnerLock, userID)
-	var id uuid.UUID
-	err := row.Scan(&id)
-	return id, err
+func (q *Queries) DepositOwnerLock(ctx context.Context, userID uuid.UUID) error {
+	_, err := q.db.Exec(ctx, depositOwnerLock, userID)
+	return err
 }
 
 const depositReleaseReservations = `-- name: DepositReleaseReservations :execrows

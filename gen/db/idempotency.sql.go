@@ -47,6 +47,64 @@ func (q *Queries) IdempotencyKeyClaim(ctx context.Context, arg IdempotencyKeyCla
 	return result.RowsAffected(), nil
 }
 
+const idempotencyKeyClaimOrGet = `-- name: IdempotencyKeyClaimOrGet :one
+WITH claim AS (
+    INSERT INTO idempotency_keys (user_id, key, fingerprint, expires_at)
+    VALUES ($1, $2, $3, now() + make_interval(secs => $4::integer))
+    ON CONFLICT (user_id, key) DO NOTHING
+    RETURNING true AS claimed
+)
+SELECT coalesce((SELECT claimed FROM claim), false)::boolean AS claimed,
+       k.fingerprint, k.status_code, k.response_body, k.response_location,
+       coalesce(k.expires_at <= now(), false)::boolean AS expired
+FROM (SELECT) AS one
+LEFT JOIN idempotency_keys k ON k.user_id = $1 AND k.key = $2
+`
+
+type IdempotencyKeyClaimOrGetParams struct {
+	UserID      uuid.UUID
+	Key         string
+	Fingerprint []byte
+	TtlSeconds  int32
+}
+
+type IdempotencyKeyClaimOrGetRow struct {
+	Claimed          bool
+	Fingerprint      []byte
+	StatusCode       *int32
+	ResponseBody     []byte
+	ResponseLocation *string
+	Expired          bool
+}
+
+// IdempotencyKeyClaimOrGet is a command's first statement: it inserts the
+// key for this transaction (claimed), or, when the key exists (a request
+// with it committed since the read before the transaction), returns its
+// row as the statement's snapshot shows it, with no write (DO NOTHING takes
+// no row lock). A key inserted by
+// an uncommitted transaction makes this wait (lock_timeout); once that one
+// commits, its row is newer than the snapshot and the columns come back
+// null (read it with IdempotencyKeyGet). An expired row is taken over with
+// IdempotencyKeyClaim.
+func (q *Queries) IdempotencyKeyClaimOrGet(ctx context.Context, arg IdempotencyKeyClaimOrGetParams) (IdempotencyKeyClaimOrGetRow, error) {
+	row := q.db.QueryRow(ctx, idempotencyKeyClaimOrGet,
+		arg.UserID,
+		arg.Key,
+		arg.Fingerprint,
+		arg.TtlSeconds,
+	)
+	var i IdempotencyKeyClaimOrGetRow
+	err := row.Scan(
+		&i.Claimed,
+		&i.Fingerprint,
+		&i.StatusCode,
+		&i.ResponseBody,
+		&i.ResponseLocation,
+		&i.Expired,
+	)
+	return i, err
+}
+
 const idempotencyKeyDeleteExpired = `-- name: IdempotencyKeyDeleteExpired :execrows
 DELETE FROM idempotency_keys WHERE expires_at <= now()
 `

@@ -55,6 +55,12 @@ type Config struct {
 	// waits for the first request with its Idempotency-Key before answering
 	// 409 idempotency_key_in_use.
 	DBLockTimeout time.Duration
+	// DBAcquireTimeout bounds the wait for a free pooled connection: an
+	// exhausted pool answers 503 after it.
+	DBAcquireTimeout time.Duration
+	// RequestTimeout bounds a request's work: its database calls are
+	// cancelled after it (503), even when the database stopped answering.
+	RequestTimeout time.Duration
 
 	// SweepInterval is how often the background sweepers run.
 	SweepInterval time.Duration
@@ -91,6 +97,8 @@ func Load(getenv func(string) string) (Config, error) {
 		DBStatementTimeout:      p.duration("DB_STATEMENT_TIMEOUT", 10*time.Second),
 		DBMaxConns:              int32(p.integer("DB_MAX_CONNS", 20)),
 		DBLockTimeout:           p.duration("DB_LOCK_TIMEOUT", 5*time.Second),
+		DBAcquireTimeout:        p.duration("DB_ACQUIRE_TIMEOUT", 3*time.Second),
+		RequestTimeout:          p.duration("REQUEST_TIMEOUT", 30*time.Second),
 		SweepInterval:           p.duration("SWEEP_INTERVAL", time.Minute),
 		ShutdownTimeout:         p.duration("SHUTDOWN_TIMEOUT", 20*time.Second),
 		PprofAddr:               p.str("PPROF_ADDR", ""),
@@ -129,6 +137,7 @@ func (c Config) validate() []error {
 		"SESSION_IDLE_TTL": c.SessionIdleTTL, "SESSION_ABSOLUTE_TTL": c.SessionAbsoluteTTL,
 		"DEPOSIT_TTL": c.DepositTTL, "IDEMPOTENCY_TTL": c.IdempotencyTTL, "DB_LOCK_TIMEOUT": c.DBLockTimeout,
 		"DB_CONNECT_TIMEOUT": c.DBConnectTimeout, "DB_STATEMENT_TIMEOUT": c.DBStatementTimeout,
+		"DB_ACQUIRE_TIMEOUT": c.DBAcquireTimeout, "REQUEST_TIMEOUT": c.RequestTimeout,
 		"SWEEP_INTERVAL": c.SweepInterval, "SHUTDOWN_TIMEOUT": c.ShutdownTimeout,
 	}
 	for name, d := range positive {

@@ -55,7 +55,8 @@ const freeTries = 3
 // deposits_reserved_amount_key makes the requested amounts of all users
 // unique, and ON CONFLICT DO NOTHING turns a taken amount into a retry.
 func Create(ctx context.Context, q *db.Queries, s Settings, user uuid.UUID, base int64) (db.Deposit, error) {
-	if _, err := q.DepositOwnerLock(ctx, user); err != nil {
+	// The lock goes with the first insert, in one round trip.
+	if err := q.DepositOwnerLock(store.WithNext(ctx), user); err != nil {
 		return db.Deposit{}, store.Translate(err)
 	}
 	ttl := interval(s.TTL)

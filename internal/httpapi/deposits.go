@@ -38,21 +38,22 @@ const defaultPageSize = 20
 // cents, configured bounds) together with the schema's own errors.
 func (s *Server) depositBodyChecks() map[string]BodyCheck {
 	bounds := s.depositBounds()
-	return map[string]BodyCheck{"createAccountDeposit": func(body []byte) []problem.FieldError {
-		var req struct {
-			Amount json.RawMessage `json:"amount"`
-		}
-		var amount map[string]json.RawMessage
-		if json.Unmarshal(body, &req) != nil || json.Unmarshal(req.Amount, &amount) != nil || amount == nil {
+	return map[string]BodyCheck{"createAccountDeposit": func(body any) []problem.FieldError {
+		req, _ := body.(map[string]any)
+		amount, ok := req["amount"].(map[string]any)
+		if !ok {
 			return nil // not an object: the schema reports it
 		}
 		// A member of the wrong type stays empty; the schema's error for it
 		// comes first and is the one kept.
-		var minor, currency string
-		var scale float64 = -1
-		_ = json.Unmarshal(amount["amountMinor"], &minor)
-		_ = json.Unmarshal(amount["currency"], &currency)
-		_ = json.Unmarshal(amount["scale"], &scale)
+		minor, _ := amount["amountMinor"].(string)
+		currency, _ := amount["currency"].(string)
+		scale := -1.0
+		if n, ok := amount["scale"].(json.Number); ok {
+			if f, err := n.Float64(); err == nil {
+				scale = f
+			}
+		}
 		if scale != math.Trunc(scale) || math.Abs(scale) > 1e6 {
 			scale = -1
 		}

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -55,7 +56,9 @@ func (p *problemWriter) classify(c echo.Context, err error) *problem.Error {
 		}
 	}
 	ctx := c.Request().Context()
-	if errors.Is(err, store.ErrUnavailable) {
+	// A request past its deadline (REQUEST_TIMEOUT) was waiting on the
+	// database, whatever layer noticed first.
+	if errors.Is(err, store.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
 		p.log.WarnContext(ctx, "database unavailable", "error", err, "trace_id", requestctx.TraceID(ctx))
 		return &problem.Error{Status: http.StatusServiceUnavailable, Code: problem.ServiceUnavailable, RetryAfter: 2,
 			Detail: "The service is temporarily unavailable. Retry later."}

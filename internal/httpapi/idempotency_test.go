@@ -284,7 +284,7 @@ func count(t *testing.T, env *testenv.Env, sql string, args ...any) int {
 }
 
 // draftCreative inserts a draft creative with one version, authored by author.
-func draftCreative(t *testing.T, d *testenv.DB, org, author uuid.UUID) uuid.UUID {
+func draftCreative(t testing.TB, d *testenv.DB, org, author uuid.UUID) uuid.UUID {
 	t.Helper()
 	ctx := context.Background()
 	var id uuid.UUID

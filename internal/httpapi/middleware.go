@@ -2,9 +2,11 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -24,15 +26,27 @@ import (
 // maxBodyBytes bounds every request body; commands are a few hundred bytes.
 const maxBodyBytes = 64 << 10
 
-// observe gives every request its trace id, recovers panics into 500
-// Problems and writes one log line per request.
-func observe(log *slog.Logger) echo.MiddlewareFunc {
+// maxHeaderBytes bounds a request's header fields (names and values), so a
+// cookie or key of any size is refused with a Problem. net/http reads up to
+// serverMaxHeaderBytes before a handler runs.
+const maxHeaderBytes = 32 << 10
+
+// observe gives every request its trace id and deadline, refuses oversized
+// headers, recovers panics into 500 Problems and writes one log line per
+// request. The deadline (requestTimeout) cancels the request's database
+// calls, so no request waits on an unreachable database for longer.
+func observe(log *slog.Logger, requestTimeout time.Duration) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) (err error) {
 			start := time.Now()
 			req := c.Request()
 			traceID := traceIDFrom(req.Header.Get("traceparent"))
 			ctx := requestctx.WithTraceID(req.Context(), traceID)
+			if requestTimeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, requestTimeout)
+				defer cancel()
+			}
 			if host, _, err := net.SplitHostPort(req.RemoteAddr); err == nil {
 				ctx = requestctx.WithClientIP(ctx, host)
 			}
@@ -59,9 +73,24 @@ func observe(log *slog.Logger) echo.MiddlewareFunc {
 				}
 				log.InfoContext(ctx, "request", attrs...)
 			}()
+			if n := headerBytes(req.Header); n > maxHeaderBytes {
+				return problem.New(http.StatusRequestHeaderFieldsTooLarge, problem.RequestTooLarge,
+					"The request headers are %d bytes; at most %d are accepted.", n, maxHeaderBytes)
+			}
 			return next(c)
 		}
 	}
+}
+
+// headerBytes is the size of the header fields as sent ("Name: value\r\n").
+func headerBytes(h http.Header) int {
+	n := 0
+	for name, values := range h {
+		for _, v := range values {
+			n += len(name) + len(v) + 4
+		}
+	}
+	return n
 }
 
 // traceIDFrom takes the trace id of a valid W3C traceparent, else makes one.
@@ -130,30 +159,48 @@ func gate(v *Validator, auth Authenticator, cop *http.CrossOriginProtection) ech
 					return problem.New(http.StatusForbidden, problem.CSRFFailed, "Cross-origin requests from this origin are not allowed.")
 				}
 			}
-			body, err := readBody(req)
-			if err != nil {
-				return err
+			// Only an operation with a body reads one; any other body is left
+			// to net/http, which discards or drops it.
+			var body []byte
+			if route.Operation.RequestBody != nil {
+				if body, err = readBody(c.Response(), req); err != nil {
+					return err
+				}
 			}
 			if err := v.Validate(req.Context(), req, route, params, body); err != nil {
 				return err
 			}
 			req.Body = newBodyReader(body)
+			if body != nil {
+				// Media types are case-insensitive, Echo's binder is not: it
+				// gets the one spelling it knows once the validator accepted.
+				req.Header.Set("Content-Type", echo.MIMEApplicationJSON)
+			}
 			return next(c)
 		}
 	}
 }
 
-// readBody reads at most maxBodyBytes; a larger body is a 413 Problem.
-func readBody(req *http.Request) ([]byte, error) {
+// readBody reads at most maxBodyBytes; a larger body is a 413 Problem,
+// refused before reading when Content-Length says so. http.MaxBytesReader
+// makes net/http close the connection after the answer instead of reading
+// the rest of a body nobody wants. A body that stops arriving (ReadTimeout)
+// is a 400.
+func readBody(w http.ResponseWriter, req *http.Request) ([]byte, error) {
+	tooLarge := problem.New(http.StatusRequestEntityTooLarge, problem.RequestTooLarge, "The request body is larger than %d bytes.", maxBodyBytes)
+	if req.ContentLength > maxBodyBytes {
+		return nil, tooLarge
+	}
 	if req.Body == nil || req.Body == http.NoBody {
 		return nil, nil
 	}
-	body, err := io.ReadAll(io.LimitReader(req.Body, maxBodyBytes+1))
-	if err != nil {
+	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, maxBodyBytes))
+	var maxErr *http.MaxBytesError
+	switch {
+	case errors.As(err, &maxErr):
+		return nil, tooLarge
+	case err != nil:
 		return nil, problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body could not be read.")
-	}
-	if len(body) > maxBodyBytes {
-		return nil, problem.New(http.StatusRequestEntityTooLarge, problem.RequestTooLarge, "The request body is larger than %d bytes.", maxBodyBytes)
 	}
 	return body, nil
 }

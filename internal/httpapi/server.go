@@ -68,7 +68,7 @@ func New(d Deps) (*echo.Echo, error) {
 	e.HideBanner, e.HidePort = true, true
 	pw := &problemWriter{baseURL: d.Config.PublicBaseURL, log: d.Log}
 	e.HTTPErrorHandler = pw.handle
-	e.Use(observe(d.Log), gate(v, d.Auth, cop))
+	e.Use(observe(d.Log, d.Config.RequestTimeout), cors(d.Config.AllowedOrigins), gate(v, d.Auth, cop))
 	api.RegisterHandlers(e, api.NewStrictHandler(srv, nil))
 	e.GET("/openapi.yaml", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/yaml", d.SpecYAML)
@@ -114,13 +114,19 @@ func (s *Server) GetReadiness(ctx context.Context, _ api.GetReadinessRequestObje
 	return api.GetReadiness200JSONResponse{Status: api.Ok}, nil
 }
 
-// checkJSON refuses an empty or malformed body with 400 malformed_json.
+// checkJSON refuses an empty or malformed body with 400 malformed_json. An
+// object that repeats a member name is malformed too: parsers disagree on
+// which copy wins (RFC 8259 §4), so the validator and the handler could
+// read different requests.
 func checkJSON(body []byte) error {
 	if len(body) == 0 {
 		return problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body is required and must be JSON.")
 	}
 	if !json.Valid(body) {
 		return problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body is not valid JSON.")
+	}
+	if name, ok := duplicateMember(body); ok {
+		return problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body repeats the member %q in one object.", name)
 	}
 	return nil
 }

@@ -1,9 +1,12 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"regexp"
 	"slices"
@@ -21,15 +24,22 @@ import (
 
 // BodyCheck adds the rules of an operation's body that a JSON schema cannot
 // say (bounds from configuration, fields required by another field's
-// value). It sees only bodies that are valid JSON and reports field errors
-// in the same vocabulary, so a client gets every failing field at once.
-type BodyCheck func(body []byte) []problem.FieldError
+// value). It sees only bodies that are valid JSON, already decoded as the
+// schema validation decodes them (objects as map[string]any, numbers as
+// json.Number), and reports field errors in the same vocabulary, so a
+// client gets every failing field at once.
+type BodyCheck func(body any) []problem.FieldError
 
 // Validator routes requests on the spec and validates them against it.
 type Validator struct {
 	router  routers.Router
 	options *openapi3filter.Options
 	checks  map[string]BodyCheck
+	// unsecured are the spec's operations without their security
+	// requirements, by operation: the gate has authenticated the caller
+	// before it validates, so the filter's security pass would only repeat
+	// work on every request.
+	unsecured map[*openapi3.Operation]*openapi3.Operation
 }
 
 var registerFormats sync.Once
@@ -39,8 +49,16 @@ var registerFormats sync.Once
 func NewValidator(spec *openapi3.T, checks map[string]BodyCheck) (*Validator, error) {
 	registerFormats.Do(func() {
 		// kin-openapi checks no uuid format unless one is registered. RFC 9562
-		// accepts UUIDv7 as well as the v4 ids PostgreSQL generates.
-		openapi3.DefineStringFormatValidator("uuid", openapi3.NewRegexpFormatValidator(openapi3.FormatOfStringForUUIDOfRFC9562))
+		// accepts UUIDv7 as well as the v4 ids PostgreSQL generates; the
+		// check is kin-openapi's FormatOfStringForUUIDOfRFC9562 pattern,
+		// written out because a regular expression per id cost more than
+		// the rest of a parameter's validation.
+		openapi3.DefineStringFormatValidator("uuid", openapi3.NewCallbackValidator(func(s string) error {
+			if !isRFC9562UUID(s) {
+				return fmt.Errorf("string doesn't match pattern %q", openapi3.FormatOfStringForUUIDOfRFC9562)
+			}
+			return nil
+		}))
 	})
 	// Without servers, the Host header takes no part in matching.
 	spec.Servers = nil
@@ -48,14 +66,27 @@ func NewValidator(spec *openapi3.T, checks map[string]BodyCheck) (*Validator, er
 	if err != nil {
 		return nil, fmt.Errorf("build the spec router: %w", err)
 	}
+	unsecured := map[*openapi3.Operation]*openapi3.Operation{}
+	for _, item := range spec.Paths.Map() {
+		for _, op := range item.Operations() {
+			bare := *op
+			bare.Security = &openapi3.SecurityRequirements{}
+			unsecured[op] = &bare
+			usePatternMatchers(op)
+		}
+	}
 	return &Validator{
 		router: router,
 		options: &openapi3filter.Options{
 			MultiError: true,
 			// Authentication runs before validation (401 before 422), in the gate.
 			AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
+			// The body checks read the value the schema validation decoded.
+			KeepValidatedValue: true,
+			RegexCompiler:      compilePattern,
 		},
-		checks: checks,
+		checks:    checks,
+		unsecured: unsecured,
 	}, nil
 }
 
@@ -90,8 +121,14 @@ func (v *Validator) Validate(ctx context.Context, r *http.Request, route *router
 	if len(body) > 0 {
 		r.Body = newBodyReader(body)
 	}
+	input := route
+	if op, ok := v.unsecured[route.Operation]; ok {
+		bare := *route
+		bare.Operation = op
+		input = &bare
+	}
 	err := openapi3filter.ValidateRequest(ctx, &openapi3filter.RequestValidationInput{
-		Request: r, PathParams: params, Route: route, Options: v.options,
+		Request: r, PathParams: params, Route: input, Options: v.options,
 	})
 	var fields []problem.FieldError
 	if err != nil {
@@ -99,7 +136,9 @@ func (v *Validator) Validate(ctx context.Context, r *http.Request, route *router
 		fields = mergeFieldErrors(nil, fieldErrors(err, nil))
 	}
 	if check := v.checks[route.Operation.OperationID]; check != nil && len(body) > 0 {
-		fields = mergeFieldErrors(fields, check(body))
+		if value, ok := decodedBody(r.Body, body); ok {
+			fields = mergeFieldErrors(fields, check(value))
+		}
 	}
 	if len(fields) > 0 {
 		return problem.Invalid(fields)
@@ -109,6 +148,105 @@ func (v *Validator) Validate(ctx context.Context, r *http.Request, route *router
 		return problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request could not be read: %s.", safeReason(err))
 	}
 	return nil
+}
+
+// patternMatchers replace regular expressions of the spec that cost more
+// than the rest of a request's validation: the Idempotency-Key's bounded
+// repetitions make Go's regexp track hundreds of states per character.
+// Each says exactly what its pattern says (TestPatternMatchersMatchTheirPatterns).
+var patternMatchers = map[string]func(string) bool{
+	// Visible ASCII, 1 to 255 characters, or that quoted.
+	`^(?:[\x21-\x7E]{1,255}|"[\x21-\x7E]{1,255}")$`: func(s string) bool {
+		for i := range len(s) {
+			if s[i] < 0x21 || s[i] > 0x7E {
+				return false
+			}
+		}
+		return len(s) >= 1 && len(s) <= 255 || len(s) >= 3 && len(s) <= 257 && s[0] == '"' && s[len(s)-1] == '"'
+	},
+	`^[0-9]+$`: func(s string) bool {
+		for i := range len(s) {
+			if s[i] < '0' || s[i] > '9' {
+				return false
+			}
+		}
+		return len(s) > 0
+	},
+}
+
+type patternMatcher func(string) bool
+
+func (m patternMatcher) MatchString(s string) bool { return m(s) }
+
+// compilePattern is the validator's pattern compiler: a matcher of
+// patternMatchers, else Go's regexp as kin-openapi compiles it.
+func compilePattern(expr string) (openapi3.RegexMatcher, error) {
+	if m, ok := patternMatchers[expr]; ok {
+		return patternMatcher(m), nil
+	}
+	return regexp.Compile(unicodeEscape.ReplaceAllString(expr, `\x{${code}}`))
+}
+
+// unicodeEscape is JSON Schema's \uXXXX, which Go's regexp writes \x{XXXX}.
+var unicodeEscape = regexp.MustCompile(`\\u(?P<code>[0-9A-F]{4})`)
+
+// usePatternMatchers makes the patterns of op's parameters and body use
+// compilePattern. kin-openapi keeps one compiled matcher per pattern for
+// the process and compiles parameters' patterns without the validator's
+// options, so they are compiled here, once, by validating their schemas
+// with it (the schemas' own errors do not matter here).
+func usePatternMatchers(op *openapi3.Operation) {
+	ctx := context.Background()
+	withMatchers := openapi3.SetRegexCompiler(compilePattern)
+	for _, p := range op.Parameters {
+		if p.Value != nil && p.Value.Schema != nil && p.Value.Schema.Value != nil {
+			_ = p.Value.Schema.Value.Validate(ctx, withMatchers)
+		}
+	}
+	if op.RequestBody != nil && op.RequestBody.Value != nil {
+		for _, mt := range op.RequestBody.Value.Content {
+			if mt.Schema != nil && mt.Schema.Value != nil {
+				_ = mt.Schema.Value.Validate(ctx, withMatchers)
+			}
+		}
+	}
+}
+
+// decodedBody is the body as the schema validation decoded it; a body the
+// schema refused was not kept, so it is decoded here the same way.
+func decodedBody(rb io.Reader, body []byte) (any, bool) {
+	if kept, ok := rb.(interface{ ValidatedValue() any }); ok {
+		return kept.ValidatedValue(), true
+	}
+	var value any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&value); err != nil {
+		return nil, false
+	}
+	return value, true
+}
+
+// isRFC9562UUID matches openapi3.FormatOfStringForUUIDOfRFC9562: 8-4-4-4-12
+// hex digits with version 1 to 8 and variant 8 to b, or the nil or max UUID.
+func isRFC9562UUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := range len(s) {
+		c := s[i]
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if c != '-' {
+				return false
+			}
+		} else if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	if s == "00000000-0000-0000-0000-000000000000" || strings.EqualFold(s, "ffffffff-ffff-ffff-ffff-ffffffffffff") {
+		return true
+	}
+	return '1' <= s[14] && s[14] <= '8' && strings.ContainsRune("89abAB", rune(s[19]))
 }
 
 // fieldErrors flattens kin-openapi's nested errors (MultiError → RequestError

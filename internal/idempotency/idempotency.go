@@ -75,49 +75,32 @@ const retryAfterSeconds = 1
 // for it (bounded by the database's lock_timeout, then 409); a different
 // request under the same key gets 422 idempotency_key_reused. 2xx and 4xx
 // answers are stored, errors (5xx) are not.
+//
+// A replay costs one read outside any transaction. A first execution costs
+// that read plus, in the command's transaction, the claim (sent with BEGIN)
+// and the stored answer (sent with COMMIT): one round trip more than
+// claiming first, but a replay then needs no transaction at all, which
+// keeps it several times cheaper than a first execution.
 func (r *Runner) Run(ctx context.Context, req Request, cmd Command) (Response, bool, error) {
 	key := NormalizeKey(req.Key)
-	if key == "" {
-		resp, err := r.execute(ctx, req, "", cmd)
-		return resp, false, err
+	if key != "" {
+		row, err := r.store.Q.IdempotencyKeyGet(ctx, db.IdempotencyKeyGetParams{UserID: req.UserID, Key: key})
+		switch err = store.Translate(err); {
+		case err == nil:
+			resp, err := storedAnswer(req, row.Fingerprint, row.StatusCode, row.ResponseBody, row.ResponseLocation)
+			return resp, err == nil, err
+		case !errors.Is(err, store.ErrNotFound):
+			return Response{}, false, err
+		}
 	}
-	// The fast path reads a stored answer without a transaction: a replay
-	// costs one indexed read and no write.
-	if resp, ok, err := r.stored(ctx, r.store.Q, req, key); err != nil || ok {
-		return resp, ok, err
-	}
-	resp, err := r.execute(ctx, req, key, cmd)
-	var replay replayed
-	if errors.As(err, &replay) {
-		return replay.resp, true, nil
-	}
-	return resp, false, err
-}
-
-// replayed ends a transaction that found a stored answer instead of a claim.
-type replayed struct{ resp Response }
-
-func (replayed) Error() string { return "replayed" }
-
-func (r *Runner) execute(ctx context.Context, req Request, key string, cmd Command) (Response, error) {
 	var resp Response
 	err := r.store.InTx(ctx, func(q *db.Queries) error {
 		if key != "" {
-			n, err := q.IdempotencyKeyClaim(ctx, db.IdempotencyKeyClaimParams{
-				UserID: req.UserID, Key: key, Fingerprint: req.Fingerprint, TtlSeconds: int32(r.ttl / time.Second),
-			})
+			stored, claimed, err := r.claim(ctx, q, req, key)
 			if err != nil {
-				return claimError(err)
+				return err
 			}
-			if n == 0 {
-				// Another request with this key committed while we waited.
-				stored, ok, err := r.stored(ctx, q, req, key)
-				if err != nil {
-					return err
-				}
-				if !ok {
-					return errors.New("idempotency key neither claimed nor stored")
-				}
+			if !claimed {
 				return replayed{stored}
 			}
 		}
@@ -142,36 +125,81 @@ func (r *Runner) execute(ctx context.Context, req Request, key string, cmd Comma
 		if resp.Location != "" {
 			location = &resp.Location
 		}
-		return q.IdempotencyKeySetResponse(ctx, db.IdempotencyKeySetResponseParams{
+		// Nothing reads the stored answer before the commit: it travels
+		// with COMMIT.
+		return q.IdempotencyKeySetResponse(store.WithNext(ctx), db.IdempotencyKeySetResponseParams{
 			UserID: req.UserID, Key: key, StatusCode: &status, ResponseBody: resp.Body, ResponseLocation: location,
 		})
 	})
-	return resp, err
+	var replay replayed
+	if errors.As(err, &replay) {
+		return replay.resp, true, nil
+	}
+	return resp, false, err
 }
 
-// stored reads the live answer under key; ok is false when there is none.
-func (r *Runner) stored(ctx context.Context, q *db.Queries, req Request, key string) (Response, bool, error) {
-	row, err := q.IdempotencyKeyGet(ctx, db.IdempotencyKeyGetParams{UserID: req.UserID, Key: key})
+// replayed ends a transaction that found a stored answer instead of a claim.
+type replayed struct{ resp Response }
+
+func (replayed) Error() string { return "replayed" }
+
+// claim takes key for this transaction (claimed true) or returns the answer
+// stored under it. An expired answer is taken over; an answer committed
+// while the claim waited for it is read with a fresh snapshot.
+func (r *Runner) claim(ctx context.Context, q *db.Queries, req Request, key string) (Response, bool, error) {
+	row, err := q.IdempotencyKeyClaimOrGet(ctx, db.IdempotencyKeyClaimOrGetParams{
+		UserID: req.UserID, Key: key, Fingerprint: req.Fingerprint, TtlSeconds: int32(r.ttl / time.Second),
+	})
 	if err != nil {
-		err = store.Translate(err)
-		if errors.Is(err, store.ErrNotFound) {
-			return Response{}, false, nil
+		return Response{}, false, claimError(err)
+	}
+	switch {
+	case row.Claimed:
+		return Response{}, true, nil
+	case row.Fingerprint == nil:
+		// Committed by another request while the claim waited for it.
+	case row.Expired:
+		n, err := q.IdempotencyKeyClaim(ctx, db.IdempotencyKeyClaimParams{
+			UserID: req.UserID, Key: key, Fingerprint: req.Fingerprint, TtlSeconds: int32(r.ttl / time.Second),
+		})
+		if err != nil {
+			return Response{}, false, claimError(err)
+		}
+		if n == 1 {
+			return Response{}, true, nil
+		}
+		// Another request took the expired key over first.
+	default:
+		resp, err := storedAnswer(req, row.Fingerprint, row.StatusCode, row.ResponseBody, row.ResponseLocation)
+		return resp, false, err
+	}
+	stored, err := q.IdempotencyKeyGet(ctx, db.IdempotencyKeyGetParams{UserID: req.UserID, Key: key})
+	if err != nil {
+		if err = store.Translate(err); errors.Is(err, store.ErrNotFound) {
+			return Response{}, false, errors.New("idempotency key neither claimed nor stored")
 		}
 		return Response{}, false, err
 	}
-	if !bytes.Equal(row.Fingerprint, req.Fingerprint) {
-		return Response{}, false, problem.New(http.StatusUnprocessableEntity, problem.IdempotencyKeyReused,
+	resp, err := storedAnswer(req, stored.Fingerprint, stored.StatusCode, stored.ResponseBody, stored.ResponseLocation)
+	return resp, false, err
+}
+
+// storedAnswer is the answer stored under a key, or 422 when the key was
+// used for a different request.
+func storedAnswer(req Request, fingerprint []byte, status *int32, body []byte, location *string) (Response, error) {
+	if !bytes.Equal(fingerprint, req.Fingerprint) {
+		return Response{}, problem.New(http.StatusUnprocessableEntity, problem.IdempotencyKeyReused,
 			"This Idempotency-Key was used for a different request. Use a new key for a new request.")
 	}
-	if row.StatusCode == nil {
+	if status == nil {
 		// Committed rows always carry their answer; a row without one is a bug.
-		return Response{}, false, errors.New("idempotency key stored without a response")
+		return Response{}, errors.New("idempotency key stored without a response")
 	}
-	resp := Response{Status: int(*row.StatusCode), Body: row.ResponseBody}
-	if row.ResponseLocation != nil {
-		resp.Location = *row.ResponseLocation
+	resp := Response{Status: int(*status), Body: body}
+	if location != nil {
+		resp.Location = *location
 	}
-	return resp, true, nil
+	return resp, nil
 }
 
 // claimError turns a lock wait that ran out into 409 idempotency_key_in_use.

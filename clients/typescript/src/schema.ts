@@ -281,7 +281,7 @@ export interface components {
              *     `unauthenticated`, `invalid_credentials`, `csrf_failed`,
              *     `action_forbidden`, `not_found`, `method_not_allowed`,
              *     `version_conflict`, `invalid_transition`, `too_many_open_deposits`,
-             *     `idempotency_key_in_use`, `unsupported_media_type`,
+             *     `idempotency_key_in_use`, `request_too_large`, `unsupported_media_type`,
              *     `invalid_request`, `idempotency_key_reused`, `too_many_attempts`,
              *     `internal_error`, `service_unavailable`, `deposits_unavailable`,
              *     `deposit_capacity_exhausted`. New codes may be added: treat an
@@ -519,7 +519,13 @@ export interface components {
         };
     };
     responses: {
-        /** @description `malformed_json`: the body is not valid JSON. Fix the client; retrying will not help. */
+        /**
+         * @description `malformed_json`: the body is not valid JSON, or one of its objects
+         *     repeats a member name (`{"action": "submit", "action": "archive"}`:
+         *     JSON parsers disagree on which copy counts, so the server does not
+         *     guess). Also a body that stopped arriving before the server's read
+         *     timeout. Fix the client; retrying will not help.
+         */
         MalformedJSON: {
             headers: {
                 [name: string]: unknown;
@@ -613,6 +619,54 @@ export interface components {
             };
         };
         /**
+         * @description `request_too_large`: the body is larger than 64 KiB (65536 bytes);
+         *     requests of this API are a few hundred bytes. Fix the client;
+         *     retrying will not help.
+         */
+        RequestTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://127.0.0.1:8080/problems/request_too_large",
+                 *       "title": "Request too large",
+                 *       "status": 413,
+                 *       "code": "request_too_large",
+                 *       "detail": "The request body is larger than 65536 bytes.",
+                 *       "traceId": "4bf92f3577b34da6a3ce929d0e0e4736"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description `request_too_large`: the header fields add up to more than 32 KiB
+         *     (32768 bytes), for example an oversized cookie or `Idempotency-Key`.
+         *     Send smaller headers; retrying will not help. Beyond 1 MiB the HTTP
+         *     server itself refuses the request before the API sees it (431 in
+         *     plain text, connection closed).
+         */
+        HeadersTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://127.0.0.1:8080/problems/request_too_large",
+                 *       "title": "Request too large",
+                 *       "status": 431,
+                 *       "code": "request_too_large",
+                 *       "detail": "The request headers are 40123 bytes; at most 32768 are accepted.",
+                 *       "traceId": "4bf92f3577b34da6a3ce929d0e0e4736"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /**
          * @description `invalid_request`: a parameter or the body failed validation.
          *     `fieldErrors` lists every failing field at once (`field` is a dotted
          *     path such as `amount.amountMinor`, or the name of the header or
@@ -661,9 +715,15 @@ export interface components {
                 "application/json": components["schemas"]["Problem"];
             };
         };
-        /** @description `service_unavailable`: the database is unreachable or overloaded. Retry later (commands with the same `Idempotency-Key`). */
+        /**
+         * @description `service_unavailable`: the database is unreachable or overloaded (no
+         *     connection free within the server's acquire timeout, or the request
+         *     ran past its request timeout). Retry after `Retry-After` seconds
+         *     (commands with the same `Idempotency-Key`).
+         */
         ServiceUnavailable: {
             headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -732,6 +792,7 @@ export interface operations {
                     "application/json": components["schemas"]["HealthStatus"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     getReadiness: {
@@ -757,6 +818,7 @@ export interface operations {
                     "application/json": components["schemas"]["HealthStatus"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -817,6 +879,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["CsrfFailed"];
+            413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidRequest"];
             /**
@@ -848,6 +911,7 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -875,6 +939,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["CsrfFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -898,6 +963,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -936,6 +1002,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -972,6 +1039,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1067,8 +1135,10 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidCommand"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1101,6 +1171,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1130,6 +1201,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1202,8 +1274,10 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidCommand"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             /**
              * @description The service cannot create the deposit now.
@@ -1253,6 +1327,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -1,0 +1,70 @@
+// Package plan is what the benchmark orchestrator and the load generator
+// exchange: one run's configuration in, its measured result out.
+package plan
+
+import "time"
+
+// The scenarios a run can drive.
+const (
+	// Action alternates submit (author) and request_changes (reviewer) over
+	// many creatives, each with a fresh Idempotency-Key.
+	Action = "action"
+	// Deposit creates deposits with a fresh Idempotency-Key and a varied amount.
+	Deposit = "deposit"
+	// Replay resends deposit creates whose key already holds an answer.
+	Replay = "replay"
+	// Get reads one creative; List reads the first page of creatives.
+	Get  = "get"
+	List = "list"
+)
+
+// Session is a signed-in caller: the cookie's token and the CSRF token.
+type Session struct {
+	Token string `json:"token"`
+	CSRF  string `json:"csrf"`
+}
+
+// Creative is a benchmark creative and its review status when the run starts.
+type Creative struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+}
+
+// Config is one load generator run.
+type Config struct {
+	BaseURL  string        `json:"baseURL"`
+	Scenario string        `json:"scenario"`
+	Clients  int           `json:"clients"`
+	Warmup   time.Duration `json:"warmup"`
+	Duration time.Duration `json:"duration"`
+	// CookieName is the session cookie's name (session without COOKIE_SECURE).
+	CookieName string `json:"cookieName"`
+	// Users sign deposits (and replays); Authors and Reviewers act on
+	// creatives, one session per client.
+	Users     []Session  `json:"users"`
+	Authors   []Session  `json:"authors"`
+	Reviewers []Session  `json:"reviewers"`
+	Org       string     `json:"org"`
+	Creatives []Creative `json:"creatives"`
+}
+
+// Result is what a run measured, over its measured interval only.
+type Result struct {
+	Requests int `json:"requests"`
+	// Sent counts every answered request, warm-up included: the load
+	// generator's CPU time is divided by it.
+	Sent    int           `json:"sent"`
+	Errors  int           `json:"errors"`
+	Elapsed time.Duration `json:"elapsed"`
+	P50     time.Duration `json:"p50"`
+	P99     time.Duration `json:"p99"`
+	// FirstError describes one failed request, for the log.
+	FirstError string `json:"firstError,omitempty"`
+}
+
+// Lines the load generator writes on stdout around its measured interval,
+// so the orchestrator samples the server's counters at the same moments.
+const (
+	StartLine = "measure-start"
+	EndLine   = "measure-end"
+)

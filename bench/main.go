@@ -1,0 +1,510 @@
+// Command bench measures the API against the database's own limit on this
+// machine, in one run: it builds the server, starts a private durable
+// PostgreSQL (fsync on), seeds it, starts the server as its own process,
+// drives each scenario from a load generator in another process, and runs
+// pgbench with the very statements each request sends at the same
+// concurrency. It writes the figures as Markdown (bench/results.md).
+//
+//	go run ./bench                        # sizes 10k, 100k and 1M
+//	go run ./bench -sizes 10000,100000    # shorter: no 1M step
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"creativeapi/bench/internal/pgbench"
+	"creativeapi/bench/internal/plan"
+	"creativeapi/internal/pgserver"
+	"creativeapi/internal/tron"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		stop()
+		os.Exit(1)
+	}
+}
+
+// options are the command line.
+type options struct {
+	duration, warmup time.Duration
+	sizes            []int
+	clients          []int
+	targets          []int
+	sizeClients      int
+	users, replay    int
+	sample           int
+	out              string
+	profile          string
+	serverEnv        []string
+	scenarios        []string
+	goBench          bool
+	statements       bool
+	keep             bool
+}
+
+func parseOptions() (options, error) {
+	var o options
+	var sizes, clients, targets, serverEnv, scenarios string
+	flag.DurationVar(&o.duration, "duration", 10*time.Second, "measured interval of each run")
+	flag.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured warm-up before each load generator run")
+	flag.StringVar(&sizes, "sizes", "10000,100000,1000000", "creatives and deposits in the tables, one size sweep step each (1M takes about 3 minutes to seed)")
+	flag.StringVar(&clients, "clients", "1,4,16,64", "concurrency sweep at the first size")
+	flag.StringVar(&targets, "targets", "8,32", "concurrencies where every scenario is also run with pgbench")
+	flag.IntVar(&o.sizeClients, "size-clients", 16, "concurrency of the size sweep")
+	flag.IntVar(&o.users, "users", 20000, "bench users (each with a session): deposits spread over them")
+	flag.IntVar(&o.replay, "replay-users", 1000, "users whose stored answer the replay scenario resends")
+	flag.IntVar(&o.sample, "creatives-sample", 10000, "random creatives the action and get scenarios spread over")
+	flag.StringVar(&o.out, "out", "bench/results.md", "Markdown results file")
+	flag.StringVar(&o.profile, "profile", "", "directory for a server CPU profile per scenario (at the first target concurrency)")
+	flag.StringVar(&serverEnv, "server-env", "", "extra server settings, comma-separated KEY=VALUE")
+	flag.StringVar(&scenarios, "scenarios", "action,deposit,replay,get,list", "scenarios to run")
+	flag.BoolVar(&o.goBench, "go-bench", true, "also run the Go benchmarks (validation, first execution vs replay)")
+	flag.BoolVar(&o.statements, "statements", false, "diagnostics: load pg_stat_statements and print each run's statements per request")
+	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (cluster, logs)")
+	flag.Parse()
+	var err error
+	if o.sizes, err = ints(sizes); err != nil {
+		return o, fmt.Errorf("-sizes: %w", err)
+	}
+	if o.clients, err = ints(clients); err != nil {
+		return o, fmt.Errorf("-clients: %w", err)
+	}
+	if o.targets, err = ints(targets); err != nil {
+		return o, fmt.Errorf("-targets: %w", err)
+	}
+	if serverEnv != "" {
+		o.serverEnv = strings.Split(serverEnv, ",")
+	}
+	o.scenarios = strings.Split(scenarios, ",")
+	for _, s := range o.scenarios {
+		if !slices.Contains(allScenarios, s) {
+			return o, fmt.Errorf("-scenarios: unknown %q", s)
+		}
+	}
+	if len(o.sizes) == 0 || len(o.clients) == 0 || o.duration < time.Second {
+		return o, fmt.Errorf("need at least one size, one concurrency and -duration of 1s or more")
+	}
+	return o, nil
+}
+
+var allScenarios = []string{plan.Action, plan.Deposit, plan.Replay, plan.Get, plan.List}
+
+// commands are the scenarios pgbench accompanies at every concurrency.
+var commands = []string{plan.Action, plan.Deposit}
+
+func ints(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q is not a positive number", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// bench is one benchmark run's resources.
+type bench struct {
+	opts       options
+	dir        string
+	loadgen    string
+	pgbench    string
+	pg         *pgserver.Server
+	postmaster int
+	pool       *pgxpool.Pool
+	srv        *server
+	cpus       int
+	fx         fixtures
+	scripts    map[string]pgbench.Script
+	vars       []string
+	pgOptions  string
+	// cbase is the number of the first benchmark creative; pgbench's
+	// clients act on cbase.., the load generator on a sample of the rest.
+	cbase  int
+	sample []string
+	report report
+}
+
+func run(ctx context.Context) error {
+	start := time.Now()
+	opts, err := parseOptions()
+	if err != nil {
+		return err
+	}
+	b := &bench{opts: opts, cpus: runtime.NumCPU()}
+	b.report.start = start
+	if b.dir, err = os.MkdirTemp("", "creativeapi-bench-"); err != nil {
+		return err
+	}
+	// The cluster runs as an unprivileged user when we are root.
+	if err := os.Chmod(b.dir, 0o755); err != nil {
+		return err
+	}
+	if !opts.keep {
+		defer os.RemoveAll(b.dir)
+	} else {
+		fmt.Fprintln(os.Stderr, "temporary directory:", b.dir)
+	}
+	step("build the server and the load generator")
+	bin, loadgen, err := build(ctx, b.dir)
+	if err != nil {
+		return err
+	}
+	b.loadgen = loadgen
+	if b.pgbench, err = pgbenchPath(); err != nil {
+		return err
+	}
+	qs, err := pgbench.LoadQueries("queries")
+	if err != nil {
+		return err
+	}
+	if b.scripts, err = pgbench.Scripts(qs); err != nil {
+		return err
+	}
+
+	step("start PostgreSQL (durable: fsync on, default settings)")
+	if b.pg, err = startCluster(ctx, b.dir, opts.statements); err != nil {
+		return err
+	}
+	defer func() { _ = b.pg.Stop() }()
+	if b.postmaster, err = postmasterPID(b.pg.DataDir); err != nil {
+		return err
+	}
+	dbURL := b.pg.URL(benchDatabase)
+	logf, err := os.Create(filepath.Join(b.dir, "server.log"))
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	if err := runBinary(ctx, bin, dbURL, logf, "migrate"); err != nil {
+		return err
+	}
+	if b.pool, err = pxpool(ctx, dbURL); err != nil {
+		return err
+	}
+	defer b.pool.Close()
+
+	maxClients := slices.Max(append(slices.Clone(opts.clients), append(opts.targets, opts.sizeClients)...))
+	for i, size := range opts.sizes {
+		step(fmt.Sprintf("seed %d creatives and %d deposits", size, size))
+		seedStart := time.Now()
+		if err := runBinary(ctx, bin, dbURL, logf, "seed", "--creatives", strconv.Itoa(size)); err != nil {
+			return err
+		}
+		if i == 0 {
+			if b.fx, err = createCallers(ctx, b.pool, opts.users, maxClients); err != nil {
+				return err
+			}
+		}
+		if err := topUpDeposits(ctx, b.pool, size); err != nil {
+			return err
+		}
+		if err := analyze(ctx, b.pool); err != nil {
+			return err
+		}
+		b.report.seeded = append(b.report.seeded, seedTime{size, time.Since(seedStart)})
+		if err := b.pickCreatives(ctx, maxClients); err != nil {
+			return err
+		}
+		if b.srv == nil {
+			step("start the server")
+			if b.srv, err = startServer(ctx, bin, dbURL, logf, opts.serverEnv); err != nil {
+				return err
+			}
+			defer b.srv.stop()
+			if err := b.pgbenchVariables(ctx); err != nil {
+				return err
+			}
+			if b.pgOptions, err = pgOptions(serverEnv(dbURL, opts.serverEnv)); err != nil {
+				return err
+			}
+		}
+		if i == 0 {
+			for _, sc := range opts.scenarios {
+				for _, c := range opts.clients {
+					if err := b.measure(ctx, size, sc, c, slices.Contains(commands, sc) || slices.Contains(opts.targets, c)); err != nil {
+						return err
+					}
+				}
+				for _, c := range opts.targets {
+					if !slices.Contains(opts.clients, c) {
+						if err := b.measure(ctx, size, sc, c, true); err != nil {
+							return err
+						}
+					}
+				}
+			}
+			if !slices.Contains(opts.clients, opts.sizeClients) {
+				for _, sc := range opts.scenarios {
+					if err := b.measure(ctx, size, sc, opts.sizeClients, false); err != nil {
+						return err
+					}
+				}
+			}
+			continue
+		}
+		for _, sc := range opts.scenarios {
+			if err := b.measure(ctx, size, sc, opts.sizeClients, false); err != nil {
+				return err
+			}
+		}
+	}
+	if opts.goBench {
+		step("Go benchmarks (validation; deposit create first vs replay)")
+		if b.report.goBench, err = goBenchmarks(ctx); err != nil {
+			return err
+		}
+	}
+	b.report.machine = machine(b.pgbench)
+	b.report.opts = opts
+	b.report.scripts = b.scripts
+	b.report.elapsed = time.Since(start)
+	md := b.report.markdown()
+	if err := os.WriteFile(opts.out, []byte(md), 0o644); err != nil {
+		return err
+	}
+	fmt.Println(md)
+	fmt.Fprintf(os.Stderr, "bench: wrote %s; total %s\n", opts.out, time.Since(start).Round(time.Second))
+	return nil
+}
+
+func pxpool(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	return pgxpool.New(ctx, url)
+}
+
+func step(s string) { fmt.Fprintf(os.Stderr, "== %s\n", s) }
+
+// pickCreatives chooses, for the current size, the creatives pgbench's
+// clients act on (the first maxClients benchmark creatives) and a random
+// sample of the others for the load generator.
+func (b *bench) pickCreatives(ctx context.Context, maxClients int) error {
+	if err := b.pool.QueryRow(ctx, "SELECT min(number) FROM creatives WHERE task_id = $1", b.fx.benchTask).Scan(&b.cbase); err != nil {
+		return err
+	}
+	rows, err := b.pool.Query(ctx, `SELECT id::text FROM creatives WHERE task_id = $1 AND number >= $2
+		ORDER BY random() LIMIT $3`, b.fx.benchTask, b.cbase+maxClients, b.opts.sample)
+	if err != nil {
+		return err
+	}
+	b.sample = b.sample[:0]
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		b.sample = append(b.sample, id)
+	}
+	return rows.Err()
+}
+
+// creatives reads the current review status of the sample.
+func (b *bench) creatives(ctx context.Context) ([]plan.Creative, error) {
+	rows, err := b.pool.Query(ctx, "SELECT id::text, review_status FROM creatives WHERE id = ANY($1::uuid[])", b.sample)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []plan.Creative
+	for rows.Next() {
+		var c plan.Creative
+		if err := rows.Scan(&c.ID, &c.Status); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// pgbenchVariables prepares the -D definitions of the scripts, with stored
+// answers taken from the running server so their sizes are real.
+func (b *bench) pgbenchVariables(ctx context.Context) error {
+	user := b.fx.users[len(b.fx.users)-1]
+	dbody, dloc, err := b.call(ctx, http.MethodPost, "/api/v1/me/balance/deposits", user,
+		`{"amount":{"amountMinor":"10000000","currency":"USDT","scale":6}}`, http.StatusCreated)
+	if err != nil {
+		return fmt.Errorf("sample deposit: %w", err)
+	}
+	cbody, _, err := b.call(ctx, http.MethodGet, "/api/v1/organizations/"+b.fx.org+"/creatives/"+b.sample[0], b.fx.reviewers[0], "", http.StatusOK)
+	if err != nil {
+		return fmt.Errorf("sample creative: %w", err)
+	}
+	var fp [32]byte
+	_, _ = rand.Read(fp[:])
+	b.vars = append(pgbench.SetupVariables(),
+		"t0="+strconv.Itoa(userToken0), "nusers="+strconv.Itoa(b.opts.users), "nreplay="+strconv.Itoa(b.opts.replay),
+		"a0="+strconv.Itoa(authorToken0), "r0="+strconv.Itoa(reviewerToken0),
+		"organization_id="+b.fx.org, "cbase="+strconv.Itoa(b.cbase),
+		`fp=\x`+hex.EncodeToString(fp[:]), "ttls=86400",
+		"network=TRC20", "address="+tron.DevTreasuryAddress, "currency=USDT", "confirmations_required=19",
+		"ttl=1800 seconds", "reserve_for=88200 seconds", "max_open=1000000",
+		`dbody=\x`+hex.EncodeToString(dbody), "dloc="+dloc, `cbody=\x`+hex.EncodeToString(cbody),
+	)
+	return nil
+}
+
+// call sends one request to the server outside any measurement.
+func (b *bench) call(ctx context.Context, method, path string, s plan.Session, body string, want int) ([]byte, string, error) {
+	req, err := http.NewRequestWithContext(ctx, method, b.srv.baseURL+path, strings.NewReader(body))
+	if err != nil {
+		return nil, "", err
+	}
+	req.Header.Set("Cookie", "session="+s.Token)
+	if method != http.MethodGet {
+		req.Header.Set("X-CSRF-Token", s.CSRF)
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, "", err
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		return nil, "", err
+	}
+	if res.StatusCode != want {
+		return nil, "", fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, raw)
+	}
+	return raw, res.Header.Get("Location"), nil
+}
+
+// measure runs one scenario at one concurrency on the server, and with
+// withPgbench its pgbench script too.
+func (b *bench) measure(ctx context.Context, size int, scenario string, clients int, withPgbench bool) error {
+	cfg := plan.Config{
+		BaseURL: b.srv.baseURL, Scenario: scenario, Clients: clients, Warmup: b.opts.warmup, Duration: b.opts.duration,
+		CookieName: "session", Authors: b.fx.authors, Reviewers: b.fx.reviewers, Org: b.fx.org,
+	}
+	switch scenario {
+	case plan.Action, plan.Get:
+		var err error
+		if cfg.Creatives, err = b.creatives(ctx); err != nil {
+			return err
+		}
+	case plan.Deposit:
+		cfg.Users = b.fx.users
+	case plan.Replay:
+		cfg.Users = b.fx.users[:b.opts.replay]
+	}
+	if _, err := waitQuiet(ctx, 2*time.Minute); err != nil {
+		return err
+	}
+	profileDone := make(chan error, 1)
+	profiling := b.opts.profile != "" && len(b.opts.targets) > 0 && clients == b.opts.targets[0] && size == b.opts.sizes[0]
+	if profiling {
+		go func() {
+			time.Sleep(b.opts.warmup)
+			path := filepath.Join(b.opts.profile, fmt.Sprintf("cpu-%s-%d.pprof", scenario, clients))
+			profileDone <- b.srv.cpuProfile(ctx, b.opts.duration, path)
+		}()
+	}
+	if b.opts.statements {
+		if _, err := b.pool.Exec(ctx, "SELECT pg_stat_statements_reset()"); err != nil {
+			return err
+		}
+	}
+	m, err := b.runLoad(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("%s at %d clients: %w", scenario, clients, err)
+	}
+	if b.opts.statements {
+		if err := b.printStatements(ctx, m.Requests); err != nil {
+			return err
+		}
+	}
+	if profiling {
+		if err := <-profileDone; err != nil {
+			return fmt.Errorf("profile: %w", err)
+		}
+	}
+	r := result{size: size, scenario: scenario, clients: clients, server: m}
+	fmt.Fprintf(os.Stderr, "  %-8s %6d rows %3d clients  server  %s\n", scenario, size, clients, m.line())
+	if m.FirstError != "" {
+		fmt.Fprintf(os.Stderr, "    first error: %s\n", m.FirstError)
+	}
+	if withPgbench {
+		s := b.scripts[scenario]
+		if _, err := waitQuiet(ctx, 2*time.Minute); err != nil {
+			return err
+		}
+		pm, err := b.runPgbench(ctx, scenario, s.Text, clients, b.opts.duration, b.vars)
+		if err != nil {
+			return err
+		}
+		r.pgbench = &pm
+		fmt.Fprintf(os.Stderr, "  %-8s %6d rows %3d clients  pgbench %s  ratio %.2f\n", scenario, size, clients, pm.line(), m.Rate/pm.Rate)
+		if pm.FirstError != "" {
+			fmt.Fprintf(os.Stderr, "    first error: %s\n", pm.FirstError)
+		}
+	}
+	b.report.results = append(b.report.results, r)
+	return nil
+}
+
+// printStatements shows what pg_stat_statements counted since its reset,
+// per measured request (the warm-up is included, so counts run a little high).
+func (b *bench) printStatements(ctx context.Context, requests int) error {
+	rows, err := b.pool.Query(ctx, `SELECT calls, plans, mean_exec_time, mean_plan_time, regexp_replace(query, '\s+', ' ', 'g')
+		FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+		ORDER BY calls DESC LIMIT 16`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var calls, plans int64
+		var exec, plan float64
+		var query string
+		if err := rows.Scan(&calls, &plans, &exec, &plan, &query); err != nil {
+			return err
+		}
+		if len(query) > 70 {
+			query = query[:70]
+		}
+		fmt.Fprintf(os.Stderr, "      %6.2f/req  exec %7.1f µs  planned %3.0f%% %7.1f µs  %s\n",
+			float64(calls)/float64(max(requests, 1)), exec*1000, 100*float64(plans)/float64(max(calls, 1)), plan*1000, query)
+	}
+	return rows.Err()
+}
+
+func (m metrics) line() string {
+	return fmt.Sprintf("%8.0f/s  p50 %7s  p99 %7s  errors %d  server %s  db %s  client %s  rss %.1f MiB  other %.0f%%",
+		m.Rate, us(m.P50), us(m.P99), m.Errors, us(m.ServerCPU), us(m.DBCPU), us(m.ClientCPU), float64(m.PeakRSS)/(1<<20), 100*m.Other)
+}
+
+// us formats a duration in microseconds or milliseconds.
+func us(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "–"
+	case d < 10*time.Millisecond:
+		return fmt.Sprintf("%d µs", d.Microseconds())
+	default:
+		return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000)
+	}
+}

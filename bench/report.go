@@ -1,0 +1,287 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"creativeapi/bench/internal/pgbench"
+	"creativeapi/bench/internal/plan"
+)
+
+// result is one scenario at one size and concurrency.
+type result struct {
+	size     int
+	scenario string
+	clients  int
+	server   metrics
+	pgbench  *metrics
+}
+
+type seedTime struct {
+	size int
+	d    time.Duration
+}
+
+type goBenchResult struct {
+	name                  string
+	nsPerOp, bytes, alloc float64
+}
+
+type report struct {
+	start   time.Time
+	elapsed time.Duration
+	opts    options
+	machine string
+	results []result
+	seeded  []seedTime
+	goBench []goBenchResult
+	scripts map[string]pgbench.Script
+}
+
+// rssLimit is the target for the server's peak RSS under load.
+const rssLimit = 60 << 20
+
+func (r *report) find(size int, scenario string, clients int) *result {
+	for i := range r.results {
+		x := &r.results[i]
+		if x.size == size && x.scenario == scenario && x.clients == clients {
+			return x
+		}
+	}
+	return nil
+}
+
+func (r *report) markdown() string {
+	var b strings.Builder
+	o := r.opts
+	first := o.sizes[0]
+	fmt.Fprintf(&b, "# Benchmark results\n\n")
+	fmt.Fprintf(&b, "- Machine: %s\n", r.machine)
+	fmt.Fprintf(&b, "- Command: `make bench` (`go run ./bench %s`), %s, total %s\n",
+		strings.Join(argsOf(), " "), r.start.UTC().Format("2006-01-02 15:04 UTC"), r.elapsed.Round(time.Second))
+	fmt.Fprintf(&b, "- Each run: %s warm-up, %s measured, closed loop. Server, load generator, PostgreSQL and pgbench share the machine's CPUs.\n", o.warmup, o.duration)
+	fmt.Fprintf(&b, "- Commands send a fresh `Idempotency-Key` each; pgbench runs the same statements (`-M prepared`, as pgx sends them) at the same concurrency.\n")
+	for _, s := range r.seeded {
+		fmt.Fprintf(&b, "- Seeding %s creatives and deposits took %s.\n", rows(s.size), s.d.Round(time.Second))
+	}
+
+	fmt.Fprintf(&b, "\n## Targets\n\n| target | measured | met |\n| --- | --- | --- |\n")
+	for _, sc := range commands {
+		for _, c := range o.targets {
+			if x := r.find(first, sc, c); x != nil && x.pgbench != nil {
+				ratio := x.server.Rate / x.pgbench.Rate
+				fmt.Fprintf(&b, "| %s ≥ 0.8 × pgbench, %d clients | %.2f (%.0f vs %.0f /s) | %s |\n",
+					sc, c, ratio, x.server.Rate, x.pgbench.Rate, yes(ratio >= 0.8))
+			}
+		}
+	}
+	for _, c := range o.targets {
+		rep, dep := r.find(first, plan.Replay, c), r.find(first, plan.Deposit, c)
+		if rep != nil && dep != nil {
+			ratio := rep.server.Rate / dep.server.Rate
+			fmt.Fprintf(&b, "| replay ≥ 3 × first execution (deposit), %d clients | %.1f× (%.0f vs %.0f /s) | %s |\n",
+				c, ratio, rep.server.Rate, dep.server.Rate, yes(ratio >= 3))
+		}
+	}
+	for _, sc := range commands {
+		if s, ok := r.scripts[sc]; ok {
+			tx := strings.Count(strings.Join(s.RoundTrips, " "), "begin")
+			fmt.Fprintf(&b, "| %s: one transaction | %d statements in %d round trips, %d transaction | %s |\n",
+				sc, s.Statements(), len(s.RoundTrips), tx, yes(tx == 1))
+		}
+	}
+	if last := o.sizes[len(o.sizes)-1]; last != first {
+		for _, sc := range o.scenarios {
+			a, z := r.find(first, sc, o.sizeClients), r.find(last, sc, o.sizeClients)
+			if a != nil && z != nil && z.server.Rate > 0 {
+				slower := a.server.Rate / z.server.Rate
+				fmt.Fprintf(&b, "| %s ≤ 1.2× slower at %s rows than at %s | %.2f× | %s |\n", sc, rows(last), rows(first), slower, yes(slower <= 1.2))
+			}
+		}
+	}
+	var peak int64
+	for _, x := range r.results {
+		peak = max(peak, x.server.PeakRSS)
+	}
+	fmt.Fprintf(&b, "| server peak RSS under load ≤ 60 MiB | %.1f MiB | %s |\n", mib(peak), yes(peak <= rssLimit))
+	for _, g := range r.goBench {
+		if name, ok := strings.CutPrefix(g.name, "BenchmarkValidateCommand/"); ok {
+			fmt.Fprintf(&b, "| validation ≤ 20 µs per request (%s: route, parameters, body, body rules) | %.1f µs, %.0f allocs | %s |\n",
+				name, g.nsPerOp/1000, g.alloc, yes(g.nsPerOp <= 20_000))
+		}
+	}
+
+	fmt.Fprintf(&b, "\n## Scenarios at %s rows: concurrency sweep\n\n", rows(first))
+	fmt.Fprintf(&b, "CPU columns are per request (pgbench: per transaction, one execution of the same statements): the server process, PostgreSQL (all its processes, so background work such as autovacuum lands on whichever run is active), and the client (load generator or pgbench). A † marks a run during which other processes used more than 10%% of the machine.\n\n")
+	fmt.Fprintf(&b, "| scenario | clients | req/s | p50 | p99 | errors | server CPU | DB CPU | loadgen CPU | peak RSS | pgbench tx/s | pgbench p50 | pgbench p99 | pgbench DB CPU | server ÷ pgbench |\n")
+	fmt.Fprintf(&b, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	for _, sc := range o.scenarios {
+		var xs []result
+		for _, x := range r.results {
+			if x.size == first && x.scenario == sc {
+				xs = append(xs, x)
+			}
+		}
+		slices.SortFunc(xs, func(a, b result) int { return a.clients - b.clients })
+		for _, x := range xs {
+			m := x.server
+			fmt.Fprintf(&b, "| %s | %d | %.0f%s | %s | %s | %d | %s | %s | %s | %.1f MiB |", sc, x.clients, m.Rate, noisy(m), us(m.P50), us(m.P99),
+				m.Errors, us(m.ServerCPU), us(m.DBCPU), us(m.ClientCPU), mib(m.PeakRSS))
+			if p := x.pgbench; p != nil {
+				fmt.Fprintf(&b, " %.0f%s | %s | %s | %s | %.2f |\n", p.Rate, noisy(*p), us(p.P50), us(p.P99), us(p.DBCPU), m.Rate/p.Rate)
+			} else {
+				fmt.Fprintf(&b, " | | | | |\n")
+			}
+		}
+	}
+
+	if len(o.sizes) > 1 {
+		fmt.Fprintf(&b, "\n## Size sweep at %d clients\n\n", o.sizeClients)
+		fmt.Fprintf(&b, "Rows: benchmark creatives and deposits in the tables before the runs (the runs add more).\n\n")
+		fmt.Fprintf(&b, "| scenario | rows | req/s | p50 | p99 | errors | server CPU | DB CPU | peak RSS | slower than %s |\n", rows(first))
+		fmt.Fprintf(&b, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+		for _, sc := range o.scenarios {
+			base := r.find(first, sc, o.sizeClients)
+			for _, size := range o.sizes {
+				x := r.find(size, sc, o.sizeClients)
+				if x == nil {
+					continue
+				}
+				m := x.server
+				slower := "–"
+				if base != nil && m.Rate > 0 {
+					slower = fmt.Sprintf("%.2f×", base.server.Rate/m.Rate)
+				}
+				fmt.Fprintf(&b, "| %s | %s | %.0f%s | %s | %s | %d | %s | %s | %.1f MiB | %s |\n", sc, rows(size), m.Rate, noisy(m), us(m.P50), us(m.P99),
+					m.Errors, us(m.ServerCPU), us(m.DBCPU), mib(m.PeakRSS), slower)
+			}
+		}
+	}
+
+	fmt.Fprintf(&b, "\n## Statements per request\n\nThe round trips of one request (the pgbench script sends the same; a test checks them against the server's own).\n\n")
+	fmt.Fprintf(&b, "| scenario | statements | round trips | round trips in order (a+b: one pipeline) |\n| --- | ---: | ---: | --- |\n")
+	for _, sc := range allScenarios {
+		if s, ok := r.scripts[sc]; ok {
+			fmt.Fprintf(&b, "| %s | %d | %d | %s |\n", sc, s.Statements(), len(s.RoundTrips), strings.Join(s.RoundTrips, ", "))
+		}
+	}
+
+	if len(r.goBench) > 0 {
+		fmt.Fprintf(&b, "\n## Go benchmarks\n\n`go test -run '^$' -bench '%s' -benchmem -benchtime 3s ./internal/httpapi` (the deposit benchmarks go through the real HTTP server, %d requests in flight per CPU, on a throwaway PostgreSQL with fsync off).\n\n", goBenchPattern, 4)
+		fmt.Fprintf(&b, "| benchmark | ns/op | B/op | allocs/op |\n| --- | ---: | ---: | ---: |\n")
+		for _, g := range r.goBench {
+			fmt.Fprintf(&b, "| %s | %.0f | %.0f | %.0f |\n", g.name, g.nsPerOp, g.bytes, g.alloc)
+		}
+		var first, replay float64
+		for _, g := range r.goBench {
+			switch g.name {
+			case "BenchmarkDepositCreateFirst":
+				first = g.nsPerOp
+			case "BenchmarkDepositCreateReplay":
+				replay = g.nsPerOp
+			}
+		}
+		if first > 0 && replay > 0 {
+			fmt.Fprintf(&b, "\nA replay costs %.1f× less than a first execution.\n", first/replay)
+		}
+	}
+	return b.String()
+}
+
+// argsOf is the command line as given.
+func argsOf() []string { return os.Args[1:] }
+
+// noisy marks a run that other processes disturbed.
+func noisy(m metrics) string {
+	if m.Other > 0.10 {
+		return " †"
+	}
+	return ""
+}
+
+func yes(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "**no**"
+}
+
+func mib(b int64) float64 { return float64(b) / (1 << 20) }
+
+func rows(n int) string {
+	switch {
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return fmt.Sprintf("%dM", n/1_000_000)
+	case n >= 1000 && n%1000 == 0:
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	return strconv.Itoa(n)
+}
+
+var goBenchLine = regexp.MustCompile(`^(Benchmark[\w/]+?)(?:-\d+)?\s+\d+\s+([0-9.]+) ns/op(?:\s+([0-9.]+) B/op)?(?:\s+([0-9.]+) allocs/op)?`)
+
+// goBenchPattern selects the Go benchmarks the report shows.
+const goBenchPattern = "BenchmarkValidate|BenchmarkDepositCreate"
+
+// goBenchmarks runs the validation and first-versus-replay benchmarks.
+func goBenchmarks(ctx context.Context) ([]goBenchResult, error) {
+	cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", goBenchPattern, "-benchmem", "-benchtime", "3s", "./internal/httpapi")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("go test -bench: %w\n%s", err, out.String())
+	}
+	var res []goBenchResult
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		m := goBenchLine.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		g := goBenchResult{name: m[1]}
+		g.nsPerOp, _ = strconv.ParseFloat(m[2], 64)
+		g.bytes, _ = strconv.ParseFloat(m[3], 64)
+		g.alloc, _ = strconv.ParseFloat(m[4], 64)
+		res = append(res, g)
+		fmt.Fprintln(os.Stderr, "  "+sc.Text())
+	}
+	return res, nil
+}
+
+// machine describes the CPU, memory, kernel and versions.
+func machine(pgbenchPath string) string {
+	model := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "model name"); ok {
+				model = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), ":"))
+				break
+			}
+		}
+	}
+	mem := ""
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+				kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+				mem = fmt.Sprintf(", %.0f GiB RAM", float64(kb)/(1<<20))
+			}
+		}
+	}
+	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	// pgbench --version: "pgbench (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)".
+	pgv, _ := exec.Command(pgbenchPath, "--version").Output()
+	version := strings.TrimSpace(strings.TrimPrefix(string(pgv), "pgbench (PostgreSQL)"))
+	return fmt.Sprintf("%s, %d CPUs%s, Linux %s; PostgreSQL %s (private cluster, fsync on, default settings); %s",
+		model, runtime.NumCPU(), mem, strings.TrimSpace(string(kernel)), version, runtime.Version())
+}

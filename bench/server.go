@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"creativeapi/internal/config"
+	"creativeapi/internal/store"
+	"creativeapi/internal/tron"
+)
+
+// server is the API running as its own process.
+type server struct {
+	cmd       *exec.Cmd
+	baseURL   string
+	pprofAddr string
+	done      chan error
+}
+
+// startServer starts `creativeapi serve` on free ports with the benchmark's
+// settings: plain http, the development treasury, an open-deposit limit
+// that never binds, and pprof on; extra are more KEY=VALUE settings.
+func startServer(ctx context.Context, bin, dbURL string, logw io.Writer, extra []string) (*server, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	pprofAddr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append(os.Environ(), "ADDR="+addr, "PPROF_ADDR="+pprofAddr)
+	cmd.Env = append(cmd.Env, serverEnv(dbURL, extra)...)
+	cmd.Stdout, cmd.Stderr = logw, logw
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &server{cmd: cmd, baseURL: "http://" + addr, pprofAddr: pprofAddr, done: make(chan error, 1)}
+	go func() { s.done <- cmd.Wait() }()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		res, err := http.Get(s.baseURL + "/readyz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return s, nil
+			}
+		}
+		select {
+		case err := <-s.done:
+			return nil, fmt.Errorf("the server exited during start-up: %v (see its log)", err)
+		case <-ctx.Done():
+			s.stop()
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			s.stop()
+			return nil, fmt.Errorf("the server did not become ready within 30s")
+		}
+	}
+}
+
+func (s *server) pid() int { return s.cmd.Process.Pid }
+
+// stop drains the server with SIGTERM, as an orchestrator would.
+func (s *server) stop() {
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(30 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.done
+	}
+}
+
+// cpuProfile saves a CPU profile of the server over d to path.
+func (s *server) cpuProfile(ctx context.Context, d time.Duration, path string) error {
+	url := "http://" + s.pprofAddr + "/debug/pprof/profile?seconds=" + strconv.Itoa(int(d.Seconds()))
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("pprof: %s", res.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, res.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// serverEnv is the server's configuration in the benchmark: plain http, the
+// development treasury, an open-deposit limit that never binds, then extra.
+func serverEnv(dbURL string, extra []string) []string {
+	env := []string{
+		"DATABASE_URL=" + dbURL, "COOKIE_SECURE=false", "TREASURY_ADDRESS=" + tron.DevTreasuryAddress,
+		"DEPOSIT_MAX_OPEN_PER_USER=1000000",
+	}
+	return append(env, extra...)
+}
+
+// pgOptions is the PGOPTIONS that gives pgbench's sessions the settings the
+// server's pool gives its connections (plan cache mode, timeouts).
+func pgOptions(env []string) (string, error) {
+	vars := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	cfg, err := config.Load(func(k string) string { return vars[k] })
+	if err != nil {
+		return "", err
+	}
+	settings := store.PoolConfig{StatementTimeout: cfg.DBStatementTimeout, LockTimeout: cfg.DBLockTimeout}.SessionSettings()
+	var opts []string
+	for _, k := range slices.Sorted(maps.Keys(settings)) {
+		opts = append(opts, "-c "+k+"="+settings[k])
+	}
+	return strings.Join(opts, " "), nil
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}

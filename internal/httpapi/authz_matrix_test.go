@@ -1,0 +1,206 @@
+package httpapi_test
+
+import (
+	"context"
+	"net/http"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"creativeapi/internal/httpapi"
+	"creativeapi/internal/testenv"
+)
+
+// caller is who calls an operation in the authorization matrix.
+type caller string
+
+const (
+	anonymous     caller = "anonymous"
+	acmeAdmin     caller = "acme admin"
+	acmeReviewer  caller = "acme reviewer"
+	acmeAuthor    caller = "acme author"
+	acmeViewer    caller = "acme viewer"
+	globexAdmin   caller = "globex admin"
+	revokedAdmin  caller = "revoked session"
+	matrixCallers        = 7
+)
+
+var callers = []caller{anonymous, acmeAdmin, acmeReviewer, acmeAuthor, acmeViewer, globexAdmin, revokedAdmin}
+
+// authzMatrix is the expected answer of every operation of openapi.yaml for
+// every caller: "status" or "status code". The calls target Acme: its
+// organization, a draft creative of Acme's author (submit, for the
+// action), and a deposit of Acme's author. The revoked session belonged to
+// an Acme admin. An operation missing here fails the test, so a new
+// operation cannot ship without its row.
+var authzMatrix = map[string]map[caller]string{
+	"getHealth":    all("200"),
+	"getReadiness": all("200"),
+	"signIn":       all("200"),
+	"signOut":      signedIn("204"),
+	"getMe":        signedIn("200"),
+	"listCreatives": {anonymous: "401 unauthenticated", acmeAdmin: "200", acmeReviewer: "200", acmeAuthor: "200",
+		acmeViewer: "200", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
+	"getCreative": {anonymous: "401 unauthenticated", acmeAdmin: "200", acmeReviewer: "200", acmeAuthor: "200",
+		acmeViewer: "200", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
+	"executeCreativeAction": {anonymous: "401 unauthenticated", acmeAdmin: "200", acmeReviewer: "403 action_forbidden",
+		acmeAuthor: "200", acmeViewer: "403 action_forbidden", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
+	"getAccountBalance":    signedIn("200"),
+	"listAccountDeposits":  signedIn("200"),
+	"createAccountDeposit": signedIn("201"),
+	"getAccountDeposit": {anonymous: "401 unauthenticated", acmeAdmin: "404 not_found", acmeReviewer: "404 not_found",
+		acmeAuthor: "200", acmeViewer: "404 not_found", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
+}
+
+// all is the row of an operation that answers everyone alike.
+func all(want string) map[caller]string {
+	row := map[caller]string{}
+	for _, c := range callers {
+		row[c] = want
+	}
+	return row
+}
+
+// signedIn is the row of an operation open to every live session.
+func signedIn(want string) map[caller]string {
+	row := all(want)
+	row[anonymous], row[revokedAdmin] = "401 unauthenticated", "401 unauthenticated"
+	return row
+}
+
+// matrixDesk is Acme (four roles and a revoked admin) and Globex (an admin).
+type matrixDesk struct {
+	env     *testenv.Env
+	org     uuid.UUID
+	users   map[caller]uuid.UUID
+	emails  map[caller]string
+	deposit string
+}
+
+func newMatrixDesk(t *testing.T) *matrixDesk {
+	t.Helper()
+	env := testenv.New(t)
+	d := &matrixDesk{env: env, org: env.DB.Org(t, "Acme Ads"), users: map[caller]uuid.UUID{}, emails: map[caller]string{}}
+	globex := env.DB.Org(t, "Globex")
+	for c, role := range map[caller]string{acmeAdmin: "admin", acmeReviewer: "reviewer", acmeAuthor: "author", acmeViewer: "viewer", revokedAdmin: "admin", globexAdmin: "admin"} {
+		id, email := env.DB.User(t, string(c))
+		org := d.org
+		if c == globexAdmin {
+			org = globex
+		}
+		env.DB.Member(t, org, id, role)
+		d.users[c], d.emails[c] = id, email
+	}
+	r := env.SessionFor(t, d.users[acmeAuthor]).Do("POST", "/api/v1/me/balance/deposits", depositBody("30000000"))
+	if r.Status != http.StatusCreated {
+		t.Fatalf("fixture deposit: %d %s", r.Status, r.Body)
+	}
+	d.deposit = r.Header.Get("Location")[strings.LastIndex(r.Header.Get("Location"), "/")+1:]
+	return d
+}
+
+// client is c's client with a session of its own (so signing out in one
+// cell leaves the others alone); the revoked caller's session is revoked.
+func (d *matrixDesk) client(t *testing.T, c caller) *testenv.Client {
+	t.Helper()
+	if c == anonymous {
+		return d.env.Client(t)
+	}
+	client := d.env.SessionFor(t, d.users[c])
+	if c == revokedAdmin {
+		if _, err := d.env.DB.Pool.Exec(context.Background(), "UPDATE sessions SET revoked_at = now() WHERE user_id = $1", d.users[c]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return client
+}
+
+var pathParam = regexp.MustCompile(`\{([^}]+)\}`)
+
+// call builds the request of operationID for one cell: path parameters
+// name Acme's resources, bodies are valid.
+func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) {
+	t.Helper()
+	var bad []string
+	path = pathParam.ReplaceAllStringFunc(path, func(p string) string {
+		switch p {
+		case "{organizationId}":
+			return d.org.String()
+		case "{creativeId}":
+			return draftCreative(t, d.env.DB, d.org, d.users[acmeAuthor]).String()
+		case "{depositId}":
+			return d.deposit
+		}
+		bad = append(bad, p)
+		return p
+	})
+	if len(bad) > 0 {
+		t.Fatalf("%s: the matrix knows no value for %v", operationID, bad)
+	}
+	bodies := map[string]any{
+		"signIn":                map[string]string{"email": d.emails[acmeAuthor], "password": testenv.Password},
+		"executeCreativeAction": map[string]string{"action": "submit"},
+		"createAccountDeposit":  depositBody("25000000"),
+	}
+	return path, bodies[operationID]
+}
+
+// TestAuthorizationMatrix calls every operation of openapi.yaml as every
+// kind of caller and compares the answers with authzMatrix.
+func TestAuthorizationMatrix(t *testing.T) {
+	t.Parallel()
+	spec, err := httpapi.Spec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newMatrixDesk(t)
+	seen := map[string]bool{}
+	cells := 0
+	for path, item := range spec.Paths.Map() {
+		for method, op := range item.Operations() {
+			id := op.OperationID
+			seen[id] = true
+			row, ok := authzMatrix[id]
+			if !ok {
+				t.Errorf("%s (%s %s) has no row in authzMatrix: state who may call it", id, method, path)
+				continue
+			}
+			if len(row) != matrixCallers {
+				t.Errorf("%s: the row has %d callers, want %d", id, len(row), matrixCallers)
+			}
+			t.Run(id, func(t *testing.T) {
+				for _, c := range callers {
+					want := row[c]
+					p, body := d.call(t, id, path)
+					if op.RequestBody != nil && body == nil {
+						t.Fatalf("%s takes a body the matrix does not know", id)
+					}
+					r := d.client(t, c).Do(method, p, body)
+					got := strconv.Itoa(r.Status)
+					if r.Status >= 400 {
+						got += " " + r.Problem(t).Code
+					}
+					if got != want {
+						t.Errorf("%s as %s: got %s, want %s", id, c, got, want)
+					}
+					cells++
+				}
+			})
+		}
+	}
+	var stale []string
+	for id := range authzMatrix {
+		if !seen[id] {
+			stale = append(stale, id)
+		}
+	}
+	sort.Strings(stale)
+	if len(stale) > 0 {
+		t.Errorf("authzMatrix has rows for operations openapi.yaml does not have: %v", stale)
+	}
+	t.Logf("%d operations × %d callers = %d calls", len(seen), len(callers), cells)
+}

@@ -1,0 +1,104 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"testing"
+
+	"creativeapi/internal/auth"
+	"creativeapi/internal/testenv"
+)
+
+// benchDepositors are signed-in users of one benchmark: first executions
+// rotate over them, so no user's open deposits pile up into the cost.
+type benchDepositors struct {
+	env     *testenv.Env
+	http    *http.Client
+	cookies []string
+	csrf    []string
+}
+
+func newBenchDepositors(b *testing.B, n int) *benchDepositors {
+	b.Helper()
+	env := testenv.New(b, testenv.Options{Env: map[string]string{"DEPOSIT_MAX_OPEN_PER_USER": "1000000", "LOG_LEVEL": "error"}})
+	d := &benchDepositors{env: env, http: env.Server.Client()}
+	name := auth.SessionConfig{CookieSecure: env.Config.CookieSecure}.CookieName()
+	for range n {
+		user, _ := env.DB.User(b, "Bench Depositor")
+		token, csrf := auth.NewToken(), auth.NewToken()
+		if _, err := env.DB.Pool.Exec(context.Background(), `INSERT INTO sessions (user_id, token_hash, csrf_token, idle_expires_at, absolute_expires_at)
+			VALUES ($1, $2, $3, now() + interval '1 hour', now() + interval '1 day')`, user, auth.HashToken(token), csrf); err != nil {
+			b.Fatal(err)
+		}
+		d.cookies = append(d.cookies, name+"="+token)
+		d.csrf = append(d.csrf, csrf)
+	}
+	return d
+}
+
+// create sends one deposit create as user i under key and checks its answer.
+func (d *benchDepositors) create(b *testing.B, i int, key string, body []byte, replayed bool) {
+	req, err := http.NewRequest(http.MethodPost, d.env.Server.URL+"/api/v1/me/balance/deposits", bytes.NewReader(body))
+	if err != nil {
+		b.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Cookie", d.cookies[i])
+	req.Header.Set("X-CSRF-Token", d.csrf[i])
+	req.Header.Set("Idempotency-Key", key)
+	res, err := d.http.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusCreated || (res.Header.Get("Idempotent-Replayed") == "true") != replayed {
+		b.Fatalf("status %d, replayed %q", res.StatusCode, res.Header.Get("Idempotent-Replayed"))
+	}
+}
+
+func benchDepositBody(minor int64) []byte {
+	return []byte(`{"amount":{"amountMinor":"` + strconv.FormatInt(minor, 10) + `","currency":"USDT","scale":6}}`)
+}
+
+// benchClients is how many requests the deposit benchmarks keep in flight
+// per GOMAXPROCS: their ns/op is the inverse of throughput under load, where
+// a first execution's writes and commit weigh, not of one request's latency.
+const benchClients = 4
+
+// BenchmarkDepositCreateFirst is a deposit create with a fresh
+// Idempotency-Key through the real HTTP server: its first execution.
+// Compare with BenchmarkDepositCreateReplay (the database is a throwaway
+// one with fsync off; `make bench` measures with a durable one).
+func BenchmarkDepositCreateFirst(b *testing.B) {
+	d := newBenchDepositors(b, 200)
+	var n atomic.Int64
+	b.ReportAllocs()
+	b.SetParallelism(benchClients)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			i := int(n.Add(1))
+			d.create(b, i%len(d.cookies), fmt.Sprintf("first-%d", i), benchDepositBody(10_000_000+10_000*int64(i%990_000)), false)
+		}
+	})
+}
+
+// BenchmarkDepositCreateReplay resends one deposit create with the same
+// Idempotency-Key and body: every request replays the stored answer.
+func BenchmarkDepositCreateReplay(b *testing.B) {
+	d := newBenchDepositors(b, 1)
+	body := benchDepositBody(25_000_000)
+	d.create(b, 0, "replayed", body, false)
+	b.ReportAllocs()
+	b.SetParallelism(benchClients)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			d.create(b, 0, "replayed", body, true)
+		}
+	})
+}

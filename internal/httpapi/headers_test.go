@@ -1,0 +1,217 @@
+package httpapi_test
+
+import (
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"creativeapi/internal/testenv"
+)
+
+func TestAuthenticatedAnswersAreNeverCached(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	c, _ := env.SignedIn(t, "Nora Nostore")
+	calls := 0
+	for _, call := range specCalls(t) {
+		if !call.declares[http.StatusUnauthorized] {
+			continue // no session involved (probes, signIn)
+		}
+		for _, client := range []*testenv.Client{c, env.Client(t)} {
+			r := client.Do(call.method, call.path, call.body)
+			if got := r.Header.Get("Cache-Control"); got != "no-store" {
+				t.Errorf("%s → %d: Cache-Control %q", call.operationID, r.Status, got)
+			}
+			calls++
+		}
+	}
+	// signIn answers with the session's csrfToken.
+	_, email := env.DB.User(t, "Sid Signin")
+	if r := env.Client(t).SignIn(email, testenv.Password); r.Status != http.StatusOK || r.Header.Get("Cache-Control") != "no-store" {
+		t.Errorf("signIn → %d: Cache-Control %q", r.Status, r.Header.Get("Cache-Control"))
+	}
+	t.Logf("%d answers checked", calls+1)
+}
+
+func TestEveryAnswerIsNosniffWithoutAServerBanner(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	c, _ := env.SignedIn(t, "Bea Banner")
+	check := func(what string, h http.Header) {
+		t.Helper()
+		if got := h.Get("X-Content-Type-Options"); got != "nosniff" {
+			t.Errorf("%s: X-Content-Type-Options %q", what, got)
+		}
+		for _, name := range []string{"Server", "X-Powered-By"} {
+			if v, ok := h[name]; ok {
+				t.Errorf("%s: %s %q names the software", what, name, v)
+			}
+		}
+	}
+	for _, call := range specCalls(t) {
+		r := c.Do(call.method, call.path, call.body)
+		check(call.operationID, r.Header)
+	}
+	for _, path := range []string{"/docs", "/openapi.yaml", "/nope", "/api/v1/nope"} {
+		r := c.Do("GET", path, nil)
+		check(path, r.Header)
+	}
+	check("a refused method", c.Do("DELETE", "/api/v1/me", nil).Header)
+}
+
+const appOrigin = "https://app.example.test"
+
+// corsEnv trusts appOrigin.
+func corsEnv(t *testing.T) (*testenv.Env, *testenv.Client) {
+	t.Helper()
+	env := testenv.New(t, testenv.Options{Env: map[string]string{"ALLOWED_ORIGINS": appOrigin + ", https://admin.example.test"}})
+	c, _ := env.SignedIn(t, "Cory Cors")
+	return env, c
+}
+
+func headerList(h http.Header, name string) []string {
+	var out []string
+	for _, v := range h.Values(name) {
+		for _, item := range strings.Split(v, ",") {
+			out = append(out, strings.ToLower(strings.TrimSpace(item)))
+		}
+	}
+	return out
+}
+
+func hasAll(h http.Header, name string, want ...string) bool {
+	got := headerList(h, name)
+	for _, w := range want {
+		if !slices.Contains(got, strings.ToLower(w)) {
+			return false
+		}
+	}
+	return true
+}
+
+var corsHeaders = []string{
+	"Access-Control-Allow-Origin", "Access-Control-Allow-Credentials", "Access-Control-Allow-Methods",
+	"Access-Control-Allow-Headers", "Access-Control-Expose-Headers", "Access-Control-Max-Age",
+}
+
+func TestCORSAllowsTheConfiguredOriginsWithCredentials(t *testing.T) {
+	t.Parallel()
+	env, c := corsEnv(t)
+	origin := testenv.Header{Name: "Origin", Value: appOrigin}
+	crossSite := testenv.Header{Name: "Sec-Fetch-Site", Value: "cross-site"}
+
+	t.Run("a read names the origin and allows credentials", func(t *testing.T) {
+		r := c.Do("GET", "/api/v1/me", nil, origin, crossSite)
+		if r.Status != http.StatusOK || r.Header.Get("Access-Control-Allow-Origin") != appOrigin ||
+			r.Header.Get("Access-Control-Allow-Credentials") != "true" || !hasAll(r.Header, "Vary", "Origin") {
+			t.Fatalf("got %d %v", r.Status, r.Header)
+		}
+		if !hasAll(r.Header, "Access-Control-Expose-Headers", "Location", "Idempotent-Replayed", "Retry-After") {
+			t.Fatalf("exposed: %v", r.Header.Values("Access-Control-Expose-Headers"))
+		}
+	})
+	t.Run("a command from the origin runs and its Location is readable", func(t *testing.T) {
+		r := c.Do("POST", "/api/v1/me/balance/deposits", depositBody("25000000"), origin, crossSite, key("cors-1"))
+		if r.Status != http.StatusCreated || r.Header.Get("Access-Control-Allow-Origin") != appOrigin ||
+			!hasAll(r.Header, "Access-Control-Expose-Headers", "Location") {
+			t.Fatalf("got %d %v %s", r.Status, r.Header, r.Body)
+		}
+	})
+	t.Run("an error answer is readable too", func(t *testing.T) {
+		r := env.Client(t).Do("GET", "/api/v1/me", nil, origin)
+		if r.Status != http.StatusUnauthorized || r.Header.Get("Access-Control-Allow-Origin") != appOrigin {
+			t.Fatalf("got %d %v", r.Status, r.Header)
+		}
+	})
+	t.Run("a preflight is answered with the methods and headers", func(t *testing.T) {
+		for _, path := range []string{"/api/v1/me/balance/deposits", actionPath} {
+			res := preflight(t, env, path, appOrigin, "POST", "content-type, x-csrf-token, idempotency-key, traceparent")
+			h := res.Header
+			if res.StatusCode != http.StatusNoContent || h.Get("Access-Control-Allow-Origin") != appOrigin ||
+				h.Get("Access-Control-Allow-Credentials") != "true" || h.Get("Access-Control-Max-Age") == "" ||
+				!hasAll(h, "Access-Control-Allow-Methods", "GET", "POST") ||
+				!hasAll(h, "Access-Control-Allow-Headers", "Content-Type", "X-CSRF-Token", "Idempotency-Key", "traceparent") ||
+				!hasAll(h, "Vary", "Origin") {
+				t.Fatalf("%s: got %d %v", path, res.StatusCode, h)
+			}
+		}
+	})
+	t.Run("the second configured origin is allowed as well", func(t *testing.T) {
+		r := c.Do("GET", "/api/v1/me", nil, testenv.Header{Name: "Origin", Value: "https://admin.example.test"})
+		if r.Header.Get("Access-Control-Allow-Origin") != "https://admin.example.test" {
+			t.Fatalf("got %v", r.Header)
+		}
+	})
+}
+
+func TestCORSGivesOtherOriginsNothing(t *testing.T) {
+	t.Parallel()
+	env, c := corsEnv(t)
+	for _, o := range []string{"https://evil.test", "null", appOrigin + ".evil.test", "http://app.example.test", appOrigin + ":443", strings.ToUpper(appOrigin)} {
+		t.Run(o, func(t *testing.T) {
+			origin := testenv.Header{Name: "Origin", Value: o}
+			r := c.Do("GET", "/api/v1/me", nil, origin)
+			noCORS(t, r.Header)
+			if r.Status != http.StatusOK || !hasAll(r.Header, "Vary", "Origin") {
+				t.Fatalf("got %d %v", r.Status, r.Header)
+			}
+			r = c.Do("POST", "/api/v1/me/balance/deposits", depositBody("25000000"), origin, testenv.Header{Name: "Sec-Fetch-Site", Value: "cross-site"})
+			noCORS(t, r.Header)
+			if r.Status != http.StatusForbidden || r.Problem(t).Code != "csrf_failed" {
+				t.Fatalf("unsafe call: %d %s", r.Status, r.Body)
+			}
+			res := preflight(t, env, "/api/v1/me/balance/deposits", o, "POST", "content-type")
+			noCORS(t, res.Header)
+			if res.StatusCode != http.StatusMethodNotAllowed {
+				t.Fatalf("preflight: %d", res.StatusCode)
+			}
+		})
+	}
+	if n := count(t, env, "SELECT count(*) FROM deposits"); n != 0 {
+		t.Fatalf("%d deposits from other origins", n)
+	}
+	t.Run("without ALLOWED_ORIGINS no origin is allowed", func(t *testing.T) {
+		env := testenv.New(t)
+		c, _ := env.SignedIn(t, "Nadia NoCors")
+		noCORS(t, c.Do("GET", "/api/v1/me", nil, testenv.Header{Name: "Origin", Value: appOrigin}).Header)
+		noCORS(t, preflight(t, env, "/api/v1/me", appOrigin, "GET", "").Header)
+	})
+}
+
+func noCORS(t *testing.T, h http.Header) {
+	t.Helper()
+	for _, name := range corsHeaders {
+		if v, ok := h[name]; ok {
+			t.Errorf("%s: %q", name, v)
+		}
+	}
+}
+
+// preflight sends the browser's CORS preflight. A preflight is no API
+// operation, so only a refused one (a 405 Problem) is checked against the spec.
+func preflight(t *testing.T, env *testenv.Env, path, origin, method, headers string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodOptions, env.Server.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Origin", origin)
+	req.Header.Set("Access-Control-Request-Method", method)
+	if headers != "" {
+		req.Header.Set("Access-Control-Request-Headers", headers)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusNoContent {
+		if err := testenv.CheckResponse(req, &testenv.Response{Status: res.StatusCode, Header: res.Header, Body: body}, t.Name()); err != nil {
+			t.Errorf("refused preflight: %v", err)
+		}
+	}
+	return res
+}

@@ -1,0 +1,148 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"creativeapi/gen/api"
+	"creativeapi/internal/config"
+	"creativeapi/internal/httpapi"
+)
+
+// BenchmarkValidateCommand measures what the gate's validation costs one
+// command request, as the server runs it: route lookup, parameters, the
+// body against its schema, and the body rules beyond the schema.
+func BenchmarkValidateCommand(b *testing.B) {
+	spec, err := httpapi.Spec()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg, err := config.Load(func(string) string { return "" })
+	if err != nil {
+		b.Fatal(err)
+	}
+	v, err := httpapi.NewValidator(spec, httpapi.BodyChecksFor(cfg))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct{ name, path, body string }{
+		{"createAccountDeposit", "/api/v1/me/balance/deposits", `{"amount":{"amountMinor":"100000000","currency":"USDT","scale":6}}`},
+		{"executeCreativeAction", "/api/v1/organizations/8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10/creatives/3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69/actions",
+			`{"action":"request_changes","comment":"The logo is cut off.","expectedVersion":3}`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			req := httptest.NewRequest(http.MethodPost, tc.path, nil)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Idempotency-Key", "5b3d8a2e-8f1c-4d7e-9a6b-2c4e6f8a0b1d")
+			body := []byte(tc.body)
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				route, params, err := v.Route(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := v.Validate(ctx, req, route, params, body); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestUUIDFormatMatchesKinOpenAPIPattern proves the hand-written uuid check
+// accepts exactly what openapi3.FormatOfStringForUUIDOfRFC9562 accepts.
+func TestUUIDFormatMatchesKinOpenAPIPattern(t *testing.T) {
+	t.Parallel()
+	pattern := regexp.MustCompile(openapi3.FormatOfStringForUUIDOfRFC9562)
+	inputs := []string{
+		"", "3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69", "3F2B8C1A-6D4E-4F8A-9B7C-1E2D3C4B5A69", "0190d6a8-3c4b-7def-8a12-3456789abcde",
+		"00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff", "FFFFFFFF-ffff-FFFF-ffff-FFFFFFFFFFFF",
+		"3f2b8c1a-6d4e-0f8a-9b7c-1e2d3c4b5a69", "3f2b8c1a-6d4e-9f8a-9b7c-1e2d3c4b5a69", "3f2b8c1a-6d4e-4f8a-7b7c-1e2d3c4b5a69",
+		"3f2b8c1a-6d4e-4f8a-cb7c-1e2d3c4b5a69", "3f2b8c1a6d4e-4f8a-9b7c-1e2d3c4b5a69-", "3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a6",
+		"3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a690", "3f2b8c1g-6d4e-4f8a-9b7c-1e2d3c4b5a69", "{3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69}",
+		"00000000-0000-0000-0000-000000000001", "fffffffe-ffff-ffff-ffff-ffffffffffff", "3f2b8c1a 6d4e 4f8a 9b7c 1e2d3c4b5a69",
+	}
+	for v := range 16 {
+		for _, variant := range "0789abcdefABCDEF" {
+			inputs = append(inputs, fmt.Sprintf("3f2b8c1a-6d4e-%xf8a-%cb7c-1e2d3c4b5a69", v, variant))
+		}
+	}
+	for _, s := range inputs {
+		if got, want := httpapi.IsRFC9562UUID(s), pattern.MatchString(s); got != want {
+			t.Errorf("%q: %v, the pattern says %v", s, got, want)
+		}
+	}
+}
+
+// TestPatternMatchersMatchTheirPatterns proves each hand-written matcher
+// accepts exactly what its regular expression accepts.
+func TestPatternMatchersMatchTheirPatterns(t *testing.T) {
+	t.Parallel()
+	var samples []string
+	for _, n := range []int{0, 1, 2, 3, 4, 254, 255, 256, 257, 258, 300} {
+		for _, fill := range []string{"a", "7", "\"", " ", "\x7f", "é", "~", "!"} {
+			body := strings.Repeat(fill, n)
+			samples = append(samples, body, `"`+body+`"`, `"`+body, body+`"`)
+			if n > 2 {
+				samples = append(samples, "a"+body[1:], body[:n-1]+" ", "0"+body[1:])
+			}
+		}
+	}
+	samples = append(samples, "123", "0", "-1", "1.5", "12a", "١٢", "5b3d8a2e-8f1c-4d7e-9a6b-2c4e6f8a0b1d", `"k-1"`, `""`, `"`)
+	if len(httpapi.PatternMatchers) == 0 {
+		t.Fatal("no matchers")
+	}
+	for pattern, match := range httpapi.PatternMatchers {
+		re := regexp.MustCompile(pattern)
+		for _, s := range samples {
+			if got, want := match(s), re.MatchString(s); got != want {
+				t.Errorf("%s on %q (%d bytes): %v, the pattern says %v", pattern, s, len(s), got, want)
+			}
+		}
+	}
+}
+
+// TestCreativeJSONMatchesTheSchemaType proves the server's encoding of
+// creative details says what the generated api.CreativeList says: decoded
+// into it strictly and encoded again, it is the same JSON, with every field
+// set and with every nullable field null.
+func TestCreativeJSONMatchesTheSchemaType(t *testing.T) {
+	t.Parallel()
+	full, nulls, err := httpapi.SampleCreativeJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range [][]byte{full, nulls} {
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		var typed api.CreativeList
+		if err := dec.Decode(&typed); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		again, err := json.Marshal(typed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want, got any
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(again, &got); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(want, got) {
+			t.Errorf("the generated type says\n%s\nthe server says\n%s", again, b)
+		}
+	}
+}

@@ -1,0 +1,345 @@
+package reliability_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"creativeapi/internal/auth"
+	"creativeapi/internal/testenv"
+	"creativeapi/internal/tron"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// soak reports whether the long runs were asked for (SOAK=1, make soak).
+func soak() bool { return os.Getenv("SOAK") == "1" }
+
+// buildServer builds cmd/creativeapi into the test's temporary directory.
+func buildServer(t *testing.T) string {
+	t.Helper()
+	// `go test` puts its own go command first on the PATH of test binaries.
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "creativeapi")
+	cmd := exec.Command(goBin, "build", "-o", bin, "creativeapi/cmd/creativeapi")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// server is the binary running as a child process on a fixed address, so
+// a restarted process serves the same URL.
+type server struct {
+	t    *testing.T
+	bin  string
+	addr string
+	env  []string
+	logs *os.File
+
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	done chan struct{}
+	exit *os.ProcessState
+	// up is closed while the process serves; restart replaces it first, so
+	// a client that lost its connection waits for the next process.
+	up chan struct{}
+}
+
+// startServer runs the binary on the test database dbURL (cloned from the
+// migrated template: the binary migrates nothing) with vars added to the
+// test configuration.
+func startServer(t *testing.T, bin, dbURL string, vars map[string]string) *server {
+	t.Helper()
+	logs, err := os.Create(filepath.Join(t.TempDir(), "server.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &server{t: t, bin: bin, addr: freeAddr(t), logs: logs, up: make(chan struct{})}
+	config := map[string]string{
+		"ADDR": s.addr, "DATABASE_URL": dbURL, "COOKIE_SECURE": "false", "PUBLIC_BASE_URL": "http://api.test",
+		"TREASURY_ADDRESS": tron.DevTreasuryAddress, "LOG_LEVEL": "warn", "SHUTDOWN_TIMEOUT": "30s",
+	}
+	for k, v := range vars {
+		config[k] = v
+	}
+	s.env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	for k, v := range config {
+		s.env = append(s.env, k+"="+v)
+	}
+	t.Cleanup(func() {
+		s.mu.Lock()
+		running := s.cmd != nil && s.exit == nil
+		s.mu.Unlock()
+		if running {
+			s.signal(syscall.SIGKILL)
+			<-s.done
+		}
+		if t.Failed() {
+			out, _ := os.ReadFile(logs.Name())
+			t.Logf("server log (last 4 KiB):\n%s", tail(out, 4096))
+		}
+		logs.Close()
+	})
+	s.start()
+	return s
+}
+
+// start runs a new process and returns once it answers /healthz.
+func (s *server) start() {
+	s.t.Helper()
+	cmd := exec.Command(s.bin, "serve")
+	cmd.Env = s.env
+	cmd.Stdout, cmd.Stderr = s.logs, s.logs
+	// The server dies with the test binary, whatever happens to it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		s.t.Fatal(err)
+	}
+	done := make(chan struct{})
+	s.mu.Lock()
+	s.cmd, s.done, s.exit = cmd, done, nil
+	s.mu.Unlock()
+	go func() {
+		_ = cmd.Wait()
+		s.mu.Lock()
+		s.exit = cmd.ProcessState
+		s.mu.Unlock()
+		close(done)
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		res, err := http.Get(s.url("/healthz"))
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		select {
+		case <-done:
+			s.t.Fatalf("the server exited during start-up: %v", s.exit)
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the server did not answer /healthz within 30s: %v", err)
+		}
+	}
+	s.mu.Lock()
+	close(s.up)
+	s.mu.Unlock()
+}
+
+// kill ends the process with SIGKILL (no cleanup of any kind) and waits
+// for it; clients block in waitUp until restart.
+func (s *server) kill() {
+	s.mu.Lock()
+	s.up = make(chan struct{})
+	s.mu.Unlock()
+	s.signal(syscall.SIGKILL)
+	<-s.done
+}
+
+func (s *server) signal(sig syscall.Signal) {
+	s.mu.Lock()
+	cmd := s.cmd
+	s.mu.Unlock()
+	_ = cmd.Process.Signal(sig)
+}
+
+// wait waits for the process to exit, at most limit, and returns its state.
+func (s *server) wait(limit time.Duration) *os.ProcessState {
+	s.t.Helper()
+	select {
+	case <-s.done:
+	case <-time.After(limit):
+		s.t.Fatalf("the server did not exit within %s", limit)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.exit
+}
+
+// pid is the running process's id, 0 once it exited.
+func (s *server) pid() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.exit != nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
+}
+
+// waitUp blocks until a process serves.
+func (s *server) waitUp() {
+	s.mu.Lock()
+	up := s.up
+	s.mu.Unlock()
+	<-up
+}
+
+func (s *server) url(path string) string { return "http://" + s.addr + path }
+
+// session is a signed-in caller of the binary.
+type session struct {
+	user        uuid.UUID
+	token, csrf string
+}
+
+// newSession inserts a live session of user.
+func newSession(t *testing.T, d *testenv.DB, user uuid.UUID) session {
+	t.Helper()
+	s := session{user: user, token: auth.NewToken(), csrf: auth.NewToken()}
+	if _, err := d.Pool.Exec(context.Background(), `INSERT INTO sessions (user_id, token_hash, csrf_token, idle_expires_at, absolute_expires_at)
+		VALUES ($1, $2, $3, now() + interval '1 hour', now() + interval '1 day')`, user, auth.HashToken(s.token), s.csrf); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// httpClient is shared by the process tests; its timeout only stops a hung
+// test, it is never what a test measures.
+var httpClient = &http.Client{
+	Timeout:   60 * time.Second,
+	Transport: &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true},
+}
+
+// call is one request to the binary.
+type call struct {
+	method, path string
+	body         any
+	key          string
+}
+
+// do sends c as s; a transport error (the process is gone) is returned, an
+// answer is validated against openapi.yaml.
+func (srv *server) do(ctx context.Context, s *session, c call) (*testenv.Response, error) {
+	var rd io.Reader
+	if c.body != nil {
+		b, err := json.Marshal(c.body)
+		if err != nil {
+			return nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, c.method, srv.url(c.path), rd)
+	if err != nil {
+		return nil, err
+	}
+	if c.body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if s != nil {
+		req.Header.Set("Cookie", "session="+s.token)
+		req.Header.Set("X-CSRF-Token", s.csrf)
+	}
+	if c.key != "" {
+		req.Header.Set("Idempotency-Key", c.key)
+	}
+	res, err := httpClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		return nil, err
+	}
+	r := &testenv.Response{Status: res.StatusCode, Header: res.Header, Body: body}
+	if err := testenv.CheckResponse(req, r); err != nil {
+		return r, fmt.Errorf("%s %s → %d does not match openapi.yaml: %w\n%s", c.method, c.path, r.Status, err, body)
+	}
+	return r, nil
+}
+
+// problemCode is the code of a Problem answer, "" for any other.
+func problemCode(r *testenv.Response) string {
+	var p struct {
+		Code string `json:"code"`
+	}
+	_ = json.Unmarshal(r.Body, &p)
+	return p.Code
+}
+
+// isSpecError tells a contract violation (a test failure) from a lost connection.
+func isSpecError(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "does not match openapi.yaml")
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// refused reports whether dialing addr is refused: nothing listens.
+func refused(addr string) bool {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err == nil {
+		c.Close()
+		return false
+	}
+	return errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// draftCreative inserts a draft creative with one version by author.
+func draftCreative(t *testing.T, d *testenv.DB, org, author uuid.UUID) uuid.UUID {
+	t.Helper()
+	ctx := context.Background()
+	var id uuid.UUID
+	if err := d.Pool.QueryRow(ctx, `
+		WITH n AS (UPDATE organizations SET next_creative_number = next_creative_number + 1 WHERE id = $1 RETURNING next_creative_number - 1 AS number)
+		INSERT INTO creatives (organization_id, number, title, type, aspect_ratio, geo, language, author_id)
+		SELECT $1, number, 'Reliability creative', 'static', '9:16', 'DE', 'de-DE', $2 FROM n RETURNING id`, org, author).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Pool.Exec(ctx, `
+		WITH v AS (INSERT INTO creative_versions (creative_id, number, author_id) VALUES ($1, 1, $2) RETURNING id)
+		UPDATE creatives SET current_version_id = v.id FROM v WHERE creatives.id = $1`, id, author); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// count runs a count query on the test's database.
+func count(t *testing.T, d *testenv.DB, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := d.Pool.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func depositBody(minor string) map[string]any {
+	return map[string]any{"amount": map[string]any{"amountMinor": minor, "currency": "USDT", "scale": 6}}
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}

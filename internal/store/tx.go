@@ -1,0 +1,175 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// tx is the transaction InTx gives its function, as the DBTX of the
+// generated queries. It spends no round trip of its own: BEGIN waits for
+// the first statement and goes with it, and statements marked WithNext wait
+// for the next one (or for COMMIT). Each group is one pipeline (a pgx batch
+// with one Sync): statements still run one after another, each with its own
+// snapshot, and a failure skips the rest of the group.
+type tx struct {
+	conn *pgx.Conn
+	// pending are the statements waiting for the next one: BEGIN at first,
+	// then those marked WithNext.
+	pending []queued
+	begun   bool
+}
+
+type queued struct {
+	sql  string
+	args []any
+}
+
+type withNextKey struct{}
+
+// WithNext marks ctx so that an Exec made with it inside InTx waits and is
+// sent with the transaction's next statement, or with its COMMIT, in the
+// same round trip. It suits writes whose outcome the code does not look at
+// before its next statement (the lock before an insert, the event before
+// reading the row back, the stored answer before COMMIT): their error is
+// returned by that next statement. Outside InTx the mark has no effect.
+func WithNext(ctx context.Context) context.Context {
+	return context.WithValue(ctx, withNextKey{}, true)
+}
+
+func waitsForNext(ctx context.Context) bool {
+	d, _ := ctx.Value(withNextKey{}).(bool)
+	return d
+}
+
+func newTx(conn *pgx.Conn) *tx {
+	return &tx{conn: conn, pending: []queued{{sql: "begin"}}}
+}
+
+// flush sends the pending statements followed by sql in one pipeline and
+// returns the batch positioned on sql's result.
+func (t *tx) flush(ctx context.Context, sql string, args []any) (pgx.BatchResults, error) {
+	b := &pgx.Batch{}
+	for _, q := range t.pending {
+		b.Queue(q.sql, q.args...)
+	}
+	b.Queue(sql, args...)
+	t.pending, t.begun = nil, true
+	br := t.conn.SendBatch(ctx, b)
+	for range b.Len() - 1 {
+		if _, err := br.Exec(); err != nil {
+			_ = br.Close()
+			return nil, err
+		}
+	}
+	return br, nil
+}
+
+func (t *tx) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	if waitsForNext(ctx) {
+		t.pending = append(t.pending, queued{sql, args})
+		return pgconn.CommandTag{}, nil
+	}
+	if len(t.pending) == 0 {
+		return t.conn.Exec(ctx, sql, args...)
+	}
+	br, err := t.flush(ctx, sql, args)
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	tag, err := br.Exec()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return tag, err
+}
+
+func (t *tx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	if len(t.pending) == 0 {
+		return t.conn.Query(ctx, sql, args...)
+	}
+	br, err := t.flush(ctx, sql, args)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		_ = br.Close()
+		return nil, err
+	}
+	return &batchRows{Rows: rows, br: br}, nil
+}
+
+func (t *tx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	if len(t.pending) == 0 {
+		return t.conn.QueryRow(ctx, sql, args...)
+	}
+	br, err := t.flush(ctx, sql, args)
+	if err != nil {
+		return errRow{err}
+	}
+	return batchRow{row: br.QueryRow(), br: br}
+}
+
+// commit sends the pending statements and COMMIT in one round trip. A
+// transaction that sent nothing has nothing to commit.
+func (t *tx) commit(ctx context.Context) error {
+	if !t.begun && len(t.pending) <= 1 {
+		t.pending = nil
+		return nil
+	}
+	br, err := t.flush(ctx, "commit", nil)
+	if err != nil {
+		return err
+	}
+	tag, err := br.Exec()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && tag.String() != "COMMIT" {
+		// COMMIT of a transaction an earlier error aborted answers ROLLBACK.
+		err = pgx.ErrTxCommitRollback
+	}
+	return err
+}
+
+// rollback ends a transaction that was begun and not committed. When it
+// fails, the pool discards the connection (it is not idle).
+func (t *tx) rollback(ctx context.Context) {
+	if !t.begun || t.conn.PgConn().TxStatus() == 'I' {
+		return
+	}
+	_, _ = t.conn.Exec(ctx, "rollback")
+}
+
+// batchRows closes the pipeline with the rows of its last statement.
+type batchRows struct {
+	pgx.Rows
+	br pgx.BatchResults
+}
+
+func (r *batchRows) Close() {
+	r.Rows.Close()
+	_ = r.br.Close()
+}
+
+// batchRow closes the pipeline once its row is scanned.
+type batchRow struct {
+	row pgx.Row
+	br  pgx.BatchResults
+}
+
+func (r batchRow) Scan(dest ...any) error {
+	err := r.row.Scan(dest...)
+	if cerr := r.br.Close(); err == nil && cerr != nil && !errors.Is(cerr, pgx.ErrNoRows) {
+		err = fmt.Errorf("close pipeline: %w", cerr)
+	}
+	return err
+}
+
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
