@@ -9,11 +9,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"creativeapi/gen/api"
 	"creativeapi/gen/db"
@@ -732,71 +730,9 @@ func TestCreativeActionReplaysUnderTheSameIdempotencyKey(t *testing.T) {
 	}
 }
 
-// roundTrips counts the statements the server's pool sends (pgx reports
-// BEGIN and COMMIT as statements too).
-type roundTrips struct {
-	on  atomic.Bool
-	mu  sync.Mutex
-	sql []string
-}
-
-func (r *roundTrips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
-	if r.on.Load() {
-		r.mu.Lock()
-		r.sql = append(r.sql, statementName(data.SQL))
-		r.mu.Unlock()
-	}
-	return ctx
-}
-
-func (r *roundTrips) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-
-// TraceBatchStart counts a pipeline (statements sent together) as one
-// round trip named after its statements, e.g. "begin+CreativeLockForAction".
-func (r *roundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceBatchStartData) context.Context {
-	if r.on.Load() {
-		names := make([]string, len(data.Batch.QueuedQueries))
-		for i, q := range data.Batch.QueuedQueries {
-			names[i] = statementName(q.SQL)
-		}
-		r.mu.Lock()
-		r.sql = append(r.sql, strings.Join(names, "+"))
-		r.mu.Unlock()
-	}
-	return ctx
-}
-
-func (r *roundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
-func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
-
-// statementName is the sqlc name of a statement ("-- name: CreativeGet :one"),
-// else its first word (begin, commit).
-func statementName(sql string) string {
-	f := strings.Fields(sql)
-	if len(f) >= 3 && f[0] == "--" && f[1] == "name:" {
-		return f[2]
-	}
-	if len(f) > 0 {
-		return f[0]
-	}
-	return ""
-}
-
-func (r *roundTrips) count(f func()) []string {
-	r.mu.Lock()
-	r.sql = nil
-	r.mu.Unlock()
-	r.on.Store(true)
-	f()
-	r.on.Store(false)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.sql)
-}
-
 func TestCreativeEndpointsTakeAFixedNumberOfRoundTrips(t *testing.T) {
 	t.Parallel()
-	tracer := &roundTrips{}
+	tracer := &testenv.RoundTrips{}
 	d := newReviewDesk(t, testenv.Options{Tracer: tracer})
 	// Two organizations of different sizes: 3 small creatives against 30
 	// creatives with two versions of 5 assets each.
@@ -816,7 +752,7 @@ func TestCreativeEndpointsTakeAFixedNumberOfRoundTrips(t *testing.T) {
 	c := d.clients["reviewer"]
 	measure := func(name string, method, path string, body any, headers ...testenv.Header) int {
 		var r *testenv.Response
-		sql := tracer.count(func() { r = c.Do(method, path, body, headers...) })
+		sql := tracer.Record(func() { r = c.Do(method, path, body, headers...) })
 		if r.Status != http.StatusOK {
 			t.Fatalf("%s: %d %s", name, r.Status, r.Body)
 		}

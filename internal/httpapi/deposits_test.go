@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -510,56 +509,9 @@ func TestCreateDeposit_ConcurrentCreatesReserveDistinctAmounts(t *testing.T) {
 	}
 }
 
-// depositQueryCounter counts the statements a pool sends, with their text.
-type depositQueryCounter struct {
-	on  atomic.Bool
-	mu  sync.Mutex
-	sql []string
-}
-
-func (q *depositQueryCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
-	if q.on.Load() {
-		q.mu.Lock()
-		q.sql = append(q.sql, strings.Join(strings.Fields(data.SQL), " "))
-		q.mu.Unlock()
-	}
-	return ctx
-}
-
-func (q *depositQueryCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-
-// TraceBatchStart counts a pipeline (statements sent together) as one round trip.
-func (q *depositQueryCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceBatchStartData) context.Context {
-	if q.on.Load() {
-		sql := make([]string, len(data.Batch.QueuedQueries))
-		for i, qq := range data.Batch.QueuedQueries {
-			sql[i] = strings.Join(strings.Fields(qq.SQL), " ")
-		}
-		q.mu.Lock()
-		q.sql = append(q.sql, strings.Join(sql, " + "))
-		q.mu.Unlock()
-	}
-	return ctx
-}
-
-func (q *depositQueryCounter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
-func (q *depositQueryCounter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
-
-func (q *depositQueryCounter) measure(f func()) []string {
-	q.mu.Lock()
-	q.sql = nil
-	q.mu.Unlock()
-	q.on.Store(true)
-	f()
-	q.on.Store(false)
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.sql
-}
-
 func TestCreateDeposit_RoundTrips(t *testing.T) {
 	t.Parallel()
-	tracer := &depositQueryCounter{}
+	tracer := &testenv.RoundTrips{}
 	env := testenv.New(t, testenv.Options{Tracer: tracer})
 	c, _ := env.SignedIn(t, "Rita RoundTrip")
 	tests := []struct {
@@ -574,7 +526,7 @@ func TestCreateDeposit_RoundTrips(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var status int
-		sql := tracer.measure(func() { status = c.Do(http.MethodPost, depositsPath, depositRequest("10000000"), tt.headers...).Status })
+		sql := tracer.Record(func() { status = c.Do(http.MethodPost, depositsPath, depositRequest("10000000"), tt.headers...).Status })
 		if status != http.StatusCreated {
 			t.Fatalf("%s: status %d", tt.name, status)
 		}

@@ -4,63 +4,14 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"creativeapi/gen/db"
 	"creativeapi/internal/store"
 	"creativeapi/internal/testenv"
 )
-
-// trips records round trips: a statement alone, or a pipeline as its
-// statements joined with "+".
-type trips struct {
-	mu  sync.Mutex
-	all []string
-}
-
-func first(sql string) string {
-	f := strings.Fields(sql)
-	if len(f) >= 3 && f[0] == "--" && f[1] == "name:" {
-		return f[2]
-	}
-	return strings.ToLower(f[0])
-}
-
-func (t *trips) add(s string) {
-	t.mu.Lock()
-	t.all = append(t.all, s)
-	t.mu.Unlock()
-}
-
-func (t *trips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	t.add(first(d.SQL))
-	return ctx
-}
-func (t *trips) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-func (t *trips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchStartData) context.Context {
-	names := make([]string, len(d.Batch.QueuedQueries))
-	for i, q := range d.Batch.QueuedQueries {
-		names[i] = first(q.SQL)
-	}
-	t.add(strings.Join(names, "+"))
-	return ctx
-}
-func (t *trips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
-func (t *trips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
-
-func (t *trips) during(f func()) string {
-	t.mu.Lock()
-	t.all = nil
-	t.mu.Unlock()
-	f()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.Join(t.all, ", ")
-}
 
 func orgExists(t *testing.T, d *testenv.DB, slug string) bool {
 	t.Helper()
@@ -79,7 +30,7 @@ var orphanAsset = db.AssetInsertParams{
 
 func TestTransactionsSpendNoRoundTripOfTheirOwn(t *testing.T) {
 	t.Parallel()
-	tr := &trips{}
+	tr := &testenv.RoundTrips{}
 	d := testenv.NewDB(t, testenv.PoolOptions{Tracer: tr})
 	ctx := context.Background()
 	tests := []struct {
@@ -108,7 +59,7 @@ func TestTransactionsSpendNoRoundTripOfTheirOwn(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var err error
-		got := tr.during(func() { err = d.Store.InTx(ctx, tt.fn) })
+		got := strings.Join(tr.Record(func() { err = d.Store.InTx(ctx, tt.fn) }), ", ")
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}

@@ -6,75 +6,15 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"creativeapi/bench/internal/pgbench"
 	"creativeapi/internal/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
-
-// tracer records the server's round trips as the scripts name them.
-type tracer struct {
-	on    atomic.Bool
-	mu    sync.Mutex
-	trips []string
-}
-
-func name(sql string) string {
-	f := strings.Fields(sql)
-	if len(f) >= 3 && f[0] == "--" && f[1] == "name:" {
-		return f[2]
-	}
-	if len(f) > 0 {
-		return strings.ToLower(f[0])
-	}
-	return ""
-}
-
-func (t *tracer) add(trip string) {
-	if t.on.Load() {
-		t.mu.Lock()
-		t.trips = append(t.trips, trip)
-		t.mu.Unlock()
-	}
-}
-
-func (t *tracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	t.add(name(d.SQL))
-	return ctx
-}
-
-func (t *tracer) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-
-func (t *tracer) TraceBatchStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchStartData) context.Context {
-	names := make([]string, len(d.Batch.QueuedQueries))
-	for i, q := range d.Batch.QueuedQueries {
-		names[i] = name(q.SQL)
-	}
-	t.add(strings.Join(names, "+"))
-	return ctx
-}
-
-func (t *tracer) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
-func (t *tracer) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
-
-func (t *tracer) record(f func()) []string {
-	t.mu.Lock()
-	t.trips = nil
-	t.mu.Unlock()
-	t.on.Store(true)
-	f()
-	t.on.Store(false)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return slices.Clone(t.trips)
-}
 
 // TestScriptsSendWhatTheServerSends proves that each pgbench script sends the
 // statements, in the round trips, that the server sends for one request of
@@ -89,7 +29,7 @@ func TestScriptsSendWhatTheServerSends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := &tracer{}
+	tr := &testenv.RoundTrips{}
 	env := testenv.New(t, testenv.Options{Tracer: tr})
 	ctx := context.Background()
 	org := env.DB.Org(t, "Bench Org")
@@ -133,7 +73,7 @@ func TestScriptsSendWhatTheServerSends(t *testing.T) {
 		}},
 	} {
 		var r *testenv.Response
-		got := tr.record(func() { r = tt.send() })
+		got := tr.Record(func() { r = tt.send() })
 		if r.Status != tt.status {
 			t.Fatalf("%s: %d %s", tt.scenario, r.Status, r.Body)
 		}
