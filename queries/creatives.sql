@@ -64,7 +64,7 @@ JOIN memberships m ON m.organization_id = c.organization_id AND m.user_id = @cal
 WHERE c.id = @id AND c.organization_id = @organization_id
 FOR UPDATE OF c;
 
--- name: CreativeTransition :execrows
+-- name: CreativeTransition :exec
 -- CreativeTransition applies a decided review action: the new state, the
 -- next version, the approved version on approve, and the event row, in one
 -- statement. The event records the version the action produced.

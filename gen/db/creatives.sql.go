@@ -479,7 +479,7 @@ func (q *Queries) CreativeSetVersions(ctx context.Context, arg CreativeSetVersio
 	return err
 }
 
-const creativeTransition = `-- name: CreativeTransition :execrows
+const creativeTransition = `-- name: CreativeTransition :exec
 WITH updated AS (
     UPDATE creatives
     SET review_status = $4::text,
@@ -508,8 +508,8 @@ type CreativeTransitionParams struct {
 // CreativeTransition applies a decided review action: the new state, the
 // next version, the approved version on approve, and the event row, in one
 // statement. The event records the version the action produced.
-func (q *Queries) CreativeTransition(ctx context.Context, arg CreativeTransitionParams) (int64, error) {
-	result, err := q.db.Exec(ctx, creativeTransition,
+func (q *Queries) CreativeTransition(ctx context.Context, arg CreativeTransitionParams) error {
+	_, err := q.db.Exec(ctx, creativeTransition,
 		arg.ActorID,
 		arg.Action,
 		arg.FromStatus,
@@ -518,10 +518,7 @@ func (q *Queries) CreativeTransition(ctx context.Context, arg CreativeTransition
 		arg.Approve,
 		arg.ID,
 	)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+	return err
 }
 
 const creativeVersionInsert = `-- name: CreativeVersionInsert :one

@@ -142,7 +142,7 @@ func runCreativeAction(ctx context.Context, q *db.Queries, org, id, userID uuid.
 		return creativeJSON{}, problem.New(http.StatusConflict, problem.InvalidTransition, "%s", refusal.Detail)
 	}
 	// The write goes with the read of the creative after it, in one round trip.
-	if _, err := q.CreativeTransition(store.WithNext(ctx), db.CreativeTransitionParams{
+	if err := q.CreativeTransition(store.WithNext(ctx), db.CreativeTransitionParams{
 		ID: id, ActorID: userID, Action: string(action), FromStatus: string(from), ToStatus: string(next),
 		Comment: req.Comment, Approve: action == review.ActionApprove,
 	}); err != nil {
