@@ -58,8 +58,7 @@ test-go:
 	CONTRACT_PROVEN_DIR=$(PROVEN) $(GO) test -count=1 ./...
 	CONTRACT_PROVEN_DIR=$(PROVEN) CONTRACT_CHECK=1 $(GO) test -count=1 ./internal/contract
 
-bench: deps ## Server vs pgbench on a durable private PostgreSQL, sweeps included (~15 min); writes bench/results.md.
-	$(GO) test -run '^$$' -bench 'BenchmarkValidate|BenchmarkDepositCreate' -benchmem -benchtime 3s ./internal/httpapi
+bench: deps ## Server vs pgbench on a durable private PostgreSQL, sweeps and Go benchmarks included (~15 min); writes bench/results.md.
 	$(GO) run ./bench -out bench/results.md
 
 fuzz: deps ## Run each fuzz target for FUZZTIME (default 30s).

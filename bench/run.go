@@ -46,6 +46,9 @@ func (b *bench) runLoad(ctx context.Context, cfg plan.Config) (metrics, error) {
 	if err := os.WriteFile(path, raw, 0o644); err != nil {
 		return m, err
 	}
+	if err := b.srv.alive(); err != nil {
+		return m, err
+	}
 	if err := resetPeakRSS(b.srv.pid()); err != nil {
 		return m, fmt.Errorf("reset the server's peak RSS: %w", err)
 	}
@@ -92,6 +95,9 @@ func (b *bench) runLoad(ctx context.Context, cfg plan.Config) (metrics, error) {
 		}
 	}
 	if err := cmd.Wait(); err != nil {
+		if aerr := b.srv.alive(); aerr != nil {
+			return m, aerr
+		}
 		return m, fmt.Errorf("loadgen: %w", err)
 	}
 	if sampleErr != nil {

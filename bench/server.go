@@ -25,13 +25,16 @@ type server struct {
 	cmd       *exec.Cmd
 	baseURL   string
 	pprofAddr string
-	done      chan error
+	logPath   string
+	// exited is closed when the process ends, with its error in exitErr.
+	exited  chan struct{}
+	exitErr error
 }
 
 // startServer starts `creativeapi serve` on free ports with the benchmark's
 // settings: plain http, the development treasury, an open-deposit limit
 // that never binds, and pprof on; extra are more KEY=VALUE settings.
-func startServer(ctx context.Context, bin, dbURL string, logw io.Writer, extra []string) (*server, error) {
+func startServer(ctx context.Context, bin, dbURL string, logw *os.File, extra []string) (*server, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -48,8 +51,8 @@ func startServer(ctx context.Context, bin, dbURL string, logw io.Writer, extra [
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &server{cmd: cmd, baseURL: "http://" + addr, pprofAddr: pprofAddr, done: make(chan error, 1)}
-	go func() { s.done <- cmd.Wait() }()
+	s := &server{cmd: cmd, baseURL: "http://" + addr, pprofAddr: pprofAddr, logPath: logw.Name(), exited: make(chan struct{})}
+	go func() { s.exitErr = cmd.Wait(); close(s.exited) }()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		res, err := http.Get(s.baseURL + "/readyz")
@@ -60,8 +63,8 @@ func startServer(ctx context.Context, bin, dbURL string, logw io.Writer, extra [
 			}
 		}
 		select {
-		case err := <-s.done:
-			return nil, fmt.Errorf("the server exited during start-up: %v (see its log)", err)
+		case <-s.exited:
+			return nil, fmt.Errorf("the server exited during start-up: %v\n%s", s.exitErr, s.logTail())
 		case <-ctx.Done():
 			s.stop()
 			return nil, ctx.Err()
@@ -80,11 +83,38 @@ func (s *server) pid() int { return s.cmd.Process.Pid }
 func (s *server) stop() {
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case <-s.done:
+	case <-s.exited:
 	case <-time.After(30 * time.Second):
 		_ = s.cmd.Process.Kill()
-		<-s.done
+		<-s.exited
 	}
+}
+
+// alive fails when the server process has ended, with its log's last lines.
+func (s *server) alive() error {
+	select {
+	case <-s.exited:
+		return fmt.Errorf("the server process ended: %v\n%s", s.exitErr, s.logTail())
+	default:
+		return nil
+	}
+}
+
+// logTail is the end of the server's log (its JSON lines and stderr).
+func (s *server) logTail() string {
+	f, err := os.Open(s.logPath)
+	if err != nil {
+		return err.Error()
+	}
+	defer f.Close()
+	// One request logs one line: read only the end.
+	const tail = 8 << 10
+	if fi, err := f.Stat(); err == nil && fi.Size() > tail {
+		_, _ = f.Seek(-tail, io.SeekEnd)
+	}
+	b, _ := io.ReadAll(f)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return strings.Join(lines[max(0, len(lines)-20):], "\n")
 }
 
 // cpuProfile saves a CPU profile of the server over d to path.
