@@ -56,24 +56,33 @@ ORDER BY v.id, a.position;
 
 -- name: CreativeLockForAction :one
 -- CreativeLockForAction locks the creative for a review action and reads,
--- in the same query, the caller's role in its organization: no row means
--- the creative is not visible to the caller.
-SELECT c.review_status, c.author_id, c.reviewer_id, c.current_version_id, c.version, m.role
+-- in the same query, what the answer shows of it (the names of its
+-- detail), the caller's role in its organization, and the transaction's
+-- clock, which becomes updated_at: the creative after the action is known
+-- without reading it again. No row means the creative is not visible to
+-- the caller.
+SELECT sqlc.embed(c), au.name AS author_name, rv.name AS reviewer_name,
+       cl.name AS client_name, tk.name AS task_name, m.role, now()::timestamptz AS now
 FROM creatives c
 JOIN memberships m ON m.organization_id = c.organization_id AND m.user_id = @caller_id
+JOIN users au ON au.id = c.author_id
+LEFT JOIN users rv ON rv.id = c.reviewer_id
+LEFT JOIN clients cl ON cl.id = c.client_id
+LEFT JOIN tasks tk ON tk.id = c.task_id
 WHERE c.id = @id AND c.organization_id = @organization_id
 FOR UPDATE OF c;
 
 -- name: CreativeTransition :exec
--- CreativeTransition applies a decided review action: the new state, the
--- next version, the approved version on approve, and the event row, in one
--- statement. The event records the version the action produced.
+-- CreativeTransition writes a decided review action (the creative's new
+-- state, version, updated_at and approved version, as the caller computed
+-- them from the locked row) and its event, in one statement. The event
+-- records the version the action produced.
 WITH updated AS (
     UPDATE creatives
     SET review_status = @to_status::text,
-        version = version + 1,
-        updated_at = now(),
-        approved_version_id = CASE WHEN @approve::boolean THEN current_version_id ELSE approved_version_id END
+        version = @version::integer,
+        updated_at = @updated_at::timestamptz,
+        approved_version_id = sqlc.narg('approved_version_id')::uuid
     WHERE creatives.id = @id
     RETURNING id, version
 )

@@ -4,6 +4,17 @@ SELECT fingerprint, status_code, response_body, response_location
 FROM idempotency_keys
 WHERE user_id = @user_id AND key = @key AND expires_at > now();
 
+-- name: IdempotencyKeyInsert :exec
+-- IdempotencyKeyInsert claims a key under which no live answer was found
+-- before the transaction. It travels with BEGIN and the command's first
+-- statement, so the claim costs no round trip of its own. A key that
+-- exists by now (committed since that read, or expired and not yet purged)
+-- fails it with a unique violation, and the command runs again after
+-- IdempotencyKeyClaimOrGet; a key an uncommitted transaction holds makes
+-- it wait (lock_timeout).
+INSERT INTO idempotency_keys (user_id, key, fingerprint, expires_at)
+VALUES (@user_id, @key, @fingerprint, now() + make_interval(secs => @ttl_seconds::integer));
+
 -- name: IdempotencyKeyClaimOrGet :one
 -- IdempotencyKeyClaimOrGet is a command's first statement: it inserts the
 -- key for this transaction (claimed), or, when the key exists (a request

@@ -1,9 +1,16 @@
 -- name: SessionGetByTokenHash :one
 -- SessionGetByTokenHash finds a live session: not revoked, neither idle nor
--- absolute expiry passed.
-SELECT s.id, s.user_id, s.csrf_token, s.last_seen_at, u.email, u.name
+-- absolute expiry passed. With a non-empty idempotency_key it also reads,
+-- in the same statement, the live answer stored under that key for the
+-- session's user (the stored_ columns are null when there is none; no key
+-- is empty), so a replayed command costs one round trip in all.
+SELECT s.id, s.user_id, s.csrf_token, s.last_seen_at, u.email, u.name,
+       k.fingerprint AS stored_fingerprint, k.status_code AS stored_status_code,
+       k.response_body AS stored_response_body, k.response_location AS stored_response_location
 FROM sessions s
 JOIN users u ON u.id = s.user_id
+LEFT JOIN idempotency_keys k
+  ON k.user_id = s.user_id AND k.key = @idempotency_key::text AND k.expires_at > now()
 WHERE s.token_hash = @token_hash
   AND s.revoked_at IS NULL
   AND s.idle_expires_at > now()

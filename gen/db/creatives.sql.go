@@ -268,9 +268,14 @@ func (q *Queries) CreativeInsertDraftBatch(ctx context.Context, arg CreativeInse
 }
 
 const creativeLockForAction = `-- name: CreativeLockForAction :one
-SELECT c.review_status, c.author_id, c.reviewer_id, c.current_version_id, c.version, m.role
+SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, au.name AS author_name, rv.name AS reviewer_name,
+       cl.name AS client_name, tk.name AS task_name, m.role, now()::timestamptz AS now
 FROM creatives c
 JOIN memberships m ON m.organization_id = c.organization_id AND m.user_id = $1
+JOIN users au ON au.id = c.author_id
+LEFT JOIN users rv ON rv.id = c.reviewer_id
+LEFT JOIN clients cl ON cl.id = c.client_id
+LEFT JOIN tasks tk ON tk.id = c.task_id
 WHERE c.id = $2 AND c.organization_id = $3
 FOR UPDATE OF c
 `
@@ -282,27 +287,50 @@ type CreativeLockForActionParams struct {
 }
 
 type CreativeLockForActionRow struct {
-	ReviewStatus     string
-	AuthorID         uuid.UUID
-	ReviewerID       *uuid.UUID
-	CurrentVersionID *uuid.UUID
-	Version          int32
-	Role             string
+	Creative     Creative
+	AuthorName   string
+	ReviewerName *string
+	ClientName   *string
+	TaskName     *string
+	Role         string
+	Now          time.Time
 }
 
 // CreativeLockForAction locks the creative for a review action and reads,
-// in the same query, the caller's role in its organization: no row means
-// the creative is not visible to the caller.
+// in the same query, what the answer shows of it (the names of its
+// detail), the caller's role in its organization, and the transaction's
+// clock, which becomes updated_at: the creative after the action is known
+// without reading it again. No row means the creative is not visible to
+// the caller.
 func (q *Queries) CreativeLockForAction(ctx context.Context, arg CreativeLockForActionParams) (CreativeLockForActionRow, error) {
 	row := q.db.QueryRow(ctx, creativeLockForAction, arg.CallerID, arg.ID, arg.OrganizationID)
 	var i CreativeLockForActionRow
 	err := row.Scan(
-		&i.ReviewStatus,
-		&i.AuthorID,
-		&i.ReviewerID,
-		&i.CurrentVersionID,
-		&i.Version,
+		&i.Creative.ID,
+		&i.Creative.OrganizationID,
+		&i.Creative.Number,
+		&i.Creative.Title,
+		&i.Creative.Type,
+		&i.Creative.AspectRatio,
+		&i.Creative.Geo,
+		&i.Creative.Language,
+		&i.Creative.DirectionID,
+		&i.Creative.AuthorID,
+		&i.Creative.ReviewerID,
+		&i.Creative.ClientID,
+		&i.Creative.TaskID,
+		&i.Creative.CurrentVersionID,
+		&i.Creative.ApprovedVersionID,
+		&i.Creative.ReviewStatus,
+		&i.Creative.Version,
+		&i.Creative.CreatedAt,
+		&i.Creative.UpdatedAt,
+		&i.AuthorName,
+		&i.ReviewerName,
+		&i.ClientName,
+		&i.TaskName,
 		&i.Role,
+		&i.Now,
 	)
 	return i, err
 }
@@ -483,10 +511,10 @@ const creativeTransition = `-- name: CreativeTransition :exec
 WITH updated AS (
     UPDATE creatives
     SET review_status = $4::text,
-        version = version + 1,
-        updated_at = now(),
-        approved_version_id = CASE WHEN $6::boolean THEN current_version_id ELSE approved_version_id END
-    WHERE creatives.id = $7
+        version = $6::integer,
+        updated_at = $7::timestamptz,
+        approved_version_id = $8::uuid
+    WHERE creatives.id = $9
     RETURNING id, version
 )
 INSERT INTO creative_events (creative_id, actor_id, action, from_status, to_status, comment, version)
@@ -496,18 +524,21 @@ FROM updated
 `
 
 type CreativeTransitionParams struct {
-	ActorID    uuid.UUID
-	Action     string
-	FromStatus string
-	ToStatus   string
-	Comment    *string
-	Approve    bool
-	ID         uuid.UUID
+	ActorID           uuid.UUID
+	Action            string
+	FromStatus        string
+	ToStatus          string
+	Comment           *string
+	Version           int32
+	UpdatedAt         time.Time
+	ApprovedVersionID *uuid.UUID
+	ID                uuid.UUID
 }
 
-// CreativeTransition applies a decided review action: the new state, the
-// next version, the approved version on approve, and the event row, in one
-// statement. The event records the version the action produced.
+// CreativeTransition writes a decided review action (the creative's new
+// state, version, updated_at and approved version, as the caller computed
+// them from the locked row) and its event, in one statement. The event
+// records the version the action produced.
 func (q *Queries) CreativeTransition(ctx context.Context, arg CreativeTransitionParams) error {
 	_, err := q.db.Exec(ctx, creativeTransition,
 		arg.ActorID,
@@ -515,7 +546,9 @@ func (q *Queries) CreativeTransition(ctx context.Context, arg CreativeTransition
 		arg.FromStatus,
 		arg.ToStatus,
 		arg.Comment,
-		arg.Approve,
+		arg.Version,
+		arg.UpdatedAt,
+		arg.ApprovedVersionID,
 		arg.ID,
 	)
 	return err

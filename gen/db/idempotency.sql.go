@@ -148,6 +148,35 @@ func (q *Queries) IdempotencyKeyGet(ctx context.Context, arg IdempotencyKeyGetPa
 	return i, err
 }
 
+const idempotencyKeyInsert = `-- name: IdempotencyKeyInsert :exec
+INSERT INTO idempotency_keys (user_id, key, fingerprint, expires_at)
+VALUES ($1, $2, $3, now() + make_interval(secs => $4::integer))
+`
+
+type IdempotencyKeyInsertParams struct {
+	UserID      uuid.UUID
+	Key         string
+	Fingerprint []byte
+	TtlSeconds  int32
+}
+
+// IdempotencyKeyInsert claims a key under which no live answer was found
+// before the transaction. It travels with BEGIN and the command's first
+// statement, so the claim costs no round trip of its own. A key that
+// exists by now (committed since that read, or expired and not yet purged)
+// fails it with a unique violation, and the command runs again after
+// IdempotencyKeyClaimOrGet; a key an uncommitted transaction holds makes
+// it wait (lock_timeout).
+func (q *Queries) IdempotencyKeyInsert(ctx context.Context, arg IdempotencyKeyInsertParams) error {
+	_, err := q.db.Exec(ctx, idempotencyKeyInsert,
+		arg.UserID,
+		arg.Key,
+		arg.Fingerprint,
+		arg.TtlSeconds,
+	)
+	return err
+}
+
 const idempotencyKeySetResponse = `-- name: IdempotencyKeySetResponse :exec
 UPDATE idempotency_keys
 SET status_code = $1, response_body = $2, response_location = $3

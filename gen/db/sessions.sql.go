@@ -56,28 +56,44 @@ func (q *Queries) SessionDeleteExpired(ctx context.Context) (int64, error) {
 }
 
 const sessionGetByTokenHash = `-- name: SessionGetByTokenHash :one
-SELECT s.id, s.user_id, s.csrf_token, s.last_seen_at, u.email, u.name
+SELECT s.id, s.user_id, s.csrf_token, s.last_seen_at, u.email, u.name,
+       k.fingerprint AS stored_fingerprint, k.status_code AS stored_status_code,
+       k.response_body AS stored_response_body, k.response_location AS stored_response_location
 FROM sessions s
 JOIN users u ON u.id = s.user_id
-WHERE s.token_hash = $1
+LEFT JOIN idempotency_keys k
+  ON k.user_id = s.user_id AND k.key = $1::text AND k.expires_at > now()
+WHERE s.token_hash = $2
   AND s.revoked_at IS NULL
   AND s.idle_expires_at > now()
   AND s.absolute_expires_at > now()
 `
 
+type SessionGetByTokenHashParams struct {
+	IdempotencyKey string
+	TokenHash      []byte
+}
+
 type SessionGetByTokenHashRow struct {
-	ID         uuid.UUID
-	UserID     uuid.UUID
-	CsrfToken  string
-	LastSeenAt time.Time
-	Email      string
-	Name       string
+	ID                     uuid.UUID
+	UserID                 uuid.UUID
+	CsrfToken              string
+	LastSeenAt             time.Time
+	Email                  string
+	Name                   string
+	StoredFingerprint      []byte
+	StoredStatusCode       *int32
+	StoredResponseBody     []byte
+	StoredResponseLocation *string
 }
 
 // SessionGetByTokenHash finds a live session: not revoked, neither idle nor
-// absolute expiry passed.
-func (q *Queries) SessionGetByTokenHash(ctx context.Context, tokenHash []byte) (SessionGetByTokenHashRow, error) {
-	row := q.db.QueryRow(ctx, sessionGetByTokenHash, tokenHash)
+// absolute expiry passed. With a non-empty idempotency_key it also reads,
+// in the same statement, the live answer stored under that key for the
+// session's user (the stored_ columns are null when there is none; no key
+// is empty), so a replayed command costs one round trip in all.
+func (q *Queries) SessionGetByTokenHash(ctx context.Context, arg SessionGetByTokenHashParams) (SessionGetByTokenHashRow, error) {
+	row := q.db.QueryRow(ctx, sessionGetByTokenHash, arg.IdempotencyKey, arg.TokenHash)
 	var i SessionGetByTokenHashRow
 	err := row.Scan(
 		&i.ID,
@@ -86,6 +102,10 @@ func (q *Queries) SessionGetByTokenHash(ctx context.Context, tokenHash []byte) (
 		&i.LastSeenAt,
 		&i.Email,
 		&i.Name,
+		&i.StoredFingerprint,
+		&i.StoredStatusCode,
+		&i.StoredResponseBody,
+		&i.StoredResponseLocation,
 	)
 	return i, err
 }

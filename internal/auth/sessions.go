@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"creativeapi/gen/db"
+	"creativeapi/internal/idempotency"
 	"creativeapi/internal/requestctx"
 	"creativeapi/internal/store"
 )
@@ -53,20 +54,25 @@ func NewService(s *store.Store, cfg SessionConfig, log *slog.Logger) *Service {
 	return &Service{store: s, cfg: cfg, throttle: DefaultThrottle, log: log}
 }
 
-// Authenticate finds the live session of the request's cookie.
-func (s *Service) Authenticate(r *http.Request) (requestctx.Caller, bool, error) {
+// Authenticate finds the live session of the request's cookie. With a
+// non-empty idempotencyKey (the header of a command) the same statement
+// reads the live answer stored under that key for the session's user:
+// stored is nil when there is none.
+func (s *Service) Authenticate(r *http.Request, idempotencyKey string) (caller requestctx.Caller, stored *idempotency.Stored, ok bool, err error) {
 	cookie, err := r.Cookie(s.cfg.CookieName())
 	if err != nil || cookie.Value == "" || len(cookie.Value) > 100 {
-		return requestctx.Caller{}, false, nil
+		return requestctx.Caller{}, nil, false, nil
 	}
 	ctx := r.Context()
-	row, err := s.store.Q.SessionGetByTokenHash(ctx, HashToken(cookie.Value))
+	row, err := s.store.Q.SessionGetByTokenHash(ctx, db.SessionGetByTokenHashParams{
+		TokenHash: HashToken(cookie.Value), IdempotencyKey: idempotency.NormalizeKey(idempotencyKey),
+	})
 	if err != nil {
 		err = store.Translate(err)
 		if errors.Is(err, store.ErrNotFound) {
-			return requestctx.Caller{}, false, nil
+			return requestctx.Caller{}, nil, false, nil
 		}
-		return requestctx.Caller{}, false, err
+		return requestctx.Caller{}, nil, false, err
 	}
 	if time.Since(row.LastSeenAt) > touchEvery {
 		if err := s.store.Q.SessionTouch(ctx, db.SessionTouchParams{ID: row.ID, IdleSeconds: seconds(s.cfg.IdleTTL)}); err != nil {
@@ -74,9 +80,15 @@ func (s *Service) Authenticate(r *http.Request) (requestctx.Caller, bool, error)
 			s.log.WarnContext(ctx, "session touch failed", "error", err, "trace_id", requestctx.TraceID(ctx))
 		}
 	}
+	if row.StoredFingerprint != nil {
+		stored = &idempotency.Stored{
+			Fingerprint: row.StoredFingerprint, StatusCode: row.StoredStatusCode,
+			Body: row.StoredResponseBody, Location: row.StoredResponseLocation,
+		}
+	}
 	return requestctx.Caller{
 		UserID: row.UserID, SessionID: row.ID, Email: row.Email, Name: row.Name, CSRFToken: row.CsrfToken,
-	}, true, nil
+	}, stored, true, nil
 }
 
 // NewToken returns 256 random bits, base64url-encoded: a session token or a

@@ -111,8 +111,9 @@ func (s *Server) ExecuteCreativeAction(ctx context.Context, r api.ExecuteCreativ
 
 // runCreativeAction refuses in PRODUCT.md §3's order (404, 403
 // action_forbidden, 409 version_conflict, 409 invalid_transition), every
-// refusal before the first write, then applies the action and reads the
-// creative back.
+// refusal before the first write, then applies the action. The locked row
+// is the creative as it was: the answer is that row with the action
+// applied, so nothing is read back.
 func runCreativeAction(ctx context.Context, q *db.Queries, org, id, userID uuid.UUID, req api.CreativeActionRequest) (creativeJSON, error) {
 	row, err := q.CreativeLockForAction(ctx, db.CreativeLockForActionParams{CallerID: userID, ID: id, OrganizationID: org})
 	if err != nil {
@@ -121,12 +122,13 @@ func runCreativeAction(ctx context.Context, q *db.Queries, org, id, userID uuid.
 		}
 		return creativeJSON{}, err
 	}
+	c := row.Creative
 	who := review.Caller{UserID: userID, Role: review.Role(row.Role)}
-	from := review.Status(row.ReviewStatus)
+	from := review.Status(c.ReviewStatus)
 	action := review.Action(req.Action)
 	// Decide runs once: its Forbidden outcome answers before a stale version,
 	// its InvalidTransition outcome after.
-	next, err := review.Decide(reviewCreative(from, row.AuthorID, row.ReviewerID, row.CurrentVersionID), who, action)
+	next, err := review.Decide(reviewCreative(from, c.AuthorID, c.ReviewerID, c.CurrentVersionID), who, action)
 	var refusal *review.Refusal
 	if err != nil && !errors.As(err, &refusal) {
 		return creativeJSON{}, err
@@ -134,21 +136,36 @@ func runCreativeAction(ctx context.Context, q *db.Queries, org, id, userID uuid.
 	if refusal != nil && refusal.Reason == review.Forbidden {
 		return creativeJSON{}, problem.New(http.StatusForbidden, problem.ActionForbidden, "%s", refusal.Detail)
 	}
-	if req.ExpectedVersion != nil && int32(*req.ExpectedVersion) != row.Version {
+	if req.ExpectedVersion != nil && int32(*req.ExpectedVersion) != c.Version {
 		return creativeJSON{}, problem.New(http.StatusConflict, problem.VersionConflict,
-			"The creative is at version %d, not %d. Reload it and try again.", row.Version, *req.ExpectedVersion)
+			"The creative is at version %d, not %d. Reload it and try again.", c.Version, *req.ExpectedVersion)
 	}
 	if refusal != nil {
 		return creativeJSON{}, problem.New(http.StatusConflict, problem.InvalidTransition, "%s", refusal.Detail)
 	}
-	// The write goes with the read of the creative after it, in one round trip.
+	// Every action moves the version on; approve pins the current version
+	// as the approved one. updated_at is the transaction's clock.
+	c.ReviewStatus = string(next)
+	c.Version++
+	c.UpdatedAt = row.Now
+	if action == review.ActionApprove {
+		c.ApprovedVersionID = c.CurrentVersionID
+	}
+	// The write goes with the read of the versions the answer shows, in
+	// one round trip.
 	if err := q.CreativeTransition(store.WithNext(ctx), db.CreativeTransitionParams{
-		ID: id, ActorID: userID, Action: string(action), FromStatus: string(from), ToStatus: string(next),
-		Comment: req.Comment, Approve: action == review.ActionApprove,
+		ID: id, ActorID: userID, Action: string(action), FromStatus: string(from), ToStatus: c.ReviewStatus,
+		Comment: req.Comment, Version: c.Version, UpdatedAt: c.UpdatedAt, ApprovedVersionID: c.ApprovedVersionID,
 	}); err != nil {
 		return creativeJSON{}, err
 	}
-	return creativeDetail(ctx, q, org, id, who)
+	details, err := creativeDetails(ctx, q, []creativeRow{{
+		Creative: c, AuthorName: row.AuthorName, ReviewerName: row.ReviewerName, ClientName: row.ClientName, TaskName: row.TaskName,
+	}}, who)
+	if err != nil {
+		return creativeJSON{}, err
+	}
+	return details[0], nil
 }
 
 // creativeBodyChecks holds the rule the schema cannot say: request_changes

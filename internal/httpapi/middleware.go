@@ -19,6 +19,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"creativeapi/internal/idempotency"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/requestctx"
 )
@@ -116,8 +117,10 @@ func isLowerHex(s string) bool {
 // Authenticator identifies the caller of a request from its session cookie.
 type Authenticator interface {
 	// Authenticate returns the caller, or ok false when the request carries
-	// no valid session.
-	Authenticate(r *http.Request) (requestctx.Caller, bool, error)
+	// no valid session. With a non-empty idempotencyKey it also returns, from
+	// the same read, the live answer stored under it for the caller (nil:
+	// none).
+	Authenticate(r *http.Request, idempotencyKey string) (caller requestctx.Caller, stored *idempotency.Stored, ok bool, err error)
 }
 
 // gate answers, in PRODUCT.md's order, everything decided before a handler
@@ -141,7 +144,13 @@ func gate(v *Validator, auth Authenticator, cop *http.CrossOriginProtection) ech
 			}
 			unsafe := req.Method != http.MethodGet && req.Method != http.MethodHead && req.Method != http.MethodOptions
 			if len(*security) > 0 {
-				caller, ok, err := auth.Authenticate(req)
+				// A command's stored answer comes with the session: a
+				// replay needs no other read.
+				key := ""
+				if unsafe {
+					key = req.Header.Get("Idempotency-Key")
+				}
+				caller, stored, ok, err := auth.Authenticate(req, key)
 				if err != nil {
 					return err
 				}
@@ -151,7 +160,11 @@ func gate(v *Validator, auth Authenticator, cop *http.CrossOriginProtection) ech
 				if unsafe && subtle.ConstantTimeCompare([]byte(req.Header.Get("X-CSRF-Token")), []byte(caller.CSRFToken)) != 1 {
 					return problem.New(http.StatusForbidden, problem.CSRFFailed, "Send the session's csrfToken in the X-CSRF-Token header.")
 				}
-				req = req.WithContext(requestctx.WithCaller(req.Context(), caller))
+				ctx := requestctx.WithCaller(req.Context(), caller)
+				if key != "" {
+					ctx = idempotency.WithPrefetched(ctx, caller.UserID, key, stored)
+				}
+				req = req.WithContext(ctx)
 				c.SetRequest(req)
 			}
 			if unsafe {

@@ -70,33 +70,87 @@ func NewRunner(s *store.Store, ttl time.Duration, baseURL string) *Runner {
 // retryAfterSeconds is the Retry-After of idempotency_key_in_use.
 const retryAfterSeconds = 1
 
+// Stored is an answer stored under a key, as read before a command.
+type Stored struct {
+	Fingerprint []byte
+	StatusCode  *int32
+	Body        []byte
+	Location    *string
+}
+
+type prefetchKey struct{}
+
+type prefetched struct {
+	user   uuid.UUID
+	key    string
+	stored *Stored
+}
+
+// WithPrefetched records on ctx that the live answer under user's key was
+// read already, with the session (stored nil: there is none), so Run
+// spends no round trip of its own on it.
+func WithPrefetched(ctx context.Context, user uuid.UUID, key string, stored *Stored) context.Context {
+	return context.WithValue(ctx, prefetchKey{}, prefetched{user: user, key: NormalizeKey(key), stored: stored})
+}
+
 // Run executes cmd once per (user, key). A repeat of a finished request gets
 // the stored answer (replayed true); a repeat while the first runs waits
 // for it (bounded by the database's lock_timeout, then 409); a different
 // request under the same key gets 422 idempotency_key_reused. 2xx and 4xx
 // answers are stored, errors (5xx) are not.
 //
-// A replay costs one read outside any transaction. A first execution costs
-// that read plus, in the command's transaction, the claim (sent with BEGIN)
-// and the stored answer (sent with COMMIT): one round trip more than
-// claiming first, but a replay then needs no transaction at all, which
-// keeps it several times cheaper than a first execution.
+// A replay costs one read outside any transaction, none when the session
+// lookup brought the answer along (WithPrefetched). A first execution
+// sends its claim with BEGIN and the command's first statement, and the
+// stored answer with COMMIT: keys cost it no round trip in the
+// transaction. Only when the claim finds the key taken (a repeat committed
+// since the read, or an expired key not yet purged) does the command run
+// again, after a claim that reads what is stored.
 func (r *Runner) Run(ctx context.Context, req Request, cmd Command) (Response, bool, error) {
 	key := NormalizeKey(req.Key)
 	if key != "" {
-		row, err := r.store.Q.IdempotencyKeyGet(ctx, db.IdempotencyKeyGetParams{UserID: req.UserID, Key: key})
-		switch err = store.Translate(err); {
-		case err == nil:
-			resp, err := storedAnswer(req, row.Fingerprint, row.StatusCode, row.ResponseBody, row.ResponseLocation)
-			return resp, err == nil, err
-		case !errors.Is(err, store.ErrNotFound):
+		stored, err := r.lookup(ctx, req.UserID, key)
+		if err != nil {
 			return Response{}, false, err
 		}
+		if stored != nil {
+			resp, err := storedAnswer(req, *stored)
+			return resp, err == nil, err
+		}
 	}
+	resp, replayed, err := r.run(ctx, req, key, cmd, r.claimAhead)
+	if errors.Is(err, errKeyTaken) {
+		resp, replayed, err = r.run(ctx, req, key, cmd, r.claim)
+	}
+	return resp, replayed, err
+}
+
+// lookup returns the live answer stored under user's key, nil when none.
+func (r *Runner) lookup(ctx context.Context, user uuid.UUID, key string) (*Stored, error) {
+	if p, ok := ctx.Value(prefetchKey{}).(prefetched); ok && p.user == user && p.key == key {
+		return p.stored, nil
+	}
+	row, err := r.store.Q.IdempotencyKeyGet(ctx, db.IdempotencyKeyGetParams{UserID: user, Key: key})
+	switch err = store.Translate(err); {
+	case err == nil:
+		return &Stored{Fingerprint: row.Fingerprint, StatusCode: row.StatusCode, Body: row.ResponseBody, Location: row.ResponseLocation}, nil
+	case errors.Is(err, store.ErrNotFound):
+		return nil, nil
+	default:
+		return nil, err
+	}
+}
+
+// claimFunc claims key in the transaction q (claimed true), or returns the
+// answer stored under it.
+type claimFunc func(ctx context.Context, q *db.Queries, req Request, key string) (stored Response, claimed bool, err error)
+
+// run is one transaction of Run: the claim, the command, the stored answer.
+func (r *Runner) run(ctx context.Context, req Request, key string, cmd Command, claim claimFunc) (Response, bool, error) {
 	var resp Response
 	err := r.store.InTx(ctx, func(q *db.Queries) error {
 		if key != "" {
-			stored, claimed, err := r.claim(ctx, q, req, key)
+			stored, claimed, err := claim(ctx, q, req, key)
 			if err != nil {
 				return err
 			}
@@ -107,9 +161,14 @@ func (r *Runner) Run(ctx context.Context, req Request, cmd Command) (Response, b
 		var err error
 		resp, err = cmd(ctx, q)
 		var perr *problem.Error
-		if errors.As(err, &perr) && perr.Status < 500 {
+		var failed claimFailed
+		switch {
+		case errors.As(err, &failed):
+			// The claim sent ahead failed: the transaction is aborted.
+			return failed
+		case errors.As(err, &perr) && perr.Status < 500:
 			resp = Response{Status: perr.Status, Body: problem.Marshal(r.baseURL, requestctx.TraceID(ctx), perr)}
-		} else if err != nil {
+		case err != nil:
 			return err
 		}
 		if hook := r.afterCommand.Load(); hook != nil && *hook != nil {
@@ -132,8 +191,12 @@ func (r *Runner) Run(ctx context.Context, req Request, cmd Command) (Response, b
 		})
 	})
 	var replay replayed
-	if errors.As(err, &replay) {
+	var failed claimFailed
+	switch {
+	case errors.As(err, &replay):
 		return replay.resp, true, nil
+	case errors.As(err, &failed):
+		return Response{}, false, failed.err
 	}
 	return resp, false, err
 }
@@ -142,6 +205,35 @@ func (r *Runner) Run(ctx context.Context, req Request, cmd Command) (Response, b
 type replayed struct{ resp Response }
 
 func (replayed) Error() string { return "replayed" }
+
+// errKeyTaken: the claim sent ahead found the key taken.
+var errKeyTaken = errors.New("idempotency key taken since it was read")
+
+// claimFailed carries the failure of a claim sent ahead through the
+// command that sent it: it does not unwrap, so the command's own error
+// handling passes it on untouched, and run unpacks it.
+type claimFailed struct{ err error }
+
+func (e claimFailed) Error() string { return "idempotency key claim: " + e.err.Error() }
+
+// claimAhead claims key with no round trip of its own: the insert goes with
+// BEGIN and the command's first statement (or its COMMIT), and its failure
+// comes back from there as claimFailed: errKeyTaken when the key exists,
+// 409 idempotency_key_in_use when the lock wait ran out.
+func (r *Runner) claimAhead(ctx context.Context, q *db.Queries, req Request, key string) (Response, bool, error) {
+	err := q.IdempotencyKeyInsert(store.WithNextWrapped(ctx, wrapClaimAhead), db.IdempotencyKeyInsertParams{
+		UserID: req.UserID, Key: key, Fingerprint: req.Fingerprint, TtlSeconds: int32(r.ttl / time.Second),
+	})
+	return Response{}, err == nil, err
+}
+
+func wrapClaimAhead(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == pgerrcode.UniqueViolation {
+		return claimFailed{errKeyTaken}
+	}
+	return claimFailed{claimError(err)}
+}
 
 // claim takes key for this transaction (claimed true) or returns the answer
 // stored under it. An expired answer is taken over; an answer committed
@@ -170,7 +262,7 @@ func (r *Runner) claim(ctx context.Context, q *db.Queries, req Request, key stri
 		}
 		// Another request took the expired key over first.
 	default:
-		resp, err := storedAnswer(req, row.Fingerprint, row.StatusCode, row.ResponseBody, row.ResponseLocation)
+		resp, err := storedAnswer(req, Stored{Fingerprint: row.Fingerprint, StatusCode: row.StatusCode, Body: row.ResponseBody, Location: row.ResponseLocation})
 		return resp, false, err
 	}
 	stored, err := q.IdempotencyKeyGet(ctx, db.IdempotencyKeyGetParams{UserID: req.UserID, Key: key})
@@ -180,24 +272,24 @@ func (r *Runner) claim(ctx context.Context, q *db.Queries, req Request, key stri
 		}
 		return Response{}, false, err
 	}
-	resp, err := storedAnswer(req, stored.Fingerprint, stored.StatusCode, stored.ResponseBody, stored.ResponseLocation)
+	resp, err := storedAnswer(req, Stored{Fingerprint: stored.Fingerprint, StatusCode: stored.StatusCode, Body: stored.ResponseBody, Location: stored.ResponseLocation})
 	return resp, false, err
 }
 
 // storedAnswer is the answer stored under a key, or 422 when the key was
 // used for a different request.
-func storedAnswer(req Request, fingerprint []byte, status *int32, body []byte, location *string) (Response, error) {
-	if !bytes.Equal(fingerprint, req.Fingerprint) {
+func storedAnswer(req Request, s Stored) (Response, error) {
+	if !bytes.Equal(s.Fingerprint, req.Fingerprint) {
 		return Response{}, problem.New(http.StatusUnprocessableEntity, problem.IdempotencyKeyReused,
 			"This Idempotency-Key was used for a different request. Use a new key for a new request.")
 	}
-	if status == nil {
+	if s.StatusCode == nil {
 		// Committed rows always carry their answer; a row without one is a bug.
 		return Response{}, errors.New("idempotency key stored without a response")
 	}
-	resp := Response{Status: int(*status), Body: body}
-	if location != nil {
-		resp.Location = *location
+	resp := Response{Status: int(*s.StatusCode), Body: s.Body}
+	if s.Location != nil {
+		resp.Location = *s.Location
 	}
 	return resp, nil
 }

@@ -26,9 +26,14 @@ type tx struct {
 type queued struct {
 	sql  string
 	args []any
+	// wrap, when set, wraps the statement's error (see WithNextWrapped).
+	wrap func(error) error
 }
 
 type withNextKey struct{}
+
+// nextMark is WithNext's context value.
+type nextMark struct{ wrap func(error) error }
 
 // WithNext marks ctx so that an Exec made with it inside InTx waits and is
 // sent with the transaction's next statement, or with its COMMIT, in the
@@ -37,12 +42,19 @@ type withNextKey struct{}
 // reading the row back, the stored answer before COMMIT): their error is
 // returned by that next statement. Outside InTx the mark has no effect.
 func WithNext(ctx context.Context) context.Context {
-	return context.WithValue(ctx, withNextKey{}, true)
+	return context.WithValue(ctx, withNextKey{}, nextMark{})
 }
 
-func waitsForNext(ctx context.Context) bool {
-	d, _ := ctx.Value(withNextKey{}).(bool)
-	return d
+// WithNextWrapped is WithNext for a statement whose failure the caller must
+// tell apart from a failure of the statements sent with it: its error comes
+// back, from whichever later call sends it, as wrap(err).
+func WithNextWrapped(ctx context.Context, wrap func(error) error) context.Context {
+	return context.WithValue(ctx, withNextKey{}, nextMark{wrap: wrap})
+}
+
+func waitsForNext(ctx context.Context) (nextMark, bool) {
+	m, ok := ctx.Value(withNextKey{}).(nextMark)
+	return m, ok
 }
 
 func newTx(conn *pgx.Conn) *tx {
@@ -57,11 +69,15 @@ func (t *tx) flush(ctx context.Context, sql string, args []any) (pgx.BatchResult
 		b.Queue(q.sql, q.args...)
 	}
 	b.Queue(sql, args...)
+	pending := t.pending
 	t.pending, t.begun = nil, true
 	br := t.conn.SendBatch(ctx, b)
-	for range b.Len() - 1 {
+	for _, q := range pending {
 		if _, err := br.Exec(); err != nil {
 			_ = br.Close()
+			if q.wrap != nil {
+				err = q.wrap(err)
+			}
 			return nil, err
 		}
 	}
@@ -69,8 +85,8 @@ func (t *tx) flush(ctx context.Context, sql string, args []any) (pgx.BatchResult
 }
 
 func (t *tx) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	if waitsForNext(ctx) {
-		t.pending = append(t.pending, queued{sql, args})
+	if m, ok := waitsForNext(ctx); ok {
+		t.pending = append(t.pending, queued{sql: sql, args: args, wrap: m.wrap})
 		return pgconn.CommandTag{}, nil
 	}
 	if len(t.pending) == 0 {

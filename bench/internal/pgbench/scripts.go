@@ -39,6 +39,7 @@ func (s Script) Statements() int {
 //	dbody, dloc, cbody    stored answers: a deposit's body and Location, a
 //	                      creative's body
 //	ready, phase          0: per-client state (setup done, action toggle)
+//	now                   the transaction clock an action writes as updated_at
 //
 // The values the server sends as parameters are parameters here too
 // (variables, not literals), so the statements plan the same way.
@@ -46,13 +47,17 @@ var setupVariables = []string{
 	"ready=0", "phase=0", "ok=200", "created=201", "approve=false",
 	"submit=submit", "in_review=in_review", "request_changes=request_changes",
 	"changes_requested=changes_requested", "comment=Please sharpen the logo.",
-	"before_number=2147483647", "row_limit=21",
+	"before_number=2147483647", "row_limit=21", "now=2026-01-01 00:00:00+00",
 }
 
 // The session lookup takes the token and hashes it in SQL: pgbench cannot
 // compute SHA-256, and a hash of a 12-byte string costs the database
 // nothing measurable. Its \gset gives user_id to the statements after it.
-var sessionArgs = map[string]string{"token_hash": "sha256(:tok::bytea)"}
+// A command sends its Idempotency-Key along (the stored answer comes back
+// with the session); a read sends the empty string.
+func sessionArgs(key string) map[string]string {
+	return map[string]string{"token_hash": "sha256(:tok::bytea)", "idempotency_key": key}
+}
 
 type builder struct {
 	qs    Queries
@@ -151,16 +156,18 @@ func SetupVariables() []string { return setupVariables }
 
 var claimArgs = map[string]string{"fingerprint": ":fp", "ttl_seconds": ":ttls"}
 
-// keyed runs a first execution of cmd the way the idempotency runner does
-// with an Idempotency-Key: the read of a stored answer, then BEGIN with the
-// claim, the command, the stored answer with COMMIT.
-func keyed(b *builder, status, body, location string, cmd func()) {
-	b.query("IdempotencyKeyGet", nil, false)
+// keyed runs a first execution of a command the way the idempotency runner
+// does with an Idempotency-Key whose stored answer the session lookup found
+// missing: BEGIN, the claim and the command's first round trip (first) in
+// one pipeline, then the rest of the command, then the stored answer with
+// COMMIT.
+func keyed(b *builder, status, body, location string, first, rest func()) {
 	b.pipeline(func() {
 		b.raw("BEGIN", "begin")
-		b.query("IdempotencyKeyClaimOrGet", claimArgs, false)
+		b.query("IdempotencyKeyInsert", claimArgs, false)
+		first()
 	})
-	cmd()
+	rest()
 	b.pipeline(func() {
 		b.query("IdempotencyKeySetResponse", map[string]string{
 			"status_code": status, "response_body": body, "response_location": location,
@@ -175,19 +182,16 @@ func depositScript(b *builder) {
 	b.meta(`\set base_amount_minor 10000000 + 10000 * random(0, 998999)`)
 	b.meta(`\set suffix_minor random(1, 9999)`)
 	b.meta(`\set requested_amount_minor :base_amount_minor + :suffix_minor`)
-	b.query("SessionGetByTokenHash", sessionArgs, true)
+	b.query("SessionGetByTokenHash", sessionArgs(":key"), true)
 	keyed(b, ":created", ":dbody", ":dloc", func() {
-		b.pipeline(func() {
-			b.query("DepositOwnerLock", nil, false)
-			b.query("DepositInsert", nil, false)
-		})
-	})
+		b.query("DepositOwnerLock", nil, false)
+		b.query("DepositInsert", nil, false)
+	}, func() {})
 }
 
 func replayScript(b *builder) {
 	b.meta(`\set tok :t0 + random(0, :nreplay - 1)`)
-	b.query("SessionGetByTokenHash", sessionArgs, true)
-	b.query("IdempotencyKeyGet", map[string]string{"key": ":tok"}, false)
+	b.query("SessionGetByTokenHash", sessionArgs(":tok"), true)
 }
 
 // creativeSetup reads, once per client, the id of its creative and the
@@ -197,16 +201,11 @@ func creativeSetup(b *builder) {
 	b.counting = false
 	b.meta(`\if :ready = 0`)
 	b.meta(`\set cnum :cbase + :client_id`)
-	b.meta(`SELECT id AS cid, '{' || current_version_id || '}' AS vids FROM creatives WHERE organization_id = :organization_id AND number = :cnum \gset`)
+	b.meta(`SELECT id AS cid, version AS ver, '{' || current_version_id || '}' AS vids FROM creatives WHERE organization_id = :organization_id AND number = :cnum \gset`)
 	b.meta(`SELECT array_agg(current_version_id)::text AS pvids FROM (SELECT current_version_id FROM creatives WHERE organization_id = :organization_id ORDER BY number DESC LIMIT 20) page \gset`)
 	b.meta(`\set ready 1`)
 	b.meta(`\endif`)
 	b.counting = counting
-}
-
-func creativeDetailReads(b *builder) {
-	b.query("CreativeGet", map[string]string{"id": ":cid"}, false)
-	b.query("CreativeVersionsWithAssets", map[string]string{"ids": ":vids"}, false)
 }
 
 // actionScript alternates submit (the author) and request_changes (the
@@ -215,20 +214,23 @@ func actionScript(b *builder) {
 	creativeSetup(b)
 	b.meta(`\set phase 1 - :phase`)
 	b.meta(`\set key random(1, 9000000000000000000)`)
-	// The server sends NULL for a submit's comment and a command's
-	// Location; pgbench has no NULL variable, so those two are literals.
+	b.meta(`\set ver :ver + 1`)
+	// The server sends NULL for a submit's comment, the approved version
+	// of an action other than approve, and a command's Location; pgbench
+	// has no NULL variable, so those are literals.
 	action := func(token, verb, from, to, comment string) {
 		b.meta(`\set tok ` + token + ` + :client_id`)
-		b.query("SessionGetByTokenHash", sessionArgs, true)
+		b.query("SessionGetByTokenHash", sessionArgs(":key"), true)
 		keyed(b, ":ok", ":cbody", "NULL", func() {
 			b.query("CreativeLockForAction", map[string]string{"caller_id": ":user_id", "id": ":cid"}, false)
+		}, func() {
 			b.pipeline(func() {
 				b.query("CreativeTransition", map[string]string{
-					"to_status": to, "id": ":cid", "actor_id": ":user_id", "action": verb, "from_status": from, "comment": comment,
+					"to_status": to, "version": ":ver", "updated_at": ":now", "approved_version_id": "NULL",
+					"id": ":cid", "actor_id": ":user_id", "action": verb, "from_status": from, "comment": comment,
 				}, false)
-				b.query("CreativeGet", map[string]string{"id": ":cid"}, false)
+				b.query("CreativeVersionsWithAssets", map[string]string{"ids": ":vids"}, false)
 			})
-			b.query("CreativeVersionsWithAssets", map[string]string{"ids": ":vids"}, false)
 		})
 	}
 	b.meta(`\if :phase = 1`)
@@ -242,15 +244,16 @@ func actionScript(b *builder) {
 func getScript(b *builder) {
 	creativeSetup(b)
 	b.meta(`\set tok :r0 + :client_id`)
-	b.query("SessionGetByTokenHash", sessionArgs, true)
+	b.query("SessionGetByTokenHash", sessionArgs("''"), true)
 	b.query("MembershipRoleGet", nil, false)
-	creativeDetailReads(b)
+	b.query("CreativeGet", map[string]string{"id": ":cid"}, false)
+	b.query("CreativeVersionsWithAssets", map[string]string{"ids": ":vids"}, false)
 }
 
 func listScript(b *builder) {
 	creativeSetup(b)
 	b.meta(`\set tok :r0 + :client_id`)
-	b.query("SessionGetByTokenHash", sessionArgs, true)
+	b.query("SessionGetByTokenHash", sessionArgs("''"), true)
 	b.query("MembershipRoleGet", nil, false)
 	b.query("CreativePage", nil, false)
 	b.query("CreativeVersionsWithAssets", map[string]string{"ids": ":pvids"}, false)

@@ -1,0 +1,98 @@
+package idempotency_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"creativeapi/gen/db"
+	"creativeapi/internal/idempotency"
+	"creativeapi/internal/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// The HTTP tests (internal/httpapi/idempotency_test.go) cover the rules
+// through the API, where the session lookup always brings the stored answer
+// along. These cover the runner's own paths: without that prefetch, and
+// with a prefetch the database has overtaken.
+func TestRunner(t *testing.T) {
+	t.Parallel()
+	d := testenv.NewDB(t)
+	r := idempotency.NewRunner(d.Store, time.Hour, "http://test")
+	ctx := context.Background()
+	fingerprint := idempotency.Fingerprint("POST /things", map[string]string{"name": "a"})
+	command := func(runs *int, body string) idempotency.Command {
+		return func(context.Context, *db.Queries) (idempotency.Response, error) {
+			*runs++
+			return idempotency.Response{Status: http.StatusCreated, Body: []byte(body)}, nil
+		}
+	}
+
+	t.Run("without a prefetch, a repeat reads the stored answer itself", func(t *testing.T) {
+		user, _ := d.User(t, "Una Prefetch")
+		req := idempotency.Request{UserID: user, Key: "k1", Fingerprint: fingerprint}
+		runs := 0
+		for i, want := range []bool{false, true} {
+			resp, replayed, err := r.Run(ctx, req, command(&runs, "first"))
+			if err != nil || replayed != want || string(resp.Body) != "first" {
+				t.Fatalf("call %d: %q replayed %v, %v; want %q replayed %v", i, resp.Body, replayed, err, "first", want)
+			}
+		}
+		if runs != 1 {
+			t.Fatalf("command ran %d times", runs)
+		}
+	})
+
+	t.Run("a prefetched answer is replayed without running the command", func(t *testing.T) {
+		user, _ := d.User(t, "Pia Prefetched")
+		status := int32(http.StatusCreated)
+		ctx := idempotency.WithPrefetched(ctx, user, `"k2"`, &idempotency.Stored{Fingerprint: fingerprint, StatusCode: &status, Body: []byte("stored")})
+		runs := 0
+		resp, replayed, err := r.Run(ctx, idempotency.Request{UserID: user, Key: "k2", Fingerprint: fingerprint}, command(&runs, "new"))
+		if err != nil || !replayed || string(resp.Body) != "stored" || runs != 0 {
+			t.Fatalf("%q replayed %v, %v after %d runs", resp.Body, replayed, err, runs)
+		}
+	})
+
+	t.Run("a key stored since the prefetch runs nothing twice: its answer is replayed", func(t *testing.T) {
+		user, _ := d.User(t, "Sam Stale")
+		req := idempotency.Request{UserID: user, Key: "k3", Fingerprint: fingerprint}
+		runs := 0
+		if _, _, err := r.Run(ctx, req, command(&runs, "first")); err != nil {
+			t.Fatal(err)
+		}
+		// The session lookup saw no answer; a repeat committed right after it.
+		stale := idempotency.WithPrefetched(ctx, user, "k3", nil)
+		resp, replayed, err := r.Run(stale, req, command(&runs, "second"))
+		if err != nil || !replayed || string(resp.Body) != "first" {
+			t.Fatalf("%q replayed %v, %v", resp.Body, replayed, err)
+		}
+		var keys int
+		if err := d.Pool.QueryRow(ctx, "SELECT count(*) FROM idempotency_keys WHERE user_id = $1", user).Scan(&keys); err != nil || keys != 1 {
+			t.Fatalf("%d keys, %v", keys, err)
+		}
+	})
+
+	t.Run("a prefetch for another key or user is not used", func(t *testing.T) {
+		user, _ := d.User(t, "Oli Other")
+		status := int32(http.StatusCreated)
+		stored := &idempotency.Stored{Fingerprint: fingerprint, StatusCode: &status, Body: []byte("someone else's")}
+		runs := 0
+		for i, ctx := range []context.Context{
+			idempotency.WithPrefetched(ctx, user, "other-key", stored),
+			idempotency.WithPrefetched(ctx, uuid.New(), "k4", stored),
+		} {
+			resp, replayed, err := r.Run(ctx, idempotency.Request{UserID: user, Key: "k4", Fingerprint: fingerprint}, command(&runs, "mine"))
+			if err != nil || string(resp.Body) != "mine" || replayed != (i == 1) {
+				t.Fatalf("call %d: %q replayed %v, %v; want %q, the second replayed", i, resp.Body, replayed, err, "mine")
+			}
+		}
+		if runs != 1 {
+			t.Fatalf("command ran %d times", runs)
+		}
+	})
+}
