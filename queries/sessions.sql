@@ -3,14 +3,21 @@
 -- absolute expiry passed. With a non-empty idempotency_key it also reads,
 -- in the same statement, the live answer stored under that key for the
 -- session's user (the stored_ columns are null when there is none; no key
--- is empty), so a replayed command costs one round trip in all.
+-- is empty), so a replayed command costs one round trip in all. The key is
+-- read in a LATERAL subquery that LIMIT keeps from being flattened: a
+-- plain join let the generic plan, made while the table was small, scan
+-- the primary key by key alone.
 SELECT s.id, s.user_id, s.csrf_token, s.last_seen_at, u.email, u.name,
        k.fingerprint AS stored_fingerprint, k.status_code AS stored_status_code,
        k.response_body AS stored_response_body, k.response_location AS stored_response_location
 FROM sessions s
 JOIN users u ON u.id = s.user_id
-LEFT JOIN idempotency_keys k
-  ON k.user_id = s.user_id AND k.key = @idempotency_key::text AND k.expires_at > now()
+LEFT JOIN LATERAL (
+    SELECT fingerprint, status_code, response_body, response_location
+    FROM idempotency_keys
+    WHERE user_id = s.user_id AND key = @idempotency_key::text AND expires_at > now()
+    LIMIT 1
+) k ON true
 WHERE s.token_hash = @token_hash
   AND s.revoked_at IS NULL
   AND s.idle_expires_at > now()
