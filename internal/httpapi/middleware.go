@@ -64,15 +64,17 @@ func observe(log *slog.Logger, requestTimeout time.Duration) echo.MiddlewareFunc
 					c.Error(err)
 					err = nil
 				}
-				attrs := []any{
-					"method", req.Method, "route", c.Path(), "path", req.URL.Path,
-					"status", c.Response().Status, "duration_ms", float64(time.Since(start).Microseconds()) / 1000,
-					"trace_id", traceID,
-				}
+				// Typed attributes: the line is written for every request.
+				attrs := make([]slog.Attr, 0, 7)
+				attrs = append(attrs,
+					slog.String("method", req.Method), slog.String("route", c.Path()), slog.String("path", req.URL.Path),
+					slog.Int("status", c.Response().Status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+					slog.String("trace_id", traceID),
+				)
 				if caller, ok := requestctx.CallerFrom(c.Request().Context()); ok {
-					attrs = append(attrs, "user_id", caller.UserID.String())
+					attrs = append(attrs, slog.String("user_id", caller.UserID.String()))
 				}
-				log.InfoContext(ctx, "request", attrs...)
+				log.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
 			}()
 			if n := headerBytes(req.Header); n > maxHeaderBytes {
 				return problem.New(http.StatusRequestHeaderFieldsTooLarge, problem.RequestTooLarge,
