@@ -55,9 +55,9 @@ func NewService(s *store.Store, cfg SessionConfig, log *slog.Logger) *Service {
 }
 
 // Authenticate finds the live session of the request's cookie. With a
-// non-empty idempotencyKey (the header of a command) the same statement
-// reads the live answer stored under that key for the session's user:
-// stored is nil when there is none.
+// non-empty idempotencyKey (a command's, as idempotency.LookupKey returns
+// it) the same statement reads the live answer stored under that key for
+// the session's user: stored is nil when there is none.
 func (s *Service) Authenticate(r *http.Request, idempotencyKey string) (caller requestctx.Caller, stored *idempotency.Stored, ok bool, err error) {
 	cookie, err := r.Cookie(s.cfg.CookieName())
 	if err != nil || cookie.Value == "" || len(cookie.Value) > 100 {
@@ -65,7 +65,7 @@ func (s *Service) Authenticate(r *http.Request, idempotencyKey string) (caller r
 	}
 	ctx := r.Context()
 	row, err := s.store.Q.SessionGetByTokenHash(ctx, db.SessionGetByTokenHashParams{
-		TokenHash: HashToken(cookie.Value), IdempotencyKey: idempotency.NormalizeKey(idempotencyKey),
+		TokenHash: HashToken(cookie.Value), IdempotencyKey: idempotencyKey,
 	})
 	if err != nil {
 		err = store.Translate(err)

@@ -153,6 +153,7 @@ func TestOddHeadersAreRefusedWithTheirProblem(t *testing.T) {
 		anonymous bool
 	}{
 		{"a non-ASCII Idempotency-Key is 422", "POST", "/api/v1/me/balance/deposits", deposit, testenv.Header{Name: "Idempotency-Key", Value: "ключ-1"}, 422, "invalid_request", false},
+		{"an Idempotency-Key that is not UTF-8 is 422", "POST", "/api/v1/me/balance/deposits", deposit, testenv.Header{Name: "Idempotency-Key", Value: "key-\xff\xfe"}, 422, "invalid_request", false},
 		{"an Idempotency-Key of 256 characters is 422", "POST", "/api/v1/me/balance/deposits", deposit, testenv.Header{Name: "Idempotency-Key", Value: strings.Repeat("k", 256)}, 422, "invalid_request", false},
 		{"an Idempotency-Key of 8 KiB is 422", "POST", "/api/v1/me/balance/deposits", deposit, testenv.Header{Name: "Idempotency-Key", Value: strings.Repeat("k", 8<<10)}, 422, "invalid_request", false},
 		{"an Idempotency-Key with a space is 422", "POST", "/api/v1/me/balance/deposits", deposit, testenv.Header{Name: "Idempotency-Key", Value: "a b"}, 422, "invalid_request", false},

@@ -150,7 +150,7 @@ func gate(v *Validator, auth Authenticator, cop *http.CrossOriginProtection) ech
 				// replay needs no other read.
 				key := ""
 				if unsafe {
-					key = req.Header.Get("Idempotency-Key")
+					key = idempotency.LookupKey(req.Header.Get("Idempotency-Key"))
 				}
 				caller, stored, ok, err := auth.Authenticate(req, key)
 				if err != nil {

@@ -86,11 +86,11 @@ type prefetched struct {
 	stored *Stored
 }
 
-// WithPrefetched records on ctx that the live answer under user's key was
-// read already, with the session (stored nil: there is none), so Run
-// spends no round trip of its own on it.
+// WithPrefetched records on ctx that the live answer under user's key (as
+// LookupKey returns it) was read already, with the session (stored nil:
+// there is none), so Run spends no round trip of its own on it.
 func WithPrefetched(ctx context.Context, user uuid.UUID, key string, stored *Stored) context.Context {
-	return context.WithValue(ctx, prefetchKey{}, prefetched{user: user, key: NormalizeKey(key), stored: stored})
+	return context.WithValue(ctx, prefetchKey{}, prefetched{user: user, key: key, stored: stored})
 }
 
 // Run executes cmd once per (user, key). A repeat of a finished request gets
@@ -304,6 +304,24 @@ func claimError(err error) error {
 		}
 	}
 	return err
+}
+
+// LookupKey is raw normalized when it is a well-formed key, 1 to 255
+// visible ASCII characters as openapi.yaml's pattern says, and "" when it
+// is not. The session lookup reads the stored answer before validation
+// runs: a key validation will refuse (one that is not even UTF-8, say)
+// must not reach the database first.
+func LookupKey(raw string) string {
+	key := NormalizeKey(raw)
+	if len(key) < 1 || len(key) > 255 {
+		return ""
+	}
+	for i := range len(key) {
+		if key[i] < 0x21 || key[i] > 0x7e {
+			return ""
+		}
+	}
+	return key
 }
 
 // NormalizeKey strips the quotes of the structured-field string form, so

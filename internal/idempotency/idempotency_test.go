@@ -3,6 +3,7 @@ package idempotency_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,9 +51,10 @@ func TestRunner(t *testing.T) {
 	t.Run("a prefetched answer is replayed without running the command", func(t *testing.T) {
 		user, _ := d.User(t, "Pia Prefetched")
 		status := int32(http.StatusCreated)
-		ctx := idempotency.WithPrefetched(ctx, user, `"k2"`, &idempotency.Stored{Fingerprint: fingerprint, StatusCode: &status, Body: []byte("stored")})
+		ctx := idempotency.WithPrefetched(ctx, user, "k2", &idempotency.Stored{Fingerprint: fingerprint, StatusCode: &status, Body: []byte("stored")})
 		runs := 0
-		resp, replayed, err := r.Run(ctx, idempotency.Request{UserID: user, Key: "k2", Fingerprint: fingerprint}, command(&runs, "new"))
+		// The structured-field form of the key is the same key.
+		resp, replayed, err := r.Run(ctx, idempotency.Request{UserID: user, Key: `"k2"`, Fingerprint: fingerprint}, command(&runs, "new"))
 		if err != nil || !replayed || string(resp.Body) != "stored" || runs != 0 {
 			t.Fatalf("%q replayed %v, %v after %d runs", resp.Body, replayed, err, runs)
 		}
@@ -95,4 +97,23 @@ func TestRunner(t *testing.T) {
 			t.Fatalf("command ran %d times", runs)
 		}
 	})
+}
+
+func TestLookupKeyPassesOnlyWellFormedKeys(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("k", 255)
+	for _, tt := range []struct{ name, raw, want string }{
+		{"a visible ASCII key is itself", "5b3d8a2e-8f1c", "5b3d8a2e-8f1c"},
+		{"the structured-field string form loses its quotes", `"abc"`, "abc"},
+		{"255 characters are a key", long, long},
+		{"256 characters are not", long + "k", ""},
+		{"an empty key is none", "", ""},
+		{"a space is not allowed", "a b", ""},
+		{"non-ASCII is not allowed", "ключ", ""},
+		{"bytes that are not UTF-8 are not allowed", "key-\xff\xfe", ""},
+	} {
+		if got := idempotency.LookupKey(tt.raw); got != tt.want {
+			t.Errorf("%s: LookupKey(%q) = %q, want %q", tt.name, tt.raw, got, tt.want)
+		}
+	}
 }

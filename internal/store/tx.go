@@ -38,8 +38,9 @@ type nextMark struct{ wrap func(error) error }
 // WithNext marks ctx so that an Exec made with it inside InTx waits and is
 // sent with the transaction's next statement, or with its COMMIT, in the
 // same round trip. It suits writes whose outcome the code does not look at
-// before its next statement (the lock before an insert, the event before
-// reading the row back, the stored answer before COMMIT): their error is
+// before its next statement (the lock before an insert, a review action's
+// write before the read of the versions it shows, the stored answer before
+// COMMIT): their error is
 // returned by that next statement. Outside InTx the mark has no effect.
 func WithNext(ctx context.Context) context.Context {
 	return context.WithValue(ctx, withNextKey{}, nextMark{})

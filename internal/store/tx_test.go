@@ -92,6 +92,45 @@ func TestAFailedWithNextStatementFailsTheNextAndRollsBackEverything(t *testing.T
 	}
 }
 
+// wrappedFailure marks the error of a WithNextWrapped statement.
+type wrappedFailure struct{ err error }
+
+func (w wrappedFailure) Error() string { return "wrapped: " + w.err.Error() }
+
+func TestAWrappedWithNextStatementsFailureComesBackWrapped(t *testing.T) {
+	t.Parallel()
+	d := testenv.NewDB(t)
+	ctx := context.Background()
+	wrap := func(err error) error { return wrappedFailure{err} }
+	for _, tt := range []struct {
+		name string
+		fn   func(q *db.Queries) error
+	}{
+		{"from the next statement", func(q *db.Queries) error {
+			_ = q.AssetInsert(store.WithNextWrapped(ctx, wrap), orphanAsset)
+			_, err := q.OrganizationGetBySlug(ctx, "anything")
+			return err
+		}},
+		{"from COMMIT", func(q *db.Queries) error {
+			return q.AssetInsert(store.WithNextWrapped(ctx, wrap), orphanAsset)
+		}},
+	} {
+		var failure wrappedFailure
+		if err := d.Store.InTx(ctx, tt.fn); !errors.As(err, &failure) || !strings.Contains(err.Error(), "foreign key") {
+			t.Errorf("%s: %v, want the foreign key violation wrapped", tt.name, err)
+		}
+	}
+	// A failure of a statement sent with it is not wrapped.
+	err := d.Store.InTx(ctx, func(q *db.Queries) error {
+		_, _ = q.SessionRevokeAllForUser(store.WithNextWrapped(ctx, wrap), uuid.New())
+		return q.AssetInsert(ctx, orphanAsset)
+	})
+	var failure wrappedFailure
+	if err == nil || errors.As(err, &failure) {
+		t.Fatalf("%v, want the second statement's error unwrapped", err)
+	}
+}
+
 func TestAFailedStatementSentWithCommitRollsBackEverything(t *testing.T) {
 	t.Parallel()
 	d := testenv.NewDB(t)
