@@ -227,12 +227,15 @@ func (r *Runner) claimAhead(ctx context.Context, q *db.Queries, req Request, key
 	return Response{}, err == nil, err
 }
 
+// wrapClaimAhead is where a failed claim sent ahead gets its meaning; the
+// command that sent it passes it on without looking, so a database failure
+// is translated here (503 when the database is unavailable, as anywhere).
 func wrapClaimAhead(err error) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == pgerrcode.UniqueViolation {
 		return claimFailed{errKeyTaken}
 	}
-	return claimFailed{claimError(err)}
+	return claimFailed{store.Translate(claimError(err))}
 }
 
 // claim takes key for this transaction (claimed true) or returns the answer

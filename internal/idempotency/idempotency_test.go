@@ -2,6 +2,7 @@ package idempotency_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"creativeapi/gen/db"
 	"creativeapi/internal/idempotency"
+	"creativeapi/internal/store"
 	"creativeapi/internal/testenv"
 )
 
@@ -76,6 +78,28 @@ func TestRunner(t *testing.T) {
 		var keys int
 		if err := d.Pool.QueryRow(ctx, "SELECT count(*) FROM idempotency_keys WHERE user_id = $1", user).Scan(&keys); err != nil || keys != 1 {
 			t.Fatalf("%d keys, %v", keys, err)
+		}
+	})
+
+	t.Run("a claim still waiting at the request's deadline answers unavailable, not a bug", func(t *testing.T) {
+		user, _ := d.User(t, "Holly Held")
+		// Another transaction holds the key: the claim waits on it until the
+		// request's deadline.
+		tx, err := d.Pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = tx.Rollback(ctx) }()
+		if _, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (user_id, key, fingerprint, expires_at)
+			VALUES ($1, 'k5', '\x00', now() + interval '1 hour')`, user); err != nil {
+			t.Fatal(err)
+		}
+		short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		defer cancel()
+		runs := 0
+		_, _, err = r.Run(short, idempotency.Request{UserID: user, Key: "k5", Fingerprint: fingerprint}, command(&runs, "x"))
+		if !errors.Is(err, store.ErrUnavailable) {
+			t.Fatalf("%v, want store.ErrUnavailable (503)", err)
 		}
 	})
 
