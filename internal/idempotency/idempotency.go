@@ -133,7 +133,8 @@ func (r *Runner) lookup(ctx context.Context, user uuid.UUID, key string) (*Store
 	row, err := r.store.Q.IdempotencyKeyGet(ctx, db.IdempotencyKeyGetParams{UserID: user, Key: key})
 	switch err = store.Translate(err); {
 	case err == nil:
-		return &Stored{Fingerprint: row.Fingerprint, StatusCode: row.StatusCode, Body: row.ResponseBody, Location: row.ResponseLocation}, nil
+		stored := storedRow(row)
+		return &stored, nil
 	case errors.Is(err, store.ErrNotFound):
 		return nil, nil
 	default:
@@ -275,8 +276,13 @@ func (r *Runner) claim(ctx context.Context, q *db.Queries, req Request, key stri
 		}
 		return Response{}, false, err
 	}
-	resp, err := storedAnswer(req, Stored{Fingerprint: stored.Fingerprint, StatusCode: stored.StatusCode, Body: stored.ResponseBody, Location: stored.ResponseLocation})
+	resp, err := storedAnswer(req, storedRow(stored))
 	return resp, false, err
+}
+
+// storedRow is the answer an IdempotencyKeyGet read.
+func storedRow(row db.IdempotencyKeyGetRow) Stored {
+	return Stored{Fingerprint: row.Fingerprint, StatusCode: row.StatusCode, Body: row.ResponseBody, Location: row.ResponseLocation}
 }
 
 // storedAnswer is the answer stored under a key, or 422 when the key was
