@@ -243,9 +243,8 @@ func topUpDeposits(ctx context.Context, pool *pgxpool.Pool, n int) error {
 // as if it had some pages, while one vacuumed empty looks empty, and a plan
 // cached on that (a scan instead of the primary key) would last until
 // autovacuum's first analyze, a minute in: longer than a run. A checkpoint
-// then writes out what seeding dirtied, which the checkpointer would
-// otherwise spread over the runs that follow (a million rows' worth made
-// the 1M runs up to 1.5× slower than the same runs a few minutes later).
+// then writes out what seeding dirtied, so the checkpointer does not spread
+// a million rows' worth of writes over the runs that follow.
 func analyze(ctx context.Context, pool *pgxpool.Pool) error {
 	start := time.Now()
 	_, err := pool.Exec(ctx, "VACUUM (ANALYZE) users, sessions, organizations, memberships, tasks, creatives, creative_versions, assets, deposits")
