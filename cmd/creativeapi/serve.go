@@ -112,11 +112,13 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 // Garbage collection defaults of the server, where the environment sets
 // none: a request allocates 20 to 30 KB over a live heap of a few MiB, so
 // with Go's GOGC=100 the collector ran hundreds of times a second under
-// load (its mark workers alone were 6% of a replay's CPU profile). GOGC=300
-// collects a third as often; the soft limit GOMEMLIMIT=48MiB makes it collect sooner should the
-// heap near that, keeping the process under 60 MiB.
+// load (its mark workers alone were 6% of a replay's CPU profile). GOGC=200
+// collects half as often, for about 35 to 42 MiB under load; the soft limit
+// GOMEMLIMIT=48MiB only makes it collect sooner should the heap near that,
+// keeping the process under 60 MiB. (GOGC=300 ran at that limit, where the
+// collector works hardest.)
 const (
-	defaultGCPercent   = 300
+	defaultGCPercent   = 200
 	defaultMemoryLimit = 48 << 20
 )
 
