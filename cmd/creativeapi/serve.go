@@ -113,7 +113,7 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 // none: a request allocates 20 to 30 KB over a live heap of a few MiB, so
 // with Go's GOGC=100 the collector ran hundreds of times a second under
 // load (its mark workers alone were 6% of a replay's CPU profile). GOGC=200
-// collects half as often, for about 35 to 42 MiB under load; the soft limit
+// collects half as often, for about 35 to 45 MiB under load; the soft limit
 // GOMEMLIMIT=48MiB only makes it collect sooner should the heap near that,
 // keeping the process under 60 MiB. (GOGC=300 ran at that limit, where the
 // collector works hardest.)
