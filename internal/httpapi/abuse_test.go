@@ -251,7 +251,7 @@ func TestDuplicateJSONMembersAreMalformed(t *testing.T) {
 	c, user := env.SignedIn(t, "Dupont Duplicate")
 	org := env.DB.Org(t, "Dup Org")
 	env.DB.Member(t, org, user, "author")
-	creative := draftCreative(t, env.DB, org, user)
+	creative := env.DB.DraftCreative(t, org, user)
 	actions := fmt.Sprintf("/api/v1/organizations/%s/creatives/%s/actions", org, creative)
 	deposits := "/api/v1/me/balance/deposits"
 	tests := []struct {

@@ -131,7 +131,7 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		case "{organizationId}":
 			return d.org.String()
 		case "{creativeId}":
-			return draftCreative(t, d.env.DB, d.org, d.users[acmeAuthor]).String()
+			return d.env.DB.DraftCreative(t, d.org, d.users[acmeAuthor]).String()
 		case "{depositId}":
 			return d.deposit
 		}

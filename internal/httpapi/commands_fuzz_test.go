@@ -112,7 +112,7 @@ func FuzzExecuteCreativeAction(f *testing.F) {
 	admin, _ := env.DB.User(f, "Fuzz Admin")
 	org := env.DB.Org(f, "Fuzz Org")
 	env.DB.Member(f, org, admin, "admin")
-	creative := draftCreative(f, env.DB, org, admin)
+	creative := env.DB.DraftCreative(f, org, admin)
 	token, csrf := sessionOf(f, env.DB, admin)
 	ft := fuzzTarget{env: env, path: fmt.Sprintf("/api/v1/organizations/%s/creatives/%s/actions", org, creative),
 		token: token, csrf: csrf, successCodes: map[int]bool{http.StatusOK: true},

@@ -44,7 +44,7 @@ var commands = []command{
 		setup: func(t *testing.T, env *testenv.Env, c *testenv.Client, user uuid.UUID) (string, any, any) {
 			org := env.DB.Org(t, "Idem Org")
 			env.DB.Member(t, org, user, "author")
-			creative := draftCreative(t, env.DB, org, user)
+			creative := env.DB.DraftCreative(t, org, user)
 			return fmt.Sprintf("/api/v1/organizations/%s/creatives/%s/actions", org, creative),
 				map[string]any{"action": "submit"},
 				map[string]any{"action": "submit", "comment": "A different request."}
@@ -281,24 +281,4 @@ func count(t *testing.T, env *testenv.Env, sql string, args ...any) int {
 		t.Fatal(err)
 	}
 	return n
-}
-
-// draftCreative inserts a draft creative with one version, authored by author.
-func draftCreative(t testing.TB, d *testenv.DB, org, author uuid.UUID) uuid.UUID {
-	t.Helper()
-	ctx := context.Background()
-	var id uuid.UUID
-	err := d.Pool.QueryRow(ctx, `
-		WITH n AS (UPDATE organizations SET next_creative_number = next_creative_number + 1 WHERE id = $1 RETURNING next_creative_number - 1 AS number)
-		INSERT INTO creatives (organization_id, number, title, type, aspect_ratio, geo, language, author_id)
-		SELECT $1, number, 'Fixture creative', 'static', '9:16', 'DE', 'de-DE', $2 FROM n RETURNING id`, org, author).Scan(&id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.Pool.Exec(ctx, `
-		WITH v AS (INSERT INTO creative_versions (creative_id, number, author_id) VALUES ($1, 1, $2) RETURNING id)
-		UPDATE creatives SET current_version_id = v.id FROM v WHERE creatives.id = $1`, id, author); err != nil {
-		t.Fatal(err)
-	}
-	return id
 }

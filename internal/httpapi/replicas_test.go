@@ -131,7 +131,7 @@ func TestTwoReplicasUnderLoadStayCorrect(t *testing.T) {
 	creatives := make([]uuid.UUID, size.creatives)
 	authorClients, adminClients := clients(author), clients(admin)
 	for i := range creatives {
-		creatives[i] = draftCreative(t, a.DB, org, author)
+		creatives[i] = a.DB.DraftCreative(t, org, author)
 		path := fmt.Sprintf("/api/v1/organizations/%s/creatives/%s/actions", org, creatives[i])
 		both(authorClients, author, path, map[string]string{"action": "submit"}, fmt.Sprint("submit-", i))
 		both(adminClients, admin, path, map[string]string{"action": "archive"}, fmt.Sprint("archive-", i))

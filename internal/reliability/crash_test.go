@@ -66,7 +66,7 @@ func TestSIGKILLMidFlightLosesNothing(t *testing.T) {
 	d.Member(t, org, admin, "admin")
 	adminSession := newSession(t, d, admin)
 	for range size.creatives {
-		c := draftCreative(t, d, org, admin)
+		c := d.DraftCreative(t, org, admin)
 		cmds = append(cmds, &command{session: &adminSession, creative: c, call: call{method: "POST",
 			path: fmt.Sprintf("/api/v1/organizations/%s/creatives/%s/actions", org, c),
 			body: map[string]string{"action": "archive", "comment": "Crash test."}, key: "archive-" + c.String()}})

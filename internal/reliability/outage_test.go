@@ -225,14 +225,7 @@ func TestDatabaseOutageUnderLoad(t *testing.T) {
 	load.setPhase("transition")
 	setAllowConnections(t, d.Pool.Config().ConnConfig.Database, true)
 	d.Pool.Reset() // the test's own connections were terminated too
-	waitFor(t, "/readyz answers 200 again", 10*time.Second, func() bool {
-		res, err := http.Get(srv.url("/readyz"))
-		if err != nil {
-			return false
-		}
-		res.Body.Close()
-		return res.StatusCode == http.StatusOK
-	})
+	waitReady(t, srv, 10*time.Second)
 	load.setPhase("after")
 	load.await(t, "after", n, 30*time.Second)
 	results := load.finish()
@@ -280,14 +273,7 @@ func TestUnreachableDatabaseUnderLoad(t *testing.T) {
 
 	load.setPhase("transition")
 	proxy.thaw()
-	waitFor(t, "/readyz answers 200 again", 20*time.Second, func() bool {
-		res, err := http.Get(srv.url("/readyz"))
-		if err != nil {
-			return false
-		}
-		res.Body.Close()
-		return res.StatusCode == http.StatusOK
-	})
+	waitReady(t, srv, 20*time.Second)
 	load.setPhase("after")
 	load.await(t, "after", n, 30*time.Second)
 	results := load.finish()
@@ -316,7 +302,7 @@ func TestPoolExhaustionAnswers503(t *testing.T) {
 	admin, _ := d.User(t, "Busy Admin")
 	d.Member(t, org, admin, "admin")
 	s := newSession(t, d, admin)
-	creatives := []string{draftCreative(t, d, org, admin).String(), draftCreative(t, d, org, admin).String()}
+	creatives := []string{d.DraftCreative(t, org, admin).String(), d.DraftCreative(t, org, admin).String()}
 	tx, err := d.Pool.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -468,4 +454,17 @@ func (p *freezingProxy) thaw() {
 		close(p.frozen)
 		p.frozen = nil
 	}
+}
+
+// waitReady waits until the server's /readyz answers 200 again.
+func waitReady(t *testing.T, srv *server, within time.Duration) {
+	t.Helper()
+	waitFor(t, "/readyz answers 200 again", within, func() bool {
+		res, err := http.Get(srv.url("/readyz"))
+		if err != nil {
+			return false
+		}
+		res.Body.Close()
+		return res.StatusCode == http.StatusOK
+	})
 }

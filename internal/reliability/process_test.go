@@ -304,25 +304,6 @@ func refused(addr string) bool {
 	return errors.Is(err, syscall.ECONNREFUSED)
 }
 
-// draftCreative inserts a draft creative with one version by author.
-func draftCreative(t *testing.T, d *testenv.DB, org, author uuid.UUID) uuid.UUID {
-	t.Helper()
-	ctx := context.Background()
-	var id uuid.UUID
-	if err := d.Pool.QueryRow(ctx, `
-		WITH n AS (UPDATE organizations SET next_creative_number = next_creative_number + 1 WHERE id = $1 RETURNING next_creative_number - 1 AS number)
-		INSERT INTO creatives (organization_id, number, title, type, aspect_ratio, geo, language, author_id)
-		SELECT $1, number, 'Reliability creative', 'static', '9:16', 'DE', 'de-DE', $2 FROM n RETURNING id`, org, author).Scan(&id); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.Pool.Exec(ctx, `
-		WITH v AS (INSERT INTO creative_versions (creative_id, number, author_id) VALUES ($1, 1, $2) RETURNING id)
-		UPDATE creatives SET current_version_id = v.id FROM v WHERE creatives.id = $1`, id, author); err != nil {
-		t.Fatal(err)
-	}
-	return id
-}
-
 // count runs a count query on the test's database.
 func count(t *testing.T, d *testenv.DB, sql string, args ...any) int {
 	t.Helper()

@@ -47,7 +47,7 @@ func TestSIGTERMDrainsInFlightRequests(t *testing.T) {
 	admin, _ := d.User(t, "Drain Admin")
 	d.Member(t, org, admin, "admin")
 	adminSession := newSession(t, d, admin)
-	creative := draftCreative(t, d, org, admin)
+	creative := d.DraftCreative(t, org, admin)
 
 	// The test holds the creative's row: the archive waits inside its
 	// transaction, holding its key's claim, until the test lets go.

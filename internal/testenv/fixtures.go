@@ -57,6 +57,26 @@ func (d *DB) Member(t testing.TB, org, user uuid.UUID, role string) {
 	}
 }
 
+// DraftCreative inserts a draft creative of org with one version, authored
+// by author, numbered as the organization's next.
+func (d *DB) DraftCreative(t testing.TB, org, author uuid.UUID) uuid.UUID {
+	t.Helper()
+	ctx := context.Background()
+	var id uuid.UUID
+	if err := d.Pool.QueryRow(ctx, `
+		WITH n AS (UPDATE organizations SET next_creative_number = next_creative_number + 1 WHERE id = $1 RETURNING next_creative_number - 1 AS number)
+		INSERT INTO creatives (organization_id, number, title, type, aspect_ratio, geo, language, author_id)
+		SELECT $1, number, 'Fixture creative', 'static', '9:16', 'DE', 'de-DE', $2 FROM n RETURNING id`, org, author).Scan(&id); err != nil {
+		t.Fatalf("insert creative: %v", err)
+	}
+	if _, err := d.Pool.Exec(ctx, `
+		WITH v AS (INSERT INTO creative_versions (creative_id, number, author_id) VALUES ($1, 1, $2) RETURNING id)
+		UPDATE creatives SET current_version_id = v.id FROM v WHERE creatives.id = $1`, id, author); err != nil {
+		t.Fatalf("insert creative version: %v", err)
+	}
+	return id
+}
+
 // SignedIn returns a client signed in as a new user with a session created
 // directly in the database (sign-in itself is tested on its own, and
 // argon2id per test would only cost time).

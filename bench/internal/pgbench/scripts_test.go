@@ -1,14 +1,11 @@
 package pgbench_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/google/uuid"
 
 	"creativeapi/bench/internal/pgbench"
 	"creativeapi/internal/testenv"
@@ -31,22 +28,12 @@ func TestScriptsSendWhatTheServerSends(t *testing.T) {
 	}
 	tr := &testenv.RoundTrips{}
 	env := testenv.New(t, testenv.Options{Tracer: tr})
-	ctx := context.Background()
 	org := env.DB.Org(t, "Bench Org")
 	aID, _ := env.DB.User(t, "Amy Author")
 	rID, _ := env.DB.User(t, "Rob Reviewer")
 	env.DB.Member(t, org, aID, "author")
 	env.DB.Member(t, org, rID, "reviewer")
-	var creative uuid.UUID
-	if err := env.DB.Pool.QueryRow(ctx, `INSERT INTO creatives (organization_id, number, title, type, aspect_ratio, geo, language, author_id)
-		VALUES ($1, 1, 'Script check', 'static', '1:1', 'US', 'en-US', $2) RETURNING id`, org, aID).Scan(&creative); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := env.DB.Pool.Exec(ctx, `
-		WITH v AS (INSERT INTO creative_versions (creative_id, number, author_id) VALUES ($1, 1, $2) RETURNING id)
-		UPDATE creatives SET current_version_id = v.id FROM v WHERE creatives.id = $1`, creative, aID); err != nil {
-		t.Fatal(err)
-	}
+	creative := env.DB.DraftCreative(t, org, aID)
 	authorC, reviewerC := env.SessionFor(t, aID), env.SessionFor(t, rID)
 	depositor, _ := env.SignedIn(t, "Dee Depositor")
 	deposit := map[string]any{"amount": map[string]any{"amountMinor": "25000000", "currency": "USDT", "scale": 6}}
