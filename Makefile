@@ -8,7 +8,8 @@ FUZZTIME  ?= 30s
 PROVEN    := $(CURDIR)/test-artifacts/proven
 
 .DEFAULT_GOAL := help
-.PHONY: help deps run test test-go lint generate check-generated bench fuzz mock build soak race vulncheck
+.PHONY: help deps run test test-go lint generate check-generated bench fuzz mock build soak race vulncheck \
+	api-diff api-changelog api-release
 
 help: ## Show this help.
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -24,15 +25,16 @@ build: ## Build bin/creativeapi.
 run: deps build ## Migrate, seed the demo data and serve on http://127.0.0.1:8080 (private PostgreSQL under .data/).
 	$(DEV_ENV) ./bin/creativeapi serve --migrate --seed
 
-generate: ## Regenerate gen/, the TypeScript schema and the docs page from openapi.yaml, schema.sql and queries/.
+generate: ## Regenerate gen/, the TypeScript schema, the docs page and CHANGELOG-API.md from openapi.yaml, schema.sql and queries/.
 	$(TOOL) oapi-codegen -config oapi-codegen.yaml openapi.yaml
 	$(TOOL) sqlc generate
 	@sh scripts/npm-ci.sh
 	npm run --silent client:generate
 	npm run --silent docs:build
+	@sh scripts/api-changelog.sh
 
 check-generated: generate ## Fail when generated files differ from the committed ones.
-	@git diff --exit-code --stat -- gen clients/typescript/src/schema.ts internal/docs/index.html \
+	@git diff --exit-code --stat -- gen clients/typescript/src/schema.ts internal/docs/index.html CHANGELOG-API.md \
 		|| { echo "generated files are stale: run 'make generate' and commit" >&2; exit 1; }
 	@untracked=$$(git ls-files --others --exclude-standard -- gen); \
 		if [ -n "$$untracked" ]; then echo "untracked generated files: $$untracked" >&2; exit 1; fi
@@ -48,7 +50,16 @@ lint: ## go vet, staticcheck, gofmt, go mod tidy -diff, the spec lint, the TypeS
 	npm run --silent client:typecheck
 	npm run --silent client:test:typecheck
 
-test: deps check-generated lint test-go race ## Run every test (fresh machine: installs what is missing first).
+test: deps check-generated lint api-diff test-go race ## Run every test (fresh machine: installs what is missing first).
+
+api-diff: ## Fail on a change of openapi.yaml that can break clients of the last release (api/released/).
+	@sh scripts/api-diff.sh
+
+api-changelog: ## Write CHANGELOG-API.md: the API's changes since each release (also part of generate).
+	@sh scripts/api-changelog.sh
+
+api-release: ## Release the API at info.version: snapshot openapi.yaml into api/released/, empty the accepted breaking changes.
+	@sh scripts/api-release.sh
 
 # test-go runs every Go test (the TypeScript client and browser tests run
 # from internal/e2e), recording which (operation, status) pairs each test
