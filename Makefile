@@ -9,7 +9,7 @@ PROVEN    := $(CURDIR)/test-artifacts/proven
 
 .DEFAULT_GOAL := help
 .PHONY: help deps run test test-go lint generate check-generated bench fuzz mock build soak race vulncheck \
-	api-diff api-changelog api-release
+	api-diff api-changelog api-release client-pack
 
 help: ## Show this help.
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -22,6 +22,9 @@ deps: ## Install what a fresh Debian machine lacks (PostgreSQL server, Chromium,
 build: ## Build bin/creativeapi.
 	$(GO) build -o bin/creativeapi ./cmd/creativeapi
 
+client-pack: deps ## Build the TypeScript client as the npm package @creativeapi/client: dist/creativeapi-client-<version>.tgz.
+	@sh scripts/pack-client.sh dist
+
 run: deps build ## Migrate, seed the demo data and serve on http://127.0.0.1:8080 (private PostgreSQL under .data/).
 	$(DEV_ENV) ./bin/creativeapi serve --migrate --seed
 
@@ -30,11 +33,13 @@ generate: ## Regenerate gen/, the TypeScript schema, the docs page and CHANGELOG
 	$(TOOL) sqlc generate
 	@sh scripts/npm-ci.sh
 	npm run --silent client:generate
+	cd clients/typescript && npm pkg set --loglevel=error version=$$(sh ../../scripts/spec-version.sh ../../openapi.yaml)
 	npm run --silent docs:build
 	@sh scripts/api-changelog.sh
 
 check-generated: generate ## Fail when generated files differ from the committed ones.
-	@git diff --exit-code --stat -- gen clients/typescript/src/schema.ts internal/docs/index.html CHANGELOG-API.md \
+	@git diff --exit-code --stat -- gen clients/typescript/src/schema.ts clients/typescript/package.json \
+		internal/docs/index.html CHANGELOG-API.md \
 		|| { echo "generated files are stale: run 'make generate' and commit" >&2; exit 1; }
 	@untracked=$$(git ls-files --others --exclude-standard -- gen); \
 		if [ -n "$$untracked" ]; then echo "untracked generated files: $$untracked" >&2; exit 1; fi

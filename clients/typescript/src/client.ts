@@ -7,7 +7,10 @@
 //   try { await api.executeCreativeAction(orgId, id, { action: "approve", expectedVersion: 3 }); }
 //   catch (e) { if (e instanceof ApiProblem && e.code === "version_conflict") reload(); }
 import createClient, { type Client } from "openapi-fetch";
-import type { components, operations, paths } from "./schema";
+import type { components, operations, paths } from "./schema.js";
+
+/** The spec's types (generated from openapi.yaml), for anything the aliases below do not name. */
+export type { components, operations, paths };
 
 type Schemas = components["schemas"];
 export type Problem = Schemas["Problem"];
