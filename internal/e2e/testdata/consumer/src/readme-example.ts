@@ -1,6 +1,7 @@
-// The "client in ten lines" of the README (For frontend teams), kept here so
-// tsc type-checks it with the client test; it is compiled, never run.
-import { ApiProblem, createApiClient } from "../src/client.js";
+// The client example of the READMEs (the repository's "For frontend teams"
+// and the package's), kept here so the consumer test type-checks it against
+// the installed package; it is compiled, never run.
+import { ApiProblem, createApiClient } from "@creativeapi/client";
 
 const api = createApiClient({ baseUrl: "http://127.0.0.1:8080" }); // or "" behind your dev server's /api proxy
 const { memberships } = await api.signIn({ email: "author@acme.test", password: "demo-password-1" });
