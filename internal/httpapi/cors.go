@@ -14,7 +14,7 @@ import (
 const (
 	corsAllowMethods  = "GET, POST"
 	corsAllowHeaders  = "Content-Type, X-CSRF-Token, Idempotency-Key, traceparent"
-	corsExposeHeaders = "Location, Idempotent-Replayed, Retry-After, Trace-Id"
+	corsExposeHeaders = "Location, Idempotent-Replayed, Retry-After, Trace-Id, Deprecation, Sunset"
 	// corsMaxAge lets a browser reuse a preflight for ten minutes.
 	corsMaxAge = "600"
 )

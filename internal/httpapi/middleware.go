@@ -140,6 +140,10 @@ func gate(v *Validator, auth Authenticator, cop *http.CrossOriginProtection) ech
 			if err != nil {
 				return err
 			}
+			// Every answer of a deprecated operation says so, refusals too.
+			if d, ok := v.deprecated[route.Operation]; ok {
+				d.set(c.Response().Header())
+			}
 			security := route.Operation.Security
 			if security == nil {
 				security = &route.Spec.Security

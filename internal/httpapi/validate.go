@@ -40,6 +40,8 @@ type Validator struct {
 	// before it validates, so the filter's security pass would only repeat
 	// work on every request.
 	unsecured map[*openapi3.Operation]*openapi3.Operation
+	// deprecated are the headers of the deprecated operations' answers.
+	deprecated map[*openapi3.Operation]deprecationHeaders
 }
 
 var registerFormats sync.Once
@@ -66,6 +68,10 @@ func NewValidator(spec *openapi3.T, checks map[string]BodyCheck) (*Validator, er
 	if err != nil {
 		return nil, fmt.Errorf("build the spec router: %w", err)
 	}
+	deprecated, err := deprecations(spec)
+	if err != nil {
+		return nil, err
+	}
 	unsecured := map[*openapi3.Operation]*openapi3.Operation{}
 	for _, item := range spec.Paths.Map() {
 		for _, op := range item.Operations() {
@@ -85,8 +91,9 @@ func NewValidator(spec *openapi3.T, checks map[string]BodyCheck) (*Validator, er
 			KeepValidatedValue: true,
 			RegexCompiler:      compilePattern,
 		},
-		checks:    checks,
-		unsecured: unsecured,
+		checks:     checks,
+		unsecured:  unsecured,
+		deprecated: deprecated,
 	}, nil
 }
 
