@@ -8,3 +8,9 @@ import _ "embed"
 //
 //go:embed openapi.yaml
 var OpenAPIYAML []byte
+
+// APIChangelog is CHANGELOG-API.md, the API's changes by version (written
+// by `make api-changelog`), which the reference at /docs links to.
+//
+//go:embed CHANGELOG-API.md
+var APIChangelog []byte

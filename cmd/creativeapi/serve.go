@@ -68,6 +68,7 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 		Config: cfg, Store: st, Log: log, Auth: authSvc,
 		Idempotency: idempotency.NewRunner(st, cfg.IdempotencyTTL, cfg.PublicBaseURL),
 		SpecYAML:    creativeapi.OpenAPIYAML, DocsHTML: docs.HTML,
+		Changelog: creativeapi.APIChangelog,
 	})
 	if err != nil {
 		return err

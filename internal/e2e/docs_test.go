@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"creativeapi/internal/httpapi"
 	"creativeapi/internal/testenv"
 )
 
@@ -15,7 +16,8 @@ const chromiumInstallHint = "chromium is not installed: run `sudo apt-get instal
 // TestDocsPageWorksOfflineInABrowser opens the real server's /docs in
 // headless Chromium: the reference must show both commands and the Problem
 // schema with no failed request, no request off 127.0.0.1 and no console
-// error (a CSP violation is one). It saves test-artifacts/docs.png.
+// error (a CSP violation is one); its title must show the spec's version
+// and its change policy link the changelog. It saves test-artifacts/docs.png.
 func TestDocsPageWorksOfflineInABrowser(t *testing.T) {
 	t.Parallel()
 	node, root := requireNode(t)
@@ -31,6 +33,7 @@ func TestDocsPageWorksOfflineInABrowser(t *testing.T) {
 		"CHROMIUM=" + browser,
 		"USER_DATA_DIR=" + t.TempDir(),
 		"SCREENSHOT=" + shot,
+		"SPEC_VERSION=" + specVersion(t),
 		"NODE_OPTIONS=",
 	}, node, filepath.Join("internal", "e2e", "testdata", "docs-browser.mjs"))
 	t.Logf("%s screenshot: %s", out, shot)
@@ -53,4 +56,14 @@ func chromiumPath(t *testing.T) string {
 	}
 	t.Fatal(chromiumInstallHint)
 	return ""
+}
+
+// specVersion is openapi.yaml's info.version.
+func specVersion(t *testing.T) string {
+	t.Helper()
+	spec, err := httpapi.Spec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec.Info.Version
 }

@@ -29,9 +29,11 @@ type Deps struct {
 	Log         *slog.Logger
 	Auth        *auth.Service
 	Idempotency *idempotency.Runner
-	// SpecYAML is served at /openapi.yaml; DocsHTML at /docs.
-	SpecYAML []byte
-	DocsHTML []byte
+	// SpecYAML is served at /openapi.yaml, DocsHTML at /docs and
+	// Changelog (markdown) at /docs/changelog.
+	SpecYAML  []byte
+	DocsHTML  []byte
+	Changelog []byte
 }
 
 // Server implements the generated strict server interface; each resource's
@@ -76,6 +78,10 @@ func New(d Deps) (*echo.Echo, error) {
 	e.GET("/docs", func(c echo.Context) error {
 		c.Response().Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline' blob:; style-src 'unsafe-inline'; img-src data: blob:; font-src data:; worker-src blob:; connect-src 'self'")
 		return c.HTMLBlob(http.StatusOK, d.DocsHTML)
+	})
+	e.GET("/docs/changelog", func(c echo.Context) error {
+		// Markdown, shown as text: browsers display text/plain in the tab.
+		return c.Blob(http.StatusOK, "text/plain; charset=utf-8", d.Changelog)
 	})
 	return e, nil
 }

@@ -103,6 +103,7 @@ func NewOn(t testing.TB, d *DB, o Options) *Env {
 	h, err := httpapi.New(httpapi.Deps{
 		Config: cfg, Store: d.Store, Log: log, Auth: authSvc, Idempotency: idem,
 		SpecYAML: creativeapi.OpenAPIYAML, DocsHTML: docs.HTML,
+		Changelog: creativeapi.APIChangelog,
 	})
 	if err != nil {
 		t.Fatalf("build server: %v", err)

@@ -6,11 +6,12 @@
 //   CHROMIUM       the browser binary (Debian's chromium)
 //   USER_DATA_DIR  a fresh, empty profile directory
 //   SCREENSHOT     where to save the PNG
+//   SPEC_VERSION   openapi.yaml's info.version, which the page must show
 import { chromium } from "playwright-core";
 
-const { DOCS_URL, CHROMIUM, USER_DATA_DIR, SCREENSHOT } = process.env;
-if (!DOCS_URL || !CHROMIUM || !USER_DATA_DIR || !SCREENSHOT) {
-  console.error("docs-browser: DOCS_URL, CHROMIUM, USER_DATA_DIR and SCREENSHOT must be set");
+const { DOCS_URL, CHROMIUM, USER_DATA_DIR, SCREENSHOT, SPEC_VERSION } = process.env;
+if (!DOCS_URL || !CHROMIUM || !USER_DATA_DIR || !SCREENSHOT || !SPEC_VERSION) {
+  console.error("docs-browser: DOCS_URL, CHROMIUM, USER_DATA_DIR, SCREENSHOT and SPEC_VERSION must be set");
   process.exit(2);
 }
 
@@ -82,6 +83,20 @@ try {
 
   await deposit.getByRole("heading", { name: "Responses" }).scrollIntoViewIfNeeded();
   await page.screenshot({ path: SCREENSHOT });
+
+  // The title shows the spec's version, and the change policy links the
+  // changelog, which the server serves.
+  const title = await page.locator("h1").first().textContent();
+  if (!title.includes(`(${SPEC_VERSION})`)) failures.push(`the title "${title}" does not show version ${SPEC_VERSION}`);
+  const changelog = page.getByRole("link", { name: "API changelog" }).first();
+  const href = await changelog.getAttribute("href");
+  await changelog.scrollIntoViewIfNeeded();
+  await changelog.click();
+  await page.waitForURL((url) => url.pathname === "/docs/changelog");
+  const text = await page.locator("body").innerText();
+  if (!text.startsWith("# API changelog") || !text.includes(`version ${SPEC_VERSION}`)) {
+    failures.push(`the changelog link (${href}) did not lead to the changelog of ${SPEC_VERSION}: ${text.slice(0, 200)}`);
+  }
 } catch (err) {
   failures.push(`check failed: ${err.message.split("\n").slice(0, 3).join(" ")}`);
 } finally {
