@@ -22,7 +22,7 @@ deps: ## Install what a fresh Debian machine lacks (PostgreSQL server, Chromium,
 build: ## Build bin/creativeapi.
 	$(GO) build -o bin/creativeapi ./cmd/creativeapi
 
-client-pack: deps ## Build the TypeScript client as the npm package @creativeapi/client: dist/creativeapi-client-<version>.tgz.
+client-pack: ## Build the TypeScript client as the npm package @creativeapi/client: dist/creativeapi-client-<version>.tgz.
 	@sh scripts/pack-client.sh dist
 
 run: deps build ## Migrate, seed the demo data and serve on http://127.0.0.1:8080 (private PostgreSQL under .data/).
