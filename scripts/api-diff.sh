@@ -67,8 +67,8 @@ if [ "${base_version%%.*}" -lt "${version%%.*}" ]; then
 	exit 0
 fi
 
-# shellcheck disable=SC2086
 status=0
+# shellcheck disable=SC2086
 oasdiff breaking "$base" "$revision" $flags --fail-on WARN >"$tmp/report" || status=$?
 cat "$tmp/report"
 case $status in
