@@ -118,16 +118,23 @@ WHERE id IN (
   AND reserved AND status <> 'confirming';
 
 -- name: DepositCredit :one
--- DepositCredit credits an open deposit paid by chain transaction tx_id and
--- appends its ledger entry, in one statement. No row: the deposit is
--- already credited, not open, paid by another transaction, or tx_id
--- already paid another deposit; UNIQUE (source_type, source_id) and
--- UNIQUE (network, transfer_tx_id) back this up under races.
+-- DepositCredit credits a deposit paid by chain transaction tx_id with
+-- exactly its requested amount, and appends its ledger entry, in one
+-- statement. The deposit must be open (confirming, or awaiting its
+-- transfer before expires_at), or, when late is set (an operator settling
+-- a late transfer), awaiting or expired. No row: the amount differs, the
+-- deposit is already credited, not creditable, paid by another transaction,
+-- or tx_id already paid another deposit; UNIQUE (source_type, source_id)
+-- and UNIQUE (network, transfer_tx_id) back this up under races.
 WITH credited AS (
     UPDATE deposits d
-    SET status = 'credited', transfer_tx_id = @tx_id::text, credited_amount_minor = @amount_minor, reserved = false
+    SET status = 'credited', transfer_tx_id = @tx_id::text, credited_amount_minor = d.requested_amount_minor,
+        confirmations = d.confirmations_required, reserved = false
     WHERE d.id = @id
-      AND (d.status = 'confirming' OR (d.status = 'awaiting_transfer' AND d.expires_at > now()))
+      AND d.requested_amount_minor = @amount_minor::bigint
+      AND (d.status = 'confirming'
+           OR (d.status = 'awaiting_transfer' AND d.expires_at > now())
+           OR (@late::boolean AND d.status IN ('awaiting_transfer', 'expired')))
       AND (d.transfer_tx_id IS NULL OR d.transfer_tx_id = @tx_id)
       AND NOT EXISTS (
           SELECT 1 FROM deposits t

@@ -16,9 +16,13 @@ import (
 const depositCredit = `-- name: DepositCredit :one
 WITH credited AS (
     UPDATE deposits d
-    SET status = 'credited', transfer_tx_id = $1::text, credited_amount_minor = $2, reserved = false
-    WHERE d.id = $3
-      AND (d.status = 'confirming' OR (d.status = 'awaiting_transfer' AND d.expires_at > now()))
+    SET status = 'credited', transfer_tx_id = $1::text, credited_amount_minor = d.requested_amount_minor,
+        confirmations = d.confirmations_required, reserved = false
+    WHERE d.id = $2
+      AND d.requested_amount_minor = $3::bigint
+      AND (d.status = 'confirming'
+           OR (d.status = 'awaiting_transfer' AND d.expires_at > now())
+           OR ($4::boolean AND d.status IN ('awaiting_transfer', 'expired')))
       AND (d.transfer_tx_id IS NULL OR d.transfer_tx_id = $1)
       AND NOT EXISTS (
           SELECT 1 FROM deposits t
@@ -33,17 +37,26 @@ RETURNING id
 
 type DepositCreditParams struct {
 	TxID        string
-	AmountMinor int64
 	ID          uuid.UUID
+	AmountMinor int64
+	Late        bool
 }
 
-// DepositCredit credits an open deposit paid by chain transaction tx_id and
-// appends its ledger entry, in one statement. No row: the deposit is
-// already credited, not open, paid by another transaction, or tx_id
-// already paid another deposit; UNIQUE (source_type, source_id) and
-// UNIQUE (network, transfer_tx_id) back this up under races.
+// DepositCredit credits a deposit paid by chain transaction tx_id with
+// exactly its requested amount, and appends its ledger entry, in one
+// statement. The deposit must be open (confirming, or awaiting its
+// transfer before expires_at), or, when late is set (an operator settling
+// a late transfer), awaiting or expired. No row: the amount differs, the
+// deposit is already credited, not creditable, paid by another transaction,
+// or tx_id already paid another deposit; UNIQUE (source_type, source_id)
+// and UNIQUE (network, transfer_tx_id) back this up under races.
 func (q *Queries) DepositCredit(ctx context.Context, arg DepositCreditParams) (int64, error) {
-	row := q.db.QueryRow(ctx, depositCredit, arg.TxID, arg.AmountMinor, arg.ID)
+	row := q.db.QueryRow(ctx, depositCredit,
+		arg.TxID,
+		arg.ID,
+		arg.AmountMinor,
+		arg.Late,
+	)
 	var id int64
 	err := row.Scan(&id)
 	return id, err

@@ -24,6 +24,44 @@ type Asset struct {
 	Sha256     string
 }
 
+type ChainTransfer struct {
+	ID          int64
+	Network     string
+	TxID        string
+	Token       string
+	FromAddress string
+	ToAddress   string
+	AmountRaw   string
+	AmountMinor *int64
+	BlockTime   time.Time
+	BlockNumber *int64
+	Status      string
+	Reason      *string
+	DepositID   *uuid.UUID
+	NeedsReview bool
+	SeenAt      time.Time
+	UpdatedAt   time.Time
+}
+
+type ChainTransferSettlement struct {
+	ID         int64
+	TransferID int64
+	Action     string
+	Operator   string
+	Note       string
+	CreatedAt  time.Time
+}
+
+type ChainWatchPosition struct {
+	Network    string
+	Address    string
+	Token      string
+	Position   time.Time
+	HeadBlock  int64
+	SolidBlock int64
+	PolledAt   time.Time
+}
+
 type Client struct {
 	ID             uuid.UUID
 	OrganizationID uuid.UUID

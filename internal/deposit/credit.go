@@ -44,21 +44,38 @@ var (
 	ErrNotCreditable = errors.New("deposit: not creditable")
 	// ErrInvalidCredit: an empty transaction id or a non-positive amount.
 	ErrInvalidCredit = errors.New("deposit: credit needs a transaction id and a positive amount")
+	// ErrAmountMismatch: the transfer's amount is not the deposit's
+	// requested amount; a short (or long) transfer never credits.
+	ErrAmountMismatch = errors.New("deposit: the transferred amount is not the requested amount")
 )
 
 // Credit is the chain watcher's one way to pay a deposit: it moves the
 // deposit to credited with transfer txID and amountMinor, releases its
 // reserved amount and appends the ledger entry ('deposit', id), all in one
-// statement on q (the caller's transaction or the pool). It is exactly
-// once: calling it again for the same deposit, or with a transaction that
-// already paid a deposit, changes nothing and says so in the outcome.
-// Under a race between two deposits claiming one transaction the loser
-// gets store.ErrConflict from the unique transaction id.
+// statement on q (the caller's transaction or the pool). It credits only an
+// open deposit, and only when amountMinor is exactly the requested amount
+// (ErrAmountMismatch otherwise). It is exactly once: calling it again for
+// the same deposit, or with a transaction that already paid a deposit,
+// changes nothing and says so in the outcome. Under a race between two
+// deposits claiming one transaction the loser gets store.ErrConflict from
+// the unique transaction id.
 func Credit(ctx context.Context, q *db.Queries, depositID uuid.UUID, txID string, amountMinor int64) (CreditOutcome, error) {
+	return credit(ctx, q, depositID, txID, amountMinor, false)
+}
+
+// CreditLate is Credit for an operator settling a transfer that arrived
+// after the deposit expired (docs/deposits.md, "Late and unmatched
+// transfers"): the deposit may be expired, and is credited exactly once,
+// with exactly its requested amount, like any other.
+func CreditLate(ctx context.Context, q *db.Queries, depositID uuid.UUID, txID string, amountMinor int64) (CreditOutcome, error) {
+	return credit(ctx, q, depositID, txID, amountMinor, true)
+}
+
+func credit(ctx context.Context, q *db.Queries, depositID uuid.UUID, txID string, amountMinor int64, late bool) (CreditOutcome, error) {
 	if txID == "" || amountMinor <= 0 {
 		return 0, ErrInvalidCredit
 	}
-	_, err := q.DepositCredit(ctx, db.DepositCreditParams{ID: depositID, TxID: txID, AmountMinor: amountMinor})
+	_, err := q.DepositCredit(ctx, db.DepositCreditParams{ID: depositID, TxID: txID, AmountMinor: amountMinor, Late: late})
 	if err = store.Translate(err); err == nil {
 		return Credited, nil
 	} else if !errors.Is(err, store.ErrNotFound) {
@@ -73,11 +90,13 @@ func Credit(ctx context.Context, q *db.Queries, depositID uuid.UUID, txID string
 	switch {
 	case d.Status == StatusCredited:
 		return AlreadyCredited, nil
+	case d.RequestedAmountMinor != amountMinor:
+		return 0, ErrAmountMismatch
 	case d.TransferTxID != nil && *d.TransferTxID != txID:
 		return 0, ErrNotCreditable
-	case IsOpen(EffectiveStatus(d.Status, d.ExpiresAt, row.DbNow)):
-		// Open and unmatched or matched to txID: the statement refused only
-		// because txID paid another deposit.
+	case IsOpen(EffectiveStatus(d.Status, d.ExpiresAt, row.DbNow)) || late:
+		// Creditable and unmatched or matched to txID: the statement
+		// refused only because txID paid another deposit.
 		return TransferAlreadyUsed, nil
 	}
 	return 0, ErrNotCreditable

@@ -24,6 +24,10 @@ const maxEncodedLen = 35
 // be configured in production.
 const DevTreasuryAddress = "TBXSw8fM4jpQkGc6zZjsVABFpVN7UvXPdV"
 
+// MainnetUSDT is the USDT (TRC20) contract on TRON mainnet, the token
+// deposits are paid in unless configured otherwise.
+const MainnetUSDT = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"
+
 // The errors ValidateAddress returns, so callers can tell why an address was
 // refused.
 var (

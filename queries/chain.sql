@@ -1,0 +1,146 @@
+-- The chain watcher's statements (docs/deposits.md). Every batch statement
+-- takes arrays, so a poll costs a fixed number of round trips however many
+-- transfers it sees.
+
+-- name: ChainPositionGet :one
+-- ChainPositionGet reads where the watcher of one treasury and token stands.
+SELECT position FROM chain_watch_positions
+WHERE network = @network AND address = @address AND token = @token;
+
+-- name: ChainPositionSave :exec
+-- ChainPositionSave stores where the watcher stands after a poll.
+INSERT INTO chain_watch_positions (network, address, token, position, head_block, solid_block, polled_at)
+VALUES (@network, @address, @token, @position, @head_block, @solid_block, now())
+ON CONFLICT (network, address, token) DO UPDATE
+SET position = excluded.position, head_block = excluded.head_block,
+    solid_block = excluded.solid_block, polled_at = excluded.polled_at;
+
+-- name: ChainTransfersKnown :many
+-- ChainTransfersKnown returns which of the given transactions' transfers are
+-- recorded already. A vanished one counts as unknown: if the chain shows it
+-- again, it is judged again.
+SELECT tx_id, token, from_address, amount_raw FROM chain_transfers
+WHERE network = @network AND tx_id = ANY (@tx_ids::text[]) AND status <> 'vanished';
+
+-- name: DepositsForAmounts :many
+-- DepositsForAmounts locks the deposits holding a reservation for any of
+-- the given amounts on the treasury: by deposits_reserved_amount_key, at
+-- most one per amount.
+SELECT id, requested_amount_minor, status, transfer_tx_id, created_at, expires_at
+FROM deposits
+WHERE reserved AND network = @network AND address = @address AND currency = @currency
+  AND requested_amount_minor = ANY (@amounts::bigint[])
+FOR UPDATE;
+
+-- name: ChainTransfersRecord :many
+-- ChainTransfersRecord records judged transfers and moves the deposits the
+-- confirming ones pay to confirming, in one statement. A transfer recorded
+-- before is left alone (and so is its deposit) unless it had vanished.
+-- The arrays are the columns of the transfers, of equal length; empty
+-- strings, zero amounts and the nil UUID stand for null.
+WITH input AS (
+    SELECT unnest(@tx_ids::text[]) AS tx_id, unnest(@tokens::text[]) AS token,
+           unnest(@from_addresses::text[]) AS from_address, unnest(@to_addresses::text[]) AS to_address,
+           unnest(@amount_raws::text[]) AS amount_raw, unnest(@amount_minors::bigint[]) AS amount_minor,
+           unnest(@block_times::timestamptz[]) AS block_time, unnest(@block_numbers::bigint[]) AS block_number,
+           unnest(@statuses::text[]) AS status, unnest(@reasons::text[]) AS reason,
+           unnest(@deposit_ids::uuid[]) AS deposit_id
+), recorded AS (
+    INSERT INTO chain_transfers AS t (
+        network, tx_id, token, from_address, to_address, amount_raw, amount_minor, block_time,
+        block_number, status, reason, deposit_id, needs_review)
+    SELECT @network::text, i.tx_id, i.token, i.from_address, i.to_address, i.amount_raw,
+           nullif(i.amount_minor, 0), i.block_time, i.block_number, i.status, nullif(i.reason, ''),
+           nullif(i.deposit_id, '00000000-0000-0000-0000-000000000000'::uuid),
+           i.status IN ('late', 'unmatched')
+    FROM input i
+    ON CONFLICT (network, tx_id, token, from_address, amount_raw) DO UPDATE
+    SET block_time = excluded.block_time, block_number = excluded.block_number, status = excluded.status,
+        reason = excluded.reason, deposit_id = excluded.deposit_id, needs_review = excluded.needs_review,
+        updated_at = now()
+    WHERE t.status = 'vanished'
+    RETURNING t.id, t.tx_id, t.status, t.deposit_id, t.block_number
+)
+UPDATE deposits d
+SET status = 'confirming', transfer_tx_id = r.tx_id,
+    confirmations = least(greatest(sqlc.arg('head_block')::bigint - r.block_number + 1, 0), d.confirmations_required)
+FROM recorded r
+WHERE d.id = r.deposit_id AND r.status = 'confirming' AND d.transfer_tx_id IS NULL
+RETURNING d.id;
+
+-- name: ChainTransfersConfirming :many
+-- ChainTransfersConfirming lists the transfers paying a deposit that wait
+-- for their block to be solidified, oldest first.
+SELECT t.id, t.tx_id, t.block_number, t.amount_minor, t.deposit_id, d.confirmations_required
+FROM chain_transfers t JOIN deposits d ON d.id = t.deposit_id
+WHERE t.network = @network AND t.status = 'confirming'
+ORDER BY t.id
+LIMIT @row_limit;
+
+-- name: ChainConfirmationsSet :exec
+-- ChainConfirmationsSet stores each confirming transfer's block (a fork may
+-- have moved it) and its deposit's confirmations, in one statement.
+WITH u AS (
+    SELECT unnest(@transfer_ids::bigint[]) AS id, unnest(@block_numbers::bigint[]) AS block_number,
+           unnest(@confirmations::integer[]) AS confirmations
+), moved AS (
+    UPDATE chain_transfers t SET block_number = u.block_number, updated_at = now()
+    FROM u
+    WHERE t.id = u.id AND t.status = 'confirming' AND t.block_number IS DISTINCT FROM u.block_number
+)
+UPDATE deposits d SET confirmations = u.confirmations
+FROM u JOIN chain_transfers t ON t.id = u.id
+WHERE d.id = t.deposit_id AND d.status = 'confirming' AND d.transfer_tx_id = t.tx_id
+  AND d.confirmations <> u.confirmations;
+
+-- name: ChainTransfersRevert :many
+-- ChainTransfersRevert ends confirming transfers that failed or vanished
+-- and puts their deposits back: awaiting the transfer, or expired past
+-- expires_at, with no confirmations and no transaction.
+WITH u AS (
+    SELECT unnest(@transfer_ids::bigint[]) AS id, unnest(@statuses::text[]) AS status,
+           unnest(@reasons::text[]) AS reason
+), ended AS (
+    UPDATE chain_transfers t
+    SET status = u.status, reason = u.reason, needs_review = u.status IN ('late', 'unmatched'), updated_at = now()
+    FROM u
+    WHERE t.id = u.id AND t.status = 'confirming'
+    RETURNING t.deposit_id, t.tx_id
+)
+UPDATE deposits d
+SET status = CASE WHEN d.expires_at <= now() THEN 'expired' ELSE 'awaiting_transfer' END,
+    confirmations = 0, transfer_tx_id = NULL
+FROM ended e
+WHERE d.id = e.deposit_id AND d.status = 'confirming' AND d.transfer_tx_id = e.tx_id
+RETURNING d.id;
+
+-- name: ChainTransferCredited :exec
+-- ChainTransferCredited marks a transfer as having paid its deposit.
+UPDATE chain_transfers SET status = 'credited', needs_review = false, updated_at = now()
+WHERE id = @id;
+
+-- name: ChainTransfersForReview :many
+-- ChainTransfersForReview pages transfers by id: those waiting for an
+-- operator (needs_review) or, with every set, all of them; status narrows it.
+SELECT * FROM chain_transfers
+WHERE (@every::boolean OR needs_review)
+  AND (sqlc.narg('status')::text IS NULL OR status = sqlc.narg('status'))
+  AND id > @after_id
+ORDER BY id
+LIMIT @row_limit;
+
+-- name: ChainTransferLock :one
+-- ChainTransferLock reads a transfer for settling it.
+SELECT * FROM chain_transfers WHERE id = @id FOR UPDATE;
+
+-- name: ChainTransferSettle :exec
+-- ChainTransferSettle records an operator's settlement and closes the
+-- transfer's review, in one statement; the unique transfer_id refuses a
+-- second settlement.
+WITH settled AS (
+    INSERT INTO chain_transfer_settlements (transfer_id, action, operator, note)
+    VALUES (@id, @action, @operator, @note)
+    RETURNING transfer_id
+)
+UPDATE chain_transfers t SET status = @action, needs_review = false, updated_at = now()
+FROM settled s WHERE t.id = s.transfer_id;
