@@ -28,6 +28,11 @@ const required = 3
 
 const hundredUSDT = 100_000_000
 
+const (
+	tronTreasury = tron.DevTreasuryAddress
+	tronUSDT     = tron.MainnetUSDT
+)
+
 // bundle is what a watcher test works with: its database, a simulated
 // chain behind a real HTTP server, and a user who owns deposits.
 type bundle struct {
@@ -40,9 +45,9 @@ type bundle struct {
 	user     uuid.UUID
 }
 
-func setup(t *testing.T) (*chainwatch.Watcher, *bundle) {
+func setup(t testing.TB, opts ...testenv.PoolOptions) (*chainwatch.Watcher, *bundle) {
 	t.Helper()
-	b := &bundle{d: testenv.NewDB(t), chain: devchain.New(devchain.Options{Contract: tron.MainnetUSDT})}
+	b := &bundle{d: testenv.NewDB(t, opts...), chain: devchain.New(devchain.Options{Contract: tron.MainnetUSDT})}
 	h := b.chain.Handler()
 	b.upstream = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if b.wrap != nil {
@@ -58,7 +63,7 @@ func setup(t *testing.T) (*chainwatch.Watcher, *bundle) {
 
 // watcher is a new watcher of the bundle's chain on d (another replica
 // when d is another pool on the same database).
-func (b *bundle) watcher(t *testing.T, d *testenv.DB) *chainwatch.Watcher {
+func (b *bundle) watcher(t testing.TB, d *testenv.DB) *chainwatch.Watcher {
 	t.Helper()
 	api, err := trongrid.New(b.upstream.URL, nil, 2*time.Second)
 	if err != nil {
@@ -78,7 +83,7 @@ func logger() *slog.Logger {
 }
 
 // deposit opens a deposit of base for the bundle's user.
-func (b *bundle) deposit(t *testing.T, base int64) db.Deposit {
+func (b *bundle) deposit(t testing.TB, base int64) db.Deposit {
 	t.Helper()
 	var dep db.Deposit
 	err := b.d.Store.InTx(context.Background(), func(q *db.Queries) error {
@@ -106,7 +111,7 @@ func (b *bundle) pay(t *testing.T, amount int64) string {
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
 // poll runs one poll and fails the test on error.
-func poll(t *testing.T, w *chainwatch.Watcher) chainwatch.Result {
+func poll(t testing.TB, w *chainwatch.Watcher) chainwatch.Result {
 	t.Helper()
 	res, err := w.Poll(context.Background())
 	if err != nil {
@@ -124,7 +129,7 @@ type state struct {
 	Reserved      bool
 }
 
-func (b *bundle) state(t *testing.T, id uuid.UUID) state {
+func (b *bundle) state(t testing.TB, id uuid.UUID) state {
 	t.Helper()
 	var s state
 	err := b.d.Pool.QueryRow(context.Background(),
@@ -163,7 +168,7 @@ func (b *bundle) transfers(t *testing.T) []transfer {
 }
 
 // balance is the user's ledger sum and entry count.
-func (b *bundle) balance(t *testing.T) (sum int64, entries int) {
+func (b *bundle) balance(t testing.TB) (sum int64, entries int) {
 	t.Helper()
 	err := b.d.Pool.QueryRow(context.Background(),
 		"SELECT coalesce(sum(amount_minor), 0), count(*) FROM ledger_entries WHERE user_id = $1", b.user).Scan(&sum, &entries)
@@ -173,7 +178,7 @@ func (b *bundle) balance(t *testing.T) (sum int64, entries int) {
 	return sum, entries
 }
 
-func (b *bundle) exec(t *testing.T, sql string, args ...any) {
+func (b *bundle) exec(t testing.TB, sql string, args ...any) {
 	t.Helper()
 	if _, err := b.d.Pool.Exec(context.Background(), sql, args...); err != nil {
 		t.Fatalf("%s: %v", sql, err)

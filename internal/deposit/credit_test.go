@@ -112,8 +112,11 @@ func TestCredit_RefusesWhatTheWatcherMustNotCredit(t *testing.T) {
 		amount int64
 		want   error
 	}{
-		{"a late transfer to an expired deposit is for review", expired.ID, "tx-late", hundredUSDT, deposit.ErrNotCreditable},
-		{"a deposit matched to another transaction", matched.ID, "tx-other", hundredUSDT, deposit.ErrNotCreditable},
+		{"a late transfer to an expired deposit is for review", expired.ID, "tx-late", expired.RequestedAmountMinor, deposit.ErrNotCreditable},
+		{"a deposit matched to another transaction", matched.ID, "tx-other", matched.RequestedAmountMinor, deposit.ErrNotCreditable},
+		{"a short transfer", matched.ID, "tx-seen", matched.RequestedAmountMinor - 1, deposit.ErrAmountMismatch},
+		{"a transfer of the base amount without its suffix", matched.ID, "tx-seen", hundredUSDT, deposit.ErrAmountMismatch},
+		{"a long transfer", matched.ID, "tx-seen", matched.RequestedAmountMinor + 1, deposit.ErrAmountMismatch},
 		{"an unknown deposit", uuid.New(), "tx-x", hundredUSDT, store.ErrNotFound},
 		{"an empty transaction id", matched.ID, "", hundredUSDT, deposit.ErrInvalidCredit},
 		{"a zero amount", matched.ID, "tx-seen", 0, deposit.ErrInvalidCredit},
@@ -129,6 +132,9 @@ func TestCredit_RefusesWhatTheWatcherMustNotCredit(t *testing.T) {
 	if n := count(t, d, "SELECT count(*) FROM ledger_entries"); n != 0 {
 		t.Fatalf("%d ledger entries, want none", n)
 	}
+	if r := read(t, d, matched.ID); r.Status != deposit.StatusConfirming || !r.Reserved {
+		t.Fatalf("refused credits changed the deposit: %+v", r)
+	}
 
 	t.Run("a confirming deposit past its expiry is credited by its own transaction", func(t *testing.T) {
 		exec(t, d, "UPDATE deposits SET expires_at = now() - interval '1 minute' WHERE id = $1", matched.ID)
@@ -137,4 +143,34 @@ func TestCredit_RefusesWhatTheWatcherMustNotCredit(t *testing.T) {
 			t.Fatalf("Credit = %v, %v; want credited", got, err)
 		}
 	})
+}
+
+func TestCreditLate_AnOperatorCreditsAnExpiredDepositOnceWithItsExactAmount(t *testing.T) {
+	t.Parallel()
+	d := testenv.NewDB(t)
+	user, _ := d.User(t, "Late Larry")
+	ctx := context.Background()
+	dep := mustCreate(t, d, user, hundredUSDT)
+	exec(t, d, "UPDATE deposits SET status = 'expired', expires_at = now() - interval '1 hour' WHERE id = $1", dep.ID)
+
+	if _, err := deposit.Credit(ctx, d.Store.Q, dep.ID, "tx-late", dep.RequestedAmountMinor); !errors.Is(err, deposit.ErrNotCreditable) {
+		t.Fatalf("the watcher's Credit = %v; want not creditable", err)
+	}
+	if _, err := deposit.CreditLate(ctx, d.Store.Q, dep.ID, "tx-late", dep.RequestedAmountMinor-1); !errors.Is(err, deposit.ErrAmountMismatch) {
+		t.Fatalf("CreditLate of a short amount = %v; want amount mismatch", err)
+	}
+	got, err := deposit.CreditLate(ctx, d.Store.Q, dep.ID, "tx-late", dep.RequestedAmountMinor)
+	if err != nil || got != deposit.Credited {
+		t.Fatalf("CreditLate = %v, %v; want credited", got, err)
+	}
+	got, err = deposit.CreditLate(ctx, d.Store.Q, dep.ID, "tx-late", dep.RequestedAmountMinor)
+	if err != nil || got != deposit.AlreadyCredited {
+		t.Fatalf("second CreditLate = %v, %v; want already credited", got, err)
+	}
+	if r := read(t, d, dep.ID); r.Status != deposit.StatusCredited || r.CreditedAmount != dep.RequestedAmountMinor || r.Reserved {
+		t.Fatalf("deposit: %+v", r)
+	}
+	if n := count(t, d, "SELECT count(*) FROM ledger_entries WHERE user_id = $1", user); n != 1 {
+		t.Fatalf("%d ledger entries, want 1", n)
+	}
 }
