@@ -26,7 +26,7 @@ client-pack: ## Build the TypeScript client as the npm package @creativeapi/clie
 	@sh scripts/pack-client.sh dist
 
 run: deps build ## Migrate, seed the demo data and serve on http://127.0.0.1:8080 (private PostgreSQL under .data/).
-	$(DEV_ENV) ./bin/creativeapi serve --migrate --seed
+	$(DEV_ENV) ./bin/creativeapi serve --migrate --seed --devchain
 
 generate: ## Regenerate gen/, the TypeScript schema, the docs page and CHANGELOG-API.md from openapi.yaml, schema.sql and queries/.
 	$(TOOL) oapi-codegen -config oapi-codegen.yaml openapi.yaml

@@ -17,11 +17,15 @@ import (
 const usage = `usage: creativeapi <command> [flags]
 
 commands:
-  serve [--migrate] [--seed]   run the HTTP server (flags: migrate and seed first)
+  serve [--migrate] [--seed] [--devchain]
+                               run the HTTP server (flags: migrate and seed first;
+                               run the chain watcher on a local chain simulator)
   migrate                      apply the database migrations
   seed [--creatives N]         load the demo data (re-runnable); N extra draft creatives
   users create|list|set-password  manage users (passwords from stdin)
   orgs create|add-member|remove-member  manage organizations
+  transfers list|settle        review late and unmatched chain transfers
+  devchain pay --amount A      pay on the development chain simulator (serve --devchain)
 
 Configuration comes from environment variables; see README.md.
 `
@@ -63,6 +67,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmdUsers(ctx, e, args[1:])
 	case "orgs":
 		return cmdOrgs(ctx, e, args[1:])
+	case "transfers":
+		return cmdTransfers(ctx, e, args[1:])
+	case "devchain":
+		return cmdDevchain(ctx, e, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -29,6 +29,7 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 	fs.SetOutput(e.stderr)
 	migrate := fs.Bool("migrate", false, "apply migrations before serving")
 	seedData := fs.Bool("seed", false, "load the demo data before serving")
+	devchainOn := fs.Bool("devchain", false, "development: watch a local chain simulator (DEVCHAIN_ADDR) instead of TRON_API_URL")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -60,6 +61,16 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 	if cfg.TreasuryAddress == "" {
 		log.Warn("TREASURY_ADDRESS is not set: deposit requests answer 503 deposits_unavailable")
 	}
+	chainLine := ""
+	if *devchainOn {
+		url, stopChain, err := startDevchain(cfg, log)
+		if err != nil {
+			return err
+		}
+		defer stopChain()
+		cfg.TronAPIURL = url
+		chainLine = fmt.Sprintf("  Chain %s (simulator; pay a deposit: ./bin/creativeapi devchain pay --amount <requestedAmount>)\n", url)
+	}
 
 	authSvc := auth.NewService(st, auth.SessionConfig{
 		CookieSecure: cfg.CookieSecure, IdleTTL: cfg.SessionIdleTTL, AbsoluteTTL: cfg.SessionAbsoluteTTL,
@@ -85,12 +96,19 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 	sweepCtx, stopSweep := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopSweep()
 	go sweeper.Run(sweepCtx, cfg.SweepInterval, log, bounded(cfg.SweepInterval, sweepJobs(st, log))...)
+	if cfg.TreasuryAddress != "" {
+		watched, err := startWatcher(sweepCtx, cfg, st, log)
+		if err != nil {
+			return err
+		}
+		defer func() { stopSweep(); <-watched }()
+	}
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	base := "http://" + ln.Addr().String()
 	log.Info("serving", "api", base+"/api/v1", "docs", base+"/docs", "spec", base+"/openapi.yaml")
-	fmt.Fprintf(e.stderr, "\n  API   %s/api/v1\n  Docs  %s/docs\n  Demo logins (password %s): admin@acme.test, reviewer@acme.test, author@acme.test, viewer@acme.test, admin@globex.test\n\n", base, base, seed.DemoPassword)
+	fmt.Fprintf(e.stderr, "\n  API   %s/api/v1\n  Docs  %s/docs\n%s  Demo logins (password %s): admin@acme.test, reviewer@acme.test, author@acme.test, viewer@acme.test, admin@globex.test\n\n", base, base, chainLine, seed.DemoPassword)
 
 	select {
 	case err := <-served:

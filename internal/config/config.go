@@ -44,6 +44,18 @@ type Config struct {
 	// exact transfer still finds its deposit.
 	DepositMonitoringWindow time.Duration
 
+	// TronAPIURL is the TronGrid-compatible API the chain watcher reads;
+	// TronAPIKeys are sent as TRON-PRO-API-KEY in turn.
+	TronAPIURL       string
+	TronAPIKeys      []string
+	TronUSDTContract string
+	// ChainPollInterval is the pause between two polls of the chain.
+	ChainPollInterval time.Duration
+	// DevchainAddr and DevchainBlockInterval configure the chain simulator
+	// that `serve --devchain` starts (development only).
+	DevchainAddr          string
+	DevchainBlockInterval time.Duration
+
 	// IdempotencyTTL is how long a stored command outcome replays.
 	IdempotencyTTL time.Duration
 
@@ -92,6 +104,12 @@ func Load(getenv func(string) string) (Config, error) {
 		DepositMaxMinor:         p.int64("DEPOSIT_MAX_MINOR", 100_000_000_000),
 		DepositMaxOpenPerUser:   p.integer("DEPOSIT_MAX_OPEN_PER_USER", 5),
 		DepositMonitoringWindow: p.duration("DEPOSIT_MONITORING_WINDOW", 24*time.Hour),
+		TronAPIURL:              strings.TrimRight(p.str("TRON_API_URL", "https://api.trongrid.io"), "/"),
+		TronAPIKeys:             p.list("TRON_API_KEY"),
+		TronUSDTContract:        p.str("TRON_USDT_CONTRACT", tron.MainnetUSDT),
+		ChainPollInterval:       p.duration("CHAIN_POLL_INTERVAL", 3*time.Second),
+		DevchainAddr:            p.str("DEVCHAIN_ADDR", "127.0.0.1:8091"),
+		DevchainBlockInterval:   p.duration("DEVCHAIN_BLOCK_INTERVAL", 3*time.Second),
 		IdempotencyTTL:          p.duration("IDEMPOTENCY_TTL", 24*time.Hour),
 		DBConnectTimeout:        p.duration("DB_CONNECT_TIMEOUT", 5*time.Second),
 		DBStatementTimeout:      p.duration("DB_STATEMENT_TIMEOUT", 10*time.Second),
@@ -133,12 +151,22 @@ func (c Config) validate() []error {
 			bad("TREASURY_ADDRESS=%q: not a TRON address: %v", c.TreasuryAddress, err)
 		}
 	}
+	if u, err := url.Parse(c.TronAPIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		bad("TRON_API_URL=%q: want an absolute http(s) URL such as https://api.trongrid.io", c.TronAPIURL)
+	}
+	if err := tron.ValidateAddress(c.TronUSDTContract); err != nil {
+		bad("TRON_USDT_CONTRACT=%q: not a TRON address: %v", c.TronUSDTContract, err)
+	}
+	if _, _, err := net.SplitHostPort(c.DevchainAddr); err != nil {
+		bad("DEVCHAIN_ADDR=%q: want host:port (%v)", c.DevchainAddr, err)
+	}
 	positive := map[string]time.Duration{
 		"SESSION_IDLE_TTL": c.SessionIdleTTL, "SESSION_ABSOLUTE_TTL": c.SessionAbsoluteTTL,
 		"DEPOSIT_TTL": c.DepositTTL, "IDEMPOTENCY_TTL": c.IdempotencyTTL, "DB_LOCK_TIMEOUT": c.DBLockTimeout,
 		"DB_CONNECT_TIMEOUT": c.DBConnectTimeout, "DB_STATEMENT_TIMEOUT": c.DBStatementTimeout,
 		"DB_ACQUIRE_TIMEOUT": c.DBAcquireTimeout, "REQUEST_TIMEOUT": c.RequestTimeout,
 		"SWEEP_INTERVAL": c.SweepInterval, "SHUTDOWN_TIMEOUT": c.ShutdownTimeout,
+		"CHAIN_POLL_INTERVAL": c.ChainPollInterval, "DEVCHAIN_BLOCK_INTERVAL": c.DevchainBlockInterval,
 	}
 	for name, d := range positive {
 		if d <= 0 {

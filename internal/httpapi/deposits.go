@@ -189,9 +189,18 @@ func depositBody(d db.Deposit, now time.Time) api.AccountDeposit {
 		Confirmations:         int(d.Confirmations),
 		ConfirmationsRequired: int(d.ConfirmationsRequired),
 		Status:                api.DepositStatus(deposit.EffectiveStatus(d.Status, d.ExpiresAt, now)),
+		TransactionId:         nullableString(d.TransferTxID),
 		CreatedAt:             d.CreatedAt.UTC(),
 		ExpiresAt:             d.ExpiresAt.UTC(),
 	}
+}
+
+// nullableString is s as an always-present, maybe-null JSON string.
+func nullableString(s *string) nullable.Nullable[string] {
+	if s == nil {
+		return nullable.NewNullNullable[string]()
+	}
+	return nullable.NewNullableWithValue(*s)
 }
 
 // usdt is minor units of USDT as the Money schema.

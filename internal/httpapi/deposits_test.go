@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -84,7 +85,7 @@ func TestCreateDeposit_AnswersTheDepositToPay(t *testing.T) {
 		g := c.Do(http.MethodGet, r.Header.Get("Location"), nil)
 		var got api.AccountDeposit
 		g.JSON(t, &got)
-		if g.Status != http.StatusOK || got != d {
+		if g.Status != http.StatusOK || !reflect.DeepEqual(got, d) {
 			t.Fatalf("get: %d %+v, want %+v", g.Status, got, d)
 		}
 	})

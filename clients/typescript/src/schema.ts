@@ -481,9 +481,16 @@ export interface components {
         };
         /**
          * @description `awaiting_transfer`: waiting for the exact transfer.
-         *     `confirming`: the transfer was seen; waiting for confirmations.
-         *     `credited`: the balance was credited (once).
-         *     `expired`: no transfer arrived before `expiresAt`.
+         *     `confirming`: a transfer of exactly `requestedAmount`, in a block no
+         *     later than `expiresAt`, was seen on the chain; `confirmations`
+         *     counts up to `confirmationsRequired`. A transfer that fails or
+         *     vanishes from the chain (a fork) before its block is final puts the
+         *     deposit back to `awaiting_transfer` (or `expired` past `expiresAt`).
+         *     `credited`: the block is final and the balance was credited with
+         *     `requestedAmount`, exactly once.
+         *     `expired`: no transfer arrived before `expiresAt`. A transfer that
+         *     arrives later is kept for the operators to settle (credit or
+         *     refund); the deposit stays `expired` until they credit it.
          * @enum {string}
          */
         DepositStatus: "awaiting_transfer" | "confirming" | "credited" | "expired";
@@ -501,9 +508,20 @@ export interface components {
             networkLabel: string;
             requestedAmount: components["schemas"]["Money"];
             creditedAmount: components["schemas"]["Money"];
+            /**
+             * @description Blocks on top of the paying transfer's block, counting it (head −
+             *     block + 1), at most `confirmationsRequired`; 0 until a transfer is seen.
+             */
             confirmations: number;
             confirmationsRequired: number;
             status: components["schemas"]["DepositStatus"];
+            /**
+             * @description The id of the chain transaction paying this deposit (64 hex
+             *     digits on TRON), for a link to a block explorer; null until a
+             *     transfer is seen, and again if it failed or vanished.
+             * @example 5b2c4a1c0f6e2d3a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a
+             */
+            transactionId: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */

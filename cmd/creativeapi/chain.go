@@ -1,0 +1,283 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os/user"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"creativeapi/gen/db"
+	"creativeapi/internal/chainwatch"
+	"creativeapi/internal/config"
+	"creativeapi/internal/devchain"
+	"creativeapi/internal/money"
+	"creativeapi/internal/store"
+	"creativeapi/internal/tron"
+	"creativeapi/internal/trongrid"
+)
+
+// upstreamTimeout bounds each call to the chain API.
+const upstreamTimeout = 15 * time.Second
+
+// startWatcher runs the chain watcher until ctx ends; done is closed once
+// it stopped.
+func startWatcher(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logger) (done <-chan struct{}, err error) {
+	api, err := trongrid.New(cfg.TronAPIURL, cfg.TronAPIKeys, upstreamTimeout)
+	if err != nil {
+		return nil, err
+	}
+	w := chainwatch.New(chainwatch.Config{
+		Treasury: cfg.TreasuryAddress, Contract: cfg.TronUSDTContract,
+		PollInterval: cfg.ChainPollInterval, MonitoringWindow: cfg.DepositMonitoringWindow,
+	}, st, api, log)
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		w.Run(ctx)
+	}()
+	log.Info("chain watcher started", "api", cfg.TronAPIURL, "treasury", cfg.TreasuryAddress,
+		"contract", cfg.TronUSDTContract, "api_keys", len(cfg.TronAPIKeys))
+	return stopped, nil
+}
+
+// startDevchain serves the chain simulator on DEVCHAIN_ADDR, mining a block
+// every DEVCHAIN_BLOCK_INTERVAL, and returns its URL.
+func startDevchain(cfg config.Config, log *slog.Logger) (url string, stop func(), err error) {
+	ln, err := net.Listen("tcp", cfg.DevchainAddr)
+	if err != nil {
+		return "", nil, fmt.Errorf("chain simulator: listen on DEVCHAIN_ADDR=%s: %w", cfg.DevchainAddr, err)
+	}
+	chain := devchain.New(devchain.Options{Contract: cfg.TronUSDTContract})
+	srv := &http.Server{Handler: chain.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	done := make(chan struct{})
+	go chain.Run(cfg.DevchainBlockInterval, done)
+	go func() { _ = srv.Serve(ln) }()
+	url = "http://" + ln.Addr().String()
+	log.Warn("development chain simulator: deposits are paid with `creativeapi devchain pay`, never by a real chain",
+		"url", url, "block_interval", cfg.DevchainBlockInterval.String())
+	return url, func() { close(done); _ = srv.Close() }, nil
+}
+
+const devchainUsage = `usage:
+  creativeapi devchain pay --amount 100.001234 [--to ADDRESS] [--result REVERT] [--url URL]
+
+Pays a deposit on the chain simulator that 'serve --devchain' runs (make run):
+--amount is the deposit's requestedAmount in USDT; --to defaults to
+TREASURY_ADDRESS; --url to http://$DEVCHAIN_ADDR.
+`
+
+// cmdDevchain runs `creativeapi devchain …`.
+func cmdDevchain(ctx context.Context, e env, args []string) error {
+	if len(args) == 0 || args[0] != "pay" {
+		fmt.Fprint(e.stderr, devchainUsage)
+		return errors.New("devchain: want the pay subcommand")
+	}
+	fs := newFlags("devchain pay", e, devchainUsage)
+	amount := fs.String("amount", "", "amount in USDT, up to 6 decimals (the deposit's requestedAmount)")
+	to := fs.String("to", "", "receiving address (default TREASURY_ADDRESS)")
+	result := fs.String("result", "", "receipt result (default SUCCESS; REVERT makes it fail)")
+	url := fs.String("url", "", "the simulator (default http://$DEVCHAIN_ADDR)")
+	if err := parse(fs, args[1:]); err != nil {
+		return err
+	}
+	cfg, err := config.Load(e.getenv)
+	if err != nil {
+		return err
+	}
+	minor, err := parseUSDT(*amount)
+	if err != nil {
+		return err
+	}
+	if *to == "" {
+		*to = cfg.TreasuryAddress
+	}
+	if *to == "" {
+		*to = tron.DevTreasuryAddress
+	}
+	if *url == "" {
+		*url = "http://" + cfg.DevchainAddr
+	}
+	body, _ := json.Marshal(devchain.Payment{To: *to, Value: strconv.FormatInt(minor, 10), Result: *result})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(*url, "/")+"/transfers", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		return fmt.Errorf("devchain pay: is `make run` (serve --devchain) running? %w", err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	if resp.StatusCode != http.StatusCreated {
+		return fmt.Errorf("devchain pay: %s: %s", resp.Status, bytes.TrimSpace(out))
+	}
+	var paid struct {
+		TransactionID string `json:"transactionId"`
+	}
+	_ = json.Unmarshal(out, &paid)
+	fmt.Fprintf(e.stdout, "paid %s to %s in transaction %s (in the next block)\n", money.USDT.Format(minor), *to, paid.TransactionID)
+	return nil
+}
+
+// parseUSDT reads a decimal USDT amount ("100.001234") as micro-USDT.
+func parseUSDT(s string) (int64, error) {
+	whole, frac, _ := strings.Cut(strings.TrimSpace(s), ".")
+	if whole == "" || len(frac) > money.USDT.Scale {
+		return 0, fmt.Errorf("--amount %q: want a USDT amount with at most %d decimals, such as 100.001234", s, money.USDT.Scale)
+	}
+	frac += strings.Repeat("0", money.USDT.Scale-len(frac))
+	v, err := money.ParseMinor(whole + frac)
+	if err != nil || v == 0 {
+		return 0, fmt.Errorf("--amount %q: want a positive USDT amount such as 100.001234", s)
+	}
+	return v, nil
+}
+
+const transfersUsage = `usage:
+  creativeapi transfers list [--late | --unmatched | --all] [--limit N] [--after ID]
+  creativeapi transfers settle ID (--credit | --refunded) --note TEXT [--operator NAME]
+
+list shows the transfers waiting for review (late and unmatched) unless
+--all. settle --credit credits a late transfer to its deposit (exactly once,
+with exactly the requested amount); --refunded records that it was sent
+back. Each settlement is kept in an audit record with the operator (default
+the OS user) and the note.
+`
+
+// cmdTransfers runs `creativeapi transfers …`.
+func cmdTransfers(ctx context.Context, e env, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(e.stderr, transfersUsage)
+		return errors.New("transfers: missing subcommand")
+	}
+	sub, args := args[0], args[1:]
+	fs := newFlags("transfers "+sub, e, transfersUsage)
+	switch sub {
+	case "list":
+		late := fs.Bool("late", false, "only late transfers")
+		unmatched := fs.Bool("unmatched", false, "only unmatched transfers")
+		all := fs.Bool("all", false, "every transfer, settled or not")
+		limit := fs.Int("limit", 100, "at most this many (1-1000)")
+		after := fs.Int64("after", 0, "page: transfers with an id above this")
+		if err := parse(fs, args); err != nil {
+			return err
+		}
+		if *limit < 1 || *limit > 1000 {
+			return errors.New("--limit: want 1 to 1000")
+		}
+		p := db.ChainTransfersForReviewParams{Every: *all, AfterID: *after, RowLimit: int32(*limit)}
+		switch {
+		case *late && *unmatched:
+			return errors.New("--late and --unmatched: pick one")
+		case *late:
+			p.Status = ptr("late")
+		case *unmatched:
+			p.Status = ptr("unmatched")
+		}
+		return withStore(ctx, e, func(st *store.Store) error {
+			rows, err := st.Q.ChainTransfersForReview(ctx, p)
+			if err != nil {
+				return store.Translate(err)
+			}
+			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tSTATUS\tREASON\tAMOUNT\tTX\tFROM\tBLOCK TIME\tDEPOSIT")
+			for _, t := range rows {
+				amount := t.AmountRaw + " (raw)"
+				if t.AmountMinor != nil {
+					amount = money.USDT.Format(*t.AmountMinor)
+				}
+				dep := "-"
+				if t.DepositID != nil {
+					dep = t.DepositID.String()
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Status, deref(t.Reason, "-"), amount,
+					t.TxID, t.FromAddress, t.BlockTime.UTC().Format(time.RFC3339), dep)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if len(rows) == *limit {
+				fmt.Fprintf(e.stderr, "more: --after %d\n", rows[len(rows)-1].ID)
+			}
+			return nil
+		})
+	case "settle":
+		credit := fs.Bool("credit", false, "credit the late transfer to its deposit")
+		refunded := fs.Bool("refunded", false, "record that the transfer was sent back")
+		note := fs.String("note", "", "why (kept in the audit record)")
+		operator := fs.String("operator", currentUser(), "who settles it")
+		if len(args) == 0 {
+			fmt.Fprint(e.stderr, transfersUsage)
+			return errors.New("transfers settle: missing transfer ID")
+		}
+		id, err := strconv.ParseInt(args[0], 10, 64)
+		if err != nil {
+			return fmt.Errorf("transfers settle: %q is not a transfer ID", args[0])
+		}
+		if err := parse(fs, args[1:]); err != nil {
+			return err
+		}
+		var s chainwatch.Settlement
+		switch {
+		case *credit == *refunded:
+			return errors.New("transfers settle: pick one of --credit and --refunded")
+		case *credit:
+			s = chainwatch.SettleCredit
+		default:
+			s = chainwatch.SettleRefund
+		}
+		return withStore(ctx, e, func(st *store.Store) error {
+			if err := chainwatch.Settle(ctx, st, id, s, *operator, *note); err != nil {
+				if errors.Is(err, store.ErrNotFound) {
+					return fmt.Errorf("transfer %d does not exist", id)
+				}
+				return err
+			}
+			fmt.Fprintf(e.stdout, "transfer %d settled: %s by %s\n", id, s, *operator)
+			return nil
+		})
+	}
+	fmt.Fprint(e.stderr, transfersUsage)
+	return fmt.Errorf("transfers: unknown subcommand %q", sub)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func deref(s *string, def string) string {
+	if s == nil {
+		return def
+	}
+	return *s
+}
+
+func currentUser() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return ""
+}
+
+// withStore opens the configured database for one management command.
+func withStore(ctx context.Context, e env, fn func(*store.Store) error) error {
+	cfg, err := config.Load(e.getenv)
+	if err != nil {
+		return err
+	}
+	pool, closeDB, err := openDatabase(ctx, cfg, newLogger(e.stderr, cfg.LogLevel))
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	return fn(store.New(pool))
+}

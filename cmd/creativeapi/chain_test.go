@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"creativeapi/internal/chainwatch"
+	"creativeapi/internal/devchain"
+	"creativeapi/internal/tron"
+	"creativeapi/internal/trongrid"
+)
+
+func TestParseUSDT(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"100.001234", 100_001_234, true},
+		{"100", 100_000_000, true},
+		{"0.5", 500_000, true},
+		{"100.0012345", 0, false},
+		{"-1", 0, false},
+		{"0", 0, false},
+		{"", 0, false},
+		{".5", 0, false},
+		{"1e3", 0, false},
+	}
+	for _, tt := range tests {
+		got, err := parseUSDT(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("parseUSDT(%q) = %d, %v; want %d (ok %v)", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestDevchainPayAndTransfersReview(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	chain := devchain.New(devchain.Options{Contract: tron.MainnetUSDT})
+	srv := httptest.NewServer(chain.Handler())
+	defer srv.Close()
+
+	out := c.ok("", "devchain", "pay", "--amount", "12.345678", "--url", srv.URL)
+	if !strings.Contains(out, "paid 12.345678 USDT to "+tron.DevTreasuryAddress) {
+		t.Fatalf("pay printed %q", out)
+	}
+	if _, err := c.run("", "devchain", "pay", "--amount", "1.2345678", "--url", srv.URL); err == nil {
+		t.Fatal("an amount with 7 decimals was paid")
+	}
+	chain.Mine(1)
+	api, _ := trongrid.New(srv.URL, nil, time.Second)
+	w := chainwatch.New(chainwatch.Config{Treasury: tron.DevTreasuryAddress, Contract: tron.MainnetUSDT,
+		PollInterval: time.Second, MonitoringWindow: time.Hour}, c.db.Store, api, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if res, err := w.Poll(context.Background()); err != nil || res.Unmatched != 1 {
+		t.Fatalf("poll: %+v, %v; want the payment unmatched (no deposit asked for it)", res, err)
+	}
+
+	list := c.ok("", "transfers", "list", "--unmatched")
+	m := regexp.MustCompile(`(?m)^(\d+)\s+unmatched\s+no_reservation\s+12\.345678 USDT`).FindStringSubmatch(list)
+	if m == nil {
+		t.Fatalf("transfers list:\n%s", list)
+	}
+	if _, err := c.run("", "transfers", "settle", m[1], "--credit", "--note", "x", "--operator", "ops"); err == nil {
+		t.Fatal("an unmatched transfer was credited")
+	}
+	if _, err := c.run("", "transfers", "settle", m[1], "--refunded", "--operator", "ops"); err == nil {
+		t.Fatal("settled without a note")
+	}
+	if out := c.ok("", "transfers", "settle", m[1], "--refunded", "--note", "sent back", "--operator", "ops"); !strings.Contains(out, "refunded by ops") {
+		t.Fatalf("settle printed %q", out)
+	}
+	if list := c.ok("", "transfers", "list"); strings.Contains(list, "unmatched") {
+		t.Fatalf("the settled transfer is still for review:\n%s", list)
+	}
+	if list := c.ok("", "transfers", "list", "--all"); !strings.Contains(list, "refunded") {
+		t.Fatalf("--all does not show the refunded transfer:\n%s", list)
+	}
+}
