@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -24,8 +25,9 @@ func TestTypeScriptClient(t *testing.T) {
 
 	t.Run("direct", func(t *testing.T) {
 		t.Parallel()
-		base := checkingProxy(t, seededServer(t, nil).Server.URL)
-		out := runNodeTests(t, node, tests, base, false)
+		env := seededServer(t, nil)
+		base := checkingProxy(t, env.Server.URL)
+		out := runNodeTests(t, node, tests, base, testenv.StartChain(t, env), false)
 		t.Log(summaryLine(out))
 	})
 
@@ -34,7 +36,7 @@ func TestTypeScriptClient(t *testing.T) {
 		// Production cookies: Prism checks the spec's __Host-session name.
 		env := seededServer(t, map[string]string{"COOKIE_SECURE": "true"})
 		base := startPrism(t, root, checkingProxy(t, env.Server.URL))
-		out := runNodeTests(t, node, tests, base, true)
+		out := runNodeTests(t, node, tests, base, testenv.StartChain(t, env), true)
 		m := prismViolations.FindStringSubmatch(out)
 		if m == nil {
 			t.Fatalf("the client test printed no prism-violations line:\n%s", out)
@@ -48,10 +50,13 @@ var prismViolations = regexp.MustCompile(`prism-violations: (\d+) of \d+ exchang
 
 // seededServer starts the real server on a fresh database with the demo data
 // (the accounts and creatives the client test signs in as and acts on);
-// config overrides testenv.TestEnv.
+// config overrides testenv.TestEnv. Deposits need three confirmations, so
+// the chain of testenv.StartChain credits them quickly.
 func seededServer(t *testing.T, config map[string]string) *testenv.Env {
 	t.Helper()
-	env := testenv.New(t, testenv.Options{Env: config})
+	vars := map[string]string{"DEPOSIT_CONFIRMATIONS": "3"}
+	maps.Copy(vars, config)
+	env := testenv.New(t, testenv.Options{Env: vars})
 	if err := seed.Run(t.Context(), env.DB.Store, slog.New(slog.NewTextHandler(io.Discard, nil)), seed.Options{}); err != nil {
 		t.Fatalf("seed the demo data: %v", err)
 	}
@@ -81,12 +86,13 @@ func compileClientTests(t *testing.T, node, root string) string {
 }
 
 // runNodeTests runs the compiled client test with node's test runner against
-// base and fails with node's output when any test fails.
-func runNodeTests(t *testing.T, node, test, base string, prism bool) string {
+// base, paying deposits on the chain simulator at chain, and fails with
+// node's output when any test fails.
+func runNodeTests(t *testing.T, node, test, base, chain string, prism bool) string {
 	t.Helper()
-	env := []string{"API_BASE_URL=" + base, "PRISM=0", "NODE_OPTIONS="}
+	env := []string{"API_BASE_URL=" + base, "DEVCHAIN_URL=" + chain, "PRISM=0", "NODE_OPTIONS="}
 	if prism {
-		env[1] = "PRISM=1"
+		env[2] = "PRISM=1"
 	}
 	out := runTool(t, filepath.Dir(test), env, node, "--test", "--test-reporter=spec", test)
 	if testing.Verbose() {

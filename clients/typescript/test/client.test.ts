@@ -3,7 +3,7 @@
 // file with node's test runner):
 // sign in → list creatives → submit a draft → availableActions change →
 // create a deposit, lose its response, retry with the same Idempotency-Key →
-// the same deposit → a 422 read through the typed ApiProblem → sign out.
+// the same deposit → pay a deposit on the chain simulator, see it credited → a 422 read through the typed ApiProblem → sign out.
 //
 // API_BASE_URL: the server (or Prism's validating proxy in front of it).
 // PRISM=1: the base URL is Prism; any `sl-violations` header or Prism error
@@ -22,6 +22,9 @@ import {
 
 const baseUrl = process.env["API_BASE_URL"];
 if (!baseUrl) throw new Error("API_BASE_URL is not set: run this test through `go test ./internal/e2e`");
+// DEVCHAIN_URL: the chain simulator the server's chain watcher reads.
+const chainUrl = process.env["DEVCHAIN_URL"];
+if (!chainUrl) throw new Error("DEVCHAIN_URL is not set: run this test through `go test ./internal/e2e`");
 const throughPrism = process.env["PRISM"] === "1";
 
 type CreativeAction = CreativeDetail["availableActions"][number];
@@ -191,6 +194,33 @@ test("a frontend signs in, reviews a creative, deposits and reads errors", async
     const mine = await api.listAccountDeposits();
     assert.equal(mine.items.filter((d) => d.id === deposit.id).length, 1, "one deposit only");
     assert.equal((await api.getAccountDeposit(deposit.id)).requestedAmount.amountMinor, deposit.requestedAmount.amountMinor);
+  });
+
+  await t.test("pay a deposit on the chain: confirming, then credited, the balance up by exactly the requested amount", async () => {
+    const before = BigInt((await api.getAccountBalance()).available.amountMinor);
+    const deposit = await api.createAccountDeposit(usdt("30000000"));
+    // A real payer sends USDT from a wallet; here the chain simulator pays.
+    const paid = await fetch(`${chainUrl}/transfers`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ to: deposit.address, value: deposit.requestedAmount.amountMinor }),
+    });
+    assert.equal(paid.status, 201);
+    const { transactionId } = (await paid.json()) as { transactionId: string };
+
+    const seen = new Set<string>();
+    let now: AccountDeposit = deposit;
+    for (let i = 0; i < 200 && now.status !== "credited"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      now = await api.getAccountDeposit(deposit.id);
+      seen.add(`${now.status} ${now.confirmations}/${now.confirmationsRequired}`);
+    }
+    assert.equal(now.status, "credited", `the deposit went through ${[...seen].join(", ")}`);
+    assert.equal(now.transactionId, transactionId, "the deposit names the transaction that paid it");
+    assert.deepEqual(now.creditedAmount, now.requestedAmount);
+    assert.equal(now.confirmations, now.confirmationsRequired);
+    const after = BigInt((await api.getAccountBalance()).available.amountMinor);
+    assert.equal(after - before, BigInt(deposit.requestedAmount.amountMinor), "credited exactly once");
   });
 
   await t.test("a 422 is read through the typed ApiProblem", async () => {
