@@ -10,7 +10,6 @@ import (
 	"text/tabwriter"
 
 	"creativeapi/internal/accounts"
-	"creativeapi/internal/config"
 	"creativeapi/internal/store"
 )
 
@@ -197,14 +196,5 @@ func readPassword(stdin io.Reader, fromStdin bool) (string, error) {
 
 // withAccounts opens the configured database for one management command.
 func withAccounts(ctx context.Context, e env, fn func(*accounts.Manager) error) error {
-	cfg, err := config.Load(e.getenv)
-	if err != nil {
-		return err
-	}
-	pool, closeDB, err := openDatabase(ctx, cfg, newLogger(e.stderr, cfg.LogLevel))
-	if err != nil {
-		return err
-	}
-	defer closeDB()
-	return fn(accounts.New(store.New(pool)))
+	return withStore(ctx, e, func(st *store.Store) error { return fn(accounts.New(st)) })
 }

@@ -172,9 +172,9 @@ func TestRun_UpstreamTroubleBacksOffAndNeverCreditsWrongly(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			w, b := setup(t)
+			_, b := setup(t)
 			api, _ := trongrid.New(b.upstream.URL, nil, 200*time.Millisecond)
-			w = chainwatch.New(chainwatch.Config{Treasury: tronTreasury, Contract: tronUSDT,
+			w := chainwatch.New(chainwatch.Config{Treasury: tronTreasury, Contract: tronUSDT,
 				PollInterval: time.Second, MonitoringWindow: 24 * time.Hour}, b.d.Store, api, logger())
 			dep := b.deposit(t, hundredUSDT)
 			b.pay(t, dep.RequestedAmountMinor)

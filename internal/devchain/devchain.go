@@ -227,7 +227,10 @@ func (c *Chain) serveTransfers(w http.ResponseWriter, r *http.Request) {
 	offset := 0
 	if fp := q.Get("fingerprint"); fp != "" {
 		b, err := base64.RawURLEncoding.DecodeString(fp)
-		if offset, err = strconv.Atoi(string(b)); err != nil || offset < 0 {
+		if err == nil {
+			offset, err = strconv.Atoi(string(b))
+		}
+		if err != nil || offset < 0 {
 			writeJSON(w, http.StatusBadRequest, map[string]any{"success": false, "error": "bad fingerprint"})
 			return
 		}
