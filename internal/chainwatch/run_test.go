@@ -242,3 +242,29 @@ func TestBackoff(t *testing.T) {
 		})
 	}
 }
+
+func TestPoll_AFailedReceiptLookupFailsThePollAndTheTransferIsReadAgain(t *testing.T) {
+	t.Parallel()
+	w, b := setup(t)
+	dep := b.deposit(t, hundredUSDT)
+	b.pay(t, dep.RequestedAmountMinor)
+	var failing atomic.Bool
+	failing.Store(true)
+	b.wrap = func(rw http.ResponseWriter, r *http.Request, next http.Handler) {
+		if failing.Load() && strings.HasSuffix(r.URL.Path, "/gettransactioninfobyid") {
+			rw.Header().Set("Retry-After", "30")
+			rw.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		next.ServeHTTP(rw, r)
+	}
+	res, err := w.Poll(context.Background())
+	var ge *trongrid.Error
+	if !errors.As(err, &ge) || ge.RetryAfter != 30*time.Second || res.Pending != 1 || res.New != 0 {
+		t.Fatalf("poll: %+v, %v; want the 429 reported and the transfer pending", res, err)
+	}
+	failing.Store(false)
+	if res := poll(t, w); res.Confirming != 1 {
+		t.Fatalf("next poll: %+v; want the transfer read again and confirming", res)
+	}
+}

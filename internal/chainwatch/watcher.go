@@ -278,7 +278,7 @@ func (w *Watcher) Poll(ctx context.Context) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	judged, holdAt := w.receipts(ctx, fresh, &res)
+	judged, holdAt, lookupErr := w.receipts(ctx, fresh, &res)
 	position := started
 	if !holdAt.IsZero() && holdAt.Before(position) {
 		// A transfer whose receipt the node did not have yet is read again.
@@ -293,7 +293,12 @@ func (w *Watcher) Poll(ctx context.Context) (Result, error) {
 	}); err != nil {
 		return res, store.Translate(err)
 	}
-	return res, w.confirm(ctx, res.Head, res.Solid, &res)
+	if err := w.confirm(ctx, res.Head, res.Solid, &res); err != nil {
+		return res, err
+	}
+	// What could be read was recorded; a failed lookup still ends the poll
+	// as failed, so the watcher backs off instead of asking again at once.
+	return res, lookupErr
 }
 
 func later(a, b time.Time) time.Time {
@@ -385,9 +390,10 @@ type judged struct {
 }
 
 // receipts judges the new transfers and reads each one's receipt. It
-// returns those to record, and the earliest block time of a transfer the
-// node did not know yet (zero when none), before which the position stays.
-func (w *Watcher) receipts(ctx context.Context, fresh []trongrid.Transfer, res *Result) ([]judged, time.Time) {
+// returns those to record; the earliest block time of a transfer whose
+// receipt it could not read or the node did not know yet (zero when none),
+// before which the position stays; and the first error of a lookup.
+func (w *Watcher) receipts(ctx context.Context, fresh []trongrid.Transfer, res *Result) ([]judged, time.Time, error) {
 	var out []judged
 	for _, t := range fresh {
 		j := judge(t, w.cfg.Treasury, w.cfg.Contract)
@@ -399,11 +405,12 @@ func (w *Watcher) receipts(ctx context.Context, fresh []trongrid.Transfer, res *
 	}
 	receipts, errs := w.lookup(ctx, len(out), func(i int) string { return out[i].t.TxID })
 	var hold time.Time
+	var firstErr error
 	kept := out[:0]
 	for i, o := range out {
 		if errs[i] != nil || !receipts[i].Known {
-			if errs[i] != nil {
-				w.log.WarnContext(ctx, "no receipt yet; the transfer is read again next poll", "tx", o.t.TxID, "error", errs[i])
+			if errs[i] != nil && firstErr == nil {
+				firstErr = errs[i]
 			}
 			res.Pending++
 			if hold.IsZero() || o.t.BlockTime.Before(hold) {
@@ -414,7 +421,7 @@ func (w *Watcher) receipts(ctx context.Context, fresh []trongrid.Transfer, res *
 		o.receipt = receipts[i]
 		kept = append(kept, o)
 	}
-	return kept, hold
+	return kept, hold, firstErr
 }
 
 // lookup reads n receipts, a few at a time.
@@ -536,12 +543,15 @@ func (w *Watcher) confirm(ctx context.Context, head, solid int64, res *Result) e
 	var update db.ChainConfirmationsSetParams
 	var revert db.ChainTransfersRevertParams
 	var credit []db.ChainTransfersConfirmingRow
+	var firstErr error
 	for i, r := range rows {
 		rc := receipts[i]
 		switch {
 		case errs[i] != nil:
 			// Judged again next poll; nothing is decided on an error.
-			w.log.WarnContext(ctx, "could not check a confirming transfer", "tx", r.TxID, "error", errs[i])
+			if firstErr == nil {
+				firstErr = errs[i]
+			}
 		case !rc.Known:
 			revert.TransferIds = append(revert.TransferIds, r.ID)
 			revert.Statuses = append(revert.Statuses, "vanished")
@@ -580,7 +590,7 @@ func (w *Watcher) confirm(ctx context.Context, head, solid int64, res *Result) e
 		}
 		res.Credited++
 	}
-	return nil
+	return firstErr
 }
 
 // credit pays one deposit: the deposit, its ledger entry and the transfer
