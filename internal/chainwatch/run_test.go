@@ -107,7 +107,9 @@ func TestRun_TheLeadersConnectionKilledTheOtherTakesOver(t *testing.T) {
 	// The leader's database connection dies, as when its process is killed.
 	admin := testenv.NewAdminConn(t)
 	if _, err := admin.Exec(context.Background(), `SELECT pg_terminate_backend(pid) FROM pg_locks
-		WHERE locktype = 'advisory' AND granted AND (classid::bigint << 32 | objid::bigint) = $1`, int64(7_305_551_002)); err != nil {
+		WHERE locktype = 'advisory' AND granted AND (classid::bigint << 32 | objid::bigint) = $1
+		  AND database = (SELECT oid FROM pg_database WHERE datname = $2)`,
+		int64(7_305_551_002), b.d.Pool.Config().ConnConfig.Database); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the other replica leads", other.w.Leading)

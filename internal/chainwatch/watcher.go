@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5"
 
 	"creativeapi/gen/db"
 	"creativeapi/internal/deposit"
@@ -124,21 +124,18 @@ func (w *Watcher) Run(ctx context.Context) {
 	}
 }
 
-// lead holds the leader lock on a connection of its own while it polls.
+// lead holds the leader lock on a connection of its own, outside the
+// request pool (which it would otherwise shrink by one), while it polls.
 // It returns nil at once when another replica holds the lock.
 func (w *Watcher) lead(ctx context.Context) error {
-	conn, err := w.st.Pool.Acquire(ctx)
+	conn, err := pgx.ConnectConfig(ctx, w.st.Pool.Config().ConnConfig.Copy())
 	if err != nil {
 		return store.Translate(err)
 	}
 	var got bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", leaderLock).Scan(&got); err != nil {
-		conn.Release()
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", leaderLock).Scan(&got); err != nil || !got {
+		_ = conn.Close(context.WithoutCancel(ctx))
 		return store.Translate(err)
-	}
-	if !got {
-		conn.Release()
-		return nil
 	}
 	defer w.resign(ctx, conn)
 	w.setLeading(true)
@@ -172,16 +169,12 @@ func (w *Watcher) lead(ctx context.Context) error {
 	}
 }
 
-// resign gives up the lock: unlocked when the connection still works, else
-// the connection is closed (which releases it) before it goes back.
-func (w *Watcher) resign(ctx context.Context, conn *pgxpool.Conn) {
+// resign gives up the lock by closing its connection.
+func (w *Watcher) resign(ctx context.Context, conn *pgx.Conn) {
 	w.setLeading(false)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", leaderLock); err != nil {
-		_ = conn.Conn().Close(ctx)
-	}
-	conn.Release()
+	_ = conn.Close(ctx)
 }
 
 func (w *Watcher) setLeading(v bool) {
