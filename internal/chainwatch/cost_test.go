@@ -24,7 +24,7 @@ func (b *bundle) openDeposits(t testing.TB, n int) []int64 {
 		INSERT INTO deposits (user_id, network, address, currency, base_amount_minor, suffix_minor,
 			requested_amount_minor, confirmations_required, expires_at, reserved_until)
 		SELECT $1, 'TRC20', $2, 'USDT', 10000000 + i * 10000, 1, 10000000 + i * 10000 + 1, $3,
-		       now() + interval '30 minutes', now() + interval '1 day'
+		       now() + interval '1 day', now() + interval '2 days'
 		FROM generate_series(0, $4 - 1) AS i
 		RETURNING requested_amount_minor`, b.user, tron.DevTreasuryAddress, required, n)
 	if err != nil {
@@ -145,9 +145,16 @@ func TestPoll_ARestartMidReadNeitherMissesNorRepeats(t *testing.T) {
 // BenchmarkPoll_FullPage is one poll that finds 200 new transfers paying
 // 200 of 10 000 open deposits, against the simulator over HTTP. cpu-µs/poll
 // is the process's CPU time (watcher and simulator; PostgreSQL is another
-// process) per poll.
+// process) per poll. The clock moves past the read overlap between polls,
+// so each poll reads one page, as a steady stream of deposits would make it.
 func BenchmarkPoll_FullPage(b *testing.B) {
 	w, bu := setup(b)
+	clock := time.Now()
+	now := func() time.Time { return clock }
+	bu.chain = devchain.New(devchain.Options{Contract: tron.MainnetUSDT, Now: now})
+	h := bu.chain.Handler()
+	bu.wrap = func(rw http.ResponseWriter, r *http.Request, _ http.Handler) { h.ServeHTTP(rw, r) }
+	w.Now = now
 	amounts := bu.openDeposits(b, 10_000)
 	// Leave confirming transfers out of the measure: they solidify at once.
 	bu.chain.Mine(devchain.DefaultSolidLag)
@@ -161,12 +168,13 @@ func BenchmarkPoll_FullPage(b *testing.B) {
 		}
 		bu.payAll(amounts[next : next+200])
 		next += 200
+		clock = clock.Add(chainwatch.DefaultOverlap + time.Second)
 		before := processCPU()
 		b.StartTimer()
 		res, err := w.Poll(context.Background())
 		b.StopTimer()
 		cpu += processCPU() - before
-		if err != nil || res.New != 200 {
+		if err != nil || res.New != 200 || res.Listed != 200 {
 			b.Fatalf("poll: %+v, %v", res, err)
 		}
 		// Credit them, so the next poll meets only its own transfers.
