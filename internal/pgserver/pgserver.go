@@ -1,11 +1,17 @@
 // Package pgserver runs a private PostgreSQL cluster as a child process: the
-// embedded default of `make run` and the throwaway database of the tests.
-// PostgreSQL refuses to run as root, so as root the cluster runs as an
-// unprivileged system user.
+// development database of `make run` (DEV_MODE) and the throwaway database
+// of the tests. PostgreSQL refuses to run as root, so as root the cluster
+// runs as an unprivileged system user.
+//
+// The cluster opens no Unix socket and listens on loopback TCP only, where
+// it asks for its superuser's password (SCRAM). The password is random per
+// cluster and kept in the data directory, which only the cluster's owner
+// (and root) can read: another local user cannot connect.
 package pgserver
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -19,6 +25,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -28,8 +35,19 @@ import (
 // InstallHint is the one command that installs the server binaries on Debian.
 const InstallHint = "apt-get install -y postgresql (as root; or run `make deps`)"
 
-// SuperUser is the cluster's superuser; the cluster trusts loopback connections.
+// SuperUser is the cluster's superuser, the only role that may connect.
 const SuperUser = "creativeapi"
+
+// passwordFile holds SuperUser's password inside the data directory.
+const passwordFile = "creativeapi.password"
+
+// hbaConf is the cluster's whole pg_hba.conf, written at every start (so a
+// cluster made before passwords were required is brought up to it).
+const hbaConf = `# Written by creativeapi (internal/pgserver) at every start: only the
+# superuser, with its password (SCRAM), over loopback TCP. No Unix socket
+# is opened.
+host all ` + SuperUser + ` 127.0.0.1/32 scram-sha-256
+`
 
 // Options configure a cluster.
 type Options struct {
@@ -43,10 +61,12 @@ type Options struct {
 
 // Server is a running cluster.
 type Server struct {
-	DataDir string
-	Port    int
-	cmd     *exec.Cmd
-	done    chan error
+	DataDir  string
+	Port     int
+	password string
+	cmd      *exec.Cmd
+	done     chan error
+	stop     sync.Once
 }
 
 // Start initialises the cluster if needed, starts it on a free loopback
@@ -83,6 +103,8 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "PG_VERSION")); errors.Is(err, os.ErrNotExist) {
+		// initdb's trust lines never serve: pg_hba.conf is replaced below,
+		// before the server first starts.
 		args := []string{"-D", dir, "-U", SuperUser, "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8"}
 		if opts.Throwaway {
 			args = append(args, "--no-sync")
@@ -92,6 +114,13 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("initdb %s: %w\n%s", dir, err, out)
 		}
+	}
+	password, err := ensurePassword(ctx, bin, dir, cred)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeOwned(filepath.Join(dir, "pg_hba.conf"), hbaConf, cred); err != nil {
+		return nil, err
 	}
 	port, err := freePort()
 	if err != nil {
@@ -111,7 +140,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start postgres: %w", err)
 	}
-	s := &Server{DataDir: dir, Port: port, cmd: cmd, done: make(chan error, 1)}
+	s := &Server{DataDir: dir, Port: port, password: password, cmd: cmd, done: make(chan error, 1)}
 	go func() { s.done <- cmd.Wait() }()
 	if err := s.waitReady(ctx, 60*time.Second); err != nil {
 		_ = s.Stop()
@@ -120,23 +149,70 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	return s, nil
 }
 
-// URL is the connection string of database name on this cluster.
+// URL is the connection string of database name on this cluster, with
+// the superuser's password.
 func (s *Server) URL(name string) string {
-	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", SuperUser, s.Port, name)
+	return fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s?sslmode=disable", SuperUser, s.password, s.Port, name)
+}
+
+// Password is SuperUser's password, for clients that take it apart from a
+// URL (PGPASSWORD).
+func (s *Server) Password() string { return s.password }
+
+// ensurePassword returns SuperUser's password, kept in the data directory.
+// A cluster without one (new, or made when the cluster trusted every
+// loopback connection) gets a random one, set in single-user mode, where no
+// connection is involved.
+func ensurePassword(ctx context.Context, bin, dir string, cred *syscall.Credential) (string, error) {
+	path := filepath.Join(dir, passwordFile)
+	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+		return strings.TrimSpace(string(b)), nil
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("read the cluster's password: %w", err)
+	}
+	var b [24]byte
+	_, _ = rand.Read(b[:])
+	password := hex.EncodeToString(b[:])
+	cmd := exec.CommandContext(ctx, filepath.Join(bin, "postgres"), "--single", "-D", dir,
+		"-c", "password_encryption=scram-sha-256", "postgres")
+	cmd.Stdin = strings.NewReader("ALTER ROLE " + SuperUser + " PASSWORD '" + password + "'\n")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.Contains(string(out), "ERROR:") {
+		return "", fmt.Errorf("set the cluster's password (postgres --single): %v\n%s", err, out)
+	}
+	if err := writeOwned(path, password+"\n", cred); err != nil {
+		return "", err
+	}
+	return password, nil
+}
+
+// writeOwned writes a file only the cluster's owner can read.
+func writeOwned(path, content string, cred *syscall.Credential) error {
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		return err
+	}
+	if cred != nil {
+		return os.Chown(path, int(cred.Uid), int(cred.Gid))
+	}
+	return nil
 }
 
 // Stop shuts the cluster down (fast shutdown: open sessions are ended).
+// Stopping a stopped cluster does nothing.
 func (s *Server) Stop() error {
-	if s.cmd.Process == nil {
-		return nil
-	}
-	_ = s.cmd.Process.Signal(syscall.SIGINT)
-	select {
-	case <-s.done:
-	case <-time.After(30 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.done
-	}
+	s.stop.Do(func() {
+		if s.cmd.Process == nil {
+			return
+		}
+		_ = s.cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case <-s.done:
+		case <-time.After(30 * time.Second):
+			_ = s.cmd.Process.Kill()
+			<-s.done
+		}
+	})
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"testing"
 	"time"
@@ -43,14 +44,15 @@ func Main(m *testing.M) {
 
 func run(m *testing.M) (int, error) {
 	ctx := context.Background()
-	if url := os.Getenv("TEST_DATABASE_URL"); url != "" {
-		cfg, err := pgx.ParseConfig(url)
+	if admin := os.Getenv("TEST_DATABASE_URL"); admin != "" {
+		cfg, err := pgx.ParseConfig(admin)
 		if err != nil {
 			return 0, err
 		}
-		cluster.adminURL = url
+		cluster.adminURL = admin
 		cluster.urlFor = func(name string) string {
-			return fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable", cfg.User, cfg.Host, cfg.Port, name)
+			return (&url.URL{Scheme: "postgres", User: url.UserPassword(cfg.User, cfg.Password),
+				Host: fmt.Sprintf("%s:%d", cfg.Host, cfg.Port), Path: "/" + name, RawQuery: "sslmode=disable"}).String()
 		}
 	} else {
 		dir, err := os.MkdirTemp("", "creativeapi-test-pg-")
@@ -62,6 +64,7 @@ func run(m *testing.M) (int, error) {
 		if err != nil {
 			return 0, err
 		}
+		defer os.RemoveAll(srv.DataDir) // as root, the cluster may live outside dir
 		defer srv.Stop()
 		cluster.adminURL = srv.URL("postgres")
 		cluster.urlFor = srv.URL
