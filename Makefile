@@ -3,7 +3,7 @@
 
 GO        ?= go
 TOOL      := $(GO) tool -modfile=tools/go.mod
-DEV_ENV   := COOKIE_SECURE=false TREASURY_ADDRESS=TBXSw8fM4jpQkGc6zZjsVABFpVN7UvXPdV
+DEV_ENV   := DEV_MODE=true COOKIE_SECURE=false TREASURY_ADDRESS=TBXSw8fM4jpQkGc6zZjsVABFpVN7UvXPdV
 FUZZTIME  ?= 30s
 PROVEN    := $(CURDIR)/test-artifacts/proven
 

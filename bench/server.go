@@ -147,7 +147,7 @@ func (s *server) cpuProfile(ctx context.Context, d time.Duration, path string) e
 // development treasury, an open-deposit limit that never binds, then extra.
 func serverEnv(dbURL string, extra []string) []string {
 	env := []string{
-		"DATABASE_URL=" + dbURL, "COOKIE_SECURE=false", "TREASURY_ADDRESS=" + tron.DevTreasuryAddress,
+		"DEV_MODE=true", "DATABASE_URL=" + dbURL, "COOKIE_SECURE=false", "TREASURY_ADDRESS=" + tron.DevTreasuryAddress,
 		"DEPOSIT_MAX_OPEN_PER_USER=1000000",
 	}
 	return append(env, extra...)

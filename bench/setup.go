@@ -116,7 +116,7 @@ func pgbenchPath() (string, error) {
 // benchmark's database, showing its seed progress on one line.
 func runBinary(ctx context.Context, bin, dbURL string, logw io.Writer, args ...string) error {
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "LOG_LEVEL=info")
+	cmd.Env = append(os.Environ(), "DEV_MODE=true", "DATABASE_URL="+dbURL, "LOG_LEVEL=info")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return err

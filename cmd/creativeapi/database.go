@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -18,11 +19,20 @@ import (
 // privateDatabase is the database name inside the private cluster.
 const privateDatabase = "creativeapi"
 
-// openDatabase connects to DATABASE_URL, or starts the private PostgreSQL
-// under DATA_DIR when it is unset. close stops whatever it started.
+// errNoDatabase refuses to start without DATABASE_URL outside development
+// mode: a server that silently ran on a private database would lose its
+// data with the machine.
+var errNoDatabase = errors.New("DATABASE_URL is not set: point it at your PostgreSQL, or set DEV_MODE=true to run a private development PostgreSQL under DATA_DIR")
+
+// openDatabase connects to DATABASE_URL or, in development mode when it is
+// unset, starts the private PostgreSQL under DATA_DIR. close stops
+// whatever it started.
 func openDatabase(ctx context.Context, cfg config.Config, log *slog.Logger) (pool *pgxpool.Pool, close func(), err error) {
 	url := cfg.DatabaseURL
 	stopCluster := func() {}
+	if url == "" && !cfg.DevMode {
+		return nil, nil, errNoDatabase
+	}
 	if url == "" {
 		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 			return nil, nil, err

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"creativeapi"
@@ -24,6 +25,10 @@ import (
 	"creativeapi/internal/sweeper"
 )
 
+// errDemoDataInProduction refuses the demo data outside development mode:
+// its users share a published password.
+var errDemoDataInProduction = errors.New("the demo data (users with the published password " + seed.DemoPassword + ") is for development only: set DEV_MODE=true")
+
 func cmdServe(ctx context.Context, e env, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
@@ -36,6 +41,9 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 	cfg, err := config.Load(e.getenv)
 	if err != nil {
 		return err
+	}
+	if *seedData && !cfg.DevMode {
+		return errDemoDataInProduction
 	}
 	tuneGC(e.getenv)
 	log := newLogger(e.stdout, cfg.LogLevel)
@@ -54,6 +62,9 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 		if err := seed.Run(ctx, st, log, seed.Options{}); err != nil {
 			return fmt.Errorf("seed: %w", err)
 		}
+	}
+	if cfg.DevMode {
+		log.Warn("DEV_MODE=true: development server; never run production with it")
 	}
 	if !cfg.CookieSecure {
 		log.Warn("COOKIE_SECURE=false: the session cookie is not Secure; use this for plain-http local development only")
@@ -108,7 +119,11 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 	go func() { served <- srv.Serve(ln) }()
 	base := "http://" + ln.Addr().String()
 	log.Info("serving", "api", base+"/api/v1", "docs", base+"/docs", "spec", base+"/openapi.yaml")
-	fmt.Fprintf(e.stderr, "\n  API   %s/api/v1\n  Docs  %s/docs\n%s  Demo logins (password %s): admin@acme.test, reviewer@acme.test, author@acme.test, viewer@acme.test, admin@globex.test\n\n", base, base, chainLine, seed.DemoPassword)
+	fmt.Fprintf(e.stderr, "\n  API   %s/api/v1\n  Docs  %s/docs\n%s", base, base, chainLine)
+	if *seedData {
+		fmt.Fprintf(e.stderr, "  Demo logins (password %s): %s\n", seed.DemoPassword, strings.Join(seed.DemoEmails(), ", "))
+	}
+	fmt.Fprintln(e.stderr)
 
 	select {
 	case err := <-served:
@@ -214,6 +229,9 @@ func cmdSeed(ctx context.Context, e env, args []string) error {
 	cfg, err := config.Load(e.getenv)
 	if err != nil {
 		return err
+	}
+	if !cfg.DevMode {
+		return errDemoDataInProduction
 	}
 	tuneGC(e.getenv)
 	log := newLogger(e.stdout, cfg.LogLevel)

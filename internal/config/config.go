@@ -1,12 +1,14 @@
 // Package config reads the service's configuration from environment
-// variables once, at start-up, and validates it. Everything is optional; the
-// defaults run a local development server.
+// variables once, at start-up, and validates it. The defaults are those of
+// production; DEV_MODE=true is the one switch that allows what only a local
+// development server may do.
 package config
 
 import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -17,9 +19,14 @@ import (
 
 // Config is the validated configuration of one server process.
 type Config struct {
+	// DevMode is the development switch (DEV_MODE): it allows the private
+	// PostgreSQL without DATABASE_URL, the development treasury address and
+	// the demo data. Everything it allows is unsafe in production.
+	DevMode bool
 	// Addr is the listen address of the HTTP server.
 	Addr string
-	// DatabaseURL is any PostgreSQL; empty means the private one under DataDir.
+	// DatabaseURL is any PostgreSQL; empty means the private one under
+	// DataDir, in development mode only.
 	DatabaseURL string
 	// DataDir holds the private PostgreSQL cluster when DatabaseURL is empty.
 	DataDir string
@@ -29,6 +36,9 @@ type Config struct {
 	CookieSecure bool
 	// AllowedOrigins are origins trusted for cross-origin unsafe requests and CORS.
 	AllowedOrigins []string
+	// TrustedProxies are the networks of the load balancers and proxies in
+	// front of the server: only from them is X-Forwarded-For believed.
+	TrustedProxies []netip.Prefix
 	// SessionIdleTTL and SessionAbsoluteTTL bound a session's life.
 	SessionIdleTTL     time.Duration
 	SessionAbsoluteTTL time.Duration
@@ -89,12 +99,14 @@ type Config struct {
 func Load(getenv func(string) string) (Config, error) {
 	p := parser{getenv: getenv}
 	c := Config{
+		DevMode:                 p.boolean("DEV_MODE", false),
 		Addr:                    p.str("ADDR", "127.0.0.1:8080"),
 		DatabaseURL:             p.str("DATABASE_URL", ""),
 		DataDir:                 p.str("DATA_DIR", ".data"),
 		PublicBaseURL:           strings.TrimRight(p.str("PUBLIC_BASE_URL", ""), "/"),
 		CookieSecure:            p.boolean("COOKIE_SECURE", true),
 		AllowedOrigins:          p.list("ALLOWED_ORIGINS"),
+		TrustedProxies:          p.prefixes("TRUSTED_PROXIES"),
 		SessionIdleTTL:          p.duration("SESSION_IDLE_TTL", 12*time.Hour),
 		SessionAbsoluteTTL:      p.duration("SESSION_ABSOLUTE_TTL", 7*24*time.Hour),
 		TreasuryAddress:         p.str("TREASURY_ADDRESS", ""),
@@ -160,6 +172,9 @@ func (c Config) validate() []error {
 	if _, _, err := net.SplitHostPort(c.DevchainAddr); err != nil {
 		bad("DEVCHAIN_ADDR=%q: want host:port (%v)", c.DevchainAddr, err)
 	}
+	if c.TreasuryAddress == tron.DevTreasuryAddress && !c.DevMode {
+		bad("TREASURY_ADDRESS=%s is the development treasury, whose key nobody holds: configure your own address (or DEV_MODE=true on a development machine)", c.TreasuryAddress)
+	}
 	positive := map[string]time.Duration{
 		"SESSION_IDLE_TTL": c.SessionIdleTTL, "SESSION_ABSOLUTE_TTL": c.SessionAbsoluteTTL,
 		"DEPOSIT_TTL": c.DepositTTL, "IDEMPOTENCY_TTL": c.IdempotencyTTL, "DB_LOCK_TIMEOUT": c.DBLockTimeout,
@@ -218,6 +233,33 @@ func (p *parser) list(name string) []string {
 		if s = strings.TrimSpace(s); s != "" {
 			out = append(out, strings.TrimRight(s, "/"))
 		}
+	}
+	return out
+}
+
+// prefixes reads a comma-separated list of CIDRs; a bare address is a
+// network of that one address.
+func (p *parser) prefixes(name string) []netip.Prefix {
+	var out []netip.Prefix
+	for _, s := range p.list(name) {
+		if !strings.Contains(s, "/") {
+			addr, err := netip.ParseAddr(s)
+			if err != nil {
+				p.errs = append(p.errs, fmt.Errorf("%s: %q is neither a CIDR such as 10.0.0.0/8 nor an IP address", name, s))
+				continue
+			}
+			out = append(out, netip.PrefixFrom(addr.Unmap(), addr.Unmap().BitLen()))
+			continue
+		}
+		prefix, err := netip.ParsePrefix(s)
+		if err != nil {
+			p.errs = append(p.errs, fmt.Errorf("%s: %q is not a CIDR such as 10.0.0.0/8", name, s))
+			continue
+		}
+		if prefix.Addr().Is4In6() {
+			prefix = netip.PrefixFrom(prefix.Addr().Unmap(), max(prefix.Bits()-96, 0))
+		}
+		out = append(out, prefix.Masked())
 	}
 	return out
 }

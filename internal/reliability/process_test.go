@@ -75,7 +75,7 @@ func startServer(t *testing.T, bin, dbURL string, vars map[string]string) *serve
 	}
 	s := &server{t: t, bin: bin, addr: freeAddr(t), logs: logs, up: make(chan struct{})}
 	config := map[string]string{
-		"ADDR": s.addr, "DATABASE_URL": dbURL, "COOKIE_SECURE": "false", "PUBLIC_BASE_URL": "http://api.test",
+		"DEV_MODE": "true", "ADDR": s.addr, "DATABASE_URL": dbURL, "COOKIE_SECURE": "false", "PUBLIC_BASE_URL": "http://api.test",
 		"TREASURY_ADDRESS": tron.DevTreasuryAddress, "LOG_LEVEL": "warn", "SHUTDOWN_TIMEOUT": "30s",
 		// No chain to watch unless a test gives one: the watcher's polls are
 		// refused at once instead of looking TronGrid up.

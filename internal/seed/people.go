@@ -28,6 +28,15 @@ var (
 	}
 )
 
+// DemoEmails are the demo users' emails, in the order `serve --seed` lists them.
+func DemoEmails() []string {
+	emails := make([]string, len(demoUsers))
+	for i, u := range demoUsers {
+		emails[i] = u.email
+	}
+	return emails
+}
+
 // seedPeople adds the demo organizations, users and memberships that are
 // missing. A password is hashed only for a user it creates, so re-runs are
 // quick.

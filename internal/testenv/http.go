@@ -59,9 +59,11 @@ type Env struct {
 	Idempotency *idempotency.Runner
 }
 
-// TestEnv are the configuration defaults of test servers: plain http (so no
-// Secure cookie) and deposits enabled on the development treasury.
+// TestEnv are the configuration defaults of test servers: a development
+// server (DEV_MODE) on plain http (so no Secure cookie) with deposits
+// enabled on the development treasury.
 var TestEnv = map[string]string{
+	"DEV_MODE":         "true",
 	"COOKIE_SECURE":    "false",
 	"TREASURY_ADDRESS": tron.DevTreasuryAddress,
 	"PUBLIC_BASE_URL":  "http://api.test",
