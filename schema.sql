@@ -3,16 +3,19 @@
 
 -- People, workspaces and roles.
 
+-- Emails are stored normalised (auth.NormalizeEmail: ASCII letters in
+-- lower case, nothing else folded), so lookup, uniqueness and sign-in
+-- throttling compare them one way.
 CREATE TABLE users (
     id            uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     email         text NOT NULL CHECK (email <> ''),
     name          text NOT NULL,
     password_hash text NOT NULL,
-    created_at    timestamptz NOT NULL DEFAULT now()
+    created_at    timestamptz NOT NULL DEFAULT now(),
+    CONSTRAINT users_email_key UNIQUE (email),
+    CONSTRAINT users_email_normalised
+        CHECK (email = translate(email, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'))
 );
-
--- Emails are unique regardless of case.
-CREATE UNIQUE INDEX users_email_key ON users (lower(email));
 
 CREATE TABLE organizations (
     id                   uuid PRIMARY KEY DEFAULT gen_random_uuid(),

@@ -1,15 +1,17 @@
 -- Users, organizations, memberships and sign-in throttling.
 
 -- name: UserGetForSignIn :one
--- UserGetForSignIn matches the email case-insensitively (users_email_key).
+-- UserGetForSignIn finds a user by email; callers pass it through
+-- auth.NormalizeEmail, the only form stored (users_email_normalised).
 SELECT id, email, name, password_hash
 FROM users
-WHERE lower(email) = lower(@email);
+WHERE email = @email;
 
 -- name: UserGetByEmail :one
+-- UserGetByEmail takes a normalised email, as UserGetForSignIn.
 SELECT id, email, name
 FROM users
-WHERE lower(email) = lower(@email);
+WHERE email = @email;
 
 -- name: UserInsert :one
 INSERT INTO users (email, name, password_hash)
@@ -32,11 +34,11 @@ FROM users u
 LEFT JOIN memberships m ON m.user_id = u.id
 LEFT JOIN organizations o ON o.id = m.organization_id
 GROUP BY u.id
-ORDER BY lower(u.email);
+ORDER BY u.email;
 
 -- name: UserSetPassword :one
 UPDATE users SET password_hash = @password_hash
-WHERE lower(email) = lower(@email)
+WHERE email = @email
 RETURNING id;
 
 -- name: SessionRevokeAllForUser :execrows
@@ -88,16 +90,21 @@ JOIN organizations o ON o.id = m.organization_id
 WHERE m.user_id = @user_id
 ORDER BY o.name, o.id;
 
--- name: SignInFailureList :many
--- SignInFailureList reads the failure counters of a sign-in's subjects, with
--- the database's clock so every replica measures windows the same way.
-SELECT subject, failures, window_start, now()::timestamptz AS now
-FROM sign_in_failures
-WHERE subject = ANY(@subjects::text[]);
+-- name: SignInFailureLock :many
+-- SignInFailureLock takes a sign-in's counters for its transaction,
+-- creating missing ones at zero, and reads them with the database's clock
+-- (so every replica measures windows the same way). Concurrent sign-ins of
+-- one subject queue here, each seeing the attempts counted before it.
+-- Subjects are locked in the order given; callers give them sorted, so two
+-- sign-ins never wait for each other in a cycle.
+INSERT INTO sign_in_failures (subject, failures, window_start)
+SELECT s, 0, now() FROM unnest(@subjects::text[]) AS s
+ON CONFLICT (subject) DO UPDATE SET failures = sign_in_failures.failures
+RETURNING subject, failures, window_start, now()::timestamptz AS now;
 
 -- name: SignInFailureRecord :exec
--- SignInFailureRecord counts one failure for each subject atomically: a new
--- subject or an expired window starts a new window at 1.
+-- SignInFailureRecord counts one attempt for each subject: a new subject or
+-- an expired window starts a new window at 1.
 INSERT INTO sign_in_failures (subject, failures, window_start)
 SELECT s, 1, now() FROM unnest(@subjects::text[]) AS s
 ON CONFLICT (subject) DO UPDATE
@@ -112,6 +119,11 @@ SET failures = CASE
 
 -- name: SignInFailureClear :exec
 DELETE FROM sign_in_failures WHERE subject = @subject;
+
+-- name: SignInFailureDiscount :exec
+-- SignInFailureDiscount takes back one counted attempt that succeeded.
+UPDATE sign_in_failures SET failures = failures - 1
+WHERE subject = @subject AND failures > 0;
 
 -- name: SignInFailureDeleteExpired :execrows
 -- SignInFailureDeleteExpired purges counters whose window has ended.

@@ -87,7 +87,7 @@ func TestManagementCommandsRefuseBadInput(t *testing.T) {
 		{"a password is never taken from argv", "", []string{"users", "create", "--email", "a@example.test", "--name", "A", "--password", "secret-pw"}, "flag provided but not defined: -password"},
 		{"--password-stdin is required", "long-enough", []string{"users", "create", "--email", "a@example.test", "--name", "A"}, "--password-stdin is required: pipe the password on stdin (passwords are never taken from arguments)"},
 		{"a missing email", "long-enough", []string{"users", "create", "--name", "A", "--password-stdin"}, "--email is required"},
-		{"a duplicate email", "long-enough", []string{"users", "create", "--email", "Taken@example.test", "--name", "T", "--password-stdin"}, "a user with email Taken@example.test already exists"},
+		{"a duplicate email", "long-enough", []string{"users", "create", "--email", "Taken@example.test", "--name", "T", "--password-stdin"}, "a user with email taken@example.test already exists"},
 		{"a short password", "short\n", []string{"users", "create", "--email", "a@example.test", "--name", "A", "--password-stdin"}, "the password is shorter than 8 characters"},
 		{"more than one line on stdin", "one-line\ntwo-lines\n", []string{"users", "set-password", "--email", "taken@example.test", "--password-stdin"}, "stdin holds more than one line; pipe only the password"},
 		{"an unknown user", "long-enough", []string{"users", "set-password", "--email", "ghost@example.test", "--password-stdin"}, "no user with email ghost@example.test"},

@@ -209,30 +209,46 @@ func (q *Queries) SignInFailureDeleteExpired(ctx context.Context, windowSeconds 
 	return result.RowsAffected(), nil
 }
 
-const signInFailureList = `-- name: SignInFailureList :many
-SELECT subject, failures, window_start, now()::timestamptz AS now
-FROM sign_in_failures
-WHERE subject = ANY($1::text[])
+const signInFailureDiscount = `-- name: SignInFailureDiscount :exec
+UPDATE sign_in_failures SET failures = failures - 1
+WHERE subject = $1 AND failures > 0
 `
 
-type SignInFailureListRow struct {
+// SignInFailureDiscount takes back one counted attempt that succeeded.
+func (q *Queries) SignInFailureDiscount(ctx context.Context, subject string) error {
+	_, err := q.db.Exec(ctx, signInFailureDiscount, subject)
+	return err
+}
+
+const signInFailureLock = `-- name: SignInFailureLock :many
+INSERT INTO sign_in_failures (subject, failures, window_start)
+SELECT s, 0, now() FROM unnest($1::text[]) AS s
+ON CONFLICT (subject) DO UPDATE SET failures = sign_in_failures.failures
+RETURNING subject, failures, window_start, now()::timestamptz AS now
+`
+
+type SignInFailureLockRow struct {
 	Subject     string
 	Failures    int32
 	WindowStart time.Time
 	Now         time.Time
 }
 
-// SignInFailureList reads the failure counters of a sign-in's subjects, with
-// the database's clock so every replica measures windows the same way.
-func (q *Queries) SignInFailureList(ctx context.Context, subjects []string) ([]SignInFailureListRow, error) {
-	rows, err := q.db.Query(ctx, signInFailureList, subjects)
+// SignInFailureLock takes a sign-in's counters for its transaction,
+// creating missing ones at zero, and reads them with the database's clock
+// (so every replica measures windows the same way). Concurrent sign-ins of
+// one subject queue here, each seeing the attempts counted before it.
+// Subjects are locked in the order given; callers give them sorted, so two
+// sign-ins never wait for each other in a cycle.
+func (q *Queries) SignInFailureLock(ctx context.Context, subjects []string) ([]SignInFailureLockRow, error) {
+	rows, err := q.db.Query(ctx, signInFailureLock, subjects)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []SignInFailureListRow{}
+	items := []SignInFailureLockRow{}
 	for rows.Next() {
-		var i SignInFailureListRow
+		var i SignInFailureLockRow
 		if err := rows.Scan(
 			&i.Subject,
 			&i.Failures,
@@ -268,8 +284,8 @@ type SignInFailureRecordParams struct {
 	WindowSeconds int32
 }
 
-// SignInFailureRecord counts one failure for each subject atomically: a new
-// subject or an expired window starts a new window at 1.
+// SignInFailureRecord counts one attempt for each subject: a new subject or
+// an expired window starts a new window at 1.
 func (q *Queries) SignInFailureRecord(ctx context.Context, arg SignInFailureRecordParams) error {
 	_, err := q.db.Exec(ctx, signInFailureRecord, arg.Subjects, arg.WindowSeconds)
 	return err
@@ -278,7 +294,7 @@ func (q *Queries) SignInFailureRecord(ctx context.Context, arg SignInFailureReco
 const userGetByEmail = `-- name: UserGetByEmail :one
 SELECT id, email, name
 FROM users
-WHERE lower(email) = lower($1)
+WHERE email = $1
 `
 
 type UserGetByEmailRow struct {
@@ -287,6 +303,7 @@ type UserGetByEmailRow struct {
 	Name  string
 }
 
+// UserGetByEmail takes a normalised email, as UserGetForSignIn.
 func (q *Queries) UserGetByEmail(ctx context.Context, email string) (UserGetByEmailRow, error) {
 	row := q.db.QueryRow(ctx, userGetByEmail, email)
 	var i UserGetByEmailRow
@@ -298,7 +315,7 @@ const userGetForSignIn = `-- name: UserGetForSignIn :one
 
 SELECT id, email, name, password_hash
 FROM users
-WHERE lower(email) = lower($1)
+WHERE email = $1
 `
 
 type UserGetForSignInRow struct {
@@ -309,7 +326,8 @@ type UserGetForSignInRow struct {
 }
 
 // Users, organizations, memberships and sign-in throttling.
-// UserGetForSignIn matches the email case-insensitively (users_email_key).
+// UserGetForSignIn finds a user by email; callers pass it through
+// auth.NormalizeEmail, the only form stored (users_email_normalised).
 func (q *Queries) UserGetForSignIn(ctx context.Context, email string) (UserGetForSignInRow, error) {
 	row := q.db.QueryRow(ctx, userGetForSignIn, email)
 	var i UserGetForSignInRow
@@ -376,7 +394,7 @@ FROM users u
 LEFT JOIN memberships m ON m.user_id = u.id
 LEFT JOIN organizations o ON o.id = m.organization_id
 GROUP BY u.id
-ORDER BY lower(u.email)
+ORDER BY u.email
 `
 
 type UserListRow struct {
@@ -416,7 +434,7 @@ func (q *Queries) UserList(ctx context.Context) ([]UserListRow, error) {
 
 const userSetPassword = `-- name: UserSetPassword :one
 UPDATE users SET password_hash = $1
-WHERE lower(email) = lower($2)
+WHERE email = $2
 RETURNING id
 `
 

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -63,12 +64,12 @@ type Org struct {
 
 // CreateUser adds a user with password.
 func (m *Manager) CreateUser(ctx context.Context, email, name, password string) (User, error) {
-	email, name = strings.TrimSpace(email), strings.TrimSpace(name)
+	email, name = auth.NormalizeEmail(strings.TrimSpace(email)), strings.TrimSpace(name)
 	if err := checkEmail(email); err != nil {
 		return User{}, err
 	}
-	if name == "" {
-		return User{}, errors.New("--name is required")
+	if err := checkName(name); err != nil {
+		return User{}, err
 	}
 	if err := checkPassword(password); err != nil {
 		return User{}, err
@@ -107,7 +108,7 @@ func (m *Manager) ListUsers(ctx context.Context) ([]User, error) {
 // password reset also ends any session an attacker may hold. It returns the
 // number of sessions revoked.
 func (m *Manager) SetPassword(ctx context.Context, email, password string) (int64, error) {
-	email = strings.TrimSpace(email)
+	email = auth.NormalizeEmail(strings.TrimSpace(email))
 	if email == "" {
 		return 0, errors.New("--email is required")
 	}
@@ -136,8 +137,8 @@ func (m *Manager) SetPassword(ctx context.Context, email, password string) (int6
 // CreateOrg adds an organization.
 func (m *Manager) CreateOrg(ctx context.Context, name, slug string) (Org, error) {
 	name, slug = strings.TrimSpace(name), strings.TrimSpace(slug)
-	if name == "" {
-		return Org{}, errors.New("--name is required")
+	if err := checkName(name); err != nil {
+		return Org{}, err
 	}
 	if slug == "" {
 		return Org{}, errors.New("--slug is required")
@@ -186,7 +187,7 @@ func (m *Manager) RemoveMember(ctx context.Context, slug, email string) error {
 }
 
 func (m *Manager) orgAndUser(ctx context.Context, slug, email string) (db.OrganizationGetBySlugRow, db.UserGetByEmailRow, error) {
-	slug, email = strings.TrimSpace(slug), strings.TrimSpace(email)
+	slug, email = strings.TrimSpace(slug), auth.NormalizeEmail(strings.TrimSpace(email))
 	if slug == "" {
 		return db.OrganizationGetBySlugRow{}, db.UserGetByEmailRow{}, errors.New("--org is required")
 	}
@@ -216,8 +217,21 @@ func checkEmail(email string) error {
 		return errors.New("--email is required")
 	case len(email) > maxEmailLen:
 		return fmt.Errorf("email is longer than %d characters", maxEmailLen)
-	case strings.Count(email, "@") != 1 || strings.HasPrefix(email, "@") || strings.HasSuffix(email, "@") || strings.ContainsAny(email, " \t\r\n"):
+	case strings.Count(email, "@") != 1 || strings.HasPrefix(email, "@") || strings.HasSuffix(email, "@") ||
+		strings.ContainsAny(email, " ") || strings.ContainsFunc(email, unicode.IsControl):
 		return fmt.Errorf("%q is not an email address", email)
+	}
+	return nil
+}
+
+// checkName refuses an empty name and control characters, which the API
+// refuses in names too (openapi.yaml's single-line text).
+func checkName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("--name is required")
+	case strings.ContainsFunc(name, unicode.IsControl):
+		return fmt.Errorf("--name %q contains a control character", name)
 	}
 	return nil
 }

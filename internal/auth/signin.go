@@ -42,22 +42,19 @@ var dummyHash = sync.OnceValues(func() (string, error) {
 	return HashPassword(NewToken(), DefaultPasswordParams)
 })
 
-// SignIn checks the throttle, then the credentials, and starts a new
-// session. Failures are ErrInvalidCredentials or *ThrottledError.
+// SignIn counts the attempt against the throttle, then checks the
+// credentials and starts a new session. Failures are ErrInvalidCredentials
+// or *ThrottledError. The email is matched in its normalised form
+// (NormalizeEmail).
+//
+// The attempt is counted before the password is checked, and counting is
+// atomic per subject, so no burst of parallel attempts gets more password
+// checks than the limit: a sign-in that succeeds takes its count back.
 func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) (SignedIn, error) {
+	email = NormalizeEmail(email)
 	subjects := s.throttle.Subjects(email, clientIP)
-	rows, err := s.store.Q.SignInFailureList(ctx, subjects)
-	if err != nil {
-		return SignedIn{}, store.Translate(err)
-	}
-	if len(rows) > 0 {
-		counters := make([]Counter, len(rows))
-		for i, r := range rows {
-			counters[i] = Counter{Subject: r.Subject, Failures: int(r.Failures), WindowStart: r.WindowStart}
-		}
-		if wait := s.throttle.Wait(rows[0].Now, counters); wait > 0 {
-			return SignedIn{}, &ThrottledError{RetryAfter: wait}
-		}
+	if err := s.countAttempt(ctx, subjects); err != nil {
+		return SignedIn{}, err
 	}
 
 	user, err := s.store.Q.UserGetForSignIn(ctx, email)
@@ -75,12 +72,6 @@ func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) 
 		s.log.ErrorContext(ctx, "stored password hash is unreadable", "user_id", user.ID, "error", err, "trace_id", requestctx.TraceID(ctx))
 	}
 	if !found || !ok {
-		err := s.store.Q.SignInFailureRecord(ctx, db.SignInFailureRecordParams{
-			Subjects: subjects, WindowSeconds: seconds(s.throttle.Window),
-		})
-		if err != nil {
-			return SignedIn{}, store.Translate(err)
-		}
 		return SignedIn{}, ErrInvalidCredentials
 	}
 
@@ -95,7 +86,19 @@ func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) 
 		if err != nil {
 			return err
 		}
-		return q.SignInFailureClear(ctx, EmailSubject(email))
+		// The email starts afresh; the address only gets its attempt back,
+		// as others may have failed from it.
+		for _, subject := range subjects {
+			if subject == EmailSubject(email) {
+				err = q.SignInFailureClear(ctx, subject)
+			} else {
+				err = q.SignInFailureDiscount(ctx, subject)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return SignedIn{}, err
@@ -103,6 +106,31 @@ func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) 
 	return SignedIn{Token: token, Caller: requestctx.Caller{
 		UserID: user.ID, SessionID: sessionID, Email: user.Email, Name: user.Name, CSRFToken: csrf,
 	}}, nil
+}
+
+// countAttempt counts one sign-in attempt for each subject, or refuses it
+// with *ThrottledError when a subject has used up its window. The counters
+// are locked from the check to the count, so concurrent attempts of one
+// subject are counted one after another.
+func (s *Service) countAttempt(ctx context.Context, subjects []string) error {
+	return s.store.InTx(ctx, func(q *db.Queries) error {
+		rows, err := q.SignInFailureLock(ctx, subjects)
+		if err != nil {
+			return err
+		}
+		if len(rows) > 0 {
+			counters := make([]Counter, len(rows))
+			for i, r := range rows {
+				counters[i] = Counter{Subject: r.Subject, Failures: int(r.Failures), WindowStart: r.WindowStart}
+			}
+			if wait := s.throttle.Wait(rows[0].Now, counters); wait > 0 {
+				return &ThrottledError{RetryAfter: wait}
+			}
+		}
+		return q.SignInFailureRecord(ctx, db.SignInFailureRecordParams{
+			Subjects: subjects, WindowSeconds: seconds(s.throttle.Window),
+		})
+	})
 }
 
 // SignOut revokes a session; false when it was no longer live.

@@ -28,14 +28,17 @@ const (
 	addressSubjectPrefix = "ip:"
 )
 
-// EmailSubject is the throttling subject of an email, case-insensitive.
-func EmailSubject(email string) string { return emailSubjectPrefix + strings.ToLower(email) }
+// EmailSubject is the throttling subject of an email, in the form users
+// are looked up by (NormalizeEmail).
+func EmailSubject(email string) string { return emailSubjectPrefix + NormalizeEmail(email) }
 
 // AddressSubject is the throttling subject of a client address.
 func AddressSubject(ip string) string { return addressSubjectPrefix + ip }
 
 // Subjects are the counters one sign-in attempt is checked against and
-// charged to; an unknown client address is left out.
+// charged to, sorted (an email's before an address's, as their prefixes
+// sort) so that every sign-in locks them in one order; an unknown client
+// address is left out.
 func (p ThrottlePolicy) Subjects(email, clientIP string) []string {
 	subjects := []string{EmailSubject(email)}
 	if clientIP != "" {

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -447,6 +449,115 @@ func TestAuthEndpointsAnswerEveryDeclaredStatus(t *testing.T) {
 		t.Parallel()
 		if r := env.Client(t).Do(http.MethodPost, signOutPath, nil); r.Status != http.StatusUnauthorized || r.Problem(t).Code != "unauthenticated" {
 			t.Fatalf("got %d %s", r.Status, r.Body)
+		}
+	})
+}
+
+// statuses counts the answers of n parallel calls of do.
+func statuses(n int, do func(i int) int) map[int]int {
+	var mu sync.Mutex
+	got := map[int]int{}
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			status := do(i)
+			mu.Lock()
+			got[status]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return got
+}
+
+func TestNoBurstOfParallelSignInsGetsMorePasswordChecksThanTheLimit(t *testing.T) {
+	t.Parallel()
+	t.Run("twelve wrong passwords at once for one email: five checked, seven refused", func(t *testing.T) {
+		t.Parallel()
+		env := testenv.New(t)
+		_, email := env.DB.User(t, "Bart Burst")
+		got := statuses(12, func(int) int { return env.Client(t).SignIn(email, "wrong-password").Status })
+		if got[http.StatusUnauthorized] != 5 || got[http.StatusTooManyRequests] != 7 {
+			t.Fatalf("answers %v, want 5 × 401 and 7 × 429", got)
+		}
+	})
+	t.Run("thirty wrong passwords at once from one address: twenty checked", func(t *testing.T) {
+		t.Parallel()
+		env := testenv.New(t)
+		got := statuses(30, func(i int) int {
+			return env.Client(t).SignIn(fmt.Sprintf("burst%d@example.test", i), "wrong-password").Status
+		})
+		if got[http.StatusUnauthorized] != 20 || got[http.StatusTooManyRequests] != 10 {
+			t.Fatalf("answers %v, want 20 × 401 and 10 × 429", got)
+		}
+	})
+	t.Run("a success takes its attempt back from the address", func(t *testing.T) {
+		t.Parallel()
+		env := testenv.New(t)
+		_, email := env.DB.User(t, "Sam Success")
+		c := env.Client(t)
+		for range 3 {
+			if r := c.SignIn(email, testenv.Password); r.Status != http.StatusOK {
+				t.Fatalf("sign-in: %d %s", r.Status, r.Body)
+			}
+		}
+		var rows int
+		if err := env.DB.Pool.QueryRow(context.Background(), "SELECT count(*) FROM sign_in_failures WHERE failures > 0").Scan(&rows); err != nil || rows != 0 {
+			t.Fatalf("%d counters above zero after three successes (%v)", rows, err)
+		}
+	})
+}
+
+func TestEmailsMatchIgnoringTheCaseOfASCIILettersOnly(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	_, email := env.DB.User(t, "Vic Viewer") // vic.viewer-…@example.test
+	lookalike := strings.Replace(email, "i", "\u0130", 1)
+	tests := []struct {
+		name   string
+		email  string
+		status int
+	}{
+		{"the stored form", email, http.StatusOK},
+		{"ASCII letters in upper case", strings.ToUpper(email), http.StatusOK},
+		{"a dotted capital I (U+0130) is another email", lookalike, http.StatusUnauthorized},
+		{"a Kelvin sign (U+212A) is not K", strings.Replace(strings.ToUpper(email), "E", "\u212A", 1), http.StatusUnauthorized},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := env.Client(t).SignIn(tt.email, testenv.Password)
+			if r.Status != tt.status {
+				t.Fatalf("%q: %d %s, want %d", tt.email, r.Status, r.Body, tt.status)
+			}
+			if r.Status == http.StatusOK {
+				var s sessionBody
+				r.JSON(t, &s)
+				if s.User.Email != email {
+					t.Fatalf("signed in as %q", s.User.Email)
+				}
+			}
+		})
+	}
+	t.Run("the throttle counts by the same form", func(t *testing.T) {
+		c := env.Client(t)
+		for range 5 {
+			c.SignIn(lookalike, "wrong-password")
+		}
+		// The lookalike's failures are not the user's.
+		if r := c.SignIn(strings.ToUpper(email), testenv.Password); r.Status != http.StatusOK {
+			t.Fatalf("the user after a lookalike's failures: %d %s", r.Status, r.Body)
+		}
+		for range 5 {
+			c.SignIn(strings.ToUpper(email), "wrong-password")
+		}
+		if r := c.SignIn(email, testenv.Password); r.Status != http.StatusTooManyRequests {
+			t.Fatalf("after five failures in upper case: %d %s", r.Status, r.Body)
+		}
+	})
+	t.Run("the database stores only the normalised form", func(t *testing.T) {
+		_, err := env.DB.Pool.Exec(context.Background(), "INSERT INTO users (email, name, password_hash) VALUES ('Mixed@Example.test', 'M', 'x')")
+		if err == nil || !strings.Contains(err.Error(), "users_email_normalised") {
+			t.Fatalf("a mixed-case email was stored: %v", err)
 		}
 	})
 }

@@ -2,12 +2,18 @@ package store_test
 
 import (
 	"context"
+	"io"
+	"io/fs"
+	"log/slog"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 
+	"creativeapi/internal/store"
 	"creativeapi/internal/testenv"
+	"creativeapi/migrations"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -70,4 +76,49 @@ func rows(t *testing.T, d *testenv.DB) []string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+func TestMigration0003StoresEveryEmailInItsNormalisedForm(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testenv.NewEmptyDB(t)
+	// The schema as 0001 left it, with emails as users typed them.
+	init, err := fs.ReadFile(migrations.FS, "0001_init.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Pool.Exec(ctx, string(init)+`;
+		CREATE TABLE schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
+		INSERT INTO schema_migrations (version) VALUES ('0001_init');
+		INSERT INTO users (email, name, password_hash) VALUES
+			('Ada@Example.TEST', 'Ada', 'x'), ('v`+"\u0130"+`ewer@acme.test', 'Lookalike', 'x'), ('plain@example.test', 'Plain', 'x')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Migrate(ctx, d.Pool, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		t.Fatal(err)
+	}
+	var emails []string
+	rows, err := d.Pool.Query(ctx, "SELECT email FROM users ORDER BY email")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var e string
+		if err := rows.Scan(&e); err != nil {
+			t.Fatal(err)
+		}
+		emails = append(emails, e)
+	}
+	want := []string{"ada@example.test", "plain@example.test", "v\u0130ewer@acme.test"}
+	if !slices.Equal(emails, want) {
+		t.Fatalf("emails %q, want %q", emails, want)
+	}
+	// Only the normalised form is unique now: the lookalike stays apart
+	// from viewer@acme.test.
+	if _, err := d.Pool.Exec(ctx, "INSERT INTO users (email, name, password_hash) VALUES ('viewer@acme.test', 'Vic', 'x')"); err != nil {
+		t.Fatalf("viewer@acme.test beside its lookalike: %v", err)
+	}
+	if _, err := d.Pool.Exec(ctx, "INSERT INTO users (email, name, password_hash) VALUES ('ada@example.test', 'Ada again', 'x')"); err == nil {
+		t.Fatal("a second ada@example.test was stored")
+	}
 }
