@@ -561,3 +561,48 @@ func TestEmailsMatchIgnoringTheCaseOfASCIILettersOnly(t *testing.T) {
 		}
 	})
 }
+
+func TestThePerAddressThrottleCountsTheClientNamedByTrustedProxiesOnly(t *testing.T) {
+	t.Parallel()
+	forwardedFor := func(ip string) testenv.Header { return testenv.Header{Name: "X-Forwarded-For", Value: ip} }
+	// fail makes 20 failed sign-ins, the address limit, each forwarded for
+	// the address xff returns.
+	fail := func(t *testing.T, env *testenv.Env, xff func(i int) string) {
+		t.Helper()
+		for i := range 20 {
+			r := env.Client(t).Do(http.MethodPost, signInPath, signInBody(fmt.Sprintf("guess%d@example.test", i%4), "guess"), forwardedFor(xff(i)))
+			if r.Status != http.StatusUnauthorized {
+				t.Fatalf("failure %d: %d %s", i+1, r.Status, r.Body)
+			}
+		}
+	}
+	signIn := func(t *testing.T, env *testenv.Env, xff string) int {
+		t.Helper()
+		_, email := env.DB.User(t, "Bea Behind")
+		return env.Client(t).Do(http.MethodPost, signInPath, signInBody(email, testenv.Password), forwardedFor(xff)).Status
+	}
+	t.Run("behind a trusted proxy each client has its own count", func(t *testing.T) {
+		t.Parallel()
+		// The test's connections come from 127.0.0.1: the proxy.
+		env := testenv.New(t, testenv.Options{Env: map[string]string{"TRUSTED_PROXIES": "127.0.0.1/32"}})
+		fail(t, env, func(int) string { return "203.0.113.7" })
+		if got := signIn(t, env, "203.0.113.7"); got != http.StatusTooManyRequests {
+			t.Fatalf("the client that failed: %d, want 429", got)
+		}
+		if got := signIn(t, env, "203.0.113.8"); got != http.StatusOK {
+			t.Fatalf("another client behind the same proxy: %d, want 200", got)
+		}
+		// A client cannot escape its count by naming another address first.
+		if got := signIn(t, env, "198.51.100.99, 203.0.113.7"); got != http.StatusTooManyRequests {
+			t.Fatalf("a spoofed hop before the client: %d, want 429", got)
+		}
+	})
+	t.Run("without trusted proxies X-Forwarded-For is ignored", func(t *testing.T) {
+		t.Parallel()
+		env := testenv.New(t)
+		fail(t, env, func(i int) string { return fmt.Sprintf("203.0.113.%d", i) })
+		if got := signIn(t, env, "198.51.100.1"); got != http.StatusTooManyRequests {
+			t.Fatalf("a new forwarded address from the same peer: %d, want 429", got)
+		}
+	})
+}

@@ -11,7 +11,6 @@ import (
 	"io"
 	"log/slog"
 	"mime"
-	"net"
 	"net/http"
 	"runtime/debug"
 	"strings"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"creativeapi/internal/clientip"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/requestctx"
@@ -32,11 +32,12 @@ const maxBodyBytes = 64 << 10
 // serverMaxHeaderBytes before a handler runs.
 const maxHeaderBytes = 32 << 10
 
-// observe gives every request its trace id and deadline, refuses oversized
-// headers, recovers panics into 500 Problems and writes one log line per
-// request. The deadline (requestTimeout) cancels the request's database
-// calls, so no request waits on an unreachable database for longer.
-func observe(log *slog.Logger, requestTimeout time.Duration) echo.MiddlewareFunc {
+// observe gives every request its trace id, client address and deadline,
+// refuses oversized headers, recovers panics into 500 Problems and writes
+// one log line per request. The deadline (requestTimeout) cancels the
+// request's database calls, so no request waits on an unreachable database
+// for longer.
+func observe(log *slog.Logger, requestTimeout time.Duration, clients clientip.Resolver) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) (err error) {
 			start := time.Now()
@@ -48,8 +49,8 @@ func observe(log *slog.Logger, requestTimeout time.Duration) echo.MiddlewareFunc
 				ctx, cancel = context.WithTimeout(ctx, requestTimeout)
 				defer cancel()
 			}
-			if host, _, err := net.SplitHostPort(req.RemoteAddr); err == nil {
-				ctx = requestctx.WithClientIP(ctx, host)
+			if ip := clients.Of(req.RemoteAddr, req.Header.Values("X-Forwarded-For")); ip != "" {
+				ctx = requestctx.WithClientIP(ctx, ip)
 			}
 			c.SetRequest(req.WithContext(ctx))
 			h := c.Response().Header()

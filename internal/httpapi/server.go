@@ -16,6 +16,7 @@ import (
 	"creativeapi"
 	"creativeapi/gen/api"
 	"creativeapi/internal/auth"
+	"creativeapi/internal/clientip"
 	"creativeapi/internal/config"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/problem"
@@ -70,7 +71,7 @@ func New(d Deps) (*echo.Echo, error) {
 	e.HideBanner, e.HidePort = true, true
 	pw := &problemWriter{baseURL: d.Config.PublicBaseURL, log: d.Log}
 	e.HTTPErrorHandler = pw.handle
-	e.Use(observe(d.Log, d.Config.RequestTimeout), cors(d.Config.AllowedOrigins), gate(v, d.Auth, cop))
+	e.Use(observe(d.Log, d.Config.RequestTimeout, clientip.New(d.Config.TrustedProxies)), cors(d.Config.AllowedOrigins), gate(v, d.Auth, cop))
 	api.RegisterHandlers(e, api.NewStrictHandler(srv, nil))
 	e.GET("/openapi.yaml", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/yaml", d.SpecYAML)

@@ -44,8 +44,8 @@ func CallerFrom(ctx context.Context) (Caller, bool) {
 	return c, ok
 }
 
-// WithClientIP returns ctx carrying the client's address (the peer's IP;
-// forwarding headers are not trusted).
+// WithClientIP returns ctx carrying the client's address (the peer's IP, or
+// behind trusted proxies the address they forwarded; see clientip).
 func WithClientIP(ctx context.Context, ip string) context.Context {
 	return context.WithValue(ctx, clientIPKey{}, ip)
 }
