@@ -16,8 +16,8 @@ func TestCursor_RoundTripsToTheMicrosecond(t *testing.T) {
 	t.Parallel()
 	for _, at := range []time.Time{
 		time.Date(2026, 11, 20, 10, 15, 0, 123456000, time.UTC),
-		time.Date(1999, 1, 1, 0, 0, 0, 0, time.UTC),
-		time.UnixMicro(0).UTC(),
+		time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC),
 	} {
 		id := uuid.New()
 		gotAt, gotID, err := deposit.DecodeCursor(deposit.EncodeCursor(at, id))
@@ -38,6 +38,9 @@ func TestCursor_RefusesWhatItDidNotMake(t *testing.T) {
 		"missing part":      enc("d1.1"),
 		"extra part":        enc("d1.1." + id + ".x"),
 		"time not integer":  enc("d1.x." + id),
+		"time at -2^63 µs":  enc("d1.-9223372036854775808." + id),
+		"time before 2000":  enc("d1.0." + id),
+		"time after 9999":   enc("d1.253402300800000000." + id),
 		"bad id":            enc("d1.1.not-a-uuid"),
 		"id without dashes": enc("d1.1." + strings.ReplaceAll(id, "-", "")),
 		"empty":             "",

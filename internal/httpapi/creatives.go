@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 
 	"creativeapi/gen/api"
 	"creativeapi/gen/db"
+	"creativeapi/internal/cursor"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/requestctx"
@@ -34,8 +34,7 @@ func (s *Server) ListCreatives(ctx context.Context, r api.ListCreativesRequestOb
 	if r.Params.Cursor != nil {
 		n, ok := decodeCreativeCursor(*r.Params.Cursor)
 		if !ok {
-			return nil, problem.Invalid([]problem.FieldError{{Field: "cursor", Code: problem.InvalidFormat,
-				Message: "Is not a cursor of this list. Pass the nextCursor of the previous page as is."}})
+			return nil, errInvalidCursor()
 		}
 		before = n
 	}
@@ -430,21 +429,30 @@ func deref[T any](v *T) T {
 	return *v
 }
 
+// creativeCursorKind names the creatives list in its cursors.
+const creativeCursorKind = "c1"
+
 // encodeCreativeCursor makes the opaque cursor that continues below number.
 func encodeCreativeCursor(number int32) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(int(number))))
+	return cursor.Encode(creativeCursorKind, strconv.Itoa(int(number)))
 }
 
-// decodeCreativeCursor reads a cursor of encodeCreativeCursor; ok is false
-// for anything else.
-func decodeCreativeCursor(cursor string) (int32, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(cursor)
+// decodeCreativeCursor reads a cursor of encodeCreativeCursor: a creative
+// number, 1 to 2^31-1 as the column holds; ok is false for anything else.
+func decodeCreativeCursor(s string) (int32, bool) {
+	parts, err := cursor.Decode(creativeCursorKind, s, 1)
 	if err != nil {
 		return 0, false
 	}
-	n, err := strconv.ParseInt(string(b), 10, 32)
+	n, err := strconv.ParseInt(parts[0], 10, 32)
 	if err != nil || n < 1 {
 		return 0, false
 	}
 	return int32(n), true
+}
+
+// errInvalidCursor is the one answer of every list to a cursor it did not make.
+func errInvalidCursor() error {
+	return problem.Invalid([]problem.FieldError{{Field: "cursor", Code: problem.InvalidFormat,
+		Message: "Is not a cursor of this list. Pass the nextCursor of the previous page as is."}})
 }

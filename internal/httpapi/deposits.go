@@ -131,8 +131,7 @@ func (s *Server) ListAccountDeposits(ctx context.Context, r api.ListAccountDepos
 	if r.Params.Cursor != nil {
 		createdAt, id, err := deposit.DecodeCursor(*r.Params.Cursor)
 		if err != nil {
-			return nil, problem.Invalid([]problem.FieldError{{Field: "cursor", Code: problem.InvalidValue,
-				Message: "Is not a cursor of this list. Pass nextCursor back unchanged."}})
+			return nil, errInvalidCursor()
 		}
 		params.CursorCreatedAt, params.CursorID = &createdAt, &id
 	}
