@@ -606,3 +606,47 @@ func TestThePerAddressThrottleCountsTheClientNamedByTrustedProxiesOnly(t *testin
 		}
 	})
 }
+
+func TestAnOriginMustBeTheServersOwnOrTrustedWhateverTheHostSays(t *testing.T) {
+	t.Parallel()
+	// PUBLIC_BASE_URL is http://api.test; the test server listens elsewhere.
+	env := testenv.New(t, testenv.Options{Env: map[string]string{"ALLOWED_ORIGINS": "https://app.example"}})
+	_, email := env.DB.User(t, "Ossie Origin")
+	host := strings.TrimPrefix(env.Server.URL, "http://")
+	tests := []struct {
+		name   string
+		origin string
+		host   string
+		status int
+	}{
+		{"the request's own Host as Origin is not enough", env.Server.URL, "", http.StatusForbidden},
+		{"a Host made to match a foreign Origin is not enough", "http://evil.example", "evil.example", http.StatusForbidden},
+		{"the server's own origin (PUBLIC_BASE_URL)", "http://api.test", "", http.StatusOK},
+		{"a trusted origin", "https://app.example", "", http.StatusOK},
+		{"no Origin at all (no browser)", "", "", http.StatusOK},
+		{"the opaque origin null", "null", "", http.StatusForbidden},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := http.NewRequest(http.MethodPost, env.Server.URL+signInPath, strings.NewReader(`{"email":"`+email+`","password":"`+testenv.Password+`"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			if tt.origin != "" {
+				req.Header.Set("Origin", tt.origin)
+			}
+			req.Host = host
+			if tt.host != "" {
+				req.Host = tt.host
+			}
+			r := send(t, req)
+			if r.Status != tt.status {
+				t.Fatalf("got %d %s, want %d", r.Status, r.Body, tt.status)
+			}
+			if r.Status == http.StatusForbidden && r.Problem(t).Code != "csrf_failed" {
+				t.Fatalf("code: %s", r.Body)
+			}
+		})
+	}
+}

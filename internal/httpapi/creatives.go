@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -135,7 +136,9 @@ func runCreativeAction(ctx context.Context, q *db.Queries, org, id, userID uuid.
 	if refusal != nil && refusal.Reason == review.Forbidden {
 		return creativeJSON{}, problem.New(http.StatusForbidden, problem.ActionForbidden, "%s", refusal.Detail)
 	}
-	if req.ExpectedVersion != nil && int32(*req.ExpectedVersion) != c.Version {
+	// Both are int32: the spec bounds expectedVersion to the column's range,
+	// so nothing is cut off before the comparison.
+	if req.ExpectedVersion != nil && *req.ExpectedVersion != c.Version {
 		return creativeJSON{}, problem.New(http.StatusConflict, problem.VersionConflict,
 			"The creative is at version %d, not %d. Reload it and try again.", c.Version, *req.ExpectedVersion)
 	}
@@ -174,11 +177,18 @@ func (s *Server) creativeBodyChecks() map[string]BodyCheck {
 }
 
 // checkCreativeActionBody reads leniently: wrong types are the schema's
-// to report, so they only make this check look no further.
+// to report, so they only make this check look no further. A comment of
+// white space only says nothing, so it does not count as one.
 func checkCreativeActionBody(body any) []problem.FieldError {
 	req, _ := body.(map[string]any)
-	if req["action"] == string(review.ActionRequestChanges) && req["comment"] == nil {
+	if req["action"] != string(review.ActionRequestChanges) {
+		return nil
+	}
+	switch comment, isString := req["comment"].(string); {
+	case req["comment"] == nil:
 		return []problem.FieldError{{Field: "comment", Code: problem.Required, Message: "Is required to request changes."}}
+	case isString && strings.TrimSpace(comment) == "":
+		return []problem.FieldError{{Field: "comment", Code: problem.Required, Message: "Must say more than white space to request changes."}}
 	}
 	return nil
 }

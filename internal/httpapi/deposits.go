@@ -76,18 +76,13 @@ func (s *Server) depositSettings() deposit.Settings {
 
 // CreateAccountDeposit opens a deposit request under the caller's
 // Idempotency-Key: the limit check, the reservation of the requested
-// amount and the stored answer commit in one transaction.
+// amount and the stored answer commit in one transaction. What depends on
+// the configuration (the treasury, the bounds) is checked only when the
+// command runs: an answer stored under the key comes back first, whatever
+// the configuration says today.
 func (s *Server) CreateAccountDeposit(ctx context.Context, r api.CreateAccountDepositRequestObject) (api.CreateAccountDepositResponseObject, error) {
-	if s.cfg.TreasuryAddress == "" {
-		return nil, problem.New(http.StatusServiceUnavailable, problem.DepositsUnavailable, "Deposits are not available on this server.")
-	}
 	caller, _ := requestctx.CallerFrom(ctx)
 	amount := r.Body.Amount
-	base, errs := deposit.CheckRequest(amount.AmountMinor, string(amount.Currency), int(amount.Scale), s.depositBounds())
-	if errs != nil {
-		// The gate ran the same check; this only guards against drift.
-		return nil, problem.Invalid(errs)
-	}
 	key := ""
 	if r.Params.IdempotencyKey != nil {
 		key = *r.Params.IdempotencyKey
@@ -95,6 +90,14 @@ func (s *Server) CreateAccountDeposit(ctx context.Context, r api.CreateAccountDe
 	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: key,
 		Fingerprint: idempotency.Fingerprint("POST "+depositsPath, r.Body)},
 		func(ctx context.Context, q *db.Queries) (idempotency.Response, error) {
+			if s.cfg.TreasuryAddress == "" {
+				return idempotency.Response{}, problem.New(http.StatusServiceUnavailable, problem.DepositsUnavailable, "Deposits are not available on this server.")
+			}
+			base, errs := deposit.CheckRequest(amount.AmountMinor, string(amount.Currency), int(amount.Scale), s.depositBounds())
+			if errs != nil {
+				// The gate ran the same check; this only guards against drift.
+				return idempotency.Response{}, problem.Invalid(errs)
+			}
 			d, err := deposit.Create(ctx, q, s.depositSettings(), caller.UserID, base)
 			switch {
 			case errors.Is(err, deposit.ErrTooManyOpen):

@@ -43,7 +43,7 @@ func (p *problemWriter) classify(c echo.Context, err error) *problem.Error {
 		case http.StatusNotFound:
 			return problem.New(http.StatusNotFound, problem.NotFound, "The requested resource does not exist.")
 		case http.StatusMethodNotAllowed:
-			return problem.New(http.StatusMethodNotAllowed, problem.MethodNotAllowed, "%s is not allowed on %s.", c.Request().Method, c.Request().URL.Path)
+			return problem.New(http.StatusMethodNotAllowed, problem.MethodNotAllowed, "%s is not allowed on %s.", requestMethod(c), c.Request().URL.Path)
 		case http.StatusUnsupportedMediaType:
 			return problem.New(http.StatusUnsupportedMediaType, problem.UnsupportedMediaType, "Send the body as application/json.")
 		case http.StatusRequestEntityTooLarge:
@@ -70,6 +70,10 @@ func (p *problemWriter) classify(c echo.Context, err error) *problem.Error {
 	return problem.New(http.StatusInternalServerError, problem.InternalError, "Something went wrong on our side. Quote the traceId when you report it.")
 }
 
+// wwwAuthenticate is the challenge of every 401 (RFC 9110 §11.6.1 asks for
+// one): the API authenticates with its session cookie, which sign-in sets.
+const wwwAuthenticate = `Cookie realm="creativeapi"`
+
 // writeProblem sends e as application/json.
 func writeProblem(w http.ResponseWriter, baseURL, traceID string, e *problem.Error) {
 	h := w.Header()
@@ -77,6 +81,12 @@ func writeProblem(w http.ResponseWriter, baseURL, traceID string, e *problem.Err
 	h.Set("Cache-Control", "no-store")
 	if e.RetryAfter > 0 {
 		h.Set("Retry-After", strconv.Itoa(e.RetryAfter))
+	}
+	if e.Status == http.StatusUnauthorized {
+		h.Set("WWW-Authenticate", wwwAuthenticate)
+	}
+	if e.Allow != "" {
+		h.Set("Allow", e.Allow)
 	}
 	w.WriteHeader(e.Status)
 	_, _ = w.Write(problem.Marshal(baseURL, traceID, e))

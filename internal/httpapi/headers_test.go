@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"creativeapi/internal/testenv"
 )
 
@@ -162,10 +164,12 @@ func TestCORSGivesOtherOriginsNothing(t *testing.T) {
 			if r.Status != http.StatusForbidden || r.Problem(t).Code != "csrf_failed" {
 				t.Fatalf("unsafe call: %d %s", r.Status, r.Body)
 			}
+			// The preflight is answered as any OPTIONS, without CORS
+			// headers: the browser then refuses the call itself.
 			res := preflight(t, env, "/api/v1/me/balance/deposits", o, "POST", "content-type")
 			noCORS(t, res.Header)
-			if res.StatusCode != http.StatusMethodNotAllowed {
-				t.Fatalf("preflight: %d", res.StatusCode)
+			if res.StatusCode != http.StatusNoContent || res.Header.Get("Allow") != "GET, HEAD, POST, OPTIONS" {
+				t.Fatalf("preflight: %d %v", res.StatusCode, res.Header)
 			}
 		})
 	}
@@ -189,8 +193,8 @@ func noCORS(t *testing.T, h http.Header) {
 	}
 }
 
-// preflight sends the browser's CORS preflight. A preflight is no API
-// operation, so only a refused one (a 405 Problem) is checked against the spec.
+// preflight sends the browser's CORS preflight, checked as any OPTIONS
+// against the spec's "Methods".
 func preflight(t *testing.T, env *testenv.Env, path, origin, method, headers string) *http.Response {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodOptions, env.Server.URL+path, nil)
@@ -208,10 +212,104 @@ func preflight(t *testing.T, env *testenv.Env, path, origin, method, headers str
 	}
 	body, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	if res.StatusCode != http.StatusNoContent {
-		if err := testenv.CheckResponse(req, &testenv.Response{Status: res.StatusCode, Header: res.Header, Body: body}, t.Name()); err != nil {
-			t.Errorf("refused preflight: %v", err)
-		}
+	if err := testenv.CheckResponse(req, &testenv.Response{Status: res.StatusCode, Header: res.Header, Body: body}, t.Name()); err != nil {
+		t.Errorf("preflight: %v", err)
 	}
 	return res
+}
+
+// raw sends method to path with a plain client (no body), validated
+// against the spec.
+func raw(t *testing.T, env *testenv.Env, method, path string, headers ...testenv.Header) *testenv.Response {
+	t.Helper()
+	req, err := http.NewRequest(method, env.Server.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range headers {
+		req.Header.Set(h.Name, h.Value)
+	}
+	return send(t, req)
+}
+
+func TestHEADAnswersWhereverGETDoesWithoutTheBody(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	c, _ := env.SignedIn(t, "Hedda Head")
+	token, _ := rawSession(t, env)
+	cookie := testenv.Header{Name: "Cookie", Value: "session=" + token}
+	paths := []string{"/healthz", "/readyz", "/docs", "/openapi.yaml"}
+	for _, call := range specCalls(t) {
+		if call.method == http.MethodGet {
+			paths = append(paths, call.path)
+		}
+	}
+	for _, path := range paths {
+		get := c.Do(http.MethodGet, path, nil)
+		head := raw(t, env, http.MethodHead, path, cookie)
+		if head.Status != get.Status || len(head.Body) != 0 || head.Header.Get("Content-Type") != get.Header.Get("Content-Type") {
+			t.Errorf("HEAD %s: %d %q %q, GET: %d %q", path, head.Status, head.Header.Get("Content-Type"), head.Body, get.Status, get.Header.Get("Content-Type"))
+		}
+	}
+	// A path without GET refuses HEAD as any other method.
+	if r := raw(t, env, http.MethodHead, depositsPath+"/"+uuid.NewString()+"/nope", cookie); r.Status != http.StatusNotFound {
+		t.Errorf("HEAD of an unknown path: %d", r.Status)
+	}
+	if r := raw(t, env, http.MethodHead, signOutPath, cookie); r.Status != http.StatusMethodNotAllowed || r.Header.Get("Allow") != "POST, OPTIONS" {
+		t.Errorf("HEAD of sign-out: %d %v", r.Status, r.Header)
+	}
+}
+
+func TestOPTIONSAndA405ListTheMethodsOfThePath(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	org, creative := uuid.NewString(), uuid.NewString()
+	allow := map[string]string{
+		"/healthz":                            "GET, HEAD, OPTIONS",
+		"/docs":                               "GET, HEAD, OPTIONS",
+		"/openapi.yaml":                       "GET, HEAD, OPTIONS",
+		signInPath:                            "POST, OPTIONS",
+		mePath:                                "GET, HEAD, OPTIONS",
+		depositsPath:                          "GET, HEAD, POST, OPTIONS",
+		depositsPath + "/" + uuid.NewString(): "GET, HEAD, OPTIONS",
+		"/api/v1/organizations/" + org + "/creatives/" + creative + "/actions": "POST, OPTIONS",
+	}
+	for path, want := range allow {
+		if r := raw(t, env, http.MethodOptions, path); r.Status != http.StatusNoContent || r.Header.Get("Allow") != want || len(r.Body) != 0 {
+			t.Errorf("OPTIONS %s: %d Allow %q, want 204 %q", path, r.Status, r.Header.Get("Allow"), want)
+		}
+		if r := raw(t, env, http.MethodDelete, path); r.Status != http.StatusMethodNotAllowed || r.Header.Get("Allow") != want || r.Problem(t).Code != "method_not_allowed" {
+			t.Errorf("DELETE %s: %d Allow %q, want 405 %q", path, r.Status, r.Header.Get("Allow"), want)
+		}
+	}
+	if r := raw(t, env, http.MethodOptions, "/api/v1/nope"); r.Status != http.StatusNotFound {
+		t.Errorf("OPTIONS of an unknown path: %d", r.Status)
+	}
+}
+
+func TestAnswersRefuseFramingAnd401sNameTheirChallenge(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	c, _ := env.SignedIn(t, "Fred Frame")
+	for _, path := range []string{mePath, "/docs", "/openapi.yaml", "/healthz", "/api/v1/nope"} {
+		if r := c.Do(http.MethodGet, path, nil); r.Header.Get("X-Frame-Options") != "DENY" {
+			t.Errorf("%s: X-Frame-Options %q", path, r.Header.Get("X-Frame-Options"))
+		}
+	}
+	if csp := c.Do(http.MethodGet, "/docs", nil).Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'none'") {
+		t.Errorf("/docs CSP %q", csp)
+	}
+	// Every 401: no session on any operation that needs one, and a wrong password.
+	anonymous := env.Client(t)
+	for _, call := range specCalls(t) {
+		if !call.declares[http.StatusUnauthorized] || call.operationID == "signIn" {
+			continue
+		}
+		if r := anonymous.Do(call.method, call.path, call.body); r.Status != http.StatusUnauthorized || r.Header.Get("WWW-Authenticate") != `Cookie realm="creativeapi"` {
+			t.Errorf("%s: %d WWW-Authenticate %q", call.operationID, r.Status, r.Header.Get("WWW-Authenticate"))
+		}
+	}
+	if r := anonymous.SignIn("nobody@example.test", "wrong-password"); r.Status != http.StatusUnauthorized || r.Header.Get("WWW-Authenticate") != `Cookie realm="creativeapi"` {
+		t.Errorf("signIn: %d WWW-Authenticate %q", r.Status, r.Header.Get("WWW-Authenticate"))
+	}
 }

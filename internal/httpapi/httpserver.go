@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/labstack/echo/v4"
 )
 
 // ServerLimits are the connection-level limits of the HTTP server. A client
@@ -38,10 +40,11 @@ func DefaultServerLimits(requestTimeout time.Duration) ServerLimits {
 // get a 431 Problem, where net/http would answer in plain text.
 const serverMaxHeaderBytes = http.DefaultMaxHeaderBytes
 
-// NewHTTPServer serves h with the limits l; net/http's own errors go to log.
-func NewHTTPServer(h http.Handler, l ServerLimits, log *slog.Logger) *http.Server {
+// NewHTTPServer serves e (through Handler) with the limits l; net/http's own
+// errors go to log.
+func NewHTTPServer(e *echo.Echo, l ServerLimits, log *slog.Logger) *http.Server {
 	return &http.Server{
-		Handler:           h,
+		Handler:           Handler(e),
 		ReadHeaderTimeout: l.ReadHeaderTimeout,
 		ReadTimeout:       l.ReadTimeout,
 		WriteTimeout:      l.WriteTimeout,

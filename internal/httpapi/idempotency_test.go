@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"creativeapi/internal/review"
 	"creativeapi/internal/testenv"
 )
 
@@ -281,4 +282,110 @@ func count(t *testing.T, env *testenv.Env, sql string, args ...any) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+func TestConflictsWithTheCurrentStateAreNotStoredUnderTheKey(t *testing.T) {
+	t.Parallel()
+	replayed := func(r *testenv.Response) bool { return r.Header.Get("Idempotent-Replayed") == "true" }
+	t.Run("too_many_open_deposits: the same key creates the deposit once a slot is free", func(t *testing.T) {
+		t.Parallel()
+		env := testenv.New(t, testenv.Options{Env: map[string]string{"DEPOSIT_MAX_OPEN_PER_USER": "1"}})
+		c, user := env.SignedIn(t, "Fiona Full")
+		if r := c.Do("POST", depositsPath, depositRequest("10000000"), key("first")); r.Status != http.StatusCreated {
+			t.Fatalf("first: %d %s", r.Status, r.Body)
+		}
+		k := key("second")
+		for range 2 {
+			if r := c.Do("POST", depositsPath, depositRequest("20000000"), k); r.Status != http.StatusConflict || replayed(r) || r.Problem(t).Code != "too_many_open_deposits" {
+				t.Fatalf("over the limit: %d %v %s", r.Status, r.Header, r.Body)
+			}
+		}
+		if n := count(t, env, "SELECT count(*) FROM idempotency_keys WHERE user_id = $1 AND key = 'second'", user); n != 0 {
+			t.Fatalf("the refusal left its key (%d rows)", n)
+		}
+		execDepositSQL(t, env, "UPDATE deposits SET status = 'expired' WHERE user_id = $1", user)
+		r := c.Do("POST", depositsPath, depositRequest("20000000"), k)
+		if r.Status != http.StatusCreated || replayed(r) {
+			t.Fatalf("the retry once the first expired: %d %s", r.Status, r.Body)
+		}
+		if again := c.Do("POST", depositsPath, depositRequest("20000000"), k); again.Status != http.StatusCreated || !replayed(again) || !bytes.Equal(again.Body, r.Body) {
+			t.Fatalf("the 201 is stored: %d %v", again.Status, again.Header)
+		}
+	})
+	t.Run("version_conflict and invalid_transition: the retry is judged on the creative as it is then", func(t *testing.T) {
+		t.Parallel()
+		d := newReviewDesk(t)
+		id := d.creative(t, creativeSpec{status: review.StatusDraft, versions: 1})
+		// Approving a draft, expecting the version it will have once submitted.
+		k := key(uuid.NewString())
+		body := map[string]any{"action": "approve", "expectedVersion": 2}
+		if r := d.act("reviewer", id, body, k); r.Status != http.StatusConflict || problemCode(t, r) != "version_conflict" || replayed(r) {
+			t.Fatalf("approve v1 expecting v2: %d %s", r.Status, r.Body)
+		}
+		// Without expectedVersion: approve is no transition from draft.
+		bodyNoVersion := map[string]any{"action": "approve"}
+		k2 := key(uuid.NewString())
+		if r := d.act("reviewer", id, bodyNoVersion, k2); r.Status != http.StatusConflict || problemCode(t, r) != "invalid_transition" || replayed(r) {
+			t.Fatalf("approve a draft: %d %s", r.Status, r.Body)
+		}
+		if r := d.act("author", id, map[string]any{"action": "submit"}); r.Status != http.StatusOK {
+			t.Fatalf("submit: %d %s", r.Status, r.Body)
+		}
+		if r := d.act("reviewer", id, body, k); r.Status != http.StatusOK || replayed(r) {
+			t.Fatalf("version_conflict retried with its key once the creative moved on: %d %s", r.Status, r.Body)
+		}
+		// The creative is approved now: the other key's retry is judged on that.
+		if r := d.act("reviewer", id, bodyNoVersion, k2); r.Status != http.StatusConflict || problemCode(t, r) != "invalid_transition" || replayed(r) {
+			t.Fatalf("approve an approved creative: %d %s", r.Status, r.Body)
+		}
+	})
+	t.Run("a final refusal is stored: action_forbidden replays", func(t *testing.T) {
+		t.Parallel()
+		d := newReviewDesk(t)
+		id := d.creative(t, creativeSpec{status: review.StatusInReview, versions: 1})
+		k := key(uuid.NewString())
+		first := d.act("author", id, map[string]any{"action": "approve"}, k)
+		again := d.act("author", id, map[string]any{"action": "approve"}, k)
+		if first.Status != http.StatusForbidden || again.Status != http.StatusForbidden || !replayed(again) || !bytes.Equal(first.Body, again.Body) {
+			t.Fatalf("action_forbidden: %d, then %d %v", first.Status, again.Status, again.Header)
+		}
+	})
+}
+
+func TestAStoredAnswerComesBackWhateverTheConfigurationSaysToday(t *testing.T) {
+	t.Parallel()
+	before := testenv.New(t)
+	c, _ := before.SignedIn(t, "Rhea Replay")
+	k := key(uuid.NewString())
+	first := c.Do("POST", depositsPath, depositRequest("10000000"), k)
+	if first.Status != http.StatusCreated {
+		t.Fatalf("first: %d %s", first.Status, first.Body)
+	}
+	for _, tt := range []struct {
+		name string
+		vars map[string]string
+		// newKey is today's answer to the same request under a new key.
+		newKey int
+	}{
+		{"deposits switched off", map[string]string{"TREASURY_ADDRESS": ""}, http.StatusServiceUnavailable},
+		{"a minimum above the amount", map[string]string{"DEPOSIT_MIN_MINOR": "20000000"}, http.StatusUnprocessableEntity},
+		{"a maximum below the amount", map[string]string{"DEPOSIT_MIN_MINOR": "1000000", "DEPOSIT_MAX_MINOR": "5000000"}, http.StatusUnprocessableEntity},
+		{"another treasury", map[string]string{"TREASURY_ADDRESS": "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7"}, http.StatusCreated},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// The same database after a restart with other settings.
+			after := testenv.NewOn(t, before.DB, testenv.Options{Env: tt.vars})
+			a := after.Client(t)
+			a.CopySession(c)
+			r := a.Do("POST", depositsPath, depositRequest("10000000"), k)
+			if r.Status != http.StatusCreated || r.Header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(r.Body, first.Body) ||
+				r.Header.Get("Location") != first.Header.Get("Location") {
+				t.Fatalf("replay: %d %v %s", r.Status, r.Header, r.Body)
+			}
+			// A new key is judged by today's configuration.
+			if r := a.Do("POST", depositsPath, depositRequest("10000000"), key(uuid.NewString())); r.Status != tt.newKey {
+				t.Fatalf("a new key: %d %s, want %d", r.Status, r.Body, tt.newKey)
+			}
+		})
+	}
 }

@@ -55,6 +55,8 @@ func observe(log *slog.Logger, requestTimeout time.Duration, clients clientip.Re
 			c.SetRequest(req.WithContext(ctx))
 			h := c.Response().Header()
 			h.Set("X-Content-Type-Options", "nosniff")
+			// No answer is meant to be shown in a frame (clickjacking).
+			h.Set("X-Frame-Options", "DENY")
 			h.Set("Trace-Id", traceID)
 			defer func() {
 				if r := recover(); r != nil {
@@ -68,7 +70,7 @@ func observe(log *slog.Logger, requestTimeout time.Duration, clients clientip.Re
 				// Typed attributes: the line is written for every request.
 				attrs := make([]slog.Attr, 0, 7)
 				attrs = append(attrs,
-					slog.String("method", req.Method), slog.String("route", c.Path()), slog.String("path", req.URL.Path),
+					slog.String("method", requestMethod(c)), slog.String("route", c.Path()), slog.String("path", req.URL.Path),
 					slog.Int("status", c.Response().Status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 					slog.String("trace_id", traceID),
 				)
@@ -129,7 +131,7 @@ type Authenticator interface {
 // gate answers, in PRODUCT.md's order, everything decided before a handler
 // runs: the route (404/405), authentication (401), request forgery (403),
 // then the body and parameters (400/415/422). Only /api/ paths pass it.
-func gate(v *Validator, auth Authenticator, cop *http.CrossOriginProtection) echo.MiddlewareFunc {
+func gate(v *Validator, auth Authenticator, origins originPolicy) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
@@ -138,6 +140,15 @@ func gate(v *Validator, auth Authenticator, cop *http.CrossOriginProtection) ech
 			}
 			c.Response().Header().Set("Cache-Control", "no-store")
 			route, params, err := v.Route(req)
+			if perr := (*problem.Error)(nil); errors.As(err, &perr) && perr.Status == http.StatusMethodNotAllowed {
+				if req.Method == http.MethodOptions {
+					// OPTIONS is answered on every path (a CORS preflight of
+					// a trusted origin was answered before): what it serves.
+					c.Response().Header().Set("Allow", perr.Allow)
+					return c.NoContent(http.StatusNoContent)
+				}
+				perr.Detail = fmt.Sprintf("%s is not allowed on %s.", requestMethod(c), req.URL.Path)
+			}
 			if err != nil {
 				return err
 			}
@@ -150,6 +161,9 @@ func gate(v *Validator, auth Authenticator, cop *http.CrossOriginProtection) ech
 				security = &route.Spec.Security
 			}
 			unsafe := req.Method != http.MethodGet && req.Method != http.MethodHead && req.Method != http.MethodOptions
+			// stored is the answer already stored under the request's
+			// Idempotency-Key, if any.
+			var stored *idempotency.Stored
 			if len(*security) > 0 {
 				// A command's stored answer comes with the session: a
 				// replay needs no other read.
@@ -157,7 +171,8 @@ func gate(v *Validator, auth Authenticator, cop *http.CrossOriginProtection) ech
 				if unsafe {
 					key = idempotency.LookupKey(req.Header.Get("Idempotency-Key"))
 				}
-				caller, stored, ok, err := auth.Authenticate(req, key)
+				caller, prefetched, ok, err := auth.Authenticate(req, key)
+				stored = prefetched
 				if err != nil {
 					return err
 				}
@@ -174,10 +189,8 @@ func gate(v *Validator, auth Authenticator, cop *http.CrossOriginProtection) ech
 				req = req.WithContext(ctx)
 				c.SetRequest(req)
 			}
-			if unsafe {
-				if err := cop.Check(req); err != nil {
-					return problem.New(http.StatusForbidden, problem.CSRFFailed, "Cross-origin requests from this origin are not allowed.")
-				}
+			if unsafe && !origins.allows(req) {
+				return problem.New(http.StatusForbidden, problem.CSRFFailed, "Cross-origin requests from this origin are not allowed.")
 			}
 			// Only an operation with a body reads one; any other body is left
 			// to net/http, which discards or drops it.
@@ -187,7 +200,11 @@ func gate(v *Validator, auth Authenticator, cop *http.CrossOriginProtection) ech
 					return err
 				}
 			}
-			if err := v.Validate(req.Context(), req, route, params, body); err != nil {
+			validate := v.Validate
+			if stored != nil {
+				validate = v.ValidateReplay
+			}
+			if body, err = validate(req.Context(), req, route, params, body); err != nil {
 				return err
 			}
 			req.Body = newBodyReader(body)

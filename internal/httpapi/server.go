@@ -49,7 +49,8 @@ type Server struct {
 
 var _ api.StrictServerInterface = (*Server)(nil)
 
-// New builds the Echo instance serving the whole API.
+// New builds the Echo instance serving the whole API; serve it through
+// Handler.
 func New(d Deps) (*echo.Echo, error) {
 	spec, err := Spec()
 	if err != nil {
@@ -60,24 +61,20 @@ func New(d Deps) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	cop := http.NewCrossOriginProtection()
-	for _, o := range d.Config.AllowedOrigins {
-		if err := cop.AddTrustedOrigin(o); err != nil {
-			return nil, fmt.Errorf("ALLOWED_ORIGINS: %w", err)
-		}
-	}
+	origins := newOriginPolicy(d.Config.PublicBaseURL, d.Config.AllowedOrigins)
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	pw := &problemWriter{baseURL: d.Config.PublicBaseURL, log: d.Log}
 	e.HTTPErrorHandler = pw.handle
-	e.Use(observe(d.Log, d.Config.RequestTimeout, clientip.New(d.Config.TrustedProxies)), cors(d.Config.AllowedOrigins), gate(v, d.Auth, cop))
+	e.Pre(allowHead)
+	e.Use(observe(d.Log, d.Config.RequestTimeout, clientip.New(d.Config.TrustedProxies)), cors(d.Config.AllowedOrigins), gate(v, d.Auth, origins))
 	api.RegisterHandlers(e, api.NewStrictHandler(srv, nil))
 	e.GET("/openapi.yaml", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/yaml", d.SpecYAML)
 	})
 	e.GET("/docs", func(c echo.Context) error {
-		c.Response().Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline' blob:; style-src 'unsafe-inline'; img-src data: blob:; font-src data:; worker-src blob:; connect-src 'self'")
+		c.Response().Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline' blob:; style-src 'unsafe-inline'; img-src data: blob:; font-src data:; worker-src blob:; connect-src 'self'; frame-ancestors 'none'")
 		return c.HTMLBlob(http.StatusOK, d.DocsHTML)
 	})
 	e.GET("/docs/changelog", func(c echo.Context) error {

@@ -7,12 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -98,30 +102,63 @@ func NewValidator(spec *openapi3.T, checks map[string]BodyCheck) (*Validator, er
 }
 
 // Route finds the spec operation of r: 404 not_found for an unknown path,
-// 405 method_not_allowed for a known path with another method.
+// 405 method_not_allowed for a known path with another method, with the
+// methods it serves in Allow.
 func (v *Validator) Route(r *http.Request) (*routers.Route, map[string]string, error) {
 	route, params, err := v.router.FindRoute(r)
 	switch {
 	case err == nil:
 		return route, params, nil
 	case errors.Is(err, routers.ErrMethodNotAllowed):
-		return nil, nil, problem.New(http.StatusMethodNotAllowed, problem.MethodNotAllowed, "%s is not allowed on %s.", r.Method, r.URL.Path)
+		perr := problem.New(http.StatusMethodNotAllowed, problem.MethodNotAllowed, "%s is not allowed on %s.", r.Method, r.URL.Path)
+		perr.Allow = v.allow(r)
+		return nil, nil, perr
 	default:
 		return nil, nil, problem.New(http.StatusNotFound, problem.NotFound, "The requested resource does not exist.")
 	}
 }
 
+// allow is the Allow header of r's path: the methods the spec declares on it.
+func (v *Validator) allow(r *http.Request) string {
+	var methods []string
+	for _, m := range methodOrder {
+		probe := r.WithContext(r.Context())
+		probe.Method = m
+		if _, _, err := v.router.FindRoute(probe); err == nil {
+			methods = append(methods, m)
+		}
+	}
+	return allowList(methods)
+}
+
 // Validate checks parameters, headers and the body of r (already read into
 // body) against route, and returns a Problem for the first kind of failure:
-// 415 for a body that is not JSON, 400 for malformed JSON, else 422 with
-// every failing field.
-func (v *Validator) Validate(ctx context.Context, r *http.Request, route *routers.Route, params map[string]string, body []byte) error {
+// 415 for a body that is not JSON (or is encoded), 400 for malformed JSON,
+// else 422 with every failing field. It returns the body the handler is to
+// read: body itself, or body with its integers written as integers when it
+// wrote one as 2.0 or 1e2 (integers to JSON Schema, not to Go's decoder).
+func (v *Validator) Validate(ctx context.Context, r *http.Request, route *routers.Route, params map[string]string, body []byte) ([]byte, error) {
+	return v.validate(ctx, r, route, params, body, true)
+}
+
+// ValidateReplay is Validate without the operation's body checks, for a
+// command whose answer is stored under its Idempotency-Key already: the
+// checks read today's configuration (deposit bounds), and a stored answer
+// comes back whatever it says now.
+func (v *Validator) ValidateReplay(ctx context.Context, r *http.Request, route *routers.Route, params map[string]string, body []byte) ([]byte, error) {
+	return v.validate(ctx, r, route, params, body, false)
+}
+
+func (v *Validator) validate(ctx context.Context, r *http.Request, route *routers.Route, params map[string]string, body []byte, withChecks bool) ([]byte, error) {
 	if rb := route.Operation.RequestBody; rb != nil && rb.Value != nil {
+		if encoded(r.Header) {
+			return nil, problem.New(http.StatusUnsupportedMediaType, problem.UnsupportedMediaType, "Send the body without Content-Encoding: compressed bodies are not accepted.")
+		}
 		if !isJSON(r.Header.Get("Content-Type")) {
-			return problem.New(http.StatusUnsupportedMediaType, problem.UnsupportedMediaType, "Send the body as application/json.")
+			return nil, problem.New(http.StatusUnsupportedMediaType, problem.UnsupportedMediaType, "Send the body as application/json.")
 		}
 		if err := checkJSON(body); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	r.Body = http.NoBody
@@ -134,34 +171,174 @@ func (v *Validator) Validate(ctx context.Context, r *http.Request, route *router
 		bare.Operation = op
 		input = &bare
 	}
+	// A parameter sent twice is refused by name: the validator would read
+	// the first copy and the handler's binding refuse the pair.
+	fields := repeatedParameters(r, route)
 	err := openapi3filter.ValidateRequest(ctx, &openapi3filter.RequestValidationInput{
 		Request: r, PathParams: params, Route: input, Options: v.options,
 	})
-	var fields []problem.FieldError
 	if err != nil {
 		// One error per field: the first failing rule is the one to fix first.
-		fields = mergeFieldErrors(nil, fieldErrors(err, nil))
+		fields = mergeFieldErrors(fields, fieldErrors(err, nil))
 	}
-	if check := v.checks[route.Operation.OperationID]; check != nil && len(body) > 0 {
-		if value, ok := decodedBody(r.Body, body); ok {
-			fields = mergeFieldErrors(fields, check(value))
-		}
+	var value any
+	decoded := false
+	if len(body) > 0 {
+		value, decoded = decodedBody(r.Body, body)
+	}
+	if check := v.checks[route.Operation.OperationID]; withChecks && check != nil && decoded {
+		fields = mergeFieldErrors(fields, check(value))
+	}
+	if decoded {
+		fields = mergeFieldErrors(fields, nulFieldErrors(value, ""))
 	}
 	if len(fields) > 0 {
-		return problem.Invalid(fields)
+		return nil, problem.Invalid(fields)
 	}
 	if err != nil {
 		// An error with no field to blame: keep it a client error, never a 500.
-		return problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request could not be read: %s.", safeReason(err))
+		return nil, problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request could not be read: %s.", safeReason(err))
 	}
-	return nil
+	if decoded && integersAsIntegers(value) {
+		if body, err = json.Marshal(value); err != nil {
+			return nil, err
+		}
+	}
+	return body, nil
 }
+
+// encoded reports whether the body comes with a Content-Encoding other than
+// identity: the API reads only plain JSON, and a gzip body is not JSON.
+func encoded(h http.Header) bool {
+	for _, v := range h.Values("Content-Encoding") {
+		for _, enc := range strings.Split(v, ",") {
+			if enc = strings.TrimSpace(enc); enc != "" && !strings.EqualFold(enc, "identity") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// repeatedParameters names each query parameter or header of route sent
+// more than once (an array parameter may repeat).
+func repeatedParameters(r *http.Request, route *routers.Route) []problem.FieldError {
+	var out []problem.FieldError
+	var query url.Values
+	check := func(refs openapi3.Parameters) {
+		for _, ref := range refs {
+			p := ref.Value
+			if p == nil || p.Schema != nil && p.Schema.Value != nil && p.Schema.Value.Type.Is("array") {
+				continue
+			}
+			n := 0
+			switch p.In {
+			case openapi3.ParameterInQuery:
+				if r.URL.RawQuery == "" {
+					continue
+				}
+				if query == nil {
+					query = r.URL.Query()
+				}
+				n = len(query[p.Name])
+			case openapi3.ParameterInHeader:
+				n = len(r.Header.Values(p.Name))
+			}
+			if n > 1 {
+				out = append(out, problem.FieldError{Field: p.Name, Code: problem.InvalidValue,
+					Message: fmt.Sprintf("Is sent %d times; send it once.", n)})
+			}
+		}
+	}
+	if route.PathItem != nil {
+		check(route.PathItem.Parameters)
+	}
+	check(route.Operation.Parameters)
+	return out
+}
+
+// nulFieldErrors names every string of a decoded body that holds U+0000:
+// PostgreSQL stores no NUL in text, so such a request would fail in the
+// database. openapi.yaml states the rule once for every string.
+func nulFieldErrors(value any, path string) []problem.FieldError {
+	var out []problem.FieldError
+	switch v := value.(type) {
+	case string:
+		if strings.IndexByte(v, 0) >= 0 {
+			field := path
+			if field == "" {
+				field = "body"
+			}
+			out = append(out, problem.FieldError{Field: field, Code: problem.InvalidFormat, Message: "Must not contain the NUL character (U+0000)."})
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			out = append(out, nulFieldErrors(v[k], join(path, k))...)
+		}
+	case []any:
+		for i, item := range v {
+			out = append(out, nulFieldErrors(item, path+"["+strconv.Itoa(i)+"]")...)
+		}
+	}
+	return out
+}
+
+// integersAsIntegers rewrites, in a decoded body, every number that is an
+// integer written another way (2.0, 1e2, -0.0) as that integer, and
+// reports whether it rewrote any. JSON Schema counts them as integers, so
+// the validator accepted them; Go's decoder would refuse them for an int.
+// Past 2^53 a float64 no longer tells integers apart, and such numbers are
+// out of every integer's range here anyway.
+func integersAsIntegers(value any) bool {
+	changed := false
+	switch v := value.(type) {
+	case map[string]any:
+		for k, item := range v {
+			if n, ok := item.(json.Number); ok {
+				if i, ok := integerOf(n); ok {
+					v[k], changed = i, true
+				}
+				continue
+			}
+			changed = integersAsIntegers(item) || changed
+		}
+	case []any:
+		for idx, item := range v {
+			if n, ok := item.(json.Number); ok {
+				if i, ok := integerOf(n); ok {
+					v[idx], changed = i, true
+				}
+				continue
+			}
+			changed = integersAsIntegers(item) || changed
+		}
+	}
+	return changed
+}
+
+// integerOf is n as a plain integer when n is an integer written otherwise.
+func integerOf(n json.Number) (json.Number, bool) {
+	if !strings.ContainsAny(string(n), ".eE") {
+		return "", false
+	}
+	f, err := n.Float64()
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return "", false
+	}
+	return json.Number(strconv.FormatInt(int64(f), 10)), true
+}
+
+// singleLinePattern is openapi.yaml's pattern of single-line text (names,
+// titles, emails): no control character (Unicode category Cc: U+0000 to
+// U+001F and U+007F to U+009F).
+const singleLinePattern = `^[^\u0000-\u001F\u007F-\u009F]*$`
 
 // patternMatchers replace regular expressions of the spec that cost more
 // than the rest of a request's validation: the Idempotency-Key's bounded
 // repetitions make Go's regexp track hundreds of states per character.
 // Each says exactly what its pattern says (TestPatternMatchersMatchTheirPatterns).
 var patternMatchers = map[string]func(string) bool{
+	singleLinePattern: func(s string) bool { return !strings.ContainsFunc(s, unicode.IsControl) },
 	// Visible ASCII, 1 to 255 characters, or that quoted.
 	`^(?:[\x21-\x7E]{1,255}|"[\x21-\x7E]{1,255}")$`: func(s string) bool {
 		for i := range len(s) {
@@ -179,6 +356,11 @@ var patternMatchers = map[string]func(string) bool{
 		}
 		return len(s) > 0
 	},
+}
+
+// patternMessages say in words what a pattern asks for.
+var patternMessages = map[string]string{
+	singleLinePattern: "Must not contain control characters (such as line breaks or U+0000).",
 }
 
 type patternMatcher func(string) bool
@@ -276,6 +458,12 @@ func fieldErrors(err error, param *openapi3.Parameter) []problem.FieldError {
 	case *openapi3.SchemaError:
 		return append(out, schemaFieldError(e, param))
 	case *openapi3filter.ParseError:
+		// An integer too large to read is out of range, not of the wrong type.
+		if param != nil && param.Schema != nil && param.Schema.Value != nil && param.Schema.Value.Type.Is("integer") {
+			if raw, ok := e.Value.(string); ok && isIntegerLiteral(raw) {
+				return append(out, problem.FieldError{Field: paramName(param), Code: problem.OutOfRange, Message: rangeMessage(param.Schema.Value)})
+			}
+		}
 		return append(out, problem.FieldError{Field: paramName(param), Code: problem.InvalidType, Message: "Has the wrong type."})
 	default:
 		switch {
@@ -298,7 +486,17 @@ func fieldErrors(err error, param *openapi3.Parameter) []problem.FieldError {
 var unsupportedProperty = regexp.MustCompile(`property "([^"]+)" is unsupported`)
 var missingProperty = regexp.MustCompile(`property "([^"]+)" is missing`)
 
+// schemaFieldError is the field error of e; a failure of the body as a
+// whole (an array where an object belongs) is named "body".
 func schemaFieldError(e *openapi3.SchemaError, param *openapi3.Parameter) problem.FieldError {
+	fe := schemaFieldErrorAt(e, param)
+	if fe.Field == "" {
+		fe.Field = "body"
+	}
+	return fe
+}
+
+func schemaFieldErrorAt(e *openapi3.SchemaError, param *openapi3.Parameter) problem.FieldError {
 	path := e.JSONPointer()
 	field := dotted(path)
 	if param != nil {
@@ -322,8 +520,19 @@ func schemaFieldError(e *openapi3.SchemaError, param *openapi3.Parameter) proble
 	case "type", "nullable":
 		return problem.FieldError{Field: field, Code: problem.InvalidType, Message: "Must be of type " + typeName(s) + "."}
 	case "enum":
+		// The enum is checked before the type: a value of the wrong type
+		// ("6" for 6, null) is a wrong type, not a wrong value.
+		if !ofType(e.Value, s) {
+			return problem.FieldError{Field: field, Code: problem.InvalidType, Message: "Must be of type " + typeName(s) + "."}
+		}
 		return problem.FieldError{Field: field, Code: problem.InvalidValue, Message: "Must be one of " + enumList(s) + "."}
-	case "pattern", "format":
+	case "format":
+		// An integer's format (int32, int64) is a range.
+		if s != nil && s.Type != nil && (s.Type.Is("integer") || s.Type.Is("number")) {
+			return problem.FieldError{Field: field, Code: problem.OutOfRange, Message: rangeMessage(s)}
+		}
+		return problem.FieldError{Field: field, Code: problem.InvalidFormat, Message: formatMessage(s)}
+	case "pattern":
 		return problem.FieldError{Field: field, Code: problem.InvalidFormat, Message: formatMessage(s)}
 	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf":
 		return problem.FieldError{Field: field, Code: problem.OutOfRange, Message: rangeMessage(s)}
@@ -333,6 +542,28 @@ func schemaFieldError(e *openapi3.SchemaError, param *openapi3.Parameter) proble
 		return problem.FieldError{Field: field, Code: problem.TooLong, Message: lengthMessage(s)}
 	}
 	return problem.FieldError{Field: field, Code: problem.InvalidValue, Message: "Is not a valid value."}
+}
+
+// ofType reports whether a decoded JSON value has the schema's type.
+func ofType(value any, s *openapi3.Schema) bool {
+	if s == nil || s.Type == nil || len(*s.Type) == 0 {
+		return true
+	}
+	switch value.(type) {
+	case nil:
+		return s.Nullable
+	case string:
+		return s.Type.Is("string")
+	case json.Number, float64:
+		return s.Type.Is("integer") || s.Type.Is("number")
+	case bool:
+		return s.Type.Is("boolean")
+	case map[string]any:
+		return s.Type.Is("object")
+	case []any:
+		return s.Type.Is("array")
+	}
+	return true
 }
 
 // dotted turns a JSON pointer into amount.amountMinor / items[0].formats.
@@ -391,6 +622,8 @@ func formatMessage(s *openapi3.Schema) string {
 		return "Must be a UUID."
 	case s.Format == "date-time":
 		return "Must be an RFC 3339 date-time."
+	case patternMessages[s.Pattern] != "":
+		return patternMessages[s.Pattern]
 	case s.Pattern != "":
 		return "Must match the pattern " + s.Pattern + "."
 	}
@@ -428,12 +661,34 @@ func lengthMessage(s *openapi3.Schema) string {
 // mergeFieldErrors appends extra errors for fields not yet reported: one
 // error per field, the first failing rule being the one to fix first.
 func mergeFieldErrors(fields, extra []problem.FieldError) []problem.FieldError {
+	if len(extra) == 0 {
+		return fields
+	}
+	seen := make(map[string]bool, len(fields)+len(extra))
+	for _, f := range fields {
+		seen[f.Field] = true
+	}
 	for _, x := range extra {
-		if !slices.ContainsFunc(fields, func(f problem.FieldError) bool { return f.Field == x.Field }) {
+		if !seen[x.Field] {
+			seen[x.Field] = true
 			fields = append(fields, x)
 		}
 	}
 	return fields
+}
+
+// isIntegerLiteral reports whether s is an optional minus and digits.
+func isIntegerLiteral(s string) bool {
+	digits := strings.TrimPrefix(s, "-")
+	if digits == "" {
+		return false
+	}
+	for i := range len(digits) {
+		if digits[i] < '0' || digits[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // safeReason keeps only the first line of an error and never the input.

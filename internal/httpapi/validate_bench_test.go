@@ -52,7 +52,7 @@ func BenchmarkValidateCommand(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := v.Validate(ctx, req, route, params, body); err != nil {
+				if _, err := v.Validate(ctx, req, route, params, body); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -99,12 +99,13 @@ func TestPatternMatchersMatchTheirPatterns(t *testing.T) {
 			}
 		}
 	}
-	samples = append(samples, "123", "0", "-1", "1.5", "12a", "١٢", "5b3d8a2e-8f1c-4d7e-9a6b-2c4e6f8a0b1d", `"k-1"`, `""`, `"`)
+	samples = append(samples, "123", "0", "-1", "1.5", "12a", "١٢", "5b3d8a2e-8f1c-4d7e-9a6b-2c4e6f8a0b1d", `"k-1"`, `""`, `"`,
+		"a\x00b", "line\nbreak", "tab\t", "\x1f", "\u0080", "\u009f", "\u00a0", "\u2028", "\xff\xfe", "Ada Lovelace", "x@y.test")
 	if len(httpapi.PatternMatchers) == 0 {
 		t.Fatal("no matchers")
 	}
 	for pattern, match := range httpapi.PatternMatchers {
-		re := regexp.MustCompile(pattern)
+		re := regexp.MustCompile(regexp.MustCompile(`\\u([0-9A-F]{4})`).ReplaceAllString(pattern, `\x{$1}`))
 		for _, s := range samples {
 			if got, want := match(s), re.MatchString(s); got != want {
 				t.Errorf("%s on %q (%d bytes): %v, the pattern says %v", pattern, s, len(s), got, want)

@@ -38,11 +38,13 @@ func validate(v *httpapi.Validator, method, path, contentType, key string, body 
 	if err != nil {
 		return err
 	}
-	return v.Validate(context.Background(), req, route, params, body)
+	_, err = v.Validate(context.Background(), req, route, params, body)
+	return err
 }
 
 // FuzzCommandValidation feeds arbitrary bodies and Idempotency-Keys to both
-// commands: the validator answers nil or a 4xx Problem, never anything else.
+// commands: the validator answers nil or a 4xx Problem, never anything
+// else, and names only fields the request has.
 func FuzzCommandValidation(f *testing.F) {
 	v := newValidator(f)
 	seeds := []string{
@@ -73,6 +75,11 @@ func FuzzCommandValidation(f *testing.F) {
 			}
 			if perr.Status == http.StatusUnprocessableEntity && len(perr.FieldErrors) == 0 {
 				t.Fatalf("422 without field errors for body %q", body)
+			}
+			for _, f := range perr.FieldErrors {
+				if !fieldInRequest(body, key, f.Field, string(f.Code)) {
+					t.Fatalf("body %q key %q: the field error %s %s names no field of the request", body, key, f.Field, f.Code)
+				}
 			}
 		}
 	})

@@ -96,8 +96,8 @@ func WithPrefetched(ctx context.Context, user uuid.UUID, key string, stored *Sto
 // Run executes cmd once per (user, key). A repeat of a finished request gets
 // the stored answer (replayed true); a repeat while the first runs waits
 // for it (bounded by the database's lock_timeout, then 409); a different
-// request under the same key gets 422 idempotency_key_reused. 2xx and 4xx
-// answers are stored, errors (5xx) are not.
+// request under the same key gets 422 idempotency_key_reused. What is
+// stored is decided by Stores.
 //
 // A replay costs one read outside any transaction, none when the session
 // lookup brought the answer along (WithPrefetched). A first execution
@@ -167,9 +167,11 @@ func (r *Runner) run(ctx context.Context, req Request, key string, cmd Command, 
 		case errors.As(err, &failed):
 			// The claim sent ahead failed: the transaction is aborted.
 			return failed
-		case errors.As(err, &perr) && perr.Status < 500:
+		case errors.As(err, &perr) && Stores(perr.Status):
 			resp = Response{Status: perr.Status, Body: problem.Marshal(r.baseURL, requestctx.TraceID(ctx), perr)}
 		case err != nil:
+			// Not stored: the transaction rolls back with the claim, so the
+			// key is free for a retry.
 			return err
 		}
 		if hook := r.afterCommand.Load(); hook != nil && *hook != nil {
@@ -200,6 +202,16 @@ func (r *Runner) run(ctx context.Context, req Request, key string, cmd Command, 
 		return Response{}, false, failed.err
 	}
 	return resp, false, err
+}
+
+// Stores reports whether a command's refusal with status is stored under
+// its key, to be replayed: a 4xx is final (the same request would always
+// get it), except 409, a conflict with the current state of what the
+// command acts on (a version, a state, a limit of open deposits), which
+// changes; a retry is then judged afresh. A 5xx is never stored. (A
+// command's success is always stored.)
+func Stores(status int) bool {
+	return status >= 400 && status < 500 && status != http.StatusConflict
 }
 
 // replayed ends a transaction that found a stored answer instead of a claim.

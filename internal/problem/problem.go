@@ -69,6 +69,8 @@ type Error struct {
 	FieldErrors []FieldError
 	// RetryAfter, in seconds, becomes the Retry-After header when positive.
 	RetryAfter int
+	// Allow, on a 405, lists the methods the path serves (the Allow header).
+	Allow string
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Detail) }
@@ -78,11 +80,20 @@ func New(status int, code Code, format string, args ...any) *Error {
 	return &Error{Status: status, Code: code, Detail: fmt.Sprintf(format, args...)}
 }
 
-// Invalid returns the 422 invalid_request error for the given field errors.
+// MaxFieldErrors bounds the field errors of one answer, so a body of
+// thousands of unknown fields does not get an answer several times its size.
+const MaxFieldErrors = 100
+
+// Invalid returns the 422 invalid_request error for the given field errors,
+// the first MaxFieldErrors of them; the detail says when some were cut.
 func Invalid(fields []FieldError) *Error {
 	detail := "1 field failed validation. See fieldErrors."
-	if len(fields) != 1 {
-		detail = fmt.Sprintf("%d fields failed validation. See fieldErrors.", len(fields))
+	switch n := len(fields); {
+	case n > MaxFieldErrors:
+		detail = fmt.Sprintf("%d fields failed validation; fieldErrors lists the first %d.", n, MaxFieldErrors)
+		fields = fields[:MaxFieldErrors:MaxFieldErrors]
+	case n != 1:
+		detail = fmt.Sprintf("%d fields failed validation. See fieldErrors.", n)
 	}
 	return &Error{Status: http.StatusUnprocessableEntity, Code: InvalidRequest, Detail: detail, FieldErrors: fields}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -110,7 +111,7 @@ func NewOn(t testing.TB, d *DB, o Options) *Env {
 	if err != nil {
 		t.Fatalf("build server: %v", err)
 	}
-	srv := httptest.NewServer(h)
+	srv := httptest.NewServer(httpapi.Handler(h))
 	t.Cleanup(srv.Close)
 	return &Env{DB: d, Config: cfg, Server: srv, Echo: h, Auth: authSvc, Idempotency: idem}
 }
@@ -260,8 +261,10 @@ func specRouter() (*openapi3.T, routers.Router, error) {
 
 // CheckResponse validates a response against the spec: the status must be
 // declared by the operation and the body and headers must match it. Answers
-// outside any operation (unknown paths, wrong methods) must be Problems.
-// provedBy names the tests credited with the pair in the contract report.
+// outside any operation (unknown paths, wrong methods) must be Problems, a
+// 405 with Allow. HEAD must answer as GET does, without a body, and OPTIONS
+// with 204 and Allow (openapi.yaml's "Methods"). provedBy names the tests
+// credited with the pair in the contract report.
 func CheckResponse(req *http.Request, resp *Response, provedBy ...string) error {
 	doc, router, err := specRouter()
 	if err != nil {
@@ -270,10 +273,25 @@ func CheckResponse(req *http.Request, resp *Response, provedBy ...string) error 
 	if !strings.HasPrefix(req.URL.Path, "/api/") && req.URL.Path != "/healthz" && req.URL.Path != "/readyz" {
 		return nil
 	}
+	switch {
+	case req.Method == http.MethodHead:
+		return checkHead(router, req, resp)
+	case req.Method == http.MethodOptions && resp.Status == http.StatusNoContent:
+		if resp.Header.Get("Access-Control-Allow-Origin") == "" && resp.Header.Get("Allow") == "" {
+			return errors.New("OPTIONS answered 204 without Allow")
+		}
+		if len(resp.Body) > 0 {
+			return fmt.Errorf("OPTIONS answered a body: %q", resp.Body)
+		}
+		return nil
+	}
 	route, params, err := router.FindRoute(req)
 	if err != nil {
 		if resp.Status != http.StatusNotFound && resp.Status != http.StatusMethodNotAllowed {
 			return fmt.Errorf("no operation for the request, yet status %d", resp.Status)
+		}
+		if resp.Status == http.StatusMethodNotAllowed && resp.Header.Get("Allow") == "" {
+			return errors.New("405 without Allow")
 		}
 		return checkProblem(doc, resp)
 	}
@@ -297,6 +315,30 @@ func CheckResponse(req *http.Request, resp *Response, provedBy ...string) error 
 	}
 	recordProven(route.Operation.OperationID, resp.Status, provedBy)
 	return nil
+}
+
+// checkHead checks a HEAD answer as its GET's: a status and headers the GET
+// operation declares, and no body.
+func checkHead(router routers.Router, req *http.Request, resp *Response) error {
+	if len(resp.Body) > 0 {
+		return fmt.Errorf("HEAD answered a body: %q", resp.Body)
+	}
+	get := req.Clone(req.Context())
+	get.Method = http.MethodGet
+	route, params, err := router.FindRoute(get)
+	if err != nil {
+		if resp.Status != http.StatusNotFound && resp.Status != http.StatusMethodNotAllowed {
+			return fmt.Errorf("HEAD without a GET operation, yet status %d", resp.Status)
+		}
+		return nil
+	}
+	return openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: get, PathParams: params, Route: route},
+		Status:                 resp.Status,
+		Header:                 resp.Header,
+		Body:                   io.NopCloser(bytes.NewReader(nil)),
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true, ExcludeResponseBody: true},
+	})
 }
 
 func checkProblem(doc *openapi3.T, resp *Response) error {
