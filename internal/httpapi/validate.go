@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"net/http"
 	"net/url"
@@ -190,7 +189,7 @@ func (v *Validator) validate(ctx context.Context, r *http.Request, route *router
 		fields = mergeFieldErrors(fields, check(value))
 	}
 	if decoded {
-		fields = mergeFieldErrors(fields, nulFieldErrors(value, ""))
+		fields = mergeFieldErrors(fields, nulFieldErrors(value))
 	}
 	if len(fields) > 0 {
 		return nil, problem.Invalid(fields)
@@ -257,30 +256,58 @@ func repeatedParameters(r *http.Request, route *routers.Route) []problem.FieldEr
 	return out
 }
 
-// nulFieldErrors names every string of a decoded body that holds U+0000:
-// PostgreSQL stores no NUL in text, so such a request would fail in the
-// database. openapi.yaml states the rule once for every string.
-func nulFieldErrors(value any, path string) []problem.FieldError {
+// nulFieldErrors names every string of a decoded body that holds U+0000,
+// by field: PostgreSQL stores no NUL in text, so such a request would fail
+// in the database. openapi.yaml states the rule once for every string.
+func nulFieldErrors(value any) []problem.FieldError {
+	if !holdsNUL(value) {
+		return nil // the common case, without building a path per member
+	}
 	var out []problem.FieldError
-	switch v := value.(type) {
-	case string:
-		if strings.IndexByte(v, 0) >= 0 {
-			field := path
-			if field == "" {
-				field = "body"
+	var walk func(value any, path string)
+	walk = func(value any, path string) {
+		switch v := value.(type) {
+		case string:
+			if strings.IndexByte(v, 0) >= 0 {
+				field := path
+				if field == "" {
+					field = "body"
+				}
+				out = append(out, problem.FieldError{Field: field, Code: problem.InvalidFormat, Message: "Must not contain the NUL character (U+0000)."})
 			}
-			out = append(out, problem.FieldError{Field: field, Code: problem.InvalidFormat, Message: "Must not contain the NUL character (U+0000)."})
-		}
-	case map[string]any:
-		for _, k := range slices.Sorted(maps.Keys(v)) {
-			out = append(out, nulFieldErrors(v[k], join(path, k))...)
-		}
-	case []any:
-		for i, item := range v {
-			out = append(out, nulFieldErrors(item, path+"["+strconv.Itoa(i)+"]")...)
+		case map[string]any:
+			for k, item := range v {
+				walk(item, join(path, k))
+			}
+		case []any:
+			for i, item := range v {
+				walk(item, path+"["+strconv.Itoa(i)+"]")
+			}
 		}
 	}
+	walk(value, "")
+	slices.SortFunc(out, func(a, b problem.FieldError) int { return strings.Compare(a.Field, b.Field) })
 	return out
+}
+
+func holdsNUL(value any) bool {
+	switch v := value.(type) {
+	case string:
+		return strings.IndexByte(v, 0) >= 0
+	case map[string]any:
+		for _, item := range v {
+			if holdsNUL(item) {
+				return true
+			}
+		}
+	case []any:
+		for _, item := range v {
+			if holdsNUL(item) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // integersAsIntegers rewrites, in a decoded body, every number that is an
