@@ -29,6 +29,10 @@ import (
 // its users share a published password.
 var errDemoDataInProduction = errors.New("the demo data (users with the published password " + seed.DemoPassword + ") is for development only: set DEV_MODE=true")
 
+// errDevchainInProduction refuses the chain simulator outside development
+// mode: a production server must watch the real chain.
+var errDevchainInProduction = errors.New("--devchain watches a simulated chain and is for development only: set DEV_MODE=true")
+
 func cmdServe(ctx context.Context, e env, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
@@ -44,6 +48,9 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 	}
 	if *seedData && !cfg.DevMode {
 		return errDemoDataInProduction
+	}
+	if *devchainOn && !cfg.DevMode {
+		return errDevchainInProduction
 	}
 	tuneGC(e.getenv)
 	log := newLogger(e.stdout, cfg.LogLevel)

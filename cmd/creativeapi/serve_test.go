@@ -88,6 +88,8 @@ func TestWithoutDevModeServeRefusesWhatOnlyDevelopmentMayDo(t *testing.T) {
 			"the demo data (users with the published password demo-password-1) is for development only: set DEV_MODE=true"},
 		{"the demo data on seed", map[string]string{"DATABASE_URL": db.URL}, []string{"seed"},
 			"the demo data (users with the published password demo-password-1) is for development only: set DEV_MODE=true"},
+		{"the chain simulator", map[string]string{"DATABASE_URL": db.URL}, []string{"serve", "--devchain"},
+			"--devchain watches a simulated chain and is for development only: set DEV_MODE=true"},
 		{"DEV_MODE=false is the default", map[string]string{"DEV_MODE": "false"}, []string{"serve"},
 			"DATABASE_URL is not set: point it at your PostgreSQL, or set DEV_MODE=true to run a private development PostgreSQL under DATA_DIR"},
 	}

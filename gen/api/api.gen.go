@@ -336,11 +336,11 @@ type CreativeAction string
 type CreativeActionRequest struct {
 	Action CreativeAction `json:"action"`
 
-	// Comment A note for the event history; required for `request_changes`.
+	// Comment A note for the event history; required for `request_changes`, where it must hold more than white space.
 	Comment *string `json:"comment,omitempty"`
 
 	// ExpectedVersion The creative `version` the user saw; the action is refused with 409 `version_conflict` if it changed since.
-	ExpectedVersion *int `json:"expectedVersion,omitempty"`
+	ExpectedVersion *int32 `json:"expectedVersion,omitempty"`
 }
 
 // CreativeDetail A creative. Every field is always present; the nullable ones are null when unset.
@@ -435,7 +435,7 @@ type FieldError struct {
 	// `unknown_field`: a field the operation does not accept.
 	Code FieldErrorCode `json:"code"`
 
-	// Field The dotted path of the field (`amount.amountMinor`, `items[0].formats`), or the name of the header or parameter (`Idempotency-Key`, `limit`).
+	// Field The dotted path of the field (`amount.amountMinor`, `items[0].formats`), the name of the header or parameter (`Idempotency-Key`, `limit`), or `body` for the body as a whole.
 	//
 	// Example: amount.amountMinor
 	Field string `json:"field"`
@@ -520,7 +520,7 @@ type Problem struct {
 	// Detail A human-readable explanation of this occurrence, with advice.
 	Detail string `json:"detail"`
 
-	// FieldErrors Every failing field, present on validation failures (422 `invalid_request`).
+	// FieldErrors Every failing field, present on validation failures (422 `invalid_request`); at most 100, and when more failed the `detail` says how many.
 	FieldErrors *[]FieldError `json:"fieldErrors,omitempty"`
 
 	// Status The HTTP status.
@@ -556,7 +556,10 @@ type Session struct {
 
 // SignInRequest defines model for SignInRequest.
 type SignInRequest struct {
-	// Email Matched case-insensitively.
+	// Email Matched ignoring the case of the ASCII letters A to Z only: every
+	// other character must be as the user's email was registered
+	// (`Ada@Example.test` is `ada@example.test`, `vİewer@…` is not
+	// `viewer@…`).
 	Email    string `json:"email"`
 	Password string `json:"password"`
 }
@@ -624,19 +627,19 @@ type UnsupportedMediaType = Problem
 
 // ListAccountDepositsParams defines parameters for ListAccountDeposits.
 type ListAccountDepositsParams struct {
-	// Limit The page size.
+	// Limit The page size (send it once).
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Cursor The `nextCursor` of the previous page.
+	// Cursor The `nextCursor` of the previous page, as it came (send it once).
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
 // CreateAccountDepositParams defines parameters for CreateAccountDeposit.
 type CreateAccountDepositParams struct {
 	// IdempotencyKey A key you generate per command (a UUID is fine), 1 to 255 visible
-	// ASCII characters. The structured-field string form (`"abc"`, with
-	// the quotes) is the same key as `abc`. Resend the same key with the
-	// same body to retry safely.
+	// ASCII characters, sent once. The structured-field string form
+	// (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+	// key with the same body to retry safely.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
@@ -645,19 +648,19 @@ type ListCreativesParams struct {
 	// ReviewStatus Only creatives in this review state.
 	ReviewStatus *ReviewStatus `form:"reviewStatus,omitempty" json:"reviewStatus,omitempty"`
 
-	// Limit The page size.
+	// Limit The page size (send it once).
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Cursor The `nextCursor` of the previous page.
+	// Cursor The `nextCursor` of the previous page, as it came (send it once).
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
 // ExecuteCreativeActionParams defines parameters for ExecuteCreativeAction.
 type ExecuteCreativeActionParams struct {
 	// IdempotencyKey A key you generate per command (a UUID is fine), 1 to 255 visible
-	// ASCII characters. The structured-field string form (`"abc"`, with
-	// the quotes) is the same key as `abc`. Resend the same key with the
-	// same body to retry safely.
+	// ASCII characters, sent once. The structured-field string form
+	// (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+	// key with the same body to retry safely.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
@@ -1040,7 +1043,14 @@ type ServiceUnavailableJSONResponse struct {
 	Headers ServiceUnavailableResponseHeaders
 }
 
-type UnauthenticatedJSONResponse Problem
+type UnauthenticatedResponseHeaders struct {
+	WWWAuthenticate string
+}
+type UnauthenticatedJSONResponse struct {
+	Body Problem
+
+	Headers UnauthenticatedResponseHeaders
+}
 
 type UnsupportedMediaTypeJSONResponse Problem
 
@@ -1090,15 +1100,23 @@ func (response SignIn400JSONResponse) VisitSignInResponse(w http.ResponseWriter)
 	return err
 }
 
-type SignIn401JSONResponse Problem
+type SignIn401ResponseHeaders struct {
+	WWWAuthenticate string
+}
+
+type SignIn401JSONResponse struct {
+	Body    Problem
+	Headers SignIn401ResponseHeaders
+}
 
 func (response SignIn401JSONResponse) VisitSignInResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -1259,10 +1277,11 @@ type SignOut401JSONResponse struct{ UnauthenticatedJSONResponse }
 func (response SignOut401JSONResponse) VisitSignOutResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -1353,10 +1372,11 @@ type GetMe401JSONResponse struct{ UnauthenticatedJSONResponse }
 func (response GetMe401JSONResponse) VisitGetMeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -1433,10 +1453,11 @@ type GetAccountBalance401JSONResponse struct{ UnauthenticatedJSONResponse }
 func (response GetAccountBalance401JSONResponse) VisitGetAccountBalanceResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -1514,10 +1535,11 @@ type ListAccountDeposits401JSONResponse struct{ UnauthenticatedJSONResponse }
 func (response ListAccountDeposits401JSONResponse) VisitListAccountDepositsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -1638,10 +1660,11 @@ type CreateAccountDeposit401JSONResponse struct{ UnauthenticatedJSONResponse }
 func (response CreateAccountDeposit401JSONResponse) VisitCreateAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -1815,10 +1838,11 @@ type GetAccountDeposit401JSONResponse struct{ UnauthenticatedJSONResponse }
 func (response GetAccountDeposit401JSONResponse) VisitGetAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -1925,10 +1949,11 @@ type ListCreatives401JSONResponse struct{ UnauthenticatedJSONResponse }
 func (response ListCreatives401JSONResponse) VisitListCreativesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -2035,10 +2060,11 @@ type GetCreative401JSONResponse struct{ UnauthenticatedJSONResponse }
 func (response GetCreative401JSONResponse) VisitGetCreativeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -2171,10 +2197,11 @@ type ExecuteCreativeAction401JSONResponse struct{ UnauthenticatedJSONResponse }
 func (response ExecuteCreativeAction401JSONResponse) VisitExecuteCreativeActionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -2843,221 +2870,243 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L1rc+M2mij8V1DcrYqUpWRdfZFr6l3H6WS8053utd07707Ux4RIyMKYAhQCtK3p+Oup83l/4v6SU88D",
-	"gAQvst2d9kxyNl8SN0Xi8uC53/AxiOV6IwUTWgWzjwG7p+tNyvDvkziWudDfso1UXMMTla/XNNsGs+CE",
-	"JOYxoXeUay6uCdeK6IwKtWRZEAa3NM0ZfESTJGNKBbPg8jUdLff/491P316fv9o/uB0ejPfVweLfDs/p",
-	"dnr3n399fxCEQSzFkmdrqrkUKpgNak/O2U85z1gSzIZHYRBnjGqWnOhgFowGo/3ecNgbDS6Hg9lwOhsM",
-	"/hLgKwmHd9awGVwQ/vWGC5kFs2AA7+RZxkQMG3t/8e1lEAYqpikLZvsPYcDuNzxjqmWOiZuDJzDQ8nBJ",
-	"k+milxzFi95k/2jZo8P9ae9gcLh/cDA6PJoOWBAGguk7md0AOM5PR4PyyWu6YCk+fvsD6eCP3SAMMvZT",
-	"ztQjGxgOBoPBZDQ8eGojSlOdwzm4I7vyjgv/pDHA+CwJZiJP04eHsIYDr7mq4cHlipGUKk029JoRuSzQ",
-	"wi5b+ZjANVurYPbj7zjx28WJD7C2e32aZwpmcnhyCkDnt+xbpilP67witr8SLkjGbjm7qzCIzSaTtyz5",
-	"D5YpLoUZNAyo2rBYn8MRB7PgaDbcD8KA5noF83408N2nw+UBm8S9AR0vepPliPUOk6O4N10c0BEbLgfx",
-	"OAFo0jWDhaTsnpyYER7CgN5SntJFyk5ii1g/OshexSsqrhlgr10d/JXFK37Lgg9hEKecGbjjMobxERst",
-	"x7Q3WUyT3oTtL3uH9GDRO4oHyRB/mSy8ZcRrRi5WkilYhTkeXWz+Y0CVYtrQSZJniOJvlIPKkqfsBzMO",
-	"QJhlPUVT1ju6H+73N+I6CIMV49crDbQwGlg0HCVjNllOaW9/cRD3Jskh6x0tB7Q3XIzicTJh0+U+DcJg",
-	"zdfscruBsfmaXrM9M6Ba0dF0H85gebifDA6Hh4eT+CDZnx7R0ZJROoinU5oMhlM6Xiwny+FitBgsDkej",
-	"OBlOk/14OF0MloMBHRzCWPxv7JutBgEzORwNx+MwyDPA8JXWGzXb24sT0afxmvU1U3rPgGJvx07veKJX",
-	"wWw4OBwAXn5J3GhjIsOjy8HRbDDwCfxgcRgfJQPWGy5HcPzjuHeYTFgPIOp+g0ny9YJlwWz4EAYJz1iF",
-	"psLgmgGKf/vKjTpejhaH8ZD29mGsyfKQ9o7g5IZslIzjyWJK94+CMEipuM7pNSw/YT383E0UnJ73BoPB",
-	"cDRGdgEkd+FInYurggjNHyxzK9FU3RR/cw1sIrhA6BOAPlFaZltgDQZNgH3wOAiDfJM8xXRvHYaPfYbx",
-	"DJHiuMcuWfI7+/idffzOPv4HsY9dOojKlt9RnoIi6DOUN1wpMFBkRu4yKa7J6cX5d0TLGyZCeEgFyYXO",
-	"clCoiMz4NRc+p4llAmuNVba8WprhwyCxek5wwURC9IoRxRSs7ytF4M1LGB3UHfjp/+/BjD3zbMVowrJ+",
-	"UOpek8G4hNa54SBkKbNrlm1JvGLxDSnm1RmNGZx8MFksj0bL8fTgYDGeJHSfjmN2NAKEGbDJwXi/hDLQ",
-	"xmxvbzg66A/6g/5wdjg4HOxtMrlI2Vrt+RsDMJ4lbL2RGlTGP7HtmXivWJNBL3mmCiWf3HG9InrFFblh",
-	"W8IVUZqnKclyITiSWh2YvJzj6oZtr7i4yhXz4XrSMri3st6fWibqk3Oms637ghFF1wyXpFYy0+m2CvWj",
-	"EureyGYLgpj1vAC8d+wdQS9uacoTiwNVqF+wW5bRlCw5SxNlMYLg+8jj26BshruykPTBO9o5Tp9cMGZ+",
-	"fZVlMlMANO+fKFjsBDLXV3J5lYGwc2+BLYG2SN83ScJgzZQyzOZNrjRZMLJg+o4xQdBYGQwGhIqk+Ac+",
-	"6AwHREv7jID10u0HD2Fjg2bjjQUUlk/b7FKgcgGD9gNgKQVijEYeYpgZSAnCl8CI2jkBKlyw7JbH7L0o",
-	"1IwmESZU0wVVDAghFxmj8QpfbGKCMqNd5d5wHjZcIv/CV2AsDQia0YynW+J94cgrpbrKwKY+A7MLJ9Wp",
-	"XgBqbXsykFNOFfJtUMWvBUt6XBAr6H0oOY4dzIK/3Bxt/zL6jy27GN7F66Pbv/DhYDHS6YIPU/b9dzr+",
-	"/j59fflq++Zv/z784RpRC2SmWvGNoQ2ZXVPB/2aI0mkTh8k43l8OWG+0PFj0JvH0qHdEJwe90XKaDJfj",
-	"xT4dDmoq3kmCCl4mEax20YCouWKoprC1OT3z078Wao9TA36BBvMAgDSSCl2BBX/U52yT0q0RsQlTccY3",
-	"ZqNBpLOcReRuxYRh11SoO5YhQq2M6GeJeyiXIHYZzVLOsjqrt4w7qvH76JjQhWJCE6lXLLvjiiEWxiu2",
-	"pggQka9BC4eFgJpdaBkZSCHYEiLwyVIbAFbXf8FiKRIFDOeOcuARS5kxksEnIFyC0HlHg9nIn3bNBV/D",
-	"zMNiSi40u2YIyDDY0IyumbagdIbPWQsIgQ5LX0lSmfK5Wh2HgTZUr8qjjcspje/IOMsATP4+ljJbU9DA",
-	"8pwnQRv4nMbVtu6oVMkiOF44xg3ohzJXaMr13eJ+yhkqgW51ZtAKROn9ayauQTsfDQZgWQj372Hbuqoq",
-	"S3N9JyjUtzIn10ywjGpGNiwjsVyvQeZ0KHn//uxbwNQlF6wbkiFgwWg6Jbdc8UXK5uLk4vTsjMQrmtEY",
-	"jrJPkGnqLI91nrGkh7KHmEWB9rYmnWge0EU8D6IQMXsuACY/5VIz1S3IwqkoVJGILuIIuKwqlEr3q6OM",
-	"ucBHC5lsYYmInETRJUu3/bmo4Mt0MU4OKRD9cghW2wHrHdH9RW8Ug4V5SAeLYeKOxJB6eSY1ytt5ONOD",
-	"+uFsqNYsgzH/V+f/m/04n9+Phr35/P7g1YePw3A0nT78PA/aHs+D7j+3It1rvjbRhybOoYcAbMJduJXi",
-	"t/7qE7akeaoBsULYiqVci2W76TgM3np8fRfx+ryfdO5kdqM2NGbdBjE/Ux60ELOsLuOXEDRIF6Y2UigT",
-	"8KkaULEU2nop6GaT8hin3PurMmLNjxTFlQ//OWPLYBb8014ZWtpzb+95c8D85WLbvjK/qr13RuabJdek",
-	"jme+RDMkmsi3tyJrcAG9rUtDMJFMESE1WVMdW8q0FhzahPBvJ5VioLhlJtdtliKQayppYogTjUpDrNH3",
-	"ry7JHt3wvdvh3ppFqN0ivQKhPoTBH414vZTyNc2u2fNB7ul1zt+kpbxKcZSaVuf2YGU5oRkjE7DryWKr",
-	"mTomVJO1VJqMRwf7h/gzjWO20SypGEvjYdNE1VISN+kL6HfNvX0RfGkMa7HGook1i2iSkHwDLHYNSoBe",
-	"UUHGI/In/s1cdAysEIDdEHg9sScDCCLRUfE3lpBYyhsOPKGpyfTnAh0Hak3TlGXueI4LbYPcgV0LCLpi",
-	"6aZPvmFbCdYRecO/weX+8fLy3VyADgy4rRVLlyRjy1wxVUFeq8XAo5N3Z0QxpgjXpDMZDwkXc7FJKRdE",
-	"s3sdklgKYXxLJE6lYknXouqZAJ5OU7QAPwtRuR3hiuEQvgNFrple4ZZBtTMeGimIzDOieML65N9BYuIO",
-	"LJYZHRPEecY2MtOE66o5MvANODMxcRO/iP1W2dwXQdPqmNHM8B52v2ExMB986gwyKWL2tO7Ml3DwG8BO",
-	"pVXoYIcc0wIl6gelF+LUaEefKAp4RRU7Z7mqu+OALaFKQxWBX5GAqECd3rOzn3IZZWboCr9r8RFVZyEJ",
-	"Xy5ZBohmZ+qT94oRSgS7w1WZ1+Bf7oVgl2ug5jMqFvR38BnZuQBveMNn9Kj8rbmYHr4QslYcGICtlqWF",
-	"hJLC/nGCFbVXI7LnovQ8HZPI8zNFJAU8JeyWZeZtVKxRy6Yacb4/F1E7ZJCnc9UkA8QHmmaMJtsCL+ai",
-	"BTFIx2AkLhZYvEg2kgvd7ZPvnRFRQRsYBf7JkVaMNt5qQvd8G7oN5ParvRar+6HdTfgpBPorxZfHsMR3",
-	"T87FJ2IJ6ZgPIlABKUmk1oB3oFUTlccrY3k1XJZRoQeC4u0sWqslwGkXC+4eE7WSd4TReEWso5GANQzq",
-	"A9fKLMeK0jc0BbWcJf928faHzxKlazfCFb6zQ+FD6HGj4xoXJkxYdYB7YrJYFr72MkystvAvgknVMa0q",
-	"1753PE/r9YVTkYu/slirucjYhlENuGFceebAO9HHeWCSX+bBjMwDlS/WXM+DkFSf27juPHiIZnMBMwEu",
-	"K9C2E67odcYY6DN3Kx6vSCw3W4IpVSokStrIESpxziSZi+ucKdXtk5NUSUKtsb+imigtNxuWEJpl/BYQ",
-	"3dPuzChfKQK8bS40XzOZ6z75jt/j7ybmvFPDNNj5g9TfyfxThL6HmELqqyV+3Y6TDOwfJfMsZqX9xe55",
-	"TcYOJiVa/iA1cUO+AEaWK/4iyFgMF82IkIa5uB0j9qFXMZXiGr2MlBQOAvgxVywzhmhsjIKYCoCQYox0",
-	"UPu9kySmoOCDmcZFwpXm4jrnCt3+RII6n2cbqZhDHvjMely1JLm4EfJOEGB9yp64Zex/HyvUESa+lBmr",
-	"an86He8bY6qCBsPx/+sWZys0JmBjko4Hle4xsCiTTWnEEFdoy6GxTpbsjqxykWQssVCskzx8/gjNt0ea",
-	"PkGjUK0DPKpVtMz5ZTSLlqCQhfaOYBkKhVuWpZImLCEdIefCs4OXwL3BtLKh/ILL0hi9bsTy2brTaC4y",
-	"CoSmNMoaRwD27a6z3OgSFJ4I/9HDuERElIlDzEXH+qfVU7Zdt6FsegM+pWR6IREE6HtBc71iQsORs8+T",
-	"BHltDN/c59cmL0ISGJaLnFW5v+doet8Y5gWIvr7WL4KGtUGtPDD+ResXKjDGPTY5xQmmqVBAmVt5w5I+",
-	"KTJMQEAA3JQBIdrq74XKN2DHs+QNSzg1+VefdWTFQFdrGOkKwdeW6YJ8C8yo2sBV9j31z7EYm+DYxI79",
-	"IsfZuo8vdKptY7conRikRLOiBqIIjlOT6NQcTw+Oa0aab3nc0C/F+IamVMR4bJtMblimuWHBT3Jet703",
-	"UrBtYDz/Lmzwo/d5GTU16nHQqAFomdwl87dFRHTGqMqB1Zm3SAdz2YETTw8xuakLOO2yzomW1UDJs+oD",
-	"aoGNRsFAfWHfpDK+UaCVa7kpgpUURaRbyVeKLOC10KjrpsKFdIBtkv/+P/81F/gr+Rcy7IaFFz1qrUuI",
-	"jsmAwBgpoeVOuQLVThjeXcSeBs3Y085qh8dDz5UsRC8YlFDNeiCIWgHXqIx4BjZV6iGeOxNPnhGi8koj",
-	"yvC+qZH4sPtlWzXx0UejagFF48uWiopnbdzxu8dft6RjUygfGpUVbYTDE4eY8Qpd9OUnBaqCJugKbjr7",
-	"E7Ji93OR8Gs0bwWBTdsABSUpFzfG6jCIy+43qcxYdkxEnqYOPeeijp8hBq7oNazBuJCtT0Zm5JYKrlYs",
-	"aYaeR/GEDuPBcp+NkjE9WhzGB8k+my4ndLwYxcNkwI6Wh/RgsR9PkwkbL0d0uBjER8khOzDJxLAow9BM",
-	"VLMZF/YZGOKO40Ml0tQwonnMDYSvs45dtFecfP0sfarz6eJpxuoy4avM1ea5e388hmg1Vv1QTEqzjG4N",
-	"iZSJs3W0e0eVQrEV2zSOpfOAsXuTjm+RRRpluMjS73/6geFuKstphZBSrAUofl57fRNveJpyq0Mb3L/l",
-	"CZNu5X7m0I4lexy0TJf/2OQZLlO+AUZ+z1JlJ8RQFdelwwOE/fZ5sz+TRZZ59z7H81PwG5+4nPyPfr7G",
-	"j4PeEe0tP3zcnzz8c+tXZfa9tywu9P7kSRGGafr+ZjLeNoXNyX8hkLZxjeKIPUD6WzVLdysrTj30kbAA",
-	"aBsOY8IXq1Km532nScJhGJq+83B8SVPFwrqi9Smyqa7imW93LpDf2joWX9Ial2fJN5+qa2kcZ3Xoz9x1",
-	"sazHdl3bBCpN67U1gerZYEJqVjA3dgva+opjbcIxcUDD36PaxiPAsmp22lPpaSgEMGjr1eg8kvYX2UKH",
-	"qLT5FL07Nq48I/65sqH+xHgGJoOj4rMrkFcpj3VkpbVZeUIUFzFyvSfSnCpIY4D5GNKUBZ91ILsd9ckr",
-	"E5zBoAxXhKZ3dKvIJmMKPdIoYSzlEimsf7Mk9Vwohi7iGl7U674+BjRN3y4xCfc5qOI+fPgQthyIhadx",
-	"vN8ZcxfnqypM+JCmj3CfEmaVkjSfV9vqtBov/vBxGI4fZuWfrUy5LFt6bM/vFcvO2bK9bq0NH83Rm1wS",
-	"649e0y3JckGEvCOda37LrEtMYyjUOgfMu18pkgGbVN0+ebsEbZLd01inW3jHCN9n6TNNqq7rM2Up3fMO",
-	"/wd7SMDyE4TIh2ecXEuV3RdEtZRqprTDOItfXmjHFNvkm1TS5FmIVqkRa2oQT6hqtqCsjhVnF2/JeLi/",
-	"3xsSmm5WtDcylnG2JbFMWNVsx2oyH59Pen/58HHUjsLP1HPKerWGPX/6jkwOiHuBaFpN1y7q25oWoy14",
-	"a80uZVmvktBpXjZK5SpfU6Gqs/hFc97eT897hob3w/b9VwvsHseoc//dB78C71MpoGAJrThJlSmYIG4C",
-	"X/miYls8N2wB//Es3DQlgi9Lrtbx2KKza6snP4doL63j0CtOfK5z43aXqD8TIBYVU2SxxWA0CnCTvWBY",
-	"7jHB7G+uyYLGN2iO1RSI6BOluKV5RHQHG/tRVSYZwvcIrcpJaoha7tIHUYt8KWSUh60F47YI0WCxYUO+",
-	"P6aFfAnbuabR/OZt5woa+0q9K7pFuxgsGr1Op4+q7zs11xNhxRJLCoVJLgn1lD9HwWTBYporBpjNFZEi",
-	"BbaBOVcxhi5LHbA8RdKJqngRhehU9xEj6h5jjLzG19rgWlMgbaH8c30r6ItoQYtP1sA+wy/7XG9pIc4+",
-	"mz/47quCbi2o2tCs6ttsVoU1GstEM+JaRhUmGCiHhWe8PxfOj87FNSaHFU5JuSw0yajmzItCwkXh3hRy",
-	"LrBQ0cTVo8ITF4WozSvGhKNFdLAe15z30VyYPB2bB77Dtd8nJ17wAmyFJeWpwgwx6x5VpnigdOV2KOz8",
-	"put0PK5trMFWINGUbHKtTEmB8++iNIB1NAFKOmCq2vhhZKLO3oa7CFDr53TRqup0TntfmAATQsh9YWuX",
-	"WsDtTsLlYroVYLSzAAomKwGFm816C2vAbi7My8rUmBIsKN/oAk+AeqmWGabPKKZ1ykjHrBMBDlaxSLrG",
-	"pHSAUxqszRI8xnDTK7a1WyTcZms6DtnWC6lESM9pXHh4k1b2+V2Rp9iUTSbs+rEtV8TC0Far9EmRLmmj",
-	"jSZFHhPN4Almwdo3DIMo3lErumGkY3XRkADbCEnBaLr+p5hvjUenXZYcuhzSVN6ZDMycKfjAL/pG4jSs",
-	"g8hcK55YbJa5SPBtLeUVVt9HZI/gv1JpidrWyklEEbp1M5qlp+hQgRFs1tKVSeKED40noUQIkDqlMxDL",
-	"V6oHmpVuex+W3j8tZw0bJeW1EvdiO/Zv2AzoP/4aW3HBlqa32RkmIxWzshwMzA477WmpEYqrHwcf+mbV",
-	"Kuo+nqvq5dZ2GskjIYmwSi7qVo2Z1iL+pu/Z1dU3/T9oIfUyRhMU6i4xFih3Je+KBNliu/3gKcXHwDA0",
-	"tFPO3SaV/shoqlelUKoSn9ohrE6MZyqSNxHIBkpG2JVA3Zl6d4dO8qa9uthfq52ibW1vioLx5srqxeOP",
-	"2kaFTeSqxJ8wHaVNs/LXWZnQjtO6aPQqP+W5bWiHBn0AI9cwAEjoNeASyQXXqk+ieVB0fJgHkTGHsD8d",
-	"2Qf2PxwM+oOy/UOLF9Dve9fqyDIrqE4cYv5KwYGWxARNqxRQLKzu82166v6l1a4vO++V2je24GtjELYp",
-	"X9sWHINdkoTFfA3qQUpjhtmAkc8bPCTd//C0d7dC2l6zDLOUNiwoUK5paz1TQW0PprVqpPBq6yLqPoEW",
-	"5uN+A+6HZlenxUToPm0j/L22FQb3vWvZsw99yq67a1o2a39ye+2T9wIY/9sNEyfvzsi4PyCURG6jkbOv",
-	"tiRlWhnw6FUm8+sVCu8IXTORMdFsOwfm22qGoRjVwH0vJeazFzZc8boiWDZDVixjpIPqHPspp/BJsfDF",
-	"lrh6t71YCp3RWP9qD8cz5FyyWJtdjBV6pHP+3Sk5mkwPiH2XGPeCCk0qadKeJtZtMrp2hRHYw5rGKy5Y",
-	"KWpvuMDkEZsUNyP1MokQ1apqimJY6pmg3sIPNFXw2K+whi+NnwpUpgVPEoY2eZn6HpJozfRKJlfwzKqP",
-	"+F0jQuVNiZo2yhV4CprVmortldwwcWUVeYWDtHdPgo+aadYh2ZWyF3qKrytCgtW0F5P5KwLGv964xVSL",
-	"NEPSmn8ckshtofp8LtwPVzHd0Jjr7RW7X1GsL4/65Ad2h651hT7WBSM0SVgyw5w6TaiYC5fRD28hFQH5",
-	"GtUjqiflNLtBNSgl2RnMqylz7H6TUmE0b5eSLmMrQphpd0FoAqDoB7u0YddPqj7bq2YtV+iihaCWlcVg",
-	"+FKeMUU6k9GINI60++xAk2eqtXh4dumLl7YQm5gXbHDY+F2mR0eel9YUWzWyIgpHdR3eaGMQWzTrFPoa",
-	"XR+XKeFYg45gK0/BOuJsaKbpCXe5t22bsgD8SpmSa8IT0nEdELiIJdjB5M/jU1s5vKEZMx6BVDEi2F33",
-	"2PQ5QWefIIv82pYbI4zack7GO2JDzmFfs5M/LqhiV3mWPpSpv/N8MBjHsGH8yxin789fg1Fk0uUaIMTe",
-	"Zo+mpNSkhEtctk70IgnMmiSWgErotukv57VwT21rSUaXOiL//b//CxDa9lqMSMckY3TNDzYf4apwykSk",
-	"U5Qe2B+72HrAeUsj0rF/do9bv69NOBduxmNCxdaU6C9yTSKb8OE+Kf/ZsX8eG69St2qE477Qwi77RzaW",
-	"4fn9y9SSdov6XLaTjini+0oRsGXQJSgqfVn6JKLJmotoZkgGd9ZHB5cJTkQzG89SZetZ+Aidoehb4Zop",
-	"9JkZCKm58F/0RqGJ8XTX/EswfTUaUvYkM0/aNuw1NmtSbNneLFcsCwHZeUa83mRh4eQr2186xmJLEFqU",
-	"jrIxWrNdlolSgf5SbbgiheVFuVB0aVICCinhTdXiTPA6qT3TK+8Z0y2M27VKe8ox36Bz/LC6otCDRhtZ",
-	"X/BrcfaZOU62lVsjl5HqeMUSrPrrcaEY6ki3zGS7VRoxTSppSOMW6G6oUncyq+rMxcPKcMPBaPJ01y0f",
-	"XmYD3iRtEHpvT2PH3otFucE+OwryfIXfTbXT2PTMrn+QwQv6B4vzjOvtBaDsk5SJ3diK36MakVtBDvwC",
-	"uAWIiFqnom5YJsG10vKaJn6/kUpZU39XSzGfR5SAohv+J5tJb4Y5xVF28LjKTEQxDTqv20nnj1pv3op0",
-	"G5ILgBcLyQVdswuu2R9e0/twLt5RvfrDXrdP3gpCCXa+6a203pCE3bJUbtagYNpq7E50+vbtn85eXV28",
-	"On1//uoPSLZRdy5M+BI2lYC6r0yuHhdKM5r0yTeZvMPa7yKKjzlPa8XSW6ZcLMWzsGZkHnARp3nC5oFV",
-	"2hGAZpclAK+u/iiV7tkpmyA0zUCW0pV/0Ri5UK0HIN1wohldB43O2eULfatH71nbKWiUQqHSixGIk3dn",
-	"RXimyGE0gg3Lm5epvLPdHn0hPBd+dzSQTG6QqiDDSkuMw7nYVH8u5uKf/omcSnELIJRCzUXP5hj6PnRs",
-	"d6Rppm39ZGRRPOqTMwT+ksM52ZPkSURoxuaCYC9AdYy1mkrT9cbkI4IhPx6Pj8rwiQLl4v3laR/mf2Pc",
-	"m4oIoBdCyTKVVM+q/jnbgcI68Urvo++ZhBVE6IGLiGZpqshK3hGwPV3jAlvgAYuyQynsNTis+VFhpIor",
-	"1fekdvsl1FKutHVzKxJ9BIQE0TsPZuTHfr//ISRzL9kAHpul/4yun4eoT95RpXDhfhPIIn/FpURgw0LT",
-	"Ks1Pi0DPVETWjAob8yReegQxw5n9yg39KWczkkiM9SxyniY2wKEwV27t0MMqS8q2Xas01Z4LV4VqEOPd",
-	"24uSAYImtmd5SmS6PNoKesUA6oI4PjMXNYZkO7zlGUzrs2BbxLmb7OeiYLTAYY2u1sp7O7DYkLx7D/85",
-	"uTz9Y0i+ffX61eWrLnIc00DARn5qepnl2FQb5a9P3pfjKtfgDgsk5sI0t0OYu1TjzmQwrjqDuiQXKVMm",
-	"SdR+wRXBUOl1jt1e1dz1y3MHUza1cf031Vx8I/Wq+CfpROyexblm1fRP9EW1JNNHXRv0Q5dIs+WP7bhe",
-	"tu2RwnSg2jDTdcG27PH6gM4FNgK1J1q04/z6a7C2v/660pKzfIoloCZBDoE6FzYXQFiUx1okLPBF/wiZ",
-	"3t/bPqJG6GS5y7i1nUltXSGgR2x6lmKrULA8KmxyBsRMielkYgz/JTe1WQXyXzNd6cRrbNfQlvMC6hAS",
-	"vZbGDWmpd7G1ifLwh3XrRC2djGYEm/8eV5Zxt+Kpn8Bab9eOaSAKhwc7AkENwymCJhWxdIedy8pRNL1h",
-	"iqRSFD0TTA8E5dr3ovsCFwA7hnEwP36H49Duya/Ax100u68+o0eU+VfRKQrmbuTqo5+q3c+IJDK6v0dY",
-	"TPD/hie7QkCHFZk7xGNAoeI1TJuXGh3x1HZ9sC0GENda8OuamhaWtr2EW2qZfDwX7l38uDMZDEPS4ATw",
-	"aBCSyXAaknZP3FzY1Tn0YxyANTOJGD6fKSB/R7dugX9iW7O9G7bRczGakJXMM0U6lnAU05hQFJ19++rN",
-	"u7eXr344/c+ry8vXoMsaAJj2O/6pzoXVDkzbLrtNx6aMc3IujIQ0znyU3s6P32nx2jtEUZpi0+CGZz6K",
-	"ZcKiEKSDa7kHUtH6yiqOMpQBoWks1uLxDB9tecVFtZdafy5OSm8/WgGTwbDrC8de5cYJPOlx1/QYQfQq",
-	"sMKIGEcBXDl/bMnisWOvmouTauMX58S2tdKu1clkOG5z3ndDg361vpxFu1L8WMtrhjSH/SzbRkH+WjTK",
-	"vMbkImo7o5BpyTUkKbh80StVJGRYvoIngQkqK5kWADCiGttlKnLD2KZHU1CByx4iivAkNVx0fwArweH6",
-	"pIQOymTb7eeaaeA0rlmJ14qEC1RJQ5PpBMSIiV613k+VPiOkMx4U619siW1+DERhWMZcTIGU26IWLYyx",
-	"UL0zqVTPCnyjPXRO355fdOHI79iC0M3Ghbec19i+7fW7Qr2gQcJzEZ28fv32z6++vXp7fvb92Q8XURcx",
-	"B7Ufp9cXCXULY249aVfNCiYZ0ww0wOgkjplSvVMpdCbT3kmayrveW1xlRDp4JGbNXSMc2z849SdEGRgS",
-	"dr+RinmyNPS1klJogj7jgzck0SUwhd4Z/vQt22TMSWOzhAsshYoMzm0ytkyxyGYuMMyGhrzpM4wqbVSq",
-	"KA6lK40nYJKKhhi2aU84nO/l75O3SHIGOgoxVkgCCODmCefCOht55muv6imF0mGYTe1VoS1fM8SYlBCZ",
-	"C+z2WUSZibFPF7b7rctFVit5Jyq9+NBzPxedCEzl/m2RVazYmgJ3dJ9ycW3yCOfiR8A4s45UXn/o7CUy",
-	"VnvFg65tQXiHVGyr7bgw7QDtaLivP5s2QoUdWmAzBtqvAZMNV0gZkD4gPU2SMscNwCo3xqNYmjSWLwJC",
-	"FPcMOPq2v4ZWfmEs0RyNUf6Y9Qqb5D6nZjCRrxU2KrvrkzNQdtYS2KbMSMbAXFZzYFUrLq5DskZ1TMjq",
-	"gqpJZ86b5L1t1gdqNr7tdgWLtAeOh7XdsNAKKdPa2M6LSqbtzi3zNAG2KpyA6pMLWfL4da40qsf8WshC",
-	"mjm4+WXEN0LeGd3PxlcREgY4jRfBsJ0HqmhezFLF5gHpYG4busVR+wMBGRKJJXCwbdtVClVeI5uUAzic",
-	"NyDBDLhCGSGKjEegZgqRDk2VRDlfr7cAyRn5yf92hHNpYtGVhG14gK6L4rKc8olxQpiPqxZX35oy8G4Z",
-	"Oe2jclOYEn4KXt/GpI9BNYWNAp45TcooRYp0CrjbsDYM0xbZNmzihMQys9UpZXhhw2IwwTCrmmwyueao",
-	"eqPVW8oe46RJeDIXHWqyVf2fXYNYJpYyiwFxFd12XXefFaAsmEczqyA7TkDWNLtRNiiyyBi9QRIB/BUS",
-	"vWGAKRYvE7ZhAsNDJv94Lk5clA2jqEYpAOQ2Q5UYXZpNRnNd07/KzHGa0Oo6CckxCci8ArKC35OO5T2j",
-	"qOvlX2I1BuuTb5zST3U4Fwgy7Bd3LYnpM4LMF4w92CdLMK2heGZufzFZPih3DMzlXGDRh/GPdm03EW80",
-	"L4cXeYtxcZWcHv1twLDve+VHPYpWP3pYFVEoFgm8Yv6MTEse4KOaDA8HJKFbZesBXDmydxFN+2pAUeDA",
-	"63xJPCP/asLMTqvCsmoyPDoY2KCzTfk5mEy7Fak9I+ZDdJ3invz3D6dHky5yW9AhVYEsuXASxe1nLkwC",
-	"e7lxA9Nr4E5lylYLapCMaZ7hjpwImllKuKuJJou0+JvfY9SUYqOPOuUxE+ZqOOtifpfJTcaZpngDx9Pe",
-	"ZTdCmQdRFBw5DzIii/X/unz+k3dn/nWAwbA/6A9gELlhgm54MAvG/UHfFmGuMFrS5tzDkI5ULQ0CLny7",
-	"0Pr4Zsb91wx4VOIOrfGGil/QFfW3RGiLAK0fvAECQtnWGmf1dSvQHbwFoyfO1PIQqufCmIt27/2qDu9C",
-	"KC65qaGm2VB+QRzYs80EPMvuEN/IZPtpveceucGqjFYGCVvLnvt3b/j8Xm7ViOxDNegG/Kp+AcpoMPjk",
-	"3pdFTP6Jhpfmved3uSy/aERfLkxlLhwjxvoumO6ZuFlx24llXjsCdF6nyPLbZ8XcOlE1DGW6ZJdxsCJd",
-	"1PdoGkuyNZ5Wzbiujv2Hn8a3w36/f0wMIR0XnvdjG+E7rlBc5Z6fxl03D2EwMcfbBvUCDfaqDbrxq+Fn",
-	"XnnRyKas98VF/HelGw7DgXCxBmZnX0x3KWF15Be8mNCf6Is2gPczTU1h2uMgwUbIYMGg7C4UckW3xsHX",
-	"7ZMTdVPplmkuUF1ILCYy5zl+Ggv8a4rCYDJ8xif1Tsr43fTp71pbeMLHo9HTH9fb88NnR5+Fro0M1wqy",
-	"SmlCkLb3W11g9MlltnVN4gQ5GhRup+r1Gd6Vq8WQ3nwvgMLNbX0RBG7mA8+wO3ULkJQNbXNVIPdcWAcW",
-	"yGij1NvmdX3yZ8q1bYnjqj6crsnFXFR7BTvdzHR3ts7ydzLl8XZW+EqnxV0bxYo2LLOL6dRzi4y6MhqY",
-	"G/Iqi5sLLLBd8nuWkOG0t+Yi14zccZHIO9eh3qhO2ovYWJf1sY1iUYL1ZiYyQjG/yfY/MKC04KK65AUW",
-	"WlggapaC7m9ROriw20zBLwr/JpmMjsqCz7mwS2XWAaty9Okt87TA6IwVeh5O/5UyXU6+ZIvlyXj4NGXX",
-	"rwd7CIPpc+RX9a4m/OoZzGtXQ26beBTMfvwQ+pcR+/Fzc0zGA1Vkk2l6jTfig2oXfICxmjq4zPVuJfwc",
-	"+x/bcJXpAVAoI8blzmjmolmo2BBYFWZU5JroOx6zEg0GQ6uVACWhe7zfqs++zU27s4pSOGkxEYwKJnPb",
-	"v8qqR0jPjGbm9rRnqlmn5U7q2hbQw9Z4oEISvaH3vZNr9ofBE3pTqTAVX3wB3Wn4HFHW6KX9OdL2t0ge",
-	"lYw8JJZqPtuPHx6aFCRz/SipmNTBa9ZKHqU9WV4JSpVjZCExwQ/jLPUtyiJbq0pUJmpMMmbbeeDdmjEF",
-	"jhhLc8lck2S+Z/oNC36bVtSzsqYLm7y83r9Mn+4Hv4QwfjtYXiDt90y35Og9gcJ7i7JreSsq40Hka+zt",
-	"YVKgTFsGWxxedJSzjqA+eccE4rWrqnKJDxbl0fcJIt+1aWjF21pL9V+Cw40O7JWi5GA4mhZ1xGVJsKkE",
-	"Lup+95+P07WV70Btly75O47aPNJFcdIOW92THQi75/BrJ+b+wO5MyCtTGvRJ56Ksd2CxujG9qzRGMeUh",
-	"1OtN0kTU11zpauxFBdUbxXc0UCtf2TMXKD+ET75om0mBoPqFDJ22drZ+lLe3NMP+ZJKoftwgi7fCXhmN",
-	"lfTmqNzNOr+MTj7TVP8NkhfAtp2+6hBtJbRwh7ZvmiQrQokUJru6Ph4cGrBM19jedfO3YmIu6jdNVDIr",
-	"aZLgBW9UxxhiU/lyye9hTJsVPURPO/zj6OjoyMxkBVB5fZnh6zPTwMQ5mVpaIxmtgZmElXXlfouvv7Zd",
-	"k77+2nAFM+ZcYGsns/KotVfSpdfTyATkva5UXFxHc1F4X+tN/M2CJCnbQGGeWNloq9bVilQe23AA2uoY",
-	"qaxe6mZT3CMMtZMFM8DzO3mEhNqsqcKpMRcxoF7R48YmyCfc3rhPFluCCe3dkCyYvmN2Z2Vy8VzY6lrc",
-	"nK27JZ0yzYkMByaHq5r13uCxbQ26P5nJnlXuvbU89DPDImWf75oi4TUk+RKKxGOdyZ8VLRn+IrHwiSLh",
-	"s8XBLg2pzmBs0zOqG9b7F7q7NQxcSli7Evz+/LXLwRHsrr6+qsn/iLqyN1geLmkyXfSSo3jRm+wfLXt0",
-	"uD/tHQwO9w8ORodH0wF72WDJ38VNMDj6RXdTn4n36umb6s5avnnA3l9vqNi+3TDxraclVm+5lhsmeu4U",
-	"607Pliuu29te+H74/5R5kZyyoreMTHGSpjZD3lHMSE+Z6eZmBInVVCtxpTaXvD/mS/vlq3t9ePiy7vlq",
-	"A5FZGRkqoWh8KE5+GAE1F3LZDtmKgJl2+9hlx9QuzUVbb8amKDchU09wH7u730xuXtF4EXvh21Ina/q+",
-	"tue5AE2WY55d5Wh3d0iZeTlz1m3edkH2XNTLNNxdhdVLCLEOpXl7YZnf/EL3X4e/yPH+a4/juTv3/1HG",
-	"wScwU9ex5pVrWFPlfybJqkXfRrRzTdkUlvOIFl64uzGOzw/bZ1nKzDaOM6qom8aPUpoGo5hvKqVirvLN",
-	"rsxnkdOBdxOtZfbELYv4y3oBNvkIGAzbM5ytdvdqeQw/yOYNfJUSvd2grzQr8oH+bd3tVrxlKt3Q5gCr",
-	"6ykoKlKd4eXgV92Lcd3/ai6tdWYqj5mrAjFqaKWNrZB3/bJhlKrdcNtwhXpFmPZQiiKYjmgiRfeYrHhS",
-	"nXHJqM4z1n+8TZXtotJKhGbaGrHbK8gfu/sW08d5fAPysEKWc/HpN/y6+ZDi5+KJu3S/XJz3l8WHjG1m",
-	"clN9BeQz3Jd7H+1fZ8nDTlfmW2EuZzHa0d1KlsmDDUPJRIVoQrg+NnnIYotKZqqqifJ4uTvpTAaT7mM+",
-	"+J0295M221eK8KRqGD3T+MEWCxuKV3rZ/NUCSkHd8vWJ/ImOH1/cefors5J/mZ/UhNIf/+4Hqb9zd/L/",
-	"D3Ksfm81+0+kd7+phtr76P/zLHko8q6fF8NA4yYyJlDU7ZNXNF4RrtnalL4u8zQl1WsyCqsAjJ96IUpR",
-	"t4wRvD75jqfA8hfYu9+rcDk2Xnlbw2e6UZu6M9s5os1r95orfVrs7lPddW8rcMLgSAs/LKCHxZem4Azz",
-	"0vHOq6LVzU85w5R3y0dqt6Q8jxir9/o8I1jzD4jqxLXbVh5lS5WrWT7RJ1l+9mgMp2y69jtTeuFoT0kJ",
-	"zV4+Hosq2c1nMam9j+7PqqrSUBwclnwJun+KfIoVfUkSKq9NfBYRuTuJPpmMig9bZbtbTVg6d57k4r+T",
-	"2svK/7hE7Zegqj1a3vq4I/EyF1gQWNRg2QpLUe3x1ShqMleAla0w3c2PhVEhnYnh7pZMOcYPeXXkr1Sb",
-	"LoFxx5/dYn42KcE/Ey3Jz2it/Ay/9no90vJf+CkyrToj8jPBRqRFZXnZe5T8TIrepDA0rBQLk9BhSwXB",
-	"vp3HRDCGwWSXQOfK68w89Rtja6O2zUrLy/RgIpgF92TrTcuFHHswrN/PR/gSTw29L5p0cBh32WrXrTqy",
-	"t+JGdrW22Wp9la4HK/ypmns6NsVwjZu4TIi5emGXm8i0coWJqNhiI1nX3RUeeX8WcC737bUSKvDPtFKD",
-	"o4QZ5sJ02KpflYcFI96duluZk4Qr403G3IEFI1qm7pajHVfpYmBdyTUrzFxXlllZk/PBm64r1eYpToOU",
-	"WcKyGdnZR2c0gueTENYyJm3N1tvXaJ+3NFRv055ftTXY+jtL0/DvG1S310i33GVd3BRtbmOVpuA5zjWR",
-	"y6VjT0ez4T5ZwtKMv6F2p/P4k0Vz9U7sF6lO/HVpG5Z3Z9TStpUY5V2BLxIw+ofFsj/J4wM/fedovBlJ",
-	"9m5gBomQ5ZaZUEe3dR9+nW34/ns0bWsyRzwmdkwrEsPrbdGSd2RlKNnz8J8UjS6K+V/Au9/YJRx2XGYJ",
-	"PInwXkLBF4k7+7zcOKVrNdu2PJcrd70bdgPMpLg2fZ2cok1ibOtvmyflromibbpzbNP0KzUj1n1Sa+bb",
-	"b7uwY1a7qlumJtXfFPzXsAt7U1ZOnXTwvgEDRR9PDI7YXvs8I9jDw33VPXaxbFnohWaGl4oVP3yWyfGP",
-	"TCux0vuyEN71aJ4uLuQr75R0dRyaatbCCpoagc8MHFlbonejtytcqG7tTB9xZcmViV6wKtmb56G8c/nU",
-	"KkRVyF1Y3W232tYCubqOVS/fruiipR0wCRGU4z45N1Rqu1tqF3zeCUGrTRBvwheAX2NbXyjppqGSzlr0",
-	"cU+4+AafQ+JCU58V6nbRUqtItD8vmZ8bw2TOpDb3H83NhMU8YRbi3n0/nmY885hQnQLq9FVcEGGd1ubS",
-	"VWdVAvOVYNPUrcKuW67l7b75bPiguXKrxd79PZPn90ye30w9ozUovau/HV3Za2TCMnxsDK/QqZShM/+7",
-	"j/i8VthN7G87w1gnttIXb+w0/YGJTe3bZDJmyialKLywCTstFWFqLXPbG9alELRGq01Ds19cKeY4fyBv",
-	"nt+LoHKf6Q77yu2TK5Jv+p+PeY/UfZ9iMw3tuqlVZvQOT22VZmt7cphn+byDK+oXilQOW8Btb5aaDsZ9",
-	"cklvjGbChdJ4W7VES51kUlPnqoQ3287wnNGEC6bUr/cY/TSWIoml/8sYyZfvAFDDBC9/ydBZWxlQiRZ1",
-	"XtPOXDBdqS0T5LWMadp+a8casCPL7RWKZROyhj6E3iS7ssb4/JYBklgnt0UZvDSMmXYeMotXTGlzG3m/",
-	"jP3aLTbjya43ATe1ODK3bdvA4C6NMcL9wbCatjnU6SOxOFL2Xa1dwuGNW/LW5uCXz7iCwzVjrRXQFeO7",
-	"RIWHDw//NwAA//8=",
+	"7L3bcuM4ljb6KgjORJRUQ8mSLJ/k6Jh2OTOrPJ2nsZ1T3V3KMSESktCmABUB2lZnOWJf7djX8xD7+n+I",
+	"/0nmSf5YCwAJHmQ7T91d/9RNpiWROC6s8/rwIYjlai0FE1oFkw8Bu6Ordcrw75M4lrnQz9haKq7hG5Wv",
+	"VjTbBJPghCTma0JvKddcLAjXiuiMCjVnWRAGNzTNGbxEkyRjSgWT4PIlHc33/+Ptz88W58/3D26GB7v7",
+	"6mD2b4fndLN3+6e/vDsIwiCWYs6zFdVcChVMBrVvztnPOc9YEkyGR2EQZ4xqlpzoYBKMBqP93nDYGw0u",
+	"h4PJcG8yGPw5wEcSDs+sYDI4IPzrFRcyCybBAJ7Js4yJGCb27uLZZRAGKqYpCyb792HA7tY8Y6qlj7Hr",
+	"gyfQ0PxwTpO9WS85ime98f7RvEeH+3u9g8Hh/sHB6PBob8CCMBBM38rsGpbj/HQ0KL95SWcsxa/fvCYd",
+	"/LEbhEHGfs6ZemACw8FgMBiPhgePTURpqnPYB7dlV9524Z80hjU+S4KJyNP0/j6s0cBLrmp0cLlkJKVK",
+	"kzVdMCLnBVnYYSufErhmKxVMfvqNJn69NPEexnanT/NMQU+OTk5h0fkNe8Y05WmdV8T2V8IFydgNZ7cV",
+	"BrFeZ/KGJf/BMsWlMI2GAVVrFutz2OJgEhxNhvtBGNBcL6HfD2Z99+lwfsDGcW9Ad2e98XzEeofJUdzb",
+	"mx3QERvOB/FuAqtJVwwGkrI7cmJauA8DekN5SmcpO4ktYf3kVvYqXlKxYEC9dnTwVxYv+Q0L3odBnHJm",
+	"1h2HMYyP2Gi+S3vj2V7SG7P9ee+QHsx6R/EgGeIv45k3jHjFyMVSMgWjMNuji8l/CKhSTJtzkuQZkvgr",
+	"5VZlzlP22rQDK8yynqIp6x3dDff7a7EIwmDJ+GKp4SyMBpYMR8kuG8/3aG9/dhD3xskh6x3NB7Q3nI3i",
+	"3WTM9ub7NAiDFV+xy80a2uYrumA7pkG1pKO9fdiD+eF+MjgcHh6O44Nkf++IjuaM0kG8t0eTwXCP7s7m",
+	"4/lwNpoNZoejUZwM95L9eLg3G8wHAzo4hLb4X9l3Gw0CZnw4Gu7uhkGeAYUvtV6ryc5OnIg+jVesr5nS",
+	"O2YpdrbM9JYnehlMhoPDAdDll6SNNiYyPLocHE0GA/+AH8wO46NkwHrD+Qi2fzfuHSZj1oMVdb9BJ/lq",
+	"xrJgMrwPg4RnrHKmwmDBgMSfPXet7s5Hs8N4SHv70NZ4fkh7R7BzQzZKduPxbI/uHwVhkFKxyOkChp+w",
+	"Hr7uOgpOz3uDwWA42kV2AUfuwh11Lq6KQ2j+YJkbiabquviba2ATwQWuPoHVJ0rLbAOswZAJsA8eB2GQ",
+	"r5PHmO6No/Bdn2E8QaQ47rFNlvzGPn5jH7+xj/9B7GObDqKy+QvKU1AEfYbyiisFBorMyG0mxYKcXpy/",
+	"IFpeMxHCl1SQXOgsB4WKyIwvuPA5TSwTGGussvnV3DQfBonVc4ILJhKil4wopmB83ygCT15C66DuwE9/",
+	"7EGPPfPdktGEZf2g1L3Gg91ytc4NByFzmS1YtiHxksXXpOhXZzRmsPPBeDY/Gs139w4OZrvjhO7T3Zgd",
+	"jYBgBmx8sLtfrjKcjcnOznB00B/0B/3h5HBwONhZZ3KWspXa8ScGy3iWsNVaalAZ/8A2Z+KdYk0GPeeZ",
+	"KpR8csv1kuglV+SabQhXRGmepiTLheB41OqLycs+rq7Z5oqLq1wxf11PWhr3Rtb7Q0tHfXLOdLZxbzCi",
+	"6IrhkNRSZjrdVFf9qFx1r2UzBUHMeL7Cem+ZOy69uKEpTywNVFf9gt2wjKZkzlmaKEsRBJ9HHt+2yqa5",
+	"K7uS/vKOtrbTJxeMmV+fZ5nMFCya9xEFi+1A5vpKzq8yEHbuKbAl0Bbp+yZJGKyYUobZvMqVJjNGZkzf",
+	"MiYIGiuDwYBQkRQf8IvOcEC0tN8RsF66/eA+bEzQTLwxgMLyaetdClQuoNF+ACylIIzRyCMM0wMpl/Br",
+	"UERtn4AULlh2w2P2ThRqRvMQJlTTGVUMDkIuMkbjJT7YpARlWrvKveY8arhE/oWPQFsaCDSjGU83xHvD",
+	"Ha+U6ioD2/MZmB04qXb1FVatbU5m5ZRThXwbVPGFYEmPC2IFvb9KjmMHk+DP10ebP4/+Y8Muhrfx6ujm",
+	"z3w4mI10OuPDlH3/Qsff36UvL59vXv3134evF0haIDPVkq/N2ZDZggr+V3MonTZxmOzG+/MB643mB7Pe",
+	"ON476h3R8UFvNN9LhvPd2T4dDmoq3kmCCl4mcVntoIFQc8VQTWErs3vmp98Xao9TAz5Dg7mHhTSSCl2B",
+	"BX/U52yd0o0RsQlTccbXZqJBpLOcReR2yYRh11SoW5YhQS2N6GeJ+1LOQewymqWcZXVWbxl3VOP30TGh",
+	"M8WEJlIvWXbLFUMqjJdsRXFBRL4CLRwGAmp2oWVkIIVgSkjAJ3NtFrA6/gsWS5EoYDi3lAOPmMuMkQxe",
+	"AeEShM47GkxGfrcrLvgKeh4WXXKh2YJl2OePP/4Iy8qE5jHVrNnxSXpLN4pEp1Jec+iQpqvfTQNn9tA1",
+	"nwbRBAkYNQpJFkz7OgeJzZudHy4v3yJ5287gN66IkBrEWdLtW9+RcZbBMrUt30PjaFvW+zBY04yumLbU",
+	"4my7sxYqAVZTuoOSyqo+VXHl0NCa6mVJvXHZ5UNTnMtsRUHJzHOeBG0U4pTKtnFHpdYZAQXDFqxBBZa5",
+	"Qms1JFQRrkkM5NtRoBpyTaSIGS49jvvnnKEK7AZu+qvQE717ycQCbJPRYAB2lXCfh21DripsLfSFKs1G",
+	"5mTBBMuoZmTNMhLL1QokboeSd+/OngGhzLlg3ZAMgcZGe3vkhis+S9lUnFycnp2ReEkzGsMuh8ScQxGz",
+	"PkHpobM81nnGkh4KYWLGB2rsaio60TSgs3gaRGF5xn/OpWaqW/AHp6tRRSI6iyMQN6rQrumKTQX8XOUR",
+	"M5lsYLR4Somic5Zu+lNRoaq92W5ySIH7zYdgvh6w3hHdn/VGMZjah3QwGyZudwzPK7enxoK27tPeQX2f",
+	"1lRrlkGb/9n518lP0+ndaNibTu8Onr//MAxHe3v3v0yDtq+nQfefW0nzJV+ZMEyTMtFVAsbxE6kuxab8",
+	"ySRsTvNUA8mFMDPL0Sz9PcTf3njybtuJ92Ui6dzK7Fqtacy6DQ7wRDnZwgFkdRifwwVA6jK1lkKZQFjV",
+	"sIyl0NZ7Q9fr1PLZnb8oI+79CFpcefGfMzYPJsE/7ZQhtx339I7XB/RfDrbtLfOr2nlrdCEz5Jo09sy6",
+	"aIIHJvLt0MgaonD8VqWBnEhm5MWK6ng5FZ6UQVsZPjtpjVxunslVmwVNOlyrqYje4KcIxRDjILet5Mpu",
+	"WPaNIvJWhCR6++67l2enV9+dXDy/enf+MgqJkJlV0aciOnn58s2Pz59dvTk/+/7s9UXUBd6QSmp4A1ry",
+	"hi9E3z+/JDt0zXduhjsrFqFJgbwBmMJ9GPxgdJpLKV/SbMGevp+eMu2cfFrKqxRbqanSboGsAkVoxsh4",
+	"MBztktlGM3VMqCYrqTTZHR3sH+LPNI7ZWrOkYqHuDpt+AS0lcZ1+BaW6ObcvQoyNZi1JWhq0tihNEpKv",
+	"gZ2vQPPSSyrI7oj8gX83FR2zVriA3RDkCrE7A9Qn0Tv0V5Y4VUhmTfWxPxXorVErmqYsc9tzXKh45Jan",
+	"KVL/kqXrPvmObSSYpOQV/w6HC/rVVBjaJVwrls5Jxua5YqpyMqzqCF+dvD0jijFUCzrj3SHhYirWKQVF",
+	"jt3pkMRSCOPQI3EqUUszpHomQH7QFM3uTyJUblu4YtiE77WSK6aXOGWQ48YtJgWReUYUT1if/DtIZ3O8",
+	"DJUZxR60iIytZaYJ11UbcOBbzaZj4jr+KkZzZXJfhEyrbUYTw9jY3ZrFwNnwW2cFg3x93GDhc9j4NVCn",
+	"0ip0a4fs2C5K1A9K18+pUco+Us7wigZ4zkDZb7oLUHuiCk0BPEBUoCHlOTce89NlpukKv2txzFV7IQmf",
+	"z1kGhGZ76pN3ihFKBLvFUZnH4JN7INjmj6k56ooB/Q0cdbYvoBvecNQ9KNxrfr37L0SsFa8RUKtlaSGh",
+	"pLDInNRGTdnoA1NRuvuOSeQ59yKSAp0SdsMy8zQq8ajRU6vvT0XUvjLI07lqHgOkB5pmjCabgi6mooUw",
+	"SMdQJA4WWLxI1pIL3e2T753tUiEbaAU+cjwrRvNv9Vv0fMdF25Lbt3ZaXB337b7Zjzmg/6D08hCV+D7h",
+	"qfhIKiEd8wIqfpQkUmugO1DZicrjpbHyGn7iqFAyQat3NrbVEmC3iwF3j4laylvCaLwk1rtLwD4H9YFr",
+	"ZYZjRekrmoLOz5J/u3jz+pNE6cq1cIXPbFH4cPWsw8X4jaHDatTBE5PFsPCxr8PEagP/IpRUbdOqcu1z",
+	"x/20rnbYFTn7C4vBMMjYmlENtGH8p2bDO9GHaWAyjqbBhEwDlc9WXE+DkFS/t8H0aXAfTaYCegJaVqBt",
+	"J1zRRcYY6DO3Sx4vSSzXG4J5bCokSnoGSGHvTMUiZ0p1++QkVZJQ61hYUk2Ulus1SwjNMn4DhO5pd4UZ",
+	"A7xtKjRfMZnrPnnB7/B3E+jfqmEa6nwt9QuZf4zQ9whTSH01x7fbaZKB/aNknsWsNO7YHa/J2MG4JMvX",
+	"UhPX5FegyHLEX4QYi+aiCRHSMBc3Y6Q+dOWmUizQtUtJ4X2AH3PFMmPlxsYoiKmAFVKMkQ5qv7eSxBQU",
+	"fDDTuEi40lwscq4w1kIkqPN5tpaKOeKB16ybW0uSi2shbwUB1qfsjlvG/rexQt3BxIcyY1Xt7+3t7htj",
+	"qkIGw93/2y3O1tUYg41JOt6qdI+BRZkUViOGuEJbDo11Mme3ZJmLJGOJXcX6kYfXHzjz7eG9j9AoVGsD",
+	"D2oVLX1+Gc2iJRJnV3tLhBKFwg3LUkkTlpCOkFPh2cFz4N5gWtn8iYLL0hhdesTy2bpHaioyCgdNaZQ1",
+	"7gDYp7vOcqNzUHgi/NDDYFBElAn+TEXHusXVY7Zdt6Fseg0+pmR6cShc0HfCi9qwT5MEea0N39wvQ0fQ",
+	"LBc5q3J/z9H0rtHMVzj09bF+ETKsNWrlQSVEVlCM+9okcieYG0SBZG7kNUv6pEjrAQEB62ajb/3qlv/4",
+	"44+9enDvoX2vxwLt5qt8vZaZZskrlnBqcug+iQKKhq5W0NIV7kZbthKyQbDKag1XpcGeTxZF2wTbJrbt",
+	"r0IdrfP4QkTS1naLDosBLrRSaktkbBSuzBPIJSiJTs1m9Z6LWCZcLCLScXbO4q983QWS0uVjsMeTxuob",
+	"f7WqbFIuYIYZU4olfY9h+yU639GUihhJYZ3JNcs0N1LiUeHgluyVFGwTmMiHC5v85L1ehn2NBh80akNa",
+	"OndFHm0RIZ0xqnLgxuYp0sEaBxAWe4eY9NaFY+eqEYiW1UDRk+pGaoGdRiFJfWDfpTK+VmA4aLkuIrwU",
+	"pbgbyTeKzOCx0FgUpvKJdOCEk//+//5rKvBX8i9k2A0LR3/UWq8SHZMBgTZSQsuZImUxYcRLEXsbNGNv",
+	"W6tgHk5JqGSnesGwhGrWA1nZunCNipknUFOlTuapPfHkCSE6r2SmzFswtTPvtz9sq2k++GRULaxpvNlS",
+	"afOkiTse+vDj9ujY1Nr7RsVN28HhiSPMeIlRhPKVglRBWXWFWJ39MVmyu6lI+AItcEFg0jaGQknKxbUx",
+	"jAzhsrt1KjOWHRORp6kjz6mo02eIvIouYAzGy23dRjIjN1RwtWRJMxI/isd0GA/m+2yU7NKj2WF8kOyz",
+	"vfmY7s5G8TAZsKP5IT2Y7cd7yZjtzkd0OBvER8khOzBJ5jAow9BMVLcZJvcZGNKO40Ml0dQoornNDYKv",
+	"s45tZ6/Y+fpe+qfOPxePM1ZXIVFlrrb+wfvjIUKrser7olOaZXRjjkiZUF0nu7dUKRSFsc19mTsnHbsz",
+	"ZRqWWKTR14vqjf7HbxjOpjKc1hVSirUsil/vUJ/EK56m3Kr5hvZveMKkG7mfUbZlyB4HLcsoPjR5hqug",
+	"aCwjv2Opsh1iNI3r0icDusDmab0/kUWW9Rg+x/NLMxqvuFqND376yk+D3hHtzd9/2B/f/3PrW2VVhjcs",
+	"LvT++FERhuUb/mQy3taFrdX4SkvaxjWKLfYW0p+qGbobWbHroU+ExYK20TBmybHqyfQCBDRJODRD07ce",
+	"jc9pqlhYV7Q+RjbVVTzz7tYB8htb3+RLWuOVLfnmY/VOje2sNv2Jsy6G9dCsa5NApWm1smZVPU9OSM0K",
+	"5sZuQL9fcqxZOSZu0fD3qDbxKATqyxiQ3ypXmixlmnhZDLdLrhlBryPQYzXD77EUPxQXGIH2qrweyKqM",
+	"bKlMVBqwit4eG79k7JJCTd5CYgyY8eCoeO0KJFvKYx1ZuW7mmBDFhRm+f8R3R4GXLzYajg/Gh7v744NH",
+	"08YqRGg25yEiLAuL65vm5t0nz008CuNQXBFq8mrBdkInPEosywmIFNalW7KOXCiGXvEandXrCz8ENE3f",
+	"zDHZ+ymk5168fx+2bJtddRNruDUmOfZXVcDwS5o+wM3KNauUPvq831ZB1nj7+w/DcPd+Uv7ZyuTL8riH",
+	"5vxOseyczdvrI9uo1my9SZ+xLvgV3ZAsF0TIW9JZ8BtmvYAao7/WNjbPfqNIBmxXdfvkzRy0U3ZHY51u",
+	"4BkjzJ+kHzW5RF0/Kks2n7b5r+0mgQhJcEXeP2HnWqo5vyCppVQzpR3FWfryolmmqCtfp5ImTyK0Si1i",
+	"UyN5RPWzhYt1qji7eEN2h/v7vSGh6XpJeyNjaWcbEsuEVd0AWLXo0/NJ78/vP4zaSfiJelNZF9nwD5y+",
+	"JeMD4h4gmlbLAoo6yqYFagsrW5N3WdarJMiah42SusxXVKhqL35xpjf30/OeOcP7Yfv8q4WcD1PUuf/s",
+	"vV/p+bEnoGAJrTRJlSnMIa4DX5mjYlN8b9gCfngSbZpS1K97XK1ztMUG0FbvfsqhvbTOTa8I9qnOkptt",
+	"CsGZALGomCKzDcbfUcybhA3Dco+JyxSf0fgazbuamhH1g4+S4vbMI6G7tbEvVWWSOfjeQatykhqhlrP0",
+	"l6hFvhQyyqPWgnFbgmiw2LAh3x/SQr6ELV7TaH71tniFjH0jwRV3o50NFpJepXsPmgNb9dsTYcUSSwqF",
+	"Sc4J9ZQ/d4LJjMU0V6iKc0WkSIFtYJpZjNHaUgcsd5F0oipdRCE6/n3CiLrHmBZQ42tt61pTIC0gw1N9",
+	"NejbaCGLj9bAPsHP+1TvayHOPpk/+O6w4tzapWojs6qvtFl92AAwiibEQZMVJh0oh4WnvT8Vzi/PxQLz",
+	"4Qonp5wXmmRUcw5GIeGicJcKORVYEGsMvajw7IFJSI2r1J1FdNge14IB0VSY1CSb+r4lVNAnJ14wBGyF",
+	"OeWpwqQ4625VphijdA13KMz8uut0PK5t7MLWetGUrHONuvdUOH8xSgMYR3NBSQdMXxsyjUyg3ZtwFxfU",
+	"+k1dRK3andPeZyZghSvk3kARNRUty+12wqWfuhFggLdYFMzPghNuJusNrLF2U2EeVqaWmSBwwVoXdAKn",
+	"l2qZYcaQYlqnjHTMOHHBwXYWSdeYlG7hlMYqzmJ5jOGml2xjp0i4TVB1HLINc6skSM8JXXiMk1b2+aJI",
+	"zWzKJhMa/tCWHmPX0Fb/9EmRIWojoqYqAHPr4BtM/LVPGAZRPKOWdM1Ix+qiIQG2EZKC0XT9VzHFHLdO",
+	"u8RAdEykqbw1Sac5U/CCDy6Ah9OwDiJzrXhiqVnmIsGntZRXiPIQkR2Cn1JpD7UtRZRIInTjejRDT9Ht",
+	"Ai3YRK0rk7cKLxpPQkkQIHVK5yJW7FQ3NCvDAP5aeh8tZw0b0AU1KIViOvZvmAzoP/4YW2nBQiC02Rkm",
+	"CRcT0dwamBl22jNxIxRXPw3e982oVdQNt+fmernEnUayTEgiLDmEFoCHzGSyKVWXIhmB3C5lWrPwWsEk",
+	"mr5uh+/Q9A+hBdXLGE1Q6LtcYTjZS3lb5AwXy9EPHlOMzBqH5myVfbdJrR8YTfWyFFrVw6m2CDNXES6v",
+	"I5AdlIwQHUPdGtwFR27yur3K3R+r7aJtbK8K4ILmyOogBg/aToXN5NAKHjEtpc0888dZ6dC20zpo9GI/",
+	"5iluaI+GfIBoV9AASPAV0BLJBdeqT6JpUCCPTIPImEuIk0j2QTwMB4P+oIQhafES+viLrY4uM4Jqx6Eh",
+	"e8eh5sQEaasnoBhY3XPc9OT9S6vdXyJAlto5QkG2MRALDtk2BceA5yRhMV+B+pDSmGGCZOTzDo9I998/",
+	"7v2tHG0PtMUMpY0KCpJr2mJPVGDbg3etGis82jqIus+ghfm434DroVnWaTEhuo/bEH+raYXBXW8he/ZL",
+	"/2TX3Tktk7U/ubn2yTsBsuHNmomTt2dktz8glERuopGzvzYkZVqZ5dHLTOaLJQr3CF03kTHhLKwI8205",
+	"w1CM6uDelxJT/Asbr3hcEawkIhim6aC6x37OKbxSDHy2Ia4EcCeWQmc01v+wm+MZei7hrc1uxqJF0jl/",
+	"cUqOxnsHxD5LjPsBkRwyUJtbU926TUbXrlACe1jReMkFK0XtNReYrGIT+yakXjkSotpVzdoMSz0U1F/4",
+	"gaYKvvYr2uFN48cClWrGk4ShzV5WA4QkWjG9lMkVfGfVS3yvEefyukRNHOUKfAua14qKzZVcM3FlFX2F",
+	"jbSjeMFLzczzkGxLOww9xdjVZcFo2uvr/BEB41+t3WCqdashaU3JDknkplD9fircD1cxXdOY680Vu1tS",
+	"rOeP+uQ1u0XXu0If7IwRmiQsmWAOnyZUTIUrcoCn8BTB8TWqR1RPAmqikjVOSrI12FdT5tjdOqXCaOYu",
+	"S1/GVoQwCzZCE1iKfrBNW3a4ZvXenjfL20IXTQS1rKyPw4fyjCnSGY9GpLGl3bLkfzgYmMwpZGgYIbZ5",
+	"U1gTbGYeEQX6H6insNlPDmN5huA96gpn5i2E8ai7k7Ypn5e20J2YB/p+fHfv6MhzCY8HrSkdhVe8vnlo",
+	"0BBblOwMiBqTOC5T7rHGH/eg3FLr9bNxoKbb3SUjt03K7sY3ypS0E56QjoOv4CKWYHSTH3dPbWX2mmbM",
+	"uB9SxYhgt91jg1mDnkVBZvnClnPjGrUlzOxuCUS56EDNKP8wo4pd5Vl6X+ZCT/PBYDeGCeNfxhJ+d/4S",
+	"jDCT69dYwkqIvjWfpiZyXCa39dgXGWzWvrGnsVzdNmXovBZbqk0tyehcR+S//9//gtNhAUQxR3q24rpr",
+	"frDJFFeFByginaK0w/7YRfvRuWYj0rF/do9b3691OBWux2NCxcZAIMxyTSKbreJeKT927J/HxoXVrVr8",
+	"OC8050tQ1MYwvCBDmRfTbr6fy/ajY4okv1EEDCP0P4oKqE6fRDRZcRFNzJHBmfXRm2YiIdHEBs9UiacM",
+	"L6HnFR05XDNl8s9xhdRU+A96rdDEuNVrzizovhp6KYH2zDdtE/bQ+pontsTsyxXL0PnAM+IB7oWFR7HE",
+	"dHWMxZZ4tGgwJdpfEwPOhMRAGaqi5UhheVEuFJ2b/INC5HhdtXgmPHjAJ4YAPMu8JQ7g8P8eiwI0zjm+",
+	"WB1R6K1G27G+4Atx9okJWhafsJGISXW8ZAnhCyEzx8JiqgqXkgEbSxnwU0VOQEH/MxKcpe2pha0o4MhM",
+	"yhXoJapIefpGEezflvUsuNIsY8lUdKKThP7+uVFHEC8Ra9QjmtDfM//bkEQ3//t/AeH+/r//n/8/snUh",
+	"oD/y4kvLDSpIYONKOtduVTL85xTY+GDQw/+HL/C/gxfm49GL99+2yos1VepWZlUzo/iy0v9wMBo/Dhnn",
+	"U4XZJq+TNjp4Z2luyw4Xg3KNfXJg6ek2kutqq33uWap/Jx8BaFkszjOuNxdwMB/lP4gyWPwe1ViZVVeA",
+	"KwJPBEFYw7vqhmWeYivHWtHER62pFMf1t4Hg+ZywXCi65n+wxQ6mGYMbuYWTV5EqFdNgJriZdH7Qev1G",
+	"pJuQXMB6sZBc0BW74Jr97iW9C6fiLdXL3+10++SNIJQgflJvqfWaJOyGpXK9Ap3c1vR3otM3b/5w9vzq",
+	"4vnpu/Pnv0PmFHWnwkSEYVIJWEjKJElyoTSjSZ98l8lbRBAoEiMwjWylWHrDlAtPeUbphEwDLuI0T9g0",
+	"sHYOLqCZZbmAV1c/SKV7tsvmEhpImbl0VX80Rl5bw7aka040o6ugAXpfPtC3pseONTeDRgUcqvYY1Dl5",
+	"e1a44IvkUSO+sUh+nspbC9TqqxpT4QP4gfx1jVTFNdbrYmjThfv6UzEV//RP5FSKG1hCKdRU9Gzaph+W",
+	"QNAsTTNtq3AjS+JRn5zh4s857JPdSZ5EhGZsKggCWapjrPhVmq7WJsXz/MUp2d3dPSojUgpUqHeXp33o",
+	"/5XxCCsi4LwQSuappHpSdWlaHBPr9ywdtr4zF0YQodMyIpqlaWnBOfgLW4MDg7JNKdLxfM/O9QwtVbzP",
+	"vvO52y9XLeVK28iAItEHIEhQMKbBhPzU7/ffh2Tq5W/A12bov6C37D7qk7dUKRy4D25apAS5LBOE2LR4",
+	"e16mCTrzIrJiVNgwMvEyTohpzsxXrunPOZuQRGL4bJbzNLFhI4Xphyuc1mvpFndFN1itTGGr/sXggb9+",
+	"97JrdD7FxSJlvZQLhkBqpAPUYPYADRkVGgVAdYkwZc+ZTD2dgWoCDLFjm9YSOxm+CPH/gxfYkPny6EV3",
+	"YlFriqJyrgiY+gUrNZE0pEicx4kg1iR2ThPQsDUTsKx4/C4q3stONAKNY9QfwH9DNoq6xzAEw8JdU2j9",
+	"FvCC1EDrxDlwP5YQDB6a5cHIahEohYbsgKthVRwqKr2Io4MooV4gD1pyAT4Rswl2vsa8DeyhE/0rhvV+",
+	"NwT1ZbRvPowiswu3sgUKylZCd914rBmLoXFkDtYgUBa6sXIbwlS4SnbDFt6+uSjFH1gbO1aiRAaV1qJw",
+	"KAZnThAnZaaiJo4sSmSeQbe+ALaF4NuZ/lQUYhbkq1v8FsnbgcGG5O07+Ofk8vSHkDx7/vL55fMuyhsD",
+	"QmIXu2Z7WCKj2hg4ffKubFc5BE7UiafCom9SRK42Gf6d8WC36j3tklykTBlt2b7BFcHcg0WOMN1q6gA9",
+	"3caUwFgOOlhNxXdSL4uPpBOxOxbnmlXzqdF521LtEnVtFB19iNtoxYP+Apq7ZhuEL8a6BgP75UEYTwVi",
+	"GNsdLSqpv/1W0RX79ltSQRAuvsUAtMk4xUWdCptcIyzDw2JBBAkw5d57d3cW99ioHFnuUtgtqLJ19wF5",
+	"xAZuGaGNkXH5QnICB9CdKnO859wUTxbEv2C6AqFu/DOhDZsD6RASvZTGb29592xjK1ngD+sHjVrQ0CYE",
+	"UduPK8O4XfLUzwiv37OBeVUKmwdbGZcamlME3QbEnjtEPyxb0fSaKZJKUeCuGBwV5XDX0UWHA4AZQztY",
+	"lrLF027n5KN44CwqWNJ2ux7FmTOfCrQ5yy+rJTLo2G13zOMR+REOKC4V7lKOsS8Kwwi9NWLJxI3S0so3",
+	"iozu7tyawY8GvkzQ1IyApiq0SFbF5ArEfJmniat0WTA9Mcu2S5rRERzEk2eBEAg4E4ynUYuw3bxahSvy",
+	"lzxZAM+YZ0wtcXp7xYTUpHjX4K7g4Wk5MAvKBc7ezdlwvIStmWGppv4Dv7QetsmWuiWjiLWEdHAJtkV1",
+	"DN5ToQiv5A1DIpRY6kzg4SLXy+aWWV3kITK1U7JIQo6ivKILtwC4Ip3xYBiSBr8Oza4OQjIe7sI/eyFp",
+	"DzRMTMKZz/6L3bqlGzycsNK41ye1SxliCZox8g92w4Q7vgX8jpMPJuZhy8KmAuvCSMehidaRHUJ7uooE",
+	"Q8zZ6vbJH9jGqIbXbK2nYjQmS5lninQsU1VMY/ZmdPbs+au3by6fvz7909Xl5Uuwcg0t1Q7FNQPRbuwG",
+	"AwtpF9eJMBPpmQqjO5vIKOr1LijaaQmBOiaiNEUs/EaYM4plwqIQNAcH6Qqao40VVAIFSC+hAa5sCR+F",
+	"D0IqclHD6uxQPRUuqnTcEkCqx5i6fXJSvR0CCK5rhIiloV7l5ikkyd2ugb1CKqlSb6kOFxNiSZ+ckPFg",
+	"SGKaZZwpEtVhcibk4bsujDKEcFveW2qb4yJEboU/GoTm6hUYbvdfYThYTUX0w/OTZ8aic1PC6k0guuj7",
+	"55fwk3dRgYPxlnP7KxxXIacCpEefRG/eXp69eX1hU7XQjnUW2WgwtnLqBNR8A5zpLkteufF0KDl9c35B",
+	"1hmbp3yx1FanIzVI9UIRwKfd9SrGfQFG4QkYmnjWTNMWvkQvy6xFPFqoew/2tgXI/QH3yXkJI8dtyaSB",
+	"rwYjZtIOfWN1UZMRzVFz1htc8PFwz23HiwxVfxi2WSywk9A0ZJiZh3r+HEwRNfGgtFHtjP7Yg9dZ7w26",
+	"NdSEPHv++k+RYcfRTiJjFRGaKjkVxfAurCeu91amPN5MTNs9KmKmMNf3GyEF+yZy48PrFhRwyQqSnguB",
+	"23iuw44bD3fbQv8mY3IqakDnBf47vqzlguG2IUB4WyuobBbI4wtMXaYWao7slSqULMGDCvB5kZBh+Qiy",
+	"Hkx/Xcq0OL9m4RB/XJFrxtY9moIQLEHZFOFJalTK/QGMBJuDk17ArKFkNvCJC6ZB7XLobx62GxfonQlN",
+	"HjXIPEwjr4FpVoDbSGd3UIx/tiH2qgoUvkg5U7EHErMt56FFSyy8UJlUqmePljGlOnCwurDlt2xG6Hrt",
+	"kmNcmNg+7QGI4hFtyKy2OwuMQ4NikpMh5iJdf2Y8j4+6GCcFYwHWuoFe4pgp1Ts17o0eHtqeu3Ohg1ti",
+	"xmyZfPsLp36HaBCEoOJIxTzDIvRNtNKCAOPOX96QRJcgBXtn+NMzts6YM03MEC6w0Noe1oLnqalAHuTx",
+	"WLTvoyYjrqBoQScVczlsMyWN4ueF9fvkDR45szqoOxMhDWe1/YRTYaOLPPNNefWYdW1x44sXkBPqUhy6",
+	"/cGwFShdJSX492IUN2mYL+HQWYWofl0GBsU9cSHA5FtSzew9BST6QSptlAJH/raqSYVOm8Y1SsrtmgrE",
+	"di8S6IjxI8/sXQeuDMuwah95Gd1vU9GJuJjL/k1RUKXYioJQdq9ysTAlFFPxExwHM45ULt53kIPvFF90",
+	"LeD0ban8J8BJ0GllWzPWiwGNLPzFxVHDHMIFHDPDslIGfAlOJE2SMr0f9lyuTXyzdD5Zpg3UWtxz5ZiP",
+	"/TW02iSmSRm6MWY6szFqU9fgHNxM5CuFsLS3fXIGZimaG7CNGUNH5hT46JKLRUhWaDgLWR1QNeXeRX28",
+	"p834psI+7WYls2LDcbM2a+bsU3ORhe3XczTGYGQC+Qmn+/XJhSwFENAxmn0Y0mXVlakgslwLeWusdJs6",
+	"hithFqfxIKGKTANVXFXBUsWmAelg2j4G6dFO16itSaz+h2lbDFF0ThjBqdyCw34DEUyAZZX5KtZgrDmt",
+	"SAcUCNS666WmINYjv+7RtnAuTZpdpVYNvsAQQ3EfZfmNCRaYl6u+sb51OsGzZVpXH02NwunjVxf0bbrd",
+	"MZjrMFGgM2fXGBNFkU6x7jZjD5ppS9rrWgMxlpktzC2THdYsLtFO1plccXSSoH+yFIwmmJLwBPVbNPr8",
+	"n911AEzMZRajl4Fuus7zsASSBUN0YvhDwQnIimbXyqZozDJGr/GIGI0co1ZAKZYuje8A3XjWv3zicn4w",
+	"p8twZfSgYFMlRZcOLmNHruhfZOY4TWgVsdLHA4+AION3pGN5zyjqeqUlWIjK+uQ7ZzlRDYo2Qn7wNCUL",
+	"SQxkGzJflkxwnizBjM3iO3PBoklgRqFo1lxOBda7WkPAArN5rXnlS8hbTCiq5PQYFwOGfdcrX+pR9M9i",
+	"JFQRhTKbwCPmz8igGwIf1WR4OCAJ3ShbCumQWLy7HttHYyXiVPhqwoT83iS9OZXP+BeGRwcDmwJns5kP",
+	"xnvdikoxIeZFDHHinPznD/eOxl3ktqDgqoJYcuEkipvPVJjavXLiZk0XwJ3KbPQW0iAZ0zzDGTkRNLEn",
+	"4bYmmizR4m8+orxBocFYcspjJsztyzYU/DaT64wzTfEyt8ejwK6FMiuzqLV2kV4kFhundS6ak7dn/o3b",
+	"wbA/6A+gEblmgq55MAl2+4O+xZ9YYlZDWxgGUy+kasFauvC9NNaan5hATevFlmV+QGteQCWC41KAWvLF",
+	"inQxP8kCDhDKttasL1/xA93BGzDGTEwZM6F6Kozzxs69XzUwXKqDy9tu6JA2lag4HAipa9KvSqCt72Sy",
+	"+Tho4AcuiS2zioKErWTPfe4Nnw61W80Pu68mxwC/qt+lNxoMPhrpvMgQfATe3Dz3dEzz8o1GlsSFASWB",
+	"bcScnAume8ZnVVyc59T59kQaDyS6fPdJuTGdqJouYvCGy3yVohLGjz0ZM7c176VaTFZt+3c/794M+/3+",
+	"MTEH6biIkR7bTJzjyomrXBnZuDbxPgzGZnvbVr0gg53qdSz41vATLzhrFIrUb0EwSYA2QcVROBxcLP/d",
+	"ioLu7v2utvwV7/72O/qi1/34RTTGj/bwkmAYBCwYlN2l45BujLu92ycn6rqCjY6eYjKTWEf9FQDSx4Pd",
+	"x4nKv0AzDMbDJ7xSv4YD39t7/L1WwHZ4eTR6/OX63U7w2tEnUX+jFqhC+1KazCNbXVKXP31yCRqage8V",
+	"5GhQuNiqd68dlWeiaNLr7yuciOa0vsh5aFZOTfBqk5ZFUjajjavirEyFddGAyDc2gg1v9cmPlGsLLujq",
+	"Y53qysVUVC+acKqeuRrExOKI80g7v/BecVFbMaI1y+xgOlQVu4m3tKJCb1Sg0cBc7YwjnAqHrY54JXN+",
+	"xxIy3OutuMg1I7dcJPLW3XFk1DFdxutNDgRKAIw+UYLZPSYuTjGD28JJmfW0a0Z1c82oLmOBGFgsPHoI",
+	"3lfwoMKhS8ajI6eEo6/aDJWhx/k5jZdFp5i1kmP2UwlyMhU+V0PuZMPYa5rRNGVpqYZZhzW7ixlocWaS",
+	"fYyN5ugqnedpsdwZKzRUnOQ3tncw7JYcra5U0mQqbMJj5t0IUwDdc4WpEMI4/aI/9l7I7JZmCUvgrwjd",
+	"GnOauWT2qp/ZXDku74ziQfHqTlOR1PQSXp6/u7h8/uzq7fmbP549v/iyN5aMd4eP87r6bbv3YbD3FAWh",
+	"evUpvvUEdr7tfhsb9wkmP70PvSsxK6lkhmaNi69Iq9d0obC0JdfL4D201TRyZK63WznneJ2ITXQw+FKF",
+	"tmcCLoxmLg8CNUcCo8LU0lwTfctjVp6JwdASBPAWDI70Ww2GN7mB5q1o3eMWG8zouDK32KhW/0QOx2hm",
+	"LiN+oh57Ws6krs7COdsYF19Iolf0rneyYL8bPKKYlhpp8cYXUE6HTxHujatpPkX/+DUej0ppAh6WamL/",
+	"T+/vmydI5vrBo2JqKBas9XiUBnt5m38p3kJiQl/GG+2b7EXaevVQFalKFioOr8WPKTDuWJpYSPPIfM/0",
+	"Kxb8Os3UJxXJFU4PO8RvlFct1w8+52D8eqi8INrvmW4pVniEhHdm5Q07raSMG5GvEDfOZAMbyC8LLFSg",
+	"FVtPW5+8ZQLp2qWfGSxqqS3Jo3MZ1B8HAdZKt7Xrfz6Hhhu3BVUAbYLhaK/AoCnhZAyKTIEZs/90mq6N",
+	"fAtpu7qR32jUFtTMip121Oq+2UKwO46+tlLua3ZrYoqZ0n1yUviA6+h+1lCgtxXQPVMNTD3cuyahvuRK",
+	"V4NbCr2PLpS6FZy3fGQHk3GC+/DRBy1QKQiqz2TotPUWlgd5e8vFLR99JKovN47FG8GMWEMUJrNVLr30",
+	"887JJzovfoXHC9a2/XzVV7T1oIVbtH1zoYcilEhhyszq7cGmAct0lzC5m6esmJiKeu5spciAJgnelww2",
+	"P4gOlc/n/A7atOVhQwxlwIejo6Mj05MVQOVtwIavTwz4nfPitcBuGq2BmXSlVeUutm+/tYic335rrXt8",
+	"ZSoQNtSMPGrF4bz08DJNxoOHeMrFIpqKwr1dv3DKDEiSEmIUHRMliGsNMZVUvrbxFnRcYCi4ekeyrfWL",
+	"ilJyXDwfBS508ISlm2cqYiC9Aj/RVgom/IYrjlDEG4KVfd2QzJi+ZXZmZZ3NVFgwFZychVkhnTLJjQwH",
+	"JoOvWv7X4LFtl8l8NJP1sqawLPX9Z8SdyjtpaoqEB2b3JRSJh27ReVI4avhZYuEjRcIni4NtGlKdwVhA",
+	"Xaob1ntL6t5jPp/yleKN+zBwCYHtSvC785cuyUmw2/r4qib/A+rKzmB+OKfJ3qyXHMWz3nj/aN6jw/29",
+	"3sHgcP/gYHR4tDdgXzca9TdxEwyOPpL8eOWMnol36vGLn89a3rlHXNlXVGzerJl45mmJpZy8NMi3oud2",
+	"se4BDsLA4Ne2BCUqxTV+ZOJPMi+yf5b0hpG9am1Noc2QtxSLs1JmkIKNILGaaiVw1xak8Nv82pGK6lzv",
+	"779swKJapjQpQ2/lKhofipMfRkBNhZy3r2xFwOx1+4jQaIq4p6IN97spyk1M2hPcx+4qZZP8WIB64z1L",
+	"tubbmr4v7X7OQJPlmMhY2drt6HoTLynRxhC4ahYZT0W9YtFd/d0sX2u5DLzMbp+K14xjmnC9rg9zSOr9",
+	"ThplclNRdGSDKG4vgFFXZ59Yxq18VPGGy/6LsfHP8f3/owdXT03Z19/NPvkIfu4AF587vMUqCzaJdC0q",
+	"P1K+wxS2EaUWdrwd19Fnye29zGVmcY+NNuy68UPHBj8fc4qlVMzVoduR+Vx6b7Bbcmkrb4gbFvGH9RU4",
+	"9QPLYDivYa6+yVjZhteyeWF1pWB++9JXsDb9RX9W9/wVT5m6czR7wPB7bBUVqfbw9davOhcTPWjY2o87",
+	"wNvN888VmM5S5jFzUV3DUCu3NAh52y/xTqtAqJOmN9aDRLCbUlRhdUSTKLrHZMmTao9zRnWesf7DKKsW",
+	"26z1EJpua4f9uFJVXU0ycOkHMiNrHl+DSK4cy6loLZYyqkVRtcWBsFDTg19df3jibZFgIUkbovDLhZo/",
+	"L0RlzENP7nqosx/pQd35YP86S+63elPfCHP3oFHQbpeyTBBt2GomMEUTwvWxyTUXG9RzU1UthmB3XGnS",
+	"GQ/G3YfCAFvN/kfNxm8U4UnVNnui/YVwV2uKN+DaHOVilYK68e0f8kfQ1764//YfzFD/PFetieY//N5r",
+	"qV/IXPxP8+1+b42LjzzvPsCZ2vngfzxL7ovc+qeFUdC+iowVFnVtxhLXbGXABuZ5mpLqLXCewdAsNiru",
+	"+8cgYp+84Cmw/BleTeVVMR2bwIAtIjX3rZjCR4vi1eY4fMmVPi1m97EewzeVdcL4TAs/LFYPq39NUSHW",
+	"HiCkRwE7iOhTJR+pXQL4tMNYvbbyCfGiv0NgKa5dJvggW6rcPPiRbtHytQfDSCXM729M6SsHnMqT0MRV",
+	"9FhUyW4+iUntfHB/VlWVhuLgqORLnPvHjk8xoi95hMpbwZ90iNyVmx99jIoXW2W7G42HGfIoF//tqH1d",
+	"+R+XpP01TtUOLS8135L7mQss+izq7GwVrajirTYK18wNtyX4urvYvDAqpDMx3NXpKccQJq+2/I1q0yUw",
+	"9PmLG8wvJgf5F6Il+QWtlV/g116vR1r+hZ8iAw4fkV8IQt8X6AEl2j35hRRo+NA0jBSLz9BnTAVBpPhj",
+	"IhjDeLbL4XMllKYfB4Jim49qrbb1Ssu7oqEj6AXnZGuKy4Ece2tYv36a8DnuGnpfNOlgM8oirHXdqKNY",
+	"rlZMwDrgaC28f32UDvUf/lTNOR2bgsfGRbMmyl29j9Z1ZC4PgI6o2ODVBe4+AfjK+7NY53LeHrBfQX8G",
+	"1ha2EnqYCoN3Wb8J2mCjOaS1iGxkThKujDcZ0xdmjGiZuks823HZTOmakitWmLmu9LYyJhcGMDhXVewp",
+	"p0HKLGHZhGzBSyPj0Qi+H4cwljY0vHAbdpxFc2uCx7Vpz8/b4C7/xtI0/NvG9WPL32rEjNeF4JmwQjGV",
+	"pqg9zjWR87ljT0eT4b5BXjL+hgqdBZPdjxbNZs2/agXqP5a2YXl3Ru3ZthKjvAr7qwSM/m7h9I/y+MBP",
+	"L9wZbwazje5VAI1luWUm1J3bug+/zjZ8/z2atjWZIx4SOwZuxvB6W0nmbVkZzfY8/CcFmEnR/1fw7jdm",
+	"CZsdl4kKjxK8l9PwRULfPi83TulaXb4twebK3V6M2LyZFAsDLOYUbRJTh66EmCdVQL1jWylQKVux7pPa",
+	"xQr9tvvmJtXcbryaJ6bCgjrUqAuRoiu7Tjp4w5VZRZ9ODI3Yq1F4RhCnxb3VPXbhdFnohaaHrxUrvv8k",
+	"k+PvmdlipfdlIbzr0Txd3DddXpnuSkk01ayFFTQ1Ap8ZuGNtD71rvV3hQnVrawaLKz2vdPQVK8+9fmCn",
+	"rUZ0ahWi6spdWN1tu9rWsnJ1Hateol/RRUs7YGxgPXf75NycUos1rV3weesKWm2CeB1+hfVrTOsL5f00",
+	"VNJJiz7uCRff4HNEXGjqk0LdLmDTilz/85L5uTZM8k5qyw/Q3ExYzBNWoAa3acYTjwnVT0D9fBVXklmn",
+	"NekguIW1KoH5SrBp6lZh1w3X8nbffDZ80NwY22Lv/gMlE5X33Zvw6lNSihDP2SBZoQhpwmA/FaDbSiB/",
+	"9ZSBT4NvxW+pRr/GVKO/dc2ntXjhhBZUZA6+vVkxLOPbjjytcAydf6L7gFNuiZB2f90aZzspkJUHQL6p",
+	"FAtXKb/OZMyUzZpRCAWNcF9FHF3L3MKFuxyH1nC6QdX77Go6J5oCef10BAsf0W+bAejmyRXJ1/1Pp7wH",
+	"auNPEdFFO0i/So/e5qmN0mxldw5zUZ+2cUWNR5FrYovc7WWre4PdPrmk10Z14kJpine/oiuBZFJT50uF",
+	"J9v28JzRhAum1D/uNvp5NkWWTf/zGMmXR0moUYKXYGWxxFtKpUqyqPOaduaC+VRtqSovZUzT9iveVkAd",
+	"WW6vKC+R8BoKG7q77Mga7fMbBkRivfCWZPAeXWZAYGQWL5nSGdUyQ2QcG5y2U2wGvB1+Azf1SjLX7rpn",
+	"vxKYcL8xrDhuNnX6QLCQlMjEtRvbvHZL3tps/PIJ97U5ROBakWHRvsukuH9//38CAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -103,7 +103,7 @@ func TestEveryAnswerOfADeprecatedOperationSaysSo(t *testing.T) {
 	}
 	e := echo.New()
 	e.HTTPErrorHandler = (&problemWriter{baseURL: "http://api.test", log: slog.New(slog.NewTextHandler(io.Discard, nil))}).handle
-	e.Use(gate(v, noSession{}, http.NewCrossOriginProtection()))
+	e.Use(gate(v, noSession{}, newOriginPolicy("http://api.test", nil)))
 	e.POST("/api/v1/auth/sign-in", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)

@@ -293,12 +293,12 @@ export interface components {
             detail: string;
             /** @description The request's trace id (from an incoming W3C `traceparent`, else new); quote it in bug reports. */
             traceId: string;
-            /** @description Every failing field, present on validation failures (422 `invalid_request`). */
+            /** @description Every failing field, present on validation failures (422 `invalid_request`); at most 100, and when more failed the `detail` says how many. */
             fieldErrors?: components["schemas"]["FieldError"][];
         };
         FieldError: {
             /**
-             * @description The dotted path of the field (`amount.amountMinor`, `items[0].formats`), or the name of the header or parameter (`Idempotency-Key`, `limit`).
+             * @description The dotted path of the field (`amount.amountMinor`, `items[0].formats`), the name of the header or parameter (`Idempotency-Key`, `limit`), or `body` for the body as a whole.
              * @example amount.amountMinor
              */
             field: string;
@@ -363,7 +363,12 @@ export interface components {
             csrfToken: string;
         };
         SignInRequest: {
-            /** @description Matched case-insensitively. */
+            /**
+             * @description Matched ignoring the case of the ASCII letters A to Z only: every
+             *     other character must be as the user's email was registered
+             *     (`Ada@Example.test` is `ada@example.test`, `vİewer@…` is not
+             *     `viewer@…`).
+             */
             email: string;
             /** Format: password */
             password: string;
@@ -381,9 +386,12 @@ export interface components {
         CreativeType: "static" | "video" | "html5";
         CreativeActionRequest: {
             action: components["schemas"]["CreativeAction"];
-            /** @description The creative `version` the user saw; the action is refused with 409 `version_conflict` if it changed since. */
+            /**
+             * Format: int32
+             * @description The creative `version` the user saw; the action is refused with 409 `version_conflict` if it changed since.
+             */
             expectedVersion?: number;
-            /** @description A note for the event history; required for `request_changes`. */
+            /** @description A note for the event history; required for `request_changes`, where it must hold more than white space. */
             comment?: string;
         };
         Asset: {
@@ -565,6 +573,7 @@ export interface components {
         /** @description `unauthenticated`: no session cookie, or the session expired or was revoked. Send the user to sign in. */
         Unauthenticated: {
             headers: {
+                "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                 [name: string]: unknown;
             };
             content: {
@@ -583,8 +592,9 @@ export interface components {
         };
         /**
          * @description `csrf_failed`: the `X-CSRF-Token` header is missing or does not match
-         *     the session, or the request came from an untrusted origin. Reload the
-         *     token with `GET /api/v1/me` and retry.
+         *     the session, or the request came from an untrusted origin (its
+         *     `Origin` is neither the server's own, `PUBLIC_BASE_URL`, nor one of
+         *     `ALLOWED_ORIGINS`). Reload the token with `GET /api/v1/me` and retry.
          */
         CsrfFailed: {
             headers: {
@@ -617,7 +627,7 @@ export interface components {
                 "application/json": components["schemas"]["Problem"];
             };
         };
-        /** @description `unsupported_media_type`: the body is not sent as `application/json`. Set `Content-Type: application/json`. */
+        /** @description `unsupported_media_type`: the body is not sent as `application/json`, or is sent with a `Content-Encoding` (such as gzip). Set `Content-Type: application/json` and send the body uncompressed. */
         UnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;
@@ -762,19 +772,21 @@ export interface components {
         CreativeId: string;
         /**
          * @description A key you generate per command (a UUID is fine), 1 to 255 visible
-         *     ASCII characters. The structured-field string form (`"abc"`, with
-         *     the quotes) is the same key as `abc`. Resend the same key with the
-         *     same body to retry safely.
+         *     ASCII characters, sent once. The structured-field string form
+         *     (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+         *     key with the same body to retry safely.
          * @example 5b3d8a2e-8f1c-4d7e-9a6b-2c4e6f8a0b1d
          */
         IdempotencyKey: string;
-        /** @description The page size. */
+        /** @description The page size (send it once). */
         Limit: number;
-        /** @description The `nextCursor` of the previous page. */
+        /** @description The `nextCursor` of the previous page, as it came (send it once). */
         Cursor: string;
     };
     requestBodies: never;
     headers: {
+        /** @description Always `Cookie realm="creativeapi"`: sign in to get the session cookie (HTTP authentication is not used). */
+        WWWAuthenticate: "Cookie realm=\"creativeapi\"";
         /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise. */
         IdempotentReplayed: "true";
         /**
@@ -880,6 +892,7 @@ export interface operations {
              */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -904,11 +917,16 @@ export interface operations {
              * @description `too_many_attempts`: too many failed sign-ins for this email or
              *     from this client address. Wait the number of seconds in
              *     `Retry-After` before trying again. Policy: at most 5 failed
-             *     sign-ins per email (case-insensitive) and 20 per client address
-             *     in a fixed 15-minute window that starts at the first failure;
-             *     once a limit is reached every attempt for that email or from that
-             *     address, even with the right password, answers 429 until the
-             *     window ends. A successful sign-in resets the email's count.
+             *     sign-ins per email (as sign-in matches it) and 20 per client
+             *     address in a fixed 15-minute window that starts at the first
+             *     failure; once a limit is reached every attempt for that email or
+             *     from that address, even with the right password, answers 429
+             *     until the window ends. Each attempt is counted before its
+             *     password is checked, so parallel attempts cannot exceed a limit.
+             *     A successful sign-in resets the email's count. Behind a load
+             *     balancer the client address is taken from `X-Forwarded-For` as
+             *     far as the server trusts the proxies that wrote it (server
+             *     setting `TRUSTED_PROXIES`).
              */
             429: {
                 headers: {
@@ -991,9 +1009,9 @@ export interface operations {
             query?: {
                 /** @description Only creatives in this review state. */
                 reviewStatus?: components["schemas"]["ReviewStatus"];
-                /** @description The page size. */
+                /** @description The page size (send it once). */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page. */
+                /** @description The `nextCursor` of the previous page, as it came (send it once). */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -1068,9 +1086,9 @@ export interface operations {
             header?: {
                 /**
                  * @description A key you generate per command (a UUID is fine), 1 to 255 visible
-                 *     ASCII characters. The structured-field string form (`"abc"`, with
-                 *     the quotes) is the same key as `abc`. Resend the same key with the
-                 *     same body to retry safely.
+                 *     ASCII characters, sent once. The structured-field string form
+                 *     (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+                 *     key with the same body to retry safely.
                  * @example 5b3d8a2e-8f1c-4d7e-9a6b-2c4e6f8a0b1d
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1142,6 +1160,9 @@ export interface operations {
              *     `idempotency_key_in_use`: a request with this `Idempotency-Key`
              *     is still running. Retry with the same key after `Retry-After`
              *     seconds.
+             *     None of these is stored under the `Idempotency-Key`: they depend
+             *     on state that changes, so a retry with the same key is judged
+             *     on the creative as it is then.
              */
             409: {
                 headers: {
@@ -1197,9 +1218,9 @@ export interface operations {
     listAccountDeposits: {
         parameters: {
             query?: {
-                /** @description The page size. */
+                /** @description The page size (send it once). */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `nextCursor` of the previous page. */
+                /** @description The `nextCursor` of the previous page, as it came (send it once). */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -1230,9 +1251,9 @@ export interface operations {
             header?: {
                 /**
                  * @description A key you generate per command (a UUID is fine), 1 to 255 visible
-                 *     ASCII characters. The structured-field string form (`"abc"`, with
-                 *     the quotes) is the same key as `abc`. Resend the same key with the
-                 *     same body to retry safely.
+                 *     ASCII characters, sent once. The structured-field string form
+                 *     (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+                 *     key with the same body to retry safely.
                  * @example 5b3d8a2e-8f1c-4d7e-9a6b-2c4e6f8a0b1d
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1281,6 +1302,8 @@ export interface operations {
              *     `idempotency_key_in_use`: a request with this `Idempotency-Key`
              *     is still running. Retry with the same key after `Retry-After`
              *     seconds.
+             *     Neither is stored under the `Idempotency-Key`: a retry with the
+             *     same key once a deposit was paid or expired creates the deposit.
              */
             409: {
                 headers: {
