@@ -7,6 +7,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/netip"
 	"net/url"
@@ -125,7 +126,7 @@ func Load(getenv func(string) string) (Config, error) {
 		IdempotencyTTL:          p.duration("IDEMPOTENCY_TTL", 24*time.Hour),
 		DBConnectTimeout:        p.duration("DB_CONNECT_TIMEOUT", 5*time.Second),
 		DBStatementTimeout:      p.duration("DB_STATEMENT_TIMEOUT", 10*time.Second),
-		DBMaxConns:              int32(p.integer("DB_MAX_CONNS", 20)),
+		DBMaxConns:              p.int32("DB_MAX_CONNS", 20),
 		DBLockTimeout:           p.duration("DB_LOCK_TIMEOUT", 5*time.Second),
 		DBAcquireTimeout:        p.duration("DB_ACQUIRE_TIMEOUT", 3*time.Second),
 		RequestTimeout:          p.duration("REQUEST_TIMEOUT", 30*time.Second),
@@ -143,6 +144,9 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	return c, nil
 }
+
+// maxLifetime bounds the lifetimes stored as seconds in 32 bits.
+const maxLifetime = 10 * 365 * 24 * time.Hour
 
 func (c Config) validate() []error {
 	var errs []error
@@ -188,14 +192,23 @@ func (c Config) validate() []error {
 			bad("%s=%s: must be positive", name, d)
 		}
 	}
+	// These lifetimes go to the database as 32-bit seconds: bounded well
+	// below that, so none wraps around.
+	for name, d := range map[string]time.Duration{
+		"SESSION_IDLE_TTL": c.SessionIdleTTL, "SESSION_ABSOLUTE_TTL": c.SessionAbsoluteTTL, "IDEMPOTENCY_TTL": c.IdempotencyTTL,
+	} {
+		if d > maxLifetime {
+			bad("%s=%s: at most %s (10 years)", name, d, maxLifetime)
+		}
+	}
 	if c.DepositMonitoringWindow < 0 {
 		bad("DEPOSIT_MONITORING_WINDOW=%s: must not be negative", c.DepositMonitoringWindow)
 	}
-	if c.DepositConfirmations < 1 {
-		bad("DEPOSIT_CONFIRMATIONS=%d: must be at least 1", c.DepositConfirmations)
+	if c.DepositConfirmations < 1 || c.DepositConfirmations > 10_000 {
+		bad("DEPOSIT_CONFIRMATIONS=%d: must be between 1 and 10000", c.DepositConfirmations)
 	}
-	if c.DepositMaxOpenPerUser < 1 {
-		bad("DEPOSIT_MAX_OPEN_PER_USER=%d: must be at least 1", c.DepositMaxOpenPerUser)
+	if c.DepositMaxOpenPerUser < 1 || c.DepositMaxOpenPerUser > 1_000_000 {
+		bad("DEPOSIT_MAX_OPEN_PER_USER=%d: must be between 1 and 1000000", c.DepositMaxOpenPerUser)
 	}
 	if c.DepositMinMinor <= 0 || c.DepositMinMinor%10_000 != 0 || c.DepositMaxMinor < c.DepositMinMinor || c.DepositMaxMinor%10_000 != 0 {
 		bad("DEPOSIT_MIN_MINOR=%d, DEPOSIT_MAX_MINOR=%d: want whole cents (multiples of 10000) with 0 < min <= max", c.DepositMinMinor, c.DepositMaxMinor)
@@ -203,8 +216,8 @@ func (c Config) validate() []error {
 	if c.DepositMaxMinor > 1_000_000_000_000_000 {
 		bad("DEPOSIT_MAX_MINOR=%d: at most 10^18", c.DepositMaxMinor)
 	}
-	if c.DBMaxConns < 2 {
-		bad("DB_MAX_CONNS=%d: must be at least 2", c.DBMaxConns)
+	if c.DBMaxConns < 2 || c.DBMaxConns > 10_000 {
+		bad("DB_MAX_CONNS=%d: must be between 2 and 10000", c.DBMaxConns)
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
@@ -305,4 +318,15 @@ func (p *parser) int64(name string, def int64) int64 {
 
 func (p *parser) integer(name string, def int) int {
 	return int(p.int64(name, int64(def)))
+}
+
+// int32 reads a 32-bit integer: a larger one is an error, never cut down
+// to 32 bits (4294967298 would otherwise be 2).
+func (p *parser) int32(name string, def int32) int32 {
+	n := p.int64(name, int64(def))
+	if n < math.MinInt32 || n > math.MaxInt32 {
+		p.errs = append(p.errs, fmt.Errorf("%s=%d: out of range", name, n))
+		return def
+	}
+	return int32(n)
 }

@@ -57,3 +57,22 @@ func TestTrustedProxiesAreNetworks(t *testing.T) {
 		t.Fatalf("bad entries: %v", err)
 	}
 }
+
+func TestNoNumberIsCutToFitWhereItIsStored(t *testing.T) {
+	t.Parallel()
+	for name, tt := range map[string]struct{ variable, value, want string }{
+		"a pool size past 32 bits is not 2":        {"DB_MAX_CONNS", "4294967298", "DB_MAX_CONNS=4294967298: out of range"},
+		"a pool size past what PostgreSQL holds":   {"DB_MAX_CONNS", "100000", "DB_MAX_CONNS=100000: must be between 2 and 10000"},
+		"confirmations past 32 bits are not 19":    {"DEPOSIT_CONFIRMATIONS", "4294967315", "DEPOSIT_CONFIRMATIONS=4294967315: must be between 1 and 10000"},
+		"an open-deposit limit past 32 bits":       {"DEPOSIT_MAX_OPEN_PER_USER", "4294967301", "DEPOSIT_MAX_OPEN_PER_USER=4294967301: must be between 1 and 1000000"},
+		"a session lifetime past 32-bit seconds":   {"SESSION_ABSOLUTE_TTL", "700000h", "SESSION_ABSOLUTE_TTL=700000h0m0s: at most 87600h0m0s (10 years)"},
+		"an idempotency lifetime past 32-bit secs": {"IDEMPOTENCY_TTL", "600000h", "IDEMPOTENCY_TTL=600000h0m0s: at most 87600h0m0s (10 years)"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := load(map[string]string{tt.variable: tt.value})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
