@@ -1,6 +1,9 @@
 -- schema.sql is the schema that sqlc reads and that the migrations in
 -- migrations/ must produce exactly (internal/store tests prove it).
 
+-- pg_trgm backs the title search of the creative list.
+CREATE EXTENSION IF NOT EXISTS pg_trgm;
+
 -- People, workspaces and roles.
 
 -- Emails are stored normalised (auth.NormalizeEmail: ASCII letters in
@@ -100,6 +103,11 @@ CREATE TABLE creatives (
 );
 
 CREATE INDEX creatives_organization_status_number_idx ON creatives (organization_id, review_status, number DESC);
+-- The list's filters: title contains (q, through pg_trgm), author, assigned reviewer.
+CREATE INDEX creatives_title_trgm_idx ON creatives USING gin (title gin_trgm_ops);
+CREATE INDEX creatives_organization_author_number_idx ON creatives (organization_id, author_id, number DESC);
+CREATE INDEX creatives_organization_reviewer_number_idx ON creatives (organization_id, reviewer_id, number DESC)
+    WHERE reviewer_id IS NOT NULL;
 
 CREATE TABLE creative_versions (
     id          uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -131,17 +139,24 @@ CREATE TABLE assets (
     UNIQUE (version_id, position)
 );
 
--- creative_events is the append-only history of review actions.
+-- creative_events is the append-only history of a creative: its creation,
+-- new versions, edits and review actions. from_status is null only for
+-- created; changes lists the fields an update changed; public_id is the id
+-- the API shows (id orders the history and pages it).
 CREATE TABLE creative_events (
     id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     creative_id uuid NOT NULL REFERENCES creatives (id) ON DELETE CASCADE,
     actor_id    uuid NOT NULL REFERENCES users (id),
-    action      text NOT NULL CHECK (action IN ('submit', 'request_changes', 'approve', 'archive')),
-    from_status text NOT NULL,
+    type        text NOT NULL
+        CHECK (type IN ('created', 'version_added', 'updated', 'submit', 'request_changes', 'approve', 'archive')),
+    from_status text CONSTRAINT creative_events_from_status_check CHECK ((type = 'created') = (from_status IS NULL)),
     to_status   text NOT NULL,
     comment     text,
     version     integer NOT NULL,
-    created_at  timestamptz NOT NULL DEFAULT now()
+    created_at  timestamptz NOT NULL DEFAULT now(),
+    public_id   uuid NOT NULL DEFAULT gen_random_uuid() UNIQUE,
+    changes     jsonb CONSTRAINT creative_events_changes_check
+        CHECK ((type = 'updated') = (changes IS NOT NULL AND jsonb_typeof(changes) = 'array'))
 );
 
 CREATE INDEX creative_events_creative_id_idx ON creative_events (creative_id, id);

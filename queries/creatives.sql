@@ -86,7 +86,7 @@ WITH updated AS (
     WHERE creatives.id = @id
     RETURNING id, version
 )
-INSERT INTO creative_events (creative_id, actor_id, action, from_status, to_status, comment, version)
+INSERT INTO creative_events (creative_id, actor_id, type, from_status, to_status, comment, version)
 SELECT updated.id, @actor_id::uuid, @action::text, @from_status::text, @to_status::text,
        sqlc.narg('comment')::text, updated.version
 FROM updated;
@@ -99,8 +99,8 @@ SET next_creative_number = next_creative_number + @count::integer
 WHERE id = @id
 RETURNING (next_creative_number - @count::integer)::integer AS first_number;
 
--- name: CreativeExistsInOrganization :one
-SELECT EXISTS (SELECT 1 FROM creatives WHERE organization_id = @organization_id)::boolean;
+-- name: CreativeTitleExists :one
+SELECT EXISTS (SELECT 1 FROM creatives WHERE organization_id = @organization_id AND title = @title)::boolean;
 
 -- name: ClientUpsert :one
 INSERT INTO clients (organization_id, name) VALUES (@organization_id, @name)
@@ -135,10 +135,6 @@ UPDATE creatives
 SET current_version_id = sqlc.narg('current_version_id'), approved_version_id = sqlc.narg('approved_version_id')
 WHERE id = @id;
 
--- name: CreativeEventInsert :exec
-INSERT INTO creative_events (creative_id, actor_id, action, from_status, to_status, comment, version)
-VALUES (@creative_id, @actor_id, @action, @from_status, @to_status, sqlc.narg('comment'), @version);
-
 -- name: CreativeCountByTask :one
 SELECT count(*) FROM creatives WHERE task_id = @task_id;
 
@@ -165,3 +161,226 @@ SELECT version_id, 1, 'benchmark-' || n || '.png', 'image/png', 100000 + n % 900
        'https://cdn.acme.test/assets/benchmark/' || n || '.png', 1080, 1080,
        encode(sha256(convert_to('benchmark-' || n, 'UTF8')), 'hex')
 FROM ids;
+
+-- name: CreativeCreateCheck :one
+-- CreativeCreateCheck reads what creating a creative depends on, in one
+-- query: the caller's role and name in the organization, and the names of
+-- the client and task asked for (null when there is no such client or task
+-- in this organization). No row means the organization is not visible to
+-- the caller.
+SELECT m.role, u.name AS caller_name, cl.name AS client_name, tk.name AS task_name
+FROM memberships m
+JOIN users u ON u.id = m.user_id
+LEFT JOIN clients cl ON cl.id = sqlc.narg('client_id')::uuid AND cl.organization_id = m.organization_id
+LEFT JOIN tasks tk ON tk.id = sqlc.narg('task_id')::uuid AND tk.organization_id = m.organization_id
+WHERE m.organization_id = @organization_id AND m.user_id = @caller_id;
+
+-- name: CreativeCreate :one
+-- CreativeCreate numbers and inserts a draft creative at version 1 with its
+-- created event, in one statement. Taking the organization's next number
+-- locks the organization's row until the transaction ends, so concurrent
+-- creates are numbered one after another, without gaps.
+WITH numbered AS (
+    UPDATE organizations SET next_creative_number = next_creative_number + 1
+    WHERE organizations.id = @organization_id::uuid
+    RETURNING organizations.id AS organization_id, organizations.next_creative_number - 1 AS number
+), created AS (
+    INSERT INTO creatives (organization_id, number, title, type, aspect_ratio, geo, language,
+                           direction_id, author_id, client_id, task_id)
+    SELECT numbered.organization_id, numbered.number, @title::text, @type::text, @aspect_ratio::text, @geo::text, @language::text,
+           sqlc.narg('direction_id')::uuid, @author_id::uuid, sqlc.narg('client_id')::uuid, sqlc.narg('task_id')::uuid
+    FROM numbered
+    RETURNING creatives.id, creatives.number, creatives.review_status, creatives.version, creatives.updated_at
+), event AS (
+    INSERT INTO creative_events (creative_id, actor_id, type, from_status, to_status, version)
+    SELECT created.id, @author_id::uuid, 'created', NULL, created.review_status, created.version
+    FROM created
+)
+SELECT created.id, created.number, created.updated_at FROM created;
+
+-- name: CreativeVersionAdd :exec
+-- CreativeVersionAdd writes a decided new version in one statement: the
+-- version, numbered after the creative's last one, its assets in the order
+-- given, the creative's new current version, state, version and
+-- updated_at (as the caller computed them from the locked row), and its
+-- version_added event. The caller draws the version's id, so the answer's
+-- read of the versions can go in the same round trip.
+WITH added AS (
+    INSERT INTO creative_versions (id, creative_id, number, author_id)
+    SELECT @version_id::uuid, @id::uuid, coalesce(max(v.number), 0) + 1, @actor_id::uuid
+    FROM creative_versions v WHERE v.creative_id = @id::uuid
+    RETURNING id
+), files AS (
+    INSERT INTO assets (version_id, position, file_name, mime_type, size_bytes, url, width, height, duration_ms, sha256)
+    SELECT added.id, a.position, a.file_name, a.mime_type, a.size_bytes, a.url, a.width, a.height, a.duration_ms, a.sha256
+    FROM added, jsonb_to_recordset(@assets::jsonb) AS a (
+        position integer, file_name text, mime_type text, size_bytes bigint, url text,
+        width integer, height integer, duration_ms integer, sha256 text)
+), updated AS (
+    UPDATE creatives
+    SET current_version_id = @version_id::uuid,
+        review_status = @to_status::text,
+        version = @version::integer,
+        updated_at = @updated_at::timestamptz
+    WHERE creatives.id = @id::uuid
+    RETURNING id, version
+)
+INSERT INTO creative_events (creative_id, actor_id, type, from_status, to_status, version)
+SELECT updated.id, @actor_id::uuid, 'version_added', @from_status::text, @to_status::text, updated.version
+FROM updated;
+
+-- name: CreativeUpdate :exec
+-- CreativeUpdate writes a decided edit in one statement: every field of the
+-- creative as the caller computed it from the locked row, its version and
+-- updated_at, and the updated event listing the changed fields.
+WITH updated AS (
+    UPDATE creatives
+    SET title = @title::text,
+        type = @type::text,
+        aspect_ratio = @aspect_ratio::text,
+        geo = @geo::text,
+        language = @language::text,
+        client_id = sqlc.narg('client_id')::uuid,
+        task_id = sqlc.narg('task_id')::uuid,
+        direction_id = sqlc.narg('direction_id')::uuid,
+        reviewer_id = sqlc.narg('reviewer_id')::uuid,
+        version = @version::integer,
+        updated_at = @updated_at::timestamptz
+    WHERE creatives.id = @id::uuid
+    RETURNING id, version, review_status
+)
+INSERT INTO creative_events (creative_id, actor_id, type, from_status, to_status, version, changes)
+SELECT updated.id, @actor_id::uuid, 'updated', updated.review_status, updated.review_status, updated.version, @changes::jsonb
+FROM updated;
+
+-- name: CreativeReferences :one
+-- CreativeReferences reads, for an edit, the names of the client and task
+-- asked for (null when not of this organization) and the role and name of
+-- the reviewer asked for (null when not a member).
+SELECT cl.name AS client_name, tk.name AS task_name, rm.role AS reviewer_role, ru.name AS reviewer_name
+FROM (SELECT 1) AS one
+LEFT JOIN clients cl ON cl.id = sqlc.narg('client_id')::uuid AND cl.organization_id = @organization_id::uuid
+LEFT JOIN tasks tk ON tk.id = sqlc.narg('task_id')::uuid AND tk.organization_id = @organization_id::uuid
+LEFT JOIN memberships rm ON rm.user_id = sqlc.narg('reviewer_id')::uuid AND rm.organization_id = @organization_id::uuid
+LEFT JOIN users ru ON ru.id = rm.user_id;
+
+-- name: CreativeMemberRole :one
+-- CreativeMemberRole is the caller's role in the organization of a creative
+-- of that organization; no row means the creative is not visible to the
+-- caller.
+SELECT m.role
+FROM creatives c
+JOIN memberships m ON m.organization_id = c.organization_id AND m.user_id = @caller_id
+WHERE c.id = @id AND c.organization_id = @organization_id;
+
+-- name: CreativeEventPage :many
+-- CreativeEventPage reads a page of a creative's history, newest first,
+-- below before_id (keyset pagination on (creative_id, id)).
+SELECT e.id, e.public_id, e.type, e.actor_id, u.name AS actor_name, e.from_status, e.to_status,
+       e.version, e.comment, e.changes, e.created_at
+FROM creative_events e
+JOIN users u ON u.id = e.actor_id
+WHERE e.creative_id = @creative_id AND e.id < @before_id
+ORDER BY e.id DESC
+LIMIT @row_limit;
+
+-- name: CreativePageFiltered :many
+-- CreativePageFiltered is CreativePage with any of the list's filters; a
+-- null (or empty) filter lets every creative through. Its plan walks the
+-- (organization_id, number) index newest first, which suits filters many
+-- creatives pass; the queries below serve the selective ones.
+SELECT sqlc.embed(c), au.name AS author_name, rv.name AS reviewer_name,
+       cl.name AS client_name, tk.name AS task_name
+FROM creatives c
+JOIN users au ON au.id = c.author_id
+LEFT JOIN users rv ON rv.id = c.reviewer_id
+LEFT JOIN clients cl ON cl.id = c.client_id
+LEFT JOIN tasks tk ON tk.id = c.task_id
+WHERE c.organization_id = @organization_id AND c.number < @before_number
+  AND (cardinality(@statuses::text[]) = 0 OR c.review_status = ANY(@statuses::text[]))
+  AND (sqlc.narg('author_id')::uuid IS NULL OR c.author_id = sqlc.narg('author_id')::uuid)
+  AND (sqlc.narg('reviewer_id')::uuid IS NULL OR c.reviewer_id = sqlc.narg('reviewer_id')::uuid)
+  AND (sqlc.narg('title_pattern')::text IS NULL OR c.title ILIKE sqlc.narg('title_pattern')::text)
+ORDER BY c.number DESC
+LIMIT @row_limit;
+
+-- name: CreativePageByAuthor :many
+-- CreativePageByAuthor is CreativePageFiltered for an author's creatives,
+-- through the (organization_id, author_id, number) index.
+SELECT sqlc.embed(c), au.name AS author_name, rv.name AS reviewer_name,
+       cl.name AS client_name, tk.name AS task_name
+FROM creatives c
+JOIN users au ON au.id = c.author_id
+LEFT JOIN users rv ON rv.id = c.reviewer_id
+LEFT JOIN clients cl ON cl.id = c.client_id
+LEFT JOIN tasks tk ON tk.id = c.task_id
+WHERE c.organization_id = @organization_id AND c.author_id = @author_id AND c.number < @before_number
+  AND (cardinality(@statuses::text[]) = 0 OR c.review_status = ANY(@statuses::text[]))
+  AND (sqlc.narg('reviewer_id')::uuid IS NULL OR c.reviewer_id = sqlc.narg('reviewer_id')::uuid)
+  AND (sqlc.narg('title_pattern')::text IS NULL OR c.title ILIKE sqlc.narg('title_pattern')::text)
+ORDER BY c.number DESC
+LIMIT @row_limit;
+
+-- name: CreativePageByReviewer :many
+-- CreativePageByReviewer is CreativePageFiltered for the creatives assigned
+-- to a reviewer, through the (organization_id, reviewer_id, number) index.
+SELECT sqlc.embed(c), au.name AS author_name, rv.name AS reviewer_name,
+       cl.name AS client_name, tk.name AS task_name
+FROM creatives c
+JOIN users au ON au.id = c.author_id
+LEFT JOIN users rv ON rv.id = c.reviewer_id
+LEFT JOIN clients cl ON cl.id = c.client_id
+LEFT JOIN tasks tk ON tk.id = c.task_id
+WHERE c.organization_id = @organization_id AND c.reviewer_id = @reviewer_id AND c.number < @before_number
+  AND (cardinality(@statuses::text[]) = 0 OR c.review_status = ANY(@statuses::text[]))
+  AND (sqlc.narg('author_id')::uuid IS NULL OR c.author_id = sqlc.narg('author_id')::uuid)
+  AND (sqlc.narg('title_pattern')::text IS NULL OR c.title ILIKE sqlc.narg('title_pattern')::text)
+ORDER BY c.number DESC
+LIMIT @row_limit;
+
+-- name: CreativePageSearch :many
+-- CreativePageSearch is CreativePageFiltered for a title search, in two
+-- parts that LIMIT reads in turn. The first walks the newest creatives
+-- below before_number (at most search_window numbers: numbers are dense)
+-- and answers a search that many titles match without the trigram index.
+-- Only when that window holds less than a page does the second part run:
+-- it finds the older matches through the trigram index (OFFSET 0 keeps the
+-- planner from walking the number index instead) and sorts them. A page
+-- costs a bounded walk plus what the trigram index finds, however large
+-- the organization.
+WITH bounds AS (
+    SELECT least(@before_number::integer, o.next_creative_number) - sqlc.arg('search_window')::integer AS window_start
+    FROM organizations o WHERE o.id = @organization_id::uuid
+)
+SELECT sqlc.embed(c), au.name AS author_name, rv.name AS reviewer_name,
+       cl.name AS client_name, tk.name AS task_name
+FROM (
+    (SELECT w.id, w.number FROM creatives w
+     WHERE w.organization_id = @organization_id::uuid
+       AND w.number < @before_number::integer AND w.number >= (SELECT window_start FROM bounds)
+       AND w.title ILIKE @title_pattern::text
+       AND (cardinality(@statuses::text[]) = 0 OR w.review_status = ANY(@statuses::text[]))
+       AND (sqlc.narg('author_id')::uuid IS NULL OR w.author_id = sqlc.narg('author_id')::uuid)
+       AND (sqlc.narg('reviewer_id')::uuid IS NULL OR w.reviewer_id = sqlc.narg('reviewer_id')::uuid)
+     ORDER BY w.number DESC
+     LIMIT @row_limit::integer)
+    UNION ALL
+    (SELECT m.id, m.number FROM (
+        SELECT o.id, o.number FROM creatives o
+        WHERE o.organization_id = @organization_id::uuid
+          AND o.number < (SELECT window_start FROM bounds)
+          AND o.title ILIKE @title_pattern::text
+          AND (cardinality(@statuses::text[]) = 0 OR o.review_status = ANY(@statuses::text[]))
+          AND (sqlc.narg('author_id')::uuid IS NULL OR o.author_id = sqlc.narg('author_id')::uuid)
+          AND (sqlc.narg('reviewer_id')::uuid IS NULL OR o.reviewer_id = sqlc.narg('reviewer_id')::uuid)
+        OFFSET 0) AS m
+     ORDER BY m.number DESC
+     LIMIT @row_limit::integer)
+    LIMIT @row_limit::integer
+) AS page
+JOIN creatives c ON c.id = page.id
+JOIN users au ON au.id = c.author_id
+LEFT JOIN users rv ON rv.id = c.reviewer_id
+LEFT JOIN clients cl ON cl.id = c.client_id
+LEFT JOIN tasks tk ON tk.id = c.task_id
+ORDER BY c.number DESC;

@@ -38,24 +38,132 @@ func (e AccountDepositNetwork) Valid() bool {
 	}
 }
 
+// Defines values for AssetMimeType.
+const (
+	Applicationzip AssetMimeType = "application/zip"
+	Imagegif       AssetMimeType = "image/gif"
+	Imagejpeg      AssetMimeType = "image/jpeg"
+	Imagepng       AssetMimeType = "image/png"
+	Imagewebp      AssetMimeType = "image/webp"
+	Videomp4       AssetMimeType = "video/mp4"
+	Videoquicktime AssetMimeType = "video/quicktime"
+	Videowebm      AssetMimeType = "video/webm"
+)
+
+// Valid indicates whether the value is a known member of the AssetMimeType enum.
+func (e AssetMimeType) Valid() bool {
+	switch e {
+	case Applicationzip:
+		return true
+	case Imagegif:
+		return true
+	case Imagejpeg:
+		return true
+	case Imagepng:
+		return true
+	case Imagewebp:
+		return true
+	case Videomp4:
+		return true
+	case Videoquicktime:
+		return true
+	case Videowebm:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CreativeAction.
 const (
-	Approve        CreativeAction = "approve"
-	Archive        CreativeAction = "archive"
-	RequestChanges CreativeAction = "request_changes"
-	Submit         CreativeAction = "submit"
+	CreativeActionApprove        CreativeAction = "approve"
+	CreativeActionArchive        CreativeAction = "archive"
+	CreativeActionRequestChanges CreativeAction = "request_changes"
+	CreativeActionSubmit         CreativeAction = "submit"
 )
 
 // Valid indicates whether the value is a known member of the CreativeAction enum.
 func (e CreativeAction) Valid() bool {
 	switch e {
-	case Approve:
+	case CreativeActionApprove:
 		return true
-	case Archive:
+	case CreativeActionArchive:
 		return true
-	case RequestChanges:
+	case CreativeActionRequestChanges:
 		return true
-	case Submit:
+	case CreativeActionSubmit:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreativeChangeField.
+const (
+	CreativeChangeFieldAspectRatio CreativeChangeField = "aspectRatio"
+	CreativeChangeFieldClientId    CreativeChangeField = "clientId"
+	CreativeChangeFieldDirectionId CreativeChangeField = "directionId"
+	CreativeChangeFieldGeo         CreativeChangeField = "geo"
+	CreativeChangeFieldLanguage    CreativeChangeField = "language"
+	CreativeChangeFieldReviewerId  CreativeChangeField = "reviewerId"
+	CreativeChangeFieldTaskId      CreativeChangeField = "taskId"
+	CreativeChangeFieldTitle       CreativeChangeField = "title"
+	CreativeChangeFieldType        CreativeChangeField = "type"
+)
+
+// Valid indicates whether the value is a known member of the CreativeChangeField enum.
+func (e CreativeChangeField) Valid() bool {
+	switch e {
+	case CreativeChangeFieldAspectRatio:
+		return true
+	case CreativeChangeFieldClientId:
+		return true
+	case CreativeChangeFieldDirectionId:
+		return true
+	case CreativeChangeFieldGeo:
+		return true
+	case CreativeChangeFieldLanguage:
+		return true
+	case CreativeChangeFieldReviewerId:
+		return true
+	case CreativeChangeFieldTaskId:
+		return true
+	case CreativeChangeFieldTitle:
+		return true
+	case CreativeChangeFieldType:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreativeEventType.
+const (
+	CreativeEventTypeApprove        CreativeEventType = "approve"
+	CreativeEventTypeArchive        CreativeEventType = "archive"
+	CreativeEventTypeCreated        CreativeEventType = "created"
+	CreativeEventTypeRequestChanges CreativeEventType = "request_changes"
+	CreativeEventTypeSubmit         CreativeEventType = "submit"
+	CreativeEventTypeUpdated        CreativeEventType = "updated"
+	CreativeEventTypeVersionAdded   CreativeEventType = "version_added"
+)
+
+// Valid indicates whether the value is a known member of the CreativeEventType enum.
+func (e CreativeEventType) Valid() bool {
+	switch e {
+	case CreativeEventTypeApprove:
+		return true
+	case CreativeEventTypeArchive:
+		return true
+	case CreativeEventTypeCreated:
+		return true
+	case CreativeEventTypeRequestChanges:
+		return true
+	case CreativeEventTypeSubmit:
+		return true
+	case CreativeEventTypeUpdated:
+		return true
+	case CreativeEventTypeVersionAdded:
 		return true
 	default:
 		return false
@@ -303,6 +411,21 @@ type AccountDepositList struct {
 	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
 
+// AddCreativeVersionRequest defines model for AddCreativeVersionRequest.
+type AddCreativeVersionRequest struct {
+	Assets []NewAsset `json:"assets"`
+
+	// ExpectedVersion The creative `version` the user saw; the change is refused with 409 `version_conflict` if it changed since.
+	//
+	// Example: 3
+	ExpectedVersion *ExpectedVersion `json:"expectedVersion,omitempty"`
+}
+
+// AspectRatio Width to height, such as `9:16`.
+//
+// Example: 9:16
+type AspectRatio = string
+
 // Asset defines model for Asset.
 type Asset struct {
 	// DurationMs Milliseconds, for video; null otherwise.
@@ -323,10 +446,52 @@ type Asset struct {
 	Width nullable.Nullable[int] `json:"width"`
 }
 
+// AssetMimeType Images (`image/*`), videos (`video/*`) and HTML5 bundles
+// (`application/zip`). New types may be added.
+type AssetMimeType string
+
+// CountryCode ISO 3166-1 alpha-2 country code.
+//
+// Example: DE
+type CountryCode = string
+
 // CreateAccountDepositRequest defines model for CreateAccountDepositRequest.
 type CreateAccountDepositRequest struct {
 	// Amount An amount of money in minor units. `"100000000"` with scale 6 is 100.000000 USDT.
 	Amount Money `json:"amount"`
+}
+
+// CreateCreativeRequest defines model for CreateCreativeRequest.
+type CreateCreativeRequest struct {
+	// AspectRatio Width to height, such as `9:16`.
+	//
+	// Example: 9:16
+	AspectRatio AspectRatio `json:"aspectRatio"`
+
+	// ClientId A client of this organization; absent or null for none.
+	ClientId nullable.Nullable[openapi_types.UUID] `json:"clientId,omitempty"`
+
+	// DirectionId An id of your own (a creative direction); not checked.
+	DirectionId nullable.Nullable[openapi_types.UUID] `json:"directionId,omitempty"`
+
+	// Geo ISO 3166-1 alpha-2 country code.
+	//
+	// Example: DE
+	Geo CountryCode `json:"geo"`
+
+	// Language BCP 47 language tag.
+	//
+	// Example: de-DE
+	Language LanguageTag `json:"language"`
+
+	// TaskId A task of this organization; absent or null for none.
+	TaskId nullable.Nullable[openapi_types.UUID] `json:"taskId,omitempty"`
+
+	// Title The creative's name for humans; not blank, no control characters.
+	//
+	// Example: Summer sale story
+	Title CreativeTitle `json:"title"`
+	Type  CreativeType  `json:"type"`
 }
 
 // CreativeAction defines model for CreativeAction.
@@ -343,14 +508,30 @@ type CreativeActionRequest struct {
 	ExpectedVersion *int32 `json:"expectedVersion,omitempty"`
 }
 
+// CreativeChange One field an `updated` event changed. Ids stand for the client, task and reviewer (`listOrganizationMembers` names members).
+type CreativeChange struct {
+	Field CreativeChangeField `json:"field"`
+
+	// From The value before; null when it was unset.
+	From nullable.Nullable[string] `json:"from"`
+
+	// To The value after; null when it was cleared.
+	To nullable.Nullable[string] `json:"to"`
+}
+
+// CreativeChangeField defines model for CreativeChange.Field.
+type CreativeChangeField string
+
 // CreativeDetail A creative. Every field is always present; the nullable ones are null when unset.
 type CreativeDetail struct {
 	// ApprovedVersion The version that was approved; null until approval.
 	ApprovedVersion nullable.Nullable[CreativeVersion] `json:"approvedVersion"`
 
-	// AspectRatio Example: 9:16
-	AspectRatio string  `json:"aspectRatio"`
-	Author      UserRef `json:"author"`
+	// AspectRatio Width to height, such as `9:16`.
+	//
+	// Example: 9:16
+	AspectRatio AspectRatio `json:"aspectRatio"`
+	Author      UserRef     `json:"author"`
 
 	// AvailableActions The actions the caller may run now (given the state and the caller's rights). Offer exactly these.
 	AvailableActions []CreativeAction                    `json:"availableActions"`
@@ -363,18 +544,23 @@ type CreativeDetail struct {
 	// Geo ISO 3166-1 alpha-2 country code.
 	//
 	// Example: DE
-	Geo string             `json:"geo"`
+	Geo CountryCode        `json:"geo"`
 	Id  openapi_types.UUID `json:"id"`
 
 	// Language BCP 47 language tag.
 	//
 	// Example: de-DE
-	Language string `json:"language"`
+	Language LanguageTag `json:"language"`
 
 	// Number The per-organization number, for humans.
 	//
 	// Example: CR-000123
 	Number string `json:"number"`
+
+	// Permissions What else the caller may do to the creative now (given its state and
+	// the caller's rights), decided by the same rules as
+	// `availableActions`. Offer exactly these.
+	Permissions CreativePermissions `json:"permissions"`
 
 	// ReviewStatus `draft` → `in_review` (submit) → `changes_requested` (request
 	// changes) or `approved` (approve); `changes_requested` → `in_review`
@@ -382,15 +568,61 @@ type CreativeDetail struct {
 	ReviewStatus ReviewStatus `json:"reviewStatus"`
 
 	// Reviewer The assigned reviewer; null when any reviewer may review.
-	Reviewer  nullable.Nullable[NullableUserRef]  `json:"reviewer"`
-	Task      nullable.Nullable[NullableNamedRef] `json:"task"`
-	Title     string                              `json:"title"`
-	Type      CreativeType                        `json:"type"`
-	UpdatedAt time.Time                           `json:"updatedAt"`
+	Reviewer nullable.Nullable[NullableUserRef]  `json:"reviewer"`
+	Task     nullable.Nullable[NullableNamedRef] `json:"task"`
 
-	// Version Increases by one with every action; send it back as `expectedVersion`.
+	// Title The creative's name for humans; not blank, no control characters.
+	//
+	// Example: Summer sale story
+	Title     CreativeTitle `json:"title"`
+	Type      CreativeType  `json:"type"`
+	UpdatedAt time.Time     `json:"updatedAt"`
+
+	// Version Increases by one with every change (an edit, a new version, a review action); send it back as `expectedVersion`.
 	Version int `json:"version"`
 }
+
+// CreativeEvent One change in a creative's history. Every field is always present.
+type CreativeEvent struct {
+	Actor UserRef `json:"actor"`
+
+	// Changes For `updated`, each changed field; null for every other type.
+	Changes nullable.Nullable[[]CreativeChange] `json:"changes"`
+
+	// Comment The comment of a review action (why changes were requested); null when none was given.
+	Comment   nullable.Nullable[string] `json:"comment"`
+	CreatedAt time.Time                 `json:"createdAt"`
+
+	// FromStatus The `reviewStatus` before the change, null for `created`. A
+	// pattern rather than an enum: OpenAPI 3.0 tools disagree on
+	// whether a nullable enum admits null.
+	FromStatus nullable.Nullable[string] `json:"fromStatus"`
+	Id         openapi_types.UUID        `json:"id"`
+
+	// ToStatus `draft` → `in_review` (submit) → `changes_requested` (request
+	// changes) or `approved` (approve); `changes_requested` → `in_review`
+	// (submit); anything but `archived` → `archived` (archive; final).
+	ToStatus ReviewStatus `json:"toStatus"`
+
+	// Type `created`, `version_added` (`addCreativeVersion`), `updated`
+	// (`updateCreative`), or the review action that ran.
+	Type CreativeEventType `json:"type"`
+
+	// Version The creative `version` this change produced.
+	Version int `json:"version"`
+}
+
+// CreativeEventList defines model for CreativeEventList.
+type CreativeEventList struct {
+	Items []CreativeEvent `json:"items"`
+
+	// NextCursor Pass as `cursor` for the next page; null on the last page.
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+}
+
+// CreativeEventType `created`, `version_added` (`addCreativeVersion`), `updated`
+// (`updateCreative`), or the review action that ran.
+type CreativeEventType string
 
 // CreativeList defines model for CreativeList.
 type CreativeList struct {
@@ -399,6 +631,25 @@ type CreativeList struct {
 	// NextCursor Pass as `cursor` for the next page; null on the last page.
 	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
+
+// CreativePermissions What else the caller may do to the creative now (given its state and
+// the caller's rights), decided by the same rules as
+// `availableActions`. Offer exactly these.
+type CreativePermissions struct {
+	// AddVersion `addCreativeVersion` (the author or an admin; not in review, not archived).
+	AddVersion bool `json:"addVersion"`
+
+	// AssignReviewer `updateCreative` with `reviewerId` (an admin; not archived).
+	AssignReviewer bool `json:"assignReviewer"`
+
+	// Edit `updateCreative` without `reviewerId` (the author or an admin; not archived).
+	Edit bool `json:"edit"`
+}
+
+// CreativeTitle The creative's name for humans; not blank, no control characters.
+//
+// Example: Summer sale story
+type CreativeTitle = string
 
 // CreativeType defines model for CreativeType.
 type CreativeType string
@@ -424,6 +675,11 @@ type CreativeVersion struct {
 // arrives later is kept for the operators to settle (credit or
 // refund); the deposit stays `expired` until they credit it.
 type DepositStatus string
+
+// ExpectedVersion The creative `version` the user saw; the change is refused with 409 `version_conflict` if it changed since.
+//
+// Example: 3
+type ExpectedVersion = int32
 
 // FieldError defines model for FieldError.
 type FieldError struct {
@@ -461,6 +717,28 @@ type HealthStatus struct {
 // HealthStatusStatus Always `ok` on a 200 answer.
 type HealthStatusStatus string
 
+// LanguageTag BCP 47 language tag.
+//
+// Example: de-DE
+type LanguageTag = string
+
+// Member defines model for Member.
+type Member struct {
+	// Role A member's role in an organization. `admin`: everything.
+	// `reviewer`: reviews creatives. `author`: writes and submits
+	// creatives. `viewer`: reads only.
+	Role Role    `json:"role"`
+	User UserRef `json:"user"`
+}
+
+// MemberList defines model for MemberList.
+type MemberList struct {
+	Items []Member `json:"items"`
+
+	// NextCursor Pass as `cursor` for the next page; null on the last page.
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+}
+
 // Membership defines model for Membership.
 type Membership struct {
 	Organization NamedRef `json:"organization"`
@@ -493,6 +771,38 @@ type MoneyScale int
 type NamedRef struct {
 	Id   openapi_types.UUID `json:"id"`
 	Name string             `json:"name"`
+}
+
+// NewAsset A file of a new version, already uploaded to your storage.
+type NewAsset struct {
+	// DurationMs Milliseconds; required for videos, and only for them.
+	DurationMs *int32 `json:"durationMs,omitempty"`
+
+	// FileName The file's name, without a path.
+	//
+	// Example: summer-sale-9x16.png
+	FileName string `json:"fileName"`
+
+	// Height Pixels; required for images and videos.
+	Height *int32 `json:"height,omitempty"`
+
+	// MimeType Images (`image/*`), videos (`video/*`) and HTML5 bundles
+	// (`application/zip`). New types may be added.
+	MimeType AssetMimeType `json:"mimeType"`
+
+	// Sha256 The SHA-256 digest of the file, in lowercase hex.
+	Sha256 string `json:"sha256"`
+
+	// SizeBytes The file's size, 1 byte to 5 GiB.
+	SizeBytes int64 `json:"sizeBytes"`
+
+	// Url Where the file is served, over https.
+	//
+	// Example: https://cdn.acme.test/assets/summer-sale-9x16.png
+	Url string `json:"url"`
+
+	// Width Pixels; required for images and videos.
+	Width *int32 `json:"width,omitempty"`
 }
 
 // NullableNamedRef A NamedRef or null (see NullableUserRef).
@@ -564,6 +874,47 @@ type SignInRequest struct {
 	Password string `json:"password"`
 }
 
+// UpdateCreativeRequest The fields to change; a field left out stays as it is, null clears a nullable one.
+type UpdateCreativeRequest struct {
+	// AspectRatio Width to height, such as `9:16`.
+	//
+	// Example: 9:16
+	AspectRatio *AspectRatio `json:"aspectRatio,omitempty"`
+
+	// ClientId A client of this organization; null for none.
+	ClientId nullable.Nullable[openapi_types.UUID] `json:"clientId,omitempty"`
+
+	// DirectionId An id of your own; null for none.
+	DirectionId nullable.Nullable[openapi_types.UUID] `json:"directionId,omitempty"`
+
+	// ExpectedVersion The creative `version` the user saw; the change is refused with 409 `version_conflict` if it changed since.
+	//
+	// Example: 3
+	ExpectedVersion *ExpectedVersion `json:"expectedVersion,omitempty"`
+
+	// Geo ISO 3166-1 alpha-2 country code.
+	//
+	// Example: DE
+	Geo *CountryCode `json:"geo,omitempty"`
+
+	// Language BCP 47 language tag.
+	//
+	// Example: de-DE
+	Language *LanguageTag `json:"language,omitempty"`
+
+	// ReviewerId Admins only. A reviewer or admin of the organization who is not the author; null unassigns.
+	ReviewerId nullable.Nullable[openapi_types.UUID] `json:"reviewerId,omitempty"`
+
+	// TaskId A task of this organization; null for none.
+	TaskId nullable.Nullable[openapi_types.UUID] `json:"taskId,omitempty"`
+
+	// Title The creative's name for humans; not blank, no control characters.
+	//
+	// Example: Summer sale story
+	Title *CreativeTitle `json:"title,omitempty"`
+	Type  *CreativeType  `json:"type,omitempty"`
+}
+
 // User defines model for User.
 type User struct {
 	Email openapi_types.Email `json:"email"`
@@ -591,6 +942,12 @@ type Limit = int
 
 // OrganizationId defines model for OrganizationId.
 type OrganizationId = openapi_types.UUID
+
+// CommandForbidden An error (RFC 9457 Problem Details, served as `application/json`).
+type CommandForbidden = Problem
+
+// CreativeConflict An error (RFC 9457 Problem Details, served as `application/json`).
+type CreativeConflict = Problem
 
 // CsrfFailed An error (RFC 9457 Problem Details, served as `application/json`).
 type CsrfFailed = Problem
@@ -645,14 +1002,32 @@ type CreateAccountDepositParams struct {
 
 // ListCreativesParams defines parameters for ListCreatives.
 type ListCreativesParams struct {
-	// ReviewStatus Only creatives in this review state.
-	ReviewStatus *ReviewStatus `form:"reviewStatus,omitempty" json:"reviewStatus,omitempty"`
+	// ReviewStatus Only creatives in one of these review states. Repeat the parameter for several.
+	ReviewStatus *[]ReviewStatus `form:"reviewStatus,omitempty" json:"reviewStatus,omitempty"`
+
+	// Q Only creatives whose title contains this text, ignoring case. No control characters.
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// AuthorId Only creatives written by this user.
+	AuthorId *openapi_types.UUID `form:"authorId,omitempty" json:"authorId,omitempty"`
+
+	// ReviewerId Only creatives assigned to this reviewer.
+	ReviewerId *openapi_types.UUID `form:"reviewerId,omitempty" json:"reviewerId,omitempty"`
 
 	// Limit The page size (send it once).
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Cursor The `nextCursor` of the previous page, as it came (send it once).
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateCreativeParams defines parameters for CreateCreative.
+type CreateCreativeParams struct {
+	// IdempotencyKey A key you generate per command (a UUID is fine), 1 to 255 visible
+	// ASCII characters, sent once. The structured-field string form
+	// (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+	// key with the same body to retry safely.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ExecuteCreativeActionParams defines parameters for ExecuteCreativeAction.
@@ -664,14 +1039,53 @@ type ExecuteCreativeActionParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListCreativeEventsParams defines parameters for ListCreativeEvents.
+type ListCreativeEventsParams struct {
+	// Limit The page size (send it once).
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page, as it came (send it once).
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// AddCreativeVersionParams defines parameters for AddCreativeVersion.
+type AddCreativeVersionParams struct {
+	// IdempotencyKey A key you generate per command (a UUID is fine), 1 to 255 visible
+	// ASCII characters, sent once. The structured-field string form
+	// (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+	// key with the same body to retry safely.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListOrganizationMembersParams defines parameters for ListOrganizationMembers.
+type ListOrganizationMembersParams struct {
+	// Role Only members with one of these roles. Repeat the parameter for several.
+	Role *[]Role `form:"role,omitempty" json:"role,omitempty"`
+
+	// Limit The page size (send it once).
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page, as it came (send it once).
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // SignInJSONRequestBody defines body for SignIn for application/json ContentType.
 type SignInJSONRequestBody = SignInRequest
 
 // CreateAccountDepositJSONRequestBody defines body for CreateAccountDeposit for application/json ContentType.
 type CreateAccountDepositJSONRequestBody = CreateAccountDepositRequest
 
+// CreateCreativeJSONRequestBody defines body for CreateCreative for application/json ContentType.
+type CreateCreativeJSONRequestBody = CreateCreativeRequest
+
+// UpdateCreativeJSONRequestBody defines body for UpdateCreative for application/json ContentType.
+type UpdateCreativeJSONRequestBody = UpdateCreativeRequest
+
 // ExecuteCreativeActionJSONRequestBody defines body for ExecuteCreativeAction for application/json ContentType.
 type ExecuteCreativeActionJSONRequestBody = CreativeActionRequest
+
+// AddCreativeVersionJSONRequestBody defines body for AddCreativeVersion for application/json ContentType.
+type AddCreativeVersionJSONRequestBody = AddCreativeVersionRequest
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
@@ -699,12 +1113,27 @@ type ServerInterface interface {
 	// ListCreatives List the creatives of an organization
 	// (GET /api/v1/organizations/{organizationId}/creatives)
 	ListCreatives(ctx echo.Context, organizationId OrganizationId, params ListCreativesParams) error
+	// CreateCreative Create a creative
+	// (POST /api/v1/organizations/{organizationId}/creatives)
+	CreateCreative(ctx echo.Context, organizationId OrganizationId, params CreateCreativeParams) error
 	// GetCreative Get one creative
 	// (GET /api/v1/organizations/{organizationId}/creatives/{creativeId})
 	GetCreative(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId) error
+	// UpdateCreative Edit a creative or assign its reviewer
+	// (PATCH /api/v1/organizations/{organizationId}/creatives/{creativeId})
+	UpdateCreative(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId) error
 	// ExecuteCreativeAction Execute a creative action (submit, request changes, approve, archive)
 	// (POST /api/v1/organizations/{organizationId}/creatives/{creativeId}/actions)
 	ExecuteCreativeAction(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, params ExecuteCreativeActionParams) error
+	// ListCreativeEvents Read a creative's history
+	// (GET /api/v1/organizations/{organizationId}/creatives/{creativeId}/events)
+	ListCreativeEvents(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, params ListCreativeEventsParams) error
+	// AddCreativeVersion Upload a new version of a creative
+	// (POST /api/v1/organizations/{organizationId}/creatives/{creativeId}/versions)
+	AddCreativeVersion(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, params AddCreativeVersionParams) error
+	// ListOrganizationMembers List the members of an organization
+	// (GET /api/v1/organizations/{organizationId}/members)
+	ListOrganizationMembers(ctx echo.Context, organizationId OrganizationId, params ListOrganizationMembersParams) error
 	// GetHealth Check that the process is up
 	// (GET /healthz)
 	GetHealth(ctx echo.Context) error
@@ -839,9 +1268,30 @@ func (w *ServerInterfaceWrapper) ListCreatives(ctx echo.Context) error {
 	var params ListCreativesParams
 	// ------------- Optional query parameter "reviewStatus" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "reviewStatus", ctx.QueryParams(), &params.ReviewStatus, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "reviewStatus", ctx.QueryParams(), &params.ReviewStatus, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter reviewStatus: %s", err))
+	}
+
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "authorId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "authorId", ctx.QueryParams(), &params.AuthorId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter authorId: %s", err))
+	}
+
+	// ------------- Optional query parameter "reviewerId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "reviewerId", ctx.QueryParams(), &params.ReviewerId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter reviewerId: %s", err))
 	}
 
 	// ------------- Optional query parameter "limit" -------------
@@ -860,6 +1310,42 @@ func (w *ServerInterfaceWrapper) ListCreatives(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListCreatives(ctx, organizationId, params)
+	return err
+}
+
+// CreateCreative converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCreative(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCreativeParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCreative(ctx, organizationId, params)
 	return err
 }
 
@@ -884,6 +1370,30 @@ func (w *ServerInterfaceWrapper) GetCreative(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetCreative(ctx, organizationId, creativeId)
+	return err
+}
+
+// UpdateCreative converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateCreative(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "creativeId" -------------
+	var creativeId CreativeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "creativeId", ctx.Param("creativeId"), &creativeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter creativeId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateCreative(ctx, organizationId, creativeId)
 	return err
 }
 
@@ -928,6 +1438,129 @@ func (w *ServerInterfaceWrapper) ExecuteCreativeAction(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ExecuteCreativeAction(ctx, organizationId, creativeId, params)
+	return err
+}
+
+// ListCreativeEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCreativeEvents(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "creativeId" -------------
+	var creativeId CreativeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "creativeId", ctx.Param("creativeId"), &creativeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter creativeId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCreativeEventsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCreativeEvents(ctx, organizationId, creativeId, params)
+	return err
+}
+
+// AddCreativeVersion converts echo context to params.
+func (w *ServerInterfaceWrapper) AddCreativeVersion(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "creativeId" -------------
+	var creativeId CreativeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "creativeId", ctx.Param("creativeId"), &creativeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter creativeId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AddCreativeVersionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AddCreativeVersion(ctx, organizationId, creativeId, params)
+	return err
+}
+
+// ListOrganizationMembers converts echo context to params.
+func (w *ServerInterfaceWrapper) ListOrganizationMembers(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListOrganizationMembersParams
+	// ------------- Optional query parameter "role" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "role", ctx.QueryParams(), &params.Role, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter role: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListOrganizationMembers(ctx, organizationId, params)
 	return err
 }
 
@@ -1002,14 +1635,30 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/auth/sign-out", wrapper.SignOut, options.OperationMiddlewares["signOut"]...)
 	router.GET(options.BaseURL+"/api/v1/me", wrapper.GetMe, options.OperationMiddlewares["getMe"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/creatives", wrapper.ListCreatives, options.OperationMiddlewares["listCreatives"]...)
+	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/creatives", wrapper.CreateCreative, options.OperationMiddlewares["createCreative"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId", wrapper.GetCreative, options.OperationMiddlewares["getCreative"]...)
+	router.PATCH(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId", wrapper.UpdateCreative, options.OperationMiddlewares["updateCreative"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/actions", wrapper.ExecuteCreativeAction, options.OperationMiddlewares["executeCreativeAction"]...)
+	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/versions", wrapper.AddCreativeVersion, options.OperationMiddlewares["addCreativeVersion"]...)
+	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/events", wrapper.ListCreativeEvents, options.OperationMiddlewares["listCreativeEvents"]...)
+	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/members", wrapper.ListOrganizationMembers, options.OperationMiddlewares["listOrganizationMembers"]...)
 	router.GET(options.BaseURL+"/api/v1/me/balance", wrapper.GetAccountBalance, options.OperationMiddlewares["getAccountBalance"]...)
 	router.GET(options.BaseURL+"/api/v1/me/balance/deposits", wrapper.ListAccountDeposits, options.OperationMiddlewares["listAccountDeposits"]...)
 	router.POST(options.BaseURL+"/api/v1/me/balance/deposits", wrapper.CreateAccountDeposit, options.OperationMiddlewares["createAccountDeposit"]...)
 	router.GET(options.BaseURL+"/api/v1/me/balance/deposits/:depositId", wrapper.GetAccountDeposit, options.OperationMiddlewares["getAccountDeposit"]...)
 
 }
+
+type CommandForbiddenResponseHeaders struct {
+	IdempotentReplayed *string
+}
+type CommandForbiddenJSONResponse struct {
+	Body Problem
+
+	Headers CommandForbiddenResponseHeaders
+}
+
+type CreativeConflictJSONResponse Problem
 
 type CsrfFailedJSONResponse Problem
 
@@ -2032,6 +2681,220 @@ func (response ListCreatives503JSONResponse) VisitListCreativesResponse(w http.R
 	return err
 }
 
+type CreateCreativeRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	Params         CreateCreativeParams
+	Body           *CreateCreativeJSONRequestBody
+}
+
+type CreateCreativeResponseObject interface {
+	VisitCreateCreativeResponse(w http.ResponseWriter) error
+}
+
+type CreateCreative201ResponseHeaders struct {
+	IdempotentReplayed *string
+	Location           *string
+}
+
+type CreateCreative201JSONResponse struct {
+	Body    CreativeDetail
+	Headers CreateCreative201ResponseHeaders
+}
+
+func (response CreateCreative201JSONResponse) VisitCreateCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreative400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response CreateCreative400JSONResponse) VisitCreateCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreative401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response CreateCreative401JSONResponse) VisitCreateCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreative403JSONResponse struct{ CommandForbiddenJSONResponse }
+
+func (response CreateCreative403JSONResponse) VisitCreateCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreative404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCreative404JSONResponse) VisitCreateCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreative409ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type CreateCreative409JSONResponse struct {
+	Body    Problem
+	Headers CreateCreative409ResponseHeaders
+}
+
+func (response CreateCreative409JSONResponse) VisitCreateCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreative413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response CreateCreative413JSONResponse) VisitCreateCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreative415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCreative415JSONResponse) VisitCreateCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreative422JSONResponse struct{ InvalidCommandJSONResponse }
+
+func (response CreateCreative422JSONResponse) VisitCreateCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreative431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response CreateCreative431JSONResponse) VisitCreateCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreative500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateCreative500JSONResponse) VisitCreateCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreative503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCreative503JSONResponse) VisitCreateCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetCreativeRequestObject struct {
 	OrganizationId OrganizationId `json:"organizationId"`
 	CreativeId     CreativeId     `json:"creativeId"`
@@ -2129,6 +2992,193 @@ func (response GetCreative500JSONResponse) VisitGetCreativeResponse(w http.Respo
 type GetCreative503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetCreative503JSONResponse) VisitGetCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreativeRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	CreativeId     CreativeId     `json:"creativeId"`
+	Body           *UpdateCreativeJSONRequestBody
+}
+
+type UpdateCreativeResponseObject interface {
+	VisitUpdateCreativeResponse(w http.ResponseWriter) error
+}
+
+type UpdateCreative200JSONResponse CreativeDetail
+
+func (response UpdateCreative200JSONResponse) VisitUpdateCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreative400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response UpdateCreative400JSONResponse) VisitUpdateCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreative401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response UpdateCreative401JSONResponse) VisitUpdateCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreative403JSONResponse struct{ CommandForbiddenJSONResponse }
+
+func (response UpdateCreative403JSONResponse) VisitUpdateCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreative404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateCreative404JSONResponse) VisitUpdateCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreative409JSONResponse struct{ CreativeConflictJSONResponse }
+
+func (response UpdateCreative409JSONResponse) VisitUpdateCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreative413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response UpdateCreative413JSONResponse) VisitUpdateCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreative415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateCreative415JSONResponse) VisitUpdateCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreative422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response UpdateCreative422JSONResponse) VisitUpdateCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreative431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response UpdateCreative431JSONResponse) VisitUpdateCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreative500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateCreative500JSONResponse) VisitUpdateCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreative503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateCreative503JSONResponse) VisitUpdateCreativeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -2365,6 +3415,448 @@ func (response ExecuteCreativeAction503JSONResponse) VisitExecuteCreativeActionR
 	return err
 }
 
+type ListCreativeEventsRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	CreativeId     CreativeId     `json:"creativeId"`
+	Params         ListCreativeEventsParams
+}
+
+type ListCreativeEventsResponseObject interface {
+	VisitListCreativeEventsResponse(w http.ResponseWriter) error
+}
+
+type ListCreativeEvents200JSONResponse CreativeEventList
+
+func (response ListCreativeEvents200JSONResponse) VisitListCreativeEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCreativeEvents401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response ListCreativeEvents401JSONResponse) VisitListCreativeEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCreativeEvents404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCreativeEvents404JSONResponse) VisitListCreativeEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCreativeEvents422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response ListCreativeEvents422JSONResponse) VisitListCreativeEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCreativeEvents431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ListCreativeEvents431JSONResponse) VisitListCreativeEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCreativeEvents500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListCreativeEvents500JSONResponse) VisitListCreativeEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCreativeEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCreativeEvents503JSONResponse) VisitListCreativeEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddCreativeVersionRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	CreativeId     CreativeId     `json:"creativeId"`
+	Params         AddCreativeVersionParams
+	Body           *AddCreativeVersionJSONRequestBody
+}
+
+type AddCreativeVersionResponseObject interface {
+	VisitAddCreativeVersionResponse(w http.ResponseWriter) error
+}
+
+type AddCreativeVersion201ResponseHeaders struct {
+	IdempotentReplayed *string
+	Location           *string
+}
+
+type AddCreativeVersion201JSONResponse struct {
+	Body    CreativeDetail
+	Headers AddCreativeVersion201ResponseHeaders
+}
+
+func (response AddCreativeVersion201JSONResponse) VisitAddCreativeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddCreativeVersion400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response AddCreativeVersion400JSONResponse) VisitAddCreativeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddCreativeVersion401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response AddCreativeVersion401JSONResponse) VisitAddCreativeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddCreativeVersion403JSONResponse struct{ CommandForbiddenJSONResponse }
+
+func (response AddCreativeVersion403JSONResponse) VisitAddCreativeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddCreativeVersion404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AddCreativeVersion404JSONResponse) VisitAddCreativeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddCreativeVersion409ResponseHeaders struct {
+	IdempotentReplayed *string
+	RetryAfter         *int
+}
+
+type AddCreativeVersion409JSONResponse struct {
+	Body    Problem
+	Headers AddCreativeVersion409ResponseHeaders
+}
+
+func (response AddCreativeVersion409JSONResponse) VisitAddCreativeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddCreativeVersion413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response AddCreativeVersion413JSONResponse) VisitAddCreativeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddCreativeVersion415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AddCreativeVersion415JSONResponse) VisitAddCreativeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddCreativeVersion422JSONResponse struct{ InvalidCommandJSONResponse }
+
+func (response AddCreativeVersion422JSONResponse) VisitAddCreativeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddCreativeVersion431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response AddCreativeVersion431JSONResponse) VisitAddCreativeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddCreativeVersion500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response AddCreativeVersion500JSONResponse) VisitAddCreativeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddCreativeVersion503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AddCreativeVersion503JSONResponse) VisitAddCreativeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrganizationMembersRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	Params         ListOrganizationMembersParams
+}
+
+type ListOrganizationMembersResponseObject interface {
+	VisitListOrganizationMembersResponse(w http.ResponseWriter) error
+}
+
+type ListOrganizationMembers200JSONResponse MemberList
+
+func (response ListOrganizationMembers200JSONResponse) VisitListOrganizationMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrganizationMembers401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response ListOrganizationMembers401JSONResponse) VisitListOrganizationMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrganizationMembers404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListOrganizationMembers404JSONResponse) VisitListOrganizationMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrganizationMembers422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response ListOrganizationMembers422JSONResponse) VisitListOrganizationMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrganizationMembers431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ListOrganizationMembers431JSONResponse) VisitListOrganizationMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrganizationMembers500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListOrganizationMembers500JSONResponse) VisitListOrganizationMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrganizationMembers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListOrganizationMembers503JSONResponse) VisitListOrganizationMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetHealthRequestObject struct {
 }
 
@@ -2478,12 +3970,27 @@ type StrictServerInterface interface {
 	// ListCreatives List the creatives of an organization
 	// (GET /api/v1/organizations/{organizationId}/creatives)
 	ListCreatives(ctx context.Context, request ListCreativesRequestObject) (ListCreativesResponseObject, error)
+	// CreateCreative Create a creative
+	// (POST /api/v1/organizations/{organizationId}/creatives)
+	CreateCreative(ctx context.Context, request CreateCreativeRequestObject) (CreateCreativeResponseObject, error)
 	// GetCreative Get one creative
 	// (GET /api/v1/organizations/{organizationId}/creatives/{creativeId})
 	GetCreative(ctx context.Context, request GetCreativeRequestObject) (GetCreativeResponseObject, error)
+	// UpdateCreative Edit a creative or assign its reviewer
+	// (PATCH /api/v1/organizations/{organizationId}/creatives/{creativeId})
+	UpdateCreative(ctx context.Context, request UpdateCreativeRequestObject) (UpdateCreativeResponseObject, error)
 	// ExecuteCreativeAction Execute a creative action (submit, request changes, approve, archive)
 	// (POST /api/v1/organizations/{organizationId}/creatives/{creativeId}/actions)
 	ExecuteCreativeAction(ctx context.Context, request ExecuteCreativeActionRequestObject) (ExecuteCreativeActionResponseObject, error)
+	// ListCreativeEvents Read a creative's history
+	// (GET /api/v1/organizations/{organizationId}/creatives/{creativeId}/events)
+	ListCreativeEvents(ctx context.Context, request ListCreativeEventsRequestObject) (ListCreativeEventsResponseObject, error)
+	// AddCreativeVersion Upload a new version of a creative
+	// (POST /api/v1/organizations/{organizationId}/creatives/{creativeId}/versions)
+	AddCreativeVersion(ctx context.Context, request AddCreativeVersionRequestObject) (AddCreativeVersionResponseObject, error)
+	// ListOrganizationMembers List the members of an organization
+	// (GET /api/v1/organizations/{organizationId}/members)
+	ListOrganizationMembers(ctx context.Context, request ListOrganizationMembersRequestObject) (ListOrganizationMembersResponseObject, error)
 	// GetHealth Check that the process is up
 	// (GET /healthz)
 	GetHealth(ctx context.Context, request GetHealthRequestObject) (GetHealthResponseObject, error)
@@ -2743,6 +4250,55 @@ func (sh *strictHandler) ListCreatives(ctx echo.Context, organizationId Organiza
 	return nil
 }
 
+// CreateCreative operation middleware
+func (sh *strictHandler) CreateCreative(ctx echo.Context, organizationId OrganizationId, params CreateCreativeParams) error {
+	var request CreateCreativeRequestObject
+
+	request.OrganizationId = organizationId
+	request.Params = params
+
+	var body CreateCreativeJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCreative(ctx.Request().Context(), request.(CreateCreativeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCreative")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCreativeResponseObject); ok {
+		return validResponse.VisitCreateCreativeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetCreative operation middleware
 func (sh *strictHandler) GetCreative(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId) error {
 	var request GetCreativeRequestObject
@@ -2763,6 +4319,55 @@ func (sh *strictHandler) GetCreative(ctx echo.Context, organizationId Organizati
 		return err
 	} else if validResponse, ok := response.(GetCreativeResponseObject); ok {
 		return validResponse.VisitGetCreativeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateCreative operation middleware
+func (sh *strictHandler) UpdateCreative(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId) error {
+	var request UpdateCreativeRequestObject
+
+	request.OrganizationId = organizationId
+	request.CreativeId = creativeId
+
+	var body UpdateCreativeJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateCreative(ctx.Request().Context(), request.(UpdateCreativeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateCreative")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateCreativeResponseObject); ok {
+		return validResponse.VisitUpdateCreativeResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -2813,6 +4418,109 @@ func (sh *strictHandler) ExecuteCreativeAction(ctx echo.Context, organizationId 
 		return err
 	} else if validResponse, ok := response.(ExecuteCreativeActionResponseObject); ok {
 		return validResponse.VisitExecuteCreativeActionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCreativeEvents operation middleware
+func (sh *strictHandler) ListCreativeEvents(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, params ListCreativeEventsParams) error {
+	var request ListCreativeEventsRequestObject
+
+	request.OrganizationId = organizationId
+	request.CreativeId = creativeId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCreativeEvents(ctx.Request().Context(), request.(ListCreativeEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCreativeEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCreativeEventsResponseObject); ok {
+		return validResponse.VisitListCreativeEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AddCreativeVersion operation middleware
+func (sh *strictHandler) AddCreativeVersion(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, params AddCreativeVersionParams) error {
+	var request AddCreativeVersionRequestObject
+
+	request.OrganizationId = organizationId
+	request.CreativeId = creativeId
+	request.Params = params
+
+	var body AddCreativeVersionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AddCreativeVersion(ctx.Request().Context(), request.(AddCreativeVersionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AddCreativeVersion")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AddCreativeVersionResponseObject); ok {
+		return validResponse.VisitAddCreativeVersionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListOrganizationMembers operation middleware
+func (sh *strictHandler) ListOrganizationMembers(ctx echo.Context, organizationId OrganizationId, params ListOrganizationMembersParams) error {
+	var request ListOrganizationMembersRequestObject
+
+	request.OrganizationId = organizationId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListOrganizationMembers(ctx.Request().Context(), request.(ListOrganizationMembersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListOrganizationMembers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListOrganizationMembersResponseObject); ok {
+		return validResponse.VisitListOrganizationMembersResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -2870,243 +4578,335 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3bcuM4ljb6KgjORJRUQ8mSLJ/k6Jh2OTOrPJ2nsZ1T3V3KMSESktCmABUB2lZnOWJf7djX8xD7+n+I",
-	"/0nmSf5YCwAJHmQ7T91d/9RNpiWROC6s8/rwIYjlai0FE1oFkw8Bu6Ordcrw75M4lrnQz9haKq7hG5Wv",
-	"VjTbBJPghCTma0JvKddcLAjXiuiMCjVnWRAGNzTNGbxEkyRjSgWT4PIlHc33/+Ptz88W58/3D26GB7v7",
-	"6mD2b4fndLN3+6e/vDsIwiCWYs6zFdVcChVMBrVvztnPOc9YEkyGR2EQZ4xqlpzoYBKMBqP93nDYGw0u",
-	"h4PJcG8yGPw5wEcSDs+sYDI4IPzrFRcyCybBAJ7Js4yJGCb27uLZZRAGKqYpCyb792HA7tY8Y6qlj7Hr",
-	"gyfQ0PxwTpO9WS85ime98f7RvEeH+3u9g8Hh/sHB6PBob8CCMBBM38rsGpbj/HQ0KL95SWcsxa/fvCYd",
-	"/LEbhEHGfs6ZemACw8FgMBiPhgePTURpqnPYB7dlV9524Z80hjU+S4KJyNP0/j6s0cBLrmp0cLlkJKVK",
-	"kzVdMCLnBVnYYSufErhmKxVMfvqNJn69NPEexnanT/NMQU+OTk5h0fkNe8Y05WmdV8T2V8IFydgNZ7cV",
-	"BrFeZ/KGJf/BMsWlMI2GAVVrFutz2OJgEhxNhvtBGNBcL6HfD2Z99+lwfsDGcW9Ad2e98XzEeofJUdzb",
-	"mx3QERvOB/FuAqtJVwwGkrI7cmJauA8DekN5SmcpO4ktYf3kVvYqXlKxYEC9dnTwVxYv+Q0L3odBnHJm",
-	"1h2HMYyP2Gi+S3vj2V7SG7P9ee+QHsx6R/EgGeIv45k3jHjFyMVSMgWjMNuji8l/CKhSTJtzkuQZkvgr",
-	"5VZlzlP22rQDK8yynqIp6x3dDff7a7EIwmDJ+GKp4SyMBpYMR8kuG8/3aG9/dhD3xskh6x3NB7Q3nI3i",
-	"3WTM9ub7NAiDFV+xy80a2uYrumA7pkG1pKO9fdiD+eF+MjgcHh6O44Nkf++IjuaM0kG8t0eTwXCP7s7m",
-	"4/lwNpoNZoejUZwM95L9eLg3G8wHAzo4hLb4X9l3Gw0CZnw4Gu7uhkGeAYUvtV6ryc5OnIg+jVesr5nS",
-	"O2YpdrbM9JYnehlMhoPDAdDll6SNNiYyPLocHE0GA/+AH8wO46NkwHrD+Qi2fzfuHSZj1oMVdb9BJ/lq",
-	"xrJgMrwPg4RnrHKmwmDBgMSfPXet7s5Hs8N4SHv70NZ4fkh7R7BzQzZKduPxbI/uHwVhkFKxyOkChp+w",
-	"Hr7uOgpOz3uDwWA42kV2AUfuwh11Lq6KQ2j+YJkbiabquviba2ATwQWuPoHVJ0rLbAOswZAJsA8eB2GQ",
-	"r5PHmO6No/Bdn2E8QaQ47rFNlvzGPn5jH7+xj/9B7GObDqKy+QvKU1AEfYbyiisFBorMyG0mxYKcXpy/",
-	"IFpeMxHCl1SQXOgsB4WKyIwvuPA5TSwTGGussvnV3DQfBonVc4ILJhKil4wopmB83ygCT15C66DuwE9/",
-	"7EGPPfPdktGEZf2g1L3Gg91ytc4NByFzmS1YtiHxksXXpOhXZzRmsPPBeDY/Gs139w4OZrvjhO7T3Zgd",
-	"jYBgBmx8sLtfrjKcjcnOznB00B/0B/3h5HBwONhZZ3KWspXa8ScGy3iWsNVaalAZ/8A2Z+KdYk0GPeeZ",
-	"KpR8csv1kuglV+SabQhXRGmepiTLheB41OqLycs+rq7Z5oqLq1wxf11PWhr3Rtb7Q0tHfXLOdLZxbzCi",
-	"6IrhkNRSZjrdVFf9qFx1r2UzBUHMeL7Cem+ZOy69uKEpTywNVFf9gt2wjKZkzlmaKEsRBJ9HHt+2yqa5",
-	"K7uS/vKOtrbTJxeMmV+fZ5nMFCya9xEFi+1A5vpKzq8yEHbuKbAl0Bbp+yZJGKyYUobZvMqVJjNGZkzf",
-	"MiYIGiuDwYBQkRQf8IvOcEC0tN8RsF66/eA+bEzQTLwxgMLyaetdClQuoNF+ACylIIzRyCMM0wMpl/Br",
-	"UERtn4AULlh2w2P2ThRqRvMQJlTTGVUMDkIuMkbjJT7YpARlWrvKveY8arhE/oWPQFsaCDSjGU83xHvD",
-	"Ha+U6ioD2/MZmB04qXb1FVatbU5m5ZRThXwbVPGFYEmPC2IFvb9KjmMHk+DP10ebP4/+Y8Muhrfx6ujm",
-	"z3w4mI10OuPDlH3/Qsff36UvL59vXv3134evF0haIDPVkq/N2ZDZggr+V3MonTZxmOzG+/MB643mB7Pe",
-	"ON476h3R8UFvNN9LhvPd2T4dDmoq3kmCCl4mcVntoIFQc8VQTWErs3vmp98Xao9TAz5Dg7mHhTSSCl2B",
-	"BX/U52yd0o0RsQlTccbXZqJBpLOcReR2yYRh11SoW5YhQS2N6GeJ+1LOQewymqWcZXVWbxl3VOP30TGh",
-	"M8WEJlIvWXbLFUMqjJdsRXFBRL4CLRwGAmp2oWVkIIVgSkjAJ3NtFrA6/gsWS5EoYDi3lAOPmMuMkQxe",
-	"AeEShM47GkxGfrcrLvgKeh4WXXKh2YJl2OePP/4Iy8qE5jHVrNnxSXpLN4pEp1Jec+iQpqvfTQNn9tA1",
-	"nwbRBAkYNQpJFkz7OgeJzZudHy4v3yJ5287gN66IkBrEWdLtW9+RcZbBMrUt30PjaFvW+zBY04yumLbU",
-	"4my7sxYqAVZTuoOSyqo+VXHl0NCa6mVJvXHZ5UNTnMtsRUHJzHOeBG0U4pTKtnFHpdYZAQXDFqxBBZa5",
-	"Qms1JFQRrkkM5NtRoBpyTaSIGS49jvvnnKEK7AZu+qvQE717ycQCbJPRYAB2lXCfh21DripsLfSFKs1G",
-	"5mTBBMuoZmTNMhLL1QokboeSd+/OngGhzLlg3ZAMgcZGe3vkhis+S9lUnFycnp2ReEkzGsMuh8ScQxGz",
-	"PkHpobM81nnGkh4KYWLGB2rsaio60TSgs3gaRGF5xn/OpWaqW/AHp6tRRSI6iyMQN6rQrumKTQX8XOUR",
-	"M5lsYLR4Somic5Zu+lNRoaq92W5ySIH7zYdgvh6w3hHdn/VGMZjah3QwGyZudwzPK7enxoK27tPeQX2f",
-	"1lRrlkGb/9n518lP0+ndaNibTu8Onr//MAxHe3v3v0yDtq+nQfefW0nzJV+ZMEyTMtFVAsbxE6kuxab8",
-	"ySRsTvNUA8mFMDPL0Sz9PcTf3njybtuJ92Ui6dzK7Fqtacy6DQ7wRDnZwgFkdRifwwVA6jK1lkKZQFjV",
-	"sIyl0NZ7Q9fr1PLZnb8oI+79CFpcefGfMzYPJsE/7ZQhtx339I7XB/RfDrbtLfOr2nlrdCEz5Jo09sy6",
-	"aIIHJvLt0MgaonD8VqWBnEhm5MWK6ng5FZ6UQVsZPjtpjVxunslVmwVNOlyrqYje4KcIxRDjILet5Mpu",
-	"WPaNIvJWhCR6++67l2enV9+dXDy/enf+MgqJkJlV0aciOnn58s2Pz59dvTk/+/7s9UXUBd6QSmp4A1ry",
-	"hi9E3z+/JDt0zXduhjsrFqFJgbwBmMJ9GPxgdJpLKV/SbMGevp+eMu2cfFrKqxRbqanSboGsAkVoxsh4",
-	"MBztktlGM3VMqCYrqTTZHR3sH+LPNI7ZWrOkYqHuDpt+AS0lcZ1+BaW6ObcvQoyNZi1JWhq0tihNEpKv",
-	"gZ2vQPPSSyrI7oj8gX83FR2zVriA3RDkCrE7A9Qn0Tv0V5Y4VUhmTfWxPxXorVErmqYsc9tzXKh45Jan",
-	"KVL/kqXrPvmObSSYpOQV/w6HC/rVVBjaJVwrls5Jxua5YqpyMqzqCF+dvD0jijFUCzrj3SHhYirWKQVF",
-	"jt3pkMRSCOPQI3EqUUszpHomQH7QFM3uTyJUblu4YtiE77WSK6aXOGWQ48YtJgWReUYUT1if/DtIZ3O8",
-	"DJUZxR60iIytZaYJ11UbcOBbzaZj4jr+KkZzZXJfhEyrbUYTw9jY3ZrFwNnwW2cFg3x93GDhc9j4NVCn",
-	"0ip0a4fs2C5K1A9K18+pUco+Us7wigZ4zkDZb7oLUHuiCk0BPEBUoCHlOTce89NlpukKv2txzFV7IQmf",
-	"z1kGhGZ76pN3ihFKBLvFUZnH4JN7INjmj6k56ooB/Q0cdbYvoBvecNQ9KNxrfr37L0SsFa8RUKtlaSGh",
-	"pLDInNRGTdnoA1NRuvuOSeQ59yKSAp0SdsMy8zQq8ajRU6vvT0XUvjLI07lqHgOkB5pmjCabgi6mooUw",
-	"SMdQJA4WWLxI1pIL3e2T753tUiEbaAU+cjwrRvNv9Vv0fMdF25Lbt3ZaXB337b7Zjzmg/6D08hCV+D7h",
-	"qfhIKiEd8wIqfpQkUmugO1DZicrjpbHyGn7iqFAyQat3NrbVEmC3iwF3j4laylvCaLwk1rtLwD4H9YFr",
-	"ZYZjRekrmoLOz5J/u3jz+pNE6cq1cIXPbFH4cPWsw8X4jaHDatTBE5PFsPCxr8PEagP/IpRUbdOqcu1z",
-	"x/20rnbYFTn7C4vBMMjYmlENtGH8p2bDO9GHaWAyjqbBhEwDlc9WXE+DkFS/t8H0aXAfTaYCegJaVqBt",
-	"J1zRRcYY6DO3Sx4vSSzXG4J5bCokSnoGSGHvTMUiZ0p1++QkVZJQ61hYUk2Ulus1SwjNMn4DhO5pd4UZ",
-	"A7xtKjRfMZnrPnnB7/B3E+jfqmEa6nwt9QuZf4zQ9whTSH01x7fbaZKB/aNknsWsNO7YHa/J2MG4JMvX",
-	"UhPX5FegyHLEX4QYi+aiCRHSMBc3Y6Q+dOWmUizQtUtJ4X2AH3PFMmPlxsYoiKmAFVKMkQ5qv7eSxBQU",
-	"fDDTuEi40lwscq4w1kIkqPN5tpaKOeKB16ybW0uSi2shbwUB1qfsjlvG/rexQt3BxIcyY1Xt7+3t7htj",
-	"qkIGw93/2y3O1tUYg41JOt6qdI+BRZkUViOGuEJbDo11Mme3ZJmLJGOJXcX6kYfXHzjz7eG9j9AoVGsD",
-	"D2oVLX1+Gc2iJRJnV3tLhBKFwg3LUkkTlpCOkFPh2cFz4N5gWtn8iYLL0hhdesTy2bpHaioyCgdNaZQ1",
-	"7gDYp7vOcqNzUHgi/NDDYFBElAn+TEXHusXVY7Zdt6Fseg0+pmR6cShc0HfCi9qwT5MEea0N39wvQ0fQ",
-	"LBc5q3J/z9H0rtHMVzj09bF+ETKsNWrlQSVEVlCM+9okcieYG0SBZG7kNUv6pEjrAQEB62ajb/3qlv/4",
-	"44+9enDvoX2vxwLt5qt8vZaZZskrlnBqcug+iQKKhq5W0NIV7kZbthKyQbDKag1XpcGeTxZF2wTbJrbt",
-	"r0IdrfP4QkTS1naLDosBLrRSaktkbBSuzBPIJSiJTs1m9Z6LWCZcLCLScXbO4q983QWS0uVjsMeTxuob",
-	"f7WqbFIuYIYZU4olfY9h+yU639GUihhJYZ3JNcs0N1LiUeHgluyVFGwTmMiHC5v85L1ehn2NBh80akNa",
-	"OndFHm0RIZ0xqnLgxuYp0sEaBxAWe4eY9NaFY+eqEYiW1UDRk+pGaoGdRiFJfWDfpTK+VmA4aLkuIrwU",
-	"pbgbyTeKzOCx0FgUpvKJdOCEk//+//5rKvBX8i9k2A0LR3/UWq8SHZMBgTZSQsuZImUxYcRLEXsbNGNv",
-	"W6tgHk5JqGSnesGwhGrWA1nZunCNipknUFOlTuapPfHkCSE6r2SmzFswtTPvtz9sq2k++GRULaxpvNlS",
-	"afOkiTse+vDj9ujY1Nr7RsVN28HhiSPMeIlRhPKVglRBWXWFWJ39MVmyu6lI+AItcEFg0jaGQknKxbUx",
-	"jAzhsrt1KjOWHRORp6kjz6mo02eIvIouYAzGy23dRjIjN1RwtWRJMxI/isd0GA/m+2yU7NKj2WF8kOyz",
-	"vfmY7s5G8TAZsKP5IT2Y7cd7yZjtzkd0OBvER8khOzBJ5jAow9BMVLcZJvcZGNKO40Ml0dQoornNDYKv",
-	"s45tZ6/Y+fpe+qfOPxePM1ZXIVFlrrb+wfvjIUKrser7olOaZXRjjkiZUF0nu7dUKRSFsc19mTsnHbsz",
-	"ZRqWWKTR14vqjf7HbxjOpjKc1hVSirUsil/vUJ/EK56m3Kr5hvZveMKkG7mfUbZlyB4HLcsoPjR5hqug",
-	"aCwjv2Opsh1iNI3r0icDusDmab0/kUWW9Rg+x/NLMxqvuFqND376yk+D3hHtzd9/2B/f/3PrW2VVhjcs",
-	"LvT++FERhuUb/mQy3taFrdX4SkvaxjWKLfYW0p+qGbobWbHroU+ExYK20TBmybHqyfQCBDRJODRD07ce",
-	"jc9pqlhYV7Q+RjbVVTzz7tYB8htb3+RLWuOVLfnmY/VOje2sNv2Jsy6G9dCsa5NApWm1smZVPU9OSM0K",
-	"5sZuQL9fcqxZOSZu0fD3qDbxKATqyxiQ3ypXmixlmnhZDLdLrhlBryPQYzXD77EUPxQXGIH2qrweyKqM",
-	"bKlMVBqwit4eG79k7JJCTd5CYgyY8eCoeO0KJFvKYx1ZuW7mmBDFhRm+f8R3R4GXLzYajg/Gh7v744NH",
-	"08YqRGg25yEiLAuL65vm5t0nz008CuNQXBFq8mrBdkInPEosywmIFNalW7KOXCiGXvEandXrCz8ENE3f",
-	"zDHZ+ymk5168fx+2bJtddRNruDUmOfZXVcDwS5o+wM3KNauUPvq831ZB1nj7+w/DcPd+Uv7ZyuTL8riH",
-	"5vxOseyczdvrI9uo1my9SZ+xLvgV3ZAsF0TIW9JZ8BtmvYAao7/WNjbPfqNIBmxXdfvkzRy0U3ZHY51u",
-	"4BkjzJ+kHzW5RF0/Kks2n7b5r+0mgQhJcEXeP2HnWqo5vyCppVQzpR3FWfryolmmqCtfp5ImTyK0Si1i",
-	"UyN5RPWzhYt1qji7eEN2h/v7vSGh6XpJeyNjaWcbEsuEVd0AWLXo0/NJ78/vP4zaSfiJelNZF9nwD5y+",
-	"JeMD4h4gmlbLAoo6yqYFagsrW5N3WdarJMiah42SusxXVKhqL35xpjf30/OeOcP7Yfv8q4WcD1PUuf/s",
-	"vV/p+bEnoGAJrTRJlSnMIa4DX5mjYlN8b9gCfngSbZpS1K97XK1ztMUG0FbvfsqhvbTOTa8I9qnOkptt",
-	"CsGZALGomCKzDcbfUcybhA3Dco+JyxSf0fgazbuamhH1g4+S4vbMI6G7tbEvVWWSOfjeQatykhqhlrP0",
-	"l6hFvhQyyqPWgnFbgmiw2LAh3x/SQr6ELV7TaH71tniFjH0jwRV3o50NFpJepXsPmgNb9dsTYcUSSwqF",
-	"Sc4J9ZQ/d4LJjMU0V6iKc0WkSIFtYJpZjNHaUgcsd5F0oipdRCE6/n3CiLrHmBZQ42tt61pTIC0gw1N9",
-	"NejbaCGLj9bAPsHP+1TvayHOPpk/+O6w4tzapWojs6qvtFl92AAwiibEQZMVJh0oh4WnvT8Vzi/PxQLz",
-	"4Qonp5wXmmRUcw5GIeGicJcKORVYEGsMvajw7IFJSI2r1J1FdNge14IB0VSY1CSb+r4lVNAnJ14wBGyF",
-	"OeWpwqQ4625VphijdA13KMz8uut0PK5t7MLWetGUrHONuvdUOH8xSgMYR3NBSQdMXxsyjUyg3ZtwFxfU",
-	"+k1dRK3andPeZyZghSvk3kARNRUty+12wqWfuhFggLdYFMzPghNuJusNrLF2U2EeVqaWmSBwwVoXdAKn",
-	"l2qZYcaQYlqnjHTMOHHBwXYWSdeYlG7hlMYqzmJ5jOGml2xjp0i4TVB1HLINc6skSM8JXXiMk1b2+aJI",
-	"zWzKJhMa/tCWHmPX0Fb/9EmRIWojoqYqAHPr4BtM/LVPGAZRPKOWdM1Ix+qiIQG2EZKC0XT9VzHFHLdO",
-	"u8RAdEykqbw1Sac5U/CCDy6Ah9OwDiJzrXhiqVnmIsGntZRXiPIQkR2Cn1JpD7UtRZRIInTjejRDT9Ht",
-	"Ai3YRK0rk7cKLxpPQkkQIHVK5yJW7FQ3NCvDAP5aeh8tZw0b0AU1KIViOvZvmAzoP/4YW2nBQiC02Rkm",
-	"CRcT0dwamBl22jNxIxRXPw3e982oVdQNt+fmernEnUayTEgiLDmEFoCHzGSyKVWXIhmB3C5lWrPwWsEk",
-	"mr5uh+/Q9A+hBdXLGE1Q6LtcYTjZS3lb5AwXy9EPHlOMzBqH5myVfbdJrR8YTfWyFFrVw6m2CDNXES6v",
-	"I5AdlIwQHUPdGtwFR27yur3K3R+r7aJtbK8K4ILmyOogBg/aToXN5NAKHjEtpc0888dZ6dC20zpo9GI/",
-	"5iluaI+GfIBoV9AASPAV0BLJBdeqT6JpUCCPTIPImEuIk0j2QTwMB4P+oIQhafES+viLrY4uM4Jqx6Eh",
-	"e8eh5sQEaasnoBhY3XPc9OT9S6vdXyJAlto5QkG2MRALDtk2BceA5yRhMV+B+pDSmGGCZOTzDo9I998/",
-	"7v2tHG0PtMUMpY0KCpJr2mJPVGDbg3etGis82jqIus+ghfm434DroVnWaTEhuo/bEH+raYXBXW8he/ZL",
-	"/2TX3Tktk7U/ubn2yTsBsuHNmomTt2dktz8glERuopGzvzYkZVqZ5dHLTOaLJQr3CF03kTHhLKwI8205",
-	"w1CM6uDelxJT/Asbr3hcEawkIhim6aC6x37OKbxSDHy2Ia4EcCeWQmc01v+wm+MZei7hrc1uxqJF0jl/",
-	"cUqOxnsHxD5LjPsBkRwyUJtbU926TUbXrlACe1jReMkFK0XtNReYrGIT+yakXjkSotpVzdoMSz0U1F/4",
-	"gaYKvvYr2uFN48cClWrGk4ShzV5WA4QkWjG9lMkVfGfVS3yvEefyukRNHOUKfAua14qKzZVcM3FlFX2F",
-	"jbSjeMFLzczzkGxLOww9xdjVZcFo2uvr/BEB41+t3WCqdashaU3JDknkplD9fircD1cxXdOY680Vu1tS",
-	"rOeP+uQ1u0XXu0If7IwRmiQsmWAOnyZUTIUrcoCn8BTB8TWqR1RPAmqikjVOSrI12FdT5tjdOqXCaOYu",
-	"S1/GVoQwCzZCE1iKfrBNW3a4ZvXenjfL20IXTQS1rKyPw4fyjCnSGY9GpLGl3bLkfzgYmMwpZGgYIbZ5",
-	"U1gTbGYeEQX6H6insNlPDmN5huA96gpn5i2E8ai7k7Ypn5e20J2YB/p+fHfv6MhzCY8HrSkdhVe8vnlo",
-	"0BBblOwMiBqTOC5T7rHGH/eg3FLr9bNxoKbb3SUjt03K7sY3ypS0E56QjoOv4CKWYHSTH3dPbWX2mmbM",
-	"uB9SxYhgt91jg1mDnkVBZvnClnPjGrUlzOxuCUS56EDNKP8wo4pd5Vl6X+ZCT/PBYDeGCeNfxhJ+d/4S",
-	"jDCT69dYwkqIvjWfpiZyXCa39dgXGWzWvrGnsVzdNmXovBZbqk0tyehcR+S//9//gtNhAUQxR3q24rpr",
-	"frDJFFeFByginaK0w/7YRfvRuWYj0rF/do9b3691OBWux2NCxcZAIMxyTSKbreJeKT927J/HxoXVrVr8",
-	"OC8050tQ1MYwvCBDmRfTbr6fy/ajY4okv1EEDCP0P4oKqE6fRDRZcRFNzJHBmfXRm2YiIdHEBs9UiacM",
-	"L6HnFR05XDNl8s9xhdRU+A96rdDEuNVrzizovhp6KYH2zDdtE/bQ+pontsTsyxXL0PnAM+IB7oWFR7HE",
-	"dHWMxZZ4tGgwJdpfEwPOhMRAGaqi5UhheVEuFJ2b/INC5HhdtXgmPHjAJ4YAPMu8JQ7g8P8eiwI0zjm+",
-	"WB1R6K1G27G+4Atx9okJWhafsJGISXW8ZAnhCyEzx8JiqgqXkgEbSxnwU0VOQEH/MxKcpe2pha0o4MhM",
-	"yhXoJapIefpGEezflvUsuNIsY8lUdKKThP7+uVFHEC8Ra9QjmtDfM//bkEQ3//t/AeH+/r//n/8/snUh",
-	"oD/y4kvLDSpIYONKOtduVTL85xTY+GDQw/+HL/C/gxfm49GL99+2yos1VepWZlUzo/iy0v9wMBo/Dhnn",
-	"U4XZJq+TNjp4Z2luyw4Xg3KNfXJg6ek2kutqq33uWap/Jx8BaFkszjOuNxdwMB/lP4gyWPwe1ViZVVeA",
-	"KwJPBEFYw7vqhmWeYivHWtHER62pFMf1t4Hg+ZywXCi65n+wxQ6mGYMbuYWTV5EqFdNgJriZdH7Qev1G",
-	"pJuQXMB6sZBc0BW74Jr97iW9C6fiLdXL3+10++SNIJQgflJvqfWaJOyGpXK9Ap3c1vR3otM3b/5w9vzq",
-	"4vnpu/Pnv0PmFHWnwkSEYVIJWEjKJElyoTSjSZ98l8lbRBAoEiMwjWylWHrDlAtPeUbphEwDLuI0T9g0",
-	"sHYOLqCZZbmAV1c/SKV7tsvmEhpImbl0VX80Rl5bw7aka040o6ugAXpfPtC3pseONTeDRgUcqvYY1Dl5",
-	"e1a44IvkUSO+sUh+nspbC9TqqxpT4QP4gfx1jVTFNdbrYmjThfv6UzEV//RP5FSKG1hCKdRU9Gzaph+W",
-	"QNAsTTNtq3AjS+JRn5zh4s857JPdSZ5EhGZsKggCWapjrPhVmq7WJsXz/MUp2d3dPSojUgpUqHeXp33o",
-	"/5XxCCsi4LwQSuappHpSdWlaHBPr9ywdtr4zF0YQodMyIpqlaWnBOfgLW4MDg7JNKdLxfM/O9QwtVbzP",
-	"vvO52y9XLeVK28iAItEHIEhQMKbBhPzU7/ffh2Tq5W/A12bov6C37D7qk7dUKRy4D25apAS5LBOE2LR4",
-	"e16mCTrzIrJiVNgwMvEyTohpzsxXrunPOZuQRGL4bJbzNLFhI4Xphyuc1mvpFndFN1itTGGr/sXggb9+",
-	"97JrdD7FxSJlvZQLhkBqpAPUYPYADRkVGgVAdYkwZc+ZTD2dgWoCDLFjm9YSOxm+CPH/gxfYkPny6EV3",
-	"YlFriqJyrgiY+gUrNZE0pEicx4kg1iR2ThPQsDUTsKx4/C4q3stONAKNY9QfwH9DNoq6xzAEw8JdU2j9",
-	"FvCC1EDrxDlwP5YQDB6a5cHIahEohYbsgKthVRwqKr2Io4MooV4gD1pyAT4Rswl2vsa8DeyhE/0rhvV+",
-	"NwT1ZbRvPowiswu3sgUKylZCd914rBmLoXFkDtYgUBa6sXIbwlS4SnbDFt6+uSjFH1gbO1aiRAaV1qJw",
-	"KAZnThAnZaaiJo4sSmSeQbe+ALaF4NuZ/lQUYhbkq1v8FsnbgcGG5O07+Ofk8vSHkDx7/vL55fMuyhsD",
-	"QmIXu2Z7WCKj2hg4ffKubFc5BE7UiafCom9SRK42Gf6d8WC36j3tklykTBlt2b7BFcHcg0WOMN1q6gA9",
-	"3caUwFgOOlhNxXdSL4uPpBOxOxbnmlXzqdF521LtEnVtFB19iNtoxYP+Apq7ZhuEL8a6BgP75UEYTwVi",
-	"GNsdLSqpv/1W0RX79ltSQRAuvsUAtMk4xUWdCptcIyzDw2JBBAkw5d57d3cW99ioHFnuUtgtqLJ19wF5",
-	"xAZuGaGNkXH5QnICB9CdKnO859wUTxbEv2C6AqFu/DOhDZsD6RASvZTGb29592xjK1ngD+sHjVrQ0CYE",
-	"UduPK8O4XfLUzwiv37OBeVUKmwdbGZcamlME3QbEnjtEPyxb0fSaKZJKUeCuGBwV5XDX0UWHA4AZQztY",
-	"lrLF027n5KN44CwqWNJ2ux7FmTOfCrQ5yy+rJTLo2G13zOMR+REOKC4V7lKOsS8Kwwi9NWLJxI3S0so3",
-	"iozu7tyawY8GvkzQ1IyApiq0SFbF5ArEfJmniat0WTA9Mcu2S5rRERzEk2eBEAg4E4ynUYuw3bxahSvy",
-	"lzxZAM+YZ0wtcXp7xYTUpHjX4K7g4Wk5MAvKBc7ezdlwvIStmWGppv4Dv7QetsmWuiWjiLWEdHAJtkV1",
-	"DN5ToQiv5A1DIpRY6kzg4SLXy+aWWV3kITK1U7JIQo6ivKILtwC4Ip3xYBiSBr8Oza4OQjIe7sI/eyFp",
-	"DzRMTMKZz/6L3bqlGzycsNK41ye1SxliCZox8g92w4Q7vgX8jpMPJuZhy8KmAuvCSMehidaRHUJ7uooE",
-	"Q8zZ6vbJH9jGqIbXbK2nYjQmS5lninQsU1VMY/ZmdPbs+au3by6fvz7909Xl5Uuwcg0t1Q7FNQPRbuwG",
-	"AwtpF9eJMBPpmQqjO5vIKOr1LijaaQmBOiaiNEUs/EaYM4plwqIQNAcH6Qqao40VVAIFSC+hAa5sCR+F",
-	"D0IqclHD6uxQPRUuqnTcEkCqx5i6fXJSvR0CCK5rhIiloV7l5ikkyd2ugb1CKqlSb6kOFxNiSZ+ckPFg",
-	"SGKaZZwpEtVhcibk4bsujDKEcFveW2qb4yJEboU/GoTm6hUYbvdfYThYTUX0w/OTZ8aic1PC6k0guuj7",
-	"55fwk3dRgYPxlnP7KxxXIacCpEefRG/eXp69eX1hU7XQjnUW2WgwtnLqBNR8A5zpLkteufF0KDl9c35B",
-	"1hmbp3yx1FanIzVI9UIRwKfd9SrGfQFG4QkYmnjWTNMWvkQvy6xFPFqoew/2tgXI/QH3yXkJI8dtyaSB",
-	"rwYjZtIOfWN1UZMRzVFz1htc8PFwz23HiwxVfxi2WSywk9A0ZJiZh3r+HEwRNfGgtFHtjP7Yg9dZ7w26",
-	"NdSEPHv++k+RYcfRTiJjFRGaKjkVxfAurCeu91amPN5MTNs9KmKmMNf3GyEF+yZy48PrFhRwyQqSnguB",
-	"23iuw44bD3fbQv8mY3IqakDnBf47vqzlguG2IUB4WyuobBbI4wtMXaYWao7slSqULMGDCvB5kZBh+Qiy",
-	"Hkx/Xcq0OL9m4RB/XJFrxtY9moIQLEHZFOFJalTK/QGMBJuDk17ArKFkNvCJC6ZB7XLobx62GxfonQlN",
-	"HjXIPEwjr4FpVoDbSGd3UIx/tiH2qgoUvkg5U7EHErMt56FFSyy8UJlUqmePljGlOnCwurDlt2xG6Hrt",
-	"kmNcmNg+7QGI4hFtyKy2OwuMQ4NikpMh5iJdf2Y8j4+6GCcFYwHWuoFe4pgp1Ts17o0eHtqeu3Ohg1ti",
-	"xmyZfPsLp36HaBCEoOJIxTzDIvRNtNKCAOPOX96QRJcgBXtn+NMzts6YM03MEC6w0Noe1oLnqalAHuTx",
-	"WLTvoyYjrqBoQScVczlsMyWN4ueF9fvkDR45szqoOxMhDWe1/YRTYaOLPPNNefWYdW1x44sXkBPqUhy6",
-	"/cGwFShdJSX492IUN2mYL+HQWYWofl0GBsU9cSHA5FtSzew9BST6QSptlAJH/raqSYVOm8Y1SsrtmgrE",
-	"di8S6IjxI8/sXQeuDMuwah95Gd1vU9GJuJjL/k1RUKXYioJQdq9ysTAlFFPxExwHM45ULt53kIPvFF90",
-	"LeD0ban8J8BJ0GllWzPWiwGNLPzFxVHDHMIFHDPDslIGfAlOJE2SMr0f9lyuTXyzdD5Zpg3UWtxz5ZiP",
-	"/TW02iSmSRm6MWY6szFqU9fgHNxM5CuFsLS3fXIGZimaG7CNGUNH5hT46JKLRUhWaDgLWR1QNeXeRX28",
-	"p834psI+7WYls2LDcbM2a+bsU3ORhe3XczTGYGQC+Qmn+/XJhSwFENAxmn0Y0mXVlakgslwLeWusdJs6",
-	"hithFqfxIKGKTANVXFXBUsWmAelg2j4G6dFO16itSaz+h2lbDFF0ThjBqdyCw34DEUyAZZX5KtZgrDmt",
-	"SAcUCNS666WmINYjv+7RtnAuTZpdpVYNvsAQQ3EfZfmNCRaYl6u+sb51OsGzZVpXH02NwunjVxf0bbrd",
-	"MZjrMFGgM2fXGBNFkU6x7jZjD5ppS9rrWgMxlpktzC2THdYsLtFO1plccXSSoH+yFIwmmJLwBPVbNPr8",
-	"n911AEzMZRajl4Fuus7zsASSBUN0YvhDwQnIimbXyqZozDJGr/GIGI0co1ZAKZYuje8A3XjWv3zicn4w",
-	"p8twZfSgYFMlRZcOLmNHruhfZOY4TWgVsdLHA4+AION3pGN5zyjqeqUlWIjK+uQ7ZzlRDYo2Qn7wNCUL",
-	"SQxkGzJflkxwnizBjM3iO3PBoklgRqFo1lxOBda7WkPAArN5rXnlS8hbTCiq5PQYFwOGfdcrX+pR9M9i",
-	"JFQRhTKbwCPmz8igGwIf1WR4OCAJ3ShbCumQWLy7HttHYyXiVPhqwoT83iS9OZXP+BeGRwcDmwJns5kP",
-	"xnvdikoxIeZFDHHinPznD/eOxl3ktqDgqoJYcuEkipvPVJjavXLiZk0XwJ3KbPQW0iAZ0zzDGTkRNLEn",
-	"4bYmmizR4m8+orxBocFYcspjJsztyzYU/DaT64wzTfEyt8ejwK6FMiuzqLV2kV4kFhundS6ak7dn/o3b",
-	"wbA/6A+gEblmgq55MAl2+4O+xZ9YYlZDWxgGUy+kasFauvC9NNaan5hATevFlmV+QGteQCWC41KAWvLF",
-	"inQxP8kCDhDKttasL1/xA93BGzDGTEwZM6F6Kozzxs69XzUwXKqDy9tu6JA2lag4HAipa9KvSqCt72Sy",
-	"+Tho4AcuiS2zioKErWTPfe4Nnw61W80Pu68mxwC/qt+lNxoMPhrpvMgQfATe3Dz3dEzz8o1GlsSFASWB",
-	"bcScnAume8ZnVVyc59T59kQaDyS6fPdJuTGdqJouYvCGy3yVohLGjz0ZM7c176VaTFZt+3c/794M+/3+",
-	"MTEH6biIkR7bTJzjyomrXBnZuDbxPgzGZnvbVr0gg53qdSz41vATLzhrFIrUb0EwSYA2QcVROBxcLP/d",
-	"ioLu7v2utvwV7/72O/qi1/34RTTGj/bwkmAYBCwYlN2l45BujLu92ycn6rqCjY6eYjKTWEf9FQDSx4Pd",
-	"x4nKv0AzDMbDJ7xSv4YD39t7/L1WwHZ4eTR6/OX63U7w2tEnUX+jFqhC+1KazCNbXVKXP31yCRqage8V",
-	"5GhQuNiqd68dlWeiaNLr7yuciOa0vsh5aFZOTfBqk5ZFUjajjavirEyFddGAyDc2gg1v9cmPlGsLLujq",
-	"Y53qysVUVC+acKqeuRrExOKI80g7v/BecVFbMaI1y+xgOlQVu4m3tKJCb1Sg0cBc7YwjnAqHrY54JXN+",
-	"xxIy3OutuMg1I7dcJPLW3XFk1DFdxutNDgRKAIw+UYLZPSYuTjGD28JJmfW0a0Z1c82oLmOBGFgsPHoI",
-	"3lfwoMKhS8ajI6eEo6/aDJWhx/k5jZdFp5i1kmP2UwlyMhU+V0PuZMPYa5rRNGVpqYZZhzW7ixlocWaS",
-	"fYyN5ugqnedpsdwZKzRUnOQ3tncw7JYcra5U0mQqbMJj5t0IUwDdc4WpEMI4/aI/9l7I7JZmCUvgrwjd",
-	"GnOauWT2qp/ZXDku74ziQfHqTlOR1PQSXp6/u7h8/uzq7fmbP549v/iyN5aMd4eP87r6bbv3YbD3FAWh",
-	"evUpvvUEdr7tfhsb9wkmP70PvSsxK6lkhmaNi69Iq9d0obC0JdfL4D201TRyZK63WznneJ2ITXQw+FKF",
-	"tmcCLoxmLg8CNUcCo8LU0lwTfctjVp6JwdASBPAWDI70Ww2GN7mB5q1o3eMWG8zouDK32KhW/0QOx2hm",
-	"LiN+oh57Ws6krs7COdsYF19Iolf0rneyYL8bPKKYlhpp8cYXUE6HTxHujatpPkX/+DUej0ppAh6WamL/",
-	"T+/vmydI5vrBo2JqKBas9XiUBnt5m38p3kJiQl/GG+2b7EXaevVQFalKFioOr8WPKTDuWJpYSPPIfM/0",
-	"Kxb8Os3UJxXJFU4PO8RvlFct1w8+52D8eqi8INrvmW4pVniEhHdm5Q07raSMG5GvEDfOZAMbyC8LLFSg",
-	"FVtPW5+8ZQLp2qWfGSxqqS3Jo3MZ1B8HAdZKt7Xrfz6Hhhu3BVUAbYLhaK/AoCnhZAyKTIEZs/90mq6N",
-	"fAtpu7qR32jUFtTMip121Oq+2UKwO46+tlLua3ZrYoqZ0n1yUviA6+h+1lCgtxXQPVMNTD3cuyahvuRK",
-	"V4NbCr2PLpS6FZy3fGQHk3GC+/DRBy1QKQiqz2TotPUWlgd5e8vFLR99JKovN47FG8GMWEMUJrNVLr30",
-	"887JJzovfoXHC9a2/XzVV7T1oIVbtH1zoYcilEhhyszq7cGmAct0lzC5m6esmJiKeu5spciAJgnelww2",
-	"P4gOlc/n/A7atOVhQwxlwIejo6Mj05MVQOVtwIavTwz4nfPitcBuGq2BmXSlVeUutm+/tYic335rrXt8",
-	"ZSoQNtSMPGrF4bz08DJNxoOHeMrFIpqKwr1dv3DKDEiSEmIUHRMliGsNMZVUvrbxFnRcYCi4ekeyrfWL",
-	"ilJyXDwfBS508ISlm2cqYiC9Aj/RVgom/IYrjlDEG4KVfd2QzJi+ZXZmZZ3NVFgwFZychVkhnTLJjQwH",
-	"JoOvWv7X4LFtl8l8NJP1sqawLPX9Z8SdyjtpaoqEB2b3JRSJh27ReVI4avhZYuEjRcIni4NtGlKdwVhA",
-	"Xaob1ntL6t5jPp/yleKN+zBwCYHtSvC785cuyUmw2/r4qib/A+rKzmB+OKfJ3qyXHMWz3nj/aN6jw/29",
-	"3sHgcP/gYHR4tDdgXzca9TdxEwyOPpL8eOWMnol36vGLn89a3rlHXNlXVGzerJl45mmJpZy8NMi3oud2",
-	"se4BDsLA4Ne2BCUqxTV+ZOJPMi+yf5b0hpG9am1Noc2QtxSLs1JmkIKNILGaaiVw1xak8Nv82pGK6lzv",
-	"779swKJapjQpQ2/lKhofipMfRkBNhZy3r2xFwOx1+4jQaIq4p6IN97spyk1M2hPcx+4qZZP8WIB64z1L",
-	"tubbmr4v7X7OQJPlmMhY2drt6HoTLynRxhC4ahYZT0W9YtFd/d0sX2u5DLzMbp+K14xjmnC9rg9zSOr9",
-	"ThplclNRdGSDKG4vgFFXZ59Yxq18VPGGy/6LsfHP8f3/owdXT03Z19/NPvkIfu4AF587vMUqCzaJdC0q",
-	"P1K+wxS2EaUWdrwd19Fnye29zGVmcY+NNuy68UPHBj8fc4qlVMzVoduR+Vx6b7Bbcmkrb4gbFvGH9RU4",
-	"9QPLYDivYa6+yVjZhteyeWF1pWB++9JXsDb9RX9W9/wVT5m6czR7wPB7bBUVqfbw9davOhcTPWjY2o87",
-	"wNvN888VmM5S5jFzUV3DUCu3NAh52y/xTqtAqJOmN9aDRLCbUlRhdUSTKLrHZMmTao9zRnWesf7DKKsW",
-	"26z1EJpua4f9uFJVXU0ycOkHMiNrHl+DSK4cy6loLZYyqkVRtcWBsFDTg19df3jibZFgIUkbovDLhZo/",
-	"L0RlzENP7nqosx/pQd35YP86S+63elPfCHP3oFHQbpeyTBBt2GomMEUTwvWxyTUXG9RzU1UthmB3XGnS",
-	"GQ/G3YfCAFvN/kfNxm8U4UnVNnui/YVwV2uKN+DaHOVilYK68e0f8kfQ1764//YfzFD/PFetieY//N5r",
-	"qV/IXPxP8+1+b42LjzzvPsCZ2vngfzxL7ovc+qeFUdC+iowVFnVtxhLXbGXABuZ5mpLqLXCewdAsNiru",
-	"+8cgYp+84Cmw/BleTeVVMR2bwIAtIjX3rZjCR4vi1eY4fMmVPi1m97EewzeVdcL4TAs/LFYPq39NUSHW",
-	"HiCkRwE7iOhTJR+pXQL4tMNYvbbyCfGiv0NgKa5dJvggW6rcPPiRbtHytQfDSCXM729M6SsHnMqT0MRV",
-	"9FhUyW4+iUntfHB/VlWVhuLgqORLnPvHjk8xoi95hMpbwZ90iNyVmx99jIoXW2W7G42HGfIoF//tqH1d",
-	"+R+XpP01TtUOLS8135L7mQss+izq7GwVrajirTYK18wNtyX4urvYvDAqpDMx3NXpKccQJq+2/I1q0yUw",
-	"9PmLG8wvJgf5F6Il+QWtlV/g116vR1r+hZ8iAw4fkV8IQt8X6AEl2j35hRRo+NA0jBSLz9BnTAVBpPhj",
-	"IhjDeLbL4XMllKYfB4Jim49qrbb1Ssu7oqEj6AXnZGuKy4Ece2tYv36a8DnuGnpfNOlgM8oirHXdqKNY",
-	"rlZMwDrgaC28f32UDvUf/lTNOR2bgsfGRbMmyl29j9Z1ZC4PgI6o2ODVBe4+AfjK+7NY53LeHrBfQX8G",
-	"1ha2EnqYCoN3Wb8J2mCjOaS1iGxkThKujDcZ0xdmjGiZuks823HZTOmakitWmLmu9LYyJhcGMDhXVewp",
-	"p0HKLGHZhGzBSyPj0Qi+H4cwljY0vHAbdpxFc2uCx7Vpz8/b4C7/xtI0/NvG9WPL32rEjNeF4JmwQjGV",
-	"pqg9zjWR87ljT0eT4b5BXjL+hgqdBZPdjxbNZs2/agXqP5a2YXl3Ru3ZthKjvAr7qwSM/m7h9I/y+MBP",
-	"L9wZbwazje5VAI1luWUm1J3bug+/zjZ8/z2atjWZIx4SOwZuxvB6W0nmbVkZzfY8/CcFmEnR/1fw7jdm",
-	"CZsdl4kKjxK8l9PwRULfPi83TulaXb4twebK3V6M2LyZFAsDLOYUbRJTh66EmCdVQL1jWylQKVux7pPa",
-	"xQr9tvvmJtXcbryaJ6bCgjrUqAuRoiu7Tjp4w5VZRZ9ODI3Yq1F4RhCnxb3VPXbhdFnohaaHrxUrvv8k",
-	"k+PvmdlipfdlIbzr0Txd3DddXpnuSkk01ayFFTQ1Ap8ZuGNtD71rvV3hQnVrawaLKz2vdPQVK8+9fmCn",
-	"rUZ0ahWi6spdWN1tu9rWsnJ1Hateol/RRUs7YGxgPXf75NycUos1rV3weesKWm2CeB1+hfVrTOsL5f00",
-	"VNJJiz7uCRff4HNEXGjqk0LdLmDTilz/85L5uTZM8k5qyw/Q3ExYzBNWoAa3acYTjwnVT0D9fBVXklmn",
-	"NekguIW1KoH5SrBp6lZh1w3X8nbffDZ80NwY22Lv/gMlE5X33Zvw6lNSihDP2SBZoQhpwmA/FaDbSiB/",
-	"9ZSBT4NvxW+pRr/GVKO/dc2ntXjhhBZUZA6+vVkxLOPbjjytcAydf6L7gFNuiZB2f90aZzspkJUHQL6p",
-	"FAtXKb/OZMyUzZpRCAWNcF9FHF3L3MKFuxyH1nC6QdX77Go6J5oCef10BAsf0W+bAejmyRXJ1/1Pp7wH",
-	"auNPEdFFO0i/So/e5qmN0mxldw5zUZ+2cUWNR5FrYovc7WWre4PdPrmk10Z14kJpine/oiuBZFJT50uF",
-	"J9v28JzRhAum1D/uNvp5NkWWTf/zGMmXR0moUYKXYGWxxFtKpUqyqPOaduaC+VRtqSovZUzT9iveVkAd",
-	"WW6vKC+R8BoKG7q77Mga7fMbBkRivfCWZPAeXWZAYGQWL5nSGdUyQ2QcG5y2U2wGvB1+Azf1SjLX7rpn",
-	"vxKYcL8xrDhuNnX6QLCQlMjEtRvbvHZL3tps/PIJ97U5ROBakWHRvsukuH9//38CAAD//w==",
+	"7L3bcuNGlij6KxmYjjDpASledaHC0S3LVbam67YlVXumjdpCEkiKaIGZNBIURZcrYj+dOM/7I/bz+Yjz",
+	"JfMlO3KtzETiQomqKrnLM36pEkkgLytXrvvlvReJxVJwxnPpTd577I4ulimDv0+iSKx4/h1bCpnk6hu5",
+	"WixotvEm3gmJ8WtC1zTJE35NklySPKNczljm+d4tTVdMvUTjOGNSehPv8gUdzPb/9ubn767Pn+0f3PYP",
+	"hvvyYPpvh+d0M17/xz/eHni+Fwk+S7IFzRPBpTfpVb45Zz+vkozF3qR/5HtRxmjO4pPcm3iD3mC/0+93",
+	"Br3Lfm/SH096vb978EicqGcWajOwIPjrZcJF5k28nnpmlWWMR2pjby++u/R8T0Y0Zd5k/4PvsbtlkjHZ",
+	"MMfIzJHEaqDZ4YzG42knPoqmndH+0axD+/vjzkHvcP/gYHB4NO4xz/c4y9ciu1HgOD8d9IpvXtApS+Hr",
+	"169IC35se76XsZ9XTN6zgX6v1+uNBv2DhzYic5qv1DmYI7tyjgv+pJGC8VnsTfgqTT988Cs48CKRFTy4",
+	"nDOSUpmTJb1mRMwsWuhlSxcTkpwtpDf56Q+c+P3ixDu1trv8dJVJNZPBk1MF9OSWfcdymqRVWhHpX0nC",
+	"ScZuE7YuEYjlMhO3LP4by2QiOA7qe1QuWZSfqyP2Jt7RpL/v+R5d5XM173uE7z7tzw7YKOr06HDaGc0G",
+	"rHMYH0Wd8fSADlh/1ouGsYImXTC1kJTdkRMc4YPv0VuapHSaspNII9ZPBrJX0Zzya6awV69O/ZVF8+SW",
+	"ee98L0oThnCHZfSjIzaYDWlnNB3HnRHbn3UO6cG0cxT14j78Mpo6y4gWjFzMBZNqFXg8ud38e49KyXK8",
+	"J/EqAxR/KQ1UZknKXuE4CsIs60iass7RXX+/u+TXnu/NWXI9z9VdGPQ0Gg7iIRvNxrSzPz2IOqP4kHWO",
+	"Zj3a6U8H0TAesfFsn3q+t0gW7HKzVGMnC3rN9nBAOaeD8b46g9nhftw77B8ejqKDeH98RAczRmkvGo9p",
+	"3OuP6XA6G83608G0Nz0cDKK4P473o/542pv1erR3qMZKfmHfbnLFYEaHg/5w6HurTGH4PM+XcrK3F8W8",
+	"S6MF6+ZM5nsIir0tO10ncT73Jv3eYU/h5efEjSYi0j+67B1Nej33gh9MD6OjuMc6/dlAHf8w6hzGI9ZR",
+	"EDW/qUlWiynLvEn/g+/FScZKd8r3rplC8e+emVGHs8H0MOrTzr4aazQ7pJ0jdXJ9NoiH0Wg6pvtHnu+l",
+	"lF+v6LVafsw68LqZyDs97/R6vf5g6PnekmWLRErEcSC+FttmNJVM3TWZXPNzuJrq9TxbMd9TRBL//qBo",
+	"jvrxwtCLhF/Zm5zZ93A7OZU39u8kV7TGu4AjJOoIicxFtlH0BXFN0aAk8nxvtYwfoty3ZuFDl+o8u2W8",
+	"gTmdkHkCc/mEszWTOZklmcy3sKQod5DniB3GB9H+tDOmo1lnxIZx5zAaTDt92puZ3wrkOU9ySiz0FPpo",
+	"8qGBEInFAugF8ktxLUgiSbTKiZjNFFHM54woCkdmGV2wrredi/UnvYGGxSwTi8bzQNYz3Z8NowHrHMV9",
+	"2hmx8bRzGB3EnX02no3ocDqI+gr9c2GH0Iu+stylOKI6WbQHMf7gV4H3aTdvC+j0x63MfdRrAkuc0Vlu",
+	"QDKORvGQDWbqFKedUXQUdw7ZwayzT8fTUTSM1drKIHGharB1NV0kuQuBUR0Cg+kwGsVj1tmfHSiycBh1",
+	"LJUYTkfRON5nDgRiSk7iRcJL+//pvTdLWBoD+BG1zmK9P3u7xK64qgjkzrAc9h+E5QHbj8fRaNoZ0oGa",
+	"tB8rbjdVfG+2z8bxKBpOy7A0r2s46stevtNfBioNHkalPsUj7owVsx8pZq+IfafHiiO+d/t601c0jstA",
+	"GHwhQLAk1wUCvgSLGs2GbBD3o05vekQVj1KU5iDq7E8VGuJv90JAT+3uvf+QeLmDAmJkzW2axx/C5h/C",
+	"5h/C5h/C5uOEzW10SWaz5zRJWVymSi8VBPg1ERlZZ4Jfk9OL8+ckFzeM++pLysmK59lKSVlEZMl1wl1y",
+	"FYkYKKTMZlczHN73Yq1aexeMxyAxSgZw/koS9eSlGt0Ik//eUTN28Ls5ozHLlFRp1P1Rb1hA6xzJEJmJ",
+	"7JplGxLNWXRD7Lx5RiN2BiR/OjsazIbjg4PpcBTTfTqM2NFAYV2PjQ6G+wWU1QWb7O31BwfdXrfX7U8O",
+	"e4e9vWUmpilbyD13YwqMZzFbLEXOeLT5K9uc8beS1ak8yO7GrkTWST4n+TyR5IZtlDQt8yRNSbbiPIH7",
+	"WgVmUsxxdcM2Vwm/WknmwvWkYXBnZZ2/NkzUJecszzbmDUYkXTBYkpyLLE83ZagfFVB3RsYtcILreQJ4",
+	"b9k7gJ7f0jSJNQ6UoX7BbllGUwJiqNQYQeB5YBRNUMbhjA7hgnewdZwuuWAMf32WZSKTCmjOR+BOegKx",
+	"yq/E7CpTHNM85U20+avrWsF8b8GkRIr1ciVzMmVkyvI1Y5yAfazX6xHKY/sBvmj1eyQX+jvy9uK7y3bX",
+	"UyJZZYO48doCrLGtaXbBQUJRg3ZBILeIMRg4iIEzkAKET4ERlXNSqPCKrY2ctdWA9w+1FUdy+xJteL+N",
+	"6IQb/G356+h+/oqMtMpeNde9j78ayfyfwVv7CvUuWHabROwtt+dZp/8xzemUSqZo8IpnjEZzeLBOhCSO",
+	"drVyhnMI0SWwTnhEjZUr2pjRLEk3xHnDUPaU5mXeOXZ5p144KU/1BBe2aU8IOWlEeffCKhRgcSfhRN82",
+	"F0pGWPAm3t9vjjZ/H/xtwy7662hxdPv3pN+bDvJ0mvRT9v3zPPr+Ln1x+Wzz8pf/0X91DVRN4aScJ0sk",
+	"yyK7pjz5BfmBuWeH8TDan/VYZzA7mHZG0fioc0RHB53BbBz3Z8PpPu33KvfsJIZblgkAq160opEryYBW",
+	"sAWeHv70Fyu2m2v2CWREwVFfolPBZ2kSVRmhWDBFvFFRQ+HLksSaTVFjodHwIzNkBQULp4gkNCf6cTLy",
+	"CRc5GSr8SwWNSZIDl1K4SK9pwrdKFHoLxJnwCRCxti0AH4qYQJGsYJOfs2VKNygbx0xGWbJENPFCRYdC",
+	"sp4zjnIW5XLNMriOc6QrLDZfipmSlxnN0oRlVRlNS1xhRVALjwmdSsZzIvI5y9aJBKuqjOZsQQGd+Gqh",
+	"mIVaiOIUloRlSnxUW4LrfzLLEf3K679gkeCxVJLCmiaKuc9ExkimXlFSoecbT7o3GbjTLhKeLNTMfTtl",
+	"wnN2zTKY88cff1RIyXieRDRn9YlP0jXdSBKeCnGTqAlpuvgm8Awu0WUSeOEErj+oAoJcs9xVFkiEb7Z+",
+	"uLx8A8RBT6Z+SyTg3kqyuN3VfkZ0rCJrqYPvvnU0gfWD7y1pRhcs19hiJI6zBiwp35K4BNVd2WqiBlrS",
+	"fF7c/aiY8r4tzkS2oIqDrVZJ7DVhiNEGm9YdFupiqDBYHcFS8VexkmCr8gmV6m5HCn1bUul0SU4EjxiA",
+	"Htb984oBfzULx/lK+ETvXjB+nc+9yaDX8xV+mc/9piWXNa0G/AJdZCNW5JpxltGckSXLSCQWC0WEWpS8",
+	"fXv2nUKUWcJZ2yd9hWOD8ZjcJjKZpizgJxenZ2eKVGY0UqfsE7yHPGJdArw3z1ZRvspY3AHpmeD6lP65",
+	"CHgrDDw6jQIv9Is7/vNK5Ey2LX0wShaVJKTTKFTEUlq1mC5YwNXPZRoxFfFGrRZuKZF0xtJNN+AlrBpP",
+	"h/EhVbxj1o86o/iAdY7o/rQziJS0eEh7U/CawOkgzSuOp0KCtp7T+KB6Tkua5yxTY/7P1p8nPwXB3aDf",
+	"CYK7g2fv3vf9wXj84dfAa/o68Np/akTNF8kCQ3bqmAmGUpn8sivWpQn6O4rNxGxGV2muUM5XO9MUTePf",
+	"ffTttSMtbLvxrkRBWmuR3cgljVi7RgF2lDIaKIAoL+NTqAAI03IpuMSgqVO8Kc9FNk3imHEUCHiu1RC6",
+	"XKaa2u79Q6LI5MZcYbRF6e2yFBzRNGUZWdANkOoFvWHIQVE2aZBDcMirmR3TkUNe83RTkma+klpg1FYq",
+	"Gi8SDrPROCbUSim50LPq97Yal1AvI+7sTyCU1PaoziUqGef+lLGZN/H+Za8IeNszkN9z7HjqzeL4m97C",
+	"X+XeG5wdkaAi3zgWrnACEA5dk1yobXKKoC0qtkKfiCzguT5r5A+zTCyajIbHJEMh0eXwiuoFPPz+2SXZ",
+	"o8tk77a/t2BhN+BhFUx6aYhTX0mipG8SUU44uwUkKyNXwKvHrkgIgzHEkqH3oH1MYgG4KWYztcMcqH7A",
+	"HRQLHSU2JJJuyHpOc2ctgHGxQOrcKFt2XOGy6ZT0W3sN4ugH16XkSvyPuKjagHKZUS6TvKaB1QR8tEnE",
+	"95jM8mIo1yjJ7bvFgBHlCsBTRjCO7Vg/A2GYwJpput3wqO1Lpfme0MTkzKPgfltXtO69mlXF7PPcz6oW",
+	"E05IyO6WLMqtDSs04nCFPmpDUMDNIEreriiIiQ41sUpcSWNUklSKYnnAlX5LYhYlMdP6XcDDOuzMVa2j",
+	"gJ2TQwhusTzXyBOSlkGjdlWzNPe0ci/V5au5OB5xQ35/5DcWTGqumkdzpMGaqILXRn026ue9ZJm0klwG",
+	"PHwNnxCRWKIUUU2os1ugt2LNfRK+efvti7PTq29PLp5dvT1/EfqEK/4LxuKAhycvXrz+8dl3V6/Pz74/",
+	"e3URtktIBT4lFHSrFB8OF4RdfZQ/IEm8FOIFza7Z7ufpUCvjs86FuEphlIpZwwBI019CM0ZGvf5gSKab",
+	"nMljQnOyEDInw8HB/iH8TKOILXMWl0jWsF/3UOVCEDPpE1Cs+t4+CzLWhtUoqXFQe0WUfLVaKsFqITLF",
+	"UyknwwH5a/JtwFsIKwBg21fCFNEno7BPAB36RTEI1MZFVreHdAMOfkO5QAarj+fY2izIOklTwP45S5dd",
+	"8i3bCB6TPnmZfAvL/eHy8k3AEXcVtWDpjGRstpJMlm6GtoWor07enBHJGOi5rdGwTxIe8GVKE05ydpf7",
+	"JBKco/2cRKkAswOi6hlXChFNwQH0UYia6BGuGAzh+k/FguVz2LJSTNFBKzgRq4zIJGZd8j+UuonXC7EM",
+	"LVVKLc7YUmS5kmpKJuGey19xYmImfhLeWtrcZ0HT8pjhBAmbYYq4G2MUVwrjwxa4ZKYOfqmwU+bSN7AD",
+	"cqyBEna9wgmpdafHSmIlk8Y5W8mqN16RJTAHUAm2LbhAlINl0HGzPeQxznDoEr1rcBGXZyFxotirQjQ9",
+	"U5e8lYxQwtkaVoWPqU/mAW+bZ7DiMrYL+g1cxnouhTdJzWV8L3OveJg/fCZkLfkvFbZqkuYTSqyJ0XBt",
+	"MP2gPBDwwvF8TELHzRySVOEpUboPPg1WKTBRUW3AUrJZI2SApieyfg0AH2iaMRpvLF4EvAExSAsxEhar",
+	"SDyPlyLhebtLvjfGuBLaqFHUxwTuylMqS/UogcerSl8cvtyHJW50QsAfiSWkhS+A4EdJLPJc4d2S5nMi",
+	"V9EczZa1iIXQCplcEVRtNNZSgjptu+D2MZFzsSaMRnOi4wwIZ3dKQgJBHqbXrPQlTWciW7D43y5ev/oo",
+	"VrowI1zBM1sEPoCeVplQw1QTltVQh03aZcFjT0PEKgv/LJhUHlOLcs17h/PUQR/qVMT0HyxSikHGlozm",
+	"CjfQnYoH3grfB9paF3gTEuhQ88DzSfl7rckF3odwEnA1k8JlqaTtOJH0OmNMyTPreRLNSSSWGwJJfNIn",
+	"UjgKiNV3An69YlK2u+QklYJQbSmf05zIXCyXLCY0y9C84Eh3Vo1RtC3gebJgYpV3yfPkDnVVCL7YKmEi",
+	"dr4S+XOxegzTdxCTi/xqBm834yRT+o8UqyxihXLH7pIKj+2NCrR8JXJihnwCjCxW/FmQ0Q4XTggXSFzM",
+	"jgH7wDeZCn4NvkpKrDld/biSzLE0sswYFSRjpAXS71qQiCoBX6lpCY8TmSf8epVICL0gQonzq2wpJDPI",
+	"o17TfttckBW/4WLNiSJ9Up+4Juy/jRZqLiY8lKFWtT8eD/dRmSqhQX/4X13jbITGSOmYpOVApX2sSBTm",
+	"7yIbSiTocqCskxlbk/mKxxmLNRSrV169fs+db472eYREIRsHuFeqaJjz80gWDYE5GtpbApaAKdyyLBU0",
+	"ZjFpcRFwRw+eKeqtVCsdyWupLI3AR0U0na1apAKeUXXRZA68xlwA/XTbaG50pgSeED50ILohJBKjGQLe",
+	"0n5e+ZBu164Jm86ADwmZTmAFAPQtd8IQ2MdxglVlDFfdL2Ih1LAJX1W8VY6h6W1tmCe49NW1fhY0rAyq",
+	"+UEp5sNijPkas9hj8DxRhTK34obFXWIDzME2nQsTTtItH/mPP/7YqUar3Hfu1eAWffhytVyKLGfxSxYn",
+	"FFNCPgoD7EBXCzXSFZxGU9w8kEGllVUGLnODsYsWdmwCYxM99pNgR+M+PhOSNI3dIMNCxAZoKRUQoY6S",
+	"SHwCqAQl4SkeVucZj0Sc8OuQtIyec/1LsmwrlMqLx9QZT2rQR3u1LB3SiqsdZkxKFncdgu3WJ/mWppRH",
+	"gArLTCxZlifal/4QczAgeyk423joyjdxAD85rxdxTCjBe7XCGA2TmwoXTSEOecaoXGXgVFdPkRYUeFDM",
+	"YnwI6Rdt8LDrUgwkF+XIh52KZlQiFWpVNKoL+zYV0Y0k4Nxf2pAlClzcrOQrSabqMR81Ciz7QlrqhpP/",
+	"/H//d8DhV/KvpN/2raE/bCzWER6THlFjpIQWOwXMYhzZiw0m6dWDSbaWALk/xq6UbOVEd8Q0Zx3FKxsB",
+	"VysXsgM2lYqE7DpTEu8Qc+LUCykC8bBwyLvtD+tSIu9dNCpXFam92VBmZKeNGxp6/+P66ugg9A+1ciNN",
+	"FyeJDWJGc/AiFK9YVFXCqqlC09ofkTm7C3icXIMGzonatPahUJIm/AYVI0RcdrdMRcayY8JXaWrQM+BV",
+	"/PSBVoG7Vlu5tdlIZOSW8kTOWVwPLRtEI9qPerN9NoiH9Gh6GB3Ebjp+jx3NDunBdD8axyM2nA1of9qL",
+	"juJDdoA5k2pRSNAwTKke9+USMMAdQ4cKpKlgRP2YawhfJR3b7p49+epZurfOvRcPE1aT8Fsmrjqd1/nj",
+	"PkSrkOoPdlKaZXSDV6RI7aui3RsqJbDCSAdzzoyRjt1h1rFGFoHyuk1G7j7+wGA3peU0QiiOTfCKDlVw",
+	"TKs0jiFegKZvHJDpHJAKi9KpvzuC8RVbn6g31BIW9O4M3xlg0J/+1K/DthJV8dAszyqP17gyLroRLm6y",
+	"UfUYf0xipdEIghnLfmGIPZr098Myf9WJSk5Y5k/9ztG7n3qdo3fve/7gw6Ty+U9N5BOhVUNeN826usqX",
+	"SZomWh1DGnWbxEwYDHND2beglsPpiuzt9/XFmcTtGrondyyVekLweiZ5YTtTMttmt9l3ZGVFGrjLmdyM",
+	"8NorJkX8femAep0j2pm9e78/aj4NJxncWVbC8/3Rg6IGZI27m8mSpil0ivgTgbSJutsjdgDpbhWXblZm",
+	"T913kdACtPlOSZa/dM6ovLUzdU6StEI8sK/Dto8Yq76DP9R3wCx/uHz5YkymKx6nTAa8VVItfkmWYbtL",
+	"XrE1aFYS4v+mjEB1DM1ItaDjogb+/Y8lKz5cJzP795pNl57v4ToWy5H9e82mC/vh51US3WiBrLKmRnnq",
+	"VDGTbHMKamcNIBevybC/v9/pE5ou57QzQEk52xClp5bJDCT5uTh80vn7u/dbqAmQfFbmZR9J9x8jzVXJ",
+	"L77bhCq4QMOZPpYllUj4vVzdefSDyfRskhtPtFXSWjLd6O8iTSjD+6loLhccTqpKvB7g5pVs0No6uBZf",
+	"N2KVEbHmpEWLeD77avsYyAJogRgS9ehlQAbq/dBzkfiDm3x6/2sv9HOXFCbKqbxpBrn65TcAuDbQPLBX",
+	"DeNLeNiKfzu+BMaXyi3AafVA5SxnhL4D0a1XJbnVScuuGmerS+1YG6aZTNihP/IW2mXtAiG9iQ9ObaE6",
+	"PnCRMys5s1uFALo22zExkIXfw8rGQ1+xzIwpnrlYyZzMRRo7IXLreZIzAi4thUHlfKiHEqIapdN7ctBs",
+	"xG9hHZV0fYxOr8ik0GFQXIzWsVHviNSjjbXSaEJ3ZcKj8gVIeD4ceE52zaA/OhgdDvdHBw8m2ZToNR7O",
+	"fUh4iokjtZ2/5syENXAS6pTuUB+eXnmXnMWSyFwxeHO6SG19JAEYgopZ5aQVponM3Rygl5hNHIIDXGpv",
+	"uIRUpDJK6jILTt7mI66gwx0szSoTa98tsdZ0rbDoWhNyQNSYdotXZDyIBOOS5d2daJm4bwLw2zSMH6WM",
+	"ZsgnHqdsIkT1zmD2+5CkqOtaY64mA4g8w4gYQJlEEoqpqsuMSQgDAJ1ZL5EIrp3KxYYspCrEqFpZ4r1H",
+	"0/T1DLLPd6FPVpN85zdB1yQ0zSkC1MxXNgHBl5hUsQXMBcw+XogpKmPc99JbybJzNmsuf9GEQUgEZDW/",
+	"JltxwsWatK6TW6adjTkEmWkTfJEXpLQG2e6S15AqwO5olGPiGOqiO9kP6vyiaiooqnXsdsKv9EkoDSgG",
+	"iLzb4XgaaqB9RnxKac6kzebXSOQEzWAVo9UyFTTeCZsqMuVvIAzuqLl/pMxoipo0pqayrFNK/8SH0RIy",
+	"Xy0ol2UNqlR4rFCkTs87aJvZ95uVqUoRlV2O/Y3zSq2Cyv1DnLvPfnDLrDwW0+3Vb8Q9rPzCCo7r8gvK",
+	"NwUnhusPH3bCQawD87TX8rcS5UvVaXb1y9xuEw/PIK1RMkmmGwj1A6EPY0NRRiItyiFNz9fBu3os9RGP",
+	"QNPn9jEx+dhTGt2AbbKaktb1HiX9aQoBF85/pMjUJB5dGPO+gYcLzAZuVL5olr85N8ASfY1kNfLs1wSA",
+	"+8QUKATdLMrq00g4oW42n9ZCHpBeGsQSU6F1R05ty7BW1/ZcKT1GuvYxpNfoBbCa40JPRrzCKHEFg0fz",
+	"Xi3rf9h6HwtevE2XA4UIf4TKLGUkJq313GC+JGuWObGYbZcccbgsVBIQPnYSkD/Cc+vWrm2s0lHOkXT4",
+	"NG7BL2Af6unDLjmBWG7FbEhGdVYf5VCkhq8WE/J6yfjJmzMy7PZILkRaCssN+HrO4CVaiMPqPci1zyV8",
+	"iSbPKkTcMhFQsutXWxjz11rx7l/NvfnVJn7+6RNczkUd38fxuscQaLi9hkrfPlojt3nqZJmJeBWhVvRY",
+	"cmmoI9zvEgY5QHApoLkpxR13UfVBavU5PJxl8ve7d3DW8aFeQMrcRr+wroCzICStkNYcpGHbL4hswFv6",
+	"b/OU+tlGU7rUDLTCjPKyC6JWudpW8S6Kmn82Q97nxA+txf+XQZA3ZTG+4vFVZ8dSyep1JbB8iUNGHDVY",
+	"kWCrBrvR8YUe7Ot8/VgJfTZINlulTMEp4GFVEAqbNWdAqlrY2FZTZBNeY5x+vWQLOhFsux2sKVdUACgo",
+	"/FSIlFGOdoty4cja/JVLo7POC8tZCLKuM/8DE2JJyp2mEau8MtN9+7533qqFtIC4XlENEveh4KVRW7Yz",
+	"qa8k5vcUSiyucppSfqNOBuKSM5E6RbPKam5Tzc37K3+5XsX/GQR3vV4nCO76z4Pg7uD5u6+d7wY9/K7p",
+	"se2OSKNOua4LU/0T3Kqe783zRTq+l7ZtRfUTrk0kLLYWOhA2C2uj0TLJlEV0JcFBkEgieKpUW8isjPCG",
+	"WimruGqkFZb1DMVHKopGCAoZIxXdu4mofVJcjQ2qqdLkR1sDP0JA3jXg0BptPlr7dCPArB54TzRPOTyw",
+	"gRhWG5aFE2JaEVpHkyK3Nri0G3ATiprwa0gBtXF9YmZpc1iJhwt9VBoxQpCLgENJWJT5QxvMFvqgzkjG",
+	"uGGEEKN4XIl/DQOO2Xi62sOW6NguOXHifxUrm9EklZAHqiMMJdYfKaIhW1Tt/KZt9BjFynDVpigQWa5y",
+	"iXVnTIgk2BrUOuoAJS2l9+gsgRBzS5wNtwGgOlTQBJGXpzOW5CnGaKPHQr9h6lTVwW1OwmRcmxVAToMF",
+	"CqQkqhuOm3UWVoNdwPFhidV8CVSNX+YWT7B4lcggSU6yPE8ZaeE6AeAZm6240l8hrUcDTuZQidOCBz0F",
+	"+Zxt9BZJkpflxqYeewVCOnGXNkiy2Rn17LM5LY1R5JOclpZPDT+HA9P3nttk67rcGzVG3YSG7IQTU8+n",
+	"S4oiSpjjgHU+IFsWbCdOmSVctX1GzumSkZbmoT5RVNEnlo623VfBOweYmZtUX5BM0lSsMY18xaR6wS1c",
+	"D7QHKSMRq1wmsb6sYsVjeDoX4go6CIRkj8CnVGiapatlCrgBdGNmxKWnIAKoEXTq5RVmoqsX0bZVKtbm",
+	"hKFBDZ4yvmZFYK8LS+ejPm6/Vha/Uqbfbkf/rTaj1CV3jc1+V+P3rSM4ptVDaqmBAe6w1ZxbHwI3/qn3",
+	"rourlkrr25pt71QHaNXS33wSQlVMrTeGUxFvCrXIpheR9VyklZivxkYF9ahI0zug7m8FCbKTMRqDTGOy",
+	"/xXhmou1rQJgwdH1dvUEw90q5m5iyj8wmubzgieXL6fcwqtN0WJxEyrWSMkAOi/INRZWN+gmbpoLMbtr",
+	"1VM0rc31M9WTW07fkNEBMfZtktNykWZbc98Rq4fjWnQe7fzy7v3AH35odfRHcDP1/cMP7WZpGSMc6rDC",
+	"QucP2NIEOjlMCfSdxMAKwOBdXVe9CWq4vs9hZNA7/d0bF17aCvd1iFSr3d/rBrPuL/8Rp11Zc2nC+44R",
+	"ojUfCvOqKVlIhhTxW6gBlKC7UDSJrHiSyy4JA892Rwk8rfFD+2Cyr6SGfq/X7RWtUhrcJG5b4sbYBFxB",
+	"eWIfyafhdDOC6TvlG2sXVlWG/Wpc+Lt/bbyaRWPkQomFDslNjEj3TG7agmHkMzALLZSUndKIQep86PIg",
+	"h9jtv3s4dKvEIpzGMriUJiywKFe/yjvqec3pAo2KnXq0cREmT+SR2EhmScpQyy+7SU3tJGMQyAWG0Mpc",
+	"ZJoQfFyGRSX0EAPXMbULzAiaFC3uj8wb7gMWPiTVutkYdRxSv2o7kW8NXhSEmzLWb+lOV6ovPn6UNWgv",
+	"CIJgyxV5KEukBL8EkwEU+BCUD0Q07gI1Nz3kQSOKzVMoJYnUgX3xw0lnMN5XVIXJvBAeUwaqvpLcs4hK",
+	"JQ3edT3/49NMtp6zesonfSifofB5TL5Pvq2CCxNTDLjGw/3Dg95Rf/AgzHS2StUazmwEUsowjzG7ZbEP",
+	"tSgIdEQsY9rHNEks0eHRYQl0Zry67XHvz//yl3f/2vpp78//8q7BMvl1+89/+oh0myfGzZoQ/VAmjsZI",
+	"PJ9GwlmNm2mQ/s1vNny+1WCibD9so/yt+IHv3XWuRUd/6YpE1ZCmhs3qn8xeu+QtV8qZ616nJDQbDY19",
+	"d0NSpv3oJJ9nYnU9x+rGEL4UIm3XrWeYaytGYoK6u3lfCKiaZW3I9nFJoDgfgXvVAnMS+3lF1St24dMN",
+	"MVU198DGT6P8iz0cx5Bsakg02eWhDihpnT8/JUej8QHRzxL0LUK3D0VXmqtHNER2N1t0FK1c0GiecFbo",
+	"ujcJVKsmulbGhFSLsflg9ygXQvELQ1CUsVj9QFOpvnaLRPtN1fF94hTY8km4YPlcxFfqO23fgfdqhjJn",
+	"SqeAt492nAXlmyuxZPxKGxIlDNLcolG9VC/m5JNtlTx8xzJlSh2q1TSXrHRXpOj0YmkWUy4F65PGKkc+",
+	"Cc0Wyt8H3PxwFdEljZJ8c8Xu5hRKZIeY5qeOvZzmN4GyGDmhPOCmbph6Cm6Rur6o+4fVvPp6y8l6XtbW",
+	"6PWKNYXdLVPK0TRms5ciLXtryYzQWIGi620zV5mmldXZntUrRvomwEypt0XJSXholTFJWqPBgNSOtF1U",
+	"0e73eiixAkGDvBhdigDK7OLOoceCJHOxJuqwdw4bcyyxpaRvaPVS1fLlPXFW0GwKH+iWhJqjI4fLjnqN",
+	"2bd5s4v1BFusEl3n14hxFSJxXDjonQg6e6Taq6hTM+tRT6a+T9Om9Gl8JbFKNEli0jIV4RMeiYU65h+H",
+	"p7rY8ZJmDN0bqWRKxWkfY18j8FxyMl1d6wrJcpvQOdySG5o3x8i8n1LJrlZZ+qEoLxSser1hpDYMf6Ep",
+	"+u35C6V6YPmMGgjLmXlNqc/V9DhdHEnHm9qiENrAqG9jAd0mYei8El9d2RqEv4XkP/+f/61uhw6Cg7JD",
+	"00WSt/GHWkxcSFq2Wpr+sQ0GXOP6DUlL/9k+bny/MmHAzYzHhPINVhWfrnISmhAE/Urx0fRhOEYXWbts",
+	"cjedON2O17VlOEGxRRBRs/38XDRfHcy0Mi1fEghedG1NXRJCPEU4wSsDO+vaphLgbcU/i2YwUr0Enl3w",
+	"pCS5FrgRQrLoAKMedEahMbrtK84yNX05VLhoZVmNyyg27PTDrN/YoivmSrIMrP9JRpyWlr71WBYNuw1h",
+	"0VXTGiSYop9mvU8gBnQrYajcgEJwTYtWXNKZ7vVjWI4zVYNrwGnA+SjTLJg0G8yzu5qXt9mW3RX5DjSa",
+	"rvVFcs3PPjItVXcArVl0aB7NWUySay4yQ8JAfdcHhw3pUqboqSQnSkD/OyCcxu1AV4K30TeYaKrkEml9",
+	"pl9JAvPrSnnXicxZxuKAt8KTmP7lGYojoCND2eeQxvQvzP3WJ+Ht////KcT9y3/+r/9jusso+TGxX2pq",
+	"ULLmjErWnGHNmrNSumoH/u8/h/8OnuPHo20hPEsq5VpkZTXDflmav98bjB5uK+hiBR6TM0kTHrwtxXjt",
+	"ig9N9hRonpEL7ZY+tn7OlM1yIlbGT4/NFhOpI7ohbVK6Idg6Bf2fXo/gt65C8Dlm/NQaP79hyQInz7cO",
+	"G8VyNC8iJ0W2lMh0HzxNUEopauu5cBtFIY+yyaMYSSg/rrjBx1RX+F3VVKiTBdnkK7WE3+7F0JiPjmfb",
+	"3XRiptrq73AMWP8kn4tSvli0ypJ8c6FA/aBYAqkv9vewIuFoLUYhrhKVlHxc6SzV9gvraqMgs6Cx2x+m",
+	"VIa2u61/qisgFYCiy+SvuqwgDoMth7cIeOUmx5LlZLqxO2n9kOfL1zzd+ORCwYv55IIu2EWSs29e0Ds/",
+	"4G9oPv9mr90lrzmhBDoVdeZ5viQxu2WpWELWk66e3wpPX7/+69mzq4tnp2/Pn30DPCpsBxwDUdWmYhLq",
+	"FYUk4TJnNO6SbzOxhlr9NtsP4sEXkqW3TJqoOMdWNSGBl/AoXcUs8LT5AwCIuywAeHX1g5B5R09ZByE2",
+	"b5kJU1+XYvu9SltkukxIzuhCW6odR0DxQFdbJPa0Fcqr1ZoFjR+CrU7enBW1IUxQmk6zWIvsZpaKte7x",
+	"7ZKygLu9X90CE2UpHipjQ0SliTLsBjzg//Iv5FTwWwVCwWXAOzrBzw0XgvZUOc1yXe861CgedskZAH+W",
+	"qHPSJ5nEIaEZCziBHsjyGGpry5wulljK4Pz5KRkOh0dFpJhUmtXby9Oumv8letilbq5JySwVNJ+UXcS6",
+	"Y4j2IxcOcNc5rlYQghM4JDlL08KwYxpN6GqXalF6KElaji/fuPLVSCVvvuvMb3cLqKWJzHXEjiThe4WQ",
+	"Su8IvAn5qdvtvvNJ4IRVqK9x6b8CO/oQdskbKiUs3O2LbfNcTfAHdGfWne2cABCw8YdkwSjX0avECQQh",
+	"OBzuVyzpzys2MT1Ip6skjXU4F2aCLGBbr4QB7oJuIP6eqqP6V9h969XbF21UBWXCr1PWSRPOoGUZaUGl",
+	"EjgDYJTSR71AthsD+QnNiSKILT10LmCS/nMf/j94DgPhl0fP2xNdltCWb08kGQ0GBSlF2RYwEvahxDm0",
+	"lBlbqlK8c8YVWOH6XZScGq1woBSRQben/uuzQdg+VktAEm6G0nmdupEfxSY20UpRPxaTDDMj0U3OnABG",
+	"NZBecDncEZYKujCkt0KDaSfATo1kAu94xCYw+RLCxWGGVvhnCLf7pq+0msE+fhiEeApr0dB0Sdccb5v1",
+	"aOsWROQCcdB2Aqkr1OBWZyK7BoXQ1IxHsvDm9UXB/pSAt6c5SogNzXW/C8nUnePEcJmAV9iR7se4ytS0",
+	"LgPWJde3E/2AWzar+KsBfgPnbanF+uTNW/XPyeXpDz757tmLZ5fP2sBvMKFJA7tiktBIRnO0e3TJ22Jc",
+	"aXpdgqoccN3nkkJ+L0YOt0a9Ydmp0iYrnjIptdAMbySSQMjz9SoDJ1FgWmeagynFLqdCLAN+wk2mDyYR",
+	"SCcRhLR0KqCby4ehIrLoVw31BhuyAl37FFSyDtkdi1bFaJjAFbYh6dcqBLY5hk10xkLoNi86M2VkpMYQ",
+	"XD7YunROmX5Ud3nQaei6RFIpAVK6OzKEMeAmLcbdAfaPJVqPQd3DZmizzMgWlQQrMF2qe2aClmfJHcA4",
+	"3ywhkDRjJBfCpMibXtDTlWJ8lea4RbA5FEiOwbRnKn7p5lR6rz50g1S/OsWCu+QZJMCb00X+5iTwmUbR",
+	"G5PKx8V60pRyR1qlVE6JZ13uPN1iMUSb6UUrsm5g1fYR49X6lBgpZjrBz+mfRFMpCOMzkUUQ4w34W7RQ",
+	"I6abRsBN0jz01qgirE+acNOHxIcmZMSNRA31IEMdxg0+tG1E0ekmpzZ3wzZkybAZkO4kR1oURBySyIDP",
+	"Eq7lL/BUIW/++mtJF+zrr7GtomFO9luIgMaqI3BuAdfJK1wjMNSfhr4TeHHGd3d4UTRks5UpV4RAM+4u",
+	"hS8R1ImBmZFDu9LgRHEawz6Qj80SrMdtqfw1y/Ux5kIRIfRP+DpuW9FIQsIXAv3WWkiBQB0lgKo/tB8w",
+	"bGiwNyFKqw6PS8tYz5PUrf6TSCLzJE3VNjk0yaHQtA37NSGo1XCKJIHQhAwGGmoWo+T0hkmSCm5b+WBr",
+	"Hh3cpoMbYAFqx2ocyOvY4mnWe3Ibw8AurPvMHvUOrQvxk21gqAWDco4JODabHdNwlyB/F0AFp7SC2A+q",
+	"luE7MGLxxKxS48pXkgzu7gzM1I/YEY/TFFdAU+nr5mhF8q7ex1qs0tgU/7hm+QTBNiT16ABYxM67gK4a",
+	"sBOIJ6HYFa3SZ+cGFYR/rOJrxRxnGZNz2N7YbkhO7LvYygcuT8OFUawAdm/2jKw9ZkuGsgMmOcOXmo1N",
+	"tiT+oMbRENKAlGhLVAOm6FpKvlDcUA0EMZ2cqIdtLpXO3dJC931oqrek+a/BKLdwhwYAQKQ16vV9UhNM",
+	"fDzVnk9G/aH6Z+yTZkf7BHmNK+fY01rTDVxO3bQ94CcGV7VAGAmlAgL9YJBaPit3dDKCEBoSdV5VwCGx",
+	"irRMg9pqsxBf3y6bwAdJQ+0u+SvboA50w5Z5wAcjMherTJKWJqqS5ZAdGZ599+zlm9eXz16d/sfV5eUL",
+	"JV8gLlUuxQ1TMiwqyBiUq4ELu63laSNB4kK9N9HpuCBAglYHvMNY4bvkxMoRReU9HegLUUMstsKVgoPx",
+	"6yBxA81bhz2gSFPr3e9Qv0SSXKTxFuQ2fBujNgKOQg5GOYEybgKcWg3hTIYgylyJHgGvhSyFkYgVh6dF",
+	"x2MFDu33Lzn9YT8+9nVtCAXx7+04mvBKK9sWzQNuIkSOG4JBqvEiSsQtAqfADDjq9dvIEPV96GgFCasT",
+	"w/UatrErHGB8+SYWOqzdEIvVyY96fRLRLEuYJGG1i9SEoIFPCcvp4pvAtUsFXjhB8Rm60TlvyW3WRqx8",
+	"AD9iA3Na2qQ5/ZcQ2iUDHv7w7OQ7NMOYLUH9WXWBwu+fXYbgQ7KTmS73YqZ/VTjJRcAVJ+yS8PWby7PX",
+	"ry503hMYn4wZZdAbaZ57ouRu7CuLSqokC7OeFiWnr88vyDJjszS5nudaESNabTJ6lRVq4GlNgLTNsd1V",
+	"OpQpHIVD6+4++bxIAQQyAQpzb7wt2M1dcJecF10WE13PE7u7/9vF61eT5s5QWoHE7OkE1N18AwAf9cfm",
+	"OJ5noK+rZSOwlLAP9hwGaW6gnM8yulBMq+g0D7J2+O8d9TrrvAZbpJyQ7569+o8QyUW4F4tIhiC6B9wu",
+	"70KbzztvRJpEmwmO3aE8YhLygr9SispXlli8SDCi4aTcaNKEs+nYLNNacdQfNoXxYfphwLU2rl2Z5mXs",
+	"/U9ycY3VoqB/ftMoIDjbxvzXkOZMjY9xXIiDouitZbBWQaRfPAKkB3JJ5yK19xcBB+35JblhbNmhqWLo",
+	"Rc9CSZI4RfF4v6dWAsOhC013IQQpA7uLXrNciZCmOaLT+lDpwkDYIeda8W9IOa/0mi31NSStYc+uf7oh",
+	"MZvRVZqDIAGYE/Cx4v5N8YsNEq81HWdCyo6+Wmj/aKmL1VZHvmZTxaNMoKsJ+dJPO/ohXNEa/w14ePLi",
+	"xesfn3139fr87PuzVxdhG62QFAKWEZltav8U3QUP+gUmlrAo0rpRs0QRk7JzijbJDlzazmtYJQhninfA",
+	"J03km184dScE5cZX4pqQzFGSfFfdLLQhpdq64PVJeKm4YOcMfvqOLTNm1CxcwgVUAdaX1dI8GXCgQUhj",
+	"fbTIaekTjFxhnSKXus2pd0rGLr9JP0Zp1onV65LXcPcQTKAQKPkGSKyexw+4DhlKMtcQJx+yjanzcl/Q",
+	"gpDli+agIBZFSZIFStjLoAihRjuNZOr2aSnvzdtvX5ydXn17cvHs6u35ixAi3Ry+wZUeO6c5sDYIsP1B",
+	"yBylA3MP/mYMI1YYU5uNi3ML+OUcNTuMiifoBZpqQ4kxUiHNdjuUg/E84K0w4TPRvbVVWCRbUMWdzasJ",
+	"v8a6CwH/Sd0LXEcqrt+1gJTv2S/aujH7utBoYkVSwOSsR0OVDJurWm+PvXOQGHCt7hvSrpQpAqWuJo3j",
+	"ImlenblYYpBKYTrW1FuhrTFsS0OF9K++Fish9hnxBm0PTAeeYbUA455ifLWQ0L553SVnStcGHYqAIRHc",
+	"EAHXsrFPFkb4Li2onMhufLbO07i+gOunza5EZg8cDmuzZEbpVghdyOSFmyBSmrNCP26EwC65EAUnUngM",
+	"uizEabEyZEodcW64WKPpQceDY3lErINefVCpFIEnhRJX1IJYKlngkRYkw0PkHRgfMPRHQBEutW3daxcs",
+	"LshBpQG4Om+FBBNFu5zqkKgFV21xLTACKnSqWSDbfvH4pY7OJyQ8Fxg7Xypwo74AB2HXJHoW36CrD18u",
+	"2/u62pKmni1itbugc1hLlpuz39Ux9MdECtiowjOj4KCuIknLwl2H4athmiLx21rrjUSmI46KCMYli4rG",
+	"DctMLBKw/GjrreGQ6AqNkxgEXdBkywZW1Ai1jTX2FXFqG3PKXKGs0q4nSB8sJSALmt1IHXc5zRi9gSuC",
+	"ojn4nBWmaLxEgwjYJrV36MQE8uricVQjNw5VYHRhtUPleEH/ITKbt6olssJwpR5RHC25Iy1NewZh2ynY",
+	"ANWrWJd8a1QomiuJG9TjJE3JNQQaGeLL4gnsk8WQhmG/Axats5KAKSLMRcChSJbWCHQDQ2c0pygINmMA",
+	"R3JB6cGrrQj2Xad4qUNz7USBsnnAvIl6BP8MsQuooqM56R/2SEw3UtdPMu4ETQfAVNu4Gs0RA+7KCxPy",
+	"F4xkN7IfGk36Rwc9HdeuU5QORuN2SbaYEHwRAhRgT+7zh+OjURuorZJ0pUWWFTccxewn4Fjwp9g4wvRa",
+	"UacixawBNUjG8iSDHRkWNNE3YV1hTRpp4TdHs8b5MBIkTSLGJXMCOd5kYpklLKdQJ+7hGA4zQhH7ZQu0",
+	"2XKYCll0lIWxO528OXPqoE68frfX7alBxJJxuky8iTfs9rq6NPscYpKanKgQOCVkQ5bxhWt60mr9BN2s",
+	"dUW/FN3TGNVT8r+auN6GIHAbA+6GSKkLZExY9VBuV/BTsoOzYPB4Yu0zQvOAoxVH771b1jRMoJJJxqrJ",
+	"kDo+2F4OaD2NMdVFqdFvRbx5XAttHWCnA+z/YrN93SjeiRezheiYz53+7i2py0HfH8qhbYpewRdyKbjE",
+	"0LVBr7f7BrD0TBH237QS8+ieSQ/Yvfd/8UYtxukCq+2rY4SIuguWd9B4ZXxtVpxvDoNzmqkX7+4U2dYK",
+	"y8Fe2Je7iDaz6a2uQw313caotXLqd3nsb34e3va73e4xwYt0bCMcjnUc3XHpxnkuaKtRjQqKIzzeJqhb",
+	"NNh7aVI7/+3i9SsP3up/VGP4huxPtyu8Ai5G9uvwMoPh6uJCUa1SW/hev6CSZzgyKY/8BD3hm7bwWRrC",
+	"N2XGokHtfpCAb0dpMMC7Cwsi3aAPod0lJ/KmKDgH8fksuiFTAdXJyrhfNQFv25F+Ze/HH38sPa6Ravgw",
+	"Up3KbPYcFHDAqP4Or2iydSnEC5ph7fxRf/zwe2+LDN2XLE6oKUwxGgweflljliWZ6rWjj8L+WoJvCfeF",
+	"wLhBnTJa5T9dcqkkNGxzzclRz9raSndicFTcCTukM98T3Ij6tj7LfainQ09I3gwkqeNRE2nvSsC1iUax",
+	"fNQRtM+uS36kSa5bYJlqQUZ0TXjAS2YyK+pl0NFcR/UY07QxEI/1ggJuV7RkmV5Mi0p7mgtIkFICPYpA",
+	"gx48iCsMuF4iFjmdJXcsJv1xZ5HwVc7IOuGxWKMSZDyBeRGEgIEdwAHADUUJxOahs59CWhbKOxqeGmY0",
+	"r8OM5oWDE7yl1qIHVbctDbKWXTIaHBkhHIzWuFQGpmeIIjKTQszZCmIXi8qoAXepmm63Cb75Jc1omrK0",
+	"EMO05ZrdRUxJcbjJLjh8V2Azna1SC+6MWQkVNvmVnl0pdvMEtK5U0DjgOlzZ7ZpH7GFIcKdyNPqF/955",
+	"LrI1zWIWq79CMGvMaGYy1MoGZyDZmbhDwUOpj5lOM65bCS/P315cPvvu6s35638/e3ZhMtAc6uxg5kOE",
+	"GR7FJ5EmD/sP07of8GWXwI53ERDOdJECm58+3oUDXKAj4G3hByjlT3iTn975nk4p1yKeDQRFnEUTn82V",
+	"y+m1hHzVVT733qmx6kqOWOXbtZxzditutIioi1JbaQ89L5CqhrENIDkStSoIDF/lJF8nESvuRK9f9ZN3",
+	"GxWG1ytsTlCSukcNOhjKuGKlO/hp+TMpdR7cUY49LXZSFWfVPdugic8n4Ut61zm5Zt/0HhBMC4nUvvEZ",
+	"hNP+Lsy9VGTE+0j54/d4PUqJRXBZymk5P737UL9BYpXfe1UwA+qaNV6PQmGHqBRTXlXTW5+gDwyt0a7K",
+	"bpNOypfKxl/pcnJLeq00d0W4I4G+kPqV+Z7lL5n3+1RTd8p8t0YPvcSvpJMC3/U+5WL8frDcIu33LG9I",
+	"NXoAhfc0Q9+KynAQqwUUm8dQaqwTbrqRmDYj2tLWJW8YB7w2MXXYMRUae4DbN9ZFx03d8Ea81S6Db/Xi",
+	"PgWH4WcLsmp5T68/GNuKnEVxTaypaSto7u+O05WVb0Ftk/X1B47qdLipPWmDreabLQi7Z/BrK+a+Ymv0",
+	"KWYy75ITawOutgTQigJdlyr1Y4kP6hTLryPqi0TmZecWtA+0rtStXSeLR/YgKsf74D/4oK7+qxjVJxJ0",
+	"WlqyKaN8L20/qb/y6CtRfrl2LV5zhmwNatLiUZmY2U+7Jx9pvPgdXi8F2+b7VYVo40Xzt0j7pzaDSXBM",
+	"Eq2Opw5NkUwiOLk8f/2KtC7PTwe9tmYTAa8GBJcyJyDlhqLOr1iHXM1myZ0aUyd39sGVoT4cHR0d4Uya",
+	"AdkCQ7oq8wRLyhsrXkOvDpQaGMYtLWAcc+m//lq38fj6a63dwysBh14juPKwsXnHpdNkAyMenDYpCb8O",
+	"oYUimrftdIluvQILEqToSwKGiaLzS6XNCil9rf0tYLgAV/BlCSo6Uze09WEAeG5NbN8U/S/MPAGPFOrZ",
+	"rgQ6zzdObhOZQP+iDYG83LZPpixfM72zIksu4LpCGmxO104jrSLajfR7GMpXTt6t0djThpShRxNZJ2oK",
+	"ksrffYLfCSHSIEg4pb0/hyDRtPFHuaP6n8QWHskSPpodbJOQqgRGd+GheU17b4jhe8jmU7xi3/jgeyYy",
+	"sFkIfnv+wgQ5cbaurq+s8t8jruz1ZoczGo+nnfgomnZG+0ezDu3vjzsHvcP9g4PB4dG4x57WG/WbmAl6",
+	"R49Ev6R0R8/4W8kexMGzhneg76t4Sfnm9ZLx7xwpseCTl9hPhnfMKVYtwJ7vYVeYBqdEKWPI9Uz8h1jZ",
+	"6J85vWVkXE4YstIMeUMh4yxl2H8HGYmWVEuOuyYnhTvmU3sqynv98OHzOizKuVeTwvVWQBFtKIZ/IIMK",
+	"uJg1Q7bEYMbtLpRdxhIMAW9qFlZn5eiTdhj3sT6eGIMfbScwwZk0FRu06vtCn+dUSbIJBDKWjnZ7ydyJ",
+	"E5SofQiJrJcICHg1DbNLzrfk5GF2VMlHU4S5B/wVSyBMuJqsCDEk1Xkntdy/gNuJtBPFnIUi1OXdxzYF",
+	"3mlFVjPZfzYy/im2/y/duXqKuWz/NP3kEfTcVFF+Zoool0kwBtI1iPyA+abDivYoNZDj7cWaXZLcPMtM",
+	"ZLoLDErDZhrXdYxN9yCmWAjJTBUJvTKXSo97w4JKa35DzLKIu6wnoNT3gAEpLxJXV2UsHcMrUcvVLJe7",
+	"2A76UgFtF+jfVS1/9ilMpjd9HLKHoChJeYang195L+g9qOnaDxvAm9XzT2WYRlNOIma8ukhQS60duVh3",
+	"iyLm5ermk7o11iloog/FpmO1eB0p2sdknsTlGWeM5quMde8vna4LljZeQpy2ctmPS6ni5SADE34gMrJM",
+	"ohvFkkvXMuCNWVMoWtj0rUQhFkh66lczH9x4nS1oOWmNFX4+V/OnuahQPXT4rlNK/pEW1L33+q+z+MNW",
+	"a+prji3AUUBbz0URIFrT1dAxRWOS5McYa461WiA23U2GYHeJzElr1Bu173MDbFX7H1Qbv5Ikicu62Y76",
+	"FxSrW9J8XpSqs1Dyqsq3e8kfqJ342e23X5ii/mmmWvTm3//eK5E/Fyv+3822+71WLh55393yhHLvvfvx",
+	"LP5gY+t3c6OAfhWiFha2dcRSkrMFVh2YrdKUmDB87K3iKAzWVdhQ96hW5qhLnicp1L6OxGKacDYhtCjG",
+	"rqZLE7BvglUVvTqSSVNvAN4lkgFL6Jgu/DptaUIS7vS9lQzLikD7JSi+gOGjJgMNMowJkWpompJW+Gd3",
+	"tG+g+j3WeCt9Xy/Ej8UJw581OwJhx5TxkygX5ewu94uq4FARvBVKKJs4SyBVnJDA9Na/sL31A6/dJd/S",
+	"6Aa7x1OSZ8l1Rhck4TG7g+gB2/15BokgRLF9yMYmtmSlPIYF6GS+jDGnub9iuVB5AdvW41Yw9h4TY4si",
+	"xbqSfs44mW5An8aqXtAGz8eNohdfLQOrh7128FJXfg+N+p9kJIklJm69ode6SKvuZqsLS2EtxuMiXRy7",
+	"Z2gcMqXOsNIjp07lBXA5gcCus1WbjNAvnPpmj3fxvS7dOfD1NfBWexNr2KnzWRBJlcLfjKQGQ0vsrujO",
+	"UO/I8A6KYKcg1CMXA6YHlQ4LrucidckuuVMV/1JLjFI/Fmz4Z5qzNLVm2QC/Vvz0YZit50pJ2/FKdcmr",
+	"hrKXsqlpIVF3z2uGzM8lcJTqz/ce1c2wseL9w1u2dww3qgSz8hb2aX92wEZRp0eH085oNmCdw/go6oyn",
+	"B3TA+rNeNIy37M3cbO8xos1DK3bIAC7Z0Izyso/YYXwQ7U87YzqadUZsGHcOo8G006e9mfnNuw9Z2Ucs",
+	"/Mtz0xu47eSgP3UffqSTqXjtXqd80QnlDxHvid33xZWp15h2BL5CeNvFd2/6D1khqkRATCgXJL8WFTH7",
+	"pn4OFzYV1Da13UDirA5VtFWs+CpN27621TNT7arag+AriVnE4el5JzSe5xYX5JoubTQ9lHuCxIyMaemP",
+	"2fpRkPJqK3OWimJTU2oyDrGMZ5e8XWIAO9bVU7Ks2Q5KE03VLBVYOAmxUmloUq1/nAuog6Hro4J6u73X",
+	"wrElchJTes2Ha5ZvKdLXJaHpxGHqe0BXBe3DV6Qu4DajG3Oit3ZXIC3QukeDAdp5qK6y0D4OeOh03dDl",
+	"oyqNNjBNGpV1nW4AMIDSv5Q3FDGG3p6B11RR1GtX6gCqXaTCVulGcBeVLpVEVkj8mASOOdc6UlxwrJuO",
+	"9cPKNb0SbmARs2xCttTUA7hgXlhhMZBzumRt9fjI33JE+sXinPyAm1O6J4zBYNjnECF/y5AHt6OMdzTp",
+	"73tusxivHx2xwWxIO6PpOO6M2P6sc0gPpp2jqBf34ZeRYtjQL8X77pnnNkLxYtaBr4zt96KQu1C3cfk1",
+	"zZPIe2QIRbVhz5MET3C2tof7EK9+5Tz7eFaNevU2a0xB3L+weAmzsOZAibKV4jAeRvuzHusMZgfTziga",
+	"H3WO6OigM5iN4/5sON2n/V5hudgbzgbTw6hPO/vxiHVGs0PaOZoeRJ0+G8TDaDQd0/2j32VEBRLO54bq",
+	"fJz49M8LxPg82b5fisP88yWY/eFk/rKyfawrJSrYc5OI/RFW1b335s+yb6Xm6fgNJYNTu6LPqaV+Z9sV",
+	"76SnWi72NOzPqXb6OLPzH6rt03ovHrhiYCiL5g1qrK7slhf9E6XRflJGb/VP4AyWhKbQggV6ySxYds06",
+	"MGzAF4xyqKuFLze2e5/U2zGCw1gXU1KSPrb20Umu0A1C6VW6kiq0D3JVA6u/+RWVq2w1b+uOKroOkzbx",
+	"grvVTO3o0o3VozdE0rUpcAbvEOx4EbrFCnNJdB3s+CSvNL0wP4RQ9IfbPC/b/wINrabNMBYAxnKFptgU",
+	"wg5XqrRtkca6ItQak2XrRVYrRbNb6MWBh6GCEQYHOGmRAvs7YP5wqWS7qdY9IVyoKYte96GvvtLmgAtT",
+	"3htTMEELdfoXzWm2SJmUhcJf6RlSV/59p2WC66eCfqmm37HtpBzruvUNBerbrstK+1MAJyi2SFFoZtqw",
+	"tVzPOmjOo94QKug1qKy2cCZUuVTAxaphtnOs2z0SWzjs3kOyBhvw7bi2hxKu2/5Ytt2kru7GN8UqFlis",
+	"3tTz0jXrO6Tpbk3IrhaR2sIcowgOr/QDA3Q8VMf6pWiBNoD5uoIb9NCUcLHWDLutaWMJLlrhVF4BBszR",
+	"/gLNF2Wi5JuV+tv6LKjvA96EyE12kHIP3X+GtPOx5caq7WKH5b6su3otTINUhf33GD1IC5t/RKu8vbvB",
+	"o7lD8ZMUL/sy5T6txAFBQv7XAvezKaYKFmXDZjTDamuh77+0/v/ATBp8p/pW/+4KTf13UFOfxUnuNpGz",
+	"cRVQztPQoifSXfd0R7J7SsKsOIqQpRZmpn1WcUGr9SxR3ixie7rkNVQ8tsKvMJGHegkm8ifhFcGjqaMa",
+	"MNhfzWJ+xdJEvyqp9leQYH5Vv3Y6HdLwr/rJOn9+JeA+s0XFizgK8itJ+JXe9a9OQ23fFQ+PCWcM0lyN",
+	"DGsECpzHNEmwgnV51KZZaUO37y2dvQsYGhe8fTWZwalBULYSKHUfPugm1TarDnXrv1CvVncKrK5Sfw2L",
+	"k/U9HWvlwzxWqC6C1NyIeiIUl9VESjScrnJiZelfS39aOBf73iKRUzxKNYP2ZNWVKegDVbhBN2JF4kSi",
+	"7RuymqcMG/SgntMsGyG7kWLBrIxulKTSmkx20KcJgijxqbVsEfm2y29kV/HtWVNzv99YivuNfV+Rpm8V",
+	"ZPZ8T98JLYKkAmtdR6uciNnMkKejSX8fO7Og56MqRT5aEEKY/zeS7TTtzqi+25pjlDxKn9+99U/zCT0q",
+	"EFz9VMiHtRxX3X/UNCLKVpqYUHNvq6k9VbLhpvVAMFeF5/D72A52oUBarwtMOkdWJLk6iT8ntseBnf8J",
+	"kn5qu1SHHRX5yw8ivJPq/FmcXC4tR1NTpVy3rsycSAKman4NfUgzwa+x8ZAxdBdhrNgKodxw61gXECtV",
+	"s9M9er5/VrSLXkD36zoPmZQN6plIsQgZ1nqvYBe0fy6dOmnNICcUoOjiCeKIbpeXQOBJIQ+2j02WrbBy",
+	"oe67+0QppB9+Z35W35SLvrTMu5rklxd9kk1DHlthLqc5ayAFdYnAJQbmWutLb0ZvFrhA3Nqa2G4qUpcm",
+	"esKC1M486qS1RGRV3xLkLrTstl1sa4BcVcaqVu4uyaKFHjDCtn/DLjnHW6r76uYmJ3UrBLU0QZwJnwB+",
+	"tW19pnIANZF00iCPN1qaA26Q2ErqEytu225KtgTYeUH8zBiY058yx9cSsyiJmbU2N0nGE4cIVW9A9X5B",
+	"ASIn+QQMUlarVMRXrPK6Vtg2y9W03VWfkQ5CU5smffcLqjFQSmPYsdIAuLGwwQ2wkHrL312bEWsO1OAc",
+	"gkjDPyoQ/BEcsoPVDTVe1/CmL34LL7FfpL0a9NTM0Tf2ifZTGeXAmbk9dQ+rH2hDuPbhFRES3Ensm4AE",
+	"Hye621XLOH10pXPssezmIZFc4Ld++YYVJpMkD/gyE/EKemBhaxpjRIIg3rKdsAXUKJG6AZeNrw44VmJc",
+	"zzfWT7xmmVPiTPeFwjzjwoGNnl5cpO4VJw1T6JITvtE5aI3OTaW56Azmh/LBnuEZfGk2kH9iwgpA5FFZ",
+	"K8UbjzceuO/em7/ihDH8EebzRGE+5+rOUDcYQEP8qSigJjf3+CVOsLikkbIXNAZs6CsKNugZv30Lffo6",
+	"vijF+o0bscoCrtavUAgIZZFhmmQEGpSRt+cvlEiS/KI7jV78cNIZjPdJnFwzmUuIsQj4lGFn/aqd+9iu",
+	"zORV69YLpO+TgU+G//m//g9Zssx1kFwW7s1HhPfQIhTmisZxQSLLIT7aY4JUXtfHMh9R3qv6TMBQj8lF",
+	"vo0McvKeya9F9NTETadB+ziW+ir5FeAdPeRE91IzYDJuFPUdspDjBo8CdsJz27kWLfutkwKmtP4LtXjj",
+	"UFDz6x5m2wN10IGwW3QQBmUhrtGMFfEhaWrymY4xjKrcKx+SJFFkc0KqIKubtEJE3p8G77pyTgfj/bAN",
+	"3UrDVZaCygQIekxC/av6an9ElKKSQWr5nN0pNE1yeCj5hX27yZkMofuoJH0y3SCnH5Pvk2+hvWmyoIoD",
+	"t0L4Y+/rsI2l7sJ1EudzHVE5Z8n1PFeoncRMqKfhD/W0Gtp9wbdP46vxCtnsSxlqr5UeA16iENpUeoZy",
+	"8sPlyxdjMl3xOGUKKA6b+iVZ6kbV16Bw55BA37hYtTsTrVM5TpSGSMscmjBBP64mP1PkHqOmYsdOhl2y",
+	"8bImeXuCjUiTKIRiN9IAVG31GNYG+w0tmsNHHc6qn50yqTRUCP8iiuixrH1Mwnm+SMdwdviuLmWLYX1V",
+	"oGhwbRkYQqQo9CldLfHX9m+b92WjrX7jtC97epovoAaJNkknpqrJOlqMal7egk4Km9r+Nqfh4xxyJ7W0",
+	"xf/a3jgALOxKcelXmPWNqfodSVPWObrr73duB90lvwbtXl1ub9I/GkBK/gKaGnsTD8kXPoTU0Zt4R7PD",
+	"/bh32D88HEUH8f74iA5mjNJeNB7TuNcf0+F0Npr1p4Npb3o4GERxfxzvR/3xtDfr9WjvUI1liKg3GR31",
+	"Dg8Oas1MY961vSr3cD972zcAlMqb9HuHvQ/vGvyHo92r+dQw5UkT4r4sH6LN9VX8X8k+x2X6jVQwlyBV",
+	"VEW0f3r+3B+5c//tcuce9OlUHQnQxE2JsY925ZzY26GLC04Z3pEt3hwrMP+OPDr3HsDfKs///t0aW/0W",
+	"Thx7RHlx0lysUXIpHCMuToEmo1Wj9hflYvjDgv+HBf8BCz5W/qhYEUCf+Gz5nron2b1NtCrFT/QrRt9I",
+	"MginkD6ZbqDCR8lEDYkwxh5NzrAGCGpLSSwrJWO0UgVXqaVLtEGCh4ncCbU53lZvQ0XYyfowhdN81zAE",
+	"AbYmlFMb3cM/q1V/Y17VZfDUV2D1wPQwqM6ls+MCbiNQqSxbCm1gkUlqmq5ykMlwne1thviG0nFPVKLN",
+	"nBmAtlyiTZ3do0uzOTHbAK5dK7KJlH1EJTb1VqkC2+ixFdi+KJeDs/Gf3iNMJi5EofkdiGS7J+doAJ8n",
+	"OSXnZigo2crZXa6XDak7O4sIiJG7+Cc0dv3hm3jq6lrmGu9cW0sxgjmjaT7/ZSuJP9HJqINeT1G2VPBr",
+	"0+h4mYmISV30XJIfLi/fABG3ZZBzsYrmpRLVjdWQf4AlfHIzRCOye+Jm98wynNvUcWxWss0+IUOy+/Fo",
+	"ck9r41NoyJ+b5OjSjM7hyY3M2UKfHPgXdjs426LLlgrXOcY+Ru+Pe8MuuaQ3qBQlXOaURwxSxMWMZCKn",
+	"JudFPdl0hueMxglnUn65x+iWSbdF0rufdus/f5PrCiY49fHxnjV1uivQoipRNouQUA6/qdL4CxHRlMTs",
+	"lqViucA+vVg6P1wo7MhWHLtAF7a/mhoL7E+vrDZ+cssUkuhsKY0yCt2nDHv4iyyaM5lnNBdYuFSzLr3F",
+	"ugBj2m8nWNNNrHKU4JRo5ngrEncwaBhbH+r0nuqErjyLquNaZDezVKydcQvaWh/8sql7oa54brqEwiT1",
+	"HpF2fFMI+8O7D/83AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -11,6 +11,59 @@ import (
 	"github.com/google/uuid"
 )
 
+const memberPage = `-- name: MemberPage :many
+SELECT u.id, u.name, m.role
+FROM memberships m
+JOIN users u ON u.id = m.user_id
+WHERE m.organization_id = $1
+  AND (cardinality($2::text[]) = 0 OR m.role = ANY($2::text[]))
+  AND ($3::uuid IS NULL
+       OR (u.name, u.id) > (SELECT a.name, a.id FROM users a WHERE a.id = $3::uuid))
+ORDER BY u.name, u.id
+LIMIT $4
+`
+
+type MemberPageParams struct {
+	OrganizationID uuid.UUID
+	Roles          []string
+	AfterID        *uuid.UUID
+	RowLimit       int32
+}
+
+type MemberPageRow struct {
+	ID   uuid.UUID
+	Name string
+	Role string
+}
+
+// MemberPage reads a page of an organization's members by name, after the
+// member after_id (keyset pagination on (name, id); null for the first
+// page), optionally only those with one of roles.
+func (q *Queries) MemberPage(ctx context.Context, arg MemberPageParams) ([]MemberPageRow, error) {
+	rows, err := q.db.Query(ctx, memberPage,
+		arg.OrganizationID,
+		arg.Roles,
+		arg.AfterID,
+		arg.RowLimit,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []MemberPageRow{}
+	for rows.Next() {
+		var i MemberPageRow
+		if err := rows.Scan(&i.ID, &i.Name, &i.Role); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const membershipRoleGet = `-- name: MembershipRoleGet :one
 SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2
 `

@@ -76,43 +76,174 @@ func (q *Queries) CreativeCountByTask(ctx context.Context, taskID *uuid.UUID) (i
 	return count, err
 }
 
-const creativeEventInsert = `-- name: CreativeEventInsert :exec
-INSERT INTO creative_events (creative_id, actor_id, action, from_status, to_status, comment, version)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+const creativeCreate = `-- name: CreativeCreate :one
+WITH numbered AS (
+    UPDATE organizations SET next_creative_number = next_creative_number + 1
+    WHERE organizations.id = $1::uuid
+    RETURNING organizations.id AS organization_id, organizations.next_creative_number - 1 AS number
+), created AS (
+    INSERT INTO creatives (organization_id, number, title, type, aspect_ratio, geo, language,
+                           direction_id, author_id, client_id, task_id)
+    SELECT numbered.organization_id, numbered.number, $2::text, $3::text, $4::text, $5::text, $6::text,
+           $7::uuid, $8::uuid, $9::uuid, $10::uuid
+    FROM numbered
+    RETURNING creatives.id, creatives.number, creatives.review_status, creatives.version, creatives.updated_at
+), event AS (
+    INSERT INTO creative_events (creative_id, actor_id, type, from_status, to_status, version)
+    SELECT created.id, $8::uuid, 'created', NULL, created.review_status, created.version
+    FROM created
+)
+SELECT created.id, created.number, created.updated_at FROM created
 `
 
-type CreativeEventInsertParams struct {
-	CreativeID uuid.UUID
-	ActorID    uuid.UUID
-	Action     string
-	FromStatus string
-	ToStatus   string
-	Comment    *string
-	Version    int32
+type CreativeCreateParams struct {
+	OrganizationID uuid.UUID
+	Title          string
+	Type           string
+	AspectRatio    string
+	Geo            string
+	Language       string
+	DirectionID    *uuid.UUID
+	AuthorID       uuid.UUID
+	ClientID       *uuid.UUID
+	TaskID         *uuid.UUID
 }
 
-func (q *Queries) CreativeEventInsert(ctx context.Context, arg CreativeEventInsertParams) error {
-	_, err := q.db.Exec(ctx, creativeEventInsert,
-		arg.CreativeID,
-		arg.ActorID,
-		arg.Action,
-		arg.FromStatus,
-		arg.ToStatus,
-		arg.Comment,
-		arg.Version,
+type CreativeCreateRow struct {
+	ID        uuid.UUID
+	Number    int32
+	UpdatedAt time.Time
+}
+
+// CreativeCreate numbers and inserts a draft creative at version 1 with its
+// created event, in one statement. Taking the organization's next number
+// locks the organization's row until the transaction ends, so concurrent
+// creates are numbered one after another, without gaps.
+func (q *Queries) CreativeCreate(ctx context.Context, arg CreativeCreateParams) (CreativeCreateRow, error) {
+	row := q.db.QueryRow(ctx, creativeCreate,
+		arg.OrganizationID,
+		arg.Title,
+		arg.Type,
+		arg.AspectRatio,
+		arg.Geo,
+		arg.Language,
+		arg.DirectionID,
+		arg.AuthorID,
+		arg.ClientID,
+		arg.TaskID,
 	)
-	return err
+	var i CreativeCreateRow
+	err := row.Scan(&i.ID, &i.Number, &i.UpdatedAt)
+	return i, err
 }
 
-const creativeExistsInOrganization = `-- name: CreativeExistsInOrganization :one
-SELECT EXISTS (SELECT 1 FROM creatives WHERE organization_id = $1)::boolean
+const creativeCreateCheck = `-- name: CreativeCreateCheck :one
+SELECT m.role, u.name AS caller_name, cl.name AS client_name, tk.name AS task_name
+FROM memberships m
+JOIN users u ON u.id = m.user_id
+LEFT JOIN clients cl ON cl.id = $1::uuid AND cl.organization_id = m.organization_id
+LEFT JOIN tasks tk ON tk.id = $2::uuid AND tk.organization_id = m.organization_id
+WHERE m.organization_id = $3 AND m.user_id = $4
 `
 
-func (q *Queries) CreativeExistsInOrganization(ctx context.Context, organizationID uuid.UUID) (bool, error) {
-	row := q.db.QueryRow(ctx, creativeExistsInOrganization, organizationID)
-	var column_1 bool
-	err := row.Scan(&column_1)
-	return column_1, err
+type CreativeCreateCheckParams struct {
+	ClientID       *uuid.UUID
+	TaskID         *uuid.UUID
+	OrganizationID uuid.UUID
+	CallerID       uuid.UUID
+}
+
+type CreativeCreateCheckRow struct {
+	Role       string
+	CallerName string
+	ClientName *string
+	TaskName   *string
+}
+
+// CreativeCreateCheck reads what creating a creative depends on, in one
+// query: the caller's role and name in the organization, and the names of
+// the client and task asked for (null when there is no such client or task
+// in this organization). No row means the organization is not visible to
+// the caller.
+func (q *Queries) CreativeCreateCheck(ctx context.Context, arg CreativeCreateCheckParams) (CreativeCreateCheckRow, error) {
+	row := q.db.QueryRow(ctx, creativeCreateCheck,
+		arg.ClientID,
+		arg.TaskID,
+		arg.OrganizationID,
+		arg.CallerID,
+	)
+	var i CreativeCreateCheckRow
+	err := row.Scan(
+		&i.Role,
+		&i.CallerName,
+		&i.ClientName,
+		&i.TaskName,
+	)
+	return i, err
+}
+
+const creativeEventPage = `-- name: CreativeEventPage :many
+SELECT e.id, e.public_id, e.type, e.actor_id, u.name AS actor_name, e.from_status, e.to_status,
+       e.version, e.comment, e.changes, e.created_at
+FROM creative_events e
+JOIN users u ON u.id = e.actor_id
+WHERE e.creative_id = $1 AND e.id < $2
+ORDER BY e.id DESC
+LIMIT $3
+`
+
+type CreativeEventPageParams struct {
+	CreativeID uuid.UUID
+	BeforeID   int64
+	RowLimit   int32
+}
+
+type CreativeEventPageRow struct {
+	ID         int64
+	PublicID   uuid.UUID
+	Type       string
+	ActorID    uuid.UUID
+	ActorName  string
+	FromStatus *string
+	ToStatus   string
+	Version    int32
+	Comment    *string
+	Changes    []byte
+	CreatedAt  time.Time
+}
+
+// CreativeEventPage reads a page of a creative's history, newest first,
+// below before_id (keyset pagination on (creative_id, id)).
+func (q *Queries) CreativeEventPage(ctx context.Context, arg CreativeEventPageParams) ([]CreativeEventPageRow, error) {
+	rows, err := q.db.Query(ctx, creativeEventPage, arg.CreativeID, arg.BeforeID, arg.RowLimit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CreativeEventPageRow{}
+	for rows.Next() {
+		var i CreativeEventPageRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.PublicID,
+			&i.Type,
+			&i.ActorID,
+			&i.ActorName,
+			&i.FromStatus,
+			&i.ToStatus,
+			&i.Version,
+			&i.Comment,
+			&i.Changes,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const creativeGet = `-- name: CreativeGet :one
@@ -335,6 +466,29 @@ func (q *Queries) CreativeLockForAction(ctx context.Context, arg CreativeLockFor
 	return i, err
 }
 
+const creativeMemberRole = `-- name: CreativeMemberRole :one
+SELECT m.role
+FROM creatives c
+JOIN memberships m ON m.organization_id = c.organization_id AND m.user_id = $1
+WHERE c.id = $2 AND c.organization_id = $3
+`
+
+type CreativeMemberRoleParams struct {
+	CallerID       uuid.UUID
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+}
+
+// CreativeMemberRole is the caller's role in the organization of a creative
+// of that organization; no row means the creative is not visible to the
+// caller.
+func (q *Queries) CreativeMemberRole(ctx context.Context, arg CreativeMemberRoleParams) (string, error) {
+	row := q.db.QueryRow(ctx, creativeMemberRole, arg.CallerID, arg.ID, arg.OrganizationID)
+	var role string
+	err := row.Scan(&role)
+	return role, err
+}
+
 const creativePage = `-- name: CreativePage :many
 SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, au.name AS author_name, rv.name AS reviewer_name,
        cl.name AS client_name, tk.name AS task_name
@@ -374,6 +528,182 @@ func (q *Queries) CreativePage(ctx context.Context, arg CreativePageParams) ([]C
 	items := []CreativePageRow{}
 	for rows.Next() {
 		var i CreativePageRow
+		if err := rows.Scan(
+			&i.Creative.ID,
+			&i.Creative.OrganizationID,
+			&i.Creative.Number,
+			&i.Creative.Title,
+			&i.Creative.Type,
+			&i.Creative.AspectRatio,
+			&i.Creative.Geo,
+			&i.Creative.Language,
+			&i.Creative.DirectionID,
+			&i.Creative.AuthorID,
+			&i.Creative.ReviewerID,
+			&i.Creative.ClientID,
+			&i.Creative.TaskID,
+			&i.Creative.CurrentVersionID,
+			&i.Creative.ApprovedVersionID,
+			&i.Creative.ReviewStatus,
+			&i.Creative.Version,
+			&i.Creative.CreatedAt,
+			&i.Creative.UpdatedAt,
+			&i.AuthorName,
+			&i.ReviewerName,
+			&i.ClientName,
+			&i.TaskName,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const creativePageByAuthor = `-- name: CreativePageByAuthor :many
+SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, au.name AS author_name, rv.name AS reviewer_name,
+       cl.name AS client_name, tk.name AS task_name
+FROM creatives c
+JOIN users au ON au.id = c.author_id
+LEFT JOIN users rv ON rv.id = c.reviewer_id
+LEFT JOIN clients cl ON cl.id = c.client_id
+LEFT JOIN tasks tk ON tk.id = c.task_id
+WHERE c.organization_id = $1 AND c.author_id = $2 AND c.number < $3
+  AND (cardinality($4::text[]) = 0 OR c.review_status = ANY($4::text[]))
+  AND ($5::uuid IS NULL OR c.reviewer_id = $5::uuid)
+  AND ($6::text IS NULL OR c.title ILIKE $6::text)
+ORDER BY c.number DESC
+LIMIT $7
+`
+
+type CreativePageByAuthorParams struct {
+	OrganizationID uuid.UUID
+	AuthorID       uuid.UUID
+	BeforeNumber   int32
+	Statuses       []string
+	ReviewerID     *uuid.UUID
+	TitlePattern   *string
+	RowLimit       int32
+}
+
+type CreativePageByAuthorRow struct {
+	Creative     Creative
+	AuthorName   string
+	ReviewerName *string
+	ClientName   *string
+	TaskName     *string
+}
+
+// CreativePageByAuthor is CreativePageFiltered for an author's creatives,
+// through the (organization_id, author_id, number) index.
+func (q *Queries) CreativePageByAuthor(ctx context.Context, arg CreativePageByAuthorParams) ([]CreativePageByAuthorRow, error) {
+	rows, err := q.db.Query(ctx, creativePageByAuthor,
+		arg.OrganizationID,
+		arg.AuthorID,
+		arg.BeforeNumber,
+		arg.Statuses,
+		arg.ReviewerID,
+		arg.TitlePattern,
+		arg.RowLimit,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CreativePageByAuthorRow{}
+	for rows.Next() {
+		var i CreativePageByAuthorRow
+		if err := rows.Scan(
+			&i.Creative.ID,
+			&i.Creative.OrganizationID,
+			&i.Creative.Number,
+			&i.Creative.Title,
+			&i.Creative.Type,
+			&i.Creative.AspectRatio,
+			&i.Creative.Geo,
+			&i.Creative.Language,
+			&i.Creative.DirectionID,
+			&i.Creative.AuthorID,
+			&i.Creative.ReviewerID,
+			&i.Creative.ClientID,
+			&i.Creative.TaskID,
+			&i.Creative.CurrentVersionID,
+			&i.Creative.ApprovedVersionID,
+			&i.Creative.ReviewStatus,
+			&i.Creative.Version,
+			&i.Creative.CreatedAt,
+			&i.Creative.UpdatedAt,
+			&i.AuthorName,
+			&i.ReviewerName,
+			&i.ClientName,
+			&i.TaskName,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const creativePageByReviewer = `-- name: CreativePageByReviewer :many
+SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, au.name AS author_name, rv.name AS reviewer_name,
+       cl.name AS client_name, tk.name AS task_name
+FROM creatives c
+JOIN users au ON au.id = c.author_id
+LEFT JOIN users rv ON rv.id = c.reviewer_id
+LEFT JOIN clients cl ON cl.id = c.client_id
+LEFT JOIN tasks tk ON tk.id = c.task_id
+WHERE c.organization_id = $1 AND c.reviewer_id = $2 AND c.number < $3
+  AND (cardinality($4::text[]) = 0 OR c.review_status = ANY($4::text[]))
+  AND ($5::uuid IS NULL OR c.author_id = $5::uuid)
+  AND ($6::text IS NULL OR c.title ILIKE $6::text)
+ORDER BY c.number DESC
+LIMIT $7
+`
+
+type CreativePageByReviewerParams struct {
+	OrganizationID uuid.UUID
+	ReviewerID     *uuid.UUID
+	BeforeNumber   int32
+	Statuses       []string
+	AuthorID       *uuid.UUID
+	TitlePattern   *string
+	RowLimit       int32
+}
+
+type CreativePageByReviewerRow struct {
+	Creative     Creative
+	AuthorName   string
+	ReviewerName *string
+	ClientName   *string
+	TaskName     *string
+}
+
+// CreativePageByReviewer is CreativePageFiltered for the creatives assigned
+// to a reviewer, through the (organization_id, reviewer_id, number) index.
+func (q *Queries) CreativePageByReviewer(ctx context.Context, arg CreativePageByReviewerParams) ([]CreativePageByReviewerRow, error) {
+	rows, err := q.db.Query(ctx, creativePageByReviewer,
+		arg.OrganizationID,
+		arg.ReviewerID,
+		arg.BeforeNumber,
+		arg.Statuses,
+		arg.AuthorID,
+		arg.TitlePattern,
+		arg.RowLimit,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CreativePageByReviewerRow{}
+	for rows.Next() {
+		var i CreativePageByReviewerRow
 		if err := rows.Scan(
 			&i.Creative.ID,
 			&i.Creative.OrganizationID,
@@ -490,6 +820,260 @@ func (q *Queries) CreativePageByStatus(ctx context.Context, arg CreativePageBySt
 	return items, nil
 }
 
+const creativePageFiltered = `-- name: CreativePageFiltered :many
+SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, au.name AS author_name, rv.name AS reviewer_name,
+       cl.name AS client_name, tk.name AS task_name
+FROM creatives c
+JOIN users au ON au.id = c.author_id
+LEFT JOIN users rv ON rv.id = c.reviewer_id
+LEFT JOIN clients cl ON cl.id = c.client_id
+LEFT JOIN tasks tk ON tk.id = c.task_id
+WHERE c.organization_id = $1 AND c.number < $2
+  AND (cardinality($3::text[]) = 0 OR c.review_status = ANY($3::text[]))
+  AND ($4::uuid IS NULL OR c.author_id = $4::uuid)
+  AND ($5::uuid IS NULL OR c.reviewer_id = $5::uuid)
+  AND ($6::text IS NULL OR c.title ILIKE $6::text)
+ORDER BY c.number DESC
+LIMIT $7
+`
+
+type CreativePageFilteredParams struct {
+	OrganizationID uuid.UUID
+	BeforeNumber   int32
+	Statuses       []string
+	AuthorID       *uuid.UUID
+	ReviewerID     *uuid.UUID
+	TitlePattern   *string
+	RowLimit       int32
+}
+
+type CreativePageFilteredRow struct {
+	Creative     Creative
+	AuthorName   string
+	ReviewerName *string
+	ClientName   *string
+	TaskName     *string
+}
+
+// CreativePageFiltered is CreativePage with any of the list's filters; a
+// null (or empty) filter lets every creative through. Its plan walks the
+// (organization_id, number) index newest first, which suits filters many
+// creatives pass; the queries below serve the selective ones.
+func (q *Queries) CreativePageFiltered(ctx context.Context, arg CreativePageFilteredParams) ([]CreativePageFilteredRow, error) {
+	rows, err := q.db.Query(ctx, creativePageFiltered,
+		arg.OrganizationID,
+		arg.BeforeNumber,
+		arg.Statuses,
+		arg.AuthorID,
+		arg.ReviewerID,
+		arg.TitlePattern,
+		arg.RowLimit,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CreativePageFilteredRow{}
+	for rows.Next() {
+		var i CreativePageFilteredRow
+		if err := rows.Scan(
+			&i.Creative.ID,
+			&i.Creative.OrganizationID,
+			&i.Creative.Number,
+			&i.Creative.Title,
+			&i.Creative.Type,
+			&i.Creative.AspectRatio,
+			&i.Creative.Geo,
+			&i.Creative.Language,
+			&i.Creative.DirectionID,
+			&i.Creative.AuthorID,
+			&i.Creative.ReviewerID,
+			&i.Creative.ClientID,
+			&i.Creative.TaskID,
+			&i.Creative.CurrentVersionID,
+			&i.Creative.ApprovedVersionID,
+			&i.Creative.ReviewStatus,
+			&i.Creative.Version,
+			&i.Creative.CreatedAt,
+			&i.Creative.UpdatedAt,
+			&i.AuthorName,
+			&i.ReviewerName,
+			&i.ClientName,
+			&i.TaskName,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const creativePageSearch = `-- name: CreativePageSearch :many
+WITH bounds AS (
+    SELECT least($3::integer, o.next_creative_number) - $8::integer AS window_start
+    FROM organizations o WHERE o.id = $2::uuid
+)
+SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, au.name AS author_name, rv.name AS reviewer_name,
+       cl.name AS client_name, tk.name AS task_name
+FROM (
+    (SELECT w.id, w.number FROM creatives w
+     WHERE w.organization_id = $2::uuid
+       AND w.number < $3::integer AND w.number >= (SELECT window_start FROM bounds)
+       AND w.title ILIKE $4::text
+       AND (cardinality($5::text[]) = 0 OR w.review_status = ANY($5::text[]))
+       AND ($6::uuid IS NULL OR w.author_id = $6::uuid)
+       AND ($7::uuid IS NULL OR w.reviewer_id = $7::uuid)
+     ORDER BY w.number DESC
+     LIMIT $1::integer)
+    UNION ALL
+    (SELECT m.id, m.number FROM (
+        SELECT o.id, o.number FROM creatives o
+        WHERE o.organization_id = $2::uuid
+          AND o.number < (SELECT window_start FROM bounds)
+          AND o.title ILIKE $4::text
+          AND (cardinality($5::text[]) = 0 OR o.review_status = ANY($5::text[]))
+          AND ($6::uuid IS NULL OR o.author_id = $6::uuid)
+          AND ($7::uuid IS NULL OR o.reviewer_id = $7::uuid)
+        OFFSET 0) AS m
+     ORDER BY m.number DESC
+     LIMIT $1::integer)
+    LIMIT $1::integer
+) AS page
+JOIN creatives c ON c.id = page.id
+JOIN users au ON au.id = c.author_id
+LEFT JOIN users rv ON rv.id = c.reviewer_id
+LEFT JOIN clients cl ON cl.id = c.client_id
+LEFT JOIN tasks tk ON tk.id = c.task_id
+ORDER BY c.number DESC
+`
+
+type CreativePageSearchParams struct {
+	RowLimit       int32
+	OrganizationID uuid.UUID
+	BeforeNumber   int32
+	TitlePattern   string
+	Statuses       []string
+	AuthorID       *uuid.UUID
+	ReviewerID     *uuid.UUID
+	SearchWindow   int32
+}
+
+type CreativePageSearchRow struct {
+	Creative     Creative
+	AuthorName   string
+	ReviewerName *string
+	ClientName   *string
+	TaskName     *string
+}
+
+// CreativePageSearch is CreativePageFiltered for a title search, in two
+// parts that LIMIT reads in turn. The first walks the newest creatives
+// below before_number (at most search_window numbers: numbers are dense)
+// and answers a search that many titles match without the trigram index.
+// Only when that window holds less than a page does the second part run:
+// it finds the older matches through the trigram index (OFFSET 0 keeps the
+// planner from walking the number index instead) and sorts them. A page
+// costs a bounded walk plus what the trigram index finds, however large
+// the organization.
+func (q *Queries) CreativePageSearch(ctx context.Context, arg CreativePageSearchParams) ([]CreativePageSearchRow, error) {
+	rows, err := q.db.Query(ctx, creativePageSearch,
+		arg.RowLimit,
+		arg.OrganizationID,
+		arg.BeforeNumber,
+		arg.TitlePattern,
+		arg.Statuses,
+		arg.AuthorID,
+		arg.ReviewerID,
+		arg.SearchWindow,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CreativePageSearchRow{}
+	for rows.Next() {
+		var i CreativePageSearchRow
+		if err := rows.Scan(
+			&i.Creative.ID,
+			&i.Creative.OrganizationID,
+			&i.Creative.Number,
+			&i.Creative.Title,
+			&i.Creative.Type,
+			&i.Creative.AspectRatio,
+			&i.Creative.Geo,
+			&i.Creative.Language,
+			&i.Creative.DirectionID,
+			&i.Creative.AuthorID,
+			&i.Creative.ReviewerID,
+			&i.Creative.ClientID,
+			&i.Creative.TaskID,
+			&i.Creative.CurrentVersionID,
+			&i.Creative.ApprovedVersionID,
+			&i.Creative.ReviewStatus,
+			&i.Creative.Version,
+			&i.Creative.CreatedAt,
+			&i.Creative.UpdatedAt,
+			&i.AuthorName,
+			&i.ReviewerName,
+			&i.ClientName,
+			&i.TaskName,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const creativeReferences = `-- name: CreativeReferences :one
+SELECT cl.name AS client_name, tk.name AS task_name, rm.role AS reviewer_role, ru.name AS reviewer_name
+FROM (SELECT 1) AS one
+LEFT JOIN clients cl ON cl.id = $1::uuid AND cl.organization_id = $2::uuid
+LEFT JOIN tasks tk ON tk.id = $3::uuid AND tk.organization_id = $2::uuid
+LEFT JOIN memberships rm ON rm.user_id = $4::uuid AND rm.organization_id = $2::uuid
+LEFT JOIN users ru ON ru.id = rm.user_id
+`
+
+type CreativeReferencesParams struct {
+	ClientID       *uuid.UUID
+	OrganizationID uuid.UUID
+	TaskID         *uuid.UUID
+	ReviewerID     *uuid.UUID
+}
+
+type CreativeReferencesRow struct {
+	ClientName   *string
+	TaskName     *string
+	ReviewerRole *string
+	ReviewerName *string
+}
+
+// CreativeReferences reads, for an edit, the names of the client and task
+// asked for (null when not of this organization) and the role and name of
+// the reviewer asked for (null when not a member).
+func (q *Queries) CreativeReferences(ctx context.Context, arg CreativeReferencesParams) (CreativeReferencesRow, error) {
+	row := q.db.QueryRow(ctx, creativeReferences,
+		arg.ClientID,
+		arg.OrganizationID,
+		arg.TaskID,
+		arg.ReviewerID,
+	)
+	var i CreativeReferencesRow
+	err := row.Scan(
+		&i.ClientName,
+		&i.TaskName,
+		&i.ReviewerRole,
+		&i.ReviewerName,
+	)
+	return i, err
+}
+
 const creativeSetVersions = `-- name: CreativeSetVersions :exec
 UPDATE creatives
 SET current_version_id = $1, approved_version_id = $2
@@ -507,6 +1091,22 @@ func (q *Queries) CreativeSetVersions(ctx context.Context, arg CreativeSetVersio
 	return err
 }
 
+const creativeTitleExists = `-- name: CreativeTitleExists :one
+SELECT EXISTS (SELECT 1 FROM creatives WHERE organization_id = $1 AND title = $2)::boolean
+`
+
+type CreativeTitleExistsParams struct {
+	OrganizationID uuid.UUID
+	Title          string
+}
+
+func (q *Queries) CreativeTitleExists(ctx context.Context, arg CreativeTitleExistsParams) (bool, error) {
+	row := q.db.QueryRow(ctx, creativeTitleExists, arg.OrganizationID, arg.Title)
+	var column_1 bool
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
 const creativeTransition = `-- name: CreativeTransition :exec
 WITH updated AS (
     UPDATE creatives
@@ -517,7 +1117,7 @@ WITH updated AS (
     WHERE creatives.id = $9
     RETURNING id, version
 )
-INSERT INTO creative_events (creative_id, actor_id, action, from_status, to_status, comment, version)
+INSERT INTO creative_events (creative_id, actor_id, type, from_status, to_status, comment, version)
 SELECT updated.id, $1::uuid, $2::text, $3::text, $4::text,
        $5::text, updated.version
 FROM updated
@@ -550,6 +1150,125 @@ func (q *Queries) CreativeTransition(ctx context.Context, arg CreativeTransition
 		arg.UpdatedAt,
 		arg.ApprovedVersionID,
 		arg.ID,
+	)
+	return err
+}
+
+const creativeUpdate = `-- name: CreativeUpdate :exec
+WITH updated AS (
+    UPDATE creatives
+    SET title = $3::text,
+        type = $4::text,
+        aspect_ratio = $5::text,
+        geo = $6::text,
+        language = $7::text,
+        client_id = $8::uuid,
+        task_id = $9::uuid,
+        direction_id = $10::uuid,
+        reviewer_id = $11::uuid,
+        version = $12::integer,
+        updated_at = $13::timestamptz
+    WHERE creatives.id = $14::uuid
+    RETURNING id, version, review_status
+)
+INSERT INTO creative_events (creative_id, actor_id, type, from_status, to_status, version, changes)
+SELECT updated.id, $1::uuid, 'updated', updated.review_status, updated.review_status, updated.version, $2::jsonb
+FROM updated
+`
+
+type CreativeUpdateParams struct {
+	ActorID     uuid.UUID
+	Changes     []byte
+	Title       string
+	Type        string
+	AspectRatio string
+	Geo         string
+	Language    string
+	ClientID    *uuid.UUID
+	TaskID      *uuid.UUID
+	DirectionID *uuid.UUID
+	ReviewerID  *uuid.UUID
+	Version     int32
+	UpdatedAt   time.Time
+	ID          uuid.UUID
+}
+
+// CreativeUpdate writes a decided edit in one statement: every field of the
+// creative as the caller computed it from the locked row, its version and
+// updated_at, and the updated event listing the changed fields.
+func (q *Queries) CreativeUpdate(ctx context.Context, arg CreativeUpdateParams) error {
+	_, err := q.db.Exec(ctx, creativeUpdate,
+		arg.ActorID,
+		arg.Changes,
+		arg.Title,
+		arg.Type,
+		arg.AspectRatio,
+		arg.Geo,
+		arg.Language,
+		arg.ClientID,
+		arg.TaskID,
+		arg.DirectionID,
+		arg.ReviewerID,
+		arg.Version,
+		arg.UpdatedAt,
+		arg.ID,
+	)
+	return err
+}
+
+const creativeVersionAdd = `-- name: CreativeVersionAdd :exec
+WITH added AS (
+    INSERT INTO creative_versions (id, creative_id, number, author_id)
+    SELECT $4::uuid, $5::uuid, coalesce(max(v.number), 0) + 1, $1::uuid
+    FROM creative_versions v WHERE v.creative_id = $5::uuid
+    RETURNING id
+), files AS (
+    INSERT INTO assets (version_id, position, file_name, mime_type, size_bytes, url, width, height, duration_ms, sha256)
+    SELECT added.id, a.position, a.file_name, a.mime_type, a.size_bytes, a.url, a.width, a.height, a.duration_ms, a.sha256
+    FROM added, jsonb_to_recordset($6::jsonb) AS a (
+        position integer, file_name text, mime_type text, size_bytes bigint, url text,
+        width integer, height integer, duration_ms integer, sha256 text)
+), updated AS (
+    UPDATE creatives
+    SET current_version_id = $4::uuid,
+        review_status = $3::text,
+        version = $7::integer,
+        updated_at = $8::timestamptz
+    WHERE creatives.id = $5::uuid
+    RETURNING id, version
+)
+INSERT INTO creative_events (creative_id, actor_id, type, from_status, to_status, version)
+SELECT updated.id, $1::uuid, 'version_added', $2::text, $3::text, updated.version
+FROM updated
+`
+
+type CreativeVersionAddParams struct {
+	ActorID    uuid.UUID
+	FromStatus string
+	ToStatus   string
+	VersionID  uuid.UUID
+	ID         uuid.UUID
+	Assets     []byte
+	Version    int32
+	UpdatedAt  time.Time
+}
+
+// CreativeVersionAdd writes a decided new version in one statement: the
+// version, numbered after the creative's last one, its assets in the order
+// given, the creative's new current version, state, version and
+// updated_at (as the caller computed them from the locked row), and its
+// version_added event. The caller draws the version's id, so the answer's
+// read of the versions can go in the same round trip.
+func (q *Queries) CreativeVersionAdd(ctx context.Context, arg CreativeVersionAddParams) error {
+	_, err := q.db.Exec(ctx, creativeVersionAdd,
+		arg.ActorID,
+		arg.FromStatus,
+		arg.ToStatus,
+		arg.VersionID,
+		arg.ID,
+		arg.Assets,
+		arg.Version,
+		arg.UpdatedAt,
 	)
 	return err
 }

@@ -94,12 +94,14 @@ type CreativeEvent struct {
 	ID         int64
 	CreativeID uuid.UUID
 	ActorID    uuid.UUID
-	Action     string
-	FromStatus string
+	Type       string
+	FromStatus *string
 	ToStatus   string
 	Comment    *string
 	Version    int32
 	CreatedAt  time.Time
+	PublicID   uuid.UUID
+	Changes    []byte
 }
 
 type CreativeVersion struct {

@@ -34,3 +34,11 @@ func (r commandResponse) VisitExecuteCreativeActionResponse(w http.ResponseWrite
 func (r commandResponse) VisitCreateAccountDepositResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
+
+func (r commandResponse) VisitCreateCreativeResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
+func (r commandResponse) VisitAddCreativeVersionResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}

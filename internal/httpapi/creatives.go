@@ -12,55 +12,63 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/oapi-codegen/nullable"
 
 	"creativeapi/gen/api"
 	"creativeapi/gen/db"
+	"creativeapi/internal/creative"
 	"creativeapi/internal/cursor"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/requestctx"
 	"creativeapi/internal/review"
-	"creativeapi/internal/store"
 )
+
+// The creative handlers translate HTTP to internal/creative and back: the
+// request's typed body into the service's input, the service's refusals
+// into Problems (creativeProblem), its creatives into CreativeDetail.
 
 // defaultCreativePageSize is the page size when the request names none
 // (openapi.yaml's Limit default).
 const defaultCreativePageSize = 20
 
+func creativePath(org, id uuid.UUID) string {
+	return fmt.Sprintf("/api/v1/organizations/%s/creatives/%s", org, id)
+}
+
 // ListCreatives answers one page of an organization's creatives, newest
 // first, in a fixed number of queries whatever the page holds.
 func (s *Server) ListCreatives(ctx context.Context, r api.ListCreativesRequestObject) (api.ListCreativesResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
-	before := int32(math.MaxInt32)
+	before := int64(creative.FirstPage)
 	if r.Params.Cursor != nil {
-		n, ok := decodeCreativeCursor(*r.Params.Cursor)
+		n, ok := decodeKeyCursor(creativeCursorKind, *r.Params.Cursor, creative.FirstPage)
 		if !ok {
 			return nil, errInvalidCursor()
 		}
 		before = n
 	}
-	limit := defaultCreativePageSize
-	if r.Params.Limit != nil {
-		limit = *r.Params.Limit
+	var f creative.Filter
+	if r.Params.ReviewStatus != nil {
+		for _, st := range *r.Params.ReviewStatus {
+			f.Statuses = append(f.Statuses, review.Status(st))
+		}
 	}
-	q := s.store.Q
-	role, err := memberRole(ctx, q, r.OrganizationId, caller.UserID, errOrganizationNotVisible)
+	if r.Params.Q != nil {
+		f.Title = *r.Params.Q
+	}
+	f.AuthorID, f.ReviewerID = r.Params.AuthorId, r.Params.ReviewerId
+	p, err := creative.List(ctx, s.store.Q, r.OrganizationId, caller.UserID, f, int32(before), pageSize(r.Params.Limit))
 	if err != nil {
-		return nil, err
+		return nil, creativeProblem(err)
 	}
-	// One row more than the page tells whether another page follows.
-	rows, err := creativePage(ctx, q, r.OrganizationId, r.Params.ReviewStatus, before, int32(limit+1))
-	if err != nil {
-		return nil, err
+	page := creativeListJSON{Items: make([]creativeJSON, len(p.Items))}
+	for i, c := range p.Items {
+		page.Items[i] = creativeBody(c)
 	}
-	page := creativeListJSON{}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		next := encodeCreativeCursor(rows[limit-1].Creative.Number)
+	if p.Next != 0 {
+		next := encodeKeyCursor(creativeCursorKind, int64(p.Next))
 		page.NextCursor = &next
-	}
-	if page.Items, err = creativeDetails(ctx, q, rows, review.Caller{UserID: caller.UserID, Role: role}); err != nil {
-		return nil, err
 	}
 	return encodeOK(page)
 }
@@ -68,112 +76,164 @@ func (s *Server) ListCreatives(ctx context.Context, r api.ListCreativesRequestOb
 // GetCreative answers one creative with the caller's availableActions.
 func (s *Server) GetCreative(ctx context.Context, r api.GetCreativeRequestObject) (api.GetCreativeResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
-	q := s.store.Q
-	role, err := memberRole(ctx, q, r.OrganizationId, caller.UserID, errCreativeNotVisible)
+	c, err := creative.Get(ctx, s.store.Q, r.OrganizationId, r.CreativeId, caller.UserID)
 	if err != nil {
-		return nil, err
+		return nil, creativeProblem(err)
 	}
-	detail, err := creativeDetail(ctx, q, r.OrganizationId, r.CreativeId, review.Caller{UserID: caller.UserID, Role: role})
-	if err != nil {
-		return nil, err
-	}
-	return encodeOK(detail)
+	return encodeOK(creativeBody(c))
 }
 
-// ExecuteCreativeAction runs one review action under the idempotency runner:
-// the row lock, the decision, the write, the event and the stored answer
-// commit together.
-func (s *Server) ExecuteCreativeAction(ctx context.Context, r api.ExecuteCreativeActionRequestObject) (api.ExecuteCreativeActionResponseObject, error) {
-	caller, _ := requestctx.CallerFrom(ctx)
-	key := ""
-	if r.Params.IdempotencyKey != nil {
-		key = *r.Params.IdempotencyKey
+// CreateCreative creates a draft under the caller's Idempotency-Key.
+func (s *Server) CreateCreative(ctx context.Context, r api.CreateCreativeRequestObject) (api.CreateCreativeResponseObject, error) {
+	in := creative.NewCreative{
+		Title: r.Body.Title, Type: string(r.Body.Type), AspectRatio: r.Body.AspectRatio, Geo: r.Body.Geo, Language: r.Body.Language,
+		ClientID: orNil(r.Body.ClientId), TaskID: orNil(r.Body.TaskId), DirectionID: orNil(r.Body.DirectionId),
 	}
-	target := fmt.Sprintf("POST /api/v1/organizations/%s/creatives/%s/actions", r.OrganizationId, r.CreativeId)
-	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: key,
-		Fingerprint: idempotency.Fingerprint(target, r.Body)},
+	target := fmt.Sprintf("POST /api/v1/organizations/%s/creatives", r.OrganizationId)
+	return s.creativeCommand(ctx, target, r.Params.IdempotencyKey, r.Body, http.StatusCreated, true,
+		func(ctx context.Context, q *db.Queries, user uuid.UUID) (creative.Creative, error) {
+			return creative.Create(ctx, q, r.OrganizationId, user, in)
+		})
+}
+
+// AddCreativeVersion adds a version under the caller's Idempotency-Key.
+func (s *Server) AddCreativeVersion(ctx context.Context, r api.AddCreativeVersionRequestObject) (api.AddCreativeVersionResponseObject, error) {
+	in := creative.NewVersion{ExpectedVersion: widen(r.Body.ExpectedVersion), Assets: make([]creative.NewAsset, len(r.Body.Assets))}
+	for i, a := range r.Body.Assets {
+		in.Assets[i] = creative.NewAsset{
+			FileName: a.FileName, MimeType: string(a.MimeType), SizeBytes: a.SizeBytes, SHA256: a.Sha256, URL: a.Url,
+			Width: a.Width, Height: a.Height, DurationMs: a.DurationMs,
+		}
+	}
+	target := fmt.Sprintf("POST %s/versions", creativePath(r.OrganizationId, r.CreativeId))
+	return s.creativeCommand(ctx, target, r.Params.IdempotencyKey, r.Body, http.StatusCreated, true,
+		func(ctx context.Context, q *db.Queries, user uuid.UUID) (creative.Creative, error) {
+			return creative.AddVersion(ctx, q, r.OrganizationId, r.CreativeId, user, in)
+		})
+}
+
+// ExecuteCreativeAction runs one review action under the caller's
+// Idempotency-Key: the row lock, the decision, the write, the event and the
+// stored answer commit together.
+func (s *Server) ExecuteCreativeAction(ctx context.Context, r api.ExecuteCreativeActionRequestObject) (api.ExecuteCreativeActionResponseObject, error) {
+	in := creative.ActionRequest{Action: review.Action(r.Body.Action), Comment: r.Body.Comment}
+	if r.Body.ExpectedVersion != nil {
+		v := int64(*r.Body.ExpectedVersion)
+		in.ExpectedVersion = &v
+	}
+	target := fmt.Sprintf("POST %s/actions", creativePath(r.OrganizationId, r.CreativeId))
+	return s.creativeCommand(ctx, target, r.Params.IdempotencyKey, r.Body, http.StatusOK, false,
+		func(ctx context.Context, q *db.Queries, user uuid.UUID) (creative.Creative, error) {
+			return creative.Act(ctx, q, r.OrganizationId, r.CreativeId, user, in)
+		})
+}
+
+// creativeCommand runs a command answering a creative under the idempotency
+// runner, with its status and, when located, the creative's Location.
+func (s *Server) creativeCommand(ctx context.Context, target string, key *string, body any, status int, located bool,
+	run func(ctx context.Context, q *db.Queries, user uuid.UUID) (creative.Creative, error)) (commandResponse, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	k := ""
+	if key != nil {
+		k = *key
+	}
+	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: k,
+		Fingerprint: idempotency.Fingerprint(target, body)},
 		func(ctx context.Context, q *db.Queries) (idempotency.Response, error) {
-			detail, err := runCreativeAction(ctx, q, r.OrganizationId, r.CreativeId, caller.UserID, *r.Body)
+			c, err := run(ctx, q, caller.UserID)
+			if err != nil {
+				return idempotency.Response{}, creativeProblem(err)
+			}
+			encoded, err := json.Marshal(creativeBody(c))
 			if err != nil {
 				return idempotency.Response{}, err
 			}
-			body, err := json.Marshal(detail)
-			if err != nil {
-				return idempotency.Response{}, err
+			out := idempotency.Response{Status: status, Body: encoded}
+			if located {
+				out.Location = creativePath(c.OrganizationID, c.ID)
 			}
-			return idempotency.Response{Status: http.StatusOK, Body: body}, nil
+			return out, nil
 		})
 	if err != nil {
-		return nil, err
+		return commandResponse{}, err
 	}
 	return commandResponse{resp, replayed}, nil
 }
 
-// runCreativeAction refuses in PRODUCT.md §3's order (404, 403
-// action_forbidden, 409 version_conflict, 409 invalid_transition), every
-// refusal before the first write, then applies the action. The locked row
-// is the creative as it was: the answer is that row with the action
-// applied, so nothing is read back.
-func runCreativeAction(ctx context.Context, q *db.Queries, org, id, userID uuid.UUID, req api.CreativeActionRequest) (creativeJSON, error) {
-	row, err := q.CreativeLockForAction(ctx, db.CreativeLockForActionParams{CallerID: userID, ID: id, OrganizationID: org})
+// UpdateCreative edits a creative in one transaction. It takes no
+// Idempotency-Key: a repeat of an applied edit changes nothing.
+func (s *Server) UpdateCreative(ctx context.Context, r api.UpdateCreativeRequestObject) (api.UpdateCreativeResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	b := r.Body
+	p := creative.Patch{
+		ExpectedVersion: widen(b.ExpectedVersion), Title: b.Title, AspectRatio: b.AspectRatio, Geo: b.Geo, Language: b.Language,
+		ClientID: idField(b.ClientId), TaskID: idField(b.TaskId), DirectionID: idField(b.DirectionId), ReviewerID: idField(b.ReviewerId),
+	}
+	if b.Type != nil {
+		t := string(*b.Type)
+		p.Type = &t
+	}
+	var c creative.Creative
+	err := s.store.InTx(ctx, func(q *db.Queries) error {
+		var err error
+		c, err = creative.Update(ctx, q, r.OrganizationId, r.CreativeId, caller.UserID, p)
+		return err
+	})
 	if err != nil {
-		if err = store.Translate(err); errors.Is(err, store.ErrNotFound) {
-			return creativeJSON{}, errCreativeNotVisible()
-		}
-		return creativeJSON{}, err
+		return nil, creativeProblem(err)
 	}
-	c := row.Creative
-	who := review.Caller{UserID: userID, Role: review.Role(row.Role)}
-	from := review.Status(c.ReviewStatus)
-	action := review.Action(req.Action)
-	// Decide runs once: its Forbidden outcome answers before a stale version,
-	// its InvalidTransition outcome after.
-	next, err := review.Decide(reviewCreative(from, c.AuthorID, c.ReviewerID, c.CurrentVersionID), who, action)
-	var refusal *review.Refusal
-	if err != nil && !errors.As(err, &refusal) {
-		return creativeJSON{}, err
-	}
-	if refusal != nil && refusal.Reason == review.Forbidden {
-		return creativeJSON{}, problem.New(http.StatusForbidden, problem.ActionForbidden, "%s", refusal.Detail)
-	}
-	// Both are int32: the spec bounds expectedVersion to the column's range,
-	// so nothing is cut off before the comparison.
-	if req.ExpectedVersion != nil && *req.ExpectedVersion != c.Version {
-		return creativeJSON{}, problem.New(http.StatusConflict, problem.VersionConflict,
-			"The creative is at version %d, not %d. Reload it and try again.", c.Version, *req.ExpectedVersion)
-	}
-	if refusal != nil {
-		return creativeJSON{}, problem.New(http.StatusConflict, problem.InvalidTransition, "%s", refusal.Detail)
-	}
-	// Every action moves the version on; approve pins the current version
-	// as the approved one. updated_at is the transaction's clock.
-	c.ReviewStatus = string(next)
-	c.Version++
-	c.UpdatedAt = row.Now
-	if action == review.ActionApprove {
-		c.ApprovedVersionID = c.CurrentVersionID
-	}
-	// The write goes with the read of the versions the answer shows, in
-	// one round trip.
-	if err := q.CreativeTransition(store.WithNext(ctx), db.CreativeTransitionParams{
-		ID: id, ActorID: userID, Action: string(action), FromStatus: string(from), ToStatus: c.ReviewStatus,
-		Comment: req.Comment, Version: c.Version, UpdatedAt: c.UpdatedAt, ApprovedVersionID: c.ApprovedVersionID,
-	}); err != nil {
-		return creativeJSON{}, err
-	}
-	details, err := creativeDetails(ctx, q, []creativeRow{{
-		Creative: c, AuthorName: row.AuthorName, ReviewerName: row.ReviewerName, ClientName: row.ClientName, TaskName: row.TaskName,
-	}}, who)
-	if err != nil {
-		return creativeJSON{}, err
-	}
-	return details[0], nil
+	return encodeOK(creativeBody(c))
 }
 
-// creativeBodyChecks holds the rule the schema cannot say: request_changes
-// needs a comment. It is reported with the schema's errors in one 422.
+// ListCreativeEvents answers one page of a creative's history, newest first.
+func (s *Server) ListCreativeEvents(ctx context.Context, r api.ListCreativeEventsRequestObject) (api.ListCreativeEventsResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	before := int64(math.MaxInt64)
+	if r.Params.Cursor != nil {
+		n, ok := decodeKeyCursor(eventCursorKind, *r.Params.Cursor, math.MaxInt64)
+		if !ok {
+			return nil, errInvalidCursor()
+		}
+		before = n
+	}
+	p, err := creative.Events(ctx, s.store.Q, r.OrganizationId, r.CreativeId, caller.UserID, before, pageSize(r.Params.Limit))
+	if err != nil {
+		return nil, creativeProblem(err)
+	}
+	out := api.ListCreativeEvents200JSONResponse{Items: make([]api.CreativeEvent, len(p.Items)), NextCursor: nullable.NewNullNullable[string]()}
+	for i, e := range p.Items {
+		item := api.CreativeEvent{
+			Id: e.ID, Type: api.CreativeEventType(e.Type), Actor: api.UserRef{Id: e.ActorID, Name: e.ActorName},
+			FromStatus: nullable.NewNullNullable[string](), ToStatus: api.ReviewStatus(e.ToStatus),
+			Version: int(e.Version), Comment: nullable.NewNullNullable[string](), Changes: nullable.NewNullNullable[[]api.CreativeChange](),
+			CreatedAt: e.CreatedAt.UTC(),
+		}
+		if e.FromStatus != nil {
+			item.FromStatus.Set(*e.FromStatus)
+		}
+		if e.Comment != nil {
+			item.Comment.Set(*e.Comment)
+		}
+		if e.Changes != nil {
+			changes := make([]api.CreativeChange, len(e.Changes))
+			for j, ch := range e.Changes {
+				changes[j] = api.CreativeChange{Field: api.CreativeChangeField(ch.Field), From: nullableText(ch.From), To: nullableText(ch.To)}
+			}
+			item.Changes.Set(changes)
+		}
+		out.Items[i] = item
+	}
+	if p.Next != 0 {
+		out.NextCursor.Set(encodeKeyCursor(eventCursorKind, p.Next))
+	}
+	return out, nil
+}
+
+// creativeBodyChecks holds the rules the schema cannot say, reported with
+// the schema's errors in one 422: request_changes needs a comment; each
+// asset of a new version has what its MIME type needs.
 func (s *Server) creativeBodyChecks() map[string]BodyCheck {
-	return map[string]BodyCheck{"executeCreativeAction": checkCreativeActionBody}
+	return map[string]BodyCheck{"executeCreativeAction": checkCreativeActionBody, "addCreativeVersion": checkVersionBody}
 }
 
 // checkCreativeActionBody reads leniently: wrong types are the schema's
@@ -193,50 +253,40 @@ func checkCreativeActionBody(body any) []problem.FieldError {
 	return nil
 }
 
-// creativeRow is a creative with the names its detail shows; every read of
-// creatives returns this shape, so one function builds the details.
-type creativeRow struct {
-	Creative     db.Creative
-	AuthorName   string
-	ReviewerName *string
-	ClientName   *string
-	TaskName     *string
+// checkVersionBody applies creative.CheckAssets to the assets as decoded;
+// an asset that is not an object is the schema's to report.
+func checkVersionBody(body any) []problem.FieldError {
+	req, _ := body.(map[string]any)
+	assets, _ := req["assets"].([]any)
+	facts := make([]creative.AssetFacts, len(assets))
+	for i, a := range assets {
+		m, _ := a.(map[string]any)
+		mime, _ := m["mimeType"].(string)
+		facts[i] = creative.AssetFacts{MimeType: mime, HasWidth: m["width"] != nil, HasHeight: m["height"] != nil, HasDuration: m["durationMs"] != nil}
+	}
+	return creative.CheckAssets(facts)
 }
 
-// creativePage reads one page, through the query whose plan fits the filter.
-func creativePage(ctx context.Context, q *db.Queries, org uuid.UUID, status *api.ReviewStatus, before, limit int32) ([]creativeRow, error) {
-	if status != nil {
-		page, err := q.CreativePageByStatus(ctx, db.CreativePageByStatusParams{
-			OrganizationID: org, ReviewStatus: string(*status), BeforeNumber: before, RowLimit: limit,
-		})
-		rows := make([]creativeRow, len(page))
-		for i, p := range page {
-			rows[i] = creativeRow(p)
+// creativeProblem turns the creative service's refusals into Problems;
+// anything else passes on.
+func creativeProblem(err error) error {
+	var refusal *review.Refusal
+	var invalid *creative.Invalid
+	switch {
+	case errors.Is(err, creative.ErrOrganizationNotVisible):
+		return errOrganizationNotVisible()
+	case errors.Is(err, creative.ErrCreativeNotVisible):
+		return errCreativeNotVisible()
+	case errors.As(err, &invalid):
+		return problem.Invalid(invalid.Fields)
+	case errors.As(err, &refusal):
+		status := http.StatusConflict
+		if refusal.Reason == review.Forbidden {
+			status = http.StatusForbidden
 		}
-		return rows, err
+		return problem.New(status, problem.Code(refusal.Reason), "%s", refusal.Detail)
 	}
-	page, err := q.CreativePage(ctx, db.CreativePageParams{OrganizationID: org, BeforeNumber: before, RowLimit: limit})
-	rows := make([]creativeRow, len(page))
-	for i, p := range page {
-		rows[i] = creativeRow(p)
-	}
-	return rows, err
-}
-
-// creativeDetail reads one creative of org as who sees it.
-func creativeDetail(ctx context.Context, q *db.Queries, org, id uuid.UUID, who review.Caller) (creativeJSON, error) {
-	row, err := q.CreativeGet(ctx, db.CreativeGetParams{OrganizationID: org, ID: id})
-	if err != nil {
-		if err = store.Translate(err); errors.Is(err, store.ErrNotFound) {
-			return creativeJSON{}, errCreativeNotVisible()
-		}
-		return creativeJSON{}, err
-	}
-	details, err := creativeDetails(ctx, q, []creativeRow{creativeRow(row)}, who)
-	if err != nil {
-		return creativeJSON{}, err
-	}
-	return details[0], nil
+	return err
 }
 
 // creativeJSON is the CreativeDetail schema as it is encoded: the fields of
@@ -246,24 +296,25 @@ func creativeDetail(ctx context.Context, q *db.Queries, org, id uuid.UUID, who r
 // spent a quarter of its CPU there. TestCreativeJSONMatchesTheSchemaType
 // keeps the two types saying the same.
 type creativeJSON struct {
-	ApprovedVersion  *versionJSON         `json:"approvedVersion"`
-	AspectRatio      string               `json:"aspectRatio"`
-	Author           api.UserRef          `json:"author"`
-	AvailableActions []api.CreativeAction `json:"availableActions"`
-	Client           *api.NamedRef        `json:"client"`
-	CurrentVersion   *versionJSON         `json:"currentVersion"`
-	DirectionId      *uuid.UUID           `json:"directionId"`
-	Geo              string               `json:"geo"`
-	Id               uuid.UUID            `json:"id"`
-	Language         string               `json:"language"`
-	Number           string               `json:"number"`
-	ReviewStatus     api.ReviewStatus     `json:"reviewStatus"`
-	Reviewer         *api.UserRef         `json:"reviewer"`
-	Task             *api.NamedRef        `json:"task"`
-	Title            string               `json:"title"`
-	Type             api.CreativeType     `json:"type"`
-	UpdatedAt        time.Time            `json:"updatedAt"`
-	Version          int                  `json:"version"`
+	ApprovedVersion  *versionJSON            `json:"approvedVersion"`
+	AspectRatio      string                  `json:"aspectRatio"`
+	Author           api.UserRef             `json:"author"`
+	AvailableActions []api.CreativeAction    `json:"availableActions"`
+	Client           *api.NamedRef           `json:"client"`
+	CurrentVersion   *versionJSON            `json:"currentVersion"`
+	DirectionId      *uuid.UUID              `json:"directionId"`
+	Geo              string                  `json:"geo"`
+	Id               uuid.UUID               `json:"id"`
+	Language         string                  `json:"language"`
+	Number           string                  `json:"number"`
+	Permissions      api.CreativePermissions `json:"permissions"`
+	ReviewStatus     api.ReviewStatus        `json:"reviewStatus"`
+	Reviewer         *api.UserRef            `json:"reviewer"`
+	Task             *api.NamedRef           `json:"task"`
+	Title            string                  `json:"title"`
+	Type             api.CreativeType        `json:"type"`
+	UpdatedAt        time.Time               `json:"updatedAt"`
+	Version          int                     `json:"version"`
 }
 
 // versionJSON is the CreativeVersion schema (see creativeJSON).
@@ -310,115 +361,53 @@ func (b encodedOK) write(w http.ResponseWriter) error {
 	return err
 }
 
-func (b encodedOK) VisitGetCreativeResponse(w http.ResponseWriter) error   { return b.write(w) }
-func (b encodedOK) VisitListCreativesResponse(w http.ResponseWriter) error { return b.write(w) }
+func (b encodedOK) VisitGetCreativeResponse(w http.ResponseWriter) error    { return b.write(w) }
+func (b encodedOK) VisitListCreativesResponse(w http.ResponseWriter) error  { return b.write(w) }
+func (b encodedOK) VisitUpdateCreativeResponse(w http.ResponseWriter) error { return b.write(w) }
 
-// creativeDetails builds the details of rows with one more query for all
-// their versions and assets, so a page costs the same whatever it holds.
-func creativeDetails(ctx context.Context, q *db.Queries, rows []creativeRow, who review.Caller) ([]creativeJSON, error) {
-	var ids []uuid.UUID
-	seen := map[uuid.UUID]bool{}
-	for _, r := range rows {
-		for _, v := range []*uuid.UUID{r.Creative.CurrentVersionID, r.Creative.ApprovedVersionID} {
-			if v != nil && !seen[*v] {
-				seen[*v] = true
-				ids = append(ids, *v)
-			}
-		}
+// creativeBody is the CreativeDetail of c.
+func creativeBody(c creative.Creative) creativeJSON {
+	actions := make([]api.CreativeAction, len(c.Available))
+	for j, a := range c.Available {
+		actions[j] = api.CreativeAction(a)
 	}
-	versions, err := creativeVersions(ctx, q, ids)
-	if err != nil {
-		return nil, err
+	return creativeJSON{
+		Id:               c.ID,
+		Number:           fmt.Sprintf("CR-%06d", c.Number),
+		Title:            c.Title,
+		Type:             api.CreativeType(c.Type),
+		AspectRatio:      c.AspectRatio,
+		Geo:              c.Geo,
+		Language:         c.Language,
+		DirectionId:      c.DirectionID,
+		ReviewStatus:     api.ReviewStatus(c.ReviewStatus),
+		Version:          int(c.Version),
+		UpdatedAt:        c.UpdatedAt.UTC(),
+		AvailableActions: actions,
+		Permissions: api.CreativePermissions{
+			AddVersion: c.Permissions.AddVersion, Edit: c.Permissions.Edit, AssignReviewer: c.Permissions.AssignReviewer,
+		},
+		Author:          api.UserRef{Id: c.AuthorID, Name: c.AuthorName},
+		Reviewer:        ref(c.ReviewerID, c.ReviewerName, func(id uuid.UUID, n string) api.UserRef { return api.UserRef{Id: id, Name: n} }),
+		Client:          ref(c.ClientID, c.ClientName, func(id uuid.UUID, n string) api.NamedRef { return api.NamedRef{Id: id, Name: n} }),
+		Task:            ref(c.TaskID, c.TaskName, func(id uuid.UUID, n string) api.NamedRef { return api.NamedRef{Id: id, Name: n} }),
+		CurrentVersion:  versionBody(c.Current),
+		ApprovedVersion: versionBody(c.Approved),
 	}
-	out := make([]creativeJSON, len(rows))
-	for i, r := range rows {
-		c := r.Creative
-		current, err := versionRef(c.CurrentVersionID, versions)
-		if err != nil {
-			return nil, err
-		}
-		approved, err := versionRef(c.ApprovedVersionID, versions)
-		if err != nil {
-			return nil, err
-		}
-		available := review.Available(reviewCreative(review.Status(c.ReviewStatus), c.AuthorID, c.ReviewerID, c.CurrentVersionID), who)
-		actions := make([]api.CreativeAction, len(available))
-		for j, a := range available {
-			actions[j] = api.CreativeAction(a)
-		}
-		out[i] = creativeJSON{
-			Id:               c.ID,
-			Number:           fmt.Sprintf("CR-%06d", c.Number),
-			Title:            c.Title,
-			Type:             api.CreativeType(c.Type),
-			AspectRatio:      c.AspectRatio,
-			Geo:              c.Geo,
-			Language:         c.Language,
-			DirectionId:      c.DirectionID,
-			ReviewStatus:     api.ReviewStatus(c.ReviewStatus),
-			Version:          int(c.Version),
-			UpdatedAt:        c.UpdatedAt.UTC(),
-			AvailableActions: actions,
-			Author:           api.UserRef{Id: c.AuthorID, Name: r.AuthorName},
-			Reviewer:         ref(c.ReviewerID, r.ReviewerName, func(id uuid.UUID, n string) api.UserRef { return api.UserRef{Id: id, Name: n} }),
-			Client:           ref(c.ClientID, r.ClientName, func(id uuid.UUID, n string) api.NamedRef { return api.NamedRef{Id: id, Name: n} }),
-			Task:             ref(c.TaskID, r.TaskName, func(id uuid.UUID, n string) api.NamedRef { return api.NamedRef{Id: id, Name: n} }),
-			CurrentVersion:   current,
-			ApprovedVersion:  approved,
-		}
-	}
-	return out, nil
 }
 
-// creativeVersions reads the given versions with their authors and assets,
-// in position order, in one query.
-func creativeVersions(ctx context.Context, q *db.Queries, ids []uuid.UUID) (map[uuid.UUID]*versionJSON, error) {
-	out := make(map[uuid.UUID]*versionJSON, len(ids))
-	if len(ids) == 0 {
-		return out, nil
+// versionBody is the CreativeVersion of v, nil (null) when v is.
+func versionBody(v *creative.Version) *versionJSON {
+	if v == nil {
+		return nil
 	}
-	rows, err := q.CreativeVersionsWithAssets(ctx, ids)
-	if err != nil {
-		return nil, err
+	out := &versionJSON{Id: v.ID, Number: int(v.Number), CreatedAt: v.CreatedAt.UTC(),
+		Author: api.UserRef{Id: v.AuthorID, Name: v.AuthorName}, Assets: make([]assetJSON, len(v.Assets))}
+	for i, a := range v.Assets {
+		out.Assets[i] = assetJSON{Id: a.ID, FileName: a.FileName, MimeType: a.MimeType, SizeBytes: a.SizeBytes, Url: a.URL,
+			Sha256: a.SHA256, Width: a.Width, Height: a.Height, DurationMs: a.DurationMs}
 	}
-	for _, r := range rows {
-		v, ok := out[r.ID]
-		if !ok {
-			v = &versionJSON{
-				Id: r.ID, Number: int(r.Number), CreatedAt: r.CreatedAt.UTC(),
-				Author: api.UserRef{Id: r.AuthorID, Name: r.AuthorName}, Assets: []assetJSON{},
-			}
-			out[r.ID] = v
-		}
-		// A version without assets comes as one row with null asset columns.
-		if r.AssetID != nil {
-			v.Assets = append(v.Assets, assetJSON{
-				Id: *r.AssetID, FileName: deref(r.FileName), MimeType: deref(r.MimeType), SizeBytes: deref(r.SizeBytes),
-				Url: deref(r.Url), Sha256: deref(r.Sha256), Width: r.Width, Height: r.Height, DurationMs: r.DurationMs,
-			})
-		}
-	}
-	return out, nil
-}
-
-// reviewCreative is the part of a creative the review rules read.
-func reviewCreative(status review.Status, author uuid.UUID, reviewer, currentVersion *uuid.UUID) review.Creative {
-	c := review.Creative{Status: status, AuthorID: author, HasCurrentVersion: currentVersion != nil}
-	if reviewer != nil {
-		c.ReviewerID = *reviewer
-	}
-	return c
-}
-
-func versionRef(id *uuid.UUID, versions map[uuid.UUID]*versionJSON) (*versionJSON, error) {
-	if id == nil {
-		return nil, nil
-	}
-	v, ok := versions[*id]
-	if !ok {
-		return nil, fmt.Errorf("creative version %s was not read", id)
-	}
-	return v, nil
+	return out
 }
 
 // ref is nil (null) when the reference is unset, so "always present, may be
@@ -431,38 +420,75 @@ func ref[T any](id *uuid.UUID, name *string, build func(uuid.UUID, string) T) *T
 	return &v
 }
 
-func deref[T any](v *T) T {
-	var zero T
+// orNil is a nullable request field as a pointer: nil when absent or null.
+func orNil[T any](n nullable.Nullable[T]) *T {
+	if v, err := n.Get(); err == nil {
+		return &v
+	}
+	return nil
+}
+
+// idField is a nullable request field of a patch: unset when absent, set
+// to nil when null.
+func idField(n nullable.Nullable[uuid.UUID]) creative.IDField {
+	return creative.IDField{Set: n.IsSpecified(), ID: orNil(n)}
+}
+
+// widen is an expectedVersion as the rules compare it.
+func widen(v *api.ExpectedVersion) *int64 {
 	if v == nil {
-		return zero
+		return nil
 	}
-	return *v
+	w := int64(*v)
+	return &w
 }
 
-// creativeCursorKind names the creatives list in its cursors.
-const creativeCursorKind = "c1"
-
-// encodeCreativeCursor makes the opaque cursor that continues below number.
-func encodeCreativeCursor(number int32) string {
-	return cursor.Encode(creativeCursorKind, strconv.Itoa(int(number)))
+func nullableText(s *string) nullable.Nullable[string] {
+	if s == nil {
+		return nullable.NewNullNullable[string]()
+	}
+	return nullable.NewNullableWithValue(*s)
 }
 
-// decodeCreativeCursor reads a cursor of encodeCreativeCursor: a creative
-// number, 1 to 2^31-1 as the column holds; ok is false for anything else.
-func decodeCreativeCursor(s string) (int32, bool) {
-	parts, err := cursor.Decode(creativeCursorKind, s, 1)
-	if err != nil {
-		return 0, false
+// pageSize is a list's limit, the spec's default when none is sent.
+func pageSize(limit *api.Limit) int {
+	if limit == nil {
+		return defaultCreativePageSize
 	}
-	n, err := strconv.ParseInt(parts[0], 10, 32)
-	if err != nil || n < 1 {
-		return 0, false
-	}
-	return int32(n), true
+	return *limit
 }
+
+// The kinds that name each list in its cursors (internal/cursor): a
+// cursor of one list is refused by every other.
+const (
+	creativeCursorKind = "c1"
+	eventCursorKind    = "e1"
+	memberCursorKind   = "m1"
+)
 
 // errInvalidCursor is the one answer of every list to a cursor it did not make.
 func errInvalidCursor() error {
 	return problem.Invalid([]problem.FieldError{{Field: "cursor", Code: problem.InvalidFormat,
 		Message: "Is not a cursor of this list. Pass the nextCursor of the previous page as is."}})
+}
+
+// encodeKeyCursor makes the cursor of list kind, ordered by a number (a
+// creative's number, a history entry's sequence), that continues below n.
+func encodeKeyCursor(kind string, n int64) string {
+	return cursor.Encode(kind, strconv.FormatInt(n, 10))
+}
+
+// decodeKeyCursor reads a cursor of encodeKeyCursor for list kind: a
+// number from 1 to max, as the list's column holds; ok is false for
+// anything else.
+func decodeKeyCursor(kind, s string, max int64) (int64, bool) {
+	parts, err := cursor.Decode(kind, s, 1)
+	if err != nil {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(parts[0], 10, 64)
+	if err != nil || n < 1 || n > max {
+		return 0, false
+	}
+	return n, true
 }

@@ -177,7 +177,7 @@ func (d *reviewDesk) lastEvent(t *testing.T, id uuid.UUID) creativeEvent {
 	t.Helper()
 	var e creativeEvent
 	err := d.env.DB.Pool.QueryRow(context.Background(),
-		`SELECT actor_id, action, from_status, to_status, comment, version FROM creative_events WHERE creative_id = $1 ORDER BY id DESC LIMIT 1`, id).
+		`SELECT actor_id, type, from_status, to_status, comment, version FROM creative_events WHERE creative_id = $1 ORDER BY id DESC LIMIT 1`, id).
 		Scan(&e.actor, &e.action, &e.from, &e.to, &e.comment, &e.version)
 	if err != nil {
 		t.Fatal(err)
@@ -471,7 +471,7 @@ func TestCreativeDetailHasEveryFieldAndNullsWhatIsUnset(t *testing.T) {
 	if !strings.HasPrefix(c.Number, "CR-0000") || len(c.Number) != len("CR-000001") {
 		t.Errorf("number %q", c.Number)
 	}
-	if !slices.Equal(c.AvailableActions, []api.CreativeAction{api.Archive}) {
+	if !slices.Equal(c.AvailableActions, []api.CreativeAction{api.CreativeActionArchive}) {
 		t.Errorf("the author of a draft without a version may only archive it: %v", c.AvailableActions)
 	}
 
@@ -638,7 +638,7 @@ func TestCreativeReadsAnswerEveryDeclaredStatus(t *testing.T) {
 		{"list: a cursor that decodes to no number is 422", "viewer", creativesURL(d.org) + "?cursor=YWJj", 422, "invalid_request", &fe{"cursor", "invalid_format"}},
 		{"list: a limit above 100 is 422", "viewer", creativesURL(d.org) + "?limit=101", 422, "invalid_request", &fe{"limit", "out_of_range"}},
 		{"list: a limit of 0 is 422", "viewer", creativesURL(d.org) + "?limit=0", 422, "invalid_request", &fe{"limit", "out_of_range"}},
-		{"list: an unknown reviewStatus is 422", "viewer", creativesURL(d.org) + "?reviewStatus=published", 422, "invalid_request", &fe{"reviewStatus", "invalid_value"}},
+		{"list: an unknown reviewStatus is 422", "viewer", creativesURL(d.org) + "?reviewStatus=published", 422, "invalid_request", &fe{"reviewStatus[0]", "invalid_value"}},
 		{"list: a bad organization id is 422", "viewer", "/api/v1/organizations/nope/creatives", 422, "invalid_request", &fe{"organizationId", "invalid_format"}},
 		{"get: a member is 200", "viewer", creativeURL(d.org, id), 200, "", nil},
 		{"get: not signed in is 401", "", creativeURL(d.org, id), 401, "unauthenticated", nil},

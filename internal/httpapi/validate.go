@@ -528,8 +528,12 @@ func schemaFieldErrorAt(e *openapi3.SchemaError, param *openapi3.Parameter) prob
 	field := dotted(path)
 	if param != nil {
 		field = paramName(param)
-		if len(path) > 0 {
-			field += "." + dotted(path)
+		if sub := dotted(path); sub != "" {
+			// An array parameter's item is reviewStatus[0], not reviewStatus.[0].
+			if sub[0] != '[' {
+				field += "."
+			}
+			field += sub
 		}
 	}
 	s := e.Schema

@@ -1,11 +1,15 @@
-// Package review holds the creative review state machine and the rights to
-// run each action (PRODUCT.md §3). It is the one place where these rules
-// live: HTTP handlers ask Available to answer availableActions and Decide to
-// authorise an action, so the two can never disagree.
+// Package review holds the creative workflow's rules: the review state
+// machine, the rights table of every change a caller may make to a creative
+// (the four review actions, new versions, edits, reviewer assignment), and
+// the order in which a refused change is answered. It is the one place
+// these rules live: the creative service asks Decide to authorise a change,
+// and Available and Allowed to tell a caller what they may do, so the
+// answer and the authorisation can never disagree. No HTTP, no SQL.
 package review
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/google/uuid"
 )
@@ -29,14 +33,11 @@ var Statuses = []Status{StatusDraft, StatusInReview, StatusChangesRequested, Sta
 // Valid reports whether s is one of the review states, so a value read from
 // storage can be checked before it is trusted.
 func (s Status) Valid() bool {
-	switch s {
-	case StatusDraft, StatusInReview, StatusChangesRequested, StatusApproved, StatusArchived:
-		return true
-	}
-	return false
+	return slices.Contains(Statuses, s)
 }
 
-// Action is a review command a caller asks to run on a creative.
+// Action is a change a caller asks to make to a creative: one of the four
+// review actions of CreativeActionRequest, or one of the authoring changes.
 type Action string
 
 // The review actions of CreativeActionRequest.
@@ -47,23 +48,32 @@ const (
 	ActionArchive        Action = "archive"
 )
 
-// Actions lists every action in canonical order; Available answers in this
-// order so availableActions is stable for clients.
+// The authoring changes: a new version (addCreativeVersion), an edit of the
+// details (updateCreative), and setting or clearing the assigned reviewer
+// (updateCreative with reviewerId).
+const (
+	ActionAddVersion     Action = "add_version"
+	ActionEdit           Action = "edit"
+	ActionAssignReviewer Action = "assign_reviewer"
+)
+
+// Actions lists the review actions in canonical order; Available answers in
+// this order so availableActions is stable for clients.
 var Actions = []Action{ActionSubmit, ActionRequestChanges, ActionApprove, ActionArchive}
 
-// Valid reports whether a is one of the review actions.
+// Changes lists the authoring changes, in the order of Permissions.
+var Changes = []Action{ActionAddVersion, ActionEdit, ActionAssignReviewer}
+
+// Valid reports whether a is one of the review actions (the values a
+// CreativeActionRequest may name).
 func (a Action) Valid() bool {
-	switch a {
-	case ActionSubmit, ActionRequestChanges, ActionApprove, ActionArchive:
-		return true
-	}
-	return false
+	return slices.Contains(Actions, a)
 }
 
 // Role is a member's role in the creative's organization.
 type Role string
 
-// The membership roles of PRODUCT.md §1.
+// The membership roles.
 const (
 	RoleAdmin    Role = "admin"
 	RoleReviewer Role = "reviewer"
@@ -76,11 +86,7 @@ var Roles = []Role{RoleAdmin, RoleReviewer, RoleAuthor, RoleViewer}
 
 // Valid reports whether r is one of the membership roles.
 func (r Role) Valid() bool {
-	switch r {
-	case RoleAdmin, RoleReviewer, RoleAuthor, RoleViewer:
-		return true
-	}
-	return false
+	return slices.Contains(Roles, r)
 }
 
 // Creative is the part of a creative the rules depend on, so the package
@@ -93,6 +99,8 @@ type Creative struct {
 	ReviewerID uuid.UUID
 	// HasCurrentVersion is false until a version is uploaded; submit needs one.
 	HasCurrentVersion bool
+	// Version is the creative's version, which expectedVersion is compared with.
+	Version int32
 }
 
 // Caller is the signed-in user acting on a creative, with their role in the
@@ -106,18 +114,22 @@ type Caller struct {
 // the Problem codes, so the mapping cannot drift.
 type Reason string
 
-// The two ways an action is refused, in the order they are checked.
+// The ways a change is refused, in the order Check answers them.
 const (
-	// Forbidden means the caller's role can never run this action on this
+	// Forbidden means the caller's role can never make this change to this
 	// creative: 403 action_forbidden.
 	Forbidden Reason = "action_forbidden"
-	// InvalidTransition means the caller may run the action, but not from the
-	// creative's current state: 409 invalid_transition.
+	// VersionConflict means the caller saw another version of the creative
+	// than the current one: 409 version_conflict.
+	VersionConflict Reason = "version_conflict"
+	// InvalidTransition means the caller may make the change, but not in
+	// the creative's current state: 409 invalid_transition.
 	InvalidTransition Reason = "invalid_transition"
 )
 
-// Refusal is the error Decide returns when an action may not run, so the
-// caller can pick the status code from Reason and show Detail as is.
+// Refusal is the error Decide and Check return when a change may not be
+// made, so the caller can pick the status code from Reason and show Detail
+// as is.
 type Refusal struct {
 	Reason Reason
 	// Detail is a human sentence for the Problem's detail field.
@@ -137,9 +149,110 @@ func invalidTransition(format string, args ...any) *Refusal {
 	return &Refusal{Reason: InvalidTransition, Detail: fmt.Sprintf(format, args...)}
 }
 
-// Decide says whether who may run a on c now and, if so, the status c moves
-// to. Rights are checked before the state, because PRODUCT.md §3 answers 403
-// action_forbidden before 409 invalid_transition. A refusal is a *Refusal.
+// rule is one row of the rights table.
+type rule struct {
+	// rights refuses a caller whose role can never make the change to this
+	// creative. It runs for members of a role that may act at all
+	// (admins, reviewers, authors); viewers are refused before it.
+	rights func(c Creative, who Caller, a Action, isAuthor, isAdmin bool) *Refusal
+	// from lists the states the change may be made in, explicitly, so an
+	// unknown stored status is refused rather than allowed.
+	from []Status
+	// to is the state after the change from s.
+	to func(s Status) Status
+	// needsVersion: the creative must have a current version (submit).
+	needsVersion bool
+}
+
+var notArchived = []Status{StatusDraft, StatusInReview, StatusChangesRequested, StatusApproved}
+
+func stay(s Status) Status                 { return s }
+func goTo(next Status) func(Status) Status { return func(Status) Status { return next } }
+
+// table is the rights table: who may make each change, from which states,
+// and where it leads. Every decision of the package comes from it.
+//
+//	action           from                              to                 who
+//	submit           draft, changes_requested          in_review          the author, or an admin; needs a version
+//	request_changes  in_review                         changes_requested  a reviewer or admin who is not the author; the assigned reviewer only, if one is set (admins always)
+//	approve          in_review                         approved           as request_changes
+//	archive          any but archived                  archived           an admin; the author while a draft
+//	add_version      draft, changes_requested,         unchanged;         the author, or an admin
+//	                 approved                          approved → draft
+//	edit             any but archived                  unchanged          the author, or an admin
+//	assign_reviewer  any but archived                  unchanged          an admin
+var table = map[Action]rule{
+	ActionSubmit: {
+		rights:       authorOrAdmin("submit this creative"),
+		from:         []Status{StatusDraft, StatusChangesRequested},
+		to:           goTo(StatusInReview),
+		needsVersion: true,
+	},
+	ActionRequestChanges: {rights: decider, from: []Status{StatusInReview}, to: goTo(StatusChangesRequested)},
+	ActionApprove:        {rights: decider, from: []Status{StatusInReview}, to: goTo(StatusApproved)},
+	ActionArchive:        {rights: archiver, from: notArchived, to: goTo(StatusArchived)},
+	ActionAddVersion: {
+		rights: authorOrAdmin("add a version to this creative"),
+		from:   []Status{StatusDraft, StatusChangesRequested, StatusApproved},
+		// A new version of an approved creative needs a new review.
+		to: func(s Status) Status {
+			if s == StatusApproved {
+				return StatusDraft
+			}
+			return s
+		},
+	},
+	ActionEdit: {rights: authorOrAdmin("edit this creative"), from: notArchived, to: stay},
+	ActionAssignReviewer: {
+		rights: func(_ Creative, _ Caller, _ Action, _, isAdmin bool) *Refusal {
+			if isAdmin {
+				return nil
+			}
+			return forbidden("Only an admin may assign a reviewer to a creative.")
+		},
+		from: notArchived, to: stay,
+	},
+}
+
+func authorOrAdmin(what string) func(Creative, Caller, Action, bool, bool) *Refusal {
+	return func(_ Creative, _ Caller, _ Action, isAuthor, isAdmin bool) *Refusal {
+		if isAuthor || isAdmin {
+			return nil
+		}
+		return forbidden("Only the creative's author or an admin may %s.", what)
+	}
+}
+
+// decider is the right to request changes and approve: nobody decides on
+// their own creative, and an assigned reviewer excludes the other reviewers.
+func decider(c Creative, who Caller, a Action, isAuthor, isAdmin bool) *Refusal {
+	if who.Role != RoleReviewer && !isAdmin {
+		return forbidden("Only a reviewer or an admin who is not the author may %s this creative.", verb(a))
+	}
+	if isAuthor {
+		return forbidden("The author of a creative may not %s it; another reviewer or admin must.", verb(a))
+	}
+	if !isAdmin && c.ReviewerID != uuid.Nil && c.ReviewerID != who.UserID {
+		return forbidden("Only the assigned reviewer or an admin may %s this creative.", verb(a))
+	}
+	return nil
+}
+
+// archiver is the archive right. The author's exists only while the
+// creative is a draft, because after submission it is no longer only theirs.
+func archiver(c Creative, _ Caller, _ Action, isAuthor, isAdmin bool) *Refusal {
+	if isAdmin || (isAuthor && c.Status == StatusDraft) {
+		return nil
+	}
+	if isAuthor {
+		return forbidden("The author may archive this creative only while it is a draft; ask an admin.")
+	}
+	return forbidden("Only an admin, or the author while the creative is a draft, may archive this creative.")
+}
+
+// Decide says whether who may make change a to c now and, if so, the status
+// c moves to. Rights are checked before the state (403 action_forbidden
+// before 409 invalid_transition). A refusal is a *Refusal.
 func Decide(c Creative, who Caller, a Action) (Status, error) {
 	if r := authorize(c, who, a); r != nil {
 		return "", r
@@ -151,9 +264,47 @@ func Decide(c Creative, who Caller, a Action) (Status, error) {
 	return next, nil
 }
 
-// Available lists, in canonical order, the actions Decide allows who to run
-// on c now. It asks Decide for each action so that the answer and the
-// authorisation share one rule. It never returns nil, so JSON says [].
+// Check is Decide in the full order a refused change is answered: the
+// caller's rights (403 action_forbidden), then check, which judges the
+// request against the creative (a 422 only someone allowed to make the
+// change may learn about), then expectedVersion against the creative's
+// version (409 version_conflict), then the state (409
+// invalid_transition). check may be nil; its error is returned as is.
+//
+// A request may ask for several changes at once (an edit that also assigns
+// the reviewer): each must be allowed, and the status after them is
+// returned. expectedVersion is compared as sent, without narrowing.
+func Check(c Creative, who Caller, expectedVersion *int64, check func() error, actions ...Action) (Status, error) {
+	if len(actions) == 0 {
+		return "", forbidden("No change was asked for.")
+	}
+	for _, a := range actions {
+		if r := authorize(c, who, a); r != nil {
+			return "", r
+		}
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			return "", err
+		}
+	}
+	if expectedVersion != nil && *expectedVersion != int64(c.Version) {
+		return "", &Refusal{Reason: VersionConflict,
+			Detail: fmt.Sprintf("The creative is at version %d, not %d. Reload it and try again.", c.Version, *expectedVersion)}
+	}
+	next := c.Status
+	for _, a := range actions {
+		s, r := transition(Creative{Status: next, HasCurrentVersion: c.HasCurrentVersion}, a)
+		if r != nil {
+			return "", r
+		}
+		next = s
+	}
+	return next, nil
+}
+
+// Available lists, in canonical order, the review actions Decide allows who
+// to run on c now. It never returns nil, so JSON says [].
 func Available(c Creative, who Caller) []Action {
 	out := make([]Action, 0, len(Actions))
 	for _, a := range Actions {
@@ -164,12 +315,35 @@ func Available(c Creative, who Caller) []Action {
 	return out
 }
 
-// authorize applies the rights, which do not depend on the state except for
-// the author's archive right: that one exists only while the creative is a
-// draft, because after submission the creative is no longer only theirs.
+// Permissions are the authoring changes a caller may make to a creative now.
+type Permissions struct {
+	AddVersion, Edit, AssignReviewer bool
+}
+
+// Allowed says which authoring changes Decide allows who to make to c now.
+func Allowed(c Creative, who Caller) Permissions {
+	may := func(a Action) bool {
+		_, err := Decide(c, who, a)
+		return err == nil
+	}
+	return Permissions{AddVersion: may(ActionAddVersion), Edit: may(ActionEdit), AssignReviewer: may(ActionAssignReviewer)}
+}
+
+// AuthorizeCreate refuses a member whose role may not create creatives in
+// their organization: authors and admins may.
+func AuthorizeCreate(role Role) error {
+	if role == RoleAuthor || role == RoleAdmin {
+		return nil
+	}
+	return forbidden("Only authors and admins may create creatives; your role is %s.", role)
+}
+
+// authorize applies the rights of the table, which do not depend on the
+// state except where a rule says so (the author's archive right).
 func authorize(c Creative, who Caller, a Action) *Refusal {
-	if !a.Valid() {
-		return forbidden("%q is not a review action.", a)
+	r, ok := table[a]
+	if !ok {
+		return forbidden("%q is not a change of a creative.", a)
 	}
 	switch who.Role {
 	case RoleAdmin, RoleReviewer, RoleAuthor:
@@ -181,78 +355,49 @@ func authorize(c Creative, who Caller, a Action) *Refusal {
 	// A nil user id never counts as the author, so a zero Creative gives no
 	// one the author's rights.
 	isAuthor := who.UserID != uuid.Nil && who.UserID == c.AuthorID
-	isAdmin := who.Role == RoleAdmin
-
-	switch a {
-	case ActionSubmit:
-		if isAuthor || isAdmin {
-			return nil
-		}
-		return forbidden("Only the creative's author or an admin may submit this creative.")
-	case ActionRequestChanges, ActionApprove:
-		if who.Role != RoleReviewer && !isAdmin {
-			return forbidden("Only a reviewer or an admin who is not the author may %s this creative.", verb(a))
-		}
-		if isAuthor {
-			return forbidden("The author of a creative may not %s it; another reviewer or admin must.", verb(a))
-		}
-		if !isAdmin && c.ReviewerID != uuid.Nil && c.ReviewerID != who.UserID {
-			return forbidden("Only the assigned reviewer or an admin may %s this creative.", verb(a))
-		}
-		return nil
-	case ActionArchive:
-		if isAdmin || (isAuthor && c.Status == StatusDraft) {
-			return nil
-		}
-		if isAuthor {
-			return forbidden("The author may archive this creative only while it is a draft; ask an admin.")
-		}
-		return forbidden("Only an admin, or the author while the creative is a draft, may archive this creative.")
-	}
-	return forbidden("%q is not a review action.", a)
+	return r.rights(c, who, a, isAuthor, who.Role == RoleAdmin)
 }
 
-// transition applies the state machine to a caller already authorised. Each
-// action lists its source states explicitly, so an unknown stored status is
-// refused rather than treated as "any but archived".
+// transition applies the table's states to a caller already authorised.
 func transition(c Creative, a Action) (Status, *Refusal) {
-	var next Status
-	var from []Status
-	switch a {
-	case ActionSubmit:
-		next, from = StatusInReview, []Status{StatusDraft, StatusChangesRequested}
-	case ActionRequestChanges:
-		next, from = StatusChangesRequested, []Status{StatusInReview}
-	case ActionApprove:
-		next, from = StatusApproved, []Status{StatusInReview}
-	case ActionArchive:
-		next, from = StatusArchived, []Status{StatusDraft, StatusInReview, StatusChangesRequested, StatusApproved}
-	default:
-		return "", invalidTransition("%q is not a review action.", a)
-	}
-	allowed := false
-	for _, s := range from {
-		if s == c.Status {
-			allowed = true
-			break
-		}
+	r, ok := table[a]
+	if !ok {
+		return "", invalidTransition("%q is not a change of a creative.", a)
 	}
 	switch {
-	case !allowed && c.Status == StatusArchived:
-		return "", invalidTransition("%s is not allowed while the creative is archived; archiving is final.", a)
-	case !allowed:
-		return "", invalidTransition("%s is not allowed while the creative is %s.", a, c.Status)
-	case a == ActionSubmit && !c.HasCurrentVersion:
+	case !slices.Contains(r.from, c.Status):
+		return "", stateRefusal(a, c.Status)
+	case r.needsVersion && !c.HasCurrentVersion:
 		return "", invalidTransition("A version must be uploaded before the creative can be submitted.")
 	}
-	return next, nil
+	return r.to(c.Status), nil
+}
+
+// stateRefusal says why a may not be made in state s.
+func stateRefusal(a Action, s Status) *Refusal {
+	switch {
+	case a == ActionAddVersion && s == StatusArchived:
+		return invalidTransition("A version cannot be added to an archived creative; archiving is final.")
+	case a == ActionAddVersion:
+		return invalidTransition("A version cannot be added while the creative is %s.", s)
+	case (a == ActionEdit || a == ActionAssignReviewer) && s == StatusArchived:
+		return invalidTransition("An archived creative cannot be edited; archiving is final.")
+	case s == StatusArchived:
+		return invalidTransition("%s is not allowed while the creative is archived; archiving is final.", a)
+	}
+	return invalidTransition("%s is not allowed while the creative is %s.", a, s)
 }
 
 // verb spells an action for a sentence ("request changes on" reads better
 // than "request_changes").
 func verb(a Action) string {
-	if a == ActionRequestChanges {
+	switch a {
+	case ActionRequestChanges:
 		return "request changes on"
+	case ActionAddVersion:
+		return "add a version to"
+	case ActionAssignReviewer:
+		return "assign a reviewer to"
 	}
 	return string(a)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"creativeapi/gen/db"
+	"creativeapi/internal/creative"
 	"creativeapi/internal/review"
 	"creativeapi/internal/store"
 )
@@ -32,24 +33,27 @@ type demoAsset struct {
 	durationMs    *int32
 }
 
-type demoEvent struct {
+// demoStep is one change of a demo creative's history, made through the
+// creative service as its actor: a version (assets), a review action, an
+// edit of the title, or the assignment of a reviewer.
+type demoStep struct {
 	actor    string
+	assets   []demoAsset
 	action   review.Action
-	from, to review.Status
 	comment  string
+	title    string
+	reviewer string
 }
 
 type demoCreative struct {
-	title, kind, aspect, geo, lang string
-	status                         review.Status
-	author, reviewer               string
-	client, task                   string
-	direction                      bool
-	// versions are uploaded in order; the last is the current version.
-	versions [][]demoAsset
-	// approved makes the current version the approved one.
-	approved bool
-	events   []demoEvent
+	// title is the creative's title once its steps ran (a step may fix a
+	// typo of the first title); created is the first title when it differs.
+	title, created          string
+	kind, aspect, geo, lang string
+	author                  string
+	client, task            string
+	direction               bool
+	steps                   []demoStep
 }
 
 func px(n int32) *int32 { return &n }
@@ -68,75 +72,97 @@ func html5(file string, size int64) demoAsset {
 	return demoAsset{file: file, mime: "application/zip", size: size}
 }
 
-// acmeCreatives puts Acme's creatives in every review state, each history
-// legal under internal/review, authored by author@acme.test.
+// The demo people who act in the histories.
+const (
+	acmeAdmin    = "admin@acme.test"
+	acmeReviewer = "reviewer@acme.test"
+	acmeAuthor   = "author@acme.test"
+)
+
+func version(assets ...demoAsset) demoStep { return demoStep{actor: acmeAuthor, assets: assets} }
+func submit() demoStep                     { return demoStep{actor: acmeAuthor, action: review.ActionSubmit} }
+func assign() demoStep                     { return demoStep{actor: acmeAdmin, reviewer: acmeReviewer} }
+func decide(a review.Action, comment string) demoStep {
+	return demoStep{actor: acmeReviewer, action: a, comment: comment}
+}
+
+// acmeCreatives puts Acme's creatives in every review state, authored by
+// author@acme.test: several versions, histories with request-changes
+// comments, an edited title, assigned reviewers, and an approved creative
+// back in draft with a new version.
 func acmeCreatives() []demoCreative {
-	const author, reviewer = "author@acme.test", "reviewer@acme.test"
 	return []demoCreative{
 		{
 			title: "Winter clearance billboard", kind: "static", aspect: "16:9", geo: "IT", lang: "it-IT",
-			status: review.StatusArchived, author: author, client: "Acme Shoes", task: "Winter clearance 2026",
-			versions: [][]demoAsset{{png("winter-clearance-16x9.png", 1920, 1080, 612_408)}},
-			events: []demoEvent{
-				{actor: author, action: review.ActionArchive, from: review.StatusDraft, to: review.StatusArchived},
+			author: acmeAuthor, client: "Acme Shoes", task: "Winter clearance 2026",
+			steps: []demoStep{
+				version(png("winter-clearance-16x9.png", 1920, 1080, 612_408)),
+				{actor: acmeAuthor, action: review.ActionArchive},
 			},
 		},
 		{
 			title: "Summer sale story", kind: "static", aspect: "9:16", geo: "DE", lang: "de-DE",
-			status: review.StatusApproved, author: author, reviewer: reviewer, client: "Acme Shoes", task: "Summer sale 2026",
-			direction: true, approved: true,
-			versions: [][]demoAsset{
-				{png("summer-sale-9x16.png", 1080, 1920, 482_133)},
-				{png("summer-sale-9x16-v2.png", 1080, 1920, 490_877)},
-			},
-			events: []demoEvent{
-				{actor: author, action: review.ActionSubmit, from: review.StatusDraft, to: review.StatusInReview},
-				{actor: reviewer, action: review.ActionRequestChanges, from: review.StatusInReview, to: review.StatusChangesRequested,
-					comment: "The logo is cut off in the 9:16 frame."},
-				{actor: author, action: review.ActionSubmit, from: review.StatusChangesRequested, to: review.StatusInReview},
-				{actor: reviewer, action: review.ActionApprove, from: review.StatusInReview, to: review.StatusApproved},
+			author: acmeAuthor, client: "Acme Shoes", task: "Summer sale 2026", direction: true,
+			steps: []demoStep{
+				assign(),
+				version(png("summer-sale-9x16.png", 1080, 1920, 482_133)),
+				submit(),
+				decide(review.ActionRequestChanges, "The logo is cut off in the 9:16 frame."),
+				version(png("summer-sale-9x16-v2.png", 1080, 1920, 490_877)),
+				submit(),
+				decide(review.ActionApprove, ""),
 			},
 		},
 		{
-			title: "Back to school carousel", kind: "static", aspect: "1:1", geo: "FR", lang: "fr-FR",
-			status: review.StatusChangesRequested, author: author, reviewer: reviewer, client: "Acme Outdoor", task: "Back to school",
-			versions: [][]demoAsset{{
-				png("back-to-school-1x1-frame1.png", 1080, 1080, 301_554),
-				png("back-to-school-1x1-frame2.png", 1080, 1080, 297_090),
-			}},
-			events: []demoEvent{
-				{actor: author, action: review.ActionSubmit, from: review.StatusDraft, to: review.StatusInReview},
-				{actor: reviewer, action: review.ActionRequestChanges, from: review.StatusInReview, to: review.StatusChangesRequested,
-					comment: "Frame 2: the price must include VAT. Please update the copy."},
+			title: "Back to school carousel", created: "Back to shcool carousel", kind: "static", aspect: "1:1", geo: "FR", lang: "fr-FR",
+			author: acmeAuthor, client: "Acme Outdoor", task: "Back to school",
+			steps: []demoStep{
+				{actor: acmeAuthor, title: "Back to school carousel"},
+				assign(),
+				version(
+					png("back-to-school-1x1-frame1.png", 1080, 1080, 301_554),
+					png("back-to-school-1x1-frame2.png", 1080, 1080, 297_090),
+				),
+				submit(),
+				decide(review.ActionRequestChanges, "Frame 2: the price must include VAT. Please update the copy."),
 			},
 		},
 		{
 			title: "Running shoes pre-roll", kind: "video", aspect: "16:9", geo: "US", lang: "en-US",
-			status: review.StatusInReview, author: author, reviewer: reviewer, client: "Acme Shoes", task: "Autumn launch",
-			versions: [][]demoAsset{
-				{mp4("running-shoes-15s.mp4", 1920, 1080, 14_500, 8_241_330)},
-				{mp4("running-shoes-15s-v2.mp4", 1920, 1080, 15_000, 8_410_122), png("running-shoes-poster.png", 1920, 1080, 402_771)},
-			},
-			events: []demoEvent{
-				{actor: author, action: review.ActionSubmit, from: review.StatusDraft, to: review.StatusInReview},
+			author: acmeAuthor, client: "Acme Shoes", task: "Autumn launch",
+			steps: []demoStep{
+				assign(),
+				version(mp4("running-shoes-15s.mp4", 1920, 1080, 14_500, 8_241_330)),
+				version(mp4("running-shoes-15s-v2.mp4", 1920, 1080, 15_000, 8_410_122), png("running-shoes-poster.png", 1920, 1080, 402_771)),
+				submit(),
 			},
 		},
 		{
 			title: "Autumn teaser banner", kind: "html5", aspect: "6:5", geo: "GB", lang: "en-GB",
-			status: review.StatusInReview, author: author, client: "Acme Outdoor", task: "Autumn launch",
-			versions: [][]demoAsset{{html5("autumn-teaser-300x250.zip", 148_213), png("autumn-teaser-300x250-backup.png", 300, 250, 38_410)}},
-			events: []demoEvent{
-				{actor: author, action: review.ActionSubmit, from: review.StatusDraft, to: review.StatusInReview},
+			author: acmeAuthor, client: "Acme Outdoor", task: "Autumn launch",
+			steps: []demoStep{
+				version(html5("autumn-teaser-300x250.zip", 148_213), png("autumn-teaser-300x250-backup.png", 300, 250, 38_410)),
+				submit(),
+			},
+		},
+		{
+			title: "Newsletter header", kind: "static", aspect: "3:1", geo: "NL", lang: "nl-NL",
+			author: acmeAuthor, client: "Acme Shoes", task: "Summer sale 2026",
+			steps: []demoStep{
+				version(png("newsletter-header-3x1.png", 1800, 600, 210_554)),
+				submit(),
+				decide(review.ActionApprove, "Good to go."),
+				version(png("newsletter-header-3x1-v2.png", 1800, 600, 214_009)),
 			},
 		},
 		{
 			title: "Spring collection lookbook", kind: "static", aspect: "4:5", geo: "ES", lang: "es-ES",
-			status: review.StatusDraft, author: author, client: "Acme Outdoor",
-			versions: [][]demoAsset{{png("spring-lookbook-4x5.png", 1080, 1350, 356_902)}},
+			author: acmeAuthor, client: "Acme Outdoor",
+			steps: []demoStep{version(png("spring-lookbook-4x5.png", 1080, 1350, 356_902))},
 		},
 		{
 			title: "Holiday countdown", kind: "video", aspect: "9:16", geo: "US", lang: "en-US",
-			status: review.StatusDraft, author: author, task: "Holiday season",
+			author: acmeAuthor, task: "Holiday season",
 		},
 	}
 }
@@ -145,16 +171,13 @@ func acmeCreatives() []demoCreative {
 func globexCreatives() []demoCreative {
 	return []demoCreative{{
 		title: "Globex launch teaser", kind: "static", aspect: "1:1", geo: "US", lang: "en-US",
-		status: review.StatusDraft, author: "admin@globex.test",
-		versions: [][]demoAsset{{png("globex-launch-1x1.png", 1200, 1200, 274_116)}},
+		author: "admin@globex.test",
+		steps:  []demoStep{{actor: "admin@globex.test", assets: []demoAsset{png("globex-launch-1x1.png", 1200, 1200, 274_116)}}},
 	}}
 }
 
-// errSeeded stops a transaction that found the organization already seeded.
-var errSeeded = errors.New("already seeded")
-
-// seedCreatives adds the demo creatives of each organization that has none
-// yet, then tops the benchmark creatives up to opts.Creatives.
+// seedCreatives adds the demo creatives each organization lacks (by
+// title), then tops the benchmark creatives up to opts.Creatives.
 func seedCreatives(ctx context.Context, s *store.Store, log *slog.Logger, p People, opts Options) error {
 	for _, org := range []struct {
 		name      string
@@ -164,35 +187,37 @@ func seedCreatives(ctx context.Context, s *store.Store, log *slog.Logger, p Peop
 		if org.id == uuid.Nil {
 			return fmt.Errorf("seed creatives: organization %s was not seeded", org.name)
 		}
-		err := s.InTx(ctx, func(q *db.Queries) error {
-			return seedOrgCreatives(ctx, q, p, org.id, org.creatives)
-		})
-		switch {
-		case errors.Is(err, errSeeded):
-			log.Info("seed creatives", "org", org.name, "created", 0, "reason", "the organization already has creatives")
-		case err != nil:
-			return fmt.Errorf("seed creatives of %s: %w", org.name, err)
-		default:
-			log.Info("seed creatives", "org", org.name, "created", len(org.creatives))
+		created := 0
+		for _, c := range org.creatives {
+			var added bool
+			err := s.InTx(ctx, func(q *db.Queries) error {
+				var err error
+				added, err = seedDemoCreative(ctx, q, p, org.id, c)
+				return err
+			})
+			if err != nil {
+				return fmt.Errorf("seed creatives of %s: %s: %w", org.name, c.title, err)
+			}
+			if added {
+				created++
+			}
 		}
+		log.Info("seed creatives", "org", org.name, "created", created, "present", len(org.creatives)-created)
 	}
 	return seedBenchmarkCreatives(ctx, s, log, p, opts.Creatives)
 }
 
-// seedOrgCreatives inserts creatives into org unless it has some already.
-// Reserving the numbers first locks the organization row, so two seed runs
-// at once cannot both find it empty.
-func seedOrgCreatives(ctx context.Context, q *db.Queries, p People, org uuid.UUID, creatives []demoCreative) error {
-	first, err := q.OrganizationCreativeNumbersReserve(ctx, db.OrganizationCreativeNumbersReserveParams{Count: int32(len(creatives)), ID: org})
-	if err != nil {
-		return err
+// seedDemoCreative creates c in org, and makes the changes of its history
+// through the creative service as their actors, unless org has a creative
+// of that title already. Taking the organization's row lock first makes two
+// seed runs at once add it once.
+func seedDemoCreative(ctx context.Context, q *db.Queries, p People, org uuid.UUID, c demoCreative) (bool, error) {
+	if _, err := q.OrganizationCreativeNumbersReserve(ctx, db.OrganizationCreativeNumbersReserveParams{Count: 0, ID: org}); err != nil {
+		return false, err
 	}
-	exists, err := q.CreativeExistsInOrganization(ctx, org)
-	if err != nil {
-		return err
-	}
-	if exists {
-		return errSeeded
+	exists, err := q.CreativeTitleExists(ctx, db.CreativeTitleExistsParams{OrganizationID: org, Title: c.title})
+	if err != nil || exists {
+		return false, err
 	}
 	user := func(email string) (uuid.UUID, error) {
 		id, ok := p.Users[email]
@@ -201,93 +226,75 @@ func seedOrgCreatives(ctx context.Context, q *db.Queries, p People, org uuid.UUI
 		}
 		return id, nil
 	}
-	for i, c := range creatives {
-		if err := insertDemoCreative(ctx, q, org, first+int32(i), c, user); err != nil {
-			return fmt.Errorf("%s: %w", c.title, err)
-		}
-	}
-	return nil
-}
-
-func insertDemoCreative(ctx context.Context, q *db.Queries, org uuid.UUID, number int32, c demoCreative, user func(string) (uuid.UUID, error)) error {
 	author, err := user(c.author)
 	if err != nil {
-		return err
+		return false, err
 	}
-	params := db.CreativeInsertParams{
-		OrganizationID: org, Number: number, Title: c.title, Type: c.kind, AspectRatio: c.aspect, Geo: c.geo,
-		Language: c.lang, AuthorID: author, ReviewStatus: string(c.status), Version: int32(1 + len(c.events)),
-	}
-	if c.reviewer != "" {
-		id, err := user(c.reviewer)
-		if err != nil {
-			return err
-		}
-		params.ReviewerID = &id
+	in := creative.NewCreative{Title: c.title, Type: c.kind, AspectRatio: c.aspect, Geo: c.geo, Language: c.lang}
+	if c.created != "" {
+		in.Title = c.created
 	}
 	if c.client != "" {
 		id, err := q.ClientUpsert(ctx, db.ClientUpsertParams{OrganizationID: org, Name: c.client})
 		if err != nil {
-			return err
+			return false, err
 		}
-		params.ClientID = &id
+		in.ClientID = &id
 	}
 	if c.task != "" {
 		id, err := q.TaskUpsert(ctx, db.TaskUpsertParams{OrganizationID: org, Name: c.task})
 		if err != nil {
-			return err
+			return false, err
 		}
-		params.TaskID = &id
+		in.TaskID = &id
 	}
 	if c.direction {
 		id := uuid.NewSHA1(uuid.NameSpaceURL, []byte("https://acme.test/directions/"+c.title))
-		params.DirectionID = &id
+		in.DirectionID = &id
 	}
-	id, err := q.CreativeInsert(ctx, params)
+	made, err := creative.Create(ctx, q, org, author, in)
 	if err != nil {
-		return err
+		return false, err
 	}
-	var current *uuid.UUID
-	for n, assets := range c.versions {
-		vid, err := q.CreativeVersionInsert(ctx, db.CreativeVersionInsertParams{CreativeID: id, Number: int32(n + 1), AuthorID: author})
+	id, versions := made.ID, 0
+	for i, step := range c.steps {
+		actor, err := user(step.actor)
 		if err != nil {
-			return err
+			return false, err
 		}
-		for pos, a := range assets {
-			if err := q.AssetInsert(ctx, db.AssetInsertParams{
-				VersionID: vid, Position: int32(pos + 1), FileName: a.file, MimeType: a.mime, SizeBytes: a.size,
-				Url:   "https://cdn.acme.test/assets/" + id.String() + "/v" + fmt.Sprint(n+1) + "/" + a.file,
-				Width: a.width, Height: a.height, DurationMs: a.durationMs, Sha256: demoSHA256(id, n+1, a.file),
-			}); err != nil {
-				return err
+		switch {
+		case step.assets != nil:
+			versions++
+			v := creative.NewVersion{Assets: make([]creative.NewAsset, len(step.assets))}
+			for j, a := range step.assets {
+				v.Assets[j] = creative.NewAsset{
+					FileName: a.file, MimeType: a.mime, SizeBytes: a.size,
+					URL:   fmt.Sprintf("https://cdn.acme.test/assets/%s/v%d/%s", id, versions, a.file),
+					Width: a.width, Height: a.height, DurationMs: a.durationMs, SHA256: demoSHA256(id, versions, a.file),
+				}
 			}
+			_, err = creative.AddVersion(ctx, q, org, id, actor, v)
+		case step.action != "":
+			in := creative.ActionRequest{Action: step.action}
+			if step.comment != "" {
+				in.Comment = &step.comment
+			}
+			_, err = creative.Act(ctx, q, org, id, actor, in)
+		case step.title != "":
+			_, err = creative.Update(ctx, q, org, id, actor, creative.Patch{Title: &step.title})
+		case step.reviewer != "":
+			var reviewer uuid.UUID
+			if reviewer, err = user(step.reviewer); err == nil {
+				_, err = creative.Update(ctx, q, org, id, actor, creative.Patch{ReviewerID: creative.IDField{Set: true, ID: &reviewer}})
+			}
+		default:
+			err = errors.New("a step that changes nothing")
 		}
-		current = &vid
-	}
-	var approved *uuid.UUID
-	if c.approved {
-		approved = current
-	}
-	if err := q.CreativeSetVersions(ctx, db.CreativeSetVersionsParams{ID: id, CurrentVersionID: current, ApprovedVersionID: approved}); err != nil {
-		return err
-	}
-	for i, e := range c.events {
-		actor, err := user(e.actor)
 		if err != nil {
-			return err
-		}
-		var comment *string
-		if e.comment != "" {
-			comment = &e.comment
-		}
-		if err := q.CreativeEventInsert(ctx, db.CreativeEventInsertParams{
-			CreativeID: id, ActorID: actor, Action: string(e.action), FromStatus: string(e.from), ToStatus: string(e.to),
-			Comment: comment, Version: int32(i + 2),
-		}); err != nil {
-			return err
+			return false, fmt.Errorf("step %d: %w", i+1, err)
 		}
 	}
-	return nil
+	return true, nil
 }
 
 // demoSHA256 stands in for the digest of a file the demo does not have.

@@ -79,34 +79,43 @@ func TestSeedingTwiceGivesAcmeEveryReviewStateOnce(t *testing.T) {
 	has("creative in review without a reviewer", func(c demoCreative) bool { return c.Status == "in_review" && !c.HasReviewer })
 	has("creative with changes requested and its event", func(c demoCreative) bool { return c.Status == "changes_requested" && c.Events > 0 })
 	has("approved creative with its approved version", func(c demoCreative) bool { return c.Status == "approved" && c.Approved && c.ApprovedIsCurrent })
+	has("draft with a new version after its approval", func(c demoCreative) bool { return c.Status == "draft" && c.Approved && !c.ApprovedIsCurrent })
+	has("creative with several versions", func(c demoCreative) bool { return c.Versions >= 2 })
 	has("archived creative", func(c demoCreative) bool { return c.Status == "archived" })
 
 	for i, c := range first {
 		if c.Slug == "acme" && c.Author != author {
 			t.Errorf("Acme's %d is not authored by author@acme.test", c.Number)
 		}
-		if c.Number != i+1 && c.Slug == "acme" || c.Version != 1+c.Events || c.HasCurrent != (c.Versions > 0) || c.Versions > 2 || c.Assets < c.Versions {
+		// Every change, the creation included, bumped the version and left one event.
+		if c.Number != i+1 && c.Slug == "acme" || c.Version != c.Events || c.HasCurrent != (c.Versions > 0) || c.Versions > 2 || c.Assets < c.Versions {
 			t.Errorf("inconsistent creative %+v", c)
 		}
 	}
 	if globex := slices.DeleteFunc(slices.Clone(first), func(c demoCreative) bool { return c.Slug != "globex" }); len(globex) != 1 || globex[0].Status != "draft" {
 		t.Errorf("Globex creatives: %+v", globex)
 	}
-	var comments, nullSizes, videos int
+	var comments, nullSizes, videos, assignments, edits int
 	if err := d.Pool.QueryRow(ctx, `SELECT
-		(SELECT count(*) FROM creative_events WHERE action = 'request_changes' AND comment IS NOT NULL),
+		(SELECT count(*) FROM creative_events WHERE type = 'request_changes' AND comment IS NOT NULL),
 		(SELECT count(*) FROM assets WHERE mime_type = 'application/zip' AND width IS NULL AND height IS NULL),
-		(SELECT count(*) FROM assets WHERE mime_type = 'video/mp4' AND duration_ms > 0)`).Scan(&comments, &nullSizes, &videos); err != nil {
+		(SELECT count(*) FROM assets WHERE mime_type = 'video/mp4' AND duration_ms > 0),
+		(SELECT count(*) FROM creative_events WHERE type = 'updated' AND changes @> '[{"field": "reviewerId"}]'),
+		(SELECT count(*) FROM creative_events WHERE type = 'updated' AND changes @> '[{"field": "title"}]')`).
+		Scan(&comments, &nullSizes, &videos, &assignments, &edits); err != nil {
 		t.Fatal(err)
 	}
-	if comments == 0 || nullSizes == 0 || videos == 0 {
-		t.Errorf("request_changes comments %d, html5 bundles without size %d, videos with a duration %d", comments, nullSizes, videos)
+	if comments == 0 || nullSizes == 0 || videos == 0 || assignments == 0 || edits == 0 {
+		t.Errorf("request_changes comments %d, html5 bundles without size %d, videos with a duration %d, reviewer assignments %d, title edits %d",
+			comments, nullSizes, videos, assignments, edits)
 	}
 }
 
 // TestDemoHistoriesFollowTheReviewRules replays every seeded event through
 // internal/review with the actor's role, so the demo shows only what the
-// API itself could have done.
+// API itself could have done: a creation by an author or admin, then each
+// change allowed to its actor from the state the history had reached, each
+// one version further.
 func TestDemoHistoriesFollowTheReviewRules(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -116,7 +125,7 @@ func TestDemoHistoriesFollowTheReviewRules(t *testing.T) {
 	}
 	for _, c := range demoCreatives(t, d) {
 		rows, err := d.Pool.Query(ctx, `
-			SELECT e.actor_id, m.role, e.action, e.from_status, e.to_status, e.version, cr.reviewer_id
+			SELECT e.actor_id, m.role, e.type, e.from_status, e.to_status, e.version, e.changes
 			FROM creative_events e
 			JOIN creatives cr ON cr.id = e.creative_id
 			JOIN memberships m ON m.organization_id = cr.organization_id AND m.user_id = e.actor_id
@@ -124,23 +133,64 @@ func TestDemoHistoriesFollowTheReviewRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		state := review.Creative{Status: review.StatusDraft, AuthorID: c.Author, HasCurrentVersion: c.HasCurrent}
-		version := 1
+		var state review.Creative
+		version := 0
 		for rows.Next() {
 			var actor uuid.UUID
-			var reviewer *uuid.UUID
-			var role, action, from, to string
+			var role, kind, to string
+			var from *string
 			var v int
-			if err := rows.Scan(&actor, &role, &action, &from, &to, &v, &reviewer); err != nil {
+			var changes []struct {
+				Field string  `json:"field"`
+				To    *string `json:"to"`
+			}
+			if err := rows.Scan(&actor, &role, &kind, &from, &to, &v, &changes); err != nil {
 				t.Fatal(err)
 			}
-			if reviewer != nil {
-				state.ReviewerID = *reviewer
-			}
-			next, err := review.Decide(state, review.Caller{UserID: actor, Role: review.Role(role)}, review.Action(action))
 			version++
-			if err != nil || string(state.Status) != from || string(next) != to || v != version {
-				t.Errorf("%s %d: %s by a %s from %s to %s at v%d: %v (replayed state %s, v%d)", c.Slug, c.Number, action, role, from, to, v, err, state.Status, version)
+			who := review.Caller{UserID: actor, Role: review.Role(role)}
+			var next review.Status
+			switch kind {
+			case "created":
+				if err := review.AuthorizeCreate(who.Role); err != nil || version != 1 || from != nil || actor != c.Author {
+					t.Errorf("%s %d: created by a %s (author %v) at v%d from %v: %v", c.Slug, c.Number, role, actor == c.Author, version, from, err)
+				}
+				state = review.Creative{Status: review.StatusDraft, AuthorID: actor}
+				next = review.StatusDraft
+			default:
+				actions := []review.Action{review.Action(kind)}
+				switch kind {
+				case "version_added":
+					actions = []review.Action{review.ActionAddVersion}
+				case "updated":
+					actions = nil
+					for _, ch := range changes {
+						a := review.ActionEdit
+						if ch.Field == "reviewerId" {
+							a = review.ActionAssignReviewer
+							state.ReviewerID = uuid.Nil
+							if ch.To != nil {
+								state.ReviewerID = uuid.MustParse(*ch.To)
+							}
+						}
+						actions = append(actions, a)
+					}
+				}
+				next = state.Status
+				for _, a := range actions {
+					if next, err = review.Decide(state, who, a); err != nil {
+						break
+					}
+				}
+				if err != nil || from == nil || string(state.Status) != *from {
+					t.Errorf("%s %d: %s by a %s from %v to %s at v%d: %v (replayed state %s)", c.Slug, c.Number, kind, role, from, to, v, err, state.Status)
+				}
+				if kind == "version_added" {
+					state.HasCurrentVersion = true
+				}
+			}
+			if string(next) != to || v != version {
+				t.Errorf("%s %d: %s to %s at v%d, replayed to %s at v%d", c.Slug, c.Number, kind, to, v, next, version)
 			}
 			state.Status = next
 		}

@@ -117,12 +117,42 @@ export interface paths {
         /**
          * List the creatives of an organization
          * @description Newest first (by `number`). Each item is a full CreativeDetail with the
-         *     `availableActions` of the caller. Filter by `reviewStatus`; page with
-         *     `limit` and `cursor`.
+         *     caller's `availableActions` and `permissions`. Filters combine: a
+         *     creative is listed when it passes every filter sent.
+         *     - `reviewStatus`: in one of these states; repeat the parameter for
+         *       several (`?reviewStatus=draft&reviewStatus=changes_requested`).
+         *     - `q`: the title contains this text, ignoring case (`sale` finds
+         *       "Summer Sale story"). Backed by a trigram index, so it stays fast
+         *       on large workspaces; texts of three characters or more use it.
+         *     - `authorId`, `reviewerId`: written by, or assigned to, this member
+         *       (`listOrganizationMembers` has their ids).
+         *
+         *     Page with `limit` and `cursor`; send the same filters with a cursor
+         *     as with the page it came from.
          */
         get: operations["listCreatives"];
         put?: never;
-        post?: never;
+        /**
+         * Create a creative
+         * @description Creates a `draft` creative written by the caller, at `version` 1,
+         *     with no version uploaded yet (`currentVersion` null), numbered with
+         *     the organization's next `CR-` number (no gaps, even when many are
+         *     created at once). Its history starts with a `created` event. Upload
+         *     its first version with `addCreativeVersion`, then `submit` it.
+         *
+         *     Who: an author or an admin of the organization; reviewers and
+         *     viewers get 403 `action_forbidden`. `clientId` and `taskId` must name
+         *     a client and a task of this organization (else 422 on that field);
+         *     `directionId` is an id of your own and is not checked.
+         *
+         *     Send an `Idempotency-Key` (see "Idempotent commands"): a retry after
+         *     a lost answer then gets the same creative instead of a second one.
+         *
+         *     Errors are answered in this order: 401, 403 `csrf_failed`, 422 (the
+         *     request's shape), 404, 403 `action_forbidden`, 422 (`clientId`,
+         *     `taskId`).
+         */
+        post: operations["createCreative"];
         delete?: never;
         options?: never;
         head?: never;
@@ -143,7 +173,38 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Edit a creative or assign its reviewer
+         * @description Changes the fields sent and leaves the others alone (JSON merge-patch
+         *     meaning, sent as `application/json`): a field left out is unchanged,
+         *     `null` clears one that may be null (`clientId`, `taskId`,
+         *     `directionId`, `reviewerId`). Send only what the user changed, with
+         *     the `expectedVersion` they saw.
+         *
+         *     A change bumps `version`, sets `updatedAt` and adds one `updated`
+         *     event to the history, whose `changes` list each changed field with
+         *     its old and new value. A request that changes nothing (every value
+         *     sent is the current one) answers the creative as it is: no new
+         *     `version`, no event. So resending a lost request is harmless.
+         *
+         *     Who: the creative's author or an admin, while the creative is not
+         *     archived (archived: 409 `invalid_transition`).
+         *     - `reviewerId`: only admins may send it (anyone else gets 403
+         *       `action_forbidden`, whatever the value). It must be a reviewer or
+         *       an admin of the organization who is not the creative's author
+         *       (else 422 on `reviewerId`); `null` unassigns, and any reviewer may
+         *       review again.
+         *     - `clientId`, `taskId`: a client and a task of this organization
+         *       (else 422 on that field).
+         *     - `type`: only while no version is uploaded, since the assets were
+         *       checked against it (else 422 on `type`).
+         *
+         *     Errors are answered in this order: 401, 403 `csrf_failed`, 422 (the
+         *     request's shape), 404, 403 `action_forbidden`, 422 (`clientId`,
+         *     `taskId`, `reviewerId`, `type`), 409 `version_conflict`, 409
+         *     `invalid_transition`.
+         */
+        patch: operations["updateCreative"];
         trace?: never;
     };
     "/api/v1/organizations/{organizationId}/creatives/{creativeId}/actions": {
@@ -174,6 +235,108 @@ export interface paths {
          *     403 `action_forbidden`, 409 `version_conflict`, 409 `invalid_transition`.
          */
         post: operations["executeCreativeAction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{organizationId}/creatives/{creativeId}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a new version of a creative
+         * @description Adds a version made of 1 to 20 assets (upload the files to your
+         *     storage first; send their https URLs, sizes and SHA-256 digests). It
+         *     becomes `currentVersion`; version `number`s count 1, 2, 3… per
+         *     creative. The change bumps `version`, sets `updatedAt` and adds a
+         *     `version_added` event to the history.
+         *
+         *     | state before | state after |
+         *     | --- | --- |
+         *     | `draft`, `changes_requested` | unchanged: `submit` it when ready |
+         *     | `approved` | `draft`: a new version needs a new review; `approvedVersion` keeps the version that was approved |
+         *     | `in_review`, `archived` | refused: 409 `invalid_transition` |
+         *
+         *     Who: the creative's author or an admin.
+         *
+         *     Assets are checked all at once; each failing field is reported with
+         *     its index (`assets[2].sha256`):
+         *     - `url` is https; `sha256` is 64 lowercase hex digits; `sizeBytes`
+         *       is 1 byte to 5 GiB;
+         *     - images (`image/*`) have `width` and `height`; videos (`video/*`)
+         *       have `width`, `height` and `durationMs`; only videos have a
+         *       `durationMs`; an HTML5 bundle (`application/zip`) may give its
+         *       `width` and `height`;
+         *     - against the creative's `type` (checked once the creative is found
+         *       and the caller may change it): `static` takes images only;
+         *       `video` needs a video, with images beside it (a poster); `html5`
+         *       needs exactly one `application/zip` bundle, with images beside it
+         *       (a backup image).
+         *
+         *     Send an `Idempotency-Key` (see "Idempotent commands"): a retry after
+         *     a lost answer then gets the same version instead of a second one.
+         *
+         *     Errors are answered in this order: 401, 403 `csrf_failed`, 422 (the
+         *     request's shape and the assets on their own), 404, 403
+         *     `action_forbidden`, 422 (the assets against the creative's type),
+         *     409 `version_conflict`, 409 `invalid_transition`.
+         */
+        post: operations["addCreativeVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{organizationId}/creatives/{creativeId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a creative's history
+         * @description Every change of the creative, newest first: who did what (`type`),
+         *     from which review state to which, the creative `version` it
+         *     produced, the `comment` of a review action (this is where an author
+         *     reads why changes were requested), and for an `updated` event which
+         *     fields changed. Any member of the organization may read it.
+         */
+        get: operations["listCreativeEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{organizationId}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the members of an organization
+         * @description The organization's members and their roles, by name. Any member may
+         *     read it. It names the ids the creatives answer with (`author`,
+         *     `reviewer`, the `authorId` and `reviewerId` filters, the history's
+         *     `changes`), and `?role=reviewer&role=admin` lists who may be
+         *     assigned as a creative's reviewer (anyone but its author).
+         */
+        get: operations["listOrganizationMembers"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -431,29 +594,21 @@ export interface components {
              * @example CR-000123
              */
             number: string;
-            title: string;
+            title: components["schemas"]["CreativeTitle"];
             type: components["schemas"]["CreativeType"];
-            /** @example 9:16 */
-            aspectRatio: string;
-            /**
-             * @description ISO 3166-1 alpha-2 country code.
-             * @example DE
-             */
-            geo: string;
-            /**
-             * @description BCP 47 language tag.
-             * @example de-DE
-             */
-            language: string;
+            aspectRatio: components["schemas"]["AspectRatio"];
+            geo: components["schemas"]["CountryCode"];
+            language: components["schemas"]["LanguageTag"];
             /** Format: uuid */
             directionId: string | null;
             reviewStatus: components["schemas"]["ReviewStatus"];
-            /** @description Increases by one with every action; send it back as `expectedVersion`. */
+            /** @description Increases by one with every change (an edit, a new version, a review action); send it back as `expectedVersion`. */
             version: number;
             /** Format: date-time */
             updatedAt: string;
             /** @description The actions the caller may run now (given the state and the caller's rights). Offer exactly these. */
             availableActions: components["schemas"]["CreativeAction"][];
+            permissions: components["schemas"]["CreativePermissions"];
             author: components["schemas"]["UserRef"];
             /** @description The assigned reviewer; null when any reviewer may review. */
             reviewer: components["schemas"]["NullableUserRef"] | null;
@@ -463,6 +618,193 @@ export interface components {
             currentVersion: components["schemas"]["CreativeVersion"] | null;
             /** @description The version that was approved; null until approval. */
             approvedVersion: components["schemas"]["CreativeVersion"] | null;
+        };
+        /**
+         * @description The creative's name for humans; not blank, no control characters.
+         * @example Summer sale story
+         */
+        CreativeTitle: string;
+        /**
+         * @description Width to height, such as `9:16`.
+         * @example 9:16
+         */
+        AspectRatio: string;
+        /**
+         * @description ISO 3166-1 alpha-2 country code.
+         * @example DE
+         */
+        CountryCode: string;
+        /**
+         * @description BCP 47 language tag.
+         * @example de-DE
+         */
+        LanguageTag: string;
+        /**
+         * Format: int32
+         * @description The creative `version` the user saw; the change is refused with 409 `version_conflict` if it changed since.
+         * @example 3
+         */
+        ExpectedVersion: number;
+        CreateCreativeRequest: {
+            title: components["schemas"]["CreativeTitle"];
+            type: components["schemas"]["CreativeType"];
+            aspectRatio: components["schemas"]["AspectRatio"];
+            geo: components["schemas"]["CountryCode"];
+            language: components["schemas"]["LanguageTag"];
+            /**
+             * Format: uuid
+             * @description A client of this organization; absent or null for none.
+             */
+            clientId?: string | null;
+            /**
+             * Format: uuid
+             * @description A task of this organization; absent or null for none.
+             */
+            taskId?: string | null;
+            /**
+             * Format: uuid
+             * @description An id of your own (a creative direction); not checked.
+             */
+            directionId?: string | null;
+        };
+        /** @description The fields to change; a field left out stays as it is, null clears a nullable one. */
+        UpdateCreativeRequest: {
+            expectedVersion?: components["schemas"]["ExpectedVersion"];
+            title?: components["schemas"]["CreativeTitle"];
+            type?: components["schemas"]["CreativeType"];
+            aspectRatio?: components["schemas"]["AspectRatio"];
+            geo?: components["schemas"]["CountryCode"];
+            language?: components["schemas"]["LanguageTag"];
+            /**
+             * Format: uuid
+             * @description A client of this organization; null for none.
+             */
+            clientId?: string | null;
+            /**
+             * Format: uuid
+             * @description A task of this organization; null for none.
+             */
+            taskId?: string | null;
+            /**
+             * Format: uuid
+             * @description An id of your own; null for none.
+             */
+            directionId?: string | null;
+            /**
+             * Format: uuid
+             * @description Admins only. A reviewer or admin of the organization who is not the author; null unassigns.
+             */
+            reviewerId?: string | null;
+        };
+        /**
+         * @description Images (`image/*`), videos (`video/*`) and HTML5 bundles
+         *     (`application/zip`). New types may be added.
+         * @enum {string}
+         */
+        AssetMimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp" | "video/mp4" | "video/webm" | "video/quicktime" | "application/zip";
+        /** @description A file of a new version, already uploaded to your storage. */
+        NewAsset: {
+            /**
+             * @description The file's name, without a path.
+             * @example summer-sale-9x16.png
+             */
+            fileName: string;
+            mimeType: components["schemas"]["AssetMimeType"];
+            /**
+             * Format: int64
+             * @description The file's size, 1 byte to 5 GiB.
+             */
+            sizeBytes: number;
+            /** @description The SHA-256 digest of the file, in lowercase hex. */
+            sha256: string;
+            /**
+             * @description Where the file is served, over https.
+             * @example https://cdn.acme.test/assets/summer-sale-9x16.png
+             */
+            url: string;
+            /**
+             * Format: int32
+             * @description Pixels; required for images and videos.
+             */
+            width?: number;
+            /**
+             * Format: int32
+             * @description Pixels; required for images and videos.
+             */
+            height?: number;
+            /**
+             * Format: int32
+             * @description Milliseconds; required for videos, and only for them.
+             */
+            durationMs?: number;
+        };
+        AddCreativeVersionRequest: {
+            expectedVersion?: components["schemas"]["ExpectedVersion"];
+            assets: components["schemas"]["NewAsset"][];
+        };
+        /**
+         * @description What else the caller may do to the creative now (given its state and
+         *     the caller's rights), decided by the same rules as
+         *     `availableActions`. Offer exactly these.
+         */
+        CreativePermissions: {
+            /** @description `addCreativeVersion` (the author or an admin; not in review, not archived). */
+            addVersion: boolean;
+            /** @description `updateCreative` without `reviewerId` (the author or an admin; not archived). */
+            edit: boolean;
+            /** @description `updateCreative` with `reviewerId` (an admin; not archived). */
+            assignReviewer: boolean;
+        };
+        /**
+         * @description `created`, `version_added` (`addCreativeVersion`), `updated`
+         *     (`updateCreative`), or the review action that ran.
+         * @enum {string}
+         */
+        CreativeEventType: "created" | "version_added" | "updated" | "submit" | "request_changes" | "approve" | "archive";
+        /** @description One field an `updated` event changed. Ids stand for the client, task and reviewer (`listOrganizationMembers` names members). */
+        CreativeChange: {
+            /** @enum {string} */
+            field: "title" | "type" | "aspectRatio" | "geo" | "language" | "clientId" | "taskId" | "directionId" | "reviewerId";
+            /** @description The value before; null when it was unset. */
+            from: string | null;
+            /** @description The value after; null when it was cleared. */
+            to: string | null;
+        };
+        /** @description One change in a creative's history. Every field is always present. */
+        CreativeEvent: {
+            /** Format: uuid */
+            id: string;
+            type: components["schemas"]["CreativeEventType"];
+            actor: components["schemas"]["UserRef"];
+            /**
+             * @description The `reviewStatus` before the change, null for `created`. A
+             *     pattern rather than an enum: OpenAPI 3.0 tools disagree on
+             *     whether a nullable enum admits null.
+             */
+            fromStatus: string | null;
+            toStatus: components["schemas"]["ReviewStatus"];
+            /** @description The creative `version` this change produced. */
+            version: number;
+            /** @description The comment of a review action (why changes were requested); null when none was given. */
+            comment: string | null;
+            /** @description For `updated`, each changed field; null for every other type. */
+            changes: components["schemas"]["CreativeChange"][] | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        CreativeEventList: {
+            items: components["schemas"]["CreativeEvent"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        Member: {
+            user: components["schemas"]["UserRef"];
+            role: components["schemas"]["Role"];
+        };
+        MemberList: {
+            items: components["schemas"]["Member"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
         };
         CreativeList: {
             items: components["schemas"]["CreativeDetail"][];
@@ -545,6 +887,38 @@ export interface components {
         };
     };
     responses: {
+        /**
+         * @description `csrf_failed`: the `X-CSRF-Token` header is missing or wrong, or
+         *     the call came from an untrusted origin; reload the session with
+         *     `GET /api/v1/me`.
+         *     `action_forbidden`: the caller's role can never make this change
+         *     to this creative (see the operation); do not offer it. The
+         *     creative's `permissions` say what the caller may do.
+         */
+        CommandForbidden: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description `version_conflict`: `expectedVersion` is not the creative's current
+         *     `version`: someone changed it first. Reload the creative and let the
+         *     user decide again.
+         *     `invalid_transition`: the creative cannot be changed in its current
+         *     `reviewStatus` (archived). Reload it and offer its `permissions`.
+         */
+        CreativeConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
         /**
          * @description `malformed_json`: the body is not valid JSON, or one of its objects
          *     repeats a member name (`{"action": "submit", "action": "archive"}`:
@@ -1007,8 +1381,29 @@ export interface operations {
     listCreatives: {
         parameters: {
             query?: {
-                /** @description Only creatives in this review state. */
-                reviewStatus?: components["schemas"]["ReviewStatus"];
+                /**
+                 * @description Only creatives in one of these review states. Repeat the parameter for several.
+                 * @example [
+                 *       "draft",
+                 *       "changes_requested"
+                 *     ]
+                 */
+                reviewStatus?: components["schemas"]["ReviewStatus"][];
+                /**
+                 * @description Only creatives whose title contains this text, ignoring case. No control characters.
+                 * @example summer sale
+                 */
+                q?: string;
+                /**
+                 * @description Only creatives written by this user.
+                 * @example 6a1f7e4c-0a3b-4f2e-8d9c-5b7a2e1f0c3d
+                 */
+                authorId?: string;
+                /**
+                 * @description Only creatives assigned to this reviewer.
+                 * @example 9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b
+                 */
+                reviewerId?: string;
                 /** @description The page size (send it once). */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `nextCursor` of the previous page, as it came (send it once). */
@@ -1043,6 +1438,85 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    createCreative: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key you generate per command (a UUID is fine), 1 to 255 visible
+                 *     ASCII characters, sent once. The structured-field string form
+                 *     (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+                 *     key with the same body to retry safely.
+                 * @example 5b3d8a2e-8f1c-4d7e-9a6b-2c4e6f8a0b1d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Summer sale story",
+                 *       "type": "static",
+                 *       "aspectRatio": "9:16",
+                 *       "geo": "DE",
+                 *       "language": "de-DE",
+                 *       "clientId": "1c9e2f3a-4b5d-4e6f-8a7b-9c0d1e2f3a4b"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateCreativeRequest"];
+            };
+        };
+        responses: {
+            /** @description The creative was created. */
+            201: {
+                headers: {
+                    /**
+                     * @description The URL of the new creative.
+                     * @example /api/v1/organizations/8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10/creatives/3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69
+                     */
+                    Location?: string;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreativeDetail"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CommandForbidden"];
+            404: components["responses"]["NotFound"];
+            /**
+             * @description `idempotency_key_in_use`: a request with this `Idempotency-Key`
+             *     is still running. Retry with the same key after `Retry-After`
+             *     seconds.
+             */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidCommand"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getCreative: {
         parameters: {
             query?: never;
@@ -1063,7 +1537,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The creative, with the `availableActions` of the caller. */
+            /** @description The creative, with the caller's `availableActions` and `permissions`. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1074,6 +1548,60 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateCreative: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+                /**
+                 * @description The creative id.
+                 * @example 3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69
+                 */
+                creativeId: components["parameters"]["CreativeId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "expectedVersion": 3,
+                 *       "title": "Summer sale story (final cut)",
+                 *       "reviewerId": "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b",
+                 *       "taskId": null
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateCreativeRequest"];
+            };
+        };
+        responses: {
+            /** @description The creative after the change (or as it is, when nothing changed). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreativeDetail"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CommandForbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["CreativeConflict"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidRequest"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -1177,6 +1705,202 @@ export interface operations {
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidCommand"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    addCreativeVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key you generate per command (a UUID is fine), 1 to 255 visible
+                 *     ASCII characters, sent once. The structured-field string form
+                 *     (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+                 *     key with the same body to retry safely.
+                 * @example 5b3d8a2e-8f1c-4d7e-9a6b-2c4e6f8a0b1d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+                /**
+                 * @description The creative id.
+                 * @example 3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69
+                 */
+                creativeId: components["parameters"]["CreativeId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "expectedVersion": 4,
+                 *       "assets": [
+                 *         {
+                 *           "fileName": "summer-sale-9x16-v2.png",
+                 *           "mimeType": "image/png",
+                 *           "sizeBytes": 490877,
+                 *           "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                 *           "url": "https://cdn.acme.test/assets/summer-sale-9x16-v2.png",
+                 *           "width": 1080,
+                 *           "height": 1920
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["AddCreativeVersionRequest"];
+            };
+        };
+        responses: {
+            /** @description The version was added; the creative with its new `currentVersion`. */
+            201: {
+                headers: {
+                    /**
+                     * @description The URL of the creative.
+                     * @example /api/v1/organizations/8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10/creatives/3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69
+                     */
+                    Location?: string;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreativeDetail"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CommandForbidden"];
+            404: components["responses"]["NotFound"];
+            /**
+             * @description `version_conflict`: `expectedVersion` is not the creative's
+             *     current `version`: someone changed it first. Reload the creative.
+             *     `invalid_transition`: no version can be added now (the creative
+             *     is in review or archived).
+             *     `idempotency_key_in_use`: a request with this `Idempotency-Key`
+             *     is still running. Retry with the same key after `Retry-After`
+             *     seconds.
+             */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidCommand"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCreativeEvents: {
+        parameters: {
+            query?: {
+                /** @description The page size (send it once). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page, as it came (send it once). */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+                /**
+                 * @description The creative id.
+                 * @example 3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69
+                 */
+                creativeId: components["parameters"]["CreativeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the history. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreativeEventList"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listOrganizationMembers: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only members with one of these roles. Repeat the parameter for several.
+                 * @example [
+                 *       "reviewer",
+                 *       "admin"
+                 *     ]
+                 */
+                role?: components["schemas"]["Role"][];
+                /** @description The page size (send it once). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page, as it came (send it once). */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of members. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "user": {
+                     *             "id": "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b",
+                     *             "name": "Rita Reviewer"
+                     *           },
+                     *           "role": "reviewer"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MemberList"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -1,0 +1,192 @@
+package creative
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"creativeapi/gen/db"
+	"creativeapi/internal/problem"
+	"creativeapi/internal/review"
+	"creativeapi/internal/store"
+)
+
+// Every command refuses before its first write, so a refusal stored under
+// an Idempotency-Key never sits beside a partial effect, and writes the
+// change, the creative's version and updated_at and the history event in
+// one statement of the caller's transaction.
+
+// NewCreative is a creative to create.
+type NewCreative struct {
+	Title, Type, AspectRatio, Geo, Language string
+	ClientID, TaskID, DirectionID           *uuid.UUID
+}
+
+// Create creates a draft creative of org written by user, at version 1
+// with its created event, numbered with the organization's next number.
+func Create(ctx context.Context, q *db.Queries, org, user uuid.UUID, in NewCreative) (Creative, error) {
+	chk, err := q.CreativeCreateCheck(ctx, db.CreativeCreateCheckParams{
+		ClientID: in.ClientID, TaskID: in.TaskID, OrganizationID: org, CallerID: user,
+	})
+	if err != nil {
+		return Creative{}, notVisible(err, ErrOrganizationNotVisible)
+	}
+	role := review.Role(chk.Role)
+	if err := review.AuthorizeCreate(role); err != nil {
+		return Creative{}, err
+	}
+	var fields []problem.FieldError
+	if in.ClientID != nil && chk.ClientName == nil {
+		fields = append(fields, notOfOrganization("clientId", "client"))
+	}
+	if in.TaskID != nil && chk.TaskName == nil {
+		fields = append(fields, notOfOrganization("taskId", "task"))
+	}
+	if fields != nil {
+		return Creative{}, &Invalid{Fields: fields}
+	}
+	created, err := q.CreativeCreate(ctx, db.CreativeCreateParams{
+		OrganizationID: org, Title: in.Title, Type: in.Type, AspectRatio: in.AspectRatio, Geo: in.Geo, Language: in.Language,
+		DirectionID: in.DirectionID, AuthorID: user, ClientID: in.ClientID, TaskID: in.TaskID,
+	})
+	if err != nil {
+		return Creative{}, err
+	}
+	// The answer is what was inserted; nothing is read back.
+	c := db.Creative{
+		ID: created.ID, OrganizationID: org, Number: created.Number, Title: in.Title, Type: in.Type,
+		AspectRatio: in.AspectRatio, Geo: in.Geo, Language: in.Language, DirectionID: in.DirectionID,
+		AuthorID: user, ClientID: in.ClientID, TaskID: in.TaskID, ReviewStatus: string(review.StatusDraft),
+		Version: 1, CreatedAt: created.UpdatedAt, UpdatedAt: created.UpdatedAt,
+	}
+	return one(ctx, q, row{c: c, authorName: chk.CallerName, clientName: chk.ClientName, taskName: chk.TaskName},
+		review.Caller{UserID: user, Role: role})
+}
+
+// NewVersion is a version to add.
+type NewVersion struct {
+	ExpectedVersion *int64
+	Assets          []NewAsset
+}
+
+// NewAsset is a file of a new version, already uploaded.
+type NewAsset struct {
+	FileName, MimeType        string
+	SizeBytes                 int64
+	SHA256, URL               string
+	Width, Height, DurationMs *int32
+}
+
+// AddVersion adds a version to a creative: it becomes the current version,
+// and an approved creative goes back to draft (review.ActionAddVersion).
+func AddVersion(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, in NewVersion) (Creative, error) {
+	locked, who, err := lock(ctx, q, org, id, user)
+	if err != nil {
+		return Creative{}, err
+	}
+	c := locked.Creative
+	facts := Facts(in.Assets)
+	next, err := review.Check(reviewCreative(c), who, in.ExpectedVersion, func() error {
+		// The gate checked each asset on its own; this guards against drift.
+		fields := append(CheckAssets(facts), FitType(c.Type, facts)...)
+		if fields != nil {
+			return &Invalid{Fields: fields}
+		}
+		return nil
+	}, review.ActionAddVersion)
+	if err != nil {
+		return Creative{}, err
+	}
+	type file struct {
+		Position   int    `json:"position"`
+		FileName   string `json:"file_name"`
+		MimeType   string `json:"mime_type"`
+		SizeBytes  int64  `json:"size_bytes"`
+		URL        string `json:"url"`
+		Width      *int32 `json:"width"`
+		Height     *int32 `json:"height"`
+		DurationMs *int32 `json:"duration_ms"`
+		SHA256     string `json:"sha256"`
+	}
+	files := make([]file, len(in.Assets))
+	for i, a := range in.Assets {
+		files[i] = file{i + 1, a.FileName, a.MimeType, a.SizeBytes, a.URL, a.Width, a.Height, a.DurationMs, a.SHA256}
+	}
+	assets, err := json.Marshal(files)
+	if err != nil {
+		return Creative{}, err
+	}
+	from := c.ReviewStatus
+	versionID := uuid.New()
+	c.CurrentVersionID = &versionID
+	c.ReviewStatus = string(next)
+	c.Version++
+	c.UpdatedAt = locked.Now
+	// The write goes with the read of the versions the answer shows.
+	if err := q.CreativeVersionAdd(store.WithNext(ctx), db.CreativeVersionAddParams{
+		ID: id, ActorID: user, VersionID: versionID, Assets: assets, FromStatus: from, ToStatus: c.ReviewStatus,
+		Version: c.Version, UpdatedAt: c.UpdatedAt,
+	}); err != nil {
+		return Creative{}, err
+	}
+	return one(ctx, q, lockedRow(locked, c), who)
+}
+
+// ActionRequest is a review action to run.
+type ActionRequest struct {
+	Action          review.Action
+	ExpectedVersion *int64
+	Comment         *string
+}
+
+// Act runs a review action. The locked row is the creative as it was: the
+// answer is that row with the action applied, so nothing is read back.
+func Act(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, in ActionRequest) (Creative, error) {
+	locked, who, err := lock(ctx, q, org, id, user)
+	if err != nil {
+		return Creative{}, err
+	}
+	c := locked.Creative
+	next, err := review.Check(reviewCreative(c), who, in.ExpectedVersion, nil, in.Action)
+	if err != nil {
+		return Creative{}, err
+	}
+	from := c.ReviewStatus
+	// Every action moves the version on; approve pins the current version
+	// as the approved one. updated_at is the transaction's clock.
+	c.ReviewStatus = string(next)
+	c.Version++
+	c.UpdatedAt = locked.Now
+	if in.Action == review.ActionApprove {
+		c.ApprovedVersionID = c.CurrentVersionID
+	}
+	// The write goes with the read of the versions the answer shows.
+	if err := q.CreativeTransition(store.WithNext(ctx), db.CreativeTransitionParams{
+		ID: id, ActorID: user, Action: string(in.Action), FromStatus: from, ToStatus: c.ReviewStatus,
+		Comment: in.Comment, Version: c.Version, UpdatedAt: c.UpdatedAt, ApprovedVersionID: c.ApprovedVersionID,
+	}); err != nil {
+		return Creative{}, err
+	}
+	return one(ctx, q, lockedRow(locked, c), who)
+}
+
+// lock locks a creative of org for a change by user and reads, in the
+// same query, its names, user's role and the transaction's clock.
+func lock(ctx context.Context, q *db.Queries, org, id, user uuid.UUID) (db.CreativeLockForActionRow, review.Caller, error) {
+	locked, err := q.CreativeLockForAction(ctx, db.CreativeLockForActionParams{CallerID: user, ID: id, OrganizationID: org})
+	if err != nil {
+		return locked, review.Caller{}, notVisible(err, ErrCreativeNotVisible)
+	}
+	return locked, review.Caller{UserID: user, Role: review.Role(locked.Role)}, nil
+}
+
+// lockedRow is the locked creative, changed to c, with its names.
+func lockedRow(locked db.CreativeLockForActionRow, c db.Creative) row {
+	return row{c: c, authorName: locked.AuthorName, reviewerName: locked.ReviewerName, clientName: locked.ClientName, taskName: locked.TaskName}
+}
+
+func notOfOrganization(field, what string) problem.FieldError {
+	return problem.FieldError{Field: field, Code: problem.InvalidValue, Message: fmt.Sprintf("Is not a %s of this organization.", what)}
+}

@@ -1,0 +1,226 @@
+// Package creative is the creative workflow as the API runs it: reading
+// creatives and their history, and the commands that change them (create,
+// add a version, edit, review actions). Each command is one function that
+// locks what it changes, refuses in the order internal/review decides
+// (404, 403, 422, 409 version_conflict, 409 invalid_transition) before its
+// first write, then writes the change, the creative's new version and its
+// history event in one statement. The rights and states come from
+// internal/review; HTTP handlers only translate requests and answers.
+package creative
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"creativeapi/gen/db"
+	"creativeapi/internal/problem"
+	"creativeapi/internal/review"
+	"creativeapi/internal/store"
+)
+
+// Errors for what the caller may not see: one for an organization, one
+// for a creative, so each answer names what was asked for and never why it
+// is not visible (no such id, another workspace, not a member).
+var (
+	ErrOrganizationNotVisible = errors.New("organization not visible")
+	ErrCreativeNotVisible     = errors.New("creative not visible")
+)
+
+// Invalid is a request the service refuses for what it says about other
+// records (a client of another organization, a reviewer who is not one,
+// assets that do not fit the creative's type): 422 with these fields.
+type Invalid struct {
+	Fields []problem.FieldError
+}
+
+func (e *Invalid) Error() string {
+	return fmt.Sprintf("%d fields refused", len(e.Fields))
+}
+
+// Creative is a creative as one caller sees it.
+type Creative struct {
+	db.Creative
+	AuthorName   string
+	ReviewerName *string
+	ClientName   *string
+	TaskName     *string
+	// Current and Approved are the current and approved versions, nil when unset.
+	Current, Approved *Version
+	// Available are the review actions the caller may run now; Permissions
+	// the authoring changes they may make.
+	Available   []review.Action
+	Permissions review.Permissions
+}
+
+// Version is an uploaded version with its assets in position order.
+type Version struct {
+	ID         uuid.UUID
+	Number     int32
+	CreatedAt  time.Time
+	AuthorID   uuid.UUID
+	AuthorName string
+	Assets     []Asset
+}
+
+// Asset is one file of a version.
+type Asset struct {
+	ID                        uuid.UUID
+	FileName, MimeType        string
+	SizeBytes                 int64
+	URL, SHA256               string
+	Width, Height, DurationMs *int32
+}
+
+// row is a creative with the names its detail shows: every read of
+// creatives returns this shape, so one function builds the answers.
+type row struct {
+	c                                  db.Creative
+	authorName                         string
+	reviewerName, clientName, taskName *string
+}
+
+// Get reads one creative of org as user sees it.
+func Get(ctx context.Context, q *db.Queries, org, id, user uuid.UUID) (Creative, error) {
+	role, err := memberRole(ctx, q, org, user, ErrCreativeNotVisible)
+	if err != nil {
+		return Creative{}, err
+	}
+	r, err := q.CreativeGet(ctx, db.CreativeGetParams{OrganizationID: org, ID: id})
+	if err != nil {
+		return Creative{}, notVisible(err, ErrCreativeNotVisible)
+	}
+	return one(ctx, q, row{r.Creative, r.AuthorName, r.ReviewerName, r.ClientName, r.TaskName}, review.Caller{UserID: user, Role: role})
+}
+
+// MemberRole is user's role in org, or ErrOrganizationNotVisible.
+func MemberRole(ctx context.Context, q *db.Queries, org, user uuid.UUID) (review.Role, error) {
+	return memberRole(ctx, q, org, user, ErrOrganizationNotVisible)
+}
+
+// memberRole is user's role in org; notVisible is the error when user is
+// not a member.
+func memberRole(ctx context.Context, q *db.Queries, org, user uuid.UUID, notVisibleErr error) (review.Role, error) {
+	role, err := q.MembershipRoleGet(ctx, db.MembershipRoleGetParams{OrganizationID: org, UserID: user})
+	if err != nil {
+		return "", notVisible(err, notVisibleErr)
+	}
+	return review.Role(role), nil
+}
+
+// notVisible turns a missing row into notVisibleErr and passes any other
+// error on, translated.
+func notVisible(err, notVisibleErr error) error {
+	if err = store.Translate(err); errors.Is(err, store.ErrNotFound) {
+		return notVisibleErr
+	}
+	return err
+}
+
+// one builds the answer of one creative.
+func one(ctx context.Context, q *db.Queries, r row, who review.Caller) (Creative, error) {
+	out, err := details(ctx, q, []row{r}, who)
+	if err != nil {
+		return Creative{}, err
+	}
+	return out[0], nil
+}
+
+// details builds the answers of rows with one more query for all their
+// versions and assets, so a page costs the same whatever it holds.
+func details(ctx context.Context, q *db.Queries, rows []row, who review.Caller) ([]Creative, error) {
+	var ids []uuid.UUID
+	seen := map[uuid.UUID]bool{}
+	for _, r := range rows {
+		for _, v := range []*uuid.UUID{r.c.CurrentVersionID, r.c.ApprovedVersionID} {
+			if v != nil && !seen[*v] {
+				seen[*v] = true
+				ids = append(ids, *v)
+			}
+		}
+	}
+	versions, err := readVersions(ctx, q, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Creative, len(rows))
+	for i, r := range rows {
+		current, err := versionOf(r.c.CurrentVersionID, versions)
+		if err != nil {
+			return nil, err
+		}
+		approved, err := versionOf(r.c.ApprovedVersionID, versions)
+		if err != nil {
+			return nil, err
+		}
+		rc := reviewCreative(r.c)
+		out[i] = Creative{
+			Creative: r.c, AuthorName: r.authorName, ReviewerName: r.reviewerName, ClientName: r.clientName, TaskName: r.taskName,
+			Current: current, Approved: approved,
+			Available: review.Available(rc, who), Permissions: review.Allowed(rc, who),
+		}
+	}
+	return out, nil
+}
+
+// readVersions reads the given versions with their authors and assets, in
+// position order, in one query.
+func readVersions(ctx context.Context, q *db.Queries, ids []uuid.UUID) (map[uuid.UUID]*Version, error) {
+	out := make(map[uuid.UUID]*Version, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := q.CreativeVersionsWithAssets(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		v, ok := out[r.ID]
+		if !ok {
+			v = &Version{ID: r.ID, Number: r.Number, CreatedAt: r.CreatedAt, AuthorID: r.AuthorID, AuthorName: r.AuthorName, Assets: []Asset{}}
+			out[r.ID] = v
+		}
+		// A version without assets comes as one row with null asset columns.
+		if r.AssetID != nil {
+			v.Assets = append(v.Assets, Asset{
+				ID: *r.AssetID, FileName: deref(r.FileName), MimeType: deref(r.MimeType), SizeBytes: deref(r.SizeBytes),
+				URL: deref(r.Url), SHA256: deref(r.Sha256), Width: r.Width, Height: r.Height, DurationMs: r.DurationMs,
+			})
+		}
+	}
+	return out, nil
+}
+
+func versionOf(id *uuid.UUID, versions map[uuid.UUID]*Version) (*Version, error) {
+	if id == nil {
+		return nil, nil
+	}
+	v, ok := versions[*id]
+	if !ok {
+		return nil, fmt.Errorf("creative version %s was not read", id)
+	}
+	return v, nil
+}
+
+// reviewCreative is the part of a creative the rules read.
+func reviewCreative(c db.Creative) review.Creative {
+	rc := review.Creative{
+		Status: review.Status(c.ReviewStatus), AuthorID: c.AuthorID,
+		HasCurrentVersion: c.CurrentVersionID != nil, Version: c.Version,
+	}
+	if c.ReviewerID != nil {
+		rc.ReviewerID = *c.ReviewerID
+	}
+	return rc
+}
+
+func deref[T any](v *T) T {
+	var zero T
+	if v == nil {
+		return zero
+	}
+	return *v
+}
