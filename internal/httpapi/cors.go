@@ -12,7 +12,7 @@ import (
 // so the browser keeps its answers from that origin's scripts. Unsafe calls
 // from other origins are refused by the gate (403 csrf_failed) in any case.
 const (
-	corsAllowMethods  = "GET, POST"
+	corsAllowMethods  = "GET, POST, PATCH"
 	corsAllowHeaders  = "Content-Type, X-CSRF-Token, Idempotency-Key, traceparent"
 	corsExposeHeaders = "Location, Idempotent-Replayed, Retry-After, Trace-Id, Deprecation, Sunset"
 	// corsMaxAge lets a browser reuse a preflight for ten minutes.

@@ -55,6 +55,33 @@ var commands = []command{
 		},
 		status: http.StatusOK,
 	},
+	{
+		name: "createCreative",
+		setup: func(t *testing.T, env *testenv.Env, c *testenv.Client, user uuid.UUID) (string, any, any) {
+			org := env.DB.Org(t, "Idem Org")
+			env.DB.Member(t, org, user, "author")
+			return creativesURL(org), newCreativeBody("Idempotent creative"), newCreativeBody("Another creative")
+		},
+		effects: func(t *testing.T, env *testenv.Env, user uuid.UUID) int {
+			return count(t, env, "SELECT count(*) FROM creative_events WHERE actor_id = $1 AND type = 'created'", user)
+		},
+		status: http.StatusCreated,
+	},
+	{
+		name: "addCreativeVersion",
+		setup: func(t *testing.T, env *testenv.Env, c *testenv.Client, user uuid.UUID) (string, any, any) {
+			org := env.DB.Org(t, "Idem Org")
+			env.DB.Member(t, org, user, "author")
+			creative := env.DB.DraftCreative(t, org, user)
+			return creativeURL(org, creative) + "/versions",
+				map[string]any{"assets": []any{pngAsset("idem.png")}},
+				map[string]any{"assets": []any{pngAsset("other.png")}}
+		},
+		effects: func(t *testing.T, env *testenv.Env, user uuid.UUID) int {
+			return count(t, env, "SELECT count(*) FROM creative_events WHERE actor_id = $1 AND type = 'version_added'", user)
+		},
+		status: http.StatusCreated,
+	},
 }
 
 func key(h string) testenv.Header { return testenv.Header{Name: "Idempotency-Key", Value: h} }
@@ -235,25 +262,30 @@ func TestAnExpiredKeyRunsAgain(t *testing.T) {
 func TestARepeatWhileTheFirstRunsWaitsThenAnswersInUse(t *testing.T) {
 	t.Parallel()
 	env := testenv.New(t, testenv.Options{LockTimeout: 300 * time.Millisecond})
-	c, user := env.SignedIn(t, "Ian InFlight")
-	path, body, _ := commands[0].setup(t, env, c, user)
-	// Another request holds the key: its transaction has claimed it and not committed.
-	ctx := context.Background()
-	tx, err := env.DB.Pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, "INSERT INTO idempotency_keys (user_id, key, fingerprint, expires_at) VALUES ($1, 'busy', '\\x00', now() + interval '1 hour')", user); err != nil {
-		t.Fatal(err)
-	}
-	r := c.Do("POST", path, body, key("busy"))
-	p := r.Problem(t)
-	if r.Status != http.StatusConflict || p.Code != "idempotency_key_in_use" || r.Header.Get("Retry-After") == "" {
-		t.Fatalf("got %d %v %s", r.Status, r.Header, r.Body)
-	}
-	if n := commands[0].effects(t, env, user); n != 0 {
-		t.Fatalf("%d deposits while the key was in use", n)
+	for _, cmd := range commands {
+		t.Run(cmd.name, func(t *testing.T) {
+			t.Parallel()
+			c, user := env.SignedIn(t, "Ian InFlight")
+			path, body, _ := cmd.setup(t, env, c, user)
+			// Another request holds the key: its transaction has claimed it and not committed.
+			ctx := context.Background()
+			tx, err := env.DB.Pool.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback(ctx)
+			if _, err := tx.Exec(ctx, "INSERT INTO idempotency_keys (user_id, key, fingerprint, expires_at) VALUES ($1, 'busy', '\\x00', now() + interval '1 hour')", user); err != nil {
+				t.Fatal(err)
+			}
+			r := c.Do("POST", path, body, key("busy"))
+			p := r.Problem(t)
+			if r.Status != http.StatusConflict || p.Code != "idempotency_key_in_use" || r.Header.Get("Retry-After") == "" {
+				t.Fatalf("got %d %v %s", r.Status, r.Header, r.Body)
+			}
+			if n := cmd.effects(t, env, user); n != 0 {
+				t.Fatalf("%d effects while the key was in use", n)
+			}
+		})
 	}
 }
 

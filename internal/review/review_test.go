@@ -312,7 +312,7 @@ func TestAvailableExamples(t *testing.T) {
 // *Refusal through wrapping, has a known reason and a non-empty sentence.
 func TestRefusalDetail(t *testing.T) {
 	t.Parallel()
-	actions := append(slices.Clone(review.Actions), review.Action("publish"))
+	actions := append(append(slices.Clone(review.Actions), review.Changes...), review.Action("publish"))
 	refusals := 0
 	for _, cl := range cells() {
 		for _, a := range actions {
@@ -367,5 +367,150 @@ func TestRefusalDetailWording(t *testing.T) {
 				t.Errorf("Detail = %q, want %q", r.Detail, tt.want)
 			}
 		})
+	}
+}
+
+// TestAuthoringChangesMatrix covers every (caller × state) cell of the
+// authoring rows of the rights table, for a creative with a version and no
+// assigned reviewer. Columns: add_version, edit, assign_reviewer.
+func TestAuthoringChangesMatrix(t *testing.T) {
+	t.Parallel()
+	var (
+		admin       = review.Caller{UserID: otherID, Role: review.RoleAdmin}
+		adminAuthor = review.Caller{UserID: authorID, Role: review.RoleAdmin}
+		reviewer    = review.Caller{UserID: otherID, Role: review.RoleReviewer}
+		author      = review.Caller{UserID: otherID, Role: review.RoleAuthor}
+		viewer      = review.Caller{UserID: authorID, Role: review.RoleViewer}
+		owner       = review.Caller{UserID: authorID, Role: review.RoleAuthor}
+
+		draft     = to(review.StatusDraft)
+		inReview  = to(review.StatusInReview)
+		changes   = to(review.StatusChangesRequested)
+		approved  = to(review.StatusApproved)
+		forbidAll = [3]outcome{forbidden, forbidden, forbidden}
+	)
+	tests := []struct {
+		name   string
+		who    review.Caller
+		status review.Status
+		want   [3]outcome
+	}{
+		{"the author adds a version to and edits a draft", owner, review.StatusDraft, [3]outcome{draft, draft, forbidden}},
+		{"the author edits but adds no version in review", owner, review.StatusInReview, [3]outcome{invalid, inReview, forbidden}},
+		{"the author answers requested changes with a version", owner, review.StatusChangesRequested, [3]outcome{changes, changes, forbidden}},
+		{"a version of an approved creative goes back to draft", owner, review.StatusApproved, [3]outcome{draft, approved, forbidden}},
+		{"the author changes nothing once archived", owner, review.StatusArchived, [3]outcome{invalid, invalid, forbidden}},
+
+		{"an admin does everything to a draft", admin, review.StatusDraft, [3]outcome{draft, draft, draft}},
+		{"an admin edits and assigns in review", admin, review.StatusInReview, [3]outcome{invalid, inReview, inReview}},
+		{"an admin's version of an approved creative goes back to draft", admin, review.StatusApproved, [3]outcome{draft, approved, approved}},
+		{"an admin changes nothing once archived", admin, review.StatusArchived, [3]outcome{invalid, invalid, invalid}},
+		{"an admin who wrote the creative may assign its reviewer", adminAuthor, review.StatusChangesRequested, [3]outcome{changes, changes, changes}},
+
+		{"a reviewer changes no draft", reviewer, review.StatusDraft, forbidAll},
+		{"a reviewer changes nothing in review", reviewer, review.StatusInReview, forbidAll},
+		{"another author changes no draft", author, review.StatusDraft, forbidAll},
+		{"another author changes nothing approved", author, review.StatusApproved, forbidAll},
+		{"a viewer who wrote the creative changes nothing", viewer, review.StatusDraft, forbidAll},
+		{"a viewer changes nothing archived", viewer, review.StatusArchived, forbidAll},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for i, a := range review.Changes {
+				if got := decide(t, creative(tt.status), tt.who, a); got != tt.want[i] {
+					t.Errorf("Decide(%s) = %v, want %v", a, got, tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+// TestAllowedIsDecide proves that permissions come from the same table as
+// the authorisation of each change.
+func TestAllowedIsDecide(t *testing.T) {
+	t.Parallel()
+	for _, cl := range cells() {
+		may := func(a review.Action) bool { _, err := review.Decide(cl.c, cl.who, a); return err == nil }
+		want := review.Permissions{AddVersion: may(review.ActionAddVersion), Edit: may(review.ActionEdit), AssignReviewer: may(review.ActionAssignReviewer)}
+		if got := review.Allowed(cl.c, cl.who); got != want {
+			t.Errorf("%v: Allowed = %+v, want %+v", cl, got, want)
+		}
+	}
+}
+
+// TestCheckAnswersInTheDocumentedOrder proves the refusal order of every
+// change: rights, then the request against the creative, then the version
+// the caller saw, then the state.
+func TestCheckAnswersInTheDocumentedOrder(t *testing.T) {
+	t.Parallel()
+	errInvalid := errors.New("422: the request does not fit the creative")
+	fails := func() error { return errInvalid }
+	stale, current := int64(9), int64(3)
+	huge := int64(1)<<32 + 3 // 3 once narrowed to 32 bits
+	archived := review.Creative{Status: review.StatusArchived, AuthorID: authorID, HasCurrentVersion: true, Version: 3}
+	owner := review.Caller{UserID: authorID, Role: review.RoleAuthor}
+	admin := review.Caller{UserID: otherID, Role: review.RoleAdmin}
+	viewer := review.Caller{UserID: otherID, Role: review.RoleViewer}
+	tests := []struct {
+		name     string
+		who      review.Caller
+		expected *int64
+		check    func() error
+		actions  []review.Action
+		want     string
+	}{
+		{"rights come first", viewer, &stale, fails, []review.Action{review.ActionEdit}, string(review.Forbidden)},
+		{"every change asked for needs its right", owner, &stale, fails, []review.Action{review.ActionEdit, review.ActionAssignReviewer}, string(review.Forbidden)},
+		{"then the request against the creative", admin, &stale, fails, []review.Action{review.ActionEdit}, errInvalid.Error()},
+		{"then the version the caller saw", admin, &stale, nil, []review.Action{review.ActionEdit}, string(review.VersionConflict)},
+		{"a version is compared without narrowing", admin, &huge, nil, []review.Action{review.ActionEdit}, string(review.VersionConflict)},
+		{"then the state", admin, &current, nil, []review.Action{review.ActionEdit, review.ActionAssignReviewer}, string(review.InvalidTransition)},
+		{"no change asked for is refused", admin, nil, nil, nil, string(review.Forbidden)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			next, err := review.Check(archived, tt.who, tt.expected, tt.check, tt.actions...)
+			got := ""
+			var r *review.Refusal
+			switch {
+			case errors.As(err, &r):
+				got = string(r.Reason)
+			case err != nil:
+				got = err.Error()
+			}
+			if got != tt.want || next != "" {
+				t.Fatalf("Check = %q, %v; want %s", next, err, tt.want)
+			}
+		})
+	}
+	t.Run("a check runs only for a caller with the right", func(t *testing.T) {
+		ran := false
+		_, _ = review.Check(archived, viewer, nil, func() error { ran = true; return nil }, review.ActionEdit)
+		if ran {
+			t.Fatal("the check ran for a caller without the right: its 422 would tell them about other records")
+		}
+	})
+	t.Run("an allowed change answers the state after it", func(t *testing.T) {
+		approved := review.Creative{Status: review.StatusApproved, AuthorID: authorID, HasCurrentVersion: true, Version: 3}
+		next, err := review.Check(approved, owner, &current, func() error { return nil }, review.ActionAddVersion)
+		if err != nil || next != review.StatusDraft {
+			t.Fatalf("Check = %q, %v", next, err)
+		}
+	})
+}
+
+func TestOnlyAuthorsAndAdminsCreate(t *testing.T) {
+	t.Parallel()
+	for _, role := range append(slices.Clone(review.Roles), review.Role("owner")) {
+		err := review.AuthorizeCreate(role)
+		if allowed := err == nil; allowed != (role == review.RoleAuthor || role == review.RoleAdmin) {
+			t.Errorf("%s: %v", role, err)
+		}
+		var r *review.Refusal
+		if err != nil && (!errors.As(err, &r) || r.Reason != review.Forbidden) {
+			t.Errorf("%s: %v is not a Forbidden refusal", role, err)
+		}
 	}
 }
