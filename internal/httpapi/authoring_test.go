@@ -691,9 +691,11 @@ func TestPermissionsAreExactlyTheChangesThatSucceed(t *testing.T) {
 					offered bool
 					send    func(id uuid.UUID) *testenv.Response
 				}{
-					"addVersion":     {p.AddVersion, func(id uuid.UUID) *testenv.Response { return d.addVersion(who, id, versionBody(pngAsset("p.png"))) }},
-					"edit":           {p.Edit, func(id uuid.UUID) *testenv.Response { return d.patch(who, id, map[string]any{"title": "Edited"}) }},
-					"assignReviewer": {p.AssignReviewer, func(id uuid.UUID) *testenv.Response { return d.patch(who, id, map[string]any{"reviewerId": d.users["reviewer"]}) }},
+					"addVersion": {p.AddVersion, func(id uuid.UUID) *testenv.Response { return d.addVersion(who, id, versionBody(pngAsset("p.png"))) }},
+					"edit":       {p.Edit, func(id uuid.UUID) *testenv.Response { return d.patch(who, id, map[string]any{"title": "Edited"}) }},
+					"assignReviewer": {p.AssignReviewer, func(id uuid.UUID) *testenv.Response {
+						return d.patch(who, id, map[string]any{"reviewerId": d.users["reviewer"]})
+					}},
 				} {
 					r := try.send(d.creative(t, spec))
 					if ok := r.Status < 300; ok != try.offered {
@@ -714,7 +716,9 @@ func TestHistoryTellsTheAuthorWhyChangesWereRequested(t *testing.T) {
 		send func() *testenv.Response
 	}{
 		{"author", func() *testenv.Response { return d.addVersion("author", c.Id, versionBody(pngAsset("v1.png"))) }},
-		{"admin", func() *testenv.Response { return d.patch("admin", c.Id, map[string]any{"reviewerId": d.users["reviewer"]}) }},
+		{"admin", func() *testenv.Response {
+			return d.patch("admin", c.Id, map[string]any{"reviewerId": d.users["reviewer"]})
+		}},
 		{"author", func() *testenv.Response { return d.act("author", c.Id, map[string]any{"action": "submit"}) }},
 		{"reviewer", func() *testenv.Response {
 			return d.act("reviewer", c.Id, map[string]any{"action": "request_changes", "comment": "The logo is cut off."})
