@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"testing"
 
 	"creativeapi/internal/seed"
@@ -63,11 +64,12 @@ func seededServer(t *testing.T, config map[string]string) *testenv.Env {
 	return env
 }
 
-// compileClientTests type-checks the client and its test with
+// compileClientTests type-checks the client and its tests with
 // clients/typescript/tsconfig.test.json and emits them as ES modules into a
 // temporary directory that resolves packages from the repository's
-// node_modules. It returns the compiled test file.
-func compileClientTests(t *testing.T, node, root string) string {
+// node_modules. It returns the compiled test files (client.test.js, the
+// review loop, and any other *.test.js).
+func compileClientTests(t *testing.T, node, root string) []string {
 	t.Helper()
 	out := t.TempDir()
 	runTool(t, root, nil, node, filepath.Join(root, "node_modules", "typescript", "bin", "tsc"),
@@ -78,23 +80,28 @@ func compileClientTests(t *testing.T, node, root string) string {
 	if err := os.Symlink(filepath.Join(root, "node_modules"), filepath.Join(out, "node_modules")); err != nil {
 		t.Fatal(err)
 	}
-	test := filepath.Join(out, "test", "client.test.js")
-	if _, err := os.Stat(test); err != nil {
-		t.Fatalf("tsc did not emit the client test: %v", err)
+	tests, err := filepath.Glob(filepath.Join(out, "test", "*.test.js"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	return test
+	for _, name := range []string{"client.test.js", "review-loop.test.js"} {
+		if !slices.Contains(tests, filepath.Join(out, "test", name)) {
+			t.Fatalf("tsc did not emit %s: %v", name, tests)
+		}
+	}
+	return tests
 }
 
-// runNodeTests runs the compiled client test with node's test runner against
-// base, paying deposits on the chain simulator at chain, and fails with
-// node's output when any test fails.
-func runNodeTests(t *testing.T, node, test, base, chain string, prism bool) string {
+// runNodeTests runs the compiled client tests with node's test runner
+// against base, paying deposits on the chain simulator at chain, and fails
+// with node's output when any test fails.
+func runNodeTests(t *testing.T, node string, tests []string, base, chain string, prism bool) string {
 	t.Helper()
 	env := []string{"API_BASE_URL=" + base, "DEVCHAIN_URL=" + chain, "PRISM=0", "NODE_OPTIONS="}
 	if prism {
 		env[2] = "PRISM=1"
 	}
-	out := runTool(t, filepath.Dir(test), env, node, "--test", "--test-reporter=spec", test)
+	out := runTool(t, filepath.Dir(tests[0]), env, node, append([]string{"--test", "--test-reporter=spec"}, tests...)...)
 	if testing.Verbose() {
 		t.Logf("node --test:\n%s", out)
 	}

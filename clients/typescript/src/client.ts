@@ -19,12 +19,21 @@ export type Session = Schemas["Session"];
 export type CreativeDetail = Schemas["CreativeDetail"];
 export type CreativeList = Schemas["CreativeList"];
 export type CreativeActionRequest = Schemas["CreativeActionRequest"];
+export type CreateCreativeRequest = Schemas["CreateCreativeRequest"];
+export type AddCreativeVersionRequest = Schemas["AddCreativeVersionRequest"];
+export type UpdateCreativeRequest = Schemas["UpdateCreativeRequest"];
+export type CreativeEvent = Schemas["CreativeEvent"];
+export type CreativeEventList = Schemas["CreativeEventList"];
+export type Member = Schemas["Member"];
+export type MemberList = Schemas["MemberList"];
 export type AccountDeposit = Schemas["AccountDeposit"];
 export type AccountDepositList = Schemas["AccountDepositList"];
 export type AccountBalance = Schemas["AccountBalance"];
 export type CreateAccountDepositRequest = Schemas["CreateAccountDepositRequest"];
 export type ListCreativesQuery = NonNullable<operations["listCreatives"]["parameters"]["query"]>;
 export type ListAccountDepositsQuery = NonNullable<operations["listAccountDeposits"]["parameters"]["query"]>;
+export type ListCreativeEventsQuery = NonNullable<operations["listCreativeEvents"]["parameters"]["query"]>;
+export type ListOrganizationMembersQuery = NonNullable<operations["listOrganizationMembers"]["parameters"]["query"]>;
 
 export interface ApiClientOptions {
   /** Origin of the API, e.g. "https://api.example.com" (paths already start with /api/v1). */
@@ -164,6 +173,52 @@ export function createApiClient({ baseUrl, fetch }: ApiClientOptions) {
           }),
         ),
       ),
+
+    /** Creates a draft (author or admin); the Idempotency-Key makes a retried create one creative. */
+    createCreative: (organizationId: string, body: CreateCreativeRequest, options?: CommandOptions) =>
+      withRetries(options, (key) =>
+        unwrap(
+          raw.POST("/api/v1/organizations/{organizationId}/creatives", {
+            params: { path: { organizationId }, header: { "Idempotency-Key": key } },
+            body,
+          }),
+        ),
+      ),
+    /** Uploads a new version (its assets already in your storage); the Idempotency-Key makes a retry one version. */
+    addCreativeVersion: (
+      organizationId: string,
+      creativeId: string,
+      body: AddCreativeVersionRequest,
+      options?: CommandOptions,
+    ) =>
+      withRetries(options, (key) =>
+        unwrap(
+          raw.POST("/api/v1/organizations/{organizationId}/creatives/{creativeId}/versions", {
+            params: { path: { organizationId, creativeId }, header: { "Idempotency-Key": key } },
+            body,
+          }),
+        ),
+      ),
+    /** Changes the fields sent (null clears); safe to resend, so retried like the commands, without a key. */
+    updateCreative: (organizationId: string, creativeId: string, body: UpdateCreativeRequest) =>
+      withRetries(undefined, () =>
+        unwrap(
+          raw.PATCH("/api/v1/organizations/{organizationId}/creatives/{creativeId}", {
+            params: { path: { organizationId, creativeId } },
+            body,
+          }),
+        ),
+      ),
+    /** The creative's history, newest first: who did what, review comments, changed fields. */
+    listCreativeEvents: (organizationId: string, creativeId: string, query?: ListCreativeEventsQuery) =>
+      unwrap(
+        raw.GET("/api/v1/organizations/{organizationId}/creatives/{creativeId}/events", {
+          params: { path: { organizationId, creativeId }, query },
+        }),
+      ),
+    /** The organization's members by name (`role: ["reviewer", "admin"]`: who may be assigned as reviewer). */
+    listOrganizationMembers: (organizationId: string, query?: ListOrganizationMembersQuery) =>
+      unwrap(raw.GET("/api/v1/organizations/{organizationId}/members", { params: { path: { organizationId }, query } })),
 
     getAccountBalance: () => unwrap(raw.GET("/api/v1/me/balance")),
     listAccountDeposits: (query?: ListAccountDepositsQuery) =>
