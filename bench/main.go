@@ -7,6 +7,8 @@
 //
 //	go run ./bench                        # sizes 10k, 100k and 1M
 //	go run ./bench -sizes 10000,100000    # shorter: no 1M step
+//	go run ./bench -sizes 10000,1000000 -scenarios create,version,search -clients 16 -targets 8
+//	                                      # the authoring commands and the title search only
 package main
 
 import (
@@ -78,7 +80,7 @@ func parseOptions() (options, error) {
 	flag.StringVar(&o.out, "out", "bench/results.md", "Markdown results file")
 	flag.StringVar(&o.profile, "profile", "", "directory for a server CPU profile per scenario (at the first target concurrency)")
 	flag.StringVar(&serverEnv, "server-env", "", "extra server settings, comma-separated KEY=VALUE")
-	flag.StringVar(&scenarios, "scenarios", "action,deposit,replay,get,list", "scenarios to run")
+	flag.StringVar(&scenarios, "scenarios", strings.Join(allScenarios, ","), "scenarios to run")
 	flag.BoolVar(&o.goBench, "go-bench", true, "also run the Go benchmarks (validation, first execution vs replay)")
 	flag.BoolVar(&o.statements, "statements", false, "diagnostics: load pg_stat_statements and print each run's statements per request")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (cluster, logs)")
@@ -108,10 +110,10 @@ func parseOptions() (options, error) {
 	return o, nil
 }
 
-var allScenarios = []string{plan.Action, plan.Deposit, plan.Replay, plan.Get, plan.List}
+var allScenarios = []string{plan.Action, plan.Deposit, plan.Replay, plan.Get, plan.List, plan.Create, plan.Version, plan.Search}
 
 // commands are the scenarios pgbench accompanies at every concurrency.
-var commands = []string{plan.Action, plan.Deposit}
+var commands = []string{plan.Action, plan.Deposit, plan.Create, plan.Version}
 
 func ints(s string) ([]int, error) {
 	var out []int
@@ -324,7 +326,7 @@ func (b *bench) pickCreatives(ctx context.Context, maxClients int) error {
 
 // creatives reads the current review status of the sample.
 func (b *bench) creatives(ctx context.Context) ([]plan.Creative, error) {
-	rows, err := b.pool.Query(ctx, "SELECT id::text, review_status FROM creatives WHERE id = ANY($1::uuid[])", b.sample)
+	rows, err := b.pool.Query(ctx, "SELECT id::text, review_status, title FROM creatives WHERE id = ANY($1::uuid[])", b.sample)
 	if err != nil {
 		return nil, err
 	}
@@ -332,7 +334,7 @@ func (b *bench) creatives(ctx context.Context) ([]plan.Creative, error) {
 	var out []plan.Creative
 	for rows.Next() {
 		var c plan.Creative
-		if err := rows.Scan(&c.ID, &c.Status); err != nil {
+		if err := rows.Scan(&c.ID, &c.Status, &c.Title); err != nil {
 			return nil, err
 		}
 		out = append(out, c)
@@ -363,6 +365,7 @@ func (b *bench) pgbenchVariables(ctx context.Context) error {
 		"network=TRC20", "address="+tron.DevTreasuryAddress, "currency=USDT", "confirmations_required=19",
 		"ttl=1800 seconds", "reserve_for=88200 seconds", "max_open=1000000",
 		`dbody=\x`+hex.EncodeToString(dbody), "dloc="+dloc, `cbody=\x`+hex.EncodeToString(cbody),
+		"cloc=/api/v1/organizations/"+b.fx.org+"/creatives/"+b.sample[0],
 	)
 	return nil
 }
@@ -401,7 +404,7 @@ func (b *bench) measure(ctx context.Context, size int, scenario string, clients 
 		CookieName: "session", Authors: b.fx.authors, Reviewers: b.fx.reviewers, Org: b.fx.org,
 	}
 	switch scenario {
-	case plan.Action, plan.Get:
+	case plan.Action, plan.Get, plan.Version, plan.Search:
 		var err error
 		if cfg.Creatives, err = b.creatives(ctx); err != nil {
 			return err

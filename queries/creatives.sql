@@ -340,14 +340,17 @@ LIMIT @row_limit;
 
 -- name: CreativePageSearch :many
 -- CreativePageSearch is CreativePageFiltered for a title search, in two
--- parts that LIMIT reads in turn. The first walks the newest creatives
--- below before_number (at most search_window numbers: numbers are dense)
--- and answers a search that many titles match without the trigram index.
--- Only when that window holds less than a page does the second part run:
--- it finds the older matches through the trigram index (OFFSET 0 keeps the
--- planner from walking the number index instead) and sorts them. A page
--- costs a bounded walk plus what the trigram index finds, however large
--- the organization.
+-- parts that LIMIT reads in turn. The first walks the number index down
+-- from before_number, newest first, over at most search_window numbers
+-- (numbers are dense, so that many rows at most), and stops at a page of
+-- matches: a search that many titles match is answered there. Its match is
+-- written title || '' so that the planner cannot answer it from the
+-- trigram index, whose cost grows with every title sharing the text's
+-- trigrams. Only when the window holds less than a page does the second
+-- part run: it finds the older matches through the trigram index (OFFSET 0
+-- keeps the planner from walking the number index instead) and sorts them.
+-- A page costs at most a window's walk plus what the trigram index reads
+-- for a text fewer than one title in search_window / row_limit holds.
 WITH bounds AS (
     SELECT least(@before_number::integer, o.next_creative_number) - sqlc.arg('search_window')::integer AS window_start
     FROM organizations o WHERE o.id = @organization_id::uuid
@@ -358,7 +361,7 @@ FROM (
     (SELECT w.id, w.number FROM creatives w
      WHERE w.organization_id = @organization_id::uuid
        AND w.number < @before_number::integer AND w.number >= (SELECT window_start FROM bounds)
-       AND w.title ILIKE @title_pattern::text
+       AND (w.title || '') ILIKE @title_pattern::text
        AND (cardinality(@statuses::text[]) = 0 OR w.review_status = ANY(@statuses::text[]))
        AND (sqlc.narg('author_id')::uuid IS NULL OR w.author_id = sqlc.narg('author_id')::uuid)
        AND (sqlc.narg('reviewer_id')::uuid IS NULL OR w.reviewer_id = sqlc.narg('reviewer_id')::uuid)

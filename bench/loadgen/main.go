@@ -24,6 +24,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -209,7 +210,22 @@ func (g *generator) newWorker(id int) (*worker, error) {
 		if len(w.users) == 0 {
 			return nil, fmt.Errorf("client %d has no user", id)
 		}
-	case plan.Get, plan.List:
+	case plan.Version:
+		// Each client owns a disjoint slice of the creatives a version may
+		// be added to.
+		var open []plan.Creative
+		for _, c := range cfg.Creatives {
+			if c.Status == "draft" || c.Status == "changes_requested" {
+				open = append(open, c)
+			}
+		}
+		for i := id; i < len(open); i += cfg.Clients {
+			w.creatives = append(w.creatives, open[i])
+		}
+		if len(w.creatives) == 0 {
+			return nil, fmt.Errorf("client %d has no creative in draft or changes_requested", id)
+		}
+	case plan.Get, plan.List, plan.Create, plan.Search:
 	default:
 		return nil, fmt.Errorf("unknown scenario %q", cfg.Scenario)
 	}
@@ -337,9 +353,44 @@ func (w *worker) once() error {
 			err = fmt.Errorf("list creatives: status %d", status)
 		}
 		return err
+	case plan.Create:
+		w.next++
+		body := `{"title":"Bench create ` + strconv.Itoa(w.id) + `-` + strconv.Itoa(w.next) +
+			`","type":"static","aspectRatio":"1:1","geo":"US","language":"en-US"}`
+		status, _, err := w.do("POST", "/api/v1/organizations/"+cfg.Org+"/creatives", cfg.Authors[w.id%len(cfg.Authors)], newKey(), []byte(body))
+		if err == nil && status != http.StatusCreated {
+			err = fmt.Errorf("create creative: status %d", status)
+		}
+		return err
+	case plan.Version:
+		c := w.creatives[w.next%len(w.creatives)]
+		w.next++
+		body := `{"assets":[{"fileName":"bench-` + strconv.Itoa(w.next) + `.png","mimeType":"image/png","sizeBytes":120000,` +
+			`"width":1080,"height":1080,"url":"https://cdn.acme.test/assets/bench/` + strconv.Itoa(w.next) + `.png",` +
+			`"sha256":"` + benchSHA256 + `"}]}`
+		path := "/api/v1/organizations/" + cfg.Org + "/creatives/" + c.ID + "/versions"
+		status, _, err := w.do("POST", path, cfg.Authors[w.id%len(cfg.Authors)], newKey(), []byte(body))
+		if err == nil && status != http.StatusCreated {
+			err = fmt.Errorf("add a version to %s (%s): status %d", c.ID, c.Status, status)
+		}
+		return err
+	case plan.Search:
+		// The title's last word ("Benchmark creative 512345": 512345), as a
+		// user types the part of a title that tells it apart.
+		c := cfg.Creatives[w.rnd.IntN(len(cfg.Creatives))]
+		words := strings.Fields(c.Title)
+		path := "/api/v1/organizations/" + cfg.Org + "/creatives?q=" + url.QueryEscape(words[len(words)-1])
+		status, _, err := w.do("GET", path, cfg.Reviewers[w.id%len(cfg.Reviewers)], "", nil)
+		if err == nil && status != http.StatusOK {
+			err = fmt.Errorf("search creatives: status %d", status)
+		}
+		return err
 	}
 	return fmt.Errorf("unknown scenario %q", cfg.Scenario)
 }
+
+// benchSHA256 is the digest the version scenario's assets declare.
+const benchSHA256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 
 func depositBody(minor int64) []byte {
 	return []byte(`{"amount":{"amountMinor":"` + strconv.FormatInt(minor, 10) + `","currency":"USDT","scale":6}}`)

@@ -922,7 +922,7 @@ FROM (
     (SELECT w.id, w.number FROM creatives w
      WHERE w.organization_id = $2::uuid
        AND w.number < $3::integer AND w.number >= (SELECT window_start FROM bounds)
-       AND w.title ILIKE $4::text
+       AND (w.title || '') ILIKE $4::text
        AND (cardinality($5::text[]) = 0 OR w.review_status = ANY($5::text[]))
        AND ($6::uuid IS NULL OR w.author_id = $6::uuid)
        AND ($7::uuid IS NULL OR w.reviewer_id = $7::uuid)
@@ -970,14 +970,17 @@ type CreativePageSearchRow struct {
 }
 
 // CreativePageSearch is CreativePageFiltered for a title search, in two
-// parts that LIMIT reads in turn. The first walks the newest creatives
-// below before_number (at most search_window numbers: numbers are dense)
-// and answers a search that many titles match without the trigram index.
-// Only when that window holds less than a page does the second part run:
-// it finds the older matches through the trigram index (OFFSET 0 keeps the
-// planner from walking the number index instead) and sorts them. A page
-// costs a bounded walk plus what the trigram index finds, however large
-// the organization.
+// parts that LIMIT reads in turn. The first walks the number index down
+// from before_number, newest first, over at most search_window numbers
+// (numbers are dense, so that many rows at most), and stops at a page of
+// matches: a search that many titles match is answered there. Its match is
+// written title || ” so that the planner cannot answer it from the
+// trigram index, whose cost grows with every title sharing the text's
+// trigrams. Only when the window holds less than a page does the second
+// part run: it finds the older matches through the trigram index (OFFSET 0
+// keeps the planner from walking the number index instead) and sorts them.
+// A page costs at most a window's walk plus what the trigram index reads
+// for a text fewer than one title in search_window / row_limit holds.
 func (q *Queries) CreativePageSearch(ctx context.Context, arg CreativePageSearchParams) ([]CreativePageSearchRow, error) {
 	rows, err := q.db.Query(ctx, creativePageSearch,
 		arg.RowLimit,

@@ -37,7 +37,9 @@ func (s Script) Statements() int {
 //	network, address, currency, confirmations_required, ttl, reserve_for,
 //	max_open              deposit settings as the server sends them
 //	dbody, dloc, cbody    stored answers: a deposit's body and Location, a
-//	                      creative's body
+//	cloc                  creative's body and Location
+//	assets                a version's assets as the server sends them (JSON)
+//	nostatus              the empty status filter ({})
 //	ready, phase          0: per-client state (setup done, action toggle)
 //	now                   the transaction clock an action writes as updated_at
 //
@@ -48,6 +50,9 @@ var setupVariables = []string{
 	"submit=submit", "in_review=in_review", "request_changes=request_changes",
 	"changes_requested=changes_requested", "comment=Please sharpen the logo.",
 	"before_number=2147483647", "row_limit=21", "now=2026-01-01 00:00:00+00",
+	"draft=draft", "ctitle=Bench create", "ctype=static", "aspect=1:1", "geo=US", "lang=en-US",
+	"search_window=1000", "nostatus={}",
+	`assets=[{"position":1,"file_name":"bench.png","mime_type":"image/png","size_bytes":120000,"url":"https://cdn.acme.test/assets/bench/1.png","width":1080,"height":1080,"duration_ms":null,"sha256":"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}]`,
 }
 
 // The session lookup takes the token and hashes it in SQL: pgbench cannot
@@ -138,6 +143,7 @@ func Scripts(qs Queries) (map[string]Script, error) {
 	out := map[string]Script{}
 	for name, build := range map[string]func(*builder){
 		"action": actionScript, "deposit": depositScript, "replay": replayScript, "get": getScript, "list": listScript,
+		"create": createScript, "version": versionScript, "search": searchScript,
 	} {
 		b := &builder{qs: qs, counting: true}
 		build(b)
@@ -201,7 +207,7 @@ func creativeSetup(b *builder) {
 	b.counting = false
 	b.meta(`\if :ready = 0`)
 	b.meta(`\set cnum :cbase + :client_id`)
-	b.meta(`SELECT id AS cid, version AS ver, '{' || current_version_id || '}' AS vids FROM creatives WHERE organization_id = :organization_id AND number = :cnum \gset`)
+	b.meta(`SELECT id AS cid, version AS ver, '{' || current_version_id || '}' AS vids, '%' || substring(title from '[^ ]+$') || '%' AS spattern FROM creatives WHERE organization_id = :organization_id AND number = :cnum \gset`)
 	b.meta(`SELECT array_agg(current_version_id)::text AS pvids FROM (SELECT current_version_id FROM creatives WHERE organization_id = :organization_id ORDER BY number DESC LIMIT 20) page \gset`)
 	b.meta(`\set ready 1`)
 	b.meta(`\endif`)
@@ -257,4 +263,58 @@ func listScript(b *builder) {
 	b.query("MembershipRoleGet", nil, false)
 	b.query("CreativePage", nil, false)
 	b.query("CreativeVersionsWithAssets", map[string]string{"ids": ":pvids"}, false)
+}
+
+// createScript creates a draft in the organization as the client's author.
+// The server sends NULL for the client, task and direction a create leaves
+// out; pgbench has no NULL variable, so those are literals.
+func createScript(b *builder) {
+	b.meta(`\set tok :a0 + :client_id`)
+	b.meta(`\set key random(1, 9000000000000000000)`)
+	b.query("SessionGetByTokenHash", sessionArgs(":key"), true)
+	keyed(b, ":created", ":cbody", ":cloc", func() {
+		b.query("CreativeCreateCheck", map[string]string{"client_id": "NULL", "task_id": "NULL", "caller_id": ":user_id"}, false)
+	}, func() {
+		b.query("CreativeCreate", map[string]string{
+			"title": ":ctitle", "type": ":ctype", "aspect_ratio": ":aspect", "geo": ":geo", "language": ":lang",
+			"direction_id": "NULL", "author_id": ":user_id", "client_id": "NULL", "task_id": "NULL",
+		}, false)
+	})
+}
+
+// versionScript adds a one-image version to the client's creative as its
+// author. The server draws the version's id; here it is made from the
+// execution's random key, and the read of the answer's versions names the
+// creative's first version (the same work: one version with one asset).
+func versionScript(b *builder) {
+	creativeSetup(b)
+	b.meta(`\set tok :a0 + :client_id`)
+	b.meta(`\set key random(1, 9000000000000000000)`)
+	b.meta(`\set ver :ver + 1`)
+	b.query("SessionGetByTokenHash", sessionArgs(":key"), true)
+	keyed(b, ":created", ":cbody", ":cloc", func() {
+		b.query("CreativeLockForAction", map[string]string{"caller_id": ":user_id", "id": ":cid"}, false)
+	}, func() {
+		b.pipeline(func() {
+			b.query("CreativeVersionAdd", map[string]string{
+				"actor_id": ":user_id", "from_status": ":draft", "to_status": ":draft", "version_id": "md5(:key::text)::uuid",
+				"id": ":cid", "assets": ":assets", "version": ":ver", "updated_at": ":now",
+			}, false)
+			b.query("CreativeVersionsWithAssets", map[string]string{"ids": ":vids"}, false)
+		})
+	})
+}
+
+// searchScript reads the first page of a title search for the last word
+// of the client's creative's title, as the load generator searches. The server sends NULL for the author and reviewer
+// filters a search leaves out (literals here, as above).
+func searchScript(b *builder) {
+	creativeSetup(b)
+	b.meta(`\set tok :r0 + :client_id`)
+	b.query("SessionGetByTokenHash", sessionArgs("''"), true)
+	b.query("MembershipRoleGet", nil, false)
+	b.query("CreativePageSearch", map[string]string{
+		"title_pattern": ":spattern", "statuses": ":nostatus", "author_id": "NULL", "reviewer_id": "NULL",
+	}, false)
+	b.query("CreativeVersionsWithAssets", map[string]string{"ids": ":vids"}, false)
 }

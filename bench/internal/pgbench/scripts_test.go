@@ -34,6 +34,7 @@ func TestScriptsSendWhatTheServerSends(t *testing.T) {
 	env.DB.Member(t, org, aID, "author")
 	env.DB.Member(t, org, rID, "reviewer")
 	creative := env.DB.DraftCreative(t, org, aID)
+	versioned := env.DB.DraftCreative(t, org, aID)
 	authorC, reviewerC := env.SessionFor(t, aID), env.SessionFor(t, rID)
 	depositor, _ := env.SignedIn(t, "Dee Depositor")
 	deposit := map[string]any{"amount": map[string]any{"amountMinor": "25000000", "currency": "USDT", "scale": 6}}
@@ -55,6 +56,19 @@ func TestScriptsSendWhatTheServerSends(t *testing.T) {
 			return authorC.Do(http.MethodPost, creativeURL+"/actions", map[string]any{"action": "submit"}, key("submit"))
 		}},
 		{"get", http.StatusOK, func() *testenv.Response { return reviewerC.Do(http.MethodGet, creativeURL, nil) }},
+		{"create", http.StatusCreated, func() *testenv.Response {
+			return authorC.Do(http.MethodPost, fmt.Sprintf("/api/v1/organizations/%s/creatives", org),
+				map[string]any{"title": "Bench create", "type": "static", "aspectRatio": "1:1", "geo": "US", "language": "en-US"}, key("create"))
+		}},
+		{"version", http.StatusCreated, func() *testenv.Response {
+			return authorC.Do(http.MethodPost, fmt.Sprintf("/api/v1/organizations/%s/creatives/%s/versions", org, versioned),
+				map[string]any{"assets": []any{map[string]any{"fileName": "bench.png", "mimeType": "image/png", "sizeBytes": 120000,
+					"width": 1080, "height": 1080, "url": "https://cdn.acme.test/assets/bench/1.png",
+					"sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}}}, key("version"))
+		}},
+		{"search", http.StatusOK, func() *testenv.Response {
+			return reviewerC.Do(http.MethodGet, fmt.Sprintf("/api/v1/organizations/%s/creatives?q=Fixture+creative", org), nil)
+		}},
 		{"list", http.StatusOK, func() *testenv.Response {
 			return reviewerC.Do(http.MethodGet, fmt.Sprintf("/api/v1/organizations/%s/creatives", org), nil)
 		}},

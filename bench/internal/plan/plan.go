@@ -16,6 +16,15 @@ const (
 	// Get reads one creative; List reads the first page of creatives.
 	Get  = "get"
 	List = "list"
+	// Create creates a draft creative with a fresh Idempotency-Key.
+	Create = "create"
+	// Version adds a one-image version to a draft creative with a fresh
+	// Idempotency-Key, over many creatives.
+	Version = "version"
+	// Search reads the first page of a title search (q) for the last word
+	// of a creative's title, as a user types the part of a title that
+	// tells it apart.
+	Search = "search"
 )
 
 // Session is a signed-in caller: the cookie's token and the CSRF token.
@@ -28,6 +37,7 @@ type Session struct {
 type Creative struct {
 	ID     string `json:"id"`
 	Status string `json:"status"`
+	Title  string `json:"title"`
 }
 
 // Config is one load generator run.
