@@ -146,10 +146,12 @@ type bench struct {
 	vars       []string
 	pgOptions  string
 	// cbase is the number of the first benchmark creative; pgbench's
-	// clients act on cbase.., the load generator on a sample of the rest.
-	cbase  int
-	sample []string
-	report report
+	// clients act on cbase.., the load generator on a sample of the rest
+	// (from cbase+maxClients).
+	cbase      int
+	maxClients int
+	sample     []string
+	report     report
 }
 
 func run(ctx context.Context) error {
@@ -230,6 +232,7 @@ func run(ctx context.Context) error {
 			return err
 		}
 		b.report.seeded = append(b.report.seeded, seedTime{size, time.Since(seedStart)})
+		b.maxClients = maxClients
 		if err := b.pickCreatives(ctx, maxClients); err != nil {
 			return err
 		}
@@ -355,6 +358,10 @@ func (b *bench) pgbenchVariables(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("sample creative: %w", err)
 	}
+	var cmax int
+	if err := b.pool.QueryRow(ctx, "SELECT max(number) FROM creatives WHERE task_id = $1", b.fx.benchTask).Scan(&cmax); err != nil {
+		return fmt.Errorf("the last benchmark creative: %w", err)
+	}
 	var fp [32]byte
 	_, _ = rand.Read(fp[:])
 	b.vars = append(pgbench.SetupVariables(),
@@ -366,6 +373,7 @@ func (b *bench) pgbenchVariables(ctx context.Context) error {
 		"ttl=1800 seconds", "reserve_for=88200 seconds", "max_open=1000000",
 		`dbody=\x`+hex.EncodeToString(dbody), "dloc="+dloc, `cbody=\x`+hex.EncodeToString(cbody),
 		"cloc=/api/v1/organizations/"+b.fx.org+"/creatives/"+b.sample[0],
+		"maxclients="+strconv.Itoa(b.maxClients), "cmax="+strconv.Itoa(cmax),
 	)
 	return nil
 }

@@ -347,8 +347,10 @@ LIMIT @row_limit;
 -- written title || '' so that the planner cannot answer it from the
 -- trigram index, whose cost grows with every title sharing the text's
 -- trigrams. Only when the window holds less than a page does the second
--- part run: it finds the older matches through the trigram index (OFFSET 0
--- keeps the planner from walking the number index instead) and sorts them.
+-- part run: it finds the older matches through the trigram index alone
+-- (OFFSET 0 keeps the planner from walking the number index instead, and
+-- number + 0 from intersecting the trigram matches with a bitmap of every
+-- older number) and sorts them.
 -- A page costs at most a window's walk plus what the trigram index reads
 -- for a text fewer than one title in search_window / row_limit holds.
 WITH bounds AS (
@@ -371,7 +373,7 @@ FROM (
     (SELECT m.id, m.number FROM (
         SELECT o.id, o.number FROM creatives o
         WHERE o.organization_id = @organization_id::uuid
-          AND o.number < (SELECT window_start FROM bounds)
+          AND o.number + 0 < (SELECT window_start FROM bounds)
           AND o.title ILIKE @title_pattern::text
           AND (cardinality(@statuses::text[]) = 0 OR o.review_status = ANY(@statuses::text[]))
           AND (sqlc.narg('author_id')::uuid IS NULL OR o.author_id = sqlc.narg('author_id')::uuid)

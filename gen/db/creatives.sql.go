@@ -932,7 +932,7 @@ FROM (
     (SELECT m.id, m.number FROM (
         SELECT o.id, o.number FROM creatives o
         WHERE o.organization_id = $2::uuid
-          AND o.number < (SELECT window_start FROM bounds)
+          AND o.number + 0 < (SELECT window_start FROM bounds)
           AND o.title ILIKE $4::text
           AND (cardinality($5::text[]) = 0 OR o.review_status = ANY($5::text[]))
           AND ($6::uuid IS NULL OR o.author_id = $6::uuid)
@@ -977,8 +977,10 @@ type CreativePageSearchRow struct {
 // written title || ” so that the planner cannot answer it from the
 // trigram index, whose cost grows with every title sharing the text's
 // trigrams. Only when the window holds less than a page does the second
-// part run: it finds the older matches through the trigram index (OFFSET 0
-// keeps the planner from walking the number index instead) and sorts them.
+// part run: it finds the older matches through the trigram index alone
+// (OFFSET 0 keeps the planner from walking the number index instead, and
+// number + 0 from intersecting the trigram matches with a bitmap of every
+// older number) and sorts them.
 // A page costs at most a window's walk plus what the trigram index reads
 // for a text fewer than one title in search_window / row_limit holds.
 func (q *Queries) CreativePageSearch(ctx context.Context, arg CreativePageSearchParams) ([]CreativePageSearchRow, error) {

@@ -54,7 +54,9 @@ var commandFuzzKeys = []string{"", "k-1", `"k-1"`, "ключ", strings.Repeat("k
 // fuzzTarget is one command called by a signed-in caller through the real
 // handler chain (env.Echo: middleware, gate, handler, Problem writer).
 type fuzzTarget struct {
-	env          *testenv.Env
+	env *testenv.Env
+	// method is POST unless set.
+	method       string
 	path         string
 	token, csrf  string
 	validBodies  []string
@@ -66,7 +68,11 @@ type fuzzTarget struct {
 }
 
 func (ft fuzzTarget) send(body []byte, key string) (*http.Request, *testenv.Response) {
-	req := httptest.NewRequest(http.MethodPost, ft.path, bytes.NewReader(body))
+	method := ft.method
+	if method == "" {
+		method = http.MethodPost
+	}
+	req := httptest.NewRequest(method, ft.path, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Cookie", "session="+ft.token)
 	req.Header.Set("X-CSRF-Token", ft.csrf)
@@ -417,4 +423,90 @@ func FuzzExecuteCreativeAction(f *testing.F) {
 		}}
 	ft.seed(f)
 	f.Fuzz(ft.check)
+}
+
+// oneOf is the oracle of a target whose valid bodies are the ones listed:
+// those must be accepted (the others are judged by conformance only).
+func oneOf(bodies ...string) func([]byte) bool {
+	return func(body []byte) bool { return slices.Contains(bodies, string(body)) }
+}
+
+// seedMore adds bodies with every fuzz key.
+func seedMore(f *testing.F, bodies ...string) {
+	for _, body := range bodies {
+		for _, key := range commandFuzzKeys {
+			f.Add([]byte(body), key)
+		}
+	}
+}
+
+// FuzzCreateCreative sends arbitrary bodies and keys to createCreative as
+// an author: never a 5xx, every 4xx a declared Problem, replays byte for
+// byte.
+func FuzzCreateCreative(f *testing.F) {
+	env := testenv.New(f)
+	author, _ := env.DB.User(f, "Fuzz Author")
+	org := env.DB.Org(f, "Fuzz Org")
+	env.DB.Member(f, org, author, "author")
+	token, csrf := sessionOf(f, env.DB, author)
+	valid := []string{
+		`{"title":"Summer sale","type":"static","aspectRatio":"9:16","geo":"DE","language":"de-DE"}`,
+		`{"title":"Ünïcödé ✓","type":"video","aspectRatio":"16:9","geo":"US","language":"en","clientId":null,"directionId":"3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69"}`,
+	}
+	ft := fuzzTarget{env: env, path: fmt.Sprintf("/api/v1/organizations/%s/creatives", org),
+		token: token, csrf: csrf, successCodes: map[int]bool{http.StatusCreated: true}, validBodies: valid, valid: oneOf(valid...)}
+	ft.seed(f)
+	seedMore(f,
+		`{"title":"x","type":"html5","aspectRatio":"1:1","geo":"FR","language":"fr-FR","clientId":"3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69"}`,
+		`{"title":"\u0000","type":"static","aspectRatio":"1:1","geo":"FR","language":"fr"}`,
+		`{"title":"   ","type":"static","aspectRatio":"0:1","geo":"fr","language":"fr_FR"}`,
+	)
+	f.Fuzz(ft.check)
+}
+
+// FuzzAddCreativeVersion sends arbitrary bodies and keys to
+// addCreativeVersion on a static draft of its author: never a 5xx, every
+// 4xx a declared Problem, replays byte for byte.
+func FuzzAddCreativeVersion(f *testing.F) {
+	env := testenv.New(f)
+	author, _ := env.DB.User(f, "Fuzz Author")
+	org := env.DB.Org(f, "Fuzz Org")
+	env.DB.Member(f, org, author, "author")
+	creative := env.DB.DraftCreative(f, org, author)
+	token, csrf := sessionOf(f, env.DB, author)
+	asset := `{"fileName":"a.png","mimeType":"image/png","sizeBytes":10,"width":1,"height":1,"url":"https://cdn.test/a.png","sha256":"` +
+		strings.Repeat("ab", 32) + `"}`
+	valid := []string{`{"assets":[` + asset + `]}`, `{"assets":[` + asset + `,` + asset + `]}`}
+	ft := fuzzTarget{env: env, path: fmt.Sprintf("/api/v1/organizations/%s/creatives/%s/versions", org, creative),
+		token: token, csrf: csrf, successCodes: map[int]bool{http.StatusCreated: true}, validBodies: valid, valid: oneOf(valid...)}
+	ft.seed(f)
+	seedMore(f,
+		`{"expectedVersion":1,"assets":[`+asset+`]}`,
+		`{"assets":[`+strings.Replace(asset, "image/png", "video/mp4", 1)+`]}`,
+		`{"assets":[`+strings.Replace(asset, "a.png", "\u0000", 1)+`]}`,
+		`{"assets":[`+strings.Replace(asset, "https://cdn.test", "https://\u0000", 1)+`]}`,
+		`{"assets":[`+strings.Replace(asset, `"sizeBytes":10`, `"sizeBytes":1e400`, 1)+`]}`,
+	)
+	f.Fuzz(ft.check)
+}
+
+// FuzzUpdateCreative sends arbitrary bodies to updateCreative as an admin
+// (it takes no Idempotency-Key): never a 5xx, every 4xx a declared Problem.
+func FuzzUpdateCreative(f *testing.F) {
+	env := testenv.New(f)
+	admin, _ := env.DB.User(f, "Fuzz Admin")
+	reviewer, _ := env.DB.User(f, "Fuzz Reviewer")
+	org := env.DB.Org(f, "Fuzz Org")
+	env.DB.Member(f, org, admin, "admin")
+	env.DB.Member(f, org, reviewer, "reviewer")
+	creative := env.DB.DraftCreative(f, org, admin)
+	token, csrf := sessionOf(f, env.DB, admin)
+	valid := []string{`{"title":"Renamed"}`, `{"reviewerId":"` + reviewer.String() + `"}`, `{"reviewerId":null,"clientId":null}`,
+		`{"geo":"FR","language":"fr-FR","aspectRatio":"4:5"}`, `{}`}
+	ft := fuzzTarget{env: env, method: http.MethodPatch, path: fmt.Sprintf("/api/v1/organizations/%s/creatives/%s", org, creative),
+		token: token, csrf: csrf, successCodes: map[int]bool{http.StatusOK: true}, validBodies: valid, valid: oneOf(valid...)}
+	ft.seed(f)
+	seedMore(f, `{"expectedVersion":2,"title":"x"}`, `{"reviewerId":"`+admin.String()+`"}`, `{"title":"\u0000"}`, `{"type":"video"}`,
+		`{"title":null}`, `{"reviewerId":"nope"}`)
+	f.Fuzz(func(t *testing.T, body []byte, _ string) { ft.check(t, body, "") })
 }

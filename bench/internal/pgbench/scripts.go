@@ -33,6 +33,8 @@ func (s Script) Statements() int {
 //	a0, r0                author and reviewer session tokens, a0+client_id
 //	organization_id, cbase  the organization; client k acts on creative
 //	                      number cbase+k
+//	maxclients, cmax      the search looks for a number from
+//	                      cbase+maxclients to cmax (the sample's range)
 //	fp, ttls              an idempotency fingerprint (bytea) and TTL (seconds)
 //	network, address, currency, confirmations_required, ttl, reserve_for,
 //	max_open              deposit settings as the server sends them
@@ -207,7 +209,7 @@ func creativeSetup(b *builder) {
 	b.counting = false
 	b.meta(`\if :ready = 0`)
 	b.meta(`\set cnum :cbase + :client_id`)
-	b.meta(`SELECT id AS cid, version AS ver, '{' || current_version_id || '}' AS vids, '%' || substring(title from '[^ ]+$') || '%' AS spattern FROM creatives WHERE organization_id = :organization_id AND number = :cnum \gset`)
+	b.meta(`SELECT id AS cid, version AS ver, '{' || current_version_id || '}' AS vids FROM creatives WHERE organization_id = :organization_id AND number = :cnum \gset`)
 	b.meta(`SELECT array_agg(current_version_id)::text AS pvids FROM (SELECT current_version_id FROM creatives WHERE organization_id = :organization_id ORDER BY number DESC LIMIT 20) page \gset`)
 	b.meta(`\set ready 1`)
 	b.meta(`\endif`)
@@ -305,16 +307,18 @@ func versionScript(b *builder) {
 	})
 }
 
-// searchScript reads the first page of a title search for the last word
-// of the client's creative's title, as the load generator searches. The server sends NULL for the author and reviewer
+// searchScript reads the first page of a title search for the number of
+// a random benchmark creative (the last word of its title), as the load
+// generator searches. The server sends NULL for the author and reviewer
 // filters a search leaves out (literals here, as above).
 func searchScript(b *builder) {
 	creativeSetup(b)
 	b.meta(`\set tok :r0 + :client_id`)
+	b.meta(`\set n random(:cbase + :maxclients, :cmax)`)
 	b.query("SessionGetByTokenHash", sessionArgs("''"), true)
 	b.query("MembershipRoleGet", nil, false)
 	b.query("CreativePageSearch", map[string]string{
-		"title_pattern": ":spattern", "statuses": ":nostatus", "author_id": "NULL", "reviewer_id": "NULL",
+		"title_pattern": "'%' || :n || '%'", "statuses": ":nostatus", "author_id": "NULL", "reviewer_id": "NULL",
 	}, false)
 	b.query("CreativeVersionsWithAssets", map[string]string{"ids": ":vids"}, false)
 }
