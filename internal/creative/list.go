@@ -3,6 +3,7 @@ package creative
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -15,7 +16,9 @@ import (
 // Filter is what a list of creatives is narrowed to; the zero Filter lists
 // every creative.
 type Filter struct {
-	// Statuses: in one of these states (none: any).
+	// Status: in this state (nil: any); Statuses: in one of these states
+	// (none: any). A creative passes both when both are given.
+	Status   *review.Status
 	Statuses []review.Status
 	// Title: the title contains this text, ignoring case ("": any).
 	Title string
@@ -46,6 +49,12 @@ func List(ctx context.Context, q *db.Queries, org, user uuid.UUID, f Filter, bef
 	role, err := MemberRole(ctx, q, org, user)
 	if err != nil {
 		return Page{}, err
+	}
+	if f.Status != nil {
+		if len(f.Statuses) > 0 && !slices.Contains(f.Statuses, *f.Status) {
+			return Page{Items: []Creative{}}, nil // no state passes both
+		}
+		f.Statuses = []review.Status{*f.Status}
 	}
 	// One row more than the page tells whether another page follows.
 	rows, err := page(ctx, q, org, f, before, int32(limit+1))

@@ -877,8 +877,11 @@ func TestListCreativesFilters(t *testing.T) {
 		{"q=nothing+like+it", nil},
 		{"authorId=" + d.users["admin"].String(), []uuid.UUID{plain, under}},
 		{"reviewerId=" + d.users["reviewer"].String(), []uuid.UUID{plain, sale2}},
-		{"reviewStatus=draft&reviewStatus=approved", []uuid.UUID{under, pct, sale}},
-		{"reviewStatus=in_review&reviewStatus=changes_requested&reviewerId=" + d.users["reviewer"].String(), []uuid.UUID{plain, sale2}},
+		{"reviewStatuses=draft&reviewStatuses=approved", []uuid.UUID{under, pct, sale}},
+		{"reviewStatuses=in_review&reviewStatuses=changes_requested&reviewerId=" + d.users["reviewer"].String(), []uuid.UUID{plain, sale2}},
+		{"reviewStatus=approved&reviewStatuses=draft&reviewStatuses=approved", []uuid.UUID{pct}},
+		{"reviewStatus=in_review&reviewStatuses=draft", nil},
+		{"reviewStatus=draft&q=banner", []uuid.UUID{under}},
 		{"q=banner&authorId=" + d.users["admin"].String() + "&reviewStatus=draft", []uuid.UUID{under}},
 		{"q=sale&reviewerId=" + d.users["reviewer"].String(), []uuid.UUID{sale2}},
 		{"q=ba&authorId=" + d.users["admin"].String(), []uuid.UUID{plain, under}},
@@ -898,7 +901,7 @@ func TestListCreativesFilters(t *testing.T) {
 			"q=a%00b":                           "q invalid_format",
 			"authorId=nope":                     "authorId invalid_format",
 			"reviewerId=nope":                   "reviewerId invalid_format",
-			"reviewStatus=draft&reviewStatus=x": "reviewStatus[1] invalid_value",
+			"reviewStatuses=draft&reviewStatuses=x": "reviewStatuses[1] invalid_value",
 		} {
 			r := d.clients["viewer"].Do(http.MethodGet, creativesURL(d.org)+"?"+query, nil)
 			if got := fieldErrs(t, r); r.Status != 422 || !slices.Equal(got, []string{want}) {

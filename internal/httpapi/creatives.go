@@ -50,7 +50,11 @@ func (s *Server) ListCreatives(ctx context.Context, r api.ListCreativesRequestOb
 	}
 	var f creative.Filter
 	if r.Params.ReviewStatus != nil {
-		for _, st := range *r.Params.ReviewStatus {
+		st := review.Status(*r.Params.ReviewStatus)
+		f.Status = &st
+	}
+	if r.Params.ReviewStatuses != nil {
+		for _, st := range *r.Params.ReviewStatuses {
 			f.Statuses = append(f.Statuses, review.Status(st))
 		}
 	}

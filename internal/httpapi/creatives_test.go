@@ -638,7 +638,7 @@ func TestCreativeReadsAnswerEveryDeclaredStatus(t *testing.T) {
 		{"list: a cursor that decodes to no number is 422", "viewer", creativesURL(d.org) + "?cursor=YWJj", 422, "invalid_request", &fe{"cursor", "invalid_format"}},
 		{"list: a limit above 100 is 422", "viewer", creativesURL(d.org) + "?limit=101", 422, "invalid_request", &fe{"limit", "out_of_range"}},
 		{"list: a limit of 0 is 422", "viewer", creativesURL(d.org) + "?limit=0", 422, "invalid_request", &fe{"limit", "out_of_range"}},
-		{"list: an unknown reviewStatus is 422", "viewer", creativesURL(d.org) + "?reviewStatus=published", 422, "invalid_request", &fe{"reviewStatus[0]", "invalid_value"}},
+		{"list: an unknown reviewStatus is 422", "viewer", creativesURL(d.org) + "?reviewStatus=published", 422, "invalid_request", &fe{"reviewStatus", "invalid_value"}},
 		{"list: a bad organization id is 422", "viewer", "/api/v1/organizations/nope/creatives", 422, "invalid_request", &fe{"organizationId", "invalid_format"}},
 		{"get: a member is 200", "viewer", creativeURL(d.org, id), 200, "", nil},
 		{"get: not signed in is 401", "", creativeURL(d.org, id), 401, "unauthenticated", nil},

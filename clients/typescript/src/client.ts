@@ -3,7 +3,7 @@
 //
 //   const api = createApiClient({ baseUrl: "http://127.0.0.1:8080" });
 //   await api.signIn({ email, password });         // remembers the csrfToken
-//   const page = await api.listCreatives(orgId, { reviewStatus: ["in_review"] });
+//   const page = await api.listCreatives(orgId, { reviewStatus: "in_review" });
 //   try { await api.executeCreativeAction(orgId, id, { action: "approve", expectedVersion: 3 }); }
 //   catch (e) { if (e instanceof ApiProblem && e.code === "version_conflict") reload(); }
 import createClient, { type Client } from "openapi-fetch";

@@ -119,8 +119,9 @@ export interface paths {
          * @description Newest first (by `number`). Each item is a full CreativeDetail with the
          *     caller's `availableActions` and `permissions`. Filters combine: a
          *     creative is listed when it passes every filter sent.
-         *     - `reviewStatus`: in one of these states; repeat the parameter for
-         *       several (`?reviewStatus=draft&reviewStatus=changes_requested`).
+         *     - `reviewStatus`: in this state; `reviewStatuses`: in one of these
+         *       states, repeating the parameter
+         *       (`?reviewStatuses=draft&reviewStatuses=changes_requested`).
          *     - `q`: the title contains this text, ignoring case (`sale` finds
          *       "Summer Sale story"). Backed by a trigram index, so it stays fast
          *       on large workspaces; texts of three characters or more use it.
@@ -1381,14 +1382,18 @@ export interface operations {
     listCreatives: {
         parameters: {
             query?: {
+                /** @description Only creatives in this review state. */
+                reviewStatus?: components["schemas"]["ReviewStatus"];
                 /**
-                 * @description Only creatives in one of these review states. Repeat the parameter for several.
+                 * @description Only creatives in one of these review states: repeat the
+                 *     parameter for each. (`reviewStatus` takes one state; a creative
+                 *     sent both must pass both.)
                  * @example [
                  *       "draft",
                  *       "changes_requested"
                  *     ]
                  */
-                reviewStatus?: components["schemas"]["ReviewStatus"][];
+                reviewStatuses?: components["schemas"]["ReviewStatus"][];
                 /**
                  * @description Only creatives whose title contains this text, ignoring case. No control characters.
                  * @example summer sale

@@ -137,7 +137,7 @@ test("a frontend signs in, reviews a creative, deposits and reads errors", async
     for (const s of ["draft", "in_review", "changes_requested", "approved", "archived"] as const) {
       assert.ok(states.has(s), `the demo data has a ${s} creative (saw ${[...states].join(", ")})`);
     }
-    const drafts = await api.listCreatives(acmeId, { reviewStatus: ["draft"] });
+    const drafts = await api.listCreatives(acmeId, { reviewStatus: "draft" });
     assert.ok(drafts.items.every((c) => c.reviewStatus === "draft"), "the reviewStatus filter applies");
     draft = drafts.items.find((c) => c.currentVersion !== null && c.availableActions.includes("submit"));
     assert.ok(draft, "the author has a draft with a version to submit");

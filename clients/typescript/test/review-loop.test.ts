@@ -115,7 +115,7 @@ test("author, admin and reviewer close the review loop", async (t) => {
     assert.equal(seen.permissions.assignReviewer, true);
     creative = await admin.updateCreative(org, creative.id, { expectedVersion: seen.version, reviewerId: rita.user.id });
     assert.equal(creative.reviewer?.id, rita.user.id);
-    const queue = await reviewer.listCreatives(org, { reviewerId: rita.user.id, reviewStatus: ["in_review"] });
+    const queue = await reviewer.listCreatives(org, { reviewerId: rita.user.id, reviewStatuses: ["in_review", "changes_requested"] });
     assert.ok(queue.items.some((c) => c.id === creative!.id), "the creative is in the reviewer's queue");
   });
 

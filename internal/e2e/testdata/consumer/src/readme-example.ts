@@ -6,7 +6,7 @@ import { ApiProblem, createApiClient } from "@creativeapi/client";
 const api = createApiClient({ baseUrl: "http://127.0.0.1:8080" }); // or "" behind your dev server's /api proxy
 const { memberships } = await api.signIn({ email: "author@acme.test", password: "demo-password-1" });
 const org = memberships[0]!.organization.id;
-const { items } = await api.listCreatives(org, { reviewStatus: ["draft"] });
+const { items } = await api.listCreatives(org, { reviewStatus: "draft" });
 const draft = items.find((c) => c.availableActions.includes("submit"))!;
 await api.executeCreativeAction(org, draft.id, { action: "submit", expectedVersion: draft.version }); // Idempotency-Key and CSRF handled
 try { await api.createAccountDeposit({ amount: { amountMinor: "10000", currency: "USDT", scale: 6 } }); }
