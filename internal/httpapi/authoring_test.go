@@ -896,11 +896,11 @@ func TestListCreativesFilters(t *testing.T) {
 	}
 	t.Run("bad filters are 422", func(t *testing.T) {
 		for query, want := range map[string]string{
-			"q=":                                "q too_short",
-			"q=" + strings.Repeat("a", 101):     "q too_long",
-			"q=a%00b":                           "q invalid_format",
-			"authorId=nope":                     "authorId invalid_format",
-			"reviewerId=nope":                   "reviewerId invalid_format",
+			"q=":                                    "q too_short",
+			"q=" + strings.Repeat("a", 101):         "q too_long",
+			"q=a%00b":                               "q invalid_format",
+			"authorId=nope":                         "authorId invalid_format",
+			"reviewerId=nope":                       "reviewerId invalid_format",
 			"reviewStatuses=draft&reviewStatuses=x": "reviewStatuses[1] invalid_value",
 		} {
 			r := d.clients["viewer"].Do(http.MethodGet, creativesURL(d.org)+"?"+query, nil)
