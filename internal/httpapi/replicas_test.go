@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -102,13 +103,22 @@ func TestTwoReplicasUnderLoadStayCorrect(t *testing.T) {
 		answers []answer
 		wg      sync.WaitGroup
 	)
-	// both sends one request to each replica at once.
+	// both sends one request to each replica at once. A 503 (the machine
+	// overloaded: no connection or no answer in time) is resent with the
+	// same key, as clients are told to: it stored nothing, and the resend
+	// gets the answer the other replica stored, or runs the command once.
+	var resent atomic.Int64
 	both := func(cs [2]*testenv.Client, user uuid.UUID, path string, body any, k string) {
 		for _, c := range cs {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				r := c.Do("POST", path, body, key(k))
+				for try := 1; r.Status == http.StatusServiceUnavailable && try <= 20; try++ {
+					resent.Add(1)
+					time.Sleep(time.Duration(try) * 50 * time.Millisecond)
+					r = c.Do("POST", path, body, key(k))
+				}
 				ans := answer{key: k, user: user, status: r.Status, body: r.Body, loc: r.Header.Get("Location")}
 				if r.Status >= 400 {
 					ans.code = r.Problem(t).Code
@@ -245,6 +255,6 @@ func TestTwoReplicasUnderLoadStayCorrect(t *testing.T) {
 	if n := count(t, a, "SELECT count(*) FROM idempotency_keys WHERE user_id <> $1", swept); n != stored {
 		t.Errorf("%d live keys, want %d (the keys whose answer is not a 409)", n, stored)
 	}
-	t.Logf("%d requests over 2 replicas (%d keys, %d waited out as in use), %d deposits for %d users at one amount, %d creatives, %d sweeps per replica",
-		len(answers), len(byKey), inUse, count(t, a, "SELECT count(*) FROM deposits WHERE user_id <> $1", swept), size.users, size.creatives, size.sweeps)
+	t.Logf("%d requests over 2 replicas (%d resent after a 503; %d keys, %d waited out as in use), %d deposits for %d users at one amount, %d creatives, %d sweeps per replica",
+		len(answers), resent.Load(), len(byKey), inUse, count(t, a, "SELECT count(*) FROM deposits WHERE user_id <> $1", swept), size.users, size.creatives, size.sweeps)
 }
