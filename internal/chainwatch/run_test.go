@@ -211,10 +211,13 @@ func TestRun_UpstreamTroubleBacksOffAndNeverCreditsWrongly(t *testing.T) {
 				t.Fatalf("deposit: %+v", st)
 			}
 
-			// The upstream recovers: the same watcher credits, once.
+			// The upstream recovers: a watcher whose calls may take as long
+			// as production allows (the 200ms above only makes the timeout
+			// case quick) credits, once.
 			broken.Store(false)
-			poll(t, w)
-			poll(t, w)
+			recovered := b.watcher(t, b.d)
+			poll(t, recovered)
+			poll(t, recovered)
 			if sum, n := b.balance(t); sum != dep.RequestedAmountMinor || n != 1 {
 				t.Fatalf("after recovery: balance %d in %d entries", sum, n)
 			}
