@@ -15,6 +15,15 @@ ON CONFLICT (network, address, token) DO UPDATE
 SET position = excluded.position, head_block = excluded.head_block,
     solid_block = excluded.solid_block, polled_at = excluded.polled_at;
 
+-- name: ChainPositionStatus :one
+-- ChainPositionStatus reads where the watcher stands, for the operators'
+-- metrics. lag_seconds is how far its position trails the database's
+-- clock: every transfer with an older block time has been processed.
+SELECT position, head_block, solid_block, polled_at,
+       extract(epoch FROM now() - position)::float8 AS lag_seconds
+FROM chain_watch_positions
+WHERE network = @network AND address = @address AND token = @token;
+
 -- name: ChainTransfersKnown :many
 -- ChainTransfersKnown returns which of the given transactions' transfers are
 -- recorded already. A vanished one counts as unknown: if the chain shows it
@@ -144,3 +153,8 @@ WITH settled AS (
 )
 UPDATE chain_transfers t SET status = @action, needs_review = false, updated_at = now()
 FROM settled s WHERE t.id = s.transfer_id;
+
+-- name: ChainTransferReviewCount :one
+-- ChainTransferReviewCount counts the transfers waiting for an operator
+-- (a partial index holds only those).
+SELECT count(*) FROM chain_transfers WHERE needs_review;

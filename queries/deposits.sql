@@ -19,6 +19,16 @@ WHERE user_id = @user_id
   AND status IN ('awaiting_transfer', 'confirming')
   AND NOT (status = 'awaiting_transfer' AND expires_at <= now());
 
+-- name: DepositOpenCounts :one
+-- DepositOpenCounts counts the open deposits by status, for the operators'
+-- metrics. Each count reads a partial index of open deposits, so a scrape
+-- costs what the open deposits cost, however many were ever made.
+SELECT
+    (SELECT count(*) FROM deposits
+     WHERE status = 'awaiting_transfer' AND expires_at > now())::bigint AS awaiting_transfer,
+    (SELECT count(*) FROM deposits
+     WHERE status = 'confirming')::bigint AS confirming;
+
 -- name: DepositInsert :one
 -- DepositInsert creates a deposit with the given suffix when the user is
 -- below max_open open deposits and the requested amount is free. No row

@@ -93,6 +93,43 @@ func (q *Queries) ChainPositionSave(ctx context.Context, arg ChainPositionSavePa
 	return err
 }
 
+const chainPositionStatus = `-- name: ChainPositionStatus :one
+SELECT position, head_block, solid_block, polled_at,
+       extract(epoch FROM now() - position)::float8 AS lag_seconds
+FROM chain_watch_positions
+WHERE network = $1 AND address = $2 AND token = $3
+`
+
+type ChainPositionStatusParams struct {
+	Network string
+	Address string
+	Token   string
+}
+
+type ChainPositionStatusRow struct {
+	Position   time.Time
+	HeadBlock  int64
+	SolidBlock int64
+	PolledAt   time.Time
+	LagSeconds float64
+}
+
+// ChainPositionStatus reads where the watcher stands, for the operators'
+// metrics. lag_seconds is how far its position trails the database's
+// clock: every transfer with an older block time has been processed.
+func (q *Queries) ChainPositionStatus(ctx context.Context, arg ChainPositionStatusParams) (ChainPositionStatusRow, error) {
+	row := q.db.QueryRow(ctx, chainPositionStatus, arg.Network, arg.Address, arg.Token)
+	var i ChainPositionStatusRow
+	err := row.Scan(
+		&i.Position,
+		&i.HeadBlock,
+		&i.SolidBlock,
+		&i.PolledAt,
+		&i.LagSeconds,
+	)
+	return i, err
+}
+
 const chainTransferCredited = `-- name: ChainTransferCredited :exec
 UPDATE chain_transfers SET status = 'credited', needs_review = false, updated_at = now()
 WHERE id = $1
@@ -131,6 +168,19 @@ func (q *Queries) ChainTransferLock(ctx context.Context, id int64) (ChainTransfe
 		&i.UpdatedAt,
 	)
 	return i, err
+}
+
+const chainTransferReviewCount = `-- name: ChainTransferReviewCount :one
+SELECT count(*) FROM chain_transfers WHERE needs_review
+`
+
+// ChainTransferReviewCount counts the transfers waiting for an operator
+// (a partial index holds only those).
+func (q *Queries) ChainTransferReviewCount(ctx context.Context) (int64, error) {
+	row := q.db.QueryRow(ctx, chainTransferReviewCount)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
 }
 
 const chainTransferSettle = `-- name: ChainTransferSettle :exec

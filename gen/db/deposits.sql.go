@@ -405,6 +405,29 @@ func (q *Queries) DepositOpenCount(ctx context.Context, userID uuid.UUID) (int64
 	return count, err
 }
 
+const depositOpenCounts = `-- name: DepositOpenCounts :one
+SELECT
+    (SELECT count(*) FROM deposits
+     WHERE status = 'awaiting_transfer' AND expires_at > now())::bigint AS awaiting_transfer,
+    (SELECT count(*) FROM deposits
+     WHERE status = 'confirming')::bigint AS confirming
+`
+
+type DepositOpenCountsRow struct {
+	AwaitingTransfer int64
+	Confirming       int64
+}
+
+// DepositOpenCounts counts the open deposits by status, for the operators'
+// metrics. Each count reads a partial index of open deposits, so a scrape
+// costs what the open deposits cost, however many were ever made.
+func (q *Queries) DepositOpenCounts(ctx context.Context) (DepositOpenCountsRow, error) {
+	row := q.db.QueryRow(ctx, depositOpenCounts)
+	var i DepositOpenCountsRow
+	err := row.Scan(&i.AwaitingTransfer, &i.Confirming)
+	return i, err
+}
+
 const depositOwnerLock = `-- name: DepositOwnerLock :exec
 
 SELECT id FROM users WHERE id = $1 FOR NO KEY UPDATE

@@ -19,25 +19,39 @@ const (
 // SweepJob is the deposit housekeeping of the sweeper: it marks deposits
 // past their lifetime expired and releases the amounts of those past their
 // monitoring window. Each step is a set-based UPDATE of rows it locks with
-// SKIP LOCKED, so replicas running it at once share the work.
-func SweepJob(st *store.Store, log *slog.Logger) sweeper.Job {
-	return sweeper.Job{Name: "deposits", Run: func(ctx context.Context) error { return Sweep(ctx, st.Q, log) }}
+// SKIP LOCKED, so replicas running it at once share the work. onExpired,
+// when set, is told how many deposits each run marked expired (metrics).
+func SweepJob(st *store.Store, log *slog.Logger, onExpired func(n int64)) sweeper.Job {
+	return sweeper.Job{Name: "deposits", Run: func(ctx context.Context) error {
+		expired, err := sweep(ctx, st.Q, log)
+		if onExpired != nil {
+			onExpired(expired)
+		}
+		return err
+	}}
 }
 
 // Sweep runs the deposit housekeeping once.
 func Sweep(ctx context.Context, q *db.Queries, log *slog.Logger) error {
-	expired, err := inBatches(ctx, q.DepositExpire)
+	_, err := sweep(ctx, q, log)
+	return err
+}
+
+// sweep runs the deposit housekeeping once and returns how many deposits
+// it marked expired, also when a later step failed (those are committed).
+func sweep(ctx context.Context, q *db.Queries, log *slog.Logger) (expired int64, err error) {
+	expired, err = inBatches(ctx, q.DepositExpire)
 	if err != nil {
-		return err
+		return expired, err
 	}
 	released, err := inBatches(ctx, q.DepositReleaseReservations)
 	if err != nil {
-		return err
+		return expired, err
 	}
 	if expired > 0 || released > 0 {
 		log.InfoContext(ctx, "deposits swept", "expired", expired, "released", released)
 	}
-	return nil
+	return expired, nil
 }
 
 func inBatches(ctx context.Context, step func(context.Context, int32) (int64, error)) (int64, error) {

@@ -52,6 +52,41 @@ type Runner struct {
 	baseURL string
 	// afterCommand, when set, runs after the command inside its transaction.
 	afterCommand atomic.Pointer[func(ctx context.Context) error]
+	// OnOutcome, when set, sees what Run did with each keyed command (for
+	// metrics). Set it before the first Run.
+	OnOutcome func(Outcome)
+}
+
+// Outcome is what Run did with a command sent with a key.
+type Outcome string
+
+// Outcomes of keyed commands; a command that failed (5xx) has none.
+const (
+	// Executed: the command ran and its answer was stored.
+	Executed Outcome = "executed"
+	// Replayed: the answer stored under the key was sent again.
+	Replayed Outcome = "replayed"
+	// KeyReused: the key was used for a different request (422).
+	KeyReused Outcome = "key_reused"
+	// KeyInUse: the key's first request was still running (409).
+	KeyInUse Outcome = "key_in_use"
+)
+
+// outcome is what a Run with a key that answered (replayed, err) did; ok
+// is false for a failure.
+func outcome(replayed bool, err error) (o Outcome, ok bool) {
+	var perr *problem.Error
+	switch {
+	case replayed:
+		return Replayed, true
+	case err == nil:
+		return Executed, true
+	case errors.As(err, &perr) && perr.Code == problem.IdempotencyKeyReused:
+		return KeyReused, true
+	case errors.As(err, &perr) && perr.Code == problem.IdempotencyKeyInUse:
+		return KeyInUse, true
+	}
+	return "", false
 }
 
 // SetAfterCommand installs a hook that runs after every command inside its
@@ -106,8 +141,15 @@ func WithPrefetched(ctx context.Context, user uuid.UUID, key string, stored *Sto
 // transaction. Only when the claim finds the key taken (a repeat committed
 // since the read, or an expired key not yet purged) does the command run
 // again, after a claim that reads what is stored.
-func (r *Runner) Run(ctx context.Context, req Request, cmd Command) (Response, bool, error) {
+func (r *Runner) Run(ctx context.Context, req Request, cmd Command) (resp Response, replayed bool, err error) {
 	key := NormalizeKey(req.Key)
+	if key != "" && r.OnOutcome != nil {
+		defer func() {
+			if o, ok := outcome(replayed, err); ok {
+				r.OnOutcome(o)
+			}
+		}()
+	}
 	if key != "" {
 		stored, err := r.lookup(ctx, req.UserID, key)
 		if err != nil {
@@ -118,7 +160,7 @@ func (r *Runner) Run(ctx context.Context, req Request, cmd Command) (Response, b
 			return resp, err == nil, err
 		}
 	}
-	resp, replayed, err := r.run(ctx, req, key, cmd, r.claimAhead)
+	resp, replayed, err = r.run(ctx, req, key, cmd, r.claimAhead)
 	if errors.Is(err, errKeyTaken) {
 		resp, replayed, err = r.run(ctx, req, key, cmd, r.claim)
 	}
