@@ -20,6 +20,7 @@ import (
 	"creativeapi/internal/chainwatch"
 	"creativeapi/internal/config"
 	"creativeapi/internal/devchain"
+	"creativeapi/internal/metrics"
 	"creativeapi/internal/money"
 	"creativeapi/internal/store"
 	"creativeapi/internal/tron"
@@ -30,8 +31,8 @@ import (
 const upstreamTimeout = 15 * time.Second
 
 // startWatcher runs the chain watcher until ctx ends; done is closed once
-// it stopped.
-func startWatcher(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logger) (done <-chan struct{}, err error) {
+// it stopped. m (nil: off) records every poll.
+func startWatcher(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logger, m *metrics.Metrics) (done <-chan struct{}, err error) {
 	api, err := trongrid.New(cfg.TronAPIURL, cfg.TronAPIKeys, upstreamTimeout)
 	if err != nil {
 		return nil, err
@@ -40,6 +41,10 @@ func startWatcher(ctx context.Context, cfg config.Config, st *store.Store, log *
 		Treasury: cfg.TreasuryAddress, Contract: cfg.TronUSDTContract,
 		PollInterval: cfg.ChainPollInterval, MonitoringWindow: cfg.DepositMonitoringWindow,
 	}, st, api, log)
+	if m != nil {
+		w.OnPoll = m.ObservePoll
+		m.WatchChain(w.Leading)
+	}
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)

@@ -20,6 +20,7 @@ import (
 	"creativeapi/internal/docs"
 	"creativeapi/internal/httpapi"
 	"creativeapi/internal/idempotency"
+	"creativeapi/internal/metrics"
 	"creativeapi/internal/seed"
 	"creativeapi/internal/store"
 	"creativeapi/internal/sweeper"
@@ -90,14 +91,31 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 		chainLine = fmt.Sprintf("  Chain %s (simulator; pay a deposit: ./bin/creativeapi devchain pay --amount <requestedAmount>)\n", url)
 	}
 
+	// m stays nil, and nothing is measured, without METRICS_ADDR.
+	var m *metrics.Metrics
+	metricsLine := ""
+	if cfg.MetricsAddr != "" {
+		m = metrics.New()
+		m.Register(metrics.PoolCollector(pool), metrics.DatabaseCollector(st, log, cfg.TreasuryAddress, cfg.TronUSDTContract))
+		url, stopMetrics, err := serveMetrics(cfg.MetricsAddr, m, log)
+		if err != nil {
+			return err
+		}
+		defer stopMetrics()
+		metricsLine = fmt.Sprintf("  Metrics %s\n", url)
+	}
+
 	authSvc := auth.NewService(st, auth.SessionConfig{
 		CookieSecure: cfg.CookieSecure, IdleTTL: cfg.SessionIdleTTL, AbsoluteTTL: cfg.SessionAbsoluteTTL,
 	}, log)
+	idem := idempotency.NewRunner(st, cfg.IdempotencyTTL, cfg.PublicBaseURL)
+	if m != nil {
+		idem.OnOutcome = m.IdempotentOutcome
+	}
 	handler, err := httpapi.New(httpapi.Deps{
-		Config: cfg, Store: st, Log: log, Auth: authSvc,
-		Idempotency: idempotency.NewRunner(st, cfg.IdempotencyTTL, cfg.PublicBaseURL),
-		SpecYAML:    creativeapi.OpenAPIYAML, DocsHTML: docs.HTML,
-		Changelog: creativeapi.APIChangelog,
+		Config: cfg, Store: st, Log: log, Auth: authSvc, Idempotency: idem,
+		SpecYAML: creativeapi.OpenAPIYAML, DocsHTML: docs.HTML,
+		Changelog: creativeapi.APIChangelog, Metrics: m,
 	})
 	if err != nil {
 		return err
@@ -113,9 +131,9 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 
 	sweepCtx, stopSweep := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopSweep()
-	go sweeper.Run(sweepCtx, cfg.SweepInterval, log, bounded(cfg.SweepInterval, sweepJobs(st, log))...)
+	go sweeper.Run(sweepCtx, cfg.SweepInterval, log, bounded(cfg.SweepInterval, sweepJobs(st, log, m))...)
 	if cfg.TreasuryAddress != "" {
-		watched, err := startWatcher(sweepCtx, cfg, st, log)
+		watched, err := startWatcher(sweepCtx, cfg, st, log, m)
 		if err != nil {
 			return err
 		}
@@ -126,7 +144,7 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 	go func() { served <- srv.Serve(ln) }()
 	base := "http://" + ln.Addr().String()
 	log.Info("serving", "api", base+"/api/v1", "docs", base+"/docs", "spec", base+"/openapi.yaml")
-	fmt.Fprintf(e.stderr, "\n  API   %s/api/v1\n  Docs  %s/docs\n%s", base, base, chainLine)
+	fmt.Fprintf(e.stderr, "\n  API   %s/api/v1\n  Docs  %s/docs\n%s%s", base, base, chainLine, metricsLine)
 	if *seedData {
 		fmt.Fprintf(e.stderr, "  Demo logins (password %s): %s\n", seed.DemoPassword, strings.Join(seed.DemoEmails(), ", "))
 	}
@@ -183,13 +201,30 @@ func servePprof(addr string, log interface{ Info(string, ...any) }) {
 }
 
 // sweepJobs are the periodic housekeeping of the server.
-func sweepJobs(st *store.Store, log *slog.Logger) []sweeper.Job {
+func sweepJobs(st *store.Store, log *slog.Logger, m *metrics.Metrics) []sweeper.Job {
 	return []sweeper.Job{
 		{Name: "idempotency keys", Run: func(ctx context.Context) error { return idempotency.Purge(ctx, st, log) }},
 		{Name: "expired sessions", Run: func(ctx context.Context) error { return auth.PurgeSessions(ctx, st, log) }},
 		{Name: "sign-in failures", Run: func(ctx context.Context) error { return auth.PurgeSignInFailures(ctx, st, log) }},
-		deposit.SweepJob(st, log),
+		deposit.SweepJob(st, log, m.DepositsExpired),
 	}
+}
+
+// serveMetrics serves m at /metrics on addr (METRICS_ADDR), on a listener
+// of its own so the API's clients never reach it. It returns the URL and
+// a stop function.
+func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger) (url string, stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", nil, fmt.Errorf("listen on METRICS_ADDR=%s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 30 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	url = "http://" + ln.Addr().String() + "/metrics"
+	log.Info("metrics listening", "url", url)
+	return url, func() { _ = srv.Close() }, nil
 }
 
 // bounded gives each run of a job at most timeout, so a sweep stuck on an

@@ -91,6 +91,9 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// PprofAddr exposes net/http/pprof when set.
 	PprofAddr string
+	// MetricsAddr serves Prometheus metrics at /metrics when set; they are
+	// off (not even measured) when it is empty.
+	MetricsAddr string
 	// LogLevel is debug, info, warn or error.
 	LogLevel string
 }
@@ -133,6 +136,7 @@ func Load(getenv func(string) string) (Config, error) {
 		SweepInterval:           p.duration("SWEEP_INTERVAL", time.Minute),
 		ShutdownTimeout:         p.duration("SHUTDOWN_TIMEOUT", 20*time.Second),
 		PprofAddr:               p.str("PPROF_ADDR", ""),
+		MetricsAddr:             p.str("METRICS_ADDR", ""),
 		LogLevel:                p.str("LOG_LEVEL", "info"),
 	}
 	if c.PublicBaseURL == "" {
@@ -172,6 +176,11 @@ func (c Config) validate() []error {
 	}
 	if err := tron.ValidateAddress(c.TronUSDTContract); err != nil {
 		bad("TRON_USDT_CONTRACT=%q: not a TRON address: %v", c.TronUSDTContract, err)
+	}
+	if c.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			bad("METRICS_ADDR=%q: want host:port (%v)", c.MetricsAddr, err)
+		}
 	}
 	if _, _, err := net.SplitHostPort(c.DevchainAddr); err != nil {
 		bad("DEVCHAIN_ADDR=%q: want host:port (%v)", c.DevchainAddr, err)

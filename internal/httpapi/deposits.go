@@ -120,6 +120,9 @@ func (s *Server) CreateAccountDeposit(ctx context.Context, r api.CreateAccountDe
 	if err != nil {
 		return nil, err
 	}
+	if !replayed && resp.Status == http.StatusCreated {
+		s.metrics.DepositCreated()
+	}
 	return commandResponse{resp, replayed}, nil
 }
 

@@ -152,6 +152,7 @@ func gate(v *Validator, auth Authenticator, origins originPolicy) echo.Middlewar
 			if err != nil {
 				return err
 			}
+			c.Set(operationKey, route.Operation.OperationID)
 			// Every answer of a deprecated operation says so, refusals too.
 			if d, ok := v.deprecated[route.Operation]; ok {
 				d.set(c.Response().Header())

@@ -19,6 +19,7 @@ import (
 	"creativeapi/internal/clientip"
 	"creativeapi/internal/config"
 	"creativeapi/internal/idempotency"
+	"creativeapi/internal/metrics"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/store"
 )
@@ -35,6 +36,8 @@ type Deps struct {
 	SpecYAML  []byte
 	DocsHTML  []byte
 	Changelog []byte
+	// Metrics, when set, measures every request (nil: metrics are off).
+	Metrics *metrics.Metrics
 }
 
 // Server implements the generated strict server interface; each resource's
@@ -45,6 +48,8 @@ type Server struct {
 	log   *slog.Logger
 	auth  *auth.Service
 	idem  *idempotency.Runner
+	// metrics counts the events handlers decide (nil: off).
+	metrics *metrics.Metrics
 }
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -56,7 +61,7 @@ func New(d Deps) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv := &Server{cfg: d.Config, store: d.Store, log: d.Log, auth: d.Auth, idem: d.Idempotency}
+	srv := &Server{cfg: d.Config, store: d.Store, log: d.Log, auth: d.Auth, idem: d.Idempotency, metrics: d.Metrics}
 	v, err := NewValidator(spec, srv.bodyChecks())
 	if err != nil {
 		return nil, err
@@ -68,6 +73,10 @@ func New(d Deps) (*echo.Echo, error) {
 	pw := &problemWriter{baseURL: d.Config.PublicBaseURL, log: d.Log}
 	e.HTTPErrorHandler = pw.handle
 	e.Pre(allowHead)
+	routes := map[routeKey]string{}
+	if d.Metrics != nil {
+		e.Use(measure(d.Metrics, routes))
+	}
 	e.Use(observe(d.Log, d.Config.RequestTimeout, clientip.New(d.Config.TrustedProxies)), cors(d.Config.AllowedOrigins), gate(v, d.Auth, origins))
 	api.RegisterHandlers(e, api.NewStrictHandler(srv, nil))
 	e.GET("/openapi.yaml", func(c echo.Context) error {
@@ -81,6 +90,7 @@ func New(d Deps) (*echo.Echo, error) {
 		// Markdown, shown as text: browsers display text/plain in the tab.
 		return c.Blob(http.StatusOK, "text/plain; charset=utf-8", d.Changelog)
 	})
+	labelRoutes(routes, e, spec)
 	return e, nil
 }
 

@@ -1,0 +1,98 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/labstack/echo/v4"
+
+	"creativeapi/internal/metrics"
+)
+
+// The operation label of a request is the spec's operationId of the
+// operation it matched, else one of these fixed values: a request's path
+// never becomes a label, so no client can add a series.
+const (
+	// labelDocs: the routes outside the spec (the spec itself, /docs and
+	// the changelog).
+	labelDocs = "docs"
+	// labelPreflight: an OPTIONS request to /api/ (a CORS preflight),
+	// answered before routing.
+	labelPreflight = "preflight"
+	// labelUnmatched: everything else (404, 405).
+	labelUnmatched = "unmatched"
+)
+
+// operationKey is where the gate leaves the matched operationId in the
+// echo.Context: the gate routes /api/ requests on the spec, so the label is
+// the operation the answer came from.
+const operationKey = "operation"
+
+// routeKey is a route as Echo matched it (method and path template).
+type routeKey struct{ method, path string }
+
+// measure records every request's operation, status and duration. It runs
+// first, so it sees the status the Problem writer set and the time of the
+// whole middleware chain. Requests outside /api/ are labelled from Echo's
+// own route, through labels (filled by labelRoutes once every route is
+// registered).
+func measure(m *metrics.Metrics, labels map[routeKey]string) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			start := time.Now()
+			m.RequestStarted()
+			err := next(c)
+			op, _ := c.Get(operationKey).(string)
+			if op == "" {
+				req := c.Request()
+				switch {
+				case strings.HasPrefix(req.URL.Path, "/api/") && req.Method == http.MethodOptions:
+					op = labelPreflight
+				case strings.HasPrefix(req.URL.Path, "/api/"):
+					op = labelUnmatched
+				default:
+					if op = labels[routeKey{req.Method, c.Path()}]; op == "" {
+						op = labelUnmatched
+					}
+				}
+			}
+			m.RequestDone(op, c.Response().Status, time.Since(start))
+			return err
+		}
+	}
+}
+
+// labelRoutes labels the routes registered on e outside /api/: a spec
+// operation (the probes) by its operationId, any other route as docs.
+func labelRoutes(labels map[routeKey]string, e *echo.Echo, spec *openapi3.T) {
+	ops := map[routeKey]string{}
+	for path, item := range spec.Paths.Map() {
+		for method, op := range item.Operations() {
+			ops[routeKey{method, echoPath(path)}] = op.OperationID
+		}
+	}
+	for _, r := range e.Routes() {
+		if strings.HasPrefix(r.Path, "/api/") {
+			continue
+		}
+		k := routeKey{r.Method, r.Path}
+		if op, ok := ops[k]; ok {
+			labels[k] = op
+		} else {
+			labels[k] = labelDocs
+		}
+	}
+}
+
+// echoPath is a spec path template as Echo writes it: {id} → :id.
+func echoPath(specPath string) string {
+	parts := strings.Split(specPath, "/")
+	for i, p := range parts {
+		if strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}") {
+			parts[i] = ":" + p[1:len(p)-1]
+		}
+	}
+	return strings.Join(parts, "/")
+}
