@@ -33,6 +33,7 @@ import (
 	"creativeapi/internal/docs"
 	"creativeapi/internal/httpapi"
 	"creativeapi/internal/idempotency"
+	"creativeapi/internal/metrics"
 	"creativeapi/internal/tron"
 )
 
@@ -46,6 +47,8 @@ type Options struct {
 	MaxConns int32
 	// LockTimeout bounds the pool's lock waits (default 5s).
 	LockTimeout time.Duration
+	// Metrics, when set, measures the server as METRICS_ADDR would.
+	Metrics *metrics.Metrics
 }
 
 // Env is a real server (the production Echo instance, middleware included)
@@ -103,10 +106,13 @@ func NewOn(t testing.TB, d *DB, o Options) *Env {
 		CookieSecure: cfg.CookieSecure, IdleTTL: cfg.SessionIdleTTL, AbsoluteTTL: cfg.SessionAbsoluteTTL,
 	}, log)
 	idem := idempotency.NewRunner(d.Store, cfg.IdempotencyTTL, cfg.PublicBaseURL)
+	if o.Metrics != nil {
+		idem.OnOutcome = o.Metrics.IdempotentOutcome
+	}
 	h, err := httpapi.New(httpapi.Deps{
 		Config: cfg, Store: d.Store, Log: log, Auth: authSvc, Idempotency: idem,
 		SpecYAML: creativeapi.OpenAPIYAML, DocsHTML: docs.HTML,
-		Changelog: creativeapi.APIChangelog,
+		Changelog: creativeapi.APIChangelog, Metrics: o.Metrics,
 	})
 	if err != nil {
 		t.Fatalf("build server: %v", err)
