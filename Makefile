@@ -3,21 +3,25 @@
 
 GO        ?= go
 TOOL      := $(GO) tool -modfile=tools/go.mod
-DEV_ENV   := DEV_MODE=true COOKIE_SECURE=false TREASURY_ADDRESS=TBXSw8fM4jpQkGc6zZjsVABFpVN7UvXPdV
+DEV_ENV   := DEV_MODE=true COOKIE_SECURE=false TREASURY_ADDRESS=TBXSw8fM4jpQkGc6zZjsVABFpVN7UvXPdV METRICS_ADDR=127.0.0.1:8081
+PROMETHEUS_ADDR ?= 127.0.0.1:9090
 FUZZTIME  ?= 30s
 PROVEN    := $(CURDIR)/test-artifacts/proven
 
 .DEFAULT_GOAL := help
-.PHONY: help deps run test test-go lint generate check-generated bench fuzz mock build soak race vulncheck \
+.PHONY: help deps deps-run prometheus run test test-go lint generate check-generated bench fuzz mock build soak race vulncheck \
 	api-diff api-changelog api-release client-pack
 
 help: ## Show this help.
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-deps: ## Install what a fresh Debian machine lacks (PostgreSQL server, Chromium, Node packages).
-	@sh scripts/ensure-postgres.sh
+deps: deps-run ## Install what the tests need on a fresh Debian machine (PostgreSQL server, Chromium, Prometheus, Node packages).
 	@sh scripts/ensure-chromium.sh
+	@sh scripts/ensure-prometheus.sh
 	@sh scripts/npm-ci.sh
+
+deps-run: ## Install only what make run and make bench need (the PostgreSQL server).
+	@sh scripts/ensure-postgres.sh
 
 build: ## Build bin/creativeapi.
 	$(GO) build -o bin/creativeapi ./cmd/creativeapi
@@ -25,7 +29,7 @@ build: ## Build bin/creativeapi.
 client-pack: ## Build the TypeScript client as the npm package @creativeapi/client: dist/creativeapi-client-<version>.tgz.
 	@sh scripts/pack-client.sh dist
 
-run: deps build ## Migrate, seed the demo data and serve on http://127.0.0.1:8080 (private PostgreSQL under .data/).
+run: deps-run build ## Migrate, seed the demo data and serve on http://127.0.0.1:8080, metrics on :8081 (private PostgreSQL under .data/).
 	$(DEV_ENV) ./bin/creativeapi serve --migrate --seed --devchain
 
 generate: ## Regenerate gen/, the TypeScript schema, the docs page and CHANGELOG-API.md from openapi.yaml, schema.sql and queries/.
@@ -74,7 +78,7 @@ test-go:
 	CONTRACT_PROVEN_DIR=$(PROVEN) $(GO) test -count=1 ./...
 	CONTRACT_PROVEN_DIR=$(PROVEN) CONTRACT_CHECK=1 $(GO) test -count=1 ./internal/contract
 
-bench: deps ## Server vs pgbench on a durable private PostgreSQL, sweeps and Go benchmarks included (~15 min); writes bench/results.md.
+bench: deps-run ## Server vs pgbench on a durable private PostgreSQL, sweeps and Go benchmarks included (~15 min); writes bench/results.md.
 	$(GO) run ./bench -out bench/results.md
 
 fuzz: deps ## Run each fuzz target for FUZZTIME (default 30s).
@@ -92,6 +96,10 @@ soak: deps ## Long reliability runs (SOAK=1): SIGKILL, SIGTERM, outages, two rep
 
 vulncheck: ## govulncheck (needs https://vuln.go.dev, which this workplace cannot reach).
 	$(TOOL) govulncheck ./...
+
+prometheus: ## Run a local Prometheus with the alert rules on http://127.0.0.1:9090 (PROMETHEUS_ADDR), scraping make run's metrics (data under .data/prometheus).
+	@sh scripts/ensure-prometheus.sh
+	prometheus --config.file=ops/prometheus.yml --storage.tsdb.path=.data/prometheus --web.listen-address=$(PROMETHEUS_ADDR)
 
 mock: deps ## Serve Prism's mock of the spec (examples) on http://127.0.0.1:4010.
 	npx --no-install prism mock -h 127.0.0.1 -p 4010 openapi.yaml

@@ -89,14 +89,22 @@ func (e *Env) SignedIn(t testing.TB, name string) (*Client, uuid.UUID) {
 // SessionFor returns a client holding a fresh session of user.
 func (e *Env) SessionFor(t testing.TB, user uuid.UUID) *Client {
 	t.Helper()
-	token, csrf := auth.NewToken(), auth.NewToken()
-	_, err := e.DB.Pool.Exec(context.Background(), `INSERT INTO sessions (user_id, token_hash, csrf_token, idle_expires_at, absolute_expires_at)
-		VALUES ($1, $2, $3, now() + interval '1 hour', now() + interval '1 day')`, user, auth.HashToken(token), csrf)
-	if err != nil {
-		t.Fatalf("insert session: %v", err)
-	}
+	token, csrf := e.DB.Session(t, user)
 	c := e.Client(t)
 	c.SetCookie(e.Config, token)
 	c.CSRFToken = csrf
 	return c
+}
+
+// Session inserts a live session of user and returns its cookie token and
+// CSRF token.
+func (d *DB) Session(t testing.TB, user uuid.UUID) (token, csrf string) {
+	t.Helper()
+	token, csrf = auth.NewToken(), auth.NewToken()
+	_, err := d.Pool.Exec(context.Background(), `INSERT INTO sessions (user_id, token_hash, csrf_token, idle_expires_at, absolute_expires_at)
+		VALUES ($1, $2, $3, now() + interval '1 hour', now() + interval '1 day')`, user, auth.HashToken(token), csrf)
+	if err != nil {
+		t.Fatalf("insert session: %v", err)
+	}
+	return token, csrf
 }
