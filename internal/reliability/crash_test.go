@@ -47,7 +47,7 @@ type command struct {
 func TestSIGKILLMidFlightLosesNothing(t *testing.T) {
 	t.Parallel()
 	size := crashLoadSize()
-	bin := buildServer(t)
+	bin := testenv.BuildServer(t)
 	d := testenv.NewDB(t)
 	srv := startServer(t, bin, d.URL, map[string]string{"DEPOSIT_MAX_OPEN_PER_USER": "100000", "DB_MAX_CONNS": "20"})
 

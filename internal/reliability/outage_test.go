@@ -205,7 +205,7 @@ func setAllowConnections(t *testing.T, name string, allow bool) {
 // key has exactly one deposit.
 func TestDatabaseOutageUnderLoad(t *testing.T) {
 	t.Parallel()
-	bin := buildServer(t)
+	bin := testenv.BuildServer(t)
 	d := testenv.NewDB(t)
 	const connectTimeout = time.Second
 	srv := startServer(t, bin, d.URL, map[string]string{"DB_CONNECT_TIMEOUT": connectTimeout.String(), "DEPOSIT_MAX_OPEN_PER_USER": "100000"})
@@ -246,7 +246,7 @@ func TestDatabaseOutageUnderLoad(t *testing.T) {
 // process serves 2xx.
 func TestUnreachableDatabaseUnderLoad(t *testing.T) {
 	t.Parallel()
-	bin := buildServer(t)
+	bin := testenv.BuildServer(t)
 	d := testenv.NewDB(t)
 	proxy := newFreezingProxy(t, d.Pool.Config().ConnConfig.Host, d.Pool.Config().ConnConfig.Port)
 	u, err := url.Parse(d.URL)
@@ -291,7 +291,7 @@ func TestUnreachableDatabaseUnderLoad(t *testing.T) {
 // blocked commands finish once the locks go.
 func TestPoolExhaustionAnswers503(t *testing.T) {
 	t.Parallel()
-	bin := buildServer(t)
+	bin := testenv.BuildServer(t)
 	d := testenv.NewDB(t)
 	const acquireTimeout = 300 * time.Millisecond
 	srv := startServer(t, bin, d.URL, map[string]string{

@@ -20,7 +20,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"creativeapi/internal/auth"
 	"creativeapi/internal/testenv"
 	"creativeapi/internal/tron"
 )
@@ -29,22 +28,6 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 
 // soak reports whether the long runs were asked for (SOAK=1, make soak).
 func soak() bool { return os.Getenv("SOAK") == "1" }
-
-// buildServer builds cmd/creativeapi into the test's temporary directory.
-func buildServer(t *testing.T) string {
-	t.Helper()
-	// `go test` puts its own go command first on the PATH of test binaries.
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "creativeapi")
-	cmd := exec.Command(goBin, "build", "-o", bin, "creativeapi/cmd/creativeapi")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // server is the binary running as a child process on a fixed address, so
 // a restarted process serves the same URL.
@@ -73,7 +56,7 @@ func startServer(t *testing.T, bin, dbURL string, vars map[string]string) *serve
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &server{t: t, bin: bin, addr: freeAddr(t), logs: logs, up: make(chan struct{})}
+	s := &server{t: t, bin: bin, addr: testenv.FreeAddr(t), logs: logs, up: make(chan struct{})}
 	config := map[string]string{
 		"DEV_MODE": "true", "ADDR": s.addr, "DATABASE_URL": dbURL, "COOKIE_SECURE": "false", "PUBLIC_BASE_URL": "http://api.test",
 		"TREASURY_ADDRESS": tron.DevTreasuryAddress, "LOG_LEVEL": "warn", "SHUTDOWN_TIMEOUT": "30s",
@@ -210,11 +193,8 @@ type session struct {
 // newSession inserts a live session of user.
 func newSession(t *testing.T, d *testenv.DB, user uuid.UUID) session {
 	t.Helper()
-	s := session{user: user, token: auth.NewToken(), csrf: auth.NewToken()}
-	if _, err := d.Pool.Exec(context.Background(), `INSERT INTO sessions (user_id, token_hash, csrf_token, idle_expires_at, absolute_expires_at)
-		VALUES ($1, $2, $3, now() + interval '1 hour', now() + interval '1 day')`, user, auth.HashToken(s.token), s.csrf); err != nil {
-		t.Fatal(err)
-	}
+	s := session{user: user}
+	s.token, s.csrf = d.Session(t, user)
 	return s
 }
 
@@ -285,16 +265,6 @@ func problemCode(r *testenv.Response) string {
 // isSpecError tells a contract violation (a test failure) from a lost connection.
 func isSpecError(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "does not match openapi.yaml")
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // refused reports whether dialing addr is refused: nothing listens.

@@ -38,7 +38,7 @@ func waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) {
 // process exits 0, and every effect has its key.
 func TestSIGTERMDrainsInFlightRequests(t *testing.T) {
 	t.Parallel()
-	bin := buildServer(t)
+	bin := testenv.BuildServer(t)
 	d := testenv.NewDB(t)
 	srv := startServer(t, bin, d.URL, map[string]string{"DB_LOCK_TIMEOUT": "60s", "DEPOSIT_MAX_OPEN_PER_USER": "100000", "LOG_LEVEL": "info"})
 	ctx := context.Background()

@@ -24,7 +24,7 @@ import (
 // the next deposit.
 func TestChainWatcher_TwoServersOnePollerAndTheLeaderKilled(t *testing.T) {
 	t.Parallel()
-	bin := buildServer(t)
+	bin := testenv.BuildServer(t)
 	d := testenv.NewDB(t)
 	user, _ := d.User(t, "Chain Chen")
 	chain := devchain.New(devchain.Options{Contract: tron.MainnetUSDT, SolidLag: 3})
