@@ -63,6 +63,9 @@ type options struct {
 	goBench          bool
 	statements       bool
 	keep             bool
+	// metricsRounds is how many off/on pairs the metrics overhead runs
+	// (0: none), at metricsClients.
+	metricsRounds, metricsClients int
 }
 
 func parseOptions() (options, error) {
@@ -84,6 +87,8 @@ func parseOptions() (options, error) {
 	flag.BoolVar(&o.goBench, "go-bench", true, "also run the Go benchmarks (validation, first execution vs replay)")
 	flag.BoolVar(&o.statements, "statements", false, "diagnostics: load pg_stat_statements and print each run's statements per request")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (cluster, logs)")
+	flag.IntVar(&o.metricsRounds, "metrics-rounds", 2, "metrics overhead: pairs of runs per scenario with METRICS_ADDR off and on, at the first size (0: skip)")
+	flag.IntVar(&o.metricsClients, "metrics-clients", 16, "metrics overhead: concurrency of its runs")
 	flag.Parse()
 	var err error
 	if o.sizes, err = ints(sizes); err != nil {
@@ -139,6 +144,8 @@ type bench struct {
 	pg         *pgserver.Server
 	postmaster int
 	pool       *pgxpool.Pool
+	bin        string
+	logf       *os.File
 	srv        *server
 	cpus       int
 	fx         fixtures
@@ -179,7 +186,7 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	b.loadgen = loadgen
+	b.loadgen, b.bin = loadgen, bin
 	if b.pgbench, err = pgbenchPath(); err != nil {
 		return err
 	}
@@ -205,6 +212,7 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer logf.Close()
+	b.logf = logf
 	if err := runBinary(ctx, bin, dbURL, logf, "migrate"); err != nil {
 		return err
 	}
@@ -269,6 +277,11 @@ func run(ctx context.Context) error {
 					if err := b.measure(ctx, size, sc, opts.sizeClients, false); err != nil {
 						return err
 					}
+				}
+			}
+			if opts.metricsRounds > 0 {
+				if err := b.metricsOverhead(ctx, dbURL); err != nil {
+					return err
 				}
 			}
 			continue
@@ -407,20 +420,9 @@ func (b *bench) call(ctx context.Context, method, path string, s plan.Session, b
 // measure runs one scenario at one concurrency on the server, and with
 // withPgbench its pgbench script too.
 func (b *bench) measure(ctx context.Context, size int, scenario string, clients int, withPgbench bool) error {
-	cfg := plan.Config{
-		BaseURL: b.srv.baseURL, Scenario: scenario, Clients: clients, Warmup: b.opts.warmup, Duration: b.opts.duration,
-		CookieName: "session", Authors: b.fx.authors, Reviewers: b.fx.reviewers, Org: b.fx.org,
-	}
-	switch scenario {
-	case plan.Action, plan.Get, plan.Version, plan.Search:
-		var err error
-		if cfg.Creatives, err = b.creatives(ctx); err != nil {
-			return err
-		}
-	case plan.Deposit:
-		cfg.Users = b.fx.users
-	case plan.Replay:
-		cfg.Users = b.fx.users[:b.opts.replay]
+	cfg, err := b.loadConfig(ctx, scenario, clients)
+	if err != nil {
+		return err
 	}
 	if _, err := waitQuiet(ctx, 2*time.Minute); err != nil {
 		return err
@@ -475,6 +477,26 @@ func (b *bench) measure(ctx context.Context, size int, scenario string, clients 
 	}
 	b.report.results = append(b.report.results, r)
 	return nil
+}
+
+// loadConfig is the load generator's plan for one scenario on b.srv.
+func (b *bench) loadConfig(ctx context.Context, scenario string, clients int) (plan.Config, error) {
+	cfg := plan.Config{
+		BaseURL: b.srv.baseURL, Scenario: scenario, Clients: clients, Warmup: b.opts.warmup, Duration: b.opts.duration,
+		CookieName: "session", Authors: b.fx.authors, Reviewers: b.fx.reviewers, Org: b.fx.org,
+	}
+	switch scenario {
+	case plan.Action, plan.Get, plan.Version, plan.Search:
+		var err error
+		if cfg.Creatives, err = b.creatives(ctx); err != nil {
+			return cfg, err
+		}
+	case plan.Deposit:
+		cfg.Users = b.fx.users
+	case plan.Replay:
+		cfg.Users = b.fx.users[:b.opts.replay]
+	}
+	return cfg, nil
 }
 
 // printStatements shows what pg_stat_statements counted since its reset,

@@ -46,6 +46,8 @@ type report struct {
 	seeded  []seedTime
 	goBench []goBenchResult
 	scripts map[string]pgbench.Script
+	// overhead are the runs with metrics off and on.
+	overhead []overheadResult
 }
 
 // rssLimit is the target for the server's peak RSS under load.
@@ -168,6 +170,21 @@ func (r *report) markdown() string {
 		}
 	}
 
+	if len(r.overhead) > 0 {
+		fmt.Fprintf(&b, "\n## Metrics overhead at %s rows\n\n", rows(first))
+		fmt.Fprintf(&b, "Two servers of the same build on the same database, one with `METRICS_ADDR` set and scraped every %s (Prometheus's default is 15 s), one without; each scenario runs on them in turn (off, on, on, off per pair) at %d clients, %d runs each. Figures are the means; goal: throughput within 3%%.\n\n",
+			scrapeInterval, o.metricsClients, o.metricsRounds)
+		fmt.Fprintf(&b, "| scenario | req/s off | req/s on | throughput | server CPU off | server CPU on | CPU per request | scrapes | within 3%% |\n")
+		fmt.Fprintf(&b, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
+		for _, x := range r.overhead {
+			offRate, offCPU := mean(x.off)
+			onRate, onCPU := mean(x.on)
+			change := onRate/offRate - 1
+			fmt.Fprintf(&b, "| %s | %.0f%s | %.0f%s | %+.1f%% | %s | %s | %+.1f%% | %d | %s |\n", x.scenario, offRate, noisyAny(x.off), onRate, noisyAny(x.on),
+				100*change, us(offCPU), us(onCPU), 100*(float64(onCPU)/float64(max(offCPU, 1))-1), x.scrapes, yes(change >= -0.03))
+		}
+	}
+
 	fmt.Fprintf(&b, "\n## Statements per request\n\nThe round trips of one request (the pgbench script sends the same; a test checks them against the server's own).\n\n")
 	fmt.Fprintf(&b, "| scenario | statements | round trips | round trips in order (a+b: one pipeline) |\n| --- | ---: | ---: | --- |\n")
 	for _, sc := range allScenarios {
@@ -205,6 +222,16 @@ func argsOf() []string { return os.Args[1:] }
 func noisy(m metrics) string {
 	if m.Other > 0.10 {
 		return " †"
+	}
+	return ""
+}
+
+// noisyAny marks runs of which one was disturbed.
+func noisyAny(ms []metrics) string {
+	for _, m := range ms {
+		if noisy(m) != "" {
+			return " †"
+		}
 	}
 	return ""
 }
