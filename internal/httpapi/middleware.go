@@ -68,12 +68,16 @@ func observe(log *slog.Logger, requestTimeout time.Duration, clients clientip.Re
 					err = nil
 				}
 				// Typed attributes: the line is written for every request.
-				attrs := make([]slog.Attr, 0, 7)
+				attrs := make([]slog.Attr, 0, 8)
 				attrs = append(attrs,
 					slog.String("method", requestMethod(c)), slog.String("route", c.Path()), slog.String("path", req.URL.Path),
 					slog.Int("status", c.Response().Status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 					slog.String("trace_id", traceID),
 				)
+				// The operation the metrics count the request under.
+				if op, ok := c.Get(operationKey).(string); ok {
+					attrs = append(attrs, slog.String("operation", op))
+				}
 				if caller, ok := requestctx.CallerFrom(c.Request().Context()); ok {
 					attrs = append(attrs, slog.String("user_id", caller.UserID.String()))
 				}

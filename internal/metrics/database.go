@@ -35,7 +35,7 @@ type databaseCollector struct {
 // head and solidified blocks and the transfers waiting for an operator.
 func DatabaseCollector(st *store.Store, log *slog.Logger, treasury, contract string) prometheus.Collector {
 	c := &databaseCollector{
-		st: st, log: log,
+		st: st, log: log.With("component", "metrics"),
 		open: prometheus.NewDesc(prometheus.BuildFQName(namespace, "deposits", "open"),
 			"Open deposit requests by status: awaiting_transfer (not expired) and confirming.", []string{"status"}, nil),
 		review: prometheus.NewDesc(prometheus.BuildFQName(namespace, "chain", "transfers_needing_review"),
@@ -69,7 +69,7 @@ func (c *databaseCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
 	failed := func(what string, err error) {
-		c.log.Warn("metrics: a database read failed; its series are left out of this scrape", "read", what, "error", store.Translate(err))
+		c.log.Warn("a database read failed; its series are left out of this scrape", "read", what, "error", store.Translate(err))
 	}
 	if open, err := c.st.Q.DepositOpenCounts(ctx); err != nil {
 		failed("open deposits", err)
