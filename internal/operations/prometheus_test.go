@@ -143,6 +143,8 @@ func startServer(t *testing.T, bin, dbURL string) process {
 		"ADDR=" + p.api, "METRICS_ADDR=" + p.metrics, "DEVCHAIN_ADDR=" + p.chain, "DATABASE_URL=" + dbURL,
 		"COOKIE_SECURE=false", "PUBLIC_BASE_URL=http://api.test", "TREASURY_ADDRESS=" + tron.DevTreasuryAddress,
 		"LOG_LEVEL=warn", "DB_MAX_CONNS=5", "CHAIN_POLL_INTERVAL=100ms", "DEVCHAIN_BLOCK_INTERVAL=100ms",
+		// The development treasury and the chain simulator are development-only.
+		"DEV_MODE=true",
 	}
 	run(t, "server", bin, env, "serve", "--devchain")
 	waitFor(t, "the server's /healthz", 30*time.Second, func() error { return get("http://"+p.api+"/healthz", nil) })
