@@ -80,7 +80,7 @@ func (m *Manager) CreateUser(ctx context.Context, email, name, password string) 
 	}
 	row, err := m.store.Q.UserInsert(ctx, db.UserInsertParams{Email: email, Name: name, PasswordHash: hash})
 	if err != nil {
-		if err = store.Translate(err); errors.Is(err, store.ErrConflict) {
+		if errors.Is(err, store.ErrConflict) {
 			return User{}, fmt.Errorf("a user with email %s already exists", email)
 		}
 		return User{}, err
@@ -92,7 +92,7 @@ func (m *Manager) CreateUser(ctx context.Context, email, name, password string) 
 func (m *Manager) ListUsers(ctx context.Context) ([]User, error) {
 	rows, err := m.store.Q.UserList(ctx)
 	if err != nil {
-		return nil, store.Translate(err)
+		return nil, err
 	}
 	users := make([]User, len(rows))
 	for i, r := range rows {
@@ -148,7 +148,7 @@ func (m *Manager) CreateOrg(ctx context.Context, name, slug string) (Org, error)
 	}
 	row, err := m.store.Q.OrganizationInsert(ctx, db.OrganizationInsertParams{Name: name, Slug: slug})
 	if err != nil {
-		if err = store.Translate(err); errors.Is(err, store.ErrConflict) {
+		if errors.Is(err, store.ErrConflict) {
 			return Org{}, fmt.Errorf("an organization with slug %s already exists", slug)
 		}
 		return Org{}, err
@@ -167,7 +167,7 @@ func (m *Manager) AddMember(ctx context.Context, slug, email, role string) (prev
 		return "", err
 	}
 	previous, err = m.store.Q.MembershipUpsert(ctx, db.MembershipUpsertParams{OrganizationID: org.ID, UserID: user.ID, Role: role})
-	return previous, store.Translate(err)
+	return previous, err
 }
 
 // RemoveMember ends the user's membership of the organization.
@@ -178,7 +178,7 @@ func (m *Manager) RemoveMember(ctx context.Context, slug, email string) error {
 	}
 	n, err := m.store.Q.MembershipDelete(ctx, db.MembershipDeleteParams{OrganizationID: org.ID, UserID: user.ID})
 	if err != nil {
-		return store.Translate(err)
+		return err
 	}
 	if n == 0 {
 		return fmt.Errorf("%s is not a member of %s", user.Email, org.Slug)
@@ -196,14 +196,14 @@ func (m *Manager) orgAndUser(ctx context.Context, slug, email string) (db.Organi
 	}
 	org, err := m.store.Q.OrganizationGetBySlug(ctx, slug)
 	if err != nil {
-		if err = store.Translate(err); errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, store.ErrNotFound) {
 			err = fmt.Errorf("no organization with slug %s", slug)
 		}
 		return db.OrganizationGetBySlugRow{}, db.UserGetByEmailRow{}, err
 	}
 	user, err := m.store.Q.UserGetByEmail(ctx, email)
 	if err != nil {
-		if err = store.Translate(err); errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, store.ErrNotFound) {
 			err = fmt.Errorf("no user with email %s", email)
 		}
 		return db.OrganizationGetBySlugRow{}, db.UserGetByEmailRow{}, err

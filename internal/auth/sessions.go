@@ -68,7 +68,6 @@ func (s *Service) Authenticate(r *http.Request, idempotencyKey string) (caller r
 		TokenHash: HashToken(cookie.Value), IdempotencyKey: idempotencyKey,
 	})
 	if err != nil {
-		err = store.Translate(err)
 		if errors.Is(err, store.ErrNotFound) {
 			return requestctx.Caller{}, nil, false, nil
 		}

@@ -140,7 +140,7 @@ func (s *Server) ListAccountDeposits(ctx context.Context, r api.ListAccountDepos
 	}
 	rows, err := s.store.Q.DepositListByUser(ctx, params)
 	if err != nil {
-		return nil, store.Translate(err)
+		return nil, err
 	}
 	next := nullable.NewNullNullable[string]()
 	if len(rows) > limit {
@@ -160,7 +160,7 @@ func (s *Server) ListAccountDeposits(ctx context.Context, r api.ListAccountDepos
 func (s *Server) GetAccountDeposit(ctx context.Context, r api.GetAccountDepositRequestObject) (api.GetAccountDepositResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
 	row, err := s.store.Q.DepositGetByUser(ctx, db.DepositGetByUserParams{ID: uuid.UUID(r.DepositId), UserID: caller.UserID})
-	if err = store.Translate(err); errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, problem.New(http.StatusNotFound, problem.NotFound, "The requested resource does not exist.")
 	} else if err != nil {
 		return nil, err
@@ -173,7 +173,7 @@ func (s *Server) GetAccountBalance(ctx context.Context, _ api.GetAccountBalanceR
 	caller, _ := requestctx.CallerFrom(ctx)
 	balance, err := s.store.Q.LedgerBalance(ctx, db.LedgerBalanceParams{UserID: caller.UserID, Currency: money.USDT.Code})
 	if err != nil {
-		return nil, store.Translate(err)
+		return nil, err
 	}
 	return api.GetAccountBalance200JSONResponse{Available: usdt(balance)}, nil
 }

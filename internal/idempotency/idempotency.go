@@ -131,7 +131,7 @@ func (r *Runner) lookup(ctx context.Context, user uuid.UUID, key string) (*Store
 		return p.stored, nil
 	}
 	row, err := r.store.Q.IdempotencyKeyGet(ctx, db.IdempotencyKeyGetParams{UserID: user, Key: key})
-	switch err = store.Translate(err); {
+	switch {
 	case err == nil:
 		stored := storedRow(row)
 		return &stored, nil
@@ -283,7 +283,7 @@ func (r *Runner) claim(ctx context.Context, q *db.Queries, req Request, key stri
 	}
 	stored, err := q.IdempotencyKeyGet(ctx, db.IdempotencyKeyGetParams{UserID: req.UserID, Key: key})
 	if err != nil {
-		if err = store.Translate(err); errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, store.ErrNotFound) {
 			return Response{}, false, errors.New("idempotency key neither claimed nor stored")
 		}
 		return Response{}, false, err
@@ -375,7 +375,7 @@ func Fingerprint(target string, body any) []byte {
 func Purge(ctx context.Context, s *store.Store, log *slog.Logger) error {
 	n, err := s.Q.IdempotencyKeyDeleteExpired(ctx)
 	if err != nil {
-		return store.Translate(err)
+		return err
 	}
 	if n > 0 {
 		log.Info("idempotency keys purged", "count", n)
