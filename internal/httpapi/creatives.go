@@ -142,7 +142,7 @@ func (s *Server) creativeCommand(ctx context.Context, target string, key *string
 		k = *key
 	}
 	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: k,
-		Fingerprint: idempotency.Fingerprint(target, body)},
+		Fingerprint: idempotency.Fingerprint(target, body), Prefetched: prefetched(ctx)},
 		func(ctx context.Context, q *db.Queries) (idempotency.Response, error) {
 			c, err := run(ctx, q, caller.UserID)
 			if err != nil {

@@ -88,7 +88,7 @@ func (s *Server) CreateAccountDeposit(ctx context.Context, r api.CreateAccountDe
 		key = *r.Params.IdempotencyKey
 	}
 	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: key,
-		Fingerprint: idempotency.Fingerprint("POST "+depositsPath, r.Body)},
+		Fingerprint: idempotency.Fingerprint("POST "+depositsPath, r.Body), Prefetched: prefetched(ctx)},
 		func(ctx context.Context, q *db.Queries) (idempotency.Response, error) {
 			if s.cfg.TreasuryAddress == "" {
 				return idempotency.Response{}, problem.New(http.StatusServiceUnavailable, problem.DepositsUnavailable, "Deposits are not available on this server.")

@@ -38,6 +38,27 @@ type Request struct {
 	Key string
 	// Fingerprint identifies the request (see Fingerprint).
 	Fingerprint []byte
+	// Prefetched, when set, is what an earlier read found under the key
+	// (the session lookup reads it in the same statement), so Run spends no
+	// round trip of its own on it.
+	Prefetched *Prefetched
+}
+
+// Prefetched is the live answer stored under UserID's Key as a read found
+// it; Stored nil: there was none.
+type Prefetched struct {
+	UserID uuid.UUID
+	Key    string
+	Stored *Stored
+}
+
+// StoredFrom is the answer in the columns the session lookup read from
+// idempotency_keys; nil when it found none.
+func StoredFrom(row *db.IdempotencyKey) *Stored {
+	if row == nil || row.Fingerprint == nil {
+		return nil
+	}
+	return &Stored{Fingerprint: row.Fingerprint, StatusCode: row.StatusCode, Body: row.ResponseBody, Location: row.ResponseLocation}
 }
 
 // Command runs a command's effect on q and returns its answer. A refusal is
@@ -78,21 +99,6 @@ type Stored struct {
 	Location    *string
 }
 
-type prefetchKey struct{}
-
-type prefetched struct {
-	user   uuid.UUID
-	key    string
-	stored *Stored
-}
-
-// WithPrefetched records on ctx that the live answer under user's key (as
-// LookupKey returns it) was read already, with the session (stored nil:
-// there is none), so Run spends no round trip of its own on it.
-func WithPrefetched(ctx context.Context, user uuid.UUID, key string, stored *Stored) context.Context {
-	return context.WithValue(ctx, prefetchKey{}, prefetched{user: user, key: key, stored: stored})
-}
-
 // Run executes cmd once per (user, key). A repeat of a finished request gets
 // the stored answer (replayed true); a repeat while the first runs waits
 // for it (bounded by the database's lock_timeout, then 409); a different
@@ -100,7 +106,7 @@ func WithPrefetched(ctx context.Context, user uuid.UUID, key string, stored *Sto
 // stored is decided by Stores.
 //
 // A replay costs one read outside any transaction, none when the session
-// lookup brought the answer along (WithPrefetched). A first execution
+// lookup brought the answer along (Request.Prefetched). A first execution
 // sends its claim with BEGIN and the command's first statement, and the
 // stored answer with COMMIT: keys cost it no round trip in the
 // transaction. Only when the claim finds the key taken (a repeat committed
@@ -109,7 +115,7 @@ func WithPrefetched(ctx context.Context, user uuid.UUID, key string, stored *Sto
 func (r *Runner) Run(ctx context.Context, req Request, cmd Command) (Response, bool, error) {
 	key := NormalizeKey(req.Key)
 	if key != "" {
-		stored, err := r.lookup(ctx, req.UserID, key)
+		stored, err := r.lookup(ctx, req, key)
 		if err != nil {
 			return Response{}, false, err
 		}
@@ -126,11 +132,11 @@ func (r *Runner) Run(ctx context.Context, req Request, cmd Command) (Response, b
 }
 
 // lookup returns the live answer stored under user's key, nil when none.
-func (r *Runner) lookup(ctx context.Context, user uuid.UUID, key string) (*Stored, error) {
-	if p, ok := ctx.Value(prefetchKey{}).(prefetched); ok && p.user == user && p.key == key {
-		return p.stored, nil
+func (r *Runner) lookup(ctx context.Context, req Request, key string) (*Stored, error) {
+	if p := req.Prefetched; p != nil && p.UserID == req.UserID && p.Key == key {
+		return p.Stored, nil
 	}
-	row, err := r.store.Q.IdempotencyKeyGet(ctx, db.IdempotencyKeyGetParams{UserID: user, Key: key})
+	row, err := r.store.Q.IdempotencyKeyGet(ctx, db.IdempotencyKeyGetParams{UserID: req.UserID, Key: key})
 	switch {
 	case err == nil:
 		stored := storedRow(row)
