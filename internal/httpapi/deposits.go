@@ -37,7 +37,7 @@ const defaultPageSize = 20
 // depositBodyChecks reports the amount rules beyond the schema (whole
 // cents, configured bounds) together with the schema's own errors.
 func (s *Server) depositBodyChecks() map[string]BodyCheck {
-	bounds := s.depositBounds()
+	bounds := s.cfg.DepositBounds()
 	return map[string]BodyCheck{"createAccountDeposit": func(body any) []problem.FieldError {
 		req, _ := body.(map[string]any)
 		amount, ok := req["amount"].(map[string]any)
@@ -60,10 +60,6 @@ func (s *Server) depositBodyChecks() map[string]BodyCheck {
 		_, errs := deposit.CheckRequest(minor, currency, int(scale), bounds)
 		return errs
 	}}
-}
-
-func (s *Server) depositBounds() deposit.Bounds {
-	return deposit.Bounds{MinMinor: s.cfg.DepositMinMinor, MaxMinor: s.cfg.DepositMaxMinor}
 }
 
 func (s *Server) depositSettings() deposit.Settings {
@@ -93,7 +89,7 @@ func (s *Server) CreateAccountDeposit(ctx context.Context, r api.CreateAccountDe
 			if s.cfg.TreasuryAddress == "" {
 				return idempotency.Response{}, problem.New(http.StatusServiceUnavailable, problem.DepositsUnavailable, "Deposits are not available on this server.")
 			}
-			base, errs := deposit.CheckRequest(amount.AmountMinor, string(amount.Currency), int(amount.Scale), s.depositBounds())
+			base, errs := deposit.CheckRequest(amount.AmountMinor, string(amount.Currency), int(amount.Scale), s.cfg.DepositBounds())
 			if errs != nil {
 				// The gate ran the same check; this only guards against drift.
 				return idempotency.Response{}, problem.Invalid(errs)
