@@ -31,8 +31,6 @@ const depositsPath = "/api/v1/me/balance/deposits"
 // credited, so a minute later is a fair first retry.
 const capacityRetryAfter = 60
 
-// defaultPageSize is the spec's default limit of lists.
-const defaultPageSize = 20
 
 // depositBodyChecks reports the amount rules beyond the schema (whole
 // cents, configured bounds) together with the schema's own errors.
@@ -122,10 +120,7 @@ func (s *Server) CreateAccountDeposit(ctx context.Context, r api.CreateAccountDe
 // ListAccountDeposits pages the caller's deposits, newest first.
 func (s *Server) ListAccountDeposits(ctx context.Context, r api.ListAccountDepositsRequestObject) (api.ListAccountDepositsResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
-	limit := defaultPageSize
-	if r.Params.Limit != nil {
-		limit = *r.Params.Limit
-	}
+	limit := pageSize(r.Params.Limit)
 	params := db.DepositListByUserParams{UserID: caller.UserID, RowLimit: int32(limit) + 1}
 	if r.Params.Cursor != nil {
 		createdAt, id, err := deposit.DecodeCursor(*r.Params.Cursor)
