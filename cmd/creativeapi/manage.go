@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"creativeapi/internal/accounts"
+	"creativeapi/internal/review"
 	"creativeapi/internal/store"
 )
 
@@ -123,7 +124,7 @@ func cmdOrgs(ctx context.Context, e env, args []string) error {
 		email := fs.String("email", "", "the user's email")
 		role := new(string)
 		if sub == "add-member" {
-			role = fs.String("role", "", "one of "+strings.Join(accounts.Roles, ", "))
+			role = fs.String("role", "", "one of "+strings.Join(review.RoleNames(), ", "))
 		}
 		if err := parse(fs, args); err != nil {
 			return err

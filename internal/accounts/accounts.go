@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -17,11 +16,9 @@ import (
 
 	"creativeapi/gen/db"
 	"creativeapi/internal/auth"
+	"creativeapi/internal/review"
 	"creativeapi/internal/store"
 )
-
-// Roles are the roles of PRODUCT.md §1, in the order help texts list them.
-var Roles = []string{"admin", "reviewer", "author", "viewer"}
 
 const (
 	// MinPasswordLen keeps trivially short passwords out.
@@ -248,12 +245,14 @@ func checkPassword(password string) error {
 	return nil
 }
 
+// checkRole accepts the membership roles of the review rules (review.Roles).
 func checkRole(role string) error {
+	names := review.RoleNames()
 	if role == "" {
-		return fmt.Errorf("--role is required (one of %s)", strings.Join(Roles, ", "))
+		return fmt.Errorf("--role is required (one of %s)", strings.Join(names, ", "))
 	}
-	if !slices.Contains(Roles, role) {
-		return fmt.Errorf("unknown role %q (want one of %s)", role, strings.Join(Roles, ", "))
+	if !review.Role(role).Valid() {
+		return fmt.Errorf("unknown role %q (want one of %s)", role, strings.Join(names, ", "))
 	}
 	return nil
 }
