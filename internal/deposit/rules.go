@@ -59,7 +59,7 @@ func (b Bounds) Validate() error {
 }
 
 // CheckRequest checks the amount of a deposit request and returns it in
-// minor units. It reports every failing field at once, as PRODUCT.md §6
+// minor units. It reports every failing field at once, as docs/errors.md
 // asks; the amount is 0 whenever any field error is returned. An amount that
 // is both off-cent and out of bounds gets both errors.
 func CheckRequest(amountMinor, currency string, scale int, b Bounds) (int64, []problem.FieldError) {

@@ -129,7 +129,7 @@ type Authenticator interface {
 	Authenticate(r *http.Request, idempotencyKey string) (caller requestctx.Caller, stored *db.IdempotencyKey, ok bool, err error)
 }
 
-// gate answers, in PRODUCT.md's order, everything decided before a handler
+// gate answers, in docs/errors.md's order, everything decided before a handler
 // runs: the route (404/405), authentication (401), request forgery (403),
 // then the body and parameters (400/415/422). Only /api/ paths pass it.
 func gate(v *Validator, auth Authenticator, origins originPolicy) echo.MiddlewareFunc {

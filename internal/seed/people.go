@@ -13,7 +13,7 @@ import (
 	"creativeapi/internal/store"
 )
 
-// demoOrgs and demoUsers are PRODUCT.md §7's people.
+// demoOrgs and demoUsers are the demo logins of README.md ("Two commands").
 var (
 	demoOrgs = []struct{ name, slug string }{
 		{"Acme Ads", "acme"},
