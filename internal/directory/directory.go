@@ -1,7 +1,7 @@
-// Package accounts manages users, organizations and memberships for the
+// Package directory manages users, organizations and memberships for the
 // command line (there is no sign-up endpoint in v1). Every refusal is an
 // error whose message is fit to print as the command's one-line answer.
-package accounts
+package directory
 
 import (
 	"context"
