@@ -31,7 +31,6 @@ const depositsPath = "/api/v1/me/balance/deposits"
 // credited, so a minute later is a fair first retry.
 const capacityRetryAfter = 60
 
-
 // depositBodyChecks reports the amount rules beyond the schema (whole
 // cents, configured bounds) together with the schema's own errors.
 func (s *Server) depositBodyChecks() map[string]BodyCheck {
