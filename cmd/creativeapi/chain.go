@@ -193,7 +193,7 @@ func cmdTransfers(ctx context.Context, e env, args []string) error {
 		return withStore(ctx, e, func(st *store.Store) error {
 			rows, err := st.Q.ChainTransfersForReview(ctx, p)
 			if err != nil {
-				return store.Translate(err)
+				return err
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tSTATUS\tREASON\tAMOUNT\tTX\tFROM\tBLOCK TIME\tDEPOSIT")

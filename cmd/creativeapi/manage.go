@@ -9,7 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"creativeapi/internal/accounts"
+	"creativeapi/internal/directory"
+	"creativeapi/internal/review"
 	"creativeapi/internal/store"
 )
 
@@ -48,7 +49,7 @@ func cmdUsers(ctx context.Context, e env, args []string) error {
 		if err != nil {
 			return err
 		}
-		return withAccounts(ctx, e, func(m *accounts.Manager) error {
+		return withDirectory(ctx, e, func(m *directory.Manager) error {
 			u, err := m.CreateUser(ctx, *email, *name, password)
 			if err != nil {
 				return err
@@ -60,7 +61,7 @@ func cmdUsers(ctx context.Context, e env, args []string) error {
 		if err := parse(fs, args); err != nil {
 			return err
 		}
-		return withAccounts(ctx, e, func(m *accounts.Manager) error {
+		return withDirectory(ctx, e, func(m *directory.Manager) error {
 			users, err := m.ListUsers(ctx)
 			if err != nil {
 				return err
@@ -82,7 +83,7 @@ func cmdUsers(ctx context.Context, e env, args []string) error {
 		if err != nil {
 			return err
 		}
-		return withAccounts(ctx, e, func(m *accounts.Manager) error {
+		return withDirectory(ctx, e, func(m *directory.Manager) error {
 			revoked, err := m.SetPassword(ctx, *email, password)
 			if err != nil {
 				return err
@@ -110,7 +111,7 @@ func cmdOrgs(ctx context.Context, e env, args []string) error {
 		if err := parse(fs, args); err != nil {
 			return err
 		}
-		return withAccounts(ctx, e, func(m *accounts.Manager) error {
+		return withDirectory(ctx, e, func(m *directory.Manager) error {
 			o, err := m.CreateOrg(ctx, *name, *slug)
 			if err != nil {
 				return err
@@ -123,12 +124,12 @@ func cmdOrgs(ctx context.Context, e env, args []string) error {
 		email := fs.String("email", "", "the user's email")
 		role := new(string)
 		if sub == "add-member" {
-			role = fs.String("role", "", "one of "+strings.Join(accounts.Roles, ", "))
+			role = fs.String("role", "", "one of "+strings.Join(review.RoleNames(), ", "))
 		}
 		if err := parse(fs, args); err != nil {
 			return err
 		}
-		return withAccounts(ctx, e, func(m *accounts.Manager) error {
+		return withDirectory(ctx, e, func(m *directory.Manager) error {
 			if sub == "remove-member" {
 				if err := m.RemoveMember(ctx, *org, *email); err != nil {
 					return err
@@ -194,7 +195,7 @@ func readPassword(stdin io.Reader, fromStdin bool) (string, error) {
 	return s, nil
 }
 
-// withAccounts opens the configured database for one management command.
-func withAccounts(ctx context.Context, e env, fn func(*accounts.Manager) error) error {
-	return withStore(ctx, e, func(st *store.Store) error { return fn(accounts.New(st)) })
+// withDirectory opens the configured database for one management command.
+func withDirectory(ctx context.Context, e env, fn func(*directory.Manager) error) error {
+	return withStore(ctx, e, func(st *store.Store) error { return fn(directory.New(st)) })
 }

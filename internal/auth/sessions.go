@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"creativeapi/gen/db"
-	"creativeapi/internal/idempotency"
 	"creativeapi/internal/requestctx"
 	"creativeapi/internal/store"
 )
@@ -57,8 +56,9 @@ func NewService(s *store.Store, cfg SessionConfig, log *slog.Logger) *Service {
 // Authenticate finds the live session of the request's cookie. With a
 // non-empty idempotencyKey (a command's, as idempotency.LookupKey returns
 // it) the same statement reads the live answer stored under that key for
-// the session's user: stored is nil when there is none.
-func (s *Service) Authenticate(r *http.Request, idempotencyKey string) (caller requestctx.Caller, stored *idempotency.Stored, ok bool, err error) {
+// the session's user (fingerprint and answer only): stored is nil when there
+// is none. What a stored answer means is the idempotency package's business.
+func (s *Service) Authenticate(r *http.Request, idempotencyKey string) (caller requestctx.Caller, stored *db.IdempotencyKey, ok bool, err error) {
 	cookie, err := r.Cookie(s.cfg.CookieName())
 	if err != nil || cookie.Value == "" || len(cookie.Value) > 100 {
 		return requestctx.Caller{}, nil, false, nil
@@ -68,7 +68,6 @@ func (s *Service) Authenticate(r *http.Request, idempotencyKey string) (caller r
 		TokenHash: HashToken(cookie.Value), IdempotencyKey: idempotencyKey,
 	})
 	if err != nil {
-		err = store.Translate(err)
 		if errors.Is(err, store.ErrNotFound) {
 			return requestctx.Caller{}, nil, false, nil
 		}
@@ -81,9 +80,9 @@ func (s *Service) Authenticate(r *http.Request, idempotencyKey string) (caller r
 		}
 	}
 	if row.StoredFingerprint != nil {
-		stored = &idempotency.Stored{
-			Fingerprint: row.StoredFingerprint, StatusCode: row.StoredStatusCode,
-			Body: row.StoredResponseBody, Location: row.StoredResponseLocation,
+		stored = &db.IdempotencyKey{
+			UserID: row.UserID, Key: idempotencyKey, Fingerprint: row.StoredFingerprint,
+			StatusCode: row.StoredStatusCode, ResponseBody: row.StoredResponseBody, ResponseLocation: row.StoredResponseLocation,
 		}
 	}
 	return requestctx.Caller{

@@ -60,7 +60,7 @@ func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) 
 	user, err := s.store.Q.UserGetForSignIn(ctx, email)
 	found := err == nil
 	if err != nil {
-		if err = store.Translate(err); !errors.Is(err, store.ErrNotFound) {
+		if !errors.Is(err, store.ErrNotFound) {
 			return SignedIn{}, err
 		}
 		if user.PasswordHash, err = dummyHash(); err != nil {
@@ -137,7 +137,7 @@ func (s *Service) countAttempt(ctx context.Context, subjects []string) error {
 func (s *Service) SignOut(ctx context.Context, sessionID uuid.UUID) (bool, error) {
 	n, err := s.store.Q.SessionRevoke(ctx, sessionID)
 	if err != nil {
-		return false, store.Translate(err)
+		return false, err
 	}
 	return n == 1, nil
 }
@@ -167,7 +167,7 @@ func (s *Service) cookie(value string, maxAge int) string {
 func PurgeSessions(ctx context.Context, st *store.Store, log *slog.Logger) error {
 	n, err := st.Q.SessionDeleteExpired(ctx)
 	if err != nil {
-		return store.Translate(err)
+		return err
 	}
 	if n > 0 {
 		log.Info("expired sessions purged", "count", n)
@@ -179,7 +179,7 @@ func PurgeSessions(ctx context.Context, st *store.Store, log *slog.Logger) error
 func PurgeSignInFailures(ctx context.Context, st *store.Store, log *slog.Logger) error {
 	n, err := st.Q.SignInFailureDeleteExpired(ctx, seconds(DefaultThrottle.Window))
 	if err != nil {
-		return store.Translate(err)
+		return err
 	}
 	if n > 0 {
 		log.Info("sign-in failure counters purged", "count", n)

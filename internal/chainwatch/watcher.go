@@ -259,7 +259,7 @@ func (w *Watcher) Poll(ctx context.Context) (Result, error) {
 	since := started.Add(-w.cfg.MonitoringWindow)
 	if pos, err := q.ChainPositionGet(ctx, key); err == nil {
 		since = later(since, pos.Add(-w.cfg.Overlap))
-	} else if err = store.Translate(err); !errors.Is(err, store.ErrNotFound) {
+	} else if !errors.Is(err, store.ErrNotFound) {
 		return res, err
 	}
 
@@ -284,7 +284,7 @@ func (w *Watcher) Poll(ctx context.Context) (Result, error) {
 		Network: key.Network, Address: key.Address, Token: key.Token,
 		Position: position, HeadBlock: res.Head, SolidBlock: res.Solid,
 	}); err != nil {
-		return res, store.Translate(err)
+		return res, err
 	}
 	if err := w.confirm(ctx, res.Head, res.Solid, &res); err != nil {
 		return res, err
@@ -360,7 +360,7 @@ func (w *Watcher) unknown(ctx context.Context, listed []trongrid.Transfer) ([]tr
 	}
 	rows, err := w.st.Q.ChainTransfersKnown(ctx, db.ChainTransfersKnownParams{Network: deposit.Network, TxIds: ids})
 	if err != nil {
-		return nil, store.Translate(err)
+		return nil, err
 	}
 	known := make(map[transferKey]bool, len(rows))
 	for _, r := range rows {
@@ -530,7 +530,7 @@ func (w *Watcher) verdict(o judged, candidates map[int64]*deposit.Candidate) (st
 func (w *Watcher) confirm(ctx context.Context, head, solid int64, res *Result) error {
 	rows, err := w.st.Q.ChainTransfersConfirming(ctx, db.ChainTransfersConfirmingParams{Network: deposit.Network, RowLimit: batchSize})
 	if err != nil || len(rows) == 0 {
-		return store.Translate(err)
+		return err
 	}
 	receipts, errs := w.lookup(ctx, len(rows), func(i int) string { return rows[i].TxID })
 	var update db.ChainConfirmationsSetParams
@@ -564,13 +564,13 @@ func (w *Watcher) confirm(ctx context.Context, head, solid int64, res *Result) e
 	}
 	if len(update.TransferIds) > 0 {
 		if err := w.st.Q.ChainConfirmationsSet(ctx, update); err != nil {
-			return store.Translate(err)
+			return err
 		}
 	}
 	if len(revert.TransferIds) > 0 {
 		reverted, err := w.st.Q.ChainTransfersRevert(ctx, revert)
 		if err != nil {
-			return store.Translate(err)
+			return err
 		}
 		res.Reverted += len(reverted)
 		for i, id := range revert.TransferIds {
@@ -619,7 +619,7 @@ func (w *Watcher) credit(ctx context.Context, r db.ChainTransfersConfirmingRow) 
 	_, err = w.st.Q.ChainTransfersRevert(ctx, db.ChainTransfersRevertParams{
 		TransferIds: []int64{r.ID}, Statuses: []string{string(deposit.Unmatched)}, Reasons: []string{"not_creditable"},
 	})
-	return store.Translate(err)
+	return err
 }
 
 var errNotCredited = errors.New("chainwatch: the deposit was not credited")

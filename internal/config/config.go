@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"creativeapi/internal/deposit"
 	"creativeapi/internal/tron"
 )
 
@@ -116,8 +117,8 @@ func Load(getenv func(string) string) (Config, error) {
 		TreasuryAddress:         p.str("TREASURY_ADDRESS", ""),
 		DepositConfirmations:    p.integer("DEPOSIT_CONFIRMATIONS", 19),
 		DepositTTL:              p.duration("DEPOSIT_TTL", 30*time.Minute),
-		DepositMinMinor:         p.int64("DEPOSIT_MIN_MINOR", 10_000_000),
-		DepositMaxMinor:         p.int64("DEPOSIT_MAX_MINOR", 100_000_000_000),
+		DepositMinMinor:         p.int64("DEPOSIT_MIN_MINOR", deposit.DefaultBounds().MinMinor),
+		DepositMaxMinor:         p.int64("DEPOSIT_MAX_MINOR", deposit.DefaultBounds().MaxMinor),
 		DepositMaxOpenPerUser:   p.integer("DEPOSIT_MAX_OPEN_PER_USER", 5),
 		DepositMonitoringWindow: p.duration("DEPOSIT_MONITORING_WINDOW", 24*time.Hour),
 		TronAPIURL:              strings.TrimRight(p.str("TRON_API_URL", "https://api.trongrid.io"), "/"),
@@ -219,11 +220,8 @@ func (c Config) validate() []error {
 	if c.DepositMaxOpenPerUser < 1 || c.DepositMaxOpenPerUser > 1_000_000 {
 		bad("DEPOSIT_MAX_OPEN_PER_USER=%d: must be between 1 and 1000000", c.DepositMaxOpenPerUser)
 	}
-	if c.DepositMinMinor <= 0 || c.DepositMinMinor%10_000 != 0 || c.DepositMaxMinor < c.DepositMinMinor || c.DepositMaxMinor%10_000 != 0 {
-		bad("DEPOSIT_MIN_MINOR=%d, DEPOSIT_MAX_MINOR=%d: want whole cents (multiples of 10000) with 0 < min <= max", c.DepositMinMinor, c.DepositMaxMinor)
-	}
-	if c.DepositMaxMinor > 1_000_000_000_000_000 {
-		bad("DEPOSIT_MAX_MINOR=%d: at most 10^18", c.DepositMaxMinor)
+	if err := c.DepositBounds().Validate(); err != nil {
+		bad("DEPOSIT_MIN_MINOR=%d, DEPOSIT_MAX_MINOR=%d: %v", c.DepositMinMinor, c.DepositMaxMinor, err)
 	}
 	if c.DBMaxConns < 2 || c.DBMaxConns > 10_000 {
 		bad("DB_MAX_CONNS=%d: must be between 2 and 10000", c.DBMaxConns)
@@ -338,4 +336,9 @@ func (p *parser) int32(name string, def int32) int32 {
 		return def
 	}
 	return int32(n)
+}
+
+// DepositBounds is the configured range of a deposit request.
+func (c Config) DepositBounds() deposit.Bounds {
+	return deposit.Bounds{MinMinor: c.DepositMinMinor, MaxMinor: c.DepositMaxMinor}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"creativeapi/internal/config"
+	"creativeapi/internal/deposit"
 	"creativeapi/internal/tron"
 )
 
@@ -72,6 +73,30 @@ func TestNoNumberIsCutToFitWhereItIsStored(t *testing.T) {
 			_, err := load(map[string]string{tt.variable: tt.value})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("got %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestDepositBoundsAreTheDepositRules(t *testing.T) {
+	t.Parallel()
+	c, err := load(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DepositBounds() != deposit.DefaultBounds() {
+		t.Fatalf("default bounds %+v, want deposit.DefaultBounds() %+v", c.DepositBounds(), deposit.DefaultBounds())
+	}
+	for name, env := range map[string]map[string]string{
+		"a minimum of zero":         {"DEPOSIT_MIN_MINOR": "0"},
+		"a minimum off the cent":    {"DEPOSIT_MIN_MINOR": "10000001"},
+		"a maximum below the floor": {"DEPOSIT_MIN_MINOR": "20000000", "DEPOSIT_MAX_MINOR": "10000000"},
+		"a maximum past 10^18":      {"DEPOSIT_MAX_MINOR": "2000000000000000000"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := load(env)
+			if err == nil || !strings.Contains(err.Error(), "DEPOSIT_MIN_MINOR=") {
+				t.Fatalf("got %v, want the bounds refused", err)
 			}
 		})
 	}

@@ -112,9 +112,9 @@ func memberRole(ctx context.Context, q *db.Queries, org, user uuid.UUID, notVisi
 }
 
 // notVisible turns a missing row into notVisibleErr and passes any other
-// error on, translated.
+// error on.
 func notVisible(err, notVisibleErr error) error {
-	if err = store.Translate(err); errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		return notVisibleErr
 	}
 	return err

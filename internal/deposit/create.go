@@ -57,7 +57,7 @@ const freeTries = 3
 func Create(ctx context.Context, q *db.Queries, s Settings, user uuid.UUID, base int64) (db.Deposit, error) {
 	// The lock goes with the first insert, in one round trip.
 	if err := q.DepositOwnerLock(store.WithNext(ctx), user); err != nil {
-		return db.Deposit{}, store.Translate(err)
+		return db.Deposit{}, err
 	}
 	ttl := interval(s.TTL)
 	reserveFor := interval(s.TTL + s.MonitoringWindow)
@@ -73,7 +73,7 @@ func Create(ctx context.Context, q *db.Queries, s Settings, user uuid.UUID, base
 			ConfirmationsRequired: int32(s.Confirmations), Ttl: ttl, ReserveFor: reserveFor,
 			MaxOpen: int32(s.MaxOpenPerUser),
 		})
-		if err = store.Translate(err); !errors.Is(err, store.ErrNotFound) {
+		if !errors.Is(err, store.ErrNotFound) {
 			return d, err
 		}
 		if try == 0 {
@@ -81,7 +81,7 @@ func Create(ctx context.Context, q *db.Queries, s Settings, user uuid.UUID, base
 			// needs telling apart; the lock keeps the count from rising.
 			open, err := q.DepositOpenCount(ctx, user)
 			if err != nil {
-				return db.Deposit{}, store.Translate(err)
+				return db.Deposit{}, err
 			}
 			if open >= int64(s.MaxOpenPerUser) {
 				return db.Deposit{}, ErrTooManyOpen
@@ -93,7 +93,7 @@ func Create(ctx context.Context, q *db.Queries, s Settings, user uuid.UUID, base
 			UserID: user, Network: Network, Address: s.Address, Currency: money.USDT.Code,
 			BaseAmountMinor: base, ConfirmationsRequired: int32(s.Confirmations), Ttl: ttl, ReserveFor: reserveFor,
 		})
-		if err = store.Translate(err); !errors.Is(err, store.ErrNotFound) {
+		if !errors.Is(err, store.ErrNotFound) {
 			return d, err
 		}
 	}

@@ -76,7 +76,7 @@ func credit(ctx context.Context, q *db.Queries, depositID uuid.UUID, txID string
 		return 0, ErrInvalidCredit
 	}
 	_, err := q.DepositCredit(ctx, db.DepositCreditParams{ID: depositID, TxID: txID, AmountMinor: amountMinor, Late: late})
-	if err = store.Translate(err); err == nil {
+	if err == nil {
 		return Credited, nil
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return 0, err
@@ -84,7 +84,7 @@ func credit(ctx context.Context, q *db.Queries, depositID uuid.UUID, txID string
 	// Nothing changed: read why.
 	row, err := q.DepositGet(ctx, depositID)
 	if err != nil {
-		return 0, store.Translate(err)
+		return 0, err
 	}
 	d := row.Deposit
 	switch {

@@ -13,7 +13,8 @@ import (
 	"creativeapi/internal/tron"
 )
 
-// settings are the defaults of PRODUCT.md §4 on the development treasury.
+// settings are the default deposit settings (README.md's configuration) on
+// the development treasury.
 func settings() deposit.Settings {
 	return deposit.Settings{
 		Address: tron.DevTreasuryAddress, Confirmations: 19,

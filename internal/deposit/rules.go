@@ -31,31 +31,35 @@ const (
 // units of USDT.
 type Bounds struct{ MinMinor, MaxMinor int64 }
 
-// DefaultBounds returns the bounds of PRODUCT.md §4, 10 to 100 000 USDT, for
-// when configuration sets none.
+// DefaultBounds returns the bounds of docs/deposits.md, 10 to 100 000 USDT,
+// for when configuration sets none (DEPOSIT_MIN_MINOR, DEPOSIT_MAX_MINOR).
 func DefaultBounds() Bounds {
 	return Bounds{MinMinor: 10_000_000, MaxMinor: 100_000_000_000}
 }
 
+// maxBoundMinor caps a configured maximum at 10¹⁸ micro-USDT (10¹² USDT):
+// far past any deposit, and far from int64's limit once a suffix is added.
+const maxBoundMinor = 1_000_000_000_000_000
+
 // Validate reports configured bounds that could never accept a request or
 // could overflow once a suffix is added, so a bad configuration is refused
-// at start-up.
+// at start-up (config.Load calls it).
 func (b Bounds) Validate() error {
 	switch {
 	case b.MinMinor <= 0:
-		return fmt.Errorf("deposit: minimum amount %d must be positive", b.MinMinor)
+		return fmt.Errorf("minimum amount %d must be positive", b.MinMinor)
 	case b.MaxMinor < b.MinMinor:
-		return fmt.Errorf("deposit: maximum amount %d is below the minimum %d", b.MaxMinor, b.MinMinor)
-	case b.MaxMinor > math.MaxInt64-SuffixMax:
-		return fmt.Errorf("deposit: maximum amount %d leaves no room for the matching suffix", b.MaxMinor)
+		return fmt.Errorf("maximum amount %d is below the minimum %d", b.MaxMinor, b.MinMinor)
+	case b.MaxMinor > maxBoundMinor || b.MaxMinor > math.MaxInt64-SuffixMax:
+		return fmt.Errorf("maximum amount %d is past 10^18", b.MaxMinor)
 	case b.MinMinor%CentMinor != 0 || b.MaxMinor%CentMinor != 0:
-		return fmt.Errorf("deposit: bounds %d and %d must be whole numbers of cents (multiples of %d)", b.MinMinor, b.MaxMinor, CentMinor)
+		return fmt.Errorf("bounds %d and %d must be whole numbers of cents (multiples of %d)", b.MinMinor, b.MaxMinor, CentMinor)
 	}
 	return nil
 }
 
 // CheckRequest checks the amount of a deposit request and returns it in
-// minor units. It reports every failing field at once, as PRODUCT.md §6
+// minor units. It reports every failing field at once, as docs/errors.md
 // asks; the amount is 0 whenever any field error is returned. An amount that
 // is both off-cent and out of bounds gets both errors.
 func CheckRequest(amountMinor, currency string, scale int, b Bounds) (int64, []problem.FieldError) {

@@ -2,7 +2,7 @@ package deposit
 
 import "time"
 
-// The states of a deposit (PRODUCT.md §4), as stored and as answered.
+// The states of a deposit (docs/deposits.md), as stored and as answered.
 const (
 	StatusAwaitingTransfer = "awaiting_transfer"
 	StatusConfirming       = "confirming"

@@ -59,7 +59,7 @@ func inBatches(ctx context.Context, step func(context.Context, int32) (int64, er
 	for range maxSweepBatches {
 		n, err := step(ctx, sweepBatch)
 		if err != nil {
-			return total, store.Translate(err)
+			return total, err
 		}
 		total += n
 		if n < sweepBatch {

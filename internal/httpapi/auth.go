@@ -12,7 +12,6 @@ import (
 	"creativeapi/internal/auth"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/requestctx"
-	"creativeapi/internal/store"
 )
 
 // SignIn starts a new session and sets its cookie.
@@ -67,7 +66,7 @@ func (s *Server) GetMe(ctx context.Context, _ api.GetMeRequestObject) (api.GetMe
 func (s *Server) sessionBody(ctx context.Context, c requestctx.Caller) (api.Session, error) {
 	rows, err := s.store.Q.MembershipListByUser(ctx, c.UserID)
 	if err != nil {
-		return api.Session{}, store.Translate(err)
+		return api.Session{}, err
 	}
 	memberships := make([]api.Membership, len(rows))
 	for i, m := range rows {

@@ -28,9 +28,9 @@ import (
 // request's typed body into the service's input, the service's refusals
 // into Problems (creativeProblem), its creatives into CreativeDetail.
 
-// defaultCreativePageSize is the page size when the request names none
-// (openapi.yaml's Limit default).
-const defaultCreativePageSize = 20
+// defaultPageSize is the page size of every list when the request names
+// none: openapi.yaml's Limit default (a test holds them equal).
+const defaultPageSize = 20
 
 func creativePath(org, id uuid.UUID) string {
 	return fmt.Sprintf("/api/v1/organizations/%s/creatives/%s", org, id)
@@ -142,7 +142,7 @@ func (s *Server) creativeCommand(ctx context.Context, target string, key *string
 		k = *key
 	}
 	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: k,
-		Fingerprint: idempotency.Fingerprint(target, body)},
+		Fingerprint: idempotency.Fingerprint(target, body), Prefetched: prefetched(ctx)},
 		func(ctx context.Context, q *db.Queries) (idempotency.Response, error) {
 			c, err := run(ctx, q, caller.UserID)
 			if err != nil {
@@ -457,7 +457,7 @@ func nullableText(s *string) nullable.Nullable[string] {
 // pageSize is a list's limit, the spec's default when none is sent.
 func pageSize(limit *api.Limit) int {
 	if limit == nil {
-		return defaultCreativePageSize
+		return defaultPageSize
 	}
 	return *limit
 }

@@ -31,13 +31,10 @@ const depositsPath = "/api/v1/me/balance/deposits"
 // credited, so a minute later is a fair first retry.
 const capacityRetryAfter = 60
 
-// defaultPageSize is the spec's default limit of lists.
-const defaultPageSize = 20
-
 // depositBodyChecks reports the amount rules beyond the schema (whole
 // cents, configured bounds) together with the schema's own errors.
 func (s *Server) depositBodyChecks() map[string]BodyCheck {
-	bounds := s.depositBounds()
+	bounds := s.cfg.DepositBounds()
 	return map[string]BodyCheck{"createAccountDeposit": func(body any) []problem.FieldError {
 		req, _ := body.(map[string]any)
 		amount, ok := req["amount"].(map[string]any)
@@ -62,10 +59,6 @@ func (s *Server) depositBodyChecks() map[string]BodyCheck {
 	}}
 }
 
-func (s *Server) depositBounds() deposit.Bounds {
-	return deposit.Bounds{MinMinor: s.cfg.DepositMinMinor, MaxMinor: s.cfg.DepositMaxMinor}
-}
-
 func (s *Server) depositSettings() deposit.Settings {
 	return deposit.Settings{
 		Address: s.cfg.TreasuryAddress, Confirmations: s.cfg.DepositConfirmations,
@@ -88,12 +81,12 @@ func (s *Server) CreateAccountDeposit(ctx context.Context, r api.CreateAccountDe
 		key = *r.Params.IdempotencyKey
 	}
 	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: key,
-		Fingerprint: idempotency.Fingerprint("POST "+depositsPath, r.Body)},
+		Fingerprint: idempotency.Fingerprint("POST "+depositsPath, r.Body), Prefetched: prefetched(ctx)},
 		func(ctx context.Context, q *db.Queries) (idempotency.Response, error) {
 			if s.cfg.TreasuryAddress == "" {
 				return idempotency.Response{}, problem.New(http.StatusServiceUnavailable, problem.DepositsUnavailable, "Deposits are not available on this server.")
 			}
-			base, errs := deposit.CheckRequest(amount.AmountMinor, string(amount.Currency), int(amount.Scale), s.depositBounds())
+			base, errs := deposit.CheckRequest(amount.AmountMinor, string(amount.Currency), int(amount.Scale), s.cfg.DepositBounds())
 			if errs != nil {
 				// The gate ran the same check; this only guards against drift.
 				return idempotency.Response{}, problem.Invalid(errs)
@@ -129,10 +122,7 @@ func (s *Server) CreateAccountDeposit(ctx context.Context, r api.CreateAccountDe
 // ListAccountDeposits pages the caller's deposits, newest first.
 func (s *Server) ListAccountDeposits(ctx context.Context, r api.ListAccountDepositsRequestObject) (api.ListAccountDepositsResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
-	limit := defaultPageSize
-	if r.Params.Limit != nil {
-		limit = *r.Params.Limit
-	}
+	limit := pageSize(r.Params.Limit)
 	params := db.DepositListByUserParams{UserID: caller.UserID, RowLimit: int32(limit) + 1}
 	if r.Params.Cursor != nil {
 		createdAt, id, err := deposit.DecodeCursor(*r.Params.Cursor)
@@ -143,7 +133,7 @@ func (s *Server) ListAccountDeposits(ctx context.Context, r api.ListAccountDepos
 	}
 	rows, err := s.store.Q.DepositListByUser(ctx, params)
 	if err != nil {
-		return nil, store.Translate(err)
+		return nil, err
 	}
 	next := nullable.NewNullNullable[string]()
 	if len(rows) > limit {
@@ -163,7 +153,7 @@ func (s *Server) ListAccountDeposits(ctx context.Context, r api.ListAccountDepos
 func (s *Server) GetAccountDeposit(ctx context.Context, r api.GetAccountDepositRequestObject) (api.GetAccountDepositResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
 	row, err := s.store.Q.DepositGetByUser(ctx, db.DepositGetByUserParams{ID: uuid.UUID(r.DepositId), UserID: caller.UserID})
-	if err = store.Translate(err); errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, problem.New(http.StatusNotFound, problem.NotFound, "The requested resource does not exist.")
 	} else if err != nil {
 		return nil, err
@@ -176,7 +166,7 @@ func (s *Server) GetAccountBalance(ctx context.Context, _ api.GetAccountBalanceR
 	caller, _ := requestctx.CallerFrom(ctx)
 	balance, err := s.store.Q.LedgerBalance(ctx, db.LedgerBalanceParams{UserID: caller.UserID, Currency: money.USDT.Code})
 	if err != nil {
-		return nil, store.Translate(err)
+		return nil, err
 	}
 	return api.GetAccountBalance200JSONResponse{Available: usdt(balance)}, nil
 }

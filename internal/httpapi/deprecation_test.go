@@ -11,7 +11,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
-	"creativeapi/internal/idempotency"
+	"creativeapi/gen/db"
 	"creativeapi/internal/requestctx"
 )
 
@@ -81,7 +81,7 @@ func TestDeprecatedOperationNeedsItsDates(t *testing.T) {
 // noSession authenticates nobody: every secured request is a 401.
 type noSession struct{}
 
-func (noSession) Authenticate(*http.Request, string) (requestctx.Caller, *idempotency.Stored, bool, error) {
+func (noSession) Authenticate(*http.Request, string) (requestctx.Caller, *db.IdempotencyKey, bool, error) {
 	return requestctx.Caller{}, nil, false, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -138,6 +139,37 @@ func setAllowConnections(t *testing.T, env *testenv.Env, allow bool) {
 	if !allow {
 		if _, err := admin.Exec(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", name); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestALockTimeoutIsA503 proves the translation at the database boundary:
+// whichever query meets the lock timeout (a list's rows or a single row),
+// the answer is the same retryable 503, not a 500.
+func TestALockTimeoutIsA503(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t, testenv.Options{LockTimeout: 200 * time.Millisecond})
+	c, user := env.SignedIn(t, "Lorna Locked")
+	org := env.DB.Org(t, "Locked Ads")
+	env.DB.Member(t, org, user, "author")
+	creative := env.DB.DraftCreative(t, org, user)
+	// A migration holds the creatives table: every read of it waits.
+	ctx := context.Background()
+	tx, err := env.DB.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "LOCK TABLE creatives IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	for name, path := range map[string]string{
+		"listing creatives":  fmt.Sprintf("/api/v1/organizations/%s/creatives", org),
+		"getting a creative": fmt.Sprintf("/api/v1/organizations/%s/creatives/%s", org, creative),
+	} {
+		r := c.Do("GET", path, nil)
+		if p := r.Problem(t); r.Status != http.StatusServiceUnavailable || p.Code != "service_unavailable" || r.Header.Get("Retry-After") == "" {
+			t.Errorf("%s while the table is locked: %d %s", name, r.Status, r.Body)
 		}
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"creativeapi/internal/creative"
 	"creativeapi/internal/cursor"
 	"creativeapi/internal/requestctx"
-	"creativeapi/internal/store"
 )
 
 // ListOrganizationMembers answers one page of an organization's members by
@@ -36,7 +35,7 @@ func (s *Server) ListOrganizationMembers(ctx context.Context, r api.ListOrganiza
 	}
 	rows, err := s.store.Q.MemberPage(ctx, params)
 	if err != nil {
-		return nil, store.Translate(err)
+		return nil, err
 	}
 	limit := pageSize(r.Params.Limit)
 	out := api.ListOrganizationMembers200JSONResponse{Items: make([]api.Member, 0, len(rows)), NextCursor: nullable.NewNullNullable[string]()}

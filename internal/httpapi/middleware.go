@@ -18,6 +18,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"creativeapi/gen/db"
 	"creativeapi/internal/clientip"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/problem"
@@ -129,10 +130,10 @@ type Authenticator interface {
 	// no valid session. With a non-empty idempotencyKey it also returns, from
 	// the same read, the live answer stored under it for the caller (nil:
 	// none).
-	Authenticate(r *http.Request, idempotencyKey string) (caller requestctx.Caller, stored *idempotency.Stored, ok bool, err error)
+	Authenticate(r *http.Request, idempotencyKey string) (caller requestctx.Caller, stored *db.IdempotencyKey, ok bool, err error)
 }
 
-// gate answers, in PRODUCT.md's order, everything decided before a handler
+// gate answers, in docs/errors.md's order, everything decided before a handler
 // runs: the route (404/405), authentication (401), request forgery (403),
 // then the body and parameters (400/415/422). Only /api/ paths pass it.
 func gate(v *Validator, auth Authenticator, origins originPolicy) echo.MiddlewareFunc {
@@ -176,8 +177,8 @@ func gate(v *Validator, auth Authenticator, origins originPolicy) echo.Middlewar
 				if unsafe {
 					key = idempotency.LookupKey(req.Header.Get("Idempotency-Key"))
 				}
-				caller, prefetched, ok, err := auth.Authenticate(req, key)
-				stored = prefetched
+				caller, row, ok, err := auth.Authenticate(req, key)
+				stored = idempotency.StoredFrom(row)
 				if err != nil {
 					return err
 				}
@@ -189,7 +190,7 @@ func gate(v *Validator, auth Authenticator, origins originPolicy) echo.Middlewar
 				}
 				ctx := requestctx.WithCaller(req.Context(), caller)
 				if key != "" {
-					ctx = idempotency.WithPrefetched(ctx, caller.UserID, key, stored)
+					ctx = withPrefetched(ctx, &idempotency.Prefetched{UserID: caller.UserID, Key: key, Stored: stored})
 				}
 				req = req.WithContext(ctx)
 				c.SetRequest(req)
@@ -252,4 +253,20 @@ func newBodyReader(b []byte) io.ReadCloser { return io.NopCloser(bytes.NewReader
 func isJSON(contentType string) bool {
 	mt, _, err := mime.ParseMediaType(contentType)
 	return err == nil && mt == "application/json"
+}
+
+type prefetchedKey struct{}
+
+// withPrefetched carries the session lookup's read of the Idempotency-Key
+// from the gate to the command's handler, which hands it to the runner as
+// idempotency.Request.Prefetched: request-scoped data crossing the strict
+// handler's boundary, like the caller.
+func withPrefetched(ctx context.Context, p *idempotency.Prefetched) context.Context {
+	return context.WithValue(ctx, prefetchedKey{}, p)
+}
+
+// prefetched is what withPrefetched carried; nil when nothing was read.
+func prefetched(ctx context.Context) *idempotency.Prefetched {
+	p, _ := ctx.Value(prefetchedKey{}).(*idempotency.Prefetched)
+	return p
 }

@@ -123,7 +123,7 @@ func (s *Server) GetHealth(ctx context.Context, _ api.GetHealthRequestObject) (a
 // GetReadiness answers 200 when the database answers.
 func (s *Server) GetReadiness(ctx context.Context, _ api.GetReadinessRequestObject) (api.GetReadinessResponseObject, error) {
 	if err := s.store.Pool.Ping(ctx); err != nil {
-		return nil, store.Translate(fmt.Errorf("%w: %w", store.ErrUnavailable, err))
+		return nil, fmt.Errorf("%w: %w", store.ErrUnavailable, err)
 	}
 	return api.GetReadiness200JSONResponse{Status: api.Ok}, nil
 }

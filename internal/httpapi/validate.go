@@ -22,6 +22,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
+	"creativeapi/internal/idempotency"
 	"creativeapi/internal/problem"
 )
 
@@ -366,15 +367,8 @@ const singleLinePattern = `^[^\u0000-\u001F\u007F-\u009F]*$`
 // Each says exactly what its pattern says (TestPatternMatchersMatchTheirPatterns).
 var patternMatchers = map[string]func(string) bool{
 	singleLinePattern: func(s string) bool { return !strings.ContainsFunc(s, unicode.IsControl) },
-	// Visible ASCII, 1 to 255 characters, or that quoted.
-	`^(?:[\x21-\x7E]{1,255}|"[\x21-\x7E]{1,255}")$`: func(s string) bool {
-		for i := range len(s) {
-			if s[i] < 0x21 || s[i] > 0x7E {
-				return false
-			}
-		}
-		return len(s) >= 1 && len(s) <= 255 || len(s) >= 3 && len(s) <= 257 && s[0] == '"' && s[len(s)-1] == '"'
-	},
+	// The Idempotency-Key format.
+	`^(?:[\x21-\x7E]{1,255}|"[\x21-\x7E]{1,255}")$`: idempotency.ValidKey,
 	`^[0-9]+$`: func(s string) bool {
 		for i := range len(s) {
 			if s[i] < '0' || s[i] > '9' {

@@ -38,6 +38,27 @@ type Request struct {
 	Key string
 	// Fingerprint identifies the request (see Fingerprint).
 	Fingerprint []byte
+	// Prefetched, when set, is what an earlier read found under the key
+	// (the session lookup reads it in the same statement), so Run spends no
+	// round trip of its own on it.
+	Prefetched *Prefetched
+}
+
+// Prefetched is the live answer stored under UserID's Key as a read found
+// it; Stored nil: there was none.
+type Prefetched struct {
+	UserID uuid.UUID
+	Key    string
+	Stored *Stored
+}
+
+// StoredFrom is the answer in the columns the session lookup read from
+// idempotency_keys; nil when it found none.
+func StoredFrom(row *db.IdempotencyKey) *Stored {
+	if row == nil || row.Fingerprint == nil {
+		return nil
+	}
+	return &Stored{Fingerprint: row.Fingerprint, StatusCode: row.StatusCode, Body: row.ResponseBody, Location: row.ResponseLocation}
 }
 
 // Command runs a command's effect on q and returns its answer. A refusal is
@@ -113,21 +134,6 @@ type Stored struct {
 	Location    *string
 }
 
-type prefetchKey struct{}
-
-type prefetched struct {
-	user   uuid.UUID
-	key    string
-	stored *Stored
-}
-
-// WithPrefetched records on ctx that the live answer under user's key (as
-// LookupKey returns it) was read already, with the session (stored nil:
-// there is none), so Run spends no round trip of its own on it.
-func WithPrefetched(ctx context.Context, user uuid.UUID, key string, stored *Stored) context.Context {
-	return context.WithValue(ctx, prefetchKey{}, prefetched{user: user, key: key, stored: stored})
-}
-
 // Run executes cmd once per (user, key). A repeat of a finished request gets
 // the stored answer (replayed true); a repeat while the first runs waits
 // for it (bounded by the database's lock_timeout, then 409); a different
@@ -135,7 +141,7 @@ func WithPrefetched(ctx context.Context, user uuid.UUID, key string, stored *Sto
 // stored is decided by Stores.
 //
 // A replay costs one read outside any transaction, none when the session
-// lookup brought the answer along (WithPrefetched). A first execution
+// lookup brought the answer along (Request.Prefetched). A first execution
 // sends its claim with BEGIN and the command's first statement, and the
 // stored answer with COMMIT: keys cost it no round trip in the
 // transaction. Only when the claim finds the key taken (a repeat committed
@@ -151,7 +157,7 @@ func (r *Runner) Run(ctx context.Context, req Request, cmd Command) (resp Respon
 		}()
 	}
 	if key != "" {
-		stored, err := r.lookup(ctx, req.UserID, key)
+		stored, err := r.lookup(ctx, req, key)
 		if err != nil {
 			return Response{}, false, err
 		}
@@ -168,12 +174,12 @@ func (r *Runner) Run(ctx context.Context, req Request, cmd Command) (resp Respon
 }
 
 // lookup returns the live answer stored under user's key, nil when none.
-func (r *Runner) lookup(ctx context.Context, user uuid.UUID, key string) (*Stored, error) {
-	if p, ok := ctx.Value(prefetchKey{}).(prefetched); ok && p.user == user && p.key == key {
-		return p.stored, nil
+func (r *Runner) lookup(ctx context.Context, req Request, key string) (*Stored, error) {
+	if p := req.Prefetched; p != nil && p.UserID == req.UserID && p.Key == key {
+		return p.Stored, nil
 	}
-	row, err := r.store.Q.IdempotencyKeyGet(ctx, db.IdempotencyKeyGetParams{UserID: user, Key: key})
-	switch err = store.Translate(err); {
+	row, err := r.store.Q.IdempotencyKeyGet(ctx, db.IdempotencyKeyGetParams{UserID: req.UserID, Key: key})
+	switch {
 	case err == nil:
 		stored := storedRow(row)
 		return &stored, nil
@@ -325,7 +331,7 @@ func (r *Runner) claim(ctx context.Context, q *db.Queries, req Request, key stri
 	}
 	stored, err := q.IdempotencyKeyGet(ctx, db.IdempotencyKeyGetParams{UserID: req.UserID, Key: key})
 	if err != nil {
-		if err = store.Translate(err); errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, store.ErrNotFound) {
 			return Response{}, false, errors.New("idempotency key neither claimed nor stored")
 		}
 		return Response{}, false, err
@@ -375,16 +381,24 @@ func claimError(err error) error {
 // runs: a key validation will refuse (one that is not even UTF-8, say)
 // must not reach the database first.
 func LookupKey(raw string) string {
-	key := NormalizeKey(raw)
-	if len(key) < 1 || len(key) > 255 {
+	if !ValidKey(raw) {
 		return ""
 	}
-	for i := range len(key) {
-		if key[i] < 0x21 || key[i] > 0x7e {
-			return ""
+	return NormalizeKey(raw)
+}
+
+// ValidKey is the Idempotency-Key format, openapi.yaml's pattern
+// ^(?:[\x21-\x7E]{1,255}|"[\x21-\x7E]{1,255}")$ said in Go: 1 to 255
+// visible ASCII characters, or that quoted (docs/idempotency.md). The
+// validator uses it for that pattern, which Go's regexp runs slowly.
+func ValidKey(raw string) bool {
+	for i := range len(raw) {
+		if raw[i] < 0x21 || raw[i] > 0x7E {
+			return false
 		}
 	}
-	return key
+	n := len(raw)
+	return n >= 1 && n <= 255 || n >= 3 && n <= 257 && raw[0] == '"' && raw[n-1] == '"'
 }
 
 // NormalizeKey strips the quotes of the structured-field string form, so
@@ -417,7 +431,7 @@ func Fingerprint(target string, body any) []byte {
 func Purge(ctx context.Context, s *store.Store, log *slog.Logger) error {
 	n, err := s.Q.IdempotencyKeyDeleteExpired(ctx)
 	if err != nil {
-		return store.Translate(err)
+		return err
 	}
 	if n > 0 {
 		log.Info("idempotency keys purged", "count", n)

@@ -53,10 +53,10 @@ func TestRunner(t *testing.T) {
 	t.Run("a prefetched answer is replayed without running the command", func(t *testing.T) {
 		user, _ := d.User(t, "Pia Prefetched")
 		status := int32(http.StatusCreated)
-		ctx := idempotency.WithPrefetched(ctx, user, "k2", &idempotency.Stored{Fingerprint: fingerprint, StatusCode: &status, Body: []byte("stored")})
+		prefetched := &idempotency.Prefetched{UserID: user, Key: "k2", Stored: &idempotency.Stored{Fingerprint: fingerprint, StatusCode: &status, Body: []byte("stored")}}
 		runs := 0
 		// The structured-field form of the key is the same key.
-		resp, replayed, err := r.Run(ctx, idempotency.Request{UserID: user, Key: `"k2"`, Fingerprint: fingerprint}, command(&runs, "new"))
+		resp, replayed, err := r.Run(ctx, idempotency.Request{UserID: user, Key: `"k2"`, Fingerprint: fingerprint, Prefetched: prefetched}, command(&runs, "new"))
 		if err != nil || !replayed || string(resp.Body) != "stored" || runs != 0 {
 			t.Fatalf("%q replayed %v, %v after %d runs", resp.Body, replayed, err, runs)
 		}
@@ -70,8 +70,8 @@ func TestRunner(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The session lookup saw no answer; a repeat committed right after it.
-		stale := idempotency.WithPrefetched(ctx, user, "k3", nil)
-		resp, replayed, err := r.Run(stale, req, command(&runs, "second"))
+		req.Prefetched = &idempotency.Prefetched{UserID: user, Key: "k3"}
+		resp, replayed, err := r.Run(ctx, req, command(&runs, "second"))
 		if err != nil || !replayed || string(resp.Body) != "first" {
 			t.Fatalf("%q replayed %v, %v", resp.Body, replayed, err)
 		}
@@ -108,11 +108,11 @@ func TestRunner(t *testing.T) {
 		status := int32(http.StatusCreated)
 		stored := &idempotency.Stored{Fingerprint: fingerprint, StatusCode: &status, Body: []byte("someone else's")}
 		runs := 0
-		for i, ctx := range []context.Context{
-			idempotency.WithPrefetched(ctx, user, "other-key", stored),
-			idempotency.WithPrefetched(ctx, uuid.New(), "k4", stored),
+		for i, p := range []*idempotency.Prefetched{
+			{UserID: user, Key: "other-key", Stored: stored},
+			{UserID: uuid.New(), Key: "k4", Stored: stored},
 		} {
-			resp, replayed, err := r.Run(ctx, idempotency.Request{UserID: user, Key: "k4", Fingerprint: fingerprint}, command(&runs, "mine"))
+			resp, replayed, err := r.Run(ctx, idempotency.Request{UserID: user, Key: "k4", Fingerprint: fingerprint, Prefetched: p}, command(&runs, "mine"))
 			if err != nil || string(resp.Body) != "mine" || replayed != (i == 1) {
 				t.Fatalf("call %d: %q replayed %v, %v; want %q, the second replayed", i, resp.Body, replayed, err, "mine")
 			}

@@ -69,7 +69,7 @@ func (c *databaseCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
 	failed := func(what string, err error) {
-		c.log.Warn("a database read failed; its series are left out of this scrape", "read", what, "error", store.Translate(err))
+		c.log.Warn("a database read failed; its series are left out of this scrape", "read", what, "error", err)
 	}
 	if open, err := c.st.Q.DepositOpenCounts(ctx); err != nil {
 		failed("open deposits", err)
@@ -86,7 +86,7 @@ func (c *databaseCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(c.review, float64(n))
 	}
 	pos, err := c.st.Q.ChainPositionStatus(ctx, *c.chain)
-	switch err = store.Translate(err); {
+	switch {
 	case errors.Is(err, store.ErrNotFound):
 		// The watcher has not recorded a poll yet.
 	case err != nil:

@@ -38,7 +38,7 @@ const (
 // FieldCode is the machine-readable kind of a field error.
 type FieldCode string
 
-// The field error codes of PRODUCT.md §6.
+// The field error codes of docs/errors.md (FieldError.code in openapi.yaml).
 const (
 	Required      FieldCode = "required"
 	InvalidType   FieldCode = "invalid_type"

@@ -84,6 +84,15 @@ const (
 // Roles lists every membership role, so callers and tests can range over them.
 var Roles = []Role{RoleAdmin, RoleReviewer, RoleAuthor, RoleViewer}
 
+// RoleNames is Roles as strings, for help texts and messages.
+func RoleNames() []string {
+	names := make([]string, len(Roles))
+	for i, r := range Roles {
+		names[i] = string(r)
+	}
+	return names
+}
+
 // Valid reports whether r is one of the membership roles.
 func (r Role) Valid() bool {
 	return slices.Contains(Roles, r)

@@ -61,7 +61,7 @@ func creative(s review.Status) review.Creative {
 	return review.Creative{Status: s, AuthorID: authorID, HasCurrentVersion: true}
 }
 
-// TestDecideMatrix covers every (caller × state × action) cell of PRODUCT.md §3
+// TestDecideMatrix covers every (caller × state × action) cell of docs/review.md
 // for a creative with a current version and no assigned reviewer. Columns are
 // in canonical order: submit, request_changes, approve, archive.
 func TestDecideMatrix(t *testing.T) {

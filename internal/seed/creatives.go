@@ -315,11 +315,11 @@ func seedBenchmarkCreatives(ctx context.Context, s *store.Store, log *slog.Logge
 	}
 	task, err := s.Q.TaskUpsert(ctx, db.TaskUpsertParams{OrganizationID: p.Acme, Name: benchmarkTask})
 	if err != nil {
-		return store.Translate(err)
+		return err
 	}
 	have, err := s.Q.CreativeCountByTask(ctx, &task)
 	if err != nil {
-		return store.Translate(err)
+		return err
 	}
 	missing := n - int(have)
 	if missing <= 0 {

@@ -13,7 +13,7 @@ import (
 	"creativeapi/internal/store"
 )
 
-// demoOrgs and demoUsers are PRODUCT.md §7's people.
+// demoOrgs and demoUsers are the demo logins of README.md ("Two commands").
 var (
 	demoOrgs = []struct{ name, slug string }{
 		{"Acme Ads", "acme"},
@@ -59,7 +59,7 @@ func seedPeople(ctx context.Context, s *store.Store, log *slog.Logger) (People, 
 		people.Users[u.email] = id
 		n, err := s.Q.MembershipInsertIfAbsent(ctx, db.MembershipInsertIfAbsentParams{OrganizationID: orgs[u.org], UserID: id, Role: u.role})
 		if err != nil {
-			return People{}, fmt.Errorf("membership of %s: %w", u.email, store.Translate(err))
+			return People{}, fmt.Errorf("membership of %s: %w", u.email, err)
 		}
 		log.Info("seed user", "email", u.email, "created", created, "membership_created", n == 1, "org", u.org, "role", u.role)
 	}
@@ -72,11 +72,11 @@ func ensureOrg(ctx context.Context, q *db.Queries, name, slug string) (uuid.UUID
 	if err == nil {
 		return id, true, nil
 	}
-	if err = store.Translate(err); !errors.Is(err, store.ErrNotFound) {
+	if !errors.Is(err, store.ErrNotFound) {
 		return uuid.Nil, false, err
 	}
 	org, err := q.OrganizationGetBySlug(ctx, slug)
-	return org.ID, false, store.Translate(err)
+	return org.ID, false, err
 }
 
 // ensureUser returns the id of the user with email, creating it with the
@@ -86,7 +86,7 @@ func ensureUser(ctx context.Context, q *db.Queries, email, name string) (uuid.UU
 	if err == nil {
 		return u.ID, false, nil
 	}
-	if err = store.Translate(err); !errors.Is(err, store.ErrNotFound) {
+	if !errors.Is(err, store.ErrNotFound) {
 		return uuid.Nil, false, err
 	}
 	hash, err := auth.HashPassword(DemoPassword, auth.DefaultPasswordParams)
@@ -97,10 +97,10 @@ func ensureUser(ctx context.Context, q *db.Queries, email, name string) (uuid.UU
 	if err == nil {
 		return id, true, nil
 	}
-	if err = store.Translate(err); !errors.Is(err, store.ErrNotFound) {
+	if !errors.Is(err, store.ErrNotFound) {
 		return uuid.Nil, false, err
 	}
 	// Another seed run created it in between.
 	u, err = q.UserGetByEmail(ctx, email)
-	return u.ID, false, store.Translate(err)
+	return u.ID, false, err
 }

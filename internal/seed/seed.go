@@ -1,4 +1,4 @@
-// Package seed loads the demo data of PRODUCT.md §7. Every step is
+// Package seed loads the demo data README.md describes. Every step is
 // re-runnable: it finds what exists and adds only what is missing.
 package seed
 

@@ -113,13 +113,14 @@ func (pc PoolConfig) SessionSettings() map[string]string {
 // Store runs queries on the pool.
 type Store struct {
 	Pool *pgxpool.Pool
-	// Q runs single statements outside a transaction.
+	// Q runs single statements outside a transaction; its errors come back
+	// translated.
 	Q *db.Queries
 }
 
 // New wraps a pool.
 func New(pool *pgxpool.Pool) *Store {
-	return &Store{Pool: pool, Q: db.New(pool)}
+	return &Store{Pool: pool, Q: db.New(translating{pool})}
 }
 
 // InTx runs fn in one transaction: committed when fn returns nil, rolled back
@@ -135,7 +136,7 @@ func (s *Store) InTx(ctx context.Context, fn func(q *db.Queries) error) error {
 	}
 	defer conn.Release()
 	t := newTx(conn.Conn())
-	if err := fn(db.New(t)); err != nil {
+	if err := fn(db.New(translating{t})); err != nil {
 		t.rollback(context.WithoutCancel(ctx))
 		return Translate(err)
 	}

@@ -1,14 +1,13 @@
-// Package accounts manages users, organizations and memberships for the
+// Package directory manages users, organizations and memberships for the
 // command line (there is no sign-up endpoint in v1). Every refusal is an
 // error whose message is fit to print as the command's one-line answer.
-package accounts
+package directory
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -17,11 +16,9 @@ import (
 
 	"creativeapi/gen/db"
 	"creativeapi/internal/auth"
+	"creativeapi/internal/review"
 	"creativeapi/internal/store"
 )
-
-// Roles are the roles of PRODUCT.md §1, in the order help texts list them.
-var Roles = []string{"admin", "reviewer", "author", "viewer"}
 
 const (
 	// MinPasswordLen keeps trivially short passwords out.
@@ -80,7 +77,7 @@ func (m *Manager) CreateUser(ctx context.Context, email, name, password string) 
 	}
 	row, err := m.store.Q.UserInsert(ctx, db.UserInsertParams{Email: email, Name: name, PasswordHash: hash})
 	if err != nil {
-		if err = store.Translate(err); errors.Is(err, store.ErrConflict) {
+		if errors.Is(err, store.ErrConflict) {
 			return User{}, fmt.Errorf("a user with email %s already exists", email)
 		}
 		return User{}, err
@@ -92,7 +89,7 @@ func (m *Manager) CreateUser(ctx context.Context, email, name, password string) 
 func (m *Manager) ListUsers(ctx context.Context) ([]User, error) {
 	rows, err := m.store.Q.UserList(ctx)
 	if err != nil {
-		return nil, store.Translate(err)
+		return nil, err
 	}
 	users := make([]User, len(rows))
 	for i, r := range rows {
@@ -148,7 +145,7 @@ func (m *Manager) CreateOrg(ctx context.Context, name, slug string) (Org, error)
 	}
 	row, err := m.store.Q.OrganizationInsert(ctx, db.OrganizationInsertParams{Name: name, Slug: slug})
 	if err != nil {
-		if err = store.Translate(err); errors.Is(err, store.ErrConflict) {
+		if errors.Is(err, store.ErrConflict) {
 			return Org{}, fmt.Errorf("an organization with slug %s already exists", slug)
 		}
 		return Org{}, err
@@ -167,7 +164,7 @@ func (m *Manager) AddMember(ctx context.Context, slug, email, role string) (prev
 		return "", err
 	}
 	previous, err = m.store.Q.MembershipUpsert(ctx, db.MembershipUpsertParams{OrganizationID: org.ID, UserID: user.ID, Role: role})
-	return previous, store.Translate(err)
+	return previous, err
 }
 
 // RemoveMember ends the user's membership of the organization.
@@ -178,7 +175,7 @@ func (m *Manager) RemoveMember(ctx context.Context, slug, email string) error {
 	}
 	n, err := m.store.Q.MembershipDelete(ctx, db.MembershipDeleteParams{OrganizationID: org.ID, UserID: user.ID})
 	if err != nil {
-		return store.Translate(err)
+		return err
 	}
 	if n == 0 {
 		return fmt.Errorf("%s is not a member of %s", user.Email, org.Slug)
@@ -196,14 +193,14 @@ func (m *Manager) orgAndUser(ctx context.Context, slug, email string) (db.Organi
 	}
 	org, err := m.store.Q.OrganizationGetBySlug(ctx, slug)
 	if err != nil {
-		if err = store.Translate(err); errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, store.ErrNotFound) {
 			err = fmt.Errorf("no organization with slug %s", slug)
 		}
 		return db.OrganizationGetBySlugRow{}, db.UserGetByEmailRow{}, err
 	}
 	user, err := m.store.Q.UserGetByEmail(ctx, email)
 	if err != nil {
-		if err = store.Translate(err); errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, store.ErrNotFound) {
 			err = fmt.Errorf("no user with email %s", email)
 		}
 		return db.OrganizationGetBySlugRow{}, db.UserGetByEmailRow{}, err
@@ -248,12 +245,14 @@ func checkPassword(password string) error {
 	return nil
 }
 
+// checkRole accepts the membership roles of the review rules (review.Roles).
 func checkRole(role string) error {
+	names := review.RoleNames()
 	if role == "" {
-		return fmt.Errorf("--role is required (one of %s)", strings.Join(Roles, ", "))
+		return fmt.Errorf("--role is required (one of %s)", strings.Join(names, ", "))
 	}
-	if !slices.Contains(Roles, role) {
-		return fmt.Errorf("unknown role %q (want one of %s)", role, strings.Join(Roles, ", "))
+	if !review.Role(role).Valid() {
+		return fmt.Errorf("unknown role %q (want one of %s)", role, strings.Join(names, ", "))
 	}
 	return nil
 }

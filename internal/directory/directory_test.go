@@ -1,4 +1,4 @@
-package accounts_test
+package directory_test
 
 import (
 	"context"
@@ -6,17 +6,17 @@ import (
 	"strings"
 	"testing"
 
-	"creativeapi/internal/accounts"
 	"creativeapi/internal/auth"
+	"creativeapi/internal/directory"
 	"creativeapi/internal/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-func setup(t *testing.T) (*accounts.Manager, *testenv.DB) {
+func setup(t *testing.T) (*directory.Manager, *testenv.DB) {
 	t.Helper()
 	d := testenv.NewDB(t)
-	return accounts.New(d.Store), d
+	return directory.New(d.Store), d
 }
 
 func TestUsersAreCreatedListedAndGetNewPasswords(t *testing.T) {
