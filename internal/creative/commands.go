@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"creativeapi/gen/db"
+	"creativeapi/internal/events"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/review"
 	"creativeapi/internal/store"
@@ -141,8 +142,9 @@ type ActionRequest struct {
 	Comment         *string
 }
 
-// Act runs a review action. The locked row is the creative as it was: the
-// answer is that row with the action applied, so nothing is read back.
+// Act runs a review action and writes its event (creative.submitted and
+// so on). The locked row is the creative as it was: the answer is that row
+// with the action applied, so nothing is read back.
 func Act(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, in ActionRequest) (Creative, error) {
 	locked, who, err := lock(ctx, q, org, id, user)
 	if err != nil {
@@ -150,6 +152,10 @@ func Act(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, in ActionR
 	}
 	c := locked.Creative
 	next, err := review.Check(reviewCreative(c), who, in.ExpectedVersion, nil, in.Action)
+	if err != nil {
+		return Creative{}, err
+	}
+	eventType, err := events.CreativeActionType(string(in.Action))
 	if err != nil {
 		return Creative{}, err
 	}
@@ -169,7 +175,7 @@ func Act(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, in ActionR
 	}); err != nil {
 		return Creative{}, err
 	}
-	return one(ctx, q, lockedRow(locked, c), who)
+	return answerWithEvent(ctx, q, lockedRow(locked, c), who, eventType)
 }
 
 // lock locks a creative of org for a change by user and reads, in the

@@ -2,6 +2,7 @@ package deposit
 
 import (
 	"context"
+	"time"
 	"log/slog"
 
 	"creativeapi/gen/db"
@@ -21,16 +22,28 @@ const (
 // monitoring window. Each step is a set-based UPDATE of rows it locks with
 // SKIP LOCKED, so replicas running it at once share the work.
 func SweepJob(st *store.Store, log *slog.Logger) sweeper.Job {
-	return sweeper.Job{Name: "deposits", Run: func(ctx context.Context) error { return Sweep(ctx, st.Q, log) }}
+	return sweeper.Job{Name: "deposits", Run: func(ctx context.Context) error { return Sweep(ctx, st, log) }}
 }
 
-// Sweep runs the deposit housekeeping once.
-func Sweep(ctx context.Context, q *db.Queries, log *slog.Logger) error {
-	expired, err := inBatches(ctx, q.DepositExpire)
+// Sweep runs the deposit housekeeping once. Each batch of expiries commits
+// with its deposit.expired events.
+func Sweep(ctx context.Context, st *store.Store, log *slog.Logger) error {
+	expired, err := inBatches(ctx, func(ctx context.Context, batch int32) (int64, error) {
+		var n int64
+		err := st.InTx(ctx, func(q *db.Queries) error {
+			deps, err := q.DepositExpire(ctx, batch)
+			n = int64(len(deps))
+			if err != nil {
+				return err
+			}
+			return WriteEvents(ctx, q, deps, time.Now())
+		})
+		return n, err
+	})
 	if err != nil {
 		return err
 	}
-	released, err := inBatches(ctx, q.DepositReleaseReservations)
+	released, err := inBatches(ctx, st.Q.DepositReleaseReservations)
 	if err != nil {
 		return err
 	}

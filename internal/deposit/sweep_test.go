@@ -33,7 +33,7 @@ func TestSweep_ExpiresLapsedDepositsAndReleasesAfterTheWindow(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 3 {
 		wg.Go(func() {
-			if err := deposit.Sweep(context.Background(), d.Store.Q, log); err != nil {
+			if err := deposit.Sweep(context.Background(), d.Store, log); err != nil {
 				t.Error(err)
 			}
 		})
