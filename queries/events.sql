@@ -180,3 +180,8 @@ ORDER BY delivery_id, attempt;
 -- DepositsByIDs reads deposits by id with the database clock, for the
 -- events of a change made in the same transaction.
 SELECT sqlc.embed(deposits), now()::timestamptz AS db_now FROM deposits WHERE id = ANY (@ids::uuid[]);
+
+-- name: OutboxNotifyPublished :exec
+-- OutboxNotifyPublished tells every replica's stream hub (LISTEN
+-- outbox_published) that events up to seq are published; sent at COMMIT.
+SELECT pg_notify('outbox_published', @seq::bigint::text);

@@ -221,6 +221,17 @@ func (q *Queries) OutboxLastSeq(ctx context.Context) (int64, error) {
 	return column_1, err
 }
 
+const outboxNotifyPublished = `-- name: OutboxNotifyPublished :exec
+SELECT pg_notify('outbox_published', $1)
+`
+
+// OutboxNotifyPublished tells every replica's stream hub (LISTEN
+// outbox_published) that events up to seq are published; sent at COMMIT.
+func (q *Queries) OutboxNotifyPublished(ctx context.Context, seqpgCatalogint8 string) error {
+	_, err := q.db.Exec(ctx, outboxNotifyPublished, seqpgCatalogint8)
+	return err
+}
+
 const outboxPublish = `-- name: OutboxPublish :many
 WITH next AS (
     SELECT id FROM outbox_events WHERE seq IS NULL ORDER BY id LIMIT $1 FOR UPDATE
