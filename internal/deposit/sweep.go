@@ -2,8 +2,8 @@ package deposit
 
 import (
 	"context"
-	"time"
 	"log/slog"
+	"time"
 
 	"creativeapi/gen/db"
 	"creativeapi/internal/store"
