@@ -93,9 +93,6 @@ type Config struct {
 	EventsRetention time.Duration
 	// WebhookWorkers is how many webhook attempts one replica runs at once.
 	WebhookWorkers int
-	// EventStreamHeartbeat is the pause between two heartbeat comments of
-	// GET /api/v1/me/events; each also checks the session is still valid.
-	EventStreamHeartbeat time.Duration
 	// ShutdownTimeout bounds the graceful drain on SIGTERM.
 	ShutdownTimeout time.Duration
 	// PprofAddr exposes net/http/pprof when set.
@@ -142,7 +139,6 @@ func Load(getenv func(string) string) (Config, error) {
 		SweepInterval:           p.duration("SWEEP_INTERVAL", time.Minute),
 		EventsRetention:         p.duration("EVENTS_RETENTION", 7*24*time.Hour),
 		WebhookWorkers:          p.integer("WEBHOOK_WORKERS", 50),
-		EventStreamHeartbeat:    p.duration("EVENT_STREAM_HEARTBEAT", 15*time.Second),
 		ShutdownTimeout:         p.duration("SHUTDOWN_TIMEOUT", 20*time.Second),
 		PprofAddr:               p.str("PPROF_ADDR", ""),
 		LogLevel:                p.str("LOG_LEVEL", "info"),
@@ -198,7 +194,7 @@ func (c Config) validate() []error {
 		"DB_ACQUIRE_TIMEOUT": c.DBAcquireTimeout, "REQUEST_TIMEOUT": c.RequestTimeout,
 		"SWEEP_INTERVAL": c.SweepInterval, "SHUTDOWN_TIMEOUT": c.ShutdownTimeout,
 		"CHAIN_POLL_INTERVAL": c.ChainPollInterval, "DEVCHAIN_BLOCK_INTERVAL": c.DevchainBlockInterval,
-		"EVENTS_RETENTION": c.EventsRetention, "EVENT_STREAM_HEARTBEAT": c.EventStreamHeartbeat,
+		"EVENTS_RETENTION": c.EventsRetention,
 	}
 	if c.WebhookWorkers < 1 || c.WebhookWorkers > 10_000 {
 		bad("WEBHOOK_WORKERS=%d: want 1 to 10000", c.WebhookWorkers)
