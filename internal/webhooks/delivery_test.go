@@ -208,8 +208,7 @@ func TestDelivery_SignedByTheStandardRetriedWithTheSameIDUntilAccepted(t *testin
 func TestDelivery_410DisablesTheEndpoint(t *testing.T) {
 	t.Parallel()
 	b := setup(t, webhooks.Config{AllowPrivate: true})
-	rcv := newReceiver(t, webhooks.NewSecret(), func(int, http.ResponseWriter) {})
-	rcv.answer = func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusGone) }
+	rcv := newReceiver(t, webhooks.NewSecret(), func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusGone) })
 	ep := b.endpoint(t, rcv.srv.URL, events.CreativeApproved)
 	b.emit(t, events.CreativeApproved)
 	rcv.wait(t, 1)
