@@ -39,7 +39,7 @@ type receiver struct {
 	seen   chan struct{}
 }
 
-func newReceiver(t *testing.T, secret string, answer func(n int, w http.ResponseWriter)) *receiver {
+func newReceiver(t testing.TB, secret string, answer func(n int, w http.ResponseWriter)) *receiver {
 	r := &receiver{secret: secret, answer: answer, seen: make(chan struct{}, 100)}
 	wh, err := standardwebhooks.NewWebhook(secret)
 	if err != nil {
@@ -73,7 +73,7 @@ type bundle struct {
 }
 
 // setup starts a delivery service with retries due at once (no waits).
-func setup(t *testing.T, cfg webhooks.Config) *bundle {
+func setup(t testing.TB, cfg webhooks.Config) *bundle {
 	t.Helper()
 	d := testenv.NewDB(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -100,7 +100,7 @@ func setup(t *testing.T, cfg webhooks.Config) *bundle {
 	return &bundle{d: d, org: d.Org(t, "Hooks"), svc: svc, pub: events.NewPublisher(d.Store, events.PublisherConfig{}, svc.Fanout, log)}
 }
 
-func (b *bundle) endpoint(t *testing.T, url string, types ...events.Type) db.WebhookEndpoint {
+func (b *bundle) endpoint(t testing.TB, url string, types ...events.Type) db.WebhookEndpoint {
 	t.Helper()
 	names := make([]string, len(types))
 	for i, ty := range types {

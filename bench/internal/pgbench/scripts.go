@@ -168,8 +168,9 @@ var claimArgs = map[string]string{"fingerprint": ":fp", "ttl_seconds": ":ttls"}
 // does with an Idempotency-Key whose stored answer the session lookup found
 // missing: BEGIN, the claim and the command's first round trip (first) in
 // one pipeline, then the rest of the command, then the stored answer with
-// COMMIT.
-func keyed(b *builder, status, body, location string, first, rest func()) {
+// COMMIT (with the statements beforeAnswer writes, such as the outbox
+// event, in front of it).
+func keyed(b *builder, status, body, location string, first, rest func(), beforeAnswer ...func()) {
 	b.pipeline(func() {
 		b.raw("BEGIN", "begin")
 		b.query("IdempotencyKeyInsert", claimArgs, false)
@@ -177,6 +178,9 @@ func keyed(b *builder, status, body, location string, first, rest func()) {
 	})
 	rest()
 	b.pipeline(func() {
+		for _, f := range beforeAnswer {
+			f()
+		}
 		b.query("IdempotencyKeySetResponse", map[string]string{
 			"status_code": status, "response_body": body, "response_location": location,
 		}, false)
@@ -239,6 +243,12 @@ func actionScript(b *builder) {
 				}, false)
 				b.query("CreativeVersionsWithAssets", map[string]string{"ids": ":vids"}, false)
 			})
+		}, func() {
+			// The event: the answer's size, as the server writes it.
+			b.query("OutboxEventsInsert", map[string]string{
+				"types": "ARRAY[" + verb + "]", "organization_ids": "ARRAY[:organization_id]::uuid[]",
+				"user_ids": "ARRAY['00000000-0000-0000-0000-000000000000']::uuid[]", "payloads": "ARRAY[convert_from(:cbody, 'UTF8')::json]",
+			}, false)
 		})
 	}
 	b.meta(`\if :phase = 1`)
