@@ -15,7 +15,7 @@ import (
 	"creativeapi/gen/db"
 )
 
-// Type is an event type, as named in openapi.yaml's EventType.
+// Type is an event type (docs/events.md lists which change writes which).
 type Type string
 
 // The event types. Creative events belong to an organization (webhooks and

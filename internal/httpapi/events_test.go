@@ -10,8 +10,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"creativeapi/gen/api"
 	"creativeapi/internal/events"
 	"creativeapi/internal/review"
+	"creativeapi/internal/testenv"
 )
 
 // outboxRow is one outbox event as stored.
@@ -44,6 +46,30 @@ func outbox(t *testing.T, d *reviewDesk) []outboxRow {
 	return out
 }
 
+// wantCreativeEvent checks that ev is an unpublished event of type typ of
+// the desk's organization whose data is the command's answer without what
+// depends on the caller (availableActions, permissions), stamped with the
+// answer's updatedAt (the change's transaction clock).
+func wantCreativeEvent(t *testing.T, d *reviewDesk, ev outboxRow, typ events.Type, answered *testenv.Response) {
+	t.Helper()
+	if ev.Type != string(typ) || ev.Org == nil || *ev.Org != d.org || ev.Seq != nil {
+		t.Errorf("event %s of organization %v, seq %v; want %s of %s, not yet published", ev.Type, ev.Org, ev.Seq, typ, d.org)
+	}
+	var answer map[string]any
+	answered.JSON(t, &answer)
+	delete(answer, "availableActions")
+	delete(answer, "permissions")
+	data, _ := ev.Payload["data"].(map[string]any)
+	wantData, _ := json.Marshal(answer)
+	gotData, _ := json.Marshal(data)
+	if string(wantData) != string(gotData) {
+		t.Errorf("%s: event data differs from the answer without availableActions and permissions:\n event:  %s\n answer: %s", typ, gotData, wantData)
+	}
+	if ev.Payload["type"] != string(typ) || ev.Payload["timestamp"] != answer["updatedAt"] {
+		t.Errorf("payload type %v timestamp %v; want %s at %v", ev.Payload["type"], ev.Payload["timestamp"], typ, answer["updatedAt"])
+	}
+}
+
 func TestEveryCreativeActionWritesItsEventWithTheChange(t *testing.T) {
 	t.Parallel()
 	d := newReviewDesk(t)
@@ -66,24 +92,9 @@ func TestEveryCreativeActionWritesItsEventWithTheChange(t *testing.T) {
 	if len(got) != 2 || got[0].Type != string(events.CreativeSubmitted) || got[1].Type != string(events.CreativeApproved) {
 		t.Fatalf("outbox %+v; want submitted then approved", got)
 	}
-	ev := got[1]
-	if ev.Org == nil || *ev.Org != d.org || ev.Seq != nil {
-		t.Errorf("event organization %v seq %v; want %s, not yet published", ev.Org, ev.Seq, d.org)
-	}
-	data, _ := ev.Payload["data"].(map[string]any)
-	var answer map[string]any
-	approved.JSON(t, &answer)
-	delete(answer, "availableActions")
-	if _, has := data["availableActions"]; has || data["id"] != id.String() || data["reviewStatus"] != string(review.StatusApproved) {
-		t.Errorf("event data %v; want the creative without availableActions", data)
-	}
-	wantData, _ := json.Marshal(answer)
-	gotData, _ := json.Marshal(data)
-	if string(wantData) != string(gotData) {
-		t.Errorf("event data differs from the answer:\n event:  %s\n answer: %s", gotData, wantData)
-	}
-	if ev.Payload["type"] != string(events.CreativeApproved) || ev.Payload["timestamp"] != answer["updatedAt"] {
-		t.Errorf("payload type %v timestamp %v; want %s at %v", ev.Payload["type"], ev.Payload["timestamp"], events.CreativeApproved, answer["updatedAt"])
+	wantCreativeEvent(t, d, got[1], events.CreativeApproved, approved)
+	if data, _ := got[1].Payload["data"].(map[string]any); data["id"] != id.String() || data["reviewStatus"] != string(review.StatusApproved) {
+		t.Errorf("event data %v; want the approved creative", data)
 	}
 
 	// Publishing numbers them in order, once.
@@ -97,5 +108,73 @@ func TestEveryCreativeActionWritesItsEventWithTheChange(t *testing.T) {
 	got = outbox(t, d)
 	if got[0].Seq == nil || got[1].Seq == nil || *got[1].Seq != *got[0].Seq+1 {
 		t.Fatalf("seqs %v %v; want consecutive", got[0].Seq, got[1].Seq)
+	}
+}
+
+// TestEveryAuthoringCommandWritesItsEventWithTheChange: create, add a
+// version and an edit that changes something each write one event with
+// the change; a refused command and an edit that changes nothing write none.
+func TestEveryAuthoringCommandWritesItsEventWithTheChange(t *testing.T) {
+	t.Parallel()
+	d := newReviewDesk(t)
+	author := d.clients["author"]
+	created := author.Do(http.MethodPost, creativesURL(d.org), newCreativeBody("Evented"),
+		testenv.Header{Name: "Idempotency-Key", Value: uuid.NewString()})
+	if created.Status != http.StatusCreated {
+		t.Fatalf("create: %d %s", created.Status, created.Body)
+	}
+	var c api.CreativeDetail
+	created.JSON(t, &c)
+	steps := []struct {
+		rule   string
+		send   func() *testenv.Response
+		status int
+		event  events.Type // "" when the step writes no event
+	}{
+		{"a version adds creative.version_added", func() *testenv.Response {
+			return d.addVersion("author", c.Id, versionBody(pngAsset("a.png")))
+		}, http.StatusCreated, events.CreativeVersionAdded},
+		{"a refused version writes nothing", func() *testenv.Response {
+			return d.addVersion("viewer", c.Id, versionBody(pngAsset("b.png")))
+		}, http.StatusForbidden, ""},
+		{"an edit that changes a field writes creative.updated", func() *testenv.Response {
+			return d.patch("author", c.Id, map[string]any{"title": "Evented, renamed"})
+		}, http.StatusOK, events.CreativeUpdated},
+		{"an edit that changes nothing writes nothing", func() *testenv.Response {
+			return d.patch("author", c.Id, map[string]any{"title": "Evented, renamed"})
+		}, http.StatusOK, ""},
+		{"a refused edit writes nothing", func() *testenv.Response {
+			return d.patch("author", c.Id, map[string]any{"title": "Stale", "expectedVersion": 1})
+		}, http.StatusConflict, ""},
+		{"assigning a reviewer writes creative.updated", func() *testenv.Response {
+			return d.patch("admin", c.Id, map[string]any{"reviewerId": d.users["reviewer"]})
+		}, http.StatusOK, events.CreativeUpdated},
+	}
+	got := outbox(t, d)
+	if len(got) != 1 {
+		t.Fatalf("after create: %d events, want 1", len(got))
+	}
+	wantCreativeEvent(t, d, got[0], events.CreativeCreated, created)
+	for _, step := range steps {
+		before := len(outbox(t, d))
+		r := step.send()
+		if r.Status != step.status {
+			t.Fatalf("%s: %d %s", step.rule, r.Status, r.Body)
+		}
+		got := outbox(t, d)
+		if step.event == "" {
+			if len(got) != before {
+				t.Errorf("%s: %d new events %+v", step.rule, len(got)-before, got[before:])
+			}
+			continue
+		}
+		if len(got) != before+1 {
+			t.Fatalf("%s: %d new events, want 1", step.rule, len(got)-before)
+		}
+		wantCreativeEvent(t, d, got[before], step.event, r)
+	}
+	// Each change is in the history once and in the outbox once.
+	if _, _, history := d.state(t, c.Id); history != len(outbox(t, d)) {
+		t.Errorf("%d history events, %d outbox events", history, len(outbox(t, d)))
 	}
 }

@@ -220,6 +220,15 @@ func creativeSetup(b *builder) {
 	b.counting = counting
 }
 
+// creativeEvent sends a creative command's outbox event, of typ, with the
+// answer's size, as the server writes it before the stored answer.
+func creativeEvent(b *builder, typ string) {
+	b.query("OutboxEventsInsert", map[string]string{
+		"types": "ARRAY[" + typ + "]", "organization_ids": "ARRAY[:organization_id]::uuid[]",
+		"user_ids": "ARRAY['00000000-0000-0000-0000-000000000000']::uuid[]", "payloads": "ARRAY[convert_from(:cbody, 'UTF8')::json]",
+	}, false)
+}
+
 // actionScript alternates submit (the author) and request_changes (the
 // reviewer) on the client's creative, one action per execution.
 func actionScript(b *builder) {
@@ -243,13 +252,7 @@ func actionScript(b *builder) {
 				}, false)
 				b.query("CreativeVersionsWithAssets", map[string]string{"ids": ":vids"}, false)
 			})
-		}, func() {
-			// The event: the answer's size, as the server writes it.
-			b.query("OutboxEventsInsert", map[string]string{
-				"types": "ARRAY[" + verb + "]", "organization_ids": "ARRAY[:organization_id]::uuid[]",
-				"user_ids": "ARRAY['00000000-0000-0000-0000-000000000000']::uuid[]", "payloads": "ARRAY[convert_from(:cbody, 'UTF8')::json]",
-			}, false)
-		})
+		}, func() { creativeEvent(b, verb) })
 	}
 	b.meta(`\if :phase = 1`)
 	action(":a0", ":submit", ":changes_requested", ":in_review", "NULL")
@@ -291,7 +294,7 @@ func createScript(b *builder) {
 			"title": ":ctitle", "type": ":ctype", "aspect_ratio": ":aspect", "geo": ":geo", "language": ":lang",
 			"direction_id": "NULL", "author_id": ":user_id", "client_id": "NULL", "task_id": "NULL",
 		}, false)
-	})
+	}, func() { creativeEvent(b, "'creative.created'") })
 }
 
 // versionScript adds a one-image version to the client's creative as its
@@ -314,7 +317,7 @@ func versionScript(b *builder) {
 			}, false)
 			b.query("CreativeVersionsWithAssets", map[string]string{"ids": ":vids"}, false)
 		})
-	})
+	}, func() { creativeEvent(b, "'creative.version_added'") })
 }
 
 // searchScript reads the first page of a title search for the number of
