@@ -75,7 +75,7 @@ SET status = 'confirming', transfer_tx_id = r.tx_id,
     confirmations = least(greatest(sqlc.arg('head_block')::bigint - r.block_number + 1, 0), d.confirmations_required)
 FROM recorded r
 WHERE d.id = r.deposit_id AND r.status = 'confirming' AND d.transfer_tx_id IS NULL
-RETURNING d.id;
+RETURNING d.*;
 
 -- name: ChainTransfersConfirming :many
 -- ChainTransfersConfirming lists the transfers paying a deposit that wait
@@ -86,9 +86,10 @@ WHERE t.network = @network AND t.status = 'confirming'
 ORDER BY t.id
 LIMIT @row_limit;
 
--- name: ChainConfirmationsSet :exec
+-- name: ChainConfirmationsSet :many
 -- ChainConfirmationsSet stores each confirming transfer's block (a fork may
--- have moved it) and its deposit's confirmations, in one statement.
+-- have moved it) and its deposit's confirmations, in one statement, and
+-- returns the deposits whose confirmations changed (for their events).
 WITH u AS (
     SELECT unnest(@transfer_ids::bigint[]) AS id, unnest(@block_numbers::bigint[]) AS block_number,
            unnest(@confirmations::integer[]) AS confirmations
@@ -100,7 +101,8 @@ WITH u AS (
 UPDATE deposits d SET confirmations = u.confirmations
 FROM u JOIN chain_transfers t ON t.id = u.id
 WHERE d.id = t.deposit_id AND d.status = 'confirming' AND d.transfer_tx_id = t.tx_id
-  AND d.confirmations <> u.confirmations;
+  AND d.confirmations <> u.confirmations
+RETURNING d.*;
 
 -- name: ChainTransfersRevert :many
 -- ChainTransfersRevert ends confirming transfers that failed or vanished
@@ -121,7 +123,7 @@ SET status = CASE WHEN d.expires_at <= now() THEN 'expired' ELSE 'awaiting_trans
     confirmations = 0, transfer_tx_id = NULL
 FROM ended e
 WHERE d.id = e.deposit_id AND d.status = 'confirming' AND d.transfer_tx_id = e.tx_id
-RETURNING d.id;
+RETURNING d.*;
 
 -- name: ChainTransferCredited :exec
 -- ChainTransferCredited marks a transfer as having paid its deposit.

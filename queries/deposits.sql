@@ -102,9 +102,10 @@ WHERE user_id = @user_id
 ORDER BY created_at DESC, id DESC
 LIMIT @row_limit;
 
--- name: DepositExpire :execrows
+-- name: DepositExpire :many
 -- DepositExpire marks a batch of deposits past expires_at that saw no
--- transfer as expired. SKIP LOCKED lets several replicas sweep at once.
+-- transfer as expired, and returns them (for their events). SKIP LOCKED
+-- lets several replicas sweep at once.
 UPDATE deposits SET status = 'expired'
 WHERE id IN (
     SELECT id FROM deposits
@@ -112,7 +113,8 @@ WHERE id IN (
     ORDER BY expires_at
     LIMIT @batch_size
     FOR UPDATE SKIP LOCKED)
-  AND status = 'awaiting_transfer';
+  AND status = 'awaiting_transfer'
+RETURNING *;
 
 -- name: DepositReleaseReservations :execrows
 -- DepositReleaseReservations frees the requested amounts of a batch of

@@ -18,12 +18,14 @@ import (
 	"creativeapi/internal/config"
 	"creativeapi/internal/deposit"
 	"creativeapi/internal/docs"
+	"creativeapi/internal/events"
 	"creativeapi/internal/httpapi"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/metrics"
 	"creativeapi/internal/seed"
 	"creativeapi/internal/store"
 	"creativeapi/internal/sweeper"
+	"creativeapi/internal/webhooks"
 )
 
 // errDemoDataInProduction refuses the demo data outside development mode:
@@ -140,6 +142,12 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 		defer func() { stopSweep(); <-watched }()
 	}
 
+	stopEvents, err := startEvents(sweepCtx, cfg, st, log)
+	if err != nil {
+		return err
+	}
+	defer stopEvents()
+
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	base := "http://" + ln.Addr().String()
@@ -208,6 +216,39 @@ func sweepJobs(st *store.Store, log *slog.Logger, m *metrics.Metrics) []sweeper.
 		{Name: "sign-in failures", Run: func(ctx context.Context) error { return auth.PurgeSignInFailures(ctx, st, log) }},
 		deposit.SweepJob(st, log, m.DepositsExpired),
 	}
+}
+
+// startEvents runs this replica's share of the events (docs/events.md):
+// the outbox publisher, woken by the listener when events are written, and
+// the webhook workers on River. The returned function stops them, letting
+// running attempts finish for a few seconds.
+func startEvents(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logger) (func(), error) {
+	hooks, err := webhooks.New(st, webhooks.Config{
+		Workers: cfg.WebhookWorkers, AllowPrivate: cfg.DevMode, Retention: cfg.EventsRetention,
+	}, log)
+	if err != nil {
+		return nil, err
+	}
+	if err := hooks.Start(ctx); err != nil {
+		return nil, fmt.Errorf("start the webhook workers (run migrate first?): %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	listener := events.NewListener(st.Pool.Config().ConnConfig, log)
+	wake := listener.Wake(events.ChannelWritten)
+	publisher := events.NewPublisher(st, events.PublisherConfig{}, hooks.Fanout, log)
+	done := make(chan struct{}, 2)
+	go func() { listener.Run(ctx); done <- struct{}{} }()
+	go func() { publisher.Run(ctx, wake); done <- struct{}{} }()
+	return func() {
+		stopCtx, stop := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer stop()
+		if err := hooks.Stop(stopCtx); err != nil {
+			log.Warn("webhook workers did not stop cleanly", "error", err)
+		}
+		cancel()
+		<-done
+		<-done
+	}, nil
 }
 
 // serveMetrics serves m at /metrics on addr (METRICS_ADDR), on a listener

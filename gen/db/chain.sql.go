@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 )
 
-const chainConfirmationsSet = `-- name: ChainConfirmationsSet :exec
+const chainConfirmationsSet = `-- name: ChainConfirmationsSet :many
 WITH u AS (
     SELECT unnest($1::bigint[]) AS id, unnest($2::bigint[]) AS block_number,
            unnest($3::integer[]) AS confirmations
@@ -25,6 +25,7 @@ UPDATE deposits d SET confirmations = u.confirmations
 FROM u JOIN chain_transfers t ON t.id = u.id
 WHERE d.id = t.deposit_id AND d.status = 'confirming' AND d.transfer_tx_id = t.tx_id
   AND d.confirmations <> u.confirmations
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at
 `
 
 type ChainConfirmationsSetParams struct {
@@ -34,10 +35,45 @@ type ChainConfirmationsSetParams struct {
 }
 
 // ChainConfirmationsSet stores each confirming transfer's block (a fork may
-// have moved it) and its deposit's confirmations, in one statement.
-func (q *Queries) ChainConfirmationsSet(ctx context.Context, arg ChainConfirmationsSetParams) error {
-	_, err := q.db.Exec(ctx, chainConfirmationsSet, arg.TransferIds, arg.BlockNumbers, arg.Confirmations)
-	return err
+// have moved it) and its deposit's confirmations, in one statement, and
+// returns the deposits whose confirmations changed (for their events).
+func (q *Queries) ChainConfirmationsSet(ctx context.Context, arg ChainConfirmationsSetParams) ([]Deposit, error) {
+	rows, err := q.db.Query(ctx, chainConfirmationsSet, arg.TransferIds, arg.BlockNumbers, arg.Confirmations)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Deposit{}
+	for rows.Next() {
+		var i Deposit
+		if err := rows.Scan(
+			&i.ID,
+			&i.UserID,
+			&i.Network,
+			&i.Address,
+			&i.Currency,
+			&i.BaseAmountMinor,
+			&i.SuffixMinor,
+			&i.RequestedAmountMinor,
+			&i.CreditedAmountMinor,
+			&i.Confirmations,
+			&i.ConfirmationsRequired,
+			&i.Status,
+			&i.Reserved,
+			&i.ReservedUntil,
+			&i.TransferTxID,
+			&i.NeedsReview,
+			&i.CreatedAt,
+			&i.ExpiresAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const chainPositionGet = `-- name: ChainPositionGet :one
@@ -398,7 +434,7 @@ SET status = 'confirming', transfer_tx_id = r.tx_id,
     confirmations = least(greatest($1::bigint - r.block_number + 1, 0), d.confirmations_required)
 FROM recorded r
 WHERE d.id = r.deposit_id AND r.status = 'confirming' AND d.transfer_tx_id IS NULL
-RETURNING d.id
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at
 `
 
 type ChainTransfersRecordParams struct {
@@ -422,7 +458,7 @@ type ChainTransfersRecordParams struct {
 // before is left alone (and so is its deposit) unless it had vanished.
 // The arrays are the columns of the transfers, of equal length; empty
 // strings, zero amounts and the nil UUID stand for null.
-func (q *Queries) ChainTransfersRecord(ctx context.Context, arg ChainTransfersRecordParams) ([]uuid.UUID, error) {
+func (q *Queries) ChainTransfersRecord(ctx context.Context, arg ChainTransfersRecordParams) ([]Deposit, error) {
 	rows, err := q.db.Query(ctx, chainTransfersRecord,
 		arg.HeadBlock,
 		arg.TxIds,
@@ -442,13 +478,32 @@ func (q *Queries) ChainTransfersRecord(ctx context.Context, arg ChainTransfersRe
 		return nil, err
 	}
 	defer rows.Close()
-	items := []uuid.UUID{}
+	items := []Deposit{}
 	for rows.Next() {
-		var id uuid.UUID
-		if err := rows.Scan(&id); err != nil {
+		var i Deposit
+		if err := rows.Scan(
+			&i.ID,
+			&i.UserID,
+			&i.Network,
+			&i.Address,
+			&i.Currency,
+			&i.BaseAmountMinor,
+			&i.SuffixMinor,
+			&i.RequestedAmountMinor,
+			&i.CreditedAmountMinor,
+			&i.Confirmations,
+			&i.ConfirmationsRequired,
+			&i.Status,
+			&i.Reserved,
+			&i.ReservedUntil,
+			&i.TransferTxID,
+			&i.NeedsReview,
+			&i.CreatedAt,
+			&i.ExpiresAt,
+		); err != nil {
 			return nil, err
 		}
-		items = append(items, id)
+		items = append(items, i)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -472,7 +527,7 @@ SET status = CASE WHEN d.expires_at <= now() THEN 'expired' ELSE 'awaiting_trans
     confirmations = 0, transfer_tx_id = NULL
 FROM ended e
 WHERE d.id = e.deposit_id AND d.status = 'confirming' AND d.transfer_tx_id = e.tx_id
-RETURNING d.id
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at
 `
 
 type ChainTransfersRevertParams struct {
@@ -484,19 +539,38 @@ type ChainTransfersRevertParams struct {
 // ChainTransfersRevert ends confirming transfers that failed or vanished
 // and puts their deposits back: awaiting the transfer, or expired past
 // expires_at, with no confirmations and no transaction.
-func (q *Queries) ChainTransfersRevert(ctx context.Context, arg ChainTransfersRevertParams) ([]uuid.UUID, error) {
+func (q *Queries) ChainTransfersRevert(ctx context.Context, arg ChainTransfersRevertParams) ([]Deposit, error) {
 	rows, err := q.db.Query(ctx, chainTransfersRevert, arg.TransferIds, arg.Statuses, arg.Reasons)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []uuid.UUID{}
+	items := []Deposit{}
 	for rows.Next() {
-		var id uuid.UUID
-		if err := rows.Scan(&id); err != nil {
+		var i Deposit
+		if err := rows.Scan(
+			&i.ID,
+			&i.UserID,
+			&i.Network,
+			&i.Address,
+			&i.Currency,
+			&i.BaseAmountMinor,
+			&i.SuffixMinor,
+			&i.RequestedAmountMinor,
+			&i.CreditedAmountMinor,
+			&i.Confirmations,
+			&i.ConfirmationsRequired,
+			&i.Status,
+			&i.Reserved,
+			&i.ReservedUntil,
+			&i.TransferTxID,
+			&i.NeedsReview,
+			&i.CreatedAt,
+			&i.ExpiresAt,
+		); err != nil {
 			return nil, err
 		}
-		items = append(items, id)
+		items = append(items, i)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

@@ -62,7 +62,7 @@ func (q *Queries) DepositCredit(ctx context.Context, arg DepositCreditParams) (i
 	return id, err
 }
 
-const depositExpire = `-- name: DepositExpire :execrows
+const depositExpire = `-- name: DepositExpire :many
 UPDATE deposits SET status = 'expired'
 WHERE id IN (
     SELECT id FROM deposits
@@ -71,16 +71,49 @@ WHERE id IN (
     LIMIT $1
     FOR UPDATE SKIP LOCKED)
   AND status = 'awaiting_transfer'
+RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at
 `
 
 // DepositExpire marks a batch of deposits past expires_at that saw no
-// transfer as expired. SKIP LOCKED lets several replicas sweep at once.
-func (q *Queries) DepositExpire(ctx context.Context, batchSize int32) (int64, error) {
-	result, err := q.db.Exec(ctx, depositExpire, batchSize)
+// transfer as expired, and returns them (for their events). SKIP LOCKED
+// lets several replicas sweep at once.
+func (q *Queries) DepositExpire(ctx context.Context, batchSize int32) ([]Deposit, error) {
+	rows, err := q.db.Query(ctx, depositExpire, batchSize)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	return result.RowsAffected(), nil
+	defer rows.Close()
+	items := []Deposit{}
+	for rows.Next() {
+		var i Deposit
+		if err := rows.Scan(
+			&i.ID,
+			&i.UserID,
+			&i.Network,
+			&i.Address,
+			&i.Currency,
+			&i.BaseAmountMinor,
+			&i.SuffixMinor,
+			&i.RequestedAmountMinor,
+			&i.CreditedAmountMinor,
+			&i.Confirmations,
+			&i.ConfirmationsRequired,
+			&i.Status,
+			&i.Reserved,
+			&i.ReservedUntil,
+			&i.TransferTxID,
+			&i.NeedsReview,
+			&i.CreatedAt,
+			&i.ExpiresAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const depositGet = `-- name: DepositGet :one

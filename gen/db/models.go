@@ -169,6 +169,17 @@ type Organization struct {
 	CreatedAt          time.Time
 }
 
+type OutboxEvent struct {
+	ID             int64
+	Seq            *int64
+	Type           string
+	OrganizationID *uuid.UUID
+	UserID         *uuid.UUID
+	Payload        []byte
+	CreatedAt      time.Time
+	PublishedAt    *time.Time
+}
+
 type Session struct {
 	ID                uuid.UUID
 	UserID            uuid.UUID
@@ -199,4 +210,37 @@ type User struct {
 	Name         string
 	PasswordHash string
 	CreatedAt    time.Time
+}
+
+type WebhookDelivery struct {
+	ID            uuid.UUID
+	EndpointID    uuid.UUID
+	EventID       int64
+	EventType     string
+	Status        string
+	Attempts      int32
+	NextAttemptAt *time.Time
+	CreatedAt     time.Time
+	FinishedAt    *time.Time
+}
+
+type WebhookDeliveryAttempt struct {
+	DeliveryID     uuid.UUID
+	Attempt        int32
+	StartedAt      time.Time
+	DurationMs     int32
+	ResponseStatus *int32
+	Error          *string
+}
+
+type WebhookEndpoint struct {
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+	Url            string
+	EventTypes     []string
+	Enabled        bool
+	DisabledReason *string
+	Secret         string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 }

@@ -487,8 +487,11 @@ func (w *Watcher) record(ctx context.Context, all []judged, head int64, res *Res
 				p.Reasons = append(p.Reasons, reason)
 				p.DepositIds = append(p.DepositIds, depositID)
 			}
-			_, err := q.ChainTransfersRecord(ctx, p)
-			return err
+			deps, err := q.ChainTransfersRecord(ctx, p)
+			if err != nil {
+				return err
+			}
+			return deposit.WriteEvents(ctx, q, deps, w.Now())
 		})
 		if err != nil {
 			return err
@@ -563,12 +566,18 @@ func (w *Watcher) confirm(ctx context.Context, head, solid int64, res *Result) e
 		}
 	}
 	if len(update.TransferIds) > 0 {
-		if err := w.st.Q.ChainConfirmationsSet(ctx, update); err != nil {
+		if err := w.st.InTx(ctx, func(q *db.Queries) error {
+			deps, err := q.ChainConfirmationsSet(ctx, update)
+			if err != nil {
+				return err
+			}
+			return deposit.WriteEvents(ctx, q, deps, w.Now())
+		}); err != nil {
 			return err
 		}
 	}
 	if len(revert.TransferIds) > 0 {
-		reverted, err := w.st.Q.ChainTransfersRevert(ctx, revert)
+		reverted, err := w.revert(ctx, revert)
 		if err != nil {
 			return err
 		}
@@ -616,10 +625,24 @@ func (w *Watcher) credit(ctx context.Context, r db.ChainTransfersConfirmingRow) 
 	// data was changed by hand): an operator looks at it.
 	w.log.ErrorContext(ctx, "a confirmed transfer could not credit its deposit; marked for review",
 		"deposit", r.DepositID.String(), "tx", r.TxID, "outcome", outcome.String(), "error", err)
-	_, err = w.st.Q.ChainTransfersRevert(ctx, db.ChainTransfersRevertParams{
+	_, err = w.revert(ctx, db.ChainTransfersRevertParams{
 		TransferIds: []int64{r.ID}, Statuses: []string{string(deposit.Unmatched)}, Reasons: []string{"not_creditable"},
 	})
 	return err
+}
+
+// revert ends confirming transfers and puts their deposits back, with the
+// deposits' events, in one transaction.
+func (w *Watcher) revert(ctx context.Context, p db.ChainTransfersRevertParams) ([]db.Deposit, error) {
+	var deps []db.Deposit
+	err := w.st.InTx(ctx, func(q *db.Queries) error {
+		var err error
+		if deps, err = q.ChainTransfersRevert(ctx, p); err != nil {
+			return err
+		}
+		return deposit.WriteEvents(ctx, q, deps, w.Now())
+	})
+	return deps, err
 }
 
 var errNotCredited = errors.New("chainwatch: the deposit was not credited")

@@ -88,6 +88,12 @@ type Config struct {
 
 	// SweepInterval is how often the background sweepers run.
 	SweepInterval time.Duration
+
+	// EventsRetention is how long published events, finished webhook
+	// deliveries and their attempt logs are kept (docs/events.md).
+	EventsRetention time.Duration
+	// WebhookWorkers is how many webhook attempts one replica runs at once.
+	WebhookWorkers int
 	// ShutdownTimeout bounds the graceful drain on SIGTERM.
 	ShutdownTimeout time.Duration
 	// PprofAddr exposes net/http/pprof when set.
@@ -135,6 +141,8 @@ func Load(getenv func(string) string) (Config, error) {
 		DBAcquireTimeout:        p.duration("DB_ACQUIRE_TIMEOUT", 3*time.Second),
 		RequestTimeout:          p.duration("REQUEST_TIMEOUT", 30*time.Second),
 		SweepInterval:           p.duration("SWEEP_INTERVAL", time.Minute),
+		EventsRetention:         p.duration("EVENTS_RETENTION", 7*24*time.Hour),
+		WebhookWorkers:          p.integer("WEBHOOK_WORKERS", 50),
 		ShutdownTimeout:         p.duration("SHUTDOWN_TIMEOUT", 20*time.Second),
 		PprofAddr:               p.str("PPROF_ADDR", ""),
 		MetricsAddr:             p.str("METRICS_ADDR", ""),
@@ -196,6 +204,10 @@ func (c Config) validate() []error {
 		"DB_ACQUIRE_TIMEOUT": c.DBAcquireTimeout, "REQUEST_TIMEOUT": c.RequestTimeout,
 		"SWEEP_INTERVAL": c.SweepInterval, "SHUTDOWN_TIMEOUT": c.ShutdownTimeout,
 		"CHAIN_POLL_INTERVAL": c.ChainPollInterval, "DEVCHAIN_BLOCK_INTERVAL": c.DevchainBlockInterval,
+		"EVENTS_RETENTION": c.EventsRetention,
+	}
+	if c.WebhookWorkers < 1 || c.WebhookWorkers > 10_000 {
+		bad("WEBHOOK_WORKERS=%d: want 1 to 10000", c.WebhookWorkers)
 	}
 	for name, d := range positive {
 		if d <= 0 {

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"creativeapi/gen/db"
+	"creativeapi/internal/events"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/review"
 	"creativeapi/internal/store"
@@ -16,7 +17,8 @@ import (
 // Every command refuses before its first write, so a refusal stored under
 // an Idempotency-Key never sits beside a partial effect, and writes the
 // change, the creative's version and updated_at and the history event in
-// one statement of the caller's transaction.
+// one statement of the caller's transaction, then its outbox event
+// (answerWithEvent) in the same transaction.
 
 // NewCreative is a creative to create.
 type NewCreative struct {
@@ -25,7 +27,8 @@ type NewCreative struct {
 }
 
 // Create creates a draft creative of org written by user, at version 1
-// with its created event, numbered with the organization's next number.
+// with its created history event and creative.created, numbered with the
+// organization's next number.
 func Create(ctx context.Context, q *db.Queries, org, user uuid.UUID, in NewCreative) (Creative, error) {
 	chk, err := q.CreativeCreateCheck(ctx, db.CreativeCreateCheckParams{
 		ClientID: in.ClientID, TaskID: in.TaskID, OrganizationID: org, CallerID: user,
@@ -61,8 +64,8 @@ func Create(ctx context.Context, q *db.Queries, org, user uuid.UUID, in NewCreat
 		AuthorID: user, ClientID: in.ClientID, TaskID: in.TaskID, ReviewStatus: string(review.StatusDraft),
 		Version: 1, CreatedAt: created.UpdatedAt, UpdatedAt: created.UpdatedAt,
 	}
-	return one(ctx, q, row{c: c, authorName: chk.CallerName, clientName: chk.ClientName, taskName: chk.TaskName},
-		review.Caller{UserID: user, Role: role})
+	return answerWithEvent(ctx, q, row{c: c, authorName: chk.CallerName, clientName: chk.ClientName, taskName: chk.TaskName},
+		review.Caller{UserID: user, Role: role}, events.CreativeCreated)
 }
 
 // NewVersion is a version to add.
@@ -81,6 +84,7 @@ type NewAsset struct {
 
 // AddVersion adds a version to a creative: it becomes the current version,
 // and an approved creative goes back to draft (review.ActionAddVersion).
+// Its event is creative.version_added.
 func AddVersion(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, in NewVersion) (Creative, error) {
 	locked, who, err := lock(ctx, q, org, id, user)
 	if err != nil {
@@ -131,7 +135,7 @@ func AddVersion(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, in 
 	}); err != nil {
 		return Creative{}, err
 	}
-	return one(ctx, q, lockedRow(locked, c), who)
+	return answerWithEvent(ctx, q, lockedRow(locked, c), who, events.CreativeVersionAdded)
 }
 
 // ActionRequest is a review action to run.
@@ -141,8 +145,9 @@ type ActionRequest struct {
 	Comment         *string
 }
 
-// Act runs a review action. The locked row is the creative as it was: the
-// answer is that row with the action applied, so nothing is read back.
+// Act runs a review action and writes its event (creative.submitted and
+// so on). The locked row is the creative as it was: the answer is that row
+// with the action applied, so nothing is read back.
 func Act(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, in ActionRequest) (Creative, error) {
 	locked, who, err := lock(ctx, q, org, id, user)
 	if err != nil {
@@ -150,6 +155,10 @@ func Act(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, in ActionR
 	}
 	c := locked.Creative
 	next, err := review.Check(reviewCreative(c), who, in.ExpectedVersion, nil, in.Action)
+	if err != nil {
+		return Creative{}, err
+	}
+	eventType, err := events.CreativeActionType(string(in.Action))
 	if err != nil {
 		return Creative{}, err
 	}
@@ -169,7 +178,7 @@ func Act(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, in ActionR
 	}); err != nil {
 		return Creative{}, err
 	}
-	return one(ctx, q, lockedRow(locked, c), who)
+	return answerWithEvent(ctx, q, lockedRow(locked, c), who, eventType)
 }
 
 // lock locks a creative of org for a change by user and reads, in the

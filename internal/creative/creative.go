@@ -4,7 +4,8 @@
 // locks what it changes, refuses in the order internal/review decides
 // (404, 403, 422, 409 version_conflict, 409 invalid_transition) before its
 // first write, then writes the change, the creative's new version and its
-// history event in one statement. The rights and states come from
+// history event in one statement, and its outbox event (docs/events.md) in
+// the same transaction. The rights and states come from
 // internal/review; HTTP handlers only translate requests and answers.
 package creative
 

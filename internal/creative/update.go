@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"creativeapi/gen/db"
+	"creativeapi/internal/events"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/review"
 	"creativeapi/internal/store"
@@ -41,8 +42,9 @@ func (p Patch) actions() []review.Action {
 	return []review.Action{review.ActionEdit}
 }
 
-// Update edits a creative. A patch that changes nothing answers the
-// creative as it is, without a new version or an event.
+// Update edits a creative and writes creative.updated. A patch that
+// changes nothing answers the creative as it is, without a new version or
+// an event of either kind.
 func Update(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, p Patch) (Creative, error) {
 	locked, who, err := lock(ctx, q, org, id, user)
 	if err != nil {
@@ -77,7 +79,7 @@ func Update(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, p Patch
 		return Creative{}, err
 	}
 	names.c = next
-	return one(ctx, q, names, who)
+	return answerWithEvent(ctx, q, names, who, events.CreativeUpdated)
 }
 
 // checkReferences judges what p says about other records: the client and

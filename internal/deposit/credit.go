@@ -52,7 +52,8 @@ var (
 // Credit is the chain watcher's one way to pay a deposit: it moves the
 // deposit to credited with transfer txID and amountMinor, releases its
 // reserved amount and appends the ledger entry ('deposit', id), all in one
-// statement on q (the caller's transaction or the pool). It credits only an
+// statement on q, followed by its deposit.credited event (docs/events.md):
+// q must be the caller's transaction for the event to commit with it. It credits only an
 // open deposit, and only when amountMinor is exactly the requested amount
 // (ErrAmountMismatch otherwise). It is exactly once: calling it again for
 // the same deposit, or with a transaction that already paid a deposit,
@@ -77,6 +78,13 @@ func credit(ctx context.Context, q *db.Queries, depositID uuid.UUID, txID string
 	}
 	_, err := q.DepositCredit(ctx, db.DepositCreditParams{ID: depositID, TxID: txID, AmountMinor: amountMinor, Late: late})
 	if err == nil {
+		row, err := q.DepositGet(ctx, depositID)
+		if err != nil {
+			return 0, err
+		}
+		if err := WriteEvents(ctx, q, []db.Deposit{row.Deposit}, row.DbNow); err != nil {
+			return 0, err
+		}
 		return Credited, nil
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return 0, err

@@ -3,6 +3,7 @@ package deposit
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"creativeapi/gen/db"
 	"creativeapi/internal/store"
@@ -23,7 +24,7 @@ const (
 // when set, is told how many deposits each run marked expired (metrics).
 func SweepJob(st *store.Store, log *slog.Logger, onExpired func(n int64)) sweeper.Job {
 	return sweeper.Job{Name: "deposits", Run: func(ctx context.Context) error {
-		expired, err := sweep(ctx, st.Q, log)
+		expired, err := sweep(ctx, st, log)
 		if onExpired != nil {
 			onExpired(expired)
 		}
@@ -31,20 +32,32 @@ func SweepJob(st *store.Store, log *slog.Logger, onExpired func(n int64)) sweepe
 	}}
 }
 
-// Sweep runs the deposit housekeeping once.
-func Sweep(ctx context.Context, q *db.Queries, log *slog.Logger) error {
-	_, err := sweep(ctx, q, log)
+// Sweep runs the deposit housekeeping once. Each batch of expiries commits
+// with its deposit.expired events.
+func Sweep(ctx context.Context, st *store.Store, log *slog.Logger) error {
+	_, err := sweep(ctx, st, log)
 	return err
 }
 
 // sweep runs the deposit housekeeping once and returns how many deposits
 // it marked expired, also when a later step failed (those are committed).
-func sweep(ctx context.Context, q *db.Queries, log *slog.Logger) (expired int64, err error) {
-	expired, err = inBatches(ctx, q.DepositExpire)
+func sweep(ctx context.Context, st *store.Store, log *slog.Logger) (expired int64, err error) {
+	expired, err = inBatches(ctx, func(ctx context.Context, batch int32) (int64, error) {
+		var n int64
+		err := st.InTx(ctx, func(q *db.Queries) error {
+			deps, err := q.DepositExpire(ctx, batch)
+			n = int64(len(deps))
+			if err != nil {
+				return err
+			}
+			return WriteEvents(ctx, q, deps, time.Now())
+		})
+		return n, err
+	})
 	if err != nil {
 		return expired, err
 	}
-	released, err := inBatches(ctx, q.DepositReleaseReservations)
+	released, err := inBatches(ctx, st.Q.DepositReleaseReservations)
 	if err != nil {
 		return expired, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"testing"
 
@@ -33,7 +34,7 @@ func TestSweep_ExpiresLapsedDepositsAndReleasesAfterTheWindow(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 3 {
 		wg.Go(func() {
-			if err := deposit.Sweep(context.Background(), d.Store.Q, log); err != nil {
+			if err := deposit.Sweep(context.Background(), d.Store, log); err != nil {
 				t.Error(err)
 			}
 		})
@@ -52,5 +53,24 @@ func TestSweep_ExpiresLapsedDepositsAndReleasesAfterTheWindow(t *testing.T) {
 		if got := read(t, d, id); got.Status != want[name].Status || got.Reserved != want[name].Reserved {
 			t.Errorf("%s: %+v, want %+v", name, got, want[name])
 		}
+	}
+	// Each expiry wrote its event with it, once, for the owner.
+	var events []string
+	rows, err := d.Pool.Query(context.Background(),
+		"SELECT type || ' ' || (payload->'data'->>'id') || ' ' || (payload->'data'->>'status') FROM outbox_events WHERE user_id = $1 ORDER BY 1", user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var e string
+		if err := rows.Scan(&e); err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, e)
+	}
+	wantEvents := []string{"deposit.expired " + lapsed.ID.String() + " expired", "deposit.expired " + pastWindow.ID.String() + " expired"}
+	slices.Sort(wantEvents)
+	if !slices.Equal(events, wantEvents) {
+		t.Errorf("outbox events %v; want %v", events, wantEvents)
 	}
 }

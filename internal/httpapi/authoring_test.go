@@ -1049,12 +1049,14 @@ func TestAuthoringCommandsTakeAFixedNumberOfRoundTrips(t *testing.T) {
 		got  []string
 		want string
 	}{
-		"keyed create": {created, "SessionGetByTokenHash, begin+IdempotencyKeyInsert+CreativeCreateCheck, CreativeCreate, IdempotencyKeySetResponse+commit"},
+		// The outbox event travels with the stored answer or COMMIT.
+		"keyed create": {created, "SessionGetByTokenHash, begin+IdempotencyKeyInsert+CreativeCreateCheck, CreativeCreate, " +
+			"OutboxEventsInsert+IdempotencyKeySetResponse+commit"},
 		"keyed version": {versioned, "SessionGetByTokenHash, begin+IdempotencyKeyInsert+CreativeLockForAction, " +
-			"CreativeVersionAdd+CreativeVersionsWithAssets, IdempotencyKeySetResponse+commit"},
+			"CreativeVersionAdd+CreativeVersionsWithAssets, OutboxEventsInsert+IdempotencyKeySetResponse+commit"},
 		"keyed version of 20 assets": {versionedMany, "SessionGetByTokenHash, begin+IdempotencyKeyInsert+CreativeLockForAction, " +
-			"CreativeVersionAdd+CreativeVersionsWithAssets, IdempotencyKeySetResponse+commit"},
-		"edit": {edited, "SessionGetByTokenHash, begin+CreativeLockForAction, CreativeUpdate+CreativeVersionsWithAssets, commit"},
+			"CreativeVersionAdd+CreativeVersionsWithAssets, OutboxEventsInsert+IdempotencyKeySetResponse+commit"},
+		"edit": {edited, "SessionGetByTokenHash, begin+CreativeLockForAction, CreativeUpdate+CreativeVersionsWithAssets, OutboxEventsInsert+commit"},
 	} {
 		if got := strings.Join(tt.got, ", "); got != tt.want {
 			t.Errorf("%s: %d round trips\n  %s\nwant\n  %s", name, len(tt.got), got, tt.want)

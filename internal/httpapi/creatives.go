@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/oapi-codegen/nullable"
@@ -66,9 +65,9 @@ func (s *Server) ListCreatives(ctx context.Context, r api.ListCreativesRequestOb
 	if err != nil {
 		return nil, creativeProblem(err)
 	}
-	page := creativeListJSON{Items: make([]creativeJSON, len(p.Items))}
+	page := creativeListJSON{Items: make([]creative.Detail, len(p.Items))}
 	for i, c := range p.Items {
-		page.Items[i] = creativeBody(c)
+		page.Items[i] = creative.Body(c)
 	}
 	if p.Next != 0 {
 		next := encodeKeyCursor(creativeCursorKind, int64(p.Next))
@@ -84,7 +83,7 @@ func (s *Server) GetCreative(ctx context.Context, r api.GetCreativeRequestObject
 	if err != nil {
 		return nil, creativeProblem(err)
 	}
-	return encodeOK(creativeBody(c))
+	return encodeOK(creative.Body(c))
 }
 
 // CreateCreative creates a draft under the caller's Idempotency-Key.
@@ -148,7 +147,7 @@ func (s *Server) creativeCommand(ctx context.Context, target string, key *string
 			if err != nil {
 				return idempotency.Response{}, creativeProblem(err)
 			}
-			encoded, err := json.Marshal(creativeBody(c))
+			encoded, err := json.Marshal(creative.Body(c))
 			if err != nil {
 				return idempotency.Response{}, err
 			}
@@ -186,7 +185,7 @@ func (s *Server) UpdateCreative(ctx context.Context, r api.UpdateCreativeRequest
 	if err != nil {
 		return nil, creativeProblem(err)
 	}
-	return encodeOK(creativeBody(c))
+	return encodeOK(creative.Body(c))
 }
 
 // ListCreativeEvents answers one page of a creative's history, newest first.
@@ -293,60 +292,10 @@ func creativeProblem(err error) error {
 	return err
 }
 
-// creativeJSON is the CreativeDetail schema as it is encoded: the fields of
-// api.CreativeDetail, with pointers (null when nil) where the generated type
-// has nullable.Nullable. Those are maps, each marshalled by a json.Marshal
-// of its own whose output is then checked again; a page of 20 creatives
-// spent a quarter of its CPU there. TestCreativeJSONMatchesTheSchemaType
-// keeps the two types saying the same.
-type creativeJSON struct {
-	ApprovedVersion  *versionJSON            `json:"approvedVersion"`
-	AspectRatio      string                  `json:"aspectRatio"`
-	Author           api.UserRef             `json:"author"`
-	AvailableActions []api.CreativeAction    `json:"availableActions"`
-	Client           *api.NamedRef           `json:"client"`
-	CurrentVersion   *versionJSON            `json:"currentVersion"`
-	DirectionId      *uuid.UUID              `json:"directionId"`
-	Geo              string                  `json:"geo"`
-	Id               uuid.UUID               `json:"id"`
-	Language         string                  `json:"language"`
-	Number           string                  `json:"number"`
-	Permissions      api.CreativePermissions `json:"permissions"`
-	ReviewStatus     api.ReviewStatus        `json:"reviewStatus"`
-	Reviewer         *api.UserRef            `json:"reviewer"`
-	Task             *api.NamedRef           `json:"task"`
-	Title            string                  `json:"title"`
-	Type             api.CreativeType        `json:"type"`
-	UpdatedAt        time.Time               `json:"updatedAt"`
-	Version          int                     `json:"version"`
-}
-
-// versionJSON is the CreativeVersion schema (see creativeJSON).
-type versionJSON struct {
-	Assets    []assetJSON `json:"assets"`
-	Author    api.UserRef `json:"author"`
-	CreatedAt time.Time   `json:"createdAt"`
-	Id        uuid.UUID   `json:"id"`
-	Number    int         `json:"number"`
-}
-
-// assetJSON is the Asset schema (see creativeJSON).
-type assetJSON struct {
-	DurationMs *int32    `json:"durationMs"`
-	FileName   string    `json:"fileName"`
-	Height     *int32    `json:"height"`
-	Id         uuid.UUID `json:"id"`
-	MimeType   string    `json:"mimeType"`
-	Sha256     string    `json:"sha256"`
-	SizeBytes  int64     `json:"sizeBytes"`
-	Url        string    `json:"url"`
-	Width      *int32    `json:"width"`
-}
-
-// creativeListJSON is the CreativeList schema (see creativeJSON).
+// creativeListJSON is the CreativeList schema (see creative.Detail).
 type creativeListJSON struct {
-	Items      []creativeJSON `json:"items"`
-	NextCursor *string        `json:"nextCursor"`
+	Items      []creative.Detail `json:"items"`
+	NextCursor *string           `json:"nextCursor"`
 }
 
 // encodedOK is a 200 answer encoded before it is written, ending in a
@@ -368,61 +317,6 @@ func (b encodedOK) write(w http.ResponseWriter) error {
 func (b encodedOK) VisitGetCreativeResponse(w http.ResponseWriter) error    { return b.write(w) }
 func (b encodedOK) VisitListCreativesResponse(w http.ResponseWriter) error  { return b.write(w) }
 func (b encodedOK) VisitUpdateCreativeResponse(w http.ResponseWriter) error { return b.write(w) }
-
-// creativeBody is the CreativeDetail of c.
-func creativeBody(c creative.Creative) creativeJSON {
-	actions := make([]api.CreativeAction, len(c.Available))
-	for j, a := range c.Available {
-		actions[j] = api.CreativeAction(a)
-	}
-	return creativeJSON{
-		Id:               c.ID,
-		Number:           fmt.Sprintf("CR-%06d", c.Number),
-		Title:            c.Title,
-		Type:             api.CreativeType(c.Type),
-		AspectRatio:      c.AspectRatio,
-		Geo:              c.Geo,
-		Language:         c.Language,
-		DirectionId:      c.DirectionID,
-		ReviewStatus:     api.ReviewStatus(c.ReviewStatus),
-		Version:          int(c.Version),
-		UpdatedAt:        c.UpdatedAt.UTC(),
-		AvailableActions: actions,
-		Permissions: api.CreativePermissions{
-			AddVersion: c.Permissions.AddVersion, Edit: c.Permissions.Edit, AssignReviewer: c.Permissions.AssignReviewer,
-		},
-		Author:          api.UserRef{Id: c.AuthorID, Name: c.AuthorName},
-		Reviewer:        ref(c.ReviewerID, c.ReviewerName, func(id uuid.UUID, n string) api.UserRef { return api.UserRef{Id: id, Name: n} }),
-		Client:          ref(c.ClientID, c.ClientName, func(id uuid.UUID, n string) api.NamedRef { return api.NamedRef{Id: id, Name: n} }),
-		Task:            ref(c.TaskID, c.TaskName, func(id uuid.UUID, n string) api.NamedRef { return api.NamedRef{Id: id, Name: n} }),
-		CurrentVersion:  versionBody(c.Current),
-		ApprovedVersion: versionBody(c.Approved),
-	}
-}
-
-// versionBody is the CreativeVersion of v, nil (null) when v is.
-func versionBody(v *creative.Version) *versionJSON {
-	if v == nil {
-		return nil
-	}
-	out := &versionJSON{Id: v.ID, Number: int(v.Number), CreatedAt: v.CreatedAt.UTC(),
-		Author: api.UserRef{Id: v.AuthorID, Name: v.AuthorName}, Assets: make([]assetJSON, len(v.Assets))}
-	for i, a := range v.Assets {
-		out.Assets[i] = assetJSON{Id: a.ID, FileName: a.FileName, MimeType: a.MimeType, SizeBytes: a.SizeBytes, Url: a.URL,
-			Sha256: a.SHA256, Width: a.Width, Height: a.Height, DurationMs: a.DurationMs}
-	}
-	return out
-}
-
-// ref is nil (null) when the reference is unset, so "always present, may be
-// null" never becomes a zero-valued object.
-func ref[T any](id *uuid.UUID, name *string, build func(uuid.UUID, string) T) *T {
-	if id == nil || name == nil {
-		return nil
-	}
-	v := build(*id, *name)
-	return &v
-}
 
 // orNil is a nullable request field as a pointer: nil when absent or null.
 func orNil[T any](n nullable.Nullable[T]) *T {

@@ -779,7 +779,7 @@ func TestCreativeEndpointsTakeAFixedNumberOfRoundTrips(t *testing.T) {
 			"session, role, creative, versions with assets"},
 		{"action", http.MethodPost, creativeActionURL(small, smallOne), creativeActionURL(large, bigOne),
 			map[string]any{"action": "request_changes", "comment": "Again."}, nil, 4,
-			"session, begin+lock with role and names, transition and event+versions with assets, commit"},
+			"session, begin+lock with role and names, transition and history event+versions with assets, outbox event+commit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

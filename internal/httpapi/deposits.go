@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/oapi-codegen/nullable"
@@ -104,7 +103,7 @@ func (s *Server) CreateAccountDeposit(ctx context.Context, r api.CreateAccountDe
 			case err != nil:
 				return idempotency.Response{}, err
 			}
-			body, err := json.Marshal(depositBody(d, d.CreatedAt))
+			body, err := json.Marshal(deposit.Body(d, d.CreatedAt))
 			if err != nil {
 				return idempotency.Response{}, err
 			}
@@ -143,7 +142,7 @@ func (s *Server) ListAccountDeposits(ctx context.Context, r api.ListAccountDepos
 	}
 	items := make([]api.AccountDeposit, len(rows))
 	for i, row := range rows {
-		items[i] = depositBody(row.Deposit, row.DbNow)
+		items[i] = deposit.Body(row.Deposit, row.DbNow)
 	}
 	return api.ListAccountDeposits200JSONResponse{Items: items, NextCursor: next}, nil
 }
@@ -158,7 +157,7 @@ func (s *Server) GetAccountDeposit(ctx context.Context, r api.GetAccountDepositR
 	} else if err != nil {
 		return nil, err
 	}
-	return api.GetAccountDeposit200JSONResponse(depositBody(row.Deposit, row.DbNow)), nil
+	return api.GetAccountDeposit200JSONResponse(deposit.Body(row.Deposit, row.DbNow)), nil
 }
 
 // GetAccountBalance answers the sum of the caller's ledger entries.
@@ -168,37 +167,5 @@ func (s *Server) GetAccountBalance(ctx context.Context, _ api.GetAccountBalanceR
 	if err != nil {
 		return nil, err
 	}
-	return api.GetAccountBalance200JSONResponse{Available: usdt(balance)}, nil
-}
-
-// depositBody is the AccountDeposit schema of d as it reads at now (the
-// database clock), so an unswept expired deposit reads as expired.
-func depositBody(d db.Deposit, now time.Time) api.AccountDeposit {
-	return api.AccountDeposit{
-		Id:                    d.ID,
-		Address:               d.Address,
-		Network:               api.AccountDepositNetwork(d.Network),
-		NetworkLabel:          deposit.NetworkLabel,
-		RequestedAmount:       usdt(d.RequestedAmountMinor),
-		CreditedAmount:        usdt(d.CreditedAmountMinor),
-		Confirmations:         int(d.Confirmations),
-		ConfirmationsRequired: int(d.ConfirmationsRequired),
-		Status:                api.DepositStatus(deposit.EffectiveStatus(d.Status, d.ExpiresAt, now)),
-		TransactionId:         nullableString(d.TransferTxID),
-		CreatedAt:             d.CreatedAt.UTC(),
-		ExpiresAt:             d.ExpiresAt.UTC(),
-	}
-}
-
-// nullableString is s as an always-present, maybe-null JSON string.
-func nullableString(s *string) nullable.Nullable[string] {
-	if s == nil {
-		return nullable.NewNullNullable[string]()
-	}
-	return nullable.NewNullableWithValue(*s)
-}
-
-// usdt is minor units of USDT as the Money schema.
-func usdt(minor int64) api.Money {
-	return api.Money{AmountMinor: money.FormatMinor(minor), Currency: api.MoneyCurrency(money.USDT.Code), Scale: api.MoneyScale(money.USDT.Scale)}
+	return api.GetAccountBalance200JSONResponse{Available: deposit.USDT(balance)}, nil
 }

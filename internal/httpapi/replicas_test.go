@@ -153,7 +153,7 @@ func TestTwoReplicasUnderLoadStayCorrect(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range size.sweeps {
-				sweepErrs <- deposit.Sweep(ctx, st.Q, log)
+				sweepErrs <- deposit.Sweep(ctx, st, log)
 				sweepErrs <- idempotency.Purge(ctx, st, log)
 			}
 		}()

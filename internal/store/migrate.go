@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
 
 	"creativeapi/migrations"
 )
@@ -17,8 +19,14 @@ import (
 // starting at once) on one advisory lock.
 const migrationLock = 7_305_551_001
 
+// RiverSchema is the schema of River's job tables (docs/events.md). They
+// are River's: its own migrations create them, after ours, so schema.sql
+// (the public schema) stays ours alone.
+const RiverSchema = "river"
+
 // Migrate applies, in name order, every embedded migration not yet recorded
-// in schema_migrations, each in its own transaction.
+// in schema_migrations, each in its own transaction, then River's
+// migrations into RiverSchema.
 func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (applied int, err error) {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
@@ -69,5 +77,28 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (applied
 		applied++
 		log.Info("migration applied", "version", version)
 	}
+	if err := migrateRiver(ctx, pool, log); err != nil {
+		return applied, err
+	}
 	return applied, nil
+}
+
+// migrateRiver brings River's tables up to the version of the River module
+// we build with; River takes its own lock, and a second run does nothing.
+func migrateRiver(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
+	if _, err := pool.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+RiverSchema); err != nil {
+		return Translate(err)
+	}
+	m, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Schema: RiverSchema, Logger: log})
+	if err != nil {
+		return err
+	}
+	res, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	if err != nil {
+		return fmt.Errorf("river migrations: %w", err)
+	}
+	for _, v := range res.Versions {
+		log.Info("river migration applied", "version", v.Version)
+	}
+	return nil
 }

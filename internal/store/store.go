@@ -147,6 +147,25 @@ func (s *Store) InTx(ctx context.Context, fn func(q *db.Queries) error) error {
 	return nil
 }
 
+// InPgxTx is InTx for libraries that take a pgx.Tx (River inserts its jobs
+// in the caller's transaction): fn gets both the transaction and the
+// queries on it. Committed when fn returns nil, rolled back otherwise, and
+// errors come back translated, as with InTx.
+func (s *Store) InPgxTx(ctx context.Context, fn func(tx pgx.Tx, q *db.Queries) error) error {
+	tx, err := s.Pool.Begin(ctx)
+	if err != nil {
+		return Translate(err)
+	}
+	if err := fn(tx, db.New(tx)); err != nil {
+		_ = tx.Rollback(context.WithoutCancel(ctx))
+		return Translate(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return Translate(fmt.Errorf("commit: %w", err))
+	}
+	return nil
+}
+
 // Translate maps database errors to ErrNotFound, ErrConflict and
 // ErrUnavailable (keeping the original in the chain for logs); other errors
 // pass through.

@@ -168,8 +168,9 @@ var claimArgs = map[string]string{"fingerprint": ":fp", "ttl_seconds": ":ttls"}
 // does with an Idempotency-Key whose stored answer the session lookup found
 // missing: BEGIN, the claim and the command's first round trip (first) in
 // one pipeline, then the rest of the command, then the stored answer with
-// COMMIT.
-func keyed(b *builder, status, body, location string, first, rest func()) {
+// COMMIT (with the statements beforeAnswer writes, such as the outbox
+// event, in front of it).
+func keyed(b *builder, status, body, location string, first, rest func(), beforeAnswer ...func()) {
 	b.pipeline(func() {
 		b.raw("BEGIN", "begin")
 		b.query("IdempotencyKeyInsert", claimArgs, false)
@@ -177,6 +178,9 @@ func keyed(b *builder, status, body, location string, first, rest func()) {
 	})
 	rest()
 	b.pipeline(func() {
+		for _, f := range beforeAnswer {
+			f()
+		}
 		b.query("IdempotencyKeySetResponse", map[string]string{
 			"status_code": status, "response_body": body, "response_location": location,
 		}, false)
@@ -216,6 +220,15 @@ func creativeSetup(b *builder) {
 	b.counting = counting
 }
 
+// creativeEvent sends a creative command's outbox event, of typ, with the
+// answer's size, as the server writes it before the stored answer.
+func creativeEvent(b *builder, typ string) {
+	b.query("OutboxEventsInsert", map[string]string{
+		"types": "ARRAY[" + typ + "]", "organization_ids": "ARRAY[:organization_id]::uuid[]",
+		"user_ids": "ARRAY['00000000-0000-0000-0000-000000000000']::uuid[]", "payloads": "ARRAY[convert_from(:cbody, 'UTF8')::json]",
+	}, false)
+}
+
 // actionScript alternates submit (the author) and request_changes (the
 // reviewer) on the client's creative, one action per execution.
 func actionScript(b *builder) {
@@ -239,7 +252,7 @@ func actionScript(b *builder) {
 				}, false)
 				b.query("CreativeVersionsWithAssets", map[string]string{"ids": ":vids"}, false)
 			})
-		})
+		}, func() { creativeEvent(b, verb) })
 	}
 	b.meta(`\if :phase = 1`)
 	action(":a0", ":submit", ":changes_requested", ":in_review", "NULL")
@@ -281,7 +294,7 @@ func createScript(b *builder) {
 			"title": ":ctitle", "type": ":ctype", "aspect_ratio": ":aspect", "geo": ":geo", "language": ":lang",
 			"direction_id": "NULL", "author_id": ":user_id", "client_id": "NULL", "task_id": "NULL",
 		}, false)
-	})
+	}, func() { creativeEvent(b, "'creative.created'") })
 }
 
 // versionScript adds a one-image version to the client's creative as its
@@ -304,7 +317,7 @@ func versionScript(b *builder) {
 			}, false)
 			b.query("CreativeVersionsWithAssets", map[string]string{"ids": ":vids"}, false)
 		})
-	})
+	}, func() { creativeEvent(b, "'creative.version_added'") })
 }
 
 // searchScript reads the first page of a title search for the number of

@@ -1,0 +1,64 @@
+package deposit
+
+import (
+	"context"
+	"time"
+
+	"github.com/oapi-codegen/nullable"
+
+	"creativeapi/gen/api"
+	"creativeapi/gen/db"
+	"creativeapi/internal/events"
+	"creativeapi/internal/money"
+	"creativeapi/internal/store"
+)
+
+// Body is the AccountDeposit schema of d as it reads at now (the database
+// clock), so an unswept expired deposit reads as expired. The API's
+// answers and the deposit events both show this.
+func Body(d db.Deposit, now time.Time) api.AccountDeposit {
+	return api.AccountDeposit{
+		Id:                    d.ID,
+		Address:               d.Address,
+		Network:               api.AccountDepositNetwork(d.Network),
+		NetworkLabel:          NetworkLabel,
+		RequestedAmount:       USDT(d.RequestedAmountMinor),
+		CreditedAmount:        USDT(d.CreditedAmountMinor),
+		Confirmations:         int(d.Confirmations),
+		ConfirmationsRequired: int(d.ConfirmationsRequired),
+		Status:                api.DepositStatus(EffectiveStatus(d.Status, d.ExpiresAt, now)),
+		TransactionId:         nullableString(d.TransferTxID),
+		CreatedAt:             d.CreatedAt.UTC(),
+		ExpiresAt:             d.ExpiresAt.UTC(),
+	}
+}
+
+// USDT is minor units of USDT as the Money schema.
+func USDT(minor int64) api.Money {
+	return api.Money{AmountMinor: money.FormatMinor(minor), Currency: api.MoneyCurrency(money.USDT.Code), Scale: api.MoneyScale(money.USDT.Scale)}
+}
+
+// nullableString is s as an always-present, maybe-null JSON string.
+func nullableString(s *string) nullable.Nullable[string] {
+	if s == nil {
+		return nullable.NewNullNullable[string]()
+	}
+	return nullable.NewNullableWithValue(*s)
+}
+
+// WriteEvents writes one outbox event for each of deps, the deposits a
+// statement of the transaction q just moved (as it returned them): the
+// deposit as its owner reads it at now, typed by its status
+// (docs/events.md). Every deposit change calls it in its own transaction.
+// It costs no round trip: the insert goes with the transaction's next
+// statement or its COMMIT.
+func WriteEvents(ctx context.Context, q *db.Queries, deps []db.Deposit, now time.Time) error {
+	evs := make([]events.Event, len(deps))
+	for i, d := range deps {
+		body := Body(d, now)
+		evs[i] = events.Event{
+			Type: events.DepositType(string(body.Status)), UserID: d.UserID, Timestamp: now, Data: body,
+		}
+	}
+	return events.Write(store.WithNext(ctx), q, evs...)
+}

@@ -1,0 +1,108 @@
+// Package events is the transactional outbox (docs/events.md): every state
+// change writes its event with Write, in the transaction of the change; the
+// Publisher gives committed events their place in the published order and
+// hands them on (webhook deliveries, live streams).
+package events
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"creativeapi/gen/db"
+)
+
+// Type is an event type (docs/events.md lists which change writes which).
+type Type string
+
+// The event types. Creative events belong to an organization (webhooks and
+// the organization's members' streams); deposit events to their owner.
+const (
+	CreativeCreated          Type = "creative.created"
+	CreativeVersionAdded     Type = "creative.version_added"
+	CreativeUpdated          Type = "creative.updated"
+	CreativeSubmitted        Type = "creative.submitted"
+	CreativeChangesRequested Type = "creative.changes_requested"
+	CreativeApproved         Type = "creative.approved"
+	CreativeArchived         Type = "creative.archived"
+	DepositAwaitingTransfer  Type = "deposit.awaiting_transfer"
+	DepositConfirming        Type = "deposit.confirming"
+	DepositCredited          Type = "deposit.credited"
+	DepositExpired           Type = "deposit.expired"
+)
+
+// CreativeTypes are the types a webhook endpoint may subscribe to.
+var CreativeTypes = []Type{
+	CreativeCreated, CreativeVersionAdded, CreativeUpdated,
+	CreativeSubmitted, CreativeChangesRequested, CreativeApproved, CreativeArchived,
+}
+
+// creativeActionTypes maps a review action (openapi.yaml's CreativeAction)
+// to its event type.
+var creativeActionTypes = map[string]Type{
+	"submit":          CreativeSubmitted,
+	"request_changes": CreativeChangesRequested,
+	"approve":         CreativeApproved,
+	"archive":         CreativeArchived,
+}
+
+// CreativeActionType is the event type of a review action.
+func CreativeActionType(action string) (Type, error) {
+	t, ok := creativeActionTypes[action]
+	if !ok {
+		return "", fmt.Errorf("events: no event type for action %q", action)
+	}
+	return t, nil
+}
+
+// DepositType is the event type of a deposit now in status (its effective
+// status: deposit.awaiting_transfer after a revert, deposit.confirming each
+// time its confirmations change, and so on).
+func DepositType(status string) Type { return Type("deposit." + status) }
+
+// Event is one event to write. Exactly one of OrganizationID and UserID is
+// set: who may see it.
+type Event struct {
+	Type           Type
+	OrganizationID uuid.UUID
+	UserID         uuid.UUID
+	// Timestamp is when the change happened (the transaction's clock).
+	Timestamp time.Time
+	// Data is the resource as the API shows it.
+	Data any
+}
+
+// Payload is the body of an event, as webhooks post it and streams send it.
+type Payload struct {
+	Type      Type      `json:"type"`
+	Timestamp time.Time `json:"timestamp"`
+	Data      any       `json:"data"`
+}
+
+// Write writes evs to the outbox with one statement on q, which must be the
+// transaction of the change they report (a change and its event commit
+// together or not at all). Pass store.WithNext(ctx) to send it with the
+// transaction's next statement.
+func Write(ctx context.Context, q *db.Queries, evs ...Event) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	p := db.OutboxEventsInsertParams{
+		Types: make([]string, len(evs)), OrganizationIds: make([]uuid.UUID, len(evs)),
+		UserIds: make([]uuid.UUID, len(evs)), Payloads: make([][]byte, len(evs)),
+	}
+	for i, e := range evs {
+		if (e.OrganizationID == uuid.Nil) == (e.UserID == uuid.Nil) {
+			return fmt.Errorf("events: %s needs an organization or a user, not both", e.Type)
+		}
+		body, err := json.Marshal(Payload{Type: e.Type, Timestamp: e.Timestamp.UTC(), Data: e.Data})
+		if err != nil {
+			return fmt.Errorf("events: encode %s: %w", e.Type, err)
+		}
+		p.Types[i], p.OrganizationIds[i], p.UserIds[i], p.Payloads[i] = string(e.Type), e.OrganizationID, e.UserID, body
+	}
+	return q.OutboxEventsInsert(ctx, p)
+}

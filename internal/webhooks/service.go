@@ -1,0 +1,406 @@
+package webhooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"creativeapi/gen/db"
+	"creativeapi/internal/store"
+)
+
+// DefaultSchedule is the wait before each retry: about three days in all
+// (71 h 43 min), 15 attempts. Each wait is jittered by ±20 %.
+var DefaultSchedule = []time.Duration{
+	5 * time.Second, 30 * time.Second, 2 * time.Minute, 10 * time.Minute, 30 * time.Minute,
+	time.Hour, 2 * time.Hour, 4 * time.Hour, 8 * time.Hour,
+	12 * time.Hour, 12 * time.Hour, 12 * time.Hour, 12 * time.Hour, 8 * time.Hour,
+}
+
+// The outcomes of an attempt, as the OnOutcome hook hears them.
+const (
+	OutcomeSucceeded = "succeeded"
+	OutcomeRetrying  = "retrying"
+	OutcomeFailed    = "failed"
+	OutcomeGone      = "gone"
+)
+
+// maxRetryAfter bounds how long a receiver's Retry-After may push an
+// attempt back.
+const maxRetryAfter = 24 * time.Hour
+
+// Config tunes the delivery; zero fields take defaults.
+type Config struct {
+	// Timeout bounds one attempt, connection included (default 15 s).
+	Timeout time.Duration
+	// Schedule is the wait before each retry (default DefaultSchedule).
+	Schedule []time.Duration
+	// Jitter spreads a wait (default ±20 % at random); tests fix it.
+	Jitter func(time.Duration) time.Duration
+	// Workers is how many attempts run at once per replica (default 50):
+	// a slow endpoint holds one of them for at most Timeout.
+	Workers int
+	// AllowPrivate lets webhooks reach loopback and private addresses and
+	// use http (DEV_MODE only).
+	AllowPrivate bool
+	// Retention is how long finished deliveries, their attempts and
+	// published events are kept (default 7 days).
+	Retention time.Duration
+	// RescueAfter is when a delivery whose worker died (its process was
+	// killed) is attempted again (default 1 min).
+	RescueAfter time.Duration
+	// FetchPollInterval is how often River looks for due jobs without a
+	// notice (default River's, 1 s); retries become due by this poll.
+	FetchPollInterval time.Duration
+	// OnOutcome, when set, hears every attempt's outcome (a metrics hook).
+	OnOutcome func(outcome string)
+}
+
+func (c *Config) defaults() {
+	if c.Timeout <= 0 {
+		c.Timeout = 15 * time.Second
+	}
+	if c.Schedule == nil {
+		c.Schedule = DefaultSchedule
+	}
+	if c.Jitter == nil {
+		c.Jitter = func(d time.Duration) time.Duration {
+			return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
+		}
+	}
+	if c.Workers <= 0 {
+		c.Workers = 50
+	}
+	if c.Retention <= 0 {
+		c.Retention = 7 * 24 * time.Hour
+	}
+	if c.RescueAfter <= 0 {
+		c.RescueAfter = time.Minute
+	}
+}
+
+// deliveryArgs is the River job of one delivery: all its attempts.
+type deliveryArgs struct {
+	DeliveryID uuid.UUID `json:"deliveryId"`
+}
+
+func (deliveryArgs) Kind() string { return "webhook_delivery" }
+
+// purgeArgs is the periodic retention job.
+type purgeArgs struct{}
+
+func (purgeArgs) Kind() string { return "events_purge" }
+
+const queue = "webhooks"
+
+// Service sends deliveries: a River client working the webhooks queue.
+type Service struct {
+	cfg    Config
+	st     *store.Store
+	log    *slog.Logger
+	client *river.Client[pgx.Tx]
+	http   *http.Client
+	// retryAt holds, per job, when its next attempt is due, from Work to
+	// NextRetry (River asks for it right after Work returns).
+	retryAt sync.Map
+}
+
+// New makes the service; Start runs it.
+func New(st *store.Store, cfg Config, log *slog.Logger) (*Service, error) {
+	cfg.defaults()
+	s := &Service{cfg: cfg, st: st, log: log}
+	s.http = &http.Client{
+		Timeout: cfg.Timeout,
+		Transport: &http.Transport{
+			Proxy:                 nil, // a proxy would dial for us, past the address check
+			DialContext:           dialContext(Dialer(cfg.Timeout, cfg.AllowPrivate)),
+			TLSHandshakeTimeout:   cfg.Timeout,
+			ResponseHeaderTimeout: cfg.Timeout,
+			MaxIdleConnsPerHost:   4,
+			IdleConnTimeout:       90 * time.Second,
+		},
+		// A redirect is an answer, not a place to go: it could lead anywhere.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	workers := river.NewWorkers()
+	if err := river.AddWorkerSafely(workers, &deliveryWorker{s: s}); err != nil {
+		return nil, err
+	}
+	if err := river.AddWorkerSafely(workers, &purgeWorker{s: s}); err != nil {
+		return nil, err
+	}
+	client, err := river.NewClient(riverpgxv5.New(st.Pool), &river.Config{
+		Schema:               store.RiverSchema,
+		Logger:               log,
+		Queues:               map[string]river.QueueConfig{queue: {MaxWorkers: cfg.Workers}, river.QueueDefault: {MaxWorkers: 1}},
+		Workers:              workers,
+		JobTimeout:           cfg.Timeout + 15*time.Second,
+		RescueStuckJobsAfter: cfg.RescueAfter,
+		FetchPollInterval:    cfg.FetchPollInterval,
+		FetchCooldown:        fetchCooldown(cfg.FetchPollInterval),
+		PeriodicJobs: []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
+			func() (river.JobArgs, *river.InsertOpts) { return purgeArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})},
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.client = client
+	return s, nil
+}
+
+// fetchCooldown is River's default (100 ms) unless the poll is shorter.
+func fetchCooldown(poll time.Duration) time.Duration {
+	if poll > 0 && poll < 100*time.Millisecond {
+		return poll
+	}
+	return 0
+}
+
+// Start works deliveries until Stop.
+func (s *Service) Start(ctx context.Context) error { return s.client.Start(ctx) }
+
+// Stop lets running attempts finish (bounded by ctx).
+func (s *Service) Stop(ctx context.Context) error { return s.client.Stop(ctx) }
+
+// Fanout creates, in the publishing transaction, one delivery and its job
+// for each endpoint subscribed to each published event (events.Fanout).
+func (s *Service) Fanout(ctx context.Context, tx pgx.Tx, q *db.Queries, published []db.OutboxPublishRow) error {
+	eventIDs := make([]int64, len(published))
+	for i, e := range published {
+		eventIDs[i] = e.ID
+	}
+	ids, err := q.WebhookDeliveriesCreate(ctx, eventIDs)
+	if err != nil || len(ids) == 0 {
+		return err
+	}
+	jobs := make([]river.InsertManyParams, len(ids))
+	for i, id := range ids {
+		jobs[i] = river.InsertManyParams{Args: deliveryArgs{DeliveryID: id},
+			InsertOpts: &river.InsertOpts{Queue: queue, MaxAttempts: len(s.cfg.Schedule) + 1}}
+	}
+	_, err = s.client.InsertManyFastTx(ctx, tx, jobs)
+	return err
+}
+
+type deliveryWorker struct {
+	river.WorkerDefaults[deliveryArgs]
+	s *Service
+}
+
+func (w *deliveryWorker) Timeout(*river.Job[deliveryArgs]) time.Duration {
+	return w.s.cfg.Timeout + 15*time.Second
+}
+
+// NextRetry is when Work said the next attempt is due: the schedule's
+// wait, or the receiver's Retry-After when longer.
+func (w *deliveryWorker) NextRetry(job *river.Job[deliveryArgs]) time.Time {
+	now := time.Now()
+	if at, ok := w.s.retryAt.LoadAndDelete(job.ID); ok {
+		// River refuses a time already past (and falls back to its own
+		// schedule): a wait shorter than recording the attempt took is due now.
+		return later(at.(time.Time), now.Add(time.Millisecond))
+	}
+	return now.Add(w.s.wait(job.Attempt, 0))
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// wait is the time before the retry after attempt n.
+func (s *Service) wait(n int, retryAfter time.Duration) time.Duration {
+	i := min(max(n-1, 0), len(s.cfg.Schedule)-1)
+	d := s.cfg.Jitter(s.cfg.Schedule[i])
+	return max(d, min(retryAfter, maxRetryAfter))
+}
+
+// errRetry makes River schedule the next attempt.
+type errRetry struct{ reason string }
+
+func (e errRetry) Error() string { return "webhook attempt failed: " + e.reason }
+
+func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[deliveryArgs]) error {
+	s := w.s
+	d, err := s.st.Q.WebhookDeliveryForAttempt(ctx, job.Args.DeliveryID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // its endpoint was deleted
+	} else if err != nil {
+		return err
+	}
+	if d.Status != "pending" {
+		return nil
+	}
+	if !d.Enabled {
+		return s.st.Q.WebhookDeliveryCancel(ctx, d.ID)
+	}
+	res := s.send(ctx, d)
+	rec := db.WebhookAttemptRecordParams{
+		DeliveryID: d.ID, Attempt: int32(job.Attempt), StartedAt: res.started,
+		DurationMs: int32(res.duration.Milliseconds()), ResponseStatus: res.status, Error: res.err,
+	}
+	outcome := OutcomeRetrying
+	var next time.Time
+	switch {
+	case res.status != nil && *res.status >= 200 && *res.status < 300:
+		outcome, rec.Status = OutcomeSucceeded, "succeeded"
+	case res.status != nil && *res.status == http.StatusGone:
+		outcome, rec.Status = OutcomeGone, "failed"
+	case job.Attempt >= job.MaxAttempts:
+		outcome, rec.Status = OutcomeFailed, "failed"
+	default:
+		rec.Status = "pending"
+		next = time.Now().Add(s.wait(job.Attempt, res.retryAfter))
+		rec.NextAttemptAt = &next
+	}
+	err = s.st.InTx(ctx, func(q *db.Queries) error {
+		if outcome == OutcomeGone {
+			gone := "gone"
+			if err := q.WebhookEndpointDisable(store.WithNext(ctx), db.WebhookEndpointDisableParams{ID: d.EndpointID, Reason: &gone}); err != nil {
+				return err
+			}
+		}
+		return q.WebhookAttemptRecord(ctx, rec)
+	})
+	if err != nil {
+		return err // attempted again, with the same webhook-id
+	}
+	if s.cfg.OnOutcome != nil {
+		s.cfg.OnOutcome(outcome)
+	}
+	if outcome == OutcomeGone {
+		s.log.WarnContext(ctx, "webhook endpoint answered 410 Gone; disabled", "endpoint", d.EndpointID.String())
+	}
+	if outcome != OutcomeRetrying {
+		return nil
+	}
+	s.retryAt.Store(job.ID, next)
+	reason := "no answer"
+	if res.status != nil {
+		reason = "status " + strconv.Itoa(int(*res.status))
+	} else if res.err != nil {
+		reason = *res.err
+	}
+	return errRetry{reason}
+}
+
+// result is what one attempt saw.
+type result struct {
+	started    time.Time
+	duration   time.Duration
+	status     *int32
+	err        *string
+	retryAfter time.Duration
+}
+
+// send makes one signed attempt.
+func (s *Service) send(ctx context.Context, d db.WebhookDeliveryForAttemptRow) result {
+	res := result{started: time.Now()}
+	fail := func(err error) result {
+		msg := err.Error()
+		if len(msg) > 500 {
+			msg = msg[:500]
+		}
+		res.err = &msg
+		res.duration = time.Since(res.started)
+		return res
+	}
+	id := d.ID.String()
+	sig, err := Sign(d.Secret, id, res.started, d.Payload)
+	if err != nil {
+		return fail(err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.Url, strings.NewReader(string(d.Payload)))
+	if err != nil {
+		return fail(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "creativeapi-webhooks/1")
+	req.Header.Set("webhook-id", id)
+	req.Header.Set("webhook-timestamp", strconv.FormatInt(res.started.Unix(), 10))
+	req.Header.Set("webhook-signature", sig)
+	resp, err := s.http.Do(req)
+	if err != nil {
+		return fail(err)
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	res.duration = time.Since(res.started)
+	code := int32(resp.StatusCode)
+	res.status = &code
+	res.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	return res
+}
+
+// parseRetryAfter reads seconds or an HTTP date; zero when absent or bad.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+type purgeWorker struct {
+	river.WorkerDefaults[purgeArgs]
+	s *Service
+}
+
+// Work deletes finished deliveries and published events older than the
+// retention, in batches.
+func (w *purgeWorker) Work(ctx context.Context, _ *river.Job[purgeArgs]) error {
+	n, err := w.s.Purge(ctx, time.Now().Add(-w.s.cfg.Retention))
+	if n > 0 {
+		w.s.log.InfoContext(ctx, "events purged", "rows", n)
+	}
+	return err
+}
+
+// Purge deletes finished deliveries (with their attempts) and published
+// events no delivery waits for, older than cutoff.
+func (s *Service) Purge(ctx context.Context, cutoff time.Time) (int64, error) {
+	const batch = 1000
+	var total int64
+	for _, step := range []func() (int64, error){
+		func() (int64, error) {
+			return s.st.Q.WebhookDeliveriesPurge(ctx, db.WebhookDeliveriesPurgeParams{Cutoff: cutoff, BatchSize: batch})
+		},
+		func() (int64, error) {
+			return s.st.Q.OutboxPurge(ctx, db.OutboxPurgeParams{Cutoff: cutoff, BatchSize: batch})
+		},
+	} {
+		for range 100 {
+			n, err := step()
+			if err != nil {
+				return total, fmt.Errorf("purge: %w", err)
+			}
+			total += n
+			if n < batch {
+				break
+			}
+		}
+	}
+	return total, nil
+}

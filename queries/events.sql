@@ -1,0 +1,187 @@
+-- Events (docs/events.md): the outbox, its publication, webhook endpoints,
+-- deliveries and their attempts.
+
+-- name: OutboxEventsInsert :exec
+-- OutboxEventsInsert writes events in the caller's transaction; the arrays
+-- are the columns, of equal length; the nil UUID stands for null.
+WITH input AS (
+    SELECT unnest(@types::text[]) AS type, unnest(@organization_ids::uuid[]) AS organization_id,
+           unnest(@user_ids::uuid[]) AS user_id, unnest(@payloads::json[]) AS payload
+)
+INSERT INTO outbox_events (type, organization_id, user_id, payload)
+SELECT i.type, nullif(i.organization_id, '00000000-0000-0000-0000-000000000000'::uuid),
+       nullif(i.user_id, '00000000-0000-0000-0000-000000000000'::uuid), i.payload
+FROM input i;
+
+-- name: OutboxPublishLock :exec
+-- OutboxPublishLock makes publishers take turns (until their transaction
+-- ends), so seq is given in commit order: the next publisher's statements
+-- see every event the one before published.
+SELECT pg_advisory_xact_lock(7305551017);
+
+-- name: OutboxPublish :many
+-- OutboxPublish gives the oldest unpublished events their seq, in id order.
+WITH next AS (
+    SELECT id FROM outbox_events WHERE seq IS NULL ORDER BY id LIMIT @batch_size FOR UPDATE
+), numbered AS (
+    SELECT id, nextval('outbox_events_seq') AS seq FROM (SELECT id FROM next ORDER BY id) n
+)
+UPDATE outbox_events e SET seq = numbered.seq, published_at = now()
+FROM numbered
+WHERE e.id = numbered.id
+RETURNING e.id, e.seq::bigint AS seq, e.type, e.organization_id, e.user_id, e.published_at::timestamptz AS published_at;
+
+-- name: OutboxEventsAfter :many
+-- OutboxEventsAfter reads the published events after seq that a user may
+-- see: their own deposit events and the creative events of their
+-- organizations, in publication order.
+SELECT e.seq::bigint AS seq, e.type, e.payload
+FROM outbox_events e
+WHERE e.seq > @after_seq::bigint
+  AND (e.user_id = @user_id::uuid
+       OR e.organization_id IN (SELECT m.organization_id FROM memberships m WHERE m.user_id = @user_id::uuid))
+ORDER BY e.seq
+LIMIT @row_limit;
+
+-- name: OutboxEventsPublishedAfter :many
+-- OutboxEventsPublishedAfter reads every published event after seq, for the
+-- stream hub to hand to the streams of this replica.
+SELECT e.seq::bigint AS seq, e.type, e.organization_id, e.user_id, e.payload
+FROM outbox_events e
+WHERE e.seq > @after_seq::bigint
+ORDER BY e.seq
+LIMIT @row_limit;
+
+-- name: OutboxLastSeq :one
+-- OutboxLastSeq is the seq of the last published event (0 when none).
+SELECT coalesce(max(seq), 0)::bigint FROM outbox_events;
+
+-- name: OutboxBacklog :one
+-- OutboxBacklog counts the events not yet published, and how long the
+-- oldest has waited (for metrics).
+SELECT count(*) AS events, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS oldest_seconds
+FROM outbox_events WHERE seq IS NULL;
+
+-- name: OutboxPurge :execrows
+-- OutboxPurge deletes a batch of events published before the cutoff that no
+-- delivery still waits for (their finished deliveries and attempts go with
+-- them).
+DELETE FROM outbox_events
+WHERE id IN (
+    SELECT e.id FROM outbox_events e
+    WHERE e.seq IS NOT NULL AND e.published_at < @cutoff::timestamptz
+      AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')
+    ORDER BY e.published_at
+    LIMIT @batch_size);
+
+-- name: WebhookDeliveriesPurge :execrows
+-- WebhookDeliveriesPurge deletes a batch of finished deliveries (and their
+-- attempts) older than the cutoff.
+DELETE FROM webhook_deliveries
+WHERE id IN (
+    SELECT f.id FROM webhook_deliveries f
+    WHERE f.finished_at < @cutoff::timestamptz
+    ORDER BY f.finished_at
+    LIMIT @batch_size);
+
+-- name: WebhookDeliveriesCreate :many
+-- WebhookDeliveriesCreate fans published events out to the enabled
+-- endpoints of their organization that subscribe to their type.
+INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type)
+SELECT w.id, e.id, e.type
+FROM outbox_events e
+JOIN webhook_endpoints w ON w.organization_id = e.organization_id AND w.enabled AND e.type = ANY (w.event_types)
+WHERE e.id = ANY (@event_ids::bigint[])
+ORDER BY e.seq, w.id
+ON CONFLICT (endpoint_id, event_id) DO NOTHING
+RETURNING id;
+
+-- name: WebhookEndpointCreate :one
+INSERT INTO webhook_endpoints (organization_id, url, event_types, enabled, secret)
+VALUES (@organization_id, @url, @event_types, @enabled, @secret)
+RETURNING *;
+
+-- name: WebhookEndpointGet :one
+SELECT * FROM webhook_endpoints WHERE id = @id AND organization_id = @organization_id;
+
+-- name: WebhookEndpointList :many
+-- WebhookEndpointList pages an organization's endpoints oldest first; the
+-- cursor is the (created_at, id) of the last row of the previous page.
+SELECT * FROM webhook_endpoints
+WHERE organization_id = @organization_id
+  AND (created_at, id) > (coalesce(sqlc.narg('cursor_created_at')::timestamptz, '-infinity'),
+                          coalesce(sqlc.narg('cursor_id')::uuid, '00000000-0000-0000-0000-000000000000'))
+ORDER BY created_at, id
+LIMIT @row_limit;
+
+-- name: WebhookEndpointUpdate :one
+-- WebhookEndpointUpdate sets the fields given (null keeps one). Enabling
+-- an endpoint clears why it was disabled.
+UPDATE webhook_endpoints
+SET url = coalesce(sqlc.narg('url'), url),
+    event_types = coalesce(sqlc.narg('event_types')::text[], event_types),
+    enabled = coalesce(sqlc.narg('enabled'), enabled),
+    disabled_reason = CASE WHEN coalesce(sqlc.narg('enabled'), enabled) THEN NULL ELSE disabled_reason END,
+    updated_at = now()
+WHERE id = @id AND organization_id = @organization_id
+RETURNING *;
+
+-- name: WebhookEndpointDelete :execrows
+DELETE FROM webhook_endpoints WHERE id = @id AND organization_id = @organization_id;
+
+-- name: WebhookEndpointDisable :exec
+-- WebhookEndpointDisable turns an endpoint off on the service's side.
+UPDATE webhook_endpoints SET enabled = false, disabled_reason = @reason, updated_at = now()
+WHERE id = @id;
+
+-- name: WebhookDeliveryForAttempt :one
+-- WebhookDeliveryForAttempt reads what one attempt sends.
+SELECT d.id, d.status, d.event_type, d.endpoint_id, w.url, w.secret, w.enabled, e.payload, e.created_at AS event_created_at
+FROM webhook_deliveries d
+JOIN webhook_endpoints w ON w.id = d.endpoint_id
+JOIN outbox_events e ON e.id = d.event_id
+WHERE d.id = @id;
+
+-- name: WebhookAttemptRecord :exec
+-- WebhookAttemptRecord logs one attempt and moves its delivery on: status
+-- pending with the time of the next attempt, or finished.
+WITH attempt AS (
+    INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, error)
+    VALUES (@delivery_id, @attempt, @started_at, @duration_ms, sqlc.narg('response_status'), sqlc.narg('error'))
+    ON CONFLICT (delivery_id, attempt) DO UPDATE
+    SET started_at = excluded.started_at, duration_ms = excluded.duration_ms,
+        response_status = excluded.response_status, error = excluded.error
+)
+UPDATE webhook_deliveries
+SET status = @status, attempts = greatest(attempts, @attempt), next_attempt_at = sqlc.narg('next_attempt_at'),
+    finished_at = CASE WHEN @status = 'pending' THEN NULL ELSE now() END
+WHERE id = @delivery_id;
+
+-- name: WebhookDeliveryCancel :exec
+-- WebhookDeliveryCancel ends a delivery whose endpoint was disabled.
+UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, finished_at = now()
+WHERE id = @id AND status = 'pending';
+
+-- name: WebhookDeliveryList :many
+-- WebhookDeliveryList pages an endpoint's deliveries newest first.
+SELECT d.* FROM webhook_deliveries d
+WHERE d.endpoint_id = @endpoint_id
+  AND (d.created_at, d.id) < (coalesce(sqlc.narg('cursor_created_at')::timestamptz, 'infinity'),
+                              coalesce(sqlc.narg('cursor_id')::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
+ORDER BY d.created_at DESC, d.id DESC
+LIMIT @row_limit;
+
+-- name: WebhookAttemptsForDeliveries :many
+SELECT * FROM webhook_delivery_attempts
+WHERE delivery_id = ANY (@delivery_ids::uuid[])
+ORDER BY delivery_id, attempt;
+
+-- name: DepositsByIDs :many
+-- DepositsByIDs reads deposits by id with the database clock, for the
+-- events of a change made in the same transaction.
+SELECT sqlc.embed(deposits), now()::timestamptz AS db_now FROM deposits WHERE id = ANY (@ids::uuid[]);
+
+-- name: OutboxNotifyPublished :exec
+-- OutboxNotifyPublished tells every replica's stream hub (LISTEN
+-- outbox_published) that events up to seq are published; sent at COMMIT.
+SELECT pg_notify('outbox_published', @seq::bigint::text);
