@@ -28,11 +28,6 @@ const required = 3
 
 const hundredUSDT = 100_000_000
 
-const (
-	tronTreasury = tron.DevTreasuryAddress
-	tronUSDT     = tron.MainnetUSDT
-)
-
 // bundle is what a watcher test works with: its database, a simulated
 // chain behind a real HTTP server, and a user who owns deposits.
 type bundle struct {

@@ -14,6 +14,7 @@ import (
 	"creativeapi/internal/devchain"
 	"creativeapi/internal/store"
 	"creativeapi/internal/testenv"
+	"creativeapi/internal/tron"
 	"creativeapi/internal/trongrid"
 )
 
@@ -176,7 +177,7 @@ func TestRun_UpstreamTroubleBacksOffAndNeverCreditsWrongly(t *testing.T) {
 			t.Parallel()
 			_, b := setup(t)
 			api, _ := trongrid.New(b.upstream.URL, nil, 200*time.Millisecond)
-			w := chainwatch.New(chainwatch.Config{Treasury: tronTreasury, Contract: tronUSDT,
+			w := chainwatch.New(chainwatch.Config{Treasury: tron.DevTreasuryAddress, Contract: tron.MainnetUSDT,
 				PollInterval: time.Second, MonitoringWindow: 24 * time.Hour}, b.d.Store, api, logger())
 			dep := b.deposit(t, hundredUSDT)
 			b.pay(t, dep.RequestedAmountMinor)

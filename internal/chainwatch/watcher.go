@@ -19,6 +19,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -88,8 +89,7 @@ type Watcher struct {
 	// OnPoll, when set, sees the outcome of every poll (for metrics).
 	OnPoll func(Result, error)
 
-	mu      sync.Mutex
-	leading bool
+	leading atomic.Bool
 }
 
 // New returns a watcher; Run starts it.
@@ -104,11 +104,7 @@ func New(cfg Config, st *store.Store, chain Chain, log *slog.Logger) *Watcher {
 }
 
 // Leading reports whether this watcher is the one polling.
-func (w *Watcher) Leading() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.leading
-}
+func (w *Watcher) Leading() bool { return w.leading.Load() }
 
 // Run tries to become the watcher every poll interval and, once it is,
 // polls until ctx ends or its lock connection is lost. It returns when ctx
@@ -138,7 +134,7 @@ func (w *Watcher) lead(ctx context.Context) error {
 		return store.Translate(err)
 	}
 	defer w.resign(ctx, conn)
-	w.setLeading(true)
+	w.leading.Store(true)
 	w.log.Info("leading: this replica polls the chain", "treasury", w.cfg.Treasury, "interval", w.cfg.PollInterval.String())
 
 	failures := 0
@@ -171,16 +167,10 @@ func (w *Watcher) lead(ctx context.Context) error {
 
 // resign gives up the lock by closing its connection.
 func (w *Watcher) resign(ctx context.Context, conn *pgx.Conn) {
-	w.setLeading(false)
+	w.leading.Store(false)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	_ = conn.Close(ctx)
-}
-
-func (w *Watcher) setLeading(v bool) {
-	w.mu.Lock()
-	w.leading = v
-	w.mu.Unlock()
 }
 
 // Backoff is the wait after the failures-th failed poll in a row:
@@ -557,7 +547,6 @@ func (w *Watcher) confirm(ctx context.Context, head, solid int64, res *Result) e
 			revert.Statuses = append(revert.Statuses, "failed")
 			revert.Reasons = append(revert.Reasons, "receipt "+rc.Result)
 		case deposit.Creditable(head, solid, rc.Block, r.ConfirmationsRequired):
-			r.BlockNumber = &rc.Block
 			credit = append(credit, r)
 		default:
 			update.TransferIds = append(update.TransferIds, r.ID)

@@ -72,12 +72,10 @@ func TestPoll_APayerOnTimeConfirmsEvenWhenSeenAfterExpiry(t *testing.T) {
 	t.Parallel()
 	w, b := setup(t)
 	dep := b.deposit(t, hundredUSDT)
-	b.pay(t, dep.RequestedAmountMinor)
-	// The watcher was down: the deposit expired (and was swept) after the
-	// block that paid it.
-	b.exec(t, `UPDATE deposits SET status = 'expired',
-		expires_at = (SELECT block_time FROM (VALUES ($2::timestamptz)) v (block_time)) WHERE id = $1`,
-		dep.ID, blockTime(t, b))
+	tx := b.pay(t, dep.RequestedAmountMinor)
+	// The watcher was down: the deposit expired (and was swept) at the
+	// very time of the block that paid it.
+	b.exec(t, "UPDATE deposits SET status = 'expired', expires_at = $2 WHERE id = $1", dep.ID, b.chain.BlockTime(tx))
 	poll(t, w)
 	if s := b.state(t, dep.ID); s.Status != "confirming" || s.Confirmations != 1 {
 		t.Fatalf("deposit: %+v; want confirming", s)
@@ -87,18 +85,6 @@ func TestPoll_APayerOnTimeConfirmsEvenWhenSeenAfterExpiry(t *testing.T) {
 	if s := b.state(t, dep.ID); s.Status != "credited" {
 		t.Fatalf("deposit: %+v; want credited", s)
 	}
-}
-
-// blockTime is the time of the chain's newest block holding a transfer.
-func blockTime(t *testing.T, b *bundle) time.Time {
-	t.Helper()
-	var latest time.Time
-	b.chain.Walk(func(_ string, bt time.Time) {
-		if bt.After(latest) {
-			latest = bt
-		}
-	})
-	return latest
 }
 
 func TestPoll_ALateTransferLeavesTheDepositExpiredAndIsFlagged(t *testing.T) {

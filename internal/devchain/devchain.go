@@ -152,13 +152,15 @@ func (c *Chain) Remember(txID string) {
 	}
 }
 
-// Walk calls f with every mined transaction and its block time.
-func (c *Chain) Walk(f func(txID string, blockTime time.Time)) {
+// BlockTime is the time of the block holding a mined transaction (zero
+// while it is pending or unknown).
+func (c *Chain) BlockTime(txID string) time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, t := range c.mined {
-		f(t.id, t.time)
+	if t, ok := c.txs[txID]; ok {
+		return t.time
 	}
+	return time.Time{}
 }
 
 // SetResult changes a transaction's receipt result, as a reorganised chain
@@ -169,13 +171,6 @@ func (c *Chain) SetResult(txID, result string) {
 	if t, ok := c.txs[txID]; ok {
 		t.pay.Result = result
 	}
-}
-
-// Head returns the head and the solidified head.
-func (c *Chain) Head() (head, solid int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.head, c.solid()
 }
 
 func (c *Chain) solid() int64 { return max(0, c.head-c.opts.SolidLag) }

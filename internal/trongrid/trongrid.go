@@ -101,7 +101,6 @@ type Transfer struct {
 	// Token is token_info.address; Decimals is token_info.decimals, -1 when missing.
 	Token    string
 	Decimals int
-	Symbol   string
 	From, To string
 	Type     string
 	// Value is the amount in the token's smallest unit, exactly as sent
@@ -206,7 +205,6 @@ func decodeTransfer(item map[string]json.RawMessage) (Transfer, error) {
 		var info map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &info); err == nil {
 			t.Token = text(info["address"])
-			t.Symbol = text(info["symbol"])
 			if d, ok := jsonInt(info["decimals"]); ok && d >= 0 && d <= 255 {
 				t.Decimals = int(d)
 			}
