@@ -55,7 +55,8 @@ WHERE v.id = ANY(@ids::uuid[])
 ORDER BY v.id, a.position;
 
 -- name: CreativeLockForAction :one
--- CreativeLockForAction locks the creative for a review action and reads,
+-- CreativeLockForAction locks the creative for a change (a review action,
+-- a new version or an edit) and reads,
 -- in the same query, what the answer shows of it (the names of its
 -- detail), the caller's role in its organization, and the transaction's
 -- clock, which becomes updated_at: the creative after the action is known
@@ -285,7 +286,8 @@ ORDER BY e.id DESC
 LIMIT @row_limit;
 
 -- name: CreativePageFiltered :many
--- CreativePageFiltered is CreativePage with any of the list's filters; a
+-- CreativePageFiltered is CreativePage filtered by states and title, for
+-- lists without an author or reviewer (the queries below serve those); a
 -- null (or empty) filter lets every creative through. Its plan walks the
 -- (organization_id, number) index newest first, which suits filters many
 -- creatives pass; the queries below serve the selective ones.
@@ -298,14 +300,13 @@ LEFT JOIN clients cl ON cl.id = c.client_id
 LEFT JOIN tasks tk ON tk.id = c.task_id
 WHERE c.organization_id = @organization_id AND c.number < @before_number
   AND (cardinality(@statuses::text[]) = 0 OR c.review_status = ANY(@statuses::text[]))
-  AND (sqlc.narg('author_id')::uuid IS NULL OR c.author_id = sqlc.narg('author_id')::uuid)
-  AND (sqlc.narg('reviewer_id')::uuid IS NULL OR c.reviewer_id = sqlc.narg('reviewer_id')::uuid)
   AND (sqlc.narg('title_pattern')::text IS NULL OR c.title ILIKE sqlc.narg('title_pattern')::text)
 ORDER BY c.number DESC
 LIMIT @row_limit;
 
 -- name: CreativePageByAuthor :many
--- CreativePageByAuthor is CreativePageFiltered for an author's creatives,
+-- CreativePageByAuthor is CreativePageFiltered for an author's creatives
+-- (a list with a reviewer too is CreativePageByReviewer's),
 -- through the (organization_id, author_id, number) index.
 SELECT sqlc.embed(c), au.name AS author_name, rv.name AS reviewer_name,
        cl.name AS client_name, tk.name AS task_name
@@ -316,7 +317,6 @@ LEFT JOIN clients cl ON cl.id = c.client_id
 LEFT JOIN tasks tk ON tk.id = c.task_id
 WHERE c.organization_id = @organization_id AND c.author_id = @author_id AND c.number < @before_number
   AND (cardinality(@statuses::text[]) = 0 OR c.review_status = ANY(@statuses::text[]))
-  AND (sqlc.narg('reviewer_id')::uuid IS NULL OR c.reviewer_id = sqlc.narg('reviewer_id')::uuid)
   AND (sqlc.narg('title_pattern')::text IS NULL OR c.title ILIKE sqlc.narg('title_pattern')::text)
 ORDER BY c.number DESC
 LIMIT @row_limit;

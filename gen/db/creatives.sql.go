@@ -427,7 +427,8 @@ type CreativeLockForActionRow struct {
 	Now          time.Time
 }
 
-// CreativeLockForAction locks the creative for a review action and reads,
+// CreativeLockForAction locks the creative for a change (a review action,
+// a new version or an edit) and reads,
 // in the same query, what the answer shows of it (the names of its
 // detail), the caller's role in its organization, and the transaction's
 // clock, which becomes updated_at: the creative after the action is known
@@ -573,10 +574,9 @@ LEFT JOIN clients cl ON cl.id = c.client_id
 LEFT JOIN tasks tk ON tk.id = c.task_id
 WHERE c.organization_id = $1 AND c.author_id = $2 AND c.number < $3
   AND (cardinality($4::text[]) = 0 OR c.review_status = ANY($4::text[]))
-  AND ($5::uuid IS NULL OR c.reviewer_id = $5::uuid)
-  AND ($6::text IS NULL OR c.title ILIKE $6::text)
+  AND ($5::text IS NULL OR c.title ILIKE $5::text)
 ORDER BY c.number DESC
-LIMIT $7
+LIMIT $6
 `
 
 type CreativePageByAuthorParams struct {
@@ -584,7 +584,6 @@ type CreativePageByAuthorParams struct {
 	AuthorID       uuid.UUID
 	BeforeNumber   int32
 	Statuses       []string
-	ReviewerID     *uuid.UUID
 	TitlePattern   *string
 	RowLimit       int32
 }
@@ -597,7 +596,8 @@ type CreativePageByAuthorRow struct {
 	TaskName     *string
 }
 
-// CreativePageByAuthor is CreativePageFiltered for an author's creatives,
+// CreativePageByAuthor is CreativePageFiltered for an author's creatives
+// (a list with a reviewer too is CreativePageByReviewer's),
 // through the (organization_id, author_id, number) index.
 func (q *Queries) CreativePageByAuthor(ctx context.Context, arg CreativePageByAuthorParams) ([]CreativePageByAuthorRow, error) {
 	rows, err := q.db.Query(ctx, creativePageByAuthor,
@@ -605,7 +605,6 @@ func (q *Queries) CreativePageByAuthor(ctx context.Context, arg CreativePageByAu
 		arg.AuthorID,
 		arg.BeforeNumber,
 		arg.Statuses,
-		arg.ReviewerID,
 		arg.TitlePattern,
 		arg.RowLimit,
 	)
@@ -830,19 +829,15 @@ LEFT JOIN clients cl ON cl.id = c.client_id
 LEFT JOIN tasks tk ON tk.id = c.task_id
 WHERE c.organization_id = $1 AND c.number < $2
   AND (cardinality($3::text[]) = 0 OR c.review_status = ANY($3::text[]))
-  AND ($4::uuid IS NULL OR c.author_id = $4::uuid)
-  AND ($5::uuid IS NULL OR c.reviewer_id = $5::uuid)
-  AND ($6::text IS NULL OR c.title ILIKE $6::text)
+  AND ($4::text IS NULL OR c.title ILIKE $4::text)
 ORDER BY c.number DESC
-LIMIT $7
+LIMIT $5
 `
 
 type CreativePageFilteredParams struct {
 	OrganizationID uuid.UUID
 	BeforeNumber   int32
 	Statuses       []string
-	AuthorID       *uuid.UUID
-	ReviewerID     *uuid.UUID
 	TitlePattern   *string
 	RowLimit       int32
 }
@@ -855,7 +850,8 @@ type CreativePageFilteredRow struct {
 	TaskName     *string
 }
 
-// CreativePageFiltered is CreativePage with any of the list's filters; a
+// CreativePageFiltered is CreativePage filtered by states and title, for
+// lists without an author or reviewer (the queries below serve those); a
 // null (or empty) filter lets every creative through. Its plan walks the
 // (organization_id, number) index newest first, which suits filters many
 // creatives pass; the queries below serve the selective ones.
@@ -864,8 +860,6 @@ func (q *Queries) CreativePageFiltered(ctx context.Context, arg CreativePageFilt
 		arg.OrganizationID,
 		arg.BeforeNumber,
 		arg.Statuses,
-		arg.AuthorID,
-		arg.ReviewerID,
 		arg.TitlePattern,
 		arg.RowLimit,
 	)

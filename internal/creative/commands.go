@@ -93,7 +93,8 @@ func AddVersion(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, in 
 	c := locked.Creative
 	facts := Facts(in.Assets)
 	next, err := review.Check(reviewCreative(c), who, in.ExpectedVersion, func() error {
-		// The gate checked each asset on its own; this guards against drift.
+		// The gate checked each asset on its own; the service checks again for
+		// callers that do not pass the gate (the seed).
 		fields := append(CheckAssets(facts), FitType(c.Type, facts)...)
 		if fields != nil {
 			return &Invalid{Fields: fields}

@@ -11,17 +11,8 @@ import (
 	"creativeapi/gen/db"
 )
 
-// The history's event types besides the review actions.
-const (
-	EventCreated      = "created"
-	EventVersionAdded = "version_added"
-	EventUpdated      = "updated"
-)
-
 // Event is one entry of a creative's history.
 type Event struct {
-	// Seq orders the history; the API shows ID.
-	Seq        int64
 	ID         uuid.UUID
 	Type       string
 	ActorID    uuid.UUID
@@ -69,7 +60,7 @@ func Events(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, before 
 	p.Items = make([]Event, len(rows))
 	for i, r := range rows {
 		e := Event{
-			Seq: r.ID, ID: r.PublicID, Type: r.Type, ActorID: r.ActorID, ActorName: r.ActorName, FromStatus: r.FromStatus,
+			ID: r.PublicID, Type: r.Type, ActorID: r.ActorID, ActorName: r.ActorName, FromStatus: r.FromStatus,
 			ToStatus: r.ToStatus, Version: r.Version, Comment: r.Comment, CreatedAt: r.CreatedAt,
 		}
 		if r.Changes != nil {

@@ -142,9 +142,9 @@ func reviewerRefusal(reviewer, author uuid.UUID, role *string) (problem.FieldErr
 	switch {
 	case role == nil:
 		return refuse("Is not a member of this organization.")
-	case review.Role(*role) != review.RoleReviewer && review.Role(*role) != review.RoleAdmin:
+	case !review.Reviews(review.Role(*role)):
 		return refuse("Must be a reviewer or an admin of this organization, not a member with the role " + *role + ".")
-	case reviewer == author:
+	case reviewer == author: // as review's decider refuses the author
 		return refuse("Must not be the creative's author: nobody reviews their own creative.")
 	}
 	return problem.FieldError{}, true

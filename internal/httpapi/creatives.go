@@ -119,11 +119,7 @@ func (s *Server) AddCreativeVersion(ctx context.Context, r api.AddCreativeVersio
 // Idempotency-Key: the row lock, the decision, the write, the event and the
 // stored answer commit together.
 func (s *Server) ExecuteCreativeAction(ctx context.Context, r api.ExecuteCreativeActionRequestObject) (api.ExecuteCreativeActionResponseObject, error) {
-	in := creative.ActionRequest{Action: review.Action(r.Body.Action), Comment: r.Body.Comment}
-	if r.Body.ExpectedVersion != nil {
-		v := int64(*r.Body.ExpectedVersion)
-		in.ExpectedVersion = &v
-	}
+	in := creative.ActionRequest{Action: review.Action(r.Body.Action), Comment: r.Body.Comment, ExpectedVersion: widen(r.Body.ExpectedVersion)}
 	target := fmt.Sprintf("POST %s/actions", creativePath(r.OrganizationId, r.CreativeId))
 	return s.creativeCommand(ctx, target, r.Params.IdempotencyKey, r.Body, http.StatusOK, false,
 		func(ctx context.Context, q *db.Queries, user uuid.UUID) (creative.Creative, error) {

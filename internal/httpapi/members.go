@@ -17,7 +17,8 @@ import (
 // name. Any member may read it.
 func (s *Server) ListOrganizationMembers(ctx context.Context, r api.ListOrganizationMembersRequestObject) (api.ListOrganizationMembersResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
-	params := db.MemberPageParams{OrganizationID: r.OrganizationId, RowLimit: int32(pageSize(r.Params.Limit)) + 1, Roles: []string{}}
+	limit := pageSize(r.Params.Limit)
+	params := db.MemberPageParams{OrganizationID: r.OrganizationId, RowLimit: int32(limit) + 1, Roles: []string{}}
 	if r.Params.Cursor != nil {
 		after, ok := decodeMemberCursor(*r.Params.Cursor)
 		if !ok {
@@ -37,7 +38,6 @@ func (s *Server) ListOrganizationMembers(ctx context.Context, r api.ListOrganiza
 	if err != nil {
 		return nil, err
 	}
-	limit := pageSize(r.Params.Limit)
 	out := api.ListOrganizationMembers200JSONResponse{Items: make([]api.Member, 0, len(rows)), NextCursor: nullable.NewNullNullable[string]()}
 	if len(rows) > limit {
 		rows = rows[:limit]

@@ -232,10 +232,15 @@ func authorOrAdmin(what string) func(Creative, Caller, Action, bool, bool) *Refu
 	}
 }
 
+// Reviews reports whether a member with role may review creatives at all:
+// reviewers and admins, and (decider adds) never on their own creative. It
+// is also the rule for whom an admin may assign as a creative's reviewer.
+func Reviews(role Role) bool { return role == RoleReviewer || role == RoleAdmin }
+
 // decider is the right to request changes and approve: nobody decides on
 // their own creative, and an assigned reviewer excludes the other reviewers.
 func decider(c Creative, who Caller, a Action, isAuthor, isAdmin bool) *Refusal {
-	if who.Role != RoleReviewer && !isAdmin {
+	if !Reviews(who.Role) {
 		return forbidden("Only a reviewer or an admin who is not the author may %s this creative.", verb(a))
 	}
 	if isAuthor {
