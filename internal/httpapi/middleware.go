@@ -152,7 +152,9 @@ func gate(v *Validator, auth Authenticator, origins originPolicy) echo.Middlewar
 					c.Response().Header().Set("Allow", perr.Allow)
 					return c.NoContent(http.StatusNoContent)
 				}
-				perr.Detail = fmt.Sprintf("%s is not allowed on %s.", requestMethod(c), req.URL.Path)
+				// Route saw the method Echo routes (GET for a HEAD); the
+				// answer names the one the client sent.
+				perr.Detail = methodNotAllowed(requestMethod(c), req.URL.Path).Detail
 			}
 			if err != nil {
 				return err

@@ -110,7 +110,7 @@ func (v *Validator) Route(r *http.Request) (*routers.Route, map[string]string, e
 	case err == nil:
 		return route, params, nil
 	case errors.Is(err, routers.ErrMethodNotAllowed):
-		perr := problem.New(http.StatusMethodNotAllowed, problem.MethodNotAllowed, "%s is not allowed on %s.", r.Method, r.URL.Path)
+		perr := methodNotAllowed(r.Method, r.URL.Path)
 		perr.Allow = v.allow(r)
 		return nil, nil, perr
 	default:

@@ -156,7 +156,7 @@ func (s *Store) InPgxTx(ctx context.Context, fn func(tx pgx.Tx, q *db.Queries) e
 	if err != nil {
 		return Translate(err)
 	}
-	if err := fn(tx, db.New(tx)); err != nil {
+	if err := fn(tx, db.New(translating{tx})); err != nil {
 		_ = tx.Rollback(context.WithoutCancel(ctx))
 		return Translate(err)
 	}
