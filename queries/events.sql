@@ -31,37 +31,6 @@ FROM numbered
 WHERE e.id = numbered.id
 RETURNING e.id, e.seq::bigint AS seq, e.type, e.organization_id, e.user_id, e.published_at::timestamptz AS published_at;
 
--- name: OutboxEventsAfter :many
--- OutboxEventsAfter reads the published events after seq that a user may
--- see: their own deposit events and the creative events of their
--- organizations, in publication order.
-SELECT e.seq::bigint AS seq, e.type, e.payload
-FROM outbox_events e
-WHERE e.seq > @after_seq::bigint
-  AND (e.user_id = @user_id::uuid
-       OR e.organization_id IN (SELECT m.organization_id FROM memberships m WHERE m.user_id = @user_id::uuid))
-ORDER BY e.seq
-LIMIT @row_limit;
-
--- name: OutboxEventsPublishedAfter :many
--- OutboxEventsPublishedAfter reads every published event after seq, for the
--- stream hub to hand to the streams of this replica.
-SELECT e.seq::bigint AS seq, e.type, e.organization_id, e.user_id, e.payload
-FROM outbox_events e
-WHERE e.seq > @after_seq::bigint
-ORDER BY e.seq
-LIMIT @row_limit;
-
--- name: OutboxLastSeq :one
--- OutboxLastSeq is the seq of the last published event (0 when none).
-SELECT coalesce(max(seq), 0)::bigint FROM outbox_events;
-
--- name: OutboxBacklog :one
--- OutboxBacklog counts the events not yet published, and how long the
--- oldest has waited (for metrics).
-SELECT count(*) AS events, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS oldest_seconds
-FROM outbox_events WHERE seq IS NULL;
-
 -- name: OutboxPurge :execrows
 -- OutboxPurge deletes a batch of events published before the cutoff that no
 -- delivery still waits for (their finished deliveries and attempts go with
@@ -103,31 +72,6 @@ RETURNING *;
 
 -- name: WebhookEndpointGet :one
 SELECT * FROM webhook_endpoints WHERE id = @id AND organization_id = @organization_id;
-
--- name: WebhookEndpointList :many
--- WebhookEndpointList pages an organization's endpoints oldest first; the
--- cursor is the (created_at, id) of the last row of the previous page.
-SELECT * FROM webhook_endpoints
-WHERE organization_id = @organization_id
-  AND (created_at, id) > (coalesce(sqlc.narg('cursor_created_at')::timestamptz, '-infinity'),
-                          coalesce(sqlc.narg('cursor_id')::uuid, '00000000-0000-0000-0000-000000000000'))
-ORDER BY created_at, id
-LIMIT @row_limit;
-
--- name: WebhookEndpointUpdate :one
--- WebhookEndpointUpdate sets the fields given (null keeps one). Enabling
--- an endpoint clears why it was disabled.
-UPDATE webhook_endpoints
-SET url = coalesce(sqlc.narg('url'), url),
-    event_types = coalesce(sqlc.narg('event_types')::text[], event_types),
-    enabled = coalesce(sqlc.narg('enabled'), enabled),
-    disabled_reason = CASE WHEN coalesce(sqlc.narg('enabled'), enabled) THEN NULL ELSE disabled_reason END,
-    updated_at = now()
-WHERE id = @id AND organization_id = @organization_id
-RETURNING *;
-
--- name: WebhookEndpointDelete :execrows
-DELETE FROM webhook_endpoints WHERE id = @id AND organization_id = @organization_id;
 
 -- name: WebhookEndpointDisable :exec
 -- WebhookEndpointDisable turns an endpoint off on the service's side.
@@ -176,12 +120,3 @@ SELECT * FROM webhook_delivery_attempts
 WHERE delivery_id = ANY (@delivery_ids::uuid[])
 ORDER BY delivery_id, attempt;
 
--- name: DepositsByIDs :many
--- DepositsByIDs reads deposits by id with the database clock, for the
--- events of a change made in the same transaction.
-SELECT sqlc.embed(deposits), now()::timestamptz AS db_now FROM deposits WHERE id = ANY (@ids::uuid[]);
-
--- name: OutboxNotifyPublished :exec
--- OutboxNotifyPublished tells every replica's stream hub (LISTEN
--- outbox_published) that events up to seq are published; sent at COMMIT.
-SELECT pg_notify('outbox_published', @seq::bigint::text);

@@ -34,12 +34,6 @@ const (
 	DepositExpired           Type = "deposit.expired"
 )
 
-// CreativeTypes are the types a webhook endpoint may subscribe to.
-var CreativeTypes = []Type{
-	CreativeCreated, CreativeVersionAdded, CreativeUpdated,
-	CreativeSubmitted, CreativeChangesRequested, CreativeApproved, CreativeArchived,
-}
-
 // creativeActionTypes maps a review action (openapi.yaml's CreativeAction)
 // to its event type.
 var creativeActionTypes = map[string]Type{

@@ -9,12 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The notification channels: events were written (the publishers wake),
-// events were published (the stream hubs wake).
-const (
-	ChannelWritten   = "outbox_events"
-	ChannelPublished = "outbox_published"
-)
+// ChannelWritten is notified when events were written: the publishers wake.
+const ChannelWritten = "outbox_events"
 
 // Listener holds one connection of its own (outside the request pool)
 // LISTENing on the event channels, and wakes whoever waits on a channel.
@@ -82,10 +78,8 @@ func (l *Listener) listen(ctx context.Context) error {
 		return err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	for _, ch := range []string{ChannelWritten, ChannelPublished} {
-		if _, err := conn.Exec(ctx, "LISTEN "+ch); err != nil {
-			return err
-		}
+	if _, err := conn.Exec(ctx, "LISTEN "+ChannelWritten); err != nil {
+		return err
 	}
 	l.notify("")
 	for {

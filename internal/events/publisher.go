@@ -3,7 +3,6 @@ package events
 import (
 	"context"
 	"log/slog"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -66,7 +65,7 @@ func (p *Publisher) PublishOnce(ctx context.Context) (int, error) {
 				return err
 			}
 		}
-		return q.OutboxNotifyPublished(ctx, strconv.FormatInt(rows[len(rows)-1].Seq, 10))
+		return nil
 	})
 	if err == nil && n > 0 && p.cfg.OnPublished != nil {
 		p.cfg.OnPublished(n)

@@ -1,7 +1,6 @@
 package webhooks
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -99,9 +98,4 @@ func Dialer(timeout time.Duration, allowPrivate bool) *net.Dialer {
 			return nil
 		},
 	}
-}
-
-// dialContext is the Dialer's DialContext, as http.Transport takes it.
-func dialContext(d *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {
-	return d.DialContext
 }

@@ -126,7 +126,7 @@ func New(st *store.Store, cfg Config, log *slog.Logger) (*Service, error) {
 		Timeout: cfg.Timeout,
 		Transport: &http.Transport{
 			Proxy:                 nil, // a proxy would dial for us, past the address check
-			DialContext:           dialContext(Dialer(cfg.Timeout, cfg.AllowPrivate)),
+			DialContext:           Dialer(cfg.Timeout, cfg.AllowPrivate).DialContext,
 			TLSHandshakeTimeout:   cfg.Timeout,
 			ResponseHeaderTimeout: cfg.Timeout,
 			MaxIdleConnsPerHost:   4,
