@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"os"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -123,9 +124,9 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	srv := httpapi.NewHTTPServer(handler, httpapi.DefaultServerLimits(cfg.RequestTimeout), log)
-	ln, err := net.Listen("tcp", cfg.Addr)
+	ln, err := apiListener(cfg)
 	if err != nil {
-		return fmt.Errorf("listen on ADDR=%s: %w", cfg.Addr, err)
+		return err
 	}
 	if cfg.PprofAddr != "" {
 		go servePprof(cfg.PprofAddr, log)
@@ -249,6 +250,25 @@ func startEvents(ctx context.Context, cfg config.Config, st *store.Store, log *s
 		<-done
 		<-done
 	}, nil
+}
+
+// apiListener is the socket handed over as file descriptor 3
+// (LISTEN_FDS=1), or a new one on ADDR.
+func apiListener(cfg config.Config) (net.Listener, error) {
+	if !cfg.ListenFD {
+		ln, err := net.Listen("tcp", cfg.Addr)
+		if err != nil {
+			return nil, fmt.Errorf("listen on ADDR=%s: %w", cfg.Addr, err)
+		}
+		return ln, nil
+	}
+	f := os.NewFile(3, "LISTEN_FDS socket")
+	defer f.Close() // FileListener keeps a copy
+	ln, err := net.FileListener(f)
+	if err != nil {
+		return nil, fmt.Errorf("LISTEN_FDS=1: file descriptor 3 is not a listening socket: %w", err)
+	}
+	return ln, nil
 }
 
 // serveMetrics serves m at /metrics on addr (METRICS_ADDR), on a listener

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -27,6 +28,10 @@ type Config struct {
 	DevMode bool
 	// Addr is the listen address of the HTTP server.
 	Addr string
+	// ListenFD: the HTTP server takes the listening socket its supervisor
+	// passed as file descriptor 3 (socket activation: LISTEN_FDS=1), so
+	// the address is bound before the process starts; Addr is then unused.
+	ListenFD bool
 	// DatabaseURL is any PostgreSQL; empty means the private one under
 	// DataDir, in development mode only.
 	DatabaseURL string
@@ -150,6 +155,14 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	if c.PublicBaseURL == "" {
 		c.PublicBaseURL = "http://" + c.Addr
+	}
+	// LISTEN_PID, when set, names the process the socket is for.
+	switch fds, pid := getenv("LISTEN_FDS"), getenv("LISTEN_PID"); {
+	case fds == "", pid != "" && pid != strconv.Itoa(os.Getpid()):
+	case fds == "1":
+		c.ListenFD = true
+	default:
+		p.errs = append(p.errs, fmt.Errorf("LISTEN_FDS=%q: the server takes one socket (1)", fds))
 	}
 	p.errs = append(p.errs, c.validate()...)
 	if len(p.errs) > 0 {

@@ -2,7 +2,9 @@ package config_test
 
 import (
 	"net/netip"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -97,6 +99,32 @@ func TestDepositBoundsAreTheDepositRules(t *testing.T) {
 			_, err := load(env)
 			if err == nil || !strings.Contains(err.Error(), "DEPOSIT_MIN_MINOR=") {
 				t.Fatalf("got %v, want the bounds refused", err)
+			}
+		})
+	}
+}
+
+func TestTheListeningSocketIsHandedOverOnlyToItsProcess(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, fds, pid string
+		want           bool
+		err            bool
+	}{
+		{"no socket: listen on ADDR", "", "", false, false},
+		{"one socket for any process", "1", "", true, false},
+		{"one socket for this process", "1", strconv.Itoa(os.Getpid()), true, false},
+		{"a socket for another process is not ours", "1", "1", false, false},
+		{"more sockets than the server takes", "2", "", false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := load(map[string]string{"LISTEN_FDS": tt.fds, "LISTEN_PID": tt.pid})
+			if (err != nil) != tt.err || err != nil && !strings.Contains(err.Error(), "LISTEN_FDS") {
+				t.Fatalf("err = %v, want an error naming LISTEN_FDS: %v", err, tt.err)
+			}
+			if c.ListenFD != tt.want {
+				t.Errorf("ListenFD = %v, want %v", c.ListenFD, tt.want)
 			}
 		})
 	}

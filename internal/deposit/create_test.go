@@ -33,12 +33,25 @@ func TestCreate_RefusesWhenEverySuffixIsReserved(t *testing.T) {
 	mustCreate(t, d, user, hundredUSDT+deposit.CentMinor)
 }
 
+// TestCreate_ReleasedAmountsAreFreeAgain: every suffix of the amount is
+// held by a deposit whose reservation was released, so the new deposit
+// must reuse one of those requested amounts, and hold it reserved.
 func TestCreate_ReleasedAmountsAreFreeAgain(t *testing.T) {
 	t.Parallel()
 	d := testenv.NewDB(t)
 	fillSuffixes(t, d, hundredUSDT, false)
 	user, _ := d.User(t, "Patient Pat")
-	mustCreate(t, d, user, hundredUSDT)
+	dep := mustCreate(t, d, user, hundredUSDT)
+	if dep.SuffixMinor < 1 || dep.SuffixMinor > 9999 || dep.RequestedAmountMinor != hundredUSDT+int64(dep.SuffixMinor) {
+		t.Fatalf("suffix %d, requested %d; want a suffix of 1 to 9999 on %d", dep.SuffixMinor, dep.RequestedAmountMinor, hundredUSDT)
+	}
+	if !read(t, d, dep.ID).Reserved {
+		t.Error("the new deposit does not hold its amount reserved")
+	}
+	if n := count(t, d, "SELECT count(*) FROM deposits WHERE requested_amount_minor = $1 AND NOT reserved AND id <> $2",
+		dep.RequestedAmountMinor, dep.ID); n != 1 {
+		t.Errorf("%d released deposits of the amount %d, want the 1 whose amount was reused", n, dep.RequestedAmountMinor)
+	}
 }
 
 func TestCreate_RefusesAtTheLimitBeforeWriting(t *testing.T) {

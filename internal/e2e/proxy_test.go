@@ -5,14 +5,12 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -55,14 +53,14 @@ func checkingProxy(t *testing.T, target string) string {
 const prismListening = "Prism is listening on"
 
 // startPrism runs Prism's validating proxy (`prism proxy --errors`) for
-// openapi.yaml in front of upstream on a free loopback port, stopped when the
-// test ends, and returns its base URL.
+// openapi.yaml in front of upstream, stopped when the test ends, and
+// returns its base URL. Prism binds port 0 and logs the port it got, so
+// no other process can take the port between choosing and binding it.
 func startPrism(t *testing.T, root, upstream string) string {
 	t.Helper()
-	port := freePort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), toolTimeout)
 	cmd := exec.CommandContext(ctx, filepath.Join(root, "node_modules", ".bin", "prism"),
-		"proxy", "openapi.yaml", upstream, "--errors", "--host", "127.0.0.1", "--port", strconv.Itoa(port))
+		"proxy", "openapi.yaml", upstream, "--errors", "--host", "127.0.0.1", "--port", "0")
 	cmd.Dir = root
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -79,7 +77,7 @@ func startPrism(t *testing.T, root, upstream string) string {
 		mu  sync.Mutex
 		log strings.Builder
 	)
-	ready := make(chan struct{})
+	ready := make(chan string, 1)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -90,9 +88,9 @@ func startPrism(t *testing.T, root, upstream string) string {
 			mu.Lock()
 			log.WriteString(sc.Text() + "\n")
 			mu.Unlock()
-			if !signalled && strings.Contains(sc.Text(), prismListening) {
+			if _, url, ok := strings.Cut(sc.Text(), prismListening+" "); ok && !signalled {
 				signalled = true
-				close(ready)
+				ready <- strings.TrimSpace(url)
 			}
 		}
 	}()
@@ -117,23 +115,12 @@ func startPrism(t *testing.T, root, upstream string) string {
 	})
 
 	select {
-	case <-ready:
+	case url := <-ready:
+		return url
 	case <-done:
 		t.Fatalf("prism exited before listening:\n%s", output())
 	case <-ctx.Done():
 		t.Fatalf("prism did not start within %s:\n%s", toolTimeout, output())
 	}
-	return "http://127.0.0.1:" + strconv.Itoa(port)
-}
-
-// freePort asks the kernel for a free loopback port. Another process could
-// take it before Prism binds it; Prism then exits and the test says so.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return ""
 }

@@ -3,6 +3,7 @@ package operations_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -134,19 +135,23 @@ type process struct {
 }
 
 // startServer runs `creativeapi serve --devchain` on the test database
-// dbURL with METRICS_ADDR set, until the test ends.
+// dbURL with METRICS_ADDR set, until the test ends. Its three listeners
+// bind port 0, and their addresses are read from the start-up banner, so
+// no other process can take a port between choosing and binding it.
 func startServer(t *testing.T, bin, dbURL string) process {
 	t.Helper()
-	p := process{api: testenv.FreeAddr(t), metrics: testenv.FreeAddr(t), chain: testenv.FreeAddr(t)}
 	env := []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"),
-		"ADDR=" + p.api, "METRICS_ADDR=" + p.metrics, "DEVCHAIN_ADDR=" + p.chain, "DATABASE_URL=" + dbURL,
+		"ADDR=127.0.0.1:0", "METRICS_ADDR=127.0.0.1:0", "DEVCHAIN_ADDR=127.0.0.1:0", "DATABASE_URL=" + dbURL,
 		"COOKIE_SECURE=false", "PUBLIC_BASE_URL=http://api.test", "TREASURY_ADDRESS=" + tron.DevTreasuryAddress,
 		"LOG_LEVEL=warn", "DB_MAX_CONNS=5", "CHAIN_POLL_INTERVAL=100ms", "DEVCHAIN_BLOCK_INTERVAL=100ms",
 		// The development treasury and the chain simulator are development-only.
 		"DEV_MODE=true",
 	}
-	run(t, "server", bin, env, "serve", "--devchain")
+	logs := run(t, "server", bin, env, "serve", "--devchain")
+	banner := regexp.MustCompile(`(?s)API +http://(\S+)/api/v1\n.*Chain http://(\S+) .*Metrics http://(\S+)/metrics`)
+	m := fromLog(t, "the server's start-up banner", logs, banner)
+	p := process{api: m[1], chain: m[2], metrics: m[3]}
 	waitFor(t, "the server's /healthz", 30*time.Second, func() error { return get("http://"+p.api+"/healthz", nil) })
 	return p
 }
@@ -175,18 +180,20 @@ scrape_configs:
 	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	addr := testenv.FreeAddr(t)
-	run(t, "prometheus", bin, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir},
+	// Port 0, and the address it got from Prometheus's log.
+	logs := run(t, "prometheus", bin, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir},
 		"--config.file="+filepath.Join(dir, "prometheus.yml"), "--storage.tsdb.path="+filepath.Join(dir, "data"),
-		"--web.listen-address="+addr, "--log.level=warn")
-	base := "http://" + addr
+		"--web.listen-address=127.0.0.1:0", "--log.level=info")
+	listening := regexp.MustCompile(`msg="Listening on" address=(\S+)`)
+	base := "http://" + fromLog(t, "Prometheus's address", logs, listening)[1]
 	waitFor(t, "Prometheus ready", 60*time.Second, func() error { return get(base+"/-/ready", nil) })
 	return base
 }
 
 // run starts a program that dies with the test binary, is stopped with
 // SIGTERM when the test ends, and whose output is shown if the test fails.
-func run(t *testing.T, name, bin string, env []string, args ...string) {
+// It returns the file the program's output goes to.
+func run(t *testing.T, name, bin string, env []string, args ...string) string {
 	t.Helper()
 	logs, err := os.Create(filepath.Join(t.TempDir(), name+".log"))
 	if err != nil {
@@ -218,6 +225,21 @@ func run(t *testing.T, name, bin string, env []string, args ...string) {
 		}
 		logs.Close()
 	})
+	return logs.Name()
+}
+
+// fromLog waits until the output in path matches re and returns the match.
+func fromLog(t *testing.T, what, path string, re *regexp.Regexp) []string {
+	t.Helper()
+	var m []string
+	waitFor(t, what, 60*time.Second, func() error {
+		out, err := os.ReadFile(path)
+		if m = re.FindStringSubmatch(string(out)); m == nil && err == nil {
+			err = errors.New("not in the output yet")
+		}
+		return err
+	})
+	return m
 }
 
 // waitFor retries check until it passes or limit runs out.

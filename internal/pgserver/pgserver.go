@@ -10,6 +10,7 @@
 package pgserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -122,6 +123,23 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if err := writeOwned(filepath.Join(dir, "pg_hba.conf"), hbaConf, cred); err != nil {
 		return nil, err
 	}
+	for attempt := 1; ; attempt++ {
+		s, err := start(ctx, bin, dir, password, cred, opts.Throwaway, logw)
+		if errors.Is(err, errPortTaken) && attempt < 5 {
+			// Another process took the port between freePort and the bind.
+			continue
+		}
+		return s, err
+	}
+}
+
+// errPortTaken: postgres exited because its port was taken.
+var errPortTaken = errors.New("the port was taken before postgres bound it")
+
+// start runs postgres on a free port and waits until it answers as this
+// cluster. PostgreSQL cannot take a listening socket from us, so the port
+// is chosen free and a lost race is reported as errPortTaken.
+func start(ctx context.Context, bin, dir, password string, cred *syscall.Credential, throwaway bool, logw io.Writer) (*Server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -130,11 +148,13 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		"-c", "listen_addresses=127.0.0.1", "-c", "port=" + strconv.Itoa(port),
 		"-c", "unix_socket_directories=", "-c", "max_connections=200",
 	}
-	if opts.Throwaway {
+	if throwaway {
 		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
 	}
 	cmd := exec.Command(filepath.Join(bin, "postgres"), args...)
-	cmd.Stdout, cmd.Stderr = logw, logw
+	startup := &headWriter{max: 64 << 10}
+	cmd.Stdout = io.MultiWriter(logw, startup)
+	cmd.Stderr = cmd.Stdout
 	// Pdeathsig stops the cluster with us even if we are killed.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGTERM, Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -144,10 +164,30 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	go func() { s.done <- cmd.Wait() }()
 	if err := s.waitReady(ctx, 60*time.Second); err != nil {
 		_ = s.Stop()
+		// Wait has returned: the output is complete.
+		if strings.Contains(startup.String(), "could not bind") {
+			return nil, fmt.Errorf("%w: %w", errPortTaken, err)
+		}
 		return nil, err
 	}
 	return s, nil
 }
+
+// headWriter keeps the first max bytes written to it: postgres's start-up
+// output, read once postgres has exited.
+type headWriter struct {
+	max int
+	buf bytes.Buffer
+}
+
+func (w *headWriter) Write(p []byte) (int, error) {
+	if room := w.max - w.buf.Len(); room > 0 {
+		w.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (w *headWriter) String() string { return w.buf.String() }
 
 // URL is the connection string of database name on this cluster, with
 // the superuser's password.
@@ -216,15 +256,19 @@ func (s *Server) Stop() error {
 	return nil
 }
 
+// waitReady waits until this cluster accepts connections. Whatever
+// answers on the port must prove to be this cluster: the data directory it
+// serves is ours and the postmaster that holds it is the process we started.
 func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	for {
-		c, err := pgx.Connect(ctx, s.URL("postgres"))
+		err := s.isOurs(ctx)
 		if err == nil {
-			return c.Close(ctx)
+			return nil
 		}
 		select {
 		case werr := <-s.done:
+			s.done <- werr // for Stop
 			return fmt.Errorf("postgres exited during start-up: %v (last connect error: %v)", werr, err)
 		case <-ctx.Done():
 			return ctx.Err()
@@ -234,6 +278,33 @@ func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {
 			return fmt.Errorf("postgres did not accept connections within %s: %w", limit, err)
 		}
 	}
+}
+
+// isOurs connects to the port and checks that it is this cluster.
+func (s *Server) isOurs(ctx context.Context) error {
+	c, err := pgx.Connect(ctx, s.URL("postgres"))
+	if err != nil {
+		return err
+	}
+	defer c.Close(ctx)
+	var dataDir string
+	if err := c.QueryRow(ctx, "SHOW data_directory").Scan(&dataDir); err != nil {
+		return err
+	}
+	if dataDir != s.DataDir {
+		return fmt.Errorf("port %d answers for the cluster in %s, not %s", s.Port, dataDir, s.DataDir)
+	}
+	// postmaster.pid starts with the pid of the postmaster holding the data
+	// directory, then the directory, start time and port.
+	lock, err := os.ReadFile(filepath.Join(s.DataDir, "postmaster.pid"))
+	if err != nil {
+		return err
+	}
+	lines := strings.Split(string(lock), "\n")
+	if len(lines) < 4 || lines[0] != strconv.Itoa(s.cmd.Process.Pid) || lines[3] != strconv.Itoa(s.Port) {
+		return fmt.Errorf("%s/postmaster.pid names another postmaster than pid %d on port %d", s.DataDir, s.cmd.Process.Pid, s.Port)
+	}
+	return nil
 }
 
 // findBinDir finds the directory of initdb and postgres: beside pg_ctl on the

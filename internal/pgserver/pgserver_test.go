@@ -3,6 +3,7 @@ package pgserver_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -119,4 +120,48 @@ func TestARestartedClusterKeepsItsPassword(t *testing.T) {
 	if err := connect(t, srv.URL("postgres")); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestTheReadinessWaitAcceptsOnlyTheClusterItStarted: when the port a
+// start chose is answered by another cluster (a lost race for the port),
+// the wait must not take it for ours, even when it knows our password (a
+// copied data directory): it serves another data directory, or its
+// postmaster is not the process we started.
+func TestTheReadinessWaitAcceptsOnlyTheClusterItStarted(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv := start(t, filepath.Join(t.TempDir(), "pg"))
+	if err := pgserver.IsOurs(ctx, srv.DataDir, srv.Port, srv.Password(), processOf(t, srv.PID())); err != nil {
+		t.Fatalf("the cluster itself: %v", err)
+	}
+	other := exec.Command("sleep", "60")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = other.Process.Kill(); _ = other.Wait() })
+	tests := []struct {
+		name    string
+		dataDir string
+		cmd     *exec.Cmd
+	}{
+		{"another data directory answers", srv.DataDir + "-copy", processOf(t, srv.PID())},
+		{"another postmaster holds the data directory", srv.DataDir, other},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := pgserver.IsOurs(ctx, tt.dataDir, srv.Port, srv.Password(), tt.cmd); err == nil {
+				t.Fatal("accepted as ours")
+			}
+		})
+	}
+}
+
+// processOf is a started command for the running process pid.
+func processOf(t *testing.T, pid int) *exec.Cmd {
+	t.Helper()
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &exec.Cmd{Process: p}
 }

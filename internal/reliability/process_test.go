@@ -30,7 +30,9 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 func soak() bool { return os.Getenv("SOAK") == "1" }
 
 // server is the binary running as a child process on a fixed address, so
-// a restarted process serves the same URL.
+// a restarted process serves the same URL. The test binds the address and
+// hands the socket over (LISTEN_FDS), so no other process can take the
+// port between choosing it and serving on it.
 type server struct {
 	t    *testing.T
 	bin  string
@@ -56,9 +58,11 @@ func startServer(t *testing.T, bin, dbURL string, vars map[string]string) *serve
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &server{t: t, bin: bin, addr: testenv.FreeAddr(t), logs: logs, up: make(chan struct{})}
+	s := &server{t: t, bin: bin, addr: "127.0.0.1:0", logs: logs, up: make(chan struct{})}
+	ln := s.listen()
+	s.addr = ln.Addr().String()
 	config := map[string]string{
-		"DEV_MODE": "true", "ADDR": s.addr, "DATABASE_URL": dbURL, "COOKIE_SECURE": "false", "PUBLIC_BASE_URL": "http://api.test",
+		"DEV_MODE": "true", "LISTEN_FDS": "1", "DATABASE_URL": dbURL, "COOKIE_SECURE": "false", "PUBLIC_BASE_URL": "http://api.test",
 		"TREASURY_ADDRESS": tron.DevTreasuryAddress, "LOG_LEVEL": "warn", "SHUTDOWN_TIMEOUT": "30s",
 		// No chain to watch unless a test gives one: the watcher's polls are
 		// refused at once instead of looking TronGrid up.
@@ -85,15 +89,40 @@ func startServer(t *testing.T, bin, dbURL string, vars map[string]string) *serve
 		}
 		logs.Close()
 	})
-	s.start()
+	s.startOn(ln)
 	return s
 }
 
-// start runs a new process and returns once it answers /healthz.
+// listen binds the server's address.
+func (s *server) listen() *net.TCPListener {
+	s.t.Helper()
+	ln, err := net.Listen("tcp", s.addr)
+	if err != nil {
+		s.t.Fatalf("bind %s for the server: %v", s.addr, err)
+	}
+	return ln.(*net.TCPListener)
+}
+
+// start runs a new process on the server's address (bound again: a
+// restart after the last process released it) and returns once it
+// answers /healthz.
 func (s *server) start() {
 	s.t.Helper()
+	s.startOn(s.listen())
+}
+
+// startOn runs a new process serving on ln, which it takes over.
+func (s *server) startOn(ln *net.TCPListener) {
+	s.t.Helper()
+	socket, err := ln.File()
+	ln.Close() // the copy in socket stays open
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer socket.Close() // the process has its own copy
 	cmd := exec.Command(s.bin, "serve")
 	cmd.Env = s.env
+	cmd.ExtraFiles = []*os.File{socket}
 	cmd.Stdout, cmd.Stderr = s.logs, s.logs
 	// The server dies with the test binary, whatever happens to it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

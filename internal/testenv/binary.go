@@ -1,7 +1,6 @@
 package testenv
 
 import (
-	"net"
 	osexec "os/exec"
 	"path/filepath"
 	"testing"
@@ -22,15 +21,4 @@ func BuildServer(t testing.TB) string {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
-}
-
-// FreeAddr is a loopback address with a port free at the time of the call.
-func FreeAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }

@@ -145,11 +145,13 @@ type Response struct {
 	Body   []byte
 }
 
-// JSON decodes the body into v or fails the test.
+// JSON decodes the body into v, or marks the test failed and leaves v as it
+// was. It uses Errorf, not Fatalf, so it is safe in goroutines the test
+// spawns.
 func (r *Response) JSON(t testing.TB, v any) {
 	t.Helper()
 	if err := json.Unmarshal(r.Body, v); err != nil {
-		t.Fatalf("decode %s: %v", r.Body, err)
+		t.Errorf("decode %s: %v", r.Body, err)
 	}
 }
 
@@ -180,9 +182,12 @@ func (r *Response) Problem(t testing.TB) Problem {
 type Header struct{ Name, Value string }
 
 // Do sends a request. body is JSON-encoded unless it is a string or []byte
-// (sent as is). The response is validated against openapi.yaml.
+// (sent as is). The response is validated against openapi.yaml. A request
+// that gets no response marks the test failed (Errorf, so Do is safe in
+// goroutines the test spawns) and answers status 0.
 func (c *Client) Do(method, path string, body any, headers ...Header) *Response {
 	c.t.Helper()
+	failed := &Response{Header: http.Header{}}
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -193,13 +198,15 @@ func (c *Client) Do(method, path string, body any, headers ...Header) *Response 
 	default:
 		j, err := json.Marshal(b)
 		if err != nil {
-			c.t.Fatalf("encode body: %v", err)
+			c.t.Errorf("encode body: %v", err)
+			return failed
 		}
 		rd = bytes.NewReader(j)
 	}
 	req, err := http.NewRequest(method, c.base+path, rd)
 	if err != nil {
-		c.t.Fatalf("new request: %v", err)
+		c.t.Errorf("new request: %v", err)
+		return failed
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -216,12 +223,14 @@ func (c *Client) Do(method, path string, body any, headers ...Header) *Response 
 	}
 	res, err := c.http.Do(req)
 	if err != nil {
-		c.t.Fatalf("%s %s: %v", method, path, err)
+		c.t.Errorf("%s %s: %v", method, path, err)
+		return failed
 	}
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
 	if err != nil {
-		c.t.Fatalf("read body: %v", err)
+		c.t.Errorf("read body: %v", err)
+		return failed
 	}
 	resp := &Response{Status: res.StatusCode, Header: res.Header, Body: b}
 	if err := CheckResponse(req, resp, c.t.Name()); err != nil {
