@@ -77,7 +77,7 @@ func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) 
 
 	token, csrf := NewToken(), NewToken()
 	var sessionID uuid.UUID
-	err = s.store.InTx(ctx, func(q *db.Queries) error {
+	err = s.store.InTx(ctx, func(q store.Tx) error {
 		var err error
 		sessionID, err = q.SessionCreate(ctx, db.SessionCreateParams{
 			UserID: user.ID, TokenHash: HashToken(token), CsrfToken: csrf,
@@ -113,7 +113,7 @@ func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) 
 // are locked from the check to the count, so concurrent attempts of one
 // subject are counted one after another.
 func (s *Service) countAttempt(ctx context.Context, subjects []string) error {
-	return s.store.InTx(ctx, func(q *db.Queries) error {
+	return s.store.InTx(ctx, func(q store.Tx) error {
 		rows, err := q.SignInFailureLock(ctx, subjects)
 		if err != nil {
 			return err

@@ -17,6 +17,7 @@ import (
 	"creativeapi/internal/chainwatch"
 	"creativeapi/internal/deposit"
 	"creativeapi/internal/devchain"
+	"creativeapi/internal/store"
 	"creativeapi/internal/testenv"
 	"creativeapi/internal/tron"
 	"creativeapi/internal/trongrid"
@@ -81,7 +82,7 @@ func logger() *slog.Logger {
 func (b *bundle) deposit(t testing.TB, base int64) db.Deposit {
 	t.Helper()
 	var dep db.Deposit
-	err := b.d.Store.InTx(context.Background(), func(q *db.Queries) error {
+	err := b.d.Store.InTx(context.Background(), func(q store.Tx) error {
 		var err error
 		dep, err = deposit.Create(context.Background(), q, deposit.Settings{
 			Address: tron.DevTreasuryAddress, Confirmations: required,

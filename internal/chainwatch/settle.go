@@ -43,7 +43,7 @@ func Settle(ctx context.Context, st *store.Store, id int64, s Settlement, operat
 	if s != SettleCredit && s != SettleRefund {
 		return fmt.Errorf("unknown settlement %q", s)
 	}
-	return st.InTx(ctx, func(q *db.Queries) error {
+	return st.InTx(ctx, func(q store.Tx) error {
 		t, err := q.ChainTransferLock(ctx, id)
 		if err != nil {
 			return err

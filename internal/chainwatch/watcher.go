@@ -430,7 +430,7 @@ func (w *Watcher) lookup(ctx context.Context, n int, txID func(int) string) ([]t
 func (w *Watcher) record(ctx context.Context, all []judged, head int64, res *Result) error {
 	for chunk := range slices.Chunk(all, batchSize) {
 		var counts Result
-		err := w.st.InTx(ctx, func(q *db.Queries) error {
+		err := w.st.InTx(ctx, func(q store.Tx) error {
 			counts = Result{}
 			amounts := make([]int64, 0, len(chunk))
 			for _, o := range chunk {
@@ -555,7 +555,7 @@ func (w *Watcher) confirm(ctx context.Context, head, solid int64, res *Result) e
 		}
 	}
 	if len(update.TransferIds) > 0 {
-		if err := w.st.InTx(ctx, func(q *db.Queries) error {
+		if err := w.st.InTx(ctx, func(q store.Tx) error {
 			deps, err := q.ChainConfirmationsSet(ctx, update)
 			if err != nil {
 				return err
@@ -592,7 +592,7 @@ func (w *Watcher) credit(ctx context.Context, r db.ChainTransfersConfirmingRow) 
 		amount = *r.AmountMinor
 	}
 	var outcome deposit.CreditOutcome
-	err := w.st.InTx(ctx, func(q *db.Queries) error {
+	err := w.st.InTx(ctx, func(q store.Tx) error {
 		var err error
 		outcome, err = deposit.Credit(ctx, q, *r.DepositID, r.TxID, amount)
 		if err != nil {
@@ -601,7 +601,7 @@ func (w *Watcher) credit(ctx context.Context, r db.ChainTransfersConfirmingRow) 
 		if outcome != deposit.Credited {
 			return errNotCredited
 		}
-		return q.ChainTransferCredited(store.WithNext(ctx), r.ID)
+		return q.Next().ChainTransferCredited(ctx, r.ID)
 	})
 	if err == nil {
 		w.log.InfoContext(ctx, "deposit credited", "deposit", r.DepositID.String(), "tx", r.TxID, "amount", money.USDT.Format(amount))
@@ -624,7 +624,7 @@ func (w *Watcher) credit(ctx context.Context, r db.ChainTransfersConfirmingRow) 
 // deposits' events, in one transaction.
 func (w *Watcher) revert(ctx context.Context, p db.ChainTransfersRevertParams) ([]db.Deposit, error) {
 	var deps []db.Deposit
-	err := w.st.InTx(ctx, func(q *db.Queries) error {
+	err := w.st.InTx(ctx, func(q store.Tx) error {
 		var err error
 		if deps, err = q.ChainTransfersRevert(ctx, p); err != nil {
 			return err

@@ -29,7 +29,7 @@ type NewCreative struct {
 // Create creates a draft creative of org written by user, at version 1
 // with its created history event and creative.created, numbered with the
 // organization's next number.
-func Create(ctx context.Context, q *db.Queries, org, user uuid.UUID, in NewCreative) (Creative, error) {
+func Create(ctx context.Context, q store.Tx, org, user uuid.UUID, in NewCreative) (Creative, error) {
 	chk, err := q.CreativeCreateCheck(ctx, db.CreativeCreateCheckParams{
 		ClientID: in.ClientID, TaskID: in.TaskID, OrganizationID: org, CallerID: user,
 	})
@@ -85,8 +85,8 @@ type NewAsset struct {
 // AddVersion adds a version to a creative: it becomes the current version,
 // and an approved creative goes back to draft (review.ActionAddVersion).
 // Its event is creative.version_added.
-func AddVersion(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, in NewVersion) (Creative, error) {
-	locked, who, err := lock(ctx, q, org, id, user)
+func AddVersion(ctx context.Context, q store.Tx, org, id, user uuid.UUID, in NewVersion) (Creative, error) {
+	locked, who, err := lock(ctx, q.Queries, org, id, user)
 	if err != nil {
 		return Creative{}, err
 	}
@@ -130,7 +130,7 @@ func AddVersion(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, in 
 	c.Version++
 	c.UpdatedAt = locked.Now
 	// The write goes with the read of the versions the answer shows.
-	if err := q.CreativeVersionAdd(store.WithNext(ctx), db.CreativeVersionAddParams{
+	if err := q.Next().CreativeVersionAdd(ctx, db.CreativeVersionAddParams{
 		ID: id, ActorID: user, VersionID: versionID, Assets: assets, FromStatus: from, ToStatus: c.ReviewStatus,
 		Version: c.Version, UpdatedAt: c.UpdatedAt,
 	}); err != nil {
@@ -149,8 +149,8 @@ type ActionRequest struct {
 // Act runs a review action and writes its event (creative.submitted and
 // so on). The locked row is the creative as it was: the answer is that row
 // with the action applied, so nothing is read back.
-func Act(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, in ActionRequest) (Creative, error) {
-	locked, who, err := lock(ctx, q, org, id, user)
+func Act(ctx context.Context, q store.Tx, org, id, user uuid.UUID, in ActionRequest) (Creative, error) {
+	locked, who, err := lock(ctx, q.Queries, org, id, user)
 	if err != nil {
 		return Creative{}, err
 	}
@@ -173,7 +173,7 @@ func Act(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, in ActionR
 		c.ApprovedVersionID = c.CurrentVersionID
 	}
 	// The write goes with the read of the versions the answer shows.
-	if err := q.CreativeTransition(store.WithNext(ctx), db.CreativeTransitionParams{
+	if err := q.Next().CreativeTransition(ctx, db.CreativeTransitionParams{
 		ID: id, ActorID: user, Action: string(in.Action), FromStatus: from, ToStatus: c.ReviewStatus,
 		Comment: in.Comment, Version: c.Version, UpdatedAt: c.UpdatedAt, ApprovedVersionID: c.ApprovedVersionID,
 	}); err != nil {

@@ -3,7 +3,6 @@ package creative
 import (
 	"context"
 
-	"creativeapi/gen/db"
 	"creativeapi/internal/events"
 	"creativeapi/internal/review"
 	"creativeapi/internal/store"
@@ -14,12 +13,12 @@ import (
 // transaction (docs/events.md): each command that changes a creative ends
 // here, once. The event waits for the transaction's next statement (the
 // stored answer, or COMMIT), so it costs no round trip of its own.
-func answerWithEvent(ctx context.Context, q *db.Queries, r row, who review.Caller, t events.Type) (Creative, error) {
-	c, err := one(ctx, q, r, who)
+func answerWithEvent(ctx context.Context, q store.Tx, r row, who review.Caller, t events.Type) (Creative, error) {
+	c, err := one(ctx, q.Queries, r, who)
 	if err != nil {
 		return Creative{}, err
 	}
-	if err := events.Write(store.WithNext(ctx), q, events.Event{
+	if err := events.Write(ctx, q.Next(), events.Event{
 		Type: t, OrganizationID: c.OrganizationID, Timestamp: c.UpdatedAt, Data: eventData{Detail: Body(c)},
 	}); err != nil {
 		return Creative{}, err

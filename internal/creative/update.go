@@ -45,8 +45,8 @@ func (p Patch) actions() []review.Action {
 // Update edits a creative and writes creative.updated. A patch that
 // changes nothing answers the creative as it is, without a new version or
 // an event of either kind.
-func Update(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, p Patch) (Creative, error) {
-	locked, who, err := lock(ctx, q, org, id, user)
+func Update(ctx context.Context, q store.Tx, org, id, user uuid.UUID, p Patch) (Creative, error) {
+	locked, who, err := lock(ctx, q.Queries, org, id, user)
 	if err != nil {
 		return Creative{}, err
 	}
@@ -54,7 +54,7 @@ func Update(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, p Patch
 	names := lockedRow(locked, c)
 	_, err = review.Check(reviewCreative(c), who, p.ExpectedVersion, func() error {
 		var err error
-		names, err = checkReferences(ctx, q, org, c, p, names)
+		names, err = checkReferences(ctx, q.Queries, org, c, p, names)
 		return err
 	}, p.actions()...)
 	if err != nil {
@@ -62,7 +62,7 @@ func Update(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, p Patch
 	}
 	next, changes := apply(c, p)
 	if len(changes) == 0 {
-		return one(ctx, q, names, who)
+		return one(ctx, q.Queries, names, who)
 	}
 	encoded, err := json.Marshal(changes)
 	if err != nil {
@@ -71,7 +71,7 @@ func Update(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, p Patch
 	next.Version++
 	next.UpdatedAt = locked.Now
 	// The write goes with the read of the versions the answer shows.
-	if err := q.CreativeUpdate(store.WithNext(ctx), db.CreativeUpdateParams{
+	if err := q.Next().CreativeUpdate(ctx, db.CreativeUpdateParams{
 		ID: id, ActorID: user, Changes: encoded, Title: next.Title, Type: next.Type, AspectRatio: next.AspectRatio,
 		Geo: next.Geo, Language: next.Language, ClientID: next.ClientID, TaskID: next.TaskID,
 		DirectionID: next.DirectionID, ReviewerID: next.ReviewerID, Version: next.Version, UpdatedAt: next.UpdatedAt,

@@ -54,9 +54,9 @@ const freeTries = 3
 // count read after the lock is exact; the partial unique index
 // deposits_reserved_amount_key makes the requested amounts of all users
 // unique, and ON CONFLICT DO NOTHING turns a taken amount into a retry.
-func Create(ctx context.Context, q *db.Queries, s Settings, user uuid.UUID, base int64) (db.Deposit, error) {
+func Create(ctx context.Context, q store.Tx, s Settings, user uuid.UUID, base int64) (db.Deposit, error) {
 	// The lock goes with the first insert, in one round trip.
-	if err := q.DepositOwnerLock(store.WithNext(ctx), user); err != nil {
+	if err := q.Next().DepositOwnerLock(ctx, user); err != nil {
 		return db.Deposit{}, err
 	}
 	ttl := interval(s.TTL)

@@ -60,7 +60,7 @@ var (
 // changes nothing and says so in the outcome. Under a race between two
 // deposits claiming one transaction the loser gets store.ErrConflict from
 // the unique transaction id.
-func Credit(ctx context.Context, q *db.Queries, depositID uuid.UUID, txID string, amountMinor int64) (CreditOutcome, error) {
+func Credit(ctx context.Context, q store.Tx, depositID uuid.UUID, txID string, amountMinor int64) (CreditOutcome, error) {
 	return credit(ctx, q, depositID, txID, amountMinor, false)
 }
 
@@ -68,11 +68,11 @@ func Credit(ctx context.Context, q *db.Queries, depositID uuid.UUID, txID string
 // after the deposit expired (docs/deposits.md, "Late and unmatched
 // transfers"): the deposit may be expired, and is credited exactly once,
 // with exactly its requested amount, like any other.
-func CreditLate(ctx context.Context, q *db.Queries, depositID uuid.UUID, txID string, amountMinor int64) (CreditOutcome, error) {
+func CreditLate(ctx context.Context, q store.Tx, depositID uuid.UUID, txID string, amountMinor int64) (CreditOutcome, error) {
 	return credit(ctx, q, depositID, txID, amountMinor, true)
 }
 
-func credit(ctx context.Context, q *db.Queries, depositID uuid.UUID, txID string, amountMinor int64, late bool) (CreditOutcome, error) {
+func credit(ctx context.Context, q store.Tx, depositID uuid.UUID, txID string, amountMinor int64, late bool) (CreditOutcome, error) {
 	if txID == "" || amountMinor <= 0 {
 		return 0, ErrInvalidCredit
 	}

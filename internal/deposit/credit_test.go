@@ -20,7 +20,7 @@ func TestCredit_CreditsOnceAndReleasesTheAmount(t *testing.T) {
 	dep := mustCreate(t, d, user, hundredUSDT)
 	ctx := context.Background()
 
-	got, err := deposit.Credit(ctx, d.Store.Q, dep.ID, "tx-1", dep.RequestedAmountMinor)
+	got, err := deposit.Credit(ctx, store.Tx{Queries: d.Store.Q}, dep.ID, "tx-1", dep.RequestedAmountMinor)
 	if err != nil || got != deposit.Credited {
 		t.Fatalf("first credit = %v, %v; want credited", got, err)
 	}
@@ -37,7 +37,7 @@ func TestCredit_CreditsOnceAndReleasesTheAmount(t *testing.T) {
 
 	t.Run("the same deposit again changes nothing", func(t *testing.T) {
 		for _, tx := range []string{"tx-1", "tx-other"} {
-			got, err := deposit.Credit(ctx, d.Store.Q, dep.ID, tx, 1)
+			got, err := deposit.Credit(ctx, store.Tx{Queries: d.Store.Q}, dep.ID, tx, 1)
 			if err != nil || got != deposit.AlreadyCredited {
 				t.Fatalf("credit with %s = %v, %v; want already credited", tx, got, err)
 			}
@@ -48,7 +48,7 @@ func TestCredit_CreditsOnceAndReleasesTheAmount(t *testing.T) {
 	})
 	t.Run("the same transaction on another deposit changes nothing", func(t *testing.T) {
 		other := mustCreate(t, d, user, hundredUSDT)
-		got, err := deposit.Credit(ctx, d.Store.Q, other.ID, "tx-1", other.RequestedAmountMinor)
+		got, err := deposit.Credit(ctx, store.Tx{Queries: d.Store.Q}, other.ID, "tx-1", other.RequestedAmountMinor)
 		if err != nil || got != deposit.TransferAlreadyUsed {
 			t.Fatalf("credit = %v, %v; want transfer already used", got, err)
 		}
@@ -71,7 +71,7 @@ func TestCredit_ConcurrentCallsCreditOnce(t *testing.T) {
 	errs := make([]error, 10)
 	for i := range outcomes {
 		wg.Go(func() {
-			outcomes[i], errs[i] = deposit.Credit(context.Background(), d.Store.Q, dep.ID, "tx-race", dep.RequestedAmountMinor)
+			outcomes[i], errs[i] = deposit.Credit(context.Background(), store.Tx{Queries: d.Store.Q}, dep.ID, "tx-race", dep.RequestedAmountMinor)
 		})
 	}
 	wg.Wait()
@@ -123,7 +123,7 @@ func TestCredit_RefusesWhatTheWatcherMustNotCredit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := deposit.Credit(ctx, d.Store.Q, tt.id, tt.tx, tt.amount)
+			got, err := deposit.Credit(ctx, store.Tx{Queries: d.Store.Q}, tt.id, tt.tx, tt.amount)
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("Credit = %v, %v; want %v", got, err, tt.want)
 			}
@@ -138,7 +138,7 @@ func TestCredit_RefusesWhatTheWatcherMustNotCredit(t *testing.T) {
 
 	t.Run("a confirming deposit past its expiry is credited by its own transaction", func(t *testing.T) {
 		exec(t, d, "UPDATE deposits SET expires_at = now() - interval '1 minute' WHERE id = $1", matched.ID)
-		got, err := deposit.Credit(ctx, d.Store.Q, matched.ID, "tx-seen", matched.RequestedAmountMinor)
+		got, err := deposit.Credit(ctx, store.Tx{Queries: d.Store.Q}, matched.ID, "tx-seen", matched.RequestedAmountMinor)
 		if err != nil || got != deposit.Credited {
 			t.Fatalf("Credit = %v, %v; want credited", got, err)
 		}
@@ -153,17 +153,17 @@ func TestCreditLate_AnOperatorCreditsAnExpiredDepositOnceWithItsExactAmount(t *t
 	dep := mustCreate(t, d, user, hundredUSDT)
 	exec(t, d, "UPDATE deposits SET status = 'expired', expires_at = now() - interval '1 hour' WHERE id = $1", dep.ID)
 
-	if _, err := deposit.Credit(ctx, d.Store.Q, dep.ID, "tx-late", dep.RequestedAmountMinor); !errors.Is(err, deposit.ErrNotCreditable) {
+	if _, err := deposit.Credit(ctx, store.Tx{Queries: d.Store.Q}, dep.ID, "tx-late", dep.RequestedAmountMinor); !errors.Is(err, deposit.ErrNotCreditable) {
 		t.Fatalf("the watcher's Credit = %v; want not creditable", err)
 	}
-	if _, err := deposit.CreditLate(ctx, d.Store.Q, dep.ID, "tx-late", dep.RequestedAmountMinor-1); !errors.Is(err, deposit.ErrAmountMismatch) {
+	if _, err := deposit.CreditLate(ctx, store.Tx{Queries: d.Store.Q}, dep.ID, "tx-late", dep.RequestedAmountMinor-1); !errors.Is(err, deposit.ErrAmountMismatch) {
 		t.Fatalf("CreditLate of a short amount = %v; want amount mismatch", err)
 	}
-	got, err := deposit.CreditLate(ctx, d.Store.Q, dep.ID, "tx-late", dep.RequestedAmountMinor)
+	got, err := deposit.CreditLate(ctx, store.Tx{Queries: d.Store.Q}, dep.ID, "tx-late", dep.RequestedAmountMinor)
 	if err != nil || got != deposit.Credited {
 		t.Fatalf("CreditLate = %v, %v; want credited", got, err)
 	}
-	got, err = deposit.CreditLate(ctx, d.Store.Q, dep.ID, "tx-late", dep.RequestedAmountMinor)
+	got, err = deposit.CreditLate(ctx, store.Tx{Queries: d.Store.Q}, dep.ID, "tx-late", dep.RequestedAmountMinor)
 	if err != nil || got != deposit.AlreadyCredited {
 		t.Fatalf("second CreditLate = %v, %v; want already credited", got, err)
 	}

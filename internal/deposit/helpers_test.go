@@ -9,6 +9,7 @@ import (
 
 	"creativeapi/gen/db"
 	"creativeapi/internal/deposit"
+	"creativeapi/internal/store"
 	"creativeapi/internal/testenv"
 	"creativeapi/internal/tron"
 )
@@ -26,7 +27,7 @@ func settings() deposit.Settings {
 func create(t *testing.T, d *testenv.DB, s deposit.Settings, user uuid.UUID, base int64) (db.Deposit, error) {
 	t.Helper()
 	var dep db.Deposit
-	err := d.Store.InTx(context.Background(), func(q *db.Queries) error {
+	err := d.Store.InTx(context.Background(), func(q store.Tx) error {
 		var err error
 		dep, err = deposit.Create(context.Background(), q, s, user, base)
 		return err

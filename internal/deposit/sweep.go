@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"time"
 
-	"creativeapi/gen/db"
 	"creativeapi/internal/store"
 	"creativeapi/internal/sweeper"
 )
@@ -44,7 +43,7 @@ func Sweep(ctx context.Context, st *store.Store, log *slog.Logger) error {
 func sweep(ctx context.Context, st *store.Store, log *slog.Logger) (expired int64, err error) {
 	expired, err = inBatches(ctx, func(ctx context.Context, batch int32) (int64, error) {
 		var n int64
-		err := st.InTx(ctx, func(q *db.Queries) error {
+		err := st.InTx(ctx, func(q store.Tx) error {
 			deps, err := q.DepositExpire(ctx, batch)
 			n = int64(len(deps))
 			if err != nil {

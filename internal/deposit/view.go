@@ -52,7 +52,7 @@ func nullableString(s *string) nullable.Nullable[string] {
 // (docs/events.md). Every deposit change calls it in its own transaction.
 // It costs no round trip: the insert goes with the transaction's next
 // statement or its COMMIT.
-func WriteEvents(ctx context.Context, q *db.Queries, deps []db.Deposit, now time.Time) error {
+func WriteEvents(ctx context.Context, q store.Tx, deps []db.Deposit, now time.Time) error {
 	evs := make([]events.Event, len(deps))
 	for i, d := range deps {
 		body := Body(d, now)
@@ -60,5 +60,5 @@ func WriteEvents(ctx context.Context, q *db.Queries, deps []db.Deposit, now time
 			Type: events.DepositType(string(body.Status)), UserID: d.UserID, Timestamp: now, Data: body,
 		}
 	}
-	return events.Write(store.WithNext(ctx), q, evs...)
+	return events.Write(ctx, q.Next(), evs...)
 }

@@ -117,7 +117,7 @@ func (m *Manager) SetPassword(ctx context.Context, email, password string) (int6
 		return 0, err
 	}
 	var revoked int64
-	err = m.store.InTx(ctx, func(q *db.Queries) error {
+	err = m.store.InTx(ctx, func(q store.Tx) error {
 		id, err := q.UserSetPassword(ctx, db.UserSetPasswordParams{Email: email, PasswordHash: hash})
 		if err != nil {
 			return err

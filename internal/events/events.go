@@ -78,8 +78,8 @@ type Payload struct {
 
 // Write writes evs to the outbox with one statement on q, which must be the
 // transaction of the change they report (a change and its event commit
-// together or not at all). Pass store.WithNext(ctx) to send it with the
-// transaction's next statement.
+// together or not at all). Pass the transaction's Next() to send it with
+// the next statement.
 func Write(ctx context.Context, q *db.Queries, evs ...Event) error {
 	if len(evs) == 0 {
 		return nil

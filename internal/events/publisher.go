@@ -51,7 +51,7 @@ func NewPublisher(st *store.Store, cfg PublisherConfig, fanout Fanout, log *slog
 // PublishOnce publishes one batch and says how many events it held.
 func (p *Publisher) PublishOnce(ctx context.Context) (int, error) {
 	var n int
-	err := p.st.InPgxTx(ctx, func(tx pgx.Tx, q *db.Queries) error {
+	err := p.st.InPgxTx(ctx, func(tx pgx.Tx, q store.Tx) error {
 		if err := q.OutboxPublishLock(ctx); err != nil {
 			return err
 		}
@@ -61,7 +61,7 @@ func (p *Publisher) PublishOnce(ctx context.Context) (int, error) {
 		}
 		n = len(rows)
 		if p.fanout != nil {
-			if err := p.fanout(ctx, tx, q, rows); err != nil {
+			if err := p.fanout(ctx, tx, q.Queries, rows); err != nil {
 				return err
 			}
 		}

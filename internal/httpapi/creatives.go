@@ -14,13 +14,13 @@ import (
 	"github.com/oapi-codegen/nullable"
 
 	"creativeapi/gen/api"
-	"creativeapi/gen/db"
 	"creativeapi/internal/creative"
 	"creativeapi/internal/cursor"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/requestctx"
 	"creativeapi/internal/review"
+	"creativeapi/internal/store"
 )
 
 // The creative handlers translate HTTP to internal/creative and back: the
@@ -94,7 +94,7 @@ func (s *Server) CreateCreative(ctx context.Context, r api.CreateCreativeRequest
 	}
 	target := fmt.Sprintf("POST /api/v1/organizations/%s/creatives", r.OrganizationId)
 	return s.creativeCommand(ctx, target, r.Params.IdempotencyKey, r.Body, http.StatusCreated, true,
-		func(ctx context.Context, q *db.Queries, user uuid.UUID) (creative.Creative, error) {
+		func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error) {
 			return creative.Create(ctx, q, r.OrganizationId, user, in)
 		})
 }
@@ -110,7 +110,7 @@ func (s *Server) AddCreativeVersion(ctx context.Context, r api.AddCreativeVersio
 	}
 	target := fmt.Sprintf("POST %s/versions", creativePath(r.OrganizationId, r.CreativeId))
 	return s.creativeCommand(ctx, target, r.Params.IdempotencyKey, r.Body, http.StatusCreated, true,
-		func(ctx context.Context, q *db.Queries, user uuid.UUID) (creative.Creative, error) {
+		func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error) {
 			return creative.AddVersion(ctx, q, r.OrganizationId, r.CreativeId, user, in)
 		})
 }
@@ -122,7 +122,7 @@ func (s *Server) ExecuteCreativeAction(ctx context.Context, r api.ExecuteCreativ
 	in := creative.ActionRequest{Action: review.Action(r.Body.Action), Comment: r.Body.Comment, ExpectedVersion: widen(r.Body.ExpectedVersion)}
 	target := fmt.Sprintf("POST %s/actions", creativePath(r.OrganizationId, r.CreativeId))
 	return s.creativeCommand(ctx, target, r.Params.IdempotencyKey, r.Body, http.StatusOK, false,
-		func(ctx context.Context, q *db.Queries, user uuid.UUID) (creative.Creative, error) {
+		func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error) {
 			return creative.Act(ctx, q, r.OrganizationId, r.CreativeId, user, in)
 		})
 }
@@ -130,7 +130,7 @@ func (s *Server) ExecuteCreativeAction(ctx context.Context, r api.ExecuteCreativ
 // creativeCommand runs a command answering a creative under the idempotency
 // runner, with its status and, when located, the creative's Location.
 func (s *Server) creativeCommand(ctx context.Context, target string, key *string, body any, status int, located bool,
-	run func(ctx context.Context, q *db.Queries, user uuid.UUID) (creative.Creative, error)) (commandResponse, error) {
+	run func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error)) (commandResponse, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
 	k := ""
 	if key != nil {
@@ -138,7 +138,7 @@ func (s *Server) creativeCommand(ctx context.Context, target string, key *string
 	}
 	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: k,
 		Fingerprint: idempotency.Fingerprint(target, body), Prefetched: prefetched(ctx)},
-		func(ctx context.Context, q *db.Queries) (idempotency.Response, error) {
+		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
 			c, err := run(ctx, q, caller.UserID)
 			if err != nil {
 				return idempotency.Response{}, creativeProblem(err)
@@ -173,7 +173,7 @@ func (s *Server) UpdateCreative(ctx context.Context, r api.UpdateCreativeRequest
 		p.Type = &t
 	}
 	var c creative.Creative
-	err := s.store.InTx(ctx, func(q *db.Queries) error {
+	err := s.store.InTx(ctx, func(q store.Tx) error {
 		var err error
 		c, err = creative.Update(ctx, q, r.OrganizationId, r.CreativeId, caller.UserID, p)
 		return err

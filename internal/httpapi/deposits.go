@@ -81,7 +81,7 @@ func (s *Server) CreateAccountDeposit(ctx context.Context, r api.CreateAccountDe
 	}
 	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: key,
 		Fingerprint: idempotency.Fingerprint("POST "+depositsPath, r.Body), Prefetched: prefetched(ctx)},
-		func(ctx context.Context, q *db.Queries) (idempotency.Response, error) {
+		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
 			if s.cfg.TreasuryAddress == "" {
 				return idempotency.Response{}, problem.New(http.StatusServiceUnavailable, problem.DepositsUnavailable, "Deposits are not available on this server.")
 			}

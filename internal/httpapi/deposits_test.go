@@ -16,6 +16,7 @@ import (
 
 	"creativeapi/gen/api"
 	"creativeapi/internal/deposit"
+	"creativeapi/internal/store"
 	"creativeapi/internal/testenv"
 	"creativeapi/internal/tron"
 )
@@ -394,7 +395,7 @@ func TestBalance_SumsCreditedDeposits(t *testing.T) {
 		minor, _ := strconv.ParseInt(d.RequestedAmount.AmountMinor, 10, 64)
 		sum += minor
 		for range 2 { // the second call changes nothing
-			if _, err := deposit.Credit(context.Background(), env.DB.Store.Q, d.Id, fmt.Sprintf("tx-%d", i), minor); err != nil {
+			if _, err := deposit.Credit(context.Background(), store.Tx{Queries: env.DB.Store.Q}, d.Id, fmt.Sprintf("tx-%d", i), minor); err != nil {
 				t.Fatal(err)
 			}
 		}

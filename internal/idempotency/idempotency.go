@@ -64,7 +64,7 @@ func StoredFrom(row *db.IdempotencyKey) *Stored {
 // Command runs a command's effect on q and returns its answer. A refusal is
 // returned as a *problem.Error before the command's first write, so storing
 // a 4xx never stores a partial effect alongside it.
-type Command func(ctx context.Context, q *db.Queries) (Response, error)
+type Command func(ctx context.Context, q store.Tx) (Response, error)
 
 // Runner runs commands under their idempotency keys.
 type Runner struct {
@@ -192,12 +192,12 @@ func (r *Runner) lookup(ctx context.Context, req Request, key string) (*Stored, 
 
 // claimFunc claims key in the transaction q (claimed true), or returns the
 // answer stored under it.
-type claimFunc func(ctx context.Context, q *db.Queries, req Request, key string) (stored Response, claimed bool, err error)
+type claimFunc func(ctx context.Context, q store.Tx, req Request, key string) (stored Response, claimed bool, err error)
 
 // run is one transaction of Run: the claim, the command, the stored answer.
 func (r *Runner) run(ctx context.Context, req Request, key string, cmd Command, claim claimFunc) (Response, bool, error) {
 	var resp Response
-	err := r.store.InTx(ctx, func(q *db.Queries) error {
+	err := r.store.InTx(ctx, func(q store.Tx) error {
 		if key != "" {
 			stored, claimed, err := claim(ctx, q, req, key)
 			if err != nil {
@@ -237,7 +237,7 @@ func (r *Runner) run(ctx context.Context, req Request, key string, cmd Command, 
 		}
 		// Nothing reads the stored answer before the commit: it travels
 		// with COMMIT.
-		return q.IdempotencyKeySetResponse(store.WithNext(ctx), db.IdempotencyKeySetResponseParams{
+		return q.Next().IdempotencyKeySetResponse(ctx, db.IdempotencyKeySetResponseParams{
 			UserID: req.UserID, Key: key, StatusCode: &status, ResponseBody: resp.Body, ResponseLocation: location,
 		})
 	})
@@ -281,8 +281,8 @@ func (e claimFailed) Error() string { return "idempotency key claim: " + e.err.E
 // BEGIN and the command's first statement (or its COMMIT), and its failure
 // comes back from there as claimFailed: errKeyTaken when the key exists,
 // 409 idempotency_key_in_use when the lock wait ran out.
-func (r *Runner) claimAhead(ctx context.Context, q *db.Queries, req Request, key string) (Response, bool, error) {
-	err := q.IdempotencyKeyInsert(store.WithNextWrapped(ctx, wrapClaimAhead), db.IdempotencyKeyInsertParams{
+func (r *Runner) claimAhead(ctx context.Context, q store.Tx, req Request, key string) (Response, bool, error) {
+	err := q.NextWrapped(wrapClaimAhead).IdempotencyKeyInsert(ctx, db.IdempotencyKeyInsertParams{
 		UserID: req.UserID, Key: key, Fingerprint: req.Fingerprint, TtlSeconds: int32(r.ttl / time.Second),
 	})
 	return Response{}, err == nil, err
@@ -302,7 +302,7 @@ func wrapClaimAhead(err error) error {
 // claim takes key for this transaction (claimed true) or returns the answer
 // stored under it. An expired answer is taken over; an answer committed
 // while the claim waited for it is read with a fresh snapshot.
-func (r *Runner) claim(ctx context.Context, q *db.Queries, req Request, key string) (Response, bool, error) {
+func (r *Runner) claim(ctx context.Context, q store.Tx, req Request, key string) (Response, bool, error) {
 	row, err := q.IdempotencyKeyClaimOrGet(ctx, db.IdempotencyKeyClaimOrGetParams{
 		UserID: req.UserID, Key: key, Fingerprint: req.Fingerprint, TtlSeconds: int32(r.ttl / time.Second),
 	})

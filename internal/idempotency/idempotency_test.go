@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"creativeapi/gen/db"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/store"
 	"creativeapi/internal/testenv"
@@ -29,7 +28,7 @@ func TestRunner(t *testing.T) {
 	ctx := context.Background()
 	fingerprint := idempotency.Fingerprint("POST /things", map[string]string{"name": "a"})
 	command := func(runs *int, body string) idempotency.Command {
-		return func(context.Context, *db.Queries) (idempotency.Response, error) {
+		return func(context.Context, store.Tx) (idempotency.Response, error) {
 			*runs++
 			return idempotency.Response{Status: http.StatusCreated, Body: []byte(body)}, nil
 		}

@@ -14,6 +14,7 @@ import (
 	"creativeapi/gen/db"
 	"creativeapi/internal/deposit"
 	"creativeapi/internal/devchain"
+	"creativeapi/internal/store"
 	"creativeapi/internal/testenv"
 	"creativeapi/internal/tron"
 )
@@ -42,7 +43,7 @@ func TestChainWatcher_TwoServersOnePollerAndTheLeaderKilled(t *testing.T) {
 	payAndWait := func(base int64) {
 		t.Helper()
 		var dep db.Deposit
-		err := d.Store.InTx(context.Background(), func(q *db.Queries) error {
+		err := d.Store.InTx(context.Background(), func(q store.Tx) error {
 			var err error
 			dep, err = deposit.Create(context.Background(), q, deposit.Settings{Address: tron.DevTreasuryAddress,
 				Confirmations: 3, TTL: time.Hour, MonitoringWindow: time.Hour, MaxOpenPerUser: 5}, user, base)

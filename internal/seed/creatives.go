@@ -190,7 +190,7 @@ func seedCreatives(ctx context.Context, s *store.Store, log *slog.Logger, p Peop
 		created := 0
 		for _, c := range org.creatives {
 			var added bool
-			err := s.InTx(ctx, func(q *db.Queries) error {
+			err := s.InTx(ctx, func(q store.Tx) error {
 				var err error
 				added, err = seedDemoCreative(ctx, q, p, org.id, c)
 				return err
@@ -211,7 +211,7 @@ func seedCreatives(ctx context.Context, s *store.Store, log *slog.Logger, p Peop
 // through the creative service as their actors, unless org has a creative
 // of that title already. Taking the organization's row lock first makes two
 // seed runs at once add it once.
-func seedDemoCreative(ctx context.Context, q *db.Queries, p People, org uuid.UUID, c demoCreative) (bool, error) {
+func seedDemoCreative(ctx context.Context, q store.Tx, p People, org uuid.UUID, c demoCreative) (bool, error) {
 	if _, err := q.OrganizationCreativeNumbersReserve(ctx, db.OrganizationCreativeNumbersReserveParams{Count: 0, ID: org}); err != nil {
 		return false, err
 	}
@@ -328,7 +328,7 @@ func seedBenchmarkCreatives(ctx context.Context, s *store.Store, log *slog.Logge
 	}
 	for done := 0; done < missing; {
 		size := min(benchmarkBatch, missing-done)
-		err := s.InTx(ctx, func(q *db.Queries) error {
+		err := s.InTx(ctx, func(q store.Tx) error {
 			first, err := q.OrganizationCreativeNumbersReserve(ctx, db.OrganizationCreativeNumbersReserveParams{Count: int32(size), ID: p.Acme})
 			if err != nil {
 				return err

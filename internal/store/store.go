@@ -126,17 +126,17 @@ func New(pool *pgxpool.Pool) *Store {
 // InTx runs fn in one transaction: committed when fn returns nil, rolled back
 // otherwise. The rollback ignores the request's cancellation so a cancelled
 // request never leaves a connection mid-transaction. Errors come back
-// translated. BEGIN travels with fn's first statement, and statements
-// marked WithNext with the statement after them (or COMMIT), so a
+// translated. BEGIN travels with fn's first statement, and statements sent
+// through Tx.Next with the statement after them (or COMMIT), so a
 // transaction costs no round trip of its own.
-func (s *Store) InTx(ctx context.Context, fn func(q *db.Queries) error) error {
+func (s *Store) InTx(ctx context.Context, fn func(q Tx) error) error {
 	conn, err := s.Pool.Acquire(ctx)
 	if err != nil {
 		return Translate(err)
 	}
 	defer conn.Release()
 	t := newTx(conn.Conn())
-	if err := fn(db.New(translating{t})); err != nil {
+	if err := fn(Tx{db.New(translating{t}), t}); err != nil {
 		t.rollback(context.WithoutCancel(ctx))
 		return Translate(err)
 	}
@@ -151,12 +151,12 @@ func (s *Store) InTx(ctx context.Context, fn func(q *db.Queries) error) error {
 // in the caller's transaction): fn gets both the transaction and the
 // queries on it. Committed when fn returns nil, rolled back otherwise, and
 // errors come back translated, as with InTx.
-func (s *Store) InPgxTx(ctx context.Context, fn func(tx pgx.Tx, q *db.Queries) error) error {
+func (s *Store) InPgxTx(ctx context.Context, fn func(tx pgx.Tx, q Tx) error) error {
 	tx, err := s.Pool.Begin(ctx)
 	if err != nil {
 		return Translate(err)
 	}
-	if err := fn(tx, db.New(translating{tx})); err != nil {
+	if err := fn(tx, Tx{Queries: db.New(translating{tx})}); err != nil {
 		_ = tx.Rollback(context.WithoutCancel(ctx))
 		return Translate(err)
 	}

@@ -7,18 +7,20 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"creativeapi/gen/db"
 )
 
 // tx is the transaction InTx gives its function, as the DBTX of the
 // generated queries. It spends no round trip of its own: BEGIN waits for
-// the first statement and goes with it, and statements marked WithNext wait
-// for the next one (or for COMMIT). Each group is one pipeline (a pgx batch
+// the first statement and goes with it, and statements sent through
+// Tx.Next wait for the next one (or for COMMIT). Each group is one pipeline (a pgx batch
 // with one Sync): statements still run one after another, each with its own
 // snapshot, and a failure skips the rest of the group.
 type tx struct {
 	conn *pgx.Conn
 	// pending are the statements waiting for the next one: BEGIN at first,
-	// then those marked WithNext.
+	// then those sent through Tx.Next.
 	pending []queued
 	begun   bool
 }
@@ -26,36 +28,53 @@ type tx struct {
 type queued struct {
 	sql  string
 	args []any
-	// wrap, when set, wraps the statement's error (see WithNextWrapped).
+	// wrap, when set, wraps the statement's error (see Tx.NextWrapped).
 	wrap func(error) error
 }
 
-type withNextKey struct{}
-
-// nextMark is WithNext's context value.
-type nextMark struct{ wrap func(error) error }
-
-// WithNext marks ctx so that an Exec made with it inside InTx waits and is
-// sent with the transaction's next statement, or with its COMMIT, in the
-// same round trip. It suits writes whose outcome the code does not look at
-// before its next statement (the lock before an insert, a review action's
-// write before the read of the versions it shows, the stored answer before
-// COMMIT): their error is
-// returned by that next statement. Outside InTx the mark has no effect.
-func WithNext(ctx context.Context) context.Context {
-	return context.WithValue(ctx, withNextKey{}, nextMark{})
+// Tx is the transaction InTx gives its function. Its queries run each
+// statement in order; Next queues one to travel with the one after it.
+type Tx struct {
+	*db.Queries
+	t *tx
 }
 
-// WithNextWrapped is WithNext for a statement whose failure the caller must
-// tell apart from a failure of the statements sent with it: its error comes
+// Next returns the queries whose Exec statements wait and are sent with
+// the transaction's next statement, or with its COMMIT, in the same round
+// trip. It suits writes whose outcome the code does not look at before its
+// next statement (the lock before an insert, a review action's write
+// before the read of the versions it shows, the stored answer before
+// COMMIT): their error is returned by that next statement. Reads run at
+// once. In a transaction of InPgxTx, Next's statements run at once.
+func (x Tx) Next() *db.Queries { return x.NextWrapped(nil) }
+
+// NextWrapped is Next for a statement whose failure the caller must tell
+// apart from a failure of the statements sent with it: its error comes
 // back, from whichever later call sends it, as wrap(err).
-func WithNextWrapped(ctx context.Context, wrap func(error) error) context.Context {
-	return context.WithValue(ctx, withNextKey{}, nextMark{wrap: wrap})
+func (x Tx) NextWrapped(wrap func(error) error) *db.Queries {
+	if x.t == nil {
+		return x.Queries
+	}
+	return db.New(translating{next{x.t, wrap}})
 }
 
-func waitsForNext(ctx context.Context) (nextMark, bool) {
-	m, ok := ctx.Value(withNextKey{}).(nextMark)
-	return m, ok
+// next is the DBTX of Tx.Next.
+type next struct {
+	t    *tx
+	wrap func(error) error
+}
+
+func (n next) Exec(_ context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	n.t.pending = append(n.t.pending, queued{sql: sql, args: args, wrap: n.wrap})
+	return pgconn.CommandTag{}, nil
+}
+
+func (n next) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	return n.t.Query(ctx, sql, args...)
+}
+
+func (n next) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	return n.t.QueryRow(ctx, sql, args...)
 }
 
 func newTx(conn *pgx.Conn) *tx {
@@ -86,10 +105,6 @@ func (t *tx) flush(ctx context.Context, sql string, args []any) (pgx.BatchResult
 }
 
 func (t *tx) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	if m, ok := waitsForNext(ctx); ok {
-		t.pending = append(t.pending, queued{sql: sql, args: args, wrap: m.wrap})
-		return pgconn.CommandTag{}, nil
-	}
 	if len(t.pending) == 0 {
 		return t.conn.Exec(ctx, sql, args...)
 	}

@@ -35,25 +35,25 @@ func TestTransactionsSpendNoRoundTripOfTheirOwn(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
 		name string
-		fn   func(q *db.Queries) error
+		fn   func(q store.Tx) error
 		want string
 	}{
-		{"nothing sent, nothing to commit", func(q *db.Queries) error { return nil }, ""},
-		{"BEGIN goes with the first statement", func(q *db.Queries) error {
+		{"nothing sent, nothing to commit", func(q store.Tx) error { return nil }, ""},
+		{"BEGIN goes with the first statement", func(q store.Tx) error {
 			_, err := q.OrganizationInsert(ctx, db.OrganizationInsertParams{Name: "A", Slug: "trip-a"})
 			return err
 		}, "begin+OrganizationInsert, commit"},
-		{"a WithNext statement goes with the next one, and with COMMIT at the end", func(q *db.Queries) error {
+		{"a statement sent through Next goes with the next one, and with COMMIT at the end", func(q store.Tx) error {
 			if _, err := q.OrganizationInsert(ctx, db.OrganizationInsertParams{Name: "B", Slug: "trip-b"}); err != nil {
 				return err
 			}
-			if _, err := q.SessionRevokeAllForUser(store.WithNext(ctx), uuid.New()); err != nil {
+			if _, err := q.Next().SessionRevokeAllForUser(ctx, uuid.New()); err != nil {
 				return err
 			}
 			if _, err := q.OrganizationGetBySlug(ctx, "trip-b"); err != nil {
 				return err
 			}
-			_, err := q.SessionRevokeAllForUser(store.WithNext(ctx), uuid.New())
+			_, err := q.Next().SessionRevokeAllForUser(ctx, uuid.New())
 			return err
 		}, "begin+OrganizationInsert, SessionRevokeAllForUser+OrganizationGetBySlug, SessionRevokeAllForUser+commit"},
 	}
@@ -69,16 +69,16 @@ func TestTransactionsSpendNoRoundTripOfTheirOwn(t *testing.T) {
 	}
 }
 
-func TestAFailedWithNextStatementFailsTheNextAndRollsBackEverything(t *testing.T) {
+func TestAFailedNextStatementFailsTheNextAndRollsBackEverything(t *testing.T) {
 	t.Parallel()
 	d := testenv.NewDB(t)
 	ctx := context.Background()
 	var nextErr error
-	err := d.Store.InTx(ctx, func(q *db.Queries) error {
+	err := d.Store.InTx(ctx, func(q store.Tx) error {
 		if _, err := q.OrganizationInsert(ctx, db.OrganizationInsertParams{Name: "C", Slug: "fail-next"}); err != nil {
 			return err
 		}
-		if err := q.AssetInsert(store.WithNext(ctx), orphanAsset); err != nil {
+		if err := q.Next().AssetInsert(ctx, orphanAsset); err != nil {
 			t.Fatalf("a waiting statement reports nothing yet: %v", err)
 		}
 		_, nextErr = q.OrganizationGetBySlug(ctx, "fail-next")
@@ -92,27 +92,27 @@ func TestAFailedWithNextStatementFailsTheNextAndRollsBackEverything(t *testing.T
 	}
 }
 
-// wrappedFailure marks the error of a WithNextWrapped statement.
+// wrappedFailure marks the error of a statement sent through NextWrapped.
 type wrappedFailure struct{ err error }
 
 func (w wrappedFailure) Error() string { return "wrapped: " + w.err.Error() }
 
-func TestAWrappedWithNextStatementsFailureComesBackWrapped(t *testing.T) {
+func TestANextWrappedStatementsFailureComesBackWrapped(t *testing.T) {
 	t.Parallel()
 	d := testenv.NewDB(t)
 	ctx := context.Background()
 	wrap := func(err error) error { return wrappedFailure{err} }
 	for _, tt := range []struct {
 		name string
-		fn   func(q *db.Queries) error
+		fn   func(q store.Tx) error
 	}{
-		{"from the next statement", func(q *db.Queries) error {
-			_ = q.AssetInsert(store.WithNextWrapped(ctx, wrap), orphanAsset)
+		{"from the next statement", func(q store.Tx) error {
+			_ = q.NextWrapped(wrap).AssetInsert(ctx, orphanAsset)
 			_, err := q.OrganizationGetBySlug(ctx, "anything")
 			return err
 		}},
-		{"from COMMIT", func(q *db.Queries) error {
-			return q.AssetInsert(store.WithNextWrapped(ctx, wrap), orphanAsset)
+		{"from COMMIT", func(q store.Tx) error {
+			return q.NextWrapped(wrap).AssetInsert(ctx, orphanAsset)
 		}},
 	} {
 		var failure wrappedFailure
@@ -121,8 +121,8 @@ func TestAWrappedWithNextStatementsFailureComesBackWrapped(t *testing.T) {
 		}
 	}
 	// A failure of a statement sent with it is not wrapped.
-	err := d.Store.InTx(ctx, func(q *db.Queries) error {
-		_, _ = q.SessionRevokeAllForUser(store.WithNextWrapped(ctx, wrap), uuid.New())
+	err := d.Store.InTx(ctx, func(q store.Tx) error {
+		_, _ = q.NextWrapped(wrap).SessionRevokeAllForUser(ctx, uuid.New())
 		return q.AssetInsert(ctx, orphanAsset)
 	})
 	var failure wrappedFailure
@@ -135,11 +135,11 @@ func TestAFailedStatementSentWithCommitRollsBackEverything(t *testing.T) {
 	t.Parallel()
 	d := testenv.NewDB(t)
 	ctx := context.Background()
-	err := d.Store.InTx(ctx, func(q *db.Queries) error {
+	err := d.Store.InTx(ctx, func(q store.Tx) error {
 		if _, err := q.OrganizationInsert(ctx, db.OrganizationInsertParams{Name: "D", Slug: "fail-commit"}); err != nil {
 			return err
 		}
-		return q.AssetInsert(store.WithNext(ctx), orphanAsset)
+		return q.Next().AssetInsert(ctx, orphanAsset)
 	})
 	if err == nil || !strings.Contains(err.Error(), "foreign key") {
 		t.Fatalf("InTx: %v; want the foreign key violation", err)
@@ -148,7 +148,7 @@ func TestAFailedStatementSentWithCommitRollsBackEverything(t *testing.T) {
 		t.Fatal("the transaction's earlier write was committed")
 	}
 	// The connection went back to the pool usable.
-	if err := d.Store.InTx(ctx, func(q *db.Queries) error {
+	if err := d.Store.InTx(ctx, func(q store.Tx) error {
 		_, err := q.OrganizationInsert(ctx, db.OrganizationInsertParams{Name: "E", Slug: "after-failure"})
 		return err
 	}); err != nil || !orgExists(t, d, "after-failure") {
@@ -161,7 +161,7 @@ func TestAnErrorOfTheFunctionRollsBackTheStatementsSentWithBegin(t *testing.T) {
 	d := testenv.NewDB(t)
 	ctx := context.Background()
 	boom := errors.New("boom")
-	err := d.Store.InTx(ctx, func(q *db.Queries) error {
+	err := d.Store.InTx(ctx, func(q store.Tx) error {
 		if _, err := q.OrganizationInsert(ctx, db.OrganizationInsertParams{Name: "F", Slug: "fn-error"}); err != nil {
 			return err
 		}

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"creativeapi/gen/db"
 	"creativeapi/internal/events"
+	"creativeapi/internal/store"
 	"creativeapi/internal/webhooks"
 )
 
@@ -25,12 +25,12 @@ func BenchmarkChangeToDelivered(b *testing.B) {
 	start := time.Now()
 	for i := 0; i < b.N; i += 100 {
 		n := min(100, b.N-i)
-		if err := bb.d.Store.InTx(ctx, func(q *db.Queries) error {
+		if err := bb.d.Store.InTx(ctx, func(q store.Tx) error {
 			evs := make([]events.Event, n)
 			for j := range evs {
 				evs[j] = events.Event{Type: events.CreativeApproved, OrganizationID: bb.org, Timestamp: time.Now(), Data: map[string]int{"n": i + j}}
 			}
-			return events.Write(ctx, q, evs...)
+			return events.Write(ctx, q.Queries, evs...)
 		}); err != nil {
 			b.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 
 	"creativeapi/gen/db"
 	"creativeapi/internal/events"
+	"creativeapi/internal/store"
 	"creativeapi/internal/testenv"
 	"creativeapi/internal/webhooks"
 )
@@ -118,8 +119,8 @@ func (b *bundle) endpoint(t testing.TB, url string, types ...events.Type) db.Web
 func (b *bundle) emit(t *testing.T, ty events.Type) {
 	t.Helper()
 	ctx := context.Background()
-	if err := b.d.Store.InTx(ctx, func(q *db.Queries) error {
-		return events.Write(ctx, q, events.Event{Type: ty, OrganizationID: b.org, Timestamp: time.Now(), Data: map[string]string{"id": "c1"}})
+	if err := b.d.Store.InTx(ctx, func(q store.Tx) error {
+		return events.Write(ctx, q.Queries, events.Event{Type: ty, OrganizationID: b.org, Timestamp: time.Now(), Data: map[string]string{"id": "c1"}})
 	}); err != nil {
 		t.Fatal(err)
 	}

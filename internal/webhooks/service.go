@@ -268,10 +268,10 @@ func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[deliveryArgs])
 		next = time.Now().Add(s.wait(job.Attempt, res.retryAfter))
 		rec.NextAttemptAt = &next
 	}
-	err = s.st.InTx(ctx, func(q *db.Queries) error {
+	err = s.st.InTx(ctx, func(q store.Tx) error {
 		if outcome == OutcomeGone {
 			gone := "gone"
-			if err := q.WebhookEndpointDisable(store.WithNext(ctx), db.WebhookEndpointDisableParams{ID: d.EndpointID, Reason: &gone}); err != nil {
+			if err := q.Next().WebhookEndpointDisable(ctx, db.WebhookEndpointDisableParams{ID: d.EndpointID, Reason: &gone}); err != nil {
 				return err
 			}
 		}

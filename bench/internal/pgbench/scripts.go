@@ -96,7 +96,7 @@ func (b *builder) record(name string) {
 }
 
 // pipeline sends the statements fn writes in one round trip, as the
-// server's transactions do (see store.WithNext).
+// server's transactions do (see store.Tx.Next).
 func (b *builder) pipeline(fn func()) {
 	b.meta(`\startpipeline`)
 	b.batch = []string{}
