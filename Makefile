@@ -9,7 +9,7 @@ FUZZTIME  ?= 30s
 PROVEN    := $(CURDIR)/test-artifacts/proven
 
 .DEFAULT_GOAL := help
-.PHONY: help deps deps-run prometheus run test test-go lint generate check-generated bench fuzz mock build soak race vulncheck \
+.PHONY: help deps deps-run prometheus run test test-go lint generate check-generated bench bench-compare fuzz mock build soak race vulncheck \
 	api-diff api-changelog api-release client-pack
 
 help: ## Show this help.
@@ -78,8 +78,11 @@ test-go:
 	CONTRACT_PROVEN_DIR=$(PROVEN) $(GO) test -count=1 ./...
 	CONTRACT_PROVEN_DIR=$(PROVEN) CONTRACT_CHECK=1 $(GO) test -count=1 ./internal/contract
 
-bench: deps-run ## Server vs pgbench on a durable private PostgreSQL, sweeps and Go benchmarks included (~15 min); writes bench/results.md.
+bench: deps-run ## Server vs the bare floor server vs pgbench on a durable private PostgreSQL, sweeps and Go benchmarks included (~18 min); writes bench/results.md.
 	$(GO) run ./bench -out bench/results.md
+
+bench-compare: deps-run ## Only the server vs floor vs pgbench comparison at 8 and 32 clients (~6 min on a quiet machine); writes bench/compare.md.
+	$(GO) run ./bench -compare -out bench/compare.md
 
 fuzz: deps ## Run each fuzz target for FUZZTIME (default 30s).
 	@for target in $$($(GO) test -list 'Fuzz.*' ./... | grep '^Fuzz'); do \

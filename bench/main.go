@@ -9,6 +9,13 @@
 //	go run ./bench -sizes 10000,100000    # shorter: no 1M step
 //	go run ./bench -sizes 10000,1000000 -scenarios create,version,search -clients 16 -targets 8
 //	                                      # the authoring commands and the title search only
+//	go run ./bench -compare -out /tmp/compare.md
+//	                                      # only server vs floor vs pgbench (about 6 minutes)
+//
+// The floor (bench/floor) is the bare Go server doing the same database
+// work: at the target concurrencies the deposit, action, replay, get and
+// list scenarios run on it too, and the report compares the server's CPU
+// per request with it.
 package main
 
 import (
@@ -66,6 +73,10 @@ type options struct {
 	// metricsRounds is how many off/on pairs the metrics overhead runs
 	// (0: none), at metricsClients.
 	metricsRounds, metricsClients int
+	// floor runs floorScenarios on bench/floor at the targets too.
+	floor bool
+	// quietWait bounds the wait for an idle machine before each run.
+	quietWait time.Duration
 }
 
 func parseOptions() (options, error) {
@@ -89,6 +100,9 @@ func parseOptions() (options, error) {
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (cluster, logs)")
 	flag.IntVar(&o.metricsRounds, "metrics-rounds", 2, "metrics overhead: pairs of runs per scenario with METRICS_ADDR off and on, at the first size (0: skip)")
 	flag.IntVar(&o.metricsClients, "metrics-clients", 16, "metrics overhead: concurrency of its runs")
+	flag.BoolVar(&o.floor, "floor", true, "also run the deposit, action, replay, get and list scenarios on bench/floor at the -targets concurrencies")
+	flag.DurationVar(&o.quietWait, "quiet-wait", 2*time.Minute, "longest wait for the machine to be idle before each run (then it runs anyway, marked †)")
+	compare := flag.Bool("compare", false, "only the comparison with the floor: the first size, -targets concurrencies, the floor's scenarios, with pgbench; no sweeps, metrics overhead or Go benchmarks")
 	flag.Parse()
 	var err error
 	if o.sizes, err = ints(sizes); err != nil {
@@ -104,6 +118,15 @@ func parseOptions() (options, error) {
 		o.serverEnv = strings.Split(serverEnv, ",")
 	}
 	o.scenarios = strings.Split(scenarios, ",")
+	if *compare {
+		o.sizes, clients, o.scenarios, o.floor = o.sizes[:1], targets, floorScenarios, true
+		o.goBench, o.metricsRounds = false, 0
+		if o.clients, err = ints(clients); err != nil {
+			return o, fmt.Errorf("-targets: %w", err)
+		}
+		// The size sweep's concurrency is one of the runs: no run of its own.
+		o.sizeClients = o.clients[0]
+	}
 	for _, s := range o.scenarios {
 		if !slices.Contains(allScenarios, s) {
 			return o, fmt.Errorf("-scenarios: unknown %q", s)
@@ -116,6 +139,9 @@ func parseOptions() (options, error) {
 }
 
 var allScenarios = []string{plan.Action, plan.Deposit, plan.Replay, plan.Get, plan.List, plan.Create, plan.Version, plan.Search}
+
+// floorScenarios are the scenarios bench/floor serves.
+var floorScenarios = []string{plan.Deposit, plan.Action, plan.Replay, plan.Get, plan.List}
 
 // commands are the scenarios pgbench accompanies at every concurrency.
 var commands = []string{plan.Action, plan.Deposit, plan.Create, plan.Version}
@@ -147,6 +173,8 @@ type bench struct {
 	bin        string
 	logf       *os.File
 	srv        *server
+	floorBin   string
+	floor      *server
 	cpus       int
 	fx         fixtures
 	scripts    map[string]pgbench.Script
@@ -182,11 +210,11 @@ func run(ctx context.Context) error {
 		fmt.Fprintln(os.Stderr, "temporary directory:", b.dir)
 	}
 	step("build the server and the load generator")
-	bin, loadgen, err := build(ctx, b.dir)
+	bin, loadgen, floorBin, err := build(ctx, b.dir)
 	if err != nil {
 		return err
 	}
-	b.loadgen, b.bin = loadgen, bin
+	b.loadgen, b.bin, b.floorBin = loadgen, bin, floorBin
 	if b.pgbench, err = pgbenchPath(); err != nil {
 		return err
 	}
@@ -255,6 +283,13 @@ func run(ctx context.Context) error {
 			}
 			if b.pgOptions, err = pgOptions(serverEnv(dbURL, opts.serverEnv)); err != nil {
 				return err
+			}
+			if opts.floor {
+				step("start the floor (bench/floor)")
+				if b.floor, err = startFloor(ctx, b.floorBin, dbURL, b.pgOptions, logf); err != nil {
+					return err
+				}
+				defer b.floor.stop()
 			}
 		}
 		if i == 0 {
@@ -424,7 +459,7 @@ func (b *bench) measure(ctx context.Context, size int, scenario string, clients 
 	if err != nil {
 		return err
 	}
-	if _, err := waitQuiet(ctx, 2*time.Minute); err != nil {
+	if _, err := waitQuiet(ctx, b.opts.quietWait); err != nil {
 		return err
 	}
 	profileDone := make(chan error, 1)
@@ -460,9 +495,21 @@ func (b *bench) measure(ctx context.Context, size int, scenario string, clients 
 	if m.FirstError != "" {
 		fmt.Fprintf(os.Stderr, "    first error: %s\n", m.FirstError)
 	}
+	if b.floor != nil && size == b.opts.sizes[0] && slices.Contains(b.opts.targets, clients) && slices.Contains(floorScenarios, scenario) {
+		fm, err := b.onFloor(ctx, scenario, clients)
+		if err != nil {
+			return fmt.Errorf("%s at %d clients on the floor: %w", scenario, clients, err)
+		}
+		r.floor = &fm
+		fmt.Fprintf(os.Stderr, "  %-8s %6d rows %3d clients  floor   %s  CPU ratio %.2f\n", scenario, size, clients, fm.line(),
+			float64(m.ServerCPU)/float64(max(fm.ServerCPU, 1)))
+		if fm.FirstError != "" {
+			fmt.Fprintf(os.Stderr, "    first error: %s\n", fm.FirstError)
+		}
+	}
 	if withPgbench {
 		s := b.scripts[scenario]
-		if _, err := waitQuiet(ctx, 2*time.Minute); err != nil {
+		if _, err := waitQuiet(ctx, b.opts.quietWait); err != nil {
 			return err
 		}
 		pm, err := b.runPgbench(ctx, scenario, s.Text, clients, b.opts.duration, b.vars)
@@ -477,6 +524,22 @@ func (b *bench) measure(ctx context.Context, size int, scenario string, clients 
 	}
 	b.report.results = append(b.report.results, r)
 	return nil
+}
+
+// onFloor runs one scenario on the floor instead of the server (its
+// figures: the "server" ones are the floor's).
+func (b *bench) onFloor(ctx context.Context, scenario string, clients int) (metrics, error) {
+	srv := b.srv
+	b.srv = b.floor
+	defer func() { b.srv = srv }()
+	cfg, err := b.loadConfig(ctx, scenario, clients)
+	if err != nil {
+		return metrics{}, err
+	}
+	if _, err := waitQuiet(ctx, b.opts.quietWait); err != nil {
+		return metrics{}, err
+	}
+	return b.runLoad(ctx, cfg)
 }
 
 // loadConfig is the load generator's plan for one scenario on b.srv.

@@ -60,7 +60,7 @@ func (b *bench) metricsOverhead(ctx context.Context, dbURL string) error {
 			if err != nil {
 				return err
 			}
-			if _, err := waitQuiet(ctx, 2*time.Minute); err != nil {
+			if _, err := waitQuiet(ctx, b.opts.quietWait); err != nil {
 				return err
 			}
 			m, err := b.runLoad(ctx, cfg)

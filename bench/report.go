@@ -25,6 +25,8 @@ type result struct {
 	clients  int
 	server   metrics
 	pgbench  *metrics
+	// floor is the same load on bench/floor (at the targets only).
+	floor *metrics
 }
 
 type seedTime struct {
@@ -78,6 +80,15 @@ func (r *report) markdown() string {
 	}
 
 	fmt.Fprintf(&b, "\n## Targets\n\n| target | measured | met |\n| --- | --- | --- |\n")
+	for _, sc := range floorScenarios {
+		for _, c := range o.targets {
+			if x := r.find(first, sc, c); x != nil && x.floor != nil {
+				ratio, limit := cpuRatio(x), floorLimit(sc)
+				fmt.Fprintf(&b, "| %s: server CPU ≤ %.1f× the floor's, %d clients | %.2f× (%s vs %s per request) | %s |\n",
+					sc, limit, c, ratio, us(x.server.ServerCPU), us(x.floor.ServerCPU), yes(ratio <= limit))
+			}
+		}
+	}
 	for _, sc := range commands {
 		for _, c := range o.targets {
 			if x := r.find(first, sc, c); x != nil && x.pgbench != nil {
@@ -122,6 +133,8 @@ func (r *report) markdown() string {
 				name, g.nsPerOp/1000, g.alloc, yes(g.nsPerOp <= 20_000))
 		}
 	}
+
+	r.floorTable(&b)
 
 	fmt.Fprintf(&b, "\n## Scenarios at %s rows: concurrency sweep\n\n", rows(first))
 	fmt.Fprintf(&b, "CPU columns are per request (pgbench: per transaction, one execution of the same statements): the server process, PostgreSQL (all its processes, so background work such as autovacuum lands on whichever run is active), and the client (load generator or pgbench). A † marks a run during which other processes used more than 10%% of the machine.\n\n")
@@ -213,6 +226,50 @@ func (r *report) markdown() string {
 		}
 	}
 	return b.String()
+}
+
+// floorLimit is the target ratio of the server's CPU per request to the
+// floor's: commands (deposit, action) within 1.3×, the rest within 1.5×.
+func floorLimit(scenario string) float64 {
+	if scenario == plan.Deposit || scenario == plan.Action {
+		return 1.3
+	}
+	return 1.5
+}
+
+func cpuRatio(x *result) float64 {
+	return float64(x.server.ServerCPU) / float64(max(x.floor.ServerCPU, 1))
+}
+
+// floorTable compares the server with the floor and pgbench, run one after
+// the other at each target concurrency.
+func (r *report) floorTable(b *strings.Builder) {
+	first := r.opts.sizes[0]
+	var xs []*result
+	for _, sc := range floorScenarios {
+		for _, c := range r.opts.targets {
+			if x := r.find(first, sc, c); x != nil && x.floor != nil {
+				xs = append(xs, x)
+			}
+		}
+	}
+	if len(xs) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n## Server vs floor at %s rows\n\n", rows(first))
+	fmt.Fprintf(b, "The floor (bench/floor) is a bare net/http + pgx server sending the same statements in the same round trips (a test proves it), with the session cookie lookup and JSON in and out, and nothing else. The same load generator drives the server, then the floor, then pgbench runs the statements; CPU is per request, of the server's or the floor's process. CPU per request is the figure to steer by here: throughput moves with whatever else the shared machine runs (a † marks a run during which other processes used more than 10%% of it).\n\n")
+	fmt.Fprintf(b, "| scenario | clients | server CPU | floor CPU | ratio | target | server req/s | floor req/s | pgbench tx/s | server p50 | server p99 | floor p50 | floor p99 |\n")
+	fmt.Fprintf(b, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	for _, x := range xs {
+		m, f := x.server, *x.floor
+		pg := ""
+		if x.pgbench != nil {
+			pg = fmt.Sprintf("%.0f%s", x.pgbench.Rate, noisy(*x.pgbench))
+		}
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %.2f× | ≤ %.1f× | %.0f%s | %.0f%s | %s | %s | %s | %s | %s |\n", x.scenario, x.clients,
+			us(m.ServerCPU), us(f.ServerCPU), cpuRatio(x), floorLimit(x.scenario), m.Rate, noisy(m), f.Rate, noisy(f), pg,
+			us(m.P50), us(m.P99), us(f.P50), us(f.P99))
+	}
 }
 
 // argsOf is the command line as given.

@@ -46,6 +46,26 @@ func startServer(ctx context.Context, bin, dbURL string, logw *os.File, extra []
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "ADDR="+addr, "PPROF_ADDR="+pprofAddr)
 	cmd.Env = append(cmd.Env, serverEnv(dbURL, extra)...)
+	return startProcess(ctx, cmd, addr, pprofAddr, logw)
+}
+
+// startFloor starts the bare server of bench/floor on a free port, on the
+// database the server uses, with the server pool's session settings
+// (pgOptions, as pgbench gets them).
+func startFloor(ctx context.Context, bin, dbURL, pgOptions string, logw *os.File) (*server, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), "ADDR="+addr, "DATABASE_URL="+dbURL, "PGOPTIONS="+pgOptions,
+		"TREASURY_ADDRESS="+tron.DevTreasuryAddress, "QUERIES_DIR=queries")
+	return startProcess(ctx, cmd, addr, "", logw)
+}
+
+// startProcess starts cmd, an HTTP server on addr, and waits until its
+// /readyz answers 200.
+func startProcess(ctx context.Context, cmd *exec.Cmd, addr, pprofAddr string, logw *os.File) (*server, error) {
 	cmd.Stdout, cmd.Stderr = logw, logw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {
@@ -64,7 +84,7 @@ func startServer(ctx context.Context, bin, dbURL string, logw *os.File, extra []
 		}
 		select {
 		case <-s.exited:
-			return nil, fmt.Errorf("the server exited during start-up: %v\n%s", s.exitErr, s.logTail())
+			return nil, fmt.Errorf("%s exited during start-up: %v\n%s", cmd.Path, s.exitErr, s.logTail())
 		case <-ctx.Done():
 			s.stop()
 			return nil, ctx.Err()
@@ -72,7 +92,7 @@ func startServer(ctx context.Context, bin, dbURL string, logw *os.File, extra []
 		}
 		if time.Now().After(deadline) {
 			s.stop()
-			return nil, fmt.Errorf("the server did not become ready within 30s")
+			return nil, fmt.Errorf("%s did not become ready within 30s", cmd.Path)
 		}
 	}
 }

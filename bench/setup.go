@@ -36,17 +36,17 @@ const (
 // benchDatabase is the database the benchmark creates in its cluster.
 const benchDatabase = "bench"
 
-// build compiles the server and the load generator into dir.
-func build(ctx context.Context, dir string) (server, loadgen string, err error) {
-	server, loadgen = filepath.Join(dir, "creativeapi"), filepath.Join(dir, "loadgen")
-	for _, b := range [][2]string{{server, "./cmd/creativeapi"}, {loadgen, "./bench/loadgen"}} {
+// build compiles the server, the load generator and the floor into dir.
+func build(ctx context.Context, dir string) (server, loadgen, floor string, err error) {
+	server, loadgen, floor = filepath.Join(dir, "creativeapi"), filepath.Join(dir, "loadgen"), filepath.Join(dir, "floor")
+	for _, b := range [][2]string{{server, "./cmd/creativeapi"}, {loadgen, "./bench/loadgen"}, {floor, "./bench/floor"}} {
 		cmd := exec.CommandContext(ctx, "go", "build", "-o", b[0], b[1])
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		if err := cmd.Run(); err != nil {
-			return "", "", fmt.Errorf("go build %s: %w", b[1], err)
+			return "", "", "", fmt.Errorf("go build %s: %w", b[1], err)
 		}
 	}
-	return server, loadgen, nil
+	return server, loadgen, floor, nil
 }
 
 // startCluster starts a durable private PostgreSQL (fsync on, the default

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -116,4 +117,24 @@ func (q Query) With(args map[string]string) (string, error) {
 		return m
 	})
 	return out, nil
+}
+
+// Positional is the query as a Go client sends it: each parameter written
+// $n, numbered in the order of params, which must be the query's own
+// parameters in first-use order (so a renamed or reordered parameter fails
+// here instead of binding the wrong value). The first line names the query
+// as sqlc's output does, so a query tracer names it the same way.
+func (q Query) Positional(params ...string) (string, error) {
+	if strings.Join(params, ",") != strings.Join(q.Params, ",") {
+		return "", fmt.Errorf("%s takes (%s), not (%s)", q.Name, strings.Join(q.Params, ", "), strings.Join(params, ", "))
+	}
+	n := map[string]int{}
+	for i, p := range params {
+		n[p] = i + 1
+	}
+	sql := variable.ReplaceAllStringFunc(q.SQL, func(m string) string {
+		i := strings.Index(m, ":")
+		return m[:i] + "$" + strconv.Itoa(n[m[i+1:]])
+	})
+	return "-- name: " + q.Name + "\n" + sql, nil
 }
