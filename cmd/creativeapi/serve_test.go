@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -140,5 +143,57 @@ func TestDevModeServesOnThePrivatePostgreSQL(t *testing.T) {
 		"TREASURY_ADDRESS": tron.DevTreasuryAddress}
 	if out := serveUntilUp(t, vars, "--migrate"); !strings.Contains(out, "API") {
 		t.Fatalf("serve:\n%s", out)
+	}
+}
+
+// TestACleanShutdownWritesEveryRequestLine: the log is buffered (a write
+// per batch, not per request), and a SIGTERM still leaves every request's
+// line, and the shutdown's own lines, on stdout.
+func TestACleanShutdownWritesEveryRequestLine(t *testing.T) {
+	t.Parallel()
+	db := testenv.NewDB(t)
+	vars := map[string]string{"DEV_MODE": "true", "DATABASE_URL": db.URL, "ADDR": "127.0.0.1:0"}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	var stdout, stderr lockedBuffer
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"serve"}, envOf(vars), strings.NewReader(""), &stdout, &stderr) }()
+	api := regexp.MustCompile(`API\s+(http://\S+)/api/v1`)
+	deadline := time.After(30 * time.Second)
+	var base string
+	for base == "" {
+		if m := api.FindStringSubmatch(stderr.String()); m != nil {
+			base = m[1]
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve ended before serving: %v\n%s", err, stderr.String())
+		case <-deadline:
+			t.Fatalf("serve did not come up:\n%s", stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	const requests = 50
+	for range requests {
+		res, err := http.Get(base + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	out := stdout.String()
+	if n := strings.Count(out, `"msg":"request"`); n != requests {
+		t.Errorf("%d request lines, want %d", n, requests)
+	}
+	// What stops after the HTTP server (the event workers) logs after
+	// "stopped": the log is written out last.
+	if !strings.Contains(out, `"msg":"stopped"}`) || !strings.Contains(out, `"msg":"River client stopped"`) {
+		t.Errorf("the shutdown's lines are missing:\n%s", out[max(0, len(out)-500):])
 	}
 }
