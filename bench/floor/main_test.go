@@ -93,7 +93,9 @@ func TestFloorSendsWhatTheScriptsSend(t *testing.T) {
 	}{
 		{"deposit", http.StatusCreated, func() (int, string) { return send("POST", "/api/v1/me/balance/deposits", depositor, "first", deposit) }},
 		{"replay", http.StatusCreated, func() (int, string) { return send("POST", "/api/v1/me/balance/deposits", depositor, "first", deposit) }},
-		{"action", http.StatusOK, func() (int, string) { return send("POST", creativeURL+"/actions", author, "submit", `{"action":"submit"}`) }},
+		{"action", http.StatusOK, func() (int, string) {
+			return send("POST", creativeURL+"/actions", author, "submit", `{"action":"submit"}`)
+		}},
 		{"get", http.StatusOK, func() (int, string) { return send("GET", creativeURL, reviewer, "", "") }},
 		{"list", http.StatusOK, func() (int, string) {
 			return send("GET", fmt.Sprintf("/api/v1/organizations/%s/creatives", org), reviewer, "", "")
