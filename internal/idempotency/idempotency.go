@@ -209,18 +209,22 @@ func (r *Runner) run(ctx context.Context, req Request, key string, cmd Command, 
 		}
 		var err error
 		resp, err = cmd(ctx, q)
-		var perr *problem.Error
-		var failed claimFailed
-		switch {
-		case errors.As(err, &failed):
-			// The claim sent ahead failed: the transaction is aborted.
-			return failed
-		case errors.As(err, &perr) && Stores(perr.Status):
-			resp = Response{Status: perr.Status, Body: problem.Marshal(r.baseURL, requestctx.TraceID(ctx), perr)}
-		case err != nil:
-			// Not stored: the transaction rolls back with the claim, so the
-			// key is free for a retry.
-			return err
+		if err != nil {
+			// errors.As's targets live on the heap: declared here, only a
+			// failed command pays for them.
+			var perr *problem.Error
+			var failed claimFailed
+			switch {
+			case errors.As(err, &failed):
+				// The claim sent ahead failed: the transaction is aborted.
+				return failed
+			case errors.As(err, &perr) && Stores(perr.Status):
+				resp = Response{Status: perr.Status, Body: problem.Marshal(r.baseURL, requestctx.TraceID(ctx), perr)}
+			default:
+				// Not stored: the transaction rolls back with the claim, so the
+				// key is free for a retry.
+				return err
+			}
 		}
 		if hook := r.afterCommand.Load(); hook != nil && *hook != nil {
 			if err := (*hook)(ctx); err != nil {
@@ -241,6 +245,9 @@ func (r *Runner) run(ctx context.Context, req Request, key string, cmd Command, 
 			UserID: req.UserID, Key: key, StatusCode: &status, ResponseBody: resp.Body, ResponseLocation: location,
 		})
 	})
+	if err == nil {
+		return resp, false, nil
+	}
 	var replay replayed
 	var failed claimFailed
 	switch {

@@ -78,19 +78,26 @@ func (n next) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
 }
 
 func newTx(conn *pgx.Conn) *tx {
-	return &tx{conn: conn, pending: []queued{{sql: "begin"}}}
+	// Room for BEGIN and the statements commands send with it (a claim, a
+	// lock): appends that grow the slice cost an allocation each.
+	pending := make([]queued, 1, 4)
+	pending[0] = queued{sql: "begin"}
+	return &tx{conn: conn, pending: pending}
 }
 
 // flush sends the pending statements followed by sql in one pipeline and
 // returns the batch positioned on sql's result.
 func (t *tx) flush(ctx context.Context, sql string, args []any) (pgx.BatchResults, error) {
-	b := &pgx.Batch{}
+	// Sized up front: growing the queue cost an allocation per doubling.
+	b := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, len(t.pending)+1)}
 	for _, q := range t.pending {
 		b.Queue(q.sql, q.args...)
 	}
 	b.Queue(sql, args...)
+	// The next statements marked WithNext reuse the slice; nothing appends
+	// to it while this function reads it.
 	pending := t.pending
-	t.pending, t.begun = nil, true
+	t.pending, t.begun = pending[:0], true
 	br := t.conn.SendBatch(ctx, b)
 	for _, q := range pending {
 		if _, err := br.Exec(); err != nil {
