@@ -2,56 +2,35 @@ package httpapi
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
 )
 
-// CORS: a browser app on one of ALLOWED_ORIGINS may call the API with the
-// session cookie (credentials); any other origin gets no CORS headers at all,
-// so the browser keeps its answers from that origin's scripts. Unsafe calls
-// from other origins are refused by the gate (403 csrf_failed) in any case.
-const (
-	corsAllowMethods  = "GET, POST, PATCH"
-	corsAllowHeaders  = "Content-Type, X-CSRF-Token, Idempotency-Key, traceparent"
-	corsExposeHeaders = "Location, Idempotent-Replayed, Retry-After, Trace-Id, Deprecation, Sunset"
-	// corsMaxAge lets a browser reuse a preflight for ten minutes.
-	corsMaxAge = "600"
-)
-
-// cors answers preflights and marks answers readable for the allowed
-// origins, on /api/ paths only.
+// cors is Echo's CORS middleware on /api/ paths: a browser app on one of
+// ALLOWED_ORIGINS may call the API with the session cookie (credentials);
+// any other origin gets no CORS headers at all, so the browser keeps its
+// answers from that origin's scripts. Unsafe calls from other origins are
+// refused by the gate (403 csrf_failed) in any case. An OPTIONS that is no
+// preflight (no Access-Control-Request-Method) is Echo's router's to answer
+// (204 with Allow, or 404 on an unknown path).
 func cors(origins []string) echo.MiddlewareFunc {
-	allowed := make(map[string]bool, len(origins))
-	for _, o := range origins {
-		allowed[o] = true
-	}
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
+	return middleware.CORSWithConfig(middleware.CORSConfig{
+		Skipper: func(c echo.Context) bool {
 			req := c.Request()
-			if !strings.HasPrefix(req.URL.Path, "/api/") {
-				return next(c)
-			}
-			h := c.Response().Header()
-			// The answer depends on Origin even when it carries no CORS
-			// header, so no cache may hand it to another origin.
-			h.Add("Vary", "Origin")
-			origin := req.Header.Get("Origin")
-			if origin == "" || !allowed[origin] {
-				return next(c)
-			}
-			h.Set("Access-Control-Allow-Origin", origin)
-			h.Set("Access-Control-Allow-Credentials", "true")
-			if req.Method == http.MethodOptions && req.Header.Get("Access-Control-Request-Method") != "" {
-				h.Add("Vary", "Access-Control-Request-Method")
-				h.Add("Vary", "Access-Control-Request-Headers")
-				h.Set("Access-Control-Allow-Methods", corsAllowMethods)
-				h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
-				h.Set("Access-Control-Max-Age", corsMaxAge)
-				return c.NoContent(http.StatusNoContent)
-			}
-			h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
-			return next(c)
-		}
-	}
+			return !strings.HasPrefix(req.URL.Path, "/api/") ||
+				req.Method == http.MethodOptions && req.Header.Get("Access-Control-Request-Method") == ""
+		},
+		// Exact origins only: Echo's own matching also accepts subdomains
+		// and wildcards.
+		AllowOriginFunc:  func(origin string) (bool, error) { return slices.Contains(origins, origin), nil },
+		AllowMethods:     []string{http.MethodGet, http.MethodPost, http.MethodPatch},
+		AllowHeaders:     []string{"Content-Type", "X-CSRF-Token", "Idempotency-Key", "traceparent"},
+		ExposeHeaders:    []string{"Location", "Idempotent-Replayed", "Retry-After", "Trace-Id", "Deprecation", "Sunset"},
+		AllowCredentials: true,
+		// A browser may reuse a preflight for ten minutes.
+		MaxAge: 600,
+	})
 }

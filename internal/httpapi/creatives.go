@@ -16,6 +16,7 @@ import (
 	"creativeapi/gen/api"
 	"creativeapi/internal/creative"
 	"creativeapi/internal/cursor"
+	"creativeapi/internal/gate"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/requestctx"
@@ -93,7 +94,7 @@ func (s *Server) CreateCreative(ctx context.Context, r api.CreateCreativeRequest
 		ClientID: orNil(r.Body.ClientId), TaskID: orNil(r.Body.TaskId), DirectionID: orNil(r.Body.DirectionId),
 	}
 	target := fmt.Sprintf("POST /api/v1/organizations/%s/creatives", r.OrganizationId)
-	return s.creativeCommand(ctx, target, r.Params.IdempotencyKey, r.Body, http.StatusCreated, true,
+	return s.creativeCommand(ctx, target, r.Params.IdempotencyKey, http.StatusCreated, true,
 		func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error) {
 			return creative.Create(ctx, q, r.OrganizationId, user, in)
 		})
@@ -109,7 +110,7 @@ func (s *Server) AddCreativeVersion(ctx context.Context, r api.AddCreativeVersio
 		}
 	}
 	target := fmt.Sprintf("POST %s/versions", creativePath(r.OrganizationId, r.CreativeId))
-	return s.creativeCommand(ctx, target, r.Params.IdempotencyKey, r.Body, http.StatusCreated, true,
+	return s.creativeCommand(ctx, target, r.Params.IdempotencyKey, http.StatusCreated, true,
 		func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error) {
 			return creative.AddVersion(ctx, q, r.OrganizationId, r.CreativeId, user, in)
 		})
@@ -121,7 +122,7 @@ func (s *Server) AddCreativeVersion(ctx context.Context, r api.AddCreativeVersio
 func (s *Server) ExecuteCreativeAction(ctx context.Context, r api.ExecuteCreativeActionRequestObject) (api.ExecuteCreativeActionResponseObject, error) {
 	in := creative.ActionRequest{Action: review.Action(r.Body.Action), Comment: r.Body.Comment, ExpectedVersion: widen(r.Body.ExpectedVersion)}
 	target := fmt.Sprintf("POST %s/actions", creativePath(r.OrganizationId, r.CreativeId))
-	return s.creativeCommand(ctx, target, r.Params.IdempotencyKey, r.Body, http.StatusOK, false,
+	return s.creativeCommand(ctx, target, r.Params.IdempotencyKey, http.StatusOK, false,
 		func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error) {
 			return creative.Act(ctx, q, r.OrganizationId, r.CreativeId, user, in)
 		})
@@ -129,15 +130,16 @@ func (s *Server) ExecuteCreativeAction(ctx context.Context, r api.ExecuteCreativ
 
 // creativeCommand runs a command answering a creative under the idempotency
 // runner, with its status and, when located, the creative's Location.
-func (s *Server) creativeCommand(ctx context.Context, target string, key *string, body any, status int, located bool,
+func (s *Server) creativeCommand(ctx context.Context, target string, key *string, status int, located bool,
 	run func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error)) (commandResponse, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
 	k := ""
 	if key != nil {
 		k = *key
 	}
+	in := gatedFrom(ctx)
 	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: k,
-		Fingerprint: idempotency.Fingerprint(target, body), Prefetched: prefetched(ctx)},
+		Fingerprint: idempotency.Fingerprint(target, in.body), Prefetched: in.prefetched},
 		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
 			c, err := run(ctx, q, caller.UserID)
 			if err != nil {
@@ -231,8 +233,8 @@ func (s *Server) ListCreativeEvents(ctx context.Context, r api.ListCreativeEvent
 // creativeBodyChecks holds the rules the schema cannot say, reported with
 // the schema's errors in one 422: request_changes needs a comment; each
 // asset of a new version has what its MIME type needs.
-func (s *Server) creativeBodyChecks() map[string]BodyCheck {
-	return map[string]BodyCheck{"executeCreativeAction": checkCreativeActionBody, "addCreativeVersion": checkVersionBody}
+func (s *Server) creativeBodyChecks() map[string]gate.BodyCheck {
+	return map[string]gate.BodyCheck{"executeCreativeAction": checkCreativeActionBody, "addCreativeVersion": checkVersionBody}
 }
 
 // checkCreativeActionBody reads leniently: wrong types are the schema's

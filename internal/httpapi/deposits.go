@@ -14,6 +14,7 @@ import (
 	"creativeapi/gen/api"
 	"creativeapi/gen/db"
 	"creativeapi/internal/deposit"
+	"creativeapi/internal/gate"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/money"
 	"creativeapi/internal/problem"
@@ -32,9 +33,9 @@ const capacityRetryAfter = 60
 
 // depositBodyChecks reports the amount rules beyond the schema (whole
 // cents, configured bounds) together with the schema's own errors.
-func (s *Server) depositBodyChecks() map[string]BodyCheck {
+func (s *Server) depositBodyChecks() map[string]gate.BodyCheck {
 	bounds := s.cfg.DepositBounds()
-	return map[string]BodyCheck{"createAccountDeposit": func(body any) []problem.FieldError {
+	return map[string]gate.BodyCheck{"createAccountDeposit": func(body any) []problem.FieldError {
 		req, _ := body.(map[string]any)
 		amount, ok := req["amount"].(map[string]any)
 		if !ok {
@@ -79,8 +80,9 @@ func (s *Server) CreateAccountDeposit(ctx context.Context, r api.CreateAccountDe
 	if r.Params.IdempotencyKey != nil {
 		key = *r.Params.IdempotencyKey
 	}
+	in := gatedFrom(ctx)
 	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: key,
-		Fingerprint: idempotency.Fingerprint("POST "+depositsPath, r.Body), Prefetched: prefetched(ctx)},
+		Fingerprint: idempotency.Fingerprint("POST "+depositsPath, in.body), Prefetched: in.prefetched},
 		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
 			if s.cfg.TreasuryAddress == "" {
 				return idempotency.Response{}, problem.New(http.StatusServiceUnavailable, problem.DepositsUnavailable, "Deposits are not available on this server.")

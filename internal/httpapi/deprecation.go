@@ -34,12 +34,12 @@ func (d deprecationHeaders) set(h http.Header) {
 	h.Set("Sunset", d.sunset)
 }
 
-// deprecations reads the spec's deprecated operations. Each must say when
+// deprecations reads the spec's deprecated operations, by operationId. Each must say when
 // it was deprecated and when it goes, at least MinSunsetPeriod apart, so the
 // headers never announce less than the policy promises; a spec that does
 // not is refused at start-up.
-func deprecations(spec *openapi3.T) (map[*openapi3.Operation]deprecationHeaders, error) {
-	out := map[*openapi3.Operation]deprecationHeaders{}
+func deprecations(spec *openapi3.T) (map[string]deprecationHeaders, error) {
+	out := map[string]deprecationHeaders{}
 	var errs []error
 	for path, item := range spec.Paths.Map() {
 		for method, op := range item.Operations() {
@@ -57,7 +57,7 @@ func deprecations(spec *openapi3.T) (map[*openapi3.Operation]deprecationHeaders,
 					method, path, extSunset, sunset.Format(time.DateOnly), int(MinSunsetPeriod.Hours()/24), extDeprecatedAt, at.Format(time.DateOnly)))
 				continue
 			}
-			out[op] = deprecationHeaders{
+			out[op.OperationID] = deprecationHeaders{
 				deprecation: "@" + strconv.FormatInt(at.Unix(), 10),
 				sunset:      sunset.UTC().Format(http.TimeFormat),
 			}

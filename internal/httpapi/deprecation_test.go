@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"creativeapi/gen/db"
+	"creativeapi/internal/gate"
 	"creativeapi/internal/requestctx"
 )
 
@@ -67,7 +68,7 @@ func TestDeprecatedOperationNeedsItsDates(t *testing.T) {
 				t.Fatal(err)
 			}
 			deprecate(t, spec, "getMe", tc.ext)
-			_, err = NewValidator(spec, nil)
+			_, err = deprecations(spec)
 			switch {
 			case tc.wantErr == "" && err != nil:
 				t.Fatalf("refused: %v", err)
@@ -97,14 +98,21 @@ func TestEveryAnswerOfADeprecatedOperationSaysSo(t *testing.T) {
 	}
 	deprecate(t, spec, "signIn", dates("2027-01-01", "2027-07-01"))
 	deprecate(t, spec, "getMe", dates("2027-01-01", "2027-07-01"))
-	v, err := NewValidator(spec, nil)
+	deprecated, err := deprecations(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gate.New(spec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := echo.New()
 	e.HTTPErrorHandler = (&problemWriter{baseURL: "http://api.test", log: slog.New(slog.NewTextHandler(io.Discard, nil))}).handle
-	e.Use(gate(v, noSession{}, newOriginPolicy("http://api.test", nil)))
-	e.POST("/api/v1/auth/sign-in", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
+	e.Use(admit(g, deprecated, noSession{}, newOriginPolicy("http://api.test", nil)))
+	noContent := func(c echo.Context) error { return c.NoContent(http.StatusNoContent) }
+	e.POST("/api/v1/auth/sign-in", noContent)
+	e.GET("/api/v1/me", noContent)
+	e.GET("/api/v1/me/balance", noContent)
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
 

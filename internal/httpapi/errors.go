@@ -32,12 +32,6 @@ func (p *problemWriter) handle(err error, c echo.Context) {
 }
 
 // classify turns any error into a Problem without leaking internals.
-// methodNotAllowed is the 405 of method on path; the caller sets Allow
-// where it knows the path's methods.
-func methodNotAllowed(method, path string) *problem.Error {
-	return problem.New(http.StatusMethodNotAllowed, problem.MethodNotAllowed, "%s is not allowed on %s.", method, path)
-}
-
 func (p *problemWriter) classify(c echo.Context, err error) *problem.Error {
 	var perr *problem.Error
 	if errors.As(err, &perr) {
@@ -49,7 +43,8 @@ func (p *problemWriter) classify(c echo.Context, err error) *problem.Error {
 		case http.StatusNotFound:
 			return problem.New(http.StatusNotFound, problem.NotFound, "The requested resource does not exist.")
 		case http.StatusMethodNotAllowed:
-			return methodNotAllowed(requestMethod(c), c.Request().URL.Path)
+			// Echo's router has set Allow to the path's methods.
+			return problem.New(http.StatusMethodNotAllowed, problem.MethodNotAllowed, "%s is not allowed on %s.", requestMethod(c), c.Request().URL.Path)
 		case http.StatusUnsupportedMediaType:
 			return problem.New(http.StatusUnsupportedMediaType, problem.UnsupportedMediaType, "Send the body as application/json.")
 		case http.StatusRequestEntityTooLarge:
@@ -90,9 +85,6 @@ func writeProblem(w http.ResponseWriter, baseURL, traceID string, e *problem.Err
 	}
 	if e.Status == http.StatusUnauthorized {
 		h.Set("WWW-Authenticate", wwwAuthenticate)
-	}
-	if e.Allow != "" {
-		h.Set("Allow", e.Allow)
 	}
 	w.WriteHeader(e.Status)
 	_, _ = w.Write(problem.Marshal(baseURL, traceID, e))

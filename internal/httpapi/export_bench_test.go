@@ -9,17 +9,14 @@ import (
 	"creativeapi/gen/api"
 	"creativeapi/internal/config"
 	"creativeapi/internal/creative"
+	"creativeapi/internal/gate"
 )
 
 // BodyChecksFor are the body rules a server configured with cfg validates,
 // for benchmarks of the gate's whole validation.
-func BodyChecksFor(cfg config.Config) map[string]BodyCheck { return (&Server{cfg: cfg}).bodyChecks() }
-
-// IsRFC9562UUID exports the uuid format check for its test.
-var IsRFC9562UUID = isRFC9562UUID
-
-// PatternMatchers exports the hand-written pattern matchers for their test.
-var PatternMatchers = patternMatchers
+func BodyChecksFor(cfg config.Config) map[string]gate.BodyCheck {
+	return (&Server{cfg: cfg}).bodyChecks()
+}
 
 // SampleCreativeJSON encodes a creative detail with every field set, and one
 // with every nullable field null, as the server encodes them.

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
+	"creativeapi/internal/gate"
 	"creativeapi/internal/metrics"
 )
 
@@ -66,33 +66,14 @@ func measure(m *metrics.Metrics, labels map[routeKey]string) echo.MiddlewareFunc
 
 // labelRoutes labels the routes registered on e outside /api/: a spec
 // operation (the probes) by its operationId, any other route as docs.
-func labelRoutes(labels map[routeKey]string, e *echo.Echo, spec *openapi3.T) {
-	ops := map[routeKey]string{}
-	for path, item := range spec.Paths.Map() {
-		for method, op := range item.Operations() {
-			ops[routeKey{method, echoPath(path)}] = op.OperationID
-		}
-	}
+func labelRoutes(labels map[routeKey]string, e *echo.Echo, g *gate.Gate) {
 	for _, r := range e.Routes() {
 		if strings.HasPrefix(r.Path, "/api/") {
 			continue
 		}
-		k := routeKey{r.Method, r.Path}
-		if op, ok := ops[k]; ok {
-			labels[k] = op
-		} else {
-			labels[k] = labelDocs
+		labels[routeKey{r.Method, r.Path}] = labelDocs
+		if op := g.Operation(r.Method, r.Path); op != nil {
+			labels[routeKey{r.Method, r.Path}] = op.ID
 		}
 	}
-}
-
-// echoPath is a spec path template as Echo writes it: {id} → :id.
-func echoPath(specPath string) string {
-	parts := strings.Split(specPath, "/")
-	for i, p := range parts {
-		if strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}") {
-			parts[i] = ":" + p[1:len(p)-1]
-		}
-	}
-	return strings.Join(parts, "/")
 }

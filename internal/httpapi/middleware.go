@@ -1,16 +1,12 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"mime"
 	"net/http"
 	"runtime/debug"
 	"strings"
@@ -20,13 +16,11 @@ import (
 
 	"creativeapi/gen/db"
 	"creativeapi/internal/clientip"
+	"creativeapi/internal/gate"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/requestctx"
 )
-
-// maxBodyBytes bounds every request body; commands are a few hundred bytes.
-const maxBodyBytes = 64 << 10
 
 // maxHeaderBytes bounds a request's header fields (names and values), so a
 // cookie or key of any size is refused with a Problem. net/http reads up to
@@ -133,10 +127,11 @@ type Authenticator interface {
 	Authenticate(r *http.Request, idempotencyKey string) (caller requestctx.Caller, stored *db.IdempotencyKey, ok bool, err error)
 }
 
-// gate answers, in docs/errors.md's order, everything decided before a handler
-// runs: the route (404/405), authentication (401), request forgery (403),
-// then the body and parameters (400/415/422). Only /api/ paths pass it.
-func gate(v *Validator, auth Authenticator, origins originPolicy) echo.MiddlewareFunc {
+// admit answers, in docs/errors.md's order, everything decided before a
+// handler runs: the route (404/405, answered by Echo's router, which routed
+// the request), authentication (401), request forgery (403), then the body
+// and parameters (400/413/415/422, internal/gate). Only /api/ paths pass it.
+func admit(g *gate.Gate, deprecated map[string]deprecationHeaders, auth Authenticator, origins originPolicy) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
@@ -144,35 +139,26 @@ func gate(v *Validator, auth Authenticator, origins originPolicy) echo.Middlewar
 				return next(c)
 			}
 			c.Response().Header().Set("Cache-Control", "no-store")
-			route, params, err := v.Route(req)
-			if perr := (*problem.Error)(nil); errors.As(err, &perr) && perr.Status == http.StatusMethodNotAllowed {
-				if req.Method == http.MethodOptions {
-					// OPTIONS is answered on every path (a CORS preflight of
-					// a trusted origin was answered before): what it serves.
-					c.Response().Header().Set("Allow", perr.Allow)
-					return c.NoContent(http.StatusNoContent)
-				}
-				// Route saw the method Echo routes (GET for a HEAD); the
-				// answer names the one the client sent.
-				perr.Detail = methodNotAllowed(requestMethod(c), req.URL.Path).Detail
+			if route := c.Path(); route != "" && strings.Count(route, "/") != strings.Count(echo.GetPath(req), "/") {
+				// Echo lets a route's last parameter run over "/"
+				// (…/deposits/a/b matches :depositId); no path of the spec does.
+				return echo.ErrNotFound
 			}
-			if err != nil {
-				return err
+			op := g.Operation(req.Method, c.Path())
+			if op == nil {
+				return next(c) // Echo's 404, 405 or OPTIONS
 			}
-			c.Set(operationKey, route.Operation.OperationID)
+			c.Set(operationKey, op.ID)
 			// Every answer of a deprecated operation says so, refusals too.
-			if d, ok := v.deprecated[route.Operation]; ok {
+			if d, ok := deprecated[op.ID]; ok {
 				d.set(c.Response().Header())
-			}
-			security := route.Operation.Security
-			if security == nil {
-				security = &route.Spec.Security
 			}
 			unsafe := req.Method != http.MethodGet && req.Method != http.MethodHead && req.Method != http.MethodOptions
 			// stored is the answer already stored under the request's
 			// Idempotency-Key, if any.
 			var stored *idempotency.Stored
-			if len(*security) > 0 {
+			var in gated
+			if op.Secured {
 				// A command's stored answer comes with the session: a
 				// replay needs no other read.
 				key := ""
@@ -190,85 +176,47 @@ func gate(v *Validator, auth Authenticator, origins originPolicy) echo.Middlewar
 				if unsafe && subtle.ConstantTimeCompare([]byte(req.Header.Get("X-CSRF-Token")), []byte(caller.CSRFToken)) != 1 {
 					return problem.New(http.StatusForbidden, problem.CSRFFailed, "Send the session's csrfToken in the X-CSRF-Token header.")
 				}
-				ctx := requestctx.WithCaller(req.Context(), caller)
 				if key != "" {
-					ctx = withPrefetched(ctx, &idempotency.Prefetched{UserID: caller.UserID, Key: key, Stored: stored})
+					in.prefetched = &idempotency.Prefetched{UserID: caller.UserID, Key: key, Stored: stored}
 				}
-				req = req.WithContext(ctx)
-				c.SetRequest(req)
+				req = req.WithContext(requestctx.WithCaller(req.Context(), caller))
 			}
 			if unsafe && !origins.allows(req) {
 				return problem.New(http.StatusForbidden, problem.CSRFFailed, "Cross-origin requests from this origin are not allowed.")
 			}
-			// Only an operation with a body reads one; any other body is left
-			// to net/http, which discards or drops it.
-			var body []byte
-			if route.Operation.RequestBody != nil {
-				if body, err = readBody(c.Response(), req); err != nil {
-					return err
-				}
+			names, values := c.ParamNames(), c.ParamValues()
+			params := make(map[string]string, len(names))
+			for i, name := range names {
+				params[name] = values[i]
 			}
-			validate := v.Validate
-			if stored != nil {
-				validate = v.ValidateReplay
-			}
-			if body, err = validate(req.Context(), req, route, params, body); err != nil {
+			var err error
+			if in.body, err = g.Check(req.Context(), c.Response(), req, op, params, stored != nil); err != nil {
 				return err
 			}
-			req.Body = newBodyReader(body)
-			if body != nil {
-				// Media types are case-insensitive, Echo's binder is not: it
-				// gets the one spelling it knows once the validator accepted.
-				req.Header.Set("Content-Type", echo.MIMEApplicationJSON)
+			if in.body != nil || in.prefetched != nil {
+				req = req.WithContext(context.WithValue(req.Context(), gatedKey{}, in))
 			}
+			c.SetRequest(req)
 			return next(c)
 		}
 	}
 }
 
-// readBody reads at most maxBodyBytes; a larger body is a 413 Problem,
-// refused before reading when Content-Length says so. http.MaxBytesReader
-// makes net/http close the connection after the answer instead of reading
-// the rest of a body nobody wants. A body that stops arriving (ReadTimeout)
-// is a 400.
-func readBody(w http.ResponseWriter, req *http.Request) ([]byte, error) {
-	tooLarge := problem.New(http.StatusRequestEntityTooLarge, problem.RequestTooLarge, "The request body is larger than %d bytes.", maxBodyBytes)
-	if req.ContentLength > maxBodyBytes {
-		return nil, tooLarge
-	}
-	if req.Body == nil || req.Body == http.NoBody {
-		return nil, nil
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, maxBodyBytes))
-	var maxErr *http.MaxBytesError
-	switch {
-	case errors.As(err, &maxErr):
-		return nil, tooLarge
-	case err != nil:
-		return nil, problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body could not be read.")
-	}
-	return body, nil
+// gated is what the gate read that a command's handler hands on to the
+// idempotency runner: request-scoped data crossing the strict handler's
+// boundary, like the caller.
+type gated struct {
+	// body is the request body as the gate decoded and wrote it again
+	// (gate.Check): what idempotency.Fingerprint reads.
+	body []byte
+	// prefetched is the session lookup's read of the Idempotency-Key.
+	prefetched *idempotency.Prefetched
 }
 
-func newBodyReader(b []byte) io.ReadCloser { return io.NopCloser(bytes.NewReader(b)) }
+type gatedKey struct{}
 
-func isJSON(contentType string) bool {
-	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && mt == "application/json"
-}
-
-type prefetchedKey struct{}
-
-// withPrefetched carries the session lookup's read of the Idempotency-Key
-// from the gate to the command's handler, which hands it to the runner as
-// idempotency.Request.Prefetched: request-scoped data crossing the strict
-// handler's boundary, like the caller.
-func withPrefetched(ctx context.Context, p *idempotency.Prefetched) context.Context {
-	return context.WithValue(ctx, prefetchedKey{}, p)
-}
-
-// prefetched is what withPrefetched carried; nil when nothing was read.
-func prefetched(ctx context.Context) *idempotency.Prefetched {
-	p, _ := ctx.Value(prefetchedKey{}).(*idempotency.Prefetched)
-	return p
+// gatedFrom is what the gate left for the handler of ctx's request.
+func gatedFrom(ctx context.Context) gated {
+	in, _ := ctx.Value(gatedKey{}).(gated)
+	return in
 }

@@ -5,7 +5,6 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -18,9 +17,9 @@ import (
 	"creativeapi/internal/auth"
 	"creativeapi/internal/clientip"
 	"creativeapi/internal/config"
+	"creativeapi/internal/gate"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/metrics"
-	"creativeapi/internal/problem"
 	"creativeapi/internal/store"
 )
 
@@ -62,7 +61,11 @@ func New(d Deps) (*echo.Echo, error) {
 		return nil, err
 	}
 	srv := &Server{cfg: d.Config, store: d.Store, log: d.Log, auth: d.Auth, idem: d.Idempotency, metrics: d.Metrics}
-	v, err := NewValidator(spec, srv.bodyChecks())
+	deprecated, err := deprecations(spec)
+	if err != nil {
+		return nil, err
+	}
+	g, err := gate.New(spec, srv.bodyChecks())
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +80,7 @@ func New(d Deps) (*echo.Echo, error) {
 	if d.Metrics != nil {
 		e.Use(measure(d.Metrics, routes))
 	}
-	e.Use(observe(d.Log, d.Config.RequestTimeout, clientip.New(d.Config.TrustedProxies)), cors(d.Config.AllowedOrigins), gate(v, d.Auth, origins))
+	e.Use(observe(d.Log, d.Config.RequestTimeout, clientip.New(d.Config.TrustedProxies)), cors(d.Config.AllowedOrigins), admit(g, deprecated, d.Auth, origins))
 	api.RegisterHandlers(e, api.NewStrictHandler(srv, nil))
 	e.GET("/openapi.yaml", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/yaml", d.SpecYAML)
@@ -90,7 +93,7 @@ func New(d Deps) (*echo.Echo, error) {
 		// Markdown, shown as text: browsers display text/plain in the tab.
 		return c.Blob(http.StatusOK, "text/plain; charset=utf-8", d.Changelog)
 	})
-	labelRoutes(routes, e, spec)
+	labelRoutes(routes, e, g)
 	return e, nil
 }
 
@@ -105,9 +108,9 @@ func Spec() (*openapi3.T, error) {
 }
 
 // bodyChecks are the body rules beyond the schema, by operationId.
-func (s *Server) bodyChecks() map[string]BodyCheck {
-	checks := map[string]BodyCheck{}
-	for _, m := range []map[string]BodyCheck{s.creativeBodyChecks(), s.depositBodyChecks()} {
+func (s *Server) bodyChecks() map[string]gate.BodyCheck {
+	checks := map[string]gate.BodyCheck{}
+	for _, m := range []map[string]gate.BodyCheck{s.creativeBodyChecks(), s.depositBodyChecks()} {
 		for op, check := range m {
 			checks[op] = check
 		}
@@ -126,21 +129,4 @@ func (s *Server) GetReadiness(ctx context.Context, _ api.GetReadinessRequestObje
 		return nil, fmt.Errorf("%w: %w", store.ErrUnavailable, err)
 	}
 	return api.GetReadiness200JSONResponse{Status: api.Ok}, nil
-}
-
-// checkJSON refuses an empty or malformed body with 400 malformed_json. An
-// object that repeats a member name is malformed too: parsers disagree on
-// which copy wins (RFC 8259 §4), so the validator and the handler could
-// read different requests.
-func checkJSON(body []byte) error {
-	if len(body) == 0 {
-		return problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body is required and must be JSON.")
-	}
-	if !json.Valid(body) {
-		return problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body is not valid JSON.")
-	}
-	if name, ok := duplicateMember(body); ok {
-		return problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body repeats the member %q in one object.", name)
-	}
-	return nil
 }

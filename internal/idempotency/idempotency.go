@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -419,18 +418,14 @@ func NormalizeKey(raw string) string {
 }
 
 // Fingerprint identifies a request by its target (method and canonical
-// path) and its body re-encoded canonically, so whitespace and field order
-// do not make two equal requests differ.
-func Fingerprint(target string, body any) []byte {
-	b, err := json.Marshal(body)
-	if err != nil {
-		// Bodies are generated request types: marshalling cannot fail.
-		panic(err)
-	}
+// path) and its body as the gate wrote it (internal/gate): compact, members
+// sorted, so whitespace and member order do not make two equal requests
+// differ, and hashed as read, without encoding it again.
+func Fingerprint(target string, body []byte) []byte {
 	h := sha256.New()
 	h.Write([]byte(target))
 	h.Write([]byte{0})
-	h.Write(b)
+	h.Write(body)
 	return h.Sum(nil)
 }
 

@@ -69,8 +69,6 @@ type Error struct {
 	FieldErrors []FieldError
 	// RetryAfter, in seconds, becomes the Retry-After header when positive.
 	RetryAfter int
-	// Allow, on a 405, lists the methods the path serves (the Allow header).
-	Allow string
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Detail) }

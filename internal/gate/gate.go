@@ -1,0 +1,173 @@
+// Package gate checks a request against openapi.yaml before its handler
+// runs: the body's size, media type and JSON, then the parameters and the
+// body against the operation's schemas, into one Problem (400, 413, 415, or
+// 422 with every failing field). It never routes: Echo has routed the
+// request already, and the gate looks up the operation of the route Echo
+// matched, so the operation validated is the one whose handler runs.
+package gate
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+
+	"creativeapi/internal/problem"
+)
+
+// BodyCheck adds the rules of an operation's body that a JSON schema cannot
+// say (bounds from configuration, fields required by another field's
+// value). It sees only bodies that are valid JSON, decoded as the schema
+// validation reads them (objects as map[string]any, numbers as
+// json.Number), and reports field errors in the same vocabulary, so a
+// client gets every failing field at once.
+type BodyCheck func(body any) []problem.FieldError
+
+// Operation is one operation of the spec as the gate checks it.
+type Operation struct {
+	// ID is the spec's operationId.
+	ID string
+	// Secured: the operation requires a session (its own security
+	// requirements, else the spec's).
+	Secured bool
+	// route is the operation without its security requirements: the
+	// caller is authenticated before the gate validates (401 before 422),
+	// so kin-openapi's security pass would only repeat work.
+	route *routers.Route
+	check BodyCheck
+}
+
+// Gate holds the spec's operations by the route Echo matches them on.
+type Gate struct {
+	ops     map[string]*Operation
+	options *openapi3filter.Options
+	// schemaOptions validate a body as kin-openapi validates one in a
+	// request.
+	schemaOptions []openapi3.SchemaValidationOption
+}
+
+// New prepares the operations of spec once. checks maps operationIds to
+// their extra body rules.
+func New(spec *openapi3.T, checks map[string]BodyCheck) (*Gate, error) {
+	// kin-openapi checks no uuid format unless one is registered; this
+	// one is the spec's own, not a process-wide registration.
+	spec.SetStringFormatValidator("uuid", openapi3.NewCallbackValidator(func(s string) error {
+		if !isRFC9562UUID(s) {
+			return fmt.Errorf("string doesn't match pattern %q", openapi3.FormatOfStringForUUIDOfRFC9562)
+		}
+		return nil
+	}))
+	schemaOptions := append(spec.GetSchemaValidationOptions(), openapi3.SetSchemaRegexCompiler(compilePattern))
+	g := &Gate{
+		ops: map[string]*Operation{},
+		options: &openapi3filter.Options{
+			MultiError: true,
+			// The body is decoded and validated once, by Check.
+			ExcludeRequestBody:      true,
+			AuthenticationFunc:      openapi3filter.NoopAuthenticationFunc,
+			SchemaValidationOptions: schemaOptions,
+		},
+		schemaOptions: append([]openapi3.SchemaValidationOption{openapi3.VisitAsRequest(), openapi3.MultiErrors()}, schemaOptions...),
+	}
+	for path, item := range spec.Paths.Map() {
+		for method, op := range item.Operations() {
+			if op.OperationID == "" {
+				return nil, fmt.Errorf("%s %s has no operationId", method, path)
+			}
+			security := op.Security
+			if security == nil {
+				security = &spec.Security
+			}
+			bare := *op
+			bare.Security = &openapi3.SecurityRequirements{}
+			usePatternMatchers(op)
+			g.ops[method+" "+EchoPath(path)] = &Operation{
+				ID: op.OperationID, Secured: len(*security) > 0, check: checks[op.OperationID],
+				route: &routers.Route{Spec: spec, Path: path, PathItem: item, Method: method, Operation: &bare},
+			}
+		}
+	}
+	return g, nil
+}
+
+// Operation is the operation of method on the route path Echo matched
+// (echo.Context.Path()); nil when the spec declares none there (Echo then
+// answers 404, 405 or OPTIONS itself).
+func (g *Gate) Operation(method, routePath string) *Operation {
+	return g.ops[method+" "+routePath]
+}
+
+// EchoPath is a spec path template as Echo writes it: {id} → :id.
+func EchoPath(specPath string) string {
+	parts := strings.Split(specPath, "/")
+	for i, p := range parts {
+		if strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}") {
+			parts[i] = ":" + p[1:len(p)-1]
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+// Check reads r's body (an operation without one reads none), checks r
+// against op with its path parameters params, and returns the body the
+// handler is to read: compact, members sorted, integers written as
+// integers, so it also identifies the request (see idempotency.Fingerprint).
+// r.Body is left reading it. replay leaves out the operation's BodyCheck:
+// a command whose answer is stored under its Idempotency-Key gets it back
+// whatever today's configuration (deposit bounds) says.
+func (g *Gate) Check(ctx context.Context, w http.ResponseWriter, r *http.Request, op *Operation, params map[string]string, replay bool) ([]byte, error) {
+	var value any
+	rb := op.route.Operation.RequestBody
+	withBody := rb != nil && rb.Value != nil
+	if withBody {
+		var err error
+		if value, err = readJSON(w, r); err != nil {
+			return nil, err
+		}
+	}
+	// A parameter sent twice is refused by name: the validator would read
+	// the first copy and the handler's binding refuse the pair.
+	fields := repeatedParameters(r, op.route)
+	err := openapi3filter.ValidateRequest(ctx, &openapi3filter.RequestValidationInput{
+		Request: r, PathParams: params, Route: op.route, Options: g.options,
+	})
+	if err != nil {
+		// One error per field: the first failing rule is the one to fix first.
+		fields = mergeFieldErrors(fields, fieldErrors(err, nil))
+	}
+	if withBody {
+		if mt := rb.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil && mt.Schema.Value != nil {
+			if err := mt.Schema.Value.VisitJSON(value, g.schemaOptions...); err != nil {
+				fields = mergeFieldErrors(fields, fieldErrors(err, nil))
+			}
+		}
+		if op.check != nil && !replay {
+			fields = mergeFieldErrors(fields, op.check(value))
+		}
+		fields = mergeFieldErrors(fields, nulFieldErrors(value))
+	}
+	if len(fields) > 0 {
+		return nil, problem.Invalid(fields)
+	}
+	if err != nil {
+		// An error with no field to blame: keep it a client error, never a 500.
+		return nil, problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request could not be read: %s.", safeReason(err))
+	}
+	r.Body = http.NoBody
+	if !withBody {
+		return nil, nil
+	}
+	body, err := canonical(value)
+	if err != nil {
+		return nil, err
+	}
+	r.Body, r.ContentLength = newBodyReader(body), int64(len(body))
+	// Media types are case-insensitive, Echo's binder is not: it gets the
+	// one spelling it knows.
+	r.Header.Set("Content-Type", "application/json")
+	return body, nil
+}

@@ -1,0 +1,269 @@
+package gate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"mime"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"creativeapi/internal/problem"
+)
+
+// MaxBodyBytes bounds every request body; commands are a few hundred bytes.
+const MaxBodyBytes = 64 << 10
+
+// readJSON reads r's body and decodes it, once, as the schema validation
+// reads JSON (numbers as json.Number). In order: a body over MaxBodyBytes
+// is a 413, refused before reading when Content-Length says so
+// (http.MaxBytesReader makes net/http close the connection after the
+// answer instead of reading the rest); a body that stops arriving
+// (ReadTimeout) is a 400; an encoded body or one that is not
+// application/json is a 415; an empty or malformed body is a 400 malformed_json.
+// An object that repeats a member name is malformed too: parsers disagree
+// on which copy wins (RFC 8259 §4), so the gate and the handler could read
+// different requests.
+func readJSON(w http.ResponseWriter, r *http.Request) (any, error) {
+	tooLarge := problem.New(http.StatusRequestEntityTooLarge, problem.RequestTooLarge, "The request body is larger than %d bytes.", MaxBodyBytes)
+	if r.ContentLength > MaxBodyBytes {
+		return nil, tooLarge
+	}
+	var body []byte
+	if r.Body != nil && r.Body != http.NoBody {
+		var err error
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+		var maxErr *http.MaxBytesError
+		switch {
+		case errors.As(err, &maxErr):
+			return nil, tooLarge
+		case err != nil:
+			return nil, problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body could not be read.")
+		}
+	}
+	if encoded(r.Header) {
+		return nil, problem.New(http.StatusUnsupportedMediaType, problem.UnsupportedMediaType, "Send the body without Content-Encoding: compressed bodies are not accepted.")
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return nil, problem.New(http.StatusUnsupportedMediaType, problem.UnsupportedMediaType, "Send the body as application/json.")
+	}
+	if len(body) == 0 {
+		return nil, problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body is required and must be JSON.")
+	}
+	var value any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&value); err != nil {
+		return nil, problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body is not valid JSON.")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body is not valid JSON.")
+	}
+	if name, ok := duplicateMember(body); ok {
+		return nil, problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body repeats the member %q in one object.", name)
+	}
+	return value, nil
+}
+
+// encoded reports whether the body comes with a Content-Encoding other than
+// identity: the API reads only plain JSON, and a gzip body is not JSON.
+func encoded(h http.Header) bool {
+	for _, v := range h.Values("Content-Encoding") {
+		for _, enc := range strings.Split(v, ",") {
+			if enc = strings.TrimSpace(enc); enc != "" && !strings.EqualFold(enc, "identity") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func newBodyReader(b []byte) io.ReadCloser { return io.NopCloser(bytes.NewReader(b)) }
+
+// canonical is a decoded body written as the handler reads it and as
+// idempotency fingerprints it: compact, members sorted (encoding/json sorts
+// map keys), and every number that is an integer written another way (2.0,
+// 1e2, -0.0) written as that integer. JSON Schema counts those as integers,
+// so the validation accepted them; Go's decoder would refuse them for an
+// int.
+func canonical(value any) ([]byte, error) {
+	integersAsIntegers(value)
+	return json.Marshal(value)
+}
+
+// setAbove is the member count beyond which an object's names go into a
+// set, so the scan stays linear for objects of thousands of members.
+const setAbove = 16
+
+// duplicateMember reports the first member name that an object of body
+// repeats. body must be valid JSON (json.Valid): the scan only tracks
+// strings, objects and arrays. Names are compared after unescaping, so
+// "a" and "\u0061" are the same member. The names of the open objects
+// share one list (an object's names follow its parent's and are dropped
+// when it closes), so a small body costs no allocation.
+func duplicateMember(body []byte) (string, bool) {
+	type frame struct {
+		start int                 // the frame's first name in names
+		set   map[string]struct{} // set of a large object's names
+	}
+	var frameBuf [8]frame
+	var nameBuf [32][]byte
+	frames, names := frameBuf[:0], nameBuf[:0]
+	for i := 0; i < len(body); i++ {
+		switch body[i] {
+		case '{', '[':
+			frames = append(frames, frame{start: len(names)})
+		case '}', ']':
+			names = names[:frames[len(frames)-1].start]
+			frames = frames[:len(frames)-1]
+		case '"':
+			start, escaped := i, false
+			for i++; body[i] != '"'; i++ {
+				if body[i] == '\\' {
+					escaped = true
+					i++
+				}
+			}
+			j := i + 1
+			for j < len(body) && (body[j] == ' ' || body[j] == '\t' || body[j] == '\n' || body[j] == '\r') {
+				j++
+			}
+			if j == len(body) || body[j] != ':' || len(frames) == 0 {
+				continue // a value, not a member name
+			}
+			name := body[start+1 : i]
+			if escaped {
+				var s string
+				if json.Unmarshal(body[start:i+1], &s) != nil {
+					continue
+				}
+				name = []byte(s)
+			}
+			f := &frames[len(frames)-1]
+			if f.set != nil {
+				if _, ok := f.set[string(name)]; ok {
+					return string(name), true
+				}
+				f.set[string(name)] = struct{}{}
+				continue
+			}
+			for _, n := range names[f.start:] {
+				if bytes.Equal(n, name) {
+					return string(name), true
+				}
+			}
+			names = append(names, name)
+			if len(names)-f.start > setAbove {
+				f.set = make(map[string]struct{}, 2*setAbove)
+				for _, n := range names[f.start:] {
+					f.set[string(n)] = struct{}{}
+				}
+				names = names[:f.start]
+			}
+		}
+	}
+	return "", false
+}
+
+// nulFieldErrors names every string of a decoded body that holds U+0000,
+// by field: PostgreSQL stores no NUL in text, so such a request would fail
+// in the database. openapi.yaml states the rule once for every string.
+func nulFieldErrors(value any) []problem.FieldError {
+	if !holdsNUL(value) {
+		return nil // the common case, without building a path per member
+	}
+	var out []problem.FieldError
+	var walk func(value any, path string)
+	walk = func(value any, path string) {
+		switch v := value.(type) {
+		case string:
+			if strings.IndexByte(v, 0) >= 0 {
+				field := path
+				if field == "" {
+					field = "body"
+				}
+				out = append(out, problem.FieldError{Field: field, Code: problem.InvalidFormat, Message: "Must not contain the NUL character (U+0000)."})
+			}
+		case map[string]any:
+			for k, item := range v {
+				walk(item, join(path, k))
+			}
+		case []any:
+			for i, item := range v {
+				walk(item, path+"["+strconv.Itoa(i)+"]")
+			}
+		}
+	}
+	walk(value, "")
+	slices.SortFunc(out, func(a, b problem.FieldError) int { return strings.Compare(a.Field, b.Field) })
+	return out
+}
+
+func holdsNUL(value any) bool {
+	switch v := value.(type) {
+	case string:
+		return strings.IndexByte(v, 0) >= 0
+	case map[string]any:
+		for _, item := range v {
+			if holdsNUL(item) {
+				return true
+			}
+		}
+	case []any:
+		for _, item := range v {
+			if holdsNUL(item) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// integersAsIntegers rewrites, in a decoded body, every number that is an
+// integer written another way (2.0, 1e2, -0.0) as that integer, and
+// reports whether it rewrote any. JSON Schema counts them as integers, so
+// the validator accepted them; Go's decoder would refuse them for an int.
+// Past 2^53 a float64 no longer tells integers apart, and such numbers are
+// out of every integer's range here anyway.
+func integersAsIntegers(value any) bool {
+	changed := false
+	switch v := value.(type) {
+	case map[string]any:
+		for k, item := range v {
+			if n, ok := item.(json.Number); ok {
+				if i, ok := integerOf(n); ok {
+					v[k], changed = i, true
+				}
+				continue
+			}
+			changed = integersAsIntegers(item) || changed
+		}
+	case []any:
+		for idx, item := range v {
+			if n, ok := item.(json.Number); ok {
+				if i, ok := integerOf(n); ok {
+					v[idx], changed = i, true
+				}
+				continue
+			}
+			changed = integersAsIntegers(item) || changed
+		}
+	}
+	return changed
+}
+
+// integerOf is n as a plain integer when n is an integer written otherwise.
+func integerOf(n json.Number) (json.Number, bool) {
+	if !strings.ContainsAny(string(n), ".eE") {
+		return "", false
+	}
+	f, err := n.Float64()
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return "", false
+	}
+	return json.Number(strconv.FormatInt(int64(f), 10)), true
+}
