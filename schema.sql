@@ -383,6 +383,11 @@ CREATE TABLE webhook_deliveries (
 CREATE INDEX webhook_deliveries_endpoint_idx ON webhook_deliveries (endpoint_id, created_at DESC, id DESC);
 CREATE INDEX webhook_deliveries_event_id_idx ON webhook_deliveries (event_id);
 CREATE INDEX webhook_deliveries_finished_at_idx ON webhook_deliveries (finished_at) WHERE finished_at IS NOT NULL;
+-- Pending deliveries by when their next attempt is due (or, never
+-- attempted, when they were made): the metrics' backlog and the purge's
+-- abandoned deliveries read them without reading finished ones.
+CREATE INDEX webhook_deliveries_pending_idx ON webhook_deliveries ((coalesce(next_attempt_at, created_at)))
+    WHERE status = 'pending';
 
 -- webhook_delivery_attempts logs every request sent: the status the
 -- receiver answered, or the error when none came.

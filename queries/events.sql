@@ -29,7 +29,7 @@ WITH next AS (
 UPDATE outbox_events e SET seq = numbered.seq, published_at = now()
 FROM numbered
 WHERE e.id = numbered.id
-RETURNING e.id, e.seq::bigint AS seq, e.type, e.organization_id, e.user_id, e.published_at::timestamptz AS published_at;
+RETURNING e.id, e.seq::bigint AS seq, e.type, e.organization_id, e.user_id, e.created_at, e.published_at::timestamptz AS published_at;
 
 -- name: OutboxPurge :execrows
 -- OutboxPurge deletes a batch of events published before the cutoff that no
@@ -51,6 +51,19 @@ WHERE id IN (
     SELECT f.id FROM webhook_deliveries f
     WHERE f.finished_at < @cutoff::timestamptz
     ORDER BY f.finished_at
+    LIMIT @batch_size);
+
+-- name: WebhookDeliveriesAbandon :execrows
+-- WebhookDeliveriesAbandon ends as failed a batch of pending deliveries
+-- whose next attempt was due before the cutoff: no job will attempt them
+-- any more (the last attempt could not be logged), and while pending they
+-- would keep their event from being purged. They are purged in turn a
+-- retention period later.
+UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, finished_at = now()
+WHERE id IN (
+    SELECT p.id FROM webhook_deliveries p
+    WHERE p.status = 'pending' AND coalesce(p.next_attempt_at, p.created_at) < @cutoff::timestamptz
+    ORDER BY coalesce(p.next_attempt_at, p.created_at)
     LIMIT @batch_size);
 
 -- name: WebhookDeliveriesCreate :many

@@ -236,10 +236,11 @@ func sweepJobs(st *store.Store, log *slog.Logger, m *metrics.Metrics) []sweeper.
 // startEvents runs this replica's share of the events (docs/events.md):
 // the outbox publisher, woken by the listener when events are written, and
 // the webhook workers on River. The returned function stops them, letting
-// running attempts finish for a few seconds.
+// running attempts finish: each is bounded by WEBHOOK_TIMEOUT, and logging
+// it by a few seconds more.
 func startEvents(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logger) (func(), error) {
 	hooks, err := webhooks.New(st, webhooks.Config{
-		Workers: cfg.WebhookWorkers, AllowPrivate: cfg.DevMode, Retention: cfg.EventsRetention,
+		Workers: cfg.WebhookWorkers, Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.DevMode, Retention: cfg.EventsRetention,
 	}, log)
 	if err != nil {
 		return nil, err
@@ -255,7 +256,7 @@ func startEvents(ctx context.Context, cfg config.Config, st *store.Store, log *s
 	go func() { listener.Run(ctx); done <- struct{}{} }()
 	go func() { publisher.Run(ctx, wake); done <- struct{}{} }()
 	return func() {
-		stopCtx, stop := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		stopCtx, stop := context.WithTimeout(context.WithoutCancel(ctx), cfg.WebhookTimeout+5*time.Second)
 		defer stop()
 		if err := hooks.Stop(stopCtx); err != nil {
 			log.Warn("webhook workers did not stop cleanly", "error", err)

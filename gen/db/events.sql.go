@@ -54,7 +54,7 @@ WITH next AS (
 UPDATE outbox_events e SET seq = numbered.seq, published_at = now()
 FROM numbered
 WHERE e.id = numbered.id
-RETURNING e.id, e.seq::bigint AS seq, e.type, e.organization_id, e.user_id, e.published_at::timestamptz AS published_at
+RETURNING e.id, e.seq::bigint AS seq, e.type, e.organization_id, e.user_id, e.created_at, e.published_at::timestamptz AS published_at
 `
 
 type OutboxPublishRow struct {
@@ -63,6 +63,7 @@ type OutboxPublishRow struct {
 	Type           string
 	OrganizationID *uuid.UUID
 	UserID         *uuid.UUID
+	CreatedAt      time.Time
 	PublishedAt    time.Time
 }
 
@@ -82,6 +83,7 @@ func (q *Queries) OutboxPublish(ctx context.Context, batchSize int32) ([]OutboxP
 			&i.Type,
 			&i.OrganizationID,
 			&i.UserID,
+			&i.CreatedAt,
 			&i.PublishedAt,
 		); err != nil {
 			return nil, err
@@ -204,6 +206,33 @@ func (q *Queries) WebhookAttemptsForDeliveries(ctx context.Context, deliveryIds 
 		return nil, err
 	}
 	return items, nil
+}
+
+const webhookDeliveriesAbandon = `-- name: WebhookDeliveriesAbandon :execrows
+UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, finished_at = now()
+WHERE id IN (
+    SELECT p.id FROM webhook_deliveries p
+    WHERE p.status = 'pending' AND coalesce(p.next_attempt_at, p.created_at) < $1::timestamptz
+    ORDER BY coalesce(p.next_attempt_at, p.created_at)
+    LIMIT $2)
+`
+
+type WebhookDeliveriesAbandonParams struct {
+	Cutoff    time.Time
+	BatchSize int32
+}
+
+// WebhookDeliveriesAbandon ends as failed a batch of pending deliveries
+// whose next attempt was due before the cutoff: no job will attempt them
+// any more (the last attempt could not be logged), and while pending they
+// would keep their event from being purged. They are purged in turn a
+// retention period later.
+func (q *Queries) WebhookDeliveriesAbandon(ctx context.Context, arg WebhookDeliveriesAbandonParams) (int64, error) {
+	result, err := q.db.Exec(ctx, webhookDeliveriesAbandon, arg.Cutoff, arg.BatchSize)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const webhookDeliveriesCreate = `-- name: WebhookDeliveriesCreate :many

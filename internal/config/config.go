@@ -18,6 +18,7 @@ import (
 
 	"creativeapi/internal/deposit"
 	"creativeapi/internal/tron"
+	"creativeapi/internal/webhooks"
 )
 
 // Config is the validated configuration of one server process.
@@ -99,6 +100,8 @@ type Config struct {
 	EventsRetention time.Duration
 	// WebhookWorkers is how many webhook attempts one replica runs at once.
 	WebhookWorkers int
+	// WebhookTimeout bounds one webhook attempt, connection included.
+	WebhookTimeout time.Duration
 	// ShutdownTimeout bounds the graceful drain on SIGTERM.
 	ShutdownTimeout time.Duration
 	// PprofAddr exposes net/http/pprof when set.
@@ -146,8 +149,9 @@ func Load(getenv func(string) string) (Config, error) {
 		DBAcquireTimeout:        p.duration("DB_ACQUIRE_TIMEOUT", 3*time.Second),
 		RequestTimeout:          p.duration("REQUEST_TIMEOUT", 30*time.Second),
 		SweepInterval:           p.duration("SWEEP_INTERVAL", time.Minute),
-		EventsRetention:         p.duration("EVENTS_RETENTION", 7*24*time.Hour),
-		WebhookWorkers:          p.integer("WEBHOOK_WORKERS", 50),
+		EventsRetention:         p.duration("EVENTS_RETENTION", webhooks.DefaultRetention),
+		WebhookWorkers:          p.integer("WEBHOOK_WORKERS", webhooks.DefaultWorkers),
+		WebhookTimeout:          p.duration("WEBHOOK_TIMEOUT", webhooks.DefaultTimeout),
 		ShutdownTimeout:         p.duration("SHUTDOWN_TIMEOUT", 20*time.Second),
 		PprofAddr:               p.str("PPROF_ADDR", ""),
 		MetricsAddr:             p.str("METRICS_ADDR", ""),
@@ -217,7 +221,7 @@ func (c Config) validate() []error {
 		"DB_ACQUIRE_TIMEOUT": c.DBAcquireTimeout, "REQUEST_TIMEOUT": c.RequestTimeout,
 		"SWEEP_INTERVAL": c.SweepInterval, "SHUTDOWN_TIMEOUT": c.ShutdownTimeout,
 		"CHAIN_POLL_INTERVAL": c.ChainPollInterval, "DEVCHAIN_BLOCK_INTERVAL": c.DevchainBlockInterval,
-		"EVENTS_RETENTION": c.EventsRetention,
+		"EVENTS_RETENTION": c.EventsRetention, "WEBHOOK_TIMEOUT": c.WebhookTimeout,
 	}
 	if c.WebhookWorkers < 1 || c.WebhookWorkers > 10_000 {
 		bad("WEBHOOK_WORKERS=%d: want 1 to 10000", c.WebhookWorkers)

@@ -17,7 +17,7 @@ import (
 func BenchmarkChangeToDelivered(b *testing.B) {
 	bb := setup(b, webhooks.Config{AllowPrivate: true})
 	got := make(chan struct{}, 1<<16)
-	rcv := newReceiver(b, webhooks.NewSecret(), func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) })
+	rcv := newReceiver(b, webhooks.NewSecret(), func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	rcv.seen = got
 	bb.endpoint(b, rcv.srv.URL, events.CreativeApproved)
 	ctx := context.Background()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -36,26 +37,39 @@ type receiver struct {
 	secret string
 	mu     sync.Mutex
 	got    []received
-	answer func(n int, w http.ResponseWriter)
+	answer func(n int, w http.ResponseWriter, req *http.Request)
 	seen   chan struct{}
 }
 
-func newReceiver(t testing.TB, secret string, answer func(n int, w http.ResponseWriter)) *receiver {
-	r := &receiver{secret: secret, answer: answer, seen: make(chan struct{}, 100)}
+func newReceiver(t testing.TB, secret string, answer func(n int, w http.ResponseWriter, req *http.Request)) *receiver {
+	return newReceiverOn(t, secret, answer, nil)
+}
+
+// newReceiverOn serves on ln (a new loopback listener when nil).
+func newReceiverOn(t testing.TB, secret string, answer func(n int, w http.ResponseWriter, req *http.Request), ln net.Listener) *receiver {
+	r := &receiver{secret: secret, answer: answer, seen: make(chan struct{}, 1<<16)}
 	wh, err := standardwebhooks.NewWebhook(secret)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	r.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
 		r.mu.Lock()
 		r.got = append(r.got, received{id: req.Header.Get("webhook-id"), signature: req.Header.Get("webhook-signature"),
 			verified: wh.Verify(body, req.Header), body: string(body)})
 		n := len(r.got)
 		r.mu.Unlock()
-		r.answer(n, w)
-		r.seen <- struct{}{}
+		select {
+		case r.seen <- struct{}{}:
+		default: // wait rereads the count
+		}
+		r.answer(n, w, req)
 	}))
+	if ln != nil {
+		r.srv.Listener.Close()
+		r.srv.Listener = ln
+	}
+	r.srv.Start()
 	t.Cleanup(r.srv.Close)
 	return r
 }
@@ -73,18 +87,30 @@ type bundle struct {
 	pub *events.Publisher
 }
 
-// setup starts a delivery service with retries due at once (no waits).
+// setup starts a delivery service with retries due at once (no waits)
+// unless cfg says otherwise.
 func setup(t testing.TB, cfg webhooks.Config) *bundle {
 	t.Helper()
 	d := testenv.NewDB(t)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	svc := startService(t, d.Store, cfg)
+	return &bundle{d: d, org: d.Org(t, "Hooks"), svc: svc, pub: events.NewPublisher(d.Store, events.PublisherConfig{}, svc.Fanout, quiet)}
+}
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// startService runs a delivery service on st (a replica, when st has a
+// pool of its own) until the test ends.
+func startService(t testing.TB, st *store.Store, cfg webhooks.Config) *webhooks.Service {
+	t.Helper()
 	if cfg.Schedule == nil {
 		cfg.Schedule = []time.Duration{time.Millisecond, time.Millisecond, time.Millisecond}
 	}
 	cfg.Jitter = func(d time.Duration) time.Duration { return d }
 	cfg.FetchPollInterval = 20 * time.Millisecond
-	cfg.Timeout = 2 * time.Second
-	svc, err := webhooks.New(d.Store, cfg, log)
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 2 * time.Second
+	}
+	svc, err := webhooks.New(st, cfg, quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +124,7 @@ func setup(t testing.TB, cfg webhooks.Config) *bundle {
 		_ = svc.Stop(stopCtx)
 		cancel()
 	})
-	return &bundle{d: d, org: d.Org(t, "Hooks"), svc: svc, pub: events.NewPublisher(d.Store, events.PublisherConfig{}, svc.Fanout, log)}
+	return svc
 }
 
 func (b *bundle) endpoint(t testing.TB, url string, types ...events.Type) db.WebhookEndpoint {
@@ -163,7 +189,7 @@ func TestDelivery_SignedByTheStandardRetriedWithTheSameIDUntilAccepted(t *testin
 	t.Parallel()
 	b := setup(t, webhooks.Config{AllowPrivate: true})
 	secret := webhooks.NewSecret()
-	rcv := newReceiver(t, secret, func(n int, w http.ResponseWriter) {
+	rcv := newReceiver(t, secret, func(n int, w http.ResponseWriter, req *http.Request) {
 		switch n {
 		case 1:
 			w.WriteHeader(http.StatusInternalServerError)
@@ -209,7 +235,7 @@ func TestDelivery_SignedByTheStandardRetriedWithTheSameIDUntilAccepted(t *testin
 func TestDelivery_410DisablesTheEndpoint(t *testing.T) {
 	t.Parallel()
 	b := setup(t, webhooks.Config{AllowPrivate: true})
-	rcv := newReceiver(t, webhooks.NewSecret(), func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusGone) })
+	rcv := newReceiver(t, webhooks.NewSecret(), func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusGone) })
 	ep := b.endpoint(t, rcv.srv.URL, events.CreativeApproved)
 	b.emit(t, events.CreativeApproved)
 	rcv.wait(t, 1)
@@ -230,19 +256,24 @@ func TestDelivery_410DisablesTheEndpoint(t *testing.T) {
 func TestDelivery_NeverReachesAPrivateAddress(t *testing.T) {
 	t.Parallel()
 	b := setup(t, webhooks.Config{Schedule: []time.Duration{time.Millisecond}})
-	rcv := newReceiver(t, webhooks.NewSecret(), func(_ int, w http.ResponseWriter) { w.WriteHeader(http.StatusOK) })
-	// A name that resolves to loopback, stored as if it had been accepted:
-	// the dial-time check refuses it.
+	rcv := newReceiver(t, webhooks.NewSecret(), func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	_, port, _ := strings.Cut(strings.TrimPrefix(rcv.srv.URL, "http://"), ":")
-	ep := b.endpoint(t, "http://localhost:"+port, events.CreativeApproved)
-	b.emit(t, events.CreativeApproved)
-	d := b.delivery(t, ep.ID, "failed")
+	// Stored as if they had been accepted (a name that resolves to loopback
+	// passes the URL check; the literals stand for a name that resolves to
+	// them): the dial-time check refuses each.
+	for _, host := range []string{"localhost", "127.0.0.1", "[::1]", "10.0.0.1", "169.254.169.254", "[::ffff:127.0.0.1]"} {
+		t.Run(host, func(t *testing.T) {
+			ep := b.endpoint(t, "https://"+host+":"+port, events.CreativeApproved)
+			b.emit(t, events.CreativeApproved)
+			d := b.delivery(t, ep.ID, "failed")
+			attempts, err := b.d.Store.Q.WebhookAttemptsForDeliveries(context.Background(), []uuid.UUID{d.ID})
+			if err != nil || len(attempts) != 2 || attempts[0].Error == nil || !strings.Contains(*attempts[0].Error, "not public") {
+				t.Fatalf("attempts %+v, %v; want 2 failed as not public", attempts, err)
+			}
+		})
+	}
 	if n := len(rcv.requests()); n != 0 {
 		t.Fatalf("the receiver on loopback got %d requests; want none", n)
-	}
-	attempts, err := b.d.Store.Q.WebhookAttemptsForDeliveries(context.Background(), []uuid.UUID{d.ID})
-	if err != nil || len(attempts) != 2 || attempts[0].Error == nil || !strings.Contains(*attempts[0].Error, "not public") {
-		t.Fatalf("attempts %+v, %v; want 2 failed as not public", attempts, err)
 	}
 }
 

@@ -30,7 +30,7 @@ var DefaultSchedule = []time.Duration{
 	12 * time.Hour, 12 * time.Hour, 12 * time.Hour, 12 * time.Hour, 8 * time.Hour,
 }
 
-// The outcomes of an attempt, as the OnOutcome hook hears them.
+// The outcomes of an attempt, as the OnAttempt hook hears them.
 const (
 	OutcomeSucceeded = "succeeded"
 	OutcomeRetrying  = "retrying"
@@ -42,36 +42,54 @@ const (
 // attempt back.
 const maxRetryAfter = 24 * time.Hour
 
+// The defaults of Config. internal/config's variables (WEBHOOK_TIMEOUT,
+// WEBHOOK_WORKERS, EVENTS_RETENTION) default to these too.
+const (
+	DefaultTimeout   = 15 * time.Second
+	DefaultWorkers   = 50
+	DefaultRetention = 7 * 24 * time.Hour
+)
+
+// recordBound bounds each database step around an attempt: reading the
+// delivery, logging the attempt.
+const recordBound = 5 * time.Second
+
+// purgeTimeout bounds one run of the retention purge (its own bound: the
+// deliveries' is far too short for it).
+const purgeTimeout = 15 * time.Minute
+
 // Config tunes the delivery; zero fields take defaults.
 type Config struct {
-	// Timeout bounds one attempt, connection included (default 15 s).
+	// Timeout bounds one attempt, connection included (DefaultTimeout).
+	// A delivery whose worker died (its process was killed) is attempted
+	// again, with the same webhook-id, once it has run for Timeout plus
+	// the bounds of its two database steps (docs/events.md).
 	Timeout time.Duration
 	// Schedule is the wait before each retry (default DefaultSchedule).
 	Schedule []time.Duration
 	// Jitter spreads a wait (default ±20 % at random); tests fix it.
 	Jitter func(time.Duration) time.Duration
-	// Workers is how many attempts run at once per replica (default 50):
-	// a slow endpoint holds one of them for at most Timeout.
+	// Workers is how many attempts run at once per replica
+	// (DefaultWorkers): a slow endpoint holds one of them for at most
+	// Timeout.
 	Workers int
 	// AllowPrivate lets webhooks reach loopback and private addresses and
 	// use http (DEV_MODE only).
 	AllowPrivate bool
 	// Retention is how long finished deliveries, their attempts and
-	// published events are kept (default 7 days).
+	// published events are kept (DefaultRetention).
 	Retention time.Duration
-	// RescueAfter is when a delivery whose worker died (its process was
-	// killed) is attempted again (default 1 min).
-	RescueAfter time.Duration
 	// FetchPollInterval is how often River looks for due jobs without a
 	// notice (default River's, 1 s); retries become due by this poll.
 	FetchPollInterval time.Duration
-	// OnOutcome, when set, hears every attempt's outcome (a metrics hook).
-	OnOutcome func(outcome string)
+	// OnAttempt, when set, hears every logged attempt's outcome and how
+	// long its request took (a metrics hook).
+	OnAttempt func(outcome string, took time.Duration)
 }
 
 func (c *Config) defaults() {
 	if c.Timeout <= 0 {
-		c.Timeout = 15 * time.Second
+		c.Timeout = DefaultTimeout
 	}
 	if c.Schedule == nil {
 		c.Schedule = DefaultSchedule
@@ -82,15 +100,17 @@ func (c *Config) defaults() {
 		}
 	}
 	if c.Workers <= 0 {
-		c.Workers = 50
+		c.Workers = DefaultWorkers
 	}
 	if c.Retention <= 0 {
-		c.Retention = 7 * 24 * time.Hour
-	}
-	if c.RescueAfter <= 0 {
-		c.RescueAfter = time.Minute
+		c.Retention = DefaultRetention
 	}
 }
+
+// jobTimeout is how long one delivery job may run: the attempt and its
+// two database steps. River rescues a job running longer (its process
+// died), so this is also when a killed replica's attempt is made again.
+func (c *Config) jobTimeout() time.Duration { return c.Timeout + 2*recordBound }
 
 // deliveryArgs is the River job of one delivery: all its attempts.
 type deliveryArgs struct {
@@ -147,8 +167,12 @@ func New(st *store.Store, cfg Config, log *slog.Logger) (*Service, error) {
 		Logger:               log,
 		Queues:               map[string]river.QueueConfig{queue: {MaxWorkers: cfg.Workers}, river.QueueDefault: {MaxWorkers: 1}},
 		Workers:              workers,
-		JobTimeout:           cfg.Timeout + 15*time.Second,
-		RescueStuckJobsAfter: cfg.RescueAfter,
+		// Each worker bounds its own jobs (Timeout methods): one client-wide
+		// bound would cut the purge short.
+		JobTimeout: -1,
+		// A job is rescued once it ran longer than its worker's bound; this
+		// is the shortest of those.
+		RescueStuckJobsAfter: cfg.jobTimeout(),
 		FetchPollInterval:    cfg.FetchPollInterval,
 		FetchCooldown:        fetchCooldown(cfg.FetchPollInterval),
 		PeriodicJobs: []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
@@ -172,8 +196,20 @@ func fetchCooldown(poll time.Duration) time.Duration {
 // Start works deliveries until Stop.
 func (s *Service) Start(ctx context.Context) error { return s.client.Start(ctx) }
 
-// Stop lets running attempts finish (bounded by ctx).
-func (s *Service) Stop(ctx context.Context) error { return s.client.Stop(ctx) }
+// Stop takes no new deliveries, lets running attempts finish (each is
+// bounded by Timeout) and returns once none runs. If ctx ends first, it
+// cancels the attempts still running and waits for them to log themselves
+// (at most recordBound more); an attempt cut short is retried with the
+// same webhook-id.
+func (s *Service) Stop(ctx context.Context) error {
+	err := s.client.Stop(ctx)
+	if err == nil {
+		return nil
+	}
+	cancelCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordBound+time.Second)
+	defer cancel()
+	return errors.Join(err, s.client.StopAndCancel(cancelCtx))
+}
 
 // Fanout creates, in the publishing transaction, one delivery and its job
 // for each endpoint subscribed to each published event (events.Fanout).
@@ -201,7 +237,7 @@ type deliveryWorker struct {
 }
 
 func (w *deliveryWorker) Timeout(*river.Job[deliveryArgs]) time.Duration {
-	return w.s.cfg.Timeout + 15*time.Second
+	return w.s.cfg.jobTimeout()
 }
 
 // NextRetry is when Work said the next attempt is due: the schedule's
@@ -237,7 +273,9 @@ func (e errRetry) Error() string { return "webhook attempt failed: " + e.reason 
 
 func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[deliveryArgs]) error {
 	s := w.s
-	d, err := s.st.Q.WebhookDeliveryForAttempt(ctx, job.Args.DeliveryID)
+	readCtx, cancelRead := context.WithTimeout(ctx, recordBound)
+	defer cancelRead()
+	d, err := s.st.Q.WebhookDeliveryForAttempt(readCtx, job.Args.DeliveryID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // its endpoint was deleted
 	} else if err != nil {
@@ -247,7 +285,7 @@ func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[deliveryArgs])
 		return nil
 	}
 	if !d.Enabled {
-		return s.st.Q.WebhookDeliveryCancel(ctx, d.ID)
+		return s.st.Q.WebhookDeliveryCancel(readCtx, d.ID)
 	}
 	res := s.send(ctx, d)
 	rec := db.WebhookAttemptRecordParams{
@@ -268,20 +306,27 @@ func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[deliveryArgs])
 		next = time.Now().Add(s.wait(job.Attempt, res.retryAfter))
 		rec.NextAttemptAt = &next
 	}
-	err = s.st.InTx(ctx, func(q store.Tx) error {
+	// The attempt was made: it is logged even when the job's context ended
+	// during it (Stop cancelled it).
+	recordCtx, cancelRecord := context.WithTimeout(context.WithoutCancel(ctx), recordBound)
+	defer cancelRecord()
+	err = s.st.InTx(recordCtx, func(q store.Tx) error {
 		if outcome == OutcomeGone {
 			gone := "gone"
-			if err := q.Next().WebhookEndpointDisable(ctx, db.WebhookEndpointDisableParams{ID: d.EndpointID, Reason: &gone}); err != nil {
+			if err := q.Next().WebhookEndpointDisable(recordCtx, db.WebhookEndpointDisableParams{ID: d.EndpointID, Reason: &gone}); err != nil {
 				return err
 			}
 		}
-		return q.WebhookAttemptRecord(ctx, rec)
+		return q.WebhookAttemptRecord(recordCtx, rec)
 	})
 	if err != nil {
-		return err // attempted again, with the same webhook-id
+		// Attempted again, with the same webhook-id. Should this have been
+		// the last attempt, the delivery stays pending with nothing to
+		// finish it: the purge ends it (WebhookDeliveriesAbandon).
+		return err
 	}
-	if s.cfg.OnOutcome != nil {
-		s.cfg.OnOutcome(outcome)
+	if s.cfg.OnAttempt != nil {
+		s.cfg.OnAttempt(outcome, res.duration)
 	}
 	if outcome == OutcomeGone {
 		s.log.WarnContext(ctx, "webhook endpoint answered 410 Gone; disabled", "endpoint", d.EndpointID.String())
@@ -368,6 +413,8 @@ type purgeWorker struct {
 	s *Service
 }
 
+func (w *purgeWorker) Timeout(*river.Job[purgeArgs]) time.Duration { return purgeTimeout }
+
 // Work deletes finished deliveries and published events older than the
 // retention, in batches.
 func (w *purgeWorker) Work(ctx context.Context, _ *river.Job[purgeArgs]) error {
@@ -378,12 +425,16 @@ func (w *purgeWorker) Work(ctx context.Context, _ *river.Job[purgeArgs]) error {
 	return err
 }
 
-// Purge deletes finished deliveries (with their attempts) and published
-// events no delivery waits for, older than cutoff.
+// Purge ends abandoned deliveries, then deletes finished deliveries (with
+// their attempts) and published events no delivery waits for, older than
+// cutoff.
 func (s *Service) Purge(ctx context.Context, cutoff time.Time) (int64, error) {
 	const batch = 1000
 	var total int64
 	for _, step := range []func() (int64, error){
+		func() (int64, error) {
+			return s.st.Q.WebhookDeliveriesAbandon(ctx, db.WebhookDeliveriesAbandonParams{Cutoff: cutoff, BatchSize: batch})
+		},
 		func() (int64, error) {
 			return s.st.Q.WebhookDeliveriesPurge(ctx, db.WebhookDeliveriesPurgeParams{Cutoff: cutoff, BatchSize: batch})
 		},
