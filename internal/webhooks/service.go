@@ -163,10 +163,10 @@ func New(st *store.Store, cfg Config, log *slog.Logger) (*Service, error) {
 		return nil, err
 	}
 	client, err := river.NewClient(riverpgxv5.New(st.Pool), &river.Config{
-		Schema:               store.RiverSchema,
-		Logger:               log,
-		Queues:               map[string]river.QueueConfig{queue: {MaxWorkers: cfg.Workers}, river.QueueDefault: {MaxWorkers: 1}},
-		Workers:              workers,
+		Schema:  store.RiverSchema,
+		Logger:  log,
+		Queues:  map[string]river.QueueConfig{queue: {MaxWorkers: cfg.Workers}, river.QueueDefault: {MaxWorkers: 1}},
+		Workers: workers,
 		// Each worker bounds its own jobs (Timeout methods): one client-wide
 		// bound would cut the purge short.
 		JobTimeout: -1,
