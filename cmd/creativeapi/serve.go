@@ -149,7 +149,7 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 		defer func() { stopSweep(); <-watched }()
 	}
 
-	stopEvents, err := startEvents(sweepCtx, cfg, st, log)
+	stopEvents, err := startEvents(sweepCtx, cfg, st, log, m)
 	if err != nil {
 		return err
 	}
@@ -238,9 +238,10 @@ func sweepJobs(st *store.Store, log *slog.Logger, m *metrics.Metrics) []sweeper.
 // the webhook workers on River. The returned function stops them, letting
 // running attempts finish: each is bounded by WEBHOOK_TIMEOUT, and logging
 // it by a few seconds more.
-func startEvents(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logger) (func(), error) {
+func startEvents(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logger, m *metrics.Metrics) (func(), error) {
 	hooks, err := webhooks.New(st, webhooks.Config{
 		Workers: cfg.WebhookWorkers, Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.DevMode, Retention: cfg.EventsRetention,
+		OnAttempt: m.WebhookAttempt,
 	}, log)
 	if err != nil {
 		return nil, err
@@ -251,7 +252,7 @@ func startEvents(ctx context.Context, cfg config.Config, st *store.Store, log *s
 	ctx, cancel := context.WithCancel(ctx)
 	listener := events.NewListener(st.Pool.Config().ConnConfig, log)
 	wake := listener.Wake(events.ChannelWritten)
-	publisher := events.NewPublisher(st, events.PublisherConfig{}, hooks.Fanout, log)
+	publisher := events.NewPublisher(st, events.PublisherConfig{OnPublished: m.EventsPublished}, hooks.Fanout, log)
 	done := make(chan struct{}, 2)
 	go func() { listener.Run(ctx); done <- struct{}{} }()
 	go func() { publisher.Run(ctx, wake); done <- struct{}{} }()

@@ -12,6 +12,37 @@ import (
 	"github.com/google/uuid"
 )
 
+const eventsBacklog = `-- name: EventsBacklog :one
+SELECT
+    (SELECT count(*) FROM outbox_events WHERE seq IS NULL)::bigint AS unpublished,
+    coalesce(extract(epoch FROM now() - (SELECT created_at FROM outbox_events WHERE seq IS NULL ORDER BY id LIMIT 1)), 0)::float8 AS oldest_unpublished_seconds,
+    (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')::bigint AS pending_deliveries,
+    greatest(0, coalesce(extract(epoch FROM now() - (SELECT min(coalesce(next_attempt_at, created_at)) FROM webhook_deliveries WHERE status = 'pending')), 0))::float8 AS most_overdue_seconds
+`
+
+type EventsBacklogRow struct {
+	Unpublished              int64
+	OldestUnpublishedSeconds float64
+	PendingDeliveries        int64
+	MostOverdueSeconds       float64
+}
+
+// EventsBacklog is what waits, read by the metrics at each scrape from
+// partial indexes that hold only waiting rows: events not yet published
+// and the age of the oldest, pending deliveries and how long the most
+// overdue one has been due (0 while every one waits for its retry time).
+func (q *Queries) EventsBacklog(ctx context.Context) (EventsBacklogRow, error) {
+	row := q.db.QueryRow(ctx, eventsBacklog)
+	var i EventsBacklogRow
+	err := row.Scan(
+		&i.Unpublished,
+		&i.OldestUnpublishedSeconds,
+		&i.PendingDeliveries,
+		&i.MostOverdueSeconds,
+	)
+	return i, err
+}
+
 const outboxEventsInsert = `-- name: OutboxEventsInsert :exec
 
 WITH input AS (

@@ -23,9 +23,9 @@ type PublisherConfig struct {
 	// PollInterval is how often it looks without being woken (default 1 s):
 	// a lost notice delays events by at most this.
 	PollInterval time.Duration
-	// OnPublished, when set, is told how many events each run published
-	// (a metrics hook).
-	OnPublished func(n int)
+	// OnPublished, when set, is told which events each run published (a
+	// metrics hook).
+	OnPublished func(published []db.OutboxPublishRow)
 }
 
 // Publisher gives committed events their seq, in commit order, and fans
@@ -50,7 +50,7 @@ func NewPublisher(st *store.Store, cfg PublisherConfig, fanout Fanout, log *slog
 
 // PublishOnce publishes one batch and says how many events it held.
 func (p *Publisher) PublishOnce(ctx context.Context) (int, error) {
-	var n int
+	var published []db.OutboxPublishRow
 	err := p.st.InPgxTx(ctx, func(tx pgx.Tx, q store.Tx) error {
 		if err := q.OutboxPublishLock(ctx); err != nil {
 			return err
@@ -59,7 +59,7 @@ func (p *Publisher) PublishOnce(ctx context.Context) (int, error) {
 		if err != nil || len(rows) == 0 {
 			return err
 		}
-		n = len(rows)
+		published = rows
 		if p.fanout != nil {
 			if err := p.fanout(ctx, tx, q.Queries, rows); err != nil {
 				return err
@@ -67,10 +67,13 @@ func (p *Publisher) PublishOnce(ctx context.Context) (int, error) {
 		}
 		return nil
 	})
-	if err == nil && n > 0 && p.cfg.OnPublished != nil {
-		p.cfg.OnPublished(n)
+	if err != nil {
+		return 0, err
 	}
-	return n, err
+	if len(published) > 0 && p.cfg.OnPublished != nil {
+		p.cfg.OnPublished(published)
+	}
+	return len(published), nil
 }
 
 // Run publishes until ctx ends: whenever wake says events were written,

@@ -18,7 +18,8 @@ import (
 const databaseReadTimeout = 2 * time.Second
 
 // databaseCollector reports what the database knows, read when scraped:
-// the open deposits and, with a watcher, where it stands. Every replica
+// the open deposits, the events backlog and, with a watcher, where it
+// stands. Every replica
 // reports the same values, whichever one polls, so the watcher's lag is
 // still reported when its leader is gone. Each read is an indexed lookup
 // whose cost does not grow with the tables.
@@ -28,6 +29,8 @@ type databaseCollector struct {
 	chain *db.ChainPositionStatusParams
 
 	open, review, lag, head, solid *prometheus.Desc
+
+	unpublished, oldestUnpublished, pending, overdue *prometheus.Desc
 }
 
 // DatabaseCollector reports the open deposits by status and, when
@@ -46,6 +49,14 @@ func DatabaseCollector(st *store.Store, log *slog.Logger, treasury, contract str
 			"The chain's head block number at the watcher's last recorded poll.", nil, nil),
 		solid: prometheus.NewDesc(prometheus.BuildFQName(namespace, "chain", "solid_block"),
 			"The chain's solidified block number at the watcher's last recorded poll.", nil, nil),
+		unpublished: prometheus.NewDesc(prometheus.BuildFQName(namespace, "outbox", "unpublished_events"),
+			"Events committed but not yet published (the publishers' backlog).", nil, nil),
+		oldestUnpublished: prometheus.NewDesc(prometheus.BuildFQName(namespace, "outbox", "oldest_unpublished_age_seconds"),
+			"Age of the oldest event not yet published; 0 when none waits.", nil, nil),
+		pending: prometheus.NewDesc(prometheus.BuildFQName(namespace, "webhook", "deliveries_pending"),
+			"Webhook deliveries not finished: due now or waiting for their next retry.", nil, nil),
+		overdue: prometheus.NewDesc(prometheus.BuildFQName(namespace, "webhook", "most_overdue_delivery_seconds"),
+			"How long the most overdue pending delivery has been due; about 0 while the workers keep up.", nil, nil),
 	}
 	if treasury != "" {
 		c.chain = &db.ChainPositionStatusParams{Network: deposit.Network, Address: treasury, Token: contract}
@@ -55,7 +66,7 @@ func DatabaseCollector(st *store.Store, log *slog.Logger, treasury, contract str
 
 // Describe implements prometheus.Collector.
 func (c *databaseCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.open, c.review, c.lag, c.head, c.solid} {
+	for _, d := range []*prometheus.Desc{c.open, c.review, c.lag, c.head, c.solid, c.unpublished, c.oldestUnpublished, c.pending, c.overdue} {
 		ch <- d
 	}
 }
@@ -76,6 +87,14 @@ func (c *databaseCollector) Collect(ch chan<- prometheus.Metric) {
 	} else {
 		gauge(c.open, float64(open.AwaitingTransfer), "awaiting_transfer")
 		gauge(c.open, float64(open.Confirming), "confirming")
+	}
+	if b, err := c.st.Q.EventsBacklog(ctx); err != nil {
+		failed("events backlog", err)
+	} else {
+		gauge(c.unpublished, float64(b.Unpublished))
+		gauge(c.oldestUnpublished, b.OldestUnpublishedSeconds)
+		gauge(c.pending, float64(b.PendingDeliveries))
+		gauge(c.overdue, b.MostOverdueSeconds)
 	}
 	if c.chain == nil {
 		return

@@ -1,15 +1,13 @@
 // Package metrics is what the service tells Prometheus: requests by
 // operation and status, their latency, the connection pool, idempotent
-// commands, deposits and the chain watcher. They are served on a listener
+// commands, deposits, the chain watcher, the events outbox and webhook
+// deliveries. They are served on a listener
 // of their own (METRICS_ADDR), never on the API's. README "Operating it"
 // lists them with the alerts on them (ops/alerts.yml).
 //
 // Every label takes its values from a fixed set (the spec's operationIds
 // and a few fixed names, status codes, outcomes, error kinds), so no
 // client input can add a series.
-//
-// Outbox backlog and webhook deliveries by outcome belong here too; they
-// arrive with the outbox and webhooks.
 package metrics
 
 import (
@@ -49,7 +47,8 @@ type Metrics struct {
 	depositsCredited prometheus.Counter
 	depositsReverted prometheus.Counter
 
-	chain *chainMetrics
+	chain  *chainMetrics
+	events *eventsMetrics
 }
 
 // New returns the service's metrics with the Go runtime and process
@@ -91,7 +90,8 @@ func New() *Metrics {
 			Namespace: namespace, Subsystem: "deposits", Name: "reverted_total",
 			Help: "Confirming deposits put back to awaiting_transfer because their transfer failed or vanished.",
 		}),
-		chain: newChainMetrics(),
+		chain:  newChainMetrics(),
+		events: newEventsMetrics(),
 	}
 	// Every outcome is there from the start, at 0, so a rate over it is
 	// defined before the first event.
@@ -106,6 +106,7 @@ func New() *Metrics {
 		m.depositsCreated, m.depositsExpired, m.depositsCredited, m.depositsReverted,
 		m.chain,
 	)
+	reg.MustRegister(m.events.collectors()...)
 	return m
 }
 

@@ -7,12 +7,15 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
+	"creativeapi/gen/db"
 	"creativeapi/internal/chainwatch"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/metrics"
 	"creativeapi/internal/store"
 	"creativeapi/internal/trongrid"
+	"creativeapi/internal/webhooks"
 )
 
 // exposition is m's /metrics text.
@@ -121,6 +124,8 @@ func TestNilMetricsMeasureNothing(t *testing.T) {
 	m.ObservePoll(chainwatch.Result{Credited: 1}, nil)
 	m.WatchChain(func() bool { return true })
 	m.Register()
+	m.EventsPublished([]db.OutboxPublishRow{{}})
+	m.WebhookAttempt(webhooks.OutcomeSucceeded, time.Second)
 }
 
 func TestRequestDone_StatusCodesOutsideTheTableShareOneLabel(t *testing.T) {
@@ -149,4 +154,30 @@ func grep(text, prefix string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+func TestWebhookAttemptsAndPublishLagAreCounted(t *testing.T) {
+	t.Parallel()
+	m := metrics.New()
+	if text := exposition(t, m); !has(text, `creativeapi_webhook_attempts_total{outcome="gone"} 0`) {
+		t.Errorf("the outcomes are not there from the start:\n%s", grep(text, "creativeapi_webhook_"))
+	}
+	now := time.Now()
+	m.EventsPublished([]db.OutboxPublishRow{{CreatedAt: now.Add(-300 * time.Millisecond), PublishedAt: now}, {CreatedAt: now, PublishedAt: now}})
+	m.WebhookAttempt(webhooks.OutcomeRetrying, 2*time.Second)
+	m.WebhookAttempt(webhooks.OutcomeSucceeded, 20*time.Millisecond)
+	text := exposition(t, m)
+	for _, want := range []string{
+		`creativeapi_outbox_events_published_total 2`,
+		`creativeapi_outbox_publish_lag_seconds_bucket{le="0.25"} 1`,
+		`creativeapi_outbox_publish_lag_seconds_bucket{le="0.5"} 2`,
+		`creativeapi_webhook_attempts_total{outcome="retrying"} 1`,
+		`creativeapi_webhook_attempts_total{outcome="succeeded"} 1`,
+		`creativeapi_webhook_attempt_duration_seconds_bucket{le="0.025"} 1`,
+		`creativeapi_webhook_attempt_duration_seconds_count 2`,
+	} {
+		if !has(text, want) {
+			t.Errorf("no %s in\n%s", want, grep(text, "creativeapi_"))
+		}
+	}
 }

@@ -2,11 +2,13 @@ package operations_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -19,8 +21,11 @@ import (
 	"testing"
 	"time"
 
+	"creativeapi/gen/db"
+	"creativeapi/internal/events"
 	"creativeapi/internal/testenv"
 	"creativeapi/internal/tron"
+	"creativeapi/internal/webhooks"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -393,6 +398,13 @@ func TestPrometheusScrapesTheServer(t *testing.T) {
 	org := d.Org(t, "Metrics Org")
 	d.Member(t, org, user, "author")
 	creative := d.DraftCreative(t, org, user)
+	// A webhook endpoint of the organization hears the submit below.
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	t.Cleanup(hook.Close)
+	if _, err := d.Store.Q.WebhookEndpointCreate(context.Background(), db.WebhookEndpointCreateParams{OrganizationID: org, Url: hook.URL,
+		EventTypes: []string{string(events.CreativeSubmitted)}, Enabled: true, Secret: webhooks.NewSecret()}); err != nil {
+		t.Fatal(err)
+	}
 	a := &api{t: t, base: "http://" + srv.api, sent: map[[2]string]float64{}}
 	a.token, a.csrf = d.Session(t, user)
 	creatives := fmt.Sprintf("/api/v1/organizations/%s/creatives", org)
@@ -505,6 +517,33 @@ func TestPrometheusScrapesTheServer(t *testing.T) {
 		if lag, err := scalar(prom, `creativeapi_chain_watcher_lag_seconds`); err == nil && lag > 30 {
 			t.Errorf("watcher lag %v s while it polls every 100 ms", lag)
 		}
+	})
+
+	t.Run("the submit's event is published and delivered, and nothing waits", func(t *testing.T) {
+		want := map[string]float64{
+			`creativeapi_webhook_attempts_total{outcome="succeeded"}`:                                        1,
+			`sum(creativeapi_webhook_attempts_total{outcome!="succeeded"})`:                                  0,
+			`creativeapi_webhook_attempt_duration_seconds_count`:                                             1,
+			`creativeapi_webhook_deliveries_pending`:                                                         0,
+			`creativeapi_webhook_most_overdue_delivery_seconds`:                                              0,
+			`creativeapi_outbox_unpublished_events`:                                                          0,
+			`creativeapi_outbox_oldest_unpublished_age_seconds`:                                              0,
+			`creativeapi_outbox_events_published_total >= bool 1`:                                            1,
+			`creativeapi_outbox_publish_lag_seconds_count >= bool 1`:                                         1,
+			`creativeapi_outbox_publish_lag_seconds_count == bool creativeapi_outbox_events_published_total`: 1,
+		}
+		waitFor(t, "the delivery to reach Prometheus", 60*time.Second, func() error {
+			for expr, n := range want {
+				got, err := scalar(prom, expr)
+				if err != nil {
+					return err
+				}
+				if got != n {
+					return fmt.Errorf("%s = %v, want %v", expr, got, n)
+				}
+			}
+			return nil
+		})
 	})
 
 	t.Run("the alert rules load, evaluate and none fires", func(t *testing.T) {
