@@ -13,6 +13,7 @@ import (
 
 	"creativeapi/gen/db"
 	"creativeapi/internal/events"
+	"creativeapi/internal/store"
 	"creativeapi/internal/testenv"
 	"creativeapi/internal/webhooks"
 )
@@ -65,8 +66,8 @@ func TestWebhookKilledMidDeliveryIsDeliveredAfterRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := startServer(t, bin, d.URL, map[string]string{"WEBHOOK_TIMEOUT": "1s"})
-	if err := d.Store.InTx(ctx, func(q *db.Queries) error {
-		return events.Write(ctx, q, events.Event{Type: events.CreativeApproved, OrganizationID: org, Timestamp: time.Now(), Data: map[string]string{"id": "c1"}})
+	if err := d.Store.InTx(ctx, func(q store.Tx) error {
+		return events.Write(ctx, q.Queries, events.Event{Type: events.CreativeApproved, OrganizationID: org, Timestamp: time.Now(), Data: map[string]string{"id": "c1"}})
 	}); err != nil {
 		t.Fatal(err)
 	}
