@@ -120,8 +120,10 @@ UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, fini
 WHERE id = @id AND status = 'pending';
 
 -- name: WebhookDeliveryList :many
--- WebhookDeliveryList pages an endpoint's deliveries newest first.
-SELECT d.* FROM webhook_deliveries d
+-- WebhookDeliveryList pages an endpoint's deliveries newest first, with
+-- their event's seq (the event id clients see).
+SELECT d.*, e.seq::bigint AS event_seq FROM webhook_deliveries d
+JOIN outbox_events e ON e.id = d.event_id
 WHERE d.endpoint_id = @endpoint_id
   AND (d.created_at, d.id) < (coalesce(sqlc.narg('cursor_created_at')::timestamptz, 'infinity'),
                               coalesce(sqlc.narg('cursor_id')::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))

@@ -347,6 +347,63 @@ func (e Role) Valid() bool {
 	}
 }
 
+// Defines values for WebhookDeliveryStatus.
+const (
+	Cancelled WebhookDeliveryStatus = "cancelled"
+	Failed    WebhookDeliveryStatus = "failed"
+	Pending   WebhookDeliveryStatus = "pending"
+	Succeeded WebhookDeliveryStatus = "succeeded"
+)
+
+// Valid indicates whether the value is a known member of the WebhookDeliveryStatus enum.
+func (e WebhookDeliveryStatus) Valid() bool {
+	switch e {
+	case Cancelled:
+		return true
+	case Failed:
+		return true
+	case Pending:
+		return true
+	case Succeeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookEventType.
+const (
+	CreativeApproved         WebhookEventType = "creative.approved"
+	CreativeArchived         WebhookEventType = "creative.archived"
+	CreativeChangesRequested WebhookEventType = "creative.changes_requested"
+	CreativeCreated          WebhookEventType = "creative.created"
+	CreativeSubmitted        WebhookEventType = "creative.submitted"
+	CreativeUpdated          WebhookEventType = "creative.updated"
+	CreativeVersionAdded     WebhookEventType = "creative.version_added"
+)
+
+// Valid indicates whether the value is a known member of the WebhookEventType enum.
+func (e WebhookEventType) Valid() bool {
+	switch e {
+	case CreativeApproved:
+		return true
+	case CreativeArchived:
+		return true
+	case CreativeChangesRequested:
+		return true
+	case CreativeCreated:
+		return true
+	case CreativeSubmitted:
+		return true
+	case CreativeUpdated:
+		return true
+	case CreativeVersionAdded:
+		return true
+	default:
+		return false
+	}
+}
+
 // AccountBalance defines model for AccountBalance.
 type AccountBalance struct {
 	// Available An amount of money in minor units. `"100000000"` with scale 6 is 100.000000 USDT.
@@ -492,6 +549,23 @@ type CreateCreativeRequest struct {
 	// Example: Summer sale story
 	Title CreativeTitle `json:"title"`
 	Type  CreativeType  `json:"type"`
+}
+
+// CreateWebhookEndpointRequest defines model for CreateWebhookEndpointRequest.
+type CreateWebhookEndpointRequest struct {
+	// Enabled False adds the endpoint switched off.
+	Enabled *bool `json:"enabled,omitempty"`
+
+	// EventTypes The event types the endpoint receives, each once.
+	EventTypes WebhookEventTypes `json:"eventTypes"`
+
+	// Url Where deliveries are posted: an absolute `https` URL without
+	// credentials or fragment that names no private, loopback or
+	// link-local address.
+	//
+	//
+	// Example: https://hooks.acme.test/creativeapi
+	Url WebhookURL `json:"url"`
 }
 
 // CreativeAction defines model for CreativeAction.
@@ -805,6 +879,30 @@ type NewAsset struct {
 	Width *int32 `json:"width,omitempty"`
 }
 
+// NewWebhookEndpoint A webhook endpoint just added, with its signing secret; only `createWebhookEndpoint` answers it.
+type NewWebhookEndpoint struct {
+	CreatedAt time.Time `json:"createdAt"`
+
+	// DisabledReason Why the service switched the endpoint off: `gone`, the receiver
+	// answered 410. Null while enabled, and when an admin switched it
+	// off. More reasons may come (a pattern rather than an enum:
+	// OpenAPI 3.0 tools disagree on whether a nullable enum admits
+	// null); show an unknown one as it is.
+	DisabledReason nullable.Nullable[string] `json:"disabledReason"`
+
+	// Enabled Whether new events are delivered to it.
+	Enabled    bool               `json:"enabled"`
+	EventTypes []WebhookEventType `json:"eventTypes"`
+	Id         openapi_types.UUID `json:"id"`
+
+	// Secret The signing secret, as the Standard Webhooks libraries take
+	// it (`whsec_` and the base64 of the key). Shown only here:
+	// keep it with the receiver.
+	Secret    string    `json:"secret"`
+	UpdatedAt time.Time `json:"updatedAt"`
+	Url       string    `json:"url"`
+}
+
 // NullableNamedRef A NamedRef or null (see NullableUserRef).
 type NullableNamedRef = NamedRef
 
@@ -915,6 +1013,23 @@ type UpdateCreativeRequest struct {
 	Type  *CreativeType  `json:"type,omitempty"`
 }
 
+// UpdateWebhookEndpointRequest The fields to change; a field left out stays as it is.
+type UpdateWebhookEndpointRequest struct {
+	// Enabled False stops deliveries; true resumes them and clears `disabledReason`.
+	Enabled *bool `json:"enabled,omitempty"`
+
+	// EventTypes The event types the endpoint receives, each once.
+	EventTypes *WebhookEventTypes `json:"eventTypes,omitempty"`
+
+	// Url Where deliveries are posted: an absolute `https` URL without
+	// credentials or fragment that names no private, loopback or
+	// link-local address.
+	//
+	//
+	// Example: https://hooks.acme.test/creativeapi
+	Url *WebhookURL `json:"url,omitempty"`
+}
+
 // User defines model for User.
 type User struct {
 	Email openapi_types.Email `json:"email"`
@@ -927,6 +1042,106 @@ type UserRef struct {
 	Id   openapi_types.UUID `json:"id"`
 	Name string             `json:"name"`
 }
+
+// WebhookDelivery One event for one endpoint. Its `id` is the `webhook-id` header of every attempt. Every field is always present.
+type WebhookDelivery struct {
+	// Attempts Every attempt so far, first to last.
+	Attempts  []WebhookDeliveryAttempt `json:"attempts"`
+	CreatedAt time.Time                `json:"createdAt"`
+
+	// EventId The event's place in the order events were published.
+	EventId int64 `json:"eventId"`
+
+	// EventType A creative event of the organization a webhook can receive: its
+	// `type` in the delivered payload `{type, timestamp, data}`, where
+	// `data` is the creative as `getCreative` shows it, without the
+	// caller's `availableActions` and `permissions`.
+	EventType WebhookEventType `json:"eventType"`
+
+	// FinishedAt When it succeeded, failed or was cancelled; null while pending.
+	FinishedAt nullable.Nullable[time.Time] `json:"finishedAt"`
+	Id         openapi_types.UUID           `json:"id"`
+
+	// NextAttemptAt When the next attempt is due, while `pending` after a failed attempt; null otherwise.
+	NextAttemptAt nullable.Nullable[time.Time] `json:"nextAttemptAt"`
+
+	// Status `pending`: attempts remain; `succeeded`: the receiver answered 2xx;
+	// `failed`: no 2xx within the retries, or 410 Gone; `cancelled`: the
+	// endpoint was disabled before it was delivered.
+	Status WebhookDeliveryStatus `json:"status"`
+}
+
+// WebhookDeliveryAttempt One request of a delivery (or its try, when no request could be sent). Every field is always present.
+type WebhookDeliveryAttempt struct {
+	// Attempt 1 for the first attempt, counting retries.
+	Attempt int `json:"attempt"`
+
+	// DurationMs From the start of the attempt to the end of the answer, or to the error (at most 15 seconds).
+	DurationMs int `json:"durationMs"`
+
+	// Error Why no answer came (a refused address, a timeout, a refused connection); null when one came.
+	Error nullable.Nullable[string] `json:"error"`
+
+	// ResponseStatus The HTTP status the receiver answered; null when no answer came.
+	ResponseStatus nullable.Nullable[int] `json:"responseStatus"`
+	StartedAt      time.Time              `json:"startedAt"`
+}
+
+// WebhookDeliveryList defines model for WebhookDeliveryList.
+type WebhookDeliveryList struct {
+	Items []WebhookDelivery `json:"items"`
+
+	// NextCursor Pass as `cursor` for the next page; null on the last page.
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+}
+
+// WebhookDeliveryStatus `pending`: attempts remain; `succeeded`: the receiver answered 2xx;
+// `failed`: no 2xx within the retries, or 410 Gone; `cancelled`: the
+// endpoint was disabled before it was delivered.
+type WebhookDeliveryStatus string
+
+// WebhookEndpoint A receiver of the organization's creative events. Every field is always present.
+type WebhookEndpoint struct {
+	CreatedAt time.Time `json:"createdAt"`
+
+	// DisabledReason Why the service switched the endpoint off: `gone`, the receiver
+	// answered 410. Null while enabled, and when an admin switched it
+	// off. More reasons may come (a pattern rather than an enum:
+	// OpenAPI 3.0 tools disagree on whether a nullable enum admits
+	// null); show an unknown one as it is.
+	DisabledReason nullable.Nullable[string] `json:"disabledReason"`
+
+	// Enabled Whether new events are delivered to it.
+	Enabled    bool               `json:"enabled"`
+	EventTypes []WebhookEventType `json:"eventTypes"`
+	Id         openapi_types.UUID `json:"id"`
+	UpdatedAt  time.Time          `json:"updatedAt"`
+	Url        string             `json:"url"`
+}
+
+// WebhookEndpointList defines model for WebhookEndpointList.
+type WebhookEndpointList struct {
+	Items []WebhookEndpoint `json:"items"`
+
+	// NextCursor Pass as `cursor` for the next page; null on the last page.
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+}
+
+// WebhookEventType A creative event of the organization a webhook can receive: its
+// `type` in the delivered payload `{type, timestamp, data}`, where
+// `data` is the creative as `getCreative` shows it, without the
+// caller's `availableActions` and `permissions`.
+type WebhookEventType string
+
+// WebhookEventTypes The event types the endpoint receives, each once.
+type WebhookEventTypes = []WebhookEventType
+
+// WebhookURL Where deliveries are posted: an absolute `https` URL without
+// credentials or fragment that names no private, loopback or
+// link-local address.
+//
+// Example: https://hooks.acme.test/creativeapi
+type WebhookURL = string
 
 // CreativeId defines model for CreativeId.
 type CreativeId = openapi_types.UUID
@@ -942,6 +1157,15 @@ type Limit = int
 
 // OrganizationId defines model for OrganizationId.
 type OrganizationId = openapi_types.UUID
+
+// WebhookId defines model for WebhookId.
+type WebhookId = openapi_types.UUID
+
+// AdminOnly An error (RFC 9457 Problem Details, served as `application/json`).
+type AdminOnly = Problem
+
+// AdminOnlyCommand An error (RFC 9457 Problem Details, served as `application/json`).
+type AdminOnlyCommand = Problem
 
 // CommandForbidden An error (RFC 9457 Problem Details, served as `application/json`).
 type CommandForbidden = Problem
@@ -1074,6 +1298,33 @@ type ListOrganizationMembersParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// ListWebhookEndpointsParams defines parameters for ListWebhookEndpoints.
+type ListWebhookEndpointsParams struct {
+	// Limit The page size (send it once).
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page, as it came (send it once).
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateWebhookEndpointParams defines parameters for CreateWebhookEndpoint.
+type CreateWebhookEndpointParams struct {
+	// IdempotencyKey A key you generate per command (a UUID is fine), 1 to 255 visible
+	// ASCII characters, sent once. The structured-field string form
+	// (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+	// key with the same body to retry safely.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
+type ListWebhookDeliveriesParams struct {
+	// Limit The page size (send it once).
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page, as it came (send it once).
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // SignInJSONRequestBody defines body for SignIn for application/json ContentType.
 type SignInJSONRequestBody = SignInRequest
 
@@ -1091,6 +1342,12 @@ type ExecuteCreativeActionJSONRequestBody = CreativeActionRequest
 
 // AddCreativeVersionJSONRequestBody defines body for AddCreativeVersion for application/json ContentType.
 type AddCreativeVersionJSONRequestBody = AddCreativeVersionRequest
+
+// CreateWebhookEndpointJSONRequestBody defines body for CreateWebhookEndpoint for application/json ContentType.
+type CreateWebhookEndpointJSONRequestBody = CreateWebhookEndpointRequest
+
+// UpdateWebhookEndpointJSONRequestBody defines body for UpdateWebhookEndpoint for application/json ContentType.
+type UpdateWebhookEndpointJSONRequestBody = UpdateWebhookEndpointRequest
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
@@ -1139,6 +1396,24 @@ type ServerInterface interface {
 	// ListOrganizationMembers List the members of an organization
 	// (GET /api/v1/organizations/{organizationId}/members)
 	ListOrganizationMembers(ctx echo.Context, organizationId OrganizationId, params ListOrganizationMembersParams) error
+	// ListWebhookEndpoints List the organization's webhook endpoints
+	// (GET /api/v1/organizations/{organizationId}/webhooks)
+	ListWebhookEndpoints(ctx echo.Context, organizationId OrganizationId, params ListWebhookEndpointsParams) error
+	// CreateWebhookEndpoint Add a webhook endpoint
+	// (POST /api/v1/organizations/{organizationId}/webhooks)
+	CreateWebhookEndpoint(ctx echo.Context, organizationId OrganizationId, params CreateWebhookEndpointParams) error
+	// DeleteWebhookEndpoint Remove a webhook endpoint
+	// (DELETE /api/v1/organizations/{organizationId}/webhooks/{webhookId})
+	DeleteWebhookEndpoint(ctx echo.Context, organizationId OrganizationId, webhookId WebhookId) error
+	// GetWebhookEndpoint Get one webhook endpoint
+	// (GET /api/v1/organizations/{organizationId}/webhooks/{webhookId})
+	GetWebhookEndpoint(ctx echo.Context, organizationId OrganizationId, webhookId WebhookId) error
+	// UpdateWebhookEndpoint Change a webhook endpoint's URL, event types or state
+	// (PATCH /api/v1/organizations/{organizationId}/webhooks/{webhookId})
+	UpdateWebhookEndpoint(ctx echo.Context, organizationId OrganizationId, webhookId WebhookId) error
+	// ListWebhookDeliveries List an endpoint's deliveries and their attempts
+	// (GET /api/v1/organizations/{organizationId}/webhooks/{webhookId}/deliveries)
+	ListWebhookDeliveries(ctx echo.Context, organizationId OrganizationId, webhookId WebhookId, params ListWebhookDeliveriesParams) error
 	// GetHealth Check that the process is up
 	// (GET /healthz)
 	GetHealth(ctx echo.Context) error
@@ -1576,6 +1851,186 @@ func (w *ServerInterfaceWrapper) ListOrganizationMembers(ctx echo.Context) error
 	return err
 }
 
+// ListWebhookEndpoints converts echo context to params.
+func (w *ServerInterfaceWrapper) ListWebhookEndpoints(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListWebhookEndpointsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListWebhookEndpoints(ctx, organizationId, params)
+	return err
+}
+
+// CreateWebhookEndpoint converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateWebhookEndpoint(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateWebhookEndpointParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateWebhookEndpoint(ctx, organizationId, params)
+	return err
+}
+
+// DeleteWebhookEndpoint converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteWebhookEndpoint(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "webhookId" -------------
+	var webhookId WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "webhookId", ctx.Param("webhookId"), &webhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhookId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteWebhookEndpoint(ctx, organizationId, webhookId)
+	return err
+}
+
+// GetWebhookEndpoint converts echo context to params.
+func (w *ServerInterfaceWrapper) GetWebhookEndpoint(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "webhookId" -------------
+	var webhookId WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "webhookId", ctx.Param("webhookId"), &webhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhookId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetWebhookEndpoint(ctx, organizationId, webhookId)
+	return err
+}
+
+// UpdateWebhookEndpoint converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateWebhookEndpoint(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "webhookId" -------------
+	var webhookId WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "webhookId", ctx.Param("webhookId"), &webhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhookId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateWebhookEndpoint(ctx, organizationId, webhookId)
+	return err
+}
+
+// ListWebhookDeliveries converts echo context to params.
+func (w *ServerInterfaceWrapper) ListWebhookDeliveries(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "webhookId" -------------
+	var webhookId WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "webhookId", ctx.Param("webhookId"), &webhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhookId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListWebhookDeliveriesParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListWebhookDeliveries(ctx, organizationId, webhookId, params)
+	return err
+}
+
 // GetHealth converts echo context to params.
 func (w *ServerInterfaceWrapper) GetHealth(ctx echo.Context) error {
 	var err error
@@ -1654,11 +2109,28 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/versions", wrapper.AddCreativeVersion, options.OperationMiddlewares["addCreativeVersion"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/events", wrapper.ListCreativeEvents, options.OperationMiddlewares["listCreativeEvents"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/members", wrapper.ListOrganizationMembers, options.OperationMiddlewares["listOrganizationMembers"]...)
+	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks", wrapper.ListWebhookEndpoints, options.OperationMiddlewares["listWebhookEndpoints"]...)
+	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks", wrapper.CreateWebhookEndpoint, options.OperationMiddlewares["createWebhookEndpoint"]...)
+	router.DELETE(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks/:webhookId", wrapper.DeleteWebhookEndpoint, options.OperationMiddlewares["deleteWebhookEndpoint"]...)
+	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks/:webhookId", wrapper.GetWebhookEndpoint, options.OperationMiddlewares["getWebhookEndpoint"]...)
+	router.PATCH(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks/:webhookId", wrapper.UpdateWebhookEndpoint, options.OperationMiddlewares["updateWebhookEndpoint"]...)
+	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks/:webhookId/deliveries", wrapper.ListWebhookDeliveries, options.OperationMiddlewares["listWebhookDeliveries"]...)
 	router.GET(options.BaseURL+"/api/v1/me/balance", wrapper.GetAccountBalance, options.OperationMiddlewares["getAccountBalance"]...)
 	router.GET(options.BaseURL+"/api/v1/me/balance/deposits", wrapper.ListAccountDeposits, options.OperationMiddlewares["listAccountDeposits"]...)
 	router.POST(options.BaseURL+"/api/v1/me/balance/deposits", wrapper.CreateAccountDeposit, options.OperationMiddlewares["createAccountDeposit"]...)
 	router.GET(options.BaseURL+"/api/v1/me/balance/deposits/:depositId", wrapper.GetAccountDeposit, options.OperationMiddlewares["getAccountDeposit"]...)
 
+}
+
+type AdminOnlyJSONResponse Problem
+
+type AdminOnlyCommandResponseHeaders struct {
+	IdempotentReplayed *string
+}
+type AdminOnlyCommandJSONResponse struct {
+	Body Problem
+
+	Headers AdminOnlyCommandResponseHeaders
 }
 
 type CommandForbiddenResponseHeaders struct {
@@ -3869,6 +4341,891 @@ func (response ListOrganizationMembers503JSONResponse) VisitListOrganizationMemb
 	return err
 }
 
+type ListWebhookEndpointsRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	Params         ListWebhookEndpointsParams
+}
+
+type ListWebhookEndpointsResponseObject interface {
+	VisitListWebhookEndpointsResponse(w http.ResponseWriter) error
+}
+
+type ListWebhookEndpoints200JSONResponse WebhookEndpointList
+
+func (response ListWebhookEndpoints200JSONResponse) VisitListWebhookEndpointsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookEndpoints401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response ListWebhookEndpoints401JSONResponse) VisitListWebhookEndpointsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookEndpoints403JSONResponse struct{ AdminOnlyJSONResponse }
+
+func (response ListWebhookEndpoints403JSONResponse) VisitListWebhookEndpointsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookEndpoints404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListWebhookEndpoints404JSONResponse) VisitListWebhookEndpointsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookEndpoints422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response ListWebhookEndpoints422JSONResponse) VisitListWebhookEndpointsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookEndpoints431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ListWebhookEndpoints431JSONResponse) VisitListWebhookEndpointsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookEndpoints500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListWebhookEndpoints500JSONResponse) VisitListWebhookEndpointsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookEndpoints503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWebhookEndpoints503JSONResponse) VisitListWebhookEndpointsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhookEndpointRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	Params         CreateWebhookEndpointParams
+	Body           *CreateWebhookEndpointJSONRequestBody
+}
+
+type CreateWebhookEndpointResponseObject interface {
+	VisitCreateWebhookEndpointResponse(w http.ResponseWriter) error
+}
+
+type CreateWebhookEndpoint201ResponseHeaders struct {
+	IdempotentReplayed *string
+	Location           *string
+}
+
+type CreateWebhookEndpoint201JSONResponse struct {
+	Body    NewWebhookEndpoint
+	Headers CreateWebhookEndpoint201ResponseHeaders
+}
+
+func (response CreateWebhookEndpoint201JSONResponse) VisitCreateWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhookEndpoint400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response CreateWebhookEndpoint400JSONResponse) VisitCreateWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhookEndpoint401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response CreateWebhookEndpoint401JSONResponse) VisitCreateWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhookEndpoint403JSONResponse struct{ AdminOnlyCommandJSONResponse }
+
+func (response CreateWebhookEndpoint403JSONResponse) VisitCreateWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhookEndpoint404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateWebhookEndpoint404JSONResponse) VisitCreateWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhookEndpoint409ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type CreateWebhookEndpoint409JSONResponse struct {
+	Body    Problem
+	Headers CreateWebhookEndpoint409ResponseHeaders
+}
+
+func (response CreateWebhookEndpoint409JSONResponse) VisitCreateWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhookEndpoint413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response CreateWebhookEndpoint413JSONResponse) VisitCreateWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhookEndpoint415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateWebhookEndpoint415JSONResponse) VisitCreateWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhookEndpoint422JSONResponse struct{ InvalidCommandJSONResponse }
+
+func (response CreateWebhookEndpoint422JSONResponse) VisitCreateWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhookEndpoint431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response CreateWebhookEndpoint431JSONResponse) VisitCreateWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhookEndpoint500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateWebhookEndpoint500JSONResponse) VisitCreateWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhookEndpoint503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateWebhookEndpoint503JSONResponse) VisitCreateWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhookEndpointRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	WebhookId      WebhookId      `json:"webhookId"`
+}
+
+type DeleteWebhookEndpointResponseObject interface {
+	VisitDeleteWebhookEndpointResponse(w http.ResponseWriter) error
+}
+
+type DeleteWebhookEndpoint204Response struct {
+}
+
+func (response DeleteWebhookEndpoint204Response) VisitDeleteWebhookEndpointResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteWebhookEndpoint401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response DeleteWebhookEndpoint401JSONResponse) VisitDeleteWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhookEndpoint403JSONResponse struct{ AdminOnlyCommandJSONResponse }
+
+func (response DeleteWebhookEndpoint403JSONResponse) VisitDeleteWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhookEndpoint404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteWebhookEndpoint404JSONResponse) VisitDeleteWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhookEndpoint422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response DeleteWebhookEndpoint422JSONResponse) VisitDeleteWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhookEndpoint431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response DeleteWebhookEndpoint431JSONResponse) VisitDeleteWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhookEndpoint500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteWebhookEndpoint500JSONResponse) VisitDeleteWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhookEndpoint503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteWebhookEndpoint503JSONResponse) VisitDeleteWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWebhookEndpointRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	WebhookId      WebhookId      `json:"webhookId"`
+}
+
+type GetWebhookEndpointResponseObject interface {
+	VisitGetWebhookEndpointResponse(w http.ResponseWriter) error
+}
+
+type GetWebhookEndpoint200JSONResponse WebhookEndpoint
+
+func (response GetWebhookEndpoint200JSONResponse) VisitGetWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWebhookEndpoint401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response GetWebhookEndpoint401JSONResponse) VisitGetWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWebhookEndpoint403JSONResponse struct{ AdminOnlyJSONResponse }
+
+func (response GetWebhookEndpoint403JSONResponse) VisitGetWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWebhookEndpoint404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetWebhookEndpoint404JSONResponse) VisitGetWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWebhookEndpoint422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response GetWebhookEndpoint422JSONResponse) VisitGetWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWebhookEndpoint431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetWebhookEndpoint431JSONResponse) VisitGetWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWebhookEndpoint500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetWebhookEndpoint500JSONResponse) VisitGetWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWebhookEndpoint503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetWebhookEndpoint503JSONResponse) VisitGetWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhookEndpointRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	WebhookId      WebhookId      `json:"webhookId"`
+	Body           *UpdateWebhookEndpointJSONRequestBody
+}
+
+type UpdateWebhookEndpointResponseObject interface {
+	VisitUpdateWebhookEndpointResponse(w http.ResponseWriter) error
+}
+
+type UpdateWebhookEndpoint200JSONResponse WebhookEndpoint
+
+func (response UpdateWebhookEndpoint200JSONResponse) VisitUpdateWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhookEndpoint400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response UpdateWebhookEndpoint400JSONResponse) VisitUpdateWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhookEndpoint401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response UpdateWebhookEndpoint401JSONResponse) VisitUpdateWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhookEndpoint403JSONResponse struct{ AdminOnlyCommandJSONResponse }
+
+func (response UpdateWebhookEndpoint403JSONResponse) VisitUpdateWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhookEndpoint404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateWebhookEndpoint404JSONResponse) VisitUpdateWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhookEndpoint413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response UpdateWebhookEndpoint413JSONResponse) VisitUpdateWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhookEndpoint415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateWebhookEndpoint415JSONResponse) VisitUpdateWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhookEndpoint422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response UpdateWebhookEndpoint422JSONResponse) VisitUpdateWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhookEndpoint431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response UpdateWebhookEndpoint431JSONResponse) VisitUpdateWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhookEndpoint500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateWebhookEndpoint500JSONResponse) VisitUpdateWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhookEndpoint503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateWebhookEndpoint503JSONResponse) VisitUpdateWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveriesRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	WebhookId      WebhookId      `json:"webhookId"`
+	Params         ListWebhookDeliveriesParams
+}
+
+type ListWebhookDeliveriesResponseObject interface {
+	VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error
+}
+
+type ListWebhookDeliveries200JSONResponse WebhookDeliveryList
+
+func (response ListWebhookDeliveries200JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response ListWebhookDeliveries401JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries403JSONResponse struct{ AdminOnlyJSONResponse }
+
+func (response ListWebhookDeliveries403JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListWebhookDeliveries404JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response ListWebhookDeliveries422JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ListWebhookDeliveries431JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListWebhookDeliveries500JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWebhookDeliveries503JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetHealthRequestObject struct {
 }
 
@@ -4003,6 +5360,24 @@ type StrictServerInterface interface {
 	// ListOrganizationMembers List the members of an organization
 	// (GET /api/v1/organizations/{organizationId}/members)
 	ListOrganizationMembers(ctx context.Context, request ListOrganizationMembersRequestObject) (ListOrganizationMembersResponseObject, error)
+	// ListWebhookEndpoints List the organization's webhook endpoints
+	// (GET /api/v1/organizations/{organizationId}/webhooks)
+	ListWebhookEndpoints(ctx context.Context, request ListWebhookEndpointsRequestObject) (ListWebhookEndpointsResponseObject, error)
+	// CreateWebhookEndpoint Add a webhook endpoint
+	// (POST /api/v1/organizations/{organizationId}/webhooks)
+	CreateWebhookEndpoint(ctx context.Context, request CreateWebhookEndpointRequestObject) (CreateWebhookEndpointResponseObject, error)
+	// DeleteWebhookEndpoint Remove a webhook endpoint
+	// (DELETE /api/v1/organizations/{organizationId}/webhooks/{webhookId})
+	DeleteWebhookEndpoint(ctx context.Context, request DeleteWebhookEndpointRequestObject) (DeleteWebhookEndpointResponseObject, error)
+	// GetWebhookEndpoint Get one webhook endpoint
+	// (GET /api/v1/organizations/{organizationId}/webhooks/{webhookId})
+	GetWebhookEndpoint(ctx context.Context, request GetWebhookEndpointRequestObject) (GetWebhookEndpointResponseObject, error)
+	// UpdateWebhookEndpoint Change a webhook endpoint's URL, event types or state
+	// (PATCH /api/v1/organizations/{organizationId}/webhooks/{webhookId})
+	UpdateWebhookEndpoint(ctx context.Context, request UpdateWebhookEndpointRequestObject) (UpdateWebhookEndpointResponseObject, error)
+	// ListWebhookDeliveries List an endpoint's deliveries and their attempts
+	// (GET /api/v1/organizations/{organizationId}/webhooks/{webhookId}/deliveries)
+	ListWebhookDeliveries(ctx context.Context, request ListWebhookDeliveriesRequestObject) (ListWebhookDeliveriesResponseObject, error)
 	// GetHealth Check that the process is up
 	// (GET /healthz)
 	GetHealth(ctx context.Context, request GetHealthRequestObject) (GetHealthResponseObject, error)
@@ -4539,6 +5914,209 @@ func (sh *strictHandler) ListOrganizationMembers(ctx echo.Context, organizationI
 	return nil
 }
 
+// ListWebhookEndpoints operation middleware
+func (sh *strictHandler) ListWebhookEndpoints(ctx echo.Context, organizationId OrganizationId, params ListWebhookEndpointsParams) error {
+	var request ListWebhookEndpointsRequestObject
+
+	request.OrganizationId = organizationId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWebhookEndpoints(ctx.Request().Context(), request.(ListWebhookEndpointsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWebhookEndpoints")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListWebhookEndpointsResponseObject); ok {
+		return validResponse.VisitListWebhookEndpointsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateWebhookEndpoint operation middleware
+func (sh *strictHandler) CreateWebhookEndpoint(ctx echo.Context, organizationId OrganizationId, params CreateWebhookEndpointParams) error {
+	var request CreateWebhookEndpointRequestObject
+
+	request.OrganizationId = organizationId
+	request.Params = params
+
+	var body CreateWebhookEndpointJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateWebhookEndpoint(ctx.Request().Context(), request.(CreateWebhookEndpointRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateWebhookEndpoint")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateWebhookEndpointResponseObject); ok {
+		return validResponse.VisitCreateWebhookEndpointResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteWebhookEndpoint operation middleware
+func (sh *strictHandler) DeleteWebhookEndpoint(ctx echo.Context, organizationId OrganizationId, webhookId WebhookId) error {
+	var request DeleteWebhookEndpointRequestObject
+
+	request.OrganizationId = organizationId
+	request.WebhookId = webhookId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteWebhookEndpoint(ctx.Request().Context(), request.(DeleteWebhookEndpointRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteWebhookEndpoint")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteWebhookEndpointResponseObject); ok {
+		return validResponse.VisitDeleteWebhookEndpointResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetWebhookEndpoint operation middleware
+func (sh *strictHandler) GetWebhookEndpoint(ctx echo.Context, organizationId OrganizationId, webhookId WebhookId) error {
+	var request GetWebhookEndpointRequestObject
+
+	request.OrganizationId = organizationId
+	request.WebhookId = webhookId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetWebhookEndpoint(ctx.Request().Context(), request.(GetWebhookEndpointRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetWebhookEndpoint")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetWebhookEndpointResponseObject); ok {
+		return validResponse.VisitGetWebhookEndpointResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateWebhookEndpoint operation middleware
+func (sh *strictHandler) UpdateWebhookEndpoint(ctx echo.Context, organizationId OrganizationId, webhookId WebhookId) error {
+	var request UpdateWebhookEndpointRequestObject
+
+	request.OrganizationId = organizationId
+	request.WebhookId = webhookId
+
+	var body UpdateWebhookEndpointJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateWebhookEndpoint(ctx.Request().Context(), request.(UpdateWebhookEndpointRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateWebhookEndpoint")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateWebhookEndpointResponseObject); ok {
+		return validResponse.VisitUpdateWebhookEndpointResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListWebhookDeliveries operation middleware
+func (sh *strictHandler) ListWebhookDeliveries(ctx echo.Context, organizationId OrganizationId, webhookId WebhookId, params ListWebhookDeliveriesParams) error {
+	var request ListWebhookDeliveriesRequestObject
+
+	request.OrganizationId = organizationId
+	request.WebhookId = webhookId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWebhookDeliveries(ctx.Request().Context(), request.(ListWebhookDeliveriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWebhookDeliveries")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListWebhookDeliveriesResponseObject); ok {
+		return validResponse.VisitListWebhookDeliveriesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetHealth operation middleware
 func (sh *strictHandler) GetHealth(ctx echo.Context) error {
 	var request GetHealthRequestObject
@@ -4590,336 +6168,400 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3bchtHlij6KxmYjjDgKYC4kwTD0U3Tks1pSdQmqfZMu7RZiaoEUc1CJlxZIAjLjNhPJ87z/oj9fD7i",
-	"fMl8yY5cKzMr6wISlES3POMXiQCq8rJy5bpfPjRCsVgKzngmG5MPDXZHF8uEwd/HYShWPPuOLYWMM/WN",
-	"XC0WNN00Jo1jEuHXhK5pnMX8msSZJFlKuZyxtOE1bmmyYuolGkUpk7IxaVy+ov3Z+G9vf/7u+vzFeP+2",
-	"tz8Yy/3pvx2c081o/R//eLff8Bqh4LM4XdAsFlw2Jt3SN+fs51Wcsqgx6R16jTBlNGPRcdaYNPrd/rjd",
-	"67X73cted9IbTbrdvzfgkShWzyzUZmBB8NfrmIu0MWl01TOrNGU8VBt7d/HdZcNryJAmrDEZ33sNdreM",
-	"UyZr5hiaOeJIDTQ7mNFoNG1Hh+G0PRwfztq0Nx6197sH4/39/sHhqMsaXoOzbC3SGwWO85N+N//mFZ2y",
-	"BL4+e0Oa8GOr4TVS9vOKyQc20Ot2u91hv7f/2EZkRrOVOgdzZFfOccGfNFQwPo0aE75Kkvt7r4QDr2JZ",
-	"woPLOSMJlRlZ0mtGxMyihV62dDEhzthCNiY//YETv1+ceK/WdpedrFKpZjJ4cqKAHt+y71hG46RMK0L9",
-	"K4k5SdltzNYFArFcpuKWRX9jqYwFx0G9BpVLFmbn6ogbk8bhpDdueA26yuZq3g8I3zHtzfbZMGx36WDa",
-	"Hs76rH0QHYbt0XSf9llv1g0HkYImXTC1kITdkWMc4d5r0FsaJ3SasONQI9ZPBrJX4Zzya6awV69O/ZWG",
-	"8/iWNd57jTCJGcIdltELD1l/NqDt4XQUtYdsPGsf0P1p+zDsRj34ZTh1lhEuGLmYCybVKvB4Mrv5Dw0q",
-	"JcvwnkSrFFD8tTRQmcUJe4PjKAiztC1pwtqHd71xZ8mvG15jzuLreabuQr+r0bAfDdhwNqLt8XQ/bA+j",
-	"A9Y+nHVpuzfth4NoyEazMW14jUW8YJebpRo7XtBrtocDyjntj8bqDGYH46h70Ds4GIb70Xh0SPszRmk3",
-	"HI1o1O2N6GA6G8560/60Oz3o98OoN4rGYW807c66Xdo9UGPFv7BvN5liMMODfm8w8BqrVGH4PMuWcrK3",
-	"F0a8Q8MF62RMZnsIir0tO13HUTZvTHrdg67Cy8+JG3VEpHd42T2cdLvuBd+fHoSHUZe1e7O+Ov5B2D6I",
-	"hqytIGp+U5OsFlOWNia9e68RxSkr3Cmvcc0Uin/3wow6mPWnB2GPtsdqrOHsgLYP1cn1WD8ahMPpiI4P",
-	"G14jofx6Ra/V8iPWhtfNRI2T83a32+31Bw2vsWTpIpYScRyIr8W2GU0kU3dNxtf8HK6mej1LV8xrKCKJ",
-	"f98rmqN+vDD0IuZX9ian9j3cTkbljf07zhStaVzAERJ1hERmIt0o+oK4pmhQHDa8xmoZPUa5b83CBy7V",
-	"eXHLeA1zOibzGObyCGdrJjMyi1OZbWFJYeYgzyE7iPbD8bQ9osNZe8gGUfsg7E/bPdqdmd9y5DmPM0os",
-	"9BT6aPKhgRCKxQLoBfJLcS1ILEm4yoiYzRRRzOaMKApHZildsE5jOxfrTbp9DYtZKha154GsZzqeDcI+",
-	"ax9GPdoestG0fRDuR+0xG82GdDDthz2F/pmwQ+hFX1nukh9RlSzagxjde2XgfdrN2wI6/XErcx9268AS",
-	"pXSWGZCMwmE0YP2ZOsVpexgeRu0Dtj9rj+loOgwHkVpbESQuVA22rqaLOHMhMKxCoD8dhMNoxNrj2b4i",
-	"Cwdh21KJwXQYjqIxcyAQUXIcLWJe2P9PHxqzmCURgB9R6zTS+7O3S+yKq4pA7gzLQe9RWO6zcTQKh9P2",
-	"gPbVpL1Icbup4nuzMRtFw3AwLcLSvK7hqC978U5/GajUfxyVehSPuD1SzH6omL0i9u0uy4/4we3rTV/R",
-	"KCoCof+FAMGSXBcI+BIsajgbsH7UC9vd6SFVPEpRmv2wPZ4qNMTfHoSAntrde+8x8XIHBcTImts0jz+E",
-	"zT+EzT+EzT+EzacJm9vokkxnL2mcsKhIlV4rCPBrIlKyTgW/JicX5y9JJm4Y99SXlJMVz9KVkrKISOPr",
-	"mLvkKhQRUEiZzq5mOLzXiLRq3bhgPAKJUTKA81eSqCcv1ehGmPz3tpqxjd/NGY1YqqRKo+4Pu4McWudI",
-	"hshMpNcs3ZBwzsIbYufNUhqyUyD509lhfzYY7e9PB8OIjukgZId9hXVdNtwfjHMoqws22dvr9fc73U63",
-	"05scdA+6e8tUTBO2kHvuxhQYTyO2WIqM8XDzV7Y55e8kq1J5kN2NXYms42xOsnksyQ3bKGlaZnGSkHTF",
-	"eQz3tQzMOJ/j6oZtrmJ+tZLMhetxzeDOytp/rZmoQ85Zlm7MG4xIumCwJDkXaZZsilA/zKHujIxb4ATX",
-	"8wzw3rJ3AD2/pUkcaRwoQv2C3bKUJgTEUKkxgsDzwCjqoIzDGR3CBW9/6zgdcsEY/voiTUUqFdCcj8Cd",
-	"9ARilV2J2VWqOKZ5qjHR5q+OawXzGgsmJVKs1yuZkSkjU5atGeME7GPdbpdQHtkP8EWz1yWZ0N+Rdxff",
-	"XbY6DSWSlTaIG68swBrb6mYXHCQUNWgHBHKLGP2+gxg4A8lB+BwYUTonhQpv2NrIWVsNeP9QW3Ekty/R",
-	"hvfbiE64wd+Wvw4f5q/ISMvsVXPdh/irkcz/Gby1p1DvgqW3ccjecXueVfof0YxOqWSKBq94ymg4hwer",
-	"REjiaFcrZziHEF0C64RH1FiZoo0pTeNkQ5w3DGVPaFbknSOXd+qFk+JUz3Bh6/aEkJNGlHcvrEIBFrVj",
-	"TvRtc6FkhIXGpPH3m8PN3/t/27CL3jpcHN7+Pe51p/0smca9hH3/Mgu/v0teXb7YvP7lf/TeXANVUzgp",
-	"5/ESybJIrymPf0F+YO7ZQTQIx7Mua/dn+9P2MBwdtg/pcL/dn42i3mwwHdNet3TPjiO4ZakAsOpFKxq5",
-	"kgxoBVvg6eFPf7Fiu7lmn0BGFBz1JToRfJbEYZkRigVTxBsVNRS+LEms2BQ1FhoNPzRDllAwd4pIQjOi",
-	"HydDj3CRkYHCv0TQiMQZcCmFi/SaxnyrRKG3QJwJnwERK9sC8KGICRTJCjbZOVsmdIOyccRkmMZLRJNG",
-	"oOhQQNZzxlHOolyuWQrXcY50hUXmSzFT8jKjaRKztCyjaYkrKAlqwRGhU8l4RkQ2Z+k6lmBVleGcLSig",
-	"E18tFLNQC1GcwpKwVImPaktw/Y9nGaJfcf0XLBQ8kkpSWNNYMfeZSBlJ1StKKmx4xpPemPTdaRcxjxdq",
-	"5p6dMuYZu2YpzPnjjz8qpGQ8i0OaserEx8mabiQJToS4idWENFl84zcMLtFl7DeCCVx/UAUEuWaZqyyQ",
-	"EN9s/nB5+RaIg55M/RZLwL2VZFGro/2M6FhF1lIF30PrqAPrvddY0pQuWKaxxUgcpzVYUrwlUQGqu7LV",
-	"WA20pNk8v/thPuVDW5yJdEEVB1ut4qhRhyFGG6xbd5Cri4HCYHUES8VfxUqCrcojVKq7HSr0bUql08UZ",
-	"ETxkAHpY988rBvzVLBznK+ATvXvF+HU2b0z63a6n8Mt87tUtuahp1eAX6CIbsSLXjLOUZowsWUpCsVgo",
-	"ItSk5N270+8Uosxizloe6Skc649G5DaW8TRhPj++ODk9VaQypaE6ZY/gPeQh6xDgvVm6CrNVyqI2SM8E",
-	"16f0z4XPm4HfoNPQbwRefsd/XomMyZalD0bJopIEdBoGilhKqxbTBfO5+rlII6Yi2qjVwi0lks5Ysun4",
-	"vIBVo+kgOqCKd8x6YXsY7bP2IR1P2/1QSYsHtDsFrwmcDtK8/HhKJGjrOY32y+e0pFnGUjXm/2z+efKT",
-	"79/1e23fv9t/8f5Dz+uPRve/+o26r/1G60+1qPkqXmDIThUzwVAq4192xbokRn9HvpmIzegqyRTKeWpn",
-	"mqJp/HuIvp050sK2G+9KFKS5FumNXNKQtSoUYEcpo4YCiOIyPoUKgDAtl4JLDJo6wZvyUqTTOIoYR4GA",
-	"Z1oNoctloqnt3j8kikxuzBVGWxTeLkrBIU0SlpIF3QCpXtAbhhwUZZMaOQSHvJrZMR055Iwnm4I085XU",
-	"AqO2UtFoEXOYjUYRoVZKyYSeVb+31biEehlxZ38GoaSyR3UuYcE496eUzRqTxr/s5QFvewbye44dT72Z",
-	"H3/dW/ir3HuLsyMSlOQbx8IVTADCgWuSC7RNThG0RclW6BGR+jzTZ438YZaKRZ3R8IikKCS6HF5RPZ8H",
-	"37+4JHt0Ge/d9vYWLOj4PCiDSS8NceorSZT0TULKCWe3gGRF5PJ5+dgVCWEwhlgy9B60jkgkADfFbKZ2",
-	"mAHV97mDYoGjxAZE0g1Zz2nmrAUwLhJInWtly7YrXNadkn5rr0YcvXddSq7E/4SLqg0olynlMs4qGlhF",
-	"wEebRPSAySzLh3KNkty+mw8YUq4APGUE49iO9DMQhgmsmSbbDY/avlSY7xlNTM48Cu63VUXrwatZVsw+",
-	"z/0sazHBhATsbsnCzNqwAiMOl+ijNgT53Ayi5O2SghjrUBOrxBU0RiVJJSiW+1zptyRiYRwxrd/5PKjC",
-	"zlzVKgrYOTmE4ObLc408AWkaNGqVNUtzT0v3Ul2+iovjCTfk90d+I8Gk5qpZOEcarIkqeG3UZ6N+PkiW",
-	"STPOpM+DM/iEiMRipYhqQp3eAr0Va+6R4O27b1+dnlx9e3zx4urd+avAI1zxXzAW+zw4fvXq7McX312d",
-	"nZ9+f/rmImgVkAp8Sijolik+HC4Iu/oof0CSeCnEK5pes93P06FWxmedCXGVwCgls4YBkKa/hKaMDLu9",
-	"/oBMNxmTR4RmZCFkRgb9/fEB/EzDkC0zFhVI1qBX9VBlQhAz6TNQrOrePgsyVobVKKlxUHtFlHy1WirB",
-	"aiFSxVMpJ4M++Wv8rc+bCCsAYMtTwhTRJ6OwTwAd+kUxCNTGRVq1h3R8Dn5DuUAGq4/nyNosyDpOEsD+",
-	"OUuWHfIt2wgekR55HX8Ly/3h8vKtzxF3FbVgyYykbLaSTBZuhraFqK+O354SyRjouc3hoEdi7vNlQmNO",
-	"MnaXeSQUnKP9nISJALMDouopVwoRTcAB9FGIGusRrhgM4fpPxYJlc9iyUkzRQSs4EauUyDhiHfI/lLqJ",
-	"1wuxDC1VSi1O2VKkmZJqCibhrstfcWJiJn4W3lrY3GdB0+KYwQQJm2GKuBtjFFcK4+MWuHimDn6psFNm",
-	"0jOwA3KsgRJ0GrkTUutOT5XECiaNc7aSZW+8IktgDqASbFtwgSgHy6DjZnvMY5zi0AV6V+MiLs5Colix",
-	"V4VoeqYOeScZoYSzNawKH1OfzAONbZ7BksvYLug3cBnruRTexBWX8YPMveRhvv9MyFrwXyps1STNI5RY",
-	"E6Ph2mD6QXnA57nj+YgEjps5IInCU6J0H3warFJgoqLagKVks1rIAE2PZfUaAD7QJGU02li88HkNYpAm",
-	"YiQsVpF4Hi1FzLNWh3xvjHEFtFGjqI8x3JXnVJaqUQJPV5W+OHx5CEvc6ASfPxFLSBNfAMGPkkhkmcK7",
-	"Jc3mRK7COZotKxELgRUyuSKo2mispQR12nbBrSMi52JNGA3nRMcZEM7ulIQEgjxMr1npa5rMRLpg0b9d",
-	"nL35KFa6MCNcwTNbBD6AnlaZUMNUExbVUIdN2mXBY89DxEoL/yyYVBxTi3L1e4fz1EEf6lTE9B8sVIpB",
-	"ypaMZgo30J2KB94MPvjaWuc3JsTXoeZ+wyPF77Um5zfug4nP1UwKl6WStqNY0uuUMSXPrOdxOCehWG4I",
-	"JPFJj0jhKCBW3/H59YpJ2eqQ40QKQrWlfE4zIjOxXLKI0DRF84Ij3Vk1RtE2n2fxgolV1iEv4zvUVSH4",
-	"YquEidj5RmQvxeopTN9BTC6yqxm8XY+TTOk/UqzSkOXKHbuLSzy2O8zR8o3IiBnyGTAyX/FnQUY7XDAh",
-	"XCBxMTsG7APfZCL4NfgqKbHmdPXjSjLH0shSY1SQjJEmSL9rQUKqBHylpsU8imUW8+tVLCH0ggglzq/S",
-	"pZDMII96TfttM0FW/IaLNSeK9El94pqw/zZaqLmY8FCKWtV4NBqMUZkqoEFv8F9d46yFxlDpmKTpQKV1",
-	"pEgU5u8iG4ol6HKgrJMZW5P5ikcpizQUy1devf7Ana+P9nmCRCFrB3hQqqiZ8/NIFjWBORraWwKWgCnc",
-	"sjQRNGIRaXLhc0cPninqrVQrHclrqSwNwUdFNJ0tW6R8nlJ10WQGvMZcAP10y2hudKYEngA+tCG6ISAS",
-	"oxl83tR+XvmYbteqCJvOgI8JmU5gBQD0HXfCENjHcYJVaQxX3c9jIdSwMV+VvFWOoeldZZhnuPTltX4W",
-	"NCwNqvlBIebDYoz5GrPYI/A8UYUyt+KGRR1iA8zBNp0JE07SKR75jz/+2C5Hqzx07uXgFn34crVcijRj",
-	"0WsWxRRTQj4KA+xAVws10hWcRl3cPJBBpZWVBi5yg5GLFnZsAmMTPfazYEftPj4TktSNXSPDQsQGaCkl",
-	"EKGOEkt8AqgEJcEJHlb7BQ9FFPPrgDSNnnP9S7xsKZTK8sfUGU8q0Ed7tSwc0oqrHaZMShZ1HILt1if5",
-	"liaUh4AKy1QsWZrF2pf+GHMwIHstONs00JVv4gB+cl7P45hQgm9UCmPUTG4qXNSFOGQpo3KVglNdPUWa",
-	"UOBBMYvRAaRftMDDrksxkEwUIx92KppRilSoVNEoL+zbRIQ3koBzf2lDlihwcbOSrySZqsc81Ciw7Atp",
-	"qhtO/vP//d8+h1/Jv5Jey7OG/qC2WEdwRLpEjZEQmu8UMItxZC82mKRbDSbZWgLk4Ri7QrKVE90R0Yy1",
-	"Fa+sBVylXMgO2FQoErLrTHG0Q8yJUy8kD8TDwiHvtz+sS4l8cNGoWFWk8mZNmZGdNm5o6MOP66ujg9Dv",
-	"K+VG6i5OHBnEDOfgRchfsaiqhFVThaY5HpI5u/N5FF+DBs6J2rT2oVCSxPwGFSNEXHa3TETK0iPCV0li",
-	"0NPnZfz0gFaBu1ZbubXZSKTklvJYzllUDS3rh0PaC7uzMetHA3o4PQj3Izcdv8sOZwd0fzoOR9GQDWZ9",
-	"2pt2w8PogO1jzqRaFBI0DFOqxn25BAxwx9ChHGlKGFE95grCl0nHtrtnT758lu6tc+/F44TVJPwWiatO",
-	"53X+eAjRSqT63k5K05Ru8IrkqX1ltHtLpQRWGOpgzpkx0rE7zDrWyCJQXrfJyJ2nHxjsprCcWghFkQle",
-	"0aEKjmmVRhHEC9DkrQMynQNSYlE69XdHML5h62P1hlrCgt6d4jt9DPrTn3pV2JaiKh6b5UXp8QpXxkXX",
-	"wsVNNiof449xpDQaQTBj2csNsYeT3jgo8ledqOSEZf7Uax++/6nbPnz/oev17yelz3+qI58IrQryumnW",
-	"5VW+jpMk1uoY0qjbOGLCYJgbyr4FtRxOl2dvf6guziRuV9A9vmOJ1BOC1zPOctuZktk2u82+IyvL08Bd",
-	"zuRmhFdeMSniHwoH1G0f0vbs/YfxsP40nGRwZ1kxz8bDR0UNyBp3N5PGdVPoFPFnAmkddbdH7ADS3Sou",
-	"3azMnrrnIqEFaP2dkix77ZxRcWun6pwkaQZ4YF8HLQ8xVn0Hf6jvgFn+cPn61YhMVzxKmPR5s6Ba/BIv",
-	"g1aHvGFr0KwkxP9NGYHqGJqRakHHRQ38+x9Lln+4jmf27zWbLhteA9exWA7t32s2XdgPP6/i8EYLZKU1",
-	"1cpTJ4qZpJsTUDsrALk4I4PeeNzuEZos57TdR0k53RClpxbJDCT5uTh83P77+w9bqAmQfFbkZR9J958i",
-	"zZXJL75bhyq4QMOZPpYlFUj4g1zdefTeZHrWyY3H2ippLZlu9HeeJpTi/VQ0lwsOJ1UmXo9w81I2aGUd",
-	"XIuvG7FKiVhz0qR5PJ99tXUEZAG0QAyJevIyIAP1Yei5SHzvJp8+/Nor/dwlhYkyKm/qQa5++Q0Arg00",
-	"j+xVw/gSHrbi344vgfGldAtwWj1QMcsZoe9AdOtViW910rKrxtnqUjvWhqknE3boj7yFdlm7QEhv4t6p",
-	"LVTFBy4yZiVndqsQQNdmOyIGsvB7UNp44CmWmTLFMxcrmZG5SCInRG49jzNGwKWlMKiYD/VYQlStdPpA",
-	"DpqN+M2to5Kuj9DpFZoUOgyKi9A6Nuwekmq0sVYaTeiujHlYvAAxzwb9hpNd0+8N94cHg/Fw/9EkmwK9",
-	"xsN5CAlPMHGksvMzzkxYAyeBTukO9OHplXfIaSSJzBSDN6eL1NZDEoAhqJhVTppBEsvMzQF6jdnEATjA",
-	"pfaGS0hFKqKkLrPg5G0+4Qo63MHSrCKx9twSa3XXCouu1SEHRI1pt3hJxoNIMC5Z1tmJlomHJgC/Tc34",
-	"YcJoinziacomQlTvDGZ/CEnyuq4V5moygMgLjIgBlIkloZiqukyZhDAA0Jn1Eong2qmcb8hCqkSMypUl",
-	"PjRokpzNIPt8F/pkNcn3Xh10TULTnCJAzXxFExB8iUkVW8Ccw+zjhZi8MsZDL72TLD1ns/ryF3UYhERA",
-	"lvNr0hUnXKxJ8zq+ZdrZmEGQmTbB53lBSmuQrQ45g1QBdkfDDBPHUBfdyX5Q5RdlU0FerWO3E36jT0Jp",
-	"QBFA5P0Ox1NTA+0z4lNCMyZtNr9GIidoBqsYrZaJoNFO2FSSKX8DYXBHzf0jZUZT1KQ2NZWl7UL6Jz6M",
-	"lpD5akG5LGpQhcJjuSJ1ct5G28zYq1emSkVUdjn2t84rlQoqDw9x7j5775ZZeSqm26tfi3tY+YXlHNfl",
-	"F5Rvck4M1x8+7ISDWAfmea/lbyXKF6rT7OqXud0mHp5CWqNkkkw3EOoHQh/GhqKMRJqUQ5qep4N39Vjq",
-	"Ix6Bps+tI2Lysac0vAHbZDklrdN4kvSnKQRcOO+JIlOdeHRhzPsGHi4wa7hR8aJZ/ubcAEv0NZJVyLNX",
-	"EQAeElOgEHS9KKtPI+aEutl8Wgt5RHqpEUtMhdYdObUtw1pe20ul9Bjp2sOQXqMXwGqOcj0Z8QqjxBUM",
-	"nsx7tax/v/U+5rx4my4HChH+CJVZikhMmuu5wXxJ1ix1YjFbLjnicFmoJCB87CQgf4Tn1q1dW1ulo5gj",
-	"6fBp3IKXwz7Q0wcdcgyx3IrZkJTqrD7KoUgNXy0m5GzJ+PHbUzLodEkmRFIIy/X5es7gJZqLw+o9yLXP",
-	"JHyJJs8yRNwyEVCy61dbGPPXSvHuX829+dUmfv7pE1zOeR3fp/G6pxBouL2GSt8+WSO3eepkmYpoFaJW",
-	"9FRyaagj3O8CBjlAcCmguSn5HXdR9VFq9Tk8nEXy97t3cFbxoVpAytxGL7eugLMgIM2AVhykQcvLiazP",
-	"m/pv85T62UZTutQMtMKU8qILolK52lbxzouafzZD3ufED63F/5dBkLdFMb7k8VVnxxLJqnUlsHyJQ0Yc",
-	"NViRYKsGu9HxuR7s6Xz9SAl9Nkg2XSVMwcnnQVkQCuo1Z0CqStjYVlNkHV5jnH61ZAs6EWy7Hawpl1cA",
-	"yCn8VIiEUY52i2LhyMr8pUujs85zy1kAsq4z/yMTYknKnaYRq6w000P7fnDesoU0h7heUQUSD6HgpVFb",
-	"tjOpryTm9+RKLK5ymlB+o04G4pJTkThFs4pqbl3NzYcrf7lexf/p+3fdbtv373ovff9u/+X7r53v+l38",
-	"ru6x7Y5Io065rgtT/RPcqg2vMc8WyehB2rYV1Y+5NpGwyFroQNjMrY1GyyRTFtKVBAdBLIngiVJtIbMy",
-	"xBtqpaz8qpFmUNQzFB8pKRoBKGSMlHTvOqL2SXE1NqimTJOfbA38CAF514BDa7T5aO3TjQCzeuAD0TzF",
-	"8MAaYlhuWBZMiGlFaB1Nitza4NKOz00oasyvIQXUxvWJmaXNQSkeLvBQacQIQS58DiVhUeYPbDBb4IE6",
-	"IxnjhhFCjOJRKf418Dlm4+lqD1uiYzvk2In/VaxsRuNEQh6ojjCUWH8kj4ZsUrXzm5bRYxQrw1WbokBk",
-	"ucok1p0xIZJga1DrqAKUNJXeo7MEAswtcTbcAoDqUEETRF6czliSpxijjR4L/YapU1UFtzkJk3FtVgA5",
-	"DRYokJKobjhu1llYBXY+x4clVvMlUDV+mVk8weJVIoUkOcmyLGGkiesEgKdstuJKf4W0Hg04mUElTgse",
-	"9BRkc7bRWyRxVpQb63rs5QjpxF3aIMl6Z9SLz+a0NEaRT3JaWj41+BwOTK/x0iZbV+XesDbqJjBkJ5iY",
-	"ej4dkhdRwhwHrPMB2bJgO3HKLOGq7TNyTpeMNDUP9Yiiih6xdLTlvgreOcDMzKT6gmSSJGKNaeQrJtUL",
-	"buF6oD1IGYlYZTKO9GUVKx7B05kQV9BBICB7BD4lQtMsXS1TwA2gGzMjLj0BEUCNoFMvrzATXb2Itq1C",
-	"sTYnDA1q8BTxNc0De11YOh/1cXuVsvilMv12O/pvtRmlLrlrrPe7Gr9vFcExrR5SSw0McIfN+tz6ALjx",
-	"T933HVy1VFrf1mx7pzpAs5L+5pEAqmJqvTGYimiTq0U2vYis5yIpxXzVNiqoRkWa3gFVfytIkO2U0Qhk",
-	"GpP9rwjXXKxtFQALjk5jV08w3K187jqm/AOjSTbPeXLxcsotvNoULRY3gWKNlPSh84JcY2F1g27ipr4Q",
-	"s7tWPUXd2lw/UzW55eQtGe4TY98mGS0WabY19x2xejCqROfR9i/vP/S9wX2zrT+Cm6nnHdy36qVljHCo",
-	"wgoLnT9iSxPo5DAl0HcSA0sAg3d1XfU6qOH6PoeRQe/0d29ceG0r3FchUq52/6AbzLq/vCecdmnNhQkf",
-	"OkaI1nwszKuiZCEZUsRvoQZQgu5C0SSy4nEmOyTwG7Y7it/QGj+0DyZjJTX0ut1ON2+VUuMmcdsS18Ym",
-	"4AqKE3tIPg2nmxFM3yneWLuwsjLslePC3/9r7dXMGyPnSix0SK5jRLpnct0WDCOfgVlooaTshIYMUucD",
-	"lwc5xG78/vHQrQKLcBrL4FLqsMCiXPUq76jn1acL1Cp26tHaRZg8kSdiI5nFCUMtv+gmNbWTjEEgExhC",
-	"KzORakLwcRkWpdBDDFzH1C4wI2hStHg4Mm8wBix8TKp1szGqOKR+1XYizxq8KAg3Razf0p2uUF989CRr",
-	"0J7v+/6WK/JYlkgBfjEmAyjwISgfiWjcBWpuesijRhSbp1BIEqkC++KH43Z/NFZUhcksFx4TBqq+ktzT",
-	"kEolDd51Gt7Hp5lsPWf1lEd6UD5D4fOIfB9/WwYXJqYYcI0G44P97mGv/yjMdLZK2RrObARSwjCPMb1l",
-	"kQe1KAh0RCxi2sc0SSzQ4eFBAXRmvKrtce/P//KX9//a/Gnvz//yvsYy+XXrz3/6iHSbZ8bNihD9WCaO",
-	"xkg8n1rCWY6bqZH+zW82fL5ZY6JsPW6j/K34gde4a1+Ltv7SFYnKIU01m9U/mb12yDuulDPXvU5JYDYa",
-	"GPvuhiRM+9FJNk/F6nqO1Y0hfClA2q5bzzDXVozEBHV3874QUDXL2pDt45JAcT4C96oJ5iT284qqV+zC",
-	"pxtiqmrugY2fhtkXeziOIdnUkKizy0MdUNI8f3lCDoejfaKfJehbhG4fiq7UV4+oieyut+goWrmg4Tzm",
-	"LNd1b2KoVk10rYwJKRdj88DuUSyE4uWGoDBlkfqBJlJ97RaJ9uqq43vEKbDlkWDBsrmIrtR32r4D71UM",
-	"Zc6UTgFvD+04C8o3V2LJ+JU2JEoYpL5Fo3qpWszJI9sqeXiOZcqUOlSrqS9Z6a5I0enF0iymWArWI7VV",
-	"jjwSmC0Uv/e5+eEqpEsaxtnmit3NKZTIDjDNTx17Mc1vAmUxMkK5z03dMPUU3CJ1fVH3D8p59dWWk9W8",
-	"rK3R6yVrCrtbJpSjacxmL4Va9taSGaGRAkWnsc1cZZpWlmd7Ua0Y6ZkAM6Xe5iUn4aFVyiRpDvt9UjnS",
-	"Vl5Fu9ftosQKBA3yYnQpAiizizuHHguSzMWaqMPeOWzMscQWkr6h1UtZy5cPxFlBsyl8oFMQag4PHS47",
-	"7NZm32b1LtZjbLFKdJ1fI8aViMRR7qB3IujskWqvok7NrEY9mfo+dZvSp/GVxCrRJI5I01SEj3koFuqY",
-	"fxyc6GLHS5oydG8kkikVp3WEfY3Ac8nJdHWtKyTLbULnYEtuaFYfI/NhSiW7WqXJfV5eyF91u4NQbRj+",
-	"QlP0u/NXSvXA8hkVEBYz8+pSn8vpcbo4ko43tUUhtIFR38YcunXC0Hkpvrq0NQh/C8h//j//W90OHQQH",
-	"ZYemizhr4Q+VmLiANG21NP1jCwy4xvUbkKb+s3VU+35pQp+bGY8I5RusKj5dZSQwIQj6lfyj6cNwhC6y",
-	"VtHkbjpxuh2vK8twgmLzIKJ6+/m5qL86mGllWr7EELzo2po6JIB4imCCVwZ21rFNJcDbin/mzWCkegk8",
-	"u+BJiTMtcCOEZN4BRj3ojEIjdNuXnGVq+mKocN7KshyXkW/Y6YdZvbF5V8yVZClY/+OUOC0tPeuxzBt2",
-	"G8Kiq6bVSDB5P81qn0AM6FbCULEBheCaFq24pDPd68ewHGeqGteA04DzSaZZMGnWmGd3NS9vsy27K/Ic",
-	"aNRd64v4mp9+ZFqq7gBasejQLJyziMTXXKSGhIH6rg8OG9IlTNFTSY6VgP53QDiN276uBG+jbzDRVMkl",
-	"0vpMv5IE5teV8q5jmbGURT5vBscR/csLFEdAR4ayzwGN6F+Y+61Hgtv///9TiPuX//xf/8d0l1HyY2y/",
-	"1NSgYM0ZFqw5g4o1Z6V01Tb833sJ/+2/xI+H20J4llTKtUiLaob9sjB/r9sfPt5W0MUKPCZnkjo8eFeI",
-	"8doVH+rsKdA8IxPaLX1k/ZwJm2VErIyfHpstxlJHdEPapHRDsHUK+j+9HsFvXYXgc8z4qTV+fsOSBU6e",
-	"bxU2iuVoXkSO82wpkeo+eJqgFFLU1nPhNopCHmWTRzGSUH5ccYOPqa7wu6qpUCULss5Xagm/3YuhMR8d",
-	"z7a76cRMtdXf4Riw/kk+F6V8sXCVxtnmQoH6UbEEUl/s70FJwtFajEJcJSop+bjUWarl5dbVWkFmQSO3",
-	"P0yhDG1nW/9UV0DKAUWX8V91WUEcBlsObxHwik2OJcvIdGN30vwhy5ZnPNl45ELBi3nkgi7YRZyxb17R",
-	"O8/nb2k2/2av1SFnnFACnYra8yxbkojdskQsIetJV89vBidnZ389fXF18eLk3fmLb4BHBS2fYyCq2lRE",
-	"Ar2igMRcZoxGHfJtKtZQq99m+0E8+EKy5JZJExXn2KomxG/EPExWEfMb2vwBAMRd5gC8uvpByKytp6yC",
-	"EJu3zISpr0ux/V6pLTJdxiRjdKEt1Y4jIH+goy0Se9oK1ajUmgWNH4Ktjt+e5rUhTFCaTrNYi/Rmloi1",
-	"7vHtkjKfu71f3QITRSkeKmNDRKWJMuz43Of/8i/kRPBbBULBpc/bOsHPDReC9lQZTTNd7zrQKB50yCkA",
-	"fxarc9InGUcBoSnzOYEeyPIIamvLjC6WWMrg/OUJGQwGh3mkmFSa1bvLk46a/zV62KVurknJLBE0mxRd",
-	"xLpjiPYj5w5w1zmuVhCAEzggGUuS3LBjGk3oapdqUXooSZqOL9+48tVIBW++68xvdXKoJbHMdMSOJMEH",
-	"hZBK7/AbE/JTp9N57xHfCatQX+PSfwV2dB90yFsqJSzc7Ytt81xN8Ad0Z9ad7ZwAELDxB2TBKNfRq8QJ",
-	"BCE4HO5XLOnPKzYxPUinqziJdDgXZoIsYFtvhAHugm4g/p6qo/pX2H3zzbtXLVQFZcyvE9ZOYs6gZRlp",
-	"QqUSOANglNJDvUC2agP5Cc2IIohNPXQmYJLeSw/+338JA+GXhy9bE12W0JZvjyUZ9vs5KUXZFjAS9qHE",
-	"ObSUGVuqUrwzxhVY4fpdFJwazaCvFJF+p6v+67F+0DpSS0ASbobSeZ26kR/FJjbhSlE/FpEUMyPRTc6c",
-	"AEY1kF5wMdwRlgq6MKS3QoNpJ8BOjWQC73jIJjD5EsLFYYZm8GcIt/ump7Sa/hg/9AM8hbWoabqka463",
-	"zHq0dQsicoE4aDuB1BVqcKszkV6DQmhqxiNZeHt2kbM/JeDtaY4SYENz3e9CMnXnODFcxucldqT7Ma5S",
-	"Na3LgHXJ9e1E3+eWzSr+aoBfw3mbarEeeftO/XN8efKDR7578erF5YsW8BtMaNLALpkkNJLRDO0eHfIu",
-	"H1eaXpegKvtc97mkkN+LkcPNYXdQdKq0yIonTEotNMMbsSQQ8ny9SsFJ5JvWmeZgCrHLiRBLnx9zk+mD",
-	"SQTSSQQhTZ0K6ObyYaiIzPtVQ73BmqxA1z4FlawDdsfCVT4aJnAFLUj6tQqBbY5hE52xELrNi05NGRmp",
-	"MQSXD7YunVOmH9VdHnQaui6RVEiAlO6ODGH0uUmLcXeA/WOJ1mNQ97AZ2iw1skUpwQpMl+qemaDlWXwH",
-	"MM42SwgkTRnJhDAp8qYX9HSlGF+pOW4ebA4FkiMw7ZmKX7o5ld6rB90g1a9OseAOeQEJ8OZ0kb85CXym",
-	"UfTGpPJxsZ7UpdyRZiGVU+JZFztPN1kE0WZ60YqsG1i1PMR4tT4lRoqZTvBz+ifRRArC+EykIcR4A/7m",
-	"LdSI6abhc5M0D701ygjrkTrc9CDxoQ4ZcSNhTT3IQIdxgw9tG1F0usmpzd2wDVkybAakO8mRJgURh8TS",
-	"57OYa/kLPFXIm7/+WtIF+/prbKtomJP9FiKgseoInJvPdfIK1wgM9aeh7wRenNHdHV4UDdl0ZcoVIdCM",
-	"u0vhSwh1YmBm5NCuNDhRnMawD+RjsxjrcVsqf80yfYyZUEQI/ROejttWNJKQ4JVAv7UWUiBQRwmg6g/t",
-	"BwxqGuxNiNKqg6PCMtbzOHGr/8SSyCxOErVNDk1yKDRtw35NCGo1nCJJIDQhg4GGmvkoGb1hkiSC21Y+",
-	"2JpHB7fp4AZYgNqxGgfyOrZ4mvWe3MYwsAvrPrNHvUPrQvxkGxhqwaCYYwKOzXrHNNwlyN8FUMEprSD2",
-	"g6pleA6MWDQxq9S48pUk/bs7AzP1I3bE4zTBFdBEero5Wp68q/exFqskMsU/rlk2QbANSDU6ABax8y6g",
-	"qwbsBOJJKHZFK/XZuUEF4R+r6Foxx1nK5By2N7IbkhP7LrbygctTc2EUK4Ddmz0ja4/YkqHsgEnO8KVm",
-	"Y5MtiT+ocdSENCAl2hLVgCm6lpIvFDdUA0FMJyfqYZtLpXO3tND9EJrqLWn+azDKLdyhAQAQaQ67PY9U",
-	"BBMPT7XrkWFvoP4ZeaTe0T5BXuPKOfa01nQDl1M3bff5scFVLRCGQqmAQD8YpJbPih2djCCEhkSdV+Vz",
-	"SKwiTdOgttwsxNO3yybwQdJQq0P+yjaoA92wZebz/pDMxSqVpKmJqmQZZEcGp9+9eP327PLFm5P/uLq8",
-	"fKXkC8Sl0qW4YUqGRQUZg3I1cGG3lTxtJEhcqPcmOh0XBEjQ6oB3GCt8hxxbOSKvvKcDfSFqiEVWuFJw",
-	"MH4dJG6geeuwBxRpKr37HeoXS5KJJNqC3IZvY9SGz1HIwSgnUMZNgFOzJpzJEESZKdHD55WQpSAUkeLw",
-	"NO94rMCh/f4Fpz/sx8O+rjWhIN6DHUdjXmpl26SZz02EyFFNMEg5XkSJuHngFJgBh91eCxmivg9trSBh",
-	"dWK4XoMWdoUDjC/exFyHtRtikTr5YbdHQpqmMZMkKHeRmhA08ClhOVl847t2Kb8RTFB8hm50zltym7UR",
-	"Kx/Aj9jAnBY2aU7/NYR2SZ8HP7w4/g7NMGZLUH9WXaDg+xeXAfiQ7GSmy72Y6V8VTnLhc8UJOyQ4e3t5",
-	"evbmQuc9gfHJmFH63aHmucdK7sa+sqikSrIw62lScnJ2fkGWKZsl8fU804oY0WqT0ausUANPawKkbY6t",
-	"jtKhTOEoHFp398nmeQogkAlQmLujbcFu7oI75Dzvshjrep7Y3f3fLs7eTOo7Q2kFErOnY1B3sw0AfNgb",
-	"meN4mYK+rpaNwFLCPthzGKS5gXI+S+lCMa280zzI2sG/t9XrrH0Gtkg5Id+9ePMfAZKLYC8SoQxAdPe5",
-	"Xd6FNp+334okDjcTHLtNecgk5AV/pRSVryyxeBVjRMNxsdGkCWfTsVmmteKwN6gL48P0Q59rbVy7Ms3L",
-	"2PufZOIaq0VB//y6UUBwto35ryHNmRof4ygXB0XeW8tgrYJIL38ESA/kks5FYu8vAg7a80tyw9iyTRPF",
-	"0POehZLEUYLi8birVgLDoQtNdyEEKQO7i16zTImQpjmi0/pQ6cJA2CHnWvFvSDkv9Zot9DUkzUHXrn+6",
-	"IRGb0VWSgSABmOPzkeL+dfGLNRKvNR2nQsq2vlpo/2iqi9VSR75mU8WjTKCrCfnSTzv6IVzRCv/1eXD8",
-	"6tXZjy++uzo7P/3+9M1F0EIrJIWAZURmm9o/RXfBo36BiSUsirRu1CxhyKRsn6BNsg2Xtn0GqwThTPEO",
-	"+KSJfP0LJ+6EoNx4SlwTkjlKkueqm7k2pFRbF7weCS4VF2yfwk/fsWXKjJqFS7iAKsD6slqaJ30ONAhp",
-	"rIcWOS19gpErqFLkQrc59U7B2OXV6ccozTqxeh1yBncPwQQKgZJvgMTqeTyf65ChOHUNcfIx25g6L/cF",
-	"LQhZvmgOCmJRlCSZo4S9DIoQarTTSKZun5by3r779tXpydW3xxcvrt6dvwog0s3hG1zpsXOaAWuDANsf",
-	"hMxQOjD34G/GMGKFMbXZKD83n1/OUbPDqHiCXqCpNpQYIxXSbLdDORjPfd4MYj4TnVtbhUWyBVXc2bwa",
-	"82usu+Dzn9S9wHUk4vp9E0j5nv2ipRuzr3ONJlIkBUzOejRUybC5qvX22DsHiQHX6r4h7UqYIlDqatIo",
-	"ypPm1ZmLJQap5KZjTb0V2hrDtjRUSP/qabESYp8Rb9D2wHTgGVYLMO4pxlcLCe2b1x1yqnRt0KEIGBLB",
-	"DeFzLRt7ZGGE78KCionsxmfrPI3r87l+2uxKpPbA4bA2S2aUboXQuUyeuwlCpTkr9ONGCOyQC5FzIoXH",
-	"oMtCnBYrQqbQEeeGizWaHnQ8OJZHxDro5QeVSuE3pFDiiloQSyTzG6QJyfAQeQfGBwz9EVCES21b99oF",
-	"iwtyUGkArs5bIcFE0S6nOiRqwWVbXBOMgAqdKhbIlpc/fqmj850RbHW7wHkOC3R2sGiDR4JCXpse4Fxg",
-	"8H2hQo76AjyMHZMpmn+DvkJ8uWgw7GhTnHo2D/bugNJiTWFu0n9HB+EfESkAUgpRjYaEyo4kTXtwOo5f",
-	"DVMXyt/SanMoUh2ylIdALlmYd35YpmIRg+lIm38Ni0VfahRHICmDKly00KJKqY20kaeoW8vYY+YK55V6",
-	"PkECY0kJWdD0RurAzWnK6A3cMZTtwWmtUE0jNlpUwLip3UvHJhJYV5+j+nbgUPmVyM1+qF0v6D9EahNf",
-	"tUiXW77UI4olxnekqYlXP2g5FR+g/BXrkG+NDkYzJbKDfh0nCbmGSCVDvVk0gX2yCPI47HfA43VaE3BV",
-	"hLnwOVTZ0iqF7oDojOZUFcFuDuCJzlkFuMUVxb9r5y+1aaa9MFB3D7g/UY/gnwG2EVWEOCO9gy6J6Ebq",
-	"AkzGH6EJCdh6a1ejWarPXYFjQv6CofBGeESrS+9wv6sD43WO0/5w1CoIJxOCL0KEA+zJff5gdDhsAblW",
-	"orK0yLLihiWZ/fgcKwblG0eYXivylueo1aAGSVkWp7Ajw8Mm+iasS7xNIy385qjmOB+GkiRxyLhkTiTI",
-	"21Qs05hlFArNPR4EYkbIg8dshTdbT1Mhiw7TMIar47enTiHVSaPX6Xa6ahCxZJwu48akMeh0O7q2+xyC",
-	"muq8sBB5JWRNmvKFa7vSdoEJ+mmrloJCeFBtWFDBgWsCg2uiyG0QuRtjpS6QsYFVY8FdyVEJH86CwWWK",
-	"xdMIzXyOZiC9905RVTGRTiabqyKE6gBjezmgdzUGZee1Sr8V0eZpPbh1hJ6O0P+LTRd2w4AnjYgtRNt8",
-	"bvd272ldjBq/L8bGKXoFX8il4BJj3/rd7u4bwNo1ed5A3UrMo3smv+B+98XbNypBUhdYrl8dI4TkXbCs",
-	"jdYv46yz+kB9HJ3TjT1/d6fQuGZQjBbDxt55uJrNj3U9cqgw14a9FXPHi2N/8/PgttfpdI4IXqQjGyJx",
-	"pAPxjgo3ruGCthwWqaA4xOOtg7pFg73XJjf03y7O3jTgrd5HdZavSR9128or4GJqgI5PMxiuLi5U5Sr0",
-	"le/2cip5iiOT4sjP0FS+bgufpaN8XWotWuQeBgk4h5QKBLw7N0HSDTohWh1yLG/yinUQ4M/CGzIVUN6s",
-	"iPtlG/K2HelX9n788cfC4xqpBo8j1YlMZy9BgweM6u3wiiZbl0K8oikW3x/2Ro+/9y5P8X3NopiayhbD",
-	"fv/xlzVmWZKpXjv8KOyvZAgXcF8IDDzUOadl/tMhl0pCwz7ZnBx2rbGucCf6h/mdsEM68z3Djahu67Pc",
-	"h2o+9YRk9UCSOqA1lvau+FzbeBTLRx1BO/065EcaZ7qHlik3ZETXmPu8YGezol4KLdF1WJCxbRsL80gv",
-	"yOd2RUuW6sU0qbSnuYAMKyXQowjU78KDuEKf6yVildRZfMci0hu1FzFfZYysYx6JNSpBxpWY5VEMGBkC",
-	"HAD8WJRAcB9GC1DI60J5R8NTw4xmVZjRLPeQgrvVmgShbLelQdY0TIb9QyOEg9Ubl8rAdg1hSGZSCFpb",
-	"QfBjXlrV5y5V0/06wbm/pClNEpbkYpg2fbO7kCkpDjfZAY/xCoyus1ViwZ0yK6HCJr/SsyvFbh6D1pUI",
-	"Gvlcxzu7bfeIPQwJ/liOVsPg39svRbqmacQi9VcAdpEZTU2KW9FiDSQ7FXcoeCj1MdV5ylUz4+X5u4vL",
-	"F99dvT0/+/fTFxcmhc2hzg5mPkaY4VF8EmnyoPc4rfsBX3YJ7GgXAeFUVzmwCe6jXTjABXoS3uWOhEIC",
-	"RmPy03uvoXPStYhnI0kRZ9FGaJPtMnotIeF1lc0b79VYVSVHrLLtWs45uxU3WkTUVa2ttIeuG8h1w+AI",
-	"kByJWhVElq8ykq3jkOV3otsrO9o7tQrD2Qq7GxSk7mGNDoYyrljpFoBa/owLrQt3lGNP8p2UxVl1zzZo",
-	"I/RI8JretY+v2TfdRwTTXCK1b3wG4bS3C3MvVClpfKT88Xu8HoXMJLgsxbyen97fV2+QWGUPXhVMobpm",
-	"tdcjV9ghrMXUZ9X01iPoRENztquy26yV4qWyAVy6Ht2SXivNXRHuUKAzpXplvmfZa9b4faqpO6XOW6OH",
-	"XuJX0smh7zQ+5WL8frDcIu33LKvJVXoEhfc0Q9+KynAQqwVUq8dYbCw0btqZmD4l2tLWIW8ZB7w2QXnY",
-	"chU6g4DfONJVy03h8Vq81S6Db/XiPgWH4WcLsnJ90EavP7IlPfPqnFiU05bgHO+O06WVb0Ftkzb2B47q",
-	"fLqpPWmDreabLQi7Z/BrK+a+YWt0SqYy65BjawMu9xTQigJdF0r9Y40Q6lTbryLqq1hmRecW9B+0vtit",
-	"bSvzR/YgrKdx7z36oC4frBjVJxJ0WliyqcP8IG0/rr7y5CtRfLlyLc44Q7YGRW3xqEzQ7afdk480XvwO",
-	"r5eCbf39KkO09qJ5W6T9E5sCJThmmZbHU4emSCYRnFyen70hzcvzk363pdmEz8sRxYXUC8jZoajzK9Yh",
-	"V7NZfKfG1NmhPXBlqA+Hh4eHOJNmQLZCkS7rPMGa9MaKV9PsA6UGhoFPCxjHXPqvv9Z9QL7+Wmv38IrP",
-	"oVkJrjyo7f5x6XTpwJAJp89KzK8D6MGI5m07Xax7t8CCBMkbm4BhIm8dU+rTQgpfa38LGC7AFXxZgIpO",
-	"9Q1sgRkAnltU2zNdA3Izj89DhXq2rYFOFI7i21jG0ABpQyCxt+WRKcvWTO8sT7PzuS6xBpvTxddIMw+X",
-	"I70uxgIWs38rNPakJufoyUTWCbuCrPT3n+B3QojUCBJObfDPIUjUbfxJ7qjeJ7GFJ7KEj2YH2ySkMoHR",
-	"bXxoVtHea4IAH7P55K/YN+69hgktrBeC352/MlFSnK3L6yuq/A+IK3vd2cGMRqNpOzoMp+3h+HDWpr3x",
-	"qL3fPRjv7/cPDkdd9rzeqN/ETNA9fCL6xYU7esrfSfYoDp7WvAONY8VryjdnS8a/c6TEnE9eYkMa3jan",
-	"WLYAN7wGtpWpcUoUUo5cz8R/iJWN/pnTW0ZGxYwjK82QtxRS1hKGDXyQkWhJteC4q3NSuGM+t6eiuNf7",
-	"+8/rsCgmb01y11sORbShGP6BDMrnYlYP2QKDGbU6ULcZazj4vK7bWJWVo0/aYdxH+ngijJ60rcQEZ9KU",
-	"fNCq7yt9nlMlycYQCVk42u01dydOVKP2IcSyWmPA5+U8zg4535LUh+lVBR9NHifv8zcshjjjcrYjxJCU",
-	"551Ukgd9bifSThRzFopQF3cf2Rx6p5dZxWT/2cj4p9j+v3Tn6gkmw/3T9JMn0HNThvmFqcJcJMEYSFcj",
-	"8gPmmxYt2qNUQ463V3t2SXL9LDOR6jYyKA2baVzXMXbtg6BkISQzZSj0ylwqPeoOciqt+Q0xyyLusp6B",
-	"Uj8ABqS8SFxdlbFwDG9EJdmzWC9jO+gLFbhdoH9XtvzZpzAb3zSCSB+DoiTFGZ4PfsW9oPegoms/bgCv",
-	"V88/lWEaTTkOmfHqIkEt9IbkYt3Jq6AXy6NPqtZYpyKKPhSbz9XkVaRoHZF5HBVnnDGarVLWebj2uq54",
-	"WnsJcdrSZT8q5JoXgwxM+IFIyTIObxRLLlxLn9emXaFoYfO/YoVYIOmpX818cON1uqHlpBVW+PlczZ/m",
-	"okL10OG7Ti36J1pQ9z7ov06j+63W1DOOPcRRQFvPRR4gWtHV0DFFIxJnRxhrjsVeIDbdzaZgd7HMSHPY",
-	"HbYecgNsVfsfVRu/kiSOirrZjvoXVLtb0mye17qzUGqUlW/3kj9SfPGz22+/MEX900y16M1/+L03Insp",
-	"Vvy/m233e61cPPG+u/UN5d4H9+NpdG9j63dzo4B+FaAWFrR0xFKcsQWWLZitkoSYMHxszuIoDNZVWFM4",
-	"qVInqUNexgkUzw7FYhpzNiE0r+aupktisG+CVRW9OpJJU7AA3iWSAUtomzb+Om1pghWwQPOhGTsq/sz0",
-	"A3lnXQnF/+BZ6ekKD6Y4hCVI6pFm8OfiSN9AbX2sIFf6pVroH4sfBj9rbgWykCkTKHG9GbvLvLzqOFQc",
-	"bwYSyjLOYkhFJ8Q3vfsvbO9+v9HqkG9peIPd6SnJ0vg6pQsS84jdQXCB7S49gzwRoqQCyPYmtiSmPIIF",
-	"6GTBlLG85iBwZKjsgG3xcSsYmo+Jt3kRZF2pP2OcTDegbmPVMGiz5+FG0cmPMFUHfeagra4sHxjrQJyS",
-	"OJKY1/WWXusisLpbri5chbUej/J0dOzOoVHMlFLDSpKcOpUdwCMF8rzOhq2zUb9y6qc93QN4VriS4Aqs",
-	"Yb32olrk1WkugJe2wC3UOcxZlot0jV3pfqEPxv0u63HvSmFdcmIqogAJyPNCoTEKDecd0ixeTl3SBWqg",
-	"4e3MC+9BNksG8djozlCXHsOzW8UOPXlXi2oni/dQPDwBXQaZ92OQY0XY7dT/oAhEt5MNtko0bW3qmtps",
-	"QFBRgsTj2LCeK+10R2LRIW9qCobKunaPRFGVLVj1cwEchcr93Sf1gaztFfD4li31wI0qibS4hTHtzfbZ",
-	"MGx36WDaHs76rH0QHYbt0XSf9llv1g0H0Za9GZrVeIpM99iKHQLn3t3ysg/ZQbQfjqftER3O2kM2iNoH",
-	"YX/a7tHuzPz24EVnH7HwLy8+wcBtp8iEE/fhJ3rX8tcejEbIe8j8Ids+c9xCfmWq1bkdSTeXWncJWjCd",
-	"m6z0WCAgJoYNsn7zWqI9U3mIC5sDa9sBbyBjWMdo2vpffJUkLU87KZipE1bu3vCVxPTp4OS8HRiXe5ML",
-	"ck2XNo0ACmVBRkrKtNjLbOUtyPW1NU0L5cSpKdIZBVgAtUPeLTFyHysSKiHebAflpLo6oAosnARY4zUw",
-	"OeY/zgVUENGVZUGv396l4sgSOYm5zObDNcu2lDfskMD0MDGVUaAfhQ5eUKTO5zaVHZPBt/alIE0wNwz7",
-	"fTRwUV2fonXk88DpV6ILb5ValGB+OFopdJ4FwACKJlNeU/4ZuqL6jbparI1WqYKi2kUibH1zBHdeI1TJ",
-	"mrmqg9nvmGyuQ+QFx4rzWHmtWA3NiIcijVg6IVuqEQJcMCEuN5XIOV2ylnp86G05Iv1ifk6ez80pPRC/",
-	"YTDscwjHv2Wsh9uLp3E46Y0bbpudRi88ZP3ZgLaH01HUHrLxrH1A96ftw7Ab9eCXoWLY0Gmm8d2LhttC",
-	"phGxNnxljN4XudyFWpvLr2kWh40nxo6UWx09S9QIZ2t7uI/x6jfOs09n1WhQ2GaGyon7FxYoYhZWHyFS",
-	"NM8cRINwPOuydn+2P20Pw9Fh+5AO99v92SjqzQbTMe11c5PN3mDWnx6EPdoeR0PWHs4OaPtwuh+2e6wf",
-	"DcLhdETHh7/LUBIknC8N1fk48emfF4HyedKcv5RIgc+XWfeHd/3LSnOyPqQwZ891IvZHmJP3Ppg/i06l",
-	"iovnN5QMTuyKPqeW+p1t9LyTnmq52POwP6dO7NPs7X+ots/rtnnkioGhLJzXqLG6Jl6Wd56URvtJGL3V",
-	"P4EXXBKaQPMa6MKzYOk1a8OwPl8wyqGgGL5c2yh/Um1kCZ5yXUVKSfrYFEln90IfDaVX6Rq00HjJVQ2s",
-	"/uaVVK6iP6Cle9HoAlQ6Vx/8zGZqR5eurbu9IZKuTWU3eIdgr5DALfOYSaIriEfHWaldiPkhgGpH3Ca4",
-	"2c4haGg1DZqxdDIWejRVthB2uFKlbYsk0qWw1pglXC1PWyo33kT3FTysjd1xMclaYGcMTJwuFLs3dc4n",
-	"hAs1pc+dvXNhzAEXpjA65p6CFup0fprTdJEwKXOFv9Rtpar8e06zCddBB51mTado24M60hX/a0r7t1xf",
-	"nfYUAU5QbC6j0Mw0sGu6IQWgOQ+7AygdWKOy2pKjUB9UARfLpdmeu27fTWx+sXv3zQpswGvl2h4KuG47",
-	"i9lGnbqsHd/kq1hgmX9TyExX+2+Turs1IbtaRCoLc4wiOLzSDwzQ8VAd65eiBdoA5unSddB9VMLFWjPs",
-	"U6eNJbhohVNZCRgwR+sLNF8UiZJnVupt61Chvvd5HSLX2UGK3Yf/GdLOx9ZZKzfaHRQ72u7qtTCtZRX2",
-	"P2D0IE1smxKustbuBo/63s7PUrXty5T7tBIHBAn5XxMc66YMLViUDZvRDKulhb7/0vr/IzOZGrj6Vv/u",
-	"Kmz9d1BTX0Rx5rbfsxEjUMfU0KJn0l33dC+3B2rhrDiKkIXmb6bxWH5By4U8Ud7Mg5o65AxqRVvhV5iQ",
-	"S70EE/IU85LgUdeLDhjsr2Yxv2JNpl+VVPsrSDC/ql/b7Tap+Vf9ZJ0/vxJwn9ly7HkkBfmVxPxK7/pX",
-	"pxW554qHR4QzBvm9RoY1AgXOY9pLWMG6OGrdrLSmT/qWnug5DI0L3r4az+DUIBpdCZS6gyH04WqZVQe6",
-	"aWKgV6t7LJZXqb+Gxcnqno608mEey1UXQSpuRD0RistqIiUaTlcZsbL0r4U/LZzzfW+RyCkepZpBe7Kq",
-	"yhR00MrdoBuxIlEs0fYN6dxThq2NUM+pl42Q3UixYFZGN0pSYU0mLerTBEGU+NRatoh82+U3sqv49qKu",
-	"LeJvLMX9xr6vUNO3EjI3vIa+E1oESQQW+Q5XGRGzmSFPh5PeGHvaoOejLEU+WRBCmP83ku007U6pvtua",
-	"YxQ8Sp/fvfVP8wk9KQJe/ZTLh5XkXt251bRwSleamFBzb8s5TWWy4eYzQTBXiefwh9gO9u9AWq8razpH",
-	"lmf3OhlPx7Y7hJ3/GbKdKrtUhx3miduPIryT4/1ZnFwuLUdTU6lOuS5JHUsCpmp+DR1cU8GvsWWTMXTn",
-	"AbrYA6LYquxIV04rlPHT3Y2+f5E32l5A3/AqD5kUDeqpSLD6Gha5L2EXNM4unDppQrgrQtHFE8QRHUse",
-	"Q+BJLg+2jkx6sbByoe5Y/Ey5s/e/Mz+rZ+pkX1rmXc5uzPIO06aVkS2tl9GM1ZCCqkTgEgNzrfWlN6PX",
-	"C1wgbm3N6DeluAsTPWMlbmceddJaIrKqbwFyF1p22y621UCuLGOVS5YXZNFcDxhiw8RBh5zjLdUdiTOT",
-	"jLsVglqaIM6EzwC/yrY+Ux2Eikg6qZHHay3NPjdIbCX1iRW3bR8qW/vsPCd+eSg9OpAcX0vEwjhi1tpc",
-	"JxlPHCJUvgHl+wWVl9zA/iYU+9dapSK+YpVVtcKWWa6m7a76jHQQuvnU6btfUHGFQkLEjiUWwI2FnX2A",
-	"hVSbJe/axllzoBrnEEQa/lF64Y/gkB2sbqjxuoY3ffGbeIm9PN/XoKdmjp6xT7SeyygHzsztOYtY9kEb",
-	"wrUPL4+Q4E5G4wQk+CjWbb6axumjS7xjd2o3o4lkAr/1ijcsN5nEmc+XqYhW0PwLe/IYIxIE8RbthE2g",
-	"RrHUncdsfLXPsQTler6xfuI1S53abrohFiZY5w5s9PTiInWXPWmYQocc843Orqt1birNRaduP5bp9gLP",
-	"4EuzgfwTE1YAIk/KWsnfeLrxwH33wfwVJ4zhjzCfZwrzOVd3hrrBABriz0UBNbl5wC9xjFU1jZS9oBFg",
-	"Q09RsH7X+O2b6NPX8UUJFq7ciFXqc7V+hUJAKPPc2Tgl0JmNvDt/pUSS+Bfdo/Xih+N2fzQmUXzNZCYh",
-	"xsLnUxaKBZMVO/eRXZlJKNc9J0jPI32PDP7zf/0fsmSp6yC5zN2bTwjvoXkozBWNopxEFkN8tMcEqbwu",
-	"DGY+orxX9pmAoR6TizwbGeRkdJNf8+ipiZtOg/ZxrHFW8CvAO3rIiW4iZ8Bk3CjqO2QhRzUeBWwB6DbC",
-	"xW4aVDpOCpjS+i/U4o1DQc2vm7dtD9RBB8Ju0UEYlIW4RlOWx4ckiclnOsIwqhmNk5hf6zAqSJJEkc0J",
-	"qYJ8ddIMEHl/6r/vyDntj8ZBC/q8Bqs0AZUJEPSIBPpX9dV4SJSikkLS/JzdKTSNM3go/oV9u8mYDKBv",
-	"qyQ9Mt0gpx+R7+NvoTFsvKCKAzcD+GPv66CFNf6CdRxlcx1ROWfx9TxTqB1HTKin4Q/1tBrafcGzT+Or",
-	"0QrZ7GsZaK+VHgNeohDaVHiGcvLD5etXIzJd8ShhCigOm/olXuoW39egcGdQGqB2sWp3JlqndJwoDZGm",
-	"OTRhgn5cTX6myD1GTUWOnQz7i+NljbPWBDuwxqHJ8NYAVVs9grXBfgOL5vBRh7PqZ6dMKg0Vwr+IInos",
-	"bR2RYJ4tkhGcHb6ra/hiWF8ZKBpcWwaGECkKDVpXS/y19dvmfdloq9847cuenuYLqEGiTdKJqaqzjuaj",
-	"mpe3oJPCppa3zWn4NIfccSVt8b+2Nw4AC7tSXPoNZn1jqn5b0oS1D+964/Ztv7Pk16Ddq8vdmPQO+5CS",
-	"j92cG5MGki98CKljY9I4nB2Mo+5B7+BgGO5H49Eh7c8Ypd1wNKJRtzeig+lsOOtN+9Pu9KDfD6PeKBqH",
-	"vdG0O+t2afdAjWWIaGMyPOwe7O9XurhGvGObdO7hfva2bwAoVWPS6x5079/X+A+Hu5cxqmDKsybEfVk+",
-	"RJvrq/i/kn2OivQbqWAmQaooi2j/9Py5P3Ln/tvlzj3q0yk7EqB7nRJjn+zKOba3Q1dVnDK8I1u8OVZg",
-	"/h15dB48gL+Vnv/9uzW2+i2cOPaQ8vykuVij5JI7RlycAk1Gq0atL8rF8IcF/w8L/iMWfKz8UbIigD7x",
-	"2fI9dTO2B7uHlYqf6FeMvhGnEE4hPTLdQIWPgokaEmGMPZqcYg0Q1JbiSJZKxmilCq5SUxefgwQPE7kT",
-	"aHO8rUuHirCT9WFKwnmuYQgCbE0opza6B39Wq/7GvKpL/KmvwOqB6WFQnUtnx/ncRqBSWbQU2sAik9Q0",
-	"XWUgk+E6W9sM8TVF8Z6p+Jw5MwBtsdibOjtFxEyRN1Ks8SbZLUtp0ikWZ3NitgFcu9ZkEwn7iEps6q1C",
-	"BbbhUyuwfVEuB2fjP31AmExciELXPxDJdk/O0QA+jzNKzs1QUKuWs7tMLxtSd3YWERAjd/FPaOz6wzfx",
-	"3NW1zDXeubaWYgRzRpNs/stWEn+sk1H73a6ibIng16bD8zIVIZO62rskP1xevgUibus/Z2IVzgu1uWvL",
-	"QP8AS/jkLpBGZG+Im90zy3BuWwyzVsk2+4QMyc7Ho8kDPZ1P5iy8QVN+Vp7ROTy5kRlb6JMD/8JuB2d7",
-	"k9ka6TrH2MPo/VF30CGX9AaVopjLjPKQQYq4mJFUZNTkvKgn687wnNEo5kzKL/cY3frwtjp859Nu/efv",
-	"7l3CBKcxAN6zuhZ/OVqUJcp6ERL6ANSVWH8lQpqQiN2yRCwX2KAYewYEC4Ud6Ypj++vc9ldRY4H96ZVV",
-	"xo9vmUISnS2lUUah+5RJEChEGs6ZzFKaCSxcqlmX3mJVgDF9x2Os6SZWGUpwSjRzvBWxOxh0yq0OdfJA",
-	"dUJXnkXVcS3Sm1ki1s64OW2tDn5Z17ZRl3o37VFhkmpzTDu+qQB+//7+/wYAAP//",
+	"7P3pchtHlj8M30oGZiIMuAsgVi5gOLppibI5rW1IqjXTLv1ZiaoEUM1CJlxZIAjLiphPb7yf/xcxn5+L",
+	"eK5kruSJPCczK2sBCUqULffoi0QAteRy8uznd943QrFYCs54Jhvj9w12SxfLhMHfJ2EoVjx7ypZCxpn6",
+	"Rq4WC5puGuPGCYnwa0LXNM5iPiNxJkmWUi6nLG14jRuarJi6iUZRyqRsjBuXz2l/uv+31z8/nZ2f7h/c",
+	"9A4G+/Jg8m+H53QzWv/nP94cNLxGKPg0Thc0iwWXjXG39M05+3kVpyxqjHtHXiNMGc1YdJI1xo1+t7/f",
+	"7vXa/e5lrzvujcbd7t8bcEkUq2sWajIwIPjrRcxF2hg3uuqaVZoyHqqJvbl4etnwGjKkCWuM9z94DXa7",
+	"jFMma94xNO+II/Wg6eGURqNJOzoKJ+3h/tG0TXv7o/ZB93D/4KB/eDTqsobX4Cxbi/RaLcf5k343/+Y5",
+	"nbAEvn71kjThx1bDa6Ts5xWTd0yg1+12u8N+7+C+iciMZiu1D2bLrpztgj9pqNb4LGqM+SpJPnzwSjTw",
+	"PJYlOricM5JQmZElnTEippYs9LClSwlxxhayMf7pK038cWninRrbbfZklUr1Jksn0SLmr3iyqZJHSJOE",
+	"pSSWhIuMUE6oulbRSjZnRKQzyuNfYCNdWglFxNSw4O1XU5FO4ihi6pKIZTRWi6Jehw+TZEE3ZEG5IsLy",
+	"U7+RZM0mcyGu5THZiFVKUpEwNZ6U3cRszdJOI1+IYXfgNbI4UwvUOIG3E/ftWUpDplajMZxMj/rTwejg",
+	"YDIYRnSfDkJ21D+KuqzLhgeDfXXxZqkeM8+y5Xhvr9c/6HQ73U5vfNg97O4tUzFJ2ELuVeaoFvSJouL4",
+	"hj3Vsy0y31D/SmKuZ1HguMtlKm5Y9DeWSrWssEteg8olC7NztSiNceNo3FNDpKtsrjbyPRLsPu1ND9gw",
+	"bHfpYNIeTvusfRgdhe3R5ID2WW/aDQeRIk+6gPVJ2C05wSd88Br0hsYJnSQM100ddUOqV+Gc8hlT7ECP",
+	"Tv2VhvP4hjXeeY0wiRkSMgyjFx6x/nRA28PJKGoP2f60fUgPJu2jsBv14JfhxBlGuGDkYi6YVKNAes/s",
+	"5N83qJQsQ8YTrVIgihfSrMo0TthLfI5aYZa2JU1Y++i2t99Z8lnDa8xZPJtnirn0u/pc96MBG05HtL0/",
+	"OQjbw+iQtY+mXdruTfrhIBqy0XSfNrzGIl6wS6SBeEFnbA8fKOe0P9pXezA93I+6h73Dw2F4EO2Pjmh/",
+	"yijthqMRjbq9ER1MpsNpb9KfdCeH/X4Y9UbRftgbTbrTbpd2D9Wz4l/Y95tMSezhYb83GHiNVZpoopPj",
+	"vb0w4h0aLlgnYzLbw6XY2zLTdRxl88a41z3sqoP+mLRRx5V7R5fdo3G363LMg8lhqM5Quzftq+0fhO3D",
+	"aMjaakXNb+olq8WEpY1x74PXiOKUFZiU15gxReJPT81TB9P+5DDs0fa+etZwekjbR2rneqwfDcLhZET3",
+	"jxpeI6F8tqIzNfyIteF286LGk/N2t9vt9QcNr7Fk6SKWEmkcpJmltilNJFNnTcYzfq4ZTGOcpSvmNZTU",
+	"wb8/KCaufrwwDDjmV/Ykp/Y+nE5G5bX9W/OmC9hCoraQyEykm5zfKF4Whw2vsVpG94nCGzPwgct1Tm8Y",
+	"r5H2J2Qew7s8wtmayYxM41RmW2R8mDnEc8QOo4Nwf9Ie0eG0PWSDqH0Y9iftHu1OzW858ZzHGSV29RT5",
+	"aPahFyEUiwXwC1RAxEwofh6uMiKmU8UUlRBQHI5MU7pgncZ2taA37vb1WkxTsajdD5Tlk/3pIOyz9lHU",
+	"o+0hG03ah+FB1N5no+mQDib9sKfIPxP2EXrQV1Zc51tUZYt2I0YfvPLifdrJ27J0+uNWbWnYrVuWKKXT",
+	"zCzJKBxGA9afql2ctIfhUdQ+ZAfT9j4dTYbhIFJjKy6Ju6qGWleTRZy5KzCsrkB/MgiH0Yi196cHii0c",
+	"hm3LJQaTYTiK9pmzAhEloJEU5v/T+8Y0ZkkEy4+kdRbp+dnTJXalVcUgd17LQe/etTxg+9EoHE7aA9pX",
+	"L+1FStpNlNyb7rNRNAwHk+Jamtv1OurDXjzTXwYp9e8npR7FLW6PlLAfKmGvmH27y/ItvnP6etJXNIqK",
+	"i9D/QhbBslx3EfAmGNRwOmD9qBe2u5MjqmSU4jQHYXt/osgQf7tzBfSr3bn3tunrhtHvYNEZXXObKfdV",
+	"2fyqbH5VNr8qmw9TNrfxJZlOn9E4YVGRK71QK8BnRKRknQo+I08uzp+RTFwz7qkvKScrnqUrpWURkcaz",
+	"uM6bEMp0ejXFxzuOhAvGI9AYJYN1/kYSdeWlerpRJv+jrd7Yxu/mjEZ3uA3OkQ2RqUhnLN2QcM7Ca2Lf",
+	"+xlcCO7E1DKeRWyxFBnj4eavbHPG30hW5fKguxtHHVnH2Zxk81iSa7ZR2rTM4iQh6YrzGM5reTHj/B1X",
+	"12xzFfOrlWTuup7UPNwZWfuvNS/qkHOWpRtzByOSLhgMSc5FmiWb4qof5avuPBmnwAmO5zOs95a5w9Lz",
+	"G5rEkaaB4qpfsBuW0oSAGio1RRC4fpsDLMbHGRvCXd7+1ud0yAVj+OtpmopUqkVzPoJ00i8Qq+xKTK9S",
+	"JTHNVY2x9id2XLei11gwKZFjvVjJjEwYmbBszRgn4HDsdruE8sh+gC+avS7JhP6OvLl4etnqNJRKVpog",
+	"TrwyAOu9rHu74KChqId2QCG3hNHvO4SBbyD5En4OiijtkyKFl2xt9KytDrx/qKk4mtuX6MP7bVQnnOBv",
+	"K1+Hd8tXFKRl8aql7l3y1Wjmv4ds7WnSe4tO71MeLUXMy54cTpj+AUkQzCYP2W6cSSJZmLKCZ2eLZeMq",
+	"VVEsFelE54zKfEsZhy+tXnLDeKYUVaAtcxA6huCNq0Z9V3WgvDOeB3YQHYU9Yy1P9hWNd8P2wdQYkiPF",
+	"TPQsxo31XLLw6sX0r/9+lB7+8Nf//Dm9XP/jzeunh2fPX//9TPSf0+f0Yr19pd1ZFlVeCCw4Sq8ZPF3G",
+	"wAQuWHoTh+wNtyerKokjmtEJlRCUWPGU0XAOF1bFgcSnXa2cxzki4RKUGLhEPStTUiqlaZxsiHOHkbEJ",
+	"zYpazMjVYvTASfFVn4F11s0JV04ao8plneowsqgdc6L5nrtKRm1rjBt/vz7a/L3/tw276K3DxdHN3+Ne",
+	"d9LPkkncS9gPz7Lwh9vk+eXp5sUv/957OQP5oriDnMdLFJCF0JTheIfRINyfdlm7Pz2YtIfh6Kh9RIcH",
+	"7f50FPWmg8k+7XVLHO8kAn6XClhWPWglrVaSAddmC9w9/OkvlpYMw/sEhq7WUbOzJ4JPkzgsqyRiwZQY",
+	"xaOGarAVThXvrqZC42sJzSNLJJiHpyShGdGXk6EHIcCBor9E0IjEGegLihbpjMZ8q26np0CcF34GQqxM",
+	"S62eZqNPWRLfsHRT5xSP9G8km9OMyFUYMhYpO4QbVip4RGimjuM2Zzn+WPjQGPe8gg+hN+p2u16DKR2u",
+	"MW68FjIj/i6MyG+M1dJl7DYjEaNREnNG2C0OE8SUXAouWdErJTOa3il0wLFmxtovjrXf69uR4uPKL+l3",
+	"h/e9Y/R3dLPe71MDoaKoodcd9h0ZY9xiJQkzjXks51sfue94CHpsGPXD9hFoOeEha09G0X67S3PvSwNN",
+	"2RNciZPMWT/UBixFNLaZvTvL6sxh8EbaEjrNWEooGQLr+RSB3ZgJrri8FdlG1/kNZXatBO5d9vbHw/64",
+	"9xESuLS4O7g8db6AXfYtrs+vCxxvoegPXgN9JKBSW8s8O2fLhG7QuRMxGabxEqVrI1DKYUDWc8bRUUC5",
+	"XGPaCNB8JlJF6filmBLKCaNpErO07GTQLoOg5GkIjgmdSMYzIrI5S9exhLCgDOdsQUEK89VCLb4aiFpS",
+	"q4OnMZ8BIYHWdKIOW3X8F8DkpTJ11zRW1ulUpIyk6paYz9SrdG4dsMr8tYuYxwv15p59ZcwzNmMpEu/b",
+	"t0qWM57FIc1Y9cUnyZpuJAmeCHEdqxfSZPGd3yhw/2AMWhP4sgSZscz1dpEQ72z+eHn5GnQq/TL1m87a",
+	"WUkWtTo68whTrVCZry7fXeOoW9YPXmNJU7pgmaYWYzKf1VBJUbmICqu6q10YqwctaTbPVaYwf+VdU5yK",
+	"dEHVqVmt4qhRRyHmFNSNO8iPSWCyn5bKQBQrCZzHI1QqlShU5NuUjIOCJHjIYOlh3D+vGBiIZuD4vgI9",
+	"0dvnjM+yuZKwXU/Rl/ncqxty0VVYQ1/gTNuIFZkxzlKaMbJkKQnFYqF0tyYlb96cPVWEMo05a3mkp2is",
+	"PxqRm1jGk4T5/OTiydmZ0jBTGqpd9gieQx6yDgGTJUtXYbZKWdQG9w/B8RG14D5vBn6DTkK/EXj5Gf95",
+	"JTImW5Y/GC8hlSSgkzBQOqa0fl26YD5XPxd5xEREGzVaOKVE0ilLNh2fF6hqNBlEh1Sp3NNe2B5GB6x9",
+	"RPcn7X44ZPvTQ9qdQNgfdgd5Xr49JRa0dZ9GB+V9Wiq9KlXP/D/NP49/8v3bfq/t+7cHp+/e97z+aPTh",
+	"V79R97XfaP1rLWk+jxeYxFulTBB7Mv5lV6pLYgzY55OJ2JSuEqUFKoqjt5qjafq7i7+9coysbSfeNcRI",
+	"cy3Sa7mkIWtVOMCOxlkNBxDFYXwaF9AKx7bplLWLyjR2lOM101jbN3/KDD7kyjomgrvJnWBH6JzT5TLR",
+	"gmLvHxKNZDeBHBMbn9m8xvH7xr+mbNoYN/5lL0873zO37OXvUUPIx1t3E/4q916j8YajLqkU5cTKYEyE",
+	"kzNak4FqckjjTPo8zxrNCmmslKCnAJkJ5aBPQFJphzwVIC/FdMpSn2f6cCme4ibJPkHm+dstpweekTyw",
+	"dud9TgzucfbBiU4FY1jMwA2nBTqeptZ2UYrzeUTodVTrj6JxmopFXcDvmKToVnCVG7VHPg9+OL0ke3QZ",
+	"79309hYs6Pj8d6AOkCy1enHbVYzrllnftVejSsOKa4oqEMenkVZtEveCboC+F/SaoZqO1sjHZG67nqZv",
+	"pHbm6Vgupoirt9EoItR6kDKh32qMoS8wc/vrSdvhpOVn5huJ+fgh5YSzGyCyInH5vLztSk/Rif5Lhj6n",
+	"1jGJHN5L4gxUS587JBY4oZ6ASLoh6znN3POrKC4Sn/Wg6uG43tgHHFQdZrxMKZdxVvGOV5yvGLmL7ggs",
+	"Z/mj3NA9t/fmDwwpVws8YQTLZ471NVD9Bfo/TbaH53UUtvC+zxiIdd6j1v2m6gS/82iWneaPcz7LHuZg",
+	"TAJ2u2RhZiO9gbG5S/xRh0t9bh6ijPqS8z7WCdnWwV7w5itzLUHb3+cryVISsTCOmPa9+zyorp05qlUS",
+	"sO9EJ3c+PDcUGpCmIaNW2etvzmnpXGpdqZgI9IAT8sdjv5FgUkvVLJwjD9ZMFXKb1Gfj47qTLZMmaCbB",
+	"K/iEhMRi0D+M3xj4rVhzjwSv33z//OzJ1fcnF6dXb86fBx7hSv5CSoXPg5Pnz1+9PX169er87IezlxdB",
+	"q0BUkHmFKk6Z48PmgkWtt/JHZImXQjyn6Yztvp8OtzKZnZkQVwk8pRRyMguk+S+hKSPDbq8/IJNNxuQx",
+	"oRlZCJmRQf9g/xB+pmHIlhmLCixr0KvmcWVCEPPSz8CxqnN7FGKsPFaTpKZBnTuk9KvVUilWC5EqmUo5",
+	"GfTJX+Pvfd7EtYIFbHlKmSJ6ZxT1CeBDvygBgS4/kVadrh2fQ3adXKCA1dtzbB2jZB0nCVD/nCXLDvme",
+	"bQSPSI+8iL+H4f54efna50i7iluwZEpSNl1JJgsnQztc1Vcnr8+IZAycac3hoEdi7vNlQmNOMnabeSQU",
+	"nGOWCQkTAb5NJNUznrGU0+QUA1cfQaixfsIVxr7cLEOxYNkcpsx4ptMYBSdilRIZR6xD/n0lMpyBpjJ0",
+	"h2/EiqRsKdJMaTWFcH3Xla/4YmJe/Flka2Fyj0KmxWcGY2RsRijibEzCguAhu9/NH0/Vxi8VdcpMembt",
+	"gB3rRQk6jTxV7+Os8bjgNz1nK1nOWVVsCXyOVIIDHQ6QNQhtMtp9eZUpPrrA72oSKYtvIVGsxKsiNP2m",
+	"DnkjGaGEszWMCi9Tn8wFjW35c6XESjug3yCxUr9L0U1cSay8U7iX8jA/PBKxFrL8FLVqluYRSmwcw0ht",
+	"8C+jPuDzPD3zmAROMmZAEkWnhEEKgboaXN/gB6faS650s9qVAZ4ey+oxAHqgScpotLF04fMawiBNpEgY",
+	"rGLx2i3Z6pAfjMe/QDbqKepjDGflcxpL1Vzah5tKXxy93EUlbg6vzx9IJaSJNwTohopElim6W9JsTuQq",
+	"nGNspJLXG1glkyuGqv1eWktQu20H3Domci7WhNFwTnQ2LuHsVmlIoMjD67UofUGTqUgXLPq3i1cvP0qU",
+	"LswTruCaLQofrJ42mdDCVC8smqGOmLTDgss+DxMrDfxRKKn4TK3K1c8d9lOnRqtdEZN/sFAZBilbMpo5",
+	"LkrY8Gbw3tfeOr8xJr4uyPQbHil+ry05v/EhGPtcvUnRslTadhRLOksZU/rMeh6HcxKK5YYAdoj0iBSO",
+	"AWLtHZ/PVkzKVoecJFIQqsNxkEOVieWSRYSmKboXHO3OmjGKt/k8ixdMrLIOeRbfoq0KKcpbNUykzpci",
+	"eyZWDxH6DmFykV1N4e56mmTK/pFilYYsN+7YbVySsd1hTpYvRUbMIz8DReYjfhRitI8LxoQLZC5mxkB9",
+	"kACRCD6DhAhKbMxO/biSzPE0stQ4FSRjpAna71qQkCoFX5lpMY9imcV8toolpMUSodT5VboUkhniUbfp",
+	"5JBMkBW/5mLNiWJ9Uu+4Zuy/jRVqDiZclKJVtT8aDfbRmCqQQW/wz25x1q7GUNmYpOmsSutYsSiEDUIx",
+	"FEuw5cBYJ1O2JvMVj1IW6VUsH3l1+x1nvj4T+wEahax9wJ1aRc07H0ezqEma1qu9JZkchMINSxNBIxaR",
+	"Jhc+d+zgqeLeyrTS9W6Wy9IQwshE89myR8rnKVUHTWYga8wB0Fe3jOWGKYoBfGhDClWg82Klz5s6mUTe",
+	"Z9u1Ksqm88D7lEwnewsW9A13cp3Yx0mCVekZrrmfJ1ypx8Z8VYpWOY6mN5XHfIZDXx7ro5Bh6aFaHhQS",
+	"yyzFmK8RPCuCyBMFFCZxzaIOsWWY4JvOhMlZ6xS3/O3bt+1yStxd+17OoNObL1fLpUgzFr1gUUwxV/ij",
+	"KMA+6GqhnnQFu1FXXQpsUFllpQcXpcHIJQv7bALPJvrZn4U6aufxSERS9+waHRbSwsBKKS0R2iixxCsw",
+	"sk6CJ7hZ7VMeiijms4A0jZ0z+yVethRJZfllao/HldVHf7UsbNKKqxmmTEoWdRyG7cIifk8TykMghWUq",
+	"lizNYh1Lv084mCV7ITjDVJc8Vecn5/Y8WRI1+EYFj6/m5QZYry7xKEsZlasUgurqKtIEXDklLEaHUKTc",
+	"ggi7RoAjmSjmJe2E1VdKJqqA95UH9n0iwmtJILi/tHmRFKS4Gck3kkzUZR5aFIg2SZrqhJP/+f//X5/D",
+	"r+RPpNfyrKM/qMUIDI5Jl6hnJITmMwXKYhzFi81Y61Yz1rYiD96dyFuoYXASsCKasbaSlbULV0Ep3IGa",
+	"CtiEu74pjnZIC3NgCvNsX8QrfLf9Yo1g+N4loyKYYeXOGnTDnSZueOjdl+ujo6tQPlRQDusOThwZwgzn",
+	"EEXIb7GkqpRVA37Z3B+SObv1eRTPwALnRE1ax1AoSWJ+jYYREi67XSYiZekx4askMeTp8zJ9esCrIFyr",
+	"vdzabSRSckOxpKWav9oPh7QXdqf7rB8N6NHkMDyIXNCqLjuaHtKDyX44ioZsMO3T3qQbHkWH7ACRRdSg",
+	"kKFhJmE149FlYEA7hg/lRFOiiOo2Vwi+zDq2nT278+W9dE+dey7uZ6ymRqTIXHXlh/PHXYRWYtUf7Etp",
+	"mtINHpG8bqJMdq+plCAKQ50xPjVOOnaLhSqaWATq67Z+pfPwDYPZFIZTu0JRZJJXdKqC41qlUQT5AjR5",
+	"7SyZLm4piSgNkLPjMr5k6xN1hxrCgt6e4T19zCzWn3rVtS1lVdz3ltPS5RWpjIOuXRe3JL+8jW/jSFk0",
+	"giCuj5c7Yo/Gvf2gKF91Ob+T+/1Tr3307qdu++jd+67X/zAuff7XOvaJq1UhXrc4rzzKF3GSxNocQx51",
+	"E0dMGApz62W2kJYj6XKMo/fVwRl4owq5x7cskfqFEPWMs9x3pnS2zW5v31GU5WBJrmRycZMqtxggpfeF",
+	"Deq2j2h7+u79/rB+NxzIJGdYMc/2h/eqGlCF5U4mjeteoYGUPtOS1nF3u8XOQrpTxaGbkdldL1SI2gWt",
+	"P1OSZS+cPSpO7UztkyTNADfs26DlIcWq7+AP9R0Iyx8vXzwfkcmKRwmTPm8WTItf4mXQ6pCXbA2WFcII",
+	"TxiCIWhBqhUdlzTw738sWf5hFk/t32s2WTa8Bo5jsRzav9dssrAffl7F4bVWyEpjqtWnnihhkm6egNlZ",
+	"WZCLV2TQ299v9whNlnPa7qOmnG6IslOLbAagMFwaPmn//d37LdwEWD4ryrKP5PsP0ebK7BfvrSMVHKCR",
+	"TB8rkgos/E6p7lz6weCh1OmNJ9oraT2ZbiZ5XouY4vlUPJcLDjtVZl73SPMSZkplHFyrrwB9LdacNGme",
+	"z2dvbR0DWwArEFOiHjwMwGm5e/VcIv7gQrTcfdtzfd0lhRdlVF7XL7n65TdYcO2guWeueo0v4WKr/u14",
+	"EzhfSqcAX6sfVMQCwtV3VnT7USmVQ3/cibH1y07tFy5WcUueqZsVP8VkLVvyJNdxFs4ZZIF2cr4zESJh",
+	"FLz1bkX03WtmJpTfkMvOHe57c/68stIovpwhbF3O+EYjJblWsYW03RGQsp7r2kd/JFOzw9qF4PQkPjiA",
+	"ptXjxUXGrCECq2MAoY+JWT74PShNPPCUBpIypYIsVjIjc5FETsbheh5njECEUFFDsYb1viLWWmX/jrph",
+	"m0CdO5slXWMdjzbqoTnAFNJmwNk47B6RavK2tsFNJrSMeVjkJzHPBv2GUxHZ7w0PhoeD/eHBvYWRBfGH",
+	"m3MXET7BOpzKzF9xZrJEOAl06X+gN0+PvEPOIklkpvQls7sovDzkqJjRi1BWpBkksczcus0XCJwTQD6B",
+	"1MkFEspHiySpsd2cWvsHcDRH2FoRUJR9novrXHesEOm5jjggCU9nGZRUZkis45JlnZ1Eg7jrBRAGq3l+",
+	"mDCaoth9mO2OK6pnBm+/i0jyZhIVXcUUVJFTTDACkokloQgvsEyZhKwKcEHoIRLBdYw+n5BdqRIzKsPZ",
+	"vW/QJHk1BRyNXfiTNczfeXWra+rD5hQX1Lyv6FGDL7FGZcsy52v28TphDsd3101vJEvP2bQec6+OgpAJ",
+	"yHK5UrrihIs1ac7iG6Zjtxnk7OmIRl5mpYww2eqQV1B5wW5pmGEdHpr2O7ljqvKi7HnJIQJ32+GXeieU",
+	"QRnBirzbYXtqgJcfkZ4SmjFpgas0ETk5SAidulomgkY7UVNJRf8NdOsdHSEfqYIbJMVaOAGWtgtls3gx",
+	"OpbmqwXlsmiQFtCOc7v0yXkbXV37Xr1tWkJu3GXbXzu3VGAb737EuXvtBxfb8aGUbo9+Le0h3CTLJa4r",
+	"Lyjf5JIYjj982IkGEXzy8x7L38oyKqAY7RrmutmmHp5Blahkkkw2kDkJSh+m2qKORJqUQ9Wjp3Oh9bPU",
+	"R9wCzZ9bx8RgaExoeA2u3nKFX6fxIO1Pcwg4cN4DVaY69ejCREvMeriLWSONigfNyjfnBFimr4mswp69",
+	"igJwl5oClly9Kqt3I+aEusWR2gq5R3upUUtMW4gdJbXt/VAe2zNl9Bjt2sMMaWMXwGiOc7cD0hUm3as1",
+	"eLDs1br+h63nMZfF22w5MIjwR0DTKhIxaa7nhvIlWbPUSW1tueyIw2GhkoDysZOC/BGBcLdhRi2yUrHk",
+	"1JHTOAUvX/tAvz7okBNIjVfChqRUF0lSDsBifLUYk1dLxk9en5FBp0syIZJClrPP13MGN9FcHVb3AXRB",
+	"JuFL9CCXV8SF9gGc4F8tGv+vFWy3X825+dXW0f7rJ0Tw8+YhD5N1D2HQ1g9zJ8vdapHbsn+yTEW0CtEq",
+	"eii7NNwRzneBgpxFcDmgOSn5GXdJ9V5u9RgB4yL7+8PHi6v0UAX9M6fRy70rEHsJSDOglXhz0PJyJuvz",
+	"pv7bXKV+tsmpLjcDqzClvBjRqbTLsa2D8k5Kj+bIe0z60Fb8Pw2BvC6q8aUAuto7lkhWhelANBiHjThm",
+	"MODuGjPYLTbI7WBPwx9ESumzOcfpKmFqnXwelBWhoN5yBqKqZOFtdUXW0TWWPVQRcDAmY3t8InxyDqhQ",
+	"6zcvo9VX3l86NLqIP/ecBaDrOu+/54WIg7/Ta8QqK73prnnf+d6yhzRfcT2iykrcRYKXxmzZLqS+kVgu",
+	"lRuxOMpJQvm12hlI805F4gAdFs3cOqD/u9Ea3SDt//H922637fu3vWe+f3vw7N23znf9Ln5Xd9n2uK4x",
+	"p9zQhWk5AFHqhteYZ4tkdCdv20rqJ1y7SFhkPXSgbObeRmNlkgkL6UpCgCCWCMSVMihUDfGEWi0rP2qk",
+	"GRTtDCVHSoZGAAYZIyXbu46pfVKaks1RKvPkB3sDP0JB3jV/0zptPtr6dBPqrB14R3JUMduyhhmW204H",
+	"Y2IayttAk2K3Nle343OT2RvzGVTU2jRJMbW8OSilFwYeGo2YcMmFz6H7Aer8gc0NDDwwZyRj3AhCSPk8",
+	"LqUTBz7H4kYNnrEl2bhDTpx0aiXKpjROJJTV6oRNiXAueXJpk6qZX7eMHaNEGY7aYCyR5SqTCONjMk7B",
+	"16DGUV1Q0lR2jy66CLBUx5lwCxZUZ16anPzi64wneYIp7xix0HcY2K/qcpudMAXsZgRQImIXBSo81QnH",
+	"yToDq6ydz/FiiY0rCLSqWmaWThALTKRQcyhZliWMNHGcsOApm664sl+hSkovnMwAPdkuD0YKsjnb6CmS",
+	"OCvqjXWd0nOCdNJYbc5pfTDq9NGClsYp8klBSyunBo8RwPQaz2ztelXvDWuTmALDdoKxgUfqkByTCktG",
+	"EDYFio/Bd+KgVuGo7TVyTpeMNLUM9Yjiih6xfLTl3grROaDMzFROg2aSJGKNVfkrJtUNbrcs4D3IGYlY",
+	"ZTKO9GEVKx7B1ZkQV9C2LCB7BD4lQvMsjXAs4ATQjXkjDj0BFUA9QVeyXmFhv7oRfVsF7Dsnqw8gjYr0",
+	"muZ50u5aOh/1dnuVXlyl3mB2OvpvNRllLrljrI+7mrhvlcARpQAqdc0a4Ayb9VAFAUjjn7rvOjhqqay+",
+	"reAFDthCs1JN6JEAkIy13RhMRLTJzSJbrUXWc5GUUuhqu6NVk0xNw7JqvBU0yHbKaAQ6jQFTUIxrLtYW",
+	"VMEuR6exayQYzlb+7jqh/COjSTbPZXLxcMotstoAzYvrQIlGSvrQ7k2usYeQITdxXQ+e745Vv6JubG6c",
+	"qVor9OQ1GR4Q498mGS0C69tGX45aPRhVkh1p+5d37/ve4EOzrT9CmKnnHX5o1WvLmOFQXSvs6XOPL01g",
+	"kMN0+9lJDSznI0kQM/C6ulXD8T2Gk0HP9A/vXHhhmzlVV6Tc2OnOMJgNf3kP2O3SmAsvvGsbIfn1vjSv",
+	"ipGFbEgxv4V6gFJ0F4onkRWPM9khgd+wLRn9hrb4Zajs0H2lNfS63U43789YEyZx+Fx9bgKOoPhiD9mn",
+	"kXRTgtVQxRNrB1Y2hr1ymv27P9UeTdsg0jFi1SxqBRFMun4KRpBPwS20UFp2QkMGSASBK4McZrf/7v7U",
+	"rYKIcLpZ4lDqqMCSXPUo72jn1Vdf1Bp26tLaQZiymwdSI5nGCUMrvxgmNVBUxiGQCcxIlplINSP4uIKV",
+	"Uuoh1gFgpRy4ETQrWtydmTfYByq8T6t1i1uqNKR+1X4izzq8KCg3Rarf0hK70BNi9CBv0J7v+/6WI3Jf",
+	"0U1h/WKsrVDLh0t5T0bjLqvmVtvc60SxZR+FmpvqYl/8eNLuj/YVV2Eyy5XHhIGprzT3NKRSaYO3nYb3",
+	"8VU7W/dZXeWRHqCRKHoekR/i78vLhXU+ZrlGg/3Dg+5Rr3/vmukE5rI3nNkMpIRhWWh6wyIPoD0INGwq",
+	"UtrHdGYv8OHhYWHpzPOqvse9P//LX979qfnT3p//5V2NZ/Lb1p//9SOqlz4zbVaU6PsKmzRF4v5sYZw1",
+	"3dx2y7kp3/jBqyjnuqFpHVXKeMaVpMVrQPoqSrnIKI9oGhH9dEmSeJLSNGaSZPSa+TzOSDPADqmB4+yR",
+	"bH9ojtU127Q65GIu1hy5qiLEsc+vGVtCEqsBbklZyOIbcNMVzxw+P9e3/7T37k/fbatiLNsLOOvqcr+r",
+	"yp9Kd5X69raFtTrGOelwZGkXAm3kSEBfVTtczoyqse/Mb7bepFnjhG7d74X+rSS+17htz0Rbf+kqveWk",
+	"tZrJ6p/MXDvkDVfmt5tAQUlgJhoYD/6GJExnSpBsnorVDPcmgMMS4J7ohnDMjQbgcUHvjLlfCICZs1EC",
+	"e7kkSAbAOZvgMGQ/r6i6xQ58siEGhnYPojg0zL7YzXFCBQZ0pS7yAsC5pHn+7Ak5Go4OiL6WYPQYenAp",
+	"yVEPt1KTu1/vs1N8Z0HDecxZ7s24jgHenWhwmTEpoxd64NkqIgd5uasvTFmkfqCJVF+7qOpeXTsJjziI",
+	"dB4JFiybi+hKfac9eHBfxRXqvNJBvPfQU7egfHMlloxfaVexhIfUd/5XN1XRzzyyDfrGc3yPBhtUjaYe",
+	"49UdkWkUqx9RwE72SC0smEcCM4Xi9z43P1yFdEnDONtcsds5BUz5AOti1bYX62LHgCOTEcp9boD21FVw",
+	"itTxRe9OUAaiKHfIrytk3FqfUPKXsdtlQjk6P225X6itK617Exqppeg0tjkkEVi1+rbTKsSqZ1IIieAO",
+	"RitctEqZJM1hv08qW9rKYed73S7aJMDQoPJJY3cALjXOHJqSSDIXa6I2e+fEQMfXXkBJgAZsZT+OvCOT",
+	"DlpA4gWdgtp6dOToUcNubbl6Vh9EPyHgMyYaGNtqFEUmcZynYDg5knZLddxY1zJX89oMIFbdpPRufCMR",
+	"Vp3EEWmaFgoxD8VCbfPbwRONDr6kKcMAViKZMmJbx9htEGLTnExWMw0pLreZFYMtxdRZfRbUe6VrXa3S",
+	"5EOOx+Wvut1BqCYMf2Gw4c35c2VcIt5MZQmLpax1WAHlelKNJqYzii2KinYh69OYr26dunteyqAvTQ0S",
+	"HAPyP/+//6tOh05zBJyuySLOWvhDJesxIE0LL6h/bIGL3gT3A9LUf7aOa+8vvdDn5o3HhPINwvBPVhkJ",
+	"TJKJviX/aBqXHGMQtFUMqsC8IGKiX5EnDjqNefO05zxNrD5Cci7qjw7W0pkeSTGkp7rexA4JIGMmGOOR",
+	"gZl1bBcWiKfjn3n3JKlugtg9xMriTJtUuEIyb5mkLnSeQiNMzCiFQ9Xri8ngeV/+cuZNPmGnuX+9JYMt",
+	"/leSpRDfiVPi9Of3rJny5OL8me5GohmLhhms0WBkOoU+LHXdezFlXylDxY4tgmtetOKSTnVzLCNynFfV",
+	"BH/saB/ofAendY0DftcAwrbogTsiz1mNumN9Ec/42UcWHrNFrRB/QbHiO55xkRoWBg4avXHYJjZhip9K",
+	"cqIU9L8DwWna9nXrBJtfhaXESi+RNir+jSTwfg0tOYtlxlIW+bwZnET0L6eojoAXBHDSAxrRvzD3W48E",
+	"N//v/6MI9y//81//bdoxKf0xtl9qblDw1w0L/rpBxV+36nbBI7LqdnvP4L+DZ/jxaFuS1pJKuRZp0cyw",
+	"Xxbe3+v2h/c3+3WpArfJeUkdHbwpZPHtSg91HjPoNpMJnXhwbCPZCZtmRKxMJga2QI6lztmHwljpJtlr",
+	"zIbfHcDjt4bteIw3fioo1m+I8eFUclfXRnfoVLKInOT1cCLVjSPreneu58LtrIYyypYHY66o/Dg0kI+B",
+	"I/lDgZBsYQsfiSTyCNyhygEKgCRVBBKZiaUkEUviG5bGTB4TtaokZXK1wEZSC1ApNL8JoljC884Zlbpi",
+	"7wuAKKnug6zLSrAC2NKU4fUfnTm6uwvLvGprZNFxJP5u0U29rk+RHjb1tYaIkTHVzTSMP7lDzjJJghjb",
+	"rIDxrl3ObfWdST2aarVR+2seXpmo/Tzb3BP6dyIFmdLU0xXpmYDUip0dB6V1OMGH1lb1PzwrGdZvm1EO",
+	"P34jMchONOi8SNXawU+67HC5miQIa1oXVqv6IJhbbPSQE4leIYRQPclqI2+A1iFXYcgYBBNy7FVIiKU8",
+	"ZEliISfW8zhhZMl4pCwyd/Tuot3L5XeG5r3N9O5tHb3NxzG0E0sSrZinhxrosQYarJ+aCerL69AgP25O",
+	"uwH1lmjTFCPW8pwbgwuT77/jzyguTjGJ3dlzLz90O/AMc1ZqWYdpgwBeKy11NpCIHWeSZOnGM/WzeWdP",
+	"sUoiZcwoftD6WH5RHU7P5mIhi9AXOlDaKcuUSLyvzNK7MyPjmUlilxlNbTTeUJpOZWTcAiljTA0L9vSP",
+	"GLCwDtORaRDR6tyLlMlMnnGZ7DdqiXVjGOid2qQ2SVpjFHuE5s0t8l/z3hiFimdot0sXbKda55TJpeCS",
+	"Xezmci0EUPWoHX6C9OJMZjdEVNiQh3DucgaTpiz3SSUkz9I8zX7scIoeI2WxLMz/8LmL9Zyv6lw1DHts",
+	"zpkkqVK/+DEJrJzSJR0VsiL929tjnwe2XTEX6iu3B4xmDHBIh70u+UFwdkwCK+nw0T63oXYlB43mnJev",
+	"4Nc4mTKsqp4ClNrqASumjE2ZvYZ9Va0PsSbPomyB2WnXmITfOA3lUed4MNf9CK2oaFnU8yzTgCcOWY6U",
+	"WMBPFNPpmAQzwVngFfbX53aDh70uFthpAa9NJCcMZeot85fEmc/FdNohLwSAPqgxYvgvFMg978JM8Pmd",
+	"oAnkbswEn6tvTZNBaAOL0UXFc63ldx+mglqTWmfaVgvxrR4VZ2uje9KU5RSL3Q13MQEfwq4KmmeZX+2o",
+	"9X0EBo42OncwnioYmPkSVqi4qFPlw7qDu5lT+4gSwMmb+ueQAHdAJ5yUeFetz4vabKiQcsMixgS7xEMi",
+	"grG8cmJf0g10eQ/eqws8UI1kRhdLqJ2iHwyUp88D9dlawXY4aiFnLMsrv9VxVqc3T4kFqWHr8auF9sCh",
+	"Agd1KKiBbohvWCfHcLBflcEc7A85qoP9CiNepS/rwnj2Ryeel393V2Cv6vnZbg5rEPICo9ebJjWmkNDV",
+	"eh/NafLkgIO7Oih4jRWPf14x/bMi7Xwyb86fb0tNzT1swEOXQi0g9PSmEymSVcZIACmkAQSzNUFAyNGk",
+	"/ChtY5rSGWATQc0swopyQZZpfEMz5pFEiCWUvIrU50nMr9uJCGliVPpy6olJWoX0RycN1mwhXcZ1aa+7",
+	"pF/b9Nb6LEbJwlUaZ5sLtSX3hiEBzMj+HpQimjprQcYz3o45xMN/OL0ke3QZ79309hYAgGLzZWsDlwsa",
+	"uQ3UC33agKzUKNCFZdxn44YbEM0nSZfxX3XfHXzME3jKloBu4U1EsoxMNnYmzR+zbPmKJxuPXKj1Yh65",
+	"oAt2EWfsu+f01vP5a5rNv9trdcgrxdSglX9bbSqJ2A1LxBJoRbeXbQZPXr3669np1cXpkzfnp9+B1zlo",
+	"QZprjMn5EQn0iBQDlBmjUYd8n4o1NLO1+G2giC0kS26YNHXODqGOid+IeZisIuY3NIeCBcRZ5gt4dfWj",
+	"kFlbv7K6hNjdfCpMAzoagkTUdztESjJGF1o0O6nd+QUdnYG0p7POGpVmbGBuQvmsUtMs2q9h3ho4Zy3S",
+	"62ki1uDAKGYc+Lxpu7liiwXzkGLUHlpHgo/B1I13fO7zf/kX8kRwxZEUX/d5W6vcbgGoGhnYmrohZKBJ",
+	"POiQM1j8aaz2Se9kHAWK1/ickDdvzp7K41xkIRM6f/aEDAaDo7z2Vyqx9+bySUe9/wXWTEnC2Q26vRJB",
+	"s3Gx6Ee31NaVQXlJk1vupEYQQFlPQDKWJHkil+nErNtBoXYJj5Kk6VRnmeIs9aRCfZZbntXq5KuWxDKz",
+	"6cnBe0WQimH7jTH5qdPpvPOI76ga6msc+q+gznwIOkTpPjDw/LIgRy40ClEmIP+jrBRBTm9AFoxyjUdA",
+	"HOWI4ONwvmJJf16xMYkEoqas4iTSBbqI7bOAab0UZnHR5uAZVVv1J5h98+Wb5y00X2TMZwlrJzFnJFMD",
+	"aoKQgD2AwJgSmAsaJ7JVC81CaEYUQ2zqR2cCXtJ75sH/B8/gQfjl0bPWWPftsd66WJJhv5+zUrQYgSJh",
+	"HiecaBeMyZ1cp0rT4GpZ4fhdFJKYm0E/8EjQ73TVfz3WD1rHagjIws2jNFIfDmFOsct7uFLcj0UkRaw7",
+	"LHxiTkm6epAecLGAHYYKuS+gXPy8wpNoSqbVk0w8g4dsDC9fgsYFb2gGf4YC6u96/qrb7e/jh36Au7AW",
+	"1Qau+nGyZcajs9kAYwGYg84LkhpzHKc6FekMEkBMU1VkC69fXeTij66y+Z6WKEGHXOYNoSVTZ44TI2V8",
+	"XhJH+KpslarXugJY9yTdzvR9bsWskq9m8Wskb1MN1iOv36h/Ti6f/OiRp6fPTy9PWyBvEKJKL3YpBUkT",
+	"Gc0wz6lD3uTP1eghFFNjfC7SeBZzOHHGkdkcdgfFJOoWWfGESakNBrgjlgRALGarFJLCfZ6lkAdsNqaA",
+	"RqH0L5+fcIPdhHq4dKB9SFNXU7jobFj8py7TWjo05KnBeXPz0aDVY8BuWbjKn4aWQtACGEebAGC7R1vo",
+	"SuwUapEuUwMMLjWF4PAht02jhOlLtV2kgUU16H0B0k66MzKM0ecG6MidAXTs6xCdt4C5BhZzk6VGtyhB",
+	"ZkGqIvg+NAzFNL6FNc42S3CZp4xkQhinFc7Z55OVEnxZEboqhw+BDoIRpPJZs0OAdNJz9UjMfQD2dLrp",
+	"dcgpQJqa3UX55kCyrYE+52xjwNm4WI/rQNRIswDOJ1tVY480WQT1w3rQiq2btWp5SPFqfEqNFFMN2ZY3",
+	"rSY0kYIwPhVpCKgdQL+WFWXEtJv2uYFBhebTZYL1SB1tegBlU0eMnnlCsVtSgBB0W4uLALIDujNs4ZYd",
+	"8gPjLKUZJD+Ra7YhS4Zt9EEy8Iw0Keg+JJY+n8ZcK2bgtUSh/e23ki7Yt9/C3VZq2W8B7AJdgrChPtc4",
+	"RSZqCJ0bIdSJJ2p0e4snSC95ujLI9LiaJu9dEVIIkODwZhTdrpo4ViLIyBUUcCYkZ9n/jGV6fzOhuBNG",
+	"SzwN0aEWl5DgucACFq29QE2m0kzVH7ogIF/grH3OlgndYDXDigXHhWGgvzSPmcWSyCxOEjVNKBtbU3Vg",
+	"oCQx00utHifRtUK05Dkm8dR5SkavmSSJ4LYJPja112Eu7caFAagZq+cAhM+WkhM9J7elOszC5tHbraYk",
+	"iqdQDpXZNW1iLiUsoUg1GrHxOrS0xlCEE4IKh/oKFThkANUISwW7tIIiMKqG4TlrxKKxGaWmlW8kBB70",
+	"mqkfYXEBegpGQBMJQerQ6Q1v5rGGsKn2089YNsZlG5BqmRAMYudZQD9qmAkUllGIhmxKHeqv0XL4xyqa",
+	"Kak5TZmcw/RGdkJybO81cXX1Y/XAKBkBszdzRpkfsSVDpQLxLOFLLd/GWzCe0BSpqW1CXrulvAnRGC2L",
+	"XygxqR4E5fucqIstbJaG6dLa+F1kqqekBbOhKBejWS8ArEhz2O15pKKxeLirXY8MewP1z8gj9RU3YxRC",
+	"rgJkd2tNN3A4QRqrvT4xtGqCqkLZhsA/GKCITh2x8k2uIaF3VUNo+RwwtEhTK2GVNtuePl0Wqw3woVod",
+	"8le2QePomi0zn/eHZC5WqSRNzVQlyyBAH5w9PX3x+tXl6csn/3l1eflcKR5IS6VDcc2UcouWM+Iv6MWF",
+	"2VYgOYEYVnWpfAEwK2U5XbNNvqQ+Kp5gDYJowcRrXO5mELGE3VE+O+wO0UhEhkcQhYucWM0l796iwSKg",
+	"LpFFVp1TC2wyx52H6IgWKlFlsH2XrcaSZCKJtpwaoymYOmmfm0TTihPEZpZjyb1lnPrMaqctKVRTmNhS",
+	"c4sm0PK0aDR4tKZw2+e2clsuWRhPdamm68gLU5aBo52DqabEL74XD2+kFCgaabvEJqSgoMYUDdRwi6Hn",
+	"mElIdYdlwXI5n6O2idka4BUxlaXNmjpSI4BkpnRAn1dqRYNQRErVorr66iwCb4MuuCpUW8FEoIuIz2tq",
+	"8Dw9u0LhnloIWJCYk8Cp+gtIk2Y+N6V5xzVVeOVCPUWqecUq+GOH3V7LrC7wn7a2VLGPIrCzQQtOh43K",
+	"OpwvdybYCbFIHYhht0dCmoIbPXj79m3beTEbE/S0KqslWXznuw5CvxGM0Y45eX1G3AJbuc3ti6DC8OOP",
+	"l5evfbcsVyn+evdfQE2t9Hnw4+nJU/SHmSlBPEgxrOCH08sAkvfty7TBDyg68KuiOS58rjSPDglevb48",
+	"e/XyQkOKgRfQ8It+d6h1nBNlAAXg7UJvgSQLM54mJU9enV+QZcqmSTybZ9oiJtp+NQauVSLhas3wtfNX",
+	"0fgJNz0Z8NFwLYzHousBWwbPRXe0rcrYHXCH6JRopWbZkEhCYw4uIKUYBE8EaPDtUx4KzL7TljwCk8bg",
+	"d8g2sODD3shsx7MUHCdq2LhYyuoCxxrTbCDmZJrShVISrE+VgdET/Edb3c7ar8ApLMfk6enL/wyQiwZ7",
+	"kQhlADaUz+3wLnQco/1aJHG4GeOz25SHTALk5jfKYvzG8tDnMUb0TyyRg6Zp6oh1jtf+kPw1/p40h71B",
+	"Xf00Ivv5XLtFdJa4uXnQh5szMcPwfXM46NU+BQwVJXVAqM4AQZSa4o5Rrn4LYs0lQ7VqRfJENGQ9ANM4",
+	"F4k9v57OHBeSSXLN2LJNFfd0MsgkiaMEzZH9rpF/EmsXcHVQq6NcbeGMZUplpxmdUOk+BpwSIO8AzlTp",
+	"S4DmWtBR7BMxpY00B107/oni/dCtExQ3oByfj5S2VVc4XmNhWB9+KqRs66OFjqimOlgtteVrNlGi2yAM",
+	"mFpbfbVjqMMRreg7Pg9Onj9/9fb06dWr87Mfzl5eBC10B1NAikBitqi5E4zb3BugGVvGoljrRr0lDJmU",
+	"7SfoHG7DoW2/glGCMqxkB3zSTL7+hifuC8GY9JR6LCRzjFLP53XWZ+AVl9cjwaWSgu0z+OkpW6bMmLU4",
+	"hAtosKcPq+V50ufAg5DHeugahf9PLp/8qDU99DcGVd5sT/klYBOU/I+FoRvPBNoRTrl0h7yCU4gLBqaY",
+	"Uh+B2er3eD7XVZtx6vpG5X3uyjEmA9kbtKZoJaTZMigHhDwlSxz2WIBmhASoyU2dQ61fv37z/fOzJ1ff",
+	"n1ycXr05fx5AsbEjQTgkSdMMhBxgHPwoZIZ6gjkRfzO+KqutqslG+Q76/HKONjUCkxAMzE2078r4DZF7",
+	"GwBQSBeOM6U6NYOYT4XJbwg8ItmCKjltbo35DMGNff6TOiE4jkTM3jWBqe/ZL1ogSiU67QwScMwxCqCf",
+	"hsYwJgPaAJw9fYDNMlMnD7lYwhSrUoeURlGOTKv2XCyxEij35ms+rgjYxBqk4Uf6V08rmAA/gXSDXh+m",
+	"a38RktdEDBlfLSSZsESsO+RMKeBgvRLw7UJkyOfaePDIAvwwTuo1aooFtFgTRneuxvH5XF9tZiVSu+Gw",
+	"WZA0g+4ORdC50UKLqd6K/LhRBzvkQuQySdExeBGgVJYVV6bQxf+aizU6fTQkB+bTYbPR8oXKWvMbUijF",
+	"RQ2IJZL5DdKEdDsofga3D1ZfCuh0oaaNogd9XShLpVlwtd+KCMaKizktmND/UHKPkib4ZRU5VZzCLS+/",
+	"/FIDpDhPsBksgXMddsHqIDKyR4ICeJx+wLlA/JMCDL36AoK+HQPHmH+D4Vu8uejG7WgnqLo2x9voaPMl",
+	"KOfa6GfUpvJCh40ov8dUFpWKzlrWt+kC9nY0vMoxkQI2QNG/McHQmpKkaelB51Cqx9SBtLS0HyQUqS5G",
+	"zYvblyzMuzYvU7GIwReoHf1GhmPUPIojUMXBt1H0xaMpr93xkaeYZss42ObqKE1oeK0ziS2HIguaXktd",
+	"kj9JGb2Go4vGA6QnKArW5wVdZOCt1oHEE4PxoDvHUFtfoR6Vn7Tcj4vukgX9h0gtaKXWGXNXprpEydz4",
+	"ljQ1T+wHLQetGVpXsA753hh5NFM2Afg14iQhM6hBNUKBRWOYJ4sAocd+B0qEBqwCYY1rLnwOHTK0zYKr",
+	"QZ2nOYjgmDIFOQe5BIIECCVIbtv5TW2a6Xgb4KKBekHUJfgn+Joyovh7RnqHXRLRjdTNE0zkSfMnXexS",
+	"MxotqX3uajRj8hcEOTHaKbrRekcHXQ15otGrDoajVkH7GRO8EXJZYE7u9Yejo2ELpIDSxaUllhU3ks7M",
+	"x+eI9p9PHNd0prhmjj5WQxokZVmcwoyMaBzrk7AuiUxNtPCbY/vj+zBpKIlDxiVzcn5ep2KZxiyj0CTm",
+	"/nQf84S8LNh2Z7G9sBSx6IQc44k8eX3mNEEbN3qdbqerHiKWjNNl3Bg3Bp1uR/dlnUP6Wl28HfJ3hazJ",
+	"wL9wnZHa8TDGiHzVFVFIBKtNACuE6g3kQw0+iIUHcbPp1AEyXssqyoerkCqdxhkwBMcx05TQzOfoZ9Jz",
+	"7xRtIZPTZisyyrqtho6wh+MsUssEcBt5n7HvRbQx2WCmmXLJtwaFvibD0db8auyVv9gcRxfgYdyI2EK0",
+	"zed2DyGR52xB70slLeKBfCimNevsUFMFBGTS73Z3n4CGtpR3gRKYS/cMcsyH3Qdv76ikw12gx1VtIyRf",
+	"XrCsje41W8przIz6jElt26gh5PfulATZDIp5gQF2IbCJiRb50A2xokVem+BYxH0tPvu7nwc3vU6nc0zw",
+	"IB3bZJhjnXJ5XDhxDXdpy1mtahWHuL11q27JYO+FQf37t4tXLxtwV+9hVI2gg40aYMAcn0onUAPoi85E",
+	"NBSuDi501Ojk5aDjYbeXc8kzfDIpPtnCiTWGk+lRfzoYHRxMBsOI7tNByI76R1GXddnwYLCfJ3Mq9jze",
+	"2+v1DxQT7fTGh93Dbo7nVTeFnQnY4DzWEHAtaCK6/O5eEoj2mWohx8dJNxhVanXIibzOu80AOAMLr8lE",
+	"QGuSIu2XndTbZqRv2Xv79m3hck1Ug/uJ6olMp8+wPkzd0tvhFs22LoV4TlNsnDvsje6/700O3viCRTE1",
+	"OfTDfv/+mzVlWZapbjv6KOqvYD8WaF8ITDHVxdpl+dMhl0pDm9EY3IdHXesNLJyJ/lF+Juwjnfd9hhNR",
+	"ndajnIcqUuaYZPWLJHXqciztWfG5dh0pkY82gqkpIG9pjJZP3irAqK4x93nBkWdVvXQDtj8mgBnnuXFh",
+	"j/SAfG5HtGSpHkyTSrubC8DOUgo9qkD9LlyII/S5HiJ2OJvGtywivVF7EfNVxsg65pFYoxFkYsNZnpaC",
+	"qT4gATBySCCNE9M/KBQFFpAs9JrRrLpmNMtD3hA/z1GhITBjeJCXh4T7R0YJB7c6DpWBcxwSzhyoAlBd",
+	"3bpS6XOXqwF30tkaS5rSJGFJroZp3zq7DZnS4nCSHUgBWIFXd7pK7HKnzGqoMMlv9NuVYTePwepKBI18",
+	"rjPbdRJ9gV4g2EyvGUdnZPAf7WciXdM0YpH6KwB3y5SmBrys6BIHlp2KW1Q8lPmYagTKqvfy8vzNxeXp",
+	"06vX56/+4+z0woCTOdzZocz7GDNcilciTx707ud1P+LNLoMd7aIgnGn8WgtdOtpFAlxgqOJNHqkolNo0",
+	"xj+98xoabVSreDZnGGkWXY8WRi2jMwmV7qts3ninnlU1csQq227lnLMbca1VRN2R0mp7DqoQZruA5kgu",
+	"NAA5lMOt45A5aRK9coJDp9ZgeLXKGhWte1hjg6GOK1bZsTMEODJqXIitsqMe+ySfSVmdVedsg65HjwQv",
+	"6G37ZMa+696jmOYaqb3jEZTT3i7CvYA/3fhI/eOPeDwKNWhwWIoVXD+9+1A9QQKobftRQVCmGas9HrnB",
+	"DnlKprea5rcewSgdesldk93WJxUPlc3I071klnTGTImrwBhN9cj8wLIXrPHHNFN3AkW1Tg89xG+kg47a",
+	"aXzKwfjjULkl2h9YVlOVdg8J72mBvpWUYSNWixzfSzcJNa3ITU2z9rR1yGsEuDAuN/QHYVdvCExHuuOo",
+	"aRpaS7c6EvG9Htyn0DD8bJes3Nur0euPbDuuvLMWNtSy7bP2d6fp0si3kLYpEPxKo7pycmJ32lCr+WYL",
+	"we4Z+tpKuS/ZGmOdqcw65MT6gMv9gLWhQNeFNr2I/kydTrlVQn0ey6wYM5PgfTQh3q3tb/JL9iBvCPre",
+	"3HOhBk9QguoTGTotDNnAUdzJ20+qtzz4SBRvrhyLV5yhWIOGdLhVJov6087JRzov/oDHS61t/fkqr2jt",
+	"QfO2aPtPbLGb4FhPXH6e2jTFMong5PL81UvSvDx/0u+2tJjweTlFvFBLA9VZFG1+6FG0mk7jW/VMXQfc",
+	"g1CG+nB0dHSEb9ICyIJW6JaMYwTTMV68mkbdqDUwzKxawHPMof/2W93D+9tvtXUPt/gcGo3jyIPazt2X",
+	"TodtzMRweqTHfBb43Lq37eti3XcdBiRI3pQcHBN52/dSj3VS+FrHW8BxAaHgy8Kq6KLuwEKHw+K5DTE9",
+	"0/E3d/P4PNSZ24WS8Ci+iWU8SSCoDiXcLY9MWLZmemZ5QaXPNX4dTE631SDNPB+P9LqYbFis867w2Cc1",
+	"BWYPZrJONhfgD7z7hLgTrkiNIuH09XwMRaJu4g8KR/U+SSw8UCR8tDjYpiGVGYxuwU+zivVek2V4n88n",
+	"v8Xe8cFrmNzFeiX4zflzk3zF2bo8vqLJf4e6stedHk5pNJq0o6Nw0h7uH03btLc/ah90D/cPDvqHR6Mu",
+	"+7zRqN/ETdA9eiD5xYUzesbfSHYvDZ7V3PMBWrW/oHzzasn4U0dLzOXkJTaT522zi2UPcMNrYEv4mqBE",
+	"oYbMjUz8p1jZ7J85vWFkVCwhs9oMeU2hBjFh2HwfBYnWVAuBu7oghfvMzx2pKM71w4fHDVgUq/HGeegt",
+	"X0X0oRj5gQLK52Jav7IFATNqdaAjH6J1+DygaxpnMZ9dGQFcJ8oxJu0I7mO9PREmZRoZrTZOGnAPbfo+",
+	"1/s5UZpsDAmWha3d3k1t7CRL6hhCLKv10T4vF+Z2yPmWKk2slyvEaPJEfJ+/ZDGkL5fLVyGHpPzecaUa",
+	"1Of2RTqIYvZCMeri7COLlpDljL3isn80Nv4pvv8vPbj6BKsbfzf75AH83DTYOzX99YosGBPpalR+oHzT",
+	"Xl1HlGrY8fY+fi5Lrn/LVKS6BTxqw+Y1bugY8v0w11kIyQzgiB6Zy6VH3UHOpbW8IWZYxB3WZ+DUdywD",
+	"cl5krq7JWNiGl6JSvVtERtm+9IXeiu6iPy17/uxVCK9gmjin962iJMU3fL71K84FowcVW/t+B3i9ef6p",
+	"AvPSAcfVUV1kqC4/JVysO3l/y2Ljy3HVG+tg3+hNsQVjTV4litYxmcdR8Y1TRrNVyjp3d9XUvaxqDyG+",
+	"tnTYjwvgAcUkA5N+IFKyjMNrJZILx9LntXVdqFrYArNYERZoeupX8z448bqe0UrSiih8vFDzp4Wo0Dx0",
+	"5K7TZfSBHtS99/qvs+jDVm/qK55scgVtPRd5gmjFVsPAFI1InB1jrjnC+kBuulukwW5jmZHmsDts3RUG",
+	"2Gr232s2fiNJHBVtsx3tL8A1XNJsnqMa2lVqlI1v95Dfg2H86P7bL8xQ/zRXLUbz777vpcieiRX/3+bb",
+	"/UEbFw887y6Ig9x77348iz7Y3PrdwihgXwVohQUtnbEUZ2yBuAjTVZIQk4aPbbcdg+Fh8MfkWZxAW8RQ",
+	"LCYxZ2NCHWSJWEJBH9Ow7hjVkUwaRAS4FxqLAOKfbg6qi5HGiHUGlg/N2HHxZ6YvAERB8PdIgHmEa6Wn",
+	"kTUMKIdlSOqSZvDn4pO+g66piBVY+qXawhVhLoOftbQCXcgAQkocb8ZuMy/vJwm9JJuBBADOaQy17oT4",
+	"jYvVYsFSckETRJDa+I1Wh3xPw2vE2qAkS+NZShck5hG7heSC2HQcm0KdCFFaAZSTEwt+Ko9hALoGMWUs",
+	"R5cEiQzQEVCwo1cdU/Oxsjdvb6d7sGaMk8kGzG3EhwPceQ8nikF+XFO10a8cstU9QwPjHYhTEkcS67pe",
+	"05mG+w3ApaMpS6N6Huf17th3WZOYAc1DzFBOHegIiEiBPq+LbOt81M8dpLyHRwBfFY4khAJrRK89qJZ4",
+	"dZkL0KWFMgZEy1xkuUTX2JXvFzocf9hlPO5ZKYxLjg0SDbCAvNwUWl7TcN4hzeLh1KBhgHaHpzOHWIRq",
+	"lgzysTGcoQ49pme3igDYeb/iKrj5O2gLmYAtg8L7vpVjxbXbCYq8uIguDPnoLhhyaF+zAUVFKRL3U8N6",
+	"rqzTHZlFh7ysgYaVRQVJIvdQXGULVf1cWI5CT9bubiDivWd3gYjfN2XLPXCiSiMtTmGf9qYHbBi2u3Qw",
+	"aQ+nfdY+jI7C9mhyQPusN+2Gg2jL3AzPajxEp7tvxA6Dc89uedhH7DA6CPcn7REdTttDNojah2F/0u7R",
+	"7tT8dudBZx8x8C8vP8Gs206ZCU/cix8YXctvuzMbIe8O/lW3/cx5C/mRqUKQOZpurrXukrRgevJb7bHA",
+	"QEwOG1T95qixPQNtxIWtgUXsWxaRDVQM6xxNi7sGzXw8HaRgBp+tpgkTlE8HT87bgQm5N7kgM7q0ZQSA",
+	"xAUVKSnTai+z0F4t7MhpkHpd4HhqEFmjANHXOuTNEjP3EWJSKfFmOqgn1SG+qmXhJEA038DUmL+dC2xs",
+	"gRjCYNdv7z98bJmcxFpm82HGsi14lR0SmO7UBnAFOg3r5AXF6nxuS9mxGHxrx2HSBHfDsN9HBxfVsBet",
+	"Y58HTidqjexVaj6N9eHopdB1FrAGAI9dC13blIwRv1GHuttolSAx1SwSYZHscblz0Fela+amDla/Y7G5",
+	"TpEXHHsLILRbEW7NqIfQWnRMtsBLwrpgQVzuKpFzumQtdfnQ27JF+sZ8nzyfm126I3/DUNhjKMe/Za6H",
+	"22W9cTTu7TfcBuqNXnjE+tMBbQ8no6g9ZPvT9iE9mLSPwm7Ug1+GSmBDD/HG09OG2xy8EbE2fGWc3he5",
+	"3oVWmyuvaRaHjQfmjpSb2H+WrBHO1nZz75PVL51rHy6q0aGwzQ2VM/cvLFHEdk2qzRApumcOo0G4P+2y",
+	"dn96MGkPw9FR+4gOD9r96SjqTQeTfdrr5i6bvcG0PzkMe7S9Hw1Zezg9pO2jyUHY7rF+NAiHkxHdP/pD",
+	"ppIg43xmuM7HqU+/XwbK45Q5fymZAo9XWfc1uv5llTnZGFKYi+c6Ffsj3Ml7782fxaBSJcTzG2oGT+yI",
+	"HtNK1WJpVzvVSrHPI/4cINqH+du/mrafN2xzzxEDR1k4rzFjNdSe7bkE7drQ+kkYvdE/QRRcEppAmyLo",
+	"t7Rg6Yy14bE+XzDKAVAMb1ZEUYGuHkMtPUvUg6cZFOpCpFyjSClNH9tf6epe6Jii7CoNcgsttlzTwNpv",
+	"XsnkKsYDWrrrkAag0rX6EGc2r3Zs6Vq88w2RdG2Q3eAegl1hAhc9MpMG/T06yUqNYcwPAaAdcVvgZnvE",
+	"oKM10P5kxGZG/EiDsoVrhyNV1rZIIg2FtcYq4Sr+bQnmvYnhK7hYO7vjYpG1wFYnWDhd7kIKKazQ15qz",
+	"tc+duXNh3AEXBsoea0/BCnV6fM1pukiwoaQ2+Et9darGv+d0D3EDdFxkPjetQknT/KVbONT0ami5sTod",
+	"KQKaoIhKr8jMtCpsuikFYDkPuwOADqwxWS2SKcCOqsVFuDRTEuE0JhIpdjPZ7teA3AftGahdG4haub6H",
+	"Aq3bHnIrjl5hDe9J+SYfxQL7NhggM92+oU3qztaY7OoRqQzMcYrg46FD7tgcRLWpjvdL8QLtAPM0dJ2a",
+	"P5VwsNYMOxJqZwkOWtFUVloMeEfrC3RfFJmSZ0bqbWs5or73eR0h1/lB3hRaUfwe2s7H4qwV2W1jPPDc",
+	"aMPOUQtc5cZYUf8dTg/SxD444Spr7e7wKK7uZ0Vt+zL1Pm3EAUNC+deEwLpBtwWPshEzWmC1tNL3T23/",
+	"3/MmA62rT/UfDmHrf4OZehrFmdto0WaMAI6p4UWfyXbd01377sDCWXFUIQtt/kwnufyAloE8Ud/Mk5o6",
+	"5BVAUFvlV5iUSz0Ek/IU85LiUdd1EATsr2YwvyIm069Kq/0VNJhf1a/tdpvU/Kt+ssGfXwmEzyzKe55J",
+	"QX4lMb/Ss/4VRwoakOeqh8eEMwb1vUaHNQoFvsf0r7CKdfGpdW8t6GtaUytpZTiQY2cNTQje3hpPYdcg",
+	"G10plLpXJTRWa5lRB7o9ZqBHq7tplkdpuuSrP2V1Tsfa+DCX5aaLIJUwon4RqsvqRUo1nKwyYnXpXwt/",
+	"2nXO571FI6e4leoNOpJVNaagJVoeBt2IFYliib5vKOeeMGwphXZOvW6E4kaKBbM6ujGSCmMyZVGfpgii",
+	"xqfGskXl266/kV3Vt9O6Bpi/sRb3G8e+Qs3fSsTc8Br6TGgVJBEI8h2uMiKmU8Oejsa9fWyag5GPshb5",
+	"YEUI1/x/kW6neXdK9dnWEqMQUXr88NbvFhN6UAa8+inXDyvFvbpHr+kRla40M6Hm3JZrmspsw61ngmSu",
+	"kszhd4kdbAuCvF4jazpbllf3OhVPJ7bphH3/Z6h2qsxSbXaYF27fS/BOjfejBLlcXo6uphJOuYakjiUB",
+	"VzWfQUveVPAZ9oQyju48QRd7QBR7oR1r5LQCjJ9un/TDad5SfQEd4qsyZFx0qKciQfQ1BLkvURe0SC/s",
+	"OmlCuiuuoksnSCM6lzyGxJNcH2wdm/JiYfVC3Zv6M9XOfviDxVk9g5N9aYV3uboxy3uJmw5JFlovoxmr",
+	"YQVVjcBlBuZY60Nvnl6vcIG6tbWi30BxF170GZG4nfeondYakTV9Cyt3oXW37WpbzcqVdawyZHlBF83t",
+	"gCF2ZBx0yDmeUt1iOjPFuFtXUGsTxHnhZ1i/yrQeCQehopKOa/TxWk+zzw0RW019bNVt297KYp+d58wv",
+	"T6XHAJITa4lYGEfMepvrNOOxw4TKJ6B8vgB5yU3sbwLYv7YqFfMVq6xqFbbMcDVvd81n5IPQzafO3v2C",
+	"wBUKBRE7QixAGAs7+4AIqXa/3rUvt5ZANcEhyDT8Cr3wNTlkB68bWryu400f/CYeYi+v9zXkqYWjZ/wT",
+	"rc/llMPO0ltrFhH2QTvCdQwvz5DgTkXjGDT4KNZtvpom6KMh3rHduFvRRDKB33rFE5a7TOLM58tURCto",
+	"/oU9eYwTCZJ4i37CJnCjWOrOYza/GhtYq683Nk68ZqmD7aYbYmGBdR7AxkgvDlI375NGKHTICd/o6rra",
+	"4KayXHTp9n2Vbqe4B1+aD+R3LFiBFXlQ1Up+x8OdB+69d9avOGkMX9N8PlOaz7k6M9RNBtAr/rk4oGY3",
+	"d8QlThBV02jZCxoBNfQUB+t3Tdy+iTF9nV+UIHDlRqxSn6vxKxICRpnXzsYpgc5s5M35c6WSxL/o1q8X",
+	"P560+6N9EsUzJjMJORY+n7BQLJis+LmP7chMQbnuOUF6Hul7ZPA///XfZMlSN0BymYc3H5DeQ/NUmCsa",
+	"RTmLLKb46IgJcnkNDGY+or5XjpmAox6LizybGeRUdJNf8+ypsVtOg/5xxDgrxBXgHv3IsW4iZ5bJhFHU",
+	"dyhCjmsiCtgC0O2vi900qHSCFPBKG79QgzcBBfV+3bxte6IOBhB2yw7CpCykNZqyPD8kSUw90zGmUU1p",
+	"nMR8ptOooEgSVTYnpQrq1UkzQOL9qf+uI+e0P9oPWtA+NlilCZhMQKDHJNC/qq/2h0QZKikUzc/ZrSLT",
+	"OIOL4l/Y95uMyQDawUrSI5MNSvoR+SH+HvrNxguqJHAzgD/2vg1aiPEXrOMom+uMyjmLZ/NMkXYcMaGu",
+	"hj/U1erR7g2evRpvjVYoZl/IQEet9DPgJgqpTYVrKCc/Xr54PiKTFY8SphbFEVO/xEvdQ3wGBncG0AC1",
+	"g1WzM9k6pe1EbYg0zaYJk/TjWvJTxe4xaypy/GTYwBwPa5y1xtiBNQ5NhbdeUDXVYxgbzDewZA4fdTqr",
+	"vnbCpLJQIf2LKKbH0tYxCebZIhnB3uG9GsMX0/rKi6KXa8uDIUWKQoPW1RJ/bf22dV822+o3Lvuyu6fl",
+	"AlqQ6JN0cqrqvKP5U83NW8hJUVPL2xY0fFhA7qRStvjPHY2DhYVZKSn9Equ+sVS/LWnC2ke3vf32Tb+z",
+	"5DOw7tXhbox7R30oyccm0Y1xA9kXXoTcsTFuHE0P96PuYe/wcBgeRPujI9qfMkq74WhEo25vRAeT6XDa",
+	"m/Qn3clhvx9GvVG0H/ZGk+6026XdQ/Usw0Qb4+FR9/DgoNLFNeId26RzD+ezt30CwKka4173sPvhXU38",
+	"cLg7jFGFUj5rQdyXFUO0tb5K/ivd57jIv5ELZhK0irKK9rvXz32tnftfVzt3b0ynHEiA7nVKjX1wKOfE",
+	"ng6NqjhheEa2RHOswvwHiujcuQF/K13/xw9rbI1bOHnsIeX5TnOxRs0lD4y4NAWWjDaNWl9UiOGrB/+r",
+	"B/8eDz4if5S8CGBPPFq9p27Gdmf3sBL4ib7F2BtxCukU0iOTDSB8FFzUUAhj/NHkDDFA0FqKI1mCjNFG",
+	"FRylpgafgwIPk7kTaHe8xaVDQ9ip+jCQcJ7rGIIEW5PKqZ3uwZ/VqL8zt2qIP/UVeD2wPAzQuXR1nM9t",
+	"BiqVRU+hTSwyRU2TVQY6GY6ztc0RXwOK95nA58yewdIWwd7U3ikmZkDeSBHjTbIbltKkUwRnc3K2Ybl2",
+	"xWQTCfsIJDZ1VwGBbfhQBLYvKuTgTPyn97gmY3dFoesfqGS7F+foBT6PM0rOzaMAq5az20wPG0p3dlYR",
+	"kCJ3iU9o6voam/jc6FrmGO+MrbW7IFizyVyI6wdJAn0PYTxaiphnshia1S3CsG0wqD4py4ziuKRpprnQ",
+	"YqxzG+RcrDn4KD2ThGz8bEJxcEA7eIsvPdXvDBxkKywAqIWyQpBxs34awareF+YWpg67w23MuzSO3yKO",
+	"+jtERtfFWe4UG31bc8/ulkn93Xfynwoddj67lX6iaE2J1q+8a0fedR/vcDiY5UXbwQHP2SyWgP1Lwd8E",
+	"MbKUhSy2gArF91k/AGaeQI88QGneLJlbmBXA78o6kYGn2zAanMGLjPKIphHRNCp9LpcsjKf6BJFmoIfe",
+	"jqEA2XzK4gWTGV0sQZs136qHQwOGoIWsUjO7kKZprGehuScJkHsGPm8G67lk4dX//Nd/B60xJqYRbB/h",
+	"lfhosrFRBf3oJqDicYzFpWA2Sieprb5jQsvTedKTjc+DGSuzvoDontdqFTG+Aek7GKONJYlYEt9AkINm",
+	"JGFUYthw7LzTWTciOEA4pBsdeWlGrB2tkE9BB5I4a3nwW6xjixDvEdMpptJMxCpTm5syRiI1wdwbpCkk",
+	"zTsY6IXp394el1pVxNLnc8HFKmUR2gzDXpf8ABDusVSkjltkKJg0A/19dM6oFDxQqyU4bC+AYOt1e4rL",
+	"ETMZwFZJDJ/SLGOLJS4gxkEtvAEndCJFssoYCcAdHwDRmxzMMGWRYmE0kZBTP03pbMF4hqNG6EWBpheh",
+	"ZJnGNzRjHkmEWKqFg05mMb9uJyKkic9NG5mmqfhXg2l1yAmZC43iCOVCOqYIoXBqNnnj81BwzkKlDegs",
+	"RtuXRh1RKRLdXVPx3XEOQuL85HO5UivC7a0QY6MEw2BmqXB+XLj4FxoyvnlCInbDErFcYBf29IalHgme",
+	"nv7t6sWrp6dKzieJWntYUDQk9crYFWCy03pc7eJRQpE+R9fSvaFIS5lqckb9wrAktGCzcUlz4ecNTiId",
+	"3QnvsB2AssRz/mA4lLlQcTX0jknoaHj5d7V458VIHMgeJxZn7qXL+KEQk6Vl/dxIk+Vd3AFwsnzL7ppk",
+	"7c21QTZ7UEpRNgSvMeeLZppdQwK7FshfBESlPb+PFWYzGtjeiB1ER2Fv0h7Q/rQ9nOyz9mHUDdsH0x7t",
+	"TwbhMBr9IZudWv3d9Sl/Raj8ilD5NYTxqCGMkygitGLs1dt6D3dW7b3Xf2mMyoglLGN11qJu6V7g9SZz",
+	"IrL6uBPT0ComScRMHvtcf5S2s60meTKNeSznHuG64UmqrlEE2SFP1WjUNXHmc2xKaYDfht1hhzxMrfT5",
+	"HbjrNWoTvP13UJvemh2pcz8N68WZ3ZNYEmUxdf4g/P8r5s/Wg49Hbuez7213OhcOrNCRNdS+7j9DPq+1",
+	"zXY8Qz9UfB2/9wH6RP/tQ323H++33aZql8nhq6v2i0O63fXEPh7gbYcEjIPnbOzzKU0kC4jMxNKVzWOy",
+	"1KCn0LgdShEoD1mCDiEttjm7zay0tv4hsJEq3kjnrURZuAGx4F4+t1xHcMyG9ghNpHBg+kxHX+P0AzFf",
+	"8QGSmWAS/JMkE9hh5tj4oJerSRLLuc1Xw+brPhfTqW3z64z2BHM8wTUI557JvGgbWtKYefscvaOSxDxM",
+	"VmDPwr2Oc7t0Ky6PHVHH5/dA3boYtrmjyeIVSqEGsSNOLc5pKtAjB47aVYI9hLZE/crOyUd30n1pXjAE",
+	"yPz9pdHHOsDwoJnkkPv8Ye8eCBz6KW6sP7xIzU9fCUL0S4UHfRzl+yvK5xfWjAJLxaoa/zdQaeqZmk0I",
+	"uIrUwvc8uidgL1ca7uiGzmzEiixZqgcnnapSM/xiUouHwTqsaMQopZa6Y9vKGNwALPLIXKxJIsADQDIh",
+	"rjErETPPiZYQOiBphYxILdgvZ4CKhXcxtb2kSU11pwmNeT6nJIsXTKyUwmN/1lE4RGQ5yScbSxJoTSpA",
+	"vcPxbqRsQWNOmoHSCU7w25MsIBLDqIznCoOG3oxWUBFm+s2FIWMRSMFAy0Nojde/vYUlizmGZ0kenQWs",
+	"0WGv6/MfABtfpCSwip2Gsyz4542C1QIPi+O5gVHkrhsU3tdsmWFYGECG4tkqVXfDiuUMc6P9OD5vHmDM",
+	"eLIhEZvSVZK1Pren5nldaPi3Fe1fcu6RXpPNQ3KPCvc8WOCW7r4z9yjnNV8t2S8r6YhyVwLd5eSV26XQ",
+	"nNEkm/+yVY6caCuo3+0q4weYPXY1J8tUhExKzD2Q5MfLy9eQAW9TTzKxCjFOEtGMTqiEMrmKB+pHGELj",
+	"UzOOTb1TQ1zvHiTGd9tO4rXqp5kntJfofDzJFLWPkmrBlP1sOssU3ujsndzIjC30zoGbfreNs4LN7IMx",
+	"bj3MAh11Bx1ySa8xhyjmMlPyCfrriClJRUYNYLi6sm4PzxmNYs6k/HK30c4dgBtoOFfnqvNpHOBR9NC7",
+	"KMH4YELK8ZwZF4OsJYuygluv0UKuEMrc4jI9FyFNavKKSDNYKOpIVzxoqf3P0zUqNYAgGPXIKs+Pb5gi",
+	"Eg01r0lGkfuESVBiRBrOmcxSmgns+q7z/vUUq9UfFzp/MMaGuKgj8gjqWhyoh9h9mBJONY96ckdrZ7cY",
+	"COvu1iK9niZi7Tw3T0yvPtxkirOoHXOAM/xGEhoinsyEJnDg1EsithQytq4kd9z6spqnn/B7008tfrzg",
+	"yaZlwRQcsSGmEHkoJ5KitbBwxmFFyId3H/6/AAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -373,7 +373,8 @@ func (q *Queries) WebhookDeliveryForAttempt(ctx context.Context, id uuid.UUID) (
 }
 
 const webhookDeliveryList = `-- name: WebhookDeliveryList :many
-SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.status, d.attempts, d.next_attempt_at, d.created_at, d.finished_at FROM webhook_deliveries d
+SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.status, d.attempts, d.next_attempt_at, d.created_at, d.finished_at, e.seq::bigint AS event_seq FROM webhook_deliveries d
+JOIN outbox_events e ON e.id = d.event_id
 WHERE d.endpoint_id = $1
   AND (d.created_at, d.id) < (coalesce($2::timestamptz, 'infinity'),
                               coalesce($3::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
@@ -388,8 +389,22 @@ type WebhookDeliveryListParams struct {
 	RowLimit        int32
 }
 
-// WebhookDeliveryList pages an endpoint's deliveries newest first.
-func (q *Queries) WebhookDeliveryList(ctx context.Context, arg WebhookDeliveryListParams) ([]WebhookDelivery, error) {
+type WebhookDeliveryListRow struct {
+	ID            uuid.UUID
+	EndpointID    uuid.UUID
+	EventID       int64
+	EventType     string
+	Status        string
+	Attempts      int32
+	NextAttemptAt *time.Time
+	CreatedAt     time.Time
+	FinishedAt    *time.Time
+	EventSeq      int64
+}
+
+// WebhookDeliveryList pages an endpoint's deliveries newest first, with
+// their event's seq (the event id clients see).
+func (q *Queries) WebhookDeliveryList(ctx context.Context, arg WebhookDeliveryListParams) ([]WebhookDeliveryListRow, error) {
 	rows, err := q.db.Query(ctx, webhookDeliveryList,
 		arg.EndpointID,
 		arg.CursorCreatedAt,
@@ -400,9 +415,9 @@ func (q *Queries) WebhookDeliveryList(ctx context.Context, arg WebhookDeliveryLi
 		return nil, err
 	}
 	defer rows.Close()
-	items := []WebhookDelivery{}
+	items := []WebhookDeliveryListRow{}
 	for rows.Next() {
-		var i WebhookDelivery
+		var i WebhookDeliveryListRow
 		if err := rows.Scan(
 			&i.ID,
 			&i.EndpointID,
@@ -413,6 +428,7 @@ func (q *Queries) WebhookDeliveryList(ctx context.Context, arg WebhookDeliveryLi
 			&i.NextAttemptAt,
 			&i.CreatedAt,
 			&i.FinishedAt,
+			&i.EventSeq,
 		); err != nil {
 			return nil, err
 		}

@@ -34,6 +34,13 @@ const (
 	DepositExpired           Type = "deposit.expired"
 )
 
+// CreativeTypes are the organization-level event types, the ones webhook
+// endpoints subscribe to (openapi.yaml's WebhookEventType lists the same).
+var CreativeTypes = []Type{
+	CreativeCreated, CreativeVersionAdded, CreativeUpdated, CreativeSubmitted,
+	CreativeChangesRequested, CreativeApproved, CreativeArchived,
+}
+
 // creativeActionTypes maps a review action (openapi.yaml's CreativeAction)
 // to its event type.
 var creativeActionTypes = map[string]Type{

@@ -60,9 +60,15 @@ var authzMatrix = map[string]map[caller]string{
 		acmeViewer: "200", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
 	"listOrganizationMembers": {anonymous: "401 unauthenticated", acmeAdmin: "200", acmeReviewer: "200", acmeAuthor: "200",
 		acmeViewer: "200", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
-	"getAccountBalance":    signedIn("200"),
-	"listAccountDeposits":  signedIn("200"),
-	"createAccountDeposit": signedIn("201"),
+	"listWebhookEndpoints":  adminOnly("200"),
+	"createWebhookEndpoint": adminOnly("201"),
+	"getWebhookEndpoint":    adminOnly("200"),
+	"updateWebhookEndpoint": adminOnly("200"),
+	"deleteWebhookEndpoint": adminOnly("204"),
+	"listWebhookDeliveries": adminOnly("200"),
+	"getAccountBalance":     signedIn("200"),
+	"listAccountDeposits":   signedIn("200"),
+	"createAccountDeposit":  signedIn("201"),
 	"getAccountDeposit": {anonymous: "401 unauthenticated", acmeAdmin: "404 not_found", acmeReviewer: "404 not_found",
 		acmeAuthor: "200", acmeViewer: "404 not_found", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
 }
@@ -74,6 +80,13 @@ func all(want string) map[caller]string {
 		row[c] = want
 	}
 	return row
+}
+
+// adminOnly is the row of an operation of Acme's admins only: other
+// members are refused, non-members do not see the organization.
+func adminOnly(want string) map[caller]string {
+	return map[caller]string{anonymous: "401 unauthenticated", acmeAdmin: want, acmeReviewer: "403 action_forbidden",
+		acmeAuthor: "403 action_forbidden", acmeViewer: "403 action_forbidden", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"}
 }
 
 // signedIn is the row of an operation open to every live session.
@@ -145,6 +158,8 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 			return d.env.DB.DraftCreative(t, d.org, d.users[acmeAuthor]).String()
 		case "{depositId}":
 			return d.deposit
+		case "{webhookId}":
+			return d.env.DB.WebhookEndpoint(t, d.org).String()
 		}
 		bad = append(bad, p)
 		return p
@@ -159,6 +174,8 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		"createCreative":        map[string]string{"title": "Matrix creative", "type": "static", "aspectRatio": "1:1", "geo": "DE", "language": "de"},
 		"updateCreative":        map[string]string{"title": "Renamed in the matrix"},
 		"addCreativeVersion":    map[string]any{"assets": []any{pngAsset("matrix.png")}},
+		"createWebhookEndpoint": map[string]any{"url": "https://hooks.example.test/matrix", "eventTypes": []string{"creative.approved"}},
+		"updateWebhookEndpoint": map[string]any{"enabled": false},
 	}
 	return path, bodies[operationID]
 }

@@ -42,3 +42,7 @@ func (r commandResponse) VisitCreateCreativeResponse(w http.ResponseWriter) erro
 func (r commandResponse) VisitAddCreativeVersionResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
+
+func (r commandResponse) VisitCreateWebhookEndpointResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}

@@ -26,7 +26,7 @@ func cors(origins []string) echo.MiddlewareFunc {
 		// Exact origins only: Echo's own matching also accepts subdomains
 		// and wildcards.
 		AllowOriginFunc:  func(origin string) (bool, error) { return slices.Contains(origins, origin), nil },
-		AllowMethods:     []string{http.MethodGet, http.MethodPost, http.MethodPatch},
+		AllowMethods:     []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete},
 		AllowHeaders:     []string{"Content-Type", "X-CSRF-Token", "Idempotency-Key", "traceparent"},
 		ExposeHeaders:    []string{"Location", "Idempotent-Replayed", "Retry-After", "Trace-Id", "Deprecation", "Sunset"},
 		AllowCredentials: true,

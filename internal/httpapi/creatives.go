@@ -360,6 +360,8 @@ const (
 	creativeCursorKind = "c1"
 	eventCursorKind    = "e1"
 	memberCursorKind   = "m1"
+	webhookCursorKind  = "w1"
+	deliveryCursorKind = "wd1"
 )
 
 // errInvalidCursor is the one answer of every list to a cursor it did not make.

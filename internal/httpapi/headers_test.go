@@ -133,7 +133,7 @@ func TestCORSAllowsTheConfiguredOriginsWithCredentials(t *testing.T) {
 			h := res.Header
 			if res.StatusCode != http.StatusNoContent || h.Get("Access-Control-Allow-Origin") != appOrigin ||
 				h.Get("Access-Control-Allow-Credentials") != "true" || h.Get("Access-Control-Max-Age") == "" ||
-				!hasAll(h, "Access-Control-Allow-Methods", "GET", "POST", "PATCH") ||
+				!hasAll(h, "Access-Control-Allow-Methods", "GET", "POST", "PATCH", "DELETE") ||
 				!hasAll(h, "Access-Control-Allow-Headers", "Content-Type", "X-CSRF-Token", "Idempotency-Key", "traceparent") ||
 				!hasAll(h, "Vary", "Origin") {
 				t.Fatalf("%s: got %d %v", path, res.StatusCode, h)

@@ -82,6 +82,20 @@ var commands = []command{
 		},
 		status: http.StatusCreated,
 	},
+	{
+		name: "createWebhookEndpoint",
+		setup: func(t *testing.T, env *testenv.Env, c *testenv.Client, user uuid.UUID) (string, any, any) {
+			org := env.DB.Org(t, "Idem Org")
+			env.DB.Member(t, org, user, "admin")
+			return webhooksURL(org),
+				map[string]any{"url": "https://hooks.example.test/idem", "eventTypes": []string{"creative.approved"}},
+				map[string]any{"url": "https://hooks.example.test/other", "eventTypes": []string{"creative.approved"}}
+		},
+		effects: func(t *testing.T, env *testenv.Env, user uuid.UUID) int {
+			return count(t, env, "SELECT count(*) FROM webhook_endpoints w JOIN memberships m USING (organization_id) WHERE m.user_id = $1", user)
+		},
+		status: http.StatusCreated,
+	},
 }
 
 func key(h string) testenv.Header { return testenv.Header{Name: "Idempotency-Key", Value: h} }

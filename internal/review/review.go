@@ -352,6 +352,16 @@ func AuthorizeCreate(role Role) error {
 	return forbidden("Only authors and admins may create creatives; your role is %s.", role)
 }
 
+// AuthorizeWebhooks refuses a member who may not manage the organization's
+// webhook endpoints: only admins may, since an endpoint receives every
+// creative event of the organization, and its deliveries show where to.
+func AuthorizeWebhooks(role Role) error {
+	if role == RoleAdmin {
+		return nil
+	}
+	return forbidden("Only admins may manage the organization's webhooks; your role is %s.", role)
+}
+
 // authorize applies the rights of the table, which do not depend on the
 // state except where a rule says so (the author's archive right).
 func authorize(c Creative, who Caller, a Action) *Refusal {

@@ -77,6 +77,18 @@ func (d *DB) DraftCreative(t testing.TB, org, author uuid.UUID) uuid.UUID {
 	return id
 }
 
+// WebhookEndpoint inserts an enabled webhook endpoint of org, subscribed
+// to creative.approved, at an address nothing listens on.
+func (d *DB) WebhookEndpoint(t testing.TB, org uuid.UUID) uuid.UUID {
+	t.Helper()
+	var id uuid.UUID
+	if err := d.Pool.QueryRow(context.Background(), `INSERT INTO webhook_endpoints (organization_id, url, event_types, secret)
+		VALUES ($1, 'https://hooks.example.test/fixture', '{creative.approved}', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw') RETURNING id`, org).Scan(&id); err != nil {
+		t.Fatalf("insert webhook endpoint: %v", err)
+	}
+	return id
+}
+
 // SignedIn returns a client signed in as a new user with a session created
 // directly in the database (sign-in itself is tested on its own, and
 // argon2id per test would only cost time).

@@ -167,7 +167,7 @@ func (r *receiver) wait(t *testing.T, n int) {
 	}
 }
 
-func (b *bundle) delivery(t *testing.T, endpoint uuid.UUID, want string) db.WebhookDelivery {
+func (b *bundle) delivery(t *testing.T, endpoint uuid.UUID, want string) db.WebhookDeliveryListRow {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {

@@ -46,7 +46,7 @@ func (b *bundle) emitMany(t *testing.T, ty events.Type, n int) {
 
 // deliveries waits until endpoint has n deliveries that all satisfy done,
 // or fails after a generous bound.
-func (b *bundle) deliveries(t *testing.T, endpoint uuid.UUID, n int, what string, done func(db.WebhookDelivery) bool) []db.WebhookDelivery {
+func (b *bundle) deliveries(t *testing.T, endpoint uuid.UUID, n int, what string, done func(db.WebhookDeliveryListRow) bool) []db.WebhookDeliveryListRow {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -68,7 +68,7 @@ func (b *bundle) deliveries(t *testing.T, endpoint uuid.UUID, n int, what string
 	}
 }
 
-func succeeded(d db.WebhookDelivery) bool { return d.Status == "succeeded" }
+func succeeded(d db.WebhookDeliveryListRow) bool { return d.Status == "succeeded" }
 
 // checkOncePerEvent checks what a receiver got for events 0..n-1: every
 // request verifies, every event arrived under exactly one webhook-id, and
@@ -120,7 +120,7 @@ func TestDelivery_AReceiverDownForAWhileGetsEveryEventOnceUp(t *testing.T) {
 	const n = 20
 	b.emitMany(t, events.CreativeApproved, n)
 	// Down: every delivery fails twice, connection refused.
-	b.deliveries(t, ep.ID, n, "failed twice", func(d db.WebhookDelivery) bool { return d.Attempts >= 2 })
+	b.deliveries(t, ep.ID, n, "failed twice", func(d db.WebhookDeliveryListRow) bool { return d.Attempts >= 2 })
 
 	ln, err = net.Listen("tcp", addr)
 	if err != nil {
@@ -198,7 +198,7 @@ func TestDelivery_FailsAfterTheLastScheduledAttempt(t *testing.T) {
 	rcv := newReceiver(t, secretOf(t, b, ep), func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusInternalServerError) })
 	b.setURL(t, ep, rcv.srv.URL)
 	b.emit(t, events.CreativeApproved)
-	d := b.deliveries(t, ep.ID, 1, "failed", func(d db.WebhookDelivery) bool { return d.Status == "failed" })[0]
+	d := b.deliveries(t, ep.ID, 1, "failed", func(d db.WebhookDeliveryListRow) bool { return d.Status == "failed" })[0]
 	if d.Attempts != 4 || d.FinishedAt == nil || d.NextAttemptAt != nil {
 		t.Errorf("delivery %+v; want failed after 4 attempts, nothing more due", d)
 	}
@@ -218,7 +218,7 @@ func TestDelivery_AnAttemptLongerThanTheTimeoutFailsAndIsRetried(t *testing.T) {
 	})
 	b.setURL(t, ep, rcv.srv.URL)
 	b.emit(t, events.CreativeApproved)
-	d := b.deliveries(t, ep.ID, 1, "failed", func(d db.WebhookDelivery) bool { return d.Status == "failed" })[0]
+	d := b.deliveries(t, ep.ID, 1, "failed", func(d db.WebhookDeliveryListRow) bool { return d.Status == "failed" })[0]
 	as := b.attempts(t, d.ID)
 	if len(as) != 2 {
 		t.Fatalf("%d attempts; want 2 (the schedule's)", len(as))
@@ -274,7 +274,7 @@ func TestDelivery_ASlowEndpointDoesNotHoldUpAnother(t *testing.T) {
 	b.deliveries(t, fastEP.ID, n, "succeeded", succeeded)
 	checkOncePerEvent(t, fast.requests(), n)
 	// All that while the slow endpoint had not answered once.
-	b.deliveries(t, slowEP.ID, n, "unanswered", func(d db.WebhookDelivery) bool { return d.Status == "pending" && d.Attempts == 0 })
+	b.deliveries(t, slowEP.ID, n, "unanswered", func(d db.WebhookDeliveryListRow) bool { return d.Status == "pending" && d.Attempts == 0 })
 
 	close(release)
 	b.deliveries(t, slowEP.ID, n, "succeeded", succeeded)

@@ -344,6 +344,141 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{organizationId}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's webhook endpoints
+         * @description The organization's webhook endpoints, newest first. The signing
+         *     secret is not part of them: it is shown once, in the answer to
+         *     `createWebhookEndpoint`.
+         *
+         *     Who: admins of the organization; other members get 403
+         *     `action_forbidden`, anyone else 404.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Add a webhook endpoint
+         * @description Registers a URL that receives the organization's creative events of
+         *     the types listed in `eventTypes`, signed by the Standard Webhooks
+         *     specification (`webhook-id`, `webhook-timestamp`,
+         *     `webhook-signature`). The answer carries the signing `secret`
+         *     (`whsec_…`): store it now, it is shown only in this answer (and in
+         *     its replays under the same `Idempotency-Key`), never by
+         *     `getWebhookEndpoint` or the list.
+         *
+         *     Every event is delivered at least once: the same `webhook-id` on
+         *     every retry (de-duplicate on it), retried with backoff for about
+         *     three days while the receiver does not answer 2xx; `Retry-After` is
+         *     honoured, and 410 Gone disables the endpoint (`disabledReason`
+         *     `gone`). `listWebhookDeliveries` shows each attempt.
+         *
+         *     `url` must be an absolute `https` URL without credentials or
+         *     fragment, and must not name a private, loopback or link-local
+         *     address (422 on `url`). A host name is checked when a delivery
+         *     connects, on the address it resolves to then: one that resolves to
+         *     such an address gets a failed attempt, and no request is sent.
+         *     (A development server, `DEV_MODE`, allows `http` and private
+         *     addresses.)
+         *
+         *     Who: admins of the organization; other members get 403
+         *     `action_forbidden`.
+         *
+         *     Send an `Idempotency-Key` (see "Idempotent commands"): a retry
+         *     after a lost answer then gets the same endpoint and secret instead
+         *     of a second endpoint.
+         *
+         *     Errors are answered in this order: 401, 403 `csrf_failed`, 422 (the
+         *     request's shape and `url`), 404, 403 `action_forbidden`.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{organizationId}/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one webhook endpoint
+         * @description The endpoint without its secret. Who: admins of the organization;
+         *     other members get 403 `action_forbidden`.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a webhook endpoint
+         * @description Removes the endpoint with its deliveries and their attempt logs;
+         *     attempts already running finish, none starts after. Deleting it
+         *     again answers 404. Who: admins of the organization; other members
+         *     get 403 `action_forbidden`.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint's URL, event types or state
+         * @description Changes the fields sent and leaves the others alone. `enabled:
+         *     false` stops deliveries: pending ones are cancelled at their next
+         *     attempt, and no new event is delivered. `enabled: true` turns the
+         *     endpoint on again, also after the service disabled it
+         *     (`disabledReason` goes back to null); events published while it was
+         *     off are not delivered. A new `url` applies from the next attempt,
+         *     retries included; new `eventTypes` from the next event published.
+         *     A request that changes nothing answers the endpoint as it is, so
+         *     resending a lost request is harmless.
+         *
+         *     `url` follows the rules of `createWebhookEndpoint` (422 on `url`).
+         *     Who: admins of the organization; other members get 403
+         *     `action_forbidden`.
+         *
+         *     Errors are answered in this order: 401, 403 `csrf_failed`, 422 (the
+         *     request's shape and `url`), 404, 403 `action_forbidden`.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/api/v1/organizations/{organizationId}/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's deliveries and their attempts
+         * @description One delivery per event sent to the endpoint, newest first, each with
+         *     every attempt: when it started, how long it took, the status the
+         *     receiver answered or, when none came, the error (a refused address,
+         *     a timeout, a refused connection). A delivery is `pending` while
+         *     attempts remain (`nextAttemptAt` says when the next one is due),
+         *     then `succeeded`, `failed` (no 2xx within about three days, or 410
+         *     Gone) or `cancelled` (the endpoint was disabled). Deliveries and
+         *     their attempts are kept for a configurable time after they finish
+         *     (7 days by default). Who: admins of the organization; other members
+         *     get 403 `action_forbidden`.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me/balance": {
         parameters: {
             query?: never;
@@ -886,6 +1021,125 @@ export interface components {
         AccountBalance: {
             available: components["schemas"]["Money"];
         };
+        /**
+         * @description A creative event of the organization a webhook can receive: its
+         *     `type` in the delivered payload `{type, timestamp, data}`, where
+         *     `data` is the creative as `getCreative` shows it, without the
+         *     caller's `availableActions` and `permissions`.
+         * @enum {string}
+         */
+        WebhookEventType: "creative.created" | "creative.version_added" | "creative.updated" | "creative.submitted" | "creative.changes_requested" | "creative.approved" | "creative.archived";
+        /** @description The event types the endpoint receives, each once. */
+        WebhookEventTypes: components["schemas"]["WebhookEventType"][];
+        /**
+         * @description Where deliveries are posted: an absolute `https` URL without
+         *     credentials or fragment that names no private, loopback or
+         *     link-local address.
+         * @example https://hooks.acme.test/creativeapi
+         */
+        WebhookURL: string;
+        CreateWebhookEndpointRequest: {
+            url: components["schemas"]["WebhookURL"];
+            eventTypes: components["schemas"]["WebhookEventTypes"];
+            /**
+             * @description False adds the endpoint switched off.
+             * @default true
+             */
+            enabled: boolean;
+        };
+        /** @description The fields to change; a field left out stays as it is. */
+        UpdateWebhookEndpointRequest: {
+            url?: components["schemas"]["WebhookURL"];
+            eventTypes?: components["schemas"]["WebhookEventTypes"];
+            /** @description False stops deliveries; true resumes them and clears `disabledReason`. */
+            enabled?: boolean;
+        };
+        /** @description A receiver of the organization's creative events. Every field is always present. */
+        WebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            eventTypes: components["schemas"]["WebhookEventType"][];
+            /** @description Whether new events are delivered to it. */
+            enabled: boolean;
+            /**
+             * @description Why the service switched the endpoint off: `gone`, the receiver
+             *     answered 410. Null while enabled, and when an admin switched it
+             *     off. More reasons may come (a pattern rather than an enum:
+             *     OpenAPI 3.0 tools disagree on whether a nullable enum admits
+             *     null); show an unknown one as it is.
+             */
+            disabledReason: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A webhook endpoint just added, with its signing secret; only `createWebhookEndpoint` answers it. */
+        NewWebhookEndpoint: components["schemas"]["WebhookEndpoint"] & {
+            /**
+             * @description The signing secret, as the Standard Webhooks libraries take
+             *     it (`whsec_` and the base64 of the key). Shown only here:
+             *     keep it with the receiver.
+             */
+            secret: string;
+        };
+        WebhookEndpointList: {
+            items: components["schemas"]["WebhookEndpoint"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @description `pending`: attempts remain; `succeeded`: the receiver answered 2xx;
+         *     `failed`: no 2xx within the retries, or 410 Gone; `cancelled`: the
+         *     endpoint was disabled before it was delivered.
+         * @enum {string}
+         */
+        WebhookDeliveryStatus: "pending" | "succeeded" | "failed" | "cancelled";
+        /** @description One request of a delivery (or its try, when no request could be sent). Every field is always present. */
+        WebhookDeliveryAttempt: {
+            /** @description 1 for the first attempt, counting retries. */
+            attempt: number;
+            /** Format: date-time */
+            startedAt: string;
+            /** @description From the start of the attempt to the end of the answer, or to the error (at most 15 seconds). */
+            durationMs: number;
+            /** @description The HTTP status the receiver answered; null when no answer came. */
+            responseStatus: number | null;
+            /** @description Why no answer came (a refused address, a timeout, a refused connection); null when one came. */
+            error: string | null;
+        };
+        /** @description One event for one endpoint. Its `id` is the `webhook-id` header of every attempt. Every field is always present. */
+        WebhookDelivery: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: int64
+             * @description The event's place in the order events were published.
+             */
+            eventId: number;
+            eventType: components["schemas"]["WebhookEventType"];
+            status: components["schemas"]["WebhookDeliveryStatus"];
+            /**
+             * Format: date-time
+             * @description When the next attempt is due, while `pending` after a failed attempt; null otherwise.
+             */
+            nextAttemptAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it succeeded, failed or was cancelled; null while pending.
+             */
+            finishedAt: string | null;
+            /** @description Every attempt so far, first to last. */
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+        };
+        WebhookDeliveryList: {
+            items: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
     };
     responses: {
         /**
@@ -897,6 +1151,35 @@ export interface components {
          *     creative's `permissions` say what the caller may do.
          */
         CommandForbidden: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description `action_forbidden`: only admins of the organization manage its
+         *     webhooks; the caller is a member with another role. Do not offer
+         *     the page.
+         */
+        AdminOnly: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description `csrf_failed`: the `X-CSRF-Token` header is missing or wrong, or
+         *     the call came from an untrusted origin; reload the session with
+         *     `GET /api/v1/me`.
+         *     `action_forbidden`: only admins of the organization manage its
+         *     webhooks; the caller is a member with another role.
+         */
+        AdminOnlyCommand: {
             headers: {
                 "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 [name: string]: unknown;
@@ -1145,6 +1428,11 @@ export interface components {
          * @example 3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69
          */
         CreativeId: string;
+        /**
+         * @description The webhook endpoint id.
+         * @example 5e7d9c1b-3a2f-4b6e-8d0c-7f1a2b3c4d5e
+         */
+        WebhookId: string;
         /**
          * @description A key you generate per command (a UUID is fine), 1 to 255 visible
          *     ASCII characters, sent once. The structured-field string form
@@ -1904,6 +2192,292 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description The page size (send it once). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page, as it came (send it once). */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of webhook endpoints. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["AdminOnly"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key you generate per command (a UUID is fine), 1 to 255 visible
+                 *     ASCII characters, sent once. The structured-field string form
+                 *     (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+                 *     key with the same body to retry safely.
+                 * @example 5b3d8a2e-8f1c-4d7e-9a6b-2c4e6f8a0b1d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.acme.test/creativeapi",
+                 *       "eventTypes": [
+                 *         "creative.approved",
+                 *         "creative.changes_requested"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint was added; the only answer that shows its `secret`. */
+            201: {
+                headers: {
+                    /**
+                     * @description The URL of the new endpoint.
+                     * @example /api/v1/organizations/8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10/webhooks/5e7d9c1b-3a2f-4b6e-8d0c-7f1a2b3c4d5e
+                     */
+                    Location?: string;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewWebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["AdminOnlyCommand"];
+            404: components["responses"]["NotFound"];
+            /**
+             * @description `idempotency_key_in_use`: a request with this `Idempotency-Key`
+             *     is still running. Retry with the same key after `Retry-After`
+             *     seconds.
+             */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidCommand"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+                /**
+                 * @description The webhook endpoint id.
+                 * @example 5e7d9c1b-3a2f-4b6e-8d0c-7f1a2b3c4d5e
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["AdminOnly"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+                /**
+                 * @description The webhook endpoint id.
+                 * @example 5e7d9c1b-3a2f-4b6e-8d0c-7f1a2b3c4d5e
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint is gone. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["AdminOnlyCommand"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+                /**
+                 * @description The webhook endpoint id.
+                 * @example 5e7d9c1b-3a2f-4b6e-8d0c-7f1a2b3c4d5e
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": true,
+                 *       "eventTypes": [
+                 *         "creative.approved"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["AdminOnlyCommand"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description The page size (send it once). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page, as it came (send it once). */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+                /**
+                 * @description The webhook endpoint id.
+                 * @example 5e7d9c1b-3a2f-4b6e-8d0c-7f1a2b3c4d5e
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["AdminOnly"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
             431: components["responses"]["HeadersTooLarge"];

@@ -1,0 +1,237 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/oapi-codegen/nullable"
+
+	"creativeapi/gen/api"
+	"creativeapi/gen/db"
+	"creativeapi/internal/cursor"
+	"creativeapi/internal/gate"
+	"creativeapi/internal/idempotency"
+	"creativeapi/internal/problem"
+	"creativeapi/internal/requestctx"
+	"creativeapi/internal/store"
+	"creativeapi/internal/webhooks"
+)
+
+// The webhook handlers translate HTTP to the admin functions of
+// internal/webhooks and back (docs/events.md, "The admin API").
+
+func webhooksPath(org uuid.UUID) string {
+	return fmt.Sprintf("/api/v1/organizations/%s/webhooks", org)
+}
+
+// webhookBodyChecks reports a refused url with the schema's errors, in one
+// 422: webhooks.CheckURL, as the service checks it again.
+func (s *Server) webhookBodyChecks() map[string]gate.BodyCheck {
+	check := func(body any) []problem.FieldError {
+		req, _ := body.(map[string]any)
+		url, ok := req["url"].(string)
+		if !ok {
+			return nil // absent or not a string: the schema's to report
+		}
+		return urlFieldErrors(webhooks.CheckURL(url, s.cfg.DevMode))
+	}
+	return map[string]gate.BodyCheck{"createWebhookEndpoint": check, "updateWebhookEndpoint": check}
+}
+
+// urlFieldErrors is a refused url as the field error of a 422.
+func urlFieldErrors(err error) []problem.FieldError {
+	var urlErr *webhooks.URLError
+	if !errors.As(err, &urlErr) {
+		return nil
+	}
+	return []problem.FieldError{{Field: "url", Code: problem.InvalidValue, Message: urlErr.Reason}}
+}
+
+// webhookProblem turns the admin functions' refusals into Problems; the
+// organization and the role are answered as for creatives.
+func webhookProblem(err error) error {
+	switch {
+	case errors.Is(err, webhooks.ErrEndpointNotVisible):
+		return problem.New(http.StatusNotFound, problem.NotFound, "No webhook endpoint with this id is visible to you in this organization.")
+	case urlFieldErrors(err) != nil:
+		return problem.Invalid(urlFieldErrors(err))
+	}
+	return creativeProblem(err)
+}
+
+// ListWebhookEndpoints answers one page of an organization's endpoints.
+func (s *Server) ListWebhookEndpoints(ctx context.Context, r api.ListWebhookEndpointsRequestObject) (api.ListWebhookEndpointsResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	after, err := decodePosition(webhookCursorKind, r.Params.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	p, err := webhooks.ListEndpoints(ctx, s.store.Q, r.OrganizationId, caller.UserID, after, pageSize(r.Params.Limit))
+	if err != nil {
+		return nil, webhookProblem(err)
+	}
+	out := api.ListWebhookEndpoints200JSONResponse{Items: make([]api.WebhookEndpoint, len(p.Items)), NextCursor: nextCursor(webhookCursorKind, p.Next)}
+	for i, ep := range p.Items {
+		out.Items[i] = webhookEndpointBody(ep)
+	}
+	return out, nil
+}
+
+// CreateWebhookEndpoint adds an endpoint under the caller's
+// Idempotency-Key; the answer is the only one that shows the secret.
+func (s *Server) CreateWebhookEndpoint(ctx context.Context, r api.CreateWebhookEndpointRequestObject) (api.CreateWebhookEndpointResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	in := webhooks.NewEndpoint{URL: r.Body.Url, EventTypes: eventTypeNames(r.Body.EventTypes), Enabled: r.Body.Enabled == nil || *r.Body.Enabled}
+	k := ""
+	if r.Params.IdempotencyKey != nil {
+		k = *r.Params.IdempotencyKey
+	}
+	gated := gatedFrom(ctx)
+	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: k,
+		Fingerprint: idempotency.Fingerprint("POST "+webhooksPath(r.OrganizationId), gated.body), Prefetched: gated.prefetched},
+		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
+			ep, err := webhooks.CreateEndpoint(ctx, q.Queries, r.OrganizationId, caller.UserID, in, s.cfg.DevMode)
+			if err != nil {
+				return idempotency.Response{}, webhookProblem(err)
+			}
+			body := webhookEndpointBody(ep)
+			encoded, err := json.Marshal(api.NewWebhookEndpoint{
+				Id: body.Id, Url: body.Url, EventTypes: body.EventTypes, Enabled: body.Enabled, DisabledReason: body.DisabledReason,
+				CreatedAt: body.CreatedAt, UpdatedAt: body.UpdatedAt, Secret: ep.Secret,
+			})
+			if err != nil {
+				return idempotency.Response{}, err
+			}
+			return idempotency.Response{Status: http.StatusCreated, Body: encoded, Location: webhooksPath(r.OrganizationId) + "/" + ep.ID.String()}, nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	return commandResponse{resp, replayed}, nil
+}
+
+// GetWebhookEndpoint answers one endpoint, without its secret.
+func (s *Server) GetWebhookEndpoint(ctx context.Context, r api.GetWebhookEndpointRequestObject) (api.GetWebhookEndpointResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	ep, err := webhooks.GetEndpoint(ctx, s.store.Q, r.OrganizationId, r.WebhookId, caller.UserID)
+	if err != nil {
+		return nil, webhookProblem(err)
+	}
+	return api.GetWebhookEndpoint200JSONResponse(webhookEndpointBody(ep)), nil
+}
+
+// UpdateWebhookEndpoint changes an endpoint in one transaction. It takes
+// no Idempotency-Key: a repeat of an applied change changes nothing.
+func (s *Server) UpdateWebhookEndpoint(ctx context.Context, r api.UpdateWebhookEndpointRequestObject) (api.UpdateWebhookEndpointResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	p := webhooks.Patch{URL: r.Body.Url, Enabled: r.Body.Enabled}
+	if r.Body.EventTypes != nil {
+		p.EventTypes = eventTypeNames(*r.Body.EventTypes)
+	}
+	var ep db.WebhookEndpoint
+	err := s.store.InTx(ctx, func(q store.Tx) error {
+		var err error
+		ep, err = webhooks.UpdateEndpoint(ctx, q.Queries, r.OrganizationId, r.WebhookId, caller.UserID, p, s.cfg.DevMode)
+		return err
+	})
+	if err != nil {
+		return nil, webhookProblem(err)
+	}
+	return api.UpdateWebhookEndpoint200JSONResponse(webhookEndpointBody(ep)), nil
+}
+
+// DeleteWebhookEndpoint removes an endpoint with its deliveries.
+func (s *Server) DeleteWebhookEndpoint(ctx context.Context, r api.DeleteWebhookEndpointRequestObject) (api.DeleteWebhookEndpointResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	if err := webhooks.DeleteEndpoint(ctx, s.store.Q, r.OrganizationId, r.WebhookId, caller.UserID); err != nil {
+		return nil, webhookProblem(err)
+	}
+	return api.DeleteWebhookEndpoint204Response{}, nil
+}
+
+// ListWebhookDeliveries answers one page of an endpoint's deliveries, each
+// with its attempts.
+func (s *Server) ListWebhookDeliveries(ctx context.Context, r api.ListWebhookDeliveriesRequestObject) (api.ListWebhookDeliveriesResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	after, err := decodePosition(deliveryCursorKind, r.Params.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	p, err := webhooks.ListDeliveries(ctx, s.store.Q, r.OrganizationId, r.WebhookId, caller.UserID, after, pageSize(r.Params.Limit))
+	if err != nil {
+		return nil, webhookProblem(err)
+	}
+	out := api.ListWebhookDeliveries200JSONResponse{Items: make([]api.WebhookDelivery, len(p.Items)), NextCursor: nextCursor(deliveryCursorKind, p.Next)}
+	for i, d := range p.Items {
+		item := api.WebhookDelivery{
+			Id: d.ID, EventId: d.EventSeq, EventType: api.WebhookEventType(d.EventType), Status: api.WebhookDeliveryStatus(d.Status),
+			NextAttemptAt: nullableTime(d.NextAttemptAt), CreatedAt: d.CreatedAt.UTC(), FinishedAt: nullableTime(d.FinishedAt),
+			Attempts: make([]api.WebhookDeliveryAttempt, len(d.Log)),
+		}
+		for j, a := range d.Log {
+			attempt := api.WebhookDeliveryAttempt{
+				Attempt: int(a.Attempt), StartedAt: a.StartedAt.UTC(), DurationMs: int(a.DurationMs),
+				ResponseStatus: nullable.NewNullNullable[int](), Error: nullableText(a.Error),
+			}
+			if a.ResponseStatus != nil {
+				attempt.ResponseStatus.Set(int(*a.ResponseStatus))
+			}
+			item.Attempts[j] = attempt
+		}
+		out.Items[i] = item
+	}
+	return out, nil
+}
+
+// webhookEndpointBody is an endpoint as the API shows it: never its secret.
+func webhookEndpointBody(ep db.WebhookEndpoint) api.WebhookEndpoint {
+	types := make([]api.WebhookEventType, len(ep.EventTypes))
+	for i, t := range ep.EventTypes {
+		types[i] = api.WebhookEventType(t)
+	}
+	return api.WebhookEndpoint{
+		Id: ep.ID, Url: ep.Url, EventTypes: types, Enabled: ep.Enabled, DisabledReason: nullableText(ep.DisabledReason),
+		CreatedAt: ep.CreatedAt.UTC(), UpdatedAt: ep.UpdatedAt.UTC(),
+	}
+}
+
+func eventTypeNames(types []api.WebhookEventType) []string {
+	names := make([]string, len(types))
+	for i, t := range types {
+		names[i] = string(t)
+	}
+	return names
+}
+
+func nullableTime(t *time.Time) nullable.Nullable[time.Time] {
+	if t == nil {
+		return nullable.NewNullNullable[time.Time]()
+	}
+	return nullable.NewNullableWithValue(t.UTC())
+}
+
+// decodePosition reads the cursor of a list ordered by time and id; nil
+// for the first page.
+func decodePosition(kind string, c *string) (*webhooks.Position, error) {
+	if c == nil {
+		return nil, nil
+	}
+	at, id, err := cursor.DecodeTimeID(kind, *c)
+	if err != nil {
+		return nil, errInvalidCursor()
+	}
+	return &webhooks.Position{At: at, ID: id}, nil
+}
+
+// nextCursor is the nextCursor of a page that continues after next.
+func nextCursor(kind string, next *webhooks.Position) nullable.Nullable[string] {
+	if next == nil {
+		return nullable.NewNullNullable[string]()
+	}
+	return nullable.NewNullableWithValue(cursor.EncodeTimeID(kind, next.At, next.ID))
+}

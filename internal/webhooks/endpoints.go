@@ -1,0 +1,260 @@
+package webhooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"creativeapi/gen/db"
+	"creativeapi/internal/creative"
+	"creativeapi/internal/events"
+	"creativeapi/internal/review"
+	"creativeapi/internal/store"
+)
+
+// The admin API of webhook endpoints (docs/events.md, "The admin API"):
+// each function checks that the caller is an admin of the organization
+// (review.AuthorizeWebhooks) before it reads or writes anything of its
+// endpoints, so a member of another role learns nothing but the refusal.
+// Refusals: creative.ErrOrganizationNotVisible (not a member, or no such
+// organization), *review.Refusal (not an admin), ErrEndpointNotVisible,
+// *URLError (the url).
+
+// ErrEndpointNotVisible: no endpoint with this id in this organization.
+var ErrEndpointNotVisible = errors.New("webhook endpoint not visible")
+
+// NewEndpoint is what an admin sends to add an endpoint.
+type NewEndpoint struct {
+	URL        string
+	EventTypes []string
+	Enabled    bool
+}
+
+// Patch is a change of an endpoint; nil fields stay as they are.
+type Patch struct {
+	URL        *string
+	EventTypes []string
+	Enabled    *bool
+}
+
+// Position is where a page continues: after the row with this time and id.
+type Position struct {
+	At time.Time
+	ID uuid.UUID
+}
+
+// EndpointPage is one page of endpoints, newest first; Next is nil on the
+// last page.
+type EndpointPage struct {
+	Items []db.WebhookEndpoint
+	Next  *Position
+}
+
+// Delivery is one delivery with the log of its attempts, first to last.
+type Delivery struct {
+	db.WebhookDeliveryListRow
+	Log []db.WebhookDeliveryAttempt
+}
+
+// DeliveryPage is one page of an endpoint's deliveries, newest first.
+type DeliveryPage struct {
+	Items []Delivery
+	Next  *Position
+}
+
+// authorizeAdmin refuses anyone but an admin of org.
+func authorizeAdmin(ctx context.Context, q *db.Queries, org, user uuid.UUID) error {
+	role, err := creative.MemberRole(ctx, q, org, user)
+	if err != nil {
+		return err
+	}
+	return review.AuthorizeWebhooks(role)
+}
+
+// checkEventTypes refuses what the schema lets through only by mistake: an
+// empty list or a type webhooks do not carry.
+func checkEventTypes(types []string) error {
+	if len(types) == 0 {
+		return errors.New("webhooks: no event type")
+	}
+	for _, t := range types {
+		if !slices.Contains(events.CreativeTypes, events.Type(t)) {
+			return fmt.Errorf("webhooks: %q is not an event type webhooks carry", t)
+		}
+	}
+	return nil
+}
+
+// CreateEndpoint adds an endpoint with a new signing secret, the only
+// answer that carries it.
+func CreateEndpoint(ctx context.Context, q *db.Queries, org, user uuid.UUID, in NewEndpoint, allowPrivate bool) (db.WebhookEndpoint, error) {
+	if err := authorizeAdmin(ctx, q, org, user); err != nil {
+		return db.WebhookEndpoint{}, err
+	}
+	if err := CheckURL(in.URL, allowPrivate); err != nil {
+		return db.WebhookEndpoint{}, err
+	}
+	if err := checkEventTypes(in.EventTypes); err != nil {
+		return db.WebhookEndpoint{}, err
+	}
+	return q.WebhookEndpointCreate(ctx, db.WebhookEndpointCreateParams{
+		OrganizationID: org, Url: in.URL, EventTypes: in.EventTypes, Enabled: in.Enabled, Secret: NewSecret(),
+	})
+}
+
+// ListEndpoints reads one page of org's endpoints, newest first.
+func ListEndpoints(ctx context.Context, q *db.Queries, org, user uuid.UUID, after *Position, limit int) (EndpointPage, error) {
+	if err := authorizeAdmin(ctx, q, org, user); err != nil {
+		return EndpointPage{}, err
+	}
+	params := db.WebhookEndpointPageParams{OrganizationID: org, RowLimit: int32(limit) + 1}
+	if after != nil {
+		params.CursorCreatedAt, params.CursorID = &after.At, &after.ID
+	}
+	rows, err := q.WebhookEndpointPage(ctx, params)
+	if err != nil {
+		return EndpointPage{}, err
+	}
+	page := EndpointPage{Items: rows}
+	if len(rows) > limit {
+		page.Items = rows[:limit]
+		last := rows[limit-1]
+		page.Next = &Position{At: last.CreatedAt, ID: last.ID}
+	}
+	return page, nil
+}
+
+// GetEndpoint reads one endpoint of org.
+func GetEndpoint(ctx context.Context, q *db.Queries, org, id, user uuid.UUID) (db.WebhookEndpoint, error) {
+	if err := authorizeAdmin(ctx, q, org, user); err != nil {
+		return db.WebhookEndpoint{}, err
+	}
+	ep, err := q.WebhookEndpointGet(ctx, db.WebhookEndpointGetParams{ID: id, OrganizationID: org})
+	return ep, endpointNotVisible(err)
+}
+
+// UpdateEndpoint applies p to an endpoint of org; q must be a transaction
+// (the endpoint is locked from the read to the write). A patch that
+// changes nothing writes nothing.
+func UpdateEndpoint(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, p Patch, allowPrivate bool) (db.WebhookEndpoint, error) {
+	if err := authorizeAdmin(ctx, q, org, user); err != nil {
+		return db.WebhookEndpoint{}, err
+	}
+	if p.URL != nil {
+		if err := CheckURL(*p.URL, allowPrivate); err != nil {
+			return db.WebhookEndpoint{}, err
+		}
+	}
+	if p.EventTypes != nil {
+		if err := checkEventTypes(p.EventTypes); err != nil {
+			return db.WebhookEndpoint{}, err
+		}
+	}
+	ep, err := q.WebhookEndpointLock(ctx, db.WebhookEndpointLockParams{ID: id, OrganizationID: org})
+	if err != nil {
+		return db.WebhookEndpoint{}, endpointNotVisible(err)
+	}
+	next, changed := Apply(ep, p)
+	if !changed {
+		return ep, nil
+	}
+	return q.WebhookEndpointUpdate(ctx, db.WebhookEndpointUpdateParams{
+		ID: id, Url: next.Url, EventTypes: next.EventTypes, Enabled: next.Enabled, DisabledReason: next.DisabledReason,
+	})
+}
+
+// Apply is the endpoint after p, and whether anything changed. Turning an
+// endpoint on clears why the service turned it off (a receiver that
+// answered 410 and is back); turning it off keeps that reason.
+func Apply(ep db.WebhookEndpoint, p Patch) (db.WebhookEndpoint, bool) {
+	next := ep
+	if p.URL != nil {
+		next.Url = *p.URL
+	}
+	if p.EventTypes != nil {
+		next.EventTypes = p.EventTypes
+	}
+	if p.Enabled != nil {
+		next.Enabled = *p.Enabled
+		if next.Enabled {
+			next.DisabledReason = nil
+		}
+	}
+	changed := next.Url != ep.Url || !slices.Equal(next.EventTypes, ep.EventTypes) || next.Enabled != ep.Enabled ||
+		(next.DisabledReason == nil) != (ep.DisabledReason == nil)
+	return next, changed
+}
+
+// DeleteEndpoint removes an endpoint of org with its deliveries and their
+// attempts. A job of a delivery that is gone ends without an attempt.
+func DeleteEndpoint(ctx context.Context, q *db.Queries, org, id, user uuid.UUID) error {
+	if err := authorizeAdmin(ctx, q, org, user); err != nil {
+		return err
+	}
+	n, err := q.WebhookEndpointDelete(ctx, db.WebhookEndpointDeleteParams{ID: id, OrganizationID: org})
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return ErrEndpointNotVisible
+	}
+	return nil
+}
+
+// ListDeliveries reads one page of an endpoint's deliveries, newest
+// first, each with its attempts, in three queries whatever the page holds.
+func ListDeliveries(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, after *Position, limit int) (DeliveryPage, error) {
+	if err := authorizeAdmin(ctx, q, org, user); err != nil {
+		return DeliveryPage{}, err
+	}
+	if _, err := q.WebhookEndpointGet(ctx, db.WebhookEndpointGetParams{ID: id, OrganizationID: org}); err != nil {
+		return DeliveryPage{}, endpointNotVisible(err)
+	}
+	params := db.WebhookDeliveryListParams{EndpointID: id, RowLimit: int32(limit) + 1}
+	if after != nil {
+		params.CursorCreatedAt, params.CursorID = &after.At, &after.ID
+	}
+	rows, err := q.WebhookDeliveryList(ctx, params)
+	if err != nil {
+		return DeliveryPage{}, err
+	}
+	var page DeliveryPage
+	if len(rows) > limit {
+		rows = rows[:limit]
+		last := rows[limit-1]
+		page.Next = &Position{At: last.CreatedAt, ID: last.ID}
+	}
+	ids := make([]uuid.UUID, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	attempts, err := q.WebhookAttemptsForDeliveries(ctx, ids)
+	if err != nil {
+		return DeliveryPage{}, err
+	}
+	logs := make(map[uuid.UUID][]db.WebhookDeliveryAttempt, len(rows))
+	for _, a := range attempts {
+		logs[a.DeliveryID] = append(logs[a.DeliveryID], a)
+	}
+	page.Items = make([]Delivery, len(rows))
+	for i, r := range rows {
+		log := logs[r.ID]
+		if log == nil {
+			log = []db.WebhookDeliveryAttempt{}
+		}
+		page.Items[i] = Delivery{WebhookDeliveryListRow: r, Log: log}
+	}
+	return page, nil
+}
+
+// endpointNotVisible turns a missing row into ErrEndpointNotVisible.
+func endpointNotVisible(err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return ErrEndpointNotVisible
+	}
+	return err
+}
