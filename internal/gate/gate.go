@@ -84,7 +84,6 @@ func New(spec *openapi3.T, checks map[string]BodyCheck) (*Gate, error) {
 			}
 			bare := *op
 			bare.Security = &openapi3.SecurityRequirements{}
-			usePatternMatchers(op)
 			g.ops[method+" "+EchoPath(path)] = &Operation{
 				ID: op.OperationID, Secured: len(*security) > 0, check: checks[op.OperationID],
 				route: &routers.Route{Spec: spec, Path: path, PathItem: item, Method: method, Operation: &bare},
@@ -121,11 +120,12 @@ func EchoPath(specPath string) string {
 // whatever today's configuration (deposit bounds) says.
 func (g *Gate) Check(ctx context.Context, w http.ResponseWriter, r *http.Request, op *Operation, params map[string]string, replay bool) ([]byte, error) {
 	var value any
+	var raw []byte
 	rb := op.route.Operation.RequestBody
 	withBody := rb != nil && rb.Value != nil
 	if withBody {
 		var err error
-		if value, err = readJSON(w, r); err != nil {
+		if value, raw, err = readJSON(w, r); err != nil {
 			return nil, err
 		}
 	}
@@ -148,7 +148,7 @@ func (g *Gate) Check(ctx context.Context, w http.ResponseWriter, r *http.Request
 		if op.check != nil && !replay {
 			fields = mergeFieldErrors(fields, op.check(value))
 		}
-		fields = mergeFieldErrors(fields, nulFieldErrors(value))
+		fields = mergeFieldErrors(fields, nulFieldErrors(value, raw))
 	}
 	if len(fields) > 0 {
 		return nil, problem.Invalid(fields)

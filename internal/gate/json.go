@@ -28,45 +28,42 @@ const MaxBodyBytes = 64 << 10
 // An object that repeats a member name is malformed too: parsers disagree
 // on which copy wins (RFC 8259 §4), so the gate and the handler could read
 // different requests.
-func readJSON(w http.ResponseWriter, r *http.Request) (any, error) {
+func readJSON(w http.ResponseWriter, r *http.Request) (value any, body []byte, err error) {
 	tooLarge := problem.New(http.StatusRequestEntityTooLarge, problem.RequestTooLarge, "The request body is larger than %d bytes.", MaxBodyBytes)
 	if r.ContentLength > MaxBodyBytes {
-		return nil, tooLarge
+		return nil, nil, tooLarge
 	}
-	var body []byte
 	if r.Body != nil && r.Body != http.NoBody {
-		var err error
 		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 		var maxErr *http.MaxBytesError
 		switch {
 		case errors.As(err, &maxErr):
-			return nil, tooLarge
+			return nil, nil, tooLarge
 		case err != nil:
-			return nil, problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body could not be read.")
+			return nil, nil, problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body could not be read.")
 		}
 	}
 	if encoded(r.Header) {
-		return nil, problem.New(http.StatusUnsupportedMediaType, problem.UnsupportedMediaType, "Send the body without Content-Encoding: compressed bodies are not accepted.")
+		return nil, nil, problem.New(http.StatusUnsupportedMediaType, problem.UnsupportedMediaType, "Send the body without Content-Encoding: compressed bodies are not accepted.")
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		return nil, problem.New(http.StatusUnsupportedMediaType, problem.UnsupportedMediaType, "Send the body as application/json.")
+		return nil, nil, problem.New(http.StatusUnsupportedMediaType, problem.UnsupportedMediaType, "Send the body as application/json.")
 	}
 	if len(body) == 0 {
-		return nil, problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body is required and must be JSON.")
+		return nil, nil, problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body is required and must be JSON.")
 	}
-	var value any
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	if err := dec.Decode(&value); err != nil {
-		return nil, problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body is not valid JSON.")
+		return nil, nil, problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body is not valid JSON.")
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body is not valid JSON.")
+		return nil, nil, problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body is not valid JSON.")
 	}
 	if name, ok := duplicateMember(body); ok {
-		return nil, problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body repeats the member %q in one object.", name)
+		return nil, nil, problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body repeats the member %q in one object.", name)
 	}
-	return value, nil
+	return value, body, nil
 }
 
 // encoded reports whether the body comes with a Content-Encoding other than
@@ -172,9 +169,11 @@ func duplicateMember(body []byte) (string, bool) {
 // nulFieldErrors names every string of a decoded body that holds U+0000,
 // by field: PostgreSQL stores no NUL in text, so such a request would fail
 // in the database. openapi.yaml states the rule once for every string.
-func nulFieldErrors(value any) []problem.FieldError {
-	if !holdsNUL(value) {
-		return nil // the common case, without building a path per member
+// JSON can only write U+0000 in a string as \u0000, so a body without
+// that is not walked.
+func nulFieldErrors(value any, body []byte) []problem.FieldError {
+	if !bytes.Contains(body, []byte(`\u0000`)) {
+		return nil
 	}
 	var out []problem.FieldError
 	var walk func(value any, path string)
@@ -201,26 +200,6 @@ func nulFieldErrors(value any) []problem.FieldError {
 	walk(value, "")
 	slices.SortFunc(out, func(a, b problem.FieldError) int { return strings.Compare(a.Field, b.Field) })
 	return out
-}
-
-func holdsNUL(value any) bool {
-	switch v := value.(type) {
-	case string:
-		return strings.IndexByte(v, 0) >= 0
-	case map[string]any:
-		for _, item := range v {
-			if holdsNUL(item) {
-				return true
-			}
-		}
-	case []any:
-		for _, item := range v {
-			if holdsNUL(item) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // integersAsIntegers rewrites, in a decoded body, every number that is an

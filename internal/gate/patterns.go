@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"context"
 	"regexp"
 	"strings"
 	"unicode"
@@ -43,8 +42,11 @@ type patternMatcher func(string) bool
 
 func (m patternMatcher) MatchString(s string) bool { return m(s) }
 
-// compilePattern is the validator's pattern compiler: a matcher of
-// patternMatchers, else Go's regexp as kin-openapi compiles it.
+// compilePattern is the gate's pattern compiler, for parameters and bodies
+// alike: a matcher of patternMatchers, else Go's regexp as kin-openapi
+// compiles it. kin-openapi keeps the first matcher compiled for a pattern
+// for the whole process; in the server the gate compiles every pattern of
+// a request first.
 func compilePattern(expr string) (openapi3.RegexMatcher, error) {
 	if m, ok := patternMatchers[expr]; ok {
 		return patternMatcher(m), nil
@@ -54,28 +56,6 @@ func compilePattern(expr string) (openapi3.RegexMatcher, error) {
 
 // unicodeEscape is JSON Schema's \uXXXX, which Go's regexp writes \x{XXXX}.
 var unicodeEscape = regexp.MustCompile(`\\u(?P<code>[0-9A-F]{4})`)
-
-// usePatternMatchers makes the patterns of op's parameters and body use
-// compilePattern. kin-openapi keeps one compiled matcher per pattern for
-// the process and compiles parameters' patterns without the validator's
-// options, so they are compiled here, once, by validating their schemas
-// with it (the schemas' own errors do not matter here).
-func usePatternMatchers(op *openapi3.Operation) {
-	ctx := context.Background()
-	withMatchers := openapi3.SetRegexCompiler(compilePattern)
-	for _, p := range op.Parameters {
-		if p.Value != nil && p.Value.Schema != nil && p.Value.Schema.Value != nil {
-			_ = p.Value.Schema.Value.Validate(ctx, withMatchers)
-		}
-	}
-	if op.RequestBody != nil && op.RequestBody.Value != nil {
-		for _, mt := range op.RequestBody.Value.Content {
-			if mt.Schema != nil && mt.Schema.Value != nil {
-				_ = mt.Schema.Value.Validate(ctx, withMatchers)
-			}
-		}
-	}
-}
 
 // isRFC9562UUID matches openapi3.FormatOfStringForUUIDOfRFC9562: 8-4-4-4-12
 // hex digits with version 1 to 8 and variant 8 to b, or the nil or max UUID.
