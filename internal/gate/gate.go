@@ -53,15 +53,7 @@ type Gate struct {
 // New prepares the operations of spec once. checks maps operationIds to
 // their extra body rules.
 func New(spec *openapi3.T, checks map[string]BodyCheck) (*Gate, error) {
-	// kin-openapi checks no uuid format unless one is registered; this
-	// one is the spec's own, not a process-wide registration.
-	spec.SetStringFormatValidator("uuid", openapi3.NewCallbackValidator(func(s string) error {
-		if !isRFC9562UUID(s) {
-			return fmt.Errorf("string doesn't match pattern %q", openapi3.FormatOfStringForUUIDOfRFC9562)
-		}
-		return nil
-	}))
-	schemaOptions := append(spec.GetSchemaValidationOptions(), openapi3.SetSchemaRegexCompiler(compilePattern))
+	schemaOptions := SchemaOptions(spec)
 	g := &Gate{
 		ops: map[string]*Operation{},
 		options: &openapi3filter.Options{
@@ -91,6 +83,20 @@ func New(spec *openapi3.T, checks map[string]BodyCheck) (*Gate, error) {
 		}
 	}
 	return g, nil
+}
+
+// SchemaOptions registers on spec the string formats its schemas use
+// (kin-openapi checks no uuid format unless one is registered) and returns
+// the options that validate with them and with the gate's pattern
+// matchers; the test harness validates answers with the same.
+func SchemaOptions(spec *openapi3.T) []openapi3.SchemaValidationOption {
+	spec.SetStringFormatValidator("uuid", openapi3.NewCallbackValidator(func(s string) error {
+		if !isRFC9562UUID(s) {
+			return fmt.Errorf("string doesn't match pattern %q", openapi3.FormatOfStringForUUIDOfRFC9562)
+		}
+		return nil
+	}))
+	return append(spec.GetSchemaValidationOptions(), openapi3.SetSchemaRegexCompiler(compilePattern))
 }
 
 // Operation is the operation of method on the route path Echo matched

@@ -31,6 +31,7 @@ import (
 	"creativeapi/internal/auth"
 	"creativeapi/internal/config"
 	"creativeapi/internal/docs"
+	"creativeapi/internal/gate"
 	"creativeapi/internal/httpapi"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/metrics"
@@ -257,7 +258,9 @@ var spec struct {
 	once   sync.Once
 	doc    *openapi3.T
 	router routers.Router
-	err    error
+	// options check the spec's formats as the server's gate does.
+	options []openapi3.SchemaValidationOption
+	err     error
 }
 
 func specRouter() (*openapi3.T, routers.Router, error) {
@@ -268,7 +271,7 @@ func specRouter() (*openapi3.T, routers.Router, error) {
 			return
 		}
 		doc.Servers = nil
-		spec.doc = doc
+		spec.doc, spec.options = doc, gate.SchemaOptions(doc)
 		spec.router, spec.err = gorillamux.NewRouter(doc)
 	})
 	return spec.doc, spec.router, spec.err
@@ -318,7 +321,7 @@ func CheckResponse(req *http.Request, resp *Response, provedBy ...string) error 
 		Status:                 resp.Status,
 		Header:                 resp.Header,
 		Body:                   io.NopCloser(bytes.NewReader(resp.Body)),
-		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true, SchemaValidationOptions: spec.options},
 	})
 	if err != nil {
 		return err
@@ -352,7 +355,7 @@ func checkHead(router routers.Router, req *http.Request, resp *Response) error {
 		Status:                 resp.Status,
 		Header:                 resp.Header,
 		Body:                   io.NopCloser(bytes.NewReader(nil)),
-		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true, ExcludeResponseBody: true},
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true, ExcludeResponseBody: true, SchemaValidationOptions: spec.options},
 	})
 }
 
