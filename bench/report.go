@@ -318,7 +318,7 @@ func rows(n int) string {
 	return strconv.Itoa(n)
 }
 
-var goBenchLine = regexp.MustCompile(`^(Benchmark[\w/]+?)(?:-\d+)?\s+\d+\s+([0-9.]+) ns/op(?:\s+([0-9.]+) B/op)?(?:\s+([0-9.]+) allocs/op)?`)
+var goBenchLine = regexp.MustCompile(`^(Benchmark[\w/]+?)(?:-\d+)?\s+\d+\s+([0-9.]+) ns/op(?:\s+[0-9.]+ cpu-ns/op)?(?:\s+([0-9.]+) B/op)?(?:\s+([0-9.]+) allocs/op)?`)
 
 // goBenchPattern selects the Go benchmarks the report shows.
 const goBenchPattern = "BenchmarkValidate|BenchmarkDepositCreate"

@@ -84,6 +84,7 @@ func BenchmarkDepositCreateFirst(b *testing.B) {
 	var n atomic.Int64
 	b.ReportAllocs()
 	b.ResetTimer()
+	defer reportCPU(b)()
 	b.SetParallelism(benchClients)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
@@ -101,6 +102,7 @@ func BenchmarkDepositCreateReplay(b *testing.B) {
 	d.create(b, 0, "replayed", body, false)
 	b.ReportAllocs()
 	b.ResetTimer()
+	defer reportCPU(b)()
 	b.SetParallelism(benchClients)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
@@ -132,6 +134,7 @@ func BenchmarkDepositCreateClient(b *testing.B) {
 	var n atomic.Int64
 	b.ReportAllocs()
 	b.ResetTimer()
+	defer reportCPU(b)()
 	b.SetParallelism(benchClients)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {

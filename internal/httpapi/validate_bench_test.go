@@ -55,6 +55,7 @@ func BenchmarkValidateCommand(b *testing.B) {
 			body := strings.NewReader(tc.body)
 			ctx := context.Background()
 			b.ReportAllocs()
+			defer reportCPU(b)()
 			for b.Loop() {
 				body.Reset(tc.body)
 				req.Body, req.ContentLength = io.NopCloser(body), int64(len(tc.body))
