@@ -167,7 +167,7 @@ func (g *Gate) Check(ctx context.Context, w http.ResponseWriter, r *http.Request
 	if !withBody {
 		return nil, nil
 	}
-	body, err := canonical(value)
+	body, err := canonical(value, int(max(r.ContentLength, 0)))
 	if err != nil {
 		return nil, err
 	}
