@@ -7,6 +7,7 @@
 package gate
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -171,7 +172,7 @@ func (g *Gate) Check(ctx context.Context, w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return nil, err
 	}
-	r.Body, r.ContentLength = newBodyReader(body), int64(len(body))
+	r.Body, r.ContentLength = validatedBody{Reader: bytes.NewReader(body), value: value}, int64(len(body))
 	// Media types are case-insensitive, Echo's binder is not: it gets the
 	// one spelling it knows.
 	r.Header.Set("Content-Type", "application/json")
