@@ -49,9 +49,9 @@ func observe(log *slog.Logger, requestTimeout time.Duration, clients clientip.Re
 			}
 			c.SetRequest(req.WithContext(ctx))
 			h := c.Response().Header()
-			h.Set("X-Content-Type-Options", "nosniff")
+			h["X-Content-Type-Options"] = nosniff
 			// No answer is meant to be shown in a frame (clickjacking).
-			h.Set("X-Frame-Options", "DENY")
+			h["X-Frame-Options"] = deny
 			h.Set("Trace-Id", traceID)
 			defer func() {
 				if r := recover(); r != nil {
@@ -73,7 +73,7 @@ func observe(log *slog.Logger, requestTimeout time.Duration, clients clientip.Re
 				if op, ok := c.Get(operationKey).(string); ok {
 					attrs = append(attrs, slog.String("operation", op))
 				}
-				if caller, ok := requestctx.CallerFrom(c.Request().Context()); ok {
+				if caller, ok := requestctx.CallerFrom(ctx); ok {
 					attrs = append(attrs, slog.String("user_id", caller.UserID.String()))
 				}
 				log.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
@@ -86,6 +86,16 @@ func observe(log *slog.Logger, requestTimeout time.Duration, clients clientip.Re
 		}
 	}
 }
+
+// Header values every answer (or every /api/ answer) carries, shared: a
+// Header.Set allocates the value's slice per request. Their capacity is
+// their length, so an Add on the same name copies instead of writing into
+// them.
+var (
+	nosniff = []string{"nosniff"}[:1:1]
+	deny    = []string{"DENY"}[:1:1]
+	noStore = []string{"no-store"}[:1:1]
+)
 
 // headerBytes is the size of the header fields as sent ("Name: value\r\n").
 func headerBytes(h http.Header) int {
@@ -100,13 +110,19 @@ func headerBytes(h http.Header) int {
 
 // traceIDFrom takes the trace id of a valid W3C traceparent, else makes one.
 func traceIDFrom(traceparent string) string {
-	parts := strings.Split(traceparent, "-")
-	if len(parts) == 4 && len(parts[0]) == 2 && len(parts[1]) == 32 && isLowerHex(parts[1]) && strings.Trim(parts[1], "0") != "" {
-		return parts[1]
+	// version-traceid-parentid-flags, read without splitting (a slice per
+	// request).
+	version, rest, _ := strings.Cut(traceparent, "-")
+	id, rest, ok := strings.Cut(rest, "-")
+	_, flags, ok2 := strings.Cut(rest, "-")
+	if ok && ok2 && !strings.Contains(flags, "-") && len(version) == 2 && len(id) == 32 && isLowerHex(id) && strings.Trim(id, "0") != "" {
+		return id
 	}
 	var b [16]byte
 	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	var id32 [32]byte
+	hex.Encode(id32[:], b[:])
+	return string(id32[:])
 }
 
 func isLowerHex(s string) bool {
@@ -138,7 +154,7 @@ func admit(g *gate.Gate, deprecated map[string]deprecationHeaders, auth Authenti
 			if !strings.HasPrefix(req.URL.Path, "/api/") {
 				return next(c)
 			}
-			c.Response().Header().Set("Cache-Control", "no-store")
+			c.Response().Header()["Cache-Control"] = noStore
 			if route := c.Path(); route != "" && strings.Count(route, "/") != strings.Count(echo.GetPath(req), "/") {
 				// Echo lets a route's last parameter run over "/"
 				// (…/deposits/a/b matches :depositId); no path of the spec does.
@@ -158,6 +174,7 @@ func admit(g *gate.Gate, deprecated map[string]deprecationHeaders, auth Authenti
 			// Idempotency-Key, if any.
 			var stored *idempotency.Stored
 			var in gated
+			ctx := req.Context()
 			if op.Secured {
 				// A command's stored answer comes with the session: a
 				// replay needs no other read.
@@ -179,24 +196,28 @@ func admit(g *gate.Gate, deprecated map[string]deprecationHeaders, auth Authenti
 				if key != "" {
 					in.prefetched = &idempotency.Prefetched{UserID: caller.UserID, Key: key, Stored: stored}
 				}
-				req = req.WithContext(requestctx.WithCaller(req.Context(), caller))
+				ctx = requestctx.WithCaller(ctx, caller)
 			}
 			if unsafe && !origins.allows(req) {
 				return problem.New(http.StatusForbidden, problem.CSRFFailed, "Cross-origin requests from this origin are not allowed.")
 			}
-			names, values := c.ParamNames(), c.ParamValues()
-			params := make(map[string]string, len(names))
-			for i, name := range names {
-				params[name] = values[i]
+			var params map[string]string // none: no map to build
+			if names, values := c.ParamNames(), c.ParamValues(); len(names) > 0 {
+				params = make(map[string]string, len(names))
+				for i, name := range names {
+					params[name] = values[i]
+				}
 			}
 			var err error
-			if in.body, err = g.Check(req.Context(), c.Response(), req, op, params, stored != nil); err != nil {
+			if in.body, err = g.Check(ctx, c.Response(), req, op, params, stored != nil); err != nil {
 				return err
 			}
 			if in.body != nil || in.prefetched != nil {
-				req = req.WithContext(context.WithValue(req.Context(), gatedKey{}, in))
+				ctx = context.WithValue(ctx, gatedKey{}, in)
 			}
-			c.SetRequest(req)
+			if ctx != req.Context() {
+				c.SetRequest(req.WithContext(ctx)) // one copy of the request for what admit learnt
+			}
 			return next(c)
 		}
 	}

@@ -1,6 +1,6 @@
-// Package requestctx carries per-request facts (trace id, the signed-in
-// caller) through context.Context, because strict handlers receive the
-// request's context and not echo.Context.
+// Package requestctx carries per-request facts (trace id, client address,
+// the signed-in caller) through context.Context, because strict handlers
+// receive the request's context and not echo.Context.
 package requestctx
 
 import (
@@ -9,9 +9,7 @@ import (
 	"github.com/google/uuid"
 )
 
-type traceKey struct{}
-type clientIPKey struct{}
-type callerKey struct{}
+type factsKey struct{}
 
 // Caller is the signed-in user of a request and their session.
 type Caller struct {
@@ -22,36 +20,71 @@ type Caller struct {
 	CSRFToken string
 }
 
-// WithTraceID returns ctx carrying the request's trace id.
+// Facts are what the middleware learns about a request, held in its context
+// once: one context value for all of them (a value per fact, each boxed,
+// and a copy of the request for the caller cost a deposit create six
+// allocations). WithTraceID starts them; WithClientIP and WithCaller
+// complete them in place, before the handler runs, on the request's
+// goroutine; they do not change afterwards.
+type Facts struct {
+	traceID  string
+	clientIP string
+	caller   Caller
+	signedIn bool
+}
+
+// WithTraceID returns ctx carrying the facts of a request with its trace id.
 func WithTraceID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, traceKey{}, id)
+	return context.WithValue(ctx, factsKey{}, &Facts{traceID: id})
+}
+
+// WithClientIP returns ctx carrying the client's address (the peer's IP, or
+// behind trusted proxies the address they forwarded; see clientip): the
+// request's facts completed in place, and ctx itself, when it has them.
+func WithClientIP(ctx context.Context, ip string) context.Context {
+	if f := factsOf(ctx); f != nil {
+		f.clientIP = ip
+		return ctx
+	}
+	return context.WithValue(ctx, factsKey{}, &Facts{clientIP: ip})
+}
+
+// WithCaller returns ctx carrying the signed-in caller: the request's facts
+// completed in place, and ctx itself, when it has them (a request has one
+// caller, recorded before its handler runs).
+func WithCaller(ctx context.Context, c Caller) context.Context {
+	if f := factsOf(ctx); f != nil {
+		f.caller, f.signedIn = c, true
+		return ctx
+	}
+	return context.WithValue(ctx, factsKey{}, &Facts{caller: c, signedIn: true})
+}
+
+func factsOf(ctx context.Context) *Facts {
+	f, _ := ctx.Value(factsKey{}).(*Facts)
+	return f
 }
 
 // TraceID is the request's trace id, or "" outside a request.
 func TraceID(ctx context.Context) string {
-	id, _ := ctx.Value(traceKey{}).(string)
-	return id
-}
-
-// WithCaller returns ctx carrying the signed-in caller.
-func WithCaller(ctx context.Context, c Caller) context.Context {
-	return context.WithValue(ctx, callerKey{}, c)
-}
-
-// CallerFrom is the signed-in caller; ok is false on anonymous requests.
-func CallerFrom(ctx context.Context) (Caller, bool) {
-	c, ok := ctx.Value(callerKey{}).(Caller)
-	return c, ok
-}
-
-// WithClientIP returns ctx carrying the client's address (the peer's IP, or
-// behind trusted proxies the address they forwarded; see clientip).
-func WithClientIP(ctx context.Context, ip string) context.Context {
-	return context.WithValue(ctx, clientIPKey{}, ip)
+	if f := factsOf(ctx); f != nil {
+		return f.traceID
+	}
+	return ""
 }
 
 // ClientIP is the request's client address, or "" outside a request.
 func ClientIP(ctx context.Context) string {
-	ip, _ := ctx.Value(clientIPKey{}).(string)
-	return ip
+	if f := factsOf(ctx); f != nil {
+		return f.clientIP
+	}
+	return ""
+}
+
+// CallerFrom is the signed-in caller; ok is false on anonymous requests.
+func CallerFrom(ctx context.Context) (Caller, bool) {
+	if f := factsOf(ctx); f != nil && f.signedIn {
+		return f.caller, true
+	}
+	return Caller{}, false
 }
