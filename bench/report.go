@@ -207,7 +207,7 @@ func (r *report) markdown() string {
 	}
 
 	if len(r.goBench) > 0 {
-		fmt.Fprintf(&b, "\n## Go benchmarks\n\n`go test -run '^$' -bench '%s' -benchmem -benchtime 3s ./internal/httpapi` (the deposit benchmarks go through the real HTTP server, %d requests in flight per CPU, on a throwaway PostgreSQL with fsync off).\n\n", goBenchPattern, 4)
+		fmt.Fprintf(&b, "\n## Go benchmarks\n\n`go test -run '^$' -bench '%s' -benchmem -benchtime 3s ./internal/httpapi` (the deposit and review action benchmarks go through the real HTTP server, %d requests in flight per CPU, on a throwaway PostgreSQL with fsync off).\n\n", goBenchPattern, 4)
 		fmt.Fprintf(&b, "| benchmark | ns/op | B/op | allocs/op |\n| --- | ---: | ---: | ---: |\n")
 		for _, g := range r.goBench {
 			fmt.Fprintf(&b, "| %s | %.0f | %.0f | %.0f |\n", g.name, g.nsPerOp, g.bytes, g.alloc)
@@ -321,7 +321,7 @@ func rows(n int) string {
 var goBenchLine = regexp.MustCompile(`^(Benchmark[\w/]+?)(?:-\d+)?\s+\d+\s+([0-9.]+) ns/op(?:\s+[0-9.]+ cpu-ns/op)?(?:\s+([0-9.]+) B/op)?(?:\s+([0-9.]+) allocs/op)?`)
 
 // goBenchPattern selects the Go benchmarks the report shows.
-const goBenchPattern = "BenchmarkValidate|BenchmarkDepositCreate"
+const goBenchPattern = "BenchmarkValidate|BenchmarkDepositCreate|BenchmarkReviewAction"
 
 // goBenchmarks runs the validation and first-versus-replay benchmarks.
 func goBenchmarks(ctx context.Context) ([]goBenchResult, error) {
