@@ -201,6 +201,17 @@ CREATE INDEX deposits_open_user_id_idx ON deposits (user_id, expires_at)
 CREATE INDEX deposits_awaiting_expires_at_idx ON deposits (expires_at) WHERE status = 'awaiting_transfer';
 CREATE INDEX deposits_reserved_until_idx ON deposits (reserved_until) WHERE reserved;
 
+-- deposit_open is whether a deposit is open (docs/deposits.md): confirming,
+-- or awaiting its transfer before expires_at. The queries that count, limit
+-- and credit open deposits all call it. One SQL expression, so the planner
+-- inlines it and the partial index deposits_open_user_id_idx still serves.
+-- deposit.IsOpen(deposit.EffectiveStatus(...)) is the rule in Go, for
+-- reads; a test holds the two equal.
+CREATE FUNCTION deposit_open(status text, expires_at timestamptz) RETURNS boolean
+    LANGUAGE sql STABLE AS $$
+SELECT status IN ('awaiting_transfer', 'confirming') AND NOT (status = 'awaiting_transfer' AND expires_at <= now())
+$$;
+
 -- ledger_entries is the append-only account ledger; one entry per source, so
 -- a deposit (or anything else) credits at most once.
 CREATE TABLE ledger_entries (

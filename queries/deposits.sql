@@ -1,7 +1,7 @@
 -- Account deposits and the balance ledger.
 --
--- A deposit is open while it is awaiting_transfer and not past expires_at,
--- or confirming. deposit.EffectiveStatus states the same rule in Go for reads.
+-- Whether a deposit is open is deposit_open (schema.sql) in SQL, and
+-- deposit.IsOpen(deposit.EffectiveStatus(...)) in Go (a test holds them equal).
 
 -- name: DepositOwnerLock :exec
 -- DepositOwnerLock serialises one user's deposit creations on the users row,
@@ -15,19 +15,16 @@ SELECT id FROM users WHERE id = @user_id FOR NO KEY UPDATE;
 -- name: DepositOpenCount :one
 -- DepositOpenCount counts the user's open deposits.
 SELECT count(*) FROM deposits
-WHERE user_id = @user_id
-  AND status IN ('awaiting_transfer', 'confirming')
-  AND NOT (status = 'awaiting_transfer' AND expires_at <= now());
+WHERE user_id = @user_id AND deposit_open(status, expires_at);
 
 -- name: DepositOpenCounts :one
 -- DepositOpenCounts counts the open deposits by status, for the operators'
--- metrics. Each count reads a partial index of open deposits, so a scrape
--- costs what the open deposits cost, however many were ever made.
-SELECT
-    (SELECT count(*) FROM deposits
-     WHERE status = 'awaiting_transfer' AND expires_at > now())::bigint AS awaiting_transfer,
-    (SELECT count(*) FROM deposits
-     WHERE status = 'confirming')::bigint AS confirming;
+-- metrics. It reads the partial index of open deposits, so a scrape costs
+-- what the open deposits cost, however many were ever made.
+SELECT count(*) FILTER (WHERE status = 'awaiting_transfer')::bigint AS awaiting_transfer,
+       count(*) FILTER (WHERE status = 'confirming')::bigint AS confirming
+FROM deposits
+WHERE deposit_open(status, expires_at);
 
 -- name: DepositInsert :one
 -- DepositInsert creates a deposit with the given suffix when the user is
@@ -43,9 +40,7 @@ SELECT @user_id::uuid, @network::text, @address::text, @currency::text, @base_am
        @suffix_minor::integer, @requested_amount_minor::bigint, @confirmations_required::integer,
        now() + @ttl::interval, now() + @reserve_for::interval
 WHERE (SELECT count(*) FROM deposits
-       WHERE user_id = @user_id::uuid
-         AND status IN ('awaiting_transfer', 'confirming')
-         AND NOT (status = 'awaiting_transfer' AND expires_at <= now())) < @max_open::integer
+       WHERE user_id = @user_id::uuid AND deposit_open(status, expires_at)) < @max_open::integer
 ON CONFLICT (network, address, currency, requested_amount_minor) WHERE reserved DO NOTHING
 RETURNING *;
 
@@ -144,8 +139,7 @@ WITH credited AS (
         confirmations = d.confirmations_required, reserved = false
     WHERE d.id = @id
       AND d.requested_amount_minor = @amount_minor::bigint
-      AND (d.status = 'confirming'
-           OR (d.status = 'awaiting_transfer' AND d.expires_at > now())
+      AND (deposit_open(d.status, d.expires_at)
            OR (@late::boolean AND d.status IN ('awaiting_transfer', 'expired')))
       AND (d.transfer_tx_id IS NULL OR d.transfer_tx_id = @tx_id)
       AND NOT EXISTS (

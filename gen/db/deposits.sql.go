@@ -20,8 +20,7 @@ WITH credited AS (
         confirmations = d.confirmations_required, reserved = false
     WHERE d.id = $2
       AND d.requested_amount_minor = $3::bigint
-      AND (d.status = 'confirming'
-           OR (d.status = 'awaiting_transfer' AND d.expires_at > now())
+      AND (deposit_open(d.status, d.expires_at)
            OR ($4::boolean AND d.status IN ('awaiting_transfer', 'expired')))
       AND (d.transfer_tx_id IS NULL OR d.transfer_tx_id = $1)
       AND NOT EXISTS (
@@ -207,9 +206,7 @@ SELECT $1::uuid, $2::text, $3::text, $4::text, $5::bigint,
        $6::integer, $7::bigint, $8::integer,
        now() + $9::interval, now() + $10::interval
 WHERE (SELECT count(*) FROM deposits
-       WHERE user_id = $1::uuid
-         AND status IN ('awaiting_transfer', 'confirming')
-         AND NOT (status = 'awaiting_transfer' AND expires_at <= now())) < $11::integer
+       WHERE user_id = $1::uuid AND deposit_open(status, expires_at)) < $11::integer
 ON CONFLICT (network, address, currency, requested_amount_minor) WHERE reserved DO NOTHING
 RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at
 `
@@ -425,9 +422,7 @@ func (q *Queries) DepositListByUser(ctx context.Context, arg DepositListByUserPa
 
 const depositOpenCount = `-- name: DepositOpenCount :one
 SELECT count(*) FROM deposits
-WHERE user_id = $1
-  AND status IN ('awaiting_transfer', 'confirming')
-  AND NOT (status = 'awaiting_transfer' AND expires_at <= now())
+WHERE user_id = $1 AND deposit_open(status, expires_at)
 `
 
 // DepositOpenCount counts the user's open deposits.
@@ -439,11 +434,10 @@ func (q *Queries) DepositOpenCount(ctx context.Context, userID uuid.UUID) (int64
 }
 
 const depositOpenCounts = `-- name: DepositOpenCounts :one
-SELECT
-    (SELECT count(*) FROM deposits
-     WHERE status = 'awaiting_transfer' AND expires_at > now())::bigint AS awaiting_transfer,
-    (SELECT count(*) FROM deposits
-     WHERE status = 'confirming')::bigint AS confirming
+SELECT count(*) FILTER (WHERE status = 'awaiting_transfer')::bigint AS awaiting_transfer,
+       count(*) FILTER (WHERE status = 'confirming')::bigint AS confirming
+FROM deposits
+WHERE deposit_open(status, expires_at)
 `
 
 type DepositOpenCountsRow struct {
@@ -452,8 +446,8 @@ type DepositOpenCountsRow struct {
 }
 
 // DepositOpenCounts counts the open deposits by status, for the operators'
-// metrics. Each count reads a partial index of open deposits, so a scrape
-// costs what the open deposits cost, however many were ever made.
+// metrics. It reads the partial index of open deposits, so a scrape costs
+// what the open deposits cost, however many were ever made.
 func (q *Queries) DepositOpenCounts(ctx context.Context) (DepositOpenCountsRow, error) {
 	row := q.db.QueryRow(ctx, depositOpenCounts)
 	var i DepositOpenCountsRow
@@ -468,8 +462,8 @@ SELECT id FROM users WHERE id = $1 FOR NO KEY UPDATE
 
 // Account deposits and the balance ledger.
 //
-// A deposit is open while it is awaiting_transfer and not past expires_at,
-// or confirming. deposit.EffectiveStatus states the same rule in Go for reads.
+// Whether a deposit is open is deposit_open (schema.sql) in SQL, and
+// deposit.IsOpen(deposit.EffectiveStatus(...)) in Go (a test holds them equal).
 // DepositOwnerLock serialises one user's deposit creations on the users row,
 // so the open-deposit count read by the next statement cannot be raced
 // (each statement of a transaction reads a snapshot taken after the

@@ -9,14 +9,18 @@ import (
 	"creativeapi/gen/api"
 )
 
-// Detail is the CreativeDetail schema as it is encoded: the fields of
-// api.CreativeDetail, with pointers (null when nil) where the generated type
-// has nullable.Nullable. Those are maps, each marshalled by a json.Marshal
-// of its own whose output is then checked again; a page of 20 creatives
-// spent a quarter of its CPU there. httpapi's
-// TestCreativeJSONMatchesTheSchemaType keeps the two types saying the same.
-// It lives here, not in httpapi, because the creative's events carry it
-// too (eventData).
+// Detail is the CreativeDetail schema as it is encoded, the one
+// hand-written encoder of a generated schema type: the fields of
+// api.CreativeDetail, with pointers (null when nil) where the generated
+// type has nullable.Nullable. Those are maps, each marshalled by a
+// json.Marshal of its own whose output is then checked again: writing a
+// page of 20 creatives through the generated type took 2.5 times as long
+// (1.42 ms against 0.57 ms, medians of 5 on a loaded 2-core machine) and
+// 673 allocations against 311 (BenchmarkCreativePageEncoding in
+// internal/httpapi, both in one run). httpapi's
+// TestCreativeEncodingIsTheGeneratedOneByteForByte proves the bytes are
+// those the generated response writes. It lives here, not in httpapi,
+// because the creative's events carry it too (eventData).
 type Detail struct {
 	ApprovedVersion  *VersionDetail          `json:"approvedVersion"`
 	AspectRatio      string                  `json:"aspectRatio"`

@@ -18,8 +18,9 @@ const (
 
 // EffectiveStatus is the status a deposit reads as at now: one awaiting its
 // transfer past expiresAt is expired even before the sweeper marks its row,
-// so reads never depend on when the sweeper last ran. The open-deposit
-// count in queries/deposits.sql applies the same rule in SQL.
+// so reads never depend on when the sweeper last ran. With IsOpen it is
+// the open-deposit rule that deposit_open (schema.sql) states for the
+// queries; TestOpenIsOneRuleInSQLAndGo holds the two equal.
 func EffectiveStatus(status string, expiresAt, now time.Time) string {
 	if status == StatusAwaitingTransfer && !now.Before(expiresAt) {
 		return StatusExpired

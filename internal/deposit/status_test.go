@@ -1,10 +1,12 @@
 package deposit_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"creativeapi/internal/deposit"
+	"creativeapi/internal/testenv"
 )
 
 func TestEffectiveStatus_AwaitingPastExpiryReadsExpired(t *testing.T) {
@@ -42,5 +44,36 @@ func TestIsOpen_OnlyAwaitingAndConfirmingCountTowardsTheLimit(t *testing.T) {
 		if got := deposit.IsOpen(status); got != want {
 			t.Errorf("IsOpen(%s) = %v, want %v", status, got, want)
 		}
+	}
+}
+
+// TestOpenIsOneRuleInSQLAndGo: deposit_open, which the queries that count,
+// limit and credit open deposits call, and IsOpen(EffectiveStatus(...)),
+// which reads use, agree for every status before, at and after expiry.
+func TestOpenIsOneRuleInSQLAndGo(t *testing.T) {
+	t.Parallel()
+	d := testenv.NewDB(t)
+	statuses := []string{deposit.StatusAwaitingTransfer, deposit.StatusConfirming, deposit.StatusCredited, deposit.StatusExpired}
+	rows, err := d.Pool.Query(context.Background(), `
+		SELECT s, now() + o, now(), deposit_open(s, now() + o)
+		FROM unnest($1::text[]) AS s, unnest(ARRAY[interval '-1 minute', interval '0', interval '1 minute']) AS o`, statuses)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for rows.Next() {
+		var status string
+		var expires, now time.Time
+		var inSQL bool
+		if err := rows.Scan(&status, &expires, &now, &inSQL); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if inGo := deposit.IsOpen(deposit.EffectiveStatus(status, expires, now)); inGo != inSQL {
+			t.Errorf("%s expiring at %s (now %s): open in SQL %v, in Go %v", status, expires, now, inSQL, inGo)
+		}
+	}
+	if err := rows.Err(); err != nil || n != 12 {
+		t.Fatalf("%d combinations, %v; want 12", n, err)
 	}
 }

@@ -131,7 +131,7 @@ func (s *Server) ExecuteCreativeAction(ctx context.Context, r api.ExecuteCreativ
 // creativeCommand runs a command answering a creative under the idempotency
 // runner, with its status and, when located, the creative's Location.
 func (s *Server) creativeCommand(ctx context.Context, target string, key *string, status int, located bool,
-	run func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error)) (commandResponse, error) {
+	run func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error)) (rawJSON, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
 	k := ""
 	if key != nil {
@@ -156,9 +156,9 @@ func (s *Server) creativeCommand(ctx context.Context, target string, key *string
 			return out, nil
 		})
 	if err != nil {
-		return commandResponse{}, err
+		return rawJSON{}, err
 	}
-	return commandResponse{resp, replayed}, nil
+	return rawJSON{resp, replayed}, nil
 }
 
 // UpdateCreative edits a creative in one transaction. It takes no
@@ -295,26 +295,6 @@ type creativeListJSON struct {
 	Items      []creative.Detail `json:"items"`
 	NextCursor *string           `json:"nextCursor"`
 }
-
-// encodedOK is a 200 answer encoded before it is written, ending in a
-// newline as the generated responses' json.Encoder writes them.
-type encodedOK []byte
-
-func encodeOK(v any) (encodedOK, error) {
-	b, err := json.Marshal(v)
-	return encodedOK(append(b, '\n')), err
-}
-
-func (b encodedOK) write(w http.ResponseWriter) error {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_, err := w.Write(b)
-	return err
-}
-
-func (b encodedOK) VisitGetCreativeResponse(w http.ResponseWriter) error    { return b.write(w) }
-func (b encodedOK) VisitListCreativesResponse(w http.ResponseWriter) error  { return b.write(w) }
-func (b encodedOK) VisitUpdateCreativeResponse(w http.ResponseWriter) error { return b.write(w) }
 
 // orNil is a nullable request field as a pointer: nil when absent or null.
 func orNil[T any](n nullable.Nullable[T]) *T {

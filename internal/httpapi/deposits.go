@@ -117,7 +117,7 @@ func (s *Server) CreateAccountDeposit(ctx context.Context, r api.CreateAccountDe
 	if !replayed && resp.Status == http.StatusCreated {
 		s.metrics.DepositCreated()
 	}
-	return commandResponse{resp, replayed}, nil
+	return rawJSON{resp, replayed}, nil
 }
 
 // ListAccountDeposits pages the caller's deposits, newest first.

@@ -112,7 +112,7 @@ func (s *Server) CreateWebhookEndpoint(ctx context.Context, r api.CreateWebhookE
 	if err != nil {
 		return nil, err
 	}
-	return commandResponse{resp, replayed}, nil
+	return rawJSON{resp, replayed}, nil
 }
 
 // GetWebhookEndpoint answers one endpoint, without its secret.

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+
+	"creativeapi/gen/api"
 )
 
 // Code is the machine-readable kind of a Problem.
@@ -35,29 +37,26 @@ const (
 	DepositCapacityExhausted Code = "deposit_capacity_exhausted"
 )
 
-// FieldCode is the machine-readable kind of a field error.
-type FieldCode string
+// FieldCode is the machine-readable kind of a field error (FieldError.code
+// in openapi.yaml).
+type FieldCode = api.FieldErrorCode
 
-// The field error codes of docs/errors.md (FieldError.code in openapi.yaml).
+// The field error codes of docs/errors.md.
 const (
-	Required      FieldCode = "required"
-	InvalidType   FieldCode = "invalid_type"
-	InvalidFormat FieldCode = "invalid_format"
-	InvalidValue  FieldCode = "invalid_value"
-	OutOfRange    FieldCode = "out_of_range"
-	TooShort      FieldCode = "too_short"
-	TooLong       FieldCode = "too_long"
-	UnknownField  FieldCode = "unknown_field"
+	Required      = api.Required
+	InvalidType   = api.InvalidType
+	InvalidFormat = api.InvalidFormat
+	InvalidValue  = api.InvalidValue
+	OutOfRange    = api.OutOfRange
+	TooShort      = api.TooShort
+	TooLong       = api.TooLong
+	UnknownField  = api.UnknownField
 )
 
 // FieldError is one failing field of a 422 invalid_request answer. Field is a
 // dotted path with indexes (amount.amountMinor, items[0].formats) or the name
 // of a header or parameter.
-type FieldError struct {
-	Field   string    `json:"field"`
-	Code    FieldCode `json:"code"`
-	Message string    `json:"message"`
-}
+type FieldError = api.FieldError
 
 // Error is an expected failure that becomes a Problem answer. Anything that
 // returns an *Error decides the status and code; the writer adds type and
@@ -127,29 +126,21 @@ var titles = map[Code]string{
 	DepositCapacityExhausted: "Deposit capacity exhausted",
 }
 
-// Body is the JSON shape of a Problem answer (openapi.yaml's Problem).
-type Body struct {
-	Type        string       `json:"type"`
-	Title       string       `json:"title"`
-	Status      int          `json:"status"`
-	Code        Code         `json:"code"`
-	Detail      string       `json:"detail"`
-	TraceID     string       `json:"traceId"`
-	FieldErrors []FieldError `json:"fieldErrors,omitempty"`
-}
-
-// Marshal renders e as the Problem body, the one place where a Problem's
-// type URL and title are decided.
+// Marshal renders e as openapi.yaml's Problem, the one place where a
+// Problem's type URL and title are decided.
 func Marshal(baseURL, traceID string, e *Error) []byte {
-	b, err := json.Marshal(Body{
-		Type:        baseURL + "/problems/" + string(e.Code),
-		Title:       Title(e.Code),
-		Status:      e.Status,
-		Code:        e.Code,
-		Detail:      e.Detail,
-		TraceID:     traceID,
-		FieldErrors: e.FieldErrors,
-	})
+	body := api.Problem{
+		Type:    baseURL + "/problems/" + string(e.Code),
+		Title:   Title(e.Code),
+		Status:  e.Status,
+		Code:    string(e.Code),
+		Detail:  e.Detail,
+		TraceId: traceID,
+	}
+	if len(e.FieldErrors) > 0 {
+		body.FieldErrors = &e.FieldErrors
+	}
+	b, err := json.Marshal(body)
 	if err != nil {
 		// Only strings and ints: marshalling cannot fail.
 		panic(err)
