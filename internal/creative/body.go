@@ -91,23 +91,9 @@ func Body(c Creative) Detail {
 		Reviewer:        ref(c.ReviewerID, c.ReviewerName, func(id uuid.UUID, n string) api.UserRef { return api.UserRef{Id: id, Name: n} }),
 		Client:          ref(c.ClientID, c.ClientName, func(id uuid.UUID, n string) api.NamedRef { return api.NamedRef{Id: id, Name: n} }),
 		Task:            ref(c.TaskID, c.TaskName, func(id uuid.UUID, n string) api.NamedRef { return api.NamedRef{Id: id, Name: n} }),
-		CurrentVersion:  versionDetail(c.Current),
-		ApprovedVersion: versionDetail(c.Approved),
+		CurrentVersion:  c.Current,
+		ApprovedVersion: c.Approved,
 	}
-}
-
-// versionDetail is the CreativeVersion of v, nil (null) when v is.
-func versionDetail(v *Version) *VersionDetail {
-	if v == nil {
-		return nil
-	}
-	out := &VersionDetail{Id: v.ID, Number: int(v.Number), CreatedAt: v.CreatedAt.UTC(),
-		Author: api.UserRef{Id: v.AuthorID, Name: v.AuthorName}, Assets: make([]AssetDetail, len(v.Assets))}
-	for i, a := range v.Assets {
-		out.Assets[i] = AssetDetail{Id: a.ID, FileName: a.FileName, MimeType: a.MimeType, SizeBytes: a.SizeBytes, Url: a.URL,
-			Sha256: a.SHA256, Width: a.Width, Height: a.Height, DurationMs: a.DurationMs}
-	}
-	return out
 }
 
 // ref is nil (null) when the reference is unset, so "always present, may be

@@ -13,10 +13,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/google/uuid"
 
+	"creativeapi/gen/api"
 	"creativeapi/gen/db"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/review"
@@ -50,30 +50,11 @@ type Creative struct {
 	ClientName   *string
 	TaskName     *string
 	// Current and Approved are the current and approved versions, nil when unset.
-	Current, Approved *Version
+	Current, Approved *VersionDetail
 	// Available are the review actions the caller may run now; Permissions
 	// the authoring changes they may make.
 	Available   []review.Action
 	Permissions review.Permissions
-}
-
-// Version is an uploaded version with its assets in position order.
-type Version struct {
-	ID         uuid.UUID
-	Number     int32
-	CreatedAt  time.Time
-	AuthorID   uuid.UUID
-	AuthorName string
-	Assets     []Asset
-}
-
-// Asset is one file of a version.
-type Asset struct {
-	ID                        uuid.UUID
-	FileName, MimeType        string
-	SizeBytes                 int64
-	URL, SHA256               string
-	Width, Height, DurationMs *int32
 }
 
 // row is a creative with the names its detail shows: every read of
@@ -169,8 +150,8 @@ func details(ctx context.Context, q *db.Queries, rows []row, who review.Caller) 
 
 // readVersions reads the given versions with their authors and assets, in
 // position order, in one query.
-func readVersions(ctx context.Context, q *db.Queries, ids []uuid.UUID) (map[uuid.UUID]*Version, error) {
-	out := make(map[uuid.UUID]*Version, len(ids))
+func readVersions(ctx context.Context, q *db.Queries, ids []uuid.UUID) (map[uuid.UUID]*VersionDetail, error) {
+	out := make(map[uuid.UUID]*VersionDetail, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
@@ -181,21 +162,22 @@ func readVersions(ctx context.Context, q *db.Queries, ids []uuid.UUID) (map[uuid
 	for _, r := range rows {
 		v, ok := out[r.ID]
 		if !ok {
-			v = &Version{ID: r.ID, Number: r.Number, CreatedAt: r.CreatedAt, AuthorID: r.AuthorID, AuthorName: r.AuthorName, Assets: []Asset{}}
+			v = &VersionDetail{Id: r.ID, Number: int(r.Number), CreatedAt: r.CreatedAt.UTC(),
+				Author: api.UserRef{Id: r.AuthorID, Name: r.AuthorName}, Assets: []AssetDetail{}}
 			out[r.ID] = v
 		}
 		// A version without assets comes as one row with null asset columns.
 		if r.AssetID != nil {
-			v.Assets = append(v.Assets, Asset{
-				ID: *r.AssetID, FileName: deref(r.FileName), MimeType: deref(r.MimeType), SizeBytes: deref(r.SizeBytes),
-				URL: deref(r.Url), SHA256: deref(r.Sha256), Width: r.Width, Height: r.Height, DurationMs: r.DurationMs,
+			v.Assets = append(v.Assets, AssetDetail{
+				Id: *r.AssetID, FileName: deref(r.FileName), MimeType: deref(r.MimeType), SizeBytes: deref(r.SizeBytes),
+				Url: deref(r.Url), Sha256: deref(r.Sha256), Width: r.Width, Height: r.Height, DurationMs: r.DurationMs,
 			})
 		}
 	}
 	return out, nil
 }
 
-func versionOf(id *uuid.UUID, versions map[uuid.UUID]*Version) (*Version, error) {
+func versionOf(id *uuid.UUID, versions map[uuid.UUID]*VersionDetail) (*VersionDetail, error) {
 	if id == nil {
 		return nil, nil
 	}

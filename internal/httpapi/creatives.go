@@ -205,20 +205,14 @@ func (s *Server) ListCreativeEvents(ctx context.Context, r api.ListCreativeEvent
 	for i, e := range p.Items {
 		item := api.CreativeEvent{
 			Id: e.ID, Type: api.CreativeEventType(e.Type), Actor: api.UserRef{Id: e.ActorID, Name: e.ActorName},
-			FromStatus: nullable.NewNullNullable[string](), ToStatus: api.ReviewStatus(e.ToStatus),
-			Version: int(e.Version), Comment: nullable.NewNullNullable[string](), Changes: nullable.NewNullNullable[[]api.CreativeChange](),
+			FromStatus: nullableOf(e.FromStatus), ToStatus: api.ReviewStatus(e.ToStatus),
+			Version: int(e.Version), Comment: nullableOf(e.Comment), Changes: nullable.NewNullNullable[[]api.CreativeChange](),
 			CreatedAt: e.CreatedAt.UTC(),
-		}
-		if e.FromStatus != nil {
-			item.FromStatus.Set(*e.FromStatus)
-		}
-		if e.Comment != nil {
-			item.Comment.Set(*e.Comment)
 		}
 		if e.Changes != nil {
 			changes := make([]api.CreativeChange, len(e.Changes))
 			for j, ch := range e.Changes {
-				changes[j] = api.CreativeChange{Field: api.CreativeChangeField(ch.Field), From: nullableText(ch.From), To: nullableText(ch.To)}
+				changes[j] = api.CreativeChange{Field: api.CreativeChangeField(ch.Field), From: nullableOf(ch.From), To: nullableOf(ch.To)}
 			}
 			item.Changes.Set(changes)
 		}
@@ -319,11 +313,12 @@ func widen(v *api.ExpectedVersion) *int64 {
 	return &w
 }
 
-func nullableText(s *string) nullable.Nullable[string] {
-	if s == nil {
-		return nullable.NewNullNullable[string]()
+// nullableOf is a nullable answer field: null when v is nil.
+func nullableOf[T any](v *T) nullable.Nullable[T] {
+	if v == nil {
+		return nullable.NewNullNullable[T]()
 	}
-	return nullable.NewNullableWithValue(*s)
+	return nullable.NewNullableWithValue(*v)
 }
 
 // pageSize is a list's limit, the spec's default when none is sent.

@@ -10,7 +10,6 @@
 package pgserver
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -152,9 +151,7 @@ func start(ctx context.Context, bin, dir, password string, cred *syscall.Credent
 		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
 	}
 	cmd := exec.Command(filepath.Join(bin, "postgres"), args...)
-	startup := &headWriter{max: 64 << 10}
-	cmd.Stdout = io.MultiWriter(logw, startup)
-	cmd.Stderr = cmd.Stdout
+	cmd.Stdout, cmd.Stderr = logw, logw
 	// Pdeathsig stops the cluster with us even if we are killed.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGTERM, Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -164,30 +161,17 @@ func start(ctx context.Context, bin, dir, password string, cred *syscall.Credent
 	go func() { s.done <- cmd.Wait() }()
 	if err := s.waitReady(ctx, 60*time.Second); err != nil {
 		_ = s.Stop()
-		// Wait has returned: the output is complete.
-		if strings.Contains(startup.String(), "could not bind") {
+		// Postgres has exited: if its port is not free now, another
+		// process took it.
+		l, lerr := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if lerr != nil {
 			return nil, fmt.Errorf("%w: %w", errPortTaken, err)
 		}
+		l.Close()
 		return nil, err
 	}
 	return s, nil
 }
-
-// headWriter keeps the first max bytes written to it: postgres's start-up
-// output, read once postgres has exited.
-type headWriter struct {
-	max int
-	buf bytes.Buffer
-}
-
-func (w *headWriter) Write(p []byte) (int, error) {
-	if room := w.max - w.buf.Len(); room > 0 {
-		w.buf.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
-}
-
-func (w *headWriter) String() string { return w.buf.String() }
 
 // URL is the connection string of database name on this cluster, with
 // the superuser's password.
