@@ -132,7 +132,7 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 	srv := httpapi.NewHTTPServer(handler, httpapi.DefaultServerLimits(cfg.RequestTimeout), log)
 	ln, err := apiListener(cfg)
 	if err != nil {
-		return err
+		return fmt.Errorf("listen on ADDR=%s (or the LISTEN_FDS socket): %w", cfg.Addr, err)
 	}
 	if cfg.PprofAddr != "" {
 		go servePprof(cfg.PprofAddr, log)
@@ -272,19 +272,11 @@ func startEvents(ctx context.Context, cfg config.Config, st *store.Store, log *s
 // (LISTEN_FDS=1), or a new one on ADDR.
 func apiListener(cfg config.Config) (net.Listener, error) {
 	if !cfg.ListenFD {
-		ln, err := net.Listen("tcp", cfg.Addr)
-		if err != nil {
-			return nil, fmt.Errorf("listen on ADDR=%s: %w", cfg.Addr, err)
-		}
-		return ln, nil
+		return net.Listen("tcp", cfg.Addr)
 	}
 	f := os.NewFile(3, "LISTEN_FDS socket")
 	defer f.Close() // FileListener keeps a copy
-	ln, err := net.FileListener(f)
-	if err != nil {
-		return nil, fmt.Errorf("LISTEN_FDS=1: file descriptor 3 is not a listening socket: %w", err)
-	}
-	return ln, nil
+	return net.FileListener(f)
 }
 
 // serveMetrics serves m at /metrics on addr (METRICS_ADDR), on a listener

@@ -268,10 +268,12 @@ func creativeProblem(err error) error {
 	var refusal *review.Refusal
 	var invalid *creative.Invalid
 	switch {
+	// A caller who is not a member gets exactly the 404 of an id that does
+	// not exist, so another workspace's ids reveal nothing.
 	case errors.Is(err, creative.ErrOrganizationNotVisible):
-		return errOrganizationNotVisible()
+		return problem.New(http.StatusNotFound, problem.NotFound, "No organization with this id is visible to you.")
 	case errors.Is(err, creative.ErrCreativeNotVisible):
-		return errCreativeNotVisible()
+		return problem.New(http.StatusNotFound, problem.NotFound, "No creative with this id is visible to you in this organization.")
 	case errors.As(err, &invalid):
 		return problem.Invalid(invalid.Fields)
 	case errors.As(err, &refusal):

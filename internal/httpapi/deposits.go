@@ -154,10 +154,8 @@ func (s *Server) ListAccountDeposits(ctx context.Context, r api.ListAccountDepos
 func (s *Server) GetAccountDeposit(ctx context.Context, r api.GetAccountDepositRequestObject) (api.GetAccountDepositResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
 	row, err := s.store.Q.DepositGetByUser(ctx, db.DepositGetByUserParams{ID: uuid.UUID(r.DepositId), UserID: caller.UserID})
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, problem.New(http.StatusNotFound, problem.NotFound, "The requested resource does not exist.")
-	} else if err != nil {
-		return nil, err
+	if err != nil {
+		return nil, err // store.ErrNotFound is the Problem writer's 404
 	}
 	return api.GetAccountDeposit200JSONResponse(deposit.Body(row.Deposit, row.DbNow)), nil
 }

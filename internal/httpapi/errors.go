@@ -38,10 +38,11 @@ func (p *problemWriter) classify(c echo.Context, err error) *problem.Error {
 		return perr
 	}
 	var herr *echo.HTTPError
+	if errors.Is(err, store.ErrNotFound) || errors.As(err, &herr) && herr.Code == http.StatusNotFound {
+		return problem.New(http.StatusNotFound, problem.NotFound, "The requested resource does not exist.")
+	}
 	if errors.As(err, &herr) {
 		switch herr.Code {
-		case http.StatusNotFound:
-			return problem.New(http.StatusNotFound, problem.NotFound, "The requested resource does not exist.")
 		case http.StatusMethodNotAllowed:
 			// Echo's router has set Allow to the path's methods.
 			return problem.New(http.StatusMethodNotAllowed, problem.MethodNotAllowed, "%s is not allowed on %s.", requestMethod(c), c.Request().URL.Path)
@@ -63,9 +64,6 @@ func (p *problemWriter) classify(c echo.Context, err error) *problem.Error {
 		p.log.WarnContext(ctx, "database unavailable", "error", err, "trace_id", requestctx.TraceID(ctx))
 		return &problem.Error{Status: http.StatusServiceUnavailable, Code: problem.ServiceUnavailable, RetryAfter: 2,
 			Detail: "The service is temporarily unavailable. Retry later."}
-	}
-	if errors.Is(err, store.ErrNotFound) {
-		return problem.New(http.StatusNotFound, problem.NotFound, "The requested resource does not exist.")
 	}
 	p.log.ErrorContext(ctx, "unexpected error", "error", err, "trace_id", requestctx.TraceID(ctx))
 	return problem.New(http.StatusInternalServerError, problem.InternalError, "Something went wrong on our side. Quote the traceId when you report it.")

@@ -13,10 +13,10 @@ import (
 
 // tx is the transaction InTx gives its function, as the DBTX of the
 // generated queries. It spends no round trip of its own: BEGIN waits for
-// the first statement and goes with it, and statements sent through
-// Tx.Next wait for the next one (or for COMMIT). Each group is one pipeline (a pgx batch
-// with one Sync): statements still run one after another, each with its own
-// snapshot, and a failure skips the rest of the group.
+// the first statement and goes with it, and statements sent through Tx.Next
+// wait for the next one (or for COMMIT). Each group is one pipeline (a pgx
+// batch with one Sync): statements still run one after another, each with
+// its own snapshot, and a failure skips the rest of the group.
 type tx struct {
 	conn *pgx.Conn
 	// pending are the statements waiting for the next one: BEGIN at first,
@@ -58,23 +58,15 @@ func (x Tx) NextWrapped(wrap func(error) error) *db.Queries {
 	return db.New(translating{next{x.t, wrap}})
 }
 
-// next is the DBTX of Tx.Next.
+// next is the DBTX of Tx.Next: Exec queues, reads run at once.
 type next struct {
-	t    *tx
+	*tx
 	wrap func(error) error
 }
 
 func (n next) Exec(_ context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	n.t.pending = append(n.t.pending, queued{sql: sql, args: args, wrap: n.wrap})
+	n.pending = append(n.pending, queued{sql: sql, args: args, wrap: n.wrap})
 	return pgconn.CommandTag{}, nil
-}
-
-func (n next) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
-	return n.t.Query(ctx, sql, args...)
-}
-
-func (n next) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
-	return n.t.QueryRow(ctx, sql, args...)
 }
 
 func newTx(conn *pgx.Conn) *tx {
