@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"creativeapi/gen/api"
+	"creativeapi/internal/review"
 )
 
 // Detail is the CreativeDetail schema as it is encoded, the one
@@ -65,12 +66,15 @@ type AssetDetail struct {
 	Width      *int32    `json:"width"`
 }
 
-// Body is the CreativeDetail of c.
-func Body(c Creative) Detail {
-	actions := make([]api.CreativeAction, len(c.Available))
-	for j, a := range c.Available {
+// detail is the CreativeDetail of r with its versions, as who sees it.
+func detail(r row, current, approved *VersionDetail, who review.Caller) Detail {
+	c, rc := r.c, reviewCreative(r.c)
+	available := review.Available(rc, who)
+	actions := make([]api.CreativeAction, len(available))
+	for j, a := range available {
 		actions[j] = api.CreativeAction(a)
 	}
+	may := review.Allowed(rc, who)
 	return Detail{
 		Id:               c.ID,
 		Number:           fmt.Sprintf("CR-%06d", c.Number),
@@ -84,15 +88,13 @@ func Body(c Creative) Detail {
 		Version:          int(c.Version),
 		UpdatedAt:        c.UpdatedAt.UTC(),
 		AvailableActions: actions,
-		Permissions: api.CreativePermissions{
-			AddVersion: c.Permissions.AddVersion, Edit: c.Permissions.Edit, AssignReviewer: c.Permissions.AssignReviewer,
-		},
-		Author:          api.UserRef{Id: c.AuthorID, Name: c.AuthorName},
-		Reviewer:        ref(c.ReviewerID, c.ReviewerName, func(id uuid.UUID, n string) api.UserRef { return api.UserRef{Id: id, Name: n} }),
-		Client:          ref(c.ClientID, c.ClientName, func(id uuid.UUID, n string) api.NamedRef { return api.NamedRef{Id: id, Name: n} }),
-		Task:            ref(c.TaskID, c.TaskName, func(id uuid.UUID, n string) api.NamedRef { return api.NamedRef{Id: id, Name: n} }),
-		CurrentVersion:  c.Current,
-		ApprovedVersion: c.Approved,
+		Permissions:      api.CreativePermissions{AddVersion: may.AddVersion, Edit: may.Edit, AssignReviewer: may.AssignReviewer},
+		Author:           api.UserRef{Id: c.AuthorID, Name: r.authorName},
+		Reviewer:         ref(c.ReviewerID, r.reviewerName, func(id uuid.UUID, n string) api.UserRef { return api.UserRef{Id: id, Name: n} }),
+		Client:           ref(c.ClientID, r.clientName, func(id uuid.UUID, n string) api.NamedRef { return api.NamedRef{Id: id, Name: n} }),
+		Task:             ref(c.TaskID, r.taskName, func(id uuid.UUID, n string) api.NamedRef { return api.NamedRef{Id: id, Name: n} }),
+		CurrentVersion:   current,
+		ApprovedVersion:  approved,
 	}
 }
 

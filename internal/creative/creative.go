@@ -42,19 +42,11 @@ func (e *Invalid) Error() string {
 	return fmt.Sprintf("%d fields refused", len(e.Fields))
 }
 
-// Creative is a creative as one caller sees it.
+// Creative is a creative as one caller sees it: its row, and the
+// CreativeDetail answered for it.
 type Creative struct {
 	db.Creative
-	AuthorName   string
-	ReviewerName *string
-	ClientName   *string
-	TaskName     *string
-	// Current and Approved are the current and approved versions, nil when unset.
-	Current, Approved *VersionDetail
-	// Available are the review actions the caller may run now; Permissions
-	// the authoring changes they may make.
-	Available   []review.Action
-	Permissions review.Permissions
+	Detail Detail
 }
 
 // row is a creative with the names its detail shows: every read of
@@ -138,12 +130,7 @@ func details(ctx context.Context, q *db.Queries, rows []row, who review.Caller) 
 		if err != nil {
 			return nil, err
 		}
-		rc := reviewCreative(r.c)
-		out[i] = Creative{
-			Creative: r.c, AuthorName: r.authorName, ReviewerName: r.reviewerName, ClientName: r.clientName, TaskName: r.taskName,
-			Current: current, Approved: approved,
-			Available: review.Available(rc, who), Permissions: review.Allowed(rc, who),
-		}
+		out[i] = Creative{Creative: r.c, Detail: detail(r, current, approved, who)}
 	}
 	return out, nil
 }

@@ -4,27 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/google/uuid"
+	"github.com/oapi-codegen/nullable"
 
+	"creativeapi/gen/api"
 	"creativeapi/gen/db"
 )
-
-// Event is one entry of a creative's history.
-type Event struct {
-	ID         uuid.UUID
-	Type       string
-	ActorID    uuid.UUID
-	ActorName  string
-	FromStatus *string
-	ToStatus   string
-	Version    int32
-	Comment    *string
-	// Changes are the fields an updated event changed; nil for other types.
-	Changes   []Change
-	CreatedAt time.Time
-}
 
 // Change is one field an edit changed, with its value before and after
 // (nil: unset), as the history stores and shows it.
@@ -36,7 +22,7 @@ type Change struct {
 
 // EventPage is one page of a history, newest first.
 type EventPage struct {
-	Items []Event
+	Items []api.CreativeEvent
 	// Next is the Seq the next page continues below; 0 on the last page.
 	Next int64
 }
@@ -57,18 +43,29 @@ func Events(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, before 
 		rows = rows[:limit]
 		p.Next = rows[limit-1].ID
 	}
-	p.Items = make([]Event, len(rows))
+	p.Items = make([]api.CreativeEvent, len(rows))
 	for i, r := range rows {
-		e := Event{
-			ID: r.PublicID, Type: r.Type, ActorID: r.ActorID, ActorName: r.ActorName, FromStatus: r.FromStatus,
-			ToStatus: r.ToStatus, Version: r.Version, Comment: r.Comment, CreatedAt: r.CreatedAt,
+		e := api.CreativeEvent{
+			Id: r.PublicID, Type: api.CreativeEventType(r.Type), Actor: api.UserRef{Id: r.ActorID, Name: r.ActorName},
+			FromStatus: nullableOf(r.FromStatus), ToStatus: api.ReviewStatus(r.ToStatus), Version: int(r.Version),
+			Comment: nullableOf(r.Comment), Changes: nullable.NewNullNullable[[]api.CreativeChange](), CreatedAt: r.CreatedAt.UTC(),
 		}
 		if r.Changes != nil {
-			if err := json.Unmarshal(r.Changes, &e.Changes); err != nil {
+			var changes []api.CreativeChange
+			if err := json.Unmarshal(r.Changes, &changes); err != nil {
 				return EventPage{}, fmt.Errorf("event %d: changes: %w", r.ID, err)
 			}
+			e.Changes.Set(changes)
 		}
 		p.Items[i] = e
 	}
 	return p, nil
+}
+
+// nullableOf is a nullable answer field: null when v is nil.
+func nullableOf[T any](v *T) nullable.Nullable[T] {
+	if v == nil {
+		return nullable.NewNullNullable[T]()
+	}
+	return nullable.NewNullableWithValue(*v)
 }

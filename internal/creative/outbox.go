@@ -19,7 +19,7 @@ func answerWithEvent(ctx context.Context, q store.Tx, r row, who review.Caller, 
 		return Creative{}, err
 	}
 	if err := events.Write(ctx, q.Next(), events.Event{
-		Type: t, OrganizationID: c.OrganizationID, Timestamp: c.UpdatedAt, Data: eventData{Detail: Body(c)},
+		Type: t, OrganizationID: c.OrganizationID, Timestamp: c.UpdatedAt, Data: eventData{Detail: c.Detail},
 	}); err != nil {
 		return Creative{}, err
 	}

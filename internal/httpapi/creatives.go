@@ -68,7 +68,7 @@ func (s *Server) ListCreatives(ctx context.Context, r api.ListCreativesRequestOb
 	}
 	page := creativeListJSON{Items: make([]creative.Detail, len(p.Items))}
 	for i, c := range p.Items {
-		page.Items[i] = creative.Body(c)
+		page.Items[i] = c.Detail
 	}
 	if p.Next != 0 {
 		next := encodeKeyCursor(creativeCursorKind, int64(p.Next))
@@ -84,7 +84,7 @@ func (s *Server) GetCreative(ctx context.Context, r api.GetCreativeRequestObject
 	if err != nil {
 		return nil, creativeProblem(err)
 	}
-	return encodeOK(creative.Body(c))
+	return encodeOK(c.Detail)
 }
 
 // CreateCreative creates a draft under the caller's Idempotency-Key.
@@ -145,7 +145,7 @@ func (s *Server) creativeCommand(ctx context.Context, target string, key *string
 			if err != nil {
 				return idempotency.Response{}, creativeProblem(err)
 			}
-			encoded, err := json.Marshal(creative.Body(c))
+			encoded, err := json.Marshal(c.Detail)
 			if err != nil {
 				return idempotency.Response{}, err
 			}
@@ -183,7 +183,7 @@ func (s *Server) UpdateCreative(ctx context.Context, r api.UpdateCreativeRequest
 	if err != nil {
 		return nil, creativeProblem(err)
 	}
-	return encodeOK(creative.Body(c))
+	return encodeOK(c.Detail)
 }
 
 // ListCreativeEvents answers one page of a creative's history, newest first.
@@ -201,23 +201,7 @@ func (s *Server) ListCreativeEvents(ctx context.Context, r api.ListCreativeEvent
 	if err != nil {
 		return nil, creativeProblem(err)
 	}
-	out := api.ListCreativeEvents200JSONResponse{Items: make([]api.CreativeEvent, len(p.Items)), NextCursor: nullable.NewNullNullable[string]()}
-	for i, e := range p.Items {
-		item := api.CreativeEvent{
-			Id: e.ID, Type: api.CreativeEventType(e.Type), Actor: api.UserRef{Id: e.ActorID, Name: e.ActorName},
-			FromStatus: nullableOf(e.FromStatus), ToStatus: api.ReviewStatus(e.ToStatus),
-			Version: int(e.Version), Comment: nullableOf(e.Comment), Changes: nullable.NewNullNullable[[]api.CreativeChange](),
-			CreatedAt: e.CreatedAt.UTC(),
-		}
-		if e.Changes != nil {
-			changes := make([]api.CreativeChange, len(e.Changes))
-			for j, ch := range e.Changes {
-				changes[j] = api.CreativeChange{Field: api.CreativeChangeField(ch.Field), From: nullableOf(ch.From), To: nullableOf(ch.To)}
-			}
-			item.Changes.Set(changes)
-		}
-		out.Items[i] = item
-	}
+	out := api.ListCreativeEvents200JSONResponse{Items: p.Items, NextCursor: nullable.NewNullNullable[string]()}
 	if p.Next != 0 {
 		out.NextCursor.Set(encodeKeyCursor(eventCursorKind, p.Next))
 	}
@@ -313,14 +297,6 @@ func widen(v *api.ExpectedVersion) *int64 {
 	}
 	w := int64(*v)
 	return &w
-}
-
-// nullableOf is a nullable answer field: null when v is nil.
-func nullableOf[T any](v *T) nullable.Nullable[T] {
-	if v == nil {
-		return nullable.NewNullNullable[T]()
-	}
-	return nullable.NewNullableWithValue(*v)
 }
 
 // pageSize is a list's limit, the spec's default when none is sent.
