@@ -93,6 +93,10 @@ func startServer(t *testing.T, bin, dbURL string, vars map[string]string) *serve
 	return s
 }
 
+// readiness asks a starting process for /healthz: a connection accepted
+// into the backlog of a process that stalls must not hang the test.
+var readiness = &http.Client{Timeout: 5 * time.Second}
+
 // listen binds the server's address.
 func (s *server) listen() *net.TCPListener {
 	s.t.Helper()
@@ -119,14 +123,17 @@ func (s *server) startOn(ln *net.TCPListener) {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	defer socket.Close() // the process has its own copy
 	cmd := exec.Command(s.bin, "serve")
 	cmd.Env = s.env
 	cmd.ExtraFiles = []*os.File{socket}
 	cmd.Stdout, cmd.Stderr = s.logs, s.logs
 	// The server dies with the test binary, whatever happens to it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	// Only the process holds the socket now: if it dies, connections are
+	// refused instead of waiting in the backlog.
+	socket.Close()
+	if err != nil {
 		s.t.Fatal(err)
 	}
 	done := make(chan struct{})
@@ -142,7 +149,7 @@ func (s *server) startOn(ln *net.TCPListener) {
 	}()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		res, err := http.Get(s.url("/healthz"))
+		res, err := readiness.Get(s.url("/healthz"))
 		if err == nil {
 			res.Body.Close()
 			if res.StatusCode == http.StatusOK {
