@@ -86,7 +86,7 @@ func (t *tx) flush(ctx context.Context, sql string, args []any) (pgx.BatchResult
 		b.Queue(q.sql, q.args...)
 	}
 	b.Queue(sql, args...)
-	// The next statements marked WithNext reuse the slice; nothing appends
+	// The next statements queued by Tx.Next reuse the slice; nothing appends
 	// to it while this function reads it.
 	pending := t.pending
 	t.pending, t.begun = pending[:0], true
