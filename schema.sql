@@ -345,18 +345,6 @@ CREATE INDEX outbox_events_published_at_idx ON outbox_events (published_at) WHER
 
 CREATE SEQUENCE outbox_events_seq AS bigint;
 
--- outbox_events_notify wakes the publishers (LISTEN outbox_events) when a
--- transaction that wrote events commits; one notice per transaction.
-CREATE FUNCTION outbox_events_notify() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    PERFORM pg_notify('outbox_events', '');
-    RETURN NULL;
-END;
-$$;
-
-CREATE TRIGGER outbox_events_notify AFTER INSERT ON outbox_events
-    FOR EACH STATEMENT EXECUTE FUNCTION outbox_events_notify();
-
 -- webhook_endpoints are an organization's receivers of creative events. The
 -- secret (whsec_ + base64 of 24 random bytes) is kept as it is: signing
 -- needs it. disabled_reason says why the service turned one off (gone: the

@@ -13,6 +13,12 @@ SELECT i.type, nullif(i.organization_id, '00000000-0000-0000-0000-000000000000':
        nullif(i.user_id, '00000000-0000-0000-0000-000000000000'::uuid), i.payload
 FROM input i;
 
+-- name: OutboxUnpublishedExists :one
+-- OutboxUnpublishedExists is the publishers' poll: one read of the partial
+-- index of unpublished events, no transaction and no lock while there is
+-- nothing to publish.
+SELECT EXISTS (SELECT 1 FROM outbox_events WHERE seq IS NULL)::boolean AS pending;
+
 -- name: OutboxPublishLock :exec
 -- OutboxPublishLock makes publishers take turns (until their transaction
 -- ends), so seq is given in commit order: the next publisher's statements

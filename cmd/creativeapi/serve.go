@@ -234,8 +234,8 @@ func sweepJobs(st *store.Store, log *slog.Logger, m *metrics.Metrics) []sweeper.
 }
 
 // startEvents runs this replica's share of the events (docs/events.md):
-// the outbox publisher, woken by the listener when events are written, and
-// the webhook workers on River. The returned function stops them, letting
+// the outbox publisher, looking for unpublished events every
+// EVENTS_POLL_INTERVAL, and the webhook workers on River. The returned function stops them, letting
 // running attempts finish: each is bounded by WEBHOOK_TIMEOUT, and logging
 // it by a few seconds more.
 func startEvents(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logger, m *metrics.Metrics) (func(), error) {
@@ -250,12 +250,11 @@ func startEvents(ctx context.Context, cfg config.Config, st *store.Store, log *s
 		return nil, fmt.Errorf("start the webhook workers (run migrate first?): %w", err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	listener := events.NewListener(st.Pool.Config().ConnConfig, log)
-	wake := listener.Wake(events.ChannelWritten)
-	publisher := events.NewPublisher(st, events.PublisherConfig{OnPublished: m.EventsPublished}, hooks.Fanout, log)
-	done := make(chan struct{}, 2)
-	go func() { listener.Run(ctx); done <- struct{}{} }()
-	go func() { publisher.Run(ctx, wake); done <- struct{}{} }()
+	publisher := events.NewPublisher(st, events.PublisherConfig{
+		PollInterval: cfg.EventsPollInterval, OnPublished: m.EventsPublished,
+	}, hooks.Fanout, log)
+	done := make(chan struct{}, 1)
+	go func() { publisher.Run(ctx); done <- struct{}{} }()
 	return func() {
 		stopCtx, stop := context.WithTimeout(context.WithoutCancel(ctx), cfg.WebhookTimeout+5*time.Second)
 		defer stop()
@@ -263,7 +262,6 @@ func startEvents(ctx context.Context, cfg config.Config, st *store.Store, log *s
 			log.Warn("webhook workers did not stop cleanly", "error", err)
 		}
 		cancel()
-		<-done
 		<-done
 	}, nil
 }

@@ -165,6 +165,20 @@ func (q *Queries) OutboxPurge(ctx context.Context, arg OutboxPurgeParams) (int64
 	return result.RowsAffected(), nil
 }
 
+const outboxUnpublishedExists = `-- name: OutboxUnpublishedExists :one
+SELECT EXISTS (SELECT 1 FROM outbox_events WHERE seq IS NULL)::boolean AS pending
+`
+
+// OutboxUnpublishedExists is the publishers' poll: one read of the partial
+// index of unpublished events, no transaction and no lock while there is
+// nothing to publish.
+func (q *Queries) OutboxUnpublishedExists(ctx context.Context) (bool, error) {
+	row := q.db.QueryRow(ctx, outboxUnpublishedExists)
+	var pending bool
+	err := row.Scan(&pending)
+	return pending, err
+}
+
 const webhookAttemptRecord = `-- name: WebhookAttemptRecord :exec
 WITH attempt AS (
     INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, error)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"creativeapi/internal/deposit"
+	"creativeapi/internal/events"
 	"creativeapi/internal/tron"
 	"creativeapi/internal/webhooks"
 )
@@ -95,6 +96,9 @@ type Config struct {
 	// SweepInterval is how often the background sweepers run.
 	SweepInterval time.Duration
 
+	// EventsPollInterval is how often each replica's outbox publisher looks
+	// for unpublished events (docs/events.md, "Publishing").
+	EventsPollInterval time.Duration
 	// EventsRetention is how long published events, finished webhook
 	// deliveries and their attempt logs are kept (docs/events.md).
 	EventsRetention time.Duration
@@ -149,6 +153,7 @@ func Load(getenv func(string) string) (Config, error) {
 		DBAcquireTimeout:        p.duration("DB_ACQUIRE_TIMEOUT", 3*time.Second),
 		RequestTimeout:          p.duration("REQUEST_TIMEOUT", 30*time.Second),
 		SweepInterval:           p.duration("SWEEP_INTERVAL", time.Minute),
+		EventsPollInterval:      p.duration("EVENTS_POLL_INTERVAL", events.DefaultPollInterval),
 		EventsRetention:         p.duration("EVENTS_RETENTION", webhooks.DefaultRetention),
 		WebhookWorkers:          p.integer("WEBHOOK_WORKERS", webhooks.DefaultWorkers),
 		WebhookTimeout:          p.duration("WEBHOOK_TIMEOUT", webhooks.DefaultTimeout),
@@ -219,9 +224,12 @@ func (c Config) validate() []error {
 		"DEPOSIT_TTL": c.DepositTTL, "IDEMPOTENCY_TTL": c.IdempotencyTTL, "DB_LOCK_TIMEOUT": c.DBLockTimeout,
 		"DB_CONNECT_TIMEOUT": c.DBConnectTimeout, "DB_STATEMENT_TIMEOUT": c.DBStatementTimeout,
 		"DB_ACQUIRE_TIMEOUT": c.DBAcquireTimeout, "REQUEST_TIMEOUT": c.RequestTimeout,
-		"SWEEP_INTERVAL": c.SweepInterval, "SHUTDOWN_TIMEOUT": c.ShutdownTimeout,
+		"SWEEP_INTERVAL": c.SweepInterval, "SHUTDOWN_TIMEOUT": c.ShutdownTimeout, "EVENTS_POLL_INTERVAL": c.EventsPollInterval,
 		"CHAIN_POLL_INTERVAL": c.ChainPollInterval, "DEVCHAIN_BLOCK_INTERVAL": c.DevchainBlockInterval,
 		"EVENTS_RETENTION": c.EventsRetention, "WEBHOOK_TIMEOUT": c.WebhookTimeout,
+	}
+	if c.EventsPollInterval > 0 && (c.EventsPollInterval < time.Millisecond || c.EventsPollInterval > time.Minute) {
+		bad("EVENTS_POLL_INTERVAL=%s: want 1ms to 1m (each look is one indexed read; events wait about half of it)", c.EventsPollInterval)
 	}
 	if c.WebhookWorkers < 1 || c.WebhookWorkers > 10_000 {
 		bad("WEBHOOK_WORKERS=%d: want 1 to 10000", c.WebhookWorkers)

@@ -16,12 +16,18 @@ import (
 // on exactly once).
 type Fanout func(ctx context.Context, tx pgx.Tx, q *db.Queries, published []db.OutboxPublishRow) error
 
+// DefaultPollInterval is how often a publisher looks for unpublished
+// events unless configured otherwise (EVENTS_POLL_INTERVAL): on average an
+// event waits half of it before it is published.
+const DefaultPollInterval = 50 * time.Millisecond
+
 // PublisherConfig tunes a Publisher; zero fields take defaults.
 type PublisherConfig struct {
 	// Batch bounds the events one transaction publishes (default 500).
 	Batch int32
-	// PollInterval is how often it looks without being woken (default 1 s):
-	// a lost notice delays events by at most this.
+	// PollInterval is how often it looks for unpublished events (default
+	// DefaultPollInterval). Nothing wakes it sooner: a command that sent a
+	// notice would commit one at a time with every other (docs/events.md).
 	PollInterval time.Duration
 	// OnPublished, when set, is told which events each run published (a
 	// metrics hook).
@@ -43,7 +49,7 @@ func NewPublisher(st *store.Store, cfg PublisherConfig, fanout Fanout, log *slog
 		cfg.Batch = 500
 	}
 	if cfg.PollInterval <= 0 {
-		cfg.PollInterval = time.Second
+		cfg.PollInterval = DefaultPollInterval
 	}
 	return &Publisher{st: st, cfg: cfg, fanout: fanout, log: log}
 }
@@ -76,29 +82,35 @@ func (p *Publisher) PublishOnce(ctx context.Context) (int, error) {
 	return len(published), nil
 }
 
-// Run publishes until ctx ends: whenever wake says events were written,
-// and every PollInterval.
-func (p *Publisher) Run(ctx context.Context, wake <-chan struct{}) {
+// Run publishes until ctx ends: every PollInterval it looks for
+// unpublished events and publishes batches until none is left.
+func (p *Publisher) Run(ctx context.Context) {
 	t := time.NewTicker(p.cfg.PollInterval)
 	defer t.Stop()
 	for {
-		for {
-			n, err := p.PublishOnce(ctx)
-			if err != nil {
-				if ctx.Err() == nil {
-					p.log.WarnContext(ctx, "outbox publish failed", "error", err)
-				}
-				break
-			}
-			if n < int(p.cfg.Batch) {
-				break
-			}
+		if err := p.publishPending(ctx); err != nil && ctx.Err() == nil {
+			p.log.WarnContext(ctx, "outbox publish failed", "error", err)
 		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-wake:
 		case <-t.C:
+		}
+	}
+}
+
+// publishPending publishes every event waiting now. The look costs one
+// indexed read, outside any transaction, so replicas polling an idle outbox
+// neither write nor wait for each other's lock.
+func (p *Publisher) publishPending(ctx context.Context) error {
+	pending, err := p.st.Q.OutboxUnpublishedExists(ctx)
+	if err != nil || !pending {
+		return err
+	}
+	for {
+		n, err := p.PublishOnce(ctx)
+		if err != nil || n < int(p.cfg.Batch) {
+			return err
 		}
 	}
 }

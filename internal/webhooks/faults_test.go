@@ -300,7 +300,7 @@ func TestDelivery_TwoReplicasDeliverEachEventOncePerEndpoint(t *testing.T) {
 		events.NewPublisher(b.d.Store, events.PublisherConfig{PollInterval: 5 * time.Millisecond}, b.svc.Fanout, quiet),
 		events.NewPublisher(other, events.PublisherConfig{PollInterval: 5 * time.Millisecond}, otherSvc.Fanout, quiet),
 	} {
-		go func() { p.Run(ctx, nil); done <- struct{}{} }()
+		go func() { p.Run(ctx); done <- struct{}{} }()
 	}
 	t.Cleanup(func() { stop(); <-done; <-done })
 
