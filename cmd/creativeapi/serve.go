@@ -26,6 +26,7 @@ import (
 	"creativeapi/internal/metrics"
 	"creativeapi/internal/seed"
 	"creativeapi/internal/store"
+	"creativeapi/internal/stream"
 	"creativeapi/internal/sweeper"
 	"creativeapi/internal/webhooks"
 )
@@ -121,15 +122,20 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 	if m != nil {
 		idem.OnOutcome = m.IdempotentOutcome
 	}
+	hub := stream.NewHub(st, stream.Config{
+		Heartbeat: cfg.StreamHeartbeat, MaxPerUser: cfg.StreamMaxPerUser, MaxTotal: cfg.StreamMax,
+	}, log)
 	handler, err := httpapi.New(httpapi.Deps{
 		Config: cfg, Store: st, Log: log, Auth: authSvc, Idempotency: idem,
 		SpecYAML: creativeapi.OpenAPIYAML, DocsHTML: docs.HTML,
-		Changelog: creativeapi.APIChangelog, Metrics: m,
+		Changelog: creativeapi.APIChangelog, Metrics: m, Streams: hub,
 	})
 	if err != nil {
 		return err
 	}
 	srv := httpapi.NewHTTPServer(handler, httpapi.DefaultServerLimits(cfg.RequestTimeout), log)
+	// Open streams never end by themselves: the drain ends them first.
+	srv.RegisterOnShutdown(hub.Close)
 	ln, err := apiListener(cfg)
 	if err != nil {
 		return fmt.Errorf("listen on ADDR=%s (or the LISTEN_FDS socket): %w", cfg.Addr, err)
@@ -149,7 +155,7 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 		defer func() { stopSweep(); <-watched }()
 	}
 
-	stopEvents, err := startEvents(sweepCtx, cfg, st, log, m)
+	stopEvents, err := startEvents(sweepCtx, cfg, st, hub, log, m)
 	if err != nil {
 		return err
 	}
@@ -235,10 +241,12 @@ func sweepJobs(st *store.Store, log *slog.Logger, m *metrics.Metrics) []sweeper.
 
 // startEvents runs this replica's share of the events (docs/events.md):
 // the outbox publisher, looking for unpublished events every
-// EVENTS_POLL_INTERVAL, and the webhook workers on River. The returned function stops them, letting
-// running attempts finish: each is bounded by WEBHOOK_TIMEOUT, and logging
-// it by a few seconds more.
-func startEvents(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logger, m *metrics.Metrics) (func(), error) {
+// EVENTS_POLL_INTERVAL, the webhook workers on River, and the stream hub,
+// woken through its own LISTEN connection when events are published or a
+// session ends. The returned function stops them, letting running attempts
+// finish: each is bounded by WEBHOOK_TIMEOUT, and logging it by a few
+// seconds more.
+func startEvents(ctx context.Context, cfg config.Config, st *store.Store, hub *stream.Hub, log *slog.Logger, m *metrics.Metrics) (func(), error) {
 	hooks, err := webhooks.New(st, webhooks.Config{
 		Workers: cfg.WebhookWorkers, Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.DevMode, Retention: cfg.EventsRetention,
 		OnAttempt: m.WebhookAttempt,
@@ -253,8 +261,12 @@ func startEvents(ctx context.Context, cfg config.Config, st *store.Store, log *s
 	publisher := events.NewPublisher(st, events.PublisherConfig{
 		PollInterval: cfg.EventsPollInterval, OnPublished: m.EventsPublished,
 	}, hooks.Fanout, log)
-	done := make(chan struct{}, 1)
+	listener := stream.NewListener(st.Pool.Config().ConnConfig, log)
+	published, revoked := listener.Wake(stream.ChannelPublished), listener.Wake(stream.ChannelSessionsRevoked)
+	done := make(chan struct{}, 3)
 	go func() { publisher.Run(ctx); done <- struct{}{} }()
+	go func() { listener.Run(ctx); done <- struct{}{} }()
+	go func() { hub.Run(ctx, published, revoked); done <- struct{}{} }()
 	return func() {
 		stopCtx, stop := context.WithTimeout(context.WithoutCancel(ctx), cfg.WebhookTimeout+5*time.Second)
 		defer stop()
@@ -262,6 +274,8 @@ func startEvents(ctx context.Context, cfg config.Config, st *store.Store, log *s
 			log.Warn("webhook workers did not stop cleanly", "error", err)
 		}
 		cancel()
+		<-done
+		<-done
 		<-done
 	}, nil
 }

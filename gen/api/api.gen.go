@@ -10,6 +10,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"path"
@@ -750,6 +751,11 @@ type CreativeVersion struct {
 // refund); the deposit stays `expired` until they credit it.
 type DepositStatus string
 
+// EventId An event's `id` in the live stream (its place in the published order), as the stream sent it.
+//
+// Example: 1042
+type EventId = string
+
 // ExpectedVersion The creative `version` the user saw; the change is refused with 409 `version_conflict` if it changed since.
 //
 // Example: 3
@@ -918,7 +924,7 @@ type Problem struct {
 	// `idempotency_key_in_use`, `request_too_large`, `unsupported_media_type`,
 	// `invalid_request`, `idempotency_key_reused`, `too_many_attempts`,
 	// `internal_error`, `service_unavailable`, `deposits_unavailable`,
-	// `deposit_capacity_exhausted`. New codes may be added: treat an
+	// `deposit_capacity_exhausted`, `too_many_streams`. New codes may be added: treat an
 	// unknown code by its `status`.
 	//
 	//
@@ -1224,6 +1230,15 @@ type CreateAccountDepositParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// StreamMyEventsParams defines parameters for StreamMyEvents.
+type StreamMyEventsParams struct {
+	// LastEventId The same as `Last-Event-ID`, for a new `EventSource` (which cannot send headers) that resumes where a previous page stopped. `Last-Event-ID` wins when both are sent.
+	LastEventId *EventId `form:"lastEventId,omitempty" json:"lastEventId,omitempty"`
+
+	// LastEventID The `id` of the last event received; the stream resumes after it. `EventSource` sends it by itself when it reconnects.
+	LastEventID *EventId `json:"Last-Event-ID,omitempty"`
+}
+
 // ListCreativesParams defines parameters for ListCreatives.
 type ListCreativesParams struct {
 	// ReviewStatus Only creatives in this review state.
@@ -1372,6 +1387,9 @@ type ServerInterface interface {
 	// GetAccountDeposit Get one deposit request
 	// (GET /api/v1/me/balance/deposits/{depositId})
 	GetAccountDeposit(ctx echo.Context, depositId openapi_types.UUID) error
+	// StreamMyEvents Stream the signed-in user's events (Server-Sent Events)
+	// (GET /api/v1/me/events)
+	StreamMyEvents(ctx echo.Context, params StreamMyEventsParams) error
 	// ListCreatives List the creatives of an organization
 	// (GET /api/v1/organizations/{organizationId}/creatives)
 	ListCreatives(ctx echo.Context, organizationId OrganizationId, params ListCreativesParams) error
@@ -1530,6 +1548,41 @@ func (w *ServerInterfaceWrapper) GetAccountDeposit(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetAccountDeposit(ctx, depositId)
+	return err
+}
+
+// StreamMyEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) StreamMyEvents(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params StreamMyEventsParams
+	// ------------- Optional query parameter "lastEventId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastEventId", ctx.QueryParams(), &params.LastEventId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastEventId: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Last-Event-ID" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Last-Event-ID")]; found {
+		var LastEventID EventId
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Last-Event-ID, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Last-Event-ID", valueList[0], &LastEventID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Last-Event-ID: %s", err))
+		}
+
+		params.LastEventID = &LastEventID
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.StreamMyEvents(ctx, params)
 	return err
 }
 
@@ -2101,6 +2154,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/auth/sign-in", wrapper.SignIn, options.OperationMiddlewares["signIn"]...)
 	router.POST(options.BaseURL+"/api/v1/auth/sign-out", wrapper.SignOut, options.OperationMiddlewares["signOut"]...)
 	router.GET(options.BaseURL+"/api/v1/me", wrapper.GetMe, options.OperationMiddlewares["getMe"]...)
+	router.GET(options.BaseURL+"/api/v1/me/events", wrapper.StreamMyEvents, options.OperationMiddlewares["streamMyEvents"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/creatives", wrapper.ListCreatives, options.OperationMiddlewares["listCreatives"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/creatives", wrapper.CreateCreative, options.OperationMiddlewares["createCreative"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId", wrapper.GetCreative, options.OperationMiddlewares["getCreative"]...)
@@ -3040,6 +3094,155 @@ func (response GetAccountDeposit500JSONResponse) VisitGetAccountDepositResponse(
 type GetAccountDeposit503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetAccountDeposit503JSONResponse) VisitGetAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StreamMyEventsRequestObject struct {
+	Params StreamMyEventsParams
+}
+
+type StreamMyEventsResponseObject interface {
+	VisitStreamMyEventsResponse(w http.ResponseWriter) error
+}
+
+type StreamMyEvents200TexteventStreamResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response StreamMyEvents200TexteventStreamResponse) VisitStreamMyEventsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/event-stream")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		// If w doesn't support flushing, fall back to io.Copy.
+		_, err := io.Copy(w, response.Body)
+		return err
+	}
+	// text/event-stream messages are typically small; use a
+	// modest buffer and flush after each chunk so clients see
+	// events immediately instead of waiting on OS buffering.
+	buf := make([]byte, 4096)
+	for {
+		n, err := response.Body.Read(buf)
+		if n > 0 {
+			if _, writeErr := w.Write(buf[:n]); writeErr != nil {
+				return writeErr
+			}
+			flusher.Flush()
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+type StreamMyEvents401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response StreamMyEvents401JSONResponse) VisitStreamMyEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StreamMyEvents422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response StreamMyEvents422JSONResponse) VisitStreamMyEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StreamMyEvents429ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type StreamMyEvents429JSONResponse struct {
+	Body    Problem
+	Headers StreamMyEvents429ResponseHeaders
+}
+
+func (response StreamMyEvents429JSONResponse) VisitStreamMyEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StreamMyEvents431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response StreamMyEvents431JSONResponse) VisitStreamMyEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StreamMyEvents500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response StreamMyEvents500JSONResponse) VisitStreamMyEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StreamMyEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response StreamMyEvents503JSONResponse) VisitStreamMyEventsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -5336,6 +5539,9 @@ type StrictServerInterface interface {
 	// GetAccountDeposit Get one deposit request
 	// (GET /api/v1/me/balance/deposits/{depositId})
 	GetAccountDeposit(ctx context.Context, request GetAccountDepositRequestObject) (GetAccountDepositResponseObject, error)
+	// StreamMyEvents Stream the signed-in user's events (Server-Sent Events)
+	// (GET /api/v1/me/events)
+	StreamMyEvents(ctx context.Context, request StreamMyEventsRequestObject) (StreamMyEventsResponseObject, error)
 	// ListCreatives List the creatives of an organization
 	// (GET /api/v1/organizations/{organizationId}/creatives)
 	ListCreatives(ctx context.Context, request ListCreativesRequestObject) (ListCreativesResponseObject, error)
@@ -5605,6 +5811,31 @@ func (sh *strictHandler) GetAccountDeposit(ctx echo.Context, depositId openapi_t
 		return err
 	} else if validResponse, ok := response.(GetAccountDepositResponseObject); ok {
 		return validResponse.VisitGetAccountDepositResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// StreamMyEvents operation middleware
+func (sh *strictHandler) StreamMyEvents(ctx echo.Context, params StreamMyEventsParams) error {
+	var request StreamMyEventsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.StreamMyEvents(ctx.Request().Context(), request.(StreamMyEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "StreamMyEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(StreamMyEventsResponseObject); ok {
+		return validResponse.VisitStreamMyEventsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -6168,400 +6399,430 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3pchtHlj8M30oGZiIMuAsgVi5gOLppibI5rW1IqjXTLv1ZiaoEUM1CJlxZIAjLiphPb7yf/xcxn5+L",
-	"eK5kruSJPCczK2sBCUqULffoi0QAteRy8uznd943QrFYCs54Jhvj9w12SxfLhMHfJ2EoVjx7ypZCxpn6",
-	"Rq4WC5puGuPGCYnwa0LXNM5iPiNxJkmWUi6nLG14jRuarJi6iUZRyqRsjBuXz2l/uv+31z8/nZ2f7h/c",
-	"9A4G+/Jg8m+H53QzWv/nP94cNLxGKPg0Thc0iwWXjXG39M05+3kVpyxqjHtHXiNMGc1YdJI1xo1+t7/f",
-	"7vXa/e5lrzvujcbd7t8bcEkUq2sWajIwIPjrRcxF2hg3uuqaVZoyHqqJvbl4etnwGjKkCWuM9z94DXa7",
-	"jFMma94xNO+II/Wg6eGURqNJOzoKJ+3h/tG0TXv7o/ZB93D/4KB/eDTqsobX4Cxbi/RaLcf5k343/+Y5",
-	"nbAEvn71kjThx1bDa6Ts5xWTd0yg1+12u8N+7+C+iciMZiu1D2bLrpztgj9pqNb4LGqM+SpJPnzwSjTw",
-	"PJYlOricM5JQmZElnTEippYs9LClSwlxxhayMf7pK038cWninRrbbfZklUr1Jksn0SLmr3iyqZJHSJOE",
-	"pSSWhIuMUE6oulbRSjZnRKQzyuNfYCNdWglFxNSw4O1XU5FO4ihi6pKIZTRWi6Jehw+TZEE3ZEG5IsLy",
-	"U7+RZM0mcyGu5THZiFVKUpEwNZ6U3cRszdJOI1+IYXfgNbI4UwvUOIG3E/ftWUpDplajMZxMj/rTwejg",
-	"YDIYRnSfDkJ21D+KuqzLhgeDfXXxZqkeM8+y5Xhvr9c/6HQ73U5vfNg97O4tUzFJ2ELuVeaoFvSJouL4",
-	"hj3Vsy0y31D/SmKuZ1HguMtlKm5Y9DeWSrWssEteg8olC7NztSiNceNo3FNDpKtsrjbyPRLsPu1ND9gw",
-	"bHfpYNIeTvusfRgdhe3R5ID2WW/aDQeRIk+6gPVJ2C05wSd88Br0hsYJnSQM100ddUOqV+Gc8hlT7ECP",
-	"Tv2VhvP4hjXeeY0wiRkSMgyjFx6x/nRA28PJKGoP2f60fUgPJu2jsBv14JfhxBlGuGDkYi6YVKNAes/s",
-	"5N83qJQsQ8YTrVIgihfSrMo0TthLfI5aYZa2JU1Y++i2t99Z8lnDa8xZPJtnirn0u/pc96MBG05HtL0/",
-	"OQjbw+iQtY+mXdruTfrhIBqy0XSfNrzGIl6wS6SBeEFnbA8fKOe0P9pXezA93I+6h73Dw2F4EO2Pjmh/",
-	"yijthqMRjbq9ER1MpsNpb9KfdCeH/X4Y9UbRftgbTbrTbpd2D9Wz4l/Y95tMSezhYb83GHiNVZpoopPj",
-	"vb0w4h0aLlgnYzLbw6XY2zLTdRxl88a41z3sqoP+mLRRx5V7R5fdo3G363LMg8lhqM5Quzftq+0fhO3D",
-	"aMjaakXNb+olq8WEpY1x74PXiOKUFZiU15gxReJPT81TB9P+5DDs0fa+etZwekjbR2rneqwfDcLhZET3",
-	"jxpeI6F8tqIzNfyIteF286LGk/N2t9vt9QcNr7Fk6SKWEmkcpJmltilNJFNnTcYzfq4ZTGOcpSvmNZTU",
-	"wb8/KCaufrwwDDjmV/Ykp/Y+nE5G5bX9W/OmC9hCoraQyEykm5zfKF4Whw2vsVpG94nCGzPwgct1Tm8Y",
-	"r5H2J2Qew7s8wtmayYxM41RmW2R8mDnEc8QOo4Nwf9Ie0eG0PWSDqH0Y9iftHu1OzW858ZzHGSV29RT5",
-	"aPahFyEUiwXwC1RAxEwofh6uMiKmU8UUlRBQHI5MU7pgncZ2taA37vb1WkxTsajdD5Tlk/3pIOyz9lHU",
-	"o+0hG03ah+FB1N5no+mQDib9sKfIPxP2EXrQV1Zc51tUZYt2I0YfvPLifdrJ27J0+uNWbWnYrVuWKKXT",
-	"zCzJKBxGA9afql2ctIfhUdQ+ZAfT9j4dTYbhIFJjKy6Ju6qGWleTRZy5KzCsrkB/MgiH0Yi196cHii0c",
-	"hm3LJQaTYTiK9pmzAhEloJEU5v/T+8Y0ZkkEy4+kdRbp+dnTJXalVcUgd17LQe/etTxg+9EoHE7aA9pX",
-	"L+1FStpNlNyb7rNRNAwHk+Jamtv1OurDXjzTXwYp9e8npR7FLW6PlLAfKmGvmH27y/ItvnP6etJXNIqK",
-	"i9D/QhbBslx3EfAmGNRwOmD9qBe2u5MjqmSU4jQHYXt/osgQf7tzBfSr3bn3tunrhtHvYNEZXXObKfdV",
-	"2fyqbH5VNr8qmw9TNrfxJZlOn9E4YVGRK71QK8BnRKRknQo+I08uzp+RTFwz7qkvKScrnqUrpWURkcaz",
-	"uM6bEMp0ejXFxzuOhAvGI9AYJYN1/kYSdeWlerpRJv+jrd7Yxu/mjEZ3uA3OkQ2RqUhnLN2QcM7Ca2Lf",
-	"+xlcCO7E1DKeRWyxFBnj4eavbHPG30hW5fKguxtHHVnH2Zxk81iSa7ZR2rTM4iQh6YrzGM5reTHj/B1X",
-	"12xzFfOrlWTuup7UPNwZWfuvNS/qkHOWpRtzByOSLhgMSc5FmiWb4qof5avuPBmnwAmO5zOs95a5w9Lz",
-	"G5rEkaaB4qpfsBuW0oSAGio1RRC4fpsDLMbHGRvCXd7+1ud0yAVj+OtpmopUqkVzPoJ00i8Qq+xKTK9S",
-	"JTHNVY2x9id2XLei11gwKZFjvVjJjEwYmbBszRgn4HDsdruE8sh+gC+avS7JhP6OvLl4etnqNJRKVpog",
-	"TrwyAOu9rHu74KChqId2QCG3hNHvO4SBbyD5En4OiijtkyKFl2xt9KytDrx/qKk4mtuX6MP7bVQnnOBv",
-	"K1+Hd8tXFKRl8aql7l3y1Wjmv4ds7WnSe4tO71MeLUXMy54cTpj+AUkQzCYP2W6cSSJZmLKCZ2eLZeMq",
-	"VVEsFelE54zKfEsZhy+tXnLDeKYUVaAtcxA6huCNq0Z9V3WgvDOeB3YQHYU9Yy1P9hWNd8P2wdQYkiPF",
-	"TPQsxo31XLLw6sX0r/9+lB7+8Nf//Dm9XP/jzeunh2fPX//9TPSf0+f0Yr19pd1ZFlVeCCw4Sq8ZPF3G",
-	"wAQuWHoTh+wNtyerKokjmtEJlRCUWPGU0XAOF1bFgcSnXa2cxzki4RKUGLhEPStTUiqlaZxsiHOHkbEJ",
-	"zYpazMjVYvTASfFVn4F11s0JV04ao8plneowsqgdc6L5nrtKRm1rjBt/vz7a/L3/tw276K3DxdHN3+Ne",
-	"d9LPkkncS9gPz7Lwh9vk+eXp5sUv/957OQP5oriDnMdLFJCF0JTheIfRINyfdlm7Pz2YtIfh6Kh9RIcH",
-	"7f50FPWmg8k+7XVLHO8kAn6XClhWPWglrVaSAddmC9w9/OkvlpYMw/sEhq7WUbOzJ4JPkzgsqyRiwZQY",
-	"xaOGarAVThXvrqZC42sJzSNLJJiHpyShGdGXk6EHIcCBor9E0IjEGegLihbpjMZ8q26np0CcF34GQqxM",
-	"S62eZqNPWRLfsHRT5xSP9G8km9OMyFUYMhYpO4QbVip4RGimjuM2Zzn+WPjQGPe8gg+hN+p2u16DKR2u",
-	"MW68FjIj/i6MyG+M1dJl7DYjEaNREnNG2C0OE8SUXAouWdErJTOa3il0wLFmxtovjrXf69uR4uPKL+l3",
-	"h/e9Y/R3dLPe71MDoaKoodcd9h0ZY9xiJQkzjXks51sfue94CHpsGPXD9hFoOeEha09G0X67S3PvSwNN",
-	"2RNciZPMWT/UBixFNLaZvTvL6sxh8EbaEjrNWEooGQLr+RSB3ZgJrri8FdlG1/kNZXatBO5d9vbHw/64",
-	"9xESuLS4O7g8db6AXfYtrs+vCxxvoegPXgN9JKBSW8s8O2fLhG7QuRMxGabxEqVrI1DKYUDWc8bRUUC5",
-	"XGPaCNB8JlJF6filmBLKCaNpErO07GTQLoOg5GkIjgmdSMYzIrI5S9exhLCgDOdsQUEK89VCLb4aiFpS",
-	"q4OnMZ8BIYHWdKIOW3X8F8DkpTJ11zRW1ulUpIyk6paYz9SrdG4dsMr8tYuYxwv15p59ZcwzNmMpEu/b",
-	"t0qWM57FIc1Y9cUnyZpuJAmeCHEdqxfSZPGd3yhw/2AMWhP4sgSZscz1dpEQ72z+eHn5GnQq/TL1m87a",
-	"WUkWtTo68whTrVCZry7fXeOoW9YPXmNJU7pgmaYWYzKf1VBJUbmICqu6q10YqwctaTbPVaYwf+VdU5yK",
-	"dEHVqVmt4qhRRyHmFNSNO8iPSWCyn5bKQBQrCZzHI1QqlShU5NuUjIOCJHjIYOlh3D+vGBiIZuD4vgI9",
-	"0dvnjM+yuZKwXU/Rl/ncqxty0VVYQ1/gTNuIFZkxzlKaMbJkKQnFYqF0tyYlb96cPVWEMo05a3mkp2is",
-	"PxqRm1jGk4T5/OTiydmZ0jBTGqpd9gieQx6yDgGTJUtXYbZKWdQG9w/B8RG14D5vBn6DTkK/EXj5Gf95",
-	"JTImW5Y/GC8hlSSgkzBQOqa0fl26YD5XPxd5xEREGzVaOKVE0ilLNh2fF6hqNBlEh1Sp3NNe2B5GB6x9",
-	"RPcn7X44ZPvTQ9qdQNgfdgd5Xr49JRa0dZ9GB+V9Wiq9KlXP/D/NP49/8v3bfq/t+7cHp+/e97z+aPTh",
-	"V79R97XfaP1rLWk+jxeYxFulTBB7Mv5lV6pLYgzY55OJ2JSuEqUFKoqjt5qjafq7i7+9coysbSfeNcRI",
-	"cy3Sa7mkIWtVOMCOxlkNBxDFYXwaF9AKx7bplLWLyjR2lOM101jbN3/KDD7kyjomgrvJnWBH6JzT5TLR",
-	"gmLvHxKNZDeBHBMbn9m8xvH7xr+mbNoYN/5lL0873zO37OXvUUPIx1t3E/4q916j8YajLqkU5cTKYEyE",
-	"kzNak4FqckjjTPo8zxrNCmmslKCnAJkJ5aBPQFJphzwVIC/FdMpSn2f6cCme4ibJPkHm+dstpweekTyw",
-	"dud9TgzucfbBiU4FY1jMwA2nBTqeptZ2UYrzeUTodVTrj6JxmopFXcDvmKToVnCVG7VHPg9+OL0ke3QZ",
-	"79309hYs6Pj8d6AOkCy1enHbVYzrllnftVejSsOKa4oqEMenkVZtEveCboC+F/SaoZqO1sjHZG67nqZv",
-	"pHbm6Vgupoirt9EoItR6kDKh32qMoS8wc/vrSdvhpOVn5huJ+fgh5YSzGyCyInH5vLztSk/Rif5Lhj6n",
-	"1jGJHN5L4gxUS587JBY4oZ6ASLoh6znN3POrKC4Sn/Wg6uG43tgHHFQdZrxMKZdxVvGOV5yvGLmL7ggs",
-	"Z/mj3NA9t/fmDwwpVws8YQTLZ471NVD9Bfo/TbaH53UUtvC+zxiIdd6j1v2m6gS/82iWneaPcz7LHuZg",
-	"TAJ2u2RhZiO9gbG5S/xRh0t9bh6ijPqS8z7WCdnWwV7w5itzLUHb3+cryVISsTCOmPa9+zyorp05qlUS",
-	"sO9EJ3c+PDcUGpCmIaNW2etvzmnpXGpdqZgI9IAT8sdjv5FgUkvVLJwjD9ZMFXKb1Gfj47qTLZMmaCbB",
-	"K/iEhMRi0D+M3xj4rVhzjwSv33z//OzJ1fcnF6dXb86fBx7hSv5CSoXPg5Pnz1+9PX169er87IezlxdB",
-	"q0BUkHmFKk6Z48PmgkWtt/JHZImXQjyn6Yztvp8OtzKZnZkQVwk8pRRyMguk+S+hKSPDbq8/IJNNxuQx",
-	"oRlZCJmRQf9g/xB+pmHIlhmLCixr0KvmcWVCEPPSz8CxqnN7FGKsPFaTpKZBnTuk9KvVUilWC5EqmUo5",
-	"GfTJX+Pvfd7EtYIFbHlKmSJ6ZxT1CeBDvygBgS4/kVadrh2fQ3adXKCA1dtzbB2jZB0nCVD/nCXLDvme",
-	"bQSPSI+8iL+H4f54efna50i7iluwZEpSNl1JJgsnQztc1Vcnr8+IZAycac3hoEdi7vNlQmNOMnabeSQU",
-	"nGOWCQkTAb5NJNUznrGU0+QUA1cfQaixfsIVxr7cLEOxYNkcpsx4ptMYBSdilRIZR6xD/n0lMpyBpjJ0",
-	"h2/EiqRsKdJMaTWFcH3Xla/4YmJe/Flka2Fyj0KmxWcGY2RsRijibEzCguAhu9/NH0/Vxi8VdcpMembt",
-	"gB3rRQk6jTxV7+Os8bjgNz1nK1nOWVVsCXyOVIIDHQ6QNQhtMtp9eZUpPrrA72oSKYtvIVGsxKsiNP2m",
-	"DnkjGaGEszWMCi9Tn8wFjW35c6XESjug3yCxUr9L0U1cSay8U7iX8jA/PBKxFrL8FLVqluYRSmwcw0ht",
-	"8C+jPuDzPD3zmAROMmZAEkWnhEEKgboaXN/gB6faS650s9qVAZ4ey+oxAHqgScpotLF04fMawiBNpEgY",
-	"rGLx2i3Z6pAfjMe/QDbqKepjDGflcxpL1Vzah5tKXxy93EUlbg6vzx9IJaSJNwTohopElim6W9JsTuQq",
-	"nGNspJLXG1glkyuGqv1eWktQu20H3Domci7WhNFwTnQ2LuHsVmlIoMjD67UofUGTqUgXLPq3i1cvP0qU",
-	"LswTruCaLQofrJ42mdDCVC8smqGOmLTDgss+DxMrDfxRKKn4TK3K1c8d9lOnRqtdEZN/sFAZBilbMpo5",
-	"LkrY8Gbw3tfeOr8xJr4uyPQbHil+ry05v/EhGPtcvUnRslTadhRLOksZU/rMeh6HcxKK5YYAdoj0iBSO",
-	"AWLtHZ/PVkzKVoecJFIQqsNxkEOVieWSRYSmKboXHO3OmjGKt/k8ixdMrLIOeRbfoq0KKcpbNUykzpci",
-	"eyZWDxH6DmFykV1N4e56mmTK/pFilYYsN+7YbVySsd1hTpYvRUbMIz8DReYjfhRitI8LxoQLZC5mxkB9",
-	"kACRCD6DhAhKbMxO/biSzPE0stQ4FSRjpAna71qQkCoFX5lpMY9imcV8toolpMUSodT5VboUkhniUbfp",
-	"5JBMkBW/5mLNiWJ9Uu+4Zuy/jRVqDiZclKJVtT8aDfbRmCqQQW/wz25x1q7GUNmYpOmsSutYsSiEDUIx",
-	"FEuw5cBYJ1O2JvMVj1IW6VUsH3l1+x1nvj4T+wEahax9wJ1aRc07H0ezqEma1qu9JZkchMINSxNBIxaR",
-	"Jhc+d+zgqeLeyrTS9W6Wy9IQwshE89myR8rnKVUHTWYga8wB0Fe3jOWGKYoBfGhDClWg82Klz5s6mUTe",
-	"Z9u1Ksqm88D7lEwnewsW9A13cp3Yx0mCVekZrrmfJ1ypx8Z8VYpWOY6mN5XHfIZDXx7ro5Bh6aFaHhQS",
-	"yyzFmK8RPCuCyBMFFCZxzaIOsWWY4JvOhMlZ6xS3/O3bt+1yStxd+17OoNObL1fLpUgzFr1gUUwxV/ij",
-	"KMA+6GqhnnQFu1FXXQpsUFllpQcXpcHIJQv7bALPJvrZn4U6aufxSERS9+waHRbSwsBKKS0R2iixxCsw",
-	"sk6CJ7hZ7VMeiijms4A0jZ0z+yVethRJZfllao/HldVHf7UsbNKKqxmmTEoWdRyG7cIifk8TykMghWUq",
-	"lizNYh1Lv084mCV7ITjDVJc8Vecn5/Y8WRI1+EYFj6/m5QZYry7xKEsZlasUgurqKtIEXDklLEaHUKTc",
-	"ggi7RoAjmSjmJe2E1VdKJqqA95UH9n0iwmtJILi/tHmRFKS4Gck3kkzUZR5aFIg2SZrqhJP/+f//X5/D",
-	"r+RPpNfyrKM/qMUIDI5Jl6hnJITmMwXKYhzFi81Y61Yz1rYiD96dyFuoYXASsCKasbaSlbULV0Ep3IGa",
-	"CtiEu74pjnZIC3NgCvNsX8QrfLf9Yo1g+N4loyKYYeXOGnTDnSZueOjdl+ujo6tQPlRQDusOThwZwgzn",
-	"EEXIb7GkqpRVA37Z3B+SObv1eRTPwALnRE1ax1AoSWJ+jYYREi67XSYiZekx4askMeTp8zJ9esCrIFyr",
-	"vdzabSRSckOxpKWav9oPh7QXdqf7rB8N6NHkMDyIXNCqLjuaHtKDyX44ioZsMO3T3qQbHkWH7ACRRdSg",
-	"kKFhJmE149FlYEA7hg/lRFOiiOo2Vwi+zDq2nT278+W9dE+dey7uZ6ymRqTIXHXlh/PHXYRWYtUf7Etp",
-	"mtINHpG8bqJMdq+plCAKQ50xPjVOOnaLhSqaWATq67Z+pfPwDYPZFIZTu0JRZJJXdKqC41qlUQT5AjR5",
-	"7SyZLm4piSgNkLPjMr5k6xN1hxrCgt6e4T19zCzWn3rVtS1lVdz3ltPS5RWpjIOuXRe3JL+8jW/jSFk0",
-	"giCuj5c7Yo/Gvf2gKF91Ob+T+/1Tr3307qdu++jd+67X/zAuff7XOvaJq1UhXrc4rzzKF3GSxNocQx51",
-	"E0dMGApz62W2kJYj6XKMo/fVwRl4owq5x7cskfqFEPWMs9x3pnS2zW5v31GU5WBJrmRycZMqtxggpfeF",
-	"Deq2j2h7+u79/rB+NxzIJGdYMc/2h/eqGlCF5U4mjeteoYGUPtOS1nF3u8XOQrpTxaGbkdldL1SI2gWt",
-	"P1OSZS+cPSpO7UztkyTNADfs26DlIcWq7+AP9R0Iyx8vXzwfkcmKRwmTPm8WTItf4mXQ6pCXbA2WFcII",
-	"TxiCIWhBqhUdlzTw738sWf5hFk/t32s2WTa8Bo5jsRzav9dssrAffl7F4bVWyEpjqtWnnihhkm6egNlZ",
-	"WZCLV2TQ299v9whNlnPa7qOmnG6IslOLbAagMFwaPmn//d37LdwEWD4ryrKP5PsP0ebK7BfvrSMVHKCR",
-	"TB8rkgos/E6p7lz6weCh1OmNJ9oraT2ZbiZ5XouY4vlUPJcLDjtVZl73SPMSZkplHFyrrwB9LdacNGme",
-	"z2dvbR0DWwArEFOiHjwMwGm5e/VcIv7gQrTcfdtzfd0lhRdlVF7XL7n65TdYcO2guWeueo0v4WKr/u14",
-	"EzhfSqcAX6sfVMQCwtV3VnT7USmVQ3/cibH1y07tFy5WcUueqZsVP8VkLVvyJNdxFs4ZZIF2cr4zESJh",
-	"FLz1bkX03WtmJpTfkMvOHe57c/68stIovpwhbF3O+EYjJblWsYW03RGQsp7r2kd/JFOzw9qF4PQkPjiA",
-	"ptXjxUXGrCECq2MAoY+JWT74PShNPPCUBpIypYIsVjIjc5FETsbheh5njECEUFFDsYb1viLWWmX/jrph",
-	"m0CdO5slXWMdjzbqoTnAFNJmwNk47B6RavK2tsFNJrSMeVjkJzHPBv2GUxHZ7w0PhoeD/eHBvYWRBfGH",
-	"m3MXET7BOpzKzF9xZrJEOAl06X+gN0+PvEPOIklkpvQls7sovDzkqJjRi1BWpBkksczcus0XCJwTQD6B",
-	"1MkFEspHiySpsd2cWvsHcDRH2FoRUJR9novrXHesEOm5jjggCU9nGZRUZkis45JlnZ1Eg7jrBRAGq3l+",
-	"mDCaoth9mO2OK6pnBm+/i0jyZhIVXcUUVJFTTDACkokloQgvsEyZhKwKcEHoIRLBdYw+n5BdqRIzKsPZ",
-	"vW/QJHk1BRyNXfiTNczfeXWra+rD5hQX1Lyv6FGDL7FGZcsy52v28TphDsd3101vJEvP2bQec6+OgpAJ",
-	"yHK5UrrihIs1ac7iG6Zjtxnk7OmIRl5mpYww2eqQV1B5wW5pmGEdHpr2O7ljqvKi7HnJIQJ32+GXeieU",
-	"QRnBirzbYXtqgJcfkZ4SmjFpgas0ETk5SAidulomgkY7UVNJRf8NdOsdHSEfqYIbJMVaOAGWtgtls3gx",
-	"OpbmqwXlsmiQFtCOc7v0yXkbXV37Xr1tWkJu3GXbXzu3VGAb737EuXvtBxfb8aGUbo9+Le0h3CTLJa4r",
-	"Lyjf5JIYjj982IkGEXzy8x7L38oyKqAY7RrmutmmHp5Blahkkkw2kDkJSh+m2qKORJqUQ9Wjp3Oh9bPU",
-	"R9wCzZ9bx8RgaExoeA2u3nKFX6fxIO1Pcwg4cN4DVaY69ejCREvMeriLWSONigfNyjfnBFimr4mswp69",
-	"igJwl5oClly9Kqt3I+aEusWR2gq5R3upUUtMW4gdJbXt/VAe2zNl9Bjt2sMMaWMXwGiOc7cD0hUm3as1",
-	"eLDs1br+h63nMZfF22w5MIjwR0DTKhIxaa7nhvIlWbPUSW1tueyIw2GhkoDysZOC/BGBcLdhRi2yUrHk",
-	"1JHTOAUvX/tAvz7okBNIjVfChqRUF0lSDsBifLUYk1dLxk9en5FBp0syIZJClrPP13MGN9FcHVb3AXRB",
-	"JuFL9CCXV8SF9gGc4F8tGv+vFWy3X825+dXW0f7rJ0Tw8+YhD5N1D2HQ1g9zJ8vdapHbsn+yTEW0CtEq",
-	"eii7NNwRzneBgpxFcDmgOSn5GXdJ9V5u9RgB4yL7+8PHi6v0UAX9M6fRy70rEHsJSDOglXhz0PJyJuvz",
-	"pv7bXKV+tsmpLjcDqzClvBjRqbTLsa2D8k5Kj+bIe0z60Fb8Pw2BvC6q8aUAuto7lkhWhelANBiHjThm",
-	"MODuGjPYLTbI7WBPwx9ESumzOcfpKmFqnXwelBWhoN5yBqKqZOFtdUXW0TWWPVQRcDAmY3t8InxyDqhQ",
-	"6zcvo9VX3l86NLqIP/ecBaDrOu+/54WIg7/Ta8QqK73prnnf+d6yhzRfcT2iykrcRYKXxmzZLqS+kVgu",
-	"lRuxOMpJQvm12hlI805F4gAdFs3cOqD/u9Ea3SDt//H922637fu3vWe+f3vw7N23znf9Ln5Xd9n2uK4x",
-	"p9zQhWk5AFHqhteYZ4tkdCdv20rqJ1y7SFhkPXSgbObeRmNlkgkL6UpCgCCWCMSVMihUDfGEWi0rP2qk",
-	"GRTtDCVHSoZGAAYZIyXbu46pfVKaks1RKvPkB3sDP0JB3jV/0zptPtr6dBPqrB14R3JUMduyhhmW204H",
-	"Y2IayttAk2K3Nle343OT2RvzGVTU2jRJMbW8OSilFwYeGo2YcMmFz6H7Aer8gc0NDDwwZyRj3AhCSPk8",
-	"LqUTBz7H4kYNnrEl2bhDTpx0aiXKpjROJJTV6oRNiXAueXJpk6qZX7eMHaNEGY7aYCyR5SqTCONjMk7B",
-	"16DGUV1Q0lR2jy66CLBUx5lwCxZUZ16anPzi64wneYIp7xix0HcY2K/qcpudMAXsZgRQImIXBSo81QnH",
-	"yToDq6ydz/FiiY0rCLSqWmaWThALTKRQcyhZliWMNHGcsOApm664sl+hSkovnMwAPdkuD0YKsjnb6CmS",
-	"OCvqjXWd0nOCdNJYbc5pfTDq9NGClsYp8klBSyunBo8RwPQaz2ztelXvDWuTmALDdoKxgUfqkByTCktG",
-	"EDYFio/Bd+KgVuGo7TVyTpeMNLUM9Yjiih6xfLTl3grROaDMzFROg2aSJGKNVfkrJtUNbrcs4D3IGYlY",
-	"ZTKO9GEVKx7B1ZkQV9C2LCB7BD4lQvMsjXAs4ATQjXkjDj0BFUA9QVeyXmFhv7oRfVsF7Dsnqw8gjYr0",
-	"muZ50u5aOh/1dnuVXlyl3mB2OvpvNRllLrljrI+7mrhvlcARpQAqdc0a4Ayb9VAFAUjjn7rvOjhqqay+",
-	"reAFDthCs1JN6JEAkIy13RhMRLTJzSJbrUXWc5GUUuhqu6NVk0xNw7JqvBU0yHbKaAQ6jQFTUIxrLtYW",
-	"VMEuR6exayQYzlb+7jqh/COjSTbPZXLxcMotstoAzYvrQIlGSvrQ7k2usYeQITdxXQ+e745Vv6JubG6c",
-	"qVor9OQ1GR4Q498mGS0C69tGX45aPRhVkh1p+5d37/ve4EOzrT9CmKnnHX5o1WvLmOFQXSvs6XOPL01g",
-	"kMN0+9lJDSznI0kQM/C6ulXD8T2Gk0HP9A/vXHhhmzlVV6Tc2OnOMJgNf3kP2O3SmAsvvGsbIfn1vjSv",
-	"ipGFbEgxv4V6gFJ0F4onkRWPM9khgd+wLRn9hrb4Zajs0H2lNfS63U43789YEyZx+Fx9bgKOoPhiD9mn",
-	"kXRTgtVQxRNrB1Y2hr1ymv27P9UeTdsg0jFi1SxqBRFMun4KRpBPwS20UFp2QkMGSASBK4McZrf/7v7U",
-	"rYKIcLpZ4lDqqMCSXPUo72jn1Vdf1Bp26tLaQZiymwdSI5nGCUMrvxgmNVBUxiGQCcxIlplINSP4uIKV",
-	"Uuoh1gFgpRy4ETQrWtydmTfYByq8T6t1i1uqNKR+1X4izzq8KCg3Rarf0hK70BNi9CBv0J7v+/6WI3Jf",
-	"0U1h/WKsrVDLh0t5T0bjLqvmVtvc60SxZR+FmpvqYl/8eNLuj/YVV2Eyy5XHhIGprzT3NKRSaYO3nYb3",
-	"8VU7W/dZXeWRHqCRKHoekR/i78vLhXU+ZrlGg/3Dg+5Rr3/vmukE5rI3nNkMpIRhWWh6wyIPoD0INGwq",
-	"UtrHdGYv8OHhYWHpzPOqvse9P//LX979qfnT3p//5V2NZ/Lb1p//9SOqlz4zbVaU6PsKmzRF4v5sYZw1",
-	"3dx2y7kp3/jBqyjnuqFpHVXKeMaVpMVrQPoqSrnIKI9oGhH9dEmSeJLSNGaSZPSa+TzOSDPADqmB4+yR",
-	"bH9ojtU127Q65GIu1hy5qiLEsc+vGVtCEqsBbklZyOIbcNMVzxw+P9e3/7T37k/fbatiLNsLOOvqcr+r",
-	"yp9Kd5X69raFtTrGOelwZGkXAm3kSEBfVTtczoyqse/Mb7bepFnjhG7d74X+rSS+17htz0Rbf+kqveWk",
-	"tZrJ6p/MXDvkDVfmt5tAQUlgJhoYD/6GJExnSpBsnorVDPcmgMMS4J7ohnDMjQbgcUHvjLlfCICZs1EC",
-	"e7kkSAbAOZvgMGQ/r6i6xQ58siEGhnYPojg0zL7YzXFCBQZ0pS7yAsC5pHn+7Ak5Go4OiL6WYPQYenAp",
-	"yVEPt1KTu1/vs1N8Z0HDecxZ7s24jgHenWhwmTEpoxd64NkqIgd5uasvTFmkfqCJVF+7qOpeXTsJjziI",
-	"dB4JFiybi+hKfac9eHBfxRXqvNJBvPfQU7egfHMlloxfaVexhIfUd/5XN1XRzzyyDfrGc3yPBhtUjaYe",
-	"49UdkWkUqx9RwE72SC0smEcCM4Xi9z43P1yFdEnDONtcsds5BUz5AOti1bYX62LHgCOTEcp9boD21FVw",
-	"itTxRe9OUAaiKHfIrytk3FqfUPKXsdtlQjk6P225X6itK617Exqppeg0tjkkEVi1+rbTKsSqZ1IIieAO",
-	"RitctEqZJM1hv08qW9rKYed73S7aJMDQoPJJY3cALjXOHJqSSDIXa6I2e+fEQMfXXkBJgAZsZT+OvCOT",
-	"DlpA4gWdgtp6dOToUcNubbl6Vh9EPyHgMyYaGNtqFEUmcZynYDg5knZLddxY1zJX89oMIFbdpPRufCMR",
-	"Vp3EEWmaFgoxD8VCbfPbwRONDr6kKcMAViKZMmJbx9htEGLTnExWMw0pLreZFYMtxdRZfRbUe6VrXa3S",
-	"5EOOx+Wvut1BqCYMf2Gw4c35c2VcIt5MZQmLpax1WAHlelKNJqYzii2KinYh69OYr26dunteyqAvTQ0S",
-	"HAPyP/+//6tOh05zBJyuySLOWvhDJesxIE0LL6h/bIGL3gT3A9LUf7aOa+8vvdDn5o3HhPINwvBPVhkJ",
-	"TJKJviX/aBqXHGMQtFUMqsC8IGKiX5EnDjqNefO05zxNrD5Cci7qjw7W0pkeSTGkp7rexA4JIGMmGOOR",
-	"gZl1bBcWiKfjn3n3JKlugtg9xMriTJtUuEIyb5mkLnSeQiNMzCiFQ9Xri8ngeV/+cuZNPmGnuX+9JYMt",
-	"/leSpRDfiVPi9Of3rJny5OL8me5GohmLhhms0WBkOoU+LHXdezFlXylDxY4tgmtetOKSTnVzLCNynFfV",
-	"BH/saB/ofAendY0DftcAwrbogTsiz1mNumN9Ec/42UcWHrNFrRB/QbHiO55xkRoWBg4avXHYJjZhip9K",
-	"cqIU9L8DwWna9nXrBJtfhaXESi+RNir+jSTwfg0tOYtlxlIW+bwZnET0L6eojoAXBHDSAxrRvzD3W48E",
-	"N//v/6MI9y//81//bdoxKf0xtl9qblDw1w0L/rpBxV+36nbBI7LqdnvP4L+DZ/jxaFuS1pJKuRZp0cyw",
-	"Xxbe3+v2h/c3+3WpArfJeUkdHbwpZPHtSg91HjPoNpMJnXhwbCPZCZtmRKxMJga2QI6lztmHwljpJtlr",
-	"zIbfHcDjt4bteIw3fioo1m+I8eFUclfXRnfoVLKInOT1cCLVjSPreneu58LtrIYyypYHY66o/Dg0kI+B",
-	"I/lDgZBsYQsfiSTyCNyhygEKgCRVBBKZiaUkEUviG5bGTB4TtaokZXK1wEZSC1ApNL8JoljC884Zlbpi",
-	"7wuAKKnug6zLSrAC2NKU4fUfnTm6uwvLvGprZNFxJP5u0U29rk+RHjb1tYaIkTHVzTSMP7lDzjJJghjb",
-	"rIDxrl3ObfWdST2aarVR+2seXpmo/Tzb3BP6dyIFmdLU0xXpmYDUip0dB6V1OMGH1lb1PzwrGdZvm1EO",
-	"P34jMchONOi8SNXawU+67HC5miQIa1oXVqv6IJhbbPSQE4leIYRQPclqI2+A1iFXYcgYBBNy7FVIiKU8",
-	"ZEliISfW8zhhZMl4pCwyd/Tuot3L5XeG5r3N9O5tHb3NxzG0E0sSrZinhxrosQYarJ+aCerL69AgP25O",
-	"uwH1lmjTFCPW8pwbgwuT77/jzyguTjGJ3dlzLz90O/AMc1ZqWYdpgwBeKy11NpCIHWeSZOnGM/WzeWdP",
-	"sUoiZcwoftD6WH5RHU7P5mIhi9AXOlDaKcuUSLyvzNK7MyPjmUlilxlNbTTeUJpOZWTcAiljTA0L9vSP",
-	"GLCwDtORaRDR6tyLlMlMnnGZ7DdqiXVjGOid2qQ2SVpjFHuE5s0t8l/z3hiFimdot0sXbKda55TJpeCS",
-	"Xezmci0EUPWoHX6C9OJMZjdEVNiQh3DucgaTpiz3SSUkz9I8zX7scIoeI2WxLMz/8LmL9Zyv6lw1DHts",
-	"zpkkqVK/+DEJrJzSJR0VsiL929tjnwe2XTEX6iu3B4xmDHBIh70u+UFwdkwCK+nw0T63oXYlB43mnJev",
-	"4Nc4mTKsqp4ClNrqASumjE2ZvYZ9Va0PsSbPomyB2WnXmITfOA3lUed4MNf9CK2oaFnU8yzTgCcOWY6U",
-	"WMBPFNPpmAQzwVngFfbX53aDh70uFthpAa9NJCcMZeot85fEmc/FdNohLwSAPqgxYvgvFMg978JM8Pmd",
-	"oAnkbswEn6tvTZNBaAOL0UXFc63ldx+mglqTWmfaVgvxrR4VZ2uje9KU5RSL3Q13MQEfwq4KmmeZX+2o",
-	"9X0EBo42OncwnioYmPkSVqi4qFPlw7qDu5lT+4gSwMmb+ueQAHdAJ5yUeFetz4vabKiQcsMixgS7xEMi",
-	"grG8cmJf0g10eQ/eqws8UI1kRhdLqJ2iHwyUp88D9dlawXY4aiFnLMsrv9VxVqc3T4kFqWHr8auF9sCh",
-	"Agd1KKiBbohvWCfHcLBflcEc7A85qoP9CiNepS/rwnj2Ryeel393V2Cv6vnZbg5rEPICo9ebJjWmkNDV",
-	"eh/NafLkgIO7Oih4jRWPf14x/bMi7Xwyb86fb0tNzT1swEOXQi0g9PSmEymSVcZIACmkAQSzNUFAyNGk",
-	"/ChtY5rSGWATQc0swopyQZZpfEMz5pFEiCWUvIrU50nMr9uJCGliVPpy6olJWoX0RycN1mwhXcZ1aa+7",
-	"pF/b9Nb6LEbJwlUaZ5sLtSX3hiEBzMj+HpQimjprQcYz3o45xMN/OL0ke3QZ79309hYAgGLzZWsDlwsa",
-	"uQ3UC33agKzUKNCFZdxn44YbEM0nSZfxX3XfHXzME3jKloBu4U1EsoxMNnYmzR+zbPmKJxuPXKj1Yh65",
-	"oAt2EWfsu+f01vP5a5rNv9trdcgrxdSglX9bbSqJ2A1LxBJoRbeXbQZPXr3669np1cXpkzfnp9+B1zlo",
-	"QZprjMn5EQn0iBQDlBmjUYd8n4o1NLO1+G2giC0kS26YNHXODqGOid+IeZisIuY3NIeCBcRZ5gt4dfWj",
-	"kFlbv7K6hNjdfCpMAzoagkTUdztESjJGF1o0O6nd+QUdnYG0p7POGpVmbGBuQvmsUtMs2q9h3ho4Zy3S",
-	"62ki1uDAKGYc+Lxpu7liiwXzkGLUHlpHgo/B1I13fO7zf/kX8kRwxZEUX/d5W6vcbgGoGhnYmrohZKBJ",
-	"POiQM1j8aaz2Se9kHAWK1/ickDdvzp7K41xkIRM6f/aEDAaDo7z2Vyqx9+bySUe9/wXWTEnC2Q26vRJB",
-	"s3Gx6Ee31NaVQXlJk1vupEYQQFlPQDKWJHkil+nErNtBoXYJj5Kk6VRnmeIs9aRCfZZbntXq5KuWxDKz",
-	"6cnBe0WQimH7jTH5qdPpvPOI76ga6msc+q+gznwIOkTpPjDw/LIgRy40ClEmIP+jrBRBTm9AFoxyjUdA",
-	"HOWI4ONwvmJJf16xMYkEoqas4iTSBbqI7bOAab0UZnHR5uAZVVv1J5h98+Wb5y00X2TMZwlrJzFnJFMD",
-	"aoKQgD2AwJgSmAsaJ7JVC81CaEYUQ2zqR2cCXtJ75sH/B8/gQfjl0bPWWPftsd66WJJhv5+zUrQYgSJh",
-	"HiecaBeMyZ1cp0rT4GpZ4fhdFJKYm0E/8EjQ73TVfz3WD1rHagjIws2jNFIfDmFOsct7uFLcj0UkRaw7",
-	"LHxiTkm6epAecLGAHYYKuS+gXPy8wpNoSqbVk0w8g4dsDC9fgsYFb2gGf4YC6u96/qrb7e/jh36Au7AW",
-	"1Qau+nGyZcajs9kAYwGYg84LkhpzHKc6FekMEkBMU1VkC69fXeTij66y+Z6WKEGHXOYNoSVTZ44TI2V8",
-	"XhJH+KpslarXugJY9yTdzvR9bsWskq9m8Wskb1MN1iOv36h/Ti6f/OiRp6fPTy9PWyBvEKJKL3YpBUkT",
-	"Gc0wz6lD3uTP1eghFFNjfC7SeBZzOHHGkdkcdgfFJOoWWfGESakNBrgjlgRALGarFJLCfZ6lkAdsNqaA",
-	"RqH0L5+fcIPdhHq4dKB9SFNXU7jobFj8py7TWjo05KnBeXPz0aDVY8BuWbjKn4aWQtACGEebAGC7R1vo",
-	"SuwUapEuUwMMLjWF4PAht02jhOlLtV2kgUU16H0B0k66MzKM0ecG6MidAXTs6xCdt4C5BhZzk6VGtyhB",
-	"ZkGqIvg+NAzFNL6FNc42S3CZp4xkQhinFc7Z55OVEnxZEboqhw+BDoIRpPJZs0OAdNJz9UjMfQD2dLrp",
-	"dcgpQJqa3UX55kCyrYE+52xjwNm4WI/rQNRIswDOJ1tVY480WQT1w3rQiq2btWp5SPFqfEqNFFMN2ZY3",
-	"rSY0kYIwPhVpCKgdQL+WFWXEtJv2uYFBhebTZYL1SB1tegBlU0eMnnlCsVtSgBB0W4uLALIDujNs4ZYd",
-	"8gPjLKUZJD+Ra7YhS4Zt9EEy8Iw0Keg+JJY+n8ZcK2bgtUSh/e23ki7Yt9/C3VZq2W8B7AJdgrChPtc4",
-	"RSZqCJ0bIdSJJ2p0e4snSC95ujLI9LiaJu9dEVIIkODwZhTdrpo4ViLIyBUUcCYkZ9n/jGV6fzOhuBNG",
-	"SzwN0aEWl5DgucACFq29QE2m0kzVH7ogIF/grH3OlgndYDXDigXHhWGgvzSPmcWSyCxOEjVNKBtbU3Vg",
-	"oCQx00utHifRtUK05Dkm8dR5SkavmSSJ4LYJPja112Eu7caFAagZq+cAhM+WkhM9J7elOszC5tHbraYk",
-	"iqdQDpXZNW1iLiUsoUg1GrHxOrS0xlCEE4IKh/oKFThkANUISwW7tIIiMKqG4TlrxKKxGaWmlW8kBB70",
-	"mqkfYXEBegpGQBMJQerQ6Q1v5rGGsKn2089YNsZlG5BqmRAMYudZQD9qmAkUllGIhmxKHeqv0XL4xyqa",
-	"Kak5TZmcw/RGdkJybO81cXX1Y/XAKBkBszdzRpkfsSVDpQLxLOFLLd/GWzCe0BSpqW1CXrulvAnRGC2L",
-	"XygxqR4E5fucqIstbJaG6dLa+F1kqqekBbOhKBejWS8ArEhz2O15pKKxeLirXY8MewP1z8gj9RU3YxRC",
-	"rgJkd2tNN3A4QRqrvT4xtGqCqkLZhsA/GKCITh2x8k2uIaF3VUNo+RwwtEhTK2GVNtuePl0Wqw3woVod",
-	"8le2QePomi0zn/eHZC5WqSRNzVQlyyBAH5w9PX3x+tXl6csn/3l1eflcKR5IS6VDcc2UcouWM+Iv6MWF",
-	"2VYgOYEYVnWpfAEwK2U5XbNNvqQ+Kp5gDYJowcRrXO5mELGE3VE+O+wO0UhEhkcQhYucWM0l796iwSKg",
-	"LpFFVp1TC2wyx52H6IgWKlFlsH2XrcaSZCKJtpwaoymYOmmfm0TTihPEZpZjyb1lnPrMaqctKVRTmNhS",
-	"c4sm0PK0aDR4tKZw2+e2clsuWRhPdamm68gLU5aBo52DqabEL74XD2+kFCgaabvEJqSgoMYUDdRwi6Hn",
-	"mElIdYdlwXI5n6O2idka4BUxlaXNmjpSI4BkpnRAn1dqRYNQRErVorr66iwCb4MuuCpUW8FEoIuIz2tq",
-	"8Dw9u0LhnloIWJCYk8Cp+gtIk2Y+N6V5xzVVeOVCPUWqecUq+GOH3V7LrC7wn7a2VLGPIrCzQQtOh43K",
-	"OpwvdybYCbFIHYhht0dCmoIbPXj79m3beTEbE/S0KqslWXznuw5CvxGM0Y45eX1G3AJbuc3ti6DC8OOP",
-	"l5evfbcsVyn+evdfQE2t9Hnw4+nJU/SHmSlBPEgxrOCH08sAkvfty7TBDyg68KuiOS58rjSPDglevb48",
-	"e/XyQkOKgRfQ8It+d6h1nBNlAAXg7UJvgSQLM54mJU9enV+QZcqmSTybZ9oiJtp+NQauVSLhas3wtfNX",
-	"0fgJNz0Z8NFwLYzHousBWwbPRXe0rcrYHXCH6JRopWbZkEhCYw4uIKUYBE8EaPDtUx4KzL7TljwCk8bg",
-	"d8g2sODD3shsx7MUHCdq2LhYyuoCxxrTbCDmZJrShVISrE+VgdET/Edb3c7ar8ApLMfk6enL/wyQiwZ7",
-	"kQhlADaUz+3wLnQco/1aJHG4GeOz25SHTALk5jfKYvzG8tDnMUb0TyyRg6Zp6oh1jtf+kPw1/p40h71B",
-	"Xf00Ivv5XLtFdJa4uXnQh5szMcPwfXM46NU+BQwVJXVAqM4AQZSa4o5Rrn4LYs0lQ7VqRfJENGQ9ANM4",
-	"F4k9v57OHBeSSXLN2LJNFfd0MsgkiaMEzZH9rpF/EmsXcHVQq6NcbeGMZUplpxmdUOk+BpwSIO8AzlTp",
-	"S4DmWtBR7BMxpY00B107/oni/dCtExQ3oByfj5S2VVc4XmNhWB9+KqRs66OFjqimOlgtteVrNlGi2yAM",
-	"mFpbfbVjqMMRreg7Pg9Onj9/9fb06dWr87Mfzl5eBC10B1NAikBitqi5E4zb3BugGVvGoljrRr0lDJmU",
-	"7SfoHG7DoW2/glGCMqxkB3zSTL7+hifuC8GY9JR6LCRzjFLP53XWZ+AVl9cjwaWSgu0z+OkpW6bMmLU4",
-	"hAtosKcPq+V50ufAg5DHeugahf9PLp/8qDU99DcGVd5sT/klYBOU/I+FoRvPBNoRTrl0h7yCU4gLBqaY",
-	"Uh+B2er3eD7XVZtx6vpG5X3uyjEmA9kbtKZoJaTZMigHhDwlSxz2WIBmhASoyU2dQ61fv37z/fOzJ1ff",
-	"n1ycXr05fx5AsbEjQTgkSdMMhBxgHPwoZIZ6gjkRfzO+KqutqslG+Q76/HKONjUCkxAMzE2078r4DZF7",
-	"GwBQSBeOM6U6NYOYT4XJbwg8ItmCKjltbo35DMGNff6TOiE4jkTM3jWBqe/ZL1ogSiU67QwScMwxCqCf",
-	"hsYwJgPaAJw9fYDNMlMnD7lYwhSrUoeURlGOTKv2XCyxEij35ms+rgjYxBqk4Uf6V08rmAA/gXSDXh+m",
-	"a38RktdEDBlfLSSZsESsO+RMKeBgvRLw7UJkyOfaePDIAvwwTuo1aooFtFgTRneuxvH5XF9tZiVSu+Gw",
-	"WZA0g+4ORdC50UKLqd6K/LhRBzvkQuQySdExeBGgVJYVV6bQxf+aizU6fTQkB+bTYbPR8oXKWvMbUijF",
-	"RQ2IJZL5DdKEdDsofga3D1ZfCuh0oaaNogd9XShLpVlwtd+KCMaKizktmND/UHKPkib4ZRU5VZzCLS+/",
-	"/FIDpDhPsBksgXMddsHqIDKyR4ICeJx+wLlA/JMCDL36AoK+HQPHmH+D4Vu8uejG7WgnqLo2x9voaPMl",
-	"KOfa6GfUpvJCh40ov8dUFpWKzlrWt+kC9nY0vMoxkQI2QNG/McHQmpKkaelB51Cqx9SBtLS0HyQUqS5G",
-	"zYvblyzMuzYvU7GIwReoHf1GhmPUPIojUMXBt1H0xaMpr93xkaeYZss42ObqKE1oeK0ziS2HIguaXktd",
-	"kj9JGb2Go4vGA6QnKArW5wVdZOCt1oHEE4PxoDvHUFtfoR6Vn7Tcj4vukgX9h0gtaKXWGXNXprpEydz4",
-	"ljQ1T+wHLQetGVpXsA753hh5NFM2Afg14iQhM6hBNUKBRWOYJ4sAocd+B0qEBqwCYY1rLnwOHTK0zYKr",
-	"QZ2nOYjgmDIFOQe5BIIECCVIbtv5TW2a6Xgb4KKBekHUJfgn+Joyovh7RnqHXRLRjdTNE0zkSfMnXexS",
-	"MxotqX3uajRj8hcEOTHaKbrRekcHXQ15otGrDoajVkH7GRO8EXJZYE7u9Yejo2ELpIDSxaUllhU3ks7M",
-	"x+eI9p9PHNd0prhmjj5WQxokZVmcwoyMaBzrk7AuiUxNtPCbY/vj+zBpKIlDxiVzcn5ep2KZxiyj0CTm",
-	"/nQf84S8LNh2Z7G9sBSx6IQc44k8eX3mNEEbN3qdbqerHiKWjNNl3Bg3Bp1uR/dlnUP6Wl28HfJ3hazJ",
-	"wL9wnZHa8TDGiHzVFVFIBKtNACuE6g3kQw0+iIUHcbPp1AEyXssqyoerkCqdxhkwBMcx05TQzOfoZ9Jz",
-	"7xRtIZPTZisyyrqtho6wh+MsUssEcBt5n7HvRbQx2WCmmXLJtwaFvibD0db8auyVv9gcRxfgYdyI2EK0",
-	"zed2DyGR52xB70slLeKBfCimNevsUFMFBGTS73Z3n4CGtpR3gRKYS/cMcsyH3Qdv76ikw12gx1VtIyRf",
-	"XrCsje41W8przIz6jElt26gh5PfulATZDIp5gQF2IbCJiRb50A2xokVem+BYxH0tPvu7nwc3vU6nc0zw",
-	"IB3bZJhjnXJ5XDhxDXdpy1mtahWHuL11q27JYO+FQf37t4tXLxtwV+9hVI2gg40aYMAcn0onUAPoi85E",
-	"NBSuDi501Ojk5aDjYbeXc8kzfDIpPtnCiTWGk+lRfzoYHRxMBsOI7tNByI76R1GXddnwYLCfJ3Mq9jze",
-	"2+v1DxQT7fTGh93Dbo7nVTeFnQnY4DzWEHAtaCK6/O5eEoj2mWohx8dJNxhVanXIibzOu80AOAMLr8lE",
-	"QGuSIu2XndTbZqRv2Xv79m3hck1Ug/uJ6olMp8+wPkzd0tvhFs22LoV4TlNsnDvsje6/700O3viCRTE1",
-	"OfTDfv/+mzVlWZapbjv6KOqvYD8WaF8ITDHVxdpl+dMhl0pDm9EY3IdHXesNLJyJ/lF+Juwjnfd9hhNR",
-	"ndajnIcqUuaYZPWLJHXqciztWfG5dh0pkY82gqkpIG9pjJZP3irAqK4x93nBkWdVvXQDtj8mgBnnuXFh",
-	"j/SAfG5HtGSpHkyTSrubC8DOUgo9qkD9LlyII/S5HiJ2OJvGtywivVF7EfNVxsg65pFYoxFkYsNZnpaC",
-	"qT4gATBySCCNE9M/KBQFFpAs9JrRrLpmNMtD3hA/z1GhITBjeJCXh4T7R0YJB7c6DpWBcxwSzhyoAlBd",
-	"3bpS6XOXqwF30tkaS5rSJGFJroZp3zq7DZnS4nCSHUgBWIFXd7pK7HKnzGqoMMlv9NuVYTePwepKBI18",
-	"rjPbdRJ9gV4g2EyvGUdnZPAf7WciXdM0YpH6KwB3y5SmBrys6BIHlp2KW1Q8lPmYagTKqvfy8vzNxeXp",
-	"06vX56/+4+z0woCTOdzZocz7GDNcilciTx707ud1P+LNLoMd7aIgnGn8WgtdOtpFAlxgqOJNHqkolNo0",
-	"xj+98xoabVSreDZnGGkWXY8WRi2jMwmV7qts3ninnlU1csQq227lnLMbca1VRN2R0mp7DqoQZruA5kgu",
-	"NAA5lMOt45A5aRK9coJDp9ZgeLXKGhWte1hjg6GOK1bZsTMEODJqXIitsqMe+ySfSVmdVedsg65HjwQv",
-	"6G37ZMa+696jmOYaqb3jEZTT3i7CvYA/3fhI/eOPeDwKNWhwWIoVXD+9+1A9QQKobftRQVCmGas9HrnB",
-	"DnlKprea5rcewSgdesldk93WJxUPlc3I071klnTGTImrwBhN9cj8wLIXrPHHNFN3AkW1Tg89xG+kg47a",
-	"aXzKwfjjULkl2h9YVlOVdg8J72mBvpWUYSNWixzfSzcJNa3ITU2z9rR1yGsEuDAuN/QHYVdvCExHuuOo",
-	"aRpaS7c6EvG9Htyn0DD8bJes3Nur0euPbDuuvLMWNtSy7bP2d6fp0si3kLYpEPxKo7pycmJ32lCr+WYL",
-	"we4Z+tpKuS/ZGmOdqcw65MT6gMv9gLWhQNeFNr2I/kydTrlVQn0ey6wYM5PgfTQh3q3tb/JL9iBvCPre",
-	"3HOhBk9QguoTGTotDNnAUdzJ20+qtzz4SBRvrhyLV5yhWIOGdLhVJov6087JRzov/oDHS61t/fkqr2jt",
-	"QfO2aPtPbLGb4FhPXH6e2jTFMong5PL81UvSvDx/0u+2tJjweTlFvFBLA9VZFG1+6FG0mk7jW/VMXQfc",
-	"g1CG+nB0dHSEb9ICyIJW6JaMYwTTMV68mkbdqDUwzKxawHPMof/2W93D+9tvtXUPt/gcGo3jyIPazt2X",
-	"TodtzMRweqTHfBb43Lq37eti3XcdBiRI3pQcHBN52/dSj3VS+FrHW8BxAaHgy8Kq6KLuwEKHw+K5DTE9",
-	"0/E3d/P4PNSZ24WS8Ci+iWU8SSCoDiXcLY9MWLZmemZ5QaXPNX4dTE631SDNPB+P9LqYbFis867w2Cc1",
-	"BWYPZrJONhfgD7z7hLgTrkiNIuH09XwMRaJu4g8KR/U+SSw8UCR8tDjYpiGVGYxuwU+zivVek2V4n88n",
-	"v8Xe8cFrmNzFeiX4zflzk3zF2bo8vqLJf4e6stedHk5pNJq0o6Nw0h7uH03btLc/ah90D/cPDvqHR6Mu",
-	"+7zRqN/ETdA9eiD5xYUzesbfSHYvDZ7V3PMBWrW/oHzzasn4U0dLzOXkJTaT522zi2UPcMNrYEv4mqBE",
-	"oYbMjUz8p1jZ7J85vWFkVCwhs9oMeU2hBjFh2HwfBYnWVAuBu7oghfvMzx2pKM71w4fHDVgUq/HGeegt",
-	"X0X0oRj5gQLK52Jav7IFATNqdaAjH6J1+DygaxpnMZ9dGQFcJ8oxJu0I7mO9PREmZRoZrTZOGnAPbfo+",
-	"1/s5UZpsDAmWha3d3k1t7CRL6hhCLKv10T4vF+Z2yPmWKk2slyvEaPJEfJ+/ZDGkL5fLVyGHpPzecaUa",
-	"1Of2RTqIYvZCMeri7COLlpDljL3isn80Nv4pvv8vPbj6BKsbfzf75AH83DTYOzX99YosGBPpalR+oHzT",
-	"Xl1HlGrY8fY+fi5Lrn/LVKS6BTxqw+Y1bugY8v0w11kIyQzgiB6Zy6VH3UHOpbW8IWZYxB3WZ+DUdywD",
-	"cl5krq7JWNiGl6JSvVtERtm+9IXeiu6iPy17/uxVCK9gmjin962iJMU3fL71K84FowcVW/t+B3i9ef6p",
-	"AvPSAcfVUV1kqC4/JVysO3l/y2Ljy3HVG+tg3+hNsQVjTV4litYxmcdR8Y1TRrNVyjp3d9XUvaxqDyG+",
-	"tnTYjwvgAcUkA5N+IFKyjMNrJZILx9LntXVdqFrYArNYERZoeupX8z448bqe0UrSiih8vFDzp4Wo0Dx0",
-	"5K7TZfSBHtS99/qvs+jDVm/qK55scgVtPRd5gmjFVsPAFI1InB1jrjnC+kBuulukwW5jmZHmsDts3RUG",
-	"2Gr232s2fiNJHBVtsx3tL8A1XNJsnqMa2lVqlI1v95Dfg2H86P7bL8xQ/zRXLUbz777vpcieiRX/3+bb",
-	"/UEbFw887y6Ig9x77348iz7Y3PrdwihgXwVohQUtnbEUZ2yBuAjTVZIQk4aPbbcdg+Fh8MfkWZxAW8RQ",
-	"LCYxZ2NCHWSJWEJBH9Ow7hjVkUwaRAS4FxqLAOKfbg6qi5HGiHUGlg/N2HHxZ6YvAERB8PdIgHmEa6Wn",
-	"kTUMKIdlSOqSZvDn4pO+g66piBVY+qXawhVhLoOftbQCXcgAQkocb8ZuMy/vJwm9JJuBBADOaQy17oT4",
-	"jYvVYsFSckETRJDa+I1Wh3xPw2vE2qAkS+NZShck5hG7heSC2HQcm0KdCFFaAZSTEwt+Ko9hALoGMWUs",
-	"R5cEiQzQEVCwo1cdU/Oxsjdvb6d7sGaMk8kGzG3EhwPceQ8nikF+XFO10a8cstU9QwPjHYhTEkcS67pe",
-	"05mG+w3ApaMpS6N6Huf17th3WZOYAc1DzFBOHegIiEiBPq+LbOt81M8dpLyHRwBfFY4khAJrRK89qJZ4",
-	"dZkL0KWFMgZEy1xkuUTX2JXvFzocf9hlPO5ZKYxLjg0SDbCAvNwUWl7TcN4hzeLh1KBhgHaHpzOHWIRq",
-	"lgzysTGcoQ49pme3igDYeb/iKrj5O2gLmYAtg8L7vpVjxbXbCYq8uIguDPnoLhhyaF+zAUVFKRL3U8N6",
-	"rqzTHZlFh7ysgYaVRQVJIvdQXGULVf1cWI5CT9bubiDivWd3gYjfN2XLPXCiSiMtTmGf9qYHbBi2u3Qw",
-	"aQ+nfdY+jI7C9mhyQPusN+2Gg2jL3AzPajxEp7tvxA6Dc89uedhH7DA6CPcn7REdTttDNojah2F/0u7R",
-	"7tT8dudBZx8x8C8vP8Gs206ZCU/cix8YXctvuzMbIe8O/lW3/cx5C/mRqUKQOZpurrXukrRgevJb7bHA",
-	"QEwOG1T95qixPQNtxIWtgUXsWxaRDVQM6xxNi7sGzXw8HaRgBp+tpgkTlE8HT87bgQm5N7kgM7q0ZQSA",
-	"xAUVKSnTai+z0F4t7MhpkHpd4HhqEFmjANHXOuTNEjP3EWJSKfFmOqgn1SG+qmXhJEA038DUmL+dC2xs",
-	"gRjCYNdv7z98bJmcxFpm82HGsi14lR0SmO7UBnAFOg3r5AXF6nxuS9mxGHxrx2HSBHfDsN9HBxfVsBet",
-	"Y58HTidqjexVaj6N9eHopdB1FrAGAI9dC13blIwRv1GHuttolSAx1SwSYZHscblz0Fela+amDla/Y7G5",
-	"TpEXHHsLILRbEW7NqIfQWnRMtsBLwrpgQVzuKpFzumQtdfnQ27JF+sZ8nzyfm126I3/DUNhjKMe/Za6H",
-	"22W9cTTu7TfcBuqNXnjE+tMBbQ8no6g9ZPvT9iE9mLSPwm7Ug1+GSmBDD/HG09OG2xy8EbE2fGWc3he5",
-	"3oVWmyuvaRaHjQfmjpSb2H+WrBHO1nZz75PVL51rHy6q0aGwzQ2VM/cvLFHEdk2qzRApumcOo0G4P+2y",
-	"dn96MGkPw9FR+4gOD9r96SjqTQeTfdrr5i6bvcG0PzkMe7S9Hw1Zezg9pO2jyUHY7rF+NAiHkxHdP/pD",
-	"ppIg43xmuM7HqU+/XwbK45Q5fymZAo9XWfc1uv5llTnZGFKYi+c6Ffsj3Ml7782fxaBSJcTzG2oGT+yI",
-	"HtNK1WJpVzvVSrHPI/4cINqH+du/mrafN2xzzxEDR1k4rzFjNdSe7bkE7drQ+kkYvdE/QRRcEppAmyLo",
-	"t7Rg6Yy14bE+XzDKAVAMb1ZEUYGuHkMtPUvUg6cZFOpCpFyjSClNH9tf6epe6Jii7CoNcgsttlzTwNpv",
-	"XsnkKsYDWrrrkAag0rX6EGc2r3Zs6Vq88w2RdG2Q3eAegl1hAhc9MpMG/T06yUqNYcwPAaAdcVvgZnvE",
-	"oKM10P5kxGZG/EiDsoVrhyNV1rZIIg2FtcYq4Sr+bQnmvYnhK7hYO7vjYpG1wFYnWDhd7kIKKazQ15qz",
-	"tc+duXNh3AEXBsoea0/BCnV6fM1pukiwoaQ2+Et9darGv+d0D3EDdFxkPjetQknT/KVbONT0ami5sTod",
-	"KQKaoIhKr8jMtCpsuikFYDkPuwOADqwxWS2SKcCOqsVFuDRTEuE0JhIpdjPZ7teA3AftGahdG4haub6H",
-	"Aq3bHnIrjl5hDe9J+SYfxQL7NhggM92+oU3qztaY7OoRqQzMcYrg46FD7tgcRLWpjvdL8QLtAPM0dJ2a",
-	"P5VwsNYMOxJqZwkOWtFUVloMeEfrC3RfFJmSZ0bqbWs5or73eR0h1/lB3hRaUfwe2s7H4qwV2W1jPPDc",
-	"aMPOUQtc5cZYUf8dTg/SxD444Spr7e7wKK7uZ0Vt+zL1Pm3EAUNC+deEwLpBtwWPshEzWmC1tNL3T23/",
-	"3/MmA62rT/UfDmHrf4OZehrFmdto0WaMAI6p4UWfyXbd01377sDCWXFUIQtt/kwnufyAloE8Ud/Mk5o6",
-	"5BVAUFvlV5iUSz0Ek/IU85LiUdd1EATsr2YwvyIm069Kq/0VNJhf1a/tdpvU/Kt+ssGfXwmEzyzKe55J",
-	"QX4lMb/Ss/4VRwoakOeqh8eEMwb1vUaHNQoFvsf0r7CKdfGpdW8t6GtaUytpZTiQY2cNTQje3hpPYdcg",
-	"G10plLpXJTRWa5lRB7o9ZqBHq7tplkdpuuSrP2V1Tsfa+DCX5aaLIJUwon4RqsvqRUo1nKwyYnXpXwt/",
-	"2nXO571FI6e4leoNOpJVNaagJVoeBt2IFYliib5vKOeeMGwphXZOvW6E4kaKBbM6ujGSCmMyZVGfpgii",
-	"xqfGskXl266/kV3Vt9O6Bpi/sRb3G8e+Qs3fSsTc8Br6TGgVJBEI8h2uMiKmU8Oejsa9fWyag5GPshb5",
-	"YEUI1/x/kW6neXdK9dnWEqMQUXr88NbvFhN6UAa8+inXDyvFvbpHr+kRla40M6Hm3JZrmspsw61ngmSu",
-	"kszhd4kdbAuCvF4jazpbllf3OhVPJ7bphH3/Z6h2qsxSbXaYF27fS/BOjfejBLlcXo6uphJOuYakjiUB",
-	"VzWfQUveVPAZ9oQyju48QRd7QBR7oR1r5LQCjJ9un/TDad5SfQEd4qsyZFx0qKciQfQ1BLkvURe0SC/s",
-	"OmlCuiuuoksnSCM6lzyGxJNcH2wdm/JiYfVC3Zv6M9XOfviDxVk9g5N9aYV3uboxy3uJmw5JFlovoxmr",
-	"YQVVjcBlBuZY60Nvnl6vcIG6tbWi30BxF170GZG4nfeondYakTV9Cyt3oXW37WpbzcqVdawyZHlBF83t",
-	"gCF2ZBx0yDmeUt1iOjPFuFtXUGsTxHnhZ1i/yrQeCQehopKOa/TxWk+zzw0RW019bNVt297KYp+d58wv",
-	"T6XHAJITa4lYGEfMepvrNOOxw4TKJ6B8vgB5yU3sbwLYv7YqFfMVq6xqFbbMcDVvd81n5IPQzafO3v2C",
-	"wBUKBRE7QixAGAs7+4AIqXa/3rUvt5ZANcEhyDT8Cr3wNTlkB68bWryu400f/CYeYi+v9zXkqYWjZ/wT",
-	"rc/llMPO0ltrFhH2QTvCdQwvz5DgTkXjGDT4KNZtvpom6KMh3rHduFvRRDKB33rFE5a7TOLM58tURCto",
-	"/oU9eYwTCZJ4i37CJnCjWOrOYza/GhtYq683Nk68ZqmD7aYbYmGBdR7AxkgvDlI375NGKHTICd/o6rra",
-	"4KayXHTp9n2Vbqe4B1+aD+R3LFiBFXlQ1Up+x8OdB+69d9avOGkMX9N8PlOaz7k6M9RNBtAr/rk4oGY3",
-	"d8QlThBV02jZCxoBNfQUB+t3Tdy+iTF9nV+UIHDlRqxSn6vxKxICRpnXzsYpgc5s5M35c6WSxL/o1q8X",
-	"P560+6N9EsUzJjMJORY+n7BQLJis+LmP7chMQbnuOUF6Hul7ZPA///XfZMlSN0BymYc3H5DeQ/NUmCsa",
-	"RTmLLKb46IgJcnkNDGY+or5XjpmAox6LizybGeRUdJNf8+ypsVtOg/5xxDgrxBXgHv3IsW4iZ5bJhFHU",
-	"dyhCjmsiCtgC0O2vi900qHSCFPBKG79QgzcBBfV+3bxte6IOBhB2yw7CpCykNZqyPD8kSUw90zGmUU1p",
-	"nMR8ptOooEgSVTYnpQrq1UkzQOL9qf+uI+e0P9oPWtA+NlilCZhMQKDHJNC/qq/2h0QZKikUzc/ZrSLT",
-	"OIOL4l/Y95uMyQDawUrSI5MNSvoR+SH+HvrNxguqJHAzgD/2vg1aiPEXrOMom+uMyjmLZ/NMkXYcMaGu",
-	"hj/U1erR7g2evRpvjVYoZl/IQEet9DPgJgqpTYVrKCc/Xr54PiKTFY8SphbFEVO/xEvdQ3wGBncG0AC1",
-	"g1WzM9k6pe1EbYg0zaYJk/TjWvJTxe4xaypy/GTYwBwPa5y1xtiBNQ5NhbdeUDXVYxgbzDewZA4fdTqr",
-	"vnbCpLJQIf2LKKbH0tYxCebZIhnB3uG9GsMX0/rKi6KXa8uDIUWKQoPW1RJ/bf22dV822+o3Lvuyu6fl",
-	"AlqQ6JN0cqrqvKP5U83NW8hJUVPL2xY0fFhA7qRStvjPHY2DhYVZKSn9Equ+sVS/LWnC2ke3vf32Tb+z",
-	"5DOw7tXhbox7R30oyccm0Y1xA9kXXoTcsTFuHE0P96PuYe/wcBgeRPujI9qfMkq74WhEo25vRAeT6XDa",
-	"m/Qn3clhvx9GvVG0H/ZGk+6026XdQ/Usw0Qb4+FR9/DgoNLFNeId26RzD+ezt30CwKka4173sPvhXU38",
-	"cLg7jFGFUj5rQdyXFUO0tb5K/ivd57jIv5ELZhK0irKK9rvXz32tnftfVzt3b0ynHEiA7nVKjX1wKOfE",
-	"ng6NqjhheEa2RHOswvwHiujcuQF/K13/xw9rbI1bOHnsIeX5TnOxRs0lD4y4NAWWjDaNWl9UiOGrB/+r",
-	"B/8eDz4if5S8CGBPPFq9p27Gdmf3sBL4ib7F2BtxCukU0iOTDSB8FFzUUAhj/NHkDDFA0FqKI1mCjNFG",
-	"FRylpgafgwIPk7kTaHe8xaVDQ9ip+jCQcJ7rGIIEW5PKqZ3uwZ/VqL8zt2qIP/UVeD2wPAzQuXR1nM9t",
-	"BiqVRU+hTSwyRU2TVQY6GY6ztc0RXwOK95nA58yewdIWwd7U3ikmZkDeSBHjTbIbltKkUwRnc3K2Ybl2",
-	"xWQTCfsIJDZ1VwGBbfhQBLYvKuTgTPyn97gmY3dFoesfqGS7F+foBT6PM0rOzaMAq5az20wPG0p3dlYR",
-	"kCJ3iU9o6voam/jc6FrmGO+MrbW7IFizyVyI6wdJAn0PYTxaiphnshia1S3CsG0wqD4py4ziuKRpprnQ",
-	"YqxzG+RcrDn4KD2ThGz8bEJxcEA7eIsvPdXvDBxkKywAqIWyQpBxs34awareF+YWpg67w23MuzSO3yKO",
-	"+jtERtfFWe4UG31bc8/ulkn93Xfynwoddj67lX6iaE2J1q+8a0fedR/vcDiY5UXbwQHP2SyWgP1Lwd8E",
-	"MbKUhSy2gArF91k/AGaeQI88QGneLJlbmBXA78o6kYGn2zAanMGLjPKIphHRNCp9LpcsjKf6BJFmoIfe",
-	"jqEA2XzK4gWTGV0sQZs136qHQwOGoIWsUjO7kKZprGehuScJkHsGPm8G67lk4dX//Nd/B60xJqYRbB/h",
-	"lfhosrFRBf3oJqDicYzFpWA2Sieprb5jQsvTedKTjc+DGSuzvoDontdqFTG+Aek7GKONJYlYEt9AkINm",
-	"JGFUYthw7LzTWTciOEA4pBsdeWlGrB2tkE9BB5I4a3nwW6xjixDvEdMpptJMxCpTm5syRiI1wdwbpCkk",
-	"zTsY6IXp394el1pVxNLnc8HFKmUR2gzDXpf8ABDusVSkjltkKJg0A/19dM6oFDxQqyU4bC+AYOt1e4rL",
-	"ETMZwFZJDJ/SLGOLJS4gxkEtvAEndCJFssoYCcAdHwDRmxzMMGWRYmE0kZBTP03pbMF4hqNG6EWBpheh",
-	"ZJnGNzRjHkmEWKqFg05mMb9uJyKkic9NG5mmqfhXg2l1yAmZC43iCOVCOqYIoXBqNnnj81BwzkKlDegs",
-	"RtuXRh1RKRLdXVPx3XEOQuL85HO5UivC7a0QY6MEw2BmqXB+XLj4FxoyvnlCInbDErFcYBf29IalHgme",
-	"nv7t6sWrp6dKzieJWntYUDQk9crYFWCy03pc7eJRQpE+R9fSvaFIS5lqckb9wrAktGCzcUlz4ecNTiId",
-	"3QnvsB2AssRz/mA4lLlQcTX0jknoaHj5d7V458VIHMgeJxZn7qXL+KEQk6Vl/dxIk+Vd3AFwsnzL7ppk",
-	"7c21QTZ7UEpRNgSvMeeLZppdQwK7FshfBESlPb+PFWYzGtjeiB1ER2Fv0h7Q/rQ9nOyz9mHUDdsH0x7t",
-	"TwbhMBr9IZudWv3d9Sl/Raj8ilD5NYTxqCGMkygitGLs1dt6D3dW7b3Xf2mMyoglLGN11qJu6V7g9SZz",
-	"IrL6uBPT0ComScRMHvtcf5S2s60meTKNeSznHuG64UmqrlEE2SFP1WjUNXHmc2xKaYDfht1hhzxMrfT5",
-	"HbjrNWoTvP13UJvemh2pcz8N68WZ3ZNYEmUxdf4g/P8r5s/Wg49Hbuez7213OhcOrNCRNdS+7j9DPq+1",
-	"zXY8Qz9UfB2/9wH6RP/tQ323H++33aZql8nhq6v2i0O63fXEPh7gbYcEjIPnbOzzKU0kC4jMxNKVzWOy",
-	"1KCn0LgdShEoD1mCDiEttjm7zay0tv4hsJEq3kjnrURZuAGx4F4+t1xHcMyG9ghNpHBg+kxHX+P0AzFf",
-	"8QGSmWAS/JMkE9hh5tj4oJerSRLLuc1Xw+brPhfTqW3z64z2BHM8wTUI557JvGgbWtKYefscvaOSxDxM",
-	"VmDPwr2Oc7t0Ky6PHVHH5/dA3boYtrmjyeIVSqEGsSNOLc5pKtAjB47aVYI9hLZE/crOyUd30n1pXjAE",
-	"yPz9pdHHOsDwoJnkkPv8Ye8eCBz6KW6sP7xIzU9fCUL0S4UHfRzl+yvK5xfWjAJLxaoa/zdQaeqZmk0I",
-	"uIrUwvc8uidgL1ca7uiGzmzEiixZqgcnnapSM/xiUouHwTqsaMQopZa6Y9vKGNwALPLIXKxJIsADQDIh",
-	"rjErETPPiZYQOiBphYxILdgvZ4CKhXcxtb2kSU11pwmNeT6nJIsXTKyUwmN/1lE4RGQ5yScbSxJoTSpA",
-	"vcPxbqRsQWNOmoHSCU7w25MsIBLDqIznCoOG3oxWUBFm+s2FIWMRSMFAy0Nojde/vYUlizmGZ0kenQWs",
-	"0WGv6/MfABtfpCSwip2Gsyz4542C1QIPi+O5gVHkrhsU3tdsmWFYGECG4tkqVXfDiuUMc6P9OD5vHmDM",
-	"eLIhEZvSVZK1Pren5nldaPi3Fe1fcu6RXpPNQ3KPCvc8WOCW7r4z9yjnNV8t2S8r6YhyVwLd5eSV26XQ",
-	"nNEkm/+yVY6caCuo3+0q4weYPXY1J8tUhExKzD2Q5MfLy9eQAW9TTzKxCjFOEtGMTqiEMrmKB+pHGELj",
-	"UzOOTb1TQ1zvHiTGd9tO4rXqp5kntJfofDzJFLWPkmrBlP1sOssU3ujsndzIjC30zoGbfreNs4LN7IMx",
-	"bj3MAh11Bx1ySa8xhyjmMlPyCfrriClJRUYNYLi6sm4PzxmNYs6k/HK30c4dgBtoOFfnqvNpHOBR9NC7",
-	"KMH4YELK8ZwZF4OsJYuygluv0UKuEMrc4jI9FyFNavKKSDNYKOpIVzxoqf3P0zUqNYAgGPXIKs+Pb5gi",
-	"Eg01r0lGkfuESVBiRBrOmcxSmgns+q7z/vUUq9UfFzp/MMaGuKgj8gjqWhyoh9h9mBJONY96ckdrZ7cY",
-	"COvu1iK9niZi7Tw3T0yvPtxkirOoHXOAM/xGEhoinsyEJnDg1EsithQytq4kd9z6spqnn/B7008tfrzg",
-	"yaZlwRQcsSGmEHkoJ5KitbBwxmFFyId3H/6/AAAA//8=",
+	"7P3ZciM5kj8KvwqMM2ZFVgcp7pIoa+tWKZVVms5tJGXXdFfkXwFGgGS0ggArEBTFzkqzufrsu/4/xFyf",
+	"hzhPMk9yDO4AArFQonKpZab6oivF2ACHw+Hrz983QrFcCc54JhuT9w12T5erhMG/T8NQrHn2jK2EjDP1",
+	"i1wvlzTdNiaNUxLhz4RuaJzFfE7iTJIspVzOWNrwGnc0WTP1EI2ilEnZmDSuX9D+bPzXNz8+m1+ejw/v",
+	"eoeDsTyc/tvRJd2ONn/7x9vDhtcIBZ/F6ZJmseCyMemWfrlkP67jlEWNSe/Ya4QpoxmLTrPGpNHv9sft",
+	"Xq/d7173upPeaNLt/r0Bt0SxumepJgMDgn+9jLlIG5NGV92zTlPGQzWxt1fPrhteQ4Y0YY3J+IPXYPer",
+	"OGWy5htD8404Ui+aHc1oNJq2o+Nw2h6Oj2dt2huP2ofdo/HhYf/oeNRlDa/BWbYR6a0ix+VZv5v/8oJO",
+	"WQI/v35FmnCx1fAaKftxzeQDE+h1u93usN87fGwiMqPZWq2DWbIbZ7ngnzRUNL6IGhO+TpIPH7wSD7yI",
+	"ZYkPrheMJFRmZEXnjIiZZQs9bOlyQpyxpWxMfvidJ367PPFOje0+O1unUn3J8km0jPlrnmyr7BHSJGEp",
+	"iSXhIiOUE6ruVbySLRgR6Zzy+J+wkC6vhCJialjw9ZuZSKdxFDF1S8QyGiuiqM/hyyRZ0i1ZUq6YsPzW",
+	"ryTZsOlCiFt5QrZinZJUJEyNJ2V3MduwtNPICTHsDrxGFmeKQI1T+Dpxv56lNGSKGo3hdHbcnw1Gh4fT",
+	"wTCiYzoI2XH/OOqyLhseDsbq5u1KvWaRZavJwUGvf9jpdrqd3uSoe9Q9WKVimrClPKjMURH0THFxfMee",
+	"6dkWhW+or5KY61kUJO5qlYo7Fv2VpVKRFVbJa1C5YmF2qYjSmDSOJz01RLrOFmoh3yPDjmlvdsiGYbtL",
+	"B9P2cNZn7aPoOGyPpoe0z3qzbjiIFHvSJdAnYffkFN/wwWvQOxondJowpJva6oZVb8IF5XOmxIEenfpX",
+	"Gi7iO9Z45zXCJGbIyDCMXnjM+rMBbQ+no6g9ZONZ+4geTtvHYTfqwZXh1BlGuGTkaiGYVKNAfs/s5N83",
+	"qJQsQ8ETrVNgipfSUGUWJ+wVvkdRmKVtSRPWPr7vjTsrPm94jQWL54tMCZd+V+/rfjRgw9mItsfTw7A9",
+	"jI5Y+3jWpe3etB8OoiEbzca04TWW8ZJdIw/ESzpnB/hCuaD90VitwexoHHWPekdHw/AwGo+OaX/GKO2G",
+	"oxGNur0RHUxnw1lv2p92p0f9fhj1RtE47I2m3Vm3S7tH6l3xP9k320yd2MOjfm8w8BrrNNFMJycHB2HE",
+	"OzRcsk7GZHaApDjYMdNNHGWLxqTXPeqqjf45eaNOKveOr7vHk27XlZiH06NQ7aF2b9ZXyz8I20fRkLUV",
+	"Rc019ZH1csrSxqT3wWtEccoKQsprzJli8Wfn5q2DWX96FPZoe6zeNZwd0faxWrke60eDcDgd0fFxw2sk",
+	"lM/XdK6GH7E2PG4+1Di7bHe73V5/0PAaK5YuYymRx+E0s9w2o4lkaq/JeM4vtYBpTLJ0zbyGOnXw3x+U",
+	"EFcXr4wAjvmN3cmpfQ6nk1F5a/+tZdMVLCFRS0hkJtJtLm+ULIvDhtdYr6LHjsI7M/CBK3XO7xivOe1P",
+	"ySKGb3mEsw2TGZnFqcx2nPFh5jDPMTuKDsPxtD2iw1l7yAZR+yjsT9s92p2ZaznzXMYZJZZ6in20+NBE",
+	"CMVyCfICFRAxF0qeh+uMiNlMCUV1CCgJR2YpXbJOY7da0Jt0+5oWs1Qsa9cDz/LpeDYI+6x9HPVoe8hG",
+	"0/ZReBi1x2w0G9LBtB/2FPtnwr5CD/rGHtf5ElXFol2I0QevTLxP23k7SKf/3KktDbt1ZIlSOssMSUbh",
+	"MBqw/kyt4rQ9DI+j9hE7nLXHdDQdhoNIja1IEpeqhlvX02WcuRQYVinQnw7CYTRi7fHsUImFo7BtpcRg",
+	"OgxH0Zg5FIgoAY2kMP8f3jdmMUsiID+y1kWk52d3l9iXV5WA3JuWg96jtDxk42gUDqftAe2rj/YiddpN",
+	"1bk3G7NRNAwH0yItzeOajnqzF/f0r4OV+o+zUo/iErdH6rAfqsNeCft2l+VL/OD09aRvaBQVidD/lRDB",
+	"ilyXCPgQDGo4G7B+1Avb3ekxVWeUkjSHYXs8VWyI1x6kgP60O/feLn3dCPo9LDqja+4y5X5XNn9XNn9X",
+	"Nn9XNp+mbO6SSzKdPadxwqKiVHqpKMDnRKRkkwo+J2dXl89JJm4Z99SPlJM1z9K10rKISON5XOdNCGU6",
+	"u5nh6x1HwhXjEWiMkgGdv5JE3Xmt3m6Uyf9oqy+28bcFo9EDboNLFENkJtI5S7ckXLDwltjvfgEXgjsx",
+	"RcaLiC1XImM83P6FbS/4W8mqUh50d+OoI5s4W5BsEUtyy7ZKm5ZZnCQkXXMew34tEzPOv3Fzy7Y3Mb9Z",
+	"S+bS9bTm5c7I2n+p+VCHXLIs3ZonGJF0yWBIciHSLNkWqX6cU915M06BExzPF6D3jrkD6fkdTeJI80CR",
+	"6lfsjqU0IaCGSs0RBO7f5QCL8XXGhnDJ29/5ng65YgyvnqepSKUimvMnnE76A2Kd3YjZTapOTHNXY6L9",
+	"iR3Xreg1lkxKlFgv1zIjU0amLNswxgk4HLvdLqE8sn/AD81el2RC/0beXj27bnUaSiUrTRAnXhmA9V7W",
+	"fV1w0FDUSzugkFvG6PcdxsAvkJyEX4IjSuukWOEV2xg9a6cD7x9qKo7m9mv04f08qhNO8Oc9X4cPn694",
+	"kJaPV33qPnS+Gs38lzhbe5r1vken9zmPViLmZU8OJ0xfQBYEs8lDsRtnkkgWpqzg2dlh2bhKVRRLxTrR",
+	"JaMyX1LG4Uerl9wxnilFFXjLbISOYXjjqlG/VR0o74zngR1Gx2HPWMvTseLxbtg+nBlDcqSEiZ7FpLFZ",
+	"SBbevJz95d+P06Nv//K3H9PrzT/evnl2dPHizd8vRP8FfUGvNrsp7c6yqPJCYMFRes3g6SoGIXDF0rs4",
+	"ZG+53VnVkziiGZ1SCUGJNU8ZDRdwY/U4kPi2m7XzOudIuAYlBm5R78rUKZXSNE62xHnCnLEJzYpazMjV",
+	"YvTASfFTX0B01s0JKSeNUeWKTrUZWdSOOdFyz6WSUdsak8bfb4+3f+//dcuueptweXz397jXnfazZBr3",
+	"Evbt8yz89j55cX2+ffnPf++9msP5oqSDXMQrPCALoSkj8Y6iQTiedVm7Pzuctofh6Lh9TIeH7f5sFPVm",
+	"g+mY9roliXcagbxLBZBVD1qdVmvJQGqzJa4eXvqz5SUj8D5BoCs6anF2JvgsicOySiKWTB2juNVQDbaH",
+	"U8W7q7nQ+FpC88oSC+bhKUloRvTtZOhBCHCg+C8RNCJxBvqC4kU6pzHfqdvpKRDng1+AESvTUtTTYvQZ",
+	"S+I7lm7rnOKRvkayBc2IXIchY5GyQ7gRpYJHhGZqO+5yluPFwh+NSc8r+BB6o2636zWY0uEak8YbITPi",
+	"7yOI/MZEkS5j9xmJGI2SmDPC7nGYcEzJleCSFb1SMqPpg4cOONbMWPvFsfZ7fTtSfF35I/3u8LFvjP6O",
+	"btbHfWpwqChu6HWHfeeMMW6x0gkzi3ksFztfOXY8BD02jPph+xi0nPCItaejaNzu0tz70kBT9hQpcZo5",
+	"9ENtwHJEY5fZu/dZnTkC3py2hM4ylhJKhiB6PuXAbswFV1LeHtlG1/kZz+zaE7h33RtPhv1J7yNO4BJx",
+	"93B56nwBS/Ydrs/fCRzv4OgPXgN9JKBSW8s8u2SrhG7RuRMxGabxCk/XRqCUw4BsFoyjo4ByucG0EeD5",
+	"TKSK0/FHMSOUE0bTJGZp2cmgXQZBydMQnBA6lYxnRGQLlm5iCWFBGS7YksIpzNdLRXw1EEVSq4OnMZ8D",
+	"I4HWdKo2W3X8VyDkpTJ1NzRW1ulMpIyk6pGYz9WndG4diMr8s8uYx0v15Z79ZMwzNmcpMu/336uznPEs",
+	"DmnGqh8+TTZ0K0lwJsRtrD5Ik+Uf/UZB+gcT0JrAlyXInGWut4uE+GTzu+vrN6BT6Y+pazprZy1Z1Oro",
+	"zCNMtUJlvkq+h8ZRR9YPXmNFU7pkmeYWYzJf1HBJUbmIClTd1y6M1YtWNFvkKlOYf/KhKc5EuqRq16zX",
+	"cdSo4xCzC+rGHeTbJDDZTytlIIq1BMnjESqVShQq9m1KxkFBEjxkQHoY949rBgaiGTh+r8BP9P4F4/Ns",
+	"oU7Yrqf4y/zdqxty0VVYw1/gTNuKNZkzzlKaMbJiKQnFcql0tyYlb99ePFOMMos5a3mkp3isPxqRu1jG",
+	"04T5/PTq7OJCaZgpDdUqewT3IQ9Zh4DJkqXrMFunLGqD+4fg+IgiuM+bgd+g09BvBF6+x39ci4zJlpUP",
+	"xktIJQnoNAyUjimtX5cumc/V5aKMmIpoq0YLu5RIOmPJtuPzAleNpoPoiCqVe9YL28PokLWP6Xja7odD",
+	"Np4d0e4Uwv6wOijz8uUpiaCd6zQ6LK/TSulVqXrn/2n+afKD79/3e23fvz88f/e+5/VHow8/+Y26n/1G",
+	"619rWfNFvMQk3ipnwrEn43/uy3VJjAH7fDIRm9F1orRAxXH0Xks0zX8PybfXjpG1a8e7hhhpbkR6K1c0",
+	"ZK2KBNjTOKuRAKI4jE+TAlrh2DWdsnZRmcae53jNNDb2y58ygw+5so6J4G5yJ9gROud0tUr0QXHwD4lG",
+	"sptAjomNz21e4+R9419TNmtMGv9ykKedH5hHDvLvqCHk4617CK/KgzdovOGoSypFObEymBDh5IzWZKCa",
+	"HNI4kz7Ps0azQhorJegpQGFCOegTkFTaIc8EnJdiNmOpzzO9uZRMcZNkz1B4/nzk9MAzkgfWHnzOicF9",
+	"nnVwolPBBIgZuOG0QMfTFG2XpTifR4Smo6I/Ho2zVCzrAn4nJEW3gqvcqDXyefDt+TU5oKv44K53sGRB",
+	"x+e/AHfAyVKrF7ddxbiOzPqpgxpVGiiuOarAHJ/GWrVJ3Eu6Bf5e0luGajpaIx+Tue16mr6S2pmnY7mY",
+	"Iq6+RqOIUOtByoT+qjGGfoWZ27/vtD12Wr5nvpKYjx9STji7AyYrMpfPy8uu9BSd6L9i6HNqnZDIkb0k",
+	"zkC19LnDYoET6gmIpFuyWdDM3b+K4yLxRTeqHo7rjX3CRtVhxuuUchlnFe94xfmKkbvogcBylr/KDd1z",
+	"+2z+wpByReApI1g+c6Lvgeov0P9psjs8r6Owhe99wUCs8x1F97uqE/zBrVl2mn+e/Vn2MAcTErD7FQsz",
+	"G+kNjM1dko86XOpz8xJl1Jec97FOyLYO9oI3X5lrCdr+Pl9LlpKIhXHEtO/d50GVdmarVlnAfhOd3Pnw",
+	"3FBoQJqGjVplr7/Zp6V9qXWlYiLQE3bIb0/8RoJJfapm4QJlsBaqkNuk/jY+rgfFMmmCZhK8hr+QkVgM",
+	"+ofxG4O8FRvukeDN229eXJzdfHN6dX7z9vJF4BGuzl9IqfB5cPrixevvz5/dvL68+Pbi1VXQKjAVZF6h",
+	"ilOW+LC4YFHrpfwOReK1EC9oOmf7r6cjrUxmZybETQJvKYWcDIG0/CU0ZWTY7fUHZLrNmDwhNCNLITMy",
+	"6B+Oj+AyDUO2ylhUEFmDXjWPKxOCmI9+AYlVndtnYcbKazVLah7UuUNKv1qvlGK1FKk6Uykngz75S/yN",
+	"z5tIKyBgy1PKFNEro7hPgBz6pzog0OUn0qrTteNzyK6TSzxg9fKcWMco2cRJAty/YMmqQ75hW8Ej0iMv",
+	"429guN9dX7/xOfKukhYsmZGUzdaSycLO0A5X9dPpmwsiGQNnWnM46JGY+3yV0JiTjN1nHgkF55hlQsJE",
+	"gG8TWfWCZyzlNDnHwNVHMGqs33CDsS83y1AsWbaAKTOe6TRGwYlYp0TGEeuQf1+LDGeguQzd4VuxJilb",
+	"iTRTWk0hXN91z1f8MDEf/iJna2Fyn4VNi+8MJijYzKGIszEJC4KH7HE3fzxTC79S3Ckz6RnagTjWRAk6",
+	"jTxV7+Os8bjgN71ka1nOWVViCXyOVIIDHTaQNQhtMtpjeZUpvrog72oSKYtfIVGsjlfFaPpLHfJWMkIJ",
+	"ZxsYFd6m/jI3NHblz5USK+2AfobESv0txTdxJbHywcO9lIf54TMxayHLT3GrFmkeocTGMcypDf5l1Ad8",
+	"nqdnnpDAScYMSKL4lDBIIVB3g+sb/OBUe8mVblZLGZDpsaxuA+AHmqSMRlvLFz6vYQzSRI6EwSoRr92S",
+	"rQ751nj8C2yj3qL+jGGvfEljqZpL+3RT6VfHLw9xiZvD6/Mncglp4gMBuqEikWWK71Y0WxC5DhcYG6nk",
+	"9QZWyeRKoGq/l9YS1GrbAbdOiFyIDWE0XBCdjUs4u1caEijy8Hl9lL6kyUykSxb929XrVx91lC7NG27g",
+	"nh0KH1BPm0xoYaoPFs1Q55i0w4LbvowQKw38s3BS8Z1alaufO6ynTo1WqyKm/2ChMgxStmI0c1yUsODN",
+	"4L2vvXV+Y0J8XZDpNzxS/F1bcn7jQzDxufqS4mWptO0olnSeMqb0mc0iDhckFKstAewQ6REpHAPE2js+",
+	"n6+ZlK0OOU2kIFSH4yCHKhOrFYsITVN0LzjanTVjlGzzeRYvmVhnHfI8vkdbFVKUd2qYyJ2vRPZcrJ9y",
+	"6DuMyUV2M4On63mSKftHinUasty4Y/dx6YztDnO2fCUyYl75BTgyH/FnYUb7umBCuEDhYmYM3AcJEIng",
+	"c0iIoMTG7NTFtWSOp5GlxqkgGSNN0H43goRUKfjKTIt5FMss5vN1LCEtlgilzq/TlZDMMI96TCeHZIKs",
+	"+S0XG06U6JN6xbVg/3msULMx4aYUrarxaDQYozFVYIPe4H+6xVlLjaGyMUnToUrrRIkohA3CYyiWYMuB",
+	"sU5mbEMWax6lLNJULG959fgDe74+E/sJGoWsfcGDWkXNNz+PZlGTNK2pvSOZHA6FO5YmgkYsIk0ufO7Y",
+	"wTMlvZVppevdrJSlIYSRiZazZY+Uz1OqNprM4KwxG0Df3TKWG6YoBvBHG1KoAp0XK33e1Mkk8jHbrlVR",
+	"Np0XPqZkOtlbQNC33Ml1Yh93EqxL73DN/TzhSr025utStMpxNL2tvOYLbPryWD8LG5Zeqs+DQmKZ5Rjz",
+	"M4JnRRB5ooDCJG5Z1CG2DBN805kwOWud4pJ///337XJK3EPrXs6g04sv16uVSDMWvWRRTDFX+KM4wL7o",
+	"ZqnedAOrUVddCmJQWWWlFxdPg5HLFvbdBN5N9Lu/CHfUzuMzMUndu2t0WEgLAyulRCK0UWKJd2BknQRn",
+	"uFjtcx6KKObzgDSNnTP/Z7xqKZbK8tvUGk8q1Ed/tSws0pqrGaZMShZ1HIHtwiJ+QxPKQ2CFVSpWLM1i",
+	"HUt/7HAwJHspOMNUlzxV5wfn8TxZEjX4RgWPr+bjBlivLvEoSxmV6xSC6uou0gRcOXVYjI6gSLkFEXaN",
+	"AEcyUcxL2gurr5RMVAHvKw/sm0SEt5JAcH9l8yIpnOJmJF9JMlW3eWhRINokaaodTv77//9/fQ5XyR9I",
+	"r+VZR39QixEYnJAuUe9ICM1nCpzFOB4vNmOtW81Y24k8+HAib6GGwUnAimjG2uqsrCVcBaVwD24qYBPu",
+	"+6U42iMtzIEpzLN9Ea/w3e6bNYLhe5eNimCGlSdr0A33mriRoQ/frreOrkL5UEE5rNs4cWQYM1xAFCF/",
+	"xLKqUlYN+GVzPCQLdu/zKJ6DBc6JmrSOoVCSxPwWDSNkXHa/SkTK0hPC10li2NPnZf70QFZBuFZ7ubXb",
+	"SKTkjmJJSzV/tR8OaS/szsasHw3o8fQoPIxc0KouO54d0cPpOBxFQzaY9Wlv2g2PoyN2iMgialAo0DCT",
+	"sJrx6Aow4B0jh3KmKXFEdZkrDF8WHbv2nl358lq6u87dF48LVlMjUhSuuvLD+cdDjFYS1R/sR2ma0i1u",
+	"kbxuosx2b6iUcBSGOmN8Zpx07B4LVTSzCNTXbf1K5+kLBrMpDKeWQlFkkld0qoLjWqVRBPkCNHnjkEwX",
+	"t5SOKA2QsycZX7HNqXpCDWFJ7y/wmT5mFuu/elXalrIqHvvKeen2yqmMg66li1uSX17G7+NIWTSCIK6P",
+	"lztijye9cVA8X3U5v5P7/UOvffzuh277+N37rtf/MCn9/a914hOpVWFetzivPMqXcZLE2hxDGXUXR0wY",
+	"DnPrZXawlnPS5RhH76uDM/BGFXaP71ki9Qch6hlnue9M6Wzb/b6+51GWgyW5J5OLm1R5xAApvS8sULd9",
+	"TNuzd+/Hw/rVcCCTnGHFPBsPH1U1oArLnUwa131CAyl9IZLWSXe7xA4h3ani0M3I7KoXKkQtQev3lGTZ",
+	"S2eNilO7UOskSTPABfs6aHnIseo3+If6DQ7L765fvhiR6ZpHCZM+bxZMi3/Gq6DVIa/YBiwrhBGeMgRD",
+	"0AepVnRc1sB//2PF8j/m8cz+e8Omq4bXwHEsV0P77w2bLu0fP67j8FYrZKUx1epTZ+owSbdnYHZWCHL1",
+	"mgx643G7R2iyWtB2HzXldEuUnVoUMwCF4fLwafvv797vkCYg8lnxLPtIuf8Uba4sfvHZOlbBAZqT6WOP",
+	"pIIIf/BUd279YPBQ6vTGU+2VtJ5MN5M8r0VMcX8qmcsFh5UqC69HTvMSZkplHFyrrwB9LTacNGmez2cf",
+	"bZ2AWAArEFOinjwMwGl5mHouE39wIVoefuyFvu+awocyKm/rSa6u/AwE1w6aR+aqaXwNN1v1b8+HwPlS",
+	"2gX4Wf2iIhYQUt+h6O6tUiqH/rgdY+uXndovJFZxSZ6rh5U8xWQtW/IkN3EWLhhkgXZyuTMVImEUvPVu",
+	"RfTDNDMTyh/Iz849nnt7+aJCaTy+nCHsJGd8p5GSXKvYQtruCUhZL3Xtqz9SqNlh7cNwehIfHEDT6vbi",
+	"ImPWEAHqGEDoE2LIB9eD0sQDT2kgKVMqyHItM7IQSeRkHG4WccYIRAgVNxRrWB8rYq1V9h+oG7YJ1Lmz",
+	"WdIN1vFoox6aA8wgbQacjcPuMakmb2sb3GRCy5iHRXkS82zQbzgVkf3e8HB4NBgPDx8tjCwcf7g4DzHh",
+	"GdbhVGb+mjOTJcJJoEv/A714euQdchFJIjOlL5nVxcPLQ4mKGb0IZUWaQRLLzK3bfInAOQHkE0idXCCh",
+	"fLTIkhrbzam1f4JEcw5bewQUzz7PxXWu21aI9FzHHJCEp7MMSiozJNZxybLOXkeDeOgDEAareX+YMJri",
+	"sfs02x0pqmcGX3+ISfJmEhVdxRRUkXNMMAKWiSWhCC+wSpmErApwQeghEsF1jD6fkKVUSRiV4ezeN2iS",
+	"vJ4BjsY+8ska5u+8Ouqa+rAFRYKa7xU9avAj1qjsIHNOs4/XCXM4voceeitZeslm9Zh7dRyEQkCWy5XS",
+	"NSdcbEhzHt8xHbvNIGdPRzTyMitlhMlWh7yGygt2T8MM6/DQtN/LHVM9L8qelxwicL8VfqVXQhmUEVDk",
+	"3R7LUwO8/Bn5KaEZkxa4SjORk4OE0KnrVSJotBc3lVT0n0G33tMR8pEquEFSrIUTYGm7UDaLN6NjabFe",
+	"Ui6LBmkB7Ti3S88u2+jqGnv1tmkJuXGfZX/jPFKBbXz4FZfuvR9cbMencrrd+rW8h3CTLD9x3fOC8m1+",
+	"EsP2hz/24kEEn/yy2/LnsowKKEb7hrnudqmHF1AlKpkk0y1kToLSh6m2qCORJuVQ9ejpXGj9LvUnLoGW",
+	"z60TYjA0pjS8BVdvucKv03iS9qclBGw474kqU516dGWiJYYeLjFrTqPiRrPnm7MDrNDXTFYRz15FAXhI",
+	"TQFLrl6V1asRc0Ld4khthTyivdSoJaYtxJ4nte39UB7bc2X0GO3awwxpYxfAaE5ytwPyFSbdKxo8+ezV",
+	"uv6HnfsxP4t32XJgEOFFQNMqMjFpbhaG8yXZsNRJbW254ojDZqGSgPKxl4L8EYFwt2FGLbJSseTUOadx",
+	"Cl5O+0B/PuiQU0iNV4cNSakukqQcgMX4ejkhr1eMn765IINOl2RCJIUsZ59vFgweork6rJ4D6IJMwo/o",
+	"QS5TxIX2AZzgnywa/08VbLefzL75ydbR/usnRPDz5iFPO+ueIqCtH+ZBkbvTIrdl/2SVimgdolX0VHFp",
+	"pCPs7wIHOURwJaDZKfked1n1UWn1OQLGRfH3m48XV/mhCvpndqOXe1cg9hKQZkAr8eag5eVC1udN/W9z",
+	"l7psk1NdaQZWYUp5MaJTaZdjWwflnZQ+myPvc/KHtuL/xzDIm6IaXwqgq7VjiWRVmA5Eg3HEiGMGA+6u",
+	"MYPdYoPcDvY0/EGklD6bc5yuE6bo5POgrAgF9ZYzMFUlC2+nK7KOr7HsoYqAgzEZ2+MT4ZNzQIVav3kZ",
+	"rb7y/dKm0UX8uecsAF3X+f4jH0Qc/L0+I9ZZ6UsPzfvB75Y9pDnF9YgqlHiIBa+N2bL7kPpKYrlUbsTi",
+	"KKcJ5bdqZSDNOxWJA3RYNHPrgP4fRmt0g7T/x/fvu92279/3nvv+/eHzd187v/W7+FvdbbvjusacckMX",
+	"puUARKkbXmORLZPRg7JtJ6ufcu0iYZH10IGymXsbjZVJpiykawkBglgiEFfKoFA1xB1qtax8q5FmULQz",
+	"1DlSMjQCMMgYKdnedULtk9KUbI5SWSY/2Rv4EQryvvmb1mnz0danm1Bn7cAHkqOK2ZY1wrDcdjqYENNQ",
+	"3gaalLi1ubodn5vM3pjPoaLWpkmKmZXNQSm9MPDQaMSESy58Dt0PUOcPbG5g4IE5Ixnj5iCElM+TUjpx",
+	"4HMsbtTgGTuSjTvk1EmnVkfZjMaJhLJanbApEc4lTy5tUjXz25axY9RRhqM2GEtktc4kwviYjFPwNahx",
+	"VAlKmsru0UUXAZbqOBNuAUF15qXJyS9+zniSp5jyjhEL/YSB/aqS26yEKWA3I4ASEUsUqPBUOxwn6wys",
+	"Qjuf480SG1cQaFW1yiyfIBaYSKHmULIsSxhp4jiB4CmbrbmyX6FKShNOZoCebMmDkYJswbZ6iiTOinpj",
+	"Xaf0nCGdNFabc1ofjDq/25U5wjE895UkQRwFpgNZolQcmaWMLgHoh6wSGjJzdbWeJpD/S0QasbQFYMIY",
+	"DIAnIPkB4UPyE6nXHfZLuUDgcO15vaN6l+v5Z4u0Gk/OJ0Va7VQGnyPq6jWe24L7qrIe1mZeBUZWBhOD",
+	"6dQhOZAW1rkg1gtUTIPDx4HawlHbe+SCrhhp6hXxiBLlHrHCv+U+CiFF2E6ZKfcGdSpJxAahBNZMqgfc",
+	"Fl8gMFGcE7HOZBxpCSPWPIK7MyFuoNdaQA4I/JUILWg1LLOAbUu35os49AT0FvUGXX57g2gE6kF0yBUA",
+	"+5xURMBhKm6yNE/udmnp/KmX26s0ECs1NLPT0f9Wk1E2njvG+mCxCVZXGRyhFaC82NAAZ9isx1cIQIX4",
+	"ofuug6OWylTdibjgIEQ0KyWQHgkAflkbu8FURNvclrMlZmSzEEkp76+2pVs1M9Z0WasGiUHtbaeMRqCI",
+	"GQQIJW0XYmORICw5Oo19w9ewt/Jv12kS3zGaZItckShuTrlDwTDo+OI2UOc5JX3oUSc32PjIsJu4rUf8",
+	"d8eqP1E3Njc4Vi1wOntDhofEOOVJRovdAGx3MscWGIwqGZq0/c937/ve4EOzrf/UovroQ6texce0jCqt",
+	"sBHRIw5AgZEZ06JoL921nEQl4WyEz9VRDcf3OTwjeqa/eY/IS9uBqkqRcjeqB2N3NmbnPWG1S2MufPCh",
+	"ZYSM3cdy0yoqDoohJfyW6gVKj1kqmUTWPM5khwR+w/aR9BvaTSFDZTyPldbQ63Y73bypZE1sx5Fz9QkV",
+	"OILihz0Un+akmxEs4SrrTfp/ZQu+qkv9oXZr2q6WjuWtZlF7EMGk66dgDvIZ+LKWyjRQSiHAJwTuGeQI",
+	"u/G7x/PNCkeE04ITh1LHBZblqlt5T+O0vmSk1hpVt9YOwtQKPZEbySxOGLomirFdg59lvBiZwDRqmYlU",
+	"C4KPq7Ip5Uti8QKW94HvQ4ui5cPphIMxcOFjWq1bkVPlIXVVO7c866WjoNwUuX5HH+9CI4vRk1xYB77v",
+	"+zu2yGOVQgX6xVgQosiHpHwkDXMfqrklQo96fmytSqFQqErsq+9O2/3RWEkVJrNceUwY+CeU5p6GVCpt",
+	"8L5TNc32LzXauc7qLo/0AEJF8fOIfBt/UyYXFicZco0G46PD7nGv/yjNdNZ12YXPbNpUwrCWNb1jkQd4",
+	"JAS6TBU57WPayRfk8PCoQDrzvqrD9OBP//Lnd39o/nDwp395V+NO/br1p3/9iJKrL8ybFSX6sWoszZG4",
+	"PjsEZ00Luv0ShcoPfvAqyrnuwlrHlTKec3XS4j3Wa3GVUR7RNCL67ZIk8TSlacwkyegt83mckWaAbV0D",
+	"x0Ml2XhottUt27Y65GohNhylqmLEic9vGVtB5q1Bm0lZyOI78C0W9xy+P9e3/3Dw7g9/3FV6WbYXcNZV",
+	"cr+rnj+VljD1PXkLtDrBOekYamkVAm3kSPD5qBUup3PV2Hfmmi2SadZ4zluPu85/rhPfa9y356Ktf3SV",
+	"3nKmXc1k9SUz1w55y5X57WZ9UBKYiQYm7LAlCdPpHSRbpGI9x7UJYLMEuCa6ix1zQxi4XdA7Y54XArDx",
+	"bGjD3i4JsgFIziZ4OdmPa6oesQOfbonBzj2A0BMNs1/t4jjxDYMUU+v3TFORkubl8zNyPBwdEn0vwZA3",
+	"NA5TJ0c9RkxNwUG9z07JnSUNFzFnuTfjNgZMeqIRcSakDLnogWerCHfk5a6+MGWRukATqX52oeC9uh4Y",
+	"HnFg9DwSLFm2ENGN+k178OC5iivU+aQD0++hp25J+fZGrBi/0f5tCS8pY8fG/GYtmXqoCtnmkV14PZ7j",
+	"ezSApmo09cC07ohMd1v9igLgs0dqscw8EpgpFH/3ublwE9IVDeNse8PuFxSA8AtfRc+3DLDAV7FCscB3",
+	"AoA4GaHc5wYxUN0FO0ttafT4BGVEjXKr/7qKzJ2FFiUfGrtfJZSjQ9TWLYba4tL6OKGRIk+nsctJiQix",
+	"1a+dV7FiPZMLSQR3wGbhpnXKJGkO+31SWeZWjp/f63bRTgEhByVcGoQEALZx5tBdRZKF2BC1FHtnODr+",
+	"9wLcA3SSK/t25AMpgdDLEm/oFFTZ42NHtxp2a+vus/psgFMCfmSiEb6tllEUHCd5LomT7GmXVAfAdVF2",
+	"NUHPIHvVTUqvxlcS8eFJHJGm6QUR81As1TJ/PzjTMOcrmjKMxCWSKcO2dYJtEyHIzsl0PdfY6HKXqTHY",
+	"URWe1adzvVf61806TT7kwGL+utsdhGrC8C8MQLy9fKEMTgTOqZCwWJNbB3pQLozVsGg6NdrCwWi3st6N",
+	"OXXrVODLUilAaWqQqRmQ//7//V+1O3S+JgCOTZdx1sILlfTNgDQtTqK+2AK3vclSCEhT/7N1Uvt86YM+",
+	"N188IZRvsZ/AdJ2RwGTL6EfyP00HlhOM5raKgRaYF0RR9CfyDEinw3Cev53nu9VHTS5F/dbBokDT7CmG",
+	"PFvXw9ghAaT+BBPcMjCzjm0nA4kB+M+8DZRUD0ESAsTP4kybWUghmfd+Ujc6b6ERZpiU4rrq88Wsdpvh",
+	"UEkhyid8haiGu60bFrVjDsFPiPnEqSmQXMQr7fJRe+Ds6vK5bquiBYvGS6zRamQ6g4YydW2IsfZAKUjF",
+	"1jOCa1m05pLOdJcvc+Q4n6oJCNnRPtEhD47sGqf8vkGFXREFd0SeQ426bX0Vz/nFR1ZQs2XtIf6SYul6",
+	"POciNSIMnDZ64bDfbcKUPJXkVCntfweG07zt6x4QNlEMa6KVXiJtpPwrSeD7GiNzHsuMpSzyeTM4jeif",
+	"z1EdAc8IAL4HNKJ/Zu6vHgnu/t//RzHun//7P//L9JVSOmVsf9TSoODDGxZ8eIOKD2/d7YKXZN3t9p7D",
+	"fw6f45/Hu7LNVlTKjUiLpof9sfD9Xrc/fLxrscsVuEzOR+r44G0hHXFffqjzokHbnEzoZIQTG91O2Cwj",
+	"Ym1SSrCXcyx18QFU+Eq3WkCDT/ziSCQ/N/7I5/jip6J7/YxgJU5JepU2utWoOovIaV7YJ1LdAbOuCelm",
+	"IdwWcXhG2TpnTHqVHwdr8jG4Kr8pNJUdYuEjIVE+g3SoSoACskoVSkVmYiVJxJL4jqUxkydEUZWkTK6X",
+	"2BFrCSqFljdBFEt43yWjUpce/gqwVqrrIOsyFewBbHnKyPqPToHd361lPrUz2ug4F3+xiKem6zPkh219",
+	"0SSCfcx0VxDjY+6Qi8xkGKLaEWg3dFv9ZtKRZlpt1D6cp5dYat/PLveEvk6kIDOaerq0PhOQbrG346BE",
+	"h1N8aS08wdPTq9muTM1rA4PzVSkbE3Iw8ZKun7T5mbWhtqoPgrlVU0/ZkegVQizY06w2GgewI3IdhoxB",
+	"gCEHkYXMXspDliQWO2OziBNGVoxHyiJzR+8S7VEpvzfG8H2mV2/n6G2OjuGdWJJozTw91ECPNdBdB6iZ",
+	"oL69Dtby4+a0H+JwiTdNVWWtzLkzADf5+jv+jCJxitn4zpp7+abbQ2aYvVIrOkw/B/Ba6VNnCxnlcSZJ",
+	"lm49UwictygV6yRSxoySB62PlRfV4fRsfhaKCH2jgwmeskwdiY/Vi3oPZmk8N9n4MqOpjdAbTtPpjYxb",
+	"RGiMs2Hlob6IQQzrMB2ZThetzqOQn8zkHpfZfqtIrDvcQBPYJrWJ0xps2SM079KRX82bfBRKt6FvMF2y",
+	"vYq2UyZXgkt2tZ/LtRBU1aN25AnyizOZ/aBdYUGeIrnLWU2as9w3lSBJS/M067HHLvocaYzlw/w3n89Y",
+	"L/mqzlUjsCdmn0mSKvWLn5DAnlO6NqXCVqR/f3/i88D2XeZC/eQ2s9GCATbpsNcl3wrOTkhgTzp8tc9t",
+	"+F2dg0Zzzutw8GecTBkfVk8Baob1gJVQxu7SXsN+qtaHWJN7UbbA7LRrTMKvnM74qHM8Wep+hFZUtCzq",
+	"ZZbpJBSHLId8LABBitlsQoK54CzwCuvrc7vAw14XKwX1Aa9NJCcMZQpH84/Emc/FbNYhLwWgV6gxYvgv",
+	"FCg9HwJ/8PmD6A/kYfAHn6tfTbdE6GeL0UUlc63l9xg4hKJJrTNtp4X4vR4VZxuje9KU5RyLbRr3MQGf",
+	"Iq4KmmdZXu2p9X0EmI82OvcwnipgnjkJK1xc1KnyYT0g3cyu/YwngJNL9T/jBHgAA+K0JLtqfV7UZkiF",
+	"lBsRMSHY7h6SE4zllTP7im6hXX3wXt3ggWokM7pcQT0V/WAwSX0eqL+tFWyHowg5Z1lewq62s9q9eZos",
+	"nBoWWKCKGAASKnDgk4IaDIr4jnVyMAr7UxmVwl7I4SnsTxjxKv1YF8azF514Xv7bQ4G9qudntzms0dQL",
+	"gl4vmtTgSEJX8H20pMmTAw4fagXhNdY8/nHN9GXF2vlk3l6+2JWumnvYQIauhCIgNCenUymSdcZIAGml",
+	"AQSzNUNAyNGkASltY5bSOYAsQfEv4qNyQVZpfEcz5pFEiBXU7orU50nMb9uJCGliVPpy6olJZIWUSCc1",
+	"1iwhXcV1qbD7pGTblNf6zEbJwnUaZ9srtSSPhiEBlcleD0oRTZ21IOM5b8cc4uHfnl+TA7qKD+56B0tA",
+	"crE5tLWByyWN3E7whYZzwFZqFOjCMu6zScMNiOaTpKv4L7qBEL7mDN6yI6Bb+BKRLCPTrZ1J87ssW73m",
+	"ydYjV4pezCNXdMmu4oz98QW993z+hmaLPx60OuS1EmqrhMa8rRaVROyOJWIFvKL75DaDs9ev/3JxfnN1",
+	"fvb28vyP4HUOWpD6GmPCfkQCPSIlAGXGaNQh36RiA115LRAdKGJLyZI7Jk3BtsOoE+I3Yh4m64j5DS2h",
+	"gIA4y5yANzffCZm19SerJMQ27TNhOunREE5E/bTDpCRjdKmPZifdO7+hozOQDnQmWqPSVQ7MTSipVWqa",
+	"hS02wlsjAG1EejtLxAYcGMWMA583bVta7BVhXlKM2kMPTPAxmAL4js99/i//Qs4EVxJJyXWft7XK7RaF",
+	"qpGBrak7WwaaxYMOuQDiz2K1Tnol4yhQssbnhLx9e/FMnuRHFgqhy+dnZDAYHOf1wFIde2+vzzrq+y+x",
+	"jkoSzu7Q7ZUImk2KhUC6N7iuFsrLnNwSKDWCAEp9ApKxJMkTuUxLad3XCrVLeJUkTadiyxRsqTcVarbc",
+	"kq1WJ6daEsvMpiwH7xVDKoHtNybkh06n884jvqNqqJ9x6D+BOvMh6BCl+8DA89uCHILRKESZgPyPslIE",
+	"eb4BWTLKNbACcZQjgq/D+YoV/XHNJiQSCP+yjpNIF+0iSNESpvVKGOKizcEzqpbqDzD75qu3L1povsiY",
+	"zxPWTmLOSKYG1IRDAtYAAmPqwFzSOJGtWowZQjOiBGJTvzoT8JHecw/+e/gcXoQ/Hj9vTXQDIuutiyUZ",
+	"9vu5KEWLETgS5nHKiXbBmNzJTao0Da7ICtvvqpDY3Az6gUeCfqer/tNj/aB1ooaAIty8SkMO4hAWFNvV",
+	"h2sl/VhEUgTtw2Io5pSpqxfpAReL2mGokPsCysWPa9yJpoxavcnEM3jIJvDxFWhc8IVm8Ccoqv5jz193",
+	"u/0x/tEPcBU2otqJVr9Otsx4dDYbgEWAcNB5QVKDp+NUZyKdQwKI6Q6LYuHN66v8+KPrbHGgT5SgQ67z",
+	"ztaSqT3HiTllfF46jvBT2TpVn3UPYN1cdbfQ97k9ZtX5aohfc/I21WA98uat+r/T67PvPPLs/MX59XkL",
+	"zhvE2tLELqUgaSajGeY5dcjb/L0aBoViaozPRRrPYw47zjgym8PuoJhY3SJrnjAptcEAT8SSABrHfJ1C",
+	"orjPsxRyg83CFBAqlP7l81NuQKhQD5cORhFp6goLF2YOCwLVbVpLh85CNYB1bj4a9KwM2D0L1/nb0FII",
+	"WoBHaRMAbBtsi8GJLU8tZGdqEM6l5hAcPuS2abgzfau2izRCqkbvL2DzSXdGRjD63CA2uTOA1oMdovMW",
+	"MNfAgoey1OgWJewvSFUE34eGppjF90DjbLsCl3nKSCaEcVrhnH0+XauDLyticOWQItAKMYJUPmt2CDid",
+	"9Fw9EnMfEEqdtoAdcg7YrGZ18XxzsOU2wJ8LtjUoc1xsJnVocKRZQBmUraqxR5osgppiPWgl1g2tWh5y",
+	"vBqfUiPFTGPP5d23CU2kIIzPRBoCkgfwrxVFGTF9s31u8Fyhi3aZYT1Sx5seYPLUMaNn3lBs+xQglt7O",
+	"giOA8YA2EzukZYd8yzhLaQbJT+SWbcmKpYgLE0OPXtKkoPuQWPp8FnOtmIHXEg/tr7+WdMm+/hqetqeW",
+	"/RUAMNAlCAvqcw24ZKKG0IISQp24o0b397iDNMnTtYHYR2qavHfFSCFgm8OX8eh21cSJOoLMuYIHnAnJ",
+	"WfE/Z5kB5RFKOmG0xNOwHYq4hAQvBBa1aO0F6jSVZqr+oQsCcgJn7Uu2SugWqxnWLDgpDAP9pXnMLJZE",
+	"ZnGSqGlCKdmGqg0DZYqZJrV6nUTXCtEnzwmJZ85bMnrLJEkEt938sTu/DnNpNy4MQM1YvQdgfXaUoeg5",
+	"ub3hYRY2j94uNSVRPIMSqczStIm5lEBCkWpYZeN1aGmNoQgxBBUO9VUrsMkAcxJIBau0hsIwqobhOTRi",
+	"0cSMUvPKVxICD5pm6iIQFzC0YAQ0kRCkDp0m92YeGwibaj/9nGUTJNuAVEuHYBB7zwIaa8NMoNiMQjRk",
+	"W2q1f4uWwz/W0VydmrOUyQVMb2QnJCf2WRNXVxerG0adETB7M2c88yO2YqhUIDAn/KjPt8kO3Cc0RWrq",
+	"nVDW7ih5QlhJK+KX6phUL4KSfk7UzRb/S+ONaW38ITbVU9IHs+EoF2xaEwAo0hx2ex6paCwermrXI8Pe",
+	"QP3fyCP1FTcTPIRcBciu1oZuYXPCaazW+tTwqgmqCmUbgvxgAIc6c46Vr3INCb2rGlbL54CrRZpaCav0",
+	"C/f07rKgc4AZ1eqQv7AtGke3bJX5vD8kC7FOJWlqoSpZBgH64OLZ+cs3r6/PX5397eb6+oVSPJCXSpvi",
+	"linlFi1nxGTQxIXZVrBFgRnWdal8AQgrZTndsm1OUh8VT7AG4WjBxGskdzOIWMIeKKkddodoJKLAI4jM",
+	"RU6t5pK3odEAElCryCKrzikCm8xx5yU6ooVKVLlrgCtWY0kykUQ7do3RFEzttM9NomnFCWIzy7EM3wpO",
+	"vWe105YUqilMbKm5QxNoefpoNMC6ppjb57aaW65YGM90+abryAtTloGjnYOppo5f/C5u3kgpUDTSdolN",
+	"SMGDGlM0UMMthp5jJiHVHciC5XI+R20TszXAK2KqTZs1taXmAJKZ0gF9XqkfDUIRKVWL6uqriwi8Dbrg",
+	"qlBtBROBdig+r6nB8/TsCoV7ihBAkJiTwKn6C0iTZj43pXknNVV45UI9xap5FSv4Y4fdXstQF+RPW1uq",
+	"2BASxNmgBbvDRmUdyZc7E+yEWKQ2xLDbIyFNwY0efP/9923nw2xC0NOqrJZk+UffdRD6jWCCdszpmwvi",
+	"Ft3KXW5fREeGi99dX7/x3VJdpfjr1X8JdbbS58F356fP0B9mpgTxICWwgm/PrwNI3rcf0wY/IOvAVcVz",
+	"XPhcaR4dErx+c33x+tWVhhkDL6CRF/3uUOs4p8oACsDbhd4CSZZmPE1Kzl5fXpFVymZJPF9k2iIm2n41",
+	"Bq5VIuFuLfC181fx+Ck3zSXw1QgPqcZjEfdALIPnojvaVXnsDrhDdEq0UrNsSCShMQcXkFIMgjMBGnz7",
+	"nIcCs++0JY8IqzH4HbItEHzYG5nleJ6C40QNG4mlrC5wrDEtBmJOZildKiXB+lQZGD3Bf7TV46z9GpzC",
+	"ckKenb/6W4BSNDiIRCgDsKF8bod3peMY7TciicPtBN/dpjxkErBDv1IW41dWhr6IMaJ/apkcNE1TR6xz",
+	"vMZD8pf4G9Ic9gZ1NdWI9udz7RbRWeLm4UEfHs7EHMP3zeGgV/sWMFTUqQOH6hygUKkp7hjl6rcg1lwy",
+	"XKsokieioegB6MaFSOz+9XTmuJBMklvGVm0KoKN5BpkkcZSgOTLumvNPYu0CUge1OsrVEs5ZplR2mtEp",
+	"le5rwCkB5x3gsip9CWBpCzqKfSOmtJHmoGvHP1WyH9qOguIGnOPzkdK26orJaywM68NPhZRtvbXQEdVU",
+	"G6ullnzDpuroNqgDptZW3+0Y6rBFK/qOz4PTFy9ef3/+7Ob15cW3F6+ugha6gymgRyAzW/jfKcZtHg3Q",
+	"TKxgUaJ1q74ShkzK9hk6h9uwaduvYZSgDKuzA/7SQr7+gTP3g2BMeko9FpI5Rqnn8zrrM/CK5PVIcK1O",
+	"wfYFXHrGVikzZi0O4Qo6BerNamWe9DnIIJSxHrpG4b+n12ffaU0P/Y1BVTbbXX4NeAUl/2Nh6MYzgXaE",
+	"Uy7dIa9hFyLBwBRT6iMIW/0dz+e6ajNOXd+ofMxdOcFkIPuA1hTtCWmWDMoBIU/JMofdFqAZIQNqdlP7",
+	"UOvXb95+8+Li7Oab06vzm7eXLwIoNnZOEA5J0jSDQw4wDr4TMkM9weyIvxpfldVW1WSjfAV9fr1AmxrB",
+	"SggG5qbad2X8hii9DSgopAvHmVKdmkHMZ8LkNwQekWxJ1TltHo35HFGaff6D2iE4jkTM3zVBqB/YH1pw",
+	"lEp02hl04JhjFEC/DY1hTAa0ATi7+wCvZa52HkqxhClRpTYpjaIcrVatuVhhJVDuzddyXDGwiTVII4/0",
+	"VU8rmAA/gXyDXh+ma38RptdEDBlfLyWZskRsOuRCKeBgvRLw7UJkyOfaePDIEvwwTuo1aooFBFkTRnfu",
+	"xvH5XN9tZiVSu+CwWJA0g+4OxdC50UKLqd6K/bhRBzvkSuRnkuJj8CJAqSwrUobEWa6R3HKxQaePhuTA",
+	"fDrsmlq+UVlrfkMKpbioAbFEMr9BmpBuB8XP4PbB6ksBLTvUtPHoQV8XnqXSEFytt2KCiZJiTi8p9D+U",
+	"3KOkCX5ZxU4Vp3DLy2+/1qApzhtsBkvg3IftvDqIluyRoAAop19wKRATpYCnr36AoG/HQDTmv2D4Fh8u",
+	"unE72gmq7s3xNjrafAnKuTZ6utVpvMH8qg6kX7XysVUv4ihqk4Gh2UiUf9XUJpXK1lrWO+rCAHc0QMsJ",
+	"kQKWUO0gY8ShPSZJ03KUzsJUr6mDeWlpT0ooUl3OmpfHr1iYN7BepWIZgzdRhwqMFoBx9yiOQJkH70jR",
+	"m4/OAO3QjzwldlvGRbdQm3FKw1udi2xlHFnS9Fbqov5pyugtbH40PyDBQe0BvePQyQb+bh2KPDUoEbqJ",
+	"DrUVGupV+V7NPcHocFnSf4jUQmFqrTN3hqpb1Kkd35Omlqr9oOVgQEMXD9Yh3xgzkWbKqgDPSJwkZA5V",
+	"rOZYYdEE5skiwP2xv4EaomGw4LhHmgufQ7MQbfUgNajzNgdnHJOuIGshP8MghUIdRfft/KE2zXTEDtDW",
+	"QEEh6hb8J3irMqJOiIz0jrokolup+0iY2JWWcLpcpmY0+qz3uasTTcifESbF6LfoiOsdH3Y1aIrGxDoc",
+	"jloF/WlC8EHIhoE5ufcfjY6HLThHlDYvLbOsuTkrzXx8jo0P8okjTedK7uaYZjWsQVKWxSnMyByuE70T",
+	"NqVDVzMtXHO8B/g9TDtK4pBxyZysoTepWKUxyyj0y3k8Yci8IS8sto1qbFswxSw6pcf4Mk/fXDj94CaN",
+	"Xqfb6aqXiBXjdBU3Jo1Bp9vRLWoXkABXF7GHDGAha3L4r1x3pnZdTDCmX3VmFFLJalPICsF+AxpRgzBi",
+	"AUbcfDy1gYzfs4oT4qq0SityBgzhdcxVJTTzOXqq9Nw7RWvKZMXZmo6ydqzBJ+zmuIgUmQCwI2+59o2I",
+	"tiafzPSVLnnnoFTY5EjaqmGN3vJnmyXpQkRMGhFbirb5u91DoOUFW9LHklGLiCIfionROr/U1BEBm/S7",
+	"3f0noAEz5UOwBubWA4M982H/wdsnKgl1V+izVcsI6ZtXLGujg84WAxtDpT7nUltHagj5s3ulUTaDYmZh",
+	"gL0NbGqjxVN0g7Ro09emSBbRZIvv/uOPg7tep9M5IbiRTmw6zYlO2jwp7LiGS9pyXqyi4hCXt47qlg0O",
+	"XhoswX+7ev2qAU/1nsbVCGXYqIEbzBGudAo2wMboXEbD4WrjQp+OTl5QOhl2e7mUvMA3k+KbLSBZYzid",
+	"Hfdng9Hh4XQwjOiYDkJ23D+OuqzLhoeDcZ4OqsTz5OCg1z9UQrTTmxx1j7o5IljdFPZmYIMeWcPAtVCM",
+	"6DR8mCQQLzT1Ro6XlG4xLtXqkFN5m/ewAXgHFt6SqYCGJ0XeL7u5d81IP3Lw/fffF27XTDV4nKnOZDp7",
+	"jhVm6pHeHo9osXUtxAuaYg/hYW/0+HNvc0jIlyyKqcnCH/b7jz+sOcuKTPXY8UdxfwVRssD7QmCSqi73",
+	"Lp8/HXKtNLQ5jcEBedy1/sTCnugf53vCvtL53hfYEdVpfZb9UMXfnJCsnkhSJz/H0u4Vn2vnkzry0UYw",
+	"VQnkexqj5ZM3IDCqa8x9XnAFWlUv3YL3AFPIjPvdOMFHekA+tyNasVQPpkmlXc0loG8phR5VoH4XbsQR",
+	"+lwPEZu9zeJ7FpHeqL2M+TpjZBPzSGzQCDLR5SxPbMFkITgBMPZIIBEUE0golBUWsDA0zWhWpRnN8qA5",
+	"ROBzrGkI7RgZ5OVB5f6xUcLBMY9DZeBeh5Q1B+wAVFe3MlX63JVqIJ10vseKpjRJWJKrYdo7z+5DprQ4",
+	"nGQHkgjW4BeerRNL7pRZDRUm+ZX+ujLsFjFYXcrQ97nOjddp+AV+gXA1vWUc3ZnBf7Sfi3RD04hF6l8B",
+	"OGxmNLUtywpOdRDZqbhHxUOZj6nGsKz6P68v315dnz+7eXP5+j8uzq8MvJkjnR3OfEwww614J8rkQe9x",
+	"WfcdPuwK2NE+CsKFRsW14KejfU6AKwx2vM1jHYVincbkh3deQ+OVahXPZh0jz6Lz0gKxZXQuoVZ+nS0a",
+	"79S7qkaOWGe7rZxLdidutYqom3Nabc/BJcJ8GdAcyZWGNYeCuk0cMifRoldOkejUGgyv11mjonUPa2ww",
+	"1HHFOjtxhgBbRo0L0Vn21GPP8pmU1Vm1z7bovPRI8JLet0/n7I/dRxTTXCO1T3wG5bS3z+FeQLVufKT+",
+	"8VvcHoUqNtgsxRqwH959qO4gAdy2e6sgrNOc1W6P3GCHTCfTsU3LW49gnA/97K7JbiucipvK5vTpDjUr",
+	"OmemSFZglKe6Zb5l2UvW+G2aqXvBqlqnhx7iV9LBV+00PmVj/Ha43DLttyyrqWt7hIUP9IG+k5VhIdbL",
+	"HCFM90s1XdlNVbT2tHXIG4TIMC439Adhg3MIbUe6+arpn1rLtzqW8Y0e3KfwMFy2JCt3DGv0+iPb5Cvv",
+	"14VtumxTrvH+PF0a+Q7WNiWGv/Oorr2c2pU23Gp+2cGwB4a/dnLuK7bBaGkqsw45tT7gcmtkbSjQTaFj",
+	"MeJHU6dpcJVRX8QyK0bdJHgfTZB4Z1Od/JYDyDyCbjqP3KjhF9RB9YkCnRaGbAAtHpTtp9VHnrwlig9X",
+	"tsVrzvBYgzZ3uFQmD/vT9slHOi9+g9tL0bZ+f5UpWrvRvB3a/pktlxMcK5LL71OLpkQmEZxcX75+RZrX",
+	"l2f9bksfEz4vJ5kXqnGgvouizQ+dj9azWXyv3qkriXsQylB/HB8fH+OX9AFkYS90o8cJwvEYL15Nz3LU",
+	"GhjmZi3hPWbTf/21bmf+9dfauodHfA4913HkQW0T82un2Tjmcjjt4mM+D3xu3dv2c7FuQQ8DEiTvzw6O",
+	"ibwDfqndPCn8rOMt4LiAUPB1gSq6LDyw4ONAPLfNpmf6COduHp+HOve7UFQexXexjKcJBNWhCLzlkSnL",
+	"NkzPLC/J9LlGwIPJ6cYcpJln9JFeF9MVi5XiFRl7VlOi9mQh6+SDAYLBu0+IOyFFahQJp1vo51Ak6ib+",
+	"pHBU75OOhSceCR99HOzSkMoCBjBLMSRZst5r8hQf8/nkj9gnPngNk/1YrwS/vXxh0rc425THVzT5H1BX",
+	"DrqzoxmNRtN2dBxO28Px8axNe+NR+7B7ND487B8dj7rsy0ajfhY3Qff4iewXF/boBX8r2aM8eFHzzAdo",
+	"AP+S8u3rFePPHC0xPyevsUU9b5tVLHuAG14DG83XBCUKVWhuZOJvYm2zfxb0jpFRsQjNajPkDYUqxoRh",
+	"S388SLSmWgjc1QUp3Hd+6UhFca4fPnzegEWxnm+Sh95yKqIPxZwfeED5XMzqKVs4YEatDvT5Q7wPnwd0",
+	"Q+Ms5vMbcwDXHeUYk3YO7hO9PBGmdZozWi2cNPAg2vR9oddzqjTZGFI0C0u7u0fbxEm31DGEWFYrrH1e",
+	"Lu3tkMsddZ5YcVeI0eSp/D5/xWJIgC4XwEIOSfm7k0o9qc/th3QQxayFEtTF2UcWbyHLBXvFZf/ZxPin",
+	"+P5/7cHVM6yP/MXskyfIc9O279x07SuKYEykq1H5gfNN03YdUaoRx7u7A7oiuf4rM5HqxvKoDZvPuKFj",
+	"yPfDbGkhJDOQJXpkrpQedQe5lNbnDTHDIu6wvoCkfoAMKHlRuLomY2EZXolK/W8RW2U36QsdG12iPyt7",
+	"/uxdCNBgWkOnj1FRkuIXvhz9inPB6EHF1n7cAV5vnn/qgXntwOvqqC4KVFeeEi42nbxrZrGd5qTqjXXQ",
+	"c/Si2JKzJq8yReuELOKo+MUZo9k6ZZ2He3Xqbli1mxA/W9rsJwX4gWKSgUk/EClZxeGtOpIL29LntZVh",
+	"qFrYErVYMRZoeuqq+R7seF0RaU/SylH4+ULNnxaiQvPQOXedPqVP9KAevNf/uog+7PSmvubJNlfQNguR",
+	"J4hWbDUMTNGIxNkJ5pojMBDkprtlHuw+lhlpDrvD1kNhgJ1m/6Nm41eSxFHRNtvT/gJkxBXNFjkuoqVS",
+	"o2x8u5v8ERTkz+6//ZUZ6p/mqsVo/sPPvRLZc7Hm/9t8u99q4+Lp+x2BHHbu7FMC5b/YR5k0g4zdZ/hM",
+	"G38LPPLDFRwN7SvGM4JwYu+aFqY2WyYduWJhZ7Og2WbeEen8YLlOsnhF5+wAT5W2VC/UuPXqiVYL7LhC",
+	"EFFsHMgWDW2uQ7xlWAoTj/R5AejCwntQHSgmYqbNwDgzNbecbXASV2KdhqzpV6nlNzzyHu6v1MuSDy2s",
+	"K4Z8LYQkA5WGY01aECg7LZqQXnfYh9x5ntkDuJNblj5XB9KEvPdBRviNid+ouavh+Q2LEAo39bv9cbvX",
+	"a/e7173upDeadLt/h9vU+/zG5H2n0/nwQQ+kXej9VNvGyDYt0g2NmthoWGkAMExiAB0Re4GzkElJ0zgB",
+	"xEt1hsHCmM5TuJotqPML4IPw+bza0ABxZ9KidwtEzU9izibQqZuQwK0wC0hzJ8B3SyN8kwLAt3pFyiQs",
+	"sMk4A1ABje4NsyzVzKHxTwtFcFecruRCZFqHsGzoYIPrGbcN2gk8vwdI+IkBKVX2hcFRLWKRQ8xgK9aE",
+	"M0QGWrZ05EQpJ8h7CFKgns1R0dGGMQBOKdNF+YoN29EajxfQxhVzGIBWi+id10nqik78WY1DOzxuUdvE",
+	"YIOWHAUIXFCpJqTf7XYBQk8PQA+pb3vl6FpZqGbLgQ8BJ7UZTMiC0TSbMqjYQjXSgTeoJgZeXV+en768",
+	"+e789PL6m/PT66AFuZE6rfCWsZVaeXAdYSmZySdVGguEhJQyQ91uOgae48d1jAIYpv3115dMrtX+7Hz9",
+	"NXnNcxJD1V7gSJdAz84i8eN+zHwuKdS4Bi+ozNrwRPviWaA7iyNN1fmo4djwLUgEWHifIzHjzCOArx3p",
+	"JBmN+q+4VHAmPQIcx+e2tDfmJmrTwZppxcilYUD3p0AN+By7VQUtd2BS1x8mWy3hpCNGzLiA0izq6BPD",
+	"YkflEMy63N3nKcsQY5k0g/O/nr+6vrq5PL8+f3V98fpV4JFDqMJrTSxLa1g6OpXQQV+9AAQJhgRx20sL",
+	"lo1L5vCqGv3XX+uq1MJi2YWUunKUJbMW7EOE0jDYD4t1JkkkNtzL61bsOebmKGENni4+yDeCaeVozQ11",
+	"KLlHWXXdWp4TRNS5t5imkAlBZCI2SkUXyOfrFeKjVb4I78ASV5mJ1YqZwkqn/AbzHBluMp0M6qE3b9vS",
+	"lav5izPszWKTOQ34HTaxLJAX00DbgKFvd0WevYWrIw0K0kmO84eoVnmOacqgQj4ONdxfjAeIlRd6yRHX",
+	"Re3RUzRclGhbiCQivS7KAfPJFQB6wNoqrqEQgG0aifLy9D9u3pxf3ry9Or8MThBmSReSDPvHDkSdfp0u",
+	"MFUnmXkbvj3Hg+l1u137dfdDpfePuoMdVi3gy1uWVhMw2CIZnapjcJUwnm1PiFwAvdA1raO1dCpJDO16",
+	"kQ5q9LWFevD2l1vcwvuYYCDftGYHAg+PKQ0yFhXkm9kFRmJ0akUngtvjXkQ2Bf3XbNSdnQAKEq2xr9mj",
+	"5Z1Sv2uT4dTJWxXbnlNUXZxDE3eD9txAPaaFldbwa1oUwL6kZJWyu1isJabD6E3aqQjoTcw16tdUZAsQ",
+	"rqbrE1AD4LFzYjii/CNI8bjVWjEbCnHzhqMQqK35i+rHfiOO4M59fAHwpPaCwUPXL2h/Nv7rmx+fzS/P",
+	"x4d3vcPBWB5O/+3okm5Hm7/94+0hPKLxF/CRy7N+1/31BZ2yRF/Ks2XgjlK6Co7XSTWApyDZYNjv4adM",
+	"ugFcenv17Bp+hZQDvzEZf/AAdA3CVg+9tLv3y9z8E78xOSz/ZlJV/Makd6yeBicvvLG8cjlm8wWuyZAN",
+	"on7Ym3bp8fHR0eHheDwaDYeDQb/f63W7sxljURSG0yndcR0nYdo71TBEt2sZwob9am4b6NuUJeVzRxUF",
+	"IZnvn1LpQcVOPkGYGmN5aSMFNFwApSsbOhptrVPjOqr3DMNmm+B5TrcSxTnm2AKuvoGciaSF8Il8Tqfi",
+	"jumao9LY6oaljoZfIAfvUwsI9flajtJDdN5oAHg8mZO4GKE4QZw0IGQ1PF9bQ5h/8ksG5s1XPm9A3mgv",
+	"Excq3QbjRYIZsXkWgr4f2go4VLMaFAFwVESDr9elPNLrtjo+P7NkznFp6fQr2UJMpEfiAf9L67/yehVr",
+	"LVYzPw2Ma1UytRzfofYRFlyHBWvk4L3750X0wcJy7JeBDakZASZwKM0VBE+csSWCss7WSUKM3+MZ7FUn",
+	"1+BpvdfI8zjJADhPLKfoUXJgbWMJaGIssprkikrJjGk9g2dRkwIPVuoiRU3QZwZJEzRjJ8XLTN+Qi10J",
+	"fhm4V3oa1tcgAltFWt3SDP5UfNMfo5TOMmxUUrpS6fgWYI+d4Ee9cUEmmW40Eser1DMP/TkAJEQlI81A",
+	"QvefWQxAm4T4jav1cslSckUThK/f+o1Wh3xDw1sE+qUkS+N5Spck5hG7h7oke/LMAGKGKBkKWJbEdl6S",
+	"JzAADYCWMpa3toFgHhg8gPWjqY6oHggraHopXETBxPalmW7RWSc1CHEmPJwo2t5IU7XQrx22fYl2eWAS",
+	"i+KUxJFESKg3StlG5xVkg2nO0i2FTnKwTTAAZprFTMcObFjEqWPQg/YOqQAa4a/OvHrhtOl4evHA68KW",
+	"bFQNFoja2Y1qmVcj5ABf7rIXXKbb22BwYdXqDKjqeNy9UhiXnBgYbBABOdadsrOUStUhzeLm1B0LoNUG",
+	"7s68vwsA4WRoKUEmtNr0iOzQKnbf+6EBO6/hNaqdFd+p+1YJKBkY93uMcqxIu736IBaJ6PZAHD3UAxF6",
+	"Z29BGZmJdPk4N2zA8bynsOiQVzV9qWQxtipReiipsoOrfiyQw2lh2Ot29+tg2Hv+UAfDx6ZspQdOVJ2R",
+	"xSmMaW92yIZhu0sH0/Zw1mfto+g4bI+mh7TPerNuOIh2zM3IrMZTwsGPjdgRcO7eLQ/7mB1Fh+F42h7R",
+	"4aytbKj2Udiftnu0OzPXHtzo7CMG/usrbTJ026uo6cy9+YmJ+fljDxYy2XX8PSz+pUue8i1T7X/gKLq5",
+	"1rpPvVMAZ0HghP1cAWJMJAAMzFtW9QyuOhcWPg8bb7GIbAFsUJd326YP0Enc0/nNzDSHqOkAD8iLwdll",
+	"OzDVOk0uyJyuLALJQjtz0Ueeo7iBRx1gAm3rrELIjpp2UFGANkOHvF0h6Af2t1FKvJkO6kl17aYwGhBg",
+	"K7HAwFN+vxDYVRcbmEFKkO7lXtMI+sQKOYkwiOaPOct2NMvpkAAjIheRQXum8lb9Aae9EnU+tyiYGPxT",
+	"d9iM00IWQRMylYb9ProDqMbcbZ34PIhijRt6ERlXSRyp12zFOoUMBoCWxAQnDdECNIDefLV9s5qSMeI3",
+	"6lp+NVqlfjxqFomwbTSR3HnHKaVr5qYOhr9M6ATQNUwEE/tKFHs9GPUQQokTsqO3DdDFhLNMlpVc0BVr",
+	"qduH3o4l0g/m6+T53KzSA6VfhsM+h3L8c5aJyRULs0t1XR3Pk95YaZR66o1Joxces/5sQNvD6ShqD9l4",
+	"1j6ih9P2cdiNenBlqA7sOVOPPztveI2E8vmazjETrQ0/GefTVa53odXmntc0i8PGE8vODNG/aMEZZxu7",
+	"uI+d1a+ce59+VKNDYZcHNRfuv7IaM9uyvba4rOieOYoG4XjWZe3+7HDaHoaj4/YxHR62+7NR1JsNpmPa",
+	"6+Yum4PBrD89Cnu0PY6GrD2cHdH28fQwbPdYPxqEw+mIjo9/k1VoKDifG6nzcerTL1e89nkQEn8tRUaf",
+	"zyn7e2HOrwshyaafh/nxXKdif4Q7+eC9+WcxH72SHf4zagZndkSf00rVx9K+dqo9xb7M8ed0wXqav/13",
+	"0/bLZnw/ssXAURYuasxY3efDNnw3Sco8Igmjd/oSRNskoQlE36DZ+5Klc9aG1/p8ySiHrEad4Uxq+uZN",
+	"AIaTJerFswww/qDIRgPQK00fe+9rYEBo16zsKt1hC/r7u6aBtd+8kslVjAe0dMtzjV2vYT4h08t82rGl",
+	"a5stbomkG9MUAnP1sCV14LauyaRpPRmdZqWu1OZCoJNZDDSJbVCNjtZA+5OxMRxmBRiAfqQdjlRZ2yKJ",
+	"NIr+BgEGq823Sj0mmxi+gpu1szsu4jMK7LOMaXqFXGYqsY3KhHChPulzZ+5cGHfAlemjibB1YIXmPQHJ",
+	"gqbLhEmZG/ylpt5V499zWhe7ATouMp/TNFzEdywiTfMv3T+2plFsy43V6UgR8ATFlpiKzSCAg4nfeTUS",
+	"WM7D7gBztqsmq22jBD2PFHGx04JBU3G6oosUWynv9mtA2ZT2DNTSBqJWru+hwOsnRG+iNUevsO4tRPk2",
+	"H8USm8aaHgi6d2yb1O2tCdnXI1IZmOMUwddDC5iJ2YhqUR3vl5IF2gHm6a4Xav5UwsbasBTCpNpZgoNW",
+	"PJWViIE9aH6F7ouiUPLMSL1d/Y7V7z6vY+Q6P8jbQh/cX0Lb+dgWDUVx25gMPDfasHfUAqncmCjuf8Dp",
+	"QZrYhDtcZ639HR5F6n7Rhg+/Tr1PG3EgkHSuOgTWTWst8CibY0YfWC2t9P2Ptv8f+ZLp66V39W8OnP9/",
+	"g5l6HsWZY6TmGSNQfWZk0ReyXQ/wDJEPwGivOaqQ5rjWDcl4ST8r9wBCfTNPauqQ19D/ziq/wlRr6yGY",
+	"lKeYlxQPn1dNPDhgfzKD+QkroH5SWu1PoMH8pK62221S8//qkg3+/EQgfGZbTOaZFOQnEvMbPeufcKSg",
+	"AXmuengCZW8S82tAhzUKBX7HNM+1inXxrXVfLehrWlMraWU4kBOHhiYEbx+NZ7BqkPCoFEpUMmmyoVvZ",
+	"MqMOdDVboEdLV6tU3LHyKPXPMDhZndOJNj7MbbnpIkgljKg/hOqy+pBSDafrjFhd+qfCPy2d83nv0Mgp",
+	"LqX6go5kVY0pqDfKw6BQLhhL9H0DEuSUYT97tHPqdSM8bqRYMqujGyOpMCaDqPRpiiBqfGosO1S+3fob",
+	"2Vd9O79n4TrXMHCX/cxa3M8c+wq1fCsxc8Nr6D2hVZBEYH/AcJ0RMZsZ8XQ86Y2xYzdGPspa5JMVIaT5",
+	"/yLdTsvulOq9rU+MQkTp84e3frGY0JPAM9SlXD+s4ALqrHfToD5da2FCzb4twyGVxYZbbADJXKUzhz90",
+	"7GBPYpT1uimPs2Q5MKADlnRqO97a73+ByoPKLNVihznm46MM78BDfpYglyvL0dVUanGou9nF0tbRqtMt",
+	"FXyODemNoztP0MX2sbaNNvQ3PCFOZbEpP9U4Et+eX5McOUIJ/+oZMik61FORYOMG7I9Z4q68kMKec01I",
+	"d0UqunyCPKJzyWNIPMn1wdaJKdQXVi/EL3wp2L0Pv7E4q2da7F3bw7sMjJbZ0hXbnt125choxmpEQVUj",
+	"cIWB2dZ605u31ytcoG7tBAM1XfwKH/qCTfyc76iV1hqRNX0LlLvSuttuta2GcmUdq9ztsKCL5nbAECFJ",
+	"Bh1yibs0RldmZnD8dlJQaxPE+eAXoF9lWp8JQrWikk5q9PFaT7PPDRNbTX1i1W3bW9+2TbjMhV+eSo8B",
+	"JCfWErEwjpj1NtdpxhNHCJV3QHl/AWi7m9gPWBTGqjTIKxWrsGWGq2W7az6jHIRG4HX27q8Il7VQELEn",
+	"OiuEsbApOBwhIJ8KcSLbQKh+ULEk/1hHcxbpE6gmOASZhr+jtv6eHLKH1w0tXtfxpjd+Ezexl0MFGvbU",
+	"h6Nn/BOtL+WUewQNDRFjtSPc4JPZDAnuVDROQIOP4ggDz00T9NHdIRH1wa1oIpnAX73iDstdJnHm81Uq",
+	"onXIIk+38zZOJEjiLfoJmyCNYoscwW0YEWFhNoutjRNvWOq0hdCQL4jNmAewdS00DNLnOmdAHwodcsq3",
+	"OahaNbipLBeN+vhYpdsuMJFf2AfyCxasAEWeVLWSP/F054H77IP1K04aw+9pPl8ozedS7RnqJgNoin8p",
+	"CajFzQNxiVNsyGO07CWNgBt6SoL1uyZu38SYvs4vSrDnzVasU5+r8SsWAkGZ187GKQHQSPL28oVSSeJ/",
+	"MkR4vPrutN0fjUkUz5nMJORY+HzKQrFksuLnPrEjMwXlul0t6Xmk75HBf//nf5EVS90AyXUe3nxCeg/N",
+	"U2FuaBTlIrKY4qMjJijldU8B8yfqe+WYCTjqsbjIs5lBTkU3+SnPnpq45TToH0dEhkJcAZ7Rr5xoICJD",
+	"JhNGUb/hEXJSE1G4ZWyFASbzHDbipdIJUsAnbfxCDd4EFNT3UzZby4cSdTCAsF92ECZlIa/RlOX5IUmS",
+	"I4RBGtWMxknM5zqNCookUWVzUqqgXp00A2TeH/rvOnJB+6Nx0JpAAss6TcBkAgY9IYG+qn4aD4kyVFIo",
+	"ml+we8WmcQY3xf9k32wzJgOAyZSkR6ZbPOlH5Nv4GwDBjJdUncDNAP5x8HXQQgCSYBNH2UJnVC5YPF9k",
+	"irXjiAl1N/xD3a1e7T7g2bvx0WiNx+xLGeiolX4HPIRwloV7KCffXb98MSLTNY8SpojiHFP/jFdBCzEg",
+	"weDOABqgdrBqdiZbp7ScqA2Rplk0YZJ+XEt+psQ9Zk1FLuSI+rjerHHWUvwPVSymwlsTVE31BMYG8w0s",
+	"m8OfOp1V3ztlUlmokP5FlNBjaeuEBItsmYxg7fBZ3f4L0/rKRNHk2vFiSJGiZErD2/UKr7Z+3rovm231",
+	"M5d92dXT5wJakOiTdHKq6ryj+VvNwzvYSXFTy9sVNHxaQO60Urb4PzsaB4SFWalT+hVWfWOpflvShLWP",
+	"73vj9l2/s+JzsO7V5m5Mesd9KMlfsmv0daH4wptQOjYmjePZ0TjqHvWOjobhYTQeHdP+jFHaDUcjGnV7",
+	"IzqYzoaz3rQ/7U6P+v0w6o2icdgbTbuzbpd2j9S7jBBtTIbH3aPDQ6+xThPtXJOTg4Mw4h0aLlknYzI7",
+	"wPkc7J4ASKrGpNc96n54VxM/HO6PgF7hlC9aEPfriiHaWl91/ivd56SKgAweNYA8LKlov3j93O+1c//r",
+	"aucejemUAwkx19rwk0M5p3Z3aFjPKcM9siOaYxXm31BE58EF+Gvp/t9+WGNn3MLJYw8pz1eaiw1qLnlg",
+	"xOUpsGS0adT6VYUYfvfg/+7Bf8SDj8gfJS8C2BOfrd5TY6TvdMRfV8FP9CPG3ohTSKeQHpluAeGj4KKG",
+	"QhjjjyYXiAGC1lIcyRJkjDaqYCs1NfgcFHiYzJ1Au+MtLh0awk7Vh4GE81zHECTYmlRO7XQP/qRG/Ufz",
+	"qIb4Uz+B1wPLwwCdy7Z2sBmoVBY9hTaxyBQ1TdcZ6GQ4ztYuR3wNKN4XAp8zawakLYK9qbVTQsyAvJEi",
+	"xptkdyylSacIzubkbAO59sVkEwn7CCQ29VQBgW34VAS2X1XIwZn4D++RJhOXomuJsjt+QnGOJvBlnFFy",
+	"aV4FgOGc3Wd62FC6s7eKgBy5T3xCc9fvsYkvja5ltvHe2Fr7HwQbNl0Icfukk0A/QxiPViLmmSyGZnWP",
+	"nHjOAUdesjBlmVEcVzTNtBRC2GylWC3EhoOP0jNJyMbPJpQEB7SD7/Gj5/qbgYNshQUAtVBWCGZs6KcR",
+	"rOp9YW5h6rA73CW8S+P4OeKov0BkdFOc5V6x0e9rntnfMql/+kH5U+HDzhe30k8Vr6mj9XfZtafsekx2",
+	"OBLMyqLd4ICXbB5LwP6l4G/SLTyguYms+161cx3mp2FTrbwwC3ulKetEBp7G8TY4g1cZ5RFNI6J5VPrc",
+	"dBvTiHWBHno7hgJk85ftjAHarPlVvRx6twa6nZgWdiFN01jPQktPEqD0DHzeDDYLycKb//7P/wpaE0xM",
+	"I9h51ivJ0WRrowr61dBqKeYYi0vBbJROUlt9s9WWp/Okp1ufB3NWFn0B0Y2kFBUxvpH3x4Is2rwjWkYS",
+	"RiWGDSfONx26EcEBwiHd6shLs9wuLc5aHlyLdWwR4j1iNsNUmik0NkKA60hNMPcGaQ5J8+anmjD9+/uT",
+	"Eqp9LH2+EFysUxahzTDsdcm30P0xlorVpenpAGQgzUD/Hl0yKgUPFLUEh+UFEGxNt2dIjpjJQDfCg/Ap",
+	"zTK2XCEBMQ5q4Q04oVMpknXGSADu+ACY3uRghnlzRMipn6V0vmQ8w1Ej9KJA0wsa28R3NGMeSYRYKcKp",
+	"5UtifttOREgTn5sO1E1T8a8G0+qQU7IQGsURyoV0TBFC4dQs8tbnpiOQZ0oobUtr6LIjkjtMUlByd5KD",
+	"kDiXfC7XiiLcPgoxNkowDGZIhfPjwsW/0JDxzVMSsTuWiBW0ssOOCB4Jnp3/9ebl62fn6pxPEkV7ICga",
+	"kpoylgJMdlqfV7v4LKFI03Lu0VCk5Uzs7ofqF4YloeunjUuaG79scBL56EF4h90AlCWZ8xvDocwPFVdD",
+	"75iEjoaX/1aLd16MxMHZ48TizLN0FT8VYrJE1i+NNFlexf+Pvevpbdx2ol+F2MsmgO04ifPLr9mT0QK7",
+	"hwVatAF60QKipVEsWCYNkd7ELfa7F5whKVqiHTtxGwfwbf+YFClyNI9vhm92EJxsN9kdSUYbR4Ns3lBa",
+	"UTYSr3H2xbWvW6q8Qz4KiUpvv4cKszkEdnEDt/lP2eWkf82viv5o8j/o/z8fZv3b4pJfTa6zUX4D7zHK",
+	"5vF7yCmfFCpPCpWnEMZBQxjjPGe8c9iLn/X2J6su/rZ/shqVOVSgIXZanMvvbbjuMydyj8eDmIaFmKyS",
+	"D+pTIuxfla/DZbc8K0pRqmmPCVvwpNa2juaA/WJGg5V+dSJsLWhfn3U0YPvBykRs0V2PwCZ8+hvApj/d",
+	"isTop1Hcnfk1KRUzJ6bBO/n+nzR/Nho+mdzOtt/bTDqvGay0kTVCX8/bUCKiZ7Mdbehzh+t4awN6JX+7",
+	"L3f7ct52E9Rub4cTVXt0Sre7WuzhBG8HLAWBzNldIgpeKUht3fLGN9+xhRU9lQLsVQQuMqiIELJuW8CT",
+	"9t7a80N4RuqwkcFTmTnhpsyLe2FddPrqSEHZ0D3GKyUDmT5bDNyRgTm6+Q4HyB4kKOQnmZZUYeYT69Tq",
+	"J4ayxANoImRR4PyE1OFox5TjidQg2j2o5tI2lqRx88ZK/ghoSpFVSzzPYtuA3G41pdfjRzRIxDNSt6GG",
+	"bUM0eb1CJc0gdtSppTkVkhg5JGqXFdUQ2hD1a5OTByfpjo0FI4HMt/dGLyXAyNBccshzfNi3PYVDX0Nj",
+	"vXuX2lhfS0L0WOVBDwO+TyqfR1aMgq6KdRH/R7xp2nN3NjHgKmsv33NwJuCiAQ0bs1l+FeAjVmwBtas/",
+	"HtwqdcNfT2rpUbCObjRSlNJ63TtfyhhpAMh7bCofWSWRAWBayhllJVLmObMewgYkvZORtRf7FYCqWNQK",
+	"zPKyM+5ud7rQWC8RnOlyDnJpAI//bxuFI0WWcTPZUrHUIqmUcEfAbtQw56VgZ6nBBGP617FOmaIwKogG",
+	"MFjpzXyJN8JcvbksA8jRC6bWH2JpvKunJ3xlpaDwLGuis6g1OrocJuIzauPLmqUe2Fk5yzV+3gGsc2RY",
+	"AuYGR9FQN+S8Z7DQFBZGkaHyYVmb1vjGmg/myvI4iTi7pZjxZMVyKPiy0uf/NlPzNRYa/m9d+zHnHtl3",
+	"ston92itzd4Ot9V6a+5R8605nWSPK+mIi9ADbSN51WYvNAVe6elfG/3I2J6CroZDc/jBjz1VNWeLWmag",
+	"FOUeKPbl/v43zID3qSdaLjOKk+Rc8wlXeE2uw0B9wSF8eG3Gsbvv9EHOdg8S07N9JfEo/HTzxPISg5dv",
+	"mXX00YIWYM7PrrLM2hODtVMrpWFuVw5p+t0Wzjs2tw7ucNujLNCb4fWA3fMZ5RCVQmnjn7C+jixYLTV3",
+	"guHml7E1/B14XgpQ6niX0c8dhRt4NjV2NXjdF+AgOHTbTnAcTMYF2ZmjGFR0W7QBbhzRYq4Q+dz11/RV",
+	"ZryK5BWxs3Rudke9FOm5Wf8mXaNzBxAdox1Zp//yO5hNYqXm7ZYx230CCkGMrLMpKF1zLanqu837t1Ps",
+	"3v74w+YPllQQlzCiyPFeSyD1UIadGecU6ernLaWdw8tAdO/uUdazopKPQb9NYnq3c5cpDnm/FChn+FEx",
+	"npGezIRXaHDmITkspCo9lRSO2/4s0vtYPJt+6vXjpahW515MIXAbssDIQzuRlE4L82Ac3oXEp2k6ZErX",
+	"wOcOTHZmTn0HfVq9tB/ffvwTAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -106,6 +106,12 @@ type Config struct {
 	WebhookWorkers int
 	// WebhookTimeout bounds one webhook attempt, connection included.
 	WebhookTimeout time.Duration
+	// StreamHeartbeat is how often a live stream sends a heartbeat comment
+	// (and the replica rechecks its streams' sessions); StreamMaxPerUser and
+	// StreamMax bound the streams of one user and of one replica.
+	StreamHeartbeat  time.Duration
+	StreamMaxPerUser int
+	StreamMax        int
 	// ShutdownTimeout bounds the graceful drain on SIGTERM.
 	ShutdownTimeout time.Duration
 	// PprofAddr exposes net/http/pprof when set.
@@ -157,6 +163,9 @@ func Load(getenv func(string) string) (Config, error) {
 		EventsRetention:         p.duration("EVENTS_RETENTION", webhooks.DefaultRetention),
 		WebhookWorkers:          p.integer("WEBHOOK_WORKERS", webhooks.DefaultWorkers),
 		WebhookTimeout:          p.duration("WEBHOOK_TIMEOUT", webhooks.DefaultTimeout),
+		StreamHeartbeat:         p.duration("STREAM_HEARTBEAT", 15*time.Second),
+		StreamMaxPerUser:        p.integer("STREAM_MAX_PER_USER", 10),
+		StreamMax:               p.integer("STREAM_MAX", 1000),
 		ShutdownTimeout:         p.duration("SHUTDOWN_TIMEOUT", 20*time.Second),
 		PprofAddr:               p.str("PPROF_ADDR", ""),
 		MetricsAddr:             p.str("METRICS_ADDR", ""),
@@ -226,7 +235,13 @@ func (c Config) validate() []error {
 		"DB_ACQUIRE_TIMEOUT": c.DBAcquireTimeout, "REQUEST_TIMEOUT": c.RequestTimeout,
 		"SWEEP_INTERVAL": c.SweepInterval, "SHUTDOWN_TIMEOUT": c.ShutdownTimeout, "EVENTS_POLL_INTERVAL": c.EventsPollInterval,
 		"CHAIN_POLL_INTERVAL": c.ChainPollInterval, "DEVCHAIN_BLOCK_INTERVAL": c.DevchainBlockInterval,
-		"EVENTS_RETENTION": c.EventsRetention, "WEBHOOK_TIMEOUT": c.WebhookTimeout,
+		"EVENTS_RETENTION": c.EventsRetention, "WEBHOOK_TIMEOUT": c.WebhookTimeout, "STREAM_HEARTBEAT": c.StreamHeartbeat,
+	}
+	if c.StreamMaxPerUser < 1 || c.StreamMaxPerUser > c.StreamMax {
+		bad("STREAM_MAX_PER_USER=%d: want 1 to STREAM_MAX (%d)", c.StreamMaxPerUser, c.StreamMax)
+	}
+	if c.StreamMax < 1 || c.StreamMax > 1_000_000 {
+		bad("STREAM_MAX=%d: want 1 to 1000000", c.StreamMax)
 	}
 	if c.EventsPollInterval > 0 && (c.EventsPollInterval < time.Millisecond || c.EventsPollInterval > time.Minute) {
 		bad("EVENTS_POLL_INTERVAL=%s: want 1ms to 1m (each look is one indexed read; events wait about half of it)", c.EventsPollInterval)

@@ -66,6 +66,16 @@ func (p *Publisher) PublishOnce(ctx context.Context) (int, error) {
 			return err
 		}
 		published = rows
+		// The stream hubs hear of the events at commit (LISTEN
+		// outbox_published), not before they can read them. (RETURNING
+		// has no order: the last seq is the largest.)
+		last := int64(0)
+		for _, r := range rows {
+			last = max(last, r.Seq)
+		}
+		if err := q.OutboxPublishedNotify(ctx, last); err != nil {
+			return err
+		}
 		if p.fanout != nil {
 			if err := p.fanout(ctx, tx, q.Queries, rows); err != nil {
 				return err

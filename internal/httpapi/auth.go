@@ -47,6 +47,11 @@ func (s *Server) SignOut(ctx context.Context, _ api.SignOutRequestObject) (api.S
 		// Revoked by a concurrent sign-out since the gate let it through.
 		return nil, problem.New(http.StatusUnauthorized, problem.Unauthenticated, "Sign in to continue.")
 	}
+	// The session's live streams end now, on every replica; should the
+	// notice fail, they end at the next check (STREAM_HEARTBEAT).
+	if err := s.streams.SessionEnded(ctx); err != nil {
+		s.log.WarnContext(ctx, "sign-out: the streams were not told", "error", err, "trace_id", requestctx.TraceID(ctx))
+	}
 	cookie := s.auth.ClearCookie()
 	return api.SignOut204Response{Headers: api.SignOut204ResponseHeaders{SetCookie: &cookie}}, nil
 }

@@ -44,6 +44,9 @@ var authzMatrix = map[string]map[caller]string{
 	"signIn":       all("200"),
 	"signOut":      signedIn("204"),
 	"getMe":        signedIn("200"),
+	// Everyone signed in has their own stream (their deposits, their
+	// organizations' creatives).
+	"streamMyEvents": signedIn("200"),
 	"listCreatives": {anonymous: "401 unauthenticated", acmeAdmin: "200", acmeReviewer: "200", acmeAuthor: "200",
 		acmeViewer: "200", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
 	"getCreative": {anonymous: "401 unauthenticated", acmeAdmin: "200", acmeReviewer: "200", acmeAuthor: "200",

@@ -31,7 +31,8 @@ const maxHeaderBytes = 32 << 10
 // refuses oversized headers, recovers panics into 500 Problems and writes
 // one log line per request. The deadline (requestTimeout) cancels the
 // request's database calls, so no request waits on an unreachable database
-// for longer.
+// for longer; the live stream has none (its statements are bounded by the
+// database's statement timeout).
 func observe(log *slog.Logger, requestTimeout time.Duration, clients clientip.Resolver) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) (err error) {
@@ -39,7 +40,8 @@ func observe(log *slog.Logger, requestTimeout time.Duration, clients clientip.Re
 			req := c.Request()
 			traceID := traceIDFrom(req.Header.Get("traceparent"))
 			ctx := requestctx.WithTraceID(req.Context(), traceID)
-			if requestTimeout > 0 {
+			// The live stream lasts as long as its client keeps it.
+			if requestTimeout > 0 && c.Path() != streamRoute {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeout(ctx, requestTimeout)
 				defer cancel()

@@ -5,6 +5,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -21,6 +22,7 @@ import (
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/metrics"
 	"creativeapi/internal/store"
+	"creativeapi/internal/stream"
 )
 
 // Deps are what the HTTP layer is built from.
@@ -37,6 +39,8 @@ type Deps struct {
 	Changelog []byte
 	// Metrics, when set, measures every request (nil: metrics are off).
 	Metrics *metrics.Metrics
+	// Streams serves the live streams; it delivers once its Run runs.
+	Streams *stream.Hub
 }
 
 // Server implements the generated strict server interface; each resource's
@@ -49,6 +53,7 @@ type Server struct {
 	idem  *idempotency.Runner
 	// metrics counts the events handlers decide (nil: off).
 	metrics *metrics.Metrics
+	streams *stream.Hub
 }
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -60,7 +65,10 @@ func New(d Deps) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv := &Server{cfg: d.Config, store: d.Store, log: d.Log, auth: d.Auth, idem: d.Idempotency, metrics: d.Metrics}
+	srv := &Server{cfg: d.Config, store: d.Store, log: d.Log, auth: d.Auth, idem: d.Idempotency, metrics: d.Metrics, streams: d.Streams}
+	if srv.streams == nil {
+		return nil, errors.New("httpapi: Deps.Streams is required")
+	}
 	deprecated, err := deprecations(spec)
 	if err != nil {
 		return nil, err

@@ -35,6 +35,7 @@ const (
 	ServiceUnavailable       Code = "service_unavailable"
 	DepositsUnavailable      Code = "deposits_unavailable"
 	DepositCapacityExhausted Code = "deposit_capacity_exhausted"
+	TooManyStreams           Code = "too_many_streams"
 )
 
 // FieldCode is the machine-readable kind of a field error (FieldError.code
@@ -124,6 +125,7 @@ var titles = map[Code]string{
 	ServiceUnavailable:       "Service unavailable",
 	DepositsUnavailable:      "Deposits unavailable",
 	DepositCapacityExhausted: "Deposit capacity exhausted",
+	TooManyStreams:           "Too many streams",
 }
 
 // Marshal renders e as openapi.yaml's Problem, the one place where a

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -31,10 +32,12 @@ import (
 	"creativeapi/internal/auth"
 	"creativeapi/internal/config"
 	"creativeapi/internal/docs"
+	"creativeapi/internal/events"
 	"creativeapi/internal/gate"
 	"creativeapi/internal/httpapi"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/metrics"
+	"creativeapi/internal/stream"
 	"creativeapi/internal/tron"
 )
 
@@ -50,6 +53,10 @@ type Options struct {
 	LockTimeout time.Duration
 	// Metrics, when set, measures the server as METRICS_ADDR would.
 	Metrics *metrics.Metrics
+	// Events runs the replica's event machinery as serve does, without
+	// webhooks: the LISTEN connection, the outbox publisher and the stream
+	// hub. Without it events stay unpublished and streams get no live events.
+	Events bool
 }
 
 // Env is a real server (the production Echo instance, middleware included)
@@ -62,6 +69,8 @@ type Env struct {
 	Echo        *echo.Echo
 	Auth        *auth.Service
 	Idempotency *idempotency.Runner
+	// Streams is the server's stream hub.
+	Streams *stream.Hub
 }
 
 // TestEnv are the configuration defaults of test servers: a development
@@ -110,17 +119,41 @@ func NewOn(t testing.TB, d *DB, o Options) *Env {
 	if o.Metrics != nil {
 		idem.OnOutcome = o.Metrics.IdempotentOutcome
 	}
+	hub := stream.NewHub(d.Store, stream.Config{
+		Heartbeat: cfg.StreamHeartbeat, MaxPerUser: cfg.StreamMaxPerUser, MaxTotal: cfg.StreamMax,
+	}, log)
 	h, err := httpapi.New(httpapi.Deps{
 		Config: cfg, Store: d.Store, Log: log, Auth: authSvc, Idempotency: idem,
 		SpecYAML: creativeapi.OpenAPIYAML, DocsHTML: docs.HTML,
-		Changelog: creativeapi.APIChangelog, Metrics: o.Metrics,
+		Changelog: creativeapi.APIChangelog, Metrics: o.Metrics, Streams: hub,
 	})
 	if err != nil {
 		t.Fatalf("build server: %v", err)
 	}
 	srv := httptest.NewServer(httpapi.Handler(h))
 	t.Cleanup(srv.Close)
-	return &Env{DB: d, Config: cfg, Server: srv, Echo: h, Auth: authSvc, Idempotency: idem}
+	// Cleanups run last first: the streams end before the server waits
+	// for its requests.
+	t.Cleanup(hub.Close)
+	if o.Events {
+		runEvents(t, d, cfg, hub, log)
+	}
+	return &Env{DB: d, Config: cfg, Server: srv, Echo: h, Auth: authSvc, Idempotency: idem, Streams: hub}
+}
+
+// runEvents runs the listener, the publisher and the stream hub of one
+// replica until the test ends.
+func runEvents(t testing.TB, d *DB, cfg config.Config, hub *stream.Hub, log *slog.Logger) {
+	ctx, cancel := context.WithCancel(context.Background())
+	listener := stream.NewListener(d.Pool.Config().ConnConfig, log)
+	published, revoked := listener.Wake(stream.ChannelPublished), listener.Wake(stream.ChannelSessionsRevoked)
+	publisher := events.NewPublisher(d.Store, events.PublisherConfig{PollInterval: cfg.EventsPollInterval}, nil, log)
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() { defer wg.Done(); listener.Run(ctx) }()
+	go func() { defer wg.Done(); publisher.Run(ctx) }()
+	go func() { defer wg.Done(); hub.Run(ctx, published, revoked) }()
+	t.Cleanup(func() { cancel(); wg.Wait() })
 }
 
 // Client is a browser-like API client: it keeps cookies, sends the CSRF
@@ -228,7 +261,15 @@ func (c *Client) Do(method, path string, body any, headers ...Header) *Response 
 		return failed
 	}
 	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
+	var b []byte
+	if isEventStream(res.Header) {
+		// A live stream never ends by itself: Do reads its first message
+		// (the retry line it starts with) and hangs up. Client.Stream
+		// reads one for longer.
+		b, err = readMessage(bufio.NewReader(res.Body))
+	} else {
+		b, err = io.ReadAll(res.Body)
+	}
 	if err != nil {
 		c.t.Errorf("read body: %v", err)
 		return failed
@@ -272,6 +313,7 @@ func specRouter() (*openapi3.T, routers.Router, error) {
 		}
 		doc.Servers = nil
 		spec.doc, spec.options = doc, gate.SchemaOptions(doc)
+		openapi3filter.RegisterBodyDecoder(eventStreamType, eventStreamDecoder(doc, spec.options))
 		spec.router, spec.err = gorillamux.NewRouter(doc)
 	})
 	return spec.doc, spec.router, spec.err
@@ -313,7 +355,7 @@ func CheckResponse(req *http.Request, resp *Response, provedBy ...string) error 
 		}
 		return checkProblem(doc, resp)
 	}
-	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") && len(resp.Body) > 0 {
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") && ct != eventStreamType && len(resp.Body) > 0 {
 		return fmt.Errorf("content type %q", resp.Header.Get("Content-Type"))
 	}
 	err = openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
@@ -432,4 +474,10 @@ func (c *Client) CopySession(other *Client) {
 	u, _ := url.Parse(c.base)
 	c.http.Jar.SetCookies(u, other.http.Jar.Cookies(o))
 	c.CSRFToken = other.CSRFToken
+}
+
+// At returns a client of another server on the same host (another
+// listener of the same handler) holding c's session: cookies ignore ports.
+func (c *Client) At(base string) *Client {
+	return &Client{t: c.t, base: base, http: c.http, CSRFToken: c.CSRFToken}
 }

@@ -107,6 +107,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream the signed-in user's events (Server-Sent Events)
+         * @description A live stream (`text/event-stream`, [Server-Sent Events](https://html.spec.whatwg.org/multipage/server-sent-events.html))
+         *     of the caller's own deposit events and the creative events of every
+         *     organization they are a member of. Open it with
+         *     `new EventSource("/api/v1/me/events", { withCredentials: true })`.
+         *
+         *     Each event is sent as
+         *     ```
+         *     id: 1042
+         *     event: deposit.confirming
+         *     data: {"type":"deposit.confirming","timestamp":"2026-11-20T10:15:00Z","data":{...}}
+         *     ```
+         *     - `id` is the event's place in the published order (an increasing
+         *       integer, not necessarily consecutive for one caller);
+         *     - `event` is its type, `data` its payload on one line: an
+         *       `EventPayload` (`{type, timestamp, data}`), where `data` is the
+         *       resource as the API shows it (an `AccountDeposit`, or a
+         *       `CreativeSnapshot`: the creative without the caller-specific
+         *       `availableActions` and `permissions`; read those with
+         *       `getCreative` when you need them). The same event may be
+         *       delivered again after a reconnect: de-duplicate on `id`.
+         *     - Event types may grow: ignore types you do not know.
+         *
+         *     The stream starts with `retry: 2000` (reconnect after 2 seconds)
+         *     and sends a comment line (`: heartbeat`) every 15 seconds (server
+         *     setting `STREAM_HEARTBEAT`) so proxies keep it open and a client
+         *     can tell a dead connection from a quiet one.
+         *
+         *     **Resuming.** On reconnecting, `EventSource` sends the last `id` it
+         *     saw as `Last-Event-ID`; the stream then first sends every event
+         *     after it, in order, then the live ones, missing nothing in between.
+         *     Without `Last-Event-ID` (or `lastEventId`) the stream sends only
+         *     events published after it opened. Events are kept for the server's
+         *     retention (`EVENTS_RETENTION`, 7 days): after a longer absence,
+         *     reload the resources instead.
+         *
+         *     **The stream ends** (and `EventSource` reconnects by itself) when
+         *     the server shuts down, when the caller's memberships change (the
+         *     reconnect resumes with the new organizations, missing nothing),
+         *     when the client reads too slowly to keep up (the reconnect resumes
+         *     where it stopped), and when the session ends (sign-out, expiry): the
+         *     reconnect then answers 401, which stops `EventSource`. Sign-out
+         *     ends the session's streams at once; other ends of a session are
+         *     noticed within one heartbeat.
+         *
+         *     **Limits.** A user may hold 10 open streams per server instance
+         *     (`STREAM_MAX_PER_USER`; more answer 429 `too_many_streams`) and an
+         *     instance serves at most 1000 streams (`STREAM_MAX`; more answer 503
+         *     `service_unavailable`). One stream per browser tab is plenty; share
+         *     one between tabs if you open many.
+         */
+        get: operations["streamMyEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizations/{organizationId}/creatives": {
         parameters: {
             query?: never;
@@ -583,7 +651,7 @@ export interface components {
              *     `idempotency_key_in_use`, `request_too_large`, `unsupported_media_type`,
              *     `invalid_request`, `idempotency_key_reused`, `too_many_attempts`,
              *     `internal_error`, `service_unavailable`, `deposits_unavailable`,
-             *     `deposit_capacity_exhausted`. New codes may be added: treat an
+             *     `deposit_capacity_exhausted`, `too_many_streams`. New codes may be added: treat an
              *     unknown code by its `status`.
              * @example invalid_request
              */
@@ -745,6 +813,43 @@ export interface components {
             /** @description The actions the caller may run now (given the state and the caller's rights). Offer exactly these. */
             availableActions: components["schemas"]["CreativeAction"][];
             permissions: components["schemas"]["CreativePermissions"];
+            author: components["schemas"]["UserRef"];
+            /** @description The assigned reviewer; null when any reviewer may review. */
+            reviewer: components["schemas"]["NullableUserRef"] | null;
+            client: components["schemas"]["NullableNamedRef"] | null;
+            task: components["schemas"]["NullableNamedRef"] | null;
+            /** @description The latest version; null before the first upload. */
+            currentVersion: components["schemas"]["CreativeVersion"] | null;
+            /** @description The version that was approved; null until approval. */
+            approvedVersion: components["schemas"]["CreativeVersion"] | null;
+        };
+        /**
+         * @description A creative as everyone allowed to read it sees it: `CreativeDetail`
+         *     without the caller-specific `availableActions` and `permissions`
+         *     (events carry it). Every field is always present; the nullable ones
+         *     are null when unset. (A test keeps its properties those of
+         *     `CreativeDetail`.)
+         */
+        CreativeSnapshot: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description The per-organization number, for humans.
+             * @example CR-000123
+             */
+            number: string;
+            title: components["schemas"]["CreativeTitle"];
+            type: components["schemas"]["CreativeType"];
+            aspectRatio: components["schemas"]["AspectRatio"];
+            geo: components["schemas"]["CountryCode"];
+            language: components["schemas"]["LanguageTag"];
+            /** Format: uuid */
+            directionId: string | null;
+            reviewStatus: components["schemas"]["ReviewStatus"];
+            /** @description Increases by one with every change (an edit, a new version, a review action); send it back as `expectedVersion`. */
+            version: number;
+            /** Format: date-time */
+            updatedAt: string;
             author: components["schemas"]["UserRef"];
             /** @description The assigned reviewer; null when any reviewer may review. */
             reviewer: components["schemas"]["NullableUserRef"] | null;
@@ -964,6 +1069,43 @@ export interface components {
         };
         CreateAccountDepositRequest: {
             amount: components["schemas"]["Money"];
+        };
+        /**
+         * @description An event's `id` in the live stream (its place in the published order), as the stream sent it.
+         * @example 1042
+         */
+        EventId: string;
+        /**
+         * @description An event, as the live stream sends it in `data` (`{type, timestamp,
+         *     data}`): a change to a creative of one of the caller's
+         *     organizations, or to one of the caller's deposits. `type` tells
+         *     which; `data` is the resource after the change.
+         */
+        EventPayload: components["schemas"]["CreativeEventPayload"] | components["schemas"]["DepositEventPayload"];
+        CreativeEventPayload: {
+            type: components["schemas"]["WebhookEventType"];
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            data: components["schemas"]["CreativeSnapshot"];
+        };
+        DepositEventPayload: {
+            /**
+             * @description `deposit.` + the deposit's status after the change:
+             *     `deposit.confirming` each time its confirmations change (so a
+             *     page can show 7/19), `deposit.awaiting_transfer` when a seen
+             *     transfer failed or vanished in a fork. May grow.
+             * @enum {string}
+             */
+            type: "deposit.awaiting_transfer" | "deposit.confirming" | "deposit.credited" | "deposit.expired";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            data: components["schemas"]["AccountDeposit"];
         };
         /**
          * @description `awaiting_transfer`: waiting for the exact transfer.
@@ -1662,6 +1804,73 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamMyEvents: {
+        parameters: {
+            query?: {
+                /** @description The same as `Last-Event-ID`, for a new `EventSource` (which cannot send headers) that resumes where a previous page stopped. `Last-Event-ID` wins when both are sent. */
+                lastEventId?: components["schemas"]["EventId"];
+            };
+            header?: {
+                /** @description The `id` of the last event received; the stream resumes after it. `EventSource` sends it by itself when it reconnects. */
+                "Last-Event-ID"?: components["schemas"]["EventId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description The stream: it stays open until one of the ends described
+             *     above. Each event's `data` is an `EventPayload`.
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example retry: 2000
+                     *
+                     *     id: 1042
+                     *     event: deposit.confirming
+                     *     data: {"type":"deposit.confirming","timestamp":"2026-11-20T10:15:00Z","data":{"id":"0f8fad5b-d9cb-469f-a165-70867728950e","address":"TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7","network":"TRC20","networkLabel":"TRON (TRC20)","requestedAmount":{"amountMinor":"100004217","currency":"USDT","scale":6},"creditedAmount":{"amountMinor":"0","currency":"USDT","scale":6},"confirmations":7,"confirmationsRequired":19,"status":"confirming","transactionId":"4e3d2c1b0a99887766554433221100ffeeddccbbaa99887766554433221100ff","createdAt":"2026-11-20T10:00:00Z","expiresAt":"2026-11-20T10:30:00Z"}}
+                     *
+                     *     : heartbeat
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            422: components["responses"]["InvalidRequest"];
+            /**
+             * @description `too_many_streams`: the caller already holds as many open streams
+             *     on this server instance as allowed (`STREAM_MAX_PER_USER`, 10).
+             *     Close one (another tab's) or retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://127.0.0.1:8080/problems/too_many_streams",
+                     *       "title": "Too many streams",
+                     *       "status": 429,
+                     *       "code": "too_many_streams",
+                     *       "detail": "You have 10 open event streams on this server; close one first.",
+                     *       "traceId": "4bf92f3577b34da6a3ce929d0e0e4736"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
