@@ -92,4 +92,17 @@ func TestREADMEsShowTheCheckedExample(t *testing.T) {
 			t.Errorf("%s does not show readme-example.ts as its TypeScript example:\n%s", readme, example)
 		}
 	}
+	// The package's live stream example is stream-example.ts.
+	b, err = os.ReadFile(filepath.Join(root, "internal", "e2e", "testdata", "consumer", "src", "stream-example.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	example = string(b)[strings.Index(string(b), "import "):]
+	text, err := os.ReadFile(filepath.Join(root, "clients", "typescript", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(text), "```ts\n"+example+"```\n") {
+		t.Errorf("the package README does not show stream-example.ts as its stream example:\n%s", example)
+	}
 }

@@ -1,11 +1,19 @@
 package e2e_test
 
 import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
+	"github.com/google/uuid"
+
+	"creativeapi/internal/auth"
+	"creativeapi/internal/deposit"
 	"creativeapi/internal/httpapi"
 	"creativeapi/internal/testenv"
 )
@@ -17,12 +25,15 @@ const chromiumInstallHint = "chromium is not installed: run `sudo apt-get instal
 // headless Chromium: the reference must show both commands and the Problem
 // schema with no failed request, no request off 127.0.0.1 and no console
 // error (a CSP violation is one); its title must show the spec's version
-// and its change policy link the changelog. It saves test-artifacts/docs.png.
+// and its change policy link the changelog; an EventSource on the page's
+// origin must receive the signed-in user's deposit event from the live
+// stream. It saves test-artifacts/docs.png.
 func TestDocsPageWorksOfflineInABrowser(t *testing.T) {
 	t.Parallel()
 	node, root := requireNode(t)
 	browser := chromiumPath(t)
-	env := testenv.New(t)
+	env := testenv.New(t, testenv.Options{Events: true})
+	session := depositEventFor(t, env)
 
 	shot := filepath.Join(root, "test-artifacts", "docs.png")
 	if err := os.MkdirAll(filepath.Dir(shot), 0o755); err != nil {
@@ -34,6 +45,7 @@ func TestDocsPageWorksOfflineInABrowser(t *testing.T) {
 		"USER_DATA_DIR=" + t.TempDir(),
 		"SCREENSHOT=" + shot,
 		"SPEC_VERSION=" + specVersion(t),
+		"SESSION_COOKIE=" + session,
 		"NODE_OPTIONS=",
 	}, node, filepath.Join("internal", "e2e", "testdata", "docs-browser.mjs"))
 	t.Logf("%s screenshot: %s", out, shot)
@@ -66,4 +78,27 @@ func specVersion(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return spec.Info.Version
+}
+
+// depositEventFor signs a user in and moves one of their deposits as the
+// server does (a deposit past its lifetime, expired by the sweeper, which
+// writes deposit.expired), and returns the session cookie ("name=value").
+func depositEventFor(t *testing.T, env *testenv.Env) string {
+	t.Helper()
+	c, user := env.SignedIn(t, "Eve Eventsource")
+	r := c.Do(http.MethodPost, "/api/v1/me/balance/deposits",
+		map[string]any{"amount": map[string]any{"amountMinor": "25000000", "currency": "USDT", "scale": 6}},
+		testenv.Header{Name: "Idempotency-Key", Value: uuid.NewString()})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create a deposit: %d %s", r.Status, r.Body)
+	}
+	ctx := context.Background()
+	if _, err := env.DB.Pool.Exec(ctx, "UPDATE deposits SET expires_at = now() - interval '1 second' WHERE user_id = $1", user); err != nil {
+		t.Fatal(err)
+	}
+	if err := deposit.Sweep(ctx, env.DB.Store, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		t.Fatal(err)
+	}
+	token, _ := env.DB.Session(t, user)
+	return auth.SessionConfig{CookieSecure: env.Config.CookieSecure}.CookieName() + "=" + token
 }

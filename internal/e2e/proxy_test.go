@@ -32,6 +32,17 @@ func checkingProxy(t *testing.T, target string) string {
 	}
 	rp := httputil.NewSingleHostReverseProxy(u)
 	rp.ModifyResponse = func(res *http.Response) error {
+		if res.Header.Get("Content-Type") == "text/event-stream" {
+			// A live stream passes through as it comes (the proxy flushes
+			// each event) and is checked when it ends.
+			res.Body = &checkedStream{ReadCloser: res.Body, check: func(body []byte) {
+				resp := &testenv.Response{Status: res.StatusCode, Header: res.Header, Body: body}
+				if err := testenv.CheckResponse(res.Request, resp, t.Name()); err != nil {
+					t.Errorf("%s %s → %d does not match openapi.yaml: %v\nbody: %s", res.Request.Method, res.Request.URL.Path, res.StatusCode, err, body)
+				}
+			}}
+			return nil
+		}
 		body, err := io.ReadAll(res.Body)
 		res.Body.Close()
 		if err != nil {
@@ -47,6 +58,33 @@ func checkingProxy(t *testing.T, target string) string {
 	srv := httptest.NewServer(rp)
 	t.Cleanup(srv.Close)
 	return srv.URL
+}
+
+// checkedStream records a streamed body and checks it once closed.
+type checkedStream struct {
+	io.ReadCloser
+	mu    sync.Mutex
+	body  []byte
+	check func([]byte)
+	once  sync.Once
+}
+
+func (c *checkedStream) Read(p []byte) (int, error) {
+	n, err := c.ReadCloser.Read(p)
+	c.mu.Lock()
+	c.body = append(c.body, p[:n]...)
+	c.mu.Unlock()
+	return n, err
+}
+
+func (c *checkedStream) Close() error {
+	err := c.ReadCloser.Close()
+	c.once.Do(func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.check(c.body)
+	})
+	return err
 }
 
 // prismListening is the line Prism logs once its proxy accepts requests.

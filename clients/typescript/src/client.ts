@@ -233,3 +233,97 @@ export function createApiClient({ baseUrl, fetch }: ApiClientOptions) {
 }
 
 export type ApiClient = ReturnType<typeof createApiClient>;
+
+// ---- The live stream (GET /api/v1/me/events) ----
+
+export type EventPayload = Schemas["EventPayload"];
+export type CreativeEventPayload = Schemas["CreativeEventPayload"];
+export type DepositEventPayload = Schemas["DepositEventPayload"];
+export type CreativeSnapshot = Schemas["CreativeSnapshot"];
+export type EventType = EventPayload["type"];
+/** One event of the live stream: its payload, narrowed by `type`, and its `id` (resume after it). */
+export type StreamEvent = EventPayload & { id: string };
+
+/** The event types this client knows; events of types added later are skipped, as the spec asks. */
+export const EVENT_TYPES = [
+  "creative.created",
+  "creative.version_added",
+  "creative.updated",
+  "creative.submitted",
+  "creative.changes_requested",
+  "creative.approved",
+  "creative.archived",
+  "deposit.awaiting_transfer",
+  "deposit.confirming",
+  "deposit.credited",
+  "deposit.expired",
+] as const satisfies readonly EventType[];
+// Fails to compile when the spec gains a type EVENT_TYPES lacks.
+const everyEventType: [Exclude<EventType, (typeof EVENT_TYPES)[number]>] extends [never] ? true : false = true;
+void everyEventType;
+
+/** What openEventStream needs of EventSource (the browser's, or a polyfill). */
+export interface EventSourceLike {
+  readonly readyState: number;
+  addEventListener(type: string, listener: (event: MessageEvent<string>) => void): void;
+  onerror: ((event: Event) => void) | null;
+  close(): void;
+}
+export type EventSourceConstructor = new (url: string, init?: { withCredentials?: boolean }) => EventSourceLike;
+
+export interface EventStreamOptions {
+  /** Origin of the API, as for createApiClient ("" for the page's own origin). */
+  baseUrl: string;
+  /** Called for every event, in order; `switch (event.type)` narrows `event.data`. */
+  onEvent: (event: StreamEvent) => void;
+  /** Resume after this event id (the last one a previous page saw); without it, only new events come. */
+  lastEventId?: string | undefined;
+  /** Called once when the stream stopped for good: the session ended (401) or the server refused it. */
+  onClosed?: (() => void) | undefined;
+  /** The EventSource to use; globalThis.EventSource by default. */
+  EventSource?: EventSourceConstructor | undefined;
+}
+
+export interface EventStream {
+  /** The id of the last event received: store it to resume on the next page. */
+  readonly lastEventId: string | undefined;
+  close(): void;
+}
+
+/**
+ * Opens the signed-in user's live stream: their deposit events and their
+ * organizations' creative events, with the session cookie. EventSource
+ * reconnects by itself (sending Last-Event-ID, so nothing is missed) until
+ * the session ends; then onClosed is called.
+ */
+export function openEventStream(options: EventStreamOptions): EventStream {
+  const Source = options.EventSource ?? (globalThis as { EventSource?: EventSourceConstructor }).EventSource;
+  if (!Source) throw new Error("openEventStream: no EventSource here; pass options.EventSource");
+  let last = options.lastEventId;
+  const query = last ? `?lastEventId=${encodeURIComponent(last)}` : "";
+  const source = new Source(`${options.baseUrl}/api/v1/me/events${query}`, { withCredentials: true });
+  let closed = false;
+  for (const type of EVENT_TYPES) {
+    source.addEventListener(type, (message) => {
+      const payload = JSON.parse(message.data) as EventPayload;
+      last = message.lastEventId;
+      options.onEvent({ ...payload, id: message.lastEventId });
+    });
+  }
+  source.onerror = () => {
+    // EventSource.CLOSED: it will not reconnect (a 401, or another refusal).
+    if (source.readyState === 2 && !closed) {
+      closed = true;
+      options.onClosed?.();
+    }
+  };
+  return {
+    get lastEventId() {
+      return last;
+    },
+    close() {
+      closed = true;
+      source.close();
+    },
+  };
+}

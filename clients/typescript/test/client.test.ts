@@ -18,7 +18,10 @@ import {
   type CreativeDetail,
   type FieldError,
   type Problem,
+  openEventStream,
+  type StreamEvent,
 } from "../src/client.js";
+import { nodeEventSource } from "./event-source.js";
 
 const baseUrl = process.env["API_BASE_URL"];
 if (!baseUrl) throw new Error("API_BASE_URL is not set: run this test through `go test ./internal/e2e`");
@@ -198,6 +201,18 @@ test("a frontend signs in, reviews a creative, deposits and reads errors", async
 
   await t.test("pay a deposit on the chain: confirming, then credited, the balance up by exactly the requested amount", async () => {
     const before = BigInt((await api.getAccountBalance()).available.amountMinor);
+    // The live stream hears the deposit move. From event 0 on, so opening
+    // and paying cannot race; the deposit's own events are picked out.
+    // (Prism's proxy cannot pass a stream on: only the direct run streams.)
+    const streamed: StreamEvent[] = [];
+    const stream = throughPrism
+      ? undefined
+      : openEventStream({
+          baseUrl,
+          lastEventId: "0",
+          onEvent: (event) => streamed.push(event),
+          EventSource: nodeEventSource(() => [...net.cookies].map(([name, value]) => `${name}=${value}`).join("; ")),
+        });
     const deposit = await api.createAccountDeposit(usdt("30000000"));
     // A real payer sends USDT from a wallet; here the chain simulator pays.
     const paid = await fetch(`${chainUrl}/transfers`, {
@@ -221,6 +236,24 @@ test("a frontend signs in, reviews a creative, deposits and reads errors", async
     assert.equal(now.confirmations, now.confirmationsRequired);
     const after = BigInt((await api.getAccountBalance()).available.amountMinor);
     assert.equal(after - before, BigInt(deposit.requestedAmount.amountMinor), "credited exactly once");
+
+    if (stream) {
+      const moves = () =>
+        streamed.flatMap((event) => {
+          // The union narrows on type: a deposit event's data is an AccountDeposit.
+          if (!event.type.startsWith("deposit.")) return [];
+          const moved: AccountDeposit = (event as Extract<StreamEvent, { type: `deposit.${string}` }>).data;
+          return moved.id === deposit.id ? [`${event.type} ${moved.confirmations}`] : [];
+        });
+      for (let i = 0; i < 100 && !moves().some((m) => m.startsWith("deposit.credited")); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      stream.close();
+      const heard = moves();
+      assert.ok(heard[0]?.startsWith("deposit.confirming"), `the stream heard ${heard.join(", ")}`);
+      assert.equal(heard.at(-1), `deposit.credited ${deposit.confirmationsRequired}`, `the stream heard ${heard.join(", ")}`);
+      assert.ok(stream.lastEventId !== undefined && /^[0-9]+$/.test(stream.lastEventId), "the stream keeps the last id");
+    }
   });
 
   await t.test("a 422 is read through the typed ApiProblem", async () => {

@@ -7,15 +7,19 @@
 //   USER_DATA_DIR  a fresh, empty profile directory
 //   SCREENSHOT     where to save the PNG
 //   SPEC_VERSION   openapi.yaml's info.version, which the page must show
+//   SESSION_COOKIE a signed-in user's session cookie (name=value) with a
+//                  deposit event: an EventSource on the docs origin must
+//                  receive it from the live stream
 import { chromium } from "playwright-core";
 
-const { DOCS_URL, CHROMIUM, USER_DATA_DIR, SCREENSHOT, SPEC_VERSION } = process.env;
-if (!DOCS_URL || !CHROMIUM || !USER_DATA_DIR || !SCREENSHOT || !SPEC_VERSION) {
-  console.error("docs-browser: DOCS_URL, CHROMIUM, USER_DATA_DIR, SCREENSHOT and SPEC_VERSION must be set");
+const { DOCS_URL, CHROMIUM, USER_DATA_DIR, SCREENSHOT, SPEC_VERSION, SESSION_COOKIE } = process.env;
+if (!DOCS_URL || !CHROMIUM || !USER_DATA_DIR || !SCREENSHOT || !SPEC_VERSION || !SESSION_COOKIE) {
+  console.error("docs-browser: DOCS_URL, CHROMIUM, USER_DATA_DIR, SCREENSHOT, SPEC_VERSION and SESSION_COOKIE must be set");
   process.exit(2);
 }
 
 const failures = [];
+let streamedType;
 const requests = [];
 const isLocal = (url) => /^(data|blob):/.test(url) || new URL(url).hostname === "127.0.0.1";
 
@@ -44,9 +48,11 @@ try {
     return route.abort("blockedbyclient");
   });
   context.on("request", (req) => requests.push(`${req.method()} ${req.url().slice(0, 120)}`));
-  context.on("requestfailed", (req) =>
-    failures.push(`request failed: ${req.method()} ${req.url().slice(0, 200)}: ${req.failure()?.errorText}`),
-  );
+  context.on("requestfailed", (req) => {
+    // The live stream ends when the page closes its EventSource: aborted.
+    if (new URL(req.url()).pathname === "/api/v1/me/events" && req.failure()?.errorText === "net::ERR_ABORTED") return;
+    failures.push(`request failed: ${req.method()} ${req.url().slice(0, 200)}: ${req.failure()?.errorText}`);
+  });
   context.on("response", (res) => {
     if (res.status() >= 400) failures.push(`request failed: ${res.request().method()} ${res.url()} → ${res.status()}`);
   });
@@ -84,6 +90,30 @@ try {
   await deposit.getByRole("heading", { name: "Responses" }).scrollIntoViewIfNeeded();
   await page.screenshot({ path: SCREENSHOT });
 
+  // The live stream in the browser: an EventSource on this origin (the
+  // page's CSP allows connect-src 'self'), with the user's session cookie,
+  // receives their deposit event (from event 0 on, so it cannot race).
+  const [cookieName, cookieValue] = SESSION_COOKIE.split("=");
+  await context.addCookies([{ name: cookieName, value: cookieValue, url: new URL(DOCS_URL).origin }]);
+  const streamed = await page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        const source = new EventSource("/api/v1/me/events?lastEventId=0");
+        const done = (result) => {
+          source.close();
+          resolve(result);
+        };
+        for (const type of ["deposit.awaiting_transfer", "deposit.confirming", "deposit.credited", "deposit.expired"]) {
+          source.addEventListener(type, (e) => done({ type, id: e.lastEventId, data: JSON.parse(e.data) }));
+        }
+        setTimeout(() => done({ error: "no deposit event within 10 s" }), 10_000);
+      }),
+  );
+  streamedType = streamed.type;
+  if (streamed.error || streamed.data?.type !== streamed.type || !/^[0-9]+$/.test(streamed.id)) {
+    failures.push(`the live stream in the browser: ${JSON.stringify(streamed).slice(0, 300)}`);
+  }
+
   // The title shows the spec's version, and the change policy links the
   // changelog, which the server serves.
   const title = await page.locator("h1").first().textContent();
@@ -107,4 +137,4 @@ if (failures.length > 0) {
   console.error(`docs-browser: ${DOCS_URL}\n  ${[...new Set(failures)].join("\n  ")}`);
   process.exit(1);
 }
-console.log(`docs-browser: ${DOCS_URL} ok, ${requests.length} requests, all to 127.0.0.1 or data:/blob:`);
+console.log(`docs-browser: ${DOCS_URL} ok, ${requests.length} requests, all to 127.0.0.1 or data:/blob:; the stream delivered ${streamedType}`);
