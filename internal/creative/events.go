@@ -10,6 +10,7 @@ import (
 
 	"creativeapi/gen/api"
 	"creativeapi/gen/db"
+	"creativeapi/internal/apifield"
 )
 
 // Change is one field an edit changed, with its value before and after
@@ -47,8 +48,8 @@ func Events(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, before 
 	for i, r := range rows {
 		e := api.CreativeEvent{
 			Id: r.PublicID, Type: api.CreativeEventType(r.Type), Actor: api.UserRef{Id: r.ActorID, Name: r.ActorName},
-			FromStatus: nullableOf(r.FromStatus), ToStatus: api.ReviewStatus(r.ToStatus), Version: int(r.Version),
-			Comment: nullableOf(r.Comment), Changes: nullable.NewNullNullable[[]api.CreativeChange](), CreatedAt: r.CreatedAt.UTC(),
+			FromStatus: apifield.Nullable(r.FromStatus), ToStatus: api.ReviewStatus(r.ToStatus), Version: int(r.Version),
+			Comment: apifield.Nullable(r.Comment), Changes: nullable.NewNullNullable[[]api.CreativeChange](), CreatedAt: r.CreatedAt.UTC(),
 		}
 		if r.Changes != nil {
 			var changes []api.CreativeChange
@@ -60,12 +61,4 @@ func Events(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, before 
 		p.Items[i] = e
 	}
 	return p, nil
-}
-
-// nullableOf is a nullable answer field: null when v is nil.
-func nullableOf[T any](v *T) nullable.Nullable[T] {
-	if v == nil {
-		return nullable.NewNullNullable[T]()
-	}
-	return nullable.NewNullableWithValue(*v)
 }

@@ -4,10 +4,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/oapi-codegen/nullable"
-
 	"creativeapi/gen/api"
 	"creativeapi/gen/db"
+	"creativeapi/internal/apifield"
 	"creativeapi/internal/events"
 	"creativeapi/internal/money"
 	"creativeapi/internal/store"
@@ -27,7 +26,7 @@ func Body(d db.Deposit, now time.Time) api.AccountDeposit {
 		Confirmations:         int(d.Confirmations),
 		ConfirmationsRequired: int(d.ConfirmationsRequired),
 		Status:                api.DepositStatus(EffectiveStatus(d.Status, d.ExpiresAt, now)),
-		TransactionId:         nullableString(d.TransferTxID),
+		TransactionId:         apifield.Nullable(d.TransferTxID),
 		CreatedAt:             d.CreatedAt.UTC(),
 		ExpiresAt:             d.ExpiresAt.UTC(),
 	}
@@ -36,14 +35,6 @@ func Body(d db.Deposit, now time.Time) api.AccountDeposit {
 // USDT is minor units of USDT as the Money schema.
 func USDT(minor int64) api.Money {
 	return api.Money{AmountMinor: money.FormatMinor(minor), Currency: api.MoneyCurrency(money.USDT.Code), Scale: api.MoneyScale(money.USDT.Scale)}
-}
-
-// nullableString is s as an always-present, maybe-null JSON string.
-func nullableString(s *string) nullable.Nullable[string] {
-	if s == nil {
-		return nullable.NewNullNullable[string]()
-	}
-	return nullable.NewNullableWithValue(*s)
 }
 
 // WriteEvents writes one outbox event for each of deps, the deposits a

@@ -13,6 +13,7 @@ import (
 
 	"creativeapi/gen/api"
 	"creativeapi/gen/db"
+	"creativeapi/internal/apifield"
 	"creativeapi/internal/cursor"
 	"creativeapi/internal/gate"
 	"creativeapi/internal/idempotency"
@@ -176,7 +177,7 @@ func (s *Server) ListWebhookDeliveries(ctx context.Context, r api.ListWebhookDel
 		for j, a := range d.Log {
 			attempt := api.WebhookDeliveryAttempt{
 				Attempt: int(a.Attempt), StartedAt: a.StartedAt.UTC(), DurationMs: int(a.DurationMs),
-				ResponseStatus: nullable.NewNullNullable[int](), Error: nullableOf(a.Error),
+				ResponseStatus: nullable.NewNullNullable[int](), Error: apifield.Nullable(a.Error),
 			}
 			if a.ResponseStatus != nil {
 				attempt.ResponseStatus.Set(int(*a.ResponseStatus))
@@ -195,7 +196,7 @@ func webhookEndpointBody(ep db.WebhookEndpoint) api.WebhookEndpoint {
 		types[i] = api.WebhookEventType(t)
 	}
 	return api.WebhookEndpoint{
-		Id: ep.ID, Url: ep.Url, EventTypes: types, Enabled: ep.Enabled, DisabledReason: nullableOf(ep.DisabledReason),
+		Id: ep.ID, Url: ep.Url, EventTypes: types, Enabled: ep.Enabled, DisabledReason: apifield.Nullable(ep.DisabledReason),
 		CreatedAt: ep.CreatedAt.UTC(), UpdatedAt: ep.UpdatedAt.UTC(),
 	}
 }
@@ -206,14 +207,6 @@ func eventTypeNames(types []api.WebhookEventType) []string {
 		names[i] = string(t)
 	}
 	return names
-}
-
-// nullableOf is a nullable answer field: null when v is nil.
-func nullableOf[T any](v *T) nullable.Nullable[T] {
-	if v == nil {
-		return nullable.NewNullNullable[T]()
-	}
-	return nullable.NewNullableWithValue(*v)
 }
 
 func nullableTime(t *time.Time) nullable.Nullable[time.Time] {
