@@ -42,7 +42,7 @@ func BenchmarkRequestLine(b *testing.B) {
 				log.LogAttrs(ctx, slog.LevelInfo, "request",
 					slog.String("method", "POST"), slog.String("route", "/api/v1/me/balance/deposits"),
 					slog.String("path", "/api/v1/me/balance/deposits"), slog.Int("status", 201),
-					slog.Float64("duration_ms", 4.321), slog.String("trace_id", "4bf92f3577b34da6a3ce929d0e0e4736"),
+					slog.Int64("duration_us", 4321), slog.String("trace_id", "4bf92f3577b34da6a3ce929d0e0e4736"),
 					slog.String("operation", "createAccountDeposit"), slog.String("user_id", "0193f6a0-0000-7000-8000-000000000000"))
 			}
 		})
