@@ -207,12 +207,12 @@ func (r *report) markdown() string {
 	}
 
 	if len(r.goBench) > 0 {
-		fmt.Fprintf(&b, "\n## Go benchmarks\n\n`go test -run '^$' -bench '%s' -benchmem -benchtime 3s ./internal/httpapi` (the deposit and review action benchmarks go through the real HTTP server, %d requests in flight per CPU, on a throwaway PostgreSQL with fsync off).\n\n", goBenchPattern, 4)
+		fmt.Fprintf(&b, "\n## Go benchmarks\n\n`go test -run '^$' -bench '%s' -benchmem -benchtime 3s ./internal/httpapi` and `go test -run '^$' -bench %s -benchmem -benchtime 3s ./bench/floor` (the deposit and review action benchmarks go through the real HTTP server, the floor's through bench/floor, %d requests in flight per CPU, on a throwaway PostgreSQL with fsync off).\n\n", goBenchPattern, floorBenchmark, 4)
 		fmt.Fprintf(&b, "| benchmark | ns/op | B/op | allocs/op |\n| --- | ---: | ---: | ---: |\n")
 		for _, g := range r.goBench {
 			fmt.Fprintf(&b, "| %s | %.0f | %.0f | %.0f |\n", g.name, g.nsPerOp, g.bytes, g.alloc)
 		}
-		var first, replay, firstAllocs, clientAllocs float64
+		var first, replay, firstAllocs, clientAllocs, floorAllocs float64
 		for _, g := range r.goBench {
 			switch g.name {
 			case "BenchmarkDepositCreateFirst":
@@ -221,6 +221,8 @@ func (r *report) markdown() string {
 				replay = g.nsPerOp
 			case "BenchmarkDepositCreateClient":
 				clientAllocs = g.alloc
+			case floorBenchmark:
+				floorAllocs = g.alloc
 			}
 		}
 		if first > 0 && replay > 0 {
@@ -229,6 +231,10 @@ func (r *report) markdown() string {
 		if firstAllocs > 0 && clientAllocs > 0 {
 			fmt.Fprintf(&b, "\nAllocations per deposit create: %.0f, of which the benchmark's HTTP client makes %.0f (BenchmarkDepositCreateClient): %.0f are the server's. Target: at most 218 (half of the 435 of the first performance issue's report).\n",
 				firstAllocs, clientAllocs, firstAllocs-clientAllocs)
+		}
+		if firstAllocs > 0 && floorAllocs > 0 {
+			fmt.Fprintf(&b, "\nThe floor's deposit create, sent by the same client, makes %.0f (%s: net/http, pgx and the same statements, nothing else): the server makes %.2f× the floor's allocations.\n",
+				floorAllocs, floorBenchmark, firstAllocs/floorAllocs)
 		}
 	}
 	return b.String()
@@ -323,13 +329,20 @@ var goBenchLine = regexp.MustCompile(`^(Benchmark[\w/]+?)(?:-\d+)?\s+\d+\s+([0-9
 // goBenchPattern selects the Go benchmarks the report shows.
 const goBenchPattern = "BenchmarkValidate|BenchmarkDepositCreate|BenchmarkReviewAction"
 
-// goBenchmarks runs the validation and first-versus-replay benchmarks.
+// floorBenchmark is the floor's deposit create, the yardstick of the
+// server's allocations.
+const floorBenchmark = "BenchmarkFloorDepositCreate"
+
+// goBenchmarks runs the validation and first-versus-replay benchmarks, and
+// the floor's deposit create.
 func goBenchmarks(ctx context.Context) ([]goBenchResult, error) {
-	cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", goBenchPattern, "-benchmem", "-benchtime", "3s", "./internal/httpapi")
 	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("go test -bench: %w\n%s", err, out.String())
+	for _, run := range [][2]string{{goBenchPattern, "./internal/httpapi"}, {floorBenchmark, "./bench/floor"}} {
+		cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", run[0], "-benchmem", "-benchtime", "3s", run[1])
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("go test -bench %s: %w\n%s", run[1], err, out.String())
+		}
 	}
 	var res []goBenchResult
 	sc := bufio.NewScanner(&out)
