@@ -2,18 +2,15 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"sync/atomic"
 	"testing"
 
 	"creativeapi/bench/internal/pgbench"
 	"creativeapi/internal/testenv"
-	"creativeapi/internal/tron"
 )
 
 // BenchmarkFloorDepositCreate is the floor's deposit create, sent as
@@ -27,17 +24,7 @@ func BenchmarkFloorDepositCreate(b *testing.B) {
 		b.Fatal(err)
 	}
 	db := testenv.NewDB(b)
-	pool, err := openPool(context.Background(), db.URL)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(pool.Close)
-	f, err := newFloor(pool, qs, tron.DevTreasuryAddress)
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv := httptest.NewServer(f.routes())
-	b.Cleanup(srv.Close)
+	srv := serveFloor(b, db.URL, qs, nil)
 	var cookies, csrfs []string
 	for range 200 {
 		user, _ := db.User(b, "Bench Depositor")

@@ -75,13 +75,16 @@ func run(ctx context.Context) error {
 	return nil
 }
 
-// openPool connects with the server's pool size (DB_MAX_CONNS' default).
+// poolSize is the server's pool size (DB_MAX_CONNS' default).
+const poolSize = 20
+
+// openPool connects with the server's pool size.
 func openPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, err
 	}
-	cfg.MaxConns = 20
+	cfg.MaxConns = poolSize
 	return pgxpool.NewWithConfig(ctx, cfg)
 }
 

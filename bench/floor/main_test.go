@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"creativeapi/bench/internal/pgbench"
@@ -35,22 +36,7 @@ func TestFloorSendsWhatTheScriptsSend(t *testing.T) {
 	}
 	db := testenv.NewDB(t)
 	tr := &testenv.RoundTrips{}
-	cfg, err := pgxpool.ParseConfig(db.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.ConnConfig.Tracer = tr
-	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	f, err := newFloor(pool, qs, tron.DevTreasuryAddress)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(f.routes())
-	t.Cleanup(srv.Close)
+	srv := serveFloor(t, db.URL, qs, tr)
 
 	org := db.Org(t, "Bench Org")
 	aID, _ := db.User(t, "Amy Author")
@@ -111,4 +97,28 @@ func TestFloorSendsWhatTheScriptsSend(t *testing.T) {
 			t.Errorf("%s: the floor sends\n  %s\nthe pgbench script\n  %s", tt.scenario, strings.Join(got, ", "), strings.Join(want, ", "))
 		}
 	}
+}
+
+// serveFloor starts the floor on a pool of url (whose queries tracer
+// sees, when not nil) and a test HTTP server in front of it.
+func serveFloor(tb testing.TB, url string, qs pgbench.Queries, tracer pgx.QueryTracer) *httptest.Server {
+	tb.Helper()
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg.MaxConns = poolSize
+	cfg.ConnConfig.Tracer = tracer
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(pool.Close)
+	f, err := newFloor(pool, qs, tron.DevTreasuryAddress)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv := httptest.NewServer(f.routes())
+	tb.Cleanup(srv.Close)
+	return srv
 }
