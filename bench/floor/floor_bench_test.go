@@ -42,7 +42,8 @@ func BenchmarkFloorDepositCreate(b *testing.B) {
 			body := `{"amount":{"amountMinor":"` + strconv.FormatInt(10_000_000+10_000*int64(i%990_000), 10) + `","currency":"USDT","scale":6}}`
 			req, err := http.NewRequest(http.MethodPost, srv.URL+depositsPath, bytes.NewReader([]byte(body)))
 			if err != nil {
-				b.Fatal(err)
+				b.Error(err) // not Fatal: this is one of RunParallel's goroutines
+				return
 			}
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Cookie", cookies[i%len(cookies)])
@@ -50,12 +51,14 @@ func BenchmarkFloorDepositCreate(b *testing.B) {
 			req.Header.Set("Idempotency-Key", fmt.Sprintf("first-%d", i))
 			res, err := client.Do(req)
 			if err != nil {
-				b.Fatal(err)
+				b.Error(err)
+				return
 			}
 			_, _ = io.Copy(io.Discard, res.Body)
 			res.Body.Close()
 			if res.StatusCode != http.StatusCreated {
-				b.Fatalf("status %d", res.StatusCode)
+				b.Errorf("status %d", res.StatusCode)
+				return
 			}
 		}
 	})
