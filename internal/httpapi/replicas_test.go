@@ -56,14 +56,7 @@ func TestTwoReplicasUnderLoadStayCorrect(t *testing.T) {
 	const maxOpen = 5
 	envVars := map[string]string{"DEPOSIT_MAX_OPEN_PER_USER": fmt.Sprint(maxOpen)}
 	a := testenv.New(t, testenv.Options{MaxConns: 30, Env: envVars})
-	pool, err := store.Open(context.Background(), a.DB.URL, store.PoolConfig{
-		ConnectTimeout: 5 * time.Second, StatementTimeout: 30 * time.Second, LockTimeout: 5 * time.Second, MaxConns: 30,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	b := testenv.NewOn(t, &testenv.DB{URL: a.DB.URL, Pool: pool, Store: store.New(pool)}, testenv.Options{Env: envVars})
+	b := a.Replica(t, 30, testenv.Options{Env: envVars})
 	ctx := context.Background()
 
 	// What the sweepers have to do: a user's deposits past their lifetime

@@ -14,7 +14,6 @@ import (
 	"github.com/google/uuid"
 
 	"creativeapi/internal/httpapi"
-	"creativeapi/internal/store"
 	"creativeapi/internal/testenv"
 )
 
@@ -170,14 +169,7 @@ func depositPayload(owner uuid.UUID) string {
 func TestAnEventOnOneReplicaReachesAStreamOnAnother(t *testing.T) {
 	t.Parallel()
 	a := testenv.New(t, testenv.Options{Events: true})
-	pool, err := store.Open(context.Background(), a.DB.URL, store.PoolConfig{
-		ConnectTimeout: 5 * time.Second, StatementTimeout: 30 * time.Second, LockTimeout: 5 * time.Second, MaxConns: 5,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	b := testenv.NewOn(t, &testenv.DB{URL: a.DB.URL, Pool: pool, Store: store.New(pool)}, testenv.Options{Events: true})
+	b := a.Replica(t, 5, testenv.Options{Events: true})
 	d := newStreamDesk(t, a)
 	onB := b.Client(t)
 	onB.CopySession(d.c)

@@ -37,6 +37,7 @@ import (
 	"creativeapi/internal/httpapi"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/metrics"
+	"creativeapi/internal/store"
 	"creativeapi/internal/stream"
 	"creativeapi/internal/tron"
 )
@@ -93,6 +94,21 @@ func New(t testing.TB, opts ...Options) *Env {
 	}
 	d := NewDB(t, PoolOptions{Tracer: o.Tracer, MaxConns: o.MaxConns, LockTimeout: o.LockTimeout})
 	return NewOn(t, d, o)
+}
+
+// Replica starts another server on e's database with a pool of its own
+// (maxConns connections), as a second replica of the service runs: what
+// it shares with e is the database only.
+func (e *Env) Replica(t testing.TB, maxConns int32, o Options) *Env {
+	t.Helper()
+	pool, err := store.Open(context.Background(), e.DB.URL, store.PoolConfig{
+		ConnectTimeout: 5 * time.Second, StatementTimeout: 30 * time.Second, LockTimeout: 5 * time.Second, MaxConns: maxConns,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return NewOn(t, &DB{URL: e.DB.URL, Pool: pool, Store: store.New(pool)}, o)
 }
 
 // NewOn starts a server on an existing database: two servers on one
