@@ -7,6 +7,7 @@
 package gate
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -34,6 +35,9 @@ type Operation struct {
 	// Secured: the operation requires a session (its own security
 	// requirements, else the spec's).
 	Secured bool
+	// Keyed: the operation takes an Idempotency-Key, so Check fingerprints
+	// its requests.
+	Keyed bool
 	// route is the operation without its security requirements: the
 	// caller is authenticated before the gate validates (401 before 422),
 	// so kin-openapi's security pass would only repeat work.
@@ -76,8 +80,12 @@ func New(spec *openapi3.T, checks map[string]BodyCheck) (*Gate, error) {
 			}
 			bare := *op
 			bare.Security = &openapi3.SecurityRequirements{}
+			keyed := takesIdempotencyKey(op)
+			if err := fingerprintable(keyed, path, item, op); err != nil {
+				return nil, err
+			}
 			g.ops[method+" "+EchoPath(path)] = &Operation{
-				ID: op.OperationID, Secured: len(*security) > 0, check: checks[op.OperationID],
+				ID: op.OperationID, Secured: len(*security) > 0, Keyed: keyed, check: checks[op.OperationID],
 				route: &routers.Route{Spec: spec, Path: path, PathItem: item, Method: method, Operation: &bare},
 			}
 		}
@@ -120,25 +128,39 @@ func EchoPath(specPath string) string {
 // Check reads r's body (an operation without one reads none), checks r
 // against op with its path parameters params, and returns the body the
 // handler is to read: compact, members sorted, integers written as
-// integers, so it also identifies the request (see idempotency.Fingerprint).
-// r.Body is left reading it. replay leaves out the operation's BodyCheck:
-// a command whose answer is stored under its Idempotency-Key gets it back
-// whatever today's configuration (deposit bounds) says.
-func (g *Gate) Check(ctx context.Context, w http.ResponseWriter, r *http.Request, op *Operation, params map[string]string, replay bool) ([]byte, error) {
+// integers. r.Body is left reading it. For an operation that takes an
+// Idempotency-Key it also returns the request's fingerprint (see
+// fingerprint), nil for the others.
+//
+// stored is the fingerprint of the request whose answer is stored under
+// r's Idempotency-Key, nil when none is. Such a request is a replay, and
+// Check leaves out the operation's BodyCheck: it gets its stored answer
+// back whatever today's configuration (deposit bounds) says. When its
+// fingerprint is stored, it is the request that was checked and stored,
+// parameters and body alike, so Check does not validate it again either
+// (docs/idempotency.md, "Replays").
+func (g *Gate) Check(ctx context.Context, w http.ResponseWriter, r *http.Request, op *Operation, params map[string]string, stored []byte) (body, fingerprint []byte, err error) {
 	var value any
 	var raw []byte
 	rb := op.route.Operation.RequestBody
 	withBody := rb != nil && rb.Value != nil
 	if withBody {
-		var err error
 		if value, raw, err = readJSON(w, r); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	// A parameter sent twice is refused by name: the validator would read
 	// the first copy and the handler's binding refuse the pair.
 	fields := repeatedParameters(r, op.route)
-	err := openapi3filter.ValidateRequest(ctx, &openapi3filter.RequestValidationInput{
+	if stored != nil && withBody && len(fields) == 0 {
+		if body, err = canonical(value, int(max(r.ContentLength, 0))); err != nil {
+			return nil, nil, err
+		}
+		if fingerprint = op.fingerprint(params, body); bytes.Equal(fingerprint, stored) {
+			return g.pass(r, value, body), fingerprint, nil
+		}
+	}
+	err = openapi3filter.ValidateRequest(ctx, &openapi3filter.RequestValidationInput{
 		Request: r, PathParams: params, Route: op.route, Options: g.options,
 	})
 	if err != nil {
@@ -151,33 +173,40 @@ func (g *Gate) Check(ctx context.Context, w http.ResponseWriter, r *http.Request
 				fields = mergeFieldErrors(fields, fieldErrors(err, nil))
 			}
 		}
-		if op.check != nil && !replay {
+		if op.check != nil && stored == nil {
 			fields = mergeFieldErrors(fields, op.check(value))
 		}
 		fields = mergeFieldErrors(fields, nulFieldErrors(value, raw))
 	}
 	if len(fields) > 0 {
-		return nil, problem.Invalid(fields)
+		return nil, nil, problem.Invalid(fields)
 	}
 	if err != nil {
 		// An error with no field to blame: keep it a client error, never a 500.
-		return nil, problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request could not be read: %s.", safeReason(err))
+		return nil, nil, problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request could not be read: %s.", safeReason(err))
 	}
-	r.Body = http.NoBody
 	if !withBody {
-		return nil, nil
+		r.Body = http.NoBody
+		return nil, nil, nil
 	}
-	body, err := canonical(value, int(max(r.ContentLength, 0)))
-	if err != nil {
-		return nil, err
+	if body == nil {
+		if body, err = canonical(value, int(max(r.ContentLength, 0))); err != nil {
+			return nil, nil, err
+		}
+		fingerprint = op.fingerprint(params, body)
 	}
+	return g.pass(r, value, body), fingerprint, nil
+}
+
+// pass leaves r reading body, the canonical form of value, and returns it.
+func (g *Gate) pass(r *http.Request, value any, body []byte) []byte {
 	vb := &validatedBody{value: value}
 	vb.Reset(body)
 	r.Body, r.ContentLength = vb, int64(len(body))
 	// Media types are case-insensitive, Echo's binder is not: it gets the
 	// one spelling it knows.
 	r.Header["Content-Type"] = applicationJSON
-	return body, nil
+	return body
 }
 
 // applicationJSON is the Content-Type Check leaves on a request, shared

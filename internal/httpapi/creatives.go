@@ -93,8 +93,7 @@ func (s *Server) CreateCreative(ctx context.Context, r api.CreateCreativeRequest
 		Title: r.Body.Title, Type: string(r.Body.Type), AspectRatio: r.Body.AspectRatio, Geo: r.Body.Geo, Language: r.Body.Language,
 		ClientID: orNil(r.Body.ClientId), TaskID: orNil(r.Body.TaskId), DirectionID: orNil(r.Body.DirectionId),
 	}
-	target := fmt.Sprintf("POST /api/v1/organizations/%s/creatives", r.OrganizationId)
-	return s.creativeCommand(ctx, target, r.Params.IdempotencyKey, http.StatusCreated, true,
+	return s.creativeCommand(ctx, r.Params.IdempotencyKey, http.StatusCreated, true,
 		func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error) {
 			return creative.Create(ctx, q, r.OrganizationId, user, in)
 		})
@@ -109,8 +108,7 @@ func (s *Server) AddCreativeVersion(ctx context.Context, r api.AddCreativeVersio
 			Width: a.Width, Height: a.Height, DurationMs: a.DurationMs,
 		}
 	}
-	target := fmt.Sprintf("POST %s/versions", creativePath(r.OrganizationId, r.CreativeId))
-	return s.creativeCommand(ctx, target, r.Params.IdempotencyKey, http.StatusCreated, true,
+	return s.creativeCommand(ctx, r.Params.IdempotencyKey, http.StatusCreated, true,
 		func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error) {
 			return creative.AddVersion(ctx, q, r.OrganizationId, r.CreativeId, user, in)
 		})
@@ -121,8 +119,7 @@ func (s *Server) AddCreativeVersion(ctx context.Context, r api.AddCreativeVersio
 // stored answer commit together.
 func (s *Server) ExecuteCreativeAction(ctx context.Context, r api.ExecuteCreativeActionRequestObject) (api.ExecuteCreativeActionResponseObject, error) {
 	in := creative.ActionRequest{Action: review.Action(r.Body.Action), Comment: r.Body.Comment, ExpectedVersion: widen(r.Body.ExpectedVersion)}
-	target := fmt.Sprintf("POST %s/actions", creativePath(r.OrganizationId, r.CreativeId))
-	return s.creativeCommand(ctx, target, r.Params.IdempotencyKey, http.StatusOK, false,
+	return s.creativeCommand(ctx, r.Params.IdempotencyKey, http.StatusOK, false,
 		func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error) {
 			return creative.Act(ctx, q, r.OrganizationId, r.CreativeId, user, in)
 		})
@@ -130,7 +127,7 @@ func (s *Server) ExecuteCreativeAction(ctx context.Context, r api.ExecuteCreativ
 
 // creativeCommand runs a command answering a creative under the idempotency
 // runner, with its status and, when located, the creative's Location.
-func (s *Server) creativeCommand(ctx context.Context, target string, key *string, status int, located bool,
+func (s *Server) creativeCommand(ctx context.Context, key *string, status int, located bool,
 	run func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error)) (rawJSON, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
 	k := ""
@@ -139,7 +136,7 @@ func (s *Server) creativeCommand(ctx context.Context, target string, key *string
 	}
 	in := gatedFrom(ctx)
 	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: k,
-		Fingerprint: idempotency.Fingerprint(target, in.body), Prefetched: in.prefetched},
+		Fingerprint: in.fingerprint, Prefetched: in.prefetched},
 		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
 			c, err := run(ctx, q, caller.UserID)
 			if err != nil {

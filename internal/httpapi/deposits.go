@@ -82,7 +82,7 @@ func (s *Server) CreateAccountDeposit(ctx context.Context, r api.CreateAccountDe
 	}
 	in := gatedFrom(ctx)
 	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: key,
-		Fingerprint: idempotency.Fingerprint("POST "+depositsPath, in.body), Prefetched: in.prefetched},
+		Fingerprint: in.fingerprint, Prefetched: in.prefetched},
 		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
 			if s.cfg.TreasuryAddress == "" {
 				return idempotency.Response{}, problem.New(http.StatusServiceUnavailable, problem.DepositsUnavailable, "Deposits are not available on this server.")

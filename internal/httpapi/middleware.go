@@ -185,7 +185,7 @@ func admit(g *gate.Gate, deprecated map[string]deprecationHeaders, auth Authenti
 				// A command's stored answer comes with the session: a
 				// replay needs no other read.
 				key := ""
-				if unsafe {
+				if op.Keyed {
 					key = idempotency.LookupKey(req.Header.Get("Idempotency-Key"))
 				}
 				caller, row, ok, err := auth.Authenticate(req, key)
@@ -214,8 +214,12 @@ func admit(g *gate.Gate, deprecated map[string]deprecationHeaders, auth Authenti
 					params[name] = values[i]
 				}
 			}
+			var storedFingerprint []byte
+			if stored != nil {
+				storedFingerprint = stored.Fingerprint
+			}
 			var err error
-			if in.body, err = g.Check(ctx, c.Response(), req, op, params, stored != nil); err != nil {
+			if in.body, in.fingerprint, err = g.Check(ctx, c.Response(), req, op, params, storedFingerprint); err != nil {
 				return err
 			}
 			if in.body != nil || in.prefetched != nil {
@@ -234,8 +238,9 @@ func admit(g *gate.Gate, deprecated map[string]deprecationHeaders, auth Authenti
 // boundary, like the caller.
 type gated struct {
 	// body is the request body as the gate decoded and wrote it again
-	// (gate.Check): what idempotency.Fingerprint reads.
-	body []byte
+	// (gate.Check); fingerprint identifies the request of a command that
+	// takes an Idempotency-Key.
+	body, fingerprint []byte
 	// prefetched is the session lookup's read of the Idempotency-Key.
 	prefetched *idempotency.Prefetched
 }

@@ -60,7 +60,7 @@ func BenchmarkValidateCommand(b *testing.B) {
 				if op == nil {
 					b.Fatal("no operation")
 				}
-				if _, err := g.Check(ctx, w, req, op, tc.params, false); err != nil {
+				if _, _, err := g.Check(ctx, w, req, op, tc.params, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

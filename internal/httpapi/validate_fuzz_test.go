@@ -42,7 +42,7 @@ func validate(g *gate.Gate, c fuzzedCommand, contentType, key string, body []byt
 	if key != "" {
 		req.Header.Set("Idempotency-Key", key)
 	}
-	_, err := g.Check(context.Background(), httptest.NewRecorder(), req, g.Operation(http.MethodPost, c.route), c.params, false)
+	_, _, err := g.Check(context.Background(), httptest.NewRecorder(), req, g.Operation(http.MethodPost, c.route), c.params, nil)
 	return err
 }
 

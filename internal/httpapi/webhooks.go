@@ -94,7 +94,7 @@ func (s *Server) CreateWebhookEndpoint(ctx context.Context, r api.CreateWebhookE
 	}
 	gated := gatedFrom(ctx)
 	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: k,
-		Fingerprint: idempotency.Fingerprint("POST "+webhooksPath(r.OrganizationId), gated.body), Prefetched: gated.prefetched},
+		Fingerprint: gated.fingerprint, Prefetched: gated.prefetched},
 		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
 			ep, err := webhooks.CreateEndpoint(ctx, q.Queries, r.OrganizationId, caller.UserID, in, s.cfg.DevMode)
 			if err != nil {

@@ -6,7 +6,6 @@ package idempotency
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -35,7 +34,8 @@ type Request struct {
 	UserID uuid.UUID
 	// Key is the Idempotency-Key header as sent; "" runs without one.
 	Key string
-	// Fingerprint identifies the request (see Fingerprint).
+	// Fingerprint identifies the request: the gate computes it from the
+	// method, the path and the body as it checked them (internal/gate).
 	Fingerprint []byte
 	// Prefetched, when set, is what an earlier read found under the key
 	// (the session lookup reads it in the same statement), so Run spends no
@@ -415,18 +415,6 @@ func NormalizeKey(raw string) string {
 		return raw[1 : len(raw)-1]
 	}
 	return raw
-}
-
-// Fingerprint identifies a request by its target (method and canonical
-// path) and its body as the gate wrote it (internal/gate): compact, members
-// sorted, so whitespace and member order do not make two equal requests
-// differ, and hashed as read, without encoding it again.
-func Fingerprint(target string, body []byte) []byte {
-	h := sha256.New()
-	h.Write([]byte(target))
-	h.Write([]byte{0})
-	h.Write(body)
-	return h.Sum(nil)
 }
 
 // Purge deletes expired keys; safe to run on several replicas at once.

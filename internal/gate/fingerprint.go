@@ -1,0 +1,84 @@
+package gate
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// idempotencyKey is the header of the operations whose requests Check
+// fingerprints.
+const idempotencyKey = "Idempotency-Key"
+
+// fingerprint identifies a request of op, nil for an operation without an
+// Idempotency-Key (docs/idempotency.md): the hash of its target and of its
+// body as Check wrote it, compact and with members sorted, so whitespace and
+// member order do not make two equal requests differ. The target is the
+// method and the path with each parameter as the handler reads it, a UUID
+// written in lowercase (fingerprintable holds every parameter of a keyed
+// operation to be one); a parameter that is no UUID gives nil, and the
+// validation refuses it.
+func (op *Operation) fingerprint(params map[string]string, body []byte) []byte {
+	if !op.Keyed {
+		return nil
+	}
+	target := make([]byte, 0, 128)
+	target = append(append(target, op.route.Method...), ' ')
+	rest := op.route.Path
+	for {
+		open := strings.IndexByte(rest, '{')
+		if open < 0 {
+			break
+		}
+		end := open + strings.IndexByte(rest[open:], '}')
+		value := params[rest[open+1:end]]
+		if !isRFC9562UUID(value) {
+			return nil
+		}
+		target = append(target, rest[:open]...)
+		for i := range len(value) {
+			c := value[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			target = append(target, c)
+		}
+		rest = rest[end+1:]
+	}
+	h := sha256.New()
+	h.Write(append(append(target, rest...), 0))
+	h.Write(body)
+	return h.Sum(nil)
+}
+
+// takesIdempotencyKey reports whether op declares the Idempotency-Key header.
+func takesIdempotencyKey(op *openapi3.Operation) bool {
+	for _, ref := range op.Parameters {
+		if p := ref.Value; p != nil && p.In == openapi3.ParameterInHeader && p.Name == idempotencyKey {
+			return true
+		}
+	}
+	return false
+}
+
+// fingerprintable refuses a keyed operation with a path parameter that is
+// not a UUID: fingerprint writes only UUIDs in a canonical form.
+func fingerprintable(keyed bool, path string, item *openapi3.PathItem, op *openapi3.Operation) error {
+	if !keyed {
+		return nil
+	}
+	for _, params := range []openapi3.Parameters{item.Parameters, op.Parameters} {
+		for _, ref := range params {
+			p := ref.Value
+			if p == nil || p.In != openapi3.ParameterInPath {
+				continue
+			}
+			if s := p.Schema; s == nil || s.Value == nil || s.Value.Format != "uuid" {
+				return fmt.Errorf("%s takes an %s and its path parameter %s is no uuid: its fingerprint has no canonical form", path, idempotencyKey, p.Name)
+			}
+		}
+	}
+	return nil
+}
