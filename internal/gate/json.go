@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"creativeapi/internal/jsontext"
 	"creativeapi/internal/problem"
 )
 
@@ -139,7 +140,7 @@ func appendCanonical(dst []byte, value any) ([]byte, error) {
 		}
 		return append(dst, "false"...), nil
 	case string:
-		return appendString(dst, v), nil
+		return jsontext.AppendString(dst, v), nil
 	case json.Number:
 		// Valid: the decoder read it or integerOf wrote it.
 		if v == "" {
@@ -170,7 +171,7 @@ func appendCanonical(dst []byte, value any) ([]byte, error) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = append(appendString(dst, name), ':')
+			dst = append(jsontext.AppendString(dst, name), ':')
 			var err error
 			if dst, err = appendCanonical(dst, v[name]); err != nil {
 				return nil, err
@@ -183,22 +184,6 @@ func appendCanonical(dst []byte, value any) ([]byte, error) {
 		return nil, err
 	}
 	return append(dst, b...), nil
-}
-
-// appendString appends s quoted. A string of printable ASCII that needs no
-// escape (the common case) is copied; any other goes through json.Marshal,
-// so its escapes are encoding/json's (HTML characters, U+2028, invalid
-// UTF-8).
-func appendString(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			b, _ := json.Marshal(s) // a string always encodes
-			return append(dst, b...)
-		}
-	}
-	dst = append(dst, '"')
-	dst = append(dst, s...)
-	return append(dst, '"')
 }
 
 // setAbove is the member count beyond which an object's names go into a

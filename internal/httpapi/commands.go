@@ -1,10 +1,11 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"net/http"
 
+	"creativeapi/internal/creative"
 	"creativeapi/internal/idempotency"
+	"creativeapi/internal/jsontext"
 )
 
 // rawJSON is an answer whose body is JSON already, the one response writer
@@ -19,11 +20,35 @@ type rawJSON struct {
 	replayed bool
 }
 
-// encodeOK is v as a 200 answer, ending in a newline as the generated
-// responses' json.Encoder writes it.
-func encodeOK(v any) (rawJSON, error) {
-	b, err := json.Marshal(v)
-	return rawJSON{Response: idempotency.Response{Status: http.StatusOK, Body: append(b, '\n')}}, err
+// detailBytes is room for one encoded creative, about a kilobyte with its
+// versions: a page's buffer is sized from it, once.
+const detailBytes = 1536
+
+// creativeOK is a creative as a 200 answer, ending in a newline as the
+// generated responses' json.Encoder writes it.
+func creativeOK(d *creative.Detail) rawJSON {
+	b := append(d.AppendJSON(make([]byte, 0, detailBytes)), '\n')
+	return rawJSON{Response: idempotency.Response{Status: http.StatusOK, Body: b}}
+}
+
+// creativePageOK is a page of creatives (the CreativeList schema) as a 200
+// answer; next nil writes a null nextCursor.
+func creativePageOK(items []creative.Creative, next *string) rawJSON {
+	b := append(make([]byte, 0, 64+detailBytes*len(items)), `{"items":[`...)
+	for i := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = items[i].Detail.AppendJSON(b)
+	}
+	b = append(b, `],"nextCursor":`...)
+	if next == nil {
+		b = append(b, "null"...)
+	} else {
+		b = jsontext.AppendString(b, *next)
+	}
+	b = append(b, "}\n"...)
+	return rawJSON{Response: idempotency.Response{Status: http.StatusOK, Body: b}}
 }
 
 func (r rawJSON) write(w http.ResponseWriter) error {

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -66,15 +65,12 @@ func (s *Server) ListCreatives(ctx context.Context, r api.ListCreativesRequestOb
 	if err != nil {
 		return nil, creativeProblem(err)
 	}
-	page := creativeListJSON{Items: make([]creative.Detail, len(p.Items))}
-	for i, c := range p.Items {
-		page.Items[i] = c.Detail
-	}
+	var next *string
 	if p.Next != 0 {
-		next := encodeKeyCursor(creativeCursorKind, int64(p.Next))
-		page.NextCursor = &next
+		cursor := encodeKeyCursor(creativeCursorKind, int64(p.Next))
+		next = &cursor
 	}
-	return encodeOK(page)
+	return creativePageOK(p.Items, next), nil
 }
 
 // GetCreative answers one creative with the caller's availableActions.
@@ -84,7 +80,7 @@ func (s *Server) GetCreative(ctx context.Context, r api.GetCreativeRequestObject
 	if err != nil {
 		return nil, creativeProblem(err)
 	}
-	return encodeOK(c.Detail)
+	return creativeOK(&c.Detail), nil
 }
 
 // CreateCreative creates a draft under the caller's Idempotency-Key.
@@ -142,11 +138,7 @@ func (s *Server) creativeCommand(ctx context.Context, key *string, status int, l
 			if err != nil {
 				return idempotency.Response{}, creativeProblem(err)
 			}
-			encoded, err := json.Marshal(c.Detail)
-			if err != nil {
-				return idempotency.Response{}, err
-			}
-			out := idempotency.Response{Status: status, Body: encoded}
+			out := idempotency.Response{Status: status, Body: c.Detail.AppendJSON(make([]byte, 0, detailBytes))}
 			if located {
 				out.Location = creativePath(c.OrganizationID, c.ID)
 			}
@@ -180,7 +172,7 @@ func (s *Server) UpdateCreative(ctx context.Context, r api.UpdateCreativeRequest
 	if err != nil {
 		return nil, creativeProblem(err)
 	}
-	return encodeOK(c.Detail)
+	return creativeOK(&c.Detail), nil
 }
 
 // ListCreativeEvents answers one page of a creative's history, newest first.
@@ -265,12 +257,6 @@ func creativeProblem(err error) error {
 		return problem.New(status, problem.Code(refusal.Reason), "%s", refusal.Detail)
 	}
 	return err
-}
-
-// creativeListJSON is the CreativeList schema (see creative.Detail).
-type creativeListJSON struct {
-	Items      []creative.Detail `json:"items"`
-	NextCursor *string           `json:"nextCursor"`
 }
 
 // orNil is a nullable request field as a pointer: nil when absent or null.

@@ -40,9 +40,9 @@ func SampleCreative() (full, nulled creative.Detail) {
 
 // WriteCreativeList writes a page of creatives as ListCreatives answers it.
 func WriteCreativeList(w http.ResponseWriter, items []creative.Detail, next *string) error {
-	r, err := encodeOK(creativeListJSON{Items: items, NextCursor: next})
-	if err != nil {
-		return err
+	page := make([]creative.Creative, len(items))
+	for i := range items {
+		page[i].Detail = items[i]
 	}
-	return r.VisitListCreativesResponse(w)
+	return creativePageOK(page, next).VisitListCreativesResponse(w)
 }
