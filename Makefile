@@ -81,7 +81,7 @@ test-go:
 bench: deps-run ## Server vs the bare floor server vs pgbench on a durable private PostgreSQL, sweeps and Go benchmarks included (~18 min); writes bench/results.md.
 	$(GO) run ./bench -out bench/results.md
 
-bench-compare: deps-run ## Only the server vs floor vs pgbench comparison at 8 and 32 clients (~6 min on a quiet machine); writes bench/compare.md.
+bench-compare: deps-run ## Only the server vs floor vs pgbench comparison at 8 and 32 clients, 3 alternations each (~12 min on a quiet machine); writes bench/compare.md.
 	$(GO) run ./bench -compare -out bench/compare.md
 
 fuzz: deps ## Run each fuzz target for FUZZTIME (default 30s).

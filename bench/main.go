@@ -22,6 +22,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -73,8 +74,10 @@ type options struct {
 	// metricsRounds is how many off/on pairs the metrics overhead runs
 	// (0: none), at metricsClients.
 	metricsRounds, metricsClients int
-	// floor runs floorScenarios on bench/floor at the targets too.
-	floor bool
+	// floor runs floorScenarios on bench/floor at the targets too, in
+	// floorRounds alternations of server and floor.
+	floor       bool
+	floorRounds int
 	// quietWait bounds the wait for an idle machine before each run.
 	quietWait time.Duration
 }
@@ -102,6 +105,7 @@ func parseOptions() (options, error) {
 	flag.IntVar(&o.metricsClients, "metrics-clients", 16, "metrics overhead: concurrency of its runs")
 	flag.BoolVar(&o.floor, "floor", true, "also run the deposit, action, replay, get and list scenarios on bench/floor at the -targets concurrencies")
 	flag.DurationVar(&o.quietWait, "quiet-wait", 2*time.Minute, "longest wait for the machine to be idle before each run (then it runs anyway, marked †)")
+	flag.IntVar(&o.floorRounds, "floor-rounds", 3, "server, floor alternations per floor comparison: the ratio is of their median CPU per request (this machine's other tenants move one run's figures by tens of percent)")
 	compare := flag.Bool("compare", false, "only the comparison with the floor: the first size, -targets concurrencies, the floor's scenarios, with pgbench; no sweeps, metrics overhead or Go benchmarks")
 	flag.Parse()
 	var err error
@@ -131,6 +135,9 @@ func parseOptions() (options, error) {
 		if !slices.Contains(allScenarios, s) {
 			return o, fmt.Errorf("-scenarios: unknown %q", s)
 		}
+	}
+	if o.floorRounds < 1 {
+		return o, errors.New("-floor-rounds: at least 1")
 	}
 	if len(o.sizes) == 0 || len(o.clients) == 0 || o.duration < time.Second {
 		return o, fmt.Errorf("need at least one size, one concurrency and -duration of 1s or more")
@@ -496,15 +503,8 @@ func (b *bench) measure(ctx context.Context, size int, scenario string, clients 
 		fmt.Fprintf(os.Stderr, "    first error: %s\n", m.FirstError)
 	}
 	if b.floor != nil && size == b.opts.sizes[0] && slices.Contains(b.opts.targets, clients) && slices.Contains(floorScenarios, scenario) {
-		fm, err := b.onFloor(ctx, scenario, clients)
-		if err != nil {
-			return fmt.Errorf("%s at %d clients on the floor: %w", scenario, clients, err)
-		}
-		r.floor = &fm
-		fmt.Fprintf(os.Stderr, "  %-8s %6d rows %3d clients  floor   %s  CPU ratio %.2f\n", scenario, size, clients, fm.line(),
-			float64(m.ServerCPU)/float64(max(fm.ServerCPU, 1)))
-		if fm.FirstError != "" {
-			fmt.Fprintf(os.Stderr, "    first error: %s\n", fm.FirstError)
+		if err := b.againstFloor(ctx, &r, cfg); err != nil {
+			return err
 		}
 	}
 	if withPgbench {
@@ -523,6 +523,36 @@ func (b *bench) measure(ctx context.Context, size int, scenario string, clients 
 		}
 	}
 	b.report.results = append(b.report.results, r)
+	return nil
+}
+
+// againstFloor runs r's load on the floor, then server and floor again
+// until floorRounds alternations are done: r.rounds gets every pair, the
+// server's first run being r.server.
+func (b *bench) againstFloor(ctx context.Context, r *result, cfg plan.Config) error {
+	m := r.server
+	for round := range b.opts.floorRounds {
+		if round > 0 {
+			if _, err := waitQuiet(ctx, b.opts.quietWait); err != nil {
+				return err
+			}
+			var err error
+			if m, err = b.runLoad(ctx, cfg); err != nil {
+				return fmt.Errorf("%s at %d clients: %w", r.scenario, r.clients, err)
+			}
+			fmt.Fprintf(os.Stderr, "  %-8s %6d rows %3d clients  server  %s  (round %d)\n", r.scenario, r.size, r.clients, m.line(), round+1)
+		}
+		f, err := b.onFloor(ctx, r.scenario, r.clients)
+		if err != nil {
+			return fmt.Errorf("%s at %d clients on the floor: %w", r.scenario, r.clients, err)
+		}
+		r.rounds = append(r.rounds, [2]metrics{m, f})
+		fmt.Fprintf(os.Stderr, "  %-8s %6d rows %3d clients  floor   %s  CPU ratio %.2f\n", r.scenario, r.size, r.clients, f.line(),
+			float64(m.ServerCPU)/float64(max(f.ServerCPU, 1)))
+		if f.FirstError != "" {
+			fmt.Fprintf(os.Stderr, "    first error: %s\n", f.FirstError)
+		}
+	}
 	return nil
 }
 
