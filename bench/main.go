@@ -503,7 +503,7 @@ func (b *bench) measure(ctx context.Context, size int, scenario string, clients 
 		fmt.Fprintf(os.Stderr, "    first error: %s\n", m.FirstError)
 	}
 	if b.floor != nil && size == b.opts.sizes[0] && slices.Contains(b.opts.targets, clients) && slices.Contains(floorScenarios, scenario) {
-		if err := b.againstFloor(ctx, &r, cfg); err != nil {
+		if err := b.againstFloor(ctx, &r); err != nil {
 			return err
 		}
 	}
@@ -528,15 +528,19 @@ func (b *bench) measure(ctx context.Context, size int, scenario string, clients 
 
 // againstFloor runs r's load on the floor, then server and floor again
 // until floorRounds alternations are done: r.rounds gets every pair, the
-// server's first run being r.server.
-func (b *bench) againstFloor(ctx context.Context, r *result, cfg plan.Config) error {
+// server's first run being r.server. Each run gets a fresh plan, as the
+// first did: the action scenario's plan holds the creatives' versions.
+func (b *bench) againstFloor(ctx context.Context, r *result) error {
 	m := r.server
 	for round := range b.opts.floorRounds {
 		if round > 0 {
+			cfg, err := b.loadConfig(ctx, r.scenario, r.clients)
+			if err != nil {
+				return err
+			}
 			if _, err := waitQuiet(ctx, b.opts.quietWait); err != nil {
 				return err
 			}
-			var err error
 			if m, err = b.runLoad(ctx, cfg); err != nil {
 				return fmt.Errorf("%s at %d clients: %w", r.scenario, r.clients, err)
 			}
