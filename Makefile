@@ -78,7 +78,7 @@ test-go:
 	CONTRACT_PROVEN_DIR=$(PROVEN) $(GO) test -count=1 ./...
 	CONTRACT_PROVEN_DIR=$(PROVEN) CONTRACT_CHECK=1 $(GO) test -count=1 ./internal/contract
 
-bench: deps-run ## Server vs the bare floor server vs pgbench on a durable private PostgreSQL, sweeps and Go benchmarks included (~18 min); writes bench/results.md.
+bench: deps-run ## Server vs the bare floor server vs pgbench on a durable private PostgreSQL, sweeps and Go benchmarks included (~55 min on this 2-core machine); writes bench/results.md.
 	$(GO) run ./bench -out bench/results.md
 
 bench-compare: deps-run ## Only the server vs floor vs pgbench comparison at 8 and 32 clients, 3 alternations each (~12 min on a quiet machine); writes bench/compare.md.

@@ -157,7 +157,7 @@ func (g *Gate) Check(ctx context.Context, w http.ResponseWriter, r *http.Request
 			return nil, nil, err
 		}
 		if fingerprint = op.fingerprint(params, body); bytes.Equal(fingerprint, stored) {
-			return g.pass(r, value, body), fingerprint, nil
+			return pass(r, value, body), fingerprint, nil
 		}
 	}
 	err = openapi3filter.ValidateRequest(ctx, &openapi3filter.RequestValidationInput{
@@ -195,11 +195,11 @@ func (g *Gate) Check(ctx context.Context, w http.ResponseWriter, r *http.Request
 		}
 		fingerprint = op.fingerprint(params, body)
 	}
-	return g.pass(r, value, body), fingerprint, nil
+	return pass(r, value, body), fingerprint, nil
 }
 
 // pass leaves r reading body, the canonical form of value, and returns it.
-func (g *Gate) pass(r *http.Request, value any, body []byte) []byte {
+func pass(r *http.Request, value any, body []byte) []byte {
 	vb := &validatedBody{value: value}
 	vb.Reset(body)
 	r.Body, r.ContentLength = vb, int64(len(body))
