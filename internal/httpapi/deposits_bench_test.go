@@ -43,11 +43,14 @@ func newBenchDepositors(b *testing.B, n int) *benchDepositors {
 	return d
 }
 
-// create sends one deposit create as user i under key and checks its answer.
-func (d *benchDepositors) create(b *testing.B, i int, key string, body []byte, replayed bool) {
+// create sends one deposit create as user i under key and checks its
+// answer. It reports a failure with Error and false, not Fatal: the
+// benchmarks call it from RunParallel's goroutines, where Fatal must not be.
+func (d *benchDepositors) create(b *testing.B, i int, key string, body []byte, replayed bool) bool {
 	req, err := http.NewRequest(http.MethodPost, d.url+"/api/v1/me/balance/deposits", bytes.NewReader(body))
 	if err != nil {
-		b.Fatal(err)
+		b.Error(err)
+		return false
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Cookie", d.cookies[i])
@@ -55,13 +58,16 @@ func (d *benchDepositors) create(b *testing.B, i int, key string, body []byte, r
 	req.Header.Set("Idempotency-Key", key)
 	res, err := d.http.Do(req)
 	if err != nil {
-		b.Fatal(err)
+		b.Error(err)
+		return false
 	}
 	_, _ = io.Copy(io.Discard, res.Body)
 	res.Body.Close()
 	if res.StatusCode != http.StatusCreated || (res.Header.Get("Idempotent-Replayed") == "true") != replayed {
-		b.Fatalf("status %d, replayed %q", res.StatusCode, res.Header.Get("Idempotent-Replayed"))
+		b.Errorf("status %d, replayed %q", res.StatusCode, res.Header.Get("Idempotent-Replayed"))
+		return false
 	}
+	return true
 }
 
 func benchDepositBody(minor int64) []byte {
@@ -89,7 +95,9 @@ func BenchmarkDepositCreateFirst(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			i := int(n.Add(1))
-			d.create(b, i%len(d.cookies), fmt.Sprintf("first-%d", i), benchDepositBody(10_000_000+10_000*int64(i%990_000)), false)
+			if !d.create(b, i%len(d.cookies), fmt.Sprintf("first-%d", i), benchDepositBody(10_000_000+10_000*int64(i%990_000)), false) {
+				return
+			}
 		}
 	})
 }
@@ -99,14 +107,18 @@ func BenchmarkDepositCreateFirst(b *testing.B) {
 func BenchmarkDepositCreateReplay(b *testing.B) {
 	d := newBenchDepositors(b, 1)
 	body := benchDepositBody(25_000_000)
-	d.create(b, 0, "replayed", body, false)
+	if !d.create(b, 0, "replayed", body, false) {
+		b.FailNow()
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	defer reportCPU(b)()
 	b.SetParallelism(benchClients)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			d.create(b, 0, "replayed", body, true)
+			if !d.create(b, 0, "replayed", body, true) {
+				return
+			}
 		}
 	})
 }
@@ -139,7 +151,9 @@ func BenchmarkDepositCreateClient(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			i := int(n.Add(1))
-			d.create(b, i%len(d.cookies), fmt.Sprintf("first-%d", i), benchDepositBody(10_000_000+10_000*int64(i%990_000)), false)
+			if !d.create(b, i%len(d.cookies), fmt.Sprintf("first-%d", i), benchDepositBody(10_000_000+10_000*int64(i%990_000)), false) {
+				return
+			}
 		}
 	})
 }
