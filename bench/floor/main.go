@@ -55,7 +55,7 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	pool, err := openPool(ctx, os.Getenv("DATABASE_URL"))
+	pool, err := openPool(ctx, os.Getenv("DATABASE_URL"), nil)
 	if err != nil {
 		return err
 	}
@@ -78,13 +78,15 @@ func run(ctx context.Context) error {
 // poolSize is the server's pool size (DB_MAX_CONNS' default).
 const poolSize = 20
 
-// openPool connects with the server's pool size.
-func openPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
+// openPool connects with the server's pool size; tracer, when not nil,
+// sees every query (the floor's test).
+func openPool(ctx context.Context, url string, tracer pgx.QueryTracer) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, err
 	}
 	cfg.MaxConns = poolSize
+	cfg.ConnConfig.Tracer = tracer
 	return pgxpool.NewWithConfig(ctx, cfg)
 }
 

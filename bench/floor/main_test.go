@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"creativeapi/bench/internal/pgbench"
 	"creativeapi/internal/testenv"
@@ -103,13 +102,7 @@ func TestFloorSendsWhatTheScriptsSend(t *testing.T) {
 // sees, when not nil) and a test HTTP server in front of it.
 func serveFloor(tb testing.TB, url string, qs pgbench.Queries, tracer pgx.QueryTracer) *httptest.Server {
 	tb.Helper()
-	cfg, err := pgxpool.ParseConfig(url)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cfg.MaxConns = poolSize
-	cfg.ConnConfig.Tracer = tracer
-	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	pool, err := openPool(context.Background(), url, tracer)
 	if err != nil {
 		tb.Fatal(err)
 	}

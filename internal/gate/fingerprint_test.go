@@ -74,6 +74,13 @@ func TestReplays(t *testing.T) {
 		_, _, err := request{to: action, body: refused, stored: anotherRequest}.check(t, g)
 		refusedField(t, err, "action")
 	})
+	t.Run("a request without a fingerprint is validated, whatever is stored", func(t *testing.T) {
+		t.Parallel()
+		noUUID := routed{action.method, action.route, "/api/v1/organizations/" + org + "/creatives/x/actions",
+			map[string]string{"organizationId": org, "creativeId": "x"}}
+		_, _, err := request{to: noUUID, body: `{"action":"submit"}`, stored: []byte{}}.check(t, g)
+		refusedField(t, err, "creativeId")
+	})
 	t.Run("a parameter sent twice is refused even so", func(t *testing.T) {
 		t.Parallel()
 		req := httptest.NewRequest(action.method, action.path, strings.NewReader(refused))

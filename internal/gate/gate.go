@@ -156,7 +156,7 @@ func (g *Gate) Check(ctx context.Context, w http.ResponseWriter, r *http.Request
 		if body, err = canonical(value, int(max(r.ContentLength, 0))); err != nil {
 			return nil, nil, err
 		}
-		if fingerprint = op.fingerprint(params, body); bytes.Equal(fingerprint, stored) {
+		if fingerprint = op.fingerprint(params, body); fingerprint != nil && bytes.Equal(fingerprint, stored) {
 			return pass(r, value, body), fingerprint, nil
 		}
 	}

@@ -118,17 +118,8 @@ func NewDB(t testing.TB, opts ...PoolOptions) *DB {
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	if o.MaxConns == 0 {
-		o.MaxConns = 20
-	}
-	if o.LockTimeout == 0 {
-		o.LockTimeout = 5 * time.Second
-	}
 	url := cluster.urlFor(name)
-	pool, err := store.Open(ctx, url, store.PoolConfig{
-		ConnectTimeout: 5 * time.Second, StatementTimeout: 30 * time.Second, LockTimeout: o.LockTimeout,
-		MaxConns: o.MaxConns, Tracer: o.Tracer,
-	})
+	pool, err := openPool(ctx, url, o)
 	if err != nil {
 		t.Fatalf("open test database: %v", err)
 	}
@@ -137,6 +128,21 @@ func NewDB(t testing.TB, opts ...PoolOptions) *DB {
 		dropDatabase(context.Background(), name)
 	})
 	return &DB{URL: url, Pool: pool, Store: store.New(pool)}
+}
+
+// openPool opens a pool on url as the tests' servers use one; o's zero
+// fields take the defaults (20 connections, a 5 s lock timeout).
+func openPool(ctx context.Context, url string, o PoolOptions) (*pgxpool.Pool, error) {
+	if o.MaxConns == 0 {
+		o.MaxConns = 20
+	}
+	if o.LockTimeout == 0 {
+		o.LockTimeout = 5 * time.Second
+	}
+	return store.Open(ctx, url, store.PoolConfig{
+		ConnectTimeout: 5 * time.Second, StatementTimeout: 30 * time.Second, LockTimeout: o.LockTimeout,
+		MaxConns: o.MaxConns, Tracer: o.Tracer,
+	})
 }
 
 // AdminURL is the URL of the cluster's maintenance database.

@@ -101,9 +101,7 @@ func New(t testing.TB, opts ...Options) *Env {
 // it shares with e is the database only.
 func (e *Env) Replica(t testing.TB, maxConns int32, o Options) *Env {
 	t.Helper()
-	pool, err := store.Open(context.Background(), e.DB.URL, store.PoolConfig{
-		ConnectTimeout: 5 * time.Second, StatementTimeout: 30 * time.Second, LockTimeout: 5 * time.Second, MaxConns: maxConns,
-	})
+	pool, err := openPool(context.Background(), e.DB.URL, PoolOptions{MaxConns: maxConns})
 	if err != nil {
 		t.Fatal(err)
 	}
