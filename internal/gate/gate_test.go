@@ -45,7 +45,7 @@ func commentRequired(body any) []problem.FieldError {
 	return nil
 }
 
-func newGate(t *testing.T) *gate.Gate {
+func newGate(t testing.TB) *gate.Gate {
 	t.Helper()
 	spec, err := openapi3.NewLoader().LoadFromData(creativeapi.OpenAPIYAML)
 	if err != nil {
@@ -139,6 +139,15 @@ func TestRefusals(t *testing.T) {
 			422, problem.InvalidRequest, []field{{"Idempotency-Key", "invalid_format"}}},
 		{"a query parameter sent twice is refused", request{to: creatives, query: "limit=5&limit=6"},
 			422, problem.InvalidRequest, []field{{"limit", "invalid_value"}}},
+		{"a query parameter that is not UTF-8 text is invalid_format", request{to: creatives, query: "q=a%ffb"},
+			422, problem.InvalidRequest, []field{{"q", "invalid_format"}}},
+		{"an overlong or surrogate encoding is not UTF-8 text either", request{to: creatives, query: "q=%c0%af&cursor=%ed%a0%80"},
+			422, problem.InvalidRequest, []field{{"q", "invalid_format"}, {"cursor", "invalid_format"}}},
+		{"a header that is not UTF-8 text is invalid_format", request{to: action, body: `{"action":"submit"}`, headers: map[string]string{"Idempotency-Key": "k\xff"}},
+			422, problem.InvalidRequest, []field{{"Idempotency-Key", "invalid_format"}}},
+		{"a path parameter that is not UTF-8 text is invalid_format", request{to: routed{action.method, action.route, action.path,
+			map[string]string{"organizationId": org, "creativeId": "\xff"}}, body: `{"action":"submit"}`},
+			422, problem.InvalidRequest, []field{{"creativeId", "invalid_format"}}},
 		{"an integer query parameter too large to read is out of range", request{to: creatives, query: "limit=99999999999999999999"},
 			422, problem.InvalidRequest, []field{{"limit", "out_of_range"}}},
 		{"the rules beyond the schema are reported with the schema's", request{to: action, body: `{"action":"request_changes","expectedVersion":0}`},

@@ -264,14 +264,28 @@ func duplicateMember(body []byte) (string, bool) {
 // by field: PostgreSQL stores no NUL in text, so such a request would fail
 // in the database. openapi.yaml states the rule once for every string.
 // JSON can only write U+0000 in a string as \u0000, so a body without
-// that is not walked.
-func nulFieldErrors(value any, body []byte) []problem.FieldError {
+// that is not walked. The walk does not enter a field already refused
+// (failed): every object of the spec is closed, so the walk stays within
+// the schema's depth and builds no path longer than the schema's, while a
+// body nested thousands of levels deep inside an unknown member cost a
+// path per level, quadratic in the depth.
+func nulFieldErrors(value any, body []byte, failed []problem.FieldError) []problem.FieldError {
 	if !bytes.Contains(body, []byte(`\u0000`)) {
+		return nil
+	}
+	refused := make(map[string]bool, len(failed))
+	for _, f := range failed {
+		refused[f.Field] = true
+	}
+	if refused["body"] {
 		return nil
 	}
 	var out []problem.FieldError
 	var walk func(value any, path string)
 	walk = func(value any, path string) {
+		if refused[path] {
+			return
+		}
 		switch v := value.(type) {
 		case string:
 			if strings.IndexByte(v, 0) >= 0 {
