@@ -324,13 +324,19 @@ func rangeMessage(s *openapi3.Schema) string {
 	case s == nil:
 		return "Is out of range."
 	case s.Min != nil && s.Max != nil:
-		return fmt.Sprintf("Must be between %v and %v.", *s.Min, *s.Max)
+		return fmt.Sprintf("Must be between %s and %s.", bound(*s.Min), bound(*s.Max))
 	case s.Min != nil:
-		return fmt.Sprintf("Must be at least %v.", *s.Min)
+		return fmt.Sprintf("Must be at least %s.", bound(*s.Min))
 	case s.Max != nil:
-		return fmt.Sprintf("Must be at most %v.", *s.Max)
+		return fmt.Sprintf("Must be at most %s.", bound(*s.Max))
 	}
 	return "Is out of range."
+}
+
+// bound is a schema's minimum or maximum as a person writes it: %v wrote
+// 2147483647 as 2.147483647e+09.
+func bound(v float64) string {
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
 func lengthMessage(s *openapi3.Schema) string {

@@ -187,6 +187,7 @@ func (g *Gate) Check(ctx context.Context, w http.ResponseWriter, r *http.Request
 			fields = mergeFieldErrors(fields, op.check(value))
 		}
 		fields = mergeFieldErrors(fields, nulFieldErrors(value, raw, fields))
+		fields = mergeFieldErrors(fields, loneSurrogateFieldErrors(raw, fields))
 	}
 	if len(fields) > 0 {
 		return nil, nil, problem.Invalid(fields)
