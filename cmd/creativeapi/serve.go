@@ -149,6 +149,8 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("listen on ADDR=%s (or the LISTEN_FDS socket): %w", cfg.Addr, err)
 	}
+	// Even net/http's own refusals (a path with a bad %-encoding) are Problems.
+	ln = httpapi.ProblemListener(ln, cfg.PublicBaseURL)
 	if cfg.PprofAddr != "" {
 		go servePprof(cfg.PprofAddr, log)
 	}
