@@ -185,7 +185,9 @@ func TestValidationStopsAtTheRequestsDeadline(t *testing.T) {
 }
 
 // FuzzGateWorkIsBounded: whatever the body, one check allocates at most
-// workBound of it (`go test -fuzz FuzzGateWorkIsBounded ./internal/gate`).
+// workBound of it (`go test -run XXX -fuzz FuzzGateWorkIsBounded
+// -fuzzminimizetime 2s ./internal/gate`: minimizing a 60 KB seed for the
+// default minute stalls the run).
 func FuzzGateWorkIsBounded(f *testing.F) {
 	g := newGate(f)
 	routes := []routed{signIn, deposit, action}
