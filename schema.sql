@@ -399,3 +399,11 @@ CREATE TABLE webhook_delivery_attempts (
     error           text,
     PRIMARY KEY (delivery_id, attempt)
 );
+
+-- development_database marks a database that holds the demo data (known
+-- users, a published password): `seed` writes its one row, and every
+-- command without DEV_MODE refuses a marked database at start-up.
+CREATE TABLE development_database (
+    only_row  boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+    marked_at timestamptz NOT NULL DEFAULT now()
+);

@@ -13,6 +13,7 @@ import (
 
 	"creativeapi/internal/config"
 	"creativeapi/internal/pgserver"
+	"creativeapi/internal/seed"
 	"creativeapi/internal/store"
 )
 
@@ -23,6 +24,32 @@ const privateDatabase = "creativeapi"
 // mode: a server that silently ran on a private database would lose its
 // data with the machine.
 var errNoDatabase = errors.New("DATABASE_URL is not set: point it at your PostgreSQL, or set DEV_MODE=true to run a private development PostgreSQL under DATA_DIR")
+
+// errDevelopmentDatabase refuses, without DEV_MODE, a database that holds
+// the demo data: its users' password is published in the README.
+var errDevelopmentDatabase = errors.New("this database holds the demo data (users with the published password " + seed.DemoPassword +
+	") and is for development only: set DEV_MODE=true to keep developing on it, or start over on a new empty database (DATABASE_URL), run migrate, and create your users with 'users create'")
+
+// refuseDevelopmentDatabase returns errDevelopmentDatabase, outside
+// development mode, when the database is marked as a development one
+// (seed marks it). A database not yet migrated has no mark to read.
+func refuseDevelopmentDatabase(ctx context.Context, cfg config.Config, pool *pgxpool.Pool) error {
+	if cfg.DevMode {
+		return nil
+	}
+	var migrated bool
+	if err := pool.QueryRow(ctx, "SELECT to_regclass('development_database') IS NOT NULL").Scan(&migrated); err != nil || !migrated {
+		return err
+	}
+	marked, err := store.New(pool).Q.DevelopmentDatabaseMarked(ctx)
+	if err != nil {
+		return err
+	}
+	if marked {
+		return errDevelopmentDatabase
+	}
+	return nil
+}
 
 // openDatabase connects to DATABASE_URL or, in development mode when it is
 // unset, starts the private PostgreSQL under DATA_DIR. close stops
@@ -59,6 +86,11 @@ func openDatabase(ctx context.Context, cfg config.Config, log *slog.Logger) (poo
 		LockTimeout: cfg.DBLockTimeout, MaxConns: cfg.DBMaxConns, AcquireTimeout: cfg.DBAcquireTimeout,
 	})
 	if err != nil {
+		stopCluster()
+		return nil, nil, err
+	}
+	if err := refuseDevelopmentDatabase(ctx, cfg, pool); err != nil {
+		pool.Close()
 		stopCluster()
 		return nil, nil, err
 	}

@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"net/netip"
+	"net/url"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -75,6 +77,10 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 		if _, err := store.Migrate(ctx, pool, log); err != nil {
 			return err
 		}
+		// A database seeded before the mark existed is marked by its migration.
+		if err := refuseDevelopmentDatabase(ctx, cfg, pool); err != nil {
+			return err
+		}
 	}
 	if *seedData {
 		if err := seed.Run(ctx, st, log, seed.Options{}); err != nil {
@@ -86,6 +92,9 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 	}
 	if !cfg.CookieSecure {
 		log.Warn("COOKIE_SECURE=false: the session cookie is not Secure; use this for plain-http local development only")
+	}
+	if cookieNeverComesBack(cfg) {
+		log.Warn("COOKIE_SECURE=true but PUBLIC_BASE_URL is plain http: browsers send a Secure cookie only over https, so no session would last; serve over https or, for local development only, set COOKIE_SECURE=false")
 	}
 	if cfg.TreasuryAddress == "" {
 		log.Warn("TREASURY_ADDRESS is not set: deposit requests answer 503 deposits_unavailable")
@@ -140,6 +149,8 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("listen on ADDR=%s (or the LISTEN_FDS socket): %w", cfg.Addr, err)
 	}
+	// Even net/http's own refusals (a path with a bad %-encoding) are Problems.
+	ln = httpapi.ProblemListener(ln, cfg.PublicBaseURL)
 	if cfg.PprofAddr != "" {
 		go servePprof(cfg.PprofAddr, log)
 	}
@@ -324,6 +335,20 @@ func bounded(timeout time.Duration, jobs []sweeper.Job) []sweeper.Job {
 	return out
 }
 
+// cookieNeverComesBack reports whether the session cookie is Secure while
+// the service's public address is plain http, where browsers never send
+// it. Loopback is the exception: browsers count http://localhost as secure.
+func cookieNeverComesBack(cfg config.Config) bool {
+	u, err := url.Parse(cfg.PublicBaseURL)
+	if err != nil || !cfg.CookieSecure || u.Scheme != "http" {
+		return false
+	}
+	if ip, err := netip.ParseAddr(u.Hostname()); err == nil && ip.IsLoopback() {
+		return false
+	}
+	return u.Hostname() != "localhost"
+}
+
 func cmdMigrate(ctx context.Context, e env, args []string) error {
 	cfg, err := config.Load(e.getenv)
 	if err != nil {
@@ -338,6 +363,9 @@ func cmdMigrate(ctx context.Context, e env, args []string) error {
 	defer closeDB()
 	n, err := store.Migrate(ctx, pool, log)
 	if err != nil {
+		return err
+	}
+	if err := refuseDevelopmentDatabase(ctx, cfg, pool); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "migrations: %d applied\n", n)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"creativeapi/internal/config"
 	"creativeapi/internal/testenv"
 	"creativeapi/internal/tron"
 )
@@ -195,5 +196,77 @@ func TestACleanShutdownWritesEveryRequestLine(t *testing.T) {
 	// "stopped": the log is written out last.
 	if !strings.Contains(out, `"msg":"stopped"}`) || !strings.Contains(out, `"msg":"River client stopped"`) {
 		t.Errorf("the shutdown's lines are missing:\n%s", out[max(0, len(out)-500):])
+	}
+}
+
+func TestWithoutDevModeEveryCommandRefusesADevelopmentDatabase(t *testing.T) {
+	t.Parallel()
+	db := testenv.NewDB(t)
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"seed"}, envOf(map[string]string{"DEV_MODE": "true", "DATABASE_URL": db.URL, "LOG_LEVEL": "error"}),
+		strings.NewReader(""), &stdout, &stderr); err != nil {
+		t.Fatalf("seed: %v\n%s", err, stderr.String())
+	}
+	production := envOf(map[string]string{"DATABASE_URL": db.URL, "LOG_LEVEL": "error", "ADDR": "127.0.0.1:0"})
+	for _, args := range [][]string{{"serve"}, {"serve", "--migrate"}, {"migrate"}, {"users", "list"}} {
+		err := run(context.Background(), args, production, strings.NewReader(""), &stdout, &stderr)
+		if err == nil || err.Error() != errDevelopmentDatabase.Error() || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v without DEV_MODE: %v, want the one line %q", args, err, errDevelopmentDatabase)
+		}
+	}
+	if !strings.Contains(errDevelopmentDatabase.Error(), "start over on a new empty database") {
+		t.Errorf("the refusal does not say how to start over: %q", errDevelopmentDatabase)
+	}
+	development := envOf(map[string]string{"DEV_MODE": "true", "DATABASE_URL": db.URL, "LOG_LEVEL": "error"})
+	if err := run(context.Background(), []string{"users", "list"}, development, strings.NewReader(""), &stdout, &stderr); err != nil {
+		t.Fatalf("users list with DEV_MODE: %v", err)
+	}
+}
+
+func TestADatabaseSeededBeforeTheMarkIsMarkedByItsMigration(t *testing.T) {
+	t.Parallel()
+	db := testenv.NewDB(t)
+	ctx := context.Background()
+	var stdout, stderr bytes.Buffer
+	if err := run(ctx, []string{"seed"}, envOf(map[string]string{"DEV_MODE": "true", "DATABASE_URL": db.URL, "LOG_LEVEL": "error"}),
+		strings.NewReader(""), &stdout, &stderr); err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+	body, err := os.ReadFile("../../migrations/0013_development_database.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As the database was before migration 0013: seeded, without a mark.
+	if _, err := db.Pool.Exec(ctx, "DROP TABLE development_database"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Pool.Exec(ctx, string(body)); err != nil {
+		t.Fatal(err)
+	}
+	var marked bool
+	if err := db.Pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM development_database)").Scan(&marked); err != nil || !marked {
+		t.Fatalf("marked %v (%v), want the seeded database marked", marked, err)
+	}
+}
+
+func TestASecureCookieBehindPlainHTTPIsWarnedAbout(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		secure bool
+		base   string
+		warn   bool
+	}{
+		{true, "http://api.example.com", true},
+		{true, "HTTP://api.example.com:8080", true},
+		{true, "https://api.example.com", false},
+		{false, "http://api.example.com", false},
+		{true, "http://127.0.0.1:8080", false}, // browsers count loopback as secure
+		{true, "http://localhost:8080", false},
+		{true, "http://[::1]:8080", false},
+	} {
+		cfg := config.Config{CookieSecure: tc.secure, PublicBaseURL: tc.base}
+		if got := cookieNeverComesBack(cfg); got != tc.warn {
+			t.Errorf("COOKIE_SECURE=%v PUBLIC_BASE_URL=%s: warn %v, want %v", tc.secure, tc.base, got, tc.warn)
+		}
 	}
 }

@@ -133,6 +133,11 @@ type Deposit struct {
 	ExpiresAt             time.Time
 }
 
+type DevelopmentDatabase struct {
+	OnlyRow  bool
+	MarkedAt time.Time
+}
+
 type IdempotencyKey struct {
 	UserID           uuid.UUID
 	Key              string

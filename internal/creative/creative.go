@@ -70,6 +70,33 @@ func Get(ctx context.Context, q *db.Queries, org, id, user uuid.UUID) (Creative,
 	return one(ctx, q, row{r.Creative, r.AuthorName, r.ReviewerName, r.ClientName, r.TaskName}, review.Caller{UserID: user, Role: role})
 }
 
+// MayChange refuses user, in the order of a command's refusals, unless
+// the creative id of org is visible to them (404) and their role may make
+// the changes to it (403): the rights of a command, without its version
+// and state checks. A replayed answer of a command on a creative goes only
+// to a caller it allows.
+func MayChange(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, actions ...review.Action) error {
+	role, err := memberRole(ctx, q, org, user, ErrCreativeNotVisible)
+	if err != nil {
+		return err
+	}
+	r, err := q.CreativeGet(ctx, db.CreativeGetParams{OrganizationID: org, ID: id})
+	if err != nil {
+		return notVisible(err, ErrCreativeNotVisible)
+	}
+	return review.Authorize(reviewCreative(r.Creative), review.Caller{UserID: user, Role: role}, actions...)
+}
+
+// MayCreate refuses user unless they are a member of org (404) whose role
+// may create creatives (403).
+func MayCreate(ctx context.Context, q *db.Queries, org, user uuid.UUID) error {
+	role, err := MemberRole(ctx, q, org, user)
+	if err != nil {
+		return err
+	}
+	return review.AuthorizeCreate(role)
+}
+
 // MemberRole is user's role in org, or ErrOrganizationNotVisible.
 func MemberRole(ctx context.Context, q *db.Queries, org, user uuid.UUID) (review.Role, error) {
 	return memberRole(ctx, q, org, user, ErrOrganizationNotVisible)

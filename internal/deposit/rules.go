@@ -89,6 +89,13 @@ func CheckRequest(amountMinor, currency string, scale int, b Bounds) (int64, []p
 	}
 	v, err := money.ParseMinor(amountMinor)
 	switch {
+	case err == nil && len(amountMinor) > 1 && amountMinor[0] == '0':
+		// One amount, one spelling: "010000000" is refused, not read as
+		// 10000000, so the amount a client sent is the one it is shown.
+		errs = append(errs, problem.FieldError{
+			Field: FieldAmountMinor, Code: problem.InvalidFormat,
+			Message: "Amount must be written without leading zeros, in minor units (1 USDT = 1000000).",
+		})
 	case errors.Is(err, money.ErrOutOfRange):
 		errs = append(errs, rangeErr())
 	case err != nil:

@@ -33,7 +33,6 @@ func TestCheckRequest_AcceptsWholeCentsInsideBounds(t *testing.T) {
 		{"10000000", 10_000_000},          // the minimum, 10 USDT
 		{"100000000000", 100_000_000_000}, // the maximum, 100 000 USDT
 		{"10010000", 10_010_000},          // 10.01 USDT
-		{"0000123450000", 123_450_000},    // leading zeros allowed
 	} {
 		t.Run(tt.in, func(t *testing.T) {
 			got, errs := CheckRequest(tt.in, "USDT", 6, DefaultBounds())
@@ -60,6 +59,8 @@ func TestCheckRequest_ReportsEveryProblemAtOnce(t *testing.T) {
 		{"decimal point", "10.5", "USDT", 6, []fe{{FieldAmountMinor, problem.InvalidFormat}}},
 		{"empty amount", "", "USDT", 6, []fe{{FieldAmountMinor, problem.InvalidFormat}}},
 		{"spaces", " 10000000", "USDT", 6, []fe{{FieldAmountMinor, problem.InvalidFormat}}},
+		{"a leading zero: only the canonical digits are an amount", "010000000", "USDT", 6, []fe{{FieldAmountMinor, problem.InvalidFormat}}},
+		{"zero written twice", "00", "USDT", 6, []fe{{FieldAmountMinor, problem.InvalidFormat}}},
 		{"not whole cents", "10000001", "USDT", 6, []fe{{FieldAmountMinor, problem.InvalidValue}}},
 		{"below minimum", "9990000", "USDT", 6, []fe{{FieldAmountMinor, problem.OutOfRange}}},
 		{"zero", "0", "USDT", 6, []fe{{FieldAmountMinor, problem.OutOfRange}}},

@@ -152,6 +152,7 @@ func (g *Gate) Check(ctx context.Context, w http.ResponseWriter, r *http.Request
 	// A parameter sent twice is refused by name: the validator would read
 	// the first copy and the handler's binding refuse the pair.
 	fields := repeatedParameters(r, op.route)
+	fields = mergeFieldErrors(fields, undecodableParameters(r, op.route, params))
 	if stored != nil && withBody && len(fields) == 0 {
 		if body, err = canonical(value, int(max(r.ContentLength, 0))); err != nil {
 			return nil, nil, err
@@ -159,6 +160,12 @@ func (g *Gate) Check(ctx context.Context, w http.ResponseWriter, r *http.Request
 		if fingerprint = op.fingerprint(params, body); fingerprint != nil && bytes.Equal(fingerprint, stored) {
 			return pass(r, value, body), fingerprint, nil
 		}
+	}
+	// The request's deadline bounds validation as it bounds the rest: the
+	// work is linear in the body's size, and a request past its deadline
+	// is not worth finishing.
+	if err := ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("validating the request: %w", err)
 	}
 	err = openapi3filter.ValidateRequest(ctx, &openapi3filter.RequestValidationInput{
 		Request: r, PathParams: params, Route: op.route, Options: g.options,
@@ -173,10 +180,14 @@ func (g *Gate) Check(ctx context.Context, w http.ResponseWriter, r *http.Request
 				fields = mergeFieldErrors(fields, fieldErrors(err, nil))
 			}
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, nil, fmt.Errorf("validating the request: %w", err)
+		}
 		if op.check != nil && stored == nil {
 			fields = mergeFieldErrors(fields, op.check(value))
 		}
-		fields = mergeFieldErrors(fields, nulFieldErrors(value, raw))
+		fields = mergeFieldErrors(fields, nulFieldErrors(value, raw, fields))
+		fields = mergeFieldErrors(fields, loneSurrogateFieldErrors(raw, fields))
 	}
 	if len(fields) > 0 {
 		return nil, nil, problem.Invalid(fields)

@@ -45,7 +45,7 @@ func commentRequired(body any) []problem.FieldError {
 	return nil
 }
 
-func newGate(t *testing.T) *gate.Gate {
+func newGate(t testing.TB) *gate.Gate {
 	t.Helper()
 	spec, err := openapi3.NewLoader().LoadFromData(creativeapi.OpenAPIYAML)
 	if err != nil {
@@ -114,6 +114,10 @@ func TestRefusals(t *testing.T) {
 			415, problem.UnsupportedMediaType, nil},
 		{"a body that is not application/json is a 415", request{to: signIn, body: `{}`, headers: map[string]string{"Content-Type": "text/plain"}},
 			415, problem.UnsupportedMediaType, nil},
+		{"a body declared in another charset than UTF-8 is a 415", request{to: signIn, body: `{}`, headers: map[string]string{"Content-Type": "application/json; charset=utf-16"}},
+			415, problem.UnsupportedMediaType, nil},
+		{"a body declared in ISO-8859-1 is a 415", request{to: signIn, body: `{}`, headers: map[string]string{"Content-Type": "application/json;charset=iso-8859-1"}},
+			415, problem.UnsupportedMediaType, nil},
 		{"an empty body is malformed", request{to: signIn, headers: map[string]string{"Content-Type": "application/json"}},
 			400, problem.MalformedJSON, nil},
 		{"a body that is not JSON is malformed", request{to: signIn, body: `{"email":`}, 400, problem.MalformedJSON, nil},
@@ -130,6 +134,10 @@ func TestRefusals(t *testing.T) {
 		{"a body that is no object is named body", request{to: action, body: `[]`}, 422, problem.InvalidRequest, []field{{"body", "invalid_type"}}},
 		{"a NUL character in any string is refused", request{to: action, body: `{"action":"submit","comment":"a\u0000b"}`},
 			422, problem.InvalidRequest, []field{{"comment", "invalid_format"}}},
+		{"a lone surrogate is refused by field, not stored as U+FFFD", request{to: action, body: `{"action":"submit","comment":"a\ud800b"}`},
+			422, problem.InvalidRequest, []field{{"comment", "invalid_format"}}},
+		{"a lone low surrogate is refused too", request{to: signIn, body: `{"email":"a@example.test","password":"\udc00"}`},
+			422, problem.InvalidRequest, []field{{"password", "invalid_format"}}},
 		{"a control character in single-line text is refused", request{to: signIn, body: `{"email":"a\nb@example.test","password":"p"}`},
 			422, problem.InvalidRequest, []field{{"email", "invalid_format"}}},
 		{"a path parameter that is no UUID is invalid_format", request{to: routed{action.method, action.route, action.path,
@@ -139,6 +147,15 @@ func TestRefusals(t *testing.T) {
 			422, problem.InvalidRequest, []field{{"Idempotency-Key", "invalid_format"}}},
 		{"a query parameter sent twice is refused", request{to: creatives, query: "limit=5&limit=6"},
 			422, problem.InvalidRequest, []field{{"limit", "invalid_value"}}},
+		{"a query parameter that is not UTF-8 text is invalid_format", request{to: creatives, query: "q=a%ffb"},
+			422, problem.InvalidRequest, []field{{"q", "invalid_format"}}},
+		{"an overlong or surrogate encoding is not UTF-8 text either", request{to: creatives, query: "q=%c0%af&cursor=%ed%a0%80"},
+			422, problem.InvalidRequest, []field{{"q", "invalid_format"}, {"cursor", "invalid_format"}}},
+		{"a header that is not UTF-8 text is invalid_format", request{to: action, body: `{"action":"submit"}`, headers: map[string]string{"Idempotency-Key": "k\xff"}},
+			422, problem.InvalidRequest, []field{{"Idempotency-Key", "invalid_format"}}},
+		{"a path parameter that is not UTF-8 text is invalid_format", request{to: routed{action.method, action.route, action.path,
+			map[string]string{"organizationId": org, "creativeId": "\xff"}}, body: `{"action":"submit"}`},
+			422, problem.InvalidRequest, []field{{"creativeId", "invalid_format"}}},
 		{"an integer query parameter too large to read is out of range", request{to: creatives, query: "limit=99999999999999999999"},
 			422, problem.InvalidRequest, []field{{"limit", "out_of_range"}}},
 		{"the rules beyond the schema are reported with the schema's", request{to: action, body: `{"action":"request_changes","expectedVersion":0}`},
@@ -184,6 +201,8 @@ func TestAcceptedBodies(t *testing.T) {
 			`{"action":"submit","expectedVersion":3}`},
 		{"escapes are written once", request{to: action, body: `{"action":"subm\u0069t","comment":"caf\u00e9"}`},
 			`{"action":"submit","comment":"café"}`},
+		{"a surrogate pair is one character", request{to: action, body: `{"action":"submit","comment":"\ud834\udd1e \\ud800"}`},
+			`{"action":"submit","comment":"𝄞 \\ud800"}`},
 		{"the media type is read whatever its case and parameters", request{to: action, body: `{"action":"submit"}`,
 			headers: map[string]string{"Content-Type": "Application/JSON; charset=utf-8"}}, `{"action":"submit"}`},
 		{"a replay skips the rules beyond the schema", request{to: action, body: `{"action":"request_changes"}`, stored: anotherRequest},
@@ -233,5 +252,37 @@ func TestOperationIsLookedUpByEchosRoute(t *testing.T) {
 	}
 	if op := g.Operation(http.MethodPost, action.route); op == nil || !op.Secured {
 		t.Errorf("executeCreativeAction: %+v, want an operation with a session", op)
+	}
+}
+
+func TestFieldMessagesWriteIntegersAsIntegers(t *testing.T) {
+	t.Parallel()
+	g := newGate(t)
+	for _, tc := range []struct {
+		req     request
+		field   string
+		message string
+	}{
+		{request{to: action, body: `{"action":"submit","expectedVersion":0}`}, "expectedVersion", "Must be between 1 and 2147483647."},
+		{request{to: creatives, query: "limit=0"}, "limit", "Must be between 1 and 100."},
+	} {
+		_, _, err := tc.req.check(t, g)
+		var perr *problem.Error
+		if !errors.As(err, &perr) || len(perr.FieldErrors) != 1 || perr.FieldErrors[0].Field != tc.field || perr.FieldErrors[0].Message != tc.message {
+			t.Errorf("%v, want %s: %q", err, tc.field, tc.message)
+		}
+	}
+}
+
+func TestABodyWithTwoContentTypesIsA415(t *testing.T) {
+	t.Parallel()
+	g := newGate(t)
+	req := httptest.NewRequest(signIn.method, signIn.path, strings.NewReader(`{"email":"a@example.test","password":"p"}`))
+	req.Header.Add("Content-Type", "application/json")
+	req.Header.Add("Content-Type", "text/plain")
+	_, _, err := g.Check(context.Background(), httptest.NewRecorder(), req, g.Operation(signIn.method, signIn.route), nil, nil)
+	var perr *problem.Error
+	if !errors.As(err, &perr) || perr.Status != http.StatusUnsupportedMediaType {
+		t.Fatalf("%v, want a 415", err)
 	}
 }

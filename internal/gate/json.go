@@ -51,8 +51,12 @@ func readJSON(w http.ResponseWriter, r *http.Request) (value any, body []byte, e
 	if encoded(r.Header) {
 		return nil, nil, problem.New(http.StatusUnsupportedMediaType, problem.UnsupportedMediaType, "Send the body without Content-Encoding: compressed bodies are not accepted.")
 	}
+	// Two Content-Types: the gate and the handler could read different ones.
+	if len(r.Header.Values("Content-Type")) > 1 {
+		return nil, nil, problem.New(http.StatusUnsupportedMediaType, problem.UnsupportedMediaType, "Send one Content-Type header: application/json.")
+	}
 	if !isJSON(r.Header.Get("Content-Type")) {
-		return nil, nil, problem.New(http.StatusUnsupportedMediaType, problem.UnsupportedMediaType, "Send the body as application/json.")
+		return nil, nil, problem.New(http.StatusUnsupportedMediaType, problem.UnsupportedMediaType, "Send the body as application/json (UTF-8).")
 	}
 	if len(body) == 0 {
 		return nil, nil, problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body is required and must be JSON.")
@@ -71,15 +75,20 @@ func readJSON(w http.ResponseWriter, r *http.Request) (value any, body []byte, e
 	return value, body, nil
 }
 
-// isJSON reports whether contentType names application/json. The spelling
-// clients send is answered without mime.ParseMediaType, which builds a map
-// of parameters per request.
+// isJSON reports whether contentType names application/json in UTF-8, the
+// only encoding JSON has (RFC 8259 §8.1): a body declared as UTF-16 is not
+// read as if it were UTF-8. The spelling clients send is answered without
+// mime.ParseMediaType, which builds a map of parameters per request.
 func isJSON(contentType string) bool {
 	if contentType == "application/json" {
 		return true
 	}
-	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && mt == "application/json"
+	mt, params, err := mime.ParseMediaType(contentType)
+	if err != nil || mt != "application/json" {
+		return false
+	}
+	charset, ok := params["charset"]
+	return !ok || strings.EqualFold(charset, "utf-8")
 }
 
 // encoded reports whether the body comes with a Content-Encoding other than
@@ -265,21 +274,106 @@ func duplicateMember(body []byte) (string, bool) {
 // in the database. openapi.yaml states the rule once for every string.
 // JSON can only write U+0000 in a string as \u0000, so a body without
 // that is not walked.
-func nulFieldErrors(value any, body []byte) []problem.FieldError {
+func nulFieldErrors(value any, body []byte, failed []problem.FieldError) []problem.FieldError {
 	if !bytes.Contains(body, []byte(`\u0000`)) {
+		return nil
+	}
+	return stringFieldErrors(value, failed, func(s string) bool { return strings.IndexByte(s, 0) >= 0 },
+		"Must not contain the NUL character (U+0000).")
+}
+
+// loneSurrogateFieldErrors names every string of body that escapes half
+// of a UTF-16 surrogate pair without the other half ("\ud800"): that is
+// no character, and Go's decoder would quietly store U+FFFD in its place.
+// Such escapes are marked in a copy of the body, which is decoded again
+// to find their fields (a rare body: an ordinary one is only scanned).
+func loneSurrogateFieldErrors(body []byte, failed []problem.FieldError) []problem.FieldError {
+	marked, ok := markLoneSurrogates(body)
+	if !ok {
+		return nil
+	}
+	var value any
+	dec := json.NewDecoder(bytes.NewReader(marked))
+	dec.UseNumber()
+	if dec.Decode(&value) != nil {
+		return nil
+	}
+	return stringFieldErrors(value, failed, func(s string) bool { return strings.ContainsRune(s, loneSurrogateMark) },
+		"Must be valid Unicode text: an escaped surrogate (\\ud800 to \\udfff) needs its pair.")
+}
+
+// loneSurrogateMark replaces a lone surrogate's escape in the copy that
+// loneSurrogateFieldErrors decodes: a noncharacter, written \uffff (as
+// long as the escape it replaces).
+const loneSurrogateMark = '\uffff'
+
+// markLoneSurrogates is body with every escape of an unpaired surrogate
+// written \uffff instead, and whether there was one. body must be valid
+// JSON, where every backslash starts an escape inside a string.
+func markLoneSurrogates(body []byte) ([]byte, bool) {
+	var out []byte
+	escape := func(i int) (rune, bool) {
+		if i+6 > len(body) || body[i] != '\\' || body[i+1] != 'u' {
+			return 0, false
+		}
+		v, err := strconv.ParseUint(string(body[i+2:i+6]), 16, 16)
+		return rune(v), err == nil
+	}
+	for i := 0; i < len(body); i++ {
+		if body[i] != '\\' {
+			continue
+		}
+		r, ok := escape(i)
+		if !ok {
+			i++ // a two-character escape
+			continue
+		}
+		if 0xD800 <= r && r <= 0xDBFF {
+			if low, ok := escape(i + 6); ok && 0xDC00 <= low && low <= 0xDFFF {
+				i += 11 // a pair
+				continue
+			}
+		} else if r < 0xDC00 || r > 0xDFFF {
+			i += 5
+			continue
+		}
+		if out == nil {
+			out = bytes.Clone(body)
+		}
+		copy(out[i:], `\uffff`)
+		i += 5
+	}
+	return out, out != nil
+}
+
+// stringFieldErrors names, by field, every string of a decoded body that
+// bad reports. The walk does not enter a field already refused (failed):
+// every object of the spec is closed, so the walk stays within the
+// schema's depth and builds no path longer than the schema's, while a body
+// nested thousands of levels deep inside an unknown member cost a path per
+// level, quadratic in the depth.
+func stringFieldErrors(value any, failed []problem.FieldError, bad func(string) bool, message string) []problem.FieldError {
+	refused := make(map[string]bool, len(failed))
+	for _, f := range failed {
+		refused[f.Field] = true
+	}
+	if refused["body"] {
 		return nil
 	}
 	var out []problem.FieldError
 	var walk func(value any, path string)
 	walk = func(value any, path string) {
+		if refused[path] {
+			return
+		}
 		switch v := value.(type) {
 		case string:
-			if strings.IndexByte(v, 0) >= 0 {
+			if bad(v) {
 				field := path
 				if field == "" {
 					field = "body"
 				}
-				out = append(out, problem.FieldError{Field: field, Code: problem.InvalidFormat, Message: "Must not contain the NUL character (U+0000)."})
+				out = append(out, problem.FieldError{Field: field, Code: problem.InvalidFormat, Message: message})
 			}
 		case map[string]any:
 			for k, item := range v {

@@ -274,7 +274,7 @@ func validDeposit(body []byte) bool {
 		return false
 	}
 	minor, ok := amount["amountMinor"].(string)
-	if !ok || len(minor) == 0 || len(minor) > 20 || strings.Trim(minor, "0123456789") != "" {
+	if !ok || len(minor) == 0 || len(minor) > 20 || strings.Trim(minor, "0123456789") != "" || minor[0] == '0' {
 		return false
 	}
 	n, err := strconv.ParseUint(minor, 10, 64)

@@ -13,6 +13,7 @@ import (
 	"github.com/oapi-codegen/nullable"
 
 	"creativeapi/gen/api"
+	"creativeapi/gen/db"
 	"creativeapi/internal/creative"
 	"creativeapi/internal/cursor"
 	"creativeapi/internal/gate"
@@ -92,6 +93,9 @@ func (s *Server) CreateCreative(ctx context.Context, r api.CreateCreativeRequest
 	return s.creativeCommand(ctx, r.Params.IdempotencyKey, http.StatusCreated, true,
 		func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error) {
 			return creative.Create(ctx, q, r.OrganizationId, user, in)
+		},
+		func(ctx context.Context, q *db.Queries, user uuid.UUID) error {
+			return creative.MayCreate(ctx, q, r.OrganizationId, user)
 		})
 }
 
@@ -107,6 +111,9 @@ func (s *Server) AddCreativeVersion(ctx context.Context, r api.AddCreativeVersio
 	return s.creativeCommand(ctx, r.Params.IdempotencyKey, http.StatusCreated, true,
 		func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error) {
 			return creative.AddVersion(ctx, q, r.OrganizationId, r.CreativeId, user, in)
+		},
+		func(ctx context.Context, q *db.Queries, user uuid.UUID) error {
+			return creative.MayChange(ctx, q, r.OrganizationId, r.CreativeId, user, review.ActionAddVersion)
 		})
 }
 
@@ -118,13 +125,18 @@ func (s *Server) ExecuteCreativeAction(ctx context.Context, r api.ExecuteCreativ
 	return s.creativeCommand(ctx, r.Params.IdempotencyKey, http.StatusOK, false,
 		func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error) {
 			return creative.Act(ctx, q, r.OrganizationId, r.CreativeId, user, in)
+		},
+		func(ctx context.Context, q *db.Queries, user uuid.UUID) error {
+			return creative.MayChange(ctx, q, r.OrganizationId, r.CreativeId, user, in.Action)
 		})
 }
 
 // creativeCommand runs a command answering a creative under the idempotency
-// runner, with its status and, when located, the creative's Location.
+// runner, with its status and, when located, the creative's Location. A
+// stored answer is replayed only to a caller mayReplay allows.
 func (s *Server) creativeCommand(ctx context.Context, key *string, status int, located bool,
-	run func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error)) (rawJSON, error) {
+	run func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error),
+	mayReplay func(ctx context.Context, q *db.Queries, user uuid.UUID) error) (rawJSON, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
 	k := ""
 	if key != nil {
@@ -132,7 +144,13 @@ func (s *Server) creativeCommand(ctx context.Context, key *string, status int, l
 	}
 	in := gatedFrom(ctx)
 	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: k,
-		Fingerprint: in.fingerprint, Prefetched: in.prefetched},
+		Fingerprint: in.fingerprint, Prefetched: in.prefetched,
+		MayReplay: func(ctx context.Context, q *db.Queries) error {
+			if err := mayReplay(ctx, q, caller.UserID); err != nil {
+				return creativeProblem(err)
+			}
+			return nil
+		}},
 		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
 			c, err := run(ctx, q, caller.UserID)
 			if err != nil {

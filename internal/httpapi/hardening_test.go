@@ -302,3 +302,17 @@ func TestFieldErrorsAreCutAtAHundredAndTheDetailSaysSo(t *testing.T) {
 		t.Fatalf("the unknown fields are not named: %s", r.Body[:200])
 	}
 }
+
+func TestEveryParameterIsUTF8TextBeforeItReachesTheDatabase(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	c, user := env.SignedIn(t, "Ursula Utf")
+	org := env.DB.Org(t, "UTF Org")
+	env.DB.Member(t, org, user, "viewer")
+	for _, q := range []string{"%ff", "a%ffb", "%c0%af", "%ed%a0%80"} {
+		only(t, c.Do(http.MethodGet, creativesURL(org)+"?q="+q, nil), fieldError{"q", "invalid_format"})
+	}
+	if r := c.Do(http.MethodGet, creativesURL(org)+"?q=caf%C3%A9", nil); r.Status != http.StatusOK {
+		t.Fatalf("q=café: %d %s", r.Status, r.Body)
+	}
+}

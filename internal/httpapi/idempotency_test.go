@@ -435,3 +435,57 @@ func TestAStoredAnswerComesBackWhateverTheConfigurationSaysToday(t *testing.T) {
 		})
 	}
 }
+
+// TestAReplayGoesOnlyToACallerWhoMayStillRunTheCommand: a stored answer is
+// not a pass. A caller demoted since gets the command's 403, one removed
+// from the organization its 404, before the stored answer is looked at.
+func TestAReplayGoesOnlyToACallerWhoMayStillRunTheCommand(t *testing.T) {
+	t.Parallel()
+	d := newReviewDesk(t)
+	setRole := func(who, role string) {
+		t.Helper()
+		sql, args := "UPDATE memberships SET role = $3 WHERE organization_id = $1 AND user_id = $2", []any{d.org, d.users[who], role}
+		if role == "" {
+			sql, args = "DELETE FROM memberships WHERE organization_id = $1 AND user_id = $2", args[:2]
+		}
+		if _, err := d.env.DB.Pool.Exec(context.Background(), sql, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refused := func(what string, r *testenv.Response, status int, code string) {
+		t.Helper()
+		if r.Status != status || problemCode(t, r) != code || r.Header.Get("Idempotent-Replayed") != "" {
+			t.Fatalf("%s: %d %s, want %d %s", what, r.Status, r.Body, status, code)
+		}
+	}
+	webhook := map[string]any{"url": "https://hooks.example.test/in", "eventTypes": []string{"creative.approved"}}
+	id := d.creative(t, creativeSpec{status: review.StatusInReview, versions: 1})
+	draft := map[string]any{"title": "Replayed", "type": "static", "aspectRatio": "1:1", "geo": "US", "language": "en"}
+	for _, tc := range []struct {
+		name, who, demotedTo string
+		send                 func(k testenv.Header) *testenv.Response
+	}{
+		{"creating a webhook endpoint (its answer holds the secret)", "admin", "viewer", func(k testenv.Header) *testenv.Response {
+			return d.clients["admin"].Do(http.MethodPost, webhooksURL(d.org), webhook, k)
+		}},
+		{"a review action", "reviewer", "viewer", func(k testenv.Header) *testenv.Response {
+			return d.act("reviewer", id, map[string]any{"action": "approve"}, k)
+		}},
+		{"creating a creative", "author", "reviewer", func(k testenv.Header) *testenv.Response {
+			return d.clients["author"].Do(http.MethodPost, creativesURL(d.org), draft, k)
+		}},
+	} {
+		k := key(uuid.NewString())
+		first := tc.send(k)
+		if first.Status/100 != 2 {
+			t.Fatalf("%s: %d %s", tc.name, first.Status, first.Body)
+		}
+		if again := tc.send(k); again.Header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(again.Body, first.Body) {
+			t.Fatalf("%s, replayed while allowed: %d %s", tc.name, again.Status, again.Body)
+		}
+		setRole(tc.who, tc.demotedTo)
+		refused(tc.name+", demoted", tc.send(k), http.StatusForbidden, "action_forbidden")
+		setRole(tc.who, "")
+		refused(tc.name+", removed", tc.send(k), http.StatusNotFound, "not_found")
+	}
+}

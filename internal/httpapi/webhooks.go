@@ -94,7 +94,15 @@ func (s *Server) CreateWebhookEndpoint(ctx context.Context, r api.CreateWebhookE
 	}
 	gated := gatedFrom(ctx)
 	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: k,
-		Fingerprint: gated.fingerprint, Prefetched: gated.prefetched},
+		Fingerprint: gated.fingerprint, Prefetched: gated.prefetched,
+		// The stored answer holds the secret: only a caller who is still
+		// an admin of the organization gets it again.
+		MayReplay: func(ctx context.Context, q *db.Queries) error {
+			if err := webhooks.MayManage(ctx, q, r.OrganizationId, caller.UserID); err != nil {
+				return webhookProblem(err)
+			}
+			return nil
+		}},
 		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
 			ep, err := webhooks.CreateEndpoint(ctx, q.Queries, r.OrganizationId, caller.UserID, in, s.cfg.DevMode)
 			if err != nil {

@@ -41,6 +41,12 @@ type Request struct {
 	// (the session lookup reads it in the same statement), so Run spends no
 	// round trip of its own on it.
 	Prefetched *Prefetched
+	// MayReplay, when set, refuses a caller who may no longer run the
+	// command (not a member any more, or a role that may not): it runs
+	// before a stored success is replayed, so a replay goes only to
+	// someone the command itself would not refuse for who they are. Its
+	// error is the answer, in the command's refusal order (404, then 403).
+	MayReplay func(ctx context.Context, q *db.Queries) error
 }
 
 // Prefetched is the live answer stored under UserID's Key as a read found
@@ -162,7 +168,13 @@ func (r *Runner) Run(ctx context.Context, req Request, cmd Command) (resp Respon
 		}
 		if stored != nil {
 			resp, err := storedAnswer(req, *stored)
-			return resp, err == nil, err
+			if err == nil {
+				err = r.mayReplay(ctx, req, resp)
+			}
+			if err != nil {
+				return Response{}, false, err
+			}
+			return resp, true, nil
 		}
 	}
 	resp, replayed, err = r.run(ctx, req, key, cmd, r.claimAhead)
@@ -251,11 +263,25 @@ func (r *Runner) run(ctx context.Context, req Request, key string, cmd Command, 
 	var failed claimFailed
 	switch {
 	case errors.As(err, &replay):
+		if err := r.mayReplay(ctx, req, replay.resp); err != nil {
+			return Response{}, false, err
+		}
 		return replay.resp, true, nil
 	case errors.As(err, &failed):
 		return Response{}, false, failed.err
 	}
 	return resp, false, err
+}
+
+// mayReplay runs req's MayReplay, if any, outside the command's
+// transaction, before stored, an answer of success, is replayed. A stored
+// refusal (403, 404, 422) comes back as it is: it is final, and tells the
+// caller nothing they were not told the first time.
+func (r *Runner) mayReplay(ctx context.Context, req Request, stored Response) error {
+	if req.MayReplay == nil || stored.Status >= 400 {
+		return nil
+	}
+	return req.MayReplay(ctx, r.store.Q)
 }
 
 // Stores reports whether a command's refusal with status is stored under

@@ -343,6 +343,18 @@ func Allowed(c Creative, who Caller) Permissions {
 	return Permissions{AddVersion: may(ActionAddVersion), Edit: may(ActionEdit), AssignReviewer: may(ActionAssignReviewer)}
 }
 
+// Authorize is Check's first step alone: who's rights to make the changes
+// to c, whatever c's version and state (403 action_forbidden). A replayed
+// answer is given only to a caller it allows (docs/idempotency.md).
+func Authorize(c Creative, who Caller, actions ...Action) error {
+	for _, a := range actions {
+		if r := authorize(c, who, a); r != nil {
+			return r
+		}
+	}
+	return nil
+}
+
 // AuthorizeCreate refuses a member whose role may not create creatives in
 // their organization: authors and admins may.
 func AuthorizeCreate(role Role) error {

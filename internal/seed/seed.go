@@ -22,6 +22,11 @@ type Options struct {
 
 // Run loads the demo data.
 func Run(ctx context.Context, s *store.Store, log *slog.Logger, opts Options) error {
+	// First: a database holding the demo users is a development one, and
+	// every command without DEV_MODE refuses it.
+	if err := s.Q.DevelopmentDatabaseMark(ctx); err != nil {
+		return err
+	}
 	people, err := seedPeople(ctx, s, log)
 	if err != nil {
 		return err

@@ -66,6 +66,12 @@ type DeliveryPage struct {
 	Next  *Position
 }
 
+// MayManage refuses user unless they are an admin of org (404 when not a
+// member, 403 for another role): a replayed creation goes only to them.
+func MayManage(ctx context.Context, q *db.Queries, org, user uuid.UUID) error {
+	return authorizeAdmin(ctx, q, org, user)
+}
+
 // authorizeAdmin refuses anyone but an admin of org.
 func authorizeAdmin(ctx context.Context, q *db.Queries, org, user uuid.UUID) error {
 	role, err := creative.MemberRole(ctx, q, org, user)

@@ -15,36 +15,6 @@ import (
 // the network the service runs in.
 var ErrForbiddenDestination = errors.New("webhooks: destination address is not public")
 
-// notPublic are the ranges netip's predicates do not name that are not
-// reachable public addresses either.
-var notPublic = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),       // "this" network
-	netip.MustParsePrefix("100.64.0.0/10"),   // carrier-grade NAT
-	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
-	netip.MustParsePrefix("192.0.2.0/24"),    // documentation
-	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
-	netip.MustParsePrefix("198.51.100.0/24"), // documentation
-	netip.MustParsePrefix("203.0.113.0/24"),  // documentation
-	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, broadcast
-	netip.MustParsePrefix("64:ff9b::/96"),    // NAT64: may map to a private IPv4
-	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use NAT64
-	netip.MustParsePrefix("2001:db8::/32"),   // documentation
-}
-
-// Public reports whether a webhook may be sent to ip.
-func Public(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	if !ip.IsGlobalUnicast() || ip.IsPrivate() || ip.IsLoopback() || ip.IsLinkLocalUnicast() {
-		return false
-	}
-	for _, p := range notPublic {
-		if p.Contains(ip) {
-			return false
-		}
-	}
-	return true
-}
-
 // URLError is why an endpoint URL is refused, for a 422 on the url field.
 type URLError struct{ Reason string }
 

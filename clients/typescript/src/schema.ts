@@ -1055,7 +1055,7 @@ export interface components {
         /** @description An amount of money in minor units. `"100000000"` with scale 6 is 100.000000 USDT. */
         Money: {
             /**
-             * @description The amount in minor units, as a string of digits.
+             * @description The amount in minor units, as a string of digits. A request writes it without leading zeros (`"010000000"` is a 422 `invalid_format`).
              * @example 100000000
              */
             amountMinor: string;
