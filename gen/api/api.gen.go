@@ -377,6 +377,8 @@ const (
 	CreativeApproved         WebhookEventType = "creative.approved"
 	CreativeArchived         WebhookEventType = "creative.archived"
 	CreativeChangesRequested WebhookEventType = "creative.changes_requested"
+	CreativeCommentAdded     WebhookEventType = "creative.comment_added"
+	CreativeCommentResolved  WebhookEventType = "creative.comment_resolved"
 	CreativeCreated          WebhookEventType = "creative.created"
 	CreativeSubmitted        WebhookEventType = "creative.submitted"
 	CreativeUpdated          WebhookEventType = "creative.updated"
@@ -391,6 +393,10 @@ func (e WebhookEventType) Valid() bool {
 	case CreativeArchived:
 		return true
 	case CreativeChangesRequested:
+		return true
+	case CreativeCommentAdded:
+		return true
+	case CreativeCommentResolved:
 		return true
 	case CreativeCreated:
 		return true
@@ -508,6 +514,99 @@ type Asset struct {
 // (`application/zip`). New types may be added.
 type AssetMimeType string
 
+// Comment A review comment on a version of a creative. Every field is always present; the nullable ones are null when unset.
+type Comment struct {
+	// Anchor What a comment points at (see NewCommentAnchor); every key is present, null when not given. Nullable because a comment without an anchor shows null.
+	Anchor nullable.Nullable[CommentAnchor] `json:"anchor"`
+	Author UserRef                          `json:"author"`
+
+	// Body The text; "" once deleted.
+	Body       string             `json:"body"`
+	CreatedAt  time.Time          `json:"createdAt"`
+	CreativeId openapi_types.UUID `json:"creativeId"`
+
+	// Deleted A deleted comment kept because it has replies (a tombstone): `body` is "", `anchor` null, `mentions` empty.
+	Deleted bool `json:"deleted"`
+
+	// EditedAt When the body was last changed; null if never.
+	EditedAt nullable.Nullable[time.Time] `json:"editedAt"`
+	Id       openapi_types.UUID           `json:"id"`
+
+	// Mentions The members mentioned, in the order sent.
+	Mentions []UserRef `json:"mentions"`
+
+	// ParentId The top-level comment this one replies to; null for a top-level comment.
+	ParentId nullable.Nullable[openapi_types.UUID] `json:"parentId"`
+
+	// Resolved Whether the thread is resolved; always false for a reply.
+	Resolved   bool                         `json:"resolved"`
+	ResolvedAt nullable.Nullable[time.Time] `json:"resolvedAt"`
+
+	// ResolvedBy Who resolved it; null while open.
+	ResolvedBy nullable.Nullable[NullableUserRef] `json:"resolvedBy"`
+
+	// VersionNumber The `number` of the version the comment is on.
+	VersionNumber int `json:"versionNumber"`
+}
+
+// CommentAnchor What a comment points at (see NewCommentAnchor); every key is present, null when not given. Nullable because a comment without an anchor shows null.
+type CommentAnchor struct {
+	AssetId openapi_types.UUID       `json:"assetId"`
+	Page    nullable.Nullable[int32] `json:"page"`
+
+	// Region A rectangle on the asset as displayed, in fractions of its width and
+	// height (not pixels): `x`, `y` is the top-left corner measured from
+	// the top-left of the image or video frame, so the same comment sits
+	// on the same spot at any display size. `x + width` and `y + height`
+	// are at most 1 (inside the frame). `width` and `height` 0 mark a
+	// point. Nullable because the comment's anchor shows it as null when
+	// the anchor has no region.
+	Region nullable.Nullable[CommentRegion] `json:"region"`
+
+	// TimeMs A moment (`start` alone) or a span (`start` to `end`) of a video, in
+	// milliseconds from its beginning: `0 ≤ start ≤ end ≤ durationMs` of
+	// the asset when its duration is known. Only on video assets.
+	// Nullable because the comment's anchor shows it as null when the
+	// anchor has no time.
+	TimeMs nullable.Nullable[CommentTimeRange] `json:"timeMs"`
+}
+
+// CommentBody The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused.
+type CommentBody = string
+
+// CommentList defines model for CommentList.
+type CommentList struct {
+	Items []Comment `json:"items"`
+
+	// NextCursor Pass as `cursor` for the next page; null on the last page.
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+}
+
+// CommentRegion A rectangle on the asset as displayed, in fractions of its width and
+// height (not pixels): `x`, `y` is the top-left corner measured from
+// the top-left of the image or video frame, so the same comment sits
+// on the same spot at any display size. `x + width` and `y + height`
+// are at most 1 (inside the frame). `width` and `height` 0 mark a
+// point. Nullable because the comment's anchor shows it as null when
+// the anchor has no region.
+type CommentRegion struct {
+	Height float64 `json:"height"`
+	Width  float64 `json:"width"`
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
+}
+
+// CommentTimeRange A moment (`start` alone) or a span (`start` to `end`) of a video, in
+// milliseconds from its beginning: `0 ≤ start ≤ end ≤ durationMs` of
+// the asset when its duration is known. Only on video assets.
+// Nullable because the comment's anchor shows it as null when the
+// anchor has no time.
+type CommentTimeRange struct {
+	// End The end of the span; absent or null for a moment.
+	End   nullable.Nullable[int32] `json:"end,omitempty"`
+	Start int32                    `json:"start"`
+}
+
 // CountryCode ISO 3166-1 alpha-2 country code.
 //
 // Example: DE
@@ -517,6 +616,27 @@ type CountryCode = string
 type CreateAccountDepositRequest struct {
 	// Amount An amount of money in minor units. `"100000000"` with scale 6 is 100.000000 USDT.
 	Amount Money `json:"amount"`
+}
+
+// CreateCommentRequest defines model for CreateCommentRequest.
+type CreateCommentRequest struct {
+	// Anchor What a top-level comment points at: an asset of the comment's
+	// version, and on it a region, a time of a video, a page, or several
+	// of these (a region of the frame at a time); only `assetId` is
+	// required (the asset as a whole).
+	Anchor *NewCommentAnchor `json:"anchor,omitempty"`
+
+	// Body The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused.
+	Body CommentBody `json:"body"`
+
+	// MentionUserIds Members of the organization the comment is addressed to, each once.
+	MentionUserIds *[]openapi_types.UUID `json:"mentionUserIds,omitempty"`
+
+	// ParentId Reply to this top-level comment of the same creative (one level of replies).
+	ParentId *openapi_types.UUID `json:"parentId,omitempty"`
+
+	// VersionNumber The version commented on; the creative's current version when absent. A reply is on its parent's version (send none, or that one).
+	VersionNumber *int32 `json:"versionNumber,omitempty"`
 }
 
 // CreateCreativeRequest defines model for CreateCreativeRequest.
@@ -631,6 +751,9 @@ type CreativeDetail struct {
 	//
 	// Example: CR-000123
 	Number string `json:"number"`
+
+	// OpenCommentCount The open (unresolved, not deleted) top-level review comments on the current version; 0 without a version.
+	OpenCommentCount int `json:"openCommentCount"`
 
 	// Permissions What else the caller may do to the creative now (given its state and
 	// the caller's rights), decided by the same rules as
@@ -885,6 +1008,33 @@ type NewAsset struct {
 	Width *int32 `json:"width,omitempty"`
 }
 
+// NewCommentAnchor What a top-level comment points at: an asset of the comment's
+// version, and on it a region, a time of a video, a page, or several
+// of these (a region of the frame at a time); only `assetId` is
+// required (the asset as a whole).
+type NewCommentAnchor struct {
+	AssetId openapi_types.UUID `json:"assetId"`
+
+	// Page A page of the asset, counting from 1.
+	Page nullable.Nullable[int32] `json:"page,omitempty"`
+
+	// Region A rectangle on the asset as displayed, in fractions of its width and
+	// height (not pixels): `x`, `y` is the top-left corner measured from
+	// the top-left of the image or video frame, so the same comment sits
+	// on the same spot at any display size. `x + width` and `y + height`
+	// are at most 1 (inside the frame). `width` and `height` 0 mark a
+	// point. Nullable because the comment's anchor shows it as null when
+	// the anchor has no region.
+	Region nullable.Nullable[CommentRegion] `json:"region,omitempty"`
+
+	// TimeMs A moment (`start` alone) or a span (`start` to `end`) of a video, in
+	// milliseconds from its beginning: `0 ≤ start ≤ end ≤ durationMs` of
+	// the asset when its duration is known. Only on video assets.
+	// Nullable because the comment's anchor shows it as null when the
+	// anchor has no time.
+	TimeMs nullable.Nullable[CommentTimeRange] `json:"timeMs,omitempty"`
+}
+
 // NewWebhookEndpoint A webhook endpoint just added, with its signing secret; only `createWebhookEndpoint` answers it.
 type NewWebhookEndpoint struct {
 	CreatedAt time.Time `json:"createdAt"`
@@ -978,6 +1128,15 @@ type SignInRequest struct {
 	Password string `json:"password"`
 }
 
+// UpdateCommentRequest What to change; send at least one field.
+type UpdateCommentRequest struct {
+	// Body The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused.
+	Body *CommentBody `json:"body,omitempty"`
+
+	// Resolved `true` resolves the thread, `false` reopens it.
+	Resolved *bool `json:"resolved,omitempty"`
+}
+
 // UpdateCreativeRequest The fields to change; a field left out stays as it is, null clears a nullable one.
 type UpdateCreativeRequest struct {
 	// AspectRatio Width to height, such as `9:16`.
@@ -1061,7 +1220,9 @@ type WebhookDelivery struct {
 	// EventType A creative event of the organization a webhook can receive: its
 	// `type` in the delivered payload `{type, timestamp, data}`, where
 	// `data` is the creative as `getCreative` shows it, without the
-	// caller's `availableActions` and `permissions`.
+	// caller's `availableActions` and `permissions`; for
+	// `creative.comment_added` and `creative.comment_resolved`, `data`
+	// is the Comment (its `creativeId` names the creative).
 	EventType WebhookEventType `json:"eventType"`
 
 	// FinishedAt When it succeeded, failed or was cancelled; null while pending.
@@ -1136,7 +1297,9 @@ type WebhookEndpointList struct {
 // WebhookEventType A creative event of the organization a webhook can receive: its
 // `type` in the delivered payload `{type, timestamp, data}`, where
 // `data` is the creative as `getCreative` shows it, without the
-// caller's `availableActions` and `permissions`.
+// caller's `availableActions` and `permissions`; for
+// `creative.comment_added` and `creative.comment_resolved`, `data`
+// is the Comment (its `creativeId` names the creative).
 type WebhookEventType string
 
 // WebhookEventTypes The event types the endpoint receives, each once.
@@ -1148,6 +1311,9 @@ type WebhookEventTypes = []WebhookEventType
 //
 // Example: https://hooks.acme.test/creativeapi
 type WebhookURL = string
+
+// CommentId defines model for CommentId.
+type CommentId = openapi_types.UUID
 
 // CreativeId defines model for CreativeId.
 type CreativeId = openapi_types.UUID
@@ -1175,6 +1341,9 @@ type AdminOnlyCommand = Problem
 
 // CommandForbidden An error (RFC 9457 Problem Details, served as `application/json`).
 type CommandForbidden = Problem
+
+// CommentConflict An error (RFC 9457 Problem Details, served as `application/json`).
+type CommentConflict = Problem
 
 // CreativeConflict An error (RFC 9457 Problem Details, served as `application/json`).
 type CreativeConflict = Problem
@@ -1283,6 +1452,33 @@ type ExecuteCreativeActionParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListCreativeCommentsParams defines parameters for ListCreativeComments.
+type ListCreativeCommentsParams struct {
+	// VersionNumber Only comments on this version of the creative (its `number`).
+	VersionNumber *int32 `form:"versionNumber,omitempty" json:"versionNumber,omitempty"`
+
+	// Resolved Only top-level comments, resolved (`true`) or open (`false`).
+	Resolved *bool `form:"resolved,omitempty" json:"resolved,omitempty"`
+
+	// ParentId Only the replies of this comment.
+	ParentId *openapi_types.UUID `form:"parentId,omitempty" json:"parentId,omitempty"`
+
+	// Limit The page size (send it once).
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page, as it came (send it once).
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateCreativeCommentParams defines parameters for CreateCreativeComment.
+type CreateCreativeCommentParams struct {
+	// IdempotencyKey A key you generate per command (a UUID is fine), 1 to 255 visible
+	// ASCII characters, sent once. The structured-field string form
+	// (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+	// key with the same body to retry safely.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListCreativeEventsParams defines parameters for ListCreativeEvents.
 type ListCreativeEventsParams struct {
 	// Limit The page size (send it once).
@@ -1355,6 +1551,12 @@ type UpdateCreativeJSONRequestBody = UpdateCreativeRequest
 // ExecuteCreativeActionJSONRequestBody defines body for ExecuteCreativeAction for application/json ContentType.
 type ExecuteCreativeActionJSONRequestBody = CreativeActionRequest
 
+// CreateCreativeCommentJSONRequestBody defines body for CreateCreativeComment for application/json ContentType.
+type CreateCreativeCommentJSONRequestBody = CreateCommentRequest
+
+// UpdateCreativeCommentJSONRequestBody defines body for UpdateCreativeComment for application/json ContentType.
+type UpdateCreativeCommentJSONRequestBody = UpdateCommentRequest
+
 // AddCreativeVersionJSONRequestBody defines body for AddCreativeVersion for application/json ContentType.
 type AddCreativeVersionJSONRequestBody = AddCreativeVersionRequest
 
@@ -1405,6 +1607,18 @@ type ServerInterface interface {
 	// ExecuteCreativeAction Execute a creative action (submit, request changes, approve, archive)
 	// (POST /api/v1/organizations/{organizationId}/creatives/{creativeId}/actions)
 	ExecuteCreativeAction(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, params ExecuteCreativeActionParams) error
+	// ListCreativeComments Read a creative's review comments
+	// (GET /api/v1/organizations/{organizationId}/creatives/{creativeId}/comments)
+	ListCreativeComments(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, params ListCreativeCommentsParams) error
+	// CreateCreativeComment Comment on a version of a creative, or reply to a comment
+	// (POST /api/v1/organizations/{organizationId}/creatives/{creativeId}/comments)
+	CreateCreativeComment(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, params CreateCreativeCommentParams) error
+	// DeleteCreativeComment Delete a comment
+	// (DELETE /api/v1/organizations/{organizationId}/creatives/{creativeId}/comments/{commentId})
+	DeleteCreativeComment(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, commentId CommentId) error
+	// UpdateCreativeComment Edit a comment, or resolve or reopen a thread
+	// (PATCH /api/v1/organizations/{organizationId}/creatives/{creativeId}/comments/{commentId})
+	UpdateCreativeComment(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, commentId CommentId) error
 	// ListCreativeEvents Read a creative's history
 	// (GET /api/v1/organizations/{organizationId}/creatives/{creativeId}/events)
 	ListCreativeEvents(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, params ListCreativeEventsParams) error
@@ -1778,6 +1992,175 @@ func (w *ServerInterfaceWrapper) ExecuteCreativeAction(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ExecuteCreativeAction(ctx, organizationId, creativeId, params)
+	return err
+}
+
+// ListCreativeComments converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCreativeComments(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "creativeId" -------------
+	var creativeId CreativeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "creativeId", ctx.Param("creativeId"), &creativeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter creativeId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCreativeCommentsParams
+	// ------------- Optional query parameter "versionNumber" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "versionNumber", ctx.QueryParams(), &params.VersionNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter versionNumber: %s", err))
+	}
+
+	// ------------- Optional query parameter "resolved" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "resolved", ctx.QueryParams(), &params.Resolved, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resolved: %s", err))
+	}
+
+	// ------------- Optional query parameter "parentId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "parentId", ctx.QueryParams(), &params.ParentId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter parentId: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCreativeComments(ctx, organizationId, creativeId, params)
+	return err
+}
+
+// CreateCreativeComment converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCreativeComment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "creativeId" -------------
+	var creativeId CreativeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "creativeId", ctx.Param("creativeId"), &creativeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter creativeId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCreativeCommentParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCreativeComment(ctx, organizationId, creativeId, params)
+	return err
+}
+
+// DeleteCreativeComment converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteCreativeComment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "creativeId" -------------
+	var creativeId CreativeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "creativeId", ctx.Param("creativeId"), &creativeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter creativeId: %s", err))
+	}
+
+	// ------------- Path parameter "commentId" -------------
+	var commentId CommentId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "commentId", ctx.Param("commentId"), &commentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter commentId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteCreativeComment(ctx, organizationId, creativeId, commentId)
+	return err
+}
+
+// UpdateCreativeComment converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateCreativeComment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "creativeId" -------------
+	var creativeId CreativeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "creativeId", ctx.Param("creativeId"), &creativeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter creativeId: %s", err))
+	}
+
+	// ------------- Path parameter "commentId" -------------
+	var commentId CommentId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "commentId", ctx.Param("commentId"), &commentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter commentId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateCreativeComment(ctx, organizationId, creativeId, commentId)
 	return err
 }
 
@@ -2162,6 +2545,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/actions", wrapper.ExecuteCreativeAction, options.OperationMiddlewares["executeCreativeAction"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/versions", wrapper.AddCreativeVersion, options.OperationMiddlewares["addCreativeVersion"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/events", wrapper.ListCreativeEvents, options.OperationMiddlewares["listCreativeEvents"]...)
+	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/comments", wrapper.ListCreativeComments, options.OperationMiddlewares["listCreativeComments"]...)
+	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/comments", wrapper.CreateCreativeComment, options.OperationMiddlewares["createCreativeComment"]...)
+	router.DELETE(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/comments/:commentId", wrapper.DeleteCreativeComment, options.OperationMiddlewares["deleteCreativeComment"]...)
+	router.PATCH(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/comments/:commentId", wrapper.UpdateCreativeComment, options.OperationMiddlewares["updateCreativeComment"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/members", wrapper.ListOrganizationMembers, options.OperationMiddlewares["listOrganizationMembers"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks", wrapper.ListWebhookEndpoints, options.OperationMiddlewares["listWebhookEndpoints"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks", wrapper.CreateWebhookEndpoint, options.OperationMiddlewares["createWebhookEndpoint"]...)
@@ -2195,6 +2582,8 @@ type CommandForbiddenJSONResponse struct {
 
 	Headers CommandForbiddenResponseHeaders
 }
+
+type CommentConflictJSONResponse Problem
 
 type CreativeConflictJSONResponse Problem
 
@@ -4102,6 +4491,662 @@ func (response ExecuteCreativeAction503JSONResponse) VisitExecuteCreativeActionR
 	return err
 }
 
+type ListCreativeCommentsRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	CreativeId     CreativeId     `json:"creativeId"`
+	Params         ListCreativeCommentsParams
+}
+
+type ListCreativeCommentsResponseObject interface {
+	VisitListCreativeCommentsResponse(w http.ResponseWriter) error
+}
+
+type ListCreativeComments200JSONResponse CommentList
+
+func (response ListCreativeComments200JSONResponse) VisitListCreativeCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCreativeComments401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response ListCreativeComments401JSONResponse) VisitListCreativeCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCreativeComments404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCreativeComments404JSONResponse) VisitListCreativeCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCreativeComments422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response ListCreativeComments422JSONResponse) VisitListCreativeCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCreativeComments431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ListCreativeComments431JSONResponse) VisitListCreativeCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCreativeComments500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListCreativeComments500JSONResponse) VisitListCreativeCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCreativeComments503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCreativeComments503JSONResponse) VisitListCreativeCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreativeCommentRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	CreativeId     CreativeId     `json:"creativeId"`
+	Params         CreateCreativeCommentParams
+	Body           *CreateCreativeCommentJSONRequestBody
+}
+
+type CreateCreativeCommentResponseObject interface {
+	VisitCreateCreativeCommentResponse(w http.ResponseWriter) error
+}
+
+type CreateCreativeComment201ResponseHeaders struct {
+	IdempotentReplayed *string
+	Location           *string
+}
+
+type CreateCreativeComment201JSONResponse struct {
+	Body    Comment
+	Headers CreateCreativeComment201ResponseHeaders
+}
+
+func (response CreateCreativeComment201JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreativeComment400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response CreateCreativeComment400JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreativeComment401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response CreateCreativeComment401JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreativeComment403JSONResponse struct{ CommandForbiddenJSONResponse }
+
+func (response CreateCreativeComment403JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreativeComment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCreativeComment404JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreativeComment409ResponseHeaders struct {
+	IdempotentReplayed *string
+	RetryAfter         *int
+}
+
+type CreateCreativeComment409JSONResponse struct {
+	Body    Problem
+	Headers CreateCreativeComment409ResponseHeaders
+}
+
+func (response CreateCreativeComment409JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreativeComment413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response CreateCreativeComment413JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreativeComment415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCreativeComment415JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreativeComment422JSONResponse struct{ InvalidCommandJSONResponse }
+
+func (response CreateCreativeComment422JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreativeComment431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response CreateCreativeComment431JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreativeComment500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateCreativeComment500JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreativeComment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCreativeComment503JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCreativeCommentRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	CreativeId     CreativeId     `json:"creativeId"`
+	CommentId      CommentId      `json:"commentId"`
+}
+
+type DeleteCreativeCommentResponseObject interface {
+	VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error
+}
+
+type DeleteCreativeComment204Response struct {
+}
+
+func (response DeleteCreativeComment204Response) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteCreativeComment401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response DeleteCreativeComment401JSONResponse) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCreativeComment403JSONResponse struct{ CommandForbiddenJSONResponse }
+
+func (response DeleteCreativeComment403JSONResponse) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCreativeComment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteCreativeComment404JSONResponse) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCreativeComment409JSONResponse struct{ CommentConflictJSONResponse }
+
+func (response DeleteCreativeComment409JSONResponse) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCreativeComment422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response DeleteCreativeComment422JSONResponse) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCreativeComment431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response DeleteCreativeComment431JSONResponse) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCreativeComment500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteCreativeComment500JSONResponse) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCreativeComment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteCreativeComment503JSONResponse) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreativeCommentRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	CreativeId     CreativeId     `json:"creativeId"`
+	CommentId      CommentId      `json:"commentId"`
+	Body           *UpdateCreativeCommentJSONRequestBody
+}
+
+type UpdateCreativeCommentResponseObject interface {
+	VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error
+}
+
+type UpdateCreativeComment200JSONResponse Comment
+
+func (response UpdateCreativeComment200JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreativeComment400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response UpdateCreativeComment400JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreativeComment401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response UpdateCreativeComment401JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreativeComment403JSONResponse struct{ CommandForbiddenJSONResponse }
+
+func (response UpdateCreativeComment403JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreativeComment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateCreativeComment404JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreativeComment409JSONResponse struct{ CommentConflictJSONResponse }
+
+func (response UpdateCreativeComment409JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreativeComment413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response UpdateCreativeComment413JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreativeComment415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateCreativeComment415JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreativeComment422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response UpdateCreativeComment422JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreativeComment431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response UpdateCreativeComment431JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreativeComment500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateCreativeComment500JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreativeComment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateCreativeComment503JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListCreativeEventsRequestObject struct {
 	OrganizationId OrganizationId `json:"organizationId"`
 	CreativeId     CreativeId     `json:"creativeId"`
@@ -5557,6 +6602,18 @@ type StrictServerInterface interface {
 	// ExecuteCreativeAction Execute a creative action (submit, request changes, approve, archive)
 	// (POST /api/v1/organizations/{organizationId}/creatives/{creativeId}/actions)
 	ExecuteCreativeAction(ctx context.Context, request ExecuteCreativeActionRequestObject) (ExecuteCreativeActionResponseObject, error)
+	// ListCreativeComments Read a creative's review comments
+	// (GET /api/v1/organizations/{organizationId}/creatives/{creativeId}/comments)
+	ListCreativeComments(ctx context.Context, request ListCreativeCommentsRequestObject) (ListCreativeCommentsResponseObject, error)
+	// CreateCreativeComment Comment on a version of a creative, or reply to a comment
+	// (POST /api/v1/organizations/{organizationId}/creatives/{creativeId}/comments)
+	CreateCreativeComment(ctx context.Context, request CreateCreativeCommentRequestObject) (CreateCreativeCommentResponseObject, error)
+	// DeleteCreativeComment Delete a comment
+	// (DELETE /api/v1/organizations/{organizationId}/creatives/{creativeId}/comments/{commentId})
+	DeleteCreativeComment(ctx context.Context, request DeleteCreativeCommentRequestObject) (DeleteCreativeCommentResponseObject, error)
+	// UpdateCreativeComment Edit a comment, or resolve or reopen a thread
+	// (PATCH /api/v1/organizations/{organizationId}/creatives/{creativeId}/comments/{commentId})
+	UpdateCreativeComment(ctx context.Context, request UpdateCreativeCommentRequestObject) (UpdateCreativeCommentResponseObject, error)
 	// ListCreativeEvents Read a creative's history
 	// (GET /api/v1/organizations/{organizationId}/creatives/{creativeId}/events)
 	ListCreativeEvents(ctx context.Context, request ListCreativeEventsRequestObject) (ListCreativeEventsResponseObject, error)
@@ -6042,6 +7099,160 @@ func (sh *strictHandler) ExecuteCreativeAction(ctx echo.Context, organizationId 
 	return nil
 }
 
+// ListCreativeComments operation middleware
+func (sh *strictHandler) ListCreativeComments(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, params ListCreativeCommentsParams) error {
+	var request ListCreativeCommentsRequestObject
+
+	request.OrganizationId = organizationId
+	request.CreativeId = creativeId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCreativeComments(ctx.Request().Context(), request.(ListCreativeCommentsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCreativeComments")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCreativeCommentsResponseObject); ok {
+		return validResponse.VisitListCreativeCommentsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCreativeComment operation middleware
+func (sh *strictHandler) CreateCreativeComment(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, params CreateCreativeCommentParams) error {
+	var request CreateCreativeCommentRequestObject
+
+	request.OrganizationId = organizationId
+	request.CreativeId = creativeId
+	request.Params = params
+
+	var body CreateCreativeCommentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCreativeComment(ctx.Request().Context(), request.(CreateCreativeCommentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCreativeComment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCreativeCommentResponseObject); ok {
+		return validResponse.VisitCreateCreativeCommentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteCreativeComment operation middleware
+func (sh *strictHandler) DeleteCreativeComment(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, commentId CommentId) error {
+	var request DeleteCreativeCommentRequestObject
+
+	request.OrganizationId = organizationId
+	request.CreativeId = creativeId
+	request.CommentId = commentId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteCreativeComment(ctx.Request().Context(), request.(DeleteCreativeCommentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteCreativeComment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteCreativeCommentResponseObject); ok {
+		return validResponse.VisitDeleteCreativeCommentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateCreativeComment operation middleware
+func (sh *strictHandler) UpdateCreativeComment(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, commentId CommentId) error {
+	var request UpdateCreativeCommentRequestObject
+
+	request.OrganizationId = organizationId
+	request.CreativeId = creativeId
+	request.CommentId = commentId
+
+	var body UpdateCreativeCommentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateCreativeComment(ctx.Request().Context(), request.(UpdateCreativeCommentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateCreativeComment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateCreativeCommentResponseObject); ok {
+		return validResponse.VisitUpdateCreativeCommentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListCreativeEvents operation middleware
 func (sh *strictHandler) ListCreativeEvents(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, params ListCreativeEventsParams) error {
 	var request ListCreativeEventsRequestObject
@@ -6399,430 +7610,481 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3ZciM5kj8KvwqMM2ZFVgcp7pIoa+tWKZVVms5tJGXXdFfkXwFGgGS0ggArEBTFzkqzufrsu/4/xFyf",
-	"hzhPMk9yDO4AArFQonKpZab6oivF2ACHw+Hrz983QrFcCc54JhuT9w12T5erhMG/T8NQrHn2jK2EjDP1",
-	"i1wvlzTdNiaNUxLhz4RuaJzFfE7iTJIspVzOWNrwGnc0WTP1EI2ilEnZmDSuX9D+bPzXNz8+m1+ejw/v",
-	"eoeDsTyc/tvRJd2ONn/7x9vDhtcIBZ/F6ZJmseCyMemWfrlkP67jlEWNSe/Ya4QpoxmLTrPGpNHv9sft",
-	"Xq/d7173upPeaNLt/r0Bt0SxumepJgMDgn+9jLlIG5NGV92zTlPGQzWxt1fPrhteQ4Y0YY3J+IPXYPer",
-	"OGWy5htD8404Ui+aHc1oNJq2o+Nw2h6Oj2dt2huP2ofdo/HhYf/oeNRlDa/BWbYR6a0ix+VZv5v/8oJO",
-	"WQI/v35FmnCx1fAaKftxzeQDE+h1u93usN87fGwiMqPZWq2DWbIbZ7ngnzRUNL6IGhO+TpIPH7wSD7yI",
-	"ZYkPrheMJFRmZEXnjIiZZQs9bOlyQpyxpWxMfvidJ367PPFOje0+O1unUn3J8km0jPlrnmyr7BHSJGEp",
-	"iSXhIiOUE6ruVbySLRgR6Zzy+J+wkC6vhCJialjw9ZuZSKdxFDF1S8QyGiuiqM/hyyRZ0i1ZUq6YsPzW",
-	"ryTZsOlCiFt5QrZinZJUJEyNJ2V3MduwtNPICTHsDrxGFmeKQI1T+Dpxv56lNGSKGo3hdHbcnw1Gh4fT",
-	"wTCiYzoI2XH/OOqyLhseDsbq5u1KvWaRZavJwUGvf9jpdrqd3uSoe9Q9WKVimrClPKjMURH0THFxfMee",
-	"6dkWhW+or5KY61kUJO5qlYo7Fv2VpVKRFVbJa1C5YmF2qYjSmDSOJz01RLrOFmoh3yPDjmlvdsiGYbtL",
-	"B9P2cNZn7aPoOGyPpoe0z3qzbjiIFHvSJdAnYffkFN/wwWvQOxondJowpJva6oZVb8IF5XOmxIEenfpX",
-	"Gi7iO9Z45zXCJGbIyDCMXnjM+rMBbQ+no6g9ZONZ+4geTtvHYTfqwZXh1BlGuGTkaiGYVKNAfs/s5N83",
-	"qJQsQ8ETrVNgipfSUGUWJ+wVvkdRmKVtSRPWPr7vjTsrPm94jQWL54tMCZd+V+/rfjRgw9mItsfTw7A9",
-	"jI5Y+3jWpe3etB8OoiEbzca04TWW8ZJdIw/ESzpnB/hCuaD90VitwexoHHWPekdHw/AwGo+OaX/GKO2G",
-	"oxGNur0RHUxnw1lv2p92p0f9fhj1RtE47I2m3Vm3S7tH6l3xP9k320yd2MOjfm8w8BrrNNFMJycHB2HE",
-	"OzRcsk7GZHaApDjYMdNNHGWLxqTXPeqqjf45eaNOKveOr7vHk27XlZiH06NQ7aF2b9ZXyz8I20fRkLUV",
-	"Rc019ZH1csrSxqT3wWtEccoKQsprzJli8Wfn5q2DWX96FPZoe6zeNZwd0faxWrke60eDcDgd0fFxw2sk",
-	"lM/XdK6GH7E2PG4+1Di7bHe73V5/0PAaK5YuYymRx+E0s9w2o4lkaq/JeM4vtYBpTLJ0zbyGOnXw3x+U",
-	"EFcXr4wAjvmN3cmpfQ6nk1F5a/+tZdMVLCFRS0hkJtJtLm+ULIvDhtdYr6LHjsI7M/CBK3XO7xivOe1P",
-	"ySKGb3mEsw2TGZnFqcx2nPFh5jDPMTuKDsPxtD2iw1l7yAZR+yjsT9s92p2ZaznzXMYZJZZ6in20+NBE",
-	"CMVyCfICFRAxF0qeh+uMiNlMCUV1CCgJR2YpXbJOY7da0Jt0+5oWs1Qsa9cDz/LpeDYI+6x9HPVoe8hG",
-	"0/ZReBi1x2w0G9LBtB/2FPtnwr5CD/rGHtf5ElXFol2I0QevTLxP23k7SKf/3KktDbt1ZIlSOssMSUbh",
-	"MBqw/kyt4rQ9DI+j9hE7nLXHdDQdhoNIja1IEpeqhlvX02WcuRQYVinQnw7CYTRi7fHsUImFo7BtpcRg",
-	"OgxH0Zg5FIgoAY2kMP8f3jdmMUsiID+y1kWk52d3l9iXV5WA3JuWg96jtDxk42gUDqftAe2rj/YiddpN",
-	"1bk3G7NRNAwH0yItzeOajnqzF/f0r4OV+o+zUo/iErdH6rAfqsNeCft2l+VL/OD09aRvaBQVidD/lRDB",
-	"ilyXCPgQDGo4G7B+1Avb3ekxVWeUkjSHYXs8VWyI1x6kgP60O/feLn3dCPo9LDqja+4y5X5XNn9XNn9X",
-	"Nn9XNp+mbO6SSzKdPadxwqKiVHqpKMDnRKRkkwo+J2dXl89JJm4Z99SPlJM1z9K10rKISON5XOdNCGU6",
-	"u5nh6x1HwhXjEWiMkgGdv5JE3Xmt3m6Uyf9oqy+28bcFo9EDboNLFENkJtI5S7ckXLDwltjvfgEXgjsx",
-	"RcaLiC1XImM83P6FbS/4W8mqUh50d+OoI5s4W5BsEUtyy7ZKm5ZZnCQkXXMew34tEzPOv3Fzy7Y3Mb9Z",
-	"S+bS9bTm5c7I2n+p+VCHXLIs3ZonGJF0yWBIciHSLNkWqX6cU915M06BExzPF6D3jrkD6fkdTeJI80CR",
-	"6lfsjqU0IaCGSs0RBO7f5QCL8XXGhnDJ29/5ng65YgyvnqepSKUimvMnnE76A2Kd3YjZTapOTHNXY6L9",
-	"iR3Xreg1lkxKlFgv1zIjU0amLNswxgk4HLvdLqE8sn/AD81el2RC/0beXj27bnUaSiUrTRAnXhmA9V7W",
-	"fV1w0FDUSzugkFvG6PcdxsAvkJyEX4IjSuukWOEV2xg9a6cD7x9qKo7m9mv04f08qhNO8Oc9X4cPn694",
-	"kJaPV33qPnS+Gs38lzhbe5r1vken9zmPViLmZU8OJ0xfQBYEs8lDsRtnkkgWpqzg2dlh2bhKVRRLxTrR",
-	"JaMyX1LG4Uerl9wxnilFFXjLbISOYXjjqlG/VR0o74zngR1Gx2HPWMvTseLxbtg+nBlDcqSEiZ7FpLFZ",
-	"SBbevJz95d+P06Nv//K3H9PrzT/evnl2dPHizd8vRP8FfUGvNrsp7c6yqPJCYMFRes3g6SoGIXDF0rs4",
-	"ZG+53VnVkziiGZ1SCUGJNU8ZDRdwY/U4kPi2m7XzOudIuAYlBm5R78rUKZXSNE62xHnCnLEJzYpazMjV",
-	"YvTASfFTX0B01s0JKSeNUeWKTrUZWdSOOdFyz6WSUdsak8bfb4+3f+//dcuueptweXz397jXnfazZBr3",
-	"Evbt8yz89j55cX2+ffnPf++9msP5oqSDXMQrPCALoSkj8Y6iQTiedVm7Pzuctofh6Lh9TIeH7f5sFPVm",
-	"g+mY9roliXcagbxLBZBVD1qdVmvJQGqzJa4eXvqz5SUj8D5BoCs6anF2JvgsicOySiKWTB2juNVQDbaH",
-	"U8W7q7nQ+FpC88oSC+bhKUloRvTtZOhBCHCg+C8RNCJxBvqC4kU6pzHfqdvpKRDng1+AESvTUtTTYvQZ",
-	"S+I7lm7rnOKRvkayBc2IXIchY5GyQ7gRpYJHhGZqO+5yluPFwh+NSc8r+BB6o2636zWY0uEak8YbITPi",
-	"7yOI/MZEkS5j9xmJGI2SmDPC7nGYcEzJleCSFb1SMqPpg4cOONbMWPvFsfZ7fTtSfF35I/3u8LFvjP6O",
-	"btbHfWpwqChu6HWHfeeMMW6x0gkzi3ksFztfOXY8BD02jPph+xi0nPCItaejaNzu0tz70kBT9hQpcZo5",
-	"9ENtwHJEY5fZu/dZnTkC3py2hM4ylhJKhiB6PuXAbswFV1LeHtlG1/kZz+zaE7h33RtPhv1J7yNO4BJx",
-	"93B56nwBS/Ydrs/fCRzv4OgPXgN9JKBSW8s8u2SrhG7RuRMxGabxCk/XRqCUw4BsFoyjo4ByucG0EeD5",
-	"TKSK0/FHMSOUE0bTJGZp2cmgXQZBydMQnBA6lYxnRGQLlm5iCWFBGS7YksIpzNdLRXw1EEVSq4OnMZ8D",
-	"I4HWdKo2W3X8VyDkpTJ1NzRW1ulMpIyk6pGYz9WndG4diMr8s8uYx0v15Z79ZMwzNmcpMu/336uznPEs",
-	"DmnGqh8+TTZ0K0lwJsRtrD5Ik+Uf/UZB+gcT0JrAlyXInGWut4uE+GTzu+vrN6BT6Y+pazprZy1Z1Oro",
-	"zCNMtUJlvkq+h8ZRR9YPXmNFU7pkmeYWYzJf1HBJUbmIClTd1y6M1YtWNFvkKlOYf/KhKc5EuqRq16zX",
-	"cdSo4xCzC+rGHeTbJDDZTytlIIq1BMnjESqVShQq9m1KxkFBEjxkQHoY949rBgaiGTh+r8BP9P4F4/Ns",
-	"oU7Yrqf4y/zdqxty0VVYw1/gTNuKNZkzzlKaMbJiKQnFcql0tyYlb99ePFOMMos5a3mkp3isPxqRu1jG",
-	"04T5/PTq7OJCaZgpDdUqewT3IQ9Zh4DJkqXrMFunLGqD+4fg+IgiuM+bgd+g09BvBF6+x39ci4zJlpUP",
-	"xktIJQnoNAyUjimtX5cumc/V5aKMmIpoq0YLu5RIOmPJtuPzAleNpoPoiCqVe9YL28PokLWP6Xja7odD",
-	"Np4d0e4Uwv6wOijz8uUpiaCd6zQ6LK/TSulVqXrn/2n+afKD79/3e23fvz88f/e+5/VHow8/+Y26n/1G",
-	"619rWfNFvMQk3ipnwrEn43/uy3VJjAH7fDIRm9F1orRAxXH0Xks0zX8PybfXjpG1a8e7hhhpbkR6K1c0",
-	"ZK2KBNjTOKuRAKI4jE+TAlrh2DWdsnZRmcae53jNNDb2y58ygw+5so6J4G5yJ9gROud0tUr0QXHwD4lG",
-	"sptAjomNz21e4+R9419TNmtMGv9ykKedH5hHDvLvqCHk4617CK/KgzdovOGoSypFObEymBDh5IzWZKCa",
-	"HNI4kz7Ps0azQhorJegpQGFCOegTkFTaIc8EnJdiNmOpzzO9uZRMcZNkz1B4/nzk9MAzkgfWHnzOicF9",
-	"nnVwolPBBIgZuOG0QMfTFG2XpTifR4Smo6I/Ho2zVCzrAn4nJEW3gqvcqDXyefDt+TU5oKv44K53sGRB",
-	"x+e/AHfAyVKrF7ddxbiOzPqpgxpVGiiuOarAHJ/GWrVJ3Eu6Bf5e0luGajpaIx+Tue16mr6S2pmnY7mY",
-	"Iq6+RqOIUOtByoT+qjGGfoWZ27/vtD12Wr5nvpKYjx9STji7AyYrMpfPy8uu9BSd6L9i6HNqnZDIkb0k",
-	"zkC19LnDYoET6gmIpFuyWdDM3b+K4yLxRTeqHo7rjX3CRtVhxuuUchlnFe94xfmKkbvogcBylr/KDd1z",
-	"+2z+wpByReApI1g+c6Lvgeov0P9psjs8r6Owhe99wUCs8x1F97uqE/zBrVl2mn+e/Vn2MAcTErD7FQsz",
-	"G+kNjM1dko86XOpz8xJl1Jec97FOyLYO9oI3X5lrCdr+Pl9LlpKIhXHEtO/d50GVdmarVlnAfhOd3Pnw",
-	"3FBoQJqGjVplr7/Zp6V9qXWlYiLQE3bIb0/8RoJJfapm4QJlsBaqkNuk/jY+rgfFMmmCZhK8hr+QkVgM",
-	"+ofxG4O8FRvukeDN229eXJzdfHN6dX7z9vJF4BGuzl9IqfB5cPrixevvz5/dvL68+Pbi1VXQKjAVZF6h",
-	"ilOW+LC4YFHrpfwOReK1EC9oOmf7r6cjrUxmZybETQJvKYWcDIG0/CU0ZWTY7fUHZLrNmDwhNCNLITMy",
-	"6B+Oj+AyDUO2ylhUEFmDXjWPKxOCmI9+AYlVndtnYcbKazVLah7UuUNKv1qvlGK1FKk6Uykngz75S/yN",
-	"z5tIKyBgy1PKFNEro7hPgBz6pzog0OUn0qrTteNzyK6TSzxg9fKcWMco2cRJAty/YMmqQ75hW8Ej0iMv",
-	"429guN9dX7/xOfKukhYsmZGUzdaSycLO0A5X9dPpmwsiGQNnWnM46JGY+3yV0JiTjN1nHgkF55hlQsJE",
-	"gG8TWfWCZyzlNDnHwNVHMGqs33CDsS83y1AsWbaAKTOe6TRGwYlYp0TGEeuQf1+LDGeguQzd4VuxJilb",
-	"iTRTWk0hXN91z1f8MDEf/iJna2Fyn4VNi+8MJijYzKGIszEJC4KH7HE3fzxTC79S3Ckz6RnagTjWRAk6",
-	"jTxV7+Os8bjgN71ka1nOWVViCXyOVIIDHTaQNQhtMtpjeZUpvrog72oSKYtfIVGsjlfFaPpLHfJWMkIJ",
-	"ZxsYFd6m/jI3NHblz5USK+2AfobESv0txTdxJbHywcO9lIf54TMxayHLT3GrFmkeocTGMcypDf5l1Ad8",
-	"nqdnnpDAScYMSKL4lDBIIVB3g+sb/OBUe8mVblZLGZDpsaxuA+AHmqSMRlvLFz6vYQzSRI6EwSoRr92S",
-	"rQ751nj8C2yj3qL+jGGvfEljqZpL+3RT6VfHLw9xiZvD6/Mncglp4gMBuqEikWWK71Y0WxC5DhcYG6nk",
-	"9QZWyeRKoGq/l9YS1GrbAbdOiFyIDWE0XBCdjUs4u1caEijy8Hl9lL6kyUykSxb929XrVx91lC7NG27g",
-	"nh0KH1BPm0xoYaoPFs1Q55i0w4LbvowQKw38s3BS8Z1alaufO6ynTo1WqyKm/2ChMgxStmI0c1yUsODN",
-	"4L2vvXV+Y0J8XZDpNzxS/F1bcn7jQzDxufqS4mWptO0olnSeMqb0mc0iDhckFKstAewQ6REpHAPE2js+",
-	"n6+ZlK0OOU2kIFSH4yCHKhOrFYsITVN0LzjanTVjlGzzeRYvmVhnHfI8vkdbFVKUd2qYyJ2vRPZcrJ9y",
-	"6DuMyUV2M4On63mSKftHinUasty4Y/dx6YztDnO2fCUyYl75BTgyH/FnYUb7umBCuEDhYmYM3AcJEIng",
-	"c0iIoMTG7NTFtWSOp5GlxqkgGSNN0H43goRUKfjKTIt5FMss5vN1LCEtlgilzq/TlZDMMI96TCeHZIKs",
-	"+S0XG06U6JN6xbVg/3msULMx4aYUrarxaDQYozFVYIPe4H+6xVlLjaGyMUnToUrrRIkohA3CYyiWYMuB",
-	"sU5mbEMWax6lLNJULG959fgDe74+E/sJGoWsfcGDWkXNNz+PZlGTNK2pvSOZHA6FO5YmgkYsIk0ufO7Y",
-	"wTMlvZVppevdrJSlIYSRiZazZY+Uz1OqNprM4KwxG0Df3TKWG6YoBvBHG1KoAp0XK33e1Mkk8jHbrlVR",
-	"Np0XPqZkOtlbQNC33Ml1Yh93EqxL73DN/TzhSr025utStMpxNL2tvOYLbPryWD8LG5Zeqs+DQmKZ5Rjz",
-	"M4JnRRB5ooDCJG5Z1CG2DBN805kwOWud4pJ///337XJK3EPrXs6g04sv16uVSDMWvWRRTDFX+KM4wL7o",
-	"ZqnedAOrUVddCmJQWWWlFxdPg5HLFvbdBN5N9Lu/CHfUzuMzMUndu2t0WEgLAyulRCK0UWKJd2BknQRn",
-	"uFjtcx6KKObzgDSNnTP/Z7xqKZbK8tvUGk8q1Ed/tSws0pqrGaZMShZ1HIHtwiJ+QxPKQ2CFVSpWLM1i",
-	"HUt/7HAwJHspOMNUlzxV5wfn8TxZEjX4RgWPr+bjBlivLvEoSxmV6xSC6uou0gRcOXVYjI6gSLkFEXaN",
-	"AEcyUcxL2gurr5RMVAHvKw/sm0SEt5JAcH9l8yIpnOJmJF9JMlW3eWhRINokaaodTv77//9/fQ5XyR9I",
-	"r+VZR39QixEYnJAuUe9ICM1nCpzFOB4vNmOtW81Y24k8+HAib6GGwUnAimjG2uqsrCVcBaVwD24qYBPu",
-	"+6U42iMtzIEpzLN9Ea/w3e6bNYLhe5eNimCGlSdr0A33mriRoQ/frreOrkL5UEE5rNs4cWQYM1xAFCF/",
-	"xLKqUlYN+GVzPCQLdu/zKJ6DBc6JmrSOoVCSxPwWDSNkXHa/SkTK0hPC10li2NPnZf70QFZBuFZ7ubXb",
-	"SKTkjmJJSzV/tR8OaS/szsasHw3o8fQoPIxc0KouO54d0cPpOBxFQzaY9Wlv2g2PoyN2iMgialAo0DCT",
-	"sJrx6Aow4B0jh3KmKXFEdZkrDF8WHbv2nl358lq6u87dF48LVlMjUhSuuvLD+cdDjFYS1R/sR2ma0i1u",
-	"kbxuosx2b6iUcBSGOmN8Zpx07B4LVTSzCNTXbf1K5+kLBrMpDKeWQlFkkld0qoLjWqVRBPkCNHnjkEwX",
-	"t5SOKA2QsycZX7HNqXpCDWFJ7y/wmT5mFuu/elXalrIqHvvKeen2yqmMg66li1uSX17G7+NIWTSCIK6P",
-	"lztijye9cVA8X3U5v5P7/UOvffzuh277+N37rtf/MCn9/a914hOpVWFetzivPMqXcZLE2hxDGXUXR0wY",
-	"DnPrZXawlnPS5RhH76uDM/BGFXaP71ki9Qch6hlnue9M6Wzb/b6+51GWgyW5J5OLm1R5xAApvS8sULd9",
-	"TNuzd+/Hw/rVcCCTnGHFPBsPH1U1oArLnUwa131CAyl9IZLWSXe7xA4h3ani0M3I7KoXKkQtQev3lGTZ",
-	"S2eNilO7UOskSTPABfs6aHnIseo3+If6DQ7L765fvhiR6ZpHCZM+bxZMi3/Gq6DVIa/YBiwrhBGeMgRD",
-	"0AepVnRc1sB//2PF8j/m8cz+e8Omq4bXwHEsV0P77w2bLu0fP67j8FYrZKUx1epTZ+owSbdnYHZWCHL1",
-	"mgx643G7R2iyWtB2HzXldEuUnVoUMwCF4fLwafvv797vkCYg8lnxLPtIuf8Uba4sfvHZOlbBAZqT6WOP",
-	"pIIIf/BUd279YPBQ6vTGU+2VtJ5MN5M8r0VMcX8qmcsFh5UqC69HTvMSZkplHFyrrwB9LTacNGmez2cf",
-	"bZ2AWAArEFOinjwMwGl5mHouE39wIVoefuyFvu+awocyKm/rSa6u/AwE1w6aR+aqaXwNN1v1b8+HwPlS",
-	"2gX4Wf2iIhYQUt+h6O6tUiqH/rgdY+uXndovJFZxSZ6rh5U8xWQtW/IkN3EWLhhkgXZyuTMVImEUvPVu",
-	"RfTDNDMTyh/Iz849nnt7+aJCaTy+nCHsJGd8p5GSXKvYQtruCUhZL3Xtqz9SqNlh7cNwehIfHEDT6vbi",
-	"ImPWEAHqGEDoE2LIB9eD0sQDT2kgKVMqyHItM7IQSeRkHG4WccYIRAgVNxRrWB8rYq1V9h+oG7YJ1Lmz",
-	"WdIN1vFoox6aA8wgbQacjcPuMakmb2sb3GRCy5iHRXkS82zQbzgVkf3e8HB4NBgPDx8tjCwcf7g4DzHh",
-	"GdbhVGb+mjOTJcJJoEv/A714euQdchFJIjOlL5nVxcPLQ4mKGb0IZUWaQRLLzK3bfInAOQHkE0idXCCh",
-	"fLTIkhrbzam1f4JEcw5bewQUzz7PxXWu21aI9FzHHJCEp7MMSiozJNZxybLOXkeDeOgDEAareX+YMJri",
-	"sfs02x0pqmcGX3+ISfJmEhVdxRRUkXNMMAKWiSWhCC+wSpmErApwQeghEsF1jD6fkKVUSRiV4ezeN2iS",
-	"vJ4BjsY+8ska5u+8Ouqa+rAFRYKa7xU9avAj1qjsIHNOs4/XCXM4voceeitZeslm9Zh7dRyEQkCWy5XS",
-	"NSdcbEhzHt8xHbvNIGdPRzTyMitlhMlWh7yGygt2T8MM6/DQtN/LHVM9L8qelxwicL8VfqVXQhmUEVDk",
-	"3R7LUwO8/Bn5KaEZkxa4SjORk4OE0KnrVSJotBc3lVT0n0G33tMR8pEquEFSrIUTYGm7UDaLN6NjabFe",
-	"Ui6LBmkB7Ti3S88u2+jqGnv1tmkJuXGfZX/jPFKBbXz4FZfuvR9cbMencrrd+rW8h3CTLD9x3fOC8m1+",
-	"EsP2hz/24kEEn/yy2/LnsowKKEb7hrnudqmHF1AlKpkk0y1kToLSh6m2qCORJuVQ9ejpXGj9LvUnLoGW",
-	"z60TYjA0pjS8BVdvucKv03iS9qclBGw474kqU516dGWiJYYeLjFrTqPiRrPnm7MDrNDXTFYRz15FAXhI",
-	"TQFLrl6V1asRc0Ld4khthTyivdSoJaYtxJ4nte39UB7bc2X0GO3awwxpYxfAaE5ytwPyFSbdKxo8+ezV",
-	"uv6HnfsxP4t32XJgEOFFQNMqMjFpbhaG8yXZsNRJbW254ojDZqGSgPKxl4L8EYFwt2FGLbJSseTUOadx",
-	"Cl5O+0B/PuiQU0iNV4cNSakukqQcgMX4ejkhr1eMn765IINOl2RCJIUsZ59vFgweork6rJ4D6IJMwo/o",
-	"QS5TxIX2AZzgnywa/08VbLefzL75ydbR/usnRPDz5iFPO+ueIqCtH+ZBkbvTIrdl/2SVimgdolX0VHFp",
-	"pCPs7wIHOURwJaDZKfked1n1UWn1OQLGRfH3m48XV/mhCvpndqOXe1cg9hKQZkAr8eag5eVC1udN/W9z",
-	"l7psk1NdaQZWYUp5MaJTaZdjWwflnZQ+myPvc/KHtuL/xzDIm6IaXwqgq7VjiWRVmA5Eg3HEiGMGA+6u",
-	"MYPdYoPcDvY0/EGklD6bc5yuE6bo5POgrAgF9ZYzMFUlC2+nK7KOr7HsoYqAgzEZ2+MT4ZNzQIVav3kZ",
-	"rb7y/dKm0UX8uecsAF3X+f4jH0Qc/L0+I9ZZ6UsPzfvB75Y9pDnF9YgqlHiIBa+N2bL7kPpKYrlUbsTi",
-	"KKcJ5bdqZSDNOxWJA3RYNHPrgP4fRmt0g7T/x/fvu92279/3nvv+/eHzd187v/W7+FvdbbvjusacckMX",
-	"puUARKkbXmORLZPRg7JtJ6ufcu0iYZH10IGymXsbjZVJpiykawkBglgiEFfKoFA1xB1qtax8q5FmULQz",
-	"1DlSMjQCMMgYKdnedULtk9KUbI5SWSY/2Rv4EQryvvmb1mnz0danm1Bn7cAHkqOK2ZY1wrDcdjqYENNQ",
-	"3gaalLi1ubodn5vM3pjPoaLWpkmKmZXNQSm9MPDQaMSESy58Dt0PUOcPbG5g4IE5Ixnj5iCElM+TUjpx",
-	"4HMsbtTgGTuSjTvk1EmnVkfZjMaJhLJanbApEc4lTy5tUjXz25axY9RRhqM2GEtktc4kwviYjFPwNahx",
-	"VAlKmsru0UUXAZbqOBNuAUF15qXJyS9+zniSp5jyjhEL/YSB/aqS26yEKWA3I4ASEUsUqPBUOxwn6wys",
-	"Qjuf480SG1cQaFW1yiyfIBaYSKHmULIsSxhp4jiB4CmbrbmyX6FKShNOZoCebMmDkYJswbZ6iiTOinpj",
-	"Xaf0nCGdNFabc1ofjDq/25U5wjE895UkQRwFpgNZolQcmaWMLgHoh6wSGjJzdbWeJpD/S0QasbQFYMIY",
-	"DIAnIPkB4UPyE6nXHfZLuUDgcO15vaN6l+v5Z4u0Gk/OJ0Va7VQGnyPq6jWe24L7qrIe1mZeBUZWBhOD",
-	"6dQhOZAW1rkg1gtUTIPDx4HawlHbe+SCrhhp6hXxiBLlHrHCv+U+CiFF2E6ZKfcGdSpJxAahBNZMqgfc",
-	"Fl8gMFGcE7HOZBxpCSPWPIK7MyFuoNdaQA4I/JUILWg1LLOAbUu35os49AT0FvUGXX57g2gE6kF0yBUA",
-	"+5xURMBhKm6yNE/udmnp/KmX26s0ECs1NLPT0f9Wk1E2njvG+mCxCVZXGRyhFaC82NAAZ9isx1cIQIX4",
-	"ofuug6OWylTdibjgIEQ0KyWQHgkAflkbu8FURNvclrMlZmSzEEkp76+2pVs1M9Z0WasGiUHtbaeMRqCI",
-	"GQQIJW0XYmORICw5Oo19w9ewt/Jv12kS3zGaZItckShuTrlDwTDo+OI2UOc5JX3oUSc32PjIsJu4rUf8",
-	"d8eqP1E3Njc4Vi1wOntDhofEOOVJRovdAGx3MscWGIwqGZq0/c937/ve4EOzrf/UovroQ6texce0jCqt",
-	"sBHRIw5AgZEZ06JoL921nEQl4WyEz9VRDcf3OTwjeqa/eY/IS9uBqkqRcjeqB2N3NmbnPWG1S2MufPCh",
-	"ZYSM3cdy0yoqDoohJfyW6gVKj1kqmUTWPM5khwR+w/aR9BvaTSFDZTyPldbQ63Y73bypZE1sx5Fz9QkV",
-	"OILihz0Un+akmxEs4SrrTfp/ZQu+qkv9oXZr2q6WjuWtZlF7EMGk66dgDvIZ+LKWyjRQSiHAJwTuGeQI",
-	"u/G7x/PNCkeE04ITh1LHBZblqlt5T+O0vmSk1hpVt9YOwtQKPZEbySxOGLomirFdg59lvBiZwDRqmYlU",
-	"C4KPq7Ip5Uti8QKW94HvQ4ui5cPphIMxcOFjWq1bkVPlIXVVO7c866WjoNwUuX5HH+9CI4vRk1xYB77v",
-	"+zu2yGOVQgX6xVgQosiHpHwkDXMfqrklQo96fmytSqFQqErsq+9O2/3RWEkVJrNceUwY+CeU5p6GVCpt",
-	"8L5TNc32LzXauc7qLo/0AEJF8fOIfBt/UyYXFicZco0G46PD7nGv/yjNdNZ12YXPbNpUwrCWNb1jkQd4",
-	"JAS6TBU57WPayRfk8PCoQDrzvqrD9OBP//Lnd39o/nDwp395V+NO/br1p3/9iJKrL8ybFSX6sWoszZG4",
-	"PjsEZ00Luv0ShcoPfvAqyrnuwlrHlTKec3XS4j3Wa3GVUR7RNCL67ZIk8TSlacwkyegt83mckWaAbV0D",
-	"x0Ml2XhottUt27Y65GohNhylqmLEic9vGVtB5q1Bm0lZyOI78C0W9xy+P9e3/3Dw7g9/3FV6WbYXcNZV",
-	"cr+rnj+VljD1PXkLtDrBOekYamkVAm3kSPD5qBUup3PV2Hfmmi2SadZ4zluPu85/rhPfa9y356Ktf3SV",
-	"3nKmXc1k9SUz1w55y5X57WZ9UBKYiQYm7LAlCdPpHSRbpGI9x7UJYLMEuCa6ix1zQxi4XdA7Y54XArDx",
-	"bGjD3i4JsgFIziZ4OdmPa6oesQOfbonBzj2A0BMNs1/t4jjxDYMUU+v3TFORkubl8zNyPBwdEn0vwZA3",
-	"NA5TJ0c9RkxNwUG9z07JnSUNFzFnuTfjNgZMeqIRcSakDLnogWerCHfk5a6+MGWRukATqX52oeC9uh4Y",
-	"HnFg9DwSLFm2ENGN+k178OC5iivU+aQD0++hp25J+fZGrBi/0f5tCS8pY8fG/GYtmXqoCtnmkV14PZ7j",
-	"ezSApmo09cC07ohMd1v9igLgs0dqscw8EpgpFH/3ublwE9IVDeNse8PuFxSA8AtfRc+3DLDAV7FCscB3",
-	"AoA4GaHc5wYxUN0FO0ttafT4BGVEjXKr/7qKzJ2FFiUfGrtfJZSjQ9TWLYba4tL6OKGRIk+nsctJiQix",
-	"1a+dV7FiPZMLSQR3wGbhpnXKJGkO+31SWeZWjp/f63bRTgEhByVcGoQEALZx5tBdRZKF2BC1FHtnODr+",
-	"9wLcA3SSK/t25AMpgdDLEm/oFFTZ42NHtxp2a+vus/psgFMCfmSiEb6tllEUHCd5LomT7GmXVAfAdVF2",
-	"NUHPIHvVTUqvxlcS8eFJHJGm6QUR81As1TJ/PzjTMOcrmjKMxCWSKcO2dYJtEyHIzsl0PdfY6HKXqTHY",
-	"URWe1adzvVf61806TT7kwGL+utsdhGrC8C8MQLy9fKEMTgTOqZCwWJNbB3pQLozVsGg6NdrCwWi3st6N",
-	"OXXrVODLUilAaWqQqRmQ//7//V+1O3S+JgCOTZdx1sILlfTNgDQtTqK+2AK3vclSCEhT/7N1Uvt86YM+",
-	"N188IZRvsZ/AdJ2RwGTL6EfyP00HlhOM5raKgRaYF0RR9CfyDEinw3Cev53nu9VHTS5F/dbBokDT7CmG",
-	"PFvXw9ghAaT+BBPcMjCzjm0nA4kB+M+8DZRUD0ESAsTP4kybWUghmfd+Ujc6b6ERZpiU4rrq88Wsdpvh",
-	"UEkhyid8haiGu60bFrVjDsFPiPnEqSmQXMQr7fJRe+Ds6vK5bquiBYvGS6zRamQ6g4YydW2IsfZAKUjF",
-	"1jOCa1m05pLOdJcvc+Q4n6oJCNnRPtEhD47sGqf8vkGFXREFd0SeQ426bX0Vz/nFR1ZQs2XtIf6SYul6",
-	"POciNSIMnDZ64bDfbcKUPJXkVCntfweG07zt6x4QNlEMa6KVXiJtpPwrSeD7GiNzHsuMpSzyeTM4jeif",
-	"z1EdAc8IAL4HNKJ/Zu6vHgnu/t//RzHun//7P//L9JVSOmVsf9TSoODDGxZ8eIOKD2/d7YKXZN3t9p7D",
-	"fw6f45/Hu7LNVlTKjUiLpof9sfD9Xrc/fLxrscsVuEzOR+r44G0hHXFffqjzokHbnEzoZIQTG91O2Cwj",
-	"Ym1SSrCXcyx18QFU+Eq3WkCDT/ziSCQ/N/7I5/jip6J7/YxgJU5JepU2utWoOovIaV7YJ1LdAbOuCelm",
-	"IdwWcXhG2TpnTHqVHwdr8jG4Kr8pNJUdYuEjIVE+g3SoSoACskoVSkVmYiVJxJL4jqUxkydEUZWkTK6X",
-	"2BFrCSqFljdBFEt43yWjUpce/gqwVqrrIOsyFewBbHnKyPqPToHd361lPrUz2ug4F3+xiKem6zPkh219",
-	"0SSCfcx0VxDjY+6Qi8xkGKLaEWg3dFv9ZtKRZlpt1D6cp5dYat/PLveEvk6kIDOaerq0PhOQbrG346BE",
-	"h1N8aS08wdPTq9muTM1rA4PzVSkbE3Iw8ZKun7T5mbWhtqoPgrlVU0/ZkegVQizY06w2GgewI3IdhoxB",
-	"gCEHkYXMXspDliQWO2OziBNGVoxHyiJzR+8S7VEpvzfG8H2mV2/n6G2OjuGdWJJozTw91ECPNdBdB6iZ",
-	"oL69Dtby4+a0H+JwiTdNVWWtzLkzADf5+jv+jCJxitn4zpp7+abbQ2aYvVIrOkw/B/Ba6VNnCxnlcSZJ",
-	"lm49UwictygV6yRSxoySB62PlRfV4fRsfhaKCH2jgwmeskwdiY/Vi3oPZmk8N9n4MqOpjdAbTtPpjYxb",
-	"RGiMs2Hlob6IQQzrMB2ZThetzqOQn8zkHpfZfqtIrDvcQBPYJrWJ0xps2SM079KRX82bfBRKt6FvMF2y",
-	"vYq2UyZXgkt2tZ/LtRBU1aN25AnyizOZ/aBdYUGeIrnLWU2as9w3lSBJS/M067HHLvocaYzlw/w3n89Y",
-	"L/mqzlUjsCdmn0mSKvWLn5DAnlO6NqXCVqR/f3/i88D2XeZC/eQ2s9GCATbpsNcl3wrOTkhgTzp8tc9t",
-	"+F2dg0Zzzutw8GecTBkfVk8Baob1gJVQxu7SXsN+qtaHWJN7UbbA7LRrTMKvnM74qHM8Wep+hFZUtCzq",
-	"ZZbpJBSHLId8LABBitlsQoK54CzwCuvrc7vAw14XKwX1Aa9NJCcMZQpH84/Emc/FbNYhLwWgV6gxYvgv",
-	"FCg9HwJ/8PmD6A/kYfAHn6tfTbdE6GeL0UUlc63l9xg4hKJJrTNtp4X4vR4VZxuje9KU5RyLbRr3MQGf",
-	"Iq4KmmdZXu2p9X0EmI82OvcwnipgnjkJK1xc1KnyYT0g3cyu/YwngJNL9T/jBHgAA+K0JLtqfV7UZkiF",
-	"lBsRMSHY7h6SE4zllTP7im6hXX3wXt3ggWokM7pcQT0V/WAwSX0eqL+tFWyHowg5Z1lewq62s9q9eZos",
-	"nBoWWKCKGAASKnDgk4IaDIr4jnVyMAr7UxmVwl7I4SnsTxjxKv1YF8azF514Xv7bQ4G9qudntzms0dQL",
-	"gl4vmtTgSEJX8H20pMmTAw4fagXhNdY8/nHN9GXF2vlk3l6+2JWumnvYQIauhCIgNCenUymSdcZIAGml",
-	"AQSzNUNAyNGkASltY5bSOYAsQfEv4qNyQVZpfEcz5pFEiBXU7orU50nMb9uJCGliVPpy6olJZIWUSCc1",
-	"1iwhXcV1qbD7pGTblNf6zEbJwnUaZ9srtSSPhiEBlcleD0oRTZ21IOM5b8cc4uHfnl+TA7qKD+56B0tA",
-	"crE5tLWByyWN3E7whYZzwFZqFOjCMu6zScMNiOaTpKv4L7qBEL7mDN6yI6Bb+BKRLCPTrZ1J87ssW73m",
-	"ydYjV4pezCNXdMmu4oz98QW993z+hmaLPx60OuS1EmqrhMa8rRaVROyOJWIFvKL75DaDs9ev/3JxfnN1",
-	"fvb28vyP4HUOWpD6GmPCfkQCPSIlAGXGaNQh36RiA115LRAdKGJLyZI7Jk3BtsOoE+I3Yh4m64j5DS2h",
-	"gIA4y5yANzffCZm19SerJMQ27TNhOunREE5E/bTDpCRjdKmPZifdO7+hozOQDnQmWqPSVQ7MTSipVWqa",
-	"hS02wlsjAG1EejtLxAYcGMWMA583bVta7BVhXlKM2kMPTPAxmAL4js99/i//Qs4EVxJJyXWft7XK7RaF",
-	"qpGBrak7WwaaxYMOuQDiz2K1Tnol4yhQssbnhLx9e/FMnuRHFgqhy+dnZDAYHOf1wFIde2+vzzrq+y+x",
-	"jkoSzu7Q7ZUImk2KhUC6N7iuFsrLnNwSKDWCAEp9ApKxJMkTuUxLad3XCrVLeJUkTadiyxRsqTcVarbc",
-	"kq1WJ6daEsvMpiwH7xVDKoHtNybkh06n884jvqNqqJ9x6D+BOvMh6BCl+8DA89uCHILRKESZgPyPslIE",
-	"eb4BWTLKNbACcZQjgq/D+YoV/XHNJiQSCP+yjpNIF+0iSNESpvVKGOKizcEzqpbqDzD75qu3L1povsiY",
-	"zxPWTmLOSKYG1IRDAtYAAmPqwFzSOJGtWowZQjOiBGJTvzoT8JHecw/+e/gcXoQ/Hj9vTXQDIuutiyUZ",
-	"9vu5KEWLETgS5nHKiXbBmNzJTao0Da7ICtvvqpDY3Az6gUeCfqer/tNj/aB1ooaAIty8SkMO4hAWFNvV",
-	"h2sl/VhEUgTtw2Io5pSpqxfpAReL2mGokPsCysWPa9yJpoxavcnEM3jIJvDxFWhc8IVm8Ccoqv5jz193",
-	"u/0x/tEPcBU2otqJVr9Otsx4dDYbgEWAcNB5QVKDp+NUZyKdQwKI6Q6LYuHN66v8+KPrbHGgT5SgQ67z",
-	"ztaSqT3HiTllfF46jvBT2TpVn3UPYN1cdbfQ97k9ZtX5aohfc/I21WA98uat+r/T67PvPPLs/MX59XkL",
-	"zhvE2tLELqUgaSajGeY5dcjb/L0aBoViaozPRRrPYw47zjgym8PuoJhY3SJrnjAptcEAT8SSABrHfJ1C",
-	"orjPsxRyg83CFBAqlP7l81NuQKhQD5cORhFp6goLF2YOCwLVbVpLh85CNYB1bj4a9KwM2D0L1/nb0FII",
-	"WoBHaRMAbBtsi8GJLU8tZGdqEM6l5hAcPuS2abgzfau2izRCqkbvL2DzSXdGRjD63CA2uTOA1oMdovMW",
-	"MNfAgoey1OgWJewvSFUE34eGppjF90DjbLsCl3nKSCaEcVrhnH0+XauDLyticOWQItAKMYJUPmt2CDid",
-	"9Fw9EnMfEEqdtoAdcg7YrGZ18XxzsOU2wJ8LtjUoc1xsJnVocKRZQBmUraqxR5osgppiPWgl1g2tWh5y",
-	"vBqfUiPFTGPP5d23CU2kIIzPRBoCkgfwrxVFGTF9s31u8Fyhi3aZYT1Sx5seYPLUMaNn3lBs+xQglt7O",
-	"giOA8YA2EzukZYd8yzhLaQbJT+SWbcmKpYgLE0OPXtKkoPuQWPp8FnOtmIHXEg/tr7+WdMm+/hqetqeW",
-	"/RUAMNAlCAvqcw24ZKKG0IISQp24o0b397iDNMnTtYHYR2qavHfFSCFgm8OX8eh21cSJOoLMuYIHnAnJ",
-	"WfE/Z5kB5RFKOmG0xNOwHYq4hAQvBBa1aO0F6jSVZqr+oQsCcgJn7Uu2SugWqxnWLDgpDAP9pXnMLJZE",
-	"ZnGSqGlCKdmGqg0DZYqZJrV6nUTXCtEnzwmJZ85bMnrLJEkEt938sTu/DnNpNy4MQM1YvQdgfXaUoeg5",
-	"ub3hYRY2j94uNSVRPIMSqczStIm5lEBCkWpYZeN1aGmNoQgxBBUO9VUrsMkAcxJIBau0hsIwqobhOTRi",
-	"0cSMUvPKVxICD5pm6iIQFzC0YAQ0kRCkDp0m92YeGwibaj/9nGUTJNuAVEuHYBB7zwIaa8NMoNiMQjRk",
-	"W2q1f4uWwz/W0VydmrOUyQVMb2QnJCf2WRNXVxerG0adETB7M2c88yO2YqhUIDAn/KjPt8kO3Cc0RWrq",
-	"nVDW7ih5QlhJK+KX6phUL4KSfk7UzRb/S+ONaW38ITbVU9IHs+EoF2xaEwAo0hx2ex6paCwermrXI8Pe",
-	"QP3fyCP1FTcTPIRcBciu1oZuYXPCaazW+tTwqgmqCmUbgvxgAIc6c46Vr3INCb2rGlbL54CrRZpaCav0",
-	"C/f07rKgc4AZ1eqQv7AtGke3bJX5vD8kC7FOJWlqoSpZBgH64OLZ+cs3r6/PX5397eb6+oVSPJCXSpvi",
-	"linlFi1nxGTQxIXZVrBFgRnWdal8AQgrZTndsm1OUh8VT7AG4WjBxGskdzOIWMIeKKkddodoJKLAI4jM",
-	"RU6t5pK3odEAElCryCKrzikCm8xx5yU6ooVKVLlrgCtWY0kykUQ7do3RFEzttM9NomnFCWIzy7EM3wpO",
-	"vWe105YUqilMbKm5QxNoefpoNMC6ppjb57aaW65YGM90+abryAtTloGjnYOppo5f/C5u3kgpUDTSdolN",
-	"SMGDGlM0UMMthp5jJiHVHciC5XI+R20TszXAK2KqTZs1taXmAJKZ0gF9XqkfDUIRKVWL6uqriwi8Dbrg",
-	"qlBtBROBdig+r6nB8/TsCoV7ihBAkJiTwKn6C0iTZj43pXknNVV45UI9xap5FSv4Y4fdXstQF+RPW1uq",
-	"2BASxNmgBbvDRmUdyZc7E+yEWKQ2xLDbIyFNwY0efP/9923nw2xC0NOqrJZk+UffdRD6jWCCdszpmwvi",
-	"Ft3KXW5fREeGi99dX7/x3VJdpfjr1X8JdbbS58F356fP0B9mpgTxICWwgm/PrwNI3rcf0wY/IOvAVcVz",
-	"XPhcaR4dErx+c33x+tWVhhkDL6CRF/3uUOs4p8oACsDbhd4CSZZmPE1Kzl5fXpFVymZJPF9k2iIm2n41",
-	"Bq5VIuFuLfC181fx+Ck3zSXw1QgPqcZjEfdALIPnojvaVXnsDrhDdEq0UrNsSCShMQcXkFIMgjMBGnz7",
-	"nIcCs++0JY8IqzH4HbItEHzYG5nleJ6C40QNG4mlrC5wrDEtBmJOZildKiXB+lQZGD3Bf7TV46z9GpzC",
-	"ckKenb/6W4BSNDiIRCgDsKF8bod3peMY7TciicPtBN/dpjxkErBDv1IW41dWhr6IMaJ/apkcNE1TR6xz",
-	"vMZD8pf4G9Ic9gZ1NdWI9udz7RbRWeLm4UEfHs7EHMP3zeGgV/sWMFTUqQOH6hygUKkp7hjl6rcg1lwy",
-	"XKsokieioegB6MaFSOz+9XTmuJBMklvGVm0KoKN5BpkkcZSgOTLumvNPYu0CUge1OsrVEs5ZplR2mtEp",
-	"le5rwCkB5x3gsip9CWBpCzqKfSOmtJHmoGvHP1WyH9qOguIGnOPzkdK26orJaywM68NPhZRtvbXQEdVU",
-	"G6ullnzDpuroNqgDptZW3+0Y6rBFK/qOz4PTFy9ef3/+7Ob15cW3F6+ugha6gymgRyAzW/jfKcZtHg3Q",
-	"TKxgUaJ1q74ShkzK9hk6h9uwaduvYZSgDKuzA/7SQr7+gTP3g2BMeko9FpI5Rqnn8zrrM/CK5PVIcK1O",
-	"wfYFXHrGVikzZi0O4Qo6BerNamWe9DnIIJSxHrpG4b+n12ffaU0P/Y1BVTbbXX4NeAUl/2Nh6MYzgXaE",
-	"Uy7dIa9hFyLBwBRT6iMIW/0dz+e6ajNOXd+ofMxdOcFkIPuA1hTtCWmWDMoBIU/JMofdFqAZIQNqdlP7",
-	"UOvXb95+8+Li7Oab06vzm7eXLwIoNnZOEA5J0jSDQw4wDr4TMkM9weyIvxpfldVW1WSjfAV9fr1AmxrB",
-	"SggG5qbad2X8hii9DSgopAvHmVKdmkHMZ8LkNwQekWxJ1TltHo35HFGaff6D2iE4jkTM3zVBqB/YH1pw",
-	"lEp02hl04JhjFEC/DY1hTAa0ATi7+wCvZa52HkqxhClRpTYpjaIcrVatuVhhJVDuzddyXDGwiTVII4/0",
-	"VU8rmAA/gXyDXh+ma38RptdEDBlfLyWZskRsOuRCKeBgvRLw7UJkyOfaePDIEvwwTuo1aooFBFkTRnfu",
-	"xvH5XN9tZiVSu+CwWJA0g+4OxdC50UKLqd6K/bhRBzvkSuRnkuJj8CJAqSwrUobEWa6R3HKxQaePhuTA",
-	"fDrsmlq+UVlrfkMKpbioAbFEMr9BmpBuB8XP4PbB6ksBLTvUtPHoQV8XnqXSEFytt2KCiZJiTi8p9D+U",
-	"3KOkCX5ZxU4Vp3DLy2+/1qApzhtsBkvg3IftvDqIluyRoAAop19wKRATpYCnr36AoG/HQDTmv2D4Fh8u",
-	"unE72gmq7s3xNjrafAnKuTZ6utVpvMH8qg6kX7XysVUv4ihqk4Gh2UiUf9XUJpXK1lrWO+rCAHc0QMsJ",
-	"kQKWUO0gY8ShPSZJ03KUzsJUr6mDeWlpT0ooUl3OmpfHr1iYN7BepWIZgzdRhwqMFoBx9yiOQJkH70jR",
-	"m4/OAO3QjzwldlvGRbdQm3FKw1udi2xlHFnS9Fbqov5pyugtbH40PyDBQe0BvePQyQb+bh2KPDUoEbqJ",
-	"DrUVGupV+V7NPcHocFnSf4jUQmFqrTN3hqpb1Kkd35Omlqr9oOVgQEMXD9Yh3xgzkWbKqgDPSJwkZA5V",
-	"rOZYYdEE5skiwP2xv4EaomGw4LhHmgufQ7MQbfUgNajzNgdnHJOuIGshP8MghUIdRfft/KE2zXTEDtDW",
-	"QEEh6hb8J3irMqJOiIz0jrokolup+0iY2JWWcLpcpmY0+qz3uasTTcifESbF6LfoiOsdH3Y1aIrGxDoc",
-	"jloF/WlC8EHIhoE5ufcfjY6HLThHlDYvLbOsuTkrzXx8jo0P8okjTedK7uaYZjWsQVKWxSnMyByuE70T",
-	"NqVDVzMtXHO8B/g9TDtK4pBxyZysoTepWKUxyyj0y3k8Yci8IS8sto1qbFswxSw6pcf4Mk/fXDj94CaN",
-	"Xqfb6aqXiBXjdBU3Jo1Bp9vRLWoXkABXF7GHDGAha3L4r1x3pnZdTDCmX3VmFFLJalPICsF+AxpRgzBi",
-	"AUbcfDy1gYzfs4oT4qq0SityBgzhdcxVJTTzOXqq9Nw7RWvKZMXZmo6ydqzBJ+zmuIgUmQCwI2+59o2I",
-	"tiafzPSVLnnnoFTY5EjaqmGN3vJnmyXpQkRMGhFbirb5u91DoOUFW9LHklGLiCIfionROr/U1BEBm/S7",
-	"3f0noAEz5UOwBubWA4M982H/wdsnKgl1V+izVcsI6ZtXLGujg84WAxtDpT7nUltHagj5s3ulUTaDYmZh",
-	"gL0NbGqjxVN0g7Ro09emSBbRZIvv/uOPg7tep9M5IbiRTmw6zYlO2jwp7LiGS9pyXqyi4hCXt47qlg0O",
-	"XhoswX+7ev2qAU/1nsbVCGXYqIEbzBGudAo2wMboXEbD4WrjQp+OTl5QOhl2e7mUvMA3k+KbLSBZYzid",
-	"Hfdng9Hh4XQwjOiYDkJ23D+OuqzLhoeDcZ4OqsTz5OCg1z9UQrTTmxx1j7o5IljdFPZmYIMeWcPAtVCM",
-	"6DR8mCQQLzT1Ro6XlG4xLtXqkFN5m/ewAXgHFt6SqYCGJ0XeL7u5d81IP3Lw/fffF27XTDV4nKnOZDp7",
-	"jhVm6pHeHo9osXUtxAuaYg/hYW/0+HNvc0jIlyyKqcnCH/b7jz+sOcuKTPXY8UdxfwVRssD7QmCSqi73",
-	"Lp8/HXKtNLQ5jcEBedy1/sTCnugf53vCvtL53hfYEdVpfZb9UMXfnJCsnkhSJz/H0u4Vn2vnkzry0UYw",
-	"VQnkexqj5ZM3IDCqa8x9XnAFWlUv3YL3AFPIjPvdOMFHekA+tyNasVQPpkmlXc0loG8phR5VoH4XbsQR",
-	"+lwPEZu9zeJ7FpHeqL2M+TpjZBPzSGzQCDLR5SxPbMFkITgBMPZIIBEUE0golBUWsDA0zWhWpRnN8qA5",
-	"ROBzrGkI7RgZ5OVB5f6xUcLBMY9DZeBeh5Q1B+wAVFe3MlX63JVqIJ10vseKpjRJWJKrYdo7z+5DprQ4",
-	"nGQHkgjW4BeerRNL7pRZDRUm+ZX+ujLsFjFYXcrQ97nOjddp+AV+gXA1vWUc3ZnBf7Sfi3RD04hF6l8B",
-	"OGxmNLUtywpOdRDZqbhHxUOZj6nGsKz6P68v315dnz+7eXP5+j8uzq8MvJkjnR3OfEwww614J8rkQe9x",
-	"WfcdPuwK2NE+CsKFRsW14KejfU6AKwx2vM1jHYVincbkh3deQ+OVahXPZh0jz6Lz0gKxZXQuoVZ+nS0a",
-	"79S7qkaOWGe7rZxLdidutYqom3Nabc/BJcJ8GdAcyZWGNYeCuk0cMifRoldOkejUGgyv11mjonUPa2ww",
-	"1HHFOjtxhgBbRo0L0Vn21GPP8pmU1Vm1z7bovPRI8JLet0/n7I/dRxTTXCO1T3wG5bS3z+FeQLVufKT+",
-	"8VvcHoUqNtgsxRqwH959qO4gAdy2e6sgrNOc1W6P3GCHTCfTsU3LW49gnA/97K7JbiucipvK5vTpDjUr",
-	"OmemSFZglKe6Zb5l2UvW+G2aqXvBqlqnhx7iV9LBV+00PmVj/Ha43DLttyyrqWt7hIUP9IG+k5VhIdbL",
-	"HCFM90s1XdlNVbT2tHXIG4TIMC439Adhg3MIbUe6+arpn1rLtzqW8Y0e3KfwMFy2JCt3DGv0+iPb5Cvv",
-	"14VtumxTrvH+PF0a+Q7WNiWGv/Oorr2c2pU23Gp+2cGwB4a/dnLuK7bBaGkqsw45tT7gcmtkbSjQTaFj",
-	"MeJHU6dpcJVRX8QyK0bdJHgfTZB4Z1Od/JYDyDyCbjqP3KjhF9RB9YkCnRaGbAAtHpTtp9VHnrwlig9X",
-	"tsVrzvBYgzZ3uFQmD/vT9slHOi9+g9tL0bZ+f5UpWrvRvB3a/pktlxMcK5LL71OLpkQmEZxcX75+RZrX",
-	"l2f9bksfEz4vJ5kXqnGgvouizQ+dj9azWXyv3qkriXsQylB/HB8fH+OX9AFkYS90o8cJwvEYL15Nz3LU",
-	"GhjmZi3hPWbTf/21bmf+9dfauodHfA4913HkQW0T82un2Tjmcjjt4mM+D3xu3dv2c7FuQQ8DEiTvzw6O",
-	"ibwDfqndPCn8rOMt4LiAUPB1gSq6LDyw4ONAPLfNpmf6COduHp+HOve7UFQexXexjKcJBNWhCLzlkSnL",
-	"NkzPLC/J9LlGwIPJ6cYcpJln9JFeF9MVi5XiFRl7VlOi9mQh6+SDAYLBu0+IOyFFahQJp1vo51Ak6ib+",
-	"pHBU75OOhSceCR99HOzSkMoCBjBLMSRZst5r8hQf8/nkj9gnPngNk/1YrwS/vXxh0rc425THVzT5H1BX",
-	"DrqzoxmNRtN2dBxO28Px8axNe+NR+7B7ND487B8dj7rsy0ajfhY3Qff4iewXF/boBX8r2aM8eFHzzAdo",
-	"AP+S8u3rFePPHC0xPyevsUU9b5tVLHuAG14DG83XBCUKVWhuZOJvYm2zfxb0jpFRsQjNajPkDYUqxoRh",
-	"S388SLSmWgjc1QUp3Hd+6UhFca4fPnzegEWxnm+Sh95yKqIPxZwfeED5XMzqKVs4YEatDvT5Q7wPnwd0",
-	"Q+Ms5vMbcwDXHeUYk3YO7hO9PBGmdZozWi2cNPAg2vR9oddzqjTZGFI0C0u7u0fbxEm31DGEWFYrrH1e",
-	"Lu3tkMsddZ5YcVeI0eSp/D5/xWJIgC4XwEIOSfm7k0o9qc/th3QQxayFEtTF2UcWbyHLBXvFZf/ZxPin",
-	"+P5/7cHVM6yP/MXskyfIc9O279x07SuKYEykq1H5gfNN03YdUaoRx7u7A7oiuf4rM5HqxvKoDZvPuKFj",
-	"yPfDbGkhJDOQJXpkrpQedQe5lNbnDTHDIu6wvoCkfoAMKHlRuLomY2EZXolK/W8RW2U36QsdG12iPyt7",
-	"/uxdCNBgWkOnj1FRkuIXvhz9inPB6EHF1n7cAV5vnn/qgXntwOvqqC4KVFeeEi42nbxrZrGd5qTqjXXQ",
-	"c/Si2JKzJq8yReuELOKo+MUZo9k6ZZ2He3Xqbli1mxA/W9rsJwX4gWKSgUk/EClZxeGtOpIL29LntZVh",
-	"qFrYErVYMRZoeuqq+R7seF0RaU/SylH4+ULNnxaiQvPQOXedPqVP9KAevNf/uog+7PSmvubJNlfQNguR",
-	"J4hWbDUMTNGIxNkJ5pojMBDkprtlHuw+lhlpDrvD1kNhgJ1m/6Nm41eSxFHRNtvT/gJkxBXNFjkuoqVS",
-	"o2x8u5v8ERTkz+6//ZUZ6p/mqsVo/sPPvRLZc7Hm/9t8u99q4+Lp+x2BHHbu7FMC5b/YR5k0g4zdZ/hM",
-	"G38LPPLDFRwN7SvGM4JwYu+aFqY2WyYduWJhZ7Og2WbeEen8YLlOsnhF5+wAT5W2VC/UuPXqiVYL7LhC",
-	"EFFsHMgWDW2uQ7xlWAoTj/R5AejCwntQHSgmYqbNwDgzNbecbXASV2KdhqzpV6nlNzzyHu6v1MuSDy2s",
-	"K4Z8LYQkA5WGY01aECg7LZqQXnfYh9x5ntkDuJNblj5XB9KEvPdBRviNid+ouavh+Q2LEAo39bv9cbvX",
-	"a/e7173upDeadLt/h9vU+/zG5H2n0/nwQQ+kXej9VNvGyDYt0g2NmthoWGkAMExiAB0Re4GzkElJ0zgB",
-	"xEt1hsHCmM5TuJotqPML4IPw+bza0ABxZ9KidwtEzU9izibQqZuQwK0wC0hzJ8B3SyN8kwLAt3pFyiQs",
-	"sMk4A1ABje4NsyzVzKHxTwtFcFecruRCZFqHsGzoYIPrGbcN2gk8vwdI+IkBKVX2hcFRLWKRQ8xgK9aE",
-	"M0QGWrZ05EQpJ8h7CFKgns1R0dGGMQBOKdNF+YoN29EajxfQxhVzGIBWi+id10nqik78WY1DOzxuUdvE",
-	"YIOWHAUIXFCpJqTf7XYBQk8PQA+pb3vl6FpZqGbLgQ8BJ7UZTMiC0TSbMqjYQjXSgTeoJgZeXV+en768",
-	"+e789PL6m/PT66AFuZE6rfCWsZVaeXAdYSmZySdVGguEhJQyQ91uOgae48d1jAIYpv3115dMrtX+7Hz9",
-	"NXnNcxJD1V7gSJdAz84i8eN+zHwuKdS4Bi+ozNrwRPviWaA7iyNN1fmo4djwLUgEWHifIzHjzCOArx3p",
-	"JBmN+q+4VHAmPQIcx+e2tDfmJmrTwZppxcilYUD3p0AN+By7VQUtd2BS1x8mWy3hpCNGzLiA0izq6BPD",
-	"YkflEMy63N3nKcsQY5k0g/O/nr+6vrq5PL8+f3V98fpV4JFDqMJrTSxLa1g6OpXQQV+9AAQJhgRx20sL",
-	"lo1L5vCqGv3XX+uq1MJi2YWUunKUJbMW7EOE0jDYD4t1JkkkNtzL61bsOebmKGENni4+yDeCaeVozQ11",
-	"KLlHWXXdWp4TRNS5t5imkAlBZCI2SkUXyOfrFeKjVb4I78ASV5mJ1YqZwkqn/AbzHBluMp0M6qE3b9vS",
-	"lav5izPszWKTOQ34HTaxLJAX00DbgKFvd0WevYWrIw0K0kmO84eoVnmOacqgQj4ONdxfjAeIlRd6yRHX",
-	"Re3RUzRclGhbiCQivS7KAfPJFQB6wNoqrqEQgG0aifLy9D9u3pxf3ry9Or8MThBmSReSDPvHDkSdfp0u",
-	"MFUnmXkbvj3Hg+l1u137dfdDpfePuoMdVi3gy1uWVhMw2CIZnapjcJUwnm1PiFwAvdA1raO1dCpJDO16",
-	"kQ5q9LWFevD2l1vcwvuYYCDftGYHAg+PKQ0yFhXkm9kFRmJ0akUngtvjXkQ2Bf3XbNSdnQAKEq2xr9mj",
-	"5Z1Sv2uT4dTJWxXbnlNUXZxDE3eD9txAPaaFldbwa1oUwL6kZJWyu1isJabD6E3aqQjoTcw16tdUZAsQ",
-	"rqbrE1AD4LFzYjii/CNI8bjVWjEbCnHzhqMQqK35i+rHfiOO4M59fAHwpPaCwUPXL2h/Nv7rmx+fzS/P",
-	"x4d3vcPBWB5O/+3okm5Hm7/94+0hPKLxF/CRy7N+1/31BZ2yRF/Ks2XgjlK6Co7XSTWApyDZYNjv4adM",
-	"ugFcenv17Bp+hZQDvzEZf/AAdA3CVg+9tLv3y9z8E78xOSz/ZlJV/Makd6yeBicvvLG8cjlm8wWuyZAN",
-	"on7Ym3bp8fHR0eHheDwaDYeDQb/f63W7sxljURSG0yndcR0nYdo71TBEt2sZwob9am4b6NuUJeVzRxUF",
-	"IZnvn1LpQcVOPkGYGmN5aSMFNFwApSsbOhptrVPjOqr3DMNmm+B5TrcSxTnm2AKuvoGciaSF8Il8Tqfi",
-	"jumao9LY6oaljoZfIAfvUwsI9flajtJDdN5oAHg8mZO4GKE4QZw0IGQ1PF9bQ5h/8ksG5s1XPm9A3mgv",
-	"Excq3QbjRYIZsXkWgr4f2go4VLMaFAFwVESDr9elPNLrtjo+P7NkznFp6fQr2UJMpEfiAf9L67/yehVr",
-	"LVYzPw2Ma1UytRzfofYRFlyHBWvk4L3750X0wcJy7JeBDakZASZwKM0VBE+csSWCss7WSUKM3+MZ7FUn",
-	"1+BpvdfI8zjJADhPLKfoUXJgbWMJaGIssprkikrJjGk9g2dRkwIPVuoiRU3QZwZJEzRjJ8XLTN+Qi10J",
-	"fhm4V3oa1tcgAltFWt3SDP5UfNMfo5TOMmxUUrpS6fgWYI+d4Ee9cUEmmW40Eser1DMP/TkAJEQlI81A",
-	"QvefWQxAm4T4jav1cslSckUThK/f+o1Wh3xDw1sE+qUkS+N5Spck5hG7h7oke/LMAGKGKBkKWJbEdl6S",
-	"JzAADYCWMpa3toFgHhg8gPWjqY6oHggraHopXETBxPalmW7RWSc1CHEmPJwo2t5IU7XQrx22fYl2eWAS",
-	"i+KUxJFESKg3StlG5xVkg2nO0i2FTnKwTTAAZprFTMcObFjEqWPQg/YOqQAa4a/OvHrhtOl4evHA68KW",
-	"bFQNFoja2Y1qmVcj5ABf7rIXXKbb22BwYdXqDKjqeNy9UhiXnBgYbBABOdadsrOUStUhzeLm1B0LoNUG",
-	"7s68vwsA4WRoKUEmtNr0iOzQKnbf+6EBO6/hNaqdFd+p+1YJKBkY93uMcqxIu736IBaJ6PZAHD3UAxF6",
-	"Z29BGZmJdPk4N2zA8bynsOiQVzV9qWQxtipReiipsoOrfiyQw2lh2Ot29+tg2Hv+UAfDx6ZspQdOVJ2R",
-	"xSmMaW92yIZhu0sH0/Zw1mfto+g4bI+mh7TPerNuOIh2zM3IrMZTwsGPjdgRcO7eLQ/7mB1Fh+F42h7R",
-	"4aytbKj2Udiftnu0OzPXHtzo7CMG/usrbTJ026uo6cy9+YmJ+fljDxYy2XX8PSz+pUue8i1T7X/gKLq5",
-	"1rpPvVMAZ0HghP1cAWJMJAAMzFtW9QyuOhcWPg8bb7GIbAFsUJd326YP0Enc0/nNzDSHqOkAD8iLwdll",
-	"OzDVOk0uyJyuLALJQjtz0Ueeo7iBRx1gAm3rrELIjpp2UFGANkOHvF0h6Af2t1FKvJkO6kl17aYwGhBg",
-	"K7HAwFN+vxDYVRcbmEFKkO7lXtMI+sQKOYkwiOaPOct2NMvpkAAjIheRQXum8lb9Aae9EnU+tyiYGPxT",
-	"d9iM00IWQRMylYb9ProDqMbcbZ34PIhijRt6ERlXSRyp12zFOoUMBoCWxAQnDdECNIDefLV9s5qSMeI3",
-	"6lp+NVqlfjxqFomwbTSR3HnHKaVr5qYOhr9M6ATQNUwEE/tKFHs9GPUQQokTsqO3DdDFhLNMlpVc0BVr",
-	"qduH3o4l0g/m6+T53KzSA6VfhsM+h3L8c5aJyRULs0t1XR3Pk95YaZR66o1Joxces/5sQNvD6ShqD9l4",
-	"1j6ih9P2cdiNenBlqA7sOVOPPztveI2E8vmazjETrQ0/GefTVa53odXmntc0i8PGE8vODNG/aMEZZxu7",
-	"uI+d1a+ce59+VKNDYZcHNRfuv7IaM9uyvba4rOieOYoG4XjWZe3+7HDaHoaj4/YxHR62+7NR1JsNpmPa",
-	"6+Yum4PBrD89Cnu0PY6GrD2cHdH28fQwbPdYPxqEw+mIjo9/k1VoKDifG6nzcerTL1e89nkQEn8tRUaf",
-	"zyn7e2HOrwshyaafh/nxXKdif4Q7+eC9+WcxH72SHf4zagZndkSf00rVx9K+dqo9xb7M8ed0wXqav/13",
-	"0/bLZnw/ssXAURYuasxY3efDNnw3Sco8Igmjd/oSRNskoQlE36DZ+5Klc9aG1/p8ySiHrEad4Uxq+uZN",
-	"AIaTJerFswww/qDIRgPQK00fe+9rYEBo16zsKt1hC/r7u6aBtd+8kslVjAe0dMtzjV2vYT4h08t82rGl",
-	"a5stbomkG9MUAnP1sCV14LauyaRpPRmdZqWu1OZCoJNZDDSJbVCNjtZA+5OxMRxmBRiAfqQdjlRZ2yKJ",
-	"NIr+BgEGq823Sj0mmxi+gpu1szsu4jMK7LOMaXqFXGYqsY3KhHChPulzZ+5cGHfAlemjibB1YIXmPQHJ",
-	"gqbLhEmZG/ylpt5V499zWhe7ATouMp/TNFzEdywiTfMv3T+2plFsy43V6UgR8ATFlpiKzSCAg4nfeTUS",
-	"WM7D7gBztqsmq22jBD2PFHGx04JBU3G6oosUWynv9mtA2ZT2DNTSBqJWru+hwOsnRG+iNUevsO4tRPk2",
-	"H8USm8aaHgi6d2yb1O2tCdnXI1IZmOMUwddDC5iJ2YhqUR3vl5IF2gHm6a4Xav5UwsbasBTCpNpZgoNW",
-	"PJWViIE9aH6F7ouiUPLMSL1d/Y7V7z6vY+Q6P8jbQh/cX0Lb+dgWDUVx25gMPDfasHfUAqncmCjuf8Dp",
-	"QZrYhDtcZ639HR5F6n7Rhg+/Tr1PG3EgkHSuOgTWTWst8CibY0YfWC2t9P2Ptv8f+ZLp66V39W8OnP9/",
-	"g5l6HsWZY6TmGSNQfWZk0ReyXQ/wDJEPwGivOaqQ5rjWDcl4ST8r9wBCfTNPauqQ19D/ziq/wlRr6yGY",
-	"lKeYlxQPn1dNPDhgfzKD+QkroH5SWu1PoMH8pK62221S8//qkg3+/EQgfGZbTOaZFOQnEvMbPeufcKSg",
-	"AXmuengCZW8S82tAhzUKBX7HNM+1inXxrXVfLehrWlMraWU4kBOHhiYEbx+NZ7BqkPCoFEpUMmmyoVvZ",
-	"MqMOdDVboEdLV6tU3LHyKPXPMDhZndOJNj7MbbnpIkgljKg/hOqy+pBSDafrjFhd+qfCPy2d83nv0Mgp",
-	"LqX6go5kVY0pqDfKw6BQLhhL9H0DEuSUYT97tHPqdSM8bqRYMqujGyOpMCaDqPRpiiBqfGosO1S+3fob",
-	"2Vd9O79n4TrXMHCX/cxa3M8c+wq1fCsxc8Nr6D2hVZBEYH/AcJ0RMZsZ8XQ86Y2xYzdGPspa5JMVIaT5",
-	"/yLdTsvulOq9rU+MQkTp84e3frGY0JPAM9SlXD+s4ALqrHfToD5da2FCzb4twyGVxYZbbADJXKUzhz90",
-	"7GBPYpT1uimPs2Q5MKADlnRqO97a73+ByoPKLNVihznm46MM78BDfpYglyvL0dVUanGou9nF0tbRqtMt",
-	"FXyODemNoztP0MX2sbaNNvQ3PCFOZbEpP9U4Et+eX5McOUIJ/+oZMik61FORYOMG7I9Z4q68kMKec01I",
-	"d0UqunyCPKJzyWNIPMn1wdaJKdQXVi/EL3wp2L0Pv7E4q2da7F3bw7sMjJbZ0hXbnt125choxmpEQVUj",
-	"cIWB2dZ605u31ytcoG7tBAM1XfwKH/qCTfyc76iV1hqRNX0LlLvSuttuta2GcmUdq9ztsKCL5nbAECFJ",
-	"Bh1yibs0RldmZnD8dlJQaxPE+eAXoF9lWp8JQrWikk5q9PFaT7PPDRNbTX1i1W3bW9+2TbjMhV+eSo8B",
-	"JCfWErEwjpj1NtdpxhNHCJV3QHl/AWi7m9gPWBTGqjTIKxWrsGWGq2W7az6jHIRG4HX27q8Il7VQELEn",
-	"OiuEsbApOBwhIJ8KcSLbQKh+ULEk/1hHcxbpE6gmOASZhr+jtv6eHLKH1w0tXtfxpjd+Ezexl0MFGvbU",
-	"h6Nn/BOtL+WUewQNDRFjtSPc4JPZDAnuVDROQIOP4ggDz00T9NHdIRH1wa1oIpnAX73iDstdJnHm81Uq",
-	"onXIIk+38zZOJEjiLfoJmyCNYoscwW0YEWFhNoutjRNvWOq0hdCQL4jNmAewdS00DNLnOmdAHwodcsq3",
-	"OahaNbipLBeN+vhYpdsuMJFf2AfyCxasAEWeVLWSP/F054H77IP1K04aw+9pPl8ozedS7RnqJgNoin8p",
-	"CajFzQNxiVNsyGO07CWNgBt6SoL1uyZu38SYvs4vSrDnzVasU5+r8SsWAkGZ187GKQHQSPL28oVSSeJ/",
-	"MkR4vPrutN0fjUkUz5nMJORY+HzKQrFksuLnPrEjMwXlul0t6Xmk75HBf//nf5EVS90AyXUe3nxCeg/N",
-	"U2FuaBTlIrKY4qMjJijldU8B8yfqe+WYCTjqsbjIs5lBTkU3+SnPnpq45TToH0dEhkJcAZ7Rr5xoICJD",
-	"JhNGUb/hEXJSE1G4ZWyFASbzHDbipdIJUsAnbfxCDd4EFNT3UzZby4cSdTCAsF92ECZlIa/RlOX5IUmS",
-	"I4RBGtWMxknM5zqNCookUWVzUqqgXp00A2TeH/rvOnJB+6Nx0JpAAss6TcBkAgY9IYG+qn4aD4kyVFIo",
-	"ml+we8WmcQY3xf9k32wzJgOAyZSkR6ZbPOlH5Nv4GwDBjJdUncDNAP5x8HXQQgCSYBNH2UJnVC5YPF9k",
-	"irXjiAl1N/xD3a1e7T7g2bvx0WiNx+xLGeiolX4HPIRwloV7KCffXb98MSLTNY8SpojiHFP/jFdBCzEg",
-	"weDOABqgdrBqdiZbp7ScqA2Rplk0YZJ+XEt+psQ9Zk1FLuSI+rjerHHWUvwPVSymwlsTVE31BMYG8w0s",
-	"m8OfOp1V3ztlUlmokP5FlNBjaeuEBItsmYxg7fBZ3f4L0/rKRNHk2vFiSJGiZErD2/UKr7Z+3rovm231",
-	"M5d92dXT5wJakOiTdHKq6ryj+VvNwzvYSXFTy9sVNHxaQO60Urb4PzsaB4SFWalT+hVWfWOpflvShLWP",
-	"73vj9l2/s+JzsO7V5m5Mesd9KMlfsmv0daH4wptQOjYmjePZ0TjqHvWOjobhYTQeHdP+jFHaDUcjGnV7",
-	"IzqYzoaz3rQ/7U6P+v0w6o2icdgbTbuzbpd2j9S7jBBtTIbH3aPDQ6+xThPtXJOTg4Mw4h0aLlknYzI7",
-	"wPkc7J4ASKrGpNc96n54VxM/HO6PgF7hlC9aEPfriiHaWl91/ivd56SKgAweNYA8LKlov3j93O+1c//r",
-	"aucejemUAwkx19rwk0M5p3Z3aFjPKcM9siOaYxXm31BE58EF+Gvp/t9+WGNn3MLJYw8pz1eaiw1qLnlg",
-	"xOUpsGS0adT6VYUYfvfg/+7Bf8SDj8gfJS8C2BOfrd5TY6TvdMRfV8FP9CPG3ohTSKeQHpluAeGj4KKG",
-	"QhjjjyYXiAGC1lIcyRJkjDaqYCs1NfgcFHiYzJ1Au+MtLh0awk7Vh4GE81zHECTYmlRO7XQP/qRG/Ufz",
-	"qIb4Uz+B1wPLwwCdy7Z2sBmoVBY9hTaxyBQ1TdcZ6GQ4ztYuR3wNKN4XAp8zawakLYK9qbVTQsyAvJEi",
-	"xptkdyylSacIzubkbAO59sVkEwn7CCQ29VQBgW34VAS2X1XIwZn4D++RJhOXomuJsjt+QnGOJvBlnFFy",
-	"aV4FgOGc3Wd62FC6s7eKgBy5T3xCc9fvsYkvja5ltvHe2Fr7HwQbNl0Icfukk0A/QxiPViLmmSyGZnWP",
-	"nHjOAUdesjBlmVEcVzTNtBRC2GylWC3EhoOP0jNJyMbPJpQEB7SD7/Gj5/qbgYNshQUAtVBWCGZs6KcR",
-	"rOp9YW5h6rA73CW8S+P4OeKov0BkdFOc5V6x0e9rntnfMql/+kH5U+HDzhe30k8Vr6mj9XfZtafsekx2",
-	"OBLMyqLd4ICXbB5LwP6l4G/SLTyguYms+161cx3mp2FTrbwwC3ulKetEBp7G8TY4g1cZ5RFNI6J5VPrc",
-	"dBvTiHWBHno7hgJk85ftjAHarPlVvRx6twa6nZgWdiFN01jPQktPEqD0DHzeDDYLycKb//7P/wpaE0xM",
-	"I9h51ivJ0WRrowr61dBqKeYYi0vBbJROUlt9s9WWp/Okp1ufB3NWFn0B0Y2kFBUxvpH3x4Is2rwjWkYS",
-	"RiWGDSfONx26EcEBwiHd6shLs9wuLc5aHlyLdWwR4j1iNsNUmik0NkKA60hNMPcGaQ5J8+anmjD9+/uT",
-	"Eqp9LH2+EFysUxahzTDsdcm30P0xlorVpenpAGQgzUD/Hl0yKgUPFLUEh+UFEGxNt2dIjpjJQDfCg/Ap",
-	"zTK2XCEBMQ5q4Q04oVMpknXGSADu+ACY3uRghnlzRMipn6V0vmQ8w1Ej9KJA0wsa28R3NGMeSYRYKcKp",
-	"5UtifttOREgTn5sO1E1T8a8G0+qQU7IQGsURyoV0TBFC4dQs8tbnpiOQZ0oobUtr6LIjkjtMUlByd5KD",
-	"kDiXfC7XiiLcPgoxNkowDGZIhfPjwsW/0JDxzVMSsTuWiBW0ssOOCB4Jnp3/9ebl62fn6pxPEkV7ICga",
-	"kpoylgJMdlqfV7v4LKFI03Lu0VCk5Uzs7ofqF4YloeunjUuaG79scBL56EF4h90AlCWZ8xvDocwPFVdD",
-	"75iEjoaX/1aLd16MxMHZ48TizLN0FT8VYrJE1i+NNFlexf+Pvevpbdx2ol+F2MsmgO04ifPLr9mT0QK7",
-	"hwVatAF60QKipVEsWCYNkd7ELfa7F5whKVqiHTtxGwfwbf+YFClyNI9vhm92EJxsN9kdSUYbR4Ns3lBa",
-	"UTYSr3H2xbWvW6q8Qz4KiUpvv4cKszkEdnEDt/lP2eWkf82viv5o8j/o/z8fZv3b4pJfTa6zUX4D7zHK",
-	"5vF7yCmfFCpPCpWnEMZBQxjjPGe8c9iLn/X2J6su/rZ/shqVOVSgIXZanMvvbbjuMydyj8eDmIaFmKyS",
-	"D+pTIuxfla/DZbc8K0pRqmmPCVvwpNa2juaA/WJGg5V+dSJsLWhfn3U0YPvBykRs0V2PwCZ8+hvApj/d",
-	"isTop1Hcnfk1KRUzJ6bBO/n+nzR/Nho+mdzOtt/bTDqvGay0kTVCX8/bUCKiZ7Mdbehzh+t4awN6JX+7",
-	"L3f7ct52E9Rub4cTVXt0Sre7WuzhBG8HLAWBzNldIgpeKUht3fLGN9+xhRU9lQLsVQQuMqiIELJuW8CT",
-	"9t7a80N4RuqwkcFTmTnhpsyLe2FddPrqSEHZ0D3GKyUDmT5bDNyRgTm6+Q4HyB4kKOQnmZZUYeYT69Tq",
-	"J4ayxANoImRR4PyE1OFox5TjidQg2j2o5tI2lqRx88ZK/ghoSpFVSzzPYtuA3G41pdfjRzRIxDNSt6GG",
-	"bUM0eb1CJc0gdtSppTkVkhg5JGqXFdUQ2hD1a5OTByfpjo0FI4HMt/dGLyXAyNBccshzfNi3PYVDX0Nj",
-	"vXuX2lhfS0L0WOVBDwO+TyqfR1aMgq6KdRH/R7xp2nN3NjHgKmsv33NwJuCiAQ0bs1l+FeAjVmwBtas/",
-	"HtwqdcNfT2rpUbCObjRSlNJ63TtfyhhpAMh7bCofWSWRAWBayhllJVLmObMewgYkvZORtRf7FYCqWNQK",
-	"zPKyM+5ud7rQWC8RnOlyDnJpAI//bxuFI0WWcTPZUrHUIqmUcEfAbtQw56VgZ6nBBGP617FOmaIwKogG",
-	"MFjpzXyJN8JcvbksA8jRC6bWH2JpvKunJ3xlpaDwLGuis6g1OrocJuIzauPLmqUe2Fk5yzV+3gGsc2RY",
-	"AuYGR9FQN+S8Z7DQFBZGkaHyYVmb1vjGmg/myvI4iTi7pZjxZMVyKPiy0uf/NlPzNRYa/m9d+zHnHtl3",
-	"ston92itzd4Ot9V6a+5R8605nWSPK+mIi9ADbSN51WYvNAVe6elfG/3I2J6CroZDc/jBjz1VNWeLWmag",
-	"FOUeKPbl/v43zID3qSdaLjOKk+Rc8wlXeE2uw0B9wSF8eG3Gsbvv9EHOdg8S07N9JfEo/HTzxPISg5dv",
-	"mXX00YIWYM7PrrLM2hODtVMrpWFuVw5p+t0Wzjs2tw7ucNujLNCb4fWA3fMZ5RCVQmnjn7C+jixYLTV3",
-	"guHml7E1/B14XgpQ6niX0c8dhRt4NjV2NXjdF+AgOHTbTnAcTMYF2ZmjGFR0W7QBbhzRYq4Q+dz11/RV",
-	"ZryK5BWxs3Rudke9FOm5Wf8mXaNzBxAdox1Zp//yO5hNYqXm7ZYx230CCkGMrLMpKF1zLanqu837t1Ps",
-	"3v74w+YPllQQlzCiyPFeSyD1UIadGecU6ernLaWdw8tAdO/uUdazopKPQb9NYnq3c5cpDnm/FChn+FEx",
-	"npGezIRXaHDmITkspCo9lRSO2/4s0vtYPJt+6vXjpahW515MIXAbssDIQzuRlE4L82Ac3oXEp2k6ZErX",
-	"wOcOTHZmTn0HfVq9tB/ffvwTAAD//w==",
+	"7P3ZciPJlT8Iv4obus0SKAVArFxAk0lMJrOKrdyaZKokVeSf4YhwAFEMuKPCAwShrDT7rj6buf0/w9hc",
+	"z0PMk/STjPk57h4eC0iQmVmq6i5dlJKIzZfjZz+/87ERisVScMYz2Rh/bLA7ulgmDP59EoZixbMXbClk",
+	"nKlf5GqxoOmmMW6ckAh/JnRN4yzmMxJnkmQp5XLK0obXuKXJiqmHaBSlTMrGuHH1ivan+39999OL2cXZ",
+	"/sFt72CwLw8m/3F4QTej9d9/fH/Q8Bqh4NM4XdAsFlw2xt3SLxfsp1Wcsqgx7h15jTBlNGPRSdYYN/rd",
+	"/n6712v3u1e97rg3Gne7/2jALVGs7lmoycCA4F+vYy7SxrjRVfes0pTxUE3s/eWLq4bXkCFNWGO8/8lr",
+	"sLtlnDJZ842h+UYcqRdND6c0Gk3a0VE4aQ/3j6Zt2tsftQ+6h/sHB/3Do1GXNbwGZ9lapDdqOS5O+938",
+	"l1d0whL4+e0b0oSLrYbXSNlPKybvmUCv2+12h/3ewUMTkRnNVmofzJZdO9sF/6ShWuPzqDHmqyT59Mkr",
+	"0cCrWJbo4GrOSEJlRpZ0xoiYWrLQw5YuJcQZW8jG+IffaeK3SxMf1NjustNVKtWXLJ1Ei5i/5cmmSh4h",
+	"TRKWklgSLjJCOaHqXkUr2ZwRkc4oj/8JG+nSSigipoYFX7+einQSRxFTt0Qso7FaFPU5fJkkC7ohC8oV",
+	"EZbf+kySNZvMhbiRx2QjVilJRcLUeFJ2G7M1SzuNfCGG3YHXyOJMLVDjBL5O3K9nKQ2ZWo3GcDI96k8H",
+	"o4ODyWAY0X06CNlR/yjqsi4bHgz21c2bpXrNPMuW4729Xv+g0+10O73xYfewu7dMxSRhC7lXmaNa0FNF",
+	"xfEte6FnW2S+ob5KYq5nUeC4y2Uqbln0V5ZKtaywS16DyiULswu1KI1x42jcU0Okq2yuNvIjEuw+7U0P",
+	"2DBsd+lg0h5O+6x9GB2F7dHkgPZZb9oNB5EiT7qA9UnYHTnBN3zyGvSWxgmdJAzXTR11Q6rX4ZzyGVPs",
+	"QI9O/SsN5/Eta3zwGmESMyRkGEYvPGL96YC2h5NR1B6y/Wn7kB5M2kdhN+rBleHEGUa4YORyLphUo0B6",
+	"z+zkPzaolCxDxhOtUiCK19KsyjRO2Bt8j1phlrYlTVj76K6331nyWcNrzFk8m2eKufS7+lz3owEbTke0",
+	"vT85CNvD6JC1j6Zd2u5N+uEgGrLRdJ82vMYiXrArpIF4QWdsD18o57Q/2ld7MD3cj7qHvcPDYXgQ7Y+O",
+	"aH/KKO2GoxGNur0RHUymw2lv0p90J4f9fhj1RtF+2BtNutNul3YP1bvif7Lnm0xJ7OFhvzcYeI1Vmmii",
+	"k+O9vTDiHRouWCdjMtvDpdjbMtN1HGXzxrjXPeyqg/4laaOOK/eOrrpH427X5ZgHk8NQnaF2b9pX2z8I",
+	"24fRkLXVippr6iOrxYSljXHvk9eI4pQVmJTXmDFF4i/OzFsH0/7kMOzR9r5613B6SNtHaud6rB8NwuFk",
+	"RPePGl4joXy2ojM1/Ii14XHzocbpRbvb7fb6g4bXEEvGT8ViwXh2igy47zWWLF3EUiLhg4izJDiliWTq",
+	"AMp4xi8012mMs3TFvIYSRfjvT4qzq4uXhivH/Noe79Q+h3PMqLyx/9YM6xL2lah9JTIT6SZnQorBxWHD",
+	"a6yW0UPy8dYMfOCyorNbxmtUgBMyj+FbHuFszWRGpnEqsy2CP8wcijpih9FBuD9pj+hw2h6yQdQ+DPuT",
+	"do92p+ZaTlEXcUaJXT1FU5qn6EUIcUeMViJmQjH5cJURMZ0qTqkkg2J7ZJrSBes0tusKvXG3r9dimopF",
+	"7X6ggJ/sTwdhn7WPoh5tD9lo0j4MD6L2PhtNh3Qw6Yc9dSYyYV+hB31tZXi+RVVeaTdi9MkrL97nHcct",
+	"S6f/3KpCDbt1yxKldJqZJRmFw2jA+lO1i5P2MDyK2ofsYNrep6PJMBxEamzFJXFX1VDrarKIM3cFhtUV",
+	"6E8G4TAasfb+9EDxisOwbVnHYDIMR9E+c1YgogTUlML8f/jYmMYsiWD5kbTOIz0/e7rErrSquObOazno",
+	"PbiWB2w/GoXDSXtA++qjvUiJwIkShtN9NoqG4WBSXEvzuF5HfdiLZ/rXQUr9h0mpR3GL2yOlAQyVBqAk",
+	"QLvL8i2+d/p60tc0ioqL0P+VLIJlue4i4EMwqOF0wPpRL2x3J0dUCS7FaQ7C9v5EkSFeu3cF9Kfdufe2",
+	"KfGG0e9g5hkFdJt997sG+rsG+rsG+rsG+gU00G3MSqbTlzROWFRkVa/VCvAZESlZp4LPyOnlxUuSiRvG",
+	"PfUj5WTFs3SlVC8i0ngW1/kdQplOr6f4esflcMl4BGqkZLDOzyRRd16ptxsN829t9cU2/jZnNLrHwXCB",
+	"vIlMRTpj6YaEcxbeEPvdr+BscCemlvE8YoulyBgPN39hm3P+XrIq6weF3rj0yDrO5iSbx5LcsI1SsWUW",
+	"JwlJV5zHcIjLixnn37i+YZvrmF+vJHPX9aTm5c7I2n+p+VCHXLAs3ZgnGJF0wWBIci7SLNkUV/0oX3Xn",
+	"zTgFTnA8X2G9t8wdlp7f0iSONA0UV/2S3bKUJgR0U6kpgsD921xlMb7OGBbu8va3vqdDLhnDq2dpKlKp",
+	"Fs35E0SW/oBYZddiep0qMWruaoy157HjOiC9xoJJiWzs9UpmZMLIhGVrxjgB12S32yWUR/YP+KHZ65JM",
+	"6N/I+8sXV61OQ+lppQnixCsDsH7Ouq8LDmqLemkHtHRLGP2+Qxj4BZIv4degiNI+KVJ4w9ZG+drq6vtR",
+	"TcVR536N3r5fRp/CCf6yQndYK3S79wpdlK5lmatF8X1C1+jw/wqB29P0+D36zM94tBQxL/t8OGH6AtIl",
+	"GFge8uI4k0SyMGUFH9AWG8hVv6JYKnqKLhiV+T4zDj9aZeWW8UyptEBw5nR0zCkwTh31W9XV8sH4KNhB",
+	"dBT2jF092VeE3w3bB1Njco4Uh9GzGDfWc8nC69fTv/znUXr47V/+/lN6tf7x/bsXh+ev3v3jXPRf0Vf0",
+	"cr19pd1ZFpVjiEs46rEZPF3GwBkuWXobh+w9t8etKp4jmtEJlRDTWPGU0XAON1ZlhMS3Xa+c1zly4go0",
+	"G7hFvStToiulaZxsiPOEEbwJzYqqzchVbfTASfFTX4Gf1s0JV04a88vlp+owsqgdc6KZobtKRpdrjBv/",
+	"uDna/KP/1w277K3DxdHtP+Jed9LPkkncS9i3L7Pw27vk1dXZ5vU//7P3ZgZCR7EMOY+XKDULkS3DBg+j",
+	"Qbg/7bJ2f3owaQ/D0VH7iA4P2v3pKOpNB5N92uuW2OBJBEwwFbCsetBKhK0kA1bOFrh7eOnPlpYMF/wM",
+	"Lq/WUbOzU8GnSRyW9RSxYEq24lFD3dhKrIofWFOh8cqE5pUlEsyjW5LQjOjbydCDCOJA0V8iaETiDJQI",
+	"RYt0RmO+VeHTUyDOB78CIVampVZPs9EXLIlvWbqpc59H+hrJ5jQjchWGjEXKOOGGlQoeEZqp47jNrY4X",
+	"C380xj2v4G3ojbrdrtdgSrFrjBvvhMyIvwsj8htjtXQZu8tIxGiUxJwRdofDBDEll4JLVvRfyYym9wod",
+	"cMGZsfaLY+33+nak+LryR/rd4UPfGP0DHbIPe99AqChq6HWHfUfGGAdaScJMYx7L+dZX7ju+hB4bRv2w",
+	"fQSqT3jI2pNRtN/u0txP00D79gRX4iRz1g+1AUsRjW228M6yOnMYvJG2hE4zlhJKhsB6PkdgN2aCKy5v",
+	"RbbRdX5BmV0rgXtXvf3xsD/uPUEClxZ3B+eoTjewy77FSfr7AsdbKPqT10DHCajU1lzPLtgyoRv0+ERM",
+	"hmm8ROnaCJRyGJD1nHH0HlAu15h1AjSfiVRROv4opoRywmiaxCwtex60HyEouR+CY0InkvGMiGzO0nUs",
+	"IYAowzlbUJDCfLVQi68GopbU6uBpzGdASKA1najDVh3/JTB5qezfNY2VyToVKSOpeiTmM/UpnZoHrDL/",
+	"7CLm8UJ9uWc/GfOMzViKxPv990qWM57FIc1Y9cMnyZpuJAlOhbiJ1Qdpsvij3yhw/2AMWhM4uASZscx1",
+	"gZEQn2x+d3X1DnQq/TF1TSf9rCSLWh2duISZWqjMV5fvvnHULesnr7GkKV2wTFOLNtDOa4gEdAu8TOKo",
+	"sKZgnx7Q0aQ9iBTxU0X8k27YPooO2cEUY5eKq6v3LGk2zxWm0H7wvvlNRbqg6sisVnHUqCMP4wDYOnKr",
+	"FZWGvqOVWzf0/JOfOXZ9fOvGHeTnOzBZX0tl2YqVBJbpESqVLheqc9eUjINmJ3jIgGZg3D+tGFi2ZuD4",
+	"vcJBoHevGJ9lc6UadD11MMzfvbohFx2fNQcDXIMbsSIzxllKM0aWLAX6UUpnk5L3789fKAqfxpy1PNJT",
+	"h6M/GpHbWMaThPn85PL0/FypxikNFXl6BBkID1mHgK2VpaswW6UsaoMzi+D4iFpwnzcDv0Enod8IvJw5",
+	"/bQSGZMty9iMz5NKEtBJGCjlWFovNV0wn6vLReY2EdFGjRbYC5F0ypJNx+cFqhpNBtEhVbbCtBe2h9EB",
+	"ax/R/Um7Hw7Z/vSQdieQ2QC7g8w6354S79y6T6OD8j4tlUKYqnf+r+afxj/4/l2/1/b9u4OzDx97Xn80",
+	"+vSz36j72W+0/r2WNF/FC0xerlImyGsZ/3NXqktizEnIJxOxKV0lSn1VFEfvNCvW9HcfY37rWIfbTrxr",
+	"QZLmWqQ3cklD1qpwgB2tyhoOIIrD+DwuoDWlbdMpq0WVaeyogNRMY22//Dkz+JRbGZgA7ya1ggGkc22X",
+	"y0RLuL0fJVr3buI8JnS+tPmc44+Nf0/ZtDFu/Ntenm6/Zx7Zy7+jhpCPt+4hvCr33qHViaMu6ULlhNJg",
+	"TISTK1uTeWtyZ+NM+jzPls0K6buUoIsDmQnloAhBMm2HvBAg6MV0ylKfZ/pwKZ7iJgefIvP85ZbTA5dO",
+	"Hia89zknovhl9sGJtQVjWMzADQ4GOjqo1nZRilp6ROh1VOuPonGaikVd+PKYpOgPcbUytUc+D749uyJ7",
+	"dBnv3fb2Fizo+PxfQB0gWWoV+rar0dcts35qr8YGgBXXFFUgjs8jrdrk9QXdAH0v6A1D+wLNqKdkrLsu",
+	"smdSeyF1ZBpT49XXaBQRal1fmdBfNVbcrzBj/feTtsNJy8/MM4l1CCHlhLNbILIicfm8vO1KT9EFDkuG",
+	"zrLWMYkc3kviDFRLnzskFjgxqoBIuiHrOc3c86soLhJf+6BC3Cz3Ij/inOqY6VVKuYyzilffNezWVJKI",
+	"JawUJS3FkLP8TYU0BP2kfVtIuVrbifVwb08q0LHjwpu/YvjY+c6nL3OIqm82BLttMQgX67FSm9dU+tys",
+	"XZOSTCwmMhNgF4kU3NgFpz6GidWt8C8oH5Q+n8acJi3r33e+LbUqYYzkr0hHNeN8PCHxfI72hfnyYfXZ",
+	"MXFnT2Dyv07ysuFhd9nv5fDloNGXodByhCUYk4DdLVmY2fSHwPicSmJW5xD43LwkGBNZCl7FunShSIBm",
+	"+5TVn6Dvy+cryVISsTCOmI49+fyeA1QlAftNDPLkw3NTAQJzQFjUKke9DLsvsXdzTgrC+BEn5LcnxSPB",
+	"pFbOsnCOolzLZmA+6m/j471XupMmKLjBW/gLCYnFoMaauAmIbbHmHgnevX/+6vz0+vnJ5dn1+4tXgUe4",
+	"UuMgz8jnwcmrV2+/P3tx/fbi/NvzN5dBkatBOiJqymXFATYXHDN6K79DyXolxCuaztju++lwK5MDnQlx",
+	"ncBbSiFXs0BajBOaMjLs9voDMtlkTB4TmpGFkBkZ9A/2D+EyDUO2zEoScdCrJjdmQhDz0a/Asapz+yLE",
+	"WHmtJklNgzqhTqnpq6XSzxciVaoZ5WTQJ3+Jn/u8iWsFC9jylE5O9M4o6hPAh/4Juga4vEVaDTp0fA4p",
+	"p3KBeprenmMbGCDrOEmA+ucsWXbIc7YRPCI98jp+DsP97urqnc+RdhW3YMmUpGy6kkwWToYOOKifTt6d",
+	"E8kY+GSbw0GPxNzny4TGnGTsLvNIKDjH1CsSJgJ8+0iq5zxjKafJGQZun0CosX7DNcZ+3dRbsWDZHKYM",
+	"ah7k9gpOxColMo5Yh/znSmQ4A01lGA7aiBVJ2VKkmVKOC+kqXVe+4oeJ+fBXka2FyX0hpc19ZzBGxmaE",
+	"Is7GJOwIHrKHw1zxVG38UlGnzKRn1g7YsV6UoNPI81ef5tSJC+73C7aS5URuxZbAdU0lBJDgAFm/gs3Q",
+	"fCjZOMVXF/hdTXZx8SskipV4VYSmv9Qh7yUjlHC2hlHhbeovc0NjW1JpKdvYDugXyDbW31J0E1eyje8V",
+	"7qXk5C9rYeglU9SqWZpHKLFxPCO1IUyB+oDP85zlYxI4GcoBSRSdEgYpNOpuiKBAOIXqYIvSzWpXBnh6",
+	"LKvHAOiBJimj0cbShc9rCIM0kSJhsIrFa+92q0O+NYGjAtmot6g/YzgrX9PmriaYP95U+tXRy31U4ia2",
+	"+/yRVEKa+ECA3sxIZJmiuyXN5kSuwjmG2CrJ7oFVMrliqNp9qrUEtdt2wK1jIudiTRgN50SnqBPO7pSG",
+	"BIo8fF6L0tc0mYp0waL/uHz75kmidGHecA33bFH4YPW0yYQWpvpg0Qx1xKQdFtz2dZhYaeBfhJKK79Sq",
+	"XP3cYT91vYDaFTH5kYXKMEjZktHM8XTDhjeDj752+vqNMfF16bLf8Ejxd23J+Y1Pwdjn6kuKlqXStqNY",
+	"0lnKmNJn1vM4nJNQLDcEoHekR6RwDBBr7/h8tmJStjrkJJGCUB3VhRzCTCyXLCI0TdG94Gh31oxRvM3n",
+	"WbxgYpV1yMv4Dm1VyNvfqmEidb4R2UuxeozQdwiTi+x6Ck/X0yRT9o8UqzRkuXHH7uKSjO0Oc7J8IzJi",
+	"XvkVKDIf8RchRvu6YEy4QOZiZqz9ZWTCEsFnkBBEiQ39qosryRyHNUuNU0EyRpqg/a4FCalS8JWZFvMo",
+	"llnMZ6tYQlo4EUqdX6VLIZkhHvWYTo7KBFnxGy7WnCjWZxxvmrH/MlaoOZhwU4pW1f5oNNhHY6pABr3B",
+	"f3eLs3Y1hsrGJE1nVVrHikUh6haKoViCLQfGOpmyNZmveJSySK9i+cirx+858/WVCI/QKGTtC+7VKmq+",
+	"+WU0i5qiAb3aW4opQCjcsjQRNGIRaXLhc8cOnirurUwrXQRquSwNIRuBaD5b9kj5PKXqoMkMZI05APru",
+	"lrHcMEU3gD/akEIY6Lxw6fOmzkmSD9l2rYqy6bzwISXTyV6EBX3PnVw/9jRJsCq9wzX384RD9dqYr0pB",
+	"T8fR9L7ymq9w6Mtj/SJkWHqplgeFxEpLMeZnxJ6LIIBJAcRM3LCoQ2xtMvimM2FyNjvFLf/+++/b5ZTQ",
+	"+/a9nEGqN1+ulkuRZix6zaKYYq78kyjAvuh6od50DbtRV3INbFBZZaUXF6XByCUL+24C7yb63V+FOmrn",
+	"8YWIpO7dNTosZBeClVJaIrRRYol3YIIGCU5xs9pnPBRRzGcBaRo7Z/bPeNlSJJXlt6k9HldWH/3VsrBJ",
+	"K65mmDIpWdRxGLaLKvqcJpSHQArLVCxZmsU6JeMh4WCW7LXgDDOm8oyvH5zH82Rh1OAbFTjLmo8bXMq6",
+	"/LUsZVSuUsjNUHeRJsAyKmExOoTK/RYkamgARZKJYnrbTlCXpZy0CvZleWDPExHeSAI5IkubXktBipuR",
+	"PJNkom7z0KJAsFbSVCec/Nf/8b99DlfJH0iv5VlHf1ALsRkcky5R70gIzWcKlMU4iheb+NitJj5uBe68",
+	"P5G9UMPj5PFFNGNtJStrF64C8rkDNRWgPXf9UhztkF3ooHzm2e4I9/lh+80aAPSjS0ZFLNDKkzXgoDtN",
+	"3PDQ+2/XR0dXYX2qgITWHZw4MoQZziGKkD9iSVUpqwY7trk/JHN25/MonoEFzomatI6hUJLE/AYNIyRc",
+	"drdMRMrSY8JXSWLI0+dl+vSAV0G4Vnu5tdtIpOSWYklXNQ26Hw5pL+xO91k/GtCjyWF4ELnwbl12ND2k",
+	"B5P9cBQN2WDap71JNzR1A1BLnmiGhgmp1cRZl4EB7Rg+lBNNiSKq21wh+DLr2Hb27M6X99I9de65eJix",
+	"mhqpInPVlU/OP+4jtBKr/mQ/StOUbvCI5HVDZbJ7R6UEURjqwoOpcdKxOyzU0sQiUF+39Vudx28YzKYw",
+	"nNoViiKTvKJTFRzXKo0iyBegyTtnyXRxV0lEaSipHZfxDVufqCfUEBb07hyf6WOCuv6rV13bUlbFQ185",
+	"K91ekco46Np1cXEqytv4fRwpi0YQRMDyckfs0bi3HxTlq8a4cEoIfui1jz780G0fffjY9fqfxqW//72O",
+	"feJqVYjXLU4tj/J1nCSxNseQR93GEROGwtx6sS2k5Ui6HA3sY3VwBgisQu7xHUuk/iBEPeMs950pnW2z",
+	"29d3FGU5rJgrmVyEscojBnLsY2GDuu0j2p5++Lg/rN8NB1zMGVbMs/3hg6oGVCG6k0njuk9oyLGvtKR1",
+	"3N1usbOQ7lRx6GZkdtcLFdJ2QevPlGTZa2ePilM7V/skSTPADfsmaHlIseo3+If6DYTld1evX43IZMWj",
+	"hEmfNwumxT/jZdDqkDdsDZYVonBPGIKBaEGqFR2XNPDfPy5Z/scsntp/r9lk2fAaOI7Fcmj/vWaThf3j",
+	"p1Uc3miFrDSmWn3q1CAyVuu8MOPKZjkK7iReiymhedY1OcPwEYSNYkkoFk8qUwd85iBgNEEQwbUHNqeg",
+	"FZcMnNglls5DjcpzH4/VMzjBmz+5YD73PfZesvSCTdUDyjjbYtqwu+yY+A2/gaEwncqphurUayF+QJ2i",
+	"/QTd3Kl1fJDdmHzems0rJ+zesGVGJiykK8nUiZ2Di2SZxIrg3cTUMQnUekC0T03cIwHuQwAb5pFAvQ9T",
+	"ptlimcFp1yObCJEwCl5RrXLVENb3WIusbeI1lahk6MQ/zVjiKSZ/A+xW3dI9oIvszrH1ZOr3X2OXEH0X",
+	"izyDZifSiKXgN4CquF1UDofiymrFkqb31OZmYtlO2C1L7G6CWSA4s1uYGamKlkDlicI66rV4cAlTJkVy",
+	"W0df38+Zzf/L5qkymKFvAN5/bBgAKGp6SGqkW2jFPHfPSdl5rM/hJNMkeTsFMIF7dUD9UrsxH7zKPIWd",
+	"FYkzK/XiBEoN+D2SLpc6mme+0dBZ9bXAcNHWAdv6FrcyW+14p/FgBWVFrBaqmYuDcSjP8k3NDz3Dfp0z",
+	"4pBEYcULW1gyjwwfyLlVnWQuMvEaeqOZEjh6KRA9gtAMCz/esHXh+daxzmfQOIxaDnmOxFG6yiy+ZbxD",
+	"DBVY7ph/Zx1nc7HC5hzwZkhUkPCeuq2vsUh25ORLirFDV5Ub9Eub/bCamrLZDlaJXqwLvFmxo3jBXssd",
+	"H7uKF+wCirxqrRldazrTmfj4Zj3Be3b++b0yWOsbeKsuKVdS1ykiPyYAvzNJGb2RiH9EJ6hoKNnnob0B",
+	"QZNUJM6DOu2zXqhvrcL+4X/5/l2321b/PVT/ea7+c6r+c6Z+7L30/buDlx++qVXf9aS/hD/AKHC/eUdA",
+	"kSofMv6rymqYUT4D/RLD9ooY1QyjWGLyF8juaYp+HGnSWMCYUPTic7QnSFMxhyWYOUobugs8EqA+lFlh",
+	"PM1IKFLOUrIA5zeLIH0e8w/sLZqbg/5OjPmLXRby7BW6yHm8hEx7PQO4IpfKqlIsaGNmAqX5HRLckT/g",
+	"6DHWEGzIH7Q/IPA5BLe1y7pHmjGXcYSJLvD5VocE7rP6OdIlC5reEOpz4LE13NERSc9kkS3GsN6WyeJi",
+	"6DuUvsmVMJ1hEtqD3DM36XOFQKwQLS9HFKi1dTVIpWvDfsY77j7z+c1nPV86S3cN9cKKCXzPecrZ9WOP",
+	"1EIATTYDQBMLCE2UfQAVuUQuKc+vZIIEjEdBC/k0kLkH6fELxwWEBSbqzE3YLAas4jEJuuS//s//i8CL",
+	"4F+MR/D/uU0fQOVIfqa100HaW9TRhMycDoFKYsH1SUP3Wsfnn0HFWNdUpGIl1XahYca3aPSMW9e/Wskc",
+	"Qyl1tXjcgILqbtUCQz393vBgeDjYHx4UyehhXQGWvF7neOjlD2id+OZ6mlzxLN2cQpC74n65fEsGvf39",
+	"do/QZDmn7T7G5dINCUXEik5NQKN15fFJ+x8fPm7xXYKDmRU950/0Mj8mdlRWj/DZ2nWBAVoJ+KSR7eQs",
+	"KavKrvtjBy0DtLTcalaG03lU5/nVdnMdaELJptEhHRaRTHiYAwy56a5V/bAVX/DgF/Qgr7Hi8U8rpq9r",
+	"YOHtBveFslMtsEDV9DbHFsS2rT9XtjjeJ6bGKG/VGd2Voe9gHd5amE4YAkBgHm8p5LQ3A+9CttIhJ2h+",
+	"ow0JvBMX4Jm09yPUDxfcZNZA+jdrPYH9PGyXAsndcxD0tJ4aCSpETu4Npjm3fjLY3Oe1DjW8ZhMIXZKu",
+	"Zd9qJZ/kdSngd1fGwXXUGBo2ijUnzdwPS+yjrWOwcCH5Ai2bRw8DMMMfYgo5N//kwoXf/9grfd8VhQ9l",
+	"VN7UL7m68gssuM6LemCueo2v4GZrbO34EOQ8lc4Afla/qIhLj6vvrOj2o1JC4XzaibGwmQ5yFy5WcUte",
+	"gj+PRhGaQhawSq7jLJwzKL7e4g52gDjvXzMzofyBPGS1w3PvL15VVhqjRs4Qti5nfKtR+91kFNtzbceO",
+	"SfXqh331E5maHdYuBKcn8cnpuFU9XlxkzJr9sDqmY+ExMcsH14PSxANPSZcU4giLlczIXCSRU+i7nscZ",
+	"KLYoxosIhA9BENbG2O9BfbS4BXmOp6RrFI86lya2Ph7M8Rt2j0gVM0GnvhgAAhlrLeSLCz+9lfcR4enc",
+	"WGzFmb/lzBRncRJoxNlAb55BYiHnkVQGFY/s7qLw8pCjYiE9dlAgzSCJZeai7mndLYAyHmlCIK1qeE73",
+	"GXEgXh/B0Rxha0VAUfZ5buPBumOFrQhrFSaarJgu7ilFqqGe1YQbHxYN4r4PQPZ5zfvDhNEUxe7jPGW4",
+	"onpm8PX7iCRvgVzRVb52YLbcWmXXiEsp06cm4nJViH5QXFDzvWIiG/xIk51iME/XCR8dTa72f6mjIOOF",
+	"LIFNpStOuFiTJgQnNEYzlMrqROIcJCuezTPZ6pC3AHjC7miYIYqaZDuHJKvyouxDztvVPC6m9oYuWGSC",
+	"ag9uT01nwC9ITwnNmLSWkSYip/QP23itlomg0U7UVFLRfwHdesdo9hNVcH6P8blkabtgv+PNmM81Xy0o",
+	"l0XPjNuOz3HQnF60McNs36t30lS7CNVivy4ZJ80VNwFH7H2hQ4stx14vZq9IExYomcnHpJtH+cyPnQdT",
+	"qErNjXYh0XfOI5XORve/4sK995Pb/ujLRbqv0L0KTWCsduDKNso3udYArAr+2Om8YH+mr8tCfikrrgD0",
+	"v2tez+02VfYc8Aglk2SygYQOUFAxeo36HGlSDsBonoZL0O/yIKcCaJwam9+gNU9oeAPBvTII2FPSB7hJ",
+	"FXicelenyl2ahGqzHu5i1kjO4kFzMhTsCbACShNZRZR4FWWlhtPcp2WBIVqviesNirmTC/dMGiPqAeWr",
+	"RqsybZd3VDRsb+Xy2F4qm80YB9qnaswaGI2TK4SkhrFxtQaPVh20qfJp6xHNVYltpqgLUwkBpAJdk+Z6",
+	"bg6DJGuWOgXxreNCToc6P1TqxI5dBPETUvTchtS1qTxFoDpHzcApePnaB/rzQYecAKCGkpUkpTq1CrJO",
+	"iDKuxuTtkvGTd+dk0OmSTIikgI3g87XOx6K5Nq+eA9zcTOer1MerHFx56K73s21s+3OlI8rP5ij9bNH3",
+	"/v0z6n7y5tyPE3+P4dnWjXQvF97qULCYs2SZimgV6iyRR3JQwzDhfBcoyFkElymak5KfcZdUH+RWXySt",
+	"pMD+fvvJJRV6qLbKMafRy51DkLEdkGZAK1UqQcvLmazPm/rf5q6g5ZS0u9wMjNqU8mIeeKUdvW3Nrz/R",
+	"8L6cH/JL0od2Qvy3IZB3Rc2+Jg2RJSZ/wMWIxoihw0YcKx661Rkr3oUoyc14T4OmRkoPtPHFdJUwtU4+",
+	"D8q6UVBv+ANRVWp3t3pS6+gawVKq8OsYUoq5pmc0vHIY1lq3f7nHa+X7pUOjoT9zx18A6q/z/Qc+iN1j",
+	"d/qMMvmKX7pv3vd+t+zgjRxlE0ZUWYn7SPDKWDLbhdQziSBLuQ2Oo5wklN+onanJcyxa6XXtce9vFVSf",
+	"/GjzHJ3f+l38re627fkZxsJyIy+mUS+k8zS8xjxbJKN7edtWUj/h2sPDom1VLJUsoVhnXSfK2gV4uxBP",
+	"qNWy8qNGmkHR9FBypGR7BGCjMVIyx3dMJX5EjaipbCzz5Ec7M5+gIO9a9W19Tk82SN08c2sa3lNSWazR",
+	"rmGGaxpnMZ9dmwLpYEz0T3mcTLFbW+Hf8bnBA4j5DHD4bHG1mFreHJSKkgMPjUYs0+bC59AzGHX+wFYU",
+	"Bx6YM5Ixbt1Xc6o4UhGEIPA5QqJpyN0tEAUdcuKAMChRNqVxIgGMT5d56xy9vCS9SdXMb1rGjoHsPRi1",
+	"QWYny1UmMUnO1KmD+0GNo7qgpKnsHg3VEiDAjzPhFiyortc2SB7FzxlH+ASBMjDgop8wPSeqy212wsBe",
+	"mhEAsIxdFMCFUyccJ+sMrLJ2PsebJbZ7hhREtswsnWAjCpECUplkWZYw0sRxwoKnbLriyn4FbCW9cDKD",
+	"noN2eTDQkc3ZRk+RxFlRb6yscF7OHkNRoVkaW6leH0s7u92W+MIxuvhMkiCOAlP+lCgVR2YpowuAByfL",
+	"hIbMXF2uJgmgBmCZVAs62WEsA56A3A0EHXY6DXaH/VJOH/iLe17vsN5jfPbFAsXGk/NZgWI7lcGXCBp7",
+	"jZcWprOqrIe1GZSB4ZXB2CDBd0gOv4/oOIgQDTiL4PBxAPpx1PYeOadLRpp6RzyiWLlHLPNvuY9CRBSO",
+	"U2ZAIkGdShKxRgDSFZPqAbHKrsX0OlWLBwwT2TkRqwxS1IHDiBWP4O5MiGs5F2kWkD0CfyVCM1rdE1DA",
+	"saUb80UcegJ6i3qDBu27RgxT9SA65ArdYpwCZkBvLx6yNIeEcNfS+VNvd/4Doi97DXe2YO3r6eh/q8lA",
+	"hqIzxvpYt4m1VwkcAVkBlNCsAc6wWY/KGoAK8UP3QwdHLZWpuhWn1cGVbVaA0zwSQO8/bezqwtGpC0BL",
+	"JaFkPRdJKX+3OrT66kxAg62LcYPa204ZjUARM7ixitvOxdrix9rl6DR2jb7D2cq/XadJfMdoks1zRaJ4",
+	"OOUWBcP0lBU3AVZT97tdDS/ZcchN3NT3yS2lWKtP1I3Nje1VYZFO35HhATF+epLRYg/dRsTakFrt2AKD",
+	"USXTmrb/+eFj3xt8arb1n5pVH35q1av4mFVSXSts3/+AA1BgsMY09t9Jdy3ngEmQjfC5ulXD8X0Jz4ie",
+	"6W/eI6LzgObxsroibkD4wZRzG8bzHrHbpTEXPnjfNkLm/SMrXThBNqSY30K9QOkxC8WTyIrHmeyQwG/0",
+	"uvp/fkO7KWSojOd9pTX0ut0OXiXvL19c1cR2HD5Xnw+CIyh+2EP2aSTdlCDwU1lv0v8rW/BVXeoPtUcT",
+	"zdZw41reaha1gggmXT8FI8in4MtaKNNAKYVQBRC4MshhdvsfHk6XK4gIO1gzlDoqsCRXPco7Gqf1QDO1",
+	"1qi6tXYQBmHosXVXU6gun1bCvQZ133gxMoFZ4DITqWYET8PmKaV7IuQJgoKB70OzosX92ZCDfaDCh7Ra",
+	"F8enSkPqqnZueU5ihlJuilQvwX/VljRh7aO73n4HMVQKXZRHj3Jh7fm+7285Ig/hCxXWL0YYGbV8uJQP",
+	"ZJHusmousNCDnh+LcFOAF6ou9uV3J+3+aF9xFSazXHlMGPgnlOaehlQqbfCuUzXNdgco2rrP6i6P9AB4",
+	"GWq6ybfx8/JyIaSRWa7RYP/woHvU6z+4ZjppvIJcYbO+EoYIeCnkEYlblpJ5li1L/BV+Gu/thRHv0HDB",
+	"OhmT2R66mfZ2IMPu8LCwdOZ9VYfp3p/+7c8f/tD8Ye9P//ahxp36TetP//4EoKavTJsVJfohDCdNkbg/",
+	"WxhnBQ7iEQxUY0VUK7csagQ0A8JaUoO/aEpBfZ7zW2B/UA6qy5Y99dp4wQpVrlT36hcpkeyWpTTxOb5V",
+	"MtI0j9rDpYwpggNUJvQxcthAQycE0O7R7lizUMiu7ahWbZDnCVgTZbkDbd+N3a7e5+Cigluwdz+x9Gr4",
+	"/28FsmILHZaqa3bPYSs/+MmrGIksTNmWZBgZz7hadbzHes8uM8ojmkZEv12SJJ6kNAUAIHrDfB5npBms",
+	"55KF14HjKZVsf2h29oZtWh1yORdrjrSnGOLY5zeMLSGB3WClpyxk8S34uIu8H9+f231/2Pvwhz9uAw4s",
+	"26046+pyf6jqQZW++D+uZIYgaqgbYGC1sFbmPIV1xVGBNrYl+B7VDpczDWtOhblma82aNRGc1sMhnF9K",
+	"8/Qad+2ZaOsfXeOrnARaM1l9ycy1Q97ziKWF7CNKAjPRwIS/NiRhOs2IZPNUrGa4NwEclgD3xBTTu6E0",
+	"PC7oJTTPCwHYGDbEZm+XyMGBYEkTvO3spxVVj9iBTzbEdH7bgxAoDbNf7eY4cTaDc17rf09TkZLmxctT",
+	"cjQcHRB9L8HUC+lpDaYe4bymbqfedwxwZzScx5zlXrWbGIEKNJ77mJQbBnngYS2C9Xu5yzlMWaQu0ESq",
+	"n91Gpl5dI3CPOE1gAGoum4voWv2mPcnwXMUl73zSaTLrocd4QfnmWiwZv9ZxFgkvKXc+i/n1SjL1ULXh",
+	"iEe2oc17jg/ctONSo6lvq+aOSDHUxdIMptiu0CO1nTg8EpgpFH/3ublwHdIlDeNsc83u5hTauBa+ihEY",
+	"GSA8pSKFIjzlGODcM0K5z02/G3UXnCx1pNHzGJTxoEtrUI9WuK1eqeTLZXfLhHJ0zNvy31Bb/touJDRS",
+	"y9NpbHOWY3+z6tfOqp3OPJOTC8ghtlUa3LRKmSTNYb9PKtvcyru/9rpdVBiByUElpIbQhvaQOHNoMS/J",
+	"XKyJ2oqdM22dOFAB6qDX7VZ9jPKe1NTvrq7eEbyhUzCpjo4crW3YrS15yOqzUk4IxDOI7k9ptYwi4zjO",
+	"c5qcpGO7pQbeK6rfT9uXom5SejeeSexuSuKINE0n45iHYqG2+fvBqW7SibgHgYdpXJytW8fkJ2iQGoP3",
+	"bbKa6c6ecpvJO9iCMpLVpxV+VPrX9SpNPuVtMfxVtzsI1YThXxgIe3/xinC6QNj3yhIWS9vrIHvL9eW6",
+	"qYfO2rdg5jq8oU9jvrp1KvBFqUqlNDXIGA7If/3//7c6HTpvGNplTBZx1sILlTTigDRtlx99EVCFbLZM",
+	"QJr6n63j2udLH/S5+eIxoXyD3XAnq4wEJmtLP5L/afqHHxPdW78Q8IN5QTRPfyLPxM2H4ZQW5HmX9dG7",
+	"C1F/dLC29pkkqUiwjoAXcA46JIAUtGCMRwZm1rHN0CFBBf8pbZxbqocgGQbiuHGmzX1cIelz90bnLTTC",
+	"TKdSfoH6fLHgwmbaVFLZ8glfYk+e7dYNi9oxhyA8xB7j1NQZz+Oldj2qM3B6efFSNwU3uCv45hqtRqZT",
+	"aIde/eilLotRClKxcbrgmhetuKRTTMu0Isf5VE1g0o72kYEhCKjUBId2DW5ti2y5I/Kc1ag71pfxjJ8/",
+	"EYiALWqF+GuKCBDxjIvUsDBwHuqNO7k8PT9XdgJgLp4opf0fQHCatn3dwdgmLCK0gNJLpM3YeCYJfF93",
+	"eJrFMmMpi3zeDE4i+uczVEfAQweAfQGN6J+Z+6tHgtv/9/9RhPvn//r//d+BbhGkdMrY/qi5QcGXPCz4",
+	"kgcVX/Kq2wVv3arb7b2E/zt4iX8ebct6XFIp1yItmh72x8L3e93+8AHchBJV4DY5H6mjg/eYFvs42Kka",
+	"b1smdDaMLkGjGUkYlZgJYqPvi5i7r+uVKesJOFTbEYoDZeYFBrxXOkjFHglgJuqisgqkzkSqSerdtmCP",
+	"hCeqc39Dl3xn3UxaCuJGrkwuGJWYhKqrhgBZQLplPhr05l+OgPRL4x59iS9+bjOPXxAkyYHCqK6NktFa",
+	"eJOTvEhXpJjAXovCtp4L0x4tT3u3+AqYrS6fBqf0FDyn3xSK0xa28EQopi/AHaocoIDoVIVwkplYShKx",
+	"JL5laczkMVGrqrjlaoHMcgE6mOY3QRRLeN8Fo1KXEf8KMJ6q+yDrUoysxmJpygjHJ+eu7+4HNJ/amibg",
+	"eGP/ZakKel1fID1s6qudEWRoqpuAG6d8h5xnJjUYpWyg/fZt9ZvJI5xqPVs7vR5fG62dZdv8Ofo6kYJM",
+	"aeppSI9MQJ7Uzp6W0jqc4EtrYVEeXxfBbu9p8WByrAtp1NhjAi7pwmebWF0bI686bZhb7viYE4luNGz9",
+	"trWJR5wRuQpDxiAik/eMg5R8ykOWJBazB3smLBmPlAn7tbt6cHaX6d27twUJJNcZ2okliVbM00MN9FgD",
+	"3WSYmgnq2+u6WD1tTrs1GCzRpimHruU5twZYK99/xwFUXJxiGY2z515+6HbgGeas1LIO074Z3Hxa6myg",
+	"FCTOJMnSjWcq+O2toVglkbL+FD9oPZVfVIfTs4mVyCL0jU6oO2WZEokPFXp796ZXvTRlNAhsbaLqmtJ0",
+	"XrKDAo2BSSwZ1hcx6mM9zCPT2Lr1MDwNM0UDZbLfqCXWDe1DutAJCljxoIF4TZIDNOXOr+Y9vQuYC0oU",
+	"qBd1duzRshRcssvdfNSFKLQetcNPkF6cyezWyQ025DGcu5wxoCnLfVOpA1lpnmY/djhFXyL/uCzMf/OJ",
+	"yPWcr2rxG4Y9NudMklSpX/yYBFZO6aKyClmR/t3dsc8DHZ2EurD+3Z3bu14zBjikw16XfCs4OyaBlXT4",
+	"ap/bfIU1dp8AzTkvoMOfcTLldnB6ClDsrwesmDKMSXFq86lap2tNskpNlwycdo1J+Cz3IWud49Fc9wla",
+	"UdGyqOdZ6PeFcGgONVsAoBXT6ZgEM8FZ4BX21+d2g4e9Lpb4agGvTSQnbmcqvvOPxJnPxXTaIa8FwM6o",
+	"MWK8NBTIPe9DbfH5vbAt5H7UFp+rX1vHWM9COTHhWMVzreX3EKqLWpNa7+NWC9H09uJsbXRPmrKcYpWA",
+	"qveYlU3Ax7CrguZZ5lc7an1PAObSRucOxlMFRDhfwgoVF3WqfFj3cDdzar+gBHCSz/57SIB7wFtOSryr",
+	"1udFbUpZSLlhEWMCZy2AbA5jeeXEvqSbRNCIBB/VDR6oRjKjiyUUQtJPBgvZ54H621rBdjhqIWcsy7En",
+	"TJeRPL8dpIZFBKlCfWCLHgcKLThWe4Kl0ohdoBNYDWANPFC5aLzlkEeiButzPVrtVsdS3iBvGGdAgN0Z",
+	"tWqQa+ArFsLG/lTGsrEXclAb+xPGJ0s/1gVd7UUn+pr/ZsKw7kvctam7YKMI90nVAmfbYsDrdq8F0aTJ",
+	"TG7rbfFY3pjnfxzd16u6vu2F40Dbkhmf+wSB6y+FWnVMmJ5IkawyRgLIYA8gX0GTMESVTaaX0o+mKZ3p",
+	"TpU000TEBVmm8S3NmEcSIZYAE6DIOIn5TTsRIU2MEVLOLjI585D16mThm62ky7gu636X6g+bXV+fvCpZ",
+	"uErjbHOptuTBSDMAwNnrQSlorRNTZDzj7ZhDysO3Z1dkjy7jvdve3gJAo2zyd21sekEjlqfomveGQtzE",
+	"SFZqFOh0Mw6/ccONeeeTpMv4LwxzhvA1p/CWLTH7wpeIZBmZbOxMmt9l2fItTzYeuVTrxTxySRfsMs7Y",
+	"H1/RO8/n72g2/+Neq0PeKja8TGjM22pTScRuWSKW2P2MpbdQZ3z69u1fzs+uL89O31+c/RGjdS3Ibo6x",
+	"NigigR6RYtkyYzTqkOepWEuWyhwGE1THhWQQAdTYEA6hjonfiHmYrCLmN3RGGywgzjJfwOvr74TM2vqT",
+	"1SVUhBLzqcDsSp7REGS4ftohUpIxutDKhFNZkt/Q0UlmezrZEPPm3N0AAxmq95ViaQHejbjRYGNrkd5M",
+	"E7EGl0sxqcTnTXUV4PmxmbV5STEx45kkFDsmGayNjs99/m//Rk4Fv9UtQX3e1kaCW3+uRgbWsdSATprE",
+	"gw45h8Wfxmqf9E7GSmApCUrI+/fnL+RxLmSRCV28PCWDweAohx6QSlC/vzrtqO+/xpJNiR2DCSXTRNBs",
+	"XKw5BPPFFibmFZVutaUaQQBVhQHJWJLkuXqmWSDWX2p9GF4lSdMpDjW1oepNhfJQtzq01clXLYllZrPS",
+	"g4+KIBXD9htj8kOn0/ngEd9RjtTPOPSfQQH7FHSI0tZg4PltQQ4Aa1S4TECKT1mNg1TugCwY5RrDhTjq",
+	"HMHX4XzFkv60YmMSCUSaWsVJpPEBEA9tAdN6I8ziopXEM6q26g8w++ab969aaHDJmM8S1oaendDhswlC",
+	"AvYAQnlKYC5onMhWLZwV1NAkCWnqV2cCPtJ76cH/H7yEF+GPRy9bYyJX4Rz8WehfjCUZ9vs5K0UbFygS",
+	"5nHCiXYamfTYdarUE66WFY7fZSF3vRn0lVrV73TV//VYP2gdqyEgCzev0uimOIQ51PREIlzprk4p4oNi",
+	"4RFzEDHUi/SAi/gZMFRIbwLl4qcVnkSD2KDeZCIwPGRjbMMMahp8oRn8CfAb/tjzV91ufx//6Ae4C2tB",
+	"KogP+nWyZcajExYBlwaYg079krrNBE51KtIZ5PhcxjO1sJotvHt7mYs/usrme1qiBB1yZb2iStqo1xEj",
+	"ZXxeEkf4qWyVqs+6AriDi7Od6UOzTQ23TJPEVn1VJW9TDdYj796r/5xcnX7nkRdnr86uzlogbxDWTy92",
+	"KctMExkkytww3iHv8/dqxCWK2U8+F2k8izmcOON6bQ67g2LufIuseMKk1CYOPBFLAsA/M2hGSqXPsxTS",
+	"v83GFMBwlP7l8xNu8O5QeZcOHBpp6iIaF9ESa49lDpXu83psTDflkEBVErtj4Sp/G9o2QQugb23KgqYX",
+	"mcP9Qqp3jg6cml4QUlMIDh/SFzWyomkth5acBmPWfU4KMKDSnZFhjLYAsDADOqMx7xCdaYHZERanmKVG",
+	"tyjBDEI2KnhrNArONL6DNc42S3Dyp4xkQhg3G87Z55OVEnyl9m45epEaF7RgEjYoCx4ZCzyNnTfVVaiF",
+	"wCKLDjkDGGizuyjfHBjLNdDnnG0MoCUX63Ed8CRpFgBNZatqnpImiwC+QA9asXWzVi0PKV6NT1dgIsyl",
+	"8fIpvpVIQRifijQE0CCgX8uKMthjytWOG+ho9RcpE6xH6mjTA/ivOmL0zBuKnSIDhO3cWlMGiEHQkGcL",
+	"t+yQbxlnKc0gXQu6ki9ZihBUSjIow5uC7gPln9OYa8UM/KwotL/5RtIF++YbeNpKLfsrYO2gExM21Oca",
+	"283EOTOl80FwFk/U6O4OT5Be8nRlmpHgaprSBkVIIXSBgC+j6HbVxLESQUauoIAzQUTL/mcsM/hfQnEn",
+	"jO94GiFILS4hwSuBdUtae4GScKWZqn/omo98gbP2BcOuzmNIXQmOC8NAD28e5YslkVmcJGqaUC24purA",
+	"QEV0ppdavU6iM4hoyXNM4qnzlozeMEkSwWfW00umbG0Cc9rxDANQM1bvAQSxLZVGek4XLEs37ZNpxlKc",
+	"hS2VsFtNSRRPoQous2vaxHRZWEKRagR343VoaY2hiGYGRSz1hUlwyCCXE5YKdmkFtX9UDcNz1ohFYzNK",
+	"TSvPJIRK9Jqpi7C4ANcHI6CJhLB6OHewbfU81hDo1ZGFGcvGuGwDUq0Og0HsPAulpeJMoJ6QQvzGOTt2",
+	"iWNJflxFMyU1pymTc5jeyE5Iju2zJhNAXaweGCUjYPZmzijzI7ZkqFQgBjD8qOXbeAvEHJoiNSVtyGu3",
+	"VLVhvbhl8QslJtWLsJodW6cYqEENbai18fvIVE9JC2ZDUS6uvV4AWJHmsNvzSEVj8XBXux4Z9gbqPyOP",
+	"1BdVjVEIuQqQ3a013cDhBGms9vrE0KoJAwtlGwL/YIC8PHXEyrNcQ0J/sEbw8zlA+JGmVsKgAk6u1H6b",
+	"kDj+bvEtAZ6u1SF/YRs0jm7YMvN5f0jmYpVK0tRMVbIMUgqC8xdnr9+9vTp7c/r366urV0rxQFoqHYob",
+	"ppRbtJwR/kUvLsy2AmMMxLCqSz4MgFkpy+mGbfIl9VHxBGsQM7VlvtzNANvobK2aHnaHaCQiw0MEgw45",
+	"sZpL3rBLY9VAOSqLrDqnFtgUBzgv0TE4VKLKPUtctgodeZNoy6kxmoIpj/e5SY2tOEFs8QAifljGqc+s",
+	"dtqSQsGMiYY1t2gCLU+LRoPhber1fW4L9uWShfFUV+i6jrwwZRmEBjiYakr84nc1FIVSoGik7RKbQoOC",
+	"GpNKUMMtBstjJqGaAZYFKyJ9jtom5peAV8QUFDdryoeNAJKZ0gF9XikRDkIRKVWL6gK78wi8DbqmrlBQ",
+	"BxPxMHRRU2bp6dkVajMJtCHGnLjAKewMSJNmPjfVl8c1hZblWkxFqnmhMvhjh91ey6wu8J+2tlSxdS6w",
+	"s0ELToeNIzucL3cm2AmxSB2IYbdHQpqCGz34/vvv286H2Zigp1VZLcnij77rIPQbwRjtmJN358Stq5bb",
+	"3L4IxA4Xv7u6eue71dhK8de7/xpKqaXPg+/OTl6gP8xMCSJYimEF355dBVBuYD+mDX4A8YKrFNpE+1xp",
+	"Hh0SvH13df72zaVGNAQvoOEX/e5Q6zgnygAKwNuF3gJJFmY8TUpO315ckmXKpkk8m2faIibafjUGrlUi",
+	"4W7N8LXzV9H4CTd9bPDViESrxmPBPYEtg+eiO9pWXO4OuEN0ErdSs2xIJKExBxeQUgyCUwEafPuMhwLz",
+	"BbUlj2DOMfgdsg0s+LA3MtvxMgXHiRo2LpayusCxxjQbiDmixchx7lNlYPQEf2urx1n7LTiF5Zi8OHvz",
+	"9wC5aLAXiVAGYEP53A7vUscx2u9EEoebMb67TXnIJMAUP1MW4zPLQ1/FmINwYokcNE1TKq6z0vaH5C/x",
+	"c9Ic9gZ1ZfMILOpz7RbRee3m4UEfHs7EDBMOmsNBr/YtYKgoqQNCdQaoy9SUo4xy9VsQay4ZqlUrkqfO",
+	"IesBlNi5SOz59XSuu5BMkhvGlm0K+MZ5zpskcZSgObLfNfJPYrUFrg5qdZSrLZyxTKnsNKMTKt3XgFMC",
+	"5B1AQCt9CRCwCzqKfSMm4ZHmoGvHP1G8Hxo0g+IGlOPzkdK26vACaiwM68NPhZRtfbTQEdVUB6ultnzN",
+	"Jkp0G2AJU06t73YMdTiiFX3H58HJq1dvvz97cf324vzb8zeXQQvdwRQAQpCYLdL4BOM2DwZoxpaxKNa6",
+	"UV8JQyZl+xSdw204tO23MEpQhpXsgL80k69/4NT9IBiTnlKPhWSOUer5vM76DLzi8nokuFJSsH0Ol16w",
+	"ZcqMWYtDuISeqvqwWp4nfQ48CHmsh65R+P+Tq9PvtKaH/sagypvtKb8CSIqS/7EwdOOZQDvCqYjvkLdw",
+	"CnHBwBRT6iMwW/0dz+e6MDdOXd+ofMhdOcb0JfuA1hSthDRbBhWfkFllicMeC9CMkAA1ualzqPXrd++f",
+	"vzo/vX5+cnl2/f7iVQD15I4E4ZDWTTMQcpDj8J2QGeoJ5kT81fiqrLaqJhvlO+jzqzna1IhHQzAwN9G+",
+	"K+M3RO5t8IchwTnOlOrUDGI+FSYpIvCIZAuq5LR5NOYzBIT3+Q/qhOA4EjH70ASmvmd/aIEolei0M0Dk",
+	"MccogOliCcYwpi/aAJw9fQDJM1MnD7lYwhSrUoeURlEOjK32XCyxdin35ms+rgjYxBqk4Uf6qqcVTEAY",
+	"QbpBrw/T5d2ICG4ihoyvFpJMWCLWHXKuFHCwXgn4diEy5HNtPHhkAX4YJ1kcNcUCWLUJozt34/h8ru82",
+	"sxKp3XDYLEjzQXeHIujcaKHF5HRFftyogx1yKXKZpOgYvAhQDc2KK0PiLNdIbrhYo9NHo65gBiD2ly7f",
+	"qKw1vyGFUlzUgFgimd8gTUgQhPp2cPtgvaiA7kBq2ih60NeFslSaBVf7rYhgrLiY07YO/Q8l9yhpgl9W",
+	"kVPFKdzy8tuvNC6O8wabwRI492HnwA4Cs3skKGBX6hdcCIS9KbTuUD9A0Ldj0GDzXzB8iw8X3bgd7QRV",
+	"9+aQKh1tvgTlXBs93eo03mFGWAcSxlr52KoXcRS16cvQ1yjKv2qqqUqFdi3rHXURxzsag+eYSAFbqE6Q",
+	"MeLQHpOkaSlK542q19Qh+bS0JyUUqS7AzREQlizMW/0vU7GIwZuoQwVGC8C4exRHoMyDd6TozUdngHbo",
+	"R55iuy3jopurwzih4Y3OnrY8jixoeiM1bsMkZfQGDj+aH5DgoM6APnHoZJMI2IgTMkAgul8XtTUl6lX5",
+	"Wc09wehwWdAfRWpRd7XWmTtD1S1Kasd3pKm5aj9oOXDz0DCIdchzYybSTFkV4BmJk4TMoO7WiBUWjWGe",
+	"LAJoJ/sbVq8j0hmIe1xz4XPoS6StHlwN6rzNaWmASVeQtZDLMEihUKLorp0/1KaZjtgBoB4oKETdgv8E",
+	"b5Wp6O8ddklEN1K3rDGxK83hdIFPzWi0rPe5qxONyZ8RCcfot+iI6x0ddDUujoY9OxiOWgX9aUzwQciG",
+	"gTm59x+OjoYtkCNKm5eWWFbcyEozH59jj5V84rimM8V3c9i6GtIgKcviFGZkhOtYn4R1SehqooVrjvcA",
+	"v4dpR0kcMi6ZkzX0LhXLNGYZhdZcDycMmTfkpdC2J5btQKiIRaf0GF/mybtzp/XkuNHrdDtd046bLuPG",
+	"uDHodDu6mfccEuDqIvaQsyxkTdXBpevO1K6LMcb0q86MQipZbQpZIdhvcEFqQGQshoybj6cOkPF7VqFg",
+	"XJVWaUXOgCG8jgmuhGY+R0+VnnunaE2ZrDhbhVLWjnUGrT0c55FaJsBkybs7PtdoGCGq9lDUVvLOQXGz",
+	"yZG0dc4aoOfPNkvSRQEZNyK2EG3zd7uHmO5ztqAPJaMWQWM+FVO5dX6pqXwCMul3u7tPQGOiyvuAGMyt",
+	"ewZe6NPug7dPVBLqLtFnq7YR0jcvWdZGB50tXzaGSn3OpbaO1BDyZ3dKo2wGxczCANuo2NRGC5npBmnR",
+	"pq9NkSwCVxff/cefBre9TqdzTPAgHdt0mmOdtHlcOHENd2nLebFqFYe4vXWrbslg77WBi/yPy7dvGvBU",
+	"73FUjWiVjRpEyRzETKdgAzKQzmU0FK4OLrQE6uQlsONht5dzyXN8Mym+2WLONYaT6VF/OhgdHEwGw4ju",
+	"00HIjvpHUZd12fBgsJ+ngyr2PN7b6/UPFBPt9MaH3cNuDvpWN4WdCdgAhNYQcC3aJjoN718SiBeaCinH",
+	"S0o3GJdqdciJvMnbZQEgBQtvyERAb6Ui7Zfd3NtmpB/Z+/777wu3a6IaPExUpzKdvsSaOPVIb4dHNNu6",
+	"EuIVTbFd+bA3evi59znq52sWxdRk4Q/7/Ycf1pRlWaZ67OhJ1F8BDS3QvhCYpKoL1Mvyp0OulIY2ozE4",
+	"II+61p9YOBP9o/xM2Fc63/sKJ6I6rS9yHqoQq2OS1S+S1MnPsbRnxefa+aREPtoIpiqBfE9jtHzyXidG",
+	"dY25zwuuQKvqpRvwHmAKmXG/Gyf4SA/I53ZES5bqwTSptLu5AIA1pdCjCtTvwo04Qp/rIWJfyWl8xyLS",
+	"G7UXMV9ljKxjHok1GkEmupzliS2YLAQSAGOPBBJBMYGEQiFkAb1DrxnNqmtGszxoDhH4HE4cQjuGB3l5",
+	"ULl/ZJRwcMzjUBm41yFlzYFnANXVraWVPne5GnAnne+xpClNEpbkapj2zrO7kCktDifZgSSCFfiFp6vE",
+	"LnfKrIYKk3ymv64Mu3kMVpcy9H2uc+N1Gn6BXiBcTW8YR3dm8Lf2S5GuaRqxSP0rAIfNlKa2O2LBqQ4s",
+	"OxV3qHgo8zHVMKVV/+fVxfvLq7MX1+8u3v7t/OzSINg53NmhzIcYM9yKdyJPHvQe5nXf4cMugx3toiCc",
+	"a+Bji2872kUCXGKw430e6ygU6zTGP3zwGhqSVqt4NusYaRadlxZrL6MzCdX9q2ze+KDeVTVyxCrbbuVc",
+	"sFtxYyrlsA+w1fYcJCXMlwHNkVxq5HooAVzHIXMSLXrlFIlOrcHwdpU1Klr3sMYGQx1XrLJjZwhwZNS4",
+	"EE9mRz32NJ9JWZ1V52yDzkuPBK/pXftkxv7YfUAxzTVS+8QXUE57uwj3AnB544n6x2/xeBSq2OCwFGvA",
+	"fvjwqXqCBFDb9qOCQFQzVns8coMdMp1Mc0jNbz2CcT70s7smu61wKh4qm9Onm2FB8xJd1iswylM9Mt+y",
+	"7DVr/DbN1J2Qc63TQw/xmXQgdDuNzzkYvx0qt0T7Lctq6toeIOE9LdC3kjJsxGqRY5rp1swat8fWcWtP",
+	"W4e8Q1AP43JDf5DSRHRoO9J9nk2r5lq61bGM53pwn0PDcNkuWbk5YaPXH9l+gnlrQOwIaPv/7e9O06WR",
+	"byFtU2L4O43q2suJ3WlDreaXLQS7Z+hrK+W+YWuMlqYy65AT6wMud2HXhgJdF5qjI0Q4dfqTVwn1VSyz",
+	"YtRNgvfRBIm39k3Kb9mDzCNomPTAjRowQgmqz2TotDBkA8FxL28/qT7y6CNRfLhyLN5yZntyma0yedif",
+	"d06e6Lz4DR4vtbb156u8orUHzdui7Z/acjnBsSK5/D61aYplEsHJ1cXbN6R5dXHa77a0mPB5Ocm8UI0D",
+	"9V0UbX5obrWaTuM79U5dSdyDUIb64+jo6Ai/pAWQxcrQPWXHCCBkvHjQPUDfcQI36E5hDHOzFvAec+i/",
+	"+Ybd0TBLNt98o617eMTnmYDiKjVy6+lwWAjOxqwJ5nKoRyABP13EfBb43Lq37ecAdZ+hxQS3a5EYgGPC",
+	"5+Z5zE25MN3uSeFnHW8BxwWEgq8Kq6LLwgOLLw+L53b09UyrvdzN4/NQ534Xisqj+DaW8SSBoDoUgbc8",
+	"MmHZmumZ5SWZPteYfTA53XuFNPOMPtLrYrpisVK8wmNPa0rUHs1knXwwQDD48BlxJ1yRGkXCaUz8JRSJ",
+	"uok/KhzV+yyx8EiR8GRxsE1DKjMYQFnFkGTJeq/JU3zI55M/Yp/45DVM9mO9Evz+4pVJ3+JsXR5f0eS/",
+	"R13Z604PpzQaTdrRUThpD/ePpm3a2x+1D7qH+wcH/cOjUZd93WjUL+Im6B49kvziwhk95+8le5AGz2ue",
+	"+eQ1MiFeU755u2T8haMl5nJS7adYMt42u1j2ADe8Bvh16oIShSo0NzLxd7Gy2T9zesvIqFiEZrUZ8o5C",
+	"FWPCsGcEChKtqRYCd3VBCvedXztSUZzrp09fNmBRrOcb56G3fBXRh2LkBwoo6Dhbu7IFATNqdaCVI+J9",
+	"+DygaxpnMZ9dGwFcJ8oxJu0I7mO9PRGmdRoZrTZOGngQbfq+0vs5UZpsDCmaha3d3oZv7KRb6hhCLKsV",
+	"1oBgVijt7ZCLLXWeWHFXiNHkqfw+f8NiSIAuF8BCDkn5u+NKPanP7Yd0EMXshWLUxdlHFm8hyxl7xWX/",
+	"xdj45/j+f+3B1VOsj/yX2SeP4OemM+OZacxYZMGYSFej8gPlo2plI0o17Hh7A0iXJdd/ZSpSpXd2tN5p",
+	"P+OGjiHfD7OlhZDMQJbokblcetQd5FxayxtihkXcYX0FTn3PMiDnRebqmoyFbXgjKvW/RWyV7UtfaMrp",
+	"LvqLsufP3oUADaYLffrQKkpS/MLXW7/iXDB6ULG1H3aA15vnnyswrxxAYB3VRYbq8lPCxbqTN0Ytdkwd",
+	"V72xDnqO3hRbctbkVaJoHZN5HBW/OGU0W6Wsc387Vt3wrPYQ4mdLh/24AD9QTDIw6QciJcs4vFEiuXAs",
+	"fV5bGYaqhS1RixVhgaanrprvwYnXFZFWklZE4ZcLNX9eiArNQ0fuOq1oH+lB3fuo/3UefdrqTX3Lk02u",
+	"oK3nIk8QrdhqGJiiEYmzY8w1R2AgyE13yzzYXSwz0hx2h637wgBbzf4HzcZnksRR0Tbb0f4CZMQlzeY5",
+	"LqJdpUbZ+HYP+QO4zV/cf/srM9Q/z1WL0fz7n3sjspdixf+n+Xa/1cbF4887AjlsPdknBMp/sVU2aQYZ",
+	"u8vwmTb+Fnjkh0sQDe1LxjOCcGIfmhamNlskHblkYWc9p9l61hHpbG+xSrJ4SWdsD6VKW6oXaqR99USr",
+	"BXZcIYgo1g5kiwZj1yHeMiyFiUf6vAB0YeE9qA4UEzHVZmCcmZpbztY4iUuxSkPW9Kur5Tc88hHur9TL",
+	"kk8trCuGfC2EJAOVhmNNWhAoOy0ak1532IfceZ5ZAdzJLUufK4E0Jh994BF+Y+w3au5qeH7DIoTCTf1u",
+	"f7/d67X73ated9wbjbvdf8Bt6n1+Y/yx0+l8+qQH0i50q6ptvGTbLOkWTE3sJa00ABgmMYCOiL3AWcik",
+	"pGmcAOKlkmGwMaZXFu5mC+r8AvggfD6vNjTQ4Zm0eOMCcf6TmLMxNGMnJHArzALS3ApJ3tKY5KQASa5e",
+	"kTIJG2wyzgBUQOORwyxLNXNo/NNCEdwlp0s5F5nWISwZOmjmesZtg3YCz+8Ea65BSpV9YXBUi+jpEDPY",
+	"iBXhDJGBFi0dOVHKCdIeghSoZ3Mcd7RhDIBTynRRviLDdrRC8QLauCIOA9BqEb3zOkld0Yk/q3Foh8cN",
+	"apsYbNCcowCBCyrVmPS73S5A6OkB6CH1bXcfXSsL1Ww58CHgpDaDMZkzmmYTBhVbqEY68AbVxMDLq4uz",
+	"k9fX352dXFw9Pzu5ClqQG6nTCm8YW6qdB9cRlpKZfFKlsUBISCkz1O3/Y+A5flrFyIBh2t98c8HkSp3P",
+	"zjffkLc8X2Ko2gsc7hLo2dneAXgeM59LCjWuwSsqszY80T5/Eejm8bimSj5qODZ8Cy4CbLzPcTHjzCOA",
+	"rx3pJBndp0BRqeBMegQojs9saW/MTdSmgzXTipBLw4B+VYEa8Bn21wpa7sCkrj9MNprDSYeNmHHBSrOo",
+	"oyWGxY7KIZh1ubvPU5YhxjJpBmd/PXtzdXl9cXZ19ubq/O2bwCMHUIXXGluS1rB0dCIZDxkALgIjwZAg",
+	"HntpwbJxyxxaVaP/5htdlVrYLLuRUleOsmTagnOIUBoG+2G+yiSJxJp7ed2KlWNujhLW4Onig/wgmOaT",
+	"1txQQskVZdV9a3lOEFHn3mKaQiYEkYlYKxVdIJ2vloiPVvkivANLXGUmlktmCiud8hvMc2R4yHQyqIfe",
+	"vE1LV67mL86wm4xN5jTgd9h2s7C8mAbaBgx9eyry7C3cHWlQkI5znD9EtcpzTFMGFfJxqOH+YhQgll/o",
+	"LUdcF3VGT9BwUaxtLpKI9LrIB8wnlwDoAXurqIZCALZpOMrrk79dvzu7uH5/eXYRHCPMki4kGfaPHIg6",
+	"/TpdYKokmXkbvj3Hg+l1u137dfdDpfePuoMtVi3gy1uSVhMw2CIZnSgxuEwYzzbHRM5hvdA1raO1dCJJ",
+	"DA2GcR3U6GsL9eDtrzd4hHcxwYC/ac0OGB6KKQ0yFhX4mzkFhmN0alkngtvjWUQyBf3XHNStnQAKHK2x",
+	"q9mj+Z1Sv2uT4ZTkrbJtzymqLs6hiadBe26gHtPCSmv4Nc0K4FxSskzZbSxWEtNh9CHtVBj0OuYa9Wsi",
+	"sjkwV9OnClYD4LHzxXBY+ROW4mGrtWI2FOLmDUchUEfzX6of+404gjt38QXAk9oLBg9dvaL96f5f3/30",
+	"YnZxtn9w2zsY7MuDyX8cXtDNaP33H98fwCMafwEfuTjtd91fX9EJS/SlPFsG7iilq+B4nVQDeAqSDYb9",
+	"Hn7KpBvApfeXL67gV0g58Bvj/U8egK5B2Oq+l3Z3fpmbf+I3xgfl30yqit8Y947U0+DkhTeWdy7HbD7H",
+	"PRmyQdQPe5MuPTo6PDw42N8fjYbDwaDf7/W63emUsSgKw8mEbrmOkzANqWoIotu1BGHDfjW3DfRtypLy",
+	"uaOKApPMz0+p9KBiJx8jTI2xvLSRAhougNKVDR2NttapcR3Ve4bhsI1RntONRHaOObaAq28gZyJpIXwi",
+	"n9OJuGW65qg0trphKdHwL8jB+9wCQi1fy1F6iM4bDQDFk5HExQjFMeKkwUJWw/O1NYT5J79mYN585csG",
+	"5I32Mnah0m0wXiSYEZtnIej7oa2As2pWgyIAjopo8PW6lEd63VbH56d2mXNcWjp5JluIifRAPOB/aP1X",
+	"Xq9ircVq5qeBca1yppbjO9Q+woLrsGCN7H10/zyPPllYjt0ysCE1I8AEDqW5AuOJM7ZAUNbpKkmI8Xu8",
+	"gLPq5Bo8qltch7yMkwyA88Righ4lB9Y2loAmxiKrSS6plMyY1lN4FjUp8GClLlLUGH1mkDRBM3ZcvMz0",
+	"DTnbleCXgXulp2F9DSKwVaTVLc3gT8U3/TFK6TTDRiWlK5U2cQH22Al+0gcXeJLpRiNxvEo989CfA0BC",
+	"VDLSDCR0/5nGALRJiN+4XC0WLCWXNEH4+o3faHXIcxreINAvJVkaz1K6IDGP2B3UJVnJMwWIGaJ4KGBZ",
+	"Ett5SR7DADQAWspY3toGgnlg8ADWj151RPVAWEHTS+E8Csa2L81kg846qUGIM+HhRNH2xjVVG/3WIdvX",
+	"aJcHJrEoTkkcSYSEeqeUbXReQTaYaSuILYWOc7BNMACmmsRMxw5sWMSpY9CD9g6pABrhr868euW06Xh8",
+	"8cDbwpFsVA0WiNrZg2qJVyPkAF1usxdcotvZYHBh1eoMqOp43LNSGJccGxhsYAE51p2ys5RK1SHN4uHU",
+	"HQug1Qaezry/CwDhZGgpQSa0OvSI7NAqdt/7oQEnr+E1qu0YP6j7lgkoGRj3e2jlWHHtduqDWFxEtwfi",
+	"6L4eiNDtewPKyFSki4epYQ2O5x2ZRYe8qelLJYuxVYncQ3GVLVT1U2E5nBaGvW53tw6GvZf3dTB8aMqW",
+	"e+BElYwsTmGf9qYHbBi2u3QwaQ+nfdY+jI7C9mhyQPusN+2Gg2jL3AzPajwmHPzQiB0G557d8rCP2GF0",
+	"EO5P2iM6nLaVDdU+DPuTdo92p+bavQedPWHgv77SJrNuOxU1nbo3PzIxP3/s3kImu4+/h8W/dslTfmSq",
+	"/Q8cRTfXWnepdwpAFgRO2M9lIMZEAsDAvGVVz+Cqc2Hh87DxFovIBsAGdXm3bfoAvc89nd/MTHOImp71",
+	"gLwYnF60A1Ot0+SCzOjSIpDMtTMXfeQ5iht41AEm0LbOKoTsqGkHFQVoM3TI+yWCfmB/G6XEm+mgnlTX",
+	"bgqjAQG2EgsMPOX3c4FddbGBGaQE6e7zNa2rjy2TkwiDaP6YsWxLs5wOCTAicm76QWdU3qg/QNorVudz",
+	"i4KJwT91h804LWQRNCFTadjvozuAaszd1rHPgyjWuKHnkXGVxJF6zUasUshgAGhJTHDSEC2wBtCbr7Zv",
+	"VlMyRvxGXcuvRqvUj0fNIhG2jSYud95xSumauamD4S8TOgF0DRPBxL4SxV4PRj2EUOKYbOltA+tiwlkm",
+	"y0rO6ZK11O1Db8sW6QfzffJ8bnbpntIvQ2FfQjn+JcvE5JKF2YW6rsTzuLevNEo99ca40QuPWH86oO3h",
+	"ZBS1h2x/2j6kB5P2UdiNenBlqAT2jKnHX5w1vEZC+WxFZ5iJ1oafjPPpMte70Gpz5TXN4rDxyLIzs+hf",
+	"teCMs7Xd3Idk9Rvn3seLanQobPOg5sz9V1ZjZlu31xaXFd0zh9Eg3J92Wbs/PZi0h+HoqH1Ehwft/nQU",
+	"9aaDyT7tdXOXzd5g2p8chj3a3o+GrD2cHtL20eQgbPdYPxqEw8mI7h/9JqvQkHG+NFznaerTv6547csg",
+	"JP5aioy+nFP298KcXxdCkk0/D3PxXKdiP8GdvPfR/LOYj17JDv8FNYNTO6IvaaVqsbSrnWql2NcRf04X",
+	"rMf52383bb9uxvcDRwwcZeG8xozVfT5sw3eTpMwjkjB6qy9BtE0SmkD0DZq9L1g6Y214rc8XjHLIatQZ",
+	"zqSmb94YYDhZol48zQDjD4psNAC90vSx974GBoR2zcqu0h22oL+/axpY+80rmVzFeEBLtzzX2PUa5hMy",
+	"vcynHVu6ttnihki6Nk0hMFcPW1IHbuuaTJrWk9FJVupKbS4EOpnFQJPYBtXoaA20Pxkbw2FWgAHox7XD",
+	"kSprWySRRtFfI8BgtflWqcdkE8NXcLN2dsdFfEaBfZYxTa+Qy0wltlEZEy7UJ33uzJ0L4w64NH00EbYO",
+	"rNC8JyCZ03SRMClzg7/U1Ltq/HtO62I3QMdF5nOahvP4lkWkaf6l+8fWNIptubE6HSkCmqDYElORGQRw",
+	"MPE7r0YCy3nYHWDOdtVktW2UoOeRWlzstGDQVJyu6CLFVsrb/RpQNqU9A7VrA1Er1/dQoPVjog/RiqNX",
+	"WPcWonyTj2KBTWNNDwTdO7ZN6s7WmOzqEakMzHGK4OuhBczYHES1qY73S/EC7QDzdNcLNX8q4WCtWQph",
+	"Uu0swUErmspKi4E9aH6F7osiU/LMSL1t/Y7V7z6vI+Q6P8j7Qh/cf4W289QWDUV22xgPPDfasHPUAle5",
+	"MVbUf4/TgzSxCXe4ylq7OzyKq/tVGz78OvU+bcQBQ9K56hBYN621wKNsxIwWWC2t9P23tv8f+JLp66VP",
+	"9W8OnP9/gpl6FsWZY6TmGSNQfWZ40VeyXfdQhsh7YLRXHFVII651QzJe0s/KPYBQ38yTmjrkLfS/s8qv",
+	"MNXaeggm5SnmJcXD51UTDwTsz2YwP2MF1M9Kq/0ZNJif1dV2u01q/qsu2eDPzwTCZ7bFZJ5JQX4mMb/W",
+	"s/4ZRwoakOeqh8dQ9iYxvwZ0WKNQ4HdM81yrWBffWvfVgr6mNbWSVoYDOXbW0ITg7aPxFHYNEh6VQolK",
+	"Jk3WdCNbZtSBrmYL9GjpcpmKW1Yepf4ZBierczrWxoe5LTddBKmEEfWHUF1WH1Kq4WSVEatL/1z4p13n",
+	"fN5bNHKKW6m+oCNZVWMK6o3yMCiUC8YSfd+ABDlh2M8e7Zx63QjFjRQLZnV0YyQVxmQQlT5PEUSNT41l",
+	"i8q3XX8ju6pvZ3csXOUaBp6yX1iL+4VjX6HmbyVibngNfSa0CpII7A8YrjIiplPDno7GvX3s2I2Rj7IW",
+	"+WhFCNf8f5Bup3l3SvXZ1hKjEFH68uGtf1lM6FHgGepSrh9WcAF11rtpUJ+uNDOh5tyW4ZDKbMMtNoBk",
+	"rpLM4feJHexJjLxeN+VxtiwHBnTAkk5sx1v7/a9QeVCZpdrsMMd8fJDgHXjILxLkcnk5uppKLQ51N7tY",
+	"2jpaJd1SwWfYkN44uvMEXWwfa9toQ3/DY+JUFpvyU40j8e3ZFcmRIxTzr8qQcdGhnooEGzdgf8wSdeWF",
+	"FFbONSHdFVfRpROkEZ1LHkPiSa4Pto5Nob6weiF+4WvB7n36jcVZPdNi78oK7zIwWmZLV2x7dtuVI6MZ",
+	"q2EFVY3AZQbmWOtDb95er3CBurUVDNR08St86Cs28XO+o3Zaa0TW9C2s3KXW3barbTUrV9axyt0OC7po",
+	"bgcMEZJk0CEXeEpjdGVmBsdv6wpqbYI4H/wK61eZ1heCUK2opOMafbzW0+xzQ8RWUx9bddv21rdtEy5y",
+	"5pen0mMAyYm1RCyMI2a9zXWa8dhhQuUTUD5fANruJvYDFoWxKg3ySsUqbJnhat7ums/IB6EReJ29+yvC",
+	"ZS0UROyIzgphLGwKDiIE+FMhTmQbCNUPKpbkx1U0Y5GWQDXBIcg0/B219ffkkB28bmjxuo43ffCbeIi9",
+	"HCrQkKcWjp7xT7S+llNOW6Dy3o5H5iZMnc0zJEQS2YrGMcnEsp2wW5bk90O6MmpkKVsmsSm6YhpbC07q",
+	"mqV5JnmTwp0b9Q6DhIFB4CVV3K3VISd8k6OZVaOKymTQSFJsYasffZ6XP1pgpccWP2rO+gbLNsfOumg9",
+	"1Qhig+RmjBUdjpUiuUX9vLpU2GAjRbyeBAK9gbLFg5YOpSJDhULjZqB7Ph/bZQUgU1CizYwsf8ZpQMwS",
+	"1oVCzSGNlP6tn8YEdlzhc1tAaf8eayAhvNlERCuTAE9pPk2dG2NekqODwz6QZh7U1Q+0OuQdnTFdLvDk",
+	"ukOAnXt63eGpORG/uE+qrvJpRwojTRDmtqB4S3FTgYDr65ting36DSizixerRWPc7w0PhoeD/eEBVKTh",
+	"j3m1nQbD21q7VSV1r5bES5S9vQ4TH63Lxp0IkTDKtw+lhogN6W75nKHe32Yt2I4+NFyCnQq49Bb+nuT2",
+	"lZLcLpBBO6kwOjIS5lzpMbVbJ1EBSTBTWu9WFuJ0i1DcxJofxqDAaJSWz/CqyuEmTVdqAIilugzYpvro",
+	"HdtXxMDWctn+TDq2y0n15T5Xsn0pYp4pqxcS3FAZpxNlAukyLB7ORarLiAJN3Cf449jn6uMzPX3KSbyg",
+	"M6VmkYWA8YuUyCXFq+Q2jphQFxX9K6EYLBCW771k6XkkA6ikMvh2ddqIU+4FUTGvWMul3Ve1j5KmvtHn",
+	"ILYFTzbjLdk4rQ55IzIC7YbzkJZV1HzOAY0UNiQ3GA0hNO/LI/P5aSkRqUg0WlWicRLzmc7c0+V1OoVW",
+	"d+rO5uP/j71r3VEbSdu3UuJP4JOhgYY+gD6teiajZKXMziqTnfwYonHZLhqrTRVymabJbKS5mrmwuZJV",
+	"ve9b5QJMNyR9HPErHXAZu47v6XkeOzgtKHXC2iD6pEin4kfdEhI+XO3mXzufwsagLMMj+wsTcVtm89C3",
+	"PMyFI7k5Wd0hYN8GjDByxxORiUIkw3JGpUDtki3hMK40dsmlprcjPBz8F3+Ll6tpuPbqIXISEXufqwcD",
+	"HqI5mirmIqRexFl/JdVCEqGSGrONyQn9g5PzXiB3lmLzbsidta83EXfAu4ekrZ4VzqVUcxmbSaYJeGnM",
+	"ZrriN54kxp6sL0Q0UepKY8zF0Xoi787DVcI51mUcsFeaXQo1NT3i1chVRbvLezoPr2oRNfasgFsFpdEO",
+	"9/dOoULHI5AQ1lZtUGtHp6IfH/NmJ+mOmz1xwpvn0VncPE1ORH/c48dRNwZq+kuKZk9EejkpaoN2q9MN",
+	"aos0KSbmP8dB7QY+DGpL82+7b47kCJ6xTMsWah5PhJ3jY2FmGB+CuKE5g3ptNrsBAlRjSa4uRHNW78Sj",
+	"8ClYM9AH3X2BijgX7h2nuJchubXCjtb7gmsGK/rJUYWe8f8EgEIXeznqxOfilPej5jFMZX4immdRO26e",
+	"J2fidHzC+1EvPsAPn2FabCMXQ6bX3smwiwqzjQh8pHImxpAuAtZqzaC+93kmxe4HuLktb1LV5RYXgX0z",
+	"ktA56LJMuPbL75cCHCFnBMpnlfE4JBQOCYW70KZu5q76Pyuh+dz302NnIz5oEuHod/qLoKroQlUU+goS",
+	"hfbO4CqHH/0xs3xt2A6Z9VJinwfkmLEmWKGmkS4AsheS44byJMabNLZcyEa1UQ3wW2hMmj9Hkiw13UDm",
+	"Pk2hcbuWgU4+N2Zji5UYLnw4D6bk1TG12Gvz87ALFVZ4wpHB91jde9bBdrO/McR6lWqHHjz2LQ2rHAZ4",
+	"pGfvMHxv505VuLN3a2bKHASXMPoQoXI93Gj9nSAW+K4rCIsD2GHrLomT/s7NbyteuEkbx6AsfV9f+ZBr",
+	"JJRQWtjadKIWL8KNtB9mO2z6Q1cFUANGGRCWCzUTEohI04LV8d72Zt8tKTFmPwCtXoATo4Qhtk7lZWMI",
+	"OMzK6GM1InXKl4ivpRgtpBWtgBCkbShqqxayOov3Hv4mK9WP7QCudCO845q6KJUlhQUj2oGpfR3kNcCv",
+	"eWDa9yHTi12JWnt+uK8yPGrFCCJX8jOSt8RE2Y4xJqqjrw4yse1oy1siSV5yFQ5/GKPGNwEoX8pp8JWR",
+	"I5cvtNGPvWCQXxFOaT92OGUdr3jAIlYdlAco4vOEInpbNS1V/BNVycgcfyi/5Q4pSJTLpvN9Lb8UMOnR",
+	"uQ8AvpCkCSYl6xbxPpJQzImSNz6ds3HL4NNgNaBR4sXSYiRnuUrmsUjwohJBB77eKkiyDqdP6mRzpHNO",
+	"0IlZTJbuzISCKwcDJL0rFKYt2TtICAIeciSJMIWOx91rsKyy/fZym21KSk98/DwhWy/0yF6UvWWL/ZFT",
+	"fttbaz88DpdD+cejlX9Qjz/UDkjbzS2gbKogsWGmKU9gNnTMDtZtW9KSOhKaELlSJrT5eqnm+Uia5zdT",
+	"CDbKsoAvzRko5rL/vH+nA6bTzwKdkp/fXjS7/ROWpJdCFxoIZkYyElgQug7yHbons8VvmoGIKesErBuw",
+	"47/++JPNjP9SosM/lNwOe3Ab8bIAwSakq/iNCC6Ou3wkxioXzP4XTbV1wDiglJFZOXC0SJ6cBftvSR01",
+	"8LmEsWoVfaIVUDW0oVsOSIXNdpPFkJvP8AgZVsCpr4SYYXzOtoNQHKTuHEIbftKBt6GYg3wr8/u5GM/1",
+	"bSxFiJ7ejRoJGalwrhm/y5HjZFkpjwiFEKuVKMAQj6aZxycFYh2sjoUa+tfup5ae8G7/BKpMmiyc5xlU",
+	"T8AEHbKQvjUfnfRYphYiB8WQibgx0zQt4KL0s/huWQgdgsuuWYdFSzzp++xN+h0oAEO5kWb1EP44+r+w",
+	"gepLIaSjyafHRLWZ2mkilLka/jBXm1v7DQJ3NTb1SkUIsk/3gEao5btyDZfs7Ycf3/VZNJdJJkyneMfU",
+	"53QWNlAAF9ItBXrwVQ9r3q6quOGVJv4fVreDpizjkZ/HGZvtHimjEl9vaSXE0jDzHyh8rbwFdah5VQh0",
+	"YFeFbppTCRcWIuG1kdBpIpD7iplNT+SNIQsnxTTrw9hhW3HD4wKKfQTb6BTqri03hlprziIeX81n+G3j",
+	"cUmvHdXUI3Nel6UyuFYRPoOAzN2LZajxlulkZlMj2MaYsB8bwcUGZ/vfu44GOhbeypzS/8IiZ9QpaWqe",
+	"ieb5Teeked1tzeQlZCKxZKZz3gU9kqn4QFXfsH3hRbg71ga18/HZSdI+65yd9eLT5KR/zrtjwXk77vd5",
+	"0u70+XE07o07UTdqR2fdbpx0+slJ3OlH7XG7zdtn5l52E60Neufts9PToDbPM0pC68HRUZzIFo+nolUI",
+	"XRzh+xxtfwGq8um0z9pfPlWQJ/R2tpc3Z8qDsoE/LwIFJ3RgS3eGm/LvEBIGvdc1E+3py3wOxOGHyp07",
+	"KndSSdbw/qU7bnWUaQRYI1ug7M5gfkFw9lsH4Je1618+pnsraNurIoq5LEdaqgVaLiUq3J9T4MmQa9Q4",
+	"VBsdqo1eUqQeZY/Woggr1UbfHJwiAM2tGOQ15SeLueEumpSrTOiARUsA5ayEqIEF2Maj2T9RAAm9pTTR",
+	"a3pZ5FTBUqqT8iaw29rceUjheCfKaTPxjvLW4lIDPzAE7IKWx46C7uE/zFP/v21K+qbmI4h6IDc2SBMS",
+	"NfhIOvo9qHvaAIqJ3DE6R3PEceFzNrYF4isUQR9IedOOGXTtqtKlGTuziVmFS7YqcKnFtcix1tVTpvQI",
+	"K6G7dhWkVKDHuK8MpWm1Ij/Z21d+8lmlHLwX//V37JOB36NzjXt3ugczMXXw+7Tg7L291RfznFLcFPTY",
+	"wFu8s4mAM3KX/ATNrkNu4qGlBT24427CgrsfBBbgtc9JQG2YkAlAQ/VqahbD/WbPTOUlmD65cBi/Gc8J",
+	"mSemA8KS6olaSMIvWiQexdmU2cEBaPMRf/QH+s1wHedZreOHSu62/0i+rzoW5rPy99q9bZv32nM8Rh71",
+	"CTKji9W33Ck3+rGize6eSXXrW/efjXn48LWnF2aumaP1sHftuHfdtXd4O5jbi7aj69+Ly1QDAQmHeBPk",
+	"yHIRi9Spyaz+nosDYOUJU2MsZDemg89KHcL3xjvRYcDI4COR1Z8LLhOeJ+yjQ8PqmYjTMa0gVg/p0Zsp",
+	"gKnt/4p0KnTBpzOwZu2n5ua8mOcibOBWSZtdzPM8tYBH3D1ZiLtnOJL1cDHRIv7trz/+DBsDZOUy+6dU",
+	"i2BtH82WLqtAt64DUlpiLi4Ht1F7jF7gu244vY2A+G2i5UiGl2J96wuNk21BAZjfgPIdzNGmmiUiS68h",
+	"ycELlgmuMW048H7T6zemJOjX5EvKvNQT0UzmuE8JrIBtBPBdatl2Ih5fqfEYS2kiNS/M4OZCsMS8YBkN",
+	"ohmSs0QJon7Djune3AxXfXWAMk2UVPNcJOgz9Dpt9sacDUmqzVTHIbIzmNVD+jx5L7hWMjS9pSQMb5iV",
+	"R8Zr7I5U6BCGSmP6lBeFmM6IygfyoE7bRTIeaZXNC8FCCMeHMOktn0Cci8RsYTzTwFg0zvkl1naZp0bd",
+	"WYWuF+NslqfXvBABy5SamY4zw5el8qqZqZhnI8mTJBdalwXG5mGAF2KiSMIWuJIppwipcG4HeTmSsZJS",
+	"xMYaIAo3e8O0KAuwMXUvB6UCk/fVSOq56RHpmkKOjTNMg9muwveTyhf/Icqo+gVLxLXI1AwqNbXIr0Ue",
+	"sPD1D7/89uNPr38w53yWmb6HDkVHknrG9YDQrcb9WhePSwbgZqZ5OWt+YVoSaEFcXtJe+LDJSZxHt2rb",
+	"bMfcr+05L0yEtzxUfAu9ZQs6akH52UYVivGtVzNxcPZ4uTjbls/SffV117r1oWV210dxB7Xd9Sa7W5KV",
+	"jSuTbG6hrGXZULnLri9e0HYNVCN0ID8LfV63fu8rzWYtsKO+OE3O407UPObdcbMXnYjmWdKOm6fjDu9G",
+	"x3Ev6YuXmGVz9rsfUz7I8x7keQ8pjHtNYVwkCeMbzl61r7d/sOrod/prD9RzudfbyonE2eNeToNMTJap",
+	"Sz0cSfqvdkg4mvJsnMpUTwImjR2rC54XRJ26AkceyQ08MsGadzYrR5Lsyh3NJgRhPr7Z9NGOyB5YYjcm",
+	"BCZuvZD9/4Ay2rrwccntvPaD7UHnlQWrKLOG1tfda2gkK32zHdfQm41Yx1MvoG+M3+4bu/36uO02U3t9",
+	"OhxCtc9O5nvXFXt/at8tFgoJkbPBSBIIXxdq5p/NAzYjeLqSxLodcxmLDANCdGxLcVO409rFh8BH2ohG",
+	"er+KhCXMKRuOpNt1lMRq6IDxTCsP86uxP20wMIFjfiMGyC6V0BCfZIUCefHG0MagZ/MoS/XE1aul4ICO",
+	"pBqPkVUcuTDt015gjSeEBmHdC10qVpgXd3GxkcToqGapjLM5+LPQ1gturzXF7nFP1BrJO3S+fQHvMtDk",
+	"xFq1Mg+xo0g3vtNYYUQOArXzDKmit2T91oOT9x6ke25RMITFP/1p9LUBMFxotjjkrnjYpz3pAr4ljPXi",
+	"j9Ry9b0QPoL7Mb4PvALPjBsNoWKbFv8rQJoGFrMJCVeVO+2ye48EHJVGw9Zqlp+kcBkrNhM5PZz2UKX2",
+	"8VeLWgJM1iGiEbOUdOoOnJQJhAFEErCJWrBMISFZodQVViVi5TmjE4ISku6QUblTOpcCtDOwlTDDiyIt",
+	"gO60qbFgJDkr0qlQc2PwuK8pC2cp3d3LppqFZEmFaHd40Y1cTHkqWT00NsEFfnpRhExjGlXI0mAg3eFk",
+	"DogwyD6Feh7HQiRwCoZ0HrK6VKx7c2P5tZEwvszOAgFFr9MeyTdKCtCjCJ1hR1q+K/F5a2A1IMLiRW6s",
+	"3k0Zq8kFuxKzAtPCoLCWXs5z0xp6rNwwlxTHGcn6KeaMS0b+xkNHat5VpYYf92h/zrVH1CfLfWqPVtrs",
+	"feCutb619qjcaw6e7PMqOuLSP4FuC/Lq7afQRPCsmHzeeo5ckBfUbbeN8wObPUcXZparWGiNtQeavf3w",
+	"4d9QAe9KT4DYHC5NeMEjrgEmtxGBeguPUPvWimOLd6qpq92TxPjbqH64zfy075lqNp+1vn7KrFofa6aF",
+	"MP7zxFao+7/ojZ1e6kJMaeQgTL/bwLmDzY6DdW4DrALtt49b7AO/whqiVOrCnE9MgVg4y1WB1V9KwpVV",
+	"Y/he8CSVQuvnO4zu3YG4gccTs65a37YD3IsdettMsDGYmEtcZzbEoCunxbqBW23RQq0Qnrmr3fROxTyr",
+	"qCti9XBqZkc+lyifVZZrbGAA4WCkJ9u4f3otzCSBHSq3U8ZM90hoMGJUHk+ELnJeqFy3yrp/esVN9MfP",
+	"VD8IuaeEoY0oE8C1eFQPqX8zczhV3Op7h9PZLD/3wUCIu1uo/GqcqYV337IwffPmtlJcJM1UgpbrK814",
+	"jHwyEc9gwZkfScRM6dSFkvznpssq7n4h7yw/ZXVr38ls2XBkCt6xocaozbRWSIrewtR7DneEVL+mJ5xi",
+	"jcmNN8d7e/ckvrQvn778LwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
