@@ -310,6 +310,9 @@ func TestCommentRefusalsComeInTheDocumentedOrderAndChangeNothing(t *testing.T) {
 		{"resolving a reply", func() *testenv.Response { return d.clients["admin"].Do(http.MethodPatch, url(reply.Id), map[string]any{"resolved": true}) }, 422, "invalid_request"},
 		{"an empty patch", func() *testenv.Response { return d.clients["admin"].Do(http.MethodPatch, url(top.Id), map[string]any{}) }, 422, "invalid_request"},
 		{"a malformed patch", func() *testenv.Response { return d.clients["admin"].Do(http.MethodPatch, url(top.Id), "{") }, 400, "malformed_json"},
+		{"a comment id that is no uuid", func() *testenv.Response {
+			return d.clients["admin"].Do(http.MethodDelete, commentsURL(d.org, id)+"/not-a-uuid", nil)
+		}, 422, "invalid_request"},
 	} {
 		if r := tt.do(); r.Status != tt.status || problemCode(t, r) != tt.code {
 			t.Errorf("%s: %d %s, want %d %s", tt.name, r.Status, r.Body, tt.status, tt.code)
