@@ -131,10 +131,12 @@ export interface paths {
          *       integer, not necessarily consecutive for one caller);
          *     - `event` is its type, `data` its payload on one line: an
          *       `EventPayload` (`{type, timestamp, data}`), where `data` is the
-         *       resource as the API shows it (an `AccountDeposit`, or a
+         *       resource as the API shows it (an `AccountDeposit`, a
          *       `CreativeSnapshot`: the creative without the caller-specific
          *       `availableActions` and `permissions`; read those with
-         *       `getCreative` when you need them). The same event may be
+         *       `getCreative` when you need them; or, for
+         *       `creative.comment_added` and `creative.comment_resolved`, the
+         *       `Comment`). The same event may be
          *       delivered again after a reconnect: de-duplicate on `id`.
          *     - Event types may grow: ignore types you do not know.
          *
