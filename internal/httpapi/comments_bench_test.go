@@ -51,6 +51,9 @@ func BenchmarkCommentListsAcrossTableSizes(b *testing.B) {
 			env.DB.Member(b, org, user, "admin")
 			target := seedComments(b, env, org, user, size)
 			c := env.SessionFor(b, user)
+			if os.Getenv("COMMENT_BENCH_EXPLAIN") != "" {
+				explainCommentQueries(b, env, org, target)
+			}
 			for _, q := range []struct{ name, url string }{
 				{"thread page", commentsURL(org, target) + "?limit=20"},
 				{"by version", commentsURL(org, target) + "?limit=20&versionNumber=1"},
@@ -86,6 +89,16 @@ func BenchmarkCommentListsAcrossTableSizes(b *testing.B) {
 func seedComments(b *testing.B, env *testenv.Env, org, user uuid.UUID, size int) uuid.UUID {
 	b.Helper()
 	ctx := context.Background()
+	// One connection without the pool's statement timeout: a million rows
+	// take longer than a request may.
+	conn, err := env.DB.Pool.Acquire(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SET statement_timeout = 0"); err != nil {
+		b.Fatal(err)
+	}
 	target := min(size, 200)
 	creatives := max(20, (size-target+commentsPerCreative-1)/commentsPerCreative)
 	for _, sql := range []string{
@@ -116,13 +129,47 @@ func seedComments(b *testing.B, env *testenv.Env, org, user uuid.UUID, size int)
 		for n > 0 && !strings.Contains(sql, fmt.Sprintf("$%d", n)) {
 			n--
 		}
-		if _, err := env.DB.Pool.Exec(ctx, sql, args[:n]...); err != nil {
+		if _, err := conn.Exec(ctx, sql, args[:n]...); err != nil {
 			b.Fatalf("seed %d comments: %v\n%s", size, err, sql)
 		}
+	}
+	if _, err := conn.Exec(ctx, "RESET statement_timeout"); err != nil {
+		b.Fatal(err)
 	}
 	var id uuid.UUID
 	if err := env.DB.Pool.QueryRow(ctx, "SELECT id FROM creatives WHERE organization_id = $1 AND number = 1", org).Scan(&id); err != nil {
 		b.Fatal(err)
 	}
 	return id
+}
+
+// explainCommentQueries logs, for COMMENT_BENCH_EXPLAIN=1, the plan of
+// each list's statement at this size with the buffers it read: the work a
+// page does, which timings on a shared machine only hint at.
+func explainCommentQueries(b *testing.B, env *testenv.Env, org, target uuid.UUID) {
+	b.Helper()
+	ctx := context.Background()
+	for name, sql := range map[string]string{
+		"thread page": `SELECT * FROM comments_shown WHERE creative_id = $1 AND seq > 0 AND $2::uuid IS NOT NULL ORDER BY seq LIMIT 21`,
+		"by version":  `SELECT * FROM comments_shown WHERE creative_id = $1 AND version_number = 1 AND seq > 0 AND $2::uuid IS NOT NULL ORDER BY seq LIMIT 21`,
+		"open only":   `SELECT * FROM comments_shown WHERE creative_id = $1 AND parent_id IS NULL AND resolved = false AND seq > 0 AND $2::uuid IS NOT NULL ORDER BY seq LIMIT 21`,
+		"openCommentCount of a page of 20": `SELECT v.id, (SELECT count(*) FROM comments cm WHERE cm.version_id = v.id AND cm.parent_id IS NULL
+			AND cm.resolved_at IS NULL AND NOT cm.deleted) FROM creative_versions v
+			WHERE v.id = ANY(ARRAY(SELECT current_version_id FROM creatives WHERE organization_id = $2 ORDER BY number DESC LIMIT 20)) AND $1::uuid IS NOT NULL`,
+	} {
+		rows, err := env.DB.Pool.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) "+sql, target, org)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var line string
+			if err := rows.Scan(&line); err != nil {
+				b.Fatal(err)
+			}
+			plan = append(plan, line)
+		}
+		rows.Close()
+		b.Logf("%s:\n%s", name, strings.Join(plan, "\n"))
+	}
 }

@@ -253,7 +253,9 @@ func TestCommentRefusalsComeInTheDocumentedOrderAndChangeNothing(t *testing.T) {
 		{"another workspace's creative", func() *testenv.Response {
 			return d.clients["outsider"].Do(http.MethodPost, commentsURL(d.org, id), map[string]any{"body": "hi"})
 		}, 404, "not_found", ""},
-		{"a viewer", func() *testenv.Response { return d.comment("viewer", id, map[string]any{"body": "hi", "versionNumber": 9}) }, 403, "action_forbidden", ""},
+		{"a viewer", func() *testenv.Response {
+			return d.comment("viewer", id, map[string]any{"body": "hi", "versionNumber": 9})
+		}, 403, "action_forbidden", ""},
 		{"what it refers to, every field at once", func() *testenv.Response {
 			return d.comment("reviewer", id, map[string]any{"body": "hi", "mentionUserIds": []uuid.UUID{d.users["author"], stranger},
 				"anchor": map[string]any{"assetId": poster, "timeMs": map[string]any{"start": 0}}})
@@ -266,7 +268,9 @@ func TestCommentRefusalsComeInTheDocumentedOrderAndChangeNothing(t *testing.T) {
 		}, 422, "invalid_request", "anchor.assetId invalid_value"},
 		{"a creative without a version", func() *testenv.Response { return d.comment("reviewer", noVersion, map[string]any{"body": "hi"}) }, 409, "invalid_transition", ""},
 		{"an archived creative", func() *testenv.Response { return d.comment("admin", archived, map[string]any{"body": "hi"}) }, 409, "invalid_transition", ""},
-		{"a version that does not exist", func() *testenv.Response { return d.comment("author", id, map[string]any{"body": "hi", "versionNumber": 2}) }, 422, "invalid_request",
+		{"a version that does not exist", func() *testenv.Response {
+			return d.comment("author", id, map[string]any{"body": "hi", "versionNumber": 2})
+		}, 422, "invalid_request",
 			"versionNumber invalid_value"},
 		{"malformed JSON", func() *testenv.Response { return d.comment("author", id, "{") }, 400, "malformed_json", ""},
 	} {
@@ -302,13 +306,19 @@ func TestCommentRefusalsComeInTheDocumentedOrderAndChangeNothing(t *testing.T) {
 			return d.clients["admin"].Do(http.MethodPatch, commentsURL(d.org, archived)+"/"+top.Id.String(), map[string]any{"resolved": true})
 		}, 404, "not_found"},
 		{"another workspace", func() *testenv.Response { return d.clients["outsider"].Do(http.MethodDelete, url(top.Id), nil) }, 404, "not_found"},
-		{"a viewer resolving", func() *testenv.Response { return d.clients["viewer"].Do(http.MethodPatch, url(top.Id), map[string]any{"resolved": true}) }, 403, "action_forbidden"},
+		{"a viewer resolving", func() *testenv.Response {
+			return d.clients["viewer"].Do(http.MethodPatch, url(top.Id), map[string]any{"resolved": true})
+		}, 403, "action_forbidden"},
 		{"an author who did not write the creative resolving", func() *testenv.Response {
 			return d.clients["other author"].Do(http.MethodPatch, url(top.Id), map[string]any{"resolved": true})
 		}, 403, "action_forbidden"},
 		{"a reviewer deleting another's comment", func() *testenv.Response { return d.clients["other reviewer"].Do(http.MethodDelete, url(top.Id), nil) }, 403, "action_forbidden"},
-		{"resolving a reply", func() *testenv.Response { return d.clients["admin"].Do(http.MethodPatch, url(reply.Id), map[string]any{"resolved": true}) }, 422, "invalid_request"},
-		{"an empty patch", func() *testenv.Response { return d.clients["admin"].Do(http.MethodPatch, url(top.Id), map[string]any{}) }, 422, "invalid_request"},
+		{"resolving a reply", func() *testenv.Response {
+			return d.clients["admin"].Do(http.MethodPatch, url(reply.Id), map[string]any{"resolved": true})
+		}, 422, "invalid_request"},
+		{"an empty patch", func() *testenv.Response {
+			return d.clients["admin"].Do(http.MethodPatch, url(top.Id), map[string]any{})
+		}, 422, "invalid_request"},
 		{"a malformed patch", func() *testenv.Response { return d.clients["admin"].Do(http.MethodPatch, url(top.Id), "{") }, 400, "malformed_json"},
 		{"a comment id that is no uuid", func() *testenv.Response {
 			return d.clients["admin"].Do(http.MethodDelete, commentsURL(d.org, id)+"/not-a-uuid", nil)

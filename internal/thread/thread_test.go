@@ -8,7 +8,6 @@ import (
 	"github.com/google/uuid"
 )
 
-
 func paths(t *testing.T, got []string) string {
 	t.Helper()
 	slices.Sort(got)
