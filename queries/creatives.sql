@@ -44,10 +44,15 @@ LIMIT @row_limit;
 -- name: CreativeVersionsWithAssets :many
 -- CreativeVersionsWithAssets reads the given versions with their author and
 -- assets in one round trip: one row per asset, or one row with null asset
--- columns for a version without assets.
+-- columns for a version without assets. open_comment_count (the version's
+-- open top-level comments, from comments_open_version_idx) makes a page's
+-- openCommentCount cost no query of its own.
 SELECT v.id, v.number, v.created_at, v.author_id, u.name AS author_name,
        a.id AS asset_id, a.file_name, a.mime_type, a.size_bytes, a.url,
-       a.width, a.height, a.duration_ms, a.sha256
+       a.width, a.height, a.duration_ms, a.sha256,
+       (SELECT count(*) FROM comments cm
+        WHERE cm.version_id = v.id AND cm.parent_id IS NULL AND cm.resolved_at IS NULL AND NOT cm.deleted
+       )::integer AS open_comment_count
 FROM creative_versions v
 JOIN users u ON u.id = v.author_id
 LEFT JOIN assets a ON a.version_id = v.id

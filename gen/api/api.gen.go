@@ -377,6 +377,8 @@ const (
 	CreativeApproved         WebhookEventType = "creative.approved"
 	CreativeArchived         WebhookEventType = "creative.archived"
 	CreativeChangesRequested WebhookEventType = "creative.changes_requested"
+	CreativeCommentAdded     WebhookEventType = "creative.comment_added"
+	CreativeCommentResolved  WebhookEventType = "creative.comment_resolved"
 	CreativeCreated          WebhookEventType = "creative.created"
 	CreativeSubmitted        WebhookEventType = "creative.submitted"
 	CreativeUpdated          WebhookEventType = "creative.updated"
@@ -391,6 +393,10 @@ func (e WebhookEventType) Valid() bool {
 	case CreativeArchived:
 		return true
 	case CreativeChangesRequested:
+		return true
+	case CreativeCommentAdded:
+		return true
+	case CreativeCommentResolved:
 		return true
 	case CreativeCreated:
 		return true
@@ -508,6 +514,99 @@ type Asset struct {
 // (`application/zip`). New types may be added.
 type AssetMimeType string
 
+// Comment A review comment on a version of a creative. Every field is always present; the nullable ones are null when unset.
+type Comment struct {
+	// Anchor What a comment points at (see NewCommentAnchor); every key is present, null when not given. Nullable because a comment without an anchor shows null.
+	Anchor nullable.Nullable[CommentAnchor] `json:"anchor"`
+	Author UserRef                          `json:"author"`
+
+	// Body The text; "" once deleted.
+	Body       string             `json:"body"`
+	CreatedAt  time.Time          `json:"createdAt"`
+	CreativeId openapi_types.UUID `json:"creativeId"`
+
+	// Deleted A deleted comment kept because it has replies (a tombstone): `body` is "", `anchor` null, `mentions` empty.
+	Deleted bool `json:"deleted"`
+
+	// EditedAt When the body was last changed; null if never.
+	EditedAt nullable.Nullable[time.Time] `json:"editedAt"`
+	Id       openapi_types.UUID           `json:"id"`
+
+	// Mentions The members mentioned, in the order sent.
+	Mentions []UserRef `json:"mentions"`
+
+	// ParentId The top-level comment this one replies to; null for a top-level comment.
+	ParentId nullable.Nullable[openapi_types.UUID] `json:"parentId"`
+
+	// Resolved Whether the thread is resolved; always false for a reply.
+	Resolved   bool                         `json:"resolved"`
+	ResolvedAt nullable.Nullable[time.Time] `json:"resolvedAt"`
+
+	// ResolvedBy Who resolved it; null while open.
+	ResolvedBy nullable.Nullable[NullableUserRef] `json:"resolvedBy"`
+
+	// VersionNumber The `number` of the version the comment is on.
+	VersionNumber int `json:"versionNumber"`
+}
+
+// CommentAnchor What a comment points at (see NewCommentAnchor); every key is present, null when not given. Nullable because a comment without an anchor shows null.
+type CommentAnchor struct {
+	AssetId openapi_types.UUID       `json:"assetId"`
+	Page    nullable.Nullable[int32] `json:"page"`
+
+	// Region A rectangle on the asset as displayed, in fractions of its width and
+	// height (not pixels): `x`, `y` is the top-left corner measured from
+	// the top-left of the image or video frame, so the same comment sits
+	// on the same spot at any display size. `x + width` and `y + height`
+	// are at most 1 (inside the frame). `width` and `height` 0 mark a
+	// point. Nullable because the comment's anchor shows it as null when
+	// the anchor has no region.
+	Region nullable.Nullable[CommentRegion] `json:"region"`
+
+	// TimeMs A moment (`start` alone) or a span (`start` to `end`) of a video, in
+	// milliseconds from its beginning: `0 ≤ start ≤ end ≤ durationMs` of
+	// the asset when its duration is known. Only on video assets.
+	// Nullable because the comment's anchor shows it as null when the
+	// anchor has no time.
+	TimeMs nullable.Nullable[CommentTimeRange] `json:"timeMs"`
+}
+
+// CommentBody The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused.
+type CommentBody = string
+
+// CommentList defines model for CommentList.
+type CommentList struct {
+	Items []Comment `json:"items"`
+
+	// NextCursor Pass as `cursor` for the next page; null on the last page.
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+}
+
+// CommentRegion A rectangle on the asset as displayed, in fractions of its width and
+// height (not pixels): `x`, `y` is the top-left corner measured from
+// the top-left of the image or video frame, so the same comment sits
+// on the same spot at any display size. `x + width` and `y + height`
+// are at most 1 (inside the frame). `width` and `height` 0 mark a
+// point. Nullable because the comment's anchor shows it as null when
+// the anchor has no region.
+type CommentRegion struct {
+	Height float64 `json:"height"`
+	Width  float64 `json:"width"`
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
+}
+
+// CommentTimeRange A moment (`start` alone) or a span (`start` to `end`) of a video, in
+// milliseconds from its beginning: `0 ≤ start ≤ end ≤ durationMs` of
+// the asset when its duration is known. Only on video assets.
+// Nullable because the comment's anchor shows it as null when the
+// anchor has no time.
+type CommentTimeRange struct {
+	// End The end of the span; absent or null for a moment.
+	End   nullable.Nullable[int32] `json:"end,omitempty"`
+	Start int32                    `json:"start"`
+}
+
 // CountryCode ISO 3166-1 alpha-2 country code.
 //
 // Example: DE
@@ -517,6 +616,27 @@ type CountryCode = string
 type CreateAccountDepositRequest struct {
 	// Amount An amount of money in minor units. `"100000000"` with scale 6 is 100.000000 USDT.
 	Amount Money `json:"amount"`
+}
+
+// CreateCommentRequest defines model for CreateCommentRequest.
+type CreateCommentRequest struct {
+	// Anchor What a top-level comment points at: an asset of the comment's
+	// version, and on it a region, a time of a video, a page, or several
+	// of these (a region of the frame at a time); only `assetId` is
+	// required (the asset as a whole).
+	Anchor *NewCommentAnchor `json:"anchor,omitempty"`
+
+	// Body The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused.
+	Body CommentBody `json:"body"`
+
+	// MentionUserIds Members of the organization the comment is addressed to, each once.
+	MentionUserIds *[]openapi_types.UUID `json:"mentionUserIds,omitempty"`
+
+	// ParentId Reply to this top-level comment of the same creative (one level of replies).
+	ParentId *openapi_types.UUID `json:"parentId,omitempty"`
+
+	// VersionNumber The version commented on; the creative's current version when absent. A reply is on its parent's version (send none, or that one).
+	VersionNumber *int32 `json:"versionNumber,omitempty"`
 }
 
 // CreateCreativeRequest defines model for CreateCreativeRequest.
@@ -631,6 +751,9 @@ type CreativeDetail struct {
 	//
 	// Example: CR-000123
 	Number string `json:"number"`
+
+	// OpenCommentCount The open (unresolved, not deleted) top-level review comments on the current version; 0 without a version.
+	OpenCommentCount int `json:"openCommentCount"`
 
 	// Permissions What else the caller may do to the creative now (given its state and
 	// the caller's rights), decided by the same rules as
@@ -885,6 +1008,33 @@ type NewAsset struct {
 	Width *int32 `json:"width,omitempty"`
 }
 
+// NewCommentAnchor What a top-level comment points at: an asset of the comment's
+// version, and on it a region, a time of a video, a page, or several
+// of these (a region of the frame at a time); only `assetId` is
+// required (the asset as a whole).
+type NewCommentAnchor struct {
+	AssetId openapi_types.UUID `json:"assetId"`
+
+	// Page A page of the asset, counting from 1.
+	Page nullable.Nullable[int32] `json:"page,omitempty"`
+
+	// Region A rectangle on the asset as displayed, in fractions of its width and
+	// height (not pixels): `x`, `y` is the top-left corner measured from
+	// the top-left of the image or video frame, so the same comment sits
+	// on the same spot at any display size. `x + width` and `y + height`
+	// are at most 1 (inside the frame). `width` and `height` 0 mark a
+	// point. Nullable because the comment's anchor shows it as null when
+	// the anchor has no region.
+	Region nullable.Nullable[CommentRegion] `json:"region,omitempty"`
+
+	// TimeMs A moment (`start` alone) or a span (`start` to `end`) of a video, in
+	// milliseconds from its beginning: `0 ≤ start ≤ end ≤ durationMs` of
+	// the asset when its duration is known. Only on video assets.
+	// Nullable because the comment's anchor shows it as null when the
+	// anchor has no time.
+	TimeMs nullable.Nullable[CommentTimeRange] `json:"timeMs,omitempty"`
+}
+
 // NewWebhookEndpoint A webhook endpoint just added, with its signing secret; only `createWebhookEndpoint` answers it.
 type NewWebhookEndpoint struct {
 	CreatedAt time.Time `json:"createdAt"`
@@ -978,6 +1128,15 @@ type SignInRequest struct {
 	Password string `json:"password"`
 }
 
+// UpdateCommentRequest What to change; send at least one field.
+type UpdateCommentRequest struct {
+	// Body The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused.
+	Body *CommentBody `json:"body,omitempty"`
+
+	// Resolved `true` resolves the thread, `false` reopens it.
+	Resolved *bool `json:"resolved,omitempty"`
+}
+
 // UpdateCreativeRequest The fields to change; a field left out stays as it is, null clears a nullable one.
 type UpdateCreativeRequest struct {
 	// AspectRatio Width to height, such as `9:16`.
@@ -1061,7 +1220,9 @@ type WebhookDelivery struct {
 	// EventType A creative event of the organization a webhook can receive: its
 	// `type` in the delivered payload `{type, timestamp, data}`, where
 	// `data` is the creative as `getCreative` shows it, without the
-	// caller's `availableActions` and `permissions`.
+	// caller's `availableActions` and `permissions`; for
+	// `creative.comment_added` and `creative.comment_resolved`, `data`
+	// is the Comment (its `creativeId` names the creative).
 	EventType WebhookEventType `json:"eventType"`
 
 	// FinishedAt When it succeeded, failed or was cancelled; null while pending.
@@ -1136,7 +1297,9 @@ type WebhookEndpointList struct {
 // WebhookEventType A creative event of the organization a webhook can receive: its
 // `type` in the delivered payload `{type, timestamp, data}`, where
 // `data` is the creative as `getCreative` shows it, without the
-// caller's `availableActions` and `permissions`.
+// caller's `availableActions` and `permissions`; for
+// `creative.comment_added` and `creative.comment_resolved`, `data`
+// is the Comment (its `creativeId` names the creative).
 type WebhookEventType string
 
 // WebhookEventTypes The event types the endpoint receives, each once.
@@ -1148,6 +1311,9 @@ type WebhookEventTypes = []WebhookEventType
 //
 // Example: https://hooks.acme.test/creativeapi
 type WebhookURL = string
+
+// CommentId defines model for CommentId.
+type CommentId = openapi_types.UUID
 
 // CreativeId defines model for CreativeId.
 type CreativeId = openapi_types.UUID
@@ -1175,6 +1341,9 @@ type AdminOnlyCommand = Problem
 
 // CommandForbidden An error (RFC 9457 Problem Details, served as `application/json`).
 type CommandForbidden = Problem
+
+// CommentConflict An error (RFC 9457 Problem Details, served as `application/json`).
+type CommentConflict = Problem
 
 // CreativeConflict An error (RFC 9457 Problem Details, served as `application/json`).
 type CreativeConflict = Problem
@@ -1283,6 +1452,33 @@ type ExecuteCreativeActionParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListCreativeCommentsParams defines parameters for ListCreativeComments.
+type ListCreativeCommentsParams struct {
+	// VersionNumber Only comments on this version of the creative (its `number`).
+	VersionNumber *int32 `form:"versionNumber,omitempty" json:"versionNumber,omitempty"`
+
+	// Resolved Only top-level comments, resolved (`true`) or open (`false`).
+	Resolved *bool `form:"resolved,omitempty" json:"resolved,omitempty"`
+
+	// ParentId Only the replies of this comment.
+	ParentId *openapi_types.UUID `form:"parentId,omitempty" json:"parentId,omitempty"`
+
+	// Limit The page size (send it once).
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page, as it came (send it once).
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateCreativeCommentParams defines parameters for CreateCreativeComment.
+type CreateCreativeCommentParams struct {
+	// IdempotencyKey A key you generate per command (a UUID is fine), 1 to 255 visible
+	// ASCII characters, sent once. The structured-field string form
+	// (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+	// key with the same body to retry safely.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListCreativeEventsParams defines parameters for ListCreativeEvents.
 type ListCreativeEventsParams struct {
 	// Limit The page size (send it once).
@@ -1355,6 +1551,12 @@ type UpdateCreativeJSONRequestBody = UpdateCreativeRequest
 // ExecuteCreativeActionJSONRequestBody defines body for ExecuteCreativeAction for application/json ContentType.
 type ExecuteCreativeActionJSONRequestBody = CreativeActionRequest
 
+// CreateCreativeCommentJSONRequestBody defines body for CreateCreativeComment for application/json ContentType.
+type CreateCreativeCommentJSONRequestBody = CreateCommentRequest
+
+// UpdateCreativeCommentJSONRequestBody defines body for UpdateCreativeComment for application/json ContentType.
+type UpdateCreativeCommentJSONRequestBody = UpdateCommentRequest
+
 // AddCreativeVersionJSONRequestBody defines body for AddCreativeVersion for application/json ContentType.
 type AddCreativeVersionJSONRequestBody = AddCreativeVersionRequest
 
@@ -1405,6 +1607,18 @@ type ServerInterface interface {
 	// ExecuteCreativeAction Execute a creative action (submit, request changes, approve, archive)
 	// (POST /api/v1/organizations/{organizationId}/creatives/{creativeId}/actions)
 	ExecuteCreativeAction(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, params ExecuteCreativeActionParams) error
+	// ListCreativeComments Read a creative's review comments
+	// (GET /api/v1/organizations/{organizationId}/creatives/{creativeId}/comments)
+	ListCreativeComments(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, params ListCreativeCommentsParams) error
+	// CreateCreativeComment Comment on a version of a creative, or reply to a comment
+	// (POST /api/v1/organizations/{organizationId}/creatives/{creativeId}/comments)
+	CreateCreativeComment(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, params CreateCreativeCommentParams) error
+	// DeleteCreativeComment Delete a comment
+	// (DELETE /api/v1/organizations/{organizationId}/creatives/{creativeId}/comments/{commentId})
+	DeleteCreativeComment(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, commentId CommentId) error
+	// UpdateCreativeComment Edit a comment, or resolve or reopen a thread
+	// (PATCH /api/v1/organizations/{organizationId}/creatives/{creativeId}/comments/{commentId})
+	UpdateCreativeComment(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, commentId CommentId) error
 	// ListCreativeEvents Read a creative's history
 	// (GET /api/v1/organizations/{organizationId}/creatives/{creativeId}/events)
 	ListCreativeEvents(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, params ListCreativeEventsParams) error
@@ -1778,6 +1992,175 @@ func (w *ServerInterfaceWrapper) ExecuteCreativeAction(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ExecuteCreativeAction(ctx, organizationId, creativeId, params)
+	return err
+}
+
+// ListCreativeComments converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCreativeComments(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "creativeId" -------------
+	var creativeId CreativeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "creativeId", ctx.Param("creativeId"), &creativeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter creativeId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCreativeCommentsParams
+	// ------------- Optional query parameter "versionNumber" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "versionNumber", ctx.QueryParams(), &params.VersionNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter versionNumber: %s", err))
+	}
+
+	// ------------- Optional query parameter "resolved" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "resolved", ctx.QueryParams(), &params.Resolved, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resolved: %s", err))
+	}
+
+	// ------------- Optional query parameter "parentId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "parentId", ctx.QueryParams(), &params.ParentId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter parentId: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCreativeComments(ctx, organizationId, creativeId, params)
+	return err
+}
+
+// CreateCreativeComment converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCreativeComment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "creativeId" -------------
+	var creativeId CreativeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "creativeId", ctx.Param("creativeId"), &creativeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter creativeId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCreativeCommentParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCreativeComment(ctx, organizationId, creativeId, params)
+	return err
+}
+
+// DeleteCreativeComment converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteCreativeComment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "creativeId" -------------
+	var creativeId CreativeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "creativeId", ctx.Param("creativeId"), &creativeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter creativeId: %s", err))
+	}
+
+	// ------------- Path parameter "commentId" -------------
+	var commentId CommentId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "commentId", ctx.Param("commentId"), &commentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter commentId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteCreativeComment(ctx, organizationId, creativeId, commentId)
+	return err
+}
+
+// UpdateCreativeComment converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateCreativeComment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "creativeId" -------------
+	var creativeId CreativeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "creativeId", ctx.Param("creativeId"), &creativeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter creativeId: %s", err))
+	}
+
+	// ------------- Path parameter "commentId" -------------
+	var commentId CommentId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "commentId", ctx.Param("commentId"), &commentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter commentId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateCreativeComment(ctx, organizationId, creativeId, commentId)
 	return err
 }
 
@@ -2162,6 +2545,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/actions", wrapper.ExecuteCreativeAction, options.OperationMiddlewares["executeCreativeAction"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/versions", wrapper.AddCreativeVersion, options.OperationMiddlewares["addCreativeVersion"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/events", wrapper.ListCreativeEvents, options.OperationMiddlewares["listCreativeEvents"]...)
+	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/comments", wrapper.ListCreativeComments, options.OperationMiddlewares["listCreativeComments"]...)
+	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/comments", wrapper.CreateCreativeComment, options.OperationMiddlewares["createCreativeComment"]...)
+	router.DELETE(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/comments/:commentId", wrapper.DeleteCreativeComment, options.OperationMiddlewares["deleteCreativeComment"]...)
+	router.PATCH(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/comments/:commentId", wrapper.UpdateCreativeComment, options.OperationMiddlewares["updateCreativeComment"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/members", wrapper.ListOrganizationMembers, options.OperationMiddlewares["listOrganizationMembers"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks", wrapper.ListWebhookEndpoints, options.OperationMiddlewares["listWebhookEndpoints"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks", wrapper.CreateWebhookEndpoint, options.OperationMiddlewares["createWebhookEndpoint"]...)
@@ -2195,6 +2582,8 @@ type CommandForbiddenJSONResponse struct {
 
 	Headers CommandForbiddenResponseHeaders
 }
+
+type CommentConflictJSONResponse Problem
 
 type CreativeConflictJSONResponse Problem
 
@@ -4102,6 +4491,662 @@ func (response ExecuteCreativeAction503JSONResponse) VisitExecuteCreativeActionR
 	return err
 }
 
+type ListCreativeCommentsRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	CreativeId     CreativeId     `json:"creativeId"`
+	Params         ListCreativeCommentsParams
+}
+
+type ListCreativeCommentsResponseObject interface {
+	VisitListCreativeCommentsResponse(w http.ResponseWriter) error
+}
+
+type ListCreativeComments200JSONResponse CommentList
+
+func (response ListCreativeComments200JSONResponse) VisitListCreativeCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCreativeComments401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response ListCreativeComments401JSONResponse) VisitListCreativeCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCreativeComments404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCreativeComments404JSONResponse) VisitListCreativeCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCreativeComments422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response ListCreativeComments422JSONResponse) VisitListCreativeCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCreativeComments431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ListCreativeComments431JSONResponse) VisitListCreativeCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCreativeComments500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListCreativeComments500JSONResponse) VisitListCreativeCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCreativeComments503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCreativeComments503JSONResponse) VisitListCreativeCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreativeCommentRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	CreativeId     CreativeId     `json:"creativeId"`
+	Params         CreateCreativeCommentParams
+	Body           *CreateCreativeCommentJSONRequestBody
+}
+
+type CreateCreativeCommentResponseObject interface {
+	VisitCreateCreativeCommentResponse(w http.ResponseWriter) error
+}
+
+type CreateCreativeComment201ResponseHeaders struct {
+	IdempotentReplayed *string
+	Location           *string
+}
+
+type CreateCreativeComment201JSONResponse struct {
+	Body    Comment
+	Headers CreateCreativeComment201ResponseHeaders
+}
+
+func (response CreateCreativeComment201JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreativeComment400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response CreateCreativeComment400JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreativeComment401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response CreateCreativeComment401JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreativeComment403JSONResponse struct{ CommandForbiddenJSONResponse }
+
+func (response CreateCreativeComment403JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreativeComment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCreativeComment404JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreativeComment409ResponseHeaders struct {
+	IdempotentReplayed *string
+	RetryAfter         *int
+}
+
+type CreateCreativeComment409JSONResponse struct {
+	Body    Problem
+	Headers CreateCreativeComment409ResponseHeaders
+}
+
+func (response CreateCreativeComment409JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreativeComment413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response CreateCreativeComment413JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreativeComment415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCreativeComment415JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreativeComment422JSONResponse struct{ InvalidCommandJSONResponse }
+
+func (response CreateCreativeComment422JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreativeComment431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response CreateCreativeComment431JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreativeComment500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateCreativeComment500JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCreativeComment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCreativeComment503JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCreativeCommentRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	CreativeId     CreativeId     `json:"creativeId"`
+	CommentId      CommentId      `json:"commentId"`
+}
+
+type DeleteCreativeCommentResponseObject interface {
+	VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error
+}
+
+type DeleteCreativeComment204Response struct {
+}
+
+func (response DeleteCreativeComment204Response) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteCreativeComment401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response DeleteCreativeComment401JSONResponse) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCreativeComment403JSONResponse struct{ CommandForbiddenJSONResponse }
+
+func (response DeleteCreativeComment403JSONResponse) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCreativeComment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteCreativeComment404JSONResponse) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCreativeComment409JSONResponse struct{ CommentConflictJSONResponse }
+
+func (response DeleteCreativeComment409JSONResponse) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCreativeComment422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response DeleteCreativeComment422JSONResponse) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCreativeComment431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response DeleteCreativeComment431JSONResponse) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCreativeComment500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteCreativeComment500JSONResponse) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCreativeComment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteCreativeComment503JSONResponse) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreativeCommentRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	CreativeId     CreativeId     `json:"creativeId"`
+	CommentId      CommentId      `json:"commentId"`
+	Body           *UpdateCreativeCommentJSONRequestBody
+}
+
+type UpdateCreativeCommentResponseObject interface {
+	VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error
+}
+
+type UpdateCreativeComment200JSONResponse Comment
+
+func (response UpdateCreativeComment200JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreativeComment400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response UpdateCreativeComment400JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreativeComment401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response UpdateCreativeComment401JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreativeComment403JSONResponse struct{ CommandForbiddenJSONResponse }
+
+func (response UpdateCreativeComment403JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreativeComment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateCreativeComment404JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreativeComment409JSONResponse struct{ CommentConflictJSONResponse }
+
+func (response UpdateCreativeComment409JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreativeComment413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response UpdateCreativeComment413JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreativeComment415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateCreativeComment415JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreativeComment422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response UpdateCreativeComment422JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreativeComment431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response UpdateCreativeComment431JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreativeComment500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateCreativeComment500JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreativeComment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateCreativeComment503JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListCreativeEventsRequestObject struct {
 	OrganizationId OrganizationId `json:"organizationId"`
 	CreativeId     CreativeId     `json:"creativeId"`
@@ -5557,6 +6602,18 @@ type StrictServerInterface interface {
 	// ExecuteCreativeAction Execute a creative action (submit, request changes, approve, archive)
 	// (POST /api/v1/organizations/{organizationId}/creatives/{creativeId}/actions)
 	ExecuteCreativeAction(ctx context.Context, request ExecuteCreativeActionRequestObject) (ExecuteCreativeActionResponseObject, error)
+	// ListCreativeComments Read a creative's review comments
+	// (GET /api/v1/organizations/{organizationId}/creatives/{creativeId}/comments)
+	ListCreativeComments(ctx context.Context, request ListCreativeCommentsRequestObject) (ListCreativeCommentsResponseObject, error)
+	// CreateCreativeComment Comment on a version of a creative, or reply to a comment
+	// (POST /api/v1/organizations/{organizationId}/creatives/{creativeId}/comments)
+	CreateCreativeComment(ctx context.Context, request CreateCreativeCommentRequestObject) (CreateCreativeCommentResponseObject, error)
+	// DeleteCreativeComment Delete a comment
+	// (DELETE /api/v1/organizations/{organizationId}/creatives/{creativeId}/comments/{commentId})
+	DeleteCreativeComment(ctx context.Context, request DeleteCreativeCommentRequestObject) (DeleteCreativeCommentResponseObject, error)
+	// UpdateCreativeComment Edit a comment, or resolve or reopen a thread
+	// (PATCH /api/v1/organizations/{organizationId}/creatives/{creativeId}/comments/{commentId})
+	UpdateCreativeComment(ctx context.Context, request UpdateCreativeCommentRequestObject) (UpdateCreativeCommentResponseObject, error)
 	// ListCreativeEvents Read a creative's history
 	// (GET /api/v1/organizations/{organizationId}/creatives/{creativeId}/events)
 	ListCreativeEvents(ctx context.Context, request ListCreativeEventsRequestObject) (ListCreativeEventsResponseObject, error)
@@ -6042,6 +7099,160 @@ func (sh *strictHandler) ExecuteCreativeAction(ctx echo.Context, organizationId 
 	return nil
 }
 
+// ListCreativeComments operation middleware
+func (sh *strictHandler) ListCreativeComments(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, params ListCreativeCommentsParams) error {
+	var request ListCreativeCommentsRequestObject
+
+	request.OrganizationId = organizationId
+	request.CreativeId = creativeId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCreativeComments(ctx.Request().Context(), request.(ListCreativeCommentsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCreativeComments")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCreativeCommentsResponseObject); ok {
+		return validResponse.VisitListCreativeCommentsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCreativeComment operation middleware
+func (sh *strictHandler) CreateCreativeComment(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, params CreateCreativeCommentParams) error {
+	var request CreateCreativeCommentRequestObject
+
+	request.OrganizationId = organizationId
+	request.CreativeId = creativeId
+	request.Params = params
+
+	var body CreateCreativeCommentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCreativeComment(ctx.Request().Context(), request.(CreateCreativeCommentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCreativeComment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCreativeCommentResponseObject); ok {
+		return validResponse.VisitCreateCreativeCommentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteCreativeComment operation middleware
+func (sh *strictHandler) DeleteCreativeComment(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, commentId CommentId) error {
+	var request DeleteCreativeCommentRequestObject
+
+	request.OrganizationId = organizationId
+	request.CreativeId = creativeId
+	request.CommentId = commentId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteCreativeComment(ctx.Request().Context(), request.(DeleteCreativeCommentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteCreativeComment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteCreativeCommentResponseObject); ok {
+		return validResponse.VisitDeleteCreativeCommentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateCreativeComment operation middleware
+func (sh *strictHandler) UpdateCreativeComment(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, commentId CommentId) error {
+	var request UpdateCreativeCommentRequestObject
+
+	request.OrganizationId = organizationId
+	request.CreativeId = creativeId
+	request.CommentId = commentId
+
+	var body UpdateCreativeCommentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateCreativeComment(ctx.Request().Context(), request.(UpdateCreativeCommentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateCreativeComment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateCreativeCommentResponseObject); ok {
+		return validResponse.VisitUpdateCreativeCommentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListCreativeEvents operation middleware
 func (sh *strictHandler) ListCreativeEvents(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, params ListCreativeEventsParams) error {
 	var request ListCreativeEventsRequestObject
@@ -6399,430 +7610,481 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3rciM3kj8M3wqCuxEmPUWKZ0lUOGZktdrWTp9WUo93xtV/FVgFkjUqAnShKIpud8R+euP9/L+I/fxc",
-	"xHMleyVPIBNAoQ6UqHa3D7ueD+MW6wQkEok8/vJ9IxTLleCMZ7Ixed9g93S5Shj8+zQMxZpnz9hKyDhT",
-	"v8j1cknTbWPSOCUR/kzohsZZzOckziTJUsrljKUNr3FHkzVTD9EoSpmUjUnj+gXtz8Z/e/PDs/nl+fjw",
-	"rnc4GMvD6b8dXdLtaPP3f749bHiNUPBZnC5pFgsuG5Nu6ZdL9sM6TlnUmPSOvUaYMpqx6DRrTBr9bn/c",
-	"7vXa/e51rzvpjSbd7j8acEsUq3uWajIwIPjXy5iLtDFpdNU96zRlPFQTe3v17LrhNWRIE9aYjD94DXa/",
-	"ilMma74xNN+II/Wi2dGMRqNpOzoOp+3h+HjWpr3xqH3YPRofHvaPjkdd1vAanGUbkd4qclye9bv5Ly/o",
-	"lCXw8+tXpAkXWw2vkbIf1kw+MIFet9vtDvu9w8cmIjOardU6mCW7cZYL/klDReOLqDHh6yT58MEr8cCL",
-	"WJb44HrBSEJlRlZ0zoiYWbbQw5YuJ8QZW8rG5Ps/eOL3yxPv1Njus7N1KtWXLJ9Ey5i/5sm2yh4hTRKW",
-	"klgSLjJCOaHqXsUr2YIRkc4pj3+EhXR5JRQRU8OCr9/MRDqNo4ipWyKW0VgRRX0OXybJkm7JknLFhOW3",
-	"fiHJhk0XQtzKE7IV65SkImFqPCm7i9mGpZ1GTohhd+A1sjhTBGqcwteJ+/UspSFT1GgMp7Pj/mwwOjyc",
-	"DoYRHdNByI77x1GXddnwcDBWN29X6jWLLFtNDg56/cNOt9Pt9CZH3aPuwSoV04Qt5UFljoqgZ4qL4zv2",
-	"TM+2KHxDfZXEXM+iIHFXq1TcsehvLJWKrLBKXoPKFQuzS0WUxqRxPOmpIdJ1tlAL+R4Zdkx7s0M2DNtd",
-	"Opi2h7M+ax9Fx2F7ND2kfdabdcNBpNiTLoE+Cbsnp/iGD16D3tE4odOEId3UVjesehMuKJ8zJQ706NS/",
-	"0nAR37HGO68RJjFDRoZh9MJj1p8NaHs4HUXtIRvP2kf0cNo+DrtRD64Mp84wwiUjVwvBpBoF8ntmJ/++",
-	"QaVkGQqeaJ0CU7yUhiqzOGGv8D2KwixtS5qw9vF9b9xZ8XnDayxYPF9kSrj0u3pf96MBG85GtD2eHobt",
-	"YXTE2sezLm33pv1wEA3ZaDamDa+xjJfsGnkgXtI5O8AXygXtj8ZqDWZH46h71Ds6GoaH0Xh0TPszRmk3",
-	"HI1o1O2N6GA6G8560/60Oz3q98OoN4rGYW807c66Xdo9Uu+Kf2RfbzN1Yg+P+r3BwGus00QznZwcHIQR",
-	"79BwyToZk9kBkuJgx0w3cZQtGpNe96irNvqn5I06qdw7vu4eT7pdV2IeTo9CtYfavVlfLf8gbB9FQ9ZW",
-	"FDXX1EfWyylLG5PeB68RxSkrCCmvMWeKxZ+dm7cOZv3pUdij7bF613B2RNvHauV6rB8NwuF0RMfHDa+R",
-	"UD5f07kafsTa8Lj5UOPsst3tdnv9QcNrrFi6jKVEHofTzHLbjCaSqb0m4zm/1AKmMcnSNfMa6tTBf39Q",
-	"QlxdvDICOOY3dien9jmcTkblrf23lk1XsIRELSGRmUi3ubxRsiwOG15jvYoeOwrvzMAHrtQ5v2O85rQ/",
-	"JYsYvuURzjZMZmQWpzLbccaHmcM8x+woOgzH0/aIDmftIRtE7aOwP233aHdmruXMcxlnlFjqKfbR4kMT",
-	"IRTLJcgLVEDEXCh5Hq4zImYzJRTVIaAkHJmldMk6jd1qQW/S7WtazFKxrF0PPMun49kg7LP2cdSj7SEb",
-	"TdtH4WHUHrPRbEgH037YU+yfCfsKPegbe1znS1QVi3YhRh+8MvF+3s7bQTr9505taditI0uU0llmSDIK",
-	"h9GA9WdqFaftYXgctY/Y4aw9pqPpMBxEamxFkrhUNdy6ni7jzKXAsEqB/nQQDqMRa49nh0osHIVtKyUG",
-	"02E4isbMoUBECWgkhfl//74xi1kSAfmRtS4iPT+7u8S+vKoE5N60HPQepeUhG0ejcDhtD2hffbQXqdNu",
-	"qs692ZiNomE4mBZpaR7XdNSbvbinfxus1H+clXoUl7g9Uof9UB32Sti3uyxf4genryd9Q6OoSIT+b4QI",
-	"VuS6RMCHYFDD2YD1o17Y7k6PqTqjlKQ5DNvjqWJDvPYgBfSn3bn3dunrRtDvYdEZXXOXKfeHsvmHsvmH",
-	"svmHsvk0ZXOXXJLp7DmNExYVpdJLRQE+JyIlm1TwOTm7unxOMnHLuKd+pJyseZaulZZFRBrP4zpvQijT",
-	"2c0MX+84Eq4Yj0BjlAzo/IUk6s5r9XajTP5HW32xjb8tGI0ecBtcohgiM5HOWbol4YKFt8R+9zO4ENyJ",
-	"KTJeRGy5Ehnj4favbHvB30pWlfKguxtHHdnE2YJki1iSW7ZV2rTM4iQh6ZrzGPZrmZhx/o2bW7a9ifnN",
-	"WjKXrqc1L3dG1v5rzYc65JJl6dY8wYikSwZDkguRZsm2SPXjnOrOm3EKnOB4PgO9d8wdSM/vaBJHmgeK",
-	"VL9idyylCQE1VGqOIHD/LgdYjK8zNoRL3v7O93TIFWN49TxNRSoV0Zw/4XTSHxDr7EbMblJ1Ypq7GhPt",
-	"T+y4bkWvsWRSosR6uZYZmTIyZdmGMU7A4djtdgnlkf0Dfmj2uiQT+jfy9urZdavTUCpZaYI48coArPey",
-	"7uuCg4aiXtoBhdwyRr/vMAZ+geQk/BwcUVonxQqv2MboWTsdeP9UU3E0t9+iD++XUZ1wgr/s+Tp8+HzF",
-	"g7R8vOpT96Hz1Wjmv8bZ2tOs9x06vc95tBIxL3tyOGH6ArIgmE0eit04k0SyMGUFz84Oy8ZVqqJYKtaJ",
-	"LhmV+ZIyDj9aveSO8UwpqsBbZiN0DMMbV436repAeWc8D+wwOg57xlqejhWPd8P24cwYkiMlTPQsJo3N",
-	"QrLw5uXsr/9+nB5989e//5Beb/759s2zo4sXb/5xIfov6At6tdlNaXeWRZUXAguO0msGT1cxCIErlt7F",
-	"IXvL7c6qnsQRzeiUSghKrHnKaLiAG6vHgcS33ayd1zlHwjUoMXCLelemTqmUpnGyJc4T5oxNaFbUYkau",
-	"FqMHToqf+gyis25OSDlpjCpXdKrNyKJ2zImWey6VjNrWmDT+cXu8/Uf/b1t21duEy+O7f8S97rSfJdO4",
-	"l7BvnmfhN/fJi+vz7csf/733ag7ni5IOchGv8IAshKaMxDuKBuF41mXt/uxw2h6Go+P2MR0etvuzUdSb",
-	"DaZj2uuWJN5pBPIuFUBWPWh1Wq0lA6nNlrh6eOkvlpeMwPsZAl3RUYuzM8FnSRyWVRKxZOoYxa2GarA9",
-	"nCreXc2FxtcSmleWWDAPT0lCM6JvJ0MPQoADxX+JoBGJM9AXFC/SOY35Tt1OT4E4H/wMjFiZlqKeFqPP",
-	"WBLfsXRb5xSP9DWSLWhG5DoMGYuUHcKNKBU8IjRT23GXsxwvFv5oTHpewYfQG3W7Xa/BlA7XmDTeCJkR",
-	"fx9B5DcminQZu89IxGiUxJwRdo/DhGNKrgSXrOiVkhlNHzx0wLFmxtovjrXf69uR4uvKH+l3h499Y/QP",
-	"dLM+7lODQ0VxQ6877DtnjHGLlU6YWcxjudj5yrHjIeixYdQP28eg5YRHrD0dReN2l+belwaasqdIidPM",
-	"oR9qA5YjGrvM3r3P6swR8Oa0JXSWsZRQMgTR83MO7MZccCXl7ZFtdJ1f8MyuPYF7173xZNif9D7iBC4R",
-	"dw+Xp84XsGTf4fr8g8DxDo7+4DXQRwIqtbXMs0u2SugWnTsRk2Ear/B0bQRKOQzIZsE4OgoolxtMGwGe",
-	"z0SqOB1/FDNCOWE0TWKWlp0M2mUQlDwNwQmhU8l4RkS2YOkmlhAWlOGCLSmcwny9VMRXA1EktTp4GvM5",
-	"MBJoTadqs1XHfwVCXipTd0NjZZ3ORMpIqh6J+Vx9SufWgajMP7uMebxUX+7ZT8Y8Y3OWIvN+9506yxnP",
-	"4pBmrPrh02RDt5IEZ0LcxuqDNFl+5TcK0j+YgNYEvixB5ixzvV0kxCeb315fvwGdSn9MXdNZO2vJolZH",
-	"Zx5hqhUq81XyPTSOOrJ+8BormtIlyzS3GJP5ooZLispFVKDqvnZhrF60otkiV5nC/JMPTXEm0iVVu2a9",
-	"jqNGHYeYXVA37iDfJoHJflopA1GsJUgej1CpVKJQsW9TMg4KkuAhA9LDuH9YMzAQzcDxewV+ovcvGJ9n",
-	"C3XCdj3FX+bvXt2Qi67CGv4CZ9pWrMmccZbSjJEVS0kolkuluzUpefv24plilFnMWcsjPcVj/dGI3MUy",
-	"nibM56dXZxcXSsNMaahW2SO4D3nIOgRMlixdh9k6ZVEb3D8Ex0cUwX3eDPwGnYZ+I/DyPf7DWmRMtqx8",
-	"MF5CKklAp2GgdExp/bp0yXyuLhdlxFREWzVa2KVE0hlLth2fF7hqNB1ER1Sp3LNe2B5Gh6x9TMfTdj8c",
-	"svHsiHanEPaH1UGZly9PSQTtXKfRYXmdVkqvStU7/0/zz5Pvff++32v7/v3h+bv3Pa8/Gn34yW/U/ew3",
-	"Wv9ay5ov4iUm8VY5E449Gf+4L9clMQbs88lEbEbXidICFcfRey3RNP89JN9eO0bWrh3vGmKkuRHprVzR",
-	"kLUqEmBP46xGAojiMH6eFNAKx67plLWLyjT2PMdrprGxX/45M/iQK+uYCO4md4IdoXNOV6tEHxQH/5Ro",
-	"JLsJ5JjY+NzmNU7eN/41ZbPGpPEvB3na+YF55CD/jhpCPt66h/CqPHiDxhuOuqRSlBMrgwkRTs5oTQaq",
-	"ySGNM+nzPGs0K6SxUoKeAhQmlIM+AUmlHfJMwHkpZjOW+jzTm0vJFDdJ9gyF5y9HTg88I3lg7cHnnBjc",
-	"p1kHJzoVTICYgRtOC3Q8TdF2WYrzeURoOir649E4S8WyLuB3QlJ0K7jKjVojnwffnF+TA7qKD+56B0sW",
-	"dHz+K3AHnCy1enHbVYzryKyfOqhRpYHimqMKzPHzWKs2iXtJt8DfS3rLUE1Ha+RjMrddT9MXUjvzdCwX",
-	"U8TV12gUEWo9SJnQXzXG0G8wc/uPnbbHTsv3zBcS8/FDyglnd8BkRebyeXnZlZ6iE/1XDH1OrRMSObKX",
-	"xBmolj53WCxwQj0BkXRLNguauftXcVwkPutG1cNxvbFP2Kg6zHidUi7jrOIdrzhfMXIXPRBYzvJXuaF7",
-	"bp/NXxhSrgg8ZQTLZ070PVD9Bfo/TXaH53UUtvC9zxiIdb6j6H5XdYI/uDXLTvNPsz/LHuZgQgJ2v2Jh",
-	"ZiO9gbG5S/JRh0t9bl6ijPqS8z7WCdnWwV7w5itzLUHb3+dryVISsTCOmPa9+zyo0s5s1SoL2G+ikzsf",
-	"nhsKDUjTsFGr7PU3+7S0L7WuVEwEesIO+f2J30gwqU/VLFygDNZCFXKb1N/Gx/WgWCZN0EyC1/AXMhKL",
-	"Qf8wfmOQt2LDPRK8efv1i4uzm69Pr85v3l6+CDzC1fkLKRU+D05fvHj93fmzm9eXF99cvLoKWgWmgswr",
-	"VHHKEh8WFyxqvZTfoki8FuIFTeds//V0pJXJ7MyEuEngLaWQkyGQlr+EpowMu73+gEy3GZMnhGZkKWRG",
-	"Bv3D8RFcpmHIVhmLCiJr0KvmcWVCEPPRzyCxqnP7JMxYea1mSc2DOndI6VfrlVKsliJVZyrlZNAnf42/",
-	"9nkTaQUEbHlKmSJ6ZRT3CZBDP6oDAl1+Iq06XTs+h+w6ucQDVi/PiXWMkk2cJMD9C5asOuRrthU8Ij3y",
-	"Mv4ahvvt9fUbnyPvKmnBkhlJ2WwtmSzsDO1wVT+dvrkgkjFwpjWHgx6Juc9XCY05ydh95pFQcI5ZJiRM",
-	"BPg2kVUveMZSTpNzDFx9BKPG+g03GPtyswzFkmULmDLjmU5jFJyIdUpkHLEO+fe1yHAGmsvQHb4Va5Ky",
-	"lUgzpdUUwvVd93zFDxPz4c9ythYm90nYtPjOYIKCzRyKOBuTsCB4yB5388cztfArxZ0yk56hHYhjTZSg",
-	"08hT9T7OGo8LftNLtpblnFUllsDnSCU40GEDWYPQJqM9lleZ4qsL8q4mkbL4FRLF6nhVjKa/1CFvJSOU",
-	"cLaBUeFt6i9zQ2NX/lwpsdIO6BdIrNTfUnwTVxIrHzzcS3mYHz4Rsxay/BS3apHmEUpsHMOc2uBfRn3A",
-	"53l65gkJnGTMgCSKTwmDFAJ1N7i+wQ9OtZdc6Wa1lAGZHsvqNgB+oEnKaLS1fOHzGsYgTeRIGKwS8dot",
-	"2eqQb4zHv8A26i3qzxj2yuc0lqq5tE83lX5z/PIQl7g5vD5/IpeQJj4QoBsqElmm+G5FswWR63CBsZFK",
-	"Xm9glUyuBKr2e2ktQa22HXDrhMiF2BBGwwXR2biEs3ulIYEiD5/XR+lLmsxEumTRv129fvVRR+nSvOEG",
-	"7tmh8AH1tMmEFqb6YNEMdY5JOyy47fMIsdLAPwknFd+pVbn6ucN66tRotSpi+k8WKsMgZStGM8dFCQve",
-	"DN772lvnNybE1wWZfsMjxd+1Jec3PgQTn6svKV6WStuOYknnKWNKn9ks4nBBQrHaEsAOkR6RwjFArL3j",
-	"8/maSdnqkNNECkJ1OA5yqDKxWrGI0DRF94Kj3VkzRsk2n2fxkol11iHP43u0VSFFeaeGidz5SmTPxfop",
-	"h77DmFxkNzN4up4nmbJ/pFinIcuNO3Yfl87Y7jBny1ciI+aVn4Ej8xF/Ema0rwsmhAsULmbGwH2QAJEI",
-	"PoeECEpszE5dXEvmeBpZapwKkjHSBO13I0hIlYKvzLSYR7HMYj5fxxLSYolQ6vw6XQnJDPOox3RySCbI",
-	"mt9yseFEiT6pV1wL9l/GCjUbE25K0aoaj0aDMRpTBTboDf6nW5y11BgqG5M0Haq0TpSIQtggPIZiCbYc",
-	"GOtkxjZkseZRyiJNxfKWV48/sOfrM7GfoFHI2hc8qFXUfPPTaBY1SdOa2juSyeFQuGNpImjEItLkwueO",
-	"HTxT0luZVrrezUpZGkIYmWg5W/ZI+TylaqPJDM4aswH03S1juWGKYgB/tCGFKtB5sdLnTZ1MIh+z7VoV",
-	"ZdN54WNKppO9BQR9y51cJ/ZxJ8G69A7X3M8TrtRrY74uRascR9Pbyms+w6Yvj/WTsGHppfo8KCSWWY4x",
-	"PyN4VgSRJwooTOKWRR1iyzDBN50Jk7PWKS75d9991y6nxD207uUMOr34cr1aiTRj0UsWxRRzhT+KA+yL",
-	"bpbqTTewGnXVpSAGlVVWenHxNBi5bGHfTeDdRL/7s3BH7Tw+EZPUvbtGh4W0MLBSSiRCGyWWeAdG1klw",
-	"hovVPuehiGI+D0jT2DnzH+NVS7FUlt+m1nhSoT76q2VhkdZczTBlUrKo4whsFxbxa5pQHgIrrFKxYmkW",
-	"61j6Y4eDIdlLwRmmuuSpOt87j+fJkqjBNyp4fDUfN8B6dYlHWcqoXKcQVFd3kSbgyqnDYnQERcotiLBr",
-	"BDiSiWJe0l5YfaVkogp4X3lgXycivJUEgvsrmxdJ4RQ3I/lCkqm6zUOLAtEmSVPtcPLf////63O4Sv5E",
-	"ei3POvqDWozA4IR0iXpHQmg+U+AsxvF4sRlr3WrG2k7kwYcTeQs1DE4CVkQz1lZnZS3hKiiFe3BTAZtw",
-	"3y/F0R5pYQ5MYZ7ti3iF73bfrBEM37tsVAQzrDxZg26418SNDH34dr11dBXKhwrKYd3GiSPDmOECogj5",
-	"I5ZVlbJqwC+b4yFZsHufR/EcLHBO1KR1DIWSJOa3aBgh47L7VSJSlp4Qvk4Sw54+L/OnB7IKwrXay63d",
-	"RiIldxRLWqr5q/1wSHthdzZm/WhAj6dH4WHkglZ12fHsiB5Ox+EoGrLBrE970254HB2xQ0QWUYNCgYaZ",
-	"hNWMR1eAAe8YOZQzTYkjqstcYfiy6Ni19+zKl9fS3XXuvnhcsJoakaJw1ZUfzj8eYrSSqP5gP0rTlG5x",
-	"i+R1E2W2e0OlhKMw1BnjM+OkY/dYqKKZRaC+butXOk9fMJhNYTi1FIoik7yiUxUc1yqNIsgXoMkbh2S6",
-	"uKV0RGmAnD3J+IptTtUTaghLen+Bz/Qxs1j/1avStpRV8dhXzku3V05lHHQtXdyS/PIyfhdHyqIRBHF9",
-	"vNwRezzpjYPi+arL+Z3c7+977eN333fbx+/ed73+h0np73+tE59IrQrzusV55VG+jJMk1uYYyqi7OGLC",
-	"cJhbL7ODtZyTLsc4el8dnIE3qrB7fM8SqT8IUc84y31nSmfb7vf1PY+yHCzJPZlc3KTKIwZI6X1hgbrt",
-	"Y9qevXs/HtavhgOZ5Awr5tl4+KiqAVVY7mTSuO4TGkjpM5G0TrrbJXYI6U4Vh25GZle9UCFqCVq/pyTL",
-	"XjprVJzahVonSZoBLtiXQctDjlW/wT/Ub3BYfnv98sWITNc8Spj0ebNgWvwYr4JWh7xiG7CsEEZ4yhAM",
-	"QR+kWtFxWQP//c8Vy/+YxzP77w2brhpeA8exXA3tvzdsurR//LCOw1utkJXGVKtPnanDJN2egdlZIcjV",
-	"azLojcftHqHJakHbfdSU0y1RdmpRzAAUhsvDp+1/vHu/Q5qAyGfFs+wj5f5TtLmy+MVn61gFB2hOpo89",
-	"kgoi/MFT3bn1g8FDqdMbT7VX0noy3UzyvBYxxf2pZC4XHFaqLLweOc1LmCmVcXCtvgL0tdhw0qR5Pp99",
-	"tHUCYgGsQEyJevIwAKflYeq5TPzBhWh5+LEX+r5rCh/KqLytJ7m68gsQXDtoHpmrpvE13GzVvz0fAudL",
-	"aRfgZ/WLilhASH2Horu3Sqkc+uN2jK1fdmq/kFjFJXmuHlbyFJO1bMmT3MRZuGCQBdrJ5c5UiIRR8Na7",
-	"FdEP08xMKH8gPzv3eO7t5YsKpfH4coawk5zxnUZKcq1iC2m7JyBlvdS1r/5IoWaHtQ/D6Ul8cABNq9uL",
-	"i4xZQwSoYwChT4ghH1wPShMPPKWBpEypIMu1zMhCJJGTcbhZxBkjECFU3FCsYX2siLVW2X+gbtgmUOfO",
-	"Zkk3WMejjXpoDjCDtBlwNg67x6SavK1tcJMJLWMeFuVJzLNBv+FURPZ7w8Ph0WA8PHy0MLJw/OHiPMSE",
-	"Z1iHU5n5a85MlggngS79D/Ti6ZF3yEUkicyUvmRWFw8vDyUqZvQilBVpBkksM7du8yUC5wSQTyB1coGE",
-	"8tEiS2psN6fW/gkSzTls7RFQPPs8F9e5blsh0nMdc0ASns4yKKnMkFjHJcs6ex0N4qEPQBis5v1hwmiK",
-	"x+7TbHekqJ4ZfP0hJsmbSVR0FVNQRc4xwQhYJpaEIrzAKmUSsirABaGHSATXMfp8QpZSJWFUhrN736BJ",
-	"8noGOBr7yCdrmL/z6qhr6sMWFAlqvlf0qMGPWKOyg8w5zT5eJ8zh+B566K1k6SWb1WPu1XEQCgFZLldK",
-	"15xwsSHNeXzHdOw2g5w9HdHIy6yUESZbHfIaKi/YPQ0zrMND034vd0z1vCh7XnKIwP1W+JVeCWVQRkCR",
-	"d3ssTw3w8ifkp4RmTFrgKs1ETg4SQqeuV4mg0V7cVFLRfwHdek9HyEeq4AZJsRZOgKXtQtks3oyOpcV6",
-	"SbksGqQFtOPcLj27bKOra+zV26Yl5MZ9lv2N80gFtvHhV1y6935wsR2fyul269fyHsJNsvzEdc8Lyrf5",
-	"SQzbH/7YiwcRfPLzbstfyjIqoBjtG+a626UeXkCVqGSSTLeQOQlKH6baoo5EmpRD1aOnc6H1u9SfuARa",
-	"PrdOiMHQmNLwFly95Qq/TuNJ2p+WELDhvCeqTHXq0ZWJlhh6uMSsOY2KG82eb84OsEJfM1lFPHsVBeAh",
-	"NQUsuXpVVq9GzAl1iyO1FfKI9lKjlpi2EHue1Lb3Q3lsz5XRY7RrDzOkjV0AoznJ3Q7IV5h0r2jw5LNX",
-	"6/ofdu7H/CzeZcuBQYQXAU2ryMSkuVkYzpdkw1IntbXliiMOm4VKAsrHXgryRwTC3YYZtchKxZJT55zG",
-	"KXg57QP9+aBDTiE1Xh02JKW6SJJyABbj6+WEvF4xfvrmggw6XZIJkRSynH2+WTB4iObqsHoOoAsyCT+i",
-	"B7lMERfaB3CCf7Jo/D9VsN1+MvvmJ1tH+68/I4KfNw952ln3FAFt/TAPitydFrkt+yerVETrEK2ip4pL",
-	"Ix1hfxc4yCGCKwHNTsn3uMuqj0qrTxEwLoq/3328uMoPVdA/sxu93LsCsZeANANaiTcHLS8Xsj5v6n+b",
-	"u9Rlm5zqSjOwClPKixGdSrsc2zoo76T0yRx5n5I/tBX/P4ZB3hTV+FIAXa0dSySrwnQgGowjRhwzGHB3",
-	"jRnsFhvkdrCn4Q8ipfTZnON0nTBFJ58HZUUoqLecgakqWXg7XZF1fI1lD1UEHIzJ2B6fCJ+cAyrU+s3L",
-	"aPWV75c2jS7izz1nAei6zvcf+SDi4O/1GbHOSl96aN4PfrfsIc0prkdUocRDLHhtzJbdh9QXEsulciMW",
-	"RzlNKL9VKwNp3qlIHKDDoplbB/T/MFqjG6T9P75/3+22ff++99z37w+fv/vS+a3fxd/qbtsd1zXmlBu6",
-	"MC0HIErd8BqLbJmMHpRtO1n9lGsXCYushw6UzdzbaKxMMmUhXUsIEMQSgbhSBoWqIe5Qq2XlW400g6Kd",
-	"oc6RkqERgEHGSMn2rhNqPytNyeYolWXyk72BH6Eg75u/aZ02H219ugl11g58IDmqmG1ZIwzLbaeDCTEN",
-	"5W2gSYlbm6vb8bnJ7I35HCpqbZqkmFnZHJTSCwMPjUZMuOTC59D9AHX+wOYGBh6YM5Ixbg5CSPk8KaUT",
-	"Bz7H4kYNnrEj2bhDTp10anWUzWicSCir1QmbEuFc8uTSJlUzv20ZO0YdZThqg7FEVutMIoyPyTgFX4Ma",
-	"R5WgpKnsHl10EWCpjjPhFhBUZ16anPzi54wneYop7xix0E8Y2K8quc1KmAJ2MwIoEbFEgQpPtcNxss7A",
-	"KrTzOd4ssXEFgVZVq8zyCWKBiRRqDiXLsoSRJo4TCJ6y2Zor+xWqpDThZAboyZY8GCnIFmyrp0jirKg3",
-	"1nVKzxnSSWO1Oaf1wajzu12ZIxzDc19IEsRRYDqQJUrFkVnK6BKAfsgqoSEzV1fraQL5v0SkEUtbACaM",
-	"wQB4ApIfED4kP5F63WG/lAsEDtee1zuqd7mef7JIq/Hk/KxIq53K4FNEXb3Gc1twX1XWw9rMq8DIymBi",
-	"MJ06JAfSwjoXxHqBimlw+DhQWzhqe49c0BUjTb0iHlGi3CNW+LfcRyGkCNspM+XeoE4lidgglMCaSfWA",
-	"2+ILBCaKcyLWmYwjLWHEmkdwdybEDfRaC8gBgb8SoQWthmUWsG3p1nwRh56A3qLeoMtvbxCNQD2IDrkC",
-	"YJ+Tigg4TMVNlubJ3S4tnT/1cnuVBmKlhmZ2OvrfajLKxnPHWB8sNsHqKoMjtAKUFxsa4Ayb9fgKAagQ",
-	"33ffdXDUUpmqOxEXHISIZqUE0iMBwC9rYzeYimib23K2xIxsFiIp5f3VtnSrZsaaLmvVIDGove2U0QgU",
-	"MYMAoaTtQmwsEoQlR6exb/ga9lb+7TpN4ltGk2yRKxLFzSl3KBgGHV/cBuo8p6QPPerkBhsfGXYTt/WI",
-	"/+5Y9SfqxuYGx6oFTmdvyPCQGKc8yWixG4DtTubYAoNRJUOTtn98977vDT402/pPLaqPPrTqVXxMy6jS",
-	"ChsRPeIAFBiZMS2K9tJdy0lUEs5G+Fwd1XB8n8Izomf6u/eIvLQdqKoUKXejejB2Z2N23hNWuzTmwgcf",
-	"WkbI2H0sN62i4qAYUsJvqV6g9JilkklkzeNMdkjgN2wfSb+h3RQyVMbzWGkNvW63082bStbEdhw5V59Q",
-	"gSMofthD8WlOuhnBEi6ljNo+I2mcIbic8WkkjEbq9h9ZCinofqPbc4YOcDzDfp+UT/1WWR3T/ys7Bqoq",
-	"2p9qd7xtlukY9Io4tecb0LKeMkY/mIGLbKksDqVrAipD4B5tjgwdv3s8ja1w8jidPXEodcxlObkqIfa0",
-	"eesrUWqNXHVr7SBMCdITmZzM4oShx6MYMjawXMY5kgnMzpaZSLV8+bjinVIaJtZEYNUguFS0hFs+nKU4",
-	"GAMXPqYsu4U+VR5SV7XPzLMbhYLOVOT6He3BC/0xRk/yjB34vu/v2CKPFSAV6BdjnYkiH5LykezOfajm",
-	"Vh496lCyJTCF+qMqsa++PW33R2MlrJSEsjppwsDtoQyCNKRSKZn3narFt38F0851Vnd5pAfILIqfR+Sb",
-	"+OsyubDmyZBrNBgfHXaPe/1HaaaTucuRAWazsRKGJbLpHYs8gDkh0LyqyGkf06W+IIeHRwXSmfdV/bAH",
-	"f/6Xv7z7U/P7gz//y7saL+2XrT//60dUcn1m3qzo5o8VeWmOxPXZIThrOtvtl39UfvCDV9H5dXPXOq6U",
-	"8ZyrExnvsc6Qq4zyiKYR0W+XJImnKU1jJklGb5nP44w0A+wWGziOL8nGQ7Otbtm21SFXC7HhKFUVI058",
-	"fsvYymgFOgoZsvgOXJbFPYfvz9X4Px28+9NXuyo6y2YIzrpK7nfV86fSaaa+1W+BVic4Jx2aLa1CoG0n",
-	"Ca4ktcLlLLEas9Fcs7U3zRqHfOtxj/wvdeJ7jfv2XLT1j64uXU7gq5msvmTm2iFvubLq3WQSSgIz0cBE",
-	"M7YkYTprhGSLVKznuDYBbJYA10Q3x2NuZAS3Czp9zPNCAOSejZjY2yVBNgDJ2QTnKfthTdUjduDTLTGQ",
-	"vAcQ0aJh9ptdHCdsYgBoat2paSpS0rx8fkaOh6NDou8lGEmHfmTq5KiHnqmpY6h3BSq5s6ThIuYsd5Lc",
-	"xgB1TzTQzoSUkRw9cJgVUZS83FIIUxapCzSR6mcXYd6ra63hEQedzyPBkmULEd2o37RjEJ6reFidTzro",
-	"/x46AJeUb2/EivEb7TaX8JIyJG3Mb9aSqYeqSHAe2QUD5DkuTYOTqkZTj3frjsg0zdWvKOBIe6QWIs0j",
-	"gZlC8Xefmws3IV3RMM62N+x+QQFfv/BVdKjLAOuGFSsU64YngLOTEcp9boAI1V2ws9SWRkdSUAbqKNGg",
-	"bvdEO+s3Sq45dr9KKEc/qy2HDLXFpfVxQiNFnk5jl+8TgWerXzuvQtB6JsWSCO5g2MJN65RJ0iyYv2aZ",
-	"Wzksf6/bRTsFhBxUhmlsE8DtxplD0xZJFmJD1FLsnTjpuPULKBLQoK7sMpIPZBpCi0y8oVNQZY+PHd1q",
-	"2K0t58/qkwxOCbiniQYOt1pGUXCc5CkqTg6pXVIdV9e13tW8PwMYVjcpvRpfSISdJ3FEmqbFRMxDsVTL",
-	"/N3gTKOnr2jKMMCXSKYM29YJdmOE2D0n0/VcQ67LXabGYEexeVafJfZe6V836zT5kOOV+etudxCqCcO/",
-	"MK7x9vKFMjgRj6dCwmKpbx2WQrneVqOt6YxrizKjvdV6N+bUrVOBL0sVBqWpQQJoQP77//d/1e7QaaCA",
-	"YzZdxlkLL1SyQgPStPCL+mILogEm+SEgTf3P1knt86UP+tx88YRQvsU2BdN1RgKThKMfyf80jV1OMEjc",
-	"KsZvYF4QnNGfyBMrncbFeVp4nkZXH4y5FPVbB2sNTQ+pGNJ3XcdlhwSQURRMcMvAzDq2Sw3kG+A/8+5S",
-	"Uj0EuQ0QlgNnH2DEAYVk3lJK3ei8hUaYuFIKF6vPF5PlbeJEJTMpn/AVgiXutm5Y1I45xFQhlBSnpu5y",
-	"Ea+0y0ftgbOry+e6W4sWLBqGsUarkekM+tTUdTfGkgalIBU72giuZdGaSzrTzcPMkeN8qibOZEf7RD8/",
-	"+MdrfP37xip2BSrcEXkONeq29VU85xcfWZjNlrWH+EuKFfHxnIvUiDBw2uiFwza6CVPyVJJTpbT/AxhO",
-	"87avW0vY/DMstVZ6ibQB+C8kge9r6M15LDOWssjnzeA0on85R3UEPCPguA5oRP/C3F89Etz9v/+PYty/",
-	"/Pd//pdpV6V0ytj+qKVBwYc3LPjwBhUf3rrbBS/JutvtPYf/HD7HP493JbGtqJQbkRZND/tj4fu9bn/4",
-	"eDNklytwmZyP1PHB20KW4778UOdFg248mdA5Dic2aJ6wWUbE2mSqYIvoWOqaBigclm4Rgsa0+NUBTn5p",
-	"WJNP8cWfCxr2C2KgOJXuVdroDqbqLIK4la4XFKlurFnX23SzEG7nOTyjbPk05tLKj0NL+Ri4lt8VSMsO",
-	"sfCRSCufQDpUJUABsKWK0CIzsZIkYkl8x9KYyROiqEpSJtdLbLS1BJVCy5sgiiW875JRqSsafwMQLtV1",
-	"kHUJEPYAtjxlZP1HZ9bu79Yyn9oZbXSci79axFPT9Rnyw7a+FhMxRGa62YjxMXfIRWYSF1HtCLQbuq1+",
-	"M1lOM602ah/O0ys3te9nl3tCXydSkBlNPV2xnwnI4tjbcVCiwym+tBb14OlZ22xXAui1Qdf5opTkCamd",
-	"eEmXZdq0z9pQW9UHwdxirKfsSPQKIcTsaVYbjQM0E7kOQ8YgwJBj00LCMOUhSxILybFZxAkjK8YjZZG5",
-	"o3eJ9qiU3xu6+D7Tq7dz9Db1x/BOLEm0Zp4eaqDHGuhmBtRMUN9eh5b5cXPaD8i4xJumWLNW5twZ3Jx8",
-	"/R1/RpE4xSR/Z829fNPtITPMXqkVHSaVBrxW+tTZQqJ6nEmSpVvP1BfnnU/FOomUMaPkQetj5UV1OD2b",
-	"9oUiQt/oQI2nLFNH4mNlqN6DWRrPTZK/zGhqI/SG03TWJOMWaBrjbFjQqC9iEMM6TEemgUar8yiSKDMp",
-	"zWW23yoS68Y50Fu2SW0+tsZw9gjNm3/kV/PeIYWKcGhHTJdsr1rwlMmV4JJd7edyLQRV9agdeYL84kxm",
-	"P8RYWJCnSO5yVpPmLPdNJaTT0jzNeuyxiz5FdmT5MP/dp0nWS76qc9UI7InZZ5KkSv3iJySw55Queamw",
-	"Fenf35/4PLDtnLlQP7k9crRggE067HXJN4KzExLYkw5f7XMbflfnoNGc8/Ie/BknU4ad1VOAUmQ9YCWU",
-	"sWm117CfqvUh1uRelC0wO+0ak/ALp+E+6hxPlrofoRUVLYt6mWUaFMUhy5EkC/iSYjabkGAuOAu8wvr6",
-	"3C7wsNfFAkR9wGsTyQlDmXrU/CNx5nMxm3XISwGgGGqMGP4LBUrPhzAlfP4gqAR5GFPC5+pX04QR2uRi",
-	"dFHJXGv5PYY5oWhS60zbaSF+p0fF2cbonjRlOcdi98d9TMCniKuC5lmWV3tqfR+BEaSNzj2MpwpGaE7C",
-	"ChcXdap8WA9IN7NrP+EJ4ORS/c84AR6Aljgtya5anxe1GVIh5UZETAh20YfkBGN55cy+olvogh+8Vzd4",
-	"oBrJjC5XUKZFPxioU58H6m9rBdvhKELOWZZXxqvtrHZvniYLp4bFK6gCEYCEChxUpqAG2iK+Y50c48L+",
-	"VAa7sBdy1Av7E0a8Sj/WhfHsRSeel//2UGCv6vnZbQ5rkPaCoNeLJjXmktCFgR8tafLkgMOHOkx4jTWP",
-	"f1gzfVmxdj6Zt5cvdqWr5h42kKEroQgIPc/pVIpknTESQFppAMFszRAQcjRpQErbmKV0DthNUFOMsKtc",
-	"kFUa39GMeSQRYgUlwSL1eRLz23YiQpoYlb6cemISWSEl0kmNNUtIV3FdKuw+Kdk25bU+s1GycJ3G2fZK",
-	"LcmjYUgAe7LXg1JEU2ctyHjO2zGHePg359fkgK7ig7vewRIAYmwObW3gckkjt8F8oY8dsJUaBbqwjPts",
-	"0nADovkk6Sr+q+5LhK85g7fsCOgWvkQky8h0a2fS/DbLVq95svXIlaIX88gVXbKrOGNfvaD3ns/f0Gzx",
-	"1UGrQ14robZKaMzbalFJxO5YIlbAK7r9bjM4e/36rxfnN1fnZ28vz78Cr3PQgtTXGBP2IxLoESkBKDNG",
-	"ow75OhUbaPZr8e1AEVtKltwxaerAHUadEL8R8zBZR8xvaAkFBMRZ5gS8uflWyKytP1klIXZ/nwnToI+G",
-	"cCLqpx0mJRmjS300O+ne+Q0dnYF0oDPRGpVmdWBuQqWuUtMsGrIR3hpYaCPS21kiNuDAKGYc+Lxpu91i",
-	"CwrzkmLUHlprgo/B1NV3fO7zf/kXcia4kkhKrvu8rVVut9ZUjQxsTd0wM9AsHnTIBRB/Fqt10isZR4GS",
-	"NT4n5O3bi2fyJD+yUAhdPj8jg8HgOC8zlurYe3t91lHff4nlWZJwdodur0TQbFIsBNItx3W1UF495VZW",
-	"qREEUOoTkIwlSZ7IZTpV63ZZqF3Cq7CaqleqA1NvKpSCuZVgrU5OtSSWmU1ZDt4rhlQC229MyPedTued",
-	"R3xH1VA/49B/AnXmQ9AhSveBgee3BTmyo1GIMgH5H2WlCPJ8A7JklGu8BuIoRwRfh/MVK/rDmk1IJBBV",
-	"Zh0nka4FRuyjJUzrlTDERZuDZ1Qt1Z9g9s1Xb1+00HyRMZ8nrJ3EnJFMDagJhwSsAQTG1IG5pHEiW7XQ",
-	"NYRmRAnEpn51JuAjvece/PfwObwIfzx+3provkbWWxdLKHizohQtRuBImMcpJ9oFY3InN6nSNLgiK2y/",
-	"q0JiczPoBx4J+p2u+k+P9YPWiRoCinDzKo1kiENYUOyCH66V9GMRSRELEIuhmFP9rl6kB1yslYehQu4L",
-	"KBc/rHEnmups9SYTz+Ahm8DHV6BxwReawZ+hVvurnr/udvtj/KMf4CpsRLXBrX6dbJnx6Gw2wKAA4aDz",
-	"gqTGZMepzkQ6hwQQ03QWxcKb11f58UfX2eJAnyhBh1znDbMlU3uOE3PK+Lx0HOGnsnWqPusewLpn626h",
-	"73N7zKrz1RC/5uRtqsF65M1b9X+n12ffeuTZ+Yvz6/MWnDcI4aWJXUpB0kxGM8xz6pC3+Xs1ugrF1Bif",
-	"izSexxx2nHFkNofdQTGxukXWPGFSaoMBnoglAZCP+TqFRHGfZynkBpuFKQBfKP3L56fcYFuhHi4d6CPS",
-	"1BUWLnodFgSq27SWDg2LanDw3Hw0aIUZsHsWrvO3oaUQtADm0iYA2O7aFtoTO6laJNDUAKdLzSE4fMht",
-	"0yhq+lZtF2ngVd0UoAD5J90ZGcHocwME5c4AOhp2iM5bwFwDi0nKUqNblCDFIFURfB8a8WIW3wONs+0K",
-	"XOYpI5kQxmmFc/b5dK0OvqwI7ZUjlUCHxQhS+azZIeB00nP1SMx9AD51ug12yDlAvprVxfPNgazbAH8u",
-	"2NaA13GxmdSBzJFmAbxQtqrGHmmyCEqV9aCVWDe0annI8Wp8So0UMw1plzf1JjSRgjA+E2kIACHAv1YU",
-	"ZcS04/a5gYmF5txlhvVIHW96APVTx4yeeUOxm1SAEH07C44AHQS6V+yQlh3yDeMspRkkP5FbtiUrliLc",
-	"TAytf0mTgu5DYunzWcy1YgZeSzy0v/xS0iX78kt42p5a9lfA1UCXICyozzWOk4kaQmdLCHXijhrd3+MO",
-	"0iRP1wa5H6lp8t4VI4UAmQ5fxqPbVRMn6ggy5woecCYkZ8X/nGUG60co6YTREk+jgSjiEhK8EFjUorUX",
-	"qNNUmqn6hy4IyAmctS/ZKqFbrGZYs+CkMAz0l+Yxs1gSmcVJoqYJpWQbqjYMlClmmtTqdRJdK0SfPCck",
-	"njlvyegtkyQRfG79ptD0X4e5tBsXBqBmrN4DaEE7ylD0nNyW8zALm0dvl5qSKJ5BiVRmadrEXEogoUg1",
-	"WrPxOrS0xlBELoIKh/qqFdhkAGUJpIJVWkNhGFXD8BwasWhiRql55QsJgQdNM3URiAvQXDACmkgIUodO",
-	"73wLVgBhU+2nn7NsgmQbkGrpEAxi71lAv26YCRSbUYiGbEsd/G/RcvjnOpqrU3OWMrmA6Y3shOTEPmvi",
-	"6upidcOoMwJmb+aMZ37EVgyVCsT7hB/1+TbZASeFpkhNvRPK2h0lT4hWaUX8Uh2T6kVQ0s+JutnCimkY",
-	"M62NP8Smekr6YDYc5WJYawIARZrDbs8jFY3Fw1XtemTYG6j/G3mkvuJmgoeQqwDZ1drQLWxOOI3VWp8a",
-	"XjVBVaFsQ5AfDFBWZ86x8kWuIaF3VaN1+RzgukhTK2GVNuSe3l0Wyw6gqFod8le2RePolq0yn/eHZCHW",
-	"qSRNLVQlyyBAH1w8O3/55vX1+auzv99cX79QigfyUmlT3DKl3KLljJgMmrgw2wpkKTDDui6VLwBhpSyn",
-	"W7bNSeqj4gnWIBwtmHiN5G4GEUvYAyW1w+4QjUQUeAQBv8ip1Vzy7jYaQAJqFVlk1TlFYJM57rxER7RQ",
-	"iSo3I3DFaixJJpJox64xmoKpnfa5STStOEFsZjmW4VvBqfesdtqSQjWFiS01d2gCLU8fjQav1xRz+9xW",
-	"c8sVC+OZLt90HXlhyjJwtHMw1dTxi9/FzRspBYpG2i6xCSl4UGOKBmq4xdBzzCSkugNZsFzO56htYrYG",
-	"eEVMtWmzprbUHEAyUzqgzyv1o0EoIqVqUV19dRGBt0EXXBWqrWAi0GXF5zU1eJ6eXaFwTxECCBJzEjhV",
-	"fwFp0sznpjTvpKYKr1yop1g1r2IFf+yw22sZ6oL8aWtLFftMgjgbtGB32KisI/lyZ4KdEIvUhhh2eySk",
-	"KbjRg++++67tfJhNCHpaldWSLL/yXQeh3wgmaMecvrkgbtGt3OX2RdBluPjt9fUb3y3VVYq/Xv2XUGcr",
-	"fR58e376DP1hZkoQD1ICK/jm/DqA5H37MW3wA7IOXFU8x4XPlebRIcHrN9cXr19dafQy8AIaedHvDrWO",
-	"c6oMoAC8XegtkGRpxtOk5Oz15RVZpWyWxPNFpi1iou1XY+BaJRLu1gJfO38Vj59y07MCX42ok2o8FsgP",
-	"xDJ4LrqjXZXH7oA7RKdEKzXLhkQSGnNwASnFIDgToMG3z3koMPtOW/II3BqD3yHbAsGHvZFZjucpOE7U",
-	"sJFYyuoCxxrTYiDmZJbSpVISrE+VgdET/EdbPc7ar8EpLCfk2fmrvwcoRYODSIQyABvK53Z4VzqO0X4j",
-	"kjjcTvDdbcpDJgGS9AtlMX5hZeiLGCP6OaoUaJqmjljneI2H5K/x16Q57A3qaqoRRNDn2i2is8TNw4M+",
-	"PJyJOYbvm8NBr/YtYKioUwcO1TkgrFJT3DHK1W9BrLlkuFZRJE9EQ9EDiJALkdj96+nMcSGZJLeMrdoU",
-	"sEzzDDJJ4ihBc2TcNedfAXMLtTrK1RLOWaZUdprRKZXua8ApAecdwL0qfQnQbgs6in0jprSR5qBrxz9V",
-	"sh+6mYLiBpzj85HStuqKyWssDOvDT4WUbb210BHVVBurpZZ8w6bq6DaoA6bWVt/tGOqwRSv6js+D0xcv",
-	"Xn93/uzm9eXFNxevroIWuoMpoEcgM1tU4SnGbR4N0EysYFGidau+EoZMyvYZOofbsGnbr2GUoAyrswP+",
-	"0kK+/oEz94NgTHpKPRaSOUap5/M66zPwiuT1SHCtTsH2BVx6xlYpM2YtDuEKGhDqzWplnvQ5yCCUsR66",
-	"RuG/p9dn32pND/2NQVU2211+DXgFJf9jYejGM4F2hFMu3SGvYRciwcAUU+ojCFv9Hc/numozTl3fqHzM",
-	"XTnBZCD7gNYU7QlplgzKASFPyTKH3RagGSEDanZT+1Dr12/efv3i4uzm69Or85u3ly8CKDZ2ThAOSdI0",
-	"g0MOMA6+FTJDPcHsiL8ZX5XVVtVko3wFfX69QJsawUoIBuam2ndl/IYovQ3WKKQLx5lSnZpBzGfC5DcE",
-	"HpFsSdU5bR6N+RzBn33+vdohOI5EzN81Qagf2B9acJRKdNoZ0OGYYxRAvw2NYUwGtAE4u/sAr2Wudh5K",
-	"sYQpUaU2KY2iHARXrblYYSVQ7s3XclwxsIk1SCOP9FVPK5gAP4F8g14fpmt/Ef3XRAwZXy8lmbJEbDrk",
-	"QingYL0S8O1CZMjn2njwyBL8ME7qNWqKBWBaE0Z37sbx+VzfbWYlUrvgsFiQNIPuDsXQudFCi6neiv24",
-	"UQc75ErkZ5LiY/AiQKksK1KGxFmukdxysUGnj4bkwHw6bMZavlFZa35DCqW4qAGxRDK/QZqQbgfFz+D2",
-	"wepLAZ1A1LTx6EFfF56l0hBcrbdigomSYk6LKvQ/lNyjpAl+WcVOFadwy8tvv9agKc4bbAZL4NyHXcI6",
-	"CMLskaAAKKdfcCkQE6UA069+gKBvx0A05r9g+BYfLrpxO9oJqu7N8TY62nwJyrk2errVabzB/KoOpF+1",
-	"8rFVL+IoapOBoYdJlH/V1CaVytZa1jvqogt3NEDLCZECllDtIGPEoT0mSdNylM7CVK+pg3lpaU9KKFJd",
-	"zpqXx69YmPfFXqViGYM3UYcKjBaAcfcojkCZB+9I0ZuPzgDt0I88JXZbxkW3UJtxSsNbnYtsZRxZ0vRW",
-	"6qL+acroLWx+ND8gwUHtAb3j0MkG/m4dijw1KBG6Nw+1FRrqVflezT3B6HBZ0n+K1EJhaq0zd4aqW9Sp",
-	"Hd+Tppaq/aDlQEtDcxDWIV8bM5FmyqoAz0icJGQOVazmWGHRBObJIsD9sb+BGqJhsOC4R5oLn0MPEm31",
-	"IDWo8zYHvhyTriBrIT/DIIVCHUX37fyhNs10xA7Q1kBBIeoW/Cd4qwBDVtnaR10S0a3U7SlM7EpLOF0u",
-	"UzMafdb73NWJJuQvCJNi9Ft0xPWOD7saNEVjYh0OR62C/jQh+CBkw8Cc3PuPRsfDFpwjSpuXllnW3JyV",
-	"Zj4+x34K+cSRpnMld3NMsxrWICnL4hRmZA7Xid4Jm9Khq5kWrjneA/weph0lcci4ZE7W0JtUrNKYZRTa",
-	"8DyeMGTekBcW2/43ttuYYhad0mN8madvLpw2c5NGr9PtdNVLxIpxuoobk8ag0+3ozrcLSICri9hDBrCQ",
-	"NTn8V647U7suJhjTrzozCqlktSlkhWC/AY2oQRixACNuPp7aQMbvWcUJcVVapRU5A4bwOuaqEpr5HD1V",
-	"eu6dojVlsuJsTUdZO9bgE3ZzXESKTADYkXdy+1pEW5NPZtpVl7xzUCpsciRt1bBGb/mLzZJ0ISImjYgt",
-	"Rdv83e4h0PKCLeljyahFRJEPxcRonV9q6oiATfrd7v4T0ICZ8iFYA3PrgcGe+bD/4O0TlYS6K/TZqmWE",
-	"9M0rlrXRQWeLgY2hUp9zqa0jNYT82b3SKJtBMbMwwJYJNrXR4im6QVq06WtTJItossV3f/XD4K7X6XRO",
-	"CG6kE5tOc6KTNk8KO67hkracF6uoOMTlraO6ZYODlwZL8N+uXr9qwFO9p3E1Qhk2auAGc4QrnYINsDE6",
-	"l9FwuNq40P6jkxeUTobdXi4lL/DNpPhmC0jWGE5nx/3ZYHR4OB0MIzqmg5Ad94+jLuuy4eFgnKeDKvE8",
-	"OTjo9Q+VEO30Jkfdo26OCFY3hb0Z2KBH1jBwLRQjOg0fJgnEC029keMlpVuMS7U65FTe5q1xAN6Bhbdk",
-	"KqCPSpH3y27uXTPSjxx89913hds1Uw0eZ6ozmc6eY4WZeqS3xyNabF0L8YKm2Jp42Bs9/tzbHBLyJYti",
-	"arLwh/3+4w9rzrIiUz12/FHcX0GULPC+EJikqsu9y+dPh1wrDW1OY3BAHnetP7GwJ/rH+Z6wr3S+9xl2",
-	"RHVan2Q/VPE3JySrJ5LUyc+xtHvF59r5pI58tBFMVQL5jsZo+eQNCIzqGnOfF1yBVtVLt+A9wBQy4343",
-	"TvCRHpDP7YhWLNWDaVJpV3MJ6FtKoUcVqN+FG3GEPtdDxB5ys/ieRaQ3ai9jvs4Y2cQ8Ehs0gkx0OcsT",
-	"WzBZCE4AjD0SSATFBBIKZYUFLAxNM5pVaUazPGgOEfgcaxpCO0YGeXlQuX9slHBwzONQGbjXIWXNATsA",
-	"1dWtTJU+d6UaSCed77GiKU0SluRqmPbOs/uQKS0OJ9mBJII1+IVn68SSO2VWQ4VJfqG/rgy7RQxWlzL0",
-	"fa5z43UafoFfIFxNbxlHd2bwH+3nIt3QNGKR+lcADpsZTW0ntIJTHUR2Ku5R8VDmY6oxLKv+z+vLt1fX",
-	"589u3ly+/o+L8ysDb+ZIZ4czHxPMcCveiTJ50Htc1n2LD7sCdrSPgnChUXEt+OlonxPgCoMdb/NYR6FY",
-	"pzH5/p3X0HilWsWzWcfIs+i8tEBsGZ1LqJVfZ4vGO/WuqpEj1tluK+eS3YlbrSLqnp9W23NwiTBfBjRH",
-	"cqVhzaGgbhOHzEm06JVTJDq1BsPrddaoaN3DGhsMdVyxzk6cIcCWUeNCdJY99dizfCZldVbtsy06Lz0S",
-	"vKT37dM5+6r7iGKaa6T2iU+gnPb2OdwLqNaNj9Q/fo/bo1DFBpulWAP2/bsP1R0kgNt2bxWEdZqz2u2R",
-	"G+yQ6WQawWl56xGM86Gf3TXZbYVTcVPZnD7doWZF58wUyQqM8lS3zDcse8kav08zdS9YVev00EP8Qjr4",
-	"qp3Gz9kYvx8ut0z7Dctq6toeYeEDfaDvZGVYiPUyRwjTbVhNs3dTFa09bR3yBiEyjMsN/UHYNx1C25Hu",
-	"6WrastbyrY5lfK0H93N4GC5bkpUbkTV6/ZFt8pX368I2XbYp13h/ni6NfAdrmxLDP3hU115O7UobbjW/",
-	"7GDYA8NfOzn3FdtgtDSVWYecWh9wueOyNhToptAIGfGjqdOLuMqoL2KZFaNuEryPJki8s6lOfssBZB5B",
-	"N51HbtTwC+qg+pkCnRaGbAAtHpTtp9VHnrwlig9XtsVrzvBYgzZ3uFQmD/vn7ZOPdF78DreXom39/ipT",
-	"tHajeTu0/TNbLic4ViSX36cWTYlMIji5vnz9ijSvL8/63ZY+JnxeTjIvVONAfRdFmx86H61ns/hevVNX",
-	"EvcglKH+OD4+PsYv6QPIwl7o/pEThOMxXryaVuioNTDMzVrCe8ym//JL3SX9yy+1dQ+P+BxauePIg9re",
-	"6NdOD3PM5XC60Md8Hvjcurft52Ld2R4GJEje9h0cE3lj/VIXe1L4WcdbwHEBoeDrAlV0WXhgwceBeG73",
-	"Ts+0J87dPD4Pde53oag8iu9iGU8TCKpDEXjLI1OWbZieWV6S6XONgAeT0405SDPP6CO9LqYrFivFKzL2",
-	"rKZE7clC1skHAwSDdz8j7oQUqVEknG6hn0KRqJv4k8JRvZ91LDzxSPjo42CXhlQWMIBZiiHJkvVek6f4",
-	"mM8nf8Q+8cFrmOzHeiX47eULk77F2aY8vqLJ/4C6ctCdHc1oNJq2o+Nw2h6Oj2dt2huP2ofdo/HhYf/o",
-	"eNRlnzca9Yu4CbrHT2S/uLBHL/hbyR7lwYuaZz5AX/mXlG9frxh/5miJ+Tl5jZ3vedusYtkD3PAa2L++",
-	"JihRqEJzIxN/F2ub/bOgd4yMikVoVpshbyhUMSYsw7JmOEi0ploI3NUFKdx3fu5IRXGuHz582oBFsZ5v",
-	"kofeciqiD8WcH3hA+VzM6ilbOGBGrQ70+UO8D58HdEPjLObzG3MA1x3lGJN2Du4TvTwRpnWaM1otnDTw",
-	"INr0faHXc6o02RhSNAtLu7tH28RJt9QxhFhWK6x9Xi7t7ZDLHXWeWHFXiNHkqfw+f8ViSIAuF8BCDkn5",
-	"u5NKPanP7Yd0EMWshRLUxdlHFm8hywV7xWX/ycT4z/H9/9aDq2dYH/mr2SdPkOembd+56dpXFMGYSFej",
-	"8gPnm17wOqJUI453dwd0RXL9V2Yi1f3qURs2n3FDx5Dvh9nSQkhmIEv0yFwpPeoOcimtzxtihkXcYX0G",
-	"Sf0AGVDyonB1TcbCMrwSlfrfIrbKbtIXOja6RH9W9vzZuxCgwbSGTh+joiTFL3w++hXngtGDiq39uAO8",
-	"3jz/uQfmtQOvq6O6KFBdeUq42HTyrpnFdpqTqjfWQc/Ri2JLzpq8yhStE7KIo+IXZ4xm65R1Hu7Vqbth",
-	"1W5C/Gxps58U4AeKSQYm/UCkZBWHt+pILmxLn9dWhqFqYUvUYsVYoOmpq+Z7sON1RaQ9SStH4acLNf+8",
-	"EBWah8656/QpfaIH9eC9/tdF9GGnN/U1T7a5grZZiDxBtGKrYWCKRiTOTjDXHIGBIDfdLfNg97HMSHPY",
-	"HbYeCgPsNPsfNRu/kCSOirbZnvYXICOuaLbIcREtlRpl49vd5I+gIH9y/+1vzFD/ea5ajOY//NwrkT0X",
-	"a/6/zbf7jTYunr7fEchh584+JVD+i32USTPI2H2Gz7Txt8Aj31/B0dC+YjwjCCf2rmlharNl0pErFnY2",
-	"C5pt5h2Rzg+W6ySLV3TODvBUaUv1Qo1br55otcCOKwQRxcaBbNHQ5jrEW4alMPFInxeALiy8B9WBYiJm",
-	"2gyMM1Nzy9kGJ3El1mnImn6VWn7DI+/h/kq9LPnQwrpiyNdCSDJQaTjWpAWBstOiCel1h33IneeZPYA7",
-	"uWXpc3UgTch7H2SE35j4jZq7Gp7fsAihcFO/2x+3e712v3vd6056o0m3+w+4Tb3Pb0zedzqdDx/0QNqF",
-	"3k+1bYxs0yLd0KiJjYaVBgDDJAbQEbEXOAuZlDSNE0C8VGcYLIzpPIWr2YI6vwA+CJ/Pqw0NEHcmLXq3",
-	"QNT8JOZsAp26CQncCrOANHcCfLc0wjcpAHyrV6RMwgKbjDMAFdDo3jDLUs0cGv+0UAR3xelKLkSmdQjL",
-	"hg42uJ5x26CdwPN7gISfGJBSZV8YHNUiFjnEDLZiTThDZKBlS0dOlHKCvIcgBerZHBUdbRgD4JQyXZSv",
-	"2LAdrfF4AW1cMYcBaLWI3nmdpK7oxJ/VOLTD4xa1TQw2aMlRgMAFlWpC+t1uFyD09AD0kPq2V46ulYVq",
-	"thz4EHBSm8GELBhNsymDii1UIx14g2pi4NX15fnpy5tvz08vr78+P70OWpAbqdMKbxlbqZUH1xGWkpl8",
-	"UqWxQEhIKTPU7aZj4Dl+WMcogGHaX355yeRa7c/Ol1+S1zwnMVTtBY50CfTsLBI/7sfM55JCjWvwgsqs",
-	"DU+0L54FurM40lSdjxqODd+CRICF9zkSM848AvjakU6S0aj/iksFZ9IjwHF8bkt7Y26iNh2smVaMXBoG",
-	"dH8K1IDPsVtV0HIHJnX9YbLVEk46YsSMCyjNoo4+MSx2VA7BrMvdfZ6yDDGWSTM4/9v5q+urm8vz6/NX",
-	"1xevXwUeOYQqvNbEsrSGpaNTCR301QtAkGBIELe9tGDZuGQOr6rRf/mlrkotLJZdSKkrR1kya8E+RCgN",
-	"g/2wWGeSRGLDvbxuxZ5jbo4S1uDp4oN8I5hWjtbcUIeSe5RV163lOUFEnXuLaQqZEEQmYqNUdIF8vl4h",
-	"Plrli/AOLHGVmVitmCmsdMpvMM+R4SbTyaAeevO2LV25mr84w94sNpnTgN9hE8sCeTENtA0Y+nZX5Nlb",
-	"uDrSoCCd5Dh/iGqV55imDCrk41DD/cV4gFh5oZcccV3UHj1Fw0WJtoVIItLrohwwn1wBoAesreIaCgHY",
-	"ppEoL0//4+bN+eXN26vzy+AEYZZ0Icmwf+xA1OnX6QJTdZKZt+HbczyYXrfbtV93P1R6/6g72GHVAr68",
-	"ZWk1AYMtktGpOgZXCePZ9oTIBdALXdM6WkunksTQrhfpoEZfW6gHb3+5xS28jwkG8k1rdiDw8JjSIGNR",
-	"Qb6ZXWAkRqdWdCK4Pe5FZFPQf81G3dkJoCDRGvuaPVreKfW7NhlOnbxVse05RdXFOTRxN2jPDdRjWlhp",
-	"Db+mRQHsS0pWKbuLxVpiOozepJ2KgN7EXKN+TUW2AOFquj4BNQAeOyeGI8o/ghSPW60Vs6EQN284CoHa",
-	"mr+qfuw34gju3McXAE9qLxg8dP2C9mfjv7354dn88nx8eNc7HIzl4fTfji7pdrT5+z/fHsIjGn8BH7k8",
-	"63fdX1/QKUv0pTxbBu4opavgeJ1UA3gKkg2G/R5+yqQbwKW3V8+u4VdIOfAbk/EHD0DXIGz10Eu7e7/M",
-	"zT/xG5PD8m8mVcVvTHrH6mlw8sIbyyuXYzZf4JoM2SDqh71plx4fHx0dHo7Ho9FwOBj0+71etzubMRZF",
-	"YTid0h3XcRKmvVMNQ3S7liFs2K/mtoG+TVlSPndUURCS+f4plR5U7OQThKkxlpc2UkDDBVC6sqGj0dY6",
-	"Na6jes8wbLYJnud0K1GcY44t4OobyJlIWgifyOd0Ku6Yrjkqja1uWOpo+BVy8H5uAaE+X8tReojOGw0A",
-	"jydzEhcjFCeIkwaErIbna2sI809+zsC8+cqnDcgb7WXiQqXbYLxIMCM2z0LQ90NbAYdqVoMiAI6KaPD1",
-	"upRHet1Wx+dnlsw5Li2dfiFbiIn0SDzgf2n9V16vYq3FauangXGtSqaW4zvUPsKC67BgjRy8d/+8iD5Y",
-	"WI79MrAhNSPABA6luYLgiTO2RFDW2TpJiPF7PIO96uQaPK33GnkeJxkA54nlFD1KDqxtLAFNjEVWk1xR",
-	"KZkxrWfwLGpS4MFKXaSoCfrMIGmCZuykeJnpG3KxK8EvA/dKT8P6GkRgq0irW5rBn4tv+ipK6SzDRiWl",
-	"K5WObwH22Al+0BsXZJLpRiNxvEo989CfA0BCVDLSDCR0/5nFALRJiN+4Wi+XLCVXNEH4+q3faHXI1zS8",
-	"RaBfSrI0nqd0SWIesXuoS7InzwwgZoiSoYBlSWznJXkCA9AAaCljeWsbCOaBwQNYP5rqiOqBsIKml8JF",
-	"FExsX5rpFp11UoMQZ8LDiaLtjTRVC/3aYduXaJcHJrEoTkkcSYSEeqOUbXReQTaY5izdUugkB9sEA2Cm",
-	"Wcx07MCGRZw6Bj1o75AKoBH+6syrF06bjqcXD7wubMlG1WCBqJ3dqJZ5NUIO8OUue8Flur0NBhdWrc6A",
-	"qo7H3SuFccmJgcEGEZBj3Sk7S6lUHdIsbk7dsQBabeDuzPu7ABBOhpYSZEKrTY/IDq1i973vG7DzGl6j",
-	"2lnxnbpvlYCSgXG/xyjHirTbqw9ikYhuD8TRQz0QoXf2FpSRmUiXj3PDBhzPewqLDnlV05dKFmOrEqWH",
-	"kio7uOqHAjmcFoa9bne/Doa95w91MHxsylZ64ETVGVmcwpj2ZodsGLa7dDBtD2d91j6KjsP2aHpI+6w3",
-	"64aDaMfcjMxqPCUc/NiIHQHn7t3ysI/ZUXQYjqftER3O2sqGah+F/Wm7R7szc+3Bjc4+YuC/vdImQ7e9",
-	"iprO3JufmJifP/ZgIZNdxz/C4p+75CnfMtX+B46im2ut+9Q7BXAWBE7YzxUgxkQCwMC8ZVXP4KpzYeHz",
-	"sPEWi8gWwAZ1ebdt+gCdxD2d38xMc4iaDvCAvBicXbYDU63T5ILM6coikCy0Mxd95DmKG3jUASbQts4q",
-	"hOyoaQcVBWgzdMjbFYJ+YH8bpcSb6aCeVNduCqMBAbYSCww85XcLgV11sYEZpATpXu41jaBPrJCTCINo",
-	"/pizbEeznA4JMCJyERm0Zypv1R9w2itR53OLgonBP3WHzTgtZBE0IVNp2O+jO4BqzN3Wic+DKNa4oReR",
-	"cZXEkXrNVqxTyGAAaElMcNIQLUAD6M1X2zerKRkjfqOu5VejVerHo2aRCNtGE8mdd5xSumZu6mD4y4RO",
-	"AF3DRDCxr0Sx14NRDyGUOCE7etsAXUw4y2RZyQVdsZa6fejtWCL9YL5Ons/NKj1Q+mU47FMox79kmZhc",
-	"sTC7VNfV8TzpjZVGqafemDR64THrzwa0PZyOovaQjWftI3o4bR+H3agHV4bqwJ4z9fiz84bXSCifr+kc",
-	"M9Ha8JNxPl3lehdabe55TbM4bDyx7MwQ/bMWnHG2sYv72Fn9yrn36Uc1OhR2eVBz4f4bqzGzLdtri8uK",
-	"7pmjaBCOZ13W7s8Op+1hODpuH9PhYbs/G0W92WA6pr1u7rI5GMz606OwR9vjaMjaw9kRbR9PD8N2j/Wj",
-	"QTicjuj4+HdZhYaC87mROh+nPv16xWufBiHxt1Jk9Omcsn8U5vy2EJJs+nmYH891KvZHuJMP3pt/FvPR",
-	"K9nhv6BmcGZH9CmtVH0s7Wun2lPs8xx/Thesp/nb/zBtP2/G9yNbDBxl4aLGjNV9PmzDd5OkzCOSMHqn",
-	"L0G0TRKaQPQNmr0vWTpnbXitz5eMcshq1BnOpKZv3gRgOFmiXjzLAOMPimw0AL3S9LH3vgYGhHbNyq7S",
-	"Hbagv79rGlj7zSuZXMV4QEu3PNfY9RrmEzK9zKcdW7q22eKWSLoxTSEwVw9bUgdu65pMmtaT0WlW6kpt",
-	"LgQ6mcVAk9gG1ehoDbQ/GRvDYVaAAehH2uFIlbUtkkij6G8QYLDafKvUY7KJ4Su4WTu74yI+o8A+y5im",
-	"V8hlphLbqEwIF+qTPnfmzoVxB1yZPpoIWwdWaN4TkCxoukyYlLnBX2rqXTX+Pad1sRug4yLzOU3DRXzH",
-	"ItI0/9L9Y2saxbbcWJ2OFAFPUGyJqdgMAjiY+J1XI4HlPOwOMGe7arLaNkrQ80gRFzstGDQVpyu6SLGV",
-	"8m6/BpRNac9ALW0gauX6Hgq8fkL0Jlpz9Arr3kKUb/NRLLFprOmBoHvHtknd3pqQfT0ilYE5ThF8PbSA",
-	"mZiNqBbV8X4pWaAdYJ7ueqHmTyVsrA1LIUyqnSU4aMVTWYkY2IPmN+i+KAolz4zU29XvWP3u8zpGrvOD",
-	"vC30wf01tJ2PbdFQFLeNycBzow17Ry2Qyo2J4v4HnB6kiU24w3XW2t/hUaTuZ2348NvU+7QRBwJJ56pD",
-	"YN201gKPsjlm9IHV0krf/2j7/5Evmb5eelf/7sD5/zeYqedRnDlGap4xAtVnRhZ9Jtv1AM8Q+QCM9pqj",
-	"CmmOa92QjJf0s3IPINQ386SmDnkN/e+s8itMtbYegkl5inlJ8fB51cSDA/YnM5ifsALqJ6XV/gQazE/q",
-	"arvdJjX/ry7Z4M9PBMJntsVknklBfiIxv9Gz/glHChqQ56qHJ1D2JjG/BnRYo1Dgd0zzXKtYF99a99WC",
-	"vqY1tZJWhgM5cWhoQvD20XgGqwYJj0qhRCWTJhu6lS0z6kBXswV6tHS1SsUdK49S/wyDk9U5nWjjw9yW",
-	"my6CVMKI+kOoLqsPKdVwus6I1aV/KvzT0jmf9w6NnOJSqi/oSFbVmIJ6ozwMCuWCsUTfNyBBThn2s0c7",
-	"p143wuNGiiWzOroxkgpjMohKP08RRI1PjWWHyrdbfyP7qm/n9yxc5xoG7rJfWIv7hWNfoZZvJWZueA29",
-	"J7QKkgjsDxiuMyJmMyOejie9MXbsxshHWYt8siKENP9fpNtp2Z1Svbf1iVGIKH368NavFhN6EniGupTr",
-	"hxVcQJ31bhrUp2stTKjZt2U4pLLYcIsNIJmrdObwh44d7EmMsl435XGWLAcGdMCSTm3HW/v9z1B5UJml",
-	"Wuwwx3x8lOEdeMhPEuRyZTm6mkotDnU3u1jaOlp1uqWCz7EhvXF05wm62D7WttGG/oYnxKksNuWnGkfi",
-	"m/NrkiNHKOFfPUMmRYd6KhJs3ID9MUvclRdS2HOuCemuSEWXT5BHdC55DIknuT7YOjGF+sLqhfiFzwW7",
-	"9+F3Fmf1TIu9a3t4l4HRMlu6Ytuz264cGc1YjSioagSuMDDbWm968/Z6hQvUrZ1goKaLX+FDn7GJn/Md",
-	"tdJaI7Kmb4FyV1p326221VCurGOVux0WdNHcDhgiJMmgQy5xl8boyswMjt9OCmptgjgf/Az0q0zrE0Go",
-	"VlTSSY0+Xutp9rlhYqupT6y6bXvr27YJl7nwy1PpMYDkxFoiFsYRs97mOs144gih8g4o7y8AbXcT+wGL",
-	"wliVBnmlYhW2zHC1bHfNZ5SD0Ai8zt79DeGyFgoi9kRnhTAWNgWHIwTkUyFOZBsI1Q8qluSf62jOIn0C",
-	"1QSHINPwD9TWP5JD9vC6ocXrOt70xm/iJvZyqEDDnvpw9Ix/ovW5nHKPoKEhYqx2hBt8MpshwZ2Kxglo",
-	"8FEcYeC5aYI+ujskoj64FU0kE/irV9xhucskzny+SkW0Dlnk6XbexokESbxFP2ETpFFskSO4DSMiLMxm",
-	"sbVx4g1LnbYQGvIFsRnzALauhYZB+lznDOhDoUNO+TYHVasGN5XlolEfH6t02wUm8iv7QH7FghWgyJOq",
-	"VvInnu48cJ99sH7FSWP4I83nM6X5XKo9Q91kAE3xzyUBtbh5IC5xig15jJa9pBFwQ09JsH7XxO2bGNPX",
-	"+UUJ9rzZinXqczV+xUIgKPPa2TglABpJ3l6+UCpJ/CNDhMerb0/b/dGYRPGcyUxCjoXPpywUSyYrfu4T",
-	"OzJTUK7b1ZKeR/oeGfz3f/4XWbHUDZBc5+HNJ6T30DwV5oZGUS4iiyk+OmKCUl73FDB/or5XjpmAox6L",
-	"izybGeRUdJOf8uypiVtOg/5xRGQoxBXgGf3KiQYiMmQyYRT1Gx4hJzURhVvGVhhgMs9hI14qnSAFfNLG",
-	"L9TgTUBBfT9ls7V8KFEHAwj7ZQdhUhbyGk1Znh+SJDlCGKRRzWicxHyu06igSBJVNielCurVSTNA5v2+",
-	"/64jF7Q/GgetCSSwrNMETCZg0BMS6Kvqp/GQKEMlhaL5BbtXbBpncFP8I/t6mzEZAEymJD0y3eJJPyLf",
-	"xF8DCGa8pOoEbgbwj4MvgxYCkASbOMoWOqNyweL5IlOsHUdMqLvhH+pu9Wr3Ac/ejY9GazxmX8pAR630",
-	"O+AhhLMs3EM5+fb65YsRma55lDBFFOeY+jFeBS3EgASDOwNogNrBqtmZbJ3ScqI2RJpm0YRJ+nEt+ZkS",
-	"95g1FbmQI+rjerPGWUvxP1SxmApvTVA11RMYG8w3sGwOf+p0Vn3vlElloUL6F1FCj6WtExIssmUygrXD",
-	"Z3X7L0zrKxNFk2vHiyFFipIpDW/XK7za+mXrvmy21S9c9mVXT58LaEGiT9LJqarzjuZvNQ/vYCfFTS1v",
-	"V9DwaQG500rZ4v/saBwQFmalTulXWPWNpfptSRPWPr7vjdt3/c6Kz8G6V5u7Mekd96Ekf8mu0deF4gtv",
-	"QunYmDSOZ0fjqHvUOzoahofReHRM+zNGaTccjWjU7Y3oYDobznrT/rQ7Per3w6g3isZhbzTtzrpd2j1S",
-	"7zJCtDEZHnePDg+9xjpNtHNNTg4Owoh3aLhknYzJ7ADnc7B7AiCpGpNe96j74V1N/HC4PwJ6hVM+a0Hc",
-	"byuGaGt91fmvdJ+TKgIyeNQA8rCkov3q9XN/1M79r6udezSmUw4kxFxrw08O5Zza3aFhPacM98iOaI5V",
-	"mH9HEZ0HF+Bvpft//2GNnXELJ489pDxfaS42qLnkgRGXp8CS0aZR6zcVYvjDg/+HB/8RDz4if5S8CGBP",
-	"fLJ6T42RvtMRf10FP9GPGHsjTiGdQnpkugWEj4KLGgphjD+aXCAGCFpLcSRLkDHaqIKt1NTgc1DgYTJ3",
-	"Au2Ot7h0aAg7VR8GEs5zHUOQYGtSObXTPfizGvVX5lEN8ad+Aq8HlocBOpdt7WAzUKksegptYpEpapqu",
-	"M9DJcJytXY74GlC8zwQ+Z9YMSFsEe1Nrp4SYAXkjRYw3ye5YSpNOEZzNydkGcu2LySYS9hFIbOqpAgLb",
-	"8KkIbL+pkIMz8e/fI00mLkXXEmV3/ITiHE3gyzij5NK8CgDDObvP9LChdGdvFQE5cp/4hOauP2ITnxtd",
-	"y2zjvbG19j8INmy6EOL2SSeBfoYwHq1EzDNZDM3qHjnxnAOOvGRhyjKjOK5ommkphLDZSrFaiA0HH6Vn",
-	"kpCNn00oCQ5oB9/hR8/1NwMH2QoLAGqhrBDM2NBPI1jV+8LcwtRhd7hLeJfG8UvEUX+FyOimOMu9YqPf",
-	"1Tyzv2VS//SD8qfCh53PbqWfKl5TR+sfsmtP2fWY7HAkmJVFu8EBL9k8loD9S8HfpFt4QHMTWfe9auc6",
-	"zE/Dplp5YRb2SlPWiQw8jeNtcAavMsojmkZE86j0uek2phHrAj30dgwFyOYv2xkDtFnzq3o59G4NdDsx",
-	"LexCmqaxnoWWniRA6Rn4vBlsFpKFN//9n/8VtCaYmEaw86xXkqPJ1kYV9Kuh1VLMMRaXgtkonaS2+mar",
-	"LU/nSU+3Pg/mrCz6AqIbSSkqYnwj748FWbR5R7SMJIxKDBtOnG86dCOCA4RDutWRl2a5XVqctTy4FuvY",
-	"IsR7xGyGqTRTaGyEANeRmmDuDdIckubNTzVh+vf3JyVU+1j6fCG4WKcsQpth2OuSb6D7YywVq0vT0wHI",
-	"QJqB/j26ZFQKHihqCQ7LCyDYmm7PkBwxk4FuhAfhU5plbLlCAmIc1MIbcEKnUiTrjJEA3PEBML3JwQzz",
-	"5oiQUz9L6XzJeIajRuhFgaYXNLaJ72jGPJIIsVKEU8uXxPy2nYiQJj43HaibpuJfDabVIadkITSKI5QL",
-	"6ZgihMKpWeStz01HIM+UUNqW1tBlRyR3mKSg5O4kByFxLvlcrhVFuH0UYmyUYBjMkArnx4WLf6Eh45un",
-	"JGJ3LBEraGWHHRE8Ejw7/9vNy9fPztU5nySK9kBQNCQ1ZSwFmOy0Pq128UlCkabl3KOhSMuZ2N0P1S8M",
-	"S0LXTxuXNDd+3uAk8tGD8A67AShLMud3hkOZHyquht4xCR0NL/+tFu+8GImDs+f/Y+/6ftu2gfC/QvSl",
-	"CWC7TuIsW/pkbED7UGDDFmAvKiBaOsWEZdIQ6Sbe0P994B1J0ZLs2Im7OIDf+sOkSJGn+/jd8bsoFufb",
-	"8oXYV2Ky8Vp/tNJkcxV3EJxsNtkdSXY27gyyBUNpRNlIvMbbFzehbqkODvkoJCqD/R4qzOYR2IdruMl/",
-	"yS4m/St+WfRHk5+g/3M+zPo3xQW/nFxlo/wa3mKULeD3mFM+KVSeFCpPIYyDhjDGec5467DXfdbbn6z6",
-	"8K/7k9OozKEEA12nxbn61oTrIXMiD3g8imk4iMlKda8/JtL9VYc6XG7Ls0JIoac9Jl3Bk8q4OpoD9psd",
-	"DVb6NYl0taBDfdbRgO0HKxO5RXe9Azbh018BNv3tV6SLfhp1u7OwJkIze2IavJHv/0nzZ6Phk8ntbPu9",
-	"zaTzmsEqF1kj9PW0DSWy82y2ow19anEdr21AL+Rv9+Vun8/bboLaze1womqPTul2V4s9nODtgKUgkTm7",
-	"TWTBSw2pq1te++ZbtnCip0qCu4rAZQYlEULObUt4NMFbB34Iz0gtNjJ6KrMn3JQFcS+si05fHSUpG7rH",
-	"eKlVJNPnioF7MjBHN9/iANm9Ao38JDOKKsx8ZK1a/cRQCjyAJlIVBc5PKhOPdkw5nkgNot2Dri9tY0ka",
-	"P2+s5I+ARsisXOJ5FttG5HajKb2eMKJBIp+Quo01bGuiKegVamUHsaNOLc2pUMTIIVG7LKmG0IaoX5Oc",
-	"PDhJd2wsGAlkvr43ei4BRobmk0Oe4sO+7ikc+hIa68271Nr6GhKixyoPehjwfVL5PLJiFHRVrI343+NN",
-	"056/s4kBV1UF+Z6DMwEfatCwMZvldwkhYsUWUPn649GtUj/89aSWHgXr6EYjRSmd170NpYyRBoC8x6bq",
-	"gZUKGQBmlJpRViJlnjPnIVxAMjgZVQWxXwmoikWtwC4vO+P+dqcPjfUSyZkRc1BLC3jCf7soHCmyjOvJ",
-	"Cs1Sh6RSwh0Ru1HBnAvJzlKLCcb0r2OTMk1hVJA1YHDSm/kSb4T5enNZBpCjF0ydP8TSeJePj/jKhKTw",
-	"LKujs6g1OroYJvITauOriqUB2Dk5yzV+3gOsc2RYIuYGR1FTN+S8Z7AwFBZGkSFxv6xsa3xj9Qdz5Xic",
-	"RJ7dUMx4smI5FHxZmvMfzdR86QoN/7+u/Zhzj9w7We2Te7TWZm+H22i9Nfeo/tacTrLHlXTEZeyBtpG8",
-	"erMXmgIvzfSfjX5k7E5Bl8OhPfzgx56qmrNFpTLQmnIPNPt8d/cHZsCH1BOjlhnFSXJu+IRrvCbXYqA+",
-	"4xDevTTj2N93eqdmuweJ6dmhkngn/PTzxPISg+dvmXX00YAWYM/PvrLM2hOjtdMrbWDuVg5p+t0WLjg2",
-	"vw7+cNujLNDr4dWA3fEZ5RAJqY31T1hfRxWsUoZ7wXD7y641/BN4LiRofbzLGOaOwg08m1q7GrzsC3AQ",
-	"HLptJ3gOJuOS7MxTDLpzWzQBbjeixVwh8rnrr+mLynjZkVfEztK53R3VUqbndv3rdI3WHUB0jG5krf7F",
-	"N7CbxEnNuy1jt/sENIIYVWVT0KbiRlHVd5f376bYvv3xl8sfFFQQlzCizPFeSyT1IOLOrHPq6OrXLaWd",
-	"48tAdO/uQVWzolQPUb91Ynq7c58pDnlfSJQzfK8Zz0hPZsJLNDj7kBwWSotAJcXjdj/r6H0sn0w/Dfrx",
-	"Spar8yCmELkNVWDkoZlISqeFeTSO4EK6p2k7ZNpUwOceTLZmTn1HfTq9tO9fv/8XAAD//w==",
+	"7P3ZciPJlT8Iv4obus0SKAVArFxAk0lMJrOKrdyaZKokVeSf4YhwAFEMuKPCAwShrDT7rj6buf0/w9hc",
+	"z0PMk/STjPk57h4eC0iQmVmq6i5dlJKIzZfjZz+/87ERisVScMYz2Rh/bLA7ulgmDP59EoZixbMXbClk",
+	"nKlf5GqxoOmmMW6ckAh/JnRN4yzmMxJnkmQp5XLK0obXuKXJiqmHaBSlTMrGuHH1ivan+39999OL2cXZ",
+	"/sFt72CwLw8m/3F4QTej9d9/fH/Q8Bqh4NM4XdAsFlw2xt3SLxfsp1Wcsqgx7h15jTBlNGPRSdYYN/rd",
+	"/n6712v3u1e97rg3Gne7/2jALVGs7lmoycCA4F+vYy7SxrjRVfes0pTxUE3s/eWLq4bXkCFNWGO8/8lr",
+	"sLtlnDJZ842h+UYcqRdND6c0Gk3a0VE4aQ/3j6Zt2tsftQ+6h/sHB/3Do1GXNbwGZ9lapDdqOS5O+938",
+	"l1d0whL4+e0b0oSLrYbXSNlPKybvmUCv2+12h/3ewUMTkRnNVmofzJZdO9sF/6ShWuPzqDHmqyT59Mkr",
+	"0cCrWJbo4GrOSEJlRpZ0xoiYWrLQw5YuJcQZW8jG+IffaeK3SxMf1NjustNVKtWXLJ1Ei5i/5cmmSh4h",
+	"TRKWklgSLjJCOaHqXkUr2ZwRkc4oj/8JG+nSSigipoYFX7+einQSRxFTt0Qso7FaFPU5fJkkC7ohC8oV",
+	"EZbf+kySNZvMhbiRx2QjVilJRcLUeFJ2G7M1SzuNfCGG3YHXyOJMLVDjBL5O3K9nKQ2ZWo3GcDI96k8H",
+	"o4ODyWAY0X06CNlR/yjqsi4bHgz21c2bpXrNPMuW4729Xv+g0+10O73xYfewu7dMxSRhC7lXmaNa0FNF",
+	"xfEte6FnW2S+ob5KYq5nUeC4y2Uqbln0V5ZKtaywS16DyiULswu1KI1x42jcU0Okq2yuNvIjEuw+7U0P",
+	"2DBsd+lg0h5O+6x9GB2F7dHkgPZZb9oNB5EiT7qA9UnYHTnBN3zyGvSWxgmdJAzXTR11Q6rX4ZzyGVPs",
+	"QI9O/SsN5/Eta3zwGmESMyRkGEYvPGL96YC2h5NR1B6y/Wn7kB5M2kdhN+rBleHEGUa4YORyLphUo0B6",
+	"z+zkPzaolCxDxhOtUiCK19KsyjRO2Bt8j1phlrYlTVj76K6331nyWcNrzFk8m2eKufS7+lz3owEbTke0",
+	"vT85CNvD6JC1j6Zd2u5N+uEgGrLRdJ82vMYiXrArpIF4QWdsD18o57Q/2ld7MD3cj7qHvcPDYXgQ7Y+O",
+	"aH/KKO2GoxGNur0RHUymw2lv0p90J4f9fhj1RtF+2BtNutNul3YP1bvif7Lnm0xJ7OFhvzcYeI1Vmmii",
+	"k+O9vTDiHRouWCdjMtvDpdjbMtN1HGXzxrjXPeyqg/4laaOOK/eOrrpH427X5ZgHk8NQnaF2b9pX2z8I",
+	"24fRkLXVippr6iOrxYSljXHvk9eI4pQVmJTXmDFF4i/OzFsH0/7kMOzR9r5613B6SNtHaud6rB8NwuFk",
+	"RPePGl4joXy2ojM1/Ii14XHzocbpRbvb7fb6g4bXEEvGT8ViwXh2igy47zWWLF3EUiLhg4izJDiliWTq",
+	"AMp4xi8012mMs3TFvIYSRfjvT4qzq4uXhivH/Noe79Q+h3PMqLyx/9YM6xL2lah9JTIT6SZnQorBxWHD",
+	"a6yW0UPy8dYMfOCyorNbxmtUgBMyj+FbHuFszWRGpnEqsy2CP8wcijpih9FBuD9pj+hw2h6yQdQ+DPuT",
+	"do92p+ZaTlEXcUaJXT1FU5qn6EUIcUeMViJmQjH5cJURMZ0qTqkkg2J7ZJrSBes0tusKvXG3r9dimopF",
+	"7X6ggJ/sTwdhn7WPoh5tD9lo0j4MD6L2PhtNh3Qw6Yc9dSYyYV+hB31tZXi+RVVeaTdi9MkrL97nHcct",
+	"S6f/3KpCDbt1yxKldJqZJRmFw2jA+lO1i5P2MDyK2ofsYNrep6PJMBxEamzFJXFX1VDrarKIM3cFhtUV",
+	"6E8G4TAasfb+9EDxisOwbVnHYDIMR9E+c1YgogTUlML8f/jYmMYsiWD5kbTOIz0/e7rErrSquObOazno",
+	"PbiWB2w/GoXDSXtA++qjvUiJwIkShtN9NoqG4WBSXEvzuF5HfdiLZ/rXQUr9h0mpR3GL2yOlAQyVBqAk",
+	"QLvL8i2+d/p60tc0ioqL0P+VLIJlue4i4EMwqOF0wPpRL2x3J0dUCS7FaQ7C9v5EkSFeu3cF9Kfdufe2",
+	"KfGG0e9g5hkFdJt997sG+rsG+rsG+rsG+gU00G3MSqbTlzROWFRkVa/VCvAZESlZp4LPyOnlxUuSiRvG",
+	"PfUj5WTFs3SlVC8i0ngW1/kdQplOr6f4esflcMl4BGqkZLDOzyRRd16ptxsN829t9cU2/jZnNLrHwXCB",
+	"vIlMRTpj6YaEcxbeEPvdr+BscCemlvE8YoulyBgPN39hm3P+XrIq6weF3rj0yDrO5iSbx5LcsI1SsWUW",
+	"JwlJV5zHcIjLixnn37i+YZvrmF+vJHPX9aTm5c7I2n+p+VCHXLAs3ZgnGJF0wWBIci7SLNkUV/0oX3Xn",
+	"zTgFTnA8X2G9t8wdlp7f0iSONA0UV/2S3bKUJgR0U6kpgsD921xlMb7OGBbu8va3vqdDLhnDq2dpKlKp",
+	"Fs35E0SW/oBYZddiep0qMWruaoy157HjOiC9xoJJiWzs9UpmZMLIhGVrxjgB12S32yWUR/YP+KHZ65JM",
+	"6N/I+8sXV61OQ+lppQnixCsDsH7Ouq8LDmqLemkHtHRLGP2+Qxj4BZIv4degiNI+KVJ4w9ZG+drq6vtR",
+	"TcVR536N3r5fRp/CCf6yQndYK3S79wpdlK5lmatF8X1C1+jw/wqB29P0+D36zM94tBQxL/t8OGH6AtIl",
+	"GFge8uI4k0SyMGUFH9AWG8hVv6JYKnqKLhiV+T4zDj9aZeWW8UyptEBw5nR0zCkwTh31W9XV8sH4KNhB",
+	"dBT2jF092VeE3w3bB1Njco4Uh9GzGDfWc8nC69fTv/znUXr47V/+/lN6tf7x/bsXh+ev3v3jXPRf0Vf0",
+	"cr19pd1ZFpVjiEs46rEZPF3GwBkuWXobh+w9t8etKp4jmtEJlRDTWPGU0XAON1ZlhMS3Xa+c1zly4go0",
+	"G7hFvStToiulaZxsiPOEEbwJzYqqzchVbfTASfFTX4Gf1s0JV04a88vlp+owsqgdc6KZobtKRpdrjBv/",
+	"uDna/KP/1w277K3DxdHtP+Jed9LPkkncS9i3L7Pw27vk1dXZ5vU//7P3ZgZCR7EMOY+XKDULkS3DBg+j",
+	"Qbg/7bJ2f3owaQ/D0VH7iA4P2v3pKOpNB5N92uuW2OBJBEwwFbCsetBKhK0kA1bOFrh7eOnPlpYMF/wM",
+	"Lq/WUbOzU8GnSRyW9RSxYEq24lFD3dhKrIofWFOh8cqE5pUlEsyjW5LQjOjbydCDCOJA0V8iaETiDJQI",
+	"RYt0RmO+VeHTUyDOB78CIVampVZPs9EXLIlvWbqpc59H+hrJ5jQjchWGjEXKOOGGlQoeEZqp47jNrY4X",
+	"C380xj2v4G3ojbrdrtdgSrFrjBvvhMyIvwsj8htjtXQZu8tIxGiUxJwRdofDBDEll4JLVvRfyYym9wod",
+	"cMGZsfaLY+33+nak+LryR/rd4UPfGP0DHbIPe99AqChq6HWHfUfGGAdaScJMYx7L+dZX7ju+hB4bRv2w",
+	"fQSqT3jI2pNRtN/u0txP00D79gRX4iRz1g+1AUsRjW228M6yOnMYvJG2hE4zlhJKhsB6PkdgN2aCKy5v",
+	"RbbRdX5BmV0rgXtXvf3xsD/uPUEClxZ3B+eoTjewy77FSfr7AsdbKPqT10DHCajU1lzPLtgyoRv0+ERM",
+	"hmm8ROnaCJRyGJD1nHH0HlAu15h1AjSfiVRROv4opoRywmiaxCwtex60HyEouR+CY0InkvGMiGzO0nUs",
+	"IYAowzlbUJDCfLVQi68GopbU6uBpzGdASKA1najDVh3/JTB5qezfNY2VyToVKSOpeiTmM/UpnZoHrDL/",
+	"7CLm8UJ9uWc/GfOMzViKxPv990qWM57FIc1Y9cMnyZpuJAlOhbiJ1Qdpsvij3yhw/2AMWhM4uASZscx1",
+	"gZEQn2x+d3X1DnQq/TF1TSf9rCSLWh2duISZWqjMV5fvvnHULesnr7GkKV2wTFOLNtDOa4gEdAu8TOKo",
+	"sKZgnx7Q0aQ9iBTxU0X8k27YPooO2cEUY5eKq6v3LGk2zxWm0H7wvvlNRbqg6sisVnHUqCMP4wDYOnKr",
+	"FZWGvqOVWzf0/JOfOXZ9fOvGHeTnOzBZX0tl2YqVBJbpESqVLheqc9eUjINmJ3jIgGZg3D+tGFi2ZuD4",
+	"vcJBoHevGJ9lc6UadD11MMzfvbohFx2fNQcDXIMbsSIzxllKM0aWLAX6UUpnk5L3789fKAqfxpy1PNJT",
+	"h6M/GpHbWMaThPn85PL0/FypxikNFXl6BBkID1mHgK2VpaswW6UsaoMzi+D4iFpwnzcDv0Enod8IvJw5",
+	"/bQSGZMty9iMz5NKEtBJGCjlWFovNV0wn6vLReY2EdFGjRbYC5F0ypJNx+cFqhpNBtEhVbbCtBe2h9EB",
+	"ax/R/Um7Hw7Z/vSQdieQ2QC7g8w6354S79y6T6OD8j4tlUKYqnf+r+afxj/4/l2/1/b9u4OzDx97Xn80",
+	"+vSz36j72W+0/r2WNF/FC0xerlImyGsZ/3NXqktizEnIJxOxKV0lSn1VFEfvNCvW9HcfY37rWIfbTrxr",
+	"QZLmWqQ3cklD1qpwgB2tyhoOIIrD+DwuoDWlbdMpq0WVaeyogNRMY22//Dkz+JRbGZgA7ya1ggGkc22X",
+	"y0RLuL0fJVr3buI8JnS+tPmc44+Nf0/ZtDFu/Ntenm6/Zx7Zy7+jhpCPt+4hvCr33qHViaMu6ULlhNJg",
+	"TISTK1uTeWtyZ+NM+jzPls0K6buUoIsDmQnloAhBMm2HvBAg6MV0ylKfZ/pwKZ7iJgefIvP85ZbTA5dO",
+	"Hia89zknovhl9sGJtQVjWMzADQ4GOjqo1nZRilp6ROh1VOuPonGaikVd+PKYpOgPcbUytUc+D749uyJ7",
+	"dBnv3fb2Fizo+PxfQB0gWWoV+rar0dcts35qr8YGgBXXFFUgjs8jrdrk9QXdAH0v6A1D+wLNqKdkrLsu",
+	"smdSeyF1ZBpT49XXaBQRal1fmdBfNVbcrzBj/feTtsNJy8/MM4l1CCHlhLNbILIicfm8vO1KT9EFDkuG",
+	"zrLWMYkc3kviDFRLnzskFjgxqoBIuiHrOc3c86soLhJf+6BC3Cz3Ij/inOqY6VVKuYyzilffNezWVJKI",
+	"JawUJS3FkLP8TYU0BP2kfVtIuVrbifVwb08q0LHjwpu/YvjY+c6nL3OIqm82BLttMQgX67FSm9dU+tys",
+	"XZOSTCwmMhNgF4kU3NgFpz6GidWt8C8oH5Q+n8acJi3r33e+LbUqYYzkr0hHNeN8PCHxfI72hfnyYfXZ",
+	"MXFnT2Dyv07ysuFhd9nv5fDloNGXodByhCUYk4DdLVmY2fSHwPicSmJW5xD43LwkGBNZCl7FunShSIBm",
+	"+5TVn6Dvy+cryVISsTCOmI49+fyeA1QlAftNDPLkw3NTAQJzQFjUKke9DLsvsXdzTgrC+BEn5LcnxSPB",
+	"pFbOsnCOolzLZmA+6m/j471XupMmKLjBW/gLCYnFoMaauAmIbbHmHgnevX/+6vz0+vnJ5dn1+4tXgUe4",
+	"UuMgz8jnwcmrV2+/P3tx/fbi/NvzN5dBkatBOiJqymXFATYXHDN6K79DyXolxCuaztju++lwK5MDnQlx",
+	"ncBbSiFXs0BajBOaMjLs9voDMtlkTB4TmpGFkBkZ9A/2D+EyDUO2zEoScdCrJjdmQhDz0a/Asapz+yLE",
+	"WHmtJklNgzqhTqnpq6XSzxciVaoZ5WTQJ3+Jn/u8iWsFC9jylE5O9M4o6hPAh/4Juga4vEVaDTp0fA4p",
+	"p3KBeprenmMbGCDrOEmA+ucsWXbIc7YRPCI98jp+DsP97urqnc+RdhW3YMmUpGy6kkwWToYOOKifTt6d",
+	"E8kY+GSbw0GPxNzny4TGnGTsLvNIKDjH1CsSJgJ8+0iq5zxjKafJGQZun0CosX7DNcZ+3dRbsWDZHKYM",
+	"ah7k9gpOxColMo5Yh/znSmQ4A01lGA7aiBVJ2VKkmVKOC+kqXVe+4oeJ+fBXka2FyX0hpc19ZzBGxmaE",
+	"Is7GJOwIHrKHw1zxVG38UlGnzKRn1g7YsV6UoNPI81ef5tSJC+73C7aS5URuxZbAdU0lBJDgAFm/gs3Q",
+	"fCjZOMVXF/hdTXZx8SskipV4VYSmv9Qh7yUjlHC2hlHhbeovc0NjW1JpKdvYDugXyDbW31J0E1eyje8V",
+	"7qXk5C9rYeglU9SqWZpHKLFxPCO1IUyB+oDP85zlYxI4GcoBSRSdEgYpNOpuiKBAOIXqYIvSzWpXBnh6",
+	"LKvHAOiBJimj0cbShc9rCIM0kSJhsIrFa+92q0O+NYGjAtmot6g/YzgrX9PmriaYP95U+tXRy31U4ia2",
+	"+/yRVEKa+ECA3sxIZJmiuyXN5kSuwjmG2CrJ7oFVMrliqNp9qrUEtdt2wK1jIudiTRgN50SnqBPO7pSG",
+	"BIo8fF6L0tc0mYp0waL/uHz75kmidGHecA33bFH4YPW0yYQWpvpg0Qx1xKQdFtz2dZhYaeBfhJKK79Sq",
+	"XP3cYT91vYDaFTH5kYXKMEjZktHM8XTDhjeDj752+vqNMfF16bLf8Ejxd23J+Y1Pwdjn6kuKlqXStqNY",
+	"0lnKmNJn1vM4nJNQLDcEoHekR6RwDBBr7/h8tmJStjrkJJGCUB3VhRzCTCyXLCI0TdG94Gh31oxRvM3n",
+	"WbxgYpV1yMv4Dm1VyNvfqmEidb4R2UuxeozQdwiTi+x6Ck/X0yRT9o8UqzRkuXHH7uKSjO0Oc7J8IzJi",
+	"XvkVKDIf8RchRvu6YEy4QOZiZqz9ZWTCEsFnkBBEiQ39qosryRyHNUuNU0EyRpqg/a4FCalS8JWZFvMo",
+	"llnMZ6tYQlo4EUqdX6VLIZkhHvWYTo7KBFnxGy7WnCjWZxxvmrH/MlaoOZhwU4pW1f5oNNhHY6pABr3B",
+	"f3eLs3Y1hsrGJE1nVVrHikUh6haKoViCLQfGOpmyNZmveJSySK9i+cirx+858/WVCI/QKGTtC+7VKmq+",
+	"+WU0i5qiAb3aW4opQCjcsjQRNGIRaXLhc8cOnirurUwrXQRquSwNIRuBaD5b9kj5PKXqoMkMZI05APru",
+	"lrHcMEU3gD/akEIY6Lxw6fOmzkmSD9l2rYqy6bzwISXTyV6EBX3PnVw/9jRJsCq9wzX384RD9dqYr0pB",
+	"T8fR9L7ymq9w6Mtj/SJkWHqplgeFxEpLMeZnxJ6LIIBJAcRM3LCoQ2xtMvimM2FyNjvFLf/+++/b5ZTQ",
+	"+/a9nEGqN1+ulkuRZix6zaKYYq78kyjAvuh6od50DbtRV3INbFBZZaUXF6XByCUL+24C7yb63V+FOmrn",
+	"8YWIpO7dNTosZBeClVJaIrRRYol3YIIGCU5xs9pnPBRRzGcBaRo7Z/bPeNlSJJXlt6k9HldWH/3VsrBJ",
+	"K65mmDIpWdRxGLaLKvqcJpSHQArLVCxZmsU6JeMh4WCW7LXgDDOm8oyvH5zH82Rh1OAbFTjLmo8bXMq6",
+	"/LUsZVSuUsjNUHeRJsAyKmExOoTK/RYkamgARZKJYnrbTlCXpZy0CvZleWDPExHeSAI5IkubXktBipuR",
+	"PJNkom7z0KJAsFbSVCec/Nf/8b99DlfJH0iv5VlHf1ALsRkcky5R70gIzWcKlMU4iheb+NitJj5uBe68",
+	"P5G9UMPj5PFFNGNtJStrF64C8rkDNRWgPXf9UhztkF3ooHzm2e4I9/lh+80aAPSjS0ZFLNDKkzXgoDtN",
+	"3PDQ+2/XR0dXYX2qgITWHZw4MoQZziGKkD9iSVUpqwY7trk/JHN25/MonoEFzomatI6hUJLE/AYNIyRc",
+	"drdMRMrSY8JXSWLI0+dl+vSAV0G4Vnu5tdtIpOSWYklXNQ26Hw5pL+xO91k/GtCjyWF4ELnwbl12ND2k",
+	"B5P9cBQN2WDap71JNzR1A1BLnmiGhgmp1cRZl4EB7Rg+lBNNiSKq21wh+DLr2Hb27M6X99I9de65eJix",
+	"mhqpInPVlU/OP+4jtBKr/mQ/StOUbvCI5HVDZbJ7R6UEURjqwoOpcdKxOyzU0sQiUF+39Vudx28YzKYw",
+	"nNoViiKTvKJTFRzXKo0iyBegyTtnyXRxV0lEaSipHZfxDVufqCfUEBb07hyf6WOCuv6rV13bUlbFQ185",
+	"K91ekco46Np1cXEqytv4fRwpi0YQRMDyckfs0bi3HxTlq8a4cEoIfui1jz780G0fffjY9fqfxqW//72O",
+	"feJqVYjXLU4tj/J1nCSxNseQR93GEROGwtx6sS2k5Ui6HA3sY3VwBgisQu7xHUuk/iBEPeMs950pnW2z",
+	"29d3FGU5rJgrmVyEscojBnLsY2GDuu0j2p5++Lg/rN8NB1zMGVbMs/3hg6oGVCG6k0njuk9oyLGvtKR1",
+	"3N1usbOQ7lRx6GZkdtcLFdJ2QevPlGTZa2ePilM7V/skSTPADfsmaHlIseo3+If6DYTld1evX43IZMWj",
+	"hEmfNwumxT/jZdDqkDdsDZYVonBPGIKBaEGqFR2XNPDfPy5Z/scsntp/r9lk2fAaOI7Fcmj/vWaThf3j",
+	"p1Uc3miFrDSmWn3q1CAyVuu8MOPKZjkK7iReiymhedY1OcPwEYSNYkkoFk8qUwd85iBgNEEQwbUHNqeg",
+	"FZcMnNglls5DjcpzH4/VMzjBmz+5YD73PfZesvSCTdUDyjjbYtqwu+yY+A2/gaEwncqphurUayF+QJ2i",
+	"/QTd3Kl1fJDdmHzems0rJ+zesGVGJiykK8nUiZ2Di2SZxIrg3cTUMQnUekC0T03cIwHuQwAb5pFAvQ9T",
+	"ptlimcFp1yObCJEwCl5RrXLVENb3WIusbeI1lahk6MQ/zVjiKSZ/A+xW3dI9oIvszrH1ZOr3X2OXEH0X",
+	"izyDZifSiKXgN4CquF1UDofiymrFkqb31OZmYtlO2C1L7G6CWSA4s1uYGamKlkDlicI66rV4cAlTJkVy",
+	"W0df38+Zzf/L5qkymKFvAN5/bBgAKGp6SGqkW2jFPHfPSdl5rM/hJNMkeTsFMIF7dUD9UrsxH7zKPIWd",
+	"FYkzK/XiBEoN+D2SLpc6mme+0dBZ9bXAcNHWAdv6FrcyW+14p/FgBWVFrBaqmYuDcSjP8k3NDz3Dfp0z",
+	"4pBEYcULW1gyjwwfyLlVnWQuMvEaeqOZEjh6KRA9gtAMCz/esHXh+daxzmfQOIxaDnmOxFG6yiy+ZbxD",
+	"DBVY7ph/Zx1nc7HC5hzwZkhUkPCeuq2vsUh25ORLirFDV5Ub9Eub/bCamrLZDlaJXqwLvFmxo3jBXssd",
+	"H7uKF+wCirxqrRldazrTmfj4Zj3Be3b++b0yWOsbeKsuKVdS1ykiPyYAvzNJGb2RiH9EJ6hoKNnnob0B",
+	"QZNUJM6DOu2zXqhvrcL+4X/5/l2321b/PVT/ea7+c6r+c6Z+7L30/buDlx++qVXf9aS/hD/AKHC/eUdA",
+	"kSofMv6rymqYUT4D/RLD9ooY1QyjWGLyF8juaYp+HGnSWMCYUPTic7QnSFMxhyWYOUobugs8EqA+lFlh",
+	"PM1IKFLOUrIA5zeLIH0e8w/sLZqbg/5OjPmLXRby7BW6yHm8hEx7PQO4IpfKqlIsaGNmAqX5HRLckT/g",
+	"6DHWEGzIH7Q/IPA5BLe1y7pHmjGXcYSJLvD5VocE7rP6OdIlC5reEOpz4LE13NERSc9kkS3GsN6WyeJi",
+	"6DuUvsmVMJ1hEtqD3DM36XOFQKwQLS9HFKi1dTVIpWvDfsY77j7z+c1nPV86S3cN9cKKCXzPecrZ9WOP",
+	"1EIATTYDQBMLCE2UfQAVuUQuKc+vZIIEjEdBC/k0kLkH6fELxwWEBSbqzE3YLAas4jEJuuS//s//i8CL",
+	"4F+MR/D/uU0fQOVIfqa100HaW9TRhMycDoFKYsH1SUP3Wsfnn0HFWNdUpGIl1XahYca3aPSMW9e/Wskc",
+	"Qyl1tXjcgILqbtUCQz393vBgeDjYHx4UyehhXQGWvF7neOjlD2id+OZ6mlzxLN2cQpC74n65fEsGvf39",
+	"do/QZDmn7T7G5dINCUXEik5NQKN15fFJ+x8fPm7xXYKDmRU950/0Mj8mdlRWj/DZ2nWBAVoJ+KSR7eQs",
+	"KavKrvtjBy0DtLTcalaG03lU5/nVdnMdaELJptEhHRaRTHiYAwy56a5V/bAVX/DgF/Qgr7Hi8U8rpq9r",
+	"YOHtBveFslMtsEDV9DbHFsS2rT9XtjjeJ6bGKG/VGd2Voe9gHd5amE4YAkBgHm8p5LQ3A+9CttIhJ2h+",
+	"ow0JvBMX4Jm09yPUDxfcZNZA+jdrPYH9PGyXAsndcxD0tJ4aCSpETu4Npjm3fjLY3Oe1DjW8ZhMIXZKu",
+	"Zd9qJZ/kdSngd1fGwXXUGBo2ijUnzdwPS+yjrWOwcCH5Ai2bRw8DMMMfYgo5N//kwoXf/9grfd8VhQ9l",
+	"VN7UL7m68gssuM6LemCueo2v4GZrbO34EOQ8lc4Afla/qIhLj6vvrOj2o1JC4XzaibGwmQ5yFy5WcUte",
+	"gj+PRhGaQhawSq7jLJwzKL7e4g52gDjvXzMzofyBPGS1w3PvL15VVhqjRs4Qti5nfKtR+91kFNtzbceO",
+	"SfXqh331E5maHdYuBKcn8cnpuFU9XlxkzJr9sDqmY+ExMcsH14PSxANPSZcU4giLlczIXCSRU+i7nscZ",
+	"KLYoxosIhA9BENbG2O9BfbS4BXmOp6RrFI86lya2Ph7M8Rt2j0gVM0GnvhgAAhlrLeSLCz+9lfcR4enc",
+	"WGzFmb/lzBRncRJoxNlAb55BYiHnkVQGFY/s7qLw8pCjYiE9dlAgzSCJZeai7mndLYAyHmlCIK1qeE73",
+	"GXEgXh/B0Rxha0VAUfZ5buPBumOFrQhrFSaarJgu7ilFqqGe1YQbHxYN4r4PQPZ5zfvDhNEUxe7jPGW4",
+	"onpm8PX7iCRvgVzRVb52YLbcWmXXiEsp06cm4nJViH5QXFDzvWIiG/xIk51iME/XCR8dTa72f6mjIOOF",
+	"LIFNpStOuFiTJgQnNEYzlMrqROIcJCuezTPZ6pC3AHjC7miYIYqaZDuHJKvyouxDztvVPC6m9oYuWGSC",
+	"ag9uT01nwC9ITwnNmLSWkSYip/QP23itlomg0U7UVFLRfwHdesdo9hNVcH6P8blkabtgv+PNmM81Xy0o",
+	"l0XPjNuOz3HQnF60McNs36t30lS7CNVivy4ZJ80VNwFH7H2hQ4stx14vZq9IExYomcnHpJtH+cyPnQdT",
+	"qErNjXYh0XfOI5XORve/4sK995Pb/ujLRbqv0L0KTWCsduDKNso3udYArAr+2Om8YH+mr8tCfikrrgD0",
+	"v2tez+02VfYc8Aglk2SygYQOUFAxeo36HGlSDsBonoZL0O/yIKcCaJwam9+gNU9oeAPBvTII2FPSB7hJ",
+	"FXicelenyl2ahGqzHu5i1kjO4kFzMhTsCbACShNZRZR4FWWlhtPcp2WBIVqviesNirmTC/dMGiPqAeWr",
+	"RqsybZd3VDRsb+Xy2F4qm80YB9qnaswaGI2TK4SkhrFxtQaPVh20qfJp6xHNVYltpqgLUwkBpAJdk+Z6",
+	"bg6DJGuWOgXxreNCToc6P1TqxI5dBPETUvTchtS1qTxFoDpHzcApePnaB/rzQYecAKCGkpUkpTq1CrJO",
+	"iDKuxuTtkvGTd+dk0OmSTIikgI3g87XOx6K5Nq+eA9zcTOer1MerHFx56K73s21s+3OlI8rP5ij9bNH3",
+	"/v0z6n7y5tyPE3+P4dnWjXQvF97qULCYs2SZimgV6iyRR3JQwzDhfBcoyFkElymak5KfcZdUH+RWXySt",
+	"pMD+fvvJJRV6qLbKMafRy51DkLEdkGZAK1UqQcvLmazPm/rf5q6g5ZS0u9wMjNqU8mIeeKUdvW3Nrz/R",
+	"8L6cH/JL0od2Qvy3IZB3Rc2+Jg2RJSZ/wMWIxoihw0YcKx661Rkr3oUoyc14T4OmRkoPtPHFdJUwtU4+",
+	"D8q6UVBv+ANRVWp3t3pS6+gawVKq8OsYUoq5pmc0vHIY1lq3f7nHa+X7pUOjoT9zx18A6q/z/Qc+iN1j",
+	"d/qMMvmKX7pv3vd+t+zgjRxlE0ZUWYn7SPDKWDLbhdQziSBLuQ2Oo5wklN+onanJcyxa6XXtce9vFVSf",
+	"/GjzHJ3f+l38re627fkZxsJyIy+mUS+k8zS8xjxbJKN7edtWUj/h2sPDom1VLJUsoVhnXSfK2gV4uxBP",
+	"qNWy8qNGmkHR9FBypGR7BGCjMVIyx3dMJX5EjaipbCzz5Ec7M5+gIO9a9W19Tk82SN08c2sa3lNSWazR",
+	"rmGGaxpnMZ9dmwLpYEz0T3mcTLFbW+Hf8bnBA4j5DHD4bHG1mFreHJSKkgMPjUYs0+bC59AzGHX+wFYU",
+	"Bx6YM5Ixbt1Xc6o4UhGEIPA5QqJpyN0tEAUdcuKAMChRNqVxIgGMT5d56xy9vCS9SdXMb1rGjoHsPRi1",
+	"QWYny1UmMUnO1KmD+0GNo7qgpKnsHg3VEiDAjzPhFiyortc2SB7FzxlH+ASBMjDgop8wPSeqy212wsBe",
+	"mhEAsIxdFMCFUyccJ+sMrLJ2PsebJbZ7hhREtswsnWAjCpECUplkWZYw0sRxwoKnbLriyn4FbCW9cDKD",
+	"noN2eTDQkc3ZRk+RxFlRb6yscF7OHkNRoVkaW6leH0s7u92W+MIxuvhMkiCOAlP+lCgVR2YpowuAByfL",
+	"hIbMXF2uJgmgBmCZVAs62WEsA56A3A0EHXY6DXaH/VJOH/iLe17vsN5jfPbFAsXGk/NZgWI7lcGXCBp7",
+	"jZcWprOqrIe1GZSB4ZXB2CDBd0gOv4/oOIgQDTiL4PBxAPpx1PYeOadLRpp6RzyiWLlHLPNvuY9CRBSO",
+	"U2ZAIkGdShKxRgDSFZPqAbHKrsX0OlWLBwwT2TkRqwxS1IHDiBWP4O5MiGs5F2kWkD0CfyVCM1rdE1DA",
+	"saUb80UcegJ6i3qDBu27RgxT9SA65ArdYpwCZkBvLx6yNIeEcNfS+VNvd/4Doi97DXe2YO3r6eh/q8lA",
+	"hqIzxvpYt4m1VwkcAVkBlNCsAc6wWY/KGoAK8UP3QwdHLZWpuhWn1cGVbVaA0zwSQO8/bezqwtGpC0BL",
+	"JaFkPRdJKX+3OrT66kxAg62LcYPa204ZjUARM7ixitvOxdrix9rl6DR2jb7D2cq/XadJfMdoks1zRaJ4",
+	"OOUWBcP0lBU3AVZT97tdDS/ZcchN3NT3yS2lWKtP1I3Nje1VYZFO35HhATF+epLRYg/dRsTakFrt2AKD",
+	"USXTmrb/+eFj3xt8arb1n5pVH35q1av4mFVSXSts3/+AA1BgsMY09t9Jdy3ngEmQjfC5ulXD8X0Jz4ie",
+	"6W/eI6LzgObxsroibkD4wZRzG8bzHrHbpTEXPnjfNkLm/SMrXThBNqSY30K9QOkxC8WTyIrHmeyQwG/0",
+	"uvp/fkO7KWSojOd9pTX0ut0OXiXvL19c1cR2HD5Xnw+CIyh+2EP2aSTdlCDwE+Zz6+7caZxhSwrj00gY",
+	"jdTt/2QpAFf4jW7PGTqAeA/7fVKW+q2yOqb/V3YMVFW0P9SeeLSGw41r0KvFqZVvsJb1K2P0gym4yBbK",
+	"4lC6JhQXBK5oc3jo/oeHs/AKkscO1gyljrgsJVc5xI42bz1+Ta2Rq26tHYQBLnpsOdcUitanlSiyAfM3",
+	"zpFMYHK5zESq+cvTIH9KWaSIpIJYY+BS0RxucX+S5WAfqPAhZdmFB6rSkLqqfWaek++hdKYi1Utwi7Ul",
+	"TVj76K6330FolkJz5tGjPGN7vu/7W47IQ7BFhfWLEZ1GLR8u5QPJqbusmotX9KBDyQLnFFCLqot9+d1J",
+	"uz/aV8xKcSirkyYM3B7KIEhDKpWSedepWny74x5t3Wd1l0d6gOcMpeLk2/h5ebkQKcks12iwf3jQPer1",
+	"H1wznYteAcSwyWQJQ2C9FNKTxC1LyTzLliUHLPw03tsLI96h4YJ1MiazPfRe7e1Aht3hYWHpzPuqfti9",
+	"P/3bnz/8ofnD3p/+7UONl/ab1p/+/Qn4T1+ZNiu6+UPQUJoicX+2MM4KysQjGKiGoKgWhFkwCugxhCWq",
+	"BtbRVJj6POe3wP6gylRXQ3vqtfGCFYpnKSh3YFZJdstSmvgc3yoZaZpH7eFSNhrBASrL/Bg5bKARGQLo",
+	"Iml3rFmoj9fmWas2dvQECIuy3IFu8sYdoN7nwK2Ct7F3P7H0avj/bwUJYwsdlop2dk+NKz/4yavYnixM",
+	"2ZYcGxnPuFp1vMc65S4zyiOaRkS/XZIknqQ0BVwhesN8HmekGaznkoXXgeOAlWx/aHb2hm1aHXI5F2uO",
+	"tKcY4tjnN4wtjXaqo+Ehi2/BdV7k/fj+3Jz8w96HP/xxGx5h2RzGWVeX+0NVD6q02/9xJTPEZkPdAOO1",
+	"hbUy5ymsq7kKtA0vwaWpdricwFhzKsw1W8LWrAkMtR6ODP1SmqfXuGvPRFv/6Np05dzSmsnqS2auHfKe",
+	"RywtJDVREpiJBiaqtiEJ09lLJJunYjXDvQngsAS4J6ZG343Q4XFB56N5XgiA3LCRO3u7RA4OBEua4MRn",
+	"P62oesQOfLIhpqHcHkRWaZj9ajfHCd8Z+PRat36aipQ0L16ekqPh6IDoewlmdEhPazD1wOk15UD1LmlA",
+	"UaPhPOYsd9bdxIh/oGHix6Tch8gDx22xB4CXW6xhyiJ1gSZS/ez2R/Xq+ot7xOktAwh22VxE1+o37aCG",
+	"5yqefueTTu9aDx3RC8o312LJ+LUO30h4SbmhWsyvV5Kph6p9TDyyDcTec1zrpsuXGk19tzZ3RIqhLpZm",
+	"MMUuiB6pbfDhkcBMofi7z82F65AuaRhnm2t2N6fQHbbwVQzsyABRLxUpFFEvx4ASnxHKfW7a6Ki74GSp",
+	"I40OzaAMM11ag3oQxG1lUCUXMbtbJpSjv99WFYfa8td2IaGRWp5OY5sPHtumVb92Vm2g5plUXwAksR3Y",
+	"4KZVyiRpFtwwZptbeVPZXreLCiMwOSiw1Mjc0HUSZw6d6yWZizVRW7FzAq8TXiogKPS63arrUt6T8frd",
+	"1dU7gjd0CibV0ZGjtQ27tZUUWX2yywmBMAnRbS+tllFkHMd5qpSTy2y31KCGRfX7adtd1E1K78YziU1T",
+	"SRyRpmmQHPNQLNQ2fz841b0/EU4h8DA7jLN165j8BH1XY3DqTVYz3TBUbjN5B1vAS7L6bMWPSv+6XqXJ",
+	"p7zbhr/qdgehmjD8C+Nr7y9eEU4XiCZfWcJixXwdEnC5bF33CtHFABYjXUdN9GnMV7dOBb4oFb+UpgaJ",
+	"yAH5r////1anQ6cjQxeOySLOWnihkp0ckKZtHqQvAliRTcIJSFP/s3Vc+3zpgz43XzwmlG+wye5klZHA",
+	"JIPpR/I/TVvyY6Jb9hfiiDAvCBLqT+QJvvkwnIqFPJ2zPih4IeqPDpbsPpMkFQmWJ/ACfEKHBJDZFozx",
+	"yMDMOrbHOuS94D+lDZ9L9RDk2EB4GJzO0OEEVkj63L3ReQuNMIGqlLagPl+s47AJPJUMuXzCl9jqZ7t1",
+	"w6J2zCG2DyHNODXly/N4qV2P6gycXl681L3GDZwLvrlGq5HpFLqsVz96qattlIJU7McuuOZFKy7pFLM9",
+	"rchxPlUT77SjfWS8CeI0NTGnXWNm2wJm7og8ZzXqjvVlPOPnT8Q3YItaIf6aIrBEPOMiNSwMnId6404u",
+	"T8/PlZ0AUI4nSmn/BxCcpm1fN0a2eZCIWKD0EmkTQZ5JAt/XjaNmscxYyiKfN4OTiP75DNUR8NBBACWg",
+	"Ef0zc3/1SHD7//4/inD//F//v/870J2HlE4Z2x81Nyj4kocFX/Kg4ktedbvgrVt1u72X8H8HL/HPo23J",
+	"lEsq5VqkRdPD/lj4fq/bHz4Ax1CiCtwm5yN1dPAes20fh2ZV423LhE6y0ZVtFIJbEhNMbFB/EXP3db0y",
+	"ZT0B3mo78HGgzLzAYAJLBwDZIwHMRF1UVoHUCU41ucLbFuyRqEd17m9ovu+sm8l2QTjKlUkxoxJzW3Ux",
+	"EgAWSLd6SGPp/MuBlX5pOKUv8cXP7RHyC2IvOQgb1bVRMloLb3KS1/6KFPPia8Hd1nNhuq7l2fQWtgGT",
+	"4OXTUJqeAhP1mwKH2sIWnojw9AW4Q5UDFICiqshQMhNLSSKWxLcsjZk8JmpVFbdcLZBZLkAH0/wmiGIJ",
+	"77tgVOrq5F8BdFR1H2Rd5pLVWCxNGeH45JT43f2A5lNb0wQcb+y/LFVBr+sLpIdNfRE1YhdNdW9x45Tv",
+	"kPPMZByjlA20376tfjPpiVOtZ2un1+NLrrWzbJs/R18nUpApTT2NFJIJSL/a2dNSWocTfGkt2srjyy3Y",
+	"7T2dI0zqdiE7G1tXwCVdT23ztWtj5FWnDXOrKB9zItGNhh3ltvYGiTMiV2HIGERk8lZ0kOlPeciSxEIB",
+	"YSuGJeORMmG/drMQzu4yvXv3djaBnD1DO7Ek0Yp5eqiBHmugexdTM0F9e11zrKfNabe+hSXaNFXWtTzn",
+	"1uB15fvvOICKi1OsznH23MsP3Q48w5yVWtZhcuDAzaelzgYqTOJMkizdeAYYwN4ailUSKetP8YPWU/lF",
+	"dTg9m6+JLELf6IS6U5YpkfhQ/bh3b3rVS1Odg3jZJqquKU2nOzvg0hiYxEpkfRGjPtbDPDL9slsPo94w",
+	"U4tQJvuNWmLdJz+kC52ggIUUGt/XJDlAr+/8at4qvADloESBelFnx9YvS8Elu9zNR12IQutRO/wE6cWZ",
+	"zG4N4mBDHsO5yxkDmrLcN5Uam5XmafZjh1P0JdKay8L8N5/fXM/5qha/Ydhjc84kSZX6xY9JYOWUrlWr",
+	"kBXp390d+zzQ0UkoN+vf3bkt8TVjgEM67HXJt4KzYxJYSYev9rnNV1hjUwvQnPO6PPwZJ1PuMqenABgC",
+	"esCKKcOYFKc2n6p1utYkq9Q038Bp15iEz3IfstY5Hs11n6AVFS2Lep6Ffl8Ih+YItgVcWzGdjkkwE5wF",
+	"XmF/fW43eNjrYuWwFvDaRHLidqaQPP9InPlcTKcd8loAmo0aI8ZLQ4Hc8z4wGJ/fiwZD7geD8bn6tXWM",
+	"ZTKUExOOVTzXWn4PgcWoNan1Pm61EE3LMM7WRvekKcspVgmoeo9Z2QR8DLsqaJ5lfrWj1vcEvC9tdO5g",
+	"PFWwifMlrFBxUafKh3UPdzOn9gtKACf57L+HBLgHE+akxLtqfV7UppSFlBsWMSZw1gLI5jCWV07sS7pJ",
+	"BI1I8FHd4IFqJDO6WEJ9Jf1kIJZ9Hqi/rRVsh6MWcsayHNLCNC/J89tBaligkSqCCHb+cRDWgmO1J1iB",
+	"jZAIOoHV4ODAA5WLxlsOeSRqsD7Xo9VudawQDvI+dAZb2J1RqwYQB75ikXHsT2WIHHshx8qxP2F8svRj",
+	"XdDVXnSir/lvJgzrvsRdm7oLNopwn1QtcLYtBrzuIlsQTZrM5LaWGY/ljXn+x9F9LbDru2k4DrQtmfG5",
+	"TxC4/lKoVceE6YkUySpjJIAM9gDyFTQJQ1TZZHop/Wia0plugEkzTURckGUa39KMeSQRYgnoA4qMk5jf",
+	"tBMR0sQYIeXsIpMzD1mvTha+2Uq6jOuy7nep/rDZ9fXJq5KFqzTONpdqSx6MNAOunL0elILWOjFFxjPe",
+	"jjmkPHx7dkX26DLeu+3tLQCLyiZ/18amFzRieYqueW8oxE2MZKVGgU434/AbN9yYdz5Juoz/wjBnCF9z",
+	"Cm/ZErMvfIlIlpHJxs6k+V2WLd/yZOORS7VezCOXdMEu44z98RW983z+jmbzP+61OuStYsPLhMa8rTaV",
+	"ROyWJWKJTdVYegvly6dv3/7l/Oz68uz0/cXZHzFa14Ls5hhrgyIS6BEpli0zRqMOeZ6KtWSpzNE1QXVc",
+	"SAYRQA054RDqmPiNmIfJKmJ+Q2e0wQLiLPMFvL7+TsisrT9ZXUJFKDGfCsyu5BkNQYbrpx0iJRmjC61M",
+	"OJUl+Q0dnWS2p5MNMW/O3Q0wkAEUQCmWFjfeiBuNYbYW6c00EWtwuRSTSnzeVFcB9R97ZJuXFBMznklC",
+	"sRGTgfDo+Nzn//Zv5FTwW91p1OdtbSS4Ze1qZGAdS40TpUk86JBzWPxprPZJ72SsBJaSoIS8f3/+Qh7n",
+	"QhaZ0MXLUzIYDI5yRAOpBPX7q9OO+v5rrASV2IiYUDJNBM3GxZpDLKc0hYl5oaZbxKlGEEBVYUAyliR5",
+	"rp7pQYhlnVofhldh4WavVHKq3lSoOnWLTludfNWSWGY2Kz34qAhSMWy/MSY/dDqdDx7xHeVI/YxD/xkU",
+	"sE9BhyhtDQae3xbkuLJGhcsEpPiU1ThI5Q7IglGuoWGIo84RfB3OVyzpTys2JpFAAKtVnEQadgBh1hYw",
+	"rTfCLC5aSTyjaqv+ALNvvnn/qoUGl4z5LGFtaAUKjUObICRgDyCUpwTmgsaJbNWiZEENTZKQpn51JuAj",
+	"vZce/P/BS3gR/nj0sjUmchXOwZ+F/sVYQm2tZaVo4wJFwjxOONFOI5Meu06VesLVssLxuyzkrjeDvlKr",
+	"+p2u+r8e6wetYzUEZOHmVRo0FYcwh5qeSIQr3SwqRdhRLDxiDtCGepEecBGWA4YK6U2gXPy0wpNogCDU",
+	"m0wEhodsjN2dQU2DLzSDPwEsxB97/qrb7e/jH/0Ad2EtSAVIQr9Otsx4dMIiwN0Ac9CpX1J3r8CpTkU6",
+	"gxyfy3imFlazhXdvL3PxR1fZfE9LlKBDrqxXVEkb9TpipIzPS+IIP5WtUvVZVwB3cHG2M33o4alRnGmS",
+	"2KqvquRtqsF65N179Z+Tq9PvPPLi7NXZ1VkL5A2iBerFLmWZaSKDRJkbxjvkff5eDeREMfvJ5yKNZzGH",
+	"E2dcr81hd1DMnW+RFU+YlNrEgSdiSQBPaAY9Tqn0eZZC+rfZmALGjtK/fH7CDYweKu/SQVkjTV1E4wJl",
+	"Yu2xzBHYfV4PuemmHBKoSmJ3LFzlb0PbJmgBoq5NWdD0InMUYUj1zkGHU9NiQmoKweFD+qIGbDQd69CS",
+	"0xjPun1KAV1UujMyjNEWABZmQGc05h2iMy0wO8LCH7PU6BYl9ELIRgVvjQbXmcZ3sMbZZglO/pSRTAjj",
+	"ZsM5+3yyUoKv1DUuB0VS44LOTsIGZcEjY/GssaGnugq1EFhk0SFngC5tdhflm4OOuQb6nLONwcnkYj2u",
+	"w7MkzQJOqmxVzVPSZBGgIuhBK7Zu1qrlIcWr8ekKTETPNF4+xbcSKQjjU5GGgEUE9GtZUQZ7TLnacYNI",
+	"rf4iZYL1SB1teoAqVkeMnnlDsQFlgGigW2vKAIgI+vxs4ZYd8i3jLKUZpGtBs/MlSxHZSkkGZXhT0H2g",
+	"/HMac62YgZ8VhfY330i6YN98A09bqWV/BQgfdGLChvpcQ8aZOGemdD4IzuKJGt3d4QnSS56uTI8TXE1T",
+	"2qAIKYTmEvBlFN2umjhWIsjIFRRwJoho2f+MZQZWTCjuhPEdTwMPqcUlJHglsG5Jay9QEq40U/UPXfOR",
+	"L3DWvmDYLHoMqSvBcWEY6OHNo3yxJDKLk0RNE6oF11QdGKiIzvRSq9dJdAYRLXmOSTx13pLRGyZJIvjM",
+	"enrJlK1NYE47nmEAasbqPQBMtqXSSM/pgmXppn0yzViKs7ClEnarKYniKVTBZXZNm5guC0soUg0Mb7wO",
+	"La0xFEHSoIilvjAJDhnkcsJSwS6toPaPqmF4zhqxaGxGqWnlmYRQiV4zdREWF1AAYQQ0kRBWD+cOZK7B",
+	"RYFAr44szFg2xmUbkGp1GAxi51koLRVnAvWEFOI3ztmxSxxL8uMqmimpOU2ZnMP0RnZCcmyfNZkA6mL1",
+	"wCgZAbM3c0aZH7ElQ6UCoYXhRy3fxluQ69AUqSlpQ167paoN68Uti18oMalehNXs2JHFIBhqxEStjd9H",
+	"pnpKWjAbinLh8vUCwIo0h92eRyoai4e72vXIsDdQ/xl5pL6oaoxCyFWA7G6t6QYOJ0hjtdcnhlZNGFgo",
+	"2xD4BwNA56kjVp7lGhL6gzUwoM8BGZA0tRIGFXBypfbbhMTxdwubCah3rQ75C9ugcXTDlpnP+0MyF6tU",
+	"kqZmqpJlkFIQnL84e/3u7dXZm9O/X19dvVKKB9JS6VDcMKXcouWM8C96cWG2FXRkIIZVXfJhAMxKWU43",
+	"bJMvqY+KJ1iDmKkt8+VuBtidZ2vV9LA7RCMRGR4iGHTIidVc8j5gGqsGylFZZNU5tcCmOMB5iY7BoRJV",
+	"boXislVo9JtEW06N0RRMebzPTWpsxQliiwcQ8cMyTn1mtdOWFApmTDSsuUUTaHlaNBpocFOv73NbsC+X",
+	"LIynukLXdeSFKcsgNMDBVFPiF7+roSiUAkUjbZfYFBoU1JhUghpuMVgeMwnVDLAsWBHpc9Q2Mb8EvCKm",
+	"oLhZUz5sBJDMlA7o80qJcBCKSKlaVBfYnUfgbdA1dYWCOpiIh6GLmjJLT8+uUJtJoLsx5sQFTmFnQJo0",
+	"87mpvjyuKbQs12IqUs0LlcEfO+z2WmZ1gf+0taWKHXmBnQ1acDpsHNnhfLkzwU6IRepADLs9EtIU3OjB",
+	"999/33Y+zMYEPa3KakkWf/RdB6HfCMZox5y8OyduXbXc5vZFfHe4+N3V1TvfrcZWir/e/ddQSi19Hnx3",
+	"dvIC/WFmShDBUgwr+PbsKoByA/sxbfADiBdcpdB92udK8+iQ4O27q/O3by41UCJ4AQ2/6HeHWsc5UQZQ",
+	"AN4u9BZIsjDjaVJy+vbikixTNk3i2TzTFjHR9qsxcK0SCXdrhq+dv4rGT7hpj4OvRoBbNR6LGQpsGTwX",
+	"3dG24nJ3wB2ik7iVmmVDIgmNObiAlGIQnArQ4NtnPBSYL6gtecSIjsHvkG1gwYe9kdmOlyk4TtSwcbGU",
+	"1QWONabZQMwRLUaOc58qA6Mn+FtbPc7ab8EpLMfkxdmbvwfIRYO9SIQyABvK53Z4lzqO0X4nkjjcjPHd",
+	"bcpDJgH9+JmyGJ9ZHvoqxhyEHMAONE1TKq6z0vaH5C/xc9Ic9gZ1ZfOIV+pz7RbRee3m4UEfHs7EDBMO",
+	"msNBr/YtYKgoqQNCdQZgztSUo4xy9VsQay4ZqlUrkqfOIesB8Nm5SOz59XSuu5BMkhvGlm0KsMl5zpsk",
+	"cZSgObLfNfKvAO+HWh3lagtnLFMqO83ohEr3NeCUAHkHyNJKXwJg7YKOYt+ISXikOeja8U8U74e+z6C4",
+	"AeX4fKS0rTq8gBoLw/rwUyFlWx8tdEQ11cFqqS1fs4kS3QZYwpRT67sdQx2OaEXf8Xlw8urV2+/PXly/",
+	"vTj/9vzNZdBCdzAFgBAkZgtgPsG4zYMBmrFlLIq1btRXwpBJ2T5F53AbDm37LYwSlGElO+AvzeTrHzh1",
+	"PwjGpKfUYyGZY5R6Pq+zPgOvuLweCa6UFGyfw6UXbJkyY9biEC6hVas+rJbnSZ8DD0Ie66FrFP7/5Or0",
+	"O63pob8xqPJme8qvAJKi5H8sDN14JtCOcCriO+QtnEJcMDDFlPoIzFZ/x/O5LsyNU9c3Kh9yV44xfck+",
+	"oDVFKyHNlkHFJ2RWWeKwxwI0IyRATW7qHGr9+t3756/OT6+fn1yeXb+/eBVAPbkjQTikddMMhBzkOHwn",
+	"ZIZ6gjkRfzW+KqutqslG+Q76/GqONjXi0RAMzE2078r4DZF7G1hjSHCOM6U6NYOYT4VJigg8ItmCKjlt",
+	"Ho35DHHmff6DOiE4jkTMPjSBqe/ZH1ogSiU67Qy+ecwxCmCaY4IxjOmLNgBnTx9A8szUyUMuljDFqtQh",
+	"pVGU422rPRdLrF3KvfmajysCNrEGafiRvuppBRMQRpBu0OvDdHk3Ao2biCHjq4UkE5aIdYecKwUcrFcC",
+	"vl2IDPlcGw8eWYAfxkkWR02xgIFtwujO3Tg+n+u7zaxEajccNgvSfNDdoQg6N1poMTldkR836mCHXIpc",
+	"Jik6Bi8CVEOz4sqQOMs1khsu1uj00agrmAGIbavLNyprzW9IoRQXNSCWSOY3SBMSBKG+Hdw+WC8qoOmQ",
+	"mjaKHvR1oSyVZsHVfisiGCsu5nTDQ/9DyT1KmuCXVeRUcQq3vPz2K42L47zBZrAEzn3YkLCDeO8eCQrY",
+	"lfoFFwJhbwodQdQPEPTtGDTY/BcM3+LDRTduRztB1b05pEpHmy9BOddGT7c6jXeYEdaBhLFWPrbqRb0G",
+	"GJDYdrk2uxm6KUX5oEyxVakOr2Wdpy7OeUdD9BwTKWCH1QEzNh6aa5I0LcHptFL1mjqgn5Z2tIQi1fW5",
+	"OUDCkoVoOyiiW6ZiEYOzUUcSjJKAYfkojkDXB+dJ0dmPvgLt7488xZVbxoM3V2d1QsMbnVxtWSBZ0PRG",
+	"aliHScroDfAGtE4g/0EdEX0g0QcnEc8RJ2RwQnSXMGpLTtSr8qOcO4rRH7OgP4rUgvJqpTT3lapblFCP",
+	"70hTM91+0HJA7qFNEeuQ58aKpJkyOsBxEicJmUFZrpE6LBrDPFkEyE/2NyxuRyA00AZwzYXPoRuSNopw",
+	"NajzNqeRAuZkQVJDLuIgw0JJqrt2/lCbZjqgB3h7oL8QdQv+E5xZpuC/d9glEd1I3SjHhLY0A9T1PzWj",
+	"0aqAz12VaUz+jEA5Rv1FP13v6KCrYXM0KtrBcNQqqFdjgg9CsgzMyb3/cHQ0bIGYUcq+tMSy4kaUmvn4",
+	"HDu75BPHNZ0ptpyj2tWQBklZFqcwIyN7x/okrEsyWRMtXHOcC/g9zEpK4pBxyZykonepWKYxyyg0BHs4",
+	"n8i8Ia+Utp24bN9DRSw648e4Ok/enTsNL8eNXqfb6Zom4HQZN8aNQafb0S3E55AfVxfQh5RmIWuKEi5d",
+	"b6f2bIwx5F/1dRQyzWozzAq5AAY2pAZjxkLMuOl66gAZt2gVKcbVeJXS5AwYou+Y/0po5nN0ZOm5d4rG",
+	"lkmas0UqZeVZJ9jaw3EeqWUCyJa8p+RzDZYRouYPNW8l5x3UPpsUSlsGrfF7/myTKF2QkHEjYgvRNn+3",
+	"ewj5PmcL+lCuahFT5lMx01unn5rCKCCTfre7+wQ0ZKq8D6fB3Lpn0Ic+7T54+0Ql3+4SXbpqGyG785Jl",
+	"bfTf2epmY8fUp2Rq40kNIX92pyzLZlBMPAyweYvNfLSImm4MF03+2gzKIq518d1//Glw2+t0OscED9Kx",
+	"zbY51jmdx4UT13CXtpw2q1ZxiNtbt+qWDPZeGzTJ/7h8+6YBT/UeR9UIZtmoAZzMMc50hjYAB+lUR0Ph",
+	"6uBCI6JOXiE7HnZ7OZc8xzeT4pstJF1jOJke9aeD0cHBZDCM6D4dhOyofxR1WZcNDwb7ebaoYs/jvb1e",
+	"/0Ax0U5vfNg97OaYcHVT2JmADX5oDQHXgnGiT/H+JYFwoimgcpyodINhq1aHnMibvEkX4FWw8IZMBHR0",
+	"KtJ+2Qu+bUb6kb3vv/++cLsmqsHDRHUq0+lLLJlTj/R2eESzrSshXtEUm6QPe6OHn3ufg4K+ZlFMTZL+",
+	"sN9/+GFNWZZlqseOnkT9FUzRAu0LgTmsun69LH865EppaDMag3/yqGvdjYUz0T/Kz4R9pfO9r3AiqtP6",
+	"IuehisA6Jln9IkmdGx1Le1Z8rn1TSuSjjWCKFsj3NEbLJ2+FYlTXmPu84Cm0ql66AecCZpgZ77zxkY/0",
+	"gHxuR7RkqR5Mk0q7mwvAX1MKPapA/S7ciCP0uR4idrOcxncsIr1RexHzVcbIOuaRWKMRZILPWZ73grlE",
+	"IAEwNEkgTxTzSyjUSRbAPfSa0ay6ZjTLY+oQoM/RxiHyY3iQl8ec+0dGCQe/PQ6VgfcdMtoc9AZQXd1S",
+	"W+lzl6sBd9LpIEua0iRhSa6Gaec9uwuZ0uJwkh3IMViB23i6Suxyp8xqqDDJZ/rryrCbx2B1KUPf5zp1",
+	"XmfpF+gFotn0hnH0dgZ/a78U6ZqmEYvUvwLw50xpansyFnzuwLJTcYeKhzIfU41iWnWPXl28v7w6e3H9",
+	"7uLt387PLg3AncOdHcp8iDHDrXgn8uRB72Fe9x0+7DLY0S4KwrnGRbbwt6NdJMAlxkLe56GQQi1PY/zD",
+	"B6+hEWu1imeTkpFm0bdpofgyOpNQ/L/K5o0P6l1VI0essu1WzgW7FTemkA67D1ttzwFawnQa0BzJpQa2",
+	"hwrBdRwyJw+jV86g6NQaDG9XWaOidQ9rbDDUccUqO3aGAEdGjQvhZnbUY0/zmZTVWXXONujb9Ejwmt61",
+	"T2bsj90HFNNcI7VPfAHltLeLcC/gmjeeqH/8Fo9HocgNDkuxROyHD5+qJ0gAtW0/KohTNWO1xyM32CER",
+	"yrSk1PzWIxgGRDe8a7LbAqjiobIpf7pXFvQ20VW/AoNA1SPzLctes8Zv00zdCVjXOj30EJ9JB2G30/ic",
+	"g/HboXJLtN+yrKbs7QES3tMCfSspw0asFjnkmW4IrWF9bJm39rR1yDvE/DAuN/QHKU1ER74j3V3aNIiu",
+	"pVsd6niuB/c5NAyX7ZKVWyI2ev2RbTeYdw7EhoG2PeD+7jRdGvkW0jYViL/TqC7NnNidNtRqftlCsHuG",
+	"vrZS7hu2xmBqKrMOObE+4HLvd20o0HWhJTsiiFOnK3qVUF/FMisG5SR4H00MeWtbpfyWPUhMgn5KD9yo",
+	"8SSUoPpMhk4LQzYIHffy9pPqI48+EsWHK8fiLWe2ZZfZKpOm/Xnn5InOi9/g8VJrW3++yitae9C8Ldr+",
+	"qa2mExwLlsvvU5umWCYRnFxdvH1DmlcXp/1uS4sJn5dz0AvFOlD+RdHmh95Xq+k0vlPv1IXGPQhlqD+O",
+	"jo6O8EtaAFkoDd3Jdoz4QsaLB80F9B0ncINuJMYwdWsB7zGH/ptv2B0Ns2TzzTfauodHfJ4JqL1SI7ee",
+	"DoeF4GzMmmCqh3oE8vPTRcxngc+te9t+DkD5GVpMcLsWiQE4JnxunsfUlQvTY58UftbxFnBcQCj4qrAq",
+	"umo8sPDzsHhuH2HPdOLL3Tw+D3VqeKHmPIpvYxlPEgiqQ414yyMTlq2ZnlleselzDekHk9OtWUgzT/gj",
+	"vS5mMxYLySs89rSmgu3RTNZJFwOAgw+fEXfCFalRJJy+xV9Ckaib+KPCUb3PEguPFAlPFgfbNKQygwEQ",
+	"VgxJlqz3mjTGh3w++SP2iU9ewyRH1ivB7y9emewuztbl8RVN/nvUlb3u9HBKo9GkHR2Fk/Zw/2japr39",
+	"Ufuge7h/cNA/PBp12deNRv0iboLu0SPJLy6c0XP+XrIHafC85plPXiMT4jXlm7dLxl84WmIuJ9V+iiXj",
+	"bbOLZQ9ww2uAX6cuKFEoUnMjE38XK5v9M6e3jIyKNWpWmyHvKBQ5JgxbSqAg0ZpqIXBXF6Rw3/m1IxXF",
+	"uX769GUDFsVyv3EeestXEX0oRn6ggIKGtLUrWxAwo1YHOj0iHIjPA7qmcRbz2bURwHWiHGPSjuA+1tsT",
+	"YdankdFq46RBD9Gm7yu9nxOlycaQwVnY2u1d+sZONqaOIcSyWoANAGeFyt8OudhSBooFeYUYTZ7p7/M3",
+	"LIb86HJ9LOSQlL87rpSb+tx+SAdRzF4oRl2cfWThGLKcsVdc9l+MjX+O7//XHlw9xfLJf5l98gh+bho3",
+	"npm+jUUWjIl0NSo/UD6qVjaiVMOOt/eHdFly/VemIlV6Z0frnfYzbugY8v0wmVoIyQyiiR6Zy6VH3UHO",
+	"pbW8IWZYxB3WV+DU9ywDcl5krq7JWNiGN6JSHlyEXtm+9IWene6ivyh7/uxdiN9gmtSnD62iJMUvfL31",
+	"K84FowcVW/thB3i9ef65AvPKwQvWUV1kqC4/JVysO3nf1GJD1XHVG+uA6+hNsRVpTV4litYxmcdR8YtT",
+	"RrNVyjr3d2vV/dBqDyF+tnTYjwvoBMUkA5N+IFKyjMMbJZILx9LntYVjqFrYCrZYERZoeuqq+R6ceF0w",
+	"aSVpRRR+uVDz54Wo0Dx05K7TqfaRHtS9j/pf59Gnrd7UtzzZ5Araei7yBNGKrYaBKRqRODvGXHPEDYLc",
+	"dLcKhN3FMiPNYXfYui8MsNXsf9BsfCZJHBVtsx3tLwBOXNJsnsMm2lVqlI1v95A/AOv8xf23vzJD/fNc",
+	"tRjNv/+5NyJ7KVb8f5pv91ttXDz+vCPOw9aTfUKgOhg7aZNmkLG7DJ9p42+BR364BNHQvmQ8I4g29qFp",
+	"UWyzRdKRSxZ21nOarWcdkc72Fqski5d0xvZQqrSleqEG4ldPtFpgxxWCiGLtILporHYd4i2jVph4pM8L",
+	"OBgW/YPqQDERU20GxpkpyeVsjZO4FKs0ZE2/ulp+wyMf4f5KOS351MKyY8jXQsQyUGk4lqwFgbLTojHp",
+	"dYd9yJ3nmRXAndyy9LkSSGPy0Qce4TfGfqPmrobnNyyAKNzU7/b3271eu9+96nXHvdG42/0H3Kbe5zfG",
+	"HzudzqdPeiDtQjOr2r5MtguT7tDUxFbTSgOAYRKD94jQDJyFTEqaxgkAYioZBhtjWmnhbragDDCAD8Ln",
+	"82JEgyyeSQtHLrANQBJzNoZe7YQEboVZQJpbEctbGrKcFBDL1StSJmGDTcYZYA5ouHKYZamkLvAILRTI",
+	"XXK6lHORaQXC0qCDdK6n2zZIKPD8TpDnGsBUGRcGY7WIrA4Bg41YEc4QNWhxTESqAUcIeTpaul4eU8qn",
+	"EQlQ4UF6RlwEdVMOHY92kcGMSpnGAVCk3Y5WKLJAw1cEZzBhLYh4Xpqpi0jxZzU97US5QQ0WAxiaGxVQ",
+	"d0FNG5N+t9sF1D49AD2kvm0opMtzoUIux1oEaNZmMCZzRtNswqAKDFVTB1Ghmmx4eXVxdvL6+ruzk4ur",
+	"52cnV0EL8i11quINY0tFTeCOwvI0k6OqtCAIMykFibothwwiyE+rGJk6TPubby6YXKkz3/nmG/KW50sM",
+	"lYCBw7ECPTvbrgDPeOZzSaGsNnhFZdaGJ9rnLwLdrx7XVMlcjQCHb8FFgI33OS5mnHkEIL0jnXijWyMo",
+	"4hecSY8AIfOZrSaOuYkEdbBMW52P0jCgRVagBnyGLb2CljswqWsak43mmtJhTWZcsNIs6mgpZOGqctRn",
+	"XWHv85RlCOtMmsHZX8/eXF1eX5xdnb25On/7JvDIAVT2tcaWpDUSHp1IxkMGGI/AnDDMiKxEWnxu3DKH",
+	"VtXov/lGV7oWNstupNTVqCyZtuB4I3qHgZuYrzJJIrHmXl4LY2Wjm/eEdX26oCE/CKbfpTVhlKBzxWN1",
+	"31qeE5jU+byY+pAJQWQi1krtF0jnqyVCslW+CO/AslmZieWSmWJNp6QHcycZHjKdYOqhh3DT0tWw+Ysz",
+	"bGBjE0QN3h52+iwsL6aWtgG2356KPCMMd0ca4KXjHFoQgbTyvNWUQVF+HGqEwRiFkuUXessRSkad0RM0",
+	"hhRrm4skIr0u8gHzySVgiMDeKqqhENRtGo7y+uRv1+/OLq7fX55dBMeI7KSLU4b9IwcVT79OF60q6Wje",
+	"hm/PIWh63W7Xft39UOn9o+5gi6UMkPaWpNUEDJxJRidKtC4TxrPNMZFzWC90d+sIMJ1IEkNPY1wHNfra",
+	"4j94++sNHuFdzDrgb1pbBIaHYkrjmkUF/mZOgeEYnVrWiXj6eBaRTEGnNgd1a/OBAkdr7GpKaX6nVPra",
+	"BDsleats23MKtYtzaOJp0N4gqPG0SNYa8U2zAjiXlCxTdhuLlcQUG31IOxUGvY65BhqbiGwOzNW0xoLV",
+	"AETufDEcVv6EpXjYEq6YIoVYfMNRCNTR/Jfq3H4jjuDOXfwL8KT2rMFDV69of7r/13c/vZhdnO0f3PYO",
+	"BvvyYPIfhxd0M1r//cf3B/CIhnzARy5O+13311d0whJ9Kc/AgTtKKTA4Xid9AZ6CBIZhv4efMikMcOn9",
+	"5Ysr+BXSGPzGeP+TBzhvEAq776XdnV/m5rT4jfFB+TeT/uI3xr0j9TQ4juGN5Z3LYaLPcU+GbBD1w96k",
+	"S4+ODg8PDvb3R6PhcDDo93u9bnc6ZSyKwnAyoVuu4yRMD6waguh2LUHYUGLNbQN9m7LOfO6oosAk8/NT",
+	"Kmeo2N7HiIxjrDlt+ICGCzh4ZeNJA7x1atxR9d5mOGxjlOd0I5GdY94uQPkblJtIWtSgyOd0Im6ZrmMq",
+	"ja1uWEo0/Avy+j63KFHL13LkHyL+RgNA8WQkcTHqcYzQbLCQ1ZB/bV1i/smvGew3X/myQX6jvYxddHYb",
+	"4BcJZtnmmQ36fuhk4Kya1aAI4LEiAH29LuWRXrfV8fmpXeYcCpdOnskWwjA9EGP4H1pTltfAWGuxmk1q",
+	"kGOrnKnl+CO137HgjixYI3sf3T/Po08W6mO3rG5I9wgwKURprsB44owtEAd2ukoSYtwpL+CsOvkLj2pQ",
+	"1yEv4yQDrD6xmKCXykHSjSUAmLHIapJLKiUzpvUUnkVNCrxiqQtONUY/HCRi0IwdFy8zfUPOdiX4ZeBe",
+	"6WkkYQNCbBVpdUsz+FPxTX+MUjrNsDdK6UqlM12AbX2Cn/TBBZ5kGuBIHK9Szzz05wA4EZWMNAMJDYem",
+	"MWB7EuI3LleLBUvJJU0QMX/jN1od8pyGN4gtTEmWxrOULkjMI3YHtU5W8kwBtoYoHgrwmcQ2e5LHMACN",
+	"uZYylnfTgQAhGDyAH6RXHZFCEMnQtG84j4KxbYUz2UD2D/bDgM6gHk4UbW9cU7XRbx2yfY12eWCSleKU",
+	"xJFEmKl3StlG5xVkmBnfHHYxOs7xPcEAmGoSM01CsEcSp45BD9o7pBdoUME68+qV0xnk8QUJbwtHslE1",
+	"WCASaA+qJV6NugN0uc1ecIluZ4PBRXKrM6Cq43HPSmFccmyQt4EF5PB6ys5SKlWHNIuHUzdJgO4eeDrz",
+	"ljIArpOhpQTZ1erQI1pEq9jw74cGnLyG16h2gPyg7lsmoGRgLPGhlWPFtdup9WJxEd22i6P72i5Cg/EN",
+	"KCNTkS4epoY1+LN3ZBYd8qamFZYsxmslcg/FVbZQ1U+F5XC6Jva63d2aJvZe3tc08aEpW+6BE1UysjiF",
+	"fdqbHrBh2O7SwaQ9nPZZ+zA6CtujyQHts960Gw6iLXMzPKvxmBDzQyN2GJx7dsvDPmKH0UG4P2mP6HDa",
+	"VjZU+zDsT9o92p2aa/cedPaEgf/6yqXMuu1UKHXq3vzIZP/8sXuLo+w+/h5q/9plVPmRqbZccBTdXGvd",
+	"pYYqAFkQONFEl4EYEwlACPMuWT0D5c6FheTDXl8sIhsAMNQl47bPBLRb93TONDP9KGra5AOaY3B60Q5M",
+	"BVCTCzKjS4tqMtfOXPSR58hw4FEH6EHbrasQsqOmA1UUoM3QIe+XCCSCLXWUEm+mg3pSXYcrjAYE2L0s",
+	"MJCX388FNvLFnmmQZqQb3td0yz62TE4itKL5Y8ayLf15OiTAiMi5CapmVN6oP0DaK1bnc4usicE/dYfN",
+	"Yi1kJjQh+2nY76M7gGqY39axz4Mo1lik55FxlcSRes1GrFLIigC4Skya0rAvsAbQDrC2VVdTMkb8Rl2X",
+	"sUar1AJIzSIRtnMnLnfe5Erpmrmpg+EvEzoBxA4TwcRWFsX2EkY9hFDimGxppwPrYsJZJnNLzumStdTt",
+	"Q2/LFukH833yfG526Z5yMkNhX0I5/iVLz+SShdmFuq7E87i3rzRKPfXGuNELj1h/OqDt4WQUtYdsf9o+",
+	"pAeT9lHYjXpwZagE9oypx1+cNbxGQvlsRWeY3daGn4zz6TLXu9Bqc+U1zeKw8chSNrPoX7WIjbO13dyH",
+	"ZPUb597Hi2p0KGzzoObM/VdWt2bzQmoL1orumcNoEO5Pu6zdnx5M2sNwdNQ+osODdn86inrTwWSf9rq5",
+	"y2ZvMO1PDsMebe9HQ9YeTg9p+2hyELZ7rB8NwuFkRPePfpOVbcg4Xxqu8zT16V9XEPdlUBd/LYVLX84p",
+	"+3uxz68LdcmmtIe5eK5TsZ/gTt77aP5ZzHGvZJz/gprBqR3Rl7RStVja1U61UuzriD+n8dbj/O2/m7Zf",
+	"N4v8gSMGjrJwXmPG6tYitse8SXzmEUkYvdWXINomCU0g+gb95RcsnbE2vNbnC0Y5ZDXqrGlS06pvDNCe",
+	"LFEvnmaAGwiFOxrUXmn62O5fgw1Ch2hlV+mmXupiwTSw9ptXMrmK8YCW7rKu8fA1dChkeplPO7Z0bX/H",
+	"DZF0bRpNYK4edsEO3G45mTTdLqOTrNQI21wIdDKLgTuxPbHR0RpofzL2osOsAAP6j2uHI1XWtkgijcy/",
+	"RtDCar+vUlvLJoav4Gbt7I6LmI8CWztjml4hRZpK7NwyJlyoT/rcmTsXxh1waVp3IhQeWKF5G0Iyp+ki",
+	"YVLmBn+pj3jV+PecbslugI6LzOc0DefxLYtI0/xLt6yt6U3bcmN1OlIENEGxC6ciMwjgYDJ5XuEElvOw",
+	"O8BU8KrJajs3QZsltbjYvcEgtDiN2DHT+z6/BpRiac9A7dpA1Mr1PRRo/ZjoQ7Ti6BXW7Ywo3+SjWGCf",
+	"WtNXQberbZO6szUmu3pEKgNznCL4emgrMzYHUW2q4/1SvEA7wDzdSUPNn0o4WGuWQphUO0tw0IqmstJi",
+	"YNubX6H7osiUPDNSb1uLZfW7z+sIuc4P8r7Qevdfoe08te1Dkd02xgPPjTbsHLXAVW6MFfXf4/QgTez7",
+	"Ha6y1u4Oj+LqftUmEr9OvU8bccCQdK46BNZNNy/wKBsxowVWSyt9/63t/we+ZFqJ6VP9mwP8/59gpp5F",
+	"ceYYqXnGCFS0GV70lWzXPZQh8h5o7hVHFdKIa93kjJf0s3JfIdQ386SmDnkLLfes8itMBbgegkl5inlJ",
+	"8fB51cQDAfuzGczPWAH1s9JqfwYN5md1td1uk5r/qks2+PMzgfCZ7WqZZ1KQn0nMr/Wsf8aRggbkuerh",
+	"MVTTScyvAR3WKBT4HdOv1yrWxbfWfbWgr2lNraSV4UCOnTU0IXj7aDyFXYOER6VQopJJkzXdyJYZdaCr",
+	"2QI9WrpcpuKWlUepf4bByeqcjrXxYW7LTRdBKmFE/SFUl9WHlGo4WWXE6tI/F/5p1zmf9xaNnOJWqi/o",
+	"SFbVmIJ6ozwMCuWCsUTfN6BLThi20Ec7p143QnEjxYJZHd0YSYUxGZSmz1MEUeNTY9mi8m3X38iu6tvZ",
+	"HQtXuYaBp+wX1uJ+4dhXqPlbiZgbXkOfCa2CJAJ7DoarjIjp1LCno3FvH5uEY+SjrEU+WhHCNf8fpNtp",
+	"3p1Sfba1xChElL58eOtfFhN6FCCHupTrhxWsQZ31bnripyvNTKg5t2WIpTLbcIsNIJmrJHP4fWIH2yAj",
+	"r9eNfpwty8EGHQCmE9tk137/K1QeVGapNjvMcSQfJHgHcvKLBLlcXo6uplLbRN0hL5a2jlZJt1TwGfbA",
+	"N47uPEEXW9Lazt3QM/GYOJXFpvxUY1N8e3ZFcjQKxfyrMmRcdKinIsFmENhzs0RdeSGFlXNNSHfFVXTp",
+	"BGlE55LHkHiS64OtY1OoL6xeiF/4WlB+n35jcVbPtO27ssK7DLaW2dIV2xHedvrIaMZqWEFVI3CZgTnW",
+	"+tCbt9crXKBubQUYNZ0BCx/6io0Bne+ondYakTV9Cyt3qXW37WpbzcqVdaxyB8WCLprbAUOEORl0yAWe",
+	"0hhdmZnBBty6glqbIM4Hv8L6Vab1hWBZKyrpuEYfr/U0+9wQsdXUx1bdtu38bSuGi5z55an0GEByYi0R",
+	"C+OIWW9znWY8dphQ+QSUzxcAwbuJ/YBFYaxKA+hSsQpbZriat7vmM/JBaC5eZ+/+irBeCwUROyK+QhgL",
+	"G42DCAH+VIgT2aZE9YOKJflxFc1YpCVQTXAIMg1/R4L9PTlkB68bWryu400f/CYeYi+HHzTkqYWjZ/wT",
+	"ra/llNMWqLy3i5K5CVNn8wwJkUS2onFMMrFsJ+yWJfn9kK6MGlnKlklsiq6YxuuCk7pmaZ5J3qRw50a9",
+	"wyBhYBB4SRV3a3XICd/kCGnVqKIyGTRAFVvY6kef5+WPFljpscWPmrO+wbLNsbMuWk81gtigwxljRYdj",
+	"NYxV7VJh044U8XoSCPQGyhYPWjqUigwVCo2bge4jfWyXFcBRQYk2M7L8GacBMUtYFwo1hzRS+rd+GhPY",
+	"cYXPbQGl/XusgYTwZhMRrUwCPKX5NHVujHlJjjgO+0CaeVBXP9DqkHd0xnS5wJPrDgHK7ul1h6fmRPzi",
+	"Pqm6yqcdKYw0QZjbguItxU0FAq6vb4p5Nug3oMwuXqwWjXG/NzwYHg72hwdQkYY/5tV2GmBva+1WldS9",
+	"WhIvUfb2Okx8tC4bdyJEwijfPpQaIjaku+Vzhnp/m7VgO/rQcAl2KuDSW/h7kttXSnK7QAbtpMLoyEiY",
+	"c6XH1G6dRAUkwUxpvVtZiNOBQnETa34YgwKjUVo+w6sqh5s0XakBwJjqMuCl6qN3bF8RA1vLZfsz6dgu",
+	"J9WX+1zJ9qWIeaasXkhwQ2WcTpQJpMuweDgXqS4jMkCRJ/jj2Ofq4zM9fcpJvKAzpWaRhYDxi5TIJcWr",
+	"5DaOmFAXFf0roRgsEJbvvWTpeSQDqKQy+HZ12ohT7gVRMa9Yy6XdV7WPkqa+0ecgtgVPNuMt2TitDnkj",
+	"MgItjPOQllXUfM4B4RQ2JDcYDSE078sj8/lpKRGpSDRaVaJx8v+xd607aiNt+lZK/AmsDA009AG0WvV8",
+	"GSUrZXZWmezkxxCNy3YBVpsq5DKhyWykuZq5sLmST/W+b5ULMN2Q9HHEr3TAZew6vqfneVI5oco9gtdR",
+	"CS2pfxfTgR2cFpQ6YW0QfVKkM/GTbgkJH65382+dT2FjUJbhkf2Fibgds3noWx7mwpHcnqzuELBvA0YY",
+	"ueOJyEQhkmE5o1KgdslWcBhXGrvkUtPbER4O/ou/xcvVNNx49RA5iYi9z9WDAQ/RAk0VcxFSL+Ksv5Zq",
+	"KYlQSY3Z1uSE/sHJeS+QO0uxeTfkztrX24g74N1D0lbPCudSqoWMzSTTu9lh60sRTZW61hhzcbSeyLvz",
+	"cJVwjskZB+yVZhOhZqZHvBq5qmh3eU/n4VUtosaBFXDroDTa4f7ZKVToeAQSwtqqDWrt6Fz041Pe7CTd",
+	"cbMnznjzMrqIm+fJmeiPe/w06sZAdz+haPZUpJNpURu0W51uUFumSTE1/zkNajfwYVBbmX/bfXMkR/CM",
+	"ZVq2UIt4KuwcHwszw/gQBBPNGdRrs/kNEKAaS3J9IZqzei8ehU/BhoE+6B4KVMS5cO84xYMMyZ0VdrTe",
+	"l1wzWNFPjir0jP8nABS62MtJJ74U57wfNU9hKvMz0byI2nHzMrkQ5+Mz3o968RF++AzTYlu5GDK9Dk6G",
+	"XVWYbUTgI5UzMYZ0EbBWawb1vc8zKXY/wM1deZOqLre4COybkYTOQZdlyrVffr8S4Ag5I1A+q4zHMaFw",
+	"TCjchTZ1M3fd/1kLzee+nx47G/FBkwgnf9BfBFVFF6qi0FeQ0LR3Blc5/OiPmeVrw3bIrJcS+zwgx4w1",
+	"wQo1i3QBkL2QHDeUPDHepLHlQjaqjWqA30Jj0vw5kmSp6QYy92kKjdu1DHTyuTEbW6zEcOHDeTAlr46p",
+	"xV6bn4ddqLDCE44Mvsfq3rMOdpv9jSHWq1Q79OCx72hY5TDAIz17h+Ffdu5UhTt7t2amzEEwgdGHCJXr",
+	"4UbrnwSxwHddQ1gcwQ47d0mc9Hdufjvxwk3aOAZl6fvmyodcI6GE0sLWphO1eBFupf0w22HTH7oqgBow",
+	"yoCwXKi5kEBEmhasjve2N/thRYkx+wHo/wKcGGURsXUqJ40h4DAro4/ViNQZXyG+lmK0kFa0okSQtqGo",
+	"rVrK6izee/ibrFQ/tlMt/uOauiiVJYUFI9qBqX1t5Q3Ar3lg2vch04tdifp9frivMjxqxQgiV/IzkrfE",
+	"RNmeMSaqo68OMrHdaMtbIklechUOfxijxncBKF/KafCNkSOXL7TRj4NgkN8QTmk/djhlE694xCJWHZRH",
+	"KOLzhCJ6WzUtVfwTVcnIHH8ov+UOeUmU4KbzfSO/FDDp0bkPAL6QpAkmJesW8T6SUMyJkjc+nbNxy+DT",
+	"YD2gUeLF0mIk57lKFrFI8KISQQe+3jpIsg6nT+pkc6RzTtCJWU5X7syEgisHAyS9KxS7Ldk7SAgCHnIk",
+	"iTCFjsf9a7CsWv7ucptdSkpPfPw8IVsv9MhBlL1li8ORU37bW2s/PA6XY/nHo5V/UI8/1A5I280toGyq",
+	"ILFhphlPYDZ0zA7WbVvSkjoSmhC5Uia0+XqlFvlImuc3Uwg2yrKAL80ZqPCy/3v/TgdMp18EOiW/vL1q",
+	"dvtnLEknQhcaCGZGMhJYELoJ8h26J7PFb5qBMCrrBKwbsNO///yLzY3/UqLDP5TcDgdwG/GyAMEmpKv4",
+	"jQgujrt8JMYqF8z+F021TcA4oJSRWTlwtEienAX7/5I6auBzCWPVKvpEa6BqaEO3HJAKm+0miyE3n+ER",
+	"MqyAU18LMcf4nG0HoThI3TmENvykA29DMQf5Vub3czFe6NtYihA9vR81EjJS4Vwzfpcjx8myUh4RCiHW",
+	"K1GAIR5NM49PCsQ6WB0LNfRv3U8tPeXd/hlUmTRZuMgzqJ6ACTpkIX1rPjrrsUwtRQ6KIVNxY6ZpWsBF",
+	"6Rfxw6oQOgSXXbMOi1Z40vfZm/QHUBWGciPN6iH8cfIfYQPVl0JIR5NPj4lqM7XTRChzNfxhrja39hsE",
+	"7mps6pWKEGSf7gGNUCJ47Rou2dsPP73rs2ghk0yYTvGOqS/pPGygAC6kWwr04Kse1rxdVXHDK038P6xu",
+	"B01ZxiM/jzM22z1SRiW+3tJaiKVh5j9Q+Fp5C+pQ86oQ6MCuCt00pxIuLETCayOh00Qg9xUzm57IG0MW",
+	"TotZ1oexw7bihscFFPsIttUp1F07bgy11pxFPL5ezPHbxuOSXjuqqUfmvC5LZXCtInwGAZn7F8tQ4x3T",
+	"ycymRrCLMeEwNoKrLc72f3YdDXQsvJU5pf8Hi5xRp6SpeSaalzeds+bnbmsuJ5CJxJKZzmUX9Ehm4gNV",
+	"fcP2hRfh7lgb1C7HF2dJ+6JzcdGLz5Oz/iXvjgXn7bjf50m70+en0bg37kTdqB1ddLtx0uknZ3GnH7XH",
+	"7TZvX5h72U20Nuhdti/Oz4PaIs8oCa0HJydxIls8nolWIXRxgu9zsvsFqMqn075of/1UQZ7Q29te3p4p",
+	"D8oG/rwIFJzQgS3dGW6rykNIGPReN0y0py/zORKHHyt37qjcSSVZw4eX7rjVUaYRYI3sgLI7g/kFwdlv",
+	"HYBfN65/+ZjunaBtr4oo5rIcaamWaLmUqHB/ToEnQ65R41htdKw2ekmRepQ92ogirFUbfXdwigA0t2KQ",
+	"N5SfLOaGu2hSrjKhAxatAJSzFqIGFmAbj2b/jQJI6C2lid7QyyKnCpZSnZQ3gd3W5s5DCsc7UU6biXeU",
+	"txaXGviBIWAXtDx2FHQP/8s89X/apqRvaj6CqAdyY4M0IVGDj6Sj34O6py2gmMgdo3O0QBwXPmdjVyC+",
+	"QhH0gZQ37ZhB164rXZqxM5uYVbhk6wKXWnwWOda6esqUHmEldNe+gpQK9BgPlaE0rdbkJ3uHyk8+q5SD",
+	"9+K//YF9MvB7dKFx704PYCamDn6fFpy9t7f6ap5TipuCHht4i/c2EXBG7pOfoNl1zE08tLSgB3fcT1hw",
+	"/4PAArwOOQmoDRMyAWioXk/NYrjf7JmpnIDpkwuH8ZvznJB5YjYgLKmeqqUk/KJF4lGcTZkdHIA2H/FH",
+	"f6TfDDdxntU6fqjkbvuP5PuqY2E+K3+v3du1eW88x2PkUZ8gM7pcf8u9cqMfK9rs75lUt751/9mahw9f",
+	"e3pl5po5Wo9715571117h7eDub1oN7r+vZikGghIOMSbIEeWi1ikTk1m/fdcHAArT5gaYyG7MR18VuoQ",
+	"vjfeiQ4DRgYfiaz+UnCZ8DxhHx0aVs9FnI5pBbF6SI/eTAFMbf9XpDOhCz6bgzVrPzU358UiF2EDt0ra",
+	"7GKe56kFPOLuyULcPcORrIfLqRbx73//+VfYGCArl9k/pVoGG/totnJZBbp1HZDSEnNxObiN2mP0At91",
+	"y+ltBMRvE61GMpyIza0vNE62BQVgfgPKdzBHm2qWiCz9DEkOXrBMcI1pw4H3m16/MSVBvyZfUealnohm",
+	"ssB9SmAFbCOA71LLthPx+FqNx1hKE6lFYQY3F4Il5gXLaBDNkJwlShD1G3ZM9+ZmuO6rA5RpqqRa5CJB",
+	"n6HXabM35mxIUm2mOg6RncGsHtLnyXvBtZKh6S0lYXjDrDwyXmN3pEKHMFQa06e8KMRsTlQ+kAd12i6S",
+	"8UirbFEIFkI4PoRJb/kE4lwkZgvjmQbGonHOJ1jbZZ4adWcVul6Ms3mefuaFCFim1Nx0nBm+LJXXzUzF",
+	"PBtJniS50LosMDYPA7wQU0UStsCVTDlFSIVzO8irkYyVlCI21gBRuNkbpkVZgI2pezkoFZi8r0ZSL0yP",
+	"SNcUcmycYRrMdhW+n1S++A9RRtWvWCI+i0zNoVJTi/yzyAMWvv7x199/+vn1j+aczzLT99Ch6EhSz7ge",
+	"ELrVuF/r4nHJANzMNC9nzS9MSwItiMtL2gsfNjmJ8+hWbZvdmPuNPeeFifCWh4pvobdsQUctKD/bqkIx",
+	"vvV6Jg7OHi8XZ9vyeXqovu5Gtz60zO7mKO6htrvZZH9LsrJxZZLNLZSNLBsqd9n1xQvaroFqhA7kZ6HP",
+	"69bvfaXZrAV20hfnyWXciZqnvDtu9qIz0bxI2nHzfNzh3eg07iV98RKzbM5+92PKR3neozzvMYVxrymM",
+	"qyRhfMvZq/b1Dg9WnfxBfx2Aei73els5kTh73MtpkInJMjXRw5Gk/2qHhKMpz8apTPU0YNLYsbrgeUHU",
+	"qWtw5JHcwiMTrHlvs3Ikya7c02xCEObjm00f7YgcgCV2Y0Jg4tYL2f+PKKOdCx+X3N5rP9gddF5bsIoy",
+	"a2h93b2GRrLSN9tzDb3ZinU89QL6zvjtobHbb4/b7jK1N6fDMVT77GS+912x96f23WKhkBA5G4wkgfB1",
+	"oeb+2Txgc4KnK0ms2zGXscgwIETHthQ3hTutXXwIfKStaKT3q0hYwpyy4Ui6XUdJrIYOGM+08jC/GvvT",
+	"BgMTOOa3YoBsooSG+CQrFMiLN4Y2Bj1fRFmqp65eLQUHdCTVeIys4siFaZ/2Cms8ITQI617oUrHCvLiL",
+	"i40kRkc1S2WcLcCfhbZecHujKXaPe6LWSN6h8+0LeJeBJifWqpV5iD1FuvGdxgojchCoXWRIFb0j67cZ",
+	"nLz3IN1zi4IhLP7pT6NvDYDhQrPFIXfFwz4dSBfwPWGsF3+klqvvhfAR3I/xfeQVeGbcaAgV27b4XwHS",
+	"NLCYTUi4qtxpl917JOCkNBp2VrP8LIXLWLG5yOnhtIcqtY+/XtQSYLIOEY2YpaRTd+CkTCAMIJKATdWS",
+	"ZQoJyQqlrrEqESvPGZ0QlJB0h4zKndK5FKCdga2EGV4UaQF0p02NBSPJWZHOhFoYg8d9TVk4S+nuXjbV",
+	"LCRLKkS7w4tu5GLGU8nqobEJrvDTqyJkGtOoQpYGA+kOJwtAhEH2KdSLOBYigVMwpPOQ1aVi3Zsby6+N",
+	"hPFldhYIKHqd9ki+UVKAHkXoDDvS8l2Lz1sDqwERFi9yY/VuylhNLti1mBeYFgaFtXSyyE1r6LFyw1xR",
+	"HGck6+eYMy4Z+RsPHal5V5Uaftyj/TnXHlGfrA6pPVprc/CBu9H61tqjcq85erLPq+iIS/8Eui3Iq3ef",
+	"QlPBs2L6Zec5ckVeULfdNs4PbPYcXZh5rmKhNdYeaPb2w4f/hQp4V3oCxOZwacILHnENMLmtCNRbeITa",
+	"91YcW7xTTV3vnyTG30b1w13mp33PVLPFvPXtU2bd+tgwLYTxn6e2Qt3/RW/s9EoXYkYjB2H6/QbOHWx2",
+	"HKxzG2AVaL992mIf+DXWEKVSF+Z8YgrEwlmuCqz+UhKurBrD94InqRRaP99hdO8OxA08npp11fq+HeBe",
+	"7NDbZoKNwcRc4jqzIQZdOS02DdxqixZqhfDMXe+mdyrmWUVdEauHMzM78oVE+ayyXGMLAwgHIz3Z1v3T",
+	"z8JMEtihcjtlzHSPhAYjRuXxVOgi54XKdaus+6dX3EZ//EL1g5B7ShjaiDIBXItH9ZD6NzOHU8Wt/uVw",
+	"Otvl5z4YCHF3S5VfjzO19O5bFqZv39xWioukmUrQcn2lGY+RTybiGSw48yOJmCudulCS/9x0WcXdr+Sd",
+	"5aesbu07ma0ajkzBOzbUGLWZNgpJ0VuYec/hjpDq1/SEU6wxufXmeG/vnsSX9vXT138HAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

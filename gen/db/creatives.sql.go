@@ -1294,7 +1294,10 @@ func (q *Queries) CreativeVersionInsert(ctx context.Context, arg CreativeVersion
 const creativeVersionsWithAssets = `-- name: CreativeVersionsWithAssets :many
 SELECT v.id, v.number, v.created_at, v.author_id, u.name AS author_name,
        a.id AS asset_id, a.file_name, a.mime_type, a.size_bytes, a.url,
-       a.width, a.height, a.duration_ms, a.sha256
+       a.width, a.height, a.duration_ms, a.sha256,
+       (SELECT count(*) FROM comments cm
+        WHERE cm.version_id = v.id AND cm.parent_id IS NULL AND cm.resolved_at IS NULL AND NOT cm.deleted
+       )::integer AS open_comment_count
 FROM creative_versions v
 JOIN users u ON u.id = v.author_id
 LEFT JOIN assets a ON a.version_id = v.id
@@ -1303,25 +1306,28 @@ ORDER BY v.id, a.position
 `
 
 type CreativeVersionsWithAssetsRow struct {
-	ID         uuid.UUID
-	Number     int32
-	CreatedAt  time.Time
-	AuthorID   uuid.UUID
-	AuthorName string
-	AssetID    *uuid.UUID
-	FileName   *string
-	MimeType   *string
-	SizeBytes  *int64
-	Url        *string
-	Width      *int32
-	Height     *int32
-	DurationMs *int32
-	Sha256     *string
+	ID               uuid.UUID
+	Number           int32
+	CreatedAt        time.Time
+	AuthorID         uuid.UUID
+	AuthorName       string
+	AssetID          *uuid.UUID
+	FileName         *string
+	MimeType         *string
+	SizeBytes        *int64
+	Url              *string
+	Width            *int32
+	Height           *int32
+	DurationMs       *int32
+	Sha256           *string
+	OpenCommentCount int32
 }
 
 // CreativeVersionsWithAssets reads the given versions with their author and
 // assets in one round trip: one row per asset, or one row with null asset
-// columns for a version without assets.
+// columns for a version without assets. open_comment_count (the version's
+// open top-level comments, from comments_open_version_idx) makes a page's
+// openCommentCount cost no query of its own.
 func (q *Queries) CreativeVersionsWithAssets(ctx context.Context, ids []uuid.UUID) ([]CreativeVersionsWithAssetsRow, error) {
 	rows, err := q.db.Query(ctx, creativeVersionsWithAssets, ids)
 	if err != nil {
@@ -1346,6 +1352,7 @@ func (q *Queries) CreativeVersionsWithAssets(ctx context.Context, ids []uuid.UUI
 			&i.Height,
 			&i.DurationMs,
 			&i.Sha256,
+			&i.OpenCommentCount,
 		); err != nil {
 			return nil, err
 		}

@@ -68,6 +68,47 @@ type Client struct {
 	Name           string
 }
 
+type Comment struct {
+	ID             uuid.UUID
+	Seq            *int64
+	CreativeID     uuid.UUID
+	VersionID      uuid.UUID
+	VersionNumber  int32
+	ParentID       *uuid.UUID
+	AuthorID       uuid.UUID
+	Body           string
+	Anchor         []byte
+	MentionUserIds []uuid.UUID
+	ResolvedBy     *uuid.UUID
+	ResolvedAt     *time.Time
+	CreatedAt      time.Time
+	EditedAt       *time.Time
+	Deleted        bool
+	Resolved       bool
+}
+
+type CommentsShown struct {
+	ID             uuid.UUID
+	Seq            *int64
+	CreativeID     uuid.UUID
+	VersionID      uuid.UUID
+	VersionNumber  int32
+	ParentID       *uuid.UUID
+	AuthorID       uuid.UUID
+	Body           string
+	Anchor         []byte
+	MentionUserIds []uuid.UUID
+	ResolvedBy     *uuid.UUID
+	ResolvedAt     *time.Time
+	CreatedAt      time.Time
+	EditedAt       *time.Time
+	Deleted        bool
+	Resolved       bool
+	AuthorName     string
+	ResolvedByName *string
+	MentionNames   []string
+}
+
 type Creative struct {
 	ID                uuid.UUID
 	OrganizationID    uuid.UUID

@@ -35,6 +35,7 @@ type Detail struct {
 	Id               uuid.UUID               `json:"id"`
 	Language         string                  `json:"language"`
 	Number           string                  `json:"number"`
+	OpenCommentCount int                     `json:"openCommentCount"`
 	Permissions      api.CreativePermissions `json:"permissions"`
 	ReviewStatus     api.ReviewStatus        `json:"reviewStatus"`
 	Reviewer         *api.UserRef            `json:"reviewer"`
@@ -52,6 +53,9 @@ type VersionDetail struct {
 	CreatedAt time.Time     `json:"createdAt"`
 	Id        uuid.UUID     `json:"id"`
 	Number    int           `json:"number"`
+	// openComments is the version's open top-level comments, which a
+	// creative shows as openCommentCount when this is its current version.
+	openComments int
 }
 
 // AssetDetail is the Asset schema (see Detail).
@@ -96,6 +100,7 @@ func detail(r row, current, approved *VersionDetail, who review.Caller) Detail {
 		Task:             ref(c.TaskID, r.taskName, func(id uuid.UUID, n string) api.NamedRef { return api.NamedRef{Id: id, Name: n} }),
 		CurrentVersion:   current,
 		ApprovedVersion:  approved,
+		OpenCommentCount: openComments(current),
 	}
 }
 
@@ -107,4 +112,13 @@ func ref[T any](id *uuid.UUID, name *string, build func(uuid.UUID, string) T) *T
 	}
 	v := build(*id, *name)
 	return &v
+}
+
+// openComments is a creative's openCommentCount: its current version's
+// open top-level comments, 0 without a version.
+func openComments(current *VersionDetail) int {
+	if current == nil {
+		return 0
+	}
+	return current.openComments
 }

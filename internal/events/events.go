@@ -28,6 +28,8 @@ const (
 	CreativeChangesRequested Type = "creative.changes_requested"
 	CreativeApproved         Type = "creative.approved"
 	CreativeArchived         Type = "creative.archived"
+	CreativeCommentAdded     Type = "creative.comment_added"
+	CreativeCommentResolved  Type = "creative.comment_resolved"
 	DepositAwaitingTransfer  Type = "deposit.awaiting_transfer"
 	DepositConfirming        Type = "deposit.confirming"
 	DepositCredited          Type = "deposit.credited"
@@ -39,6 +41,7 @@ const (
 var CreativeTypes = []Type{
 	CreativeCreated, CreativeVersionAdded, CreativeUpdated, CreativeSubmitted,
 	CreativeChangesRequested, CreativeApproved, CreativeArchived,
+	CreativeCommentAdded, CreativeCommentResolved,
 }
 
 // creativeActionTypes maps a review action (openapi.yaml's CreativeAction)

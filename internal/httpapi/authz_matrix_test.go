@@ -61,6 +61,16 @@ var authzMatrix = map[string]map[caller]string{
 		acmeAuthor: "201", acmeViewer: "403 action_forbidden", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
 	"listCreativeEvents": {anonymous: "401 unauthenticated", acmeAdmin: "200", acmeReviewer: "200", acmeAuthor: "200",
 		acmeViewer: "200", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
+	// Comments: on a creative of Acme's author with a version, the comment
+	// (for its edit and deletion) written by Acme's reviewer.
+	"listCreativeComments": {anonymous: "401 unauthenticated", acmeAdmin: "200", acmeReviewer: "200", acmeAuthor: "200",
+		acmeViewer: "200", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
+	"createCreativeComment": {anonymous: "401 unauthenticated", acmeAdmin: "201", acmeReviewer: "201", acmeAuthor: "201",
+		acmeViewer: "403 action_forbidden", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
+	"updateCreativeComment": {anonymous: "401 unauthenticated", acmeAdmin: "200", acmeReviewer: "200", acmeAuthor: "200",
+		acmeViewer: "403 action_forbidden", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
+	"deleteCreativeComment": {anonymous: "401 unauthenticated", acmeAdmin: "204", acmeReviewer: "204", acmeAuthor: "403 action_forbidden",
+		acmeViewer: "403 action_forbidden", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
 	"listOrganizationMembers": {anonymous: "401 unauthenticated", acmeAdmin: "200", acmeReviewer: "200", acmeAuthor: "200",
 		acmeViewer: "200", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
 	"listWebhookEndpoints":  adminOnly("200"),
@@ -153,12 +163,21 @@ var pathParam = regexp.MustCompile(`\{([^}]+)\}`)
 func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) {
 	t.Helper()
 	var bad []string
+	var commented, comment uuid.UUID
+	if strings.Contains(path, "/comments") {
+		commented, comment = d.commentFixture(t)
+	}
 	path = pathParam.ReplaceAllStringFunc(path, func(p string) string {
 		switch p {
 		case "{organizationId}":
 			return d.org.String()
 		case "{creativeId}":
+			if commented != uuid.Nil {
+				return commented.String()
+			}
 			return d.env.DB.DraftCreative(t, d.org, d.users[acmeAuthor]).String()
+		case "{commentId}":
+			return comment.String()
 		case "{depositId}":
 			return d.deposit
 		case "{webhookId}":
@@ -179,6 +198,8 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		"addCreativeVersion":    map[string]any{"assets": []any{pngAsset("matrix.png")}},
 		"createWebhookEndpoint": map[string]any{"url": "https://hooks.example.test/matrix", "eventTypes": []string{"creative.approved"}},
 		"updateWebhookEndpoint": map[string]any{"enabled": false},
+		"createCreativeComment": map[string]string{"body": "Matrix remark"},
+		"updateCreativeComment": map[string]bool{"resolved": true},
 	}
 	return path, bodies[operationID]
 }
@@ -261,4 +282,19 @@ func TestAuthorizationMatrix(t *testing.T) {
 func pngAsset(name string) map[string]any {
 	return map[string]any{"fileName": name, "mimeType": "image/png", "sizeBytes": 1000, "width": 100, "height": 100,
 		"url": "https://cdn.example.test/" + name, "sha256": strings.Repeat("ab", 32)}
+}
+
+// commentFixture is a draft of Acme's author (with a version), and a
+// comment on it by Acme's reviewer.
+func (d *matrixDesk) commentFixture(t *testing.T) (creative, comment uuid.UUID) {
+	t.Helper()
+	creative = d.env.DB.DraftCreative(t, d.org, d.users[acmeAuthor])
+	err := d.env.DB.Pool.QueryRow(context.Background(), `
+		INSERT INTO comments (creative_id, version_id, version_number, author_id, body)
+		SELECT c.id, c.current_version_id, 1, $2, 'Matrix fixture' FROM creatives c WHERE c.id = $1 RETURNING id`,
+		creative, d.users[acmeReviewer]).Scan(&comment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return creative, comment
 }

@@ -316,6 +316,7 @@ const (
 	memberCursorKind   = "m1"
 	webhookCursorKind  = "w1"
 	deliveryCursorKind = "wd1"
+	commentCursorKind  = "cm1"
 )
 
 // errInvalidCursor is the one answer of every list to a cursor it did not make.

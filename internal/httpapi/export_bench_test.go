@@ -32,6 +32,7 @@ func SampleCreative() (full, nulled creative.Detail) {
 		Client: &api.NamedRef{Id: uuid.New(), Name: "Client <&>"}, CurrentVersion: v, DirectionId: &id, Geo: "DE", Id: uuid.New(),
 		Language: "de-DE", Number: "CR-000001", ReviewStatus: "draft", Reviewer: &name, Task: &api.NamedRef{Id: uuid.New(), Name: "Task \u2028"},
 		Title: "T \"quoted\"", Type: "static", UpdatedAt: time.Unix(1700000000, 123456789).UTC(), Version: 3,
+		OpenCommentCount: 4,
 	}
 	nulled = full
 	nulled.ApprovedVersion, nulled.Client, nulled.CurrentVersion, nulled.DirectionId, nulled.Reviewer, nulled.Task = nil, nil, nil, nil, nil, nil

@@ -11,10 +11,12 @@ import (
 
 	"github.com/google/uuid"
 
+	"creativeapi/gen/api"
 	"creativeapi/gen/db"
 	"creativeapi/internal/creative"
 	"creativeapi/internal/review"
 	"creativeapi/internal/store"
+	"creativeapi/internal/thread"
 )
 
 // benchmarkBatch is how many benchmark creatives one statement inserts: big
@@ -35,15 +37,46 @@ type demoAsset struct {
 
 // demoStep is one change of a demo creative's history, made through the
 // creative service as its actor: a version (assets), a review action, an
-// edit of the title, or the assignment of a reviewer.
+// edit of the title, the assignment of a reviewer, or a review comment
+// (note), or resolving (resolves) or deleting (deletes) the creative's
+// n-th note, counting from 1.
 type demoStep struct {
-	actor    string
-	assets   []demoAsset
-	action   review.Action
-	comment  string
-	title    string
-	reviewer string
+	actor             string
+	assets            []demoAsset
+	action            review.Action
+	comment           string
+	title             string
+	reviewer          string
+	note              *demoNote
+	resolves, deletes int
 }
+
+// demoNote is a review comment on the current version: a reply to the
+// creative's n-th note (replyTo, from 1), or a top-level comment anchored
+// on the version's n-th asset (asset, from 1; 0 for no anchor) at a
+// region, a time or a page.
+type demoNote struct {
+	body    string
+	replyTo int
+	asset   int
+	region  *thread.Region
+	timeMs  *thread.TimeRange
+	page    *int64
+}
+
+func note(actor, body string) demoStep {
+	return demoStep{actor: actor, note: &demoNote{body: body}}
+}
+
+func pin(actor, body string, asset int, region *thread.Region, timeMs *thread.TimeRange, page *int64) demoStep {
+	return demoStep{actor: actor, note: &demoNote{body: body, asset: asset, region: region, timeMs: timeMs, page: page}}
+}
+
+func reply(actor string, to int, body string) demoStep {
+	return demoStep{actor: actor, note: &demoNote{body: body, replyTo: to}}
+}
+
+func ms(start, end int64) *thread.TimeRange { return &thread.TimeRange{Start: start, End: &end} }
 
 type demoCreative struct {
 	// title is the creative's title once its steps ran (a step may fix a
@@ -57,6 +90,8 @@ type demoCreative struct {
 }
 
 func px(n int32) *int32 { return &n }
+
+func page(n int64) *int64 { return &n }
 
 // The demo assets: a static image, a video with its poster, an HTML5 bundle
 // (no pixel size of its own) with its backup image.
@@ -107,8 +142,11 @@ func acmeCreatives() []demoCreative {
 				assign(),
 				version(png("summer-sale-9x16.png", 1080, 1920, 482_133)),
 				submit(),
+				pin(acmeReviewer, "The logo is cut off at the top of the 9:16 frame.", 1, &thread.Region{X: 0.3, Y: 0, Width: 0.4, Height: 0.08}, nil, nil),
+				reply(acmeAuthor, 1, "Moving it below the safe area in v2."),
 				decide(review.ActionRequestChanges, "The logo is cut off in the 9:16 frame."),
 				version(png("summer-sale-9x16-v2.png", 1080, 1920, 490_877)),
+				{actor: acmeAuthor, resolves: 1},
 				submit(),
 				decide(review.ActionApprove, ""),
 			},
@@ -124,6 +162,10 @@ func acmeCreatives() []demoCreative {
 					png("back-to-school-1x1-frame2.png", 1080, 1080, 297_090),
 				),
 				submit(),
+				pin(acmeReviewer, "Frame 2: the price must include VAT.", 2, &thread.Region{X: 0.55, Y: 0.7, Width: 0.35, Height: 0.12}, nil, nil),
+				pin(acmeAdmin, "Frame 1: use the new brand font.", 1, nil, nil, nil),
+				reply(acmeAuthor, 2, "Which weight?"),
+				{actor: acmeAdmin, deletes: 2},
 				decide(review.ActionRequestChanges, "Frame 2: the price must include VAT. Please update the copy."),
 			},
 		},
@@ -135,6 +177,10 @@ func acmeCreatives() []demoCreative {
 				version(mp4("running-shoes-15s.mp4", 1920, 1080, 14_500, 8_241_330)),
 				version(mp4("running-shoes-15s-v2.mp4", 1920, 1080, 15_000, 8_410_122), png("running-shoes-poster.png", 1920, 1080, 402_771)),
 				submit(),
+				pin(acmeReviewer, "The claim flashes by too fast: hold it a second longer.", 1, nil, ms(4_200, 6_000), nil),
+				pin(acmeReviewer, "Blurred shoe at the cut.", 1, &thread.Region{X: 0.4, Y: 0.5, Width: 0, Height: 0}, ms(9_800, 9_800), nil),
+				reply(acmeAuthor, 1, "Holding it until 7 s in the next cut."),
+				note(acmeAdmin, "Music licence confirmed for the US."),
 			},
 		},
 		{
@@ -143,6 +189,7 @@ func acmeCreatives() []demoCreative {
 			steps: []demoStep{
 				version(html5("autumn-teaser-300x250.zip", 148_213), png("autumn-teaser-300x250-backup.png", 300, 250, 38_410)),
 				submit(),
+				pin(acmeReviewer, "Slide 3: the call to action is missing.", 1, nil, nil, page(3)),
 			},
 		},
 		{
@@ -257,6 +304,14 @@ func seedDemoCreative(ctx context.Context, q store.Tx, p People, org uuid.UUID, 
 		return false, err
 	}
 	id, versions := made.ID, 0
+	var current *creative.VersionDetail
+	var notes []uuid.UUID
+	noteID := func(n int) (uuid.UUID, error) {
+		if n < 1 || n > len(notes) {
+			return uuid.Nil, fmt.Errorf("no note %d", n)
+		}
+		return notes[n-1], nil
+	}
 	for i, step := range c.steps {
 		actor, err := user(step.actor)
 		if err != nil {
@@ -273,7 +328,26 @@ func seedDemoCreative(ctx context.Context, q store.Tx, p People, org uuid.UUID, 
 					Width: a.width, Height: a.height, DurationMs: a.durationMs, SHA256: demoSHA256(id, versions, a.file),
 				}
 			}
-			_, err = creative.AddVersion(ctx, q, org, id, actor, v)
+			var added creative.Creative
+			if added, err = creative.AddVersion(ctx, q, org, id, actor, v); err == nil {
+				current = added.Detail.CurrentVersion
+			}
+		case step.note != nil:
+			var made api.Comment
+			if made, err = seedNote(ctx, q, org, id, actor, current, *step.note, noteID); err == nil {
+				notes = append(notes, made.Id)
+			}
+		case step.resolves != 0:
+			var cm uuid.UUID
+			if cm, err = noteID(step.resolves); err == nil {
+				resolved := true
+				_, err = creative.UpdateComment(ctx, q, org, id, cm, actor, creative.CommentPatch{Resolved: &resolved})
+			}
+		case step.deletes != 0:
+			var cm uuid.UUID
+			if cm, err = noteID(step.deletes); err == nil {
+				err = creative.DeleteComment(ctx, q, org, id, cm, actor)
+			}
 		case step.action != "":
 			in := creative.ActionRequest{Action: step.action}
 			if step.comment != "" {
@@ -345,4 +419,24 @@ func seedBenchmarkCreatives(ctx context.Context, s *store.Store, log *slog.Logge
 		log.Info("seed benchmark creatives", "created", done, "of", missing)
 	}
 	return nil
+}
+
+// seedNote writes a demo note through the comment service.
+func seedNote(ctx context.Context, q store.Tx, org, id, actor uuid.UUID, current *creative.VersionDetail, n demoNote,
+	noteID func(int) (uuid.UUID, error)) (api.Comment, error) {
+	in := creative.NewComment{Body: n.body}
+	if n.replyTo != 0 {
+		parent, err := noteID(n.replyTo)
+		if err != nil {
+			return api.Comment{}, err
+		}
+		in.ParentID = &parent
+	}
+	if n.asset != 0 {
+		if current == nil || n.asset > len(current.Assets) {
+			return api.Comment{}, fmt.Errorf("no asset %d to anchor on", n.asset)
+		}
+		in.Anchor = &thread.Anchor{AssetID: current.Assets[n.asset-1].Id, Region: n.region, TimeMs: n.timeMs, Page: n.page}
+	}
+	return creative.CreateComment(ctx, q, org, id, actor, in)
 }

@@ -227,3 +227,53 @@ func TestBenchmarkCreativesAreToppedUpInBatches(t *testing.T) {
 		t.Fatalf("drafts %d, with an asset %d, distinct numbers %d, next number %d after %d; want %d", drafts, withAsset, distinctNumbers, next, maxNumber, n)
 	}
 }
+
+// TestDemoThreadsShowEveryKindOfComment: a frontend on `make run` sees open
+// and resolved threads, region, time and page anchors, a reply, and a
+// tombstone, on several creatives.
+func TestDemoThreadsShowEveryKindOfComment(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testenv.NewDB(t)
+	if err := seed.Run(ctx, d.Store, slog.New(slog.NewTextHandler(io.Discard, nil)), seed.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var creatives int
+	kinds := map[string]int{}
+	err := d.Pool.QueryRow(ctx, `
+		SELECT count(DISTINCT creative_id),
+		       count(*) FILTER (WHERE parent_id IS NULL AND NOT resolved AND NOT deleted),
+		       count(*) FILTER (WHERE resolved),
+		       count(*) FILTER (WHERE anchor->'region' <> 'null'::jsonb),
+		       count(*) FILTER (WHERE anchor->'timeMs' <> 'null'::jsonb),
+		       count(*) FILTER (WHERE anchor->'page' <> 'null'::jsonb),
+		       count(*) FILTER (WHERE parent_id IS NOT NULL),
+		       count(*) FILTER (WHERE deleted)
+		FROM comments`).Scan(&creatives, ptrTo(kinds, "open"), ptrTo(kinds, "resolved"), ptrTo(kinds, "region"),
+		ptrTo(kinds, "time"), ptrTo(kinds, "page"), ptrTo(kinds, "reply"), ptrTo(kinds, "tombstone"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if creatives < 3 {
+		t.Errorf("comments on %d creatives, want several", creatives)
+	}
+	for _, k := range []string{"open", "resolved", "region", "time", "page", "reply", "tombstone"} {
+		if kinds[k] == 0 {
+			t.Errorf("no %s comment in the demo data: %v", k, kinds)
+		}
+	}
+}
+
+// ptrTo is a scan target that stores into m[k].
+func ptrTo(m map[string]int, k string) any { return &intInto{m, k} }
+
+type intInto struct {
+	m map[string]int
+	k string
+}
+
+func (i *intInto) Scan(v any) error {
+	n, _ := v.(int64)
+	i.m[i.k] = int(n)
+	return nil
+}

@@ -34,6 +34,12 @@ export type ListCreativesQuery = NonNullable<operations["listCreatives"]["parame
 export type ListAccountDepositsQuery = NonNullable<operations["listAccountDeposits"]["parameters"]["query"]>;
 export type ListCreativeEventsQuery = NonNullable<operations["listCreativeEvents"]["parameters"]["query"]>;
 export type ListOrganizationMembersQuery = NonNullable<operations["listOrganizationMembers"]["parameters"]["query"]>;
+export type Comment = Schemas["Comment"];
+export type CommentList = Schemas["CommentList"];
+export type CommentAnchor = Schemas["CommentAnchor"];
+export type CreateCommentRequest = Schemas["CreateCommentRequest"];
+export type UpdateCommentRequest = Schemas["UpdateCommentRequest"];
+export type ListCreativeCommentsQuery = NonNullable<operations["listCreativeComments"]["parameters"]["query"]>;
 
 export interface ApiClientOptions {
   /** Origin of the API, e.g. "https://api.example.com" (paths already start with /api/v1). */
@@ -216,6 +222,45 @@ export function createApiClient({ baseUrl, fetch }: ApiClientOptions) {
           params: { path: { organizationId, creativeId }, query },
         }),
       ),
+    /** A creative's review comments, oldest first (filters `versionNumber`, `resolved`, `parentId`). */
+    listCreativeComments: (organizationId: string, creativeId: string, query?: ListCreativeCommentsQuery) =>
+      unwrap(
+        raw.GET("/api/v1/organizations/{organizationId}/creatives/{creativeId}/comments", {
+          params: { path: { organizationId, creativeId }, query },
+        }),
+      ),
+    /** Comments on a version (or replies with `parentId`); the Idempotency-Key makes a retried comment one comment. */
+    createCreativeComment: (
+      organizationId: string,
+      creativeId: string,
+      body: CreateCommentRequest,
+      options?: CommandOptions,
+    ) =>
+      withRetries(options, (key) =>
+        unwrap(
+          raw.POST("/api/v1/organizations/{organizationId}/creatives/{creativeId}/comments", {
+            params: { path: { organizationId, creativeId }, header: { "Idempotency-Key": key } },
+            body,
+          }),
+        ),
+      ),
+    /** Edits a comment's body (its author) or resolves/reopens its thread (`resolved`); safe to resend. */
+    updateCreativeComment: (organizationId: string, creativeId: string, commentId: string, body: UpdateCommentRequest) =>
+      withRetries(undefined, () =>
+        unwrap(
+          raw.PATCH("/api/v1/organizations/{organizationId}/creatives/{creativeId}/comments/{commentId}", {
+            params: { path: { organizationId, creativeId, commentId } },
+            body,
+          }),
+        ),
+      ),
+    /** Deletes a comment; one with replies stays as a tombstone (`deleted: true`). */
+    deleteCreativeComment: (organizationId: string, creativeId: string, commentId: string) =>
+      unwrap(
+        raw.DELETE("/api/v1/organizations/{organizationId}/creatives/{creativeId}/comments/{commentId}", {
+          params: { path: { organizationId, creativeId, commentId } },
+        }),
+      ),
     /** The organization's members by name (`role: ["reviewer", "admin"]`: who may be assigned as reviewer). */
     listOrganizationMembers: (organizationId: string, query?: ListOrganizationMembersQuery) =>
       unwrap(raw.GET("/api/v1/organizations/{organizationId}/members", { params: { path: { organizationId }, query } })),
@@ -239,6 +284,7 @@ export type ApiClient = ReturnType<typeof createApiClient>;
 export type EventPayload = Schemas["EventPayload"];
 export type CreativeEventPayload = Schemas["CreativeEventPayload"];
 export type DepositEventPayload = Schemas["DepositEventPayload"];
+export type CommentEventPayload = Schemas["CommentEventPayload"];
 export type CreativeSnapshot = Schemas["CreativeSnapshot"];
 export type EventType = EventPayload["type"];
 /** One event of the live stream: its payload, narrowed by `type`, and its `id` (resume after it). */
@@ -253,6 +299,8 @@ export const EVENT_TYPES = [
   "creative.changes_requested",
   "creative.approved",
   "creative.archived",
+  "creative.comment_added",
+  "creative.comment_resolved",
   "deposit.awaiting_transfer",
   "deposit.confirming",
   "deposit.credited",

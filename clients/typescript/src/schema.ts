@@ -131,10 +131,12 @@ export interface paths {
          *       integer, not necessarily consecutive for one caller);
          *     - `event` is its type, `data` its payload on one line: an
          *       `EventPayload` (`{type, timestamp, data}`), where `data` is the
-         *       resource as the API shows it (an `AccountDeposit`, or a
+         *       resource as the API shows it (an `AccountDeposit`, a
          *       `CreativeSnapshot`: the creative without the caller-specific
          *       `availableActions` and `permissions`; read those with
-         *       `getCreative` when you need them). The same event may be
+         *       `getCreative` when you need them; or, for
+         *       `creative.comment_added` and `creative.comment_resolved`, the
+         *       `Comment`). The same event may be
          *       delivered again after a reconnect: de-duplicate on `id`.
          *     - Event types may grow: ignore types you do not know.
          *
@@ -386,6 +388,110 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{organizationId}/creatives/{creativeId}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a creative's review comments
+         * @description The comments of a creative, oldest first: top-level comments and
+         *     their replies in the order they were written (a reply comes after
+         *     its parent). Any member of the organization may read them. Filters
+         *     combine: a comment is listed when it passes every filter sent.
+         *     - `versionNumber`: comments on this version of the creative.
+         *     - `resolved`: top-level comments that are resolved (`true`) or
+         *       still open (`false`); replies are never listed with this filter
+         *       (read a thread's replies with `parentId`).
+         *     - `parentId`: the replies of this top-level comment.
+         *
+         *     `resolved` and `parentId` do not combine (422 on `resolved`). Page
+         *     with `limit` and `cursor`; send the same filters with a cursor as
+         *     with the page it came from.
+         */
+        get: operations["listCreativeComments"];
+        put?: never;
+        /**
+         * Comment on a version of a creative, or reply to a comment
+         * @description Adds a comment to a version of the creative (by default its current
+         *     version), or a reply to a top-level comment (`parentId`: one level
+         *     of replies; a reply is on its parent's version). A top-level comment
+         *     may point at what it is about with `anchor` (see `CommentAnchor`:
+         *     a region of an image, a moment or span of a video, a page).
+         *     `mentionUserIds` name members of the organization.
+         *
+         *     Who: admins, reviewers and authors of the organization (viewers
+         *     read only: 403 `action_forbidden`). Not on an archived creative,
+         *     nor on one without a version (409 `invalid_transition`).
+         *
+         *     Checked against the creative (every failing field at once, with its
+         *     path: `anchor.assetId`, `anchor.timeMs.end`, `mentionUserIds[1]`):
+         *     `versionNumber` is a version of the creative; `parentId` is a
+         *     top-level comment of this creative that is not deleted; `anchor` is
+         *     only on top-level comments and its `assetId` is an asset of that
+         *     version; `anchor.timeMs` ends within the asset's `durationMs` when
+         *     it is known; each of `mentionUserIds` is a member.
+         *
+         *     Send an `Idempotency-Key` (see "Idempotent commands"): a retry
+         *     after a lost answer then gets the same comment instead of a second
+         *     one. The comment is announced as `creative.comment_added` (webhooks
+         *     and the live stream).
+         *
+         *     Errors are answered in this order: 401, 403 `csrf_failed`, 422 (the
+         *     request's shape and the anchor's geometry), 404, 403
+         *     `action_forbidden`, 422 (the request against the creative), 409
+         *     `invalid_transition`.
+         */
+        post: operations["createCreativeComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{organizationId}/creatives/{creativeId}/comments/{commentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a comment
+         * @description Removes the comment. A top-level comment that has replies stays in
+         *     the list as a tombstone (`deleted: true`, `body` "", no anchor, no
+         *     mentions) so its thread still reads right. Who: the comment's author
+         *     or an admin. Deleting it again answers 404 (a tombstone: 409
+         *     `invalid_transition`); not on an archived creative (409
+         *     `invalid_transition`).
+         */
+        delete: operations["deleteCreativeComment"];
+        options?: never;
+        head?: never;
+        /**
+         * Edit a comment, or resolve or reopen a thread
+         * @description - `body`: only the comment's author may change it; sets `editedAt`.
+         *     - `resolved`: `true` resolves a top-level comment, `false` reopens
+         *       it (sets `resolvedBy` and `resolvedAt`, cleared on reopening);
+         *       admins, reviewers and the creative's author may. A reply is never
+         *       resolved on its own (422 on `resolved`). Resolving is announced as
+         *       `creative.comment_resolved`.
+         *
+         *     Sending the value a field already has changes nothing. A deleted
+         *     comment, or any comment of an archived creative, cannot be changed
+         *     (409 `invalid_transition`). Errors are answered in this order: 401,
+         *     403 `csrf_failed`, 422 (the request's shape), 404, 403
+         *     `action_forbidden`, 422 (`resolved` on a reply), 409
+         *     `invalid_transition`.
+         */
+        patch: operations["updateCreativeComment"];
         trace?: never;
     };
     "/api/v1/organizations/{organizationId}/members": {
@@ -822,6 +928,8 @@ export interface components {
             currentVersion: components["schemas"]["CreativeVersion"] | null;
             /** @description The version that was approved; null until approval. */
             approvedVersion: components["schemas"]["CreativeVersion"] | null;
+            /** @description The open (unresolved, not deleted) top-level review comments on the current version; 0 without a version. */
+            openCommentCount: number;
         };
         /**
          * @description A creative as everyone allowed to read it sees it: `CreativeDetail`
@@ -859,6 +967,8 @@ export interface components {
             currentVersion: components["schemas"]["CreativeVersion"] | null;
             /** @description The version that was approved; null until approval. */
             approvedVersion: components["schemas"]["CreativeVersion"] | null;
+            /** @description The open (unresolved, not deleted) top-level review comments on the current version; 0 without a version. */
+            openCommentCount: number;
         };
         /**
          * @description The creative's name for humans; not blank, no control characters.
@@ -1081,9 +1191,13 @@ export interface components {
          *     organizations, or to one of the caller's deposits. `type` tells
          *     which; `data` is the resource after the change.
          */
-        EventPayload: components["schemas"]["CreativeEventPayload"] | components["schemas"]["DepositEventPayload"];
+        EventPayload: components["schemas"]["CreativeEventPayload"] | components["schemas"]["DepositEventPayload"] | components["schemas"]["CommentEventPayload"];
         CreativeEventPayload: {
-            type: components["schemas"]["WebhookEventType"];
+            /**
+             * @description The change to the creative (comment events are CommentEventPayload).
+             * @enum {string}
+             */
+            type: "creative.created" | "creative.version_added" | "creative.updated" | "creative.submitted" | "creative.changes_requested" | "creative.approved" | "creative.archived";
             /**
              * Format: date-time
              * @description When the change happened.
@@ -1167,10 +1281,12 @@ export interface components {
          * @description A creative event of the organization a webhook can receive: its
          *     `type` in the delivered payload `{type, timestamp, data}`, where
          *     `data` is the creative as `getCreative` shows it, without the
-         *     caller's `availableActions` and `permissions`.
+         *     caller's `availableActions` and `permissions`; for
+         *     `creative.comment_added` and `creative.comment_resolved`, `data`
+         *     is the Comment (its `creativeId` names the creative).
          * @enum {string}
          */
-        WebhookEventType: "creative.created" | "creative.version_added" | "creative.updated" | "creative.submitted" | "creative.changes_requested" | "creative.approved" | "creative.archived";
+        WebhookEventType: "creative.created" | "creative.version_added" | "creative.updated" | "creative.submitted" | "creative.changes_requested" | "creative.approved" | "creative.archived" | "creative.comment_added" | "creative.comment_resolved";
         /** @description The event types the endpoint receives, each once. */
         WebhookEventTypes: components["schemas"]["WebhookEventType"][];
         /**
@@ -1282,6 +1398,144 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
+        /** @description The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused. */
+        CommentBody: string;
+        /**
+         * @description A rectangle on the asset as displayed, in fractions of its width and
+         *     height (not pixels): `x`, `y` is the top-left corner measured from
+         *     the top-left of the image or video frame, so the same comment sits
+         *     on the same spot at any display size. `x + width` and `y + height`
+         *     are at most 1 (inside the frame). `width` and `height` 0 mark a
+         *     point. Nullable because the comment's anchor shows it as null when
+         *     the anchor has no region.
+         */
+        CommentRegion: {
+            /** Format: double */
+            x: number;
+            /** Format: double */
+            y: number;
+            /** Format: double */
+            width: number;
+            /** Format: double */
+            height: number;
+        } | null;
+        /**
+         * @description A moment (`start` alone) or a span (`start` to `end`) of a video, in
+         *     milliseconds from its beginning: `0 ≤ start ≤ end ≤ durationMs` of
+         *     the asset when its duration is known. Only on video assets.
+         *     Nullable because the comment's anchor shows it as null when the
+         *     anchor has no time.
+         */
+        CommentTimeRange: {
+            /** Format: int32 */
+            start: number;
+            /**
+             * Format: int32
+             * @description The end of the span; absent or null for a moment.
+             */
+            end?: number | null;
+        } | null;
+        /**
+         * @description What a top-level comment points at: an asset of the comment's
+         *     version, and on it a region, a time of a video, a page, or several
+         *     of these (a region of the frame at a time); only `assetId` is
+         *     required (the asset as a whole).
+         */
+        NewCommentAnchor: {
+            /** Format: uuid */
+            assetId: string;
+            region?: components["schemas"]["CommentRegion"];
+            timeMs?: components["schemas"]["CommentTimeRange"];
+            /**
+             * Format: int32
+             * @description A page of the asset, counting from 1.
+             */
+            page?: number | null;
+        };
+        /** @description What a comment points at (see NewCommentAnchor); every key is present, null when not given. Nullable because a comment without an anchor shows null. */
+        CommentAnchor: {
+            /** Format: uuid */
+            assetId: string;
+            region: components["schemas"]["CommentRegion"];
+            timeMs: components["schemas"]["CommentTimeRange"];
+            /** Format: int32 */
+            page: number | null;
+        } | null;
+        CreateCommentRequest: {
+            body: components["schemas"]["CommentBody"];
+            /**
+             * Format: int32
+             * @description The version commented on; the creative's current version when absent. A reply is on its parent's version (send none, or that one).
+             */
+            versionNumber?: number;
+            /**
+             * Format: uuid
+             * @description Reply to this top-level comment of the same creative (one level of replies).
+             */
+            parentId?: string;
+            anchor?: components["schemas"]["NewCommentAnchor"];
+            /** @description Members of the organization the comment is addressed to, each once. */
+            mentionUserIds?: string[];
+        };
+        /** @description What to change; send at least one field. */
+        UpdateCommentRequest: {
+            body?: components["schemas"]["CommentBody"];
+            /** @description `true` resolves the thread, `false` reopens it. */
+            resolved?: boolean;
+        };
+        /** @description A review comment on a version of a creative. Every field is always present; the nullable ones are null when unset. */
+        Comment: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            creativeId: string;
+            /** @description The `number` of the version the comment is on. */
+            versionNumber: number;
+            /**
+             * Format: uuid
+             * @description The top-level comment this one replies to; null for a top-level comment.
+             */
+            parentId: string | null;
+            author: components["schemas"]["UserRef"];
+            /** @description The text; "" once deleted. */
+            body: string;
+            anchor: components["schemas"]["CommentAnchor"];
+            /** @description The members mentioned, in the order sent. */
+            mentions: components["schemas"]["UserRef"][];
+            /** @description Whether the thread is resolved; always false for a reply. */
+            resolved: boolean;
+            /** @description Who resolved it; null while open. */
+            resolvedBy: components["schemas"]["NullableUserRef"] | null;
+            /** Format: date-time */
+            resolvedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the body was last changed; null if never.
+             */
+            editedAt: string | null;
+            /** @description A deleted comment kept because it has replies (a tombstone): `body` is "", `anchor` null, `mentions` empty. */
+            deleted: boolean;
+        };
+        CommentList: {
+            items: components["schemas"]["Comment"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        CommentEventPayload: {
+            /**
+             * @description A comment was added to a creative, or a thread was resolved.
+             * @enum {string}
+             */
+            type: "creative.comment_added" | "creative.comment_resolved";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            data: components["schemas"]["Comment"];
+        };
     };
     responses: {
         /**
@@ -1338,6 +1592,19 @@ export interface components {
          *     `reviewStatus` (archived). Reload it and offer its `permissions`.
          */
         CreativeConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description `invalid_transition`: the comment cannot be changed now: it was
+         *     deleted (a tombstone), or its creative is archived (archiving is
+         *     final). Reload the comments.
+         */
+        CommentConflict: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1575,6 +1842,11 @@ export interface components {
          * @example 5e7d9c1b-3a2f-4b6e-8d0c-7f1a2b3c4d5e
          */
         WebhookId: string;
+        /**
+         * @description The comment id.
+         * @example 1c9e7a5b-3d2f-4a6e-8b0c-9d8e7f6a5b4c
+         */
+        CommentId: string;
         /**
          * @description A key you generate per command (a UUID is fine), 1 to 255 visible
          *     ASCII characters, sent once. The structured-field string form
@@ -2343,6 +2615,247 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCreativeComments: {
+        parameters: {
+            query?: {
+                /** @description Only comments on this version of the creative (its `number`). */
+                versionNumber?: number;
+                /** @description Only top-level comments, resolved (`true`) or open (`false`). */
+                resolved?: boolean;
+                /** @description Only the replies of this comment. */
+                parentId?: string;
+                /** @description The page size (send it once). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page, as it came (send it once). */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+                /**
+                 * @description The creative id.
+                 * @example 3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69
+                 */
+                creativeId: components["parameters"]["CreativeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of comments. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentList"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCreativeComment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key you generate per command (a UUID is fine), 1 to 255 visible
+                 *     ASCII characters, sent once. The structured-field string form
+                 *     (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+                 *     key with the same body to retry safely.
+                 * @example 5b3d8a2e-8f1c-4d7e-9a6b-2c4e6f8a0b1d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+                /**
+                 * @description The creative id.
+                 * @example 3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69
+                 */
+                creativeId: components["parameters"]["CreativeId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "body": "The logo touches the safe area; move it 40 px down.",
+                 *       "versionNumber": 2,
+                 *       "anchor": {
+                 *         "assetId": "0b7e5c3a-1d2f-4e6a-9b8c-7d6e5f4a3b2c",
+                 *         "region": {
+                 *           "x": 0.1,
+                 *           "y": 0.05,
+                 *           "width": 0.3,
+                 *           "height": 0.12
+                 *         }
+                 *       },
+                 *       "mentionUserIds": [
+                 *         "6a1f7e4c-0a3b-4f2e-8d9c-5b7a2e1f0c3d"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateCommentRequest"];
+            };
+        };
+        responses: {
+            /** @description The comment was added. */
+            201: {
+                headers: {
+                    /**
+                     * @description The URL of the comment.
+                     * @example /api/v1/organizations/8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10/creatives/3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69/comments/1c9e7a5b-3d2f-4a6e-8b0c-9d8e7f6a5b4c
+                     */
+                    Location?: string;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Comment"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CommandForbidden"];
+            404: components["responses"]["NotFound"];
+            /**
+             * @description `invalid_transition`: the creative is archived (archiving is
+             *     final), or has no version yet to comment on.
+             *     `idempotency_key_in_use`: a request with this `Idempotency-Key`
+             *     is still running. Retry with the same key after `Retry-After`
+             *     seconds.
+             */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidCommand"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteCreativeComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+                /**
+                 * @description The creative id.
+                 * @example 3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69
+                 */
+                creativeId: components["parameters"]["CreativeId"];
+                /**
+                 * @description The comment id.
+                 * @example 1c9e7a5b-3d2f-4a6e-8b0c-9d8e7f6a5b4c
+                 */
+                commentId: components["parameters"]["CommentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The comment is gone (or a tombstone). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CommandForbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["CommentConflict"];
+            422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateCreativeComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+                /**
+                 * @description The creative id.
+                 * @example 3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69
+                 */
+                creativeId: components["parameters"]["CreativeId"];
+                /**
+                 * @description The comment id.
+                 * @example 1c9e7a5b-3d2f-4a6e-8b0c-9d8e7f6a5b4c
+                 */
+                commentId: components["parameters"]["CommentId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "resolved": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateCommentRequest"];
+            };
+        };
+        responses: {
+            /** @description The comment after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Comment"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CommandForbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["CommentConflict"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidRequest"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -1,0 +1,360 @@
+package creative
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/oapi-codegen/nullable"
+
+	"creativeapi/gen/api"
+	"creativeapi/gen/db"
+	"creativeapi/internal/events"
+	"creativeapi/internal/review"
+	"creativeapi/internal/store"
+	"creativeapi/internal/thread"
+)
+
+// Review comments (docs/review.md, "Review comments"): the rights come from
+// review.CheckComment, what a comment says and points at from
+// internal/thread. Comments are not history events and leave the
+// creative's version alone; adding one and resolving a thread write their
+// outbox events in the same transaction.
+
+// ErrCommentNotVisible is a comment that is not one of the creative's, or
+// a creative the caller cannot see: the same 404 either way.
+var ErrCommentNotVisible = errors.New("comment not visible")
+
+// NewComment is a comment to write.
+type NewComment struct {
+	Body           string
+	VersionNumber  *int32
+	ParentID       *uuid.UUID
+	Anchor         *thread.Anchor
+	MentionUserIDs []uuid.UUID
+}
+
+// CreateComment writes a comment (or a reply) by user on a creative of org
+// and its creative.comment_added event. Refusals come before the first
+// write: 404, 403, 422 (thread.Check), 409.
+func CreateComment(ctx context.Context, q store.Tx, org, creativeID, user uuid.UUID, in NewComment) (api.Comment, error) {
+	t, err := q.CommentTargetLock(ctx, db.CommentTargetLockParams{
+		CallerID: user, VersionNumber: in.VersionNumber, ID: creativeID, OrganizationID: org,
+	})
+	if err != nil {
+		return api.Comment{}, notVisible(err, ErrCreativeNotVisible)
+	}
+	who := review.Caller{UserID: user, Role: review.Role(t.Role)}
+	rc := review.Creative{Status: review.Status(t.ReviewStatus), AuthorID: t.AuthorID, HasCurrentVersion: t.CurrentVersionID != nil, Version: t.Version}
+	var on thread.Version
+	mentions := []api.UserRef{}
+	err = review.CheckComment(rc, who, uuid.Nil, func() error {
+		if !rc.HasCurrentVersion {
+			return nil // nothing to check against: 409 follows
+		}
+		n := thread.New{ParentID: in.ParentID, Anchor: in.Anchor, MentionUserIDs: in.MentionUserIDs}
+		if in.VersionNumber != nil {
+			v := int64(*in.VersionNumber)
+			n.VersionNumber = &v
+		}
+		p := db.CommentCreateFactsParams{MentionUserIds: in.MentionUserIDs, OrganizationID: org, ParentID: in.ParentID, CreativeID: creativeID}
+		if in.Anchor != nil {
+			p.AssetID = &in.Anchor.AssetID
+		}
+		if p.MentionUserIds == nil {
+			p.MentionUserIds = []uuid.UUID{}
+		}
+		f, err := q.CommentCreateFacts(ctx, p)
+		if err != nil {
+			return err
+		}
+		facts := thread.Facts{Members: map[uuid.UUID]bool{}}
+		if t.VersionID != nil {
+			facts.Version = &thread.Version{ID: *t.VersionID, Number: int64(*t.VersionNumber)}
+		}
+		if f.ParentID != nil {
+			facts.Parent = &thread.Parent{TopLevel: f.ParentParentID == nil, Deleted: deref(f.ParentDeleted),
+				Version: thread.Version{ID: deref(f.ParentVersionID), Number: int64(deref(f.ParentVersionNumber))}}
+		}
+		if f.AssetID != nil {
+			facts.Asset = &thread.Asset{VersionID: deref(f.AssetVersionID), MimeType: deref(f.AssetMimeType)}
+			if f.AssetDurationMs != nil {
+				d := int64(*f.AssetDurationMs)
+				facts.Asset.DurationMs = &d
+			}
+		}
+		for i, id := range f.MemberIds {
+			facts.Members[id] = true
+			mentions = append(mentions, api.UserRef{Id: id, Name: f.MemberNames[i]})
+		}
+		v, fields := thread.Check(n, facts)
+		if fields != nil {
+			return &Invalid{Fields: fields}
+		}
+		on = v
+		return nil
+	}, review.ActionComment)
+	if err != nil {
+		return api.Comment{}, err
+	}
+	anchor := anchorOf(in.Anchor)
+	var stored []byte
+	if anchor.IsSpecified() && !anchor.IsNull() {
+		if stored, err = json.Marshal(anchor.MustGet()); err != nil {
+			return api.Comment{}, err
+		}
+	}
+	ids := in.MentionUserIDs
+	if ids == nil {
+		ids = []uuid.UUID{}
+	}
+	id, err := q.CommentInsert(ctx, db.CommentInsertParams{
+		CreativeID: creativeID, VersionID: on.ID, VersionNumber: int32(on.Number), ParentID: in.ParentID, AuthorID: user,
+		Body: in.Body, Anchor: stored, MentionUserIds: ids, CreatedAt: t.Now,
+	})
+	if err != nil {
+		return api.Comment{}, err
+	}
+	// The answer is what was inserted; nothing is read back.
+	c := api.Comment{
+		Id: id, CreativeId: creativeID, VersionNumber: int(on.Number), ParentId: nullID(in.ParentID),
+		Author: api.UserRef{Id: user, Name: t.CallerName}, Body: in.Body, Anchor: anchor, Mentions: mentions,
+		ResolvedBy: nullable.NewNullNullable[api.NullableUserRef](), ResolvedAt: nullable.NewNullNullable[time.Time](),
+		CreatedAt: t.Now.UTC(), EditedAt: nullable.NewNullNullable[time.Time](),
+	}
+	if err := events.Write(ctx, q.Next(), events.Event{
+		Type: events.CreativeCommentAdded, OrganizationID: org, Timestamp: t.Now, Data: c,
+	}); err != nil {
+		return api.Comment{}, err
+	}
+	return c, nil
+}
+
+// CommentPatch is a change of a comment: nil fields are left alone.
+type CommentPatch struct {
+	Body     *string
+	Resolved *bool
+}
+
+// UpdateComment edits a comment's body (its author) or resolves or reopens
+// its thread (admins, reviewers, the creative's author). Resolving writes
+// creative.comment_resolved. A value equal to the current one changes
+// nothing; the rights are checked for every field sent, whatever its value.
+func UpdateComment(ctx context.Context, q store.Tx, org, creativeID, commentID, user uuid.UUID, p CommentPatch) (api.Comment, error) {
+	l, who, rc, err := lockComment(ctx, q.Queries, org, creativeID, commentID, user)
+	if err != nil {
+		return api.Comment{}, err
+	}
+	cm := l.Comment
+	var actions []review.Action
+	if p.Body != nil {
+		actions = append(actions, review.ActionEditComment)
+	}
+	if p.Resolved != nil {
+		actions = append(actions, review.ActionResolveComment)
+	}
+	err = review.CheckComment(rc, who, cm.AuthorID, func() error {
+		if p.Resolved != nil && cm.ParentID != nil {
+			return &Invalid{Fields: []api.FieldError{{Field: "resolved", Code: api.InvalidValue,
+				Message: "A reply is not resolved on its own: resolve the top-level comment of its thread."}}}
+		}
+		return nil
+	}, actions...)
+	if err != nil {
+		return api.Comment{}, err
+	}
+	if cm.Deleted {
+		return api.Comment{}, deletedRefusal()
+	}
+	u := db.CommentUpdateParams{ID: cm.ID, Body: cm.Body, EditedAt: cm.EditedAt, ResolvedBy: cm.ResolvedBy, ResolvedAt: cm.ResolvedAt}
+	changed, resolved := false, false
+	if p.Body != nil && *p.Body != cm.Body {
+		u.Body, u.EditedAt, changed = *p.Body, &l.Now, true
+	}
+	if p.Resolved != nil && *p.Resolved != cm.Resolved {
+		changed = true
+		if *p.Resolved {
+			u.ResolvedBy, u.ResolvedAt, resolved = &user, &l.Now, true
+		} else {
+			u.ResolvedBy, u.ResolvedAt = nil, nil
+		}
+	}
+	if changed {
+		// The write goes with the read of the answer.
+		if err := q.Next().CommentUpdate(ctx, u); err != nil {
+			return api.Comment{}, err
+		}
+	}
+	shown, err := q.CommentShownGet(ctx, cm.ID)
+	if err != nil {
+		return api.Comment{}, err
+	}
+	c, err := CommentOf(shown)
+	if err != nil {
+		return api.Comment{}, err
+	}
+	if resolved {
+		if err := events.Write(ctx, q.Next(), events.Event{
+			Type: events.CreativeCommentResolved, OrganizationID: org, Timestamp: l.Now, Data: c,
+		}); err != nil {
+			return api.Comment{}, err
+		}
+	}
+	return c, nil
+}
+
+// DeleteComment deletes a comment (its author or an admin): a comment with
+// replies stays as a tombstone (thread.Delete).
+func DeleteComment(ctx context.Context, q store.Tx, org, creativeID, commentID, user uuid.UUID) error {
+	l, who, rc, err := lockComment(ctx, q.Queries, org, creativeID, commentID, user)
+	if err != nil {
+		return err
+	}
+	if err := review.CheckComment(rc, who, l.Comment.AuthorID, nil, review.ActionDeleteComment); err != nil {
+		return err
+	}
+	if l.Comment.Deleted {
+		return deletedRefusal()
+	}
+	if thread.Delete(l.HasReplies) == thread.Tombstone {
+		return q.CommentTombstone(ctx, l.Comment.ID)
+	}
+	return q.CommentDelete(ctx, l.Comment.ID)
+}
+
+// lockComment locks a comment for a change by user.
+func lockComment(ctx context.Context, q *db.Queries, org, creativeID, commentID, user uuid.UUID) (db.CommentLockRow, review.Caller, review.Creative, error) {
+	l, err := q.CommentLock(ctx, db.CommentLockParams{CallerID: user, ID: commentID, CreativeID: creativeID, OrganizationID: org})
+	if err != nil {
+		return l, review.Caller{}, review.Creative{}, notVisible(err, ErrCommentNotVisible)
+	}
+	rc := review.Creative{Status: review.Status(l.ReviewStatus), AuthorID: l.CreativeAuthorID,
+		HasCurrentVersion: l.CurrentVersionID != nil, Version: l.CreativeVersion}
+	return l, review.Caller{UserID: user, Role: review.Role(l.Role)}, rc, nil
+}
+
+func deletedRefusal() error {
+	return &review.Refusal{Reason: review.InvalidTransition, Detail: "A deleted comment cannot be changed."}
+}
+
+// CommentFilter narrows a list of comments; the zero value lists them all.
+type CommentFilter struct {
+	VersionNumber *int32
+	// Resolved lists top-level comments only, resolved or open.
+	Resolved *bool
+	ParentID *uuid.UUID
+}
+
+// CommentPage is one page of comments, oldest first.
+type CommentPage struct {
+	Items []api.Comment
+	// Next is the seq the next page continues after; 0 on the last page.
+	Next int64
+}
+
+// ListComments reads one page of a creative's comments after the comment
+// numbered after (0 for the first page). Any member may read them.
+func ListComments(ctx context.Context, q *db.Queries, org, creativeID, user uuid.UUID, f CommentFilter, after int64, limit int) (CommentPage, error) {
+	if _, err := q.CreativeMemberRole(ctx, db.CreativeMemberRoleParams{CallerID: user, ID: creativeID, OrganizationID: org}); err != nil {
+		return CommentPage{}, notVisible(err, ErrCreativeNotVisible)
+	}
+	n := int32(limit + 1) // one more tells whether another page follows
+	var rows []db.CommentsShown
+	var err error
+	switch {
+	case f.ParentID != nil:
+		rows, err = q.CommentPageReplies(ctx, db.CommentPageRepliesParams{ParentID: *f.ParentID, CreativeID: creativeID, AfterSeq: after, VersionNumber: f.VersionNumber, RowLimit: n})
+	case f.Resolved != nil && f.VersionNumber != nil:
+		rows, err = q.CommentPageTopLevelByVersion(ctx, db.CommentPageTopLevelByVersionParams{CreativeID: creativeID, VersionNumber: *f.VersionNumber, Resolved: *f.Resolved, AfterSeq: after, RowLimit: n})
+	case f.Resolved != nil:
+		rows, err = q.CommentPageTopLevel(ctx, db.CommentPageTopLevelParams{CreativeID: creativeID, Resolved: *f.Resolved, AfterSeq: after, RowLimit: n})
+	case f.VersionNumber != nil:
+		rows, err = q.CommentPageByVersion(ctx, db.CommentPageByVersionParams{CreativeID: creativeID, VersionNumber: *f.VersionNumber, AfterSeq: after, RowLimit: n})
+	default:
+		rows, err = q.CommentPage(ctx, db.CommentPageParams{CreativeID: creativeID, AfterSeq: after, RowLimit: n})
+	}
+	if err != nil {
+		return CommentPage{}, err
+	}
+	var p CommentPage
+	if len(rows) > limit {
+		rows = rows[:limit]
+		p.Next = deref(rows[limit-1].Seq)
+	}
+	p.Items = make([]api.Comment, len(rows))
+	for i, r := range rows {
+		if p.Items[i], err = CommentOf(r); err != nil {
+			return CommentPage{}, err
+		}
+	}
+	return p, nil
+}
+
+// CommentOf is a stored comment as the API shows it.
+func CommentOf(r db.CommentsShown) (api.Comment, error) {
+	c := api.Comment{
+		Id: r.ID, CreativeId: r.CreativeID, VersionNumber: int(r.VersionNumber), ParentId: nullID(r.ParentID),
+		Author: api.UserRef{Id: r.AuthorID, Name: r.AuthorName}, Body: r.Body, Mentions: make([]api.UserRef, len(r.MentionUserIds)),
+		Anchor: nullable.NewNullNullable[api.CommentAnchor](), Resolved: r.Resolved,
+		ResolvedBy: nullable.NewNullNullable[api.NullableUserRef](), ResolvedAt: nullTime(r.ResolvedAt),
+		CreatedAt: r.CreatedAt.UTC(), EditedAt: nullTime(r.EditedAt), Deleted: r.Deleted,
+	}
+	if len(r.MentionNames) != len(r.MentionUserIds) {
+		return api.Comment{}, fmt.Errorf("comment %s: %d mention names for %d mentions", r.ID, len(r.MentionNames), len(r.MentionUserIds))
+	}
+	for i, id := range r.MentionUserIds {
+		c.Mentions[i] = api.UserRef{Id: id, Name: r.MentionNames[i]}
+	}
+	if r.Anchor != nil {
+		var a api.CommentAnchor
+		if err := json.Unmarshal(r.Anchor, &a); err != nil {
+			return api.Comment{}, fmt.Errorf("comment %s: anchor: %w", r.ID, err)
+		}
+		c.Anchor.Set(a)
+	}
+	if r.ResolvedBy != nil {
+		c.ResolvedBy.Set(api.UserRef{Id: *r.ResolvedBy, Name: deref(r.ResolvedByName)})
+	}
+	return c, nil
+}
+
+// anchorOf is an anchor as the API shows it: every key present, null when
+// not given (the time range's end too).
+func anchorOf(a *thread.Anchor) nullable.Nullable[api.CommentAnchor] {
+	if a == nil {
+		return nullable.NewNullNullable[api.CommentAnchor]()
+	}
+	out := api.CommentAnchor{AssetId: a.AssetID, Region: nullable.NewNullNullable[api.CommentRegion](),
+		TimeMs: nullable.NewNullNullable[api.CommentTimeRange](), Page: nullable.NewNullNullable[int32]()}
+	if r := a.Region; r != nil {
+		out.Region.Set(api.CommentRegion{X: r.X, Y: r.Y, Width: r.Width, Height: r.Height})
+	}
+	if t := a.TimeMs; t != nil {
+		tr := api.CommentTimeRange{Start: int32(t.Start), End: nullable.NewNullNullable[int32]()}
+		if t.End != nil {
+			tr.End.Set(int32(*t.End))
+		}
+		out.TimeMs.Set(tr)
+	}
+	if a.Page != nil {
+		out.Page.Set(int32(*a.Page))
+	}
+	return nullable.NewNullableWithValue(out)
+}
+
+func nullID(id *uuid.UUID) nullable.Nullable[uuid.UUID] {
+	if id == nil {
+		return nullable.NewNullNullable[uuid.UUID]()
+	}
+	return nullable.NewNullableWithValue(*id)
+}
+
+func nullTime(t *time.Time) nullable.Nullable[time.Time] {
+	if t == nil {
+		return nullable.NewNullNullable[time.Time]()
+	}
+	return nullable.NewNullableWithValue(t.UTC())
+}

@@ -1,0 +1,198 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+
+	"github.com/google/uuid"
+	"github.com/oapi-codegen/nullable"
+
+	"creativeapi/gen/api"
+	"creativeapi/internal/creative"
+	"creativeapi/internal/gate"
+	"creativeapi/internal/idempotency"
+	"creativeapi/internal/problem"
+	"creativeapi/internal/requestctx"
+	"creativeapi/internal/store"
+	"creativeapi/internal/thread"
+)
+
+// The comment handlers translate HTTP to the comment functions of
+// internal/creative and back (docs/review.md, "Review comments").
+
+func commentPath(org, creativeID, id uuid.UUID) string {
+	return fmt.Sprintf("%s/comments/%s", creativePath(org, creativeID), id)
+}
+
+// commentBodyChecks reports an anchor's geometry (thread.Geometry) with the
+// schema's errors, in one 422: it needs nothing but the request.
+func commentBodyChecks() map[string]gate.BodyCheck {
+	return map[string]gate.BodyCheck{"createCreativeComment": func(body any) []problem.FieldError {
+		req, _ := body.(map[string]any)
+		return thread.Geometry(lenientAnchor(req["anchor"]))
+	}}
+}
+
+// lenientAnchor reads an anchor as decoded (numbers as json.Number); what
+// is missing or of the wrong type is the schema's to report, so it only
+// leaves that part out.
+func lenientAnchor(v any) *thread.Anchor {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	num := func(m map[string]any, k string) (float64, bool) {
+		n, ok := m[k].(json.Number)
+		if !ok {
+			return 0, false
+		}
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	a := &thread.Anchor{}
+	if r, ok := m["region"].(map[string]any); ok {
+		x, okX := num(r, "x")
+		y, okY := num(r, "y")
+		w, okW := num(r, "width")
+		h, okH := num(r, "height")
+		// A bound broken alone is the schema's to report; the sum is checked
+		// only between fractions.
+		fraction := func(f float64) bool { return f >= 0 && f <= 1 }
+		if okX && okY && okW && okH && fraction(x) && fraction(y) && fraction(w) && fraction(h) {
+			a.Region = &thread.Region{X: x, Y: y, Width: w, Height: h}
+		}
+	}
+	if t, ok := m["timeMs"].(map[string]any); ok {
+		start, okS := num(t, "start")
+		end, okE := num(t, "end")
+		if okS && okE && start >= 0 && end >= 0 && start <= math.MaxInt32 && end <= math.MaxInt32 {
+			e := int64(end)
+			a.TimeMs = &thread.TimeRange{Start: int64(start), End: &e}
+		}
+	}
+	return a
+}
+
+// anchorFrom is a request's anchor as the rules read it.
+func anchorFrom(in *api.NewCommentAnchor) *thread.Anchor {
+	if in == nil {
+		return nil
+	}
+	a := &thread.Anchor{AssetID: in.AssetId}
+	if r, err := in.Region.Get(); err == nil {
+		a.Region = &thread.Region{X: r.X, Y: r.Y, Width: r.Width, Height: r.Height}
+	}
+	if t, err := in.TimeMs.Get(); err == nil {
+		a.TimeMs = &thread.TimeRange{Start: int64(t.Start)}
+		if e, err := t.End.Get(); err == nil {
+			end := int64(e)
+			a.TimeMs.End = &end
+		}
+	}
+	if p, err := in.Page.Get(); err == nil {
+		page := int64(p)
+		a.Page = &page
+	}
+	return a
+}
+
+// commentProblem turns the comment functions' refusals into Problems.
+func commentProblem(err error) error {
+	if errors.Is(err, creative.ErrCommentNotVisible) {
+		return problem.New(http.StatusNotFound, problem.NotFound, "No comment with this id is visible to you on this creative.")
+	}
+	return creativeProblem(err)
+}
+
+// ListCreativeComments answers one page of a creative's comments, oldest first.
+func (s *Server) ListCreativeComments(ctx context.Context, r api.ListCreativeCommentsRequestObject) (api.ListCreativeCommentsResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	if r.Params.Resolved != nil && r.Params.ParentId != nil {
+		return nil, problem.Invalid([]problem.FieldError{{Field: "resolved", Code: problem.InvalidValue,
+			Message: "Filters top-level comments; it does not combine with parentId (a thread's replies)."}})
+	}
+	after := int64(0)
+	if r.Params.Cursor != nil {
+		n, ok := decodeKeyCursor(commentCursorKind, *r.Params.Cursor, math.MaxInt64)
+		if !ok {
+			return nil, errInvalidCursor()
+		}
+		after = n
+	}
+	f := creative.CommentFilter{VersionNumber: r.Params.VersionNumber, Resolved: r.Params.Resolved, ParentID: r.Params.ParentId}
+	p, err := creative.ListComments(ctx, s.store.Q, r.OrganizationId, r.CreativeId, caller.UserID, f, after, pageSize(r.Params.Limit))
+	if err != nil {
+		return nil, commentProblem(err)
+	}
+	out := api.ListCreativeComments200JSONResponse{Items: p.Items, NextCursor: nullable.NewNullNullable[string]()}
+	if p.Next != 0 {
+		out.NextCursor.Set(encodeKeyCursor(commentCursorKind, p.Next))
+	}
+	return out, nil
+}
+
+// CreateCreativeComment writes a comment under the caller's Idempotency-Key.
+func (s *Server) CreateCreativeComment(ctx context.Context, r api.CreateCreativeCommentRequestObject) (api.CreateCreativeCommentResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	in := creative.NewComment{Body: r.Body.Body, VersionNumber: r.Body.VersionNumber, ParentID: r.Body.ParentId, Anchor: anchorFrom(r.Body.Anchor)}
+	if r.Body.MentionUserIds != nil {
+		in.MentionUserIDs = *r.Body.MentionUserIds
+	}
+	k := ""
+	if r.Params.IdempotencyKey != nil {
+		k = *r.Params.IdempotencyKey
+	}
+	gated := gatedFrom(ctx)
+	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: k,
+		Fingerprint: gated.fingerprint, Prefetched: gated.prefetched},
+		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
+			c, err := creative.CreateComment(ctx, q, r.OrganizationId, r.CreativeId, caller.UserID, in)
+			if err != nil {
+				return idempotency.Response{}, commentProblem(err)
+			}
+			body, err := json.Marshal(c)
+			if err != nil {
+				return idempotency.Response{}, err
+			}
+			return idempotency.Response{Status: http.StatusCreated, Body: body, Location: commentPath(r.OrganizationId, r.CreativeId, c.Id)}, nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	return rawJSON{resp, replayed}, nil
+}
+
+// UpdateCreativeComment edits a comment or resolves or reopens its thread,
+// in one transaction. It takes no Idempotency-Key: a repeat of an applied
+// change changes nothing.
+func (s *Server) UpdateCreativeComment(ctx context.Context, r api.UpdateCreativeCommentRequestObject) (api.UpdateCreativeCommentResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	var c api.Comment
+	err := s.store.InTx(ctx, func(q store.Tx) error {
+		var err error
+		c, err = creative.UpdateComment(ctx, q, r.OrganizationId, r.CreativeId, r.CommentId, caller.UserID,
+			creative.CommentPatch{Body: r.Body.Body, Resolved: r.Body.Resolved})
+		return err
+	})
+	if err != nil {
+		return nil, commentProblem(err)
+	}
+	return api.UpdateCreativeComment200JSONResponse(c), nil
+}
+
+// DeleteCreativeComment deletes a comment, or leaves a tombstone when it
+// has replies.
+func (s *Server) DeleteCreativeComment(ctx context.Context, r api.DeleteCreativeCommentRequestObject) (api.DeleteCreativeCommentResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	err := s.store.InTx(ctx, func(q store.Tx) error {
+		return creative.DeleteComment(ctx, q, r.OrganizationId, r.CreativeId, r.CommentId, caller.UserID)
+	})
+	if err != nil {
+		return nil, commentProblem(err)
+	}
+	return api.DeleteCreativeComment204Response{}, nil
+}
