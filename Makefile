@@ -3,8 +3,16 @@
 
 GO        ?= go
 TOOL      := $(GO) tool -modfile=tools/go.mod
-DEV_ENV   := DEV_MODE=true COOKIE_SECURE=false TREASURY_ADDRESS=TBXSw8fM4jpQkGc6zZjsVABFpVN7UvXPdV METRICS_ADDR=127.0.0.1:8081
+# make run's defaults: each yields to the same variable set in the
+# environment or on the command line (METRICS_ADDR= turns metrics off).
+# ADDR, DEVCHAIN_ADDR and the rest reach the server from the environment.
+DEV_MODE         ?= true
+COOKIE_SECURE    ?= false
+TREASURY_ADDRESS ?= TBXSw8fM4jpQkGc6zZjsVABFpVN7UvXPdV
+METRICS_ADDR     ?= 127.0.0.1:8081
+DEV_ENV   := DEV_MODE=$(DEV_MODE) COOKIE_SECURE=$(COOKIE_SECURE) TREASURY_ADDRESS=$(TREASURY_ADDRESS) METRICS_ADDR=$(METRICS_ADDR)
 PROMETHEUS_ADDR ?= 127.0.0.1:9090
+MOCK_PORT       ?= 4010
 FUZZTIME  ?= 30s
 PROVEN    := $(CURDIR)/test-artifacts/proven
 
@@ -29,7 +37,7 @@ build: ## Build bin/creativeapi.
 client-pack: ## Build the TypeScript client as the npm package @creativeapi/client: dist/creativeapi-client-<version>.tgz.
 	@sh scripts/pack-client.sh dist
 
-run: deps-run build ## Migrate, seed the demo data and serve on http://127.0.0.1:8080, metrics on :8081 (private PostgreSQL under .data/).
+run: deps-run build ## Migrate, seed the demo data and serve on http://localhost:8080, metrics on :8081 (private PostgreSQL under .data/; the environment's ADDR, METRICS_ADDR, ... win).
 	$(DEV_ENV) ./bin/creativeapi serve --migrate --seed --devchain
 
 generate: ## Regenerate gen/, the TypeScript schema, the docs page and CHANGELOG-API.md from openapi.yaml, schema.sql and queries/.
@@ -100,9 +108,11 @@ soak: deps ## Long reliability runs (SOAK=1): SIGKILL, SIGTERM, outages, two rep
 vulncheck: ## govulncheck (needs https://vuln.go.dev, which this workplace cannot reach).
 	$(TOOL) govulncheck ./...
 
-prometheus: ## Run a local Prometheus with the alert rules on http://127.0.0.1:9090 (PROMETHEUS_ADDR), scraping make run's metrics (data under .data/prometheus).
+prometheus: ## Run a local Prometheus with the alert rules on http://127.0.0.1:9090 (PROMETHEUS_ADDR), scraping make run's metrics at METRICS_ADDR (data under .data/prometheus).
 	@sh scripts/ensure-prometheus.sh
-	prometheus --config.file=ops/prometheus.yml --storage.tsdb.path=.data/prometheus --web.listen-address=$(PROMETHEUS_ADDR)
+	@mkdir -p .data
+	sed -e 's|"127.0.0.1:8081"|"$(METRICS_ADDR)"|' -e 's|^  - alerts.yml$$|  - $(CURDIR)/ops/alerts.yml|' ops/prometheus.yml > .data/prometheus.yml
+	prometheus --config.file=.data/prometheus.yml --storage.tsdb.path=.data/prometheus --web.listen-address=$(PROMETHEUS_ADDR)
 
-mock: deps ## Serve Prism's mock of the spec (examples) on http://127.0.0.1:4010.
-	npx --no-install prism mock -h 127.0.0.1 -p 4010 openapi.yaml
+mock: deps ## Serve Prism's mock of the spec (examples) on http://localhost:4010 (MOCK_PORT).
+	npx --no-install prism mock -h 127.0.0.1 -p $(MOCK_PORT) openapi.yaml
