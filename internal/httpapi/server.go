@@ -88,7 +88,9 @@ func New(d Deps) (*echo.Echo, error) {
 	if d.Metrics != nil {
 		e.Use(measure(d.Metrics, routes))
 	}
-	e.Use(observe(d.Log, d.Config.RequestTimeout, clientip.New(d.Config.TrustedProxies)), cors(d.Config.AllowedOrigins), admit(g, deprecated, d.Auth, origins))
+	warnOrigins := newOriginWarnings(d.Log)
+	warnOrigins.crossSite(d.Config.PublicBaseURL, d.Config.AllowedOrigins)
+	e.Use(observe(d.Log, d.Config.RequestTimeout, clientip.New(d.Config.TrustedProxies)), cors(d.Config.AllowedOrigins, d.Config.PublicBaseURL, warnOrigins), admit(g, deprecated, d.Auth, origins))
 	api.RegisterHandlers(e, api.NewStrictHandler(srv, nil))
 	e.GET("/openapi.yaml", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/yaml", d.SpecYAML)
