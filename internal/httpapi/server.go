@@ -103,6 +103,9 @@ func New(d Deps) (*echo.Echo, error) {
 		// Markdown, shown as text: browsers display text/plain in the tab.
 		return c.Blob(http.StatusOK, "text/plain; charset=utf-8", d.Changelog)
 	})
+	if err := registerProblemPages(e); err != nil {
+		return nil, err
+	}
 	labelRoutes(routes, e, g)
 	return e, nil
 }
