@@ -6819,10 +6819,10 @@ var swaggerSpec = []string{
 	"FOUeKPbl/v43zID3qSdaLjOKk+Rc8wlXeE2uw0B9wSF8eG3Gsbvv9EHOdg8S07N9JfEo/HTzxPISg5dv",
 	"mXX00YIWYM7PrrLM2hODtVMrpWFuVw5p+t0Wzjs2tw7ucNujLNCb4fWA3fMZ5RCVQmnjn7C+jixYLTV3",
 	"guHml7E1/B14XgpQ6niX0c8dhRt4NjV2NXjdF+AgOHTbTnAcTMYF2ZmjGFR0W7QBbhzRYq4Q+dz11/RV",
-	"ZryK5BWxs3Rudke9FOm5Wf8mXaNzBxAdox1Zp//yO5hNYqXm7ZYx230CCkGMrLMpKF1zLanqu837t1Ps",
-	"3v74w+YPllQQlzCiyPFeSyD1UIadGecU6ernLaWdw8tAdO/uUdazopKPQb9NYnq3c5cpDnm/FChn+FEx",
-	"npGezIRXaHDmITkspCo9lRSO2/4s0vtYPJt+6vXjpahW515MIXAbssDIQzuRlE4L82Ac3oXEp2k6ZErX",
-	"wOcOTHZmTn0HfVq9tB/ffvwTAAD//w==",
+	"ZryK5BWxs7nZHPVSnJvVb5I1OjcA0S3acXV6L7+D2SJWaN5uGLPZJ6AQwsg6m4LSNdeSar7brH87we7d",
+	"jz9s9mBJ5XAJIYocb7UEQg9l2JlxTZGuft5S2Dm8CkS37h5lPSsq+Rj026Sldzt3eeKQ90uBYoYfFeMZ",
+	"qclMeIXmZh6Sw0Kq0hNJ4bjtzyK9j8WzyadePV6KanXupRQCpyELjDu000jprDAPxuEdSHyapkOmdA18",
+	"7qBkZ+bUd9CnVUv78e3HPwEAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"creativeapi/internal/httpapi"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/testenv"
 )
@@ -43,5 +44,32 @@ func TestEveryProblemTypeURLLeadsToItsPage(t *testing.T) {
 	}
 	if r := c.Do("GET", "/problems/no_such_code", nil); r.Status != http.StatusNotFound || r.Problem(t).Code != "not_found" {
 		t.Errorf("an unknown code: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestDocsShowTheServerTheyAreServedFrom: /docs names PUBLIC_BASE_URL as
+// its server (and in its examples' type URLs), not the spec's development
+// server, and shows the server's description as text.
+func TestDocsShowTheServerTheyAreServedFrom(t *testing.T) {
+	t.Parallel()
+	spec, err := httpapi.Spec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := spec.Servers[0].URL
+	env := testenv.New(t, testenv.Options{Env: map[string]string{"PUBLIC_BASE_URL": "https://api.example.test"}})
+	r := env.Client(t).Do("GET", "/docs", nil)
+	body := string(r.Body)
+	if r.Status != http.StatusOK || !strings.Contains(body, `>https://api.example.test</div>`) {
+		t.Errorf("/docs does not show https://api.example.test as its server")
+	}
+	if strings.Contains(body, dev) {
+		t.Errorf("/docs still names %s", dev)
+	}
+	if !strings.Contains(body, `"type":"https://api.example.test/problems/`) {
+		t.Errorf("/docs' examples do not use the served base URL")
+	}
+	if strings.Contains(body, "(`make run`)") {
+		t.Errorf("/docs shows Markdown backticks in the servers box")
 	}
 }

@@ -4,6 +4,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -65,6 +66,7 @@ func New(d Deps) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
+	docsHTML := docsFor(d.DocsHTML, spec, d.Config.PublicBaseURL)
 	srv := &Server{cfg: d.Config, store: d.Store, log: d.Log, auth: d.Auth, idem: d.Idempotency, metrics: d.Metrics, streams: d.Streams}
 	if srv.streams == nil {
 		return nil, errors.New("httpapi: Deps.Streams is required")
@@ -97,7 +99,7 @@ func New(d Deps) (*echo.Echo, error) {
 	})
 	e.GET("/docs", func(c echo.Context) error {
 		c.Response().Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline' blob:; style-src 'unsafe-inline'; img-src data: blob:; font-src data:; worker-src blob:; connect-src 'self'; frame-ancestors 'none'")
-		return c.HTMLBlob(http.StatusOK, d.DocsHTML)
+		return c.HTMLBlob(http.StatusOK, docsHTML)
 	})
 	e.GET("/docs/changelog", func(c echo.Context) error {
 		// Markdown, shown as text: browsers display text/plain in the tab.
@@ -108,6 +110,17 @@ func New(d Deps) (*echo.Echo, error) {
 	}
 	labelRoutes(routes, e, g)
 	return e, nil
+}
+
+// docsFor is the reference page as this server serves it: the spec's
+// server URL (the development server's) becomes PUBLIC_BASE_URL, in the
+// servers box and in the examples' Problem type URLs alike, which this
+// server answers with that base.
+func docsFor(page []byte, spec *openapi3.T, publicBaseURL string) []byte {
+	if len(spec.Servers) == 0 || spec.Servers[0].URL == "" || publicBaseURL == "" {
+		return page
+	}
+	return bytes.ReplaceAll(page, []byte(spec.Servers[0].URL), []byte(publicBaseURL))
 }
 
 // Spec parses openapi.yaml as committed and embedded in the binary. (The
