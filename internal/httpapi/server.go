@@ -86,9 +86,10 @@ func New(d Deps) (*echo.Echo, error) {
 	pw := &problemWriter{baseURL: d.Config.PublicBaseURL, log: d.Log}
 	e.HTTPErrorHandler = pw.handle
 	e.Pre(allowHead)
-	routes := map[routeKey]string{}
+	routes, streamRoutes := map[routeKey]string{}, map[routeKey]string{}
 	if d.Metrics != nil {
-		e.Use(measure(d.Metrics, routes))
+		e.Use(measure(d.Metrics, routes, streamRoutes))
+		d.Metrics.WatchStreams(d.Streams.Open, d.Streams.Config().MaxTotal)
 	}
 	warnOrigins := newOriginWarnings(d.Log)
 	warnOrigins.crossSite(d.Config.PublicBaseURL, d.Config.AllowedOrigins)
@@ -108,7 +109,7 @@ func New(d Deps) (*echo.Echo, error) {
 	if err := registerProblemPages(e); err != nil {
 		return nil, err
 	}
-	labelRoutes(routes, e, g)
+	labelRoutes(routes, streamRoutes, streamOperations(spec), e, g)
 	return e, nil
 }
 
