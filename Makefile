@@ -17,7 +17,7 @@ FUZZTIME  ?= 30s
 PROVEN    := $(CURDIR)/test-artifacts/proven
 
 .DEFAULT_GOAL := help
-.PHONY: help deps deps-run prometheus run test test-go lint generate check-generated bench bench-compare fuzz mock build soak race vulncheck \
+.PHONY: help deps deps-run prometheus run stop test test-go lint generate check-generated bench bench-compare fuzz mock build soak race vulncheck \
 	api-diff api-changelog api-release client-pack
 
 help: ## Show this help.
@@ -39,6 +39,12 @@ client-pack: ## Build the TypeScript client as the npm package @creativeapi/clie
 
 run: deps-run build ## Migrate, seed the demo data and serve on http://localhost:8080, metrics on :8081 (private PostgreSQL under .data/; the environment's ADDR, METRICS_ADDR, ... win).
 	$(DEV_ENV) ./bin/creativeapi serve --migrate --seed --devchain
+
+stop: ## Stop the development server make run started (SIGTERM: it drains, then stops its PostgreSQL and simulator).
+	@state=$${DATA_DIR:-.data}/run.json; \
+	pid=$$(sed -n 's/^ *"pid": *\([0-9][0-9]*\).*/\1/p' "$$state" 2>/dev/null); \
+	if [ -n "$$pid" ] && kill "$$pid" 2>/dev/null; then echo "stopping the development server (pid $$pid)"; \
+	else echo "no development server runs ($$state)"; fi
 
 generate: ## Regenerate gen/, the TypeScript schema, the docs page and CHANGELOG-API.md from openapi.yaml, schema.sql and queries/.
 	$(TOOL) oapi-codegen -config oapi-codegen.yaml openapi.yaml
