@@ -106,3 +106,34 @@ func TestREADMEsShowTheCheckedExample(t *testing.T) {
 		t.Errorf("the package README does not show stream-example.ts as its stream example:\n%s", example)
 	}
 }
+
+// TestNpmPackOfTheSourcesRefuses: npm pack (or publish) in
+// clients/typescript, where dist/ is not built on a fresh clone, refuses
+// with a message naming make client-pack instead of packing a package
+// without code.
+func TestNpmPackOfTheSourcesRefuses(t *testing.T) {
+	t.Parallel()
+	_, root := requireNode(t)
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		t.Fatal("npm is not installed (it comes with node: apt-get install -y npm)")
+	}
+	// The package's sources as a fresh clone has them: no dist/.
+	fresh := t.TempDir()
+	for _, f := range []string{"package.json", "README.md"} {
+		b, err := os.ReadFile(filepath.Join(root, "clients", "typescript", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(fresh, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.CommandContext(t.Context(), npm, "pack", "--dry-run", "--loglevel=error")
+	cmd.Dir = fresh
+	cmd.Env = append(os.Environ(), "NODE_OPTIONS=", "npm_config_update_notifier=false")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "make client-pack") {
+		t.Fatalf("npm pack without dist/ did not refuse (err %v):\n%s", err, out)
+	}
+}
