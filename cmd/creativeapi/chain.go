@@ -68,7 +68,7 @@ func startDevchain(cfg config.Config, log *slog.Logger) (url string, stop func()
 	done := make(chan struct{})
 	go chain.Run(cfg.DevchainBlockInterval, done)
 	go func() { _ = srv.Serve(ln) }()
-	url = "http://" + ln.Addr().String()
+	url = httpURL(ln.Addr())
 	log.Warn("development chain simulator: deposits are paid with `creativeapi devchain pay`, never by a real chain",
 		"url", url, "block_interval", cfg.DevchainBlockInterval.String())
 	return url, func() { close(done); _ = srv.Close() }, nil

@@ -10,6 +10,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -199,7 +200,7 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	base := "http://" + ln.Addr().String()
+	base := httpURL(ln.Addr())
 	log.Info("serving", "api", base+"/api/v1", "docs", base+"/docs", "spec", base+"/openapi.yaml")
 	fmt.Fprintf(e.stderr, "\n  API   %s/api/v1\n  Docs  %s/docs\n%s%s", base, base, chainLine, metricsLine)
 	if *seedData {
@@ -353,9 +354,19 @@ func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger) (url string
 	mux.Handle("GET /metrics", m.Handler())
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 30 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
-	url = "http://" + ln.Addr().String() + "/metrics"
+	url = httpURL(ln.Addr()) + "/metrics"
 	log.Info("metrics listening", "url", url)
 	return url, func() { _ = srv.Close() }, nil
+}
+
+// httpURL is http://addr, with a loopback address named localhost: the
+// one host name of every URL a development server prints (config's
+// default PUBLIC_BASE_URL says why).
+func httpURL(addr net.Addr) string {
+	if a, ok := addr.(*net.TCPAddr); ok && a.IP.IsLoopback() {
+		return "http://" + net.JoinHostPort("localhost", strconv.Itoa(a.Port))
+	}
+	return "http://" + addr.String()
 }
 
 // bounded gives each run of a job at most timeout, so a sweep stuck on an
