@@ -1359,7 +1359,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "http://127.0.0.1:8080/problems/malformed_json",
+                 *       "type": "http://localhost:8080/problems/malformed_json",
                  *       "title": "Malformed JSON",
                  *       "status": 400,
                  *       "code": "malformed_json",
@@ -1379,7 +1379,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "http://127.0.0.1:8080/problems/unauthenticated",
+                 *       "type": "http://localhost:8080/problems/unauthenticated",
                  *       "title": "Unauthenticated",
                  *       "status": 401,
                  *       "code": "unauthenticated",
@@ -1416,7 +1416,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "http://127.0.0.1:8080/problems/not_found",
+                 *       "type": "http://localhost:8080/problems/not_found",
                  *       "title": "Not found",
                  *       "status": 404,
                  *       "code": "not_found",
@@ -1435,7 +1435,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "http://127.0.0.1:8080/problems/unsupported_media_type",
+                 *       "type": "http://localhost:8080/problems/unsupported_media_type",
                  *       "title": "Unsupported media type",
                  *       "status": 415,
                  *       "code": "unsupported_media_type",
@@ -1458,7 +1458,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "http://127.0.0.1:8080/problems/request_too_large",
+                 *       "type": "http://localhost:8080/problems/request_too_large",
                  *       "title": "Request too large",
                  *       "status": 413,
                  *       "code": "request_too_large",
@@ -1483,7 +1483,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "http://127.0.0.1:8080/problems/request_too_large",
+                 *       "type": "http://localhost:8080/problems/request_too_large",
                  *       "title": "Request too large",
                  *       "status": 431,
                  *       "code": "request_too_large",
@@ -1532,7 +1532,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "http://127.0.0.1:8080/problems/internal_error",
+                 *       "type": "http://localhost:8080/problems/internal_error",
                  *       "title": "Internal error",
                  *       "status": 500,
                  *       "code": "internal_error",
@@ -1703,7 +1703,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "http://127.0.0.1:8080/problems/invalid_credentials",
+                     *       "type": "http://localhost:8080/problems/invalid_credentials",
                      *       "title": "Invalid credentials",
                      *       "status": 401,
                      *       "code": "invalid_credentials",
@@ -1741,7 +1741,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "http://127.0.0.1:8080/problems/too_many_attempts",
+                     *       "type": "http://localhost:8080/problems/too_many_attempts",
                      *       "title": "Too many attempts",
                      *       "status": 429,
                      *       "code": "too_many_attempts",
@@ -1860,7 +1860,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "http://127.0.0.1:8080/problems/too_many_streams",
+                     *       "type": "http://localhost:8080/problems/too_many_streams",
                      *       "title": "Too many streams",
                      *       "status": 429,
                      *       "code": "too_many_streams",
