@@ -1,7 +1,7 @@
 // Typed client (browsers and Node) for the creative review and account deposit API.
 // Types come from ./schema.ts (generated from openapi.yaml: `npm run client:generate`).
 //
-//   const api = createApiClient({ baseUrl: "http://127.0.0.1:8080" });
+//   const api = createApiClient({ baseUrl: "http://localhost:8080" });
 //   await api.signIn({ email, password });         // remembers the csrfToken
 //   const page = await api.listCreatives(orgId, { reviewStatus: "in_review" });
 //   try { await api.executeCreativeAction(orgId, id, { action: "approve", expectedVersion: 3 }); }
