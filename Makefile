@@ -31,8 +31,8 @@ deps: deps-run ## Install what the tests need on a fresh Debian machine (Postgre
 deps-run: ## Install only what make run and make bench need (the PostgreSQL server).
 	@sh scripts/ensure-postgres.sh
 
-build: ## Build bin/creativeapi.
-	$(GO) build -o bin/creativeapi ./cmd/creativeapi
+build: ## Build bin/creativeapi (creativeapi version names the commit).
+	$(GO) build -ldflags "-X main.buildCommit=$$(git rev-parse HEAD 2>/dev/null)$$(git diff --quiet HEAD 2>/dev/null || echo +dirty)" -o bin/creativeapi ./cmd/creativeapi
 
 client-pack: ## Build the TypeScript client as the npm package @creativeapi/client: dist/creativeapi-client-<version>.tgz.
 	@sh scripts/pack-client.sh dist

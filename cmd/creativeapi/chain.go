@@ -186,7 +186,7 @@ func warnUnmatched(ctx context.Context, e env, cfg config.Config, address string
 				return nil
 			}
 		}
-		fmt.Fprintf(e.stderr, "warning: no open deposit to %s awaits exactly %s USDT: this payment will be recorded as unmatched (creativeapi transfers list --unmatched)\n",
+		fmt.Fprintf(e.stderr, "warning: no open deposit to %s awaits exactly %s: this payment will be recorded as unmatched (creativeapi transfers list --unmatched)\n",
 			address, money.USDT.Format(minor))
 		return nil
 	})

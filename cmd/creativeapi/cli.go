@@ -114,12 +114,19 @@ const versionUsage = `usage: creativeapi version   (or creativeapi --version)
 Prints the build's version, its commit and the version of the API it serves.
 `
 
+// buildCommit is the commit `make build` stamps (-ldflags -X), for builds
+// without VCS information (GOFLAGS=-buildvcs=false, a git worktree).
+var buildCommit string
+
 // versionLine is what `creativeapi version` prints: the module version
 // (set by go install/go build of a tagged module, else "(devel)"), the VCS
 // commit the binary was built from (with "+dirty" for uncommitted
 // changes), and info.version of the embedded openapi.yaml.
 func versionLine() string {
 	version, commit := "(devel)", "unknown"
+	if buildCommit != "" {
+		commit = buildCommit
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if bi.Main.Version != "" {
 			version = bi.Main.Version
