@@ -3,13 +3,21 @@
 
 GO        ?= go
 TOOL      := $(GO) tool -modfile=tools/go.mod
-DEV_ENV   := DEV_MODE=true COOKIE_SECURE=false TREASURY_ADDRESS=TBXSw8fM4jpQkGc6zZjsVABFpVN7UvXPdV METRICS_ADDR=127.0.0.1:8081
+# make run's defaults: each yields to the same variable set in the
+# environment or on the command line (METRICS_ADDR= turns metrics off).
+# ADDR, DEVCHAIN_ADDR and the rest reach the server from the environment.
+DEV_MODE         ?= true
+COOKIE_SECURE    ?= false
+TREASURY_ADDRESS ?= TBXSw8fM4jpQkGc6zZjsVABFpVN7UvXPdV
+METRICS_ADDR     ?= 127.0.0.1:8081
+DEV_ENV   := DEV_MODE=$(DEV_MODE) COOKIE_SECURE=$(COOKIE_SECURE) TREASURY_ADDRESS=$(TREASURY_ADDRESS) METRICS_ADDR=$(METRICS_ADDR)
 PROMETHEUS_ADDR ?= 127.0.0.1:9090
+MOCK_PORT       ?= 4010
 FUZZTIME  ?= 30s
 PROVEN    := $(CURDIR)/test-artifacts/proven
 
 .DEFAULT_GOAL := help
-.PHONY: help deps deps-run prometheus run test test-go lint generate check-generated bench bench-compare fuzz mock build soak race vulncheck \
+.PHONY: help deps deps-run prometheus run stop test test-go lint generate check-generated bench bench-compare fuzz mock build soak race vulncheck \
 	api-diff api-changelog api-release client-pack
 
 help: ## Show this help.
@@ -23,14 +31,20 @@ deps: deps-run ## Install what the tests need on a fresh Debian machine (Postgre
 deps-run: ## Install only what make run and make bench need (the PostgreSQL server).
 	@sh scripts/ensure-postgres.sh
 
-build: ## Build bin/creativeapi.
-	$(GO) build -o bin/creativeapi ./cmd/creativeapi
+build: ## Build bin/creativeapi (creativeapi version names the commit).
+	$(GO) build -ldflags "-X main.buildCommit=$$(git rev-parse HEAD 2>/dev/null)$$(git diff --quiet HEAD 2>/dev/null || echo +dirty)" -o bin/creativeapi ./cmd/creativeapi
 
 client-pack: ## Build the TypeScript client as the npm package @creativeapi/client: dist/creativeapi-client-<version>.tgz.
 	@sh scripts/pack-client.sh dist
 
-run: deps-run build ## Migrate, seed the demo data and serve on http://127.0.0.1:8080, metrics on :8081 (private PostgreSQL under .data/).
+run: deps-run build ## Migrate, seed the demo data and serve on http://localhost:8080, metrics on :8081 (private PostgreSQL under .data/; the environment's ADDR, METRICS_ADDR, ... win).
 	$(DEV_ENV) ./bin/creativeapi serve --migrate --seed --devchain
+
+stop: ## Stop the development server make run started (SIGTERM: it drains, then stops its PostgreSQL and simulator).
+	@state=$${DATA_DIR:-.data}/run.json; \
+	pid=$$(sed -n 's/^ *"pid": *\([0-9][0-9]*\).*/\1/p' "$$state" 2>/dev/null); \
+	if [ -n "$$pid" ] && kill "$$pid" 2>/dev/null; then echo "stopping the development server (pid $$pid)"; \
+	else echo "no development server runs ($$state)"; fi
 
 generate: ## Regenerate gen/, the TypeScript schema, the docs page and CHANGELOG-API.md from openapi.yaml, schema.sql and queries/.
 	$(TOOL) oapi-codegen -config oapi-codegen.yaml openapi.yaml
@@ -100,9 +114,11 @@ soak: deps ## Long reliability runs (SOAK=1): SIGKILL, SIGTERM, outages, two rep
 vulncheck: ## govulncheck (needs https://vuln.go.dev, which this workplace cannot reach).
 	$(TOOL) govulncheck ./...
 
-prometheus: ## Run a local Prometheus with the alert rules on http://127.0.0.1:9090 (PROMETHEUS_ADDR), scraping make run's metrics (data under .data/prometheus).
+prometheus: ## Run a local Prometheus with the alert rules on http://127.0.0.1:9090 (PROMETHEUS_ADDR), scraping make run's metrics at METRICS_ADDR (data under .data/prometheus).
 	@sh scripts/ensure-prometheus.sh
-	prometheus --config.file=ops/prometheus.yml --storage.tsdb.path=.data/prometheus --web.listen-address=$(PROMETHEUS_ADDR)
+	@mkdir -p .data
+	sed -e 's|"127.0.0.1:8081"|"$(METRICS_ADDR)"|' -e 's|^  - alerts.yml$$|  - $(CURDIR)/ops/alerts.yml|' ops/prometheus.yml > .data/prometheus.yml
+	prometheus --config.file=.data/prometheus.yml --storage.tsdb.path=.data/prometheus --web.listen-address=$(PROMETHEUS_ADDR)
 
-mock: deps ## Serve Prism's mock of the spec (examples) on http://127.0.0.1:4010.
-	npx --no-install prism mock -h 127.0.0.1 -p 4010 openapi.yaml
+mock: deps ## Serve Prism's mock of the spec (examples) on http://localhost:4010 (MOCK_PORT).
+	npx --no-install prism mock -h 127.0.0.1 -p $(MOCK_PORT) openapi.yaml

@@ -19,6 +19,7 @@ import (
 	"creativeapi/gen/db"
 	"creativeapi/internal/chainwatch"
 	"creativeapi/internal/config"
+	"creativeapi/internal/deposit"
 	"creativeapi/internal/devchain"
 	"creativeapi/internal/metrics"
 	"creativeapi/internal/money"
@@ -67,39 +68,58 @@ func startDevchain(cfg config.Config, log *slog.Logger) (url string, stop func()
 	done := make(chan struct{})
 	go chain.Run(cfg.DevchainBlockInterval, done)
 	go func() { _ = srv.Serve(ln) }()
-	url = "http://" + ln.Addr().String()
+	url = httpURL(ln.Addr())
 	log.Warn("development chain simulator: deposits are paid with `creativeapi devchain pay`, never by a real chain",
 		"url", url, "block_interval", cfg.DevchainBlockInterval.String())
 	return url, func() { close(done); _ = srv.Close() }, nil
 }
 
 const devchainUsage = `usage:
-  creativeapi devchain pay --amount 100.001234 [--to ADDRESS] [--result REVERT] [--url URL]
+  creativeapi devchain pay (--amount-minor M | --amount A) [--to ADDRESS] [--result REVERT] [--url URL]
 
-Pays a deposit on the chain simulator that 'serve --devchain' runs (make run):
---amount is the deposit's requestedAmount in USDT; --to defaults to
-TREASURY_ADDRESS; --url to http://$DEVCHAIN_ADDR.
+Pays a deposit on the chain simulator that 'serve --devchain' runs (make run).
+  --amount-minor  the deposit's amountMinor as the API answers it, in
+                  micro-USDT (100001234 is 100.001234 USDT)
+  --amount        the same amount in USDT, up to 6 decimals (100.001234)
+  --to            the receiving address (default TREASURY_ADDRESS)
+  --result        the receipt's result (default SUCCESS; REVERT fails it)
+  --url           the simulator (default: the one the running development
+                  server started, see creativeapi dev status; else
+                  http://$DEVCHAIN_ADDR)
+
+It warns when no open deposit on the treasury awaits exactly this amount:
+such a payment is recorded as unmatched (see creativeapi transfers list).
 `
 
 // cmdDevchain runs `creativeapi devchain …`.
 func cmdDevchain(ctx context.Context, e env, args []string) error {
-	if len(args) == 0 || args[0] != "pay" {
-		fmt.Fprint(e.stderr, devchainUsage)
-		return errors.New("devchain: want the pay subcommand")
-	}
-	fs := newFlags("devchain pay", e, devchainUsage)
-	amount := fs.String("amount", "", "amount in USDT, up to 6 decimals (the deposit's requestedAmount)")
-	to := fs.String("to", "", "receiving address (default TREASURY_ADDRESS)")
-	result := fs.String("result", "", "receipt result (default SUCCESS; REVERT makes it fail)")
-	url := fs.String("url", "", "the simulator (default http://$DEVCHAIN_ADDR)")
-	if err := parse(fs, args[1:]); err != nil {
-		return err
-	}
-	cfg, err := config.Load(e.getenv)
+	_, args, err := subcommand("devchain", args, "pay")
 	if err != nil {
 		return err
 	}
-	minor, err := parseUSDT(*amount)
+	fs := newFlags("devchain pay")
+	amount := fs.String("amount", "", "amount in USDT, up to 6 decimals")
+	amountMinor := fs.String("amount-minor", "", "amount in micro-USDT (the deposit's amountMinor)")
+	to := fs.String("to", "", "receiving address (default TREASURY_ADDRESS)")
+	result := fs.String("result", "", "receipt result (default SUCCESS; REVERT makes it fail)")
+	url := fs.String("url", "", "the simulator")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var minor int64
+	switch {
+	case (*amount == "") == (*amountMinor == ""):
+		return usagef("devchain pay: give one of --amount-minor (micro-USDT, as amountMinor) and --amount (USDT) (see creativeapi devchain --help)")
+	case *amount != "":
+		if minor, err = parseUSDT(*amount); err != nil {
+			return usageError{"devchain pay: " + err.Error()}
+		}
+	default:
+		if minor, err = money.ParseMinor(*amountMinor); err != nil || minor == 0 {
+			return usagef("devchain pay: --amount-minor %q: want a positive whole number of micro-USDT such as 100001234 (100.001234 USDT)", *amountMinor)
+		}
+	}
+	cfg, err := config.Load(e.getenv)
 	if err != nil {
 		return err
 	}
@@ -109,8 +129,18 @@ func cmdDevchain(ctx context.Context, e env, args []string) error {
 	if *to == "" {
 		*to = tron.DevTreasuryAddress
 	}
+	running, err := readRunState(cfg.DataDir)
+	if err != nil && !errors.Is(err, errNoDevServer) {
+		return err
+	}
+	if *url == "" {
+		*url = running.Devchain
+	}
 	if *url == "" {
 		*url = "http://" + cfg.DevchainAddr
+	}
+	if err := warnUnmatched(ctx, e, cfg, *to, minor); err != nil {
+		fmt.Fprintf(e.stderr, "devchain pay: could not check the open deposits (%v); paying anyway\n", err)
 	}
 	body, _ := json.Marshal(devchain.Payment{To: *to, Value: strconv.FormatInt(minor, 10), Result: *result})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(*url, "/")+"/transfers", bytes.NewReader(body))
@@ -133,6 +163,33 @@ func cmdDevchain(ctx context.Context, e env, args []string) error {
 	_ = json.Unmarshal(out, &paid)
 	fmt.Fprintf(e.stdout, "paid %s to %s in transaction %s (in the next block)\n", money.USDT.Format(minor), *to, paid.TransactionID)
 	return nil
+}
+
+// warnUnmatched warns on stderr when no open deposit to address awaits
+// exactly minor (one already paid is confirming, not awaiting): the watcher records such a payment as unmatched (a
+// mistyped amount, or amountMinor given as --amount, pays millions).
+func warnUnmatched(ctx context.Context, e env, cfg config.Config, address string, minor int64) error {
+	if cfg.DatabaseURL == "" && !cfg.DevMode {
+		return nil // no database to ask
+	}
+	return withStore(ctx, e, func(st *store.Store) error {
+		// Not in a transaction: the rows' locks last this one statement.
+		rows, err := st.Q.DepositsForAmounts(ctx, db.DepositsForAmountsParams{
+			Network: deposit.Network, Address: address, Currency: money.USDT.Code, Amounts: []int64{minor},
+		})
+		if err != nil {
+			return err
+		}
+		now := time.Now()
+		for _, r := range rows {
+			if deposit.EffectiveStatus(r.Status, r.ExpiresAt, now) == deposit.StatusAwaitingTransfer {
+				return nil
+			}
+		}
+		fmt.Fprintf(e.stderr, "warning: no open deposit to %s awaits exactly %s: this payment will be recorded as unmatched (creativeapi transfers list --unmatched)\n",
+			address, money.USDT.Format(minor))
+		return nil
+	})
 }
 
 // parseUSDT reads a decimal USDT amount ("100.001234") as micro-USDT.
@@ -162,12 +219,11 @@ the OS user) and the note.
 
 // cmdTransfers runs `creativeapi transfers …`.
 func cmdTransfers(ctx context.Context, e env, args []string) error {
-	if len(args) == 0 {
-		fmt.Fprint(e.stderr, transfersUsage)
-		return errors.New("transfers: missing subcommand")
+	sub, args, err := subcommand("transfers", args, "list", "settle")
+	if err != nil {
+		return err
 	}
-	sub, args := args[0], args[1:]
-	fs := newFlags("transfers "+sub, e, transfersUsage)
+	fs := newFlags("transfers " + sub)
 	switch sub {
 	case "list":
 		late := fs.Bool("late", false, "only late transfers")
@@ -179,12 +235,12 @@ func cmdTransfers(ctx context.Context, e env, args []string) error {
 			return err
 		}
 		if *limit < 1 || *limit > 1000 {
-			return errors.New("--limit: want 1 to 1000")
+			return usagef("transfers list: --limit: want 1 to 1000")
 		}
 		p := db.ChainTransfersForReviewParams{Every: *all, AfterID: *after, RowLimit: int32(*limit)}
 		switch {
 		case *late && *unmatched:
-			return errors.New("--late and --unmatched: pick one")
+			return usagef("transfers list: --late and --unmatched: pick one")
 		case *late:
 			p.Status = ptr("late")
 		case *unmatched:
@@ -223,12 +279,11 @@ func cmdTransfers(ctx context.Context, e env, args []string) error {
 		note := fs.String("note", "", "why (kept in the audit record)")
 		operator := fs.String("operator", currentUser(), "who settles it")
 		if len(args) == 0 {
-			fmt.Fprint(e.stderr, transfersUsage)
-			return errors.New("transfers settle: missing transfer ID")
+			return usagef("transfers settle: missing transfer ID (see creativeapi transfers --help)")
 		}
 		id, err := strconv.ParseInt(args[0], 10, 64)
 		if err != nil {
-			return fmt.Errorf("transfers settle: %q is not a transfer ID", args[0])
+			return usagef("transfers settle: %q is not a transfer ID (see creativeapi transfers --help)", args[0])
 		}
 		if err := parse(fs, args[1:]); err != nil {
 			return err
@@ -236,7 +291,7 @@ func cmdTransfers(ctx context.Context, e env, args []string) error {
 		var s chainwatch.Settlement
 		switch {
 		case *credit == *refunded:
-			return errors.New("transfers settle: pick one of --credit and --refunded")
+			return usagef("transfers settle: pick one of --credit and --refunded")
 		case *credit:
 			s = chainwatch.SettleCredit
 		default:
@@ -253,8 +308,7 @@ func cmdTransfers(ctx context.Context, e env, args []string) error {
 			return nil
 		})
 	}
-	fmt.Fprint(e.stderr, transfersUsage)
-	return fmt.Errorf("transfers: unknown subcommand %q", sub)
+	return fmt.Errorf("%s: subcommand not handled", sub)
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -279,7 +333,7 @@ func withStore(ctx context.Context, e env, fn func(*store.Store) error) error {
 	if err != nil {
 		return err
 	}
-	pool, closeDB, err := openDatabase(ctx, cfg, newLogger(e.stderr, cfg.LogLevel))
+	pool, closeDB, err := openCommandDatabase(ctx, cfg, newLogger(e.stderr, cfg.LogLevel))
 	if err != nil {
 		return err
 	}

@@ -10,8 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"creativeapi/gen/db"
 	"creativeapi/internal/chainwatch"
+	"creativeapi/internal/deposit"
 	"creativeapi/internal/devchain"
+	"creativeapi/internal/money"
 	"creativeapi/internal/tron"
 	"creativeapi/internal/trongrid"
 )
@@ -81,5 +87,49 @@ func TestDevchainPayAndTransfersReview(t *testing.T) {
 	}
 	if list := c.ok("", "transfers", "list", "--all"); !strings.Contains(list, "refunded") {
 		t.Fatalf("--all does not show the refunded transfer:\n%s", list)
+	}
+}
+
+// TestDevchainPayWarnsWhenNoOpenDepositAwaitsTheAmount: amountMinor pasted
+// as --amount, or a mistyped amount, pays into "unmatched"; pay says so
+// before it pays, and is quiet for the amount an open deposit awaits.
+func TestDevchainPayWarnsWhenNoOpenDepositAwaitsTheAmount(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	chain := devchain.New(devchain.Options{Contract: tron.MainnetUSDT})
+	srv := httptest.NewServer(chain.Handler())
+	defer srv.Close()
+	created := c.ok("author-password", "users", "create", "--email", "payer@example.test", "--name", "Payer", "--password-stdin")
+	user, err := uuid.Parse(strings.Fields(created)[3])
+	if err != nil {
+		t.Fatalf("%q: %v", created, err)
+	}
+	hour := pgtype.Interval{Microseconds: time.Hour.Microseconds(), Valid: true}
+	if _, err := c.db.Store.Q.DepositInsert(context.Background(), db.DepositInsertParams{
+		UserID: user, Network: deposit.Network, Address: tron.DevTreasuryAddress, Currency: money.USDT.Code,
+		BaseAmountMinor: 20_000_000, SuffixMinor: 1234, RequestedAmountMinor: 20_001_234,
+		ConfirmationsRequired: 19, Ttl: hour, ReserveFor: hour, MaxOpen: 5,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	const warning = "warning: no open deposit to " + tron.DevTreasuryAddress + " awaits exactly "
+	tests := []struct {
+		args []string
+		paid string
+		warn bool
+	}{
+		{[]string{"--amount-minor", "20001234"}, "paid 20.001234 USDT", false},
+		{[]string{"--amount", "20.001234"}, "paid 20.001234 USDT", false},
+		{[]string{"--amount", "20001234"}, "paid 20001234.000000 USDT", true},
+		{[]string{"--amount-minor", "20001235"}, "paid 20.001235 USDT", true},
+	}
+	for _, tt := range tests {
+		stdout, stderr, err := c.runAll("", append([]string{"devchain", "pay", "--url", srv.URL}, tt.args...)...)
+		if err != nil || !strings.HasPrefix(stdout, tt.paid) {
+			t.Errorf("%v: %v, %q; want %q", tt.args, err, stdout, tt.paid)
+		}
+		if got := strings.Contains(stderr, warning); got != tt.warn {
+			t.Errorf("%v: warned %v (stderr %q), want %v", tt.args, got, stderr, tt.warn)
+		}
 	}
 }

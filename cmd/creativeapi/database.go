@@ -69,9 +69,13 @@ func openDatabase(ctx context.Context, cfg config.Config, log *slog.Logger) (poo
 			return nil, nil, fmt.Errorf("open the PostgreSQL log: %w", err)
 		}
 		srv, err := pgserver.Start(ctx, pgserver.Options{DataDir: filepath.Join(cfg.DataDir, "postgres"), Log: pgLog})
+		if errors.Is(err, pgserver.ErrInUse) {
+			pgLog.Close()
+			return nil, nil, fmt.Errorf("start the private PostgreSQL: %w (another creativeapi serve runs on DATA_DIR=%s: stop it, or use another DATA_DIR)", err, cfg.DataDir)
+		}
 		if err != nil {
 			pgLog.Close()
-			return nil, nil, fmt.Errorf("start the private PostgreSQL: %w", err)
+			return nil, nil, fmt.Errorf("start the private PostgreSQL: %w (its log: %s)", err, pgLog.Name())
 		}
 		stopCluster = func() { _ = srv.Stop(); pgLog.Close() }
 		log.Info("private PostgreSQL started", "data_dir", srv.DataDir, "port", srv.Port, "log", pgLog.Name())
@@ -95,6 +99,24 @@ func openDatabase(ctx context.Context, cfg config.Config, log *slog.Logger) (poo
 		return nil, nil, err
 	}
 	return pool, func() { pool.Close(); stopCluster() }, nil
+}
+
+// openCommandDatabase is openDatabase for the commands other than serve:
+// in development mode without DATABASE_URL, while a development server
+// runs under DATA_DIR, they use its private PostgreSQL (a second cluster
+// on the same directory cannot start, and must not touch its files).
+func openCommandDatabase(ctx context.Context, cfg config.Config, log *slog.Logger) (pool *pgxpool.Pool, close func(), err error) {
+	if cfg.DatabaseURL == "" && cfg.DevMode {
+		s, err := readRunState(cfg.DataDir)
+		switch {
+		case err == nil && s.Database != "":
+			cfg.DatabaseURL = s.Database
+			log.Debug("using the private PostgreSQL of the running development server", "pid", s.PID)
+		case err != nil && !errors.Is(err, errNoDevServer):
+			return nil, nil, err
+		}
+	}
+	return openDatabase(ctx, cfg, log)
 }
 
 func ensureDatabase(ctx context.Context, adminURL, name string) error {

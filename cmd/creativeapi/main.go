@@ -25,9 +25,14 @@ commands:
   users create|list|set-password  manage users (passwords from stdin)
   orgs create|add-member|remove-member  manage organizations
   transfers list|settle        review late and unmatched chain transfers
-  devchain pay --amount A      pay on the development chain simulator (serve --devchain)
+  devchain pay --amount A | --amount-minor M
+                               pay on the development chain simulator (serve --devchain)
+  dev status                   development: what make run serves where
+  version                      the build's version, commit and API version
 
-Configuration comes from environment variables; see README.md.
+Every command prints its usage with -h or --help (serve's lists its
+environment variables). Configuration comes from environment variables;
+see README.md.
 `
 
 func main() {
@@ -38,7 +43,7 @@ func main() {
 			fmt.Fprintln(os.Stderr, "creativeapi:", err)
 		}
 		stop()
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
 }
 
@@ -56,6 +61,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		fmt.Fprint(stderr, usage)
 		return flag.ErrHelp
 	}
+	if u, ok := usages[args[0]]; ok && wantsHelp(args[1:]) {
+		fmt.Fprint(stdout, u)
+		return nil
+	}
 	switch args[0] {
 	case "serve":
 		return cmdServe(ctx, e, args[1:])
@@ -71,12 +80,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmdTransfers(ctx, e, args[1:])
 	case "devchain":
 		return cmdDevchain(ctx, e, args[1:])
+	case "dev":
+		return cmdDev(ctx, e, args[1:])
+	case "version", "--version":
+		if err := parse(newFlags("version"), args[1:]); err != nil {
+			return err
+		}
+		fmt.Fprint(stdout, versionLine())
+		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("unknown command %q", args[0])
+	return usagef("unknown command %q (see creativeapi --help)", args[0])
 }
 
 func newLogger(w io.Writer, level string) *slog.Logger {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -31,12 +30,11 @@ const orgsUsage = `usage:
 
 // cmdUsers runs `creativeapi users …`.
 func cmdUsers(ctx context.Context, e env, args []string) error {
-	if len(args) == 0 {
-		fmt.Fprint(e.stderr, usersUsage)
-		return errors.New("users: missing subcommand")
+	sub, args, err := subcommand("users", args, "create", "list", "set-password")
+	if err != nil {
+		return err
 	}
-	sub, args := args[0], args[1:]
-	fs := newFlags("users "+sub, e, usersUsage)
+	fs := newFlags("users " + sub)
 	switch sub {
 	case "create":
 		email := fs.String("email", "", "the user's email (unique, case-insensitive)")
@@ -92,18 +90,16 @@ func cmdUsers(ctx context.Context, e env, args []string) error {
 			return nil
 		})
 	}
-	fmt.Fprint(e.stderr, usersUsage)
-	return fmt.Errorf("users: unknown subcommand %q", sub)
+	return fmt.Errorf("%s: subcommand not handled", sub)
 }
 
 // cmdOrgs runs `creativeapi orgs …`.
 func cmdOrgs(ctx context.Context, e env, args []string) error {
-	if len(args) == 0 {
-		fmt.Fprint(e.stderr, orgsUsage)
-		return errors.New("orgs: missing subcommand")
+	sub, args, err := subcommand("orgs", args, "create", "add-member", "remove-member")
+	if err != nil {
+		return err
 	}
-	sub, args := args[0], args[1:]
-	fs := newFlags("orgs "+sub, e, orgsUsage)
+	fs := newFlags("orgs " + sub)
 	switch sub {
 	case "create":
 		name := fs.String("name", "", "the organization's name")
@@ -149,26 +145,7 @@ func cmdOrgs(ctx context.Context, e env, args []string) error {
 			return nil
 		})
 	}
-	fmt.Fprint(e.stderr, orgsUsage)
-	return fmt.Errorf("orgs: unknown subcommand %q", sub)
-}
-
-func newFlags(name string, e env, usage string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() { fmt.Fprint(e.stderr, usage) }
-	return fs
-}
-
-// parse refuses stray arguments, which are usually a forgotten flag name.
-func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
-	}
-	return nil
+	return fmt.Errorf("%s: subcommand not handled", sub)
 }
 
 // maxPasswordInput bounds what is read from stdin.
@@ -178,7 +155,7 @@ const maxPasswordInput = 4096
 // required so a password never lands in argv or the shell history.
 func readPassword(stdin io.Reader, fromStdin bool) (string, error) {
 	if !fromStdin {
-		return "", errors.New("--password-stdin is required: pipe the password on stdin (passwords are never taken from arguments)")
+		return "", usagef("--password-stdin is required: pipe the password on stdin (passwords are never taken from arguments)")
 	}
 	b, err := io.ReadAll(io.LimitReader(stdin, maxPasswordInput+1))
 	if err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -13,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,13 +41,49 @@ var errDemoDataInProduction = errors.New("the demo data (users with the publishe
 // mode: a production server must watch the real chain.
 var errDevchainInProduction = errors.New("--devchain watches a simulated chain and is for development only: set DEV_MODE=true")
 
+const serveUsage = `usage: creativeapi serve [--migrate] [--seed] [--devchain]
+
+Runs the HTTP server.
+  --migrate    apply the database migrations first
+  --seed       load the demo data first (DEV_MODE=true only)
+  --devchain   watch a local chain simulator on DEVCHAIN_ADDR instead of
+               TRON_API_URL (DEV_MODE=true only)
+
+Environment (defaults are production's; README.md, "Configuration", says
+what each means):
+  DEV_MODE=false             the development switch (make run sets true)
+  ADDR=127.0.0.1:8080        listen address (LISTEN_FDS=1: socket activation)
+  DATABASE_URL               the PostgreSQL; unset with DEV_MODE=true: a
+                             private one under DATA_DIR=.data
+  PUBLIC_BASE_URL=http://$ADDR   the URL browsers reach the API at
+  ALLOWED_ORIGINS            origins allowed CORS with credentials
+  COOKIE_SECURE=true         false: plain-http development only
+  TRUSTED_PROXIES            networks whose X-Forwarded-For is believed
+  SESSION_IDLE_TTL=12h SESSION_ABSOLUTE_TTL=168h
+  TREASURY_ADDRESS           where deposits are paid (unset: no deposits)
+  DEPOSIT_CONFIRMATIONS=19 DEPOSIT_TTL=30m DEPOSIT_MONITORING_WINDOW=24h
+  DEPOSIT_MIN_MINOR=10000000 DEPOSIT_MAX_MINOR=100000000000
+  DEPOSIT_MAX_OPEN_PER_USER=5
+  TRON_API_URL=https://api.trongrid.io TRON_API_KEY TRON_USDT_CONTRACT
+  CHAIN_POLL_INTERVAL=3s DEVCHAIN_ADDR=127.0.0.1:8091 DEVCHAIN_BLOCK_INTERVAL=3s
+  IDEMPOTENCY_TTL=24h REQUEST_TIMEOUT=30s SHUTDOWN_TIMEOUT=20s SWEEP_INTERVAL=1m
+  DB_CONNECT_TIMEOUT=5s DB_STATEMENT_TIMEOUT=10s DB_LOCK_TIMEOUT=5s
+  DB_ACQUIRE_TIMEOUT=3s DB_MAX_CONNS=20
+  EVENTS_POLL_INTERVAL=50ms EVENTS_RETENTION=168h
+  WEBHOOK_WORKERS=50 WEBHOOK_TIMEOUT=15s
+  STREAM_HEARTBEAT=15s STREAM_MAX_PER_USER=10 STREAM_MAX=1000
+  METRICS_ADDR (off)         Prometheus metrics at /metrics on this address
+  PPROF_ADDR (off)           net/http/pprof on this address
+  LOG_LEVEL=info             debug, info, warn or error
+  GOGC=200 GOMEMLIMIT=40MiB  the Go runtime's, set by serve when unset
+`
+
 func cmdServe(ctx context.Context, e env, args []string) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newFlags("serve")
 	migrate := fs.Bool("migrate", false, "apply migrations before serving")
 	seedData := fs.Bool("seed", false, "load the demo data before serving")
 	devchainOn := fs.Bool("devchain", false, "development: watch a local chain simulator (DEVCHAIN_ADDR) instead of TRON_API_URL")
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return err
 	}
 	cfg, err := config.Load(e.getenv)
@@ -99,15 +135,15 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 	if cfg.TreasuryAddress == "" {
 		log.Warn("TREASURY_ADDRESS is not set: deposit requests answer 503 deposits_unavailable")
 	}
-	chainLine := ""
+	chainLine, chainURL, metricsURL := "", "", ""
 	if *devchainOn {
 		url, stopChain, err := startDevchain(cfg, log)
 		if err != nil {
 			return err
 		}
 		defer stopChain()
-		cfg.TronAPIURL = url
-		chainLine = fmt.Sprintf("  Chain %s (simulator; pay a deposit: ./bin/creativeapi devchain pay --amount <requestedAmount>)\n", url)
+		cfg.TronAPIURL, chainURL = url, url
+		chainLine = fmt.Sprintf("  Chain %s (simulator; pay a deposit: ./bin/creativeapi devchain pay --amount-minor <amountMinor>)\n", url)
 	}
 
 	// m stays nil, and nothing is measured, without METRICS_ADDR.
@@ -121,6 +157,7 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 			return err
 		}
 		defer stopMetrics()
+		metricsURL = url
 		metricsLine = fmt.Sprintf("  Metrics %s\n", url)
 	}
 
@@ -174,11 +211,23 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	base := "http://" + ln.Addr().String()
+	base := httpURL(ln.Addr())
 	log.Info("serving", "api", base+"/api/v1", "docs", base+"/docs", "spec", base+"/openapi.yaml")
 	fmt.Fprintf(e.stderr, "\n  API   %s/api/v1\n  Docs  %s/docs\n%s%s", base, base, chainLine, metricsLine)
 	if *seedData {
 		fmt.Fprintf(e.stderr, "  Demo logins (password %s): %s\n", seed.DemoPassword, strings.Join(seed.DemoEmails(), ", "))
+	}
+	if cfg.DevMode {
+		s := runState{PID: os.Getpid(), API: base + "/api/v1", Docs: base + "/docs", Metrics: metricsURL, Devchain: chainURL}
+		if cfg.DatabaseURL == "" {
+			s.Database = pool.Config().ConnString()
+		}
+		removeState, err := writeRunState(cfg.DataDir, s)
+		if err != nil {
+			return fmt.Errorf("write %s: %w", runStateFile, err)
+		}
+		defer removeState()
+		fmt.Fprintf(e.stderr, "  Operator commands use this server's database and simulator; ./bin/creativeapi dev status shows them\n")
 	}
 	fmt.Fprintln(e.stderr)
 
@@ -316,9 +365,19 @@ func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger) (url string
 	mux.Handle("GET /metrics", m.Handler())
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 30 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
-	url = "http://" + ln.Addr().String() + "/metrics"
+	url = httpURL(ln.Addr()) + "/metrics"
 	log.Info("metrics listening", "url", url)
 	return url, func() { _ = srv.Close() }, nil
+}
+
+// httpURL is http://addr, with a loopback address named localhost: the
+// one host name of every URL a development server prints (config's
+// default PUBLIC_BASE_URL says why).
+func httpURL(addr net.Addr) string {
+	if a, ok := addr.(*net.TCPAddr); ok && a.IP.IsLoopback() {
+		return "http://" + net.JoinHostPort("localhost", strconv.Itoa(a.Port))
+	}
+	return "http://" + addr.String()
 }
 
 // bounded gives each run of a job at most timeout, so a sweep stuck on an
@@ -349,14 +408,23 @@ func cookieNeverComesBack(cfg config.Config) bool {
 	return u.Hostname() != "localhost"
 }
 
+const migrateUsage = `usage: creativeapi migrate
+
+Applies the database migrations to DATABASE_URL (or, with DEV_MODE=true
+and no DATABASE_URL, to the private PostgreSQL under DATA_DIR).
+`
+
 func cmdMigrate(ctx context.Context, e env, args []string) error {
+	if err := parse(newFlags("migrate"), args); err != nil {
+		return err
+	}
 	cfg, err := config.Load(e.getenv)
 	if err != nil {
 		return err
 	}
 	tuneGC(e.getenv)
 	log := newLogger(e.stdout, cfg.LogLevel)
-	pool, closeDB, err := openDatabase(ctx, cfg, log)
+	pool, closeDB, err := openCommandDatabase(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -372,11 +440,16 @@ func cmdMigrate(ctx context.Context, e env, args []string) error {
 	return nil
 }
 
+const seedUsage = `usage: creativeapi seed [--creatives N]
+
+Loads the demo data (DEV_MODE=true only; re-runnable); --creatives N adds
+N extra draft creatives (benchmarks).
+`
+
 func cmdSeed(ctx context.Context, e env, args []string) error {
-	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newFlags("seed")
 	creatives := fs.Int("creatives", 0, "add this many extra draft creatives (benchmarks)")
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return err
 	}
 	cfg, err := config.Load(e.getenv)
@@ -388,7 +461,7 @@ func cmdSeed(ctx context.Context, e env, args []string) error {
 	}
 	tuneGC(e.getenv)
 	log := newLogger(e.stdout, cfg.LogLevel)
-	pool, closeDB, err := openDatabase(ctx, cfg, log)
+	pool, closeDB, err := openCommandDatabase(ctx, cfg, log)
 	if err != nil {
 		return err
 	}

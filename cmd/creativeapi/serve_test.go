@@ -270,3 +270,86 @@ func TestASecureCookieBehindPlainHTTPIsWarnedAbout(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandsUseTheRunningDevelopmentServer: while a development server
+// runs, the operator commands use its private PostgreSQL and its chain
+// simulator (no second cluster, no file of the running one touched), and
+// `dev status` says what runs where.
+func TestCommandsUseTheRunningDevelopmentServer(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vars := map[string]string{"DEV_MODE": "true", "DATA_DIR": dir, "ADDR": "127.0.0.1:0", "LOG_LEVEL": "error",
+		"TREASURY_ADDRESS": tron.DevTreasuryAddress, "DEVCHAIN_ADDR": "127.0.0.1:0"}
+	command := func(args ...string) (string, string, error) {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), args, envOf(vars), strings.NewReader(""), &stdout, &stderr)
+		return stdout.String(), stderr.String(), err
+	}
+	if _, _, err := command("dev", "status"); err == nil || !strings.Contains(err.Error(), "no development server runs") {
+		t.Fatalf("dev status before serve: %v", err)
+	}
+
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	var stderr lockedBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--migrate", "--devchain"}, envOf(vars), strings.NewReader(""), io.Discard, &stderr)
+	}()
+	deadline := time.After(60 * time.Second)
+	for !strings.HasSuffix(stderr.String(), "\n\n") {
+		select {
+		case err := <-done:
+			t.Fatalf("serve ended before serving: %v\n%s", err, stderr.String())
+		case <-deadline:
+			t.Fatalf("serve did not come up:\n%s", stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	banner := stderr.String()
+	hba := filepath.Join(dir, "postgres", "pg_hba.conf")
+	before, err := os.Stat(hba)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	status, _, err := command("dev", "status")
+	if err != nil {
+		t.Fatalf("dev status: %v", err)
+	}
+	api := regexp.MustCompile(`API\s+(http://\S+)`).FindStringSubmatch(banner)
+	chain := regexp.MustCompile(`Chain (http://\S+)`).FindStringSubmatch(banner)
+	if api == nil || chain == nil || !strings.Contains(status, api[1]) || !strings.Contains(status, chain[1]) ||
+		!regexp.MustCompile(`Database\s+postgres://creativeapi:\S+@127\.0\.0\.1:\d+/creativeapi`).MatchString(status) {
+		t.Errorf("dev status:\n%s\nbanner:\n%s", status, banner)
+	}
+	if out, _, err := command("users", "list"); err != nil || !strings.HasPrefix(out, "ID") {
+		t.Errorf("users list while serve runs: %v\n%s", err, out)
+	}
+	// DEVCHAIN_ADDR ends in :0: only the running server's simulator answers.
+	if out, _, err := command("devchain", "pay", "--amount-minor", "10000001"); err != nil || !strings.Contains(out, "paid 10.000001 USDT") {
+		t.Errorf("devchain pay while serve runs: %v\n%s", err, out)
+	}
+	// A second server on the same DATA_DIR refuses before touching the cluster.
+	if err := run(ctx, []string{"serve"}, envOf(vars), strings.NewReader(""), io.Discard, io.Discard); err == nil ||
+		!strings.Contains(err.Error(), "already running") {
+		t.Errorf("a second serve on the same DATA_DIR: %v", err)
+	}
+	after, err := os.Stat(hba)
+	if err != nil || !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("pg_hba.conf of the running cluster was rewritten (%v, %v)", before.ModTime(), after.ModTime())
+	}
+
+	stop()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, runStateFile)); !os.IsNotExist(err) {
+		t.Errorf("%s outlived the server: %v", runStateFile, err)
+	}
+}

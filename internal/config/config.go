@@ -123,6 +123,22 @@ type Config struct {
 	LogLevel string
 }
 
+// defaultPublicBaseURL is http://ADDR, with a loopback address named
+// localhost: browsers treat localhost:5173 and localhost:8080 as one site
+// (ports aside) but 127.0.0.1 as another, and the session cookie
+// (SameSite=Lax) is only sent within a site. One host name in every URL
+// the server prints keeps a frontend's dev server and the API one site.
+func defaultPublicBaseURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr
+	}
+	if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() {
+		return "http://" + net.JoinHostPort("localhost", port)
+	}
+	return "http://" + addr
+}
+
 // Load reads the configuration through getenv (os.Getenv in main) and
 // validates it, reporting every bad variable at once.
 func Load(getenv func(string) string) (Config, error) {
@@ -172,7 +188,7 @@ func Load(getenv func(string) string) (Config, error) {
 		LogLevel:                p.str("LOG_LEVEL", "info"),
 	}
 	if c.PublicBaseURL == "" {
-		c.PublicBaseURL = "http://" + c.Addr
+		c.PublicBaseURL = defaultPublicBaseURL(c.Addr)
 	}
 	// LISTEN_PID, when set, names the process the socket is for.
 	switch fds, pid := getenv("LISTEN_FDS"), getenv("LISTEN_PID"); {

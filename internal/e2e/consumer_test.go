@@ -106,3 +106,68 @@ func TestREADMEsShowTheCheckedExample(t *testing.T) {
 		t.Errorf("the package README does not show stream-example.ts as its stream example:\n%s", example)
 	}
 }
+
+// TestNpmPackOfTheSourcesRefuses: npm pack (or publish) in
+// clients/typescript, where dist/ is not built on a fresh clone, refuses
+// with a message naming make client-pack instead of packing a package
+// without code.
+func TestNpmPackOfTheSourcesRefuses(t *testing.T) {
+	t.Parallel()
+	_, root := requireNode(t)
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		t.Fatal("npm is not installed (it comes with node: apt-get install -y npm)")
+	}
+	// The package's sources as a fresh clone has them: no dist/.
+	fresh := t.TempDir()
+	for _, f := range []string{"package.json", "README.md"} {
+		b, err := os.ReadFile(filepath.Join(root, "clients", "typescript", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(fresh, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.CommandContext(t.Context(), npm, "pack", "--dry-run", "--loglevel=error")
+	cmd.Dir = fresh
+	cmd.Env = append(os.Environ(), "NODE_OPTIONS=", "npm_config_update_notifier=false")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "make client-pack") {
+		t.Fatalf("npm pack without dist/ did not refuse (err %v):\n%s", err, out)
+	}
+}
+
+// TestTheClientRunsInNode runs the package README's server-side recipe
+// (testdata/node-ssr, under node --test) with the packed client against a
+// real seeded server: Node's fetch keeps no cookies and Node has no
+// EventSource, so a cookie jar (fetch-cookie) and an EventSource
+// (eventsource) from npm are passed in; headers forward a session (SSR).
+// npm takes those two packages from the registry the first time.
+func TestTheClientRunsInNode(t *testing.T) {
+	t.Parallel()
+	node, root := requireNode(t)
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		t.Fatal("npm is not installed (it comes with node: apt-get install -y npm)")
+	}
+	out := runTool(t, root, nil, "sh", filepath.Join("scripts", "pack-client.sh"), t.TempDir())
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	tarball := lines[len(lines)-1]
+	if !strings.HasSuffix(tarball, ".tgz") {
+		t.Fatalf("pack-client printed no tarball:\n%s", out)
+	}
+	app := t.TempDir()
+	if err := os.CopyFS(app, os.DirFS(filepath.Join(root, "internal", "e2e", "testdata", "node-ssr"))); err != nil {
+		t.Fatal(err)
+	}
+	npmEnv := []string{"NODE_OPTIONS=", "npm_config_update_notifier=false"}
+	runTool(t, app, npmEnv, npm, "install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball)
+
+	base := checkingProxy(t, seededServer(t, nil).Server.URL)
+	out = runTool(t, app, []string{"API_BASE_URL=" + base, "NODE_OPTIONS="}, node, "--test", "--test-reporter=spec", "ssr.test.mjs")
+	if !strings.Contains(out, "pass 4") || !strings.Contains(out, "fail 0") {
+		t.Fatalf("node --test:\n%s", out)
+	}
+	t.Log(strings.TrimSpace(out))
+}

@@ -2,19 +2,26 @@ package e2e_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
 	"creativeapi/internal/auth"
 	"creativeapi/internal/deposit"
 	"creativeapi/internal/httpapi"
+	"creativeapi/internal/seed"
 	"creativeapi/internal/testenv"
 )
 
@@ -101,4 +108,53 @@ func depositEventFor(t *testing.T, env *testenv.Env) string {
 	}
 	token, _ := env.DB.Session(t, user)
 	return auth.SessionConfig{CookieSecure: env.Config.CookieSecure}.CookieName() + "=" + token
+}
+
+// TestTheRecommendedFrontendSetupKeepsTheSession: a page on a frontend
+// dev server at http://localhost:<port> keeps its session through the dev
+// server's /api proxy (the README's Vite setup) and against the API named
+// localhost, and loses it, silently but for the server's warning, against
+// the API named 127.0.0.1 (another site for the SameSite=Lax cookie).
+func TestTheRecommendedFrontendSetupKeepsTheSession(t *testing.T) {
+	t.Parallel()
+	node, root := requireNode(t)
+	browser := chromiumPath(t)
+
+	// The dev server's origin must be known to the API (ALLOWED_ORIGINS):
+	// a proxy passes the page's Origin on, as Vite's does.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	devOrigin := fmt.Sprintf("http://localhost:%d", port)
+	env := seededServer(t, map[string]string{"ALLOWED_ORIGINS": devOrigin})
+	api, err := url.Parse(env.Server.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/api/", httputil.NewSingleHostReverseProxy(api))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, "<!doctype html><title>frontend dev server</title>")
+	})
+	dev := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = dev.Serve(ln) }()
+	t.Cleanup(func() { _ = dev.Close() })
+
+	out := runTool(t, root, []string{
+		"DEV_URL=" + devOrigin + "/",
+		"DIRECT_URL=http://localhost:" + api.Port(),
+		"CROSS_URL=http://127.0.0.1:" + api.Port(),
+		"CHROMIUM=" + browser,
+		"EMAIL=author@acme.test",
+		"PASSWORD=" + seed.DemoPassword,
+		"NODE_OPTIONS=",
+	}, node, filepath.Join("internal", "e2e", "testdata", "session-browser.mjs"))
+	for _, want := range []string{"proxy 200 200", "direct 200 200", "cross 200 401"} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("want %q:\n%s", want, out)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
 	"creativeapi/internal/gate"
@@ -38,10 +39,19 @@ type routeKey struct{ method, path string }
 // whole middleware chain. Requests outside /api/ are labelled from Echo's
 // own route, through labels (filled by labelRoutes once every route is
 // registered).
-func measure(m *metrics.Metrics, labels map[routeKey]string) echo.MiddlewareFunc {
+//
+// A long-lived stream (a route in streams, filled by labelRoutes) is
+// measured apart (metrics.StreamDone): in the request series it would be
+// minutes of latency and a request always in flight.
+func measure(m *metrics.Metrics, labels map[routeKey]string, streams map[routeKey]string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			start := time.Now()
+			if op, ok := streams[routeKey{c.Request().Method, c.Path()}]; ok {
+				err := next(c)
+				m.StreamDone(op, c.Response().Status, time.Since(start))
+				return err
+			}
 			m.RequestStarted()
 			err := next(c)
 			op, _ := c.Get(operationKey).(string)
@@ -64,11 +74,31 @@ func measure(m *metrics.Metrics, labels map[routeKey]string) echo.MiddlewareFunc
 	}
 }
 
+// streamOperations are the operations whose success answer is a stream
+// (text/event-stream), by operationId.
+func streamOperations(spec *openapi3.T) map[string]bool {
+	out := map[string]bool{}
+	for _, item := range spec.Paths.Map() {
+		for _, op := range item.Operations() {
+			if r := op.Responses.Status(http.StatusOK); r != nil && r.Value != nil && r.Value.Content.Get("text/event-stream") != nil {
+				out[op.OperationID] = true
+			}
+		}
+	}
+	return out
+}
+
 // labelRoutes labels the routes registered on e outside /api/: a spec
 // operation (the probes) by its operationId, any other route as docs.
-func labelRoutes(labels map[routeKey]string, e *echo.Echo, g *gate.Gate) {
+//
+// It also puts the routes of the operations that answer a stream
+// (text/event-stream, streamOps) in streams.
+func labelRoutes(labels map[routeKey]string, streams map[routeKey]string, streamOps map[string]bool, e *echo.Echo, g *gate.Gate) {
 	for _, r := range e.Routes() {
 		if strings.HasPrefix(r.Path, "/api/") {
+			if op := g.Operation(r.Method, r.Path); op != nil && streamOps[op.ID] {
+				streams[routeKey{r.Method, r.Path}] = op.ID
+			}
 			continue
 		}
 		labels[routeKey{r.Method, r.Path}] = labelDocs

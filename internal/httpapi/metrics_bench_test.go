@@ -22,7 +22,7 @@ func BenchmarkMeasure(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			e := echo.New()
 			if on {
-				e.Use(measure(metrics.New(), map[routeKey]string{}))
+				e.Use(measure(metrics.New(), map[routeKey]string{}, map[routeKey]string{}))
 			}
 			e.GET("/api/v1/me", func(c echo.Context) error {
 				c.Set(operationKey, "getMe")

@@ -150,6 +150,9 @@ func TestMetrics_EveryOperationIsLabelledWithItsOperationID(t *testing.T) {
 		perOperation[k[0]] += n
 	}
 	for op, n := range perOperation {
+		if op == "streamMyEvents" {
+			n = 0 // a stream is measured apart (TestMetrics_StreamsAreMeasuredApartFromRequests)
+		}
 		if got := x.value("creativeapi_http_request_duration_seconds", map[string]string{"operation": op}); got != n {
 			t.Errorf("request_duration_seconds{operation=%q} counted %v requests, want %v", op, got, n)
 		}
@@ -284,5 +287,45 @@ func TestMetrics_IdempotentOutcomesAndDepositsCreated(t *testing.T) {
 	}
 	if got := x.value("creativeapi_deposits_created_total", nil); got != 3 {
 		t.Errorf("deposits_created_total = %v, want 3 (replays and refusals not counted)", got)
+	}
+}
+
+// TestMetrics_StreamsAreMeasuredApartFromRequests: an open stream is in
+// the open-streams gauge (against STREAM_MAX), not in flight; once closed
+// its time is in the stream duration, never in the request duration, where
+// minutes of an open stream would page as latency.
+func TestMetrics_StreamsAreMeasuredApartFromRequests(t *testing.T) {
+	t.Parallel()
+	m := metrics.New()
+	env := testenv.New(t, testenv.Options{Metrics: m, Env: map[string]string{"STREAM_MAX": "7", "STREAM_MAX_PER_USER": "3"}})
+	c, _ := env.SignedIn(t, "Mona Metrics")
+	op := map[string]string{"operation": "streamMyEvents"}
+
+	s := c.Stream(streamPath)
+	if _, ok := s.Next(); !ok {
+		t.Fatal("the stream ended at once")
+	}
+	x := scrape(t, m)
+	if open, limit, inFlight := x.value("creativeapi_stream_open", nil), x.value("creativeapi_stream_max", nil),
+		x.value("creativeapi_http_requests_in_flight", nil); open != 1 || limit != 7 || inFlight != 0 {
+		t.Errorf("with a stream open: stream_open %v, stream_max %v, requests_in_flight %v; want 1, 7, 0", open, limit, inFlight)
+	}
+	s.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for scrape(t, m).value("creativeapi_stream_duration_seconds", op) != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the closed stream is not in creativeapi_stream_duration_seconds:\n%s", scrape(t, m).text)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	x = scrape(t, m)
+	if got := x.value("creativeapi_http_request_duration_seconds", op); got != 0 {
+		t.Errorf("request_duration_seconds counted %v streams, want none", got)
+	}
+	if got := x.value("creativeapi_http_requests_total", map[string]string{"operation": "streamMyEvents", "code": "200"}); got != 1 {
+		t.Errorf("requests_total{streamMyEvents, 200} = %v, want 1", got)
+	}
+	if got := x.value("creativeapi_stream_open", nil); got != 0 {
+		t.Errorf("stream_open = %v after the close, want 0", got)
 	}
 }

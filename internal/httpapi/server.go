@@ -4,6 +4,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -65,6 +66,7 @@ func New(d Deps) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
+	docsHTML := docsFor(d.DocsHTML, spec, d.Config.PublicBaseURL)
 	srv := &Server{cfg: d.Config, store: d.Store, log: d.Log, auth: d.Auth, idem: d.Idempotency, metrics: d.Metrics, streams: d.Streams}
 	if srv.streams == nil {
 		return nil, errors.New("httpapi: Deps.Streams is required")
@@ -84,25 +86,42 @@ func New(d Deps) (*echo.Echo, error) {
 	pw := &problemWriter{baseURL: d.Config.PublicBaseURL, log: d.Log}
 	e.HTTPErrorHandler = pw.handle
 	e.Pre(allowHead)
-	routes := map[routeKey]string{}
+	routes, streamRoutes := map[routeKey]string{}, map[routeKey]string{}
 	if d.Metrics != nil {
-		e.Use(measure(d.Metrics, routes))
+		e.Use(measure(d.Metrics, routes, streamRoutes))
+		d.Metrics.WatchStreams(d.Streams.Open, d.Streams.Config().MaxTotal)
 	}
-	e.Use(observe(d.Log, d.Config.RequestTimeout, clientip.New(d.Config.TrustedProxies)), cors(d.Config.AllowedOrigins), admit(g, deprecated, d.Auth, origins))
+	warnOrigins := newOriginWarnings(d.Log)
+	warnOrigins.crossSite(d.Config.PublicBaseURL, d.Config.AllowedOrigins)
+	e.Use(observe(d.Log, d.Config.RequestTimeout, clientip.New(d.Config.TrustedProxies)), cors(d.Config.AllowedOrigins, d.Config.PublicBaseURL, warnOrigins), admit(g, deprecated, d.Auth, origins))
 	api.RegisterHandlers(e, api.NewStrictHandler(srv, nil))
 	e.GET("/openapi.yaml", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/yaml", d.SpecYAML)
 	})
 	e.GET("/docs", func(c echo.Context) error {
 		c.Response().Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline' blob:; style-src 'unsafe-inline'; img-src data: blob:; font-src data:; worker-src blob:; connect-src 'self'; frame-ancestors 'none'")
-		return c.HTMLBlob(http.StatusOK, d.DocsHTML)
+		return c.HTMLBlob(http.StatusOK, docsHTML)
 	})
 	e.GET("/docs/changelog", func(c echo.Context) error {
 		// Markdown, shown as text: browsers display text/plain in the tab.
 		return c.Blob(http.StatusOK, "text/plain; charset=utf-8", d.Changelog)
 	})
-	labelRoutes(routes, e, g)
+	if err := registerProblemPages(e); err != nil {
+		return nil, err
+	}
+	labelRoutes(routes, streamRoutes, streamOperations(spec), e, g)
 	return e, nil
+}
+
+// docsFor is the reference page as this server serves it: the spec's
+// server URL (the development server's) becomes PUBLIC_BASE_URL, in the
+// servers box and in the examples' Problem type URLs alike, which this
+// server answers with that base.
+func docsFor(page []byte, spec *openapi3.T, publicBaseURL string) []byte {
+	if len(spec.Servers) == 0 || spec.Servers[0].URL == "" || publicBaseURL == "" {
+		return page
+	}
+	return bytes.ReplaceAll(page, []byte(spec.Servers[0].URL), []byte(publicBaseURL))
 }
 
 // Spec parses openapi.yaml as committed and embedded in the binary. (The

@@ -40,6 +40,11 @@ type Metrics struct {
 	duration *prometheus.HistogramVec
 	inFlight prometheus.Gauge
 
+	// Long-lived streams (text/event-stream) are measured apart: a stream
+	// lasts minutes, and in the request series it would read as minutes
+	// of latency and a request always in flight.
+	streamDuration *prometheus.HistogramVec
+
 	idempotent *prometheus.CounterVec
 
 	depositsCreated  prometheus.Counter
@@ -70,6 +75,11 @@ func New() *Metrics {
 			Namespace: namespace, Subsystem: "http", Name: "requests_in_flight",
 			Help: "HTTP requests being answered.",
 		}),
+		streamDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: namespace, Subsystem: "stream", Name: "duration_seconds",
+			Help:    "How long answered streams (text/event-stream) stayed open, by operation; they are not in the http request duration or in-flight series.",
+			Buckets: streamBuckets,
+		}, []string{"operation"}),
 		idempotent: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace, Name: "idempotent_commands_total",
 			Help: "Commands sent with an Idempotency-Key, by outcome: executed, replayed (a stored answer), key_reused (422, another request's key), key_in_use (409, its first request still running).",
@@ -102,7 +112,7 @@ func New() *Metrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewBuildInfoCollector(),
-		m.requests, m.duration, m.inFlight, m.idempotent,
+		m.requests, m.duration, m.inFlight, m.streamDuration, m.idempotent,
 		m.depositsCreated, m.depositsExpired, m.depositsCredited, m.depositsReverted,
 		m.chain,
 	)
@@ -144,6 +154,42 @@ func (m *Metrics) RequestDone(operation string, status int, took time.Duration) 
 	m.inFlight.Dec()
 	m.requests.WithLabelValues(operation, codeLabel(status)).Inc()
 	m.duration.WithLabelValues(operation).Observe(took.Seconds())
+}
+
+// streamBuckets span a stream's life: a reconnecting client's second to
+// an open tab's hours.
+var streamBuckets = []float64{1, 10, 60, 300, 900, 1800, 3600, 4 * 3600, 12 * 3600}
+
+// StreamDone records a long-lived stream's end: it counts in
+// requests_total like any answer (a refused stream is an error there), and
+// only an opened one (200) in the stream duration; never in the request
+// duration, and it was never in flight.
+func (m *Metrics) StreamDone(operation string, status int, took time.Duration) {
+	if m == nil {
+		return
+	}
+	m.requests.WithLabelValues(operation, codeLabel(status)).Inc()
+	if status == http.StatusOK {
+		m.streamDuration.WithLabelValues(operation).Observe(took.Seconds())
+	}
+}
+
+// WatchStreams exports the open streams of this replica (open, read at
+// each scrape) against its limit (STREAM_MAX).
+func (m *Metrics) WatchStreams(open func() int, limit int) {
+	if m == nil {
+		return
+	}
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Namespace: namespace, Subsystem: "stream", Name: "open",
+			Help: "Streams (text/event-stream) this replica serves now.",
+		}, func() float64 { return float64(open()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Namespace: namespace, Subsystem: "stream", Name: "max",
+			Help: "Streams this replica serves at most (STREAM_MAX); more answer 503.",
+		}, func() float64 { return float64(limit) }),
+	)
 }
 
 // codes are the code label values of every valid HTTP status, made once so

@@ -90,6 +90,11 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		sum := sha256.Sum256([]byte(dir))
 		dir = filepath.Join(os.TempDir(), "creativeapi-pg-"+hex.EncodeToString(sum[:6]))
 	}
+	if pid, ok := runningPostmaster(dir); ok {
+		// Checked before anything is written: the running cluster's files
+		// (pg_hba.conf, ownership) are not ours to touch.
+		return nil, fmt.Errorf("%w: %s is served by postmaster pid %d", ErrInUse, dir, pid)
+	}
 	logw := opts.Log
 	if logw == nil {
 		logw = io.Discard
@@ -130,6 +135,28 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		}
 		return s, err
 	}
+}
+
+// ErrInUse: a postmaster already runs on the data directory (another
+// process started the cluster and still runs it).
+var ErrInUse = errors.New("the cluster is already running")
+
+// runningPostmaster returns the pid in dir's postmaster.pid when that
+// process runs. A crashed cluster leaves the file behind; its pid then
+// names no process (or, rarely, a reused one: postgres itself makes the
+// same check at start).
+func runningPostmaster(dir string) (int, bool) {
+	b, err := os.ReadFile(filepath.Join(dir, "postmaster.pid"))
+	if err != nil {
+		return 0, false
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(first))
+	if err != nil || pid <= 0 {
+		return 0, false
+	}
+	err = syscall.Kill(pid, 0)
+	return pid, err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // errPortTaken: postgres exited because its port was taken.

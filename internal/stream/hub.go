@@ -118,6 +118,13 @@ func NewHub(st *store.Store, cfg Config, log *slog.Logger) *Hub {
 // Config is the hub's configuration with its defaults.
 func (h *Hub) Config() Config { return h.cfg }
 
+// Open is how many streams the hub serves now.
+func (h *Hub) Open() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.subs)
+}
+
 // Sub is one open stream: the events its caller may see arrive on Events
 // from seq From+1 on, until Done closes.
 type Sub struct {

@@ -1,7 +1,7 @@
-// Typed browser client for the creative review and account deposit API.
+// Typed client (browsers and Node) for the creative review and account deposit API.
 // Types come from ./schema.ts (generated from openapi.yaml: `npm run client:generate`).
 //
-//   const api = createApiClient({ baseUrl: "http://127.0.0.1:8080" });
+//   const api = createApiClient({ baseUrl: "http://localhost:8080" });
 //   await api.signIn({ email, password });         // remembers the csrfToken
 //   const page = await api.listCreatives(orgId, { reviewStatus: "in_review" });
 //   try { await api.executeCreativeAction(orgId, id, { action: "approve", expectedVersion: 3 }); }
@@ -44,8 +44,17 @@ export type ListCreativeCommentsQuery = NonNullable<operations["listCreativeComm
 export interface ApiClientOptions {
   /** Origin of the API, e.g. "https://api.example.com" (paths already start with /api/v1). */
   baseUrl: string;
-  /** Custom fetch (tests, instrumentation); defaults to globalThis.fetch. */
+  /**
+   * The fetch to use; defaults to globalThis.fetch. In Node, pass one that
+   * keeps cookies (Node's fetch keeps none: every call after sign-in would
+   * be a 401), such as fetch-cookie's (README, "In Node").
+   */
   fetch?: (request: Request) => Promise<Response>;
+  /**
+   * Headers sent with every request; on a server rendering for a browser
+   * (SSR), `{ cookie }` forwards that browser's session.
+   */
+  headers?: Record<string, string>;
 }
 
 export interface CommandOptions {
@@ -128,8 +137,13 @@ async function withRetries<T>(options: CommandOptions | undefined, run: (key: st
   }
 }
 
-export function createApiClient({ baseUrl, fetch }: ApiClientOptions) {
-  const raw: Client<paths> = createClient<paths>({ baseUrl, fetch, credentials: "include" });
+export function createApiClient({ baseUrl, fetch, headers }: ApiClientOptions) {
+  const raw: Client<paths> = createClient<paths>({
+    baseUrl,
+    credentials: "include",
+    ...(fetch ? { fetch } : {}),
+    ...(headers ? { headers } : {}),
+  });
   let csrfToken: string | undefined;
 
   raw.use({

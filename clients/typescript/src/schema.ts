@@ -1626,7 +1626,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "http://127.0.0.1:8080/problems/malformed_json",
+                 *       "type": "http://localhost:8080/problems/malformed_json",
                  *       "title": "Malformed JSON",
                  *       "status": 400,
                  *       "code": "malformed_json",
@@ -1646,7 +1646,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "http://127.0.0.1:8080/problems/unauthenticated",
+                 *       "type": "http://localhost:8080/problems/unauthenticated",
                  *       "title": "Unauthenticated",
                  *       "status": 401,
                  *       "code": "unauthenticated",
@@ -1683,7 +1683,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "http://127.0.0.1:8080/problems/not_found",
+                 *       "type": "http://localhost:8080/problems/not_found",
                  *       "title": "Not found",
                  *       "status": 404,
                  *       "code": "not_found",
@@ -1702,7 +1702,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "http://127.0.0.1:8080/problems/unsupported_media_type",
+                 *       "type": "http://localhost:8080/problems/unsupported_media_type",
                  *       "title": "Unsupported media type",
                  *       "status": 415,
                  *       "code": "unsupported_media_type",
@@ -1725,7 +1725,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "http://127.0.0.1:8080/problems/request_too_large",
+                 *       "type": "http://localhost:8080/problems/request_too_large",
                  *       "title": "Request too large",
                  *       "status": 413,
                  *       "code": "request_too_large",
@@ -1750,7 +1750,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "http://127.0.0.1:8080/problems/request_too_large",
+                 *       "type": "http://localhost:8080/problems/request_too_large",
                  *       "title": "Request too large",
                  *       "status": 431,
                  *       "code": "request_too_large",
@@ -1799,7 +1799,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "http://127.0.0.1:8080/problems/internal_error",
+                 *       "type": "http://localhost:8080/problems/internal_error",
                  *       "title": "Internal error",
                  *       "status": 500,
                  *       "code": "internal_error",
@@ -1975,7 +1975,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "http://127.0.0.1:8080/problems/invalid_credentials",
+                     *       "type": "http://localhost:8080/problems/invalid_credentials",
                      *       "title": "Invalid credentials",
                      *       "status": 401,
                      *       "code": "invalid_credentials",
@@ -2013,7 +2013,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "http://127.0.0.1:8080/problems/too_many_attempts",
+                     *       "type": "http://localhost:8080/problems/too_many_attempts",
                      *       "title": "Too many attempts",
                      *       "status": 429,
                      *       "code": "too_many_attempts",
@@ -2132,7 +2132,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "http://127.0.0.1:8080/problems/too_many_streams",
+                     *       "type": "http://localhost:8080/problems/too_many_streams",
                      *       "title": "Too many streams",
                      *       "status": 429,
                      *       "code": "too_many_streams",

@@ -3,7 +3,7 @@
 // the installed package; it is compiled, never run.
 import { ApiProblem, createApiClient } from "@creativeapi/client";
 
-const api = createApiClient({ baseUrl: "http://127.0.0.1:8080" }); // or "" behind your dev server's /api proxy
+const api = createApiClient({ baseUrl: "http://localhost:8080" }); // or "" behind your dev server's /api proxy
 const { memberships } = await api.signIn({ email: "author@acme.test", password: "demo-password-1" });
 const org = memberships[0]!.organization.id;
 const { items } = await api.listCreatives(org, { reviewStatus: "draft" });

@@ -7,7 +7,7 @@ declare function goToSignIn(): void;
 import { openEventStream } from "@creativeapi/client";
 
 const stream = openEventStream({
-  baseUrl: "http://127.0.0.1:8080",
+  baseUrl: "http://localhost:8080",
   lastEventId: sessionStorage.getItem("lastEventId") ?? undefined, // resume where the last page stopped
   onEvent: (event) => {
     sessionStorage.setItem("lastEventId", event.id);
