@@ -9,7 +9,7 @@ FUZZTIME  ?= 30s
 PROVEN    := $(CURDIR)/test-artifacts/proven
 
 .DEFAULT_GOAL := help
-.PHONY: help deps deps-run prometheus run test test-go lint generate check-generated bench bench-compare fuzz mock build soak race vulncheck \
+.PHONY: help deps deps-run prometheus run s3-server test test-go lint generate check-generated bench bench-compare fuzz mock build soak race vulncheck \
 	api-diff api-changelog api-release client-pack
 
 help: ## Show this help.
@@ -29,8 +29,11 @@ build: ## Build bin/creativeapi.
 client-pack: ## Build the TypeScript client as the npm package @creativeapi/client: dist/creativeapi-client-<version>.tgz.
 	@sh scripts/pack-client.sh dist
 
-run: deps-run build ## Migrate, seed the demo data and serve on http://127.0.0.1:8080, metrics on :8081 (private PostgreSQL under .data/).
-	$(DEV_ENV) ./bin/creativeapi serve --migrate --seed --devchain
+run: deps-run build s3-server ## Migrate, seed the demo data and serve on http://127.0.0.1:8080, metrics on :8081 (private PostgreSQL and S3 store under .data/).
+	$(DEV_ENV) S3_SERVER_BIN=bin/versitygw ./bin/creativeapi serve --migrate --seed --devchain
+
+s3-server: ## Build bin/versitygw, the S3-compatible store of make run (pinned in tools/s3/go.mod; about a minute the first time).
+	$(GO) build -modfile=tools/s3/go.mod -o bin/versitygw github.com/versity/versitygw/cmd/versitygw
 
 generate: ## Regenerate gen/, the TypeScript schema, the docs page and CHANGELOG-API.md from openapi.yaml, schema.sql and queries/.
 	$(TOOL) oapi-codegen -config oapi-codegen.yaml openapi.yaml
@@ -54,6 +57,7 @@ lint: ## go vet, staticcheck, gofmt, go mod tidy -diff, the spec lint, the TypeS
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out" >&2; exit 1; fi
 	$(GO) mod tidy -diff
 	cd tools && $(GO) mod tidy -diff
+	cd tools/s3 && $(GO) mod tidy -diff
 	@sh scripts/npm-ci.sh
 	npm run --silent lint:spec
 	npm run --silent client:typecheck

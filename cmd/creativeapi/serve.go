@@ -70,6 +70,11 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer closeDB()
+	objects, closeObjects, err := openObjectStore(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer closeObjects()
 	st := store.New(pool)
 	if *migrate {
 		if _, err := store.Migrate(ctx, pool, log); err != nil {
@@ -128,7 +133,7 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 	handler, err := httpapi.New(httpapi.Deps{
 		Config: cfg, Store: st, Log: log, Auth: authSvc, Idempotency: idem,
 		SpecYAML: creativeapi.OpenAPIYAML, DocsHTML: docs.HTML,
-		Changelog: creativeapi.APIChangelog, Metrics: m, Streams: hub,
+		Changelog: creativeapi.APIChangelog, Metrics: m, Streams: hub, Objects: objects,
 	})
 	if err != nil {
 		return err

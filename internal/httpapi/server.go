@@ -21,6 +21,7 @@ import (
 	"creativeapi/internal/gate"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/metrics"
+	"creativeapi/internal/objectstore"
 	"creativeapi/internal/store"
 	"creativeapi/internal/stream"
 )
@@ -41,6 +42,9 @@ type Deps struct {
 	Metrics *metrics.Metrics
 	// Streams serves the live streams; it delivers once its Run runs.
 	Streams *stream.Hub
+	// Objects is the store of uploaded files; nil answers upload requests
+	// with 503.
+	Objects *objectstore.Store
 }
 
 // Server implements the generated strict server interface; each resource's
@@ -54,6 +58,7 @@ type Server struct {
 	// metrics counts the events handlers decide (nil: off).
 	metrics *metrics.Metrics
 	streams *stream.Hub
+	objects *objectstore.Store
 }
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -65,7 +70,7 @@ func New(d Deps) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv := &Server{cfg: d.Config, store: d.Store, log: d.Log, auth: d.Auth, idem: d.Idempotency, metrics: d.Metrics, streams: d.Streams}
+	srv := &Server{cfg: d.Config, store: d.Store, log: d.Log, auth: d.Auth, idem: d.Idempotency, metrics: d.Metrics, streams: d.Streams, objects: d.Objects}
 	if srv.streams == nil {
 		return nil, errors.New("httpapi: Deps.Streams is required")
 	}
