@@ -348,6 +348,27 @@ func (e Role) Valid() bool {
 	}
 }
 
+// Defines values for UploadStatus.
+const (
+	UploadFailed  UploadStatus = "failed"
+	UploadPending UploadStatus = "pending"
+	UploadReady   UploadStatus = "ready"
+)
+
+// Valid indicates whether the value is a known member of the UploadStatus enum.
+func (e UploadStatus) Valid() bool {
+	switch e {
+	case UploadFailed:
+		return true
+	case UploadPending:
+		return true
+	case UploadReady:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookDeliveryStatus.
 const (
 	Cancelled WebhookDeliveryStatus = "cancelled"
@@ -508,6 +529,9 @@ type Asset struct {
 // (`application/zip`). New types may be added.
 type AssetMimeType string
 
+// CompleteUploadRequest Empty.
+type CompleteUploadRequest = map[string]interface{}
+
 // CountryCode ISO 3166-1 alpha-2 country code.
 //
 // Example: DE
@@ -550,6 +574,24 @@ type CreateCreativeRequest struct {
 	// Example: Summer sale story
 	Title CreativeTitle `json:"title"`
 	Type  CreativeType  `json:"type"`
+}
+
+// CreateUploadRequest defines model for CreateUploadRequest.
+type CreateUploadRequest struct {
+	// FileName The file's name, without a path.
+	//
+	// Example: summer-sale-9x16.png
+	FileName string `json:"fileName"`
+
+	// MimeType Images (`image/*`), videos (`video/*`) and HTML5 bundles
+	// (`application/zip`). New types may be added.
+	MimeType AssetMimeType `json:"mimeType"`
+
+	// Sha256 The SHA-256 digest of the file, in lowercase hex; the server checks the stored file against it.
+	Sha256 string `json:"sha256"`
+
+	// SizeBytes The file's size in bytes, at most the server's upload limit (2 GiB by default).
+	SizeBytes int64 `json:"sizeBytes"`
 }
 
 // CreateWebhookEndpointRequest defines model for CreateWebhookEndpointRequest.
@@ -909,6 +951,9 @@ type NewWebhookEndpoint struct {
 	Url       string    `json:"url"`
 }
 
+// NullableAsset The uploaded file as an Asset once the upload is `ready`; null before. Under OpenAPI 3.0 a `nullable` property lets null through its `allOf` only when the referenced schema allows null too, so this copy of Asset (kept equal to it by internal/contract) is nullable.
+type NullableAsset = Asset
+
 // NullableNamedRef A NamedRef or null (see NullableUserRef).
 type NullableNamedRef = NamedRef
 
@@ -924,7 +969,8 @@ type Problem struct {
 	// `idempotency_key_in_use`, `request_too_large`, `unsupported_media_type`,
 	// `invalid_request`, `idempotency_key_reused`, `too_many_attempts`,
 	// `internal_error`, `service_unavailable`, `deposits_unavailable`,
-	// `deposit_capacity_exhausted`, `too_many_streams`. New codes may be added: treat an
+	// `deposit_capacity_exhausted`, `too_many_streams`, `storage_quota_exceeded`,
+	// `upload_incomplete`, `upload_mismatch`, `uploads_unavailable`. New codes may be added: treat an
 	// unknown code by its `status`.
 	//
 	//
@@ -1035,6 +1081,53 @@ type UpdateWebhookEndpointRequest struct {
 	// Example: https://hooks.acme.test/creativeapi
 	Url *WebhookURL `json:"url,omitempty"`
 }
+
+// Upload defines model for Upload.
+type Upload struct {
+	// Asset The uploaded file as an Asset once the upload is `ready`; null before. Under OpenAPI 3.0 a `nullable` property lets null through its `allOf` only when the referenced schema allows null too, so this copy of Asset (kept equal to it by internal/contract) is nullable.
+	Asset     nullable.Nullable[NullableAsset] `json:"asset"`
+	CreatedAt time.Time                        `json:"createdAt"`
+
+	// ExpiresAt A `pending` upload is aborted after this.
+	ExpiresAt time.Time          `json:"expiresAt"`
+	FileName  string             `json:"fileName"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// MimeType Images (`image/*`), videos (`video/*`) and HTML5 bundles
+	// (`application/zip`). New types may be added.
+	MimeType AssetMimeType `json:"mimeType"`
+
+	// PartSize Bytes of every part but the last.
+	PartSize  int64        `json:"partSize"`
+	Parts     []UploadPart `json:"parts"`
+	Sha256    string       `json:"sha256"`
+	SizeBytes int64        `json:"sizeBytes"`
+
+	// Status `pending`: parts may be sent until `expiresAt`; `ready`: complete
+	// and checked, `asset` is set; `failed`: the stored file was not the
+	// one announced, or the upload expired; its parts and file are
+	// deleted.
+	Status UploadStatus `json:"status"`
+}
+
+// UploadPart defines model for UploadPart.
+type UploadPart struct {
+	// ExpiresAt When `url` stops working; null with it.
+	ExpiresAt nullable.Nullable[time.Time] `json:"expiresAt"`
+	Number    int32                        `json:"number"`
+
+	// Received Whether the object store holds this part (read from the store by `getUpload`).
+	Received bool `json:"received"`
+
+	// Url Where to `PUT` the part's bytes; null once it is received or the upload is no longer `pending`.
+	Url nullable.Nullable[string] `json:"url"`
+}
+
+// UploadStatus `pending`: parts may be sent until `expiresAt`; `ready`: complete
+// and checked, `asset` is set; `failed`: the stored file was not the
+// one announced, or the upload expired; its parts and file are
+// deleted.
+type UploadStatus string
 
 // User defines model for User.
 type User struct {
@@ -1149,6 +1242,9 @@ type WebhookEventTypes = []WebhookEventType
 // Example: https://hooks.acme.test/creativeapi
 type WebhookURL = string
 
+// AssetId defines model for AssetId.
+type AssetId = openapi_types.UUID
+
 // CreativeId defines model for CreativeId.
 type CreativeId = openapi_types.UUID
 
@@ -1163,6 +1259,9 @@ type Limit = int
 
 // OrganizationId defines model for OrganizationId.
 type OrganizationId = openapi_types.UUID
+
+// UploadId defines model for UploadId.
+type UploadId = openapi_types.UUID
 
 // WebhookId defines model for WebhookId.
 type WebhookId = openapi_types.UUID
@@ -1211,6 +1310,9 @@ type Unauthenticated = Problem
 
 // UnsupportedMediaType An error (RFC 9457 Problem Details, served as `application/json`).
 type UnsupportedMediaType = Problem
+
+// UploadForbidden An error (RFC 9457 Problem Details, served as `application/json`).
+type UploadForbidden = Problem
 
 // ListAccountDepositsParams defines parameters for ListAccountDeposits.
 type ListAccountDepositsParams struct {
@@ -1313,6 +1415,24 @@ type ListOrganizationMembersParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// CreateUploadParams defines parameters for CreateUpload.
+type CreateUploadParams struct {
+	// IdempotencyKey A key you generate per command (a UUID is fine), 1 to 255 visible
+	// ASCII characters, sent once. The structured-field string form
+	// (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+	// key with the same body to retry safely.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CompleteUploadParams defines parameters for CompleteUpload.
+type CompleteUploadParams struct {
+	// IdempotencyKey A key you generate per command (a UUID is fine), 1 to 255 visible
+	// ASCII characters, sent once. The structured-field string form
+	// (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+	// key with the same body to retry safely.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListWebhookEndpointsParams defines parameters for ListWebhookEndpoints.
 type ListWebhookEndpointsParams struct {
 	// Limit The page size (send it once).
@@ -1358,6 +1478,12 @@ type ExecuteCreativeActionJSONRequestBody = CreativeActionRequest
 // AddCreativeVersionJSONRequestBody defines body for AddCreativeVersion for application/json ContentType.
 type AddCreativeVersionJSONRequestBody = AddCreativeVersionRequest
 
+// CreateUploadJSONRequestBody defines body for CreateUpload for application/json ContentType.
+type CreateUploadJSONRequestBody = CreateUploadRequest
+
+// CompleteUploadJSONRequestBody defines body for CompleteUpload for application/json ContentType.
+type CompleteUploadJSONRequestBody = CompleteUploadRequest
+
 // CreateWebhookEndpointJSONRequestBody defines body for CreateWebhookEndpoint for application/json ContentType.
 type CreateWebhookEndpointJSONRequestBody = CreateWebhookEndpointRequest
 
@@ -1390,6 +1516,9 @@ type ServerInterface interface {
 	// StreamMyEvents Stream the signed-in user's events (Server-Sent Events)
 	// (GET /api/v1/me/events)
 	StreamMyEvents(ctx echo.Context, params StreamMyEventsParams) error
+	// GetAssetContent Download an uploaded file
+	// (GET /api/v1/organizations/{organizationId}/assets/{assetId}/content)
+	GetAssetContent(ctx echo.Context, organizationId OrganizationId, assetId AssetId) error
 	// ListCreatives List the creatives of an organization
 	// (GET /api/v1/organizations/{organizationId}/creatives)
 	ListCreatives(ctx echo.Context, organizationId OrganizationId, params ListCreativesParams) error
@@ -1414,6 +1543,15 @@ type ServerInterface interface {
 	// ListOrganizationMembers List the members of an organization
 	// (GET /api/v1/organizations/{organizationId}/members)
 	ListOrganizationMembers(ctx echo.Context, organizationId OrganizationId, params ListOrganizationMembersParams) error
+	// CreateUpload Start uploading a file
+	// (POST /api/v1/organizations/{organizationId}/uploads)
+	CreateUpload(ctx echo.Context, organizationId OrganizationId, params CreateUploadParams) error
+	// GetUpload Read an upload, to resume it
+	// (GET /api/v1/organizations/{organizationId}/uploads/{uploadId})
+	GetUpload(ctx echo.Context, organizationId OrganizationId, uploadId UploadId) error
+	// CompleteUpload Finish an upload
+	// (POST /api/v1/organizations/{organizationId}/uploads/{uploadId}/complete)
+	CompleteUpload(ctx echo.Context, organizationId OrganizationId, uploadId UploadId, params CompleteUploadParams) error
 	// ListWebhookEndpoints List the organization's webhook endpoints
 	// (GET /api/v1/organizations/{organizationId}/webhooks)
 	ListWebhookEndpoints(ctx echo.Context, organizationId OrganizationId, params ListWebhookEndpointsParams) error
@@ -1583,6 +1721,30 @@ func (w *ServerInterfaceWrapper) StreamMyEvents(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.StreamMyEvents(ctx, params)
+	return err
+}
+
+// GetAssetContent converts echo context to params.
+func (w *ServerInterfaceWrapper) GetAssetContent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "assetId" -------------
+	var assetId AssetId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "assetId", ctx.Param("assetId"), &assetId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter assetId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetAssetContent(ctx, organizationId, assetId)
 	return err
 }
 
@@ -1904,6 +2066,110 @@ func (w *ServerInterfaceWrapper) ListOrganizationMembers(ctx echo.Context) error
 	return err
 }
 
+// CreateUpload converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateUpload(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateUploadParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateUpload(ctx, organizationId, params)
+	return err
+}
+
+// GetUpload converts echo context to params.
+func (w *ServerInterfaceWrapper) GetUpload(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "uploadId" -------------
+	var uploadId UploadId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "uploadId", ctx.Param("uploadId"), &uploadId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter uploadId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetUpload(ctx, organizationId, uploadId)
+	return err
+}
+
+// CompleteUpload converts echo context to params.
+func (w *ServerInterfaceWrapper) CompleteUpload(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "uploadId" -------------
+	var uploadId UploadId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "uploadId", ctx.Param("uploadId"), &uploadId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter uploadId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CompleteUploadParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CompleteUpload(ctx, organizationId, uploadId, params)
+	return err
+}
+
 // ListWebhookEndpoints converts echo context to params.
 func (w *ServerInterfaceWrapper) ListWebhookEndpoints(ctx echo.Context) error {
 	var err error
@@ -2169,6 +2435,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks/:webhookId", wrapper.GetWebhookEndpoint, options.OperationMiddlewares["getWebhookEndpoint"]...)
 	router.PATCH(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks/:webhookId", wrapper.UpdateWebhookEndpoint, options.OperationMiddlewares["updateWebhookEndpoint"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks/:webhookId/deliveries", wrapper.ListWebhookDeliveries, options.OperationMiddlewares["listWebhookDeliveries"]...)
+	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/uploads", wrapper.CreateUpload, options.OperationMiddlewares["createUpload"]...)
+	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/uploads/:uploadId", wrapper.GetUpload, options.OperationMiddlewares["getUpload"]...)
+	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/uploads/:uploadId/complete", wrapper.CompleteUpload, options.OperationMiddlewares["completeUpload"]...)
+	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/assets/:assetId/content", wrapper.GetAssetContent, options.OperationMiddlewares["getAssetContent"]...)
 	router.GET(options.BaseURL+"/api/v1/me/balance", wrapper.GetAccountBalance, options.OperationMiddlewares["getAccountBalance"]...)
 	router.GET(options.BaseURL+"/api/v1/me/balance/deposits", wrapper.ListAccountDeposits, options.OperationMiddlewares["listAccountDeposits"]...)
 	router.POST(options.BaseURL+"/api/v1/me/balance/deposits", wrapper.CreateAccountDeposit, options.OperationMiddlewares["createAccountDeposit"]...)
@@ -2240,6 +2510,8 @@ type UnauthenticatedJSONResponse struct {
 }
 
 type UnsupportedMediaTypeJSONResponse Problem
+
+type UploadForbiddenJSONResponse Problem
 
 type SignInRequestObject struct {
 	Body *SignInJSONRequestBody
@@ -3243,6 +3515,123 @@ func (response StreamMyEvents500JSONResponse) VisitStreamMyEventsResponse(w http
 type StreamMyEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response StreamMyEvents503JSONResponse) VisitStreamMyEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAssetContentRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	AssetId        AssetId        `json:"assetId"`
+}
+
+type GetAssetContentResponseObject interface {
+	VisitGetAssetContentResponse(w http.ResponseWriter) error
+}
+
+type GetAssetContent302ResponseHeaders struct {
+	CacheControl *string
+	Location     *string
+}
+
+type GetAssetContent302Response struct {
+	Headers GetAssetContent302ResponseHeaders
+}
+
+func (response GetAssetContent302Response) VisitGetAssetContentResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(302)
+	return nil
+}
+
+type GetAssetContent401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response GetAssetContent401JSONResponse) VisitGetAssetContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAssetContent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetAssetContent404JSONResponse) VisitGetAssetContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAssetContent422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response GetAssetContent422JSONResponse) VisitGetAssetContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAssetContent431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetAssetContent431JSONResponse) VisitGetAssetContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAssetContent500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetAssetContent500JSONResponse) VisitGetAssetContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAssetContent503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetAssetContent503JSONResponse) VisitGetAssetContentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -4544,6 +4933,571 @@ func (response ListOrganizationMembers503JSONResponse) VisitListOrganizationMemb
 	return err
 }
 
+type CreateUploadRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	Params         CreateUploadParams
+	Body           *CreateUploadJSONRequestBody
+}
+
+type CreateUploadResponseObject interface {
+	VisitCreateUploadResponse(w http.ResponseWriter) error
+}
+
+type CreateUpload201ResponseHeaders struct {
+	IdempotentReplayed *string
+	Location           *string
+}
+
+type CreateUpload201JSONResponse struct {
+	Body    Upload
+	Headers CreateUpload201ResponseHeaders
+}
+
+func (response CreateUpload201JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUpload400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response CreateUpload400JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUpload401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response CreateUpload401JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUpload403JSONResponse struct{ CommandForbiddenJSONResponse }
+
+func (response CreateUpload403JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUpload404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateUpload404JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUpload409ResponseHeaders struct {
+	IdempotentReplayed *string
+	RetryAfter         *int
+}
+
+type CreateUpload409JSONResponse struct {
+	Body    Problem
+	Headers CreateUpload409ResponseHeaders
+}
+
+func (response CreateUpload409JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUpload413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response CreateUpload413JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUpload415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateUpload415JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUpload422JSONResponse struct{ InvalidCommandJSONResponse }
+
+func (response CreateUpload422JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUpload431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response CreateUpload431JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUpload500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateUpload500JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUpload503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateUpload503JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUploadRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	UploadId       UploadId       `json:"uploadId"`
+}
+
+type GetUploadResponseObject interface {
+	VisitGetUploadResponse(w http.ResponseWriter) error
+}
+
+type GetUpload200JSONResponse Upload
+
+func (response GetUpload200JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUpload401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response GetUpload401JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUpload403JSONResponse struct{ UploadForbiddenJSONResponse }
+
+func (response GetUpload403JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUpload404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetUpload404JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUpload422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response GetUpload422JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUpload431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetUpload431JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUpload500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetUpload500JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUpload503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetUpload503JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteUploadRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	UploadId       UploadId       `json:"uploadId"`
+	Params         CompleteUploadParams
+	Body           *CompleteUploadJSONRequestBody
+}
+
+type CompleteUploadResponseObject interface {
+	VisitCompleteUploadResponse(w http.ResponseWriter) error
+}
+
+type CompleteUpload200ResponseHeaders struct {
+	IdempotentReplayed *string
+}
+
+type CompleteUpload200JSONResponse struct {
+	Body    Upload
+	Headers CompleteUpload200ResponseHeaders
+}
+
+func (response CompleteUpload200JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteUpload400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response CompleteUpload400JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteUpload401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response CompleteUpload401JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteUpload403JSONResponse struct{ CommandForbiddenJSONResponse }
+
+func (response CompleteUpload403JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteUpload404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CompleteUpload404JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteUpload409ResponseHeaders struct {
+	IdempotentReplayed *string
+	RetryAfter         *int
+}
+
+type CompleteUpload409JSONResponse struct {
+	Body    Problem
+	Headers CompleteUpload409ResponseHeaders
+}
+
+func (response CompleteUpload409JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteUpload413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response CompleteUpload413JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteUpload415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CompleteUpload415JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteUpload422ResponseHeaders struct {
+	IdempotentReplayed *string
+}
+
+type CompleteUpload422JSONResponse struct {
+	Body    Problem
+	Headers CompleteUpload422ResponseHeaders
+}
+
+func (response CompleteUpload422JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteUpload431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response CompleteUpload431JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteUpload500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CompleteUpload500JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteUpload503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CompleteUpload503JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListWebhookEndpointsRequestObject struct {
 	OrganizationId OrganizationId `json:"organizationId"`
 	Params         ListWebhookEndpointsParams
@@ -5542,6 +6496,9 @@ type StrictServerInterface interface {
 	// StreamMyEvents Stream the signed-in user's events (Server-Sent Events)
 	// (GET /api/v1/me/events)
 	StreamMyEvents(ctx context.Context, request StreamMyEventsRequestObject) (StreamMyEventsResponseObject, error)
+	// GetAssetContent Download an uploaded file
+	// (GET /api/v1/organizations/{organizationId}/assets/{assetId}/content)
+	GetAssetContent(ctx context.Context, request GetAssetContentRequestObject) (GetAssetContentResponseObject, error)
 	// ListCreatives List the creatives of an organization
 	// (GET /api/v1/organizations/{organizationId}/creatives)
 	ListCreatives(ctx context.Context, request ListCreativesRequestObject) (ListCreativesResponseObject, error)
@@ -5566,6 +6523,15 @@ type StrictServerInterface interface {
 	// ListOrganizationMembers List the members of an organization
 	// (GET /api/v1/organizations/{organizationId}/members)
 	ListOrganizationMembers(ctx context.Context, request ListOrganizationMembersRequestObject) (ListOrganizationMembersResponseObject, error)
+	// CreateUpload Start uploading a file
+	// (POST /api/v1/organizations/{organizationId}/uploads)
+	CreateUpload(ctx context.Context, request CreateUploadRequestObject) (CreateUploadResponseObject, error)
+	// GetUpload Read an upload, to resume it
+	// (GET /api/v1/organizations/{organizationId}/uploads/{uploadId})
+	GetUpload(ctx context.Context, request GetUploadRequestObject) (GetUploadResponseObject, error)
+	// CompleteUpload Finish an upload
+	// (POST /api/v1/organizations/{organizationId}/uploads/{uploadId}/complete)
+	CompleteUpload(ctx context.Context, request CompleteUploadRequestObject) (CompleteUploadResponseObject, error)
 	// ListWebhookEndpoints List the organization's webhook endpoints
 	// (GET /api/v1/organizations/{organizationId}/webhooks)
 	ListWebhookEndpoints(ctx context.Context, request ListWebhookEndpointsRequestObject) (ListWebhookEndpointsResponseObject, error)
@@ -5836,6 +6802,32 @@ func (sh *strictHandler) StreamMyEvents(ctx echo.Context, params StreamMyEventsP
 		return err
 	} else if validResponse, ok := response.(StreamMyEventsResponseObject); ok {
 		return validResponse.VisitStreamMyEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetAssetContent operation middleware
+func (sh *strictHandler) GetAssetContent(ctx echo.Context, organizationId OrganizationId, assetId AssetId) error {
+	var request GetAssetContentRequestObject
+
+	request.OrganizationId = organizationId
+	request.AssetId = assetId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetAssetContent(ctx.Request().Context(), request.(GetAssetContentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetAssetContent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetAssetContentResponseObject); ok {
+		return validResponse.VisitGetAssetContentResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -6145,6 +7137,131 @@ func (sh *strictHandler) ListOrganizationMembers(ctx echo.Context, organizationI
 	return nil
 }
 
+// CreateUpload operation middleware
+func (sh *strictHandler) CreateUpload(ctx echo.Context, organizationId OrganizationId, params CreateUploadParams) error {
+	var request CreateUploadRequestObject
+
+	request.OrganizationId = organizationId
+	request.Params = params
+
+	var body CreateUploadJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateUpload(ctx.Request().Context(), request.(CreateUploadRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateUpload")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateUploadResponseObject); ok {
+		return validResponse.VisitCreateUploadResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetUpload operation middleware
+func (sh *strictHandler) GetUpload(ctx echo.Context, organizationId OrganizationId, uploadId UploadId) error {
+	var request GetUploadRequestObject
+
+	request.OrganizationId = organizationId
+	request.UploadId = uploadId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetUpload(ctx.Request().Context(), request.(GetUploadRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetUpload")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetUploadResponseObject); ok {
+		return validResponse.VisitGetUploadResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CompleteUpload operation middleware
+func (sh *strictHandler) CompleteUpload(ctx echo.Context, organizationId OrganizationId, uploadId UploadId, params CompleteUploadParams) error {
+	var request CompleteUploadRequestObject
+
+	request.OrganizationId = organizationId
+	request.UploadId = uploadId
+	request.Params = params
+
+	var body CompleteUploadJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CompleteUpload(ctx.Request().Context(), request.(CompleteUploadRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CompleteUpload")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CompleteUploadResponseObject); ok {
+		return validResponse.VisitCompleteUploadResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListWebhookEndpoints operation middleware
 func (sh *strictHandler) ListWebhookEndpoints(ctx echo.Context, organizationId OrganizationId, params ListWebhookEndpointsParams) error {
 	var request ListWebhookEndpointsRequestObject
@@ -6399,430 +7516,467 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3ZciM5kj8KvwqMM2ZFVgcp7pIoa+tWKZVVms5tJGXXdFfkXwFGgGS0ggArEBTFzkqzufrsu/4/xFyf",
-	"hzhPMk9yDO4AArFQonKpZab6oivF2ACHw+Hrz983QrFcCc54JhuT9w12T5erhMG/T8NQrHn2jK2EjDP1",
-	"i1wvlzTdNiaNUxLhz4RuaJzFfE7iTJIspVzOWNrwGnc0WTP1EI2ilEnZmDSuX9D+bPzXNz8+m1+ejw/v",
-	"eoeDsTyc/tvRJd2ONn/7x9vDhtcIBZ/F6ZJmseCyMemWfrlkP67jlEWNSe/Ya4QpoxmLTrPGpNHv9sft",
-	"Xq/d7173upPeaNLt/r0Bt0SxumepJgMDgn+9jLlIG5NGV92zTlPGQzWxt1fPrhteQ4Y0YY3J+IPXYPer",
-	"OGWy5htD8404Ui+aHc1oNJq2o+Nw2h6Oj2dt2huP2ofdo/HhYf/oeNRlDa/BWbYR6a0ix+VZv5v/8oJO",
-	"WQI/v35FmnCx1fAaKftxzeQDE+h1u93usN87fGwiMqPZWq2DWbIbZ7ngnzRUNL6IGhO+TpIPH7wSD7yI",
-	"ZYkPrheMJFRmZEXnjIiZZQs9bOlyQpyxpWxMfvidJ367PPFOje0+O1unUn3J8km0jPlrnmyr7BHSJGEp",
-	"iSXhIiOUE6ruVbySLRgR6Zzy+J+wkC6vhCJialjw9ZuZSKdxFDF1S8QyGiuiqM/hyyRZ0i1ZUq6YsPzW",
-	"ryTZsOlCiFt5QrZinZJUJEyNJ2V3MduwtNPICTHsDrxGFmeKQI1T+Dpxv56lNGSKGo3hdHbcnw1Gh4fT",
-	"wTCiYzoI2XH/OOqyLhseDsbq5u1KvWaRZavJwUGvf9jpdrqd3uSoe9Q9WKVimrClPKjMURH0THFxfMee",
-	"6dkWhW+or5KY61kUJO5qlYo7Fv2VpVKRFVbJa1C5YmF2qYjSmDSOJz01RLrOFmoh3yPDjmlvdsiGYbtL",
-	"B9P2cNZn7aPoOGyPpoe0z3qzbjiIFHvSJdAnYffkFN/wwWvQOxondJowpJva6oZVb8IF5XOmxIEenfpX",
-	"Gi7iO9Z45zXCJGbIyDCMXnjM+rMBbQ+no6g9ZONZ+4geTtvHYTfqwZXh1BlGuGTkaiGYVKNAfs/s5N83",
-	"qJQsQ8ETrVNgipfSUGUWJ+wVvkdRmKVtSRPWPr7vjTsrPm94jQWL54tMCZd+V+/rfjRgw9mItsfTw7A9",
-	"jI5Y+3jWpe3etB8OoiEbzca04TWW8ZJdIw/ESzpnB/hCuaD90VitwexoHHWPekdHw/AwGo+OaX/GKO2G",
-	"oxGNur0RHUxnw1lv2p92p0f9fhj1RtE47I2m3Vm3S7tH6l3xP9k320yd2MOjfm8w8BrrNNFMJycHB2HE",
-	"OzRcsk7GZHaApDjYMdNNHGWLxqTXPeqqjf45eaNOKveOr7vHk27XlZiH06NQ7aF2b9ZXyz8I20fRkLUV",
-	"Rc019ZH1csrSxqT3wWtEccoKQsprzJli8Wfn5q2DWX96FPZoe6zeNZwd0faxWrke60eDcDgd0fFxw2sk",
-	"lM/XdK6GH7E2PG4+1Di7bHe73V5/0PAaK5YuYymRx+E0s9w2o4lkaq/JeM4vtYBpTLJ0zbyGOnXw3x+U",
-	"EFcXr4wAjvmN3cmpfQ6nk1F5a/+tZdMVLCFRS0hkJtJtLm+ULIvDhtdYr6LHjsI7M/CBK3XO7xivOe1P",
-	"ySKGb3mEsw2TGZnFqcx2nPFh5jDPMTuKDsPxtD2iw1l7yAZR+yjsT9s92p2ZaznzXMYZJZZ6in20+NBE",
-	"CMVyCfICFRAxF0qeh+uMiNlMCUV1CCgJR2YpXbJOY7da0Jt0+5oWs1Qsa9cDz/LpeDYI+6x9HPVoe8hG",
-	"0/ZReBi1x2w0G9LBtB/2FPtnwr5CD/rGHtf5ElXFol2I0QevTLxP23k7SKf/3KktDbt1ZIlSOssMSUbh",
-	"MBqw/kyt4rQ9DI+j9hE7nLXHdDQdhoNIja1IEpeqhlvX02WcuRQYVinQnw7CYTRi7fHsUImFo7BtpcRg",
-	"OgxH0Zg5FIgoAY2kMP8f3jdmMUsiID+y1kWk52d3l9iXV5WA3JuWg96jtDxk42gUDqftAe2rj/YiddpN",
-	"1bk3G7NRNAwH0yItzeOajnqzF/f0r4OV+o+zUo/iErdH6rAfqsNeCft2l+VL/OD09aRvaBQVidD/lRDB",
-	"ilyXCPgQDGo4G7B+1Avb3ekxVWeUkjSHYXs8VWyI1x6kgP60O/feLn3dCPo9LDqja+4y5X5XNn9XNn9X",
-	"Nn9XNp+mbO6SSzKdPadxwqKiVHqpKMDnRKRkkwo+J2dXl89JJm4Z99SPlJM1z9K10rKISON5XOdNCGU6",
-	"u5nh6x1HwhXjEWiMkgGdv5JE3Xmt3m6Uyf9oqy+28bcFo9EDboNLFENkJtI5S7ckXLDwltjvfgEXgjsx",
-	"RcaLiC1XImM83P6FbS/4W8mqUh50d+OoI5s4W5BsEUtyy7ZKm5ZZnCQkXXMew34tEzPOv3Fzy7Y3Mb9Z",
-	"S+bS9bTm5c7I2n+p+VCHXLIs3ZonGJF0yWBIciHSLNkWqX6cU915M06BExzPF6D3jrkD6fkdTeJI80CR",
-	"6lfsjqU0IaCGSs0RBO7f5QCL8XXGhnDJ29/5ng65YgyvnqepSKUimvMnnE76A2Kd3YjZTapOTHNXY6L9",
-	"iR3Xreg1lkxKlFgv1zIjU0amLNswxgk4HLvdLqE8sn/AD81el2RC/0beXj27bnUaSiUrTRAnXhmA9V7W",
-	"fV1w0FDUSzugkFvG6PcdxsAvkJyEX4IjSuukWOEV2xg9a6cD7x9qKo7m9mv04f08qhNO8Oc9X4cPn694",
-	"kJaPV33qPnS+Gs38lzhbe5r1vken9zmPViLmZU8OJ0xfQBYEs8lDsRtnkkgWpqzg2dlh2bhKVRRLxTrR",
-	"JaMyX1LG4Uerl9wxnilFFXjLbISOYXjjqlG/VR0o74zngR1Gx2HPWMvTseLxbtg+nBlDcqSEiZ7FpLFZ",
-	"SBbevJz95d+P06Nv//K3H9PrzT/evnl2dPHizd8vRP8FfUGvNrsp7c6yqPJCYMFRes3g6SoGIXDF0rs4",
-	"ZG+53VnVkziiGZ1SCUGJNU8ZDRdwY/U4kPi2m7XzOudIuAYlBm5R78rUKZXSNE62xHnCnLEJzYpazMjV",
-	"YvTASfFTX0B01s0JKSeNUeWKTrUZWdSOOdFyz6WSUdsak8bfb4+3f+//dcuueptweXz397jXnfazZBr3",
-	"Evbt8yz89j55cX2+ffnPf++9msP5oqSDXMQrPCALoSkj8Y6iQTiedVm7Pzuctofh6Lh9TIeH7f5sFPVm",
-	"g+mY9roliXcagbxLBZBVD1qdVmvJQGqzJa4eXvqz5SUj8D5BoCs6anF2JvgsicOySiKWTB2juNVQDbaH",
-	"U8W7q7nQ+FpC88oSC+bhKUloRvTtZOhBCHCg+C8RNCJxBvqC4kU6pzHfqdvpKRDng1+AESvTUtTTYvQZ",
-	"S+I7lm7rnOKRvkayBc2IXIchY5GyQ7gRpYJHhGZqO+5yluPFwh+NSc8r+BB6o2636zWY0uEak8YbITPi",
-	"7yOI/MZEkS5j9xmJGI2SmDPC7nGYcEzJleCSFb1SMqPpg4cOONbMWPvFsfZ7fTtSfF35I/3u8LFvjP6O",
-	"btbHfWpwqChu6HWHfeeMMW6x0gkzi3ksFztfOXY8BD02jPph+xi0nPCItaejaNzu0tz70kBT9hQpcZo5",
-	"9ENtwHJEY5fZu/dZnTkC3py2hM4ylhJKhiB6PuXAbswFV1LeHtlG1/kZz+zaE7h33RtPhv1J7yNO4BJx",
-	"93B56nwBS/Ydrs/fCRzv4OgPXgN9JKBSW8s8u2SrhG7RuRMxGabxCk/XRqCUw4BsFoyjo4ByucG0EeD5",
-	"TKSK0/FHMSOUE0bTJGZp2cmgXQZBydMQnBA6lYxnRGQLlm5iCWFBGS7YksIpzNdLRXw1EEVSq4OnMZ8D",
-	"I4HWdKo2W3X8VyDkpTJ1NzRW1ulMpIyk6pGYz9WndG4diMr8s8uYx0v15Z79ZMwzNmcpMu/336uznPEs",
-	"DmnGqh8+TTZ0K0lwJsRtrD5Ik+Uf/UZB+gcT0JrAlyXInGWut4uE+GTzu+vrN6BT6Y+pazprZy1Z1Oro",
-	"zCNMtUJlvkq+h8ZRR9YPXmNFU7pkmeYWYzJf1HBJUbmIClTd1y6M1YtWNFvkKlOYf/KhKc5EuqRq16zX",
-	"cdSo4xCzC+rGHeTbJDDZTytlIIq1BMnjESqVShQq9m1KxkFBEjxkQHoY949rBgaiGTh+r8BP9P4F4/Ns",
-	"oU7Yrqf4y/zdqxty0VVYw1/gTNuKNZkzzlKaMbJiKQnFcql0tyYlb99ePFOMMos5a3mkp3isPxqRu1jG",
-	"04T5/PTq7OJCaZgpDdUqewT3IQ9Zh4DJkqXrMFunLGqD+4fg+IgiuM+bgd+g09BvBF6+x39ci4zJlpUP",
-	"xktIJQnoNAyUjimtX5cumc/V5aKMmIpoq0YLu5RIOmPJtuPzAleNpoPoiCqVe9YL28PokLWP6Xja7odD",
-	"Np4d0e4Uwv6wOijz8uUpiaCd6zQ6LK/TSulVqXrn/2n+afKD79/3e23fvz88f/e+5/VHow8/+Y26n/1G",
-	"619rWfNFvMQk3ipnwrEn43/uy3VJjAH7fDIRm9F1orRAxXH0Xks0zX8PybfXjpG1a8e7hhhpbkR6K1c0",
-	"ZK2KBNjTOKuRAKI4jE+TAlrh2DWdsnZRmcae53jNNDb2y58ygw+5so6J4G5yJ9gROud0tUr0QXHwD4lG",
-	"sptAjomNz21e4+R9419TNmtMGv9ykKedH5hHDvLvqCHk4617CK/KgzdovOGoSypFObEymBDh5IzWZKCa",
-	"HNI4kz7Ps0azQhorJegpQGFCOegTkFTaIc8EnJdiNmOpzzO9uZRMcZNkz1B4/nzk9MAzkgfWHnzOicF9",
-	"nnVwolPBBIgZuOG0QMfTFG2XpTifR4Smo6I/Ho2zVCzrAn4nJEW3gqvcqDXyefDt+TU5oKv44K53sGRB",
-	"x+e/AHfAyVKrF7ddxbiOzPqpgxpVGiiuOarAHJ/GWrVJ3Eu6Bf5e0luGajpaIx+Tue16mr6S2pmnY7mY",
-	"Iq6+RqOIUOtByoT+qjGGfoWZ27/vtD12Wr5nvpKYjx9STji7AyYrMpfPy8uu9BSd6L9i6HNqnZDIkb0k",
-	"zkC19LnDYoET6gmIpFuyWdDM3b+K4yLxRTeqHo7rjX3CRtVhxuuUchlnFe94xfmKkbvogcBylr/KDd1z",
-	"+2z+wpByReApI1g+c6Lvgeov0P9psjs8r6Owhe99wUCs8x1F97uqE/zBrVl2mn+e/Vn2MAcTErD7FQsz",
-	"G+kNjM1dko86XOpz8xJl1Jec97FOyLYO9oI3X5lrCdr+Pl9LlpKIhXHEtO/d50GVdmarVlnAfhOd3Pnw",
-	"3FBoQJqGjVplr7/Zp6V9qXWlYiLQE3bIb0/8RoJJfapm4QJlsBaqkNuk/jY+rgfFMmmCZhK8hr+QkVgM",
-	"+ofxG4O8FRvukeDN229eXJzdfHN6dX7z9vJF4BGuzl9IqfB5cPrixevvz5/dvL68+Pbi1VXQKjAVZF6h",
-	"ilOW+LC4YFHrpfwOReK1EC9oOmf7r6cjrUxmZybETQJvKYWcDIG0/CU0ZWTY7fUHZLrNmDwhNCNLITMy",
-	"6B+Oj+AyDUO2ylhUEFmDXjWPKxOCmI9+AYlVndtnYcbKazVLah7UuUNKv1qvlGK1FKk6Uykngz75S/yN",
-	"z5tIKyBgy1PKFNEro7hPgBz6pzog0OUn0qrTteNzyK6TSzxg9fKcWMco2cRJAty/YMmqQ75hW8Ej0iMv",
-	"429guN9dX7/xOfKukhYsmZGUzdaSycLO0A5X9dPpmwsiGQNnWnM46JGY+3yV0JiTjN1nHgkF55hlQsJE",
-	"gG8TWfWCZyzlNDnHwNVHMGqs33CDsS83y1AsWbaAKTOe6TRGwYlYp0TGEeuQf1+LDGeguQzd4VuxJilb",
-	"iTRTWk0hXN91z1f8MDEf/iJna2Fyn4VNi+8MJijYzKGIszEJC4KH7HE3fzxTC79S3Ckz6RnagTjWRAk6",
-	"jTxV7+Os8bjgN71ka1nOWVViCXyOVIIDHTaQNQhtMtpjeZUpvrog72oSKYtfIVGsjlfFaPpLHfJWMkIJ",
-	"ZxsYFd6m/jI3NHblz5USK+2AfobESv0txTdxJbHywcO9lIf54TMxayHLT3GrFmkeocTGMcypDf5l1Ad8",
-	"nqdnnpDAScYMSKL4lDBIIVB3g+sb/OBUe8mVblZLGZDpsaxuA+AHmqSMRlvLFz6vYQzSRI6EwSoRr92S",
-	"rQ751nj8C2yj3qL+jGGvfEljqZpL+3RT6VfHLw9xiZvD6/Mncglp4gMBuqEikWWK71Y0WxC5DhcYG6nk",
-	"9QZWyeRKoGq/l9YS1GrbAbdOiFyIDWE0XBCdjUs4u1caEijy8Hl9lL6kyUykSxb929XrVx91lC7NG27g",
-	"nh0KH1BPm0xoYaoPFs1Q55i0w4LbvowQKw38s3BS8Z1alaufO6ynTo1WqyKm/2ChMgxStmI0c1yUsODN",
-	"4L2vvXV+Y0J8XZDpNzxS/F1bcn7jQzDxufqS4mWptO0olnSeMqb0mc0iDhckFKstAewQ6REpHAPE2js+",
-	"n6+ZlK0OOU2kIFSH4yCHKhOrFYsITVN0LzjanTVjlGzzeRYvmVhnHfI8vkdbFVKUd2qYyJ2vRPZcrJ9y",
-	"6DuMyUV2M4On63mSKftHinUasty4Y/dx6YztDnO2fCUyYl75BTgyH/FnYUb7umBCuEDhYmYM3AcJEIng",
-	"c0iIoMTG7NTFtWSOp5GlxqkgGSNN0H43goRUKfjKTIt5FMss5vN1LCEtlgilzq/TlZDMMI96TCeHZIKs",
-	"+S0XG06U6JN6xbVg/3msULMx4aYUrarxaDQYozFVYIPe4H+6xVlLjaGyMUnToUrrRIkohA3CYyiWYMuB",
-	"sU5mbEMWax6lLNJULG959fgDe74+E/sJGoWsfcGDWkXNNz+PZlGTNK2pvSOZHA6FO5YmgkYsIk0ufO7Y",
-	"wTMlvZVppevdrJSlIYSRiZazZY+Uz1OqNprM4KwxG0Df3TKWG6YoBvBHG1KoAp0XK33e1Mkk8jHbrlVR",
-	"Np0XPqZkOtlbQNC33Ml1Yh93EqxL73DN/TzhSr025utStMpxNL2tvOYLbPryWD8LG5Zeqs+DQmKZ5Rjz",
-	"M4JnRRB5ooDCJG5Z1CG2DBN805kwOWud4pJ///337XJK3EPrXs6g04sv16uVSDMWvWRRTDFX+KM4wL7o",
-	"ZqnedAOrUVddCmJQWWWlFxdPg5HLFvbdBN5N9Lu/CHfUzuMzMUndu2t0WEgLAyulRCK0UWKJd2BknQRn",
-	"uFjtcx6KKObzgDSNnTP/Z7xqKZbK8tvUGk8q1Ed/tSws0pqrGaZMShZ1HIHtwiJ+QxPKQ2CFVSpWLM1i",
-	"HUt/7HAwJHspOMNUlzxV5wfn8TxZEjX4RgWPr+bjBlivLvEoSxmV6xSC6uou0gRcOXVYjI6gSLkFEXaN",
-	"AEcyUcxL2gurr5RMVAHvKw/sm0SEt5JAcH9l8yIpnOJmJF9JMlW3eWhRINokaaodTv77//9/fQ5XyR9I",
-	"r+VZR39QixEYnJAuUe9ICM1nCpzFOB4vNmOtW81Y24k8+HAib6GGwUnAimjG2uqsrCVcBaVwD24qYBPu",
-	"+6U42iMtzIEpzLN9Ea/w3e6bNYLhe5eNimCGlSdr0A33mriRoQ/frreOrkL5UEE5rNs4cWQYM1xAFCF/",
-	"xLKqUlYN+GVzPCQLdu/zKJ6DBc6JmrSOoVCSxPwWDSNkXHa/SkTK0hPC10li2NPnZf70QFZBuFZ7ubXb",
-	"SKTkjmJJSzV/tR8OaS/szsasHw3o8fQoPIxc0KouO54d0cPpOBxFQzaY9Wlv2g2PoyN2iMgialAo0DCT",
-	"sJrx6Aow4B0jh3KmKXFEdZkrDF8WHbv2nl358lq6u87dF48LVlMjUhSuuvLD+cdDjFYS1R/sR2ma0i1u",
-	"kbxuosx2b6iUcBSGOmN8Zpx07B4LVTSzCNTXbf1K5+kLBrMpDKeWQlFkkld0qoLjWqVRBPkCNHnjkEwX",
-	"t5SOKA2QsycZX7HNqXpCDWFJ7y/wmT5mFuu/elXalrIqHvvKeen2yqmMg66li1uSX17G7+NIWTSCIK6P",
-	"lztijye9cVA8X3U5v5P7/UOvffzuh277+N37rtf/MCn9/a914hOpVWFetzivPMqXcZLE2hxDGXUXR0wY",
-	"DnPrZXawlnPS5RhH76uDM/BGFXaP71ki9Qch6hlnue9M6Wzb/b6+51GWgyW5J5OLm1R5xAApvS8sULd9",
-	"TNuzd+/Hw/rVcCCTnGHFPBsPH1U1oArLnUwa131CAyl9IZLWSXe7xA4h3ani0M3I7KoXKkQtQev3lGTZ",
-	"S2eNilO7UOskSTPABfs6aHnIseo3+If6DQ7L765fvhiR6ZpHCZM+bxZMi3/Gq6DVIa/YBiwrhBGeMgRD",
-	"0AepVnRc1sB//2PF8j/m8cz+e8Omq4bXwHEsV0P77w2bLu0fP67j8FYrZKUx1epTZ+owSbdnYHZWCHL1",
-	"mgx643G7R2iyWtB2HzXldEuUnVoUMwCF4fLwafvv797vkCYg8lnxLPtIuf8Uba4sfvHZOlbBAZqT6WOP",
-	"pIIIf/BUd279YPBQ6vTGU+2VtJ5MN5M8r0VMcX8qmcsFh5UqC69HTvMSZkplHFyrrwB9LTacNGmez2cf",
-	"bZ2AWAArEFOinjwMwGl5mHouE39wIVoefuyFvu+awocyKm/rSa6u/AwE1w6aR+aqaXwNN1v1b8+HwPlS",
-	"2gX4Wf2iIhYQUt+h6O6tUiqH/rgdY+uXndovJFZxSZ6rh5U8xWQtW/IkN3EWLhhkgXZyuTMVImEUvPVu",
-	"RfTDNDMTyh/Iz849nnt7+aJCaTy+nCHsJGd8p5GSXKvYQtruCUhZL3Xtqz9SqNlh7cNwehIfHEDT6vbi",
-	"ImPWEAHqGEDoE2LIB9eD0sQDT2kgKVMqyHItM7IQSeRkHG4WccYIRAgVNxRrWB8rYq1V9h+oG7YJ1Lmz",
-	"WdIN1vFoox6aA8wgbQacjcPuMakmb2sb3GRCy5iHRXkS82zQbzgVkf3e8HB4NBgPDx8tjCwcf7g4DzHh",
-	"GdbhVGb+mjOTJcJJoEv/A714euQdchFJIjOlL5nVxcPLQ4mKGb0IZUWaQRLLzK3bfInAOQHkE0idXCCh",
-	"fLTIkhrbzam1f4JEcw5bewQUzz7PxXWu21aI9FzHHJCEp7MMSiozJNZxybLOXkeDeOgDEAareX+YMJri",
-	"sfs02x0pqmcGX3+ISfJmEhVdxRRUkXNMMAKWiSWhCC+wSpmErApwQeghEsF1jD6fkKVUSRiV4ezeN2iS",
-	"vJ4BjsY+8ska5u+8Ouqa+rAFRYKa7xU9avAj1qjsIHNOs4/XCXM4voceeitZeslm9Zh7dRyEQkCWy5XS",
-	"NSdcbEhzHt8xHbvNIGdPRzTyMitlhMlWh7yGygt2T8MM6/DQtN/LHVM9L8qelxwicL8VfqVXQhmUEVDk",
-	"3R7LUwO8/Bn5KaEZkxa4SjORk4OE0KnrVSJotBc3lVT0n0G33tMR8pEquEFSrIUTYGm7UDaLN6NjabFe",
-	"Ui6LBmkB7Ti3S88u2+jqGnv1tmkJuXGfZX/jPFKBbXz4FZfuvR9cbMencrrd+rW8h3CTLD9x3fOC8m1+",
-	"EsP2hz/24kEEn/yy2/LnsowKKEb7hrnudqmHF1AlKpkk0y1kToLSh6m2qCORJuVQ9ejpXGj9LvUnLoGW",
-	"z60TYjA0pjS8BVdvucKv03iS9qclBGw474kqU516dGWiJYYeLjFrTqPiRrPnm7MDrNDXTFYRz15FAXhI",
-	"TQFLrl6V1asRc0Ld4khthTyivdSoJaYtxJ4nte39UB7bc2X0GO3awwxpYxfAaE5ytwPyFSbdKxo8+ezV",
-	"uv6HnfsxP4t32XJgEOFFQNMqMjFpbhaG8yXZsNRJbW254ojDZqGSgPKxl4L8EYFwt2FGLbJSseTUOadx",
-	"Cl5O+0B/PuiQU0iNV4cNSakukqQcgMX4ejkhr1eMn765IINOl2RCJIUsZ59vFgweork6rJ4D6IJMwo/o",
-	"QS5TxIX2AZzgnywa/08VbLefzL75ydbR/usnRPDz5iFPO+ueIqCtH+ZBkbvTIrdl/2SVimgdolX0VHFp",
-	"pCPs7wIHOURwJaDZKfked1n1UWn1OQLGRfH3m48XV/mhCvpndqOXe1cg9hKQZkAr8eag5eVC1udN/W9z",
-	"l7psk1NdaQZWYUp5MaJTaZdjWwflnZQ+myPvc/KHtuL/xzDIm6IaXwqgq7VjiWRVmA5Eg3HEiGMGA+6u",
-	"MYPdYoPcDvY0/EGklD6bc5yuE6bo5POgrAgF9ZYzMFUlC2+nK7KOr7HsoYqAgzEZ2+MT4ZNzQIVav3kZ",
-	"rb7y/dKm0UX8uecsAF3X+f4jH0Qc/L0+I9ZZ6UsPzfvB75Y9pDnF9YgqlHiIBa+N2bL7kPpKYrlUbsTi",
-	"KKcJ5bdqZSDNOxWJA3RYNHPrgP4fRmt0g7T/x/fvu92279/3nvv+/eHzd187v/W7+FvdbbvjusacckMX",
-	"puUARKkbXmORLZPRg7JtJ6ufcu0iYZH10IGymXsbjZVJpiykawkBglgiEFfKoFA1xB1qtax8q5FmULQz",
-	"1DlSMjQCMMgYKdnedULtk9KUbI5SWSY/2Rv4EQryvvmb1mnz0danm1Bn7cAHkqOK2ZY1wrDcdjqYENNQ",
-	"3gaalLi1ubodn5vM3pjPoaLWpkmKmZXNQSm9MPDQaMSESy58Dt0PUOcPbG5g4IE5Ixnj5iCElM+TUjpx",
-	"4HMsbtTgGTuSjTvk1EmnVkfZjMaJhLJanbApEc4lTy5tUjXz25axY9RRhqM2GEtktc4kwviYjFPwNahx",
-	"VAlKmsru0UUXAZbqOBNuAUF15qXJyS9+zniSp5jyjhEL/YSB/aqS26yEKWA3I4ASEUsUqPBUOxwn6wys",
-	"Qjuf480SG1cQaFW1yiyfIBaYSKHmULIsSxhp4jiB4CmbrbmyX6FKShNOZoCebMmDkYJswbZ6iiTOinpj",
-	"Xaf0nCGdNFabc1ofjDq/25U5wjE895UkQRwFpgNZolQcmaWMLgHoh6wSGjJzdbWeJpD/S0QasbQFYMIY",
-	"DIAnIPkB4UPyE6nXHfZLuUDgcO15vaN6l+v5Z4u0Gk/OJ0Va7VQGnyPq6jWe24L7qrIe1mZeBUZWBhOD",
-	"6dQhOZAW1rkg1gtUTIPDx4HawlHbe+SCrhhp6hXxiBLlHrHCv+U+CiFF2E6ZKfcGdSpJxAahBNZMqgfc",
-	"Fl8gMFGcE7HOZBxpCSPWPIK7MyFuoNdaQA4I/JUILWg1LLOAbUu35os49AT0FvUGXX57g2gE6kF0yBUA",
-	"+5xURMBhKm6yNE/udmnp/KmX26s0ECs1NLPT0f9Wk1E2njvG+mCxCVZXGRyhFaC82NAAZ9isx1cIQIX4",
-	"ofuug6OWylTdibjgIEQ0KyWQHgkAflkbu8FURNvclrMlZmSzEEkp76+2pVs1M9Z0WasGiUHtbaeMRqCI",
-	"GQQIJW0XYmORICw5Oo19w9ewt/Jv12kS3zGaZItckShuTrlDwTDo+OI2UOc5JX3oUSc32PjIsJu4rUf8",
-	"d8eqP1E3Njc4Vi1wOntDhofEOOVJRovdAGx3MscWGIwqGZq0/c937/ve4EOzrf/UovroQ6texce0jCqt",
-	"sBHRIw5AgZEZ06JoL921nEQl4WyEz9VRDcf3OTwjeqa/eY/IS9uBqkqRcjeqB2N3NmbnPWG1S2MufPCh",
-	"ZYSM3cdy0yoqDoohJfyW6gVKj1kqmUTWPM5khwR+w/aR9BvaTSFDZTyPldbQ63Y73bypZE1sx5Fz9QkV",
-	"OILihz0Un+akmxEs4SrrTfp/ZQu+qkv9oXZr2q6WjuWtZlF7EMGk66dgDvIZ+LKWyjRQSiHAJwTuGeQI",
-	"u/G7x/PNCkeE04ITh1LHBZblqlt5T+O0vmSk1hpVt9YOwtQKPZEbySxOGLomirFdg59lvBiZwDRqmYlU",
-	"C4KPq7Ip5Uti8QKW94HvQ4ui5cPphIMxcOFjWq1bkVPlIXVVO7c866WjoNwUuX5HH+9CI4vRk1xYB77v",
-	"+zu2yGOVQgX6xVgQosiHpHwkDXMfqrklQo96fmytSqFQqErsq+9O2/3RWEkVJrNceUwY+CeU5p6GVCpt",
-	"8L5TNc32LzXauc7qLo/0AEJF8fOIfBt/UyYXFicZco0G46PD7nGv/yjNdNZ12YXPbNpUwrCWNb1jkQd4",
-	"JAS6TBU57WPayRfk8PCoQDrzvqrD9OBP//Lnd39o/nDwp395V+NO/br1p3/9iJKrL8ybFSX6sWoszZG4",
-	"PjsEZ00Luv0ShcoPfvAqyrnuwlrHlTKec3XS4j3Wa3GVUR7RNCL67ZIk8TSlacwkyegt83mckWaAbV0D",
-	"x0Ml2XhottUt27Y65GohNhylqmLEic9vGVtB5q1Bm0lZyOI78C0W9xy+P9e3/3Dw7g9/3FV6WbYXcNZV",
-	"cr+rnj+VljD1PXkLtDrBOekYamkVAm3kSPD5qBUup3PV2Hfmmi2SadZ4zluPu85/rhPfa9y356Ktf3SV",
-	"3nKmXc1k9SUz1w55y5X57WZ9UBKYiQYm7LAlCdPpHSRbpGI9x7UJYLMEuCa6ix1zQxi4XdA7Y54XArDx",
-	"bGjD3i4JsgFIziZ4OdmPa6oesQOfbonBzj2A0BMNs1/t4jjxDYMUU+v3TFORkubl8zNyPBwdEn0vwZA3",
-	"NA5TJ0c9RkxNwUG9z07JnSUNFzFnuTfjNgZMeqIRcSakDLnogWerCHfk5a6+MGWRukATqX52oeC9uh4Y",
-	"HnFg9DwSLFm2ENGN+k178OC5iivU+aQD0++hp25J+fZGrBi/0f5tCS8pY8fG/GYtmXqoCtnmkV14PZ7j",
-	"ezSApmo09cC07ohMd1v9igLgs0dqscw8EpgpFH/3ublwE9IVDeNse8PuFxSA8AtfRc+3DLDAV7FCscB3",
-	"AoA4GaHc5wYxUN0FO0ttafT4BGVEjXKr/7qKzJ2FFiUfGrtfJZSjQ9TWLYba4tL6OKGRIk+nsctJiQix",
-	"1a+dV7FiPZMLSQR3wGbhpnXKJGkO+31SWeZWjp/f63bRTgEhByVcGoQEALZx5tBdRZKF2BC1FHtnODr+",
-	"9wLcA3SSK/t25AMpgdDLEm/oFFTZ42NHtxp2a+vus/psgFMCfmSiEb6tllEUHCd5LomT7GmXVAfAdVF2",
-	"NUHPIHvVTUqvxlcS8eFJHJGm6QUR81As1TJ/PzjTMOcrmjKMxCWSKcO2dYJtEyHIzsl0PdfY6HKXqTHY",
-	"URWe1adzvVf61806TT7kwGL+utsdhGrC8C8MQLy9fKEMTgTOqZCwWJNbB3pQLozVsGg6NdrCwWi3st6N",
-	"OXXrVODLUilAaWqQqRmQ//7//V+1O3S+JgCOTZdx1sILlfTNgDQtTqK+2AK3vclSCEhT/7N1Uvt86YM+",
-	"N188IZRvsZ/AdJ2RwGTL6EfyP00HlhOM5raKgRaYF0RR9CfyDEinw3Cev53nu9VHTS5F/dbBokDT7CmG",
-	"PFvXw9ghAaT+BBPcMjCzjm0nA4kB+M+8DZRUD0ESAsTP4kybWUghmfd+Ujc6b6ERZpiU4rrq88Wsdpvh",
-	"UEkhyid8haiGu60bFrVjDsFPiPnEqSmQXMQr7fJRe+Ds6vK5bquiBYvGS6zRamQ6g4YydW2IsfZAKUjF",
-	"1jOCa1m05pLOdJcvc+Q4n6oJCNnRPtEhD47sGqf8vkGFXREFd0SeQ426bX0Vz/nFR1ZQs2XtIf6SYul6",
-	"POciNSIMnDZ64bDfbcKUPJXkVCntfweG07zt6x4QNlEMa6KVXiJtpPwrSeD7GiNzHsuMpSzyeTM4jeif",
-	"z1EdAc8IAL4HNKJ/Zu6vHgnu/t//RzHun//7P//L9JVSOmVsf9TSoODDGxZ8eIOKD2/d7YKXZN3t9p7D",
-	"fw6f45/Hu7LNVlTKjUiLpof9sfD9Xrc/fLxrscsVuEzOR+r44G0hHXFffqjzokHbnEzoZIQTG91O2Cwj",
-	"Ym1SSrCXcyx18QFU+Eq3WkCDT/ziSCQ/N/7I5/jip6J7/YxgJU5JepU2utWoOovIaV7YJ1LdAbOuCelm",
-	"IdwWcXhG2TpnTHqVHwdr8jG4Kr8pNJUdYuEjIVE+g3SoSoACskoVSkVmYiVJxJL4jqUxkydEUZWkTK6X",
-	"2BFrCSqFljdBFEt43yWjUpce/gqwVqrrIOsyFewBbHnKyPqPToHd361lPrUz2ug4F3+xiKem6zPkh219",
-	"0SSCfcx0VxDjY+6Qi8xkGKLaEWg3dFv9ZtKRZlpt1D6cp5dYat/PLveEvk6kIDOaerq0PhOQbrG346BE",
-	"h1N8aS08wdPTq9muTM1rA4PzVSkbE3Iw8ZKun7T5mbWhtqoPgrlVU0/ZkegVQizY06w2GgewI3IdhoxB",
-	"gCEHkYXMXspDliQWO2OziBNGVoxHyiJzR+8S7VEpvzfG8H2mV2/n6G2OjuGdWJJozTw91ECPNdBdB6iZ",
-	"oL69Dtby4+a0H+JwiTdNVWWtzLkzADf5+jv+jCJxitn4zpp7+abbQ2aYvVIrOkw/B/Ba6VNnCxnlcSZJ",
-	"lm49UwictygV6yRSxoySB62PlRfV4fRsfhaKCH2jgwmeskwdiY/Vi3oPZmk8N9n4MqOpjdAbTtPpjYxb",
-	"RGiMs2Hlob6IQQzrMB2ZThetzqOQn8zkHpfZfqtIrDvcQBPYJrWJ0xps2SM079KRX82bfBRKt6FvMF2y",
-	"vYq2UyZXgkt2tZ/LtRBU1aN25AnyizOZ/aBdYUGeIrnLWU2as9w3lSBJS/M067HHLvocaYzlw/w3n89Y",
-	"L/mqzlUjsCdmn0mSKvWLn5DAnlO6NqXCVqR/f3/i88D2XeZC/eQ2s9GCATbpsNcl3wrOTkhgTzp8tc9t",
-	"+F2dg0Zzzutw8GecTBkfVk8Baob1gJVQxu7SXsN+qtaHWJN7UbbA7LRrTMKvnM74qHM8Wep+hFZUtCzq",
-	"ZZbpJBSHLId8LABBitlsQoK54CzwCuvrc7vAw14XKwX1Aa9NJCcMZQpH84/Emc/FbNYhLwWgV6gxYvgv",
-	"FCg9HwJ/8PmD6A/kYfAHn6tfTbdE6GeL0UUlc63l9xg4hKJJrTNtp4X4vR4VZxuje9KU5RyLbRr3MQGf",
-	"Iq4KmmdZXu2p9X0EmI82OvcwnipgnjkJK1xc1KnyYT0g3cyu/YwngJNL9T/jBHgAA+K0JLtqfV7UZkiF",
-	"lBsRMSHY7h6SE4zllTP7im6hXX3wXt3ggWokM7pcQT0V/WAwSX0eqL+tFWyHowg5Z1lewq62s9q9eZos",
-	"nBoWWKCKGAASKnDgk4IaDIr4jnVyMAr7UxmVwl7I4SnsTxjxKv1YF8azF514Xv7bQ4G9qudntzms0dQL",
-	"gl4vmtTgSEJX8H20pMmTAw4fagXhNdY8/nHN9GXF2vlk3l6+2JWumnvYQIauhCIgNCenUymSdcZIAGml",
-	"AQSzNUNAyNGkASltY5bSOYAsQfEv4qNyQVZpfEcz5pFEiBXU7orU50nMb9uJCGliVPpy6olJZIWUSCc1",
-	"1iwhXcV1qbD7pGTblNf6zEbJwnUaZ9srtSSPhiEBlcleD0oRTZ21IOM5b8cc4uHfnl+TA7qKD+56B0tA",
-	"crE5tLWByyWN3E7whYZzwFZqFOjCMu6zScMNiOaTpKv4L7qBEL7mDN6yI6Bb+BKRLCPTrZ1J87ssW73m",
-	"ydYjV4pezCNXdMmu4oz98QW993z+hmaLPx60OuS1EmqrhMa8rRaVROyOJWIFvKL75DaDs9ev/3JxfnN1",
-	"fvb28vyP4HUOWpD6GmPCfkQCPSIlAGXGaNQh36RiA115LRAdKGJLyZI7Jk3BtsOoE+I3Yh4m64j5DS2h",
-	"gIA4y5yANzffCZm19SerJMQ27TNhOunREE5E/bTDpCRjdKmPZifdO7+hozOQDnQmWqPSVQ7MTSipVWqa",
-	"hS02wlsjAG1EejtLxAYcGMWMA583bVta7BVhXlKM2kMPTPAxmAL4js99/i//Qs4EVxJJyXWft7XK7RaF",
-	"qpGBrak7WwaaxYMOuQDiz2K1Tnol4yhQssbnhLx9e/FMnuRHFgqhy+dnZDAYHOf1wFIde2+vzzrq+y+x",
-	"jkoSzu7Q7ZUImk2KhUC6N7iuFsrLnNwSKDWCAEp9ApKxJMkTuUxLad3XCrVLeJUkTadiyxRsqTcVarbc",
-	"kq1WJ6daEsvMpiwH7xVDKoHtNybkh06n884jvqNqqJ9x6D+BOvMh6BCl+8DA89uCHILRKESZgPyPslIE",
-	"eb4BWTLKNbACcZQjgq/D+YoV/XHNJiQSCP+yjpNIF+0iSNESpvVKGOKizcEzqpbqDzD75qu3L1povsiY",
-	"zxPWTmLOSKYG1IRDAtYAAmPqwFzSOJGtWowZQjOiBGJTvzoT8JHecw/+e/gcXoQ/Hj9vTXQDIuutiyUZ",
-	"9vu5KEWLETgS5nHKiXbBmNzJTao0Da7ICtvvqpDY3Az6gUeCfqer/tNj/aB1ooaAIty8SkMO4hAWFNvV",
-	"h2sl/VhEUgTtw2Io5pSpqxfpAReL2mGokPsCysWPa9yJpoxavcnEM3jIJvDxFWhc8IVm8Ccoqv5jz193",
-	"u/0x/tEPcBU2otqJVr9Otsx4dDYbgEWAcNB5QVKDp+NUZyKdQwKI6Q6LYuHN66v8+KPrbHGgT5SgQ67z",
-	"ztaSqT3HiTllfF46jvBT2TpVn3UPYN1cdbfQ97k9ZtX5aohfc/I21WA98uat+r/T67PvPPLs/MX59XkL",
-	"zhvE2tLELqUgaSajGeY5dcjb/L0aBoViaozPRRrPYw47zjgym8PuoJhY3SJrnjAptcEAT8SSABrHfJ1C",
-	"orjPsxRyg83CFBAqlP7l81NuQKhQD5cORhFp6goLF2YOCwLVbVpLh85CNYB1bj4a9KwM2D0L1/nb0FII",
-	"WoBHaRMAbBtsi8GJLU8tZGdqEM6l5hAcPuS2abgzfau2izRCqkbvL2DzSXdGRjD63CA2uTOA1oMdovMW",
-	"MNfAgoey1OgWJewvSFUE34eGppjF90DjbLsCl3nKSCaEcVrhnH0+XauDLyticOWQItAKMYJUPmt2CDid",
-	"9Fw9EnMfEEqdtoAdcg7YrGZ18XxzsOU2wJ8LtjUoc1xsJnVocKRZQBmUraqxR5osgppiPWgl1g2tWh5y",
-	"vBqfUiPFTGPP5d23CU2kIIzPRBoCkgfwrxVFGTF9s31u8Fyhi3aZYT1Sx5seYPLUMaNn3lBs+xQglt7O",
-	"giOA8YA2EzukZYd8yzhLaQbJT+SWbcmKpYgLE0OPXtKkoPuQWPp8FnOtmIHXEg/tr7+WdMm+/hqetqeW",
-	"/RUAMNAlCAvqcw24ZKKG0IISQp24o0b397iDNMnTtYHYR2qavHfFSCFgm8OX8eh21cSJOoLMuYIHnAnJ",
-	"WfE/Z5kB5RFKOmG0xNOwHYq4hAQvBBa1aO0F6jSVZqr+oQsCcgJn7Uu2SugWqxnWLDgpDAP9pXnMLJZE",
-	"ZnGSqGlCKdmGqg0DZYqZJrV6nUTXCtEnzwmJZ85bMnrLJEkEt938sTu/DnNpNy4MQM1YvQdgfXaUoeg5",
-	"ub3hYRY2j94uNSVRPIMSqczStIm5lEBCkWpYZeN1aGmNoQgxBBUO9VUrsMkAcxJIBau0hsIwqobhOTRi",
-	"0cSMUvPKVxICD5pm6iIQFzC0YAQ0kRCkDp0m92YeGwibaj/9nGUTJNuAVEuHYBB7zwIaa8NMoNiMQjRk",
-	"W2q1f4uWwz/W0VydmrOUyQVMb2QnJCf2WRNXVxerG0adETB7M2c88yO2YqhUIDAn/KjPt8kO3Cc0RWrq",
-	"nVDW7ih5QlhJK+KX6phUL4KSfk7UzRb/S+ONaW38ITbVU9IHs+EoF2xaEwAo0hx2ex6paCwermrXI8Pe",
-	"QP3fyCP1FTcTPIRcBciu1oZuYXPCaazW+tTwqgmqCmUbgvxgAIc6c46Vr3INCb2rGlbL54CrRZpaCav0",
-	"C/f07rKgc4AZ1eqQv7AtGke3bJX5vD8kC7FOJWlqoSpZBgH64OLZ+cs3r6/PX5397eb6+oVSPJCXSpvi",
-	"linlFi1nxGTQxIXZVrBFgRnWdal8AQgrZTndsm1OUh8VT7AG4WjBxGskdzOIWMIeKKkddodoJKLAI4jM",
-	"RU6t5pK3odEAElCryCKrzikCm8xx5yU6ooVKVLlrgCtWY0kykUQ7do3RFEzttM9NomnFCWIzy7EM3wpO",
-	"vWe105YUqilMbKm5QxNoefpoNMC6ppjb57aaW65YGM90+abryAtTloGjnYOppo5f/C5u3kgpUDTSdolN",
-	"SMGDGlM0UMMthp5jJiHVHciC5XI+R20TszXAK2KqTZs1taXmAJKZ0gF9XqkfDUIRKVWL6uqriwi8Dbrg",
-	"qlBtBROBdig+r6nB8/TsCoV7ihBAkJiTwKn6C0iTZj43pXknNVV45UI9xap5FSv4Y4fdXstQF+RPW1uq",
-	"2BASxNmgBbvDRmUdyZc7E+yEWKQ2xLDbIyFNwY0efP/9923nw2xC0NOqrJZk+UffdRD6jWCCdszpmwvi",
-	"Ft3KXW5fREeGi99dX7/x3VJdpfjr1X8JdbbS58F356fP0B9mpgTxICWwgm/PrwNI3rcf0wY/IOvAVcVz",
-	"XPhcaR4dErx+c33x+tWVhhkDL6CRF/3uUOs4p8oACsDbhd4CSZZmPE1Kzl5fXpFVymZJPF9k2iIm2n41",
-	"Bq5VIuFuLfC181fx+Ck3zSXw1QgPqcZjEfdALIPnojvaVXnsDrhDdEq0UrNsSCShMQcXkFIMgjMBGnz7",
-	"nIcCs++0JY8IqzH4HbItEHzYG5nleJ6C40QNG4mlrC5wrDEtBmJOZildKiXB+lQZGD3Bf7TV46z9GpzC",
-	"ckKenb/6W4BSNDiIRCgDsKF8bod3peMY7TciicPtBN/dpjxkErBDv1IW41dWhr6IMaJ/apkcNE1TR6xz",
-	"vMZD8pf4G9Ic9gZ1NdWI9udz7RbRWeLm4UEfHs7EHMP3zeGgV/sWMFTUqQOH6hygUKkp7hjl6rcg1lwy",
-	"XKsokieioegB6MaFSOz+9XTmuJBMklvGVm0KoKN5BpkkcZSgOTLumvNPYu0CUge1OsrVEs5ZplR2mtEp",
-	"le5rwCkB5x3gsip9CWBpCzqKfSOmtJHmoGvHP1WyH9qOguIGnOPzkdK26orJaywM68NPhZRtvbXQEdVU",
-	"G6ullnzDpuroNqgDptZW3+0Y6rBFK/qOz4PTFy9ef3/+7Ob15cW3F6+ugha6gymgRyAzW/jfKcZtHg3Q",
-	"TKxgUaJ1q74ShkzK9hk6h9uwaduvYZSgDKuzA/7SQr7+gTP3g2BMeko9FpI5Rqnn8zrrM/CK5PVIcK1O",
-	"wfYFXHrGVikzZi0O4Qo6BerNamWe9DnIIJSxHrpG4b+n12ffaU0P/Y1BVTbbXX4NeAUl/2Nh6MYzgXaE",
-	"Uy7dIa9hFyLBwBRT6iMIW/0dz+e6ajNOXd+ofMxdOcFkIPuA1hTtCWmWDMoBIU/JMofdFqAZIQNqdlP7",
-	"UOvXb95+8+Li7Oab06vzm7eXLwIoNnZOEA5J0jSDQw4wDr4TMkM9weyIvxpfldVW1WSjfAV9fr1AmxrB",
-	"SggG5qbad2X8hii9DSgopAvHmVKdmkHMZ8LkNwQekWxJ1TltHo35HFGaff6D2iE4jkTM3zVBqB/YH1pw",
-	"lEp02hl04JhjFEC/DY1hTAa0ATi7+wCvZa52HkqxhClRpTYpjaIcrVatuVhhJVDuzddyXDGwiTVII4/0",
-	"VU8rmAA/gXyDXh+ma38RptdEDBlfLyWZskRsOuRCKeBgvRLw7UJkyOfaePDIEvwwTuo1aooFBFkTRnfu",
-	"xvH5XN9tZiVSu+CwWJA0g+4OxdC50UKLqd6K/bhRBzvkSuRnkuJj8CJAqSwrUobEWa6R3HKxQaePhuTA",
-	"fDrsmlq+UVlrfkMKpbioAbFEMr9BmpBuB8XP4PbB6ksBLTvUtPHoQV8XnqXSEFytt2KCiZJiTi8p9D+U",
-	"3KOkCX5ZxU4Vp3DLy2+/1qApzhtsBkvg3IftvDqIluyRoAAop19wKRATpYCnr36AoG/HQDTmv2D4Fh8u",
-	"unE72gmq7s3xNjrafAnKuTZ6utVpvMH8qg6kX7XysVUv4ihqk4Gh2UiUf9XUJpXK1lrWO+rCAHc0QMsJ",
-	"kQKWUO0gY8ShPSZJ03KUzsJUr6mDeWlpT0ooUl3OmpfHr1iYN7BepWIZgzdRhwqMFoBx9yiOQJkH70jR",
-	"m4/OAO3QjzwldlvGRbdQm3FKw1udi2xlHFnS9Fbqov5pyugtbH40PyDBQe0BvePQyQb+bh2KPDUoEbqJ",
-	"DrUVGupV+V7NPcHocFnSf4jUQmFqrTN3hqpb1Kkd35Omlqr9oOVgQEMXD9Yh3xgzkWbKqgDPSJwkZA5V",
-	"rOZYYdEE5skiwP2xv4EaomGw4LhHmgufQ7MQbfUgNajzNgdnHJOuIGshP8MghUIdRfft/KE2zXTEDtDW",
-	"QEEh6hb8J3irMqJOiIz0jrokolup+0iY2JWWcLpcpmY0+qz3uasTTcifESbF6LfoiOsdH3Y1aIrGxDoc",
-	"jloF/WlC8EHIhoE5ufcfjY6HLThHlDYvLbOsuTkrzXx8jo0P8okjTedK7uaYZjWsQVKWxSnMyByuE70T",
-	"NqVDVzMtXHO8B/g9TDtK4pBxyZysoTepWKUxyyj0y3k8Yci8IS8sto1qbFswxSw6pcf4Mk/fXDj94CaN",
-	"Xqfb6aqXiBXjdBU3Jo1Bp9vRLWoXkABXF7GHDGAha3L4r1x3pnZdTDCmX3VmFFLJalPICsF+AxpRgzBi",
-	"AUbcfDy1gYzfs4oT4qq0SityBgzhdcxVJTTzOXqq9Nw7RWvKZMXZmo6ydqzBJ+zmuIgUmQCwI2+59o2I",
-	"tiafzPSVLnnnoFTY5EjaqmGN3vJnmyXpQkRMGhFbirb5u91DoOUFW9LHklGLiCIfionROr/U1BEBm/S7",
-	"3f0noAEz5UOwBubWA4M982H/wdsnKgl1V+izVcsI6ZtXLGujg84WAxtDpT7nUltHagj5s3ulUTaDYmZh",
-	"gL0NbGqjxVN0g7Ro09emSBbRZIvv/uOPg7tep9M5IbiRTmw6zYlO2jwp7LiGS9pyXqyi4hCXt47qlg0O",
-	"XhoswX+7ev2qAU/1nsbVCGXYqIEbzBGudAo2wMboXEbD4WrjQp+OTl5QOhl2e7mUvMA3k+KbLSBZYzid",
-	"Hfdng9Hh4XQwjOiYDkJ23D+OuqzLhoeDcZ4OqsTz5OCg1z9UQrTTmxx1j7o5IljdFPZmYIMeWcPAtVCM",
-	"6DR8mCQQLzT1Ro6XlG4xLtXqkFN5m/ewAXgHFt6SqYCGJ0XeL7u5d81IP3Lw/fffF27XTDV4nKnOZDp7",
-	"jhVm6pHeHo9osXUtxAuaYg/hYW/0+HNvc0jIlyyKqcnCH/b7jz+sOcuKTPXY8UdxfwVRssD7QmCSqi73",
-	"Lp8/HXKtNLQ5jcEBedy1/sTCnugf53vCvtL53hfYEdVpfZb9UMXfnJCsnkhSJz/H0u4Vn2vnkzry0UYw",
-	"VQnkexqj5ZM3IDCqa8x9XnAFWlUv3YL3AFPIjPvdOMFHekA+tyNasVQPpkmlXc0loG8phR5VoH4XbsQR",
-	"+lwPEZu9zeJ7FpHeqL2M+TpjZBPzSGzQCDLR5SxPbMFkITgBMPZIIBEUE0golBUWsDA0zWhWpRnN8qA5",
-	"ROBzrGkI7RgZ5OVB5f6xUcLBMY9DZeBeh5Q1B+wAVFe3MlX63JVqIJ10vseKpjRJWJKrYdo7z+5DprQ4",
-	"nGQHkgjW4BeerRNL7pRZDRUm+ZX+ujLsFjFYXcrQ97nOjddp+AV+gXA1vWUc3ZnBf7Sfi3RD04hF6l8B",
-	"OGxmNLUtywpOdRDZqbhHxUOZj6nGsKz6P68v315dnz+7eXP5+j8uzq8MvJkjnR3OfEwww614J8rkQe9x",
-	"WfcdPuwK2NE+CsKFRsW14KejfU6AKwx2vM1jHYVincbkh3deQ+OVahXPZh0jz6Lz0gKxZXQuoVZ+nS0a",
-	"79S7qkaOWGe7rZxLdidutYqom3Nabc/BJcJ8GdAcyZWGNYeCuk0cMifRoldOkejUGgyv11mjonUPa2ww",
-	"1HHFOjtxhgBbRo0L0Vn21GPP8pmU1Vm1z7bovPRI8JLet0/n7I/dRxTTXCO1T3wG5bS3z+FeQLVufKT+",
-	"8VvcHoUqNtgsxRqwH959qO4gAdy2e6sgrNOc1W6P3GCHTCfTsU3LW49gnA/97K7JbiucipvK5vTpDjUr",
-	"OmemSFZglKe6Zb5l2UvW+G2aqXvBqlqnhx7iV9LBV+00PmVj/Ha43DLttyyrqWt7hIUP9IG+k5VhIdbL",
-	"HCFM90s1XdlNVbT2tHXIG4TIMC439Adhg3MIbUe6+arpn1rLtzqW8Y0e3KfwMFy2JCt3DGv0+iPb5Cvv",
-	"14VtumxTrvH+PF0a+Q7WNiWGv/Oorr2c2pU23Gp+2cGwB4a/dnLuK7bBaGkqsw45tT7gcmtkbSjQTaFj",
-	"MeJHU6dpcJVRX8QyK0bdJHgfTZB4Z1Od/JYDyDyCbjqP3KjhF9RB9YkCnRaGbAAtHpTtp9VHnrwlig9X",
-	"tsVrzvBYgzZ3uFQmD/vT9slHOi9+g9tL0bZ+f5UpWrvRvB3a/pktlxMcK5LL71OLpkQmEZxcX75+RZrX",
-	"l2f9bksfEz4vJ5kXqnGgvouizQ+dj9azWXyv3qkriXsQylB/HB8fH+OX9AFkYS90o8cJwvEYL15Nz3LU",
-	"GhjmZi3hPWbTf/21bmf+9dfauodHfA4913HkQW0T82un2Tjmcjjt4mM+D3xu3dv2c7FuQQ8DEiTvzw6O",
-	"ibwDfqndPCn8rOMt4LiAUPB1gSq6LDyw4ONAPLfNpmf6COduHp+HOve7UFQexXexjKcJBNWhCLzlkSnL",
-	"NkzPLC/J9LlGwIPJ6cYcpJln9JFeF9MVi5XiFRl7VlOi9mQh6+SDAYLBu0+IOyFFahQJp1vo51Ak6ib+",
-	"pHBU75OOhSceCR99HOzSkMoCBjBLMSRZst5r8hQf8/nkj9gnPngNk/1YrwS/vXxh0rc425THVzT5H1BX",
-	"DrqzoxmNRtN2dBxO28Px8axNe+NR+7B7ND487B8dj7rsy0ajfhY3Qff4iewXF/boBX8r2aM8eFHzzAdo",
-	"AP+S8u3rFePPHC0xPyevsUU9b5tVLHuAG14DG83XBCUKVWhuZOJvYm2zfxb0jpFRsQjNajPkDYUqxoRh",
-	"S388SLSmWgjc1QUp3Hd+6UhFca4fPnzegEWxnm+Sh95yKqIPxZwfeED5XMzqKVs4YEatDvT5Q7wPnwd0",
-	"Q+Ms5vMbcwDXHeUYk3YO7hO9PBGmdZozWi2cNPAg2vR9oddzqjTZGFI0C0u7u0fbxEm31DGEWFYrrH1e",
-	"Lu3tkMsddZ5YcVeI0eSp/D5/xWJIgC4XwEIOSfm7k0o9qc/th3QQxayFEtTF2UcWbyHLBXvFZf/ZxPin",
-	"+P5/7cHVM6yP/MXskyfIc9O279x07SuKYEykq1H5gfNN03YdUaoRx7u7A7oiuf4rM5HqxvKoDZvPuKFj",
-	"yPfDbGkhJDOQJXpkrpQedQe5lNbnDTHDIu6wvoCkfoAMKHlRuLomY2EZXolK/W8RW2U36QsdG12iPyt7",
-	"/uxdCNBgWkOnj1FRkuIXvhz9inPB6EHF1n7cAV5vnn/qgXntwOvqqC4KVFeeEi42nbxrZrGd5qTqjXXQ",
-	"c/Si2JKzJq8yReuELOKo+MUZo9k6ZZ2He3Xqbli1mxA/W9rsJwX4gWKSgUk/EClZxeGtOpIL29LntZVh",
-	"qFrYErVYMRZoeuqq+R7seF0RaU/SylH4+ULNnxaiQvPQOXedPqVP9KAevNf/uog+7PSmvubJNlfQNguR",
-	"J4hWbDUMTNGIxNkJ5pojMBDkprtlHuw+lhlpDrvD1kNhgJ1m/6Nm41eSxFHRNtvT/gJkxBXNFjkuoqVS",
-	"o2x8u5v8ERTkz+6//ZUZ6p/mqsVo/sPPvRLZc7Hm/9t8u99q4+Lp+x2BHHbu7FMC5b/YR5k0g4zdZ/hM",
-	"G38LPPLDFRwN7SvGM4JwYu+aFqY2WyYduWJhZ7Og2WbeEen8YLlOsnhF5+wAT5W2VC/UuPXqiVYL7LhC",
-	"EFFsHMgWDW2uQ7xlWAoTj/R5AejCwntQHSgmYqbNwDgzNbecbXASV2KdhqzpV6nlNzzyHu6v1MuSDy2s",
-	"K4Z8LYQkA5WGY01aECg7LZqQXnfYh9x5ntkDuJNblj5XB9KEvPdBRviNid+ouavh+Q2LEAo39bv9cbvX",
-	"a/e7173upDeadLt/h9vU+/zG5H2n0/nwQQ+kXej9VNvGyDYt0g2NmthoWGkAMExiAB0Re4GzkElJ0zgB",
-	"xEt1hsHCmM5TuJotqPML4IPw+bza0ABxZ9KidwtEzU9izibQqZuQwK0wC0hzJ8B3SyN8kwLAt3pFyiQs",
-	"sMk4A1ABje4NsyzVzKHxTwtFcFecruRCZFqHsGzoYIPrGbcN2gk8vwdI+IkBKVX2hcFRLWKRQ8xgK9aE",
-	"M0QGWrZ05EQpJ8h7CFKgns1R0dGGMQBOKdNF+YoN29EajxfQxhVzGIBWi+id10nqik78WY1DOzxuUdvE",
-	"YIOWHAUIXFCpJqTf7XYBQk8PQA+pb3vl6FpZqGbLgQ8BJ7UZTMiC0TSbMqjYQjXSgTeoJgZeXV+en768",
-	"+e789PL6m/PT66AFuZE6rfCWsZVaeXAdYSmZySdVGguEhJQyQ91uOgae48d1jAIYpv3115dMrtX+7Hz9",
-	"NXnNcxJD1V7gSJdAz84i8eN+zHwuKdS4Bi+ozNrwRPviWaA7iyNN1fmo4djwLUgEWHifIzHjzCOArx3p",
-	"JBmN+q+4VHAmPQIcx+e2tDfmJmrTwZppxcilYUD3p0AN+By7VQUtd2BS1x8mWy3hpCNGzLiA0izq6BPD",
-	"YkflEMy63N3nKcsQY5k0g/O/nr+6vrq5PL8+f3V98fpV4JFDqMJrTSxLa1g6OpXQQV+9AAQJhgRx20sL",
-	"lo1L5vCqGv3XX+uq1MJi2YWUunKUJbMW7EOE0jDYD4t1JkkkNtzL61bsOebmKGENni4+yDeCaeVozQ11",
-	"KLlHWXXdWp4TRNS5t5imkAlBZCI2SkUXyOfrFeKjVb4I78ASV5mJ1YqZwkqn/AbzHBluMp0M6qE3b9vS",
-	"lav5izPszWKTOQ34HTaxLJAX00DbgKFvd0WevYWrIw0K0kmO84eoVnmOacqgQj4ONdxfjAeIlRd6yRHX",
-	"Re3RUzRclGhbiCQivS7KAfPJFQB6wNoqrqEQgG0aifLy9D9u3pxf3ry9Or8MThBmSReSDPvHDkSdfp0u",
-	"MFUnmXkbvj3Hg+l1u137dfdDpfePuoMdVi3gy1uWVhMw2CIZnapjcJUwnm1PiFwAvdA1raO1dCpJDO16",
-	"kQ5q9LWFevD2l1vcwvuYYCDftGYHAg+PKQ0yFhXkm9kFRmJ0akUngtvjXkQ2Bf3XbNSdnQAKEq2xr9mj",
-	"5Z1Sv2uT4dTJWxXbnlNUXZxDE3eD9txAPaaFldbwa1oUwL6kZJWyu1isJabD6E3aqQjoTcw16tdUZAsQ",
-	"rqbrE1AD4LFzYjii/CNI8bjVWjEbCnHzhqMQqK35i+rHfiOO4M59fAHwpPaCwUPXL2h/Nv7rmx+fzS/P",
-	"x4d3vcPBWB5O/+3okm5Hm7/94+0hPKLxF/CRy7N+1/31BZ2yRF/Ks2XgjlK6Co7XSTWApyDZYNjv4adM",
-	"ugFcenv17Bp+hZQDvzEZf/AAdA3CVg+9tLv3y9z8E78xOSz/ZlJV/Makd6yeBicvvLG8cjlm8wWuyZAN",
-	"on7Ym3bp8fHR0eHheDwaDYeDQb/f63W7sxljURSG0yndcR0nYdo71TBEt2sZwob9am4b6NuUJeVzRxUF",
-	"IZnvn1LpQcVOPkGYGmN5aSMFNFwApSsbOhptrVPjOqr3DMNmm+B5TrcSxTnm2AKuvoGciaSF8Il8Tqfi",
-	"jumao9LY6oaljoZfIAfvUwsI9flajtJDdN5oAHg8mZO4GKE4QZw0IGQ1PF9bQ5h/8ksG5s1XPm9A3mgv",
-	"Excq3QbjRYIZsXkWgr4f2go4VLMaFAFwVESDr9elPNLrtjo+P7NkznFp6fQr2UJMpEfiAf9L67/yehVr",
-	"LVYzPw2Ma1UytRzfofYRFlyHBWvk4L3750X0wcJy7JeBDakZASZwKM0VBE+csSWCss7WSUKM3+MZ7FUn",
-	"1+BpvdfI8zjJADhPLKfoUXJgbWMJaGIssprkikrJjGk9g2dRkwIPVuoiRU3QZwZJEzRjJ8XLTN+Qi10J",
-	"fhm4V3oa1tcgAltFWt3SDP5UfNMfo5TOMmxUUrpS6fgWYI+d4Ee9cUEmmW40Eser1DMP/TkAJEQlI81A",
-	"QvefWQxAm4T4jav1cslSckUThK/f+o1Wh3xDw1sE+qUkS+N5Spck5hG7h7oke/LMAGKGKBkKWJbEdl6S",
-	"JzAADYCWMpa3toFgHhg8gPWjqY6oHggraHopXETBxPalmW7RWSc1CHEmPJwo2t5IU7XQrx22fYl2eWAS",
-	"i+KUxJFESKg3StlG5xVkg2nO0i2FTnKwTTAAZprFTMcObFjEqWPQg/YOqQAa4a/OvHrhtOl4evHA68KW",
-	"bFQNFoja2Y1qmVcj5ABf7rIXXKbb22BwYdXqDKjqeNy9UhiXnBgYbBABOdadsrOUStUhzeLm1B0LoNUG",
-	"7s68vwsA4WRoKUEmtNr0iOzQKnbf+6EBO6/hNaqdFd+p+1YJKBkY93uMcqxIu736IBaJ6PZAHD3UAxF6",
-	"Z29BGZmJdPk4N2zA8bynsOiQVzV9qWQxtipReiipsoOrfiyQw2lh2Ot29+tg2Hv+UAfDx6ZspQdOVJ2R",
-	"xSmMaW92yIZhu0sH0/Zw1mfto+g4bI+mh7TPerNuOIh2zM3IrMZTwsGPjdgRcO7eLQ/7mB1Fh+F42h7R",
-	"4aytbKj2Udiftnu0OzPXHtzo7CMG/usrbTJ026uo6cy9+YmJ+fljDxYy2XX8PSz+pUue8i1T7X/gKLq5",
-	"1rpPvVMAZ0HghP1cAWJMJAAMzFtW9QyuOhcWPg8bb7GIbAFsUJd326YP0Enc0/nNzDSHqOkAD8iLwdll",
-	"OzDVOk0uyJyuLALJQjtz0Ueeo7iBRx1gAm3rrELIjpp2UFGANkOHvF0h6Af2t1FKvJkO6kl17aYwGhBg",
-	"K7HAwFN+vxDYVRcbmEFKkO7lXtMI+sQKOYkwiOaPOct2NMvpkAAjIheRQXum8lb9Aae9EnU+tyiYGPxT",
-	"d9iM00IWQRMylYb9ProDqMbcbZ34PIhijRt6ERlXSRyp12zFOoUMBoCWxAQnDdECNIDefLV9s5qSMeI3",
-	"6lp+NVqlfjxqFomwbTSR3HnHKaVr5qYOhr9M6ATQNUwEE/tKFHs9GPUQQokTsqO3DdDFhLNMlpVc0BVr",
-	"qduH3o4l0g/m6+T53KzSA6VfhsM+h3L8c5aJyRULs0t1XR3Pk95YaZR66o1Joxces/5sQNvD6ShqD9l4",
-	"1j6ih9P2cdiNenBlqA7sOVOPPztveI2E8vmazjETrQ0/GefTVa53odXmntc0i8PGE8vODNG/aMEZZxu7",
-	"uI+d1a+ce59+VKNDYZcHNRfuv7IaM9uyvba4rOieOYoG4XjWZe3+7HDaHoaj4/YxHR62+7NR1JsNpmPa",
-	"6+Yum4PBrD89Cnu0PY6GrD2cHdH28fQwbPdYPxqEw+mIjo9/k1VoKDifG6nzcerTL1e89nkQEn8tRUaf",
-	"zyn7e2HOrwshyaafh/nxXKdif4Q7+eC9+WcxH72SHf4zagZndkSf00rVx9K+dqo9xb7M8ed0wXqav/13",
-	"0/bLZnw/ssXAURYuasxY3efDNnw3Sco8Igmjd/oSRNskoQlE36DZ+5Klc9aG1/p8ySiHrEad4Uxq+uZN",
-	"AIaTJerFswww/qDIRgPQK00fe+9rYEBo16zsKt1hC/r7u6aBtd+8kslVjAe0dMtzjV2vYT4h08t82rGl",
-	"a5stbomkG9MUAnP1sCV14LauyaRpPRmdZqWu1OZCoJNZDDSJbVCNjtZA+5OxMRxmBRiAfqQdjlRZ2yKJ",
-	"NIr+BgEGq823Sj0mmxi+gpu1szsu4jMK7LOMaXqFXGYqsY3KhHChPulzZ+5cGHfAlemjibB1YIXmPQHJ",
-	"gqbLhEmZG/ylpt5V499zWhe7ATouMp/TNFzEdywiTfMv3T+2plFsy43V6UgR8ATFlpiKzSCAg4nfeTUS",
-	"WM7D7gBztqsmq22jBD2PFHGx04JBU3G6oosUWynv9mtA2ZT2DNTSBqJWru+hwOsnRG+iNUevsO4tRPk2",
-	"H8USm8aaHgi6d2yb1O2tCdnXI1IZmOMUwddDC5iJ2YhqUR3vl5IF2gHm6a4Xav5UwsbasBTCpNpZgoNW",
-	"PJWViIE9aH6F7ouiUPLMSL1d/Y7V7z6vY+Q6P8jbQh/cX0Lb+dgWDUVx25gMPDfasHfUAqncmCjuf8Dp",
-	"QZrYhDtcZ639HR5F6n7Rhg+/Tr1PG3EgkHSuOgTWTWst8CibY0YfWC2t9P2Ptv8f+ZLp66V39W8OnP9/",
-	"g5l6HsWZY6TmGSNQfWZk0ReyXQ/wDJEPwGivOaqQ5rjWDcl4ST8r9wBCfTNPauqQ19D/ziq/wlRr6yGY",
-	"lKeYlxQPn1dNPDhgfzKD+QkroH5SWu1PoMH8pK62221S8//qkg3+/EQgfGZbTOaZFOQnEvMbPeufcKSg",
-	"AXmuengCZW8S82tAhzUKBX7HNM+1inXxrXVfLehrWlMraWU4kBOHhiYEbx+NZ7BqkPCoFEpUMmmyoVvZ",
-	"MqMOdDVboEdLV6tU3LHyKPXPMDhZndOJNj7MbbnpIkgljKg/hOqy+pBSDafrjFhd+qfCPy2d83nv0Mgp",
-	"LqX6go5kVY0pqDfKw6BQLhhL9H0DEuSUYT97tHPqdSM8bqRYMqujGyOpMCaDqPRpiiBqfGosO1S+3fob",
-	"2Vd9O79n4TrXMHCX/cxa3M8c+wq1fCsxc8Nr6D2hVZBEYH/AcJ0RMZsZ8XQ86Y2xYzdGPspa5JMVIaT5",
-	"/yLdTsvulOq9rU+MQkTp84e3frGY0JPAM9SlXD+s4ALqrHfToD5da2FCzb4twyGVxYZbbADJXKUzhz90",
-	"7GBPYpT1uimPs2Q5MKADlnRqO97a73+ByoPKLNVihznm46MM78BDfpYglyvL0dVUanGou9nF0tbRqtMt",
-	"FXyODemNoztP0MX2sbaNNvQ3PCFOZbEpP9U4Et+eX5McOUIJ/+oZMik61FORYOMG7I9Z4q68kMKec01I",
-	"d0UqunyCPKJzyWNIPMn1wdaJKdQXVi/EL3wp2L0Pv7E4q2da7F3bw7sMjJbZ0hXbnt125choxmpEQVUj",
-	"cIWB2dZ605u31ytcoG7tBAM1XfwKH/qCTfyc76iV1hqRNX0LlLvSuttuta2GcmUdq9ztsKCL5nbAECFJ",
-	"Bh1yibs0RldmZnD8dlJQaxPE+eAXoF9lWp8JQrWikk5q9PFaT7PPDRNbTX1i1W3bW9+2TbjMhV+eSo8B",
-	"JCfWErEwjpj1NtdpxhNHCJV3QHl/AWi7m9gPWBTGqjTIKxWrsGWGq2W7az6jHIRG4HX27q8Il7VQELEn",
-	"OiuEsbApOBwhIJ8KcSLbQKh+ULEk/1hHcxbpE6gmOASZhr+jtv6eHLKH1w0tXtfxpjd+Ezexl0MFGvbU",
-	"h6Nn/BOtL+WUewQNDRFjtSPc4JPZDAnuVDROQIOP4ggDz00T9NHdIRH1wa1oIpnAX73iDstdJnHm81Uq",
-	"onXIIk+38zZOJEjiLfoJmyCNYoscwW0YEWFhNoutjRNvWOq0hdCQL4jNmAewdS00DNLnOmdAHwodcsq3",
-	"OahaNbipLBeN+vhYpdsuMJFf2AfyCxasAEWeVLWSP/F054H77IP1K04aw+9pPl8ozedS7RnqJgNoin8p",
-	"CajFzQNxiVNsyGO07CWNgBt6SoL1uyZu38SYvs4vSrDnzVasU5+r8SsWAkGZ187GKQHQSPL28oVSSeJ/",
-	"MkR4vPrutN0fjUkUz5nMJORY+HzKQrFksuLnPrEjMwXlul0t6Xmk75HBf//nf5EVS90AyXUe3nxCeg/N",
-	"U2FuaBTlIrKY4qMjJijldU8B8yfqe+WYCTjqsbjIs5lBTkU3+SnPnpq45TToH0dEhkJcAZ7Rr5xoICJD",
-	"JhNGUb/hEXJSE1G4ZWyFASbzHDbipdIJUsAnbfxCDd4EFNT3UzZby4cSdTCAsF92ECZlIa/RlOX5IUmS",
-	"I4RBGtWMxknM5zqNCookUWVzUqqgXp00A2TeH/rvOnJB+6Nx0JpAAss6TcBkAgY9IYG+qn4aD4kyVFIo",
-	"ml+we8WmcQY3xf9k32wzJgOAyZSkR6ZbPOlH5Nv4GwDBjJdUncDNAP5x8HXQQgCSYBNH2UJnVC5YPF9k",
-	"irXjiAl1N/xD3a1e7T7g2bvx0WiNx+xLGeiolX4HPIRwloV7KCffXb98MSLTNY8SpojiHFP/jFdBCzEg",
-	"weDOABqgdrBqdiZbp7ScqA2Rplk0YZJ+XEt+psQ9Zk1FLuSI+rjerHHWUvwPVSymwlsTVE31BMYG8w0s",
-	"m8OfOp1V3ztlUlmokP5FlNBjaeuEBItsmYxg7fBZ3f4L0/rKRNHk2vFiSJGiZErD2/UKr7Z+3rovm231",
-	"M5d92dXT5wJakOiTdHKq6ryj+VvNwzvYSXFTy9sVNHxaQO60Urb4PzsaB4SFWalT+hVWfWOpflvShLWP",
-	"73vj9l2/s+JzsO7V5m5Mesd9KMlfsmv0daH4wptQOjYmjePZ0TjqHvWOjobhYTQeHdP+jFHaDUcjGnV7",
-	"IzqYzoaz3rQ/7U6P+v0w6o2icdgbTbuzbpd2j9S7jBBtTIbH3aPDQ6+xThPtXJOTg4Mw4h0aLlknYzI7",
-	"wPkc7J4ASKrGpNc96n54VxM/HO6PgF7hlC9aEPfriiHaWl91/ivd56SKgAweNYA8LKlov3j93O+1c//r",
-	"aucejemUAwkx19rwk0M5p3Z3aFjPKcM9siOaYxXm31BE58EF+Gvp/t9+WGNn3MLJYw8pz1eaiw1qLnlg",
-	"xOUpsGS0adT6VYUYfvfg/+7Bf8SDj8gfJS8C2BOfrd5TY6TvdMRfV8FP9CPG3ohTSKeQHpluAeGj4KKG",
-	"QhjjjyYXiAGC1lIcyRJkjDaqYCs1NfgcFHiYzJ1Au+MtLh0awk7Vh4GE81zHECTYmlRO7XQP/qRG/Ufz",
-	"qIb4Uz+B1wPLwwCdy7Z2sBmoVBY9hTaxyBQ1TdcZ6GQ4ztYuR3wNKN4XAp8zawakLYK9qbVTQsyAvJEi",
-	"xptkdyylSacIzubkbAO59sVkEwn7CCQ29VQBgW34VAS2X1XIwZn4D++RJhOXomuJsjt+QnGOJvBlnFFy",
-	"aV4FgOGc3Wd62FC6s7eKgBy5T3xCc9fvsYkvja5ltvHe2Fr7HwQbNl0Icfukk0A/QxiPViLmmSyGZnWP",
-	"nHjOAUdesjBlmVEcVzTNtBRC2GylWC3EhoOP0jNJyMbPJpQEB7SD7/Gj5/qbgYNshQUAtVBWCGZs6KcR",
-	"rOp9YW5h6rA73CW8S+P4OeKov0BkdFOc5V6x0e9rntnfMql/+kH5U+HDzhe30k8Vr6mj9XfZtafsekx2",
-	"OBLMyqLd4ICXbB5LwP6l4G/SLTyguYms+161cx3mp2FTrbwwC3ulKetEBp7G8TY4g1cZ5RFNI6J5VPrc",
-	"dBvTiHWBHno7hgJk85ftjAHarPlVvRx6twa6nZgWdiFN01jPQktPEqD0DHzeDDYLycKb//7P/wpaE0xM",
-	"I9h51ivJ0WRrowr61dBqKeYYi0vBbJROUlt9s9WWp/Okp1ufB3NWFn0B0Y2kFBUxvpH3x4Is2rwjWkYS",
-	"RiWGDSfONx26EcEBwiHd6shLs9wuLc5aHlyLdWwR4j1iNsNUmik0NkKA60hNMPcGaQ5J8+anmjD9+/uT",
-	"Eqp9LH2+EFysUxahzTDsdcm30P0xlorVpenpAGQgzUD/Hl0yKgUPFLUEh+UFEGxNt2dIjpjJQDfCg/Ap",
-	"zTK2XCEBMQ5q4Q04oVMpknXGSADu+ACY3uRghnlzRMipn6V0vmQ8w1Ej9KJA0wsa28R3NGMeSYRYKcKp",
-	"5UtifttOREgTn5sO1E1T8a8G0+qQU7IQGsURyoV0TBFC4dQs8tbnpiOQZ0oobUtr6LIjkjtMUlByd5KD",
-	"kDiXfC7XiiLcPgoxNkowDGZIhfPjwsW/0JDxzVMSsTuWiBW0ssOOCB4Jnp3/9ebl62fn6pxPEkV7ICga",
-	"kpoylgJMdlqfV7v4LKFI03Lu0VCk5Uzs7ofqF4YloeunjUuaG79scBL56EF4h90AlCWZ8xvDocwPFVdD",
-	"75iEjoaX/1aLd16MxMHZ48TizLN0FT8VYrJE1i+NNFlexf+Pvevpbdx2ol+F2MsmgO04ifPLr9mT0QK7",
-	"hwVatAF60QKipVEsWCYNkd7ELfa7F5whKVqiHTtxGwfwbf+YFClyNI9vhm92EJxsN9kdSUYbR4Ns3lBa",
-	"UTYSr3H2xbWvW6q8Qz4KiUpvv4cKszkEdnEDt/lP2eWkf82viv5o8j/o/z8fZv3b4pJfTa6zUX4D7zHK",
-	"5vF7yCmfFCpPCpWnEMZBQxjjPGe8c9iLn/X2J6su/rZ/shqVOVSgIXZanMvvbbjuMydyj8eDmIaFmKyS",
-	"D+pTIuxfla/DZbc8K0pRqmmPCVvwpNa2juaA/WJGg5V+dSJsLWhfn3U0YPvBykRs0V2PwCZ8+hvApj/d",
-	"isTop1Hcnfk1KRUzJ6bBO/n+nzR/Nho+mdzOtt/bTDqvGay0kTVCX8/bUCKiZ7Mdbehzh+t4awN6JX+7",
-	"L3f7ct52E9Rub4cTVXt0Sre7WuzhBG8HLAWBzNldIgpeKUht3fLGN9+xhRU9lQLsVQQuMqiIELJuW8CT",
-	"9t7a80N4RuqwkcFTmTnhpsyLe2FddPrqSEHZ0D3GKyUDmT5bDNyRgTm6+Q4HyB4kKOQnmZZUYeYT69Tq",
-	"J4ayxANoImRR4PyE1OFox5TjidQg2j2o5tI2lqRx88ZK/ghoSpFVSzzPYtuA3G41pdfjRzRIxDNSt6GG",
-	"bUM0eb1CJc0gdtSppTkVkhg5JGqXFdUQ2hD1a5OTByfpjo0FI4HMt/dGLyXAyNBccshzfNi3PYVDX0Nj",
-	"vXuX2lhfS0L0WOVBDwO+TyqfR1aMgq6KdRH/R7xp2nN3NjHgKmsv33NwJuCiAQ0bs1l+FeAjVmwBtas/",
-	"HtwqdcNfT2rpUbCObjRSlNJ63TtfyhhpAMh7bCofWSWRAWBayhllJVLmObMewgYkvZORtRf7FYCqWNQK",
-	"zPKyM+5ud7rQWC8RnOlyDnJpAI//bxuFI0WWcTPZUrHUIqmUcEfAbtQw56VgZ6nBBGP617FOmaIwKogG",
-	"MFjpzXyJN8JcvbksA8jRC6bWH2JpvKunJ3xlpaDwLGuis6g1OrocJuIzauPLmqUe2Fk5yzV+3gGsc2RY",
-	"AuYGR9FQN+S8Z7DQFBZGkaHyYVmb1vjGmg/myvI4iTi7pZjxZMVyKPiy0uf/NlPzNRYa/m9d+zHnHtl3",
-	"ston92itzd4Ot9V6a+5R8605nWSPK+mIi9ADbSN51WYvNAVe6elfG/3I2J6CroZDc/jBjz1VNWeLWmag",
-	"FOUeKPbl/v43zID3qSdaLjOKk+Rc8wlXeE2uw0B9wSF8eG3Gsbvv9EHOdg8S07N9JfEo/HTzxPISg5dv",
-	"mXX00YIWYM7PrrLM2hODtVMrpWFuVw5p+t0Wzjs2tw7ucNujLNCb4fWA3fMZ5RCVQmnjn7C+jixYLTV3",
-	"guHml7E1/B14XgpQ6niX0c8dhRt4NjV2NXjdF+AgOHTbTnAcTMYF2ZmjGFR0W7QBbhzRYq4Q+dz11/RV",
-	"ZryK5BWxs3Rudke9FOm5Wf8mXaNzBxAdox1Zp//yO5hNYqXm7ZYx230CCkGMrLMpKF1zLanqu837t1Ps",
-	"3v74w+YPllQQlzCiyPFeSyD1UIadGecU6ernLaWdw8tAdO/uUdazopKPQb9NYnq3c5cpDnm/FChn+FEx",
-	"npGezIRXaHDmITkspCo9lRSO2/4s0vtYPJt+6vXjpahW515MIXAbssDIQzuRlE4L82Ac3oXEp2k6ZErX",
-	"wOcOTHZmTn0HfVq9tB/ffvwTAAD//w==",
+	"7P3ZcuNIki+Mv0oYZ8yKrAEpcJVEWVu3Sqms0nRuIym7pruQRwgCARItMMBCgKJYWWl2rv72vz4Pca6/",
+	"h/ieZJ7ks3CPCAQWSlQutcxUX3SliC0WD9/95+9bQbpcpZzxXLSm71vsni5XCYN/nwZBuub5M7ZKRZzL",
+	"X8R6uaTZtjVtnZIQfyZ0Q+M85nMS54LkGeUiYlnLad3RZM3kQzQMMyZEa9q6fkEH0eRvb358Nr88nxze",
+	"9Q+HE3E4+/ejS7odb/7+z7eHLacVpDyKsyXN45SL1tSt/HLJflzHGQtb0/6x0woyRnMWnuataWvgDibd",
+	"fr87cK/77rQ/nrruP1pwSxjLe5ZyMjAg+NfLmKdZa9py5T3rLGM8kBN7e/XsuuW0REAT1ppOPjgtdr+K",
+	"MyYavjHS34hD+aLoKKLheNYNj4NZdzQ5jrq0Pxl3D92jyeHh4Oh47LKW0+Is36TZrVyOy7OBW/zygs5Y",
+	"Aj+/fkXacLHTcloZ+3HNxAMT6Luu644G/cPHJiJymq/lPugtu7G2C/5JA7nGF2FrytdJ8uGDU6GBF7Go",
+	"0MH1gpGEipys6JyRNDJkoYYtbEqIc7YUrekPf9DE75cm3smx3edn60zILxk6CZcxf82TbZ08ApokLCOx",
+	"IDzNCeWEynslreQLRtJsTnn8E2ykTStBGjI5LPj6TZRmszgMmbwlZDmN5aLIz+HLBFnSLVlSLomw+tav",
+	"BNmw2SJNb8UJ2abrjGRpwuR4MnYXsw3Leq1iIUbu0GnlcS4XqHUKXyf21/OMBkyuRms0i44H0XB8eDgb",
+	"jkI6ocOAHQ+OQ5e5bHQ4nMibtyv5mkWer6YHB/3BYc/tub3+9Mg9cg9WWTpL2FIc1OYoF/RMUnF8x56p",
+	"2ZaZb6CukpirWZQ47mqVpXcs/BvLhFxW2CWnRcWKBfmlXJTWtHU87csh0nW+kBv5Hgl2QvvRIRsFXZcO",
+	"Z91RNGDdo/A46I5nh3TA+pEbDENJnnQJ65Owe3KKb/jgtOgdjRM6SxiumzzqmlRvggXlcybZgRqd/FcW",
+	"LOI71nrntIIkZkjIMIx+cMwG0ZB2R7Nx2B2xSdQ9ooez7nHghn24MppZwwiWjFwtUibkKJDeczP59y0q",
+	"BMuR8YTrDIjipdCrEsUJe4XvkSvMsq6gCese3/cnvRWft5zWgsXzRS6Zy8BV53oQDtkoGtPuZHYYdEfh",
+	"EeseRy7t9meDYBiO2Dia0JbTWsZLdo00EC/pnB3gC8WCDsYTuQfR0SR0j/pHR6PgMJyMj+kgYpS6wXhM",
+	"Q7c/psNZNIr6s8HMnR0NBkHYH4eToD+euZHrUvdIviv+iX2zzaXEHh0N+sOh01pniSI6MT04CELeo8GS",
+	"9XIm8gNcioMdM93EYb5oTfvukSsP+uekjSau3D++do+nrmtzzMPZUSDPULcfDeT2D4PuUThiXbmi+pr8",
+	"yHo5Y1lr2v/gtMI4YyUm5bTmTJL4s3P91mE0mB0FfdqdyHeNoiPaPZY712eDcBiMZmM6OW45rYTy+ZrO",
+	"5fBD1oXH9YdaZ5dd13X7g2HLaa1YtoyFQBoHaWaoLaKJYPKsiXjOLxWDaU3zbM2clpQ6+O8PkonLi1ea",
+	"Acf8xpzkzDyH08mpuDX/VrzpCraQyC0kIk+zbcFvJC+Lg5bTWq/Cx0ThnR740OY653eMN0j7U7KI4VsO",
+	"4WzDRE6iOBP5Dhkf5BbxHLOj8DCYzLpjOoq6IzYMu0fBYNbtUzfS1wriuYxzSszqSfJR7EMtQpAul8Av",
+	"UAFJ56nk58E6J2kUSaYohYDkcCTK6JL1WrvVgv7UHai1iLJ02bgfKMtnk2gYDFj3OOzT7oiNZ92j4DDs",
+	"Ttg4GtHhbBD0JfnnqXmFGvSNEdfFFtXZotmI8QenunifdvJ2LJ36c6e2NHKbliXMaJTrJRkHo3DIBpHc",
+	"xVl3FByH3SN2GHUndDwbBcNQjq28JPaqampdz5Zxbq/AqL4Cg9kwGIVj1p1Eh5ItHAVdwyWGs1EwDifM",
+	"WoGQEtBISvP/4X0rilkSwvIjaV2Ean7mdKX70qpkkHuv5bD/6Foeskk4Dkaz7pAO5Ef7oZR2Myn3ogkb",
+	"h6NgOCuvpX5craM67OUz/dsgpcHjpNSnuMXdsRT2IynsJbPvuqzY4genryZ9Q8OwvAiD38giGJZrLwI+",
+	"BIMaRUM2CPtB150dUymjJKc5DLqTmSRDvPbgCqhP23Pv79LXNaPfw6LTuuYuU+4PZfMPZfMPZfMPZfNp",
+	"yuYuviSy6DmNExaWudJLuQJ8TtKMbLKUz8nZ1eVzkqe3jDvyR8rJmufZWmpZJM3iedzkTQhEFt1E+HrL",
+	"kXDFeAgao2Cwzl8JIu+8lm/XyuR/duUXu/jbgtHwAbfBJbIhEqXZnGVbEixYcEvMd7+AC8GemFzGi5At",
+	"V2nOeLD9K9te8LeC1bk86O7aUUc2cb4g+SIW5JZtpTYt8jhJSLbmPIbzWl3MuPjGzS3b3sT8Zi2Yva6n",
+	"DS+3Rtb9a8OHeuSS5dlWP8GIoEsGQxKLNMuTbXnVj4tVt96MU+AEx/MF1nvH3GHp+R1N4lDRQHnVr9gd",
+	"y2hCQA0ViiII3L/LARbj67QNYS/vYOd7euSKMbx6nmVpJuSiWX+CdFIfSNf5TRrdZFJi6rtaU+VP7Nlu",
+	"Rae1ZEIgx3q5FjmZMTJj+YYxTsDh6LouoTw0f8AP7b5L8lT9Rt5ePbvu9FpSJatMECdeG4DxXjZ9PeWg",
+	"ociX9kAhN4QxGFiEgV8gxRJ+CYqo7JMkhVdso/WsnQ68f8qpWJrbb9GH98uoTjjBX1a+jh6WryhIq+JV",
+	"Sd2H5KvWzH8N2dpXpPc9Or3PebhKY1715HDC1AUkQTCbHGS7cS6IYEHGSp6dHZaNrVSFsZCkE14yKoot",
+	"ZRx+NHrJHeO5VFSBtvRB6GmC164a+VvdgfJOex7YYXgc9LW1PJtIGneD7mGkDcmxZCZqFtPWZiFYcPMy",
+	"+ut/HGdH3/717z9m15t/vn3z7OjixZt/XKSDF/QFvdrsXml7lmWVFwILltKrB09XMTCBK5bdxQF7y83J",
+	"qkvikOZ0RgUEJdY8YzRYwI11cSDwbTdr63WWSLgGJQZuke/KpZTKaBYnW2I9oWVsQvOyFjO2tRg1cFL+",
+	"1BdgnU1zwpUT2qiyWac8jCzsxpwovmevklbbWtPWP26Pt/8Y/G3LrvqbYHl894+4784GeTKL+wn79nke",
+	"fHufvLg+37786T/6r+YgXyR3EIt4hQKyFJrSHO8oHAaTyGXdQXQ4646C8XH3mI4Ou4NoHPaj4WxC+26F",
+	"452GwO+yFJZVDVpKq7VgwLXZEncPL/3F0JJmeJ/A0OU6KnZ2lvIoiYOqSpIumRSjeNRQDTbCqebdVVSo",
+	"fS2BfmWFBIvwlCA0J+p2MnIgBDiU9JekNCRxDvqCpEU6pzHfqdupKRDrg1+AEGvTkqun2OgzlsR3LNs2",
+	"OcVDdY3kC5oTsQ4CxkJph3DNSlMeEprL47jLWY4XS3+0pn2n5EPoj13XdVpM6nCtaetNKnLi7cOIvNZU",
+	"Ll3O7nMSMhomMWeE3eMwQUyJVcoFK3ulRE6zB4UOONb0WAflsQ76AzNSfF31IwN39Ng3xv9AN+vjPjUQ",
+	"KpIa+u5oYMkY7RarSJgo5rFY7HzlxPIQ9NkoHATdY9BygiPWnY3DSdelhfelhabsKa7EaW6tH2oDhiJa",
+	"u8zevWV1bjF4LW0JjXKWEUpGwHo+RWC35imXXN6IbK3r/IIyu1EC96/7k+loMO1/hASuLO4eLk+VL2CW",
+	"fYfr848FjndQ9AenhT4SUKmNZZ5fslVCt+jcCZkIsniF0rXlS+XQJ5sF4+gooFxsMG0EaD5PM0np+GMa",
+	"EcoJo1kSs6zqZFAuA7/iafBPCJ0JxnOS5guWbWIBYUERLNiSghTm66VcfDkQuaRGB89iPgdCAq3pVB62",
+	"+vivgMkLaepuaCyt0yjNGMnkIzGfy0+p3DpglcVnlzGPl/LLffPJmOdszjIk3u+/l7Kc8TwOaM7qHz5N",
+	"NnQriH+Wprex/CBNln/yWiXu709BawJfVkrmLLe9XSTAJ9vfXV+/AZ1KfUxeU1k7a8HCTk9lHmGqFSrz",
+	"9eV7aBxNy/rBaa1oRpcsV9RyKgQDVl6dqTym4FImcVhaz5aON3alNtQdUVdaoEdh95BNojEdzYbBQB6h",
+	"WL5lRfNFoSxR9bGHZhal2ZLKw7Jex2GriTC0lb9r1IU+VBn4nqZsw8CD4pOfOHZ1cJvG7Rcn29cJWytp",
+	"06ZrAczSIVRILS6QJ64tGAedLuUBA2qBcf+4ZmDT6oHj90pHgN6/YHyeL6RS4DrySOi/+01DLns3G44E",
+	"+P+26ZrMGWcZzRlZsYwE6XIp1c02JW/fXjyTtB3FnHUc0pfHYjAek7tYxLOEefz06uziQirFGQ0kYToE",
+	"WQcPWI+AlZVn6yBfZyzsgseK4PiIXHCPt32vRWeB1/Kdgi39uE5zJjqGpWnHJhXEp7PAl2qxMK5oumQe",
+	"l5fLbG2Whls5WmAsRNCIJduex0tUNZ4NwyMqrYSoH3RH4SHrHtPJrDsIRmwSHVF31jfHAdl0sT0Vrrlz",
+	"n8aH1X1aSVUwk+/8X+0/T3/wvPtBv+t594fn7973ncF4/OFnr9X0s9fq/Gsjab6Il5h3XKdMkNQi/mlf",
+	"qktizDEoJhOyiK4TqbhKiqP3igkr+nuIJb+27MJdJ962HUl7k2a3YkUD1qlxgD3tyQYOkJaH8Wlc4O1K",
+	"GmS7ZrNeoblWGbs7mwQDSV19VI7Hs+5xeMS6h3QSjdkoHAaDWfPY1/pznzZqpdntGnZVjatNYE+FqWEC",
+	"G/PlT5nBh8IqQtFnZ9GCwaaSe1erREnkg38K9EbYmfqYQfrcJJBO37f+NWNRa9r6l4Miv/9AP3JQfEcO",
+	"oRhv00N4VRy8QSsZR13R3aoZrP6UpFZybkOqr07WjXPh8SI9Ny/lC1OCLhlkgZSD4gbZuz3yLAXFJI0i",
+	"lnk8VyxBckI7G/kMWf4vt5wOuKCKCOaDz1nBzs+zD1YY0J/CYvp23NJXgUu5tstKQNUhqVpHuf4o0KMs",
+	"XTZFVk9Ihv4bW4uUe+Rx/9vza3JAV/HBXf9gyfyex38F6gB52GiAdG0LpGmZ1VMHDTYLrLiiqBJxfBpp",
+	"NWbLL+kW6HtJbxnaQ2j2fUyKvO3S+0oor6kKmmMuvvwaDUNCjasuT9VXtdX5G0yR/+Ok7XHSijPzlcDC",
+	"h4BywtkdEFmZuDxe3XapXamKihVD517nhIQW7yVxDgqxxy0S862Ymk8E3ZLNgub2+ZUUF6Zf9KCq4dhu",
+	"7yccVBXPvc4oF3FeC0PUvNwYIg0fiODnxavsHAluni1eGFAuF3jGCNYpnah7oMwOrBaa7M6DUOHu0ve+",
+	"YMTb+o5c97t6tOHBo1mNTnye81l15ftT4rP7FQtyE1L3tXOjwh9VXNrj+iX+lIhKlCRWme8mklEKm0gj",
+	"M0Eni8fXgmUkZEEcMhXk8LhfXzt9VOskYL6J0YRieHbM2SdtTUadanhFn9PKuVS6Ujnj6gkn5PfHfsOU",
+	"CSVV82CBPFgxVUgik39rZ+KDbJm0QTPxX8NfSEgsBv1DO+iB36Yb7hD/zdtvXlyc3XxzenV+8/byhe8Q",
+	"LuUv5K543D998eL19+fPbl5fXnx78erK75SIClLcUMWpcnzYXPADqK38DlnidZq+oNmc7b+fFrfSKbR5",
+	"mt4k8JZKbE8vkOK/hGaMjNz+YEhm25yJE0JzskxFToaDw8kRXKZBwFY5C0ssa9ivJ8zlaUr0R78Ax6rP",
+	"7bMQY+21iiQVDaokLalfrVdSsVqmmZSplJPhgPw1/sbjbVwrWMCOI5UponZGUl8KfOgnKSDQt5pmde92",
+	"z+OQxiiWKGDV9pwYDzTZxEkC1L9gyapHvmHblIekT17G38Bwv7u+fuNxpF3JLVgSkYxFa8FE6WQoz7b8",
+	"6fTNBRGMgQuwPRr2Scw9vkpozEnO7nOHBCnnmM5DgiQFJzKS6gXPWcZpco4Rwo8g1Fi94QaDjHY6Z7pk",
+	"+QKmzHiu8kVTTtJ1RkQcsh75j3Wa4wwUlWHcYZuuScZWaZZLraaUF+Ha8hU/TPSHv4hsLU3us5Bp+Z3+",
+	"FBmbFoo4G50ZkvKAPR5PiSO58StJnSIXjl47YMdqUfxeq8iJ/DhrPC55ey/ZWlSTgyVbAk8pFRCpgANk",
+	"DEKT9fdYAmuGry7xu4aM1fJXSBhL8SoJTX2pR94KRijhbAOjwtvkX/qG1q5ExUoGqxnQL5DBqr4l6Sau",
+	"ZbA+KNwrCa8fPhOxltIpJbUqluYQSkzASEtt8IqjPuDxIg/2hPhW1qtPEkmnhEGuhrwbHPbgvafKty91",
+	"s8aVAZ4ei/oxAHqgScZouDV04fEGwiBtpEgYrGTxyi3Z6ZFvdZyiRDbyLfLPGM7KlzSW6knLTzeVfnP0",
+	"8hCV2MnSHn8ilZA2PuCjGypM81zS3YrmCyLWwQIjOrUEat8omVwyVOX3UlqC3G0z4M4JEYt0QxgNFkSl",
+	"PRPO7qWGBIo8fF6J0pc0idJsycJ/v3r96qNE6VK/4Qbu2aHwweopkwktTPnBshlqiUkzLLjtyzCxysA/",
+	"CyWV36lUuea5w36qHHS5K+nsnyyQhkHGVozmlosSNrztv/eUt85rTYmnKl+9lkPKvytLzmt98Kcel1+S",
+	"tCykth3Ggs4zxqQ+s1nEwYIE6WpLAKRFOESklgFi7B2Pz9dMiE6PnCYiJVQFESFZLU9XKxYSmmXoXrC0",
+	"O2PGSN7m8TxesnSd98jz+B5tVcgF36lhInW+SvPn6fopQt8iTJ7mNxE83UyTTNo/Il1nASuMO3YfV2Ss",
+	"OyrI8lWaE/3KL0CRxYg/CzGa1/lTwlNkLnrGQH2QaZKkfA6ZJ5SYSKO8uBbM8jSyTDsVBGOkDdrvJiUB",
+	"lQq+NNNiHsYij/l8HQvIPyapVOfX2SoVTBOPfExl4eQpWfNbnm44kaxPqB1XjP2XsUL1wYSbMrSqJuPx",
+	"cILGVIkM+sP/7hZn42qMpI1J2taqdE4ki0J8JhRDsQBbDox1ErENWax5mLFQrWL1yMvHHzjzzSnvT9Ao",
+	"ROMLHtQqGr75eTSLhux0tdo7svZBKNyxLElpyELS5qnHLTs4ktxbmlaqsNBwWRpAGJkoPlv1SHk8o/Kg",
+	"iRxkjT4A6u6OttwwF9SHP7qQq+arBGTh8bZKgRGP2XadmrJpvfAxJdNKk4MFfcutpDL2cZJgXXmHbe4X",
+	"mW3ytTFfV6JVlqPpbe01X+DQV8f6Wciw8lIlD0oZfIZi9M+IUhZC5IkC3FV6y8IeMfWu4JvOU50c2Ctv",
+	"+ffff9+t5h4+tO/VVEW1+WK9WqVZzsKXLIwpJmV/FAWYF90s5ZtuYDeayniBDUqrrPLisjQY22Rh3k3g",
+	"3US9+4tQR+M8PhORNL27QYeFZDawUipLhDZKLPAOjKwT/ww3q3vOgzSM+dwnbW3nzH+KVx1JUnlxm9zj",
+	"aW310V8tSpu05nKGGROCheApwjykp0TXv2D2CgTKBQx7d66Cx1V2VBQn7IlJCoWEsgE3v6EJ5QHQ/ipL",
+	"VyzLY5U88Jg01LN9mXKGuT1FbtIP1uNFGi6aLK0a0mPDxzVkY1OmVZ4xKtYZZBHIu0gbEAuldBwfQfl7",
+	"B1IKFLYgydNyItZeKJCV7KkaLGR1YN8kaXArCGQzrEz6KgW1RY/kK0Fm8jYHTSjEMSVtydLIf/3//4/H",
+	"4Sr5N9LvOCay4TeiT/onxCXyHQmhxUzhKDGO8tQkFrr1xMKdmJYPp4iXqmOsjLOQ5qwrlYPGhavhX+5B",
+	"TSXUy32/FId75MFZAJhFHjkiYb7bfbPCxnxvk1EZJrP2ZANu5l4T10Lj4dvV0VH1TR9q+JlNBycONWEG",
+	"CwibFI8YUpXauYZVbU9GZMHuPR7Gc3A5cCInrYJGlCQxv0VLEAmX3a+SNGPZCeHrJNHk6fEqfTrI5eZy",
+	"DOjWV36yNCN3FIul6mnGg2BE+4EbTdggHNLj2VFwGNpwaC47jo7o4WwSjMMRG0YD2p+5wXF4xA4Rs0YO",
+	"Chkapk7WUzxtBga0o/lQQTQViqhvc43gq6xj19kzO1/dS/vU2eficcaqq4/KzFXVFFn/eIjQKqz6g/ko",
+	"zTK6xSNSVORUye4NFQJkf6AS+yPtlWT3WAKliCVFA8VURvWevmEwm9JwGlcoDHW2jsrNsHzJNAwhQYIm",
+	"b6wlU2VTFRGloJf2XMZXbAO1JnIIS3p/gc8MMAFc/dWvr20ljeSxr5xXbq9JZRx047rYYA/Vbfw+DqUJ",
+	"lxJEjHIKz/PxtD/xy/JVAUVYKfo/9LvH735wu8fv3rvO4MO08ve/NrFPXK0a8dpln9VRvoyTJFb2J/Ko",
+	"uzhkqaYwuxJrB2lZkq5Az3pfH5wGzqqRe3zPEqE+CGHeOC+chVKj3O739T1FWQHDZUsmG5Gr9oiG6Hpf",
+	"2iC3e0y70bv3k1HzblhgXNawYp5PRo+qGlDfZ08mi5s+oSC6vtCSNnF3s8XWQtpTxaHrkZldL9UemwVt",
+	"PlOC5S+tPSpP7ULukyBtHzfsa7/jIMXK3+Af8jcQlt9dv3wxJrM1DxMmPN4u2VI/xSu/0yOv2AZMSQSo",
+	"njGE2VCCVCk6Nmngv/+5YsUf8zgy/96w2arltHAcy9XI/HvDZkvzx4/rOLhVClllTI361FkqiTRnaHvt",
+	"y3rL63a+XOWw6bUFP5OiKtuegRVfW+6r12TYn0y6fUKT1YJ2B6iHZ1sizf4yEwMIF/uEnHb/8e79Dl4F",
+	"AoWVJeVHSpWn6IpV5o7PNhEiDlDLvY8VeCUB8aDOYN36QeP4NGmlp8rJaxzDtrFb1NBmePolR+cph52q",
+	"ssZHdIUK1k9tHFwpxwDZnm44adMiPdI82jkBpgM2JmaYPXkYgC/08OrZRPzBhhZ6+LEX6r5rCh/Kqbht",
+	"XnJ55RdYcOXvemSuao2v4WajXO75EPiyKqcAP6teVMawwtW3VnT3UXkaeyofFFtzqBth8upXAoK0WK6Z",
+	"rnPIH8gXZQ60A8myVBc5fqAu8of/5Xn3rtv1vPv+c8+7P3x+4Hme9+7f/vUxTeLho22LtJI+UZ/r1Xen",
+	"3cF4QsJ4zkSujU+5Ag6JOUnSDcsCKpi0Mk/sYDKcsFIxvnwITUahE+Y+Wn/ZuSlQ4xlzDEQVLphS5EQ5",
+	"4KDGk7QH5Nv4GzLbElXh2SkdFaMf6YrP8ej4cDw+6g+Pjo4er/20yfpxXeUBPQRpugJN8XHEbbAkrKJW",
+	"ZADlVX0uH5YaCO6iqYoUmzgPFgwSxS0RPkvThFEI6NnoFA/Top5Q8UChbe7x3NvLF7VlRoXPGsLO5Yzv",
+	"FGqd7Ucy8OJ7ggM3axLm1R8pqM2w9mGiahIfLHDpusjgac6M6Q6ro8H5T4hePrjuVybuO1Jnz5hU2pdr",
+	"kZNFmoRWUvJmEeeMQBJBr8Lc3Eer8xvN4wcAEUyNRRGPEnSDjEe5waBRSwSZdeBEH7nHpF7fobxWulhC",
+	"xDxg1YM/HNgHf9AfHY6OhpPR4ZNOvdrKh4jwDEv1ajN/zZlOJOPEVzAsvto8NfIeuQgFEbm0MPTuokLm",
+	"oJaASf8IK0jafhKL3C5If4kgZj5IM6GiDwJ4YFUkAs6mhXvyBCltKZBGrSnrc46Nsd90rBB1v4k4IE9X",
+	"JSJVjEzIveWC5b291J30oQ9ApLzh/UHCaIaq5NO8Xbiiambw9YeIpGjsU9O/dc0lOcccRCCZWBCKUC+r",
+	"jAlIvAKnnRoiSblK4ykmZFaqwoyq0KLvWzRJXkeAabQPfzKurHdO0+rqEtIFxQXV3yv7oOFHLGPbsczF",
+	"mn28nVNAoz700FvBsksWNeOfNsLQ4MVqRWO25oSnG9Kex3dMpXfkkNargp5FJWY8X+Si0yOvoTiL3dMg",
+	"x1JddIbt5cCsy4uqr7KAa91vh1+pnZBqTQgr8m6P7WkAwf+M9JTQXGqqiqwUEVlpighjjTrgXtRUMTt/",
+	"AXtxT9fhR5qVGtW2ESeFZd1SZT3ejK7YxXpJuSibOCXk+UKbP7vsonN44jRr8xUU3X22/Y31SA1C9+FX",
+	"XNr3frBxdp9K6eboN9IeQv+yQuLa8oLybSGJ4fjDH3vRIAIBf9lj+UtZ+yVEuX0Dw3e71MMLKCQXTEgT",
+	"LuWqDAmz8VFHIm3KoTDaUeUS6l3yT9wCxZ87J0SDA81ocAvBkWoRcK/1JO1PcQg4cM4TVaYm9ehKxxf1",
+	"etiL2SCNygfNyDfrBBimr4isxp6dmgLwkJoCllyzKqt2I+aE2vXTygp5RHtpUEt0i549JbXpw1Md23Np",
+	"9Gjt2sEiCm0XwGhOClca0hVm5cg1eLLsVbr+h53nsZDFu2w5MIjwIiAblomYtDcLTfmCbFhmZb93bHbE",
+	"4bBQQUD52EtB/ojUEbt5USNkXLkq3ZLTOAWnWHtffd7vkVOonpHChmRU1VFTDiCPfL2cktcrxk/fXJBh",
+	"zyV5mialQgiPbxYMHqKFOiyfg6ytXMCPGHOproiNWQaY7T+bzig/13A2f9bn5mdTav+vn5DzUjRyepqs",
+	"ewqDNn6YB1nuTovcIIOQVZaG6wCtoqeyS80d4XyXKMhaBJsD6pNSnHGbVB/lVp8jxaLM/n73GRZ1eqgD",
+	"sOrT6BTeFYhW+qTt01qGht9xCibr8bb6t75LXjb56zY3A6swo7wcA621LjNt3Iqudp/Nkfc56UNZ8f9t",
+	"CORNWY2vpJzIvWOJYHUkHwSMstiIZQYDBro2g+16pMIOdhRCSiiVPlOWkK0TJtfJ435VEfKbLWcgqlre",
+	"6k5XZBNdY2VUHSQL44ym3zJC2ReYK41+82rnkNr3K4dG4XwUnjMfdF3r+498EHuS7PWZdJ1XvvTQvB/8",
+	"btVDWqy4GlFtJR4iwWtttuwWUipYZxmxOMpZQvmt3BmoBMnSxEJwLZu5TU1XHoahfTCM9+5r67eBi781",
+	"3bY7V0GbU3boQrd/gbyOltNa5Mtk/CBv20nqp1y5SFhoPHSgbBbeRm1lkhkL6FpAgCAWmAufMahlD/CE",
+	"Gi2rOGqk7ZftDClHKoaGDwYZIxXbu4mpfVJin8nqq/LkJ3sDP0JB3jfj2ThtPtr6tFNQjR34QDphOT+5",
+	"gRluaJzHfH6jk4P9KVE/FYEmyW5NdnvP4zoXPuZzKLo3icVpZHizX0nI9R00GjFFmaceh040qPP7JpvW",
+	"d8CcEYxxLQghSfqkkoDvexzrnxW+zo70/B45tQoQpCiLaJwIqLxXKc4CEZ+KdOw2lTO/7Wg7RooyHLWG",
+	"YSOrdS4Q6UvnaIOvQY6jvqCkLe0eVZflYzWfNeEOLKjKVdZlO+XPaU/yDItEMGKhntDIgPXl1juhMS70",
+	"CKCKzCwKFIHLE46TtQZWWzuP480CmwgRaBu4yg2dIFxgmkFZsmB5njDSxnHCgmcsWnNpv0IhpVo4kQOS",
+	"vVkejBTkC7ZVUyRxXtYbaytcpHJj00K9NCZLuzkYdX63KxuKY3juK0H8OPR1N8hEqjgizxhdAhYYWSU0",
+	"YPrqaj1LIGOepFnIsg6gpGMwAJ6AhB5MmCgkUt8dDeoZFO/e953+UbPL9fyzRVq1J+eTIq1mKsPPEXV1",
+	"Ws8NJkddWQ8aswl9zSv9qYZ965ECaw9L4RAOCkAVwOFjofHhqM09YkFXjLTVjjhEsnKHGObfsR+FkCIc",
+	"p1wjQoA6lSTpBtFG1kzIB+x2i8AwkZ2TdJ2LOFQcJl3zEO7O0/QG+l765IDAX0mqGK3Cm0/h2NKt/iIO",
+	"PQG9Rb5BVejfIGCJfBAdciVMTyt5F6DayocsK8oh7LW0/lTb7dSaOVaaS5rpqH/LyUgbzx5jc7BYB6vr",
+	"BI7oK5CsVWQzyRm2myFYfFAhfnDf9XDUQpqqO0FZLBCZdq1K2iE+5BwpY9efpeG2sOVMFSrZLNKkksva",
+	"2F6zngGmO17Wg8Sg9nYzRkNQxDRIjOS2i3RjwGLMcvRa+4av4WwV327SJL5jNMkXhSJRPpxih4KhO5Wk",
+	"t76U55QMoF+o2GATOk1u6W1z9xV7rOoTTWOzg2P1ksCzN2R0SLRTnuS03JnFdIq0bIHhuJZ1TLs/vXs/",
+	"cIYf2l31p2LVRx86zSo+pmXU1wqbwj3iAEwxMqPbxe2lu1aTqATIRvhc06rh+D6HZ0TN9HfvEXlpugHW",
+	"V6TaGfDB2J2J2TlP2O3KmEsffGgbIQv9aan7p5wgG5LMbylfIPWYpeRJZM3jXPSI77VMT1+vpdwUIpDG",
+	"80RqDX3X7blFg9+G2I7F55oTKnAE5Q87yD61pIsIFj1W9Sb1v6oFX9elmtNsTYdhy/KWs2gURDDp5ilo",
+	"QR6BL2spTQOpFELRuG/LIIvZTd49nm9WEhFWO2QcShMVGJKrH+U9jdPmIqtGa1Te2jgIXV33RGrEtGJw",
+	"TZRjuxpiT3sx8hRLA0SeZooRfFxdWiVfEst9sCAWfB+KFS0fTiccToAKH9Nqf5eZ6I/V1pXWL8YSKrl8",
+	"uJSPpGHus2q/eir8l0tud0gfktslPY/Jt/E3j6SrDydHh+5xf/Domqms66oLn5m0qYRh9Xd2x0IHIIsI",
+	"dPwrU5puAhiE3GoBiG6mgz3I0B0dlZZOv6/uMD3487/85d2/tX84+PO/vGtwp37d+fO/fkSR4hemzY+t",
+	"CcD92cE4G9qB7pcoVH3wg1NTzlVH7CaqFPGcS0mL9xivxVVOeUizkKi3C5LEs4xmMRMkp7fM43FO2j62",
+	"2PYtD5Vgk5E+Vrds2+mRq0W64chVJSFOPX7L2AoybzUgVcYCFt+Bb7F85vD9hb79bwfv/u1Pu4qVq/YC",
+	"zrq+3O/q8qfWNaq5P3pprU5wTiqGWtkFXxk5Anw+coeVvmrk466OW6bIRpIsgdsRgDS3mnIJ4oNk9Eup",
+	"kT3ylksT1s6coMTXqrKvXfdbkjCVIkHyRZau5zg/HwjOx3mprpzMDgMgyaGHQz+fpgqCMhaIS5lGatRt",
+	"8A6yH9c0QQxTMtsSjUh9ANEaGuTQG08P8fGwwB+F538Unv8+Cs+d1n13nnbVjyY+VcvrbHD06GumArTd",
+	"EELrPH5YfinVvzxV2/qtptw2TFZd0nP9NZmYiXGa2wVBeQAqVIWh6YE3crXf6uZYgU6Nj9YYAMmyNCPt",
+	"y+dn5Hg0PiTqXoK5L9AaVaqQzXhyDZVHzc57KfWWNFjEnBVuzdsY+tcQhZ43JVV4Zgdc3GVoRKfw+QcZ",
+	"C+UFmgj5s902xmnql+UQC3LXIf6S5Ys0vJG/KVc+PFeLiViftFr6OOiyX1K+vUlXjN+oQJeAl1Rx5mN+",
+	"sxZMPlSHd3XILmw/xwpCaPBzOZpmEHt7RKpzvxpMuTmEQxpxTx3i6ymUf/e4vnAT0BUN4nx7w+4XFJrm",
+	"lL6KITDYDWW43/y4TnN6w+6xRz5uKeg2NzHAAyYsxxXAH5exgP49xU/lwSDqhiSyMurGFFDqckK5xzVu",
+	"sbwLzqxkFuhU9qswV5XVbTqX4c5aroqbnt2vEsox5mLK/QPl1FEmP6GhXPhea1ccBHHq6187ryPWOzrd",
+	"mqTcgryHm9YZE6Q9GgxIjYA6RRefvuuiKwTYJ1SJKmQwaPOBM4ceb4Is0g2Rm7x3ErUV4ithMEEX3qr7",
+	"WDyQdQyty/GGXslaPj62NJKR26iT5M0JR6cEQlVE9RkxhkyZJZ0U6WpWPrnZUpVjo7BM6jnAGl+0aVJq",
+	"N74S2KWGxCFp645UcDLkNn8/PFPNVlY0YxjsTwQjnG06J9hyGvJ4OJmt56pDi9jlzRjuAFPJmzNG30sT",
+	"72adJR8KeFNv7brDQE4Y/oUxzreXLwinS0Szqy1hGcqiSSGs4kkocFZVfWEw2lTkSp3GYnWbrOzLSrVR",
+	"ZWqQDO6T//r//R95OlRKOMCezpZx3sELtQxxn7QNWrO62IHIoE6E8klb/bNz0vh85YMe1188IZRvsavR",
+	"bJ0TXyfkqUeKP3UfuBNMGOmUY7kwLwjUqk8USdbFMKwSkSKltjkwe5k2Hx2sO9YtJ2NI5beDGD3iQ3ah",
+	"P8UjAzPrmaZ2kHuE/yyaUQr5EOQ5QYg+zpUnB1dIFB0o5Y3WW2iISWyV1BH5+XLhjEmiqmUpFhO+Qmzl",
+	"3Q4UFnZjDvkVEFaOM12DvYhXyqssz8DZ1eVz1dxNMRaF2tygL4ksgrZ29Y9eqfImqXqVG+ClXPGiNRc0",
+	"Ur1GtcixPtUQczajfWLMD2JlDXG/feOWu4KW9ogcazWajvVVPOcXHwnSwJaNQvwlRXSMeM7TTLMw8Aur",
+	"jTu9Oru4kBZIzjJBTqU58A8gOEXbnkL9NbmoCLswY9rBJuf5lSDwfYXUPY9FzjIWerztn4b0L+eojoDz",
+	"FdrO+DSkf2H2rw7x7/7f/0cS7l/+63//X93dUmqrsflRcYNSmGBUChMMa2GCteuCI3btuv3n8J/D5/jn",
+	"8a6E1hUVYpNmZaPG/Fj6ft8djB7BlKhQBW6T9ZEmOnhbynj+OEyza507AUlsyCVPTAJNwqKcpGudtUYF",
+	"psuq+iYAERB2QZLCbPrVAbx+adiuz/HFT4Xc/AUxvizUi/raKBBxKYvIaVE7nGaqD3dTK/TNIrUb1aKM",
+	"MlAKmFcvPg4N7GPgyH5XIGQ72MJHoi59Bu5Q5wAl8KY6WpPI05UgIUviO5bFgC+fraVpINZL7Mu5BJVC",
+	"8Rs/jAW875JRoaqbfwNwTg37IO32BpB5HRHZpxreuFE/Iku/BGVeJX9/xTi2OShiLHSG7SGwv4o8GCXi",
+	"f7hm9qHwwUd4958UAV/RLL+Kf2rQ0sGxDXn6oCjKG8G20PlVjYHouvksn9tfVcSdf0OzxgKNLxGQqI94",
+	"Pzh3HKmuu23ysRrD8wlRX7MdeuFUycaTIMWtRawdoQco+/sF48RfZ4mv+MomzW5jPtcBFYxt7qTrRzl7",
+	"UdOyO6Te3yfdQ8WAw8YpmDbbuB6IRgggZgIFFhByW9p9RTkH3jTbEn/Oclw+f0cN3UN5Eynx37y99lUn",
+	"iSz/Suiu1yo5MdBVU3oKugq24CQ8JUnK5ywr+MzTkxhNEZBCxzObbi3ebsrZ6fbQA5rC7Iz/FDyIWI1h",
+	"FYWc6MDzlGg3rcdBGCEYq0N8IG0f00zyE+KXWrbbMJLS6lEqjgdABpTzdM0DyEwpraAq4zgBny2OErDS",
+	"IE6eQRmOHEkFZFlNDJaHhltJ4tiPvmbjO637rnyqe0czwFCDfEA8cOYlGosUX6Wa1qgXylUWTbm+xr40",
+	"p0ObMh9dRLZ/PEh/ame+nhWV+9VyBpXa8AzVnW0z7AjC5UWq9abO0uiRi1zX6KBV7atEjq78TSf0a2Gn",
+	"gh9PBylRQZNd3nd1nYiURDRzFDhVnhqBupeQrKzDKb60EeDrI1SfXbVO1xpI8qtKPRNUMeElhUBiKpz2",
+	"1BGYjTvwFIUT1SfsP7JTpMU5EesAw0eO1bgEauMoD1iSGPS5zUIyCsUOPl7U7d3X5j5Xu7dz9CbLXdNO",
+	"LEi4Zo4aaqGMoupJ9QTV7U0ZLR83p/3UogptPqQfaUqz99/SmsqLU9Z/rD13ikO3B8/QZ6WRdeimiRCU",
+	"UUbVFmoypTDJs62joXTMrUG6TkItAzsfyy/qw+mbCgdkEepGqw9VxnJp8T2GuOI8mAb1vFCApFaky9IU",
+	"pakCIcZNFyLMVEOZqy5i9N/EA8e6nWSn92i2D9PVe1Wy38olVm1kA+iNTE3poWrw4xBatMIsrhadNEvg",
+	"R1IUyBftBXuUMbFKuWBX+0UUS2mJatQWP0F6sSazX1YXbMhTOHe1LkBRlv2mSjZSZZ56P/Y4RZ+jEKgq",
+	"zH/3FUHNnO8hJVozLpJJ9YufEN/IKaUD18iKDO7vTzxeaMo8lT/ZHWMVY4BDOuq75NuUsxPiG0mHr/a4",
+	"SWCVclA7hopKdvwZJ7NbXTYDLlRmp2U+1Rgia8hernpYzLQbPJ5fFRE/pXM8met+hFZUdpw18ywNOh8H",
+	"rABNL0Gpp1E0Jf485cx3SvsrDSO1waO+i1gbSsArD6CVZaGhV4qPxLnH0yjqkZcp4L/JMaJ1FqTIPR+C",
+	"T/P4g/hp5GH4NI/LXzsnWFhKuWn6DWaadmw+Bq8m16TRebPTAapNfc42WvekGSsoFvOI9/FwPoVdlTTP",
+	"Kr/aU+v7CDhM5XTYw3iqweEXS1ij4rJOVQzrAe6mT+1nlABWNcJ/DwnwAIraaYV3NYZ0qKkxCCjXLGJK",
+	"4Kz5kNWnLa+C2Fd0C+4P/728wQHVSOR0uQJEAvpBo/p73Jd/GyvYDEcu5JzlBQiUPM7y9BaFZiA1DDRX",
+	"HXMLOJRvAZD6DShu8R3rFXBu5qcqrpu5UAC8mZ8woaPyY1OWirlopasUvz2Ut1IPbOw2h1UHrxKjV5sm",
+	"FLxoqjAwPprTFLlvhw+1H3Raax7/uGbqsiTtYjJvL1/sclwWASTgoatULuAUBM1MpMk6Z8SHwiwfcrUU",
+	"QUBGjc6fldpGlNE5wJQCfA52GOApWWXxHc2ZQ5I0XQH6TZp5PIn5bTdJA5polb6aWalLwaCoyCou01tI",
+	"V3FTMdk+RY2maKy5NkiwYJ3F+fZKbsmjWTaAa2qu+5WEHZWUJ+I578Yc0r2+Pb8mB3QVH9z1D5aAhWiq",
+	"0BrzcpY0ZFZL/lJXdyArOQp0YWn32bRl5/sUk6Sr+K+qaS2+5gzesiNfqfQlIhiU5eiZtL/L89Vrnmwd",
+	"ciXXiznkii7ZVZyzP72g947H39B88aeDTo+8lkxtldCYd+WmkpDdsSRdAa2o/kFt/+z1679enN9cnZ+9",
+	"vTz/EwRV/Q4Uj8VY8hoSX41IMkCRMxr2yDdZuhEsEwWUMyhiS8GSOyY05JFFqFPitWIeJOuQeS3FoWAB",
+	"cZbFAt7cfJeKvKs+WV9CSSgxj1LdhJwGIBHV0xaRkpzRpRLNVsFkcUNPJdgeqBTuVq0JOZibAEoj1TTT",
+	"+EMzb4WhuUmz2yhJN+DA4JU25G15Fdq2YH9C/ZJyUtpXglBsiqchpHoe9/i//As5S7nkSJKve7yrVG4b",
+	"VkWODGxNoXAKFYn7PXIBix/Fcp/UTsahj/54Qt6+vXgmTgqRhUzo8vkZGQ6HxwWijpBi7+31WU9+/yUi",
+	"EQjC2R26vZKU5tNyKT22WNf19gVQgA0iIEfgQ7G8T3KWJEWesrwzzoWCFVDaJbxKkLaFeaAhD+SbSqgH",
+	"NuhBp1esWhKL3BT9+e8lQUqG7bWm5Ider/fOIZ6lasifceg/gzrzwe8RqfvAwIvb/ALEXCtEeQrpjVWl",
+	"CApkfLJklCtoMmIpRwRfh/NNV/THNZuSMEUAxXWchAr2BmE+lzCtV6leXLQ5eE7lVv0bzL796u2LDpov",
+	"IubzhHWTmDOSywG1QUjAHkDehxSYSxonotOI0khoTiRDbKtX5yl8pP/cgf8ePocX4Y/HzztT1fTWeOti",
+	"QUaDQcFK0WIEioR5nHKiXDA6tLXJpKbB5bLC8bsqVQS1/YHvEH/Qc+V/+mzgd07kEJCF61cp0G4cwgIw",
+	"K8I0WEvux0KSIew1wgkwC+hJvkgNuAwLBUOF1E5QLn5cq/C8AiKSb9LxDB6wKXx8BRoXfKHt/xlgif7U",
+	"99auO5jgHwMfd2GTkhqQkXqd6OjxqGRtgFsD5qDSXoVqP4RTjdJsDvmNV/FcLqxiC29eXxXij67zxYGS",
+	"KH6PXBsfo5Q2UNaqpYzHK+IIP5WvM/lZWwD3cHF2M32PGzEr5ate/AbJ25aDdcibt/L/Tq/PvnPIs/MX",
+	"59fnHZA3iFarFruSYauIjOaYxtsjb4v3KiBBipmfHk+zeB5zOHHakdkeucNyRVKHrHnChFAGAzwBhbQ8",
+	"iufrDCqsPJ5nUFSjN6aE8Sb1L4+fcg3jinq4sFA+SVvVKNtAzaqKhlCNtgHdbBsgn+10awJF3+yeBevi",
+	"bWgp+B1AdDf5bYpeRIFiD2UuBeh9pnsECUUhOHxI3VaAwepWZRepHgOq/1UJ3VrYM9KM0eMa89SeAfQu",
+	"7BGVloepdAZ+n2Vat6ig50ImPvg+FLhbFN/DGufbFbjMIVEg1U4rnLPHZ2sp+PIyim0Bygft90PIVDdm",
+	"RwrSSc3VITHH0LjVir5HzqG7gd5dlG8WOvMG6HPBthqnmaebaROeMmmXcLpFp27skTYLAZVHDVqydb1W",
+	"HQcpXo4PqtQjhd5sdZCkiUgJ41GaBYCFB/RrWFEOe0y53HHdEUH+RaoE65Am2nQA1bKJGB39hnIzYB/R",
+	"qHeW7AMQHjRq28Ete+RbxllGc8jtJbdsS1YsQ2RFKRl4TtoUdB8SC49HMVeKGXgtUWh//bWgS/b11/C0",
+	"kVrmV4CQQ5cgbKjHFWSpjhrmUueDUCeeqPH9PZ4gteTZWjepwtXUZV2SkALoDgRfRtFtq4lTKYK0XEEB",
+	"p0Nyhv3PWV7qB4rREkcB38nFJcR/kWI1qNJeAOlEaqbyH6rerVjgvHvJVgndYrHemvknpWGgv7SImcWC",
+	"iDxOEjlNAGPYUHlgAOgjV0stXyfQtUKU5DkhcWS9Jae3TOiUHPSbkohtdJhLuXFhAHLG8j0AjLmjflPN",
+	"6ZLl2bZ7GuUsw1mYMjGz1ZSEcQS1xblZ0zaWCsASpplqTKK9Dh2lMZRBOqGAr7ncEw4ZoLbDUsEuraGi",
+	"msphONYasXCqR6lo5SsBgQe1ZvIiLC6g0MIIaCIgSB0sLMh2NY8NhE2Vn37O8iku25DUa25hEHvPQmqp",
+	"OBOo0qYQDbHOjlniWJB/rsM5pGxmTCxgemMzITE1z+q4urxYPzBSRsDs9ZxR5odsxVCpQGh7+FHJt+kO",
+	"5FQ0RRoKhZHX7qgVRmB2w+KXUkzKFwEoFifyZoOgq5KzlDb+EJmqKSnBrCnKbteiFgBWpD1y+w6paSwO",
+	"7qrrkFF/KP9v7JDmgtIpCiFbATK7taFbOJwgjeVen2pa1UHVVNqGwD8YNBSIyv1/tYaE3lUFTOtxQKYl",
+	"baWEQfWvWMv91gFm/N3ANgPqaqdH/sq2aBzdslXu8cGILNJ1JkhbMVXBcgjQ+xfPzl++eX19/urs7zfX",
+	"1y+k4oG0VDkUt0wqt2g5I6qZWlyYbQ2dH4hh3ZSp7gOzkpbTLdsWS+qh4gnWIIgWrCvC5W77mBC3E5Rm",
+	"5I7QSESGRxDblpwazaVo5Kgg2KDIn4VGnZMLrAujrJeoiBYqUdW+WzZbjQXJ0yTccWq0pqDRhzyu6yhq",
+	"ThBTOIVAVoZxqjOrnLakVCyoY0vtHZpAx1GiUbem0HBIHjd4SGLFgjhSuAe2Iy/IWA6Odo65oZJHwHfx",
+	"8IZSgaKhsktMQgoKakzRQA23HHqOmYBKLlgWrAb3OGqbmK0BXhEN09BuAGXQAkjkUgf0eA14wQ/SUKpa",
+	"VBUXX4TgbVD1xKViYpgIQOx4vKHE3FGzK9Wly4XAZFlOfKuo3SdtmntcV56fNBSZV+vQJakW8A/gjx25",
+	"/Y5eXeA/XWWp6ibm0vbqwOkwUVmL8xXOBDMhFsoDMXL7JKAZuNH977//vmt9mE0Jelql1ZIs/+TZDkKv",
+	"5U/Rjjl9c0FstAqxy+2L/UXg4nfX1288G+NCKv5q918CQIXwuP/d+ekz9IfpKUE8SDIs/9vzax9q08zH",
+	"lMEP2JRwVdIcTz0uNY8e8V+/ub54/epKAfWCF1Dzi4E7UjrOqTSAfPB2obdAkKUeT5uSs9eXV2SVsSiJ",
+	"54tcWcRE2a/awDVKJNytGL5y/koaP+W6PRu+WqVe54sC9wfYMngu3PEuyA57wD2iKn6kmmVCIgmNObiA",
+	"pGLgn6WgwXfPeZBi9p2y5LFHQQx+h3wLCz7qj/V2PM/AcSKHjYslrS5wrDHFBmJOoowupZJgfKoMjB7/",
+	"P7vycdZ9DU5hMSXPzl/93Ucu6h+EaSB8sKE8boZ3peIY3TdpEgfbKb67S3nABKDvfyUtxq8MD30RY0T/",
+	"1BA5aJoaJkPleE1G5K/xN6Q96g+bwEgQL9vjyi2iiqD0w8MBPJyncwzft0fDfuNbwFCRUgeE6hyaCVBd",
+	"uzgu1O+UGHNJU61ckSIRDVkPgJ8v0sScX0cVRqWCCXLL2KpLAba/yCATJA4TNEcmrpZ/AkvzcHVQq6Nc",
+	"buGc5VJlpzmdUWG/BpwSIO+gs4HUl6CxQ0lHMW/ElDbSHrpm/DPJ+6FxPyhuQDkeH0ttqwmFpcHCMD78",
+	"LBWiq44WOqLa8mB15JZv2EyKbg3Xo6Ek1N2WoQ5HtKbveNw/ffHi9ffnz25eX158e/Hqyu+gO5gC7BIS",
+	"s6m4mGHc5tEAzdQwFslat/IrQcCE6J6hc7gLh7b7GkYJyrCUHfCXYvLND5zZHwRj0pHqcSqYZZQ6Hm+y",
+	"Pn2nvLwO8a+lFOxewKVnbJUxbdbiEK6g17Y6rIbnCY8DD0Ie66BrFP57en32ndL00N/o13mzOeXXAPRT",
+	"8T+Whq49E2hHWGggPfIaTiEuGJhiUn0EZqu+42DRBmIVrG0f5iPuyikmA5kHlKZoJKTeMqh2hzylohxH",
+	"HwvQjJAAFbnJc6j06zdvv3lxcXbzzenV+c3byxc+YGlYEoRDkjTNQcgBhM93qchRT9An4m/aV2W0VTnZ",
+	"sNhBj18v0KZGlC+CgbmZ8l1pvyFybw2rD+nCcS5Vp7Yf8yjV+Q2+QwRbUimn9aMxn2OfE4//IE8IjiNJ",
+	"5+/awNQPzA8dEKUCnXa6v0bMMQqg3obGMCYDmgCcOX0AdDaXJw+5WMIkq5KHlIZh0e9B7nm6wkLXwpuv",
+	"+LgkYB1rEJofqauOUjABXQnpBr0+TEFbYKMLHTFkfL0UZMaSdNMjF1IBB+uVgG8XIkMeV8aDQ5bgh7FS",
+	"r1FTLPVg0GF0624cn8fV3XpWaWY2HDYLkmbQ3SEJujBaaDnVW5IfDw2I5lVayCRJx+BFACQIVl6ZEhLh",
+	"LU836PRRiFOYTweLU7tRWmteS6RScZEDYolgXou0Id0OsD3A7YPgAik0vZPTRtGDvi6UpUIvuNxvSQRT",
+	"ycWsbqzof6i4R0kb/LKSnGpO4Y5T3H6t0MasN5gMFt+6Dxvi9rDfiEP8UkGqesFlimBipY5U8gcI+vY0",
+	"yHnxC4Zv8eGyG7ennKDy3gJOqqfMF7+aa6OmW5/GG8yv6kH6VacYW/0ijqIxGRja9YXFV3VtUqUqu2O8",
+	"o3YjjZ7CHzshIoUtlCdIG3FojwnSNhSlsjDla5pQzDrKkxKkmUJrKNBfVixA40BS1SpLlzF4E1WoQGsB",
+	"GHcP4xCUefCOlL356AxQDv3QkWy3o110C3kYZzS4VbnIhseRJc1uhcKsmWWM3sLhR/NDF6TqE4dONvB3",
+	"q1DkqQZBUm0oqanQkK8qzmrhCUaHy5L+M80MmLzSOgtnqLxFSu34nrQVVx34HauLCvTBYz3yjTYTaS6t",
+	"CvCMxElC5gDSoMUKC6cwTxYCYJ75DdQQhR8J4h7XPPU4tNtTVg+uBrXeZnXqwaQryFooZBikUEhRdN8t",
+	"HurSXEXsAK8YFBQib8F/grcqJ1JC5KR/5JKQboXqxKZjV4rDqXKZhtEoWe9xWyeakr8gCpjWb9ER1z8+",
+	"dBUmmAKTPByNOyX9aUrwQciGgTnZ9x+Nj0cdkCNSmzfVy2TNtazU8/E4FqsWE8c1nUu+W4CBNpAGyVge",
+	"ZzAjLVyn6iRsKkJXES1cs7wH+D1MO0rigHHBrKyhN1m6ymKWU+g4+XjCkH5DgZthWj2axrqSWFRKj/Zl",
+	"nr65sDoqT1v9nttz5UvSFeN0FbemrWHP7Q0RB24BCXBNEXvIAE5FQw7/le3OVK6LKcb0686MUipZYwpZ",
+	"KdivMZEaALQMfpadjycPkPZ71mGwbJVWakXWgCG8jrmqhOYeR0+VmnuvbE3prDhT01HVjhW2kjkcF6Fc",
+	"JsCjKpoWf5OGW51PpprBV71zJfxmUzWswMn+YrIkbQSkaStky7Sr/+72sVXJgi3pY8moZcCsD+XEaJVf",
+	"quuIgEwGrrv/BBTkvHgItUffeqCh1T7sP3jzRC2h7gp9tnIbIX3ziuVddNCZYmBtqDTnXCrrSA6heHav",
+	"NMq2X84s9LE7mEltNEDEdpAWbfrGFMlyP4byu//04/Cu3+v1TggepBOTTnOikjZPSieuZS9tNS9WruII",
+	"t7dp1Q0ZHLzUILz/fvX6VQue6j+NqhEDuNWA01sAOKoUbEBFU7mMmsLlwYVOd72ioHQ6cvsFl7zAN5Py",
+	"mw3eZms0i44H0XB8eDgbjkI6ocOAHQ+OQ5e5bHQ4nBTpoJI9Tw8O+oNDyUR7/emRe+QWgJdNU9ibgDXs",
+	"cgMBN2IYo9Pw4SWBeKGuN7K8pHSLcalOj5yK26ILJKAXseCWzFJoGVim/aqbe9eM1CMH33//fel2RVTD",
+	"x4nqTGSRwlCQj/T3eESxres0fUGzOcPnxo8/97bAUn7JwpjqLPzRYPD4w4qyDMuUjx1/FPXXoJhLtJ+m",
+	"mKSqyr2r8qdHrqWGNqcxOCCPXeNPLJ2JwXFxJswrre99gRNRn9ZnOQ914OopyZsXSajk51iYs+Jx5XyS",
+	"Ih9tBF2VQL6nMVo+RQsvrbrG3OMlV6BR9bIteA8whUy737UTfKwG5HEzohXL1GDaVJjdBCRrUOhRBRq4",
+	"cCOO0ONqiNguOYrvWUj64+4y5uuckU3Mw3SDRpCOLudFYgsmC4EEwNgjgURQTCChUFZYwsJQa0bz+prR",
+	"vAiaQwS+6NYCoR3Ng5wiqDw41ko4OOZxqAzc65CyZoEdgOpqV6YKj9tczcDJiBRcQUnCkkINU955hA/X",
+	"k+xBEsEa/MLROjHLnTGjocIkv1Jfl4bdIgarSxr6Hle58SoNv0QvEK6mt4yjO9P/z+7zNNvQLGSh/JcP",
+	"DpuIZqbpb8mpDiw7S+9R8ZDmY6Ygmuv+z+vLt1fX589u3ly+/s+L8yuN3mlxZ4syH2PMcCveiTx52H+c",
+	"132HD9sMdryPgnCh4OQNtvd4HwlwhcGOt0Wso1Ss05r+8M5pKThupeKZrGOkWXReGpzRnM4Bvkfqzq13",
+	"8l11Iydd57utnEt2l94qFVG1tzfangW7h/kyoDmSK9UYCArqNnHArESLfjVFotdoMLxe562a1j1qsMFQ",
+	"x03X+Yk1BDgyclyIzrKnHntWzKSqzspztkXnpUP8l/S+ezpnf3IfUUwLjdQ88RmU0/4+wr3UDqL1kfrH",
+	"7/F4lKrY4LCUa8B+ePehfoJSoLbdRwVhneas8XgUBjtkOumex4rfOgTjfOhnt012U+FUPlQmp091v1rR",
+	"OdNFsilGeepH5luWv2St36eZuhdquHF6qCF+JSz48F7rUw7G74fKDdF+y/KGurZHSPhACfSdpAwbsV4W",
+	"CGHS7IoNRI6pilaeth5RYHDa5Yb+IKmJqNB2qADz8D3Ii2t0q2IZ36jBfQoNw2WzZNWeu63+YGza5BYd",
+	"b7HRrWlrO9mfpisj30HausTwDxpVtZczs9OaWvUvOwj2QNPXTsp9xTYYLc1E3iOnxgcMOSgWXKMyFOiG",
+	"8BRrSCKmamzAcaqAFf06ob6IRV6OugmEL1VB4p1tKYtbDiDzCPpRPnKjgl+QguoTGTotDVkDWjzI20/r",
+	"jzz5SJQfrh2L15yhWING0bhVOg/7087JRzovfofHS65t8/mqrmjjQXN2aPtnplwu5ViRXH2f3DTJMknK",
+	"yfXl61ekfX15NnA7Skx4vJpkXqrGgfouijY/9A5dR1F8L9+pKon7EMqQfxwfHx/jl5QAMrAXqlX6FOF4",
+	"tBcPOqeoO07hBtWIlWFu1hLeow/911+zexrkyfbrr5V1D494PE+huEqO3Hg6LBaCs9Frgrkc8hFIwM+W",
+	"MZ/7HjfubfM5gH9laDHB7Uok+uCY8Lh+HnNTLlX4wSeln1W8BRwXEAq+Lq2KKgv3TW8NWDy7Ub1DqEoQ",
+	"NG4ejwcq97tUVB7Gd7GIZwkE1aEIvOOQGcs3TM2sKMn0uELAg8kplGPSLjL6SN/FdMVypXiNx541lKg9",
+	"mcla+WCAYPDuE+JOuCINioTVb/9zKBJNE39SOKr/SWLhiSLho8XBLg2pymAAsxRDkhXrvSFP8TGfT/GI",
+	"eeKD09LZj81K8NvLFzp9i7NNdXxlk/8BdeXAjY4iGo5n3fA4mHVHk+OoS/uTcffQPZocHg6Ojscu+7LR",
+	"qF/ETeAeP5H84tIZveBvBXuUBi8anvngtPI0fUn59vWK8WeWlljISbmf6Yrxrt7Fqge45bTAr9MUlChV",
+	"odmRib+na5P9s6B3jIzLRWhGmyFvKFQxJtC2mqnqNKWplgJ3TUEK+51fOlJRnuuHD583YFGu55sWobdi",
+	"FdGHouUHCiiPp1HzypYEzLjTgwa5iPfhcZ9uaJzHfH6jBXCTKMeYtCW4TzSyusJwVzJabpzQ8CDK9H2h",
+	"9nMmNdkYUjRLW7u7uenUSrdUMYRY1CusPV4t7e2Ryx11nlhxV4rRFKn8Hn/FYkiArhbAQg5J9bvTWj2p",
+	"x82HVBBF74Vk1OXZhwZvIS8Ye81l/9nY+Kf4/n/rwdUzrI/81eyTJ/Bz3e/2XLe7LbNgTKRrUPmB8lG1",
+	"MhGlBna8u62uzZKbvxKlmdQ7e0rvNJ+xQ8eQ74fZ0mkqmIYsUSOzufTYHRZcWskboodF7GF9AU79wDIg",
+	"50XmapuMpW14ldbqf8vYKruXvtRd2F70Z1XPn7kLARrA7JGG32OrKEj5C19u/cpzwehBzdZ+3AHebJ5/",
+	"qsC8tuB1VVQXGarNTwlPN72i3XS59fO07o210HPUppiSszavE0XnhCzisPzFiNF8nbHew02uVbPHxkOI",
+	"n60c9pMS/EA5yUCnH6QZWcXBrRTJpWPp8cbKMFQtTIlaLAkLND15VX8PTryqiDSStCYKP1+o+dNCVGge",
+	"WnLXasP9RA/qwXv1r4vww05v6muebAsFbbNIiwTRmq2GgSkakjg/wVxzBAaC3HS7zIPdxyIn7ZE76jwU",
+	"Bthp9j9qNn4lSByWbbM97S9ARlzRfFHgIppValWNb/uQP4KC/Nn9t78xQ/3TXLUYzX/4uVdp/jxd8/9p",
+	"vt1vlXHx9POOQA47T/YpgfJfIVn+krT9nN3n+EwXf/Md8sMViIbuFeM5QTixd20DU5svk55YsaC3WdB8",
+	"M++l2fxguU7yeEXn7AClSlfIFyrcevlEpwN2XCmImG4syBYFba5CvFVYCh2P9HgJ6MLAe1AVKCZppMzA",
+	"ONc1t5xtcBJX6ToLWNurr5bXcsh7uL9WL0s+dLCuGPK1EJIMVBqONWm+L+20cEr67mgAufM8NwK4V1iW",
+	"HpcCaUree8AjvNbUazXc1XK8lkEIhZsG7mDS7fe7A/e6707746nr/gNuk+/zWtP3vV7vwwc1kG6p91Nj",
+	"GyPTtEg1NGpjH32pAcAwiQZ0ROwFzgImBM3iBBAvpQyDjdGdp3A3O1Dn58MH4fNFtaEG4oY+ZYjenSJq",
+	"fhJzNiUUird8u8LMJ+2dAN8dhfBNSgDf8hUZE7DBOuMMQAUUujfMslIzh8Y/LRXBXXG6Eos0VzqEIUML",
+	"G1zNuKvRTuD5PUDCTzRIqbQvNI5qGYscYgbbdE04Q2SgZUdFTqRygrSHIAXy2QIVHW0YDeCUMVWUL8mw",
+	"G65RvIA2LolDA7QaRO+iTlJVdOLPchzK4XGL2iYGGxTnKEHggko1JQPXdQFCTw1ADWlgeuWoWlmoZiuA",
+	"DwEnte1PyYLRLJ8xqNhCNdKCN6gnBl5dX56fvrz57vz08vqb89NrvwO5kSqt8Jaxldx5cB1hKZnOJ5Ua",
+	"C4SEpDJD7W46Gp7jx3WMDBim/fXXl0ys5fnsff01ec2LJYaqPd/iLr6anUHix/OYe1xQqHH1X1CRd+GJ",
+	"7sUz/0RBx8GaSvmo4NjwLbgIsPEex8WMc4cAvnaokmQU6r+k0pQz4RCgOD43pb0x11GbHtZMS0KuDAO6",
+	"P/lywOfYrcrv2AMTqv4w2SoOJyw2oscFK83CnpIYBjuqgGBW5e4ez1iOGMuk7Z//7fzV9dXN5fn1+avr",
+	"i9evfIccQhVeZ2pIWsHS0ZlgPGAAuAiMBEOCeOyFAcvGLbNoVY7+669VVWpps8xGClU5ypKoA+cQoTQ0",
+	"9sNinQsSphvuFHUrRo7ZOUpYg6eKD4qDoDsVG3NDCiVblNX3reNYQUSVe4tpCnmaEpGkG6mip0jn6xXi",
+	"o9W+CO/AEleRp6sV04WVVvkN5jkyPGQqGdRBb962oypXixfn2JvFJHNq8DvspVpaXkwD7QKGvjkVRfYW",
+	"7o7QKEgnBc4foloVOaYZgwr5OFBwfzEKEMMv1JYjros8o6douEjWtkiTkPRd5AP6kysA9IC9lVRDIQDb",
+	"1hzl5el/3rw5v7x5e3V+6Z8gzJIqJBkNji2IOvU6VWAqJZl+G769wIPpu65rvm5/qPL+sTvcYdUCvrwh",
+	"aTkBjS2S05kUg6uE8Xx7QsQC1gtd0ypaS2eCxNCNHtdBjr6xUA/e/nKLR3gfEwz4m9LsgOGhmNLtV0v8",
+	"TZ8CzTF6jawTwe3xLCKZgv6rD+rOTgAljtba1+xR/E6q343JcFLy1tm2YxVVl+fQxtOgPDdQj2lgpRX8",
+	"mmIFcC4pWWXsLk7XAtNh1CHt1Rj0JuYK9WuW5gtgrrrrE6wGwGMXi2Gx8o9Yiset1prZUIqbtyyFQB7N",
+	"X1U/9lpxCHfu4wuAJ5UXDB66fkEH0eRvb358Nr88nxze9Q+HE3E4+/ejS7odb/7+z7eH8IjCX8BHLs8G",
+	"rv3rCzpjibpUZMvAHZV0FRyvlWoAT0GywWjQx0/pdAO49Pbq2TX8CikHXms6+eAA6BqErR56qbv3y+z8",
+	"E681Paz+plNVvNa0fyyfBicvvLG6cwVm8wXuyYgNw0HQn7n0+Pjo6PBwMhmPR6PhcDDo9103ihgLwyCY",
+	"zeiO6zgJ3d6pgSBc1xCECfs13DZUt0lLyuOWKgpMsjg/ldKDmp18gjA12vJSRgpouABKVzV0FNpar8F1",
+	"1OwZhsM2RXlOtwLZOebYAq6+hpwJhYHwCT1OZ+kdUzVHlbE1DUuKhl8hB+9TCwiVfK1G6SE6rzUAFE9a",
+	"EpcjFCeIkwYLWQ/PN9YQFp/8koF5/ZXPG5DX2svUhko3wXjoJE+FlYWg7oe2AtaqGQ2KADgqosE361IO",
+	"6budnsfPzDIXuLR09pXoICbSI/GA/6H1X0W9irEW65mfGsa1zpk6lu9Q+QhLrsOSNXLw3v7zIvxwAD3s",
+	"xcF7+K/8wTqmO6piwjgDy6o9dAeQGwrKjoKRtRKssLMcJiao9GxQntEEg5b2qG1FbEOw6lOcKNsPv6G1",
+	"xVh43D+jwYJpGLxp0ZaLp134hN8jp1z1RoBuEoIBO1xniQ9vANpe0XwBdTglEGbdhweMCsrRSJJG29vL",
+	"Fz0CIE/C4/P4TuppW5ikDsGp90itb0pG7kjheadTIg+YcV/W+uQ1qenfshy+paDxnpwh+bq0ufvko5/i",
+	"ttcT0ofuoKHfcop4fwXsfZ6C+Wysdrmrlcy+0r41OK4RRd1v2M8HE+geyvQ7fZwgHYIICjUK7H3BOr0/",
+	"4iK7eN8zTUTUOsKSmCzuptqePIm9aU/vfgUmkHnmY36aNMxBr4pztkTM6WidJES7dZ+BKmKlUj2ttSR5",
+	"Hic54IKmyxk6zC3U7lgAWCILjaG8kvxMew4jeBYNRXDQZzYQ3hRDApATRnN2Ur7M1A2FVinA7Qz3Ckeh",
+	"lmvAc8Mq5C1t/8/lN/0pzGiUYx+mypVaQ0sfW4j5Pyq9BFQu3WxL4Hil9emguxpw0qhgpO0LaG4WxYAj",
+	"TIjXulovlywjVzTB7hxbr9XpkW9ocIs45pTkWTzP6JLEPGT3wO6NYh0BghaRKiJA9RLTWE4KH3afK3zH",
+	"jLGicxfkKoA/B6DM1KojaBGipupWMRehPzVtt2ZbjEUIxYvy1MGJoljANZUbbTPul+h29HXeZJyROBSI",
+	"ePeGzlUrRR+SXRVlqY5pJwWWMPg3IkViuiER9mPj1PJXgnMCMp0UgGmTWHphdSESn0MoNSQlmINqiFcB",
+	"gAFd7nKH2ES3tz/ERo1s8g/Vx2OfldK4xFSj/AMLKKA8pViRFmOPtMuHUzVkgU5CeDqL9lWA85WjIwgK",
+	"PeShR+CaTrm56A8tOHktp1VvHPtO3rdKwIbCtIbHVo6V126vNq/lRbRbvI4favEqmX6+BVsrSrPl49Sw",
+	"gbjansyiR141tN0T5dQRgdxDcpUdVPVjaTmsDq19192vQWv/+UMNWh+bsuEeOFFpApSnMKH96JCNgq5L",
+	"h7PuKBqw7lF4HHTHs0M6YP3IDYbhjrlpntV6SrbLYyO2GJx9dqvDPmZH4WEwmXXHdBR1R2wYdo+Cwazb",
+	"p26krz140NlHDPy3V7mp122vms0z++Yn1h0Vjz1Yp2n28Y+sny9d0VkcmXp7F0vTLbTWfco5fZAFvpXV",
+	"YDMQ7QECPNSiI19ft43gqUEHNYr3FrBUFXqF6WnD10nScVT5BtO9b6p27VcCgWX9s8uur4sR2zwlc7oy",
+	"AEsLFavCEGABUgkBQ0BBNZ0BSxkJVHe7C310ifTI2xViGmH7LqnE6+mgntTUTQ+DnT52SvQ1+q4y2nV/",
+	"Rsh4JDRcxrzJfj8xTE4gyqv+Y87yHb3AesTHgO9FqMHsqbiVf4C0l6zO4wbkF3Mb5B0mob6UJNWGRMzR",
+	"YIDeTqogxTsnHvfRfQIKl/YEx6F8zTZdZ5CgBci5mL+pEKhgDaD1aGNbwLZgjHitpo6GrU6l3ZicRZKa",
+	"LsG43EVDPalrFqYORvd1ZBjAg3SCBrbNKbey0eohZEpMyY7WXbAuOlqvk0jFgq5YR94+cnZskXqw2CfH",
+	"43qXHqhs1RT2C3hsPmsVrFixIL+U16V4nvYnUqNUU29NW/3gmA2iIe2OZuOwO2KTqHtED2fd48AN+3Bl",
+	"JAX2nMnHn523nFZC+XxN55ho24WftG/9qtC70Gqz5TXN46D1xKpavehftJ6Ws43Z3Mdk9Svr3qeLanQo",
+	"7AoQFcz9N1ZCqwfWXDtbds8chcNgErmsO4gOZ91RMD7uHtPRYXcQjcN+NJxNaN8tXDYHw2gwOwr6tDsJ",
+	"R6w7io5o93h2GHT7bBAOg9FsTCfHv8siW2SczzXX+Tj16derzf08ALC/lRrKzxdz+qPu8LcFAGeqa4JC",
+	"PDep2B/hTj54r/9ZLrepxXN+Qc3gzIzoc1qpSizta6caKfZlxJ/V5O9p/vY/TNsvW9DyyBEDR1mwaDBj",
+	"VRsjDB5CryGhrZ+E0Tt1CZIJBKEJJBdIKU2WLJuzLrzW40tGOSRtqwIO0tAWdAoowyyRL45ygDCFGkLV",
+	"X0Nq+tLE9TXuKXSjl3aVaiAoL5ZMA2O/ORWTqxwP6PTIFXZThtYcCsUYEln1py1burGX7JYIutE9bzAV",
+	"GTvu+3ZnrlzozrrhaV5puq8v+CpXTyMvmf776Gj1lT8Z+15i0pPuP4JrhyOV1jbGykPQAqG6uN5bsNJC",
+	"t43hK7hZObvjMvxsim3kMSZfKtWgArtETQlP5Sc9bs2dp9odcKXbBCMqJ1ihRctTsqDZMmFCFAa//ZGv",
+	"RIPx71id2e0AHU9zj9MsWMR3LCRt/S/VHruhD3bHjtWpSBHQBMWOv5LMIICDdS1FsSVYziN3iCUpdZPV",
+	"dImDlm5ycbGRjAaLosZVAbDX5EG/BlSFKs9A49pA1Mr2PZRo/YSoQ7Tm6BVWrdMo3xajWGJPbN3iRbXG",
+	"7pKmszUl+3pEagOznCL4euhwNdUHUW6q5f2SvEA5wBzV1EfOHxNkyIZlECZVzhIctKSpvLIY2GLrN+i+",
+	"KDMlR4/U2dXOXf7u8SZCbvKDvC21+f41tJ2P7UBTZret6dCxow17Ry1wlVtTSf0POD1IO4o5TUiwzjv7",
+	"OzzKq/tF+9n8NvU+ZcQBQ1KlOBBY150DwaOsxYwSWB2l9P23tv8f+ZJuW6hO9e+u98j/BDP1PIxzy0gt",
+	"MkaguFbzoi9kux6gDBEPdAlYc1QhtbhW/RZ5RT+rtjhDfbNIauqR19De0yi/qQajUEPQKU8xrygeHq+b",
+	"eCBgf9aD+RkLPH+WWu3PoMH8LK92u13S8P/ykgn+/EwgfGY66BaZFORnEvMbNeufcaSgATm2engCVb0C",
+	"82tAh9UKBX5H9wY3inX5rU1fLelrSlOraGU4kBNrDXUI3jwaR7BrkM8tFUpUMimkW3b0qH1VrOur0dLV",
+	"KkvvWHWU6mcYnKjP6UQZH/q2wnRJSS2MqD6E6rL8kFQNZ+ucGF3659I/zToX896hkVPcSvkFFcmqG1NQ",
+	"TlmEQaEaOhbo+4Zk5hkjeWrsnGbdCMWNSJfM6OjaSCqNSQPGfZoiiBqfHMsOlW+3/kb2Vd/O71mwLjQM",
+	"PGW/sBb3C8e+AsXfKsTcclrqTCgVJEmx/WmwzkkaRZo9HU/7ExLJoWHko6pFPlkRwjX/H6TbKd6dUXW2",
+	"lcQoRZQ+f3jrV4sJPQkbSF4q9MMa7Kkq6lnSLUiEbK2YCdXntor2VmUbdi0VJHNVZA5/SOxgy3Xk9arn",
+	"mLVlBe6phQV3ahp6m+9/gcKq2izlZgcFpO2jBG+h336WIJfNy9HVVOngqpp1xsLABEjplqV87oCvRju6",
+	"iwRd7I4N/bYA6yWex5CLYkowdHW9gsn59vyaFMA4kvnXZci07FDP0gT70mBRTIW6ijoxI+fakO6Kq2jT",
+	"CdKIyiWPIfGk0Ac7JxqHJDV6IX7hS6GKfvidxVkd3UH02gjvKu5jbirzVDM7q+lQTnPWwArqGoHNDPSx",
+	"Vodev71Z4QJ1ayfWsW5SWvrQF+xRan1H7rTSiIzpW1q5K6W77VbbGlauqmNVm7mWdNHCDhgh4tKwRy7x",
+	"lMboysw1TOnOFVTaBLE++AXWrzatz4QQXVNJpw36eKOn2eOaiI2mPjXqtt6y2HSFuSyYX5FKjwEkK9YS",
+	"siAOmfE2N2nGU4sJVU9A9XxBTwo7sR+gdrRVqYGlalZhRw9X8XbbfEY+GOdNIc3fFux0qSBiT/BpCGOF",
+	"bMV4CCIE+FMpTmT6ozUPKhbkn+twzkIlgRqCQ5Bp+Aco9R/JIXt43dDitR1v6uC38RA7BRKqJk8lHB3t",
+	"n+h8KafcI2CPCIitHOEaftFkSHCronEKGnwYhxh4buugj2p+i6A2dkUTyVP81SmfsMJlEuceX2VpuA5Y",
+	"iDcVTiRI4i37CdvAjWIDjMNNGBFRrzaLrYkTb1hmdb1RiFYIPVsEsBXUAwzS4ypnQAmFHjl9sOgaLBcF",
+	"avtYpdsurKRf2QfyKxaswIo8qWqleOLpzgP72QfrV6w0hj/SfL5Qms+lPDPUTgZQK/6lOKBiNw/EJU6x",
+	"35jWspc0BGroSw42cHXcvo0xfQNOAC29tuk687gcvyQhYJRF7WycEcDEJW8vX0iVJP6JIYDt1Xen3cF4",
+	"QsJ4zkQuIMfC4zMWpEsman7uEzMyXVCuunGTvkMGDhn+1//+v2TFMjtAcl2EN5+Q3kOLVJgbGoYFiyyn",
+	"+KiICXJ51TJF/4n6XjVmAo56LC5yTGaQVdFNfi6yp6Z2OQ36xxFwphRXgGfUK6cKZ00vkw6jyN9QhJw0",
+	"RBRuGVthgEk/h33GqbCCFPBJE7+Qg9cBBfn9jEVr8VCiDgYQ9ssOwqQspDWasSI/JEkKAERIo4ponMR8",
+	"rtKooEgSVTYrpQrq1UnbR+L9YfCuJxZ0MJ74nSkksCgsEyTQE+Krq/KnyYhIQyWDovkFu5dkGudwU/wT",
+	"+2abM+EDCrAgfTLboqQfk2/jbwDjN15SKYHbPvzj4Gu/g/hK/iYO84XKqFyweL7IJWnHIUvl3fAPebd8",
+	"tf2AY+7GR8M1itmXwldRK/UOeAjRekv3UE6+u375Ykxmax4mTC6KJaZ+ild+ByFuweDOARqgcbBydjpb",
+	"p7KdqA2Rtt60VCf92JZ8JNk9Zk2FNqKS/Lg6rHHekfQPVSy6wlstqJzqCYwN5usbMoc/VTqrunfGhLRQ",
+	"If2LSKbHss4J8Rf5MhnD3uGzqrshpvVVF0Ut144XQ4oUJTMa3K5XeLXzy9Z9mWyrX7jsy+yekgtoQaJP",
+	"0sqpavKOFm/VD+8gJ0lNHWdX0PBpAbnTWtnif+9oHCwszEpK6VdY9Y2l+l1BE9Y9vu9PuneD3orPwbqX",
+	"h7s17R8PoCR/ya7R14XsC29C7tiato6jo0noHvWPjkbBYTgZH9NBxCh1g/GYhm5/TIezaBT1Z4OZOzsa",
+	"DIKwPw4nQX88cyPXpe6RfJdmoq3p6Ng9Ojx0WussUc41MT04CELeo8GS9XImcg2rtXsCwKla07575H54",
+	"1xA/HO3f4KFGKV+0IO63FUM0tb5S/kvd56QO8A4eNUB0rahov3r93B+1c//jaucejelUAwkxV9rwk0M5",
+	"p+Z0KNTiGcMzsiOaYxTm31FE5/9j73p72zaS91dZ9E0lgFYcx/n1VxmHg9ukaYEWDZK0fXEswhW5sham",
+	"dnXcpWU1KHAv74B+jvtg+SSHnZldLinKlmM5sVu9syWRXO7fmWdmnufKAfi58/uHH9bYGLeI8thzrpqR",
+	"VnqJlksTGInnFHgy5BoN71WIYY/g7xH8axB8ZP7ooAjgT+ys3pMkIDYC8W/WyU/oEu9vyArSKUzCJitg",
+	"+GhB1FAI4/Fo9h1ygKC3JAvToYwhpwqW0oDI56DAw2fuZATHB146dISjqg9PCZfEwBAk2PpUTgLds7+7",
+	"Vv/NX0oUf+4jQD2wPAzYuYJyTchA5aaNFIbEIl/UNKmB2ZXQlOEmIL6HFO+OyOf8mEHXtsne3Ni5TcyT",
+	"vLE2x5sRF6Li5ahNzhblbEN3bcvJpkvxAUxs7qoWA9vxTRnY7lXIIXrxf7zDPhnHPVob3LvlDYpzqINf",
+	"ScvZK38r0ENQ4tJSs6F0Z2sTAWfkNvEJml372MRds2v5Zbw1t9b2B4Hnnt0cjVBK1yoHQi6gtsaiRyxk",
+	"xdCn1b68cxzCEexMCwO5JZQPgpWOxlZcns0ChN9mLpbK7ULWJAgsZy9/egOp9oCCNszHiBa7TZd9++bN",
+	"S7r3ibMV80YOD4tnL23FU+UVTTAScfryO8oAzHlVyVCkXbpNfbKyuDHyAlqRKnzZzw3Lnr/hZxmCvCRO",
+	"s+QYjgCgFQRFUT5Gg5YUIfrAn2kNPFxh1mPmZkQprMCzPhux10KwQufGj8hojsRVmbv2tfxNZJR9VQpu",
+	"LHvKfpBfoQX8+gmbSyXn9Xx44gepXjCruxdrWLuVTRhHilhUxHv/x78jKJ09Ys1V7//4DzU+aQRzgOJz",
+	"5ky6CvvT/QCCSsBES/zTKPEAb49v5DqwEbJng6NjNtN1BUJWJIo/PGloksncXmDFM0wiSF3iE4wtAM8X",
+	"aPRV1rBCuM6kHoteRjaKRrGil38GcM2ywRF7Ib9ik1WqqCHjUPUa3Qs0KZi0NIs65hEGhYAwjdpMDzHM",
+	"6jMBmgHQPaQH5druA3X/rLXlY6pLpQ/fwodvxWUuBIS+gClgKY2ION3AzjAUMYMymH5C9tvj4F7OrY2D",
+	"tyFw6tS7Q8ABgr6qRvjwS7ap/xKSqqJBaUlV4ToidYgZdy5ua2e6giAN1+8Do0e7AokmFPdTAM83ZEnD",
+	"nt85JLxt3TIM+wbwlhbCkhskeRTFiT8hacP65AgtNnG0R0p3MBmuAtU27EZj1kMv6s+Lpa7LIlWg2TEn",
+	"jZGeA2MPa+1hrYcEa712WyFNciSx2YEOBl3z6B3+0SYt27gzc+P5dsn+jqwRSykG4IK4zRpgJK8PmWGW",
+	"ZUiab2kBQVZnJcwMrWGvIws7PgiCBplJthI2yMUqULCuqhpamuBRQQXQ2ghk9UUdjnXH4ebGYJ86z0cz",
+	"Y36iYfpQLGV3x/Pozg8qbMUtz6m/Wiqm9/8S51aj9iiTdue7xCO/jq5APowR80lJ8EDjBSv09k3j6qOi",
+	"zxiPaPmb8ARVbV/Ue6w+3TIkuQ1cW2qLGi+RJ9KgJ/QUwCYIyG5oweHTwImFeu16mqrMG/HZiJ0iLAAp",
+	"haS4I4HvgBerpmWYnpcRtYInUgfovScBzW0vlIfV3hPdo07Q9e+KleFjaI1nIFoWNA1PX37Xbqhz/QzY",
+	"KBl5gfB88vXRRyd/7u1cmjm3+SxLmnQ2Uk8nnnWsj2Iv4R8qSqVUSbqHVH5SgCg8hig9fIEol8D0fMwt",
+	"+xp/jWeZ70t/wqDEPeFk0oZKno/pve/A5U4V+MYTXayuZejq70rntPcNVK9P3TrcPupx9FE98O1d3VaH",
+	"7JxDYYfObrOdnLT2klbUHjQVKaL5J2NB+BP5rOtreEwwq9tEfD0/0YUQdI+mbtgsw4YN9fMLN08JU2/A",
+	"h3Gj6hVZyI2lDTeFzZtC4WS37d3e++r23vnM9ClCNMgEo7jDyScmZe9+h5Li7mkz7lprcSaTVu5sxDhX",
+	"kaqBM9qSYKfpimyS1UIMT6AKhIeIQ7A2wjaYKj/575Tu4a+AGHwjlTSzxie4pRewFJOZ1uc3ynqha5hQ",
+	"xUJL5VyAuAwVQ0FGnikIUhmRV8L6qQVxMTTpUAHdbTszvVRQj5H4HdTXFOhUESjxCz70OT0zdvI32okn",
+	"GCAKsWJS6+nP+49JeFHatzdRpdOOj1Ez+gmqQJftt9yqDvSXnmu2z8Lsv/rKXIu1eXj38MWpm2s/qnK1",
+	"By62zNO4bu+I9q+wF20WQnslzqQBnVMOkRvwick6Mn3PCznPJKqup4geuIMrJqHM4Ht3dpssIUl2Dz28",
+	"tlwVvCoYzVGTKrMQuZzSCmKDjJp+IIFs2f9n5VwYy+cLyNzzn7qbc1tXIqOoOW12ceIF7Z4sw90zS9Ug",
+	"W86MyN++/9d/s+GYwFVpmdLLpLOPlqvgzNKtB4BmKKw7rODQNBGBB1h2aybhMKGMkMkqVdmZ6G59GRm4",
+	"0IvoVgNVAdajSjAH5AX41iFFw23y4+iZUb8xrYCuvlpRldmgEAdFjfuUs0eYtMMEvpNURwm1bXo6RdqA",
+	"ia6tG9xKCFa4F2wy32mGVKzQgphesGOOLi9P2pYsWCszrXRdiQKBk+PHh+yFOxsKaXgAv/wMZoOMPi9e",
+	"CW60ylxvaQXDC4K/1G/PsDukMBkMlUE4nVsr5gvsQISEApW7YnxidFlbwTIoPcpg0nu+mSixB/jDphU/",
+	"mwtlsdUoM6cxzRRk+0lzvdR64TrODV8p1flBqXNepooXRSWMYQOf5+EaMxyxUzbTpFgH1IhUPwllv9wP",
+	"8ipVuVZK5M4aIMYWf0PplqjR5QUWZLt9d9wILkRfpcrU+QzLbfFSSKbgDI1H31X4fkrHXP8kjz04ZYW4",
+	"EKVezCG1CkDDhGXPnv/89ocfnz1353xZur6HDkXwjHom9IAwo+FurYs7TDfpKbsMM9O9nDe/MAElVXEG",
+	"iv/h3RZi4jy6EijbnEvS2XMeWFJJc6jE2YgjX7z+WdJ81qvt3K46hLMnqjv01/KFvKmcXqdb71pVrzuK",
+	"W4jrdS/Z3pLsvbgXpgsLpVNRiEIdfn1xS9s1QHh0IN8LOb6wfndVUugtsEdPxRfFl/njycETfjQ9OJ78",
+	"nzj4/+IwP/hi+pgfTZ7kx8VT8RDzZIL9Hica7NX49mp8+7yWnaJUp0XB+Jqz1+/r3RysevSO/qLUFsQd",
+	"+7zFub7omuuhSrwI9nhUv0UmJiv1mTlJFf1rGC8xmZmmPJsCDJcwBZnfFE2dQvr3M0EBUGlT1Y55Hh8e",
+	"j9jNzMpUXaEx3WM2wdM/gdn0ix+RPvjpuP84C2MiDXMe0+iB7P97fZONCx+X3NZrP9kMOrcWrKYqQrS+",
+	"rl9Dqer1zbZcQy/WsI5PvYBuid/eFLv9cNx2k6ndnQ57qPbeqXpuu2J3J+45YplQgJyNUzXlpREZM1Yv",
+	"4rN57MudXBuJdo2rXJQICNGxrcSlDad1wIfAR1pDI6OnMufhZiwIGaUq7DpaYb5SwnhpdCRJZrA/PRhY",
+	"wDG/hgFirR/AbFaDmujwxGPQi3pSSjML3BwYPU2Vnk7h/ZS2cWtPkc8GoEFY91RESG7gpQ24WKoQHTVM",
+	"qryswZ+FayNwu3Mpdk9o0ShV18h6xnqdDdAUtNmMdo3YUpMT32mqEZEDoLYuBezoG6J+XXBy5yDdfUPB",
+	"UAzw059GHwqA4ULzhfDX4WG/3lAk8TYw1oM/UpvV15FLvK9SiLsxvveKhvdMeB9pMdct/s+BVTfx/LQQ",
+	"cMXsNSvuAgl41BgNG7NZflQiRKzYQlTUOBMx6Prmt5NaqPwe2VsxSkmn7hgjYdL6usaEzfSSlRoQAGa1",
+	"Pk8o0YrbmsyMEJAMh4yugrCpEqAAhFcJN7xswD2TrQ+NJanizMq50DUUr/uvKQqH6hOnzctKwzKypDK0",
+	"OyJ0oxJzLhUbZM4mOMVPT23GDIZRhWoMBpIZLGpgv4ToU2bqPFQUhyzHgdLs6PLS13ZDeJY10VnIZDx+",
+	"fJiqF6ADriuWBcOOqo9b+Lw3sIaAsETIDbSigW7w8D4XC4thYRBUkWd15a6GHms2zBXhOKkafIEx46jw",
+	"/q6Rmu/7QsMf92i/z7lH1Cerm+Qeta658YHbufrK3KNmr9l7svcr6Yir+AS6CuQ1m0+hmeClnf228Rw5",
+	"JS/o6PDQOT+w2XMqiqp0LozB3AMDbCzA9hVST6yuc4yTFNzyCTdACbqGQH0LTfjstuxKntvxM32+fZAY",
+	"n41iR5vMT/+eIKU/+vAp07Y+OqaFcP7zzLNxxU+Mxs6sjBVzGjmA6bcbuHCw+XHwzm2CWaBPD5+M2Bt+",
+	"jjlEUhnrziemQRuUVdpyL47sftk3hq8EL6QSxtzfYQzvDiT1PJ+5dTW63Q6wEzv0qpngMZicK1xnHmIw",
+	"vdOia+D2W7SQK4Rnbrubvtc5L3vyitggm7vZUdUqG7rxb9I11vhO4WCklq3dX14IN0lIVpumjJvuE4EV",
+	"07rKZ8LYiltdAU8GcZzRK64z3b2m/EGIPRUMbURVAIdfRGsv45u5w6nnVl8HTsJ1qq2Y+BA5Rpe6Op+W",
+	"ehndtyHhWr+5zxQXxYFUIN32uWE8R+2MCS9hwWGB40IbGaCkuN30s567n6pr00+DVrZW5WoYKheiY0NP",
+	"IfLQTSRFb2EetSMcIf2v6W7IjK0En3tjcu3N8d7RPUkbav2O34C8CWb8i+IaDjHMA6suRBEQycBTFx7l",
+	"qwd+//X3/wUAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -123,7 +123,7 @@ func Spec() (*openapi3.T, error) {
 // bodyChecks are the body rules beyond the schema, by operationId.
 func (s *Server) bodyChecks() map[string]gate.BodyCheck {
 	checks := map[string]gate.BodyCheck{}
-	for _, m := range []map[string]gate.BodyCheck{s.creativeBodyChecks(), s.depositBodyChecks(), s.webhookBodyChecks()} {
+	for _, m := range []map[string]gate.BodyCheck{s.creativeBodyChecks(), s.depositBodyChecks(), s.webhookBodyChecks(), s.uploadBodyChecks()} {
 		for op, check := range m {
 			checks[op] = check
 		}
