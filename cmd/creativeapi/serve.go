@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/riverqueue/river"
+
 	"creativeapi"
 	"creativeapi/internal/auth"
 	"creativeapi/internal/config"
@@ -24,10 +26,12 @@ import (
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/logbuffer"
 	"creativeapi/internal/metrics"
+	"creativeapi/internal/objectstore"
 	"creativeapi/internal/seed"
 	"creativeapi/internal/store"
 	"creativeapi/internal/stream"
 	"creativeapi/internal/sweeper"
+	"creativeapi/internal/upload"
 	"creativeapi/internal/webhooks"
 )
 
@@ -160,7 +164,7 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 		defer func() { stopSweep(); <-watched }()
 	}
 
-	stopEvents, err := startEvents(sweepCtx, cfg, st, hub, log, m)
+	stopEvents, err := startEvents(sweepCtx, cfg, st, hub, log, m, objects)
 	if err != nil {
 		return err
 	}
@@ -253,10 +257,16 @@ func sweepJobs(st *store.Store, log *slog.Logger, m *metrics.Metrics) []sweeper.
 // session ends. The returned function stops them, letting running attempts
 // finish: each is bounded by WEBHOOK_TIMEOUT, and logging it by a few
 // seconds more.
-func startEvents(ctx context.Context, cfg config.Config, st *store.Store, hub *stream.Hub, log *slog.Logger, m *metrics.Metrics) (func(), error) {
+func startEvents(ctx context.Context, cfg config.Config, st *store.Store, hub *stream.Hub, log *slog.Logger, m *metrics.Metrics, objects *objectstore.Store) (func(), error) {
+	var uploadJobs func(*river.Workers) ([]*river.PeriodicJob, error)
+	if objects != nil {
+		// Pending uploads past their expiry are aborted by a job of the
+		// same River client.
+		uploadJobs = upload.Jobs(st, objects, log)
+	}
 	hooks, err := webhooks.New(st, webhooks.Config{
 		Workers: cfg.WebhookWorkers, Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.DevMode, Retention: cfg.EventsRetention,
-		OnAttempt: m.WebhookAttempt,
+		OnAttempt: m.WebhookAttempt, MoreJobs: uploadJobs,
 	}, log)
 	if err != nil {
 		return nil, err

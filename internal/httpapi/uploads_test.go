@@ -10,6 +10,7 @@ import (
 	"image"
 	"image/png"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -21,6 +22,7 @@ import (
 	"creativeapi/internal/objectstore"
 	"creativeapi/internal/testenv"
 	"creativeapi/internal/upload"
+	"creativeapi/internal/webhooks"
 )
 
 func uploadsURL(org uuid.UUID) string { return "/api/v1/organizations/" + org.String() + "/uploads" }
@@ -322,5 +324,46 @@ func TestExpiredUploadsAreAbortedAndTheirPartsDeleted(t *testing.T) {
 	}
 	if r := d.complete(fresh.Id); r.Status != http.StatusConflict || r.Problem(t).Code != "upload_incomplete" {
 		t.Fatalf("completing an expired upload: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestTheRiverJobAbortsExpiredUploads: serve's River client runs the
+// expiry; an upload past its expiry is failed and its parts are gone from
+// the store soon after the client starts.
+func TestTheRiverJobAbortsExpiredUploads(t *testing.T) {
+	t.Parallel()
+	d := newUploadDesk(t)
+	file := pngFile(t, 10, 10, 4096)
+	u := d.create(t, "late.png", "image/png", file)
+	put(t, u, file, 1)
+	ctx := context.Background()
+	var key, storeID string
+	if err := d.env.DB.Pool.QueryRow(ctx, "UPDATE uploads SET expires_at = now() - interval '1 second' WHERE id = $1 RETURNING object_key, store_upload_id", u.Id).Scan(&key, &storeID); err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	svc, err := webhooks.New(d.env.DB.Store, webhooks.Config{FetchPollInterval: 20 * time.Millisecond, MoreJobs: upload.Jobs(d.env.DB.Store, d.env.Objects, log)}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	if err := svc.Start(runCtx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stopCtx, stop := context.WithTimeout(ctx, 5*time.Second)
+		defer stop()
+		_ = svc.Stop(stopCtx)
+		cancel()
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for d.get(t, u.Id).Status != api.UploadFailed {
+		if time.Now().After(deadline) {
+			t.Fatal("the expired upload is still pending")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if parts, err := d.env.Objects.ListParts(ctx, key, storeID); !errors.Is(err, objectstore.ErrNotFound) {
+		t.Fatalf("the store still has the upload: %v %v", parts, err)
 	}
 }
