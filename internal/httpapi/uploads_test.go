@@ -274,6 +274,14 @@ func TestUploadRefusals(t *testing.T) {
 			t.Fatalf("second: %d %s", r.Status, r.Body)
 		}
 	})
+	t.Run("ids that are no UUIDs", func(t *testing.T) {
+		for _, path := range []string{uploadsURL(d.org) + "/not-a-uuid", "/api/v1/organizations/" + d.org.String() + "/assets/not-a-uuid/content"} {
+			r := d.author.Do(http.MethodGet, path, nil)
+			if p := r.Problem(t); r.Status != http.StatusUnprocessableEntity || p.Code != "invalid_request" {
+				t.Fatalf("%s: %d %s", path, r.Status, r.Body)
+			}
+		}
+	})
 	t.Run("an unknown upload", func(t *testing.T) {
 		if r := d.author.Do(http.MethodGet, uploadsURL(d.org)+"/"+uuid.NewString(), nil); r.Status != http.StatusNotFound {
 			t.Fatalf("got %d %s", r.Status, r.Body)
