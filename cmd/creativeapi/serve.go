@@ -74,7 +74,7 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer closeDB()
-	objects, closeObjects, err := openObjectStore(ctx, cfg, log)
+	objects, storeLine, closeObjects, err := openObjectStore(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -174,7 +174,7 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 	go func() { served <- srv.Serve(ln) }()
 	base := "http://" + ln.Addr().String()
 	log.Info("serving", "api", base+"/api/v1", "docs", base+"/docs", "spec", base+"/openapi.yaml")
-	fmt.Fprintf(e.stderr, "\n  API   %s/api/v1\n  Docs  %s/docs\n%s%s", base, base, chainLine, metricsLine)
+	fmt.Fprintf(e.stderr, "\n  API   %s/api/v1\n  Docs  %s/docs\n%s%s%s", base, base, chainLine, metricsLine, storeLine)
 	if *seedData {
 		fmt.Fprintf(e.stderr, "  Demo logins (password %s): %s\n", seed.DemoPassword, strings.Join(seed.DemoEmails(), ", "))
 	}
