@@ -77,9 +77,9 @@ api-release: ## Release the API at info.version: snapshot openapi.yaml into api/
 # test-go runs every Go test (the TypeScript client and browser tests run
 # from internal/e2e), recording which (operation, status) pairs each test
 # proved; then the contract check fails on any declared pair nothing proved.
-test-go:
+test-go: s3-server
 	@rm -rf $(PROVEN) && mkdir -p $(PROVEN)
-	CONTRACT_PROVEN_DIR=$(PROVEN) $(GO) test -count=1 ./...
+	S3_SERVER_BIN=$(CURDIR)/bin/versitygw CONTRACT_PROVEN_DIR=$(PROVEN) $(GO) test -count=1 ./...
 	CONTRACT_PROVEN_DIR=$(PROVEN) CONTRACT_CHECK=1 $(GO) test -count=1 ./internal/contract
 
 bench: deps-run ## Server vs the bare floor server vs pgbench on a durable private PostgreSQL, sweeps and Go benchmarks included (~55 min on this 2-core machine); writes bench/results.md.
@@ -95,8 +95,8 @@ fuzz: deps ## Run each fuzz target for FUZZTIME (default 30s).
 		$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	done
 
-race: deps ## Every Go test under the race detector.
-	$(GO) test -race -count=1 ./...
+race: deps s3-server ## Every Go test under the race detector.
+	S3_SERVER_BIN=$(CURDIR)/bin/versitygw $(GO) test -race -count=1 ./...
 
 soak: deps ## Long reliability runs (SOAK=1): SIGKILL, SIGTERM, outages, two replicas.
 	SOAK=1 $(GO) test -count=1 -v -run 'SIGKILL|SIGTERM|Outage|Unreachable|PoolExhaustion|TwoReplicas' ./internal/reliability ./internal/httpapi

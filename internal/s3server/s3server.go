@@ -213,11 +213,16 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// Binary returns a versitygw executable built from tools/s3/go.mod of the
-// module at moduleRoot, kept in the user's cache directory under a name
-// derived from tools/s3/go.sum so a new pin builds a new one. The first
-// build takes about a minute; later calls find the file.
+// Binary returns a versitygw executable for the tests: $S3_SERVER_BIN when
+// set (make test-go builds bin/versitygw once, before the test binaries
+// start), else one built from tools/s3/go.mod of the module at moduleRoot,
+// kept in the user's cache directory under a name derived from
+// tools/s3/go.sum so a new pin builds a new one. The first build takes
+// about a minute; later calls find the file.
 func Binary(ctx context.Context, goBin, moduleRoot string) (string, error) {
+	if bin := os.Getenv("S3_SERVER_BIN"); bin != "" {
+		return bin, nil
+	}
 	modfile := filepath.Join(moduleRoot, "tools", "s3", "go.mod")
 	sum, err := os.ReadFile(filepath.Join(moduleRoot, "tools", "s3", "go.sum"))
 	if err != nil {
