@@ -17,7 +17,7 @@ FUZZTIME  ?= 30s
 PROVEN    := $(CURDIR)/test-artifacts/proven
 
 .DEFAULT_GOAL := help
-.PHONY: help deps deps-run prometheus run stop test test-go lint generate check-generated bench bench-compare fuzz mock build soak race vulncheck \
+.PHONY: help deps deps-run prometheus run s3-server stop test test-go lint generate check-generated bench bench-compare fuzz mock build soak race vulncheck \
 	api-diff api-changelog api-release client-pack
 
 help: ## Show this help.
@@ -37,8 +37,11 @@ build: ## Build bin/creativeapi (creativeapi version names the commit).
 client-pack: ## Build the TypeScript client as the npm package @creativeapi/client: dist/creativeapi-client-<version>.tgz.
 	@sh scripts/pack-client.sh dist
 
-run: deps-run build ## Migrate, seed the demo data and serve on http://localhost:8080, metrics on :8081 (private PostgreSQL under .data/; the environment's ADDR, METRICS_ADDR, ... win).
-	$(DEV_ENV) ./bin/creativeapi serve --migrate --seed --devchain
+run: deps-run build s3-server ## Migrate, seed the demo data and serve on http://localhost:8080, metrics on :8081 (private PostgreSQL and S3 store under .data/; the environment's ADDR, METRICS_ADDR, ... win).
+	$(DEV_ENV) S3_SERVER_BIN=bin/versitygw ./bin/creativeapi serve --migrate --seed --devchain
+
+s3-server: ## Build bin/versitygw, the S3-compatible store of make run (pinned in tools/s3/go.mod; about a minute the first time).
+	$(GO) build -modfile=tools/s3/go.mod -o bin/versitygw github.com/versity/versitygw/cmd/versitygw
 
 stop: ## Stop the development server make run started (SIGTERM: it drains, then stops its PostgreSQL and simulator).
 	@state=$${DATA_DIR:-.data}/run.json; \
@@ -68,6 +71,7 @@ lint: ## go vet, staticcheck, gofmt, go mod tidy -diff, the spec lint, the TypeS
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out" >&2; exit 1; fi
 	$(GO) mod tidy -diff
 	cd tools && $(GO) mod tidy -diff
+	cd tools/s3 && $(GO) mod tidy -diff
 	@sh scripts/npm-ci.sh
 	npm run --silent lint:spec
 	npm run --silent client:typecheck
@@ -87,9 +91,9 @@ api-release: ## Release the API at info.version: snapshot openapi.yaml into api/
 # test-go runs every Go test (the TypeScript client and browser tests run
 # from internal/e2e), recording which (operation, status) pairs each test
 # proved; then the contract check fails on any declared pair nothing proved.
-test-go:
+test-go: s3-server
 	@rm -rf $(PROVEN) && mkdir -p $(PROVEN)
-	CONTRACT_PROVEN_DIR=$(PROVEN) $(GO) test -count=1 ./...
+	S3_SERVER_BIN=$(CURDIR)/bin/versitygw CONTRACT_PROVEN_DIR=$(PROVEN) $(GO) test -count=1 ./...
 	CONTRACT_PROVEN_DIR=$(PROVEN) CONTRACT_CHECK=1 $(GO) test -count=1 ./internal/contract
 
 bench: deps-run ## Server vs the bare floor server vs pgbench on a durable private PostgreSQL, sweeps and Go benchmarks included (~55 min on this 2-core machine); writes bench/results.md.
@@ -105,8 +109,8 @@ fuzz: deps ## Run each fuzz target for FUZZTIME (default 30s).
 		$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	done
 
-race: deps ## Every Go test under the race detector.
-	$(GO) test -race -count=1 ./...
+race: deps s3-server ## Every Go test under the race detector.
+	S3_SERVER_BIN=$(CURDIR)/bin/versitygw $(GO) test -race -count=1 ./...
 
 soak: deps ## Long reliability runs (SOAK=1): SIGKILL, SIGTERM, outages, two replicas.
 	SOAK=1 $(GO) test -count=1 -v -run 'SIGKILL|SIGTERM|Outage|Unreachable|PoolExhaustion|TwoReplicas' ./internal/reliability ./internal/httpapi

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/riverqueue/river"
+
 	"creativeapi"
 	"creativeapi/internal/auth"
 	"creativeapi/internal/config"
@@ -26,10 +28,12 @@ import (
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/logbuffer"
 	"creativeapi/internal/metrics"
+	"creativeapi/internal/objectstore"
 	"creativeapi/internal/seed"
 	"creativeapi/internal/store"
 	"creativeapi/internal/stream"
 	"creativeapi/internal/sweeper"
+	"creativeapi/internal/upload"
 	"creativeapi/internal/webhooks"
 )
 
@@ -108,6 +112,11 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer closeDB()
+	objects, storeLine, closeObjects, err := openObjectStore(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer closeObjects()
 	st := store.New(pool)
 	if *migrate {
 		if _, err := store.Migrate(ctx, pool, log); err != nil {
@@ -174,7 +183,7 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 	handler, err := httpapi.New(httpapi.Deps{
 		Config: cfg, Store: st, Log: log, Auth: authSvc, Idempotency: idem,
 		SpecYAML: creativeapi.OpenAPIYAML, DocsHTML: docs.HTML,
-		Changelog: creativeapi.APIChangelog, Metrics: m, Streams: hub,
+		Changelog: creativeapi.APIChangelog, Metrics: m, Streams: hub, Objects: objects,
 	})
 	if err != nil {
 		return err
@@ -203,7 +212,7 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 		defer func() { stopSweep(); <-watched }()
 	}
 
-	stopEvents, err := startEvents(sweepCtx, cfg, st, hub, log, m)
+	stopEvents, err := startEvents(sweepCtx, cfg, st, hub, log, m, objects)
 	if err != nil {
 		return err
 	}
@@ -213,7 +222,7 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 	go func() { served <- srv.Serve(ln) }()
 	base := httpURL(ln.Addr())
 	log.Info("serving", "api", base+"/api/v1", "docs", base+"/docs", "spec", base+"/openapi.yaml")
-	fmt.Fprintf(e.stderr, "\n  API   %s/api/v1\n  Docs  %s/docs\n%s%s", base, base, chainLine, metricsLine)
+	fmt.Fprintf(e.stderr, "\n  API   %s/api/v1\n  Docs  %s/docs\n%s%s%s", base, base, chainLine, metricsLine, storeLine)
 	if *seedData {
 		fmt.Fprintf(e.stderr, "  Demo logins (password %s): %s\n", seed.DemoPassword, strings.Join(seed.DemoEmails(), ", "))
 	}
@@ -308,10 +317,16 @@ func sweepJobs(st *store.Store, log *slog.Logger, m *metrics.Metrics) []sweeper.
 // session ends. The returned function stops them, letting running attempts
 // finish: each is bounded by WEBHOOK_TIMEOUT, and logging it by a few
 // seconds more.
-func startEvents(ctx context.Context, cfg config.Config, st *store.Store, hub *stream.Hub, log *slog.Logger, m *metrics.Metrics) (func(), error) {
+func startEvents(ctx context.Context, cfg config.Config, st *store.Store, hub *stream.Hub, log *slog.Logger, m *metrics.Metrics, objects *objectstore.Store) (func(), error) {
+	var uploadJobs func(*river.Workers) ([]*river.PeriodicJob, error)
+	if objects != nil {
+		// Pending uploads past their expiry are aborted by a job of the
+		// same River client.
+		uploadJobs = upload.Jobs(st, objects, log)
+	}
 	hooks, err := webhooks.New(st, webhooks.Config{
 		Workers: cfg.WebhookWorkers, Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.DevMode, Retention: cfg.EventsRetention,
-		OnAttempt: m.WebhookAttempt,
+		OnAttempt: m.WebhookAttempt, MoreJobs: uploadJobs,
 	}, log)
 	if err != nil {
 		return nil, err

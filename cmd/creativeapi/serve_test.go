@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"creativeapi/internal/config"
+	"creativeapi/internal/s3server"
 	"creativeapi/internal/testenv"
 	"creativeapi/internal/tron"
 )
@@ -144,6 +146,35 @@ func TestDevModeServesOnThePrivatePostgreSQL(t *testing.T) {
 		"TREASURY_ADDRESS": tron.DevTreasuryAddress}
 	if out := serveUntilUp(t, vars, "--migrate"); !strings.Contains(out, "API") {
 		t.Fatalf("serve:\n%s", out)
+	}
+}
+
+// TestDevModeStartsThePrivateStore: with the store's executable built,
+// DEV_MODE serves uploads from a versitygw of its own under DATA_DIR/s3.
+func TestDevModeStartsThePrivateStore(t *testing.T) {
+	t.Parallel()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := s3server.Binary(context.Background(), goBin, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	db := testenv.NewDB(t)
+	vars := map[string]string{"DEV_MODE": "true", "DATABASE_URL": db.URL, "DATA_DIR": dir, "ADDR": "127.0.0.1:0",
+		"LOG_LEVEL": "error", "S3_SERVER_BIN": bin}
+	out := serveUntilUp(t, vars)
+	if !regexp.MustCompile(`Store http://127\.0\.0\.1:\d+ \(S3, bucket creatives, data `).MatchString(out) {
+		t.Fatalf("serve did not start the private store:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "s3", "objects", "creatives")); err != nil {
+		t.Fatalf("no bucket under DATA_DIR/s3: %v", err)
 	}
 }
 

@@ -348,6 +348,27 @@ func (e Role) Valid() bool {
 	}
 }
 
+// Defines values for UploadStatus.
+const (
+	UploadFailed  UploadStatus = "failed"
+	UploadPending UploadStatus = "pending"
+	UploadReady   UploadStatus = "ready"
+)
+
+// Valid indicates whether the value is a known member of the UploadStatus enum.
+func (e UploadStatus) Valid() bool {
+	switch e {
+	case UploadFailed:
+		return true
+	case UploadPending:
+		return true
+	case UploadReady:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookDeliveryStatus.
 const (
 	Cancelled WebhookDeliveryStatus = "cancelled"
@@ -607,6 +628,9 @@ type CommentTimeRange struct {
 	Start int32                    `json:"start"`
 }
 
+// CompleteUploadRequest Empty.
+type CompleteUploadRequest = map[string]interface{}
+
 // CountryCode ISO 3166-1 alpha-2 country code.
 //
 // Example: DE
@@ -670,6 +694,24 @@ type CreateCreativeRequest struct {
 	// Example: Summer sale story
 	Title CreativeTitle `json:"title"`
 	Type  CreativeType  `json:"type"`
+}
+
+// CreateUploadRequest defines model for CreateUploadRequest.
+type CreateUploadRequest struct {
+	// FileName The file's name, without a path.
+	//
+	// Example: summer-sale-9x16.png
+	FileName string `json:"fileName"`
+
+	// MimeType Images (`image/*`), videos (`video/*`) and HTML5 bundles
+	// (`application/zip`). New types may be added.
+	MimeType AssetMimeType `json:"mimeType"`
+
+	// Sha256 The SHA-256 digest of the file, in lowercase hex; the server checks the stored file against it.
+	Sha256 string `json:"sha256"`
+
+	// SizeBytes The file's size in bytes, at most the server's upload limit (2 GiB by default).
+	SizeBytes int64 `json:"sizeBytes"`
 }
 
 // CreateWebhookEndpointRequest defines model for CreateWebhookEndpointRequest.
@@ -1059,6 +1101,9 @@ type NewWebhookEndpoint struct {
 	Url       string    `json:"url"`
 }
 
+// NullableAsset The uploaded file as an Asset once the upload is `ready`; null before. Under OpenAPI 3.0 a `nullable` property lets null through its `allOf` only when the referenced schema allows null too, so this copy of Asset (kept equal to it by internal/contract) is nullable.
+type NullableAsset = Asset
+
 // NullableNamedRef A NamedRef or null (see NullableUserRef).
 type NullableNamedRef = NamedRef
 
@@ -1074,7 +1119,8 @@ type Problem struct {
 	// `idempotency_key_in_use`, `request_too_large`, `unsupported_media_type`,
 	// `invalid_request`, `idempotency_key_reused`, `too_many_attempts`,
 	// `internal_error`, `service_unavailable`, `deposits_unavailable`,
-	// `deposit_capacity_exhausted`, `too_many_streams`. New codes may be added: treat an
+	// `deposit_capacity_exhausted`, `too_many_streams`, `storage_quota_exceeded`,
+	// `upload_incomplete`, `upload_mismatch`, `uploads_unavailable`. New codes may be added: treat an
 	// unknown code by its `status`.
 	//
 	//
@@ -1195,6 +1241,53 @@ type UpdateWebhookEndpointRequest struct {
 	Url *WebhookURL `json:"url,omitempty"`
 }
 
+// Upload defines model for Upload.
+type Upload struct {
+	// Asset The uploaded file as an Asset once the upload is `ready`; null before. Under OpenAPI 3.0 a `nullable` property lets null through its `allOf` only when the referenced schema allows null too, so this copy of Asset (kept equal to it by internal/contract) is nullable.
+	Asset     nullable.Nullable[NullableAsset] `json:"asset"`
+	CreatedAt time.Time                        `json:"createdAt"`
+
+	// ExpiresAt A `pending` upload is aborted after this.
+	ExpiresAt time.Time          `json:"expiresAt"`
+	FileName  string             `json:"fileName"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// MimeType Images (`image/*`), videos (`video/*`) and HTML5 bundles
+	// (`application/zip`). New types may be added.
+	MimeType AssetMimeType `json:"mimeType"`
+
+	// PartSize Bytes of every part but the last.
+	PartSize  int64        `json:"partSize"`
+	Parts     []UploadPart `json:"parts"`
+	Sha256    string       `json:"sha256"`
+	SizeBytes int64        `json:"sizeBytes"`
+
+	// Status `pending`: parts may be sent until `expiresAt`; `ready`: complete
+	// and checked, `asset` is set; `failed`: the stored file was not the
+	// one announced, or the upload expired; its parts and file are
+	// deleted.
+	Status UploadStatus `json:"status"`
+}
+
+// UploadPart defines model for UploadPart.
+type UploadPart struct {
+	// ExpiresAt When `url` stops working; null with it.
+	ExpiresAt nullable.Nullable[time.Time] `json:"expiresAt"`
+	Number    int32                        `json:"number"`
+
+	// Received Whether the object store holds this part (read from the store by `getUpload`).
+	Received bool `json:"received"`
+
+	// Url Where to `PUT` the part's bytes; null once it is received or the upload is no longer `pending`.
+	Url nullable.Nullable[string] `json:"url"`
+}
+
+// UploadStatus `pending`: parts may be sent until `expiresAt`; `ready`: complete
+// and checked, `asset` is set; `failed`: the stored file was not the
+// one announced, or the upload expired; its parts and file are
+// deleted.
+type UploadStatus string
+
 // User defines model for User.
 type User struct {
 	Email openapi_types.Email `json:"email"`
@@ -1312,6 +1405,9 @@ type WebhookEventTypes = []WebhookEventType
 // Example: https://hooks.acme.test/creativeapi
 type WebhookURL = string
 
+// AssetId defines model for AssetId.
+type AssetId = openapi_types.UUID
+
 // CommentId defines model for CommentId.
 type CommentId = openapi_types.UUID
 
@@ -1329,6 +1425,9 @@ type Limit = int
 
 // OrganizationId defines model for OrganizationId.
 type OrganizationId = openapi_types.UUID
+
+// UploadId defines model for UploadId.
+type UploadId = openapi_types.UUID
 
 // WebhookId defines model for WebhookId.
 type WebhookId = openapi_types.UUID
@@ -1380,6 +1479,9 @@ type Unauthenticated = Problem
 
 // UnsupportedMediaType An error (RFC 9457 Problem Details, served as `application/json`).
 type UnsupportedMediaType = Problem
+
+// UploadForbidden An error (RFC 9457 Problem Details, served as `application/json`).
+type UploadForbidden = Problem
 
 // ListAccountDepositsParams defines parameters for ListAccountDeposits.
 type ListAccountDepositsParams struct {
@@ -1509,6 +1611,24 @@ type ListOrganizationMembersParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// CreateUploadParams defines parameters for CreateUpload.
+type CreateUploadParams struct {
+	// IdempotencyKey A key you generate per command (a UUID is fine), 1 to 255 visible
+	// ASCII characters, sent once. The structured-field string form
+	// (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+	// key with the same body to retry safely.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CompleteUploadParams defines parameters for CompleteUpload.
+type CompleteUploadParams struct {
+	// IdempotencyKey A key you generate per command (a UUID is fine), 1 to 255 visible
+	// ASCII characters, sent once. The structured-field string form
+	// (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+	// key with the same body to retry safely.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListWebhookEndpointsParams defines parameters for ListWebhookEndpoints.
 type ListWebhookEndpointsParams struct {
 	// Limit The page size (send it once).
@@ -1560,6 +1680,12 @@ type UpdateCreativeCommentJSONRequestBody = UpdateCommentRequest
 // AddCreativeVersionJSONRequestBody defines body for AddCreativeVersion for application/json ContentType.
 type AddCreativeVersionJSONRequestBody = AddCreativeVersionRequest
 
+// CreateUploadJSONRequestBody defines body for CreateUpload for application/json ContentType.
+type CreateUploadJSONRequestBody = CreateUploadRequest
+
+// CompleteUploadJSONRequestBody defines body for CompleteUpload for application/json ContentType.
+type CompleteUploadJSONRequestBody = CompleteUploadRequest
+
 // CreateWebhookEndpointJSONRequestBody defines body for CreateWebhookEndpoint for application/json ContentType.
 type CreateWebhookEndpointJSONRequestBody = CreateWebhookEndpointRequest
 
@@ -1592,6 +1718,9 @@ type ServerInterface interface {
 	// StreamMyEvents Stream the signed-in user's events (Server-Sent Events)
 	// (GET /api/v1/me/events)
 	StreamMyEvents(ctx echo.Context, params StreamMyEventsParams) error
+	// GetAssetContent Download an uploaded file
+	// (GET /api/v1/organizations/{organizationId}/assets/{assetId}/content)
+	GetAssetContent(ctx echo.Context, organizationId OrganizationId, assetId AssetId) error
 	// ListCreatives List the creatives of an organization
 	// (GET /api/v1/organizations/{organizationId}/creatives)
 	ListCreatives(ctx echo.Context, organizationId OrganizationId, params ListCreativesParams) error
@@ -1628,6 +1757,15 @@ type ServerInterface interface {
 	// ListOrganizationMembers List the members of an organization
 	// (GET /api/v1/organizations/{organizationId}/members)
 	ListOrganizationMembers(ctx echo.Context, organizationId OrganizationId, params ListOrganizationMembersParams) error
+	// CreateUpload Start uploading a file
+	// (POST /api/v1/organizations/{organizationId}/uploads)
+	CreateUpload(ctx echo.Context, organizationId OrganizationId, params CreateUploadParams) error
+	// GetUpload Read an upload, to resume it
+	// (GET /api/v1/organizations/{organizationId}/uploads/{uploadId})
+	GetUpload(ctx echo.Context, organizationId OrganizationId, uploadId UploadId) error
+	// CompleteUpload Finish an upload
+	// (POST /api/v1/organizations/{organizationId}/uploads/{uploadId}/complete)
+	CompleteUpload(ctx echo.Context, organizationId OrganizationId, uploadId UploadId, params CompleteUploadParams) error
 	// ListWebhookEndpoints List the organization's webhook endpoints
 	// (GET /api/v1/organizations/{organizationId}/webhooks)
 	ListWebhookEndpoints(ctx echo.Context, organizationId OrganizationId, params ListWebhookEndpointsParams) error
@@ -1797,6 +1935,30 @@ func (w *ServerInterfaceWrapper) StreamMyEvents(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.StreamMyEvents(ctx, params)
+	return err
+}
+
+// GetAssetContent converts echo context to params.
+func (w *ServerInterfaceWrapper) GetAssetContent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "assetId" -------------
+	var assetId AssetId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "assetId", ctx.Param("assetId"), &assetId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter assetId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetAssetContent(ctx, organizationId, assetId)
 	return err
 }
 
@@ -2287,6 +2449,110 @@ func (w *ServerInterfaceWrapper) ListOrganizationMembers(ctx echo.Context) error
 	return err
 }
 
+// CreateUpload converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateUpload(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateUploadParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateUpload(ctx, organizationId, params)
+	return err
+}
+
+// GetUpload converts echo context to params.
+func (w *ServerInterfaceWrapper) GetUpload(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "uploadId" -------------
+	var uploadId UploadId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "uploadId", ctx.Param("uploadId"), &uploadId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter uploadId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetUpload(ctx, organizationId, uploadId)
+	return err
+}
+
+// CompleteUpload converts echo context to params.
+func (w *ServerInterfaceWrapper) CompleteUpload(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "uploadId" -------------
+	var uploadId UploadId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "uploadId", ctx.Param("uploadId"), &uploadId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter uploadId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CompleteUploadParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CompleteUpload(ctx, organizationId, uploadId, params)
+	return err
+}
+
 // ListWebhookEndpoints converts echo context to params.
 func (w *ServerInterfaceWrapper) ListWebhookEndpoints(ctx echo.Context) error {
 	var err error
@@ -2556,6 +2822,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks/:webhookId", wrapper.GetWebhookEndpoint, options.OperationMiddlewares["getWebhookEndpoint"]...)
 	router.PATCH(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks/:webhookId", wrapper.UpdateWebhookEndpoint, options.OperationMiddlewares["updateWebhookEndpoint"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks/:webhookId/deliveries", wrapper.ListWebhookDeliveries, options.OperationMiddlewares["listWebhookDeliveries"]...)
+	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/uploads", wrapper.CreateUpload, options.OperationMiddlewares["createUpload"]...)
+	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/uploads/:uploadId", wrapper.GetUpload, options.OperationMiddlewares["getUpload"]...)
+	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/uploads/:uploadId/complete", wrapper.CompleteUpload, options.OperationMiddlewares["completeUpload"]...)
+	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/assets/:assetId/content", wrapper.GetAssetContent, options.OperationMiddlewares["getAssetContent"]...)
 	router.GET(options.BaseURL+"/api/v1/me/balance", wrapper.GetAccountBalance, options.OperationMiddlewares["getAccountBalance"]...)
 	router.GET(options.BaseURL+"/api/v1/me/balance/deposits", wrapper.ListAccountDeposits, options.OperationMiddlewares["listAccountDeposits"]...)
 	router.POST(options.BaseURL+"/api/v1/me/balance/deposits", wrapper.CreateAccountDeposit, options.OperationMiddlewares["createAccountDeposit"]...)
@@ -2629,6 +2899,8 @@ type UnauthenticatedJSONResponse struct {
 }
 
 type UnsupportedMediaTypeJSONResponse Problem
+
+type UploadForbiddenJSONResponse Problem
 
 type SignInRequestObject struct {
 	Body *SignInJSONRequestBody
@@ -3632,6 +3904,123 @@ func (response StreamMyEvents500JSONResponse) VisitStreamMyEventsResponse(w http
 type StreamMyEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response StreamMyEvents503JSONResponse) VisitStreamMyEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAssetContentRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	AssetId        AssetId        `json:"assetId"`
+}
+
+type GetAssetContentResponseObject interface {
+	VisitGetAssetContentResponse(w http.ResponseWriter) error
+}
+
+type GetAssetContent302ResponseHeaders struct {
+	CacheControl *string
+	Location     *string
+}
+
+type GetAssetContent302Response struct {
+	Headers GetAssetContent302ResponseHeaders
+}
+
+func (response GetAssetContent302Response) VisitGetAssetContentResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(302)
+	return nil
+}
+
+type GetAssetContent401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response GetAssetContent401JSONResponse) VisitGetAssetContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAssetContent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetAssetContent404JSONResponse) VisitGetAssetContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAssetContent422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response GetAssetContent422JSONResponse) VisitGetAssetContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAssetContent431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetAssetContent431JSONResponse) VisitGetAssetContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAssetContent500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetAssetContent500JSONResponse) VisitGetAssetContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAssetContent503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetAssetContent503JSONResponse) VisitGetAssetContentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -5589,6 +5978,571 @@ func (response ListOrganizationMembers503JSONResponse) VisitListOrganizationMemb
 	return err
 }
 
+type CreateUploadRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	Params         CreateUploadParams
+	Body           *CreateUploadJSONRequestBody
+}
+
+type CreateUploadResponseObject interface {
+	VisitCreateUploadResponse(w http.ResponseWriter) error
+}
+
+type CreateUpload201ResponseHeaders struct {
+	IdempotentReplayed *string
+	Location           *string
+}
+
+type CreateUpload201JSONResponse struct {
+	Body    Upload
+	Headers CreateUpload201ResponseHeaders
+}
+
+func (response CreateUpload201JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUpload400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response CreateUpload400JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUpload401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response CreateUpload401JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUpload403JSONResponse struct{ CommandForbiddenJSONResponse }
+
+func (response CreateUpload403JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUpload404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateUpload404JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUpload409ResponseHeaders struct {
+	IdempotentReplayed *string
+	RetryAfter         *int
+}
+
+type CreateUpload409JSONResponse struct {
+	Body    Problem
+	Headers CreateUpload409ResponseHeaders
+}
+
+func (response CreateUpload409JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUpload413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response CreateUpload413JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUpload415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateUpload415JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUpload422JSONResponse struct{ InvalidCommandJSONResponse }
+
+func (response CreateUpload422JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUpload431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response CreateUpload431JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUpload500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateUpload500JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUpload503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateUpload503JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUploadRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	UploadId       UploadId       `json:"uploadId"`
+}
+
+type GetUploadResponseObject interface {
+	VisitGetUploadResponse(w http.ResponseWriter) error
+}
+
+type GetUpload200JSONResponse Upload
+
+func (response GetUpload200JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUpload401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response GetUpload401JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUpload403JSONResponse struct{ UploadForbiddenJSONResponse }
+
+func (response GetUpload403JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUpload404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetUpload404JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUpload422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response GetUpload422JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUpload431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetUpload431JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUpload500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetUpload500JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUpload503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetUpload503JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteUploadRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	UploadId       UploadId       `json:"uploadId"`
+	Params         CompleteUploadParams
+	Body           *CompleteUploadJSONRequestBody
+}
+
+type CompleteUploadResponseObject interface {
+	VisitCompleteUploadResponse(w http.ResponseWriter) error
+}
+
+type CompleteUpload200ResponseHeaders struct {
+	IdempotentReplayed *string
+}
+
+type CompleteUpload200JSONResponse struct {
+	Body    Upload
+	Headers CompleteUpload200ResponseHeaders
+}
+
+func (response CompleteUpload200JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteUpload400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response CompleteUpload400JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteUpload401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response CompleteUpload401JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteUpload403JSONResponse struct{ CommandForbiddenJSONResponse }
+
+func (response CompleteUpload403JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteUpload404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CompleteUpload404JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteUpload409ResponseHeaders struct {
+	IdempotentReplayed *string
+	RetryAfter         *int
+}
+
+type CompleteUpload409JSONResponse struct {
+	Body    Problem
+	Headers CompleteUpload409ResponseHeaders
+}
+
+func (response CompleteUpload409JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteUpload413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response CompleteUpload413JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteUpload415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CompleteUpload415JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteUpload422ResponseHeaders struct {
+	IdempotentReplayed *string
+}
+
+type CompleteUpload422JSONResponse struct {
+	Body    Problem
+	Headers CompleteUpload422ResponseHeaders
+}
+
+func (response CompleteUpload422JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteUpload431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response CompleteUpload431JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteUpload500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CompleteUpload500JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteUpload503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CompleteUpload503JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListWebhookEndpointsRequestObject struct {
 	OrganizationId OrganizationId `json:"organizationId"`
 	Params         ListWebhookEndpointsParams
@@ -6587,6 +7541,9 @@ type StrictServerInterface interface {
 	// StreamMyEvents Stream the signed-in user's events (Server-Sent Events)
 	// (GET /api/v1/me/events)
 	StreamMyEvents(ctx context.Context, request StreamMyEventsRequestObject) (StreamMyEventsResponseObject, error)
+	// GetAssetContent Download an uploaded file
+	// (GET /api/v1/organizations/{organizationId}/assets/{assetId}/content)
+	GetAssetContent(ctx context.Context, request GetAssetContentRequestObject) (GetAssetContentResponseObject, error)
 	// ListCreatives List the creatives of an organization
 	// (GET /api/v1/organizations/{organizationId}/creatives)
 	ListCreatives(ctx context.Context, request ListCreativesRequestObject) (ListCreativesResponseObject, error)
@@ -6623,6 +7580,15 @@ type StrictServerInterface interface {
 	// ListOrganizationMembers List the members of an organization
 	// (GET /api/v1/organizations/{organizationId}/members)
 	ListOrganizationMembers(ctx context.Context, request ListOrganizationMembersRequestObject) (ListOrganizationMembersResponseObject, error)
+	// CreateUpload Start uploading a file
+	// (POST /api/v1/organizations/{organizationId}/uploads)
+	CreateUpload(ctx context.Context, request CreateUploadRequestObject) (CreateUploadResponseObject, error)
+	// GetUpload Read an upload, to resume it
+	// (GET /api/v1/organizations/{organizationId}/uploads/{uploadId})
+	GetUpload(ctx context.Context, request GetUploadRequestObject) (GetUploadResponseObject, error)
+	// CompleteUpload Finish an upload
+	// (POST /api/v1/organizations/{organizationId}/uploads/{uploadId}/complete)
+	CompleteUpload(ctx context.Context, request CompleteUploadRequestObject) (CompleteUploadResponseObject, error)
 	// ListWebhookEndpoints List the organization's webhook endpoints
 	// (GET /api/v1/organizations/{organizationId}/webhooks)
 	ListWebhookEndpoints(ctx context.Context, request ListWebhookEndpointsRequestObject) (ListWebhookEndpointsResponseObject, error)
@@ -6893,6 +7859,32 @@ func (sh *strictHandler) StreamMyEvents(ctx echo.Context, params StreamMyEventsP
 		return err
 	} else if validResponse, ok := response.(StreamMyEventsResponseObject); ok {
 		return validResponse.VisitStreamMyEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetAssetContent operation middleware
+func (sh *strictHandler) GetAssetContent(ctx echo.Context, organizationId OrganizationId, assetId AssetId) error {
+	var request GetAssetContentRequestObject
+
+	request.OrganizationId = organizationId
+	request.AssetId = assetId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetAssetContent(ctx.Request().Context(), request.(GetAssetContentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetAssetContent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetAssetContentResponseObject); ok {
+		return validResponse.VisitGetAssetContentResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -7356,6 +8348,131 @@ func (sh *strictHandler) ListOrganizationMembers(ctx echo.Context, organizationI
 	return nil
 }
 
+// CreateUpload operation middleware
+func (sh *strictHandler) CreateUpload(ctx echo.Context, organizationId OrganizationId, params CreateUploadParams) error {
+	var request CreateUploadRequestObject
+
+	request.OrganizationId = organizationId
+	request.Params = params
+
+	var body CreateUploadJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateUpload(ctx.Request().Context(), request.(CreateUploadRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateUpload")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateUploadResponseObject); ok {
+		return validResponse.VisitCreateUploadResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetUpload operation middleware
+func (sh *strictHandler) GetUpload(ctx echo.Context, organizationId OrganizationId, uploadId UploadId) error {
+	var request GetUploadRequestObject
+
+	request.OrganizationId = organizationId
+	request.UploadId = uploadId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetUpload(ctx.Request().Context(), request.(GetUploadRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetUpload")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetUploadResponseObject); ok {
+		return validResponse.VisitGetUploadResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CompleteUpload operation middleware
+func (sh *strictHandler) CompleteUpload(ctx echo.Context, organizationId OrganizationId, uploadId UploadId, params CompleteUploadParams) error {
+	var request CompleteUploadRequestObject
+
+	request.OrganizationId = organizationId
+	request.UploadId = uploadId
+	request.Params = params
+
+	var body CompleteUploadJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CompleteUpload(ctx.Request().Context(), request.(CompleteUploadRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CompleteUpload")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CompleteUploadResponseObject); ok {
+		return validResponse.VisitCompleteUploadResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListWebhookEndpoints operation middleware
 func (sh *strictHandler) ListWebhookEndpoints(ctx echo.Context, organizationId OrganizationId, params ListWebhookEndpointsParams) error {
 	var request ListWebhookEndpointsRequestObject
@@ -7610,481 +8727,518 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3ZciPJlT8Iv4obus0SKAVArFxAk0lMJrOKrdyaZKokVeSf4YhwAFEMuKPCAwShrDT7rj6buf0/w9hc",
-	"z0PMk/STjPk57h4eC0iQmVmq6i5dlJKIzZfjZz+/87ERisVScMYz2Rh/bLA7ulgmDP59EoZixbMXbClk",
-	"nKlf5GqxoOmmMW6ckAh/JnRN4yzmMxJnkmQp5XLK0obXuKXJiqmHaBSlTMrGuHH1ivan+39999OL2cXZ",
-	"/sFt72CwLw8m/3F4QTej9d9/fH/Q8Bqh4NM4XdAsFlw2xt3SLxfsp1Wcsqgx7h15jTBlNGPRSdYYN/rd",
-	"/n6712v3u1e97rg3Gne7/2jALVGs7lmoycCA4F+vYy7SxrjRVfes0pTxUE3s/eWLq4bXkCFNWGO8/8lr",
-	"sLtlnDJZ842h+UYcqRdND6c0Gk3a0VE4aQ/3j6Zt2tsftQ+6h/sHB/3Do1GXNbwGZ9lapDdqOS5O+938",
-	"l1d0whL4+e0b0oSLrYbXSNlPKybvmUCv2+12h/3ewUMTkRnNVmofzJZdO9sF/6ShWuPzqDHmqyT59Mkr",
-	"0cCrWJbo4GrOSEJlRpZ0xoiYWrLQw5YuJcQZW8jG+IffaeK3SxMf1NjustNVKtWXLJ1Ei5i/5cmmSh4h",
-	"TRKWklgSLjJCOaHqXkUr2ZwRkc4oj/8JG+nSSigipoYFX7+einQSRxFTt0Qso7FaFPU5fJkkC7ohC8oV",
-	"EZbf+kySNZvMhbiRx2QjVilJRcLUeFJ2G7M1SzuNfCGG3YHXyOJMLVDjBL5O3K9nKQ2ZWo3GcDI96k8H",
-	"o4ODyWAY0X06CNlR/yjqsi4bHgz21c2bpXrNPMuW4729RIQ0mQuZjQ+7h929ZSomCVvIvcoc1YKeKiqO",
-	"b9kLPdsi8w31VRJzPYsCx10uU3HLor+yVKplhV3yGlQuWZhdqEVpjBtH454aIl1lc7WRH5Fg92lvesCG",
-	"YbtLB5P2cNpn7cPoKGyPJge0z3rTbjiIFHnSBaxPwu7ICb7hk9egtzRO6CRhuG7qqBtSvQ7nlM+YYgd6",
-	"dOpfaTiPb1njg9cIk5ghIcMweuER608HtD2cjKL2kO1P24f0YNI+CrtRD64MJ84wwgUjl3PBpBoF0ntm",
-	"J/+xQaVkGTKeaJUCUbyWZlWmccLe4HvUCrO0LWnC2kd3vf3Oks8aXmPO4tk8U8yl39Xnuh8N2HA6ou39",
-	"yUHYHkaHrH007dJ2b9IPB9GQjab7tOE1FvGCXSENxAs6Y3v4Qjmn/dG+2oPp4X7UPewdHg7Dg2h/dET7",
-	"U0ZpNxyNaNTtjehgMh1Oe5P+pDs57PfDqDeK9sPeaNKddru0e6jeFf+TPd9kSmIPD/u9wcBrrNJEE50c",
-	"7+2FEe/QcME6GZPZHi7F3paZruMomzfGve5hVx30L0kbdVy5d3TVPRp3uy7HPJgchuoMtXvTvtr+Qdg+",
-	"jIasrVbUXFMfWS0mLG2Me5+8RhSnrMCkvMaMKRJ/cWbeOpj2J4dhj7b31buG00PaPlI712P9aBAOJyO6",
-	"f9TwGgnlsxWdqeFHrA2Pmw81Ti/a3W631x80vIZYMn4qFgvGs1NkwH2vsWTpIpYSCR9EnCXBKU0kUwdQ",
-	"xjN+oblOY5ylK+Y1lCjCf39SnF1dvDRcOebX9nin9jmcY0bljf23ZliXsK9E7SuRmUg3ORNSDC4OG15j",
-	"tYweko+3ZuADlxWd3TJeowKckHkM3/IIZ2smMzKNU5ltEfxh5lDUETuMDsL9SXtEh9P2kA2i9mHYn7R7",
-	"tDs113KKuogzSuzqKZrSPEUvQog7YrQSMROKyYerjIjpVHFKJRkU2yPTlC5Yp7FdV+iNu329FtNULGr3",
-	"AwX8ZH86CPusfRT1aHvIRpP2YXgQtffZaDqkg0k/7KkzkQn7Cj3oayvD8y2q8kq7EaNPXnnxPu84blk6",
-	"/edWFWrYrVuWKKXTzCzJKBxGA9afql2ctIfhUdQ+ZAfT9j4dTYbhIFJjKy6Ju6qGWleTRZy5KzCsrkB/",
-	"MgiH0Yi196cHilcchm3LOgaTYTiK9pmzAhEloKYU5v/Dx8Y0ZkkEy4+kdR7p+dnTJXalVcU1d17LQe/B",
-	"tTxg+9EoHE7aA9pXH+1FSgROlDCc7rNRNAwHk+Jamsf1OurDXjzTvw5S6j9MSj2KW9weKQ1gqDQAJQHa",
-	"XZZv8b3T15O+plFUXIT+r2QRLMt1FwEfgkENpwPWj3phuzs5okpwKU5zELb3J4oM8dq9K6A/7c69t02J",
-	"N4x+BzPPKKDb7LvfNdDfNdDfNdDfNdAvoIFuY1Yynb6kccKiIqt6rVaAz4hIyToVfEZOLy9ekkzcMO6p",
-	"HyknK56lK6V6EZHGs7jO7xDKdHo9xdc7LodLxiNQIyWDdX4mibrzSr3daJh/a6svtvG3OaPRPQ6GC+RN",
-	"ZCrSGUs3JJyz8IbY734FZ4M7MbWM5xFbLEXGeLj5C9uc8/eSVVk/KPTGpUfWcTYn2TyW5IZtlIotszhJ",
-	"SLriPIZDXF7MOP/G9Q3bXMf8eiWZu64nNS93Rtb+S82HOuSCZenGPMGIpAsGQ5JzkWbJprjqR/mqO2/G",
-	"KXCC4/kK671l7rD0/JYmcaRpoLjql+yWpTQhoJtKTREE7t/mKovxdcawcJe3v/U9HXLJGF49S1ORSrVo",
-	"zp8gsvQHxCq7FtPrVIlRc1djrD2PHdcB6TUWTEpkY69XMiMTRiYsWzPGCbgmu90uoTyyf8APzV6XZEL/",
-	"Rt5fvrhqdRpKTytNECdeGYD1c9Z9XXBQW9RLO6ClW8Lo9x3CwC+QfAm/BkWU9kmRwhu2NsrXVlffj2oq",
-	"jjr3a/T2/TL6FE7wlxW6w1qh271X6KJ0LctcLYrvE7pGh/9XCNyepsfv0Wd+xqOliHnZ58MJ0xeQLsHA",
-	"8pAXx5kkkoUpK/iAtthArvoVxVLRU3TBqMz3mXH40Sort4xnSqUFgjOno2NOgXHqqN+qrpYPxkfBDqKj",
-	"sGfs6sm+Ivxu2D6YGpNzpDiMnsW4sZ5LFl6/nv7lP4/Sw2//8vef0qv1j+/fvTg8f/XuH+ei/4q+opfr",
-	"7SvtzrKoHENcwlGPzeDpMgbOcMnS2zhk77k9blXxHNGMTqiEmMaKp4yGc7ixKiMkvu165bzOkRNXoNnA",
-	"LepdmRJdKU3jZEOcJ4zgTWhWVG1GrmqjB06Kn/oK/LRuTrhy0phfLj9Vh5FF7ZgTzQzdVTK6XGPc+MfN",
-	"0eYf/b9u2GVvHS6Obv8R97qTfpZM4l7Cvn2Zhd/eJa+uzjav//mfvTczEDqKZch5vESpWYhsGTZ4GA3C",
-	"/WmXtfvTg0l7GI6O2kd0eNDuT0dRbzqY7NNet8QGTyJggqmAZdWDViJsJRmwcrbA3cNLf7a0ZLjgZ3B5",
-	"tY6anZ0KPk3isKyniAVTshWPGurGVmJV/MCaCo1XJjSvLJFgHt2ShGZE306GHkQQB4r+EkEjEmegRCha",
-	"pDMa860Kn54CcT74FQixMi21epqNvmBJfMvSTZ37PNLXSDanGZGrMGQsUsYJN6xU8IjQTB3HbW51vFj4",
-	"ozHueQVvQ2/U7Xa9BlOKXWPceCdkRvxdGJHfGKuly9hdRiJGoyTmjLA7HCaIKbkUXLKi/0pmNL1X6IAL",
-	"zoy1Xxxrv9e3I8XXlT/S7w4f+sboH+iQfdj7BkJFUUOvO+w7MsY40EoSZhrzWM63vnLf8SX02DDqh+0j",
-	"UH3CQ9aejKL9dpfmfpoG2rcnuBInmbN+qA1Yimhss4V3ltWZw+CNtCV0mrGUUDIE1vM5ArsxE1xxeSuy",
-	"ja7zC8rsWgncu+rtj4f9ce8JEri0uDs4R3W6gV32LU7S3xc43kLRn7wGOk5ApbbmenbBlgndoMcnYjJM",
-	"4yVK10aglMOArOeMo/eAcrnGrBOg+UykitLxRzEllBNG0yRmadnzoP0IQcn9EBwTOpGMZ0Rkc5auYwkB",
-	"RBnO2YKCFOarhVp8NRC1pFYHT2M+A0ICrelEHbbq+C+ByUtl/65prEzWqUgZSdUjMZ+pT+nUPGCV+WcX",
-	"MY8X6ss9+8mYZ2zGUiTe779XspzxLA5pxqofPknWdCNJcCrETaw+SJPFH/1GgfsHY9CawMElyIxlrguM",
-	"hPhk87urq3egU+mPqWs66WclWdTq6MQlzNRCZb66fPeNo25ZP3mNJU3pgmWaWrSBdl5DJKBb4GUSR4U1",
-	"Bfv0gI4m7UGkiJ8q4p90w/ZRdMgOphi7VFxdvWdJs3muMIX2g/fNbyrSBVVHZrWKo0YdeRgHwNaRW62o",
-	"NPQdrdy6oeef/Myx6+NbN+4gP9+ByfpaKstWrCSwTI9QqXS5UJ27pmQcNDvBQwY0A+P+acXAsjUDx+8V",
-	"DgK9e8X4LJsr1aDrqYNh/u7VDbno+Kw5GOAa3IgVmTHOUpoxsmQp0I9SOpuUvH9//kJR+DTmrOWRnjoc",
-	"/dGI3MYyniTM5yeXp+fnSjVOaajI0yPIQHjIOgRsrSxdhdkqZVEbnFkEx0fUgvu8GfgNOgn9RuDlzOmn",
-	"lciYbFnGZnyeVJKATsJAKcfSeqnpgvlcXS4yt4mINmq0wF6IpFOWbDo+L1DVaDKIDqmyFaa9sD2MDlj7",
-	"iO5P2v1wyPanh7Q7gcwG2B1k1vn2lHjn1n0aHZT3aakUwlS98381/zT+wffv+r22798dnH342PP6o9Gn",
-	"n/1G3c9+o/XvtaT5Kl5g8nKVMkFey/ifu1JdEmNOQj6ZiE3pKlHqq6I4eqdZsaa/+xjzW8c63HbiXQuS",
-	"NNcivZFLGrJWhQPsaFXWcABRHMbncQGtKW2bTlktqkxjRwWkZhpr++XPmcGn3MrABHg3qRUMIJ1ru1wm",
-	"WsLt/SjRuncT5zGh86XN5xx/bPx7yqaNcePf9vJ0+z3zyF7+HTWEfLx1D+FVufcOrU4cdUkXKieUBmMi",
-	"nFzZmsxbkzsbZ9LnebZsVkjfpQRdHMhMKAdFCJJpO+SFAEEvplOW+jzTh0vxFDc5+BSZ5y+3nB64dPIw",
-	"4b3PORHFL7MPTqwtGMNiBm5wMNDRQbW2i1LU0iNCr6NafxSN01Qs6sKXxyRFf4irlak98nnw7dkV2aPL",
-	"eO+2t7dgQcfn/wLqAMlSq9C3XY2+bpn1U3s1NgCsuKaoAnF8HmnVJq8v6Aboe0FvGNoXaEY9JWPddZE9",
-	"k9oLqSPTmBqvvkajiFDr+sqE/qqx4n6FGeu/n7QdTlp+Zp5JrEMIKSec3QKRFYnL5+VtV3qKLnBYMnSW",
-	"tY5J5PBeEmegWvrcIbHAiVEFRNINWc9p5p5fRXGR+NoHFeJmuRf5EedUx0yvUsplnFW8+q5ht6aSRCxh",
-	"pShpKYac5W8qpCHoJ+3bQsrV2k6sh3t7UoGOHRfe/BXDx853Pn2ZQ1R9syHYbYtBuFiPldq8ptLnZu2a",
-	"lGRiMZGZALtIpODGLjj1MUysboV/Qfmg9Pk05jRpWf++822pVQljJH9FOqoZ5+MJiedztC/Mlw+rz46J",
-	"O3sCk/91kpcND7vLfi+HLweNvgyFliMswZgE7G7JwsymPwTG51QSszqHwOfmJcGYyFLwKtalC0UCNNun",
-	"rP4EfV8+X0mWkoiFccR07Mnn9xygKgnYb2KQJx+emwoQmAPColY56mXYfYm9m3NSEMaPOCG/PSkeCSa1",
-	"cpaFcxTlWjYD81F/Gx/vvdKdNEHBDd7CX0hILAY11sRNQGyLNfdI8O7981fnp9fPTy7Prt9fvAo8wpUa",
-	"B3lGPg9OXr16+/3Zi+u3F+ffnr+5DIpcDdIRUVMuKw6wueCY0Vv5HUrWKyFe0XTGdt9Ph1uZHOhMiOsE",
-	"3lIKuZoF0mKc0JSRYbfXH5DJJmPymNCMLITMyKB/sH8Il2kYsmVWkoiDXjW5MROCmI9+BY5VndsXIcbK",
-	"azVJahrUCXVKTV8tlX6+EKlSzSgngz75S/zc501cK1jAlqd0cqJ3RlGfAD70T9A1wOUt0mrQoeNzSDmV",
-	"C9TT9PYc28AAWcdJAtQ/Z8myQ56zjeAR6ZHX8XMY7ndXV+98jrSruAVLpiRl05VksnAydMBB/XTy7pxI",
-	"xsAn2xwOeiTmPl8mNOYkY3eZR0LBOaZekTAR4NtHUj3nGUs5Tc4wcPsEQo31G64x9uum3ooFy+YwZVDz",
-	"ILdXcCJWKZFxxDrkP1ciwxloKsNw0EasSMqWIs2UclxIV+m68hU/TMyHv4psLUzuCylt7juDMTI2IxRx",
-	"NiZhR/CQPRzmiqdq45eKOmUmPbN2wI71ogSdRp6/+jSnTlxwv1+wlSwnciu2BK5rKiGABAfI+hVshuZD",
-	"ycYpvrrA72qyi4tfIVGsxKsiNP2lDnkvGaGEszWMCm9Tf5kbGtuSSkvZxnZAv0C2sf6Wopu4km18r3Av",
-	"JSd/WQtDL5miVs3SPEKJjeMZqQ1hCtQHfJ7nLB+TwMlQDkii6JQwSKFRd0MEBcIpVAdblG5WuzLA02NZ",
-	"PQZADzRJGY02li58XkMYpIkUCYNVLF57t1sd8q0JHBXIRr1F/RnDWfmaNnc1wfzxptKvjl7uoxI3sd3n",
-	"j6QS0sQHAvRmRiLLFN0taTYnchXOMcRWSXYPrJLJFUPV7lOtJajdtgNuHRM5F2vCaDgnOkWdcHanNCRQ",
-	"5OHzWpS+pslUpAsW/cfl2zdPEqUL84ZruGeLwgerp00mtDDVB4tmqCMm7bDgtq/DxEoD/yKUVHynVuXq",
-	"5w77qesF1K6IyY8sVIZBypaMZo6nGza8GXz0tdPXb4yJr0uX/YZHir9rS85vfArGPldfUrQslbYdxZLO",
-	"UsaUPrOex+GchGK5IQC9Iz0ihWOAWHvH57MVk7LVISeJFITqqC7kEGZiuWQRoWmK7gVHu7NmjOJtPs/i",
-	"BROrrENexndoq0Le/lYNE6nzjcheitVjhL5DmFxk11N4up4mmbJ/pFilIcuNO3YXl2Rsd5iT5RuREfPK",
-	"r0CR+Yi/CDHa1wVjwgUyFzNj7S8jE5YIPoOEIEps6FddXEnmOKxZapwKkjHSBO13LUhIlYKvzLSYR7HM",
-	"Yj5bxRLSwolQ6vwqXQrJDPGox3RyVCbIit9wseZEsT7jeNOM/ZexQs3BhJtStKr2R6PBPhpTBTLoDf67",
-	"W5y1qzFUNiZpOqvSOlYsClG3UAzFEmw5MNbJlK3JfMWjlEV6FctHXj1+z5mvr0R4hEYha19wr1ZR880v",
-	"o1nUFA3o1d5STAFC4ZaliaARi0iTC587dvBUcW9lWukiUMtlaQjZCETz2bJHyucpVQdNZiBrzAHQd7eM",
-	"5YYpugH80YYUwkDnhUufN3VOknzItmtVlE3nhQ8pmU72Iizoe+7k+rGnSYJV6R2uuZ8nHKrXxnxVCno6",
-	"jqb3ldd8hUNfHusXIcPSS7U8KCRWWooxPyP2XAQBTAogZuKGRR1ia5PBN50Jk7PZKW75999/3y6nhN63",
-	"7+UMUr35crVcijRj0WsWxRRz5Z9EAfZF1wv1pmvYjbqSa2CDyiorvbgoDUYuWdh3E3g30e/+KtRRO48v",
-	"RCR1767RYSG7EKyU0hKhjRJLvAMTNEhwipvVPuOhiGI+C0jT2Dmzf8bLliKpLL9N7fG4svror5aFTVpx",
-	"NcOUScmijsOwXVTR5zShPARSWKZiydIs1ikZDwkHs2SvBWeYMZVnfP3gPJ4nC6MG36jAWdZ83OBS1uWv",
-	"ZSmjcpVCboa6izQBllEJi9EhVO63IFFDAyiSTBTT23aCuizlpFWwL8sDe56I8EYSyBFZ2vRaClLcjOSZ",
-	"JBN1m4cWBYK1kqY64eS//o//7XO4Sv5Aei3POvqDWojN4Jh0iXpHQmg+U6AsxlG82MTHbjXxcStw5/2J",
-	"7IUaHiePL6IZaytZWbtwFZDPHaipAO2565fiaIfsQgflM892R7jPD9tv1gCgH10yKmKBVp6sAQfdaeKG",
-	"h95/uz46ugrrUwUktO7gxJEhzHAOUYT8EUuqSlk12LHN/SGZszufR/EMLHBO1KR1DIWSJOY3aBgh4bK7",
-	"ZSJSlh4TvkoSQ54+L9OnB7wKwrXay63dRiIltxRLuqpp0P1wSHthd7rP+tGAHk0Ow4PIhXfrsqPpIT2Y",
-	"7IejaMgG0z7tTbqhqRuAWvJEMzRMSK0mzroMDGjH8KGcaEoUUd3mCsGXWce2s2d3vryX7qlzz8XDjNXU",
-	"SBWZq658cv5xH6GVWPUn+1GapnSDRySvGyqT3TsqJYjCUBceTI2Tjt1hoZYmFoH6uq3f6jx+w2A2heHU",
-	"rlAUmeQVnarguFZpFEG+AE3eOUumi7tKIkpDSe24jG/Y+kQ9oYawoHfn+EwfE9T1X73q2payKh76ylnp",
-	"9opUxkHXrouLU1Hexu/jSFk0giAClpc7Yo/Gvf2gKF81xoVTQvBDr3304Ydu++jDx67X/zQu/f3vdewT",
-	"V6tCvG5xanmUr+MkibU5hjzqNo6YMBTm1ottIS1H0uVoYB+rgzNAYBVyj+9YIvUHIeoZZ7nvTOlsm92+",
-	"vqMoy2HFXMnkIoxVHjGQYx8LG9RtH9H29MPH/WH9bjjgYs6wYp7tDx9UNaAK0Z1MGtd9QkOOfaUlrePu",
-	"doudhXSnikM3I7O7XqiQtgtaf6Yky147e1Sc2rnaJ0maAW7YN0HLQ4pVv8E/1G8gLL+7ev1qRCYrHiVM",
-	"+rxZMC3+GS+DVoe8YWuwrBCFe8IQDEQLUq3ouKSB//5xyfI/ZvHU/nvNJsuG18BxLJZD++81myzsHz+t",
-	"4vBGK2SlMdXqU6cGkbFa54UZVzbLUXAn8VpMCc2zrskZho8gbBRLQrF4Upk64DMHAaMJggiuPbA5Ba24",
-	"ZODELrF0HmpUnvt4rJ7BCd78yQXzue+x95KlF2yqHlDG2RbTht1lx8Rv+A0MhelUTjVUp14L8QPqFO0n",
-	"6OZOreOD7Mbk89ZsXjlh94YtMzJhIV1Jpk7sHFwkyyRWBO8mpo5JoNYDon1q4h4JcB8C2DCPBOp9mDLN",
-	"FssMTrse2USIhFHwimqVq4awvsdaZG0Tr6lEJUMn/mnGEk8x+Rtgt+qW7gFdZHeOrSdTv/8au4Tou1jk",
-	"GTQ7kUYsBb8BVMXtonI4FFdWK5Y0vac2NxPLdsJuWWJ3E8wCwZndwsxIVbQEKk8U1lGvxYNLmDIpkts6",
-	"+vp+zmz+XzZPlcEMfQPw/mPDAEBR00NSI91CK+a5e07KzmN9DieZJsnbKYAJ3KsD6pfajfngVeYp7KxI",
-	"nFmpFydQasDvkXS51NE8842GzqqvBYaLtg7Y1re4ldlqxzuNBysoK2K1UM1cHIxDeZZvan7oGfbrnBGH",
-	"JAorXtjCknlk+EDOreokc5GJ19AbzZTA0UuB6BGEZlj48YatC8+3jnU+g8Zh1HLIcySO0lVm8S3jHWKo",
-	"wHLH/DvrOJuLFTbngDdDooKE99RtfY1FsiMnX1KMHbqq3KBf2uyH1dSUzXawSvRiXeDNih3FC/Za7vjY",
-	"VbxgF1DkVWvN6FrTmc7ExzfrCd6z88/vlcFa38BbdUm5krpOEfkxAfidScrojUT8IzpBRUPJPg/tDQia",
-	"pCJxHtRpn/VCfWsV9g//y/fvut22+u+h+s9z9Z9T9Z8z9WPvpe/fHbz88E2t+q4n/SX8AUaB+807AopU",
-	"+ZDxX1VWw4zyGeiXGLZXxKhmGMUSk79Adk9T9ONIk8YCxoSiF5+jPUGaijkswcxR2tBd4JEA9aHMCuNp",
-	"RkKRcpaSBTi/WQTp85h/YG/R3Bz0d2LMX+yykGev0EXO4yVk2usZwBW5VFaVYkEbMxMoze+Q4I78AUeP",
-	"sYZgQ/6g/QGBzyG4rV3WPdKMuYwjTHSBz7c6JHCf1c+RLlnQ9IZQnwOPreGOjkh6JotsMYb1tkwWF0Pf",
-	"ofRNroTpDJPQHuSeuUmfKwRihWh5OaJAra2rQSpdG/Yz3nH3mc9vPuv50lm6a6gXVkzge85Tzq4fe6QW",
-	"AmiyGQCaWEBoouwDqMglckl5fiUTJGA8ClrIp4HMPUiPXzguICwwUWduwmYxYBWPSdAl//V//l8EXgT/",
-	"YjyC/89t+gAqR/IzrZ0O0t6ijiZk5nQIVBILrk8autc6Pv8MKsa6piIVK6m2Cw0zvkWjZ9y6/tVK5hhK",
-	"qavF4wYUVHerFhjq6feGB8PDwf7woEhGD+sKsOT1OsdDL39A68Q319Pkimfp5hSC3BX3y+VbMujt77d7",
-	"hCbLOW33MS6XbkgoIlZ0agIarSuPT9r/+PBxi+8SHMys6Dl/opf5MbGjsnqEz9auCwzQSsAnjWwnZ0lZ",
-	"VXbdHztoGaCl5VazMpzOozrPr7ab60ATSjaNDumwiGTCwxxgyE13reqHrfiCB7+gB3mNFY9/WjF9XQML",
-	"bze4L5SdaoEFqqa3ObYgtm39ubLF8T4xNUZ5q87orgx9B+vw1sJ0whAAAvN4SyGnvRl4F7KVDjlB8xtt",
-	"SOCduADPpL0foX644CazBtK/WesJ7OdhuxRI7p6DoKf11EhQIXJybzDNufWTweY+r3Wo4TWbQOiSdC37",
-	"Viv5JK9LAb+7Mg6uo8bQsFGsOWnmflhiH20dg4ULyRdo2Tx6GIAZ/hBTyLn5Jxcu/P7HXun7rih8KKPy",
-	"pn7J1ZVfYMF1XtQDc9VrfAU3W2Nrx4cg56l0BvCz+kVFXHpcfWdFtx+VEgrn006Mhc10kLtwsYpb8hL8",
-	"eTSK0BSygFVyHWfhnEHx9RZ3sAPEef+amQnlD+Qhqx2ee3/xqrLSGDVyhrB1OeNbjdrvJqPYnms7dkyq",
-	"Vz/sq5/I1OywdiE4PYlPTset6vHiImPW7IfVMR0Lj4lZPrgelCYeeEq6pBBHWKxkRuYiiZxC3/U8zkCx",
-	"RTFeRCB8CIKwNsZ+D+qjxS3IczwlXaN41Lk0sfXxYI7fsHtEqpgJOvXFABDIWGshX1z46a28jwhP58Zi",
-	"K878LWemOIuTQCPOBnrzDBILOY+kMqh4ZHcXhZeHHBUL6bGDAmkGSSwzF3VP624BlPFIEwJpVcNzus+I",
-	"A/H6CI7mCFsrAoqyz3MbD9YdK2xFWKsw0WTFdHFPKVIN9awm3PiwaBD3fQCyz2veHyaMpih2H+cpwxXV",
-	"M4Ov30ckeQvkiq7ytQOz5dYqu0ZcSpk+NRGXq0L0g+KCmu8VE9ngR5rsFIN5uk746Ghytf9LHQUZL2QJ",
-	"bCpdccLFmjQhOKExmqFUVicS5yBZ8WyeyVaHvAXAE3ZHwwxR1CTbOSRZlRdlH3LeruZxMbU3dMEiE1R7",
-	"cHtqOgN+QXpKaMaktYw0ETmlf9jGa7VMBI12oqaSiv4L6NY7RrOfqILze4zPJUvbBfsdb8Z8rvlqQbks",
-	"embcdnyOg+b0oo0ZZvtevZOm2kWoFvt1yThprrgJOGLvCx1abDn2ejF7RZqwQMlMPibdPMpnfuw8mEJV",
-	"am60C4m+cx6pdDa6/xUX7r2f3PZHXy7SfYXuVWgCY7UDV7ZRvsm1BmBV8MdO5wX7M31dFvJLWXEFoP9d",
-	"83put6my54BHKJkkkw0kdICCitFr1OdIk3IARvM0XIJ+lwc5FUDj1Nj8Bq15QsMbCO6VQcCekj7ATarA",
-	"49S7OlXu0iRUm/VwF7NGchYPmpOhYE+AFVCayCqixKsoKzWc5j4tCwzRek1cb1DMnVy4Z9IYUQ8oXzVa",
-	"lWm7vKOiYXsrl8f2UtlsxjjQPlVj1sBonFwhJDWMjas1eLTqoE2VT1uPaK5KbDNFXZhKCCAV6Jo013Nz",
-	"GCRZs9QpiG8dF3I61PmhUid27CKIn5Ci5zakrk3lKQLVOWoGTsHL1z7Qnw865AQANZSsJCnVqVWQdUKU",
-	"cTUmb5eMn7w7J4NOl2RCJAVsBJ+vdT4WzbV59Rzg5mY6X6U+XuXgykN3vZ9tY9ufKx1RfjZH6WeLvvfv",
-	"n1H3kzfnfpz4ewzPtm6ke7nwVoeCxZwly1REq1BniTySgxqGCee7QEHOIrhM0ZyU/Iy7pPogt/oiaSUF",
-	"9vfbTy6p0EO1VY45jV7uHIKM7YA0A1qpUglaXs5kfd7U/zZ3BS2npN3lZmDUppQX88Ar7ehta379iYb3",
-	"5fyQX5I+tBPivw2BvCtq9jVpiCwx+QMuRjRGDB024ljx0K3OWPEuREluxnsaNDVSeqCNL6arhKl18nlQ",
-	"1o2CesMfiKpSu7vVk1pH1wiWUoVfx5BSzDU9o+GVw7DWuv3LPV4r3y8dGg39mTv+AlB/ne8/8EHsHrvT",
-	"Z5TJV/zSffO+97tlB2/kKJswospK3EeCV8aS2S6knkkEWcptcBzlJKH8Ru1MTZ5j0Uqva497f6ug+uRH",
-	"m+fo/Nbv4m91t23PzzAWlht5MY16IZ2n4TXm2SIZ3cvbtpL6CdceHhZtq2KpZAnFOus6UdYuwNuFeEKt",
-	"lpUfNdIMiqaHkiMl2yMAG42Rkjm+YyrxI2pETWVjmSc/2pn5BAV516pv63N6skHq5plb0/CekspijXYN",
-	"M1zTOIv57NoUSAdjon/K42SK3doK/47PDR5AzGeAw2eLq8XU8uagVJQceGg0Ypk2Fz6HnsGo8we2ojjw",
-	"wJyRjHHrvppTxZGKIASBzxESTUPuboEo6JATB4RBibIpjRMJYHy6zFvn6OUl6U2qZn7TMnYMZO/BqA0y",
-	"O1muMolJcqZOHdwPahzVBSVNZfdoqJYAAX6cCbdgQXW9tkHyKH7OOMInCJSBARf9hOk5UV1usxMG9tKM",
-	"AIBl7KIALpw64ThZZ2CVtfM53iyx3TOkILJlZukEG1GIFJDKJMuyhJEmjhMWPGXTFVf2K2Ar6YWTGfQc",
-	"tMuDgY5szjZ6iiTOinpjZYXzcvYYigrN0thK9fpY2tnttsQXjtHFZ5IEcRSY8qdEqTgySxldADw4WSY0",
-	"ZObqcjVJADUAy6Ra0MkOYxnwBORuIOiw02mwO+yXcvrAX9zzeof1HuOzLxYoNp6czwoU26kMvkTQ2Gu8",
-	"tDCdVWU9rM2gDAyvDMYGCb5Dcvh9RMdBhGjAWQSHjwPQj6O298g5XTLS1DviEcXKPWKZf8t9FCKicJwy",
-	"AxIJ6lSSiDUCkK6YVA+IVXYtptepWjxgmMjOiVhlkKIOHEaseAR3Z0Jcy7lIs4DsEfgrEZrR6p6AAo4t",
-	"3Zgv4tAT0FvUGzRo3zVimKoH0SFX6BbjFDADenvxkKU5JIS7ls6fervzHxB92Wu4swVrX09H/1tNBjIU",
-	"nTHWx7pNrL1K4AjICqCEZg1whs16VNYAVIgfuh86OGqpTNWtOK0OrmyzApzmkQB6/2ljVxeOTl0AWioJ",
-	"Jeu5SEr5u9Wh1VdnAhpsXYwb1N52ymgEipjBjVXcdi7WFj/WLkensWv0Hc5W/u06TeI7RpNsnisSxcMp",
-	"tygYpqesuAmwmrrf7Wp4yY5DbuKmvk9uKcVafaJubG5srwqLdPqODA+I8dOTjBZ76DYi1obUascWGIwq",
-	"mda0/c8PH/ve4FOzrf/UrPrwU6texceskupaYfv+BxyAAoM1prH/TrprOQdMgmyEz9WtGo7vS3hG9Ex/",
-	"8x4RnQc0j5fVFXEDwg+mnNswnveI3S6NufDB+7YRMu8fWenCCbIhxfwW6gVKj1konkRWPM5khwR+o9fV",
-	"//Mb2k0hQ2U87yutodftdvAqeX/54qomtuPwufp8EBxB8cMesk8j6aYEgZ8wn1t3507jDFtSGJ9Gwmik",
-	"bv8nSwG4wm90e87QAcR72O+TstRvldUx/b+yY6Cqov2h9sSjNRxuXINeLU6tfIO1rF8Zox9MwUW2UBaH",
-	"0jWhuCBwRZvDQ/c/PJyFV5A8drBmKHXEZSm5yiF2tHnr8WtqjVx1a+0gDHDRY8u5plC0Pq1EkQ2Yv3GO",
-	"ZAKTy2UmUs1fngb5U8oiRSQVxBoDl4rmcIv7kywH+0CFDynLLjxQlYbUVe0z85x8D6UzFaleglusLWnC",
-	"2kd3vf0OQrMUmjOPHuUZ2/N9399yRB6CLSqsX4zoNGr5cCkfSE7dZdVcvKIHHUoWOKeAWlRd7MvvTtr9",
-	"0b5iVopDWZ00YeD2UAZBGlKplMy7TtXi2x33aOs+q7s80gM8ZygVJ9/Gz8vLhUhJZrlGg/3Dg+5Rr//g",
-	"mulc9Aoghk0mSxgC66WQniRuWUrmWbYsOWDhp/HeXhjxDg0XrJMxme2h92pvBzLsDg8LS2feV/XD7v3p",
-	"3/784Q/NH/b+9G8fary037T+9O9PwH/6yrRZ0c0fgobSFIn7s4VxVlAmHsFANQRFtSDMglFAjyEsUTWw",
-	"jqbC1Oc5vwX2B1WmuhraU6+NF6xQPEtBuQOzSrJbltLE5/hWyUjTPGoPl7LRCA5QWebHyGEDjcgQQBdJ",
-	"u2PNQn28Ns9atbGjJ0BYlOUOdJM37gD1PgduFbyNvfuJpVfD/38rSBhb6LBUtLN7alz5wU9exfZkYcq2",
-	"5NjIeMbVquM91il3mVEe0TQi+u2SJPEkpSngCtEb5vM4I81gPZcsvA4cB6xk+0Ozszds0+qQy7lYc6Q9",
-	"xRDHPr9hbGm0Ux0ND1l8C67zIu/H9+fm5B/2Pvzhj9vwCMvmMM66utwfqnpQpd3+jyuZITYb6gYYry2s",
-	"lTlPYV3NVaBteAkuTbXD5QTGmlNhrtkStmZNYKj1cGTol9I8vcZdeyba+kfXpivnltZMVl8yc+2Q9zxi",
-	"aSGpiZLATDQwUbUNSZjOXiLZPBWrGe5NAIclwD0xNfpuhA6PCzofzfNCAOSGjdzZ2yVycCBY0gQnPvtp",
-	"RdUjduCTDTEN5fYgskrD7Fe7OU74zsCn17r101SkpHnx8pQcDUcHRN9LMKNDelqDqQdOrykHqndJA4oa",
-	"DecxZ7mz7iZG/AMNEz8m5T5EHjhuiz0AvNxiDVMWqQs0kepntz+qV9df3CNObxlAsMvmIrpWv2kHNTxX",
-	"8fQ7n3R613roiF5QvrkWS8avdfhGwkvKDdVifr2STD1U7WPikW0g9p7jWjddvtRo6ru1uSNSDHWxNIMp",
-	"dkH0SG2DD48EZgrF331uLlyHdEnDONtcs7s5he6wha9iYEcGiHqpSKGIejkGlPiMUO5z00ZH3QUnSx1p",
-	"dGgGZZjp0hrUgyBuK4MquYjZ3TKhHP39tqo41Ja/tgsJjdTydBrbfPDYNq36tbNqAzXPpPoCIIntwAY3",
-	"rVImSbPghjHb3Mqbyva6XVQYgclBgaVG5oaukzhz6FwvyVysidqKnRN4nfBSAUGh1+1WXZfynozX766u",
-	"3hG8oVMwqY6OHK1t2K2tpMjqk11OCIRJiG57abWMIuM4zlOlnFxmu6UGNSyq30/b7qJuUno3nklsmkri",
-	"iDRNg+SYh2Khtvn7wanu/YlwCoGH2WGcrVvH5CfouxqDU2+ymumGoXKbyTvYAl6S1WcrflT61/UqTT7l",
-	"3Tb8Vbc7CNWE4V8YX3t/8YpwukA0+coSFivm65CAy2XruleILgawGOk6aqJPY766dSrwRan4pTQ1SEQO",
-	"yH/9//+3Oh06HRm6cEwWcdbCC5Xs5IA0bfMgfRHAimwSTkCa+p+t49rnSx/0ufniMaF8g012J6uMBCYZ",
-	"TD+S/2nakh8T3bK/EEeEeUGQUH8iT/DNh+FULOTpnPVBwQtRf3SwZPeZJKlIsDyBF+ATOiSAzLZgjEcG",
-	"ZtaxPdYh7wX/KW34XKqHIMcGwsPgdIYOJ7BC0ufujc5baIQJVKW0BfX5Yh2HTeCpZMjlE77EVj/brRsW",
-	"tWMOsX0IacapKV+ex0vtelRn4PTy4qXuNW7gXPDNNVqNTKfQZb360UtdbaMUpGI/dsE1L1pxSaeY7WlF",
-	"jvOpmninHe0j400Qp6mJOe0aM9sWMHNH5DmrUXesL+MZP38ivgFb1Arx1xSBJeIZF6lhYeA81Bt3cnl6",
-	"fq7sBIByPFFK+z+A4DRt+7oxss2DRMQCpZdImwjyTBL4vm4cNYtlxlIW+bwZnET0z2eojoCHDgIoAY3o",
-	"n5n7q0eC2//3/1GE++f/+v/934HuPKR0ytj+qLlBwZc8LPiSBxVf8qrbBW/dqtvtvYT/O3iJfx5tS6Zc",
-	"UinXIi2aHvbHwvd73f7wATiGElXgNjkfqaOD95ht+zg0qxpvWyZ0ko2ubKMQ3JKYYGKD+ouYu6/rlSnr",
-	"CfBW24GPA2XmBQYTWDoAyB4JYCbqorIKpE5wqskV3rZgj0Q9qnN/Q/N9Z91MtgvCUa5MihmVmNuqi5EA",
-	"sEC61UMaS+dfDqz0S8MpfYkvfm6PkF8Qe8lB2KiujZLRWniTk7z2V6SYF18L7raeC9N1Lc+mt7ANmAQv",
-	"n4bS9BSYqN8UONQWtvBEhKcvwB2qHKAAFFVFhpKZWEoSsSS+ZWnM5DFRq6q45WqBzHIBOpjmN0EUS3jf",
-	"BaNSVyf/CqCjqvsg6zKXrMZiacoIxyenxO/uBzSf2pom4Hhj/2WpCnpdXyA9bOqLqBG7aKp7ixunfIec",
-	"ZybjGKVsoP32bfWbSU+caj1bO70eX3KtnWXb/Dn6OpGCTGnqaaSQTED61c6eltI6nOBLa9FWHl9uwW7v",
-	"6RxhUrcL2dnYugIu6Xpqm69dGyOvOm2YW0X5mBOJbjTsKLe1N0icEbkKQ8YgIpO3ooNMf8pDliQWCghb",
-	"MSwZj5QJ+7WbhXB2l+ndu7ezCeTsGdqJJYlWzNNDDfRYA927mJoJ6tvrmmM9bU679S0s0aapsq7lObcG",
-	"ryvff8cBVFycYnWOs+defuh24BnmrNSyDpMDB24+LXU2UGESZ5Jk6cYzwAD21lCskkhZf4oftJ7KL6rD",
-	"6dl8TWQR+kYn1J2yTInEh+rHvXvTq16a6hzEyzZRdU1pOt3ZAZfGwCRWIuuLGPWxHuaR6Zfdehj1hpla",
-	"hDLZb9QS6z75IV3oBAUspND4vibJAXp951fzVuEFKAclCtSLOju2flkKLtnlbj7qQhRaj9rhJ0gvzmR2",
-	"axAHG/IYzl3OGNCU5b6p1NisNE+zHzucoi+R1lwW5r/5/OZ6zle1+A3DHptzJkmq1C9+TAIrp3StWoWs",
-	"SP/u7tjngY5OQrlZ/+7ObYmvGQMc0mGvS74VnB2TwEo6fLXPbb7CGptagOac1+XhzziZcpc5PQXAENAD",
-	"VkwZxqQ4tflUrdO1JlmlpvkGTrvGJHyW+5C1zvForvsErahoWdTzLPT7Qjg0R7At4NqK6XRMgpngLPAK",
-	"++tzu8HDXhcrh7WA1yaSE7czheT5R+LM52I67ZDXAtBs1BgxXhoK5J73gcH4/F40GHI/GIzP1a+tYyyT",
-	"oZyYcKziudbyewgsRq1Jrfdxq4VoWoZxtja6J01ZTrFKQNV7zMom4GPYVUHzLPOrHbW+J+B9aaNzB+Op",
-	"gk2cL2GFios6VT6se7ibObVfUAI4yWf/PSTAPZgwJyXeVevzojalLKTcsIgxgbMWQDaHsbxyYl/STSJo",
-	"RIKP6gYPVCOZ0cUS6ivpJwOx7PNA/W2tYDsctZAzluWQFqZ5SZ7fDlLDAo1UEUSw84+DsBYcqz3BCmyE",
-	"RNAJrAYHBx6oXDTecsgjUYP1uR6tdqtjhXCQ96Ez2MLujFo1gDjwFYuMY38qQ+TYCzlWjv0J45OlH+uC",
-	"rvaiE33NfzNhWPcl7trUXbBRhPukaoGzbTHgdRfZgmjSZCa3tcx4LG/M8z+O7muBXd9Nw3GgbcmMz32C",
-	"wPWXQq06JkxPpEhWGSMBZLAHkK+gSRiiyibTS+lH05TOdANMmmki4oIs0/iWZswjiRBLQB9QZJzE/Kad",
-	"iJAmxggpZxeZnHnIenWy8M1W0mVcl3W/S/WHza6vT16VLFylcba5VFvyYKQZcOXs9aAUtNaJKTKe8XbM",
-	"IeXh27MrskeX8d5tb28BWFQ2+bs2Nr2gEctTdM17QyFuYiQrNQp0uhmH37jhxrzzSdJl/BeGOUP4mlN4",
-	"y5aYfeFLRLKMTDZ2Js3vsmz5licbj1yq9WIeuaQLdhln7I+v6J3n83c0m/9xr9UhbxUbXiY05m21qSRi",
-	"tywRS2yqxtJbKF8+ffv2L+dn15dnp+8vzv6I0boWZDfHWBsUkUCPSLFsmTEadcjzVKwlS2WOrgmq40Iy",
-	"iABqyAmHUMfEb8Q8TFYR8xs6ow0WEGeZL+D19XdCZm39yeoSKkKJ+VRgdiXPaAgyXD/tECnJGF1oZcKp",
-	"LMlv6Ogksz2dbIh5c+5ugIEMoABKsbS48UbcaAyztUhvpolYg8ulmFTi86a6Cqj/2CPbvKSYmPFMEoqN",
-	"mAyER8fnPv+3fyOngt/qTqM+b2sjwS1rVyMD61hqnChN4kGHnMPiT2O1T3onYyWwlAQl5P378xfyOBey",
-	"yIQuXp6SwWBwlCMaSCWo31+ddtT3X2MlqMRGxISSaSJoNi7WHGI5pSlMzAs13SJONYIAqgoDkrEkyXP1",
-	"TA9CLOvU+jC8Cgs3e6WSU/WmQtWpW3Ta6uSrlsQys1npwUdFkIph+40x+aHT6XzwiO8oR+pnHPrPoIB9",
-	"CjpEaWsw8Py2IMeVNSpcJiDFp6zGQSp3QBaMcg0NQxx1juDrcL5iSX9asTGJBAJYreIk0rADCLO2gGm9",
-	"EWZx0UriGVVb9QeYffPN+1ctNLhkzGcJa0MrUGgc2gQhAXsAoTwlMBc0TmSrFiULamiShDT1qzMBH+m9",
-	"9OD/D17Ci/DHo5etMZGrcA7+LPQvxhJqay0rRRsXKBLmccKJdhqZ9Nh1qtQTrpYVjt9lIXe9GfSVWtXv",
-	"dNX/9Vg/aB2rISALN6/SoKk4hDnU9EQiXOlmUSnCjmLhEXOANtSL9ICLsBwwVEhvAuXipxWeRAMEod5k",
-	"IjA8ZGPs7gxqGnyhGfwJYCH+2PNX3W5/H//oB7gLa0EqQBL6dbJlxqMTFgHuBpiDTv2SunsFTnUq0hnk",
-	"+FzGM7Wwmi28e3uZiz+6yuZ7WqIEHXJlvaJK2qjXESNlfF4SR/ipbJWqz7oCuIOLs53pQw9PjeJMk8RW",
-	"fVUlb1MN1iPv3qv/nFydfueRF2evzq7OWiBvEC1QL3Ypy0wTGSTK3DDeIe/z92ogJ4rZTz4XaTyLOZw4",
-	"43ptDruDYu58i6x4wqTUJg48EUsCeEIz6HFKpc+zFNK/zcYUMHaU/uXzE25g9FB5lw7KGmnqIhoXKBNr",
-	"j2WOwO7zeshNN+WQQFUSu2PhKn8b2jZBCxB1bcqCpheZowhDqncOOpyaFhNSUwgOH9IXNWCj6ViHlpzG",
-	"eNbtUwrootKdkWGMtgCwMAM6ozHvEJ1pgdkRFv6YpUa3KKEXQjYqeGs0uM40voM1zjZLcPKnjGRCGDcb",
-	"ztnnk5USfKWucTkokhoXdHYSNigLHhmLZ40NPdVVqIXAIosOOQN0abO7KN8cdMw10OecbQxOJhfrcR2e",
-	"JWkWcFJlq2qekiaLABVBD1qxdbNWLQ8pXo1PV2Aieqbx8im+lUhBGJ+KNAQsIqBfy4oy2GPK1Y4bRGr1",
-	"FykTrEfqaNMDVLE6YvTMG4oNKANEA91aUwZARNDnZwu37JBvGWcpzSBdC5qdL1mKyFZKMijDm4LuA+Wf",
-	"05hrxQz8rCi0v/lG0gX75ht42kot+ytA+KATEzbU5xoyzsQ5M6XzQXAWT9To7g5PkF7ydGV6nOBqmtIG",
-	"RUghNJeAL6PodtXEsRJBRq6ggDNBRMv+ZywzsGJCcSeM73gaeEgtLiHBK4F1S1p7gZJwpZmqf+iaj3yB",
-	"s/YFw2bRY0hdCY4Lw0APbx7liyWRWZwkappQLbim6sBARXSml1q9TqIziGjJc0ziqfOWjN4wSRLBZ9bT",
-	"S6ZsbQJz2vEMA1AzVu8BYLItlUZ6ThcsSzftk2nGUpyFLZWwW01JFE+hCi6za9rEdFlYQpFqYHjjdWhp",
-	"jaEIkgZFLPWFSXDIIJcTlgp2aQW1f1QNw3PWiEVjM0pNK88khEr0mqmLsLiAAggjoImEsHo4dyBzDS4K",
-	"BHp1ZGHGsjEu24BUq8NgEDvPQmmpOBOoJ6QQv3HOjl3iWJIfV9FMSc1pyuQcpjeyE5Jj+6zJBFAXqwdG",
-	"yQiYvZkzyvyILRkqFQgtDD9q+TbeglyHpkhNSRvy2i1VbVgvbln8QolJ9SKsZseOLAbBUCMmam38PjLV",
-	"U9KC2VCUC5evFwBWpDns9jxS0Vg83NWuR4a9gfrPyCP1RVVjFEKuAmR3a003cDhBGqu9PjG0asLAQtmG",
-	"wD8YADpPHbHyLNeQ0B+sgQF9DsiApKmVMKiAkyu13yYkjr9b2ExAvWt1yF/YBo2jG7bMfN4fkrlYpZI0",
-	"NVOVLIOUguD8xdnrd2+vzt6c/v366uqVUjyQlkqH4oYp5RYtZ4R/0YsLs62gIwMxrOqSDwNgVspyumGb",
-	"fEl9VDzBGsRMbZkvdzPA7jxbq6aH3SEaicjwEMGgQ06s5pL3AdNYNVCOyiKrzqkFNsUBzkt0DA6VqHIr",
-	"FJetQqPfJNpyaoymYMrjfW5SYytOEFs8gIgflnHqM6udtqRQMGOiYc0tmkDL06LRQIOben2f24J9uWRh",
-	"PNUVuq4jL0xZBqEBDqaaEr/4XQ1FoRQoGmm7xKbQoKDGpBLUcIvB8phJqGaAZcGKSJ+jton5JeAVMQXF",
-	"zZryYSOAZKZ0QJ9XSoSDUERK1aK6wO48Am+DrqkrFNTBRDwMXdSUWXp6doXaTALdjTEnLnAKOwPSpJnP",
-	"TfXlcU2hZbkWU5FqXqgM/thht9cyqwv8p60tVezIC+xs0ILTYePIDufLnQl2QixSB2LY7ZGQpuBGD77/",
-	"/vu282E2JuhpVVZLsvij7zoI/UYwRjvm5N05ceuq5Ta3L+K7w8Xvrq7e+W41tlL89e6/hlJq6fPgu7OT",
-	"F+gPM1OCCJZiWMG3Z1cBlBvYj2mDH0C84CqF7tM+V5pHhwRv312dv31zqYESwQto+EW/O9Q6zokygALw",
-	"dqG3QJKFGU+TktO3F5dkmbJpEs/mmbaIibZfjYFrlUi4WzN87fxVNH7CTXscfDUC3KrxWMxQYMvgueiO",
-	"thWXuwPuEJ3ErdQsGxJJaMzBBaQUg+BUgAbfPuOhwHxBbckjRnQMfodsAws+7I3MdrxMwXGiho2Lpawu",
-	"cKwxzQZijmgxcpz7VBkYPcHf2upx1n4LTmE5Ji/O3vw9QC4a7EUilAHYUD63w7vUcYz2O5HE4WaM725T",
-	"HjIJ6MfPlMX4zPLQVzHmIOQAdqBpmlJxnZW2PyR/iZ+T5rA3qCubR7xSn2u3iM5rNw8P+vBwJmaYcNAc",
-	"Dnq1bwFDRUkdEKozAHOmphxllKvfglhzyVCtWpE8dQ5ZD4DPzkViz6+nc92FZJLcMLZsU4BNznPeJImj",
-	"BM2R/a6RfwV4P9TqKFdbOGOZUtlpRidUuq8BpwTIO0CWVvoSAGsXdBT7RkzCI81B145/ong/9H0GxQ0o",
-	"x+cjpW3V4QXUWBjWh58KKdv6aKEjqqkOVktt+ZpNlOg2wBKmnFrf7RjqcEQr+o7Pg5NXr95+f/bi+u3F",
-	"+bfnby6DFrqDKQCEIDFbAPMJxm0eDNCMLWNRrHWjvhKGTMr2KTqH23Bo229hlKAMK9kBf2kmX//AqftB",
-	"MCY9pR4LyRyj1PN5nfUZeMXl9UhwpaRg+xwuvWDLlBmzFodwCa1a9WG1PE/6HHgQ8lgPXaPw/ydXp99p",
-	"TQ/9jUGVN9tTfgWQFCX/Y2HoxjOBdoRTEd8hb+EU4oKBKabUR2C2+juez3Vhbpy6vlH5kLtyjOlL9gGt",
-	"KVoJabYMKj4hs8oShz0WoBkhAWpyU+dQ69fv3j9/dX56/fzk8uz6/cWrAOrJHQnCIa2bZiDkIMfhOyEz",
-	"1BPMifir8VVZbVVNNsp30OdXc7SpEY+GYGBuon1Xxm+I3NvAGkOCc5wp1akZxHwqTFJE4BHJFlTJafNo",
-	"zGeIM+/zH9QJwXEkYvahCUx9z/7QAlEq0Wln8M1jjlEA0xwTjGFMX7QBOHv6AJJnpk4ecrGEKValDimN",
-	"ohxvW+25WGLtUu7N13xcEbCJNUjDj/RVTyuYgDCCdINeH6bLuxFo3EQMGV8tJJmwRKw75Fwp4GC9EvDt",
-	"QmTI59p48MgC/DBOsjhqigUMbBNGd+7G8flc321mJVK74bBZkOaD7g5F0LnRQovJ6Yr8uFEHO+RS5DJJ",
-	"0TF4EaAamhVXhsRZrpHccLFGp49GXcEMQGxbXb5RWWt+QwqluKgBsUQyv0GakCAI9e3g9sF6UQFNh9S0",
-	"UfSgrwtlqTQLrvZbEcFYcTGnGx76H0ruUdIEv6wip4pTuOXlt19pXBznDTaDJXDuw4aEHcR790hQwK7U",
-	"L7gQCHtT6AiifoCgb8egwea/YPgWHy66cTvaCaruzSFVOtp8Ccq5Nnq61Wm8w4ywDiSMtfKxVS/qNcCA",
-	"xLbLtdnN0E0pygdliq1KdXgt6zx1cc47GqLnmEgBO6wOmLHx0FyTpGkJTqeVqtfUAf20tKMlFKmuz80B",
-	"EpYsRNtBEd0yFYsYnI06kmCUBAzLR3EEuj44T4rOfvQVaH9/5Cmu3DIevLk6qxMa3ujkassCyYKmN1LD",
-	"OkxSRm+AN6B1AvkP6ojoA4k+OIl4jjghgxOiu4RRW3KiXpUf5dxRjP6YBf1RpBaUVyulua9U3aKEenxH",
-	"mprp9oOWA3IPbYpYhzw3ViTNlNEBjpM4ScgMynKN1GHRGObJIkB+sr9hcTsCoYE2gGsufA7dkLRRhKtB",
-	"nbc5jRQwJwuSGnIRBxkWSlLdtfOH2jTTAT3A2wP9hahb8J/gzDIF/73DLonoRupGOSa0pRmgrv+pGY1W",
-	"BXzuqkxj8mcEyjHqL/rpekcHXQ2bo1HRDoajVkG9GhN8EJJlYE7u/Yejo2ELxIxS9qUllhU3otTMx+fY",
-	"2SWfOK7pTLHlHNWuhjRIyrI4hRkZ2TvWJ2FdksmaaOGa41zA72FWUhKHjEvmJBW9S8UyjVlGoSHYw/lE",
-	"5g15pbTtxGX7Hipi0Rk/xtV58u7caXg5bvQ63U7XNAGny7gxbgw63Y5uIT6H/Li6gD6kNAtZU5Rw6Xo7",
-	"tWdjjCH/qq+jkGlWm2FWyAUwsCE1GDMWYsZN11MHyLhFq0gxrsarlCZnwBB9x/xXQjOfoyNLz71TNLZM",
-	"0pwtUikrzzrB1h6O80gtE0C25D0ln2uwjBA1f6h5KznvoPbZpFDaMmiN3/Nnm0TpgoSMGxFbiLb5u91D",
-	"yPc5W9CHclWLmDKfipneOv3UFEYBmfS73d0noCFT5X04DebWPYM+9Gn3wdsnKvl2l+jSVdsI2Z2XLGuj",
-	"/85WNxs7pj4lUxtPagj5sztlWTaDYuJhgM1bbOajRdR0Y7ho8tdmUBZxrYvv/uNPg9tep9M5JniQjm22",
-	"zbHO6TwunLiGu7TltFm1ikPc3rpVt2Sw99qgSf7H5ds3DXiq9ziqRjDLRg3gZI5xpjO0AThIpzoaClcH",
-	"FxoRdfIK2fGw28u55Dm+mRTfbCHpGsPJ9Kg/HYwODiaDYUT36SBkR/2jqMu6bHgw2M+zRRV7Hu/tQaLz",
-	"XMhsfNg97OaYcHVT2JmADX5oDQHXgnGiT/H+JYFwoimgcpyodINhq1aHnMibvEkX4FWw8IZMBHR0KtJ+",
-	"2Qu+bUb6kb3vv/++cLsmqsHDRHUq0+lLLJlTj/R2eESzrSshXtEUm6QPe6OHn3ufg4K+ZlFMTZL+sN9/",
-	"+GFNWZZlqseOnkT9FUzRAu0LgTmsun69LH865EppaDMag3/yqGvdjYUz0T/Kz4R9pfO9r3AiqtP6Iueh",
-	"isA6Jln9IkmdGx1Le1Z8rn1TSuSjjWCKFsj3NEbLJ2+FYlTXmPu84Cm0ql66AecCZpgZ77zxkY/0gHxu",
-	"R7RkqR5Mk0q7mwvAX1MKPapA/S7ciCP0uR4idrOcxncsIr1RexHzVcbIOuaRWKMRZILPWZ73grlEIAEw",
-	"NEkgTxTzSyjUSRbAPfSa0ay6ZjTLY+oQoM/RxiHyY3iQl8ec+0dGCQe/PQ6VgfcdMtoc9AZQXd1SW+lz",
-	"l6sBd9LpIEua0iRhSa6Gaec9uwuZ0uJwkh3IMViB23i6Suxyp8xqqDDJZ/rryrCbx2B1KUPf5zp1Xmfp",
-	"F+gFotn0hnH0dgZ/a78U6ZqmEYvUvwLw50xpansyFnzuwLJTcYeKhzIfU41iWnWPXl28v7w6e3H97uLt",
-	"387PLg3AncOdHcp8iDHDrXgn8uRB72Fe9x0+7DLY0S4KwrnGRbbwt6NdJMAlxkLe56GQQi1PY/zDB6+h",
-	"EWu1imeTkpFm0bdpofgyOpNQ/L/K5o0P6l1VI0essu1WzgW7FTemkA67D1ttzwFawnQa0BzJpQa2hwrB",
-	"dRwyJw+jV86g6NQaDG9XWaOidQ9rbDDUccUqO3aGAEdGjQvhZnbUY0/zmZTVWXXONujb9Ejwmt61T2bs",
-	"j90HFNNcI7VPfAHltLeLcC/gmjeeqH/8Fo9HocgNDkuxROyHD5+qJ0gAtW0/KohTNWO1xyM32CERyrSk",
-	"1PzWIxgGRDe8a7LbAqjiobIpf7pXFvQ20VW/AoNA1SPzLctes8Zv00zdCVjXOj30EJ9JB2G30/icg/Hb",
-	"oXJLtN+yrKbs7QES3tMCfSspw0asFjnkmW4IrWF9bJm39rR1yDvE/DAuN/QHKU1ER74j3V3aNIiupVsd",
-	"6niuB/c5NAyX7ZKVWyI2ev2RbTeYdw7EhoG2PeD+7jRdGvkW0jYViL/TqC7NnNidNtRqftlCsHuGvrZS",
-	"7hu2xmBqKrMOObE+4HLvd20o0HWhJTsiiFOnK3qVUF/FMisG5SR4H00MeWtbpfyWPUhMgn5KD9yo8SSU",
-	"oPpMhk4LQzYIHffy9pPqI48+EsWHK8fiLWe2ZZfZKpOm/Xnn5InOi9/g8VJrW3++yitae9C8Ldr+qa2m",
-	"ExwLlsvvU5umWCYRnFxdvH1DmlcXp/1uS4sJn5dz0AvFOlD+RdHmh95Xq+k0vlPv1IXGPQhlqD+Ojo6O",
-	"8EtaAFkoDd3Jdoz4QsaLB80F9B0ncINuJMYwdWsB7zGH/ptv2B0Ns2TzzTfauodHfJ4JqL1SI7eeDoeF",
-	"4GzMmmCqh3oE8vPTRcxngc+te9t+DkD5GVpMcLsWiQE4JnxunsfUlQvTY58UftbxFnBcQCj4qrAqumo8",
-	"sPDzsHhuH2HPdOLL3Tw+D3VqeKHmPIpvYxlPEgiqQ414yyMTlq2ZnlleselzDekHk9OtWUgzT/gjvS5m",
-	"MxYLySs89rSmgu3RTNZJFwOAgw+fEXfCFalRJJy+xV9Ckaib+KPCUb3PEguPFAlPFgfbNKQygwEQVgxJ",
-	"lqz3mjTGh3w++SP2iU9ewyRH1ivB7y9emewuztbl8RVN/nvUlb3u9HBKo9GkHR2Fk/Zw/2japr39Ufug",
-	"e7h/cNA/PBp12deNRv0iboLu0SPJLy6c0XP+XrIHafC85plPXiMT4jXlm7dLxl84WmIuJ9V+iiXjbbOL",
-	"ZQ9ww2uAX6cuKFEoUnMjE38XK5v9M6e3jIyKNWpWmyHvKBQ5JgxbSqAg0ZpqIXBXF6Rw3/m1IxXFuX76",
-	"9GUDFsVyv3EeestXEX0oRn6ggIKGtLUrWxAwo1YHOj0iHIjPA7qmcRbz2bURwHWiHGPSjuA+1tsTYdan",
-	"kdFq46RBD9Gm7yu9nxOlycaQwVnY2u1d+sZONqaOIcSyWoANAGeFyt8OudhSBooFeYUYTZ7p7/M3LIb8",
-	"6HJ9LOSQlL87rpSb+tx+SAdRzF4oRl2cfWThGLKcsVdc9l+MjX+O7//XHlw9xfLJf5l98gh+bho3npm+",
-	"jUUWjIl0NSo/UD6qVjaiVMOOt/eHdFly/VemIlV6Z0frnfYzbugY8v0wmVoIyQyiiR6Zy6VH3UHOpbW8",
-	"IWZYxB3WV+DU9ywDcl5krq7JWNiGN6JSHlyEXtm+9IWene6ivyh7/uxdiN9gmtSnD62iJMUvfL31K84F",
-	"owcVW/thB3i9ef65AvPKwQvWUV1kqC4/JVysO3nf1GJD1XHVG+uA6+hNsRVpTV4litYxmcdR8YtTRrNV",
-	"yjr3d2vV/dBqDyF+tnTYjwvoBMUkA5N+IFKyjMMbJZILx9LntYVjqFrYCrZYERZoeuqq+R6ceF0waSVp",
-	"RRR+uVDz54Wo0Dx05K7TqfaRHtS9j/pf59Gnrd7UtzzZ5Araei7yBNGKrYaBKRqRODvGXHPEDYLcdLcK",
-	"hN3FMiPNYXfYui8MsNXsf9BsfCZJHBVtsx3tLwBOXNJsnsMm2lVqlI1v95A/AOv8xf23vzJD/fNctRjN",
-	"v/+5NyJ7KVb8f5pv91ttXDz+vCPOw9aTfUKgOhg7aZNmkLG7DJ9p42+BR364BNHQvmQ8I4g29qFpUWyz",
-	"RdKRSxZ21nOarWcdkc72Fqski5d0xvZQqrSleqEG4ldPtFpgxxWCiGLtILporHYd4i2jVph4pM8LOBgW",
-	"/YPqQDERU20GxpkpyeVsjZO4FKs0ZE2/ulp+wyMf4f5KOS351MKyY8jXQsQyUGk4lqwFgbLTojHpdYd9",
-	"yJ3nmRXAndyy9LkSSGPy0Qce4TfGfqPmrobnNyyAKNzU7/b3271eu9+96nXHvdG42/0H3Kbe5zfGHzud",
-	"zqdPeiDtQjOr2r5MtguT7tDUxFbTSgOAYRKD94jQDJyFTEqaxgkAYioZBhtjWmnhbragDDCAD8Ln82JE",
-	"gyyeSQtHLrANQBJzNoZe7YQEboVZQJpbEctbGrKcFBDL1StSJmGDTcYZYA5ouHKYZamkLvAILRTIXXK6",
-	"lHORaQXC0qCDdK6n2zZIKPD8TpDnGsBUGRcGY7WIrA4Bg41YEc4QNWhxTESqAUcIeTpaul4eU8qnEQlQ",
-	"4UF6RlwEdVMOHY92kcGMSpnGAVCk3Y5WKLJAw1cEZzBhLYh4Xpqpi0jxZzU97US5QQ0WAxiaGxVQd0FN",
-	"G5N+t9sF1D49AD2kvm0opMtzoUIux1oEaNZmMCZzRtNswqAKDFVTB1Ghmmx4eXVxdvL6+ruzk4ur52cn",
-	"V0EL8i11quINY0tFTeCOwvI0k6OqtCAIMykFibothwwiyE+rGJk6TPubby6YXKkz3/nmG/KW50sMlYCB",
-	"w7ECPTvbrgDPeOZzSaGsNnhFZdaGJ9rnLwLdrx7XVMlcjQCHb8FFgI33OS5mnHkEIL0jnXijWyMo4hec",
-	"SY8AIfOZrSaOuYkEdbBMW52P0jCgRVagBnyGLb2CljswqWsak43mmtJhTWZcsNIs6mgpZOGqctRnXWHv",
-	"85RlCOtMmsHZX8/eXF1eX5xdnb25On/7JvDIAVT2tcaWpDUSHp1IxkMGGI/AnDDMiKxEWnxu3DKHVtXo",
-	"v/lGV7oWNstupNTVqCyZtuB4I3qHgZuYrzJJIrHmXl4LY2Wjm/eEdX26oCE/CKbfpTVhlKBzxWN131qe",
-	"E5jU+byY+pAJQWQi1krtF0jnqyVCslW+CO/AslmZieWSmWJNp6QHcycZHjKdYOqhh3DT0tWw+YszbGBj",
-	"E0QN3h52+iwsL6aWtgG2356KPCMMd0ca4KXjHFoQgbTyvNWUQVF+HGqEwRiFkuUXessRSkad0RM0hhRr",
-	"m4skIr0u8gHzySVgiMDeKqqhENRtGo7y+uRv1+/OLq7fX55dBMeI7KSLU4b9IwcVT79OF60q6Wjehm/P",
-	"IWh63W7Xft39UOn9o+5gi6UMkPaWpNUEDJxJRidKtC4TxrPNMZFzWC90d+sIMJ1IEkNPY1wHNfra4j94",
-	"++sNHuFdzDrgb1pbBIaHYkrjmkUF/mZOgeEYnVrWiXj6eBaRTEGnNgd1a/OBAkdr7GpKaX6nVPraBDsl",
-	"eats23MKtYtzaOJp0N4gqPG0SNYa8U2zAjiXlCxTdhuLlcQUG31IOxUGvY65BhqbiGwOzNW0xoLVAETu",
-	"fDEcVv6EpXjYEq6YIoVYfMNRCNTR/Jfq3H4jjuDOXfwL8KT2rMFDV69of7r/13c/vZhdnO0f3PYOBvvy",
-	"YPIfhxd0M1r//cf3B/CIhnzARy5O+13311d0whJ9Kc/AgTtKKTA4Xid9AZ6CBIZhv4efMikMcOn95Ysr",
-	"+BXSGPzGeP+TBzhvEAq776XdnV/m5rT4jfFB+TeT/uI3xr0j9TQ4juGN5Z3LYaLPcU+GbBD1w96kS4+O",
-	"Dg8PDvb3R6PhcDDo93u9bnc6ZSyKwnAyoVuu4yRMD6waguh2LUHYUGLNbQN9m7LOfO6oosAk8/NTKmeo",
-	"2N7HiIxjrDlt+ICGCzh4ZeNJA7x1atxR9d5mOGxjlOd0I5GdY94uQPkblJtIWtSgyOd0Im6ZrmMqja1u",
-	"WEo0/Avy+j63KFHL13LkHyL+RgNA8WQkcTHqcYzQbLCQ1ZB/bV1i/smvGew3X/myQX6jvYxddHYb4BcJ",
-	"ZtnmmQ36fuhk4Kya1aAI4LEiAH29LuWRXrfV8fmpXeYcCpdOnskWwjA9EGP4H1pTltfAWGuxmk1qkGOr",
-	"nKnl+CO137HgjixYI3sf3T/Po08W6mO3rG5I9wgwKURprsB44owtEAd2ukoSYtwpL+CsOvkLj2pQ1yEv",
-	"4yQDrD6xmKCXykHSjSUAmLHIapJLKiUzpvUUnkVNCrxiqQtONUY/HCRi0IwdFy8zfUPOdiX4ZeBe6Wkk",
-	"YQNCbBVpdUsz+FPxTX+MUjrNsDdK6UqlM12AbX2Cn/TBBZ5kGuBIHK9Szzz05wA4EZWMNAMJDYemMWB7",
-	"EuI3LleLBUvJJU0QMX/jN1od8pyGN4gtTEmWxrOULkjMI3YHtU5W8kwBtoYoHgrwmcQ2e5LHMACNuZYy",
-	"lnfTgQAhGDyAH6RXHZFCEMnQtG84j4KxbYUz2UD2D/bDgM6gHk4UbW9cU7XRbx2yfY12eWCSleKUxJFE",
-	"mKl3StlG5xVkmBnfHHYxOs7xPcEAmGoSM01CsEcSp45BD9o7pBdoUME68+qV0xnk8QUJbwtHslE1WCAS",
-	"aA+qJV6NugN0uc1ecIluZ4PBRXKrM6Cq43HPSmFccmyQt4EF5PB6ys5SKlWHNIuHUzdJgO4eeDrzljIA",
-	"rpOhpQTZ1erQI1pEq9jw74cGnLyG16h2gPyg7lsmoGRgLPGhlWPFtdup9WJxEd22i6P72i5Cg/ENKCNT",
-	"kS4epoY1+LN3ZBYd8qamFZYsxmslcg/FVbZQ1U+F5XC6Jva63d2aJvZe3tc08aEpW+6BE1UysjiFfdqb",
-	"HrBh2O7SwaQ9nPZZ+zA6CtujyQHts960Gw6iLXMzPKvxmBDzQyN2GJx7dsvDPmKH0UG4P2mP6HDaVjZU",
-	"+zDsT9o92p2aa/cedPaEgf/6yqXMuu1UKHXq3vzIZP/8sXuLo+w+/h5q/9plVPmRqbZccBTdXGvdpYYq",
-	"AFkQONFEl4EYEwlACPMuWT0D5c6FheTDXl8sIhsAMNQl47bPBLRb93TONDP9KGra5AOaY3B60Q5MBVCT",
-	"CzKjS4tqMtfOXPSR58hw4FEH6EHbrasQsqOmA1UUoM3QIe+XCCSCLXWUEm+mg3pSXYcrjAYE2L0sMJCX",
-	"388FNvLFnmmQZqQb3td0yz62TE4itKL5Y8ayLf15OiTAiMi5CapmVN6oP0DaK1bnc4usicE/dYfNYi1k",
-	"JjQh+2nY76M7gGqY39axz4Mo1lik55FxlcSRes1GrFLIigC4Skya0rAvsAbQDrC2VVdTMkb8Rl2XsUar",
-	"1AJIzSIRtnMnLnfe5Erpmrmpg+EvEzoBxA4TwcRWFsX2EkY9hFDimGxppwPrYsJZJnNLzumStdTtQ2/L",
-	"FukH833yfG526Z5yMkNhX0I5/iVLz+SShdmFuq7E87i3rzRKPfXGuNELj1h/OqDt4WQUtYdsf9o+pAeT",
-	"9lHYjXpwZagE9oypx1+cNbxGQvlsRWeY3daGn4zz6TLXu9Bqc+U1zeKw8chSNrPoX7WIjbO13dyHZPUb",
-	"597Hi2p0KGzzoObM/VdWt2bzQmoL1orumcNoEO5Pu6zdnx5M2sNwdNQ+osODdn86inrTwWSf9rq5y2Zv",
-	"MO1PDsMebe9HQ9YeTg9p+2hyELZ7rB8NwuFkRPePfpOVbcg4Xxqu8zT16V9XEPdlUBd/LYVLX84p+3ux",
-	"z68LdcmmtIe5eK5TsZ/gTt77aP5ZzHGvZJz/gprBqR3Rl7RStVja1U61UuzriD+n8dbj/O2/m7ZfN4v8",
-	"gSMGjrJwXmPG6tYitse8SXzmEUkYvdWXINomCU0g+gb95RcsnbE2vNbnC0Y5ZDXqrGlS06pvDNCeLFEv",
-	"nmaAGwiFOxrUXmn62O5fgw1Ch2hlV+mmXupiwTSw9ptXMrmK8YCW7rKu8fA1dChkeplPO7Z0bX/HDZF0",
-	"bRpNYK4edsEO3G45mTTdLqOTrNQI21wIdDKLgTuxPbHR0RpofzL2osOsAAP6j2uHI1XWtkgijcy/RtDC",
-	"ar+vUlvLJoav4Gbt7I6LmI8CWztjml4hRZpK7NwyJlyoT/rcmTsXxh1waVp3IhQeWKF5G0Iyp+kiYVLm",
-	"Bn+pj3jV+PecbslugI6LzOc0DefxLYtI0/xLt6yt6U3bcmN1OlIENEGxC6ciMwjgYDJ5XuEElvOwO8BU",
-	"8KrJajs3QZsltbjYvcEgtDiN2DHT+z6/BpRiac9A7dpA1Mr1PRRo/ZjoQ7Ti6BXW7Ywo3+SjWGCfWtNX",
-	"QberbZO6szUmu3pEKgNznCL4emgrMzYHUW2q4/1SvEA7wDzdSUPNn0o4WGuWQphUO0tw0IqmstJiYNub",
-	"X6H7osiUPDNSb1uLZfW7z+sIuc4P8r7Qevdfoe08te1Dkd02xgPPjTbsHLXAVW6MFfXf4/QgTez7Ha6y",
-	"1u4Oj+LqftUmEr9OvU8bccCQdK46BNZNNy/wKBsxowVWSyt9/63t/we+ZFqJ6VP9mwP8/59gpp5FceYY",
-	"qXnGCFS0GV70lWzXPZQh8h5o7hVHFdKIa93kjJf0s3JfIdQ386SmDnkLLfes8itMBbgegkl5inlJ8fB5",
-	"1cQDAfuzGczPWAH1s9JqfwYN5md1td1uk5r/qks2+PMzgfCZ7WqZZ1KQn0nMr/Wsf8aRggbkuerhMVTT",
-	"ScyvAR3WKBT4HdOv1yrWxbfWfbWgr2lNraSV4UCOnTU0IXj7aDyFXYOER6VQopJJkzXdyJYZdaCr2QI9",
-	"WrpcpuKWlUepf4bByeqcjrXxYW7LTRdBKmFE/SFUl9WHlGo4WWXE6tI/F/5p1zmf9xaNnOJWqi/oSFbV",
-	"mIJ6ozwMCuWCsUTfN6BLThi20Ec7p143QnEjxYJZHd0YSYUxGZSmz1MEUeNTY9mi8m3X38iu6tvZHQtX",
-	"uYaBp+wX1uJ+4dhXqPlbiZgbXkOfCa2CJAJ7DoarjIjp1LCno3FvH5uEY+SjrEU+WhHCNf8fpNtp3p1S",
-	"fba1xChElL58eOtfFhN6FCCHupTrhxWsQZ31bnripyvNTKg5t2WIpTLbcIsNIJmrJHP4fWIH2yAjr9eN",
-	"fpwty8EGHQCmE9tk137/K1QeVGapNjvMcSQfJHgHcvKLBLlcXo6uplLbRN0hL5a2jlZJt1TwGfbAN47u",
-	"PEEXW9Lazt3QM/GYOJXFpvxUY1N8e3ZFcjQKxfyrMmRcdKinIsFmENhzs0RdeSGFlXNNSHfFVXTpBGlE",
-	"55LHkHiS64OtY1OoL6xeiF/4WlB+n35jcVbPtO27ssK7DLaW2dIV2xHedvrIaMZqWEFVI3CZgTnW+tCb",
-	"t9crXKBubQUYNZ0BCx/6io0Bne+ondYakTV9Cyt3qXW37WpbzcqVdaxyB8WCLprbAUOEORl0yAWe0hhd",
-	"mZnBBty6glqbIM4Hv8L6Vab1hWBZKyrpuEYfr/U0+9wQsdXUx1bdtu38bSuGi5z55an0GEByYi0RC+OI",
-	"WW9znWY8dphQ+QSUzxcAwbuJ/YBFYaxKA+hSsQpbZriat7vmM/JBaC5eZ+/+irBeCwUROyK+QhgLG42D",
-	"CAH+VIgT2aZE9YOKJflxFc1YpCVQTXAIMg1/R4L9PTlkB68bWryu400f/CYeYi+HHzTkqYWjZ/wTra/l",
-	"lNMWqLy3i5K5CVNn8wwJkUS2onFMMrFsJ+yWJfn9kK6MGlnKlklsiq6YxuuCk7pmaZ5J3qRw50a9wyBh",
-	"YBB4SRV3a3XICd/kCGnVqKIyGTRAFVvY6kef5+WPFljpscWPmrO+wbLNsbMuWk81gtigwxljRYdjNYxV",
-	"7VJh044U8XoSCPQGyhYPWjqUigwVCo2bge4jfWyXFcBRQYk2M7L8GacBMUtYFwo1hzRS+rd+GhPYcYXP",
-	"bQGl/XusgYTwZhMRrUwCPKX5NHVujHlJjjgO+0CaeVBXP9DqkHd0xnS5wJPrDgHK7ul1h6fmRPziPqm6",
-	"yqcdKYw0QZjbguItxU0FAq6vb4p5Nug3oMwuXqwWjXG/NzwYHg72hwdQkYY/5tV2GmBva+1WldS9WhIv",
-	"Ufb2Okx8tC4bdyJEwijfPpQaIjaku+Vzhnp/m7VgO/rQcAl2KuDSW/h7kttXSnK7QAbtpMLoyEiYc6XH",
-	"1G6dRAUkwUxpvVtZiNOBQnETa34YgwKjUVo+w6sqh5s0XakBwJjqMuCl6qN3bF8RA1vLZfsz6dguJ9WX",
-	"+1zJ9qWIeaasXkhwQ2WcTpQJpMuweDgXqS4jMkCRJ/jj2Ofq4zM9fcpJvKAzpWaRhYDxi5TIJcWr5DaO",
-	"mFAXFf0roRgsEJbvvWTpeSQDqKQy+HZ12ohT7gVRMa9Yy6XdV7WPkqa+0ecgtgVPNuMt2TitDnkjMgIt",
-	"jPOQllXUfM4B4RQ2JDcYDSE078sj8/lpKRGpSDRaVaJxEv9/7F3rjtpIm76VEn8CK0MDDX0ArVY9X0bJ",
-	"SpmdVSY7+TFE47JdgNWmCrlMaDIbaa5mLmyu5FO971vlAkw3JH0c8SsdcBm7ju/peR45oco9gtdRCS2p",
-	"fxfTgR2cFpQ6YW0QfVKkM/GTbgkJH65382+dT2FjUJbhkf2Fibgds3noWx7mwpHcnqzuELBvA0YYueOJ",
-	"yEQhkmE5o1KgdslWcBhXGrvkUtPbER4O/ou/xcvVNNx49RA5iYi9z9WDAQ/RAk0VcxFSL+Ksv5ZqKYlQ",
-	"SY3Z1uSE/sHJeS+QO0uxeTfkztrX24g74N1D0lbPCudSqoWMzSTTu9lh60sRTZW61hhzcbSeyLvzcJVw",
-	"jskZB+yVZhOhZqZHvBq5qmh3eU/n4VUtosaBFXDroDTa4f7ZKVToeAQSwtqqDWrt6Fz041Pe7CTdcbMn",
-	"znjzMrqIm+fJmeiPe/w06sZAdz+haPZUpJNpURu0W51uUFumSTE1/zkNajfwYVBbmX/bfXMkR/CMZVq2",
-	"UIt4KuwcHwszw/gQBBPNGdRrs/kNEKAaS3J9IZqzei8ehU/BhoE+6B4KVMS5cO84xYMMyZ0VdrTel1wz",
-	"WNFPjir0jP8nABS62MtJJ74U57wfNU9hKvMz0byI2nHzMrkQ5+Mz3o968RF++AzTYlu5GDK9Dk6GXVWY",
-	"bUTgI5UzMYZ0EbBWawb1vc8zKXY/wM1deZOqLre4COybkYTOQZdlyrVffr8S4Ag5I1A+q4zHMaFwTCjc",
-	"hTZ1M3fd/1kLzee+nx47G/FBkwgnf9BfBFVFF6qi0FeQ0LR3Blc5/OiPmeVrw3bIrJcS+zwgx4w1wQo1",
-	"i3QBkL2QHDeUPDHepLHlQjaqjWqA30Jj0vw5kmSp6QYy92kKjdu1DHTyuTEbW6zEcOHDeTAlr46pxV6b",
-	"n4ddqLDCE44Mvsfq3rMOdpv9jSHWq1Q79OCx72hY5TDAIz17h+Ffdu5UhTt7t2amzEEwgdGHCJXr4Ubr",
-	"nwSxwHddQ1gcwQ47d0mc9Hdufjvxwk3aOAZl6fvmyodcI6GE0sLWphO1eBFupf0w22HTH7oqgBowyoCw",
-	"XKi5kEBEmhasjve2N/thRYkx+wHo/wKcGGURsXUqJ40h4DAro4/ViNQZXyG+lmK0kFa0okSQtqGorVrK",
-	"6izee/ibrFQ/tlMt/uOauiiVJYUFI9qBqX1t5Q3Ar3lg2vch04tdifp9frivMjxqxQgiV/IzkrfERNme",
-	"MSaqo68OMrHdaMtbIklechUOfxijxncBKF/KafCNkSOXL7TRj4NgkN8QTmk/djhlE694xCJWHZRHKOLz",
-	"hCJ6WzUtVfwTVcnIHH8ov+UOeUmU4KbzfSO/FDDp0bkPAL6QpAkmJesW8T6SUMyJkjc+nbNxy+DTYD2g",
-	"UeLF0mIk57lKFrFI8KISQQe+3jpIsg6nT+pkc6RzTtCJWU5X7syEgisHAyS9KxS7Ldk7SAgCHnIkiTCF",
-	"jsf9a7CsWv7ucptdSkpPfPw8IVsv9MhBlL1li8ORU37bW2s/PA6XY/nHo5V/UI8/1A5I280toGyqILFh",
-	"phlPYDZ0zA7WbVvSkjoSmhC5Uia0+XqlFvlImuc3Uwg2yrKAL80ZqPCy/3v/TgdMp18EOiW/vL1qdvtn",
-	"LEknQhcaCGZGMhJYELoJ8h26J7PFb5qBMCrrBKwbsNO///yLzY3/UqLDP5TcDgdwG/GyAMEmpKv4jQgu",
-	"jrt8JMYqF8z+F021TcA4oJSRWTlwtEienAX7/5I6auBzCWPVKvpEa6BqaEO3HJAKm+0miyE3n+ERMqyA",
-	"U18LMcf4nG0HoThI3TmENvykA29DMQf5Vub3czFe6NtYihA9vR81EjJS4Vwzfpcjx8myUh4RCiHWK1GA",
-	"IR5NM49PCsQ6WB0LNfRv3U8tPeXd/hlUmTRZuMgzqJ6ACTpkIX1rPjrrsUwtRQ6KIVNxY6ZpWsBF6Rfx",
-	"w6oQOgSXXbMOi1Z40vfZm/QHUBWGciPN6iH8cfIfYQPVl0JIR5NPj4lqM7XTRChzNfxhrja39hsE7mps",
-	"6pWKEGSf7gGNUCJ47Rou2dsPP73rs2ghk0yYTvGOqS/pPGygAC6kWwr04Kse1rxdVXHDK038P6xuB01Z",
-	"xiM/jzM22z1SRiW+3tJaiKVh5j9Q+Fp5C+pQ86oQ6MCuCt00pxIuLETCayOh00Qg9xUzm57IG0MWTotZ",
-	"1oexw7bihscFFPsIttUp1F07bgy11pxFPL5ezPHbxuOSXjuqqUfmvC5LZXCtInwGAZn7F8tQ4x3Tycym",
-	"RrCLMeEwNoKrLc72f3YdDXQsvJU5pf8Hi5xRp6SpeSaalzeds+bnbmsuJ5CJxJKZzmUX9Ehm4gNVfcP2",
-	"hRfh7lgb1C7HF2dJ+6JzcdGLz5Oz/iXvjgXn7bjf50m70+en0bg37kTdqB1ddLtx0uknZ3GnH7XH7TZv",
-	"X5h72U20Nuhdti/Oz4PaIs8oCa0HJydxIls8nolWIXRxgu9zsvsFqMqn075of/1UQZ7Q29te3p4pD8oG",
-	"/rwIFJzQgS3dGW6rykNIGPReN0y0py/zORKHHyt37qjcSSVZw4eX7rjVUaYRYI3sgLI7g/kFwdlvHYBf",
-	"N65/+ZjunaBtr4oo5rIcaamWaLmUqHB/ToEnQ65R41htdKw2ekmRepQ92ogirFUbfXdwigA0t2KQN5Sf",
-	"LOaGu2hSrjKhAxatAJSzFqIGFmAbj2b/jQJI6C2lid7QyyKnCpZSnZQ3gd3W5s5DCsc7UU6biXeUtxaX",
-	"GviBIWAXtDx2FHQP/8s89X/apqRvaj6CqAdyY4M0IVGDj6Sj34O6py2gmMgdo3O0QBwXPmdjVyC+QhH0",
-	"gZQ37ZhB164rXZqxM5uYVbhk6wKXWnwWOda6esqUHmEldNe+gpQK9BgPlaE0rdbkJ3uHyk8+q5SD9+K/",
-	"/YF9MvB7dKFx704PYCamDn6fFpy9t7f6ap5TipuCHht4i/c2EXBG7pOfoNl1zE08tLSgB3fcT1hw/4PA",
-	"ArwOOQmoDRMyAWioXk/NYrjf7JmpnIDpkwuH8ZvznJB5YjYgLKmeqqUk/KJF4lGcTZkdHIA2H/FHf6Tf",
-	"DDdxntU6fqjkbvuP5PuqY2E+K3+v3du1eW88x2PkUZ8gM7pcf8u9cqMfK9rs75lUt751/9mahw9fe3pl",
-	"5po5Wo9715571117h7eDub1oN7r+vZikGghIOMSbIEeWi1ikTk1m/fdcHAArT5gaYyG7MR18VuoQvjfe",
-	"iQ4DRgYfiaz+UnCZ8DxhHx0aVs9FnI5pBbF6SI/eTAFMbf9XpDOhCz6bgzVrPzU358UiF2EDt0ra7GKe",
-	"56kFPOLuyULcPcORrIfLqRbx73//+VfYGCArl9k/pVoGG/totnJZBbp1HZDSEnNxObiN2mP0At91y+lt",
-	"BMRvE61GMpyIza0vNE62BQVgfgPKdzBHm2qWiCz9DEkOXrBMcI1pw4H3m16/MSVBvyZfUealnohmssB9",
-	"SmAFbCOA71LLthPx+FqNx1hKE6lFYQY3F4Il5gXLaBDNkJwlShD1G3ZM9+ZmuO6rA5RpqqRa5CJBn6HX",
-	"abM35mxIUm2mOg6RncGsHtLnyXvBtZKh6S0lYXjDrDwyXmN3pEKHMFQa06e8KMRsTlQ+kAd12i6S8Uir",
-	"bFEIFkI4PoRJb/kE4lwkZgvjmQbGonHOJ1jbZZ4adWcVul6Ms3mefuaFCFim1Nx0nBm+LJXXTYhWjSRP",
-	"klxoXRYYm4cBXoipIglb4EqmnCKkwrkd5NVIxkpKERtrgCjc7A3ToizAxtS9HJQKTN5XI6kXpkekawo5",
-	"Ns4wDWa7Ct9PKl/8hyij6lcsEZ9FpuZQqalF/lnkAQtf//jr7z/9/PpHc85nmel76FB0JKlnXA8I3Wrc",
-	"r3XxuGQAbmaal7PmF6YlgRbE5SXthQ+bnMR5dKu2zW7M/cae88JEeMtDxbfQW7agoxaUn21VoRjfej0T",
-	"B2ePl4uzbfk8PVRfd6NbH1pmd3MU91Db3WyyvyVZ2bgyyeYWykaWDZW77PriBW3XQDVCB/Kz0Od16/e+",
-	"0mzWAjvpi/PkMu5EzVPeHTd70ZloXiTtuHk+7vBudBr3kr54iVk2Z7/7MeWjPO9RnveYwrjXFMZVkjC+",
-	"5exV+3qHB6tO/qC/DkA9l3u9rZxInD3u5TTIxGSZmujhSNJ/tUPC0ZRn41SmehowaexYXfC8IOrUNTjy",
-	"SG7hkQnWvLdZOZJkV+5pNiEI8/HNpo92RA7AErsxITBx64Xs/0eU0c6Fj0tu77Uf7A46ry1YRZk1tL7u",
-	"XkMjWemb7bmG3mzFOp56AX1n/PbQ2O23x213mdqb0+EYqn12Mt/7rtj7U/tusVBIiJwNRpJA+LpQc/9s",
-	"HrA5wdOVJNbtmMtYZBgQomNbipvCndYuPgQ+0lY00vtVJCxhTtlwJN2uoyRWQweMZ1p5mF+N/WmDgQkc",
-	"81sxQDZRQkN8khUK5MUbQxuDni+iLNVTV6+WggM6kmo8RlZx5MK0T3uFNZ4QGoR1L3SpWGFe3MXFRhKj",
-	"o5qlMs4W4M9CWy+4vdEUu8c9UWsk79D59gW8y0CTE2vVyjzEniLd+E5jhRE5CNQuMqSK3pH12wxO3nuQ",
-	"7rlFwRAW//Sn0bcGwHCh2eKQu+Jhnw6kC/ieMNaLP1LL1fdC+Ajux/g+8go8M240hIptW/yvAGkaWMwm",
-	"JFxV7rTL7j0ScFIaDTurWX6WwmWs2Fzk9HDaQ5Xax18vagkwWYeIRsxS0qk7cFImEAYQScCmaskyhYRk",
-	"hVLXWJWIleeMTghKSLpDRuVO6VwK0M7AVsIML4q0ALrTpsaCkeSsSGdCLYzB476mLJyldHcvm2oWkiUV",
-	"ot3hRTdyMeOpZPXQ2ARX+OlVETKNaVQhS4OBdIeTBSDCIPsU6kUcC5HAKRjSecjqUrHuzY3l10bC+DI7",
-	"CwQUvU57JN8oKUCPInSGHWn5rsXnrYHVgAiLF7mxejdlrCYX7FrMC0wLg8JaOlnkpjX0WLlhriiOM5L1",
-	"c8wZl4z8jYeO1LyrSg0/7tH+nGuPqE9Wh9QerbU5+MDdaH1r7VG51xw92edVdMSlfwLdFuTVu0+hqeBZ",
-	"Mf2y8xy5Ii+o224b5wc2e44uzDxXsdAaaw80e/vhw/9CBbwrPQFic7g04QWPuAaY3FYE6i08Qu17K44t",
-	"3qmmrvdPEuNvo/rhLvPTvmeq2WLe+vYps259bJgWwvjPU1uh7v+iN3Z6pQsxo5GDMP1+A+cONjsO1rkN",
-	"sAq03z5tsQ/8GmuIUqkLcz4xBWLhLFcFVn8pCVdWjeF7wZNUCq2f7zC6dwfiBh5Pzbpqfd8OcC926G0z",
-	"wcZgYi5xndkQg66cFpsGbrVFC7VCeOaud9M7FfOsoq6I1WdmcuQLCeJZZbHGFgIQjkV6rq27p5+FmSKw",
-	"P+V2wpjJHgkNJozK46nQRc4LletWWfVPL7iN/fiFqgch85QwtBBlAqgWj+gh9W9mjqaKW/3LoXS2i899",
-	"KBCi7pYqvx5naundtyxL3765rRMXSTOVoOT6SjMeI5tMxDNYbuZHEjFXOnWBJP+56bKKu1/JO4tPWd1a",
-	"dzJbNRyVgndoqDEqM22UkaKvMPOewx0g1a/pyaZYU3LrzfHe3j2JLe3rp6//DgAA//8=",
+	"7P3ZcuPI1S+Kv0oGP0cU2QYpjhqocNgqlapbn2vaksptu1FbSAJJEhaYyUaCoujqivhf/eOc2/0MJ871",
+	"eYjzJN+TnMi1MhOJgRKlqurh2+2LdokAcly5co2/9bERisVScMYz2Rh/bLA7ulgmDP59EoZixbMXbClk",
+	"nKlf5GqxoOmmMW6ckAh/JnRN4yzmMxJnkmQp5XLK0obXuKXJiqmPaBSlTMrGuHH1ivan+3979+OL2cXZ",
+	"/sFt72CwLw8m/3l4QTej9T/+9f6g4TVCwadxuqBZLLhsjLulXy7Yj6s4ZVFj3DvyGmHKaMaik6wxbvS7",
+	"/f12r9fud6963XFvNO52/9mAV6JYvbNQk4EBwb9ex1ykjXGjq95ZpSnjoZrY+8sXVw2vIUOasMZ4/5PX",
+	"YHfLOGWypo+h6SOOVEPTwymNRpN2dBRO2sP9o2mb9vZH7YPu4f7BQf/waNRlDa/BWbYW6Y1ajovTfjf/",
+	"5RWdsAR+fvuGNOFhq+E1Uvbjisl7JtDrdrvdYb938NBEZEazldoHs2XXznbBP2mo1vg8aoz5Kkk+ffJK",
+	"NPAqliU6uJozklCZkSWdMSKmliz0sKVLCXHGFrIx/uF3mvjt0sQHNba77HSVStWTpZNoEfO3PNlUySOk",
+	"ScJSEkvCRUYoJ1S9q2glmzMi0hnl8b9hI11aCUXE1LCg9+upSCdxFDH1SsQyGqtFUd1hY5Is6IYsKFdE",
+	"WG71mSRrNpkLcSOPyUasUpKKhKnxpOw2ZmuWdhr5Qgy7A6+RxZlaoMYJ9E7c3rOUhkytRmM4mR71p4PR",
+	"wcFkMIzoPh2E7Kh/FHVZlw0PBvvq5c1SNTPPsuV4by8RIU3mQmbjw+5hd2+ZiknCFnKvMke1oKeKiuNb",
+	"9kLPtsh8Q/2UxFzPosBxl8tU3LLobyyVallhl7wGlUsWZhdqURrjxtG4p4ZIV9lcbeRHJNh92psesGHY",
+	"7tLBpD2c9ln7MDoK26PJAe2z3rQbDiJFnnQB65OwO3KCLXzyGvSWxgmdJAzXTR11Q6rX4ZzyGVPsQI9O",
+	"/SsN5/Eta3zwGmESMyRkGEYvPGL96YC2h5NR1B6y/Wn7kB5M2kdhN+rBk+HEGUa4YORyLphUo0B6z+zk",
+	"PzaolCxDxhOtUiCK19KsyjRO2BtsR60wS9uSJqx9dNfb7yz5rOE15iyezTPFXPpdfa770YANpyPa3p8c",
+	"hO1hdMjaR9Mubfcm/XAQDdlouk8bXmMRL9gV0kC8oDO2hw3KOe2P9tUeTA/3o+5h7/BwGB5E+6Mj2p8y",
+	"SrvhaESjbm9EB5PpcNqb9CfdyWG/H0a9UbQf9kaT7rTbpd1D1Vb8b/Z8k6kbe3jY7w0GXmOVJpro5Hhv",
+	"L4x4h4YL1smYzPZwKfa2zHQdR9m8Me51D7vqoH9J2qjjyr2jq+7RuNt1OebB5DBUZ6jdm/bV9g/C9mE0",
+	"ZG21ouaZ6mS1mLC0Me598hpRnLICk/IaM6ZI/MWZaXUw7U8Owx5t76u2htND2j5SO9dj/WgQDicjun/U",
+	"8BoJ5bMVnanhR6wNn5uOGqcX7W632+sPGl5DLBk/FYsF49kpMuC+11iydBFLiYQPV5wlwSlNJFMHUMYz",
+	"fqG5TmOcpSvmNdRVhP/+pDi7enhpuHLMr+3xTu13OMeMyhv7b82wLmFfidpXIjORbnImpBhcHDa8xmoZ",
+	"PXQ/3pqBD1xWdHbLeI0IcELmMfTlEc7WTGZkGqcy23Lxh5lDUUfsMDoI9yftER1O20M2iNqHYX/S7tHu",
+	"1DzLKeoiziixq6doSvMUvQgh7oiRSsRMKCYfrjIiplPFKdXNoNgemaZ0wTqN7bJCb9zt67WYpmJRux94",
+	"wU/2p4Owz9pHUY+2h2w0aR+GB1F7n42mQzqY9MOeOhOZsE3oQV/bOzzfoiqvtBsx+uSVF+/zjuOWpdN/",
+	"bhWhht26ZYlSOs3MkozCYTRg/anaxUl7GB5F7UN2MG3v09FkGA4iNbbikriraqh1NVnEmbsCw+oK9CeD",
+	"cBiNWHt/eqB4xWHYtqxjMBmGo2ifOSsQUQJiSmH+P3xsTGOWRLD8SFrnkZ6fPV1iV1pVXHPntRz0HlzL",
+	"A7YfjcLhpD2gfdVpL1JX4ERdhtN9NoqG4WBSXEvzuV5HfdiLZ/rXQUr9h0mpR3GL2yMlAQyVBKBugHaX",
+	"5Vt87/T1pK9pFBUXof8rWQTLct1FwI9gUMPpgPWjXtjuTo6ourgUpzkI2/sTRYb47N4V0F27c+9tE+IN",
+	"o99BzTMC6Db97ncJ9HcJ9HcJ9HcJ9AtIoNuYlUynL2mcsKjIql6rFeAzIlKyTgWfkdPLi5ckEzeMe+pH",
+	"ysmKZ+lKiV5EpPEsrrM7hDKdXk+xecfkcMl4BGKkZLDOzyRRb16p1o2E+fe26rGNv80Zje4xMFwgbyJT",
+	"kc5YuiHhnIU3xPb7FYwN7sTUMp5HbLEUGePh5q9sc87fS1Zl/SDQG5MeWcfZnGTzWJIbtlEitsziJCHp",
+	"ivMYDnF5MeO8j+sbtrmO+fVKMnddT2oad0bW/mtNRx1ywbJ0Y75gRNIFgyHJuUizZFNc9aN81Z2WcQqc",
+	"4Hi+wnpvmTssPb+lSRxpGiiu+iW7ZSlNCMimUlMEgfe3mcpibM4oFu7y9re20yGXjOHTszQVqVSL5vwJ",
+	"V5buQKyyazG9TtU1at5qjLXlseMaIL3GgkmJbOz1SmZkwsiEZWvGOAHTZLfbJZRH9g/4odnrkkzo38j7",
+	"yxdXrU5DyWmlCeLEKwOwds663gUHsUU12gEp3RJGv+8QBvZA8iX8GhRR2idFCm/Y2ghfW019/1JTccS5",
+	"X6O17+eRp3CCP++lO6y9dLv3Xrp4u5bvXH0V33fpGhn+l7hwe5oev0eb+RmPliLmZZsPJ0w/QLoEBctD",
+	"XhxnkkgWpqxgA9qiA7niVxRLRU/RBaMy32fG4UcrrNwynimRFgjOnI6OOQXGqKN+q5paPhgbBTuIjsKe",
+	"0asn+4rwu2H7YGpUzpHiMHoW48Z6Lll4/Xr61/9xlB5++9d//Jherf/1/t2Lw/NX7/55Lvqv6Ct6ud6+",
+	"0u4si8Ix+CUc8dgMni5j4AyXLL2NQ/ae2+NWvZ4jmtEJleDTWPGU0XAOL1bvCImtXa+c5px74gokG3hF",
+	"tZWpqyulaZxsiPOFuXgTmhVFm5Er2uiBk2JXX4Gf1s0JV04a9cvlp+owsqgdc6KZobtKRpZrjBv/vDna",
+	"/LP/tw277K3DxdHtP+Ned9LPkkncS9i3L7Pw27vk1dXZ5vW//0fvzQwuHcUy5Dxe4q1Z8GwZNngYDcL9",
+	"aZe1+9ODSXsYjo7aR3R40O5PR1FvOpjs0163xAZPImCCqYBl1YNWV9hKMmDlbIG7h4/+YmnJcMHP4PJq",
+	"HTU7OxV8msRhWU4RC6buVjxqKBvbG6tiB9ZUaKwyoWmyRIK5d0sSmhH9Ohl64EEcKPpLBI1InIEQoWiR",
+	"zmjMtwp8egrE6fArEGJlWmr1NBt9wZL4lqWbOvN5pJ+RbE4zIldhyFiklBNuWKngEaGZOo7bzOr4sPBH",
+	"Y9zzCtaG3qjb7XoNpgS7xrjxTsiM+LswIr8xVkuXsbuMRIxGScwZYXc4TLim5FJwyYr2K5nR9N5LB0xw",
+	"Zqz94lj7vb4dKTZX7qTfHT7Ux+ifaJB92PoGl4qihl532HfuGGNAK90w05jHcr61yX3HltBjw6gfto9A",
+	"9AkPWXsyivbbXZrbaRqo357gSpxkzvqhNGAporFNF975rs4cBm9uW0KnGUsJJUNgPZ9zYTdmgisub69s",
+	"I+v8jHd27Q3cu+rtj4f9ce8JN3BpcXcwjupwA7vsW4ykvy9wvIWiP3kNNJyASG3V9eyCLRO6QYtPxGSY",
+	"xku8XRuBEg4Dsp4zjtYDyuUao06A5jORKkrHH8WUUE4YTZOYpWXLg7YjBCXzQ3BM6EQynhGRzVm6jiU4",
+	"EGU4ZwsKtzBfLdTiq4GoJbUyeBrzGRASSE0n6rBVx38JTF4q/XdNY6WyTkXKSKo+iflMdaVD84BV5t0u",
+	"Yh4vVM8922XMMzZjKRLv99+ru5zxLA5pxqodnyRrupEkOBXiJlYd0mTxJ79R4P7BGKQmMHAJMmOZawIj",
+	"IX7Z/O7q6h3IVLoz9UwH/awki1odHbiEkVoozFeX775x1C3rJ6+xpCldsExTy4mUDFh5eabqmILxmcRR",
+	"YT0bxjPZVtJQe0i7Si09jNoHbH86osPJIOyrIxSrVpY0m+fCEtWd3TezqUgXVB2W1SqOGnWEoXXKbYPW",
+	"zqTKsJVKfUBHk/YgUueVqvM66Ybto+iQHUxxUvXDDm2HnzlwvTtbR24FudLQd1TM64aed/mZY9ccp27c",
+	"Qc6SAhOotlTKuFhJ4PIeoVKJn6FiFU3JOAijgocMyBzG/eOKgTJuBo79Fc4uvXvF+CybK2mm66mzbP7u",
+	"1Q25aKutOctgzdyIFZkxzlKaMbJkKdCPkpOblLx/f/5CHcppzFnLIz11nvujEbmNZTxJmM9PLk/Pz5U0",
+	"n9JQnSiPIM/jIesQUA+zdBVmq5RFbbC/ERwfUQvu82bgN+gk9BuBl/PTH1ciY7JlebEx01JJAjoJAyXP",
+	"S2tYpwvmc/W4yI8nItqo0QJHJJJOWbLp+LxAVaPJIDqkSr2Z9sL2MDpg7SO6P2n3wyHbnx7S7qRnzzHe",
+	"L/n2lNj91n0aHZT3aalk2FS1+T+bfx7/4Pt3/V7b9+8Ozj587Hn90ejTT36j7me/0fpDLWm+ihcYb12l",
+	"TBAxZPzvXakuiTGMIp9MxKZ0lSiJW1EcvdO3h6a/++6St45Cu+3Eu0ovaa5FeiOXNGStCgfYURGu4QCi",
+	"OIzP4wLvl0qT3Dab1RL1zNLYu5P9sK+oq4dS/WgCPLd9QPenIzaMBmF/Uj/2lenu80atRdJtwy7Ln5UJ",
+	"7Cjp1UxgbXv+nBl8ytU5vLPd6GHQNHVQ83KZaFFi718SzShuhgJGzr60gbPjj40/pGzaGDf+Yy/Pa9gz",
+	"n+zl/agh5OOt+wifyr13qN7jqEtCZzlyNxgT4QQl14Q4myDlOJM+z8OSs0KcNCVoS0IWSDlInBC13CEv",
+	"BEhUYjplqc8zzRIUJ3SjsE+R5f98y+mB7Sz3x977neO6/TL74Dg1gzEsZuB6YQPthlVruyi5hz0i9Dqq",
+	"9ccLfZqKRZ2f+JikaHhyxV+1Rz4Pvj27Int0Ge/d9vYWLOj4/BegDrgPazWntqs61S2z/mqvRtn6ZGRU",
+	"yqMCcXweadVmCSzoBuh7QW8YKnKorz4lNcC1RT6T2tyrQwAwB0H1RqOIUGtjzITu1ajLv8LUgN9P2g4n",
+	"LT8zzyQmfISUE85ugciKxOXz8rYr6UpnkiwZWiVbxyRyeC+JMxCIfe6QWOA4AwMi6Yas5zRzz6+iuEh8",
+	"7YMKDsrcXP+Ic6qd01cp5TLOKu4TVx1dU0kilrCSO7rkrM/ylgrxHvpL21pIuVrbiXUlbI/e0E76Qstf",
+	"0U/v9PPpyxyiasuGYLctBuFiPVbC/ppKn5u1a1KSicVEZgK0OZGCv6DgPUF/vHoV/gV5mtLn05jTpGUd",
+	"KU7fUosSRrX/inRUM87HExLP52gbzJcP0/yOiTt7ApP/dZKX9cO7y34vhy97574MhZZdWcGYBOxuycLM",
+	"xpkExrhXumZ1sIbPTSPBmMiSlzDWOSJFAjTbR3lEEjQy+nwlWUoiFsYR004+n99zgKokYPtEb1o+PDfm",
+	"IjAHhEWtsnvRsPsSezfnpHAZP+KE/PZu8UgwqYWzLJzjVa7vZmA+6m9jTL/3didNEHCDt/AXEhKLQYw1",
+	"Diq4tsWaeyR49/75q/PT6+cnl2fX7y9eBR7hSoyDgC6fByevXr39/uzF9duL82/P31wGRa4GcZ8oKZcF",
+	"B9hcMCfprfwOb9YrIV7RdMZ230+HW5lg80yI6wRaKfm2zQLpa5zQlJFht9cfkMkmY/KY0IwshMzIoH+w",
+	"fwiPaRiyZVa6EQe9ahRpJgQxnX4FjlWd2xchxkqzmiQ1DerIRSWmr5ZKPl+IVIlmlJNBn/w1fu7zJq4V",
+	"LGDLUzI50TujqE8AH/o3yBrgWxBp1bvT8TnE9soFyml6e46tB4as4yQB6p+zZNkhz9lG8Ij0yOv4OQz3",
+	"u6urdz5H2lXcgiVTkrLpSjJZOBnas6N+Onl3TiRjYEluDgc9EnOfLxMac5Kxu8wjoeAcY9xImAhwoiCp",
+	"nvOMpZwmZ+ghfwKhxrqFa3SyuzHOYsGyOUwZxDwIohaciFVKZByxDvkfK5HhDDSVod9tI1YkZUuRZko4",
+	"LsQFdd37FTsmpuOvcrcWJveFhDa3zWCMjM1cijgbExkleMge9ifGU7XxS0WdMpOeWTtgx3pRgk4jDxR+",
+	"mlEnLjgNLthKliPmFVsCgzuV4KmDA2TtCjYU9qGo7hSbLvC7mjDuYi8kitX1qghN99Qh7yUjlHC2hlHh",
+	"a+ov80JjW/RuKazbDuhnCOvWfSm6iSth3fde7qUo8C+rYeglU9SqWZpHKLEOU3Nrg3MF5QGf58HhxyRw",
+	"QsEDkig6JQxildTb4PcBJxDVLiIlm9WuDPD0WFaPAdADTVJGo42lC5/XEAZpIkXCYBWL19btVod8a9xd",
+	"BbJRrag/YzgrX1PnrkbyP15V+tXRy31U4mYQ+PyRVEKa+EGA1sxIZJmiuyXN5kSuwjk6BitZBYEVMrli",
+	"qNp8qqUEtdt2wK1jIudiTRgN50TnAhDO7pSEBII8dK+v0tc0mYp0waL/vHz75klX6cK0cA3vbBH4YPW0",
+	"yoQapuqwqIY616QdFrz2dZhYaeBfhJKKbWpRrn7usJ86MUPtipj8i4VKMUjZktHMsXTDhjeDj742+vqN",
+	"MfF1jrjf8Ejxd63J+Y1PwdjnqidFy1JJ21Es6SxlTMkz63kczkkolhsCGEfSI1I4CojVd3w+WzEpWx1y",
+	"kkhBqPZFQ7BmJpZLFhGapmhecKQ7q8Yo3ubzLF4wsco65GV8h7oqJEhslTCROt+I7KVYPebSdwiTi+x6",
+	"Cl/X0yRT+o8UqzRkuXLH7uLSHdsd5mT5RmTENPkVKDIf8RchRttcMCZcIHMxM9b2MjJhieAziLyixDqs",
+	"1cOVZI7BmqXGqCAZI02QfteChFQJ+EpNi3kUyyzms1UsIf6eCCXOr9KlkMwQj/pMR6Flgqz4DRdrThTr",
+	"M4Y3zdh/Hi3UHEx4KUWtan80GuyjMlUgg97gv7vGWbsaQ6VjkqazKq1jxaIQ3gyvoViCLgfKOpmyNZmv",
+	"eJSySK9i+cirz+858/UpH4+QKGRtA/dKFTV9fhnJoiY7Q6/2lqwVuBRuWZoIGrGINLnwuaMHTxX3VqqV",
+	"zra1XJaGEI1ANJ8tW6R8nlJ10GQGd405APrtltHcMBY6gD/aEKsZ6AB86fOmjqSSD+l2rYqw6TT4kJDp",
+	"hInCgr7nTlAle9pNsCq14ar7eWSnajbmq5LT0zE0va808xUOfXmsX4QMS43q+6AQwWopxvyMIH8RODAp",
+	"oMWJGxZ1iE0CB9t0JkxwbKe45d9//327HHt7376XQ3X15svVcinSjEWvWRRTTEp4EgXYhq4XqqVr2I26",
+	"3HZgg0orKzVcvA1GLlnYtgm0TXTbX4U6aufxhYikru0aGRZiIkFLKS0R6iixxDcwQIMEp7hZ7TMeiijm",
+	"s4A0jZ4z+3e8bCmSyvLX1B6PK6uP9mpZ2KQVVzNMmZQsAksRhrM9JkjjKwZBQbyFhGFvD3nxuQ6ym8YJ",
+	"e2SsS35DuXi1z2lCeQi0v0zFkqVZrGNQHroNzWxfC84wRCwPcfvB+TwPQ0eVpVEBSq3p3CCe1gXsZSmj",
+	"cpVCMIp6izQB8FPdjqNDwIRoQWSKhuYkmSjG8+0EoloKwqugqpYH9jwR4Y0kEBSztFHQFMQWM5JnkkzU",
+	"ax6qUAgDTJqKpZH/+j/+l8/hKfkj6bU869kIasFbg2PSJaqNhNB8pnCUGMf71MandqvxqVshYe9PkShk",
+	"hzmBixHNWFsJB7ULV4GP3YGaCqCxu/YURzuEUzr4sXkeBQLJftj+soaW/eiSURFltvJlDezsThM3l8b9",
+	"r+ujo/P7PlXgZ+sOThwZwgzn4DbJP7GkqqRzg0rc3B+SObvzeRTPwOTAiZq0dhpRksT8BjVBJFx2t0xE",
+	"ytJjwldJYsjT52X69JDLzdQY0Kyv7WQiJbcUkwWr0er9cEh7YXe6z/rRgB5NDsODyAUO7LKj6SE9mOyH",
+	"o2jIBtM+7U26oUnvAJSCRDM0jMCtRgq7DAxox/ChnGhKFFHd5grBl1nHtrNnd768l+6pc8/Fw4zVZN8V",
+	"mavOqXP+cR+hlVj1J9spTVO6wSOSZ6SVye4dlRLu/lDnh0yNVZLdYQqgJhaBCorNDOw8fsNgNoXh1K5Q",
+	"FJloHR2b4diSaRRBgARN3jlLptMGS1eUBinbcRnfsDXkWqkhLOjdOX7TxzwC/VevuralMJKHejkrvV65",
+	"lXHQteviIqCUt/H7OFIqnCCIreblluejcW8/KN6vGj3FyfT4odc++vBDt3304WPX638al/7+Qx37xNWq",
+	"EK+b9lwe5es4SWKtfyKPuo0jJgyFuZmIW0jLuelynLmP1cEZiLkKucd3LJG6Q3DzxlluLFQS5Wa33ne8",
+	"ynLAOvdmcrHrKp8YMLuPhQ3qto9oe/rh4/6wfjcc2DpnWDHP9ocPihqQ3+pOJo3rutBgdl9pSeu4u91i",
+	"ZyHdqeLQzcjsrhdy7+2C1p8pybLXzh4Vp3au9kmSZoAb9k3Q8pBi1W/wD/UbXJbfXb1+NSKTFY8SJn3e",
+	"LOhS/46XQatD3rA1qJKI7z5hCDOjL1It6Likgf/+15Llf8ziqf33mk2WDa+B41gsh/bfazZZ2D9+XMXh",
+	"jRbISmOqladODdZnNR0PQ8xsWKfgTqS5mBKah5mTM/SXgZ9MKT6Ylqt0O3ASwAWjCYIIrk3OOQWtuGRg",
+	"tS+xdB5qvKf7eKyewQm+/MmFibrvs/eSpRdsqj5Q2ugW1YbdZcfEb/gN9P3p2FU1VCetDpEp6gTtJ8jm",
+	"Tkrqg+zGBDDXbF45QvmGLTMyYSFdSaZO7BxsQsskVgTvRuKOSaDWA9ybauIeCXAfAtgwjwSqPYwRZ4tl",
+	"Bqddj2wiRMIomIG1yFVDWN9jlrs2AqypRCFDRzpqxhJPMdodAN3qlu4BWWR3jq0nU7//GhWH6LdY5Bmc",
+	"RJFGLAVDCSQv7iJyOBRXFiuWNL0nhToTy3bCbllidxPUAsGZ3cLM3KqoCVS+KKyjXosHlzBlUiS3dfT1",
+	"/ZzZgMdsniqFGSpS4PvHhgGAoKaHpEa6hVbMd/eclJ3H+hxOMk2St1OAqbhXBtSN2o354FXmKeysSJzZ",
+	"Wy9OILeC33PT5beO5plvNChbfco2PLTp2jahx02gVzveaTyY6Fq5VgtJ58XBOJRn+abmh55hv84ZcUii",
+	"sOKFLSypR4YP5Nyq7mYuMvEaeqOZunD0UiAuCaEZZrq8YevC961jHcChET71PeQ5N46SVWbxLeMdYqjA",
+	"cse8n3WczcUKy75AyxCZIaGduq2v0Uh25ORLis5SV5Qb9Eub/bCYmrLZDlqJXqwLfFmxo3jBXssdP7uK",
+	"F+wCstpqtRmdXDvTqQfYsp7gPTv//N47WMsb+KrO/Fe3rpPrf0wA2GmSMnqDZtuMTlDQUHefh/oGeIlS",
+	"kTgf6jjX+kt9a7L8D//T9++63bb676H6z3P1n1P1nzP1Y++l798dvPzwTa34rif9JewBRoD7zRsCilT5",
+	"kPJfFVbDjPIZyJcYpwBgKRSiZjDaDe7uaYp2HGnidkCZUPTic9QnSFMxhyWoOUoaugs8EqA8lNnLeJqR",
+	"UKScpWQBxm8WQb4ABlzYVzQ3B/mdGPUX63fk4Tp0kfN4CakFegbwRC6VVqVY0MbMBBAUOiS4I3/E0aNz",
+	"JdiQP2p7QOBz8OZrk3WPNGMu4wgje6D7VocE7rf6O9IlC5reEOpz4LE13NG5kp7JIluMYb0tk8XF0G8o",
+	"eZOry3SGUXcPcs9cpc8FArFCHMYc+KFW19Xwp64O+xlt3H3m95vP+r50lu4aqsGKCnzPecrZ9WOP1EIA",
+	"TTYDwKkLCE2UfgApyEQuKc+fZIIEjEdBC/k0kLkH+QALxwSEGTXqzE3YLAYU7DEJuuS//s//i0BD8C/G",
+	"I/j/XKcPIFUmP9Pa6CDtK+poQihSh0DqtOD6pKF5rePzz6BiTOQqUrG61XahYca3SPSMW9O/WskcnSt1",
+	"pXjcgILobsUCQz393vBgeDjYHx4UyehhWQGWvF7meKjxB6RObHkLTS6VEIie3l0NvcX1OyspnW7rK56l",
+	"m1OIGagYdy7fkkFvf7/dIzRZzmm7j16/dENCEbGiyRRQlN3b/qT9zw8ft1hGwXzNinb5J9qwH+OZKgtf",
+	"+G3tqsMA7f36pJHtZIopC+KucWUHGQZkwFwnV2rZeVRnV9ZaeR0GRUlj0g4jFpFMeBhSDaH+rs7+sI2g",
+	"4B8oSFleY8XjH1dMP9eA2NvV+QulBVuchqpib5gCCAU2nV9p+viemBqVv1Wn0leGvoPueWvhZWEIAN16",
+	"vCUv1r4MnBGZVoecoHKPGipwZlyAZ9K+j3hPXHATqATR9Kz1BOb2sNYLJHfPQdDTeqqfqeCXuddV57z6",
+	"yWDKn9ea6/CZjcd0Sbr2clAr+SSbTgF3vjIOrn3SUGhUrDlp5lZeYj9tHYP+DKEdqDc9ehiAdf8QU8i5",
+	"+ScX5v7+z17p964odJRReVO/5OrJz7DgOszsgbnqNb6Cl60qt+NHEEJWOgPYrW6oWE8BV99Z0e1H5XH3",
+	"dPGguA67KtdRT59JyI3wcjsLxJIXr+ItpZYKqHaj3RR1rZPv+b7vf/jjHx5y4N1/tF1PUsGNV53r5Xcn",
+	"7f5on0TxjEnL49UKgEqaiDVLQyoZmbO7YzeHA05YAQNWfYSRGtLkqT7Zbbh1UwChL+YY/51HPhUClnXc",
+	"GyD0kWaffBs/J5MN0fh8Fb6ObknD10fDo4PR6LA3ODw87D6KtT/sIrzH/Yc0XUJEfhpxWwhjB5IQGUBx",
+	"VV+CBZxGEe6ixbST6zgL5wzwGbY4UBxQ5Ptp0Uwo/yB38u7w3fuLV5VlRj+rM4Styxnf6goqbviWrX+5",
+	"Y/W6epHaNv3Ei9oOaxcmqifxyal+WL0yuMiYNZTB6pjqscfELB88D0oTDzwlMaXgeVusZEbmIokcLID1",
+	"PM5AFUTRtAit+hC2am1Uyj1wthbaJA8Dl3SNjEdHn8XWKoqxq8PuEanCquhgMYNRImMtWX9xgU5v5X1E",
+	"eDo3No7izN9yZvI3OQk0+negN8+ANZHzSBKZUR7Z3UWBzEMpAbE2sJoNaQZJLDMXTlTrIwHcZtI4DVtV",
+	"h7au+eTAbT/ilnYESCvWFOU5zy0CW3essCxsrRJAkxXT+X+l2A5IeTcO+ofFHXFfB5CgUtN+mDCaoij5",
+	"ONsyrqieGfR+H5Hk5egr8vfXDmUol7na1UdZio2r8VFeFfyFFBfU9FcM/YQfabKT1/Lpes6j4y+qtbhq",
+	"0c+13b6ER5euOOFiTZrgztOyEmTT61yDHEcvns0z2eqQt4CJxO5omCHQomQ7O/Gr90XZ65KXDnucF1qJ",
+	"NZFxQz+4PTVVWr8gPSU0U5KqJitNRE52MJZURBlwJ2oqqZ0/g764Y/zHE9VKfo9BZcnSdsEmhS9jBOR8",
+	"taBcFlUctzSqI82fXrQxJnPfq5fmqxXdakGtl4yT5oobFz3WIdLO+JZjgyrGe0njSCuZfo5J19HX9I+d",
+	"B4MOS4XmdiHRd84nlSpz9zdx4b77yS1F9+ViQ3RFBijIZaUD926jfJNLDcCq4I+dzgvWyvu6LOTnskwU",
+	"iq7sGgl3u02UPQfIUsmkUjcF10hFGO+B8hxpUg7YiZ5GVNFteRCFBDROjR3LwNBPaHgD7vAyTuBTAm64",
+	"Ca55nHhXJ8pdmhQEsx7uYtbcnMWD5sT02BNgLyhNZJWrxKsIKzWc5j4pCxTReklcb1DMnejRZ9IoUQ8I",
+	"XzVSlSmBv6OgYevcl8f2UulsRjnQfgKj1sBonOg6JDWMJlFr8GjRQasqn7Ye0VyU2KaKuki24HIt0DVp",
+	"rufmMEiyZqmDmdE6LkRBqfNDpQ6F2uUifkJQq5LNc7ZdE/xWxLJ0xAycgpevfaC7DzrkBDB31F1JUqqD",
+	"ESFOiyjlakzeLhk/eXdOBp0uyYRICvApPl/rCEaaS/PqO8j1zHSEV72H1ymYAZVOf7JFxn+qVKf6yRyl",
+	"nyxA5x8+I1MuE0+7/h7Ds60Z6V4uvNWgYGGpyTIV0SrUcVWP5KCGYcL5LlCQswguUzQnJT/jLqk+yK2+",
+	"SCBWgf399sOxKvRQLVtmTqOXG4cgxyEgzYBW8rqClpczWZ839b/NW0HLQb1wuRkotSnlxcwJp5a023V+",
+	"QTa8L2eH/JL0oY0Q/20I5F1Rsq8J3GWJibhxYeTRC+6wEUeLh8qhRot3UYxyNd7TuMqRkgOtzzxdJUyt",
+	"k8+DsmwU1Cv+QFSVbPetltQ6ukY8pWqFBnSTxlzTMypeOVJzrdm/XG+70n/p0Gh04NzwF4D46/T/QIdY",
+	"yXunbpTKV+zpvnnf22/ZwBs5wiaMqLIS95HgldFktl9S2tfo6OA4yklC+Y3amZrI4KKWXleq/P4aaPd6",
+	"IT984/zW7+Jvda9tjzkyGpbreTFF0yEAruE15tkiGd3L27aS+gnXFh4Wbcv7qsTVxTpPIVHaLiBghnhC",
+	"rZSVHzXSDIqqh7pHSrpHADoaIyV1fMfg+0dkVZtc4DJPfrQx8wkC8q44Cdbm9GSF1M3MsKrhPUnIRVSD",
+	"Gma4pnEW89m1gRQIxkT/lPvJFLu1mBgdnxsEjZjPAKrTwhGIqeXNQSmNP/BQaURgAy58DvXbUeYPbA5+",
+	"4IE6Ixnj1nw1p4ojFWE7Ap8jaqJG5d4C6tEhJw5sibrKpjROJOB1amAEHdWagzg0qZr5TcvoMRDvCqM2",
+	"xRvIcpVJDCs1yA5gflDjqC4oaSq9R6M5BYgB5ky4BQuqEQ4M2E+xO2MInyC0DDpc9BemLE11uc1OGGRc",
+	"MwLAnrKLAtCR6oTjZJ2BVdbO5/iyxNL7ELTLlpmlE6xVI1IAM5QsyxJGmjhOWPCUTVdc6a8Av6YXTmZQ",
+	"/9UuDzo6sjnb6CmSOCvKjZUVzgEgYogsMUtjsR3qfWlnt9uCuTh6F59JEsRRYBIGEyXiyCxldAEVBMgy",
+	"oSEzT5erSQI4G5hY2IISnejLgC8gHgnjPZwSqt1hvxoA8uFjz+sd1luMz76Yo9hYcj7LUWynMvgSTmOv",
+	"8dIi+VaF9bA2KjgwvDIYm2IRHZJX6EAALQSRByhWMPg4NTxw1PYdOadLRpp6RzyiWLlHLPNvuZ+CRxSO",
+	"U2ZwZEGcShKxRoziFZPqA7HKrsX0OlWLBwwT2TkRqwySOoDDiBWP4O1MiGs5F2kWkD0CfyVCM1pd7FTA",
+	"saUb0yMOPQG5RbWgcT2vEeZYfYgGuUJBKSflHwo8FA9ZmoOouGvp/Km3O/8BAdq9hjtb0Pb1dPS/1WQg",
+	"6tYZY72v2/jaqwSOmM0Qa5YHY6kZNuuBmwMQIX7ofujgqKVSVbdCOTvQ080KtqJHAgiZ0squTrWeuhjV",
+	"VBJK1nORlGLSq0Orz2cGwOg6HzeIve2U0QgEMQMtrbjtXKwtxLRdjk5jV+87nK287zpJ4jtGk2yeCxLF",
+	"wym3CBimvre4CRB/oN/tagTajkNu4qa+ZnkpKUF1UTc217dXBRI7fUeGB8TY6UlGi/XMGxFrQ7qAowsM",
+	"RpXsAdr+94ePfW/wqdnWf2pWffipVS/iY1RJda1S8bDX5kKgs0bx7J1l13IMmIS7EbqrWzUc35ewjOiZ",
+	"/uYtIjoOaB4vqyviOoQfTKOwbjzvEbtdGnOhw/u2EbJJHpkbxgmyIcX8FqoBJccsFE8iKx5nskMCv9Hr",
+	"6v/5DW2mkKFSnveV1NDrdjv4lLy/fHFV49tx+Fx9PAiOoNixh+zT3HRTglBpmKOAoLnrNM6wao2xaSSM",
+	"Rur1f7MUoF78RrfnDB2QHIf9Pinf+q2yOKb/VzYMVEW0+uBj1IbDjavQq8Wpvd9gLetXxsgHUzCRLZTG",
+	"oWRNSJgJ3KvN4aH7Hx6OwivcPHawZih1xGUpucohdtR56xGfapVc9WrtIAzU12MTICHYGiweRS+yqfdh",
+	"jCOZwIQJmYlU85engWSVokgRewjR+cCkojnc4v4gy8E+UOFDwvJvMj7/IaCvwvrFiOeklg+X8oHg1F1W",
+	"7RdPEPh6If8e6UHIP4ArkG/j5w8E8Q/2Dw+6R73+g2umY9ErEDI2mCxhCEWZQniSuGUpmWfZsmSAhZ/G",
+	"e3thxDs0XLBOxmS2h9arvR3IsDs8LCydaa9qh93783/85cMfmz/s/fk/PtRYab9p/fkPT0BM+8q0+dRM",
+	"CdyfLYyzgsvyCAaqQVuqSY4WvgXKkGFStwFCNTnZPs/5LbA/yMvW+AGeajZesEK6OQXhDtQqyW5ZShOf",
+	"Y6uSkab51B4upaMRHKDSzI+RwwYawySAQrN2x5oFRAmtnrVqfUdPAH0p3ztLgIuY5jAWDkAxWBt79xNL",
+	"r4b//1awY7bQYSlpZ/fQuPKHn7yK7snClG2JsZHxjKtVx3esUe4yozyiaUR065Ik8SSlKSBx0Rvm8zgj",
+	"zWA9lyy8DhwDrGT7Q7OzN2zT6pDLuVhzpD3FEMc+v2FsaaRT7Q0PWXwLpvMi78f2c3Xyj3sf/vinbQie",
+	"ZXUYZ11d7g9VOUjX8s+zl/61khmiGaJsgP7awlqZ8xTW5VwFWoeXYNJUO6yp08pp1a2w0hamwCnWSU6Q",
+	"dfAQLxKdkxZLEoCEFhQClzvkPY9YWggMoiQwByMwnqkNSZiOACLZPBWrGc4vAIILcF4GGcL1ciHJoQHP",
+	"fC+EBnqJJRZrElM96iYYv9mPK5pgYS8y2RBTpnEPnJE0zFoA2q+H+LDX63c01t/RWH8baKxe4649E239",
+	"o3W/ViKZa65H88zmZzdrPMSthw/Lz6WCFqfqGnfKQeY1k9WPzFx/SSZmXfj2dYmiHNxcZYZmBl7L1X6t",
+	"m+P48U3RkFr/XpqKlDQvXp6So+HogOh3CYZ2SU+rMvVFVmryAut9UwBASsN5zFlutb+JETpIl5QZk3LN",
+	"Qg88OMV6QV5uugpTFqkHNJHqZ7eWuvqyUg7FI04dOgB/zeYiula/aU8VfFdx+TldOnXuPfRILSjfXIsl",
+	"49fajyuhkXLx1ZhfryRTH1VrnnlkW8Ebz/GxmYqgajT1lV3dESmOv1iawRQrJnukthiYRwIzheLvPjcP",
+	"rkO6pGGcba7Z3ZxCJflCr+jhhd3QBqTrH1cio9fsLmQs0guMss11DDVzEpbhCuCPi1hCUfv8p+JgEIpa",
+	"EVkRinoMpVsyQrnPTTE/9RacWcUs0GcSlGs/lFa3Hpl4W6ZlyQvF7pYJ5ehStGAcoTYuatMToZFa+E5j",
+	"m5sPi7dWezurlnH1TDYBoITZOrDw0iplkjQLll5DQK28tH2v20WdFNgn5HDrchlQ+xpnHhBJN5LMxZqo",
+	"Td45R8DxYBeAh3rdbtU7Iu8Jqv/u6uodwRc6BavN0ZEjkQy7tTJJVh9Pd0LAE0t08W2ryBRZ0nEejemk",
+	"S9gtNVCeUf1+2qJbdZPSu/FMYul2EkekCQox5QROhtrm7wenugI5ohAFHgagcrZuHZMfofp7DH6DyWqm",
+	"y5bLbVa1wRbMr6w+IPqjUvGuV2nyKa/55a+63UGoJgz/Qhf++4tXhNMFlnipLGERaKZOICyjveiKZTrf",
+	"yBYu0Y5ZfRrz1a3Tsi9K+XWlqUGuQ0D+6///v9Tp0BkPUAtssoizFj6oJEAEpGlLGOqHgCBo4/wC0tT/",
+	"bB3Xfl/q0Oemx2NC+QZL/U9WGQlMvKn+JP+zqf95jPFQrWKoAswL4hB0F3kOQT4MJykqjxivjzu4EPVH",
+	"B1EBnkmo/wXBbLyAOtQhAQTPBmM8MjCzDoRmYQRsMNZxxNJG6Ej1EYTxQQQK+LWgzhqskPS5+6LTCo0w",
+	"RrMUGaW6L6aK2RjBShBuPuFLLDi43YDConbMIXwIoibi1CAkzOOl9m6oM3B6efGSZOKGWRudLmVYIy/J",
+	"dHql3qx2eqkT+pTo9fe2arMNb0L8APKiFZd0igHl9spxuqoJqbCjfaRLG1zBNW7tXd3y23zy7og8ZzXq",
+	"jvVlPOPnT4RQYYvaS/w1ReyaeMZFalgY+Cf0xp1cnp6fKw0E8JVPlDrwTyA4Tdu+LoVnQ60RFGXCjIFN",
+	"zfOZJNC/Ll85i2XGUhb5vBmcRPQvZyiOgBMAfLQBjehfmPurR4Lb//f/UYT7l//6//3fga5/qKTV2P6o",
+	"uUHBXTUsuKsGFXfVqtsFh8Cq2+29hP87eIl/Hm2L115SKdciLSo19sdC/71uf/gA4kuJKnCbnE7q6OA9",
+	"BvQ/DgSyxqCfCR3Hp5NnKfjPJcaw2bihRczd5nplynoCKuT2agSBUiADA9QvnaoEHglgJuqh0jekjqGs",
+	"SUfYtmCPBAus87CxJJLuupmAOsSIXpkoVioxfF7nOwIminQTFDUE3S+OR/hzoxB+iR4/t3DXzwhZ6ID4",
+	"VNdGlyJVlzc5yeEFRIqpN7WYqOu5MLVf84QdiwyDeTbyaeCGT0FX/E1hKm5hC08EkfsC3KHKAQpYdFXw",
+	"OZmJpSQRS+JblsZQpTZdKV1KrhbILBcgg2l+E0SxhPYuGJUaAOFXgE5Xsw+JoFFNqVrjQtoFMMPanZ+Q",
+	"tVMoiFom/2DJOBZLzp1SdIJFprFKuzoYW6sb1Zg57vG3PMEd8qjQlSVNs8v43zVqDXgCIG8HJGv1Iihj",
+	"Jt6yNoKkBhyGpo/I1cKdf0fT2oStr+HBqQVP3yEPH0dq8vDrjNJWU39EuIbdDrNwOoXrUYVJnUWsHKF7",
+	"KBuKdwWrNAk0X1mL9CbmM+OBQmfw06t25TluD4Q3PBRzpJ3mD9SuwvVAcFXAZJR4YQEhN6GulU3vwpcm",
+	"GxLMWIbLF2zJqb0v4EmQ4N37q0DXo06zZxJxVm2wcmiyKM0UTFZ8zkm4IIngM5bmfObxQc02KVCDfdpN",
+	"dxZvO+VstROZAY1hdtbgDCZXzM5yksSOjad+TIxd2+dwGSG2tKcDcgKMD8uOlTwPzopxBRV3Ta2I4wOw",
+	"CeVcrHgIIWWFFdRpXccGqjxDqwkGFqSQlodl/grmET0xWB4KBbJwKFWjiNe4a6uv2rc0BUhICOTFA2cb",
+	"MdDK2JQufa8bVKss62L/rUJuT4fR/Z6cVLq7A810tTXQ1nFj/mLBvlpseIHizqYehgjRP5UIqujEhLV0",
+	"yHlmcvZQiQx05Etb/WYSfMxlp71Fjwct0l6mbe4K/ZxIQaY09TTWXibshbrTJVlahxNstBav8Amiz+09",
+	"1QpN8mMhvxHLJcIjjUhkMx53lBGYi0PyGIETxSesYr71SoszIlch+ts8p/w55MpSHrIksWCaWP5Ps4Ov",
+	"XqCSs7tM79691TQh68XQTixJtGKeHmoujKLoSc0E9et1IUBPm9NuYlGJNu+TjwylufvvSE3FxSnKP86e",
+	"e/mh24FnmLNSyzpMFgl4sbRStYEcbXWZZOnGM9Ba9tVQrJLI3IGtp/KL6nB6NuMJWYR+0QkWTVmmNL6H",
+	"EJi8e+PGXuYCkJKKTFyqpjSdMOgUNMLQPrxz9UMMl7AO1BHRYWith3EjmcnmLZP9Ri0x9kVCutAhvpiK",
+	"rKu+mDBhscoQ+w+fhoLzvJCFDZxSV4FqqLNjudGl4JJd7uaCLcRx6lE7/ATpxZnMbmFwsCGP4dzlmFtN",
+	"WW5LpfCt0jzNfuxwir5EYmD5Mv/NZwjWc777hGjDuEiqxC9+TAJ7T2kZuEJWpH93d+zzXFLmQv0Eylls",
+	"Ar6AMcAhHfa65FvB2TEJ7E2HTfvcRvyusZAiGIZyZAv8GSezXVy2A85FZq9hu6r1KdaEe9cUfMRp11g8",
+	"n+UuUi1zPJrrPkEqKhrO6nmWqaERhyyvAVGoDCGm0zEJZoKzwCvsr1KM9AYPe13E3tEXvLYAOmEpBoop",
+	"7yTOfC6m0w55LQAPUo0RtbNQIPe8D07R5/fiKZL74RR9rn5tHWOiOeXERBuBmmYMmw/BLao1qTXebDWA",
+	"GlWfs7WRPWnKcorFwOtdLJyPYVcFybPMr3aU+p6AmKuNDjsoT5XqHvkSVqi4KFPlw7qHu5lT+wVvACd9",
+	"47/HDXAPquJJiXfVunSoTcoIKTcsYkzgrAUQBmk0r5zYl3QD5o/go3rBA9FIZnSxBIQS+skUKfF5oP62",
+	"WrAdjlrIGctyUDhTMDPPEIVbw0L1VTH4sNqsg1EcHKs9QQwjBBXTKWAGSRI+qDw0zmAIwFSD9bkerfYa",
+	"I8ZOkNc+N9U53Bm1aiAloReLLWl/KoNM2gc52qT9CcNvSj/WxRTZh05wUf6biTJyG3HXpu6BdZLfd6sW",
+	"ONsWBR6QbkpFizSZyW2FFB/LG/PwRoxJNLGOO9VYdPxDW0ytucsLuP5SqFXHlMOJFMkqYySAHNAAwvE0",
+	"CUPQlAmRVvLRNKUzoCgAAEMi4oIs0/iWZswjiRBLwO9SZJzE/KadiJAmRgkpB8+arFPIG3PyWM1W0mVc",
+	"l7e6S/60zU+tT/+SLFylcba5VFvyYCAVIDPb50EpJkvHXcp4xtsxh4i+b8+uyB5dxnu3vb0FoLna9Mna",
+	"0KsFjVie5GbaDYW4iZGs1CjQ6GYMfuOGG9KVT5Iu478y9P5gM6fQypaQtEJPRDLIvDIzaX6XZcu3PNl4",
+	"5FKtF/PIJV2wyzhjf3pF7zyfv6PZ/E97rQ55q9jwMqExb6tNJRG7ZYlYYiFvLODWDE7fvv3r+dn15dnp",
+	"+4uzP2EwSgvyA2PMro9IoEekWLbMGI065Hkq1pKlMsenB9FxIRkEuGjQNodQx8RvxDxMVhHzGzpgGxYQ",
+	"Z5kv4PX1d0Jmbd1ldQkVocR8KjAtgWc0hDtcf+0QKckYXWhhwsnNzl/o6BjqPR2lj2Hh7m6AggywWkqw",
+	"tJWXzHWjUYDXIr2ZJmINJpdizKTPm+op1M1qEbd8UzHu8JkkFMvzGhC8js99/h//QU4Fv8Vqs9Lnba0k",
+	"uMBQamSgHUuNtKpJPOiQc1j8aaz2Se9krC4sdYMS8v79+Qt5nF+yyIQuXp6SwWBwlGOCSXVRv7867aj+",
+	"XyOWiiSc3aKhLhE0GxdROxCQxEB75FAnLgyKGkEAuBwByViS5KHopu49AqNoeRiaQuiTXgm0RbVUwG1x",
+	"YVtanXzVklhmNq8z+KgIUjFsvzEmP3Q6nQ8e8R3hSP2MQ/8JBLBPQYcoaQ0Gnr8W5JUZjAiXCYhgLYtx",
+	"kAMVkAWjXIMrEkecI9gczlcs6Y8rNiaRQAjYVZxEGrgLgYoXMK03wiwuakk8o2qr/gizb755/6qFCpeM",
+	"+Sxh7STmjGRqQE24JGAPIFJFXZgLGieyVYszC1noSUKauulMQCe9lx78/8FLaAh/PHrZGhO5Cudgz0L7",
+	"YiwBncayUtRxgSJhHiecaKORccatUyWecLWscPwuC0lfzaCvxKp+p6v+r8f6QetYDQFZuGlKlx3AIcwh",
+	"Kz4S4UqXEE4RuB9T95kDVaca0gMuAtvBUCF6F4SLH1c6oEBDqamWjAeGh2wMnS9BTIMemsGfAVjtTz1/",
+	"1e329/GPfoC7sBakAsWmm5MtMx4djw+AkcAcdGSz1PXfcKpTkc4ghPUynqmF1Wzh3dvL/Pqjq2y+p2+U",
+	"oEOurFVU3TaQuWxuGZ+XriPsKlulqlv3Au7g4mxn+j6316y6Xy1uQvXmbarBeuTde/Wfk6vT7zzy4uzV",
+	"2dVZC+4bxNvWi10KotZEBnGgN4x3yPu8XQ2FSjG41+cijWcxhxNnTK/NYXdQTDprkRVPmJRaxYEvIFea",
+	"T+PZKoUkOp9nKeRNmY0poFQq+cvnJ9wAUaPwLh2cYtLUaegu1LxOlMprGPm8HrTejagnkNfP7li4yltD",
+	"3SZoQU0KG5Gn6UXmdTggkykv25GaIm1SUwgOH6LzNeS5qWOOmpyukqILEBbw+aU7I8MYLYRGYQZQPLZD",
+	"dCAhBv/ZAiIsNbJFCf8bki3AWqPhKafxHaxxtlmCkR9CG4Qxs+GcfT5ZqYuvVEs8hxVV44LaqMI6ZcEi",
+	"YyvCeCTm6MyHJELMTuyQM6jPYnYX7zcHX34N9DlnG4M0z8V6XIcIT5qFSgOyVVVPSZNFgCumB63Yulmr",
+	"locUr8anMUwQf94p4UsTKQjjU5GGgOYJ9GtZUQZ7TLnacVPTRf1FygTrkTra9ACXt44YPdPCCco9Gsg5",
+	"QDz9ragMAOUJlTK3cMsO+ZZxltIMopHJDduQJUsRG1bdDErxpiD7AIDKNOZaMAM7K17a33wj6YJ98w18",
+	"bW8t+yuAYKIREzbU5xp02fg5MyXzgXMWT9To7g5PkF7ydGWqBOJqmsw9RUghlGeDnvHqdsXEsbqCzL2C",
+	"F5xxIlr2P2NZoSAz+nc8Dd2pFpeQ4JXAhF8tvQCokpJM1T90SmO+wFn7gi0TusF8zBULjgvDQAtv7uWL",
+	"JZFZnCRqmoC3sabqwACmUKaXWjUn0RhE9M1zTOKp00pGb5g0QURo6SVTtjaOOW14hgGoGat2ANp3S4qu",
+	"ntMFy9JN+2SasRRnYTMB7VZTEsVTSB/P7Jo2MRsEllCkurSSsTq0tMRQhBmGHM36jF44ZJCqAEsFu7SC",
+	"pHmqhuE5a8SisRmlppVnElwles3UQ1hcwNGGEdBEgls9nDtFJwyyIDh6tWdhxrIxLtuAVNOqYRA7z0JJ",
+	"qTgTSMSn4L9xzo5d4liSf62iGQSZpkzOYXojOyE5tt+aSAD1sHpg1B0Bszdzxjs/YkuGQgUW54Af9f02",
+	"3oL9jKpITS448tot6eCIuGRZ/EJdk6ohxIPCmoYGA1yHk2lp/D4y1VPSF7OhKLfglF4AWJHmsNvzSEVi",
+	"8XBXux4Z9gbqPyOP1OcMj/EScgUgu1truoHDCbex2usTQ6vGDSyUbgj8g0FJlGmxALuRkNAerKG1fQ7Y",
+	"2qSphTBI8JYrtd/GJY6/W+B5wI1udchf2QaVoxu2zHzeH5K5WKWSNDVTlSyDkILg/MXZ63dvr87enP7j",
+	"+urqlRI8kJZKh+KGKeEWNWcEUNSLC7Ot1BcBYljVxdYHwKyU5nTDNvmS+ih4gjaIiUgyX+5mgCF8W3GH",
+	"ht0hKonI8BADrENOrOSSV9LVaI+A48AiK86pBTa5b04j2geHQlS5mKDLVmNJMpFEW06NkRQMwJTPTeZH",
+	"xQhic+MQM88yTn1mtdGWFPJBjTesuUUSaHn6ajTFdQzilc8t5JVcsjCeamgL15AXpiwD1wDHaFbFI6Bf",
+	"DeamBCgaab3EhtDgRY1BJSjhFp3lMZOQrAfLggn/PkdpE+NLwCpikDiaNbgb5gKSmZIBfV7B1ghCESlR",
+	"i+r88fMIrA06ZbyQLw4T8dB1UYMi4OnZFaAH1EJgeC8ngYNbEJAmzXxuwAWOa3AEylADilRzhA+wxw67",
+	"vZZZXeA/ba2pYiwtsLNBC06H9SM7nC83JtgJsUgdiGG3R0Kaghk9+P7779tOx2xM0NKqtJZk8SffNRD6",
+	"jWCMeszJu3PiApLIbWZfrJAED7+7unrnuzAmSvDXu/8aMEikz4Pvzk5eoD3MTAk8WIphBd+eXQWQTWc7",
+	"0wo/wODCU0VzXPhcSR4dErx9d3X+9s2lhhoHK6DhF/3uUMs4J0oBCsDahdYCSRZmPE1KTt9eXJJlyqZJ",
+	"PJtnWiMmWn81Cq4VIuFtzfC18VfR+Ak3BSaxaR0sns1zaCdgy2C56I62obK4A+4QnaOkxCzrEklozMEE",
+	"pASD4FSABN8+46HAeEGtyWOVlRjsDtkGFnzYG5nteJmC4UQNGxdLaV1gWGOaDcQc8RblOLepMlB6gr+3",
+	"1ees/RaMwnJMXpy9+UeAXDTYi0QoA9ChfG6Hd6n9GO13IonDzRjbblMeMgn1Q54pjfGZ5aGvYoxByCGg",
+	"QdI0SCg6Km1/SP4aPyfNYW9QhzeDiP8+12YRnbZlPh704eNMzDDgoDkc9GpbAUVF3Tpwqc6gHAo12Zaj",
+	"XPwWxKpLhmrViuShc8h6oHzDXCT2/Ho6lUtIJskNY8s2hcIjecybJHGUoDqy3zX3XwEgG6U6ytUWzlim",
+	"RHaa0QmVbjNglID7DmqzKHkJStMUZBTbIgbhkeaga8c/Ubx/SldJBoIbUI7PR0raqgPaqdEwrA0/FVK2",
+	"9dFCQ1RTHayW2vI1m6ir2yAyGbQQ/bajqMMRrcg7Pg9OXr16+/3Zi+u3F+ffnr+5DFpoDqaArIXEbHNE",
+	"Jui3edBBM7aMRbHWjeolDJmU7VM0Drfh0LbfwihBGFZ3B/ylmXz9B6duh6BMeko8FpI5Sqnn8zrtM/CK",
+	"y+uR4Erdgu1zePSCLVNm1FocwuWKS5bpw2p5nvQ58CDksR6aRuH/T65Ov9OSHtobgypvtqf8CrCcSvbH",
+	"wtCNZQL1CAfwpUPewinEBQNVTImPwGx1Px6mmSAcxcq1YT5grhxj+JL9QEuK9oY0WwaABhBZlScQmWMB",
+	"khESoCY3dQ61fP3u/fNX56fXz08uz67fX7wKAC7FuUE4hHXTDC45iHH4TsgM5QRzIv5mbFVWWlWTjfId",
+	"9PnVHHVqBHIj6JibaNuVsRsi9zaFQSDAOc6U6NQMYj4VJigi8IhkC6ruafNpzGdYqcnnP6gTguNIxOxD",
+	"E5j6nv2hBVepRKOdqRAUc/QCmPLyoAxj+KJ1wNnTB1h2M3XykIslTLEqdUhpFOUVa9SeiyWm5ubWfM3H",
+	"FQEbX4M0/Eg/9bSACQBaSDdo9WEavQRL9RiPIeOrhSQTloh1h5wrARy0VwK2XfAM+VwrDx5ZgB3GCRZH",
+	"SbFQRca40Z23cXw+12+bWYnUbjhsFoT5oLlDEXSutNBicLoiPx5ZnNRLkd9Jio7BigBgH6y4MgWwyRsu",
+	"1mj00aBiGAEIi1N5UWlrfkMKJbioAbFEMr9BmhAgCPAtYPZBOAQBZTvVtPHqQVsX3qXSLLjab0UEY8XF",
+	"nHrSaH8omUdJE+yyipwqRuGWl79+pQHlnBZsBEvgvIclvTtYMckjQSGFVjdwIRAvrlBTT/0ATt+OqaeQ",
+	"/4LuW/y4aMbtaCOoejdHDOto9SUox9ro6Van8Q4jwjoQMNbKx1Z9qNcAHRLbHtdGN0M90igflEm2KqWZ",
+	"t6zx1K0U1NEIdMdECthhdcCMjofqmiRNS3A6rFQ1U4dj19KGllCkGn4ix/9ZshB1B0V0y1QsYjA2ak+C",
+	"ERLQLR/FEcj6YDwpGvvRVqDt/ZGnuHLLWPDm6qxOaHijg6stCyQLmt5IjVo0SRm9Ad6A2onJsDUHEm1w",
+	"EhHRcUIGBkvX2aU25UQ1lR/l3FCM9pgF/ZdIbVkLLZTmtlL1irrU4zvS1Ey3H7ScMlFQ6JN1yHOjRdJM",
+	"KR1gOImThMwAdcLcOiwawzxZBJCJ9jfEbkEEUZAGcM2Fz6GeqFaKcDWo05pTigxjsiCoIb/iIMJC3VR3",
+	"7fyjNs20Qw8Qq0F+IeoV/CcYswyeTe+wSyK6kbrUpHFtaQao839qRqNFAZ+7ItOY/AVx4Iz4i3a63tFB",
+	"V6PCaTjRg+GoVRCvxgQ/hGAZmJP7/uHoaNiCa0YJ+zYdm6y4uUrNfHyO2bf5xHFNZ4ot53CwNaRBUpbF",
+	"KczI3L1jfRLWpTtZEy08c4wL2B9GJSVxyLhkTlDRu1Qs05hlFErqPhxPZFrIgUBsLVtbOVwRi474MabO",
+	"k3fnTsn4caPX6Xa6qhGxZJwu48a4Meh0OwNEApxDfFydQx9CmoWsSUq4dK2d2rIxRpd/1dZRiDSrjTAr",
+	"xAIYVKwaCDWLoOaG66kDZMyiVSA0V+JVQpMzYPC+Y/wroZnP0ZCl594pKlsmaM4mqZSFZx1gaw/HeaSW",
+	"CRDJ8qrszzUWVIiSP+S8lYx3BQRvmwat4en+YoMoXQyscSNiC9E2f7d7WDRpzhb0oVjVImTap2Kktw4/",
+	"NYlRQCb9bnf3CeiiA/I+GCLz6p4B1/u0++DtF5V4u0s06apthOjOS5a10X5ns5uNHlMfkqmVJzWE/Nud",
+	"oiybQTHwMMDyhzby0UJRuz5cVPlrIyiLlWGKbf/px8Ftr9PpHBM8SMc22uZYx3QeF05cw13actisWsUh",
+	"bm/dqlsy2HttYJj/8/LtmwZ81XscVSMKdKMGqTmH8NQR2oCLp0MdDYWrgwulPDt5hux42O3lXPIcWybF",
+	"li3iamM4mR71p4PRwcFkMIzoPh2E7Kh/FHVZlw0PBvt5tKhiz+O9PQh0nguZjQ+7h90c8rRuCjsTsAHe",
+	"riHgWhRrtCnevyTgTjQJVI4RlW7QbdXqkBN5k5e5BTgmFt6QiYCaqEXaL1vBt81If7L3/fffF17XRDV4",
+	"mKhOZTrVoBDqk94On2i2dSXEK5rOGH43evi79zma9msWxdQE6Q/7/Yc/1pRlWab67OhJ1F8B4y7QvhAY",
+	"w6rz18v3T4dcKQltRmOwTx51rbmxcCb6R/mZsE06/X2FE1Gd1hc5D1Xo8jHJ6hdJ6tjoWNqz4nNtm1JX",
+	"PuoIJmmBfE9j1HzyYoJGdI25zwuWQivqpRswLmCEmbHOGxv5SA/I53ZES5bqwTSptLsJWOYg0KMI1O/C",
+	"izhCn+shYj34aXzHItIbtRcxX2WMrGMeiTUqQcb5nOVxLxhLBDcAuiYJxIlifAmFPMkCuIdeM5pV14xm",
+	"uU8dHPR5vR7w/Bge5OU+5/6REcLBbo9DZWB9h4g2B70BRFc31Vb63OVqFh9HCrAUJQlLcjFMG+8RQN5M",
+	"sgMxBiswG09XiV3ulFkJFSb5TPeuFLt5DFqXUvR9rkPndZR+gV7Am01vGEdrZ/D39kuRrmkasUj9KwB7",
+	"zpSmtqp5weYOLDsVdyh4KPUx1SDdVfPo1cX7y6uzF9fvLt7+/fzs0uC3OtzZocyHGDO8im8iTx70HuZ1",
+	"3+HHLoMd7SIgnOuCAhbdfbTLDXCJvpD3uSukkMvTGP/wwWtoQHYt4tmgZKRZtG1apNmMzgCPSMnOjQ+q",
+	"raqSI1bZdi3ngt2KG5NIB0arzEp7Do4ghtOA5EgudWkoyBBcxyFz4jB65QiKTq3C8HaVNSpS97BGB0MZ",
+	"V6yyY2cIcGTUuBBuZkc59jSfSVmcVedsg7ZNjwSv6V37ZMb+1H1AMM0lUvvFFxBOe7tc7oWCII0nyh+/",
+	"xeNRSHKDw1JMEfvhw6fqCRJAbduPCuJUzVjt8cgVdgiEMkXdNb/1CLoB0Qzvquw2Aap4qGzIn65/BtUB",
+	"ddavQCdQ9ch8y7LXrPHbVFN3wo23Rg89xGfSAZDvND7nYPx2qNwS7bcsq0l7e4CE9/SFvpWUYSNWixzy",
+	"TKldscX8sWne2tLWIRrdzpjc0B6kJBHt+Y40AiC2g7y4Qrfa1fFcD+5zaBge2yUrFxVv9PojW7A7r72N",
+	"Jbdtge393Wm6NPItpG0yEH+nUZ2aObE7bajV/LKFYPcMfW2l3Ddsjc7UVGYdcmJtwBCi4uBPakWBrgkX",
+	"mGIyZToFBwynGikyqBLqq1hmRaecRDxW7UPeWpg0f2UPApOgIukDL2o8CXVRfSZDp4UhG4SOe3n7SfWT",
+	"Rx+J4seVY/GWM1v01myVCdP+vHPyROPFb/B4qbWtP1/lFa09aN4Waf/UZtMJjgnL5fbUpimWSQQnVxdv",
+	"35Dm1cVpv9vS14TPyzHohWQdSP+iqPND9djVdBrfqTZ1onEPXBnqj6OjoyPsSV9AFkqDIF8fI76QseJB",
+	"7Rz9xgm8oEvxMgzdWkA75tB/8w27o2GWbL75Rmv38InPMwG5V2rk1tLhsBCcjVkTDPVQn0B8frqI+Szw",
+	"uTVv2+4Az5ahxgSv6ysxAMOEz833GLpyod0PASn8rP0tYLgAV/BVYVV01nhgq6vA4oFqqDO6PVPLOjfz",
+	"+DzUoeGFnPMovo1lPEnAqQ454i2PTFi2ZnpmecamzzWkH0xOwzaTZh7wR3pdjGYsJpJXeOxpTQbbo5ms",
+	"Ey4GAAcfPsPvhCtSI0jonPkvJUjUTfxR7qjeZ10Lj7wSnnwdbJOQygwGQFjRJVnS3mvCGB+y+eSf2C8+",
+	"eQ0THFkvBL+/eGWiuzhbl8dXVPnvEVf2utPDKY1Gk3Z0FE7aw/2jaZv29kftg+7h/sFB//Bo1GVf1xv1",
+	"s5gJukePJL+4cEbP+XvJHqTB85pvPnmNTIjXlG/eLhl/4UiJ+T2p9lMsGW+bXSxbgBteA+w6dU6JQpKa",
+	"65n4h1jZ6J85vWVkVMxRs9IMeUchyTFhWDEJLxItqRYcd3VOCrfNr+2pKM7106cv67AopvuNc9dbvopo",
+	"QzH3B15QPhfT+pUtXDCjVgdKJCMciM8DuqZxFvPZtbmA665y9Ek7F/exgYrXoPT6jlYbJw16iFZ9X+n9",
+	"nChJNoYIzsLWbi9vO3aiMbUPIZbVBGwAOCtk/nbIxZY0UEzIK/ho8kh/n79hMcRHl/NjIYak3O+4km7q",
+	"c9uRdqKYvVCMujj7yMIxZDljr5jsvxgb/xzb/6/duXqK6ZO/mH7yCH5uKh6fmYLHRRaMgXQ1Ij9QPopW",
+	"1qNUw463F1Z2WXJ9L1ORKrmzo+VO243rOoZ4PwymFkIyg2iiR+Zy6VF3kHNpfd8QMyziDusrcOp7lgE5",
+	"LzJXV2UsbMMbUUkPLkKvbF/6Qn1pd9FflC1/9i3EbwC1Ryl+D62iJMUevt76FeeC3oOKrv2wAbxePf/c",
+	"C/PKwQvWXl1kqC4/JVysO3nB8WLx73HVGuuA6+hNsRlpTV4litYxmcdRsccpo9kqZZ37y5zrcp+1hxC7",
+	"LR324wI6QTHIwIQfiJQs4/BGXcmFY+nz2sQxFC1sBlusCAskPfXU9AcnXidM2pu0chV+OVfz57moUD10",
+	"7l2nEPsjLah7H/W/zqNPW62pb3myyQW09VzkAaIVXQ0dUzQicXaMseaIGwSx6W4WCLuLZUaaw+6wdZ8b",
+	"YKva/6Da+EySOCrqZjvqXwCcuKTZPIdNtKvUKCvf7iF/ANb5i9tvf2WK+ueZatGbf/93b0T2Uqz4/262",
+	"3W+1cvH48444D1tP9gmB7GCpWP6CNIOM3WX4TRt/CzzywyVcDe1LxjOCaGMfmhbFNlskHblkYWc9p9l6",
+	"1hHpbG+xSrJ4SWdsD2+VtlQNaiB+9UWrBXpcwYko1g6ii8Zq1y7eMmqF8Uf6vICDYdE/qHYUEzHVamCc",
+	"mZRcztY4iUuxSkPW9Kur5Tc88hHer6TTkk8tTDuGeC1ELAORhmPKWhAoPS0ak1532IfYeZ7ZC7iTa5Y+",
+	"VxfSmHz0gUf4jbHfqHmr4fkNCyAKL/W7/f12r9fud6963XFvNO52/wmvqfb8xvhjp9P59EkPpF0oZlVb",
+	"l8lWYdIVmpqUkxhgQiQMkxi8R4Rm4CxkUtI0TgAQU91hsDGmlBbuZgvSAAPoELrPkxENsjgUXkM4coFl",
+	"AJKYszGhkLwVuBlmAWluRSxvachyUkAsV02kTMIGm4gzwBzQcOUwy1JKXeARWkiQu+R0Keci0wKEpUEH",
+	"6VxPt22QUOD7nSDPNYCpUi4MxmoRWR0cBhuxIpwhatDimIhUA44Q8nS0dL08JpVPIxKgwIP0jLgI6qUc",
+	"Oh71IoMZlTKNA6BIux2t8MoCCV8RnMGEtSDieWqmTiLFn9X0tBHlBiVYdGBoblRA3QUxbUz63W4XUPv0",
+	"APSQ+ragkE7PhQy5HGsRoFmbwZjMGU2zCYMsMBRNHUSFarDh5dXF2cnr6+/OTi6unp+dXAUtiLfUoYo3",
+	"jC0VNYE5CtPTTIyqkoLAzaQEJOqWHDKIID+uYmTqMO1vvrlgcqXOfOebb8hbni8xZAIGDscK9OxsuQI8",
+	"45nPJYW02uAVlVkbvmifvwiONVodrKm6czUCHLaCiwAb73NczDjzCEB6RzrwRpdGUMQvOJMeAULmM5tN",
+	"HHPjCepgmrY6H6VhQImsQA34DEt6BS13YFLnNCYbzTWlw5rMuGClWdTRt5CFq8pRn3WGvc9TliGsM2kG",
+	"Z387e3N1eX1xdnX25ur87ZvAIweQ2dcaW5LWSHh0IhkPGWA8AnNCNyOyEmnxuXHLHFpVo//mG53pWtgs",
+	"u5FSZ6OyZNqC443oHQZuYr7KJInEmnt5Loy9G924J8zr0wkN+UEw5ZytCqMuOvd6rO5by3MckzqeF0Mf",
+	"MiGITMRaif0C6Xy1REi2So/QBqbNykwsl8wkazopPRg7yfCQ6QBTDy2Em5bOhs0bzrCAjQ0QNXh7WHC2",
+	"sLwYWtoG2H57KvKIMNwdaYCXjnNoQQTSyuNWUwZJ+XGoEQZjvJQsv9BbjlAy6oyeoDKkWNtcJBHpdZEP",
+	"mC6XgCECe6uohoJTt2k4yuuTv1+/O7u4fn95dhEcI7KTTk4Z9o8cVDzdnE5aVbejaQ1bzyFoet1u1/bu",
+	"dlRqf9QdbNGUAdLekrSagIEzyehEXa3LhPFsc0zkHNYLzd3aA0wnksRQsh/XQY2+NvkPWn+9wSO8i1oH",
+	"/E1Li8Dw8JoyNWoL/M2cAsMxOrWsE/H08SwimYJMbQ7q1uIDBY7W2FWV0vxOifS1AXbq5q2ybc9J1C7O",
+	"oYmnQVuDIMfTIllrxDfNCuBcUrJM2W0sVhJDbPQh7VQY9DrmGmhsIrI5MFdTGgtWAxC588VwWPkTluJh",
+	"TbiiihR88Q1HIFBH8xeVuf1GHMGbu9gX4EttWYOPrl7R/nT/b+9+fDG7ONs/uO0dDPblweQ/Dy/oZrT+",
+	"x7/eH8AnGvIBP7k47XfdX1/RCUv0ozwCB94ohcDgeJ3wBfgKAhiG/R52ZUIY4NH7yxdX8CuEMfiN8f4n",
+	"D3DewBV2X6PdnRtzY1r8xvig/JsJf/Eb496R+hoMx9BieedymOhz3JMhG0T9sDfp0qOjw8ODg/390Wg4",
+	"HAz6/V6v251OGYuiMJxM6JbnOAlTA6uGILpdSxDWlVjz2kC/prQznzuiKDDJ/PyU0hkquvcxIuMYbU4r",
+	"PiDhAg5eWXnSAG+dGnNUvbUZDtsY73O6kcjOMW4XoPwNyk0kLWpQ5HM6EbdM5zGVxlY3LHU1/AJxfZ+b",
+	"lKjv17LnHzz+RgLA68ncxEWvxzFCs8FCVl3+tXmJeZdf09lvevmyTn4jvYxddHbr4Idy+1Q6kQ36fahk",
+	"4KyalaAI4LEiAH29LOWRXrfV8fmpXeYcCpdOnskWwjA94GP43zSnLM+BsdpiNZrUIMdWOVPLsUdqu2PB",
+	"HFnQRvY+un+eR5/2oNC/3PsI/69+cI7plkybKE5Bs2oOun2INwVhRyPXOkFbWH4Pgx10yDcIz6iCQd1/",
+	"lLambE0wk1Qea90P+zDSYix9HpzScM4M8t44rwTGRRu6CDrkhOtyDFDAQjJgh6s0CaAFoO0lzeaQ21PA",
+	"fTalf0CpoByVJKW0vb941SGAKyV9PotvlZy2gUkat55uR0l9YzLsDjWEuBgTdcCsSbRSTLBOTP+WZdCX",
+	"RuN7dNTl28Lm7hLjfoLbXg1yH3T7NUWpBUIM5kj7mQD12WrtaldL0YKFfasxhiNwe1Czn/cG5d0XPXjy",
+	"MEF6BFEZKhTY+Yq5f7/7WrbxvheGiKhzhBUxOdxNV1p5FHszRtndklYgmi3AmDelmINcFWdsgTDX01WS",
+	"EGMtfgGiiBOe9aj6mx3yMk4ygCIViwka4R2g8FgCPiOLrKK8VPzMWA6n8C0qimD0T13svTG6GSDOjGbs",
+	"uPiY6RdyqVKC2RnelZ4GSjcY65ZVqFeawZ+LLf0pSuk0w9JPpSeVwpsBVi0LftRyCYhcpr6XxPEq7dND",
+	"czVgr1HJSDOQUE9tGgN0MSF+43K1WLCUXNIEC4Js/EarQ57T8Aah0ynJ0niW0gWJecTugN1bwXoKqFxE",
+	"iYiADkxsLTt1+bC7TENKpozlxcIg/gHsOQCPplcdgZAQqNVUpzmPgrGt9DXZQHAjlvuBwsceThSvBVxT",
+	"tdEu436NZsfAxGLGKYkjiSh67+hMV28MIIDWuB6wSNtxDl8M9o2pJjFTAwlLwHHq2CvBOAHRUxozte5a",
+	"euUUPpJf4lKqCXSwB9USrwYVA7rcZg5xiW5ne4gLVFlnH6qOxz0rhXHJsSksACwgRw9V14rSGDukWTyc",
+	"ugYMFC/C05lXzALssAwNQZA8og49guG0ivVMf2jAyWt4jWqB2w/qvWUCOhSGSjy0cqy4djtVli0uoltV",
+	"dnRfVVnF9LMN6FpTkS4epoY1uOt2ZBYd8qam0p8shqNI5B6Kq2yhqh8Ly+EUhe11u7vVhO29vK8m7ENT",
+	"ttwDJ6pUgOIU9mlvesCGYbtLB5P2cNpn7cPoKGyPJge0z3rTbjiItszN8KzGYyJoHhqxw+Dcs1se9hE7",
+	"jA7C/Ul7RIfT9pANovZh2J+0e7Q7Nc/uPejsCQP/9WWDmnXbKQ/01H35kblM+Wf35n7affw9kuhrZ4nm",
+	"R6ZaUcaRdHOpdZcU0QDugsAJlnAZiLEAAcZqXgSwZypVcGERR63gvQF8Vo2IYcvo8FWStDydEsJMuZ2y",
+	"XvtMIlhtcHrRDkyCY5MLMqNLC9o0174qdAHmwJfgMARkVVuMsBCRQE2BvShAk0iHvF8iThJWDFNCvJkO",
+	"ykl1BfzQ2RlgccbAIPpqpd2UhIQoSkKjRczr9Pdjy+QkIseaP2Ys21J+rEMCdPiem5iRjMob9Qfc9orV",
+	"+dwCB2Nsg3rDBukXAq+aENw57PfR2kk1innr2OcBmk9A4DKW4DhSzWzEKoWgL0DjxZhQjWoFawDVTmsr",
+	"ETYlY8Rv1BVRbLRKFc7ULBJhCxPjcuc1/JSsmas66N03nmEAJDIBGlipp1g9x4iHECkxJluqhcG6GG+9",
+	"CUyVc7pkLfX60NuyRfrDfJ88n5tduidb1lDYz2Cx+aKZtXLJwuxCPVfX87i3ryRKPfXGuNELj1h/OqDt",
+	"4WQUtYdsf9o+pAeT9lHYjXrwZKgu7BlTn784a3iNhPLZis4weLcNPxnb+mUud6HW5t7XNIvDxiMzdc2i",
+	"f9UcXc7WdnMfuqvfOO8+/qpGg8I2B1HO3H9labk27K02H7donjmMBuH+tMva/enBpD0MR0ftIzo8aPen",
+	"o6g3HUz2aa+bm2z2BtP+5DDs0fZ+NGTt4fSQto8mB2G7x/rRIBxORnT/6DeZuIuM86XhOk8Tn365fN8v",
+	"Ayr7a8nL/HI+p99zGX9doHI2YyfMr+c6EfsJ5uS9j+afxRSeij/nZ5QMTu2IvqSWqq+lXfVUe4t9nevP",
+	"qSv4OHv776rt102SeeCIgaEsnNeosbpyEjoPobyRNNpPwuitfgTBBJLQBIIL1C1NFiydsTY06/MFoxyC",
+	"tnVSCKmpRDoG5GKWqIanGcCiQl6irtmhJH2l4gYGSxUK4Cu9StcsVA8LqoHV37ySylX0B7Q65BILOEO5",
+	"D42MDIGspmtHl64tX7shkq5NHR0MRcYi/4FbDCyTpphvdJKV6vybB4GO1TNoTrbkPxpaA21PxlKbGPRk",
+	"aprg2uFIlbaNvvIIpEDIWK6WMyxV7W2i+wpe1sbuuAhpK7ByPfrkCxkgVGJhqjHhQnXpc2fuXBhzwKWp",
+	"TIxIn6CF5lVWyZymi4RJmSv8bifPZI3y7znF4F0HHReZz2kazuNbFpGm+ZeuyF1Tervl+uq0pwhogmKR",
+	"YUVm4MDBXJk8gRM052F3gJkuVZXVFqaDKnJqcbE4jQGgotZUQTCR5T67BmSaastA7dqA18q1PRRo/Zjo",
+	"Q7TiaBXW1doo3+SjWGAZblM2RlfjbpO6szUmu1pEKgNzjCLYPFTNGpuDqDbVsX4pXqANYJ4uFKTmjwEy",
+	"ZM1ScJNqYwkOWtFUVloMrOr1KzRfFJmSZ0bqbasgr373eR0h19lB3hcqi/8S0s5Tq9oU2W1jPPBcb8PO",
+	"Xgtc5cZYUf89Rg/SnMacJiRcZa3dDR7F1f2qNXJ+nXKfVuKAIelUHHCsm2KFYFE214y+sFpa6Ptvrf8/",
+	"0JOplKhP9W+unsn/DmrqWRRnjpKaR4xAwq7hRV9Jd93DO0TeU3lgxVGENNe1ruHIS/JZuWwaypt5UFOH",
+	"vIWKolb4FQbgQg/BhDzFvCR4+Lyq4sEF+5MZzE+Y4PmTkmp/AgnmJ/W03W6Tmv+qR9b58xMB95kt2ptH",
+	"UpCfSMyv9ax/wpGCBOS54uExJAtLjK8BGdYIFNiPKUduBetiq3W9FuQ1LamVpDIcyLGzhsYFbz+Np7Br",
+	"EM+tBEoUMimEW7bMqAOdrBvo0dLlMhW3rDxK/TMMTlbndKyVD/NarroIUnEj6o5QXFYdKdFwssqIlaV/",
+	"KvzTrnM+7y0SOcWtVD1oT1ZVmYJ0ytwNCtnQsUTbNwQzTxjJhNVz6mUjvG6kWDAroxslqTAmA0L3eYIg",
+	"SnxqLFtEvu3yG9lVfDu7Y+EqlzDwlP3MUtzP7PsKNX8rEXPDa+gzoUWQRGBJ1XCVkf+PvW/bbRvJ1n6V",
+	"gm9a+kErsnyMhB8b7sOkG+juCZL09MUwCEtkSeIOVaXNomIrvQPM5d7APMc8WD/JRq21qlikSFtKLB8y",
+	"uoojiWSxDuv8fUtNJlY8PR8enbGJGRpmPupW5NaGEM75v5FtR7I753S2SWNUMkp3n956sJzQVnxD5qvS",
+	"PlyjUiVQz5yvQCPkSxIm3J7bOoNcXWz4WCoo5qrpHHmT2sEu7yjrqY+Zt2Qll6rHL3fpeoi75+8AWLX2",
+	"lmax45Im99YN7zHq3kmSy5flGGqqdYWlBqCpdjQBRrvlSk4DiNXYQHdZoIsdt6GHF/DHpNMUalEcBMOi",
+	"64l658UPb1hJtmOE/7oOGVYD6rnKsNcNgmJqu6vEiTk914FyV5xFf5/gHqFa8hQKT0p7sDuyPCTK2YX4",
+	"hF0xlX56YnnWwHYlfeOUd51LsnDIPGqQ5zUyKnghGkTBukXgCwN7rOnQ27s3G1xgbrXyJ9vGp5UH7bDv",
+	"qfccs9JkETnXtzJzr8l2azfbGmaubmPVG8RWbNHSDzhBFqfjHnuFpzTFUGZhqU9bZ5CsCeY9cAfzt/Za",
+	"d8Q6vWaSDhvs8cZIcyjtJnaW+tCZ23bJUtdp5lUp/MpSekwgebmWRMRpIly0uckyHnpCqH4C6ucL+lz4",
+	"hf1AtWO9SstXteYVdu1wSbb77jPKwbRoSmk+LirrCiBiQ0JrSGMlYiFkAioE5FMlT+R6rjUPKtXsP5fJ",
+	"VCSkgRqSQ1BpuCe63heHbBB1Q4/XD7zRwe/gIQ5KdlW7PUk5BjY+0d1VUI48UH1jkzj7IyydLSskVJY4",
+	"ROOQFWpxmIkPIit/D+XKaJHlYpGlFnQliI4QTuqVyMtK8g6HX67MPSzRDyaBF9xIt26PXd6IdgaXgfj3",
+	"xNyhH0NZwh8db9y24EeSrL8ibHPozQvZqVYRW/JL66xQOpZY+hqnCnsS5UhHlkGiNzK+eNSlVCoKVOBR",
+	"6ETUJn/kphVA4mBE2zdy8hlfA3KWMC8cMIc8MfY3XY0F7DjDPzkApfv/kLDy+GObEV17CYiUlq9JtTH2",
+	"JmVDBVgH1imTunRBt8de8qkguMBn4w6BqfPzcYff2RNx7zGpJuTThjuMdUCZO0BxC7ipsoGb8U2pLI4H",
+	"BwCzS+fL+cFwcHRyfnJxfHZyDog0/LBE2xF/aCt2a32rB41bvLaz23GYeGlTNe5YqUxw2T6Uhk1st27L",
+	"4+zufZpYsA1jaDgFGwG4aAn3RW47KnJ7hQLaK4WhzEhcSqVtsFuXSYUoFShUWkWI12DHSBPnfliHArNR",
+	"pJ/hVmuHm3V8rQG8v+ZroIOmozdyt0hBrJW6/Rvt+S6X6zcPpdHtC5XKwni9UOCGxjgfGxeIYFgynqmc",
+	"YESWB/cSPxyG0jx8Sq/PJUvnfGrMLDZXMH6VM73g+C37kCZCmS/N/jdKMZoj6+hvWuQ/JToCJJWl72zh",
+	"XrFwL8iKBVUsF4WvGi9lHfphKEFtK5mthi3VON0e+1UVDDq0lyktZ6iFUgKBMyxI6TDajdC5qY4slN/V",
+	"CpGqm4ZMJZ5mqZxS5R7B66iENi10KBe8mA3t4vSIAygK3CdFOhe/6J6Q8GF1mv9+9DbqDssyPLK/MBHX",
+	"sptHvuVhfhjK9c3qlIB9GzDCyB1PRCYKkYzKHZUCc1W2AmXcaOySS01vR3g4+C8+i5enaVR79Qgp14ic",
+	"1NWDAc3aEk0V8yNklsVd/16qK0l8cWrC1jYnzA9uzjuB3FkG4dshd9a+XkfcAa0oclJ7VjiXUi1lDGRK",
+	"7eTXnSsxnin1XmPMxbEWI63Y7irhHFE9Ltg3mk2FmpsZ8WrkmqLd5T2dh9d0iLpbVsBVQWkk4b7uFCpM",
+	"PAIJkUZqeNAfn4vT+JgfHiWDyeGJOOOHz8cX8eF5ciZOJyf8eDyIoZvHlKLZM5FOZ8XBsN87GgQHV2lS",
+	"zMx/joODa/gwOFiZf/unRiWPYYxlWrZQy3gm7B6fCLPD+Aj6wRoddNJni2sgqDKWZPUgGl29EY/C26Bm",
+	"oA8H2wIVcS/cOU5xK0OytcKOzvsV1wxO9IOjCj3j/wEAhS728uwofi7O+en48Bi2Mj8Thxfjfnz4PLkQ",
+	"55Mzfjo+iffww0eYFlvLxZDptXUy7LLBbCMCH6mciTGiHwEpv2ZQ3/s4k2J3A9xsy5s0TbnFReDchBIm",
+	"B12WGdd++f1KgCPkjED5qDIe+4TCPqFwG9rU7dyq/1MJzee+nx47G3GnSYRnf9BfBFVFF6qJ2ZX66Hs6",
+	"uMnhR3/MHF8btkNmvZSaawByzFgTrFDzsS4AsheR44YdnYw3aWy5iIUH4QHgt9CYNH+Gkiw13UXmPk2h",
+	"cXuWoVtGbszGHisxXDg4D6bk1TH12Pfm8SCFCttXx/W6OGEdb6zDdrO/O8J6lWaHHjz2lgubHAYY0qN3",
+	"GL6ze6cp3HlyY2bKKIIprD5EqNwMd3tfE8QC37WCsNiDHVqlJG76W4VfK174kATHsCx9r598yDUSSigt",
+	"bG06dU4oorW0H2Y7bPpDNwVQA0YZEJYLtRASiEjTgnXw3vZm364oMWY/gPbmACfGrq94dSqn3RHgMBuj",
+	"j82I1DlfIb6WYrSQVrQ91yBtQ1FbdSWbs3iv4G+yUv3YTnNvM3epi1JZUlgwoh2Y2m8dXwP8mgGT3IdM",
+	"L04ltif1w32N4VHba2XsSn5CeUNMlG0YY6I6+uYgE2tHW94QSfKSq6D8YY26XwSgfCra4DMjRy5faKMf",
+	"W8EgPyOc0r/vcEodr7jHIjYpyj0U8XFCET1RTUcV/8Smi2SO78pvuaV77g+Q2iL9XssvBUx6dO5DgC8k",
+	"aYJJyY5FvIcSijmxo5dP52zcMvg0qAY0SrxYWoRykatkGYsEf1Qi6MDXq4IkO6B9UtcVTDrnBJ2Yq9nK",
+	"6UwouHIwQGrnh728S/YO6nMDgwwlEaaQety8BgsIL28st2lrFPfA6ucB2XphRrai7C2v2B455V97Y+2H",
+	"x+GyL/+4t/IPmvFdSUASNzeAsqmCxIaZ5jyB3XBkJNigb0lLOkho4jqzaPP1Si3zUJrxmy0EgrIs4Etz",
+	"Bk3G2W+vftYB0+lHgU7J6x8vDwenZyxJp0IXGghmQjkWWBBaB/mO3Mhs8Ztm0PeZHQVsELDjP//xL7Yw",
+	"/kuJDn9TcjtswW3EywIEm5Bu4jciuDhK+bGYqFww+1801eqAcUApI7Ny4GiRvHYW7L9L6qihzyWMVavo",
+	"E1VA1XAN3XJITSbtNFkMufkMVcioAU79XogFxufsdRCKg9SdQ2jDIx14G4o5yLcyz8/FZKlvYilC9PRm",
+	"1EjISIV7zfhdjhwny8rur1AIUa1EAYZ4NM08Pilo1sE6WKih/z5429MzPjg9gyqTQ9fICTfoiEX0rfno",
+	"7IRl6krk0DFkJq7NNk0L+FH6UXy7KoSOwGXX7IiNV6jpT9mL9Ftomg7lRpp1Ivjj2f+LuthcLoJ0NPn0",
+	"mKg2WztNhDK/hj/Mr82t/QsC92u81CsVIcg+3QMuwg7old9wyX5888vPp2y8lEkmzKR4aupjuoi62N8b",
+	"0i0FevBNgzVv11Tc8I0m/h/WsYumLOORn8eZGHGPlFGJ306uEmLpmv0PFL62vQVNqHlVCHTgVEVum1MJ",
+	"FxYi4W/HQqeJQO4rZoSeyLsjFs2KeXYKa4fXimseF1DsI9japNB0tdwYaq05G/P4/XKB33bvl/TaUU3d",
+	"M+d1WSqDZxXhMwjI3LxYhi5u2U5mN3WDNsaE7dgILtc427/uOhqYWHgro6V/xSJn7FNyqHkmDp9fH50d",
+	"fhj0FnIKmUgsmTl6PoB+JHPxhqq+QXzhj1A6HgwPnk8uzpL+xdHFxUl8npydPueDieC8H5+e8qR/dMqP",
+	"x5OTydF4MO6PLwaDODk6Tc7io9Nxf9Lv8/6FuZcVogfDk+f9i/Pz4GCZZ5SE1sNnz+JE9ng8F71C6ML2",
+	"FGx/AaryOepf9D+9bSBPONnYXl7fKTtlA39cBAqu0YEt3RlV5bet88R21jUT7eHLfPbE4fvKnVsqd1JJ",
+	"1vD2pTvudJRpBDgjLVB2ZzA/ITj7jQvwt9rvnz6muxW07VURxVyWKy3VFVouJSrc31PgyZBr1N1XG+2r",
+	"jZ5SpB7bHtWiCJVqoy8OThGA5kYMcq3zk8XccBdNylUmdMDGKwDlVELUwAJs49HsJ2yAhN5Smuhavyxy",
+	"quAodajzJrDb2tx5ROF415TTZuId5a3FpQZ+YAjYBS2PHQXdo/8wo/7/9lLqb2o+gqgHcmNDa0KiBg+l",
+	"o9+Duqc1oJjIHaPzeIk4Lhxnty0Q39ARdEedN+2awdRWO12atTNCzHa4ZNUGl1p8EDnWunqdKT3CSpiu",
+	"TRtSKujHuG0bSnNVpf3kybbtJx9VysF78b//gXMy9Gd0qVF2p1swE9MEv0oLzl7ZW30y45TiuqBhA2/x",
+	"xiYC7shN8hO0u/a5iV23FvTgjps1FtxcEdjG2+3ZCComgibZxrpGxnesr8TUZ6Est/3QpSPYVAkN6H8i",
+	"w0Gad13kPJ3OXAi/2rY9lUYKFTrAwHL08rc3wDOKeEbX9h2jxUbosh/fvHlJ9x5B3X4uErO/eKaxc8B1",
+	"kfNQkunTxUzE5cufiLkh5nmeug4VmRHq41WBgpEnMIpQ4st+o1n0wxs+jTDIm0K/PXbFMR0BgVaoSANb",
+	"0LxOGdGH5sGFhodLpHyLzI7IRCFQ10c99loIlqhY2xXpzbFrX2SufZ1+FBFRT2WC64Kdsl/Sb9ECfn3M",
+	"iCWgO7KLtFywQtUvVnB28yJgHPtj5/DRn//8Hy+Uzp6x8qo///m/NHhUrJl5NPQ3nhmTLsf5ND+ApBIU",
+	"C1Pz/aUs0gzfHt/ITKC4XqS50JdFxDqDEzZTy9zMuAVBd0dlj3gytxdYmwabSBLwGHILFvsJo7OVaDhj",
+	"3svglM0VHSQt8g+wlPQMILxgnQF7kX7LxqtQ0kCGjvLfuxcfI/SMdlHNPMKkENCv0JjpIZoVaiqKmchx",
+	"eghvasZuE3X/tVQFt7XJ9OE7+PCduI6FgNQXtEm5SrXwEM6EZcaMGXAAtyGid4NErYbAaVJ3FwGHEPRN",
+	"DRL6z1nb/AXsFKLgtCjvlqXYJeZg3BwWu+JLphu6Q+L5fWK9IW+IRFMU9yECz1siL3HmHwh4ScveEryl",
+	"g3DFNXa4FcnIakgSWA8eocUh9vaR0jvYDDcF1Vqk0ZA19Fa2+uJKLbMklDOVJWxuLIlixhsUxj6stQ9r",
+	"PaWw1msjCmmTYwcvo4c8D8b6Ip/hvzz7A/+odmxslcyO88La3541UlCJAbggRlhDGCkXscA6G4hqOcZQ",
+	"30zAqs5c6BlawxOV28iKcWCAzZtuw1aiGNKZMmfbLFG+hJEGqCoIAqO0wJbmoWx2HLY3BtcsmReiuDcz",
+	"5jdapt0SbG2inncPVMNRfKGe+ncrxbT+X2Dc6lzo5dz4XHcuJZ7Zc3RD5ENrMR9nFB4ovWCJ3r4uXf0E",
+	"JNkQVXT6UdjufFVf1HqsttzSFbl1zFiWxqkdrzw31Yue0FMgNkGBbHMnyKfhp64hIIgMpiahjKwRH/XY",
+	"JYYFoKSQGDdTALfxZBXVeJQi6isTeJyOTQVoRrxQHVZVJppHjdD1d4xKtsAPHkNnPGILDnFpNE8uX/5U",
+	"Hahx/TTYKBF5gfB8hzY2Pjr5c+/mqZ7zIp5FQVnOBmGhUIIJTrVNPfYS/kOM/FQqSfdIpd0UERF3euEL",
+	"jHIJLM8nmi78NeoyO5dWw1RwyGnhaIzv03u/A5c7lOAbj1WyurU9YfNUGqe9aaEafeqKcrtXdXSvHvjm",
+	"rm5lQh4IFreRs1uKk1FFllSy9j4b4lfWAuYr8lnXz/CQwqxGiNhmJsSZR6F7NHWdsHQCG5qHLMw+pZh6",
+	"GXwYltTCnoVcWtpwUxDelAonu23v9j5Wt3fnO9OWCNEiUxjFKCdbmBT98Qn6KdS1zbBurfmVTEqKEjQf",
+	"yo4x2gJnp6mcbJLVQnRHgALhLuPgrA0nBkNpN/9Oe938O0QM/pLKVM9Kn+ALvQBLZrlN1Qtdw4RMgAZX",
+	"V2GomArS6VRCkkqLOBeOzxTyYmjSzYfEm6tn6koSV6tlHSVMgQolBSV+x4f+QM+M6py2TXbiCBNELlc8",
+	"FUV73b/fgfykf9JWqFIbx31gRh8ABXpVfcuNcKC/N1yzeRVm89U31lqs7cPdhy8uzV77q8xW+8DFhnUa",
+	"t8kOT345WdTOJP5KTFMNzRY4ZG7AJybrSDc9z9U8I8oeggDmZ0Zx+R14I/je6G4dBYyKKij08LrgMuF5",
+	"wn53zL96IeJ0QieIdSIa+mEKxNH2f0U6F7rg8wVU7tlPzc15scxFRFlzEnZ+4QVJTxah9IxC2YmuZlrE",
+	"7/78x7+i7pCCq2nBpLoKanI0Wzlnlm7dgWiGRNxhDkpTe92LwLJbMwm7AVWEjFehjKaiLvoiMnBhFtGt",
+	"BqoCxKOmYA6kH8C3diUaRsgPvWd688aUDCXyeCPKrJOIw2SJckog2083gO9S21lkzOP3ajJB2oCxWhZm",
+	"cXMhWGJesKx8px2Ss0QJanOFEzO4vh5VLVmwVmZKqmUuEgycnBz12QujG5JUcxf8sjuYdSL6PHkluFYy",
+	"MrOlJCxvlJUq43ucjlToCJZKYzidF4WYL6htCYSEbNiKS8bHWmXLQrAIoEcRbHrLne4V9kB3lknOp8hj",
+	"YUYNdzGvCuzwnC3y9AMvRMAypRZm4szyZal8fwiV+aHkSZILrUsyJTMY4MCfKU23SbUDvQLsl9tFXoUy",
+	"VlKK2FgD1K7K3jAtSrIprHGSyMpPp9d9FUq9jGcIt8VLoZiCMzQe7VTh+0nl/BqIzUHnl84lS8QHkakF",
+	"sNJg0DBg0fc//O3dL3/9/gej57PMzD1MKAbPaGbcDAjd696tdXG/xOduZ5qXs+YXFqBACwRXgWJ/uFsg",
+	"Ju6jGwNl7bUkNZnzxIpKSqXiVyP2LHj9ICg/W0PcH7ytow5B93i4Q3stX6QHWxaK1KZ1pyBCKa7qq3ib",
+	"Kfnr+iWbW5KNFzeG6dxBqSEKQYW688ULEtcQwiOF/ODFKlJclef3riCF1gJ7dirOk+fx0fjwmA8mhyfj",
+	"M3F4kfTjw/PJER+Mj+OT5FQ8xToZZ7/7hQZPCFF4N4zWjzNSuK9r+XqiVJdJwvias9fs620frHr2B/21",
+	"BcNzKestSjxx9riH3yITk2VqqkehpP9qx/pJW55NIAwXMAmV35RNnUD5t0e9HMo17mWicN7YrAwl2ZUb",
+	"mk1IOHv/ZtPvdkW24E12a0LEyb0nIv/3jIqtBx+P3MZnP2gPOlcOrCIUIVpft5+hUDb6ZhueoRdrsY6H",
+	"PkBfGL/dNnb7+XHbNlO7vh32odpHE6p9IRC/tOmJbWEq/454PbHaCYg6taAgRCa4i8+ac2n0KXRgi4SE",
+	"yNkwlEQ4rgu18HXz0MKdzBiJdo3LWGQYECK1LcV14bS1iw+Bj7QWjfSeis0ZWLHMJaHSnNRREuuVAsYz",
+	"rTx+Y43zaYOBCaj5tRggYv0gzFYoJpdZ1h3ZGPRiOc5SPXPcHJg9DaWaTLCDMvb9s6O9RD4bCA3CuScQ",
+	"IbmB14WLi4USo6OapTLOluDPwrVecLt2KU6PG1EvlJfOCfB71VuKc2fKVGwqW8gVMK3MIDQtGYWqvDjd",
+	"jOfzTGjthTsnCiNyEKhdZtgWtyXrVw9O3nmQ7rFFwZAC/OG10ecGwPCgWSD8bfGwt1tSo39JGOvJq9Ty",
+	"9D0R7vW7Mb73HOqPrA8U0mKuW/zfAKtuYPlpIeGK1WuF2EUk4FlpNLRWs/xVCpexYguR0+C0x6Brh18t",
+	"aiH4PbK3YpaStO4QM2FpYXGNAZupK5YpbL5UKPU+oEIrXizJzHAJSadkVB7gjSCiEPM5YlyYMMvLOtwy",
+	"2drUWBBKzop0LtQSwOv2a8rC2fbV7mVTzSKypCK0O7zoRi7mPJWsExmb4BI/vSwipjGNKmRpMJjRGWtq",
+	"CeyXkH2K9DJ2iGJX5diRig2ury22G5tjl9lZqGQ8OeqH8oWSAnrvR86wI/RxJT5vDawuRFi8yA2Mogzd",
+	"oPJ+LxYFpoXNjEzS6TI3V8OMlQJzRXGcUHbOMWfsAe93Han5uSk1fL+q/THXHtGcrLapPapcs7XCrV19",
+	"Y+1RKWv2nuzjKjri0tdANwV5dbsWmgmeFbOPrXrkkrygQb9vnB8Q9pxAUbmKhdZYe6CBjQXYvlzpCTRx",
+	"hp8mvOBjroESdC0C9SMM4eBL2ZUst+OBer95khif/RovbTE/7Xummi0Xvc/fMlXro2ZaCOM/zywbl/9E",
+	"b+30ShdiTisHYfrNFs4pNrsO1rkNsAr0tH/cY2/4e6whSqUujH5iRo+pCctVgdVfSsIvm9bwleBJKoXW",
+	"j3cZ3bsDST2PZ+Zc9b5MAtyJHXrTTrAxmJhLPGc2xKAbt0XdwG22aKFWCHVudZp+VjHPGuqKWGduNke+",
+	"lF2z+mWxxhrbKahFGtfa3dMPwmwRkE+53TBms48F4qVVHs+ELnJeqBxYMojhjF5wnefuNVUPQuYpYWgh",
+	"ygQY/DxS+9S/mVFNDbf6zjESrhNt+bSHyDB6pfL3k0xdefctKbjWb27rxEVymEq21EBDxGPsnDHmGRw3",
+	"hDculE5dIMkfN/2s4e6X8tbiU9ax1p3MVl2HW/CUhppA3qFeRoq+wtwbh1Mgza9pbsh0kQs+t6bk2pvj",
+	"vb17Umeo9Tv+BZqbYL2/SG5hEMMqsPyDSFw80rHUuUdZ7MCnt5/+LwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

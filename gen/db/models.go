@@ -22,6 +22,7 @@ type Asset struct {
 	Height     *int32
 	DurationMs *int32
 	Sha256     string
+	UploadID   *uuid.UUID
 }
 
 type ChainTransfer struct {
@@ -248,6 +249,28 @@ type Task struct {
 	ID             uuid.UUID
 	OrganizationID uuid.UUID
 	Name           string
+}
+
+type Upload struct {
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+	CreatedBy      uuid.UUID
+	Status         string
+	FileName       string
+	MimeType       string
+	SizeBytes      int64
+	Sha256         string
+	PartSize       int64
+	ObjectKey      string
+	StoreUploadID  string
+	AssetID        *uuid.UUID
+	Width          *int32
+	Height         *int32
+	DurationMs     *int32
+	Failure        *string
+	CreatedAt      time.Time
+	ExpiresAt      time.Time
+	FinishedAt     *time.Time
 }
 
 type User struct {

@@ -121,6 +121,26 @@ type Config struct {
 	MetricsAddr string
 	// LogLevel is debug, info, warn or error.
 	LogLevel string
+
+	// S3 locates the object store that holds uploaded files. Uploads are
+	// off when S3Bucket is empty, except in development mode, where a
+	// private store runs under DataDir/s3 (S3Endpoint empty).
+	S3Endpoint        string
+	S3PublicEndpoint  string
+	S3Bucket          string
+	S3Region          string
+	S3AccessKeyID     string
+	S3SecretAccessKey string
+	// UploadMaxBytes bounds one upload's sizeBytes.
+	UploadMaxBytes int64
+	// OrgStorageQuotaBytes bounds the bytes of an organization's ready and
+	// pending uploads.
+	OrgStorageQuotaBytes int64
+	// UploadTTL is how long a pending upload may take before it is aborted.
+	UploadTTL time.Duration
+	// S3ServerBin is the versitygw executable of the private store
+	// (`make s3-server` builds bin/versitygw).
+	S3ServerBin string
 }
 
 // defaultPublicBaseURL is http://ADDR, with a loopback address named
@@ -138,6 +158,12 @@ func defaultPublicBaseURL(addr string) string {
 	}
 	return "http://" + addr
 }
+
+// UploadsEnabled reports whether the upload endpoints have a store.
+func (c Config) UploadsEnabled() bool { return c.S3Bucket != "" || c.DevMode }
+
+// PrivateS3 reports whether serve starts its own store under DataDir.
+func (c Config) PrivateS3() bool { return c.DevMode && c.S3Endpoint == "" }
 
 // Load reads the configuration through getenv (os.Getenv in main) and
 // validates it, reporting every bad variable at once.
@@ -186,6 +212,19 @@ func Load(getenv func(string) string) (Config, error) {
 		PprofAddr:               p.str("PPROF_ADDR", ""),
 		MetricsAddr:             p.str("METRICS_ADDR", ""),
 		LogLevel:                p.str("LOG_LEVEL", "info"),
+		S3Endpoint:              strings.TrimRight(p.str("S3_ENDPOINT", ""), "/"),
+		S3PublicEndpoint:        strings.TrimRight(p.str("S3_PUBLIC_ENDPOINT", ""), "/"),
+		S3Bucket:                p.str("S3_BUCKET", ""),
+		S3Region:                p.str("S3_REGION", "us-east-1"),
+		S3AccessKeyID:           p.str("S3_ACCESS_KEY_ID", ""),
+		S3SecretAccessKey:       p.str("S3_SECRET_ACCESS_KEY", ""),
+		UploadMaxBytes:          p.int64("UPLOAD_MAX_BYTES", 2<<30),
+		OrgStorageQuotaBytes:    p.int64("ORG_STORAGE_QUOTA_BYTES", 100<<30),
+		UploadTTL:               p.duration("UPLOAD_TTL", 24*time.Hour),
+		S3ServerBin:             p.str("S3_SERVER_BIN", "bin/versitygw"),
+	}
+	if c.DevMode && c.S3Bucket == "" {
+		c.S3Bucket = "creatives"
 	}
 	if c.PublicBaseURL == "" {
 		c.PublicBaseURL = defaultPublicBaseURL(c.Addr)
@@ -298,6 +337,47 @@ func (c Config) validate() []error {
 	case "debug", "info", "warn", "error":
 	default:
 		bad("LOG_LEVEL=%q: want debug, info, warn or error", c.LogLevel)
+	}
+	errs = append(errs, c.validateS3()...)
+	return errs
+}
+
+// maxObjectBytes is the largest object S3 stores (5 TiB).
+const maxObjectBytes = 5 << 40
+
+func (c Config) validateS3() []error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	for name, v := range map[string]string{"S3_ENDPOINT": c.S3Endpoint, "S3_PUBLIC_ENDPOINT": c.S3PublicEndpoint} {
+		if v == "" {
+			continue
+		}
+		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" {
+			bad("%s=%q: want an absolute http(s) URL such as https://s3.eu-west-1.amazonaws.com", name, v)
+		}
+	}
+	if c.S3PublicEndpoint != "" && c.S3Endpoint == "" && !c.DevMode {
+		bad("S3_PUBLIC_ENDPOINT is set without S3_ENDPOINT")
+	}
+	if c.S3Bucket != "" && !c.PrivateS3() {
+		if c.S3AccessKeyID == "" || c.S3SecretAccessKey == "" {
+			bad("S3_BUCKET=%q: set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY too", c.S3Bucket)
+		}
+	}
+	if (c.S3Endpoint != "" || c.S3AccessKeyID != "") && c.S3Bucket == "" {
+		bad("S3_ENDPOINT or S3_ACCESS_KEY_ID is set without S3_BUCKET")
+	}
+	if c.S3Region == "" {
+		bad("S3_REGION is empty")
+	}
+	if c.UploadMaxBytes < 1 || c.UploadMaxBytes > maxObjectBytes {
+		bad("UPLOAD_MAX_BYTES=%d: want 1 to %d (5 TiB, the largest S3 object)", c.UploadMaxBytes, int64(maxObjectBytes))
+	}
+	if c.OrgStorageQuotaBytes < 1 {
+		bad("ORG_STORAGE_QUOTA_BYTES=%d: must be positive", c.OrgStorageQuotaBytes)
+	}
+	if c.UploadTTL < time.Minute || c.UploadTTL > 7*24*time.Hour {
+		bad("UPLOAD_TTL=%s: want 1m to 168h (a presigned URL lives at most 7 days)", c.UploadTTL)
 	}
 	return errs
 }

@@ -129,3 +129,39 @@ func TestTheListeningSocketIsHandedOverOnlyToItsProcess(t *testing.T) {
 		})
 	}
 }
+
+func TestTheObjectStoreIsNamedWholeOrNotAtAll(t *testing.T) {
+	t.Parallel()
+	c, err := load(nil)
+	if err != nil || c.UploadsEnabled() || c.PrivateS3() {
+		t.Fatalf("no S3_* outside DEV_MODE: uploads off; got %v, enabled %v", err, c.UploadsEnabled())
+	}
+	c, err = load(map[string]string{"DEV_MODE": "true"})
+	if err != nil || !c.PrivateS3() || c.S3Bucket == "" || c.UploadMaxBytes != 2<<30 {
+		t.Fatalf("DEV_MODE alone: the private store; got %v, %+v", err, c)
+	}
+	full := map[string]string{"S3_ENDPOINT": "https://s3.example.test", "S3_BUCKET": "b", "S3_ACCESS_KEY_ID": "k", "S3_SECRET_ACCESS_KEY": "s"}
+	c, err = load(full)
+	if err != nil || !c.UploadsEnabled() || c.PrivateS3() {
+		t.Fatalf("a whole S3 configuration: %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		vars map[string]string
+		want string
+	}{
+		{"a bucket without credentials", map[string]string{"S3_BUCKET": "b"}, "set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY too"},
+		{"an endpoint without a bucket", map[string]string{"S3_ENDPOINT": "https://s3.example.test"}, "without S3_BUCKET"},
+		{"an endpoint that is no URL", map[string]string{"S3_ENDPOINT": "s3.example.test", "S3_BUCKET": "b", "S3_ACCESS_KEY_ID": "k", "S3_SECRET_ACCESS_KEY": "s"}, "S3_ENDPOINT=\"s3.example.test\": want an absolute http(s) URL"},
+		{"an upload bound of zero", map[string]string{"UPLOAD_MAX_BYTES": "0"}, "UPLOAD_MAX_BYTES=0"},
+		{"an upload bound past 5 TiB", map[string]string{"UPLOAD_MAX_BYTES": strconv.FormatInt(6<<40, 10)}, "UPLOAD_MAX_BYTES=6597069766656"},
+		{"a quota of zero", map[string]string{"ORG_STORAGE_QUOTA_BYTES": "0"}, "ORG_STORAGE_QUOTA_BYTES=0"},
+		{"an upload TTL past the presigning limit", map[string]string{"UPLOAD_TTL": "200h"}, "UPLOAD_TTL=200h0m0s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := load(tc.vars); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -57,8 +57,8 @@ func seededServer(t *testing.T, config map[string]string) *testenv.Env {
 	t.Helper()
 	vars := map[string]string{"DEPOSIT_CONFIRMATIONS": "3"}
 	maps.Copy(vars, config)
-	// Events: the client test reads the live stream.
-	env := testenv.New(t, testenv.Options{Env: vars, Events: true})
+	// Events: the client test reads the live stream; Objects: the upload test.
+	env := testenv.New(t, testenv.Options{Env: vars, Events: true, Objects: true})
 	if err := seed.Run(t.Context(), env.DB.Store, slog.New(slog.NewTextHandler(io.Discard, nil)), seed.Options{}); err != nil {
 		t.Fatalf("seed the demo data: %v", err)
 	}

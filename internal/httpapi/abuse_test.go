@@ -45,8 +45,8 @@ func bodyCalls(t *testing.T) []specCall {
 			out = append(out, call)
 		}
 	}
-	if len(out) != 10 {
-		t.Fatalf("%d operations with a body, want 10 (signIn, the three idempotent creates, the version upload, the two edits, the action, a comment and its edit)", len(out))
+	if len(out) != 12 {
+		t.Fatalf("%d operations with a body, want 12 (signIn, the three idempotent creates, the version upload, the two edits, the action, a comment and its edit, and the upload's create and complete)", len(out))
 	}
 	return out
 }

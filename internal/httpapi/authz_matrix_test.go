@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"creativeapi/gen/api"
 	"creativeapi/internal/httpapi"
 	"creativeapi/internal/testenv"
 )
@@ -84,6 +85,17 @@ var authzMatrix = map[string]map[caller]string{
 	"createAccountDeposit":  signedIn("201"),
 	"getAccountDeposit": {anonymous: "401 unauthenticated", acmeAdmin: "404 not_found", acmeReviewer: "404 not_found",
 		acmeAuthor: "200", acmeViewer: "404 not_found", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
+	"createUpload":   uploaders("201"),
+	"getUpload":      uploaders("200"),
+	"completeUpload": uploaders("200"),
+	"getAssetContent": {anonymous: "401 unauthenticated", acmeAdmin: "302", acmeReviewer: "302", acmeAuthor: "302",
+		acmeViewer: "302", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
+}
+
+// uploaders is the row of an upload operation: authors and admins.
+func uploaders(want string) map[caller]string {
+	return map[caller]string{anonymous: "401 unauthenticated", acmeAdmin: want, acmeReviewer: "403 action_forbidden",
+		acmeAuthor: want, acmeViewer: "403 action_forbidden", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"}
 }
 
 // all is the row of an operation that answers everyone alike.
@@ -116,11 +128,12 @@ type matrixDesk struct {
 	users   map[caller]uuid.UUID
 	emails  map[caller]string
 	deposit string
+	asset   string
 }
 
 func newMatrixDesk(t *testing.T) *matrixDesk {
 	t.Helper()
-	env := testenv.New(t)
+	env := testenv.New(t, testenv.Options{Objects: true})
 	d := &matrixDesk{env: env, org: env.DB.Org(t, "Acme Ads"), users: map[caller]uuid.UUID{}, emails: map[caller]string{}}
 	globex := env.DB.Org(t, "Globex")
 	for c, role := range map[caller]string{acmeAdmin: "admin", acmeReviewer: "reviewer", acmeAuthor: "author", acmeViewer: "viewer", revokedAdmin: "admin", globexAdmin: "admin"} {
@@ -137,7 +150,30 @@ func newMatrixDesk(t *testing.T) *matrixDesk {
 		t.Fatalf("fixture deposit: %d %s", r.Status, r.Body)
 	}
 	d.deposit = r.Header.Get("Location")[strings.LastIndex(r.Header.Get("Location"), "/")+1:]
+	up := d.sentUpload(t)
+	r = env.SessionFor(t, d.users[acmeAuthor]).Do("POST", uploadsURL(d.org)+"/"+up+"/complete", map[string]any{})
+	var ready struct{ Asset struct{ ID string } }
+	r.JSON(t, &ready)
+	if r.Status != http.StatusOK || ready.Asset.ID == "" {
+		t.Fatalf("fixture asset: %d %s", r.Status, r.Body)
+	}
+	d.asset = ready.Asset.ID
 	return d
+}
+
+// sentUpload is an upload of Acme's author whose one part is in the store.
+func (d *matrixDesk) sentUpload(t *testing.T) string {
+	t.Helper()
+	file := pngFile(t, 2, 2, 100)
+	r := d.env.SessionFor(t, d.users[acmeAuthor]).Do("POST", uploadsURL(d.org),
+		map[string]any{"fileName": "m.png", "mimeType": "image/png", "sizeBytes": len(file), "sha256": sha(file)})
+	var u api.Upload
+	r.JSON(t, &u)
+	if r.Status != http.StatusCreated {
+		t.Fatalf("fixture upload: %d %s", r.Status, r.Body)
+	}
+	put(t, u, file, 1)
+	return u.Id.String()
 }
 
 // client is c's client with a session of its own (so signing out in one
@@ -182,6 +218,10 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 			return d.deposit
 		case "{webhookId}":
 			return d.env.DB.WebhookEndpoint(t, d.org).String()
+		case "{uploadId}":
+			return d.sentUpload(t)
+		case "{assetId}":
+			return d.asset
 		}
 		bad = append(bad, p)
 		return p
@@ -200,6 +240,8 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		"updateWebhookEndpoint": map[string]any{"enabled": false},
 		"createCreativeComment": map[string]string{"body": "Matrix remark"},
 		"updateCreativeComment": map[string]bool{"resolved": true},
+		"createUpload":          map[string]any{"fileName": "m.png", "mimeType": "image/png", "sizeBytes": 100, "sha256": strings.Repeat("a", 64)},
+		"completeUpload":        map[string]any{},
 	}
 	return path, bodies[operationID]
 }

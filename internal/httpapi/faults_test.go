@@ -73,7 +73,7 @@ func specCalls(t *testing.T) []specCall {
 	for path, item := range spec.Paths.Map() {
 		for method, op := range item.Operations() {
 			c := specCall{operationID: op.OperationID, method: method, path: path, declares: map[int]bool{}}
-			for _, name := range []string{"organizationId", "creativeId", "depositId", "webhookId", "commentId"} {
+			for _, name := range []string{"organizationId", "creativeId", "depositId", "webhookId", "commentId", "uploadId", "assetId"} {
 				c.path = strings.ReplaceAll(c.path, "{"+name+"}", uuid.NewString())
 			}
 			if rb := op.RequestBody; rb != nil {

@@ -22,6 +22,7 @@ import (
 	"creativeapi/internal/gate"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/metrics"
+	"creativeapi/internal/objectstore"
 	"creativeapi/internal/store"
 	"creativeapi/internal/stream"
 )
@@ -42,6 +43,9 @@ type Deps struct {
 	Metrics *metrics.Metrics
 	// Streams serves the live streams; it delivers once its Run runs.
 	Streams *stream.Hub
+	// Objects is the store of uploaded files; nil answers upload requests
+	// with 503.
+	Objects *objectstore.Store
 }
 
 // Server implements the generated strict server interface; each resource's
@@ -55,6 +59,7 @@ type Server struct {
 	// metrics counts the events handlers decide (nil: off).
 	metrics *metrics.Metrics
 	streams *stream.Hub
+	objects *objectstore.Store
 }
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -67,7 +72,7 @@ func New(d Deps) (*echo.Echo, error) {
 		return nil, err
 	}
 	docsHTML := docsFor(d.DocsHTML, spec, d.Config.PublicBaseURL)
-	srv := &Server{cfg: d.Config, store: d.Store, log: d.Log, auth: d.Auth, idem: d.Idempotency, metrics: d.Metrics, streams: d.Streams}
+	srv := &Server{cfg: d.Config, store: d.Store, log: d.Log, auth: d.Auth, idem: d.Idempotency, metrics: d.Metrics, streams: d.Streams, objects: d.Objects}
 	if srv.streams == nil {
 		return nil, errors.New("httpapi: Deps.Streams is required")
 	}
@@ -137,7 +142,7 @@ func Spec() (*openapi3.T, error) {
 // bodyChecks are the body rules beyond the schema, by operationId.
 func (s *Server) bodyChecks() map[string]gate.BodyCheck {
 	checks := map[string]gate.BodyCheck{}
-	for _, m := range []map[string]gate.BodyCheck{s.creativeBodyChecks(), s.depositBodyChecks(), s.webhookBodyChecks(), commentBodyChecks()} {
+	for _, m := range []map[string]gate.BodyCheck{s.creativeBodyChecks(), s.depositBodyChecks(), s.webhookBodyChecks(), commentBodyChecks(), s.uploadBodyChecks()} {
 		for op, check := range m {
 			checks[op] = check
 		}

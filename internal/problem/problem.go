@@ -36,6 +36,10 @@ const (
 	DepositsUnavailable      Code = "deposits_unavailable"
 	DepositCapacityExhausted Code = "deposit_capacity_exhausted"
 	TooManyStreams           Code = "too_many_streams"
+	StorageQuotaExceeded     Code = "storage_quota_exceeded"
+	UploadIncomplete         Code = "upload_incomplete"
+	UploadMismatch           Code = "upload_mismatch"
+	UploadsUnavailable       Code = "uploads_unavailable"
 )
 
 // FieldCode is the machine-readable kind of a field error (FieldError.code
@@ -126,6 +130,10 @@ var titles = map[Code]string{
 	DepositsUnavailable:      "Deposits unavailable",
 	DepositCapacityExhausted: "Deposit capacity exhausted",
 	TooManyStreams:           "Too many streams",
+	StorageQuotaExceeded:     "Storage quota exceeded",
+	UploadIncomplete:         "Upload incomplete",
+	UploadMismatch:           "Upload mismatch",
+	UploadsUnavailable:       "Uploads unavailable",
 }
 
 // Marshal renders e as openapi.yaml's Problem, the one place where a

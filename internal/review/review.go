@@ -364,6 +364,15 @@ func AuthorizeCreate(role Role) error {
 	return forbidden("Only authors and admins may create creatives; your role is %s.", role)
 }
 
+// AuthorizeUploads refuses a member whose role may not upload files to
+// their organization: those who may create creatives (authors and admins).
+func AuthorizeUploads(role Role) error {
+	if role == RoleAuthor || role == RoleAdmin {
+		return nil
+	}
+	return forbidden("Only authors and admins may upload files; your role is %s.", role)
+}
+
 // AuthorizeWebhooks refuses a member who may not manage the organization's
 // webhook endpoints: only admins may, since an endpoint receives every
 // creative event of the organization, and its deliveries show where to.

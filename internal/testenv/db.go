@@ -74,6 +74,7 @@ func run(m *testing.M) (int, error) {
 		return 0, err
 	}
 	defer dropDatabase(context.Background(), cluster.template)
+	defer stopObjects()
 	code := m.Run()
 	return code, writeProven()
 }

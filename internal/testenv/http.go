@@ -37,6 +37,7 @@ import (
 	"creativeapi/internal/httpapi"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/metrics"
+	"creativeapi/internal/objectstore"
 	"creativeapi/internal/store"
 	"creativeapi/internal/stream"
 	"creativeapi/internal/tron"
@@ -58,6 +59,9 @@ type Options struct {
 	// webhooks: the LISTEN connection, the outbox publisher and the stream
 	// hub. Without it events stay unpublished and streams get no live events.
 	Events bool
+	// Objects gives the server a bucket of its own on the test binary's
+	// S3-compatible store (Env.Objects); without it uploads answer 503.
+	Objects bool
 }
 
 // Env is a real server (the production Echo instance, middleware included)
@@ -72,6 +76,8 @@ type Env struct {
 	Idempotency *idempotency.Runner
 	// Streams is the server's stream hub.
 	Streams *stream.Hub
+	// Objects is the server's object store (Options.Objects), else nil.
+	Objects *objectstore.Store
 }
 
 // TestEnv are the configuration defaults of test servers: a development
@@ -136,10 +142,14 @@ func NewOn(t testing.TB, d *DB, o Options) *Env {
 	hub := stream.NewHub(d.Store, stream.Config{
 		Heartbeat: cfg.StreamHeartbeat, MaxPerUser: cfg.StreamMaxPerUser, MaxTotal: cfg.StreamMax,
 	}, log)
+	var objects *objectstore.Store
+	if o.Objects {
+		objects = NewObjectStore(t, cfg.AllowedOrigins...)
+	}
 	h, err := httpapi.New(httpapi.Deps{
 		Config: cfg, Store: d.Store, Log: log, Auth: authSvc, Idempotency: idem,
 		SpecYAML: creativeapi.OpenAPIYAML, DocsHTML: docs.HTML,
-		Changelog: creativeapi.APIChangelog, Metrics: o.Metrics, Streams: hub,
+		Changelog: creativeapi.APIChangelog, Metrics: o.Metrics, Streams: hub, Objects: objects,
 	})
 	if err != nil {
 		t.Fatalf("build server: %v", err)
@@ -152,7 +162,7 @@ func NewOn(t testing.TB, d *DB, o Options) *Env {
 	if o.Events {
 		runEvents(t, d, cfg, hub, log)
 	}
-	return &Env{DB: d, Config: cfg, Server: srv, Echo: h, Auth: authSvc, Idempotency: idem, Streams: hub}
+	return &Env{DB: d, Config: cfg, Server: srv, Echo: h, Auth: authSvc, Idempotency: idem, Streams: hub, Objects: objects}
 }
 
 // runEvents runs the listener, the publisher and the stream hub of one
@@ -183,7 +193,10 @@ type Client struct {
 // Client returns a new anonymous client of the server.
 func (e *Env) Client(t testing.TB) *Client {
 	jar, _ := cookiejar.New(nil)
-	return &Client{t: t, base: e.Server.URL, http: &http.Client{Jar: jar}}
+	// A redirect is an answer of the API (getAssetContent's 302), checked
+	// against the spec like any other; it is not followed.
+	return &Client{t: t, base: e.Server.URL, http: &http.Client{Jar: jar,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
 // Response is a read response.

@@ -85,6 +85,9 @@ type Config struct {
 	// OnAttempt, when set, hears every logged attempt's outcome and how
 	// long its request took (a metrics hook).
 	OnAttempt func(outcome string, took time.Duration)
+	// MoreJobs, when set, adds the workers and periodic jobs of other
+	// packages (the expiry of uploads) to this replica's one River client.
+	MoreJobs func(*river.Workers) ([]*river.PeriodicJob, error)
 }
 
 func (c *Config) defaults() {
@@ -162,6 +165,15 @@ func New(st *store.Store, cfg Config, log *slog.Logger) (*Service, error) {
 	if err := river.AddWorkerSafely(workers, &purgeWorker{s: s}); err != nil {
 		return nil, err
 	}
+	periodic := []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
+		func() (river.JobArgs, *river.InsertOpts) { return purgeArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})}
+	if cfg.MoreJobs != nil {
+		more, err := cfg.MoreJobs(workers)
+		if err != nil {
+			return nil, err
+		}
+		periodic = append(periodic, more...)
+	}
 	client, err := river.NewClient(riverpgxv5.New(st.Pool), &river.Config{
 		Schema:  store.RiverSchema,
 		Logger:  log,
@@ -175,8 +187,7 @@ func New(st *store.Store, cfg Config, log *slog.Logger) (*Service, error) {
 		RescueStuckJobsAfter: cfg.jobTimeout(),
 		FetchPollInterval:    cfg.FetchPollInterval,
 		FetchCooldown:        fetchCooldown(cfg.FetchPollInterval),
-		PeriodicJobs: []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
-			func() (river.JobArgs, *river.InsertOpts) { return purgeArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})},
+		PeriodicJobs:         periodic,
 	})
 	if err != nil {
 		return nil, err

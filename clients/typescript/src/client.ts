@@ -7,6 +7,7 @@
 //   try { await api.executeCreativeAction(orgId, id, { action: "approve", expectedVersion: 3 }); }
 //   catch (e) { if (e instanceof ApiProblem && e.code === "version_conflict") reload(); }
 import createClient, { type Client } from "openapi-fetch";
+import { createSHA256 } from "hash-wasm";
 import type { components, operations, paths } from "./schema.js";
 
 /** The spec's types (generated from openapi.yaml), for anything the aliases below do not name. */
@@ -30,6 +31,9 @@ export type AccountDeposit = Schemas["AccountDeposit"];
 export type AccountDepositList = Schemas["AccountDepositList"];
 export type AccountBalance = Schemas["AccountBalance"];
 export type CreateAccountDepositRequest = Schemas["CreateAccountDepositRequest"];
+export type Upload = Schemas["Upload"];
+export type Asset = Schemas["Asset"];
+export type AssetMimeType = Schemas["AssetMimeType"];
 export type ListCreativesQuery = NonNullable<operations["listCreatives"]["parameters"]["query"]>;
 export type ListAccountDepositsQuery = NonNullable<operations["listAccountDeposits"]["parameters"]["query"]>;
 export type ListCreativeEventsQuery = NonNullable<operations["listCreativeEvents"]["parameters"]["query"]>;
@@ -288,10 +292,134 @@ export function createApiClient({ baseUrl, fetch, headers }: ApiClientOptions) {
       withRetries(options, (key) =>
         unwrap(raw.POST("/api/v1/me/balance/deposits", { params: { header: { "Idempotency-Key": key } }, body })),
       ),
+
+    /**
+     * Uploads a file (author or admin) straight to the object store and
+     * returns its Asset: streaming SHA-256, parts in parallel, a failed part
+     * resumed with a fresh URL, abort by options.signal.
+     */
+    uploadFile: (organizationId: string, file: Blob & { name?: string }, options?: UploadFileOptions) =>
+      uploadFileWith(raw, organizationId, file, options),
+    /** The upload as the server and the store see it (which parts arrived, fresh URLs for the rest). */
+    getUpload: (organizationId: string, uploadId: string) =>
+      unwrap(
+        raw.GET("/api/v1/organizations/{organizationId}/uploads/{uploadId}", {
+          params: { path: { organizationId, uploadId } },
+        }),
+      ),
   };
 }
 
 export type ApiClient = ReturnType<typeof createApiClient>;
+
+// ---- Uploads (files go from the browser straight to the object store) ----
+
+export interface UploadFileOptions {
+  /** Called as parts arrive in the store: bytes stored so far, of the file's size. */
+  onProgress?: (sent: number, total: number) => void;
+  /** Aborts hashing, the parts in flight and the upload's commands. */
+  signal?: AbortSignal;
+  /** Parts sent at once (default 4). */
+  concurrency?: number;
+  /** A file's name when `file` is a Blob without one. */
+  fileName?: string;
+}
+
+/** How many bytes of the file are hashed at a time: the file never sits in memory whole. */
+const HASH_CHUNK = 4 << 20;
+/** Rounds of sending the parts not yet stored, each after reading the upload again (resume). */
+const PART_ROUNDS = 4;
+
+/** The file's SHA-256 in lowercase hex, read in chunks (hash-wasm's streaming SHA-256). */
+export async function sha256OfFile(file: Blob, signal?: AbortSignal): Promise<string> {
+  const hasher = await createSHA256();
+  hasher.init();
+  for (let start = 0; start < file.size; start += HASH_CHUNK) {
+    signal?.throwIfAborted();
+    hasher.update(new Uint8Array(await file.slice(start, start + HASH_CHUNK).arrayBuffer()));
+  }
+  return hasher.digest("hex");
+}
+
+/**
+ * Uploads file to the organization's storage and returns its Asset: the
+ * SHA-256 is computed while reading the file in chunks, the parts go
+ * straight to the object store (several at once), a part that fails is
+ * sent again with a fresh URL after reading which parts the store already
+ * holds, and the server then checks the stored file. Throws ApiProblem
+ * (e.g. `upload_mismatch`, `storage_quota_exceeded`) or the abort error.
+ */
+async function uploadFileWith(
+  raw: Client<paths>,
+  organizationId: string,
+  file: Blob & { name?: string },
+  options: UploadFileOptions = {},
+): Promise<Asset> {
+  const { signal, onProgress } = options;
+  const sha256 = await sha256OfFile(file, signal);
+  const path = { organizationId };
+  let upload: Upload = await withRetries(undefined, (key) =>
+    unwrap(
+      raw.POST("/api/v1/organizations/{organizationId}/uploads", {
+        params: { path, header: { "Idempotency-Key": key } },
+        body: {
+          fileName: options.fileName ?? file.name ?? "file",
+          mimeType: file.type as AssetMimeType,
+          sizeBytes: file.size,
+          sha256,
+        },
+        signal,
+      }),
+    ),
+  );
+  const uploadPath = { organizationId, uploadId: upload.id };
+  const partLength = (n: number) => Math.min(upload.partSize, file.size - (n - 1) * upload.partSize);
+  let sent = 0;
+  for (let round = 1; ; round++) {
+    sent = upload.parts.filter((p) => p.received).reduce((sum, p) => sum + partLength(p.number), 0);
+    onProgress?.(sent, file.size);
+    const todo = upload.parts.filter((p) => !p.received && p.url);
+    if (todo.length === 0) break;
+    let failed = 0;
+    const queue = [...todo];
+    const worker = async () => {
+      for (let part = queue.shift(); part; part = queue.shift()) {
+        const start = (part.number - 1) * upload.partSize;
+        try {
+          const res = await fetch(part.url as string, {
+            method: "PUT",
+            body: file.slice(start, start + partLength(part.number)),
+            signal,
+          });
+          if (!res.ok) throw new Error(`part ${part.number}: HTTP ${res.status}`);
+          sent += partLength(part.number);
+          onProgress?.(sent, file.size);
+        } catch (err) {
+          if (signal?.aborted) throw err;
+          failed++;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 4, todo.length) }, worker));
+    if (failed === 0) break;
+    if (round >= PART_ROUNDS) throw new Error(`uploadFile: ${failed} parts failed ${PART_ROUNDS} times`);
+    // Resume: the store says which parts it holds; the rest get fresh URLs.
+    upload = await unwrap(
+      raw.GET("/api/v1/organizations/{organizationId}/uploads/{uploadId}", { params: { path: uploadPath }, signal }),
+    );
+  }
+  const done: Upload = await withRetries(undefined, (key) =>
+    unwrap(
+      raw.POST("/api/v1/organizations/{organizationId}/uploads/{uploadId}/complete", {
+        params: { path: uploadPath, header: { "Idempotency-Key": key } },
+        body: {},
+        signal,
+      }),
+    ),
+  );
+  if (!done.asset) throw new Error("uploadFile: the completed upload has no asset");
+  return done.asset;
+}
 
 // ---- The live stream (GET /api/v1/me/events) ----
 

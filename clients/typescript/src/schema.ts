@@ -653,6 +653,140 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{organizationId}/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start uploading a file
+         * @description Announces a file and answers where to send it: the file goes from
+         *     the client straight to the object store, in parts, each `PUT` to its
+         *     presigned `url` (any HTTP client; no credentials, no extra
+         *     headers). The API never carries the file's bytes. Read each
+         *     answer's `ETag` only if you want to check it; the store keeps the
+         *     parts. Then call `completeUpload`. See docs/uploads.md.
+         *
+         *     `partSize` is at least 5 MiB (the S3 minimum); a file up to
+         *     `partSize` is one part, a larger one ⌈`sizeBytes` / `partSize`⌉
+         *     parts, the last one shorter. The part URLs stay valid until the
+         *     upload's `expiresAt` (24 hours by default); an upload still pending
+         *     then is aborted and its parts deleted.
+         *
+         *     `sizeBytes` is at most the server's upload limit (2 GiB by
+         *     default: 422 on `sizeBytes` above it). The organization's ready and
+         *     pending uploads together stay within its storage quota: 409
+         *     `storage_quota_exceeded` otherwise.
+         *
+         *     Who: authors and admins of the organization.
+         *
+         *     Send an `Idempotency-Key` (see "Idempotent commands"): a retry
+         *     after a lost answer gets the same upload instead of a second one.
+         *
+         *     Errors are answered in this order: 401, 403 `csrf_failed`, 422,
+         *     404, 403 `action_forbidden`, 409 `storage_quota_exceeded`, 503
+         *     `uploads_unavailable` (the server has no object store).
+         */
+        post: operations["createUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{organizationId}/uploads/{uploadId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an upload, to resume it
+         * @description The upload as `createUpload` answered it, with each part's
+         *     `received` read from the object store and fresh URLs for the parts
+         *     not received yet: after an interruption, send only those, then
+         *     call `completeUpload`.
+         *
+         *     Who: authors and admins of the organization.
+         */
+        get: operations["getUpload"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{organizationId}/uploads/{uploadId}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish an upload
+         * @description Assembles the parts, then checks the stored file: its size must be
+         *     `sizeBytes` and its SHA-256 `sha256` (computed by the server from
+         *     the stored bytes), and its first bytes must be those of
+         *     `mimeType`. A file that passes is `ready` and its `asset` is set,
+         *     with the `width` and `height` of images read from the file; the
+         *     asset's `url` is its `content` path on this API. A file that fails
+         *     is `failed` and deleted: 422 `upload_mismatch`, and the client
+         *     starts again. Parts missing: 409 `upload_incomplete` (read the
+         *     upload to see which).
+         *
+         *     Completing a `ready` upload again answers it as it is.
+         *
+         *     Who: authors and admins of the organization.
+         *
+         *     Send an `Idempotency-Key` (see "Idempotent commands").
+         *
+         *     Errors are answered in this order: 401, 403 `csrf_failed`, 422
+         *     (the body), 404, 403 `action_forbidden`, 409 `upload_incomplete`,
+         *     422 `upload_mismatch`.
+         */
+        post: operations["completeUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{organizationId}/assets/{assetId}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an uploaded file
+         * @description Redirects (302) to a presigned URL of the object store that serves
+         *     the file for a few minutes; the redirect itself is
+         *     `Cache-Control: private, no-store`. An uploaded asset's `url` is
+         *     this path, so stored answers never hold an expiring URL. Assets
+         *     given by URL are not stored here: 404.
+         *
+         *     Who: any member of the organization.
+         */
+        get: operations["getAssetContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me/balance": {
         parameters: {
             query?: never;
@@ -757,7 +891,8 @@ export interface components {
              *     `idempotency_key_in_use`, `request_too_large`, `unsupported_media_type`,
              *     `invalid_request`, `idempotency_key_reused`, `too_many_attempts`,
              *     `internal_error`, `service_unavailable`, `deposits_unavailable`,
-             *     `deposit_capacity_exhausted`, `too_many_streams`. New codes may be added: treat an
+             *     `deposit_capacity_exhausted`, `too_many_streams`, `storage_quota_exceeded`,
+             *     `upload_incomplete`, `upload_mismatch`, `uploads_unavailable`. New codes may be added: treat an
              *     unknown code by its `status`.
              * @example invalid_request
              */
@@ -1536,8 +1671,101 @@ export interface components {
             timestamp: string;
             data: components["schemas"]["Comment"];
         };
+        /**
+         * @description `pending`: parts may be sent until `expiresAt`; `ready`: complete
+         *     and checked, `asset` is set; `failed`: the stored file was not the
+         *     one announced, or the upload expired; its parts and file are
+         *     deleted.
+         * @enum {string}
+         */
+        UploadStatus: "pending" | "ready" | "failed";
+        CreateUploadRequest: {
+            /**
+             * @description The file's name, without a path.
+             * @example summer-sale-9x16.png
+             */
+            fileName: string;
+            mimeType: components["schemas"]["AssetMimeType"];
+            /**
+             * Format: int64
+             * @description The file's size in bytes, at most the server's upload limit (2 GiB by default).
+             */
+            sizeBytes: number;
+            /** @description The SHA-256 digest of the file, in lowercase hex; the server checks the stored file against it. */
+            sha256: string;
+        };
+        /** @description Empty. */
+        CompleteUploadRequest: Record<string, never>;
+        UploadPart: {
+            /** Format: int32 */
+            number: number;
+            /** @description Where to `PUT` the part's bytes; null once it is received or the upload is no longer `pending`. */
+            url: string | null;
+            /**
+             * Format: date-time
+             * @description When `url` stops working; null with it.
+             */
+            expiresAt: string | null;
+            /** @description Whether the object store holds this part (read from the store by `getUpload`). */
+            received: boolean;
+        };
+        Upload: {
+            /** Format: uuid */
+            id: string;
+            status: components["schemas"]["UploadStatus"];
+            fileName: string;
+            mimeType: components["schemas"]["AssetMimeType"];
+            /** Format: int64 */
+            sizeBytes: number;
+            sha256: string;
+            /**
+             * Format: int64
+             * @description Bytes of every part but the last.
+             */
+            partSize: number;
+            parts: components["schemas"]["UploadPart"][];
+            asset: components["schemas"]["NullableAsset"];
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description A `pending` upload is aborted after this.
+             */
+            expiresAt: string;
+        };
+        /** @description The uploaded file as an Asset once the upload is `ready`; null before. Under OpenAPI 3.0 a `nullable` property lets null through its `allOf` only when the referenced schema allows null too, so this copy of Asset (kept equal to it by internal/contract) is nullable. */
+        NullableAsset: {
+            /** Format: uuid */
+            id: string;
+            fileName: string;
+            /** @example image/png */
+            mimeType: string;
+            /** Format: int64 */
+            sizeBytes: number;
+            /** Format: uri */
+            url: string;
+            /** @description Pixels; null when it does not apply. */
+            width: number | null;
+            /** @description Pixels; null when it does not apply. */
+            height: number | null;
+            /** @description Milliseconds, for video; null otherwise. */
+            durationMs: number | null;
+            sha256: string;
+        } | null;
     };
     responses: {
+        /**
+         * @description `action_forbidden`: only authors and admins of the organization
+         *     upload files; the caller is a member with another role.
+         */
+        UploadForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
         /**
          * @description `csrf_failed`: the `X-CSRF-Token` header is missing or wrong, or
          *     the call came from an untrusted origin; reload the session with
@@ -1847,6 +2075,16 @@ export interface components {
          * @example 1c9e7a5b-3d2f-4a6e-8b0c-9d8e7f6a5b4c
          */
         CommentId: string;
+        /**
+         * @description The upload id.
+         * @example 0b6c2d7e-1f3a-4c5b-9d8e-7a6f5e4d3c2b
+         */
+        UploadId: string;
+        /**
+         * @description The asset id.
+         * @example 6a5b4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d
+         */
+        AssetId: string;
         /**
          * @description A key you generate per command (a UUID is fine), 1 to 255 visible
          *     ASCII characters, sent once. The structured-field string form
@@ -3200,6 +3438,248 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["AdminOnly"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createUpload: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key you generate per command (a UUID is fine), 1 to 255 visible
+                 *     ASCII characters, sent once. The structured-field string form
+                 *     (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+                 *     key with the same body to retry safely.
+                 * @example 5b3d8a2e-8f1c-4d7e-9a6b-2c4e6f8a0b1d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "fileName": "summer-sale-9x16.png",
+                 *       "mimeType": "image/png",
+                 *       "sizeBytes": 490877,
+                 *       "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateUploadRequest"];
+            };
+        };
+        responses: {
+            /** @description The upload was started; send its parts. */
+            201: {
+                headers: {
+                    /** @description The URL of the upload. */
+                    Location?: string;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Upload"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CommandForbidden"];
+            404: components["responses"]["NotFound"];
+            /**
+             * @description `storage_quota_exceeded`: the organization's uploads would
+             *     hold more than its storage quota.
+             *     `idempotency_key_in_use`: a request with this `Idempotency-Key`
+             *     is still running. Retry with the same key after `Retry-After`
+             *     seconds.
+             */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidCommand"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+                /**
+                 * @description The upload id.
+                 * @example 0b6c2d7e-1f3a-4c5b-9d8e-7a6f5e4d3c2b
+                 */
+                uploadId: components["parameters"]["UploadId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upload. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Upload"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["UploadForbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    completeUpload: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key you generate per command (a UUID is fine), 1 to 255 visible
+                 *     ASCII characters, sent once. The structured-field string form
+                 *     (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+                 *     key with the same body to retry safely.
+                 * @example 5b3d8a2e-8f1c-4d7e-9a6b-2c4e6f8a0b1d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+                /**
+                 * @description The upload id.
+                 * @example 0b6c2d7e-1f3a-4c5b-9d8e-7a6f5e4d3c2b
+                 */
+                uploadId: components["parameters"]["UploadId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["CompleteUploadRequest"];
+            };
+        };
+        responses: {
+            /** @description The upload is `ready`; its `asset` can be added to a version. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Upload"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CommandForbidden"];
+            404: components["responses"]["NotFound"];
+            /**
+             * @description `upload_incomplete`: parts are missing in the store, or the
+             *     upload `failed` or expired. Read the upload: send the parts
+             *     not `received`, or start a new upload.
+             *     `idempotency_key_in_use`: a request with this `Idempotency-Key`
+             *     is still running. Retry with the same key after `Retry-After`
+             *     seconds.
+             */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /**
+             * @description `invalid_request`: the body is not `{}`.
+             *     `upload_mismatch`: the stored file is not the one announced
+             *     (size, SHA-256 or file type); it was deleted and the upload is
+             *     `failed`.
+             */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAssetContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+                /**
+                 * @description The asset id.
+                 * @example 6a5b4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d
+                 */
+                assetId: components["parameters"]["AssetId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Follow `Location` to download the file. */
+            302: {
+                headers: {
+                    /** @description A presigned URL of the object store, valid for a few minutes. */
+                    Location?: string;
+                    /** @description Always `private, no-store`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
             431: components["responses"]["HeadersTooLarge"];

@@ -1,0 +1,69 @@
+// uploadFile against the real server and its real S3-compatible store
+// (internal/e2e starts both): a file of three parts goes straight to the
+// store, one part fails once and is sent again after the client reads
+// which parts the store holds, and the server's check of the stored file
+// agrees with the SHA-256 the client computed in chunks.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createHash, getRandomValues } from "node:crypto";
+import { createApiClient, type Asset } from "../src/client.js";
+
+const baseUrl = process.env["API_BASE_URL"];
+if (!baseUrl) throw new Error("API_BASE_URL is not set: run this test through `go test ./internal/e2e`");
+
+/** A fetch that keeps the session cookie, as a browser does (node has no cookie jar). */
+function cookieFetch() {
+  let cookie: string | undefined;
+  return async (request: Request): Promise<Response> => {
+    const headers = new Headers(request.headers);
+    if (cookie) headers.set("Cookie", cookie);
+    const response = await fetch(new Request(request, { headers }));
+    const set = response.headers.get("Set-Cookie");
+    if (set) cookie = set.split(";")[0];
+    return response;
+  };
+}
+
+test("a file goes to the store in parts, a failed part is resumed, and the server checks what arrived", async () => {
+  const api = createApiClient({ baseUrl, fetch: cookieFetch() });
+  const session = await api.signIn({ email: "author@acme.test", password: "demo-password-1" });
+  const org = session.memberships.find((m) => m.organization.name === "Acme Ads");
+  assert.ok(org, "the author is a member of Acme Ads");
+
+  // An HTML5 bundle (a zip's signature, then random bytes) of 12 MiB and a
+  // bit: with 8 MiB parts, two parts.
+  const size = 12 * 2 ** 20 + 12345;
+  const bytes = new Uint8Array(size);
+  for (let i = 0; i < size; i += 65536) getRandomValues(bytes.subarray(i, Math.min(size, i + 65536)));
+  bytes.set([0x50, 0x4b, 0x03, 0x04]);
+  const file = new File([bytes], "bundle.zip", { type: "application/zip" });
+
+  // The store's connection drops once, on part 2.
+  const realFetch = globalThis.fetch;
+  let dropped = 0;
+  globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
+    if (init?.method === "PUT" && String(input).includes("partNumber=2") && dropped === 0) {
+      dropped++;
+      throw new TypeError("fetch failed: the connection was reset");
+    }
+    return realFetch(input, init);
+  };
+  const progress: number[] = [];
+  let asset: Asset;
+  try {
+    asset = await api.uploadFile(org.organization.id, file, { onProgress: (sent) => progress.push(sent) });
+  } finally {
+    globalThis.fetch = realFetch;
+  }
+  assert.equal(dropped, 1);
+  assert.equal(asset.sizeBytes, size);
+  assert.equal(asset.sha256, createHash("sha256").update(bytes).digest("hex"));
+  assert.equal(asset.mimeType, "application/zip");
+  assert.equal(progress.at(-1), size);
+  assert.match(asset.url, /\/assets\/[0-9a-f-]+\/content$/);
+
+  // Aborted before it starts: nothing is created.
+  const controller = new AbortController();
+  controller.abort();
+  await assert.rejects(api.uploadFile(org.organization.id, file, { signal: controller.signal }), { name: "AbortError" });
+});

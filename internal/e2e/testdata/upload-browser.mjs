@@ -1,0 +1,48 @@
+// A page on another origin than the API uploads a file with the packaged
+// client's uploadFile in headless Chromium: the parts go from the browser
+// straight to the S3-compatible store (CORS), part 2 fails once and is
+// resumed, progress is reported; then the file is downloaded back through
+// the API's /content (302 to the store) with the browser's cookies and
+// compared byte for byte. Run by internal/e2e (TestBrowserUploadsStraightToTheStore):
+//   PAGE_URL       the page (another origin than the API)
+//   API_URL        the API's origin
+//   CHROMIUM       the browser binary
+//   USER_DATA_DIR  a fresh, empty profile directory
+import { chromium } from "playwright-core";
+import { createHash } from "node:crypto";
+
+const { PAGE_URL, API_URL, CHROMIUM, USER_DATA_DIR } = process.env;
+if (!PAGE_URL || !API_URL || !CHROMIUM || !USER_DATA_DIR) {
+  console.error("upload-browser: PAGE_URL, API_URL, CHROMIUM and USER_DATA_DIR must be set");
+  process.exit(2);
+}
+
+const context = await chromium.launchPersistentContext(USER_DATA_DIR, {
+  executablePath: CHROMIUM,
+  headless: true,
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
+});
+try {
+  const page = context.pages()[0] ?? (await context.newPage());
+  const errors = [];
+  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.goto(PAGE_URL);
+  const result = await page.evaluate(async (apiUrl) => window.runUpload(apiUrl), API_URL);
+  if (result.error) throw new Error(`the page failed: ${result.error}\n${errors.join("\n")}`);
+  if (result.dropped !== 1) throw new Error(`part 2 was dropped ${result.dropped} times, want 1`);
+  if (result.progress.at(-1) !== result.size || result.progress.length < 3) {
+    throw new Error(`progress ${JSON.stringify(result.progress)} does not end at ${result.size}`);
+  }
+  if (result.storePuts !== 2) throw new Error(`${result.storePuts} PUTs reached the store, want 2 (part 2 once it was resumed)`);
+  // The download, with the browser's cookies: /content redirects to the store.
+  const res = await context.request.get(result.asset.url.replace(/^http:\/\/api\.test/, API_URL));
+  const body = await res.body();
+  const digest = createHash("sha256").update(body).digest("hex");
+  if (res.status() !== 200 || body.length !== result.size || digest !== result.sha256 || digest !== result.asset.sha256) {
+    throw new Error(`download: ${res.status()}, ${body.length} bytes, sha256 ${digest}, want ${result.sha256}`);
+  }
+  console.log(`upload-browser: ${result.size} bytes in ${result.parts} parts from ${new URL(PAGE_URL).origin} to the store, part 2 resumed, downloaded back equal`);
+} finally {
+  await context.close();
+}

@@ -1,0 +1,182 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/oapi-codegen/nullable"
+
+	"creativeapi/gen/api"
+	"creativeapi/internal/apifield"
+	"creativeapi/internal/gate"
+	"creativeapi/internal/idempotency"
+	"creativeapi/internal/problem"
+	"creativeapi/internal/requestctx"
+	"creativeapi/internal/store"
+	"creativeapi/internal/upload"
+)
+
+// The upload handlers translate HTTP to internal/upload and back
+// (docs/uploads.md).
+
+// contentTTL is how long a download URL that getAssetContent redirects to
+// stays valid.
+const contentTTL = 5 * time.Minute
+
+func uploadsPath(org uuid.UUID) string {
+	return fmt.Sprintf("/api/v1/organizations/%s/uploads", org)
+}
+
+// AssetContentURL is the API path an uploaded asset's url names, absolute
+// under base.
+func AssetContentURL(base string, org, asset uuid.UUID) string {
+	return fmt.Sprintf("%s/api/v1/organizations/%s/assets/%s/content", base, org, asset)
+}
+
+// uploadBodyChecks refuses a sizeBytes over UPLOAD_MAX_BYTES with the
+// schema's errors, in one 422.
+func (s *Server) uploadBodyChecks() map[string]gate.BodyCheck {
+	limit := s.cfg.UploadMaxBytes
+	return map[string]gate.BodyCheck{"createUpload": func(body any) []problem.FieldError {
+		req, _ := body.(map[string]any)
+		n, ok := req["sizeBytes"].(json.Number)
+		if !ok {
+			return nil // absent or not a number: the schema's to report
+		}
+		if size, err := n.Int64(); err == nil && size > limit {
+			return []problem.FieldError{{Field: "sizeBytes", Code: problem.OutOfRange,
+				Message: fmt.Sprintf("Must be at most %d bytes on this server.", limit)}}
+		}
+		return nil
+	}}
+}
+
+// uploadProblem turns the upload service's refusals into Problems; the
+// organization and the role are answered as for creatives.
+func uploadProblem(err error) error {
+	var incomplete *upload.Incomplete
+	var mismatch *upload.Mismatch
+	switch {
+	case errors.Is(err, upload.ErrNotVisible):
+		return problem.New(http.StatusNotFound, problem.NotFound, "No upload or asset with this id is visible to you in this organization.")
+	case errors.Is(err, upload.ErrQuotaExceeded):
+		return problem.New(http.StatusConflict, problem.StorageQuotaExceeded, "The organization's uploads would pass its storage quota; delete files or ask for more.")
+	case errors.Is(err, upload.ErrUnavailable):
+		return problem.New(http.StatusServiceUnavailable, problem.UploadsUnavailable, "This server has no object store configured for uploads.")
+	case errors.As(err, &incomplete):
+		return problem.New(http.StatusConflict, problem.UploadIncomplete, "%s", incomplete.Reason)
+	case errors.As(err, &mismatch):
+		return problem.New(http.StatusUnprocessableEntity, problem.UploadMismatch, "%s The file was deleted; start a new upload.", mismatch.Reason)
+	}
+	return creativeProblem(err)
+}
+
+// uploadBody is an upload as the API shows it.
+func (s *Server) uploadBody(v upload.View) api.Upload {
+	out := api.Upload{
+		Id: v.ID, Status: api.UploadStatus(v.Status), FileName: v.FileName, MimeType: api.AssetMimeType(v.MimeType),
+		SizeBytes: v.SizeBytes, Sha256: v.Sha256, PartSize: v.PartSize, Parts: make([]api.UploadPart, len(v.Parts)),
+		Asset: nullable.NewNullNullable[api.Asset](), CreatedAt: v.CreatedAt, ExpiresAt: v.ExpiresAt,
+	}
+	for i, p := range v.Parts {
+		out.Parts[i] = api.UploadPart{Number: p.Number, Url: apifield.Nullable(p.URL), ExpiresAt: apifield.Nullable(p.ExpiresAt), Received: p.Received}
+	}
+	if v.AssetID != nil {
+		out.Asset = nullable.NewNullableWithValue(api.Asset{
+			Id: *v.AssetID, FileName: v.FileName, MimeType: v.MimeType, SizeBytes: v.SizeBytes, Sha256: v.Sha256,
+			Url:   AssetContentURL(s.cfg.PublicBaseURL, v.OrganizationID, *v.AssetID),
+			Width: apifield.Nullable(widen32(v.Width)), Height: apifield.Nullable(widen32(v.Height)),
+			DurationMs: apifield.Nullable(widen32(v.DurationMs)),
+		})
+	}
+	return out
+}
+
+func widen32(v *int32) *int {
+	if v == nil {
+		return nil
+	}
+	n := int(*v)
+	return &n
+}
+
+func (s *Server) uploadLimits() upload.Limits {
+	return upload.Limits{QuotaBytes: s.cfg.OrgStorageQuotaBytes, TTL: s.cfg.UploadTTL}
+}
+
+// CreateUpload starts an upload under the caller's Idempotency-Key.
+func (s *Server) CreateUpload(ctx context.Context, r api.CreateUploadRequestObject) (api.CreateUploadResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	in := upload.NewUpload{FileName: r.Body.FileName, MimeType: string(r.Body.MimeType), SizeBytes: r.Body.SizeBytes, SHA256: r.Body.Sha256}
+	return s.uploadCommand(ctx, caller.UserID, r.Params.IdempotencyKey, func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
+		v, err := upload.Create(ctx, q.Queries, s.objects, r.OrganizationId, caller.UserID, in, s.uploadLimits(), time.Now())
+		if err != nil {
+			return idempotency.Response{}, uploadProblem(err)
+		}
+		return s.uploadResponse(v, http.StatusCreated, uploadsPath(r.OrganizationId)+"/"+v.ID.String())
+	})
+}
+
+// CompleteUpload assembles and checks an upload under the caller's
+// Idempotency-Key.
+func (s *Server) CompleteUpload(ctx context.Context, r api.CompleteUploadRequestObject) (api.CompleteUploadResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	return s.uploadCommand(ctx, caller.UserID, r.Params.IdempotencyKey, func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
+		v, err := upload.Complete(ctx, q.Queries, s.objects, r.OrganizationId, caller.UserID, r.UploadId, time.Now())
+		if err != nil {
+			return idempotency.Response{}, uploadProblem(err)
+		}
+		return s.uploadResponse(v, http.StatusOK, "")
+	})
+}
+
+func (s *Server) uploadCommand(ctx context.Context, user uuid.UUID, key *string, cmd idempotency.Command) (rawJSON, error) {
+	k := ""
+	if key != nil {
+		k = *key
+	}
+	gated := gatedFrom(ctx)
+	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: user, Key: k,
+		Fingerprint: gated.fingerprint, Prefetched: gated.prefetched}, cmd)
+	if err != nil {
+		return rawJSON{}, err
+	}
+	return rawJSON{resp, replayed}, nil
+}
+
+func (s *Server) uploadResponse(v upload.View, status int, location string) (idempotency.Response, error) {
+	b, err := json.Marshal(s.uploadBody(v))
+	if err != nil {
+		return idempotency.Response{}, err
+	}
+	return idempotency.Response{Status: status, Body: append(b, '\n'), Location: location}, nil
+}
+
+// GetUpload answers an upload with the parts the store holds.
+func (s *Server) GetUpload(ctx context.Context, r api.GetUploadRequestObject) (api.GetUploadResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	v, err := upload.Get(ctx, s.store.Q, s.objects, r.OrganizationId, caller.UserID, r.UploadId, time.Now())
+	if err != nil {
+		return nil, uploadProblem(err)
+	}
+	return api.GetUpload200JSONResponse(s.uploadBody(v)), nil
+}
+
+// GetAssetContent redirects a member to a short-lived download URL.
+func (s *Server) GetAssetContent(ctx context.Context, r api.GetAssetContentRequestObject) (api.GetAssetContentResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	url, err := upload.Content(ctx, s.store.Q, s.objects, r.OrganizationId, caller.UserID, r.AssetId, contentTTL)
+	if err != nil {
+		return nil, uploadProblem(err)
+	}
+	noStore := "private, no-store"
+	return api.GetAssetContent302Response{Headers: api.GetAssetContent302ResponseHeaders{CacheControl: &noStore, Location: &url}}, nil
+}
+
+func (r rawJSON) VisitCreateUploadResponse(w http.ResponseWriter) error   { return r.write(w) }
+func (r rawJSON) VisitCompleteUploadResponse(w http.ResponseWriter) error { return r.write(w) }

@@ -1,0 +1,257 @@
+// Package objectstore is the API's side of the S3-compatible object store
+// that holds uploaded files. The API never carries a file's bytes on the
+// way in: it presigns part uploads for the browser, asks the store which
+// parts arrived, assembles them, reads the object once to check it, and
+// presigns short-lived downloads. Signing is aws-sdk-go-v2's (SigV4).
+package objectstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go"
+)
+
+// Config locates the store and the bucket.
+type Config struct {
+	// Endpoint is where the API reaches the store; empty means AWS S3.
+	Endpoint string
+	// PublicEndpoint is the store as browsers reach it, used in presigned
+	// URLs; empty means Endpoint.
+	PublicEndpoint  string
+	Bucket          string
+	Region          string
+	AccessKeyID     string
+	SecretAccessKey string
+}
+
+// Store talks to one bucket.
+type Store struct {
+	bucket    string
+	client    *s3.Client
+	presigner *s3.PresignClient
+}
+
+// ErrNotFound is the store's answer for a missing object or upload.
+var ErrNotFound = errors.New("objectstore: not found")
+
+// New builds the clients; it makes no request.
+func New(cfg Config) *Store {
+	client := newClient(cfg, cfg.Endpoint)
+	public := cfg.PublicEndpoint
+	if public == "" {
+		public = cfg.Endpoint
+	}
+	return &Store{bucket: cfg.Bucket, client: client, presigner: s3.NewPresignClient(newClient(cfg, public))}
+}
+
+func newClient(cfg Config, endpoint string) *s3.Client {
+	return s3.New(s3.Options{
+		Region:      cfg.Region,
+		Credentials: credentials.NewStaticCredentialsProvider(cfg.AccessKeyID, cfg.SecretAccessKey, ""),
+		// A checksum header the SDK would add by default has no place in a
+		// URL a browser PUTs to, and not every S3-compatible store knows it.
+		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
+		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
+		BaseEndpoint:               nonEmpty(endpoint),
+		// Path-style addressing works on every S3-compatible store; a
+		// bucket name in the host needs wildcard DNS.
+		UsePathStyle: endpoint != "",
+	})
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// Bucket is the bucket's name.
+func (s *Store) Bucket() string { return s.bucket }
+
+// EnsureBucket creates the bucket when missing and lets browsers from
+// origins PUT parts and read their ETag (the client needs it to resume).
+func (s *Store) EnsureBucket(ctx context.Context, origins []string) error {
+	_, err := s.client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: &s.bucket})
+	if err != nil && !hasCode(err, "BucketAlreadyOwnedByYou", "BucketAlreadyExists") {
+		return fmt.Errorf("create bucket %s: %w", s.bucket, err)
+	}
+	if len(origins) == 0 {
+		return nil
+	}
+	_, err = s.client.PutBucketCors(ctx, &s3.PutBucketCorsInput{
+		Bucket: &s.bucket,
+		CORSConfiguration: &types.CORSConfiguration{CORSRules: []types.CORSRule{{
+			AllowedOrigins: origins,
+			AllowedMethods: []string{"PUT", "GET", "HEAD"},
+			AllowedHeaders: []string{"*"},
+			ExposeHeaders:  []string{"ETag"},
+			MaxAgeSeconds:  aws.Int32(3600),
+		}}},
+	})
+	if err != nil {
+		return fmt.Errorf("set the CORS rules of bucket %s: %w", s.bucket, err)
+	}
+	return nil
+}
+
+// Ping checks that the bucket answers.
+func (s *Store) Ping(ctx context.Context) error {
+	_, err := s.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &s.bucket})
+	return err
+}
+
+// CreateMultipartUpload starts a multipart upload of key and returns the
+// store's upload id.
+func (s *Store) CreateMultipartUpload(ctx context.Context, key, contentType string) (string, error) {
+	out, err := s.client.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{
+		Bucket: &s.bucket, Key: &key, ContentType: &contentType,
+	})
+	if err != nil {
+		return "", fmt.Errorf("create multipart upload: %w", err)
+	}
+	return aws.ToString(out.UploadId), nil
+}
+
+// PresignUploadPart returns the URL a browser PUTs part number to.
+func (s *Store) PresignUploadPart(ctx context.Context, key, uploadID string, number int32, ttl time.Duration) (string, error) {
+	req, err := s.presigner.PresignUploadPart(ctx, &s3.UploadPartInput{
+		Bucket: &s.bucket, Key: &key, UploadId: &uploadID, PartNumber: &number,
+	}, s3.WithPresignExpires(ttl))
+	if err != nil {
+		return "", fmt.Errorf("presign part %d: %w", number, err)
+	}
+	return req.URL, nil
+}
+
+// Part is a part the store holds.
+type Part struct {
+	Number int32
+	Size   int64
+	ETag   string
+}
+
+// ListParts lists the parts of a multipart upload that arrived, by number.
+func (s *Store) ListParts(ctx context.Context, key, uploadID string) ([]Part, error) {
+	var parts []Part
+	p := s3.NewListPartsPaginator(s.client, &s3.ListPartsInput{Bucket: &s.bucket, Key: &key, UploadId: &uploadID})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			if hasCode(err, "NoSuchUpload", "NoSuchKey") {
+				return nil, ErrNotFound
+			}
+			return nil, fmt.Errorf("list parts: %w", err)
+		}
+		for _, pt := range page.Parts {
+			parts = append(parts, Part{Number: aws.ToInt32(pt.PartNumber), Size: aws.ToInt64(pt.Size), ETag: aws.ToString(pt.ETag)})
+		}
+	}
+	return parts, nil
+}
+
+// CompleteMultipartUpload assembles parts (in number order) into key.
+func (s *Store) CompleteMultipartUpload(ctx context.Context, key, uploadID string, parts []Part) error {
+	done := make([]types.CompletedPart, len(parts))
+	for i, p := range parts {
+		done[i] = types.CompletedPart{PartNumber: aws.Int32(p.Number), ETag: aws.String(p.ETag)}
+	}
+	_, err := s.client.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{
+		Bucket: &s.bucket, Key: &key, UploadId: &uploadID,
+		MultipartUpload: &types.CompletedMultipartUpload{Parts: done},
+	})
+	if err != nil {
+		if hasCode(err, "NoSuchUpload") {
+			return ErrNotFound
+		}
+		return fmt.Errorf("complete multipart upload: %w", err)
+	}
+	return nil
+}
+
+// AbortMultipartUpload drops an unfinished upload and its parts; an upload
+// already gone is not an error.
+func (s *Store) AbortMultipartUpload(ctx context.Context, key, uploadID string) error {
+	_, err := s.client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: &s.bucket, Key: &key, UploadId: &uploadID})
+	if err != nil && !hasCode(err, "NoSuchUpload", "NoSuchKey") {
+		return fmt.Errorf("abort multipart upload: %w", err)
+	}
+	return nil
+}
+
+// Open streams the object.
+func (s *Store) Open(ctx context.Context, key string) (io.ReadCloser, int64, error) {
+	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: &key})
+	if err != nil {
+		if hasCode(err, "NoSuchKey", "NotFound") {
+			return nil, 0, ErrNotFound
+		}
+		return nil, 0, fmt.Errorf("get object: %w", err)
+	}
+	return out.Body, aws.ToInt64(out.ContentLength), nil
+}
+
+// Delete removes the object; a missing object is not an error.
+func (s *Store) Delete(ctx context.Context, key string) error {
+	_, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: &key})
+	if err != nil && !hasCode(err, "NoSuchKey", "NotFound") {
+		return fmt.Errorf("delete object: %w", err)
+	}
+	return nil
+}
+
+// Exists reports whether the object is there.
+func (s *Store) Exists(ctx context.Context, key string) (bool, error) {
+	_, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: &key})
+	if err != nil {
+		if hasCode(err, "NoSuchKey", "NotFound") {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}
+
+// PresignGet returns a URL that downloads the object for ttl, named
+// fileName when saved.
+func (s *Store) PresignGet(ctx context.Context, key, fileName string, ttl time.Duration) (string, error) {
+	disposition := "attachment; filename*=UTF-8''" + strings.ReplaceAll(url.PathEscape(fileName), "'", "%27")
+	req, err := s.presigner.PresignGetObject(ctx, &s3.GetObjectInput{
+		Bucket: &s.bucket, Key: &key, ResponseContentDisposition: &disposition,
+	}, s3.WithPresignExpires(ttl))
+	if err != nil {
+		return "", fmt.Errorf("presign get: %w", err)
+	}
+	return req.URL, nil
+}
+
+// hasCode reports whether err is an S3 error with one of codes.
+func hasCode(err error, codes ...string) bool {
+	var apiErr smithy.APIError
+	if !errors.As(err, &apiErr) {
+		return false
+	}
+	for _, c := range codes {
+		if apiErr.ErrorCode() == c {
+			return true
+		}
+	}
+	return false
+}
+
+// Ready checks that the store answers a request signed with our
+// credentials (listing buckets needs no bucket).
+func (s *Store) Ready(ctx context.Context) error {
+	_, err := s.client.ListBuckets(ctx, &s3.ListBucketsInput{})
+	return err
+}

@@ -1,0 +1,259 @@
+// Package s3server runs a private S3-compatible object store as a child
+// process: the store of `make run` (DEV_MODE) and of the tests, the way
+// internal/pgserver runs PostgreSQL. The server is versitygw (Apache-2.0)
+// serving a directory through its posix backend, pinned as a Go tool in
+// tools/s3/go.mod and built from the module proxy.
+//
+// It listens on loopback only; its root credentials are random per data
+// directory and kept in it.
+package s3server
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"creativeapi/internal/objectstore"
+)
+
+// Package is the server's Go package, pinned in tools/s3/go.mod.
+const Package = "github.com/versity/versitygw/cmd/versitygw"
+
+// credentialsFile holds the root access key id and secret, one a line.
+const credentialsFile = "credentials"
+
+// Options configure a server.
+type Options struct {
+	// Bin is the versitygw executable (see Binary).
+	Bin string
+	// DataDir holds the objects (DataDir/objects, one directory per
+	// bucket) and the credentials; it is created when missing.
+	DataDir string
+	// Bucket is created at start when missing.
+	Bucket string
+	// Region is the region the server signs for; empty means us-east-1.
+	Region string
+	// AllowedOrigins may PUT parts and read ETag from a browser.
+	AllowedOrigins []string
+	// Log receives the server's own output; nil discards it.
+	Log io.Writer
+}
+
+// Server is a running store.
+type Server struct {
+	Endpoint string
+	Port     int
+	Config   objectstore.Config
+	cmd      *exec.Cmd
+	done     chan error
+	stop     sync.Once
+}
+
+// Start starts the server on a free loopback port, waits until it answers
+// and creates the bucket with its CORS rules.
+func Start(ctx context.Context, opts Options) (*Server, error) {
+	if opts.Bin == "" {
+		return nil, errors.New("s3server: no versitygw executable given")
+	}
+	if opts.Region == "" {
+		opts.Region = "us-east-1"
+	}
+	dir, err := filepath.Abs(opts.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	objects := filepath.Join(dir, "objects")
+	if err := os.MkdirAll(objects, 0o700); err != nil {
+		return nil, fmt.Errorf("create %s: %w", objects, err)
+	}
+	key, secret, err := ensureCredentials(dir)
+	if err != nil {
+		return nil, err
+	}
+	logw := opts.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	for attempt := 1; ; attempt++ {
+		s, err := start(ctx, opts, objects, key, secret, logw)
+		if errors.Is(err, errPortTaken) && attempt < 5 {
+			continue
+		}
+		return s, err
+	}
+}
+
+var errPortTaken = errors.New("the port was taken before versitygw bound it")
+
+func start(ctx context.Context, opts Options, objects, key, secret string, logw io.Writer) (*Server, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	cmd := exec.Command(opts.Bin, "--port", addr, "--region", opts.Region, "--quiet", "posix", objects)
+	// The environment is ours alone: versitygw reads many VGW_* variables.
+	cmd.Env = []string{"ROOT_ACCESS_KEY=" + key, "ROOT_SECRET_KEY=" + secret, "HOME=" + os.Getenv("HOME"), "PATH=" + os.Getenv("PATH")}
+	cmd.Stdout, cmd.Stderr = logw, logw
+	// Pdeathsig stops the server with us even if we are killed.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM, Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start versitygw: %w", err)
+	}
+	s := &Server{
+		Endpoint: "http://" + addr,
+		Port:     port,
+		Config: objectstore.Config{
+			Endpoint: "http://" + addr, Bucket: opts.Bucket, Region: opts.Region,
+			AccessKeyID: key, SecretAccessKey: secret,
+		},
+		cmd:  cmd,
+		done: make(chan error, 1),
+	}
+	go func() { s.done <- cmd.Wait() }()
+	store := objectstore.New(s.Config)
+	if err := s.waitReady(ctx, store, 60*time.Second); err != nil {
+		_ = s.Stop()
+		l, lerr := net.Listen("tcp", addr)
+		if lerr != nil {
+			return nil, fmt.Errorf("%w: %w", errPortTaken, err)
+		}
+		l.Close()
+		return nil, err
+	}
+	if err := store.EnsureBucket(ctx, opts.AllowedOrigins); err != nil {
+		_ = s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// waitReady waits until the server answers a signed request with our
+// credentials: an answer from another process on the port would not.
+func (s *Server) waitReady(ctx context.Context, store *objectstore.Store, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		err := store.Ready(ctx)
+		if err == nil {
+			return nil
+		}
+		select {
+		case werr := <-s.done:
+			s.done <- werr // for Stop
+			return fmt.Errorf("versitygw exited during start-up: %v (last error: %v)", werr, err)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("versitygw did not answer within %s: %w", limit, err)
+		}
+	}
+}
+
+// Stop shuts the server down; stopping a stopped server does nothing.
+func (s *Server) Stop() error {
+	s.stop.Do(func() {
+		if s.cmd.Process == nil {
+			return
+		}
+		_ = s.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-s.done:
+		case <-time.After(10 * time.Second):
+			_ = s.cmd.Process.Kill()
+			<-s.done
+		}
+	})
+	return nil
+}
+
+// ensureCredentials returns the root key id and secret kept in dir, made
+// at random the first time.
+func ensureCredentials(dir string) (string, string, error) {
+	path := filepath.Join(dir, credentialsFile)
+	if b, err := os.ReadFile(path); err == nil {
+		lines := strings.Fields(string(b))
+		if len(lines) == 2 {
+			return lines[0], lines[1], nil
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", "", fmt.Errorf("read the store's credentials: %w", err)
+	}
+	var k [10]byte
+	var s [30]byte
+	_, _ = rand.Read(k[:])
+	_, _ = rand.Read(s[:])
+	key, secret := "CA"+strings.ToUpper(hex.EncodeToString(k[:])), hex.EncodeToString(s[:])
+	if err := os.WriteFile(path, []byte(key+"\n"+secret+"\n"), 0o600); err != nil {
+		return "", "", err
+	}
+	return key, secret, nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Binary returns a versitygw executable for the tests: $S3_SERVER_BIN when
+// set (make test-go builds bin/versitygw once, before the test binaries
+// start), else one built from tools/s3/go.mod of the module at moduleRoot,
+// kept in the user's cache directory under a name derived from
+// tools/s3/go.sum so a new pin builds a new one. The first build takes
+// about a minute; later calls find the file.
+func Binary(ctx context.Context, goBin, moduleRoot string) (string, error) {
+	if bin := os.Getenv("S3_SERVER_BIN"); bin != "" {
+		return bin, nil
+	}
+	modfile := filepath.Join(moduleRoot, "tools", "s3", "go.mod")
+	sum, err := os.ReadFile(filepath.Join(moduleRoot, "tools", "s3", "go.sum"))
+	if err != nil {
+		return "", fmt.Errorf("s3server: %w", err)
+	}
+	mod, err := os.ReadFile(modfile)
+	if err != nil {
+		return "", fmt.Errorf("s3server: %w", err)
+	}
+	h := sha256.Sum256(append(mod, sum...))
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	bin := filepath.Join(cache, "creativeapi", "versitygw-"+hex.EncodeToString(h[:8]))
+	if _, err := os.Stat(bin); err == nil {
+		return bin, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		return "", err
+	}
+	// Built under a temporary name and renamed: test binaries of several
+	// packages may build it at once.
+	tmp := fmt.Sprintf("%s.%d.tmp", bin, os.Getpid())
+	cmd := exec.CommandContext(ctx, goBin, "build", "-modfile="+modfile, "-o", tmp, Package)
+	cmd.Dir = moduleRoot
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build versitygw: %v\n%s", err, out)
+	}
+	if err := os.Rename(tmp, bin); err != nil {
+		return "", err
+	}
+	return bin, nil
+}

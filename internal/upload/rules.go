@@ -1,0 +1,149 @@
+// Package upload holds the rules of uploaded files (docs/uploads.md): how
+// a file is cut into parts, the moves of an upload's status, what a file's
+// first bytes must be for its declared type, and what its bytes say of its
+// dimensions. It knows no HTTP; service.go applies the rules to the
+// database and the object store.
+package upload
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	_ "image/gif"  // registers GIF for image.DecodeConfig
+	_ "image/jpeg" // registers JPEG
+	_ "image/png"  // registers PNG
+
+	_ "golang.org/x/image/webp" // registers WebP
+)
+
+const (
+	// MinPartSize is S3's smallest part but the last.
+	MinPartSize = 5 << 20
+	// DefaultPartSize keeps a 2 GiB file at 256 parts.
+	DefaultPartSize = 8 << 20
+	// MaxParts is S3's most parts in one upload.
+	MaxParts = 10_000
+)
+
+// PartSize is the size of every part of a file of size bytes but the
+// last: DefaultPartSize, or larger (whole MiB) when the file would need
+// more than MaxParts.
+func PartSize(size int64) int64 {
+	p := int64(DefaultPartSize)
+	if need := (size + MaxParts - 1) / MaxParts; need > p {
+		p = (need + 1<<20 - 1) / (1 << 20) * (1 << 20)
+	}
+	return p
+}
+
+// PartCount is how many parts a file of size bytes is cut into.
+func PartCount(size, partSize int64) int32 {
+	if size <= partSize {
+		return 1
+	}
+	return int32((size + partSize - 1) / partSize)
+}
+
+// PartLength is the size of part number (1-based).
+func PartLength(size, partSize int64, number int32) int64 {
+	n := PartCount(size, partSize)
+	if number < n {
+		return partSize
+	}
+	return size - partSize*int64(n-1)
+}
+
+// Status is an upload's status.
+type Status string
+
+const (
+	StatusPending Status = "pending"
+	StatusReady   Status = "ready"
+	StatusFailed  Status = "failed"
+)
+
+// Move is a change of an upload's status.
+type Move string
+
+const (
+	// MoveComplete: the stored file is the one announced.
+	MoveComplete Move = "complete"
+	// MoveReject: the stored file is not the one announced.
+	MoveReject Move = "reject"
+	// MoveExpire: the upload was still pending at its expiry.
+	MoveExpire Move = "expire"
+)
+
+// moves is every allowed move: from pending only. The SQL of each move
+// (UploadMarkReady, UploadMarkFailed) is one statement guarded by the same
+// from-status (WHERE status = 'pending').
+var moves = map[Move]struct{ From, To Status }{
+	MoveComplete: {StatusPending, StatusReady},
+	MoveReject:   {StatusPending, StatusFailed},
+	MoveExpire:   {StatusPending, StatusFailed},
+}
+
+// Decide is the status after m, or an error when m is not allowed from s.
+func Decide(s Status, m Move) (Status, error) {
+	mv, ok := moves[m]
+	if !ok {
+		return s, fmt.Errorf("upload: %q is not a move", m)
+	}
+	if mv.From != s {
+		return s, fmt.Errorf("upload: cannot %s an upload that is %s", m, s)
+	}
+	return mv.To, nil
+}
+
+// SniffLen is how many first bytes MatchesType and Probe read; enough for
+// the image headers, and for a JPEG's frame header after common metadata.
+const SniffLen = 256 << 10
+
+// MatchesType reports whether a file starting with head is of type mime:
+// its signature (magic bytes) is that type's.
+func MatchesType(mime string, head []byte) bool {
+	at := func(off int, sig string) bool {
+		return len(head) >= off+len(sig) && string(head[off:off+len(sig)]) == sig
+	}
+	switch mime {
+	case "image/png":
+		return at(0, "\x89PNG\r\n\x1a\n")
+	case "image/jpeg":
+		return at(0, "\xff\xd8\xff")
+	case "image/gif":
+		return at(0, "GIF87a") || at(0, "GIF89a")
+	case "image/webp":
+		return at(0, "RIFF") && at(8, "WEBP")
+	case "video/mp4":
+		return at(4, "ftyp") && !at(8, "qt  ")
+	case "video/quicktime":
+		return at(4, "ftypqt  ") || at(4, "moov") || at(4, "mdat") || at(4, "wide") || at(4, "free")
+	case "video/webm":
+		return at(0, "\x1a\x45\xdf\xa3")
+	case "application/zip":
+		return at(0, "PK\x03\x04") || at(0, "PK\x05\x06")
+	}
+	return false
+}
+
+// Media is what a file's bytes say of it; nil where they say nothing.
+type Media struct {
+	Width, Height, DurationMs *int32
+}
+
+// Probe reads the dimensions of an image from its first bytes with the
+// standard library's decoders (and x/image/webp); other types, or an image
+// whose header does not decode, give an empty Media.
+func Probe(mime string, head []byte) Media {
+	switch mime {
+	case "image/png", "image/jpeg", "image/gif", "image/webp":
+	default:
+		return Media{}
+	}
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(head))
+	if err != nil || "image/"+format != mime || cfg.Width <= 0 || cfg.Height <= 0 {
+		return Media{}
+	}
+	w, h := int32(cfg.Width), int32(cfg.Height)
+	return Media{Width: &w, Height: &h}
+}

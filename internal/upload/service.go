@@ -1,0 +1,337 @@
+package upload
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/google/uuid"
+
+	"creativeapi/gen/db"
+	"creativeapi/internal/creative"
+	"creativeapi/internal/objectstore"
+	"creativeapi/internal/review"
+	"creativeapi/internal/store"
+)
+
+// The refusals of the service, turned into Problems by the HTTP layer.
+var (
+	// ErrNotVisible: no such upload (or asset) in the organization.
+	ErrNotVisible = errors.New("upload not visible")
+	// ErrQuotaExceeded: the organization's uploads would pass its quota.
+	ErrQuotaExceeded = errors.New("storage quota exceeded")
+	// ErrUnavailable: the server has no object store.
+	ErrUnavailable = errors.New("uploads unavailable")
+)
+
+// Incomplete refuses to complete an upload whose parts are not all there.
+type Incomplete struct{ Reason string }
+
+func (e *Incomplete) Error() string { return "upload incomplete: " + e.Reason }
+
+// Mismatch reports a stored file that is not the one announced.
+type Mismatch struct{ Reason string }
+
+func (e *Mismatch) Error() string { return "upload mismatch: " + e.Reason }
+
+// Limits bound uploads.
+type Limits struct {
+	QuotaBytes int64
+	TTL        time.Duration
+}
+
+// NewUpload is a file a client announces.
+type NewUpload struct {
+	FileName, MimeType string
+	SizeBytes          int64
+	SHA256             string
+}
+
+// Part is a part as a client sees it.
+type Part struct {
+	Number    int32
+	URL       *string
+	ExpiresAt *time.Time
+	Received  bool
+}
+
+// View is an upload with its parts.
+type View struct {
+	db.Upload
+	Parts []Part
+}
+
+// ObjectKey is where an upload's file lives in the bucket.
+func ObjectKey(org, id uuid.UUID) string { return "uploads/" + org.String() + "/" + id.String() }
+
+// authorize checks that user may upload to org: ErrOrganizationNotVisible
+// (404) before a role refusal (403).
+func authorize(ctx context.Context, q *db.Queries, org, user uuid.UUID) error {
+	role, err := creative.MemberRole(ctx, q, org, user)
+	if err != nil {
+		return err
+	}
+	return review.AuthorizeUploads(role)
+}
+
+// Create starts the multipart upload in the store and records it.
+func Create(ctx context.Context, q *db.Queries, objects *objectstore.Store, org, user uuid.UUID, in NewUpload, lim Limits, now time.Time) (View, error) {
+	if err := authorize(ctx, q, org, user); err != nil {
+		return View{}, err
+	}
+	if objects == nil {
+		return View{}, ErrUnavailable
+	}
+	if err := q.OrganizationLockForUploads(ctx, org); err != nil {
+		return View{}, err
+	}
+	used, err := q.UploadStorageUsed(ctx, org)
+	if err != nil {
+		return View{}, err
+	}
+	if used+in.SizeBytes > lim.QuotaBytes {
+		return View{}, ErrQuotaExceeded
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return View{}, err
+	}
+	key := ObjectKey(org, id)
+	storeID, err := objects.CreateMultipartUpload(ctx, key, in.MimeType)
+	if err != nil {
+		return View{}, err
+	}
+	row, err := q.UploadInsert(ctx, db.UploadInsertParams{
+		ID: id, OrganizationID: org, CreatedBy: user, FileName: in.FileName, MimeType: in.MimeType,
+		SizeBytes: in.SizeBytes, Sha256: in.SHA256, PartSize: PartSize(in.SizeBytes), ObjectKey: key,
+		StoreUploadID: storeID, ExpiresAt: now.Add(lim.TTL),
+	})
+	if err != nil {
+		_ = objects.AbortMultipartUpload(context.WithoutCancel(ctx), key, storeID)
+		return View{}, err
+	}
+	return view(ctx, objects, row, nil, now)
+}
+
+// Get reads an upload, asking the store which parts arrived when pending.
+func Get(ctx context.Context, q *db.Queries, objects *objectstore.Store, org, user, id uuid.UUID, now time.Time) (View, error) {
+	if err := authorize(ctx, q, org, user); err != nil {
+		return View{}, err
+	}
+	row, err := q.UploadGet(ctx, db.UploadGetParams{OrganizationID: org, ID: id})
+	if errors.Is(err, store.ErrNotFound) {
+		return View{}, ErrNotVisible
+	} else if err != nil {
+		return View{}, err
+	}
+	if objects == nil {
+		return View{}, ErrUnavailable
+	}
+	var received []objectstore.Part
+	if Status(row.Status) == StatusPending && row.ExpiresAt.After(now) {
+		if received, err = objects.ListParts(ctx, row.ObjectKey, row.StoreUploadID); err != nil && !errors.Is(err, objectstore.ErrNotFound) {
+			return View{}, err
+		}
+	}
+	return view(ctx, objects, row, received, now)
+}
+
+// view lists row's parts: fresh URLs, valid until the upload expires, for
+// the parts of a pending upload not among received.
+func view(ctx context.Context, objects *objectstore.Store, row db.Upload, received []objectstore.Part, now time.Time) (View, error) {
+	n := PartCount(row.SizeBytes, row.PartSize)
+	got := make(map[int32]bool, len(received))
+	for _, p := range received {
+		got[p.Number] = p.Size == PartLength(row.SizeBytes, row.PartSize, p.Number)
+	}
+	v := View{Upload: row, Parts: make([]Part, n)}
+	pending := Status(row.Status) == StatusPending && row.ExpiresAt.After(now)
+	for i := range v.Parts {
+		number := int32(i + 1)
+		p := Part{Number: number, Received: got[number] || Status(row.Status) == StatusReady}
+		if pending && !p.Received {
+			url, err := objects.PresignUploadPart(ctx, row.ObjectKey, row.StoreUploadID, number, row.ExpiresAt.Sub(now))
+			if err != nil {
+				return View{}, err
+			}
+			expires := row.ExpiresAt
+			p.URL, p.ExpiresAt = &url, &expires
+		}
+		v.Parts[i] = p
+	}
+	return v, nil
+}
+
+// Complete assembles a pending upload's parts and checks the stored file
+// against what was announced: its size and SHA-256 (read once, streaming),
+// then its type's signature; it reads the dimensions of images. A file
+// that fails is deleted and the upload failed (a *Mismatch, which the
+// caller commits). A ready upload is answered as it is.
+func Complete(ctx context.Context, q *db.Queries, objects *objectstore.Store, org, user, id uuid.UUID, now time.Time) (View, error) {
+	if err := authorize(ctx, q, org, user); err != nil {
+		return View{}, err
+	}
+	row, err := q.UploadGetForUpdate(ctx, db.UploadGetForUpdateParams{OrganizationID: org, ID: id})
+	if errors.Is(err, store.ErrNotFound) {
+		return View{}, ErrNotVisible
+	} else if err != nil {
+		return View{}, err
+	}
+	if objects == nil {
+		return View{}, ErrUnavailable
+	}
+	switch {
+	case Status(row.Status) == StatusReady:
+		return view(ctx, objects, row, nil, now)
+	case Status(row.Status) == StatusFailed:
+		return View{}, &Incomplete{Reason: "The upload failed; start a new one."}
+	case !row.ExpiresAt.After(now):
+		return View{}, &Incomplete{Reason: "The upload expired; start a new one."}
+	}
+	parts, err := objects.ListParts(ctx, row.ObjectKey, row.StoreUploadID)
+	if errors.Is(err, objectstore.ErrNotFound) {
+		return View{}, &Incomplete{Reason: "The store holds no part of this upload."}
+	} else if err != nil {
+		return View{}, err
+	}
+	if missing := missingParts(row, parts); missing != "" {
+		return View{}, &Incomplete{Reason: missing}
+	}
+	if err := objects.CompleteMultipartUpload(ctx, row.ObjectKey, row.StoreUploadID, parts); err != nil {
+		return View{}, err
+	}
+	media, mismatch, err := check(ctx, objects, row)
+	if err != nil {
+		return View{}, err
+	}
+	if mismatch != "" {
+		if err := objects.Delete(ctx, row.ObjectKey); err != nil {
+			return View{}, err
+		}
+		if _, err := Decide(Status(row.Status), MoveReject); err != nil {
+			return View{}, err
+		}
+		if _, err := q.UploadMarkFailed(ctx, db.UploadMarkFailedParams{ID: row.ID, Failure: &mismatch}); err != nil {
+			return View{}, err
+		}
+		return View{}, &Mismatch{Reason: mismatch}
+	}
+	if _, err := Decide(Status(row.Status), MoveComplete); err != nil {
+		return View{}, err
+	}
+	assetID, err := uuid.NewV7()
+	if err != nil {
+		return View{}, err
+	}
+	row, err = q.UploadMarkReady(ctx, db.UploadMarkReadyParams{
+		ID: row.ID, AssetID: &assetID, Width: media.Width, Height: media.Height, DurationMs: media.DurationMs,
+	})
+	if err != nil {
+		return View{}, err
+	}
+	return view(ctx, objects, row, nil, now)
+}
+
+// missingParts says which parts are absent or of the wrong size; "" when
+// all are there.
+func missingParts(row db.Upload, parts []objectstore.Part) string {
+	n := PartCount(row.SizeBytes, row.PartSize)
+	have := make(map[int32]int64, len(parts))
+	for _, p := range parts {
+		have[p.Number] = p.Size
+	}
+	var missing []int32
+	for number := int32(1); number <= n; number++ {
+		if size, ok := have[number]; !ok || size != PartLength(row.SizeBytes, row.PartSize, number) {
+			missing = append(missing, number)
+		}
+	}
+	if len(missing) == 0 && len(parts) == int(n) {
+		return ""
+	}
+	if len(missing) == 0 {
+		return fmt.Sprintf("The store holds %d parts; this upload has %d.", len(parts), n)
+	}
+	return fmt.Sprintf("Parts missing or of the wrong size: %v (of %d).", missing, n)
+}
+
+// check reads the stored object once: its size, SHA-256 and first bytes.
+func check(ctx context.Context, objects *objectstore.Store, row db.Upload) (Media, string, error) {
+	body, _, err := objects.Open(ctx, row.ObjectKey)
+	if err != nil {
+		return Media{}, "", err
+	}
+	defer body.Close()
+	h := sha256.New()
+	head := &prefix{max: SniffLen}
+	n, err := io.Copy(io.MultiWriter(h, head), body)
+	if err != nil {
+		return Media{}, "", fmt.Errorf("read the stored file: %w", err)
+	}
+	switch {
+	case n != row.SizeBytes:
+		return Media{}, fmt.Sprintf("The stored file has %d bytes; %d were announced.", n, row.SizeBytes), nil
+	case hex.EncodeToString(h.Sum(nil)) != row.Sha256:
+		return Media{}, "The stored file's SHA-256 is not the one announced.", nil
+	case !MatchesType(row.MimeType, head.b):
+		return Media{}, fmt.Sprintf("The stored file does not start as a %s file does.", row.MimeType), nil
+	}
+	return Probe(row.MimeType, head.b), "", nil
+}
+
+// prefix keeps the first max bytes written to it.
+type prefix struct {
+	b   []byte
+	max int
+}
+
+func (p *prefix) Write(b []byte) (int, error) {
+	if room := p.max - len(p.b); room > 0 {
+		p.b = append(p.b, b[:min(room, len(b))]...)
+	}
+	return len(b), nil
+}
+
+// Content finds the stored file behind an asset of org that user may see
+// and presigns its download for ttl.
+func Content(ctx context.Context, q *db.Queries, objects *objectstore.Store, org, user, assetID uuid.UUID, ttl time.Duration) (string, error) {
+	if _, err := creative.MemberRole(ctx, q, org, user); err != nil {
+		return "", err
+	}
+	row, err := q.UploadByAsset(ctx, db.UploadByAssetParams{OrganizationID: org, AssetID: &assetID})
+	if errors.Is(err, store.ErrNotFound) {
+		return "", ErrNotVisible
+	} else if err != nil {
+		return "", err
+	}
+	if objects == nil {
+		return "", ErrUnavailable
+	}
+	return objects.PresignGet(ctx, row.ObjectKey, row.FileName, ttl)
+}
+
+// Expire aborts pending uploads past their expiry (their parts are
+// deleted by the store) and fails them; it returns how many.
+func Expire(ctx context.Context, s *store.Store, objects *objectstore.Store, now time.Time, limit int32) (int, error) {
+	rows, err := s.Q.UploadExpired(ctx, db.UploadExpiredParams{Now: now, RowLimit: limit})
+	if err != nil {
+		return 0, err
+	}
+	reason := "The upload expired before it was completed."
+	for _, row := range rows {
+		if _, err := Decide(Status(row.Status), MoveExpire); err != nil {
+			return 0, err
+		}
+		if err := objects.AbortMultipartUpload(ctx, row.ObjectKey, row.StoreUploadID); err != nil {
+			return 0, err
+		}
+		if _, err := s.Q.UploadMarkFailed(ctx, db.UploadMarkFailedParams{ID: row.ID, Failure: &reason}); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return 0, err
+		}
+	}
+	return len(rows), nil
+}

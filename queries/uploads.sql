@@ -1,0 +1,51 @@
+-- name: OrganizationLockForUploads :exec
+-- OrganizationLockForUploads serialises the quota check of an
+-- organization's new uploads: two at once cannot both fit in what is left.
+SELECT 1 FROM organizations WHERE id = @id FOR NO KEY UPDATE;
+
+-- name: UploadStorageUsed :one
+-- UploadStorageUsed is the bytes an organization's ready and pending
+-- uploads hold or may hold.
+SELECT coalesce(sum(size_bytes), 0)::bigint FROM uploads
+WHERE organization_id = @organization_id AND status IN ('pending', 'ready');
+
+-- name: UploadInsert :one
+INSERT INTO uploads (id, organization_id, created_by, file_name, mime_type, size_bytes, sha256,
+                     part_size, object_key, store_upload_id, expires_at)
+VALUES (@id, @organization_id, @created_by, @file_name, @mime_type, @size_bytes, @sha256,
+        @part_size, @object_key, @store_upload_id, @expires_at)
+RETURNING *;
+
+-- name: UploadGet :one
+SELECT * FROM uploads WHERE organization_id = @organization_id AND id = @id;
+
+-- name: UploadGetForUpdate :one
+-- UploadGetForUpdate holds the upload while it is completed: a second
+-- complete waits and then sees the outcome.
+SELECT * FROM uploads WHERE organization_id = @organization_id AND id = @id FOR UPDATE;
+
+-- name: UploadMarkReady :one
+-- UploadMarkReady is the move pending → ready.
+UPDATE uploads
+SET status = 'ready', asset_id = @asset_id, width = sqlc.narg('width'), height = sqlc.narg('height'),
+    duration_ms = sqlc.narg('duration_ms'), finished_at = now()
+WHERE id = @id AND status = 'pending'
+RETURNING *;
+
+-- name: UploadMarkFailed :one
+-- UploadMarkFailed is the move pending → failed (a mismatch, or expiry).
+UPDATE uploads SET status = 'failed', failure = @failure, finished_at = now()
+WHERE id = @id AND status = 'pending'
+RETURNING *;
+
+-- name: UploadExpired :many
+-- UploadExpired lists pending uploads past their expiry, oldest first.
+SELECT * FROM uploads WHERE status = 'pending' AND expires_at < @now ORDER BY expires_at LIMIT @row_limit;
+
+-- name: UploadByAsset :one
+-- UploadByAsset finds the ready upload behind an asset of an organization:
+-- the upload's own Asset, or an asset of a version made from it.
+SELECT u.* FROM uploads u
+WHERE u.organization_id = @organization_id AND u.status = 'ready'
+  AND (u.asset_id = @asset_id
+       OR u.id = (SELECT a.upload_id FROM assets a WHERE a.id = @asset_id));
