@@ -38,7 +38,7 @@ client-pack: ## Build the TypeScript client as the npm package @creativeapi/clie
 	@sh scripts/pack-client.sh dist
 
 run: deps-run build s3-server ## Migrate, seed the demo data and serve on http://localhost:8080, metrics on :8081 (private PostgreSQL and S3 store under .data/; the environment's ADDR, METRICS_ADDR, ... win).
-	$(DEV_ENV) S3_SERVER_BIN=bin/versitygw ./bin/creativeapi serve --migrate --seed --devchain
+	$(DEV_ENV) ./bin/creativeapi serve --migrate --seed --devchain
 
 s3-server: ## Build bin/versitygw, the S3-compatible store of make run (pinned in tools/s3/go.mod; about a minute the first time).
 	$(GO) build -modfile=tools/s3/go.mod -o bin/versitygw github.com/versity/versitygw/cmd/versitygw

@@ -454,6 +454,9 @@ type versionJSON struct {
 	CreatedAt time.Time   `json:"createdAt"`
 	ID        uuid.UUID   `json:"id"`
 	Number    int32       `json:"number"`
+	// openComments is the version's open top-level comments: the
+	// creative's openCommentCount when it is the current version.
+	openComments int32
 }
 
 type creativeJSON struct {
@@ -468,6 +471,7 @@ type creativeJSON struct {
 	ID               uuid.UUID    `json:"id"`
 	Language         string       `json:"language"`
 	Number           string       `json:"number"`
+	OpenCommentCount int32        `json:"openCommentCount"`
 	Permissions      struct {
 		AddVersion     bool `json:"addVersion"`
 		AssignReviewer bool `json:"assignReviewer"`
@@ -493,14 +497,15 @@ func readVersions(rows pgx.Rows) (map[pgtype.UUID]*versionJSON, error) {
 		var fileName, mime, url, sha *string
 		var size *int64
 		var width, height, duration *int32
+		var openComments int32
 		if err := rows.Scan(&id, &number, &createdAt, &author, &authorName, &assetID, &fileName, &mime, &size, &url,
-			&width, &height, &duration, &sha); err != nil {
+			&width, &height, &duration, &sha, &openComments); err != nil {
 			return nil, err
 		}
 		v := out[id]
 		if v == nil {
 			v = &versionJSON{ID: id.Bytes, Number: number, CreatedAt: createdAt.UTC(),
-				Author: userRef{ID: author.Bytes, Name: authorName}, Assets: []assetJSON{}}
+				Author: userRef{ID: author.Bytes, Name: authorName}, Assets: []assetJSON{}, openComments: openComments}
 			out[id] = v
 		}
 		if assetID.Valid {
@@ -543,6 +548,9 @@ func detail(c *creativeRow, role string, versions map[pgtype.UUID]*versionJSON) 
 	}
 	if c.current.Valid {
 		d.CurrentVersion = versions[c.current]
+		if d.CurrentVersion != nil {
+			d.OpenCommentCount = d.CurrentVersion.openComments
+		}
 	}
 	if c.approved.Valid {
 		d.ApprovedVersion = versions[c.approved]

@@ -76,6 +76,11 @@ what each means):
   EVENTS_POLL_INTERVAL=50ms EVENTS_RETENTION=168h
   WEBHOOK_WORKERS=50 WEBHOOK_TIMEOUT=15s
   STREAM_HEARTBEAT=15s STREAM_MAX_PER_USER=10 STREAM_MAX=1000
+  S3_ENDPOINT S3_PUBLIC_ENDPOINT S3_BUCKET S3_REGION=us-east-1
+  S3_ACCESS_KEY_ID S3_SECRET_ACCESS_KEY   the object store of uploads (unset
+                             S3_BUCKET: no uploads, but with DEV_MODE=true: a
+                             private store under DATA_DIR, S3_SERVER_BIN=bin/versitygw)
+  UPLOAD_MAX_BYTES=2147483648 ORG_STORAGE_QUOTA_BYTES=107374182400 UPLOAD_TTL=24h
   METRICS_ADDR (off)         Prometheus metrics at /metrics on this address
   PPROF_ADDR (off)           net/http/pprof on this address
   LOG_LEVEL=info             debug, info, warn or error

@@ -5,7 +5,7 @@ declare const org: string;
 declare function showProgress(percent: number): void;
 import { createApiClient } from "@creativeapi/client";
 
-const api = createApiClient({ baseUrl: "http://127.0.0.1:8080" });
+const api = createApiClient({ baseUrl: "http://localhost:8080" });
 const controller = new AbortController(); // controller.abort() cancels the upload
 const asset = await api.uploadFile(org, input.files![0]!, {
   onProgress: (sent, total) => showProgress((100 * sent) / total),
