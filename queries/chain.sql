@@ -125,10 +125,11 @@ FROM ended e
 WHERE d.id = e.deposit_id AND d.status = 'confirming' AND d.transfer_tx_id = e.tx_id
 RETURNING d.*;
 
--- name: ChainTransferCredited :exec
--- ChainTransferCredited marks a transfer as having paid its deposit.
+-- name: ChainTransferCredited :execrows
+-- ChainTransferCredited marks a confirming transfer as having paid its
+-- deposit (deposit.MoveMarkCredited).
 UPDATE chain_transfers SET status = 'credited', needs_review = false, updated_at = now()
-WHERE id = @id;
+WHERE id = @id AND status = 'confirming';
 
 -- name: ChainTransfersForReview :many
 -- ChainTransfersForReview pages transfers by id: those waiting for an
@@ -144,17 +145,21 @@ LIMIT @row_limit;
 -- ChainTransferLock reads a transfer for settling it.
 SELECT * FROM chain_transfers WHERE id = @id FOR UPDATE;
 
--- name: ChainTransferSettle :exec
--- ChainTransferSettle records an operator's settlement and closes the
--- transfer's review, in one statement; the unique transfer_id refuses a
--- second settlement.
+-- name: ChainTransferSettle :one
+-- ChainTransferSettle closes the review of a transfer as an operator's
+-- settlement and writes its audit record, in one statement
+-- (deposit.MoveSettleCredit: late to credited; deposit.MoveSettleRefund:
+-- late or unmatched to refunded). No row: the transfer is not waiting for
+-- that settlement. The unique transfer_id backs this up under races.
 WITH settled AS (
-    INSERT INTO chain_transfer_settlements (transfer_id, action, operator, note)
-    VALUES (@id, @action, @operator, @note)
-    RETURNING transfer_id
+    UPDATE chain_transfers t SET status = @action::text, needs_review = false, updated_at = now()
+    WHERE t.id = @id AND t.needs_review
+      AND (t.status = 'late' OR (@action::text = 'refunded' AND t.status = 'unmatched'))
+    RETURNING t.id
 )
-UPDATE chain_transfers t SET status = @action, needs_review = false, updated_at = now()
-FROM settled s WHERE t.id = s.transfer_id;
+INSERT INTO chain_transfer_settlements (transfer_id, action, operator, note)
+SELECT s.id, @action::text, @operator, @note FROM settled s
+RETURNING id;
 
 -- name: ChainTransferReviewCount :one
 -- ChainTransferReviewCount counts the transfers waiting for an operator

@@ -19,6 +19,7 @@ import (
 	"creativeapi/gen/db"
 	"creativeapi/internal/chainwatch"
 	"creativeapi/internal/config"
+	"creativeapi/internal/deposit"
 	"creativeapi/internal/devchain"
 	"creativeapi/internal/metrics"
 	"creativeapi/internal/money"
@@ -186,9 +187,9 @@ func cmdTransfers(ctx context.Context, e env, args []string) error {
 		case *late && *unmatched:
 			return errors.New("--late and --unmatched: pick one")
 		case *late:
-			p.Status = ptr("late")
+			p.Status = ptr(string(deposit.TransferLate))
 		case *unmatched:
-			p.Status = ptr("unmatched")
+			p.Status = ptr(string(deposit.TransferUnmatched))
 		}
 		return withStore(ctx, e, func(st *store.Store) error {
 			rows, err := st.Q.ChainTransfersForReview(ctx, p)
@@ -233,23 +234,23 @@ func cmdTransfers(ctx context.Context, e env, args []string) error {
 		if err := parse(fs, args[1:]); err != nil {
 			return err
 		}
-		var s chainwatch.Settlement
+		var s deposit.Move
 		switch {
 		case *credit == *refunded:
 			return errors.New("transfers settle: pick one of --credit and --refunded")
 		case *credit:
-			s = chainwatch.SettleCredit
+			s = deposit.MoveSettleCredit
 		default:
-			s = chainwatch.SettleRefund
+			s = deposit.MoveSettleRefund
 		}
 		return withStore(ctx, e, func(st *store.Store) error {
-			if err := chainwatch.Settle(ctx, st, id, s, *operator, *note); err != nil {
+			if err := deposit.Settle(ctx, st, id, s, *operator, *note); err != nil {
 				if errors.Is(err, store.ErrNotFound) {
 					return fmt.Errorf("transfer %d does not exist", id)
 				}
 				return err
 			}
-			fmt.Fprintf(e.stdout, "transfer %d settled: %s by %s\n", id, s, *operator)
+			fmt.Fprintf(e.stdout, "transfer %d settled: %s by %s\n", id, deposit.TransferMoves[s].To[0], *operator)
 			return nil
 		})
 	}

@@ -166,15 +166,19 @@ func (q *Queries) ChainPositionStatus(ctx context.Context, arg ChainPositionStat
 	return i, err
 }
 
-const chainTransferCredited = `-- name: ChainTransferCredited :exec
+const chainTransferCredited = `-- name: ChainTransferCredited :execrows
 UPDATE chain_transfers SET status = 'credited', needs_review = false, updated_at = now()
-WHERE id = $1
+WHERE id = $1 AND status = 'confirming'
 `
 
-// ChainTransferCredited marks a transfer as having paid its deposit.
-func (q *Queries) ChainTransferCredited(ctx context.Context, id int64) error {
-	_, err := q.db.Exec(ctx, chainTransferCredited, id)
-	return err
+// ChainTransferCredited marks a confirming transfer as having paid its
+// deposit (deposit.MoveMarkCredited).
+func (q *Queries) ChainTransferCredited(ctx context.Context, id int64) (int64, error) {
+	result, err := q.db.Exec(ctx, chainTransferCredited, id)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const chainTransferLock = `-- name: ChainTransferLock :one
@@ -219,34 +223,40 @@ func (q *Queries) ChainTransferReviewCount(ctx context.Context) (int64, error) {
 	return count, err
 }
 
-const chainTransferSettle = `-- name: ChainTransferSettle :exec
+const chainTransferSettle = `-- name: ChainTransferSettle :one
 WITH settled AS (
-    INSERT INTO chain_transfer_settlements (transfer_id, action, operator, note)
-    VALUES ($2, $1, $3, $4)
-    RETURNING transfer_id
+    UPDATE chain_transfers t SET status = $1::text, needs_review = false, updated_at = now()
+    WHERE t.id = $4 AND t.needs_review
+      AND (t.status = 'late' OR ($1::text = 'refunded' AND t.status = 'unmatched'))
+    RETURNING t.id
 )
-UPDATE chain_transfers t SET status = $1, needs_review = false, updated_at = now()
-FROM settled s WHERE t.id = s.transfer_id
+INSERT INTO chain_transfer_settlements (transfer_id, action, operator, note)
+SELECT s.id, $1::text, $2, $3 FROM settled s
+RETURNING id
 `
 
 type ChainTransferSettleParams struct {
 	Action   string
-	ID       int64
 	Operator string
 	Note     string
+	ID       int64
 }
 
-// ChainTransferSettle records an operator's settlement and closes the
-// transfer's review, in one statement; the unique transfer_id refuses a
-// second settlement.
-func (q *Queries) ChainTransferSettle(ctx context.Context, arg ChainTransferSettleParams) error {
-	_, err := q.db.Exec(ctx, chainTransferSettle,
+// ChainTransferSettle closes the review of a transfer as an operator's
+// settlement and writes its audit record, in one statement
+// (deposit.MoveSettleCredit: late to credited; deposit.MoveSettleRefund:
+// late or unmatched to refunded). No row: the transfer is not waiting for
+// that settlement. The unique transfer_id backs this up under races.
+func (q *Queries) ChainTransferSettle(ctx context.Context, arg ChainTransferSettleParams) (int64, error) {
+	row := q.db.QueryRow(ctx, chainTransferSettle,
 		arg.Action,
-		arg.ID,
 		arg.Operator,
 		arg.Note,
+		arg.ID,
 	)
-	return err
+	var id int64
+	err := row.Scan(&id)
+	return id, err
 }
 
 const chainTransfersConfirming = `-- name: ChainTransfersConfirming :many

@@ -15,9 +15,9 @@ func TestEffectiveStatus_AwaitingPastExpiryReadsExpired(t *testing.T) {
 	before, at, after := expires.Add(-time.Microsecond), expires, expires.Add(time.Hour)
 	tests := []struct {
 		name   string
-		status string
+		status deposit.Status
 		now    time.Time
-		want   string
+		want   deposit.Status
 	}{
 		{"awaiting before expiry stays awaiting", deposit.StatusAwaitingTransfer, before, deposit.StatusAwaitingTransfer},
 		{"awaiting at expiry is expired (expires_at <= now, as in SQL)", deposit.StatusAwaitingTransfer, at, deposit.StatusExpired},
@@ -37,7 +37,7 @@ func TestEffectiveStatus_AwaitingPastExpiryReadsExpired(t *testing.T) {
 
 func TestIsOpen_OnlyAwaitingAndConfirmingCountTowardsTheLimit(t *testing.T) {
 	t.Parallel()
-	for status, want := range map[string]bool{
+	for status, want := range map[deposit.Status]bool{
 		deposit.StatusAwaitingTransfer: true, deposit.StatusConfirming: true,
 		deposit.StatusCredited: false, deposit.StatusExpired: false,
 	} {
@@ -53,7 +53,7 @@ func TestIsOpen_OnlyAwaitingAndConfirmingCountTowardsTheLimit(t *testing.T) {
 func TestOpenIsOneRuleInSQLAndGo(t *testing.T) {
 	t.Parallel()
 	d := testenv.NewDB(t)
-	statuses := []string{deposit.StatusAwaitingTransfer, deposit.StatusConfirming, deposit.StatusCredited, deposit.StatusExpired}
+	statuses := deposit.Statuses
 	rows, err := d.Pool.Query(context.Background(), `
 		SELECT s, now() + o, now(), deposit_open(s, now() + o)
 		FROM unnest($1::text[]) AS s, unnest(ARRAY[interval '-1 minute', interval '0', interval '1 minute']) AS o`, statuses)
@@ -62,7 +62,7 @@ func TestOpenIsOneRuleInSQLAndGo(t *testing.T) {
 	}
 	n := 0
 	for rows.Next() {
-		var status string
+		var status deposit.Status
 		var expires, now time.Time
 		var inSQL bool
 		if err := rows.Scan(&status, &expires, &now, &inSQL); err != nil {

@@ -25,7 +25,7 @@ func Body(d db.Deposit, now time.Time) api.AccountDeposit {
 		CreditedAmount:        USDT(d.CreditedAmountMinor),
 		Confirmations:         int(d.Confirmations),
 		ConfirmationsRequired: int(d.ConfirmationsRequired),
-		Status:                api.DepositStatus(EffectiveStatus(d.Status, d.ExpiresAt, now)),
+		Status:                api.DepositStatus(EffectiveStatus(Status(d.Status), d.ExpiresAt, now)),
 		TransactionId:         apifield.Nullable(d.TransferTxID),
 		CreatedAt:             d.CreatedAt.UTC(),
 		ExpiresAt:             d.ExpiresAt.UTC(),
