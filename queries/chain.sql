@@ -43,7 +43,8 @@ FOR UPDATE;
 
 -- name: ChainTransfersRecord :many
 -- ChainTransfersRecord records judged transfers and moves the deposits the
--- confirming ones pay to confirming, in one statement. A transfer recorded
+-- confirming ones pay to confirming (deposit.MoveMatch), and those a late
+-- one is for to under_review (deposit.MoveAttachLate), in one statement. A transfer recorded
 -- before is left alone (and so is its deposit) unless it had vanished.
 -- The arrays are the columns of the transfers, of equal length; empty
 -- strings, zero amounts and the nil UUID stand for null.
@@ -68,13 +69,19 @@ WITH input AS (
         reason = excluded.reason, deposit_id = excluded.deposit_id, needs_review = excluded.needs_review,
         updated_at = now()
     WHERE t.status = 'vanished'
-    RETURNING t.id, t.tx_id, t.status, t.deposit_id, t.block_number
+    RETURNING t.id, t.tx_id, t.status, t.deposit_id, t.block_number, t.amount_minor
 )
 UPDATE deposits d
-SET status = 'confirming', transfer_tx_id = r.tx_id,
-    confirmations = least(greatest(sqlc.arg('head_block')::bigint - r.block_number + 1, 0), d.confirmations_required)
+SET status = CASE WHEN r.status = 'confirming' THEN 'confirming' ELSE 'under_review' END,
+    transfer_tx_id = r.tx_id,
+    confirmations = CASE WHEN r.status = 'confirming'
+        THEN least(greatest(sqlc.arg('head_block')::bigint - r.block_number + 1, 0), d.confirmations_required) ELSE 0 END,
+    review_reason = CASE WHEN r.status = 'late' THEN 'late' END,
+    review_received_minor = CASE WHEN r.status = 'late' THEN r.amount_minor END,
+    review_opened_at = CASE WHEN r.status = 'late' THEN now() END
 FROM recorded r
-WHERE d.id = r.deposit_id AND r.status = 'confirming' AND d.transfer_tx_id IS NULL
+WHERE d.id = r.deposit_id AND d.transfer_tx_id IS NULL
+  AND (r.status = 'confirming' OR (r.status = 'late' AND d.status IN ('awaiting_transfer', 'expired')))
 RETURNING d.*;
 
 -- name: ChainTransfersConfirming :many
@@ -149,13 +156,19 @@ SELECT * FROM chain_transfers WHERE id = @id FOR UPDATE;
 -- ChainTransferSettle closes the review of a transfer as an operator's
 -- settlement and writes its audit record, in one statement
 -- (deposit.MoveSettleCredit: late to credited; deposit.MoveSettleRefund:
--- late or unmatched to refunded). No row: the transfer is not waiting for
+-- late or unmatched to refunded, and its deposit under review, if any, to
+-- refunded: deposit.MoveRefund). No row: the transfer is not waiting for
 -- that settlement. The unique transfer_id backs this up under races.
 WITH settled AS (
     UPDATE chain_transfers t SET status = @action::text, needs_review = false, updated_at = now()
     WHERE t.id = @id AND t.needs_review
       AND (t.status = 'late' OR (@action::text = 'refunded' AND t.status = 'unmatched'))
-    RETURNING t.id
+    RETURNING t.id, t.deposit_id, t.tx_id
+), refunded AS (
+    UPDATE deposits d
+    SET status = 'refunded', review_reason = NULL, review_received_minor = NULL, review_opened_at = NULL
+    FROM settled s
+    WHERE @action::text = 'refunded' AND d.id = s.deposit_id AND d.status = 'under_review' AND d.transfer_tx_id = s.tx_id
 )
 INSERT INTO chain_transfer_settlements (transfer_id, action, operator, note)
 SELECT s.id, @action::text, @operator, @note FROM settled s

@@ -25,7 +25,7 @@ UPDATE deposits d SET confirmations = u.confirmations
 FROM u JOIN chain_transfers t ON t.id = u.id
 WHERE d.id = t.deposit_id AND d.status = 'confirming' AND d.transfer_tx_id = t.tx_id
   AND d.confirmations <> u.confirmations
-RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at
 `
 
 type ChainConfirmationsSetParams struct {
@@ -65,6 +65,9 @@ func (q *Queries) ChainConfirmationsSet(ctx context.Context, arg ChainConfirmati
 			&i.NeedsReview,
 			&i.CreatedAt,
 			&i.ExpiresAt,
+			&i.ReviewReason,
+			&i.ReviewReceivedMinor,
+			&i.ReviewOpenedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -228,7 +231,12 @@ WITH settled AS (
     UPDATE chain_transfers t SET status = $1::text, needs_review = false, updated_at = now()
     WHERE t.id = $4 AND t.needs_review
       AND (t.status = 'late' OR ($1::text = 'refunded' AND t.status = 'unmatched'))
-    RETURNING t.id
+    RETURNING t.id, t.deposit_id, t.tx_id
+), refunded AS (
+    UPDATE deposits d
+    SET status = 'refunded', review_reason = NULL, review_received_minor = NULL, review_opened_at = NULL
+    FROM settled s
+    WHERE $1::text = 'refunded' AND d.id = s.deposit_id AND d.status = 'under_review' AND d.transfer_tx_id = s.tx_id
 )
 INSERT INTO chain_transfer_settlements (transfer_id, action, operator, note)
 SELECT s.id, $1::text, $2, $3 FROM settled s
@@ -245,7 +253,8 @@ type ChainTransferSettleParams struct {
 // ChainTransferSettle closes the review of a transfer as an operator's
 // settlement and writes its audit record, in one statement
 // (deposit.MoveSettleCredit: late to credited; deposit.MoveSettleRefund:
-// late or unmatched to refunded). No row: the transfer is not waiting for
+// late or unmatched to refunded, and its deposit under review, if any, to
+// refunded: deposit.MoveRefund). No row: the transfer is not waiting for
 // that settlement. The unique transfer_id backs this up under races.
 func (q *Queries) ChainTransferSettle(ctx context.Context, arg ChainTransferSettleParams) (int64, error) {
 	row := q.db.QueryRow(ctx, chainTransferSettle,
@@ -437,14 +446,20 @@ WITH input AS (
         reason = excluded.reason, deposit_id = excluded.deposit_id, needs_review = excluded.needs_review,
         updated_at = now()
     WHERE t.status = 'vanished'
-    RETURNING t.id, t.tx_id, t.status, t.deposit_id, t.block_number
+    RETURNING t.id, t.tx_id, t.status, t.deposit_id, t.block_number, t.amount_minor
 )
 UPDATE deposits d
-SET status = 'confirming', transfer_tx_id = r.tx_id,
-    confirmations = least(greatest($1::bigint - r.block_number + 1, 0), d.confirmations_required)
+SET status = CASE WHEN r.status = 'confirming' THEN 'confirming' ELSE 'under_review' END,
+    transfer_tx_id = r.tx_id,
+    confirmations = CASE WHEN r.status = 'confirming'
+        THEN least(greatest($1::bigint - r.block_number + 1, 0), d.confirmations_required) ELSE 0 END,
+    review_reason = CASE WHEN r.status = 'late' THEN 'late' END,
+    review_received_minor = CASE WHEN r.status = 'late' THEN r.amount_minor END,
+    review_opened_at = CASE WHEN r.status = 'late' THEN now() END
 FROM recorded r
-WHERE d.id = r.deposit_id AND r.status = 'confirming' AND d.transfer_tx_id IS NULL
-RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at
+WHERE d.id = r.deposit_id AND d.transfer_tx_id IS NULL
+  AND (r.status = 'confirming' OR (r.status = 'late' AND d.status IN ('awaiting_transfer', 'expired')))
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at
 `
 
 type ChainTransfersRecordParams struct {
@@ -464,7 +479,8 @@ type ChainTransfersRecordParams struct {
 }
 
 // ChainTransfersRecord records judged transfers and moves the deposits the
-// confirming ones pay to confirming, in one statement. A transfer recorded
+// confirming ones pay to confirming (deposit.MoveMatch), and those a late
+// one is for to under_review (deposit.MoveAttachLate), in one statement. A transfer recorded
 // before is left alone (and so is its deposit) unless it had vanished.
 // The arrays are the columns of the transfers, of equal length; empty
 // strings, zero amounts and the nil UUID stand for null.
@@ -510,6 +526,9 @@ func (q *Queries) ChainTransfersRecord(ctx context.Context, arg ChainTransfersRe
 			&i.NeedsReview,
 			&i.CreatedAt,
 			&i.ExpiresAt,
+			&i.ReviewReason,
+			&i.ReviewReceivedMinor,
+			&i.ReviewOpenedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -537,7 +556,7 @@ SET status = CASE WHEN d.expires_at <= now() THEN 'expired' ELSE 'awaiting_trans
     confirmations = 0, transfer_tx_id = NULL
 FROM ended e
 WHERE d.id = e.deposit_id AND d.status = 'confirming' AND d.transfer_tx_id = e.tx_id
-RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at
 `
 
 type ChainTransfersRevertParams struct {
@@ -577,6 +596,9 @@ func (q *Queries) ChainTransfersRevert(ctx context.Context, arg ChainTransfersRe
 			&i.NeedsReview,
 			&i.CreatedAt,
 			&i.ExpiresAt,
+			&i.ReviewReason,
+			&i.ReviewReceivedMinor,
+			&i.ReviewOpenedAt,
 		); err != nil {
 			return nil, err
 		}

@@ -131,6 +131,9 @@ type Deposit struct {
 	NeedsReview           bool
 	CreatedAt             time.Time
 	ExpiresAt             time.Time
+	ReviewReason          *string
+	ReviewReceivedMinor   *int64
+	ReviewOpenedAt        *time.Time
 }
 
 type IdempotencyKey struct {

@@ -96,3 +96,26 @@ func TestSettle_AConfirmingTransferIsNotForAnOperator(t *testing.T) {
 		t.Fatalf("settle: %v; want not for review", err)
 	}
 }
+
+func TestSettle_RefundingALateTransferRefundsItsDeposit(t *testing.T) {
+	t.Parallel()
+	w, b := setup(t)
+	dep := b.deposit(t, hundredUSDT)
+	b.exec(t, "UPDATE deposits SET status = 'expired', expires_at = now() - interval '1 minute' WHERE id = $1", dep.ID)
+	b.pay(t, dep.RequestedAmountMinor)
+	poll(t, w)
+	ctx := context.Background()
+	if err := deposit.Settle(ctx, b.d.Store, b.transferID(t, "late"), deposit.MoveSettleRefund, "ops-bo", "sent back in tx def"); err != nil {
+		t.Fatalf("refund: %v", err)
+	}
+	if s := b.state(t, dep.ID); s.Status != "refunded" || s.Credited != 0 {
+		t.Fatalf("deposit: %+v; want refunded, nothing credited", s)
+	}
+	var events int
+	if err := b.d.Pool.QueryRow(ctx, "SELECT count(*) FROM outbox_events WHERE type = 'deposit.refunded'").Scan(&events); err != nil || events != 1 {
+		t.Fatalf("%d deposit.refunded events, %v; want 1", events, err)
+	}
+	if sum, n := b.balance(t); sum != 0 || n != 0 {
+		t.Fatalf("balance %d in %d entries; want nothing", sum, n)
+	}
+}

@@ -61,13 +61,16 @@ func Judge(r Receipt, notCountable string, c *Candidate, blockTime time.Time, tx
 		c.TxID = &txID
 		return v, "", c.ID
 	case TransferLate:
+		// Attached to the deposit (MoveAttachLate), which it takes too.
+		c.TxID = &txID
 		return v, "", c.ID
 	}
 	return v, reason, uuid.Nil
 }
 
-// Record makes MoveRecord for each of ts, and MoveMatch for the deposits
-// the confirming ones pay, in one statement (ChainTransfersRecord), with
+// Record makes MoveRecord for each of ts, MoveMatch for the deposits the
+// confirming ones pay and MoveAttachLate for those the late ones are for,
+// in one statement (ChainTransfersRecord), with
 // the deposits' events. A transfer recorded before is left alone unless it
 // had vanished. head is the chain's head block, for the confirmations.
 func Record(ctx context.Context, q store.Tx, head int64, ts []Transfer, now time.Time) error {
@@ -219,6 +222,14 @@ func Settle(ctx context.Context, st *store.Store, id int64, m Move, operator, no
 		if errors.Is(err, store.ErrNotFound) {
 			return ErrNotForReview
 		}
-		return err
+		if err != nil || m != MoveSettleRefund || t.DepositID == nil {
+			return err
+		}
+		// The statement refunded the deposit under review, if one is attached.
+		row, err := q.DepositGet(ctx, *t.DepositID)
+		if err != nil || Status(row.Deposit.Status) != StatusRefunded {
+			return err
+		}
+		return WriteEvents(ctx, q, []db.Deposit{row.Deposit}, row.DbNow)
 	})
 }

@@ -81,6 +81,11 @@ const (
 	MoveCreditLate Move = "credit_late"
 	// MoveExpire: no transfer came before expiresAt.
 	MoveExpire Move = "expire"
+	// MoveAttachLate: the exact amount arrived after expiresAt, inside the
+	// monitoring window; the watcher attaches it and an operator settles it.
+	MoveAttachLate Move = "attach_late"
+	// MoveRefund: an operator sent the attached transfer back.
+	MoveRefund Move = "refund"
 )
 
 // The transfer moves.
@@ -128,8 +133,10 @@ type Rule[S ~string] struct {
 //	revert       confirming                           awaiting_transfer, expired     watcher   ChainTransfersRevert
 //	credit       awaiting_transfer, confirming        credited                       watcher   DepositCredit
 //	credit_late  awaiting_transfer, confirming,       credited                       operator  DepositCredit (late)
-//	             expired
+//	             expired, under_review
 //	expire       awaiting_transfer                    expired                        sweeper   DepositExpire
+//	attach_late  awaiting_transfer, expired           under_review                   watcher   ChainTransfersRecord
+//	refund       under_review                         refunded                       operator  ChainTransferSettle
 //
 // A deposit awaiting its transfer past expiresAt reads as expired
 // (EffectiveStatus) and is no longer open: credit refuses it, match and
@@ -140,8 +147,10 @@ var DepositMoves = map[Move]Rule[Status]{
 	MoveCount:      {From: []Status{StatusConfirming}, To: []Status{StatusConfirming}, By: ByWatcher, Query: "ChainConfirmationsSet"},
 	MoveRevert:     {From: []Status{StatusConfirming}, To: []Status{StatusAwaitingTransfer, StatusExpired}, By: ByWatcher, Query: "ChainTransfersRevert"},
 	MoveCredit:     {From: []Status{StatusAwaitingTransfer, StatusConfirming}, To: []Status{StatusCredited}, By: ByWatcher, Query: "DepositCredit"},
-	MoveCreditLate: {From: []Status{StatusAwaitingTransfer, StatusConfirming, StatusExpired}, To: []Status{StatusCredited}, By: ByOperator, Query: "DepositCredit"},
+	MoveCreditLate: {From: []Status{StatusAwaitingTransfer, StatusConfirming, StatusExpired, StatusUnderReview}, To: []Status{StatusCredited}, By: ByOperator, Query: "DepositCredit"},
 	MoveExpire:     {From: []Status{StatusAwaitingTransfer}, To: []Status{StatusExpired}, By: BySweeper, Query: "DepositExpire"},
+	MoveAttachLate: {From: []Status{StatusAwaitingTransfer, StatusExpired}, To: []Status{StatusUnderReview}, By: ByWatcher, Query: "ChainTransfersRecord"},
+	MoveRefund:     {From: []Status{StatusUnderReview}, To: []Status{StatusRefunded}, By: ByOperator, Query: "ChainTransferSettle"},
 }
 
 // TransferMoves is the transfers' state machine. Every transfer status

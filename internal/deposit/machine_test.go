@@ -43,7 +43,11 @@ var allowedDepositMoves = []depositMove{
 	{deposit.MoveCreditLate, deposit.StatusAwaitingTransfer, deposit.StatusCredited},
 	{deposit.MoveCreditLate, deposit.StatusConfirming, deposit.StatusCredited},
 	{deposit.MoveCreditLate, deposit.StatusExpired, deposit.StatusCredited},
+	{deposit.MoveCreditLate, deposit.StatusUnderReview, deposit.StatusCredited},
 	{deposit.MoveExpire, deposit.StatusAwaitingTransfer, deposit.StatusExpired},
+	{deposit.MoveAttachLate, deposit.StatusAwaitingTransfer, deposit.StatusUnderReview},
+	{deposit.MoveAttachLate, deposit.StatusExpired, deposit.StatusUnderReview},
+	{deposit.MoveRefund, deposit.StatusUnderReview, deposit.StatusRefunded},
 }
 
 // allowedTransferMoves is every transfer move, written out by hand.
@@ -67,7 +71,8 @@ var allowedTransferMoves = []transferMove{
 }
 
 var (
-	depositMoves  = []deposit.Move{deposit.MoveMatch, deposit.MoveCount, deposit.MoveRevert, deposit.MoveCredit, deposit.MoveCreditLate, deposit.MoveExpire}
+	depositMoves = []deposit.Move{deposit.MoveMatch, deposit.MoveCount, deposit.MoveRevert, deposit.MoveCredit,
+		deposit.MoveCreditLate, deposit.MoveExpire, deposit.MoveAttachLate, deposit.MoveRefund}
 	transferMoves = []deposit.Move{deposit.MoveRecord, deposit.MoveRecount, deposit.MoveEnd, deposit.MoveMarkCredited, deposit.MoveSettleCredit, deposit.MoveSettleRefund}
 	// everyTransferState is the stored states and the unseen one.
 	everyTransferState = append([]deposit.TransferStatus{deposit.TransferUnseen}, deposit.TransferStatuses...)
@@ -193,10 +198,13 @@ func TestMachineIsOneRuleInSQLAndGo(t *testing.T) {
 		user, _ := d.User(t, fmt.Sprintf("Mover %d", n))
 		dep := mustCreate(t, d, user, hundredUSDT)
 		var paid *string
-		if from == deposit.StatusConfirming || from == deposit.StatusCredited {
+		if from != deposit.StatusAwaitingTransfer && from != deposit.StatusExpired {
 			paid = &tx
 		}
-		exec(t, d, "UPDATE deposits SET status = $2, transfer_tx_id = $3 WHERE id = $1", dep.ID, string(from), paid)
+		exec(t, d, `UPDATE deposits SET status = $2, transfer_tx_id = $3,
+			review_reason = CASE WHEN $2 = 'under_review' THEN 'late' END,
+			review_received_minor = CASE WHEN $2 = 'under_review' THEN requested_amount_minor END,
+			review_opened_at = CASE WHEN $2 = 'under_review' THEN now() END WHERE id = $1`, dep.ID, string(from), paid)
 		exec(t, d, `INSERT INTO chain_transfers (network, tx_id, token, from_address, to_address, amount_raw, amount_minor,
 			block_time, block_number, status, deposit_id) VALUES ('TRC20', $1, 'USDT-contract', 'payer', $2, $3::text, $3::bigint, now(), 10, 'confirming', $4)`,
 			tx, tron.DevTreasuryAddress, fmt.Sprint(dep.RequestedAmountMinor), dep.ID)
@@ -213,13 +221,22 @@ func TestMachineIsOneRuleInSQLAndGo(t *testing.T) {
 				before := readDeposit(dep.ID)
 				var err error
 				switch m {
-				case deposit.MoveMatch:
+				case deposit.MoveMatch, deposit.MoveAttachLate:
+					status := deposit.TransferConfirming
+					if m == deposit.MoveAttachLate {
+						status = deposit.TransferLate
+					}
 					err = inTx(func(q store.Tx) error {
 						return deposit.Record(ctx, q, 20, []deposit.Transfer{{
 							TxID: tx + "-new", Token: "USDT-contract", From: "payer", To: tron.DevTreasuryAddress,
 							AmountRaw: "1", AmountMinor: dep.RequestedAmountMinor, BlockTime: time.Now(), Block: 12,
-							Status: deposit.TransferConfirming, DepositID: dep.ID,
+							Status: status, DepositID: dep.ID,
 						}}, time.Now())
+					})
+				case deposit.MoveRefund:
+					exec(t, d, "UPDATE chain_transfers SET status = 'late', needs_review = true WHERE tx_id = $1", tx)
+					_, err = d.Store.Q.ChainTransferSettle(ctx, db.ChainTransferSettleParams{
+						ID: transferID(t, d, tx), Action: string(deposit.TransferRefunded), Operator: "ops", Note: "test",
 					})
 				case deposit.MoveCount:
 					err = inTx(func(q store.Tx) error {

@@ -12,10 +12,15 @@ const (
 	StatusConfirming       Status = "confirming"
 	StatusCredited         Status = "credited"
 	StatusExpired          Status = "expired"
+	// StatusUnderReview: a transfer is attached to the deposit that an
+	// operator must settle (Review says why and what arrived).
+	StatusUnderReview Status = "under_review"
+	// StatusRefunded: an operator sent the attached transfer back; final.
+	StatusRefunded Status = "refunded"
 )
 
 // Statuses lists every deposit state, in lifecycle order.
-var Statuses = []Status{StatusAwaitingTransfer, StatusConfirming, StatusCredited, StatusExpired}
+var Statuses = []Status{StatusAwaitingTransfer, StatusConfirming, StatusCredited, StatusExpired, StatusUnderReview, StatusRefunded}
 
 // Network and NetworkLabel name the only chain deposits are taken on.
 const (

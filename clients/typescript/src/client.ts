@@ -257,6 +257,8 @@ export const EVENT_TYPES = [
   "deposit.confirming",
   "deposit.credited",
   "deposit.expired",
+  "deposit.under_review",
+  "deposit.refunded",
 ] as const satisfies readonly EventType[];
 // Fails to compile when the spec gains a type EVENT_TYPES lacks.
 const everyEventType: [Exclude<EventType, (typeof EVENT_TYPES)[number]>] extends [never] ? true : false = true;

@@ -1096,10 +1096,13 @@ export interface components {
              * @description `deposit.` + the deposit's status after the change:
              *     `deposit.confirming` each time its confirmations change (so a
              *     page can show 7/19), `deposit.awaiting_transfer` when a seen
-             *     transfer failed or vanished in a fork. May grow.
+             *     transfer failed or vanished in a fork, `deposit.under_review`
+             *     when a transfer was attached for an operator to settle,
+             *     `deposit.refunded` when an operator sent it back. May grow:
+             *     ignore types you do not know.
              * @enum {string}
              */
-            type: "deposit.awaiting_transfer" | "deposit.confirming" | "deposit.credited" | "deposit.expired";
+            type: "deposit.awaiting_transfer" | "deposit.confirming" | "deposit.credited" | "deposit.expired" | "deposit.under_review" | "deposit.refunded";
             /**
              * Format: date-time
              * @description When the change happened.
@@ -1116,12 +1119,66 @@ export interface components {
          *     deposit back to `awaiting_transfer` (or `expired` past `expiresAt`).
          *     `credited`: the block is final and the balance was credited with
          *     `requestedAmount`, exactly once.
-         *     `expired`: no transfer arrived before `expiresAt`. A transfer that
-         *     arrives later is kept for the operators to settle (credit or
-         *     refund); the deposit stays `expired` until they credit it.
+         *     `expired`: no transfer arrived before `expiresAt`.
+         *     `under_review`: a transfer is attached to the
+         *     deposit that an operator must settle; `review` says why and what
+         *     arrived, `transactionId` names it. A transfer of exactly
+         *     `requestedAmount` in a block after `expiresAt`, inside the
+         *     monitoring window, is attached by the service itself (reason
+         *     `late`). The operator credits it (`credited`) or sends it back
+         *     (`refunded`).
+         *     `refunded`: final; the attached transfer was sent
+         *     back to its sender, nothing was credited.
+         *
+         *     This enum may grow (see "Versions, changes and deprecation"):
+         *     show a status you do not know as it is, offer no action for it,
+         *     and keep polling or listening for events until it becomes one
+         *     you know.
          * @enum {string}
          */
-        DepositStatus: "awaiting_transfer" | "confirming" | "credited" | "expired";
+        DepositStatus: "awaiting_transfer" | "confirming" | "credited" | "expired" | "under_review" | "refunded";
+        /** @description Why a deposit is `under_review`, and what arrived. */
+        DepositReview: {
+            /**
+             * @description `late`: the exact amount arrived after `expiresAt`, inside the
+             *     monitoring window. `amount_mismatch`: the payer named a
+             *     transfer of another amount. May grow.
+             * @enum {string}
+             */
+            reason: "late" | "amount_mismatch";
+            receivedAmount: components["schemas"]["Money"];
+            /**
+             * @description The attached transfer's chain transaction.
+             * @example 5b2c4a1c0f6e2d3a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a
+             */
+            transactionId: string;
+            /**
+             * Format: date-time
+             * @description When the review was opened.
+             */
+            openedAt: string;
+        };
+        /** @description A DepositReview or null (see NullableUserRef). */
+        NullableDepositReview: {
+            /**
+             * @description `late`: the exact amount arrived after `expiresAt`, inside the
+             *     monitoring window. `amount_mismatch`: the payer named a
+             *     transfer of another amount. May grow.
+             * @enum {string}
+             */
+            reason: "late" | "amount_mismatch";
+            receivedAmount: components["schemas"]["Money"];
+            /**
+             * @description The attached transfer's chain transaction.
+             * @example 5b2c4a1c0f6e2d3a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a
+             */
+            transactionId: string;
+            /**
+             * Format: date-time
+             * @description When the review was opened.
+             */
+            openedAt: string;
+        } | null;
         AccountDeposit: {
             /** Format: uuid */
             id: string;
@@ -1150,6 +1207,11 @@ export interface components {
              * @example 5b2c4a1c0f6e2d3a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a
              */
             transactionId: string | null;
+            /**
+             * @description While `status` is `under_review`: why, and what arrived; null
+             *     otherwise.
+             */
+            review: components["schemas"]["NullableDepositReview"] | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1838,7 +1900,7 @@ export interface operations {
                      *
                      *     id: 1042
                      *     event: deposit.confirming
-                     *     data: {"type":"deposit.confirming","timestamp":"2026-11-20T10:15:00Z","data":{"id":"0f8fad5b-d9cb-469f-a165-70867728950e","address":"TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7","network":"TRC20","networkLabel":"TRON (TRC20)","requestedAmount":{"amountMinor":"100004217","currency":"USDT","scale":6},"creditedAmount":{"amountMinor":"0","currency":"USDT","scale":6},"confirmations":7,"confirmationsRequired":19,"status":"confirming","transactionId":"4e3d2c1b0a99887766554433221100ffeeddccbbaa99887766554433221100ff","createdAt":"2026-11-20T10:00:00Z","expiresAt":"2026-11-20T10:30:00Z"}}
+                     *     data: {"type":"deposit.confirming","timestamp":"2026-11-20T10:15:00Z","data":{"id":"0f8fad5b-d9cb-469f-a165-70867728950e","address":"TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7","network":"TRC20","networkLabel":"TRON (TRC20)","requestedAmount":{"amountMinor":"100004217","currency":"USDT","scale":6},"creditedAmount":{"amountMinor":"0","currency":"USDT","scale":6},"confirmations":7,"confirmationsRequired":19,"status":"confirming","transactionId":"4e3d2c1b0a99887766554433221100ffeeddccbbaa99887766554433221100ff","review":null,"createdAt":"2026-11-20T10:00:00Z","expiresAt":"2026-11-20T10:30:00Z"}}
                      *
                      *     : heartbeat
                      */
