@@ -34,7 +34,7 @@ const upstreamTimeout = 15 * time.Second
 // startWatcher runs the chain watcher until ctx ends; done is closed once
 // it stopped. m (nil: off) records every poll.
 func startWatcher(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logger, m *metrics.Metrics) (done <-chan struct{}, err error) {
-	api, err := trongrid.New(cfg.TronAPIURL, cfg.TronAPIKeys, upstreamTimeout)
+	api, err := newUpstreams(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -51,9 +51,23 @@ func startWatcher(ctx context.Context, cfg config.Config, st *store.Store, log *
 		defer close(stopped)
 		w.Run(ctx)
 	}()
-	log.Info("chain watcher started", "api", cfg.TronAPIURL, "treasury", cfg.TreasuryAddress,
+	log.Info("chain watcher started", "api", strings.Join(cfg.TronAPIURLs, ","), "treasury", cfg.TreasuryAddress,
 		"contract", cfg.TronUSDTContract, "api_keys", len(cfg.TronAPIKeys))
 	return stopped, nil
+}
+
+// newUpstreams is the chain API of TRON_API_URL: each URL a client, tried
+// in order (chainwatch.Upstreams).
+func newUpstreams(cfg config.Config) (*chainwatch.Upstreams, error) {
+	list := make([]chainwatch.Upstream, 0, len(cfg.TronAPIURLs))
+	for _, u := range cfg.TronAPIURLs {
+		api, err := trongrid.New(u, cfg.TronAPIKeys, upstreamTimeout)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, chainwatch.Upstream{Name: u, Chain: api})
+	}
+	return chainwatch.NewUpstreams(list, cfg.ChainPollInterval, 0), nil
 }
 
 // startDevchain serves the chain simulator on DEVCHAIN_ADDR, mining a block

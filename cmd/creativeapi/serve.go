@@ -97,7 +97,7 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 			return err
 		}
 		defer stopChain()
-		cfg.TronAPIURL = url
+		cfg.TronAPIURLs = []string{url}
 		chainLine = fmt.Sprintf("  Chain %s (simulator; pay a deposit: ./bin/creativeapi devchain pay --amount <requestedAmount>)\n", url)
 	}
 
