@@ -149,6 +149,24 @@ func (r Result) log(ctx context.Context, log *slog.Logger) {
 // leader; polls are nonetheless safe to overlap (a stale leader's), since
 // every write is conditional on the state it read.
 func (w *Watcher) Poll(ctx context.Context) (Result, error) {
+	return w.poll(ctx, time.Time{})
+}
+
+// Rescan reads the treasury's transfers again from since, however far back
+// (docs/deposits.md, "Reading history again"): what was recorded before is
+// recognised and changes nothing, what was missed is judged and recorded
+// as a poll would, so it is idempotent and credits nothing twice. It keeps
+// the watcher's position where it is (moving it only forward, as a poll
+// does) and may run while the leader polls.
+func (w *Watcher) Rescan(ctx context.Context, since time.Time) (Result, error) {
+	if since.IsZero() {
+		return Result{}, errors.New("chainwatch: rescan needs a time to read from")
+	}
+	return w.poll(ctx, since)
+}
+
+// poll is Poll, reading from rescanFrom when it is set.
+func (w *Watcher) poll(ctx context.Context, rescanFrom time.Time) (Result, error) {
 	var res Result
 	started := w.Now()
 	head, err := w.chain.NowBlock(ctx, false)
@@ -164,10 +182,14 @@ func (w *Watcher) Poll(ctx context.Context) (Result, error) {
 	q := w.st.Q
 	key := db.ChainPositionGetParams{Network: deposit.Network, Address: w.cfg.Treasury, Token: w.cfg.Contract}
 	since := started.Add(-w.cfg.MonitoringWindow)
+	var saved time.Time
 	if pos, err := q.ChainPositionGet(ctx, key); err == nil {
-		since = later(since, pos.Add(-w.cfg.Overlap))
+		since, saved = later(since, pos.Add(-w.cfg.Overlap)), pos
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return res, err
+	}
+	if !rescanFrom.IsZero() {
+		since = rescanFrom
 	}
 
 	listed, err := w.list(ctx, since, &res)
@@ -183,6 +205,11 @@ func (w *Watcher) Poll(ctx context.Context) (Result, error) {
 	if !holdAt.IsZero() && holdAt.Before(position) {
 		// A transfer whose receipt the node did not have yet is read again.
 		position = holdAt.Add(-time.Millisecond)
+	}
+	if !rescanFrom.IsZero() && position.Before(saved) {
+		// A rescan that held before the position leaves it: the regular
+		// poll reads from there.
+		position = saved
 	}
 	if err := w.record(ctx, judged, res.Head, &res); err != nil {
 		return res, err
