@@ -25,6 +25,7 @@ func TestSettle_ALateTransferIsCreditedByAnOperatorOnce(t *testing.T) {
 	dep := b.deposit(t, hundredUSDT)
 	b.exec(t, "UPDATE deposits SET status = 'expired', expires_at = now() - interval '1 minute' WHERE id = $1", dep.ID)
 	b.pay(t, dep.RequestedAmountMinor)
+	b.chain.Mine(devchain.DefaultSolidLag)
 	poll(t, w)
 	id := b.transferID(t, "late")
 	ctx := context.Background()
@@ -103,6 +104,7 @@ func TestSettle_RefundingALateTransferRefundsItsDeposit(t *testing.T) {
 	dep := b.deposit(t, hundredUSDT)
 	b.exec(t, "UPDATE deposits SET status = 'expired', expires_at = now() - interval '1 minute' WHERE id = $1", dep.ID)
 	b.pay(t, dep.RequestedAmountMinor)
+	b.chain.Mine(devchain.DefaultSolidLag)
 	poll(t, w)
 	ctx := context.Background()
 	if err := deposit.Settle(ctx, b.d.Store, b.transferID(t, "late"), deposit.MoveSettleRefund, "ops-bo", "sent back in tx def"); err != nil {

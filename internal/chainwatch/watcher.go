@@ -201,6 +201,14 @@ func (w *Watcher) poll(ctx context.Context, rescanFrom time.Time) (Result, error
 		return res, err
 	}
 	judged, holdAt, lookupErr := w.receipts(ctx, fresh, &res)
+	lateAt, err := w.record(ctx, judged, res.Head, res.Solid, &res)
+	if err != nil {
+		return res, err
+	}
+	if !lateAt.IsZero() && (holdAt.IsZero() || lateAt.Before(holdAt)) {
+		// A late transfer waits for its block to be final: read it again.
+		holdAt = lateAt
+	}
 	position := started
 	if !holdAt.IsZero() && holdAt.Before(position) {
 		// A transfer whose receipt the node did not have yet is read again.
@@ -210,9 +218,6 @@ func (w *Watcher) poll(ctx context.Context, rescanFrom time.Time) (Result, error
 		// A rescan that held before the position leaves it: the regular
 		// poll reads from there.
 		position = saved
-	}
-	if err := w.record(ctx, judged, res.Head, &res); err != nil {
-		return res, err
 	}
 	if err := q.ChainPositionSave(ctx, db.ChainPositionSaveParams{
 		Network: key.Network, Address: key.Address, Token: key.Token,
@@ -371,8 +376,9 @@ func (w *Watcher) lookup(ctx context.Context, n int, txID func(int) string) ([]t
 // record matches the judged transfers against the deposits reserving their
 // amounts and records them, batchSize at a time, each batch in one
 // transaction of three round trips whatever its size.
-func (w *Watcher) record(ctx context.Context, all []judged, head int64, res *Result) error {
+func (w *Watcher) record(ctx context.Context, all []judged, head, solid int64, res *Result) (lateAt time.Time, err error) {
 	for chunk := range slices.Chunk(all, batchSize) {
+		var waiting time.Time
 		var counts Result
 		err := w.st.InTx(ctx, func(q store.Tx) error {
 			counts = Result{}
@@ -397,9 +403,17 @@ func (w *Watcher) record(ctx context.Context, all []judged, head int64, res *Res
 				}
 			}
 			ts := make([]deposit.Transfer, 0, len(chunk))
+			waiting = time.Time{}
 			for _, o := range chunk {
 				status, reason, depositID := deposit.Judge(deposit.Receipt{Succeeded: o.receipt.Succeeded(), Result: o.receipt.Result},
-					o.j.reason, candidates[o.j.amount], o.t.BlockTime, o.t.TxID)
+					o.j.reason, candidates[o.j.amount], o.t.BlockTime, o.t.TxID, o.receipt.Block <= solid)
+				if status == deposit.TransferUnseen {
+					counts.Pending++
+					if waiting.IsZero() || o.t.BlockTime.Before(waiting) {
+						waiting = o.t.BlockTime
+					}
+					continue
+				}
 				counts.count(status)
 				ts = append(ts, deposit.Transfer{
 					TxID: o.t.TxID, Token: o.t.Token, From: o.t.From, To: o.t.To,
@@ -410,15 +424,19 @@ func (w *Watcher) record(ctx context.Context, all []judged, head int64, res *Res
 			return deposit.Record(ctx, q, head, ts, w.Now())
 		})
 		if err != nil {
-			return err
+			return lateAt, err
 		}
-		res.New += len(chunk)
+		res.New += len(chunk) - counts.Pending
+		res.Pending += counts.Pending
 		res.Confirming += counts.Confirming
 		res.Late += counts.Late
 		res.Unmatched += counts.Unmatched
 		res.Failed += counts.Failed
+		if !waiting.IsZero() && (lateAt.IsZero() || waiting.Before(lateAt)) {
+			lateAt = waiting
+		}
 	}
-	return nil
+	return lateAt, nil
 }
 
 // confirm checks every confirming transfer against the node: one that

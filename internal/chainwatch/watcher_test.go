@@ -93,6 +93,14 @@ func TestPoll_ALateExactTransferPutsTheDepositUnderReview(t *testing.T) {
 	dep := b.deposit(t, hundredUSDT)
 	b.exec(t, "UPDATE deposits SET status = 'expired', expires_at = now() - interval '1 minute' WHERE id = $1", dep.ID)
 	tx := b.pay(t, dep.RequestedAmountMinor)
+	// Until its block is final, a fork could still remove it: it waits.
+	if res := poll(t, w); res.Late != 0 || res.Pending != 1 {
+		t.Fatalf("poll before the block is final: %+v; want it pending", res)
+	}
+	if s := b.state(t, dep.ID); s.Status != "expired" || s.TxID != nil {
+		t.Fatalf("deposit: %+v; want it untouched while the block is not final", s)
+	}
+	b.chain.Mine(devchain.DefaultSolidLag)
 	if res := poll(t, w); res.Late != 1 {
 		t.Fatalf("poll: %+v; want one late transfer", res)
 	}

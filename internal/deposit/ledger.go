@@ -48,7 +48,12 @@ type Receipt struct {
 // Match's verdict against c, the deposit reserving its amount (nil: none).
 // A confirming verdict takes c, so a second transfer of the same amount
 // judged against it finds it paid.
-func Judge(r Receipt, notCountable string, c *Candidate, blockTime time.Time, txID string) (TransferStatus, string, uuid.UUID) {
+//
+// A late transfer is attached only once its block is final (solidified):
+// nothing re-reads an attached transfer, and an operator may credit it, so
+// one a fork could still remove is not judged yet: Judge returns
+// TransferUnseen, and the watcher reads it again.
+func Judge(r Receipt, notCountable string, c *Candidate, blockTime time.Time, txID string, final bool) (TransferStatus, string, uuid.UUID) {
 	switch {
 	case !r.Succeeded:
 		return TransferFailed, "receipt " + r.Result, uuid.Nil
@@ -61,6 +66,9 @@ func Judge(r Receipt, notCountable string, c *Candidate, blockTime time.Time, tx
 		c.TxID = &txID
 		return v, "", c.ID
 	case TransferLate:
+		if !final {
+			return TransferUnseen, "", uuid.Nil
+		}
 		// Attached to the deposit (MoveAttachLate), which it takes too.
 		c.TxID = &txID
 		return v, "", c.ID

@@ -42,13 +42,14 @@ func newReviewChain(t *testing.T, env *testenv.Env) *reviewChain {
 	return &reviewChain{chain: chain, w: w, env: env}
 }
 
-// payLate expires d (its lifetime passed a minute ago) and pays its exact
-// amount now, then polls once.
+// payLate expires d (its lifetime passed a minute ago), pays its exact
+// amount now and mines until its block is final, then polls once.
 func (rc *reviewChain) payLate(t *testing.T, d api.AccountDeposit) string {
 	t.Helper()
 	execDepositSQL(t, rc.env, "UPDATE deposits SET expires_at = now() - interval '1 minute', created_at = now() - interval '31 minutes' WHERE id = $1", d.Id)
 	tx := rc.chain.Pay(devchain.Payment{To: rc.env.Config.TreasuryAddress, Value: d.RequestedAmount.AmountMinor})
-	rc.chain.Mine(1)
+	// A late transfer is attached once its block is final.
+	rc.chain.Mine(1 + devchain.DefaultSolidLag)
 	if _, err := rc.w.Poll(context.Background()); err != nil {
 		t.Fatalf("poll: %v", err)
 	}
