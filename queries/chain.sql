@@ -178,3 +178,34 @@ RETURNING id;
 -- ChainTransferReviewCount counts the transfers waiting for an operator
 -- (a partial index holds only those).
 SELECT count(*) FROM chain_transfers WHERE needs_review;
+
+-- name: ChainTransfersByTx :many
+-- ChainTransfersByTx lists the transfers of one transaction, for a payer's
+-- claim (one transaction may hold several).
+SELECT * FROM chain_transfers WHERE network = @network AND tx_id = @tx_id ORDER BY id;
+
+-- name: DepositClaim :one
+-- DepositClaim attaches unmatched transfer transfer_id to the user's
+-- deposit, which goes under review with what arrived (deposit.MoveClaim:
+-- awaiting_transfer or expired to under_review), in one statement. The
+-- transfer must be unsettled, paying no deposit, with a countable amount,
+-- to the deposit's address, in a block from the deposit's creation to its
+-- expiry plus window_seconds. No row: one of these does not hold (or a
+-- concurrent claim took the transfer first; its row is re-checked).
+WITH claimed AS (
+    UPDATE chain_transfers t SET deposit_id = d.id, updated_at = now()
+    FROM deposits d
+    WHERE t.id = @transfer_id AND d.id = @deposit_id AND d.user_id = @user_id
+      AND d.status IN ('awaiting_transfer', 'expired') AND d.transfer_tx_id IS NULL
+      AND t.status = 'unmatched' AND t.needs_review AND t.deposit_id IS NULL AND t.amount_minor IS NOT NULL
+      AND t.network = d.network AND t.to_address = d.address
+      AND t.block_time >= d.created_at
+      AND t.block_time <= d.expires_at + make_interval(secs => @window_seconds::bigint)
+    RETURNING t.tx_id, t.amount_minor, t.deposit_id
+)
+UPDATE deposits d
+SET status = 'under_review', transfer_tx_id = c.tx_id, confirmations = 0,
+    review_reason = 'amount_mismatch', review_received_minor = c.amount_minor, review_opened_at = now()
+FROM claimed c
+WHERE d.id = c.deposit_id AND d.status IN ('awaiting_transfer', 'expired') AND d.transfer_tx_id IS NULL
+RETURNING d.*;

@@ -548,6 +548,12 @@ type Asset struct {
 // (`application/zip`). New types may be added.
 type AssetMimeType string
 
+// ClaimAccountDepositRequest defines model for ClaimAccountDepositRequest.
+type ClaimAccountDepositRequest struct {
+	// TransactionId The id of the chain transaction that paid, 64 hexadecimal characters.
+	TransactionId string `json:"transactionId"`
+}
+
 // CountryCode ISO 3166-1 alpha-2 country code.
 //
 // Example: DE
@@ -1000,7 +1006,8 @@ type Problem struct {
 	// `idempotency_key_in_use`, `request_too_large`, `unsupported_media_type`,
 	// `invalid_request`, `idempotency_key_reused`, `too_many_attempts`,
 	// `internal_error`, `service_unavailable`, `deposits_unavailable`,
-	// `deposit_capacity_exhausted`, `too_many_streams`. New codes may be added: treat an
+	// `deposit_capacity_exhausted`, `too_many_streams`,
+	// `transfer_unknown`, `transfer_taken`. New codes may be added: treat an
 	// unknown code by its `status`.
 	//
 	//
@@ -1306,6 +1313,15 @@ type CreateAccountDepositParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ClaimAccountDepositParams defines parameters for ClaimAccountDeposit.
+type ClaimAccountDepositParams struct {
+	// IdempotencyKey A key you generate per command (a UUID is fine), 1 to 255 visible
+	// ASCII characters, sent once. The structured-field string form
+	// (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+	// key with the same body to retry safely.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // StreamMyEventsParams defines parameters for StreamMyEvents.
 type StreamMyEventsParams struct {
 	// LastEventId The same as `Last-Event-ID`, for a new `EventSource` (which cannot send headers) that resumes where a previous page stopped. `Last-Event-ID` wins when both are sent.
@@ -1422,6 +1438,9 @@ type SignInJSONRequestBody = SignInRequest
 // CreateAccountDepositJSONRequestBody defines body for CreateAccountDeposit for application/json ContentType.
 type CreateAccountDepositJSONRequestBody = CreateAccountDepositRequest
 
+// ClaimAccountDepositJSONRequestBody defines body for ClaimAccountDeposit for application/json ContentType.
+type ClaimAccountDepositJSONRequestBody = ClaimAccountDepositRequest
+
 // CreateCreativeJSONRequestBody defines body for CreateCreative for application/json ContentType.
 type CreateCreativeJSONRequestBody = CreateCreativeRequest
 
@@ -1463,6 +1482,9 @@ type ServerInterface interface {
 	// GetAccountDeposit Get one deposit request
 	// (GET /api/v1/me/balance/deposits/{depositId})
 	GetAccountDeposit(ctx echo.Context, depositId openapi_types.UUID) error
+	// ClaimAccountDeposit Point a deposit at the transfer that paid it
+	// (POST /api/v1/me/balance/deposits/{depositId}/claim)
+	ClaimAccountDeposit(ctx echo.Context, depositId openapi_types.UUID, params ClaimAccountDepositParams) error
 	// StreamMyEvents Stream the signed-in user's events (Server-Sent Events)
 	// (GET /api/v1/me/events)
 	StreamMyEvents(ctx echo.Context, params StreamMyEventsParams) error
@@ -1624,6 +1646,42 @@ func (w *ServerInterfaceWrapper) GetAccountDeposit(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetAccountDeposit(ctx, depositId)
+	return err
+}
+
+// ClaimAccountDeposit converts echo context to params.
+func (w *ServerInterfaceWrapper) ClaimAccountDeposit(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "depositId" -------------
+	var depositId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "depositId", ctx.Param("depositId"), &depositId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter depositId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ClaimAccountDepositParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClaimAccountDeposit(ctx, depositId, params)
 	return err
 }
 
@@ -2249,6 +2307,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/me/balance/deposits", wrapper.ListAccountDeposits, options.OperationMiddlewares["listAccountDeposits"]...)
 	router.POST(options.BaseURL+"/api/v1/me/balance/deposits", wrapper.CreateAccountDeposit, options.OperationMiddlewares["createAccountDeposit"]...)
 	router.GET(options.BaseURL+"/api/v1/me/balance/deposits/:depositId", wrapper.GetAccountDeposit, options.OperationMiddlewares["getAccountDeposit"]...)
+	router.POST(options.BaseURL+"/api/v1/me/balance/deposits/:depositId/claim", wrapper.ClaimAccountDeposit, options.OperationMiddlewares["claimAccountDeposit"]...)
 
 }
 
@@ -3170,6 +3229,224 @@ func (response GetAccountDeposit500JSONResponse) VisitGetAccountDepositResponse(
 type GetAccountDeposit503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetAccountDeposit503JSONResponse) VisitGetAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimAccountDepositRequestObject struct {
+	DepositId openapi_types.UUID `json:"depositId"`
+	Params    ClaimAccountDepositParams
+	Body      *ClaimAccountDepositJSONRequestBody
+}
+
+type ClaimAccountDepositResponseObject interface {
+	VisitClaimAccountDepositResponse(w http.ResponseWriter) error
+}
+
+type ClaimAccountDeposit200ResponseHeaders struct {
+	IdempotentReplayed *string
+}
+
+type ClaimAccountDeposit200JSONResponse struct {
+	Body    AccountDeposit
+	Headers ClaimAccountDeposit200ResponseHeaders
+}
+
+func (response ClaimAccountDeposit200JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimAccountDeposit400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response ClaimAccountDeposit400JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimAccountDeposit401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response ClaimAccountDeposit401JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimAccountDeposit403JSONResponse struct{ CsrfFailedJSONResponse }
+
+func (response ClaimAccountDeposit403JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimAccountDeposit404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ClaimAccountDeposit404JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimAccountDeposit409ResponseHeaders struct {
+	IdempotentReplayed *string
+	RetryAfter         *int
+}
+
+type ClaimAccountDeposit409JSONResponse struct {
+	Body    Problem
+	Headers ClaimAccountDeposit409ResponseHeaders
+}
+
+func (response ClaimAccountDeposit409JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimAccountDeposit413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response ClaimAccountDeposit413JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimAccountDeposit415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ClaimAccountDeposit415JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimAccountDeposit422ResponseHeaders struct {
+	IdempotentReplayed *string
+}
+
+type ClaimAccountDeposit422JSONResponse struct {
+	Body    Problem
+	Headers ClaimAccountDeposit422ResponseHeaders
+}
+
+func (response ClaimAccountDeposit422JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimAccountDeposit431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ClaimAccountDeposit431JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimAccountDeposit500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ClaimAccountDeposit500JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimAccountDeposit503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ClaimAccountDeposit503JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -5615,6 +5892,9 @@ type StrictServerInterface interface {
 	// GetAccountDeposit Get one deposit request
 	// (GET /api/v1/me/balance/deposits/{depositId})
 	GetAccountDeposit(ctx context.Context, request GetAccountDepositRequestObject) (GetAccountDepositResponseObject, error)
+	// ClaimAccountDeposit Point a deposit at the transfer that paid it
+	// (POST /api/v1/me/balance/deposits/{depositId}/claim)
+	ClaimAccountDeposit(ctx context.Context, request ClaimAccountDepositRequestObject) (ClaimAccountDepositResponseObject, error)
 	// StreamMyEvents Stream the signed-in user's events (Server-Sent Events)
 	// (GET /api/v1/me/events)
 	StreamMyEvents(ctx context.Context, request StreamMyEventsRequestObject) (StreamMyEventsResponseObject, error)
@@ -5887,6 +6167,55 @@ func (sh *strictHandler) GetAccountDeposit(ctx echo.Context, depositId openapi_t
 		return err
 	} else if validResponse, ok := response.(GetAccountDepositResponseObject); ok {
 		return validResponse.VisitGetAccountDepositResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ClaimAccountDeposit operation middleware
+func (sh *strictHandler) ClaimAccountDeposit(ctx echo.Context, depositId openapi_types.UUID, params ClaimAccountDepositParams) error {
+	var request ClaimAccountDepositRequestObject
+
+	request.DepositId = depositId
+	request.Params = params
+
+	var body ClaimAccountDepositJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ClaimAccountDeposit(ctx.Request().Context(), request.(ClaimAccountDepositRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ClaimAccountDeposit")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ClaimAccountDepositResponseObject); ok {
+		return validResponse.VisitClaimAccountDepositResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -6475,437 +6804,455 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3ZciNHki+Mv0oYZswEaBIgAAJcQGvrpqpYEqdrOyRrNNPKOsxAZoDIZiISykgQRJfK7Fz97X99HmKu",
-	"v4f4nmSe5LNw94iMXECCpSotM9KFigByicXDd//5h1aYLpapFDJXrcmHlrjni2Ui4O/TMExXMn8ulqmK",
-	"c/2NWi0WPNu0Jq1TFuHXjK95nMfyhsW5YnnGpZqJrOW17niyEvomHkWZUKo1aV295MPZwb+9/fH5zcXZ",
-	"weHd4HD/QB1O//Xogm/G6//4+7vDltcKUzmLswXP41Sq1qRf+eZC/LiKMxG1JoNjrxVmguciOs1bk9aw",
-	"PzzoDgbdYf9q0J8MxpN+/28tuCSK9TULPRkYEPz1KpZp1pq0+vqaVZYJGeqJvbt8ftXyWirkiWhNDj56",
-	"LXG/jDOhGt4xMu+II/2g2dGMR+NpNzoOp93RwfGsywcH4+5h/+jg8HB4dDzui5bXkiJfp9mtXo6LZ8N+",
-	"8c1LPhUJfP3mNWvDj52W18rEjyuhHpjAoN/v90fDweFjE8nEXSzWrYlcJYnXUjnPV3pXzAZeO5sHf/JQ",
-	"r/h5hHd8/OhVKOJlrCpUcTUXLOEqZ0t+I1g6s0RCk1AuXcS5WKjW5Ic/KOS/C4W81yO9z5+tMqXfa6km",
-	"WsTyjUw2dWIJeZKIjMWKyTRnXDKur9WUk88FS7MbLuN/wLa6lBOmkdDDgrdfz9JsGkeR0JdEIuexXiL9",
-	"OnyYYgu+YQsuNUlWn/qVYmsxnafprTphm3SVsSxNhB4PLoXIeq1iIUb9fa+Vx7lertYpvJ25b88zHgq9",
-	"Gq3RdHY8nO2PDw+n+6OIH/D9UBwPj6O+6IvR4f6Bvniz1I+Z5/lysrc3GB72+r1+bzA56h/195ZZOk3E",
-	"Qu3V5qgX9Jmm6fhOPKfZlhlzSL+yWNIsStx4uczSOxH9m8iUXlbaa66WIswv9KK0Jq3jyUAPka/yud7I",
-	"D0i+B3wwOxSjsNvn+9PuaDYU3aPoOOyOp4d8KAazfrgfaWLlC1ifRNyzU3zCR6/F73ic8GkicN30wTeE",
-	"ex3OubwRmjnQ6PRfWTiP70TrvdcKk1ggWcMwBuGxGM72eXc0HUfdkTiYdY/44bR7HPajAfwymjrDCBeC",
-	"Xc5TofQokPpzO/kPLa6UyJENRasMiOKVMqsyixPxGp+jV1hkXcUT0T2+Hxz0lvKm5bXmIr6Z55rVDPt0",
-	"yofRvhjNxrx7MD0Mu6PoSHSPZ33eHUyH4X40EuPZAW95rUW8EFdIA/GC34g9fKCa8+H4QO/B7Ogg6h8N",
-	"jo5G4WF0MD7mw5ngvB+OxzzqD8Z8fzobzQbT4bQ/PRoOw2gwjg7CwXjan/X7vH+knxX/Q3yzybU0Hx0N",
-	"B/v7XmuVJUR0arK3F0ayx8OF6OVC5Xu4FHtbZrqOo3zemgz6R3190D8nbTTx6MHxVf940u+7/PNwehTq",
-	"M9QdzIZ6+/fD7lE0El29ouY3/ZLVYiqy1mTw0WtFcSZKTMpr3QhN4s/PzFP3Z8PpUTjg3QP9rNHsiHeP",
-	"9c4NxDDaD0fTMT84bnmthMubFb/Rw49EF243L2o9u+j2+/3BcL/ltZYiW8RKIY2DbLPUNuOJEvqsqfhG",
-	"XhCDaU3ybCW8lpZB+LdlxJeGAcfy2p7kzN6H08m5urV/E2+6hC1keguZytNsU/AbzcvisOW1VsvoMcF4",
-	"Zwa+73KdszshG2T/KZvH8C6PSbEWKmezOFP5Fokf5g7xHIuj6DA8mHbHfDTrjsR+1D0Kh9PugPdn5reC",
-	"eC7inDO7epp8iH3QIoTpYgH8AtWR9CbV/Dxc5SydzTRT1EJAczg2y/hC9FrblYTBpD+ktZhl6aJxP1Cy",
-	"Tw9m++FQdI+jAe+OxHjaPQoPo+6BGM9GfH86DAea/PPUPoIGfW2Fd7FFdbZoN2L80asu3s87eVuWjj5u",
-	"1Z1G/aZliTI+y82SjMNRtC+GM72L0+4oPI66R+Jw1j3g4+ko3I/02MpL4q6qodbVdBHn7gqM6iswnO6H",
-	"o2gsugezQ80WjsKu5RL701E4jg6EswIRZ6CRlOb/w4fWLBZJBMuPpHUe0fzs6Up3pVXNIHdey/3Bo2t5",
-	"KA6icTiadvf5UL90EGlpN9Vyb3YgxtEo3J+W19LcTutIh718pn8bpDR8nJQGHLe4O9bCfqSFvWb23b4o",
-	"tvjB6dOkr3kUlRdh+BtZBMty3UXAm2BQo9m+GEaDsNufHnMtozSnOQy7B1NNhvjbgytAr3bnPtimrxtG",
-	"v4N9Z3TNbYbdH8rmH8rmH8rmH8rm05TNbXxJZbMXPE5EVOZKr/QKyBuWZmydpfKGPbu8eMHy9FZIT3/J",
-	"JVvJPFtpLYulWXwTN3kTQpXNrmf4eMeRcClkBBqjErDOXymmr7zSTzfK5L939Ru7+N1c8OgBt8EFsiE2",
-	"S7MbkW1YOBfhLbPv/QIuBHdiehnPI7FYprmQ4eavYnMu3ylR5/Kguxu3HVvH+Zzl81ixW7HR2rTK4yRh",
-	"2UrKGM5rdTHj4h3Xt2JzHcvrlRLuup42PNwZWfevDS/qsQuRZxtzh2CKLwQMSc3TLE825VU/LlbdeTJO",
-	"QTIczxdY7y1zh6WXdzyJI6KB8qpfijuR8YSBGqqIIhhcv80BFuPjjA3hLu9w63N67FII/PUsy9JM6UVz",
-	"PoJ0ohekq/w6nV1nWmKaq1oT8i72XCej11oIpZBjvVqpnE0Fm4p8LYRk4H7s9/uMy8h+gC/agz7LU/qO",
-	"vbt8ftXptbRKVpkgTrw2AOvLbHp7KkFD0Q/tgUJuCWM4dAgD38CKJfwSFFHZJ00Kr8Xa6FlbHXh/11Nx",
-	"NLffog/vl1GdcIK/rHwdPSxfUZBWxStJ3Yfkq9HMfw3ZOiDS+x6d3mcyWqaxrHpyJBP0A5IgmE0est04",
-	"V0yJMBMlz84Wy8ZVqqJYadKJLgRXxZYKCV9aveROyFwrqkBb5iD0DMEbV43+ru5AeW88D+IwOg4Hxlqe",
-	"Hmga74fdw5kxJMeamdAsJq31XInw+tXsr//rODv69q//8WN2tf77u7fPj85fvv3beTp8yV/yy/X2lXZn",
-	"WVZ5IbDgKL1m8HwZAxO4FNldHIp30p6suiSOeM6nXEFQYiUzwcM5XFgXBwqfdr1yHueIhCtQYuAS/axc",
-	"S6mMZ3GyYc4dRsYmPC9rMWNXi6GBs/KrvgDrbJoTrpwyRpXLOvVhFFE3loz4nrtKRm1rTVp/uz3e/G34",
-	"bxtxOViHi+O7v8WD/nSYJ9N4kIhvX+Tht/fJy6uzzat//K/B6xuQL5o7qHm8RAFZCk0ZjncU7YcHs77o",
-	"DmeH0+4oHB93j/nosDucjaPBbH96wAf9Csc7jYDfZSksKw1aS6uVEsC1xQJ3D3/6i6Ulw/B+BkPX60js",
-	"7FkqZ0kcVlWSdCG0GMWjhmqwFU417y5RofG1hOaRFRIswlOK8ZzR5WzkQQhwX9NfkvKIxTnoC5oW+Q2P",
-	"5VbdjqbAnBd+AUKsTUuvHrHR5yKJ70S2aXKKR/Qby+c8Z2oVhkJE2g6RhpWmMmI818dxm7Mcfyx9aE0G",
-	"XsmHMBj3+32vJbQO15q03qYqZ/4ujMhvTfTS5eI+Z5HgURJLwcQ9DhPElFqmUomyV0rlPHtQ6IBjzYx1",
-	"WB7rcDC0I8XHVV8y7I8ee8f4b+hmfdynBkJFU8OgPxo6Msa4xSoSZhbLWM23PvLA8RAMxCgaht1j0HLC",
-	"I9GdjqODbp8X3pcWmrKnuBKneS22bimitc3s3VlW5w6DN9KW8VkuMsbZCFjPzxHYrZtUai5vRbbRdX5B",
-	"md0ogQdXg4PJaDgZfIIErizuDi5Pyhewy77F9fnHAsdbKPqj10IfCajU1jLPL8Qy4Rt07kRChVm8ROna",
-	"CrRyGLD1XEh0FHCp1pg2AjSfp5mmdPwynTEumeBZEous6mQgl0FQ8TQEJ4xPlZA5S/O5yNaxgrCgCudi",
-	"wUEKy9VCL74eiF5Sq4NnsbwBQgKt6VQftvr4L4HJK23qrnmsrdNZmgmW6VtieaNfRXl3wCqL1y5iGS/0",
-	"mwf2lbHMxY3IkHi//17LciHzOOS5qL/4NFnzjWLBszS9jfULebL4k98qcf9gAloT+LJSdiNy19vFQryz",
-	"/d3V1VvQqehl+jfK2lkpEXV6lIeEiVeozNeX76FxNC3rR6+15BlfiJyoxZjM5w1UUlYuotKq7moXxvpB",
-	"S57PC5UpLF750BRnabbg+tSsVnHUaqIQcwqaxh0UxyQw2U9LbSCmKwWcx2NcaZUo1OTbVkKCgpTKUMDS",
-	"w7h/XAkwEM3A8X0leuL3L4W8yedawvY9TV/m86BpyGVXYQN9gTNtk67YjZAi47lgS5GxMF0stO7W5uzd",
-	"u/PnmlBmsRQdjw00jQ3HY3YXq3iaCF+eXj47P9caZsZDvcsew3MoQ9FjYLLk2SrMV5mIuuD+YTg+phfc",
-	"l+3Ab/Fp6LcCrzjjP67SXKiO5Q/GS8gVC/g0DLSOqaxfly+EL/XPZR4xTaONHi2cUqb4TCSbni9LVDWe",
-	"7kdHXKvcs0HYHUWHonvMD6bdYTgSB7Mj3p9C2B92B3lesT0VFrR1n8aH1X1aar0q08/83+0/T37w/fvh",
-	"oOv794dn7z8MvOF4/PEnv9X0td/q/HMjab6MF5jgW6dMEHsq/seuVJfEGLAvJhOJGV8lWgvUFMfviaMR",
-	"/T3E3944Rta2E+8aYqy9TrNbteSh6NQ4wI7GWQMHSMvD+HlcgBSObdOpahe1aewoxxumsbZv/jkz+Fgo",
-	"65gk7iZ3gh1BGajLZUKCYu/vCo1kN7kcExtf2LzGyYfWP2di1pq0/mmvSEnfM7fsFe/RQyjG23QT/qr2",
-	"3qLxhqOuqBTVxMpgwlInZ7QhA9XkkMa58mWRNZqX0lg5Q08BMhMuQZ+ApNIee56CvExnM5H5MqfDpXmK",
-	"myT7DJnnL7ecHnhGisDag/c5MbjPsw9OdCqYwGIGbjgtoHiaXttFJc7nsZTWUa8/isZZli6aAn4nLEO3",
-	"gqvc6D3yZfDt2RXb48t4726wtxBBz5e/AnWAZGnUi7uuYty0zHTXXoMqDStOFFUijp9HWo1J3Au+Afpe",
-	"8FuBajpaI5+Sue16mr5S5MyjWC6miOu38Shi3HqQ8pTeaoyh32Dm9h8nbYeTVpyZrxTm44dcMinugMjK",
-	"xOXL6rZrPYUS/ZcCfU6dExY5vJfFOaiWvnRILHBCPQFTfMPWc56751dTXJR+0YNKw3G9sU84qBRmvMq4",
-	"VHFe847XnK8YuYseCCznxaPc0L209xYPDLnUCzwVDItpTugaqAwD/Z8n28PzFIUtve8LBmKd9+h1v6s7",
-	"wR88mlWn+ec5n1UPczBhgbhfijC3kd7A2NwV/kjhUl+ah2ijvuK8jykh2zrYS958ba4laPv7cqVExiIR",
-	"xpEg37svg/ramaNaJwH7TnRyF8NzQ6EBaxsy6lS9/uacVs4l6UrlRKAnnJDfH/uNUqFIqubhHHkwMVXI",
-	"bdKfjY/rQbbM2qCZBG/gExKSiEH/MH5j4LfpWnosePvum5fnz66/Ob08u3538TLwmNTyF1IqfBmcvnz5",
-	"5vuz59dvLs6/PX99GXRKRAWZV6jiVDk+bC5Y1LSV3yFLvErTlzy7Ebvvp8OtTGZnnqbXCTylEnIyC0T8",
-	"l/FMsFF/MNxn000u1AnjOVukKmf7w8ODI/iZh6FY5iIqsaz9QT2PK09TZl76BThWfW6fhRhrjyWSJBqk",
-	"3CGtX62WWrFapJmWqVyy/SH7a/yNL9u4VrCAHU8rU4x2RlNfCnzoH1pAoMsvzepO154vIbtOLVDA0vac",
-	"WMcoW8dJAtQ/F8myx74Rm1RGbMBexd/AcL+7unrrS6RdzS1EMmOZmK2UUKWTQQ5X/dXp23OmhABnWnu0",
-	"P2Cx9OUy4bFkubjPPRamUmKWCQuTFHybSKrnMheZ5MkZBq4+gVBjesI1xr7cLMN0IfI5TFnInNIYU8nS",
-	"VcZUHIke+1+rNMcZEJWhO3yTrlgmlmmWa62mFK7vu/IVX8zMi7+IbC1N7rOQafmZwQQZmxGKOBuTsJDK",
-	"UDzu5o9neuOXmjpVrjyzdsCOaVGCXqtI1fs0azwu+U0vxEpVc1Y1WwKfI1fgQIcDZA1Cm4z2WF5lho8u",
-	"8buGRMryW1gUa/GqCY3e1GPvlGCcSbGGUeFl+pO5oLUtf66SWGkH9AskVtK7NN3EtcTKB4V7JQ/z42ci",
-	"1lKWn6ZWYmke48zGMYzUBv8y6gO+LNIzT1jgJGMGLNF0ygSkEOirwfUNfnBOXnKtmzWuDPD0WNWPAdAD",
-	"TzLBo42lC182EAZrI0XCYDWLJ7dkp8e+NR7/Etnop+iPMZyVL2ks1XNpn24q/ebo5SEqcXN4fflEKmFt",
-	"vCFAN1SU5rmmuyXP50ytwjnGRmp5vYFVMqVmqOT3Ii1B77YdcOeEqXm6ZoKHc0bZuEyKe60hgSIPrydR",
-	"+oonszRbiOhfL9+8/iRRujBPuIZrtih8sHpkMqGFqV9YNkMdMWmHBZd9GSZWGfhnoaTyM0mVa5477Cel",
-	"RutdSad/F6E2DDKxFDx3XJSw4e3gg0/eOr81YT4VZPotj5W/J0vOb30MJr7Ub9K0rLS2HcWK32RCaH1m",
-	"PY/DOQvT5YYBkojymEodA8TaO768WQmlOj12mqiUcQrHQQ5Vni6XImI8y9C94Gh31ozRvM2XebwQ6Srv",
-	"sRfxPdqqkKK8VcNE6nyd5i/S1VOEvkOYMs2vZ3B3M00Kbf+odJWFojDuxH1ckbH9UUGWr9OcmUd+AYos",
-	"RvxZiNE+LpgwmSJzMTMG6oMEiCSVN5AQwZmN2ekfV0o4nkaRGaeCEoK1QftdpyzkWsHXZloso1jlsbxZ",
-	"xQrSYlmq1flVtkyVMMSjb6PkkDxlK3kr07VkmvUp2nFi7L+MFWoOJlyUoVV1MB7vH6AxVSKDwf5/d4uz",
-	"cTVG2sZkbWdVOieaRSGIEIqhWIEtB8Y6m4k1m69klImIVrF65PXtD5z55kzsJ2gUqvEBD2oVDe/8PJpF",
-	"Q9I0rfaWZHIQCnciS1IeiYi1ZepLxw6eae6tTSuqd7NclocQRmbEZ6seKV9mXB80lYOsMQeAru4Yyw1T",
-	"FAP40IUUqoDyYpUv25RMoh6z7To1ZdN54GNKppO9BQv6Tjq5TuLTJMGq8gzX3C8SrvRjY7mqRKscR9O7",
-	"2mO+wKGvjvWzkGHloSQPSolllmLM1wilFUHkiQMKU3oroh6zZZjgm85Tk7PWK2/5999/362mxD2079UM",
-	"Otp8tVou0ywX0SsRxRxzhT+JAuyDrhf6SdewG03VpcAGtVVWeXBZGoxdsrDPZvBsRs/+ItTROI/PRCRN",
-	"z27QYSEtDKyUyhKhjRIrvAIj6yx4hpvVPZNhGsXyJmBtY+fc/CNedjRJ5cVleo8ntdVHf7UqbdJK6hlm",
-	"QikR9RyG7UImfsMTLkMghWWWLkWWxxRLf0w4mCV7lUqBqS5Fqs4Pzu1FsiRq8K0aOl/Dyw3MXlPiUZ4J",
-	"rlYZBNX1VawNKHNaWIyPoEi5AxF2QoBjeVrOS9oJua+STFSD8qsO7JskDW8Vg+D+0uZFcpDiZiRfKTbV",
-	"l3loUSASJWvrE87+6///f30Jv7J/YYOOZx39QSNiYHDC+kw/I2G8mClQlpAoXmzGWr+esbYVh/DhRN5S",
-	"DYOTgBXxXHS1rGxcuBpm4Q7UVEIq3PVNcbRDWpgDWlhk+yJ64fvtFxOe4QeXjMrQhrU7G7AOd5q4QTb8",
-	"0OJJ8mYGKfoP3fh6lcBBo8OEBZ6Q0F6m0O/ncSJYoCiiGSsWrGQkMoJQCCZsPd94wEYgnwCMVhGdMLlK",
-	"El8W6eZAXZLeatLyakfciIKHB0+DpmKajzWwxqbzH0fmfIVzCIYUt9gTp3Vug+jZPhixubj3ZRTfgCNB",
-	"Mr13FAriLInlLdp3eP7E/TJJM5HhzM0p82X1mOFaQdSZnPXk/UozdsexMqeehjsMR3wQ9mcHYhjt8+Pp",
-	"UXgYudhbfXE8O+KH04NwHI3E/mzIB9N+eBwdiUMESNmy8k7ipsuH4QgYdlrQfoWw69RaO7dVDriNhdid",
-	"r+6lpWyXi7jn/HFBYWpeysKCKlmcPx6iuIro+WhfyrOMb/DIF3UgVfp7y5UC0R5SBvzMOB3FPRbeENWk",
-	"aH/Yepze03cOZlMaTuMKRZFJxqHUC8dVzKMI8h948tZZMirWqYhcAvzZcRlfi/WpvkMPYcHvz/GeIWZK",
-	"06dBfW0rWSKPveWscnlNy8BBN66LCzFQ3cbv40hbaClDnCKvcCwfTwYHQVlfIHgCJ5f9h0H3+P0P/e7x",
-	"+w99b/hxUvn8z03iAFerRrxusWF1lK/iJInJvERmdRdHIjUU5tb/bCEtR3IXmE0f6oMzcE01co/vRaLo",
-	"hRDFjfPCF6h10M1ub99RNBfgT66kdXGgarcYYKgPpQ3qd495d/b+w8GoeTccCChnWLHMD0aPqk5QVeZO",
-	"JoubXkHAUF9oSZvYvN1iZyHdqeLQzcjsrpcqXu2CNp8pJfJXzh6Vp3au90mxdoAb9nXQ8ZBi9Xfwh/4O",
-	"pOZ3V69ejtl0JaNEKF+2S6bSP+Jl0Omx12INliLCIk8FgjuQRCXFzSUN/PvvS1F8uIln9u+1mC5bXgvH",
-	"sViO7N9rMV3YDz+u4vCWFMzKmBr1w2damGSbZ2BG1xbk8g3bHxwcdAeMJ8s57w5R8882TNvdZTYD0B4u",
-	"DZ92//b+wxZuAixflGXZJ/L9p2inVfaL9zaRCg7QSKZPFUklFv6gVHcu/WjwXZoUyFPyslrPrJsZX9RW",
-	"Zng+Nc+VqYSdqjKvR6R5BQOmNg5JeixAeadrydq8yE+0t3ZOgC2AVYspXk8eBuDOPLx6LhF/dCFnHr7t",
-	"JV13xeFFOVe3zUuuf/kFFpwcTo/Mldb4Ci626t+ON4EzqXIK8LX0oDK2Ea6+s6Lbj0qlvPvTToytx3Zq",
-	"2XCxylvyQt+s+Skmn9kSLrWO83AuIKu1V/CdaZomgkP0wa3wfnjNzISKGwrZucN97y5e1lYaxZczhK3L",
-	"Gd8R8pNr5VuI3h0BNpu5rn30JzI1O6xdCI4m8dEBaK0fL5nmwhoisDoG4PqEmeWD34PKxANPayCZ0CrI",
-	"YqVyNk+TyMmgXM/jXDCIeGpqKNfkPlaU26jsP1AHbRPCC+e54musSyLrHpodzCANCJyno/4xqyejkzFu",
-	"MrtVLMMyP4llvj9sORWew8HocHS0fzA6fLTQsyT+cHMeIsJnWFdUm/kbKUzWi2QBQRkEtHk08h47jxRT",
-	"udaXzO6i8PKQo2KGMkJzsXaQxCp361BfIRBQAPkRipIlFJTDlkmSsOoc7IAncDRH2FoRUJZ9notT3XSs",
-	"ELm6iTggqZCyJioqMyQKSiXy3k6iIX3oBRDWa3h+mAieodh9mu2OK0ozg7c/RCRFc4yarmIKxNgZJkwB",
-	"ycSKcYRLWGZCQZYIuCBoiCyVlHNQTMiuVIUZVeH5dnU6VlwODe5GWF1T7zbnuKDmfWXXGnyJNTePuhU/",
-	"XScs4AUfuumdEtmFmDVjCDZREDIBVS2/ylaSyXTN2jfxnaBYdA45iBShKcrGtBGmOj32BipJxD0Pc6wr",
-	"RNN+J3dMXV5UPS8F5OHT3MraoIxgRd7vsD0NQNKfkZ4SngtlgbiIiJycKoSCXS2TlEc7UVNFRf8FdOsd",
-	"HSGfqIIbZMhGeASRdUtlwHgxOpbmqwWXqmyQltCbC7v02UUXXV0HXrNtWkGi3GXb3zq31GAoH37EhXvt",
-	"Rxer8qmUbo9+I+0hfKYoJK4rL7jcFJIYjj982IkGEUzzyx7LX8oyKqEy7Rq2u9umHp5D1asSik03kAkK",
-	"Sh+mDqOOxNpcQhWnR7nd9Cz9EbeA+HPnhBlMkCkPb8HVW61Y7LWepP0Rh4AD5z1RZWpSjy5N2MSsh7uY",
-	"DdKofNCsfHNOgGX6RGQ19uzVFICH1BSw5JpVWdqNWDLuFnuSFfKI9tKglpg2FztKatvLojq2F9roMdq1",
-	"hxnfxi6A0ZwUbgekKywi0GvwZNlLuv7HreexkMXbbDkwiPBHQAcrEzFrr+eG8hVbi8xJ1e247EjCYeGK",
-	"gfKxk4L8CYF9twFII1JUuYTWkdM4Ba9Y+4BeH/TYKaT6a2HDMk5Fn1wCUJpcLSbszVLI07fnbL/XZ3ma",
-	"JqWsbV+u5wJu4oU6rO8DKIZcwZfNAWwXqghwj3+y3QV+qmHV/WTOzU+2Lviff0ZGQtEM5Wmy7ikM2vph",
-	"HmS5Wy1yC2PAllkarUK0ip7KLg13hPNdoiBnEVwOaE5KccZdUn2UW32OgHGZ/f3u48V1eqiDGJrT6BXe",
-	"FYi9BKwd8Fq8Oeh4BZP1ZZv+Nlfpn22yrcvNwCrMuCxHdGrtf2wrpKIz1Gdz5H1O+iAr/r8Ngbwtq/HV",
-	"ZCKeM5EoUYcdQXQbh404ZjDgCBsz2C2eKOxgj+AcIq302RzqbJUIvU6+DKqKUNBsOQNR1bIKt7oim+ga",
-	"yzjqiD4Yk7E9SxEOugCIaPSbV9H3a++vHBoCJSg8ZwHous77H3kh4vrv9Jp0lVfe9NC8H3xv1UNarDiN",
-	"qLYSD5HglTFbtguprxSWfxVGLI5ymnB5q3cG0tazNHGAG8tmblPjgofRJ90g7f/2/ft+v+v794MXvn9/",
-	"+OL91853wz5+13TZ9riuMafc0IVpoQBR6pbXmueLZPwgb9tK6qeSXCQish46UDYLb6OxMtlUhHylIEAQ",
-	"KwQWywQU3oZ4Qq2WVRw11g7KdoaWIxVDIwCDTLCK7d3E1H5WmpLNUary5Cd7Az9BQd41H9U6bT7Z+nQT",
-	"6qwd+EByVDntsoEZVttoBxNmmufbQJNmtzb3uOdLk6kcyxuoELb5kunM8uagkmcYeGg0YualTH0J3RxQ",
-	"5w9sbmDggTmjhJBGEELu50klPTrwJRZrEhjIluTpHjt10sO1KJvxOFFQJkyZmwrhaYos0zbXM7/tGDtG",
-	"izIctcGMYstVrhCWyKSegq9Bj6O+oKyt7R4qIgmw9MiZcAcWlFIwTY1B+XXGkzzFFH6MWNAdBsasvtxm",
-	"J0xBvhkBlLzYRaHkXzNZZ2D6nkrecDkDnec5hxgy6gHFYsBCc0lgZ2mGIUcl8jwRJ0YAAaCZYtrQNZnI",
-	"vqTReAB8UaSUmshWnJc2tCC3hgVwyY2quVwqi6WKI4HjXqQyztMM6/BklK690vSMemL6lCCmSzsDiHRf",
-	"BpqQgw4iA9sp4/4gpEuxvR0tZZWQkTIOKq1GZ2KmFzpCWrCfJrj9FBi1i21mj+dE5r40xIfNGySgO8iU",
-	"sFscWun50pcAxgGWstbibjKts2kG7ZumFcqznge9MZFYZgJzo/xWZ+JLKKnnDJN/AeyFgOxutf6HkNCx",
-	"8ggvS6bGCphBna3nS/3UWyGWbJkmCWFKJbHKhTRcB6KjiqJGUJsbpnr/Uyl8qd+oX1W2JmrnrshbxnZw",
-	"ZhFsJjJYGg59g5WBS98obs/utmUaSRzwV4oFcRSYDnyJVolVngm+AKArtkx4KMyvy9U0gcRxlmaRyDoA",
-	"po3BI7gDkmUQPqfQYAb90bCSOwYO+oE3OGp20Z99tsi88fz9rMi8ncr+54jSe60XFnCibtyFjZl6gZGt",
-	"wcRgmvVYASSHdV6IdQSIAeAgdKDmcNT2GjXnS8HatCMe06LfY1ZZ6Li3Qgga2G9u4A7gZCdJukYojZVQ",
-	"+ga3xR1wXRT/LF3lwLRAIqUrGcHVeZpeQ6/BgO0x+JSkJJgJljwFNs835o049AT0XOTyUH5+jWgc+kZ0",
-	"4JYAK53UVcAhKx+/rKgKcNfS+Ujb7dUa6FUa+tnp0N96MnBSnTE2JxeY5IY6gSO0CJTXmzXAGbab8UUC",
-	"UDl/6L/v4ahV0PG2I444CCntWgmwxwKAHyfnSDBNo01h+9sSS7aep0klT7SxpWE9k9p0GawnFYCZ1M0E",
-	"j0BxNwgoeYqwKAYJxS5Hr7VrugOcreLdTZrnd4In+bxQPMuHU21RSE13iPQ20PofZ0Po0ajW2PjLkFt6",
-	"29zxwh0rvaJpbG4wtV7g9+wtGx0yE8RhOS93w7Dd+RzbcX9cy+jl3X+8/zD09j+2u/SRWPXRx06zSYhp",
-	"PPW1wkZcjziMU4zkmRZdO9k61aQ7BVITXte0aji+z+FJo5n+7j1or2wHtvqKVLuxPRjrtTFe7wm7XRlz",
-	"6YUPbSNkeD+Wy1hTcZANaea30A/QesxC8yS2knGueizwW7aPqt8it5YKeSLYgdYaBv1+r180VW2IBTp8",
-	"rjkBB0dQfrGH7NNIuhnD2r+q3kT/VT0+dV3qXxqPpu3q6nhq9CwaBRFMunkKRpDPwPe50KakVgoBPiRw",
-	"ZZDD7A7eP56fWBIRTgtaHEoTFViSqx/lHZ0ZzSVGjd4LfWnjIExt2ROpkc3iRKArq5wLYPDjjNcrTzHt",
-	"XuVpRozg06qyKvm1WOyCdaHgKyNWtHg4/XT/AKjwMa3WreCq05D+lZyhnvXqclBuylS/pY99qZHL+Eku",
-	"zz3f9/0tR+SxyrLS+sVYQKSXD5fykbTdXVbNLSl71FNoa5tKhWX1xb787rQ7HB9oriJUXiiPiQB/ltbc",
-	"s5ArrQ3e9+qm2e6laVv3WV/lsQFACGl6HrNv42+qy4XFbGa5xvsHR4f948Hw0TWjLP1qyEfYNLtEYBF0",
-	"Bl6Z9E5kDLqslSnNNF4LI+m0XUO35N4OZNgfHZWWzjyv7mDf+/M//eX9v7R/2PvzP71vcL9/3fnzP39C",
-	"id4Xps2aEv1Y9R5RJO7PFsbZ0IJxt8Sy6o0fvZpyTl2Im6hSxTfgpsFrrNfiMucy4lnE6OmKJfE041ks",
-	"FMv5rfAlOMKwrXHgeDSVOBiZY3UrNp0eu5yna4lcVRPixJfgLIqdhnmZCEV8B77o8pnD5xf69r/svf+X",
-	"P20r1a3aCzjr+nK/r8ufWkuk5p7UpbU6wTlRzL2yCwEZOeDjhB1uBHtoMPJKF9jyqnZDzKXzeNAlXQpp",
-	"Qh81piDd0P6aK4ZXl47Hg2GSjJpK1nwy4EGdOMEGUvWMc/qp/tueUaauF7EClHp6+pJvCEYyKgE9QING",
-	"zAgjq5u9Iu9o2c+hR9ryWpWnN6qBRKRPRQXZARej5gv+StURMnqfG47i4dNDe1ubdh0cwtJYI2OrZr02",
-	"ULz57ecS+y+l6Hqt++5N2qUvXVuvmpDcMFn6ycy1x97JSGSl5DjOAjPRwERnNywRlAXH8nmWrm6QJQUg",
-	"IwJkReviTNtIL9IjOiXN/WkKkKg2AmwvVwy5HygM7VuxzJn4ccX1LXbg0w0zkOl7EKHnYf6b3RwnDGwA",
-	"whrd/VmWZqx98eIZOx6NDxldyzAzCPpFZsC3mqDBGuqyml3V+qgveDiPpSiceLcxtCJhBIQ2YVWkXQ8c",
-	"umWUO6/wcIeZiPQPPFH6a7cDiNfU+shjDnqqx4KFyOdpdK2/I8c13FeLADivdLqzeOigXnC5udZ84JpC",
-	"hgoeUoUMj+X1Sgl9Ux2p02PbYNo8x+VucKz1aJrxyN0Rmabm9IgSzr/HGiEsPRaYKZS/96X54TrkSx7G",
-	"+eZa3M859D8pvRUDPipAHARNCmUchAngoOWMS18aoFh9FZwsfaQJ6KmKQFRZg6bTE22tR6u4jsX9MuES",
-	"4wC2vDskRwOZoYxHenl6rW2+eQQGr7/trA4R7pmUcZZKB2McLlplQrH2aDhktW3uFG1TBv2+gbgSEitd",
-	"CbQJ+irgzCkGPU/XTG/FzongTtiphIoDDUSrLk31QOY0tDDGC3olC+742DEpRv1GeJK8OWnqlEH4hFFj",
-	"B6tclxnHSZFy5+TE2y2lPCHCrqjnMRtAx6ZJ0W58pbAtCIsj1jYtgGIZpgu9zd/vP6PuFkueCUxYSJRg",
-	"Uqw7J9gtFwLJkk1XN9QSQ22zsPe3gGfkzVmvH7TZcb3Kko8FnqS/6vf3Qz1h+Avjbu8uXmplEYHGaktY",
-	"hi5owoap4gcQGiZVkFj4LIqm0GksVrdJQbqoVExVpgYJ7QH7r//f/9Wnw2RusDYm0nbwh1qWe8DaFh6X",
-	"foRMBZvMFbA2/dk5aby/8kJfmjeeMC43mIowXeUsMEmFdEvx0TTeOsGsh05Z74Z5QfCwiNbXG8sXZS5F",
-	"WnBzsPAibT46WDttevzFUI7gOta1ZREtYhlM8MjAzHq2ixjkT+GfRfc/pW+CXC0IG8c5eRdwhVTR8k9f",
-	"6DyFR5iIV0l00K8vF//YRLBapmUx4UsEs91u1IuoG0uI+UOoM85MHfk8XpKnU5+BZ5cXL6ibFjEWgslt",
-	"0GpUNoM+Yk3d57FESytI5Y5jqSRetJKKz6i5oxE5zqsa4qB2tE+MQ0H8piEWtWssbVsgzR2R56xG07G+",
-	"jG/k+ScCTYhFoxB/xRHhI76RaBtjErayAWxsc54IzU8VO9VK+9+A4Ii2CQqyyKfFPC6tlyibIPKVYvB+",
-	"gka+iVUuMhH5sh2cRvwvZ6iOgEMQoSh5xP8i3G89Ftz9v/+PJty//Nf/+U/TTlDrlLH9krhByXU9Krmu",
-	"92uu61W/D87BVb8/eAH/HL7Aj8fbknKXXKl1mpVND/tl6f2D/nD0eLN6lypwm5yXNNHBu1LW9q700OQ8",
-	"hm5peUo5OCc2qSMRs5ylq1yrHRvl5GuBrQdACMotqiKMnl8dsOmXhmn6HG/8uSCIvyCmk4PcUV8b6jCt",
-	"ZRE7Leqf04waHzf1nl7PU7czKMooCweBtQHq09CfPgV+6ncFOrWFLXwictRn4A51DlACoKojTqk8XSoW",
-	"iSS+E1ks1AnTq8oyoVYLbIS4AJWC+E0QxQqedwFuxOA3AklV3wfVlKBjBbClKcPrP7lSYHe3lnnV1iC7",
-	"41z81QL9tK7PkR42zbXliIk0o2ZQJrTSY+e5SaxFtSOg6EtXf2ey8GakNpIP5+mV6OT72eaeoN+ZStmM",
-	"Zx4hkOQpZBnt7DiorMMpPrQRxeXpVShiW4LylUEL+6qShAypxybbGsrMbVpyY4S57oMQbnHpU04keoUQ",
-	"O3trvCnOmVqFoRAQVytAtyGpnctQJImFGFoD6vlSyEhbZNtiUo9y+Z2h5e9z2r0Ho2WQmmZoJ1YsWgmP",
-	"hhrQWAMKb3EzQbq8Cf330+a0G0J7hTZN8Xkjz7kzOGDF/jv+jPLilIuWnD33ikO3A88wZ6WRdZg2PuC1",
-	"IqmzgcKbOFcszzaewUsoOlOnqyTSxozmB51P5Rf14QxsWiKyCLrQaQWRiVyLxMfK6r0Hk5NemKIllfPM",
-	"JqYYSqOsXiEtgj6Gl7FAm37EIIZ1mI5Ng6NO71FkZGFS7qtkv4GCD2xsBr2/29zWCxA4vcd40Zyp+LXo",
-	"7VRCuIB28XwhdsK2yIRaplKJy91crqVcAhq1w0+QXpzJ7IaADRvyFM5dTeYjynKfVEFurszT7McOp+hz",
-	"ZO9WhfnvPo23mfPVnauGYU/MOVMs0+qXPGGBlVOUaVAjKza8vz/xZWDb7ctUf+X2MCPGAId0NOizb1Mp",
-	"TlhgJR0+2pc260TLQaM5F+WK+DVOpgqjTVMAaAUasGbKMCbNqc2rGn2IDSlHVQvMTrvBJPyqcImSzvFk",
-	"rvsJWlHZsmjmWW55n0XGLeHlprPZhAU3qRSBV9pfX9oNHg36WFBNAp5MJCcMZerri5fEuS/T2azHXqUA",
-	"8qPHiOG/MEXu+RBGji8fBMlhD2Pk+FJ/a5rkQhtzjC5qnmstv8cwdPSaNDrTtlqI39OopFgb3ZNnoqBY",
-	"LGXcxQR8CrsqaZ5VfrWj1vcJmGdkdO5gPNUwj4slrFFxWacqhvUAdzOn9jNKACeF8L+HBHgAKue0wrsa",
-	"fV7cJgaGXBoWMWFw1gJITjCWV0HsS75JUh6x4IO+wAPVSOV8sYQyQv7RQDf7MtCfrRVsh6MX8kbkBdKH",
-	"Ps769BbZ4SA1LP5KHVgFOFTgoMwFDVA98Z3oFZg99qsqeI/9oUDxsV9hxKvyZVMYz/7oxPOK7x4K7NU9",
-	"P9vNYWo6UWL0tGmKMORSKlz9ZE5TJAccPtQxx2utZPzjStDPmrSLyby7eLktS7vwsAEPXaZ6AScgaKYq",
-	"TVa5YAFkUwcQzCaCgJCjSQPS2sYs4zeARQel+1hsL1O2zOI7nguPJWm6hCrzNPNlEsvbbpKGPDEqfTX1",
-	"xORvQyawkxFutpAv46YM8F0qEWymd3NCrxLhKovzzaXekkfDkABeZ38PKhFNylpQ8Y3sxhLi4d+eXbE9",
-	"voz37gZ7CwC8sqnjjYHLBY+E0yS21GcUyEqPAl1Yxn02abkB0WKSfBn/FTNE6THP4ClbArqlNzElcjbd",
-	"2Jm0v8vz5RuZbDx2qddLeOySL8RlnIs/veT3ni/f8nz+p71Oj73RTG2Z8Fh29aaySNyJJF0CrVB79Hbw",
-	"7M2bv56fXV+ePXt3cfYn8DoHHcj4jhUl2wY0Is0AVS541GPfZOkamrFbvE5QxBZKJHdCGVwLh1AnzG/F",
-	"MkxWkfBbxKFgAXGWxQJeX3+XqrxLr6wvoSaUWM5S00CVhyAR6W6HSFku+IJEs1PlUFzQowykPcpEa9Wa",
-	"iYK5CZXkWk2z6O6GeZts6jS7nSXpGhORS0LFl23bjRxb6piHlKP20PoYfAwGJwTgHv7pn9izVGqOpPm6",
-	"L7ukcru10HpkYGtSQ+OASDzosXNY/Fms94l2Mo4CzWt8ydi7d+fP1UkhspAJXbx4xvb394+LMnilxd67",
-	"q2c9/f5XWD6omBR36PZKUp5PyvVvYAzYIrmius+t/NMjCKDCLWC5SJIikUtfGeeKagFJu4RHKdZ2ChVN",
-	"naJ+UqlU0a1U7PSKVUtildtM/eCDJkjNsP3WhP3Q6/Xee8x3VA39NQ79J1BnPgY9pnUfGHhxWVAg1RqF",
-	"KE8h/6OqFEGeb8AWgkvCn2GOcsTwcTjfdMl/XImJweaYruIkolp1xHJbwLRep2Zx0eaQOddb9S8w+/br",
-	"dy87aL6oWN4kopvEUrBcD6gNQgL2AAJjWmAueJyoTiMUF+M50wyxTY/OU3jJ4IUH/x6+gAfhl8cvOhPq",
-	"02a9dbFio+GwYKVoMQJFwjxOJSMXjMmdXGda05B6WeH4XZYSm9vBMPBYMOz19T8DMQw6J3oIyMLNowiZ",
-	"FYcwh0LTKA1XmvuJiGWIbYo1gMJBZ9APogGXsRxgqJD7AsrFjys8iQY9QD/JxDNkKCbw8iVoXPCGdvBn",
-	"wBL408Bf9fvDA/wwDHAX1mm9ATk9TnXMeCibLc4Nc6C8IEU9JnCqszS7gQQQ0xQc2cLbN5eF+OOrfL5H",
-	"EiVA8BtylSmhz5xkRsr4siKO8FX5KtOvdQUw9dTezvR9acWslq9m8Rskb1sP1mNv3+n/nV49+85jz89e",
-	"nl2ddUDeICQhLXYlBYmIjOeY59Rj74rnEloUFYv4Ms3im1jCiTOOzPaov19OrO6wlUyEUmQwwB2xYgBP",
-	"c7PKIFHcl3kGucFmY0rALFr/8uWpNFh9qIcrB8oNUYYqaJxYB6svIy0dGrA14Hq6+WgIWSTuRbgqnoaW",
-	"QtAB2F6bAED0ogqoYux0bZGNM9MIQhGF4PAht41QIelSsosISJqanJQgTJU7I8MYfWmA7dwZQKvWHqO8",
-	"Bcw1sBjLIjO6RQUiEVIVwfdBiCyz+B7WON8swWWeCZanqXFa4Zx9OV1pwZeXoQoLJB1oHRtBKp81OxCq",
-	"iebqsVj6AOTsVu+wM4CwNruL8s2B4ITOvflcbAwYp0zXkybQTNYugbGqTt3YY23AqvIMlWi2btaq4yHF",
-	"6/FpNTKdEUSn8ZlpvpWolAk5S7MQAGyAfi0rymGPudQ7bmCv9SdWJViPNdGmB9BlTcTomSeUu+MFCDm6",
-	"tc4O0GugG88Wbtlj3wopMp5D8hO7FRu2FBnCIcXQmp21Oeg+LFa+nMWSFDPwWqLQ/vprxRfi66/hbiu1",
-	"7LeA+4IuQdhQXxIunYkaQsteCHXiiRrf3+MJoiXPVqYTCa6myXvXhBRCCwh4M4puV02caBFk5AoKOBOS",
-	"s+z/RuQGiyrV3AmjJR6h1ejFZSx4mWJRC2kvUJ6sNVP9BxUEFAucdy/EMuEbrGZYieCkNAz0lxYxs1gx",
-	"lcdJoqcpEcVMHxhEEKOl1o9T6FphJHlOWDxznpLzW6FYksob6zdlM7E2YS5y48IA9Iz1cwDNaksZCs3p",
-	"QuTZpns6y0WGs7B59HarOYviGZRI5XZN25hLCUuYZoQ+b7wOHdIYyshaUOHQXLUChwygeWGpYJcAy4xx",
-	"PQzPWSMRTcwoiVa+UhB4oDXTP8LiAtQgjIAnCoLU4dzB5aV5rCFsSn76G5FPcNn2Wb10CAax8yy0looz",
-	"gWIzDtEQ5+zYJY4V+/squoGy0EyoOUxvbCekJvZeE1fXP9YPjJYRMHszZ5T5kVgKVCoQvxi+JPk22QJ3",
-	"hqZIQ70T8totJU+IvmtZ/EKLSf0gQLIA9ERpW5tT6Stp4w+RKU2JBLOhKBeTnxYAVqQ96g88VtNYPNzV",
-	"vsdGg339v7HHmituJiiEXAXI7taab+BwgjTWe31qaNUEVQHVD/iHANTomSNWvio0JPSuEpqcLwFOjrVN",
-	"xW6eCa5Wer9NgBm/t9icAJXW6bG/ig0aR7dimftyOGLzdJUp1iamqkQOAfrg/PnZq7dvrs5eP/uP66ur",
-	"l1rxQFqqHIpboZVbtJwRioQWF2Zbg2AGYlg1pfIFwKy05XQrNsWS+qh4gjUIogUTr3G520EkEvFAJfmo",
-	"P0IjERkeQ0A6dmo1l6JbF+GmQK2iiKw6Z0AkcVPsQyiihUpUtbmKy1ZjxfI0ibacGqMpGMgAX5pE05oT",
-	"xGaWI/qEZZx0Zslpy0rVFCa21N6iCXQ8Eo0G4NNgGPjSghiopQjjGZVvuo68MBM5ONolmGpa/OJ78fBG",
-	"WoHiEdklNiEFBTWmaKCGWw49x0JBqjssC5bL+RK1TczWAK+IqTZtN9SWGgGkcq0D+rJWPxqEaaRVLU7V",
-	"V+cReBuo4KpUbQUTga5RvmyowfNodqXCPb0QsCCxZIFT9RewNs99aUrzThqq8KqFeppUiypW8MeO+oOO",
-	"WV3gP12yVLFvLrCz/Q6cDhuVdThf4UywExKRPhCj/oCFPAM3evD99993nReLCUNPq7ZaksWffNdB6LeC",
-	"Cdoxp2/PmVt0q7a5fRFEHn787urqre+W6mrFn3b/FdTZKl8G352dPkd/mJkSxIM0wwq+PbsKIHnfvowM",
-	"fgCUgl81zcnUl1rz6LHgzdur8zevLwldD7yAhl8M+yPScU61ARSAtwu9BYotzHjanD17c3HJlpmYJfHN",
-	"PCeLmJH9agxcq0TC1cTwyfmrafxUmh48+GjCZ8jnBdAksGXwXPTH2yqP3QH3GKVEazXLhkQSHktwAWnF",
-	"IHiWggbfPZNhitl3ZMkjEHUMfod8Aws+GozNdrzIwHGih42Lpa0ucKwJYgOxZLOML7SSYH2qAoye4N+7",
-	"+nbRfQNOYTVhz89e/0eAXDTYi9JQBWBD+dIO75LiGN23aRKHmwk+u8tlKLQIVewrbTF+ZXnoyxgj+qeW",
-	"yEHTNHXElON1MGJ/jb9h7dFgv6mmGkEufUluEcoSNzfvD+HmPL3B8H17tD9ofAoYKlrqgFC9ie/QUYHF",
-	"HeNC/U6ZNZcM1eoVKRLRkPUAYuk8Tez59ShzPFVCAZBwlwPWbpFBplgcJWiOHPSN/FNYu4Crg1odl3oL",
-	"b0SuVXae8ylX7mPAKQHyTo8D9CVA7y7pKPaJmNLG2vt9O/6p5v3QnRkUN6AcX461ttVUTN5gYVgffpYq",
-	"1aWjhY6otj5YHb3lazHVotugDphaW7raMdThiNb0HV8Gpy9fvvn+7Pn1m4vzb89fXwYddAdzQI9AYrYo",
-	"6VOM2zwaoJlYxqJZ60a/JQyFUt1n6BzuwqHtvoFRgjKsZQd8IibffMMz94VgTHpaPU6VcIxSz5dN1mfg",
-	"lZfXY8GVloLdc/jpeYF1bbwIl9BQlQ6r5XnKl8CDkMd66BqFf0+vnn1Hmh76G4M6b7an/ArwCir+x9LQ",
-	"jWcC7QinXLrH3sApxAUDU0yrj8Bs6T0EtY3FnCvXh/mIu3KCyUD2BtIUrYQ0WwblgJCnZInDHgvQjJAA",
-	"idz0OST9+u27b16eP7v+5vTy7PrdxUuERXckiIQkaZ6DkAOMg+9SlaOeYE7E42jlCHVuwUoYBuam5Lsy",
-	"fkPk3gYLF9KF41yrTu0glrPU5DcEHlNiwbWcNrfG8qZzghzzB31CcBxJevO+DUx9z37RAVGq0GlnQLFj",
-	"iVEAehoaw5gMaANw9vQBXsuNPnnIxRKhWZU+pDyKCpBmvefpEiuBCm8+8XFNwCbWoAw/ol89UjABfgLp",
-	"Br0+gmp/EZ3aRAyFXC0Um4okXffYuVbAwXpl4NuFyJAvyXjw2AL8ME7qNWqKJeBkE0Z3rsbx+ZKuNrNK",
-	"M7vhsFmQNIPuDk3QhdHCy6nemvykUQd77DItZJKmY/AiQKmsKK8Mi/NCI7mV6RqdPgTJgfl02Fy6eqG2",
-	"1vyWSrXiogckEiX8FmtDuh0UP4Pb5yG0fJSlyiy4QeyfaC7mtNxD/0PFPcra4JfV5FRzCne84vIrAk1x",
-	"nmAzWALnOux62EOQcI8FJRxFesBFipgopbYj+gsI+vYMMmnxDYZv8eayG7dHTlB9bYG30SPzJajm2tB0",
-	"69N4i/lVPUi/6hRjq/+Io2hMBoaeTFHxVlObVClb61jvqIt+3SOAlhOmUthCfYKMEYf2mGJtS1GUhakf",
-	"0wTz0iFPSphmVM5alMcvRVj0+V9m6SIGbyKFCowWgHH3KI5AmQfvSNmbj84AcuhHnma7HeOim+vDOOXh",
-	"LeUiWx7HFjy7VVTUP80Ev4XDj+YHJDjoM0AnDp1s4O+mUOSpQYmgXmPcVmjoRxVntfAEo8Nlwf+eZhYB",
-	"lrTOwhmqL9FSO75nbeKqw6DjQJ9DsyPRY98YM5Hn2qoAz0icJOwGqliNWBHRBOYpIsD9sd+BGkIwWCDu",
-	"cc1TX0JPJbJ6cDW48zQHXt90OFGuDIMUCi2K7rvFTV2eU8QOQAZBQWH6EvwTvFU50xIiZ4OjPov4RlG7",
-	"HRO7Ig5H5TINoyFZ70tXJ5qwvyBMitFv0RE3OD7sE2gKYWIdjsadkv40YXgjZMPAnNzrj8bHow7IEa3N",
-	"K0ssK2lkpZmPL01PEDNxXNObVCgH06yBNFgm8jiDGRnhOqGTsK4IXSJa+M3xHuD7MO0oiUMhlXCyht5m",
-	"6TKLRc6hrdjjCUPmCUVhse3nZbsnamKhlB7jyzx9e+60zZy0Br1+r68fki6F5Mu4NWnt9/o96uQ9hwS4",
-	"pog9ZACnqiGH/9J1Z5LrYoIx/bozo5RK1phCVgr2G9CIBoQRCzDi5uPpA2T8nnWcEFel1VqRM2AIr2Ou",
-	"KuO5L9FTRXPvla0pkxVnazqq2jGBT9jDcR7pZQLAjqIz5TdptDH5ZKb9fsU7B6XCJkfSVg0TestfbJak",
-	"CxExaUVikXbN5+4A8cXnYsEfS0YtI4p8LCdGU36pqSMCMhn2+7tPgHBi1UOwBubSPYM983H3wds7agl1",
-	"l+iz1dsI6ZuXIu+ig84WAxtDpTnnkqwjPYTi3p3SKNtBObMwwJYeNrXR4im6QVq06RtTJMsQneVn/+nH",
-	"/btBr9c7YXiQTmw6zQklbZ6UTlzLXdpqXqxexRFub9OqWzLYe2WwBP/18s3rFtw1eBpVI5RhqwFusEC4",
-	"ohRsgI2hXEZD4frgQnuaXlFQOhn1BwWXPMcns/KTLSBZazSdHQ9n++PDw+n+KOIHfD8Ux8PjqC/6YnS4",
-	"f1Ckg2r2PNnbGwwPNRPtDSZH/aN+gQjWNIWdCdigRzYQcCMUI4HfPrgkEC809UaOl5RvMC7V6bFTdVu0",
-	"bgJ4BxHesmkKfX7KtF91c2+bEd2y9/3335cuJ6Laf5yonqls9gIrzPQtgx1uIbZ1laYveYat1keD8eP3",
-	"vSsgIV+JKOYmC380HD5+M1GWZZn6tuNPov4aomSJ9tMUk1Sp3Lsqf3rsSmtoNzwGB+Rx3/oTS2dieFyc",
-	"CftI531f4ETUp/VZzkMdf3PC8uZFUpT8HCt7VnxJzict8tFGMFUJ7Hseo+VT9N0wqmssfVlyBVpVL9uA",
-	"9wBTyIz73TjBxzQgX9oRLUVGg2lzZXcTcKFBoUcVaNiHC3GEvqQhYpPCWXwvIjYYdxexXOWCQKzRCDLR",
-	"5bxIbMFkIZAAGHtkkAiKCSQIDF3CwqA143l9zXheBM0hAl9ArENox/AgrwgqD4+NEg6OeRyqAPc6pKw5",
-	"YAegurqVqcqXLlcD7kT5Hkue8SQRSaGGkXde3IdCa3E4yR4kEazALzxbJXa5M2E1VJjkV/R2bdjNY7C6",
-	"tKHvS8qNpzT8Er1AuJrfConuzODfuy/SbM2zSET6rwAcNjOe2U59Jac6sOwsvUfFQ5uPGWFY1v2fVxfv",
-	"Lq/Onl+/vXjz7+dnlwbezOHODmU+xpjhUrwSefL+4HFe9x3e7DLY8S4Kwjmh4lrw0/EuEuASgx3vilhH",
-	"qVinNfnhvdcivFJS8WzWMdIsOi8tEFvObxTUyq/yeeu9flbdyElX+XYr50LcpbekIlIPY6vtObhEmC8D",
-	"miO7JDR/KKhbx6FwEi0G1RSJXqPB8GaVt2pa96jBBkMdN13lJ84Q4MjocSE6y4567LNiJlV1Vp+zDTov",
-	"PRa84vfd0xvxp/4jimmhkdo7PoNyOthFuJdQrVufqH/8Ho9HqYoNDku5BuyH9x/rJygFatt+VBDW6UY0",
-	"Ho/CYIdMJ9OokPitxzDOh35212S3FU7lQ2Vz+qgx05LfCFMkm2KUp35kvhX5K9H6fZqpO8GqWqcHDfEr",
-	"5eCr9lo/52D8fqjcEu23Im+oa3uEhPdIoG8lZdiI1aJACMNGwAYFx1ZFk6etx94iRIZxuaE/SGsiFNqO",
-	"qC+x7arcRLcUy/iGBvdzaBh+tktWbZTXGgzHtrdd0aYOu9PZXnQHu9N0ZeRbSNuUGP5Bo1R7ObU7bajV",
-	"fLOFYPcMfW2l3NdijdHSTEHfc+MDrnaQJ0OBr0uN3RE/mqui9XydUF/GKi9H3RR4H02QeGsvqeKSPcg8",
-	"giZSj1xI8AtaUP1Mhs5LQzaAFg/y9tP6LU8+EuWba8fijRQo1qC7I26VycP+eefkE50Xv8Pjpde2+XxV",
-	"V7TxoHlbtP1ntlwulViRXH2e3jTNMlkq2dXFm9esfXXxbNjvkJjwZTXJvFSNA/VdHG1+aPi1ms3ie/1M",
-	"qiQeQChDfzg+Pj7GN5EAsrAX1HlqgnA8xosH0PJ0BbZUou5pAnOzFvAcc+i//hr6ZyWbr78m6x5u8WWe",
-	"QnGVHrn1dDgsBGdj1gRzOfQtRQf9wJfWvW1fB5DsAi0muJxEYgCOCV+a+zE35cJ0XmelryneAo4LCAVf",
-	"lVaFysIDCz4Oi+d2l/VM++zCzePLkHK/S0XlUXwXq3iaQFAdisA7HpuKfC1oZkVJpi8JAQ8mR405WLvI",
-	"6GODPqYrlivFazz2WUOJ2pOZrJMPBggG739G3InbfmQVRcJpkvs5FImmiT8pHDX4WWLhiSLhk8XBNg2p",
-	"ymAAsxRDkhXrvSFP8TGfT3GLveOj1zLZj81K8LuLlyZ9S4p1dXxlk/8BdWWvPzua8Wg87UbH4bQ7Ojie",
-	"dfngYNw97B8dHB4Oj47HffFlo1G/iJugf/xE8otLZ/RcvlPiURo8b7jno9fK0/QVl5s3SyGfO1piISf1",
-	"fqZLIbtmF6se4JbXAr9OU1CiVIXmRib+I13Z7J85vxNsXC5Cs9oMe8uhijEROZY1gyAhTbUUuGsKUrjP",
-	"/NKRivJcP378vAGLcj3fpAi9FauIPhQjP1BA+TKdNa9sScCMOz3o84d4H74M+JrHeSxvro0AbhLlGJN2",
-	"BPcJbU+EaZ1GRuuNUwYehEzfl7SfU63JxpCiWdra7T3aJk66JcUQYlWvsPZltbS3xy621HlS0083RlOk",
-	"8vvytYghAbpaAAs5JNX3Tmr1pL60L6IgitkLzajLs48s3kJeMPaay/6zsfGf4/v/rQdXn2F95K9mnzyB",
-	"n5u2fWema1+ZBWMiXYPKD5RPDWxNRKmBHW/vDuiy5Oa3zNJM65090jvta9zQMeT7YbZ0mipR7W/rcOlx",
-	"f7/g0iRvmBkWc4f1BTj1A8uAnBeZq2sylrbhdVqr/y1jq2xf+lLHRnfRn1c9f/YqBGgwHdGzx1ZRsfIb",
-	"vtz6leeC0YOarf24A7zZPP+5AvPKgdelqC4yVJefMgm9lpvbaU7q3lgHPYc2xZactWWdKDonbE4No+0b",
-	"Z4Lnq0z0Hu7VSd2wGg8hvrZy2E9K8APlJAOTfpBmbBmHt1okl46lLxsrw1C1sCVqsSYs0PT0r+Z9cOKp",
-	"ItJK0poo/Hyh5p8XokLz0JG7Tp/SJ3pQ9z7QX+fRx63e1Dcy2RQK2nqeFgmiNVsNA1M8YnF+grnmCAwE",
-	"uelumYe4j1XO2qP+qPNQGGCr2f+o2fiVYnFUts12tL8AGXHJ83mBi2hXqVU1vt1D/ggK8mf33/7GDPWf",
-	"56rFaP7D971O8xfpSv5P8+1+S8bF0887AjlsPdmnDMp/sY8yawe5uM/xni5+F3jsh0sQDd1LIXOGcGLv",
-	"2xamNl8kPbUUYW895/n6ppdmN3uLVZLHS34j9lCqdJV+IOHW6zs6HbDjSkHEdO1AthC0OYV4q7AUJh7p",
-	"yxLQhYX34BQoZumMzMA4NzW3UqxxEpfpKgtF26+vlt/y2Ae4vlYvyz52sK4Y8rUQkgxUGok1aUGg7bRo",
-	"wgb90RBy52VuBXCvsCx9qQXShH3wgUf4rYnfariq5fktixAKFw37w4PuYNAd9q8G/clgPOn3/waX6ef5",
-	"rcmHXq/38SMNpFvq/dTYxsg2LaKGRm1sNKw1ABgmM4COiL0gRSiU4lmcAOKllmGwMabzFO5mB+r8Angh",
-	"vL6oNjRA3Lmy6N0pouYnsRQT6NTNWOBWmAWsvRXgu0MI36wE8K0fkQkFG2wyzgBUgNC9YZaVmjk0/nmp",
-	"CO5S8qWapznpEJYMHWxwmnHXoJ3A/TuAhJ8YkFJtXxgc1TIWOcQMNumKSYHIQIsORU60coK0hyAF+t4C",
-	"FR1tGAPglAkqytdk2I1WKF5AG9fEYQBaLaJ3USdJFZ34tR4HOTxuUdvEYANxjhIELqhUEzbs9/sAoUcD",
-	"oCENba8cqpWFarYC+BBwUtvBhM0Fz/KpgIotVCMdeIN6YuDl1cXZ6avr785OL66+OTu9CjqQG0lphbdC",
-	"LPXOg+sIS8lMPqnWWCAkpJUZ7nbTMfAcP65iZMAw7a+/vhBqpc9n7+uv2RtZLDFU7QUOdwlodhaJH89j",
-	"7kvFocY1eMlV3oU7uufPA+osjmuq5SPBseFTcBFg432JixnnHgN87YiSZAj1X1NpKoXyGFCcvLGlvbE0",
-	"UZse1kxrQq4MA7o/BXrAZ9itKui4A1NUf5hsiMMph42YccFKi6hHEsNiRxUQzFTu7stM5IixzNrB2b+d",
-	"vb66vL44uzp7fXX+5nXgsUOowutMLEkTLB2fKuigrx8AjARDgnjslQXLxi1zaFWP/uuvqSq1tFl2IxVV",
-	"jopk1oFziFAaBvthvsoVi9K19Iq6FSvH3BwlrMGj4oPiIJhWjtbc0ELJFWX1fet4ThCRcm8xTSFPU6aS",
-	"dK1V9BTpfLVEfLTaG+EZWOKq8nS5FKaw0im/wTxHgYeMkkE99OZtOlS5Wjw4x94sNpnTgN9hE8vS8mIa",
-	"aBcw9O2pKLK3cHeUQUE6KXD+ENWqyDHNBFTIxyHB/cUoQCy/oC1HXBd9Rk/RcNGsbZ4mERv0kQ+YVy4B",
-	"0AP2VlMNhwBs23CUV6f/fv327OL63eXZRXCCMEtUSDIaHjsQdfQ4KjDVksw8DZ9e4MEM+v2+fbv7osrz",
-	"x/39LVYt4MtbktYTMNgiOZ9qMbhMhMw3J0zNYb3QNU3RWj5VLIZ2vbgOevSNhXrw9FcbPMK7mGDA30iz",
-	"A4aHYopAxqISfzOnwHCMXiPrRHB7PItIpqD/moO6tRNAiaO1djV7iN9p9bsxGU5L3jrb9pyi6vIc2nga",
-	"yHMD9ZgWVprg14gVwLnkbJmJuzhdKUyHoUPaqzHodSwJ9Wua5nNgrqbrE6wGwGMXi+Gw8k9Yiset1prZ",
-	"UIqbtxyFQB/NX1U/9ltxBFfu4guAO8kLBjddveTD2cG/vf3x+c3F2cHh3eBw/0AdTv/16IJvxuv/+Pu7",
-	"Q7iF8Bfwlotnw7777Us+FQn9VGTLwBWVdBUcr5NqAHdBssFoOMBXmXQD+Ond5fMr+BZSDvzW5OCjB6Br",
-	"ELZ66KH9nR/m5p/4rclh9TuTquK3JoNjfTc4eeGJ1Z0rMJvPcU9GYj8ahoNpnx8fHx0dHh4cjMej0f7+",
-	"cDgY9PuzmRBRFIbTKd/yOy3iXSzWfmsiV0ni+UW7pwYC6fctgdgwYMNl+3SZtqx86aimwDSL81QpRajZ",
-	"zScIW2MsMTJaQOMFkLqq4UPoa70GV1KzpxgO3wTlO98oZO+Ycws4+waCJlIW0ifyJZ+md4JqkCpjaxqW",
-	"FhW/Qk7ezy0oJHlbjdpDtN5oBCiujGQuRyxOEDcNFrIerm+sKSxe+SUD9eYtnzdAb7SZiQudboPzaYIZ",
-	"skVWAl0PbQacVbMaFQOwVESHb9atPDbod3q+fGaXucCp5dOvVAcxkh6JD/wPrQcr6les9VjPBDWwrnXO",
-	"1HF8ieQzLLkSS9bJ3gf343n00cJ07JaRDakaASZ0aE0WGE+ciwWCtM5WScKMH+Q5nFUn9+BpvdjYizjJ",
-	"AUgvXUzRw+TA3MYK0MVEZDXLJVdKGFN7BveiZgUercxFjpqgDw2SKHguTso/C7qgYLsK/DRwrfII5tcg",
-	"BFvFWl/SDv5cftKfoozPcmxcUvml1gEuwJ47wY90cIEnme40Cser1TUP/TsALMSVYO1AQTegWQzAm4z5",
-	"rcvVYiEydskThLPf+K1Oj33Dw1sE/uUsz+KbjC9YLCNxD3VKVvLMAHKGaR4K2JbMdmJSJzAAAkTLhCha",
-	"3UBwDwwgwP6hVUeUD4QZNL0VzqNgYvvUTDfovFMESpynHk4UbXFcU73RbxyyfYV2emASjeKMxZFCiKi3",
-	"WvlGZxZkhxFlUYuhkwJ8EwyCGZGY6eCBDYwkdwx80OYhNYAQ/5rMrZdO246nFxO8KR3JVt2AgSiePaiW",
-	"eAkxB+hym/3gEt3OBoQLs9ZkUNXH456V0rjUxMBiAwsosO+03aVVqh5rlw8ndTCA1ht4Oot+LwCMk6Pl",
-	"BJnR+tAj0kOn3I3vhxacvJbXqndafK+vWyagZGAc8LGVE+W126kvYnkR3Z6I44d6IkIv7Q0oI7M0WzxO",
-	"DWtwRO/ILHrsdUOfKlWOtSrkHpqrbKGqH0vL4bQ0HPT7u3U0HLx4qKPhY1O23AMnqmVkeQoHfDA7FKOw",
-	"2+f70+5oNhTdo+g47I6nh3woBrN+uB9tmZvhWa2nhIcfG7HD4NyzWx32sTiKDsODaXfMR7Outqm6R+Fw",
-	"2h3w/sz89uBBF58w8N9eqZNZt52KnJ65Fz8xUb+47cHCJruPf4TJv3QJVHFk6v0QHEW30Fp3qX8KQBYE",
-	"ThjQZSDGRAIAwaKF1cDgrMvUwulhIy4RsQ2AD1K5t20CAZ3FPcp3FqZZRENHeEBiDJ5ddANTvdOWKbvh",
-	"S4tIMifnLvrMC1Q38LADbKBtpVUK4XHTHioK0GbosXdLBAHBfjdaiTfTQT2pqf0URgcCbC0WGLjK7+cp",
-	"dtnFhmaQIkS93RsaQ59YJqcQFtF8uBH5luY5PRZghOQ8MujPXN3qDyDtNavzpUXFxGCgvsJmoJayCtqQ",
-	"uTQaDtEdwAmDt3PiyyCKCUf0PDKukjjSj9mkqwwyGgBqEhOeCLIF1gB69TX20WorIZjfamoB1upU+vPo",
-	"WSSpbauJy110oNK6ZmHqYDjMhFIAbcNENLHPRLn3g1EPIbQ4YVt63cC6mPCWybpSc74UHX35yNuyRXRj",
-	"sU+eL80uPVAKZijscyjHv2TZmFqKML/Qv2vxPBkcaI2Spt6atAbhsRjO9nl3NB1H3ZE4mHWP+OG0exz2",
-	"owH8MtIC+0bo25+ftbxWwuXNit9gZloXvjLOp8tC70KrzZXXPI/D1hPL0Myif9ECNCnWdnMfk9WvnWuf",
-	"LqrRobDNg1ow999YzZlt4d5YbFZ2zxxF++HBrC+6w9nhtDsKx8fdYz467A5n42gw258e8EG/cNns7c+G",
-	"06NwwLsH0Uh0R7Mj3j2eHobdgRhG++FoOuYHx7/LqjRknC8M1/k09enXK2b7PIiJv5Wio8/nlP2jUOe3",
-	"hZhk09HDQjw3qdif4E7e+2D+LOen17LFf0HN4Jkd0ee0Ukks7WqnWin2ZcSf0xXraf72P0zbL5sB/sgR",
-	"A0dZOG8wY6nvh20Ab5KWZcQSwe/oJ4i2KcYTiL5B8/eFyG5EFx7ry4XgErIcKeOZNfTRmwAsp0j0g2c5",
-	"YP5B0Q0B0mtNH3vxE1AgtG/WdhV13IJ+/65pYO03r2JyleMBHWqBTlj2BPsJmV/m1Y4t3dh8ccMUX5sm",
-	"EZi7hy2qA7eVTa5MK8roNK90qTY/BJTcYqBKbMNqdLQG5E/GRnGYFWAA+3HtcKTa2k6TiFD11wg4WG/G",
-	"Vek52cbwFVxMzu64jNeYYt9lTNsr5TZzhW1VJkym+pW+dOYuU+MOuDR9NRHGDqzQokcgm/NskQilCoO/",
-	"0uS7bvx7TitjN0An09yXPAvn8Z2IWNv8Rf1kGxrHdtxYHUWKgCY4tsjUZAYBHEwEL6qTwHIe9fcxh7tu",
-	"stq2StADSS8udl4w6CpOl/Q0w9bK2/0aUEZFnoHGtYGolet7KNH6CaNDtJLoFaZeQ1xuilEssIms6YlA",
-	"vWS7rOlsTdiuHpHawBynCD4eWsJMzEHUm+p4vzQvIAeYR10w9Py5goO1FhmESclZgoPWNJVXFgN70vwG",
-	"3RdlpuSZkXrb+h/r733ZRMhNfpB3pb64v4a286ktG8rstjXZ99xow85RC1xlSu7a7vRgbWzKHa7yzu4O",
-	"j/LqftEGEL9NvY+MOGBIlLsOgXXTags8ykbMkMDqkNL339r+f+RNps8XnerfHVj//wQz9SyKc8dILTJG",
-	"oBrN8KIvZLvuoQxRD8BqrySqkEZcU4MyWdHPqj2BUN8skpp67A30w7PKb2qqt2kIJuUplhXFw5d1Ew8E",
-	"7E9mMD9hRdRPWqv9CTSYn/Sv3W6XNfxf/2SDPz8xCJ/ZlpNFJgX7icXymmb9E44UNCDPVQ9PoAxOYX4N",
-	"6LBGocD3mGa6VrEuP7XprSV9jTS1ilaGAzlx1tCE4O2t8Qx2DRIetUKJSiZP1nyjOmbUAVW3BTRavlxm",
-	"6Z2ojpK+hsGp+pxOyPgwlxWmS8pqYUR6EarL+kVaNZyucmZ16Z9Kf9p1Lua9RSPnuJX6DRTJqhtTUH9U",
-	"hEGhfDBW6PsGZMipwP72aOc060YoblS6EFZHN0ZSaUwGYennKYKo8emxbFH5tutvbFf17exehKtCw8BT",
-	"9gtrcb9w7Csk/lYh5pbXojNBKkiSYr/AcJWzdDYz7Ol4MjjADt4Y+ahqkU9WhHDN/wfpdsS7M05nmyRG",
-	"KaL0+cNbv1pM6ElgGvqnQj+s4QRS1rtpWJ+tiJlwc26r8EhVtuEWG0AyV0XmyIfEDvYoRl5PTXqcLSuA",
-	"Ah3wpFPbAde+/wtUHtRmqTc7LDAgHyV4By7yswS5XF6OrqZKy0PqbhcrW1erpVuWyhtsUG8c3UWCLraT",
-	"tW21od/hCXMqjU05KuFKfHt2xQokCc386zJkUnaoZ2mCjRywX2aFuopCCivn2pDuiqvo0gnSCOWSx5B4",
-	"UuiDnRNTuJ9avRDf8KVg+D7+zuKsnmm5d2WFdxUoLbelK7Zdu+3SkfNcNLCCukbgMgNzrOnQm6c3K1yg",
-	"bm0FBzVd/Uov+oJN/Zz36J0mjciavqWVuyTdbbva1rByVR2r2v2wpIsWdsAIIUr2e+wCT2mMrszc4Ppt",
-	"XUHSJpjzwi+wfrVpfSZI1ZpKOmnQxxs9zb40RGw19YlVt22vfdtG4aJgfkUqPQaQnFhLJMI4Etbb3KQZ",
-	"TxwmVD0B1fMFIO5uYj9gUxir0iCx1KzCjhku8XbXfEY+CI3Bm+zd3xBOa6kgYke0VghjYZNwECHAn0px",
-	"IttQqHlQsWJ/X0U3IiIJ1BAcgkzDP1Bc/0gO2cHrhhav63ijg9/GQ+wV0IGGPEk4esY/0flSTrlH0NEQ",
-	"QZYc4QavzGZISKeicQIafBRHGHhum6APdYtEFAi3oonlKX7rlU9Y4TKJc18uszRahSLyqL23cSJBEm/Z",
-	"T9gGbhRbJAlpw4gIE7Oeb2yceC0yp00EQcAgVmMRwKZaaBikLylngIRCj53KTQGyVg9uasuFUCAfq3Tb",
-	"Bi7yK/tAfsWCFViRJ1WtFHc83Xng3vtg/YqTxvBHms8XSvO50GeGu8kAtOJfigMSu3kgLnGKDXqMlr3g",
-	"EVDDQHOwYd/E7dsY06f8ogR74GzSVeZLPX5NQsAoi9rZOGMAIsneXbzUKkn8D4GIj5ffnXaH4wMWxTdC",
-	"5QpyLHw5FWG6EKrm5z6xIzMF5dS+lg08NvTY/n/9n/9kS5G5AZKrIrz5hPQeXqTCXPMoKlhkOcWHIibI",
-	"5anHgPmI+l41ZgKOeiwu8mxmkFPRzX4qsqcmbjkN+scRkaEUV4B76JETAiYyy2TCKPo7FCEnDRGFWyGW",
-	"GGAy92FjXq6cIAW80sYv9OBNQEG/PxOzlXooUQcDCLtlB2FSFtIaz0SRH5IkBWIYpFHNeJzE8obSqKBI",
-	"ElU2J6UK6tVZO0Di/WH4vqfmfDg+CDoTSGBZZQmYTECgJyygX/VXByOmDZUMiubn4l6TaZzDRfE/xDeb",
-	"XKgAYDMVG7DpBiX9mH0bfwOgmPGCawncDuCPva+DDgKQBOs4yueUUTkX8c0816QdRyLVV8Mf+mr9aPcG",
-	"z16Nt0YrFLOvVEBRK3oG3ITwlqVruGTfXb16OWbTlYwSoRfFEVP/iJdBBzEhweDOARqgcbB6diZbp7Kd",
-	"qA2xttm01CT9uJb8TLN7zJqKXMgR/XI6rHHe0fQPVSymwpsWVE/1BMYG8w0smcNHSmela6dCaQsV0r+Y",
-	"Znoi65ywYJ4vkjHsHd5L7cAwra+6KLRcWx4MKVKcTXl4u1rir51ftu7LZlv9wmVfdvdILqAFiT5JJ6eq",
-	"yTtaPNXcvIWcNDV1vG1Bw6cF5E5rZYv/vaNxsLAwKy2lX2PVN5bqdxVPRPf4fnDQvRv2lvIGrHt9uFuT",
-	"wfEQSvIX4gp9Xci+8CLkjq1J63h2dBD1jwZHR6PwMDoYH/PhTHDeD8djHvUHY74/nY1mg+lw2p8eDYdh",
-	"NBhHB+FgPO3P+n3eP9LPMky0NRkd948OD73WKkvIuaYme3thJHs8XIheLlS+h/PZ2z4B4FStyaB/1P/4",
-	"viF+ONodEb1GKV+0IO63FUO0tb5a/mvd56SOiAweNYBArKhov3r93B+1c//jaucejelUAwmxJG34yaGc",
-	"U3s6COZzKvCMbInmWIX5dxTReXAD/q1y/e8/rLE1buHksYdcFjst0zVqLkVgxKUpsGTINOr8pkIMf3jw",
-	"//DgP+LBR+SPihcB7InPVu9JmOlbHfFXdfATusXYG3EG6RTKY9MNIHyUXNRQCGP80ewcMUDQWoojVYGM",
-	"IaMKjlKbwOegwMNk7gTkjre4dGgIO1UfBhLOcx1DkGBrUjnJ6R78WY/6T+ZWgvjTX4HXA8vDAJ3Ltnqw",
-	"GahclT2FNrHIFDVNVznoZDjOzjZHfAMo3hcCnzN7BktbBnvTe6eZmAF5Y2WMNyXuRMaTXhmczcnZhuXa",
-	"FZMtTcQnILHpu0oIbKOnIrD9pkIOzsR/+IBrMnFXdKWQd8dPKM6hBb6Ic84uzKMAQFyK+5yGDaU7O6sI",
-	"SJG7xCeIuv6ITXxpdC1zjHfG1tpdEKzFdJ6mt0+SBHQPEzJaprHMVTk0Sz1z4hsJuPJKhJnIjeK45FlO",
-	"XAhhs7ViNU/XEnyUnklCNn62VHNwQDv4Hl96Ru8MHGQrLABohLJCMGOzfoRg1ewLcwtTR/3RNuZdGccv",
-	"EUf9FSKj6/Isd4qNft9wz+6WSfPdD/KfGh32vriVfqppTYvWP3jXjrzrMd7hcDDLi7aDA16Im1gB9i8H",
-	"fxO19IBmJ6rpffVOdpifhk22isIs7J2mrRMVeITjbXAGL3MuI55FjGhU+dJ0HyPEuoCG3o2hANl8sp0y",
-	"QJs13+qHQy/XgNqLEbMLeZbFNAvinixA7hn4sh2s50qE1//1f/4z6EwwMY1hJ1qvwkeTjY0q0KOh9VIs",
-	"MRaXgdmonKS25uarHY/ypKcbXwY3osr6AkaNpfQqYnyj6JcFWbRFh7ScJYIrDBtOnHc668ZSCRAO2YYi",
-	"L+3/j72r623bhqJ/hehLbUB2ndRZtuTJWIr0oUOHLtheVEy0RMWEZdIQ6STe0P8+8F6SoiXZsRNncQC/",
-	"tbElU/zQvTzn8py6fRrX3Qg+45ZbBL5H5jmW0ozB6AgFrjPzgBUaZGdIWZmh2o45fXi4rKnacxWLiRRy",
-	"UbIM9wzDkwG5BjdIrsxUV87TAbqBdBL79+wbo0qKxPSWFDC8IIJt++0Ku4MzlVhjPKBPqdZsNscORB7U",
-	"yxsIQsdKFgvNSAJwfAKT3tVgppVZItTU5yW9nTGhsdUovShx6wVGN/yOahaRQsq56TgzfAUX014hU1rE",
-	"wjlSd9yJf9OYbp+MyERaFUc4LmQ5RaDCqRvkZSycQ1DkjlB6i2tw3ZHFHRYpmPfuRSVCEnwUC7UwPSL8",
-	"pcCxUYI0mOsqfD4hQ/0LKxnfGZGM3bFCzsHaDh0RIpJcffrz79++Xn0ycb4oTN9Dh+JG0vaM7wGm+t39",
-	"Zhd7oSKdBd2jVKSfmej2h+kX0pLgAup5SffFlyUncR5tlHdYL0BZe+e8MR3KKqiEGXrfFXS8i6q/teqd",
-	"rzJxEHsCLs5dS+d8V4nJWre+tNJkfRS3EJysX7J9Jtl6cSvJ5hdKjWVD8Rq3vqj2PqbKB+SDkKj063df",
-	"NJvLwD6csfPsl/Rk3PtIT/PecPwT6/2cDdLeeX5CT8cf02F2xt4iy+bz9xBTPipUHhUqjxTGXimMUZYR",
-	"2tjste/1dgerPvxr/2U1KjNWMM3adoszeVdP133lRObz8YDTsCkmKeStuoyF/a/yPlx2ypOcC64mERHW",
-	"8KTU1lezT65Ma8D5V8fCekN7v9Zhn+yWVsZig+56S9oEv/4KadNfbkTa4KdhezjzY8IVMTum/ht5/x81",
-	"f9YufFxyW6/9aD3ovLJgpWXWMPt6fA3FonVvtuUaum5gHa+9gJ6J3+6K3T4dt12XatenwxGqPTil221X",
-	"7P4Eb/skYQKQs4tY5LRQLLE+5lVsviBzK3oqBbNHEahIWYGAkA3bgj1oH609PgR7pAYaGfwqMTvchHhx",
-	"L/BJx7eOFFgNHRFaKBnI9FlzcAcGZhDmGxgguZVMAT5JtESHmUvS8O5HhJLDBjQWMs/h+YTUYWtHWOMJ",
-	"0CCse6aqQ9tgSeOeG5z9IaHhIi0WsJ+FawNwu3Ypdo9vUT8Wj0jdhhq2FdDk9QqVNI3YUqcWnymXiMgB",
-	"ULso0ENoDetXByf3DtIdGgqGApmvH42eCoDhQnPFIY/hYd93FA59Doz15kNqtfpqEqKHKg+6n+T7qPJ5",
-	"YGYUeFSsmfG/h5OmkTuzCYSrLL18z96RgA9V0rC2muWrYJ6xInNWOv/x4FSpa/5qUUuEZB2eaESW0kbd",
-	"C29lDDAAyyIykfekkIAAEC3lFKsSsfKc2AhhCUkfZGTpxX4FA1UsvIqZ4SUd6k53OmosigUlms+YXJiE",
-	"x39sWThUZBlVD8sVSWwmlWDeEaAbJZtRLkgnMTnBCP860glRSKMyUSUMVnozW8CJMOc3l6aMZRAFExsP",
-	"wRrv9OEBuowLpGdJxc6C1ujwZBCLa9DGlyVJfGJn5SxX8HmXYHUBYQmQG2hFBd1g8J6yuUZaGESG+O2i",
-	"NFdDj1UvzKXFcWLROUfOeLwkGcvpotDdl0ZqvrRRw/9vaD/k2iPbJ8tdao9Wrtk54Nau3lh7VL1rjjvZ",
-	"wyo6oiKMQJtAXrU+Ck0YLfTkn7VxZGR3QaeDgdn8wMseXc3JvJQpUwprDxT5fHPzO1TA+9ITLRcp8iQZ",
-	"1XRMFRyTayBQn6EJ755bcezOO72T0+1JYvxt7yTemn665wR7if7Tp8xq9lFLLZjZPztnmZVfDMZOLZVm",
-	"MztyANNvN3A+sLlxcJvbCKtAzwYf++SGTrGGiAulTXwCfx2Zk1Jq6gTDzTfbxvAboxkXTKnDHUb/7CDc",
-	"QNOJWVf9570B9pKHbpoJDoNJqcB15iAG1Tot6glue0YLtUIYc1e76YtMadFSV0Q6yczMjnIhkq4Z/6pc",
-	"o3EGEAKjbVnj/vyOmUlipebtlDHTfcwUJDGyTCdM6ZJqia7vtu7fPmLz9Mcftn6QoyEu5ogig3MtgdQD",
-	"D29mglPLrX7dYO0cHgbCc3f3spzmhbwP7lsVpjdv7irFWdbjAuQM3ytCU9STGdMCFpz5kYzNpeIeSgrb",
-	"bb/WcveReLT81OvHS1Esu15MIQgbMgfmoV5IiruFWdAOH0LaH9PckChdMjpzyWTjyfHewT2tXtqP7z/+",
-	"CwAA//8=",
+	"7L3ZciNHkjb6KmGYNhOgToAACHABra2bqmJJNV3bkKxRdytrmIHMAJHNRCSUkSCILpXZf3XsXP8P8V+f",
+	"hzhPMk/yW7h7REYuIMFa1FKPdKEigFxi8fDdP3/fCtPFMpVC5qo1ed8Sd3yxTAT8fRqG6UrmT8UyVXGu",
+	"v1GrxYJnm9akdcoi/JrxNY/zWF6zOFcsz7hUM5G1vNYtT1ZC38SjKBNKtSatyxd8ODv4zzc/Pr0+Pzs4",
+	"vB0c7h+ow+m/H53zzXj917+/PWx5rTCVszhb8DxOpWpN+pVvzsWPqzgTUWsyOPZaYSZ4LqLTvDVpDfvD",
+	"g+5g0B32Lwf9yWA86ff/1oJLolhfs9CTgQHBXy9jmWatSauvr1llmZChntjbi6eXLa+lQp6I1uTgg9cS",
+	"d8s4E6rhHSPzjjjSD5odzXg0nnaj43DaHR0cz7p8cDDuHvaPDg4Ph0fH475oeS0p8nWa3ejlOH8y7Bff",
+	"vOBTkcDXr1+xNvzYaXmtTPy4EuqeCQz6/X5/NBwcPjSRTNzGYt2ayFWSeC2V83yld8Vs4JWzefAnD/WK",
+	"P4/wjg8fvApFvIhVhSou54IlXOVsya8FS2eWSGgSyqWLOBcL1Zr88BuF/KtQyDs90rv8ySpT+r2WaqJF",
+	"LF/LZFMnlpAnichYrJhMc8Yl4/paTTn5XLA0u+Yy/gdsq0s5YRoJPSx4+9UszaZxFAl9SSRyHusl0q/D",
+	"hym24Bu24FKTZPWpXym2FtN5mt6oE7ZJVxnL0kTo8eBSiKzXKhZi1N/3Wnmc6+VqncLbmfv2POOh0KvR",
+	"Gk1nx8PZ/vjwcLo/ivgB3w/F8fA46ou+GB3uH+iLN0v9mHmeLyd7e4PhYa/f6/cGk6P+UX9vmaXTRCzU",
+	"Xm2OekGfaJqOb8VTmm2ZMYf0K4slzaLEjZfLLL0V0X+KTOllpb3mainC/FwvSmvSOp4M9BD5Kp/rjXyP",
+	"5HvAB7NDMQq7fb4/7Y5mQ9E9io7D7nh6yIdiMOuH+5EmVr6A9UnEHTvFJ3zwWvyWxwmfJgLXTR98Q7hX",
+	"4ZzLa6GZA41O/5WF8/hWtN55rTCJBZI1DGMQHovhbJ93R9Nx1B2Jg1n3iB9Ou8dhPxrAL6OpM4xwIdjF",
+	"PBVKjwKpP7eTf9/iSokc2VC0yoAoXiqzKrM4Ea/wOXqFRdZVPBHd47vBQW8pr1teay7i63muWc2wT6d8",
+	"GO2L0WzMuwfTw7A7io5E93jW593BdBjuRyMxnh3wltdaxAtxiTQQL/i12MMHqjkfjg/0HsyODqL+0eDo",
+	"aBQeRgfjYz6cCc774XjMo/5gzPens9FsMB1O+9Oj4TCMBuPoIByMp/1Zv8/7R/pZ8T/EN5tcS/PR0XCw",
+	"v++1VllCRKcme3thJHs8XIheLlS+h0uxt2Wm6zjK563JoH/U1wf9c9JGE48eHF/2jyf9vss/D6dHoT5D",
+	"3cFsqLd/P+weRSPR1StqftMvWS2mImtNBh+8VhRnosSkvNa10CT+9Mw8dX82nB6FA9490M8azY5491jv",
+	"3EAMo/1wNB3zg+OW10q4vF7xaz38SHThdvOi1pPzbr/fHwz3W15rKbJFrBTSOMg2S20zniihz5qKr+U5",
+	"MZjWJM9WwmtpGYR/W0Z8YRhwLK/sSc7sfTidnKsb+zfxpgvYQqa3kKk8zTYFv9G8LA5bXmu1jB4SjLdm",
+	"4Psu1zm7FbJB9p+yeQzv8pgUa6FyNoszlW+R+GHuEM+xOIoOw4Npd8xHs+5I7Efdo3A47Q54f2Z+K4jn",
+	"PM45s6unyYfYBy1CmC4WwC9QHUmvU83Pw1XO0tlMM0UtBDSHY7OML0SvtV1JGEz6Q1qLWZYuGvcDJfv0",
+	"YLYfDkX3OBrw7kiMp92j8DDqHojxbMT3p8NwoMk/T+0jaNBXVngXW1Rni3Yjxh+86uJ92snbsnT0cavu",
+	"NOo3LUuU8VlulmQcjqJ9MZzpXZx2R+Fx1D0Sh7PuAR9PR+F+pMdWXhJ3VQ21rqaLOHdXYFRfgeF0PxxF",
+	"Y9E9mB1qtnAUdi2X2J+OwnF0IJwViDgDjaQ0/x/et2axSCJYfiSt5xHNz56udFda1Qxy57XcHzy4lofi",
+	"IBqHo2l3nw/1SweRlnZTLfdmB2IcjcL9aXktze20jnTYy2f6l0FKw4dJacBxi7tjLexHWthrZt/ti2KL",
+	"750+TfqKR1F5EYa/kEWwLNddBLwJBjWa7YthNAi7/ekx1zJKc5rDsHsw1WSIv927AvRqd+6Dbfq6YfQ7",
+	"2HdG19xm2P2mbP6mbP6mbP6mbD5O2dzGl1Q2e8bjRERlrvRSr4C8ZmnG1lkqr9mTi/NnLE9vhPT0l1yy",
+	"lcyzldayWJrF13GTNyFU2exqho93HAkXQkagMSoB6/yVYvrKS/10o0z+pavf2MXv5oJH97gNzpENsVma",
+	"XYtsw8K5CG+Yfe8XcCG4E9PL+DwSi2WaCxlu/iw2z+VbJepcHnR347Zj6zifs3weK3YjNlqbVnmcJCxb",
+	"SRnDea0uZly84+pGbK5iebVSwl3X04aHOyPr/rnhRT12LvJsY+4QTPGFgCGpeZrlyaa86sfFqjtPxilI",
+	"huP5Auu9Ze6w9PKWJ3FENFBe9QtxKzKeMFBDFVEEg+u3OcBifJyxIdzlHW59To9dCIG/nmVZmim9aM5H",
+	"kE70gnSVX6Wzq0xLTHNVa0LexZ7rZPRaC6EUcqyXK5WzqWBTka+FkAzcj/1+n3EZ2Q/wRXvQZ3lK37G3",
+	"F08vO72WVskqE8SJ1wZgfZlNb08laCj6oT1QyC1hDIcOYeAbWLGEX4IiKvukSeGVWBs9a6sD7+96Ko7m",
+	"9kv04f08qhNO8OeVr6P75SsK0qp4Jal7n3w1mvk/Q7YOiPS+R6f3mYyWaSyrnhzJBP2AJAhmk4dsN84V",
+	"UyLMRMmzs8WycZWqKFaadKJzwVWxpULCl1YvuRUy14oq0JY5CD1D8MZVo7+rO1DeGc+DOIyOw4GxlqcH",
+	"msb7YfdwZgzJsWYmNItJaz1XIrx6OfvzfxxnR9/++a8/Zpfrv7998/To+Ys3f3ueDl/wF/xivX2l3VmW",
+	"VV4ILDhKrxk8X8bABC5EdhuH4q20J6suiSOe8ylXEJRYyUzwcA4X1sWBwqddrZzHOSLhEpQYuEQ/K9dS",
+	"KuNZnGyYc4eRsQnPy1rM2NViaOCs/KovwDqb5oQrp4xR5bJOfRhF1I0lI77nrpJR21qT1t9ujjd/G/7n",
+	"RlwM1uHi+PZv8aA/HebJNB4k4ttnefjtXfLi8mzz8h//MXh1DfJFcwc1j5coIEuhKcPxjqL98GDWF93h",
+	"7HDaHYXj4+4xHx12h7NxNJjtTw/4oF/heKcR8LsshWWlQWtptVICuLZY4O7hT3+ytGQY3icwdL2OxM6e",
+	"pHKWxGFVJUkXQotRPGqoBlvhVPPuEhUaX0toHlkhwSI8pRjPGV3ORh6EAPc1/SUpj1icg76gaZFf81hu",
+	"1e1oCsx54RcgxNq09OoRG30qkvhWZJsmp3hEv7F8znOmVmEoRKTtEGlYaSojxnN9HLc5y/HH0ofWZOCV",
+	"fAiDcb/f91pC63CtSetNqnLm78KI/NZEL10u7nIWCR4lsRRM3OEwQUypZSqVKHulVM6ze4UOONbMWIfl",
+	"sQ4HQztSfFz1JcP+6KF3jP+GbtaHfWogVDQ1DPqjoSNjjFusImFmsYzVfOsjDxwPwUCMomHYPQYtJzwS",
+	"3ek4Ouj2eeF9aaEpe4orcZrXYuuWIlrbzN6dZXXuMHgjbRmf5SJjnI2A9XyKwG5dp1JzeSuyja7zM8rs",
+	"Rgk8uBwcTEbDyeAjJHBlcXdweVK+gF32La7P3xY43kLRH7wW+khApbaWeX4ulgnfoHMnEirM4iVK11ag",
+	"lcOAredCoqOAS7XGtBGg+TzNNKXjl+mMcckEz5JYZFUnA7kMgoqnIThhfKqEzFmaz0W2jhWEBVU4FwsO",
+	"UliuFnrx9UD0klodPIvlNRASaE2n+rDVx38BTF5pU3fNY22dztJMsEzfEstr/SrKuwNWWbx2Ect4od88",
+	"sK+MZS6uRYbE+/33WpYLmcchz0X9xafJmm8UC56k6U2sX8iTxR/8Von7BxPQmsCXlbJrkbveLhbine3v",
+	"Li/fgE5FL9O/UdbOSomo06M8JEy8QmW+vnz3jaNpWT94rSXP+ELkRC3GZH7eQCVl5SIqrequdmGsH7Tk",
+	"+bxQmcLilfdNcZZmC65PzWoVR60mCjGnoGncQXFMApP9tNQGYrpSwHk8xpVWiUJNvm0lJChIqQwFLD2M",
+	"+8eVAAPRDBzfV6InfvdCyOt8riVs39P0ZT4PmoZcdhU20Bc40zbpil0LKTKeC7YUGQvTxULrbm3O3r59",
+	"/lQTyiyWouOxgaax4XjMbmMVTxPhy9OLJ8+faw0z46HeZY/hOZSh6DEwWfJsFearTERdcP8wHB/TC+7L",
+	"duC3+DT0W4FXnPEfV2kuVMfyB+Ml5IoFfBoGWsdU1q/LF8KX+ucyj5im0UaPFk4pU3wmkk3PlyWqGk/3",
+	"oyOuVe7ZIOyOokPRPeYH0+4wHImD2RHvTyHsD7uDPK/YngoL2rpP48PqPi21XpXpZ/5X+4+TH3z/bjjo",
+	"+v7d4dm79wNvOB5/+MlvNX3ttzq/ayTNF/ECE3zrlAliT8X/2JXqkhgD9sVkIjHjq0RrgZri+B1xNKK/",
+	"+/jba8fI2nbiXUOMtddpdqOWPBSdGgfY0Thr4ABpeRifxgVI4dg2nap2UZvGjnK8YRpr++ZPmcGHQlnH",
+	"JHE3uRPsCMpAXS4TEhR7f1doJLvJ5ZjY+MzmNU7et36XiVlr0vq3vSIlfc/csle8Rw+hGG/TTfir2nuD",
+	"xhuOuqJSVBMrgwlLnZzRhgxUk0Ma58qXRdZoXkpj5Qw9BchMuAR9ApJKe+xpCvIync1E5sucDpfmKW6S",
+	"7BNknj/fcnrgGSkCa/fe58TgPs8+ONGpYAKLGbjhtIDiaXptF5U4n8dSWke9/igaZ1m6aAr4nbAM3Qqu",
+	"cqP3yJfBt2eXbI8v473bwd5CBD1f/hOoAyRLo17cdRXjpmWmu/YaVGlYcaKoEnF8Gmk1JnEv+Aboe8Fv",
+	"BKrpaI18TOa262n6SpEzj2K5mCKu38ajiHHrQcpTeqsxhn6Bmdu/nbQdTlpxZr5SmI8fcsmkuAUiKxOX",
+	"L6vbrvUUSvRfCvQ5dU5Y5PBeFuegWvrSIbHACfUETPENW8957p5fTXFR+kUPKg3H9cY+4qBSmPEy41LF",
+	"ec07XnO+YuQuuiewnBePckP30t5bPDDkUi/wVDAspjmha6AyDPR/nmwPz1MUtvS+LxiIdd6j1/227gS/",
+	"92hWneaf53xWPczBhAXibinC3EZ6A2NzV/gjhUt9aR6ijfqK8z6mhGzrYC9587W5lqDt78uVEhmLRBhH",
+	"gnzvvgzqa2eOap0E7DvRyV0Mzw2FBqxtyKhT9fqbc1o5l6QrlROBHnFCfn3sN0qFIqmah3PkwcRUIbdJ",
+	"fzY+rnvZMmuDZhK8hk9ISCIG/cP4jYHfpmvpseDN229ePH9y9c3pxdnV2/MXgceklr+QUuHL4PTFi9ff",
+	"nz29en3+/Nvnry6CTomoIPMKVZwqx4fNBYuatvI7ZImXafqCZ9di9/10uJXJ7MzT9CqBp1RCTmaBiP8y",
+	"ngk26g+G+2y6yYU6YTxni1TlbH94eHAEP/MwFMtcRCWWtT+o53HlacrMS78Ax6rP7bMQY+2xRJJEg5Q7",
+	"pPWr1VIrVos00zKVS7Y/ZH+Ov/FlG9cKFrDjaWWK0c5o6kuBD/1DCwh0+aVZ3ena8yVk16kFCljanhPr",
+	"GGXrOEmA+uciWfbYN2KTyogN2Mv4Gxjud5eXb3yJtKu5hUhmLBOzlRKqdDLI4aq/On3znCkhwJnWHu0P",
+	"WCx9uUx4LFku7nKPhamUmGXCwiQF3yaS6nOZi0zy5AwDVx9BqDE94QpjX26WYboQ+RymLGROaYypZOkq",
+	"YyqORI/9xyrNcQZEZegO36QrlollmuVaqymF6/uufMUXM/PiLyJbS5P7LGRafmYwQcZmhCLOxiQspDIU",
+	"D7v545ne+KWmTpUrz6wdsGNalKDXKlL1Ps4aj0t+03OxUtWcVc2WwOfIFTjQ4QBZg9Amoz2UV5nho0v8",
+	"riGRsvwWFsVavGpCozf12FslGGdSrGFUeJn+ZC5obcufqyRW2gH9DImV9C5NN3EtsfJe4V7Jw/zwmYi1",
+	"lOWnqZVYmsc4s3EMI7XBv4z6gC+L9MwTFjjJmAFLNJ0yASkE+mpwfYMfnJOXXOtmjSsDPD1W9WMA9MCT",
+	"TPBoY+nClw2EwdpIkTBYzeLJLdnpsW+Nx79ENvop+mMMZ+VLGkv1XNrHm0q/OHq5j0rcHF5fPpJKWBtv",
+	"CNANFaV5ruluyfM5U6twjrGRWl5vYJVMqRkq+b1IS9C7bQfcOWFqnq6Z4OGcUTYuk+JOa0igyMPrSZS+",
+	"5MkszRYi+veL168+SpQuzBOu4JotCh+sHplMaGHqF5bNUEdM2mHBZV+GiVUG/lkoqfxMUuWa5w77SanR",
+	"elfS6d9FqA2DTCwFzx0XJWx4O3jvk7fOb02YTwWZfstj5e/JkvNbH4KJL/WbNC0rrW1HseLXmRBan1nP",
+	"43DOwnS5YYAkojymUscAsfaOL69XQqlOj50mKmWcwnGQQ5Wny6WIGM8ydC842p01YzRv82UeL0S6ynvs",
+	"WXyHtiqkKG/VMJE6X6X5s3T1GKHvEKZM86sZ3N1Mk0LbPypdZaEojDtxF1dkbH9UkOWrNGfmkV+AIosR",
+	"fxZitI8LJkymyFzMjIH6IAEiSeU1JERwZmN2+seVEo6nUWTGqaCEYG3QftcpC7lW8LWZFssoVnksr1ex",
+	"grRYlmp1fpUtUyUM8ejbKDkkT9lK3sh0LZlmfYp2nBj7z2OFmoMJF2VoVR2Mx/sHaEyVyGCw/69ucTau",
+	"xkjbmKztrErnRLMoBBFCMRQrsOXAWGczsWbzlYwyEdEqVo+8vv2eM9+cif0IjUI1PuBeraLhnZ9Hs2hI",
+	"mqbV3pJMDkLhVmRJyiMRsbZMfenYwTPNvbVpRfVulsvyEMLIjPhs1SPly4zrg6ZykDXmANDVHWO5YYpi",
+	"AB+6kEIVUF6s8mWbkknUQ7Zdp6ZsOg98SMl0srdgQd9KJ9dJfJwkWFWe4Zr7RcKVfmwsV5VoleNoelt7",
+	"zBc49NWxfhYyrDyU5EEpscxSjPkaobQiiDxxQGFKb0TUY7YME3zTeWpy1nrlLf/++++71ZS4+/a9mkFH",
+	"m69Wy2Wa5SJ6KaKYY67wR1GAfdDVQj/pCnajqboU2KC2yioPLkuDsUsW9tkMns3o2V+EOhrn8ZmIpOnZ",
+	"DTospIWBlVJZIrRRYoVXYGSdBU9ws7pnMkyjWF4HrG3snOt/xMuOJqm8uEzv8aS2+uivVqVNWkk9w0wo",
+	"JaKew7BdyMRveMJlCKSwzNKlyPKYYukPCQezZC9TKTDVpUjV+cG5vUiWRA2+VUPna3i5gdlrSjzKM8HV",
+	"KoOgur6KtQFlTguL8REUKXcgwk4IcCxPy3lJOyH3VZKJalB+1YF9k6ThjWIQ3F/avEgOUtyM5CvFpvoy",
+	"Dy0KRKJkbX3C2X//v//bl/Ar+z0bdDzr6A8aEQODE9Zn+hkJ48VMgbKERPFiM9b69Yy1rTiE9yfylmoY",
+	"nASsiOeiq2Vl48LVMAt3oKYSUuGub4qjHdLCHNDCItsX0Qvfbb+Y8Azfu2RUhjas3dmAdbjTxA2y4fsW",
+	"T5LXM0jRv+/GV6sEDhodJizwhIT2MoV+P48TwQJFEc1YsWAlI5ERhEIwYev5xgM2AvkEYLSK6ITJVZL4",
+	"skg3B+qS9FaTllc74kYU3D94GjQV03yogTU2nf84MucrnEMwpLjFnjitcxtEz/bBiM3FnS+j+BocCZLp",
+	"vaNQEGdJLG/QvsPzJ+6WSZqJDGduTpkvq8cM1wqizuSsJ+9XmrFbjpU59TTcYTjig7A/OxDDaJ8fT4/C",
+	"w8jF3uqL49kRP5wehONoJPZnQz6Y9sPj6EgcIkDKlpV3EjddPgxHwLDTgvYrhF2n1tq5rXLAbSzE7nx1",
+	"Ly1lu1zEPecPCwpT81IWFlTJ4vxxH8VVRM8H+1KeZXyDR76oA6nS3xuuFIj2kDLgZ8bpKO6w8IaoJkX7",
+	"w9bj9B6/czCb0nAaVyiKTDIOpV44rmIeRZD/wJM3zpJRsU5F5BLgz47L+EqsT/UdeggLfvcc7xlipjR9",
+	"GtTXtpIl8tBbziqX17QMHHTjurgQA9Vt/D6OtIWWMsQp8grH8vFkcBCU9QWCJ3By2X8YdI/f/dDvHr97",
+	"3/eGHyaVz79rEge4WjXidYsNq6N8GSdJTOYlMqvbOBKpoTC3/mcLaTmSu8Bsel8fnIFrqpF7fCcSRS+E",
+	"KG6cF75ArYNudnv7jqK5AH9yJa2LA1W7xQBDvS9tUL97zLuzd+8PRs274UBAOcOKZX4welB1gqoydzJZ",
+	"3PQKAob6QkvaxObtFjsL6U4Vh25GZne9VPFqF7T5TCmRv3T2qDy153qfFGsHuGFfBx0PKVZ/B3/o70Bq",
+	"fnf58sWYTVcySoTyZbtkKv0jXgadHnsl1mApIizyVCC4A0lUUtxc0sC//74UxYfreGb/XovpsuW1cByL",
+	"5cj+vRbThf3w4yoOb0jBrIypUT98kvB4UZYpH8d/P1HxgXjDkseRx1Dd4ZEI4wVPnIKlXoWL4SE57T7b",
+	"dk4qRFYeYhOBPNHLkG2egFOhRh4Xr9n+4OCgO2A8Wc55d4h2ULZhYRqJMtMFoBN3sKfdv717v4W3ggAU",
+	"n2MX+GN09aowwnsb1wUGaOT0xwrokkC7V8dxLv1g0G6aqOqUfM7WT+3WCRSVphlyKy2BZCphp6qs/AHd",
+	"poKIUxuHJOIGYPN0LVmbF9ma9tbOCTBJsPEx4e3RwwAUnvtXzyXiDy4Az/23vaDrLjm8KOfqpnnJ9S8/",
+	"w4KT++2BudIaX8LFVhne8SZwrVWZBDyJHlRGesLVd1Z0+1GpFLt/3Imx1elOZR8uVnlLnumbtXTBVDxb",
+	"0KbWcR7OBeT49gq+M03TRHCIxbj17vevmZlQcUOhSexw39vzF7WVRmHuDGHrcsa3hIPl+jwsYPGOcKPN",
+	"XNc++iOZmh3WLgRHk/jgwNXWj5dMc2HNMlgdA/d9wszywe9BZeKBp/WxTGiFbLFSOZunSeTkk67ncS4Y",
+	"xH81NZQrlB8qUW40fe6pCrfp8UUoQfE1VmmRyIfWDzNIigJX8qh/zOqp+eSaMHnuKpZhmZ/EMt8ftpx6",
+	"1+FgdDg62j8YHT5Y9loSf7g59xHhE6yyqs38tRQmB0iygIAdAto8GnmPPY8UU7nWHs3uovDykKNivjYC",
+	"lbF2kMQqd6tyXyIsUgDZIopSRxQUB5dJkpD7HCSFR3A0R9haEVCWfZ6L2t10rBDHu4k4IMWSckgqBgSk",
+	"TUol8t5OoiG97wUQ5Gx4fpgInqHYfZwnA1eUZgZvv49IilYhNV3FlMuxM0wfA5KJFeMIHrHMhIKcGXDI",
+	"0BBZKikDo5iQXakKM6qCFe7qgq04YBqcr7C6pvpPq+prjKDB+8qORvgSK5AedLJ+vE5YgC3ed9NbJbJz",
+	"MWtGVGyiIGQCqlqMlq0kk+mata/jW0GR+RwyMileVRTRaZNUdXrsNdTViDse5lhliY6OnZxTdXlR9UMV",
+	"AJCPc7Jr8zqCFXm3w/Y0wGp/RnpKeC6UhSUjInIyzBAYd7VMUh7tRE0VFf1n0K13dAt9pApucDIbwSJE",
+	"1i0VRePF6GabrxZcqrJBWsKyLuzSJ+dddPwdeM22aQWXc5dtf+PcUgPlvP8R5+61H1zkzsdSuj36jbSH",
+	"YKKikLiuvOByU0hiOP7wYScaRGjRL3ssfy7LqIRRtWsQ83abevgcaoCVUGy6gbxYUPowkRp1JNbmEmpa",
+	"Pcp0p2fpj7gFxJ87J8wgpEx5eAOO72r9Zq/1KO2POAQcOO+RKlOTenRhgkhmPdzFbJBG5YNm5ZtzAizT",
+	"JyKrsWevpgDcp6aAJdesytJuxJJxt/SVrJAHtJcGtcQ0/dhRUtvOHtWxPdNGj9GuPcx/N3YBjOakcDsg",
+	"XWFJhV6DR8te0vU/bD2PhSzeZsuBQYQ/AlZamYhZez03lK/YWmRO4nLHZUcSDgtXDJSPnRTkj0hzcNuh",
+	"NOJmlQuKHTmNU/CKtQ/o9UGPnULhgxY2LONUAsslwMbJ1WLCXi+FPH3znO33+ixP06SUw+7L9VzATbxQ",
+	"h/V9AEyRK/iyOZzvAjcBCvRPttfCTzXkvp/MufnJVkn/7hPyM4rWMI+TdY9h0NYPcy/L3WqRW1AHtszS",
+	"aBWiVfRYdmm4I5zvEgU5i+ByQHNSijPukuqD3OpzhM/L7O9XHz2v00Md0tGcRq/wrkAkKmDtgNei70HH",
+	"K5isL9v0t7lK/2xTj11uBlZhxmU5vlVrhmQbQxV9sj6bI+9z0gdZ8f8yBPKmrMZXU6t4zkSiRB2EBbF+",
+	"HDbimMGAqmzMYLeUpLCDPQK3iLTSZzPKs1Ui9Dr5MqgqQkGz5QxEVcux3OqKbKJrLGqp4xthTMZ2cEVw",
+	"7AIuo9FvXu1FUHt/5dAQREPhOQtA13Xe/8ALscvBTq9JV3nlTffN+973Vj2kxYrTiGorcR8JXhqzZbuQ",
+	"+kphMVxhxOIopwmXN3pnIIk/S6tR4cLMbWrjcD8Wpxuk/S/fv+v3u75/N3jm+3eHz9597Xw37ON3TZdt",
+	"j+sac8oNXZiGEhCzb3mteb5Ixvfytq2kfirJRSIi66EDZbPwNhork01FyFcKAgSxQpi1TEAZcogn1GpZ",
+	"xVFj7aBsZ2g5UjE0AjDIBKvY3k1M7ZOStmzGVpUnP9ob+BEK8q7ZudZp89HWp5teaO3Ae1LFykmoDcyw",
+	"2lQ8mDD6qgg0aXZrM7F7vjR527G8hnppmz2azixvDipZl4GHRiPmocrUl9DbAnX+wGZKBh6YM0oIaQQh",
+	"JIScVJLFA19i6SpBo2xJJe+xUydZXouyGY8TBUXTlMeqEKynSD1pcz3zm46xY7Qow1EbBC22XOUKQZpM",
+	"Ii74GvQ46gvK2truoZKaAAuxnAl3YEEpIdVUXJRfZzzJUyxowIgF3WFA3erLbXbCwBOYEUABkF0USoU2",
+	"k3UGpu+pZFGX8/F5nnOIIaMeUCwGLDSXBP2WZhhyVCLPE3FiBBDAuymmDV2Tl+1LGo0HMCBFQo6JbMV5",
+	"aUMLcmtYAJfcqLbNpbJYqjgSOO5FKuM8zbAqUUbp2itNz6gnpmsLIty0MwCM92WgCTnoIE6ynTLuDwLc",
+	"FNvb0VJWCRkp46DSanQmZnqhI6QF+2mC20+BUbvYZvZ4TmTuS0N82MpCAtaFTAnJxqGVni99CdAkYClr",
+	"Le460zqbZtC+aeGhPOt50BsTiWUmMFPMb3UmvgSAAc4wFRqgbwjW70brfwiQHSuP0MNkaqyAGVQde77U",
+	"T70RYsmWaZIQwlYSq1xIw3UgOqooagSVymGq9z+Vwpf6jfpVZWuidu6KLG5sjmcWweZlg6Xh0DdYGbj0",
+	"jeL27HZbppHEAX+lWBBHgelHmGiVWOWZ4AuA/WLLhIfC/LpcTRNIo2dpFomsA9DiGDyCOyBZBsGECg1m",
+	"0B8N64lu794PvMFRs4v+7LNF5o3n75Mi83Yq+58jSu+1nln4jbpxFzZm6gVGtgYTg/DWYwWsHla9IfIT",
+	"4CeAg9AB3sNR22vUnC8Fa9OOeEyLfo9ZZaHj3gohaGC/uQF/gJOdJOkagUVWQukb3IZ/wHVR/LN0lQPT",
+	"AomUrmQEV+dpegWdFwO2x+BTkpJgJpD2FNg835g34tAT0HORy0Mx/hVik+gb0YFbgu90EnkBla18/LKi",
+	"RsJdS+cjbbdXaydYaW9op0N/68nASXXG2JxcYJIb6gSOQCsANmDWAGfYbkZbCUDl/KH/roejVkHH246/",
+	"4uDFtGsF0R4LAIydnCPBNI02he1vC07Zep4mlTzRxgaP9bxy03OxnlQAZlI3EzwCxd3gweQpgsQYXBi7",
+	"HL3WrukOcLaKdzdpnt8JnuTzQvEsH061RSE1vTLSm0Drf5wNoWOlWmMbNENu6U1z/w93rPSKprG5wdR6",
+	"ueOTN2x0yEwQh+W83BvE9ip0bMf9cS2jl3f/8e790Nv/0O7SR2LVRx86zSYhpvHU1wrbkj3gME4xkmca",
+	"lu1k61ST7hRITXhd06rh+D6HJ41m+qv3oL20/ejqK1LtTXdvrNfGeL1H7HZlzKUX3reNkOH9UC5jTcVB",
+	"NqSZ30I/QOsxC82T2ErGueqxwG/ZrrJ+i9xaKuSJYAdaaxj0+71+0WK2IRbo8LnmBBwcQfnFHrJPI+lm",
+	"DCshq3oT/Vf1+NR1qd83Hk3b49bx1OhZNAoimHTzFIwgnzFTwgBKIYCpBK4McpjdwbuH8xNLIsJpyItD",
+	"aaICS3L1o7yjM6O54KrRe6EvbRyEqbR7JDWyWZwIdGWVcwEMmp7xeuUppt2rPM2IEXxcjVolvxZLf7BK",
+	"FnxlxIoW96ef7h8AFT6k1br1bHUa0r+SM9SzXl0Oyk2Z6rd09S+1tRk/yuW55/u+v+WIPFRnV1q/GMup",
+	"9PLhUj6QtrvLqrkFdg96Cm2lV6nMrr7YF9+ddofjA81VhMoL5TER4M/SmnsWcqW1wbvmGqQdC/W27rO+",
+	"ymMDAFTS9Dxm38bfVJcLS/vMco33D44O+8eD4YNrRln61ZCPsGl2icCS8Ay8MumtyBj0nCtTmmlDF0bS",
+	"aUKHbsm9HciwPzoqLZ15Xt3BvvfHf/vTu9+3f9j747+9a3C/f9354+8+omDxC9NmTYl+qJaRKBL3Zwvj",
+	"bGhIuVtiWfXGD15NOaeezE1UqeJrcNPgNdZrcZFzGfEsYvR0xZJ4mvEsForl/Eb4Ehxh2OQ5cDyaShyM",
+	"zLG6EZtOj13M07VErqoJceJLcBbFTvvATIQivgVfdPnM4fMLffv3e+9+/4dthctVewFnXV/ud3X5U2sQ",
+	"1dyhu7RWJzgnirlXdiEgIwd8nLDDjdAXDUZe6QJbXtVuiLl0Hg66pEshTeijxhSkG9pfc8Xw6tLxuDdM",
+	"klGLzZpPBjyoEyfYQKqecU4/1n/bM8rU1SJWgNlPT1/yDYFqRiXYC2hXiRlhZHWzl+QdLfs59EhbXqvy",
+	"9EY1kIj0sRgpOxTL1nzBX6l62Wzvc4Nz3H96aG9r065DZVgaa2Rs1azXBoo3v30qsf9ciq7Xuutep136",
+	"0rX1qgnJDZOln8xce+ytjERWSo7jLDATDUx0dsMSQVlwLJ9n6eoaWVIAMiJAVrQuzrSN9CI9olPS3J+m",
+	"ABBrI8D2csWQ+4HC0L4Ry5yJH1dc32IHPt0wAyC/BxF6Hua/2M1xwsAGLq3R3Z9lacba58+esOPR+JDR",
+	"tQwzg6B7ZgZ8qwkoraEuq9lVrY/6gofzWIrCiXcTQ2MWRrBwE1bFHfbAoVvG/PMKD3eYiUj/wBOlv3b7",
+	"oXhNjaA85mDJeixYiHyeRlf6O3Jcw321CIDzSqdXjYcO6gWXmyvNB64oZKjgIVUA9VherZTQN9VxSz22",
+	"DbTOc1zuBtVbj6YZnd0dkWnxTo8odT3wWCOgp8cCM4Xy9740P1yFfMnDON9cibs5h24wpbdiwAdfahj6",
+	"Fbm7AxMJ1d9pPUoGCB6hKaYMHjEB8LiccelLg66rr4IDqE8+oWNVYZsqS9V0yKKtZWsVD7O4WyZcYrjA",
+	"VoGH5I8ga5XxSK9ir7XNhY9o6vW3ndVx1T2TWc5S6QCzw0WrTCjWHg2HrEYNnaLXzKDfN7hgQmJBLCFd",
+	"QTMKnDmFqufpmukd2zlf3IlOlaCEoOtq1fOp7kmwhr7PeEGvZOgdHzuWx6jfiOmSN+dWnTKIsjDqhmF1",
+	"8DJ/OSky85zUebullE5EEBf1dGeDgtk0KdqNrxT2UmFxxNqmb1Isw3Sht/n7/SfUEmTJM4F5DYkSTIp1",
+	"5wRbDEO8WbLp6pr6iKhthvj+FoyNvDk59r22Tq5WWfKhAOH0V/3+fqgnDH9heO7t+QutUyI6W20JywgH",
+	"TYA6VZgBghClQhOLOUZBFzqNxeo26VHnlcKqytQg7z1g//3//G99OkyCB2tjvm0Hf6glwwesbTGF6UdI",
+	"aLA5XwFr05+dk8b7Ky/0pXnjCeNygxkL01XOApN7SLcUH023shNMjuiU1XOYF8QYi6B+vRt/UQ1TZA83",
+	"xxTP0+ajgyXWpjFiDFULrv9dGyDRIpbBBI8MzKxnW69BmhX+WbRMVPomSOmC6HKckxMCV0gVfRL1hc5T",
+	"eIT5epV8CP36co2QzRerJWQWE75ABODttr+IurGE1ACIiMaZKTefx0tyiOoz8OTi/Bm1ICPGQtjCDcqP",
+	"ymbQfK2pZT9Wcmk9qtymLZXEi1ZS8Rl1xDQix3lVQ7jUjvaR4SoI8zSErHYNuW2Lt7kj8pzVaDrWF/G1",
+	"fP6ReBRi0SjEX3IEAomvJZrQmKutbJwbe8MnQvNTxU61bv83IDiibcLPLNJuMd1L6yXK5pF8pRi8n/Ck",
+	"r2OVi0xEvmwHpxH/0xmqI+A3RPxOHvE/CfdbjwW3////pwn3T//9v/6P6cGoVc/YfkncoOThHpU83Ps1",
+	"D/eq3wcf4qrfHzyDfw6f4cfjbbm7S67UOs3KFor9svT+QX84erjDv0sVuE3OS5ro4G0puXtXemjyMUOL",
+	"uTylVJ0Tm/uRiFnO0lWu1Y6NctK6wCQEvATl1l4RlM8/Hdfp50Zz+hxv/FTkyJ8R+skB+KivDbXl1rKI",
+	"nRZl0mlG3aKbGnav56nbThVllEWNwBIC9XEgUR+DUvWrwqbawhY+EmDqM3CHOgco4VTVgalUni4Vi0QS",
+	"34osFuqE6VVlmVCrBXaPXIBKQfwmiGIFzzsHb2PwC0Guqu+DasrjsQLY0pTh9R9dULC798u8amss3vFB",
+	"/tPyAWhdnyI9bJpL0BE6aUYdtEwEpsee5yb/FtWOgII0Xf2dSdabkdpIrp7HF6yTi2ibe4J+ZyplM555",
+	"BFSSp5CMtLPjoLIOp/jQRrCXxxeriG15zJcGVOyrSq4yZCibpGyoRrfZy42B6LoPQrg1qI85kegVQsDx",
+	"rWGpOGdqFYZCQPitQCqH3HcuQ5EkFoloDVDxSyEjbZFtC109yOV3xuO/y2n37g2qQQaboZ1YsWglPBpq",
+	"QGMNKArGzQTp8ibI5I+b026w9hXaNDXqjTzn1sCFFfvv+DPKi1OubXL23CsO3Q48w5yVRtZheh+B14qk",
+	"zgbqc+JcsTzbeAZWoWjnna6SSBszmh90PpZf1IczsNmLyCLoQqd/RiZyLRIfqr737s1hemZqm1TOM5u/",
+	"YiiNkn+FtOi7GIXGOm76EWMd1mE6Nl2hOr0H4aSFycyvkv0G6kKwGxw0TG9zW1ZAiP4e40VHq+LXoiFW",
+	"CQgDeuzzhdgJAiMTaplKJS52c7mWUg5o1A4/QXpxJrMbbDhsyGM4dzXnjyjLfVIF7royT7MfO5yiz5Hk",
+	"WxXmv/ps32bOV3euGoY9MedMsUyrX/KEBVZOUUJCjazY8O7uxJcBxeSgWG94d+c2fiPGAId0NOizb1Mp",
+	"TlhgJR0+2pc2OUXLQaM5F1WN+DVOpoo9TlMABAYasGbKMCbNqc2rGn2IDZlJVQvMTrvBJPyqcImSzvFo",
+	"rvsRWlHZsmjmWW4VoAXQLcHqprPZhAXXqRSBV9pfX9oNHg36WHdNAp5MJCcMZcrwi5fEuS/T2azHXqaA",
+	"BaTHiOG/MEXueR+Uji/vxdJh90Pp+FJ/azoLQ+93jC5qnmstv4egdvSaNDrTtlqI39OopFgb3ZNnoqBY",
+	"rHjcxQR8DLsqaZ5VfrWj1vcR0GhkdO5gPNWgkYslrFFxWacqhnUPdzOn9jNKACfT8F9DAtyDqHNa4V2N",
+	"Pi9u8wdDLg2LmDA4awHkMBjLqyD2Jd8kKY9Y8F5f4IFqpHK+WEK1If9gEJ59GejP1gq2w9ELeS3yAhBE",
+	"H2d9eoskcpAaFqaljr8CHCpwwOiCBkSf+Fb0Cmgf+1UV48f+UID92K8w4lX5simMZ3904nnFd/cF9uqe",
+	"n+3mMHXqKDF62jRFUHMp1bd+NKcpkgMO72sz5LVWMv5xJehnTdrFZN6ev9iWzF142ICHLlO9gBMQNFOV",
+	"JqtcsACSrgMIZhNBQMjRZAtpbWOW8WuArIMKf6zJlylbZvEtz4XHkjRdQjF6mvkyieVNN0lDnhiVvpp6",
+	"YtK8IWHYSRw3W8iXcVOi+C4FCzYhvDnvV4lwlcX55kJvyYNhSMC4s78HlYgmZS2o+Fp2Ywnx8G/PLtke",
+	"X8Z7t4O9BeBi2QzzxsDlgkfC6axbas4KZKVHgS4s4z6btNyAaDFJvoz/jImk9Jgn8JQtAd3Sm5gSOZtu",
+	"7Eza3+X58rVMNh670OslPHbBF+IizsUfXvA7z5dveD7/w16nx15rprZMeCy7elNZJG5Fki6BVqinfDt4",
+	"8vr1n5+fXV2cPXl7fvYH8DoHHUgMjxXl5AY0Is0AVS541GPfZOkaOthbWE9QxBZKJLdCGfgLh1AnzG/F",
+	"MkxWkfBbxKFgAXGWxQJeXX2XqrxLr6wvoSaUWM5S03WWhyAR6W6HSFku+IJEs1MMUVzQowykPUpYa9U6",
+	"sIK5CQXnWk2zIPCGeZuk6zS7mSXpGvOVS0LFl23bwh37EJmHlKP20C8afAwGTgRQIf7t39iTVGqOpPm6",
+	"L7ukcrsl03pkYGtSF+iASDzoseew+LNY7xPtZBwFmtf4krG3b58/VSeFyEImdP7sCdvf3z8uquWVFntv",
+	"L5/09PtfYpWhYlLcotsrSXk+KZfJgTFga+mKIkC3QFCPIIBCuIDlIkmKRC59ZZwrKhkk7RIepVjbqWc0",
+	"5Yz6SaWKRregsdMrVi2JVW4T+oP3miA1w/ZbE/ZDr9d75zHfUTX01zj0n0Cd+RD0mNZ9YODFZUEBaGsU",
+	"ojyF/I+qUgTpwAFbCC4JpoY5yhHDx+F80yX/cSUmBsJjuoqTiEraEfJtAdN6lZrFRZtD5lxv1e9h9u1X",
+	"b1900HxRsbxORDeJpWC5HlAbhATsAQTGtMBc8DhRnUbELsZzphlimx6dp/CSwTMP/j18Bg/CL4+fdSbU",
+	"3M5662LFRsNhwUrRYgSKhHmcSkYuGJM7uc60piH1ssLxuyjlP7eDYeCxYNjr638GYhh0TvQQkIWbRxGA",
+	"Kw5hDvWoURquNPcTEcsQAhVLBYUD4qAfRAMuQz7AUCH3BZSLH1d4Eg3IgH6SiWfIUEzg5UvQuOAN7eCP",
+	"ADnwh4G/6veHB/hhGOAurNN613Z6nOqY8VA2W5wb5kB5QYpaUeBUZ2l2DQkgppM6soU3ry8K8cdX+XyP",
+	"JEqAGDnkKlNCnznJjJTxZUUc4avyVaZf6wpgakS+nen70opZLV/N4jdI3rYerMfevNX/O7188p3Hnp69",
+	"OLs864C8QeRCWuxKChIRGc8xz6nH3hbPJVApqinxZZrF17GEE2ccme1Rf7+cf91hK5kIpchggDtixQDF",
+	"5nqVQT65L/MMUojNxpTwW7T+5ctTaSD9UA9XDuIbghFVQDuxXFZfRlo6dK1rgP9089EQ2UjciXBVPA0t",
+	"haAD6L42AYDoRRWIxtge3AIgZ6ZfhCIKweFDbhuBR9KlZBcR3jT1QikhnSp3RoYx+tLg37kzgP62PUZ5",
+	"C5hrYKGYRWZ0iwqSIqQqgu+DgFtm8R2scb5Zgss8EyxPU+O0wjn7crrSgi8vIxoWgDvQbzeCVD5rdiCi",
+	"E83VY7H0Ae/ZLfJhZ4B0bXYX5ZuD1AntjvO52BjMTpmuJ03YmqxdwmxVnbqxx9oAaeUZKtFs3axVx0OK",
+	"1+PTamQ6IyRP4zPTfCtRKRNylmYh4NwA/VpWlMMec6l33KBj60+sSrAea6JNDxDOmojRM08oN9ELEJl0",
+	"azkegNxA054t3LLHvhVSZDyH5Cd2IzZsKTJETYqhnz1rc9B9WKx8OYslKWbgtUSh/fXXii/E11/D3VZq",
+	"2W8BHgZdgrChviT4OhM1hD7HEOrEEzW+u8MTREuerUzDElxNk/euCSmEThHwZhTdrpo40SLIyBUUcCYk",
+	"Z9n/tcgNZFWquRNGSzwCtdGLy1jwIsXaF9JeoIpZa6b6DyoIKBY4756LZcI3WM2wEsFJaRjoLy1iZrFi",
+	"Ko+TRE9TItiZPjAINEZLrR+n0LXCSPKcsHjmPCXnN0KxJJXX1m/KZmJtwlzkxoUB6Bnr5wDo1ZZqFZrT",
+	"ucizTfd0losMZ2Hz6O1WcxbFM6ikyu2atjGXEpYwzQik3ngdOqQxlAG4oMKhubgFDhkg+MJSwS4B5Bnj",
+	"ehies0YimphREq18pSDwQGumf4TFBURCGAFPFASpw7kD30vzWEPYlPz01yKf4LLts3qFEQxi51loLRVn",
+	"AjVpHKIhztmxSxwr9vdVdA3Vo5lQc5je2E5ITey9Jq6uf6wfGC0jYPZmzijzI7EUqFQgzDF8SfJtsgUV",
+	"DU2RhrIo5LVbKqMQpNey+IUWk/pBAHgBIIvS9oOnCtmOWzZkSonoJeVqIv2gdoF9CcTF9bRIob+P0mlV",
+	"SLYbonTR/2kNYVHbo/7AYzWlx0PC6HtsNNjX/xt7rLloZ4JyzNWh7Iav+QbONwh0TS6nhtxNXBbwA4EF",
+	"CcCnnjmS6atCyUIHLeHW+RKA61jb1AbnmeBqpUnGxKjxe4sCCqBsnR77s9igfXUjlrkvhyM2T1eZYm3i",
+	"y0rkEOMPnj89e/nm9eXZqyd/vbq8fKF1FyTHyrm6EVo/RuMbQU9ocWG2NbBn2OpVUzZgAPxOG183YlMs",
+	"qY+6KxiUIJ0wdxuXux1EIhH31KyP+iO0M5FnMoS+Y6dW+Sn6ghFCC1RFishqhAauEjfFPoSCYqiHVdu4",
+	"uJw5VixPk2jLwTPKhgEn8KXJVa35UWxyOuJcWN5Lx578vqxUkGHCU+0tykTHI+lqoEQNWoIvLVyCWoow",
+	"nlGhqOsLDDORg69egrWnJTi+F89/pHUwHpFpY3NaUNZjlgcqyeXodSwUZMvDsmDFnS9RYcWED3CsmLrW",
+	"dkMVq5FhKtdqpC9rlapBmEZaW+NUwPU8AocF1WyVCrZgItCfypcNZXweza5U+6cXAhYklixwCgcD1ua5",
+	"L01130lDIV+11k+TalEvCy7dUX/QMasL/KdLxi526AV2tt+B02EDuw7nK/wRdkIi0gdi1B+wkGfgiQ++",
+	"//77rvNiMWHorNU8OFn8wXd9jH4rmKApdPrmOXPLe9U2zzHC1cOP311evvHdomBtO9Duv4SKXuXL4Luz",
+	"06foUjNTgpCSZljBt2eXAeT/25eRzwCgq+BXTXMy9aVWXnoseP3m8vnrVxeE4weORMMvhv0RqUmn2oYK",
+	"wGGGDgfFFmY8bc6evD6/YMtMzJL4ep6TUc3IBDY2stVD4Wpi+OQ/1jR+Kk23H3w0IUHk8wLSEtgyOD/6",
+	"4201zu6Ae4yyqrWmZqMqiRah/37x+pXWLYInKRgB3TMZppjAR84AhLyOwXWRb2DBR4Ox2Y5nGfhe9LBx",
+	"sbThBr45QWwglmyW8YXWM6xbVoDdFPylq28X3dfgV1YT9vTs1V8D5KLBXpSGKgAzzJd2eBcUCum+SZM4",
+	"3Ezw2V0uQ6FFqGJfaaPzK8tDX8SYFHBqiRyUVVOKTGliByP25/gb1h4N9puqtxFO05fkWaFEc3Pz/hBu",
+	"ztNrzABoj/YHjU8BW0dLHRCq1/Et+jqwPmRcaPApsxaXoVq9IkUuG7IewEadp4k9vx4ln6dKKIAs7nJA",
+	"9S2S0BSLowQtmoO+kX8Kyx9wdVAx5FJv4bXItdbPcz7lyn0M+DVA3ulxgL4EOOElHcU+EbPiWHu/b8c/",
+	"1bwf+kCD4gaU48ux1raaytYbjBQbBshSpbp0tNCX1dYHq6O3fC2mWnQbfANTrktXO7Y+HNGavuPL4PTF",
+	"i9ffnz29en3+/Nvnry6CDnqUOeBUIDFbPPYphn4ejPFMLGPRrHWj3xKGQqnuE/Qvd+HQdl/DKEGf1rID",
+	"PhGTb77hiftCsEc9rWGnSjh2refLJgM28MrL67HgUkvB7nP46WmBqm0cERfQupUOq+V5ypfAg5DHeuhd",
+	"hX9PL598R5oeuiyDOm+2p/wSkBEqLszS0I1zw1gJtuK6x17DKcQFA2tOq4/AbOk9BOqN9aAr1w36gMdz",
+	"gvlE9gbSFK2ENFsGFYWQ6mSJwx4L0IyQAInc9Dkk/frN229ePH9y9c3pxdnV2/MXCMDuSBAJedY8ByEH",
+	"MAnfpSpHPcGciIdx0RFU3cKiMIztTcn9ZVyPyL0N6i5kHMe5Vp3aQSxnqUmRCDymxIJrOW1ujeV15wQ5",
+	"5g/6hOA4kvT6XRuY+p79ogOiVKHfz8BvxxIDCfQ0tKcxn9DG8OzpA2SYa33ykIslQrMqfUh5FBVw0HrP",
+	"0yUWExUBAeLjmoBNuEIZfkS/eqRgAoIF0g06jgSVDyMOtgk6CrlaKDYVSbrusedaAQcDmIF7GIJLviTj",
+	"wWMLcOU42duoKZYgmk0k3rkax+dLutrMKs3shsNmQd4Nekw0QRdGCy9ni2vyk0Yd7LGLtJBJmo7BEQHV",
+	"tqK8MizOC41E2+zoNyJUD0zJwzbW1Qu1tea3VKoVFz0gkSjht1gbMvagfho8R/fh8qMsVWbBTW+AieZi",
+	"TnM/dGFUPKysDa5dTU41v3LHKy6/JHgW5wk2CSZwrsP+ij2EI/dYUEJspAecp4i+Umpwor+AuHHPYKAW",
+	"32AEGG8ue4J75EfV1xaQHT0yX4Jqug5Ntz6NN5ii1YMMrk4xtvqPOIrGfGLo/hQVbzXlTZXKt451sLo4",
+	"2z3CeDlhKoUt1CfIGHFojynWthRFniH9mCakmA55UsI0o4rYosJ+KUI0DjRVLbN0EYNDkqINRgvA0H0U",
+	"R6DMg3ekHBBAZwDFBCJPs92O8fLN9WGc8vCG0pktj2MLnt0owgWYZoLfwOFH8wNyJPQZoBOHfjpwmVM0",
+	"89QATVBXM26LPPSjirNaOJPR4bLgf08zizVLWmfhT9WXaKkd37E2cdVh0HFA1qGtkuixb4yZyHNtVYBn",
+	"JE4Sdg2FsEasiGgC8xQRIAzZ70ANIcAtEPe45qkvoXsTWT24Gtx5mgPkb3qpKFeGQRaGFkV33eKmLs8p",
+	"6AdwhqCgMH0J/gneqpxpCZGzwVGfRXyjqLGPCX8Rh6OKm4bRkKz3pasTTdifEGnF6LfoiBscH/YJd4XQ",
+	"tw5H405Jf5owvBESamBO7vVH4+NRB+SI1uaVJZaVNLLSzMeXpvuImTiu6XUqlIOe1kAaLBN5nMGMjHCd",
+	"0ElYV4QuES385ngP8H2YuZTEoZBKOIlHb7J0mcUi59DA7OGcI/OEojbZdg6zfRo1sVBWkPFlnr557jTo",
+	"nLQGvX6vrx+SLoXky7g1ae33+j3qGT6HHLqmoD8kEaeqoQzgwnVnkutigmkBdWdGKRutMQutlC9gcCca",
+	"QEosRomb0qcPkPF71qFGXJVWa0XOgCFCj+mujOe+RE8Vzb1XtqZMYp0tC6lqx4RfYQ/H80gvE2B+FD0w",
+	"v0mjjUlJM43+K945qDY2aZa28JgAYP5kEy1dlIlJKxKLtGs+dweIZD4XC/5QPmsZlORDObeaUlRNKRKQ",
+	"ybDf330ChEir7kNGMJfuGfiaD7sP3t5Ry8m7QJ+t3kbIAL0QeRcddLae2BgqzWmbZB3pIRT37pSJ2Q7K",
+	"yYkBNg+x2ZEWudGN86JN35hlWQYDLT/7Dz/u3w56vd4Jw4N0YjNyTijv86R04lru0lZTa/UqjnB7m1bd",
+	"ksHeS4Na+O8Xr1+14K7B46gaQRNbDcCGBUgWZXED8gylQxoK1wcXGuH0iprUyag/KLjkc3wyKz/ZYpq1",
+	"RtPZ8XC2Pz48nO6PIn7A90NxPDyO+qIvRof7B0VGqWbPk729wfBQM9HeYHLUP+oXoGJNU9iZgA1OZQMB",
+	"N4I+EszuvUsCIUFTsuR4SfkG41KdHjtVN0WTKECIEOENm6bQUahM+1U397YZ0S1733//felyIqr9h4nq",
+	"icpmz7BITd8y2OEWYluXafqCZ9jUfTQYP3zf2wJ88qWIYm4S+UfD4cM3E2VZlqlvO/4o6q9hV5ZoP00x",
+	"z5Uqxqvyp8cutYZ2DZFfyY771p9YOhPD4+JM2Ec67/sCJ6I+rc9yHupInxOWNy+SovzpWNmz4ktyPmmR",
+	"jzaCKWxg3/MYLZ+iw4dRXWPpy5Ir0Kp62Qa8B5iFZtzvxgk+pgH50o5oKTIaTJsru5uAQA0KPapAwz5c",
+	"iCP0JQ0R2yHO4jsRscG4u4jlKhcEl41GkIku50VuDOYbgQTA2CODXFJKE4DKxBKcBq0Zz+trxvMiaA4R",
+	"+ALMHUI7hgd5RVB5eGyUcHDM41AFuNch683BSwDV1S1uVb50uRpwJ0oZWfKMJ4lICjWMvPPiLhRai8NJ",
+	"9iCJYAV+4dkqscudCauhwiS/ordrw24eg9WlDX1fUno9ZfKX6AXC1fxGSHRnBn/pPkuzNc8iEem/AnDY",
+	"zHhmewKWnOrAsrP0DhUPbT5mBINZ939enr+9uDx7evXm/PVfnp9dGIQ0hzs7lPkQY4ZL8UrkyfuDh3nd",
+	"d3izy2DHuygIzwl/1+KnjneRABcY7HhbxDpK9T6tyQ/vvBZBnpKKZxOXkWbReWmx3HJ+raDcfpXPW+/0",
+	"s+pGTrrKt1s55+I2vSEVkbolW23PgTbCfBnQHNkF9Q2Amrx1HAon0WJQTZHoNRoMr1d5q6Z1jxpsMNRx",
+	"01V+4gwBjoweFwK87KjHPilmUlVn9TnboPPSY8FLftc9vRZ/6D+gmBYaqb3jMying12Eewk/u/WR+sev",
+	"8XiUCuHgsJTLyH5496F+glKgtu1HBZGhrkXj8SgMdsh0Mi0Rid96DON86Gd3TXZbJFU+VDYtkFpALfm1",
+	"MHW2KUZ56kfmW5G/FK1fp5m6EzKrdXrQEL9SDkRrr/UpB+PXQ+WWaL8VeUNp3AMkvEcCfSspw0asFgXI",
+	"GLYcNkA6trCaPG099gZRNozLDf1BWhOh0HZEHZBt/+YmuqVYxjc0uE+hYfjZLlm1JV9rMBzbLnpFQzzs",
+	"g2e73h3sTtOVkW8hbVOl+BuNUvnm1O60oVbzzRaC3TP0tZVyX4k1RkszBR3WjQ+42queDAW+LrWQRwhq",
+	"room93VCfRGrvBx1U+B9NEHirV2rikv2IPMI2lU9cCEhOGhB9YkMnZeGbDAx7uXtp/VbHn0kyjfXjsVr",
+	"KVCsQR9J3CqTh/1p5+QjnRe/wuOl17b5fFVXtPGgeVu0/Se24i6VWNRcfZ7eNM0yWSrZ5fnrV6x9ef5k",
+	"2O+QmPBlNcm8VNADJWIcbX5oLbaazeI7/UwqRh5AKEN/OD4+PsY3kQCyyBnU42qCiD7Giwfo9HQFNm+i",
+	"Pm0Cc7MW8Bxz6L/+Gjp1JZuvvybrHm7xZZ5CfZYeufV0OCwEZ2PWBHM59C1Fr/7Al9a9bV8HqO4CLSa4",
+	"nERiAI4JX5r7MTfl3PR4Z6WvKd4CjgsIBV+WVoUqywOLXw6L5/ax9Uyj7sLN48uQcr9LdelRfBureJpA",
+	"UB3qyDsem4p8LWhmRVWnLwlEDyZHvT1Yu8joY4M+piuWi81rPPZJQ5Xbo5mskw8GIAjvPiHuxG3ns4oi",
+	"4bTj/RyKRNPEHxWOGnySWHikSPhocbBNQ6oyGIA9xZBkxXpvyFN8yOdT3GLv+OC1TPZjsxL89vyFSd+S",
+	"Yl0dX9nkv0dd2evPjmY8Gk+70XE47Y4OjmddPjgYdw/7RweHh8Oj43FffNlo1M/iJugfP5L84tIZfS7f",
+	"KvEgDT5vuOeD18rT9CWXm9dLIZ86WmIhJ/V+pkshu2YXqx7gltcCv05TUKJUyOZGJv6armz2z5zfCjYu",
+	"17FZbYa94VAImYgcK6NBkJCmWgrcNQUp3Gd+6UhFea4fPnzegEW5JHBShN6KVUQfipEfKKB8mc6aV7Yk",
+	"YMadHnQURMgQXwZ8zeM8ltdXRgA3iXKMSTuC+4S2J8K0TiOj9cYpgzBCpu8L2s+p1mRjSNEsbe32bnAT",
+	"J92SYgixqhdp+7JaHdxj51tKRam9qBujKVL5fflKxJAAXa2hhRyS6nsntZJUX9oXURDF7IVm1OXZRxay",
+	"IS8Ye81l/9nY+Kf4/n/pwdUnWB/5T7NPHsHPTYPAM9MfsMyCMZGuQeUHyqdWuSai1MCOt/chdFly81tm",
+	"aab1zh7pnfY1bugY8v0wWzpNlah20nW49Li/X3BpkjfMDIu5w/oCnPqeZUDOi8zVNRlL2/AqrdX/luFZ",
+	"ti99qTeku+hPq54/exViPJje69lDq6hY+Q1fbv3Kc8HoQc3WftgB3myef6rAvHQQeimqiwzV5adMQlfn",
+	"5sadk7o31gHgoU2xJWdtWSeKzgmbU2tq+8aZ4PkqE737u4JSQ63GQ4ivrRz2kxKCQTnJwKQfpBlbxuGN",
+	"FsmlY+nLxsowVC1siVqsCQs0Pf2reR+ceKqItJK0Jgo/X6j500JUaB46ctdpdfpID+ree/rrefRhqzf1",
+	"tUw2hYK2nqdFgmjNVsPAFI9YnJ9grjliC0FuulvmIe5ilbP2qD/q3BcG2Gr2P2g2fqVYHJVtsx3tLwBX",
+	"XPJ8XkAr2lVqVY1v95A/AKT82f23vzBD/dNctRjNv/++V2n+LF3J/2m+3W/JuPi8530vTHi82J7o8Ywq",
+	"C8ljiU7RLItvRQQ9TUHTl6kdVbvMkD3GfQlYW5bxI+QJW/KNyKhqAwO7DgJY0XKTnutLp3BFUqFFmrF2",
+	"AFaLab0KTbX1Xz1Ekw+01QcDuVrECiRQ6Rq3qT8WC5Is0vP0JU204xl+F8WmCpF+8iDTHRLicg/L9/4u",
+	"wpwAKmFt0TfsTK7oJOlmYhVLXPWY55X6o0yEaRYBCkyEP1Y3AeBFONYQQpUyIPFDrtw0ScMbfa3gWRIb",
+	"bChnpb+y2GTRaR6gzStTUofhYqimcsJny4S6iSxSGefYbpPy2trTjS+NPW7wYjoVbzmtRjmaDMUvDQa7",
+	"Ns5tQK7JXayX/F9RbHg/q5PbIVdY1vF0GI74IOzPDsQw2ufH06PwMDoQ49mI70+H4SDqi+PZET+cHoTj",
+	"aCT2Z0M+mPbD4+hIHM4O+O6Zrg0b+NmLML6A+PO0/s3K3OjL+Kl/Je7fxwryf6a/mCoKLi12Wd1bHFm7",
+	"XhJsCTB3rEOHcrqc56LBWK4Do7mm8mnhT9z6hq0eYVPKUXr0F6zkcN7zAfvgA1O+5IQvX14xK9CMMxAi",
+	"OLRoKMdLOGNNLvcSrFu5ACZWxRuMu3gqklReQ+i1MErozSQGt7vXrfyld30Jt3p5Pu4ivsWq5S3LSIqD",
+	"ngeKdCFZeyPyzn2LRoXQ7rK9Sqt6RmHoF25n95VxRKsnJNuI3LibQZfAdPuHV7QYyJdcU/OWzxWkqCIN",
+	"TlwdbE47AZuAq4O+DHftADN723qfMFA3DJ4vIBWaQksXqBN1OaP7AoAMqHB5qlkEAFdCcij4MHx5j9Ok",
+	"58sqUOKknI9gztGWE1t4W6zQq6jjdMiwKL0JE3JSciBRTXyznofYeJjw0MaL9bg8VsRm8P00aAxfoOjt",
+	"fIlQyw5+qZ4vX2kbbcegCmARFpibazA6oCwEql8ySEojlO+yig7SphEr1AnMVMFCfwu5VEIuj9E2HBWB",
+	"O43UC2ZdUpkNaR+M2FzcFa0A1D0aQmHQW349IKwXquIqUAR77EJQIwAECIQGqcVHdCiWn08WBl1XHXHL",
+	"ay2EUtA8vWVsMhw+N60onGmAM9LW0g3rSonjnvhyGknmWgafr7LUoLNOCFnWrFFQ3lazLoDiQQsDLAm9",
+	"GlW3CSl2S0AwiYuUvHZMJWnaSDe119BHYiUBhhKDVMahQn1dUQrEyrReQMZRcAhAKz3RoqkMJNnEGQmS",
+	"eLKFFYIcgHL+khAwDr8vxFU+/E8pNnkDvbcKhZW8PWXiAZEc7+LtQ9jWrX78UwZgf0rrIQvWDnJxl+M9",
+	"Xfwu8NgPF6DldC+EzBn2H3jXtn2t8kXSU0sR9rS8Wl/30ux6b7FK8njJr8UeKkhdpR9IjS71HZ0OZG2U",
+	"nDzp2sF4pl6I5PargtCa6gNflmBtLZgvp7IQls4o6SPODcKeFGucxEW6ykLR9uur5bc89h6ur6HjsQ8d",
+	"RBGE6kzsYQABTIkIVEGgVYVowgb90RAUOJnbcFuv0FV8GfGcT9h7H3ic35r4rYarWp7fsi2F4KJhf3jQ",
+	"HQy6w/7loD8ZjCf9/t/gMv08vzV53+v1PnyggXRLzeIb+57bLufUAb3NJYsB9VfBMJnpAINIq1KEWixk",
+	"cQItcjSdw8aYVvW4mx1A9QrghfD6AlvMdO7LlW33l2KbzSSWYsI4QDUFLp5UwNpbOwJ2qCUgK3UE1I/I",
+	"hIINNvWlACFK7QBhlhWELEz14SXIqwvJl2qe5qSoWjJ0mgnSjLsG2xju36Gr4InpapQqYRsvlZsXQobw",
+	"Jl0xKRAHfEG+UlDpkPYQklTfW7RRxIwFg/ieCYLg1GTYjVao2EDsXROH6ehkWwAWqGiE34Zf63FQetMN",
+	"xpYxtZg4R6lnFqigEzbs9/vQc4MGQEMa2ubahIwH2FVFpxRorNQOJmwueJZPBeAzoSXkgJnWy4AvLs/P",
+	"Tl9efXd2en75zdnpZdCBSmgqIr4RYql3HhLFEDjKVI+HXGICuGa63G2/bcB4f1zFGG6BaX/99blQK30+",
+	"e19/zV7LYonBCAkc7hLQ7GzrTjyPuVbLAdEueMFV3oU7us+fBifUawLWNNf7j/0b8Cm4CLDxxrTTVhc0",
+	"5IuoJI7ahGoqTaVQHjPhFgPkF0uTo91DhERNyJVhQLv4QA/4DNvbBx13YIrQxpINcTjlsBEzLlhpEfVI",
+	"Ylik+KJnG4Fb+jITOTZlY+3g7D/PXl1eXJ2fXZ69unz++lXgsUPA3OpMLElTHws+VUKGAjq0ACPBAgA8",
+	"9sp218Mtc2hVj/7rrwmDrrRZdiMV4cSJZNaBc4j6lEF6na9yxaJ0Lb0CpcbKMbciERG3CGqkOAiZph8X",
+	"1FoLJVeU1fet4zklA1RpT/6CNGUqSdfJhuUp0vlqiQ0Pam+EZyCgncrT5VIYGDUHbAermgUeMir99jB3",
+	"b9MhnLriwTk2c7al26Zbhn68Ki8vFn13oemmPRVFrSbujjKY5ydFYxDEsC8qyjMBsaw4pP4gMQoQyy9o",
+	"yxHFWZ/RU0xT0KxtniYRG/SRD5hXLgG+F/ZWUw2Hcou24SgvT/9y9ebs/Ortxdl5cIKg6gQbMxoeOz0t",
+	"6HEEJ6clmXkaPr1Afx70+337dvdFleeP+/tbcligIaUlaT0BgySc8yl4RxIh880JU3NYL0xEpdoMPlUs",
+	"ngFPh3XQo2+E5YKnv9zgEd4lcgb8jTQ7YHgopkxstcTfzCkwHKPXyDqxGyaeRSRT8JSZg7q1dWiJo7V2",
+	"tQeJ32GErSHvSkveOtv2HAjF8hzaeBrI2AP0NduHjpotECuAc8nZMhO3cbpSWPxGh7RXY9DrWBLG/zTN",
+	"58BcTZt4WA3op1cshsPKP2IpHs5RqZkNpQBiy1EI9NH8p+rHfiuO4MpdQrhwJ+W8wU2XL/hwdvCfb358",
+	"en1+dnB4OzjcP1CH038/Oueb8fqvf397CLcQ2irecv5k2He/fcGnIqGfito4uKJSnIbjdQqL4C4oLRoN",
+	"B/gqU1wEP729eHoJ30KBkd+aHHzwoMUCBJXue2h/54e51WZ+a3JY/c4UpvmtyeBY3w1+IXhidedcbwpc",
+	"MBL70TAcTPv8+Pjo6PDw4GA8Ho3294fDwaDfn82EiKIwnE75lt9pEW9jsfZbE7lKEs8v+sM3EEi/bwnE",
+	"5jA0XLZPl2nLypeOagpMszhPFeCRmt18giDVxhIjowU0XmhJUTV8qNdCryEDoDkvFA7fBOU73yhk71hh",
+	"D405DeB0pCyAd+RLPk1vBSEOVcbWNCwtKv4JFbifCh9G8rZaowO1OUYjQHFlJHM5P/kEuyTAQtaLcxoR",
+	"xIpXfsmyHPOWz1uOY7SZidtr0ZbipAnWwxc1SHQ99CV1Vs1qVBAAo3aSzbqVxwb9Ts+XT+wyF12p+PQr",
+	"1cGUqoejLv8T0Z8KtBprPdbrvk0Tpzpn6ji+RPIZllyJJetk7737EfIGyWuxG/4CFGYFWL6lNVlgPHEu",
+	"FtiSabZKEmb8IE/hrDoBLWto7eJm6bFncZJD24x0MUUPk9PUKlbQS0BEVrNccqWEMbVncC9qVuDRylyc",
+	"+An60GKKv52UfxZ0QcF2Ffhp4FrlUVMv0w/MKtbQrC74Y/lJf4gyPsux03HlF0Lvv7KaQ4BNuoMfTThX",
+	"8yTTzlpRSF/c5R76dwBGnCvB2oGC9uGzGNrsMOa3LlaLhcjYBU+w/+XGb3V67Bse3mCbL87yLL7O+ILF",
+	"MhJ3EIC0kmcGANNM81DoZMNs63Z1AgOg9geZEE4kSZ9wMIAA6ZtWHTF9samIacb6PAomtrH1dIPOO0Ut",
+	"yPLUw4miLY5rqjf6tUO2L9FOD0xZYZyxOFIICP9GK9/ozIJaUKIs6kl+UrTaAYNgRiRmWv5ix3PJHQMf",
+	"tHlI56H+Hk3m1gunz+/joUNel45kq27AQM6+PaiWeAkfG+hym/3gEt3OBoTbVKHJoKqPxz0rpXGpiWmC",
+	"Byyg6HSh7S6tUvVYu3w4qeUp9OrF01k0iAYY7BwtJ4ht6kOPuK4d2BarRPzQgpPX8lq1c9Z6p69bJqBk",
+	"YPrmQysnymsH/fIft4hea8HvnuN9Y6+1iCV9GFilgWcZ34AqkG9AGZml2eJhaliDI3pHZtFjrxoa26ty",
+	"iqxC7qG5yhaq+rG0HAt+90LI63zemgz6fZic/Qz461patiat//rhv3z/rt/v+v7d4Jnv3x0+e/f175pz",
+	"ZO+fsuUeOFEtI8tTOOCD2aEYhd0+3592R7Oh6B5Fx2F3PD3kQzGY9cP9aMvcDM9qPTKr994ROwzOPbvV",
+	"YR+Lo+gwPJh2x3w062qbqnsUDqfdAe/PzG/3HnTxEQP/5QEbmXXbCdLoiXvxI2E5itvuhTGy+/hbUcyX",
+	"Bjwqjky9+6mj6BZa6y5oRwHIgsAJA7oMxJhI0C6k6Hk/MF0VZWqbZ2DnfhGxDbQaIXBH2/JVrpKk4xG6",
+	"gTCtYfUb3Gl8pbDvSvDkvBsYrJ62TNk1X1r84Tk5d9FnXvRwAA87NAmxvfdLITxuqz4CtBl67O0SIX+x",
+	"QbZW4s10UE9q6leP0YFAraagQ1Fzmu/nKfREQxZJSYM8WsTS+CfceZ5YJkd1IObDtci3dNvusQAjJM8j",
+	"0+uNqxv9AaS9ZnW+tD1wMBior7D15qWsgjbUKY6GQ3QHcOq41TnxZRDF1DWIsoE4pMim4FrPIKMBGstg",
+	"mhABNMMaXEAfjqbG+20lBPOdtBnTBVn5rU6lobeeRZKq3IQLYLmLlvVa1yxMHQyHmVAKYOuaiCYmA5U7",
+	"vRr1EEKLE7alszWsiwlvmWIZNedL0dGXj7wtW0Q3Fvvk+dLs0j3AT4bCPody/HOCRKmlCPNz/bsWz5PB",
+	"gdYoaeqtSWsQHovhbJ93R9Nx1B2Jg1n3iB9Ou8dhPxrALyMtsK+Fvv3pWctrJVxerzA7LxJd+Mo4ny4K",
+	"vQutNlde8zwOW48EnTKL/kXhpqRY2819SFa/cq59vKhGh8I2D2rB3H9hCFNmYM3QUmX3zFG0Hx7M+qI7",
+	"nB1Ou6NwfNw95qPD7nA2jgaz/ekBH/QLl83e/mw4PQoHvHsQjUR3NDvi3ePpYdgdiGG0H46mY35w/KvE",
+	"oELG+cxwnV9bKdLnyWL9pUAMfT6n7G+wPL+slFULPhEW4rlJxf4Id/Lee/NnGY2ihg3xM2oGT+yIPqeV",
+	"SmJpVzvVSrEvI/6cHviP87f/Ztp+WbyHB44YOMrCeYMZS11+se8NtOJVxvpJBL+lnyDaphhPIPqmpTRb",
+	"iOxadOGxvlwILiHLkTKeWVClb2h4TYUqiZjl0OEDIHao/aTW9LWJG5i2IPpVYFdRf339Y8k0sPabVzG5",
+	"yvGATo9dYO0UdK6kxHnI/DKvdmzpQNxppVxE1u6G9HHF16YlLObuTVeLpSoMeg+bNwarZUSgCGhARhFO",
+	"xPwQUHKLKfQjK9sjR2tA/uQA4k+YFWDac+La4Ui1tZ0mEfXQXGN7kXrrfdpck+PZxvAVXEzO7rjcnSWV",
+	"omPT9kq5zVxhE+UJk6l+pS+ducvUuAMuUugSJKlpBVihZkyxYnOeLRKhVGHwuy/5SjUY/5A5mIjyaNB0",
+	"9iXPwjmgjLTNX9okPWZNVYUdN1ZHkSKgCXgNZjhDAAcTwQssIrCcR/19zOGum6y2iTp0PNeLi31WCwQP",
+	"804oWGT3+jUARIQ8A41rA1Er1/dQovUTRodoJdErTJ3FudwUo1jwDabCYwdUaMIFa9NwtiZsV49IbWCO",
+	"UwQfDw2gJ+Yg6k11vF+aF5ADzKOetwC1ouBgrUUGYVJyluCgNU3llcXADtS/QPdFmSl5ZqQe0iutwlWY",
+	"ylkSh3kA3zeXxzb5Qd4Ce/lnajsf26C1zG5bk33PjTbsHLXAVabkru1OD9aGYmgWrvLO7g6P8up+0Xav",
+	"v0y9j4w4qkGH3HUIrJvG+uBRNmKGBFaHlL5/afv/gTeZrv50qn91rTn/J5ipZ1GcO0ZqkTEC1WiGF30h",
+	"23UPZYi6p4neSqIKacQ1liBRsX9xQKsdwFHfLJKaeuz1bEZnGJTf1GA10hBMylMsK4qHL+smHgjYn8xg",
+	"fsKKqJ+0VvsTaDA/6V+73S5r+L/+yQZ/fmIQPvNYLZOC/cRiSShJ+tF6pKABea56eAJlcArza0CHNQoF",
+	"voced2UV6/JTm95a0tdIU6toZTiQE2cNTQje3hrPmAF5EFqhRCWTJ2u+UR0z6oCq2wIaLV8us/RWVEdJ",
+	"X8PgVH1OJ2R8mMsK0yVltTAivQjVZf0irRpOVzmzuvRPpT/tOhfz3qKRc9xK/QaKZNWNKag/KsKgUD4Y",
+	"K/R9dwiuJE+tndOsG6G4UelCWB3dGEmlMRk89U9TBFHj02PZovJt19/Yrurb2Z0IV4WGgafsZ9bifubY",
+	"V0j8rULMLa9FZ4JUkCS9hqMXrnKWzmaGPR1PBgdspoeGkY+qFvloRQjX/H+Qbke8O+N0tklilCJK/0LA",
+	"dI+CztU/FfphDW6Lst4XfAMSIVsRM+Hm3FbRW6pswy02gGSuisyR94kdeC/xemrJ7WxZgbLlQKWfUt2y",
+	"8/4vUHlQm6Xe7LCA/HuQ4B10wM8S5HJ5Obqagr90n1ycP+tSI1WkVL3Epq5WS7csRdQo9AjqzS4SdPXe",
+	"rCS0owZwhPg6hlwUW2lsylEJV+Lbs0tWIEkAsEpNhkzKDvUsTbBtKwB9VamrKKSwcq4N6a64ii6dII1Q",
+	"LnkMiSeFPtg5MYX7qdUL8Q1fFKvlXwny8VWa29IV6vXu9OT9KKhHc6zp0JunNytcoG79UoEfSSOypm9p",
+	"5S5Id9uutjWsXFXHKkM9VnTRwg4YIUTJfo+d4ykl7OPcdPHYuoKkTTDnhV9g/WrT+kw4VTWVdNKgjzd6",
+	"mn1piNhq6hOrbpsti23T1POC+RWp9BhAcmItkQjjSFhv83bcP4MpWT4B1fMFLRvdxH7ApjBWpUFiqVmF",
+	"HTNc4u2u+Yx8EICrm+zdX1BXplJBxONhBEGEAH8qxYkakQJZHSiQJFBDcAgyDX8DEPwtOWQHrxtavK7j",
+	"jQ5+Gw+xVzQKMeRJwtEz/onOl3LKPYCOhv2iyBFu8MpshoR0KhonoMFHcYSB57YJ+vgS+BmiQLgVTSxP",
+	"8VuvfMIKl0mc+3KZpdEqFBFeVDiRIIm37CdsAzeKLZKEtGFEhIlZzzc2TrwWmdMUliBgqJmCDWBTLTQM",
+	"0peUM0BCocdO5aYAWasHN7XlQj1fHqp02wYu8k/2gfwTC1ZgRR5VtVLc8XjngXvvvfUrThrDb2k+XyjN",
+	"51yfGe4mA9CKfykOSOzmnrjEKbbjNlr2gkdADQPNwYZ9E7dvY0yf8osS7Hi9SVeZL/X4NQkBoyxqZ+OM",
+	"AYgke3v+Qqsk8T8EIj5efHfaHY4PWBRfC5UryLHw5VSE6UKomp/7xI7MFJQrxEplA48NPbb/3//r/7Cl",
+	"yNwAyWUR3nxEeg8vUmGueBQVLLKc4kMRE+Ty1FHUfER9rxozAUc9Fhd5NjPIqehmPxXZUxO3nAb944jI",
+	"UIorwD30yAkBE5llMmEU/R2KkJOGiMKNEEsMMJn7QINcc+UEKeCVNn6hB28CCvr9mZit1H2JOhhA2C07",
+	"CJOykNZ4Jor8kCQpEMMgjWrG4ySW15RGBUWSqLI5KVVQr87aARLvD8N3PTXnw/FB0JlAAssqS8BkAgI9",
+	"YQH9qr86GDFtqGRQND8Xd5pM4xwuiv8hvtnkQgUAm6nYgE03KOnH7Nv4GwDFjBdcS+B2AH/sfR10EIAk",
+	"WMdRPqeMyrn4v+xd7W7bONa+FSJ/xgYUx3btJnHw4oWxHbQLtDuLTjD9sS5GlETHQmTSEOl8zKDAXs1e",
+	"2F7JguccUrQsJ3abtM6u/7WOKPH7fD9PfjUzdmvnmVD2afiHfdq+OmwQ+aexabZEMftBxxS1ondAI4S3",
+	"XHmGS/bu8sP7IUuWMiuEnZRATP2RL+I2YkKCwW0AGqCxs3Z0LluntpyoDbGWWzTlkn5CS35qr3vMmspC",
+	"yBH7cTqsuWnb/Q9VLK7CmybUDvUC+gbjjf02h/9SOis9mwhtLVRI/2L20hNl+4LFMzMvhrB22JbI/zGt",
+	"rz4pNF0bXgwpUpwlPL1eLvCv7e9b9+Wzrb5z2ZdfPZILaEGiTzLIqWryjlZvdY03bCe7m9rRpqDhbgG5",
+	"8VrZ4n93NA4mFkZlpfTfsOobS/WPNS/E8fld7/XxTb+zkFdg3dvDfTTqnfehJH8uLtHXhdcXPoS349Ho",
+	"6Hx69jrrnvXOzgbpafZ6eM77U8F5Nx0OedbtDfmrZDqY9pJ+0k3O+v006w2z12lvmHSn3S7vntl3uUv0",
+	"aDQ4756dnkZHy7Ig55oenZykmezwdC46RmhzguM52TwAuKmORr3uWffL54b44WB7/sO1nfKsBXH7FUP0",
+	"tb5W/lvd52IdERk8agCBWFPRfnj93KF27n+udm4rGq9Q/cglacNfwdrlTkdF1gVnZEM0xyvMLyii8+AC",
+	"/FZ7/uWHNTbGLYI89pTLaqWlukXNpQqMhHsKLBkyjdp7FWI4ePAPHvxHPPiI/FHzIoA98WT1noSZvtER",
+	"f7kOfkJNnL2Rl5BOoSOW3APCx4qLGgphnD+a/dVUTMMsz3QNMoaMKjhKLQKfgwIPl7kTkzve49KhIRxU",
+	"fThIuCh0DEGCrUvlJKd7/P+21//nmhLEn/0JvB5YHgboXJ7qwWegAqFcYBb5xCJX1JQsDehk2M/2Jkd8",
+	"AyjeM4HPuTWDqV0Fe7NrZy8xB/LGVjHetLgRJS86q+BsQc42TNe2mGwKIMl2RWKzrVYQ2Aa7IrDtVcgh",
+	"GPg//sQ5GYUzutR4d+c7FOfQBH/MDWcf3asAQFyKO0PdhtKdrVUE3JHbxCdodx1iE8+NruWO8dbYWtsL",
+	"gluRzJS63kkSUBsmZLZQuTR6NTRLnDn5lQRceS3SUniyyQUvDd1CCJttFauZupXgo4xcErLzsyl7gwPa",
+	"wSf86M/0zThAtsICgEYoKwQzdvNHCFbNvrCwMHXQHWy6vGv9+B5x1B8QGb1dHeVWsdFPDW22t0yaWz94",
+	"/6ztw86zW+lju9esaD3cXVveXY/dHcEN5u+izeCAH8VVrgH7l4O/iSg9gOxEN31vnckO89OQZKsqzELu",
+	"NGud6DgiHG+HM/ir4TLjZcZoj+qJdOxjhFgXU9ePcyhAdv/zTBmgzbpf7cu5WZbAKXNZXXaOe9JUtyeL",
+	"8faMJ7IV3860SH//9z//FbdHmJhm70+pbqPaPVrc+6gCvRqol3KJsbgSzEYdJLWB7bpm9LYjypNO7icy",
+	"vhL1qy9mRCxlZxHjGxVfFmTRVgxphhWCawwbjoJvBvPGlCdgxshLq06flpt2BH/LKbYI8R41nWIqTQJE",
+	"RwhwndkBVt4g2iEly5Sg7EecmP7d3UUN1T7XEzlTUi1LkaHNMOh12VsrG7Jc262uHacDTANrxfR79lFw",
+	"rWRsZ0tJWF4AwaZ5e4PTkQsdEzEehE+5MWK+wAnEOKiHN5CMJ1oVSyNYDO74GDa9y8FMK7JEyKmflvxq",
+	"LqTBXiP0okLTC4hu8htgLS6UWtiJs8tX5PL6uFApLyaSaFdYy1X82860O2zMZopQHKFciGKKEArnbpHv",
+	"J9IxBEWuhNK9EPiDtCpuMEnB3rujCoQk+NNE6qWdEembQoyNOwJemiocn1Qh/gVBxrfGLBM3olALoLZD",
+	"RoSIxW9+/u33D7+8+dnK+aKwcw8TioYkzYyfAaE77afVLp4kFOko6B4NRfqdiWx/qH5hWBJYQH1c0j34",
+	"vMFJ3EcPwjtsBqCs3TkvDIeyEiqhht5xCR1HUfVbI975aiQOZE8Qi3Nt+SLfFWKyNq3PjTRZX8UtACfr",
+	"TbbXJBsbNwbZ/EGpRdkQvMadL248j6n2AnkvICr9+X2qMJvTwE6G4jQ7T3vJ8Svenx4Pktfi+Czrpsen",
+	"0x7vJ6/SQTYULzHK5vX30Kd8QKg8IFQeQhhPGsIYZxnja8Zes623u7Pq5E/6F2FUZqIQRjRZi3N1U1fX",
+	"feZE5vXxIKZBKiYr1JW+mEj6r/Y8XLTl2TSXuZ5FTBLhSWmIV7PD3tjeAPOvmUjihvZ8rYMO202tnMgH",
+	"cNcb1Cb4+g9Qmz65FWlyPw2axZlfk1wzazF1Xsj9f8D82Xjw8chtffajzU7nlQOrKLKG2tfjZ2giG22z",
+	"Lc/Q2zVfx48+QN/ov93Vd/v1fttNqnZ9OxxctXuHdLvtiX06wNsOi4UEz9loIqe80CImHvNKNo/YgkBP",
+	"lRRUisBlKgp0CJHYluLOeGnt/UNgI615I4OvMmvhxsyDewFPOt46SmI2dMR4oVUA00fk4M4ZmIGYX/MB",
+	"sislNPgnmVHIMHPB1rj70UOZgwE6kWo6hfFJZcLejjHHE1yDcO6Froq2gZLGjRuY/UGhyWVaLMGehbaB",
+	"c7vWFKfH96gzkY9A3YYYtpWjyeMVamU7sSVOLY5pqtAjB47aZYEcQhuifnXn5JM76fbNC4YAmT9eGn2t",
+	"AwwPmksOecwf9nlH4NBvcWO9eJFanb4ahOi+woM+jfJ9QPncMzIKLBVb1/h/gkrTyNVsQsBVlR6+58k9",
+	"ASeV0rAxm+UXKXzEii1E6fjHg6pS1/3VpJYIg3VY0YhRSpK6I09lDG4AkUVspm5ZocADwIxS15iViJnn",
+	"jCQEBSS9kFGlB/uVAlCxsJWwy8ta3FV3utBYNJGcmXwu1NIqPP7PFIVDRJZxNdhcs5g0qRj1jsC7UYo5",
+	"zyVrxVYnGOOvYxMzjWFUISuFgaA3syVUhDm+uTQVIgMpGJM8BGq8/t0dTFkuMTzLqugsYI0Oet2JfAvY",
+	"+KpksVfsCM5yxT/vFKw2eFgCzw30onLdoPC+FguDYWEAGcqvlqVtDTNWXZj35MeZyNYpxoyTe5aJKV8W",
+	"pv3cnpr3TaHh7yva9zn3iObkfpfco5U2OwvcWusHc4+qu+Zgye5X0hGXoQR6yMmrN0uhmeCFmf2xUY6M",
+	"yQrqd7vW+IHLHlnN2aJUqdAacw80e3d5+XfIgPepJ0YtU4yTZNzwhGsok1vzQL2DLhx9a8axq3c6Utfb",
+	"B4nx255JvFH9dOMEeonO12+ZVe2jploIaz87ZpmVLwZrp++1EXNaOXDTb7dwXrC5dXDGbYRZoMPuqw67",
+	"5NeYQ5RLbax8An4dNWWlMtwBhtsnm9bwo+BZLoXW+7uMfuwA3MDTmT1XnW+7AZ5ED31oJzgfTMolnjPn",
+	"YtCN26Ku4DZrtJArhDJ3dZreq5QXDXlFrBXP7e4olzJu2/Wv0jXWagBBMFLP1t6f3wi7SQhqnraM3e6J",
+	"0KDEqDKdCW1KbhSyvlPePw1xvfrjV8ofzJEQF3VEmUFdSwD1kIcvs8Kp4VV/eYDaOSwGwrq7W1VeTwt1",
+	"G7y3Skxff7nLFBfZcS4BzvAnzXiKeDIJL+DA2Y9kYqF07l1JYb/psYa3j+Wj6aceP17J4r7twRQCsaGm",
+	"EHmoJ5KitTAP+uFFSPMw7QuZNqXgc6dMro0c3x28k/DSvnz+8p8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

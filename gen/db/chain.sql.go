@@ -268,6 +268,54 @@ func (q *Queries) ChainTransferSettle(ctx context.Context, arg ChainTransferSett
 	return id, err
 }
 
+const chainTransfersByTx = `-- name: ChainTransfersByTx :many
+SELECT id, network, tx_id, token, from_address, to_address, amount_raw, amount_minor, block_time, block_number, status, reason, deposit_id, needs_review, seen_at, updated_at FROM chain_transfers WHERE network = $1 AND tx_id = $2 ORDER BY id
+`
+
+type ChainTransfersByTxParams struct {
+	Network string
+	TxID    string
+}
+
+// ChainTransfersByTx lists the transfers of one transaction, for a payer's
+// claim (one transaction may hold several).
+func (q *Queries) ChainTransfersByTx(ctx context.Context, arg ChainTransfersByTxParams) ([]ChainTransfer, error) {
+	rows, err := q.db.Query(ctx, chainTransfersByTx, arg.Network, arg.TxID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ChainTransfer{}
+	for rows.Next() {
+		var i ChainTransfer
+		if err := rows.Scan(
+			&i.ID,
+			&i.Network,
+			&i.TxID,
+			&i.Token,
+			&i.FromAddress,
+			&i.ToAddress,
+			&i.AmountRaw,
+			&i.AmountMinor,
+			&i.BlockTime,
+			&i.BlockNumber,
+			&i.Status,
+			&i.Reason,
+			&i.DepositID,
+			&i.NeedsReview,
+			&i.SeenAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const chainTransfersConfirming = `-- name: ChainTransfersConfirming :many
 SELECT t.id, t.tx_id, t.block_number, t.amount_minor, t.deposit_id, d.confirmations_required
 FROM chain_transfers t JOIN deposits d ON d.id = t.deposit_id
@@ -608,6 +656,74 @@ func (q *Queries) ChainTransfersRevert(ctx context.Context, arg ChainTransfersRe
 		return nil, err
 	}
 	return items, nil
+}
+
+const depositClaim = `-- name: DepositClaim :one
+WITH claimed AS (
+    UPDATE chain_transfers t SET deposit_id = d.id, updated_at = now()
+    FROM deposits d
+    WHERE t.id = $1 AND d.id = $2 AND d.user_id = $3
+      AND d.status IN ('awaiting_transfer', 'expired') AND d.transfer_tx_id IS NULL
+      AND t.status = 'unmatched' AND t.needs_review AND t.deposit_id IS NULL AND t.amount_minor IS NOT NULL
+      AND t.network = d.network AND t.to_address = d.address
+      AND t.block_time >= d.created_at
+      AND t.block_time <= d.expires_at + make_interval(secs => $4::bigint)
+    RETURNING t.tx_id, t.amount_minor, t.deposit_id
+)
+UPDATE deposits d
+SET status = 'under_review', transfer_tx_id = c.tx_id, confirmations = 0,
+    review_reason = 'amount_mismatch', review_received_minor = c.amount_minor, review_opened_at = now()
+FROM claimed c
+WHERE d.id = c.deposit_id AND d.status IN ('awaiting_transfer', 'expired') AND d.transfer_tx_id IS NULL
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at
+`
+
+type DepositClaimParams struct {
+	TransferID    int64
+	DepositID     uuid.UUID
+	UserID        uuid.UUID
+	WindowSeconds int64
+}
+
+// DepositClaim attaches unmatched transfer transfer_id to the user's
+// deposit, which goes under review with what arrived (deposit.MoveClaim:
+// awaiting_transfer or expired to under_review), in one statement. The
+// transfer must be unsettled, paying no deposit, with a countable amount,
+// to the deposit's address, in a block from the deposit's creation to its
+// expiry plus window_seconds. No row: one of these does not hold (or a
+// concurrent claim took the transfer first; its row is re-checked).
+func (q *Queries) DepositClaim(ctx context.Context, arg DepositClaimParams) (Deposit, error) {
+	row := q.db.QueryRow(ctx, depositClaim,
+		arg.TransferID,
+		arg.DepositID,
+		arg.UserID,
+		arg.WindowSeconds,
+	)
+	var i Deposit
+	err := row.Scan(
+		&i.ID,
+		&i.UserID,
+		&i.Network,
+		&i.Address,
+		&i.Currency,
+		&i.BaseAmountMinor,
+		&i.SuffixMinor,
+		&i.RequestedAmountMinor,
+		&i.CreditedAmountMinor,
+		&i.Confirmations,
+		&i.ConfirmationsRequired,
+		&i.Status,
+		&i.Reserved,
+		&i.ReservedUntil,
+		&i.TransferTxID,
+		&i.NeedsReview,
+		&i.CreatedAt,
+		&i.ExpiresAt,
+		&i.ReviewReason,
+		&i.ReviewReceivedMinor,
+		&i.ReviewOpenedAt,
+	)
+	return i, err
 }
 
 const depositsForAmounts = `-- name: DepositsForAmounts :many

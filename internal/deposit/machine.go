@@ -59,6 +59,8 @@ const (
 	BySweeper Actor = "sweeper"
 	// ByOperator: a platform operator settling a transfer.
 	ByOperator Actor = "operator"
+	// ByPayer: the deposit's owner, naming the transfer that paid it.
+	ByPayer Actor = "payer"
 )
 
 // Move names a status change of a deposit or a transfer. Each is made by
@@ -86,6 +88,9 @@ const (
 	MoveAttachLate Move = "attach_late"
 	// MoveRefund: an operator sent the attached transfer back.
 	MoveRefund Move = "refund"
+	// MoveClaim: the payer names an unmatched transfer (another amount) as
+	// theirs; it is attached to the deposit, which an operator settles.
+	MoveClaim Move = "claim"
 )
 
 // The transfer moves.
@@ -137,6 +142,7 @@ type Rule[S ~string] struct {
 //	expire       awaiting_transfer                    expired                        sweeper   DepositExpire
 //	attach_late  awaiting_transfer, expired           under_review                   watcher   ChainTransfersRecord
 //	refund       under_review                         refunded                       operator  ChainTransferSettle
+//	claim        awaiting_transfer, expired           under_review                   payer     DepositClaim
 //
 // A deposit awaiting its transfer past expiresAt reads as expired
 // (EffectiveStatus) and is no longer open: credit refuses it, match and
@@ -151,6 +157,7 @@ var DepositMoves = map[Move]Rule[Status]{
 	MoveExpire:     {From: []Status{StatusAwaitingTransfer}, To: []Status{StatusExpired}, By: BySweeper, Query: "DepositExpire"},
 	MoveAttachLate: {From: []Status{StatusAwaitingTransfer, StatusExpired}, To: []Status{StatusUnderReview}, By: ByWatcher, Query: "ChainTransfersRecord"},
 	MoveRefund:     {From: []Status{StatusUnderReview}, To: []Status{StatusRefunded}, By: ByOperator, Query: "ChainTransferSettle"},
+	MoveClaim:      {From: []Status{StatusAwaitingTransfer, StatusExpired}, To: []Status{StatusUnderReview}, By: ByPayer, Query: "DepositClaim"},
 }
 
 // TransferMoves is the transfers' state machine. Every transfer status

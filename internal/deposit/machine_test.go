@@ -48,6 +48,8 @@ var allowedDepositMoves = []depositMove{
 	{deposit.MoveAttachLate, deposit.StatusAwaitingTransfer, deposit.StatusUnderReview},
 	{deposit.MoveAttachLate, deposit.StatusExpired, deposit.StatusUnderReview},
 	{deposit.MoveRefund, deposit.StatusUnderReview, deposit.StatusRefunded},
+	{deposit.MoveClaim, deposit.StatusAwaitingTransfer, deposit.StatusUnderReview},
+	{deposit.MoveClaim, deposit.StatusExpired, deposit.StatusUnderReview},
 }
 
 // allowedTransferMoves is every transfer move, written out by hand.
@@ -72,7 +74,7 @@ var allowedTransferMoves = []transferMove{
 
 var (
 	depositMoves = []deposit.Move{deposit.MoveMatch, deposit.MoveCount, deposit.MoveRevert, deposit.MoveCredit,
-		deposit.MoveCreditLate, deposit.MoveExpire, deposit.MoveAttachLate, deposit.MoveRefund}
+		deposit.MoveCreditLate, deposit.MoveExpire, deposit.MoveAttachLate, deposit.MoveRefund, deposit.MoveClaim}
 	transferMoves = []deposit.Move{deposit.MoveRecord, deposit.MoveRecount, deposit.MoveEnd, deposit.MoveMarkCredited, deposit.MoveSettleCredit, deposit.MoveSettleRefund}
 	// everyTransferState is the stored states and the unseen one.
 	everyTransferState = append([]deposit.TransferStatus{deposit.TransferUnseen}, deposit.TransferStatuses...)
@@ -238,6 +240,18 @@ func TestMachineIsOneRuleInSQLAndGo(t *testing.T) {
 					_, err = d.Store.Q.ChainTransferSettle(ctx, db.ChainTransferSettleParams{
 						ID: transferID(t, d, tx), Action: string(deposit.TransferRefunded), Operator: "ops", Note: "test",
 					})
+				case deposit.MoveClaim:
+					exec(t, d, `INSERT INTO chain_transfers (network, tx_id, token, from_address, to_address, amount_raw, amount_minor,
+						block_time, block_number, status, reason, needs_review) VALUES ('TRC20', $1, 'USDT-contract', 'payer', $2, '5', 5, now(), 11, 'unmatched', 'test', true)`,
+						tx+"-claim", tron.DevTreasuryAddress)
+					err = inTx(func(q store.Tx) error {
+						_, err := deposit.Claim(ctx, q, dep.UserID, dep.ID, tx+"-claim", time.Hour, time.Now())
+						return err
+					})
+					var r *deposit.Refusal
+					if errors.As(err, &r) {
+						err = nil
+					}
 				case deposit.MoveCount:
 					err = inTx(func(q store.Tx) error {
 						id := transferID(t, d, tx)

@@ -73,3 +73,4 @@ func (r rawJSON) VisitCreateWebhookEndpointResponse(w http.ResponseWriter) error
 func (r rawJSON) VisitGetCreativeResponse(w http.ResponseWriter) error           { return r.write(w) }
 func (r rawJSON) VisitListCreativesResponse(w http.ResponseWriter) error         { return r.write(w) }
 func (r rawJSON) VisitUpdateCreativeResponse(w http.ResponseWriter) error        { return r.write(w) }
+func (r rawJSON) VisitClaimAccountDepositResponse(w http.ResponseWriter) error   { return r.write(w) }

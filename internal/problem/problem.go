@@ -36,6 +36,8 @@ const (
 	DepositsUnavailable      Code = "deposits_unavailable"
 	DepositCapacityExhausted Code = "deposit_capacity_exhausted"
 	TooManyStreams           Code = "too_many_streams"
+	TransferUnknown          Code = "transfer_unknown"
+	TransferTaken            Code = "transfer_taken"
 )
 
 // FieldCode is the machine-readable kind of a field error (FieldError.code
@@ -126,6 +128,8 @@ var titles = map[Code]string{
 	DepositsUnavailable:      "Deposits unavailable",
 	DepositCapacityExhausted: "Deposit capacity exhausted",
 	TooManyStreams:           "Too many streams",
+	TransferUnknown:          "Transfer unknown",
+	TransferTaken:            "Transfer taken",
 }
 
 // Marshal renders e as openapi.yaml's Problem, the one place where a

@@ -621,6 +621,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/balance/deposits/{depositId}/claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Point a deposit at the transfer that paid it
+         * @description For a transfer that arrived but paid no deposit (another amount, a
+         *     missing suffix): the payer names their transaction, and the deposit
+         *     waits for an operator (`under_review`, `review.reason`
+         *     `amount_mismatch`, `review.receivedAmount` the amount that
+         *     arrived), who credits what arrived, refunds it, or rejects the
+         *     claim. The transaction must be a successful transfer to the
+         *     treasury that the server recorded and that paid no deposit and was
+         *     not settled, in a block no earlier than the deposit's `createdAt`
+         *     and no later than its `expiresAt` plus the monitoring window (by
+         *     default 24 hours). The deposit must be the caller's and
+         *     `awaiting_transfer` or `expired`.
+         */
+        post: operations["claimAccountDeposit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -651,7 +681,8 @@ export interface components {
              *     `idempotency_key_in_use`, `request_too_large`, `unsupported_media_type`,
              *     `invalid_request`, `idempotency_key_reused`, `too_many_attempts`,
              *     `internal_error`, `service_unavailable`, `deposits_unavailable`,
-             *     `deposit_capacity_exhausted`, `too_many_streams`. New codes may be added: treat an
+             *     `deposit_capacity_exhausted`, `too_many_streams`,
+             *     `transfer_unknown`, `transfer_taken`. New codes may be added: treat an
              *     unknown code by its `status`.
              * @example invalid_request
              */
@@ -1069,6 +1100,10 @@ export interface components {
         };
         CreateAccountDepositRequest: {
             amount: components["schemas"]["Money"];
+        };
+        ClaimAccountDepositRequest: {
+            /** @description The id of the chain transaction that paid, 64 hexadecimal characters. */
+            transactionId: string;
         };
         /**
          * @description An event's `id` in the live stream (its place in the published order), as the stream sent it.
@@ -2942,6 +2977,102 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    claimAccountDeposit: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key you generate per command (a UUID is fine), 1 to 255 visible
+                 *     ASCII characters, sent once. The structured-field string form
+                 *     (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+                 *     key with the same body to retry safely.
+                 * @example 5b3d8a2e-8f1c-4d7e-9a6b-2c4e6f8a0b1d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The deposit request's id.
+                 * @example 0f8fad5b-d9cb-469f-a165-70867728950e
+                 */
+                depositId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "transactionId": "5b2c4a1c0f6e2d3a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ClaimAccountDepositRequest"];
+            };
+        };
+        responses: {
+            /** @description The deposit, now `under_review`. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountDeposit"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfFailed"];
+            404: components["responses"]["NotFound"];
+            /**
+             * @description `transfer_unknown`: the server has not (yet) seen this
+             *     transaction as a transfer to the treasury; it reads the chain
+             *     every few seconds and waits for the block to be final, so retry
+             *     after `Retry-After` seconds.
+             *     `transfer_taken`: the transfer already paid or was claimed for
+             *     another deposit, or an operator settled it.
+             *     `invalid_transition`: the deposit is not `awaiting_transfer` or
+             *     `expired` (it is paid, confirming, or already under review).
+             *     `idempotency_key_in_use`: a request with this `Idempotency-Key`
+             *     is still running; retry after `Retry-After` seconds.
+             *     None is stored under the `Idempotency-Key`: they depend on what
+             *     the watcher saw and on the deposit's state, so a retry with the
+             *     same key is judged afresh.
+             */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /**
+             * @description `invalid_request`: `transactionId` is not 64 hexadecimal
+             *     characters, or names a transfer that cannot pay this deposit (it
+             *     failed, carries no countable USDT amount, or its block is outside
+             *     the deposit's time); see `fieldErrors`.
+             *     `idempotency_key_reused`: this `Idempotency-Key` was used for
+             *     another request.
+             */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
