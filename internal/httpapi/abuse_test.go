@@ -45,8 +45,8 @@ func bodyCalls(t *testing.T) []specCall {
 			out = append(out, call)
 		}
 	}
-	if len(out) != 8 {
-		t.Fatalf("%d operations with a body, want 8 (signIn, the three idempotent creates, the version upload, the two edits and the action)", len(out))
+	if len(out) != 9 {
+		t.Fatalf("%d operations with a body, want 9 (signIn, the three idempotent creates, the version upload, the two edits, the action and the deposit claim)", len(out))
 	}
 	return out
 }
