@@ -15,6 +15,9 @@ CREATE TABLE users (
     name          text NOT NULL,
     password_hash text NOT NULL,
     created_at    timestamptz NOT NULL DEFAULT now(),
+    -- operator marks platform staff who settle chain transfers (not an
+    -- organization role); only the command line sets it.
+    operator      boolean NOT NULL DEFAULT false,
     CONSTRAINT users_email_key UNIQUE (email),
     CONSTRAINT users_email_normalised
         CHECK (email = translate(email, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'))

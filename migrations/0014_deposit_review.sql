@@ -12,3 +12,6 @@ ALTER TABLE deposits
 ALTER TABLE deposits ADD CONSTRAINT deposits_review_check
     CHECK ((status = 'under_review') = (review_reason IS NOT NULL AND review_received_minor IS NOT NULL
                                         AND review_opened_at IS NOT NULL AND transfer_tx_id IS NOT NULL));
+-- Platform operators settle transfers (the /api/v1/operator API); set from
+-- the command line (users create --operator, users set-operator).
+ALTER TABLE users ADD COLUMN operator boolean NOT NULL DEFAULT false;

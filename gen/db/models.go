@@ -213,6 +213,7 @@ type User struct {
 	Name         string
 	PasswordHash string
 	CreatedAt    time.Time
+	Operator     bool
 }
 
 type WebhookDelivery struct {

@@ -741,6 +741,12 @@ export interface components {
             /** Format: email */
             email: string;
             name: string;
+            /**
+             * @description Whether the user is a platform operator, who settles chain
+             *     transfers under `/api/v1/operator/` (staff of the platform, not
+             *     an organization role; set from the server's command line).
+             */
+            operator: boolean;
         };
         /**
          * @description A member's role in an organization. `admin`: everything.
