@@ -15,6 +15,9 @@ CREATE TABLE users (
     name          text NOT NULL,
     password_hash text NOT NULL,
     created_at    timestamptz NOT NULL DEFAULT now(),
+    -- operator marks platform staff who settle chain transfers (not an
+    -- organization role); only the command line sets it.
+    operator      boolean NOT NULL DEFAULT false,
     CONSTRAINT users_email_key UNIQUE (email),
     CONSTRAINT users_email_normalised
         CHECK (email = translate(email, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'))
@@ -176,7 +179,7 @@ CREATE TABLE deposits (
     confirmations          integer NOT NULL DEFAULT 0 CHECK (confirmations >= 0),
     confirmations_required integer NOT NULL CHECK (confirmations_required > 0),
     status                 text NOT NULL DEFAULT 'awaiting_transfer'
-        CHECK (status IN ('awaiting_transfer', 'confirming', 'credited', 'expired')),
+        CHECK (status IN ('awaiting_transfer', 'confirming', 'credited', 'expired', 'under_review', 'refunded')),
     -- reserved holds the requested amount for this deposit until the sweeper
     -- releases it at reserved_until (expiry plus the monitoring window).
     reserved               boolean NOT NULL DEFAULT true,
@@ -186,8 +189,18 @@ CREATE TABLE deposits (
     needs_review           boolean NOT NULL DEFAULT false,
     created_at             timestamptz NOT NULL DEFAULT now(),
     expires_at             timestamptz NOT NULL,
+    -- The review of a deposit under_review (docs/deposits.md): why it waits
+    -- for an operator (late: the exact amount arrived after expires_at;
+    -- amount_mismatch: the payer claimed a transfer of another amount), the
+    -- amount received by transfer_tx_id, and since when. Null otherwise.
+    review_reason          text CHECK (review_reason IN ('late', 'amount_mismatch')),
+    review_received_minor  bigint CHECK (review_received_minor > 0),
+    review_opened_at       timestamptz,
     CHECK (requested_amount_minor = base_amount_minor + suffix_minor),
     CHECK (reserved_until >= expires_at),
+    CONSTRAINT deposits_review_check
+        CHECK ((status = 'under_review') = (review_reason IS NOT NULL AND review_received_minor IS NOT NULL
+                                            AND review_opened_at IS NOT NULL AND transfer_tx_id IS NOT NULL)),
     UNIQUE (network, transfer_tx_id)
 );
 

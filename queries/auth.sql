@@ -3,7 +3,7 @@
 -- name: UserGetForSignIn :one
 -- UserGetForSignIn finds a user by email; callers pass it through
 -- auth.NormalizeEmail, the only form stored (users_email_normalised).
-SELECT id, email, name, password_hash
+SELECT id, email, name, password_hash, operator
 FROM users
 WHERE email = @email;
 
@@ -38,6 +38,12 @@ ORDER BY u.email;
 
 -- name: UserSetPassword :one
 UPDATE users SET password_hash = @password_hash
+WHERE email = @email
+RETURNING id;
+
+-- name: UserSetOperator :one
+-- UserSetOperator makes the user a platform operator, or not.
+UPDATE users SET operator = @operator
 WHERE email = @email
 RETURNING id;
 

@@ -43,7 +43,8 @@ FOR UPDATE;
 
 -- name: ChainTransfersRecord :many
 -- ChainTransfersRecord records judged transfers and moves the deposits the
--- confirming ones pay to confirming, in one statement. A transfer recorded
+-- confirming ones pay to confirming (deposit.MoveMatch), and those a late
+-- one is for to under_review (deposit.MoveAttachLate), in one statement. A transfer recorded
 -- before is left alone (and so is its deposit) unless it had vanished.
 -- The arrays are the columns of the transfers, of equal length; empty
 -- strings, zero amounts and the nil UUID stand for null.
@@ -68,13 +69,19 @@ WITH input AS (
         reason = excluded.reason, deposit_id = excluded.deposit_id, needs_review = excluded.needs_review,
         updated_at = now()
     WHERE t.status = 'vanished'
-    RETURNING t.id, t.tx_id, t.status, t.deposit_id, t.block_number
+    RETURNING t.id, t.tx_id, t.status, t.deposit_id, t.block_number, t.amount_minor
 )
 UPDATE deposits d
-SET status = 'confirming', transfer_tx_id = r.tx_id,
-    confirmations = least(greatest(sqlc.arg('head_block')::bigint - r.block_number + 1, 0), d.confirmations_required)
+SET status = CASE WHEN r.status = 'confirming' THEN 'confirming' ELSE 'under_review' END,
+    transfer_tx_id = r.tx_id,
+    confirmations = CASE WHEN r.status = 'confirming'
+        THEN least(greatest(sqlc.arg('head_block')::bigint - r.block_number + 1, 0), d.confirmations_required) ELSE 0 END,
+    review_reason = CASE WHEN r.status = 'late' THEN 'late' END,
+    review_received_minor = CASE WHEN r.status = 'late' THEN r.amount_minor END,
+    review_opened_at = CASE WHEN r.status = 'late' THEN now() END
 FROM recorded r
-WHERE d.id = r.deposit_id AND r.status = 'confirming' AND d.transfer_tx_id IS NULL
+WHERE d.id = r.deposit_id AND d.transfer_tx_id IS NULL
+  AND (r.status = 'confirming' OR (r.status = 'late' AND d.status IN ('awaiting_transfer', 'expired')))
 RETURNING d.*;
 
 -- name: ChainTransfersConfirming :many
@@ -125,10 +132,11 @@ FROM ended e
 WHERE d.id = e.deposit_id AND d.status = 'confirming' AND d.transfer_tx_id = e.tx_id
 RETURNING d.*;
 
--- name: ChainTransferCredited :exec
--- ChainTransferCredited marks a transfer as having paid its deposit.
+-- name: ChainTransferCredited :execrows
+-- ChainTransferCredited marks a confirming transfer as having paid its
+-- deposit (deposit.MoveMarkCredited).
 UPDATE chain_transfers SET status = 'credited', needs_review = false, updated_at = now()
-WHERE id = @id;
+WHERE id = @id AND status = 'confirming';
 
 -- name: ChainTransfersForReview :many
 -- ChainTransfersForReview pages transfers by id: those waiting for an
@@ -144,19 +152,60 @@ LIMIT @row_limit;
 -- ChainTransferLock reads a transfer for settling it.
 SELECT * FROM chain_transfers WHERE id = @id FOR UPDATE;
 
--- name: ChainTransferSettle :exec
--- ChainTransferSettle records an operator's settlement and closes the
--- transfer's review, in one statement; the unique transfer_id refuses a
--- second settlement.
+-- name: ChainTransferSettle :one
+-- ChainTransferSettle closes the review of a transfer as an operator's
+-- settlement and writes its audit record, in one statement
+-- (deposit.MoveSettleCredit: late to credited; deposit.MoveSettleRefund:
+-- late or unmatched to refunded, and its deposit under review, if any, to
+-- refunded: deposit.MoveRefund). No row: the transfer is not waiting for
+-- that settlement. The unique transfer_id backs this up under races.
 WITH settled AS (
-    INSERT INTO chain_transfer_settlements (transfer_id, action, operator, note)
-    VALUES (@id, @action, @operator, @note)
-    RETURNING transfer_id
+    UPDATE chain_transfers t SET status = @action::text, needs_review = false, updated_at = now()
+    WHERE t.id = @id AND t.needs_review
+      AND (t.status = 'late' OR (@action::text = 'refunded' AND t.status = 'unmatched'))
+    RETURNING t.id, t.deposit_id, t.tx_id
+), refunded AS (
+    UPDATE deposits d
+    SET status = 'refunded', review_reason = NULL, review_received_minor = NULL, review_opened_at = NULL
+    FROM settled s
+    WHERE @action::text = 'refunded' AND d.id = s.deposit_id AND d.status = 'under_review' AND d.transfer_tx_id = s.tx_id
 )
-UPDATE chain_transfers t SET status = @action, needs_review = false, updated_at = now()
-FROM settled s WHERE t.id = s.transfer_id;
+INSERT INTO chain_transfer_settlements (transfer_id, action, operator, note)
+SELECT s.id, @action::text, @operator, @note FROM settled s
+RETURNING id;
 
 -- name: ChainTransferReviewCount :one
 -- ChainTransferReviewCount counts the transfers waiting for an operator
 -- (a partial index holds only those).
 SELECT count(*) FROM chain_transfers WHERE needs_review;
+
+-- name: ChainTransfersByTx :many
+-- ChainTransfersByTx lists the transfers of one transaction, for a payer's
+-- claim (one transaction may hold several).
+SELECT * FROM chain_transfers WHERE network = @network AND tx_id = @tx_id ORDER BY id;
+
+-- name: DepositClaim :one
+-- DepositClaim attaches unmatched transfer transfer_id to the user's
+-- deposit, which goes under review with what arrived (deposit.MoveClaim:
+-- awaiting_transfer or expired to under_review), in one statement. The
+-- transfer must be unsettled, paying no deposit, with a countable amount,
+-- to the deposit's address, in a block from the deposit's creation to its
+-- expiry plus window_seconds. No row: one of these does not hold (or a
+-- concurrent claim took the transfer first; its row is re-checked).
+WITH claimed AS (
+    UPDATE chain_transfers t SET deposit_id = d.id, updated_at = now()
+    FROM deposits d
+    WHERE t.id = @transfer_id AND d.id = @deposit_id AND d.user_id = @user_id
+      AND d.status IN ('awaiting_transfer', 'expired') AND d.transfer_tx_id IS NULL
+      AND t.status = 'unmatched' AND t.needs_review AND t.deposit_id IS NULL AND t.amount_minor IS NOT NULL
+      AND t.network = d.network AND t.to_address = d.address
+      AND t.block_time >= d.created_at
+      AND t.block_time <= d.expires_at + make_interval(secs => @window_seconds::bigint)
+    RETURNING t.tx_id, t.amount_minor, t.deposit_id
+)
+UPDATE deposits d
+SET status = 'under_review', transfer_tx_id = c.tx_id, confirmations = 0,
+    review_reason = 'amount_mismatch', review_received_minor = c.amount_minor, review_opened_at = now()
+FROM claimed c
+WHERE d.id = c.deposit_id AND d.status IN ('awaiting_transfer', 'expired') AND d.transfer_tx_id IS NULL
+RETURNING d.*;

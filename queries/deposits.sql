@@ -129,18 +129,19 @@ WHERE id IN (
 -- exactly its requested amount, and appends its ledger entry, in one
 -- statement. The deposit must be open (confirming, or awaiting its
 -- transfer before expires_at), or, when late is set (an operator settling
--- a late transfer), awaiting or expired. No row: the amount differs, the
+-- a late transfer), awaiting, expired or under review. No row: the amount differs, the
 -- deposit is already credited, not creditable, paid by another transaction,
 -- or tx_id already paid another deposit; UNIQUE (source_type, source_id)
 -- and UNIQUE (network, transfer_tx_id) back this up under races.
 WITH credited AS (
     UPDATE deposits d
     SET status = 'credited', transfer_tx_id = @tx_id::text, credited_amount_minor = d.requested_amount_minor,
-        confirmations = d.confirmations_required, reserved = false
+        confirmations = d.confirmations_required, reserved = false,
+        review_reason = NULL, review_received_minor = NULL, review_opened_at = NULL
     WHERE d.id = @id
       AND d.requested_amount_minor = @amount_minor::bigint
       AND (deposit_open(d.status, d.expires_at)
-           OR (@late::boolean AND d.status IN ('awaiting_transfer', 'expired')))
+           OR (@late::boolean AND d.status IN ('awaiting_transfer', 'expired', 'under_review')))
       AND (d.transfer_tx_id IS NULL OR d.transfer_tx_id = @tx_id)
       AND NOT EXISTS (
           SELECT 1 FROM deposits t

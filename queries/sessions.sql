@@ -7,7 +7,7 @@
 -- read in a LATERAL subquery that LIMIT keeps from being flattened: a
 -- plain join let the generic plan, made while the table was small, scan
 -- the primary key by key alone.
-SELECT s.id, s.user_id, s.csrf_token, s.last_seen_at, u.email, u.name,
+SELECT s.id, s.user_id, s.csrf_token, s.last_seen_at, u.email, u.name, u.operator,
        k.fingerprint AS stored_fingerprint, k.status_code AS stored_status_code,
        k.response_body AS stored_response_body, k.response_location AS stored_response_location
 FROM sessions s

@@ -34,7 +34,7 @@ const upstreamTimeout = 15 * time.Second
 // startWatcher runs the chain watcher until ctx ends; done is closed once
 // it stopped. m (nil: off) records every poll.
 func startWatcher(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logger, m *metrics.Metrics) (done <-chan struct{}, err error) {
-	api, err := trongrid.New(cfg.TronAPIURL, cfg.TronAPIKeys, upstreamTimeout)
+	api, err := newUpstreams(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -51,9 +51,23 @@ func startWatcher(ctx context.Context, cfg config.Config, st *store.Store, log *
 		defer close(stopped)
 		w.Run(ctx)
 	}()
-	log.Info("chain watcher started", "api", cfg.TronAPIURL, "treasury", cfg.TreasuryAddress,
+	log.Info("chain watcher started", "api", strings.Join(cfg.TronAPIURLs, ","), "treasury", cfg.TreasuryAddress,
 		"contract", cfg.TronUSDTContract, "api_keys", len(cfg.TronAPIKeys))
 	return stopped, nil
+}
+
+// newUpstreams is the chain API of TRON_API_URL: each URL a client, tried
+// in order (chainwatch.Upstreams).
+func newUpstreams(cfg config.Config) (*chainwatch.Upstreams, error) {
+	list := make([]chainwatch.Upstream, 0, len(cfg.TronAPIURLs))
+	for _, u := range cfg.TronAPIURLs {
+		api, err := trongrid.New(u, cfg.TronAPIKeys, upstreamTimeout)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, chainwatch.Upstream{Name: u, Chain: api})
+	}
+	return chainwatch.NewUpstreams(list, cfg.ChainPollInterval, 0), nil
 }
 
 // startDevchain serves the chain simulator on DEVCHAIN_ADDR, mining a block
@@ -182,7 +196,7 @@ func warnUnmatched(ctx context.Context, e env, cfg config.Config, address string
 		}
 		now := time.Now()
 		for _, r := range rows {
-			if deposit.EffectiveStatus(r.Status, r.ExpiresAt, now) == deposit.StatusAwaitingTransfer {
+			if deposit.EffectiveStatus(deposit.Status(r.Status), r.ExpiresAt, now) == deposit.StatusAwaitingTransfer {
 				return nil
 			}
 		}
@@ -204,6 +218,70 @@ func parseUSDT(s string) (int64, error) {
 		return 0, fmt.Errorf("--amount %q: want a positive USDT amount such as 100.001234", s)
 	}
 	return v, nil
+}
+
+const chainUsage = `usage:
+  creativeapi chain rescan --since TIME
+
+rescan reads the treasury's transfers again from TIME (RFC 3339, such as
+2026-11-25T00:00:00Z, or a duration ago, such as 24h), through the
+upstreams of TRON_API_URL, and records what the watcher missed. It is
+idempotent: a transfer recorded before changes nothing, so nothing is
+credited twice, and it may run while the server's watcher polls. A
+transfer still pending on the node (reported as pending) is read again
+by running it again.
+`
+
+// cmdChain runs the chain commands: rescan.
+func cmdChain(ctx context.Context, e env, args []string) error {
+	_, args, err := subcommand("chain", args, "rescan")
+	if err != nil {
+		return err
+	}
+	fs := newFlags("chain rescan")
+	sinceFlag := fs.String("since", "", "read from this time (RFC 3339) or this long ago (a duration)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	since, err := parseSince(*sinceFlag, time.Now())
+	if err != nil {
+		return err
+	}
+	cfg, err := config.Load(e.getenv)
+	if err != nil {
+		return err
+	}
+	if cfg.TreasuryAddress == "" {
+		return errors.New("chain rescan: TREASURY_ADDRESS is not set")
+	}
+	api, err := newUpstreams(cfg)
+	if err != nil {
+		return err
+	}
+	return withStore(ctx, e, func(st *store.Store) error {
+		w := chainwatch.New(chainwatch.Config{
+			Treasury: cfg.TreasuryAddress, Contract: cfg.TronUSDTContract,
+			PollInterval: cfg.ChainPollInterval, MonitoringWindow: cfg.DepositMonitoringWindow,
+		}, st, api, newLogger(e.stderr, cfg.LogLevel))
+		res, err := w.Rescan(ctx, since)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "rescanned from %s: %d listed, %d new (%d confirming, %d late, %d unmatched, %d failed), %d pending, %d credited\n",
+			since.UTC().Format(time.RFC3339), res.Listed, res.New, res.Confirming, res.Late, res.Unmatched, res.Failed, res.Pending, res.Credited)
+		return nil
+	})
+}
+
+// parseSince reads --since: an RFC 3339 time, or a duration before now.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("--since %q: want an RFC 3339 time (2026-11-25T00:00:00Z) or a duration ago (24h)", s)
 }
 
 const transfersUsage = `usage:
@@ -242,9 +320,9 @@ func cmdTransfers(ctx context.Context, e env, args []string) error {
 		case *late && *unmatched:
 			return usagef("transfers list: --late and --unmatched: pick one")
 		case *late:
-			p.Status = ptr("late")
+			p.Status = ptr(string(deposit.TransferLate))
 		case *unmatched:
-			p.Status = ptr("unmatched")
+			p.Status = ptr(string(deposit.TransferUnmatched))
 		}
 		return withStore(ctx, e, func(st *store.Store) error {
 			rows, err := st.Q.ChainTransfersForReview(ctx, p)
@@ -288,23 +366,23 @@ func cmdTransfers(ctx context.Context, e env, args []string) error {
 		if err := parse(fs, args[1:]); err != nil {
 			return err
 		}
-		var s chainwatch.Settlement
+		var s deposit.Move
 		switch {
 		case *credit == *refunded:
 			return usagef("transfers settle: pick one of --credit and --refunded")
 		case *credit:
-			s = chainwatch.SettleCredit
+			s = deposit.MoveSettleCredit
 		default:
-			s = chainwatch.SettleRefund
+			s = deposit.MoveSettleRefund
 		}
 		return withStore(ctx, e, func(st *store.Store) error {
-			if err := chainwatch.Settle(ctx, st, id, s, *operator, *note); err != nil {
+			if err := deposit.Settle(ctx, st, id, s, *operator, *note); err != nil {
 				if errors.Is(err, store.ErrNotFound) {
 					return fmt.Errorf("transfer %d does not exist", id)
 				}
 				return err
 			}
-			fmt.Fprintf(e.stdout, "transfer %d settled: %s by %s\n", id, s, *operator)
+			fmt.Fprintf(e.stdout, "transfer %d settled: %s by %s\n", id, deposit.TransferMoves[s].To[0], *operator)
 			return nil
 		})
 	}

@@ -33,6 +33,7 @@ var usages = map[string]string{
 	"users":     usersUsage,
 	"orgs":      orgsUsage,
 	"transfers": transfersUsage,
+	"chain":     chainUsage,
 	"devchain":  devchainUsage,
 	"dev":       devUsage,
 	"version":   versionUsage,

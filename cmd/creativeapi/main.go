@@ -25,6 +25,7 @@ commands:
   users create|list|set-password  manage users (passwords from stdin)
   orgs create|add-member|remove-member  manage organizations
   transfers list|settle        review late and unmatched chain transfers
+  chain rescan --since TIME    read the treasury's transfers again from TIME (idempotent)
   devchain pay --amount A | --amount-minor M
                                pay on the development chain simulator (serve --devchain)
   dev status                   development: what make run serves where
@@ -88,6 +89,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		}
 		fmt.Fprint(stdout, versionLine())
 		return nil
+	case "chain":
+		return cmdChain(ctx, e, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

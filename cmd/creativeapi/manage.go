@@ -14,9 +14,10 @@ import (
 )
 
 const usersUsage = `usage:
-  creativeapi users create --email E --name N --password-stdin
+  creativeapi users create --email E --name N --password-stdin [--operator]
   creativeapi users list
   creativeapi users set-password --email E --password-stdin
+  creativeapi users set-operator --email E [--off]
 
 Passwords are read from stdin (one line), never from arguments:
   echo "$PASSWORD" | creativeapi users create --email ada@example.com --name "Ada" --password-stdin
@@ -30,7 +31,7 @@ const orgsUsage = `usage:
 
 // cmdUsers runs `creativeapi users …`.
 func cmdUsers(ctx context.Context, e env, args []string) error {
-	sub, args, err := subcommand("users", args, "create", "list", "set-password")
+	sub, args, err := subcommand("users", args, "create", "list", "set-password", "set-operator")
 	if err != nil {
 		return err
 	}
@@ -40,6 +41,7 @@ func cmdUsers(ctx context.Context, e env, args []string) error {
 		email := fs.String("email", "", "the user's email (unique, case-insensitive)")
 		name := fs.String("name", "", "the user's display name")
 		stdin := fs.Bool("password-stdin", false, "read the password from stdin")
+		operator := fs.Bool("operator", false, "make the user a platform operator (settles chain transfers)")
 		if err := parse(fs, args); err != nil {
 			return err
 		}
@@ -52,7 +54,14 @@ func cmdUsers(ctx context.Context, e env, args []string) error {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "created user %s %s\n", u.Email, u.ID)
+			kind := "user"
+			if *operator {
+				if err := m.SetOperator(ctx, u.Email, true); err != nil {
+					return err
+				}
+				kind = "operator"
+			}
+			fmt.Fprintf(e.stdout, "created %s %s %s\n", kind, u.Email, u.ID)
 			return nil
 		})
 	case "list":
@@ -87,6 +96,23 @@ func cmdUsers(ctx context.Context, e env, args []string) error {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "password of %s changed; %d session(s) signed out\n", *email, revoked)
+			return nil
+		})
+	case "set-operator":
+		email := fs.String("email", "", "the user's email")
+		off := fs.Bool("off", false, "make the user an operator no longer")
+		if err := parse(fs, args); err != nil {
+			return err
+		}
+		return withDirectory(ctx, e, func(m *directory.Manager) error {
+			if err := m.SetOperator(ctx, *email, !*off); err != nil {
+				return err
+			}
+			state := "now"
+			if *off {
+				state = "no longer"
+			}
+			fmt.Fprintf(e.stdout, "%s is %s an operator\n", *email, state)
 			return nil
 		})
 	}

@@ -113,3 +113,39 @@ func TestManagementCommandsRefuseBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestUsersOperatorFlagIsSetAndClearedFromTheCommandLine: create
+// --operator makes an operator; set-operator turns it off and on again.
+func TestUsersOperatorFlagIsSetAndClearedFromTheCommandLine(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	operator := func(email string) bool {
+		t.Helper()
+		var on bool
+		if err := c.db.Pool.QueryRow(context.Background(), "SELECT operator FROM users WHERE email = $1", email).Scan(&on); err != nil {
+			t.Fatal(err)
+		}
+		return on
+	}
+	if out := c.ok("ops-password\n", "users", "create", "--email", "ops@example.test", "--name", "Otto Ops", "--password-stdin", "--operator"); !strings.HasPrefix(out, "created operator ops@example.test ") {
+		t.Errorf("create --operator: %q", out)
+	}
+	c.ok("ada-password\n", "users", "create", "--email", "ada@example.test", "--name", "Ada", "--password-stdin")
+	if !operator("ops@example.test") || operator("ada@example.test") {
+		t.Fatal("create: want ops an operator and ada not")
+	}
+	if out := c.ok("", "users", "set-operator", "--email", "OPS@example.test", "--off"); out != "OPS@example.test is no longer an operator\n" || operator("ops@example.test") {
+		t.Errorf("set-operator --off: %q, operator %v", out, operator("ops@example.test"))
+	}
+	if out := c.ok("", "users", "set-operator", "--email", "ada@example.test"); out != "ada@example.test is now an operator\n" || !operator("ada@example.test") {
+		t.Errorf("set-operator: %q", out)
+	}
+	for args, want := range map[string]string{
+		"--email ghost@example.test": "no user with email ghost@example.test",
+		"--off":                      "--email is required",
+	} {
+		if _, err := c.run("", append([]string{"users", "set-operator"}, strings.Fields(args)...)...); err == nil || err.Error() != want {
+			t.Errorf("set-operator %s: %v, want %q", args, err, want)
+		}
+	}
+}

@@ -156,7 +156,7 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 			return err
 		}
 		defer stopChain()
-		cfg.TronAPIURL, chainURL = url, url
+		cfg.TronAPIURLs, chainURL = []string{url}, url
 		chainLine = fmt.Sprintf("  Chain %s (simulator; pay a deposit: ./bin/creativeapi devchain pay --amount-minor <amountMinor>)\n", url)
 	}
 

@@ -198,6 +198,8 @@ const (
 	Confirming       DepositStatus = "confirming"
 	Credited         DepositStatus = "credited"
 	Expired          DepositStatus = "expired"
+	Refunded         DepositStatus = "refunded"
+	UnderReview      DepositStatus = "under_review"
 )
 
 // Valid indicates whether the value is a known member of the DepositStatus enum.
@@ -210,6 +212,10 @@ func (e DepositStatus) Valid() bool {
 	case Credited:
 		return true
 	case Expired:
+		return true
+	case Refunded:
+		return true
+	case UnderReview:
 		return true
 	default:
 		return false
@@ -291,6 +297,24 @@ const (
 func (e MoneyScale) Valid() bool {
 	switch e {
 	case N6:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for NullableDepositReviewReason.
+const (
+	AmountMismatch NullableDepositReviewReason = "amount_mismatch"
+	Late           NullableDepositReviewReason = "late"
+)
+
+// Valid indicates whether the value is a known member of the NullableDepositReviewReason enum.
+func (e NullableDepositReviewReason) Valid() bool {
+	switch e {
+	case AmountMismatch:
+		return true
+	case Late:
 		return true
 	default:
 		return false
@@ -463,6 +487,10 @@ type AccountDeposit struct {
 	// RequestedAmount An amount of money in minor units. `"100000000"` with scale 6 is 100.000000 USDT.
 	RequestedAmount Money `json:"requestedAmount"`
 
+	// Review While `status` is `under_review`: why, and what arrived; null
+	// otherwise.
+	Review nullable.Nullable[NullableDepositReview] `json:"review"`
+
 	// Status `awaiting_transfer`: waiting for the exact transfer.
 	// `confirming`: a transfer of exactly `requestedAmount`, in a block no
 	// later than `expiresAt`, was seen on the chain; `confirmations`
@@ -471,9 +499,21 @@ type AccountDeposit struct {
 	// deposit back to `awaiting_transfer` (or `expired` past `expiresAt`).
 	// `credited`: the block is final and the balance was credited with
 	// `requestedAmount`, exactly once.
-	// `expired`: no transfer arrived before `expiresAt`. A transfer that
-	// arrives later is kept for the operators to settle (credit or
-	// refund); the deposit stays `expired` until they credit it.
+	// `expired`: no transfer arrived before `expiresAt`.
+	// `under_review`: a transfer is attached to the
+	// deposit that an operator must settle; `review` says why and what
+	// arrived, `transactionId` names it. A transfer of exactly
+	// `requestedAmount` in a block after `expiresAt`, inside the
+	// monitoring window, is attached by the service itself (reason
+	// `late`). The operator credits it (`credited`) or sends it back
+	// (`refunded`).
+	// `refunded`: final; the attached transfer was sent
+	// back to its sender, nothing was credited.
+	//
+	// This enum may grow (see "Versions, changes and deprecation"):
+	// show a status you do not know as it is, offer no action for it,
+	// and keep polling or listening for events until it becomes one
+	// you know.
 	Status DepositStatus `json:"status"`
 
 	// TransactionId The id of the chain transaction paying this deposit (64 hex
@@ -534,6 +574,12 @@ type Asset struct {
 // AssetMimeType Images (`image/*`), videos (`video/*`) and HTML5 bundles
 // (`application/zip`). New types may be added.
 type AssetMimeType string
+
+// ClaimAccountDepositRequest defines model for ClaimAccountDepositRequest.
+type ClaimAccountDepositRequest struct {
+	// TransactionId The id of the chain transaction that paid, 64 hexadecimal characters.
+	TransactionId string `json:"transactionId"`
+}
 
 // Comment A review comment on a version of a creative. Every field is always present; the nullable ones are null when unset.
 type Comment struct {
@@ -911,9 +957,21 @@ type CreativeVersion struct {
 // deposit back to `awaiting_transfer` (or `expired` past `expiresAt`).
 // `credited`: the block is final and the balance was credited with
 // `requestedAmount`, exactly once.
-// `expired`: no transfer arrived before `expiresAt`. A transfer that
-// arrives later is kept for the operators to settle (credit or
-// refund); the deposit stays `expired` until they credit it.
+// `expired`: no transfer arrived before `expiresAt`.
+// `under_review`: a transfer is attached to the
+// deposit that an operator must settle; `review` says why and what
+// arrived, `transactionId` names it. A transfer of exactly
+// `requestedAmount` in a block after `expiresAt`, inside the
+// monitoring window, is attached by the service itself (reason
+// `late`). The operator credits it (`credited`) or sends it back
+// (`refunded`).
+// `refunded`: final; the attached transfer was sent
+// back to its sender, nothing was credited.
+//
+// This enum may grow (see "Versions, changes and deprecation"):
+// show a status you do not know as it is, offer no action for it,
+// and keep polling or listening for events until it becomes one
+// you know.
 type DepositStatus string
 
 // EventId An event's `id` in the live stream (its place in the published order), as the stream sent it.
@@ -1104,6 +1162,30 @@ type NewWebhookEndpoint struct {
 // NullableAsset The uploaded file as an Asset once the upload is `ready`; null before. Under OpenAPI 3.0 a `nullable` property lets null through its `allOf` only when the referenced schema allows null too, so this copy of Asset (kept equal to it by internal/contract) is nullable.
 type NullableAsset = Asset
 
+// NullableDepositReview A DepositReview or null (see NullableUserRef).
+type NullableDepositReview struct {
+	// OpenedAt When the review was opened.
+	OpenedAt time.Time `json:"openedAt"`
+
+	// Reason `late`: the exact amount arrived after `expiresAt`, inside the
+	// monitoring window. `amount_mismatch`: the payer named a
+	// transfer of another amount. May grow.
+	Reason NullableDepositReviewReason `json:"reason"`
+
+	// ReceivedAmount An amount of money in minor units. `"100000000"` with scale 6 is 100.000000 USDT.
+	ReceivedAmount Money `json:"receivedAmount"`
+
+	// TransactionId The attached transfer's chain transaction.
+	//
+	// Example: 5b2c4a1c0f6e2d3a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a
+	TransactionId string `json:"transactionId"`
+}
+
+// NullableDepositReviewReason `late`: the exact amount arrived after `expiresAt`, inside the
+// monitoring window. `amount_mismatch`: the payer named a
+// transfer of another amount. May grow.
+type NullableDepositReviewReason string
+
 // NullableNamedRef A NamedRef or null (see NullableUserRef).
 type NullableNamedRef = NamedRef
 
@@ -1120,7 +1202,8 @@ type Problem struct {
 	// `invalid_request`, `idempotency_key_reused`, `too_many_attempts`,
 	// `internal_error`, `service_unavailable`, `deposits_unavailable`,
 	// `deposit_capacity_exhausted`, `too_many_streams`, `storage_quota_exceeded`,
-	// `upload_incomplete`, `upload_mismatch`, `uploads_unavailable`. New codes may be added: treat an
+	// `upload_incomplete`, `upload_mismatch`, `uploads_unavailable`,
+	// `transfer_unknown`, `transfer_taken`. New codes may be added: treat an
 	// unknown code by its `status`.
 	//
 	//
@@ -1293,6 +1376,11 @@ type User struct {
 	Email openapi_types.Email `json:"email"`
 	Id    openapi_types.UUID  `json:"id"`
 	Name  string              `json:"name"`
+
+	// Operator Whether the user is a platform operator, who settles chain
+	// transfers under `/api/v1/operator/` (staff of the platform, not
+	// an organization role; set from the server's command line).
+	Operator bool `json:"operator"`
 }
 
 // UserRef defines model for UserRef.
@@ -1501,6 +1589,15 @@ type CreateAccountDepositParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ClaimAccountDepositParams defines parameters for ClaimAccountDeposit.
+type ClaimAccountDepositParams struct {
+	// IdempotencyKey A key you generate per command (a UUID is fine), 1 to 255 visible
+	// ASCII characters, sent once. The structured-field string form
+	// (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+	// key with the same body to retry safely.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // StreamMyEventsParams defines parameters for StreamMyEvents.
 type StreamMyEventsParams struct {
 	// LastEventId The same as `Last-Event-ID`, for a new `EventSource` (which cannot send headers) that resumes where a previous page stopped. `Last-Event-ID` wins when both are sent.
@@ -1662,6 +1759,9 @@ type SignInJSONRequestBody = SignInRequest
 // CreateAccountDepositJSONRequestBody defines body for CreateAccountDeposit for application/json ContentType.
 type CreateAccountDepositJSONRequestBody = CreateAccountDepositRequest
 
+// ClaimAccountDepositJSONRequestBody defines body for ClaimAccountDeposit for application/json ContentType.
+type ClaimAccountDepositJSONRequestBody = ClaimAccountDepositRequest
+
 // CreateCreativeJSONRequestBody defines body for CreateCreative for application/json ContentType.
 type CreateCreativeJSONRequestBody = CreateCreativeRequest
 
@@ -1715,6 +1815,9 @@ type ServerInterface interface {
 	// GetAccountDeposit Get one deposit request
 	// (GET /api/v1/me/balance/deposits/{depositId})
 	GetAccountDeposit(ctx echo.Context, depositId openapi_types.UUID) error
+	// ClaimAccountDeposit Point a deposit at the transfer that paid it
+	// (POST /api/v1/me/balance/deposits/{depositId}/claim)
+	ClaimAccountDeposit(ctx echo.Context, depositId openapi_types.UUID, params ClaimAccountDepositParams) error
 	// StreamMyEvents Stream the signed-in user's events (Server-Sent Events)
 	// (GET /api/v1/me/events)
 	StreamMyEvents(ctx echo.Context, params StreamMyEventsParams) error
@@ -1900,6 +2003,42 @@ func (w *ServerInterfaceWrapper) GetAccountDeposit(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetAccountDeposit(ctx, depositId)
+	return err
+}
+
+// ClaimAccountDeposit converts echo context to params.
+func (w *ServerInterfaceWrapper) ClaimAccountDeposit(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "depositId" -------------
+	var depositId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "depositId", ctx.Param("depositId"), &depositId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter depositId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ClaimAccountDepositParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClaimAccountDeposit(ctx, depositId, params)
 	return err
 }
 
@@ -2830,6 +2969,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/me/balance/deposits", wrapper.ListAccountDeposits, options.OperationMiddlewares["listAccountDeposits"]...)
 	router.POST(options.BaseURL+"/api/v1/me/balance/deposits", wrapper.CreateAccountDeposit, options.OperationMiddlewares["createAccountDeposit"]...)
 	router.GET(options.BaseURL+"/api/v1/me/balance/deposits/:depositId", wrapper.GetAccountDeposit, options.OperationMiddlewares["getAccountDeposit"]...)
+	router.POST(options.BaseURL+"/api/v1/me/balance/deposits/:depositId/claim", wrapper.ClaimAccountDeposit, options.OperationMiddlewares["claimAccountDeposit"]...)
 
 }
 
@@ -3755,6 +3895,224 @@ func (response GetAccountDeposit500JSONResponse) VisitGetAccountDepositResponse(
 type GetAccountDeposit503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetAccountDeposit503JSONResponse) VisitGetAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimAccountDepositRequestObject struct {
+	DepositId openapi_types.UUID `json:"depositId"`
+	Params    ClaimAccountDepositParams
+	Body      *ClaimAccountDepositJSONRequestBody
+}
+
+type ClaimAccountDepositResponseObject interface {
+	VisitClaimAccountDepositResponse(w http.ResponseWriter) error
+}
+
+type ClaimAccountDeposit200ResponseHeaders struct {
+	IdempotentReplayed *string
+}
+
+type ClaimAccountDeposit200JSONResponse struct {
+	Body    AccountDeposit
+	Headers ClaimAccountDeposit200ResponseHeaders
+}
+
+func (response ClaimAccountDeposit200JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimAccountDeposit400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response ClaimAccountDeposit400JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimAccountDeposit401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response ClaimAccountDeposit401JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimAccountDeposit403JSONResponse struct{ CsrfFailedJSONResponse }
+
+func (response ClaimAccountDeposit403JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimAccountDeposit404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ClaimAccountDeposit404JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimAccountDeposit409ResponseHeaders struct {
+	IdempotentReplayed *string
+	RetryAfter         *int
+}
+
+type ClaimAccountDeposit409JSONResponse struct {
+	Body    Problem
+	Headers ClaimAccountDeposit409ResponseHeaders
+}
+
+func (response ClaimAccountDeposit409JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimAccountDeposit413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response ClaimAccountDeposit413JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimAccountDeposit415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ClaimAccountDeposit415JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimAccountDeposit422ResponseHeaders struct {
+	IdempotentReplayed *string
+}
+
+type ClaimAccountDeposit422JSONResponse struct {
+	Body    Problem
+	Headers ClaimAccountDeposit422ResponseHeaders
+}
+
+func (response ClaimAccountDeposit422JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimAccountDeposit431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ClaimAccountDeposit431JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimAccountDeposit500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ClaimAccountDeposit500JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimAccountDeposit503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ClaimAccountDeposit503JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -7538,6 +7896,9 @@ type StrictServerInterface interface {
 	// GetAccountDeposit Get one deposit request
 	// (GET /api/v1/me/balance/deposits/{depositId})
 	GetAccountDeposit(ctx context.Context, request GetAccountDepositRequestObject) (GetAccountDepositResponseObject, error)
+	// ClaimAccountDeposit Point a deposit at the transfer that paid it
+	// (POST /api/v1/me/balance/deposits/{depositId}/claim)
+	ClaimAccountDeposit(ctx context.Context, request ClaimAccountDepositRequestObject) (ClaimAccountDepositResponseObject, error)
 	// StreamMyEvents Stream the signed-in user's events (Server-Sent Events)
 	// (GET /api/v1/me/events)
 	StreamMyEvents(ctx context.Context, request StreamMyEventsRequestObject) (StreamMyEventsResponseObject, error)
@@ -7834,6 +8195,55 @@ func (sh *strictHandler) GetAccountDeposit(ctx echo.Context, depositId openapi_t
 		return err
 	} else if validResponse, ok := response.(GetAccountDepositResponseObject); ok {
 		return validResponse.VisitGetAccountDepositResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ClaimAccountDeposit operation middleware
+func (sh *strictHandler) ClaimAccountDeposit(ctx echo.Context, depositId openapi_types.UUID, params ClaimAccountDepositParams) error {
+	var request ClaimAccountDepositRequestObject
+
+	request.DepositId = depositId
+	request.Params = params
+
+	var body ClaimAccountDepositJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ClaimAccountDeposit(ctx.Request().Context(), request.(ClaimAccountDepositRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ClaimAccountDeposit")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ClaimAccountDepositResponseObject); ok {
+		return validResponse.VisitClaimAccountDepositResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -8727,518 +9137,545 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3ZcuPI1S+Kv0oGP0cU2QYpjhqocNgqlapbn2vaksptu1FbSAJJEhaYyUaCoujqivhf/eOc2/0MJ871",
-	"eYjzJN+TnMi1MhOJgRKlqurh2+2LdokAcly5co2/9bERisVScMYz2Rh/bLA7ulgmDP59EoZixbMXbClk",
-	"nKlf5GqxoOmmMW6ckAh/JnRN4yzmMxJnkmQp5XLK0obXuKXJiqmPaBSlTMrGuHH1ivan+3979+OL2cXZ",
-	"/sFt72CwLw8m/3l4QTej9T/+9f6g4TVCwadxuqBZLLhsjLulXy7Yj6s4ZVFj3DvyGmHKaMaik6wxbvS7",
-	"/f12r9fud6963XFvNO52/9mAV6JYvbNQk4EBwb9ex1ykjXGjq95ZpSnjoZrY+8sXVw2vIUOasMZ4/5PX",
-	"YHfLOGWypo+h6SOOVEPTwymNRpN2dBRO2sP9o2mb9vZH7YPu4f7BQf/waNRlDa/BWbYW6Y1ajovTfjf/",
-	"5RWdsAR+fvuGNOFhq+E1Uvbjisl7JtDrdrvdYb938NBEZEazldoHs2XXznbBP2mo1vg8aoz5Kkk+ffJK",
-	"NPAqliU6uJozklCZkSWdMSKmliz0sKVLCXHGFrIx/uF3mvjt0sQHNba77HSVStWTpZNoEfO3PNlUySOk",
-	"ScJSEkvCRUYoJ1S9q2glmzMi0hnl8b9hI11aCUXE1LCg9+upSCdxFDH1SsQyGqtFUd1hY5Is6IYsKFdE",
-	"WG71mSRrNpkLcSOPyUasUpKKhKnxpOw2ZmuWdhr5Qgy7A6+RxZlaoMYJ9E7c3rOUhkytRmM4mR71p4PR",
-	"wcFkMIzoPh2E7Kh/FHVZlw0PBvvq5c1SNTPPsuV4by8RIU3mQmbjw+5hd2+ZiknCFnKvMke1oKeKiuNb",
-	"9kLPtsh8Q/2UxFzPosBxl8tU3LLobyyVallhl7wGlUsWZhdqURrjxtG4p4ZIV9lcbeRHJNh92psesGHY",
-	"7tLBpD2c9ln7MDoK26PJAe2z3rQbDiJFnnQB65OwO3KCLXzyGvSWxgmdJAzXTR11Q6rX4ZzyGVPsQI9O",
-	"/SsN5/Eta3zwGmESMyRkGEYvPGL96YC2h5NR1B6y/Wn7kB5M2kdhN+rBk+HEGUa4YORyLphUo0B6z+zk",
-	"PzaolCxDxhOtUiCK19KsyjRO2BtsR60wS9uSJqx9dNfb7yz5rOE15iyezTPFXPpdfa770YANpyPa3p8c",
-	"hO1hdMjaR9Mubfcm/XAQDdlouk8bXmMRL9gV0kC8oDO2hw3KOe2P9tUeTA/3o+5h7/BwGB5E+6Mj2p8y",
-	"SrvhaESjbm9EB5PpcNqb9CfdyWG/H0a9UbQf9kaT7rTbpd1D1Vb8b/Z8k6kbe3jY7w0GXmOVJpro5Hhv",
-	"L4x4h4YL1smYzPZwKfa2zHQdR9m8Me51D7vqoH9J2qjjyr2jq+7RuNt1OebB5DBUZ6jdm/bV9g/C9mE0",
-	"ZG21ouaZ6mS1mLC0Me598hpRnLICk/IaM6ZI/MWZaXUw7U8Owx5t76u2htND2j5SO9dj/WgQDicjun/U",
-	"8BoJ5bMVnanhR6wNn5uOGqcX7W632+sPGl5DLBk/FYsF49kpMuC+11iydBFLiYQPV5wlwSlNJFMHUMYz",
-	"fqG5TmOcpSvmNdRVhP/+pDi7enhpuHLMr+3xTu13OMeMyhv7b82wLmFfidpXIjORbnImpBhcHDa8xmoZ",
-	"PXQ/3pqBD1xWdHbLeI0IcELmMfTlEc7WTGZkGqcy23Lxh5lDUUfsMDoI9yftER1O20M2iNqHYX/S7tHu",
-	"1DzLKeoiziixq6doSvMUvQgh7oiRSsRMKCYfrjIiplPFKdXNoNgemaZ0wTqN7bJCb9zt67WYpmJRux94",
-	"wU/2p4Owz9pHUY+2h2w0aR+GB1F7n42mQzqY9MOeOhOZsE3oQV/bOzzfoiqvtBsx+uSVF+/zjuOWpdN/",
-	"bhWhht26ZYlSOs3MkozCYTRg/anaxUl7GB5F7UN2MG3v09FkGA4iNbbikriraqh1NVnEmbsCw+oK9CeD",
-	"cBiNWHt/eqB4xWHYtqxjMBmGo2ifOSsQUQJiSmH+P3xsTGOWRLD8SFrnkZ6fPV1iV1pVXHPntRz0HlzL",
-	"A7YfjcLhpD2gfdVpL1JX4ERdhtN9NoqG4WBSXEvzuV5HfdiLZ/rXQUr9h0mpR3GL2yMlAQyVBKBugHaX",
-	"5Vt87/T1pK9pFBUXof8rWQTLct1FwI9gUMPpgPWjXtjuTo6ourgUpzkI2/sTRYb47N4V0F27c+9tE+IN",
-	"o99BzTMC6Db97ncJ9HcJ9HcJ9HcJ9AtIoNuYlUynL2mcsKjIql6rFeAzIlKyTgWfkdPLi5ckEzeMe+pH",
-	"ysmKZ+lKiV5EpPEsrrM7hDKdXk+xecfkcMl4BGKkZLDOzyRRb16p1o2E+fe26rGNv80Zje4xMFwgbyJT",
-	"kc5YuiHhnIU3xPb7FYwN7sTUMp5HbLEUGePh5q9sc87fS1Zl/SDQG5MeWcfZnGTzWJIbtlEitsziJCHp",
-	"ivMYDnF5MeO8j+sbtrmO+fVKMnddT2oad0bW/mtNRx1ywbJ0Y75gRNIFgyHJuUizZFNc9aN81Z2WcQqc",
-	"4Hi+wnpvmTssPb+lSRxpGiiu+iW7ZSlNCMimUlMEgfe3mcpibM4oFu7y9re20yGXjOHTszQVqVSL5vwJ",
-	"V5buQKyyazG9TtU1at5qjLXlseMaIL3GgkmJbOz1SmZkwsiEZWvGOAHTZLfbJZRH9g/4odnrkkzo38j7",
-	"yxdXrU5DyWmlCeLEKwOwds663gUHsUU12gEp3RJGv+8QBvZA8iX8GhRR2idFCm/Y2ghfW019/1JTccS5",
-	"X6O17+eRp3CCP++lO6y9dLv3Xrp4u5bvXH0V33fpGhn+l7hwe5oev0eb+RmPliLmZZsPJ0w/QLoEBctD",
-	"XhxnkkgWpqxgA9qiA7niVxRLRU/RBaMy32fG4UcrrNwynimRFgjOnI6OOQXGqKN+q5paPhgbBTuIjsKe",
-	"0asn+4rwu2H7YGpUzpHiMHoW48Z6Lll4/Xr61/9xlB5++9d//Jherf/1/t2Lw/NX7/55Lvqv6Ct6ud6+",
-	"0u4si8Ix+CUc8dgMni5j4AyXLL2NQ/ae2+NWvZ4jmtEJleDTWPGU0XAOL1bvCImtXa+c5px74gokG3hF",
-	"tZWpqyulaZxsiPOFuXgTmhVFm5Er2uiBk2JXX4Gf1s0JV04a9cvlp+owsqgdc6KZobtKRpZrjBv/vDna",
-	"/LP/tw277K3DxdHtP+Ned9LPkkncS9i3L7Pw27vk1dXZ5vW//0fvzQwuHcUy5Dxe4q1Z8GwZNngYDcL9",
-	"aZe1+9ODSXsYjo7aR3R40O5PR1FvOpjs0163xAZPImCCqYBl1YNWV9hKMmDlbIG7h4/+YmnJcMHP4PJq",
-	"HTU7OxV8msRhWU4RC6buVjxqKBvbG6tiB9ZUaKwyoWmyRIK5d0sSmhH9Ohl64EEcKPpLBI1InIEQoWiR",
-	"zmjMtwp8egrE6fArEGJlWmr1NBt9wZL4lqWbOvN5pJ+RbE4zIldhyFiklBNuWKngEaGZOo7bzOr4sPBH",
-	"Y9zzCtaG3qjb7XoNpgS7xrjxTsiM+LswIr8xVkuXsbuMRIxGScwZYXc4TLim5FJwyYr2K5nR9N5LB0xw",
-	"Zqz94lj7vb4dKTZX7qTfHT7Ux+ifaJB92PoGl4qihl532HfuGGNAK90w05jHcr61yX3HltBjw6gfto9A",
-	"9AkPWXsyivbbXZrbaRqo357gSpxkzvqhNGAporFNF975rs4cBm9uW0KnGUsJJUNgPZ9zYTdmgisub69s",
-	"I+v8jHd27Q3cu+rtj4f9ce8JN3BpcXcwjupwA7vsW4ykvy9wvIWiP3kNNJyASG3V9eyCLRO6QYtPxGSY",
-	"xku8XRuBEg4Dsp4zjtYDyuUao06A5jORKkrHH8WUUE4YTZOYpWXLg7YjBCXzQ3BM6EQynhGRzVm6jiU4",
-	"EGU4ZwsKtzBfLdTiq4GoJbUyeBrzGRASSE0n6rBVx38JTF4q/XdNY6WyTkXKSKo+iflMdaVD84BV5t0u",
-	"Yh4vVM8922XMMzZjKRLv99+ru5zxLA5pxqodnyRrupEkOBXiJlYd0mTxJ79R4P7BGKQmMHAJMmOZawIj",
-	"IX7Z/O7q6h3IVLoz9UwH/awki1odHbiEkVoozFeX775x1C3rJ6+xpCldsExTy4mUDFh5eabqmILxmcRR",
-	"YT0bxjPZVtJQe0i7Si09jNoHbH86osPJIOyrIxSrVpY0m+fCEtWd3TezqUgXVB2W1SqOGnWEoXXKbYPW",
-	"zqTKsJVKfUBHk/YgUueVqvM66Ybto+iQHUxxUvXDDm2HnzlwvTtbR24FudLQd1TM64aed/mZY9ccp27c",
-	"Qc6SAhOotlTKuFhJ4PIeoVKJn6FiFU3JOAijgocMyBzG/eOKgTJuBo79Fc4uvXvF+CybK2mm66mzbP7u",
-	"1Q25aKutOctgzdyIFZkxzlKaMbJkKdCPkpOblLx/f/5CHcppzFnLIz11nvujEbmNZTxJmM9PLk/Pz5U0",
-	"n9JQnSiPIM/jIesQUA+zdBVmq5RFbbC/ERwfUQvu82bgN+gk9BuBl/PTH1ciY7JlebEx01JJAjoJAyXP",
-	"S2tYpwvmc/W4yI8nItqo0QJHJJJOWbLp+LxAVaPJIDqkSr2Z9sL2MDpg7SO6P2n3wyHbnx7S7qRnzzHe",
-	"L/n2lNj91n0aHZT3aalk2FS1+T+bfx7/4Pt3/V7b9+8Ozj587Hn90ejTT36j7me/0fpDLWm+ihcYb12l",
-	"TBAxZPzvXakuiTGMIp9MxKZ0lSiJW1EcvdO3h6a/++6St45Cu+3Eu0ovaa5FeiOXNGStCgfYURGu4QCi",
-	"OIzP4wLvl0qT3Dab1RL1zNLYu5P9sK+oq4dS/WgCPLd9QPenIzaMBmF/Uj/2lenu80atRdJtwy7Ln5UJ",
-	"7Cjp1UxgbXv+nBl8ytU5vLPd6GHQNHVQ83KZaFFi718SzShuhgJGzr60gbPjj40/pGzaGDf+Yy/Pa9gz",
-	"n+zl/agh5OOt+wifyr13qN7jqEtCZzlyNxgT4QQl14Q4myDlOJM+z8OSs0KcNCVoS0IWSDlInBC13CEv",
-	"BEhUYjplqc8zzRIUJ3SjsE+R5f98y+mB7Sz3x977neO6/TL74Dg1gzEsZuB6YQPthlVruyi5hz0i9Dqq",
-	"9ccLfZqKRZ2f+JikaHhyxV+1Rz4Pvj27Int0Ge/d9vYWLOj4/BegDrgPazWntqs61S2z/mqvRtn6ZGRU",
-	"yqMCcXweadVmCSzoBuh7QW8YKnKorz4lNcC1RT6T2tyrQwAwB0H1RqOIUGtjzITu1ajLv8LUgN9P2g4n",
-	"LT8zzyQmfISUE85ugciKxOXz8rYr6UpnkiwZWiVbxyRyeC+JMxCIfe6QWOA4AwMi6Yas5zRzz6+iuEh8",
-	"7YMKDsrcXP+Ic6qd01cp5TLOKu4TVx1dU0kilrCSO7rkrM/ylgrxHvpL21pIuVrbiXUlbI/e0E76Qstf",
-	"0U/v9PPpyxyiasuGYLctBuFiPVbC/ppKn5u1a1KSicVEZgK0OZGCv6DgPUF/vHoV/gV5mtLn05jTpGUd",
-	"KU7fUosSRrX/inRUM87HExLP52gbzJcP0/yOiTt7ApP/dZKX9cO7y34vhy97574MhZZdWcGYBOxuycLM",
-	"xpkExrhXumZ1sIbPTSPBmMiSlzDWOSJFAjTbR3lEEjQy+nwlWUoiFsYR004+n99zgKokYPtEb1o+PDfm",
-	"IjAHhEWtsnvRsPsSezfnpHAZP+KE/PZu8UgwqYWzLJzjVa7vZmA+6m9jTL/3didNEHCDt/AXEhKLQYw1",
-	"Diq4tsWaeyR49/75q/PT6+cnl2fX7y9eBR7hSoyDgC6fByevXr39/uzF9duL82/P31wGRa4GcZ8oKZcF",
-	"B9hcMCfprfwOb9YrIV7RdMZ230+HW5lg80yI6wRaKfm2zQLpa5zQlJFht9cfkMkmY/KY0IwshMzIoH+w",
-	"fwiPaRiyZVa6EQe9ahRpJgQxnX4FjlWd2xchxkqzmiQ1DerIRSWmr5ZKPl+IVIlmlJNBn/w1fu7zJq4V",
-	"LGDLUzI50TujqE8AH/o3yBrgWxBp1bvT8TnE9soFyml6e46tB4as4yQB6p+zZNkhz9lG8Ij0yOv4OQz3",
-	"u6urdz5H2lXcgiVTkrLpSjJZOBnas6N+Onl3TiRjYEluDgc9EnOfLxMac5Kxu8wjoeAcY9xImAhwoiCp",
-	"nvOMpZwmZ+ghfwKhxrqFa3SyuzHOYsGyOUwZxDwIohaciFVKZByxDvkfK5HhDDSVod9tI1YkZUuRZko4",
-	"LsQFdd37FTsmpuOvcrcWJveFhDa3zWCMjM1cijgbExkleMge9ifGU7XxS0WdMpOeWTtgx3pRgk4jDxR+",
-	"mlEnLjgNLthKliPmFVsCgzuV4KmDA2TtCjYU9qGo7hSbLvC7mjDuYi8kitX1qghN99Qh7yUjlHC2hlHh",
-	"a+ov80JjW/RuKazbDuhnCOvWfSm6iSth3fde7qUo8C+rYeglU9SqWZpHKLEOU3Nrg3MF5QGf58HhxyRw",
-	"QsEDkig6JQxildTb4PcBJxDVLiIlm9WuDPD0WFaPAdADTVJGo42lC5/XEAZpIkXCYBWL19btVod8a9xd",
-	"BbJRrag/YzgrX1PnrkbyP15V+tXRy31U4mYQ+PyRVEKa+EGA1sxIZJmiuyXN5kSuwjk6BitZBYEVMrli",
-	"qNp8qqUEtdt2wK1jIudiTRgN50TnAhDO7pSEBII8dK+v0tc0mYp0waL/vHz75klX6cK0cA3vbBH4YPW0",
-	"yoQapuqwqIY616QdFrz2dZhYaeBfhJKKbWpRrn7usJ86MUPtipj8i4VKMUjZktHMsXTDhjeDj742+vqN",
-	"MfF1jrjf8Ejxd63J+Y1PwdjnqidFy1JJ21Es6SxlTMkz63kczkkolhsCGEfSI1I4CojVd3w+WzEpWx1y",
-	"kkhBqPZFQ7BmJpZLFhGapmhecKQ7q8Yo3ubzLF4wsco65GV8h7oqJEhslTCROt+I7KVYPebSdwiTi+x6",
-	"Cl/X0yRT+o8UqzRkuXLH7uLSHdsd5mT5RmTENPkVKDIf8RchRttcMCZcIHMxM9b2MjJhieAziLyixDqs",
-	"1cOVZI7BmqXGqCAZI02QfteChFQJ+EpNi3kUyyzms1UsIf6eCCXOr9KlkMwQj/pMR6Flgqz4DRdrThTr",
-	"M4Y3zdh/Hi3UHEx4KUWtan80GuyjMlUgg97gv7vGWbsaQ6VjkqazKq1jxaIQ3gyvoViCLgfKOpmyNZmv",
-	"eJSySK9i+cirz+858/UpH4+QKGRtA/dKFTV9fhnJoiY7Q6/2lqwVuBRuWZoIGrGINLnwuaMHTxX3VqqV",
-	"zra1XJaGEI1ANJ8tW6R8nlJ10GQGd405APrtltHcMBY6gD/aEKsZ6AB86fOmjqSSD+l2rYqw6TT4kJDp",
-	"hInCgr7nTlAle9pNsCq14ar7eWSnajbmq5LT0zE0va808xUOfXmsX4QMS43q+6AQwWopxvyMIH8RODAp",
-	"oMWJGxZ1iE0CB9t0JkxwbKe45d9//327HHt7376XQ3X15svVcinSjEWvWRRTTEp4EgXYhq4XqqVr2I26",
-	"3HZgg0orKzVcvA1GLlnYtgm0TXTbX4U6aufxhYikru0aGRZiIkFLKS0R6iixxDcwQIMEp7hZ7TMeiijm",
-	"s4A0jZ4z+3e8bCmSyvLX1B6PK6uP9mpZ2KQVVzNMmZQsAksRhrM9JkjjKwZBQbyFhGFvD3nxuQ6ym8YJ",
-	"e2SsS35DuXi1z2lCeQi0v0zFkqVZrGNQHroNzWxfC84wRCwPcfvB+TwPQ0eVpVEBSq3p3CCe1gXsZSmj",
-	"cpVCMIp6izQB8FPdjqNDwIRoQWSKhuYkmSjG8+0EoloKwqugqpYH9jwR4Y0kEBSztFHQFMQWM5JnkkzU",
-	"ax6qUAgDTJqKpZH/+j/+l8/hKfkj6bU869kIasFbg2PSJaqNhNB8pnCUGMf71MandqvxqVshYe9PkShk",
-	"hzmBixHNWFsJB7ULV4GP3YGaCqCxu/YURzuEUzr4sXkeBQLJftj+soaW/eiSURFltvJlDezsThM3l8b9",
-	"r+ujo/P7PlXgZ+sOThwZwgzn4DbJP7GkqqRzg0rc3B+SObvzeRTPwOTAiZq0dhpRksT8BjVBJFx2t0xE",
-	"ytJjwldJYsjT52X69JDLzdQY0Kyv7WQiJbcUkwWr0er9cEh7YXe6z/rRgB5NDsODyAUO7LKj6SE9mOyH",
-	"o2jIBtM+7U26oUnvAJSCRDM0jMCtRgq7DAxox/ChnGhKFFHd5grBl1nHtrNnd768l+6pc8/Fw4zVZN8V",
-	"mavOqXP+cR+hlVj1J9spTVO6wSOSZ6SVye4dlRLu/lDnh0yNVZLdYQqgJhaBCorNDOw8fsNgNoXh1K5Q",
-	"FJloHR2b4diSaRRBgARN3jlLptMGS1eUBinbcRnfsDXkWqkhLOjdOX7TxzwC/VevuralMJKHejkrvV65",
-	"lXHQteviIqCUt/H7OFIqnCCIreblluejcW8/KN6vGj3FyfT4odc++vBDt3304WPX638al/7+Qx37xNWq",
-	"EK+b9lwe5es4SWKtfyKPuo0jJgyFuZmIW0jLuelynLmP1cEZiLkKucd3LJG6Q3DzxlluLFQS5Wa33ne8",
-	"ynLAOvdmcrHrKp8YMLuPhQ3qto9oe/rh4/6wfjcc2DpnWDHP9ocPihqQ3+pOJo3rutBgdl9pSeu4u91i",
-	"ZyHdqeLQzcjsrhdy7+2C1p8pybLXzh4Vp3au9kmSZoAb9k3Q8pBi1W/wD/UbXJbfXb1+NSKTFY8SJn3e",
-	"LOhS/46XQatD3rA1qJKI7z5hCDOjL1It6Likgf/+15Llf8ziqf33mk2WDa+B41gsh/bfazZZ2D9+XMXh",
-	"jRbISmOqladODdZnNR0PQ8xsWKfgTqS5mBKah5mTM/SXgZ9MKT6Ylqt0O3ASwAWjCYIIrk3OOQWtuGRg",
-	"tS+xdB5qvKf7eKyewQm+/MmFibrvs/eSpRdsqj5Q2ugW1YbdZcfEb/gN9P3p2FU1VCetDpEp6gTtJ8jm",
-	"Tkrqg+zGBDDXbF45QvmGLTMyYSFdSaZO7BxsQsskVgTvRuKOSaDWA9ybauIeCXAfAtgwjwSqPYwRZ4tl",
-	"Bqddj2wiRMIomIG1yFVDWN9jlrs2AqypRCFDRzpqxhJPMdodAN3qlu4BWWR3jq0nU7//GhWH6LdY5Bmc",
-	"RJFGLAVDCSQv7iJyOBRXFiuWNL0nhToTy3bCbllidxPUAsGZ3cLM3KqoCVS+KKyjXosHlzBlUiS3dfT1",
-	"/ZzZgMdsniqFGSpS4PvHhgGAoKaHpEa6hVbMd/eclJ3H+hxOMk2St1OAqbhXBtSN2o354FXmKeysSJzZ",
-	"Wy9OILeC33PT5beO5plvNChbfco2PLTp2jahx02gVzveaTyY6Fq5VgtJ58XBOJRn+abmh55hv84ZcUii",
-	"sOKFLSypR4YP5Nyq7mYuMvEaeqOZunD0UiAuCaEZZrq8YevC961jHcChET71PeQ5N46SVWbxLeMdYqjA",
-	"cse8n3WczcUKy75AyxCZIaGduq2v0Uh25ORLis5SV5Qb9Eub/bCYmrLZDlqJXqwLfFmxo3jBXssdP7uK",
-	"F+wCstpqtRmdXDvTqQfYsp7gPTv//N47WMsb+KrO/Fe3rpPrf0wA2GmSMnqDZtuMTlDQUHefh/oGeIlS",
-	"kTgf6jjX+kt9a7L8D//T9++63bb676H6z3P1n1P1nzP1Y++l798dvPzwTa34rif9JewBRoD7zRsCilT5",
-	"kPJfFVbDjPIZyJcYpwBgKRSiZjDaDe7uaYp2HGnidkCZUPTic9QnSFMxhyWoOUoaugs8EqA8lNnLeJqR",
-	"UKScpWQBxm8WQb4ABlzYVzQ3B/mdGPUX63fk4Tp0kfN4CakFegbwRC6VVqVY0MbMBBAUOiS4I3/E0aNz",
-	"JdiQP2p7QOBz8OZrk3WPNGMu4wgje6D7VocE7rf6O9IlC5reEOpz4LE13NG5kp7JIluMYb0tk8XF0G8o",
-	"eZOry3SGUXcPcs9cpc8FArFCHMYc+KFW19Xwp64O+xlt3H3m95vP+r50lu4aqsGKCnzPecrZ9WOP1EIA",
-	"TTYDwKkLCE2UfgApyEQuKc+fZIIEjEdBC/k0kLkH+QALxwSEGTXqzE3YLAYU7DEJuuS//s//i0BD8C/G",
-	"I/j/XKcPIFUmP9Pa6CDtK+poQihSh0DqtOD6pKF5rePzz6BiTOQqUrG61XahYca3SPSMW9O/WskcnSt1",
-	"pXjcgILobsUCQz393vBgeDjYHx4UyehhWQGWvF7meKjxB6RObHkLTS6VEIie3l0NvcX1OyspnW7rK56l",
-	"m1OIGagYdy7fkkFvf7/dIzRZzmm7j16/dENCEbGiyRRQlN3b/qT9zw8ft1hGwXzNinb5J9qwH+OZKgtf",
-	"+G3tqsMA7f36pJHtZIopC+KucWUHGQZkwFwnV2rZeVRnV9ZaeR0GRUlj0g4jFpFMeBhSDaH+rs7+sI2g",
-	"4B8oSFleY8XjH1dMP9eA2NvV+QulBVuchqpib5gCCAU2nV9p+viemBqVv1Wn0leGvoPueWvhZWEIAN16",
-	"vCUv1r4MnBGZVoecoHKPGipwZlyAZ9K+j3hPXHATqATR9Kz1BOb2sNYLJHfPQdDTeqqfqeCXuddV57z6",
-	"yWDKn9ea6/CZjcd0Sbr2clAr+SSbTgF3vjIOrn3SUGhUrDlp5lZeYj9tHYP+DKEdqDc9ehiAdf8QU8i5",
-	"+ScX5v7+z17p964odJRReVO/5OrJz7DgOszsgbnqNb6Cl60qt+NHEEJWOgPYrW6oWE8BV99Z0e1H5XH3",
-	"dPGguA67KtdRT59JyI3wcjsLxJIXr+ItpZYKqHaj3RR1rZPv+b7vf/jjHx5y4N1/tF1PUsGNV53r5Xcn",
-	"7f5on0TxjEnL49UKgEqaiDVLQyoZmbO7YzeHA05YAQNWfYSRGtLkqT7Zbbh1UwChL+YY/51HPhUClnXc",
-	"GyD0kWaffBs/J5MN0fh8Fb6ObknD10fDo4PR6LA3ODw87D6KtT/sIrzH/Yc0XUJEfhpxWwhjB5IQGUBx",
-	"VV+CBZxGEe6ixbST6zgL5wzwGbY4UBxQ5Ptp0Uwo/yB38u7w3fuLV5VlRj+rM4Styxnf6goqbviWrX+5",
-	"Y/W6epHaNv3Ei9oOaxcmqifxyal+WL0yuMiYNZTB6pjqscfELB88D0oTDzwlMaXgeVusZEbmIokcLID1",
-	"PM5AFUTRtAit+hC2am1Uyj1wthbaJA8Dl3SNjEdHn8XWKoqxq8PuEanCquhgMYNRImMtWX9xgU5v5X1E",
-	"eDo3No7izN9yZvI3OQk0+negN8+ANZHzSBKZUR7Z3UWBzEMpAbE2sJoNaQZJLDMXTlTrIwHcZtI4DVtV",
-	"h7au+eTAbT/ilnYESCvWFOU5zy0CW3essCxsrRJAkxXT+X+l2A5IeTcO+ofFHXFfB5CgUtN+mDCaoij5",
-	"ONsyrqieGfR+H5Hk5egr8vfXDmUol7na1UdZio2r8VFeFfyFFBfU9FcM/YQfabKT1/Lpes6j4y+qtbhq",
-	"0c+13b6ER5euOOFiTZrgztOyEmTT61yDHEcvns0z2eqQt4CJxO5omCHQomQ7O/Gr90XZ65KXDnucF1qJ",
-	"NZFxQz+4PTVVWr8gPSU0U5KqJitNRE52MJZURBlwJ2oqqZ0/g764Y/zHE9VKfo9BZcnSdsEmhS9jBOR8",
-	"taBcFlUctzSqI82fXrQxJnPfq5fmqxXdakGtl4yT5oobFz3WIdLO+JZjgyrGe0njSCuZfo5J19HX9I+d",
-	"B4MOS4XmdiHRd84nlSpz9zdx4b77yS1F9+ViQ3RFBijIZaUD926jfJNLDcCq4I+dzgvWyvu6LOTnskwU",
-	"iq7sGgl3u02UPQfIUsmkUjcF10hFGO+B8hxpUg7YiZ5GVNFteRCFBDROjR3LwNBPaHgD7vAyTuBTAm64",
-	"Ca55nHhXJ8pdmhQEsx7uYtbcnMWD5sT02BNgLyhNZJWrxKsIKzWc5j4pCxTReklcb1DMnejRZ9IoUQ8I",
-	"XzVSlSmBv6OgYevcl8f2UulsRjnQfgKj1sBonOg6JDWMJlFr8GjRQasqn7Ye0VyU2KaKuki24HIt0DVp",
-	"rufmMEiyZqmDmdE6LkRBqfNDpQ6F2uUifkJQq5LNc7ZdE/xWxLJ0xAycgpevfaC7DzrkBDB31F1JUqqD",
-	"ESFOiyjlakzeLhk/eXdOBp0uyYRICvApPl/rCEaaS/PqO8j1zHSEV72H1ymYAZVOf7JFxn+qVKf6yRyl",
-	"nyxA5x8+I1MuE0+7/h7Ds60Z6V4uvNWgYGGpyTIV0SrUcVWP5KCGYcL5LlCQswguUzQnJT/jLqk+yK2+",
-	"SCBWgf399sOxKvRQLVtmTqOXG4cgxyEgzYBW8rqClpczWZ839b/NW0HLQb1wuRkotSnlxcwJp5a023V+",
-	"QTa8L2eH/JL0oY0Q/20I5F1Rsq8J3GWJibhxYeTRC+6wEUeLh8qhRot3UYxyNd7TuMqRkgOtzzxdJUyt",
-	"k8+DsmwU1Cv+QFSVbPetltQ6ukY8pWqFBnSTxlzTMypeOVJzrdm/XG+70n/p0Gh04NzwF4D46/T/QIdY",
-	"yXunbpTKV+zpvnnf22/ZwBs5wiaMqLIS95HgldFktl9S2tfo6OA4yklC+Y3amZrI4KKWXleq/P4aaPd6",
-	"IT984/zW7+Jvda9tjzkyGpbreTFF0yEAruE15tkiGd3L27aS+gnXFh4Wbcv7qsTVxTpPIVHaLiBghnhC",
-	"rZSVHzXSDIqqh7pHSrpHADoaIyV1fMfg+0dkVZtc4DJPfrQx8wkC8q44Cdbm9GSF1M3MsKrhPUnIRVSD",
-	"Gma4pnEW89m1gRQIxkT/lPvJFLu1mBgdnxsEjZjPAKrTwhGIqeXNQSmNP/BQaURgAy58DvXbUeYPbA5+",
-	"4IE6Ixnj1nw1p4ojFWE7Ap8jaqJG5d4C6tEhJw5sibrKpjROJOB1amAEHdWagzg0qZr5TcvoMRDvCqM2",
-	"xRvIcpVJDCs1yA5gflDjqC4oaSq9R6M5BYgB5ky4BQuqEQ4M2E+xO2MInyC0DDpc9BemLE11uc1OGGRc",
-	"MwLAnrKLAtCR6oTjZJ2BVdbO5/iyxNL7ELTLlpmlE6xVI1IAM5QsyxJGmjhOWPCUTVdc6a8Av6YXTmZQ",
-	"/9UuDzo6sjnb6CmSOCvKjZUVzgEgYogsMUtjsR3qfWlnt9uCuTh6F59JEsRRYBIGEyXiyCxldAEVBMgy",
-	"oSEzT5erSQI4G5hY2IISnejLgC8gHgnjPZwSqt1hvxoA8uFjz+sd1luMz76Yo9hYcj7LUWynMvgSTmOv",
-	"8dIi+VaF9bA2KjgwvDIYm2IRHZJX6EAALQSRByhWMPg4NTxw1PYdOadLRpp6RzyiWLlHLPNvuZ+CRxSO",
-	"U2ZwZEGcShKxRoziFZPqA7HKrsX0OlWLBwwT2TkRqwySOoDDiBWP4O1MiGs5F2kWkD0CfyVCM1pd7FTA",
-	"saUb0yMOPQG5RbWgcT2vEeZYfYgGuUJBKSflHwo8FA9ZmoOouGvp/Km3O/8BAdq9hjtb0Pb1dPS/1WQg",
-	"6tYZY72v2/jaqwSOmM0Qa5YHY6kZNuuBmwMQIX7ofujgqKVSVbdCOTvQ080KtqJHAgiZ0squTrWeuhjV",
-	"VBJK1nORlGLSq0Orz2cGwOg6HzeIve2U0QgEMQMtrbjtXKwtxLRdjk5jV+87nK287zpJ4jtGk2yeCxLF",
-	"wym3CBimvre4CRB/oN/tagTajkNu4qa+ZnkpKUF1UTc217dXBRI7fUeGB8TY6UlGi/XMGxFrQ7qAowsM",
-	"RpXsAdr+94ePfW/wqdnWf2pWffipVS/iY1RJda1S8bDX5kKgs0bx7J1l13IMmIS7EbqrWzUc35ewjOiZ",
-	"/uYtIjoOaB4vqyviOoQfTKOwbjzvEbtdGnOhw/u2EbJJHpkbxgmyIcX8FqoBJccsFE8iKx5nskMCv9Hr",
-	"6v/5DW2mkKFSnveV1NDrdjv4lLy/fHFV49tx+Fx9PAiOoNixh+zT3HRTglBpmKOAoLnrNM6wao2xaSSM",
-	"Rur1f7MUoF78RrfnDB2QHIf9Pinf+q2yOKb/VzYMVEW0+uBj1IbDjavQq8Wpvd9gLetXxsgHUzCRLZTG",
-	"oWRNSJgJ3KvN4aH7Hx6OwivcPHawZih1xGUpucohdtR56xGfapVc9WrtIAzU12MTICHYGiweRS+yqfdh",
-	"jCOZwIQJmYlU85engWSVokgRewjR+cCkojnc4v4gy8E+UOFDwvJvMj7/IaCvwvrFiOeklg+X8oHg1F1W",
-	"7RdPEPh6If8e6UHIP4ArkG/j5w8E8Q/2Dw+6R73+g2umY9ErEDI2mCxhCEWZQniSuGUpmWfZsmSAhZ/G",
-	"e3thxDs0XLBOxmS2h9arvR3IsDs8LCydaa9qh93783/85cMfmz/s/fk/PtRYab9p/fkPT0BM+8q0+dRM",
-	"CdyfLYyzgsvyCAaqQVuqSY4WvgXKkGFStwFCNTnZPs/5LbA/yMvW+AGeajZesEK6OQXhDtQqyW5ZShOf",
-	"Y6uSkab51B4upaMRHKDSzI+RwwYawySAQrN2x5oFRAmtnrVqfUdPAH0p3ztLgIuY5jAWDkAxWBt79xNL",
-	"r4b//1awY7bQYSlpZ/fQuPKHn7yK7snClG2JsZHxjKtVx3esUe4yozyiaUR065Ik8SSlKSBx0Rvm8zgj",
-	"zWA9lyy8DhwDrGT7Q7OzN2zT6pDLuVhzpD3FEMc+v2FsaaRT7Q0PWXwLpvMi78f2c3Xyj3sf/vinbQie",
-	"ZXUYZ11d7g9VOUjX8s+zl/61khmiGaJsgP7awlqZ8xTW5VwFWoeXYNJUO6yp08pp1a2w0hamwCnWSU6Q",
-	"dfAQLxKdkxZLEoCEFhQClzvkPY9YWggMoiQwByMwnqkNSZiOACLZPBWrGc4vAIILcF4GGcL1ciHJoQHP",
-	"fC+EBnqJJRZrElM96iYYv9mPK5pgYS8y2RBTpnEPnJE0zFoA2q+H+LDX63c01t/RWH8baKxe4649E239",
-	"o3W/ViKZa65H88zmZzdrPMSthw/Lz6WCFqfqGnfKQeY1k9WPzFx/SSZmXfj2dYmiHNxcZYZmBl7L1X6t",
-	"m+P48U3RkFr/XpqKlDQvXp6So+HogOh3CYZ2SU+rMvVFVmryAut9UwBASsN5zFlutb+JETpIl5QZk3LN",
-	"Qg88OMV6QV5uugpTFqkHNJHqZ7eWuvqyUg7FI04dOgB/zeYiula/aU8VfFdx+TldOnXuPfRILSjfXIsl",
-	"49fajyuhkXLx1ZhfryRTH1VrnnlkW8Ebz/GxmYqgajT1lV3dESmOv1iawRQrJnukthiYRwIzheLvPjcP",
-	"rkO6pGGcba7Z3ZxCJflCr+jhhd3QBqTrH1cio9fsLmQs0guMss11DDVzEpbhCuCPi1hCUfv8p+JgEIpa",
-	"EVkRinoMpVsyQrnPTTE/9RacWcUs0GcSlGs/lFa3Hpl4W6ZlyQvF7pYJ5ehStGAcoTYuatMToZFa+E5j",
-	"m5sPi7dWezurlnH1TDYBoITZOrDw0iplkjQLll5DQK28tH2v20WdFNgn5HDrchlQ+xpnHhBJN5LMxZqo",
-	"Td45R8DxYBeAh3rdbtU7Iu8Jqv/u6uodwRc6BavN0ZEjkQy7tTJJVh9Pd0LAE0t08W2ryBRZ0nEejemk",
-	"S9gtNVCeUf1+2qJbdZPSu/FMYul2EkekCQox5QROhtrm7wenugI5ohAFHgagcrZuHZMfofp7DH6DyWqm",
-	"y5bLbVa1wRbMr6w+IPqjUvGuV2nyKa/55a+63UGoJgz/Qhf++4tXhNMFlnipLGERaKZOICyjveiKZTrf",
-	"yBYu0Y5ZfRrz1a3Tsi9K+XWlqUGuQ0D+6///v9Tp0BkPUAtssoizFj6oJEAEpGlLGOqHgCBo4/wC0tT/",
-	"bB3Xfl/q0Oemx2NC+QZL/U9WGQlMvKn+JP+zqf95jPFQrWKoAswL4hB0F3kOQT4MJykqjxivjzu4EPVH",
-	"B1EBnkmo/wXBbLyAOtQhAQTPBmM8MjCzDoRmYQRsMNZxxNJG6Ej1EYTxQQQK+LWgzhqskPS5+6LTCo0w",
-	"RrMUGaW6L6aK2RjBShBuPuFLLDi43YDConbMIXwIoibi1CAkzOOl9m6oM3B6efGSZOKGWRudLmVYIy/J",
-	"dHql3qx2eqkT+pTo9fe2arMNb0L8APKiFZd0igHl9spxuqoJqbCjfaRLG1zBNW7tXd3y23zy7og8ZzXq",
-	"jvVlPOPnT4RQYYvaS/w1ReyaeMZFalgY+Cf0xp1cnp6fKw0E8JVPlDrwTyA4Tdu+LoVnQ60RFGXCjIFN",
-	"zfOZJNC/Ll85i2XGUhb5vBmcRPQvZyiOgBMAfLQBjehfmPurR4Lb//f/UYT7l//6//3fga5/qKTV2P6o",
-	"uUHBXTUsuKsGFXfVqtsFh8Cq2+29hP87eIl/Hm2L115SKdciLSo19sdC/71uf/gA4kuJKnCbnE7q6OA9",
-	"BvQ/DgSyxqCfCR3Hp5NnKfjPJcaw2bihRczd5nplynoCKuT2agSBUiADA9QvnaoEHglgJuqh0jekjqGs",
-	"SUfYtmCPBAus87CxJJLuupmAOsSIXpkoVioxfF7nOwIminQTFDUE3S+OR/hzoxB+iR4/t3DXzwhZ6ID4",
-	"VNdGlyJVlzc5yeEFRIqpN7WYqOu5MLVf84QdiwyDeTbyaeCGT0FX/E1hKm5hC08EkfsC3KHKAQpYdFXw",
-	"OZmJpSQRS+JblsZQpTZdKV1KrhbILBcgg2l+E0SxhPYuGJUaAOFXgE5Xsw+JoFFNqVrjQtoFMMPanZ+Q",
-	"tVMoiFom/2DJOBZLzp1SdIJFprFKuzoYW6sb1Zg57vG3PMEd8qjQlSVNs8v43zVqDXgCIG8HJGv1Iihj",
-	"Jt6yNoKkBhyGpo/I1cKdf0fT2oStr+HBqQVP3yEPH0dq8vDrjNJWU39EuIbdDrNwOoXrUYVJnUWsHKF7",
-	"KBuKdwWrNAk0X1mL9CbmM+OBQmfw06t25TluD4Q3PBRzpJ3mD9SuwvVAcFXAZJR4YQEhN6GulU3vwpcm",
-	"GxLMWIbLF2zJqb0v4EmQ4N37q0DXo06zZxJxVm2wcmiyKM0UTFZ8zkm4IIngM5bmfObxQc02KVCDfdpN",
-	"dxZvO+VstROZAY1hdtbgDCZXzM5yksSOjad+TIxd2+dwGSG2tKcDcgKMD8uOlTwPzopxBRV3Ta2I4wOw",
-	"CeVcrHgIIWWFFdRpXccGqjxDqwkGFqSQlodl/grmET0xWB4KBbJwKFWjiNe4a6uv2rc0BUhICOTFA2cb",
-	"MdDK2JQufa8bVKss62L/rUJuT4fR/Z6cVLq7A810tTXQ1nFj/mLBvlpseIHizqYehgjRP5UIqujEhLV0",
-	"yHlmcvZQiQx05Etb/WYSfMxlp71Fjwct0l6mbe4K/ZxIQaY09TTWXibshbrTJVlahxNstBav8Amiz+09",
-	"1QpN8mMhvxHLJcIjjUhkMx53lBGYi0PyGIETxSesYr71SoszIlch+ts8p/w55MpSHrIksWCaWP5Ps4Ov",
-	"XqCSs7tM79691TQh68XQTixJtGKeHmoujKLoSc0E9et1IUBPm9NuYlGJNu+TjwylufvvSE3FxSnKP86e",
-	"e/mh24FnmLNSyzpMFgl4sbRStYEcbXWZZOnGM9Ba9tVQrJLI3IGtp/KL6nB6NuMJWYR+0QkWTVmmNL6H",
-	"EJi8e+PGXuYCkJKKTFyqpjSdMOgUNMLQPrxz9UMMl7AO1BHRYWith3EjmcnmLZP9Ri0x9kVCutAhvpiK",
-	"rKu+mDBhscoQ+w+fhoLzvJCFDZxSV4FqqLNjudGl4JJd7uaCLcRx6lE7/ATpxZnMbmFwsCGP4dzlmFtN",
-	"WW5LpfCt0jzNfuxwir5EYmD5Mv/NZwjWc777hGjDuEiqxC9+TAJ7T2kZuEJWpH93d+zzXFLmQv0Eylls",
-	"Ar6AMcAhHfa65FvB2TEJ7E2HTfvcRvyusZAiGIZyZAv8GSezXVy2A85FZq9hu6r1KdaEe9cUfMRp11g8",
-	"n+UuUi1zPJrrPkEqKhrO6nmWqaERhyyvAVGoDCGm0zEJZoKzwCvsr1KM9AYPe13E3tEXvLYAOmEpBoop",
-	"7yTOfC6m0w55LQAPUo0RtbNQIPe8D07R5/fiKZL74RR9rn5tHWOiOeXERBuBmmYMmw/BLao1qTXebDWA",
-	"GlWfs7WRPWnKcorFwOtdLJyPYVcFybPMr3aU+p6AmKuNDjsoT5XqHvkSVqi4KFPlw7qHu5lT+wVvACd9",
-	"47/HDXAPquJJiXfVunSoTcoIKTcsYkzgrAUQBmk0r5zYl3QD5o/go3rBA9FIZnSxBIQS+skUKfF5oP62",
-	"WrAdjlrIGctyUDhTMDPPEIVbw0L1VTH4sNqsg1EcHKs9QQwjBBXTKWAGSRI+qDw0zmAIwFSD9bkerfYa",
-	"I8ZOkNc+N9U53Bm1aiAloReLLWl/KoNM2gc52qT9CcNvSj/WxRTZh05wUf6biTJyG3HXpu6BdZLfd6sW",
-	"ONsWBR6QbkpFizSZyW2FFB/LG/PwRoxJNLGOO9VYdPxDW0ytucsLuP5SqFXHlMOJFMkqYySAHNAAwvE0",
-	"CUPQlAmRVvLRNKUzoCgAAEMi4oIs0/iWZswjiRBLwO9SZJzE/KadiJAmRgkpB8+arFPIG3PyWM1W0mVc",
-	"l7e6S/60zU+tT/+SLFylcba5VFvyYCAVIDPb50EpJkvHXcp4xtsxh4i+b8+uyB5dxnu3vb0FoLna9Mna",
-	"0KsFjVie5GbaDYW4iZGs1CjQ6GYMfuOGG9KVT5Iu478y9P5gM6fQypaQtEJPRDLIvDIzaX6XZcu3PNl4",
-	"5FKtF/PIJV2wyzhjf3pF7zyfv6PZ/E97rQ55q9jwMqExb6tNJRG7ZYlYYiFvLODWDE7fvv3r+dn15dnp",
-	"+4uzP2EwSgvyA2PMro9IoEekWLbMGI065Hkq1pKlMsenB9FxIRkEuGjQNodQx8RvxDxMVhHzGzpgGxYQ",
-	"Z5kv4PX1d0Jmbd1ldQkVocR8KjAtgWc0hDtcf+0QKckYXWhhwsnNzl/o6BjqPR2lj2Hh7m6AggywWkqw",
-	"tJWXzHWjUYDXIr2ZJmINJpdizKTPm+op1M1qEbd8UzHu8JkkFMvzGhC8js99/h//QU4Fv8Vqs9Lnba0k",
-	"uMBQamSgHUuNtKpJPOiQc1j8aaz2Se9krC4sdYMS8v79+Qt5nF+yyIQuXp6SwWBwlGOCSXVRv7867aj+",
-	"XyOWiiSc3aKhLhE0GxdROxCQxEB75FAnLgyKGkEAuBwByViS5KHopu49AqNoeRiaQuiTXgm0RbVUwG1x",
-	"YVtanXzVklhmNq8z+KgIUjFsvzEmP3Q6nQ8e8R3hSP2MQ/8JBLBPQYcoaQ0Gnr8W5JUZjAiXCYhgLYtx",
-	"kAMVkAWjXIMrEkecI9gczlcs6Y8rNiaRQAjYVZxEGrgLgYoXMK03wiwuakk8o2qr/gizb755/6qFCpeM",
-	"+Sxh7STmjGRqQE24JGAPIFJFXZgLGieyVYszC1noSUKauulMQCe9lx78/8FLaAh/PHrZGhO5Cudgz0L7",
-	"YiwBncayUtRxgSJhHiecaKORccatUyWecLWscPwuC0lfzaCvxKp+p6v+r8f6QetYDQFZuGlKlx3AIcwh",
-	"Kz4S4UqXEE4RuB9T95kDVaca0gMuAtvBUCF6F4SLH1c6oEBDqamWjAeGh2wMnS9BTIMemsGfAVjtTz1/",
-	"1e329/GPfoC7sBakAsWmm5MtMx4djw+AkcAcdGSz1PXfcKpTkc4ghPUynqmF1Wzh3dvL/Pqjq2y+p2+U",
-	"oEOurFVU3TaQuWxuGZ+XriPsKlulqlv3Au7g4mxn+j6316y6Xy1uQvXmbarBeuTde/Wfk6vT7zzy4uzV",
-	"2dVZC+4bxNvWi10KotZEBnGgN4x3yPu8XQ2FSjG41+cijWcxhxNnTK/NYXdQTDprkRVPmJRaxYEvIFea",
-	"T+PZKoUkOp9nKeRNmY0poFQq+cvnJ9wAUaPwLh2cYtLUaegu1LxOlMprGPm8HrTejagnkNfP7li4yltD",
-	"3SZoQU0KG5Gn6UXmdTggkykv25GaIm1SUwgOH6LzNeS5qWOOmpyukqILEBbw+aU7I8MYLYRGYQZQPLZD",
-	"dCAhBv/ZAiIsNbJFCf8bki3AWqPhKafxHaxxtlmCkR9CG4Qxs+GcfT5ZqYuvVEs8hxVV44LaqMI6ZcEi",
-	"YyvCeCTm6MyHJELMTuyQM6jPYnYX7zcHX34N9DlnG4M0z8V6XIcIT5qFSgOyVVVPSZNFgCumB63Yulmr",
-	"locUr8anMUwQf94p4UsTKQjjU5GGgOYJ9GtZUQZ7TLnacVPTRf1FygTrkTra9ACXt44YPdPCCco9Gsg5",
-	"QDz9ragMAOUJlTK3cMsO+ZZxltIMopHJDduQJUsRG1bdDErxpiD7AIDKNOZaMAM7K17a33wj6YJ98w18",
-	"bW8t+yuAYKIREzbU5xp02fg5MyXzgXMWT9To7g5PkF7ydGWqBOJqmsw9RUghlGeDnvHqdsXEsbqCzL2C",
-	"F5xxIlr2P2NZoSAz+nc8Dd2pFpeQ4JXAhF8tvQCokpJM1T90SmO+wFn7gi0TusF8zBULjgvDQAtv7uWL",
-	"JZFZnCRqmoC3sabqwACmUKaXWjUn0RhE9M1zTOKp00pGb5g0QURo6SVTtjaOOW14hgGoGat2ANp3S4qu",
-	"ntMFy9JN+2SasRRnYTMB7VZTEsVTSB/P7Jo2MRsEllCkurSSsTq0tMRQhBmGHM36jF44ZJCqAEsFu7SC",
-	"pHmqhuE5a8SisRmlppVnElwles3UQ1hcwNGGEdBEgls9nDtFJwyyIDh6tWdhxrIxLtuAVNOqYRA7z0JJ",
-	"qTgTSMSn4L9xzo5d4liSf62iGQSZpkzOYXojOyE5tt+aSAD1sHpg1B0Bszdzxjs/YkuGQgUW54Af9f02",
-	"3oL9jKpITS448tot6eCIuGRZ/EJdk6ohxIPCmoYGA1yHk2lp/D4y1VPSF7OhKLfglF4AWJHmsNvzSEVi",
-	"8XBXux4Z9gbqPyOP1OcMj/EScgUgu1truoHDCbex2usTQ6vGDSyUbgj8g0FJlGmxALuRkNAerKG1fQ7Y",
-	"2qSphTBI8JYrtd/GJY6/W+B5wI1udchf2QaVoxu2zHzeH5K5WKWSNDVTlSyDkILg/MXZ63dvr87enP7j",
-	"+urqlRI8kJZKh+KGKeEWNWcEUNSLC7Ot1BcBYljVxdYHwKyU5nTDNvmS+ih4gjaIiUgyX+5mgCF8W3GH",
-	"ht0hKonI8BADrENOrOSSV9LVaI+A48AiK86pBTa5b04j2geHQlS5mKDLVmNJMpFEW06NkRQMwJTPTeZH",
-	"xQhic+MQM88yTn1mtdGWFPJBjTesuUUSaHn6ajTFdQzilc8t5JVcsjCeamgL15AXpiwD1wDHaFbFI6Bf",
-	"DeamBCgaab3EhtDgRY1BJSjhFp3lMZOQrAfLggn/PkdpE+NLwCpikDiaNbgb5gKSmZIBfV7B1ghCESlR",
-	"i+r88fMIrA06ZbyQLw4T8dB1UYMi4OnZFaAH1EJgeC8ngYNbEJAmzXxuwAWOa3AEylADilRzhA+wxw67",
-	"vZZZXeA/ba2pYiwtsLNBC06H9SM7nC83JtgJsUgdiGG3R0Kaghk9+P7779tOx2xM0NKqtJZk8SffNRD6",
-	"jWCMeszJu3PiApLIbWZfrJAED7+7unrnuzAmSvDXu/8aMEikz4Pvzk5eoD3MTAk8WIphBd+eXQWQTWc7",
-	"0wo/wODCU0VzXPhcSR4dErx9d3X+9s2lhhoHK6DhF/3uUMs4J0oBCsDahdYCSRZmPE1KTt9eXJJlyqZJ",
-	"PJtnWiMmWn81Cq4VIuFtzfC18VfR+Ak3BSaxaR0sns1zaCdgy2C56I62obK4A+4QnaOkxCzrEklozMEE",
-	"pASD4FSABN8+46HAeEGtyWOVlRjsDtkGFnzYG5nteJmC4UQNGxdLaV1gWGOaDcQc8RblOLepMlB6gr+3",
-	"1ees/RaMwnJMXpy9+UeAXDTYi0QoA9ChfG6Hd6n9GO13IonDzRjbblMeMgn1Q54pjfGZ5aGvYoxByCGg",
-	"QdI0SCg6Km1/SP4aPyfNYW9QhzeDiP8+12YRnbZlPh704eNMzDDgoDkc9GpbAUVF3Tpwqc6gHAo12Zaj",
-	"XPwWxKpLhmrViuShc8h6oHzDXCT2/Ho6lUtIJskNY8s2hcIjecybJHGUoDqy3zX3XwEgG6U6ytUWzlim",
-	"RHaa0QmVbjNglID7DmqzKHkJStMUZBTbIgbhkeaga8c/Ubx/SldJBoIbUI7PR0raqgPaqdEwrA0/FVK2",
-	"9dFCQ1RTHayW2vI1m6ir2yAyGbQQ/bajqMMRrcg7Pg9OXr16+/3Zi+u3F+ffnr+5DFpoDqaArIXEbHNE",
-	"Jui3edBBM7aMRbHWjeolDJmU7VM0Drfh0LbfwihBGFZ3B/ylmXz9B6duh6BMeko8FpI5Sqnn8zrtM/CK",
-	"y+uR4Erdgu1zePSCLVNm1FocwuWKS5bpw2p5nvQ58CDksR6aRuH/T65Ov9OSHtobgypvtqf8CrCcSvbH",
-	"wtCNZQL1CAfwpUPewinEBQNVTImPwGx1Px6mmSAcxcq1YT5grhxj+JL9QEuK9oY0WwaABhBZlScQmWMB",
-	"khESoCY3dQ61fP3u/fNX56fXz08uz67fX7wKAC7FuUE4hHXTDC45iHH4TsgM5QRzIv5mbFVWWlWTjfId",
-	"9PnVHHVqBHIj6JibaNuVsRsi9zaFQSDAOc6U6NQMYj4VJigi8IhkC6ruafNpzGdYqcnnP6gTguNIxOxD",
-	"E5j6nv2hBVepRKOdqRAUc/QCmPLyoAxj+KJ1wNnTB1h2M3XykIslTLEqdUhpFOUVa9SeiyWm5ubWfM3H",
-	"FQEbX4M0/Eg/9bSACQBaSDdo9WEavQRL9RiPIeOrhSQTloh1h5wrARy0VwK2XfAM+VwrDx5ZgB3GCRZH",
-	"SbFQRca40Z23cXw+12+bWYnUbjhsFoT5oLlDEXSutNBicLoiPx5ZnNRLkd9Jio7BigBgH6y4MgWwyRsu",
-	"1mj00aBiGAEIi1N5UWlrfkMKJbioAbFEMr9BmhAgCPAtYPZBOAQBZTvVtPHqQVsX3qXSLLjab0UEY8XF",
-	"nHrSaH8omUdJE+yyipwqRuGWl79+pQHlnBZsBEvgvIclvTtYMckjQSGFVjdwIRAvrlBTT/0ATt+OqaeQ",
-	"/4LuW/y4aMbtaCOoejdHDOto9SUox9ro6Van8Q4jwjoQMNbKx1Z9qNcAHRI1j0ngpgXq12ujnaE+aZQP",
-	"0iRfldLOW9aY6lYO6mhEumMiBey4OnBG50P1TZKmJUAdZqqaqcO1a2nDSyhSDUeR4wEtWYi6hCLCZSoW",
-	"MRgftWfBCA3opo/iCGR/MKYUjf9oO9D2/8hTXLplLHpzdXYnNLzRwdaWJZIFTW+kRjGapIzeAK9AbcVk",
-	"3JoDijY5iQjpOCEDi6Xr7lKbgqKayo92bjhG+8yC/kuktsyFFlJz26l6RV3y8R1paibcD1pO2Sgo/Mk6",
-	"5LnRKmmmlBAwpMRJQmaAQmFuIRaNYZ4sAghF+xtiuSCiKEgHuObC51BfVCtJuBrUac0pTYYxWhDkkF95",
-	"EHGhbq67dv5Rm2bawQcI1iDPEPUK/hOMWwbfpnfYJRHdSF160ri6NEPU+UA1o9Gigc9dEWpM/oK4cEYc",
-	"Rrtd7+igq1HiNLzowXDUKohbY4IfQvAMzMl9/3B0NGzBtaOEf5ueTVbcXK1mPj7HbNx84rimM8Wmc3jY",
-	"GtIgKcviFGZk7uKxPgnr0h2tiRaeOcYG7A+jlJI4ZFwyJ8joXSqWacwyCiV2H44vMi3kwCC2tq2tJK6I",
-	"RUcAGdPnybtzp4T8uNHrdDtd1YhYMk6XcWPcGHS6nQEiA84hXq7OwQ8hzkLWJClcutZPbekYYwhA1fZR",
-	"iDyrjTgrxAYYlKwaSDWLqOaG76kDZMykVWA0VwJWQpQzYPDGYzwsoZnP0bCl594pKl8miM4mrZSFaR1w",
-	"aw/HeaSWCRDK8irtzzU2VIiaAOTAlYx5BURvmxat4er+YoMqXUyscSNiC9E2f7d7WERpzhb0odjVIoTa",
-	"p2Lktw5HNYlSQCb9bnf3CegiBPI+WCLz6p4B2/u0++DtF5X4u0s08apthGjPS5a10Z5ns52NXlMfoqmV",
-	"KTWE/Nudoi6bQTEQMcByiDYS0kJTuz5dNAHURlQWK8UU2/7Tj4PbXqfTOSZ4kI5t9M2xjvE8Lpy4hru0",
-	"5TBatYpD3N66VbdksPfawDL/5+XbNw34qvc4qkZU6EYNcnMO6akjtgEnT4c+GgpXBxdKe3byjNnxsNvL",
-	"ueQ5tkyKLVsE1sZwMj3qTwejg4PJYBjRfToI2VH/KOqyLhseDPbz6FHFnsd7exD4PBcyGx92D7s5BGrd",
-	"FHYmYAPEXUPAtajWaGO8f0nAvWgSqhyjKt2gG6vVISfyJi97C/BMLLwhEwE1Uou0X7aKb5uR/mTv+++/",
-	"L7yuiWrwMFGdynSqQSLUJ70dPtFs60qIVzSdMfxu9PB373N07dcsiqkJ2h/2+w9/rCnLskz12dGTqL8C",
-	"zl2gfSEwplXns5fvnw65UhLajMZgrzzqWvNj4Uz0j/IzYZt0+vsKJ6I6rS9yHqpQ5mOS1S+S1LHSsbRn",
-	"xefaVqWufNQRTBID+Z7GqPnkxQWN6Bpznxcsh1bUSzdgbMCIM2OtNzbzkR6Qz+2IlizVg2lSaXcTsM1B",
-	"oEcRqN+FF3GEPtdDxPrw0/iORaQ3ai9ivsoYWcc8EmtUgowzOsvjYDC2CG4AdFUSiBvFeBMKeZMFsA+9",
-	"ZjSrrhnNch87OOzz+j3gCTI8yMt90P0jI4SDHR+HysAaDxFuDpoDiK5u6q30ucvVLF6OFGA5ShKW5GKY",
-	"NuYjoLyZZAdiDlZgRp6uErvcKbMSKkzyme5dKXbzGLQupen7XIfS66j9Ar2Ad5veMI7Wz+Dv7ZciXdM0",
-	"YpH6VwD2nSlNbZXzgg0eWHYq7lDwUOpjqkG7q+bSq4v3l1dnL67fXbz9+/nZpcFzdbizQ5kPMWZ4Fd9E",
-	"njzoPczrvsOPXQY72kVAONcFBiza+2iXG+ASfSPvc9dIIbenMf7hg9fQAO1axLNBykizaOu0yLMZnQE+",
-	"kZKdGx9UW1UlR6yy7VrOBbsVNyaxDoxYmZX2HFxBDK8ByZFc6lJRkDG4jkPmxGX0yhEVnVqF4e0qa1Sk",
-	"7mGNDoYyrlhlx84Q4MiocSH8zI5y7Gk+k7I4q87ZBm2dHgle07v2yYz9qfuAYJpLpPaLLyCc9na53AsF",
-	"QhpPlD9+i8ejkPQGh6WYMvbDh0/VEySA2rYfFcStmrHa45Er7BAYZYq8a37rEXQLolneVdltQlTxUNkQ",
-	"QF0PDaoF6ixggU6h6pH5lmWvWeO3qabuhCNvjR56iM+kAyjfaXzOwfjtULkl2m9ZVpMG9wAJ7+kLfSsp",
-	"w0asFjkEmlK7YosBZNO+taWtQzTanTG5oT1ISSLaEx5pREBsB3lxhW616+O5Htzn0DA8tktWLjLe6PVH",
-	"toB3XosbS3Dbgtv7u9N0aeRbSNtkJP5OozpVc2J32lCr+WULwe4Z+tpKuW/YGp2rqcw65MTagCFkxcGj",
-	"1IoCXRMuMOVkynRKDhhONXJkUCXUV7HMik46ifis2qe8tVBp/soeBCpBhdIHXtT4Euqi+kyGTgtDNogd",
-	"9/L2k+onjz4SxY8rx+ItZ7YIrtkqE7b9eefkicaL3+DxUmtbf77KK1p70Lwt0v6pza4THBOYy+2pTVMs",
-	"kwhOri7eviHNq4vTfrelrwmfl2PSC8k7kA5GUeeHarKr6TS+U23qxOMeuDLUH0dHR0fYk76ALLQGQb4+",
-	"RrwhY8WDWjr6jRN4QZfmZRjKtYB2zKH/5ht2R8Ms2Xzzjdbu4ROfZwJysdTIraXDYSE4G7MmGPqhPoF4",
-	"/XQR81ngc2vett0Bvi1DjQle11diAIYJn5vvMZTlQrsfAlL4WftbwHABruCrwqroLPLAVluBxQPVUGd4",
-	"e6a2dW7m8XmoQ8ULOehRfBvLeJKAUx1yxlsembBszfTM8gxOn2uIP5ichnEmzTwAkPS6GN1YTCyv8NjT",
-	"moy2RzNZJ3wMAA8+fIbfCVekRpDQOfRfSpCom/ij3FG9z7oWHnklPPk62CYhlRkMgLKiS7KkvdeENT5k",
-	"88k/sV988homWLJeCH5/8cpEe3G2Lo+vqPLfI67sdaeHUxqNJu3oKJy0h/tH0zbt7Y/aB93D/YOD/uHR",
-	"qMu+rjfqZzETdI8eSX5x4Yye8/eSPUiD5zXffPIamRCvKd+8XTL+wpES83tS7adYMt42u1i2ADe8Bth1",
-	"6pwShaQ11zPxD7Gy0T9zesvIqJizZqUZ8o5C0mPCsIISXiRaUi047uqcFG6bX9tTUZzrp09f1mFRTP8b",
-	"5663fBXRhmLuD7ygfC6m9StbuGBGrQ6UTEZ4EJ8HdE3jLOaza3MB113l6JN2Lu5jAx2vQer1Ha02Tho0",
-	"Ea36vtL7OVGSbAwRnYWt3V7uduxEZ2ofQiyrCdkAeFbIBO6Qiy1poZigV/DR5JH/Pn/DYoiXLufLQgxJ",
-	"ud9xJf3U57Yj7UQxe6EYdXH2kYVnyHLGXjHZfzE2/jm2/1+7c/UU0yl/Mf3kEfzcVEA+MwWQiywYA+lq",
-	"RH6gfBStrEephh1vL7TssuT6XqYiVXJnR8udthvXdQzxfhhcLYRkBuFEj8zl0qPuIOfS+r4hZljEHdZX",
-	"4NT3LANyXmSurspY2IY3opIuXIRi2b70hXrT7qK/KFv+7FuI5wBqj1L8HlpFSYo9fL31K84FvQcVXfth",
-	"A3i9ev65F+aVgx+svbrIUF1+SrhYd/IC5MVi4OOqNdYB29GbYjPUmrxKFK1jMo+jYo9TRrNVyjr3lz3X",
-	"5T9rDyF2WzrsxwW0gmKQgQk/EClZxuGNupILx9LntYlkKFrYjLZYERZIeuqp6Q9OvE6gtDdp5Sr8cq7m",
-	"z3NRoXro3LtOYfZHWlD3Pup/nUeftlpT3/Jkkwto67nIA0Qruho6pmhE4uwYY80RRwhi092sEHYXy4w0",
-	"h91h6z43wFa1/0G18ZkkcVTUzXbUvwBIcUmzeQ6jaFepUVa+3UP+AMzzF7ff/soU9c8z1aI3//7v3ojs",
-	"pVjx/91su99q5eLx5x1xH7ae7BMC2cJSsfwFaQYZu8vwmzb+Fnjkh0u4GtqXjGcE0cc+NC2qbbZIOnLJ",
-	"ws56TrP1rCPS2d5ilWTxks7YHt4qbaka1MD86otWC/S4ghNRrB2EF43drl28ZRQL44/0eQEXw6KBUO0o",
-	"JmKq1cA4Mym6nK1xEpdilYas6VdXy2945CO8X0mvJZ9amIYM8VqIYAYiDccUtiBQelo0Jr3usA+x8zyz",
-	"F3An1yx9ri6kMfnoA4/wG2O/UfNWw/MbFlAUXup3+/vtXq/d7171uuPeaNzt/hNeU+35jfHHTqfz6ZMe",
-	"SLtQ3Kq2TpOtyqQrNjUpJzHAhkgYJjH4jwjVwFnIpKRpnABAprrDYGNMaS3czRakBQbQIXSfJycapHEo",
-	"xIbw5ALLAiQxZ2NCIXkrcDPOAtLcimDe0hDmpIBgrppImYQNNhFngEGg4cthlqUUu8AjtJAwd8npUs5F",
-	"pgUIS4MO8rmebtsgo8D3O0Gga0BTpVwYzNUi0jo4DDZiRThDFKHFMRGpBiAh5Ono6Xp5TGqfRihAgQfp",
-	"GXES1Es5lDzqRQZDKmUaF0CRdjta4ZUFEr4iOIMRa0HF81RNnVSKP6vpaSPKDUqw6MDQ3KiAwgti2pj0",
-	"u90uoPjpAegh9W2BIZ2uCxlyOfYiQLU2gzGZM5pmEwZZYCiaOggL1WDDy6uLs5PX19+dnVxcPT87uQpa",
-	"EG+pQxVvGFsqagJzFKanmRhVJQWBm0kJSNQtQWQQQn5cxcjUYdrffHPB5Eqd+c4335C3PF9iyAQMHI4V",
-	"6NnZ8gV4xjOfSwpptsErKrM2fNE+fxEca/Q6WFN152pEOGwFFwE23ue4mHHmEYD4jnTgjS6VoIhfcCY9",
-	"AoTMZza7OObGE9TBtG11PkrDgJJZgRrwGZb4ClruwKTOaUw2mmtKhzWZccFKs6ijbyELX5WjQOuMe5+n",
-	"LEOYZ9IMzv529ubq8vri7OrszdX52zeBRw4gs681tiStkfHoRDIeMsB8BOaEbkZkJdLideOWObSqRv/N",
-	"NzrTtbBZdiOlzkZlybQFxxvRPAz8xHyVSRKJNffyXBh7N7pxT5jXpxMa8oNgyjtbFUZddO71WN23luc4",
-	"JnU8L4Y+ZEIQmYi1EvsF0vlqiRBtlR6hDUyblZlYLplJ1nRSejB2kuEh0wGmHloINy2dDZs3nGFBGxsg",
-	"avD3sABtYXkxtLQNMP72VOQRYbg70gAxHedQgwislcetpgyS9ONQIw7GeClZfqG3HKFl1Bk9QWVIsba5",
-	"SCLS6yIfMF0uAVME9lZRDQWnbtNwlNcnf79+d3Zx/f7y7CI4RqQnnZwy7B85KHm6OZ20qm5H0xq2nkPS",
-	"9Lrdru3d7ajU/qg72KIpA8S9JWk1AQNvktGJulqXCePZ5pjIOawXmru1B5hOJImhhD+ugxp9bfIftP56",
-	"g0d4F7UO+JuWFoHh4TVlatYW+Js5BYZjdGpZJ+Lr41lEMgWZ2hzUrcUIChytsasqpfmdEulrA+zUzVtl",
-	"256TqF2cQxNPg7YGQY6nRbbWCHCaFcC5pGSZsttYrCSG2OhD2qkw6HXMNfDYRGRzYK6mVBasBiB054vh",
-	"sPInLMXDmnBFFSn44huOQKCO5i8qc/uNOII3d7EvwJfasgYfXb2i/en+3979+GJ2cbZ/cNs7GOzLg8l/",
-	"Hl7QzWj9j3+9P4BPNAQEfnJx2u+6v76iE5boR3kEDrxRCoHB8TrhC/AVBDAM+z3syoQwwKP3ly+u4FcI",
-	"Y/Ab4/1PHuC+gSvsvka7OzfmxrT4jfFB+TcT/uI3xr0j9TUYjqHF8s7lsNHnuCdDNoj6YW/SpUdHh4cH",
-	"B/v7o9FwOBj0+71etzudMhZFYTiZ0C3PcRKmJlYNQXS7liCsK7HmtYF+TWlnPndEUWCS+fkppTNUdO9j",
-	"RMox2pxWfEDCBVy8svKkAd86NeaoemszHLYx3ud0I5GdY9wuQPsb1JtIWhShyOd0Im6ZzmMqja1uWOpq",
-	"+AXi+j43KVHfr2XPP3j8jQSA15O5iYtej2OEaoOFrLr8a/MS8y6/prPf9PJlnfxGehm7aO3WwQ/l96l0",
-	"Ihv0+1DZwFk1K0ERwGdFQPp6WcojvW6r4/NTu8w5NC6dPJMthGV6wMfwv2lOWZ4DY7XFajSpQZKtcqaW",
-	"Y4/UdseCObKgjex9dP88jz7tQeF/ufcR/l/94BzTLZk2UZyCZtUcdPsQbwrCjkaydYK2sBwfBjvokG8Q",
-	"nlEFm8YaHxEh0TGTVB5r3Q/7MNJiLH0enNJwzgwS3zivDMZFG7oIOuSE6/IMUNBCMmCHqzQJoAWg7SXN",
-	"5pDbU8CBNqWAQKmgHJUkpbS9v3jVIYAzJX0+i2+VnLaBSRq3nm5HSX1jMuwONaS4GBN1wKxJtFJcsE5M",
-	"/5Zl0JdG53t01OXbwubuEuN+gtteDXIfdPs1RaoFQg7myPuZAPXZau1qV0vRgoV9qzGGI5B7ULOf9wbl",
-	"3Rc9ePIwQXoEURkqFNj5irl/v/tatvG+F4aIqHOEFTE53E1XXnkUezNG2d2SViCaLcCYN6WYg1wVZ2yB",
-	"sNfTVZIQYy1+AaKIE571qHqcHfIyTjKAJhWLCRrhHeDwWAJeI4usorxU/MxYDqfwLSqKYPRPXSy+MboZ",
-	"IM6MZuy4+JjpF3KpUoLZGd6VngZON5jrllWoV5rBn4st/SlK6TTDUlClJ5VCnAFWMQt+1HIJiFym3pfE",
-	"8Srt00NzNWCvUclIM5BQX20aA5QxIX7jcrVYsJRc0gQLhGz8RqtDntPwBqHUKcnSeJbSBYl5xO6A3VvB",
-	"egqoXESJiIAWTGxtO3X5sLtMQ0ymjOXFwyD+Aew5AI+mVx2BkBC41VSrOY+Csa38NdlAcCOW/4FCyB5O",
-	"FK8FXFO10S7jfo1mx8DEYsYpiSOJKHrv6ExXcwwggNa4HrBo23EOZwz2jakmMVMTCUvCcerYK8E4AdFT",
-	"GkO17lp65RRCkl/iUqoJdLAH1RKvBhUDutxmDnGJbmd7iAtcWWcfqo7HPSuFccmxKTQALCBHE1XXitIY",
-	"O6RZPJy6JgwUM8LTmVfQAuywDA1BkDyiDj2C4bSK9U1/aMDJa3iNasHbD+q9ZQI6FIZKPLRyrLh2O1Wa",
-	"LS6iW2V2dF+VWcX0sw3oWlORLh6mhjW463ZkFh3ypqbynyyGo0jkHoqrbKGqHwvL4RSJ7XW7u9WI7b28",
-	"r0bsQ1O23AMnqlSA4hT2aW96wIZhu0sHk/Zw2mftw+gobI8mB7TPetNuOIi2zM3wrMZjImgeGrHD4Nyz",
-	"Wx72ETuMDsL9SXtEh9P2kA2i9mHYn7R7tDs1z+496OwJA//1ZYOaddspD/TUffmRuUz5Z/fmftp9/D2S",
-	"6GtnieZHplphxpF0c6l1lxTRAO6CwAmWcBmIsQABxmpeFLBnKldwYRFHreC9AXxWjYhhy+rwVZK0PJ0S",
-	"wkz5nbJe+0wiWG1wetEOTIJjkwsyo0sL2jTXvip0AebAl+AwBGRVW5ywEJFATcG9KECTSIcgIrLPsYKY",
-	"EuLNdFBOqivoh87OAIs1BgbRVyvtpkQkRFESGi1iXqe/H1smJxE51vwxY9mWcmQdEqDD99zEjGRU3qg/",
-	"4LZXrM7nFjgYYxvUGzZIvxB41YTgzmG/j9ZOqlHNW8c+D9B8AgKXsQTHkWpmI1YpBH0BGi/GhGpUK1gD",
-	"qH5aW5mwKRkjfqOuqGKjVap4pmaRCFuoGJc7r+mnZM1c1UHvvvEMAyCRCdDAyj3FajpGPIRIiTHZUj0M",
-	"1sV4601gqpzTJWup14feli3SH+b75Pnc7NI92bKGwn4Gi80XzayVSxZmF+q5up7HvX0lUeqpN8aNXnjE",
-	"+tMBbQ8no6g9ZPvT9iE9mLSPwm7UgydDdWHPmPr8xVnDaySUz1Z0hsG7bfjJ2NYvc7kLtTb3vqZZHDYe",
-	"malrFv2r5uhytrab+9Bd/cZ59/FXNRoUtjmIcub+K0vLtWFvtfm4RfPMYTQI96dd1u5PDybtYTg6ah/R",
-	"4UG7Px1Fvelgsk973dxkszeY9ieHYY+296Mhaw+nh7R9NDkI2z3WjwbhcDKi+0e/ycRdZJwvDdd5mvj0",
-	"y+X7fhlQ2V9LXuaX8zn9nsv46wKVsxk7YX4914nYTzAn7300/yym8FT8OT+jZHBqR/QltVR9Le2qp9pb",
-	"7Otcf06dwcfZ239Xbb9ukswDRwwMZeG8Ro3VlZTQeQjljqTRfhJGb/UjCCaQhCYQXKBuabJg6Yy1oVmf",
-	"LxjlELStk0JITWXSMSAXs0Q1PM0AFhXyEnXNDiXpKxU3MFiqUBBf6VW6hqF6WFANrP7mlVSuoj+g1SGX",
-	"WNAZyn1oZGQIZDVdO7p0bTnbDZF0beroYCgyFv0P3OJgmTTFfaOTrFT33zwIdKyeQXPSWranDa2Btidj",
-	"6U0MejI1TXDtcKRK20ZfeQRSIGQsV8sblqr4NtF9BS9rY3dchLQVWMkeffKFDBAqsVDVmHChuvS5M3cu",
-	"jDng0lQqRqRP0ELzqqtkTtNFwqTMFX63k2eyRvn3nOLwroOOi8znNA3n8S2LSNP8S1forinF3XJ9ddpT",
-	"BDRBseiwIjNw4GCuTJ7ACZrzsDvATJeqymoL1UFVObW4WJzGAFBRa6ogmMhyn10DMk21ZaB2bcBr5doe",
-	"CrR+TPQhWnG0CuvqbZRv8lEssCy3KRujq3O3Sd3ZGpNdLSKVgTlGEWweqmiNzUFUm+pYvxQv0AYwTxcK",
-	"UvPHABmyZim4SbWxBAetaCorLQZW+foVmi+KTMkzI/W2VZRXv/u8jpDr7CDvC5XGfwlp56lVbYrstjEe",
-	"eK63YWevBa5yY6yo/x6jB2lOY04TEq6y1u4Gj+LqftUaOb9OuU8rccCQdCoOONZN8UKwKJtrRl9YLS30",
-	"/bfW/x/oyVRO1Kf6N1fP5H8HNfUsijNHSc0jRiBh1/Cir6S77uEdIu+pPLDiKEKa61rXcOQl+axcNg3l",
-	"zTyoqUPeQoVRK/wKA3Chh2BCnmJeEjx8XlXx4IL9yQzmJ0zw/ElJtT+BBPOTetput0nNf9Uj6/z5iYD7",
-	"zBbxzSMpyE8k5td61j/hSEEC8lzx8BiShSXG14AMawQK7MeUJ7eCdbHVul4L8pqW1EpSGQ7k2FlD44K3",
-	"n8ZT2DWI51YCJQqZFMItW2bUgU7WDfRo6XKZiltWHqX+GQYnq3M61sqHeS1XXQSpuBF1Ryguq46UaDhZ",
-	"ZcTK0j8V/mnXOZ/3Fomc4laqHrQnq6pMQTpl7gaFbOhYou0bgpknjGTC6jn1shFeN1IsmJXRjZJUGJMB",
-	"ofs8QRAlPjWWLSLfdvmN7Cq+nd2xcJVLGHjKfmYp7mf2fYWav5WIueE19JnQIkgisKRq+P+x9227bSPZ",
-	"2q9S8E1LP2hFlo+R8GPDfZh0A909QZKevhgGYYksSdyhqrRZVGyld4C53BuY55gH6yfZqLVWFYsUaUuJ",
-	"5UNGV3EkkSzWYZ2/by0LpiYTK56eD4/O2MQMDTMfdStya0MI5/zfyLYj2Z1zOtukMSoZpbtPbz1YTmgr",
-	"viHzVWkfrlGpEqhnzlegEfIlCRNuz22dQa4uNnwsFRRz1XSOvEntYNd3lPXUx8xbspJL1eOXu3Q9xd3z",
-	"dwCsWntLs9hxSZN764b3GHXvJMnly3IMNdW6wlID0FQ7mgCj3XIlpwHEamyguyzQxY7b0MML+GPSaQq1",
-	"KA6CYdH1RL3z4oc3rCTbMcJ/XYcMqwH1XGXY6wZBMbXdVeLEnJ7rQLkrzqK/T3CPUC15CoUnpT3YHVke",
-	"EuXsQnzCrphKPz2xPGtgu5K+ccq7ziVZOGQeNcjzGhkVvBANomDdIvCFgT3WdOjt3ZsNLjC3WvmTbePT",
-	"yoN22PfUe45ZabKInOtbmbnXZLu1m20NM1e3seoNYiu2aOkHnCCL03GPvcJTmmIos7DUp60zSNYE8x64",
-	"g/lbe607Yp1eM0mHDfZ4Y6Q5lHYTO0t96Mxtu2Sp6zTzqhR+ZSk9JpC8XEsi4jQRLtrcZBkPPSFUPwH1",
-	"8wV9LvzCfqDasV6l5ata8wq7drgk2333GeVgWjSlNB8XlXUFELEhoTWksRKxEDIBFQLyqZIncj3XmgeV",
-	"avafy2QqEtJADckhqDTcE13vi0M2iLqhx+sH3ujgd/AQByW7qt2epBwDG5/o7iooRx6ovrFJnP0Rls6W",
-	"FRIqSxyiccgKtTjMxAeRlb+HcmW0yHKxyFILuhJERwgn9UrkZSV5h8MvV+YelugHk8ALbqRbt8cub0Q7",
-	"g8tA/Hti7tCPoSzhj443blvwI0nWXxG2OfTmhexUq4gt+aV1VigdSyx9jVOFPYlypCPLINEbGV886lIq",
-	"FQUq8Ch0ImqTP3LTCiBxMKLtGzn5jK8BOUuYFw6YQ54Y+5uuxgJ2nOGfHIDS/X9IWHn8sc2Irr0ERErL",
-	"16TaGHuTsqECrAPrlElduqDbYy/5VBBc4LNxh8DU+fm4w+/sibj3mFQT8mnDHcY6oMwdoLgF3FTZwM34",
-	"plQWx4MDgNml8+X8YDg4Ojk/uTg+OzkHRBp+WKLtiD+0Fbu1vtWDxi1e29ntOEy8tKkad6xUJrhsH0rD",
-	"JrZbt+Vxdvc+TSzYhjE0nIKNAFy0hPsitx0Vub1CAe2VwlBmJC6l0jbYrcukQpQKFCqtIsRrsGOkiXM/",
-	"rEOB2SjSz3CrtcPNOr7WAN5f8zXQQdPRG7lbpCDWSt3+jfZ8l8v1m4fS6PaFSmVhvF4ocENjnI+NC0Qw",
-	"LBnPVE4wIsuDe4kfDkNpHj6l1+eSpXM+NWYWmysYv8qZXnD8ln1IE6HMl2b/G6UYzZF19Dct8p8SHQGS",
-	"ytJ3tnCvWLgXZMWCKpaLwleNl7IO/TCUoLaVzFbDlmqcbo/9qgoGHdrLlJYz1EIpgcAZFqR0GO1G6NxU",
-	"RxbK72qFSNVNQ6YST7NUTqlyj+B1VEKbFjqUC17MhnZxesQBFAXukyKdi190T0j4sDrNfz96G3WHZRke",
-	"2V+YiGvZzSPf8jA/DOX6ZnVKwL4NGGHkjiciE4VIRuWOSoG5KluBMm40dsmlprcjPBz8F5/Fy9M0qr16",
-	"hJRrRE7q6sGAZm2Jpor5ETLL4q5/L9WVJL44NWFrmxPmBzfnnUDuLIPw7ZA7a1+vI+6AVhQ5qT0rnEup",
-	"ljIGMqV28uvOlRjPlHqvMebiWIuRVmx3lXCOqB4X7BvNpkLNzYx4NXJN0e7yns7DazpE3S0r4KqgNJJw",
-	"X3cKFSYegYRIIzU86I/PxWl8zA+PksHk8ESc8cPn44v48Dw5E6eTE348HsTQzWNK0eyZSKez4mDY7x0N",
-	"goOrNClm5j/HwcE1fBgcrMy//VOjkscwxjItW6hlPBN2j0+E2WF8BP1gjQ466bPFNRBUGUuyehCNrt6I",
-	"R+FtUDPQh4NtgYq4F+4cp7iVIdlaYUfn/YprBif6wVGFnvH/AIBCF3t5dhQ/F+f8dHx4DFuZn4nDi3E/",
-	"PnyeXIjzyRk/HZ/Ee/jhI0yLreViyPTaOhl22WC2EYGPVM7EGNGPgJRfM6jvfZxJsbsBbrblTZqm3OIi",
-	"cG5CCZODLsuMa7/8fiXAEXJGoHxUGY99QmGfULgNbep2btX/qYTmc99Pj52NuNMkwrM/6C+CqqIL1cTs",
-	"Sn30PR3c5PCjP2aOrw3bIbNeSs01ADlmrAlWqPlYFwDZi8hxw45Oxps0tlzEwoPwAPBbaEyaP0NJlpru",
-	"InOfptC4PcvQLSM3ZmOPlRguHJwHU/LqmHrse/N4kEKF7avjel2csI431mG72d8dYb1Ks0MPHnvLhU0O",
-	"Awzp0TsM39m90xTuPLkxM2UUwRRWHyJUboa7va8JYoHvWkFY7MEOrVISN/2twq8VL3xIgmNYlr7XTz7k",
-	"GgkllBa2Np06JxTRWtoPsx02/aGbAqgBowwIy4VaCAlEpGnBOnhve7NvV5QYsx9Ae3OAE2PXV7w6ldPu",
-	"CHCYjdHHZkTqnK8QX0sxWkgr2p5rkLahqK26ks1ZvFfwN1mpfmynubeZu9RFqSwpLBjRDkztt46vAX7N",
-	"gEnuQ6YXpxLbk/rhvsbwqO21MnYlP6G8ISbKNowxUR19c5CJtaMtb4gkeclVUP6wRt0vAlA+FW3wmZEj",
-	"ly+00Y+tYJCfEU7p33c4pY5X3GMRmxTlHor4OKGInqimo4p/YtNFMsd35bfc0j33B0htkX6v5ZcCJj06",
-	"9yHAF5I0waRkxyLeQwnFnNjRy6dzNm4ZfBpUAxolXiwtQrnIVbKMRYI/KhF04OtVQZId0D6p6womnXOC",
-	"TszVbOV0JhRcORggtfPDXt4lewf1uYFBhpIIU0g9bl6DBYSXN5bbtDWKe2D184BsvTAjW1H2lldsj5zy",
-	"r72x9sPjcNmXf9xb+QfN+K4kIImbG0DZVEFiw0xznsBuODISbNC3pCUdJDRxnVm0+XqllnkozfjNFgJB",
-	"WRbwpTmDJuPst1c/64Dp9KNAp+T1j5eHg9MzlqRToQsNBDOhHAssCK2DfEduZLb4TTPo+8yOAjYI2PGf",
-	"//gXWxj/pUSHvym5HbbgNuJlAYJNSDfxGxFcHKX8WExULpj9L5pqdcA4oJSRWTlwtEheOwv23yV11NDn",
-	"EsaqVfSJKqBquIZuOaQmk3aaLIbcfIYqZNQAp34vxALjc/Y6CMVB6s4htOGRDrwNxRzkW5nn52Ky1Dex",
-	"FCF6ejNqJGSkwr1m/C5HjpNlZfdXKISoVqIAQzyaZh6fFDTrYB0s1NB/H7zt6RkfnJ5Blcmha+SEG3TE",
-	"IvrWfHR2wjJ1JXLoGDIT12abpgX8KP0ovl0VQkfgsmt2xMYr1PSn7EX6LTRNh3IjzToR/PHs/0VdbC4X",
-	"QTqafHpMVJutnSZCmV/DH+bX5tb+BYH7NV7qlYoQZJ/uARdhB/TKb7hkP7755edTNl7KJBNmUjw19TFd",
-	"RF3s7w3plgI9+KbBmrdrKm74RhP/D+vYRVOW8cjP40yMuEfKqMRvJ1cJsXTN/gcKX9vegibUvCoEOnCq",
-	"IrfNqYQLC5Hwt2Oh00Qg9xUzQk/k3RGLZsU8O4W1w2vFNY8LKPYRbG1SaLpabgy11pyNefx+ucBvu/dL",
-	"eu2opu6Z87oslcGzivAZBGRuXixDF7dsJ7ObukEbY8J2bASXa5ztX3cdDUwsvJXR0r9ikTP2KTnUPBOH",
-	"z6+Pzg4/DHoLOYVMJJbMHD0fQD+SuXhDVd8gvvBHKB0PhgfPJxdnSf/i6OLiJD5Pzk6f88FEcN6PT095",
-	"0j865cfjycnkaDwY98cXg0GcHJ0mZ/HR6bg/6fd5/8LcywrRg+HJ8/7F+XlwsMwzSkLr4bNncSJ7PJ6L",
-	"XiF0YXsKtr8AVfkc9S/6n942kCecbGwvr++UnbKBPy4CBdfowJbujKry29Z5Yjvrmon28GU+e+LwfeXO",
-	"LZU7qSRrePvSHXc6yjQCnJEWKLszmJ8QnP3GBfhb7fdPH9PdCtr2qohiLsuVluoKLZcSFe7vKfBkyDXq",
-	"7quN9tVGTylSj22PalGESrXRFwenCEBzIwa51vnJYm64iyblKhM6YOMVgHIqIWpgAbbxaPYTNkBCbylN",
-	"dK1fFjlVcJQ61HkT2G1t7jyicLxrymkz8Y7y1uJSAz8wBOyClseOgu7Rf5hR/397KfU3NR9B1AO5saE1",
-	"IVGDh9LR70Hd0xpQTOSO0Xm8RBwXjrPbFohv6Ai6o86bds1gaqudLs3aGSFmO1yyaoNLLT6IHGtdvc6U",
-	"HmElTNemDSkV9GPctg2luarSfvJk2/aTjyrl4L343//AORn6M7rUKLvTLZiJaYJfpQVnr+ytPplxSnFd",
-	"0LCBt3hjEwF35Cb5Cdpd+9zErlsLenDHzRoLbq4IbOPt9mwEFRNBk2xjXSPjO9ZXYuqzUJbbfujSEWyq",
-	"hAb0P5HhIM27LnKeTmcuhF9t255KI4UKHWBgOXr52xvgGUU8o2v7jtFiI3TZj2/evKR7j6BuPxeJ2V88",
-	"09g54LrIeSjJ9OliJuLy5U/E3BDzPE9dh4rMCPXxqkDByBMYRSjxZb/RLPrhDZ9GGORNod8eu+KYjoBA",
-	"K1SkgS1oXqeM6EPz4ELDwyVSvkVmR2SiEKjrox57LQRLVKztivTm2LUvMte+Tj+KiKinMsF1wU7ZL+m3",
-	"aAG/PmbEEtAd2UVaLlih6hcrOLt5ETCO/bFz+OjPf/6PF0pnz1h51Z///F8aPCrWzDwa+hvPjEmX43ya",
-	"H0BSCYqFqfn+UhZphm+Pb2QmUFwv0lzoyyJincEJm6llbmbcgqC7o7JHPJnbC6xNg00kCXgMuQWL/YTR",
-	"2Uo0nDHvZXDK5ooOkhb5B1hKegYQXrDOgL1Iv2XjVShpIENH+e/di48Reka7qGYeYVII6FdozPQQzQo1",
-	"FcVM5Dg9hDc1Y7eJuv9aqoLb2mT68B18+E5cx0JA6gvapFylWngIZ8IyY8YMOIDbENG7QaJWQ+A0qbuL",
-	"gEMI+qYGCf3nrG3+AnYKUXBalHfLUuwSczBuDotd8SXTDd0h8fw+sd6QN0SiKYr7EIHnLZGXOPMPBLyk",
-	"ZW8J3tJBuOIaO9yKZGQ1JAmsB4/Q4hB7+0jpHWyGm4JqLdJoyBp6K1t9caWWWRLKmcoSNjeWRDHjDQpj",
-	"H9bah7WeUljrtRGFtMmxg5fRQ54HY32Rz/Bfnv2Bf1Q7NrZKZsd5Ye1vzxopqMQAXBAjrCGMlItYYJ0N",
-	"RLUcY6hvJmBVZy70DK3hicptZMU4MMDmTbdhK1EM6UyZs22WKF/CSANUFQSBUVpgS/NQNjsO2xuDa5bM",
-	"C1HcmxnzGy3Tbgm2NlHPuweq4Si+UE/9u5ViWv8vMG51LvRybnyuO5cSz+w5uiHyobWYjzMKD5ResERv",
-	"X5eufgKSbIgqOv0obHe+qi9qPVZbbumK3DpmLEvj1I5XnpvqRU/oKRCboEC2uRPk0/BT1xAQRAZTk1BG",
-	"1oiPeuwSwwJQUkiMmymA23iyimo8ShH1lQk8TsemAjQjXqgOqyoTzaNG6Po7RiVb4AePoTMesQWHuDSa",
-	"J5cvf6oO1Lh+GmyUiLxAeL5DGxsfnfy5d/NUz3kRz6KgLGeDsFAowQSn2qYeewn/IUZ+KpWke6TSboqI",
-	"iDu98AVGuQSW5xNNF/4adZmdS6thKjjktHA0xvfpvd+Byx1K8I3HKlnd2p6weSqN0960UI0+dUW53as6",
-	"ulcPfHNXtzIhDwSL28jZLcXJqCJLKll7nw3xK2sB8xX5rOtneEhhViNEbDMT4syj0D2auk5YOoENzUMW",
-	"Zp9STL0MPgxLamHPQi4tbbgpCG9KhZPdtnd7H6vbu/OdaUuEaJEpjGKUky1Miv74BP0U6tpmWLfW/Eom",
-	"JUUJmg9lxxhtgbPTVE42yWohuiNAgXCXcXDWhhODobSbf6e9bv4dIgZ/SWWqZ6VP8IVegCWz3Kbqha5h",
-	"QiZAg6urMFRMBel0KiFJpUWcC8dnCnkxNOnmQ+LN1TN1JYmr1bKOEqZAhZKCEr/jQ3+gZ0Z1TtsmO3GE",
-	"CSKXK56Kor3u3+9AftI/aStUqY3jPjCjD4ACvaq+5UY40N8brtm8CrP56htrLdb24e7DF5dmr/1VZqt9",
-	"4GLDOo3bZIcnv5wsamcSfyWmqYZmCxwyN+ATk3Wkm57nap4RZQ9BAPMzo7j8DrwRfG90t44CRkUVFHp4",
-	"XXCZ8DxhvzvmX70QcTqhE8Q6EQ39MAXiaPu/Ip0LXfD5Air37Kfm5rxY5iKirDkJO7/wgqQni1B6RqHs",
-	"RFczLeJ3f/7jX1F3SMHVtGBSXQU1OZqtnDNLt+5ANEMi7jAHpam97kVg2a2ZhN2AKkLGq1BGU1EXfREZ",
-	"uDCL6FYDVQHiUVMwB9IP4Fu7Eg0j5IfeM715Y0qGEnm8EWXWScRhskQ5JZDtpxvAd6ntLDLm8Xs1mSBt",
-	"wFgtC7O4uRAsMS9YVr7TDslZogS1ucKJGVxfj6qWLFgrMyXVMhcJBk5OjvrshdENSaq5C37ZHcw6EX2e",
-	"vBJcKxmZ2VISljfKSpXxPU5HKnQES6UxnM6LQswX1LYEQkI2bMUl42OtsmUhWATQowg2veVO9wp7oDvL",
-	"JOdT5LEwo4a7mFcFdnjOFnn6gRciYJlSCzNxZvmyVL4/hMr8UPIkyYXWJZmSGQxw4M+Uptuk2oFeAfbL",
-	"7SKvQhkrKUVsrAFqV2VvmBYl2RTWOElk5afT674KpV7GM4Tb4qVQTMEZGo92qvD9pHJ+DcTmoPNL55Il",
-	"4oPI1AJYaTBoGLDo+x/+9u6Xv37/g9HzWWbmHiYUg2c0M24GhO5179a6uF/ic7czzctZ8wsLUKAFgqtA",
-	"sT/cLRAT99GNgbL2WpKazHliRSWlUvGrEXsWvH4QlJ+tIe4P3tZRh6B7PNyhvZYv0oMtC0Vq07pTEKEU",
-	"V/VVvM2U/HX9ks0tycaLG8N07qDUEIWgQt354gWJawjhkUJ+8GIVKa7K83tXkEJrgT07FefJ8/hofHjM",
-	"B5PDk/GZOLxI+vHh+eSID8bH8UlyKp5inYyz3/1CgyeEKLwbRuvHGSnc17V8PVGqyyRhfM3Za/b1tg9W",
-	"PfuD/tqC4bmU9RYlnjh73MNvkYnJMjXVo1DSf7Vj/aQtzyYQhguYhMpvyqZOoPzbo14O5Rr3MlE4b2xW",
-	"hpLsyg3NJiScvX+z6Xe7IlvwJrs1IeLk3hOR/3tGxdaDj0du47MftAedKwdWEYoQra/bz1AoG32zDc/Q",
-	"i7VYx0MfoC+M324bu/38uG2bqV3fDvtQ7aMJ1b4QiF/a9MS2MJV/R7yeWO0ERJ1aUBAiE9zFZ825NPoU",
-	"OrBFQkLkbBhKIhzXhVr4unlo4U5mjES7xmUsMgwIkdqW4rpw2trFh8BHWotGek/F5gysWOaSUGlO6iiJ",
-	"9UoB45lWHr+xxvm0wcAE1PxaDBCxfhBmKxSTyyzrjmwMerEcZ6meOW4OzJ6GUk0m2EEZ+/7Z0V4inw2E",
-	"BuHcE4iQ3MDrwsXFQonRUc1SGWdL8GfhWi+4XbsUp8eNqBfKS+cE+L3qLcW5M2UqNpUt5AqYVmYQmpaM",
-	"QlVenG7G83kmtPbCnROFETkI1C4zbIvbkvWrByfvPEj32KJgSAH+8NrocwNgeNAsEP62eNjbLanRvySM",
-	"9eRVann6ngj3+t0Y33sO9UfWBwppMdct/m+AVTew/LSQcMXqtULsIhLwrDQaWqtZ/iqFy1ixhchpcNpj",
-	"0LXDrxa1EPwe2VsxS0lad4iZsLSwuMaAzdQVyxQ2XyqUeh9QoRUvlmRmuISkUzIqD/BGEFGI+RwxLkyY",
-	"5WUdbplsbWosCCVnRToXagngdfs1ZeFs+2r3sqlmEVlSEdodXnQjF3OeStaJjE1wiZ9eFhHTmEYVsjQY",
-	"zOiMNbUE9kvIPkV6GTtEsaty7EjFBtfXFtuNzbHL7CxUMp4c9UP5QkkBvfcjZ9gR+rgSn7cGVhciLF7k",
-	"BkZRhm5Qeb8XiwLTwmZGJul0mZurYcZKgbmiOE4oO+eYM/aA97uO1PzclBq+X9X+mGuPaE5W29QeVa7Z",
-	"WuHWrr6x9qiUNXtP9nEVHXHpa6Cbgry6XQvNBM+K2cdWPXJJXtCg3zfODwh7TqCoXMVCa6w90MDGAmxf",
-	"rvQEmjjDTxNe8DHXQAm6FoH6EYZw8KXsSpbb8UC93zxJjM9+jZe2mJ/2PVPNlove52+ZqvVRMy2E8Z9n",
-	"lo3Lf6K3dnqlCzGnlYMw/WYL5xSbXQfr3AZYBXraP+6xN/w91hClUhdGPzGjx9SE5arA6i8l4ZdNa/hK",
-	"8CSVQuvHu4zu3YGknsczc656XyYB7sQOvWkn2BhMzCWeMxti0I3bom7gNlu0UCuEOrc6TT+rmGcNdUWs",
-	"MzebI1/Krln9slhjje0U1CKNa+3u6QdhtgjIp9xuGLPZxwLx0iqPZ0IXOS9UDiwZxHBGL7jOc/eaqgch",
-	"85QwtBBlAgx+Hql96t/MqKaGW33nGAnXibZ82kNkGL1S+ftJpq68+5YUXOs3t3XiIjlMJVtqoCHiMXbO",
-	"GPMMjhvCGxdKpy6Q5I+bftZw90t5a/Ep61jrTmarrsMteEpDTSDvUC8jRV9h7o3DKZDm1zQ3ZLrIBZ9b",
-	"U3LtzfHe3j2pM9T6Hf8CzU2w3l8ktzCIYRVY/kEkLh7pWOrcoyx24NPbT/8XAAD//w==",
+	"7P3bciM5kj8IvwqM02ZJVgcpkqJOlLVNqzKVVZrO019STs10RY4CjADJaAURrEBQFDsnzb6rz3Zv/8+w",
+	"ttf7EPsk8yRrcHcgEAdKVB6qu2a6LipFMg6Aw+Hw488/tsJ0sUylkLlqjT+2xD1fLBMBf5+FYbqS+Qux",
+	"TFWc62/UarHg2aY1bp2xCL9mfM3jPJYzFueK5RmXaiqylte648lK6Jt4FGVCqda4df2KD6eH//rulxez",
+	"y/PDo7vB0f6hOpr8y/El3xys//0v749aXitM5TTOFjyPU6la437lm0vxyyrORNQaD068VpgJnovoLG+N",
+	"W8P+8LA7GHSH/etBfzw4GPf7f27BJVGsr1noycCA4K/XsUyz1rjV19esskzIUE/s/dWL65bXUiFPRGt8",
+	"+MlriftlnAnV8I6ReUcc6QdNj6c8Oph0o5Nw0h0dnky7fHB40D3qHx8eHQ2PTw76ouW1pMjXaXaryXH5",
+	"fNgvvnnFJyKBr9++YW34sdPyWpn4ZSXUAxMY9Pv9/mg4OHpsIpm4i8W6NZarJPFaKuf5Sq+KWcAbZ/Hg",
+	"Tx5qil9EeMenT16FI17FqsIV13PBEq5ytuQzwdKpZRKahHL5Is7FQrXGP/+DQ/67cMgHPdL7/PkqU/q9",
+	"lmuiRSzfymRTZ5aQJ4nIWKyYTHPGJeP6Ws05+VywNJtxGf8VltXlnDCNhB4WvP1mmmaTOIqEviQSOY81",
+	"ifTr8GGKLfiGLbjULFl96jPF1mIyT9Nbdco26SpjWZoIPR4khch6rYIQo/6+18rjXJOrdQZvZ+7b84yH",
+	"QlOjNZpMT4bT/YOjo8n+KOKHfD8UJ8OTqC/6YnS0f6gv3iz1Y+Z5vhzv7SVpyJN5qvLxcf+4v7fM0kki",
+	"FmqvNkdN0Oeap+M78YJmWxbMIf3KYkmzKEnj5TJL70T0ryJTmqy01lwtRZhfaqK0xq2T8UAPka/yuV7I",
+	"j8i+h3wwPRKjsNvn+5PuaDoU3ePoJOweTI74UAym/XA/0szKF0CfRNyzM3zCJ6/F73ic8EkikG564xvG",
+	"vQnnXM6EFg40Ov1XFs7jO9H64LXCJBbI1jCMQXgihtN93h1NDqLuSBxOu8f8aNI9CfvRAH4ZTZxhhAvB",
+	"ruapUHoUyP25nfzHFldK5CiGolUGTPFaGapM40S8wedoCousq3giuif3g8PeUs5aXmsu4tk816Jm2Kdd",
+	"Poz2xWh6wLuHk6OwO4qORfdk2ufdwWQY7kcjcTA95C2vtYgX4hp5IF7wmdjDB6o5Hx4c6jWYHh9G/ePB",
+	"8fEoPIoOD074cCo474cHBzzqDw74/mQ6mg4mw0l/cjwchtHgIDoMBweT/rTf5/1j/az4r+L7Ta5P89Hx",
+	"cLC/77VWWUJMp8Z7e2EkezxciF4uVL6HpNjbMtN1HOXz1njQP+7rjf41eaNJRg9Orvsn437flZ9Hk+NQ",
+	"76HuYDrUy78fdo+jkehqiprf9EtWi4nIWuPBJ68VxZkoCSmvNROaxV+cm6fuT4eT43DAu4f6WaPpMe+e",
+	"6JUbiGG0H44mB/zwpOW1Ei5nKz7Tw49EF243L2o9v+z2+/3BcL/ltdKlkM/TxULI/DmK46HXWopsESuF",
+	"jA8HnmXBKU+U0BtQxTN5SVKnNc6zlfBa+mDCv610vjJSOZY3dntn9j6cY87Vrf2bBNYVrCvT68pUnmab",
+	"QghpAReHLa+1WkaPnZZ3ZuD7rig6vxOyQSE4Y/MY3uUxKdZC5WwaZyrfogaEucNRJ+I4OgoPJ90DPpp2",
+	"R2I/6h6Hw0l3wPtT81vBUZdxzpmlnuYpkilEhBBXxOgo6SzVQj5c5SydTrWk1CeDFntsmvGF6LW2aw6D",
+	"cX9ItJhm6aJxPfC4nxxO98Oh6J5EA94diYNJ9zg8irqH4mA64vuTYTjQeyJP7SNo0Df2RC+WqC4r7UIc",
+	"fPKqxPuy7biFdPRxq0I16jeRJcr4NDckOQhH0b4YTvUqTrqj8CTqHoujafeQH0xG4X6kx1YmiUtVw62r",
+	"ySLOXQqM6hQYTvbDUXQguofTIy0rjsOuFR37k1F4EB0KhwIRZ6CmlOb/88fWNBZJBORH1rqIaH52d6W7",
+	"8qqWmjvTcn/wKC2PxGF0EI4m3X0+1C8dRPoInOjDcHooDqJRuD8p09LcTnSkzV7e038frDR8nJUGHJe4",
+	"e6A1gJHWAPQJ0O2LYokfnD5N+oZHUZkIw78TIliR6xIBb4JBjab7YhgNwm5/csL1waUlzVHYPZxoNsTf",
+	"HqQAvdqd+2CbEm8E/Q5Gn1FAt1l7/9BA/6GB/kMD/YcG+hU00G3CSmXTlzxORFQWVa81BeSMpRlbZ6mc",
+	"sedXly9Znt4K6ekvuWQrmWcrrXqxNItncZPfIVTZ9GaKj3dcDldCRqBGKgF0fqaYvvJaP91omP/W1W/s",
+	"4ndzwaMHHAyXKJvYNM1mItuwcC7CW2bf+w2cDe7ENBkvIrFYprmQ4eZPYnMh3ytRF/2g0BsHH1vH+Zzl",
+	"81ixW7HRKrbK4yRh2UrKGDZxlZhx8Y6bW7G5ieXNSgmXrmcND3dG1v1Tw4t67FLk2cbcIZjiCwFDUvM0",
+	"y5NNmeonBdWdJ+MUJMPxfAN6b5k7kF7e8SSOiAfKVL8SdyLjCQPdVBFHMLh+m6ssxscZw8Il73Drc3rs",
+	"Sgj89TzL0kxpojkf4ciiF6Sr/Cad3mT6GDVXtcbkh+y57kivtRBKoRh7vVI5mwg2EflaCMnAUdnv9xmX",
+	"kf0AX7QHfZan9B17f/XiutNraT2tMkGceG0A1uvZ9PZUgtqiH9oDLd0yxnDoMAa+gRUk/BYcUVknzQpv",
+	"xNooX1tdfX/RU3HUub9Hb9+vo0/hBH/dQ3fUeOj2Hzx08XStnrl0FD906Bod/m9x4A6IH39Cn/m5jJZp",
+	"LKs+H8kE/YB8CQaWh7I4zhVTIsxEyQe0xQZy1a8oVpqfokvBVbHOQsKXVlm5EzLXKi0wnNkdPbMLjFNH",
+	"f1d3tXwwPgpxFJ2EA2NXTw414/fD7tHUmJwHWsLQLMat9VyJ8Ob19E//6yQ7/uFP//5Ldr3+y/t3L44v",
+	"Xr3780U6fMVf8av1dkq7sywrxxCXcNRjM3i+jEEyXInsLg7Fe2m3W/14jnjOJ1xBTGMlM8HDOVxYPyMU",
+	"Pu1m5TzOOSeuQbOBS/Szcn10ZTyLkw1z7jAHb8Lzsmpz4Ko2NHBWftU3kKdNc0LKKWN+ufJUb0YRdWPJ",
+	"SBi6VDK6XGvc+vPtyebPw3/diKvBOlyc3P05HvQnwzyZxINE/PAyD3+4T15dn29e//V/Dd7M4NDRIkPN",
+	"4yWemqXIlhGDx9F+eDjti+5wejTpjsKDk+4JHx11h9ODaDDdnxzyQb8iBs8iEIJZCmSlQesjbKUEiHKx",
+	"wNXDn/5oeclIwS+Q8pqOJM6ep3KaxGFVT0kXQp+tuNVQN7YnVs0PTFxovDKheWSFBYvolmI8Z3Q5G3kQ",
+	"QdzX/JekPGJxDkqE5kU+47HcqvDRFJjzwm/AiLVpaeqRGH0hkvhOZJsm93lEv7F8znOmVmEoRKSNE2lE",
+	"aSojxnO9Hbe51fHH0ofWeOCVvA2Dg36/77WEVuxa49a7VOXM30UQ+a2xJl0u7nMWCR4lsRRM3OMw4ZhS",
+	"y1QqUfZfqZxnDx464IIzYx2WxzocDO1I8XHVlwz7o8fecfBndMg+7n2DQ0Vzw6A/GjpnjHGgVU6YaSxj",
+	"Nd/6yEPHlzAQo2gYdk9A9QmPRXdyEB12+7zw07TQvj1DSpzltdC85YjWNlt457M6dwS8OW0Zn+YiY5yN",
+	"QPR8yYHdmqVSS3l7ZBtd51c8sxtP4MH14HA8Go4Hn3ECV4i7g3OU0g0s2bc4Sf9B4HgLR3/yWug4AZXa",
+	"muv5pVgmfIMen0ioMIuXeLq2Aq0cBmw9FxK9B1yqNWadAM/naaY5Hb9Mp4xLJniWxCKreh7IjxBU3A/B",
+	"KeMTJWTO0nwusnWsIICowrlYcDiF5Wqhia8HoklqdfAsljNgJNCazvRmq4//CoS80vbvmsfaZJ2mmWCZ",
+	"viWWM/0qStsDUVm8dhHLeKHfPLCvjGUuZiJD5v3pJ32WC5nHIc9F/cVnyZpvFAuep+ltrF/Ik8Uf/FZJ",
+	"+gdj0JrAwZWymchdFxgL8c72j9fX70Cnopfp3yjpZ6VE1OlRGhPmbaEyXyffQ+NoIusnr7XkGV+InLjl",
+	"TCkBorw6U71NwfnM4qhEz5aJTHa1NtQd8b42S4+j7pE4nB7w0WQ/HOotFOunLHk+L5QlTi97aGbTNFtw",
+	"vVlWqzhqNTEG2ZTbBk3BpNqwtUl9xA8m3f1I71eu9+ukH3ZPomNxNMVJNQ87tC/8woHT6mwduVXkKkPf",
+	"0TBvGnrxyi8cO0mcpnEHhUgKTKLaUhvj6UqBlPcYV1r9DLWoaCshQRlNZSiAzWHcv6wEGONm4Pi+0t7l",
+	"96+EnOVzrc30Pb2XzedB05DLvtqGvQzezE26YjMhRcZzwZYiA/7RenKbs/fvL17oTTmNpeh4bKD38/Dg",
+	"gN3FKp4kwpdnV88vLrQ2n/FQ7yiPocyToegxMA/zbBXmq0xEXfC/MRwf0wT3ZTvwW3wS+q3AK+TpL6s0",
+	"F6pjZbFx03LFAj4JA63PK+tY5wvhS/1zWR5P0mijRwsSkSk+Fcmm58sSVx1M9qNjrs2b6SDsjqIj0T3h",
+	"h5PuMByJw+kx708Gdh/j+VIsT0Xcb12ng6PqOi21DpvpZ/5H+5/HP/v+/XDQ9f37o/MPHwfe8ODg03/6",
+	"raav/Vbnd42s+SpeYC52nTNBxVDxX3fluiTGNIpiMpGY8lWiNW7NcfyeTg/iv4fOkreOQbttx7tGL2uv",
+	"0+xWLXkoOjUJsKMh3CAB0vIwvkwKvF9qS3LbbFZLtDMrY+9PDsOh5q4BavUHE5C53SN+OD0Qo2g/HE6a",
+	"x74yr/uyUZNKum3YVf2zNoEdNb2GCaztm79kBp8Kcw7PbDd7GCxNSnFeLhNSJfb+otCN4lYvYObsS5s4",
+	"O/7Y+l0mpq1x65/2ipqHPXPLXvEePYRivE034a9q7x2a9zjqitJZzdwNxix1kpIbUpxNknKcK18Wacl5",
+	"KU+aM/QloQjkEjROyFrusRcpaFTpdCoyX+YkErQkdLOwn6PI//XI6YHvrIjHPnifE7r9OuvgBDWDMRAz",
+	"cKOwAYVhNW0XlfCwx1Kio6Y/HujTLF00xYlPWYaOJ1f91Wvky+CH82u2x5fx3t1gbyGCni//BtwB52Gj",
+	"5dR1TacmMtNdew3G1iejo3IZlZjjy1irsUpgwTfA3wt+K9CQQ3v1c0oDXF/kM0XuXkoBwBoE/TYeRYxb",
+	"H2Oe0luNufx3WBrwj522w04r9swzhQUfIZdMijtgsjJz+bK67Fq7okqSpUCvZOeURY7sZXEOCrEvHRYL",
+	"nGBgwBTfsPWc5+7+1RwXpd96o0KAsnDXP2GfUnD6OuNSxXktfOKao2uuWCQSUQlHV4L1efGkUr4H3Wmf",
+	"FnKpaTuxoYTt2RsUpC89+RvG6Z33fPo6m6j+ZMOw24jBZLoea2V/zZUvDe3anOXpYqLyFKy5NIN4QSl6",
+	"gvF4fSn8BTWcypfTWPKkYwMpzrsVqRLGtP+GfNQwzqczkizmaB9YkA+L/k6ZO3sGk//7ZC8bh3fJ/qCE",
+	"r0bnvg6HVkNZwZgF4n4pwtzmmQTGuVc5ZilZw5fmIcGYqUqUMKYakTIDmuXjMmIJOhl9uVIiY5EI40hQ",
+	"kM+XD2ygOgvYd2I0rRiem3MRmA0iok41vGjEfUW8m31SOoyfsEN+e6d4lApFylkezvEop7MZhI/+bJzp",
+	"D57urA0KbvAWPiEjiRjUWBOggmM7XUuPBe/ef//q4vnN92dX5zfvL18FHpNajYOELl8GZ69evf3p/MXN",
+	"28uLHy7eXAVlqQZ5n6gpVxUHWFxwJ9FS/ogn63WavuLZTOy+no60MsnmeZreJPCUSmzbEIiOccYzwUb9",
+	"wXCfTTa5UKeM52yRqpztD48Oj+FnHoZimVdOxP1BPYs0T1NmXvoNJFZ9bl+FGWuPJZYkHqTMRa2mr5Za",
+	"P1+kmVbNuGT7Q/an+HtftpFWQMCOp3VyRiujuS8FOfRX0DUgtpBm9ehOz5eQ26sWqKfR8pzaCAxbx0kC",
+	"3D8XybLHvhebVEZswF7H38Nwf7y+fudL5F0tLUQyZZmYrpRQpZ1BkR391dm7C6aEAE9ye7Q/YLH05TLh",
+	"sWS5uM89FqZSYo4bC5MUgijIqhcyF5nkyTlGyD+DUWN6wg0G2d0c53Qh8jlMGdQ8SKJOJUtXGVNxJHrs",
+	"f63SHGdAXIZxt026YplYplmuleNSXlDfPV/xxcy8+JucraXJfSWlzX1mMEbBZg5FnI3JjEplKB6PJ8ZT",
+	"vfBLzZ0qV56hHYhjIkrQaxWJwp/n1IlLQYNLsVLVjHktlsDhzhVE6mADWb+CTYV9LKs7w0eX5F1DGnf5",
+	"LSyK9fGqGY3e1GPvlWCcSbGGUeFl+pO5oLUte7eS1m0H9CukddO7NN/EtbTuBw/3Shb417UwiGSaW0mk",
+	"eYwzGzA1pzYEV1Af8GWRHH7KAicVPGCJ5lMmIFdJXw1xHwgCcQoRad2skTIg02NV3wbADzzJBI82li98",
+	"2cAYrI0cCYPVIp68250e+8GEu0pso5+iP8awV76lzV3P5H+6qfR3xy8PcYlbQeDLJ3IJa+MNAXozozTP",
+	"Nd8teT5nahXOMTBYqyoIrJIptUAl9ylpCXq17YA7p0zN0zUTPJwzqgVgUtxrDQkUeXg9HaWveTJNs4WI",
+	"/uXq7ZvPOkoX5gk3cM0WhQ+oRyYTWpj6hWUz1Dkm7bDgsm8jxCoD/yqcVH4mqXLNc4f1pMIMvSrp5C8i",
+	"1IZBJpaC546nGxa8HXz0yenrt8bMpxpxv+Wx8vdkyfmtT8HYl/pNmpeV1rajWPFZJoTWZ9bzOJyzMF1u",
+	"GCAeKY+p1DFArL3jy9lKKNXpsbNEpYxTLBqSNfN0uRQR41mG7gVHu7NmjJZtvszjhUhXeY+9jO/RVoUC",
+	"ia0aJnLnmzR/ma6ecug7jCnT/GYKdzfzpND2j0pXWSgK407cx5Uztj8q2PJNmjPzyG/AkcWIvwoz2scF",
+	"YyZTFC5mxuQvYxORpHIGmVec2YC1/nGlhOOwFplxKighWBu033XKQq4VfG2mxTKKVR7L2SpWkH/PUq3O",
+	"r7JlqoRhHn0bZaHlKVvJW5muJdOizzjeSLD/Olao2ZhwUYZW1eHBwf4hGlMlNhjs/3e3OBupMdI2Jms7",
+	"VOmcahGFYGd4DMUKbDkw1tlUrNl8JaNMRETF6pbXtz+w55tLPp6gUajGBzyoVTS88+toFg3VGUTtLVUr",
+	"cCjciSxJeSQi1papLx07eKqltzatqNrWSlkeQjYCIzlb9Uj5MuN6o6kczhqzAejqjrHcMBc6gA9dyNUM",
+	"KAFf+bJNmVTqMduuU1M2nQc+pmQ6aaJA0PfSSaoUn3cSrCrPcM39IrNTPzaWq0rQ03E0va895hts+upY",
+	"vwobVh5K50Epg9VyjPkaIf8iCGByQItLb0XUY7YIHHzTeWqSY3vlJf/pp5+61dzbh9a9mqpLi69Wy2Wa",
+	"5SJ6LaKYY1HCZ3GAfdDNQj/pBlajqbYdxKC2yioPLp8GBy5b2GczeDajZ38T7micx1dikqZnN+iwkBMJ",
+	"VkqFRGijxAqvwAQNFjzHxeqeyzCNYjkLWNvYObO/xsuOZqm8uEyv8bhGffRXq9IiraSeYSaUEhF4ijCd",
+	"7SlJGt8wCQryLRQMe3vKiy8pyW4aJ+KJuS7FCeVi2X7PEy5D4P1lli5FlseUg/LYaWhm+zqVAlPEihS3",
+	"n53bizR0NFlaNdjUhpcb/NOmhL08E1ytMkhG0VexNsB/6tPx4BgwITqQmULQnCxPy/l8O0GqVpLwahir",
+	"1YF9n6ThrWKQFLO0WdAc1BYzkmeKTfRlHppQCBHM2lqksf/6P/63L+FX9ns26Hg2shE0QrkGp6zP9DMS",
+	"xouZwlYSEs9Tm5/ar+enbgWIfbhEolQd5iQuRjwXXa0cNBKuBia7AzeVIGR3fVMc7ZBO6aDJFnUUCCv7",
+	"YfvFBDT70WWjMuZs7c4GENqdJm4gZz+2eJK8nULx00M3vlklsNFoM2HpPJQKlTn0p3mcCBYoCuHGigUr",
+	"GYmMEGuCMVvPNx4IIMjDAStdRKdMrpLEl0UhD3CXpLeadNbaFjdn38ODp0FTmeKnGopu0/6PI7O/wjlE",
+	"f4pb7I7TRoaBWm4fjthc3PsyimfgOZFMrx3FvjhLYnmLBi3uP3G/TNJMZDhzs8t8Wd1mSCsIs1N0gtx9",
+	"acbuONY81pPuh+GID8L+9FAMo31+MjkOjyIX/7AvTqbH/GhyGB5EI7E/HfLBpB+aKpXtlHcSnl05DFvA",
+	"iNOC9yuMXefW2r6tSsBtIsSufHUtLWe7UsTd548fFKaasHxYUI2g88dDHFc5ej7Zl/Is4xvc8kWFXZX/",
+	"3nGlQJcJqd5larys4h5LGolrUjS4bKVj7+krB7MpDaeRQlFkso8o18TxjfMogoQPnrxzSEZlkJUjl0DX",
+	"diTjG7GG2jE9hAW/v8B7hlgXQZ8GddpW0mIee8t55fKaloGDbqSLi+hSXcaf4kibpClDrDiv8KSfjAeH",
+	"QVlfIDQYp3Ll50H35MPP/e7Jh499b/hpXPn8u6bjAKlVY163jLs6ytdxksRkT6OwuosjkRoOcysrt7CW",
+	"c3IXuHkf64MzkHk1do/vRaLohRC2jvPC+ak15M1ub9/xaC4A+NyT1sXiq91iwPk+lhao3z3h3emHj4ej",
+	"5tVwYPicYcUyPxw9qjpBva47mSxuegWB830jkjaJebvEDiHdqeLQzcjsqpewBCxBm/eUEvlrZ43KU7vQ",
+	"66RYO8AF+y7oeMix+jv4Q38Hp+aP169fHbDJSkaJUL5sl2zDv8bLoNNjb8QaTGPEq58IhM2hE5UUN5c1",
+	"8O+/LEXxYRZP7d9rMVm2vBaOY7Ec2b/XYrKwH35ZxeEtKZiVMTXqh88THi/KZ8rnyd8vVHwgwLLkceQx",
+	"VHd4JMJ4wROnPLFXkWK4Sc66L7ftkwqTlYfYxCDPDZJrvdgSD3+btJtKp44gnTJeFBGwc4yGQhRUm7VY",
+	"dK0tdwgBwXFL24OlkgIKxX5aSSUgJlM54GRIaF4PnTg0gzO8+JMLAvbQbe+VyC7FVN8wSaPNFsNV3Oen",
+	"zG/5LYzsUmayHqpTNIm4I01m1GdYXk7B8aPC16SnNyxeNf/8VixzNhEhXymh5dccPH7LJNbb382zHrNA",
+	"0wPMDT1xjwW4DgEsmMcC/TysABCLZQ6yj0Y2SdNEcHDykybawFg/IYYBuXjWXKHKRXmsJGbjKdYyAFxf",
+	"E+ke0cx2P79oMs3rT5hHjK4SkWdQMNMsEhm4waA0dRcFzOG4qpK15NkDBfJ5uuwm4k4kdjXBWkqlsEuY",
+	"Gx0DDaTaHSU6Ei0eJWEmVJrcNfHXT3Nh01nzeSZ4hP1G8PpTIwBAbNKQ9Ei38Iq574GdsvNYv9883Q63",
+	"C9Nggad2VizOrQ6g7fJ0KWRvF7uaZOYbgtxrLsiHH20xvi3XcuER9Ir3Wo+WMdeUjBKkQHkwDudZuUny",
+	"0DPi19kjDkuUKF5awoqxaORAIa0eOIbOrMSvrgPP9YFDpEDUGcZzrGN6I9al+zunlJ5D+K10DnnOiaM1",
+	"t1l8J2SPGS6w0rF4zzrO5+kKm/rAkyHvRsFzmpa+wT7bUZIvOYbCXcV2f1hZ7MeV9kzMdrDRiFiXeLEW",
+	"R/FCvFY73nYdL8Ql1Cw22nbkN5hRYQk+mSb4wMp//+AZTPoGXkq4DvrUdVSlUwawXZNM8Ft0yud8goqG",
+	"Pvs8tL4gBpilro5FWczNh/pWKISf/8P37/v9rv7/sf7f9/p/z/X/zvWXg5e+f3/08sN3jcYMTfpreEeM",
+	"Avebd4uUufIxVbyurIY5lzPQLzELBaBwOOREYS4jnN3TDNVhZbKywLTS/OJLtK5YWwuHJRh9Whu6DzwW",
+	"oD6U28N4mrMwzaTI2AJCGyKCahBMp7GXkDQHa4YZZwB2ZymSsfiikPEKCkdoBvCLWmobU4ugjZkJ4GP0",
+	"WHDPfo+jx9BZsGG/J+9I4EvI1aCAxIC1Y6niCPO24PWdHgvce+k+1mcLnt0y7kuQsQ3S0TmSnqmyWIyB",
+	"3lbIIjHoCq1vSn2YzjCn8lHpWTg4CoUgXSHKZgHr0Wj5E7ita9F/wTPuv/D+zRfdX9lL9y39wJpD4IH9",
+	"VIjrp26pRQo82Q4AhTBgPNH2ARSYM7XksvglT1kgZBR0UE4Dm3tQ7bFwHGJYL6X33ETMYsA4H7Ogz/7r",
+	"//y/GDwI/hIygn8LD0cAhVDFniYXjLKX6K0JiWY9BoXxqaSdhs7Gni+/gIuxTK/MxfpU24WHhdyi0Qtp",
+	"HQOakgX2WuZq8bgAJdXdqgWGe4aD0dHoeP9wdFRmo8d1BSB5s87x2MMf0TrxyVt4cqmVQIzj7+p2KdPv",
+	"vGJ0uk9fyTzbPIeMkJqr6+ot2x8cHnYHjCfLOe8OMaabbViYRqLsQAaMbPe0P+v++cPHLX5icOaLr+FR",
+	"4k+JO1aVL7y3keowQHu+ftbIdnLFVBVx17mygw4DOmBhk2uz7CJq8rKTVd6EMFKxmCiOJiKWpx4mzEMh",
+	"h2uzP+4jKEVLSlqW11rJ+JeVoN8J7ny7OX+prWCLwlE37I1QAKXAgjVoSx+vS6fG5O80mfS1oe9ge95Z",
+	"8GAYAgDznm6perYXg2REodVjZ2jco4UKkhkJ8EzZ6xHNS6bSpKFBrYTofIZwe9zqBZZ7YCPQtD436laK",
+	"Uj0YuHQu/WQ6Blw0uuvwN5tt67J04+GgKflZPp1SV4HaOCR5rKGNbLqWrF14eZm9tXMK9jMk7qDd9ORh",
+	"QCeDx4RCIc0/uU0MHr7tFV13zeFFOVe3zSTXv/wKBKckwkfmSjS+houtKbfjTZAgWPX8w5PoQeVuGUh9",
+	"h6Lbt8rTzunyRnHDl3Wpo399pqDyxSv8LFApUD6KtzTSKmEWHuxmqJNNvuf7vv/h9797LJz58NZ242ql",
+	"oGZ9rlc/nnWHB4csimdCWRmvKQAmaZKuRRZyJdhc3J+6FTqww0oIv/omTGBRpgr5s4OoWxcF8Bdjidn9",
+	"RV5bKR2dshoBf5G1h+yH+Hs22TBCX6zJdQzSGrl+MDo5Ojg4HuwfHx/3nyTaHw+YPhAMRZ6u4F1/HnNb",
+	"gGoHcBIFQJmqL8EDzqMIV9EiFqp1nIdzAegbWwIoDuT1w7xoJlTcUIS8d7jv/eWrGpkx6uwMYSs54zvq",
+	"j+Mm59nupjv2JmxWqe2jP/OgtsPaRYjSJD45vS3rR4ZMc2EdZUAd0xv4lBnywe9BZeKBpzWmDCJvi5XK",
+	"2TxNIgfpYT2PczAFUTUtA+c+hpzbmKPzAFixBa4pkvwVX6Pgodh0bL2imJk86p+wOmgO5dAZBBoVk2b9",
+	"1RU6WsqHmPD53Pg4yjN/K4WpzpUsIGz3gBbPQHGxi0gxlXMZ2dVFhcxDLQGRVLBXEWsHSaxyFyyW7JEA",
+	"TjNlgoadekCbOno5YOpPOKUdBdKqNWV9znNb/DZtK2z622gE8GQlqLqzkukCgAYmQP+4upM+9AIoP2p4",
+	"fpgInqEq+TTfMlKUZgZvf4hJXlAtSIP+/a1TGapNzHaNUVYyBRtilNeleCFHgpr3lTNi4Uue7BS1/Hw7",
+	"58n5F/VOa43Y9uS3r6ANZivJZLpmbQjnka4EWAlUSVKgJMazea46PfYWEK/EPQ9zhNFUYucgfv28qEZd",
+	"isZwT4tCa7UmMmHoR5enoQfvV+SnhOdaUyW2IiZyar+xYSbqgDtxU8Xs/BXsxR3zPz7TrJQPOFSWIuuW",
+	"fFJ4MeaDzlcLLlXZxHEb3zra/PPLLmaoHnrN2ny9X18jZPlSSNZeSROixy5TFIzvOD6ocr6XMoG0iuvn",
+	"lPUde42+7D2agllpI7gLi75zbqn1EHz4EZfutZ/cRoNfLzeE+m1AuzWrHbhnG5ebQmsAUQUfdtov2Anx",
+	"24qQX8szUWqps2sm3N02VfYCAGmVUNrcTCXhUGG+B+pzrM0lIGN6hJdDz/IgCwl4nBs/lmkyMOHhLYTD",
+	"qyiQn5NwI01yzdPUuyZV7spUZhh6uMRsODnLG83J6bE7wB5QxGS1o8SrKSsNkuYhLQsM0WZNnBYolk72",
+	"6DNljKhHlK8GrSrMn6RoGDO0NraX2mYzxgHFCYxZA6NxsuuQ1TCbRNPgyaoDmSqftm7RQpXYZoq6OMUQ",
+	"ci3xNWuv52YzKLYWmYOI0jktZUHp/cMVpULtchB/RlKr1s0Lsd2Q/FZGKnXUDJyCV9A+oNcHPXYGiEr6",
+	"rGQZp2REyNNi2rgas7dLIc/eXbD9Xp/laZqUwHF8uaYMRl5o8/o+qOTNKcOrOcLrtEOBPrb/aVvI/2et",
+	"99h/mq30nxZ+9XdfUAeZp593/D1FZls30oNSeKtDwYKOs2WWRquQ8qqeKEGNwIT9XeIghwiuUDQ7pdjj",
+	"Lqs+Kq2+SiJWSfz99tOxavxQb0pndqNXOIeg4iNg7YDXqtyCjlcIWV+26W9zVdBxME1caQZGbcZluY7E",
+	"6RTuvro4IFve1/NDfk3+ICfEfxsGeVfW7BsSd0ViMm7cJgEYBXfEiGPFQ19YY8W7GFWFGe8Ranak9UAb",
+	"M89WidB08mVQ1Y2CZsMfmKqGZbDVk9rE14iWVe+/gWHSWBI/o+FV4HA3uv2r3dRr769sGsJ+Lhx/Aai/",
+	"zvsfeSH2ad/pNdrkK7/poXk/+N6qgzdylE0YUY0SD7HgtbFkth9SFGt0bHAc5STh8lavTENmcNlKb2pE",
+	"/3CHuwejkB++c74b9vG7psu25xwZC8uNvJiW+JAA1/Ja83yRHDwo27ay+pkkD4+IttV91fLqYqpTSLS1",
+	"C/imIe5Qq2UVW421g7Lpoc+Riu0RgI0mWMUc3zH5/gk15qYyuiqTn+zM/AwFeVcUDOtz+myD1K3MsKbh",
+	"AyXZZbCHBmG45nEey9mNQVoIxoy+KuJkWtxaxJOeLw0+SixnAMRqURrSqZXNQQXdIPDQaES8B5n6Errz",
+	"o84fWESCwANzRgkhrftqzrVEKoOyBL5ETEzCXN8C2dJjZw4ojT7KpjxOFKCxEl4EZbUWJZ5trmd+2zF2",
+	"DOS7wqhNaw62XOUK00oN4AW4H/Q46gRlbW33EFZXgAhvzoQ7QFACfjBQTuXXGUf4BIGDMOBCd5imQ3Vy",
+	"m5UwuMdmBIAsZolCkCNmss7A9D0VtJIy7g3Pcw4hcNQDCmIAobmk1kRphhFTJfI8EafmAIL2Q4ppQ9fg",
+	"n/iSRuMBvnhR+GoCc3FeWtCC3RoI4LIbgea5XFbk0/tykco4TzOEO5RRuvZK0zPqCbUlJ+j8dgYtr30Z",
+	"aEYOOth91E4Z1weR84vlheRrJWSkjM9Kq9GZmGpCR8gL9tMYl5/iupbYZva4T2TuS8N82IxfAoi2TAki",
+	"3+GVni99CZjnYClrLW6WaZ1NC2i/RRJbedbzoBcmEstMYEW23+qMfQnIxZwh5Ahg6lPbqVut/2Hb2Vh5",
+	"1JZEpsYKmAKcqedL/dRbIZZsmSYJte5IYpULaaQOBHcVBb0AAjVM9fqnUvhSv1G/qmxN1PZdgZYSQ76R",
+	"IYLFPwFLw+FvsDKQ9I3H7fndtuQ/iQN+plgQR4EpME20SqzyTPAF9BNhy4SHwvy6XE0SgKvBQtQONOzF",
+	"2BfcAflrmB/kNFTuj4b1hKEPHwfe4Lg5wnD+1RILjOfvixIL7FT2v0aSgdd6aXG968Zd2JhFHpizNRib",
+	"1jE9VvTrQTg9bCkBwMzgIHQ6+uCo7TVqzpeCtWlFPKaPfo9ZZaHj3goRdBC/uUGVhp2dJOkaEctXQukb",
+	"0lV+k05vMk08kLp4/LN0lYPQghMpXckIrs7T9EbN0ywP2B6DT0lKBzO1Pk5BzPONeSMOPQE9F6U8FF/c",
+	"IOi5vhEduKX2cg5gBrR7KW+/rMAicmnpfKTlLr7Adg1ey50teIdoOvS3ngzsVGeMzbkRJjejzuCI4A65",
+	"iUXynp5huxnGPQCV8+f+hx6OWgUdbzuwuwNE364hrXosgBQ7co5Qaf7URazninG2nqdJpYahPrTm+neA",
+	"j2/KiQAzqZsJHoHiboDm8xTR5w3gvCVHr7VrtgbsreLdTZrnj4In+bxQPMubU21RSE23//Q2QLyKYb9P",
+	"eNQ9h93S26ZW+7UiFv2KprG5seA6rODzd2x0xExch+V8Vl6XSHShvMSxHfcPatUmvPvXDx+H3v6ndpc+",
+	"kqg+/tRpNgkxC6lOqyx9PMp3mWJwT8vsnW2das6gglMTXtdENRzf1/Ck0Ux/8x40yhubx8s6RdwEgkfL",
+	"bmzY13vCalfGXHrhQ8sI1UdPrCWUDMWQFn4L/QCtxyy0TGIrGeeqxwK/NejTf36L3Foq5Ilgh1prGPT7",
+	"PfyVvb96cd0QC3TkXHP+EI6g/GIPxac56aYMEQexpgUhtNdZnGMPK+MDSwSP9OV/FRkAJfmt/sAZOuC6",
+	"joZDVj31O1V1jP6rOpLqKlpzsjp6T8KN6wDSxGk834CWzZQx+sGUGQQi0DWhwCpwjzZHhh5+eDxrs3Ty",
+	"2MGaoTQxl+XkuoTY0UfSjJfW6BTRlzYOwgDlPbVgFpLzwUNWzjow3X+MMy1PscBG5WlG8uXzIOYqWceI",
+	"3IUgl+CCIwm3eDgpd/8QuPAxZfk3Wc/xGExeiX4xoqFp8iEpH0lm3oVqf/OCkm9XIuKxAZSIABgH+yH+",
+	"/pGij/3D46P+yWD4KM2odqEGOWSTDxOBiK4ZOHvSO5GxeZ4vKw57+Gq8txdGssfDhejlQuV76O3c24EN",
+	"+6PjEunM8+p++71//qc/fvh9++e9f/6nDw1e/e86//y7z8Ab/Ma8+bmVNbg+WwRnDcfnCQKUQH7qRbEW",
+	"7geaEiIIgIHVMzX8vizkLYg/qOMnvAlPPzZeiBI8AQflzkOX2p3IeOJLfKoSrG1utZtL22gMB6gt81OU",
+	"sAFh3gTQdtquWLuEQELmWacx1vgZIEHVc2cJ8CLTAvbEgSsH7/TgYWYZNMj/3wrW0BY+rBR57Z5KWb3x",
+	"k1ezPUWYiS05WSqegRcSr7FOuaucy4hnEaOnK5bEk4xngNzGb4Uvwc+7nisR3gSOw16Jw5FZ2Vux6fTY",
+	"1TxdS+Q9LRDHvgRfKGmnlD0RivgOQi1l2Y/PL8zJ3+99+P0ftuHfVs1hnHWd3B/qetAaZ1lUu/1lpXLE",
+	"AkXdAF3NJVqZ/RQ21egFZMODCx9WmLjT6mn1pbDaFpZMatHJzlB0yBAPEqphjBULQEMLSonuPfZeRiIr",
+	"JZJxFpiNEZhI5oYlgjLGWD7P0tUM5xcAwwU4L4Mk4kZFkeXQgWfuT1MCBooVtm5LpzTqNiA4il9WPEFn",
+	"PZtsmGnaugfBax7mHWjhQUN8PEr6Dyzjf2AZ/zawjL3WfXeWdulLG65vbqXQcEaWLrCV/e2G3ILO49sm",
+	"XQr5CLgppbCtuWJ49VYk0wYoS64aU48gUjh2gurk0jBB2KfGKXvGur9ZxAqa3tPTl3xDXSmjUhsFrT5R",
+	"jxryLrPXFAUs+/P1SFteq/L0Rr8EnVZP7bmxA/hyLeb5TNVhmHtfu9nDw8corW1t2vXWC5bHGjWcasFH",
+	"A8eb376U2X8tz0t5h7s+zWotTsNk6Scz17/l2W0znezlCi0YUNiq57gZeONh/ve6OE66k+mc1RjWzrI0",
+	"Y+3Ll8/ZyejgiNG1DDNglUcWfHOnsYby6eaQLOA083AeS1EEq25jRFijvmpjVm3c60Hgstw0zys8tmEm",
+	"Iv0DT5T+OlTZ9AZ7xcCdtZ5gHnOasQJGdj5Poxv9HQVo4b5apNt5JQgAsJX1t3ma3iy43NxoOXBDqTEK",
+	"HlLtQB7Lm5US+qZ640+Pbev65jmhZdMWW4+mub25OyKt6CyWZjDEtDew2Pq6po6YHgvMFMrf+9L8cBPy",
+	"JQ/jfHMj7ud8pfLKWzGxAVaD/KY3v6zSnN+I+1CIiAiMKv1NDI3jEpEjBfBLe8jZr+qDMUfFDQWMA5NL",
+	"pL/TppoMsM2B5sVym4MxtDnLGZe+NI1v9VWwtbVMoT5O1QZDlUVoxnnfVrdeidGK+2XCJQbcLbRRSK53",
+	"cswyHun16bW2BcGx0Xn9bef1lueeqc0CzEXbMx0uWmVCsXYpDmL4rHNaYJP2+6aDlZCIiEE9mbTEDXDm",
+	"lOw1T9dM88LOFVdOfkcJxm3Q79djh+qBEqUfr6/fUcpSr+TTPDlx9PVRv1Fjz5uzk88Y5CkwtVoseGaz",
+	"KyqS67TIbXeKz+ySGmDkqHk9bYPKpknRajxTDC5jccTa4C7iksEG0sv80/5z2AGhQEy3wMN0finWnVOm",
+	"dyAm/Uo2Wc1YJrSgUdt8zvtbEBTz5vKSjxOuxM0qSz4V/TH9Vb+/H+oJw1+Y4PL+8pXWVrGPWI2EZdiu",
+	"JnOpip1F3T2petN2x6K0BdqNBXWbNLTLSrVyZWpQORaw//r//2+9O0yKJGtjxUoHf6iVkwWsbdv90o+Q",
+	"EmizpgPWpj87p433V17oS/PGU8blBnP+JqucBSZ7n24pPrbpz1NML+yUFX+YF2TpFGlxtWE4JaZF/U1z",
+	"Vs5l2rx1EGPlmYJemZCrKUsYbtq0iRaxDMa4ZWBmmB6J9QTBmEw0ZfPXlL4JkqIhPwuivtCTFCikfOle",
+	"6DyFR5jxXsko1K8vF97ajOtaSUMx4StszrvdvSiibiwhuQ5yiuLM4M3M4yXF/vQeeH51+ZLl6a2wHmxq",
+	"+9ugVqlseq2vrL/0isqjtYb2b139zC5cCdk1KItWUvEplufYI8d5VUPCkR3tExM+IFGiIelj16SVbRkr",
+	"7og8hxpN2/oqnsmLzwSkEovGQ/w1RySweCbROMdqJ2Vd+mdXzy8utKECaPVn2mr4MzAc8TZ1eiwKVzBh",
+	"eiKM+1nP85li8H5q9TyLVS4yEfmyHZxF/I/nqI5AiAw7TfKI/1G433osuPt//x/NuH/8r//f/x1Qr2Ct",
+	"1Mb2S5IGpWDuqBTM3a8Fc1f9PoTLVv3+4CX8c/QSP55sq35ZcqXWaVa2feyXpfcP+sPRI/hZFa7AZXJe",
+	"0sQH77E86mmQug3hrjylLFeCIuCQXaIww9Nm1S1i6T5uUOWsz8DY3d7bJdB2ZmDaniinx4vHApiJ/lGb",
+	"JYoyjBuKu7YR7InQq03xZ5FEyqWbSTdFxP1VrvW0jXIyycE6B4Qp5ZZ7E6Dn3xzd9dfGdP0ab/zSppC/",
+	"IgCsA4lWpw217daHNzsrwFrSDAsZGxGm1/PU9Ekvyh8tzhZWLarPg4r9HKza3xRC7Rax8JmQnF9BOtQl",
+	"QAnZsw7lqfJ0qVgkkvhOZDF0dM9W2pZSqwUKywXoYCRvgihW8LxLcPwGfydYnw3rkKQ8amjrbgKsu8AP",
+	"2ajMZ9RAlpqHV9k/WAoZxXIWOCFbPgGXFgU99MbYPcLyYDTyM4KFT0rsWvIsv4r/2mDWQJwMytJAs9YX",
+	"gjFmspEb86saoLZ49oTKV1z5dzxrLH/9FvHNxlYUO6Ca4EgNqkmT79pa6k9IZrLLYQhHBbFPanrtELG2",
+	"hR7gbIgWBqssCUiurNPsNpYzE5/FVInP74FYVAw/kvzzWEaeiVY93AkQ6YFQ1YBwq/DAAkZuQ5dAWyyL",
+	"F002LJiJHMkXbEEoeCgdMGXBu/fXAUUts/yZQtRqm8ofmpp0MwWDMVJIEpmyJJUzkRVy5ukp/7bEmqCT",
+	"7aI7xNvOOVv9RGZAY5iddTiDyxXrG51w76nJYxkz4/7GcklC6vcoXS3A7Mn8VOvzENMY1zDG19yqOD7A",
+	"RHEp05UMIeGyREEqhzw1jR9y9Jpg2k0Gdb3YNLXkHqGJAXk4tBvEodSdIl7rvqvv6t7xDOp4Ic0dN5x9",
+	"iAGqx0fhp5f0QE1l1VQZYw1yuzuM7ffZJfrbDhVT2PvwBoKSSSgfWCY812+zFcEe6J1YBE1h7CIwrxhU",
+	"orJgjy/jvbvBnrlrL2BtlfPp1Giy5rke2u4Vrxl407Qlmjsb1SC+h+lioRc2iaVJZXwE1QNoZEgqURxb",
+	"QjRuhiLA+zfL/idN6QVqeJtmHDuEj9Zat94aJs+txy5yU8SLdnNAqXBd/Z2p+DPnO8XRno56R/G3bREa",
+	"+p2plE155hFYa55aHWInvaBChzN8aCPg7Wdoe3cPtLs11dClgmfst0uV3QBpZ0ugd1SLhAtk9RQdGzVG",
+	"QHvYnvMT50ytQoxEeiaElWKZfchlKJLEojFj/1iSgN+8w7EU9zmt3oMZS1AGZ3gnVixaCY+GWujfqG1z",
+	"M0G6vCkn8PPmtJsmWOHNh1RCw2nu+juKYpk4ZZXPWXOv2HQ7yAyzVxpFhykrg8Ad2ZEbAPnQ52eebTyD",
+	"zWgvDdNVEpljv/O58qI+nIEtgUQRQRc62eOZyLWR+xiEn/dgIunLQufTiqBJVCdOowpipyMe5vqimkE/",
+	"YiKJjRkfMMpL7TwOPCxMeX+V7TcALgHvYiFfUM4/YhNQ2zBTN5CucgSPxV/DVMqiE5LNpNRHgX5Qb8d+",
+	"1ctUKnG1W9S5lNhNo3bkCfKLM5nd8mJhQZ4iuatJ+MRZ7pMq+ZyVeZr12GEXfY1K4eph/psvGW6WfA/Z",
+	"DUZwsUxrYvKUBfacIrW/xlZseH9/6svCOJCp/grs0dikwoFggE06GvTZD6kUpyywJx0+2pe2BGCNnXjB",
+	"F1ZAI+HXOJntFoIdcGEleC37qsYwakP9R0PHYJx2g5P3WREVJp3jyVL3M7Sisq+wWWa5UEK2iVCptVA6",
+	"nY5ZMEulCLzS+mp1nxZ4NOgjeBsd8OT0dDJxDJZf8ZI492U6nfbY6xQAhfUY0SANU5SeD+Hx+vJBQF72",
+	"MB6vL/W3nVNEnuCSmQQrsEyNL/cxvF5Nk0Z/1VafrzHOpFgb3ZNnouBYrMTYxan7FHFV0jyr8mpHre8z",
+	"INfJz7KD8VRrD1WQsMbFZZ2qGNYD0s3s2q94Ajj1XP89ToAHYHnPKrKrMYrFbZVWyKUREWMGey2ABFFj",
+	"eRXMvuQb8PgEH/UFHqhGKueLJUAW8U+my5UvA/3ZWsF2OJqQM5EXqKKm43JRMg6nhsV6rYO4YrtyB+Q+",
+	"ONVrgiB4iEpJNaEGihhuqP1o4t+QmqoH60saLQXKEXTL3ligyLkz6jRgEsNbLDix/aqKUmx/KOCK7VeY",
+	"cVT5simNyv7o5FMV35nEKvchLm2afrB5AQ+dqiXJtsWAB+irStc7YjO1rRPvU2VjkdGJaZgmvXOnJr1O",
+	"SGyLd7mI8oHUX6aa6liDPFFpssoFC6AoPIAMRGJhyBMzyeNaP5pmfAYcBcCGyEQyZcssvuO58FiSpkvA",
+	"4NNsnMTytpukIU+MEVLNFzZl6FBI6hS2m6Xky7ipkH0XQAVbsN5cD6pEuMrifHOll+TR3DGA9re/B5U0",
+	"NEo1VfFMdmMJSYw/nF8z48BcABy4raduzDZb8EgUVa/muWGa3sbIVnoU6HQzDr9xy81iKybJl/GfsK6I",
+	"HvMcnrIlC6/0JvCWTjZ2Ju0f83z5ViYbj11pegmPXfGFuIpz8YdX/N7z5Tuez/+w1+mxtxI9vbHs6kVl",
+	"kbgTSboEXqEOoO3g+du3f7o4v7k6f/7+8vwPmH/TgYLhWFGJVkAj0iJb5YJHPfZ9lq6VyFTR4ARUx4US",
+	"kNNDqJ8Oo46Z34plmKwi4bcoRx0IiLMsCHhz82Oq8i69sk5CzSixnKZYsCFzHsIZTnc7TMpywRekTDhg",
+	"DcUFPUob36P6BcyEd1cDDGTA2dOKpW3dZ44bU4OXZrfTJF1j+VrpGPRlW/8KjRc7zO3/V061fKYYx/7u",
+	"BkUVwDD/6Z/Y81TeYbty5csuGQkuUpweGVjHiqC6icWDHrsA4k9jvU60krE+sPQJytj79xcv1GlxyKIQ",
+	"unz5nO3v758UIIFKH9Tvr5/39PtfI7iSYlLcoaMuSXk+LsP4YIjBYP0U2EcuLpIeQQBAPQHLRZIU2ff6",
+	"Sn00IlIS6cPwKMRCGlRQnPSTSkBOLo5Tp1dQLYlVbgu9g4+aIbXA9ltj9nOv1/vgMd9RjvTXOPT/BAXs",
+	"U9BjWluDgReXBUVrH6PC5Skk7VbVOKgOC9hCcEnovMxR5xg+DuebLvkvKzE2yKWTVZxEhOSHSPcLmNab",
+	"1BAXrSSZc71Uv4fZt9+8f9VBg0vFcpaIbhJLwXI9oDYcErAGkJyjD8wFjxPVaQQqB1iKJGFtenSewksG",
+	"Lz349+glPAi/PHnZGTO1Cufgz0L/YqwArsqKUrRxgSNhHmeSkdPIxB/XmVZPpCYrbL+rUjlcOxhqtWrY",
+	"6+t/BmIYdE71EFCEm0dR3xocwhxgMqI0XFEP+gw7vyCWh3CwK/WDaMBlpEsYKiQsg3Lxy4pyKAhbUT/J",
+	"RGBkKMbw8iWoafCGdvDPgLT4h4G/6veHh/hhGOAqrFNWw2akx6mOGQ+VIMS5EQ6UzK2ogShOdZpmM8ja",
+	"vYpnmrAkFt69vSqOP77K53t0ogQIDUzOPSUgvsrMKePLynGEr8pXmX6tewD3kDjbhb4v7TGrz1cLpFI/",
+	"edt6sB57917/7+z6+Y8ee3H+6vz6vAPnDTZsIGJX8saJySD19VbIHntfPJewtKnE2JdpFs9iCTvOuF7b",
+	"o/5+uRyvw1YyEUqRiQN3AHiCnMazVQblhb7MM6goMwtTgq3V+pcvz6TpZIDKu3KA7hGDudKrhErIiiZ4",
+	"vmzueuIWESCgs7gX4ap4Gto2QQeaGtkkROIXVTRyguKtou9TZrp8KuIQHD4UJFDPDLqULDlqs0UdbEsN",
+	"XpQ7IyMYLaZOaQbQfbzHKHcS8x1tByqRGd2i0kAC6kvAW0N4tdP4Hmicb5bg5IdsjtS42XDOvpys9MGX",
+	"lxs5FDjDelzQXDu1QVkCsqa5eiyWmL/g1nyzc2jwZVYXzzenQcka+HMuNqZViUzX46aWIqxdalWjOnXz",
+	"lLUBydszXKLFuqFVx0OO1+MjUCNsYOL0gOeJSpmQ0zQLAd4X+NeKotyE5ZUvTVMw/YlVGdZjTbzpAbB7",
+	"EzN65glnqPcQfkKADVm2wrQAti+0Wt4iLXvsByFFxnNIwGa3YsOWIqPMBwkzanPQfQBRaRpLUszAz4qH",
+	"9nffKb4Q330Hd9tTy34LqLjoxIQF9SWh9ps4Z651PgjO4o46uL/HHUQkz1amzSylPFDgSTNSCP094c14",
+	"dLtq4lgfQeZcwQPOBBGt+J+JvNTRH+M7HmH5auIyFrxKsRSatBdAWdOaqf6DqjgLAufdS7FM+AZLUFci",
+	"OC0NAz28RZQvVkzlcZLoaUrEeNcbBvHVidT6cQqdQYxOnlMWT52n5PxWKJM3hZ5eNhVrE5gjxzMMQM9Y",
+	"PwewvrcUL9OcLkWebbpn01xkOAtb/GiXmrMonkJhfW5p2sYCGCBhmlFvPuN16JDGUMYdh7LU5lpn2GRQ",
+	"nQGkglXC/Bquh+E5NBLR2IySeOWZglAJ0Uz/CMSFRgwwAp4oCKuHc6drkYEahUAvRRZmIh8j2fZZveAc",
+	"BrHzLLSWijMBiAIO8Rtn71gSx4r9ZRXNIK82E2oO0zuwE1Jje6/JBNA/1jeMPiNg9mbOeOZHYilQqcDu",
+	"TvAlnW/jLWDwaIo0VMmjrN1SKI8QbFbEL/QxqR+EAHHYFNc0nKAMuo5b623qv+kl5RJw/aB20fIDmIvr",
+	"aZFC/xCnE1XobDdM6TY9JBoCUduj/sBjNaXHQ8boe2w02Nf/O/BYc6X1GM8xV4eyC77mG9jfcKBrdjkz",
+	"7G4iydA2AUSQgLZc02pKGCpZ6FImuH5fAl4/axuomDwTXK00y5ioOn5vm58AFn2nx/4kNmhf3Ypl7svh",
+	"iM3TVaZYm+SyEjlkJQQXL85fv3t7ff7m+b/fXF+/0roLsmNlX90KrR+j8Y2grERcmG2txxUs9aqpIiEA",
+	"eaeNr1uxKUjqo+4KBiWWb6mC3O0AEx+3YpmN+iO0M1FmIq5gj51Z5afo5k4IsgCSISKrEZouHbgo9iEU",
+	"xkM9rNrQ1pXMsWJ5mkRbNp5RNgxonS9NvUzNj2IrChGH08pe2vbk92WlKloTUGtvUSY6Hp2upoOKQdHz",
+	"pYXRU0sRxlPCDXF9gWEmcoguSMwB1mIG3ksAkVoH4xGZNjYLB896zEtBJbkcb4+FghJHIAvCJPgSFVZM",
+	"UQHHioE5aTeAmpgzTOVajfRlDbgkCNNIa2ucqu4vInBYUKF9qcoeJuJh9KMBe8Gj2ZUAGzQhMClassBB",
+	"ewhYm+e+NJAMpw3oC1WABs2qBXwKuHRH/UHHUBfkT5eMXcxABnG234HdYUPRjuQr/BF2QiLSG2LUH7CQ",
+	"Z+CJD3766aeu82IxZuis1TI4WfzBd32MfisYoyl09u6CuWgvapvnGLv0wY8/Xl+/812MGG070Oq/BoAX",
+	"5cvgx/OzF+hSM1OCIJgWWMEP59cB1CDal5HPAKC14VfNczL1pVZeeix4++764u2bK2pfAI5EIy+G/RGp",
+	"SWfahgrAYYYOB8UWZjxtzp6/vbxiy0xMk3g2p1RezsgENjay1UPhahL45D/WPH4mTZNjfDSl2OfzAi4O",
+	"xDI4P/oH2yBv3AH3GFV2aU3NRlUSfYT+y9XbN1q3CJ6nYAR0z2WYYsohOQOw01cMrot8AwQfDQ7McrzM",
+	"wPeih43E0oYb+OYEiYFYIoarGhduWQF2U/BvXX276L4Fv7Iasxfnb/49QCka7EVpqAIww3xph3dFoZDu",
+	"uzSJw80Yn93lMhT6CFXsmTY6n1kZ+irGNIYCVh6UVYMfQ4lthyP2p/h71h4N9pvAfLCLiC/Js0LFbubm",
+	"/SHcnKczzFloj/YHjU8BW0efOnCozuI79HVgjepBocGnzFpchms1RYrsOxQ90BJmniZ2/3pUAJcqoaBT",
+	"U5dDM6MibU6xOErQojnsm/OvBLqPiiGXeglnItdaP8/5hCv3MeDXgPNOjwP0JWiPVtJR7BMxj4+19/t2",
+	"/BMt+6d8leSguAHn+PJAa1tNKEYNRooNA2SpUl3aWujLauuN1dFLvhYTfXQbuCuDsUJXO7Y+bNGavuPL",
+	"4OzVq7c/nb+4eXt58cPFm6uggx5lDrBlyMw2YX+CoZ9HYzxjK1i0aN3ot4ShUKr7HP3LXdi03bcwStCn",
+	"9dkBn0jIN9/w3H0h2KOe1rBTJRy71vNlkwEbeGXyeiy41qdg9wJ+elE0EzOOiKuVVCKnzWplnvIlyCCU",
+	"sR56V+Hfs+vnP5Kmhy7LoC6b7S6/BqCsiguzNHTj3DBWgoXJ6bG3sAuRYGDNafURhC29h3qZIYjHynWD",
+	"PuLxHGMGlL2BNEV7QpolAxgISM6qV3OAZoQMSOym9yHp1+/ef//q4vnN92dX5zfvL19h3znnBJGQGc5z",
+	"OOQgTeLHVOWoJ5gd8Xg7OOwlZ1HyGMb2JuT+Mq5HlN6m2RDkSMe5Vp3aQSynqcmrCDymxILrc9rcGstZ",
+	"5xQl5s96h+A4knT2oQ1Cfc9+0YGjVKHfz3QdiyUGEuhpaE9jBqSN4dndB0CBM73zUIolQosqvUl5FBVd",
+	"sPSap0ssaC4CAiTHNQObcIUy8oh+9UjBBNgx5Bt0HAnCfMH2XyboKORqodhEJOm6xy60Ag4GMAP3MASX",
+	"fEnGg8cW4Mpx8s1RUyx1pjKReOdqHJ8v6WozqzSzCw6LBZlC6DHRDF0YLbyc367ZT0YWe/kqLc4kzcfg",
+	"iACIFFGmTAnAVtvs6DciKDZMIgTi1C7U1prfUqlWXPSARKKE32JtyDEE0BvwHD3UjhDPUmUIbloijrUU",
+	"K/CfyIVR8bCyNrh2NTvV/Modr7j8mtD6nCfYJJjAue45UL2HXdg8FpQKj+kBlymC8ZX6uuovIG7cMz1a",
+	"im8wAow3lz3BPfKj6msLnLUemS9BNV2HplufxjtMKutBzlmnGFv9R6IBxjQafmaBW0xJlzcmTEOP7KgY",
+	"pKnfqhTrd6w/1u1G1iMcv1OmUlhxveGMzYfmm2Jty4DkSNKPaUID7JDjJUwzAvEoUJSWIkRbQjPhMksX",
+	"MfgvKThhlAaM9EdxBLo/OFPK8QP0HVAIIfK0lO4Yp+Bc790JD28pX9uKRLbg2a0i7KdJJvgtyAq0Vkyd",
+	"stmg6NZT2HUBJ2TAxKj3O7dVLPpRxdYufM/on1nwv6SZbZ1DSmrhftWX6EM+vmdtEsLDoOO0ooPm06LH",
+	"vjdWJc+1EQKOlDhJ2AywO8wpJKIxzFNEgE9pv0MEHIRrBe0AaZ76Enpck5GE1ODO05x2h6bjrHKPPEja",
+	"0CfXfbe4qctzihECKj7oM0xfgn+Cc8ugAg2O+yziG0Xtj020jAQilRQ1jIZUA1+6KtSY/RHR9Iw6jH67",
+	"wclRn7D1CLv1aHTQKalbY4Y3Qv4NzMm9/vjgZNSBY0cr/7aona2kOVrNfHxperSaiSNNZ6lQDvZuA2uw",
+	"TORxBjMyZ/GYdsK6ckYT08JvjrMB34eJTkkcCqmEk6f0LkuXWSxyDm3eH09RMk8o4FRsf3WThgTMQklE",
+	"xvV59u6i5bXuDIpOa9Dr9/pULyz5Mm6NW/u9fm8f8RTnkHLXlCMAWdKpaqhzuHK9n+TpGGMWQd33UUpe",
+	"a0xaK6UXmJLlBiA6i0PnZgDqDWTcpHU4OVcD1kqUM2AI6GNKLeO5L9GxRXPvlY0vk4dn616qyjTl7NrN",
+	"cRFpMgGuWwszsoVCmCzKYBPUP6TizCt1CbDF5ATy90ebl+kiiY1bkVikXfO5O8DGbHOx4I+lv5aB5z6V",
+	"k8cpo9XUWgGbDPv93SdAjU3UQ2BO5tI9A1H4affB2ztqKXxX6OLVywgJo1ci76I/zxZMG7umOcuTjCk9",
+	"hOLenRI320E5lzHAFqs2mdLifrthYXQBNCZllqHky8/+wy/7d4Ner3fKcCOd2gSeU0oTPS3tuJZL2mom",
+	"rqbiCJe3ieqWDfZeG8zrf7l6+6YFdw2extUIud1qgMUugFAp6RvQBSl70nC43rjQLrhXFN2OR/1BISUv",
+	"8Mms/GSLW9saTaYnw+n+wdHRZH8U8UO+H4qT4UnUF30xOto/LBJQtXge7+1B7vQ8Vfn4uH/cL4Bjm6aw",
+	"MwMblPMGBm6EDKcmDQ+SBCKIpibLcaryDYaxOj12pm4LXAgAtRLhLZuk0He5zPtVr/i2GdEtez/99FPp",
+	"cmKq/ceZ6rnKpgStoW8Z7HALia3rNH3Fs5nA+w4ev+99AV3+WkQxN3n/o+Hw8ZuJs6zI1LedfBb315DP",
+	"S7yfppgWSyXx1fOnx661hjaDQLFkJ33rfiztieFJsSfsI533fYMdUZ/WV9kPdZz4McubiaQo3TpWdq/4",
+	"knxV+shHG8HUQbCfeIyWT9Gw1KiusfRlyXNoVb1sA84GTFoz3nrjMz+gAfnSjmgpMhpMmyu7mgAcDwo9",
+	"qkDDPlyII/QlDRGAiCGzLWKDg+4ilqtcULMVNIJMMDovUmkwPQlOAAxVMkg9pawCKL0s4YUQzXhepxnP",
+	"ixg7BOyLnmAQCTIyyCti0MMTo4SDHx+HKsAbD0lyDiAEqK5u9a7ypSvVLMqQSsFzlCQiKdQwcuYjWr+Z",
+	"ZA9yDlbgRp6uEkvuTFgNFSb5jN6uDbt5DFaXtvR9Sdn4lPhf4heIbvNbIdH7Gfxb92WarXkWiUj/FYB/",
+	"Z8ozg5Jb9sGDyM7Se1Q8tPmYEdR53V16ffn+6vr8xc27y7f/dnF+ZVBwHenscOZjghkuxStRJu8PHpd1",
+	"P+LNroA92EVBuKDuDRYj/2CXE+AKYyPvi9BIqTyoNf75g9ciWHtS8WyeM/Is+jotXm/OZ4DqpHXn1gf9",
+	"rLqRk67y7VbOpbhLb01tHjixcqvtOWiMmF4DmiO7ovZzUHS4jkPh5GUMqhkVvUaD4e0qb9W07lGDDYY6",
+	"brrKT50hwJbR40IEmx312OfFTKrqrN5nG/R1eix4ze+7ZzPxh/4jimmhkdo7voJyOtjlcC91X2l9pv7x",
+	"W9wepbo52CzlqrOfP3yq76AUuG37VkHoq5lo3B6FwQ6JUZhsao83j2FYEN3yrslua6rKm8pmEVKPRehA",
+	"SoXEKQaF6lvmB5G/Fq3fppm6E/q+dXrQEJ8pB4a/1/qSjfHb4XLLtD+IvKGS7hEW3qMDfSsrw0KsFgWK",
+	"mja7YgsjZCvHydPWY4QRaFxu6A/SmghFwiPCUcTnoCyu8S2FPr6nwX0JD8PPlmT6g9Mmf9waDA+wPM5t",
+	"mT/Gtv62if/h7jxdGfkW1jZFjf/gUar2nNiVNtxqvtnCsHuGv7Zy7huxxuBqpvIeO7M+YEhZcVA8yVDg",
+	"ayZT27qQ2oxwZa6MgjqjvopVXg7SKUS1pZjy1ubHxSV7kKgEXY8fuZAgKvRB9YUCnZeGbEA/HpTtZ/Vb",
+	"nrwlyjfXtsVbKWxjbbNUJm37y/bJZzovfoPbS9O2eX9VKdq40bwt2v5zW6CXSqyBrj5PL5oWmSyV7Pry",
+	"7RvWvr58Pux36JjwZTUnvVT/AxVlHG1+6FC9mk7je/1Mql0eQChDfzg5OTnBN9EBZNE5qEPqGCGLjBcP",
+	"OhDRFdj6k9p9C0zlWsBzzKb/7jvo85psvvuOrHu4xZd5CuVceuTW0+GIEJyNoQmmfuhbIF8/W8RyFvjS",
+	"urft6wAVWKDFBJfTkRiAY8KX5n5MZbmk8EPASl9TvAUcFxAKvi5RhQrRA9ujBogHpiEViXumX37h5vFl",
+	"SKnipTL2KL6LVTxJIKgOZecdj01EvhY0s6II1JeEEgiTI/Br1i4SANmgj9mN5dr0mox93lAU92Qh66SP",
+	"AWbChy+IO3HbN7eiSFAZ/tdSJJom/qRw1OCLjoUnHgmffRxs05CqAgZwXTEkWbHeG9IaH/P5FLfYOz55",
+	"LZMs2awEv798ZbK9pFhXx1c2+R9QV/b60+Mpjw4m3egknHRHhyfTLh8cHnSP+seHR0fD45ODvvi20ahf",
+	"xU3QP3ki+8WlPXoh3yvxKA9eNNzzyWvlafqay83bpZAvHC2xOCf1eqZLIbtmFase4JbXAr9OU1CiVPfm",
+	"Rib+PV3Z7J85vxPsoFz2ZrUZ9o5D3WQisO8UHiSkqZYCd01BCveZ3zpSUZ7rp09fN2BRriAcF6G3goro",
+	"QzHnBx5QvkynzZQtHTAHnR70o0aEEV8GfM3jPJazG3MANx3lGJN2Du5TA7hP0P50RuuFUwaQhEzfV7Se",
+	"E63JxpDRWVra7b2Ex052JsUQYlWv6QbMtFIxcY9dbqkspeb0boymyPz35RsRQ750teQWckiq7x3XKlh9",
+	"aV9EQRSzFlpQl2cfWYSHvBDsNZf9VxPjX+L7/3sPrj7Hcsq/mX3yBHlu2kufm+7SZRGMiXQNKj9wPqpW",
+	"NqLUII63d7F2RXLzW6ZppvXOHumd9jVu6Bjy/TC5Ok2VMCApNDJXSh/09wspTecNM8Ni7rC+gaR+gAwo",
+	"eVG4uiZjaRnepLVy4TKay3bSl5p5u0R/UfX82asQEgLMHm34PUZFxcpv+Hb0K88Fowc1W/txB3izef6l",
+	"B+a1A0FMUV0UqK48ZTJd94ru7uVO6+O6N9bB66FFsRVqbVlnis4pm8dR+Y1TwfNVJnoP95SnpqmNmxBf",
+	"W9nspyXAg3KSgUk/SDO2jMNbfSSXtqUvGwvJULWwFW2xZizQ9PSv5n2w46mA0p6ktaPw64WavyxEheah",
+	"c+467eyf6EHd+0h/XUSftnpT38pkUyho63laJIjWbDUMTPGIxfkp5pojFBHkprtVIeI+Vjlrj/qjzkNh",
+	"gK1m/6Nm4zPF4qhsm+1ofwEW45Ln8wKJ0VKpVTW+3U3+CFL0V/ff/p0Z6l/mqsVo/sP3vUnzl+lK/k/z",
+	"7f5AxsXX3e97YcLjxfZEj5dUiEgeS3SKZhk0dpusctT0ZWpH1S4LZI9xXwI0lxX8iJDClnwjsgLhOc5c",
+	"wLCirTo915dO4Yq0TbpYOwCrxbTX9xj1m+8hXH6grT4YyM0iVnACla7BPnHGLwy9UPAs0vP0JU204xl5",
+	"F8WmaJF+8iDTHRLicg+r/f4iwpzwLIG26Bt2Jld0C3czsQoSVz3meaX+KBNhmkUAGhPhj9VFADQSjiWH",
+	"1MIs8jBXbpKk4a2+VvAsiQ2UlEPpZxbKLDrLA7R5ZUrqMFwM1VRO+GyZULuURSrjHFuqU15be7LxpbHH",
+	"DbxMp+ItJ2qUo8lQ/NJgsGvj3AbkmtzFmuT/HY8N71d1cjvsCmQ9mAzDER+E/emhGEb7/GRyHB5Fh+Jg",
+	"OuL7k2E4iPriZHrMjyaH4UE0EvvTIR9M+uFJdCyOpod890zXhgX86kUY3+D487T+zcrS6Nv4qX8j7t+n",
+	"HuR/S38xVRRcW6izurc4sna9JJQTEO5Ytg7ldDnPRYOxXMdRc03ls8KfuPUNWz3CppSj9OgvsJEHw6Ne",
+	"v9fvDbZUcjjvgZ7WJJSvOcHRlylmDzTjDIQIDhENz/ESLFmTy72EAlcugNHWonmDcRdPRJLKGYReC6OE",
+	"3kzH4Hb3uj1/6V3fgJCV+bhEfI9Vy1vISIqD6RELQeP2RuSdh4hGhdAu2d6kVT2jMPQLt7P7yjgi6gnJ",
+	"NiI37mbQJTDd/nGKFgP5ljQ1b/laQYoqMOHY1cHmtBKwCEgd9GW4tAOI7W30PmWgbhj4X2owSwhiDq4n",
+	"6nJG9wW8GVDh8lSLCMC5hORQ8GH48gGnSc+XVVzFcTkfweyjLTu28LbYQ6+ijtMmw6L0JgjJccmBRDXx",
+	"zXoeQulhwkMbL9bj8lgRm8H306AxfIFHb+dbhFp28Ev1fPlG22g7BlUAurCA6FyD0QFlIVD9kkFSGoGC",
+	"l1V0OG0aoUWdwEwVW/QfIZdKyOUp2oajIhR6sSusSyqzYe3DEZuL+6JzgHpAQygMeiuvBwQNQ1VcBehg",
+	"j10J6huAeILQAbb4iA7F8vPJwqDrqiNuea2FUIrP9C3GJsPhc9O5wpkGOCNtLd2wrpQ47olvp5FkrmXw",
+	"9SpLDZjrmIBoDY2C8rIaugCKBxEGRBJ6NapuE1LsloBgEhcpee2YStK0kW5qr6HtxEoCaiUGqYxDhRrX",
+	"4ikQK9OpAQVHISEA3PRUH01l3MkmyUgIxuMtohDOASjnLx0CxuH3jaTKp/8pxSbvoFVXobCSt6fMPHAk",
+	"x7t4+xDldasf/4wBNqDSesiCtYNc3Od4Txe/Czz28xVoOd0rIXOG7Qo+tG0brHyR9NRShD19Xq1nvTSb",
+	"7S1WSR4v+UzsoYLUVfqB1MlT39HpQNZGycmTrh1IaGr2SG6/KmatqT7wZQkF12L/cioLYemUkj7i3ADy",
+	"SbHGSVylqywUbb9OLb/lsY9wfQ1Mj33qIOggVGdiywMIYEoErAoCrSpEYzboj4agwMnchtt6ha7iy4jn",
+	"fMw++iDj/NbYbzVc1fL8lu1ABBcN+8PD7mDQHfavB/3x4GDc7/8ZLtPP81vjj71e79MnGki31A2/sbG7",
+	"beNOLd7bXLIYQIIVDJOZhjEIzCpFqI+FLE6go47mc1gY04sfV7MDIGABvBBeX0CRmdaEubL9DFPsI5rE",
+	"UowZB6imwMWXClh7a8vDDvU8ZKWWh/oRmVCwwKa+FBBHqd8hzLICqBWAc9qBx7qSfKnmaU5aquVBp1Ui",
+	"TbdrcJDh/p16JlIHpFQJ26Sp3JoR0oM36YpJgZjhi1OWZgQ3zNjnt1sk8hggL8IjxfAm8jOiouqLit6T",
+	"mAVhQOczQSigmrW70QqVJYjna4YzTaVsF8ICmI0g5PBrPT1KmbrFeDWmK5M0KrXtArV2zIb9fh/aftAA",
+	"aEhD25GcwPkAD6to1gK9ndrBmM0Fz/KJAMwntK4cPNV6afHV9eX52eubH8/PLq+/Pz+7DjpQXU2FybdC",
+	"LDU3QfIZglGZivSQS0wq14Kcuz3LDR7wL6sYQzgw7e++uxRqpfd877vv2FtZkBgMm8CRWAHNzvY7xT2e",
+	"a1UfQPWCV1zlXbije/EiOKV2F0DTXLMVtpDApyARYOGNuagtOegJGFGZHfVW1cyfSqE8ZkI4Bkswlibv",
+	"u4cgjXp/VIYBPfYDPWD46iIKOu7AFCGYJRuSmsoRTWZcQGkR9egUsmD1Rds4wtf0ZSZy7AvH2sH5v56/",
+	"ub66uTy/Pn9zffH2TeCxI8Dx6owtS1MrDT5RQoYCmsSAcMKiAhQlyjb4wyVzeFWP/rvvCNeutFh2IRVh",
+	"z4lk2oHtjTqaAZudr3LFonQtvQL5xp6NbpUjongRfEmxETLNPy6utj7o3OOxvm4dzylDoOp98kGkKVNJ",
+	"uk42LE+Rz1dL7LlQeyM8A0HyVJ4ul8JAszkAPlgpLXCTUTm5h/mAmw5h3xUPzrEDti0HNw079ONVmbxY",
+	"SN6Fvp92VxT1n7g6ysCunxa9SRBGv6hSzwTEx+KQWpTEeChZeUFLjkDSeo+eYeqDFm3zNInYoI9ywLxy",
+	"CQjCsLaaaziUcLSNRHl99m83784vb95fnV8Gp4jrTlA0o+GJ01aDHkcQdfp0NE/DpxcA1IN+v2/f7r6o",
+	"8vyD/v6WvBjoiWlZWk/AgBnnfAIel0TIfHPK1BzohcmtVO/BJ4rFU5DpQAc9+kaoL3j66w1u4V2icSDf",
+	"SFsEgYfHlInXluSb2QVGYvQaRSc25MS9iGwK3jezUbd2Ly1JtNauNibJO4zaNeRy6ZO3LrY9B5axPIc2",
+	"7gYyIAHRzbbCo34PJApgX3K2zMRdnK4UFtTRJu3VBPQ6ltRmYJLmcxCuprc+UANa+hXEcET5Z5Di8byX",
+	"milSCkq2HIVAb82/qc7tt+IIrtwlLAx3Uh4d3HT9ig+nh//67pcXs8vzw6O7wdH+oTqa/MvxJd8crP/9",
+	"L++P4BYCfMVbLp8P++63r/hEJPRTUW8HV1QK3nC8TrES3AXlSqPhAF9lCpbgp/dXL67hWyha8lvjw08e",
+	"dHmAQNVDD+3v/DC3gs1vjY+q35liN781Hpzou8HXBE+srpzroYELRmI/GoaDSZ+fnBwfHx0dHh4cjEb7",
+	"+8PhYNDvT6dCRFEYTiZ8y+9ExLtYrP3WWK6SxPOLpvoNDNLvWwaxeRENl+3TZdpa86WjmoLQLPZTBcyk",
+	"ZoufIk62se7IEAKNF7piVI0pavfQa8gqaM41hc03xvOdbxSKd6zah96gBvM6UhZDPPIln6R3glCMKmNr",
+	"GpY+Kv4GVb1fCklG52217gfqfYxGgMeVOZnLOc+n2KgBCFkv+GlEJSte+S1Lfcxbvm6Jj9Fmxm67R1ve",
+	"kyZYY1/UNdH10BrVoZrVqCCoRh0tm3Urjw36nZ4vn1syF42x+OSZ6mCa1uORnP+JiFIFAo61Huu15KaP",
+	"VF0ydRz/JPkhS+7JknWy99H9eBF92uNKiVztfYR/ITmx2KZbcHaiOANLq73fH3Yw8L/MBPWxcko208lf",
+	"tKEBUTkCfABlGk2yaUzdUbCnIga21SnZgvgOoz3GypfBcx7OhenDMWbLLL6DgJxMu/CKoMfOJPV3hY64",
+	"SoA4XGVJAE8A3l7yfA5BvFIXONNLHIwMLtFo0kbc+8tXPQYo88qXs/hO620bmKRJ6qfnaC1wzEb9EfUk",
+	"TMdMbzDrIqXWvQXxm9T2H0QO76LeHE+uuX5bWtxdEC7OcNnrEBf7/WFTZio2HClad+YpmNPWiterWsnB",
+	"Kq1bg3McO0EGDev5YEnuQ7XDZ48zpIeRvToH9r4h8tc/Mq23yb4Xhom4s4U1MznSjVo3P0m8GSftbpA1",
+	"UMsaYMWrNtRBr4pzscCmd9NVkjDjPX4BqoiTA2D9SLs4p3vsZZzk0JgoXUzQKe+0DYwVdGsRkTWcl1qe",
+	"GU/iFO5FwxGCAJnbiWOMYYeYUhZOyz8LuqDQKhW4oeFa5VHbRNNx0YoKaAca/HP5SX+IMj7NsZd85Rfq",
+	"j3JjDSNAjOyy4BeTAaNVLujzz2OAbYsV09aoh+5r6LzAlWDtQPFEBGwaQyMzxvzW1WqxEBm74gl2GN74",
+	"rU6Pfc/DW2ykyFmexbOML1gsI3EP4t4q1lPA5GdaRYReYQDdr5Y8hMNH3OfUYCYTwgm+awUG/DvQHIGo",
+	"jjDo2LbJtLu+iIIxW2dxnsNRgekyimRRnno4UTwWkKZ6oV3B/RrdkIGpxI4zFkcKe2i84zNBvnoonzeh",
+	"CMApCk6LZmbg75gSi5mm6nCVL7njvwRnBWRAUgelpmPpldNJXX2NQ6mhzMluVMu81FIA+HKbe8Rlup39",
+	"I27bmiZ/UX087l4pjUuNTZtREAFFLyF9rGiLscfa5c1JTaWhGzruzqIFP3QOyNExBOkgetMjFHYHlsXa",
+	"SD+3YOe1vFZtn7U+6OuWCdhQmPH+GOVEmXZa4KmnEdFrLfj9Bd534LUWsaQPA2sT8SzjG7B08g3YWtM0",
+	"WzzODWsI3+0oLHrsTQpXZambOVOuKlAoPbRU2cJVv5TIseD3r4Sc5fPWeNDvw+TsZ2hZoQ/E1rj1Hz//",
+	"h+/f9/td378fvPT9+6OXH777XXNZwcNTttIDJ6pNgPIUDv8/9r51R21ka/tWSv1n4JMhQNMn0KdPPZlM",
+	"ZqQ5Kcns+aTtKC7sAqyYKl6XSTczGWn/fF9pX8e+sLmSV7XWqnIZTDckTR8y/Elo8KFcrlrn51m8Oz4T",
+	"/bjV4cejVn/cE63z5CJunYzOeE90x534ONnwbFZmHe0IhLhxxJ6A8/fu6rAvxHlyFp+OWie8P271xXHS",
+	"Oo97o1aXd8b2txs3uviEgT8+Ljg7b1uxwD33D96Ryag87UbmN/ceDzjCfXPElVtmvb+0Z+mWVus2BHER",
+	"6ILIK57wBYiNAEGHJdsAO2Jd27dWKtdvyBneS+jORHy4rqm2XGRZMyBCGGGbb6/6tV9pbFUVPX/Viiy9",
+	"WUMqNuFzR9k+pdwVpgTLtjeQQIS+SppNU7DtKhUK3AHlIgyJtBn2QwsllGuDEW8fB+0kniR2M/zDtVGE",
+	"5GekFyOwoaifFzntDEUk1VnzZJbKOv996IQcQefsHxNRYDN7DJC/G6t8lCaJkFGbRZgA/t7WkBRcvzd/",
+	"gLY3oi6Urm0Y1jqYIxxFR6UQqwHQ7n6vh9FOTj0Nm8NQRhg+KQsoOaAKFGQOcygCg15cWFlJnPYwB6+h",
+	"dZGsKUhsaCFY6FUa2j7zOjxqlmQ1EN8zT5EpXdhsKEy3a8YMtmnp6mC232aKgY7cFmxg/WS1l7Y1D6Fy",
+	"YoCZ67X2oQHMi83eW3yhnvK5aJrD+8GGV0Qnlu8pCKV9Szdw5dkVdg8Rmzvl1dNzERevzO9GPQ+6p8ai",
+	"pEc/Ghx14wvRGx/zVn90krT64nTcOudno9ZF3Em68EvfKOyJMKd/8+IoOMq4nCywoDkRLfjKxtZfl3YX",
+	"em2+vuZFGh/tyNNnJ32vDH1SXLmXe5uu/sk7dndVjQGFTQmiUrg/MlI+VwZXy8ZXDc+cJ8fx6bgjWr3x",
+	"2ajVj08uWhe8f9bqjU+S7vh4dMq7nTJk8+x43Budx13eOk36otUfn/PWxegsbnVFLzmO+6MTfnrxJGn7",
+	"UHB+a6XOU0Nv3k3h/2NhZbu7nNOByexxVfk7vp64VM91JvYnhJOf/WE/Vgl81vI592gZPHcjuksvldTS",
+	"tn6q02L7UX9Bub93i7cfXNv9UuTcssUgUBZPa9xY6qOOyUNodq6t95MJ/oF+gmICzXgGxQVGS7OZyCei",
+	"BZcN5UxwCUXcBBJh0er6jsBJQWxfJsYFNEUCVjLq2GssfePiRraTkrkV+FVYqw/+b8U1cP5bsOJyVfMB",
+	"zTZ7jXBTaPZLWCMobLW39nzpSFwbo1wkzu8GxI3mV7aLNpYmjxazuS4d+gD73UaLeUI8MuhAJgk+iP0h",
+	"oto9i40mLzugQGtE8eQI8k9Y9GQ7GuPc4UiNt4258gSsQABYttml090Iv6OXa0vYG5i+goMp2J1WG1op",
+	"KZouJ19BhHCNbeoHTCpzy1B6zy6VDQe8VtBYTVKfH/BC7ZhSzaY8n2VC69Lh92/yla5x/qEwOhPV0aDr",
+	"HEqex1MgZmrYT8YlvWB1QOymn6ujTBGsCbgNAjgggYPYmZK+DTznfucYkS/rLqtZU1C+YIYIk4utqUvS",
+	"I3tPhsCWm+IawLtEkYHauYGslR97qKz1IaNNtJAYFdbUQlwuy1HM+BLRQ9g0GvoWwtzU7K0B2zYisjYw",
+	"LyiCl4ce+gO7Ec1L9aJfRhZQACygNuHATgXFH+xK5JAmpWAJDtqsqWJlMrDH/yMMX1SFUmBHGuB6pVl4",
+	"Fys5ztK4iOD7ekaBujjIryBeHtLa+dSe1lVxezQ4Dvxsw9ZZC5xlql3dHPRgDeCPYPGiaG4f8KjO7l47",
+	"ZD9Ou4+cOKLtAGgOJNZRJxCax6oZUlhNMvq+aP//ljvR9D2nXf3kuhn/HdzUF0laeE5qWTECAF4ri/bk",
+	"uz5DHaJv6Du6kGhCWnWNCEviRyk3qExY7vVgJHuzLGpqs5/HY9rDYPwqS29LQ7AlT6lcMTxCue7igYL9",
+	"aAfzEQGfH41V+xEsmI/m11arxWr+NT+55M9HBumzgK1VUrCPLJVELGcubUYKFlDgm4dDAA9rrK8BG9Ya",
+	"FHgfutw7Z1hXr1p314q9RpbailWGAxl6c2hT8O7UdMwsL44wBiUamRzKLZt21BGBdyMaLZ/Pc/VBrI6S",
+	"vobB6fVnGpLzYQ8rXRfF1tKIdCM0l82NjGk4WhTM2dIfKx/dPJfPvcEi5/gqzR0ok7XuTAG8skyDAjo6",
+	"1Rj7bhLDU6Gcn1NvG6G60WomnI1unaTKmGwLis8zBNHiM2PZYPJttt/Ytubbi2sRL0oLA3fZPVtx95z7",
+	"ikm+rSzmo+CI9gSZIJmawNaLFwVT47EVTxeD7ikbm6Fh5mPVitzZEMI5/xvZdiS7c057mzRGJaP0BXF5",
+	"7sQ2bn4q7cM1hkIC9cz4EjRCviBhwu2+XSW8WhUbPpYKirlWdI68Se3AfUnW4339V1YSE3rdJS6JlsG7",
+	"/x6AVWtPaV52XLKk3rrgPULVO0ly+bIcQ03R/289f/3q2xb1nsaVaqbY0gYY7ZYrJNrDiKB52WWBLlTI",
+	"S+jgD3wy6SSFWhQHwbBoe6LiefniDSvJd4CLak2HDKoB9Vxl2OkaQTErq6vEiTk914ByV5xFf53gGqFa",
+	"8hQKT0p7sDm0vCTK2YV4h73SW31JLLk/qcIh82BtVNqYfxI7rt3WtOnt1esNLjC37o0rd9Ou38CVSxaR",
+	"c30rM/eabLfNZlvNzK3aWFV23BVbtPQD+sjqdNxmr3CXEl18YRsfbZxBsiaYd8M9zN/aY90Rtd+aSTqo",
+	"scdrI82htIvYWeoDZ27bV5a6PtOvSuFXltJjAsnLtSQiThPhos2bqVItDW91B6zuL+hy6xf2A/WO9Sot",
+	"f9WaV9i0wyXZ7rvPKAeB67/O331EjewqgIjdmVdBhYB8quSJaslV2Tq3KmmgmuQQVBoeOFcPxSFbRN3Q",
+	"4/UDb7TxG7iJg7K3kl2epBwDG59o7isoRx7oZtQiqBs6CEtnywoJlSUO0ThghZq3MvFBZOXxUK6MFlku",
+	"5llqQVeC6Alhp16JvKwkb3A4cmmuYYl/MAk850a6Ndvs8ka0M7gMxMcnZg79GMoS/uh45HYFP5Jk/Qlh",
+	"mwNvXshOtYrYkmFaZ4XSscTaVztV1HwH6ckySPRGxhePmpRKRYEKPAqNaMwzLaLm0E0rgMTBiLZP5OQz",
+	"PgbkLGFeOGAOeWLsbzobC9hxhr93AEr394Cw8niwzYiuPQRESsvHpNoYe5GynSq8B9Yok7p0QrPNfuET",
+	"QXCBT8YdAnPnp+MOn9sdce8xqTrk05YrjDVAmTtA8QZwU2UB1+ObUlkc944AZpfOFrOjQa/bP+ufH5/2",
+	"zwCRhl+WaDviE92I3Vpf6kHtEl9Z2ZtxmHhqXTXuSKlMcLl5KDWL2C7dDbezq/dpYsG2jKHhFGwF4KJX",
+	"eChy21OR2ysU0F4pDGVG4lIq7YLdukwqxKlAobJRhHjttY00ce6HdSgwG0X6GS61trlZw9cawANsfgZ6",
+	"aNp6Q3eJFMRaqdu/0p7vcrl+8VAa3T5HRu0CC9zQGOcj4wIRDEvGU5UTjMjy4l7il4NQmptP6PG5ZOmM",
+	"T4yZxWYKxq9ypuccf2Uf0kQo86NZ/9B2YoYspL9qkX+f6AiQVJbOcwP3ioV7QVYsqGK5KHxVeypr0IGh",
+	"BLWtZLYcbKjGabbZT6ows8llmdJyhlooJRA6wwspHUa7EBo31ZGF8vlKIVJ10ZCpxNMslROq3CN4HZXQ",
+	"poUO5ZwX04F9OW3iAIoC902RzsSPui0kfFmd5n9230bNQVmGR/YXJuI2rOahb3mYA0O5vlidErBPA0YY",
+	"ueOJyEQhkmG5olJgrsqWoIxrjV1yqenpCA8Hf+K9eLmbhiuPHiHlGpGVunowoFlboKliDkKmWVz10LqG",
+	"+OLUmK0tTpgfXJx3ArmzjMK3Q+6sfb2OuAOaUeSo9qxwLqVayBjIlDaTYTeuxGiq1HuNMRfHYoy0Yvur",
+	"hHPE9fjCvtJsItTMzIhXI1cX7S6v6Ty8uk3U3LECrgpKIwn3ZadQYeIRSIg0UoOjzuhMnMTHvNVNeuNW",
+	"X5zy1sXoPG75nQuhKeOEotlTkU6mxdGg0+72gqOrNCmm5o/j4OgavgyOlub/zolRySMYY5mWLdQingq7",
+	"xsfCrDA+ZDOIYBes32HzayCoakOvFX8jGl29FY/C22DFQB/0dgUq4lq4c5ziTobkxgo72u9XXDPY0Q+O",
+	"KvSM/wcAFLrYy7NufCHO+MmodQxLmZ+K1vmoE7dsg82TUT8+wA8fafPISi6GTK/dW0XWmG1E4APNgnCh",
+	"DOkgIOnX2B/ucSbF7rRj01repG7KLS4C5yaUMDnosmA/P2cpLgU4Qs4IlI8q43FIKBwSCrehTd3Krfo/",
+	"ldB87vvpsbMR95pEePYHfSKoKrpQdcyuxm7SFR1c5/CjP2a2rw3bIbNeSs02ADmGjTjVbKQLgOxF5Lhh",
+	"hyfjTRpbLmLhUXgE+C00Js3HUJKlppvI3KcpNG73MnTPyI3Z2GYlhgsH58GUvDqmNvvG3B6kUGH77Lje",
+	"F33W8MY62Gz2N4dYr1Lv0IPHvuHEOocBhvToHYbndu3UhTv7N2amjCKYwNuHCJWb4Wb7S4JY4LNWEBYH",
+	"sMNGKYmL/lbhtxEv3CLBMShL31d3PuQaCSWUFrY2nTopFNFa2g+zHTb9oesCqAGjDAjLhZoLCUSkacEa",
+	"eG17sa+XlBizX1wWUYBwYgEt2PDsVE6aQ8Bh1kYf6xGpM75EfC3FaCGtaHuwQdqGorbqStZn8V7BZ7JS",
+	"/dhOfa8zd6qLUllSWDCiHZjaMctzvQr4NQMmuQ+ZXpxKkMtLP9xXGx71u7JjyU8ob4iJsi1jTFRHXx9k",
+	"YpvRljdEkrzkKih/eEfNzwJQPhVt8ImRI5cvtNGPnWCQnxBO6dx3OGUVr3jAItYpygMU8XFCET1RTVsV",
+	"P2ITRjLH9+W33NJN9wWktki/r+SXAiY9OvcBwBeSNMGkZMMi3kMJxZzY4cunczZuGXwbVAMaJV4sLUI5",
+	"z1WyiEWCB5UIOvD1qiDJBmif1HUJk845QSfmarp0OhMKrhwMkNr7jdGJcewd1OcGBhlKIkwh9bh9DVZa",
+	"3FZus6lx3AOrnwdk64UZ2Ymytzxjd+SUf+6NtR8eh8uh/OPeyj9oxvclAUnc3ADKpgoSG2aa8QRWQ9dI",
+	"sF7HkpY0kNDEdWbR5uelWuShNOM3SwgEZVnAl+YMmo6zX1/9oAOm098FOiWvv7ts9U5OWZJOhC40EMyE",
+	"ciSwIHQV5Dt0I7PFbxp767NuwHoBO/7rX/9hc+O/lOjwNyW3ww7cRrwsQLAJ6Tp+I4KLo5QfibHKBbN/",
+	"oqm2ChgHlDIyKweOFslrZ8E+ltRRA59LGKtW0SeqgKrhHLrkgJpO2mmyGHLzHaqQYQ2c+r0Qc4zP2fMg",
+	"FAepO4fQhls68DYUc5BvZe6fi/FC38RShOjp7aiRkJEK15rxuxw5TpaV3WChEKJaiQIM8WiaeXxS0KyD",
+	"NbBQQ/+z97atp7x3cgpVJi3XyAkX6JBF9Kv56rTPMnUlcugYMhXXZpmmBRyU/i6+XhZCR+Cya9ZloyVq",
+	"+hP2Mv0amqhDuZFmjQg+PPs/UROby0WQjiafHhPVZmmniVDmaPhgjjaX9k8I3NF4qlcqQpB9ugachB3R",
+	"K8dwyb578+MPJ2y0kEkmzKR4aur3dB41sd83pFsK9ODrBmuerq644StN/D+sYV+asoxHfh5nbMQ9UkYl",
+	"fju5SoiladY/UPja9hY0oeZRIdCBUxW5ZU4lXFiIhMeOhE4TgdxXzAg9kTeHLJoWs+wE3h2eK655XECx",
+	"j2Brk0LTteHCUGvN2YjH7xdz/LV5v6TXjmrqnjmvy1IZ3KsIn0FA5vbFMnTyhuVkVlMz2MSYsBsbweUa",
+	"Z/uXXUcDEwtPZbT0T1jkjH1KWppnonVx3T1tfei153ICmUgsmele9KAfyUy8oapvEF94EErHo8HRxfj8",
+	"NOmcd8/P+/FZcnpywXtjwXknPjnhSad7wo9H4/64O+qNOqPzXi9OuifJadw9GXXGnQ7vnJtrWSF6NOhf",
+	"dM7PzoKjRZ5REloPnj2LE9nm8Uy0C6EL21Nw8wNQlU+3c975820NeUJ/a3t5faXslQ38cREouEYHtnRn",
+	"WJXfts4T21uvmGgPX+ZzIA4/VO7cUrmTSrKGdy/dcbujTCPAHtkAZXcG8xOCs9/4Av6xcvzTx3RvBG17",
+	"VUQxl+WbluoKLZcSFe6vKfBkyDVqHqqNDtVGTylSj22PVqIIlWqjzw5OEYDmRgzySucni7nhLpqUq0zo",
+	"gI2WAMqphKiBBdjGo9n32AAJvaU00Sv9ssipgq3UoM6bwG5rc+cRheNdU06biXeUtxaXGviBIWAXtDx2",
+	"FHSP/p8Z9f+1p1J/U/MVRD2QGxtaExI1eCgd/R7UPa0BxUTuGJ1HC8Rx4TibmwLxNR1B99R5074zmNpq",
+	"p0vz7owQsx0uWbXBpRYfRI61rl5nSo+wEqZr24aUCvox7tqG0pxVaT/Z37X95KNKOXgP/s8/cE4G/owu",
+	"NMrudAdmYprgV2nB2St7qT/NOKW4LmjYwFu8tYmAK3Kb/AStrkNuYt+tBT2443aNBbdXBLbx9uZsBBUT",
+	"QZNsY10j4zvWV2Lqs1CW237g0hFsooQG9D+R4SDNuy5ynk6mLoRfbdueSiOFCh1gYDn65dc3wDOKeEbX",
+	"9h2jxUbosu/evPmFrj2Euv1cJGZ98Uxj54DrIuehJNOniZmIy1++J+aGmOd56jpUZEaoj5YFCkaewChC",
+	"iQ/7lWbRizd8EmGQN4V+e+yKYzoCAq1QkQa2oHmcMqIPzYMLDTeXSPkWmRWRiUKgro/a7LUQLFGxtm+k",
+	"PcOufZE593X6u4iIeioTXBfshP2Yfo0W8OtjRiwBzaF9SYs5K9TqyQr2bl4EjGN/7By++uvf/+2F0tkz",
+	"Vp7117//hwaPijUzt4b+xlNj0uU4n+YASCpBsTA131/IIs3w6fGJzASK63maC31ZRKzR67OpWuRmxi0I",
+	"ujkse8STuT3H2jRYRJKAx5BbsNhPGJ2tRMMZ8x4Gp2ymaCNpkX+AV0n3AMIL1uixl+nXbLQMJQ1k4Cj/",
+	"vWvxEULPaBWtmEeYFAL6FRoz3USzQk1EMRU5Tg/hTc3YbaLuvxaq4LY2mb58B1++E9exEJD6gjYpV6kW",
+	"HsKZsMyYMQMO4E2I6P0gUashcJrU/UXAIQR9U4OEzgXbNH8BO4EoOL2Ud4tS7BJzMC4Oi13xJdMN3SFx",
+	"/z6x3pA3RKIpivsQgecdkZc48w8EvKTXviF4SxvhimvscCuSodWQJLAePEKLQ2wfIqV3sBhuCqptkEYD",
+	"VtNb2eqLK7XIklBOVZawmbEkiimvURiHsNYhrPWUwlqvjSikRY4dvIwe8jwY64t8gv/y7A/8UO3YuFEy",
+	"O84La3971khBJQbgghhhDWGkXMQC62wgquUYQ30zAas6c6GnaA2PVW4jK8aBATZvugxbimJAe8rsbfOK",
+	"8gWMNEBVQRAYpQW2NA9lveOwuzG4Zsm8FMW9mTG/0mvaL8HWNup5/0A1HMVn6qm/Wymm9f8C41bnQi9m",
+	"xue6cynxzO6jGyIfWovZKKPwQOkFS/T2denqJyDJBqii09+F7c5X9UWtx2rLLV2RW8OMZWGc2tHSc1O9",
+	"6AndBWITFMg2V4J8Gn7rGgKCyGBqHMrIGvFRm11iWABKColxMwVwG0+W0QqPUkR9ZQKP07GuAM2IF6rD",
+	"qspEc6shuv6OUckW+MFtaI9HbM4hLo3myeUv31cHalw/DTZKRF4g3N+hjY2PTv7cu1mqZ7yIp1FQlrNB",
+	"WCiUYIJTbVOb/QJ/ECM/lUrSNVJpF0VExJ1e+AKjXALL84mmC49GXWbn0mqYCg45LRyN8X1673fgcocS",
+	"fOORSpa3tiesn0rjtNe9qFqfuqLc7lUd3asHvr2rW5mQB4LFbeXsluJkWJEllay9z4b4hbWA+YJ81vU9",
+	"PKAwqxEitpkJceZR6B5NXScsncCG5iFzs04ppl4GHwYltbBnIZeWNlwUhDelwsluO7i9j9Xt3fvKtCVC",
+	"9JIpjGKUky1Miv74E/oprGqbwaq15lcyKSlK0HwoG8ZoC5ydpnKySZZz0RwCCoS7jIOzNpwYDKVd/Hvt",
+	"dfN3iBh8m8pUT0uf4DO9AEtmuUvVC53DhEyABldXYaiYCtLpREKSSos4F47PFPJiaNLNBsSbq6fqShJX",
+	"q2UdJUyBCiUFJX7Dm76ge0arnLZ1duIQE0QuVzwRxea6f78Deb/T31SosjKO+8CMPgAK9Kr6lFvhQH+r",
+	"OWf7Ksz6s2+stVhbh/sPX1yatfazzJaHwMWWdRq3yQ5PfjlZtJlJ/JWYpBqaLXDI3IBPTNaRrrufq3lG",
+	"lD0EAcxhRnH5HXgj+N3obh0FjIoqKPTwuuAy4XnCfnPMv3ou4nRMO4g1Ihp6KwXiaPtXkc6ELvhsDpV7",
+	"9ltzcV4schFR1pyEnV94QdKTRSg9o1A2oqupFvG7v/71n6g5oOBqWjCproIVOZotnTNLl25ANEMi7jAH",
+	"pam97kVg2a2ZhM2AKkJGy1BGE7Eq+iIycGEW0a0GqgLEo6ZgDqQfwLd2JRpGyA+8e3rzxpQMJfJ4I8qs",
+	"kYhWskA5JZDtpxnAb6ntLDLi8Xs1HiNtwEgtCvNycyFYYh6wrHynFZKzRAlqc4UT07u+HlYtWbBWpkqq",
+	"RS4SDJz0ux320uiGJNXcBb/sCmaNiL5PXgmulYzMbCkJrzfKSpXxDU5HKnQEr0pjOJ0XhZjNqW0JhIRs",
+	"2IpLxkdaZYtCsAigRxEsesud7hX2QHeWcc4nyGNhRg1XMY8K7PCczfP0Ay9EwDKl5mbizOvLUvm+BZX5",
+	"oeRJkgutSzIlMxjgwJ8qTZdJtQO9AuyX25e8DGWspBSxsQaoXZW9YFqUZFNY4ySRlZ92r/splHoRTxFu",
+	"i6dCMQVnaDzaqcLnk8r5NRCbg84vjUuWiA8iU3NgpcGgYcCib178492PP3/zwuj5LDNzDxOKwTOaGTcD",
+	"Qrebd2td3C/xuVuZ5uGs+YUFKNACwVWg2AP3C8TEdXRjoGxzLcmKzHliRSWlUvGrEdsWvH4UlN+tIe6P",
+	"3q6iDkH3eLhDey6fp0c7FoqsTOteQYRSXK2+xdtMyZ/WT9nekqw9uTZM5zbKCqIQVKjbX7wgcQ0hPFLI",
+	"D16sIsVVuX/vClJoLbBnJ+IsuYi7o9Yx741b/dGpaJ0nnbh1Nu7y3ug47icn4inWyTj73S80eEKIwrth",
+	"tH6ckcJDXcuXE6W6TBLG15y9el9v92DVsz/o0w4Mz6WstyjxxNnjHn6LTEyWqYkehpL+1I71k5Y8G0MY",
+	"LmASKr8pmzqG8m+PejmUa9zLROG8tVkZSrIrtzSbkHD2/s2m3+wb2YE32b0TIk5uPxH5f2BU3Ljxcctt",
+	"vfeDzUHnyoZVhCJE6+v2PRTKWt9syz30ci3W8dAb6DPjt7vGbj89brvJ1F5dDodQ7aMJ1b4UiF/adsdu",
+	"YCp/TryeWO0ERJ1aUBAiE9zFZ82+NPoUOrBFQkLkbBBKIhzXhZr7unlg4U5mjES7xmUsMgwIkdqW4rpw",
+	"2trFh8BHWotGenfF5gysWOSSUGlO6iiJ9UoB45lWHr+xxvm0wcAE1PxaDBCxfhBmKxSTiyxrDm0Mer4Y",
+	"ZameOm4OzJ6GUo3H2EEZ+/7Z0V4inw2EBmHfE4iQ3MDrwsXFQonRUc1SGWcL8GfhXC+4vXIqTo8bUTuU",
+	"l84J8HvVW4pzZ8pUbCpbyBUwrcwgNL0yClV5cbopz2eZ0NoLd44VRuQgULvIsC3uhqzfanDyzoN0jy0K",
+	"hhTgD6+NPjUAhhvNAuFvi4e93ZEa/XPCWE9epZa774lwr9+N8X3gUH9kfaCQFnPd4v8KWHUDy08LCVes",
+	"XivEPiIBz0qjYWM1y89SuIwVm4ucBqc9Bl07/GpRC8Hvkb0Vs5SkdQeYCUsLi2sM2FRdsUxh86VCqfcB",
+	"FVrxYkFmhktIOiWj8gAvBBGFmM8Q48KEeb2swS2TrU2NBaHkrEhnQi0AvG5/piycbV/tHjbVLCJLKkK7",
+	"w4tu5GLGU8kakbEJLvHbyyJiGtOoQpYGgxmdsaYWwH4J2adIL2KHKHZVjg2pWO/62mK7sTl2mZ2FSsZ+",
+	"txPKl0oK6L0fOcOO0MeV+Lw1sJoQYfEiNzCKMnSDyvu9mBeYFjYzMk4ni9ycDTNWCswlxXFC2TjDnLEH",
+	"vN93pOaHutTw/ar2x1x7RHOy3KX2qHLOzgp35ewba49KWXPwZB9X0RGXvga6KcirN2uhqeBZMf19ox65",
+	"JC+o1+kY5weEPSdQVK5ioTXWHmhgYwG2L1d6Ak2c4dCEF3zENVCCrkWgvoMhHH0uu5LldjxS77dPEuO9",
+	"X+OpG8xP+5ypZot5+9OXTNX6WDEthPGfp5aNy7+j9+70UhdiRm8OwvTbvTin2Ox7sM5tgFWgJ53jNnvD",
+	"32MNUSp1YfQTM3pMjVmuCqz+UhKOrHuHrwRPUim0fryv0T07kNTzeGr2VfvzJMCd2KE3rQQbg4m5xH1m",
+	"Qwy6dlmsGrj1Fi3UCqHOrU7TDyrmWU1dEWvMzOLIF7Jp3n5ZrLHGdgpqkca1dvX0gzBLBORTbheMWewj",
+	"gXhplcdToYucFyoHlgxiOKMHXOe5e03Vg5B5ShhaiDIBBj+P1D71L2ZUU82lnjtGwnWiLZ/2EBlGr1T+",
+	"fpypK++6JQXX+sVtnbhIWqlkCw00RDzGzhkjnsF2Q3jjXOnUBZL8cdNhNVe/lLcWn7KGte5ktmw63IKn",
+	"NNQY8g6rZaToK8y8cTgFUv+Y5oJMF7ngM2tKrj05Xtu7JnWGWr/it9DcBOv9RXILgxhWgeUfROLikY6l",
+	"zt3KYgf+fPvn/wYAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

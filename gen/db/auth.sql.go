@@ -313,7 +313,7 @@ func (q *Queries) UserGetByEmail(ctx context.Context, email string) (UserGetByEm
 
 const userGetForSignIn = `-- name: UserGetForSignIn :one
 
-SELECT id, email, name, password_hash
+SELECT id, email, name, password_hash, operator
 FROM users
 WHERE email = $1
 `
@@ -323,6 +323,7 @@ type UserGetForSignInRow struct {
 	Email        string
 	Name         string
 	PasswordHash string
+	Operator     bool
 }
 
 // Users, organizations, memberships and sign-in throttling.
@@ -336,6 +337,7 @@ func (q *Queries) UserGetForSignIn(ctx context.Context, email string) (UserGetFo
 		&i.Email,
 		&i.Name,
 		&i.PasswordHash,
+		&i.Operator,
 	)
 	return i, err
 }
@@ -430,6 +432,25 @@ func (q *Queries) UserList(ctx context.Context) ([]UserListRow, error) {
 		return nil, err
 	}
 	return items, nil
+}
+
+const userSetOperator = `-- name: UserSetOperator :one
+UPDATE users SET operator = $1
+WHERE email = $2
+RETURNING id
+`
+
+type UserSetOperatorParams struct {
+	Operator bool
+	Email    string
+}
+
+// UserSetOperator makes the user a platform operator, or not.
+func (q *Queries) UserSetOperator(ctx context.Context, arg UserSetOperatorParams) (uuid.UUID, error) {
+	row := q.db.QueryRow(ctx, userSetOperator, arg.Operator, arg.Email)
+	var id uuid.UUID
+	err := row.Scan(&id)
+	return id, err
 }
 
 const userSetPassword = `-- name: UserSetPassword :one

@@ -25,7 +25,7 @@ UPDATE deposits d SET confirmations = u.confirmations
 FROM u JOIN chain_transfers t ON t.id = u.id
 WHERE d.id = t.deposit_id AND d.status = 'confirming' AND d.transfer_tx_id = t.tx_id
   AND d.confirmations <> u.confirmations
-RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at
 `
 
 type ChainConfirmationsSetParams struct {
@@ -65,6 +65,9 @@ func (q *Queries) ChainConfirmationsSet(ctx context.Context, arg ChainConfirmati
 			&i.NeedsReview,
 			&i.CreatedAt,
 			&i.ExpiresAt,
+			&i.ReviewReason,
+			&i.ReviewReceivedMinor,
+			&i.ReviewOpenedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -166,15 +169,19 @@ func (q *Queries) ChainPositionStatus(ctx context.Context, arg ChainPositionStat
 	return i, err
 }
 
-const chainTransferCredited = `-- name: ChainTransferCredited :exec
+const chainTransferCredited = `-- name: ChainTransferCredited :execrows
 UPDATE chain_transfers SET status = 'credited', needs_review = false, updated_at = now()
-WHERE id = $1
+WHERE id = $1 AND status = 'confirming'
 `
 
-// ChainTransferCredited marks a transfer as having paid its deposit.
-func (q *Queries) ChainTransferCredited(ctx context.Context, id int64) error {
-	_, err := q.db.Exec(ctx, chainTransferCredited, id)
-	return err
+// ChainTransferCredited marks a confirming transfer as having paid its
+// deposit (deposit.MoveMarkCredited).
+func (q *Queries) ChainTransferCredited(ctx context.Context, id int64) (int64, error) {
+	result, err := q.db.Exec(ctx, chainTransferCredited, id)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const chainTransferLock = `-- name: ChainTransferLock :one
@@ -219,34 +226,94 @@ func (q *Queries) ChainTransferReviewCount(ctx context.Context) (int64, error) {
 	return count, err
 }
 
-const chainTransferSettle = `-- name: ChainTransferSettle :exec
+const chainTransferSettle = `-- name: ChainTransferSettle :one
 WITH settled AS (
-    INSERT INTO chain_transfer_settlements (transfer_id, action, operator, note)
-    VALUES ($2, $1, $3, $4)
-    RETURNING transfer_id
+    UPDATE chain_transfers t SET status = $1::text, needs_review = false, updated_at = now()
+    WHERE t.id = $4 AND t.needs_review
+      AND (t.status = 'late' OR ($1::text = 'refunded' AND t.status = 'unmatched'))
+    RETURNING t.id, t.deposit_id, t.tx_id
+), refunded AS (
+    UPDATE deposits d
+    SET status = 'refunded', review_reason = NULL, review_received_minor = NULL, review_opened_at = NULL
+    FROM settled s
+    WHERE $1::text = 'refunded' AND d.id = s.deposit_id AND d.status = 'under_review' AND d.transfer_tx_id = s.tx_id
 )
-UPDATE chain_transfers t SET status = $1, needs_review = false, updated_at = now()
-FROM settled s WHERE t.id = s.transfer_id
+INSERT INTO chain_transfer_settlements (transfer_id, action, operator, note)
+SELECT s.id, $1::text, $2, $3 FROM settled s
+RETURNING id
 `
 
 type ChainTransferSettleParams struct {
 	Action   string
-	ID       int64
 	Operator string
 	Note     string
+	ID       int64
 }
 
-// ChainTransferSettle records an operator's settlement and closes the
-// transfer's review, in one statement; the unique transfer_id refuses a
-// second settlement.
-func (q *Queries) ChainTransferSettle(ctx context.Context, arg ChainTransferSettleParams) error {
-	_, err := q.db.Exec(ctx, chainTransferSettle,
+// ChainTransferSettle closes the review of a transfer as an operator's
+// settlement and writes its audit record, in one statement
+// (deposit.MoveSettleCredit: late to credited; deposit.MoveSettleRefund:
+// late or unmatched to refunded, and its deposit under review, if any, to
+// refunded: deposit.MoveRefund). No row: the transfer is not waiting for
+// that settlement. The unique transfer_id backs this up under races.
+func (q *Queries) ChainTransferSettle(ctx context.Context, arg ChainTransferSettleParams) (int64, error) {
+	row := q.db.QueryRow(ctx, chainTransferSettle,
 		arg.Action,
-		arg.ID,
 		arg.Operator,
 		arg.Note,
+		arg.ID,
 	)
-	return err
+	var id int64
+	err := row.Scan(&id)
+	return id, err
+}
+
+const chainTransfersByTx = `-- name: ChainTransfersByTx :many
+SELECT id, network, tx_id, token, from_address, to_address, amount_raw, amount_minor, block_time, block_number, status, reason, deposit_id, needs_review, seen_at, updated_at FROM chain_transfers WHERE network = $1 AND tx_id = $2 ORDER BY id
+`
+
+type ChainTransfersByTxParams struct {
+	Network string
+	TxID    string
+}
+
+// ChainTransfersByTx lists the transfers of one transaction, for a payer's
+// claim (one transaction may hold several).
+func (q *Queries) ChainTransfersByTx(ctx context.Context, arg ChainTransfersByTxParams) ([]ChainTransfer, error) {
+	rows, err := q.db.Query(ctx, chainTransfersByTx, arg.Network, arg.TxID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ChainTransfer{}
+	for rows.Next() {
+		var i ChainTransfer
+		if err := rows.Scan(
+			&i.ID,
+			&i.Network,
+			&i.TxID,
+			&i.Token,
+			&i.FromAddress,
+			&i.ToAddress,
+			&i.AmountRaw,
+			&i.AmountMinor,
+			&i.BlockTime,
+			&i.BlockNumber,
+			&i.Status,
+			&i.Reason,
+			&i.DepositID,
+			&i.NeedsReview,
+			&i.SeenAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const chainTransfersConfirming = `-- name: ChainTransfersConfirming :many
@@ -427,14 +494,20 @@ WITH input AS (
         reason = excluded.reason, deposit_id = excluded.deposit_id, needs_review = excluded.needs_review,
         updated_at = now()
     WHERE t.status = 'vanished'
-    RETURNING t.id, t.tx_id, t.status, t.deposit_id, t.block_number
+    RETURNING t.id, t.tx_id, t.status, t.deposit_id, t.block_number, t.amount_minor
 )
 UPDATE deposits d
-SET status = 'confirming', transfer_tx_id = r.tx_id,
-    confirmations = least(greatest($1::bigint - r.block_number + 1, 0), d.confirmations_required)
+SET status = CASE WHEN r.status = 'confirming' THEN 'confirming' ELSE 'under_review' END,
+    transfer_tx_id = r.tx_id,
+    confirmations = CASE WHEN r.status = 'confirming'
+        THEN least(greatest($1::bigint - r.block_number + 1, 0), d.confirmations_required) ELSE 0 END,
+    review_reason = CASE WHEN r.status = 'late' THEN 'late' END,
+    review_received_minor = CASE WHEN r.status = 'late' THEN r.amount_minor END,
+    review_opened_at = CASE WHEN r.status = 'late' THEN now() END
 FROM recorded r
-WHERE d.id = r.deposit_id AND r.status = 'confirming' AND d.transfer_tx_id IS NULL
-RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at
+WHERE d.id = r.deposit_id AND d.transfer_tx_id IS NULL
+  AND (r.status = 'confirming' OR (r.status = 'late' AND d.status IN ('awaiting_transfer', 'expired')))
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at
 `
 
 type ChainTransfersRecordParams struct {
@@ -454,7 +527,8 @@ type ChainTransfersRecordParams struct {
 }
 
 // ChainTransfersRecord records judged transfers and moves the deposits the
-// confirming ones pay to confirming, in one statement. A transfer recorded
+// confirming ones pay to confirming (deposit.MoveMatch), and those a late
+// one is for to under_review (deposit.MoveAttachLate), in one statement. A transfer recorded
 // before is left alone (and so is its deposit) unless it had vanished.
 // The arrays are the columns of the transfers, of equal length; empty
 // strings, zero amounts and the nil UUID stand for null.
@@ -500,6 +574,9 @@ func (q *Queries) ChainTransfersRecord(ctx context.Context, arg ChainTransfersRe
 			&i.NeedsReview,
 			&i.CreatedAt,
 			&i.ExpiresAt,
+			&i.ReviewReason,
+			&i.ReviewReceivedMinor,
+			&i.ReviewOpenedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -527,7 +604,7 @@ SET status = CASE WHEN d.expires_at <= now() THEN 'expired' ELSE 'awaiting_trans
     confirmations = 0, transfer_tx_id = NULL
 FROM ended e
 WHERE d.id = e.deposit_id AND d.status = 'confirming' AND d.transfer_tx_id = e.tx_id
-RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at
 `
 
 type ChainTransfersRevertParams struct {
@@ -567,6 +644,9 @@ func (q *Queries) ChainTransfersRevert(ctx context.Context, arg ChainTransfersRe
 			&i.NeedsReview,
 			&i.CreatedAt,
 			&i.ExpiresAt,
+			&i.ReviewReason,
+			&i.ReviewReceivedMinor,
+			&i.ReviewOpenedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -576,6 +656,74 @@ func (q *Queries) ChainTransfersRevert(ctx context.Context, arg ChainTransfersRe
 		return nil, err
 	}
 	return items, nil
+}
+
+const depositClaim = `-- name: DepositClaim :one
+WITH claimed AS (
+    UPDATE chain_transfers t SET deposit_id = d.id, updated_at = now()
+    FROM deposits d
+    WHERE t.id = $1 AND d.id = $2 AND d.user_id = $3
+      AND d.status IN ('awaiting_transfer', 'expired') AND d.transfer_tx_id IS NULL
+      AND t.status = 'unmatched' AND t.needs_review AND t.deposit_id IS NULL AND t.amount_minor IS NOT NULL
+      AND t.network = d.network AND t.to_address = d.address
+      AND t.block_time >= d.created_at
+      AND t.block_time <= d.expires_at + make_interval(secs => $4::bigint)
+    RETURNING t.tx_id, t.amount_minor, t.deposit_id
+)
+UPDATE deposits d
+SET status = 'under_review', transfer_tx_id = c.tx_id, confirmations = 0,
+    review_reason = 'amount_mismatch', review_received_minor = c.amount_minor, review_opened_at = now()
+FROM claimed c
+WHERE d.id = c.deposit_id AND d.status IN ('awaiting_transfer', 'expired') AND d.transfer_tx_id IS NULL
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at
+`
+
+type DepositClaimParams struct {
+	TransferID    int64
+	DepositID     uuid.UUID
+	UserID        uuid.UUID
+	WindowSeconds int64
+}
+
+// DepositClaim attaches unmatched transfer transfer_id to the user's
+// deposit, which goes under review with what arrived (deposit.MoveClaim:
+// awaiting_transfer or expired to under_review), in one statement. The
+// transfer must be unsettled, paying no deposit, with a countable amount,
+// to the deposit's address, in a block from the deposit's creation to its
+// expiry plus window_seconds. No row: one of these does not hold (or a
+// concurrent claim took the transfer first; its row is re-checked).
+func (q *Queries) DepositClaim(ctx context.Context, arg DepositClaimParams) (Deposit, error) {
+	row := q.db.QueryRow(ctx, depositClaim,
+		arg.TransferID,
+		arg.DepositID,
+		arg.UserID,
+		arg.WindowSeconds,
+	)
+	var i Deposit
+	err := row.Scan(
+		&i.ID,
+		&i.UserID,
+		&i.Network,
+		&i.Address,
+		&i.Currency,
+		&i.BaseAmountMinor,
+		&i.SuffixMinor,
+		&i.RequestedAmountMinor,
+		&i.CreditedAmountMinor,
+		&i.Confirmations,
+		&i.ConfirmationsRequired,
+		&i.Status,
+		&i.Reserved,
+		&i.ReservedUntil,
+		&i.TransferTxID,
+		&i.NeedsReview,
+		&i.CreatedAt,
+		&i.ExpiresAt,
+		&i.ReviewReason,
+		&i.ReviewReceivedMinor,
+		&i.ReviewOpenedAt,
+	)
+	return i, err
 }
 
 const depositsForAmounts = `-- name: DepositsForAmounts :many

@@ -17,11 +17,12 @@ const depositCredit = `-- name: DepositCredit :one
 WITH credited AS (
     UPDATE deposits d
     SET status = 'credited', transfer_tx_id = $1::text, credited_amount_minor = d.requested_amount_minor,
-        confirmations = d.confirmations_required, reserved = false
+        confirmations = d.confirmations_required, reserved = false,
+        review_reason = NULL, review_received_minor = NULL, review_opened_at = NULL
     WHERE d.id = $2
       AND d.requested_amount_minor = $3::bigint
       AND (deposit_open(d.status, d.expires_at)
-           OR ($4::boolean AND d.status IN ('awaiting_transfer', 'expired')))
+           OR ($4::boolean AND d.status IN ('awaiting_transfer', 'expired', 'under_review')))
       AND (d.transfer_tx_id IS NULL OR d.transfer_tx_id = $1)
       AND NOT EXISTS (
           SELECT 1 FROM deposits t
@@ -45,7 +46,7 @@ type DepositCreditParams struct {
 // exactly its requested amount, and appends its ledger entry, in one
 // statement. The deposit must be open (confirming, or awaiting its
 // transfer before expires_at), or, when late is set (an operator settling
-// a late transfer), awaiting or expired. No row: the amount differs, the
+// a late transfer), awaiting, expired or under review. No row: the amount differs, the
 // deposit is already credited, not creditable, paid by another transaction,
 // or tx_id already paid another deposit; UNIQUE (source_type, source_id)
 // and UNIQUE (network, transfer_tx_id) back this up under races.
@@ -70,7 +71,7 @@ WHERE id IN (
     LIMIT $1
     FOR UPDATE SKIP LOCKED)
   AND status = 'awaiting_transfer'
-RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at
+RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at
 `
 
 // DepositExpire marks a batch of deposits past expires_at that saw no
@@ -104,6 +105,9 @@ func (q *Queries) DepositExpire(ctx context.Context, batchSize int32) ([]Deposit
 			&i.NeedsReview,
 			&i.CreatedAt,
 			&i.ExpiresAt,
+			&i.ReviewReason,
+			&i.ReviewReceivedMinor,
+			&i.ReviewOpenedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -116,7 +120,7 @@ func (q *Queries) DepositExpire(ctx context.Context, batchSize int32) ([]Deposit
 }
 
 const depositGet = `-- name: DepositGet :one
-SELECT deposits.id, deposits.user_id, deposits.network, deposits.address, deposits.currency, deposits.base_amount_minor, deposits.suffix_minor, deposits.requested_amount_minor, deposits.credited_amount_minor, deposits.confirmations, deposits.confirmations_required, deposits.status, deposits.reserved, deposits.reserved_until, deposits.transfer_tx_id, deposits.needs_review, deposits.created_at, deposits.expires_at, now()::timestamptz AS db_now FROM deposits WHERE id = $1
+SELECT deposits.id, deposits.user_id, deposits.network, deposits.address, deposits.currency, deposits.base_amount_minor, deposits.suffix_minor, deposits.requested_amount_minor, deposits.credited_amount_minor, deposits.confirmations, deposits.confirmations_required, deposits.status, deposits.reserved, deposits.reserved_until, deposits.transfer_tx_id, deposits.needs_review, deposits.created_at, deposits.expires_at, deposits.review_reason, deposits.review_received_minor, deposits.review_opened_at, now()::timestamptz AS db_now FROM deposits WHERE id = $1
 `
 
 type DepositGetRow struct {
@@ -148,13 +152,16 @@ func (q *Queries) DepositGet(ctx context.Context, id uuid.UUID) (DepositGetRow, 
 		&i.Deposit.NeedsReview,
 		&i.Deposit.CreatedAt,
 		&i.Deposit.ExpiresAt,
+		&i.Deposit.ReviewReason,
+		&i.Deposit.ReviewReceivedMinor,
+		&i.Deposit.ReviewOpenedAt,
 		&i.DbNow,
 	)
 	return i, err
 }
 
 const depositGetByUser = `-- name: DepositGetByUser :one
-SELECT deposits.id, deposits.user_id, deposits.network, deposits.address, deposits.currency, deposits.base_amount_minor, deposits.suffix_minor, deposits.requested_amount_minor, deposits.credited_amount_minor, deposits.confirmations, deposits.confirmations_required, deposits.status, deposits.reserved, deposits.reserved_until, deposits.transfer_tx_id, deposits.needs_review, deposits.created_at, deposits.expires_at, now()::timestamptz AS db_now
+SELECT deposits.id, deposits.user_id, deposits.network, deposits.address, deposits.currency, deposits.base_amount_minor, deposits.suffix_minor, deposits.requested_amount_minor, deposits.credited_amount_minor, deposits.confirmations, deposits.confirmations_required, deposits.status, deposits.reserved, deposits.reserved_until, deposits.transfer_tx_id, deposits.needs_review, deposits.created_at, deposits.expires_at, deposits.review_reason, deposits.review_received_minor, deposits.review_opened_at, now()::timestamptz AS db_now
 FROM deposits
 WHERE id = $1 AND user_id = $2
 `
@@ -193,6 +200,9 @@ func (q *Queries) DepositGetByUser(ctx context.Context, arg DepositGetByUserPara
 		&i.Deposit.NeedsReview,
 		&i.Deposit.CreatedAt,
 		&i.Deposit.ExpiresAt,
+		&i.Deposit.ReviewReason,
+		&i.Deposit.ReviewReceivedMinor,
+		&i.Deposit.ReviewOpenedAt,
 		&i.DbNow,
 	)
 	return i, err
@@ -208,7 +218,7 @@ SELECT $1::uuid, $2::text, $3::text, $4::text, $5::bigint,
 WHERE (SELECT count(*) FROM deposits
        WHERE user_id = $1::uuid AND deposit_open(status, expires_at)) < $11::integer
 ON CONFLICT (network, address, currency, requested_amount_minor) WHERE reserved DO NOTHING
-RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at
+RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at
 `
 
 type DepositInsertParams struct {
@@ -265,6 +275,9 @@ func (q *Queries) DepositInsert(ctx context.Context, arg DepositInsertParams) (D
 		&i.NeedsReview,
 		&i.CreatedAt,
 		&i.ExpiresAt,
+		&i.ReviewReason,
+		&i.ReviewReceivedMinor,
+		&i.ReviewOpenedAt,
 	)
 	return i, err
 }
@@ -295,7 +308,7 @@ SELECT p.user_id, p.network, p.address, p.currency, p.base_amount_minor, free.su
        free.requested_amount_minor, p.confirmations_required, p.expires_at, p.reserved_until
 FROM p, free
 ON CONFLICT (network, address, currency, requested_amount_minor) WHERE reserved DO NOTHING
-RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at
+RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at
 `
 
 type DepositInsertFreeSuffixParams struct {
@@ -344,12 +357,15 @@ func (q *Queries) DepositInsertFreeSuffix(ctx context.Context, arg DepositInsert
 		&i.NeedsReview,
 		&i.CreatedAt,
 		&i.ExpiresAt,
+		&i.ReviewReason,
+		&i.ReviewReceivedMinor,
+		&i.ReviewOpenedAt,
 	)
 	return i, err
 }
 
 const depositListByUser = `-- name: DepositListByUser :many
-SELECT deposits.id, deposits.user_id, deposits.network, deposits.address, deposits.currency, deposits.base_amount_minor, deposits.suffix_minor, deposits.requested_amount_minor, deposits.credited_amount_minor, deposits.confirmations, deposits.confirmations_required, deposits.status, deposits.reserved, deposits.reserved_until, deposits.transfer_tx_id, deposits.needs_review, deposits.created_at, deposits.expires_at, now()::timestamptz AS db_now
+SELECT deposits.id, deposits.user_id, deposits.network, deposits.address, deposits.currency, deposits.base_amount_minor, deposits.suffix_minor, deposits.requested_amount_minor, deposits.credited_amount_minor, deposits.confirmations, deposits.confirmations_required, deposits.status, deposits.reserved, deposits.reserved_until, deposits.transfer_tx_id, deposits.needs_review, deposits.created_at, deposits.expires_at, deposits.review_reason, deposits.review_received_minor, deposits.review_opened_at, now()::timestamptz AS db_now
 FROM deposits
 WHERE user_id = $1
   AND (created_at, id) < (coalesce($2::timestamptz, 'infinity'),
@@ -408,6 +424,9 @@ func (q *Queries) DepositListByUser(ctx context.Context, arg DepositListByUserPa
 			&i.Deposit.NeedsReview,
 			&i.Deposit.CreatedAt,
 			&i.Deposit.ExpiresAt,
+			&i.Deposit.ReviewReason,
+			&i.Deposit.ReviewReceivedMinor,
+			&i.Deposit.ReviewOpenedAt,
 			&i.DbNow,
 		); err != nil {
 			return nil, err

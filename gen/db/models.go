@@ -173,6 +173,9 @@ type Deposit struct {
 	NeedsReview           bool
 	CreatedAt             time.Time
 	ExpiresAt             time.Time
+	ReviewReason          *string
+	ReviewReceivedMinor   *int64
+	ReviewOpenedAt        *time.Time
 }
 
 type DevelopmentDatabase struct {
@@ -279,6 +282,7 @@ type User struct {
 	Name         string
 	PasswordHash string
 	CreatedAt    time.Time
+	Operator     bool
 }
 
 type WebhookDelivery struct {

@@ -56,7 +56,7 @@ func (q *Queries) SessionDeleteExpired(ctx context.Context) (int64, error) {
 }
 
 const sessionGetByTokenHash = `-- name: SessionGetByTokenHash :one
-SELECT s.id, s.user_id, s.csrf_token, s.last_seen_at, u.email, u.name,
+SELECT s.id, s.user_id, s.csrf_token, s.last_seen_at, u.email, u.name, u.operator,
        k.fingerprint AS stored_fingerprint, k.status_code AS stored_status_code,
        k.response_body AS stored_response_body, k.response_location AS stored_response_location
 FROM sessions s
@@ -85,6 +85,7 @@ type SessionGetByTokenHashRow struct {
 	LastSeenAt             time.Time
 	Email                  string
 	Name                   string
+	Operator               bool
 	StoredFingerprint      []byte
 	StoredStatusCode       *int32
 	StoredResponseBody     []byte
@@ -109,6 +110,7 @@ func (q *Queries) SessionGetByTokenHash(ctx context.Context, arg SessionGetByTok
 		&i.LastSeenAt,
 		&i.Email,
 		&i.Name,
+		&i.Operator,
 		&i.StoredFingerprint,
 		&i.StoredStatusCode,
 		&i.StoredResponseBody,

@@ -86,7 +86,7 @@ func (s *Service) Authenticate(r *http.Request, idempotencyKey string) (caller r
 		}
 	}
 	return requestctx.Caller{
-		UserID: row.UserID, SessionID: row.ID, Email: row.Email, Name: row.Name, CSRFToken: row.CsrfToken,
+		UserID: row.UserID, SessionID: row.ID, Email: row.Email, Name: row.Name, CSRFToken: row.CsrfToken, Operator: row.Operator,
 	}, stored, true, nil
 }
 

@@ -104,7 +104,7 @@ func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) 
 		return SignedIn{}, err
 	}
 	return SignedIn{Token: token, Caller: requestctx.Caller{
-		UserID: user.ID, SessionID: sessionID, Email: user.Email, Name: user.Name, CSRFToken: csrf,
+		UserID: user.ID, SessionID: sessionID, Email: user.Email, Name: user.Name, CSRFToken: csrf, Operator: user.Operator,
 	}}, nil
 }
 

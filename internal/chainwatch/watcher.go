@@ -16,14 +16,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"creativeapi/gen/db"
 	"creativeapi/internal/deposit"
@@ -31,9 +27,6 @@ import (
 	"creativeapi/internal/store"
 	"creativeapi/internal/trongrid"
 )
-
-// leaderLock is the advisory lock key whose holder is the one watcher.
-const leaderLock = 7_305_551_002
 
 // Defaults of Config.
 const (
@@ -103,105 +96,6 @@ func New(cfg Config, st *store.Store, chain Chain, log *slog.Logger) *Watcher {
 	return &Watcher{cfg: cfg, st: st, chain: chain, log: log.With("component", "chain watcher"), Sleep: sleep, Now: time.Now}
 }
 
-// Leading reports whether this watcher is the one polling.
-func (w *Watcher) Leading() bool { return w.leading.Load() }
-
-// Run tries to become the watcher every poll interval and, once it is,
-// polls until ctx ends or its lock connection is lost. It returns when ctx
-// ends; it never gives up on errors.
-func (w *Watcher) Run(ctx context.Context) {
-	for {
-		if err := w.lead(ctx); err != nil && ctx.Err() == nil {
-			w.log.Warn("lost the watcher lock; trying again", "error", err)
-		}
-		if !w.Sleep(ctx, w.cfg.PollInterval) {
-			return
-		}
-	}
-}
-
-// lead holds the leader lock on a connection of its own, outside the
-// request pool (which it would otherwise shrink by one), while it polls.
-// It returns nil at once when another replica holds the lock.
-func (w *Watcher) lead(ctx context.Context) error {
-	conn, err := pgx.ConnectConfig(ctx, w.st.Pool.Config().ConnConfig.Copy())
-	if err != nil {
-		return store.Translate(err)
-	}
-	var got bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", leaderLock).Scan(&got); err != nil || !got {
-		_ = conn.Close(context.WithoutCancel(ctx))
-		return store.Translate(err)
-	}
-	defer w.resign(ctx, conn)
-	w.leading.Store(true)
-	w.log.Info("leading: this replica polls the chain", "treasury", w.cfg.Treasury, "interval", w.cfg.PollInterval.String())
-
-	failures := 0
-	for {
-		res, err := w.Poll(ctx)
-		if ctx.Err() != nil {
-			return nil
-		}
-		if w.OnPoll != nil {
-			w.OnPoll(res, err)
-		}
-		delay := w.cfg.PollInterval
-		if err != nil {
-			failures++
-			delay = Backoff(err, failures, w.cfg.PollInterval, w.cfg.MaxBackoff, rand.Float64)
-			w.log.Warn("poll failed; backing off", "error", err, "failures", failures, "retry_in", delay.String())
-		} else {
-			failures = 0
-			res.log(ctx, w.log)
-		}
-		if !w.Sleep(ctx, delay) {
-			return nil
-		}
-		// Still the leader only while the lock's connection lives.
-		if _, err := conn.Exec(ctx, "SELECT 1"); err != nil {
-			return fmt.Errorf("lock connection: %w", err)
-		}
-	}
-}
-
-// resign gives up the lock by closing its connection.
-func (w *Watcher) resign(ctx context.Context, conn *pgx.Conn) {
-	w.leading.Store(false)
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	_ = conn.Close(ctx)
-}
-
-// Backoff is the wait after the failures-th failed poll in a row:
-// exponential from the poll interval, with jitter in its upper half,
-// capped, and never shorter than the upstream's Retry-After. rnd returns a
-// number in [0, 1).
-func Backoff(err error, failures int, interval, maxWait time.Duration, rnd func() float64) time.Duration {
-	d := interval
-	for i := 1; i < failures && d < maxWait; i++ {
-		d *= 2
-	}
-	d = min(d, maxWait)
-	d = d/2 + time.Duration(rnd()*float64(d/2))
-	var ge *trongrid.Error
-	if errors.As(err, &ge) && ge.RetryAfter > d {
-		d = ge.RetryAfter
-	}
-	return max(d, interval)
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
 // Result counts what one poll did.
 type Result struct {
 	Head, Solid int64
@@ -214,6 +108,29 @@ type Result struct {
 	Malformed int
 	// Credited deposits, and Reverted ones whose transfer failed or vanished.
 	Credited, Reverted int
+}
+
+// count counts a new transfer recorded as s.
+func (r *Result) count(s deposit.TransferStatus) {
+	switch s {
+	case deposit.TransferConfirming:
+		r.Confirming++
+	case deposit.TransferLate:
+		r.Late++
+	case deposit.TransferUnmatched:
+		r.Unmatched++
+	default:
+		r.Failed++
+	}
+}
+
+// Recorded is how many new transfers the poll recorded as each of
+// deposit.Recorded.
+func (r Result) Recorded() map[deposit.TransferStatus]int {
+	return map[deposit.TransferStatus]int{
+		deposit.TransferConfirming: r.Confirming, deposit.TransferLate: r.Late,
+		deposit.TransferUnmatched: r.Unmatched, deposit.TransferFailed: r.Failed,
+	}
 }
 
 func (r Result) log(ctx context.Context, log *slog.Logger) {
@@ -232,6 +149,24 @@ func (r Result) log(ctx context.Context, log *slog.Logger) {
 // leader; polls are nonetheless safe to overlap (a stale leader's), since
 // every write is conditional on the state it read.
 func (w *Watcher) Poll(ctx context.Context) (Result, error) {
+	return w.poll(ctx, time.Time{})
+}
+
+// Rescan reads the treasury's transfers again from since, however far back
+// (docs/deposits.md, "Reading history again"): what was recorded before is
+// recognised and changes nothing, what was missed is judged and recorded
+// as a poll would, so it is idempotent and credits nothing twice. It keeps
+// the watcher's position where it is (moving it only forward, as a poll
+// does) and may run while the leader polls.
+func (w *Watcher) Rescan(ctx context.Context, since time.Time) (Result, error) {
+	if since.IsZero() {
+		return Result{}, errors.New("chainwatch: rescan needs a time to read from")
+	}
+	return w.poll(ctx, since)
+}
+
+// poll is Poll, reading from rescanFrom when it is set.
+func (w *Watcher) poll(ctx context.Context, rescanFrom time.Time) (Result, error) {
 	var res Result
 	started := w.Now()
 	head, err := w.chain.NowBlock(ctx, false)
@@ -247,10 +182,14 @@ func (w *Watcher) Poll(ctx context.Context) (Result, error) {
 	q := w.st.Q
 	key := db.ChainPositionGetParams{Network: deposit.Network, Address: w.cfg.Treasury, Token: w.cfg.Contract}
 	since := started.Add(-w.cfg.MonitoringWindow)
+	var saved time.Time
 	if pos, err := q.ChainPositionGet(ctx, key); err == nil {
-		since = later(since, pos.Add(-w.cfg.Overlap))
+		since, saved = later(since, pos.Add(-w.cfg.Overlap)), pos
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return res, err
+	}
+	if !rescanFrom.IsZero() {
+		since = rescanFrom
 	}
 
 	listed, err := w.list(ctx, since, &res)
@@ -262,13 +201,23 @@ func (w *Watcher) Poll(ctx context.Context) (Result, error) {
 		return res, err
 	}
 	judged, holdAt, lookupErr := w.receipts(ctx, fresh, &res)
+	lateAt, err := w.record(ctx, judged, res.Head, res.Solid, &res)
+	if err != nil {
+		return res, err
+	}
+	if !lateAt.IsZero() && (holdAt.IsZero() || lateAt.Before(holdAt)) {
+		// A late transfer waits for its block to be final: read it again.
+		holdAt = lateAt
+	}
 	position := started
 	if !holdAt.IsZero() && holdAt.Before(position) {
 		// A transfer whose receipt the node did not have yet is read again.
 		position = holdAt.Add(-time.Millisecond)
 	}
-	if err := w.record(ctx, judged, res.Head, &res); err != nil {
-		return res, err
+	if !rescanFrom.IsZero() && position.Before(saved) {
+		// A rescan that held before the position leaves it: the regular
+		// poll reads from there.
+		position = saved
 	}
 	if err := q.ChainPositionSave(ctx, db.ChainPositionSaveParams{
 		Network: key.Network, Address: key.Address, Token: key.Token,
@@ -427,8 +376,9 @@ func (w *Watcher) lookup(ctx context.Context, n int, txID func(int) string) ([]t
 // record matches the judged transfers against the deposits reserving their
 // amounts and records them, batchSize at a time, each batch in one
 // transaction of three round trips whatever its size.
-func (w *Watcher) record(ctx context.Context, all []judged, head int64, res *Result) error {
+func (w *Watcher) record(ctx context.Context, all []judged, head, solid int64, res *Result) (lateAt time.Time, err error) {
 	for chunk := range slices.Chunk(all, batchSize) {
+		var waiting time.Time
 		var counts Result
 		err := w.st.InTx(ctx, func(q store.Tx) error {
 			counts = Result{}
@@ -448,73 +398,45 @@ func (w *Watcher) record(ctx context.Context, all []judged, head int64, res *Res
 				}
 				for _, r := range rows {
 					candidates[r.RequestedAmountMinor] = &deposit.Candidate{
-						ID: r.ID, Status: r.Status, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, TxID: r.TransferTxID,
+						ID: r.ID, Status: deposit.Status(r.Status), CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, TxID: r.TransferTxID,
 					}
 				}
 			}
-			p := db.ChainTransfersRecordParams{Network: deposit.Network, HeadBlock: head}
+			ts := make([]deposit.Transfer, 0, len(chunk))
+			waiting = time.Time{}
 			for _, o := range chunk {
-				status, reason, depositID := w.verdict(o, candidates)
-				switch status {
-				case string(deposit.Confirming):
-					counts.Confirming++
-				case string(deposit.Late):
-					counts.Late++
-				case string(deposit.Unmatched):
-					counts.Unmatched++
-				default:
-					counts.Failed++
+				status, reason, depositID := deposit.Judge(deposit.Receipt{Succeeded: o.receipt.Succeeded(), Result: o.receipt.Result},
+					o.j.reason, candidates[o.j.amount], o.t.BlockTime, o.t.TxID, o.receipt.Block <= solid)
+				if status == deposit.TransferUnseen {
+					counts.Pending++
+					if waiting.IsZero() || o.t.BlockTime.Before(waiting) {
+						waiting = o.t.BlockTime
+					}
+					continue
 				}
-				p.TxIds = append(p.TxIds, o.t.TxID)
-				p.Tokens = append(p.Tokens, o.t.Token)
-				p.FromAddresses = append(p.FromAddresses, o.t.From)
-				p.ToAddresses = append(p.ToAddresses, o.t.To)
-				p.AmountRaws = append(p.AmountRaws, o.t.Value)
-				p.AmountMinors = append(p.AmountMinors, o.j.amount)
-				p.BlockTimes = append(p.BlockTimes, o.t.BlockTime)
-				p.BlockNumbers = append(p.BlockNumbers, o.receipt.Block)
-				p.Statuses = append(p.Statuses, status)
-				p.Reasons = append(p.Reasons, reason)
-				p.DepositIds = append(p.DepositIds, depositID)
+				counts.count(status)
+				ts = append(ts, deposit.Transfer{
+					TxID: o.t.TxID, Token: o.t.Token, From: o.t.From, To: o.t.To,
+					AmountRaw: o.t.Value, AmountMinor: o.j.amount, BlockTime: o.t.BlockTime, Block: o.receipt.Block,
+					Status: status, Reason: reason, DepositID: depositID,
+				})
 			}
-			deps, err := q.ChainTransfersRecord(ctx, p)
-			if err != nil {
-				return err
-			}
-			return deposit.WriteEvents(ctx, q, deps, w.Now())
+			return deposit.Record(ctx, q, head, ts, w.Now())
 		})
 		if err != nil {
-			return err
+			return lateAt, err
 		}
-		res.New += len(chunk)
+		res.New += len(chunk) - counts.Pending
+		res.Pending += counts.Pending
 		res.Confirming += counts.Confirming
 		res.Late += counts.Late
 		res.Unmatched += counts.Unmatched
 		res.Failed += counts.Failed
+		if !waiting.IsZero() && (lateAt.IsZero() || waiting.Before(lateAt)) {
+			lateAt = waiting
+		}
 	}
-	return nil
-}
-
-// verdict is what a judged transfer is recorded as. A confirming match
-// takes its deposit, so a second transfer of the same amount in the batch
-// finds it paid.
-func (w *Watcher) verdict(o judged, candidates map[int64]*deposit.Candidate) (status, reason string, depositID uuid.UUID) {
-	switch {
-	case !o.receipt.Succeeded():
-		return "failed", "receipt " + o.receipt.Result, uuid.Nil
-	case o.j.reason != "":
-		return string(deposit.Unmatched), o.j.reason, uuid.Nil
-	}
-	c := candidates[o.j.amount]
-	v, reason := deposit.Match(c, o.t.BlockTime)
-	switch v {
-	case deposit.Confirming:
-		c.TxID = &o.t.TxID
-		return string(v), "", c.ID
-	case deposit.Late:
-		return string(v), "", c.ID
-	}
-	return string(v), reason, uuid.Nil
+	return lateAt, nil
 }
 
 // confirm checks every confirming transfer against the node: one that
@@ -526,8 +448,8 @@ func (w *Watcher) confirm(ctx context.Context, head, solid int64, res *Result) e
 		return err
 	}
 	receipts, errs := w.lookup(ctx, len(rows), func(i int) string { return rows[i].TxID })
-	var update db.ChainConfirmationsSetParams
-	var revert db.ChainTransfersRevertParams
+	var counts []deposit.Count
+	var ends []deposit.Ending
 	var credit []db.ChainTransfersConfirmingRow
 	var firstErr error
 	for i, r := range rows {
@@ -539,40 +461,29 @@ func (w *Watcher) confirm(ctx context.Context, head, solid int64, res *Result) e
 				firstErr = errs[i]
 			}
 		case !rc.Known:
-			revert.TransferIds = append(revert.TransferIds, r.ID)
-			revert.Statuses = append(revert.Statuses, "vanished")
-			revert.Reasons = append(revert.Reasons, "the node no longer knows the transaction")
+			ends = append(ends, deposit.Ending{TransferID: r.ID, Status: deposit.TransferVanished, Reason: "the node no longer knows the transaction"})
 		case !rc.Succeeded():
-			revert.TransferIds = append(revert.TransferIds, r.ID)
-			revert.Statuses = append(revert.Statuses, "failed")
-			revert.Reasons = append(revert.Reasons, "receipt "+rc.Result)
+			ends = append(ends, deposit.Ending{TransferID: r.ID, Status: deposit.TransferFailed, Reason: "receipt " + rc.Result})
 		case deposit.Creditable(head, solid, rc.Block, r.ConfirmationsRequired):
 			credit = append(credit, r)
 		default:
-			update.TransferIds = append(update.TransferIds, r.ID)
-			update.BlockNumbers = append(update.BlockNumbers, rc.Block)
-			update.Confirmations = append(update.Confirmations, deposit.Confirmations(head, rc.Block, r.ConfirmationsRequired))
+			counts = append(counts, deposit.Count{TransferID: r.ID, Block: rc.Block,
+				Confirmations: deposit.Confirmations(head, rc.Block, r.ConfirmationsRequired)})
 		}
 	}
-	if len(update.TransferIds) > 0 {
-		if err := w.st.InTx(ctx, func(q store.Tx) error {
-			deps, err := q.ChainConfirmationsSet(ctx, update)
-			if err != nil {
-				return err
-			}
-			return deposit.WriteEvents(ctx, q, deps, w.Now())
-		}); err != nil {
+	if len(counts) > 0 {
+		if err := w.st.InTx(ctx, func(q store.Tx) error { return deposit.Recount(ctx, q, counts, w.Now()) }); err != nil {
 			return err
 		}
 	}
-	if len(revert.TransferIds) > 0 {
-		reverted, err := w.revert(ctx, revert)
+	if len(ends) > 0 {
+		reverted, err := w.end(ctx, ends)
 		if err != nil {
 			return err
 		}
 		res.Reverted += len(reverted)
-		for i, id := range revert.TransferIds {
-			w.log.WarnContext(ctx, "a confirming transfer "+revert.Statuses[i]+"; its deposit waits again", "transfer", id, "reason", revert.Reasons[i])
+		for _, e := range ends {
+			w.log.WarnContext(ctx, "a confirming transfer "+string(e.Status)+"; its deposit waits again", "transfer", e.TransferID, "reason", e.Reason)
 		}
 	}
 	for _, r := range credit {
@@ -594,14 +505,11 @@ func (w *Watcher) credit(ctx context.Context, r db.ChainTransfersConfirmingRow) 
 	var outcome deposit.CreditOutcome
 	err := w.st.InTx(ctx, func(q store.Tx) error {
 		var err error
-		outcome, err = deposit.Credit(ctx, q, *r.DepositID, r.TxID, amount)
-		if err != nil {
-			return err
+		outcome, err = deposit.CreditTransfer(ctx, q, r.ID, *r.DepositID, r.TxID, amount)
+		if err == nil && outcome != deposit.Credited {
+			err = errNotCredited
 		}
-		if outcome != deposit.Credited {
-			return errNotCredited
-		}
-		return q.Next().ChainTransferCredited(ctx, r.ID)
+		return err
 	})
 	if err == nil {
 		w.log.InfoContext(ctx, "deposit credited", "deposit", r.DepositID.String(), "tx", r.TxID, "amount", money.USDT.Format(amount))
@@ -614,22 +522,18 @@ func (w *Watcher) credit(ctx context.Context, r db.ChainTransfersConfirmingRow) 
 	// data was changed by hand): an operator looks at it.
 	w.log.ErrorContext(ctx, "a confirmed transfer could not credit its deposit; marked for review",
 		"deposit", r.DepositID.String(), "tx", r.TxID, "outcome", outcome.String(), "error", err)
-	_, err = w.revert(ctx, db.ChainTransfersRevertParams{
-		TransferIds: []int64{r.ID}, Statuses: []string{string(deposit.Unmatched)}, Reasons: []string{"not_creditable"},
-	})
+	_, err = w.end(ctx, []deposit.Ending{{TransferID: r.ID, Status: deposit.TransferUnmatched, Reason: "not_creditable"}})
 	return err
 }
 
-// revert ends confirming transfers and puts their deposits back, with the
+// end ends confirming transfers and puts their deposits back, with the
 // deposits' events, in one transaction.
-func (w *Watcher) revert(ctx context.Context, p db.ChainTransfersRevertParams) ([]db.Deposit, error) {
+func (w *Watcher) end(ctx context.Context, es []deposit.Ending) ([]db.Deposit, error) {
 	var deps []db.Deposit
 	err := w.st.InTx(ctx, func(q store.Tx) error {
 		var err error
-		if deps, err = q.ChainTransfersRevert(ctx, p); err != nil {
-			return err
-		}
-		return deposit.WriteEvents(ctx, q, deps, w.Now())
+		deps, err = deposit.End(ctx, q, es, w.Now())
+		return err
 	})
 	return deps, err
 }

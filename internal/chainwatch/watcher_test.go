@@ -87,17 +87,31 @@ func TestPoll_APayerOnTimeConfirmsEvenWhenSeenAfterExpiry(t *testing.T) {
 	}
 }
 
-func TestPoll_ALateTransferLeavesTheDepositExpiredAndIsFlagged(t *testing.T) {
+func TestPoll_ALateExactTransferPutsTheDepositUnderReview(t *testing.T) {
 	t.Parallel()
 	w, b := setup(t)
 	dep := b.deposit(t, hundredUSDT)
 	b.exec(t, "UPDATE deposits SET status = 'expired', expires_at = now() - interval '1 minute' WHERE id = $1", dep.ID)
-	b.pay(t, dep.RequestedAmountMinor)
+	tx := b.pay(t, dep.RequestedAmountMinor)
+	// Until its block is final, a fork could still remove it: it waits.
+	if res := poll(t, w); res.Late != 0 || res.Pending != 1 {
+		t.Fatalf("poll before the block is final: %+v; want it pending", res)
+	}
+	if s := b.state(t, dep.ID); s.Status != "expired" || s.TxID != nil {
+		t.Fatalf("deposit: %+v; want it untouched while the block is not final", s)
+	}
+	b.chain.Mine(devchain.DefaultSolidLag)
 	if res := poll(t, w); res.Late != 1 {
 		t.Fatalf("poll: %+v; want one late transfer", res)
 	}
-	if s := b.state(t, dep.ID); s.Status != "expired" || s.TxID != nil || s.Confirmations != 0 || !s.Reserved {
-		t.Fatalf("deposit: %+v; want it expired and untouched", s)
+	if s := b.state(t, dep.ID); s.Status != "under_review" || s.TxID == nil || *s.TxID != tx || s.Confirmations != 0 || s.Credited != 0 {
+		t.Fatalf("deposit: %+v; want it under review with the transfer attached, nothing credited", s)
+	}
+	var reason string
+	var received int64
+	if err := b.d.Pool.QueryRow(context.Background(), "SELECT review_reason, review_received_minor FROM deposits WHERE id = $1", dep.ID).
+		Scan(&reason, &received); err != nil || reason != "late" || received != dep.RequestedAmountMinor {
+		t.Fatalf("review: %q %d, %v; want late, the amount received", reason, received, err)
 	}
 	tr := b.transfers(t)
 	if len(tr) != 1 || tr[0].Status != "late" || !tr[0].NeedsReview || tr[0].DepositID == nil || *tr[0].DepositID != dep.ID {

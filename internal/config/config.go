@@ -63,9 +63,10 @@ type Config struct {
 	// exact transfer still finds its deposit.
 	DepositMonitoringWindow time.Duration
 
-	// TronAPIURL is the TronGrid-compatible API the chain watcher reads;
+	// TronAPIURLs are the TronGrid-compatible APIs the chain watcher reads
+	// (TRON_API_URL, comma-separated), tried in order on failure;
 	// TronAPIKeys are sent as TRON-PRO-API-KEY in turn.
-	TronAPIURL       string
+	TronAPIURLs      []string
 	TronAPIKeys      []string
 	TronUSDTContract string
 	// ChainPollInterval is the pause between two polls of the chain.
@@ -187,7 +188,7 @@ func Load(getenv func(string) string) (Config, error) {
 		DepositMaxMinor:         p.int64("DEPOSIT_MAX_MINOR", deposit.DefaultBounds().MaxMinor),
 		DepositMaxOpenPerUser:   p.integer("DEPOSIT_MAX_OPEN_PER_USER", 5),
 		DepositMonitoringWindow: p.duration("DEPOSIT_MONITORING_WINDOW", 24*time.Hour),
-		TronAPIURL:              strings.TrimRight(p.str("TRON_API_URL", "https://api.trongrid.io"), "/"),
+		TronAPIURLs:             p.list("TRON_API_URL"),
 		TronAPIKeys:             p.list("TRON_API_KEY"),
 		TronUSDTContract:        p.str("TRON_USDT_CONTRACT", tron.MainnetUSDT),
 		ChainPollInterval:       p.duration("CHAIN_POLL_INTERVAL", 3*time.Second),
@@ -237,6 +238,9 @@ func Load(getenv func(string) string) (Config, error) {
 	default:
 		p.errs = append(p.errs, fmt.Errorf("LISTEN_FDS=%q: the server takes one socket (1)", fds))
 	}
+	if len(c.TronAPIURLs) == 0 {
+		c.TronAPIURLs = []string{"https://api.trongrid.io"}
+	}
 	p.errs = append(p.errs, c.validate()...)
 	if len(p.errs) > 0 {
 		return Config{}, fmt.Errorf("invalid configuration:\n  %w", errors.Join(p.errs...))
@@ -266,8 +270,10 @@ func (c Config) validate() []error {
 			bad("TREASURY_ADDRESS=%q: not a TRON address: %v", c.TreasuryAddress, err)
 		}
 	}
-	if u, err := url.Parse(c.TronAPIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		bad("TRON_API_URL=%q: want an absolute http(s) URL such as https://api.trongrid.io", c.TronAPIURL)
+	for _, api := range c.TronAPIURLs {
+		if u, err := url.Parse(api); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("TRON_API_URL: %q: want absolute http(s) URLs, comma-separated, such as https://api.trongrid.io", api)
+		}
 	}
 	if err := tron.ValidateAddress(c.TronUSDTContract); err != nil {
 		bad("TRON_USDT_CONTRACT=%q: not a TRON address: %v", c.TronUSDTContract, err)

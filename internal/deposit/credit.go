@@ -96,13 +96,13 @@ func credit(ctx context.Context, q store.Tx, depositID uuid.UUID, txID string, a
 	}
 	d := row.Deposit
 	switch {
-	case d.Status == StatusCredited:
+	case Status(d.Status) == StatusCredited:
 		return AlreadyCredited, nil
 	case d.RequestedAmountMinor != amountMinor:
 		return 0, ErrAmountMismatch
 	case d.TransferTxID != nil && *d.TransferTxID != txID:
 		return 0, ErrNotCreditable
-	case IsOpen(EffectiveStatus(d.Status, d.ExpiresAt, row.DbNow)) || late:
+	case IsOpen(EffectiveStatus(Status(d.Status), d.ExpiresAt, row.DbNow)) || late:
 		// Creditable and unmatched or matched to txID: the statement
 		// refused only because txID paid another deposit.
 		return TransferAlreadyUsed, nil

@@ -55,7 +55,7 @@ func exec(t *testing.T, d *testenv.DB, sql string, args ...any) {
 
 // row reads the deposit's stored state.
 type row struct {
-	Status         string
+	Status         deposit.Status
 	Reserved       bool
 	TxID           *string
 	CreditedAmount int64

@@ -11,27 +11,12 @@ import (
 // reserved deposits are unique).
 type Candidate struct {
 	ID        uuid.UUID
-	Status    string
+	Status    Status
 	CreatedAt time.Time
 	ExpiresAt time.Time
 	// TxID is the transaction already paying it, if any.
 	TxID *string
 }
-
-// Verdict is what a transfer does to the deposit it may pay.
-type Verdict string
-
-// The verdicts of Match (docs/deposits.md, "Matching a transfer").
-const (
-	// Confirming: the transfer pays the deposit on time; it counts
-	// confirmations until its block is solidified, then credits.
-	Confirming Verdict = "confirming"
-	// Late: the transfer is for the deposit but its block came after
-	// expiresAt; the deposit stays expired and an operator settles it.
-	Late Verdict = "late"
-	// Unmatched: the transfer pays no deposit; Reason says why.
-	Unmatched Verdict = "unmatched"
-)
 
 // The reasons of an unmatched transfer that Match gives.
 const (
@@ -41,22 +26,27 @@ const (
 )
 
 // Match judges a transfer of a deposit's exact amount in a block of
-// blockTime against c, the deposit reserving that amount (nil: none). The
+// blockTime against c, the deposit reserving that amount (nil: none)
+// (docs/deposits.md, "Matching a transfer"): TransferConfirming when it
+// pays the deposit on time (it counts confirmations until its block is
+// solidified, then credits); TransferLate when its block came after
+// expiresAt (the deposit stays expired and an operator settles it);
+// TransferUnmatched, with the reason, when it pays no deposit. The
 // payer was on time when the block is no later than expiresAt, however
 // late the watcher notices it; a block before the deposit was created
 // cannot be its payment.
-func Match(c *Candidate, blockTime time.Time) (Verdict, string) {
+func Match(c *Candidate, blockTime time.Time) (TransferStatus, string) {
 	switch {
 	case c == nil || c.Status == StatusCredited:
-		return Unmatched, ReasonNoReservation
+		return TransferUnmatched, ReasonNoReservation
 	case c.TxID != nil:
-		return Unmatched, ReasonAlreadyPaid
+		return TransferUnmatched, ReasonAlreadyPaid
 	case blockTime.Before(c.CreatedAt):
-		return Unmatched, ReasonBeforeDeposit
+		return TransferUnmatched, ReasonBeforeDeposit
 	case blockTime.After(c.ExpiresAt):
-		return Late, ""
+		return TransferLate, ""
 	}
-	return Confirming, ""
+	return TransferConfirming, ""
 }
 
 // Confirmations is how many confirmations a transfer in block has at head

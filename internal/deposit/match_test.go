@@ -17,18 +17,18 @@ func TestMatch(t *testing.T) {
 		name      string
 		c         *deposit.Candidate
 		blockTime time.Time
-		want      deposit.Verdict
+		want      deposit.TransferStatus
 		reason    string
 	}{
-		{"a block inside the deposit's life confirms", open, created.Add(time.Minute), deposit.Confirming, ""},
-		{"a block at createdAt confirms", open, created, deposit.Confirming, ""},
-		{"a block at expiresAt is on time", open, expires, deposit.Confirming, ""},
-		{"an on-time block seen after expiry still confirms", expired, expires.Add(-time.Second), deposit.Confirming, ""},
-		{"a block after expiresAt is late", expired, expires.Add(time.Millisecond), deposit.Late, ""},
-		{"a block before the deposit existed pays nothing", open, created.Add(-time.Millisecond), deposit.Unmatched, deposit.ReasonBeforeDeposit},
-		{"no reservation of the amount", nil, created, deposit.Unmatched, deposit.ReasonNoReservation},
+		{"a block inside the deposit's life confirms", open, created.Add(time.Minute), deposit.TransferConfirming, ""},
+		{"a block at createdAt confirms", open, created, deposit.TransferConfirming, ""},
+		{"a block at expiresAt is on time", open, expires, deposit.TransferConfirming, ""},
+		{"an on-time block seen after expiry still confirms", expired, expires.Add(-time.Second), deposit.TransferConfirming, ""},
+		{"a block after expiresAt is late", expired, expires.Add(time.Millisecond), deposit.TransferLate, ""},
+		{"a block before the deposit existed pays nothing", open, created.Add(-time.Millisecond), deposit.TransferUnmatched, deposit.ReasonBeforeDeposit},
+		{"no reservation of the amount", nil, created, deposit.TransferUnmatched, deposit.ReasonNoReservation},
 		{"a deposit another transfer pays", &deposit.Candidate{Status: deposit.StatusConfirming, CreatedAt: created, ExpiresAt: expires, TxID: &paid},
-			created.Add(time.Minute), deposit.Unmatched, deposit.ReasonAlreadyPaid},
+			created.Add(time.Minute), deposit.TransferUnmatched, deposit.ReasonAlreadyPaid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,13 +2,25 @@ package deposit
 
 import "time"
 
-// The states of a deposit (docs/deposits.md), as stored and as answered.
+// Status is a deposit's status, as stored and as answered; its moves are
+// DepositMoves.
+type Status string
+
+// The states of a deposit (docs/deposits.md).
 const (
-	StatusAwaitingTransfer = "awaiting_transfer"
-	StatusConfirming       = "confirming"
-	StatusCredited         = "credited"
-	StatusExpired          = "expired"
+	StatusAwaitingTransfer Status = "awaiting_transfer"
+	StatusConfirming       Status = "confirming"
+	StatusCredited         Status = "credited"
+	StatusExpired          Status = "expired"
+	// StatusUnderReview: a transfer is attached to the deposit that an
+	// operator must settle (Review says why and what arrived).
+	StatusUnderReview Status = "under_review"
+	// StatusRefunded: an operator sent the attached transfer back; final.
+	StatusRefunded Status = "refunded"
 )
+
+// Statuses lists every deposit state, in lifecycle order.
+var Statuses = []Status{StatusAwaitingTransfer, StatusConfirming, StatusCredited, StatusExpired, StatusUnderReview, StatusRefunded}
 
 // Network and NetworkLabel name the only chain deposits are taken on.
 const (
@@ -21,7 +33,7 @@ const (
 // so reads never depend on when the sweeper last ran. With IsOpen it is
 // the open-deposit rule that deposit_open (schema.sql) states for the
 // queries; TestOpenIsOneRuleInSQLAndGo holds the two equal.
-func EffectiveStatus(status string, expiresAt, now time.Time) string {
+func EffectiveStatus(status Status, expiresAt, now time.Time) Status {
 	if status == StatusAwaitingTransfer && !now.Before(expiresAt) {
 		return StatusExpired
 	}
@@ -30,6 +42,6 @@ func EffectiveStatus(status string, expiresAt, now time.Time) string {
 
 // IsOpen reports whether a deposit in this effective status counts towards
 // the user's open-deposit limit.
-func IsOpen(effectiveStatus string) bool {
+func IsOpen(effectiveStatus Status) bool {
 	return effectiveStatus == StatusAwaitingTransfer || effectiveStatus == StatusConfirming
 }

@@ -15,9 +15,9 @@ func TestEffectiveStatus_AwaitingPastExpiryReadsExpired(t *testing.T) {
 	before, at, after := expires.Add(-time.Microsecond), expires, expires.Add(time.Hour)
 	tests := []struct {
 		name   string
-		status string
+		status deposit.Status
 		now    time.Time
-		want   string
+		want   deposit.Status
 	}{
 		{"awaiting before expiry stays awaiting", deposit.StatusAwaitingTransfer, before, deposit.StatusAwaitingTransfer},
 		{"awaiting at expiry is expired (expires_at <= now, as in SQL)", deposit.StatusAwaitingTransfer, at, deposit.StatusExpired},
@@ -37,9 +37,10 @@ func TestEffectiveStatus_AwaitingPastExpiryReadsExpired(t *testing.T) {
 
 func TestIsOpen_OnlyAwaitingAndConfirmingCountTowardsTheLimit(t *testing.T) {
 	t.Parallel()
-	for status, want := range map[string]bool{
+	for status, want := range map[deposit.Status]bool{
 		deposit.StatusAwaitingTransfer: true, deposit.StatusConfirming: true,
 		deposit.StatusCredited: false, deposit.StatusExpired: false,
+		deposit.StatusUnderReview: false, deposit.StatusRefunded: false,
 	} {
 		if got := deposit.IsOpen(status); got != want {
 			t.Errorf("IsOpen(%s) = %v, want %v", status, got, want)
@@ -53,7 +54,7 @@ func TestIsOpen_OnlyAwaitingAndConfirmingCountTowardsTheLimit(t *testing.T) {
 func TestOpenIsOneRuleInSQLAndGo(t *testing.T) {
 	t.Parallel()
 	d := testenv.NewDB(t)
-	statuses := []string{deposit.StatusAwaitingTransfer, deposit.StatusConfirming, deposit.StatusCredited, deposit.StatusExpired}
+	statuses := deposit.Statuses
 	rows, err := d.Pool.Query(context.Background(), `
 		SELECT s, now() + o, now(), deposit_open(s, now() + o)
 		FROM unnest($1::text[]) AS s, unnest(ARRAY[interval '-1 minute', interval '0', interval '1 minute']) AS o`, statuses)
@@ -62,7 +63,7 @@ func TestOpenIsOneRuleInSQLAndGo(t *testing.T) {
 	}
 	n := 0
 	for rows.Next() {
-		var status string
+		var status deposit.Status
 		var expires, now time.Time
 		var inSQL bool
 		if err := rows.Scan(&status, &expires, &now, &inSQL); err != nil {
@@ -73,7 +74,7 @@ func TestOpenIsOneRuleInSQLAndGo(t *testing.T) {
 			t.Errorf("%s expiring at %s (now %s): open in SQL %v, in Go %v", status, expires, now, inSQL, inGo)
 		}
 	}
-	if err := rows.Err(); err != nil || n != 12 {
-		t.Fatalf("%d combinations, %v; want 12", n, err)
+	if err := rows.Err(); err != nil || n != 3*len(statuses) {
+		t.Fatalf("%d combinations, %v; want %d", n, err, 3*len(statuses))
 	}
 }

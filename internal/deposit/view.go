@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/oapi-codegen/nullable"
+
 	"creativeapi/gen/api"
 	"creativeapi/gen/db"
 	"creativeapi/internal/apifield"
@@ -25,11 +27,25 @@ func Body(d db.Deposit, now time.Time) api.AccountDeposit {
 		CreditedAmount:        USDT(d.CreditedAmountMinor),
 		Confirmations:         int(d.Confirmations),
 		ConfirmationsRequired: int(d.ConfirmationsRequired),
-		Status:                api.DepositStatus(EffectiveStatus(d.Status, d.ExpiresAt, now)),
+		Status:                api.DepositStatus(EffectiveStatus(Status(d.Status), d.ExpiresAt, now)),
 		TransactionId:         apifield.Nullable(d.TransferTxID),
+		Review:                review(d),
 		CreatedAt:             d.CreatedAt.UTC(),
 		ExpiresAt:             d.ExpiresAt.UTC(),
 	}
+}
+
+// review is the review of a deposit under review, or null.
+func review(d db.Deposit) nullable.Nullable[api.NullableDepositReview] {
+	if d.ReviewReason == nil || d.ReviewReceivedMinor == nil || d.ReviewOpenedAt == nil || d.TransferTxID == nil {
+		return nullable.NewNullNullable[api.NullableDepositReview]()
+	}
+	return nullable.NewNullableWithValue(api.NullableDepositReview{
+		Reason:         api.NullableDepositReviewReason(*d.ReviewReason),
+		ReceivedAmount: USDT(*d.ReviewReceivedMinor),
+		TransactionId:  *d.TransferTxID,
+		OpenedAt:       d.ReviewOpenedAt.UTC(),
+	})
 }
 
 // USDT is minor units of USDT as the Money schema.

@@ -131,6 +131,19 @@ func (m *Manager) SetPassword(ctx context.Context, email, password string) (int6
 	return revoked, err
 }
 
+// SetOperator makes the user with email a platform operator (on) or not.
+func (m *Manager) SetOperator(ctx context.Context, email string, on bool) error {
+	email = auth.NormalizeEmail(strings.TrimSpace(email))
+	if email == "" {
+		return errors.New("--email is required")
+	}
+	_, err := m.store.Q.UserSetOperator(ctx, db.UserSetOperatorParams{Email: email, Operator: on})
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("no user with email %s", email)
+	}
+	return err
+}
+
 // CreateOrg adds an organization.
 func (m *Manager) CreateOrg(ctx context.Context, name, slug string) (Org, error) {
 	name, slug = strings.TrimSpace(name), strings.TrimSpace(slug)

@@ -34,6 +34,8 @@ const (
 	DepositConfirming        Type = "deposit.confirming"
 	DepositCredited          Type = "deposit.credited"
 	DepositExpired           Type = "deposit.expired"
+	DepositUnderReview       Type = "deposit.under_review"
+	DepositRefunded          Type = "deposit.refunded"
 )
 
 // CreativeTypes are the organization-level event types, the ones webhook

@@ -81,7 +81,7 @@ func (s *Server) sessionBody(ctx context.Context, c requestctx.Caller) (api.Sess
 		}
 	}
 	return api.Session{
-		User:        api.User{Id: c.UserID, Email: openapi_types.Email(c.Email), Name: c.Name},
+		User:        api.User{Id: c.UserID, Email: openapi_types.Email(c.Email), Name: c.Name, Operator: c.Operator},
 		Memberships: memberships,
 		CsrfToken:   c.CSRFToken,
 	}, nil

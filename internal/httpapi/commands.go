@@ -74,3 +74,4 @@ func (r rawJSON) VisitGetCreativeResponse(w http.ResponseWriter) error          
 func (r rawJSON) VisitListCreativesResponse(w http.ResponseWriter) error         { return r.write(w) }
 func (r rawJSON) VisitUpdateCreativeResponse(w http.ResponseWriter) error        { return r.write(w) }
 func (r rawJSON) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error { return r.write(w) }
+func (r rawJSON) VisitClaimAccountDepositResponse(w http.ResponseWriter) error   { return r.write(w) }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/oapi-codegen/nullable"
@@ -168,4 +170,55 @@ func (s *Server) GetAccountBalance(ctx context.Context, _ api.GetAccountBalanceR
 		return nil, err
 	}
 	return api.GetAccountBalance200JSONResponse{Available: deposit.USDT(balance)}, nil
+}
+
+// claimRetryAfter is the Retry-After, in seconds, of transfer_unknown: the
+// watcher reads the chain every few seconds and waits for a block to be
+// final (about a minute on TRON) before it records a late or short transfer.
+const claimRetryAfter = 60
+
+// ClaimAccountDeposit attaches the transfer the caller names to their
+// deposit, which goes under review (deposit.Claim), under the caller's
+// Idempotency-Key. Its 409s are not stored under the key: they change as
+// the watcher reads on and the deposit moves.
+func (s *Server) ClaimAccountDeposit(ctx context.Context, r api.ClaimAccountDepositRequestObject) (api.ClaimAccountDepositResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	key := ""
+	if r.Params.IdempotencyKey != nil {
+		key = *r.Params.IdempotencyKey
+	}
+	txID := strings.ToLower(r.Body.TransactionId)
+	in := gatedFrom(ctx)
+	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: key,
+		Fingerprint: in.fingerprint, Prefetched: in.prefetched},
+		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
+			now := time.Now()
+			d, err := deposit.Claim(ctx, q, caller.UserID, uuid.UUID(r.DepositId), txID, s.cfg.DepositMonitoringWindow, now)
+			var refusal *deposit.Refusal
+			switch {
+			case errors.As(err, &refusal):
+				return idempotency.Response{}, problem.New(http.StatusConflict, problem.InvalidTransition,
+					"A deposit that is %s cannot be claimed: only one awaiting its transfer or expired can.", refusal.From)
+			case errors.Is(err, deposit.ErrTransferUnknown):
+				return idempotency.Response{}, &problem.Error{Status: http.StatusConflict, Code: problem.TransferUnknown, RetryAfter: claimRetryAfter,
+					Detail: "No transfer to the treasury with this transaction id was seen yet. Retry in a minute."}
+			case errors.Is(err, deposit.ErrTransferTaken):
+				return idempotency.Response{}, problem.New(http.StatusConflict, problem.TransferTaken,
+					"This transfer already belongs to a deposit or was settled.")
+			case errors.Is(err, deposit.ErrTransferUnfit):
+				return idempotency.Response{}, problem.Invalid([]problem.FieldError{{Field: "transactionId", Code: problem.InvalidValue,
+					Message: "this transfer cannot pay this deposit: it failed, is not USDT to the deposit's address, or came before the deposit or after its monitoring window"}})
+			case err != nil:
+				return idempotency.Response{}, err // store.ErrNotFound: 404
+			}
+			body, err := json.Marshal(deposit.Body(d, now))
+			if err != nil {
+				return idempotency.Response{}, err
+			}
+			return idempotency.Response{Status: http.StatusOK, Body: body}, nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	return rawJSON{resp, replayed}, nil
 }

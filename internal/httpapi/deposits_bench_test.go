@@ -133,7 +133,7 @@ func BenchmarkDepositCreateClient(b *testing.B) {
 		`"createdAt":"2026-11-22T10:00:00.123456Z","creditedAmount":{"amountMinor":"0","currency":"USDT","scale":6},` +
 		`"expiresAt":"2026-11-22T10:30:00.123456Z","id":"0193f6a0-0000-7000-8000-000000000000","network":"TRC20",` +
 		`"networkLabel":"TRON (TRC20)","requestedAmount":{"amountMinor":"25001234","currency":"USDT","scale":6},` +
-		`"status":"awaiting_transfer","transactionId":null}`)
+		`"review":null,"status":"awaiting_transfer","transactionId":null}`)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Location", "/api/v1/me/balance/deposits/0193f6a0-0000-7000-8000-000000000000")

@@ -159,7 +159,7 @@ func depositPayload(owner uuid.UUID) string {
 		"address":"TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7","network":"TRC20","networkLabel":"TRON (TRC20)",
 		"requestedAmount":{"amountMinor":"100004217","currency":"USDT","scale":6},
 		"creditedAmount":{"amountMinor":"0","currency":"USDT","scale":6},"confirmations":7,"confirmationsRequired":19,
-		"status":"confirming","transactionId":"4e3d2c1b0a99887766554433221100ffeeddccbbaa99887766554433221100ff",
+		"status":"confirming","transactionId":"4e3d2c1b0a99887766554433221100ffeeddccbbaa99887766554433221100ff","review":null,
 		"createdAt":"2026-11-20T10:00:00Z","expiresAt":"2026-11-20T10:30:00Z"}}`, owner)
 }
 

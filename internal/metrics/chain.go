@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"creativeapi/internal/chainwatch"
+	"creativeapi/internal/deposit"
 	"creativeapi/internal/store"
 	"creativeapi/internal/trongrid"
 )
@@ -20,9 +21,6 @@ var pollErrorKinds = []string{
 	string(trongrid.Network), string(trongrid.Malformed), string(trongrid.Refused),
 	"database", "other",
 }
-
-// transferStatuses are what a new transfer is recorded as (chainwatch.Result).
-var transferStatuses = []string{"confirming", "late", "unmatched", "failed"}
 
 // chainMetrics is what this replica's chain watcher reports. Where the
 // watcher stands (its lag) is read from the database instead, so every
@@ -69,8 +67,8 @@ func newChainMetrics() *chainMetrics {
 	for _, k := range pollErrorKinds {
 		c.pollErrors.WithLabelValues(k)
 	}
-	for _, s := range transferStatuses {
-		c.transfers.WithLabelValues(s)
+	for _, s := range deposit.Recorded {
+		c.transfers.WithLabelValues(string(s))
 	}
 	return c
 }
@@ -136,9 +134,9 @@ func (m *Metrics) ObservePoll(res chainwatch.Result, err error) {
 		c.lastSuccess = time.Now()
 		c.mu.Unlock()
 	}
-	for status, n := range map[string]int{"confirming": res.Confirming, "late": res.Late, "unmatched": res.Unmatched, "failed": res.Failed} {
+	for status, n := range res.Recorded() {
 		if n > 0 {
-			c.transfers.WithLabelValues(status).Add(float64(n))
+			c.transfers.WithLabelValues(string(status)).Add(float64(n))
 		}
 	}
 	if res.Malformed > 0 {

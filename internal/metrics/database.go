@@ -85,8 +85,8 @@ func (c *databaseCollector) Collect(ch chan<- prometheus.Metric) {
 	if open, err := c.st.Q.DepositOpenCounts(ctx); err != nil {
 		failed("open deposits", err)
 	} else {
-		gauge(c.open, float64(open.AwaitingTransfer), "awaiting_transfer")
-		gauge(c.open, float64(open.Confirming), "confirming")
+		gauge(c.open, float64(open.AwaitingTransfer), string(deposit.StatusAwaitingTransfer))
+		gauge(c.open, float64(open.Confirming), string(deposit.StatusConfirming))
 	}
 	if b, err := c.st.Q.EventsBacklog(ctx); err != nil {
 		failed("events backlog", err)

@@ -40,6 +40,8 @@ const (
 	UploadIncomplete         Code = "upload_incomplete"
 	UploadMismatch           Code = "upload_mismatch"
 	UploadsUnavailable       Code = "uploads_unavailable"
+	TransferUnknown          Code = "transfer_unknown"
+	TransferTaken            Code = "transfer_taken"
 )
 
 // FieldCode is the machine-readable kind of a field error (FieldError.code
@@ -134,6 +136,8 @@ var titles = map[Code]string{
 	UploadIncomplete:         "Upload incomplete",
 	UploadMismatch:           "Upload mismatch",
 	UploadsUnavailable:       "Uploads unavailable",
+	TransferUnknown:          "Transfer unknown",
+	TransferTaken:            "Transfer taken",
 }
 
 // Marshal renders e as openapi.yaml's Problem, the one place where a

@@ -18,6 +18,8 @@ type Caller struct {
 	Email     string
 	Name      string
 	CSRFToken string
+	// Operator: the user is platform staff who settle chain transfers.
+	Operator bool
 }
 
 // Facts are what the middleware learns about a request, held in its context

@@ -861,6 +861,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/balance/deposits/{depositId}/claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Point a deposit at the transfer that paid it
+         * @description For a transfer that arrived but paid no deposit (another amount, a
+         *     missing suffix): the payer names their transaction, and the deposit
+         *     waits for an operator (`under_review`, `review.reason`
+         *     `amount_mismatch`, `review.receivedAmount` the amount that
+         *     arrived), who credits what arrived, refunds it, or rejects the
+         *     claim. The transaction must be a successful transfer to the
+         *     treasury that the server recorded and that paid no deposit and was
+         *     not settled, in a block no earlier than the deposit's `createdAt`
+         *     and no later than its `expiresAt` plus the monitoring window (by
+         *     default 24 hours). The deposit must be the caller's and
+         *     `awaiting_transfer` or `expired`.
+         */
+        post: operations["claimAccountDeposit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -892,7 +922,8 @@ export interface components {
              *     `invalid_request`, `idempotency_key_reused`, `too_many_attempts`,
              *     `internal_error`, `service_unavailable`, `deposits_unavailable`,
              *     `deposit_capacity_exhausted`, `too_many_streams`, `storage_quota_exceeded`,
-             *     `upload_incomplete`, `upload_mismatch`, `uploads_unavailable`. New codes may be added: treat an
+             *     `upload_incomplete`, `upload_mismatch`, `uploads_unavailable`,
+             *     `transfer_unknown`, `transfer_taken`. New codes may be added: treat an
              *     unknown code by its `status`.
              * @example invalid_request
              */
@@ -951,6 +982,12 @@ export interface components {
             /** Format: email */
             email: string;
             name: string;
+            /**
+             * @description Whether the user is a platform operator, who settles chain
+             *     transfers under `/api/v1/operator/` (staff of the platform, not
+             *     an organization role; set from the server's command line).
+             */
+            operator: boolean;
         };
         /**
          * @description A member's role in an organization. `admin`: everything.
@@ -1315,6 +1352,10 @@ export interface components {
         CreateAccountDepositRequest: {
             amount: components["schemas"]["Money"];
         };
+        ClaimAccountDepositRequest: {
+            /** @description The id of the chain transaction that paid, 64 hexadecimal characters. */
+            transactionId: string;
+        };
         /**
          * @description An event's `id` in the live stream (its place in the published order), as the stream sent it.
          * @example 1042
@@ -1345,10 +1386,13 @@ export interface components {
              * @description `deposit.` + the deposit's status after the change:
              *     `deposit.confirming` each time its confirmations change (so a
              *     page can show 7/19), `deposit.awaiting_transfer` when a seen
-             *     transfer failed or vanished in a fork. May grow.
+             *     transfer failed or vanished in a fork, `deposit.under_review`
+             *     when a transfer was attached for an operator to settle,
+             *     `deposit.refunded` when an operator sent it back. May grow:
+             *     ignore types you do not know.
              * @enum {string}
              */
-            type: "deposit.awaiting_transfer" | "deposit.confirming" | "deposit.credited" | "deposit.expired";
+            type: "deposit.awaiting_transfer" | "deposit.confirming" | "deposit.credited" | "deposit.expired" | "deposit.under_review" | "deposit.refunded";
             /**
              * Format: date-time
              * @description When the change happened.
@@ -1365,12 +1409,66 @@ export interface components {
          *     deposit back to `awaiting_transfer` (or `expired` past `expiresAt`).
          *     `credited`: the block is final and the balance was credited with
          *     `requestedAmount`, exactly once.
-         *     `expired`: no transfer arrived before `expiresAt`. A transfer that
-         *     arrives later is kept for the operators to settle (credit or
-         *     refund); the deposit stays `expired` until they credit it.
+         *     `expired`: no transfer arrived before `expiresAt`.
+         *     `under_review`: a transfer is attached to the
+         *     deposit that an operator must settle; `review` says why and what
+         *     arrived, `transactionId` names it. A transfer of exactly
+         *     `requestedAmount` in a block after `expiresAt`, inside the
+         *     monitoring window, is attached by the service itself (reason
+         *     `late`). The operator credits it (`credited`) or sends it back
+         *     (`refunded`).
+         *     `refunded`: final; the attached transfer was sent
+         *     back to its sender, nothing was credited.
+         *
+         *     This enum may grow (see "Versions, changes and deprecation"):
+         *     show a status you do not know as it is, offer no action for it,
+         *     and keep polling or listening for events until it becomes one
+         *     you know.
          * @enum {string}
          */
-        DepositStatus: "awaiting_transfer" | "confirming" | "credited" | "expired";
+        DepositStatus: "awaiting_transfer" | "confirming" | "credited" | "expired" | "under_review" | "refunded";
+        /** @description Why a deposit is `under_review`, and what arrived. */
+        DepositReview: {
+            /**
+             * @description `late`: the exact amount arrived after `expiresAt`, inside the
+             *     monitoring window. `amount_mismatch`: the payer named a
+             *     transfer of another amount. May grow.
+             * @enum {string}
+             */
+            reason: "late" | "amount_mismatch";
+            receivedAmount: components["schemas"]["Money"];
+            /**
+             * @description The attached transfer's chain transaction.
+             * @example 5b2c4a1c0f6e2d3a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a
+             */
+            transactionId: string;
+            /**
+             * Format: date-time
+             * @description When the review was opened.
+             */
+            openedAt: string;
+        };
+        /** @description A DepositReview or null (see NullableUserRef). */
+        NullableDepositReview: {
+            /**
+             * @description `late`: the exact amount arrived after `expiresAt`, inside the
+             *     monitoring window. `amount_mismatch`: the payer named a
+             *     transfer of another amount. May grow.
+             * @enum {string}
+             */
+            reason: "late" | "amount_mismatch";
+            receivedAmount: components["schemas"]["Money"];
+            /**
+             * @description The attached transfer's chain transaction.
+             * @example 5b2c4a1c0f6e2d3a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a
+             */
+            transactionId: string;
+            /**
+             * Format: date-time
+             * @description When the review was opened.
+             */
+            openedAt: string;
+        } | null;
         AccountDeposit: {
             /** Format: uuid */
             id: string;
@@ -1399,6 +1497,11 @@ export interface components {
              * @example 5b2c4a1c0f6e2d3a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a
              */
             transactionId: string | null;
+            /**
+             * @description While `status` is `under_review`: why, and what arrived; null
+             *     otherwise.
+             */
+            review: components["schemas"]["NullableDepositReview"] | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -2348,7 +2451,7 @@ export interface operations {
                      *
                      *     id: 1042
                      *     event: deposit.confirming
-                     *     data: {"type":"deposit.confirming","timestamp":"2026-11-20T10:15:00Z","data":{"id":"0f8fad5b-d9cb-469f-a165-70867728950e","address":"TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7","network":"TRC20","networkLabel":"TRON (TRC20)","requestedAmount":{"amountMinor":"100004217","currency":"USDT","scale":6},"creditedAmount":{"amountMinor":"0","currency":"USDT","scale":6},"confirmations":7,"confirmationsRequired":19,"status":"confirming","transactionId":"4e3d2c1b0a99887766554433221100ffeeddccbbaa99887766554433221100ff","createdAt":"2026-11-20T10:00:00Z","expiresAt":"2026-11-20T10:30:00Z"}}
+                     *     data: {"type":"deposit.confirming","timestamp":"2026-11-20T10:15:00Z","data":{"id":"0f8fad5b-d9cb-469f-a165-70867728950e","address":"TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7","network":"TRC20","networkLabel":"TRON (TRC20)","requestedAmount":{"amountMinor":"100004217","currency":"USDT","scale":6},"creditedAmount":{"amountMinor":"0","currency":"USDT","scale":6},"confirmations":7,"confirmationsRequired":19,"status":"confirming","transactionId":"4e3d2c1b0a99887766554433221100ffeeddccbbaa99887766554433221100ff","review":null,"createdAt":"2026-11-20T10:00:00Z","expiresAt":"2026-11-20T10:30:00Z"}}
                      *
                      *     : heartbeat
                      */
@@ -3873,6 +3976,102 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    claimAccountDeposit: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key you generate per command (a UUID is fine), 1 to 255 visible
+                 *     ASCII characters, sent once. The structured-field string form
+                 *     (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+                 *     key with the same body to retry safely.
+                 * @example 5b3d8a2e-8f1c-4d7e-9a6b-2c4e6f8a0b1d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The deposit request's id.
+                 * @example 0f8fad5b-d9cb-469f-a165-70867728950e
+                 */
+                depositId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "transactionId": "5b2c4a1c0f6e2d3a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ClaimAccountDepositRequest"];
+            };
+        };
+        responses: {
+            /** @description The deposit, now `under_review`. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountDeposit"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfFailed"];
+            404: components["responses"]["NotFound"];
+            /**
+             * @description `transfer_unknown`: the server has not (yet) seen this
+             *     transaction as a transfer to the treasury; it reads the chain
+             *     every few seconds and waits for the block to be final, so retry
+             *     after `Retry-After` seconds.
+             *     `transfer_taken`: the transfer already paid or was claimed for
+             *     another deposit, or an operator settled it.
+             *     `invalid_transition`: the deposit is not `awaiting_transfer` or
+             *     `expired` (it is paid, confirming, or already under review).
+             *     `idempotency_key_in_use`: a request with this `Idempotency-Key`
+             *     is still running; retry after `Retry-After` seconds.
+             *     None is stored under the `Idempotency-Key`: they depend on what
+             *     the watcher saw and on the deposit's state, so a retry with the
+             *     same key is judged afresh.
+             */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /**
+             * @description `invalid_request`: `transactionId` is not 64 hexadecimal
+             *     characters, or names a transfer that cannot pay this deposit (it
+             *     failed, carries no countable USDT amount, or its block is outside
+             *     the deposit's time); see `fieldErrors`.
+             *     `idempotency_key_reused`: this `Idempotency-Key` was used for
+             *     another request.
+             */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

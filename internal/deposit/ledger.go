@@ -1,0 +1,243 @@
+package deposit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"creativeapi/gen/db"
+	"creativeapi/internal/store"
+)
+
+// The functions of this file are the ledger's moves (DepositMoves,
+// TransferMoves): each makes its moves with the one statement its rule
+// names, in the caller's transaction q, and writes the events of the
+// deposits it moved there. The chain watcher and operators call them; no
+// other code changes a deposit's or a transfer's status.
+
+// Transfer is a transfer to the treasury as the watcher recorded it.
+type Transfer struct {
+	TxID, Token, From, To string
+	// AmountRaw is the value as the chain API sent it; AmountMinor is it in
+	// minor units, or 0 when it cannot pay a deposit.
+	AmountRaw   string
+	AmountMinor int64
+	BlockTime   time.Time
+	Block       int64
+	// Status is the judgement (Judge); Reason says why it pays nothing.
+	Status TransferStatus
+	Reason string
+	// DepositID is the deposit a confirming or late transfer is for.
+	DepositID uuid.UUID
+}
+
+// Receipt is what the node says of a transfer's transaction.
+type Receipt struct {
+	Succeeded bool
+	// Result is the node's result when it did not succeed.
+	Result string
+}
+
+// Judge is what a new transfer is recorded as (docs/deposits.md, "Matching
+// a transfer"): failed when its receipt failed, unmatched with notCountable
+// as the reason when it cannot pay a deposit (a non-empty reason), else
+// Match's verdict against c, the deposit reserving its amount (nil: none).
+// A confirming verdict takes c, so a second transfer of the same amount
+// judged against it finds it paid.
+//
+// A late transfer is attached only once its block is final (solidified):
+// nothing re-reads an attached transfer, and an operator may credit it, so
+// one a fork could still remove is not judged yet: Judge returns
+// TransferUnseen, and the watcher reads it again.
+func Judge(r Receipt, notCountable string, c *Candidate, blockTime time.Time, txID string, final bool) (TransferStatus, string, uuid.UUID) {
+	switch {
+	case !r.Succeeded:
+		return TransferFailed, "receipt " + r.Result, uuid.Nil
+	case notCountable != "":
+		return TransferUnmatched, notCountable, uuid.Nil
+	}
+	v, reason := Match(c, blockTime)
+	switch v {
+	case TransferConfirming:
+		c.TxID = &txID
+		return v, "", c.ID
+	case TransferLate:
+		if !final {
+			return TransferUnseen, "", uuid.Nil
+		}
+		// Attached to the deposit (MoveAttachLate), which it takes too.
+		c.TxID = &txID
+		return v, "", c.ID
+	}
+	return v, reason, uuid.Nil
+}
+
+// Record makes MoveRecord for each of ts, MoveMatch for the deposits the
+// confirming ones pay and MoveAttachLate for those the late ones are for,
+// in one statement (ChainTransfersRecord), with
+// the deposits' events. A transfer recorded before is left alone unless it
+// had vanished. head is the chain's head block, for the confirmations.
+func Record(ctx context.Context, q store.Tx, head int64, ts []Transfer, now time.Time) error {
+	p := db.ChainTransfersRecordParams{Network: Network, HeadBlock: head}
+	for _, t := range ts {
+		if err := CheckTransfer(MoveRecord, TransferUnseen, t.Status); err != nil {
+			return err
+		}
+		p.TxIds = append(p.TxIds, t.TxID)
+		p.Tokens = append(p.Tokens, t.Token)
+		p.FromAddresses = append(p.FromAddresses, t.From)
+		p.ToAddresses = append(p.ToAddresses, t.To)
+		p.AmountRaws = append(p.AmountRaws, t.AmountRaw)
+		p.AmountMinors = append(p.AmountMinors, t.AmountMinor)
+		p.BlockTimes = append(p.BlockTimes, t.BlockTime)
+		p.BlockNumbers = append(p.BlockNumbers, t.Block)
+		p.Statuses = append(p.Statuses, string(t.Status))
+		p.Reasons = append(p.Reasons, t.Reason)
+		p.DepositIds = append(p.DepositIds, t.DepositID)
+	}
+	deps, err := q.ChainTransfersRecord(ctx, p)
+	if err != nil {
+		return err
+	}
+	return WriteEvents(ctx, q, deps, now)
+}
+
+// Count is a confirming transfer's block as read again, and the
+// confirmations its deposit has.
+type Count struct {
+	TransferID    int64
+	Block         int64
+	Confirmations int32
+}
+
+// Recount makes MoveRecount and MoveCount for each of cs in one statement
+// (ChainConfirmationsSet), with the events of the deposits whose
+// confirmations changed.
+func Recount(ctx context.Context, q store.Tx, cs []Count, now time.Time) error {
+	var p db.ChainConfirmationsSetParams
+	for _, c := range cs {
+		p.TransferIds = append(p.TransferIds, c.TransferID)
+		p.BlockNumbers = append(p.BlockNumbers, c.Block)
+		p.Confirmations = append(p.Confirmations, c.Confirmations)
+	}
+	deps, err := q.ChainConfirmationsSet(ctx, p)
+	if err != nil {
+		return err
+	}
+	return WriteEvents(ctx, q, deps, now)
+}
+
+// Ending is how a confirming transfer ends without paying: failed,
+// vanished, or unmatched (for an operator), and why.
+type Ending struct {
+	TransferID int64
+	Status     TransferStatus
+	Reason     string
+}
+
+// End makes MoveEnd for each of es and MoveRevert for their deposits, in
+// one statement (ChainTransfersRevert), with the deposits' events, and
+// returns the deposits it put back.
+func End(ctx context.Context, q store.Tx, es []Ending, now time.Time) ([]db.Deposit, error) {
+	var p db.ChainTransfersRevertParams
+	for _, e := range es {
+		if err := CheckTransfer(MoveEnd, TransferConfirming, e.Status); err != nil {
+			return nil, err
+		}
+		p.TransferIds = append(p.TransferIds, e.TransferID)
+		p.Statuses = append(p.Statuses, string(e.Status))
+		p.Reasons = append(p.Reasons, e.Reason)
+	}
+	deps, err := q.ChainTransfersRevert(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return deps, WriteEvents(ctx, q, deps, now)
+}
+
+// errNotConfirming: MarkCredited found the transfer no longer confirming.
+var errNotConfirming = errors.New("deposit: the transfer is not confirming")
+
+// CreditTransfer makes MoveCredit for the deposit confirming transfer
+// transferID pays and MoveMarkCredited for the transfer, in q. Only the
+// Credited outcome changed anything; any other leaves q to be rolled back
+// by the caller.
+func CreditTransfer(ctx context.Context, q store.Tx, transferID int64, depositID uuid.UUID, txID string, amountMinor int64) (CreditOutcome, error) {
+	outcome, err := Credit(ctx, q, depositID, txID, amountMinor)
+	if err != nil || outcome != Credited {
+		return outcome, err
+	}
+	// Sent at once, not with COMMIT: its row count is the check that the
+	// transfer was still confirming.
+	n, err := q.ChainTransferCredited(ctx, transferID)
+	if err == nil && n == 0 {
+		err = errNotConfirming
+	}
+	return outcome, err
+}
+
+// The refusals of Settle.
+var (
+	ErrNotForReview = errors.New("the transfer is not waiting for review (already settled, or not late or unmatched)")
+	ErrNoDeposit    = errors.New("only a late transfer names the deposit to credit; an unmatched one can only be refunded")
+	ErrSettleInput  = errors.New("a settlement needs an operator name and a note")
+)
+
+// Settle settles transfer id by move m (MoveSettleCredit or
+// MoveSettleRefund), recording who did it and why in the settlement audit
+// table, in one transaction: the credit (MoveCreditLate, for
+// MoveSettleCredit), the audit record and the transfer's new status commit
+// together, and only a transfer waiting for review is settled, once.
+func Settle(ctx context.Context, st *store.Store, id int64, m Move, operator, note string) error {
+	operator, note = strings.TrimSpace(operator), strings.TrimSpace(note)
+	if operator == "" || note == "" {
+		return ErrSettleInput
+	}
+	rule, ok := TransferMoves[m]
+	if !ok || rule.By != ByOperator {
+		return fmt.Errorf("%q is not a settlement", m)
+	}
+	to := rule.To[0]
+	return st.InTx(ctx, func(q store.Tx) error {
+		t, err := q.ChainTransferLock(ctx, id)
+		if err != nil {
+			return err
+		}
+		from := TransferStatus(t.Status)
+		if !t.NeedsReview || !from.NeedsReview() {
+			return ErrNotForReview
+		}
+		if err := CheckTransfer(m, from, to); err != nil {
+			return ErrNoDeposit
+		}
+		if m == MoveSettleCredit {
+			if t.DepositID == nil || t.AmountMinor == nil {
+				return ErrNoDeposit
+			}
+			outcome, err := CreditLate(ctx, q, *t.DepositID, t.TxID, *t.AmountMinor)
+			if err != nil {
+				return err
+			}
+			if outcome != Credited {
+				return fmt.Errorf("the deposit was not credited: %s", outcome)
+			}
+		}
+		_, err = q.ChainTransferSettle(ctx, db.ChainTransferSettleParams{ID: id, Action: string(to), Operator: operator, Note: note})
+		if errors.Is(err, store.ErrNotFound) {
+			return ErrNotForReview
+		}
+		if err != nil || m != MoveSettleRefund || t.DepositID == nil {
+			return err
+		}
+		// The statement refunded the deposit under review, if one is attached.
+		row, err := q.DepositGet(ctx, *t.DepositID)
+		if err != nil || Status(row.Deposit.Status) != StatusRefunded {
+			return err
+		}
+		return WriteEvents(ctx, q, []db.Deposit{row.Deposit}, row.DbNow)
+	})
+}

@@ -1,0 +1,138 @@
+package httpapi_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"creativeapi/gen/api"
+	"creativeapi/internal/devchain"
+	"creativeapi/internal/testenv"
+)
+
+// payShort pays value (not any deposit's amount) to the treasury and
+// polls once: the watcher records it unmatched.
+func (rc *reviewChain) payShort(t *testing.T, value string) string {
+	t.Helper()
+	tx := rc.chain.Pay(devchain.Payment{To: rc.env.Config.TreasuryAddress, Value: value})
+	rc.chain.Mine(1)
+	if _, err := rc.w.Poll(context.Background()); err != nil {
+		t.Fatalf("poll: %v", err)
+	}
+	return tx
+}
+
+func claimPath(id string) string { return depositsPath + "/" + id + "/claim" }
+
+func claimBody(tx string) map[string]string { return map[string]string{"transactionId": tx} }
+
+// TestClaimDeposit_AShortTransferIsClaimedAndGoesUnderReview: through the
+// API against the chain simulator, a payer who sent less than asked names
+// their transaction: before the watcher saw it the claim is 409
+// transfer_unknown with Retry-After; once seen the deposit is under review
+// with what arrived; the same key replays the answer; the transfer cannot
+// be claimed for another deposit, nor the deposit claimed again.
+func TestClaimDeposit_AShortTransferIsClaimedAndGoesUnderReview(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	rc := newReviewChain(t, env)
+	c, _ := env.SignedIn(t, "Sam Short")
+	d := createDeposit(t, c, "100000000")
+
+	tx := rc.chain.Pay(devchain.Payment{To: env.Config.TreasuryAddress, Value: "99500000"})
+	key := testenv.Header{Name: "Idempotency-Key", Value: "claim-short-1"}
+	r := c.Do(http.MethodPost, claimPath(d.Id.String()), claimBody(tx), key)
+	if p := r.Problem(t); r.Status != http.StatusConflict || p.Code != "transfer_unknown" || r.Header.Get("Retry-After") == "" {
+		t.Fatalf("claim before the watcher saw it: %d %s (Retry-After %q)", r.Status, r.Body, r.Header.Get("Retry-After"))
+	}
+
+	rc.chain.Mine(1)
+	if _, err := rc.w.Poll(context.Background()); err != nil {
+		t.Fatalf("poll: %v", err)
+	}
+	// The 409 was not stored: the same key now claims (with the id in
+	// capitals, which names the same transaction).
+	r = c.Do(http.MethodPost, claimPath(d.Id.String()), claimBody(strings.ToUpper(tx)), key)
+	if r.Status != http.StatusOK {
+		t.Fatalf("claim: %d %s", r.Status, r.Body)
+	}
+	var got api.AccountDeposit
+	r.JSON(t, &got)
+	review, err := got.Review.Get()
+	if got.Status != api.UnderReview || err != nil || review.Reason != api.AmountMismatch ||
+		review.ReceivedAmount.AmountMinor != "99500000" || review.TransactionId != tx || got.CreditedAmount.AmountMinor != "0" {
+		t.Fatalf("claimed: %s, review %+v (%v), credited %s; want under_review, amount_mismatch, 99500000 received", got.Status, review, err, got.CreditedAmount.AmountMinor)
+	}
+	if again := getDeposit(t, c, d.Id.String()); again.Status != api.UnderReview {
+		t.Fatalf("read back: %s", again.Status)
+	}
+	replay := c.Do(http.MethodPost, claimPath(d.Id.String()), claimBody(strings.ToUpper(tx)), key)
+	if replay.Status != http.StatusOK || replay.Header.Get("Idempotent-Replayed") != "true" || string(replay.Body) != string(r.Body) {
+		t.Fatalf("replay: %d %s (replayed %q)", replay.Status, replay.Body, replay.Header.Get("Idempotent-Replayed"))
+	}
+
+	// Taken: another deposit of the same payer cannot claim it.
+	d2 := createDeposit(t, c, "50000000")
+	r = c.Do(http.MethodPost, claimPath(d2.Id.String()), claimBody(tx))
+	if p := r.Problem(t); r.Status != http.StatusConflict || p.Code != "transfer_taken" {
+		t.Fatalf("claim of a taken transfer: %d %s", r.Status, r.Body)
+	}
+	// The deposit under review cannot be claimed again.
+	other := rc.payShort(t, "1000000")
+	r = c.Do(http.MethodPost, claimPath(d.Id.String()), claimBody(other))
+	if p := r.Problem(t); r.Status != http.StatusConflict || p.Code != "invalid_transition" {
+		t.Fatalf("claim of a deposit under review: %d %s", r.Status, r.Body)
+	}
+	// Someone else's deposit does not exist for them.
+	mallory, _ := env.SignedIn(t, "Mallory")
+	r = mallory.Do(http.MethodPost, claimPath(d2.Id.String()), claimBody(other))
+	if p := r.Problem(t); r.Status != http.StatusNotFound || p.Code != "not_found" {
+		t.Fatalf("claim of another user's deposit: %d %s", r.Status, r.Body)
+	}
+	if d2 := getDeposit(t, c, d2.Id.String()); d2.Status != api.AwaitingTransfer {
+		t.Fatalf("the other deposit is %s", d2.Status)
+	}
+}
+
+// TestClaimDeposit_RefusesAMalformedOrUnfitTransaction: 422 on
+// transactionId for anything but 64 hex characters, and for a transfer
+// that cannot pay the deposit (here: one that failed on the chain).
+func TestClaimDeposit_RefusesAMalformedOrUnfitTransaction(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	rc := newReviewChain(t, env)
+	c, _ := env.SignedIn(t, "Fay Format")
+	d := createDeposit(t, c, "100000000")
+	for _, bad := range []any{
+		claimBody("abc"), claimBody(strings.Repeat("g", 64)), claimBody(strings.Repeat("a", 65)),
+		map[string]any{"transactionId": 7}, map[string]any{},
+	} {
+		r := c.Do(http.MethodPost, claimPath(d.Id.String()), bad)
+		p := r.Problem(t)
+		if r.Status != http.StatusUnprocessableEntity || p.Code != "invalid_request" || len(p.FieldErrors) != 1 || p.FieldErrors[0].Field != "transactionId" {
+			t.Errorf("claim %v: %d %s; want 422 on transactionId", bad, r.Status, r.Body)
+		}
+	}
+	r := c.Do(http.MethodPost, claimPath(d.Id.String()), `{"transactionId":`)
+	if p := r.Problem(t); r.Status != http.StatusBadRequest || p.Code != "malformed_json" {
+		t.Fatalf("malformed JSON: %d %s", r.Status, r.Body)
+	}
+	r = c.Do(http.MethodPost, claimPath(d.Id.String()), claimBody(strings.Repeat("a", 64)), testenv.Header{Name: "X-CSRF-Token", Value: "forged"})
+	if p := r.Problem(t); r.Status != http.StatusForbidden || p.Code != "csrf_failed" {
+		t.Fatalf("without the CSRF token: %d %s", r.Status, r.Body)
+	}
+	r = env.Client(t).Do(http.MethodPost, claimPath(d.Id.String()), claimBody(strings.Repeat("a", 64)))
+	if p := r.Problem(t); r.Status != http.StatusUnauthorized || p.Code != "unauthenticated" {
+		t.Fatalf("signed out: %d %s", r.Status, r.Body)
+	}
+	failed := rc.chain.Pay(devchain.Payment{To: env.Config.TreasuryAddress, Value: "99000000", Result: "REVERT"})
+	rc.chain.Mine(1)
+	if _, err := rc.w.Poll(context.Background()); err != nil {
+		t.Fatalf("poll: %v", err)
+	}
+	r = c.Do(http.MethodPost, claimPath(d.Id.String()), claimBody(failed))
+	if p := r.Problem(t); r.Status != http.StatusUnprocessableEntity || len(p.FieldErrors) != 1 || p.FieldErrors[0].Field != "transactionId" {
+		t.Fatalf("claim of a failed transfer: %d %s", r.Status, r.Body)
+	}
+}
