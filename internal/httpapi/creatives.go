@@ -125,6 +125,24 @@ func (s *Server) ExecuteCreativeAction(ctx context.Context, r api.ExecuteCreativ
 // runner, with its status and, when located, the creative's Location.
 func (s *Server) creativeCommand(ctx context.Context, key *string, status int, located bool,
 	run func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error)) (rawJSON, error) {
+	return s.idempotent(ctx, key, func(ctx context.Context, q store.Tx, user uuid.UUID) (idempotency.Response, error) {
+		c, err := run(ctx, q, user)
+		if err != nil {
+			return idempotency.Response{}, creativeProblem(err)
+		}
+		out := idempotency.Response{Status: status, Body: c.Detail.AppendJSON(make([]byte, 0, detailBytes))}
+		if located {
+			out.Location = creativePath(c.OrganizationID, c.ID)
+		}
+		return out, nil
+	})
+}
+
+// idempotent runs a command under the caller's Idempotency-Key (key, when
+// sent) with what the validation gate prefetched: a first execution's
+// answer, or the stored one replayed.
+func (s *Server) idempotent(ctx context.Context, key *string,
+	run func(ctx context.Context, q store.Tx, user uuid.UUID) (idempotency.Response, error)) (rawJSON, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
 	k := ""
 	if key != nil {
@@ -133,17 +151,7 @@ func (s *Server) creativeCommand(ctx context.Context, key *string, status int, l
 	in := gatedFrom(ctx)
 	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: k,
 		Fingerprint: in.fingerprint, Prefetched: in.prefetched},
-		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
-			c, err := run(ctx, q, caller.UserID)
-			if err != nil {
-				return idempotency.Response{}, creativeProblem(err)
-			}
-			out := idempotency.Response{Status: status, Body: c.Detail.AppendJSON(make([]byte, 0, detailBytes))}
-			if located {
-				out.Location = creativePath(c.OrganizationID, c.ID)
-			}
-			return out, nil
-		})
+		func(ctx context.Context, q store.Tx) (idempotency.Response, error) { return run(ctx, q, caller.UserID) })
 	if err != nil {
 		return rawJSON{}, err
 	}
