@@ -9,6 +9,8 @@
 //	go run ./bench -sizes 10000,100000    # shorter: no 1M step
 //	go run ./bench -sizes 10000,1000000 -scenarios create,version,search -clients 16 -targets 8
 //	                                      # the authoring commands and the title search only
+//	go run ./bench -sizes 1000 -scenarios comments,comments-version,comments-open,comments-creatives -go-bench=false -metrics-rounds 0 -floor=false
+//	                                      # the comment lists at 10 and 1M comments only
 //	go run ./bench -compare -out /tmp/compare.md
 //	                                      # only server vs floor vs pgbench (about 6 minutes)
 //
@@ -80,14 +82,19 @@ type options struct {
 	floorRounds int
 	// quietWait bounds the wait for an idle machine before each run.
 	quietWait time.Duration
+	// commentScenarios (plan.CommentScenarios taken out of -scenarios) run
+	// at sizeClients with the comments table at each of commentSizes.
+	commentScenarios []string
+	commentSizes     []int
 }
 
 func parseOptions() (options, error) {
 	var o options
-	var sizes, clients, targets, serverEnv, scenarios string
+	var sizes, clients, targets, serverEnv, scenarios, commentSizes string
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "measured interval of each run")
 	flag.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured warm-up before each load generator run")
 	flag.StringVar(&sizes, "sizes", "10000,100000,1000000", "creatives and deposits in the tables, one size sweep step each (1M takes about 3 minutes to seed)")
+	flag.StringVar(&commentSizes, "comment-sizes", "10,1000000", "comments in the table, one step of the comment scenarios' size sweep each (1M takes about a minute to seed)")
 	flag.StringVar(&clients, "clients", "1,4,16,64", "concurrency sweep at the first size")
 	flag.StringVar(&targets, "targets", "8,32", "concurrencies where every scenario is also run with pgbench")
 	flag.IntVar(&o.sizeClients, "size-clients", 16, "concurrency of the size sweep")
@@ -99,7 +106,7 @@ func parseOptions() (options, error) {
 	flag.StringVar(&serverEnv, "server-env", "", "extra server settings, comma-separated KEY=VALUE")
 	flag.StringVar(&scenarios, "scenarios", strings.Join(allScenarios, ","), "scenarios to run")
 	flag.BoolVar(&o.goBench, "go-bench", true, "also run the Go benchmarks (validation, first execution vs replay)")
-	flag.BoolVar(&o.statements, "statements", false, "diagnostics: load pg_stat_statements and print each run's statements per request")
+	flag.BoolVar(&o.statements, "statements", false, "diagnostics: load pg_stat_statements and print each run's statements per request (the comment scenarios load it anyway, for their statements column)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (cluster, logs)")
 	flag.IntVar(&o.metricsRounds, "metrics-rounds", 2, "metrics overhead: pairs of runs per scenario with METRICS_ADDR off and on, at the first size (0: skip)")
 	flag.IntVar(&o.metricsClients, "metrics-clients", 16, "metrics overhead: concurrency of its runs")
@@ -121,6 +128,9 @@ func parseOptions() (options, error) {
 	if serverEnv != "" {
 		o.serverEnv = strings.Split(serverEnv, ",")
 	}
+	if o.commentSizes, err = ints(commentSizes); err != nil {
+		return o, fmt.Errorf("-comment-sizes: %w", err)
+	}
 	o.scenarios = strings.Split(scenarios, ",")
 	if *compare {
 		o.sizes, clients, o.scenarios, o.floor = o.sizes[:1], targets, floorScenarios, true
@@ -136,6 +146,16 @@ func parseOptions() (options, error) {
 			return o, fmt.Errorf("-scenarios: unknown %q", s)
 		}
 	}
+	o.scenarios = slices.DeleteFunc(o.scenarios, func(s string) bool {
+		if slices.Contains(plan.CommentScenarios, s) {
+			o.commentScenarios = append(o.commentScenarios, s)
+			return true
+		}
+		return false
+	})
+	if len(o.commentScenarios) > 0 && len(o.commentSizes) == 0 {
+		return o, errors.New("-comment-sizes: at least one size")
+	}
 	if o.floorRounds < 1 {
 		return o, errors.New("-floor-rounds: at least 1")
 	}
@@ -145,7 +165,8 @@ func parseOptions() (options, error) {
 	return o, nil
 }
 
-var allScenarios = []string{plan.Action, plan.Deposit, plan.Replay, plan.Get, plan.List, plan.Create, plan.Version, plan.Search}
+var allScenarios = append([]string{plan.Action, plan.Deposit, plan.Replay, plan.Get, plan.List, plan.Create, plan.Version, plan.Search},
+	plan.CommentScenarios...)
 
 // floorScenarios are the scenarios bench/floor serves.
 var floorScenarios = []string{plan.Deposit, plan.Action, plan.Replay, plan.Get, plan.List}
@@ -194,6 +215,10 @@ type bench struct {
 	maxClients int
 	sample     []string
 	report     report
+	// counting: pg_stat_statements is loaded (-statements, or comment
+	// scenarios), so each run reports its statements per request.
+	counting bool
+	thread   commentThread
 }
 
 func run(ctx context.Context) error {
@@ -234,7 +259,8 @@ func run(ctx context.Context) error {
 	}
 
 	step("start PostgreSQL (durable: fsync on, default settings)")
-	if b.pg, err = startCluster(ctx, b.dir, opts.statements); err != nil {
+	b.counting = opts.statements || len(opts.commentScenarios) > 0
+	if b.pg, err = startCluster(ctx, b.dir, b.counting); err != nil {
 		return err
 	}
 	defer func() { _ = b.pg.Stop() }()
@@ -332,6 +358,11 @@ func run(ctx context.Context) error {
 			if err := b.measure(ctx, size, sc, opts.sizeClients, false); err != nil {
 				return err
 			}
+		}
+	}
+	if len(opts.commentScenarios) > 0 {
+		if err := b.commentSweep(ctx); err != nil {
+			return err
 		}
 	}
 	if opts.goBench {
@@ -478,7 +509,7 @@ func (b *bench) measure(ctx context.Context, size int, scenario string, clients 
 			profileDone <- b.srv.cpuProfile(ctx, b.opts.duration, path)
 		}()
 	}
-	if b.opts.statements {
+	if b.counting {
 		if _, err := b.pool.Exec(ctx, "SELECT pg_stat_statements_reset()"); err != nil {
 			return err
 		}
@@ -486,6 +517,11 @@ func (b *bench) measure(ctx context.Context, size int, scenario string, clients 
 	m, err := b.runLoad(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("%s at %d clients: %w", scenario, clients, err)
+	}
+	if b.counting {
+		if m.Statements, err = b.statementsPerRequest(ctx, m.Sent); err != nil {
+			return err
+		}
 	}
 	if b.opts.statements {
 		if err := b.printStatements(ctx, m.Requests); err != nil {
@@ -592,8 +628,21 @@ func (b *bench) loadConfig(ctx context.Context, scenario string, clients int) (p
 		cfg.Users = b.fx.users
 	case plan.Replay:
 		cfg.Users = b.fx.users[:b.opts.replay]
+	case plan.Comments, plan.CommentsByVersion, plan.CommentsOpen, plan.CommentsCreatives:
+		cfg.Org, cfg.Path = b.thread.org, b.thread.path(scenario)
 	}
 	return cfg, nil
+}
+
+// statementsPerRequest is what pg_stat_statements counted since its reset
+// (the warm-up included) per request sent, the job queue's polling (River's
+// statements) left out.
+func (b *bench) statementsPerRequest(ctx context.Context, sent int) (float64, error) {
+	var calls int64
+	err := b.pool.QueryRow(ctx, `SELECT coalesce(sum(calls), 0)::bigint FROM pg_stat_statements
+		WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+		  AND query !~* 'river|pg_stat_statements'`).Scan(&calls)
+	return float64(calls) / float64(max(sent, 1)), err
 }
 
 // printStatements shows what pg_stat_statements counted since its reset,

@@ -65,6 +65,8 @@ type report struct {
 	scripts map[string]pgbench.Script
 	// overhead are the runs with metrics off and on.
 	overhead []overheadResult
+	// commentsSeeded are the comment sizes' seeding times.
+	commentsSeeded []seedTime
 }
 
 // rssLimit is the target for the server's peak RSS under load.
@@ -92,6 +94,9 @@ func (r *report) markdown() string {
 	fmt.Fprintf(&b, "- Commands send a fresh `Idempotency-Key` each; pgbench runs the same statements (`-M prepared`, as pgx sends them) at the same concurrency.\n")
 	for _, s := range r.seeded {
 		fmt.Fprintf(&b, "- Seeding %s creatives and deposits took %s.\n", rows(s.size), s.d.Round(time.Second))
+	}
+	for _, s := range r.commentsSeeded {
+		fmt.Fprintf(&b, "- Seeding %s comments took %s.\n", rows(s.size), s.d.Round(time.Second))
 	}
 
 	fmt.Fprintf(&b, "\n## Targets\n\n| target | measured | met |\n| --- | --- | --- |\n")
@@ -128,15 +133,8 @@ func (r *report) markdown() string {
 				sc, s.Statements(), len(s.RoundTrips), tx, yes(tx == 1))
 		}
 	}
-	if last := o.sizes[len(o.sizes)-1]; last != first {
-		for _, sc := range o.scenarios {
-			a, z := r.find(first, sc, o.sizeClients), r.find(last, sc, o.sizeClients)
-			if a != nil && z != nil && z.server.Rate > 0 {
-				slower := a.server.Rate / z.server.Rate
-				fmt.Fprintf(&b, "| %s ≤ 1.2× slower at %s rows than at %s | %.2f× | %s |\n", sc, rows(last), rows(first), slower, yes(slower <= 1.2))
-			}
-		}
-	}
+	r.sizeTargets(&b, o.scenarios, o.sizes)
+	r.sizeTargets(&b, o.commentScenarios, o.commentSizes)
 	var peak int64
 	for _, x := range r.results {
 		peak = max(peak, x.server.PeakRSS)
@@ -178,24 +176,14 @@ func (r *report) markdown() string {
 	if len(o.sizes) > 1 {
 		fmt.Fprintf(&b, "\n## Size sweep at %d clients\n\n", o.sizeClients)
 		fmt.Fprintf(&b, "Rows: benchmark creatives and deposits in the tables before the runs (the runs add more).\n\n")
-		fmt.Fprintf(&b, "| scenario | rows | req/s | p50 | p99 | errors | server CPU | DB CPU | peak RSS | slower than %s |\n", rows(first))
-		fmt.Fprintf(&b, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
-		for _, sc := range o.scenarios {
-			base := r.find(first, sc, o.sizeClients)
-			for _, size := range o.sizes {
-				x := r.find(size, sc, o.sizeClients)
-				if x == nil {
-					continue
-				}
-				m := x.server
-				slower := "–"
-				if base != nil && m.Rate > 0 {
-					slower = fmt.Sprintf("%.2f×", base.server.Rate/m.Rate)
-				}
-				fmt.Fprintf(&b, "| %s | %s | %.0f%s | %s | %s | %d | %s | %s | %.1f MiB | %s |\n", sc, rows(size), m.Rate, noisy(m), us(m.P50), us(m.P99),
-					m.Errors, us(m.ServerCPU), us(m.DBCPU), mib(m.PeakRSS), slower)
-			}
-		}
+		r.sizeSweep(&b, o.scenarios, o.sizes)
+	}
+	if len(o.commentScenarios) > 0 {
+		fmt.Fprintf(&b, "\n## Comment size sweep at %d clients\n\n", o.sizeClients)
+		fmt.Fprintf(&b, "Rows: comments in the table, a fifth of them replies, a third of the rest resolved, 50 to a creative; each step an organization of its own. "+
+			"The reviewer reads a page of 20 of one creative's thread of up to 200 comments (all of them at 10: shorter pages) (`comments`), filtered by `versionNumber` (`comments-version`) and by `resolved=false` (`comments-open`), "+
+			"and the organization's first page of 20 creatives with their `openCommentCount` (`comments-creatives`). Statements: pg_stat_statements' count per request sent, the job queue's polling left out.\n\n")
+		r.sizeSweep(&b, o.commentScenarios, o.commentSizes)
 	}
 
 	if len(r.overhead) > 0 {
@@ -302,6 +290,49 @@ func (r *report) floorTable(b *strings.Builder) {
 		fmt.Fprintf(b, "| %s | %d | %s | %s | %.2f× | %s | ≤ %.1f× | %.0f%s | %.0f%s | %s | %s | %s | %s | %s |\n", x.scenario, x.clients,
 			us(x.medianCPU(0)), us(x.medianCPU(1)), cpuRatio(x), strings.Join(each, ", "), floorLimit(x.scenario), m.Rate, noisy(m), f.Rate, noisy(f), pg,
 			us(m.P50), us(m.P99), us(f.P50), us(f.P99))
+	}
+}
+
+// sizeTargets adds the target rows of a size sweep: each scenario at the
+// last size no more than 1.2× slower than at the first.
+func (r *report) sizeTargets(b *strings.Builder, scenarios []string, sizes []int) {
+	first, last := sizes[0], sizes[len(sizes)-1]
+	if last == first {
+		return
+	}
+	for _, sc := range scenarios {
+		a, z := r.find(first, sc, r.opts.sizeClients), r.find(last, sc, r.opts.sizeClients)
+		if a != nil && z != nil && z.server.Rate > 0 {
+			slower := a.server.Rate / z.server.Rate
+			fmt.Fprintf(b, "| %s ≤ 1.2× slower at %s rows than at %s | %.2f× | %s |\n", sc, rows(last), rows(first), slower, yes(slower <= 1.2))
+		}
+	}
+}
+
+// sizeSweep writes the rows of a size sweep's table, each size against
+// the first.
+func (r *report) sizeSweep(b *strings.Builder, scenarios []string, sizes []int) {
+	fmt.Fprintf(b, "| scenario | rows | req/s | p50 | p99 | errors | server CPU | DB CPU | statements | peak RSS | slower than %s |\n", rows(sizes[0]))
+	fmt.Fprintf(b, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	for _, sc := range scenarios {
+		base := r.find(sizes[0], sc, r.opts.sizeClients)
+		for _, size := range sizes {
+			x := r.find(size, sc, r.opts.sizeClients)
+			if x == nil {
+				continue
+			}
+			m := x.server
+			slower := "–"
+			if base != nil && m.Rate > 0 {
+				slower = fmt.Sprintf("%.2f×", base.server.Rate/m.Rate)
+			}
+			statements := "–"
+			if m.Statements > 0 {
+				statements = fmt.Sprintf("%.2f", m.Statements)
+			}
+			fmt.Fprintf(b, "| %s | %s | %.0f%s | %s | %s | %d | %s | %s | %s | %.1f MiB | %s |\n", sc, rows(size), m.Rate, noisy(m), us(m.P50), us(m.P99),
+				m.Errors, us(m.ServerCPU), us(m.DBCPU), statements, mib(m.PeakRSS), slower)
+		}
 	}
 }
 

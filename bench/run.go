@@ -32,6 +32,10 @@ type metrics struct {
 	// Other is the share of the machine's CPU that other processes (not the
 	// server, the cluster or the client) used during the interval.
 	Other float64
+	// Sent counts every answered request, the warm-up's included.
+	Sent int
+	// Statements per request sent, when pg_stat_statements counts them.
+	Statements float64
 }
 
 // runLoad runs the load generator once and samples the server's and the
@@ -105,7 +109,7 @@ func (b *bench) runLoad(ctx context.Context, cfg plan.Config) (metrics, error) {
 	}
 	m = metrics{
 		Rate: float64(res.Requests) / res.Elapsed.Seconds(), P50: res.P50, P99: res.P99,
-		Requests: res.Requests, Errors: res.Errors, FirstError: res.FirstError,
+		Requests: res.Requests, Errors: res.Errors, FirstError: res.FirstError, Sent: res.Sent,
 	}
 	if res.Requests > 0 {
 		m.ServerCPU = (s1.srv - s0.srv) / time.Duration(res.Requests)

@@ -226,6 +226,10 @@ func (g *generator) newWorker(id int) (*worker, error) {
 			return nil, fmt.Errorf("client %d has no creative in draft or changes_requested", id)
 		}
 	case plan.Get, plan.List, plan.Create, plan.Search:
+	case plan.Comments, plan.CommentsByVersion, plan.CommentsOpen, plan.CommentsCreatives:
+		if cfg.Path == "" {
+			return nil, fmt.Errorf("scenario %q without a path", cfg.Scenario)
+		}
 	default:
 		return nil, fmt.Errorf("unknown scenario %q", cfg.Scenario)
 	}
@@ -383,6 +387,12 @@ func (w *worker) once() error {
 		status, _, err := w.do("GET", path, cfg.Reviewers[w.id%len(cfg.Reviewers)], "", nil)
 		if err == nil && status != http.StatusOK {
 			err = fmt.Errorf("search creatives: status %d", status)
+		}
+		return err
+	case plan.Comments, plan.CommentsByVersion, plan.CommentsOpen, plan.CommentsCreatives:
+		status, _, err := w.do("GET", cfg.Path, cfg.Reviewers[w.id%len(cfg.Reviewers)], "", nil)
+		if err == nil && status != http.StatusOK {
+			err = fmt.Errorf("%s: status %d", cfg.Scenario, status)
 		}
 		return err
 	}

@@ -87,6 +87,21 @@ func MayChange(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, acti
 	return review.Authorize(reviewCreative(r.Creative), review.Caller{UserID: user, Role: role}, actions...)
 }
 
+// MayComment refuses user unless they are a member of org who sees the
+// creative id (404) and whose role may comment on it (403), whatever its
+// state: the replay check of a comment's create.
+func MayComment(ctx context.Context, q *db.Queries, org, id, user uuid.UUID) error {
+	role, err := memberRole(ctx, q, org, user, ErrCreativeNotVisible)
+	if err != nil {
+		return err
+	}
+	r, err := q.CreativeGet(ctx, db.CreativeGetParams{OrganizationID: org, ID: id})
+	if err != nil {
+		return notVisible(err, ErrCreativeNotVisible)
+	}
+	return review.AuthorizeComment(reviewCreative(r.Creative), review.Caller{UserID: user, Role: role}, uuid.Nil, review.ActionComment)
+}
+
 // MayCreate refuses user unless they are a member of org (404) whose role
 // may create creatives (403).
 func MayCreate(ctx context.Context, q *db.Queries, org, user uuid.UUID) error {

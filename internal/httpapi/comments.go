@@ -12,6 +12,7 @@ import (
 	"github.com/oapi-codegen/nullable"
 
 	"creativeapi/gen/api"
+	"creativeapi/gen/db"
 	"creativeapi/internal/creative"
 	"creativeapi/internal/gate"
 	"creativeapi/internal/idempotency"
@@ -137,33 +138,31 @@ func (s *Server) ListCreativeComments(ctx context.Context, r api.ListCreativeCom
 
 // CreateCreativeComment writes a comment under the caller's Idempotency-Key.
 func (s *Server) CreateCreativeComment(ctx context.Context, r api.CreateCreativeCommentRequestObject) (api.CreateCreativeCommentResponseObject, error) {
-	caller, _ := requestctx.CallerFrom(ctx)
 	in := creative.NewComment{Body: r.Body.Body, VersionNumber: r.Body.VersionNumber, ParentID: r.Body.ParentId, Anchor: anchorFrom(r.Body.Anchor)}
 	if r.Body.MentionUserIds != nil {
 		in.MentionUserIDs = *r.Body.MentionUserIds
 	}
-	k := ""
-	if r.Params.IdempotencyKey != nil {
-		k = *r.Params.IdempotencyKey
+	mayReplay := func(ctx context.Context, q *db.Queries, user uuid.UUID) error {
+		if err := creative.MayComment(ctx, q, r.OrganizationId, r.CreativeId, user); err != nil {
+			return commentProblem(err)
+		}
+		return nil
 	}
-	gated := gatedFrom(ctx)
-	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: k,
-		Fingerprint: gated.fingerprint, Prefetched: gated.prefetched},
-		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
-			c, err := creative.CreateComment(ctx, q, r.OrganizationId, r.CreativeId, caller.UserID, in)
-			if err != nil {
-				return idempotency.Response{}, commentProblem(err)
-			}
-			body, err := json.Marshal(c)
-			if err != nil {
-				return idempotency.Response{}, err
-			}
-			return idempotency.Response{Status: http.StatusCreated, Body: body, Location: commentPath(r.OrganizationId, r.CreativeId, c.Id)}, nil
-		})
+	out, err := s.idempotent(ctx, r.Params.IdempotencyKey, mayReplay, func(ctx context.Context, q store.Tx, user uuid.UUID) (idempotency.Response, error) {
+		c, err := creative.CreateComment(ctx, q, r.OrganizationId, r.CreativeId, user, in)
+		if err != nil {
+			return idempotency.Response{}, commentProblem(err)
+		}
+		body, err := json.Marshal(c)
+		if err != nil {
+			return idempotency.Response{}, err
+		}
+		return idempotency.Response{Status: http.StatusCreated, Body: body, Location: commentPath(r.OrganizationId, r.CreativeId, c.Id)}, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	return rawJSON{resp, replayed}, nil
+	return out, nil
 }
 
 // UpdateCreativeComment edits a comment or resolves or reopens its thread,

@@ -474,6 +474,9 @@ func TestAReplayGoesOnlyToACallerWhoMayStillRunTheCommand(t *testing.T) {
 		{"creating a creative", "author", "reviewer", func(k testenv.Header) *testenv.Response {
 			return d.clients["author"].Do(http.MethodPost, creativesURL(d.org), draft, k)
 		}},
+		{"writing a review comment", "other reviewer", "viewer", func(k testenv.Header) *testenv.Response {
+			return d.clients["other reviewer"].Do(http.MethodPost, commentsURL(d.org, id), map[string]any{"body": "Replayed remark"}, k)
+		}},
 	} {
 		k := key(uuid.NewString())
 		first := tc.send(k)

@@ -64,14 +64,11 @@ var commentTable = map[Action]commentRule{
 	}},
 }
 
-// CheckComment says whether who may make the comment changes actions (a
-// patch may both edit and resolve) on creative c, for a comment written by
-// commentAuthor (uuid.Nil for a new comment), in the order a refusal is
-// answered: every change's rights (403 action_forbidden), then check,
-// which judges the request against the creative (422; nil to skip), then
-// the state (409 invalid_transition: archived, or no version to comment
-// on). A refusal is a *Refusal; check's error is returned as is.
-func CheckComment(c Creative, who Caller, commentAuthor uuid.UUID, check func() error, actions ...Action) error {
+// AuthorizeComment is CheckComment's first step alone: whether who's role
+// and authorship allow the comment changes actions at all (403
+// action_forbidden), whatever the creative's state. A stored answer is
+// replayed only to a caller it still allows.
+func AuthorizeComment(c Creative, who Caller, commentAuthor uuid.UUID, actions ...Action) error {
 	if len(actions) == 0 {
 		return forbidden("No change was asked for.")
 	}
@@ -89,6 +86,20 @@ func CheckComment(c Creative, who Caller, commentAuthor uuid.UUID, check func() 
 		if refusal := r.rights(who, creativeAuthor, isCommentAuthor); refusal != nil {
 			return refusal
 		}
+	}
+	return nil
+}
+
+// CheckComment says whether who may make the comment changes actions (a
+// patch may both edit and resolve) on creative c, for a comment written by
+// commentAuthor (uuid.Nil for a new comment), in the order a refusal is
+// answered: every change's rights (403 action_forbidden), then check,
+// which judges the request against the creative (422; nil to skip), then
+// the state (409 invalid_transition: archived, or no version to comment
+// on). A refusal is a *Refusal; check's error is returned as is.
+func CheckComment(c Creative, who Caller, commentAuthor uuid.UUID, check func() error, actions ...Action) error {
+	if err := AuthorizeComment(c, who, commentAuthor, actions...); err != nil {
+		return err
 	}
 	if check != nil {
 		if err := check(); err != nil {

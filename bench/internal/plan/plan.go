@@ -25,7 +25,20 @@ const (
 	// of a creative's title, as a user types the part of a title that
 	// tells it apart.
 	Search = "search"
+	// The comment scenarios read, as a reviewer, a page of 20 of one
+	// creative's comments (a thread of up to 200), that page filtered by
+	// versionNumber and by resolved, and a page of 20 creatives with their
+	// openCommentCount, in an organization whose comments the size sweep
+	// grows (Config.Path is the request).
+	Comments          = "comments"
+	CommentsByVersion = "comments-version"
+	CommentsOpen      = "comments-open"
+	CommentsCreatives = "comments-creatives"
 )
+
+// CommentScenarios are the comment scenarios: they run on their own size
+// sweep, of comments in the table.
+var CommentScenarios = []string{Comments, CommentsByVersion, CommentsOpen, CommentsCreatives}
 
 // Session is a signed-in caller: the cookie's token and the CSRF token.
 type Session struct {
@@ -56,6 +69,8 @@ type Config struct {
 	Reviewers []Session  `json:"reviewers"`
 	Org       string     `json:"org"`
 	Creatives []Creative `json:"creatives"`
+	// Path is the comment scenarios' GET request.
+	Path string `json:"path,omitempty"`
 }
 
 // Result is what a run measured, over its measured interval only.
