@@ -135,7 +135,7 @@ func TestUsersOperatorFlagIsSetAndClearedFromTheCommandLine(t *testing.T) {
 	}
 	for args, want := range map[string]string{
 		"--email ghost@example.test": "no user with email ghost@example.test",
-		"--off":                     "--email is required",
+		"--off":                      "--email is required",
 	} {
 		if _, err := c.run("", append([]string{"users", "set-operator"}, strings.Fields(args)...)...); err == nil || err.Error() != want {
 			t.Errorf("set-operator %s: %v, want %q", args, err, want)
