@@ -74,6 +74,10 @@ var authzMatrix = map[string]map[caller]string{
 	"createAccountDeposit":  signedIn("201"),
 	"getAccountDeposit": {anonymous: "401 unauthenticated", acmeAdmin: "404 not_found", acmeReviewer: "404 not_found",
 		acmeAuthor: "200", acmeViewer: "404 not_found", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
+	// The owner gets past every check to the chain: the transaction was
+	// never seen.
+	"claimAccountDeposit": {anonymous: "401 unauthenticated", acmeAdmin: "404 not_found", acmeReviewer: "404 not_found",
+		acmeAuthor: "409 transfer_unknown", acmeViewer: "404 not_found", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
 }
 
 // all is the row of an operation that answers everyone alike.
@@ -174,6 +178,7 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		"signIn":                map[string]string{"email": d.emails[acmeAuthor], "password": testenv.Password},
 		"executeCreativeAction": map[string]string{"action": "submit"},
 		"createAccountDeposit":  depositBody("25000000"),
+		"claimAccountDeposit":   map[string]string{"transactionId": strings.Repeat("ab", 32)},
 		"createCreative":        map[string]string{"title": "Matrix creative", "type": "static", "aspectRatio": "1:1", "geo": "DE", "language": "de"},
 		"updateCreative":        map[string]string{"title": "Renamed in the matrix"},
 		"addCreativeVersion":    map[string]any{"assets": []any{pngAsset("matrix.png")}},
