@@ -155,14 +155,15 @@ SELECT * FROM chain_transfers WHERE id = @id FOR UPDATE;
 -- name: ChainTransferSettle :one
 -- ChainTransferSettle closes the review of a transfer as an operator's
 -- settlement and writes its audit record, in one statement
--- (deposit.MoveSettleCredit: late to credited; deposit.MoveSettleRefund:
+-- (deposit.MoveSettleCredit: late, or unmatched and claimed for a deposit,
+-- to credited; deposit.MoveSettleRefund:
 -- late or unmatched to refunded, and its deposit under review, if any, to
 -- refunded: deposit.MoveRefund). No row: the transfer is not waiting for
 -- that settlement. The unique transfer_id backs this up under races.
 WITH settled AS (
     UPDATE chain_transfers t SET status = @action::text, needs_review = false, updated_at = now()
     WHERE t.id = @id AND t.needs_review
-      AND (t.status = 'late' OR (@action::text = 'refunded' AND t.status = 'unmatched'))
+      AND (t.status = 'late' OR (t.status = 'unmatched' AND (@action::text = 'refunded' OR t.deposit_id IS NOT NULL)))
     RETURNING t.id, t.deposit_id, t.tx_id
 ), refunded AS (
     UPDATE deposits d

@@ -126,7 +126,8 @@ WHERE id IN (
 
 -- name: DepositCredit :one
 -- DepositCredit credits a deposit paid by chain transaction tx_id with
--- exactly its requested amount, and appends its ledger entry, in one
+-- exactly its requested amount (or, settling a review, exactly the amount
+-- received: a claimed short transfer), and appends its ledger entry, in one
 -- statement. The deposit must be open (confirming, or awaiting its
 -- transfer before expires_at), or, when late is set (an operator settling
 -- a late transfer), awaiting, expired or under review. No row: the amount differs, the
@@ -135,11 +136,12 @@ WHERE id IN (
 -- and UNIQUE (network, transfer_tx_id) back this up under races.
 WITH credited AS (
     UPDATE deposits d
-    SET status = 'credited', transfer_tx_id = @tx_id::text, credited_amount_minor = d.requested_amount_minor,
+    SET status = 'credited', transfer_tx_id = @tx_id::text, credited_amount_minor = @amount_minor::bigint,
         confirmations = d.confirmations_required, reserved = false,
         review_reason = NULL, review_received_minor = NULL, review_opened_at = NULL
     WHERE d.id = @id
-      AND d.requested_amount_minor = @amount_minor::bigint
+      AND (d.requested_amount_minor = @amount_minor::bigint
+           OR (@late::boolean AND d.status = 'under_review' AND d.review_received_minor = @amount_minor::bigint))
       AND (deposit_open(d.status, d.expires_at)
            OR (@late::boolean AND d.status IN ('awaiting_transfer', 'expired', 'under_review')))
       AND (d.transfer_tx_id IS NULL OR d.transfer_tx_id = @tx_id)

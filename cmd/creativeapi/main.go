@@ -22,7 +22,7 @@ commands:
                                run the chain watcher on a local chain simulator)
   migrate                      apply the database migrations
   seed [--creatives N]         load the demo data (re-runnable); N extra draft creatives
-  users create|list|set-password  manage users (passwords from stdin)
+  users create|list|set-password|set-operator  manage users (passwords from stdin; platform operators)
   orgs create|add-member|remove-member  manage organizations
   transfers list|settle        review late and unmatched chain transfers
   chain rescan --since TIME    read the treasury's transfers again from TIME (idempotent)

@@ -16,11 +16,12 @@ import (
 const depositCredit = `-- name: DepositCredit :one
 WITH credited AS (
     UPDATE deposits d
-    SET status = 'credited', transfer_tx_id = $1::text, credited_amount_minor = d.requested_amount_minor,
+    SET status = 'credited', transfer_tx_id = $1::text, credited_amount_minor = $2::bigint,
         confirmations = d.confirmations_required, reserved = false,
         review_reason = NULL, review_received_minor = NULL, review_opened_at = NULL
-    WHERE d.id = $2
-      AND d.requested_amount_minor = $3::bigint
+    WHERE d.id = $3
+      AND (d.requested_amount_minor = $2::bigint
+           OR ($4::boolean AND d.status = 'under_review' AND d.review_received_minor = $2::bigint))
       AND (deposit_open(d.status, d.expires_at)
            OR ($4::boolean AND d.status IN ('awaiting_transfer', 'expired', 'under_review')))
       AND (d.transfer_tx_id IS NULL OR d.transfer_tx_id = $1)
@@ -37,13 +38,14 @@ RETURNING id
 
 type DepositCreditParams struct {
 	TxID        string
-	ID          uuid.UUID
 	AmountMinor int64
+	ID          uuid.UUID
 	Late        bool
 }
 
 // DepositCredit credits a deposit paid by chain transaction tx_id with
-// exactly its requested amount, and appends its ledger entry, in one
+// exactly its requested amount (or, settling a review, exactly the amount
+// received: a claimed short transfer), and appends its ledger entry, in one
 // statement. The deposit must be open (confirming, or awaiting its
 // transfer before expires_at), or, when late is set (an operator settling
 // a late transfer), awaiting, expired or under review. No row: the amount differs, the
@@ -53,8 +55,8 @@ type DepositCreditParams struct {
 func (q *Queries) DepositCredit(ctx context.Context, arg DepositCreditParams) (int64, error) {
 	row := q.db.QueryRow(ctx, depositCredit,
 		arg.TxID,
-		arg.ID,
 		arg.AmountMinor,
+		arg.ID,
 		arg.Late,
 	)
 	var id int64

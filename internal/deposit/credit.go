@@ -67,7 +67,9 @@ func Credit(ctx context.Context, q store.Tx, depositID uuid.UUID, txID string, a
 // CreditLate is Credit for an operator settling a transfer that arrived
 // after the deposit expired (docs/deposits.md, "Late and unmatched
 // transfers"): the deposit may be expired, and is credited exactly once,
-// with exactly its requested amount, like any other.
+// with exactly its requested amount, like any other; a deposit under review
+// may instead be credited exactly the amount received (a claimed transfer
+// of another amount).
 func CreditLate(ctx context.Context, q store.Tx, depositID uuid.UUID, txID string, amountMinor int64) (CreditOutcome, error) {
 	return credit(ctx, q, depositID, txID, amountMinor, true)
 }
@@ -98,7 +100,8 @@ func credit(ctx context.Context, q store.Tx, depositID uuid.UUID, txID string, a
 	switch {
 	case Status(d.Status) == StatusCredited:
 		return AlreadyCredited, nil
-	case d.RequestedAmountMinor != amountMinor:
+	case d.RequestedAmountMinor != amountMinor &&
+		!(late && Status(d.Status) == StatusUnderReview && d.ReviewReceivedMinor != nil && *d.ReviewReceivedMinor == amountMinor):
 		return 0, ErrAmountMismatch
 	case d.TransferTxID != nil && *d.TransferTxID != txID:
 		return 0, ErrNotCreditable

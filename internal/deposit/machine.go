@@ -106,8 +106,8 @@ const (
 	MoveEnd Move = "end"
 	// MoveMarkCredited: the transfer paid its deposit (with MoveCredit).
 	MoveMarkCredited Move = "mark_credited"
-	// MoveSettleCredit: an operator credits a late transfer (with
-	// MoveCreditLate).
+	// MoveSettleCredit: an operator credits a late transfer, or an
+	// unmatched one a payer claimed for their deposit (with MoveCreditLate).
 	MoveSettleCredit Move = "settle_credit"
 	// MoveSettleRefund: an operator records that the treasury sent a late
 	// or unmatched transfer back.
@@ -168,14 +168,15 @@ var DepositMoves = map[Move]Rule[Status]{
 //	recount        confirming           confirming                          watcher   ChainConfirmationsSet
 //	end            confirming           failed, vanished, unmatched         watcher   ChainTransfersRevert
 //	mark_credited  confirming           credited                            watcher   ChainTransferCredited
-//	settle_credit  late                 credited                            operator  ChainTransferSettle
+//	settle_credit  late, unmatched      credited                            operator  ChainTransferSettle
+//	               (claimed)
 //	settle_refund  late, unmatched      refunded                            operator  ChainTransferSettle
 var TransferMoves = map[Move]Rule[TransferStatus]{
 	MoveRecord:       {From: []TransferStatus{TransferUnseen, TransferVanished}, To: Recorded, By: ByWatcher, Query: "ChainTransfersRecord"},
 	MoveRecount:      {From: []TransferStatus{TransferConfirming}, To: []TransferStatus{TransferConfirming}, By: ByWatcher, Query: "ChainConfirmationsSet"},
 	MoveEnd:          {From: []TransferStatus{TransferConfirming}, To: []TransferStatus{TransferFailed, TransferVanished, TransferUnmatched}, By: ByWatcher, Query: "ChainTransfersRevert"},
 	MoveMarkCredited: {From: []TransferStatus{TransferConfirming}, To: []TransferStatus{TransferCredited}, By: ByWatcher, Query: "ChainTransferCredited"},
-	MoveSettleCredit: {From: []TransferStatus{TransferLate}, To: []TransferStatus{TransferCredited}, By: ByOperator, Query: "ChainTransferSettle"},
+	MoveSettleCredit: {From: []TransferStatus{TransferLate, TransferUnmatched}, To: []TransferStatus{TransferCredited}, By: ByOperator, Query: "ChainTransferSettle"},
 	MoveSettleRefund: {From: []TransferStatus{TransferLate, TransferUnmatched}, To: []TransferStatus{TransferRefunded}, By: ByOperator, Query: "ChainTransferSettle"},
 }
 

@@ -68,6 +68,7 @@ var allowedTransferMoves = []transferMove{
 	{deposit.MoveEnd, deposit.TransferConfirming, deposit.TransferUnmatched},
 	{deposit.MoveMarkCredited, deposit.TransferConfirming, deposit.TransferCredited},
 	{deposit.MoveSettleCredit, deposit.TransferLate, deposit.TransferCredited},
+	{deposit.MoveSettleCredit, deposit.TransferUnmatched, deposit.TransferCredited},
 	{deposit.MoveSettleRefund, deposit.TransferLate, deposit.TransferRefunded},
 	{deposit.MoveSettleRefund, deposit.TransferUnmatched, deposit.TransferRefunded},
 }

@@ -90,6 +90,10 @@ var authzMatrix = map[string]map[caller]string{
 	"completeUpload": uploaders("200"),
 	"getAssetContent": {anonymous: "401 unauthenticated", acmeAdmin: "302", acmeReviewer: "302", acmeAuthor: "302",
 		acmeViewer: "302", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
+	// The owner gets past every check to the chain: the transaction was
+	// never seen.
+	"claimAccountDeposit": {anonymous: "401 unauthenticated", acmeAdmin: "404 not_found", acmeReviewer: "404 not_found",
+		acmeAuthor: "409 transfer_unknown", acmeViewer: "404 not_found", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
 }
 
 // uploaders is the row of an upload operation: authors and admins.
@@ -233,6 +237,7 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		"signIn":                map[string]string{"email": d.emails[acmeAuthor], "password": testenv.Password},
 		"executeCreativeAction": map[string]string{"action": "submit"},
 		"createAccountDeposit":  depositBody("25000000"),
+		"claimAccountDeposit":   map[string]string{"transactionId": strings.Repeat("ab", 32)},
 		"createCreative":        map[string]string{"title": "Matrix creative", "type": "static", "aspectRatio": "1:1", "geo": "DE", "language": "de"},
 		"updateCreative":        map[string]string{"title": "Renamed in the matrix"},
 		"addCreativeVersion":    map[string]any{"assets": []any{pngAsset("matrix.png")}},

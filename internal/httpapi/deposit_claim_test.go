@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"creativeapi/gen/api"
+	"creativeapi/internal/deposit"
 	"creativeapi/internal/devchain"
 	"creativeapi/internal/testenv"
 )
@@ -134,5 +135,70 @@ func TestClaimDeposit_RefusesAMalformedOrUnfitTransaction(t *testing.T) {
 	r = c.Do(http.MethodPost, claimPath(d.Id.String()), claimBody(failed))
 	if p := r.Problem(t); r.Status != http.StatusUnprocessableEntity || len(p.FieldErrors) != 1 || p.FieldErrors[0].Field != "transactionId" {
 		t.Fatalf("claim of a failed transfer: %d %s", r.Status, r.Body)
+	}
+}
+
+// claimShort creates a deposit for c, pays short to the treasury and
+// claims it through the API; it answers the deposit and the transfer's id.
+func claimShort(t *testing.T, rc *reviewChain, c *testenv.Client, amount, paid string) (api.AccountDeposit, int64) {
+	t.Helper()
+	d := createDeposit(t, c, amount)
+	tx := rc.payShort(t, paid)
+	if r := c.Do(http.MethodPost, claimPath(d.Id.String()), claimBody(tx)); r.Status != http.StatusOK {
+		t.Fatalf("claim: %d %s", r.Status, r.Body)
+	}
+	var id int64
+	if err := rc.env.DB.Pool.QueryRow(context.Background(), "SELECT id FROM chain_transfers WHERE tx_id = $1", tx).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	return d, id
+}
+
+// TestClaimDeposit_AnOperatorCreditsTheAmountReceivedOnce: short transfer,
+// claim, then the operator's credit (deposit.Settle, which the transfers
+// command calls): the deposit is credited with what arrived, once, and the
+// balance shows exactly that.
+func TestClaimDeposit_AnOperatorCreditsTheAmountReceivedOnce(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	rc := newReviewChain(t, env)
+	c, _ := env.SignedIn(t, "Carl Credit")
+	d, id := claimShort(t, rc, c, "100000000", "99500000")
+	if err := deposit.Settle(context.Background(), env.DB.Store, id, deposit.MoveSettleCredit, "ops-ana", "short by 0.5, customer confirmed"); err != nil {
+		t.Fatalf("settle: %v", err)
+	}
+	got := getDeposit(t, c, d.Id.String())
+	if got.Status != api.Credited || got.CreditedAmount.AmountMinor != "99500000" || !got.Review.IsNull() {
+		t.Fatalf("after the credit: %s %s, review %v; want credited 99500000", got.Status, got.CreditedAmount.AmountMinor, got.Review)
+	}
+	if err := deposit.Settle(context.Background(), env.DB.Store, id, deposit.MoveSettleCredit, "ops-ana", "again"); err == nil {
+		t.Fatal("a second credit was accepted")
+	}
+	var b api.AccountBalance
+	c.Do(http.MethodGet, "/api/v1/me/balance", nil).JSON(t, &b)
+	if b.Available.AmountMinor != "99500000" {
+		t.Fatalf("balance %s, want 99500000", b.Available.AmountMinor)
+	}
+}
+
+// TestClaimDeposit_AnOperatorRefundsAClaimedTransfer: the deposit is
+// refunded, nothing credited.
+func TestClaimDeposit_AnOperatorRefundsAClaimedTransfer(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	rc := newReviewChain(t, env)
+	c, _ := env.SignedIn(t, "Rob Refund")
+	d, id := claimShort(t, rc, c, "50000000", "40000000")
+	if err := deposit.Settle(context.Background(), env.DB.Store, id, deposit.MoveSettleRefund, "ops-bo", "sent back"); err != nil {
+		t.Fatalf("settle: %v", err)
+	}
+	got := getDeposit(t, c, d.Id.String())
+	if got.Status != api.Refunded || got.CreditedAmount.AmountMinor != "0" || !got.Review.IsNull() {
+		t.Fatalf("after the refund: %s %s, review %v", got.Status, got.CreditedAmount.AmountMinor, got.Review)
+	}
+	var b api.AccountBalance
+	c.Do(http.MethodGet, "/api/v1/me/balance", nil).JSON(t, &b)
+	if b.Available.AmountMinor != "0" {
+		t.Fatalf("balance %s, want 0", b.Available.AmountMinor)
 	}
 }
