@@ -176,6 +176,7 @@ type session struct {
 	lastSeen   time.Time
 	email      string
 	name       string
+	operator   bool
 	storedFP   []byte
 	status     *int32
 	body       []byte
@@ -193,7 +194,7 @@ func (f *floor) authenticate(w http.ResponseWriter, r *http.Request, key string,
 	}
 	hash := sha256.Sum256([]byte(c.Value))
 	err = f.pool.QueryRow(r.Context(), f.sessionGet, key, hash[:]).Scan(
-		&s.id, &s.userID, &s.csrf, &s.lastSeen, &s.email, &s.name, &s.storedFP, &s.status, &s.body, &s.location)
+		&s.id, &s.userID, &s.csrf, &s.lastSeen, &s.email, &s.name, &s.operator, &s.storedFP, &s.status, &s.body, &s.location)
 	if errors.Is(err, pgx.ErrNoRows) {
 		http.Error(w, `{"status":401}`, http.StatusUnauthorized)
 		return s, false
