@@ -12,6 +12,7 @@ import (
 
 	"creativeapi/gen/api"
 	"creativeapi/internal/testenv"
+	"creativeapi/internal/upload/mp4test"
 )
 
 // uploaded sends file to org as one part through the author's session and
@@ -176,4 +177,44 @@ func TestAnUploadIdMustNameAReadyUploadOfTheOrganization(t *testing.T) {
 			t.Fatalf("a viewer: %d %s", r.Status, r.Body)
 		}
 	})
+}
+
+// TestAnUploadedMP4IsProbedAndMakesAVideoVersion: complete reads the
+// MP4's size and duration (its moov after 2 MB of media data), and a
+// video creative takes it by uploadId with those facts.
+func TestAnUploadedMP4IsProbedAndMakesAVideoVersion(t *testing.T) {
+	t.Parallel()
+	d := newUploadDesk(t)
+	authorID, _ := d.env.DB.User(t, "Anna Author")
+	d.env.DB.Member(t, d.org, authorID, "author")
+	d.author = d.env.SessionFor(t, authorID)
+	file := mp4test.File(t, 1280, 720, 100, 20_000)
+	u := d.create(t, "clip.mp4", "video/mp4", file)
+	put(t, u, file, 1)
+	r := d.complete(u.Id)
+	if r.Status != http.StatusOK {
+		t.Fatalf("complete: %d %s", r.Status, r.Body)
+	}
+	r.JSON(t, &u)
+	a, err := u.Asset.Get()
+	if err != nil || a.Width.MustGet() != 1280 || a.Height.MustGet() != 720 || a.DurationMs.MustGet() < 3900 || a.DurationMs.MustGet() >= 4000 {
+		t.Fatalf("asset: %+v", a)
+	}
+
+	var creativeID uuid.UUID
+	if err := d.env.DB.Pool.QueryRow(t.Context(), `UPDATE creatives SET type = 'video' WHERE id = $1 RETURNING id`,
+		d.env.DB.DraftCreative(t, d.org, authorID)).Scan(&creativeID); err != nil {
+		t.Fatal(err)
+	}
+	r = d.author.Do(http.MethodPost, "/api/v1/organizations/"+d.org.String()+"/creatives/"+creativeID.String()+"/versions",
+		map[string]any{"assets": []any{map[string]any{"uploadId": u.Id}}})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("add version: %d %s", r.Status, r.Body)
+	}
+	var c api.CreativeDetail
+	r.JSON(t, &c)
+	got := c.CurrentVersion.MustGet().Assets[0]
+	if got.MimeType != "video/mp4" || got.Width.MustGet() != 1280 || got.Height.MustGet() != 720 || got.DurationMs.MustGet() != a.DurationMs.MustGet() {
+		t.Fatalf("version asset: %+v", got)
+	}
 }
