@@ -378,8 +378,10 @@ func rows(n int) string {
 
 var goBenchLine = regexp.MustCompile(`^(Benchmark[\w/]+?)(?:-\d+)?\s+\d+\s+([0-9.]+) ns/op(?:\s+[0-9.]+ cpu-ns/op)?(?:\s+([0-9.]+) B/op)?(?:\s+([0-9.]+) allocs/op)?`)
 
-// goBenchPattern selects the Go benchmarks the report shows.
-const goBenchPattern = "BenchmarkValidate|BenchmarkDepositCreate|BenchmarkReviewAction"
+// goBenchPattern selects the Go benchmarks the report shows;
+// BenchmarkUploadCosts sets creating an upload and serving /content beside
+// a GET of a creative (docs/uploads.md).
+const goBenchPattern = "BenchmarkValidate|BenchmarkDepositCreate|BenchmarkReviewAction|BenchmarkUploadCosts"
 
 // floorBenchmark is the floor's deposit create, the yardstick of the
 // server's allocations.

@@ -49,3 +49,9 @@ SELECT u.* FROM uploads u
 WHERE u.organization_id = @organization_id AND u.status = 'ready'
   AND (u.asset_id = @asset_id
        OR u.id = (SELECT a.upload_id FROM assets a WHERE a.id = @asset_id));
+
+-- name: UploadsReady :many
+-- UploadsReady are the ready uploads among ids of an organization: the
+-- files a new version names by uploadId.
+SELECT * FROM uploads
+WHERE organization_id = @organization_id AND id = ANY(@ids::uuid[]) AND status = 'ready';

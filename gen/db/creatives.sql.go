@@ -1222,11 +1222,11 @@ WITH added AS (
     FROM creative_versions v WHERE v.creative_id = $5::uuid
     RETURNING id
 ), files AS (
-    INSERT INTO assets (version_id, position, file_name, mime_type, size_bytes, url, width, height, duration_ms, sha256)
-    SELECT added.id, a.position, a.file_name, a.mime_type, a.size_bytes, a.url, a.width, a.height, a.duration_ms, a.sha256
+    INSERT INTO assets (version_id, position, file_name, mime_type, size_bytes, url, width, height, duration_ms, sha256, upload_id)
+    SELECT added.id, a.position, a.file_name, a.mime_type, a.size_bytes, a.url, a.width, a.height, a.duration_ms, a.sha256, a.upload_id
     FROM added, jsonb_to_recordset($6::jsonb) AS a (
         position integer, file_name text, mime_type text, size_bytes bigint, url text,
-        width integer, height integer, duration_ms integer, sha256 text)
+        width integer, height integer, duration_ms integer, sha256 text, upload_id uuid)
 ), updated AS (
     UPDATE creatives
     SET current_version_id = $4::uuid,

@@ -351,3 +351,55 @@ func (q *Queries) UploadStorageUsed(ctx context.Context, organizationID uuid.UUI
 	err := row.Scan(&column_1)
 	return column_1, err
 }
+
+const uploadsReady = `-- name: UploadsReady :many
+SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at FROM uploads
+WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND status = 'ready'
+`
+
+type UploadsReadyParams struct {
+	OrganizationID uuid.UUID
+	Ids            []uuid.UUID
+}
+
+// UploadsReady are the ready uploads among ids of an organization: the
+// files a new version names by uploadId.
+func (q *Queries) UploadsReady(ctx context.Context, arg UploadsReadyParams) ([]Upload, error) {
+	rows, err := q.db.Query(ctx, uploadsReady, arg.OrganizationID, arg.Ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Upload{}
+	for rows.Next() {
+		var i Upload
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrganizationID,
+			&i.CreatedBy,
+			&i.Status,
+			&i.FileName,
+			&i.MimeType,
+			&i.SizeBytes,
+			&i.Sha256,
+			&i.PartSize,
+			&i.ObjectKey,
+			&i.StoreUploadID,
+			&i.AssetID,
+			&i.Width,
+			&i.Height,
+			&i.DurationMs,
+			&i.Failure,
+			&i.CreatedAt,
+			&i.ExpiresAt,
+			&i.FinishedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

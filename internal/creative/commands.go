@@ -72,10 +72,16 @@ func Create(ctx context.Context, q store.Tx, org, user uuid.UUID, in NewCreative
 type NewVersion struct {
 	ExpectedVersion *int64
 	Assets          []NewAsset
+	// ContentURL is the URL at which the API serves an uploaded asset of
+	// org (its content path); assets with an UploadID need it.
+	ContentURL func(org, asset uuid.UUID) string
 }
 
-// NewAsset is a file of a new version, already uploaded.
+// NewAsset is a file of a new version, already uploaded: to the caller's
+// storage (the fields), or here (UploadID alone: a ready upload of the
+// organization, whose file gives the other fields).
 type NewAsset struct {
+	UploadID                  *uuid.UUID
 	FileName, MimeType        string
 	SizeBytes                 int64
 	SHA256, URL               string
@@ -91,11 +97,28 @@ func AddVersion(ctx context.Context, q store.Tx, org, id, user uuid.UUID, in New
 		return Creative{}, err
 	}
 	c := locked.Creative
-	facts := Facts(in.Assets)
 	next, err := review.Check(reviewCreative(c), who, in.ExpectedVersion, func() error {
+		// Uploads are looked up once the caller may change the creative, so
+		// the answer says nothing of another organization's uploads.
+		assets, fields, err := withUploads(ctx, q.Queries, org, in)
+		switch {
+		case err != nil:
+			return err
+		case fields != nil:
+			return &Invalid{Fields: fields}
+		}
+		in.Assets = assets
 		// The gate checked each asset on its own; the service checks again for
-		// callers that do not pass the gate (the seed).
-		fields := append(CheckAssets(facts), FitType(c.Type, facts)...)
+		// callers that do not pass the gate (the seed). An uploaded file's
+		// dimensions are what its bytes said, not the caller's to give.
+		facts := Facts(in.Assets)
+		given := make([]AssetFacts, len(facts))
+		for i, a := range in.Assets {
+			if a.UploadID == nil {
+				given[i] = facts[i] // an uploaded asset's zero facts ask nothing
+			}
+		}
+		fields = append(CheckAssets(given), FitType(c.Type, facts)...)
 		if fields != nil {
 			return &Invalid{Fields: fields}
 		}
@@ -105,19 +128,20 @@ func AddVersion(ctx context.Context, q store.Tx, org, id, user uuid.UUID, in New
 		return Creative{}, err
 	}
 	type file struct {
-		Position   int    `json:"position"`
-		FileName   string `json:"file_name"`
-		MimeType   string `json:"mime_type"`
-		SizeBytes  int64  `json:"size_bytes"`
-		URL        string `json:"url"`
-		Width      *int32 `json:"width"`
-		Height     *int32 `json:"height"`
-		DurationMs *int32 `json:"duration_ms"`
-		SHA256     string `json:"sha256"`
+		Position   int        `json:"position"`
+		FileName   string     `json:"file_name"`
+		MimeType   string     `json:"mime_type"`
+		SizeBytes  int64      `json:"size_bytes"`
+		URL        string     `json:"url"`
+		Width      *int32     `json:"width"`
+		Height     *int32     `json:"height"`
+		DurationMs *int32     `json:"duration_ms"`
+		SHA256     string     `json:"sha256"`
+		UploadID   *uuid.UUID `json:"upload_id"`
 	}
 	files := make([]file, len(in.Assets))
 	for i, a := range in.Assets {
-		files[i] = file{i + 1, a.FileName, a.MimeType, a.SizeBytes, a.URL, a.Width, a.Height, a.DurationMs, a.SHA256}
+		files[i] = file{i + 1, a.FileName, a.MimeType, a.SizeBytes, a.URL, a.Width, a.Height, a.DurationMs, a.SHA256, a.UploadID}
 	}
 	assets, err := json.Marshal(files)
 	if err != nil {
@@ -199,4 +223,43 @@ func lockedRow(locked db.CreativeLockForActionRow, c db.Creative) row {
 
 func notOfOrganization(field, what string) problem.FieldError {
 	return problem.FieldError{Field: field, Code: problem.InvalidValue, Message: fmt.Sprintf("Is not a %s of this organization.", what)}
+}
+
+// withUploads fills each asset named by UploadID from its upload, a ready
+// upload of org; each uploadId that names none is a field error.
+func withUploads(ctx context.Context, q *db.Queries, org uuid.UUID, in NewVersion) ([]NewAsset, []problem.FieldError, error) {
+	var ids []uuid.UUID
+	for _, a := range in.Assets {
+		if a.UploadID != nil {
+			ids = append(ids, *a.UploadID)
+		}
+	}
+	if ids == nil {
+		return in.Assets, nil, nil
+	}
+	rows, err := q.UploadsReady(ctx, db.UploadsReadyParams{OrganizationID: org, Ids: ids})
+	if err != nil {
+		return nil, nil, err
+	}
+	ready := make(map[uuid.UUID]db.Upload, len(rows))
+	for _, u := range rows {
+		ready[u.ID] = u
+	}
+	out := make([]NewAsset, len(in.Assets))
+	var fields []problem.FieldError
+	for i, a := range in.Assets {
+		out[i] = a
+		if a.UploadID == nil {
+			continue
+		}
+		u, ok := ready[*a.UploadID]
+		if !ok || u.AssetID == nil {
+			fields = append(fields, problem.FieldError{Field: fmt.Sprintf("assets[%d].uploadId", i), Code: problem.InvalidValue,
+				Message: "Is not a ready upload of this organization."})
+			continue
+		}
+		out[i] = NewAsset{UploadID: a.UploadID, FileName: u.FileName, MimeType: u.MimeType, SizeBytes: u.SizeBytes, SHA256: u.Sha256,
+			URL: in.ContentURL(org, *u.AssetID), Width: u.Width, Height: u.Height, DurationMs: u.DurationMs}
+	}
+	return out, fields, nil
 }

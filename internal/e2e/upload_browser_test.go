@@ -18,8 +18,9 @@ import (
 // headless Chromium on a page of another origin uploads a 12 MiB file in
 // two parts with the packaged client's uploadFile straight to the real S3
 // server (its CORS lets the page's origin PUT and read ETag), part 2 fails
-// once and is resumed, and the file comes back through /content byte for
-// byte.
+// once and is resumed, the upload becomes the version of an HTML5 creative
+// ({uploadId}), and the version's file comes back through /content byte
+// for byte.
 func TestBrowserUploadsStraightToTheStore(t *testing.T) {
 	t.Parallel()
 	node, root := requireNode(t)

@@ -101,11 +101,13 @@ func (s *Server) CreateCreative(ctx context.Context, r api.CreateCreativeRequest
 
 // AddCreativeVersion adds a version under the caller's Idempotency-Key.
 func (s *Server) AddCreativeVersion(ctx context.Context, r api.AddCreativeVersionRequestObject) (api.AddCreativeVersionResponseObject, error) {
-	in := creative.NewVersion{ExpectedVersion: widen(r.Body.ExpectedVersion), Assets: make([]creative.NewAsset, len(r.Body.Assets))}
+	in := creative.NewVersion{ExpectedVersion: widen(r.Body.ExpectedVersion), Assets: make([]creative.NewAsset, len(r.Body.Assets)),
+		ContentURL: func(org, asset uuid.UUID) string { return AssetContentURL(s.cfg.PublicBaseURL, org, asset) }}
 	for i, a := range r.Body.Assets {
+		// The gate let through uploadId alone, or the five fields.
 		in.Assets[i] = creative.NewAsset{
-			FileName: a.FileName, MimeType: string(a.MimeType), SizeBytes: a.SizeBytes, SHA256: a.Sha256, URL: a.Url,
-			Width: a.Width, Height: a.Height, DurationMs: a.DurationMs,
+			UploadID: a.UploadId, FileName: deref(a.FileName), MimeType: string(deref(a.MimeType)), SizeBytes: deref(a.SizeBytes),
+			SHA256: deref(a.Sha256), URL: deref(a.Url), Width: a.Width, Height: a.Height, DurationMs: a.DurationMs,
 		}
 	}
 	return s.creativeCommand(ctx, r.Params.IdempotencyKey, http.StatusCreated, true,
@@ -251,18 +253,48 @@ func checkCreativeActionBody(body any) []problem.FieldError {
 	return nil
 }
 
-// checkVersionBody applies creative.CheckAssets to the assets as decoded;
-// an asset that is not an object is the schema's to report.
+// deref is *p, or the zero value when p is nil.
+func deref[T any](p *T) (v T) {
+	if p != nil {
+		v = *p
+	}
+	return v
+}
+
+// assetFields are the fields of an asset on the caller's storage: the
+// first five are required unless the asset is an uploadId, which goes alone.
+var assetFields = []string{"fileName", "mimeType", "sizeBytes", "sha256", "url", "width", "height", "durationMs"}
+
+// checkVersionBody applies the two shapes of an asset (uploadId alone, or
+// the fields) and creative.CheckAssets to the assets as decoded; an asset
+// that is not an object is the schema's to report.
 func checkVersionBody(body any) []problem.FieldError {
 	req, _ := body.(map[string]any)
 	assets, _ := req["assets"].([]any)
 	facts := make([]creative.AssetFacts, len(assets))
+	var out []problem.FieldError
 	for i, a := range assets {
-		m, _ := a.(map[string]any)
+		m, isObject := a.(map[string]any)
+		if _, uploaded := m["uploadId"]; uploaded {
+			// An uploaded file's fields are its own; its zero facts ask nothing.
+			for _, f := range assetFields {
+				if _, ok := m[f]; ok {
+					out = append(out, problem.FieldError{Field: fmt.Sprintf("assets[%d].%s", i, f), Code: problem.InvalidValue,
+						Message: "Comes from the upload; send uploadId alone."})
+				}
+			}
+			continue
+		}
+		for _, f := range assetFields[:5] {
+			if _, ok := m[f]; isObject && !ok {
+				out = append(out, problem.FieldError{Field: fmt.Sprintf("assets[%d].%s", i, f), Code: problem.Required,
+					Message: "Is required."})
+			}
+		}
 		mime, _ := m["mimeType"].(string)
 		facts[i] = creative.AssetFacts{MimeType: mime, HasWidth: m["width"] != nil, HasHeight: m["height"] != nil, HasDuration: m["durationMs"] != nil}
 	}
-	return creative.CheckAssets(facts)
+	return append(out, creative.CheckAssets(facts)...)
 }
 
 // creativeProblem turns the creative service's refusals into Problems;

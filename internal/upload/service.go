@@ -268,7 +268,13 @@ func check(ctx context.Context, objects *objectstore.Store, row db.Upload) (Medi
 	defer body.Close()
 	h := sha256.New()
 	head := &prefix{max: SniffLen}
-	n, err := io.Copy(io.MultiWriter(h, head), body)
+	w := io.MultiWriter(h, head)
+	var tail *suffix
+	if row.MimeType == "video/mp4" {
+		tail = &suffix{max: TailLen}
+		w = io.MultiWriter(h, head, tail)
+	}
+	n, err := io.Copy(w, body)
 	if err != nil {
 		return Media{}, "", fmt.Errorf("read the stored file: %w", err)
 	}
@@ -279,6 +285,9 @@ func check(ctx context.Context, objects *objectstore.Store, row db.Upload) (Medi
 		return Media{}, "The stored file's SHA-256 is not the one announced.", nil
 	case !MatchesType(row.MimeType, head.b):
 		return Media{}, fmt.Sprintf("The stored file does not start as a %s file does.", row.MimeType), nil
+	}
+	if tail != nil {
+		return ProbeMP4(head.b, tail.bytes(), n), "", nil
 	}
 	return Probe(row.MimeType, head.b), "", nil
 }

@@ -33,6 +33,8 @@ export type AccountBalance = Schemas["AccountBalance"];
 export type CreateAccountDepositRequest = Schemas["CreateAccountDepositRequest"];
 export type Upload = Schemas["Upload"];
 export type Asset = Schemas["Asset"];
+/** An uploaded file's Asset and its upload's id: a version takes it as `{ uploadId }`. */
+export type UploadedAsset = Asset & { uploadId: string };
 export type AssetMimeType = Schemas["AssetMimeType"];
 export type ClaimAccountDepositRequest = Schemas["ClaimAccountDepositRequest"];
 export type ListCreativesQuery = NonNullable<operations["listCreatives"]["parameters"]["query"]>;
@@ -296,7 +298,8 @@ export function createApiClient({ baseUrl, fetch, headers }: ApiClientOptions) {
 
     /**
      * Uploads a file (author or admin) straight to the object store and
-     * returns its Asset: streaming SHA-256, parts in parallel, a failed part
+     * returns its Asset with its uploadId (add it to a version as
+     * `{ uploadId }`): streaming SHA-256, parts in parallel, a failed part
      * resumed with a fresh URL, abort by options.signal.
      */
     uploadFile: (organizationId: string, file: Blob & { name?: string }, options?: UploadFileOptions) =>
@@ -371,7 +374,7 @@ async function uploadFileWith(
   organizationId: string,
   file: Blob & { name?: string },
   options: UploadFileOptions = {},
-): Promise<Asset> {
+): Promise<UploadedAsset> {
   const { signal, onProgress } = options;
   const sha256 = await sha256OfFile(file, signal);
   const path = { organizationId };
@@ -435,7 +438,7 @@ async function uploadFileWith(
     ),
   );
   if (!done.asset) throw new Error("uploadFile: the completed upload has no asset");
-  return done.asset;
+  return { ...done.asset, uploadId: done.id };
 }
 
 // ---- The live stream (GET /api/v1/me/events) ----

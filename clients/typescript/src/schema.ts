@@ -323,8 +323,9 @@ export interface paths {
         put?: never;
         /**
          * Upload a new version of a creative
-         * @description Adds a version made of 1 to 20 assets (upload the files to your
-         *     storage first; send their https URLs, sizes and SHA-256 digests). It
+         * @description Adds a version made of 1 to 20 assets: files on your storage (send
+         *     their https URLs, sizes and SHA-256 digests), or files uploaded here
+         *     (send `{"uploadId": …}` of a `ready` upload; see `createUpload`). It
          *     becomes `currentVersion`; version `number`s count 1, 2, 3… per
          *     creative. The change bumps `version`, sets `updatedAt` and adds a
          *     `version_added` event to the history.
@@ -339,6 +340,11 @@ export interface paths {
          *
          *     Assets are checked all at once; each failing field is reported with
          *     its index (`assets[2].sha256`):
+         *     - an asset is `uploadId` alone, or `fileName`, `mimeType`,
+         *       `sizeBytes`, `sha256` and `url` (with the dimensions below);
+         *     - `uploadId` names a `ready` upload of the organization (checked
+         *       once the creative is found and the caller may change it); the
+         *       file's own dimensions come with it;
          *     - `url` is https; `sha256` is 64 lowercase hex digits; `sizeBytes`
          *       is 1 byte to 5 GiB;
          *     - images (`image/*`) have `width` and `height`; videos (`video/*`)
@@ -356,7 +362,8 @@ export interface paths {
          *
          *     Errors are answered in this order: 401, 403 `csrf_failed`, 422 (the
          *     request's shape and the assets on their own), 404, 403
-         *     `action_forbidden`, 422 (the assets against the creative's type),
+         *     `action_forbidden`, 422 (`uploadId`s and the assets against the
+         *     creative's type),
          *     409 `version_conflict`, 409 `invalid_transition`.
          */
         post: operations["addCreativeVersion"];
@@ -1225,26 +1232,41 @@ export interface components {
          * @enum {string}
          */
         AssetMimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp" | "video/mp4" | "video/webm" | "video/quicktime" | "application/zip";
-        /** @description A file of a new version, already uploaded to your storage. */
+        /**
+         * @description A file of a new version, given one of two ways:
+         *     - a file on your storage: `fileName`, `mimeType`, `sizeBytes`,
+         *       `sha256` and `url` are required, with `width`, `height` and
+         *       `durationMs` as its type asks;
+         *     - a file uploaded here (see `createUpload`): `uploadId` alone, a
+         *       `ready` upload of the same organization. The version takes the
+         *       upload's Asset: its name, type, size, SHA-256 and the dimensions
+         *       read from the file, and as `url` the asset's `content` path.
+         */
         NewAsset: {
+            /**
+             * Format: uuid
+             * @description A `ready` upload of this organization; send it alone, without
+             *     the other fields.
+             */
+            uploadId?: string;
             /**
              * @description The file's name, without a path.
              * @example summer-sale-9x16.png
              */
-            fileName: string;
-            mimeType: components["schemas"]["AssetMimeType"];
+            fileName?: string;
+            mimeType?: components["schemas"]["AssetMimeType"];
             /**
              * Format: int64
              * @description The file's size, 1 byte to 5 GiB.
              */
-            sizeBytes: number;
+            sizeBytes?: number;
             /** @description The SHA-256 digest of the file, in lowercase hex. */
-            sha256: string;
+            sha256?: string;
             /**
              * @description Where the file is served, over https.
              * @example https://cdn.acme.test/assets/summer-sale-9x16.png
              */
-            url: string;
+            url?: string;
             /**
              * Format: int32
              * @description Pixels; required for images and videos.

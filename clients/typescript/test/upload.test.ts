@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash, getRandomValues } from "node:crypto";
-import { createApiClient, type Asset } from "../src/client.js";
+import { createApiClient, type UploadedAsset } from "../src/client.js";
 
 const baseUrl = process.env["API_BASE_URL"];
 if (!baseUrl) throw new Error("API_BASE_URL is not set: run this test through `go test ./internal/e2e`");
@@ -49,7 +49,7 @@ test("a file goes to the store in parts, a failed part is resumed, and the serve
     return realFetch(input, init);
   };
   const progress: number[] = [];
-  let asset: Asset;
+  let asset: UploadedAsset;
   try {
     asset = await api.uploadFile(org.organization.id, file, { onProgress: (sent) => progress.push(sent) });
   } finally {
@@ -61,6 +61,7 @@ test("a file goes to the store in parts, a failed part is resumed, and the serve
   assert.equal(asset.mimeType, "application/zip");
   assert.equal(progress.at(-1), size);
   assert.match(asset.url, /\/assets\/[0-9a-f-]+\/content$/);
+  assert.match(asset.uploadId, /^[0-9a-f-]{36}$/); // what a version takes as { uploadId }
 
   // Aborted before it starts: nothing is created.
   const controller = new AbortController();

@@ -1,9 +1,10 @@
 // A page on another origin than the API uploads a file with the packaged
 // client's uploadFile in headless Chromium: the parts go from the browser
 // straight to the S3-compatible store (CORS), part 2 fails once and is
-// resumed, progress is reported; then the file is downloaded back through
-// the API's /content (302 to the store) with the browser's cookies and
-// compared byte for byte. Run by internal/e2e (TestBrowserUploadsStraightToTheStore):
+// resumed, progress is reported; the upload is added to a new version of
+// an HTML5 creative ({uploadId}); then the version's file is downloaded
+// back through the API's /content (302 to the store) with the browser's
+// cookies and compared byte for byte. Run by internal/e2e (TestBrowserUploadsStraightToTheStore):
 //   PAGE_URL       the page (another origin than the API)
 //   API_URL        the API's origin
 //   CHROMIUM       the browser binary
@@ -35,14 +36,18 @@ try {
     throw new Error(`progress ${JSON.stringify(result.progress)} does not end at ${result.size}`);
   }
   if (result.storePuts !== 2) throw new Error(`${result.storePuts} PUTs reached the store, want 2 (part 2 once it was resumed)`);
+  const { added, asset } = result;
+  if (added.fileName !== asset.fileName || added.sizeBytes !== result.size || added.sha256 !== result.sha256 || added.url !== asset.url) {
+    throw new Error(`the version's asset ${JSON.stringify(added)} is not the upload's ${JSON.stringify(asset)}`);
+  }
   // The download, with the browser's cookies: /content redirects to the store.
-  const res = await context.request.get(result.asset.url.replace(/^http:\/\/api\.test/, API_URL));
+  const res = await context.request.get(added.url.replace(/^http:\/\/api\.test/, API_URL));
   const body = await res.body();
   const digest = createHash("sha256").update(body).digest("hex");
   if (res.status() !== 200 || body.length !== result.size || digest !== result.sha256 || digest !== result.asset.sha256) {
     throw new Error(`download: ${res.status()}, ${body.length} bytes, sha256 ${digest}, want ${result.sha256}`);
   }
-  console.log(`upload-browser: ${result.size} bytes in ${result.parts} parts from ${new URL(PAGE_URL).origin} to the store, part 2 resumed, downloaded back equal`);
+  console.log(`upload-browser: ${result.size} bytes in ${result.parts} parts from ${new URL(PAGE_URL).origin} to the store, part 2 resumed, added to a version, downloaded back equal`);
 } finally {
   await context.close();
 }
