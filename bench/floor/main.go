@@ -315,8 +315,10 @@ type depositJSON struct {
 	Network               string    `json:"network"`
 	NetworkLabel          string    `json:"networkLabel"`
 	RequestedAmount       money     `json:"requestedAmount"`
-	Status                string    `json:"status"`
-	TransactionID         *string   `json:"transactionId"`
+	// Review is null: a new deposit is never under review.
+	Review        *struct{} `json:"review"`
+	Status        string    `json:"status"`
+	TransactionID *string   `json:"transactionId"`
 }
 
 func (f *floor) createDeposit(w http.ResponseWriter, r *http.Request) {
@@ -364,10 +366,13 @@ func (f *floor) createDeposit(w http.ResponseWriter, r *http.Request) {
 			reserved, review                    bool
 			reservedUntil, createdAt, expiresAt time.Time
 			txID                                *string
+			reviewReason                        *string
+			reviewReceived                      *int64
+			reviewOpenedAt                      *time.Time
 		}
 		if err := br.QueryRow().Scan(&d.id, &d.user, &d.network, &d.address, &d.currency, &d.base, &d.suffix, &d.requested,
 			&d.credited, &d.confirmations, &d.required, &d.status, &d.reserved, &d.reservedUntil, &d.txID, &d.review,
-			&d.createdAt, &d.expiresAt); err != nil {
+			&d.createdAt, &d.expiresAt, &d.reviewReason, &d.reviewReceived, &d.reviewOpenedAt); err != nil {
 			br.Close()
 			return err // a taken suffix (no row) is an error here: rare, and counted
 		}
