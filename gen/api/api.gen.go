@@ -372,6 +372,57 @@ func (e Role) Valid() bool {
 	}
 }
 
+// Defines values for TransferSettlementDecision.
+const (
+	SettlementCredited TransferSettlementDecision = "credited"
+	SettlementRefunded TransferSettlementDecision = "refunded"
+)
+
+// Valid indicates whether the value is a known member of the TransferSettlementDecision enum.
+func (e TransferSettlementDecision) Valid() bool {
+	switch e {
+	case SettlementCredited:
+		return true
+	case SettlementRefunded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransferStatus.
+const (
+	TransferConfirming TransferStatus = "confirming"
+	TransferCredited   TransferStatus = "credited"
+	TransferFailed     TransferStatus = "failed"
+	TransferLate       TransferStatus = "late"
+	TransferRefunded   TransferStatus = "refunded"
+	TransferUnmatched  TransferStatus = "unmatched"
+	TransferVanished   TransferStatus = "vanished"
+)
+
+// Valid indicates whether the value is a known member of the TransferStatus enum.
+func (e TransferStatus) Valid() bool {
+	switch e {
+	case TransferConfirming:
+		return true
+	case TransferCredited:
+		return true
+	case TransferFailed:
+		return true
+	case TransferLate:
+		return true
+	case TransferRefunded:
+		return true
+	case TransferUnmatched:
+		return true
+	case TransferVanished:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UploadStatus.
 const (
 	UploadFailed  UploadStatus = "failed"
@@ -1186,11 +1237,55 @@ type NullableDepositReview struct {
 // transfer of another amount. May grow.
 type NullableDepositReviewReason string
 
+// NullableMoney A Money or null (see NullableUserRef).
+type NullableMoney = Money
+
 // NullableNamedRef A NamedRef or null (see NullableUserRef).
 type NullableNamedRef = NamedRef
 
 // NullableUserRef A UserRef or null. Under OpenAPI 3.0 a `nullable` property lets null through its `allOf` only when the referenced schema allows null too, so nullable references point here (kept equal to UserRef by internal/contract).
 type NullableUserRef = UserRef
+
+// OperatorTransfer defines model for OperatorTransfer.
+type OperatorTransfer struct {
+	// Amount The USDT amount received, or null when the transfer carries no countable amount (see `amountRaw`).
+	Amount nullable.Nullable[NullableMoney] `json:"amount"`
+
+	// AmountRaw The value as the chain sent it.
+	AmountRaw string    `json:"amountRaw"`
+	BlockTime time.Time `json:"blockTime"`
+
+	// DepositId The deposit the transfer pays, is late for, or was claimed for.
+	DepositId nullable.Nullable[openapi_types.UUID] `json:"depositId"`
+
+	// From The sending address.
+	From string `json:"from"`
+	Id   int64  `json:"id"`
+
+	// NeedsReview Late or unmatched and not settled yet (claimed ones included).
+	NeedsReview bool `json:"needsReview"`
+
+	// Reason Why an unmatched or failed transfer pays nothing.
+	Reason nullable.Nullable[string] `json:"reason"`
+
+	// Settlements The settlement audit records, oldest first.
+	Settlements []TransferSettlement `json:"settlements"`
+
+	// Status What a transfer to the treasury is recorded as: `confirming` (pays an
+	// on-time deposit, waiting for its block to be final), `credited`,
+	// `late` (arrived after its deposit expired), `unmatched` (pays no
+	// deposit), `failed` (its receipt failed), `vanished` (a fork removed
+	// it), `refunded` (an operator sent it back). New values may be added:
+	// treat an unknown one as needing no action.
+	Status        TransferStatus `json:"status"`
+	TransactionId string         `json:"transactionId"`
+}
+
+// OperatorTransferList defines model for OperatorTransferList.
+type OperatorTransferList struct {
+	Items      []OperatorTransfer        `json:"items"`
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+}
 
 // Problem An error (RFC 9457 Problem Details, served as `application/json`).
 type Problem struct {
@@ -1247,6 +1342,12 @@ type Session struct {
 	User        User         `json:"user"`
 }
 
+// SettlementOperator Who settled. `id` is the operator's user id when the name is a user's email; null for a name given on the command line (`transfers settle --operator`).
+type SettlementOperator struct {
+	Id   nullable.Nullable[openapi_types.UUID] `json:"id"`
+	Name string                                `json:"name"`
+}
+
 // SignInRequest defines model for SignInRequest.
 type SignInRequest struct {
 	// Email Matched ignoring the case of the ASCII letters A to Z only: every
@@ -1256,6 +1357,29 @@ type SignInRequest struct {
 	Email    string `json:"email"`
 	Password string `json:"password"`
 }
+
+// TransferSettlement defines model for TransferSettlement.
+type TransferSettlement struct {
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Decision What the operator decided (`credited`, `refunded`). New values may be added.
+	Decision TransferSettlementDecision `json:"decision"`
+	Note     string                     `json:"note"`
+
+	// Operator Who settled. `id` is the operator's user id when the name is a user's email; null for a name given on the command line (`transfers settle --operator`).
+	Operator SettlementOperator `json:"operator"`
+}
+
+// TransferSettlementDecision What the operator decided (`credited`, `refunded`). New values may be added.
+type TransferSettlementDecision string
+
+// TransferStatus What a transfer to the treasury is recorded as: `confirming` (pays an
+// on-time deposit, waiting for its block to be final), `credited`,
+// `late` (arrived after its deposit expired), `unmatched` (pays no
+// deposit), `failed` (its receipt failed), `vanished` (a fork removed
+// it), `refunded` (an operator sent it back). New values may be added:
+// treat an unknown one as needing no action.
+type TransferStatus string
 
 // UpdateCommentRequest What to change; send at least one field.
 type UpdateCommentRequest struct {
@@ -1607,6 +1731,21 @@ type StreamMyEventsParams struct {
 	LastEventID *EventId `json:"Last-Event-ID,omitempty"`
 }
 
+// ListOperatorTransfersParams defines parameters for ListOperatorTransfers.
+type ListOperatorTransfersParams struct {
+	// Status Only transfers with this status.
+	Status *TransferStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// NeedsReview Only transfers waiting for an operator (`true`), or only the others (`false`).
+	NeedsReview *bool `form:"needsReview,omitempty" json:"needsReview,omitempty"`
+
+	// Limit The page size (send it once).
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page, as it came (send it once).
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // ListCreativesParams defines parameters for ListCreatives.
 type ListCreativesParams struct {
 	// ReviewStatus Only creatives in this review state.
@@ -1821,6 +1960,12 @@ type ServerInterface interface {
 	// StreamMyEvents Stream the signed-in user's events (Server-Sent Events)
 	// (GET /api/v1/me/events)
 	StreamMyEvents(ctx echo.Context, params StreamMyEventsParams) error
+	// ListOperatorTransfers List transfers to the treasury (operators only)
+	// (GET /api/v1/operator/transfers)
+	ListOperatorTransfers(ctx echo.Context, params ListOperatorTransfersParams) error
+	// GetOperatorTransfer Get one transfer to the treasury with its settlements (operators only)
+	// (GET /api/v1/operator/transfers/{transferId})
+	GetOperatorTransfer(ctx echo.Context, transferId int64) error
 	// GetAssetContent Download an uploaded file
 	// (GET /api/v1/organizations/{organizationId}/assets/{assetId}/content)
 	GetAssetContent(ctx echo.Context, organizationId OrganizationId, assetId AssetId) error
@@ -2074,6 +2219,61 @@ func (w *ServerInterfaceWrapper) StreamMyEvents(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.StreamMyEvents(ctx, params)
+	return err
+}
+
+// ListOperatorTransfers converts echo context to params.
+func (w *ServerInterfaceWrapper) ListOperatorTransfers(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListOperatorTransfersParams
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "needsReview" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "needsReview", ctx.QueryParams(), &params.NeedsReview, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter needsReview: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListOperatorTransfers(ctx, params)
+	return err
+}
+
+// GetOperatorTransfer converts echo context to params.
+func (w *ServerInterfaceWrapper) GetOperatorTransfer(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "transferId" -------------
+	var transferId int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "transferId", ctx.Param("transferId"), &transferId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter transferId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetOperatorTransfer(ctx, transferId)
 	return err
 }
 
@@ -2970,6 +3170,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/me/balance/deposits", wrapper.CreateAccountDeposit, options.OperationMiddlewares["createAccountDeposit"]...)
 	router.GET(options.BaseURL+"/api/v1/me/balance/deposits/:depositId", wrapper.GetAccountDeposit, options.OperationMiddlewares["getAccountDeposit"]...)
 	router.POST(options.BaseURL+"/api/v1/me/balance/deposits/:depositId/claim", wrapper.ClaimAccountDeposit, options.OperationMiddlewares["claimAccountDeposit"]...)
+	router.GET(options.BaseURL+"/api/v1/operator/transfers", wrapper.ListOperatorTransfers, options.OperationMiddlewares["listOperatorTransfers"]...)
+	router.GET(options.BaseURL+"/api/v1/operator/transfers/:transferId", wrapper.GetOperatorTransfer, options.OperationMiddlewares["getOperatorTransfer"]...)
 
 }
 
@@ -4262,6 +4464,226 @@ func (response StreamMyEvents500JSONResponse) VisitStreamMyEventsResponse(w http
 type StreamMyEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response StreamMyEvents503JSONResponse) VisitStreamMyEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOperatorTransfersRequestObject struct {
+	Params ListOperatorTransfersParams
+}
+
+type ListOperatorTransfersResponseObject interface {
+	VisitListOperatorTransfersResponse(w http.ResponseWriter) error
+}
+
+type ListOperatorTransfers200JSONResponse OperatorTransferList
+
+func (response ListOperatorTransfers200JSONResponse) VisitListOperatorTransfersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOperatorTransfers401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response ListOperatorTransfers401JSONResponse) VisitListOperatorTransfersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOperatorTransfers404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListOperatorTransfers404JSONResponse) VisitListOperatorTransfersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOperatorTransfers422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response ListOperatorTransfers422JSONResponse) VisitListOperatorTransfersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOperatorTransfers431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ListOperatorTransfers431JSONResponse) VisitListOperatorTransfersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOperatorTransfers500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListOperatorTransfers500JSONResponse) VisitListOperatorTransfersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOperatorTransfers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListOperatorTransfers503JSONResponse) VisitListOperatorTransfersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOperatorTransferRequestObject struct {
+	TransferId int64 `json:"transferId"`
+}
+
+type GetOperatorTransferResponseObject interface {
+	VisitGetOperatorTransferResponse(w http.ResponseWriter) error
+}
+
+type GetOperatorTransfer200JSONResponse OperatorTransfer
+
+func (response GetOperatorTransfer200JSONResponse) VisitGetOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOperatorTransfer401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response GetOperatorTransfer401JSONResponse) VisitGetOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOperatorTransfer404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetOperatorTransfer404JSONResponse) VisitGetOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOperatorTransfer422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response GetOperatorTransfer422JSONResponse) VisitGetOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOperatorTransfer431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetOperatorTransfer431JSONResponse) VisitGetOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOperatorTransfer500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetOperatorTransfer500JSONResponse) VisitGetOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOperatorTransfer503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetOperatorTransfer503JSONResponse) VisitGetOperatorTransferResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -7902,6 +8324,12 @@ type StrictServerInterface interface {
 	// StreamMyEvents Stream the signed-in user's events (Server-Sent Events)
 	// (GET /api/v1/me/events)
 	StreamMyEvents(ctx context.Context, request StreamMyEventsRequestObject) (StreamMyEventsResponseObject, error)
+	// ListOperatorTransfers List transfers to the treasury (operators only)
+	// (GET /api/v1/operator/transfers)
+	ListOperatorTransfers(ctx context.Context, request ListOperatorTransfersRequestObject) (ListOperatorTransfersResponseObject, error)
+	// GetOperatorTransfer Get one transfer to the treasury with its settlements (operators only)
+	// (GET /api/v1/operator/transfers/{transferId})
+	GetOperatorTransfer(ctx context.Context, request GetOperatorTransferRequestObject) (GetOperatorTransferResponseObject, error)
 	// GetAssetContent Download an uploaded file
 	// (GET /api/v1/organizations/{organizationId}/assets/{assetId}/content)
 	GetAssetContent(ctx context.Context, request GetAssetContentRequestObject) (GetAssetContentResponseObject, error)
@@ -8269,6 +8697,56 @@ func (sh *strictHandler) StreamMyEvents(ctx echo.Context, params StreamMyEventsP
 		return err
 	} else if validResponse, ok := response.(StreamMyEventsResponseObject); ok {
 		return validResponse.VisitStreamMyEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListOperatorTransfers operation middleware
+func (sh *strictHandler) ListOperatorTransfers(ctx echo.Context, params ListOperatorTransfersParams) error {
+	var request ListOperatorTransfersRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListOperatorTransfers(ctx.Request().Context(), request.(ListOperatorTransfersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListOperatorTransfers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListOperatorTransfersResponseObject); ok {
+		return validResponse.VisitListOperatorTransfersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetOperatorTransfer operation middleware
+func (sh *strictHandler) GetOperatorTransfer(ctx echo.Context, transferId int64) error {
+	var request GetOperatorTransferRequestObject
+
+	request.TransferId = transferId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetOperatorTransfer(ctx.Request().Context(), request.(GetOperatorTransferRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetOperatorTransfer")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetOperatorTransferResponseObject); ok {
+		return validResponse.VisitGetOperatorTransferResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -9137,545 +9615,563 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3bciM5kj8IvwqM02ZJVgcpkqJOlLVNqzKVVZrO019STs10RY4CjADJaAURrEBQFDsnzb6rz3Zv/8+w",
-	"ttf7EPsk8yRrcHcgEAdKVB6qu2a6LipFMg6Aw+Hw488/tsJ0sUylkLlqjT+2xD1fLBMBf5+FYbqS+Qux",
-	"TFWc62/UarHg2aY1bp2xCL9mfM3jPJYzFueK5RmXaiqylte648lK6Jt4FGVCqda4df2KD6eH//rulxez",
-	"y/PDo7vB0f6hOpr8y/El3xys//0v749aXitM5TTOFjyPU6la437lm0vxyyrORNQaD068VpgJnovoLG+N",
-	"W8P+8LA7GHSH/etBfzw4GPf7f27BJVGsr1noycCA4K/XsUyz1rjV19esskzIUE/s/dWL65bXUiFPRGt8",
-	"+MlriftlnAnV8I6ReUcc6QdNj6c8Oph0o5Nw0h0dnky7fHB40D3qHx8eHQ2PTw76ouW1pMjXaXaryXH5",
-	"fNgvvnnFJyKBr9++YW34sdPyWpn4ZSXUAxMY9Pv9/mg4OHpsIpm4i8W6NZarJPFaKuf5Sq+KWcAbZ/Hg",
-	"Tx5qil9EeMenT16FI17FqsIV13PBEq5ytuQzwdKpZRKahHL5Is7FQrXGP/+DQ/67cMgHPdL7/PkqU/q9",
-	"lmuiRSzfymRTZ5aQJ4nIWKyYTHPGJeP6Ws05+VywNJtxGf8VltXlnDCNhB4WvP1mmmaTOIqEviQSOY81",
-	"ifTr8GGKLfiGLbjULFl96jPF1mIyT9Nbdco26SpjWZoIPR4khch6rYIQo/6+18rjXJOrdQZvZ+7b84yH",
-	"QlOjNZpMT4bT/YOjo8n+KOKHfD8UJ8OTqC/6YnS0f6gv3iz1Y+Z5vhzv7SVpyJN5qvLxcf+4v7fM0kki",
-	"FmqvNkdN0Oeap+M78YJmWxbMIf3KYkmzKEnj5TJL70T0ryJTmqy01lwtRZhfaqK0xq2T8UAPka/yuV7I",
-	"j8i+h3wwPRKjsNvn+5PuaDoU3ePoJOweTI74UAym/XA/0szKF0CfRNyzM3zCJ6/F73ic8EkikG564xvG",
-	"vQnnXM6EFg40Ov1XFs7jO9H64LXCJBbI1jCMQXgihtN93h1NDqLuSBxOu8f8aNI9CfvRAH4ZTZxhhAvB",
-	"ruapUHoUyP25nfzHFldK5CiGolUGTPFaGapM40S8wedoCousq3giuif3g8PeUs5aXmsu4tk816Jm2Kdd",
-	"Poz2xWh6wLuHk6OwO4qORfdk2ufdwWQY7kcjcTA95C2vtYgX4hp5IF7wmdjDB6o5Hx4c6jWYHh9G/ePB",
-	"8fEoPIoOD074cCo474cHBzzqDw74/mQ6mg4mw0l/cjwchtHgIDoMBweT/rTf5/1j/az4r+L7Ta5P89Hx",
-	"cLC/77VWWUJMp8Z7e2EkezxciF4uVL6HpNjbMtN1HOXz1njQP+7rjf41eaNJRg9Orvsn437flZ9Hk+NQ",
-	"76HuYDrUy78fdo+jkehqiprf9EtWi4nIWuPBJ68VxZkoCSmvNROaxV+cm6fuT4eT43DAu4f6WaPpMe+e",
-	"6JUbiGG0H44mB/zwpOW1Ei5nKz7Tw49EF243L2o9v+z2+/3BcL/ltdKlkM/TxULI/DmK46HXWopsESuF",
-	"jA8HnmXBKU+U0BtQxTN5SVKnNc6zlfBa+mDCv610vjJSOZY3dntn9j6cY87Vrf2bBNYVrCvT68pUnmab",
-	"QghpAReHLa+1WkaPnZZ3ZuD7rig6vxOyQSE4Y/MY3uUxKdZC5WwaZyrfogaEucNRJ+I4OgoPJ90DPpp2",
-	"R2I/6h6Hw0l3wPtT81vBUZdxzpmlnuYpkilEhBBXxOgo6SzVQj5c5SydTrWk1CeDFntsmvGF6LW2aw6D",
-	"cX9ItJhm6aJxPfC4nxxO98Oh6J5EA94diYNJ9zg8irqH4mA64vuTYTjQeyJP7SNo0Df2RC+WqC4r7UIc",
-	"fPKqxPuy7biFdPRxq0I16jeRJcr4NDckOQhH0b4YTvUqTrqj8CTqHoujafeQH0xG4X6kx1YmiUtVw62r",
-	"ySLOXQqM6hQYTvbDUXQguofTIy0rjsOuFR37k1F4EB0KhwIRZ6CmlOb/88fWNBZJBORH1rqIaH52d6W7",
-	"8qqWmjvTcn/wKC2PxGF0EI4m3X0+1C8dRPoInOjDcHooDqJRuD8p09LcTnSkzV7e038frDR8nJUGHJe4",
-	"e6A1gJHWAPQJ0O2LYokfnD5N+oZHUZkIw78TIliR6xIBb4JBjab7YhgNwm5/csL1waUlzVHYPZxoNsTf",
-	"HqQAvdqd+2CbEm8E/Q5Gn1FAt1l7/9BA/6GB/kMD/YcG+hU00G3CSmXTlzxORFQWVa81BeSMpRlbZ6mc",
-	"sedXly9Znt4K6ekvuWQrmWcrrXqxNItncZPfIVTZ9GaKj3dcDldCRqBGKgF0fqaYvvJaP91omP/W1W/s",
-	"4ndzwaMHHAyXKJvYNM1mItuwcC7CW2bf+w2cDe7ENBkvIrFYprmQ4eZPYnMh3ytRF/2g0BsHH1vH+Zzl",
-	"81ixW7HRKrbK4yRh2UrKGDZxlZhx8Y6bW7G5ieXNSgmXrmcND3dG1v1Tw4t67FLk2cbcIZjiCwFDUvM0",
-	"y5NNmeonBdWdJ+MUJMPxfAN6b5k7kF7e8SSOiAfKVL8SdyLjCQPdVBFHMLh+m6ssxscZw8Il73Drc3rs",
-	"Sgj89TzL0kxpojkf4ciiF6Sr/Cad3mT6GDVXtcbkh+y57kivtRBKoRh7vVI5mwg2EflaCMnAUdnv9xmX",
-	"kf0AX7QHfZan9B17f/XiutNraT2tMkGceG0A1uvZ9PZUgtqiH9oDLd0yxnDoMAa+gRUk/BYcUVknzQpv",
-	"xNooX1tdfX/RU3HUub9Hb9+vo0/hBH/dQ3fUeOj2Hzx08XStnrl0FD906Bod/m9x4A6IH39Cn/m5jJZp",
-	"LKs+H8kE/YB8CQaWh7I4zhVTIsxEyQe0xQZy1a8oVpqfokvBVbHOQsKXVlm5EzLXKi0wnNkdPbMLjFNH",
-	"f1d3tXwwPgpxFJ2EA2NXTw414/fD7tHUmJwHWsLQLMat9VyJ8Ob19E//6yQ7/uFP//5Ldr3+y/t3L44v",
-	"Xr3780U6fMVf8av1dkq7sywrxxCXcNRjM3i+jEEyXInsLg7Fe2m3W/14jnjOJ1xBTGMlM8HDOVxYPyMU",
-	"Pu1m5TzOOSeuQbOBS/Szcn10ZTyLkw1z7jAHb8Lzsmpz4Ko2NHBWftU3kKdNc0LKKWN+ufJUb0YRdWPJ",
-	"SBi6VDK6XGvc+vPtyebPw3/diKvBOlyc3P05HvQnwzyZxINE/PAyD3+4T15dn29e//V/Dd7M4NDRIkPN",
-	"4yWemqXIlhGDx9F+eDjti+5wejTpjsKDk+4JHx11h9ODaDDdnxzyQb8iBs8iEIJZCmSlQesjbKUEiHKx",
-	"wNXDn/5oeclIwS+Q8pqOJM6ep3KaxGFVT0kXQp+tuNVQN7YnVs0PTFxovDKheWSFBYvolmI8Z3Q5G3kQ",
-	"QdzX/JekPGJxDkqE5kU+47HcqvDRFJjzwm/AiLVpaeqRGH0hkvhOZJsm93lEv7F8znOmVmEoRKSNE2lE",
-	"aSojxnO9Hbe51fHH0ofWeOCVvA2Dg36/77WEVuxa49a7VOXM30UQ+a2xJl0u7nMWCR4lsRRM3OMw4ZhS",
-	"y1QqUfZfqZxnDx464IIzYx2WxzocDO1I8XHVlwz7o8fecfBndMg+7n2DQ0Vzw6A/GjpnjHGgVU6YaSxj",
-	"Nd/6yEPHlzAQo2gYdk9A9QmPRXdyEB12+7zw07TQvj1DSpzltdC85YjWNlt457M6dwS8OW0Zn+YiY5yN",
-	"QPR8yYHdmqVSS3l7ZBtd51c8sxtP4MH14HA8Go4Hn3ECV4i7g3OU0g0s2bc4Sf9B4HgLR3/yWug4AZXa",
-	"muv5pVgmfIMen0ioMIuXeLq2Aq0cBmw9FxK9B1yqNWadAM/naaY5Hb9Mp4xLJniWxCKreh7IjxBU3A/B",
-	"KeMTJWTO0nwusnWsIICowrlYcDiF5Wqhia8HoklqdfAsljNgJNCazvRmq4//CoS80vbvmsfaZJ2mmWCZ",
-	"viWWM/0qStsDUVm8dhHLeKHfPLCvjGUuZiJD5v3pJ32WC5nHIc9F/cVnyZpvFAuep+ltrF/Ik8Uf/FZJ",
-	"+gdj0JrAwZWymchdFxgL8c72j9fX70Cnopfp3yjpZ6VE1OlRGhPmbaEyXyffQ+NoIusnr7XkGV+InLjl",
-	"TCkBorw6U71NwfnM4qhEz5aJTHa1NtQd8b42S4+j7pE4nB7w0WQ/HOotFOunLHk+L5QlTi97aGbTNFtw",
-	"vVlWqzhqNTEG2ZTbBk3BpNqwtUl9xA8m3f1I71eu9+ukH3ZPomNxNMVJNQ87tC/8woHT6mwduVXkKkPf",
-	"0TBvGnrxyi8cO0mcpnEHhUgKTKLaUhvj6UqBlPcYV1r9DLWoaCshQRlNZSiAzWHcv6wEGONm4Pi+0t7l",
-	"96+EnOVzrc30Pb2XzedB05DLvtqGvQzezE26YjMhRcZzwZYiA/7RenKbs/fvL17oTTmNpeh4bKD38/Dg",
-	"gN3FKp4kwpdnV88vLrQ2n/FQ7yiPocyToegxMA/zbBXmq0xEXfC/MRwf0wT3ZTvwW3wS+q3AK+TpL6s0",
-	"F6pjZbFx03LFAj4JA63PK+tY5wvhS/1zWR5P0mijRwsSkSk+Fcmm58sSVx1M9qNjrs2b6SDsjqIj0T3h",
-	"h5PuMByJw+kx708Gdh/j+VIsT0Xcb12ng6PqOi21DpvpZ/5H+5/HP/v+/XDQ9f37o/MPHwfe8ODg03/6",
-	"raav/Vbnd42s+SpeYC52nTNBxVDxX3fluiTGNIpiMpGY8lWiNW7NcfyeTg/iv4fOkreOQbttx7tGL2uv",
-	"0+xWLXkoOjUJsKMh3CAB0vIwvkwKvF9qS3LbbFZLtDMrY+9PDsOh5q4BavUHE5C53SN+OD0Qo2g/HE6a",
-	"x74yr/uyUZNKum3YVf2zNoEdNb2GCaztm79kBp8Kcw7PbDd7GCxNSnFeLhNSJfb+otCN4lYvYObsS5s4",
-	"O/7Y+l0mpq1x65/2ipqHPXPLXvEePYRivE034a9q7x2a9zjqitJZzdwNxix1kpIbUpxNknKcK18Wacl5",
-	"KU+aM/QloQjkEjROyFrusRcpaFTpdCoyX+YkErQkdLOwn6PI//XI6YHvrIjHPnifE7r9OuvgBDWDMRAz",
-	"cKOwAYVhNW0XlfCwx1Kio6Y/HujTLF00xYlPWYaOJ1f91Wvky+CH82u2x5fx3t1gbyGCni//BtwB52Gj",
-	"5dR1TacmMtNdew3G1iejo3IZlZjjy1irsUpgwTfA3wt+K9CQQ3v1c0oDXF/kM0XuXkoBwBoE/TYeRYxb",
-	"H2Oe0luNufx3WBrwj522w04r9swzhQUfIZdMijtgsjJz+bK67Fq7okqSpUCvZOeURY7sZXEOCrEvHRYL",
-	"nGBgwBTfsPWc5+7+1RwXpd96o0KAsnDXP2GfUnD6OuNSxXktfOKao2uuWCQSUQlHV4L1efGkUr4H3Wmf",
-	"FnKpaTuxoYTt2RsUpC89+RvG6Z33fPo6m6j+ZMOw24jBZLoea2V/zZUvDe3anOXpYqLyFKy5NIN4QSl6",
-	"gvF4fSn8BTWcypfTWPKkYwMpzrsVqRLGtP+GfNQwzqczkizmaB9YkA+L/k6ZO3sGk//7ZC8bh3fJ/qCE",
-	"r0bnvg6HVkNZwZgF4n4pwtzmmQTGuVc5ZilZw5fmIcGYqUqUMKYakTIDmuXjMmIJOhl9uVIiY5EI40hQ",
-	"kM+XD2ygOgvYd2I0rRiem3MRmA0iok41vGjEfUW8m31SOoyfsEN+e6d4lApFylkezvEop7MZhI/+bJzp",
-	"D57urA0KbvAWPiEjiRjUWBOggmM7XUuPBe/ef//q4vnN92dX5zfvL18FHpNajYOELl8GZ69evf3p/MXN",
-	"28uLHy7eXAVlqQZ5n6gpVxUHWFxwJ9FS/ogn63WavuLZTOy+no60MsnmeZreJPCUSmzbEIiOccYzwUb9",
-	"wXCfTTa5UKeM52yRqpztD48Oj+FnHoZimVdOxP1BPYs0T1NmXvoNJFZ9bl+FGWuPJZYkHqTMRa2mr5Za",
-	"P1+kmVbNuGT7Q/an+HtftpFWQMCOp3VyRiujuS8FOfRX0DUgtpBm9ehOz5eQ26sWqKfR8pzaCAxbx0kC",
-	"3D8XybLHvhebVEZswF7H38Nwf7y+fudL5F0tLUQyZZmYrpRQpZ1BkR391dm7C6aEAE9ye7Q/YLH05TLh",
-	"sWS5uM89FqZSYo4bC5MUgijIqhcyF5nkyTlGyD+DUWN6wg0G2d0c53Qh8jlMGdQ8SKJOJUtXGVNxJHrs",
-	"f63SHGdAXIZxt026YplYplmuleNSXlDfPV/xxcy8+JucraXJfSWlzX1mMEbBZg5FnI3JjEplKB6PJ8ZT",
-	"vfBLzZ0qV56hHYhjIkrQaxWJwp/n1IlLQYNLsVLVjHktlsDhzhVE6mADWb+CTYV9LKs7w0eX5F1DGnf5",
-	"LSyK9fGqGY3e1GPvlWCcSbGGUeFl+pO5oLUte7eS1m0H9CukddO7NN/EtbTuBw/3Shb417UwiGSaW0mk",
-	"eYwzGzA1pzYEV1Af8GWRHH7KAicVPGCJ5lMmIFdJXw1xHwgCcQoRad2skTIg02NV3wbADzzJBI82li98",
-	"2cAYrI0cCYPVIp68250e+8GEu0pso5+iP8awV76lzV3P5H+6qfR3xy8PcYlbQeDLJ3IJa+MNAXozozTP",
-	"Nd8teT5nahXOMTBYqyoIrJIptUAl9ylpCXq17YA7p0zN0zUTPJwzqgVgUtxrDQkUeXg9HaWveTJNs4WI",
-	"/uXq7ZvPOkoX5gk3cM0WhQ+oRyYTWpj6hWUz1Dkm7bDgsm8jxCoD/yqcVH4mqXLNc4f1pMIMvSrp5C8i",
-	"1IZBJpaC546nGxa8HXz0yenrt8bMpxpxv+Wx8vdkyfmtT8HYl/pNmpeV1rajWPFZJoTWZ9bzOJyzMF1u",
-	"GCAeKY+p1DFArL3jy9lKKNXpsbNEpYxTLBqSNfN0uRQR41mG7gVHu7NmjJZtvszjhUhXeY+9jO/RVoUC",
-	"ia0aJnLnmzR/ma6ecug7jCnT/GYKdzfzpND2j0pXWSgK407cx5Uztj8q2PJNmjPzyG/AkcWIvwoz2scF",
-	"YyZTFC5mxuQvYxORpHIGmVec2YC1/nGlhOOwFplxKighWBu033XKQq4VfG2mxTKKVR7L2SpWkH/PUq3O",
-	"r7JlqoRhHn0bZaHlKVvJW5muJdOizzjeSLD/Olao2ZhwUYZW1eHBwf4hGlMlNhjs/3e3OBupMdI2Jms7",
-	"VOmcahGFYGd4DMUKbDkw1tlUrNl8JaNMRETF6pbXtz+w55tLPp6gUajGBzyoVTS88+toFg3VGUTtLVUr",
-	"cCjciSxJeSQi1papLx07eKqltzatqNrWSlkeQjYCIzlb9Uj5MuN6o6kczhqzAejqjrHcMBc6gA9dyNUM",
-	"KAFf+bJNmVTqMduuU1M2nQc+pmQ6aaJA0PfSSaoUn3cSrCrPcM39IrNTPzaWq0rQ03E0va895hts+upY",
-	"vwobVh5K50Epg9VyjPkaIf8iCGByQItLb0XUY7YIHHzTeWqSY3vlJf/pp5+61dzbh9a9mqpLi69Wy2Wa",
-	"5SJ6LaKYY1HCZ3GAfdDNQj/pBlajqbYdxKC2yioPLp8GBy5b2GczeDajZ38T7micx1dikqZnN+iwkBMJ",
-	"VkqFRGijxAqvwAQNFjzHxeqeyzCNYjkLWNvYObO/xsuOZqm8uEyv8bhGffRXq9IiraSeYSaUEhF4ijCd",
-	"7SlJGt8wCQryLRQMe3vKiy8pyW4aJ+KJuS7FCeVi2X7PEy5D4P1lli5FlseUg/LYaWhm+zqVAlPEihS3",
-	"n53bizR0NFlaNdjUhpcb/NOmhL08E1ytMkhG0VexNsB/6tPx4BgwITqQmULQnCxPy/l8O0GqVpLwahir",
-	"1YF9n6ThrWKQFLO0WdAc1BYzkmeKTfRlHppQCBHM2lqksf/6P/63L+FX9ns26Hg2shE0QrkGp6zP9DMS",
-	"xouZwlYSEs9Tm5/ar+enbgWIfbhEolQd5iQuRjwXXa0cNBKuBia7AzeVIGR3fVMc7ZBO6aDJFnUUCCv7",
-	"YfvFBDT70WWjMuZs7c4GENqdJm4gZz+2eJK8nULx00M3vlklsNFoM2HpPJQKlTn0p3mcCBYoCuHGigUr",
-	"GYmMEGuCMVvPNx4IIMjDAStdRKdMrpLEl0UhD3CXpLeadNbaFjdn38ODp0FTmeKnGopu0/6PI7O/wjlE",
-	"f4pb7I7TRoaBWm4fjthc3PsyimfgOZFMrx3FvjhLYnmLBi3uP3G/TNJMZDhzs8t8Wd1mSCsIs1N0gtx9",
-	"acbuONY81pPuh+GID8L+9FAMo31+MjkOjyIX/7AvTqbH/GhyGB5EI7E/HfLBpB+aKpXtlHcSnl05DFvA",
-	"iNOC9yuMXefW2r6tSsBtIsSufHUtLWe7UsTd548fFKaasHxYUI2g88dDHFc5ej7Zl/Is4xvc8kWFXZX/",
-	"3nGlQJcJqd5larys4h5LGolrUjS4bKVj7+krB7MpDaeRQlFkso8o18TxjfMogoQPnrxzSEZlkJUjl0DX",
-	"diTjG7GG2jE9hAW/v8B7hlgXQZ8GddpW0mIee8t55fKaloGDbqSLi+hSXcaf4kibpClDrDiv8KSfjAeH",
-	"QVlfIDQYp3Ll50H35MPP/e7Jh499b/hpXPn8u6bjAKlVY163jLs6ytdxksRkT6OwuosjkRoOcysrt7CW",
-	"c3IXuHkf64MzkHk1do/vRaLohRC2jvPC+ak15M1ub9/xaC4A+NyT1sXiq91iwPk+lhao3z3h3emHj4ej",
-	"5tVwYPicYcUyPxw9qjpBva47mSxuegWB830jkjaJebvEDiHdqeLQzcjsqpewBCxBm/eUEvlrZ43KU7vQ",
-	"66RYO8AF+y7oeMix+jv4Q38Hp+aP169fHbDJSkaJUL5sl2zDv8bLoNNjb8QaTGPEq58IhM2hE5UUN5c1",
-	"8O+/LEXxYRZP7d9rMVm2vBaOY7Ec2b/XYrKwH35ZxeEtKZiVMTXqh88THi/KZ8rnyd8vVHwgwLLkceQx",
-	"VHd4JMJ4wROnPLFXkWK4Sc66L7ftkwqTlYfYxCDPDZJrvdgSD3+btJtKp44gnTJeFBGwc4yGQhRUm7VY",
-	"dK0tdwgBwXFL24OlkgIKxX5aSSUgJlM54GRIaF4PnTg0gzO8+JMLAvbQbe+VyC7FVN8wSaPNFsNV3Oen",
-	"zG/5LYzsUmayHqpTNIm4I01m1GdYXk7B8aPC16SnNyxeNf/8VixzNhEhXymh5dccPH7LJNbb382zHrNA",
-	"0wPMDT1xjwW4DgEsmMcC/TysABCLZQ6yj0Y2SdNEcHDykybawFg/IYYBuXjWXKHKRXmsJGbjKdYyAFxf",
-	"E+ke0cx2P79oMs3rT5hHjK4SkWdQMNMsEhm4waA0dRcFzOG4qpK15NkDBfJ5uuwm4k4kdjXBWkqlsEuY",
-	"Gx0DDaTaHSU6Ei0eJWEmVJrcNfHXT3Nh01nzeSZ4hP1G8PpTIwBAbNKQ9Ei38Iq574GdsvNYv9883Q63",
-	"C9Nggad2VizOrQ6g7fJ0KWRvF7uaZOYbgtxrLsiHH20xvi3XcuER9Ir3Wo+WMdeUjBKkQHkwDudZuUny",
-	"0DPi19kjDkuUKF5awoqxaORAIa0eOIbOrMSvrgPP9YFDpEDUGcZzrGN6I9al+zunlJ5D+K10DnnOiaM1",
-	"t1l8J2SPGS6w0rF4zzrO5+kKm/rAkyHvRsFzmpa+wT7bUZIvOYbCXcV2f1hZ7MeV9kzMdrDRiFiXeLEW",
-	"R/FCvFY73nYdL8Ql1Cw22nbkN5hRYQk+mSb4wMp//+AZTPoGXkq4DvrUdVSlUwawXZNM8Ft0yud8goqG",
-	"Pvs8tL4gBpilro5FWczNh/pWKISf/8P37/v9rv7/sf7f9/p/z/X/zvWXg5e+f3/08sN3jcYMTfpreEeM",
-	"Avebd4uUufIxVbyurIY5lzPQLzELBaBwOOREYS4jnN3TDNVhZbKywLTS/OJLtK5YWwuHJRh9Whu6DzwW",
-	"oD6U28N4mrMwzaTI2AJCGyKCahBMp7GXkDQHa4YZZwB2ZymSsfiikPEKCkdoBvCLWmobU4ugjZkJ4GP0",
-	"WHDPfo+jx9BZsGG/J+9I4EvI1aCAxIC1Y6niCPO24PWdHgvce+k+1mcLnt0y7kuQsQ3S0TmSnqmyWIyB",
-	"3lbIIjHoCq1vSn2YzjCn8lHpWTg4CoUgXSHKZgHr0Wj5E7ita9F/wTPuv/D+zRfdX9lL9y39wJpD4IH9",
-	"VIjrp26pRQo82Q4AhTBgPNH2ARSYM7XksvglT1kgZBR0UE4Dm3tQ7bFwHGJYL6X33ETMYsA4H7Ogz/7r",
-	"//y/GDwI/hIygn8LD0cAhVDFniYXjLKX6K0JiWY9BoXxqaSdhs7Gni+/gIuxTK/MxfpU24WHhdyi0Qtp",
-	"HQOakgX2WuZq8bgAJdXdqgWGe4aD0dHoeP9wdFRmo8d1BSB5s87x2MMf0TrxyVt4cqmVQIzj7+p2KdPv",
-	"vGJ0uk9fyTzbPIeMkJqr6+ot2x8cHnYHjCfLOe8OMaabbViYRqLsQAaMbPe0P+v++cPHLX5icOaLr+FR",
-	"4k+JO1aVL7y3keowQHu+ftbIdnLFVBVx17mygw4DOmBhk2uz7CJq8rKTVd6EMFKxmCiOJiKWpx4mzEMh",
-	"h2uzP+4jKEVLSlqW11rJ+JeVoN8J7ny7OX+prWCLwlE37I1QAKXAgjVoSx+vS6fG5O80mfS1oe9ge95Z",
-	"8GAYAgDznm6perYXg2REodVjZ2jco4UKkhkJ8EzZ6xHNS6bSpKFBrYTofIZwe9zqBZZ7YCPQtD436laK",
-	"Uj0YuHQu/WQ6Blw0uuvwN5tt67J04+GgKflZPp1SV4HaOCR5rKGNbLqWrF14eZm9tXMK9jMk7qDd9ORh",
-	"QCeDx4RCIc0/uU0MHr7tFV13zeFFOVe3zSTXv/wKBKckwkfmSjS+houtKbfjTZAgWPX8w5PoQeVuGUh9",
-	"h6Lbt8rTzunyRnHDl3Wpo399pqDyxSv8LFApUD6KtzTSKmEWHuxmqJNNvuf7vv/h9797LJz58NZ242ql",
-	"oGZ9rlc/nnWHB4csimdCWRmvKQAmaZKuRRZyJdhc3J+6FTqww0oIv/omTGBRpgr5s4OoWxcF8Bdjidn9",
-	"RV5bKR2dshoBf5G1h+yH+Hs22TBCX6zJdQzSGrl+MDo5Ojg4HuwfHx/3nyTaHw+YPhAMRZ6u4F1/HnNb",
-	"gGoHcBIFQJmqL8EDzqMIV9EiFqp1nIdzAegbWwIoDuT1w7xoJlTcUIS8d7jv/eWrGpkx6uwMYSs54zvq",
-	"j+Mm59nupjv2JmxWqe2jP/OgtsPaRYjSJD45vS3rR4ZMc2EdZUAd0xv4lBnywe9BZeKBpzWmDCJvi5XK",
-	"2TxNIgfpYT2PczAFUTUtA+c+hpzbmKPzAFixBa4pkvwVX6Pgodh0bL2imJk86p+wOmgO5dAZBBoVk2b9",
-	"1RU6WsqHmPD53Pg4yjN/K4WpzpUsIGz3gBbPQHGxi0gxlXMZ2dVFhcxDLQGRVLBXEWsHSaxyFyyW7JEA",
-	"TjNlgoadekCbOno5YOpPOKUdBdKqNWV9znNb/DZtK2z622gE8GQlqLqzkukCgAYmQP+4upM+9AIoP2p4",
-	"fpgInqEq+TTfMlKUZgZvf4hJXlAtSIP+/a1TGapNzHaNUVYyBRtilNeleCFHgpr3lTNi4Uue7BS1/Hw7",
-	"58n5F/VOa43Y9uS3r6ANZivJZLpmbQjnka4EWAlUSVKgJMazea46PfYWEK/EPQ9zhNFUYucgfv28qEZd",
-	"isZwT4tCa7UmMmHoR5enoQfvV+SnhOdaUyW2IiZyar+xYSbqgDtxU8Xs/BXsxR3zPz7TrJQPOFSWIuuW",
-	"fFJ4MeaDzlcLLlXZxHEb3zra/PPLLmaoHnrN2ny9X18jZPlSSNZeSROixy5TFIzvOD6ocr6XMoG0iuvn",
-	"lPUde42+7D2agllpI7gLi75zbqn1EHz4EZfutZ/cRoNfLzeE+m1AuzWrHbhnG5ebQmsAUQUfdtov2Anx",
-	"24qQX8szUWqps2sm3N02VfYCAGmVUNrcTCXhUGG+B+pzrM0lIGN6hJdDz/IgCwl4nBs/lmkyMOHhLYTD",
-	"qyiQn5NwI01yzdPUuyZV7spUZhh6uMRsODnLG83J6bE7wB5QxGS1o8SrKSsNkuYhLQsM0WZNnBYolk72",
-	"6DNljKhHlK8GrSrMn6RoGDO0NraX2mYzxgHFCYxZA6NxsuuQ1TCbRNPgyaoDmSqftm7RQpXYZoq6OMUQ",
-	"ci3xNWuv52YzKLYWmYOI0jktZUHp/cMVpULtchB/RlKr1s0Lsd2Q/FZGKnXUDJyCV9A+oNcHPXYGiEr6",
-	"rGQZp2REyNNi2rgas7dLIc/eXbD9Xp/laZqUwHF8uaYMRl5o8/o+qOTNKcOrOcLrtEOBPrb/aVvI/2et",
-	"99h/mq30nxZ+9XdfUAeZp593/D1FZls30oNSeKtDwYKOs2WWRquQ8qqeKEGNwIT9XeIghwiuUDQ7pdjj",
-	"Lqs+Kq2+SiJWSfz99tOxavxQb0pndqNXOIeg4iNg7YDXqtyCjlcIWV+26W9zVdBxME1caQZGbcZluY7E",
-	"6RTuvro4IFve1/NDfk3+ICfEfxsGeVfW7BsSd0ViMm7cJgEYBXfEiGPFQ19YY8W7GFWFGe8Ranak9UAb",
-	"M89WidB08mVQ1Y2CZsMfmKqGZbDVk9rE14iWVe+/gWHSWBI/o+FV4HA3uv2r3dRr769sGsJ+Lhx/Aai/",
-	"zvsfeSH2ad/pNdrkK7/poXk/+N6qgzdylE0YUY0SD7HgtbFkth9SFGt0bHAc5STh8lavTENmcNlKb2pE",
-	"/3CHuwejkB++c74b9vG7psu25xwZC8uNvJiW+JAA1/Ja83yRHDwo27ay+pkkD4+IttV91fLqYqpTSLS1",
-	"C/imIe5Qq2UVW421g7Lpoc+Riu0RgI0mWMUc3zH5/gk15qYyuiqTn+zM/AwFeVcUDOtz+myD1K3MsKbh",
-	"AyXZZbCHBmG45nEey9mNQVoIxoy+KuJkWtxaxJOeLw0+SixnAMRqURrSqZXNQQXdIPDQaES8B5n6Errz",
-	"o84fWESCwANzRgkhrftqzrVEKoOyBL5ETEzCXN8C2dJjZw4ojT7KpjxOFKCxEl4EZbUWJZ5trmd+2zF2",
-	"DOS7wqhNaw62XOUK00oN4AW4H/Q46gRlbW33EFZXgAhvzoQ7QFACfjBQTuXXGUf4BIGDMOBCd5imQ3Vy",
-	"m5UwuMdmBIAsZolCkCNmss7A9D0VtJIy7g3Pcw4hcNQDCmIAobmk1kRphhFTJfI8EafmAIL2Q4ppQ9fg",
-	"n/iSRuMBvnhR+GoCc3FeWtCC3RoI4LIbgea5XFbk0/tykco4TzOEO5RRuvZK0zPqCbUlJ+j8dgYtr30Z",
-	"aEYOOth91E4Z1weR84vlheRrJWSkjM9Kq9GZmGpCR8gL9tMYl5/iupbYZva4T2TuS8N82IxfAoi2TAki",
-	"3+GVni99CZjnYClrLW6WaZ1NC2i/RRJbedbzoBcmEstMYEW23+qMfQnIxZwh5Ahg6lPbqVut/2Hb2Vh5",
-	"1JZEpsYKmAKcqedL/dRbIZZsmSYJte5IYpULaaQOBHcVBb0AAjVM9fqnUvhSv1G/qmxN1PZdgZYSQ76R",
-	"IYLFPwFLw+FvsDKQ9I3H7fndtuQ/iQN+plgQR4EpME20SqzyTPAF9BNhy4SHwvy6XE0SgKvBQtQONOzF",
-	"2BfcAflrmB/kNFTuj4b1hKEPHwfe4Lg5wnD+1RILjOfvixIL7FT2v0aSgdd6aXG968Zd2JhFHpizNRib",
-	"1jE9VvTrQTg9bCkBwMzgIHQ6+uCo7TVqzpeCtWlFPKaPfo9ZZaHj3goRdBC/uUGVhp2dJOkaEctXQukb",
-	"0lV+k05vMk08kLp4/LN0lYPQghMpXckIrs7T9EbN0ywP2B6DT0lKBzO1Pk5BzPONeSMOPQE9F6U8FF/c",
-	"IOi5vhEduKX2cg5gBrR7KW+/rMAicmnpfKTlLr7Adg1ey50teIdoOvS3ngzsVGeMzbkRJjejzuCI4A65",
-	"iUXynp5huxnGPQCV8+f+hx6OWgUdbzuwuwNE364hrXosgBQ7co5Qaf7URazninG2nqdJpYahPrTm+neA",
-	"j2/KiQAzqZsJHoHiboDm8xTR5w3gvCVHr7VrtgbsreLdTZrnj4In+bxQPMubU21RSE23//Q2QLyKYb9P",
-	"eNQ9h93S26ZW+7UiFv2KprG5seA6rODzd2x0xExch+V8Vl6XSHShvMSxHfcPatUmvPvXDx+H3v6ndpc+",
-	"kqg+/tRpNgkxC6lOqyx9PMp3mWJwT8vsnW2das6gglMTXtdENRzf1/Ck0Ux/8x40yhubx8s6RdwEgkfL",
-	"bmzY13vCalfGXHrhQ8sI1UdPrCWUDMWQFn4L/QCtxyy0TGIrGeeqxwK/NejTf36L3Foq5Ilgh1prGPT7",
-	"PfyVvb96cd0QC3TkXHP+EI6g/GIPxac56aYMEQexpgUhtNdZnGMPK+MDSwSP9OV/FRkAJfmt/sAZOuC6",
-	"joZDVj31O1V1jP6rOpLqKlpzsjp6T8KN6wDSxGk834CWzZQx+sGUGQQi0DWhwCpwjzZHhh5+eDxrs3Ty",
-	"2MGaoTQxl+XkuoTY0UfSjJfW6BTRlzYOwgDlPbVgFpLzwUNWzjow3X+MMy1PscBG5WlG8uXzIOYqWceI",
-	"3IUgl+CCIwm3eDgpd/8QuPAxZfk3Wc/xGExeiX4xoqFp8iEpH0lm3oVqf/OCkm9XIuKxAZSIABgH+yH+",
-	"/pGij/3D46P+yWD4KM2odqEGOWSTDxOBiK4ZOHvSO5GxeZ4vKw57+Gq8txdGssfDhejlQuV76O3c24EN",
-	"+6PjEunM8+p++71//qc/fvh9++e9f/6nDw1e/e86//y7z8Ab/Ma8+bmVNbg+WwRnDcfnCQKUQH7qRbEW",
-	"7geaEiIIgIHVMzX8vizkLYg/qOMnvAlPPzZeiBI8AQflzkOX2p3IeOJLfKoSrG1utZtL22gMB6gt81OU",
-	"sAFh3gTQdtquWLuEQELmWacx1vgZIEHVc2cJ8CLTAvbEgSsH7/TgYWYZNMj/3wrW0BY+rBR57Z5KWb3x",
-	"k1ezPUWYiS05WSqegRcSr7FOuaucy4hnEaOnK5bEk4xngNzGb4Uvwc+7nisR3gSOw16Jw5FZ2Vux6fTY",
-	"1TxdS+Q9LRDHvgRfKGmnlD0RivgOQi1l2Y/PL8zJ3+99+P0ftuHfVs1hnHWd3B/qetAaZ1lUu/1lpXLE",
-	"AkXdAF3NJVqZ/RQ21egFZMODCx9WmLjT6mn1pbDaFpZMatHJzlB0yBAPEqphjBULQEMLSonuPfZeRiIr",
-	"JZJxFpiNEZhI5oYlgjLGWD7P0tUM5xcAwwU4L4Mk4kZFkeXQgWfuT1MCBooVtm5LpzTqNiA4il9WPEFn",
-	"PZtsmGnaugfBax7mHWjhQUN8PEr6Dyzjf2AZ/zawjL3WfXeWdulLG65vbqXQcEaWLrCV/e2G3ILO49sm",
-	"XQr5CLgppbCtuWJ49VYk0wYoS64aU48gUjh2gurk0jBB2KfGKXvGur9ZxAqa3tPTl3xDXSmjUhsFrT5R",
-	"jxryLrPXFAUs+/P1SFteq/L0Rr8EnVZP7bmxA/hyLeb5TNVhmHtfu9nDw8corW1t2vXWC5bHGjWcasFH",
-	"A8eb376U2X8tz0t5h7s+zWotTsNk6Scz17/l2W0znezlCi0YUNiq57gZeONh/ve6OE66k+mc1RjWzrI0",
-	"Y+3Ll8/ZyejgiNG1DDNglUcWfHOnsYby6eaQLOA083AeS1EEq25jRFijvmpjVm3c60Hgstw0zys8tmEm",
-	"Iv0DT5T+OlTZ9AZ7xcCdtZ5gHnOasQJGdj5Poxv9HQVo4b5apNt5JQgAsJX1t3ma3iy43NxoOXBDqTEK",
-	"HlLtQB7Lm5US+qZ640+Pbev65jmhZdMWW4+mub25OyKt6CyWZjDEtDew2Pq6po6YHgvMFMrf+9L8cBPy",
-	"JQ/jfHMj7ud8pfLKWzGxAVaD/KY3v6zSnN+I+1CIiAiMKv1NDI3jEpEjBfBLe8jZr+qDMUfFDQWMA5NL",
-	"pL/TppoMsM2B5sVym4MxtDnLGZe+NI1v9VWwtbVMoT5O1QZDlUVoxnnfVrdeidGK+2XCJQbcLbRRSK53",
-	"cswyHun16bW2BcGx0Xn9bef1lueeqc0CzEXbMx0uWmVCsXYpDmL4rHNaYJP2+6aDlZCIiEE9mbTEDXDm",
-	"lOw1T9dM88LOFVdOfkcJxm3Q79djh+qBEqUfr6/fUcpSr+TTPDlx9PVRv1Fjz5uzk88Y5CkwtVoseGaz",
-	"KyqS67TIbXeKz+ySGmDkqHk9bYPKpknRajxTDC5jccTa4C7iksEG0sv80/5z2AGhQEy3wMN0finWnVOm",
-	"dyAm/Uo2Wc1YJrSgUdt8zvtbEBTz5vKSjxOuxM0qSz4V/TH9Vb+/H+oJw1+Y4PL+8pXWVrGPWI2EZdiu",
-	"JnOpip1F3T2petN2x6K0BdqNBXWbNLTLSrVyZWpQORaw//r//2+9O0yKJGtjxUoHf6iVkwWsbdv90o+Q",
-	"EmizpgPWpj87p433V17oS/PGU8blBnP+JqucBSZ7n24pPrbpz1NML+yUFX+YF2TpFGlxtWE4JaZF/U1z",
-	"Vs5l2rx1EGPlmYJemZCrKUsYbtq0iRaxDMa4ZWBmmB6J9QTBmEw0ZfPXlL4JkqIhPwuivtCTFCikfOle",
-	"6DyFR5jxXsko1K8vF97ajOtaSUMx4StszrvdvSiibiwhuQ5yiuLM4M3M4yXF/vQeeH51+ZLl6a2wHmxq",
-	"+9ugVqlseq2vrL/0isqjtYb2b139zC5cCdk1KItWUvEplufYI8d5VUPCkR3tExM+IFGiIelj16SVbRkr",
-	"7og8hxpN2/oqnsmLzwSkEovGQ/w1RySweCbROMdqJ2Vd+mdXzy8utKECaPVn2mr4MzAc8TZ1eiwKVzBh",
-	"eiKM+1nP85li8H5q9TyLVS4yEfmyHZxF/I/nqI5AiAw7TfKI/1G433osuPt//x/NuH/8r//f/x1Qr2Ct",
-	"1Mb2S5IGpWDuqBTM3a8Fc1f9PoTLVv3+4CX8c/QSP55sq35ZcqXWaVa2feyXpfcP+sPRI/hZFa7AZXJe",
-	"0sQH77E86mmQug3hrjylLFeCIuCQXaIww9Nm1S1i6T5uUOWsz8DY3d7bJdB2ZmDaniinx4vHApiJ/lGb",
-	"JYoyjBuKu7YR7InQq03xZ5FEyqWbSTdFxP1VrvW0jXIyycE6B4Qp5ZZ7E6Dn3xzd9dfGdP0ab/zSppC/",
-	"IgCsA4lWpw217daHNzsrwFrSDAsZGxGm1/PU9Ekvyh8tzhZWLarPg4r9HKza3xRC7Rax8JmQnF9BOtQl",
-	"QAnZsw7lqfJ0qVgkkvhOZDF0dM9W2pZSqwUKywXoYCRvgihW8LxLcPwGfydYnw3rkKQ8amjrbgKsu8AP",
-	"2ajMZ9RAlpqHV9k/WAoZxXIWOCFbPgGXFgU99MbYPcLyYDTyM4KFT0rsWvIsv4r/2mDWQJwMytJAs9YX",
-	"gjFmspEb86saoLZ49oTKV1z5dzxrLH/9FvHNxlYUO6Ca4EgNqkmT79pa6k9IZrLLYQhHBbFPanrtELG2",
-	"hR7gbIgWBqssCUiurNPsNpYzE5/FVInP74FYVAw/kvzzWEaeiVY93AkQ6YFQ1YBwq/DAAkZuQ5dAWyyL",
-	"F002LJiJHMkXbEEoeCgdMGXBu/fXAUUts/yZQtRqm8ofmpp0MwWDMVJIEpmyJJUzkRVy5ukp/7bEmqCT",
-	"7aI7xNvOOVv9RGZAY5iddTiDyxXrG51w76nJYxkz4/7GcklC6vcoXS3A7Mn8VOvzENMY1zDG19yqOD7A",
-	"RHEp05UMIeGyREEqhzw1jR9y9Jpg2k0Gdb3YNLXkHqGJAXk4tBvEodSdIl7rvqvv6t7xDOp4Ic0dN5x9",
-	"iAGqx0fhp5f0QE1l1VQZYw1yuzuM7ffZJfrbDhVT2PvwBoKSSSgfWCY812+zFcEe6J1YBE1h7CIwrxhU",
-	"orJgjy/jvbvBnrlrL2BtlfPp1Giy5rke2u4Vrxl407Qlmjsb1SC+h+lioRc2iaVJZXwE1QNoZEgqURxb",
-	"QjRuhiLA+zfL/idN6QVqeJtmHDuEj9Zat94aJs+txy5yU8SLdnNAqXBd/Z2p+DPnO8XRno56R/G3bREa",
-	"+p2plE155hFYa55aHWInvaBChzN8aCPg7Wdoe3cPtLs11dClgmfst0uV3QBpZ0ugd1SLhAtk9RQdGzVG",
-	"QHvYnvMT50ytQoxEeiaElWKZfchlKJLEojFj/1iSgN+8w7EU9zmt3oMZS1AGZ3gnVixaCY+GWujfqG1z",
-	"M0G6vCkn8PPmtJsmWOHNh1RCw2nu+juKYpk4ZZXPWXOv2HQ7yAyzVxpFhykrg8Ad2ZEbAPnQ52eebTyD",
-	"zWgvDdNVEpljv/O58qI+nIEtgUQRQRc62eOZyLWR+xiEn/dgIunLQufTiqBJVCdOowpipyMe5vqimkE/",
-	"YiKJjRkfMMpL7TwOPCxMeX+V7TcALgHvYiFfUM4/YhNQ2zBTN5CucgSPxV/DVMqiE5LNpNRHgX5Qb8d+",
-	"1ctUKnG1W9S5lNhNo3bkCfKLM5nd8mJhQZ4iuatJ+MRZ7pMq+ZyVeZr12GEXfY1K4eph/psvGW6WfA/Z",
-	"DUZwsUxrYvKUBfacIrW/xlZseH9/6svCOJCp/grs0dikwoFggE06GvTZD6kUpyywJx0+2pe2BGCNnXjB",
-	"F1ZAI+HXOJntFoIdcGEleC37qsYwakP9R0PHYJx2g5P3WREVJp3jyVL3M7Sisq+wWWa5UEK2iVCptVA6",
-	"nY5ZMEulCLzS+mp1nxZ4NOgjeBsd8OT0dDJxDJZf8ZI492U6nfbY6xQAhfUY0SANU5SeD+Hx+vJBQF72",
-	"MB6vL/W3nVNEnuCSmQQrsEyNL/cxvF5Nk0Z/1VafrzHOpFgb3ZNnouBYrMTYxan7FHFV0jyr8mpHre8z",
-	"INfJz7KD8VRrD1WQsMbFZZ2qGNYD0s3s2q94Ajj1XP89ToAHYHnPKrKrMYrFbZVWyKUREWMGey2ABFFj",
-	"eRXMvuQb8PgEH/UFHqhGKueLJUAW8U+my5UvA/3ZWsF2OJqQM5EXqKKm43JRMg6nhsV6rYO4YrtyB+Q+",
-	"ONVrgiB4iEpJNaEGihhuqP1o4t+QmqoH60saLQXKEXTL3ligyLkz6jRgEsNbLDix/aqKUmx/KOCK7VeY",
-	"cVT5simNyv7o5FMV35nEKvchLm2afrB5AQ+dqiXJtsWAB+irStc7YjO1rRPvU2VjkdGJaZgmvXOnJr1O",
-	"SGyLd7mI8oHUX6aa6liDPFFpssoFC6AoPIAMRGJhyBMzyeNaP5pmfAYcBcCGyEQyZcssvuO58FiSpkvA",
-	"4NNsnMTytpukIU+MEVLNFzZl6FBI6hS2m6Xky7ipkH0XQAVbsN5cD6pEuMrifHOll+TR3DGA9re/B5U0",
-	"NEo1VfFMdmMJSYw/nF8z48BcABy4raduzDZb8EgUVa/muWGa3sbIVnoU6HQzDr9xy81iKybJl/GfsK6I",
-	"HvMcnrIlC6/0JvCWTjZ2Ju0f83z5ViYbj11pegmPXfGFuIpz8YdX/N7z5Tuez/+w1+mxtxI9vbHs6kVl",
-	"kbgTSboEXqEOoO3g+du3f7o4v7k6f/7+8vwPmH/TgYLhWFGJVkAj0iJb5YJHPfZ9lq6VyFTR4ARUx4US",
-	"kNNDqJ8Oo46Z34plmKwi4bcoRx0IiLMsCHhz82Oq8i69sk5CzSixnKZYsCFzHsIZTnc7TMpywRekTDhg",
-	"DcUFPUob36P6BcyEd1cDDGTA2dOKpW3dZ44bU4OXZrfTJF1j+VrpGPRlW/8KjRc7zO3/V061fKYYx/7u",
-	"BkUVwDD/6Z/Y81TeYbty5csuGQkuUpweGVjHiqC6icWDHrsA4k9jvU60krE+sPQJytj79xcv1GlxyKIQ",
-	"unz5nO3v758UIIFKH9Tvr5/39PtfI7iSYlLcoaMuSXk+LsP4YIjBYP0U2EcuLpIeQQBAPQHLRZIU2ff6",
-	"Sn00IlIS6cPwKMRCGlRQnPSTSkBOLo5Tp1dQLYlVbgu9g4+aIbXA9ltj9nOv1/vgMd9RjvTXOPT/BAXs",
-	"U9BjWluDgReXBUVrH6PC5Skk7VbVOKgOC9hCcEnovMxR5xg+DuebLvkvKzE2yKWTVZxEhOSHSPcLmNab",
-	"1BAXrSSZc71Uv4fZt9+8f9VBg0vFcpaIbhJLwXI9oDYcErAGkJyjD8wFjxPVaQQqB1iKJGFtenSewksG",
-	"Lz349+glPAi/PHnZGTO1Cufgz0L/YqwArsqKUrRxgSNhHmeSkdPIxB/XmVZPpCYrbL+rUjlcOxhqtWrY",
-	"6+t/BmIYdE71EFCEm0dR3xocwhxgMqI0XFEP+gw7vyCWh3CwK/WDaMBlpEsYKiQsg3Lxy4pyKAhbUT/J",
-	"RGBkKMbw8iWoafCGdvDPgLT4h4G/6veHh/hhGOAqrFNWw2akx6mOGQ+VIMS5EQ6UzK2ogShOdZpmM8ja",
-	"vYpnmrAkFt69vSqOP77K53t0ogQIDUzOPSUgvsrMKePLynGEr8pXmX6tewD3kDjbhb4v7TGrz1cLpFI/",
-	"edt6sB57917/7+z6+Y8ee3H+6vz6vAPnDTZsIGJX8saJySD19VbIHntfPJewtKnE2JdpFs9iCTvOuF7b",
-	"o/5+uRyvw1YyEUqRiQN3AHiCnMazVQblhb7MM6goMwtTgq3V+pcvz6TpZIDKu3KA7hGDudKrhErIiiZ4",
-	"vmzueuIWESCgs7gX4ap4Gto2QQeaGtkkROIXVTRyguKtou9TZrp8KuIQHD4UJFDPDLqULDlqs0UdbEsN",
-	"XpQ7IyMYLaZOaQbQfbzHKHcS8x1tByqRGd2i0kAC6kvAW0N4tdP4Hmicb5bg5IdsjtS42XDOvpys9MGX",
-	"lxs5FDjDelzQXDu1QVkCsqa5eiyWmL/g1nyzc2jwZVYXzzenQcka+HMuNqZViUzX46aWIqxdalWjOnXz",
-	"lLUBydszXKLFuqFVx0OO1+MjUCNsYOL0gOeJSpmQ0zQLAd4X+NeKotyE5ZUvTVMw/YlVGdZjTbzpAbB7",
-	"EzN65glnqPcQfkKADVm2wrQAti+0Wt4iLXvsByFFxnNIwGa3YsOWIqPMBwkzanPQfQBRaRpLUszAz4qH",
-	"9nffKb4Q330Hd9tTy34LqLjoxIQF9SWh9ps4Z651PgjO4o46uL/HHUQkz1amzSylPFDgSTNSCP094c14",
-	"dLtq4lgfQeZcwQPOBBGt+J+JvNTRH+M7HmH5auIyFrxKsRSatBdAWdOaqf6DqjgLAufdS7FM+AZLUFci",
-	"OC0NAz28RZQvVkzlcZLoaUrEeNcbBvHVidT6cQqdQYxOnlMWT52n5PxWKJM3hZ5eNhVrE5gjxzMMQM9Y",
-	"PwewvrcUL9OcLkWebbpn01xkOAtb/GiXmrMonkJhfW5p2sYCGCBhmlFvPuN16JDGUMYdh7LU5lpn2GRQ",
-	"nQGkglXC/Bquh+E5NBLR2IySeOWZglAJ0Uz/CMSFRgwwAp4oCKuHc6drkYEahUAvRRZmIh8j2fZZveAc",
-	"BrHzLLSWijMBiAIO8Rtn71gSx4r9ZRXNIK82E2oO0zuwE1Jje6/JBNA/1jeMPiNg9mbOeOZHYilQqcDu",
-	"TvAlnW/jLWDwaIo0VMmjrN1SKI8QbFbEL/QxqR+EAHHYFNc0nKAMuo5b623qv+kl5RJw/aB20fIDmIvr",
-	"aZFC/xCnE1XobDdM6TY9JBoCUduj/sBjNaXHQ8boe2w02Nf/O/BYc6X1GM8xV4eyC77mG9jfcKBrdjkz",
-	"7G4iydA2AUSQgLZc02pKGCpZ6FImuH5fAl4/axuomDwTXK00y5ioOn5vm58AFn2nx/4kNmhf3Ypl7svh",
-	"iM3TVaZYm+SyEjlkJQQXL85fv3t7ff7m+b/fXF+/0roLsmNlX90KrR+j8Y2grERcmG2txxUs9aqpIiEA",
-	"eaeNr1uxKUjqo+4KBiWWb6mC3O0AEx+3YpmN+iO0M1FmIq5gj51Z5afo5k4IsgCSISKrEZouHbgo9iEU",
-	"xkM9rNrQ1pXMsWJ5mkRbNp5RNgxonS9NvUzNj2IrChGH08pe2vbk92WlKloTUGtvUSY6Hp2upoOKQdHz",
-	"pYXRU0sRxlPCDXF9gWEmcoguSMwB1mIG3ksAkVoH4xGZNjYLB896zEtBJbkcb4+FghJHIAvCJPgSFVZM",
-	"UQHHioE5aTeAmpgzTOVajfRlDbgkCNNIa2ucqu4vInBYUKF9qcoeJuJh9KMBe8Gj2ZUAGzQhMClassBB",
-	"ewhYm+e+NJAMpw3oC1WABs2qBXwKuHRH/UHHUBfkT5eMXcxABnG234HdYUPRjuQr/BF2QiLSG2LUH7CQ",
-	"Z+CJD3766aeu82IxZuis1TI4WfzBd32MfisYoyl09u6CuWgvapvnGLv0wY8/Xl+/812MGG070Oq/BoAX",
-	"5cvgx/OzF+hSM1OCIJgWWMEP59cB1CDal5HPAKC14VfNczL1pVZeeix4++764u2bK2pfAI5EIy+G/RGp",
-	"SWfahgrAYYYOB8UWZjxtzp6/vbxiy0xMk3g2p1RezsgENjay1UPhahL45D/WPH4mTZNjfDSl2OfzAi4O",
-	"xDI4P/oH2yBv3AH3GFV2aU3NRlUSfYT+y9XbN1q3CJ6nYAR0z2WYYsohOQOw01cMrot8AwQfDQ7McrzM",
-	"wPeih43E0oYb+OYEiYFYIoarGhduWQF2U/BvXX276L4Fv7Iasxfnb/49QCka7EVpqAIww3xph3dFoZDu",
-	"uzSJw80Yn93lMhT6CFXsmTY6n1kZ+irGNIYCVh6UVYMfQ4lthyP2p/h71h4N9pvAfLCLiC/Js0LFbubm",
-	"/SHcnKczzFloj/YHjU8BW0efOnCozuI79HVgjepBocGnzFpchms1RYrsOxQ90BJmniZ2/3pUAJcqoaBT",
-	"U5dDM6MibU6xOErQojnsm/OvBLqPiiGXeglnItdaP8/5hCv3MeDXgPNOjwP0JWiPVtJR7BMxj4+19/t2",
-	"/BMt+6d8leSguAHn+PJAa1tNKEYNRooNA2SpUl3aWujLauuN1dFLvhYTfXQbuCuDsUJXO7Y+bNGavuPL",
-	"4OzVq7c/nb+4eXt58cPFm6uggx5lDrBlyMw2YX+CoZ9HYzxjK1i0aN3ot4ShUKr7HP3LXdi03bcwStCn",
-	"9dkBn0jIN9/w3H0h2KOe1rBTJRy71vNlkwEbeGXyeiy41qdg9wJ+elE0EzOOiKuVVCKnzWplnvIlyCCU",
-	"sR56V+Hfs+vnP5Kmhy7LoC6b7S6/BqCsiguzNHTj3DBWgoXJ6bG3sAuRYGDNafURhC29h3qZIYjHynWD",
-	"PuLxHGMGlL2BNEV7QpolAxgISM6qV3OAZoQMSOym9yHp1+/ef//q4vnN92dX5zfvL19h3znnBJGQGc5z",
-	"OOQgTeLHVOWoJ5gd8Xg7OOwlZ1HyGMb2JuT+Mq5HlN6m2RDkSMe5Vp3aQSynqcmrCDymxILrc9rcGstZ",
-	"5xQl5s96h+A4knT2oQ1Cfc9+0YGjVKHfz3QdiyUGEuhpaE9jBqSN4dndB0CBM73zUIolQosqvUl5FBVd",
-	"sPSap0ssaC4CAiTHNQObcIUy8oh+9UjBBNgx5Bt0HAnCfMH2XyboKORqodhEJOm6xy60Ag4GMAP3MASX",
-	"fEnGg8cW4Mpx8s1RUyx1pjKReOdqHJ8v6WozqzSzCw6LBZlC6DHRDF0YLbyc367ZT0YWe/kqLc4kzcfg",
-	"iACIFFGmTAnAVtvs6DciKDZMIgTi1C7U1prfUqlWXPSARKKE32JtyDEE0BvwHD3UjhDPUmUIbloijrUU",
-	"K/CfyIVR8bCyNrh2NTvV/Modr7j8mtD6nCfYJJjAue45UL2HXdg8FpQKj+kBlymC8ZX6uuovIG7cMz1a",
-	"im8wAow3lz3BPfKj6msLnLUemS9BNV2HplufxjtMKutBzlmnGFv9R6IBxjQafmaBW0xJlzcmTEOP7KgY",
-	"pKnfqhTrd6w/1u1G1iMcv1OmUlhxveGMzYfmm2Jty4DkSNKPaUID7JDjJUwzAvEoUJSWIkRbQjPhMksX",
-	"MfgvKThhlAaM9EdxBLo/OFPK8QP0HVAIIfK0lO4Yp+Bc790JD28pX9uKRLbg2a0i7KdJJvgtyAq0Vkyd",
-	"stmg6NZT2HUBJ2TAxKj3O7dVLPpRxdYufM/on1nwv6SZbZ1DSmrhftWX6EM+vmdtEsLDoOO0ooPm06LH",
-	"vjdWJc+1EQKOlDhJ2AywO8wpJKIxzFNEgE9pv0MEHIRrBe0AaZ76Enpck5GE1ODO05x2h6bjrHKPPEja",
-	"0CfXfbe4qctzihECKj7oM0xfgn+Cc8ugAg2O+yziG0Xtj020jAQilRQ1jIZUA1+6KtSY/RHR9Iw6jH67",
-	"wclRn7D1CLv1aHTQKalbY4Y3Qv4NzMm9/vjgZNSBY0cr/7aona2kOVrNfHxperSaiSNNZ6lQDvZuA2uw",
-	"TORxBjMyZ/GYdsK6ckYT08JvjrMB34eJTkkcCqmEk6f0LkuXWSxyDm3eH09RMk8o4FRsf3WThgTMQklE",
-	"xvV59u6i5bXuDIpOa9Dr9/pULyz5Mm6NW/u9fm8f8RTnkHLXlCMAWdKpaqhzuHK9n+TpGGMWQd33UUpe",
-	"a0xaK6UXmJLlBiA6i0PnZgDqDWTcpHU4OVcD1kqUM2AI6GNKLeO5L9GxRXPvlY0vk4dn616qyjTl7NrN",
-	"cRFpMgGuWwszsoVCmCzKYBPUP6TizCt1CbDF5ATy90ebl+kiiY1bkVikXfO5O8DGbHOx4I+lv5aB5z6V",
-	"k8cpo9XUWgGbDPv93SdAjU3UQ2BO5tI9A1H4affB2ztqKXxX6OLVywgJo1ci76I/zxZMG7umOcuTjCk9",
-	"hOLenRI320E5lzHAFqs2mdLifrthYXQBNCZllqHky8/+wy/7d4Ner3fKcCOd2gSeU0oTPS3tuJZL2mom",
-	"rqbiCJe3ieqWDfZeG8zrf7l6+6YFdw2extUIud1qgMUugFAp6RvQBSl70nC43rjQLrhXFN2OR/1BISUv",
-	"8Mms/GSLW9saTaYnw+n+wdHRZH8U8UO+H4qT4UnUF30xOto/LBJQtXge7+1B7vQ8Vfn4uH/cL4Bjm6aw",
-	"MwMblPMGBm6EDKcmDQ+SBCKIpibLcaryDYaxOj12pm4LXAgAtRLhLZuk0He5zPtVr/i2GdEtez/99FPp",
-	"cmKq/ceZ6rnKpgStoW8Z7HALia3rNH3Fs5nA+w4ev+99AV3+WkQxN3n/o+Hw8ZuJs6zI1LedfBb315DP",
-	"S7yfppgWSyXx1fOnx661hjaDQLFkJ33rfiztieFJsSfsI533fYMdUZ/WV9kPdZz4McubiaQo3TpWdq/4",
-	"knxV+shHG8HUQbCfeIyWT9Gw1KiusfRlyXNoVb1sA84GTFoz3nrjMz+gAfnSjmgpMhpMmyu7mgAcDwo9",
-	"qkDDPlyII/QlDRGAiCGzLWKDg+4ilqtcULMVNIJMMDovUmkwPQlOAAxVMkg9pawCKL0s4YUQzXhepxnP",
-	"ixg7BOyLnmAQCTIyyCti0MMTo4SDHx+HKsAbD0lyDiAEqK5u9a7ypSvVLMqQSsFzlCQiKdQwcuYjWr+Z",
-	"ZA9yDlbgRp6uEkvuTFgNFSb5jN6uDbt5DFaXtvR9Sdn4lPhf4heIbvNbIdH7Gfxb92WarXkWiUj/FYB/",
-	"Z8ozg5Jb9sGDyM7Se1Q8tPmYEdR53V16ffn+6vr8xc27y7f/dnF+ZVBwHenscOZjghkuxStRJu8PHpd1",
-	"P+LNroA92EVBuKDuDRYj/2CXE+AKYyPvi9BIqTyoNf75g9ciWHtS8WyeM/Is+jotXm/OZ4DqpHXn1gf9",
-	"rLqRk67y7VbOpbhLb01tHjixcqvtOWiMmF4DmiO7ovZzUHS4jkPh5GUMqhkVvUaD4e0qb9W07lGDDYY6",
-	"brrKT50hwJbR40IEmx312OfFTKrqrN5nG/R1eix4ze+7ZzPxh/4jimmhkdo7voJyOtjlcC91X2l9pv7x",
-	"W9wepbo52CzlqrOfP3yq76AUuG37VkHoq5lo3B6FwQ6JUZhsao83j2FYEN3yrslua6rKm8pmEVKPRehA",
-	"SoXEKQaF6lvmB5G/Fq3fppm6E/q+dXrQEJ8pB4a/1/qSjfHb4XLLtD+IvKGS7hEW3qMDfSsrw0KsFgWK",
-	"mja7YgsjZCvHydPWY4QRaFxu6A/SmghFwiPCUcTnoCyu8S2FPr6nwX0JD8PPlmT6g9Mmf9waDA+wPM5t",
-	"mT/Gtv62if/h7jxdGfkW1jZFjf/gUar2nNiVNtxqvtnCsHuGv7Zy7huxxuBqpvIeO7M+YEhZcVA8yVDg",
-	"ayZT27qQ2oxwZa6MgjqjvopVXg7SKUS1pZjy1ubHxSV7kKgEXY8fuZAgKvRB9YUCnZeGbEA/HpTtZ/Vb",
-	"nrwlyjfXtsVbKWxjbbNUJm37y/bJZzovfoPbS9O2eX9VKdq40bwt2v5zW6CXSqyBrj5PL5oWmSyV7Pry",
-	"7RvWvr58Pux36JjwZTUnvVT/AxVlHG1+6FC9mk7je/1Mql0eQChDfzg5OTnBN9EBZNE5qEPqGCGLjBcP",
-	"OhDRFdj6k9p9C0zlWsBzzKb/7jvo85psvvuOrHu4xZd5CuVceuTW0+GIEJyNoQmmfuhbIF8/W8RyFvjS",
-	"urft6wAVWKDFBJfTkRiAY8KX5n5MZbmk8EPASl9TvAUcFxAKvi5RhQrRA9ujBogHpiEViXumX37h5vFl",
-	"SKnipTL2KL6LVTxJIKgOZecdj01EvhY0s6II1JeEEgiTI/Br1i4SANmgj9mN5dr0mox93lAU92Qh66SP",
-	"AWbChy+IO3HbN7eiSFAZ/tdSJJom/qRw1OCLjoUnHgmffRxs05CqAgZwXTEkWbHeG9IaH/P5FLfYOz55",
-	"LZMs2awEv798ZbK9pFhXx1c2+R9QV/b60+Mpjw4m3egknHRHhyfTLh8cHnSP+seHR0fD45ODvvi20ahf",
-	"xU3QP3ki+8WlPXoh3yvxKA9eNNzzyWvlafqay83bpZAvHC2xOCf1eqZLIbtmFase4JbXAr9OU1CiVPfm",
-	"Rib+PV3Z7J85vxPsoFz2ZrUZ9o5D3WQisO8UHiSkqZYCd01BCveZ3zpSUZ7rp09fN2BRriAcF6G3goro",
-	"QzHnBx5QvkynzZQtHTAHnR70o0aEEV8GfM3jPJazG3MANx3lGJN2Du5TA7hP0P50RuuFUwaQhEzfV7Se",
-	"E63JxpDRWVra7b2Ex052JsUQYlWv6QbMtFIxcY9dbqkspeb0boymyPz35RsRQ750teQWckiq7x3XKlh9",
-	"aV9EQRSzFlpQl2cfWYSHvBDsNZf9VxPjX+L7/3sPrj7Hcsq/mX3yBHlu2kufm+7SZRGMiXQNKj9wPqpW",
-	"NqLUII63d7F2RXLzW6ZppvXOHumd9jVu6Bjy/TC5Ok2VMCApNDJXSh/09wspTecNM8Ni7rC+gaR+gAwo",
-	"eVG4uiZjaRnepLVy4TKay3bSl5p5u0R/UfX82asQEgLMHm34PUZFxcpv+Hb0K88Fowc1W/txB3izef6l",
-	"B+a1A0FMUV0UqK48ZTJd94ru7uVO6+O6N9bB66FFsRVqbVlnis4pm8dR+Y1TwfNVJnoP95SnpqmNmxBf",
-	"W9nspyXAg3KSgUk/SDO2jMNbfSSXtqUvGwvJULWwFW2xZizQ9PSv5n2w46mA0p6ktaPw64WavyxEheah",
-	"c+467eyf6EHd+0h/XUSftnpT38pkUyho63laJIjWbDUMTPGIxfkp5pojFBHkprtVIeI+Vjlrj/qjzkNh",
-	"gK1m/6Nm4zPF4qhsm+1ofwEW45Ln8wKJ0VKpVTW+3U3+CFL0V/ff/p0Z6l/mqsVo/sP3vUnzl+lK/k/z",
-	"7f5AxsXX3e97YcLjxfZEj5dUiEgeS3SKZhk0dpusctT0ZWpH1S4LZI9xXwI0lxX8iJDClnwjsgLhOc5c",
-	"wLCirTo915dO4Yq0TbpYOwCrxbTX9xj1m+8hXH6grT4YyM0iVnACla7BPnHGLwy9UPAs0vP0JU204xl5",
-	"F8WmaJF+8iDTHRLicg+r/f4iwpzwLIG26Bt2Jld0C3czsQoSVz3meaX+KBNhmkUAGhPhj9VFADQSjiWH",
-	"1MIs8jBXbpKk4a2+VvAsiQ2UlEPpZxbKLDrLA7R5ZUrqMFwM1VRO+GyZULuURSrjHFuqU15be7LxpbHH",
-	"DbxMp+ItJ2qUo8lQ/NJgsGvj3AbkmtzFmuT/HY8N71d1cjvsCmQ9mAzDER+E/emhGEb7/GRyHB5Fh+Jg",
-	"OuL7k2E4iPriZHrMjyaH4UE0EvvTIR9M+uFJdCyOpod890zXhgX86kUY3+D487T+zcrS6Nv4qX8j7t+n",
-	"HuR/S38xVRRcW6izurc4sna9JJQTEO5Ytg7ldDnPRYOxXMdRc03ls8KfuPUNWz3CppSj9OgvsJEHw6Ne",
-	"v9fvDbZUcjjvgZ7WJJSvOcHRlylmDzTjDIQIDhENz/ESLFmTy72EAlcugNHWonmDcRdPRJLKGYReC6OE",
-	"3kzH4Hb3uj1/6V3fgJCV+bhEfI9Vy1vISIqD6RELQeP2RuSdh4hGhdAu2d6kVT2jMPQLt7P7yjgi6gnJ",
-	"NiI37mbQJTDd/nGKFgP5ljQ1b/laQYoqMOHY1cHmtBKwCEgd9GW4tAOI7W30PmWgbhj4X2owSwhiDq4n",
-	"6nJG9wW8GVDh8lSLCMC5hORQ8GH48gGnSc+XVVzFcTkfweyjLTu28LbYQ6+ijtMmw6L0JgjJccmBRDXx",
-	"zXoeQulhwkMbL9bj8lgRm8H306AxfIFHb+dbhFp28Ev1fPlG22g7BlUAurCA6FyD0QFlIVD9kkFSGoGC",
-	"l1V0OG0aoUWdwEwVW/QfIZdKyOUp2oajIhR6sSusSyqzYe3DEZuL+6JzgHpAQygMeiuvBwQNQ1VcBehg",
-	"j10J6huAeILQAbb4iA7F8vPJwqDrqiNuea2FUIrP9C3GJsPhc9O5wpkGOCNtLd2wrpQ47olvp5FkrmXw",
-	"9SpLDZjrmIBoDY2C8rIaugCKBxEGRBJ6NapuE1LsloBgEhcpee2YStK0kW5qr6HtxEoCaiUGqYxDhRrX",
-	"4ikQK9OpAQVHISEA3PRUH01l3MkmyUgIxuMtohDOASjnLx0CxuH3jaTKp/8pxSbvoFVXobCSt6fMPHAk",
-	"x7t4+xDldasf/4wBNqDSesiCtYNc3Od4Txe/Czz28xVoOd0rIXOG7Qo+tG0brHyR9NRShD19Xq1nvTSb",
-	"7S1WSR4v+UzsoYLUVfqB1MlT39HpQNZGycmTrh1IaGr2SG6/KmatqT7wZQkF12L/cioLYemUkj7i3ADy",
-	"SbHGSVylqywUbb9OLb/lsY9wfQ1Mj33qIOggVGdiywMIYEoErAoCrSpEYzboj4agwMnchtt6ha7iy4jn",
-	"fMw++iDj/NbYbzVc1fL8lu1ABBcN+8PD7mDQHfavB/3x4GDc7/8ZLtPP81vjj71e79MnGki31A2/sbG7",
-	"beNOLd7bXLIYQIIVDJOZhjEIzCpFqI+FLE6go47mc1gY04sfV7MDIGABvBBeX0CRmdaEubL9DFPsI5rE",
-	"UowZB6imwMWXClh7a8vDDvU8ZKWWh/oRmVCwwKa+FBBHqd8hzLICqBWAc9qBx7qSfKnmaU5aquVBp1Ui",
-	"TbdrcJDh/p16JlIHpFQJ26Sp3JoR0oM36YpJgZjhi1OWZgQ3zNjnt1sk8hggL8IjxfAm8jOiouqLit6T",
-	"mAVhQOczQSigmrW70QqVJYjna4YzTaVsF8ICmI0g5PBrPT1KmbrFeDWmK5M0KrXtArV2zIb9fh/aftAA",
-	"aEhD25GcwPkAD6to1gK9ndrBmM0Fz/KJAMwntK4cPNV6afHV9eX52eubH8/PLq+/Pz+7DjpQXU2FybdC",
-	"LDU3QfIZglGZivSQS0wq14Kcuz3LDR7wL6sYQzgw7e++uxRqpfd877vv2FtZkBgMm8CRWAHNzvY7xT2e",
-	"a1UfQPWCV1zlXbije/EiOKV2F0DTXLMVtpDApyARYOGNuagtOegJGFGZHfVW1cyfSqE8ZkI4Bkswlibv",
-	"u4cgjXp/VIYBPfYDPWD46iIKOu7AFCGYJRuSmsoRTWZcQGkR9egUsmD1Rds4wtf0ZSZy7AvH2sH5v56/",
-	"ub66uTy/Pn9zffH2TeCxI8Dx6owtS1MrDT5RQoYCmsSAcMKiAhQlyjb4wyVzeFWP/rvvCNeutFh2IRVh",
-	"z4lk2oHtjTqaAZudr3LFonQtvQL5xp6NbpUjongRfEmxETLNPy6utj7o3OOxvm4dzylDoOp98kGkKVNJ",
-	"uk42LE+Rz1dL7LlQeyM8A0HyVJ4ul8JAszkAPlgpLXCTUTm5h/mAmw5h3xUPzrEDti0HNw079ONVmbxY",
-	"SN6Fvp92VxT1n7g6ysCunxa9SRBGv6hSzwTEx+KQWpTEeChZeUFLjkDSeo+eYeqDFm3zNInYoI9ywLxy",
-	"CQjCsLaaaziUcLSNRHl99m83784vb95fnV8Gp4jrTlA0o+GJ01aDHkcQdfp0NE/DpxcA1IN+v2/f7r6o",
-	"8vyD/v6WvBjoiWlZWk/AgBnnfAIel0TIfHPK1BzohcmtVO/BJ4rFU5DpQAc9+kaoL3j66w1u4V2icSDf",
-	"SFsEgYfHlInXluSb2QVGYvQaRSc25MS9iGwK3jezUbd2Ly1JtNauNibJO4zaNeRy6ZO3LrY9B5axPIc2",
-	"7gYyIAHRzbbCo34PJApgX3K2zMRdnK4UFtTRJu3VBPQ6ltRmYJLmcxCuprc+UANa+hXEcET5Z5Di8byX",
-	"milSCkq2HIVAb82/qc7tt+IIrtwlLAx3Uh4d3HT9ig+nh//67pcXs8vzw6O7wdH+oTqa/MvxJd8crP/9",
-	"L++P4BYCfMVbLp8P++63r/hEJPRTUW8HV1QK3nC8TrES3AXlSqPhAF9lCpbgp/dXL67hWyha8lvjw08e",
-	"dHmAQNVDD+3v/DC3gs1vjY+q35liN781Hpzou8HXBE+srpzroYELRmI/GoaDSZ+fnBwfHx0dHh4cjEb7",
-	"+8PhYNDvT6dCRFEYTiZ8y+9ExLtYrP3WWK6SxPOLpvoNDNLvWwaxeRENl+3TZdpa86WjmoLQLPZTBcyk",
-	"ZoufIk62se7IEAKNF7piVI0pavfQa8gqaM41hc03xvOdbxSKd6zah96gBvM6UhZDPPIln6R3glCMKmNr",
-	"GpY+Kv4GVb1fCklG52217gfqfYxGgMeVOZnLOc+n2KgBCFkv+GlEJSte+S1Lfcxbvm6Jj9Fmxm67R1ve",
-	"kyZYY1/UNdH10BrVoZrVqCCoRh0tm3Urjw36nZ4vn1syF42x+OSZ6mCa1uORnP+JiFIFAo61Huu15KaP",
-	"VF0ydRz/JPkhS+7JknWy99H9eBF92uNKiVztfYR/ITmx2KZbcHaiOANLq73fH3Yw8L/MBPWxcko208lf",
-	"tKEBUTkCfABlGk2yaUzdUbCnIga21SnZgvgOoz3GypfBcx7OhenDMWbLLL6DgJxMu/CKoMfOJPV3hY64",
-	"SoA4XGVJAE8A3l7yfA5BvFIXONNLHIwMLtFo0kbc+8tXPQYo88qXs/hO620bmKRJ6qfnaC1wzEb9EfUk",
-	"TMdMbzDrIqXWvQXxm9T2H0QO76LeHE+uuX5bWtxdEC7OcNnrEBf7/WFTZio2HClad+YpmNPWiterWsnB",
-	"Kq1bg3McO0EGDev5YEnuQ7XDZ48zpIeRvToH9r4h8tc/Mq23yb4Xhom4s4U1MznSjVo3P0m8GSftbpA1",
-	"UMsaYMWrNtRBr4pzscCmd9NVkjDjPX4BqoiTA2D9SLs4p3vsZZzk0JgoXUzQKe+0DYwVdGsRkTWcl1qe",
-	"GU/iFO5FwxGCAJnbiWOMYYeYUhZOyz8LuqDQKhW4oeFa5VHbRNNx0YoKaAca/HP5SX+IMj7NsZd85Rfq",
-	"j3JjDSNAjOyy4BeTAaNVLujzz2OAbYsV09aoh+5r6LzAlWDtQPFEBGwaQyMzxvzW1WqxEBm74gl2GN74",
-	"rU6Pfc/DW2ykyFmexbOML1gsI3EP4t4q1lPA5GdaRYReYQDdr5Y8hMNH3OfUYCYTwgm+awUG/DvQHIGo",
-	"jjDo2LbJtLu+iIIxW2dxnsNRgekyimRRnno4UTwWkKZ6oV3B/RrdkIGpxI4zFkcKe2i84zNBvnoonzeh",
-	"CMApCk6LZmbg75gSi5mm6nCVL7njvwRnBWRAUgelpmPpldNJXX2NQ6mhzMluVMu81FIA+HKbe8Rlup39",
-	"I27bmiZ/UX087l4pjUuNTZtREAFFLyF9rGiLscfa5c1JTaWhGzruzqIFP3QOyNExBOkgetMjFHYHlsXa",
-	"SD+3YOe1vFZtn7U+6OuWCdhQmPH+GOVEmXZa4KmnEdFrLfj9Bd534LUWsaQPA2sT8SzjG7B08g3YWtM0",
-	"WzzODWsI3+0oLHrsTQpXZambOVOuKlAoPbRU2cJVv5TIseD3r4Sc5fPWeNDvw+TsZ2hZoQ/E1rj1Hz//",
-	"h+/f9/td378fvPT9+6OXH777XXNZwcNTttIDJ6pNgPIUDv8/9r51R21ka/tWSv1n4JMhQNMn0KdPPZlM",
-	"ZqQ5Kcns+aTtKC7sAqyYKl6XSTczGWn/fF9pX8e+sLmSV7XWqnIZTDckTR8y/Elo8KFcrlrn51m8Oz4T",
-	"/bjV4cejVn/cE63z5CJunYzOeE90x534ONnwbFZmHe0IhLhxxJ6A8/fu6rAvxHlyFp+OWie8P271xXHS",
-	"Oo97o1aXd8b2txs3uviEgT8+Ljg7b1uxwD33D96Ryag87UbmN/ceDzjCfXPElVtmvb+0Z+mWVus2BHER",
-	"6ILIK57wBYiNAEGHJdsAO2Jd27dWKtdvyBneS+jORHy4rqm2XGRZMyBCGGGbb6/6tV9pbFUVPX/Viiy9",
-	"WUMqNuFzR9k+pdwVpgTLtjeQQIS+SppNU7DtKhUK3AHlIgyJtBn2QwsllGuDEW8fB+0kniR2M/zDtVGE",
-	"5GekFyOwoaifFzntDEUk1VnzZJbKOv996IQcQefsHxNRYDN7DJC/G6t8lCaJkFGbRZgA/t7WkBRcvzd/",
-	"gLY3oi6Urm0Y1jqYIxxFR6UQqwHQ7n6vh9FOTj0Nm8NQRhg+KQsoOaAKFGQOcygCg15cWFlJnPYwB6+h",
-	"dZGsKUhsaCFY6FUa2j7zOjxqlmQ1EN8zT5EpXdhsKEy3a8YMtmnp6mC232aKgY7cFmxg/WS1l7Y1D6Fy",
-	"YoCZ67X2oQHMi83eW3yhnvK5aJrD+8GGV0Qnlu8pCKV9Szdw5dkVdg8Rmzvl1dNzERevzO9GPQ+6p8ai",
-	"pEc/Ghx14wvRGx/zVn90krT64nTcOudno9ZF3Em68EvfKOyJMKd/8+IoOMq4nCywoDkRLfjKxtZfl3YX",
-	"em2+vuZFGh/tyNNnJ32vDH1SXLmXe5uu/sk7dndVjQGFTQmiUrg/MlI+VwZXy8ZXDc+cJ8fx6bgjWr3x",
-	"2ajVj08uWhe8f9bqjU+S7vh4dMq7nTJk8+x43Budx13eOk36otUfn/PWxegsbnVFLzmO+6MTfnrxJGn7",
-	"UHB+a6XOU0Nv3k3h/2NhZbu7nNOByexxVfk7vp64VM91JvYnhJOf/WE/Vgl81vI592gZPHcjuksvldTS",
-	"tn6q02L7UX9Bub93i7cfXNv9UuTcssUgUBZPa9xY6qOOyUNodq6t95MJ/oF+gmICzXgGxQVGS7OZyCei",
-	"BZcN5UxwCUXcBBJh0er6jsBJQWxfJsYFNEUCVjLq2GssfePiRraTkrkV+FVYqw/+b8U1cP5bsOJyVfMB",
-	"zTZ7jXBTaPZLWCMobLW39nzpSFwbo1wkzu8GxI3mV7aLNpYmjxazuS4d+gD73UaLeUI8MuhAJgk+iP0h",
-	"oto9i40mLzugQGtE8eQI8k9Y9GQ7GuPc4UiNt4258gSsQABYttml090Iv6OXa0vYG5i+goMp2J1WG1op",
-	"KZouJ19BhHCNbeoHTCpzy1B6zy6VDQe8VtBYTVKfH/BC7ZhSzaY8n2VC69Lh92/yla5x/qEwOhPV0aDr",
-	"HEqex1MgZmrYT8YlvWB1QOymn6ujTBGsCbgNAjgggYPYmZK+DTznfucYkS/rLqtZU1C+YIYIk4utqUvS",
-	"I3tPhsCWm+IawLtEkYHauYGslR97qKz1IaNNtJAYFdbUQlwuy1HM+BLRQ9g0GvoWwtzU7K0B2zYisjYw",
-	"LyiCl4ce+gO7Ec1L9aJfRhZQACygNuHATgXFH+xK5JAmpWAJDtqsqWJlMrDH/yMMX1SFUmBHGuB6pVl4",
-	"Fys5ztK4iOD7ekaBujjIryBeHtLa+dSe1lVxezQ4Dvxsw9ZZC5xlql3dHPRgDeCPYPGiaG4f8KjO7l47",
-	"ZD9Ou4+cOKLtAGgOJNZRJxCax6oZUlhNMvq+aP//ljvR9D2nXf3kuhn/HdzUF0laeE5qWTECAF4ri/bk",
-	"uz5DHaJv6Du6kGhCWnWNCEviRyk3qExY7vVgJHuzLGpqs5/HY9rDYPwqS29LQ7AlT6lcMTxCue7igYL9",
-	"aAfzEQGfH41V+xEsmI/m11arxWr+NT+55M9HBumzgK1VUrCPLJVELGcubUYKFlDgm4dDAA9rrK8BG9Ya",
-	"FHgfutw7Z1hXr1p314q9RpbailWGAxl6c2hT8O7UdMwsL44wBiUamRzKLZt21BGBdyMaLZ/Pc/VBrI6S",
-	"vobB6fVnGpLzYQ8rXRfF1tKIdCM0l82NjGk4WhTM2dIfKx/dPJfPvcEi5/gqzR0ok7XuTAG8skyDAjo6",
-	"1Rj7bhLDU6Gcn1NvG6G60WomnI1unaTKmGwLis8zBNHiM2PZYPJttt/Ytubbi2sRL0oLA3fZPVtx95z7",
-	"ikm+rSzmo+CI9gSZIJmawNaLFwVT47EVTxeD7ikbm6Fh5mPVitzZEMI5/xvZdiS7c057mzRGJaP0BXF5",
-	"7sQ2bn4q7cM1hkIC9cz4EjRCviBhwu2+XSW8WhUbPpYKirlWdI68Se3AfUnW4339V1YSE3rdJS6JlsG7",
-	"/x6AVWtPaV52XLKk3rrgPULVO0ly+bIcQ03R/289f/3q2xb1nsaVaqbY0gYY7ZYrJNrDiKB52WWBLlTI",
-	"S+jgD3wy6SSFWhQHwbBoe6LiefniDSvJd4CLak2HDKoB9Vxl2OkaQTErq6vEiTk914ByV5xFf53gGqFa",
-	"8hQKT0p7sDm0vCTK2YV4h73SW31JLLk/qcIh82BtVNqYfxI7rt3WtOnt1esNLjC37o0rd9Ou38CVSxaR",
-	"c30rM/eabLfNZlvNzK3aWFV23BVbtPQD+sjqdNxmr3CXEl18YRsfbZxBsiaYd8M9zN/aY90Rtd+aSTqo",
-	"scdrI82htIvYWeoDZ27bV5a6PtOvSuFXltJjAsnLtSQiThPhos2bqVItDW91B6zuL+hy6xf2A/WO9Sot",
-	"f9WaV9i0wyXZ7rvPKAeB67/O331EjewqgIjdmVdBhYB8quSJaslV2Tq3KmmgmuQQVBoeOFcPxSFbRN3Q",
-	"4/UDb7TxG7iJg7K3kl2epBwDG59o7isoRx7oZtQiqBs6CEtnywoJlSUO0ThghZq3MvFBZOXxUK6MFlku",
-	"5llqQVeC6Alhp16JvKwkb3A4cmmuYYl/MAk850a6Ndvs8ka0M7gMxMcnZg79GMoS/uh45HYFP5Jk/Qlh",
-	"mwNvXshOtYrYkmFaZ4XSscTaVztV1HwH6ckySPRGxhePmpRKRYEKPAqNaMwzLaLm0E0rgMTBiLZP5OQz",
-	"PgbkLGFeOGAOeWLsbzobC9hxhr93AEr394Cw8niwzYiuPQRESsvHpNoYe5GynSq8B9Yok7p0QrPNfuET",
-	"QXCBT8YdAnPnp+MOn9sdce8xqTrk05YrjDVAmTtA8QZwU2UB1+ObUlkc944AZpfOFrOjQa/bP+ufH5/2",
-	"zwCRhl+WaDviE92I3Vpf6kHtEl9Z2ZtxmHhqXTXuSKlMcLl5KDWL2C7dDbezq/dpYsG2jKHhFGwF4KJX",
-	"eChy21OR2ysU0F4pDGVG4lIq7YLdukwqxKlAobJRhHjttY00ce6HdSgwG0X6GS61trlZw9cawANsfgZ6",
-	"aNp6Q3eJFMRaqdu/0p7vcrl+8VAa3T5HRu0CC9zQGOcj4wIRDEvGU5UTjMjy4l7il4NQmptP6PG5ZOmM",
-	"T4yZxWYKxq9ypuccf2Uf0kQo86NZ/9B2YoYspL9qkX+f6AiQVJbOcwP3ioV7QVYsqGK5KHxVeypr0IGh",
-	"BLWtZLYcbKjGabbZT6ows8llmdJyhlooJRA6wwspHUa7EBo31ZGF8vlKIVJ10ZCpxNMslROq3CN4HZXQ",
-	"poUO5ZwX04F9OW3iAIoC902RzsSPui0kfFmd5n9230bNQVmGR/YXJuI2rOahb3mYA0O5vlidErBPA0YY",
-	"ueOJyEQhkmG5olJgrsqWoIxrjV1yqenpCA8Hf+K9eLmbhiuPHiHlGpGVunowoFlboKliDkKmWVz10LqG",
-	"+OLUmK0tTpgfXJx3ArmzjMK3Q+6sfb2OuAOaUeSo9qxwLqVayBjIlDaTYTeuxGiq1HuNMRfHYoy0Yvur",
-	"hHPE9fjCvtJsItTMzIhXI1cX7S6v6Ty8uk3U3LECrgpKIwn3ZadQYeIRSIg0UoOjzuhMnMTHvNVNeuNW",
-	"X5zy1sXoPG75nQuhKeOEotlTkU6mxdGg0+72gqOrNCmm5o/j4OgavgyOlub/zolRySMYY5mWLdQingq7",
-	"xsfCrDA+ZDOIYBes32HzayCoakOvFX8jGl29FY/C22DFQB/0dgUq4lq4c5ziTobkxgo72u9XXDPY0Q+O",
-	"KvSM/wcAFLrYy7NufCHO+MmodQxLmZ+K1vmoE7dsg82TUT8+wA8fafPISi6GTK/dW0XWmG1E4APNgnCh",
-	"DOkgIOnX2B/ucSbF7rRj01repG7KLS4C5yaUMDnosmA/P2cpLgU4Qs4IlI8q43FIKBwSCrehTd3Krfo/",
-	"ldB87vvpsbMR95pEePYHfSKoKrpQdcyuxm7SFR1c5/CjP2a2rw3bIbNeSs02ADmGjTjVbKQLgOxF5Lhh",
-	"hyfjTRpbLmLhUXgE+C00Js3HUJKlppvI3KcpNG73MnTPyI3Z2GYlhgsH58GUvDqmNvvG3B6kUGH77Lje",
-	"F33W8MY62Gz2N4dYr1Lv0IPHvuHEOocBhvToHYbndu3UhTv7N2amjCKYwNuHCJWb4Wb7S4JY4LNWEBYH",
-	"sMNGKYmL/lbhtxEv3CLBMShL31d3PuQaCSWUFrY2nTopFNFa2g+zHTb9oesCqAGjDAjLhZoLCUSkacEa",
-	"eG17sa+XlBizX1wWUYBwYgEt2PDsVE6aQ8Bh1kYf6xGpM75EfC3FaCGtaHuwQdqGorbqStZn8V7BZ7JS",
-	"/dhOfa8zd6qLUllSWDCiHZjaMctzvQr4NQMmuQ+ZXpxKkMtLP9xXGx71u7JjyU8ob4iJsi1jTFRHXx9k",
-	"YpvRljdEkrzkKih/eEfNzwJQPhVt8ImRI5cvtNGPnWCQnxBO6dx3OGUVr3jAItYpygMU8XFCET1RTVsV",
-	"P2ITRjLH9+W33NJN9wWktki/r+SXAiY9OvcBwBeSNMGkZMMi3kMJxZzY4cunczZuGXwbVAMaJV4sLUI5",
-	"z1WyiEWCB5UIOvD1qiDJBmif1HUJk845QSfmarp0OhMKrhwMkNr7jdGJcewd1OcGBhlKIkwh9bh9DVZa",
-	"3FZus6lx3AOrnwdk64UZ2Ymytzxjd+SUf+6NtR8eh8uh/OPeyj9oxvclAUnc3ADKpgoSG2aa8QRWQ9dI",
-	"sF7HkpY0kNDEdWbR5uelWuShNOM3SwgEZVnAl+YMmo6zX1/9oAOm098FOiWvv7ts9U5OWZJOhC40EMyE",
-	"ciSwIHQV5Dt0I7PFbxp767NuwHoBO/7rX/9hc+O/lOjwNyW3ww7cRrwsQLAJ6Tp+I4KLo5QfibHKBbN/",
-	"oqm2ChgHlDIyKweOFslrZ8E+ltRRA59LGKtW0SeqgKrhHLrkgJpO2mmyGHLzHaqQYQ2c+r0Qc4zP2fMg",
-	"FAepO4fQhls68DYUc5BvZe6fi/FC38RShOjp7aiRkJEK15rxuxw5TpaV3WChEKJaiQIM8WiaeXxS0KyD",
-	"NbBQQ/+z97atp7x3cgpVJi3XyAkX6JBF9Kv56rTPMnUlcugYMhXXZpmmBRyU/i6+XhZCR+Cya9ZloyVq",
-	"+hP2Mv0amqhDuZFmjQg+PPs/UROby0WQjiafHhPVZmmniVDmaPhgjjaX9k8I3NF4qlcqQpB9ugachB3R",
-	"K8dwyb578+MPJ2y0kEkmzKR4aur3dB41sd83pFsK9ODrBmuerq644StN/D+sYV+asoxHfh5nbMQ9UkYl",
-	"fju5SoiladY/UPja9hY0oeZRIdCBUxW5ZU4lXFiIhMeOhE4TgdxXzAg9kTeHLJoWs+wE3h2eK655XECx",
-	"j2Brk0LTteHCUGvN2YjH7xdz/LV5v6TXjmrqnjmvy1IZ3KsIn0FA5vbFMnTyhuVkVlMz2MSYsBsbweUa",
-	"Z/uXXUcDEwtPZbT0T1jkjH1KWppnonVx3T1tfei153ICmUgsmele9KAfyUy8oapvEF94EErHo8HRxfj8",
-	"NOmcd8/P+/FZcnpywXtjwXknPjnhSad7wo9H4/64O+qNOqPzXi9OuifJadw9GXXGnQ7vnJtrWSF6NOhf",
-	"dM7PzoKjRZ5REloPnj2LE9nm8Uy0C6EL21Nw8wNQlU+3c975820NeUJ/a3t5faXslQ38cREouEYHtnRn",
-	"WJXfts4T21uvmGgPX+ZzIA4/VO7cUrmTSrKGdy/dcbujTCPAHtkAZXcG8xOCs9/4Av6xcvzTx3RvBG17",
-	"VUQxl+WbluoKLZcSFe6vKfBkyDVqHqqNDtVGTylSj22PVqIIlWqjzw5OEYDmRgzySucni7nhLpqUq0zo",
-	"gI2WAMqphKiBBdjGo9n32AAJvaU00Sv9ssipgq3UoM6bwG5rc+cRheNdU06biXeUtxaXGviBIWAXtDx2",
-	"FHSP/p8Z9f+1p1J/U/MVRD2QGxtaExI1eCgd/R7UPa0BxUTuGJ1HC8Rx4TibmwLxNR1B99R5074zmNpq",
-	"p0vz7owQsx0uWbXBpRYfRI61rl5nSo+wEqZr24aUCvox7tqG0pxVaT/Z37X95KNKOXgP/s8/cE4G/owu",
-	"NMrudAdmYprgV2nB2St7qT/NOKW4LmjYwFu8tYmAK3Kb/AStrkNuYt+tBT2443aNBbdXBLbx9uZsBBUT",
-	"QZNsY10j4zvWV2Lqs1CW237g0hFsooQG9D+R4SDNuy5ynk6mLoRfbdueSiOFCh1gYDn65dc3wDOKeEbX",
-	"9h2jxUbosu/evPmFrj2Euv1cJGZ98Uxj54DrIuehJNOniZmIy1++J+aGmOd56jpUZEaoj5YFCkaewChC",
-	"iQ/7lWbRizd8EmGQN4V+e+yKYzoCAq1QkQa2oHmcMqIPzYMLDTeXSPkWmRWRiUKgro/a7LUQLFGxtm+k",
-	"PcOufZE593X6u4iIeioTXBfshP2Yfo0W8OtjRiwBzaF9SYs5K9TqyQr2bl4EjGN/7By++uvf/+2F0tkz",
-	"Vp7117//hwaPijUzt4b+xlNj0uU4n+YASCpBsTA131/IIs3w6fGJzASK63maC31ZRKzR67OpWuRmxi0I",
-	"ujkse8STuT3H2jRYRJKAx5BbsNhPGJ2tRMMZ8x4Gp2ymaCNpkX+AV0n3AMIL1uixl+nXbLQMJQ1k4Cj/",
-	"vWvxEULPaBWtmEeYFAL6FRoz3USzQk1EMRU5Tg/hTc3YbaLuvxaq4LY2mb58B1++E9exEJD6gjYpV6kW",
-	"HsKZsMyYMQMO4E2I6P0gUashcJrU/UXAIQR9U4OEzgXbNH8BO4EoOL2Ud4tS7BJzMC4Oi13xJdMN3SFx",
-	"/z6x3pA3RKIpivsQgecdkZc48w8EvKTXviF4SxvhimvscCuSodWQJLAePEKLQ2wfIqV3sBhuCqptkEYD",
-	"VtNb2eqLK7XIklBOVZawmbEkiimvURiHsNYhrPWUwlqvjSikRY4dvIwe8jwY64t8gv/y7A/8UO3YuFEy",
-	"O84La3971khBJQbgghhhDWGkXMQC62wgquUYQ30zAas6c6GnaA2PVW4jK8aBATZvugxbimJAe8rsbfOK",
-	"8gWMNEBVQRAYpQW2NA9lveOwuzG4Zsm8FMW9mTG/0mvaL8HWNup5/0A1HMVn6qm/Wymm9f8C41bnQi9m",
-	"xue6cynxzO6jGyIfWovZKKPwQOkFS/T2denqJyDJBqii09+F7c5X9UWtx2rLLV2RW8OMZWGc2tHSc1O9",
-	"6AndBWITFMg2V4J8Gn7rGgKCyGBqHMrIGvFRm11iWABKColxMwVwG0+W0QqPUkR9ZQKP07GuAM2IF6rD",
-	"qspEc6shuv6OUckW+MFtaI9HbM4hLo3myeUv31cHalw/DTZKRF4g3N+hjY2PTv7cu1mqZ7yIp1FQlrNB",
-	"WCiUYIJTbVOb/QJ/ECM/lUrSNVJpF0VExJ1e+AKjXALL84mmC49GXWbn0mqYCg45LRyN8X1673fgcocS",
-	"fOORSpa3tiesn0rjtNe9qFqfuqLc7lUd3asHvr2rW5mQB4LFbeXsluJkWJEllay9z4b4hbWA+YJ81vU9",
-	"PKAwqxEitpkJceZR6B5NXScsncCG5iFzs04ppl4GHwYltbBnIZeWNlwUhDelwsluO7i9j9Xt3fvKtCVC",
-	"9JIpjGKUky1Miv74E/oprGqbwaq15lcyKSlK0HwoG8ZoC5ydpnKySZZz0RwCCoS7jIOzNpwYDKVd/Hvt",
-	"dfN3iBh8m8pUT0uf4DO9AEtmuUvVC53DhEyABldXYaiYCtLpREKSSos4F47PFPJiaNLNBsSbq6fqShJX",
-	"q2UdJUyBCiUFJX7Dm76ge0arnLZ1duIQE0QuVzwRxea6f78Deb/T31SosjKO+8CMPgAK9Kr6lFvhQH+r",
-	"OWf7Ksz6s2+stVhbh/sPX1yatfazzJaHwMWWdRq3yQ5PfjlZtJlJ/JWYpBqaLXDI3IBPTNaRrrufq3lG",
-	"lD0EAcxhRnH5HXgj+N3obh0FjIoqKPTwuuAy4XnCfnPMv3ou4nRMO4g1Ihp6KwXiaPtXkc6ELvhsDpV7",
-	"9ltzcV4schFR1pyEnV94QdKTRSg9o1A2oqupFvG7v/71n6g5oOBqWjCproIVOZotnTNLl25ANEMi7jAH",
-	"pam97kVg2a2ZhM2AKkJGy1BGE7Eq+iIycGEW0a0GqgLEo6ZgDqQfwLd2JRpGyA+8e3rzxpQMJfJ4I8qs",
-	"kYhWskA5JZDtpxnAb6ntLDLi8Xs1HiNtwEgtCvNycyFYYh6wrHynFZKzRAlqc4UT07u+HlYtWbBWpkqq",
-	"RS4SDJz0ux320uiGJNXcBb/sCmaNiL5PXgmulYzMbCkJrzfKSpXxDU5HKnQEr0pjOJ0XhZjNqW0JhIRs",
-	"2IpLxkdaZYtCsAigRxEsesud7hX2QHeWcc4nyGNhRg1XMY8K7PCczfP0Ay9EwDKl5mbizOvLUvm+BZX5",
-	"oeRJkgutSzIlMxjgwJ8qTZdJtQO9AuyX25e8DGWspBSxsQaoXZW9YFqUZFNY4ySRlZ92r/splHoRTxFu",
-	"i6dCMQVnaDzaqcLnk8r5NRCbg84vjUuWiA8iU3NgpcGgYcCib178492PP3/zwuj5LDNzDxOKwTOaGTcD",
-	"Qrebd2td3C/xuVuZ5uGs+YUFKNACwVWg2AP3C8TEdXRjoGxzLcmKzHliRSWlUvGrEdsWvH4UlN+tIe6P",
-	"3q6iDkH3eLhDey6fp0c7FoqsTOteQYRSXK2+xdtMyZ/WT9nekqw9uTZM5zbKCqIQVKjbX7wgcQ0hPFLI",
-	"D16sIsVVuX/vClJoLbBnJ+IsuYi7o9Yx741b/dGpaJ0nnbh1Nu7y3ug47icn4inWyTj73S80eEKIwrth",
-	"tH6ckcJDXcuXE6W6TBLG15y9el9v92DVsz/o0w4Mz6WstyjxxNnjHn6LTEyWqYkehpL+1I71k5Y8G0MY",
-	"LmASKr8pmzqG8m+PejmUa9zLROG8tVkZSrIrtzSbkHD2/s2m3+wb2YE32b0TIk5uPxH5f2BU3Ljxcctt",
-	"vfeDzUHnyoZVhCJE6+v2PRTKWt9syz30ci3W8dAb6DPjt7vGbj89brvJ1F5dDodQ7aMJ1b4UiF/adsdu",
-	"YCp/TryeWO0ERJ1aUBAiE9zFZ82+NPoUOrBFQkLkbBBKIhzXhZr7unlg4U5mjES7xmUsMgwIkdqW4rpw",
-	"2trFh8BHWotGenfF5gysWOSSUGlO6iiJ9UoB45lWHr+xxvm0wcAE1PxaDBCxfhBmKxSTiyxrDm0Mer4Y",
-	"ZameOm4OzJ6GUo3H2EEZ+/7Z0V4inw2EBmHfE4iQ3MDrwsXFQonRUc1SGWcL8GfhXC+4vXIqTo8bUTuU",
-	"l84J8HvVW4pzZ8pUbCpbyBUwrcwgNL0yClV5cbopz2eZ0NoLd44VRuQgULvIsC3uhqzfanDyzoN0jy0K",
-	"hhTgD6+NPjUAhhvNAuFvi4e93ZEa/XPCWE9epZa774lwr9+N8X3gUH9kfaCQFnPd4v8KWHUDy08LCVes",
-	"XivEPiIBz0qjYWM1y89SuIwVm4ucBqc9Bl07/GpRC8Hvkb0Vs5SkdQeYCUsLi2sM2FRdsUxh86VCqfcB",
-	"FVrxYkFmhktIOiWj8gAvBBGFmM8Q48KEeb2swS2TrU2NBaHkrEhnQi0AvG5/piycbV/tHjbVLCJLKkK7",
-	"w4tu5GLGU8kakbEJLvHbyyJiGtOoQpYGgxmdsaYWwH4J2adIL2KHKHZVjg2pWO/62mK7sTl2mZ2FSsZ+",
-	"txPKl0oK6L0fOcOO0MeV+Lw1sJoQYfEiNzCKMnSDyvu9mBeYFjYzMk4ni9ycDTNWCswlxXFC2TjDnLEH",
-	"vN93pOaHutTw/ar2x1x7RHOy3KX2qHLOzgp35ewba49KWXPwZB9X0RGXvga6KcirN2uhqeBZMf19ox65",
-	"JC+o1+kY5weEPSdQVK5ioTXWHmhgYwG2L1d6Ak2c4dCEF3zENVCCrkWgvoMhHH0uu5LldjxS77dPEuO9",
-	"X+OpG8xP+5ypZot5+9OXTNX6WDEthPGfp5aNy7+j9+70UhdiRm8OwvTbvTin2Ox7sM5tgFWgJ53jNnvD",
-	"32MNUSp1YfQTM3pMjVmuCqz+UhKOrHuHrwRPUim0fryv0T07kNTzeGr2VfvzJMCd2KE3rQQbg4m5xH1m",
-	"Qwy6dlmsGrj1Fi3UCqHOrU7TDyrmWU1dEWvMzOLIF7Jp3n5ZrLHGdgpqkca1dvX0gzBLBORTbheMWewj",
-	"gXhplcdToYucFyoHlgxiOKMHXOe5e03Vg5B5ShhaiDIBBj+P1D71L2ZUU82lnjtGwnWiLZ/2EBlGr1T+",
-	"fpypK++6JQXX+sVtnbhIWqlkCw00RDzGzhkjnsF2Q3jjXOnUBZL8cdNhNVe/lLcWn7KGte5ktmw63IKn",
-	"NNQY8g6rZaToK8y8cTgFUv+Y5oJMF7ngM2tKrj05Xtu7JnWGWr/it9DcBOv9RXILgxhWgeUfROLikY6l",
-	"zt3KYgf+fPvn/wYAAP//",
+	"7P3bciM5kjeIvwqMM2ZJVgcpkqJOlLVNq5TKKk3n6ZOUUzNdkZ8CjADFaAURrEBQFDsnzf5Xf9u9/Z5h",
+	"ba/3IfZJ5knW4O5AIA6UKGVmddd8VRdZIhkHwOFw+PHnn1phOl+kUshctcafWuKezxeJgL9PwjBdyvyl",
+	"WKQqzvU3ajmf82zdGrdOWIRfM77icR7LGxbniuUZl2oqspbXuuPJUuibeBRlQqnWuHX1mg+n+//2/peX",
+	"Nxdn+wd3g4PdfXUw+dfDC77eW/3HXz8ctLxWmMppnM15HqdStcb9yjcX4pdlnImoNR4cea0wEzwX0Une",
+	"GreG/eF+dzDoDvtXg/54sDfu9//SgkuiWF8z15OBAcFfb2KZZq1xq6+vWWaZkKGe2IfLl1ctr6VCnojW",
+	"eP+z1xL3izgTquEdI/OOONIPmh5OebQ36UZH4aQ72j+advlgf6970D/cPzgYHh7t9UXLa0mRr9LsVpPj",
+	"4nTYL755zSciga/fvWVt+LHT8lqZ+GUp1AMTGPT7/f5oODh4bCKZuIvFqjWWyyTxWirn+VKvilnAa2fx",
+	"4E8eaoqfR3jH589ehSNex6rCFVczwRKucrbgN4KlU8skNAnl8kWci7lqjX/+nUP+u3DIRz3S+/x0mSn9",
+	"Xss10TyW72SyrjNLyJNEZCxWTKY545Jxfa3mnHwmWJrdcBn/DZbV5ZwwjYQeFrz9eppmkziKhL4kEjmP",
+	"NYn06/Bhis35ms251CxZfeoLxVZiMkvTW3XM1ukyY1maCD0eJIXIeq2CEKP+rtfK41yTq3UCb2fu2/OM",
+	"h0JTozWaTI+G0929g4PJ7iji+3w3FEfDo6gv+mJ0sLuvL14v9GNmeb4Y7+wkaciTWary8WH/sL+zyNJJ",
+	"IuZqpzZHTdBTzdPxnXhJsy0L5pB+ZbGkWZSk8WKRpXci+jeRKU1WWmuuFiLMLzRRWuPW0Xigh8iX+Uwv",
+	"5Cdk330+mB6IUdjt891JdzQdiu5hdBR29yYHfCgG0364G2lm5XOgTyLu2Qk+4bPX4nc8TvgkEUg3vfEN",
+	"416HMy5vhBYONDr9VxbO4jvR+ui1wiQWyNYwjEF4JIbTXd4dTfai7kjsT7uH/GDSPQr70QB+GU2cYYRz",
+	"wS5nqVB6FMj9uZ38pxZXSuQohqJlBkzxRhmqTONEvMXnaAqLrKt4IrpH94P93kLetLzWTMQ3s1yLmmGf",
+	"dvkw2hWj6R7v7k8Owu4oOhTdo2mfdweTYbgbjcTedJ+3vNY8nosr5IF4zm/EDj5Qzfhwb1+vwfRwP+of",
+	"Dg4PR+FBtL93xIdTwXk/3NvjUX+wx3cn09F0MBlO+pPD4TCMBnvRfjjYm/Sn/T7vH+pnxX8T369zfZqP",
+	"DoeD3V2vtcwSYjo13tkJI9nj4Vz0cqHyHSTFzoaZruIon7XGg/5hX2/0r8kbTTJ6cHTVPxr3+678PJgc",
+	"hnoPdQfToV7+3bB7GI1EV1PU/KZfspxPRNYaDz57rSjORElIea0boVn85Zl56u50ODkMB7y7r581mh7y",
+	"7pFeuYEYRrvhaLLH949aXivh8mbJb/TwI9GF282LWqcX3X6/PxjutrxWuhDyNJ3PhcxPURwPvdZCZPNY",
+	"KWR8OPAsC055ooTegCq+kRckdVrjPFsKr6UPJvzbSudLI5VjeW23d2bvwznmXN3av0lgXcK6Mr2uTOVp",
+	"ti6EkBZwcdjyWstF9NhpeWcGvuuKorM7IRsUghM2i+FdHpNiJVTOpnGm8g1qQJg7HHUkDqODcH/S3eOj",
+	"aXckdqPuYTicdAe8PzW/FRx1EeecWeppniKZQkQIcUWMjpLepFrIh8ucpdOplpT6ZNBij00zPhe91mbN",
+	"YTDuD4kW0yydN64HHveT/eluOBTdo2jAuyOxN+kehgdRd1/sTUd8dzIMB3pP5Kl9BA362p7oxRLVZaVd",
+	"iL3PXpV4X7YdN5COPm5UqEb9JrJEGZ/mhiR74SjaFcOpXsVJdxQeRd1DcTDt7vO9ySjcjfTYyiRxqWq4",
+	"dTmZx7lLgVGdAsPJbjiK9kR3f3qgZcVh2LWiY3cyCveifeFQIOIM1JTS/H/+1JrGIomA/Mha5xHNz+6u",
+	"dFte1VJza1ruDh6l5YHYj/bC0aS7y4f6pYNIH4ETfRhO98VeNAp3J2VamtuJjrTZy3v6H4OVho+z0oDj",
+	"Enf3tAYw0hqAPgG6fVEs8YPTp0lf8ygqE2H4D0IEK3JdIuBNMKjRdFcMo0HY7U+OuD64tKQ5CLv7E82G",
+	"+NuDFKBXu3MfbFLijaDfwugzCugma+93DfR3DfR3DfR3DfQraKCbhJXKpq94nIioLKreaArIG5ZmbJWl",
+	"8oadXl68Ynl6K6Snv+SSLWWeLbXqxdIsvomb/A6hyqbXU3y843K4FDICNVIJoPMLxfSVV/rpRsP8965+",
+	"Yxe/mwkePeBguEDZxKZpdiOyNQtnIrxl9r3fwNngTkyT8TwS80WaCxmu/yzW5/KDEnXRDwq9cfCxVZzP",
+	"WD6LFbsVa61iqzxOEpYtpYxhE1eJGRfvuL4V6+tYXi+VcOl60vBwZ2TdPze8qMcuRJ6tzR2CKT4XMCQ1",
+	"S7M8WZepflRQ3XkyTkEyHM83oPeGuQPp5R1P4oh4oEz1S3EnMp4w0E0VcQSD6ze5ymJ8nDEsXPIONz6n",
+	"xy6FwF/PsizNlCaa8xGOLHpBusyv0+l1po9Rc1VrTH7InuuO9FpzoRSKsTdLlbOJYBORr4SQDByV/X6f",
+	"cRnZD/BFe9BneUrfsQ+XL686vZbW0yoTxInXBmC9nk1vTyWoLfqhPdDSLWMMhw5j4BtYQcJvwRGVddKs",
+	"8FasjPK10dX3Vz0VR537R/T2/Tr6FE7w1z10R42Hbv/BQxdP1+qZS0fxQ4eu0eH/HgfugPjxJ/SZn8lo",
+	"kcay6vORTNAPyJdgYHkoi+NcMSXCTJR8QBtsIFf9imKl+Sm6EFwV6ywkfGmVlTshc63SAsOZ3dEzu8A4",
+	"dfR3dVfLR+OjEAfRUTgwdvVkXzN+P+weTI3JuaclDM1i3FrNlAiv30z//D+OssMf/vwfv2RXq79+eP/y",
+	"8Pz1+7+cp8PX/DW/XG2mtDvLsnIMcQlHPTaD54sYJMOlyO7iUHyQdrvVj+eI53zCFcQ0ljITPJzBhfUz",
+	"QuHTrpfO45xz4go0G7hEPyvXR1fGszhZM+cOc/AmPC+rNnuuakMDZ+VXfQN52jQnpJwy5pcrT/VmFFE3",
+	"loyEoUslo8u1xq2/3B6t/zL8t7W4HKzC+dHdX+JBfzLMk0k8SMQPr/Lwh/vk9dXZ+s3f/sfg7Q0cOlpk",
+	"qFm8wFOzFNkyYvAw2g33p33RHU4PJt1RuHfUPeKjg+5wuhcNpruTfT7oV8TgSQRCMEuBrDRofYQtlQBR",
+	"Lua4evjTnywvGSn4BVJe05HE2Wkqp0kcVvWUdC702YpbDXVje2LV/MDEhcYrE5pHVliwiG4pxnNGl7OR",
+	"BxHEXc1/ScojFuegRGhe5Dc8lhsVPpoCc174DRixNi1NPRKjL0US34ls3eQ+j+g3ls94ztQyDIWItHEi",
+	"jShNZcR4rrfjJrc6/lj60BoPvJK3YbDX7/e9ltCKXWvcep+qnPnbCCK/Ndaky8V9ziLBoySWgol7HCYc",
+	"U2qRSiXK/iuV8+zBQwdccGasw/JYh4OhHSk+rvqSYX/02Dv2/oIO2ce9b3CoaG4Y9EdD54wxDrTKCTON",
+	"ZaxmGx+57/gSBmIUDcPuEag+4aHoTvai/W6fF36aFtq3J0iJk7wWmrcc0dpkC299VueOgDenLePTXGSM",
+	"sxGIni85sFs3qdRS3h7ZRtf5Fc/sxhN4cDXYH4+G48EzTuAKcbdwjlK6gSX7Bifp7wSON3D0Z6+FjhNQ",
+	"qa25nl+IRcLX6PGJhAqzeIGnayvQymHAVjMh0XvApVph1gnwfJ5mmtPxy3TKuGSCZ0kssqrngfwIQcX9",
+	"EBwzPlFC5izNZyJbxQoCiCqciTmHU1gu55r4eiCapFYHz2J5A4wEWtOJ3mz18V+CkFfa/l3xWJus0zQT",
+	"LNO3xPJGv4rS9kBUFq+dxzKe6zcP7CtjmYsbkSHz/vSTPsuFzOOQ56L+4pNkxdeKBadpehvrF/Jk/ke/",
+	"VZL+wRi0JnBwpexG5K4LjIV4Z/vHq6v3oFPRy/RvlPSzVCLq9CiNCfO2UJmvk++hcTSR9bPXWvCMz0VO",
+	"3HKilABRXp2p3qbgfGZxVKJny0Qmu1ob6o54X5ulh1H3QOxP9/hoshsO9RaK9VMWPJ8VyhKnlz00s2ma",
+	"zbneLMtlHLWaGINsyk2DpmBSbdjapD7ge5PubqT3K9f7ddIPu0fRoTiY4qSahx3aF37hwGl1No7cKnKV",
+	"oW9pmDcNvXjlF46dJE7TuINCJAUmUW2hjfF0qUDKe4wrrX6GWlS0lZCgjKYyFMDmMO5flgKMcTNwfF9p",
+	"7/L710Le5DOtzfQ9vZfN50HTkMu+2oa9DN7MdbpkN0KKjOeCLUQG/KP15DZnHz6cv9SbchpL0fHYQO/n",
+	"4d4eu4tVPEmEL08uT8/PtTaf8VDvKI+hzJOh6DEwD/NsGebLTERd8L8xHB/TBPdlO/BbfBL6rcAr5Okv",
+	"yzQXqmNlsXHTcsUCPgkDrc8r61jnc+FL/XNZHk/SaK1HCxKRKT4VybrnyxJX7U12o0OuzZvpIOyOogPR",
+	"PeL7k+4wHIn96SHvTwZ2H+P5UixPRdxvXKe9g+o6LbQOm+ln/s/2v4x/9v374aDr+/cHZx8/Dbzh3t7n",
+	"//RbTV/7rc4/N7Lm63iOudh1zgQVQ8V/25brkhjTKIrJRGLKl4nWuDXH8Xs6PYj/HjpL3jkG7aYd7xq9",
+	"rL1Ks1u14KHo1CTAloZwgwRIy8P4MinwYaEtyU2zWS7QzqyMvT/ZD4eauwao1e9NQOZ2D/j+dE+Mot1w",
+	"OGke+9K87stGTSrppmFX9c/aBLbU9BomsLJv/pIZfC7MOTyz3exhsDQpxXmxSEiV2PmrQjeKW72AmbOv",
+	"bOLs+FPrnzMxbY1b/7RT1DzsmFt2ivfoIRTjbboJf1U779G8x1FXlM5q5m4wZqmTlNyQ4mySlONc+bJI",
+	"S85LedKcoS8JRSCXoHFC1nKPvUxBo0qnU5H5MieRoCWhm4V9iiL/1yOnB76zIh774H1O6PbrrIMT1AzG",
+	"QMzAjcIGFIbVtJ1XwsMeS4mOmv54oE+zdN4UJz5mGTqeXPVXr5Evgx/OrtgOX8Q7d4OduQh6vvw7cAec",
+	"h42WU9c1nZrITHftNBhbn42OymVUYo4vY63GKoE5XwN/z/mtQEMO7dXnlAa4vsgXity9lAKANQj6bTyK",
+	"GLc+xjyltxpz+R+wNOD3nbbFTiv2zAuFBR8hl0yKO2CyMnP5srrsWruiSpKFQK9k55hFjuxlcQ4KsS8d",
+	"FgucYGDAFF+z1Yzn7v7VHBel33qjQoCycNc/YZ9ScPoq41LFeS184pqjK65YJBJRCUdXgvV58aRSvgfd",
+	"aZ8WcqlpO7GhhM3ZGxSkLz35G8bpnfd8/jqbqP5kw7CbiMFkuhprZX/FlS8N7dqc5el8ovIUrLk0g3hB",
+	"KXqC8Xh9KfwFNZzKl9NY8qRjAynOuxWpEsa0/4Z81DDOpzOSLOZoH1iQD4v+jpk7ewaT/8dkLxuHd8n+",
+	"oISvRue+DodWQ1nBmAXifiHC3OaZBMa5VzlmKVnDl+YhwZipSpQwphqRMgOa5eMyYgk6GX25VCJjkQjj",
+	"SFCQz5cPbKA6C9h3YjStGJ6bcxGYDSKiTjW8aMR9RbybfVI6jJ+wQ357p3iUCkXKWR7O8CinsxmEj/5s",
+	"nOkPnu6sDQpu8A4+ISOJGNRYE6CCYztdSY8F7z98//r89Pr7k8uz6w8XrwOPSa3GQUKXL4OT16/f/XT2",
+	"8vrdxfkP528vg7JUg7xP1JSrigMsLriTaCl/xJP1Kk1f8+xGbL+ejrQyyeZ5ml4n8JRKbNsQiI5xxjPB",
+	"Rv3BcJdN1rlQx4znbJ6qnO0OD/YP4WcehmKRV07E3UE9izRPU2Ze+g0kVn1uX4UZa48lliQepMxFraYv",
+	"F1o/n6eZVs24ZLtD9uf4e1+2kVZAwI6ndXJGK6O5LwU59DfQNSC2kGb16E7Pl5Dbq+aop9HyHNsIDFvF",
+	"SQLcPxPJose+F+tURmzA3sTfw3B/vLp670vkXS0tRDJlmZgulVClnUGRHf3VyftzpoQAT3J7tDtgsfTl",
+	"IuGxZLm4zz0WplJijhsLkxSCKMiq5zIXmeTJGUbIn8GoMT3hGoPsbo5zOhf5DKYMah4kUaeSpcuMqTgS",
+	"PfY/lmmOMyAuw7jbOl2yTCzSLNfKcSkvqO+er/hiZl78Tc7W0uS+ktLmPjMYo2AzhyLOxmRGpTIUj8cT",
+	"46le+IXmTpUrz9AOxDERJei1ikTh5zl14lLQ4EIsVTVjXoslcLhzBZE62EDWr2BTYR/L6s7w0SV515DG",
+	"XX4Li2J9vGpGozf12AclGGdSrGBUeJn+ZC5obcreraR12wH9Cmnd9C7NN3EtrfvBw72SBf51LQwimeZW",
+	"Emke48wGTM2pDcEV1Ad8WSSHH7PASQUPWKL5lAnIVdJXQ9wHgkCcQkRaN2ukDMj0WNW3AfADTzLBo7Xl",
+	"C182MAZrI0fCYLWIJ+92p8d+MOGuEtvop+iPMeyVb2lz1zP5n24q/cPxy0Nc4lYQ+PKJXMLaeEOA3swo",
+	"zXPNdwuez5hahjMMDNaqCgKrZEotUMl9SlqCXm074M4xU7N0xQQPZ4xqAZgU91pDAkUeXk9H6RueTNNs",
+	"LqJ/vXz39llH6dw84Rqu2aDwAfXIZEILU7+wbIY6x6QdFlz2bYRYZeBfhZPKzyRVrnnusJ5UmKFXJZ38",
+	"VYTaMMjEQvDc8XTDgreDTz45ff3WmPlUI+63PFb+niw5v/U5GPtSv0nzstLadhQrfpMJofWZ1SwOZyxM",
+	"F2sGiEfKYyp1DBBr7/jyZimU6vTYSaJSxikWDcmaebpYiIjxLEP3gqPdWTNGyzZf5vFcpMu8x17F92ir",
+	"QoHERg0TufNtmr9Kl0859B3GlGl+PYW7m3lSaPtHpcssFIVxJ+7jyhnbHxVs+TbNmXnkN+DIYsRfhRnt",
+	"44IxkykKFzNj8pexiUhSeQOZV5zZgLX+camE47AWmXEqKCFYG7TfVcpCrhV8babFMopVHsubZawg/56l",
+	"Wp1fZotUCcM8+jbKQstTtpS3Ml1JpkWfcbyRYP91rFCzMeGiDK2q/b293X00pkpsMNj9725xNlJjpG1M",
+	"1nao0jnWIgrBzvAYihXYcmCss6lYsdlSRpmIiIrVLa9vf2DPN5d8PEGjUI0PeFCraHjn19EsGqoziNob",
+	"qlbgULgTWZLySESsLVNfOnbwVEtvbVpRta2VsjyEbARGcrbqkfJlxvVGUzmcNWYD0NUdY7lhLnQAH7qQ",
+	"qxlQAr7yZZsyqdRjtl2npmw6D3xMyXTSRIGgH6STVCmedxIsK89wzf0is1M/NpbLStDTcTR9qD3mG2z6",
+	"6li/ChtWHkrnQSmD1XKM+Roh/yIIYHJAi0tvRdRjtggcfNN5apJje+Ul/+mnn7rV3NuH1r2aqkuLr5aL",
+	"RZrlInojophjUcKzOMA+6Hqun3QNq9FU2w5iUFtllQeXT4M9ly3ssxk8m9Gzvwl3NM7jKzFJ07MbdFjI",
+	"iQQrpUIitFFihVdgggYLTnGxumcyTKNY3gSsbeycm7/Fi45mqby4TK/xuEZ99Fer0iItpZ5hJpQSEXiK",
+	"MJ3tKUka3zAJCvItFAx7c8qLLynJbhon4om5LsUJ5WLZfs8TLkPg/UWWLkSWx5SD8thpaGb7JpUCU8SK",
+	"FLefnduLNHQ0WVo12NSGlxv806aEvTwTXC0zSEbRV7E2wH/q03HvEDAhOpCZQtCcLE/L+XxbQapWkvBq",
+	"GKvVgX2fpOGtYpAUs7BZ0BzUFjOSF4pN9GUemlAIEczaWqSx//o//pcv4Vf2BzboeDayETRCuQbHrM/0",
+	"MxLGi5nCVhISz1Obn9qv56duBIh9uESiVB3mJC5GPBddrRw0Eq4GJrsFN5UgZLd9UxxtkU7poMkWdRQI",
+	"K/tx88UENPvJZaMy5mztzgYQ2q0mbiBnP7V4krybQvHTQze+XSaw0WgzYek8lAqVOfSnWZwIFigK4caK",
+	"BUsZiYwQa4IxW83WHgggyMMBK11Ex0wuk8SXRSEPcJekt5p01toWN2ffw4OnQVOZ4ucaim7T/o8js7/C",
+	"GUR/ilvsjtNGhoFabu+P2Ezc+zKKb8BzIpleO4p9cZbE8hYNWtx/4n6RpJnIcOZml/myus2QVhBmp+gE",
+	"ufvSjN1xrHmsJ90PwxEfhP3pvhhGu/xochgeRC7+YV8cTQ/5wWQ/3ItGYnc65INJPzRVKpsp7yQ8u3IY",
+	"toARpwXvVxi7zq21fVuVgJtEiF356lpaznaliLvPHz8oTDVh+bCgGkHnj4c4rnL0fLYv5VnG17jliwq7",
+	"Kv+950qBLhNSvcvUeFnFPZY0EtekaHDZSsfe01cOZlMaTiOFoshkH1GuieMb51EECR88ee+QjMogK0cu",
+	"ga5tSca3YgW1Y3oIc35/jvcMsS6CPg3qtK2kxTz2lrPK5TUtAwfdSBcX0aW6jD/FkTZJU4ZYcV7hST8a",
+	"D/aDsr5AaDBO5crPg+7Rx5/73aOPn/re8PO48vmfm44DpFaNed0y7uoo38RJEpM9jcLqLo5EajjMrazc",
+	"wFrOyV3g5n2qD85A5tXYPb4XiaIXQtg6zgvnp9aQ19u9fcujuQDgc09aF4uvdosB5/tUWqB+94h3px8/",
+	"7Y+aV8OB4XOGFct8f/So6gT1uu5ksrjpFQTO941I2iTm7RI7hHSnikM3I7OrXsISsARt3lNK5G+cNSpP",
+	"7Vyvk2LtABfsu6DjIcfq7+AP/R2cmj9evXm9xyZLGSVC+bJdsg3/Fi+CTo+9FSswjRGvfiIQNodOVFLc",
+	"XNbAv/+6EMWHm3hq/16JyaLltXAc88XI/r0Sk7n98MsyDm9JwayMqVE/PE14PC+fKc+Tv1+o+ECAZcHj",
+	"yGOo7vBIhPGcJ055Yq8ixXCTnHRfbdonFSYrD7GJQU4Nkmu92BIPf5u0m0qnjiCdMl4UEbAzjIZCFFSb",
+	"tVh0rS13CAHBcUvbg6WSAgrFflpKJSAmUzngZEhoXg+dODSDE7z4swsC9tBtH5TILsRU3zBJo/UGw1Xc",
+	"58fMb/ktjOxSZrIeqlM0ibgjTWbUMywvp+D4UeFr0tMbFq+af34rFjmbiJAvldDyawYev0US6+3v5lmP",
+	"WaDpAeaGnrjHAlyHABbMY4F+HlYAiPkiB9lHI5ukaSI4OPlJE21grJ8Qw4BcPCuuUOWiPFYSs/EUaxkA",
+	"rq+JdI9oZtufXzSZ5vUnzCNGV4nIMyiYaRaJDNxgUJq6jQLmcFxVyVrw7IEC+TxddBNxJxK7mmAtpVLY",
+	"JcyNjoEGUu2OEh2JFo+SMBMqTe6a+OunmbDprPksEzzCfiN4/bERACA2aUh6pBt4xdz3wE7Zeqzfr59u",
+	"h9uFabDAUzsrFudWB9B2eboQsreNXU0y8y1B7jUX5MOPthjflmu58Ah6xXutR8uYa0pGCVKgPBiH86zc",
+	"JHnoGfHr7BGHJUoULy1hxVg0cqCQVg8cQydW4lfXgef6wCFSIOoM4znWMb0Vq9L9nWNKzyH8VjqHPOfE",
+	"0ZrbTXwnZI8ZLrDSsXjPKs5n6RKb+sCTIe9GwXOalr7BPttSki84hsJdxXZ3WFnsx5X2TNxsYaMRsS7w",
+	"Yi2O4rl4o7a87SqeiwuoWWy07chvcEOFJfhkmuADK//9g2cw6Rt4KeE66FPXUZWOGcB2TTLBb9Epn/MJ",
+	"Khr67PPQ+oIYYJa6OhZlMTcf6huhEH7+n75/3+939b+H+p/v9T+n+p8z/eXgle/fH7z6+F2jMUOT/hre",
+	"EaPA/ebdImWufEwVryurYc7lDeiXmIUCUDgccqIwlxHO7mmG6rAyWVlgWml+8SVaV6ythcMCjD6tDd0H",
+	"HgtQH8rtYTzNWZhmUmRsDqENEUE1CKbT2EtImoM1w4wzALuzFMlYfF7IeAWFIzQD+EUttI2pRdDazATw",
+	"MXosuGd/wNFj6CxYsz+QdyTwJeRqUEBiwNqxVHGEeVvw+k6PBe69dB/rsznPbhn3JcjYBunoHEkvVFks",
+	"xkBvK2SRGHSF1jelPkxvMKfyUelZODgKhSBdIspmAevRaPkTuK1r0X/BM+6/8P71F91f2Uv3Lf3AmkPg",
+	"gf1UiOunbql5CjzZDgCFMGA80fYBFJgzteCy+CVPWSBkFHRQTgObe1DtMXccYlgvpffcRNzEgHE+ZkGf",
+	"/df/+X8xeBD8JWQE/y88HAEUQhV7mlwwyl6ityYkmvUYFManknYaOht7vvwCLsYyvTIX61NtGx4WcoNG",
+	"L6R1DGhKFthrmavF4wKUVHerFhjuGQ5GB6PD3f3RQZmNHtcVgOTNOsdjD39E68Qnb+DJhVYCMY6/rdul",
+	"TL+zitHpPn0p82x9ChkhNVfX5Tu2O9jf7w4YTxYz3h1iTDdbszCNRNmBDBjZ7ml/0v3Lx08b/MTgzBdf",
+	"w6PEnxJ3rCpfeG8j1WGA9nx91si2csVUFXHXubKFDgM6YGGTa7PsPGryspNV3oQwUrGYKI4mIpanHibM",
+	"QyGHa7M/7iMoRUtKWpbXWsr4l6Wg3wnufLM5f6GtYIvCUTfsjVAApcCCNWhLH69Lp8bk7zSZ9LWhb2F7",
+	"3lnwYBgCAPMeb6h6theDZESh1WMnaNyjhQqSGQnwQtnrEc1LptKkoUGthOg8Q7g9bvUCyz2wEWhaz426",
+	"laJUDwYunUs/m44B543uOvzNZtu6LN14OGhKPsunU+oqUBuHJI81tJFNV5K1Cy8vs7d2jsF+hsQdtJue",
+	"PAzoZPCYUCik+We3icHDt72m6644vCjn6raZ5PqXX4HglET4yFyJxldwsTXltrwJEgSrnn94Ej2o3C0D",
+	"qe9QdPNWedo5Xd4obviyLnX0ry8UVL54hZ8FKgXKR/GGRlolzMK97Qx1ssl3fN/3P/7hnx8LZz68td24",
+	"WimoWZ/r5Y8n3eHePoviG6GsjNcUAJM0SVciC7kSbCbuj90KHdhhJYRffRMmsChThfzsIOrGRQH8xVhi",
+	"dn+R11ZKR6esRsBfZO0h+yH+nk3WjNAXa3Idg7RGru+Njg729g4Hu4eHh/0nifbHA6YPBEORpyt4189j",
+	"bgtQ7QBOogAoU/UVeMB5FOEqWsRCtYrzcCYAfWNDAMWBvH6YF82EihuKkPcW9324eF0jM0adnSFsJGd8",
+	"R/1x3OQ82910y96EzSq1ffQzD2o7rG2EKE3is9Pbsn5kyDQX1lEG1DG9gY+ZIR/8HlQmHnhaY8og8jZf",
+	"qpzN0iRykB5WszgHUxBV0zJw7mPIuY05Og+AFVvgmiLJX/EVCh6KTcfWK4qZyaP+EauD5lAOnUGgUTFp",
+	"1l9doaOlfIgJT2fGx1Ge+TspTHWuZAFhuwe0eAaKi51Hiqmcy8iuLipkHmoJiKSCvYpYO0hilbtgsWSP",
+	"BHCaKRM07NQD2tTRywFTf8Ip7SiQVq0p63Oe2+K3aVth099GI4AnS0HVnZVMFwA0MAH6x9Wd9KEXQPlR",
+	"w/PDRPAMVcmn+ZaRojQzePtDTPKSakEa9O9vncpQbWK2bYyykinYEKO8KsULORLUvK+cEQtf8mSrqOXz",
+	"7Zwn51/UO601YtuT376CNpgtJZPpirUhnEe6EmAlUCVJgZIY38xy1emxd4B4Je55mCOMphJbB/Hr50U1",
+	"6lI0hntaFFqrNZEJQz+6PA09eL8iPyU815oqsRUxkVP7jQ0zUQfcipsqZuevYC9umf/xTLNSPuBQWYis",
+	"W/JJ4cWYDzpbzrlUZRPHbXzraPOnF13MUN33mrX5er++RsjyhZCsvZQmRI9dpigY33F8UOV8L2UCaRXX",
+	"zzHrO/Yafdl7NAWz0kZwGxZ979xS6yH48CMu3Gs/u40Gv15uCPXbgHZrVjtwzzYu14XWAKIKPmy1X7AT",
+	"4rcVIb+WZ6LUUmfbTLi7TarsOQDSKqG0uZlKwqHCfA/U51ibS0DG9Agvh57lQRYS8Dg3fizTZGDCw1sI",
+	"h1dRIJ+TcCNNcs3T1LsmVe7SVGYYerjEbDg5yxvNyemxO8AeUMRktaPEqykrDZLmIS0LDNFmTZwWKJZO",
+	"9ugLZYyoR5SvBq0qzJ+kaBgztDa2V9pmM8YBxQmMWQOjcbLrkNUwm0TT4MmqA5kqnzdu0UKV2GSKujjF",
+	"EHIt8TVrr2ZmMyi2EpmDiNI5LmVB6f3DFaVCbXMQPyOpVevmhdhuSH4rI5U6agZOwStoH9Drgx47AUQl",
+	"fVayjFMyIuRpMW1cjdm7hZAn78/Zbq/P8jRNSuA4vlxRBiMvtHl9H1Ty5pTh1RzhddqhQB/b/7Qt5P+z",
+	"1nvsP81W+k8Lv/rPX1AHmafPO/6eIrOtG+lBKbzRoWBBx9kiS6NlSHlVT5SgRmDC/i5xkEMEVyianVLs",
+	"cZdVH5VWXyURqyT+fvvpWDV+qDelM7vRK5xDUPERsHbAa1VuQccrhKwv2/S3uSroOJgmrjQDozbjslxH",
+	"4nQKd19dHJAt7+v5Ib8mf5AT4r8Ng7wva/YNibsiMRk3bpMAjII7YsSx4qEvrLHiXYyqwoz3CDU70nqg",
+	"jZlny0RoOvkyqOpGQbPhD0xVwzLY6Elt4mtEy6r338AwaSyJn9HwKnC4G93+1W7qtfdXNg1hPxeOvwDU",
+	"X+f9j7wQ+7Rv9Rpt8pXf9NC8H3xv1cEbOcomjKhGiYdY8MpYMpsPKYo1OjY4jnKScHmrV6YhM7hspTc1",
+	"on+4w92DUciP3znfDfv4XdNlm3OOjIXlRl5MS3xIgGt5rVk+T/YelG0bWf1EkodHRJvqvmp5dTHVKSTa",
+	"2gV80xB3qNWyiq3G2kHZ9NDnSMX2CMBGE6xijm+ZfP+EGnNTGV2VyU92Zj5DQd4WBcP6nJ5tkLqVGdY0",
+	"fKAkuwz20CAMVzzOY3lzbZAWgjGjr4o4mRa3FvGk50uDjxLLGwBitSgN6dTK5qCCbhB4aDQi3oNMfQnd",
+	"+VHnDywiQeCBOaOEkNZ9NeNaIpVBWQJfIiYmYa5vgGzpsRMHlEYfZVMeJwrQWAkvgrJaixLPNtczv+0Y",
+	"OwbyXWHUpjUHWyxzhWmlBvAC3A96HHWCsra2ewirK0CEN2fCHSAoAT8YKKfy64wjfILAQRhwoTtM06E6",
+	"uc1KGNxjMwJAFrNEIcgRM1lnYPqeClpJGfeG5zmHEDjqAQUxgNBcUmuiNMOIqRJ5nohjcwBB+yHFtKFr",
+	"8E98SaPxAF+8KHw1gbk4Ly1owW4NBHDZjUDzXC4r8ul9OU9lnKcZwh3KKF15pekZ9YTakhN0fjuDlte+",
+	"DDQjBx3sPmqnjOuDyPnF8kLytRIyUsZnpdXoTEw1oSPkBftpjMtPcV1LbDN73Ccy96VhPmzGLwFEW6YE",
+	"ke/wSs+XvgTMc7CUtRZ3k2mdTQtov0USW3nW86AXJhKLTGBFtt/qjH0JyMWcIeQIYOpT26lbrf9h29lY",
+	"edSWRKbGCpgCnKnnS/3UWyEWbJEmCbXuSGKVC2mkDgR3FQW9AAI1TPX6p1L4Ur9Rv6psTdT2XYGWEkO+",
+	"kSGCxT8BS8Phb7AykPSNx+3Z3abkP4kDfqFYEEeBKTBNtEqs8kzwOfQTYYuEh8L8ulhOEoCrwULUDjTs",
+	"xdgX3AH5a5gf5DRU7o+G9YShj58G3uCwOcJw9tUSC4zn74sSC+xUdr9GkoHXemVxvevGXdiYRR6YszUY",
+	"m9YxPVb060E4PWwpAcDM4CB0OvrgqO01asYXgrVpRTymj36PWWWh494KEXQQv7lBlYadnSTpChHLl0Lp",
+	"G9Jlfp1OrzNNPJC6ePyzdJmD0IITKV3KCK7O0/RazdIsD9gOg09JSgcztT5OQczztXkjDj0BPRelPBRf",
+	"XCPoub4RHbil9nIOYAa0eylvv6zAInJp6Xyk5S6+wHYNXsudLXiHaDr0t54M7FRnjM25ESY3o87giOAO",
+	"uYlF8p6eYbsZxj0AlfPn/scejloFHW8zsLsDRN+uIa16LIAUO3KOUGn+1EWs54pxtpqlSaWGoT605vp3",
+	"gI9vyokAM6mbCR6B4m6A5vMU0ecN4LwlR6+1bbYG7K3i3U2a54+CJ/msUDzLm1NtUEhNt//0NkC8imG/",
+	"T3jUPYfd0tumVvu1Ihb9iqaxubHgOqzg6Xs2OmAmrsNyflNel0h0obzEsR1392rVJrz7t4+fht7u53aX",
+	"PpKoPvzcaTYJMQupTqssfTzKd5FicE/L7K1tnWrOoIJTE17XRDUc39fwpNFMf/MeNMobm8WLOkXcBIJH",
+	"y25s2Nd7wmpXxlx64UPLCNVHT6wllAzFkBZ+c/0ArcfMtUxiSxnnqscCvzXo039+i9xaKuSJYPtaaxj0",
+	"+z38lX24fHnVEAt05Fxz/hCOoPxiD8WnOemmDBEHsaYFIbRXWZxjDyvjA0sEj/TlfxMZACX5rf7AGTrg",
+	"uo6GQ1Y99TtVdYz+qzqS6ipac7I6ek/CtesA0sRpPN+Als2UMfrBlBkEItA1ocAqcI82R4buf3w8a7N0",
+	"8tjBmqE0MZfl5LqE2NJH0oyX1ugU0Zc2DsIA5T21YBaS88FDVs46MN1/jDMtT7HARuVpRvLleRBzlaxj",
+	"RO5CkEtwwZGEmz+clLu7D1z4mLL8m6zneAwmr0S/GNHQNPmQlI8kM29Dtb97Qcm3KxHx2ABKRACMg/0Q",
+	"f/9I0cfu/uFB/2gwfJRmVLtQgxyyyYeJQETXDJw96Z3I2CzPFxWHPXw13tkJI9nj4Vz0cqHyHfR27mzB",
+	"hv3RYYl05nl1v/3Ov/zTnz7+of3zzr/808cGr/53nX/552fgDX5j3nxuZQ2uzwbBWcPxeYIAJZCfelGs",
+	"hfuBpoQIAmBg9UwNvy8LeQviD+r4CW/C04+N56IET8BBufPQpXYnMp74Ep+qBGubW+3m0jYawwFqy/wY",
+	"JWxAmDcBtJ22K9YuIZCQedZpjDU+AySoeu4sAF5kWsCeOHDl4J0ePMwsgwb5/1vBGtrAh5Uir+1TKas3",
+	"fvZqtqcIM7EhJ0vFN+CFxGusU+4y5zLiWcTo6Yol8STjGSC38VvhS/DzrmZKhNeB47BXYn9kVvZWrDs9",
+	"djlLVxJ5TwvEsS/BF0raKWVPhCK+g1BLWfbj8wtz8g87H//wx034t1VzGGddJ/fHuh60wlkW1W5/Xaoc",
+	"sUBRN0BXc4lWZj+FTTV6Adnw4MKHFSbutHpafSmstoUlk1p0shMUHTLEg4RqGGPFAtDQglKie499kJHI",
+	"SolknAVmYwQmkrlmiaCMMZbPsnR5g/MLgOECnJdBEnGjoshy6MAz96cpAQPFClu3pVMadRsQHMUvS56g",
+	"s55N1sw0bd2B4DUP8w608KAhPh4l/R3L+Hcs498GlrHXuu/epF360obrm1spNJyRpQtsZX+7Ibeg8/i2",
+	"SRdCPgJuSilsK64YXr0RybQBypKrxtQjiBSOnaA6uTRMEPapccqese6v57GCpvf09AVfU1fKqNRGQatP",
+	"1KOGvMvsDUUBy/58PdKW16o8vdEvQafVU3tubAG+XIt5vlB1GObe12728PAxSmtbm3a99YLlsUYNh9jz",
+	"Wc44Bnd96R743d/2W/e3lUWq3Vm1YqIGaWp++1Im+rW8euWpuv7yap1Xw2TpJzPXv6deaLPo7OUKrWMw",
+	"Bqo6ohl4o6L4j7o4TirdO8qGuTI5Gc9FU3taFR3thMaCP73djWQzItyzu8Cupj0xQ302g3aFJjksHt0P",
+	"e4b2+wVfaXH12ZyZF3z1YB29cjLOnFyP2uJAApO2orfPRqQ0rE2napGl5UxzwdfKw9ayiJDhma6SYcLj",
+	"OfqwngWftBmyQAkJpwJBvPW2yKw0GnZdq5ZCRGqT9vhaTwpOMFBjtFIEYGYmKS1ia22gmakCKkAsw2QZ",
+	"bcy63qTj/QT5bM6b0sz0qCoR2yRobVWzhaOEot5NpDQXML6MYmDtNNNmX5pE+kyGeu+tC93Mfr20j22K",
+	"1W7Xbsw+a3O/sS0ET1W54kbrKnabxZAotozTGMvqbS6juHulTOUmna0qzUwk/AkS7Wlh8pr4fDRg/k2i",
+	"3Ka3ZmPiW5alGWtfvDplR6O9A0bXMqyRUR75+Jt7kTYArDQnbUEnBx7OYimKdJbbGDFYqfPqmFVb+3uQ",
+	"2lRuq+sVOmaYiUj/wBOlvw5VNr3GnQp31rqGesxp1w5dNPJZGl3r7yiFC+6r5cI5rwQuBl7R3+Zpej3n",
+	"cn2tLYVr4kQFD4mLLKLrW7G+juX1Ugl9U701uMc29YX1nOQzug9GU3l4JpYKSWNHpLXp+cIMhlSPa1hs",
+	"fV1Tz2yPBWYK5e99aX64DvmCh3G+vhb3M75UeeWtmPoIq0GR1etflmnOr8V9KEREBEan33UMrWUTkSMF",
+	"8EtrBtuv6oMxYviaUsoCk22sv8v5rZABNkLSvFhuhDSGRqg549KXpjW+vgoUNK0ZUqfHagvCyiI0H9qb",
+	"kG0qWVzifpFwiSl5FvwwJGOBQreMR3p9Gk/UqU2ZbDhLqHybx5CXC5d6pnobUJn1NPDd+qJlJhRrlyw3",
+	"w2ed4wK9vN83PS6FRMwscyLOhOYaPXNKB5+lK6Z5YeujyskALQG9Dvr9h06sunz58erqPSU190pRz6Mj",
+	"x6M36jf69PLm+qUTBpmMTC3nc57Z/MuK5Douqt+c8nS7pKZ1QtS8nraFddOkaDVeKAaXsThibQgocclg",
+	"A+ll/mn3FHZAKBD1NfCw4E+KVeeY6R2IZUGSTZY3LBNa0KhNUendDRjLeXMB6qcJV+J6mSWfiw7a/rLf",
+	"3w31hOEvTIH9cPGaST7HTqM1EpY10yaHahVdk/p/E76DVRMosZF2Y0HdpnPxooJnUpka1JYH7L/+//9L",
+	"7w5TRMHaWNPawR9qBecBa9PfvqQfoWjA1lUFrE1/do4b76+80JfmjceMyzVWBUyWOQtMfR/dUnxs05/H",
+	"WIDQKbsGYV6Qx1skzteG4YBQFBW6zXm7F2nz1kEUthcKumlDNYcsobz2WADFisEYtwyq01BAgRWHwZic",
+	"uMpmuCt9E5RNQQY3+KmgazlQSPnSvdB5Co+wJq5Sc6BfX4bmsDVZtaLHYsKX2L5/cwBSRN1YQvo9ZB3H",
+	"mUGkm8ULyg7Se+D08uIVy9NbYWPcCp/coFapbHqlr6y/9JIAVLSG9u9d/cwuXAn5tyiLllLxKRbw2iPH",
+	"eVVDSrId7RNTQiGVskHL3TatdVNOqzsiz6FG07YujB6jfz85DSI1dmWPKkKUk0ufAvqqEpmWxtbhAJnl",
+	"4AjVP71QTMx5nJR6gsElWF7t4KRrboDGOW2rxSh6Pet2zSubdO34eUheXyND7zK+kefPhAUFwjREO8ne",
+	"jm8khkiw5lzZxIqTy9Pzc5aIHHoGnbA8ZX+BTU3yg/ptF+XDWLY2sc4ad2HANZKJm1jlIhORL9vBScT/",
+	"dIYqHyQqYb9vHvE/CfdbjwV3/+//o4XDn/7r//d/w0UyzbXhENsvSeKWUupGpZS63VpK3bLfh6SlZb8/",
+	"eAX/O3iFH4821SAvuFKrNCuzgf2y9P5Bfzh6BMW0wgC4TM5LmvigwdHwNGZ4RrFuJMK4Wf5C/pK7US1C",
+	"gVPCBzaYrdcDQwErd8otU8tAF6bybHOBmde67+obunc8g2JHfWdBltPiGcWXF/ZpelumeXNwPnWk2EPy",
+	"s0Hu1VLMzQ8OFenNj6G1VNxAmxrEFcW6KTkooTvTGuvOwjSLwJkwZm4NMmuDR01bZamEdTdOTq9UzFxU",
+	"8uapXinUbjzmLK4p59Q6kBuThW415Dil8kEAQzFuPjMGmdoyWP07+ROw/g/czQvTsl7/bFrWB6bomGVi",
+	"rnUmX+L9ltMAE8KyJTmMoYB0Mw+OfWnMVWas1VSCOJNCgOvVVmdWoFk2FE5SVNjOWmvdMBmt8NBcns7l",
+	"hjVO3bfaL4u3W78bjsJ8/OCMxnz3yozKfPFvxejMV6Xd8wHRMp7WYaVJeqRU9EjIdByCnwoL/myR1TyW",
+	"7uMGVan2jJYrm1t9BvocD0wXTOW0/AQGTRT8mC6EVOUghIv1UdvPH0rwIs+j2JUpPFMu3Uz1ITZgW+ba",
+	"KF8rp7AYVCIAHFYu+hf1d/i7N/v4tVt8fI03NuCPP0SqalXxr9kPxEHIrtNGG2RkqbGTArtTq8/6p8aG",
+	"Q6tZSkoYK9BwLOwygtio53UOeU7rkt9Uw5INYuGZHRq+gnSoS4BSo4d6ZweVpwt9tCfxnchioY6ZpqqW",
+	"lss5Css5GNwkb4IoVvC8C4gnBf8grR8a1iFJeVSvwuIm33abOLpN0nuGlm1z2JrYP1hg6DdwMnj5BOIX",
+	"pG/pjbF9wt2DyanPyB19Up3Pgmf5Zfy3Bh8WpE0CSgm4UfSF4HkzxamN5TYNyMs8ewIQEq78e541x2y/",
+	"QbprY2fCLSLDOFITF27yH1i37BNqW+xyGMIRPlK1rbXlz48bt8976q9YESibORuSR4NllgQkV1ZpdhvL",
+	"G5Oui5nzz2+JXwBIPVIL8liBlsl8ebgxPNIDOxdBwxOFBxYwchuaxlvsJLxosmbBjciRfMGG1ImHqsNS",
+	"Frz/cBVQEmuWv1DYxMhWdocGosxMwUBOFpJEpixJ5Y3ICjnz9Apwi7hFnXTsojvE28w5G4MCZkBjmJ21",
+	"18CgQ7gbJ/v32JQ1jJmJdSJ6DjVu86h6KcBiuvzYGpzjWsupFbcqjg+owVzKdClDyn5yKEjm7bHpA5ij",
+	"ixyrMDKAeQLk+bLJSBPDTAvoPk+W4XY2IG04+xDTtwwfhZ/IqANzTTUBJVjPoN0dxgn1bMS2TYeK61TZ",
+	"vIHQy6utlEXCc/02a8N7oHein5aymos8bcUAmIgFO3wR79wNdsxdOwFrq5xPp0aTNc/10IlYCZFA6ERb",
+	"ormzUU0DMNd5TA7HR0AegUaGpBLFsSVE42YocjL/bsXgpCm9RA1v3Qxrjt2EtNatt4Ype+qx81yVPPgB",
+	"VUZ19XcGAMac75Q08XQQdEq22BSOp9+ZStmUZx717shTq0NspRdU6HCCD23sf/IMbW8TNtaV6bP1ooJ/",
+	"BahXBugLEM4tItaWapFwcY2fomOjxoj+oI2neJwztQwx7cQz+QomJZLLUCSJbc6zmmnZSBLw+af7tptC",
+	"3Oe0eg8WsAAqiuGdWLFoKTwaaqF/o7bNzQTp8qYSsefNaTtNsMKbD6mEhtPc9XcUxTJxyiqfs+Zesem2",
+	"kBlmrzSKDlP1AFkaZEeuAfNRn595tvYMVL+9NEyXSWSO/c5z5UV9OAOLiIMigi50iokzkWsj9zFEd+/B",
+	"usJXhc6nFUFTt0ycRo57p0E6ln6imkE/YtagTRDaY1Sm2Hm8D40waG/1vFuZ0rtYyOdUAo5QdZRibMrI",
+	"02WOvUTw1zCVsmiMa/PA9VGgH7RVim4m1CKVSlxul2JUqvOlUTvyBPnFmcx2ZZKwIE+R3NUCFOIs90mV",
+	"8r7KPM16bLGLvgZwVPUw/80jSDVLvofsBiO4WKY1MXnMAntOkdpfYys2vL8/9mVhHMhUfwX2aGyqV0Aw",
+	"wCYdDfrsh1SKYxbYkw4f7UtbEa7PQeMLK5By8WuczGYLwQ7YjR/ZVzXmzDTAAVSdSnbaDU7eF0UKEOkc",
+	"T5a6z4k0l3yFzTLLRZa1PWVLnWbT6XTMgptUisArra9W92mBR4M+YnnTAU9OTyft0kC7Fy+Jc1+m02mP",
+	"vUmhv4weIxqkYYrS86H2LL58sD8Le7g9iy/1t51jBCKsxyfRl/tY+xZNk0Z/1UafrzHOpFgZ3ZNnouBY",
+	"LMzfxqn7FHFV0jyr8mpLre8ZHbjIz7KF8VTrFlyQsMbFZZ2qGNYD0s3s2q94AjjwHv89ToAHurScVGRX",
+	"YxSLW9COkEsjIsYM9loA1QDG8iqYfcHX4PEJPukLPFCNVM7nC0Cw5Z9N02NfBvqztYLtcDQhb0ReNJnQ",
+	"21nv3gJBDE4N2/qj3tMDJFTg9DwLjvWaICY6NikgiCDTmQZuqP1o4t9Qh6AH60saLQXKMQfD3liAirsz",
+	"6jS0qIG32F419qtq0xr7Q9G9xn6F6aWVL5tyZu2PTvJs8Z3JonUf4tKm6QebF/DQqVqSbBsMeEBCrjRB",
+	"JzZT1HAtJZTnZ8vGIn0fc+5NLn9lj3utpYx/WQr6WW/GYjIfLl5v8i4XUT6Q+otUUx0hqSYqTZa5YAFg",
+	"hAWQbk4sDEnBplIIyvkyfgMcBTj3yEQyZYssvuO58FiSpguAZNdsnMTytpukIU9snWOlOMSgkgGukINz",
+	"ZpaSL+ImXLNt8PUsflkzPJAS4TKL8/WlXpJHE4Wh05v9PajkHFNdgYpvZDeWkLH+w9kVMw7MOXSHsvBa",
+	"janFcx6JAgTJPDdM09sY2UqPAp1uxuE3brkpy8Uk+SL+MxbD02NO4SmbiifdN4G3dLK2M2n/mOeLdzJZ",
+	"e+xS00t47JLPxWWciz++5veeL9/zfPbHnU6PvZPo6Y1lVy8qi8SdSNIF8Aq6XVk7OH337s/nZ9eXZ6cf",
+	"Ls7+iPk3HcCPihUhdgQ0Ii2yVS541GPfZ+lKYWYv9bsE1XGuBOT0UBMIh1HHzG9RCavfooIkICDOsiDg",
+	"9fWPqcq79Mo6CTWjxHKaYnWezHkIZzjd7TApywWfkzLhYPcVF/SoRmiHitUwGdNdDTCQAXZdK5a2k7s5",
+	"bgwkS5rdTpN0hWgmpWPQl239K/Th7zC3HXw5r/6FYjwEr4hpqgG9Ef7pn9hpKrVE0ieRL7tkJLjA4Xpk",
+	"YB0r6txELB702DkQfxrrdaKVjPWBpU9Qxj58OH+pjotDFoXQxatTtru7e1Rgxit9UH+4Ou3p9yPSh+YM",
+	"cYeOuiTl+biMMoEhBgNFUUBzuLAdegQB4EgELBdJUpRa6SshvRGAPEgfhkchVMegAuqrn1TC9XVhfTu9",
+	"gmpJrHKL+xV80gypBbbfGrOfe73eR4/5jnKkv8ah/ycoYJ+DHtPaGgy8uCwoOr0aFS5PoUKjqsYBoEPA",
+	"5oJLatbCHHWO4eNwvumC/7IUY9PIYrKMk4iA3bHx2Rym9TY1xEUrSeZcL9UfYPbttx9ed9DgUrG8SUQX",
+	"svJzPaA2HBKwBpCcow/MOY8T1WnsWwUohUnC2vToPIWXDF558P+DV/Ag/PLoVWfM1DKcgT8L/YuxAjQV",
+	"K0rRxgWOhHmcSEZOIxN/XGVaPZGarLD9LksIFu1gqNWqYa+v/zcQw6BzrIeAItw8itqY4hBmgBITpeFS",
+	"Sz8RsQwbgSK0o3BaGegH0YDLjQ9gqFCdAsrFL0vKoSCoff0kE4GRoRjDyxegpsEb2sG/APD+Hwf+st8f",
+	"7uOHYYCrsEpZDaqfHqc6ZjxUbxbnRjhQ5Q4GRM1Up2l2A+UDl/GNJiyJhffvLovjjy/z2Q6dKAF2iiHn",
+	"nhIQX2XmlPFl5TjCV+XLTL/WPYB7SJzNQt+X9pjV56vF1ayfvG09WI+9/6D/Obk6/dFjL89en12ddeC8",
+	"wf59ROxKkRAxGaS+3grZYx+K51JrJUKc8mWaxTexhB1nXK/tUX+3XHvdYUuZCEUVM3gHYOnJaXyzzCD9",
+	"25d5BuXDZmFKXUy0/uXLE2ka26Hyrpy+Z5jPX2ldSfXCRU90XzY3wXQrxrC/j7gX4bJ4Gto2QQd63Nok",
+	"ROIXVfT1hUrdog1wxkjrV8QhOHyoPqMWinQpWXLUdZm1Ay1qS/0+lTsjIxgtxGppBvyGx7LHKHcS8x1t",
+	"Q2KRGd2i0k8QignBW0PtS6bxPdA4Xy/AyQ/ZHKlxs+GcfTlZ6oMvL/f1K9rO6HHxCIrtrNmBfY1orh6L",
+	"JeYvuBBg7Az6PZvVxfPN6Ve5osKOtelcKdPVuKnDJGuXOpeqTt08ZW1o7OQZLtFi3dCq4yHH6/ERxi32",
+	"sywC74wnKmVCTtMshG4vwL9WFOUmLK98eVVUeBnDtaC/x5p404M+X03M6JknnKDeQ3B6Afbn3IjaCa1e",
+	"tHzaJC177AchRQYAKxIwTtlCZJT5IGFGbQ66DwDsTmNJihn4WfHQ/u47xefiu+/gbntq2W+hSQo6MWFB",
+	"fUlN3EycM9c6HwRncUft3d/jDiKSZ0upSvVyFHjSjBQKGK9+Mx7drpo41keQOVfwgDNBRCv+b0Su3Gwb",
+	"jO941NpFE5ex4HWKuBekvQDottZM9R9Usl8QOO9eiEXC14g3sBTBcWkY6OEtonyxYiqPk0RPU2LLL71h",
+	"sOCFSK0fp9AZxOjkOWbx1HlKzm+FMnlT6OllU7EygTlyPMMA9Iz1c6D10wakCprThcizdfdkmosMZ2Er",
+	"3e1ScxbFU8DCyi1N21iJByRMM2rVbrwOHdIYym2oAIOgGdgCNhlUZwCpYJUwv4brYXgOjaBopuvyygsF",
+	"oRKimf4RiAt9+WAEPFEQVg9nThNbg4QHgV6KLNyIfIxk22V1dBEYxNazAOgimAmginGI3zh7x5I4Vuyv",
+	"y+gG8mozoWYwvT07ITW295pMAP1jfcPoMwJmb+aMZ34kFgKVCmz2C1/S+Tbe0BsMTZEGSBSUtRtQURCR",
+	"24r4uT4m9YMQLxwgOisFWqrjAnsYsA96SRnvQz+oXeBxAXNxPS1S6B/idKIKne2GKd0e+ERDIGp71B94",
+	"rKb0eMgYfY+NBrv6nz2PNcNqjPEcc3Uou+Arvob9DQe6ZpcTw+4mkgxd9EAECejSPK2mhKGShS5l6t7m",
+	"S2jfxtoGOdTW5NmoOn5ve2FCa7JOj/1ZrNG+uhWL3JfDEZuly0yxNsllJXLISgjOX569ef/u6uzt6X9c",
+	"X1291roLsmNlX90KrR+j8Y09Ooi4MNtay2NY6mVTRUIA8k4bX7diXZDUR90VDEos31IFudsBJj5uhLYe",
+	"9UdoZ6LMRJj5Hjuxyg/sjpW2jKihCCAiichqhKZpIy6KfQiF8VAPq5TqBK5kjhXL0yTasPGMsmEwzH1p",
+	"6mVqfhRb2oxtGazspW1Pfl9WgkwwAbX2BmWi49HpahpqGlB1X1pUdbUQYTwlkCjXFxhmIofogsQcYC1m",
+	"4L3UL0DrYDwi08Zm4eBZj3kpqCSX4+2xUFBrDWRBTBxfosKKKSrgWDGYVu0GBCtzhikABvRlDaUqCNNI",
+	"a2ucIFbOI3BYEKpKCVIFJuJh9KMBaMej2ZXQeTQhMClassCB9glYm+e+NPg7xw1QO1U0Hs2qBVYWuHRH",
+	"/UHHUBfkT5eMXcxABnG224HdYUPRjuQr/BF2QiLSG2LUH1hgxeCnn37qOi8WY4bOWi2Dk/kffdfH6LeC",
+	"MZpCJ+/PmQvtpTZ5jrFpO/z449XVe98FBMPCV1j9N4DmpXwZ/Hh28hJdamZKEATTAiv44ewqgBpE+zLy",
+	"GQDyK/yKyIK+1MpLjwXv3l+dv3t7Sd3swJFo5MWwPyI16UTbUAE4zNDhoNjcjKfN2em7i0u2yMQ0iW9m",
+	"lMrLGZnAxka2eihcTQKf/Meax0/kmuQ0PppS7PNZgR4OYhmcH/29Tfhm7oB7jCq7tKZmoyqJPkL/9fLd",
+	"W61bBKcpGAHdMxmmmHJIzgBs/ByD6yJfA8FHgz2zHK8y8L3oYSOxtOEGvjlBYiCW2NJDjQu3rAC7Kfj3",
+	"rr5ddN+BX1mN2cuzt/8RoBQNdqI0VAGYYb60w7ukUEj3fZrE4XqMz+5yGQp9hCr2QhudL6wMfR1jGkOB",
+	"egzKqim/psS2/RH7c/w9a48Gu03IbdhU0pfkWaFiN3Pz7hBuztMbzFloj3YHjU8BW0efOnCo3sR36OvA",
+	"GtW9QoNPmbW4DNdqihTZdyh6oEPoLE3s/vWoAC5VQkHj3i6H3rZF2pxicZSgRbPfN+dfCRMaFUMu9RLe",
+	"iFxr/TznE67cx4BfA847PQ7Ql6BbdklHsU/EPD7W3u3b8U+07J/yZZKD4gac48s9rW01QdY1GCk2DJCl",
+	"SnVpa6Evq603Vkcv+UpM9NFtsA0NoBZd7dj6sEVr+o4vg5PXr9/9dPby+t3F+Q/nby+DDnqUOSANIzPb",
+	"hP0Jhn4ejfGMrWDRonWt3xKGQqnuKfqXu7Bpu+9glKBP67MDPpGQb77h1H0h2KOe1rBTJRy71vNlkwEb",
+	"eGXyeiy40qdg9xx+eln0ljaOiMulVCKnzWplnvIlyCCUsR56V+H/J1enP5Kmhy7LoC6b7S6/AlTEiguz",
+	"NHTj3DBWgsVE67F3sAuRYGDNafURhC29h1pbI2LT0nWDPuLxHGMGlL2BNEV7QpolAzwaSM6qV3OAZoQM",
+	"SOym9yHp1+8/fP/6/PT6+5PLs+sPF6+xDblzgkjIDOc5HHKQJvFjqnLUE8yOeLw7OLYWt8DWDGN7E3J/",
+	"GdcjSm/TexZypONcq07tIJbT1ORVBB5TYs71OW1ujeVN5xgl5s96h+A4kvTmYxuE+o79ogNHqUK/n2lC",
+	"HUsMJNDT0J7GDEgbw7O7D7C9b/TOQymWCC2q9CblUVQ0RdZrni6woLkICJAc1wxswhXKyCP61SMFEzAm",
+	"kW/QcSQI4IvwPCjoKORyrthEJOmqx85zggmBbIRMQHDJl2Q8eGwOrhwn3xw1xVKjYhOJd67G8fmSrjaz",
+	"SjO74LBYkCmEHhPN0IXRwsv57Zr9ZGRb8VymxZmk+RgcEYDVJMqUKfUz0TY7+o0MkAkkESKGdvVCba35",
+	"LZVqxUUPSCRK+C3WhhxDQDgDz9FD3enxLFWG4KZD/lhLsQLsj1wYFQ8ra4NrV7NTza/c8YrLrwia1XmC",
+	"TYIJnOtOgeo9bMrtsaBUeEwPuEgReZW8uWZ4LIC4cc+0ECi+wQgw3lz2BPfIj6qvLUA1e2S+BNV0HZpu",
+	"fRrvMamsBzlnnWJs9R+JBhjTaPiZBW4xJV3emDAN8DhRMUhTv1Up1u9Yf6zbnLpHoK3HTKWw4nrDGZsP",
+	"zTfF2lUkHf2YJujXDjlewjQjEI8CMm8hQrQlNBMusnQeg//SoE6RloCR/iiOQPcHZ0o5foC+AwohRJ6W",
+	"0h3jFJzpvTvh4S3la1uRyOY8u1UE9DfJBL8FWYHWiqlTNhsU3XoKm/DhhAxyJCCD4vGEVSz6UcXWLnzP",
+	"6J+Z87+mme2kSkpq4X7Vl+hDPr5nbRLCw6DjdCaPIRTUY98bq5Ln2ggBR0qcJOwGsDvMKSSiMcxTRABG",
+	"bL9DBBzssADaAdI89eVSCWskITW48zSn+z2meREMlDnyIGlDn1z33eKmLs8pRghN0kCfYfoS/BOcWwYV",
+	"aHDYZxFfK18mPBeZiZaRQKSSoobRkGrgS1eFGrM/IXSqUYfRbzc4OugTkCoBdR+M9joldWvM8EbIv4E5",
+	"udcf7h2NOnDsaOXfFrWzpTRHq5mPL7GGuZg40vRGi+miXUYDa7BM5HEGMzJn8Zh2wqpyRhPTwm+OswHf",
+	"h4lOSRwKqYSTp/Q+SxdZLHKerbdKUTJPKOBUWqeVNCRgFkoiMq7Pk/fnLa91Z1B0WoNev9enemHJF3Fr",
+	"3Nrt9Xu7CJ47g5S7phwByJJOVUOdw6Xr/SRPxxizCOq+j1LyWmPSWim9wJQsN6COWtBRNwNQbyDjJq1j",
+	"h7oasFainAFDQB9TahnPfYmOLZp7r2x8mTw8W/dSVaYpZ9dujvNIkwkAJluYkS0UwmRRBptBGaw480pN",
+	"42wxOSG6/snmZbqQhuNWJOZp13zuDrBv0EzM+aNoeyUEzM/l5HHKaDW1VsAmw35/+wlQn0v1EJiTuXTH",
+	"4NF+3n7w9o5aCt8lunj1MkLC6KXIu+jPswXTxq5pzvIkY0oPobh3q8TNdlDOZQygmqlIprRYq25YGF0A",
+	"jUmZ5eZT5Wf/8Zfdu0Gv1ztmuJGObQLPMaWJHpd2XMslbTUTV1NxhMvbRHXLBjtvTIODf71897YFdw2e",
+	"xtXYX6HV0AOhQL2mpG+AOaXsScPheuOushSrnE1t76g/KKTkOT6ZlZ9sQcpbo8n0aDjd3Ts4mOyOIr7P",
+	"d0NxNDyK+qIvRge7+0UCqhbP450dyJ2epSofH/YP+wVKeNMUtmZg09KigYEb+0NQz74HSQIRRFOT5ThV",
+	"+RrDWJ0eO1G3BS4EgFqJ8JZN0nyGMszh/apXfNOM6Jadn376qXQ5MdXu40x1qrIpQWvoWwZb3EJi6ypN",
+	"X/PsRuB9e4/f96HoU/FGRDE3ef+j4fDxm4mzrMjUtx09i/trbS5KvJ+mmBZLJfHV86fHrrSGdgOBYsmO",
+	"+tb9WNoTw6NiT9hHOu/7BjuiPq2vsh/qTUHGLG8mkqJ061jZveJL8lXpIx9tBFMHwX7i1Iaq6KdnVNdY",
+	"+rLkObSqXrYGZwMmrRlvvfGZ79GAfGlHtBAZDabNlV1NhAzVCj2qQMM+XIgj9CUNEVDnIbMtYoO97jyW",
+	"y1xQ7000gkwwOi9SaTA9CU4ADFUySD2lrAIovSzhhRDNeF6nGc+LGDsE7IsW0RAJMjLIK2LQwyOjhIMf",
+	"H4cqwBsPSXIOIASorm71rvKlK9UsypBKwXOUJCIp1DBy5mNrFjPJHuQcLMGNPF0mltyZsBoqTPIFvV0b",
+	"drMYrC5t6fuSsvEp8b/ELxDd5rdCovcz+PfuqzRb8SwSkf4rAP/OlGcGrrvsgweRnaX3qHho8zGjvhZ1",
+	"d+nVxYfLq7OX1+8v3v37+dmlgeN2pLPDmY8JZrgUr0SZvDt4XNb9iDe7AnZvGwXhnFr12IYoe9ucAJcY",
+	"G/lQhEZK5UGt8c8fvRb1MCEVz+Y5I8+ir9MCh+f8BlCdtO7c+qifVTdy0mW+2cq5EHfpranNAydWbrU9",
+	"B40R02tAc2SX1I0cig5XcSicvIxBNaOi12gwvFvmrZrWPWqwwVDHTZf5sTME2DJ6XIhgs6Uee1rMpKrO",
+	"6n22Rl+nx4I3/L57ciP+2H9EMS00UnvHV1BOB9sc7qVWW61n6h+/xe1RqpuDzVKuOvv54+f6DkqB2zZv",
+	"FYS+uhGN26Mw2CExCpNN7fHmUfdCdMu7JrutqSpvKptFSC33F/xGmELiFINC9S3zg8jfiNZv00zdqtWK",
+	"dXrQEF8op+dKr/UlG+O3w+WWaX8QeUMl3SMsvEMH+kZWhoVYzgsUNYSbN0hBtnKcPG09RhiBxuWG/iCt",
+	"iZiGnYSjaGDrG/mWQh/f0+C+hIfhZ0uyal/t1mC4Z3tWF+2nseu07TG9vz1PV0a+gbVNUePvPErVnhO7",
+	"0oZbzTcbGHbH8NdGzn0rVkVnVXZifcCQsuKgeJKhwFdMpkV/C+wpxZW5MgrqjPo6Vnk5SKcQ1ZZiyhsb",
+	"IheX7ECiUuuz9+iFBFGhD6ovFOi8NGQD+vGgbD+p3/LkLVG+ubYt3kmBxxp0bcelMmnbX7ZPnum8+A1u",
+	"L03b5v1VpWjjRvM2aPuntkAvlaLUv8VF14PO3alkVxfv3rL21cXpsN+hYwIbnbg56aX6H6go42jz66ND",
+	"LafT+F4/k2qXBxDK0B+Ojo6O8E10AFl0Dmr6PUbIIuPFg3ZzdMUJXIC5Q7nAVK45PMds+u++E/c8zJP1",
+	"d9+RdQ+3+DJPoZxLj9x6OhwRgrMxNMHUD32L0wPHl/Xe5YAKLNBigstNmxtwTPjS3I+pLBcUfghY6WuK",
+	"t4DjAkLBVyWqUCF6YJtlAfHANKQicY9xyie0bh5fhpQqXipjj+K7WMWTBILqUHbe8dhE5CshTL8zUwTq",
+	"S0IJhMkR+DVrFwmAbNDH7MZybXpNxp42FMU9Wcg66WN/ps7zz447OU3vy4oEleF/LUWiaeJPCkcNvuhY",
+	"eOKR8OzjYJOGVBUwgOuKIcmK9d6Q1viYz6e4xd7x2WuZZMlmJfjDxWuT7SXFqjq+ssn/gLqy058eTnm0",
+	"N+lGR+GkO9o/mnb5YH+ve9A/3D84GB4e7fXFt41G/Spugv7RE9kvLu3Rc/lBiUd58Lzhns9eK0/TN1yu",
+	"3y2EfOloicU5eYU95GTXrGLVAwz9spJlY1CiVPfmRib+I13a7J8ZvxNsr1z2ZrUZ9p5D3WQisO8UHiSk",
+	"qZYCd01BCveZ3zpSUZ7r589fN2BRriAcF6G3goroQzHnBx5QvkynzZQtHTB7nR7TLIAII74MOPWauzYH",
+	"cNNRjjFp5+A+NoD7BO1PZ7ReOGUAScj0fU3rOdGabAwZnaWl3dw4fuxkZ1IMIVb1mm7ATCsVE/fYxYbK",
+	"UizQK8Voisx/X74VMeRLV0tuIYek+t5xrYLVl/ZFFEQxa6EFdXn2kUV4yAvBXnPZfzUx/iW+/3/04Oop",
+	"llP+3eyTJ8jzkC94GOfrs/sZhzT2sgjGRLoGlR84H1UrG1FqEMfERtfmNdfCvscRyc1vmaaZ1jt7pHfa",
+	"17ihY8j3w+TqNFXCgKTQyFwpvdffLaQ0nTfMDIu5w/oGkvoBMqDkReHqmoylZXib1sqFy2gum0mv3Fod",
+	"l+gvq54/exVCQoDZow2/x6ioWPkN345+5blg9KBmaz/uAG82z7/0wLxyIIgpqosC1ZWnTKYrfcA0TSgY",
+	"172xDl4PLYqtUGvLOlN0jtksjspvnAqeLzPhvLWBDU3398ZNiK+tbPbjEuBBOcnApB+kGVvE4a0+kkvb",
+	"0peNhWSoWtiKtlgzFmh6+lfzPtjxVEBpT9LaUfj1Qs1fFqJC89A5d0l9eIYHdecT/XUefd7oTX0nk3Wh",
+	"oK1maZEgWrPVMDDFIxbnx5hrjlBEkJvuVoWI+1jlrD3qjzoPhQE2mv2Pmo0vFIujsm22pf0FWIwLns8K",
+	"JEZLpVbV+HY3+SNI0V/df/sPZqh/masWo/kP3/c2zV+lS/m/m2/3BzIuvu5+3wkTHs83J3q8okJE0/Ub",
+	"nKLUeXuyzFHTl6kdVbsskD3GfQnQXFbwI0IKW/C1yAqE5zhzAcM8G9ml5/rSKVxxGm23A7BarjHlH3u/",
+	"6796CJcfaKsPBnI9jxWcQKVrsE+c8QtDLxQ8i/Q8fUkT7XhG3kWxKVqknzyGvbQRUxuq/f4qwpzwLIG2",
+	"6Bt2Jmc9sdzNxKo0Vnc85nml/qhosw404vVFADQSjiWH1MIs8jBXDtury5QJniWxgZJyKP3CQplFJ3mA",
+	"Nq9MSR2Gi6GaygmfLRJqlzJPZZyngL9JeW3tydqXxh438DKdirecqFGOJkPxS4PBro1zG5Brchdrkv93",
+	"PDa8X9XJ7bArkHVvMgxHfBD2p/tiGO3yo8lheBDti73piO9OhuEg6ouj6SE/mOyHe9FI7E6HfDDph0fR",
+	"oTiY7vPtM10bFvCrF2F8g+PP0/o3K0ujb+On/o24f596kP89/cVUUXBloc7q3uLI2vWSUE5AuGPZOpTT",
+	"5TwXDcZyHUfNNZVPCn/ixjds9AibUo7So7/ARh4MD3r9Xr832FDJ4bwHelqTUL7iBEdfppg90IwzECI4",
+	"RDQ8x0uwZE0u9xIKXLkARluL5g3GXTwRSSpvIPRaGCX0ZjoGN7vX7flL7/oGhKzMxyXiB6xa3kBGUhxM",
+	"j1gIGrfXIu88RDQqhHbJ9jat6hmFoV+4nd1XxhFRT0i2FrlxN4Mugen2j1O0GMi3pKl5y9cKUlSBCceu",
+	"DjajlYBFQOqgL8OlHUBsb6L3MQN1w8D/UoNZQhBzcD1RlzO6L+DNgAqXp1pEAM4lJIeCD8OXDzhNer6s",
+	"4iqOy/kIZh9t2LGFt8UeehV1nDYZFqU3QUiOSw4kqolv1vMQSg8THtp4sR6Xx4rYDL6fBo3hCzx6O98i",
+	"1LKFX6rny7faRtsyqALQhQVE5wqMDigLgeqXDJLSCBS8rKLDadMILeoEZqrYor+HXCohl6doG46KUOjF",
+	"rrAuqcyGtfdHbCbui84B6gENoTDorbweEDQMVXEVoIM9dimobwDiCUIH2OIjOhTLzycLg66rjrjlteZC",
+	"KX6jbzE2GQ6fm84VzjTAGWlr6YZ1pcRxT3w7jSRzLYOvV1lqwFzHBERraBSUl9XQBVA8iDAgktCrUXWb",
+	"kGK3AASTuEjJa8dUkqaNdFN7DW0nlhJQKzFIZRwq1LgWT4FYmU4NKDgKCQHgpsf6aCrjTjZJRkIwHm8Q",
+	"hXAOQDl/6RAwDr9vJFU+/+9SbPIeWnUVCit5e8rMA0dyvI23D1FeN/rxTxhgAyqth8xZO8jFfY73dPG7",
+	"wGM/X4KW070UMmfYruBj27bByudJTy1E2NPn1eqml2Y3O/NlkscLfiN2UEHqKv1A6uSp7+h0IGuj5ORJ",
+	"Vw4kNDV7JLdfFbPWVB/4soSCa7F/OZWFsHRKSR9xbgD5pFjhJC7TZRaKtl+nlt/y2Ce4vgamxz53EHQQ",
+	"qjOx5QEEMCUCVgWBVhWiMRv0R0NQ4GRuw229QlfxZcRzPmaffJBxfmvstxquanl+y3YggouG/eF+dzDo",
+	"DvtXg/54sDfu9/8Cl+nn+a3xp16v9/kzDaRb6obf2NjdtnGnFu9tLlkMIMEKhslMwxgEZpUi1MdCFifQ",
+	"UUfzOSyM6cWPq9kBELAAXgivL6DITGvCXNl+hin2EU1iKcaMA1RT4OJLBay9seVhh3oeslLLQ/2ITChY",
+	"YFNfCoij1O8QZlkB1ArAOe3AY11KvlCzNCct1fKg0yqRpts1OMhw/1Y9E6kDUqqEbdJUbs0I6cHrdMmk",
+	"QMzw+TFLM4IbZuz57RaJPAbIi/BIMbyJ/IyoqPqiovckZkEY0PlMEAqoZu1utERlCeL5muFMUynbhbAA",
+	"ZiMIOfxaT49Spm4xXo3pyiSNSm27QK0ds2G/34e2HzQAGtLQdiQncD7AwyqatUBvp3YwZjPBs3wiAPMJ",
+	"rSsHT7VeWnx5dXF28ub6x7OTi6vvz06ugg5UV1Nh8q0QC81NkHyGYFSmIj3kEpPKtSDnbs9ygwf8yzLG",
+	"EA5M+7vvLoRa6j3f++479k4WJAbDJnAkVkCzs/1OcY/nWtUHUL3gNVd5F+7onr8MjqndBdA012yFLSTw",
+	"KUgEWHhjLmpLDnoCRlRmR71VNfOnUiiPmRCOwRKMpcn77iFIo94flWFAj/1ADxi+Oo+CjjswRQhmyZqk",
+	"pnJEkxkXUFpEPTqFLFh90TaO8DV9mYkc+8KxdnD2b2dvry6vL86uzt5enb97G3jsAHC8OmPL0tRKg0+U",
+	"kKGAJjEgnLCoAEWJsg3+cMkcXtWj/+47wrUrLZZdSEXYcyKZdmB7o45mwGZny1yxKF1Jr0C+sWejW+WI",
+	"KF4EX1JshEzzj4urrQ8693isr1vHc8oQqHqffBBpylSSrpI1y1Pk8+UCey7U3gjPQJA8laeLhTDQbA6A",
+	"D1ZKC9xkVE7uYT7gukPYd8WDc+yAbcvBTcMO/XhVJi8Wkneh76fdFUX9J66OMrDrx0VvEoTRL6rUMwHx",
+	"sTikFiUxHkpWXtCSI5C03qMnmPqgRdssTSI26KMcMK9cAIIwrK3mGg4lHG0jUd6c/Pv1+7OL6w+XZxfB",
+	"MeK6ExTNaHjktNWgxxFEnT4dzdPw6QUA9aDf79u3uy+qPH+vv7shLwZ6YlqW1hMwYMY5n4DHJREyXx8z",
+	"NQN6YXIr1XvwiWLxFGQ60EGPvhHqC57+Zo1beJtoHMg30hZB4OExZeK1JflmdoGRGL1G0YkNOXEvIpuC",
+	"981s1I3dS0sSrbWtjUnyDqN2Dblc+uSti23PgWUsz6GNu4EMSEB0s63wqN8DiQLYl5wtMnEXp0uFBXW0",
+	"SXs1Ab2KJbUZmKT5DISr6a0P1ICWfgUxHFH+DFI8nvdSM0VKQcmWoxDorfl31bn9VhzBlduEheFOyqOD",
+	"m65e8+F0/9/e//Ly5uJs/+BucLC7rw4m/3p4wdd7q//464cDuIUAX/GWi9Nh3/32NZ+IhH4q6u3gikrB",
+	"G47XKVaCu6BcaTQc4KtMwRL89OHy5RV8C0VLfmu8/9mDLg8QqHroof2tH+ZWsPmt8UH1O1Ps5rfGgyN9",
+	"N/ia4InVlXM9NHDBSOxGw3Aw6fOjo8PDg4P9/b290Wh3dzgcDPr96VSIKArDyYRv+J2IeBeLld8ay2WS",
+	"eH7RVL+BQfp9yyA2L6Lhsl26TFtrvnRUUxCaxX6qgJnUbPFjxMk21h0ZQqDxQleMqjFF7R56DVkFzbmm",
+	"sPnGeL7ztULxjlX70BvUYF5HymKIR77kk/ROEIpRZWxNw9JHxd+hqvdLIcnovK3W/UC9j9EI8LgyJ3M5",
+	"5/kYGzUAIesFP42oZMUrv2Wpj3nL1y3xMdrM2G33aMt70gRr7Iu6JroeWqM6VLMaFQTVqKNls27lsUG/",
+	"0/PlqSVz0RiLT16oDqZpPR7J+d8RUapAwLHWY72W3PSRqkumjuOfJD9kyT1pAoU2arvZT/k+4fk0zeY2",
+	"uIi24riWTwxcUu6TA2nFvmyP+iMWyDS/nqZLGYHjw7y3Fv7mThzWxN/QRIFcu3wm5h5Lk8iBlDCQ4kzy",
+	"TKvN+pnQWRS+PgbXo4gUItP/ETGu4bXgBMKQZz2jMQG/SubLpUQQvIhAwJ1UPhOUhRo0g6vS8ViAyKg2",
+	"hxDYXjUp5a9jlb+jd1qiPKabYw64JWERPcUZb9IbSbptK1fMcBD9vUmJro5jEykDoHkHYiapyV9HmrB2",
+	"4KDINo3aWbumctxJmiaCy60y834ljI/tyFtd9W3wOCytf8/u/qbIHRulU7ssBV05a355TNLufDJ/PlTm",
+	"sUHsHjeIXSdE1VDQURa8TcUdVUbcxjNg3lhP0B0NG5Nvizlvl30by3x/1PJahF7RGg+sIkVhkWeXcDxv",
+	"e25S0s3Eft+R37je4uGEOUj9hGN5jkrRkzeq67Dd+eR+PI8+73ClRK52Pv1/7F39bttGtn+VgXCBSgtK",
+	"kWT5S8Ji4aZpWqAfQZy2Fyiz4YgcSryhhloOFVttCuyf9wL7HPtgfZKLOefMcCiRtpTYjp31P20sieRw",
+	"Ps73+f3g/9CvUW6yBujBKMkh+Nw+6A87WAu5zAVRezooFtn0f0RINMWEgQXxRYxSxwkRxiHNNNb6qQmF",
+	"x/EZJqCWKF8GT3k4F4aabMyWefIOapRk1oVHBD12JonyXts0+oW0h7jK0wDuYA05qGuqEOMqopOAuCuX",
+	"GEfWKv+nl9/1GBDvKF/OkndCsukaXtL0OdJ95iIXYzbqj4imORtraVZmjXFGnMmvM5qeiwKeRXRle8PQ",
+	"/FhZ3F0MgjNc9m2L4KA/rGvWQQ62ks28yCDDYBMbelU3ytIr61ZTL4Dk2EHNel6JUnIVnMrZ9RvSw2Kn",
+	"7R3Yu0Uw1Edh2CQMvzKbiDtHWG8mR77h52ov8Wby1ruh+AG8R4AgINqbg1BTUogF8gDHqzRlJqH+FURn",
+	"nLJIm1rbJV/fY18naQFcjdliinUKDpNyooDATkQ2l7DU8swkV2O4FmPpUBeRu+RkY6zEILdJTKpfC/pB",
+	"GWhTkJmH3yqPmKQNCbUVFcCQHvyteqe/RjmPC3/V7w+PNr4hyrg3NlYMINpdFvzDFAUnRQqAXgVPAMk2",
+	"UawQl4WHGX0go+JKsHageCoCFifA7cqY3zpfLRYiZ+c8hdxDvvZbnR77kodvkVuasyJPZjlfsERG4hLE",
+	"vY01xkBTxFgmGdCnApuRWvIQlI+4LIhzLxfCqUfUHh6kvIAvimYdmWGQyRJfX9uBwZhd5ElRgKrACmJF",
+	"sqjIPHxRVAs4p3qhXcH9PWZmAwNOk+QsiRTSir3Q/hKWLwCikKnOALcumJT8rpACimmLEUU1/sqX3Enp",
+	"ggMGTSFEKtnkyz+1B+kGlFKNt20Pqt28xLIE+7LJh3Y33c7+v8vk1+j9V8bjnpXKuNTYMK+DCCjpFbVa",
+	"ETyc91i7ejih/UPZMI6Y6IWhZwGZUoG5MqiQ1Yce2UE6sCzWGfm1BSev5bW2zlnrtf7dMoWwMroh182c",
+	"qM6dFnhqv0n0Wgt++S1edwjODf1Rejc8z/kagr/FGsLP2iW6fjdcQDBrR2HRYz9k8Ks8c4uJq42WCqWH",
+	"lioNu+oflelY8MvvhJwV89Z40O/Dy9m/gcVLK8TWuPX3X//u+5f9ftf3Lwdf+/7l8dev//Jf9Z2WV7+y",
+	"lR74oiuFSCblKxzxQXwsRmG3zw+m3VE8FN2T6DTsHk6P+VAM4n54EDW8m5FZrT17Q68csSPg3LO7OexT",
+	"cRIdh0fT7iEfxd2ROIi6J+Fw2h3wfmy+u/Kgiw8Y+P2DxzXzthMw7lP3x3uCO5aXXRl8s+v46OrfNmxu",
+	"eWSyGBnDS93oWLql1boLZm4AuiBw6kldAWKSYkA6GRhyZTYwVP4ysxSM1vBeA2ElUQT8bC6RqzTteISR",
+	"R0VN6Mu7r/GFQvbO4OnLbmAQX9syYzO+tCw2cyrnwSqpkgkQaqqAalKxeQK2XaVok1vsgACzRD2GFLG+",
+	"hA42MOLN66CdxKPIHIafLbM01IMFajUFG4ooTslpZygiqfWMR4tE1vnvEyvkCE3A/DETBQOKb6wZeBNn",
+	"+TSJIiGDHguwJu5bU1ZbcPVW/wHaXos6X1omVSz/1L+wqGWV2vQ2hElHwyEmgDnRPHcmvgwwfFL2lHBo",
+	"tMygmCqHunigJ8WYKtH8wBycA5ujrOnRaCshmO80X0ApLNdGeatT4vdBylO/RZqpwhSIwXTPLEWltjVL",
+	"VwcLIE3xHDC0mBpWbCnBAny4E7ZD01xEIh9jMd8Wo7oH82IKGg3kgprzpejon4+8hiWiC8t18nxpVukK",
+	"+GCzw+4gYnOjUMNqKcLipf5eq+fx4EhblPTqrXFrEJ6KYXzAu6PpYdQdiaO4e8KPp93TsB8N4JuRVtgz",
+	"oS//6lnLa6VczlbY4xWJLnxkyg3OS7sLvTZXX/MiCVt7QhebSb9V0GIpLuziXqerf3B+u7+qxoBCUzi+",
+	"FO73DKfYdgbUAhRXwzMn0UF4FPdFdxgfT7uj8PC0e8pHx91hfBgN4oPpER/0y5DNk4N4OD0JB7x7FI1E",
+	"dxSf8O7p9DjsDsQwOghH00N+dPogkYxRcH5tpM5DA7S4mV7I+wJUe3NlOI/grver8dFCGIaleq4zsT8g",
+	"nPzkd/PParJ7K59zh5bBUzuim/RSSS3t6qdaLXY76s8rz/d+8fZH1/Z2s9jXHDEIlIXzGjcW45eUPBRp",
+	"ZFpfZcRSwd/RV1RUxVOot9Rami1EPhNduK0vF4JL6GujvlkWbO7vAJwUhDtIRVwATyQAtWIINdKWvnZx",
+	"A0MuCcl57Vdh+yL4vxXXwPpv3obLVc0HdHrsHBE40jWC+1mYU/Nox5cOxKU2ykVk/W5oQlYcuxnPTLfW",
+	"dLVYqtKh129eKBaslhFB66EDGUX4IuaLgNoZTLUBedkeBVoDiicHkH/COnAaJM0djlR725grj8AKBMyJ",
+	"HjuzuhsRCWhxTVdfG9NX8GMKdidVjs9Mio7NyVeaZDk02SRqzGSmH+lL591lZsIB5xlwzUqiPgQv1Iwp",
+	"UWzO80UqlCodfvchX6ga5x96xVJRHQ26zr7keTgHrMq2+Zd2SU9ZHTZNx83VUaYI9gQ8BntaIYGD7cRl",
+	"KRR4zqP+ATYDb7usek9B+YIeIkwuhFAcHEjzTIa9vlfFNQCKkiIDtXMDWSs39lDZ6xNGh2glMSqsPOoz",
+	"W5ejWPA1NlRDJgWpnGFuas7WmO0aEdkamBMUwdtr/8BMOi6qE/3SsoACYB5TiQxxybFAhl2IHNKkFCzB",
+	"Qes9VWxMBjyjcw/DF1Wh5JmRerhfaRbehJmM0yQsAvi8HmSpLg7yE4iXT2ntfGAMZEPctsYHnptt2Dlr",
+	"gbNM7TzNQQ/WBkgtFq6Kzu4Bj+rs3jhe5f23+8iJowp66FaGxDrqBGpwNmqGFFaHjL7P2v+/5kk0fU/p",
+	"VLcegpv6MC3iD3dTn0VJ4TipZcUIFH8aWXRLvusT1CHqCir2lUQT0qhrBJ0gyLjygMqI5Q4tNdmbZVFT",
+	"j/0Yx3SGwfi1HRM0BFPylMgNw8OX2y4eKNj3ZjDvEQPjvbZq34MF815/2+12Wc1/9Vc2+fOeQfrMY1uV",
+	"FOw9SyRh7epb65GCBeS55uEE8FQU1teADWsMCnwO3e6NNayrd617asVeI0ttwyrDgUycOTQpeHtpEjMD",
+	"FSi0QYlGJodyy44ZdUB4JgGNli+XefZObI6SPobBqe13mpDzYX5Wui4Z20oj0oPQXNYP0qbhdFUwa0u/",
+	"r/zTznP53g0WOcel1E+gTNa2MwWIE2UaFABjEoWx7w6BXhaZ9XPqbSNUNypbCGujGyepMibDyvVxhiBa",
+	"fHosDSZfs/3GdjXfnl2KcFVaGHjK7tiKu+PcV0jybWMzt7wWnQkyQdJsBkcvXBUsi2Mjnk7HgyMW66Fh",
+	"5mPTitzbEMI5/w+y7Uh255zONmmMSkbpM4I334uARX9V2odboM3U57zga9AI+YqECTfndhMDdFNsuO3l",
+	"UMy1oXPkVWoHnkuyHp/rLlmJ1ewQbp0RUpXz/FvoNd96S73YYQkcf+2GdzDmbyTJ5cpyDDUF/919ev7y",
+	"6y6YhwHBrOgpNkhKWrvlGWIPY0RQL3ZZoAsV8rLIgfyKZXkyS6AWxbZgGAAiQid8/uwVK/EIAZ5zS4eM",
+	"qwH1PEuBCIyaYjZ2V9k6b/VcG8pdcRbdfYJ7hGrJEyg8Ke3BzsRAtWXWLsQn3Cri5+dEHPBDVliwAtgb",
+	"bij1wwgDzLGmQ2/uXm9wgbl1Z/QBTae+gT6ALCLr+lZm7pxst2azrWbmNm2sKmHAhi1a+gEjBLo86LGX",
+	"eEqJQacwXJCNM0jWBHMeeAvzt/VaN4R2vGWSjmvs8dpIsy/NJraW+tia22bJEouT8LIUfmUpPSaQnFxL",
+	"JMIkEjba3Iweb5gJqidg83wB8b9b2A9ohMarNJCeW15hxwyXZLvrPqMcBPqjOn/3HnH7Vhoi9gejBxUC",
+	"8qmSJ6rFm2fbcPOkgWqSQ1Bp+AhD/1gcskPUDT1eN/BGB7+Nh9gr6SbN9iTl6Jn4ROe2gnLkgTZ3LYK6",
+	"oR9h6WxZIeGCyIxZkS27qXgn0vL3UK6MFlkulmlimq4EITbDSb0QeVlJ3ubwy7W+h8FCxCTwkmvp1umx",
+	"syu7ncFlIIhisbDdj74s2x8ttO6+zY8kWX/Ats2xMy9kpxpFbPDBjbNC6VgCMq6dKuIjRMTWFBK9BPpC",
+	"qVQUqAAtZRFfJnZaoUkcjGjzRlY+42tAzhLmhUPPIY+0/U1XYwE7zvC3toHS/j2mXnn8scmIbr0ERErL",
+	"16TaGHOTkmEe1oG1y6QuXdDpsRd8Jqhd4IP7DgHM/MP7Dp+aE3HnMam6zqcddxhrgzK3DcUNzU2VDdxq",
+	"gg05GLagzQ5hQ4aD0fHo5OBodHwNlkgDuNHWVvdqt/jGzm7uw8RLrwUyauD83dzEZus2PM7s3ofZC7Zj",
+	"DA2nYKcGLlrCxyK3Wypye4kC2imFocxIWEqlfXq3zqIKljxAqDSKkKm2mpHhVEsT634YhwKzUaSf4VZb",
+	"h5u1Xa0B1Aj6a2DMoKM3sbdIQKyVuv0L5fguZ9s396XW7UskGSmwwA2NcT7VLhC1YclwnuXURmSoAs7w",
+	"w7Ev9cNn9PpcsmTBZ9rMYosMxp/lTC05fsveJZHI9Jd6/wMT1wKB2X9SIv82Ary8hTAI5w3YK6bdC7Ji",
+	"XrWXi8JXtZeyNv3Ql6C2ETOwPjXT6bEfskLPJpdlSssaar6UgBsHC1I6jGYjtK+qI/Pl041CpOqmIVOJ",
+	"JykA10HlHrXXeRZYyJdLXszHZnF6hAEUePaTIlmI71VPSPiwOs2/Dl4HnXFZhkf2FybiGnbzxLU89A99",
+	"ub1ZrRIwbwNGGLnjkUhFIaJJuaMSAPNM16CMa41dcqnp7agfDv7EZ/HyNE02Xj1AFFrCb7f1YIA8u0JT",
+	"Rf8Iwfdx1wObH0HoZjHb2pwwP7g5b6TlzpAsXN9yZ+zr7Y47QF5H2g7HCudSZisZAphSMz9I+0JM51n2",
+	"VmHMxRI7INLq7VXCWS4fXLAvFJuJbKFnxKmRq4t2l/e0Hl7dIersWQFXbUojCfd5p1Bh4rGREGGkxq3+",
+	"9Fgchge8O4iGcXckjnj3dHoSdl0yZ0DKm1E0ey6S2bxojfu9wdBrXSRRMdd/HHitS/jQa631//uHWiVP",
+	"YYxlWrbIVuFcmD0eC73D+IQtIIJdsFGfLS8BoKoH9HPuQdS6eicchdfehoE+Hu7bqIh74cb7FPcyJBsr",
+	"7Oi8X3DF4ER/8q5Cx/j/BA2FNvbyZBCeimN+OO0ewFbmR6J7Mu2HXcM5fjgdhY/th/eUT7uSiyHTa3/2",
+	"7BqzjQB8gD8RN8qEfgS8RQopc+9nUuxGSSy38iZ1U276InBufAmTgy4LUhxbS3EtwBGyRqC8VxmPx4TC",
+	"Y0Lhum5Tu3Or/k8lNJ+7fnpobcRbTSI8+Z3+Ra2q6ELVIbtqu0lVdHCdw4/+mD6+JmyHyHoJ8Y9B5xhy",
+	"k2eLqSqgZS8gxw1JL7U3qW25gPktvwX9W2hM6n/6kiw11UHkPkWhcXOWgVAs12Zjj5U9XDg4p03JqWPq",
+	"sa/040EKFYZ60NKBjVjbGeu42ezvTLBepd6hB4+94cI6hwGGdO8dhqdm79SFO0dXZqa0IpjB6kOEys5w",
+	"p/c5tVjgu1Y6LB6bHRqlJG76a4VfY79wlwTHuCx93zz5kGukLqGkMLXpRC5VBFtpP8x2mPSHqguglswX",
+	"uciWQgIQaVKwNt7b3OzLNSXGzAdnReBhOzGQadDViZx1JtCHWRt9rO9IXfA19tdSjBbSioaWFtI2FLXN",
+	"LmR9Fu8l/JusVDe2U0//ai+1USoDCgtGtG2mtmQ7XG02/OoBk9yHTC9OJQL9u+G+2vCooaOb2pIfYFxp",
+	"iomyHWNMVEdfH2Rizd2WV0SSnOQqKH9Yo85HNVA+FG3wgZEjmy800Y+92iA/IJzSv+twyma/4mMvYp2i",
+	"fGxFvJ+tiI6opqOK/0ReajLHb8tvIWKvptKnZ5DaIv2+kV/ymHTg3MfQvhAlESYl26bj3ZdQzImkpy6c",
+	"s3bL4FOvGtAo+8WSwpfLPItWoYjwR2UHHfh61SbJNmifxBKnSuucoBNzMV9bnQkFV7YNkBiPiXLKoncQ",
+	"9R8M0pcEmELqcfcaLAC8vLLcpolL9xOrn0+I1gszshdkb3nF/p1T7rVXM2eVGC6P5R93Vv5BM35bEpDE",
+	"zRVN2VRBYsJMCx7BbhhoCTbsG9CSNgKaWGYW4P1aZ6vcl3r8eguBoCwL+JKczYtiqdhPL79THlPJbwKd",
+	"kvNvzrrDwyMWJTOhCgUAM76cCiwI3WzyndiRmeI3xcJsJQs28NjQYwd//vPfbKn9l7I7/FWJ7bAHthEv",
+	"CxBMQroO34jaxVHKT0Wc5YKZP9FU22wYhy5lRFb2LCySQ2fB3pfQUWMXSxirVtEnqjRVwzV0yzHxcJtp",
+	"Mj3k+jNUIZOaduq3QiwxPmeug1AcpO5shzY80jZvQzEH+Vb6+bmIV+oqlCLsnt4NGgkRqXCvab/LguOk",
+	"aUmQD4UQ1UoUQIhH08zBkwKyDtbGQg316/B1T8358PAIqky6lsgJN+iEBfSt/uhoxNLsQuTAGDIXl3qb",
+	"JgX8KPlNfLkuhArAZVdswKZr1PSH7Hny5UTfGsqNFGsH8I8nfwk6yLcbQDqafHpMVOutnUQi07+Gf+hf",
+	"61u7F3j213ipUypCLft0D7iIg/9d+Q2X7JtX3393yKYrGaVCT4qjpn5LlkEHtPkM0i0FevB1g9VvV1fc",
+	"8IUi/B/WNouWGcQjN48D/HoIGRW5DLuVEEtnjFSlSWjoLWhCgdkPxgbvG9htTiVcWIiEv50KlUQCsa+Y",
+	"Fnoi70xYMC8W6SGsHV4rLnlYQLGPYFuTQtPVcGOoteZsysO3qyV+27lb0GsLNXXHmNdlqQyeVWyfwYbM",
+	"3Ytl6OKG7aR3U8drQkzYD43gbAuz/fOuo4GJhbfSWvoHYrUF6Kiu4qnonl4Ojrrvhr2lnEEmEktmBqdD",
+	"4CNZiFdU9Q3iC3+E0rE1bp3GJ0dR/2RwcjIKj6Ojw1M+jAXn/fDwkEf9wSE/mMajeDAdTvvTk+EwjAaH",
+	"0VE4OJz2436f90/0vYwQbY1Hp/2T42OvtcpTSkKr8ZMnYSR7PFyIXiFUYTgFm1+AqnwG/ZP+H69rwBNG",
+	"O9vL2zvlVtHA7xeAgiU6MKU7k6r8tgSS2qrYNNE+fZnPI3D4Y+XONZU7iSRreP/SHXs6yjQCnJGGVnZr",
+	"MD+gdvYrF+Dnjd8//J7uxqZtp4oo5LJcaZldoOVSdoW7ewo8GXKNOo/VRo/VRg8pUo+0RxtRhEq10UcH",
+	"p6iB5soe5A3mJ9Nzw200Kc9SoTw2XUNTTiVEDSjAJh7NvkUCJPSWkkht8GWRUwVHqU3Mm4Bua3LnAYXj",
+	"LSmnycRbyFvTl+q5gSFAFzQ4dhR0D/6mR/1Xcynxm+qPIOqB2NhATUjQ4L608HtQ97TVKCZyi+g8XWEf",
+	"F46z0xSIr2EEvSXmTbNmMLVVpku9dlqIGYZLViW4VOKdyLHW1WGmdAArYbp2JaTMgI9xXxpKfVWFfnK0",
+	"L/3kvUo5OC/+6+84J2N3RlcKZXeyBzIxTfDLpODspbnVH3qcUlwWNGzALd7ZRMAduUt+gnbXY27itqkF",
+	"nXbH3YgFd1cEhni7ORtBxURAkq2ta0R8x/pKTH0WmcG2H9t0BJtlQkH3P4HhIMy7KnKezOY2hF+lbU+k",
+	"lkKF8jCwHLz46RXgjGI/o6V9x2ixFrrsm1evXtC9J1C3n4tI7y+eKmQOuCxy7ksyfTqYiTh78S0hN4Q8",
+	"zxPLUJFqoT5dFygYeQSj8CW+7BeKBc9e8VmAQd4E+PbYBcd0BARaoSINbEH9OmVEH8iDCwUPlwj5Fugd",
+	"kYpCoK4PeuxcCBZloTIr0lsga1+grz1PfhMBQU+lgquCHbLvky/RAj4/YIQS0JmYRVotWZFtXpzB2c0L",
+	"j3Hkx87hoz//9b9OKJ09YeVVf/7r/2jwqFhT/WjgN55rky7H+dQ/gKQSFAsT+f5KFkmKb49vpCdQXC6T",
+	"XKizImDt4YjNs1WuZ9w0QXcmJUc8mdtLrE2DTSSp8RhyC6b3E0ZnKtFwxpyXwSlbZHSQlMjfwVLSMwDw",
+	"grWH7HnyJZuufUkDGVvIf+defIqtZ7SLNswjTAoB/AqNmR6iWJHNRDEXOU4P9ZvqsZtE3T9WWcFNbTJ9",
+	"+AY+fCMuQyEg9QU0KReJEk6HM/UyY8YMMICbOqJvpxO1GgKnSb29CDiEoK8iSOifsqb589ghRMFpUd6s",
+	"SrFLyMG4OUzviiuZrmCHxPP7wLghr4hEUxT3UwSe9+y8xJn/RI2XtOwNwVs6CBdcIcOtiCZGQ5LA+uQR",
+	"Whxi7zFSegOb4aqgWoM0GrMabmWjLy6yVRr5cp6lEVtoS6KY8xqF8RjWegxrPaSw1rkWhbTJkcFL6yHH",
+	"gzG+yAf4L09+x39UGRsbJbPFvDD2t2ONFFRiAC6IFtYQRspFKLDOBqJaFjHUNROwqjMXao7WcJzlJrKi",
+	"HRhA86bbsLUoxnSm9NnWS5SvYKQeqgpqgcmUQEpzX9Y7Dvsbg1uWzHNR3JkZ8xMt0+0CbO2inm+/UQ1H",
+	"8ZF66j+tFNP4f552q3OhVgvtc924lHhiztEVkQ+lxGKaUnig9IIlevuqdPUjkGRjVNHJb8Kw81V9UeOx",
+	"mnJLW+TW1mNZaad2unbcVCd6Qk+B2AQFsvWdIJ+Gn1pCQBAZLIt9GRgjPuixMwwLQEkhIW4m0NzGo3Ww",
+	"gaMUEK+M52A61hWgafFCdVhVmagfNUHX3yIqmQI/eAyd8YAtOcSl0Tw5e/FtdaDa9VNgowTkBcLzbbex",
+	"9tHJn3uzSNSCF+E88MpyNggL+RJMcKpt6rEX8Ach8lOpJN0jkWZTBATc6YQvMMolsDyfYLrw16jLzFwa",
+	"DVPpQ04KC2N8l977DbjcvgTfeJpF62vpCeunUjvtdQtV61NXlNudqqM79cB3d3UrE/KJ2uJ2cnZLcTKp",
+	"yJJK1t5FQ/zMKGA+I591+wyPKcyqhYghMyHMPArdo6lrhaUV2EAestT7lGLqZfBhXEILOxZyaWnDTUF4",
+	"Uyqc7LZHt/e+ur23vjNNiRAtMoVRtHIyhUnB738An8KmthlvWmtuJVMmRdk078u2Nto8a6dlOdkk66Xo",
+	"TKALhNuMg7U2rBj0pdn8t8p1858QMfg6kYmalz7BR3oBBsxyn6oXuoYJGQEMrqq2oWIqSCUzCUkqJcJc",
+	"WDxTyIuhSbcYE26ummcXkrBaDeoo9RRkvqSgxC/40Gf0zGAT07bOTpxggsjmimeiaK77dxnIR/1RU6HK",
+	"xjjuomf0E3SBXlTfcqc+0F9qrtm9CrP+6itrLbb24e2HL870XvtRpuvHwMWOdRrXyQ5HfllZ1Iwk/lLM",
+	"EgVkCxwyN+ATk3Wk6p5na56xyx6CAPpnWnG5DLwBfK91two8RkUVFHo4L7iMeB6xXyzyr1qKMInpBLF2",
+	"QEPvJgAcbf4qkoVQBV8soXLPfKpvzotVLgLKmpOwcwsvSHqyAKVn4Mt2cDFXInzz5z//HXTGFFxNCiaz",
+	"C29DjqZr68zSrdsQzZDYd5iD0lQOexFYdlsmYcejipDp2pfBTGyKvoAMXJhFdKsBqgD7URMwB5J34Fvb",
+	"Eg0t5MfOM515Y5n0JeJ4Y5dZOxLdaIVySiDaT8eD7xLDLDLl4dssjhE2YJqtCr24uRAs0i9YVr7TDslZ",
+	"lAmiucKJGV5eTqqWLFgr80xmq1xEGDgZDfrsudYNUaK4DX6ZHczaAX0evRRcZTLQs5VJWN4gLVXGVzgd",
+	"iVABLJXCcDovCrFYEm0JhIRM2IpLxqcqS1eFYAG0HgWw6Q12ulPYA+wscc5niGOhRw130a8K6PCcLfPk",
+	"HS+Ex9IsW+qJ08uXJvJtFyrzfcmjKBdKlWBKejCAgT/PFN0mUbbpFdp+uVnktS/DTEoRamuA6KrMDZOi",
+	"BJvCGieJqPx0eu1XvlSrcI7ttngpFFNwhsajmSp8P5lZvwZic8D80j5jkXgn0mwJqDQYNPRY8NWzn998",
+	"/+NXz7SeT1M99zChGDyjmbEzIFSvc7PWxd0Cn9udqV/OmF9YgAIUCLYCxfzwdhsxcR9dGShrriXZkDkP",
+	"rKikVCpuNWLPNK+3vPKzrY771uvNrkPQPU7fobmWL5PWnoUiG9N6q02EUlxsruJ1puQP25fsbknWXlwb",
+	"prMHZaOjEFSoPV+8IHENITxSyJ+8WEWKi/L83lRLobHAnhyK4+g0HEy7B3wYd0fTI9E9ifph9zge8OH0",
+	"IBxFh+Ih1slY+90tNHhAHYU3g2h9PyOFj3Utn0+U6iyKGN9y9up9vf2DVU9+p3/tgfBcynrTJR5Ze9zp",
+	"3yITk6XZTE18SX8qi/pJW57FEIbzmITKb8qmxlD+7UAv+3ILe5kgnHc2K31JduWOZhMCzt692fSLWZE9",
+	"cJPtmhBwcu+ByP9HRMXGg49Hbuez7zUHnSsHNqMuQrS+rj9Dvqz1zXY8Q8+3Yh2f+gB9ZPx239jth8dt",
+	"m0ztze3wGKq9N6Ha5wL7l3Y9sQ1I5U8J1xOrnQCoUwkKQqSC2/isPpdanwIDWyAkRM7GviTAcVVkS1c3",
+	"j027kx4jwa5xGYoUA0KktqW4LKy2tvEh8JG2opHOU5GcgRWrXFJXmpU6mcR6JY/xVGUOvrHC+TTBwAjU",
+	"/FYMEHv9IMxWZEyu0rQzMTHo5WqaJmpusTkwe+rLLI6RQRl5/8xozxDPBkKDcO6piZDcwMvCxsV8idFR",
+	"xRIZpivwZ+FaJ7i9cSlOjx1Rz5dn1glwueoNxLk1ZSo2lSnk8pjK9CAULRmFqpw43Zzni1Qo5YQ74wwj",
+	"chCoXaVIi9uQ9dsMTt54kO6+RcEQAvzTa6MPDYDhQTON8NfFw17vCY3+MWGsB69Sy9P3QLDXb8b4fsRQ",
+	"v2c8UAiLuW3xfwGoup7Bp4WEK1avFeI2IgFPSqOhsZrlRylsxootRU6DUw6Crhl+taiF2u8RvRWzlKR1",
+	"x5gJSwrT1+ixeXbB0gzJl4ose+tRoRUvVmRm2ISkVTJZ7uGNIKIQ8gX2uDChl5e1uUGyNakxz5ecFclC",
+	"ZCtoXjdfUxbO0Ffbl00UC8iSCtDucKIbuVjwRLJ2oG2CM/z0rAiYwjSqkKXBoEenrakVoF9C9ilQq9B2",
+	"FNsqx7bM2PDy0vR2Izl2mZ2FSsbRoO/L55kUwL0fWMOOuo8r8XljYHUgwuJEbmAUZegGlfdbsSwwLaxn",
+	"JE5mq1xfDTNWCsw1xXF82T7GnLHTeH/bkZrv6lLDd6va73PtEc3Jep/ao8o1eyvcjauvrD0qZc2jJ3u/",
+	"io64dDXQVUFe1ayF5oKnxfy3Rj1yRl7QsN/Xzg8Ie05NUXkWCqWw9kABGgugfdnSEyBxhp9GvOBTrgAS",
+	"dCsC9Q0MofWx6EoG27GVvd09SYzPPsdLG8xP856JYqtl78O3TNX62DAthPaf5waNy32is3ZqrQqxoJWD",
+	"MP1uC2cVm1kH49x6WAV62D/osVf8LdYQJVIVWj8xrceymOVZgdVfmYRf1q3hS8GjRAql7u8y2ncHkHoe",
+	"zvW56n2cBLgRO/SqnWBiMCGXeM5MiEHVbotNA7feooVaIdS51Wn6Lgt5WlNXxNoLvTnylezo1S+LNbbQ",
+	"TkEt0ri27p68E3qLgHzKzYbRm30qsF86y8O5UEXOiywHlAxCOKMX3Ma5O6fqQcg8RQwtRBkBgp8Dap+4",
+	"N9OqqeZWTy0i4TbQlgt7iAijF1n+Nk6zC+e+JQTX9s1NnbiIuolkKwUwRDxE5owpT+G4YXvjMlOJDSS5",
+	"46af1dz9TF5bfMraxrqT6bpj+xYcpZHFkHfYLCNFX2HhjMMqkPrX1DdkqsgFXxhTcuvN8d7OPYkZavuO",
+	"XwO5Cdb7i+gaBDGsAsvficjGIy1KnX2U6R3YftaLlBdxli8YSrcsV6ytCh7HHdqtM3pCUQDlBUDVxhAi",
+	"xNHol1arfO08zdyq9cfrP/4/AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

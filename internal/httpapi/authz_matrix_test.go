@@ -94,6 +94,10 @@ var authzMatrix = map[string]map[caller]string{
 	// never seen.
 	"claimAccountDeposit": {anonymous: "401 unauthenticated", acmeAdmin: "404 not_found", acmeReviewer: "404 not_found",
 		acmeAuthor: "409 transfer_unknown", acmeViewer: "404 not_found", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
+	// The operator API does not exist for anyone who is not a platform
+	// operator (none of the matrix's callers is one).
+	"listOperatorTransfers": signedIn("404 not_found"),
+	"getOperatorTransfer":   signedIn("404 not_found"),
 }
 
 // uploaders is the row of an upload operation: authors and admins.
@@ -224,6 +228,8 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 			return d.env.DB.WebhookEndpoint(t, d.org).String()
 		case "{uploadId}":
 			return d.sentUpload(t)
+		case "{transferId}":
+			return "1"
 		case "{assetId}":
 			return d.asset
 		}
