@@ -45,6 +45,10 @@ export type CommentAnchor = Schemas["CommentAnchor"];
 export type CreateCommentRequest = Schemas["CreateCommentRequest"];
 export type UpdateCommentRequest = Schemas["UpdateCommentRequest"];
 export type ListCreativeCommentsQuery = NonNullable<operations["listCreativeComments"]["parameters"]["query"]>;
+export type OperatorTransfer = Schemas["OperatorTransfer"];
+export type OperatorTransferList = Schemas["OperatorTransferList"];
+export type TransferSettlement = Schemas["TransferSettlement"];
+export type ListOperatorTransfersQuery = NonNullable<operations["listOperatorTransfers"]["parameters"]["query"]>;
 
 export interface ApiClientOptions {
   /** Origin of the API, e.g. "https://api.example.com" (paths already start with /api/v1). */
@@ -324,6 +328,13 @@ export function createApiClient({ baseUrl, fetch, headers }: ApiClientOptions) {
           }),
         ),
       ),
+
+    /** Platform operators only (404 for anyone else): transfers to the treasury, filtered by status and needsReview. */
+    listOperatorTransfers: (query?: ListOperatorTransfersQuery): Promise<OperatorTransferList> =>
+      unwrap(raw.GET("/api/v1/operator/transfers", { params: { query } })),
+    /** Platform operators only: one transfer with its settlement audit records. */
+    getOperatorTransfer: (transferId: number): Promise<OperatorTransfer> =>
+      unwrap(raw.GET("/api/v1/operator/transfers/{transferId}", { params: { path: { transferId } } })),
   };
 }
 
