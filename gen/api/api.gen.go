@@ -372,6 +372,24 @@ func (e Role) Valid() bool {
 	}
 }
 
+// Defines values for SettleTransferRequestDecision.
+const (
+	Credit SettleTransferRequestDecision = "credit"
+	Refund SettleTransferRequestDecision = "refund"
+)
+
+// Valid indicates whether the value is a known member of the SettleTransferRequestDecision enum.
+func (e SettleTransferRequestDecision) Valid() bool {
+	switch e {
+	case Credit:
+		return true
+	case Refund:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TransferSettlementDecision.
 const (
 	SettlementCredited TransferSettlementDecision = "credited"
@@ -1342,6 +1360,18 @@ type Session struct {
 	User        User         `json:"user"`
 }
 
+// SettleTransferRequest defines model for SettleTransferRequest.
+type SettleTransferRequest struct {
+	// Decision `credit`: credit the amount received to the attached deposit; `refund`: the transfer was sent back.
+	Decision SettleTransferRequestDecision `json:"decision"`
+
+	// Note Why, for the audit record.
+	Note string `json:"note"`
+}
+
+// SettleTransferRequestDecision `credit`: credit the amount received to the attached deposit; `refund`: the transfer was sent back.
+type SettleTransferRequestDecision string
+
 // SettlementOperator Who settled. `id` is the operator's user id when the name is a user's email; null for a name given on the command line (`transfers settle --operator`).
 type SettlementOperator struct {
 	Id   nullable.Nullable[openapi_types.UUID] `json:"id"`
@@ -1746,6 +1776,15 @@ type ListOperatorTransfersParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// SettleOperatorTransferParams defines parameters for SettleOperatorTransfer.
+type SettleOperatorTransferParams struct {
+	// IdempotencyKey A key you generate per command (a UUID is fine), 1 to 255 visible
+	// ASCII characters, sent once. The structured-field string form
+	// (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+	// key with the same body to retry safely.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListCreativesParams defines parameters for ListCreatives.
 type ListCreativesParams struct {
 	// ReviewStatus Only creatives in this review state.
@@ -1901,6 +1940,9 @@ type CreateAccountDepositJSONRequestBody = CreateAccountDepositRequest
 // ClaimAccountDepositJSONRequestBody defines body for ClaimAccountDeposit for application/json ContentType.
 type ClaimAccountDepositJSONRequestBody = ClaimAccountDepositRequest
 
+// SettleOperatorTransferJSONRequestBody defines body for SettleOperatorTransfer for application/json ContentType.
+type SettleOperatorTransferJSONRequestBody = SettleTransferRequest
+
 // CreateCreativeJSONRequestBody defines body for CreateCreative for application/json ContentType.
 type CreateCreativeJSONRequestBody = CreateCreativeRequest
 
@@ -1966,6 +2008,9 @@ type ServerInterface interface {
 	// GetOperatorTransfer Get one transfer to the treasury with its settlements (operators only)
 	// (GET /api/v1/operator/transfers/{transferId})
 	GetOperatorTransfer(ctx echo.Context, transferId int64) error
+	// SettleOperatorTransfer Settle a transfer waiting for review (operators only)
+	// (POST /api/v1/operator/transfers/{transferId}/settlements)
+	SettleOperatorTransfer(ctx echo.Context, transferId int64, params SettleOperatorTransferParams) error
 	// GetAssetContent Download an uploaded file
 	// (GET /api/v1/organizations/{organizationId}/assets/{assetId}/content)
 	GetAssetContent(ctx echo.Context, organizationId OrganizationId, assetId AssetId) error
@@ -2274,6 +2319,42 @@ func (w *ServerInterfaceWrapper) GetOperatorTransfer(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetOperatorTransfer(ctx, transferId)
+	return err
+}
+
+// SettleOperatorTransfer converts echo context to params.
+func (w *ServerInterfaceWrapper) SettleOperatorTransfer(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "transferId" -------------
+	var transferId int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "transferId", ctx.Param("transferId"), &transferId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter transferId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SettleOperatorTransferParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SettleOperatorTransfer(ctx, transferId, params)
 	return err
 }
 
@@ -3172,6 +3253,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/me/balance/deposits/:depositId/claim", wrapper.ClaimAccountDeposit, options.OperationMiddlewares["claimAccountDeposit"]...)
 	router.GET(options.BaseURL+"/api/v1/operator/transfers", wrapper.ListOperatorTransfers, options.OperationMiddlewares["listOperatorTransfers"]...)
 	router.GET(options.BaseURL+"/api/v1/operator/transfers/:transferId", wrapper.GetOperatorTransfer, options.OperationMiddlewares["getOperatorTransfer"]...)
+	router.POST(options.BaseURL+"/api/v1/operator/transfers/:transferId/settlements", wrapper.SettleOperatorTransfer, options.OperationMiddlewares["settleOperatorTransfer"]...)
 
 }
 
@@ -4684,6 +4766,214 @@ func (response GetOperatorTransfer500JSONResponse) VisitGetOperatorTransferRespo
 type GetOperatorTransfer503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetOperatorTransfer503JSONResponse) VisitGetOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SettleOperatorTransferRequestObject struct {
+	TransferId int64 `json:"transferId"`
+	Params     SettleOperatorTransferParams
+	Body       *SettleOperatorTransferJSONRequestBody
+}
+
+type SettleOperatorTransferResponseObject interface {
+	VisitSettleOperatorTransferResponse(w http.ResponseWriter) error
+}
+
+type SettleOperatorTransfer200ResponseHeaders struct {
+	IdempotentReplayed *string
+}
+
+type SettleOperatorTransfer200JSONResponse struct {
+	Body    OperatorTransfer
+	Headers SettleOperatorTransfer200ResponseHeaders
+}
+
+func (response SettleOperatorTransfer200JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SettleOperatorTransfer400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response SettleOperatorTransfer400JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SettleOperatorTransfer401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response SettleOperatorTransfer401JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SettleOperatorTransfer403JSONResponse struct{ CsrfFailedJSONResponse }
+
+func (response SettleOperatorTransfer403JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SettleOperatorTransfer404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SettleOperatorTransfer404JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SettleOperatorTransfer409ResponseHeaders struct {
+	IdempotentReplayed *string
+	RetryAfter         *int
+}
+
+type SettleOperatorTransfer409JSONResponse struct {
+	Body    Problem
+	Headers SettleOperatorTransfer409ResponseHeaders
+}
+
+func (response SettleOperatorTransfer409JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SettleOperatorTransfer413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response SettleOperatorTransfer413JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SettleOperatorTransfer415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SettleOperatorTransfer415JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SettleOperatorTransfer422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response SettleOperatorTransfer422JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SettleOperatorTransfer431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response SettleOperatorTransfer431JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SettleOperatorTransfer500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response SettleOperatorTransfer500JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SettleOperatorTransfer503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SettleOperatorTransfer503JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -8330,6 +8620,9 @@ type StrictServerInterface interface {
 	// GetOperatorTransfer Get one transfer to the treasury with its settlements (operators only)
 	// (GET /api/v1/operator/transfers/{transferId})
 	GetOperatorTransfer(ctx context.Context, request GetOperatorTransferRequestObject) (GetOperatorTransferResponseObject, error)
+	// SettleOperatorTransfer Settle a transfer waiting for review (operators only)
+	// (POST /api/v1/operator/transfers/{transferId}/settlements)
+	SettleOperatorTransfer(ctx context.Context, request SettleOperatorTransferRequestObject) (SettleOperatorTransferResponseObject, error)
 	// GetAssetContent Download an uploaded file
 	// (GET /api/v1/organizations/{organizationId}/assets/{assetId}/content)
 	GetAssetContent(ctx context.Context, request GetAssetContentRequestObject) (GetAssetContentResponseObject, error)
@@ -8747,6 +9040,55 @@ func (sh *strictHandler) GetOperatorTransfer(ctx echo.Context, transferId int64)
 		return err
 	} else if validResponse, ok := response.(GetOperatorTransferResponseObject); ok {
 		return validResponse.VisitGetOperatorTransferResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SettleOperatorTransfer operation middleware
+func (sh *strictHandler) SettleOperatorTransfer(ctx echo.Context, transferId int64, params SettleOperatorTransferParams) error {
+	var request SettleOperatorTransferRequestObject
+
+	request.TransferId = transferId
+	request.Params = params
+
+	var body SettleOperatorTransferJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SettleOperatorTransfer(ctx.Request().Context(), request.(SettleOperatorTransferRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SettleOperatorTransfer")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SettleOperatorTransferResponseObject); ok {
+		return validResponse.VisitSettleOperatorTransferResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -9615,563 +9957,572 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3bciM5kjeIvwqMM2ZJVgcpkqJOlLVNq5TKKk3n6ZOUUzNdkZ8CjADFaAURrEBQFDsnzf5Xf9u9/Z5h",
-	"ba/3IfZJ5knW4O5AIA6UKGVmddd8VRdZIhkHwOFw+PHnn1phOl+kUshctcafWuKezxeJgL9PwjBdyvyl",
-	"WKQqzvU3ajmf82zdGrdOWIRfM77icR7LGxbniuUZl2oqspbXuuPJUuibeBRlQqnWuHX1mg+n+//2/peX",
-	"Nxdn+wd3g4PdfXUw+dfDC77eW/3HXz8ctLxWmMppnM15HqdStcb9yjcX4pdlnImoNR4cea0wEzwX0Une",
-	"GreG/eF+dzDoDvtXg/54sDfu9//SgkuiWF8z15OBAcFfb2KZZq1xq6+vWWaZkKGe2IfLl1ctr6VCnojW",
-	"eP+z1xL3izgTquEdI/OOONIPmh5OebQ36UZH4aQ72j+advlgf6970D/cPzgYHh7t9UXLa0mRr9LsVpPj",
-	"4nTYL755zSciga/fvWVt+LHT8lqZ+GUp1AMTGPT7/f5oODh4bCKZuIvFqjWWyyTxWirn+VKvilnAa2fx",
-	"4E8eaoqfR3jH589ehSNex6rCFVczwRKucrbgN4KlU8skNAnl8kWci7lqjX/+nUP+u3DIRz3S+/x0mSn9",
-	"Xss10TyW72SyrjNLyJNEZCxWTKY545Jxfa3mnHwmWJrdcBn/DZbV5ZwwjYQeFrz9eppmkziKhL4kEjmP",
-	"NYn06/Bhis35ms251CxZfeoLxVZiMkvTW3XM1ukyY1maCD0eJIXIeq2CEKP+rtfK41yTq3UCb2fu2/OM",
-	"h0JTozWaTI+G0929g4PJ7iji+3w3FEfDo6gv+mJ0sLuvL14v9GNmeb4Y7+wkaciTWary8WH/sL+zyNJJ",
-	"IuZqpzZHTdBTzdPxnXhJsy0L5pB+ZbGkWZSk8WKRpXci+jeRKU1WWmuuFiLMLzRRWuPW0Xigh8iX+Uwv",
-	"5Cdk330+mB6IUdjt891JdzQdiu5hdBR29yYHfCgG0364G2lm5XOgTyLu2Qk+4bPX4nc8TvgkEUg3vfEN",
-	"416HMy5vhBYONDr9VxbO4jvR+ui1wiQWyNYwjEF4JIbTXd4dTfai7kjsT7uH/GDSPQr70QB+GU2cYYRz",
-	"wS5nqVB6FMj9uZ38pxZXSuQohqJlBkzxRhmqTONEvMXnaAqLrKt4IrpH94P93kLetLzWTMQ3s1yLmmGf",
-	"dvkw2hWj6R7v7k8Owu4oOhTdo2mfdweTYbgbjcTedJ+3vNY8nosr5IF4zm/EDj5Qzfhwb1+vwfRwP+of",
-	"Dg4PR+FBtL93xIdTwXk/3NvjUX+wx3cn09F0MBlO+pPD4TCMBnvRfjjYm/Sn/T7vH+pnxX8T369zfZqP",
-	"DoeD3V2vtcwSYjo13tkJI9nj4Vz0cqHyHSTFzoaZruIon7XGg/5hX2/0r8kbTTJ6cHTVPxr3+678PJgc",
-	"hnoPdQfToV7+3bB7GI1EV1PU/KZfspxPRNYaDz57rSjORElIea0boVn85Zl56u50ODkMB7y7r581mh7y",
-	"7pFeuYEYRrvhaLLH949aXivh8mbJb/TwI9GF282LWqcX3X6/PxjutrxWuhDyNJ3PhcxPURwPvdZCZPNY",
-	"KWR8OPAsC055ooTegCq+kRckdVrjPFsKr6UPJvzbSudLI5VjeW23d2bvwznmXN3av0lgXcK6Mr2uTOVp",
-	"ti6EkBZwcdjyWstF9NhpeWcGvuuKorM7IRsUghM2i+FdHpNiJVTOpnGm8g1qQJg7HHUkDqODcH/S3eOj",
-	"aXckdqPuYTicdAe8PzW/FRx1EeecWeppniKZQkQIcUWMjpLepFrIh8ucpdOplpT6ZNBij00zPhe91mbN",
-	"YTDuD4kW0yydN64HHveT/eluOBTdo2jAuyOxN+kehgdRd1/sTUd8dzIMB3pP5Kl9BA362p7oxRLVZaVd",
-	"iL3PXpV4X7YdN5COPm5UqEb9JrJEGZ/mhiR74SjaFcOpXsVJdxQeRd1DcTDt7vO9ySjcjfTYyiRxqWq4",
-	"dTmZx7lLgVGdAsPJbjiK9kR3f3qgZcVh2LWiY3cyCveifeFQIOIM1JTS/H/+1JrGIomA/Mha5xHNz+6u",
-	"dFte1VJza1ruDh6l5YHYj/bC0aS7y4f6pYNIH4ETfRhO98VeNAp3J2VamtuJjrTZy3v6H4OVho+z0oDj",
-	"Enf3tAYw0hqAPgG6fVEs8YPTp0lf8ygqE2H4D0IEK3JdIuBNMKjRdFcMo0HY7U+OuD64tKQ5CLv7E82G",
-	"+NuDFKBXu3MfbFLijaDfwugzCugma+93DfR3DfR3DfR3DfQraKCbhJXKpq94nIioLKreaArIG5ZmbJWl",
-	"8oadXl68Ynl6K6Snv+SSLWWeLbXqxdIsvomb/A6hyqbXU3y843K4FDICNVIJoPMLxfSVV/rpRsP8965+",
-	"Yxe/mwkePeBguEDZxKZpdiOyNQtnIrxl9r3fwNngTkyT8TwS80WaCxmu/yzW5/KDEnXRDwq9cfCxVZzP",
-	"WD6LFbsVa61iqzxOEpYtpYxhE1eJGRfvuL4V6+tYXi+VcOl60vBwZ2TdPze8qMcuRJ6tzR2CKT4XMCQ1",
-	"S7M8WZepflRQ3XkyTkEyHM83oPeGuQPp5R1P4oh4oEz1S3EnMp4w0E0VcQSD6ze5ymJ8nDEsXPIONz6n",
-	"xy6FwF/PsizNlCaa8xGOLHpBusyv0+l1po9Rc1VrTH7InuuO9FpzoRSKsTdLlbOJYBORr4SQDByV/X6f",
-	"cRnZD/BFe9BneUrfsQ+XL686vZbW0yoTxInXBmC9nk1vTyWoLfqhPdDSLWMMhw5j4BtYQcJvwRGVddKs",
-	"8FasjPK10dX3Vz0VR537R/T2/Tr6FE7w1z10R42Hbv/BQxdP1+qZS0fxQ4eu0eH/HgfugPjxJ/SZn8lo",
-	"kcay6vORTNAPyJdgYHkoi+NcMSXCTJR8QBtsIFf9imKl+Sm6EFwV6ywkfGmVlTshc63SAsOZ3dEzu8A4",
-	"dfR3dVfLR+OjEAfRUTgwdvVkXzN+P+weTI3JuaclDM1i3FrNlAiv30z//D+OssMf/vwfv2RXq79+eP/y",
-	"8Pz1+7+cp8PX/DW/XG2mtDvLsnIMcQlHPTaD54sYJMOlyO7iUHyQdrvVj+eI53zCFcQ0ljITPJzBhfUz",
-	"QuHTrpfO45xz4go0G7hEPyvXR1fGszhZM+cOc/AmPC+rNnuuakMDZ+VXfQN52jQnpJwy5pcrT/VmFFE3",
-	"loyEoUslo8u1xq2/3B6t/zL8t7W4HKzC+dHdX+JBfzLMk0k8SMQPr/Lwh/vk9dXZ+s3f/sfg7Q0cOlpk",
-	"qFm8wFOzFNkyYvAw2g33p33RHU4PJt1RuHfUPeKjg+5wuhcNpruTfT7oV8TgSQRCMEuBrDRofYQtlQBR",
-	"Lua4evjTnywvGSn4BVJe05HE2Wkqp0kcVvWUdC702YpbDXVje2LV/MDEhcYrE5pHVliwiG4pxnNGl7OR",
-	"BxHEXc1/ScojFuegRGhe5Dc8lhsVPpoCc174DRixNi1NPRKjL0US34ls3eQ+j+g3ls94ztQyDIWItHEi",
-	"jShNZcR4rrfjJrc6/lj60BoPvJK3YbDX7/e9ltCKXWvcep+qnPnbCCK/Ndaky8V9ziLBoySWgol7HCYc",
-	"U2qRSiXK/iuV8+zBQwdccGasw/JYh4OhHSk+rvqSYX/02Dv2/oIO2ce9b3CoaG4Y9EdD54wxDrTKCTON",
-	"ZaxmGx+57/gSBmIUDcPuEag+4aHoTvai/W6fF36aFtq3J0iJk7wWmrcc0dpkC299VueOgDenLePTXGSM",
-	"sxGIni85sFs3qdRS3h7ZRtf5Fc/sxhN4cDXYH4+G48EzTuAKcbdwjlK6gSX7Bifp7wSON3D0Z6+FjhNQ",
-	"qa25nl+IRcLX6PGJhAqzeIGnayvQymHAVjMh0XvApVph1gnwfJ5mmtPxy3TKuGSCZ0kssqrngfwIQcX9",
-	"EBwzPlFC5izNZyJbxQoCiCqciTmHU1gu55r4eiCapFYHz2J5A4wEWtOJ3mz18V+CkFfa/l3xWJus0zQT",
-	"LNO3xPJGv4rS9kBUFq+dxzKe6zcP7CtjmYsbkSHz/vSTPsuFzOOQ56L+4pNkxdeKBadpehvrF/Jk/ke/",
-	"VZL+wRi0JnBwpexG5K4LjIV4Z/vHq6v3oFPRy/RvlPSzVCLq9CiNCfO2UJmvk++hcTSR9bPXWvCMz0VO",
-	"3HKilABRXp2p3qbgfGZxVKJny0Qmu1ob6o54X5ulh1H3QOxP9/hoshsO9RaK9VMWPJ8VyhKnlz00s2ma",
-	"zbneLMtlHLWaGINsyk2DpmBSbdjapD7ge5PubqT3K9f7ddIPu0fRoTiY4qSahx3aF37hwGl1No7cKnKV",
-	"oW9pmDcNvXjlF46dJE7TuINCJAUmUW2hjfF0qUDKe4wrrX6GWlS0lZCgjKYyFMDmMO5flgKMcTNwfF9p",
-	"7/L710Le5DOtzfQ9vZfN50HTkMu+2oa9DN7MdbpkN0KKjOeCLUQG/KP15DZnHz6cv9SbchpL0fHYQO/n",
-	"4d4eu4tVPEmEL08uT8/PtTaf8VDvKI+hzJOh6DEwD/NsGebLTERd8L8xHB/TBPdlO/BbfBL6rcAr5Okv",
-	"yzQXqmNlsXHTcsUCPgkDrc8r61jnc+FL/XNZHk/SaK1HCxKRKT4VybrnyxJX7U12o0OuzZvpIOyOogPR",
-	"PeL7k+4wHIn96SHvTwZ2H+P5UixPRdxvXKe9g+o6LbQOm+ln/s/2v4x/9v374aDr+/cHZx8/Dbzh3t7n",
-	"//RbTV/7rc4/N7Lm63iOudh1zgQVQ8V/25brkhjTKIrJRGLKl4nWuDXH8Xs6PYj/HjpL3jkG7aYd7xq9",
-	"rL1Ks1u14KHo1CTAloZwgwRIy8P4MinwYaEtyU2zWS7QzqyMvT/ZD4eauwao1e9NQOZ2D/j+dE+Mot1w",
-	"OGke+9K87stGTSrppmFX9c/aBLbU9BomsLJv/pIZfC7MOTyz3exhsDQpxXmxSEiV2PmrQjeKW72AmbOv",
-	"bOLs+FPrnzMxbY1b/7RT1DzsmFt2ivfoIRTjbboJf1U779G8x1FXlM5q5m4wZqmTlNyQ4mySlONc+bJI",
-	"S85LedKcoS8JRSCXoHFC1nKPvUxBo0qnU5H5MieRoCWhm4V9iiL/1yOnB76zIh774H1O6PbrrIMT1AzG",
-	"QMzAjcIGFIbVtJ1XwsMeS4mOmv54oE+zdN4UJz5mGTqeXPVXr5Evgx/OrtgOX8Q7d4OduQh6vvw7cAec",
-	"h42WU9c1nZrITHftNBhbn42OymVUYo4vY63GKoE5XwN/z/mtQEMO7dXnlAa4vsgXity9lAKANQj6bTyK",
-	"GLc+xjyltxpz+R+wNOD3nbbFTiv2zAuFBR8hl0yKO2CyMnP5srrsWruiSpKFQK9k55hFjuxlcQ4KsS8d",
-	"FgucYGDAFF+z1Yzn7v7VHBel33qjQoCycNc/YZ9ScPoq41LFeS184pqjK65YJBJRCUdXgvV58aRSvgfd",
-	"aZ8WcqlpO7GhhM3ZGxSkLz35G8bpnfd8/jqbqP5kw7CbiMFkuhprZX/FlS8N7dqc5el8ovIUrLk0g3hB",
-	"KXqC8Xh9KfwFNZzKl9NY8qRjAynOuxWpEsa0/4Z81DDOpzOSLOZoH1iQD4v+jpk7ewaT/8dkLxuHd8n+",
-	"oISvRue+DodWQ1nBmAXifiHC3OaZBMa5VzlmKVnDl+YhwZipSpQwphqRMgOa5eMyYgk6GX25VCJjkQjj",
-	"SFCQz5cPbKA6C9h3YjStGJ6bcxGYDSKiTjW8aMR9RbybfVI6jJ+wQ357p3iUCkXKWR7O8CinsxmEj/5s",
-	"nOkPnu6sDQpu8A4+ISOJGNRYE6CCYztdSY8F7z98//r89Pr7k8uz6w8XrwOPSa3GQUKXL4OT16/f/XT2",
-	"8vrdxfkP528vg7JUg7xP1JSrigMsLriTaCl/xJP1Kk1f8+xGbL+ejrQyyeZ5ml4n8JRKbNsQiI5xxjPB",
-	"Rv3BcJdN1rlQx4znbJ6qnO0OD/YP4WcehmKRV07E3UE9izRPU2Ze+g0kVn1uX4UZa48lliQepMxFraYv",
-	"F1o/n6eZVs24ZLtD9uf4e1+2kVZAwI6ndXJGK6O5LwU59DfQNSC2kGb16E7Pl5Dbq+aop9HyHNsIDFvF",
-	"SQLcPxPJose+F+tURmzA3sTfw3B/vLp670vkXS0tRDJlmZgulVClnUGRHf3VyftzpoQAT3J7tDtgsfTl",
-	"IuGxZLm4zz0WplJijhsLkxSCKMiq5zIXmeTJGUbIn8GoMT3hGoPsbo5zOhf5DKYMah4kUaeSpcuMqTgS",
-	"PfY/lmmOMyAuw7jbOl2yTCzSLNfKcSkvqO+er/hiZl78Tc7W0uS+ktLmPjMYo2AzhyLOxmRGpTIUj8cT",
-	"46le+IXmTpUrz9AOxDERJei1ikTh5zl14lLQ4EIsVTVjXoslcLhzBZE62EDWr2BTYR/L6s7w0SV515DG",
-	"XX4Li2J9vGpGozf12AclGGdSrGBUeJn+ZC5obcreraR12wH9Cmnd9C7NN3EtrfvBw72SBf51LQwimeZW",
-	"Emke48wGTM2pDcEV1Ad8WSSHH7PASQUPWKL5lAnIVdJXQ9wHgkCcQkRaN2ukDMj0WNW3AfADTzLBo7Xl",
-	"C182MAZrI0fCYLWIJ+92p8d+MOGuEtvop+iPMeyVb2lz1zP5n24q/cPxy0Nc4lYQ+PKJXMLaeEOA3swo",
-	"zXPNdwuez5hahjMMDNaqCgKrZEotUMl9SlqCXm074M4xU7N0xQQPZ4xqAZgU91pDAkUeXk9H6RueTNNs",
-	"LqJ/vXz39llH6dw84Rqu2aDwAfXIZEILU7+wbIY6x6QdFlz2bYRYZeBfhZPKzyRVrnnusJ5UmKFXJZ38",
-	"VYTaMMjEQvDc8XTDgreDTz45ff3WmPlUI+63PFb+niw5v/U5GPtSv0nzstLadhQrfpMJofWZ1SwOZyxM",
-	"F2sGiEfKYyp1DBBr7/jyZimU6vTYSaJSxikWDcmaebpYiIjxLEP3gqPdWTNGyzZf5vFcpMu8x17F92ir",
-	"QoHERg0TufNtmr9Kl0859B3GlGl+PYW7m3lSaPtHpcssFIVxJ+7jyhnbHxVs+TbNmXnkN+DIYsRfhRnt",
-	"44IxkykKFzNj8pexiUhSeQOZV5zZgLX+camE47AWmXEqKCFYG7TfVcpCrhV8babFMopVHsubZawg/56l",
-	"Wp1fZotUCcM8+jbKQstTtpS3Ml1JpkWfcbyRYP91rFCzMeGiDK2q/b293X00pkpsMNj9725xNlJjpG1M",
-	"1nao0jnWIgrBzvAYihXYcmCss6lYsdlSRpmIiIrVLa9vf2DPN5d8PEGjUI0PeFCraHjn19EsGqoziNob",
-	"qlbgULgTWZLySESsLVNfOnbwVEtvbVpRta2VsjyEbARGcrbqkfJlxvVGUzmcNWYD0NUdY7lhLnQAH7qQ",
-	"qxlQAr7yZZsyqdRjtl2npmw6D3xMyXTSRIGgH6STVCmedxIsK89wzf0is1M/NpbLStDTcTR9qD3mG2z6",
-	"6li/ChtWHkrnQSmD1XKM+Roh/yIIYHJAi0tvRdRjtggcfNN5apJje+Ul/+mnn7rV3NuH1r2aqkuLr5aL",
-	"RZrlInojophjUcKzOMA+6Hqun3QNq9FU2w5iUFtllQeXT4M9ly3ssxk8m9Gzvwl3NM7jKzFJ07MbdFjI",
-	"iQQrpUIitFFihVdgggYLTnGxumcyTKNY3gSsbeycm7/Fi45mqby4TK/xuEZ99Fer0iItpZ5hJpQSEXiK",
-	"MJ3tKUka3zAJCvItFAx7c8qLLynJbhon4om5LsUJ5WLZfs8TLkPg/UWWLkSWx5SD8thpaGb7JpUCU8SK",
-	"FLefnduLNHQ0WVo12NSGlxv806aEvTwTXC0zSEbRV7E2wH/q03HvEDAhOpCZQtCcLE/L+XxbQapWkvBq",
-	"GKvVgX2fpOGtYpAUs7BZ0BzUFjOSF4pN9GUemlAIEczaWqSx//o//pcv4Vf2BzboeDayETRCuQbHrM/0",
-	"MxLGi5nCVhISz1Obn9qv56duBIh9uESiVB3mJC5GPBddrRw0Eq4GJrsFN5UgZLd9UxxtkU7poMkWdRQI",
-	"K/tx88UENPvJZaMy5mztzgYQ2q0mbiBnP7V4krybQvHTQze+XSaw0WgzYek8lAqVOfSnWZwIFigK4caK",
-	"BUsZiYwQa4IxW83WHgggyMMBK11Ex0wuk8SXRSEPcJekt5p01toWN2ffw4OnQVOZ4ucaim7T/o8js7/C",
-	"GUR/ilvsjtNGhoFabu+P2Ezc+zKKb8BzIpleO4p9cZbE8hYNWtx/4n6RpJnIcOZml/myus2QVhBmp+gE",
-	"ufvSjN1xrHmsJ90PwxEfhP3pvhhGu/xochgeRC7+YV8cTQ/5wWQ/3ItGYnc65INJPzRVKpsp7yQ8u3IY",
-	"toARpwXvVxi7zq21fVuVgJtEiF356lpaznaliLvPHz8oTDVh+bCgGkHnj4c4rnL0fLYv5VnG17jliwq7",
-	"Kv+950qBLhNSvcvUeFnFPZY0EtekaHDZSsfe01cOZlMaTiOFoshkH1GuieMb51EECR88ee+QjMogK0cu",
-	"ga5tSca3YgW1Y3oIc35/jvcMsS6CPg3qtK2kxTz2lrPK5TUtAwfdSBcX0aW6jD/FkTZJU4ZYcV7hST8a",
-	"D/aDsr5AaDBO5crPg+7Rx5/73aOPn/re8PO48vmfm44DpFaNed0y7uoo38RJEpM9jcLqLo5EajjMrazc",
-	"wFrOyV3g5n2qD85A5tXYPb4XiaIXQtg6zgvnp9aQ19u9fcujuQDgc09aF4uvdosB5/tUWqB+94h3px8/",
-	"7Y+aV8OB4XOGFct8f/So6gT1uu5ksrjpFQTO941I2iTm7RI7hHSnikM3I7OrXsISsARt3lNK5G+cNSpP",
-	"7Vyvk2LtABfsu6DjIcfq7+AP/R2cmj9evXm9xyZLGSVC+bJdsg3/Fi+CTo+9FSswjRGvfiIQNodOVFLc",
-	"XNbAv/+6EMWHm3hq/16JyaLltXAc88XI/r0Sk7n98MsyDm9JwayMqVE/PE14PC+fKc+Tv1+o+ECAZcHj",
-	"yGOo7vBIhPGcJ055Yq8ixXCTnHRfbdonFSYrD7GJQU4Nkmu92BIPf5u0m0qnjiCdMl4UEbAzjIZCFFSb",
-	"tVh0rS13CAHBcUvbg6WSAgrFflpKJSAmUzngZEhoXg+dODSDE7z4swsC9tBtH5TILsRU3zBJo/UGw1Xc",
-	"58fMb/ktjOxSZrIeqlM0ibgjTWbUMywvp+D4UeFr0tMbFq+af34rFjmbiJAvldDyawYev0US6+3v5lmP",
-	"WaDpAeaGnrjHAlyHABbMY4F+HlYAiPkiB9lHI5ukaSI4OPlJE21grJ8Qw4BcPCuuUOWiPFYSs/EUaxkA",
-	"rq+JdI9oZtufXzSZ5vUnzCNGV4nIMyiYaRaJDNxgUJq6jQLmcFxVyVrw7IEC+TxddBNxJxK7mmAtpVLY",
-	"JcyNjoEGUu2OEh2JFo+SMBMqTe6a+OunmbDprPksEzzCfiN4/bERACA2aUh6pBt4xdz3wE7Zeqzfr59u",
-	"h9uFabDAUzsrFudWB9B2eboQsreNXU0y8y1B7jUX5MOPthjflmu58Ah6xXutR8uYa0pGCVKgPBiH86zc",
-	"JHnoGfHr7BGHJUoULy1hxVg0cqCQVg8cQydW4lfXgef6wCFSIOoM4znWMb0Vq9L9nWNKzyH8VjqHPOfE",
-	"0ZrbTXwnZI8ZLrDSsXjPKs5n6RKb+sCTIe9GwXOalr7BPttSki84hsJdxXZ3WFnsx5X2TNxsYaMRsS7w",
-	"Yi2O4rl4o7a87SqeiwuoWWy07chvcEOFJfhkmuADK//9g2cw6Rt4KeE66FPXUZWOGcB2TTLBb9Epn/MJ",
-	"Khr67PPQ+oIYYJa6OhZlMTcf6huhEH7+n75/3+939b+H+p/v9T+n+p8z/eXgle/fH7z6+F2jMUOT/hre",
-	"EaPA/ebdImWufEwVryurYc7lDeiXmIUCUDgccqIwlxHO7mmG6rAyWVlgWml+8SVaV6ythcMCjD6tDd0H",
-	"HgtQH8rtYTzNWZhmUmRsDqENEUE1CKbT2EtImoM1w4wzALuzFMlYfF7IeAWFIzQD+EUttI2pRdDazATw",
-	"MXosuGd/wNFj6CxYsz+QdyTwJeRqUEBiwNqxVHGEeVvw+k6PBe69dB/rsznPbhn3JcjYBunoHEkvVFks",
-	"xkBvK2SRGHSF1jelPkxvMKfyUelZODgKhSBdIspmAevRaPkTuK1r0X/BM+6/8P71F91f2Uv3Lf3AmkPg",
-	"gf1UiOunbql5CjzZDgCFMGA80fYBFJgzteCy+CVPWSBkFHRQTgObe1DtMXccYlgvpffcRNzEgHE+ZkGf",
-	"/df/+X8xeBD8JWQE/y88HAEUQhV7mlwwyl6ityYkmvUYFManknYaOht7vvwCLsYyvTIX61NtGx4WcoNG",
-	"L6R1DGhKFthrmavF4wKUVHerFhjuGQ5GB6PD3f3RQZmNHtcVgOTNOsdjD39E68Qnb+DJhVYCMY6/rdul",
-	"TL+zitHpPn0p82x9ChkhNVfX5Tu2O9jf7w4YTxYz3h1iTDdbszCNRNmBDBjZ7ml/0v3Lx08b/MTgzBdf",
-	"w6PEnxJ3rCpfeG8j1WGA9nx91si2csVUFXHXubKFDgM6YGGTa7PsPGryspNV3oQwUrGYKI4mIpanHibM",
-	"QyGHa7M/7iMoRUtKWpbXWsr4l6Wg3wnufLM5f6GtYIvCUTfsjVAApcCCNWhLH69Lp8bk7zSZ9LWhb2F7",
-	"3lnwYBgCAPMeb6h6theDZESh1WMnaNyjhQqSGQnwQtnrEc1LptKkoUGthOg8Q7g9bvUCyz2wEWhaz426",
-	"laJUDwYunUs/m44B543uOvzNZtu6LN14OGhKPsunU+oqUBuHJI81tJFNV5K1Cy8vs7d2jsF+hsQdtJue",
-	"PAzoZPCYUCik+We3icHDt72m6644vCjn6raZ5PqXX4HglET4yFyJxldwsTXltrwJEgSrnn94Ej2o3C0D",
-	"qe9QdPNWedo5Xd4obviyLnX0ry8UVL54hZ8FKgXKR/GGRlolzMK97Qx1ssl3fN/3P/7hnx8LZz68td24",
-	"WimoWZ/r5Y8n3eHePoviG6GsjNcUAJM0SVciC7kSbCbuj90KHdhhJYRffRMmsChThfzsIOrGRQH8xVhi",
-	"dn+R11ZKR6esRsBfZO0h+yH+nk3WjNAXa3Idg7RGru+Njg729g4Hu4eHh/0nifbHA6YPBEORpyt4189j",
-	"bgtQ7QBOogAoU/UVeMB5FOEqWsRCtYrzcCYAfWNDAMWBvH6YF82EihuKkPcW9324eF0jM0adnSFsJGd8",
-	"R/1x3OQ82910y96EzSq1ffQzD2o7rG2EKE3is9Pbsn5kyDQX1lEG1DG9gY+ZIR/8HlQmHnhaY8og8jZf",
-	"qpzN0iRykB5WszgHUxBV0zJw7mPIuY05Og+AFVvgmiLJX/EVCh6KTcfWK4qZyaP+EauD5lAOnUGgUTFp",
-	"1l9doaOlfIgJT2fGx1Ge+TspTHWuZAFhuwe0eAaKi51Hiqmcy8iuLipkHmoJiKSCvYpYO0hilbtgsWSP",
-	"BHCaKRM07NQD2tTRywFTf8Ip7SiQVq0p63Oe2+K3aVth099GI4AnS0HVnZVMFwA0MAH6x9Wd9KEXQPlR",
-	"w/PDRPAMVcmn+ZaRojQzePtDTPKSakEa9O9vncpQbWK2bYyykinYEKO8KsULORLUvK+cEQtf8mSrqOXz",
-	"7Zwn51/UO601YtuT376CNpgtJZPpirUhnEe6EmAlUCVJgZIY38xy1emxd4B4Je55mCOMphJbB/Hr50U1",
-	"6lI0hntaFFqrNZEJQz+6PA09eL8iPyU815oqsRUxkVP7jQ0zUQfcipsqZuevYC9umf/xTLNSPuBQWYis",
-	"W/JJ4cWYDzpbzrlUZRPHbXzraPOnF13MUN33mrX5er++RsjyhZCsvZQmRI9dpigY33F8UOV8L2UCaRXX",
-	"zzHrO/Yafdl7NAWz0kZwGxZ979xS6yH48CMu3Gs/u40Gv15uCPXbgHZrVjtwzzYu14XWAKIKPmy1X7AT",
-	"4rcVIb+WZ6LUUmfbTLi7TarsOQDSKqG0uZlKwqHCfA/U51ibS0DG9Agvh57lQRYS8Dg3fizTZGDCw1sI",
-	"h1dRIJ+TcCNNcs3T1LsmVe7SVGYYerjEbDg5yxvNyemxO8AeUMRktaPEqykrDZLmIS0LDNFmTZwWKJZO",
-	"9ugLZYyoR5SvBq0qzJ+kaBgztDa2V9pmM8YBxQmMWQOjcbLrkNUwm0TT4MmqA5kqnzdu0UKV2GSKujjF",
-	"EHIt8TVrr2ZmMyi2EpmDiNI5LmVB6f3DFaVCbXMQPyOpVevmhdhuSH4rI5U6agZOwStoH9Drgx47AUQl",
-	"fVayjFMyIuRpMW1cjdm7hZAn78/Zbq/P8jRNSuA4vlxRBiMvtHl9H1Ty5pTh1RzhddqhQB/b/7Qt5P+z",
-	"1nvsP81W+k8Lv/rPX1AHmafPO/6eIrOtG+lBKbzRoWBBx9kiS6NlSHlVT5SgRmDC/i5xkEMEVyianVLs",
-	"cZdVH5VWXyURqyT+fvvpWDV+qDelM7vRK5xDUPERsHbAa1VuQccrhKwv2/S3uSroOJgmrjQDozbjslxH",
-	"4nQKd19dHJAt7+v5Ib8mf5AT4r8Ng7wva/YNibsiMRk3bpMAjII7YsSx4qEvrLHiXYyqwoz3CDU70nqg",
-	"jZlny0RoOvkyqOpGQbPhD0xVwzLY6Elt4mtEy6r338AwaSyJn9HwKnC4G93+1W7qtfdXNg1hPxeOvwDU",
-	"X+f9j7wQ+7Rv9Rpt8pXf9NC8H3xv1cEbOcomjKhGiYdY8MpYMpsPKYo1OjY4jnKScHmrV6YhM7hspTc1",
-	"on+4w92DUciP3znfDfv4XdNlm3OOjIXlRl5MS3xIgGt5rVk+T/YelG0bWf1EkodHRJvqvmp5dTHVKSTa",
-	"2gV80xB3qNWyiq3G2kHZ9NDnSMX2CMBGE6xijm+ZfP+EGnNTGV2VyU92Zj5DQd4WBcP6nJ5tkLqVGdY0",
-	"fKAkuwz20CAMVzzOY3lzbZAWgjGjr4o4mRa3FvGk50uDjxLLGwBitSgN6dTK5qCCbhB4aDQi3oNMfQnd",
-	"+VHnDywiQeCBOaOEkNZ9NeNaIpVBWQJfIiYmYa5vgGzpsRMHlEYfZVMeJwrQWAkvgrJaixLPNtczv+0Y",
-	"OwbyXWHUpjUHWyxzhWmlBvAC3A96HHWCsra2ewirK0CEN2fCHSAoAT8YKKfy64wjfILAQRhwoTtM06E6",
-	"uc1KGNxjMwJAFrNEIcgRM1lnYPqeClpJGfeG5zmHEDjqAQUxgNBcUmuiNMOIqRJ5nohjcwBB+yHFtKFr",
-	"8E98SaPxAF+8KHw1gbk4Ly1owW4NBHDZjUDzXC4r8ul9OU9lnKcZwh3KKF15pekZ9YTakhN0fjuDlte+",
-	"DDQjBx3sPmqnjOuDyPnF8kLytRIyUsZnpdXoTEw1oSPkBftpjMtPcV1LbDN73Ccy96VhPmzGLwFEW6YE",
-	"ke/wSs+XvgTMc7CUtRZ3k2mdTQtov0USW3nW86AXJhKLTGBFtt/qjH0JyMWcIeQIYOpT26lbrf9h29lY",
-	"edSWRKbGCpgCnKnnS/3UWyEWbJEmCbXuSGKVC2mkDgR3FQW9AAI1TPX6p1L4Ur9Rv6psTdT2XYGWEkO+",
-	"kSGCxT8BS8Phb7AykPSNx+3Z3abkP4kDfqFYEEeBKTBNtEqs8kzwOfQTYYuEh8L8ulhOEoCrwULUDjTs",
-	"xdgX3AH5a5gf5DRU7o+G9YShj58G3uCwOcJw9tUSC4zn74sSC+xUdr9GkoHXemVxvevGXdiYRR6YszUY",
-	"m9YxPVb060E4PWwpAcDM4CB0OvrgqO01asYXgrVpRTymj36PWWWh494KEXQQv7lBlYadnSTpChHLl0Lp",
-	"G9Jlfp1OrzNNPJC6ePyzdJmD0IITKV3KCK7O0/RazdIsD9gOg09JSgcztT5OQczztXkjDj0BPRelPBRf",
-	"XCPoub4RHbil9nIOYAa0eylvv6zAInJp6Xyk5S6+wHYNXsudLXiHaDr0t54M7FRnjM25ESY3o87giOAO",
-	"uYlF8p6eYbsZxj0AlfPn/scejloFHW8zsLsDRN+uIa16LIAUO3KOUGn+1EWs54pxtpqlSaWGoT605vp3",
-	"gI9vyokAM6mbCR6B4m6A5vMU0ecN4LwlR6+1bbYG7K3i3U2a54+CJ/msUDzLm1NtUEhNt//0NkC8imG/",
-	"T3jUPYfd0tumVvu1Ihb9iqaxubHgOqzg6Xs2OmAmrsNyflNel0h0obzEsR1392rVJrz7t4+fht7u53aX",
-	"PpKoPvzcaTYJMQupTqssfTzKd5FicE/L7K1tnWrOoIJTE17XRDUc39fwpNFMf/MeNMobm8WLOkXcBIJH",
-	"y25s2Nd7wmpXxlx64UPLCNVHT6wllAzFkBZ+c/0ArcfMtUxiSxnnqscCvzXo039+i9xaKuSJYPtaaxj0",
-	"+z38lX24fHnVEAt05Fxz/hCOoPxiD8WnOemmDBEHsaYFIbRXWZxjDyvjA0sEj/TlfxMZACX5rf7AGTrg",
-	"uo6GQ1Y99TtVdYz+qzqS6ipac7I6ek/CtesA0sRpPN+Als2UMfrBlBkEItA1ocAqcI82R4buf3w8a7N0",
-	"8tjBmqE0MZfl5LqE2NJH0oyX1ugU0Zc2DsIA5T21YBaS88FDVs46MN1/jDMtT7HARuVpRvLleRBzlaxj",
-	"RO5CkEtwwZGEmz+clLu7D1z4mLL8m6zneAwmr0S/GNHQNPmQlI8kM29Dtb97Qcm3KxHx2ABKRACMg/0Q",
-	"f/9I0cfu/uFB/2gwfJRmVLtQgxyyyYeJQETXDJw96Z3I2CzPFxWHPXw13tkJI9nj4Vz0cqHyHfR27mzB",
-	"hv3RYYl05nl1v/3Ov/zTnz7+of3zzr/808cGr/53nX/552fgDX5j3nxuZQ2uzwbBWcPxeYIAJZCfelGs",
-	"hfuBpoQIAmBg9UwNvy8LeQviD+r4CW/C04+N56IET8BBufPQpXYnMp74Ep+qBGubW+3m0jYawwFqy/wY",
-	"JWxAmDcBtJ22K9YuIZCQedZpjDU+AySoeu4sAF5kWsCeOHDl4J0ePMwsgwb5/1vBGtrAh5Uir+1TKas3",
-	"fvZqtqcIM7EhJ0vFN+CFxGusU+4y5zLiWcTo6Yol8STjGSC38VvhS/DzrmZKhNeB47BXYn9kVvZWrDs9",
-	"djlLVxJ5TwvEsS/BF0raKWVPhCK+g1BLWfbj8wtz8g87H//wx034t1VzGGddJ/fHuh60wlkW1W5/Xaoc",
-	"sUBRN0BXc4lWZj+FTTV6Adnw4MKHFSbutHpafSmstoUlk1p0shMUHTLEg4RqGGPFAtDQglKie499kJHI",
-	"SolknAVmYwQmkrlmiaCMMZbPsnR5g/MLgOECnJdBEnGjoshy6MAz96cpAQPFClu3pVMadRsQHMUvS56g",
-	"s55N1sw0bd2B4DUP8w608KAhPh4l/R3L+Hcs498GlrHXuu/epF360obrm1spNJyRpQtsZX+7Ibeg8/i2",
-	"SRdCPgJuSilsK64YXr0RybQBypKrxtQjiBSOnaA6uTRMEPapccqese6v57GCpvf09AVfU1fKqNRGQatP",
-	"1KOGvMvsDUUBy/58PdKW16o8vdEvQafVU3tubAG+XIt5vlB1GObe12728PAxSmtbm3a99YLlsUYNh9jz",
-	"Wc44Bnd96R743d/2W/e3lUWq3Vm1YqIGaWp++1Im+rW8euWpuv7yap1Xw2TpJzPXv6deaLPo7OUKrWMw",
-	"Bqo6ohl4o6L4j7o4TirdO8qGuTI5Gc9FU3taFR3thMaCP73djWQzItyzu8Cupj0xQ302g3aFJjksHt0P",
-	"e4b2+wVfaXH12ZyZF3z1YB29cjLOnFyP2uJAApO2orfPRqQ0rE2napGl5UxzwdfKw9ayiJDhma6SYcLj",
-	"OfqwngWftBmyQAkJpwJBvPW2yKw0GnZdq5ZCRGqT9vhaTwpOMFBjtFIEYGYmKS1ia22gmakCKkAsw2QZ",
-	"bcy63qTj/QT5bM6b0sz0qCoR2yRobVWzhaOEot5NpDQXML6MYmDtNNNmX5pE+kyGeu+tC93Mfr20j22K",
-	"1W7Xbsw+a3O/sS0ET1W54kbrKnabxZAotozTGMvqbS6juHulTOUmna0qzUwk/AkS7Wlh8pr4fDRg/k2i",
-	"3Ka3ZmPiW5alGWtfvDplR6O9A0bXMqyRUR75+Jt7kTYArDQnbUEnBx7OYimKdJbbGDFYqfPqmFVb+3uQ",
-	"2lRuq+sVOmaYiUj/wBOlvw5VNr3GnQp31rqGesxp1w5dNPJZGl3r7yiFC+6r5cI5rwQuBl7R3+Zpej3n",
-	"cn2tLYVr4kQFD4mLLKLrW7G+juX1Ugl9U701uMc29YX1nOQzug9GU3l4JpYKSWNHpLXp+cIMhlSPa1hs",
-	"fV1Tz2yPBWYK5e99aX64DvmCh3G+vhb3M75UeeWtmPoIq0GR1etflmnOr8V9KEREBEan33UMrWUTkSMF",
-	"8EtrBtuv6oMxYviaUsoCk22sv8v5rZABNkLSvFhuhDSGRqg549KXpjW+vgoUNK0ZUqfHagvCyiI0H9qb",
-	"kG0qWVzifpFwiSl5FvwwJGOBQreMR3p9Gk/UqU2ZbDhLqHybx5CXC5d6pnobUJn1NPDd+qJlJhRrlyw3",
-	"w2ed4wK9vN83PS6FRMwscyLOhOYaPXNKB5+lK6Z5YeujyskALQG9Dvr9h06sunz58erqPSU190pRz6Mj",
-	"x6M36jf69PLm+qUTBpmMTC3nc57Z/MuK5Douqt+c8nS7pKZ1QtS8nraFddOkaDVeKAaXsThibQgocclg",
-	"A+ll/mn3FHZAKBD1NfCw4E+KVeeY6R2IZUGSTZY3LBNa0KhNUendDRjLeXMB6qcJV+J6mSWfiw7a/rLf",
-	"3w31hOEvTIH9cPGaST7HTqM1EpY10yaHahVdk/p/E76DVRMosZF2Y0HdpnPxooJnUpka1JYH7L/+//9L",
-	"7w5TRMHaWNPawR9qBecBa9PfvqQfoWjA1lUFrE1/do4b76+80JfmjceMyzVWBUyWOQtMfR/dUnxs05/H",
-	"WIDQKbsGYV6Qx1skzteG4YBQFBW6zXm7F2nz1kEUthcKumlDNYcsobz2WADFisEYtwyq01BAgRWHwZic",
-	"uMpmuCt9E5RNQQY3+KmgazlQSPnSvdB5Co+wJq5Sc6BfX4bmsDVZtaLHYsKX2L5/cwBSRN1YQvo9ZB3H",
-	"mUGkm8ULyg7Se+D08uIVy9NbYWPcCp/coFapbHqlr6y/9JIAVLSG9u9d/cwuXAn5tyiLllLxKRbw2iPH",
-	"eVVDSrId7RNTQiGVskHL3TatdVNOqzsiz6FG07YujB6jfz85DSI1dmWPKkKUk0ufAvqqEpmWxtbhAJnl",
-	"4AjVP71QTMx5nJR6gsElWF7t4KRrboDGOW2rxSh6Pet2zSubdO34eUheXyND7zK+kefPhAUFwjREO8ne",
-	"jm8khkiw5lzZxIqTy9Pzc5aIHHoGnbA8ZX+BTU3yg/ptF+XDWLY2sc4ad2HANZKJm1jlIhORL9vBScT/",
-	"dIYqHyQqYb9vHvE/CfdbjwV3/+//o4XDn/7r//d/w0UyzbXhENsvSeKWUupGpZS63VpK3bLfh6SlZb8/",
-	"eAX/O3iFH4821SAvuFKrNCuzgf2y9P5Bfzh6BMW0wgC4TM5LmvigwdHwNGZ4RrFuJMK4Wf5C/pK7US1C",
-	"gVPCBzaYrdcDQwErd8otU8tAF6bybHOBmde67+obunc8g2JHfWdBltPiGcWXF/ZpelumeXNwPnWk2EPy",
-	"s0Hu1VLMzQ8OFenNj6G1VNxAmxrEFcW6KTkooTvTGuvOwjSLwJkwZm4NMmuDR01bZamEdTdOTq9UzFxU",
-	"8uapXinUbjzmLK4p59Q6kBuThW415Dil8kEAQzFuPjMGmdoyWP07+ROw/g/czQvTsl7/bFrWB6bomGVi",
-	"rnUmX+L9ltMAE8KyJTmMoYB0Mw+OfWnMVWas1VSCOJNCgOvVVmdWoFk2FE5SVNjOWmvdMBmt8NBcns7l",
-	"hjVO3bfaL4u3W78bjsJ8/OCMxnz3yozKfPFvxejMV6Xd8wHRMp7WYaVJeqRU9EjIdByCnwoL/myR1TyW",
-	"7uMGVan2jJYrm1t9BvocD0wXTOW0/AQGTRT8mC6EVOUghIv1UdvPH0rwIs+j2JUpPFMu3Uz1ITZgW+ba",
-	"KF8rp7AYVCIAHFYu+hf1d/i7N/v4tVt8fI03NuCPP0SqalXxr9kPxEHIrtNGG2RkqbGTArtTq8/6p8aG",
-	"Q6tZSkoYK9BwLOwygtio53UOeU7rkt9Uw5INYuGZHRq+gnSoS4BSo4d6ZweVpwt9tCfxnchioY6ZpqqW",
-	"lss5Css5GNwkb4IoVvC8C4gnBf8grR8a1iFJeVSvwuIm33abOLpN0nuGlm1z2JrYP1hg6DdwMnj5BOIX",
-	"pG/pjbF9wt2DyanPyB19Up3Pgmf5Zfy3Bh8WpE0CSgm4UfSF4HkzxamN5TYNyMs8ewIQEq78e541x2y/",
-	"QbprY2fCLSLDOFITF27yH1i37BNqW+xyGMIRPlK1rbXlz48bt8976q9YESibORuSR4NllgQkV1ZpdhvL",
-	"G5Oui5nzz2+JXwBIPVIL8liBlsl8ebgxPNIDOxdBwxOFBxYwchuaxlvsJLxosmbBjciRfMGG1ImHqsNS",
-	"Frz/cBVQEmuWv1DYxMhWdocGosxMwUBOFpJEpixJ5Y3ICjnz9Apwi7hFnXTsojvE28w5G4MCZkBjmJ21",
-	"18CgQ7gbJ/v32JQ1jJmJdSJ6DjVu86h6KcBiuvzYGpzjWsupFbcqjg+owVzKdClDyn5yKEjm7bHpA5ij",
-	"ixyrMDKAeQLk+bLJSBPDTAvoPk+W4XY2IG04+xDTtwwfhZ/IqANzTTUBJVjPoN0dxgn1bMS2TYeK61TZ",
-	"vIHQy6utlEXCc/02a8N7oHein5aymos8bcUAmIgFO3wR79wNdsxdOwFrq5xPp0aTNc/10IlYCZFA6ERb",
-	"ormzUU0DMNd5TA7HR0AegUaGpBLFsSVE42YocjL/bsXgpCm9RA1v3Qxrjt2EtNatt4Ype+qx81yVPPgB",
-	"VUZ19XcGAMac75Q08XQQdEq22BSOp9+ZStmUZx717shTq0NspRdU6HCCD23sf/IMbW8TNtaV6bP1ooJ/",
-	"BahXBugLEM4tItaWapFwcY2fomOjxoj+oI2neJwztQwx7cQz+QomJZLLUCSJbc6zmmnZSBLw+af7tptC",
-	"3Oe0eg8WsAAqiuGdWLFoKTwaaqF/o7bNzQTp8qYSsefNaTtNsMKbD6mEhtPc9XcUxTJxyiqfs+Zesem2",
-	"kBlmrzSKDlP1AFkaZEeuAfNRn595tvYMVL+9NEyXSWSO/c5z5UV9OAOLiIMigi50iokzkWsj9zFEd+/B",
-	"usJXhc6nFUFTt0ycRo57p0E6ln6imkE/YtagTRDaY1Sm2Hm8D40waG/1vFuZ0rtYyOdUAo5QdZRibMrI",
-	"02WOvUTw1zCVsmiMa/PA9VGgH7RVim4m1CKVSlxul2JUqvOlUTvyBPnFmcx2ZZKwIE+R3NUCFOIs90mV",
-	"8r7KPM16bLGLvgZwVPUw/80jSDVLvofsBiO4WKY1MXnMAntOkdpfYys2vL8/9mVhHMhUfwX2aGyqV0Aw",
-	"wCYdDfrsh1SKYxbYkw4f7UtbEa7PQeMLK5By8WuczGYLwQ7YjR/ZVzXmzDTAAVSdSnbaDU7eF0UKEOkc",
-	"T5a6z4k0l3yFzTLLRZa1PWVLnWbT6XTMgptUisArra9W92mBR4M+YnnTAU9OTyft0kC7Fy+Jc1+m02mP",
-	"vUmhv4weIxqkYYrS86H2LL58sD8Le7g9iy/1t51jBCKsxyfRl/tY+xZNk0Z/1UafrzHOpFgZ3ZNnouBY",
-	"LMzfxqn7FHFV0jyr8mpLre8ZHbjIz7KF8VTrFlyQsMbFZZ2qGNYD0s3s2q94AjjwHv89ToAHurScVGRX",
-	"YxSLW9COkEsjIsYM9loA1QDG8iqYfcHX4PEJPukLPFCNVM7nC0Cw5Z9N02NfBvqztYLtcDQhb0ReNJnQ",
-	"21nv3gJBDE4N2/qj3tMDJFTg9DwLjvWaICY6NikgiCDTmQZuqP1o4t9Qh6AH60saLQXKMQfD3liAirsz",
-	"6jS0qIG32F419qtq0xr7Q9G9xn6F6aWVL5tyZu2PTvJs8Z3JonUf4tKm6QebF/DQqVqSbBsMeEBCrjRB",
-	"JzZT1HAtJZTnZ8vGIn0fc+5NLn9lj3utpYx/WQr6WW/GYjIfLl5v8i4XUT6Q+otUUx0hqSYqTZa5YAFg",
-	"hAWQbk4sDEnBplIIyvkyfgMcBTj3yEQyZYssvuO58FiSpguAZNdsnMTytpukIU9snWOlOMSgkgGukINz",
-	"ZpaSL+ImXLNt8PUsflkzPJAS4TKL8/WlXpJHE4Wh05v9PajkHFNdgYpvZDeWkLH+w9kVMw7MOXSHsvBa",
-	"janFcx6JAgTJPDdM09sY2UqPAp1uxuE3brkpy8Uk+SL+MxbD02NO4SmbiifdN4G3dLK2M2n/mOeLdzJZ",
-	"e+xS00t47JLPxWWciz++5veeL9/zfPbHnU6PvZPo6Y1lVy8qi8SdSNIF8Aq6XVk7OH337s/nZ9eXZ6cf",
-	"Ls7+iPk3HcCPihUhdgQ0Ii2yVS541GPfZ+lKYWYv9bsE1XGuBOT0UBMIh1HHzG9RCavfooIkICDOsiDg",
-	"9fWPqcq79Mo6CTWjxHKaYnWezHkIZzjd7TApywWfkzLhYPcVF/SoRmiHitUwGdNdDTCQAXZdK5a2k7s5",
-	"bgwkS5rdTpN0hWgmpWPQl239K/Th7zC3HXw5r/6FYjwEr4hpqgG9Ef7pn9hpKrVE0ieRL7tkJLjA4Xpk",
-	"YB0r6txELB702DkQfxrrdaKVjPWBpU9Qxj58OH+pjotDFoXQxatTtru7e1Rgxit9UH+4Ou3p9yPSh+YM",
-	"cYeOuiTl+biMMoEhBgNFUUBzuLAdegQB4EgELBdJUpRa6SshvRGAPEgfhkchVMegAuqrn1TC9XVhfTu9",
-	"gmpJrHKL+xV80gypBbbfGrOfe73eR4/5jnKkv8ah/ycoYJ+DHtPaGgy8uCwoOr0aFS5PoUKjqsYBoEPA",
-	"5oJLatbCHHWO4eNwvumC/7IUY9PIYrKMk4iA3bHx2Rym9TY1xEUrSeZcL9UfYPbttx9ed9DgUrG8SUQX",
-	"svJzPaA2HBKwBpCcow/MOY8T1WnsWwUohUnC2vToPIWXDF558P+DV/Ag/PLoVWfM1DKcgT8L/YuxAjQV",
-	"K0rRxgWOhHmcSEZOIxN/XGVaPZGarLD9LksIFu1gqNWqYa+v/zcQw6BzrIeAItw8itqY4hBmgBITpeFS",
-	"Sz8RsQwbgSK0o3BaGegH0YDLjQ9gqFCdAsrFL0vKoSCoff0kE4GRoRjDyxegpsEb2sG/APD+Hwf+st8f",
-	"7uOHYYCrsEpZDaqfHqc6ZjxUbxbnRjhQ5Q4GRM1Up2l2A+UDl/GNJiyJhffvLovjjy/z2Q6dKAF2iiHn",
-	"nhIQX2XmlPFl5TjCV+XLTL/WPYB7SJzNQt+X9pjV56vF1ayfvG09WI+9/6D/Obk6/dFjL89en12ddeC8",
-	"wf59ROxKkRAxGaS+3grZYx+K51JrJUKc8mWaxTexhB1nXK/tUX+3XHvdYUuZCEUVM3gHYOnJaXyzzCD9",
-	"25d5BuXDZmFKXUy0/uXLE2ka26Hyrpy+Z5jPX2ldSfXCRU90XzY3wXQrxrC/j7gX4bJ4Gto2QQd63Nok",
-	"ROIXVfT1hUrdog1wxkjrV8QhOHyoPqMWinQpWXLUdZm1Ay1qS/0+lTsjIxgtxGppBvyGx7LHKHcS8x1t",
-	"Q2KRGd2i0k8QignBW0PtS6bxPdA4Xy/AyQ/ZHKlxs+GcfTlZ6oMvL/f1K9rO6HHxCIrtrNmBfY1orh6L",
-	"JeYvuBBg7Az6PZvVxfPN6Ve5osKOtelcKdPVuKnDJGuXOpeqTt08ZW1o7OQZLtFi3dCq4yHH6/ERxi32",
-	"sywC74wnKmVCTtMshG4vwL9WFOUmLK98eVVUeBnDtaC/x5p404M+X03M6JknnKDeQ3B6Afbn3IjaCa1e",
-	"tHzaJC177AchRQYAKxIwTtlCZJT5IGFGbQ66DwDsTmNJihn4WfHQ/u47xefiu+/gbntq2W+hSQo6MWFB",
-	"fUlN3EycM9c6HwRncUft3d/jDiKSZ0upSvVyFHjSjBQKGK9+Mx7drpo41keQOVfwgDNBRCv+b0Su3Gwb",
-	"jO941NpFE5ex4HWKuBekvQDottZM9R9Usl8QOO9eiEXC14g3sBTBcWkY6OEtonyxYiqPk0RPU2LLL71h",
-	"sOCFSK0fp9AZxOjkOWbx1HlKzm+FMnlT6OllU7EygTlyPMMA9Iz1c6D10wakCprThcizdfdkmosMZ2Er",
-	"3e1ScxbFU8DCyi1N21iJByRMM2rVbrwOHdIYym2oAIOgGdgCNhlUZwCpYJUwv4brYXgOjaBopuvyygsF",
-	"oRKimf4RiAt9+WAEPFEQVg9nThNbg4QHgV6KLNyIfIxk22V1dBEYxNazAOgimAmginGI3zh7x5I4Vuyv",
-	"y+gG8mozoWYwvT07ITW295pMAP1jfcPoMwJmb+aMZ34kFgKVCmz2C1/S+Tbe0BsMTZEGSBSUtRtQURCR",
-	"24r4uT4m9YMQLxwgOisFWqrjAnsYsA96SRnvQz+oXeBxAXNxPS1S6B/idKIKne2GKd0e+ERDIGp71B94",
-	"rKb0eMgYfY+NBrv6nz2PNcNqjPEcc3Uou+Arvob9DQe6ZpcTw+4mkgxd9EAECejSPK2mhKGShS5l6t7m",
-	"S2jfxtoGOdTW5NmoOn5ve2FCa7JOj/1ZrNG+uhWL3JfDEZuly0yxNsllJXLISgjOX569ef/u6uzt6X9c",
-	"X1291roLsmNlX90KrR+j8Y09Ooi4MNtay2NY6mVTRUIA8k4bX7diXZDUR90VDEos31IFudsBJj5uhLYe",
-	"9UdoZ6LMRJj5Hjuxyg/sjpW2jKihCCAiichqhKZpIy6KfQiF8VAPq5TqBK5kjhXL0yTasPGMsmEwzH1p",
-	"6mVqfhRb2oxtGazspW1Pfl9WgkwwAbX2BmWi49HpahpqGlB1X1pUdbUQYTwlkCjXFxhmIofogsQcYC1m",
-	"4L3UL0DrYDwi08Zm4eBZj3kpqCSX4+2xUFBrDWRBTBxfosKKKSrgWDGYVu0GBCtzhikABvRlDaUqCNNI",
-	"a2ucIFbOI3BYEKpKCVIFJuJh9KMBaMej2ZXQeTQhMClassCB9glYm+e+NPg7xw1QO1U0Hs2qBVYWuHRH",
-	"/UHHUBfkT5eMXcxABnG224HdYUPRjuQr/BF2QiLSG2LUH1hgxeCnn37qOi8WY4bOWi2Dk/kffdfH6LeC",
-	"MZpCJ+/PmQvtpTZ5jrFpO/z449XVe98FBMPCV1j9N4DmpXwZ/Hh28hJdamZKEATTAiv44ewqgBpE+zLy",
-	"GQDyK/yKyIK+1MpLjwXv3l+dv3t7Sd3swJFo5MWwPyI16UTbUAE4zNDhoNjcjKfN2em7i0u2yMQ0iW9m",
-	"lMrLGZnAxka2eihcTQKf/Meax0/kmuQ0PppS7PNZgR4OYhmcH/29Tfhm7oB7jCq7tKZmoyqJPkL/9fLd",
-	"W61bBKcpGAHdMxmmmHJIzgBs/ByD6yJfA8FHgz2zHK8y8L3oYSOxtOEGvjlBYiCW2NJDjQu3rAC7Kfj3",
-	"rr5ddN+BX1mN2cuzt/8RoBQNdqI0VAGYYb60w7ukUEj3fZrE4XqMz+5yGQp9hCr2QhudL6wMfR1jGkOB",
-	"egzKqim/psS2/RH7c/w9a48Gu03IbdhU0pfkWaFiN3Pz7hBuztMbzFloj3YHjU8BW0efOnCo3sR36OvA",
-	"GtW9QoNPmbW4DNdqihTZdyh6oEPoLE3s/vWoAC5VQkHj3i6H3rZF2pxicZSgRbPfN+dfCRMaFUMu9RLe",
-	"iFxr/TznE67cx4BfA847PQ7Ql6BbdklHsU/EPD7W3u3b8U+07J/yZZKD4gac48s9rW01QdY1GCk2DJCl",
-	"SnVpa6Evq603Vkcv+UpM9NFtsA0NoBZd7dj6sEVr+o4vg5PXr9/9dPby+t3F+Q/nby+DDnqUOSANIzPb",
-	"hP0Jhn4ejfGMrWDRonWt3xKGQqnuKfqXu7Bpu+9glKBP67MDPpGQb77h1H0h2KOe1rBTJRy71vNlkwEb",
-	"eGXyeiy40qdg9xx+eln0ljaOiMulVCKnzWplnvIlyCCUsR56V+H/J1enP5Kmhy7LoC6b7S6/AlTEiguz",
-	"NHTj3DBWgsVE67F3sAuRYGDNafURhC29h1pbI2LT0nWDPuLxHGMGlL2BNEV7QpolAzwaSM6qV3OAZoQM",
-	"SOym9yHp1+8/fP/6/PT6+5PLs+sPF6+xDblzgkjIDOc5HHKQJvFjqnLUE8yOeLw7OLYWt8DWDGN7E3J/",
-	"GdcjSm/TexZypONcq07tIJbT1ORVBB5TYs71OW1ujeVN5xgl5s96h+A4kvTmYxuE+o79ogNHqUK/n2lC",
-	"HUsMJNDT0J7GDEgbw7O7D7C9b/TOQymWCC2q9CblUVQ0RdZrni6woLkICJAc1wxswhXKyCP61SMFEzAm",
-	"kW/QcSQI4IvwPCjoKORyrthEJOmqx85zggmBbIRMQHDJl2Q8eGwOrhwn3xw1xVKjYhOJd67G8fmSrjaz",
-	"SjO74LBYkCmEHhPN0IXRwsv57Zr9ZGRb8VymxZmk+RgcEYDVJMqUKfUz0TY7+o0MkAkkESKGdvVCba35",
-	"LZVqxUUPSCRK+C3WhhxDQDgDz9FD3enxLFWG4KZD/lhLsQLsj1wYFQ8ra4NrV7NTza/c8YrLrwia1XmC",
-	"TYIJnOtOgeo9bMrtsaBUeEwPuEgReZW8uWZ4LIC4cc+0ECi+wQgw3lz2BPfIj6qvLUA1e2S+BNV0HZpu",
-	"fRrvMamsBzlnnWJs9R+JBhjTaPiZBW4xJV3emDAN8DhRMUhTv1Up1u9Yf6zbnLpHoK3HTKWw4nrDGZsP",
-	"zTfF2lUkHf2YJujXDjlewjQjEI8CMm8hQrQlNBMusnQeg//SoE6RloCR/iiOQPcHZ0o5foC+AwohRJ6W",
-	"0h3jFJzpvTvh4S3la1uRyOY8u1UE9DfJBL8FWYHWiqlTNhsU3XoKm/DhhAxyJCCD4vGEVSz6UcXWLnzP",
-	"6J+Z87+mme2kSkpq4X7Vl+hDPr5nbRLCw6DjdCaPIRTUY98bq5Ln2ggBR0qcJOwGsDvMKSSiMcxTRABG",
-	"bL9DBBzssADaAdI89eVSCWskITW48zSn+z2meREMlDnyIGlDn1z33eKmLs8pRghN0kCfYfoS/BOcWwYV",
-	"aHDYZxFfK18mPBeZiZaRQKSSoobRkGrgS1eFGrM/IXSqUYfRbzc4OugTkCoBdR+M9joldWvM8EbIv4E5",
-	"udcf7h2NOnDsaOXfFrWzpTRHq5mPL7GGuZg40vRGi+miXUYDa7BM5HEGMzJn8Zh2wqpyRhPTwm+OswHf",
-	"h4lOSRwKqYSTp/Q+SxdZLHKerbdKUTJPKOBUWqeVNCRgFkoiMq7Pk/fnLa91Z1B0WoNev9enemHJF3Fr",
-	"3Nrt9Xu7CJ47g5S7phwByJJOVUOdw6Xr/SRPxxizCOq+j1LyWmPSWim9wJQsN6COWtBRNwNQbyDjJq1j",
-	"h7oasFainAFDQB9TahnPfYmOLZp7r2x8mTw8W/dSVaYpZ9dujvNIkwkAJluYkS0UwmRRBptBGaw480pN",
-	"42wxOSG6/snmZbqQhuNWJOZp13zuDrBv0EzM+aNoeyUEzM/l5HHKaDW1VsAmw35/+wlQn0v1EJiTuXTH",
-	"4NF+3n7w9o5aCt8lunj1MkLC6KXIu+jPswXTxq5pzvIkY0oPobh3q8TNdlDOZQygmqlIprRYq25YGF0A",
-	"jUmZ5eZT5Wf/8Zfdu0Gv1ztmuJGObQLPMaWJHpd2XMslbTUTV1NxhMvbRHXLBjtvTIODf71897YFdw2e",
-	"xtXYX6HV0AOhQL2mpG+AOaXsScPheuOushSrnE1t76g/KKTkOT6ZlZ9sQcpbo8n0aDjd3Ts4mOyOIr7P",
-	"d0NxNDyK+qIvRge7+0UCqhbP450dyJ2epSofH/YP+wVKeNMUtmZg09KigYEb+0NQz74HSQIRRFOT5ThV",
-	"+RrDWJ0eO1G3BS4EgFqJ8JZN0nyGMszh/apXfNOM6Jadn376qXQ5MdXu40x1qrIpQWvoWwZb3EJi6ypN",
-	"X/PsRuB9e4/f96HoU/FGRDE3ef+j4fDxm4mzrMjUtx09i/trbS5KvJ+mmBZLJfHV86fHrrSGdgOBYsmO",
-	"+tb9WNoTw6NiT9hHOu/7BjuiPq2vsh/qTUHGLG8mkqJ061jZveJL8lXpIx9tBFMHwX7i1Iaq6KdnVNdY",
-	"+rLkObSqXrYGZwMmrRlvvfGZ79GAfGlHtBAZDabNlV1NhAzVCj2qQMM+XIgj9CUNEVDnIbMtYoO97jyW",
-	"y1xQ7000gkwwOi9SaTA9CU4ADFUySD2lrAIovSzhhRDNeF6nGc+LGDsE7IsW0RAJMjLIK2LQwyOjhIMf",
-	"H4cqwBsPSXIOIASorm71rvKlK9UsypBKwXOUJCIp1DBy5mNrFjPJHuQcLMGNPF0mltyZsBoqTPIFvV0b",
-	"drMYrC5t6fuSsvEp8b/ELxDd5rdCovcz+PfuqzRb8SwSkf4rAP/OlGcGrrvsgweRnaX3qHho8zGjvhZ1",
-	"d+nVxYfLq7OX1+8v3v37+dmlgeN2pLPDmY8JZrgUr0SZvDt4XNb9iDe7AnZvGwXhnFr12IYoe9ucAJcY",
-	"G/lQhEZK5UGt8c8fvRb1MCEVz+Y5I8+ir9MCh+f8BlCdtO7c+qifVTdy0mW+2cq5EHfpranNAydWbrU9",
-	"B40R02tAc2SX1I0cig5XcSicvIxBNaOi12gwvFvmrZrWPWqwwVDHTZf5sTME2DJ6XIhgs6Uee1rMpKrO",
-	"6n22Rl+nx4I3/L57ciP+2H9EMS00UnvHV1BOB9sc7qVWW61n6h+/xe1RqpuDzVKuOvv54+f6DkqB2zZv",
-	"FYS+uhGN26Mw2CExCpNN7fHmUfdCdMu7JrutqSpvKptFSC33F/xGmELiFINC9S3zg8jfiNZv00zdqtWK",
-	"dXrQEF8op+dKr/UlG+O3w+WWaX8QeUMl3SMsvEMH+kZWhoVYzgsUNYSbN0hBtnKcPG09RhiBxuWG/iCt",
-	"iZiGnYSjaGDrG/mWQh/f0+C+hIfhZ0uyal/t1mC4Z3tWF+2nseu07TG9vz1PV0a+gbVNUePvPErVnhO7",
-	"0oZbzTcbGHbH8NdGzn0rVkVnVXZifcCQsuKgeJKhwFdMpkV/C+wpxZW5MgrqjPo6Vnk5SKcQ1ZZiyhsb",
-	"IheX7ECiUuuz9+iFBFGhD6ovFOi8NGQD+vGgbD+p3/LkLVG+ubYt3kmBxxp0bcelMmnbX7ZPnum8+A1u",
-	"L03b5v1VpWjjRvM2aPuntkAvlaLUv8VF14PO3alkVxfv3rL21cXpsN+hYwIbnbg56aX6H6go42jz66ND",
-	"LafT+F4/k2qXBxDK0B+Ojo6O8E10AFl0Dmr6PUbIIuPFg3ZzdMUJXIC5Q7nAVK45PMds+u++E/c8zJP1",
-	"d9+RdQ+3+DJPoZxLj9x6OhwRgrMxNMHUD32L0wPHl/Xe5YAKLNBigstNmxtwTPjS3I+pLBcUfghY6WuK",
-	"t4DjAkLBVyWqUCF6YJtlAfHANKQicY9xyie0bh5fhpQqXipjj+K7WMWTBILqUHbe8dhE5CshTL8zUwTq",
-	"S0IJhMkR+DVrFwmAbNDH7MZybXpNxp42FMU9Wcg66WN/ps7zz447OU3vy4oEleF/LUWiaeJPCkcNvuhY",
-	"eOKR8OzjYJOGVBUwgOuKIcmK9d6Q1viYz6e4xd7x2WuZZMlmJfjDxWuT7SXFqjq+ssn/gLqy058eTnm0",
-	"N+lGR+GkO9o/mnb5YH+ve9A/3D84GB4e7fXFt41G/Spugv7RE9kvLu3Rc/lBiUd58Lzhns9eK0/TN1yu",
-	"3y2EfOloicU5eYU95GTXrGLVAwz9spJlY1CiVPfmRib+I13a7J8ZvxNsr1z2ZrUZ9p5D3WQisO8UHiSk",
-	"qZYCd01BCveZ3zpSUZ7r589fN2BRriAcF6G3goroQzHnBx5QvkynzZQtHTB7nR7TLIAII74MOPWauzYH",
-	"cNNRjjFp5+A+NoD7BO1PZ7ReOGUAScj0fU3rOdGabAwZnaWl3dw4fuxkZ1IMIVb1mm7ATCsVE/fYxYbK",
-	"UizQK8Voisx/X74VMeRLV0tuIYek+t5xrYLVl/ZFFEQxa6EFdXn2kUV4yAvBXnPZfzUx/iW+/3/04Oop",
-	"llP+3eyTJ8jzkC94GOfrs/sZhzT2sgjGRLoGlR84H1UrG1FqEMfERtfmNdfCvscRyc1vmaaZ1jt7pHfa",
-	"17ihY8j3w+TqNFXCgKTQyFwpvdffLaQ0nTfMDIu5w/oGkvoBMqDkReHqmoylZXib1sqFy2gum0mv3Fod",
-	"l+gvq54/exVCQoDZow2/x6ioWPkN345+5blg9KBmaz/uAG82z7/0wLxyIIgpqosC1ZWnTKYrfcA0TSgY",
-	"172xDl4PLYqtUGvLOlN0jtksjspvnAqeLzPhvLWBDU3398ZNiK+tbPbjEuBBOcnApB+kGVvE4a0+kkvb",
-	"0peNhWSoWtiKtlgzFmh6+lfzPtjxVEBpT9LaUfj1Qs1fFqJC89A5d0l9eIYHdecT/XUefd7oTX0nk3Wh",
-	"oK1maZEgWrPVMDDFIxbnx5hrjlBEkJvuVoWI+1jlrD3qjzoPhQE2mv2Pmo0vFIujsm22pf0FWIwLns8K",
-	"JEZLpVbV+HY3+SNI0V/df/sPZqh/masWo/kP3/c2zV+lS/m/m2/3BzIuvu5+3wkTHs83J3q8okJE0/Ub",
-	"nKLUeXuyzFHTl6kdVbsskD3GfQnQXFbwI0IKW/C1yAqE5zhzAcM8G9ml5/rSKVxxGm23A7BarjHlH3u/",
-	"6796CJcfaKsPBnI9jxWcQKVrsE+c8QtDLxQ8i/Q8fUkT7XhG3kWxKVqknzyGvbQRUxuq/f4qwpzwLIG2",
-	"6Bt2Jmc9sdzNxKo0Vnc85nml/qhosw404vVFADQSjiWH1MIs8jBXDtury5QJniWxgZJyKP3CQplFJ3mA",
-	"Nq9MSR2Gi6GaygmfLRJqlzJPZZyngL9JeW3tydqXxh438DKdirecqFGOJkPxS4PBro1zG5Brchdrkv93",
-	"PDa8X9XJ7bArkHVvMgxHfBD2p/tiGO3yo8lheBDti73piO9OhuEg6ouj6SE/mOyHe9FI7E6HfDDph0fR",
-	"oTiY7vPtM10bFvCrF2F8g+PP0/o3K0ujb+On/o24f596kP89/cVUUXBloc7q3uLI2vWSUE5AuGPZOpTT",
-	"5TwXDcZyHUfNNZVPCn/ixjds9AibUo7So7/ARh4MD3r9Xr832FDJ4bwHelqTUL7iBEdfppg90IwzECI4",
-	"RDQ8x0uwZE0u9xIKXLkARluL5g3GXTwRSSpvIPRaGCX0ZjoGN7vX7flL7/oGhKzMxyXiB6xa3kBGUhxM",
-	"j1gIGrfXIu88RDQqhHbJ9jat6hmFoV+4nd1XxhFRT0i2FrlxN4Mugen2j1O0GMi3pKl5y9cKUlSBCceu",
-	"DjajlYBFQOqgL8OlHUBsb6L3MQN1w8D/UoNZQhBzcD1RlzO6L+DNgAqXp1pEAM4lJIeCD8OXDzhNer6s",
-	"4iqOy/kIZh9t2LGFt8UeehV1nDYZFqU3QUiOSw4kqolv1vMQSg8THtp4sR6Xx4rYDL6fBo3hCzx6O98i",
-	"1LKFX6rny7faRtsyqALQhQVE5wqMDigLgeqXDJLSCBS8rKLDadMILeoEZqrYor+HXCohl6doG46KUOjF",
-	"rrAuqcyGtfdHbCbui84B6gENoTDorbweEDQMVXEVoIM9dimobwDiCUIH2OIjOhTLzycLg66rjrjlteZC",
-	"KX6jbzE2GQ6fm84VzjTAGWlr6YZ1pcRxT3w7jSRzLYOvV1lqwFzHBERraBSUl9XQBVA8iDAgktCrUXWb",
-	"kGK3AASTuEjJa8dUkqaNdFN7DW0nlhJQKzFIZRwq1LgWT4FYmU4NKDgKCQHgpsf6aCrjTjZJRkIwHm8Q",
-	"hXAOQDl/6RAwDr9vJFU+/+9SbPIeWnUVCit5e8rMA0dyvI23D1FeN/rxTxhgAyqth8xZO8jFfY73dPG7",
-	"wGM/X4KW070UMmfYruBj27bByudJTy1E2NPn1eqml2Y3O/NlkscLfiN2UEHqKv1A6uSp7+h0IGuj5ORJ",
-	"Vw4kNDV7JLdfFbPWVB/4soSCa7F/OZWFsHRKSR9xbgD5pFjhJC7TZRaKtl+nlt/y2Ce4vgamxz53EHQQ",
-	"qjOx5QEEMCUCVgWBVhWiMRv0R0NQ4GRuw229QlfxZcRzPmaffJBxfmvstxquanl+y3YggouG/eF+dzDo",
-	"DvtXg/54sDfu9/8Cl+nn+a3xp16v9/kzDaRb6obf2NjdtnGnFu9tLlkMIMEKhslMwxgEZpUi1MdCFifQ",
-	"UUfzOSyM6cWPq9kBELAAXgivL6DITGvCXNl+hin2EU1iKcaMA1RT4OJLBay9seVhh3oeslLLQ/2ITChY",
-	"YFNfCoij1O8QZlkB1ArAOe3AY11KvlCzNCct1fKg0yqRpts1OMhw/1Y9E6kDUqqEbdJUbs0I6cHrdMmk",
-	"QMzw+TFLM4IbZuz57RaJPAbIi/BIMbyJ/IyoqPqiovckZkEY0PlMEAqoZu1utERlCeL5muFMUynbhbAA",
-	"ZiMIOfxaT49Spm4xXo3pyiSNSm27QK0ds2G/34e2HzQAGtLQdiQncD7AwyqatUBvp3YwZjPBs3wiAPMJ",
-	"rSsHT7VeWnx5dXF28ub6x7OTi6vvz06ugg5UV1Nh8q0QC81NkHyGYFSmIj3kEpPKtSDnbs9ygwf8yzLG",
-	"EA5M+7vvLoRa6j3f++479k4WJAbDJnAkVkCzs/1OcY/nWtUHUL3gNVd5F+7onr8MjqndBdA012yFLSTw",
-	"KUgEWHhjLmpLDnoCRlRmR71VNfOnUiiPmRCOwRKMpcn77iFIo94flWFAj/1ADxi+Oo+CjjswRQhmyZqk",
-	"pnJEkxkXUFpEPTqFLFh90TaO8DV9mYkc+8KxdnD2b2dvry6vL86uzt5enb97G3jsAHC8OmPL0tRKg0+U",
-	"kKGAJjEgnLCoAEWJsg3+cMkcXtWj/+47wrUrLZZdSEXYcyKZdmB7o45mwGZny1yxKF1Jr0C+sWejW+WI",
-	"KF4EX1JshEzzj4urrQ8693isr1vHc8oQqHqffBBpylSSrpI1y1Pk8+UCey7U3gjPQJA8laeLhTDQbA6A",
-	"D1ZKC9xkVE7uYT7gukPYd8WDc+yAbcvBTcMO/XhVJi8Wkneh76fdFUX9J66OMrDrx0VvEoTRL6rUMwHx",
-	"sTikFiUxHkpWXtCSI5C03qMnmPqgRdssTSI26KMcMK9cAIIwrK3mGg4lHG0jUd6c/Pv1+7OL6w+XZxfB",
-	"MeK6ExTNaHjktNWgxxFEnT4dzdPw6QUA9aDf79u3uy+qPH+vv7shLwZ6YlqW1hMwYMY5n4DHJREyXx8z",
-	"NQN6YXIr1XvwiWLxFGQ60EGPvhHqC57+Zo1beJtoHMg30hZB4OExZeK1JflmdoGRGL1G0YkNOXEvIpuC",
-	"981s1I3dS0sSrbWtjUnyDqN2Dblc+uSti23PgWUsz6GNu4EMSEB0s63wqN8DiQLYl5wtMnEXp0uFBXW0",
-	"SXs1Ab2KJbUZmKT5DISr6a0P1ICWfgUxHFH+DFI8nvdSM0VKQcmWoxDorfl31bn9VhzBlduEheFOyqOD",
-	"m65e8+F0/9/e//Ly5uJs/+BucLC7rw4m/3p4wdd7q//464cDuIUAX/GWi9Nh3/32NZ+IhH4q6u3gikrB",
-	"G47XKVaCu6BcaTQc4KtMwRL89OHy5RV8C0VLfmu8/9mDLg8QqHroof2tH+ZWsPmt8UH1O1Ps5rfGgyN9",
-	"N/ia4InVlXM9NHDBSOxGw3Aw6fOjo8PDg4P9/b290Wh3dzgcDPr96VSIKArDyYRv+J2IeBeLld8ay2WS",
-	"eH7RVL+BQfp9yyA2L6Lhsl26TFtrvnRUUxCaxX6qgJnUbPFjxMk21h0ZQqDxQleMqjFF7R56DVkFzbmm",
-	"sPnGeL7ztULxjlX70BvUYF5HymKIR77kk/ROEIpRZWxNw9JHxd+hqvdLIcnovK3W/UC9j9EI8LgyJ3M5",
-	"5/kYGzUAIesFP42oZMUrv2Wpj3nL1y3xMdrM2G33aMt70gRr7Iu6JroeWqM6VLMaFQTVqKNls27lsUG/",
-	"0/PlqSVz0RiLT16oDqZpPR7J+d8RUapAwLHWY72W3PSRqkumjuOfJD9kyT1pAoU2arvZT/k+4fk0zeY2",
-	"uIi24riWTwxcUu6TA2nFvmyP+iMWyDS/nqZLGYHjw7y3Fv7mThzWxN/QRIFcu3wm5h5Lk8iBlDCQ4kzy",
-	"TKvN+pnQWRS+PgbXo4gUItP/ETGu4bXgBMKQZz2jMQG/SubLpUQQvIhAwJ1UPhOUhRo0g6vS8ViAyKg2",
-	"hxDYXjUp5a9jlb+jd1qiPKabYw64JWERPcUZb9IbSbptK1fMcBD9vUmJro5jEykDoHkHYiapyV9HmrB2",
-	"4KDINo3aWbumctxJmiaCy60y834ljI/tyFtd9W3wOCytf8/u/qbIHRulU7ssBV05a355TNLufDJ/PlTm",
-	"sUHsHjeIXSdE1VDQURa8TcUdVUbcxjNg3lhP0B0NG5Nvizlvl30by3x/1PJahF7RGg+sIkVhkWeXcDxv",
-	"e25S0s3Eft+R37je4uGEOUj9hGN5jkrRkzeq67Dd+eR+PI8+73ClRK52Pv1/7F39bttGtn+VgXCBSgtK",
-	"kWT5S8Ji4aZpWqAfQZy2Fyiz4YgcSryhhloOFVttCuyf9wL7HPtgfZKLOefMcCiRtpTYjp31P20sieRw",
-	"Ps73+f3g/9CvUW6yBujBKMkh+Nw+6A87WAu5zAVRezooFtn0f0RINMWEgQXxRYxSxwkRxiHNNNb6qQmF",
-	"x/EZJqCWKF8GT3k4F4aabMyWefIOapRk1oVHBD12JonyXts0+oW0h7jK0wDuYA05qGuqEOMqopOAuCuX",
-	"GEfWKv+nl9/1GBDvKF/OkndCsukaXtL0OdJ95iIXYzbqj4imORtraVZmjXFGnMmvM5qeiwKeRXRle8PQ",
-	"/FhZ3F0MgjNc9m2L4KA/rGvWQQ62ks28yCDDYBMbelU3ytIr61ZTL4Dk2EHNel6JUnIVnMrZ9RvSw2Kn",
-	"7R3Yu0Uw1Edh2CQMvzKbiDtHWG8mR77h52ov8Wby1ruh+AG8R4AgINqbg1BTUogF8gDHqzRlJqH+FURn",
-	"nLJIm1rbJV/fY18naQFcjdliinUKDpNyooDATkQ2l7DU8swkV2O4FmPpUBeRu+RkY6zEILdJTKpfC/pB",
-	"GWhTkJmH3yqPmKQNCbUVFcCQHvyteqe/RjmPC3/V7w+PNr4hyrg3NlYMINpdFvzDFAUnRQqAXgVPAMk2",
-	"UawQl4WHGX0go+JKsHageCoCFifA7cqY3zpfLRYiZ+c8hdxDvvZbnR77kodvkVuasyJPZjlfsERG4hLE",
-	"vY01xkBTxFgmGdCnApuRWvIQlI+4LIhzLxfCqUfUHh6kvIAvimYdmWGQyRJfX9uBwZhd5ElRgKrACmJF",
-	"sqjIPHxRVAs4p3qhXcH9PWZmAwNOk+QsiRTSir3Q/hKWLwCikKnOALcumJT8rpACimmLEUU1/sqX3Enp",
-	"ggMGTSFEKtnkyz+1B+kGlFKNt20Pqt28xLIE+7LJh3Y33c7+v8vk1+j9V8bjnpXKuNTYMK+DCCjpFbVa",
-	"ETyc91i7ejih/UPZMI6Y6IWhZwGZUoG5MqiQ1Yce2UE6sCzWGfm1BSev5bW2zlnrtf7dMoWwMroh182c",
-	"qM6dFnhqv0n0Wgt++S1edwjODf1Rejc8z/kagr/FGsLP2iW6fjdcQDBrR2HRYz9k8Ks8c4uJq42WCqWH",
-	"lioNu+oflelY8MvvhJwV89Z40O/Dy9m/gcVLK8TWuPX3X//u+5f9ftf3Lwdf+/7l8dev//Jf9Z2WV7+y",
-	"lR74oiuFSCblKxzxQXwsRmG3zw+m3VE8FN2T6DTsHk6P+VAM4n54EDW8m5FZrT17Q68csSPg3LO7OexT",
-	"cRIdh0fT7iEfxd2ROIi6J+Fw2h3wfmy+u/Kgiw8Y+P2DxzXzthMw7lP3x3uCO5aXXRl8s+v46OrfNmxu",
-	"eWSyGBnDS93oWLql1boLZm4AuiBw6kldAWKSYkA6GRhyZTYwVP4ysxSM1vBeA2ElUQT8bC6RqzTteISR",
-	"R0VN6Mu7r/GFQvbO4OnLbmAQX9syYzO+tCw2cyrnwSqpkgkQaqqAalKxeQK2XaVok1vsgACzRD2GFLG+",
-	"hA42MOLN66CdxKPIHIafLbM01IMFajUFG4ooTslpZygiqfWMR4tE1vnvEyvkCE3A/DETBQOKb6wZeBNn",
-	"+TSJIiGDHguwJu5bU1ZbcPVW/wHaXos6X1omVSz/1L+wqGWV2vQ2hElHwyEmgDnRPHcmvgwwfFL2lHBo",
-	"tMygmCqHunigJ8WYKtH8wBycA5ujrOnRaCshmO80X0ApLNdGeatT4vdBylO/RZqpwhSIwXTPLEWltjVL",
-	"VwcLIE3xHDC0mBpWbCnBAny4E7ZD01xEIh9jMd8Wo7oH82IKGg3kgprzpejon4+8hiWiC8t18nxpVukK",
-	"+GCzw+4gYnOjUMNqKcLipf5eq+fx4EhblPTqrXFrEJ6KYXzAu6PpYdQdiaO4e8KPp93TsB8N4JuRVtgz",
-	"oS//6lnLa6VczlbY4xWJLnxkyg3OS7sLvTZXX/MiCVt7QhebSb9V0GIpLuziXqerf3B+u7+qxoBCUzi+",
-	"FO73DKfYdgbUAhRXwzMn0UF4FPdFdxgfT7uj8PC0e8pHx91hfBgN4oPpER/0y5DNk4N4OD0JB7x7FI1E",
-	"dxSf8O7p9DjsDsQwOghH00N+dPogkYxRcH5tpM5DA7S4mV7I+wJUe3NlOI/grver8dFCGIaleq4zsT8g",
-	"nPzkd/PParJ7K59zh5bBUzuim/RSSS3t6qdaLXY76s8rz/d+8fZH1/Z2s9jXHDEIlIXzGjcW45eUPBRp",
-	"ZFpfZcRSwd/RV1RUxVOot9Rami1EPhNduK0vF4JL6GujvlkWbO7vAJwUhDtIRVwATyQAtWIINdKWvnZx",
-	"A0MuCcl57Vdh+yL4vxXXwPpv3obLVc0HdHrsHBE40jWC+1mYU/Nox5cOxKU2ykVk/W5oQlYcuxnPTLfW",
-	"dLVYqtKh129eKBaslhFB66EDGUX4IuaLgNoZTLUBedkeBVoDiicHkH/COnAaJM0djlR725grj8AKBMyJ",
-	"HjuzuhsRCWhxTVdfG9NX8GMKdidVjs9Mio7NyVeaZDk02SRqzGSmH+lL591lZsIB5xlwzUqiPgQv1Iwp",
-	"UWzO80UqlCodfvchX6ga5x96xVJRHQ26zr7keTgHrMq2+Zd2SU9ZHTZNx83VUaYI9gQ8BntaIYGD7cRl",
-	"KRR4zqP+ATYDb7usek9B+YIeIkwuhFAcHEjzTIa9vlfFNQCKkiIDtXMDWSs39lDZ6xNGh2glMSqsPOoz",
-	"W5ejWPA1NlRDJgWpnGFuas7WmO0aEdkamBMUwdtr/8BMOi6qE/3SsoACYB5TiQxxybFAhl2IHNKkFCzB",
-	"Qes9VWxMBjyjcw/DF1Wh5JmRerhfaRbehJmM0yQsAvi8HmSpLg7yE4iXT2ntfGAMZEPctsYHnptt2Dlr",
-	"gbNM7TzNQQ/WBkgtFq6Kzu4Bj+rs3jhe5f23+8iJowp66FaGxDrqBGpwNmqGFFaHjL7P2v+/5kk0fU/p",
-	"VLcegpv6MC3iD3dTn0VJ4TipZcUIFH8aWXRLvusT1CHqCir2lUQT0qhrBJ0gyLjygMqI5Q4tNdmbZVFT",
-	"j/0Yx3SGwfi1HRM0BFPylMgNw8OX2y4eKNj3ZjDvEQPjvbZq34MF815/2+12Wc1/9Vc2+fOeQfrMY1uV",
-	"FOw9SyRh7epb65GCBeS55uEE8FQU1teADWsMCnwO3e6NNayrd617asVeI0ttwyrDgUycOTQpeHtpEjMD",
-	"FSi0QYlGJodyy44ZdUB4JgGNli+XefZObI6SPobBqe13mpDzYX5Wui4Z20oj0oPQXNYP0qbhdFUwa0u/",
-	"r/zTznP53g0WOcel1E+gTNa2MwWIE2UaFABjEoWx7w6BXhaZ9XPqbSNUNypbCGujGyepMibDyvVxhiBa",
-	"fHosDSZfs/3GdjXfnl2KcFVaGHjK7tiKu+PcV0jybWMzt7wWnQkyQdJsBkcvXBUsi2Mjnk7HgyMW66Fh",
-	"5mPTitzbEMI5/w+y7Uh255zONmmMSkbpM4I334uARX9V2odboM3U57zga9AI+YqECTfndhMDdFNsuO3l",
-	"UMy1oXPkVWoHnkuyHp/rLlmJ1ewQbp0RUpXz/FvoNd96S73YYQkcf+2GdzDmbyTJ5cpyDDUF/919ev7y",
-	"6y6YhwHBrOgpNkhKWrvlGWIPY0RQL3ZZoAsV8rLIgfyKZXkyS6AWxbZgGAAiQid8/uwVK/EIAZ5zS4eM",
-	"qwH1PEuBCIyaYjZ2V9k6b/VcG8pdcRbdfYJ7hGrJEyg8Ke3BzsRAtWXWLsQn3Cri5+dEHPBDVliwAtgb",
-	"bij1wwgDzLGmQ2/uXm9wgbl1Z/QBTae+gT6ALCLr+lZm7pxst2azrWbmNm2sKmHAhi1a+gEjBLo86LGX",
-	"eEqJQacwXJCNM0jWBHMeeAvzt/VaN4R2vGWSjmvs8dpIsy/NJraW+tia22bJEouT8LIUfmUpPSaQnFxL",
-	"JMIkEjba3Iweb5gJqidg83wB8b9b2A9ohMarNJCeW15hxwyXZLvrPqMcBPqjOn/3HnH7Vhoi9gejBxUC",
-	"8qmSJ6rFm2fbcPOkgWqSQ1Bp+AhD/1gcskPUDT1eN/BGB7+Nh9gr6SbN9iTl6Jn4ROe2gnLkgTZ3LYK6",
-	"oR9h6WxZIeGCyIxZkS27qXgn0vL3UK6MFlkulmlimq4EITbDSb0QeVlJ3ubwy7W+h8FCxCTwkmvp1umx",
-	"syu7ncFlIIhisbDdj74s2x8ttO6+zY8kWX/Ats2xMy9kpxpFbPDBjbNC6VgCMq6dKuIjRMTWFBK9BPpC",
-	"qVQUqAAtZRFfJnZaoUkcjGjzRlY+42tAzhLmhUPPIY+0/U1XYwE7zvC3toHS/j2mXnn8scmIbr0ERErL",
-	"16TaGHOTkmEe1oG1y6QuXdDpsRd8Jqhd4IP7DgHM/MP7Dp+aE3HnMam6zqcddxhrgzK3DcUNzU2VDdxq",
-	"gg05GLagzQ5hQ4aD0fHo5OBodHwNlkgDuNHWVvdqt/jGzm7uw8RLrwUyauD83dzEZus2PM7s3ofZC7Zj",
-	"DA2nYKcGLlrCxyK3Wypye4kC2imFocxIWEqlfXq3zqIKljxAqDSKkKm2mpHhVEsT634YhwKzUaSf4VZb",
-	"h5u1Xa0B1Aj6a2DMoKM3sbdIQKyVuv0L5fguZ9s396XW7UskGSmwwA2NcT7VLhC1YclwnuXURmSoAs7w",
-	"w7Ev9cNn9PpcsmTBZ9rMYosMxp/lTC05fsveJZHI9Jd6/wMT1wKB2X9SIv82Ary8hTAI5w3YK6bdC7Ji",
-	"XrWXi8JXtZeyNv3Ql6C2ETOwPjXT6bEfskLPJpdlSssaar6UgBsHC1I6jGYjtK+qI/Pl041CpOqmIVOJ",
-	"JykA10HlHrXXeRZYyJdLXszHZnF6hAEUePaTIlmI71VPSPiwOs2/Dl4HnXFZhkf2FybiGnbzxLU89A99",
-	"ub1ZrRIwbwNGGLnjkUhFIaJJuaMSAPNM16CMa41dcqnp7agfDv7EZ/HyNE02Xj1AFFrCb7f1YIA8u0JT",
-	"Rf8Iwfdx1wObH0HoZjHb2pwwP7g5b6TlzpAsXN9yZ+zr7Y47QF5H2g7HCudSZisZAphSMz9I+0JM51n2",
-	"VmHMxRI7INLq7VXCWS4fXLAvFJuJbKFnxKmRq4t2l/e0Hl7dIersWQFXbUojCfd5p1Bh4rGREGGkxq3+",
-	"9Fgchge8O4iGcXckjnj3dHoSdl0yZ0DKm1E0ey6S2bxojfu9wdBrXSRRMdd/HHitS/jQa631//uHWiVP",
-	"YYxlWrbIVuFcmD0eC73D+IQtIIJdsFGfLS8BoKoH9HPuQdS6eicchdfehoE+Hu7bqIh74cb7FPcyJBsr",
-	"7Oi8X3DF4ER/8q5Cx/j/BA2FNvbyZBCeimN+OO0ewFbmR6J7Mu2HXcM5fjgdhY/th/eUT7uSiyHTa3/2",
-	"7BqzjQB8gD8RN8qEfgS8RQopc+9nUuxGSSy38iZ1U276InBufAmTgy4LUhxbS3EtwBGyRqC8VxmPx4TC",
-	"Y0Lhum5Tu3Or/k8lNJ+7fnpobcRbTSI8+Z3+Ra2q6ELVIbtqu0lVdHCdw4/+mD6+JmyHyHoJ8Y9B5xhy",
-	"k2eLqSqgZS8gxw1JL7U3qW25gPktvwX9W2hM6n/6kiw11UHkPkWhcXOWgVAs12Zjj5U9XDg4p03JqWPq",
-	"sa/040EKFYZ60NKBjVjbGeu42ezvTLBepd6hB4+94cI6hwGGdO8dhqdm79SFO0dXZqa0IpjB6kOEys5w",
-	"p/c5tVjgu1Y6LB6bHRqlJG76a4VfY79wlwTHuCx93zz5kGukLqGkMLXpRC5VBFtpP8x2mPSHqguglswX",
-	"uciWQgIQaVKwNt7b3OzLNSXGzAdnReBhOzGQadDViZx1JtCHWRt9rO9IXfA19tdSjBbSioaWFtI2FLXN",
-	"LmR9Fu8l/JusVDe2U0//ai+1USoDCgtGtG2mtmQ7XG02/OoBk9yHTC9OJQL9u+G+2vCooaOb2pIfYFxp",
-	"iomyHWNMVEdfH2Rizd2WV0SSnOQqKH9Yo85HNVA+FG3wgZEjmy800Y+92iA/IJzSv+twyma/4mMvYp2i",
-	"fGxFvJ+tiI6opqOK/0ReajLHb8tvIWKvptKnZ5DaIv2+kV/ymHTg3MfQvhAlESYl26bj3ZdQzImkpy6c",
-	"s3bL4FOvGtAo+8WSwpfLPItWoYjwR2UHHfh61SbJNmifxBKnSuucoBNzMV9bnQkFV7YNkBiPiXLKoncQ",
-	"9R8M0pcEmELqcfcaLAC8vLLcpolL9xOrn0+I1gszshdkb3nF/p1T7rVXM2eVGC6P5R93Vv5BM35bEpDE",
-	"zRVN2VRBYsJMCx7BbhhoCTbsG9CSNgKaWGYW4P1aZ6vcl3r8eguBoCwL+JKczYtiqdhPL79THlPJbwKd",
-	"kvNvzrrDwyMWJTOhCgUAM76cCiwI3WzyndiRmeI3xcJsJQs28NjQYwd//vPfbKn9l7I7/FWJ7bAHthEv",
-	"CxBMQroO34jaxVHKT0Wc5YKZP9FU22wYhy5lRFb2LCySQ2fB3pfQUWMXSxirVtEnqjRVwzV0yzHxcJtp",
-	"Mj3k+jNUIZOaduq3QiwxPmeug1AcpO5shzY80jZvQzEH+Vb6+bmIV+oqlCLsnt4NGgkRqXCvab/LguOk",
-	"aUmQD4UQ1UoUQIhH08zBkwKyDtbGQg316/B1T8358PAIqky6lsgJN+iEBfSt/uhoxNLsQuTAGDIXl3qb",
-	"JgX8KPlNfLkuhArAZVdswKZr1PSH7Hny5UTfGsqNFGsH8I8nfwk6yLcbQDqafHpMVOutnUQi07+Gf+hf",
-	"61u7F3j213ipUypCLft0D7iIg/9d+Q2X7JtX3393yKYrGaVCT4qjpn5LlkEHtPkM0i0FevB1g9VvV1fc",
-	"8IUi/B/WNouWGcQjN48D/HoIGRW5DLuVEEtnjFSlSWjoLWhCgdkPxgbvG9htTiVcWIiEv50KlUQCsa+Y",
-	"Fnoi70xYMC8W6SGsHV4rLnlYQLGPYFuTQtPVcGOoteZsysO3qyV+27lb0GsLNXXHmNdlqQyeVWyfwYbM",
-	"3Ytl6OKG7aR3U8drQkzYD43gbAuz/fOuo4GJhbfSWvoHYrUF6Kiu4qnonl4Ojrrvhr2lnEEmEktmBqdD",
-	"4CNZiFdU9Q3iC3+E0rE1bp3GJ0dR/2RwcjIKj6Ojw1M+jAXn/fDwkEf9wSE/mMajeDAdTvvTk+EwjAaH",
-	"0VE4OJz2436f90/0vYwQbY1Hp/2T42OvtcpTSkKr8ZMnYSR7PFyIXiFUYTgFm1+AqnwG/ZP+H69rwBNG",
-	"O9vL2zvlVtHA7xeAgiU6MKU7k6r8tgSS2qrYNNE+fZnPI3D4Y+XONZU7iSRreP/SHXs6yjQCnJGGVnZr",
-	"MD+gdvYrF+Dnjd8//J7uxqZtp4oo5LJcaZldoOVSdoW7ewo8GXKNOo/VRo/VRg8pUo+0RxtRhEq10UcH",
-	"p6iB5soe5A3mJ9Nzw200Kc9SoTw2XUNTTiVEDSjAJh7NvkUCJPSWkkht8GWRUwVHqU3Mm4Bua3LnAYXj",
-	"LSmnycRbyFvTl+q5gSFAFzQ4dhR0D/6mR/1Xcynxm+qPIOqB2NhATUjQ4L608HtQ97TVKCZyi+g8XWEf",
-	"F46z0xSIr2EEvSXmTbNmMLVVpku9dlqIGYZLViW4VOKdyLHW1WGmdAArYbp2JaTMgI9xXxpKfVWFfnK0",
-	"L/3kvUo5OC/+6+84J2N3RlcKZXeyBzIxTfDLpODspbnVH3qcUlwWNGzALd7ZRMAduUt+gnbXY27itqkF",
-	"nXbH3YgFd1cEhni7ORtBxURAkq2ta0R8x/pKTH0WmcG2H9t0BJtlQkH3P4HhIMy7KnKezOY2hF+lbU+k",
-	"lkKF8jCwHLz46RXgjGI/o6V9x2ixFrrsm1evXtC9J1C3n4tI7y+eKmQOuCxy7ksyfTqYiTh78S0hN4Q8",
-	"zxPLUJFqoT5dFygYeQSj8CW+7BeKBc9e8VmAQd4E+PbYBcd0BARaoSINbEH9OmVEH8iDCwUPlwj5Fugd",
-	"kYpCoK4PeuxcCBZloTIr0lsga1+grz1PfhMBQU+lgquCHbLvky/RAj4/YIQS0JmYRVotWZFtXpzB2c0L",
-	"j3Hkx87hoz//9b9OKJ09YeVVf/7r/2jwqFhT/WjgN55rky7H+dQ/gKQSFAsT+f5KFkmKb49vpCdQXC6T",
-	"XKizImDt4YjNs1WuZ9w0QXcmJUc8mdtLrE2DTSSp8RhyC6b3E0ZnKtFwxpyXwSlbZHSQlMjfwVLSMwDw",
-	"grWH7HnyJZuufUkDGVvIf+defIqtZ7SLNswjTAoB/AqNmR6iWJHNRDEXOU4P9ZvqsZtE3T9WWcFNbTJ9",
-	"+AY+fCMuQyEg9QU0KReJEk6HM/UyY8YMMICbOqJvpxO1GgKnSb29CDiEoK8iSOifsqb589ghRMFpUd6s",
-	"SrFLyMG4OUzviiuZrmCHxPP7wLghr4hEUxT3UwSe9+y8xJn/RI2XtOwNwVs6CBdcIcOtiCZGQ5LA+uQR",
-	"Whxi7zFSegOb4aqgWoM0GrMabmWjLy6yVRr5cp6lEVtoS6KY8xqF8RjWegxrPaSw1rkWhbTJkcFL6yHH",
-	"gzG+yAf4L09+x39UGRsbJbPFvDD2t2ONFFRiAC6IFtYQRspFKLDOBqJaFjHUNROwqjMXao7WcJzlJrKi",
-	"HRhA86bbsLUoxnSm9NnWS5SvYKQeqgpqgcmUQEpzX9Y7Dvsbg1uWzHNR3JkZ8xMt0+0CbO2inm+/UQ1H",
-	"8ZF66j+tFNP4f552q3OhVgvtc924lHhiztEVkQ+lxGKaUnig9IIlevuqdPUjkGRjVNHJb8Kw81V9UeOx",
-	"mnJLW+TW1mNZaad2unbcVCd6Qk+B2AQFsvWdIJ+Gn1pCQBAZLIt9GRgjPuixMwwLQEkhIW4m0NzGo3Ww",
-	"gaMUEK+M52A61hWgafFCdVhVmagfNUHX3yIqmQI/eAyd8YAtOcSl0Tw5e/FtdaDa9VNgowTkBcLzbbex",
-	"9tHJn3uzSNSCF+E88MpyNggL+RJMcKpt6rEX8Ach8lOpJN0jkWZTBATc6YQvMMolsDyfYLrw16jLzFwa",
-	"DVPpQ04KC2N8l977DbjcvgTfeJpF62vpCeunUjvtdQtV61NXlNudqqM79cB3d3UrE/KJ2uJ2cnZLcTKp",
-	"yJJK1t5FQ/zMKGA+I591+wyPKcyqhYghMyHMPArdo6lrhaUV2EAestT7lGLqZfBhXEILOxZyaWnDTUF4",
-	"Uyqc7LZHt/e+ur23vjNNiRAtMoVRtHIyhUnB738An8KmthlvWmtuJVMmRdk078u2Nto8a6dlOdkk66Xo",
-	"TKALhNuMg7U2rBj0pdn8t8p1858QMfg6kYmalz7BR3oBBsxyn6oXuoYJGQEMrqq2oWIqSCUzCUkqJcJc",
-	"WDxTyIuhSbcYE26ummcXkrBaDeoo9RRkvqSgxC/40Gf0zGAT07bOTpxggsjmimeiaK77dxnIR/1RU6HK",
-	"xjjuomf0E3SBXlTfcqc+0F9qrtm9CrP+6itrLbb24e2HL870XvtRpuvHwMWOdRrXyQ5HfllZ1Iwk/lLM",
-	"EgVkCxwyN+ATk3Wk6p5na56xyx6CAPpnWnG5DLwBfK91two8RkUVFHo4L7iMeB6xXyzyr1qKMInpBLF2",
-	"QEPvJgAcbf4qkoVQBV8soXLPfKpvzotVLgLKmpOwcwsvSHqyAKVn4Mt2cDFXInzz5z//HXTGFFxNCiaz",
-	"C29DjqZr68zSrdsQzZDYd5iD0lQOexFYdlsmYcejipDp2pfBTGyKvoAMXJhFdKsBqgD7URMwB5J34Fvb",
-	"Eg0t5MfOM515Y5n0JeJ4Y5dZOxLdaIVySiDaT8eD7xLDLDLl4dssjhE2YJqtCr24uRAs0i9YVr7TDslZ",
-	"lAmiucKJGV5eTqqWLFgr80xmq1xEGDgZDfrsudYNUaK4DX6ZHczaAX0evRRcZTLQs5VJWN4gLVXGVzgd",
-	"iVABLJXCcDovCrFYEm0JhIRM2IpLxqcqS1eFYAG0HgWw6Q12ulPYA+wscc5niGOhRw130a8K6PCcLfPk",
-	"HS+Ex9IsW+qJ08uXJvJtFyrzfcmjKBdKlWBKejCAgT/PFN0mUbbpFdp+uVnktS/DTEoRamuA6KrMDZOi",
-	"BJvCGieJqPx0eu1XvlSrcI7ttngpFFNwhsajmSp8P5lZvwZic8D80j5jkXgn0mwJqDQYNPRY8NWzn998",
-	"/+NXz7SeT1M99zChGDyjmbEzIFSvc7PWxd0Cn9udqV/OmF9YgAIUCLYCxfzwdhsxcR9dGShrriXZkDkP",
-	"rKikVCpuNWLPNK+3vPKzrY771uvNrkPQPU7fobmWL5PWnoUiG9N6q02EUlxsruJ1puQP25fsbknWXlwb",
-	"prMHZaOjEFSoPV+8IHENITxSyJ+8WEWKi/L83lRLobHAnhyK4+g0HEy7B3wYd0fTI9E9ifph9zge8OH0",
-	"IBxFh+Ih1slY+90tNHhAHYU3g2h9PyOFj3Utn0+U6iyKGN9y9up9vf2DVU9+p3/tgfBcynrTJR5Ze9zp",
-	"3yITk6XZTE18SX8qi/pJW57FEIbzmITKb8qmxlD+7UAv+3ILe5kgnHc2K31JduWOZhMCzt692fSLWZE9",
-	"cJPtmhBwcu+ByP9HRMXGg49Hbuez7zUHnSsHNqMuQrS+rj9Dvqz1zXY8Q8+3Yh2f+gB9ZPx239jth8dt",
-	"m0ztze3wGKq9N6Ha5wL7l3Y9sQ1I5U8J1xOrnQCoUwkKQqSC2/isPpdanwIDWyAkRM7GviTAcVVkS1c3",
-	"j027kx4jwa5xGYoUA0KktqW4LKy2tvEh8JG2opHOU5GcgRWrXFJXmpU6mcR6JY/xVGUOvrHC+TTBwAjU",
-	"/FYMEHv9IMxWZEyu0rQzMTHo5WqaJmpusTkwe+rLLI6RQRl5/8xozxDPBkKDcO6piZDcwMvCxsV8idFR",
-	"xRIZpivwZ+FaJ7i9cSlOjx1Rz5dn1glwueoNxLk1ZSo2lSnk8pjK9CAULRmFqpw43Zzni1Qo5YQ74wwj",
-	"chCoXaVIi9uQ9dsMTt54kO6+RcEQAvzTa6MPDYDhQTON8NfFw17vCY3+MWGsB69Sy9P3QLDXb8b4fsRQ",
-	"v2c8UAiLuW3xfwGoup7Bp4WEK1avFeI2IgFPSqOhsZrlRylsxootRU6DUw6Crhl+taiF2u8RvRWzlKR1",
-	"x5gJSwrT1+ixeXbB0gzJl4ose+tRoRUvVmRm2ISkVTJZ7uGNIKIQ8gX2uDChl5e1uUGyNakxz5ecFclC",
-	"ZCtoXjdfUxbO0Ffbl00UC8iSCtDucKIbuVjwRLJ2oG2CM/z0rAiYwjSqkKXBoEenrakVoF9C9ilQq9B2",
-	"FNsqx7bM2PDy0vR2Izl2mZ2FSsbRoO/L55kUwL0fWMOOuo8r8XljYHUgwuJEbmAUZegGlfdbsSwwLaxn",
-	"JE5mq1xfDTNWCsw1xXF82T7GnLHTeH/bkZrv6lLDd6va73PtEc3Jep/ao8o1eyvcjauvrD0qZc2jJ3u/",
-	"io64dDXQVUFe1ayF5oKnxfy3Rj1yRl7QsN/Xzg8Ie05NUXkWCqWw9kABGgugfdnSEyBxhp9GvOBTrgAS",
-	"dCsC9Q0MofWx6EoG27GVvd09SYzPPsdLG8xP856JYqtl78O3TNX62DAthPaf5waNy32is3ZqrQqxoJWD",
-	"MP1uC2cVm1kH49x6WAV62D/osVf8LdYQJVIVWj8xrceymOVZgdVfmYRf1q3hS8GjRAql7u8y2ncHkHoe",
-	"zvW56n2cBLgRO/SqnWBiMCGXeM5MiEHVbotNA7feooVaIdS51Wn6Lgt5WlNXxNoLvTnylezo1S+LNbbQ",
-	"TkEt0ri27p68E3qLgHzKzYbRm30qsF86y8O5UEXOiywHlAxCOKMX3Ma5O6fqQcg8RQwtRBkBgp8Dap+4",
-	"N9OqqeZWTy0i4TbQlgt7iAijF1n+Nk6zC+e+JQTX9s1NnbiIuolkKwUwRDxE5owpT+G4YXvjMlOJDSS5",
-	"46af1dz9TF5bfMraxrqT6bpj+xYcpZHFkHfYLCNFX2HhjMMqkPrX1DdkqsgFXxhTcuvN8d7OPYkZavuO",
-	"XwO5Cdb7i+gaBDGsAsvficjGIy1KnX2U6R3YftaLlBdxli8YSrcsV6ytCh7HHdqtM3pCUQDlBUDVxhAi",
-	"xNHol1arfO08zdyq9cfrP/4/AAD//w==",
+	"7P3bcuNIkjeIv0oYZ8ySrAYpkqJOlLVNq5TKKk3n6ZOUUzNdyE8IAkERLTDAQoCi2Dlp9r/62+7t9wxr",
+	"e70PsU8yT7IW7h6BwIESpcys7pqv6iJLJHGIg4ef/eefWmE6X6RSyFy1xp9a4p7PF4mAv0/CMF3K/KVY",
+	"pCrO9TdqOZ/zbN0at05YhF8zvuJxHssbFueK5RmXaiqylte648lS6Jt4FGVCqda4dfWaD6f7//b+l5c3",
+	"F2f7B3eDg919dTD518MLvt5b/cdfPxy0vFaYymmczXkep1K1xv3KNxfil2Wciag1Hhx5rTATPBfRSd4a",
+	"t4b94X53MOgO+1eD/niwN+73/9KCS6JYXzPXk4EBwV9vYplmrXGrr69ZZpmQoZ7Yh8uXVy2vpUKeiNZ4",
+	"/7PXEveLOBOq4R0j84440g+aHk55tDfpRkfhpDvaP5p2+WB/r3vQP9w/OBgeHu31RctrSZGv0uxWL8fF",
+	"6bBffPOaT0QCX797y9rwY6fltTLxy1KoByYw6Pf7/dFwcPDYRDJxF4tVayyXSeK1VM7zpd4Vs4HXzubB",
+	"nzzUK34e4R2fP3sVingdqwpVXM0ES7jK2YLfCJZOLZHQJJRLF3Eu5qo1/vl3CvnvQiEf9Ujv89NlpvR7",
+	"LdVE81i+k8m6TiwhTxKRsVgxmeaMS8b1tZpy8plgaXbDZfw32FaXcsI0EnpY8PbraZpN4igS+pJI5DzW",
+	"S6Rfhw9TbM7XbM6lJsnqU18othKTWZreqmO2TpcZy9JE6PHgUois1yoWYtTf9Vp5nOvlap3A25n79jzj",
+	"odCr0RpNpkfD6e7ewcFkdxTxfb4biqPhUdQXfTE62N3XF68X+jGzPF+Md3aSNOTJLFX5+LB/2N9ZZOkk",
+	"EXO1U5ujXtBTTdPxnXhJsy0z5pB+ZbGkWZS48WKRpXci+jeRKb2stNdcLUSYX+hFaY1bR+OBHiJf5jO9",
+	"kZ+QfPf5YHogRmG3z3cn3dF0KLqH0VHY3Zsc8KEYTPvhbqSJlc9hfRJxz07wCZ+9Fr/jccInicB10wff",
+	"EO51OOPyRmjmQKPTf2XhLL4TrY9eK0xigWQNwxiER2I43eXd0WQv6o7E/rR7yA8m3aOwHw3gl9HEGUY4",
+	"F+xylgqlR4HUn9vJf2pxpUSObChaZkAUb5RZlWmciLf4HL3CIusqnoju0f1gv7eQNy2vNRPxzSzXrGbY",
+	"p1M+jHbFaLrHu/uTg7A7ig5F92ja593BZBjuRiOxN93nLa81j+fiCmkgnvMbsYMPVDM+3NvXezA93I/6",
+	"h4PDw1F4EO3vHfHhVHDeD/f2eNQf7PHdyXQ0HUyGk/7kcDgMo8FetB8O9ib9ab/P+4f6WfHfxPfrXEvz",
+	"0eFwsLvrtZZZQkSnxjs7YSR7PJyLXi5UvoNLsbNhpqs4ymet8aB/2NcH/WvSRhOPHhxd9Y/G/b7LPw8m",
+	"h6E+Q93BdKi3fzfsHkYj0dUran7TL1nOJyJrjQefvVYUZ6LEpLzWjdAk/vLMPHV3OpwchgPe3dfPGk0P",
+	"efdI79xADKPdcDTZ4/tHLa+VcHmz5Dd6+JHowu3mRa3Ti26/3x8Md1teK10IeZrO50Lmp8iOh15rIbJ5",
+	"rBQSPgg8S4JTniihD6CKb+QFcZ3WOM+WwmtpwYR/W+58abhyLK/t8c7sfTjHnKtb+zcxrEvYV6b3lak8",
+	"zdYFE9IMLg5bXmu5iB6Tlndm4LsuKzq7E7JBIThhsxje5TEpVkLlbBpnKt+gBoS5Q1FH4jA6CPcn3T0+",
+	"mnZHYjfqHobDSXfA+1PzW0FRF3HOmV09TVPEU2gRQtwRo6OkN6lm8uEyZ+l0qjmllgya7bFpxuei19qs",
+	"OQzG/SGtxTRL5437geJ+sj/dDYeiexQNeHck9ibdw/Ag6u6LvemI706G4UCfiTy1j6BBX1uJXmxRnVfa",
+	"jdj77FUX78uO44alo48bFapRv2lZooxPc7Mke+Eo2hXDqd7FSXcUHkXdQ3Ew7e7zvcko3I302MpL4q6q",
+	"odblZB7n7gqM6iswnOyGo2hPdPenB5pXHIZdyzp2J6NwL9oXzgpEnIGaUpr/z59a01gkESw/ktZ5RPOz",
+	"pyvdllY119x6LXcHj67lgdiP9sLRpLvLh/qlg0iLwIkWhtN9sReNwt1JeS3N7bSOdNjLZ/ofg5SGj5PS",
+	"gOMWd/e0BjDSGoCWAN2+KLb4wenTpK95FJUXYfgPsgiW5bqLgDfBoEbTXTGMBmG3PzniWnBpTnMQdvcn",
+	"mgzxtwdXgF7tzn2wSYk3jH4Lo88ooJusvd810N810N810N810K+ggW5iViqbvuJxIqIyq3qjV0DesDRj",
+	"qyyVN+z08uIVy9NbIT39JZdsKfNsqVUvlmbxTdzkdwhVNr2e4uMdl8OlkBGokUrAOr9QTF95pZ9uNMx/",
+	"7+o3dvG7meDRAw6GC+RNbJpmNyJbs3Amwltm3/sNnA3uxPQynkdivkhzIcP1n8X6XH5Qos76QaE3Dj62",
+	"ivMZy2exYrdirVVslcdJwrKllDEc4upixsU7rm/F+jqW10sl3HU9aXi4M7Lunxte1GMXIs/W5g7BFJ8L",
+	"GJKapVmerMurflSsuvNknIJkOJ5vsN4b5g5LL+94EkdEA+VVvxR3IuMJA91UEUUwuH6TqyzGxxnDwl3e",
+	"4cbn9NilEPjrWZalmdKL5nwEkUUvSJf5dTq9zrQYNVe1xuSH7LnuSK81F0ohG3uzVDmbCDYR+UoIycBR",
+	"2e/3GZeR/QBftAd9lqf0Hftw+fKq02tpPa0yQZx4bQDW69n09lSC2qIf2gMt3RLGcOgQBr6BFUv4LSii",
+	"sk+aFN6KlVG+Nrr6/qqn4qhz/4jevl9Hn8IJ/rpCd9QodPsPCl2UrlWZS6L4IaFrdPi/h8AdED3+hD7z",
+	"Mxkt0lhWfT6SCfoB6RIMLA95cZwrpkSYiZIPaIMN5KpfUaw0PUUXgqtin4WEL62ycidkrlVaIDhzOnrm",
+	"FBinjv6u7mr5aHwU4iA6CgfGrp7sa8Lvh92DqTE59zSHoVmMW6uZEuH1m+mf/8dRdvjDn//jl+xq9dcP",
+	"718enr9+/5fzdPiav+aXq80r7c6yrBxDXMJRj83g+SIGznApsrs4FB+kPW518RzxnE+4gpjGUmaChzO4",
+	"sC4jFD7teuk8zpETV6DZwCX6WbkWXRnP4mTNnDuM4E14XlZt9lzVhgbOyq/6Bvy0aU64csqYXy4/1YdR",
+	"RN1YMmKG7ioZXa41bv3l9mj9l+G/rcXlYBXOj+7+Eg/6k2GeTOJBIn54lYc/3Cevr87Wb/72PwZvb0Do",
+	"aJahZvECpWYpsmXY4GG0G+5P+6I7nB5MuqNw76h7xEcH3eF0LxpMdyf7fNCvsMGTCJhglsKy0qC1CFsq",
+	"AaxczHH38Kc/WVoyXPALuLxeR2Jnp6mcJnFY1VPSudCyFY8a6sZWYtX8wESFxisTmkdWSLCIbinGc0aX",
+	"s5EHEcRdTX9JyiMW56BEaFrkNzyWGxU+mgJzXvgNCLE2Lb16xEZfiiS+E9m6yX0e0W8sn/GcqWUYChFp",
+	"40QaVprKiPFcH8dNbnX8sfShNR54JW/DYK/f73stoRW71rj1PlU587dhRH5rrJcuF/c5iwSPklgKJu5x",
+	"mCCm1CKVSpT9Vyrn2YNCB1xwZqzD8liHg6EdKT6u+pJhf/TYO/b+gg7Zx71vIFQ0NQz6o6EjY4wDrSJh",
+	"prGM1WzjI/cdX8JAjKJh2D0C1Sc8FN3JXrTf7fPCT9NC+/YEV+Ikr4XmLUW0NtnCW8vq3GHwRtoyPs1F",
+	"xjgbAev5EoHdukml5vJWZBtd51eU2Y0SeHA12B+PhuPBMyRwZXG3cI5SuoFd9g1O0t8XON5A0Z+9FjpO",
+	"QKW25np+IRYJX6PHJxIqzOIFStdWoJXDgK1mQqL3gEu1wqwToPk8zTSl45fplHHJBM+SWGRVzwP5EYKK",
+	"+yE4ZnyihMxZms9EtooVBBBVOBNzDlJYLud68fVA9JJaHTyL5Q0QEmhNJ/qw1cd/CUxeaft3xWNtsk7T",
+	"TLBM3xLLG/0qStsDVlm8dh7LeK7fPLCvjGUubkSGxPvTT1qWC5nHIc9F/cUnyYqvFQtO0/Q21i/kyfyP",
+	"fqvE/YMxaE3g4ErZjchdFxgL8c72j1dX70Gnopfp3yjpZ6lE1OlRGhPmbaEyX1++h8bRtKyfvdaCZ3wu",
+	"cqKWE6UEsPLqTPUxBeczi6PSerZMZLKrtaHuiPe1WXoYdQ/E/nSPjya74VAfoVg/ZcHzWaEscXrZQzOb",
+	"ptmc68OyXMZRq4kwyKbcNGgKJtWGrU3qA7436e5G+rxyfV4n/bB7FB2KgylOqnnYoX3hFw6cdmfjyK0i",
+	"Vxn6loZ509CLV37h2InjNI07KFhSYBLVFtoYT5cKuLzHuNLqZ6hZRVsJCcpoKkMBZA7j/mUpwBg3A8f3",
+	"lc4uv38t5E0+09pM39Nn2XweNA257KttOMvgzVynS3YjpMh4LthCZEA/Wk9uc/bhw/lLfSinsRQdjw30",
+	"eR7u7bG7WMWTRPjy5PL0/Fxr8xkP9YnyGPI8GYoeA/Mwz5ZhvsxE1AX/G8PxMb3gvmwHfotPQr8VeAU/",
+	"/WWZ5kJ1LC82blquWMAnYaD1eWUd63wufKl/LvPjSRqt9WiBIzLFpyJZ93xZoqq9yW50yLV5Mx2E3VF0",
+	"ILpHfH/SHYYjsT895P3JwJ5jlC/F9lTY/cZ92juo7tNC67CZfub/bP/L+Gffvx8Our5/f3D28dPAG+7t",
+	"ff5Pv9X0td/q/HMjab6O55iLXadMUDFU/LdtqS6JMY2imEwkpnyZaI1bUxy/J+lB9PeQLHnnGLSbTrxr",
+	"9LL2Ks1u1YKHolPjAFsawg0cIC0P48u4wIeFtiQ3zWa5QDuzMvb+ZD8cauoaoFa/NwGe2z3g+9M9MYp2",
+	"w+GkeexL87ovGzWppJuGXdU/axPYUtNrmMDKvvlLZvC5MOdQZrvZw2BpUorzYpGQKrHzV4VuFLd6ATNn",
+	"X9nE2fGn1j9nYtoat/5pp6h52DG37BTv0UMoxtt0E/6qdt6jeY+jriid1czdYMxSJym5IcXZJCnHufJl",
+	"kZacl/KkOUNfErJALkHjhKzlHnuZgkaVTqci82VOLEFzQjcL+xRZ/q+3nB74zop47IP3OaHbr7MPTlAz",
+	"GMNiBm4UNqAwrF7beSU87LGU1lGvPwr0aZbOm+LExyxDx5Or/uo98mXww9kV2+GLeOdusDMXQc+Xfwfq",
+	"AHnYaDl1XdOpaZnprp0GY+uz0VG5jErE8WWk1VglMOdroO85vxVoyKG9+pzSANcX+UKRu5dSALAGQb+N",
+	"RxHj1seYp/RWYy7/A5YG/H7StjhpxZl5obDgI+SSSXEHRFYmLl9Wt11rV1RJshDolewcs8jhvSzOQSH2",
+	"pUNigRMMDJjia7aa8dw9v5riovRbH1QIUBbu+iecUwpOX2VcqjivhU9cc3TFFYtEIirh6EqwPi+eVMr3",
+	"oDvt00Iu9dpObChhc/YGBelLT/6GcXrnPZ+/ziGqP9kQ7KbFYDJdjbWyv+LKl2bt2pzl6Xyi8hSsuTSD",
+	"eEEpeoLxeH0p/AU1nMqX01jypGMDKc67FakSxrT/hnTUMM6nE5Is5mgfWCwfFv0dM3f2DCb/j0leNg7v",
+	"LvuDHL4anfs6FFoNZQVjFoj7hQhzm2cSGOdeRcxSsoYvzUOCMVOVKGFMNSJlAjTbx2XEEnQy+nKpRMYi",
+	"EcaRoCCfLx84QHUSsO/EaFoxPDfnIjAHRESdanjRsPsKezfnpCSMn3BCfntSPEqFIuUsD2coykk2A/PR",
+	"n40z/UHpztqg4Abv4BMSkohBjTUBKhDb6Up6LHj/4fvX56fX359cnl1/uHgdeExqNQ4SunwZnLx+/e6n",
+	"s5fX7y7Ofzh/exmUuRrkfaKmXFUcYHPBnURb+SNK1qs0fc2zG7H9fjrcyiSb52l6ncBTKrFts0AkxhnP",
+	"BBv1B8NdNlnnQh0znrN5qnK2OzzYP4SfeRiKRV6RiLuDehZpnqbMvPQbcKz63L4KMdYeSyRJNEiZi1pN",
+	"Xy60fj5PM62accl2h+zP8fe+bONawQJ2PK2TM9oZTX0p8KG/ga4BsYU0q0d3er6E3F41Rz2NtufYRmDY",
+	"Kk4SoP6ZSBY99r1YpzJiA/Ym/h6G++PV1XtfIu1qbiGSKcvEdKmEKp0Miuzor07enzMlBHiS26PdAYul",
+	"LxcJjyXLxX3usTCVEnPcWJikEERBUj2XucgkT84wQv4MQo3pCdcYZHdznNO5yGcwZVDzIIk6lSxdZkzF",
+	"keix/7FMc5wBURnG3dbpkmVikWa5Vo5LeUF9V77ii5l58TeRraXJfSWlzX1mMEbGZoQizsZkRqUyFI/H",
+	"E+Op3viFpk6VK8+sHbBjWpSg1yoShZ/n1IlLQYMLsVTVjHnNlsDhzhVE6uAAWb+CTYV9LKs7w0eX+F1D",
+	"Gnf5LSyKtXjVhEZv6rEPSjDOpFjBqPAy/clc0NqUvVtJ67YD+hXSuuldmm7iWlr3g8K9kgX+dS0MWjJN",
+	"rcTSPMaZDZgaqQ3BFdQHfFkkhx+zwEkFD1ii6ZQJyFXSV0PcB4JAnEJEWjdrXBng6bGqHwOgB55kgkdr",
+	"Sxe+bCAM1kaKhMFqFk/e7U6P/WDCXSWy0U/RH2M4K9/S5q5n8j/dVPqHo5eHqMStIPDlE6mEtfGGAL2Z",
+	"UZrnmu4WPJ8xtQxnGBisVRUEVsmUmqGS+5S0BL3bdsCdY6Zm6YoJHs4Y1QIwKe61hgSKPLyeROkbnkzT",
+	"bC6if7189/ZZonRunnAN12xQ+GD1yGRCC1O/sGyGOmLSDgsu+zZMrDLwr0JJ5WeSKtc8d9hPKszQu5JO",
+	"/ipCbRhkYiF47ni6YcPbwSefnL5+a8x8qhH3Wx4rf0+WnN/6HIx9qd+kaVlpbTuKFb/JhND6zGoWhzMW",
+	"pos1A8Qj5TGVOgaItXd8ebMUSnV67CRRKeMUi4ZkzTxdLETEeJahe8HR7qwZo3mbL/N4LtJl3mOv4nu0",
+	"VaFAYqOGidT5Ns1fpcunCH2HMGWaX0/h7maaFNr+UekyC0Vh3In7uCJj+6OCLN+mOTOP/AYUWYz4qxCj",
+	"fVwwZjJF5mJmTP4yNhFJKm8g84ozG7DWPy6VcBzWIjNOBSUEa4P2u0pZyLWCr820WEaxymN5s4wV5N+z",
+	"VKvzy2yRKmGIR99GWWh5ypbyVqYryTTrM443Yuy/jhVqDiZclKFVtb+3t7uPxlSJDAa7/90tzsbVGGkb",
+	"k7WdVekcaxaFYGcohmIFthwY62wqVmy2lFEmIlrF6pHXtz9w5ptLPp6gUajGBzyoVTS88+toFg3VGbTa",
+	"G6pWQCjciSxJeSQi1papLx07eKq5tzatqNrWclkeQjYCIz5b9Uj5MuP6oKkcZI05AHR1x1humAsdwIcu",
+	"5GoGlICvfNmmTCr1mG3XqSmbzgMfUzKdNFFY0A/SSaoUz5MEy8ozXHO/yOzUj43lshL0dBxNH2qP+QaH",
+	"vjrWr0KGlYeSPChlsFqKMV8j5F8EAUwOaHHprYh6zBaBg286T01ybK+85T/99FO3mnv70L5XU3Vp89Vy",
+	"sUizXERvRBRzLEp4FgXYB13P9ZOuYTeaatuBDWqrrPLgsjTYc8nCPpvBsxk9+5tQR+M8vhKRND27QYeF",
+	"nEiwUipLhDZKrPAKTNBgwSluVvdMhmkUy5uAtY2dc/O3eNHRJJUXl+k9HtdWH/3VqrRJS6lnmAmlRASe",
+	"Ikxne0qSxjdMgoJ8CwXD3pzy4ktKspvGiXhirkshoVws2+95wmUItL/I0oXI8phyUB6Thma2b1IpMEWs",
+	"SHH72bm9SENHk6VVg01teLnBP21K2MszwdUyg2QUfRVrA/ynlo57h4AJ0YHMFILmZHlazufbClK1koRX",
+	"w1itDuz7JA1vFYOkmIXNguagtpiRvFBsoi/z0IRCiGDW1iyN/df/8b98Cb+yP7BBx7ORjaARyjU4Zn2m",
+	"n5EwXswUjpKQKE9tfmq/np+6ESD24RKJUnWYk7gY8Vx0tXLQuHA1MNktqKkEIbvtm+Joi3RKB022qKNA",
+	"WNmPmy8moNlPLhmVMWdrdzaA0G41cQM5+6nFk+TdFIqfHrrx7TKBg0aHCUvnoVSoTKE/zeJEsEBRCDdW",
+	"LFjKSGSEWBOM2Wq29oABQR4OWOkiOmZymSS+LAp5gLokvdWks9aOuJF9Dw+eBk1lip9rKLpN5z+OzPkK",
+	"ZxD9KW6xJ04bGQZqub0/YjNx78sovgHPiWR67yj2xVkSy1s0aPH8iftFkmYiw5mbU+bL6jHDtYIwO0Un",
+	"yN2XZuyOY81jPel+GI74IOxP98Uw2uVHk8PwIHLxD/viaHrIDyb74V40ErvTIR9M+qGpUtm88k7Cs8uH",
+	"4QgYdlrQfoWw69RaO7dVDriJhdidr+6lpWyXi7jn/HFBYaoJy8KCagSdPx6iuIro+WxfyrOMr/HIFxV2",
+	"Vfp7z5UCXSakepep8bKKeyxpJKpJ0eCylY69p+8czKY0nMYViiKTfUS5Jo5vnEcRJHzw5L2zZFQGWRG5",
+	"BLq25TK+FSuoHdNDmPP7c7xniHUR9GlQX9tKWsxjbzmrXF7TMnDQjeviIrpUt/GnONImacoQK84rPOlH",
+	"48F+UNYXCA3GqVz5edA9+vhzv3v08VPfG34eVz7/c5M4wNWqEa9bxl0d5Zs4SWKyp5FZ3cWRSA2FuZWV",
+	"G0jLkdwFbt6n+uAMZF6N3ON7kSh6IYSt47xwfmoNeb3d27cUzQUAnytpXSy+2i0GnO9TaYP63SPenX78",
+	"tD9q3g0Hhs8ZVizz/dGjqhPU67qTyeKmVxA43zda0iY2b7fYWUh3qjh0MzK76yUsAbugzWdKifyNs0fl",
+	"qZ3rfVKsHeCGfRd0PKRY/R38ob8Dqfnj1ZvXe2yylFEilC/bJdvwb/Ei6PTYW7EC0xjx6icCYXNIopLi",
+	"5pIG/v3XhSg+3MRT+/dKTBYtr4XjmC9G9u+VmMzth1+WcXhLCmZlTI364WnC43lZpjyP/36h4gMBlgWP",
+	"I4+husMjEcZznjjlib0KF8NDctJ9temcVIisPMQmAjk1SK71YksU/jZpN5VOHUE6ZbwoImBnGA2FKKg2",
+	"a7HoWlvuEAICcUvHg6WSAgrFeVpKJSAmUxFwMiQ0r4ckDs3gBC/+7IKAPXTbByWyCzHVN0zSaL3BcBX3",
+	"+THzW34LI7uUmayH6hRNIu5Ikxn1DMvLKTh+lPma9PSGzavmn9+KRc4mIuRLJTT/moHHb5HE+vi7edZj",
+	"Fuj1AHNDT9xjAe5DABvmsUA/DysAxHyRA++jkU3SNBEcnPykiTYQ1k+IYUAunhVXqHJRHiux2XiKtQwA",
+	"19e0dI9oZtvLL5pM8/4T5hGjq0TkGRTMNItEBm4wKE3dRgFzKK6qZC149kCBfJ4uuom4E4ndTbCWUins",
+	"FuZGx0ADqXZHaR1pLR5dwkyoNLlroq+fZsKms+azTPAI+43g9ceGAQDbpCHpkW6gFXPfAydl67F+v366",
+	"HW43psECT+2sWJxbHUDb5elCyN42djXxzLcEuddckA8/2mJ8W67lwiPoHe+1Hi1jrikZJUiB8mAcyrN8",
+	"k/ihZ9ivc0YckiiteGkLK8ai4QMFt3pADJ1Yjl/dB55rgUNLgagzjOdYx/RWrEr3d44pPYfwW0kOeY7E",
+	"0ZrbTXwnZI8ZKrDcsXjPKs5n6RKb+sCTIe9GwXOatr7BPtuSky84hsJdxXZ3WNnsx5X2TNxsYaPRYl3g",
+	"xZodxXPxRm1521U8FxdQs9ho25Hf4IYKS/DJNMEHdv77B2Uw6Rt4KeE6aKnrqErHDGC7Jpngt+iUz/kE",
+	"FQ0t+zy0viAGmKWujkVZzM1CfSMUws//0/fv+/2u/vdQ//O9/udU/3Omvxy88v37g1cfv2s0ZmjSX8M7",
+	"YhS437xbpEyVj6nidWU1zLm8Af0Ss1AACodDThTmMoLsnmaoDiuTlQWmlaYXX6J1xdqaOSzA6NPa0H3g",
+	"sQD1odwK42nOwjSTImNzCG2ICKpBMJ3GXkLcHKwZZpwB2J2lSMbi84LHKygcoRnAL2qhbUzNgtZmJoCP",
+	"0WPBPfsDjh5DZ8Ga/YG8I4EvIVeDAhID1o6liiPM24LXd3oscO+l+1ifzXl2y7gvgcc2cEdHJL1QZbYY",
+	"w3pbJouLQVdofVNqYXqDOZWPcs/CwVEoBOkSUTYLWI9Gy5/AbV2L/guecf+F96+/6P7KWbpv6QfWHAIP",
+	"nKeCXT/1SM1ToMl2ACiEAeOJtg+gwJypBZfFL3nKAiGjoIN8Gsjcg2qPueMQw3opfeYm4iYGjPMxC/rs",
+	"v/7P/4vBg+AvISP4f+HhCKAQqjjT5IJR9hJ9NCHRrMegMD6VdNLQ2djz5RdQMZbplalYS7VtaFjIDRq9",
+	"kNYxoFeywF7LXC0eN6Ckulu1wFDPcDA6GB3u7o8OymT0uK4AS96sczz28Ee0TnzyBppcaCUQ4/jbul3K",
+	"63dWMTrdpy9lnq1PISOk5uq6fMd2B/v73QHjyWLGu0OM6WZrFqaRKDuQASPblfYn3b98/LTBTwzOfPE1",
+	"PEr8KXHHqvKF9zauOgzQytdnjWwrV0xVEXedK1voMKADFja5NsvOoyYvO1nlTQgjFYuJ4mgiYnnqYcI8",
+	"FHK4NvvjPoJStKSkZXmtpYx/WQr6neDON5vzF9oKtigcdcPeMAVQCixYg7b08bp0akz+TpNJXxv6Frbn",
+	"nQUPhiEAMO/xhqpnezFwRmRaPXaCxj1aqMCZcQFeKHs9onnJVJo0NKiVEJ1nMLfHrV4guQcOAk3ruVG3",
+	"UpTqwcClc+ln0zHgvNFdh7/ZbFuXpBuFg17JZ/l0Sl0FauOQ5LGGNrLpSrJ24eVl9tbOMdjPkLiDdtOT",
+	"hwGdDB5jCgU3/+w2MXj4ttd03RWHF+Vc3TYvuf7lV1hwSiJ8ZK60xldwsTXltrwJEgSrnn94Ej2o3C0D",
+	"V99Z0c1H5WlyunxQ3PBlnevoX18oqHzxCj8LVAqURfGGRlolzMK97Qx1ssl3fN/3P/7hnx8LZz58tN24",
+	"WimoWZ/r5Y8n3eHePoviG6Esj9crACZpkq5EFnIl2EzcH7sVOnDCSgi/+iZMYFGmCvnZQdSNmwL4i7HE",
+	"7P4ir62Ujk5ZjYC/yNpD9kP8PZusGaEv1vg6BmkNX98bHR3s7R0Odg8PD/tPYu2PB0wfCIYiTVfwrp9H",
+	"3Bag2gGcRAZQXtVX4AHnUYS7aBEL1SrOw5kA9I0NARQH8vphWjQTKm4oQt5b3Pfh4nVtmTHq7Axh43LG",
+	"d9Qfx03Os91Nt+xN2KxS20c/U1DbYW3DRGkSn53elnWRIdNcWEcZrI7pDXzMzPLB70Fl4oGnNaYMIm/z",
+	"pcrZLE0iB+lhNYtzMAVRNS0D5z6GnNuYo/MAWLEFrimS/BVfIeOh2HRsvaKYmTzqH7E6aA7l0BkEGhWT",
+	"Zv3VFTrayoeI8HRmfBzlmb+TwlTnShYQtntAm2eguNh5pJjKuYzs7qJC5qGWgEgq2KuItYMkVrkLFkv2",
+	"SADSTJmgYace0KaOXg6Y+hOktKNAWrWmrM95bovfpmOFTX8bjQCeLAVVd1YyXQDQwAToH1d30odeAOVH",
+	"Dc8PE8EzVCWf5lvGFaWZwdsfIpKXVAvSoH9/61SGahOzbWOUlUzBhhjlVSleyHFBzfvKGbHwJU+2ilo+",
+	"3855cv5FvdNaI7Y9+e0raIPZUjKZrlgbwnmkKwFWAlWSFCiJ8c0sV50eeweIV+KehznCaCqxdRC/Li+q",
+	"UZeiMdzTotBarYlMGPrR7WnowfsV6SnhudZUiayIiJzab2yYiTrgVtRUMTt/BXtxy/yPZ5qV8gGHykJk",
+	"3ZJPCi/GfNDZcs6lKps4buNbR5s/vehihuq+16zN1/v1NUKWL4Rk7aU0IXrsMkXB+I7jgyrneykTSKu4",
+	"fo5Z37HX6MveoymYlTaC25Doe+eWWg/Bhx9x4V772W00+PVyQ6jfBrRbs9qBK9u4XBdaA7Aq+LDVecFO",
+	"iN+WhfxanolSS51tM+HuNqmy5wBIq4TS5mYqCYcK8z1Qn2NtLgEZ0yO8HHqWB1lIQOPc+LFMk4EJD28h",
+	"HF5FgXxOwo00yTVPU++aVLlLU5lh1sNdzAbJWT5oTk6PPQFWQBGR1USJV1NWGjjNQ1oWGKLNmjhtUCyd",
+	"7NEXyhhRjyhfDVpVmD9J0TBmaG1sr7TNZowDihMYswZG42TXIalhNolegyerDmSqfN54RAtVYpMp6uIU",
+	"Q8i1RNesvZqZw6DYSmQOIkrnuJQFpc8PV5QKtY0gfkZSq9bNC7bdkPxWRip11AycglesfUCvD3rsBBCV",
+	"tKxkGadkRMjTYtq4GrN3CyFP3p+z3V6f5WmalMBxfLmiDEZeaPP6PqjkzSnDqznC67RDgT62/2lbyP9n",
+	"rffYf5qj9J8WfvWfv6AOMk+fJ/6ewrOtG+lBLrzRoWBBx9kiS6NlSHlVT+SghmHC+S5RkLMILlM0J6U4",
+	"4y6pPsqtvkoiVon9/fbTsWr0UG9KZ06jVziHoOIjYO2A16rcgo5XMFlftulvc1XQcTBNXG4GRm3GZbmO",
+	"xOkU7r66EJAt7+v5Ib8mfZAT4r8Ngbwva/YNibsiMRk3bpMAjII7bMSx4qEvrLHiXYyqwoz3CDU70nqg",
+	"jZlny0TodfJlUNWNgmbDH4iqhmWw0ZPaRNeIllXvv4Fh0lgSPaPhVeBwN7r9q93Ua++vHBrCfi4cfwGo",
+	"v877H3kh9mnf6jXa5Cu/6aF5P/jeqoM3cpRNGFFtJR4iwStjyWwWUhRrdGxwHOUk4fJW70xDZnDZSm9q",
+	"RP9wh7sHo5Afv3O+G/bxu6bLNuccGQvLjbyYlviQANfyWrN8nuw9yNs2kvqJJA+PiDbVfdXy6mKqU0i0",
+	"tQv4piGeUKtlFUeNtYOy6aHlSMX2CMBGE6xijm+ZfP+EGnNTGV3lyU92Zj5DQd4WBcP6nJ5tkLqVGdY0",
+	"fKAkuwz20MAMVzzOY3lzbZAWgjGjr4o4mWa3FvGk50uDjxLLGwBitSgN6dTy5qCCbhB4aDQi3oNMfQnd",
+	"+VHnDywiQeCBOaOEkNZ9NeOaI5VBWQJfIiYmYa5vgGzpsRMHlEaLsimPEwVorIQXQVmtRYlnm+uZ33aM",
+	"HQP5rjBq05qDLZa5wrRSA3gB7gc9jvqCsra2ewirK0CEN2fCHVhQAn4wUE7l1xlH+ASBgzDgQneYpkP1",
+	"5TY7YXCPzQgAWcwuCkGOmMk6A9P3VNBKyrg3PM85hMBRDygWAxaaS2pNlGYYMVUizxNxbAQQtB9STBu6",
+	"Bv/ElzQaD/DFi8JXE5iL89KGFuTWsAAuuRFonktlRT69L+epjPM0Q7hDGaUrrzQ9o55QW3KCzm9n0PLa",
+	"l4Em5KCD3UftlHF/EDm/2F5IvlZCRsr4rLQanYmpXugIacF+GuP2U1zXLraZPZ4TmfvSEB8245cAoi1T",
+	"gsh3aKXnS18C5jlYylqLu8m0zqYZtN8ijq0863nQGxOJRSawIttvdca+BORizhByBDD1qe3Urdb/sO1s",
+	"rDxqSyJTYwVMAc7U86V+6q0QC7ZIk4RadySxyoU0XAeCu4qCXgCBGqZ6/1MpfKnfqF9VtiZq565AS4kh",
+	"38gsgsU/AUvDoW+wMnDpG8Xt2d2m5D+JA36hWBBHgSkwTbRKrPJM8Dn0E2GLhIfC/LpYThKAq8FC1A40",
+	"7MXYF9wB+WuYH+Q0VO6PhvWEoY+fBt7gsDnCcPbVEguM5++LEgvsVHa/RpKB13plcb3rxl3YmEUeGNka",
+	"jE3rmB4r+vUgnB62lABgZnAQOh19cNT2GjXjC8HatCMe06LfY1ZZ6Li3QgQd2G9uUKXhZCdJukLE8qVQ",
+	"+oZ0mV+n0+tMLx5wXRT/LF3mwLRAIqVLGcHVeZpeq1ma5QHbYfApSUkwU+vjFNg8X5s34tAT0HORy0Px",
+	"xTWCnusb0YFbai/nAGZAu5fy8csKLCJ3LZ2PtN3FF9iuwWu5swXvEE2H/taTgZPqjLE5N8LkZtQJHBHc",
+	"ITexSN7TM2w3w7gHoHL+3P/Yw1GroONtBnZ3gOjbNaRVjwWQYkfOESrNn7qI9VwxzlazNKnUMNSH1lz/",
+	"DvDxTTkRYCZ1M8EjUNwN0HyeIvq8AZy3y9FrbZutAWereHeT5vmj4Ek+KxTP8uFUGxRS0+0/vQ0Qr2LY",
+	"7xMedc8ht/S2qdV+rYhFv6JpbG4suA4rePqejQ6YieuwnN+U9yUSXSgvcWzH3b1atQnv/u3jp6G3+7nd",
+	"pY/Eqg8/d5pNQsxCqq9Vlj4e5btIMbinefbWtk41Z1CB1ITXNa0aju9reNJopr95Dxrljc3iRX1F3ASC",
+	"R8tubNjXe8JuV8ZceuFD2wjVR0+sJZQM2ZBmfnP9AK3HzDVPYksZ56rHAr816NN/fovcWirkiWD7WmsY",
+	"9Ps9/JV9uHx51RALdPhcc/4QjqD8Yg/Zp5F0U4aIg1jTghDaqyzOsYeV8YElgkf68r+JDICS/FZ/4Awd",
+	"cF1HwyGrSv1OVR2j/6qOpLqK1pysjt6TcO06gPTiNMo3WMvmlTH6wZQZBCLQNaHAKnBFm8ND9z8+nrVZ",
+	"kjx2sGYoTcRlKbnOIbb0kTTjpTU6RfSljYMwQHlPLZiF5HzwkJWzDkz3H+NMy1MssFF5mhF/eR7EXCXr",
+	"GJG7EOQSXHDE4eYPJ+Xu7gMVPqYs/ybrOR6DySutX4xoaHr5cCkfSWbeZtX+7gUl365ExGMDKBEBMA72",
+	"Q/z9I0Ufu/uHB/2jwfDRNaPahRrkkE0+TAQiumbg7EnvRMZmeb6oOOzhq/HOThjJHg/nopcLle+gt3Nn",
+	"CzLsjw5LS2eeV/fb7/zLP/3p4x/aP+/8yz99bPDqf9f5l39+Bt7gN6bN51bW4P5sYJw1HJ8nMFAC+akX",
+	"xVq4H2hKiCAABlbP1PD7suC3wP6gjp/wJjz92HguSvAEHJQ7D11qdyLjiS/xqUqwtrnVHi5tozEcoLbM",
+	"j5HDBoR5E0Dbabtj7RICCZlnncZY4zNAgqpyZwHwItMC9sSBKwfv9OBhYhk08P/fCtbQBjqsFHltn0pZ",
+	"vfGzV7M9RZiJDTlZKr4BLyReY51ylzmXEc8iRk9XLIknGc8AuY3fCl+Cn3c1UyK8DhyHvRL7I7Ozt2Ld",
+	"6bHLWbqSSHuaIY59Cb5Q0k4peyIU8R2EWsq8H59fmJN/2Pn4hz9uwr+tmsM46/pyf6zrQSucZVHt9tel",
+	"yhELFHUDdDWX1sqcp7CpRi8gGx5c+LDDRJ1WT6tvhdW2sGRSs052gqxDhihIqIYxViwADS0oJbr32AcZ",
+	"iayUSMZZYA5GYCKZa5YIyhhj+SxLlzc4vwAILsB5GSQRNyqKJIcOPHN/mhIwUKywdVs6pVG3AcFR/LLk",
+	"CTrr2WTNTNPWHQhe8zDvQAsPGuLjUdLfsYx/xzL+bWAZe6377k3apS9tuL65lUKDjCxdYCv72w25BZ3H",
+	"j026EPIRcFNKYVtxxfDqjUimDVCWXDWmHkGkcOwE1cmlYYKwT41T9ox1fz2PFTS9p6cv+Jq6UkalNgpa",
+	"faIeNeRdZm8oClj25+uRtrxW5emNfgmSVk/tubEF+HIt5vlC1WGYe1+72cPDYpT2tjbteusFS2ONGg6R",
+	"57OccQzu+tIz8Lu/7bfubyuzVHuyasVEDdzU/PalRPRrefXKU3X95dU6r4bJ0k9mrn9PvdBm0dnLFVrH",
+	"YAxUdUQz8EZF8R91c5xUuneUDXNlcjKei6b2tCo6OgmNBX/6uBvOZli4Z0+B3U0rMUMtm0G7QpMcNo/u",
+	"hzND5/2CrzS7+mxk5gVfPVhHr5yMMyfXo7Y5kMCkrejtsxEpDWuTVC2ytJxpLvhaedhaFhEyPNNVMkx4",
+	"PEcf1rPgkzZDFighQSoQxFtvi8xKo2HXtWopRKQ2aY+v9aRAgoEao5UiADMzSWkRW2sDzUwVUAFiGSbL",
+	"aGPW9SYd7yfIZ3PelGamR1VpsU2C1lY1WzhKKOrdtJTmAsaXUQyknWba7EuTSMtkqPfeutDNnNdL+9im",
+	"WO127cbsszb3G9uC8VSVK260ruK0WQyJ4sg4jbGs3uYSintWyqvcpLNVuZmJhD+Boz0tTF5jn48GzL9J",
+	"lNv01mxMfMuyNGPti1en7Gi0d8DoWoY1MsojH39zL9IGgJXmpC3o5MDDWSxFkc5yGyMGK3VeHbNqa38P",
+	"UpvKbXW9QscMMxHpH3ii9NehyqbXeFLhzlrXUI857dqhi0Y+S6Nr/R2lcMF9tVw455VAxUAr+ts8Ta/n",
+	"XK6vtaVwTZSo4CFxkUV0fSvW17G8Xiqhb6q3BvfYpr6wnpN8RvfBaCoPz8RS4dLYEWlter4wgyHV4xo2",
+	"W1/X1DPbY4GZQvl7X5ofrkO+4GGcr6/F/YwvVV55K6Y+wm5QZPX6l2Wa82txHwoR0QKj0+86htayichx",
+	"BfBLawbbr+qDMWz4mlLKApNtrL/L+a2QATZC0rRYboQ0hkaoOePSl6Y1vr4KFDStGVKnx2oLwsomNAvt",
+	"Tcg2lSwucb9IuMSUPAt+GJKxQKFbxiO9P40SdWpTJhtkCZVv8xjycuFSz1RvAyqznga+W1+0zIRi7ZLl",
+	"Zuisc1ygl/f7pselkIiZZSTiTGiq0TOndPBZumKaFrYWVU4GaAnoddDvPySx6vzlx6ur95TU3CtFPY+O",
+	"HI/eqN/o08ub65dOGGQyMrWcz3lm8y8rnOu4qH5zytPtlprWCVHzftoW1k2Tot14oRhcxuKItSGgxCWD",
+	"A6S3+afdUzgBoUDU18DDgj8pVp1jpk8glgVJNlnesExoRqM2RaV3N2As580FqJ8mXInrZZZ8Ljpo+8t+",
+	"fzfUE4a/MAX2w8VrJvkcO43WlrCsmTY5VKvomtT/m/AdrJpAiY10GovVbZKLFxU8k8rUoLY8YP/1//9f",
+	"+nSYIgrWxprWDv5QKzgPWJv+9iX9CEUDtq4qYG36s3PceH/lhb40bzxmXK6xKmCyzFlg6vvoluJjm/48",
+	"xgKETtk1CPOCPN4icb42DAeEoqjQbc7bvUibjw6isL1Q0E0bqjlkCeW1xwIoVgzGeGRQnYYCCqw4DMbk",
+	"xFU2w13pm6BsCjK4wU8FXcthhZQv3Qudp/AIa+IqNQf69WVoDluTVSt6LCZ8ie37NwcgRdSNJaTfQ9Zx",
+	"nBlEulm8oOwgfQZOLy9esTy9FTbGrfDJDWqVyqZX+sr6Sy8JQEVraP/e1c/swpWQf4u8aCkVn2IBrxU5",
+	"zqsaUpLtaJ+YEgqplA1a7rZprZtyWt0Rec5qNB1rNHqMzv086MpIhPGG8mOsQwnGVJWDMf+yP8IkZVv/",
+	"N+lPUDs11ernuGy9m1IgqCjqlWvsI6qf1/c1t9tOc9Fox3o2wda1KSvwloPH4S0rW2LXhl69eQ+0KWZs",
+	"oCenoqTGtu9RVY5y6hlSQMBVItMS0Tp9ILsfnNH6pxeKiTmPk1JfNrgES9wdrHp9IqF5Udtqkopez7pd",
+	"88omeyd+Hpra18iSvIxv5PkzoVlhYRoizuTziG8khqmw7l/Z5JaTy9Pzc5aIHPo2nWhC/wswVuLh1PO8",
+	"KOHG0sGJdZi5GwNkn4mbWOUiE5Ev28FJxP90hmo3JIthz3Ue8T8J91uPBXf/7/+jGfSf/uv/93/DRTLN",
+	"tfEW2y9J6pXSGkclSt+tpTUu+31IHFv2+4NX8L+DV/jxaFMd+IIrtUqzMhnYLytHbTh62lHDbXJe0kQH",
+	"Dc6epxHDMwqmN/NHyCFzD6pFiXDKKD3m1kyCsYbVU+W2tTVGSG3vNhX5ea37rr6he8czKDjVdxbLclo8",
+	"o/jywj7NYaVNQH+Wiz0kwxr4Xi3N3/zg1TjpY4g5FVfcpiZ9RcF0SmIGOmStsfZPywBw6IyZWwfO2uDV",
+	"1JZxKmHfjdTySgXlRTV1nuqdQg3TY87mmpJarYe6cXHoGETOayrhBEAa42o1Y5CpLUXWv5NPB2swQcQu",
+	"cjJA9c9UBg5qLxR+s0zMtd7qS7zfUhrgcliyJKc9iNzNNDj2pXEZMOMxSCWwMykEuL9thWwFHmdD8SpF",
+	"5u2steUDk9FKJ83l6VRuSOPUfav9sni79X3iKMzHD85ozHevzKjMF/9WjK7QrpzT8wERS57W5aaJe6RU",
+	"eErogBwC0AqLLm2h2zyW7uMGVa72jLY3m9utBlqOB6YTqXLargKBJgp+TBdCqnIgyMVbqZ3nDyWIl+et",
+	"2JUp/lPuupkKUGyCt8yZyuF02+JuUIkA9Fm5CGzUY+Pv3nDl126z8jXe2IAB/9BSVSu7f82eLA5KeX1t",
+	"tFFM1jI7KfBTtfqsf2ps+rSapaSEsQKRyEJfI5CQel73lue0j/lNNY3ZwBae2SXjK3CHOgcoNduod9dQ",
+	"ebrQoj2J70QWC3XM9KpqbrmcI7Ocg9OD+E0QxQqedwExveAfpP1Gwz4kKY/qlXDc5Dxvk8tgEyWfoWXb",
+	"PMIm8g8WGH4PnCxqPoEYEulb+mBsn/T4YILwM/J3n1RrteBZfhn/rcGPAamrgBQDrix9IXg/TYFwY8lT",
+	"A/o1z54ARoU7/55nzXHzb5By3NgdcovoPI7UxOab/AfWNf6E+iK7HWbhCKOq2lrc0ufHjcfnPfW4rDCU",
+	"zZQNCbzBMksC4iurNLuN5Y1JmcbqhY10/bjrxYJ4PVKP81iRnPH2PdycH9cDu0dB0xmFAgsIuQ2N+y1+",
+	"FV40WbPgRuS4fMGG9JWHKvRSFrz/cBVQInGWv1DYSMpW14cGJs46LMlPWHASmbIklTciK/jM06vwLeoZ",
+	"dTOym+4s3mbK2RiYMQMaw+ysvQYGHUIOORnYx6a0ZMxMvBkRjKh5nkcVZAEWNObH1uAc19p+rbhVcXxA",
+	"buZSpksZUgaas4Jk3h6bXow5himwEiYDqC1A/y+bjDQxzHaJ1oVluJ0NSAfOPsT0jsNH4Scy6sBcU01g",
+	"FdYzaE+HcUI9GzVvk1BxnSqbDxB6ebWVskh4rt9mbXgP9E7001JmeZErrxiAQ7Fghy/inbvBjrlrJ2Bt",
+	"lfPp1Giy5rkeOhErYSoIX2lLNHcOqmnC5jqPyeH4CNAmrJFZUons2C5E42Eo8mL/bgX5pCm9RA1v3Qwt",
+	"jx2dtNatj4YpPeux81yVPPgBVad19XcGhMfId0pceToQPSW8bEqJoN+ZStmUZx71T8lTq0NspRdU1uEE",
+	"H9rYg+YZ2t4mfLIr0+vsRQWDDJDHDNgaoMxbVLIt1SLhYks/RcdGjRH9QRuleJwztQwx9cczOSMmLZXL",
+	"UCSJbZC0mmneSBzw+dJ920Mh7nPavQeLiACZxtBOrFi0FB4NtdC/UdvmZoJ0eVOZ3vPmtJ0mWKHNh1RC",
+	"Q2nu/juKYnlxyiqfs+decei24BnmrDSyDlN5ApkyZEeuAXdTy888W3umXYK9NEyXSWTEfue5/KI+nIEN",
+	"miKLoAudgu5M5NrIfQxV33uwtvNVofNpRdDUjhOlkePeaVKP5beoZtCPmLlpk7T2GJWKdh7vBSQM4l49",
+	"91mm9C4W8jmV4SNcIKV5m1L+dJljPxf8NUylLJoT21x8LQr0g7ZKk86EWqRSicvt0rxKtdY0aoefIL04",
+	"k9muVBU25Cmcu1oERJTlPqlSYlmZp9mPLU7R1wDvqgrz3zyKVzPne8huMIyLZVoTk8cssHKK1P4aWbHh",
+	"/f2xLwvjQKb6K7BHY1NBBIwBDulo0Gc/pFIcs8BKOny0L21VvpaDxhdWoBXj1ziZzRaCHbAbP7KvakwU",
+	"aYBkqDqV7LQbnLwvijQs0jmezHWfE2ku+QqbeZaL7mv7+pa6/abT6ZgFN6kUgVfaX63u0waPBn3EUycB",
+	"T05PJ/XVwOsXL4lzX6bTaY+9SaHHjx4jGqRhitzzoRY5vnywRw57uEWOL/W3nWMEg6zHJ9GX+1gLHb0m",
+	"jf6qjT5fY5xJsTK6J89EQbEIjrCNU/cp7KqkeVb51ZZa3zO6oJGfZQvjqdaxuVjCGhWXdapiWA9wN3Nq",
+	"v6IEcCBW/ntIgAc65ZxUeFdjFItb4JSQS8MixgzOWgAVGcbyKoh9wdfg8Qk+6Qs8UI1UzucLQBHmn03j",
+	"aV8G+rO1gu1w9ELeiLxo9KGPsz69BYobSA3bfqXeVwU4VOD0nQuO9Z4gLj02iiCYJtMdCG6o/Wji31AL",
+	"ogfrSxotBcoxB8PeWAC7uzPqNLQJgrfYfkH2q2rjIPtD0UHIfoUpvpUvm/KW7Y9OAnPxnclkdh/irk3T",
+	"DzYv4CGpWuJsGwx4QKOuNKInMlPU9C4lpO1n88aihALrHkw9ReWMe62ljH9ZCvpZH8ZiMh8uXm/yLhdR",
+	"PuD6i1SvOsKCTVSaLHPBAsBpCyDln0gYErNNtRaUVGb8BigKeg0gEcmULbL4jufCY0maLgAWX5NxEsvb",
+	"bpKGPLG1ppUCHYMMB9hODtac2Uq+iJuw5bbBOLQYcs0QTUqEyyzO15d6Sx5N1oZue/b3oJL3TbUdKr6R",
+	"3VhC1cAPZ1fMODDn0KHLQpw1pnfPeSQKICrz3DBNb2MkKz0KdLoZh9+45aaNF5Pki/jPCEhAjzmFp2wq",
+	"YHXfBN7SydrOpP1jni/eyWTtsUu9XsJjl3wuLuNc/PE1v/d8+Z7nsz/udHrsnURPbyy7elNZJO5Eki6A",
+	"VtDtytrB6bt3fz4/u748O/1wcfZHzL/pAIZXrAg1JaARaZatcsGjHvs+S1cKM3up5yiojnMlIKeHGnE4",
+	"hDpmfovKiP0WFYXBAuIsiwW8vv4xVXmXXllfQk0osZymWCEpcx6CDKe7HSJlueBzUiYc/MTigh7Vae1Q",
+	"wSAmY7q7AQYyQN9rxdJ20zfixsDipNntNElXiChTEoO+bOtf1YKHosPclvzl2oYXivEQvCKmsQn0p/in",
+	"f2KnqdQcSUsiX3bJSHDB2/XIwDpW1D2LSDzosXNY/Gms94l2MtYCS0tQxj58OH+pjgshi0zo4tUp293d",
+	"PSpw+5UW1B+uTnv6/Yi2oilD3KGjLkl5Pi4jfWCIwcCBFPAoLnSKHkEAWB4By0WSFOVu+kpIbwQwFdKH",
+	"4VEIlzKoACvrJ5WwlV1o5U6vWLUkVrnFXgs+aYLUDNtvjdnPvV7vo8d8RznSX+PQ/xMUsM9Bj2ltDQZe",
+	"XBYU3XaNCpenUCVTVeMAVCNgc8ElNcxhjjrH8HE433TBf1mKsWkmMlnGSUTg+th8bg7TepuaxUUrSeZc",
+	"b9UfYPbttx9ed9DgUrG8SUQXsvJzPaA2CAnYA0jO0QJzzuNEdRp7hwFSZJKwNj06T+Elg1ce/P/gFTwI",
+	"vzx61RkztQxn4M9C/2KsANHGslK0cYEiYR4nkpHTyMQfV5lWT6ReVjh+lyUUkXYw1GrVsNfX/xuIYdA5",
+	"1kNAFm4eRa1kcQgzQOqJ0nCpuZ+IWIbNWBFeUzjtJPSDaMDl5hMwVKgQAuXilyXlUFC7A/0kE4GRoRjD",
+	"yxegpsEb2sG/QPODPw78Zb8/3McPwwB3YZWyWrsEepzqmPFQzV+cG+ZA1VMYEDVTnabZDZQPXMY3emGJ",
+	"Lbx/d1mIP77MZzskUQLs1kPOPSUgvsqMlPFlRRzhq/Jlpl/rCuAeLs5mpu9LK2a1fLXYpnXJ29aD9dj7",
+	"D/qfk6vTHz328uz12dVZB+QN9lCkxa4UahGRQerrrZA99qF4LrW3ItQvX6ZZfBNLOHHG9doe9XfL9e8d",
+	"tpSJUFQxg3cAnqGcxjfLDNK/fZlnUMJtNqbUSUbrX748kaa5ICrvyuk9h/n8lfahVLNd9KX3ZXMjUrdq",
+	"D3ssiXsRLounoW0TdKDPsE1CJHpRRW9lqJYuWjFnjLR+RRSCw4cKQGpjSZeSJUedr1k70Ky21HNVuTMy",
+	"jNHC3JZmwG94LHuMcicx39E2hRaZ0S0qPR2hoBO8NdRCZhrfwxrn6wU4+SGbIzVuNpyzLydLLfjycm/F",
+	"ovWPHhePoODRmh3YW4rm6rFYYv6CC8PGzqDnttldlG9Oz9AVFXasTfdQma7GTV0+WbvUPVZ16uYpa0Nz",
+	"Lc9QiWbrZq06HlK8Hh/hDGNP0SLwzniiUibkNM1C6LgD9GtZUW7C8sqXV0WFlzFci/X3WBNtetBrrYkY",
+	"PfOEE9R7CNIwwB6pG5FTod2O5k+buGWP/SCkyADkRgLOLFuIjDIfJMyozUH3AZDjaSxJMQM/Kwrt775T",
+	"fC6++w7utlLLfguNatCJCRvqS2qkZ+Kcudb5IDiLJ2rv/h5PEC15tpSqVC9HgSdNSKGA8eo3o+h21cSx",
+	"FkFGrqCAM0FEy/5vRK7cbBuM73jUXkcvLmPB6xSxR0h7AeBzrZnqPwg2oVjgvHshFglfI+bDUgTHpWGg",
+	"h7eI8sWKqTxOEj1NiW3X9IHBghdaav04hc4gRpLnmMVT5yk5vxXK5E2hp5dNxcoE5sjxDAPQM9bPgfZb",
+	"G9BCaE4XIs/W3ZNpLjKchUUbsFvNWRRPAY8st2vaxko8WMI0o3b5xuvQIY2h3AoMcCCawUXgkEF1BiwV",
+	"7BLm13A9DM9ZIyia6bq08kJBqITWTP8Iiwu9EWEEPFEQVg9nTiNhg0YIgV6KLNyIfIzLtsvqCC8wiK1n",
+	"AfBRMBNAduMQv3HOjl3iWLG/LqMbyKvNhJrB9PbshNTY3msyAfSP9QOjZQTM3swZZX4kFgKVCmy4DF+S",
+	"fBtv6M+GpkgDLA3y2g3INIiKbln8XItJ/SDEbAeY1EqBluq44CoGcIVeUsZc0Q9qF5hoQFxcT4sU+oco",
+	"nVaFZLshSoqIuWsIi9oe9Qceqyk9HhJG32Ojwa7+Z89jzdAmY5Rjrg5lN3zF13C+QaBrcjkx5G4iydDJ",
+	"EFiQgE7Z02pKGCpZ6FKmDnq+hBZ6rG3QW21Nno2q4/e2Hym0h+v02J/FGu2rW7HIfTkcsVm6zBRrE19W",
+	"IoeshOD85dmb9++uzt6e/sf11dVrrbsgOVbO1a3Q+jEa39gnhRYXZltrOw1bvWyqSAiA32nj61asiyX1",
+	"UXcFgxLLt1Sx3O0AEx83wouP+iO0M5FnItR/j51Y5QdOx0pbRtTUBVCpRGQ1QtM4EzfFPoTCeKiHVUp1",
+	"Apczx4rlaRJtOHhG2TA48r409TI1P4otbcbWGJb30rEnvy8rwVaYgFp7gzLR8Ui6mqamBtjelxbZXi1E",
+	"GE8JqMv1BYaZyCG6IDEHWLMZeC/1bNA6GI/ItLFZOCjrMS8FleRyvD0WCmqtYVkQl8iXqLBiigo4Vgyu",
+	"WLsBRczIMAXgjL6sIYUFYRppbY0TzM15BA4LQrYpwdrARDyMfjSAHXk0uxJCkl4ITIqWLHDglQLW5rkv",
+	"DQbScQPcURURSZNqgVcGLt1Rf9Axqwv8p0vGLmYgAzvb7cDpsKFoh/MV/gg7IRHpAzHqDyy4ZfDTTz91",
+	"nReLMUNnrebByfyPvutj9FvBGE2hk/fnzIVXU5s8x9g4H3788erqve+CsmHhK+z+G0BUU74Mfjw7eYku",
+	"NTMlCIJphhX8cHYVQA2ifRn5DAB9F35FdEdfauWlx4J376/O3729pI6C4Eg0/GLYH5GadKJtqAAcZuhw",
+	"UGxuxtPm7PTdxSVbZGKaxDczSuXljExgYyNbPRSuJoZP/mNN4ydyTXwaH00p9vmsQHAHtgzOj/7eJow5",
+	"d8A9RpVdWlOzUZVEi9B/vXz3VusWwWkKRkD3TIYpphySMwCbb8fgusjXsOCjwZ7ZjlcZ+F70sHGxtOEG",
+	"vjlBbCCW2FZFjQu3rAC7Kfj3rr5ddN+BX1mN2cuzt/8RIBcNdqI0VAGYYb60w7ukUEj3fZrE4XqMz+5y",
+	"GQotQhV7oY3OF5aHvo4xjaFAngZl1ZRfU2Lb/oj9Of6etUeD3Sb0PGzs6UvyrFCxm7l5dwg35+kN5iy0",
+	"R7uDxqeAraOlDgjVm/gOfR1Yo7pXaPApsxaXoVq9IkX2HbIe6NI6SxN7fj0qgEuVUNA8ucuhv3CRNqdY",
+	"HCVo0ez3jfwr4XKjYsil3sIbkWutn+d8wpX7GPBrgLzT4wB9CTqWl3QU+0TM42Pt3b4d/0Tz/ilfJjko",
+	"bkA5vtzT2lYTbGCDkWLDAFmqVJeOFvqy2vpgdfSWr8REi26DL2lAzehqx9aHI1rTd3wZnLx+/e6ns5fX",
+	"7y7Ofzh/exl00KPMAe0Zidkm7E8w9PNojGdsGYtmrWv9ljAUSnVP0b/chUPbfQejBH1ayw74REy++YZT",
+	"94Vgj3paw06VcOxaz5dNBmzglZfXY8GVloLdc/jpZdHf2zgiLpdSiZwOq+V5ypfAg5DHeuhdhf+fXJ3+",
+	"SJoeuiyDOm+2p/wKkCkrLszS0I1zw1gJFpeux97BKcQFA2tOq4/AbOk91F4cUbOWrhv0EY/nGDOg7A2k",
+	"KVoJabYM8GggOatezQGaERIgkZs+h6Rfv//w/evz0+vvTy7Prj9cvMZW8I4EkZAZznMQcpAm8WOqctQT",
+	"zIl4vEM7tne34OIMY3sTcn8Z1yNyb9P/F3Kk41yrTu0gltPU5FUEHlNizrWcNrfG8qZzjBzzZ31CcBxJ",
+	"evOxDUx9x37RAVGq0O9nGoHHEgMJ9DS0pzED0sbw7OkDfPUbffKQiyVCsyp9SHkUFY2p9Z6nCyxoLgIC",
+	"xMc1AZtwhTL8iH71SMEEnE+kG3QcCQJZIzwPCjoKuZwrNhFJuuqx85xgQiAbIRMQXPIlGQ8em4Mrx8k3",
+	"R02x1CzaROKdq3F8vqSrzazSzG44bBZkCqHHRBN0YbTwcn67Jj8Z2XZIl2khkzQdgyMCsJpEeWVKPWW0",
+	"zY5+IwNkAkmEiGNevVBba35LpVpx0QMSiRJ+i7UhxxBQ5sBzhCAS6XQqsgL/hNxlKEuVWfA59ScZay5W",
+	"AC6SC6PiYWVtcO1qcqr5lTtecfkVweM6T7BJMIFz3Smseg8bo3ssKBUe0wMuUkS/JW+uGR4LIG7cM20c",
+	"im8wAow3lz3BPfKj6msLYNMemS9BNV2HplufxntMKutBzlmnGFv9R1oDjGk0/MwCt5iSLm9MmAZ4nKgY",
+	"pKnfqhTrd6w/1m0Q3iPg3GOmUthxfeCMzYfmm2LtKpKOfkwT/G6HHC9hmhGIRwFbuBAh2hKaCBdZOo/B",
+	"f2lQp0hLwEh/FEeg+4MzpRw/QN8BhRAiT3PpjnEKzvTZnfDwlvK1LUtkc57dKgJbnGSC3wKvQGvF1Cmb",
+	"A4puPYWNEHFCBr0T0FlRPGEVi35UcbQL3zP6Z+b8r2lmu9mSklq4X/UlWsjH96xNTHgYdJzu8DGEgnrs",
+	"e2NV8lwbIeBIiZOE3QB2h5FCIhrDPEUEgND2O0TAwS4XoB3gmqe+XCphjSRcDe48rWD0lOZFMFBG5EHS",
+	"hpZc993ipi7PKUYIjepAn2H6EvwTnFsGFWhw2GcRXytfJjwXmYmWEUOkkqKG0ZBq4EtXhRqzPyF8rVGH",
+	"0W83ODroE5gtgaUfjPY6JXVrzPBGyL+BObnXH+4djTogdrTyb4va2VIa0Wrm40usYS4mjmt6o9l00bKk",
+	"gTRYJvI4gxkZWTymk7CqyGgiWvjNcTbg+zDRKYlDIZVw8pTeZ+kii0XOs/VWKUrmCQWcSuu0koYExEJJ",
+	"RMb1efL+vOW17gyKTmvQ6/f6VC8s+SJujVu7vX5vFwGMZ5By15QjAFnSqWqoc7h0vZ/k6RhjFkHd91FK",
+	"XmtMWiulF5iS5QbkVwv86mYA6gNk3KR1/FZXA9ZKlDNgCOhjSi3juS/RsUVz75WNL5OHZ+teqso05eza",
+	"w3Ee6WUCgMkWZmQLhTBZlMFmUAYrzrxS4z5bTE6oun+yeZkupOG4FYl52jWfuwPs3TQTc/4o2l4JAfNz",
+	"OXmcMlpNrRWQybDf334C1GtUPQTmZC7dMZjAn7cfvL2jlsJ3iS5evY2QMHop8i7682zBtLFrmrM8yZjS",
+	"Qyju3Spxsx2UcxkDqGYqkikt1qobFkYXQGNSZrkBWPnZf/xl927Q6/WOGR6kY5vAc0xposelE9dyl7aa",
+	"iatXcYTb27Tqlgx23pgmE/96+e5tC+4aPI2qscdFq6EPRYE8TknfAHNK2ZOGwvXBXWUpVjmb2t5Rf1Bw",
+	"yXN8Mis/2QLFt0aT6dFwurt3cDDZHUV8n++G4mh4FPVFX4wOdveLBFTNnsc7O5A7PUtVPj7sH/YLpPam",
+	"KWxNwKatSAMBN/booL6JDy4JRBBNTZbjVOVrDGN1euxE3Ra4EABqJcJbNknzGfIwh/arXvFNM6Jbdn76",
+	"6afS5URUu48T1anKpgStoW8ZbHELsa2rNH3NsxuB9+09ft+HolfIGxHF3OT9j4bDx28myrIsU9929Czq",
+	"r7UaKdF+mmJaLJXEV+VPj11pDe0GAsWSHfWt+7F0JoZHxZmwj3Te9w1ORH1aX+U81BuzjFnevEiK0q1j",
+	"Zc+KL8lXpUU+2gimDoL9xAmDvOhpaFTXWPqy5Dm0ql62BmcDJq0Zb73xme/RgHxpR7QQGQ2mzZXdTYQM",
+	"1Qo9qkDDPlyII/QlDRGQ/yGzLWKDve48lstcUP9TNIJMMDovUmkwPQkkAIYqGaSeUlYBlF6W8EJozXhe",
+	"XzOeFzF2CNgXbbohEmR4kFfEoIdHRgkHPz4OVYA3HpLkHEAIUF3d6l3lS5erWZQhlYLnKElEUqhh5MzH",
+	"9jhmkj3IOViCG3m6TOxyZ8JqqDDJF/R2bdjNYrC6tKXvS8rGp8T/Er1AdJvfConez+Dfu6/SbMWzSET6",
+	"rwD8O1OeGbjusg8eWHaW3qPioc3HjHqL1N2lVxcfLq/OXl6/v3j37+dnlwaO2+HODmU+xpjhUrwSefLu",
+	"4HFe9yPe7DLYvW0UhHNql2Sb0uxtIwEuMTbyoQiNlMqDWuOfP3ot6iNDKp7Nc0aaRV+nBQ7P+Q2gOmnd",
+	"ufVRP6tu5KTLfLOVcyHu0ltTmwdOrNxqew4aI6bXgObILqkjPBQdruJQOHkZg2pGRa/RYHi3zFs1rXvU",
+	"YIOhjpsu82NnCHBk9LgQwWZLPfa0mElVndXnbI2+To8Fb/h99+RG/LH/iGJaaKT2jq+gnA62Ee6ldmet",
+	"Z+ofv8XjUaqbg8NSrjr7+ePn+glKgdo2HxWEvroRjcejMNghMQqTTa1486iDJLrlXZPd1lSVD5XNItRc",
+	"GCqDb4QpJE4xKFQ/Mj+I/I1o/TbN1K3a3VinBw3xhXL63vRaX3IwfjtUbon2B5E3VNI9QsI7JNA3kjJs",
+	"xHJeoKiZ1jSpk8BflOv1GGEEGpcb+oO0JmKaphKOooGtb6RbCn18T4P7EhqGn+2SVXubtwbDPds3vGgB",
+	"jp2/bZ/v/e1pujLyDaRtihp/p1Gq9pzYnTbUar7ZQLA7hr42Uu5bsSq627IT6wOGlBUHxZMMBb5iMi36",
+	"W2BfL67MlVFQJ9TXscrLQTqFqLYUU97YlLq4ZAcSlVqfvUcvJIgKLai+kKHz0pAN6MeDvP2kfsuTj0T5",
+	"5tqxeCcFijXonI9bZdK2v+ycPNN58Rs8Xnptm89XdUUbD5q3Qds/tQV6qRSl/i0uuh50T08lu7p495a1",
+	"ry5Oh/0OiQlsdOLmpJfqf6CijKPNr0WHWk6n8b1+JtUuDyCUoT8cHR0d4ZtIAFl0DmqUNkbIIuPFg5Z/",
+	"dMUJXIC5Q7nAVK45PMcc+u++E/c8zJP1d9+RdQ+3+DJPoZxLj9x6OhwWgrMxa4KpH/oWpweOL+v94wEV",
+	"WKDFBJebNjfgmPCluR9TWS4o/BCw0tcUbwHHBYSCr0qrQoXogW2WBYsHpiEViXuMUz6hdfP4MqRU8VIZ",
+	"exTfxSqeJBBUh7LzjscmIl8JYfqdmSJQXxJKIEyOwK9Zu0gAZIM+ZjeWa9NrPPa0oSjuyUzWSR/7M3X/",
+	"f3bcibqL1xUJKsP/WopE08SfFI4afJFYeKJIeLY42KQhVRkM4LpiSLJivTekNT7m8ylusXd89lomWbJZ",
+	"Cf5w8dpke0mxqo6vbPI/oK7s9KeHUx7tTbrRUTjpjvaPpl0+2N/rHvQP9w8OhodHe33xbaNRv4qboH/0",
+	"RPKLS2f0XH5Q4lEaPG+457PXytP0DZfrdwshXzpaYiEnr7CHnOyaXax6gKFfVrJsDEqU6t7cyMR/pEub",
+	"/TPjd4LtlcverDbD3nOom0wE9p1CQUKaailw1xSkcJ/5rSMV5bl+/vx1AxblCsJxEXorVhF9KEZ+oIDy",
+	"ZTptXtmSgNnr9JgmAUQY8WXAqdfctRHATaIcY9KO4D42gPsE7U8yWm+cMoAkZPq+pv2caE02hozO0tZu",
+	"bt4/drIzKYYQq3pNN2CmlYqJe+xiQ2UpFuiVYjRF5r8v34oY8qWrJbeQQ1J977hWwepL+yIKopi90Iy6",
+	"PPvIIjzkBWOvuey/Ghv/Et//P3pw9RTLKf9u9skT+HnIFzyM8/XZ/YxDGnuZBWMiXYPKD5RPTY9NRKmB",
+	"HRMZXZvXXAv7HoclN79lmmZa7+yR3mlf44aOId8Pk6vTVAkDkkIjc7n0Xn+34NIkb5gZFnOH9Q049QPL",
+	"gJwXmatrMpa24W1aKxcuo7lsXnrl1uq4i/6y6vmzVyEkBJg92vB7bBUVK7/h261feS4YPajZ2o87wJvN",
+	"8y8VmFcOBDFFdZGhuvyUyXSlBUzThIJx3Rvr4PXQptgKtbasE0XnmM3iqPzGqeD5MhPOWxvI0HTgbzyE",
+	"+NrKYT8uAR6UkwxM+kGasUUc3mqRXDqWvmwsJEPVwla0xZqwQNPTv5r3wYmnAkorSWui8OuFmr8sRIXm",
+	"oSN3SX14hgd15xP9dR593uhNfSeTdaGgrWZpkSBas9UwMMUjFufHmGuOUESQm+5WhYj7WOWsPeqPOg+F",
+	"ATaa/Y+ajS8Ui6Oybbal/QVYjAuezwokRrtKrarx7R7yR5Civ7r/9h/MUP8yVy1G8x++722av0qX8n83",
+	"3+4PZFx83fO+EyY8nm9O9HhFhYim6zc4Ranz9mSZo6YvUzuqdpkhe4z7EqC5LONHhBS24GuRFQjPceYC",
+	"hnk2skvP9aVTuOI02m4HYLVcY8o/9n7Xf/UQLj/QVh8M5HoeK5BApWuwT5zxC0MvFJRFep6+pIl2PMPv",
+	"otgULdJPHsNe2oipDdV+fxVhTniWsLboG3YmZz2x3M3EqjRWdzzmeaX+qGizDmvE65sAaCQcSw6phVnk",
+	"Ya4ctleXKRM8S2IDJeWs9AsLZRad5AHavDIldRguhmoqJ3y2SKhdyjyVcZ4C/ibltbUna18ae9zAy3Qq",
+	"3nJajXI0GYpfGgx2bZzbgFyTu1gv+X9HseH9qk5uh1xhWfcmw3DEB2F/ui+G0S4/mhyGB9G+2JuO+O5k",
+	"GA6ivjiaHvKDyX64F43E7nTIB5N+eBQdioPpPt8+07VhA796EcY3EH+e1r9ZmRt9Gz/1b8T9+1RB/vf0",
+	"F1NFwZWFOqt7iyNr10tCOQHmjmXrUE6X81w0GMt1HDXXVD4p/Ikb37DRI2xKOUqP/gIbeTA86PV7/d5g",
+	"QyWH8x7oaU1M+YoTHH15xaxAM85AiODQoqEcL8GSNbncSyhw5QIYbS2aNxh38UQkqbyB0GthlNCbSQxu",
+	"dq9b+Uvv+gYLWZmPu4gfsGp5wzKS4mB6xELQuL0WeeehRaNCaHfZ3qZVPaMw9Au3s/vKOKLVE5KtRW7c",
+	"zaBLYLr94ytaDORbrql5y9cKUlSBCceuDjajnYBNwNVBX4a7dgCxvWm9jxmoGwb+lxrMEoKYg+uJupzR",
+	"fQFvBlS4PNUsAnAuITkUfBi+fMBp0vNlFVdxXM5HMOdow4ktvC1W6FXUcTpkWJTeBCE5LjmQqCa+Wc9D",
+	"KD1MeGjjxXpcHitiM/h+GjSGL1D0dr5FqGULv1TPl2+1jbZlUAWgCwuIzhUYHVAWAtUvGSSlESh4WUUH",
+	"adMILeoEZqrYor+HXCohl6doG46KUOjFLrMuqcyGtPdHbCbui84B6gENoTDoLb8eEDQMVXEVoIM9dimo",
+	"bwDiCUIH2OIjOhTLzycLg66rjrjlteZCKX6jbzE2GQ6fm84VzjTAGWlr6YZ1pcRxT3w7jSRzLYOvV1lq",
+	"wFzHBERr1igob6tZF0DxoIUBloRejarbhBS7BSCYxEVKXjumkjRtpJvaa2g7sZSAWolBKuNQoca1KAVi",
+	"ZTo1IOMoOASAmx5r0VTGnWzijIRgPN7ACkEOQDl/SQgYh9834iqf/3cpNnkPrboKhZW8PWXiAZEcb+Pt",
+	"Q5TXjX78EwbYgErrIXPWDnJxn+M9Xfwu8NjPl6DldC+FzBm2K/jYtm2w8nnSUwsR9rS8Wt300uxmZ75M",
+	"8njBb8QOKkhdpR9InTz1HZ0OZG2UnDzpyoGEpmaP5ParYtaa6gNfllBwLfYvp7IQlk4p6SPODSCfFCuc",
+	"xGW6zELR9uur5bc89gmur4Hpsc8dBB2E6kxseQABTImAVUGgVYVozAb90RAUOJnbcFuv0FV8GfGcj9kn",
+	"H3ic3xr7rYarWp7fsh2I4KJhf7jfHQy6w/7VoD8e7I37/b/AZfp5fmv8qdfrff5MA+mWuuE3Nna3bdyp",
+	"xXubSxYDSLCCYTLTMAaBWaUItVjI4gQ66mg6h40xvfhxNzsAAhbAC+H1BRSZaU2YK9vPMMU+okksxZhx",
+	"gGoKXHypgLU3tjzsUM9DVmp5qB+RCQUbbOpLAXGU+h3CLCuAWgE4px14rEvJF2qW5qSlWhp0WiXSdLsG",
+	"Bxnu36pnInVASpWwTZrKrRkhPXidLpkUiBk+P2ZpRnDDjD2/3SItjwHyIjxSDG8iPSMqqr6o6D2JWRAG",
+	"dD4ThAKqSbsbLVFZgni+JjjTVMp2ISyA2QhCDr/W06OUqVuMV2O6MnGjUtsuUGvHbNjv96HtBw2AhjS0",
+	"HckJnA/wsIpmLdDbqR2M2UzwLJ8IwHxC68rBU62XFl9eXZydvLn+8ezk4ur7s5OroAPV1VSYfCvEQlMT",
+	"JJ8hGJWpSA+5xKRyzci527Pc4AH/sowxhAPT/u67C6GW+sz3vvuOvZPFEoNhEzgcK6DZ2X6neMZzreoD",
+	"qF7wmqu8C3d0z18Gx9TuAtY012SFLSTwKbgIsPHGXNSWHPQEjKjMjnqrauJPpVAeMyEcgyUYS5P33UOQ",
+	"Rn0+KsOAHvuBHjB8dR4FHXdgihDMkjVxTeWwJjMuWGkR9UgKWbD6om0c4Wv6MhM59oVj7eDs387eXl1e",
+	"X5xdnb29On/3NvDYAeB4dcaWpKmVBp8oIUMBTWKAOWFRAbISZRv84ZY5tKpH/913hGtX2iy7kYqw50Qy",
+	"7cDxRh3NgM3OlrliUbqSXoF8Y2WjW+WIKF4EX1IchEzTj4urrQWdKx7r+9bxnDIEqt4nH0SaMpWkq2TN",
+	"8hTpfLnAngu1N8IzECRP5eliIQw0mwPgg5XSAg8ZlZN7mA+47hD2XfHgHDtg23Jw07BDP16VlxcLybvQ",
+	"99OeiqL+E3dHGdj146I3CcLoF1XqmYD4WBxSi5IYhZLlF7TlCCStz+gJpj5o1jZLk4gN+sgHzCsXgCAM",
+	"e6uphkMJR9twlDcn/379/uzi+sPl2UVwjLjuBEUzGh45bTXocQRRp6WjeRo+vQCgHvT7fft290WV5+/1",
+	"dzfkxUBPTEvSegIGzDjnE/C4JELm62OmZrBemNxK9R58olg8BZ4O66BH3wj1BU9/s8YjvE00DvgbaYvA",
+	"8FBMmXhtib+ZU2A4Rq+RdWJDTjyLSKbgfTMHdWP30hJHa21rYxK/w6hdQy6Xlrx1tu05sIzlObTxNJAB",
+	"CYhuthUe9XsgVgDnkrNFJu7idKmwoI4Oaa/GoFexpDYDkzSfAXM1vfVhNaClX7EYDit/xlI8nvdSM0VK",
+	"QcmWoxDoo/l31bn9VhzBlduEheFOyqODm65e8+F0/9/e//Ly5uJs/+BucLC7rw4m/3p4wdd7q//464cD",
+	"uIUAX/GWi9Nh3/32NZ+IhH4q6u3gikrBG47XKVaCu6BcaTQc4KtMwRL89OHy5RV8C0VLfmu8/9mDLg8Q",
+	"qHroof2tH+ZWsPmt8UH1O1Ps5rfGgyN9N/ia4InVnXM9NHDBSOxGw3Aw6fOjo8PDg4P9/b290Wh3dzgc",
+	"DPr96VSIKArDyYRv+J0W8S4WK781lssk8fyiqX4DgfT7lkBsXkTDZbt0mbbWfOmopsA0i/NUATOp2eLH",
+	"iJNtrDsyhEDjha4YVWOK2j30GrIKmnNN4fCNUb7ztUL2jlX70BvUYF5HymKIR77kk/ROEIpRZWxNw9Ki",
+	"4u9Q1fulkGQkb6t1P1DvYzQCFFdGMpdzno+xUQMsZL3gpxGVrHjltyz1MW/5uiU+RpsZu+0ebXlPmmCN",
+	"fVHXRNdDa1Rn1axGBUE16mjZrFt5bNDv9Hx5ape5aIzFJy9UB9O0Ho/k/O+IKFUg4FjrsV5LbvpI1TlT",
+	"x/FPkh+y5J40gUIbtd3sp3yf8HyaZnMbXERbcVzLJwYqKffJgbRiX7ZH/RELZJpfT9OljMDxYd5bC39z",
+	"Jw5r4m9ookCuXT4Tc4+lSeRAShhIcSZ5ptVm/UzoLApfH4PrUUQKken/iBjX8FpwAmHIs57RmIBfJfPl",
+	"UiIIXkQg4E4qnwnKQg2awVXpeCxAZFSbQwhkr5qU8texyt/RO+2iPKabYw64XcIieooz3qQ3Enfblq+Y",
+	"4SD6e5MSXR3HpqUMYM07EDNJTf46rglrBw6KbNOonb1rKsedpGkiuNwqM+9XwvjYbnmru74NHodd69+z",
+	"u78pcsdG7tQuc0GXz5pfHuO0O5/Mnw+VeWxgu8cNbNcJUTUUdJQZb1NxR5UQt/EMmDfWE3RHw8bk2/+P",
+	"vW/dbRvZ0n2VgnCAlgaULMnyTcJg4E6nsxvoG+L03gdoZsISWZR4QhW1WVRsddLA/DwHmOeYB9tPclBr",
+	"rSoWJdKWEttx0vrTHUsiWazrun3fV77zbtW3iSxORy2vRYjj1vhiODw+Phv2j0/PT0ZnZ6f9ft9rEbdF",
+	"azywZhYlTT4a4PFxi7fJhDevfVivD4zGuL2cDgpD4dBeoMl0z8v4yLl5M4bjPtZ0rTV1BU9XjDMyWlhp",
+	"s1TT11DB5ss4MxVaHoRnSaeRS8ZXEUXk8gjDzqaxHpU+hQlJlECoOysEfgF1Duw6T4pCSJPjhAibExgY",
+	"ky5bUgQWxuGgPUxg0QwiLwrkATZ1br4kXiAEu7cBAlENiNik68Y9PTKObAtEFHQmLEDcSECyL5Wex69E",
+	"ZMLv+i9fUvDS5J6twpiZcd9oQyhNBREmu+/hS1uwl8R6xD3zfBERd5ERQU4TCYr/5VGEUywgvT/bu9ov",
+	"7rFLK5XZL/MQ5loP5j/ISlAXGNEVd7RrzVOcWV/rCfG4WA6zdFpjiuHpd88K3aSreZZDZLzfO4EqI+LL",
+	"XakiW4AeNYTahBEjXS8gPLwHwaceRjN8nwnHse+Z6bm14gf8xteB37Cbq4MFMHGovVEbrzZI3EDA2HFC",
+	"SYCobeJc1m/Pcvjt1mnZeZoYj3stqtyqAt+2NHQfVjoQgZ+q0oHU39t9SMw9dMyDjLt6qw8/yPuWE0Af",
+	"Uy5Y0hz2bQgR4LlITwT9gc9XS17Xd+b9764vP5R7f6p8yV+C6hwmemWB1Oxke/stbhnK0Xv3T+22cKVE",
+	"oY7ew/8BhV6eGw2E6lGSQ0lN+7g/7CDCa5kLjE273HzZ9P+IkJYHMftC1QT6DXFCMtgcQDaIYFITKvrB",
+	"ZzBrafsyeKb3BiO4PGbLPHkHyAuZdeERgbaB2WpJvOzwQtp+XuVpAHew4WlAa9CqNaUuKJIH1SRcYnWM",
+	"7vnfXv7YYyAnqnw5S94JqW00/ZKGvYXuMxe5GLNRf4RiufNsrK37shYWe8Tp/Dpb+4Uo4Fkkwrw3ueYv",
+	"lcHdJcx5icO+Hec87g/rKAhQWdpqWevRj7Jracu19KhuGGuVcaupgk6v+VqxoGY8b+VevI0k8vLuCekh",
+	"hGN7BvYeUOLhEMRpCuJ8ZyYRd5awnkzO/oafq722N1ONuxs3OZAWBkhtGHQogZ4UYgFpcxav0pSZMuHv",
+	"wAR1wF62YHCXKuQe+z5JC1CgzxZTrL72pa1zThTIcovIVkgt9X5mSkZjuBYrhKDaO3cll8cYe6FkkJhU",
+	"vxb0g7J8QEG9MfxWeSwXS90IOSNHk7YK/ZN28B/VO/17lPO48Ff9/vB04xsSwn5jK2BAGqjLgn8am1Ob",
+	"1dqtLXgC0YxEsULcFB7WKYPELleCtQPFUxGwOJERqFL7ravVQrvEVzyFiqp87bc6PfYtD9+KSG/P+gRN",
+	"ZjlfsERG4ga2e1tBEYP4KmOZZKme+aDRqpY8hMNH3BSkJJ4L4aCstEELhXyggku9jnqXqM+Pry/0X2Mb",
+	"A5uuERepaC8qMg9fFI8F7FM90O7G/RPWmwaGcjPJWRIpFEv+lc8EFWUDT6qpOYdkVTDBgjQbGIppimFk",
+	"j+GvfMmdQlVIKwHUnaTymzKUz+xCuodDqSaHaBeqnbxk8MC8bMoMupNu56ymq0/emNOstMddK5V2qTGt",
+	"F9wCStF4fawIHs57rF1dnABqVzY5LSZ6YOhZIBFbYAUg4P70okfNww4Miw0l/d6CldfyWlvrrPVa/26Z",
+	"gveMobO7ek5U+05veGq/ToQY3A943QmE3OiPMubG85yvIV5VrMGfjrN8cfdsuIYU/Y6bRY/9nMGv8syF",
+	"SFbpYxTuHnpXaZhV/6x0x4Lf/CjkrJi3xgOKJ9q/QZtYH4itces/f/9P37/p97u+fzP43vdvzr5//W//",
+	"q54/5vZXtrsHvuhKIT9j+QqnfBCfiVHY7fPjaXcUD0X3PLoIuyfTMz4Ug7gfHkcN72b2rNaejDe3ttjZ",
+	"4Ny1u9nsC3EenYWn0+4JH8XdkTiOuufhcNod8H5svrt1oYuPaPjTE/0w/baT3Mcz98d7UtaXl91aUmDH",
+	"8ZCifGgxkHLJZDEUyDhno2PpllbrLkogAZwFgYOSczcQU+oHUvoB6a0HbOARv6bMrLC8NbzXIMNPwmd/",
+	"N5fIVZp2PGL+JqgG+vLua3yjfembggXPXnYDo2PRlhmb8aXV5pwTSAGxH6W+OST1QEBfsXkCtl0FisYt",
+	"I1qAtW899tsS5TCBlwOMePM6aCfxKDKLwbwJAasCtZqCDZUUrtPOcIskQg0eLbQBsO2/T+wmRxxp5o+Z",
+	"KNiof8wCTHi+ibN8mkSRkEGPBYj0+cGABQuu3uo/4LTXW50vudXyBFCb/oXlYq4gbtuQKB4Nh1jWygsk",
+	"IehMfBlg+KREynOgj8kAIpID2hfyfxi/JPFS6IMr0KiXNcjzthKC+U7k0iQqld/qlKzkEEbVb5FmqjCw",
+	"F+jumRXeh6SldXUQ1mUgQaA7aZB5CJRHWDHcCUmeqC8ikY8RogTdHao8foPg/cCDfjEwLUMkp+Z8KTr6",
+	"5yOvYYjownKcPF+aUbpFFMXMsEeI2NyrgIpairB4qb/Xx/N4cKotSnr11rg1CC/EMD7m3dH0JOqOxGnc",
+	"Pedn0+5F2I8G8M1IH9gzoS//7nnLa6VczlbIXBGJLnxk8idXpd2FXpt7XvMiCVt7CrKYTn9QKRYpru3g",
+	"3nVW/+z8dv+jGgMKTSnRcnN/YuorFu9cK7tSDc+cR8fhadwX3WF8Nu2OwpOL7gUfnXWH8Uk0iI+np3zQ",
+	"L0M2R8fxcHoeDnj3NBqJ7ig+592L6VnYHYhhdByOpif89OKL1GfBjfN7s+t8aWne+0lGPhX5jfsDFxwk",
+	"K55WQs0Ss4fl8VxnYn9EOPnovflntYR3K5/ziJbBM9ui+/RS6Vja1U+1p9jDHH9eub73i7cfXNuHrb69",
+	"Y4lBoCyc17ixGL+k5KFII0PoIyOWCv6OviKoCE8BRaZPabYQ+Ux04ba+XAguga2D2IBYsDm/A3BSkMQt",
+	"FXEB6vcgP4Eh1Ehb+trFDYxkPhQVa78KSVnA/624BtZ/8zZcrmo+AMpzwatJ10hZbsUbzKMdXzoQN9oo",
+	"F5H1u4FaSXHkaLk0HBTT1WKpSoceSuUUC1bLiAjD0YGMInwR80VAIG1TYEtetkeB1oDiyQHknxDdSo2k",
+	"vsOWam8bc+URWIFQtdVjl/bsRp41GlzDVdLG9BX8mILdVKprRNYzKTo2J1+h/uFAHZCoMZOZfqQvnXeX",
+	"mQkHXGUsF4qEr8kLNW1KFJvzfJEKpUqH333IN6rG+QcGjFRUW4Ousy95Hs6hXrlt/qVd0gtWVy/UcXN1",
+	"lCmCOQGPQaYeSOAgSVJZDA6e86h/jBRH2y6rnlNQvqCbCJ0LIRSH3d48kyGD0W1xDSDYp8hAbd9A1sqN",
+	"PVTm+oTRIlpJjAorj9gz1mUrFnyNNFGQSQF+I+ybmrU1ZrtGRLYa5gRF8PbaPzCdjoPqRL/0XkABMI+p",
+	"RIY45Fggw65FDmlSCpZgo/WcKjY6A57ReYLhi+qm5JmWejhfqRfehJmM0yQsAvi8vvCtLg7yG2wvn9Pa",
+	"+cgYyMZ22xofe262YeesBfYykRQ0Bz1YG4iCWbgqOrsHPKq9e+/V20/f7iMnjnDBwMEEiXU8E4i2yRwz",
+	"dGB1yOj7qv3/O55E3feMVnXrUPf59NzU51FSOE5qWTECAB2zFz2Q73qEZ8gtmLWXK4kmpDmukUqPiLDL",
+	"BSojlotilRM0iezNsqipx36JY1rDYPxaHDg1wZQ8JXLD8PDltosHB+wH05gPCML6oK3aD2DBfNDfdrtd",
+	"VvNf/ZVN/nxgkD7z2FYlBfvAEkkKIvrWuqVgAXmueTgBlkiF9TVgwxqDAp9Dt3tjDevqXeueWrHXyFLb",
+	"sMqwIROnD00K3l6axMwQoAttUKKRyaHcsmNaHRBLY0Ct5ctlnr0Tm62kj6FxavudJuR8mJ+VrkvGttKI",
+	"9CA0l/WDtGk4XRXM2tIfKv+0/Vy+d4NFznEo9RMok7XtTAGQr0yDAg1mojD23SEq/yKzfk69bYTHjcoW",
+	"wtroxkmqtMloDX+aIYgWn25Lg8nXbL+xXc235zciXJUWBq6yR7biHjn3FdL+tjGZW16L1gSZIGk2g6UX",
+	"rgqWxbHZni7Gg1MW66Zh5mPTitzbEMI+/wvZdrR355zWNp0YlYzSVwT620tWUn9V2odbGDpib1rwNZwI",
+	"+Yo2E27W7SaKbnPbcDF0UMy1cebI244deC7t9fhcd8hK8JwjI3xJ/LvO8x+AQWvrLfVghyWc8s4J7yAv",
+	"7yXJ5e7lGGoK/nf32dXL77tgHgZEHqm72PDD6tMtz1BRBSOCerDLAl2okJdFDpK+LMuTWQK1KBaCYWhV",
+	"iXP9xfNXrGRZB9GBrTNkXA2o51kK8sYEitmYXSUhmD3n2lDuir3ozhOcI1RLnkDhSWkPdiaGgDqzdiE+",
+	"4UF1DL4mOO3PWWEp2CwLgTFDP04GzSxrWvTm7vUGF5hbjwaYbVr1DaJoZBFZ17fSc1dkuzWbbTU9t2lj",
+	"bQKRK7Zo6QeMkL7/uMde4iolXdDCKNw39iBZE8x54AP039Zr3RPceMskHdfY47WRZl+aSWwt9bE1t82Q",
+	"JZb97WW5+ZWl9JhAcnItkQiTSNhoczMa2uitVVfA5vry5UZhP3CsG6/SCBVseYUd01za2133GfdBYDSp",
+	"83efTsnEzxVAxP4SW3CEwP5UyRPVqmixbREtOoFqkkNQaXhAWx+KQ3aIuqHH6wbeaOG3cRF7pYi+mZ50",
+	"OHomPtF5qKAceaDNqEVDFGQkebhTIeFSY45ZkS27qXgn0vL3UK6MFlkulmliQFeCdGhgpV6LvKwkb3P4",
+	"5VrfwzC8YxJ4yfXu1umxy1vRzuAykPCKWFj0oy9L+KMVDNkX/Eg7688I2xw7/UJ2qjmIjeqRcVYoHUvy",
+	"LLVdRSrrqEORQqKXqCwplYobKhDmWh7Lie1WAImDEW3eyO7P+BqQs4R+4YA55JG2v+lqLGDHHv7BAijt",
+	"32PCyuOPTUZ06yUgUlq+JtXGmJsYG5zGgbXLpC5d0OmxX/lMEFzgo3GHINH08bjDZ2ZFPHpMqg75tOMM",
+	"I3oyCyhuADdVJnCrierqeOhSXQ0Ho7PR+fHp6Oxuhqs6ytatqe7VTvGNmd2Mw8RL76RnrWtKzSQ2U7fh",
+	"cWb2fplYsB1jaNgFOwG4aAgPRW4PVOT2EjdopxSGMiNhuSvtg926jCoKWUCh0riFTLXVHPNVCnQopfth",
+	"HArMRtH5DLfaWtys7Z4aIPimvwY+Jlp6E3uLBLa18mz/Rjm+y+X2zX2pz/YlSicWWOCGxjifaheIYFgy",
+	"nGc5wYiMANolfjj2pX74jF6fS5Ys+EybWWyRQfuznKklx2/ZuyQSmf5Sz3/ghFqg3NRvSuQ/RMACvhBG",
+	"t6mBe8XAvSAr5lWxXBS+qr2UtemHvoRjG5nQ61MznR77OSt0b3JZprSsoeZLCWzYMCClw2gmQvu2OjJf",
+	"PtsoRKpOGjKVeJICfxBU7hG8zrOEqL5c8mI+NoPTIw6gwLOfFMlC/KR6QsKH1W7+ffA66IzLMjyyvzAR",
+	"1zCbJ67loX/oy+3Jag8B8zZghJE7HolUFCKalDMqAYkCIARtMHbJpaa3Izwc/InP4uVqmmy8eoDaGqRK",
+	"ZevBQE9jhaaK/hFKiuGsB41yEgbJYrY1OaF/cHLeC+TOSMfdDbkz9vU24g70pEr6UbLCuZTZSoZAptSs",
+	"eti+FtN5lr0lUlErV4f6EQ9XCVdyq8KAfaPYTGQL3SNOjVxdtLu8p/Xw6hZRZ88KuCoojXa4rzuFCh2P",
+	"QEKkkRq3+tMzcRIe8+4gGsbdkTjl3Yvpedg9i07FSTzix9NhCOyuM4pmz0Uymxetcb83GHqt6yQq5vqP",
+	"Y691Ax96rbX+f/9EH8lTaGOZli2yVTgXZo7HQs8wPmELiGAXbNRnyxsgqOqBqLa7EPVZvROPwmtvw0Af",
+	"D/cFKuJcuHec4l6GZGOFHa13YGnUK/qzowod4/8zAApt7OVoEF6IM34y7R7DVOanons+7Yfdi+hcnMWn",
+	"/GQ6Cg/wwyfKMlvJxZDptXcy7LLGbCMCH1CFx4kyoR+BGqtiUN/7NJNiD8siW9flBheBfeNL6Bx0WeZc",
+	"ueX3awGOkDUC5ZPKeBwSCoeEwl1oUztzq/5PJTSfu356aG3EB00iHL2nfxFUFV2oOmZXbTepyhlc5/Cj",
+	"P6aXrwnbIbNeQqrKgBzT1gQrssVUFQDZC8hxQyl/7U1qWy5gfstvAX4LjUn9T1+SpaY6yNynKDRu1jLI",
+	"JOfabOyxEsOFjXNgSk4dU499px8Pu1BhBNWtyPGItZ22jpvN/s4E61XqHXrw2BsurHMYoElP3mF4ZuZO",
+	"XbhzdGtmSh8EMxh9iFDZHu70viaIBb5rBWFxADs07pI46e/c/Brxwl3aOMZl6fvmyodcI6GEksLUppNC",
+	"TBFspf0w22HSH6ougFrq+eUiWwoJRKRJwdp4b3Ozb9eUGDMfXBaBh3BikAikqxM560wAh1kbfaxHpC74",
+	"GvG1FKOFtCKiKCltQ1Hb7FrWZ/Fewr/JSnVjO4Ar3Qrv2EttlMqQwoIRbcHUVkKUq03Ar24w7fuQ6cWu",
+	"RKkjN9xXGx41IttTW/IDykdNMVG2Y4yJ6ujrg0ysGW15SyTJSa7C4Q9j1PkkAOWXchp8ZOTI5gtN9GMv",
+	"GORHhFP6jx1O2cQrHrCIdQflAYr4NKGIzlZNSxX/CdUAplLlofwWkituKn16DqktOt838ksekw6d+xjg",
+	"C1ESYVKybRDvvoRizut5Es4rdM7aLYNPvWpAo8SLJYUvl3kWrUIR4Y9KBB34elWQZBtOn0Sx67mAc8k6",
+	"J+jEXM/X9syEgisLA+wgbQIJ6Vr2DhI0h0b6kghT6HjcvQYLCC9vLbdBEeknd/x8RrZe6JG9KHvLK/ZH",
+	"TrnX3q4HXHK4HMo/Hq38g3r8oXZA2m5uAWVTBYkJMy14BLNhoHewYd+QlrSR0MQqs4Ca8Tpb5b7U7ddT",
+	"CDbKsoAvydm8KJaK/fbyR+Uxlfwh0Cm5+ttld3hyyqJkJlShgGDGl1OBBaGbIN+JbZkpflMsBDHOgceG",
+	"Hjv+13/9D1tq/6VEh78quR324DbiZQGCSUjX8RsRXBx3+amIs1ww8yeaapuAcUApI7OyZ2mRHDkL9qGk",
+	"jhq7XMJYtYo+UQVUDdfQLceMI28SdZPBkOvP8AiZ1MCp3wqxxPicuY4kXZWD0IZHWvA2FHOQb6Wfn4t4",
+	"pW5jKUL09G7USMhIhXNN+12WHCdNTbUJFUJUK1GAIR5NM4dPCsQ6WBsLNdTvw9c9NefDk1OoMulaISec",
+	"oBMW0Lf6o9MRS7NrkYNiyFzc6GmaFPCj5A/x7boQKgCXXbEBm67xpD9hL5JvJ/rWUG6kWDuAfxz9W9Bh",
+	"c67PfUhHk0+PiWo9tZNIZPrX8A/9a31r9wLP/hovdUpFCLJP94CLOPjfld9wyf726qcfT9h0JaNU6E5x",
+	"jqk/kmXQgdN8BumWAj34usbqt6srbgBhWW0NsbYZtMwwHrl5HBAYRsqoyAEJVkMsHT3/gcLXyFtQh4K2",
+	"MbQN3jew05xKuLAQCX87FSqJBHJfMb3pibwzYcG8WKQnMHZ4ban+K9hWp1B3NdwYaq05m/Lw7WqJ33Ye",
+	"l/TaUk09Mud1WSqDaxXhMwjI3L1Yhi5umE56NnW8JsaE/dgILrc427/uOhroWHgrfUr/jEXOqFPSVTwV",
+	"3YubwWn33bC3lDPIRGLJzOBiCHokC/GKqr5h+8If4e7YGrcu4vPTqH8+OD8fhWfR6ckFH8aC8354csKj",
+	"/uCEH0/jUTyYDqf96flwGEaDk+g0HJxM+3G/z/vn+l5mE22NRxf987Mzr7XKU0pCq/HRURjJHg8XolcI",
+	"VRhNweYXoCqfQf+8/+frGvKE0c728vZMeVA28KdFoGCFDkzpzqS6f1vhe21VbJpon7/M50AcfqjcuaNy",
+	"J5FkDe9fumNXR5lGgDXSAGW3BvMXBGe/dQD+vvH7Lx/T3QjadqqIQi7LkZbZNVouJSrcnVPgyZBr1DlU",
+	"Gx2qjb6kSD3KHm1EESrVRp8cnCIAza0Y5A3lJ4O54TaalGepUB6brgGUUwlRAwuwiUezH1AACb2lJFIb",
+	"elnkVMFSapPyJrDbmtx5QOF4K8ppMvGW8tbgUj03MATsgobHjoLuwX/oVv+7uZT0TfVHEPVAbmyQJiRq",
+	"cF9a+j2oe9oCioncMjpPV4jjwnZ2mgLxNYqgD6S8acYMuraqdKnHTm9iRuGSVQUulXgncqx1dZQpHcJK",
+	"6K5dBSkz0GPcV4ZSX1WRnxztKz/5pFIOzov//h77ZOz26Erh3p3swUxMHfwyKTh7aW71p26nFDcFNRt4",
+	"i3c2EXBG7pKfoNl1yE08tLSgA3fcTVhw94PACG83ZyOomAhEsrV1jYzvWF+Jqc8iM9z2Y5uOYLNMKED/",
+	"ExkO0ryrIufJbG5D+FXZ9kTqXahQHgaWg19/ewU8o4hntLLvGC3Wmy7726tXv9K9J1C3n4tIzy+eKlQO",
+	"uCly7ksyfTqYibj89Qdibgh5nidWoSLVm/p0XeDGyCNohS/xZb9RLHj+is8CDPImoLfHrjmmIyDQChVp",
+	"YAvq1ykj+iAeXCh4uETKt0DPiFQUAs/6oMeuhGBRFiozIr0FqvYF+tqr5A8REPVUKrgq2An7KfkWLeCr",
+	"Y0YsAZ2JGaTVkhXZ5sUZrN288BhHfewcPvrXf/9fJ5TOjlh51b/++/9R4/FgTfWjQd94rk26HPtT/wCS",
+	"SlAsTOL7K1kkKb49vpHuQHGzTHKhLouAtYcjNs9Wue5xA4LuTEqNeDK3l1ibBpNIEvAYcgsG+wmtM5Vo",
+	"2GPOy2CXLTJaSErk72Ao6RlAeMHaQ/Yi+ZZN176khowt5b9zLz5F6BnNog3zCJNCQL9CbaaHKFZkM1HM",
+	"RY7dQ3hT3XaTqPvnKiu4qU2mD9/Ah2/ETSgEpL5AJuU6UcJBOBOWGTNmwAHchIh+GCRqNQROnfpwEXAI",
+	"Qd8mkNC/YE3957ETiILToLxZldsuMQfj5DDYFXdnukUdEtfvF6YNeUskmqK4nyPwvCfyEnv+MwEvadgb",
+	"gre0EK65QoVbEU3MCUkb1meP0GITe4dI6T1MhtuCag270ZjVaCub8+I6W6WRL+dZGrGFtiSKOa85MA5h",
+	"rUNY60sKa13prZAmOSp46XPI8WCML/IR/svRe/xHVbGxcWe2nBfG/naskYJKDMAF0Zs1hJFyEQqss4Go",
+	"lmUMdc0ErOrMhZqjNRxnuYmsaAcG2LzpNmwtijGtKb229RDlK2iph0cFQWAyJVDS3Jf1jsP+xuCWJfNC",
+	"FI9mxvxGw/SwBFu7HM8PD1TDVnziOfVXK8U0/p+n3epcqNVC+1z3vkscmXV0S+RDKbGYphQeKL1gid6+",
+	"Kl39CHayMR7RyR/CqPNVfVHjsZpyS1vk1tZtWWmndrp23FQnekJPgdgEBbL1nSCfhp9aQUDYMlgW+zIw",
+	"RnzQY5cYFoCSQmLcTADcxqN1sMGjFJCujOdwOtYVoOntheqwqnuiftQEXX/LqGQK/OAxtMYDtuQQl0bz",
+	"5PLXH6oN1a6fAhslIC8Qnm/RxtpHJ3/uzSJRC16E88Ary9kgLORLMMGptqnHfoU/iJGfSiXpHok0kyIg",
+	"4k4nfIFRLoHl+UTThb/Gs8z0pTlhKjjkpLA0xo/pvd+Dy+1L8I2nWbS+U56wviu10143ULU+deVwe9Tj",
+	"6FE98N1d3UqHfCZY3E7ObrmdTCp7SSVr77IhfmUSMF+Rz7q9hscUZtWbiBEzIc48Ct2jqWs3S7thg3jI",
+	"Us9TiqmXwYdxSS3sWMilpQ03hc2bUuFktx3c3qfq9j74zDQlQjTIFEbRh5MpTAre/wl6CpunzXjTWnMr",
+	"mTIpStC8L9vaaPOsnZblZJOsl6IzARQItxkHa23YbdCXZvI/qNbNXyFi8H0iEzUvfYJP9AIMmeU+VS90",
+	"DRMyAhpcVYWhYipIJTMJSSolwlxYPlPIi6FJtxgTb66aZ9eSuFoN6yhhCjJfUlDiH/jQ5/TMYJPTts5O",
+	"nGCCyOaKZ6Jorvt3FchH/VFTocpGOx4DM/oZUKDX1bfcCQf6j5prdq/CrL/61lqLrXn48OGLSz3XfpHp",
+	"+hC42LFO4669w9m/7F7UzCT+UswSBWILHDI34BOTdaTqnmdrnhFlD0EA/TN9cLkKvAF8r89uFXiMiioo",
+	"9HBVcBnxPGL/sMy/ainCJKYVxNoBNb2bAHG0+atIFkIVfLGEyj3zqb45L1a5CChrTpudW3hBuycLcPcM",
+	"fNkOrudKhG/+9V//E3TGFFxNCiaza29jH03X1pmlW7chmiERd5jDoakc9SKw7LZMwo5HFSHTtS+Dmdjc",
+	"+gIycKEX0a0GqgLEoyZgDiTvwLe2JRp6kx87z3T6jWXSl8jjjSizdiS60Qr3KYFsPx0PvkuMssiUh2+z",
+	"OEbagGm2KvTg5kKwSL9gWflOMyRnUSZI5go7ZnhzM6lasmCtzDOZrXIRYeBkNOizF/psiBLFbfDLzGDW",
+	"Dujz6KXgKpOB7q1MwvAGaXlkfIfdkQgVwFApDKfzohCLJcmWQEjIhK24ZHyqsnRVCBYA9CiASW+4053C",
+	"HlBniXM+Qx4L3Wq4i35VYIfnbJkn73ghPJZm2VJ3nB6+NJFvu1CZ70seRblQqiRT0o0BDvx5pug2ibKg",
+	"V4D9cjPIa1+GmZQi1NYAyVWZGyZFSTaFNU4SWflp9dqvfKlW4RzhtngpFFNwhsaj6Sp8P5lZvwZic6D8",
+	"0r5kkXgn0mwJrDQYNPRY8N3zv7/56ZfvnutzPk1130OHYvCMesb2gFC9zv1aF49LfG5npn45Y35hAQpI",
+	"INgKFPPDhwVi4jy6NVDWXEuysed8YUUl5aHiViP2DHi95ZWfbSHuW683UYdw9ji4Q3MtXyatPQtFNrr1",
+	"QUGEUlxvjuJdpuTP25fsbknWXlwbprMLZQNRCEeoXV+8oO0aQnh0IH/2YhUprsv1e1+QQmOBHZ2Is+gi",
+	"HEy7x3wYd0fTU9E9j/ph9ywe8OH0OBxFJ+JLrJOx9rtbaPAFIQrvh9H6aUYKD3UtX0+U6jKKGN9y9up9",
+	"vf2DVUfv6V97MDyXe71BiUfWHnfwW2RisjSbqYkv6U9lWT9pyrMYwnAek1D5TdnUGMq/HeplX25xLxOF",
+	"885mpS/JrtzRbELC2cc3m/5hRmQP3mQ7JkSc3PtC9v8Do2Ljwsclt/Pa95qDzpUFmxGKEK2vu9eQL2t9",
+	"sx3X0IutWMfnXkCfGL/dN3b78XHbJlN7czocQrVPJlT7QiB+adcV28BU/ox4PbHaCYg6laAgRCq4jc/q",
+	"danPU1BgC4SEyNnYl0Q4rops6Z7NYwN30m0k2jUuQ5FiQIiObSluCnta2/gQ+Ehb0UjnqSjOwIpVLgmV",
+	"ZnedTGK9ksd4qjKH31hhf5pgYATH/FYMELF+EGYrMiZXadqZmBj0cjVNEzW33ByYPfVlFseooIy6f6a1",
+	"l8hnA6FBWPcEIiQ38KawcTFfYnRUsUSG6Qr8WbjWCW5vXIrdY1vU8+WldQJcrXpDcW5NmYpNZQq5PKYy",
+	"3QhFQ0ahKidON+f5IhVKOeHOOMOIHARqVynK4jZk/TaDk/cepHtqUTCkAP/8p9HHBsBwoRkg/F3xsNd7",
+	"UqN/Shjriz9Sy9X3hXCv34/xfeBQf2I6UEiLuW3xfwOsup7hp4WEK1avFeIhIgFHpdHQWM3yixQ2Y8WW",
+	"IqfGKYdB1zS/WtRC8Htkb8UsJZ26Y8yEJYXBNXpsnl2zNEPxpSLL3npUaMWLFZkZNiFpD5ks9/BGEFEI",
+	"+QIxLkzo4WVtbphsTWrM8yVnRbIQ2QrA6+ZrysIZ+Wr7soliAVlSAdodTnQjFwueSNYOtE1wiZ9eFgFT",
+	"mEYVsjQYdOu0NbUC9kvIPgVqFVpEsa1ybMuMDW9uDLYbxbHL7CxUMo4GfV++yKQA7f3AGnaEPq7E542B",
+	"1YEIixO5gVaUoRs8vN+KZYFpYd0jcTJb5fpq6LFyw1xTHMeX7TPMGTvA+4eO1PxYlxp+3KP9KdceUZ+s",
+	"96k9qlyz94G7cfWttUflXnPwZJ9W0RGX7gl0W5BXNZ9Cc8HTYv5H4zlySV7QsN/Xzg9s9pxAUXkWCqWw",
+	"9kABGwuwfdnSExBxhp9GvOBTroASdCsC9TdoQutT2ZUMt2Mre7t7khiffYWXNpif5j0TxVbL3sdPmar1",
+	"sWFaCO0/zw0bl/tEZ+zUWhViQSMHYfrdBs4ebGYcjHPrYRXoSf+4x17xt1hDlEhV6POJ6XMsi1meFVj9",
+	"lUn4Zd0YvhQ8SqRQ6ukOo313IKnn4Vyvq96n7QD3YofeNhNMDCbkEteZCTGo2mmxaeDWW7RQK4RnbrWb",
+	"fsxCntbUFbH2Qk+OfCU7evTLYo0ttlM4FqldW3dP3gk9RWB/ys2E0ZN9KhAvneXhXKgi50WWA0sGMZzR",
+	"C27z3F1R9SBkniKGFqKMgMHPIbVP3Jvpo6nmVs8sI+E20ZZLe4gMo9dZ/jZOs2vnviUF1/bNTZ24iLqJ",
+	"ZCsFNEQ8ROWMKU9huSG8cZmpxAaS3HbTz2rufinvLD5lbWPdyXTdsbgF59DIYsg7bJaRoq+wcNphD5D6",
+	"19Q3ZKrIBV8YU3LrzfHezj1JGWr7jt+DuAnW+4voDgYxrALL34nIxiMtS519lMEObD/r15QXcZYvGO5u",
+	"Wa5YWxU8jjs0W2f0hKIAyQugqo0hRIit0S+tVvnaeZq5VevP13/+/wAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

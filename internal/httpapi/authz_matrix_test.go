@@ -96,8 +96,9 @@ var authzMatrix = map[string]map[caller]string{
 		acmeAuthor: "409 transfer_unknown", acmeViewer: "404 not_found", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
 	// The operator API does not exist for anyone who is not a platform
 	// operator (none of the matrix's callers is one).
-	"listOperatorTransfers": signedIn("404 not_found"),
-	"getOperatorTransfer":   signedIn("404 not_found"),
+	"listOperatorTransfers":  signedIn("404 not_found"),
+	"getOperatorTransfer":    signedIn("404 not_found"),
+	"settleOperatorTransfer": signedIn("404 not_found"),
 }
 
 // uploaders is the row of an upload operation: authors and admins.
@@ -253,6 +254,8 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		"updateCreativeComment": map[string]bool{"resolved": true},
 		"createUpload":          map[string]any{"fileName": "m.png", "mimeType": "image/png", "sizeBytes": 100, "sha256": strings.Repeat("a", 64)},
 		"completeUpload":        map[string]any{},
+
+		"settleOperatorTransfer": map[string]string{"decision": "refund", "note": "matrix"},
 	}
 	return path, bodies[operationID]
 }

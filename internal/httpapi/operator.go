@@ -2,7 +2,10 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"math"
+	"net/http"
 
 	"github.com/google/uuid"
 	"github.com/oapi-codegen/nullable"
@@ -10,6 +13,8 @@ import (
 	"creativeapi/gen/api"
 	"creativeapi/gen/db"
 	"creativeapi/internal/deposit"
+	"creativeapi/internal/idempotency"
+	"creativeapi/internal/problem"
 	"creativeapi/internal/requestctx"
 	"creativeapi/internal/store"
 )
@@ -57,7 +62,7 @@ func (s *Server) ListOperatorTransfers(ctx context.Context, r api.ListOperatorTr
 		rows = rows[:limit]
 		next = nullable.NewNullableWithValue(encodeKeyCursor(operatorTransferCursorKind, rows[limit-1].ID))
 	}
-	items, err := s.operatorTransfers(ctx, rows)
+	items, err := operatorTransfers(ctx, s.store.Q, rows)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +79,7 @@ func (s *Server) GetOperatorTransfer(ctx context.Context, r api.GetOperatorTrans
 	if err != nil {
 		return nil, err // store.ErrNotFound: 404
 	}
-	items, err := s.operatorTransfers(ctx, []db.ChainTransfer{t})
+	items, err := operatorTransfers(ctx, s.store.Q, []db.ChainTransfer{t})
 	if err != nil {
 		return nil, err
 	}
@@ -82,13 +87,13 @@ func (s *Server) GetOperatorTransfer(ctx context.Context, r api.GetOperatorTrans
 }
 
 // operatorTransfers is ts as operators read them, with their settlement
-// audit records (one query for all of them).
-func (s *Server) operatorTransfers(ctx context.Context, ts []db.ChainTransfer) ([]api.OperatorTransfer, error) {
+// audit records (one query for all of them, through q).
+func operatorTransfers(ctx context.Context, q *db.Queries, ts []db.ChainTransfer) ([]api.OperatorTransfer, error) {
 	ids := make([]int64, len(ts))
 	for i, t := range ts {
 		ids[i] = t.ID
 	}
-	settlements, err := s.store.Q.ChainTransferSettlements(ctx, ids)
+	settlements, err := q.ChainTransferSettlements(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -125,3 +130,67 @@ func (s *Server) operatorTransfers(ctx context.Context, ts []db.ChainTransfer) (
 	}
 	return out, nil
 }
+
+// settlementMoves are the ledger's moves of the API's decisions.
+var settlementMoves = map[api.SettleTransferRequestDecision]deposit.Move{
+	api.Credit: deposit.MoveSettleCredit,
+	api.Refund: deposit.MoveSettleRefund,
+}
+
+// SettleOperatorTransfer settles a transfer waiting for review by the
+// operator's decision (deposit.SettleTx, the code of the transfers settle
+// command), under the caller's Idempotency-Key. The audit record names the
+// operator by their email, which GetOperatorTransfer resolves to the user.
+// Its 409s are not stored under the key: they depend on the transfer's state.
+func (s *Server) SettleOperatorTransfer(ctx context.Context, r api.SettleOperatorTransferRequestObject) (api.SettleOperatorTransferResponseObject, error) {
+	if err := operatorOnly(ctx); err != nil {
+		return nil, err
+	}
+	caller, _ := requestctx.CallerFrom(ctx)
+	move, ok := settlementMoves[r.Body.Decision]
+	if !ok {
+		return nil, problem.Invalid([]problem.FieldError{{Field: "decision", Code: problem.InvalidValue, Message: "must be credit or refund"}})
+	}
+	key := ""
+	if r.Params.IdempotencyKey != nil {
+		key = *r.Params.IdempotencyKey
+	}
+	in := gatedFrom(ctx)
+	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: key,
+		Fingerprint: in.fingerprint, Prefetched: in.prefetched},
+		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
+			err := deposit.SettleTx(ctx, q, r.TransferId, move, caller.Email, r.Body.Note)
+			switch {
+			case errors.Is(err, deposit.ErrNotForReview):
+				return idempotency.Response{}, problem.New(http.StatusConflict, problem.InvalidTransition,
+					"The transfer is not waiting for review (already settled, or not late or unmatched).")
+			case errors.Is(err, deposit.ErrNoDeposit):
+				return idempotency.Response{}, problem.New(http.StatusConflict, problem.InvalidTransition,
+					"No deposit is attached to this transfer: it can only be refunded.")
+			case errors.Is(err, deposit.ErrSettleInput):
+				return idempotency.Response{}, problem.Invalid([]problem.FieldError{{Field: "note", Code: problem.InvalidValue,
+					Message: "must not be blank"}})
+			case err != nil:
+				return idempotency.Response{}, err // store.ErrNotFound: 404
+			}
+			t, err := q.ChainTransferGet(ctx, r.TransferId)
+			if err != nil {
+				return idempotency.Response{}, err
+			}
+			items, err := operatorTransfers(ctx, q.Queries, []db.ChainTransfer{t})
+			if err != nil {
+				return idempotency.Response{}, err
+			}
+			body, err := json.Marshal(items[0])
+			if err != nil {
+				return idempotency.Response{}, err
+			}
+			return idempotency.Response{Status: http.StatusOK, Body: body}, nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	return rawJSON{resp, replayed}, nil
+}
+
+func (r rawJSON) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error { return r.write(w) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"creativeapi/gen/api"
@@ -157,5 +158,113 @@ func TestOperatorTransfers_DoNotExistForAnyoneElse(t *testing.T) {
 		if p := r.Problem(t); r.Status != http.StatusUnauthorized || p.Code != "unauthenticated" {
 			t.Errorf("%s signed out: %d %s", path, r.Status, r.Body)
 		}
+	}
+}
+
+func settlementsPath(id int64) string { return fmt.Sprintf("%s/%d/settlements", operatorTransfersPath, id) }
+
+// TestSettleOperatorTransfer_CreditsTheAmountReceivedOnceOverHTTP: short
+// transfer, the payer's claim, the operator's credit over HTTP: the deposit
+// is credited with what arrived, the balance shows exactly that, the same
+// key replays the answer, and a second credit is 409 invalid_transition
+// with nothing credited twice; the audit record names the operator.
+func TestSettleOperatorTransfer_CreditsTheAmountReceivedOnceOverHTTP(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	rc := newReviewChain(t, env)
+	payer, _ := env.SignedIn(t, "Cora Credit")
+	op, opEmail := signedInOperator(t, env, "Olaf Operator")
+	d, id := claimShort(t, rc, payer, "100000000", "99500000")
+
+	key := testenv.Header{Name: "Idempotency-Key", Value: "settle-credit-1"}
+	body := map[string]string{"decision": "credit", "note": "short by 0.5, customer confirmed"}
+	r := op.Do(http.MethodPost, settlementsPath(id), body, key)
+	if r.Status != http.StatusOK {
+		t.Fatalf("credit: %d %s", r.Status, r.Body)
+	}
+	var got api.OperatorTransfer
+	r.JSON(t, &got)
+	if got.Status != api.TransferCredited || got.NeedsReview || len(got.Settlements) != 1 ||
+		got.Settlements[0].Decision != api.SettlementCredited || got.Settlements[0].Operator.Name != opEmail || got.Settlements[0].Operator.Id.IsNull() {
+		t.Fatalf("credited transfer: %+v", got)
+	}
+	dep := getDeposit(t, payer, d.Id.String())
+	if dep.Status != api.Credited || dep.CreditedAmount.AmountMinor != "99500000" {
+		t.Fatalf("deposit: %s credited %s; want credited 99500000", dep.Status, dep.CreditedAmount.AmountMinor)
+	}
+	replay := op.Do(http.MethodPost, settlementsPath(id), body, key)
+	if replay.Status != http.StatusOK || replay.Header.Get("Idempotent-Replayed") != "true" || string(replay.Body) != string(r.Body) {
+		t.Fatalf("replay: %d %s", replay.Status, replay.Body)
+	}
+	again := op.Do(http.MethodPost, settlementsPath(id), body)
+	if p := again.Problem(t); again.Status != http.StatusConflict || p.Code != "invalid_transition" {
+		t.Fatalf("a second credit: %d %s", again.Status, again.Body)
+	}
+	br := payer.Do(http.MethodGet, "/api/v1/me/balance", nil)
+	var bal api.AccountBalance
+	br.JSON(t, &bal)
+	if br.Status != http.StatusOK || bal.Available.AmountMinor != "99500000" {
+		t.Fatalf("balance: %d %s; want 99500000 once", br.Status, br.Body)
+	}
+}
+
+// TestSettleOperatorTransfer_RefundsAndRefusesWhatItCannotSettle: refund of
+// a claimed transfer over HTTP makes the deposit refunded; credit of an
+// unclaimed transfer (no deposit) is 409 invalid_transition; a bad decision
+// or note is 422; a non-operator gets 404 even with a valid body; signed
+// out 401; without the CSRF token 403.
+func TestSettleOperatorTransfer_RefundsAndRefusesWhatItCannotSettle(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	rc := newReviewChain(t, env)
+	payer, _ := env.SignedIn(t, "Rita Refund")
+	op, _ := signedInOperator(t, env, "Oskar Operator")
+	d, id := claimShort(t, rc, payer, "100000000", "99000000")
+	refund := map[string]string{"decision": "refund", "note": "sent back in tx 9f"}
+
+	r := payer.Do(http.MethodPost, settlementsPath(id), refund)
+	if p := r.Problem(t); r.Status != http.StatusNotFound || p.Code != "not_found" {
+		t.Fatalf("a non-operator: %d %s", r.Status, r.Body)
+	}
+	r = env.Client(t).Do(http.MethodPost, settlementsPath(id), refund)
+	if p := r.Problem(t); r.Status != http.StatusUnauthorized || p.Code != "unauthenticated" {
+		t.Fatalf("signed out: %d %s", r.Status, r.Body)
+	}
+	r = op.Do(http.MethodPost, settlementsPath(id), refund, testenv.Header{Name: "X-CSRF-Token", Value: "forged"})
+	if p := r.Problem(t); r.Status != http.StatusForbidden || p.Code != "csrf_failed" {
+		t.Fatalf("without the CSRF token: %d %s", r.Status, r.Body)
+	}
+	for _, bad := range []map[string]string{
+		{"decision": "approve", "note": "x"}, {"decision": "refund", "note": ""}, {"decision": "refund", "note": "   "},
+		{"decision": "refund", "note": strings.Repeat("n", 1001)},
+	} {
+		r = op.Do(http.MethodPost, settlementsPath(id), bad)
+		if p := r.Problem(t); r.Status != http.StatusUnprocessableEntity || p.Code != "invalid_request" {
+			t.Errorf("%v: %d %s; want 422", bad, r.Status, r.Body)
+		}
+	}
+	r = op.Do(http.MethodPost, settlementsPath(999999), refund)
+	if p := r.Problem(t); r.Status != http.StatusNotFound || p.Code != "not_found" {
+		t.Fatalf("an unknown transfer: %d %s", r.Status, r.Body)
+	}
+
+	r = op.Do(http.MethodPost, settlementsPath(id), refund)
+	var got api.OperatorTransfer
+	r.JSON(t, &got)
+	if r.Status != http.StatusOK || got.Status != api.TransferRefunded || len(got.Settlements) != 1 || got.Settlements[0].Decision != api.SettlementRefunded {
+		t.Fatalf("refund: %d %s", r.Status, r.Body)
+	}
+	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.Refunded || dep.CreditedAmount.AmountMinor != "0" {
+		t.Fatalf("deposit after refund: %s credited %s", dep.Status, dep.CreditedAmount.AmountMinor)
+	}
+
+	loose := rc.payShort(t, "7000000")
+	var looseID int64
+	if err := env.DB.Pool.QueryRow(t.Context(), "SELECT id FROM chain_transfers WHERE tx_id = $1", loose).Scan(&looseID); err != nil {
+		t.Fatal(err)
+	}
+	r = op.Do(http.MethodPost, settlementsPath(looseID), map[string]string{"decision": "credit", "note": "whose?"})
+	if p := r.Problem(t); r.Status != http.StatusConflict || p.Code != "invalid_transition" {
+		t.Fatalf("credit with no deposit: %d %s", r.Status, r.Body)
 	}
 }

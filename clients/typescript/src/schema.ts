@@ -936,6 +936,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/operator/transfers/{transferId}/settlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Settle a transfer waiting for review (operators only)
+         * @description Platform operators only; for anyone else the transfer does not exist
+         *     (404 `not_found`). Settles a late or unmatched transfer that waits
+         *     for review, once, with an audit record (the operator, the decision,
+         *     the note, the time) written in the same transaction:
+         *     `credit` credits the amount received to the attached deposit,
+         *     exactly once (its `creditedAmount` is the amount received, status
+         *     `credited`); `refund` marks the transfer refunded (the refund
+         *     itself is sent from the treasury's wallet) and the attached
+         *     deposit, if any, `refunded`. The command line's `transfers settle`
+         *     runs the same code. Answers 200 with the transfer, its new status
+         *     and its audit records.
+         */
+        post: operations["settleOperatorTransfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1467,6 +1497,15 @@ export interface components {
             /** Format: uuid */
             id: string | null;
             name: string;
+        };
+        SettleTransferRequest: {
+            /**
+             * @description `credit`: credit the amount received to the attached deposit; `refund`: the transfer was sent back.
+             * @enum {string}
+             */
+            decision: "credit" | "refund";
+            /** @description Why, for the audit record. */
+            note: string;
         };
         OperatorTransferList: {
             items: components["schemas"]["OperatorTransfer"][];
@@ -4254,6 +4293,80 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    settleOperatorTransfer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key you generate per command (a UUID is fine), 1 to 255 visible
+                 *     ASCII characters, sent once. The structured-field string form
+                 *     (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+                 *     key with the same body to retry safely.
+                 * @example 5b3d8a2e-8f1c-4d7e-9a6b-2c4e6f8a0b1d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The transfer's id.
+                 * @example 42
+                 */
+                transferId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "decision": "credit",
+                 *       "note": "Short by 0.5 USDT; the customer confirmed the payment."
+                 *     }
+                 */
+                "application/json": components["schemas"]["SettleTransferRequest"];
+            };
+        };
+        responses: {
+            /** @description The transfer, settled. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorTransfer"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfFailed"];
+            404: components["responses"]["NotFound"];
+            /**
+             * @description `invalid_transition`: the transfer does not wait for review (it
+             *     was settled, or is not late or unmatched), or `credit` was asked
+             *     of a transfer with no deposit attached (only refund settles it).
+             *     `idempotency_key_in_use`: a request with this `Idempotency-Key`
+             *     is still running; retry after `Retry-After` seconds.
+             *     `invalid_transition` is not stored under the `Idempotency-Key`.
+             */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidRequest"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
