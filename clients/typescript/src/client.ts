@@ -48,6 +48,7 @@ export type ListCreativeCommentsQuery = NonNullable<operations["listCreativeComm
 export type OperatorTransfer = Schemas["OperatorTransfer"];
 export type OperatorTransferList = Schemas["OperatorTransferList"];
 export type TransferSettlement = Schemas["TransferSettlement"];
+export type SettleTransferRequest = Schemas["SettleTransferRequest"];
 export type ListOperatorTransfersQuery = NonNullable<operations["listOperatorTransfers"]["parameters"]["query"]>;
 
 export interface ApiClientOptions {
@@ -335,6 +336,16 @@ export function createApiClient({ baseUrl, fetch, headers }: ApiClientOptions) {
     /** Platform operators only: one transfer with its settlement audit records. */
     getOperatorTransfer: (transferId: number): Promise<OperatorTransfer> =>
       unwrap(raw.GET("/api/v1/operator/transfers/{transferId}", { params: { path: { transferId } } })),
+    /** Platform operators only: settle a transfer waiting for review (one Idempotency-Key for its retries). */
+    settleOperatorTransfer: (transferId: number, body: SettleTransferRequest, options?: CommandOptions): Promise<OperatorTransfer> =>
+      withRetries(options, (key) =>
+        unwrap(
+          raw.POST("/api/v1/operator/transfers/{transferId}/settlements", {
+            params: { path: { transferId }, header: { "Idempotency-Key": key } },
+            body,
+          }),
+        ),
+      ),
   };
 }
 
