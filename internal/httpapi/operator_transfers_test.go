@@ -161,7 +161,9 @@ func TestOperatorTransfers_DoNotExistForAnyoneElse(t *testing.T) {
 	}
 }
 
-func settlementsPath(id int64) string { return fmt.Sprintf("%s/%d/settlements", operatorTransfersPath, id) }
+func settlementsPath(id int64) string {
+	return fmt.Sprintf("%s/%d/settlements", operatorTransfersPath, id)
+}
 
 // TestSettleOperatorTransfer_CreditsTheAmountReceivedOnceOverHTTP: short
 // transfer, the payer's claim, the operator's credit over HTTP: the deposit
