@@ -210,3 +210,25 @@ SET status = 'under_review', transfer_tx_id = c.tx_id, confirmations = 0,
 FROM claimed c
 WHERE d.id = c.deposit_id AND d.status IN ('awaiting_transfer', 'expired') AND d.transfer_tx_id IS NULL
 RETURNING d.*;
+
+-- name: OperatorTransfersList :many
+-- OperatorTransfersList pages every transfer by id for operators; status
+-- and needs_review narrow it when set.
+SELECT * FROM chain_transfers
+WHERE (sqlc.narg('status')::text IS NULL OR status = sqlc.narg('status'))
+  AND (sqlc.narg('needs_review')::boolean IS NULL OR needs_review = sqlc.narg('needs_review'))
+  AND id > @after_id
+ORDER BY id
+LIMIT @row_limit;
+
+-- name: ChainTransferGet :one
+SELECT * FROM chain_transfers WHERE id = @id;
+
+-- name: ChainTransferSettlements :many
+-- ChainTransferSettlements is the audit records of the transfers ids, oldest
+-- first, with the operator's user id when the recorded name is a user's email.
+SELECT s.transfer_id, s.action, s.operator, s.note, s.created_at, u.id AS user_id
+FROM chain_transfer_settlements s
+LEFT JOIN users u ON u.email = s.operator
+WHERE s.transfer_id = ANY(@transfer_ids::bigint[])
+ORDER BY s.id;

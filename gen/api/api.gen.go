@@ -372,6 +372,75 @@ func (e Role) Valid() bool {
 	}
 }
 
+// Defines values for SettleTransferRequestDecision.
+const (
+	Credit SettleTransferRequestDecision = "credit"
+	Refund SettleTransferRequestDecision = "refund"
+)
+
+// Valid indicates whether the value is a known member of the SettleTransferRequestDecision enum.
+func (e SettleTransferRequestDecision) Valid() bool {
+	switch e {
+	case Credit:
+		return true
+	case Refund:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransferSettlementDecision.
+const (
+	SettlementCredited TransferSettlementDecision = "credited"
+	SettlementRefunded TransferSettlementDecision = "refunded"
+)
+
+// Valid indicates whether the value is a known member of the TransferSettlementDecision enum.
+func (e TransferSettlementDecision) Valid() bool {
+	switch e {
+	case SettlementCredited:
+		return true
+	case SettlementRefunded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransferStatus.
+const (
+	TransferConfirming TransferStatus = "confirming"
+	TransferCredited   TransferStatus = "credited"
+	TransferFailed     TransferStatus = "failed"
+	TransferLate       TransferStatus = "late"
+	TransferRefunded   TransferStatus = "refunded"
+	TransferUnmatched  TransferStatus = "unmatched"
+	TransferVanished   TransferStatus = "vanished"
+)
+
+// Valid indicates whether the value is a known member of the TransferStatus enum.
+func (e TransferStatus) Valid() bool {
+	switch e {
+	case TransferConfirming:
+		return true
+	case TransferCredited:
+		return true
+	case TransferFailed:
+		return true
+	case TransferLate:
+		return true
+	case TransferRefunded:
+		return true
+	case TransferUnmatched:
+		return true
+	case TransferVanished:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UploadStatus.
 const (
 	UploadFailed  UploadStatus = "failed"
@@ -1197,11 +1266,55 @@ type NullableDepositReview struct {
 // transfer of another amount. May grow.
 type NullableDepositReviewReason string
 
+// NullableMoney A Money or null (see NullableUserRef).
+type NullableMoney = Money
+
 // NullableNamedRef A NamedRef or null (see NullableUserRef).
 type NullableNamedRef = NamedRef
 
 // NullableUserRef A UserRef or null. Under OpenAPI 3.0 a `nullable` property lets null through its `allOf` only when the referenced schema allows null too, so nullable references point here (kept equal to UserRef by internal/contract).
 type NullableUserRef = UserRef
+
+// OperatorTransfer defines model for OperatorTransfer.
+type OperatorTransfer struct {
+	// Amount The USDT amount received, or null when the transfer carries no countable amount (see `amountRaw`).
+	Amount nullable.Nullable[NullableMoney] `json:"amount"`
+
+	// AmountRaw The value as the chain sent it.
+	AmountRaw string    `json:"amountRaw"`
+	BlockTime time.Time `json:"blockTime"`
+
+	// DepositId The deposit the transfer pays, is late for, or was claimed for.
+	DepositId nullable.Nullable[openapi_types.UUID] `json:"depositId"`
+
+	// From The sending address.
+	From string `json:"from"`
+	Id   int64  `json:"id"`
+
+	// NeedsReview Late or unmatched and not settled yet (claimed ones included).
+	NeedsReview bool `json:"needsReview"`
+
+	// Reason Why an unmatched or failed transfer pays nothing.
+	Reason nullable.Nullable[string] `json:"reason"`
+
+	// Settlements The settlement audit records, oldest first.
+	Settlements []TransferSettlement `json:"settlements"`
+
+	// Status What a transfer to the treasury is recorded as: `confirming` (pays an
+	// on-time deposit, waiting for its block to be final), `credited`,
+	// `late` (arrived after its deposit expired), `unmatched` (pays no
+	// deposit), `failed` (its receipt failed), `vanished` (a fork removed
+	// it), `refunded` (an operator sent it back). New values may be added:
+	// treat an unknown one as needing no action.
+	Status        TransferStatus `json:"status"`
+	TransactionId string         `json:"transactionId"`
+}
+
+// OperatorTransferList defines model for OperatorTransferList.
+type OperatorTransferList struct {
+	Items      []OperatorTransfer        `json:"items"`
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+}
 
 // Problem An error (RFC 9457 Problem Details, served as `application/json`).
 type Problem struct {
@@ -1258,6 +1371,24 @@ type Session struct {
 	User        User         `json:"user"`
 }
 
+// SettleTransferRequest defines model for SettleTransferRequest.
+type SettleTransferRequest struct {
+	// Decision `credit`: credit the amount received to the attached deposit; `refund`: the transfer was sent back.
+	Decision SettleTransferRequestDecision `json:"decision"`
+
+	// Note Why, for the audit record.
+	Note string `json:"note"`
+}
+
+// SettleTransferRequestDecision `credit`: credit the amount received to the attached deposit; `refund`: the transfer was sent back.
+type SettleTransferRequestDecision string
+
+// SettlementOperator Who settled. `id` is the operator's user id when the name is a user's email; null for a name given on the command line (`transfers settle --operator`).
+type SettlementOperator struct {
+	Id   nullable.Nullable[openapi_types.UUID] `json:"id"`
+	Name string                                `json:"name"`
+}
+
 // SignInRequest defines model for SignInRequest.
 type SignInRequest struct {
 	// Email Matched ignoring the case of the ASCII letters A to Z only: every
@@ -1267,6 +1398,29 @@ type SignInRequest struct {
 	Email    string `json:"email"`
 	Password string `json:"password"`
 }
+
+// TransferSettlement defines model for TransferSettlement.
+type TransferSettlement struct {
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Decision What the operator decided (`credited`, `refunded`). New values may be added.
+	Decision TransferSettlementDecision `json:"decision"`
+	Note     string                     `json:"note"`
+
+	// Operator Who settled. `id` is the operator's user id when the name is a user's email; null for a name given on the command line (`transfers settle --operator`).
+	Operator SettlementOperator `json:"operator"`
+}
+
+// TransferSettlementDecision What the operator decided (`credited`, `refunded`). New values may be added.
+type TransferSettlementDecision string
+
+// TransferStatus What a transfer to the treasury is recorded as: `confirming` (pays an
+// on-time deposit, waiting for its block to be final), `credited`,
+// `late` (arrived after its deposit expired), `unmatched` (pays no
+// deposit), `failed` (its receipt failed), `vanished` (a fork removed
+// it), `refunded` (an operator sent it back). New values may be added:
+// treat an unknown one as needing no action.
+type TransferStatus string
 
 // UpdateCommentRequest What to change; send at least one field.
 type UpdateCommentRequest struct {
@@ -1618,6 +1772,30 @@ type StreamMyEventsParams struct {
 	LastEventID *EventId `json:"Last-Event-ID,omitempty"`
 }
 
+// ListOperatorTransfersParams defines parameters for ListOperatorTransfers.
+type ListOperatorTransfersParams struct {
+	// Status Only transfers with this status.
+	Status *TransferStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// NeedsReview Only transfers waiting for an operator (`true`), or only the others (`false`).
+	NeedsReview *bool `form:"needsReview,omitempty" json:"needsReview,omitempty"`
+
+	// Limit The page size (send it once).
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page, as it came (send it once).
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// SettleOperatorTransferParams defines parameters for SettleOperatorTransfer.
+type SettleOperatorTransferParams struct {
+	// IdempotencyKey A key you generate per command (a UUID is fine), 1 to 255 visible
+	// ASCII characters, sent once. The structured-field string form
+	// (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+	// key with the same body to retry safely.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListCreativesParams defines parameters for ListCreatives.
 type ListCreativesParams struct {
 	// ReviewStatus Only creatives in this review state.
@@ -1773,6 +1951,9 @@ type CreateAccountDepositJSONRequestBody = CreateAccountDepositRequest
 // ClaimAccountDepositJSONRequestBody defines body for ClaimAccountDeposit for application/json ContentType.
 type ClaimAccountDepositJSONRequestBody = ClaimAccountDepositRequest
 
+// SettleOperatorTransferJSONRequestBody defines body for SettleOperatorTransfer for application/json ContentType.
+type SettleOperatorTransferJSONRequestBody = SettleTransferRequest
+
 // CreateCreativeJSONRequestBody defines body for CreateCreative for application/json ContentType.
 type CreateCreativeJSONRequestBody = CreateCreativeRequest
 
@@ -1832,6 +2013,15 @@ type ServerInterface interface {
 	// StreamMyEvents Stream the signed-in user's events (Server-Sent Events)
 	// (GET /api/v1/me/events)
 	StreamMyEvents(ctx echo.Context, params StreamMyEventsParams) error
+	// ListOperatorTransfers List transfers to the treasury (operators only)
+	// (GET /api/v1/operator/transfers)
+	ListOperatorTransfers(ctx echo.Context, params ListOperatorTransfersParams) error
+	// GetOperatorTransfer Get one transfer to the treasury with its settlements (operators only)
+	// (GET /api/v1/operator/transfers/{transferId})
+	GetOperatorTransfer(ctx echo.Context, transferId int64) error
+	// SettleOperatorTransfer Settle a transfer waiting for review (operators only)
+	// (POST /api/v1/operator/transfers/{transferId}/settlements)
+	SettleOperatorTransfer(ctx echo.Context, transferId int64, params SettleOperatorTransferParams) error
 	// GetAssetContent Download an uploaded file
 	// (GET /api/v1/organizations/{organizationId}/assets/{assetId}/content)
 	GetAssetContent(ctx echo.Context, organizationId OrganizationId, assetId AssetId) error
@@ -2085,6 +2275,97 @@ func (w *ServerInterfaceWrapper) StreamMyEvents(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.StreamMyEvents(ctx, params)
+	return err
+}
+
+// ListOperatorTransfers converts echo context to params.
+func (w *ServerInterfaceWrapper) ListOperatorTransfers(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListOperatorTransfersParams
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "needsReview" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "needsReview", ctx.QueryParams(), &params.NeedsReview, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter needsReview: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListOperatorTransfers(ctx, params)
+	return err
+}
+
+// GetOperatorTransfer converts echo context to params.
+func (w *ServerInterfaceWrapper) GetOperatorTransfer(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "transferId" -------------
+	var transferId int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "transferId", ctx.Param("transferId"), &transferId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter transferId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetOperatorTransfer(ctx, transferId)
+	return err
+}
+
+// SettleOperatorTransfer converts echo context to params.
+func (w *ServerInterfaceWrapper) SettleOperatorTransfer(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "transferId" -------------
+	var transferId int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "transferId", ctx.Param("transferId"), &transferId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter transferId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SettleOperatorTransferParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SettleOperatorTransfer(ctx, transferId, params)
 	return err
 }
 
@@ -2981,6 +3262,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/me/balance/deposits", wrapper.CreateAccountDeposit, options.OperationMiddlewares["createAccountDeposit"]...)
 	router.GET(options.BaseURL+"/api/v1/me/balance/deposits/:depositId", wrapper.GetAccountDeposit, options.OperationMiddlewares["getAccountDeposit"]...)
 	router.POST(options.BaseURL+"/api/v1/me/balance/deposits/:depositId/claim", wrapper.ClaimAccountDeposit, options.OperationMiddlewares["claimAccountDeposit"]...)
+	router.GET(options.BaseURL+"/api/v1/operator/transfers", wrapper.ListOperatorTransfers, options.OperationMiddlewares["listOperatorTransfers"]...)
+	router.GET(options.BaseURL+"/api/v1/operator/transfers/:transferId", wrapper.GetOperatorTransfer, options.OperationMiddlewares["getOperatorTransfer"]...)
+	router.POST(options.BaseURL+"/api/v1/operator/transfers/:transferId/settlements", wrapper.SettleOperatorTransfer, options.OperationMiddlewares["settleOperatorTransfer"]...)
 
 }
 
@@ -4273,6 +4557,434 @@ func (response StreamMyEvents500JSONResponse) VisitStreamMyEventsResponse(w http
 type StreamMyEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response StreamMyEvents503JSONResponse) VisitStreamMyEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOperatorTransfersRequestObject struct {
+	Params ListOperatorTransfersParams
+}
+
+type ListOperatorTransfersResponseObject interface {
+	VisitListOperatorTransfersResponse(w http.ResponseWriter) error
+}
+
+type ListOperatorTransfers200JSONResponse OperatorTransferList
+
+func (response ListOperatorTransfers200JSONResponse) VisitListOperatorTransfersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOperatorTransfers401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response ListOperatorTransfers401JSONResponse) VisitListOperatorTransfersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOperatorTransfers404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListOperatorTransfers404JSONResponse) VisitListOperatorTransfersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOperatorTransfers422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response ListOperatorTransfers422JSONResponse) VisitListOperatorTransfersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOperatorTransfers431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ListOperatorTransfers431JSONResponse) VisitListOperatorTransfersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOperatorTransfers500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListOperatorTransfers500JSONResponse) VisitListOperatorTransfersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOperatorTransfers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListOperatorTransfers503JSONResponse) VisitListOperatorTransfersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOperatorTransferRequestObject struct {
+	TransferId int64 `json:"transferId"`
+}
+
+type GetOperatorTransferResponseObject interface {
+	VisitGetOperatorTransferResponse(w http.ResponseWriter) error
+}
+
+type GetOperatorTransfer200JSONResponse OperatorTransfer
+
+func (response GetOperatorTransfer200JSONResponse) VisitGetOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOperatorTransfer401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response GetOperatorTransfer401JSONResponse) VisitGetOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOperatorTransfer404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetOperatorTransfer404JSONResponse) VisitGetOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOperatorTransfer422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response GetOperatorTransfer422JSONResponse) VisitGetOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOperatorTransfer431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetOperatorTransfer431JSONResponse) VisitGetOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOperatorTransfer500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetOperatorTransfer500JSONResponse) VisitGetOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOperatorTransfer503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetOperatorTransfer503JSONResponse) VisitGetOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SettleOperatorTransferRequestObject struct {
+	TransferId int64 `json:"transferId"`
+	Params     SettleOperatorTransferParams
+	Body       *SettleOperatorTransferJSONRequestBody
+}
+
+type SettleOperatorTransferResponseObject interface {
+	VisitSettleOperatorTransferResponse(w http.ResponseWriter) error
+}
+
+type SettleOperatorTransfer200ResponseHeaders struct {
+	IdempotentReplayed *string
+}
+
+type SettleOperatorTransfer200JSONResponse struct {
+	Body    OperatorTransfer
+	Headers SettleOperatorTransfer200ResponseHeaders
+}
+
+func (response SettleOperatorTransfer200JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SettleOperatorTransfer400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response SettleOperatorTransfer400JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SettleOperatorTransfer401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response SettleOperatorTransfer401JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SettleOperatorTransfer403JSONResponse struct{ CsrfFailedJSONResponse }
+
+func (response SettleOperatorTransfer403JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SettleOperatorTransfer404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SettleOperatorTransfer404JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SettleOperatorTransfer409ResponseHeaders struct {
+	IdempotentReplayed *string
+	RetryAfter         *int
+}
+
+type SettleOperatorTransfer409JSONResponse struct {
+	Body    Problem
+	Headers SettleOperatorTransfer409ResponseHeaders
+}
+
+func (response SettleOperatorTransfer409JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SettleOperatorTransfer413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response SettleOperatorTransfer413JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SettleOperatorTransfer415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SettleOperatorTransfer415JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SettleOperatorTransfer422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response SettleOperatorTransfer422JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SettleOperatorTransfer431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response SettleOperatorTransfer431JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SettleOperatorTransfer500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response SettleOperatorTransfer500JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SettleOperatorTransfer503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SettleOperatorTransfer503JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -7913,6 +8625,15 @@ type StrictServerInterface interface {
 	// StreamMyEvents Stream the signed-in user's events (Server-Sent Events)
 	// (GET /api/v1/me/events)
 	StreamMyEvents(ctx context.Context, request StreamMyEventsRequestObject) (StreamMyEventsResponseObject, error)
+	// ListOperatorTransfers List transfers to the treasury (operators only)
+	// (GET /api/v1/operator/transfers)
+	ListOperatorTransfers(ctx context.Context, request ListOperatorTransfersRequestObject) (ListOperatorTransfersResponseObject, error)
+	// GetOperatorTransfer Get one transfer to the treasury with its settlements (operators only)
+	// (GET /api/v1/operator/transfers/{transferId})
+	GetOperatorTransfer(ctx context.Context, request GetOperatorTransferRequestObject) (GetOperatorTransferResponseObject, error)
+	// SettleOperatorTransfer Settle a transfer waiting for review (operators only)
+	// (POST /api/v1/operator/transfers/{transferId}/settlements)
+	SettleOperatorTransfer(ctx context.Context, request SettleOperatorTransferRequestObject) (SettleOperatorTransferResponseObject, error)
 	// GetAssetContent Download an uploaded file
 	// (GET /api/v1/organizations/{organizationId}/assets/{assetId}/content)
 	GetAssetContent(ctx context.Context, request GetAssetContentRequestObject) (GetAssetContentResponseObject, error)
@@ -8280,6 +9001,105 @@ func (sh *strictHandler) StreamMyEvents(ctx echo.Context, params StreamMyEventsP
 		return err
 	} else if validResponse, ok := response.(StreamMyEventsResponseObject); ok {
 		return validResponse.VisitStreamMyEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListOperatorTransfers operation middleware
+func (sh *strictHandler) ListOperatorTransfers(ctx echo.Context, params ListOperatorTransfersParams) error {
+	var request ListOperatorTransfersRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListOperatorTransfers(ctx.Request().Context(), request.(ListOperatorTransfersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListOperatorTransfers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListOperatorTransfersResponseObject); ok {
+		return validResponse.VisitListOperatorTransfersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetOperatorTransfer operation middleware
+func (sh *strictHandler) GetOperatorTransfer(ctx echo.Context, transferId int64) error {
+	var request GetOperatorTransferRequestObject
+
+	request.TransferId = transferId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetOperatorTransfer(ctx.Request().Context(), request.(GetOperatorTransferRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetOperatorTransfer")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetOperatorTransferResponseObject); ok {
+		return validResponse.VisitGetOperatorTransferResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SettleOperatorTransfer operation middleware
+func (sh *strictHandler) SettleOperatorTransfer(ctx echo.Context, transferId int64, params SettleOperatorTransferParams) error {
+	var request SettleOperatorTransferRequestObject
+
+	request.TransferId = transferId
+	request.Params = params
+
+	var body SettleOperatorTransferJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SettleOperatorTransfer(ctx.Request().Context(), request.(SettleOperatorTransferRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SettleOperatorTransfer")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SettleOperatorTransferResponseObject); ok {
+		return validResponse.VisitSettleOperatorTransferResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -9148,550 +9968,578 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3bcuNIkjeIv0oYZ8ySrAYpkqJOlLVNqzKVVZrO0ycpp2a6kJ8QBIIkWmCAhQBFsXPS7H/1t93b7xnW",
-	"9nofYp9knmQt3D0CgQMlKg/VXfNVXVSKJBBHDw8//vxjK0wXy1QKmavW+GNL3PPFMhHw91kYpiuZvxDL",
-	"VMW5/katFguebVrj1hmL8GvG1zzOYzljca5YnnGppiJrea07nqyEfolHUSaUao1b16/4cHr4b+9+eTG7",
-	"PD88uhsc7R+qo8m/Hl/yzcH6P/76/qjltcJUTuNswfM4lao17le+uRS/rOJMRK3x4MRrhZnguYjO8ta4",
-	"NewPD7uDQXfYvx70x4ODcb//lxY8EsX6mYWeDAwI/nodyzRrjVt9/cwqy4QM9cTeX724bnktFfJEtMaH",
-	"n7yWuF/GmVANfYxMH3GkG5oeT3l0MOlGJ+GkOzo8mXb54PCge9Q/Pjw6Gh6fHPRFy2tJka/T7FYvx+Xz",
-	"Yb/45hWfiAS+fvuGteHHTstrZeKXlVAPTGDQ7/f7o+Hg6LGJZOIuFuvWWK6SxGupnOcrvStmA2+czYM/",
-	"eahX/CLCNz598ioU8SpWFaq4nguWcJWzJZ8Jlk4tkdAklEsXcS4WqjX++XcK+e9CIR/0SO/z56tM6X4t",
-	"1USLWL6VyaZOLCFPEpGxWDGZ5oxLxvWzmnLyuWBpNuMy/htsq0s5YRoJPSzo/WaaZpM4ioR+JBI5j/US",
-	"6e6wMcUWfMMWXGqSrLb6TLG1mMzT9Fadsk26yliWJkKPB5dCZL1WsRCj/r7XyuNcL1frDHpnbu95xkOh",
-	"V6M1mkxPhtP9g6Ojyf4o4od8PxQnw5OoL/pidLR/qB/eLHUz8zxfjvf2kjTkyTxV+fi4f9zfW2bpJBEL",
-	"tVebo17Q55qm4zvxgmZbZswh/cpiSbMocePlMkvvRPRvIlN6WWmvuVqKML/Ui9Iat07GAz1EvsrneiM/",
-	"Ivke8sH0SIzCbp/vT7qj6VB0j6OTsHswOeJDMZj2w/1IEytfwPok4p6dYQufvBa/43HCJ4nAddMH3xDu",
-	"TTjnciY0c6DR6b+ycB7fidYHrxUmsUCyhmEMwhMxnO7z7mhyEHVH4nDaPeZHk+5J2I8G8Mto4gwjXAh2",
-	"NU+F0qNA6s/t5D+2uFIiRzYUrTIgitfKrMo0TsQbbEevsMi6iieie3I/OOwt5azlteYins1zzWqGfTrl",
-	"w2hfjKYHvHs4OQq7o+hYdE+mfd4dTIbhfjQSB9ND3vJai3ghrpEG4gWfiT1sUM358OBQ78H0+DDqHw+O",
-	"j0fhUXR4cMKHU8F5Pzw44FF/cMD3J9PRdDAZTvqT4+EwjAYH0WE4OJj0p/0+7x/rtuK/ie83ub7NR8fD",
-	"wf6+11plCRGdGu/thZHs8XAherlQ+R4uxd6Wma7jKJ+3xoP+cV8f9K9JG008enBy3T8Z9/su/zyaHIf6",
-	"DHUH06He/v2wexyNRFevqPlNd7JaTETWGg8+ea0ozkSJSXmtmdAk/uLctLo/HU6OwwHvHuq2RtNj3j3R",
-	"OzcQw2g/HE0O+OFJy2slXM5WfKaHH4kuvG46aj2/7Pb7/cFwv+W10qWQz9PFQsj8ObLjoddaimwRK4WE",
-	"DxeeJcEpT5TQB1DFM3lJXKc1zrOV8Fr6YsK/LXe+Mlw5ljf2eGf2PZxjztWt/ZsY1hXsK9P7ylSeZpuC",
-	"CWkGF4ctr7VaRo/dlndm4PsuKzq/E7JBIDhj8xj68pgUa6FyNo0zlW8RA8LcoagTcRwdhYeT7gEfTbsj",
-	"sR91j8PhpDvg/an5raCoyzjnzK6epiniKbQIIe6IkVHSWaqZfLjKWTqdak6pbwbN9tg04wvRa22XHAbj",
-	"/pDWYpqli8b9wOt+cjjdD4eiexINeHckDibd4/Ao6h6Kg+mI70+G4UCfiTy1TdCgb+yNXmxRnVfajTj4",
-	"5FUX78uO45alo49bBapRv2lZooxPc7MkB+Eo2hfDqd7FSXcUnkTdY3E07R7yg8ko3I/02MpL4q6qodbV",
-	"ZBHn7gqM6iswnOyHo+hAdA+nR5pXHIddyzr2J6PwIDoUzgpEnIGYUpr/zx9b01gkESw/ktZFRPOzpyvd",
-	"lVY119x5LfcHj67lkTiMDsLRpLvPh7rTQaSvwIm+DKeH4iAahfuT8lqa12kd6bCXz/Q/BikNHyelAcct",
-	"7h5oCWCkJQB9A3T7otjiB6dPk77hUVRehOE/yCJYlusuAr4EgxpN98UwGoTd/uSE64tLc5qjsHs40WSI",
-	"vz24AtS1O/fBNiHeMPodlD4jgG7T9n6XQH+XQH+XQH+XQL+CBLqNWals+pLHiYjKrOq1XgE5Y2nG1lkq",
-	"Z+z51eVLlqe3Qnr6Sy7ZSubZSoteLM3iWdxkdwhVNr2ZYvOOyeFKyAjESCVgnZ8ppp+81q0bCfPfu7rH",
-	"Ln43Fzx6wMBwibyJTdNsJrINC+civGW2329gbHAnppfxIhKLZZoLGW7+LDYX8r0SddYPAr0x8LF1nM9Z",
-	"Po8VuxUbLWKrPE4Slq2kjOEQVxczLvq4uRWbm1jerJRw1/WsoXFnZN0/N3TUY5cizzbmDcEUXwgYkpqn",
-	"WZ5syqt+Uqy60zJOQTIczzdY7y1zh6WXdzyJI6KB8qpfiTuR8YSBbKqIIhg8v81UFmNzRrFwl3e4tZ0e",
-	"uxICfz3PsjRTetGcj3BlUQfpKr9JpzeZvkbNU60x2SF7rjnSay2EUsjGXq9UziaCTUS+FkIyMFT2+33G",
-	"ZWQ/wBftQZ/lKX3H3l+9uO70WlpOq0wQJ14bgLV6NvWeShBbdKM9kNItYQyHDmFgD6xYwm9BEZV90qTw",
-	"RqyN8LXV1PdXPRVHnPtHtPb9OvIUTvDXvXRHjZdu/8FLF2/X6p1LV/FDl66R4f8eF+6A6PEntJmfy2iZ",
-	"xrJq85FM0A9Il6BgeciL41wxJcJMlGxAW3QgV/yKYqXpKboUXBX7LCR8aYWVOyFzLdICwZnT0TOnwBh1",
-	"9Hd1U8sHY6MQR9FJODB69eRQE34/7B5Njcp5oDkMzWLcWs+VCG9eT//8P06y4x/+/B+/ZNfrv75/9+L4",
-	"4tW7v1ykw1f8Fb9ab19pd5Zl4Rj8Eo54bAbPlzFwhiuR3cWheC/tcatfzxHP+YQr8GmsZCZ4OIcH63eE",
-	"wtZuVk5zzj1xDZINPKLbyvXVlfEsTjbMecNcvAnPy6LNgSva0MBZuatvwE+b5oQrp4z65fJTfRhF1I0l",
-	"I2borpKR5Vrj1l9uTzZ/Gf7bRlwN1uHi5O4v8aA/GebJJB4k4oeXefjDffLq+nzz+m//Y/BmBpeOZhlq",
-	"Hi/x1ix5tgwbPI72w8NpX3SH06NJdxQenHRP+OioO5weRIPp/uSQD/oVNngWARPMUlhWGrS+wlZKACsX",
-	"C9w9/OlPlpYMF/wCLq/XkdjZ81ROkzisyinpQui7FY8aysb2xqrZgYkKjVUmNE1WSLDwbinGc0aPs5EH",
-	"HsR9TX9JyiMW5yBEaFrkMx7LrQIfTYE5HX4DQqxNS68esdEXIonvRLZpMp9H9BvL5zxnahWGQkRaOZGG",
-	"laYyYjzXx3GbWR1/LH1ojQdeydowOOj3+15LaMGuNW69S1XO/F0Ykd8a66XLxX3OIsGjJJaCiXscJlxT",
-	"aplKJcr2K5Xz7MFLB0xwZqzD8liHg6EdKTZX7WTYHz3Wx8Ff0CD7uPUNLhVNDYP+aOjcMcaAVrlhprGM",
-	"1Xxrk4eOLWEgRtEw7J6A6BMei+7kIDrs9nlhp2mhfnuGK3GW11zzliJa23Thne/q3GHw5rZlfJqLjHE2",
-	"AtbzJRd2a5ZKzeXtlW1knV/xzm68gQfXg8PxaDgefMYNXFncHYyjFG5gl32LkfT3BY63UPQnr4WGExCp",
-	"rbqeX4plwjdo8YmECrN4ibdrK9DCYcDWcyHResClWmPUCdB8nmaa0vHLdMq4ZIJnSSyyquWB7AhBxfwQ",
-	"nDI+UULmLM3nIlvHChyIKpyLBYdbWK4WevH1QPSSWhk8i+UMCAmkpjN92OrjvwImr7T+u+axVlmnaSZY",
-	"pl+J5Ux3RWF7wCqLbhexjBe654HtMpa5mIkMifenn/RdLmQehzwX9Y7PkjXfKBY8T9PbWHfIk8Uf/VaJ",
-	"+wdjkJrAwJWymchdExgL8c32j9fX70Cmos70bxT0s1Ii6vQojAnjtlCYry/fQ+NoWtZPXmvJM74QOVHL",
-	"mVICWHl1pvqYgvGZxVFpPVvGM9nV0lB3xPtaLT2OukficHrAR5P9cKiPUKxbWfJ8XghLnDp7aGbTNFtw",
-	"fVhWqzhqNREG6ZTbBk3OpNqwtUp9xA8m3f1In1euz+ukH3ZPomNxNMVJNQ87tB1+4cBpd7aO3ApylaHv",
-	"qJg3Db3o8gvHThynadxBwZICE6i21Mp4ulLA5T3GlRY/Q80q2kpIEEZTGQogcxj3LysByrgZOPZXOrv8",
-	"/pWQs3yupZm+p8+y+TxoGnLZVttwlsGauUlXbCakyHgu2FJkQD9aTm5z9v79xQt9KKexFB2PDfR5Hh4c",
-	"sLtYxZNE+PLs6vnFhZbmMx7qE+Ux5HkyFD0G6mGercJ8lYmoC/Y3huNjesF92Q78Fp+EfivwCn76yyrN",
-	"hepYXmzMtFyxgE/CQMvzyhrW+UL4Uv9c5seTNNro0QJHZIpPRbLp+bJEVQeT/eiYa/VmOgi7o+hIdE/4",
-	"4aQ7DEficHrM+5OBPcd4vxTbU2H3W/fp4Ki6T0stw2a6zf/Z/pfxz75/Pxx0ff/+6PzDx4E3PDj49J9+",
-	"q+lrv9X550bSfBUvMBa7TpkgYqj4b7tSXRJjGEUxmUhM+SrREremOH5PtwfR30N3yVtHod124l2ll7XX",
-	"aXarljwUnRoH2FERbuAAaXkYX8YF3i+1JrltNqsl6pmVsfcnh+FQU9cApfqDCfDc7hE/nB6IUbQfDifN",
-	"Y1+Z7r5s1CSSbht2Vf6sTWBHSa9hAmvb85fM4FOhzuGd7UYPg6ZJIc7LZUKixN5fFZpR3OwFjJx9aQNn",
-	"xx9b/5yJaWvc+qe9Iudhz7yyV/Sjh1CMt+kl/FXtvUP1HkddETqrkbvBmKVOUHJDiLMJUo5z5csiLDkv",
-	"xUlzhrYkZIFcgsQJUcs99iIFiSqdTkXmy5xYguaEbhT2c2T5v95yemA7K/yxD77nuG6/zj44Ts1gDIsZ",
-	"uF7YgNywem0XFfewx1JaR73+eKFPs3TR5Cc+ZRkanlzxV++RL4Mfzq/ZHl/Ge3eDvYUIer78O1AH3IeN",
-	"mlPXVZ2alpne2mtQtj4ZGZXLqEQcX0ZajVkCC74B+l7wW4GKHOqrn5Ma4Noinyky91IIAOYg6N54FDFu",
-	"bYx5Sr0adfkfMDXg95O2w0krzswzhQkfIZdMijsgsjJx+bK67Vq6okySpUCrZOeURQ7vZXEOArEvHRIL",
-	"HGdgwBTfsPWc5+751RQXpd/6oIKDsjDXP+GcknP6OuNSxXnNfeKqo2uuWCQSUXFHV5z1edFSKd6D3rSt",
-	"hVzqtZ1YV8L26A1y0pda/oZ+eqefT1/nENVbNgS7bTGYTNdjLeyvufKlWbs2Z3m6mKg8BW0uzcBfUPKe",
-	"oD9ePwp/QQ6n8uU0ljzpWEeK07ciUcKo9t+QjhrG+XRCksUcbYPF8mHS3ylzZ89g8v+Y5GX98O6yP8jh",
-	"q965r0OhVVdWMGaBuF+KMLdxJoEx7lWuWQrW8KVpJBgzVfESxpQjUiZAs31cRixBI6MvV0pkLBJhHAly",
-	"8vnygQNUJwHbJ3rTiuG5MReBOSAi6lTdi4bdV9i7OSely/gJJ+S3d4tHqVAknOXhHK9yupuB+ejPxpj+",
-	"4O3O2iDgBm/hExKSiEGMNQ4quLbTtfRY8O79968unt98f3Z1fvP+8lXgManFOAjo8mVw9urV25/OX9y8",
-	"vbz44eLNVVDmahD3iZJyVXCAzQVzEm3lj3izXqfpK57NxO776XArE2yep+lNAq1UfNtmgegaZzwTbNQf",
-	"DPfZZJMLdcp4zhapytn+8OjwGH7mYSiWeeVG3B/Uo0jzNGWm02/Asepz+yrEWGuWSJJokCIXtZi+Wmr5",
-	"fJFmWjTjku0P2Z/j733ZxrWCBex4WiZntDOa+lLgQ38DWQN8C2lW9+70fAmxvWqBchptz6n1wLB1nCRA",
-	"/XORLHvse7FJZcQG7HX8PQz3x+vrd75E2tXcQiRTlonpSglVOhnk2dFfnb27YEoIsCS3R/sDFktfLhMe",
-	"S5aL+9xjYSolxrixMEnBiYKkeiFzkUmenKOH/DMINaYWbtDJ7sY4pwuRz2HKIOZBEHUqWbrKmIoj0WP/",
-	"Y5XmOAOiMvS7bdIVy8QyzXItHJfigvru/YodM9PxN7lbS5P7SkKb22YwRsZmLkWcjYmMSmUoHvcnxlO9",
-	"8UtNnSpXnlk7YMe0KEGvVQQKf55RJy45DS7FSlUj5jVbAoM7V+CpgwNk7Qo2FPaxqO4Mmy7xu4Yw7nIv",
-	"LIr19aoJjXrqsfdKMM6kWMOo8DH9yTzQ2ha9WwnrtgP6FcK6qS9NN3EtrPvBy70SBf51NQxaMk2txNI8",
-	"xpl1mJpbG5wrKA/4sggOP2WBEwoesETTKRMQq6SfBr8POIE4uYi0bNa4MsDTY1U/BkAPPMkEjzaWLnzZ",
-	"QBisjRQJg9UsnqzbnR77wbi7SmSjW9EfYzgr31LnrkfyP11V+oejl4eoxM0g8OUTqYS18YUArZlRmuea",
-	"7pY8nzO1CufoGKxlFQRWyJSaoZL5lKQEvdt2wJ1TpubpmgkezhnlAjAp7rWEBII8dE9X6WueTNNsIaJ/",
-	"vXr75rOu0oVp4Qae2SLwweqRyoQapu6wrIY616QdFjz2bZhYZeBfhZLKbZIo1zx32E9KzNC7kk7+KkKt",
-	"GGRiKXjuWLphw9vBR5+Mvn5rzHzKEfdbHit/T5qc3/oUjH2pe9K0rLS0HcWKzzIhtDyznsfhnIXpcsMA",
-	"8Uh5TKWOAmL1HV/OVkKpTo+dJSplnHzREKyZp8uliBjPMjQvONKdVWM0b/NlHi9Eusp77GV8j7oqJEhs",
-	"lTCROt+k+ct09ZRL3yFMmeY3U3i7mSaF1n9UuspCUSh34j6u3LH9UUGWb9KcmSa/AUUWI/4qxGibC8ZM",
-	"pshczIzJXsYmIknlDCKvOLMOa/3jSgnHYC0yY1RQQrA2SL/rlIVcC/haTYtlFKs8lrNVrCD+nqVanF9l",
-	"y1QJQzz6NYpCy1O2krcyXUumWZ8xvBFj/3W0UHMw4aEMtarDg4P9Q1SmSmQw2P/vrnE2rsZI65is7axK",
-	"51SzKAQ7w2soVqDLgbLOpmLN5isZZSKiVaweef36A2e+OeXjCRKFamzgQamioc+vI1k0ZGfQam/JWoFL",
-	"4U5kScojEbG2TH3p6MFTzb21akXZtpbL8hCiERjx2apFypcZ1wdN5XDXmANAT3eM5oax0AF86EKsZkAB",
-	"+MqXbYqkUo/pdp2asOk0+JiQ6YSJwoK+l05Qpfi8m2BVacNV94vITt1sLFcVp6djaHpfa+YbHPrqWL8K",
-	"GVYapfugFMFqKcZ8jZB/ETgwOaDFpbci6jGbBA626Tw1wbG98pb/9NNP3Wrs7UP7Xg3Vpc1Xq+UyzXIR",
-	"vRZRzDEp4bMowDZ0s9At3cBuNOW2AxvUWlml4fJtcOCShW2bQduM2v4m1NE4j69EJE1tN8iwEBMJWkpl",
-	"iVBHiRU+gQEaLHiOm9U9l2EaxXIWsLbRc2Z/i5cdTVJ58Zje43Ft9dFerUqbtJJ6hplQSkRgKcJwtqcE",
-	"aXzDICiIt1Aw7O0hL76kILtpnIgnxroUN5SLZfs9T7gMgfaXWboUWR5TDMpjt6GZ7etUCgwRK0LcfnZe",
-	"L8LQUWVp1WBTGzo3+KdNAXt5JrhaZRCMop9ibYD/1LfjwTFgQnQgMoWgOVmeluP5doJUrQTh1TBWqwP7",
-	"PknDW8UgKGZpo6A5iC1mJM8Um+jHPFShECKYtTVLY//1f/wvX8Kv7A9s0PGsZyNohHINTlmf6TYSxouZ",
-	"wlESEu9TG5/ar8enbgWIfThFopQd5gQuRjwXXS0cNC5cDUx2B2oqQcju2lMc7RBO6aDJFnkUCCv7YfvD",
-	"BDT70SWjMuZs7c0GENqdJm4gZz+2eJK8nULy00MvvlklcNDoMGHqPKQKlSn0p3mcCBYocuHGigUrGYmM",
-	"EGuCMVvPNx4wIIjDAS1dRKdMrpLEl0UiD1CXpF5NOGvtiJu77+HB06ApTfFTDUW36fzHkTlf4Ry8P8Ur",
-	"9sRpJcNALbcPR2wu7n0ZxTOwnEim9458X5wlsbxFhRbPn7hfJmkmMpy5OWW+rB4zXCtws5N3gsx9acbu",
-	"OOY81oPuh+GID8L+9FAMo31+MjkOjyIX/7AvTqbH/GhyGB5EI7E/HfLBpB+aLJXtK+8EPLt8GI6AYacF",
-	"7VcIu06ttXNb5YDbWIjd+epeWsp2uYh7zh+/KEw2YfmyoBxB54+HKK5y9XyynfIs4xs88kWGXZX+3nGl",
-	"QJYJKd9laqys4h5TGolqUlS4bKZj7+k7B7MpDadxhaLIRB9RrIljG+dRBAEfPHnnLBmlQVauXAJd23EZ",
-	"34g15I7pISz4/QW+M8S8CPo0qK9tJSzmsV7OK4/XpAwcdOO6uIgu1W38KY60SpoyxIrzCkv6yXhwGJTl",
-	"BUKDcTJXfh50Tz783O+efPjY94afxpXP/9x0HeBq1YjXTeOujvJ1nCQx6dPIrO7iSKSGwtzMyi2k5dzc",
-	"BW7ex/rgDGRejdzje5Eo6hDc1nFeGD+1hLzZrfcdr+YCgM+9aV0svtorBpzvY2mD+t0T3p1++Hg4at4N",
-	"B4bPGVYs88PRo6IT5Ou6k8nipi4InO8bLWkTm7db7CykO1UcuhmZ3fUSloBd0OYzpUT+2tmj8tQu9D4p",
-	"1g5ww74LOh5SrP4O/tDfwa354/XrVwdsspJRIpQv2yXd8G/xMuj02BuxBtUY8eonAmFz6EYlwc0lDfz7",
-	"r0tRfJjFU/v3WkyWLa+F41gsR/bvtZgs7IdfVnF4SwJmZUyN8uHzhMeL8p3yefz3CwUfcLAseRx5DMUd",
-	"HokwXvDESU/sVbgYHpKz7stt56RCZOUhNhHIc4PkWk+2xMvfBu2m0skjSKeMF0kE7By9oeAF1WotJl1r",
-	"zR1cQHDd0vFgqSSHQnGeVlIJ8MlULjgZEprXQzcOzeAMH/7kgoA99Np7JbJLMdUvTNJos0VxFff5KfNb",
-	"fgs9uxSZrIfqJE0i7kiTGvUZmpeTcPwo8zXh6Q2bV40/vxXLnE1EyFdKaP41B4vfMon18XfjrMcs0OsB",
-	"6oaeuMcC3IcANsxjgW4PMwDEYpkD76ORTdI0ERyM/CSJNhDWT4hhQCaeNVcoclEcK7HZeIq5DADX17R0",
-	"j0hmu99fNJnm/SfMI0ZPicgzKJhpFokMzGCQmrqLAOZQXFXIWvLsgQT5PF12E3EnEruboC2lUtgtzI2M",
-	"gQpS7Y3SOtJaPLqEmVBpctdEXz/NhQ1nzeeZ4BHWG8HnTw0DALZJQ9Ij3UIr5r0HTsrOY/1+83Q93G5M",
-	"gwae2lmxOLcygNbL06WQvV30auKZbwhyrzkhH360yfg2XcuFR9A73ms9msZcEzJKkALlwTiUZ/km8UPP",
-	"sF/njDgkUVrx0hZWlEXDBwpu9cA1dGY5fnUfeK4vHFoKRJ1hPMc8pjdiXXq/c0rhOYTfSveQ59w4WnKb",
-	"xXdC9pihAssdi37WcT5PV1jUB1qGuBsF7TRtfYN+tiMnX3J0hbuC7f6wstmPC+2ZmO2go9FiXeLDmh3F",
-	"C/Fa7fjadbwQl5Cz2Kjbkd1gRokl2DJN8IGd//7BO5jkDXyUcB30reuISqcMYLsmmeC3aJTP+QQFDX33",
-	"eah9gQ8wS10Zi6KYmy/1rVAIP/9P37/v97v6/8f6f9/r/z3X/zvXXw5e+v790csP3zUqMzTpr2EdMQLc",
-	"b94sUqbKx0TxurAa5lzOQL7EKBSAwuEQE4WxjHB3TzMUh5WJygLVStOLL1G7Ym3NHJag9Glp6D7wWIDy",
-	"UG4v42nOwjSTImMLcG2ICLJBMJzGPkLcHLQZZowBWJ2lCMbii4LHK0gcoRnAL2qpdUzNgjZmJoCP0WPB",
-	"PfsDjh5dZ8GG/YGsI4EvIVaDHBID1o6liiOM24LuOz0WuO/Se6zPFjy7ZdyXwGMbuKNzJT1TZbYYw3pb",
-	"JouLQU9oeVPqy3SGMZWPcs/CwFEIBOkKUTYLWI9GzZ/AbV2N/gvauP/C9zdf9H7lLN23dIM1g8AD56lg",
-	"1089UosUaLIdAAphwHii9QNIMGdqyWXxS56yQMgo6CCfBjL3INtj4RjEMF9Kn7mJmMWAcT5mQZ/91//5",
-	"fzFoCP4SMoJ/CwtHAIlQxZkmE4yyj+ijCYFmPQaJ8amkk4bGxp4vv4CKMU2vTMX6VtuFhoXcItELaQ0D",
-	"eiUL7LXMleJxA0qiuxULDPUMB6Oj0fH+4eioTEaPywqw5M0yx2ONPyJ1YstbaHKphUD04+9qdimv33lF",
-	"6XRbX8k82zyHiJCaqevqLdsfHB52B4wnyznvDtGnm21YmEaibEAGjGz3tj/r/uXDxy12YjDmi69hUeJP",
-	"8TtWhS98t3HVYYD2fv2ske1kiqkK4q5xZQcZBmTAQifXatlF1GRlJ628CWGkojGRH01ELE89DJiHRA5X",
-	"Z3/cRlDylpSkLK+1kvEvK0G/E9z5dnX+UmvBFoWjrtgbpgBCgQVr0Jo+PpdOjcrfaVLpa0PfQfe8s+DB",
-	"MAQA5j3dkvVsHwbOiEyrx85QuUcNFTgzLsAzZZ9HNC+ZShOGBrkSovMZzO1xrRdI7oGDQNP6XK9byUv1",
-	"oOPSefSTqRhw0Wiuw99stK1L0o2Xg17Jz7LplKoK1MYhyWINZWTTtWTtwsrL7KudU9CfIXAH9aYnDwMq",
-	"GTzGFApu/sktYvDwa6/ouWsOHeVc3TYvuf7lV1hwCiJ8ZK60xtfwsFXldnwJAgSrln9oiRoqV8vA1XdW",
-	"dPtRedo9XT4orvuyznX0r88UZL54hZ0FMgXKV/GWQlolzMKD3RR10sn3fN/3P/zhnx9zZz58tF2/Wsmp",
-	"WZ/r1Y9n3eHBIYvimVCWx+sVAJU0SdciC7kSbC7uT90MHThhJYRf/RIGsCiThfzZTtStmwL4i7HE6P4i",
-	"rq0Ujk5RjYC/yNpD9kP8PZtsGKEv1vg6OmkNXz8YnRwdHBwP9o+Pj/tPYu2PO0wfcIYiTVfwrj+PuC1A",
-	"tQM4iQygvKovwQLOowh30SIWqnWch3MB6BtbHCgO5PXDtGgmVLxQuLx3eO/95avaMqPX2RnC1uWM76g+",
-	"jhucZ6ub7libsFmktk1/5kVth7ULE6VJfHJqW9avDJnmwhrKYHVMbeBTZpYPfg8qEw88LTFl4HlbrFTO",
-	"5mkSOUgP63mcgyqIomkZOPcx5NzGGJ0HwIotcE0R5K/4GhkP+aZjaxXFyORR/4TVQXMohs4g0KiYJOuv",
-	"LtDRVj5EhM/nxsZRnvlbKUx2rmQBYbsHtHkGiotdRIqpnMvI7i4KZB5KCYikgrWKWDtIYpW7YLGkjwRw",
-	"mynjNOzUHdpU0csBU3/CLe0IkFasKctznlvit+lYYdHfRiWAJytB2Z2VSBcANDAO+sfFnfShDiD9qKH9",
-	"MBE8Q1HyabZlXFGaGfT+EJG8oFyQBvn7W4cyVIuY7eqjrEQKNvgor0v+Qo4LavorR8TClzzZyWv5+XrO",
-	"k+Mv6pXWGrHtyW5fQRvMVpLJdM3a4M4jWQmwEiiTpEBJjGfzXHV67C0gXol7HuYIo6nEzk78+n1R9boU",
-	"heGe5oXWYk1k3NCPbk9DDd6vSE8Jz7WkSmRFROTkfmPBTJQBd6Kmitr5K+iLO8Z/fKZaKR8wqCxF1i3Z",
-	"pPBhjAedrxZcqrKK4xa+daT555ddjFA99Jql+Xq9vkbI8qWQrL2SxkWPVabIGd9xbFDleC9lHGkV088p",
-	"6zv6Gn3ZezQEs1JGcBcSfee8Uqsh+HATl+6zn9xCg18vNoTqbUC5NSsduHcbl5tCagBWBR92Oi9YCfHb",
-	"spBfyzJRKqmzayTc3TZR9gIAaZVQWt1MJeFQYbwHynOszSUgY3qEl0NteRCFBDTOjR3LFBmY8PAW3OFV",
-	"FMjPCbiRJrjmaeJdkyh3ZTIzzHq4i9lwc5YPmhPTY0+AvaCIyGpXiVcTVho4zUNSFiiizZI4bVAsnejR",
-	"Z8ooUY8IXw1SVZg/SdAwamhtbC+1zmaUA/ITGLUGRuNE1yGpYTSJXoMniw6kqnzaekQLUWKbKuriFIPL",
-	"tUTXrL2em8Og2FpkDiJK57QUBaXPD1cUCrXLRfwZQa1aNi/YdkPwWxmp1BEzcApesfYBdR/02BkgKum7",
-	"kmWcghEhTotp5WrM3i6FPHt3wfZ7fZanaVICx/HlmiIYeSHN6/cgkzenCK9mD69TDgXq2P6nLSH/n7Xa",
-	"Y/9pjtJ/WvjVf/6CPMg8/bzr7yk825qRHuTCWw0KFnScLbM0WoUUV/VEDmoYJpzvEgU5i+AyRXNSijPu",
-	"kuqj3OqrBGKV2N9vPxyrRg/1onTmNHqFcQgyPgLWDngtyy3oeAWT9WWb/jZPBR0H08TlZqDUZlyW80ic",
-	"SuFu18UF2fK+nh3ya9IHGSH+2xDIu7Jk3xC4KxITceMWCUAvuMNGHC0e6sIaLd7FqCrUeI9QsyMtB1qf",
-	"ebZKhF4nXwZV2ShoVvyBqGpYBlstqU10jWhZ9fob6CaNJdEzKl4FDnej2b9aTb3Wf+XQEPZzYfgLQPx1",
-	"+n+kQ6zTvlM3WuUr9/TQvB/st2rgjRxhE0ZUW4mHSPDaaDLbLynyNTo6OI5yknB5q3emITK4rKU3FaJ/",
-	"uMLdg17ID9853w37+F3TY9tjjoyG5XpeTEl8CIBrea15vkgOHuRtW0n9TJKFR0Tb8r5qcXUx5SkkWtsF",
-	"fNMQT6iVsoqjxtpBWfXQ90hF9whARxOsoo7vGHz/hBxzkxld5clPNmZ+hoC8KwqGtTl9tkLqZmZY1fCB",
-	"lOwy2EMDM1zzOI/l7MYgLQRjRl8VfjLNbi3iSc+XBh8lljMAYrUoDenU8uaggm4QeKg0It6DTH0J1flR",
-	"5g8sIkHggTqjhJDWfDXnmiOVQVkCXyImJmGub4Fs6bEzB5RGX2VTHicK0FgJL4KiWosUzzbXM7/tGD0G",
-	"4l1h1KY0B1uucoVhpQbwAswPehz1BWVtrfcQVleACG/OhDuwoAT8YKCcyt0ZQ/gEgYPQ4UJvmKJD9eU2",
-	"O2Fwj80IAFnMLgpBjpjJOgPT71TQSsq4NzzPObjAUQ4oFgMWmksqTZRm6DFVIs8TcWouICg/pJhWdA3+",
-	"iS9pNB7gixeJr8YxF+elDS3IrWEBXHIj0DyXyop4el8uUhnnaYZwhzJK115pekY8obLkBJ3fzqDktS8D",
-	"TchBB6uP2inj/iByfrG9EHythIyUsVlpMToTU73QEdKC/TTG7Se/rl1sM3s8JzL3pSE+LMYvAURbpgSR",
-	"79BKz5e+BMxz0JS1FDfLtMymGbTfIo6tPGt50BsTiWUmMCPbb3XGvgTkYs4QcgQw9ans1K2W/7DsbKw8",
-	"KksiU6MFTAHO1POlbvVWiCVbpklCpTuSWOVCGq4Dzl1FTi+AQA1Tvf+pFL7UPequytpE7dwVaCkxxBuZ",
-	"RbD4J6BpOPQNWgYufeN1e363LfhP4oCfKRbEUWASTBMtEqs8E3wB9UTYMuGhML8uV5ME4GowEbUDBXvR",
-	"9wVvQPwaxgc5BZX7o2E9YOjDx4E3OG72MJx/tcACY/n7osACO5X9rxFk4LVeWlzvunIXNkaRB+ZuDcam",
-	"dEyPFfV6EE4PS0oAMDMYCJ2KPjhq+4ya86VgbdoRj+mr32NWWOi4r4IHHdhvblCl4WQnSbpGxPKVUPqF",
-	"dJXfpNObTC8ecF28/lm6yoFpwY2UrmQET+dpeqPmaZYHbI/BpySli5lKH6fA5vnG9IhDT0DORS4PyRc3",
-	"CHquX0QDbqm8nAOYAeVeyscvK7CI3LV0PtJ2F19guQav5c4WrEM0HfpbTwZOqjPG5tgIE5tRJ3BEcIfY",
-	"xCJ4T8+w3QzjHoDI+XP/Qw9HrYKOtx3Y3QGib9eQVj0WQIgdGUcoNX/qItZzxThbz9OkksNQH1pz/jvA",
-	"xzfFRICa1M0Ej0BwN0DzeYro8wZw3i5Hr7VrtAacraLvJsnzR8GTfF4InuXDqbYIpKbaf3obIF7FsN8n",
-	"POqeQ27pbVOp/VoSi+6iaWyuL7gOK/j8HRsdMePXYTmflfclEl1IL3F0x/2DWrYJ7/7tw8eht/+p3aWP",
-	"xKqPP3WaVUKMQqqvVZY+7uW7TNG5p3n2zrpONWZQwa0J3TWtGo7va1jSaKa/eQsaxY3N42V9RdwAgkfT",
-	"bqzb13vCblfGXOrwoW2E7KMn5hJKhmxIM7+FbkDLMQvNk9hKxrnqscBvDfr0n98is5YKeSLYoZYaBv1+",
-	"D39l769eXDf4Ah0+1xw/hCMod+wh+zQ33ZQh4iDmtCCE9jqLc6xhZWxgieCRfvxvIgOgJL/VHzhDB1zX",
-	"0XDIqrd+pyqO0X9VQ1JdRGsOVkfrSbhxDUB6cRrvN1jL5pUx8sGUGQQikDUhwSpwrzaHhx5+eDxqs3Tz",
-	"2MGaoTQRl6XkOofY0UbSjJfWaBTRjzYOwgDlPTVhFoLzwUJWijpAk7YR2dYp03fU2JddkJQwYx0SblSe",
-	"ZnwmxiwwYe76/jdx7vpvG+geeL5kLMBgd8rhXmVJANGIZqoeGYcx0dsrsrzBqM5Y4ObYgualQGBlXN2q",
-	"U2eA1gwIMcyg75HvBxNEgs6YBab2PyUKe4xDH1D5KDD5Am5+m8txUP21YYz8VpCFhNGbzxSDTRnDKDFt",
-	"RI/Vg2wFz+ZYGGNHFC+EBH1UtwEINdZQg5kXAAWqaNlsdrHWwghSOsBslAYHwa4QgJWocERWw57BREo3",
-	"0OLhoOn9Q+ASjykzv8l8m8dgDEvrFyNanV4+XMpHgs13WbW/e8LPt0vh8dgAUngALIX9EH//SFLO/uHx",
-	"Uf9kMHx0zcxJb1Iams57Lb/ORF0RoyByRD8fBtZgVUw8e48yfcp1qUFU2WDVRCACcAbGwfROZGye58uK",
-	"gwe+Gu/thZHs8XAherlQ+R5ax/d2OBb90XFpK017dT/P3r/8058+/KH9896//NOHBi/Qd51/+efPwKf8",
-	"xmflU/NVWUNuesKVSbBO9TRoC/AEZSgR9sEAKRrUBl8WcX3AUIGiCGHE083GC1ECpOAgzntoRL0TGU98",
-	"ia0qwdrmVXtctVbOcIDxQnROkWcHhHIUQKFxu+btEuYMKeSdRu/yZ8BCVU/ZEgBlpsW15QDUwzU3eHi7",
-	"Bw03ym8FXWqLyFZJ69s9eLb64ievZm0QYSa2ROGpeAZ2Z3zGmmGvci4jnkWMWlcsiScZzwCrj98KX4Jl",
-	"fz1XIrwJHBeNEocjs7O3YtPpsat5upZIe5qljX0J1m/SRyheJhTxHTjXyrcJtl8YEP6w9+EPf9yGeFw1",
-	"gOCs68v9oS75rnGWRX7jX1cqR/RXEkLBuVBaK3OewqaszICsNuC0gR0m6rSSeX0rrJSKSbKa+aHMiNid",
-	"uX0EkPTxniqlNvTYexmJrBQ6yFlgDkZgfNcblgiKEWT5PEtXM5xfAAQX4LwMdozrB0eSQ5OteT9NCQoq",
-	"VlisL53SqNuA2Sl+WfEE3TNssmGmTO8ehCvwMO9A0RYa4uN+8d/Rq39Hr/5toFd7rfvuLO3SlzZAo7l4",
-	"RsMdWXrAYjm0G6JJOo8fm3Qp5CNwthS0uOaK4dNbsWsbwEu5agw2A9/w2AmjICOWcbs/1TPdM/acm0Ws",
-	"FjwP59T6km+oDmlUKpyhxSeqSkT+BPaa/L5lD44eactrVVpvtETRbfXUKis7wG3XvNzPVB14u/e1y3s8",
-	"fI3S3tamXS+2YWmsUcKppvg0ULz57UuJ/deytZVPuGvFrmZfNUyWfjJz/Xve3Ta2zT6uUIMhe1n5HjcD",
-	"b7zM/1E3xwlwM7XSGgMZsizNWPvy5XN2Mjo4YvQsw5hn5ZEO3lxbriFhvtkJD8jcPJzHUhTuydsYMfWo",
-	"kt6YVUs1e+CqLpdJ9AobfZiJSP/AE6W/DlU2vcHqQPBmrQqcx5zyu4CKns/T6EZ/Ry55eK8W2+B0CQwA",
-	"dGX9bZ6mNwsuNzeaD9xQMBQYems152N5s1JgEK6XevXYtjp/nhNMYAqh69E0F7R3R6QFncXSDIaI9gY2",
-	"G6zSDTVQPRaYKZS/96X54SbkSx7G+eZG3M/5SuWVXjGUBXaDLOM3v6zSnN+I+1CIiBYYRfqbGEoFJiLH",
-	"FcAv7SVnv6oPxlwVNxQiEJjoMf2dVtVkgIUtNC2WC1uMobBdzrj0pSl1rJ+Co615ClXuqpaUqmxCM7L/",
-	"NqSCilde3C8TLjHEwhrbQnK2kG2N8UjvT6+1LewBS9vXezuvF7n3TDYeoGzaKvnw0CoTirVLni9DZ53T",
-	"Ao223zc1y4REDBSqwqU5boAzp/C+ebpmmhZ2zrFzInpKwH2Dfr/uLVYPJKX9eH39joLUeiUr6cmJI6+P",
-	"+o0Se94cj37GIDKFqdViwTMbT1PhXKeFh8RJN7RbaqCwo+b9tCVJmyZFu/FMMXiMxRFrg7mISwYHSG/z",
-	"T/vP4QSEAlH8Ag8TOKRYd06ZPoEY5i3ZZDVjmdCMRm2zYu9vwczMmxOKPk64EjerLPlUVET1V/3+fqgn",
-	"DH9hSNP7y1daWsXKcbUlLAO1NalLVbQ0qudK+bq2HhoFqtBpLFa3SUK7rOSnV6YGuYIB+6/////Sp8ME",
-	"xbI25ih18IdaAmHA2rbAM/0IQaA2Tj5gbfqzc9r4fqVDX5oeTxmXG4zynKxyFph8DXql+NimP08xoLRT",
-	"FvxhXhCXVQRC1obhJBUXGVfNcViXafPRQVSdZwqqo0J0rqx4EANIPgnGeGRgZhgQixkkwZhUNGUjFpV+",
-	"CcLgISIP/PxQhRZWSPnSfdBphUeY41CJIdXdl1OtbYx9LYmlmPAVlmPebl4UUTeWEE4JUWRxZhCG5vGS",
-	"vIn6DDy/unzJ8vRWWAs2FXpuEKtUNr3WT9Y7vTKuGcWCf+/qNrvwJMRTIS9aScWnmJBlrxynq4YQMzva",
-	"J4b4QGhMQ5jPrmFK22KU3BF5zmo0HeureCYvPhOCTCwaL/HXHLHf4plE5Rzz25Q16Z9dPb+40IoK1Cc4",
-	"01rDX4DgiLaptmeRqoQh8hNhzM96ns8Ug/6puPcsVrnIROTLdnAW8T+dozgCTi6sLcoj/ifhfuux4O7/",
-	"/X804f7pv/5//3dA1aG1UBvbL4kblNzDo5J7eL/mHl71++DwWvX7g5fwz9FL/HiyLd9pyZVap1lZ97Ff",
-	"lvof9IejRxDTKlSB2+R00kQH7zEh7mkgyg3urjyluGZyg3KIJ1IY02vjKBexdJsbVCnrM1CVt1fzCbSe",
-	"GZhCN8qp6uOxAGaif9RqiaKY8oZ0vm0L9kSw3SaPtkgi5a6bCTDGGgurXMtpG+XkDoB2Dphiyk3wJwjX",
-	"vzue76+N4vs1evzSMqC/IuSvA4JXXxsq1K4vb3ZWwPOkGaauNmKKr+epqYxfJLxaZDXMU1WfBw78OejE",
-	"vylM4i1s4TNBWL8Cd6hzgBKWax28VeXpUrFIJPGdyGKo4Z+ttC6lVgtklguQwYjfBFGsoL1LMPwG/yDo",
-	"rg37kKQ8aijkbxysuwBOWa/MZ2S9lsrF18KIlkJGsZwFjsuWT8CkRU4PfTB297A86I38DGfhk0LFljzL",
-	"r+K/Nag14CeDRESQrPWDoIyZ+PPGiK0GcDWePSHXGXf+Hc8aE56/hX+zsfjIDjg2OFKDY9Nku7aa+s7A",
-	"0M52mIWjFOgnlTl3FrF2hB6gbPAWYsgp8pV1mt3Gcmb8sxgq8flVL4sc8UeCfx6L8TPeqodrP+J6IDg5",
-	"YBorvLCAkNvlqFt8aLJhwUzkJm64mTs+FNCXsuDd++uAvJZZ/kwhTrlN3ggNCoGZgkGVKTiJTFmSypnI",
-	"Cj7z9CQPm1RPYNl2053F2045W+1EZkBjmJ01OIPJFTNaHXfvqYljGTNj/sYEWarN4FG4WoDxj/mplufB",
-	"pzGuocqvuRVxfAAG41KmKxlCyGRpBSkB9tSU+sjRaoJhNxlkcmOZ3JJ5hCYGy8OhwCQOpW4U8Vr3Xf1W",
-	"945nkLkNiQ144GwjpjQBNoWfXlKDepVVUy6UVcjt6TC632eDMmy7VEwq98MHCJJkIWFkmfBc92ZzwD2Q",
-	"OzHtndzYhWNeMcg9ZsEeX8Z7d4M989ZewNoq59OpkWRNux7q7hWrGVjTtCaaOwfVYPyH6WKhNzaJpQll",
-	"fATHBdbILKlEdmwXovEwFA7ev1u+B0lKL1DC2zQjFyJguJa69dEwcW49dpGbtG3UmwMKhevq70yOp7nf",
-	"yY/2dJxD8r9t89DQ70ylbMozj+B589TKEDvJBZV1OMNGGyGOP0Pau3ugwLHJfy+luGOFZcrlBxBDm/S+",
-	"o1gkXOiyp8jYKDECvsf2mJ84Z2oVoifSMy6sFIEVQi5DkSQWfxsrBhMH/OY1raW4z2n3HoxYgsRHQzux",
-	"YtFKeDTUQv5GaZubCdLjTTGBnzen3STBCm0+JBIaSnP33xEUy4tTFvmcPfeKQ7cDzzBnpZF1mERCcNyR",
-	"HrkBWBdIuMo2nkHjtI+G6SqJzLXf+Vx+UR/OwCa9IougB53o8UzkWsl9DLTRezCQ9GUh82lB0ASqE6VR",
-	"zrhTAxFjfVHMoB8xkMT6jA8YxaV2HoeaFgbQoUr2G4ATgb5YyBcU849oFFQozuQNpKsc4YLx1zCVsqh9",
-	"ZSMp9VWgG+rtWKF8mUolrnbzOpcCu2nUDj9BenEms1tcLGzIUzh3NQifKMttqRLPWZmn2Y8dTtHXyA2v",
-	"Xua/+STxZs73kN5gGBfLtCQmT1lg7ykS+2tkxYb396e+LJQDmeqvQB+NTSgcMAY4pKNBn/2QSnHKAnvT",
-	"YdO+tCkAa6y9DLawAgwLv8bJbNcQ7IALLcFr2a4a3agN+R8NNaJx2g1G3meFV5hkjidz3c+Qisq2wmae",
-	"5YJH2bJRpWJS6XQ6ZsEslSLwSvurxX3a4NGgj3B9dMGT0dOJxDHojUUnce7LdDrtsdcpZBXrMaJCGqbI",
-	"PR9CYPblgxDM7GEEZl/qbzuniDXCJTMBVqCZGlvuYwjNek0a7VVbbb5GOZNibWRPnomCYjETYxej7lPY",
-	"VUnyrPKrHaW+zwDZJzvLDspTrSBYsYQ1Ki7LVMWwHuBu5tR+xRvAyef673EDPADEfFbhXY1eLG6ztEIu",
-	"DYuAdHpfBhAgajSvgtiXfAMWn+Aj5tprQlI5XywBpIp/MnXNfBnoz1YLtsPRCzkTeYEja2psF0nocGtY",
-	"dN86bC+CGzhlDYJTvScIe4g4pJQTasCn4YXaj8b/DaGperC+pNGSoxxh1uyLBW6gO6NOAwo19GLhqO1X",
-	"VVxq+0MBUG2/woijypdNYVT2RyeeqvjOBFa5jbhr0/SDjQt46FYtcbYtCjzgMVTqHBKZqW21l5/KG4uI",
-	"TgzDNOGdO5VldlxiW6zLhZcPuP4y1auOOcgTlSarXLAA0roDiEC0ietO8LiWj6YZnwFFAZQlEpFM2TKL",
-	"73guPJak6RJQFzUZJ7G87SZpyBOjhFTjhU0iOSSSOqnpZiv5Mm5KRd8FosGmnDfngyoRrrI431zpLXk0",
-	"dgyKOdjfg0oYGoWaqngmu7GEIMYfzq+ZMWAuAADe5lM3RpsteCSKrFfTbpimtzGSlR4FGt2MwW/ccqPY",
-	"iknyZfxnzCuiZp5DK1ui8Eo9gbV0srEzaf+Y58u3Mtl47Eqvl/DYFV+IqzgXf3zF7z1fvuP5/I97nR57",
-	"K9HSG8uu3lQWiTuRpEugFar52g6ev33754vzm6vz5+8vz/+I8TcdSBiOFaVoBTQizbJVLnjUY99n6VqJ",
-	"TBUlbUB0XCgBMT2E8+oQ6pj5rViGySoSfoti1GEBcZbFAt7c/JiqvEtd1pdQE0ospykmbMich3CH09sO",
-	"kbJc8AUJEw7cQvFAj8LG9yh/ASPh3d0ABRmQFbVgaYs1muvG5OCl2e00SdeYvla6Bn3Z1r9Cqc0Ocys+",
-	"lkMtnynGsaK/wc0F+NN/+if2PJV3WKBe+bJLSoKLDahHBtqxIvwdIvGgxy5g8aex3ifayTgK0GnC2Pv3",
-	"Fy/UaXHJIhO6fPmc7e/vnxSwkEpf1O+vn/d0/68RTksxKe7QUJekPB+XgZvQxWDQnQq0KxcJCwGFQp6I",
-	"gOUiSYroe/2kvhoRG4vkYWgK0a8GFdwu3VIJustF7ur0ilVLYpXbRO/goyZIzbD91pj93Ov1PnjMd4Qj",
-	"/TUO/T9BAPsU9JiW1mDgxWNBUczJiHB5ighAFTEOssMCthBcWrShQpxj2BzON13yX1ZibLBqJ6s4iQi7",
-	"EWsbLGBab1KzuKglyZzrrfoDzL795v2rDipcKpazRHSTWAqW6wG14ZKAPYDgHH1hLnicqE4jND3AUiQJ",
-	"a1PTeQqdDF568O/RS2gIvzx52RkztQrnYM9C+2KsAKDMslLUcYEiYR5nkpHRyPgf15kWT6ReVjh+V6V0",
-	"uHYw1GLVsNfX/wzEMOic6iEgCzdNUaUiHMIcYDKiNFxp7icilmGtH8TyEA5aqW6IBlzGNoWhQsAyCBe/",
-	"rCiGgtA0dUvGAyNDMYbOlyCmQQ/t4F8AW/OPA3/V7w8P8cMQobXydcpqaJzUnOqY8VAKQpwb5kDB3IpK",
-	"xuJUp2k2g6jdq3imF5bYwru3V8X1x1f5fI9ulADRsMi4pwT4V5m5ZXxZuY6wq3yV6W7dC7iHi7Od6fvS",
-	"XrP6frVAKvWbt60H67F37/X/zq6f/+ixF+evzq/PO3DfIHQPLXYlbpyIDEJfb4XssfdFu4SeTinGvkyz",
-	"eBZLAjFD02t71N8vp+N12EomQilSceANAE+Q03i2yiC90Jd5BhllZmNKQMVa/vLlmTS1K1B4V05pA0Td",
-	"rlSnoRSyouyhL5vr3LhJBAjhLe5FuCpaQ90m6EAZKxuESPSiitJdkLxVVPrKTF1XRRSCw4eEBKqSQo+S",
-	"JkeF1ahmcamkj3JnZBijxdQpzQDqzfcYxU5ivKOtOSYyI1tUSoZAfglYawiheBrfwxrnmyUY+SGaIzVm",
-	"NpyzLycrffHl5dIdBbI0oLZFkH9h1Q6ELqe5eiyWGL/g5nyzcyjpZnYX7zenJM0a6HMuNqY4jUzX46Yi",
-	"MqxdKk6kOnX1lLUBu90zVKLZulmrjocUr8dHoEZYssap+s8TlTIhp2kWAqAz0K9lRblxyytfmjJw+hOr",
-	"EqzHmmjTAyj/JmL0TAtnKPcQfgKhBW6FaQE0ZyiuvYVb9tgPQoqM5xCAzW7Fhi1FRpEPALTH2hxkH0BU",
-	"msaSBDOws+Kl/d13ii/Ed9/B2/bWst8CDjIaMWFDfUl1GoyfM9cyHzhn8UQd3N/jCaIlz1amsDCFPJDj",
-	"SRNSCBVdoWe8ul0xkWAc8V7BC844ES37n4lcudE26N/xCL2ZoBhfpZgKTdIL4LZpyVT/YXAcCxroXopl",
-	"wjeYgroSwWlpGGjhLbx8sWIqj5NET1Miqr8+MIioT0utm1NoDGJ085yyeOq0gqCMFDeFll42FWvjmCPD",
-	"MwxAz1i3A+juW5KXaU6XIs823bNpLjKchU1+tFvNWRRPIbE+t2vaxgQYWMI0I9A4Y3XokMRQRpqHtNTm",
-	"XGc4ZJCdAUsFu4TxNVwPw3PWSERjM0qilWcKXCW0ZvpHWFwovQEj4IkCt3o4d+pUGXBZcPSSZ2Em8jEu",
-	"2z6rJ5zDIHaehZZScSYAUcDBf+OcHbvEsWJ/XUUziKvNhJrD9A7shNTYvmsiAfSP9QOj7wiYvZkz3vmR",
-	"WAoUKrCeF3xJ99t4C/w/qiINWfLIa7ckyiMEm2XxC31N6oYQIA7LIJsSIxRB13FzvU3+N3VSTgHXDbWL",
-	"Ii9AXFxPiwT6hyidVoXudkOUbplLWkNY1PaoP/BYTejxkDD6HhsN9vX/DjzWnGk9xnvMlaHshq/5Bs43",
-	"XOiaXM4MuRtPMhTKABYkoBDbtBoShkIWmpSpQIMvoUIDaxuomDwTXK00yRivOn5vy91A9YFOj/1ZbFC/",
-	"uhXL3JfDEZunq0yxNvFlJXKISgguXpy/fvf2+vzN8/+4ub5+pWUXJMfKuboVWj5G5RtheGlxYba1qmaI",
-	"m9uUkRAAv9PK163YFEvqo+wKCiWmb6liudsBBj5uxTIb9UeoZyLPRFzBHjuzwk9Rvz+BIEnAZ4pFZCVC",
-	"U5cFN8U2Qm48lMOqJYxdzhwrlqdJtOXgGWHDgNb50uTL1OwoNqMQkTQt76VjT3ZfVsqiNQ619hZhouPR",
-	"7Wpq5hgUPV9aGD21FGE8JdwQ1xYYZiIH74LEGGDNZqBfAojUMhiPSLWxUTh412NcCgrJZX97LBSkOMKy",
-	"IEyCL1FgxRAVMKwYmJN2A6iJucNUrsVIX9aAS4IwjbS0xinr/iICgwUl2pey7GEiHno/GrAXPJpdCbBB",
-	"LwQGRUsWOGgPAWvz3JcGkuG0AX2hCtCgSbWATwGT7qg/6JjVBf7TJWUXI5CBne134HRYV7TD+Qp7hJ2Q",
-	"iPSBGPUHLOQZWOKDn376qet0LMYMjbWaByeLP/qujdFvBWNUhc7eXTAX7UVtsxxjXUb48cfr63e+ixGj",
-	"dQfa/dcA8KJ8Gfx4fvYCTWpmSuAE0wwr+OH8OoAcRNsZ2QwATB1+1TQnU19q4aXHgrfvri/evrmighVg",
-	"SDT8YtgfkZh0pnWoAAxmaHBQbGHG0+bs+dvLK7bMxDSJZ3MK5eWMVGCjI1s5FJ4mhk/2Y03jZ9KUtcam",
-	"KcQ+nxdwccCWwfjRP9gGeeMOuMcos0tLatarkugr9F+v3r7RskXwHNG2u+cyTDHkkIwBWNstBtNFvoEF",
-	"Hw0OzHa8zMD2ooeNi6UVN7DNCWIDsUQMVzUuzLIC9Kbg37v6ddF9C3ZlNWYvzt/8R4BcNNiL0lAFoIb5",
-	"0g7vilwh3XdpEoebMbbd5TIU+gpV7JlWOp9ZHvoqxjCGopAACKsGP4YC2w5H7M/x96w9Guw3gflg3Rhf",
-	"kmWFkt3My/tDeDlPZxiz0B7tDxpbAV1H3zpwqc7iO7R1YI7qQSHBp8xqXIZq9YoU0XfIeqAI0DxN7Pn1",
-	"KAEuVUJBba4uh/JVRdicYnGUoEZz2Df3X6nMAgqGXOotnIlcS/085xOu3GbArgH3nR4HyEtQEK8ko9gW",
-	"MY6Ptff7dvwTzfunfJXkILgB5fjyQEtbTShGDUqKdQNkqVJdOlpoy2rrg9XRW74WE311G7grg7FCTzu6",
-	"PhzRmrzjy+Ds1au3P52/uHl7efHDxZuroIMWZQ6wZUjMNmB/gq6fR308Y8tYNGvd6F7CUCjVfY725S4c",
-	"2u5bGCXI0/rugE/E5JtfeO52CPqopyXsVAlHr/V82aTABl55eT0WXOtbsHsBP70oyscZQ8TVSiqR02G1",
-	"PE/5EngQ8lgPravw79n18x9J0kOTZVDnzfaUm0ILJRNmaejGuGG0BAuT02Nv4RTigoE2p8VHYLbUD1Wv",
-	"QxCPlWsGfcTiOcYIKPsCSYr2hjRbBjAQEJxVz+YAyQgJkMhNn0OSr9+9//7VxfOb78+uzm/eX77CSoPO",
-	"DQIw7XOewyUHYRI/pipHOcGciMcLAGL1QIuSx9C3NyHzlzE9Ivc25aUgRjrOtejUDmI5TU1cReAxJRZc",
-	"39Pm1VjOOqfIMX/WJwTHkaSzD21g6nv2iw5cpQrtfqbOXCzRkUCtoT6NEZDWh2dPHwAFzvTJQy6WCM2q",
-	"9CHlUVTUPdN7ni4xoblwCBAf1wRs3BXK8CP61SMBE2DHkG7QcCQI8wULvhmno5CrhWITkaTrHrvQAjgo",
-	"wAzMw+Bc8iUpDx5bgCnHiTdHSbFUi6woImKfxvH5kp42s0ozu+GmgoixmGiCLpQWXo5v1+QnI4u9fJUW",
-	"d5KmYzBEAESKKK9MCcBW6+xoNyIoNgwihMWpPai1Nb+lUi246AGJRAm/xdoQYwigN2A5eqgAJd6lyiy4",
-	"KYI51lyswH8iE0bFwsraYNrV5FSzK3e84vFrQutzWrBBMIHz3HNY9R7W3fNYUEo8pgYuUwTjK1Xy1V+A",
-	"37hnqvIU36AHGF8uW4J7ZEfVzxY4az1SX4JquA5Ntz6NdxhU1oOYs04xtvqPtAbo02j4mQVuMqUzTdyL",
-	"HoasovEG+HUjeLB5rIPdNQZcB9RARWXtVZL9O9ae69av6xEO4ClTKVCMPrBGZ0T1T7G2JWAyROlmmtAE",
-	"O2S4CdOMQEAKFKalCFEX0US8zNJFDPZPcm4YoQMjBaI4At0BjDFl/wPaHsgFEXmay3eMUXGuz/6Eh7cU",
-	"721ZKlvw7FYRdtQkE/wWeA1qOybP2RxwNAsqrNqAEzJgZAA2h9cbZsHopgrWUNiu0b6z4H9NM1tsiYTc",
-	"wnyrH9FCQnzP2sTEh0HHKV4I5cpFj31vtFKeayUGDDFxkrAZYH+YW0xEY5iniADf0n6HCDoI9wrSBa55",
-	"6kuoik5KFhUdclpzCmSaGsXKvTIh6EPffPfd4qUuz8nHCKj6IA8x/Qj+CcYxgyo0OO6ziG8UFcw23jZi",
-	"qJSS1DAaEi186YpgY/YnROMz4jTa/QYnR33C5iPs16PRQackro0ZvgjxOzAn9/njg5NRB64trTzYpHi2",
-	"kuZqNvPxpanqayaOazpLhXKwextIg2UijzOYkbnLx3QS1pU7nogWfnOMFdgfBkolcSikEk6c07ssXWax",
-	"yHm22SnEybRQwLHYivwmjAmIhYKQjOn07N1Fy2vdGRSe1qDX7/Up31jyZdwat/Z7/d4+4jHOIWSvKcYA",
-	"oqxT1ZAnceVaT8lSMsYohLrtpBT81hj0VgpPMCnPDUB2FsfOjSDUB8iYWetwdK4ErYUwZ8AQEIAhuYzn",
-	"vkTDGM29V1beTByfzZupCuMU82sPx0Wklwlw4VoY0S0UwmxRBJyg+iMVY2CpyoBNRieQwD/ZuE4XiWzc",
-	"isQi7ZrP3QGW8puLBX8sfLYMXPepHHxOEbEmVwvIZNjv7z4BKoyiHgKDMo/uGYjDT7sP3r5RCwG8QhNx",
-	"TDXjgiuRd9EeaBOujV7UHCVKypgeQvHuToGf7aAcCxlgUV4bjGlxw123MpoQGoM6y1D05bb/+Mv+3aDX",
-	"650yPEinNgDolMJMT0snruUubTWSV6/iCLe3adUtGey9NpjZ/3r19k0L3ho8jaoRsrvVAKtdAKlS0Dig",
-	"E1L0paFwfXChwHSvSNodj/qDgkteYMus3LLFvW2NJtOT4XT/4Ohosj+K+CHfD8XJ8CTqi74YHe0fFgGs",
-	"mj2P9/Yg9nqeqnx83D/uF8CzTVPYmYANSnoDATdCjlORhweXBDyQJqfLMcryDbrBOj12pm4LXAkAxRLh",
-	"LZukpo6hQ/tVq/q2GdErez/99FPpcSKq/ceJ6rnKpgTNoV8Z7PAKsa3rNH3Fs5nA9w4ef+99AX3+WkQx",
-	"N3kDo+Hw8ZeJsizL1K+dfBb115DTS7SfphhWSyn11funx661hDYDR7NkJ31rviydieFJcSZsk05/3+BE",
-	"1Kf1Vc5DHWd+zPLmRVIUrh0re1Z8SbYufeWjjmDyKNhPPEbNpyhxa0TXWPqyZHm0ol62AWMFBr0Za7+x",
-	"uR/QgHxpR7QUGQ2mzZXdTQCeB4EeRaBhHx7EEfqShghAxhAZF7HBQXcRy1UuqFgLKkHGmZ0XoTgY3gQ3",
-	"ALo6GYSuUlQCpG6W8EZozXheXzOeFz56cPgXNcXAk2R4kFf4sIcnRggHPwAOVYA1H4LsHEAJEF3d7F/l",
-	"S5erWZQilYLlKUlEUohh5AxAtH8zyR7ELKzADD1dJXa5M2ElVJjkM+pdK3bzGLSuJOWRLymanxIHSvQC",
-	"3nF+KyRaT4N/775MszXPIhHpvwKwD015ZlB2yzZ8YNlZeo+Ch1YfM4JKr5tbry/fX12fv7h5d/n23y/O",
-	"rwyKrsOdHcp8jDHDo/gk8uT9weO87kd82WWwB7sICBdU/cFi7B/scgNcoW/lfeFaKaUXtcY/f/BaBItP",
-	"Ip6Nk0aaRVupxfvN+QxQobTs3Pqg26orOekq367lXIq79Nbk9oERLLfSnoPmiOE5IDmyKypfB0mL6zgU",
-	"TlzHoBqR0WtUGN6u8lZN6h416GAo46ar/NQZAhwZPS5EwNlRjn1ezKQqzupztkFbqceC1/y+ezYTf+w/",
-	"IpgWEql94ysIp4NdLvdS9ZbWZ8ofv8XjUcq7g8NSzlr7+cOn+glKgdq2HxWEzpqJxuNRKOwQWIXBqvZ6",
-	"8xi6FdGs76rsNierfKhsFCLVaIQKppSInKJTqX5kfhD5a9H6baqpO6H3W6MHDfGZcmD8e60vORi/HSq3",
-	"RPuDyBsy8R4h4T260LeSMmzEalGgsGm1K7YwRDbznCxtPUYYg8bkhvYgLYmQJz0iHEZsB3lxjW7JdfI9",
-	"De5LaBh+tkumPxSZfa1xazA8wPS6ltcy7pzWuPX+6sU1sF2uXzrcnaYrI99C2iYp8ncapWzRid1pQ63m",
-	"my0Eu2foayvlvhFrdM5mKu+xM2sDhpAXBwWUFAW+ZjK1pQ+pTAlX5skoqBPqq1jlZSefQlRc8klvLZ5c",
-	"PLIHgU5QNfmRBwniQl9UX8jQeWnIBjTkQd5+Vn/lyUei/HLtWLyVwhbmNltlwr6/7Jx8pvHiN3i89No2",
-	"n6/qijYeNG+LtP/cJvilEnOoq+3pTdMsk6WSXV++fcPa15fPh/0OXRO+rMa0l/KHICONo84PFa5X02l8",
-	"r9uk3OcBuDL0h5OTkxPsiS4gi+5BFVbHCHlkrHhQwYiewNKhVC5cYCjYAtoxh/6776BObLL57jvS7uEV",
-	"X+YppIPpkVtLh8NCcDZmTTB0RL8C8f7ZIpazwJfWvG27A1RhgRoTPE5XYgCGCV+a9zEU5pLcDwErfU3+",
-	"FjBcgCv4urQqlMge2Bo3sHigGlKSuWfq7RdmHl+GFGpeSoOP4rtYxZMEnOqQtt7x2ETka0EzK5JIfUko",
-	"gzA5As9m7SKAkA36GB1Zzm2v8djnDUl1T2ayTvgZYC58+AK/E7d1dyuCBKXxfy1BomniT3JHDb7oWnji",
-	"lfDZ18E2CanKYAAXFl2SFe29ISzyMZtP8Yp945PXMsGWzULw+8tXJlpMinV1fGWV/wFxZa8/PZ7y6GDS",
-	"jU7CSXd0eDLt8sHhQfeof3x4dDQ8Pjnoi2/rjfpVzAT9kyeSX1w6oxfyvRKP0uBFwzufvFaepq+53Lxd",
-	"CvnCkRKLe1LvZ7oUsmt2sWoBbnktsOs0OSVKeXOuZ+I/0pWN/pnzO8EOymlzVpph7zjkXSYC61bhRUKS",
-	"aslx1+SkcNv81p6K8lw/ffq6DotyBuK4cL0Vq4g2FHN/4AXly3TavLKlC+ag04N61ohQ4suAr3mcx3J2",
-	"Yy7gpqscfdLOxX1qAPupNADd0XrjlAE0IdX3Fe3nREuyMUSElrZ2ey3isRPdST6EWNVzwgFzrZSM3GOX",
-	"WzJTqbi966MpMgd8+UbEEG9dTdmFGJJqv+NaBqwvbUfkRDF7oRl1efaRRYjIC8ZeM9l/NTb+Jbb/f3Tn",
-	"6nNMx/y76SdP4OemPPW5qU5dZsEYSNcg8gPlo2hlPUoN7Hh7FWyXJTf3Mk0zLXf2SO603biuY4j3w+Ds",
-	"NFXCgKzQyFwufdDfL7g03TfMDIu5w/oGnPqBZUDOi8zVVRlL2/AmraUbl9Fgti99qRi4u+gvqpY/+xRC",
-	"SoDaoxW/x1ZRsXIP3279ynNB70FN137cAN6snn/phXntQBiTVxcZqstPmUzXvaI6fLlS+7hujXXwfmhT",
-	"bIZbW9aJonPK5nFU7nEqeL7KRO/hmvRUdLXxEGK3lcN+WgJMKAcZmPCDNGPLOLzVV3LpWPqyMRENRQub",
-	"ERdrwgJJT/9q+oMTTwmY9iatXYVfz9X8ZS4qVA+de9cph/9EC+reR/rrIvq01Zr6ViabQkBbz9MiQLSm",
-	"q6Fjikcszk8x1hyhjCA23c0qEfexyll71B91HnIDbFX7H1UbnykWR2XdbEf9C7AclzyfF0iOdpVaVeXb",
-	"PeSPIE1/dfvtP5ii/mWmWvTmP/zemzR/ma7k/2623R9Iufi6530vTHi82B7o8ZISGcliiUbRLIPCcJNV",
-	"jpK+TO2o2mWG7DHuS4D2sowfEVbYkm9EViBEx5kLOFaUZad2fekkrkhb5Iu1A9BaTHl+j1G9+iJ3iSyY",
-	"N4tYwQ1UegbrzBm7MNRSwbtIz9OXNNGOZ/hdFJukR/rJg0h3CIjLPcwW/KsIc8LDhLVF27AzuaLauBuJ",
-	"VSxx1WKeV/KPMhGmWQSgMxH+WN0EQDPhmLJIJdAiD2PlJkka3upnBc+S2EBROSv9zEKhRWd5gDqvTEkc",
-	"hochm8pxny0TKreySGWcY0l2imtrTza+NPq4gafpVKzltBplbzIkvzQo7Fo5tw65JnOxXvL/jteG96sa",
-	"uR1yhWU9mAzDER+E/emhGEb7/GRyHB5Fh+JgOuL7k2E4iPriZHrMjyaH4UE0EvvTIR9M+uFJdCyOpod8",
-	"90jXhg386kkY3+D687T8zcrc6NvYqX8j5t+nXuR/T3sxZRRcW6i0urU4snq9JJQUYO6Y9g7pdDnPRYOy",
-	"XMdhc1Xls8KeuLWHrRZhk8pRavoLdOTB8KjX7/V7gy2ZHE4/UBObmPI1Jzj78orZC80YA8GDQ4uG93gJ",
-	"1qzJ5F5CkSsnwGht0fRgzMUTkaRyBq7XQimhnuka3G5et/cv9fUNFrIyH3cR32PW8pZlJMHB1JgFp3F7",
-	"I/LOQ4tGidDusr1Jq3JGoegXZme3yzii1ROSbURuzM0gS2C4/eMrWgzkW66p6eVrOSmqwIZjVwab007A",
-	"JuDqoC3DXTuA6N623qcMxA0DH0wFagmBzMEFRVnOyL6AVwMiXJ5qFgE4mRAcCjYMXz5gNOn5sorLOC7H",
-	"I5hztOXEFtYWe+lVxHE6ZJiU3gRBOS4ZkCgnvlnOQyg+DHho48N6XB4rfDPYPw0a3Rd49Xa+hatlB7tU",
-	"z5dvtI62o1MFoA8LiM81KB2QFgLZLxkEpRGoeFlEh9umEZrUccxUsUl/d7lUXC5PkTYcEaGQi11mXRKZ",
-	"DWkfjthc3BeVB9QDEkKh0Ft+PSBoGcriKkALe+xKUN0BxCOECrLFRzQoltsnDYOeq4645bUWQik+068Y",
-	"nQyHz03lC2caYIy0uXTDulDimCe+nUSSuZrB18ssNWCwYwKyNWsUlLfVrAugeNDCAEtCq0bVbEKC3RIQ",
-	"TOIiJK8dU0qaVtJN7jWUrVhJQL1EJ5UxqFDhW7wFYmUqPSDjKDgEgKOe6qupjFvZxBkJAXm8hRXCPQDp",
-	"/KVLwBj8vhFX+fS/S7LJOyj1VQisZO0pEw9cyfEu1j5Eid1qxz9jgC2otByyYO0gF/c5vtPF7wKP/XwF",
-	"Uk73SsicYbmDD21bRitfJD21FGFP31frWS/NZnuLVZLHSz4TeyggdZVukCqB6jc6HYjaKBl50rUDKU3F",
-	"IsnsV8W8NdkHviyh6FrsYE5pISydUtBHnBtAPynWOImrdJWFou3XV8tveewjPF8D42OfOghaCNmZWDIB",
-	"HJgSAa+CQIsK0ZgN+qMhCHAyt+62XiGr+DLiOR+zjz7wOL819lsNT7U8v2UrGMFDw/7wsDsYdIf960F/",
-	"PDgY9/t/gcd0e35r/LHX6336RAPplqrpNxaGt2XgqUR8m0sWA8iwgmEyU3AGgV2lCPW1kMUJVOTRdA4b",
-	"Y2r54252AEQsgA6h+wLKzJQ2zJWth5hiHdIklmLMOEA1BS4+VcDaW0smdqhmIiuVTNRNZELBBpv8UkAs",
-	"pXqJMMsKIFcAxmkHXutK8qWapzlJqZYGnVKLNN2uwVGG93equUgVlFIlbJGncmlHCA/epCsmBWKOL05Z",
-	"mhFcMWOfX66RlscAgRGeKbo3kZ4RVVU/VNSuxCgIA1qfCUIR1aTdjVYoLIE/XxOcKUplqxgWwG4EQYdf",
-	"6+lRyNQt+qsxXJm4UansF4i1Yzbs9/tQNoQGQEMa2ormBO4HeFhFsReoDdUOxmwueJZPBGA+oXbl4LHW",
-	"U4uvri/Pz17f/Hh+dnn9/fnZddCB7GpKTL4VYqmpCYLPEIzKZKSHXGJQuWbk3K15bvCEf1nF6MKBaX/3",
-	"3aVQK33me999x97KYolBsQkcjhXQ7Gy9VDzjuRb1AZQveMVV3oU3uhcvglMqlwFrmmuywhIU2AouAmy8",
-	"URe1Jgc1BSNKs6ParJr4UymUx4wLx2ARxtLEffcQ5FGfj8owoEZ/oAcMX11EQccdmCIEs2RDXFM5rMmM",
-	"C1ZaRD26hSzYfVF2jvA5fZmJHOvKsXZw/m/nb66vbi7Pr8/fXF+8fRN47AhwvDpjS9JUioNPlJChgCIz",
-	"wJwwqQBZibIFAnHLHFrVo//uO8K1K22W3UhF2HMimXbgeKOMZsBq56tcsShdS69AvrF3o5vliCheBF9S",
-	"HIRM04+Ly60vOvd6rO9bx3PSECh7n2wQacpUkq6TDctTpPPVEms21HqENhAkT+XpcikMNJsD4IOZ0gIP",
-	"GaWTexgPuOkQ9l3RcI4VtG06uCn4oZtX5eXFRPIu1A21p6LI/8TdUQa2/bSobYIw/EWWeibAPxaHVOIk",
-	"xkvJ8gvacgSi1mf0DEMfNGubp0nEBn3kA6bLJSAQw95qquGQwtE2HOX12b/fvDu/vHl/dX4ZnCIuPEHR",
-	"jIYnTlkOao4g6vTtaFrD1gsA60G/37e9ux1V2j/o72+Ji4Gampak9QQMGHLOJ2BxSYTMN6dMzWG9MLiV",
-	"8j34RLF4Cjwd1kGPvhHqC1p/vcEjvIs3DvgbSYvA8PCaMv7aEn8zp8BwjF4j68SCnngWkUzB+mYO6tbq",
-	"pyWO1tpVxyR+h167hlguffPW2bbnwDKW59DG00AKJCC62VJ6VC+CWAGcS86WmbiL05XChDo6pL0ag17H",
-	"ksoUTNJ8DszV1OaH1YCSgMViOKz8M5bi8biXmipSckq2HIFAH82/q8ztt+IIntzFLQxvUhwdvHT9ig+n",
-	"h//27pcXs8vzw6O7wdH+oTqa/OvxJd8crP/jr++P4BUCjMVXLp8P++63r/hEJPRTkW8HT1QS3nC8TrIS",
-	"vAXpSqPhALsyCUvw0/urF9fwLSQt+a3x4ScPqkSAo+qhRvs7N+ZmsPmt8VH1O5Ps5rfGgxP9NtiaoMXq",
-	"zrkWGnhgJPajYTiY9PnJyfHx0dHh4cHBaLS/PxwOBv3+dCpEFIXhZMK3/E6LeBeLtd8ay1WSeH5RlL+B",
-	"QPp9SyA2LqLhsX16TGtrvnREU2CaxXmqgJnUdPFTxNk22h0pQiDxQlWNqjJF5SJ6DVEFzbGmcPjGeL/z",
-	"jUL2jln7UFvUYGZHymKQR77kk/ROEIpRZWxNw9JXxd8hq/dLIcnovq3m/UC+j5EI8LoyN3M55vkUCz3A",
-	"QtYTfhpRyYouv2Wqj+nl66b4GGlm7JaLtOk9aYI59kVeEz0PpVWdVbMSFTjVqCJms2zlsUG/0/Plc7vM",
-	"RWEtPnmmOhim9bgn539HRKkCAcdqj/VcclOHqs6ZOo59kuyQJfNkSTvZ++h+vIg+7XGlRK72PsK/EJxY",
-	"HNMtODtRnIGm1d7vDzvo+F9mgupgOSmb6eSvWtEArxwBPoAwjSrZNKbqKliTER3b6pR0QezDSI+x8mXw",
-	"nIdzYep4jNkyi+/AISfTLnQR9NiZpPqwUFFXCWCHqywJoAWg7SXP5+DEK1WRM7XIQcngEpUmrcS9v3zV",
-	"Y4BSr3w5i++03LaBSZqgfmpHS4FjNuqPqKZhOmb6gFkTKZX+LRa/SWz/QeTQF9X2eHLO9dvS5u6CcHGG",
-	"216HuNjvD5siU7FgSVH6M09BnbZavN7VSgxWad8ajONYSTJo2M8HU3Ifyh0+e5wgPfTs1Smw9w2Rv36P",
-	"tN7G+14YIuLOEdbE5HA3Kv38JPZmjLS7QdZALmuAGa9aUQe5Ks7FAovmTVdJwoz1+AWIIk4MgLUj7WKc",
-	"7rGXcZJDYaN0MUGjvFN2MFZQ7UVEVnFean5mLIlTeBcVR3ACZG4ljzG6HWIKWTgt/yzogUKqVGCGhmeV",
-	"R2UXTcVGyyqgIkXwL+WW/hhlfJpjLfrKL1Rf5cYqRoAY2WXBLyYCRotcTN82PAbYtlgxrY16aL6Gygtc",
-	"CdYOFE9EwKYxFEJjzG9drRYLkbErnmCF4o3f6vTY9zy8xUKMnOVZPMv4gsUyEvfA7q1gPQVMfqZFRKg1",
-	"BtD9aslDuHzEfU4FajIhHOe7FmDAvgPFEWjVEQYdyz6ZctkXUTBm6yzOc7gqMFxGES/KUw8nitcCrqne",
-	"aJdxv0YzZGAyseOMxZHCGhrv+EyQrR7S540rAnCKgtOiGBrYO6ZEYqYoOzzlS+7YL8FYARGQVIGp6Vp6",
-	"5VRiV1/jUmpIc7IH1RIvlRQAutxmHnGJbmf7iFv2psleVB+Pe1ZK41JjU6YUWEBRi0hfK1pj7LF2+XBS",
-	"UWqopo6n8/9j71t33DayrV+lIHyApQElS2r1TcKHg47jOAFyg+1MDhB6zCJZkghTRQ2LcrcSG5if5wDz",
-	"HPNgeZKD2ntXsShRaslu9cXpP4lbEsliXfdlrbXLEv5QOaDAwBDAQfSiRynsFgyL9ZF+a8DKa3iNtXXW",
-	"eKN/N0/Bh0LE+3U9J6p9pzc8tV8neo0Zv/oOrzv2GrNE0h896xPxPOdL8HSKJfha4yyfXT8bLiF9t+Nm",
-	"0WE/ZvCrPHORM1VWgcLdQ+8qG2bVPyvdMeNX3ws5KaaNYa/bhZezf0PJCn0gNoaNf/z2D9+/6nbbvn/V",
-	"+8b3r06/efO3/1dPK9j+ynb3wBfVLkD1FU54b3wqBlG7y4/C9mDcF+2z+DxqH4envC964250FG94N7Nn",
-	"NfYkQmxtsbPBuWt3tdnn4iw+jU7C9jEfjNsDcRS3z6J+2O7x7th8t3Whi09o+P3TgjP9tpMK3DP3x3sq",
-	"GZWXbVV+s+P4yCM8tEZcuWTW61M7lm5pte4iEBfAWRA44Al3AzERIKiwZApoB6xn6t7KzNYbsob3Eqoz",
-	"kR6uLcotF2na8kgQRpji3at+7ROFpaqCZy/bgZE3a8qMTfjcSrZPKXeFKcGy7A0kEKGukmLTBGy7CkKB",
-	"W6JcgCGRDsN6ar4EuDYY8eZ10E7icWwWw99tGUZIfgZqEYINRfW8yGlnuEUSzprHs0TW+e8ju8kRdc78",
-	"MREFFsPHAPnbcZaHSRwLGXRYgAng7wyGpODqnf4DTnu91fnSlg1DrIP+hZXoqACxmkDtHvT7GO3kVBOx",
-	"NfJlgOGTEkDJgVWQQeYwBxAY1OJCZCVp2kMfvILSRbIGkNhUQjDfQRqaOvXKb7RKsRqI7+m3SDNVmGwo",
-	"dLct5gy2aenqYLbfZIpBjtwANhA/Wa3FbcxDQE4MMXO9Vn7Ug34x2XvDL1RTPhct/fOBt2GI6MJynDxf",
-	"mlHaopVnZtgtRGxuVFdPzUVUvNTf6+N52DvRFiW9emPY6EXnoj8+4u1BeBy3B+Jk3D7jp2H7POrGPfhm",
-	"oA/sidCXf/284TVSLicLBDTHog0fmdj6q9LuQq/NPa95kUSNPXX6TKcfVKFPiks7uNed1T86v93/qMaA",
-	"wqYEUbm53zNRPguDq1Xjq4ZnzuKj6GTcFe3++DRsD6Lj8/Y5H5y2++PjuDc+Ck94r1uGbJ4ejfvhWdTj",
-	"7ZN4INqD8Rlvn4enUbsn+vFRNAiP+cn5g5Ttw43zG7PrPDT25s0A/++LKtvN5ZwelczuF8rf6vVE5fFc",
-	"Z2J/Qjj56R/mn1UBn7V8zi1aBs9si27SS6VjaVc/1Z5ihzn+vHJ97xdvf3RtDyuRc80Sg0BZNK1xY6kO",
-	"OyYPoVi6Mt5PKvh7+grABIrxFMAF+pRmM5FPRBtu68uZ4BJA3EQSYcHq/A7ASUFuXyrGBRRFAlUyqtir",
-	"LX3t4gamkpJ+FPhViNUH/7fiGlj/zVtxuar5gFaHvUK6KRT7Ja4RAFvNox1fOhBX2igXsfW7gXGj+KWp",
-	"oo3Q5HAxm6vSofew3m2wmMekI4MOZBzji5gvAsLuGW40edkeBVoDiicHkH9C0JOpaIx9hy3V3jbmymOw",
-	"AoFg2WEX9uxG+h0NroGwNzF9BT+mYHdSLWiVSdGyOfkKI4QrLHM/ZDLTj/Sl8+4yM+GAVxkUVpNU5we8",
-	"UNOmRLEpz2epUKp0+N2HPFE1zj8Ao1NRbQ26zr7keTQFYaam+Zd2Sc9ZHRG75ebqKFMEcwIegwQOSOAg",
-	"d6aUbwPPedA9QubLusuq5xTAF3QToXOxNHUpemSeyZDYsi2uAbpLFBmo7RvIWrmxh8pcHzFaRAuJUWFF",
-	"JcTlsmzFjC+RPYRFo6FuIfRNzdoasl0jImsNc4IieHuowT80C1EPqhP90nsBBcA8KhMO6lQA/mCXIoc0",
-	"KQVLsNF6ThUrnQHPaN3D8EV1U/JMSz2cr9QLb6NMjtMkKgL4vF5RoC4O8gtsL3dp7XxqTevqdtsYHnlu",
-	"tmHnrAX2MmFXNwc9WBP0I1i0KFq7BzyqvXvQCtn30+4jJ45kO4CaA4l1PBOIzWOOGTqwWmT0fdH+/zVP",
-	"ou57Rqv6wVUz/iu4qc/jpHCc1BIxAgResxcdyHd9imeI2lJ3dCHRhDTHNTIsSR+lXKAyZrlTg5HszRLU",
-	"1GE/jce0hsH4zYy8LTXBQJ4SuWJ4+HLdxYMD9oNpzAckfH7QVu0HsGA+6G/b7Tar+a/+yiZ/PjBIn3ls",
-	"DUnBPrBEkrCcvrVuKVhAnmsejoA8rBBfAzasMSjwOXS7t9awrt617qkVe40stRWrDBsycvrQpODtpcmY",
-	"GV0coQ1KNDI5wC1bptUBkXcDai2fz/PsvVhtJX0MjVPr7zQi58P8rHRdMraWRqQHobmsH6RNw3BRMGtL",
-	"f6j80/Zz+d4bLHKOQ6mfQJmsdWcK6JVlGhTY0YnC2HeLFJ6KzPo59bYRHjcqmwlroxsnqdImU4Li8wxB",
-	"tPh0WzaYfJvtN7ar+fb8SkSL0sLAVXbLVtwt574i2t9WJnPDa9CaIBMkzSaw9KJFwbLx2GxP58PeCRvr",
-	"pmHmY9WK3NsQwj7/C9l2tHfnnNY2nRiVjNIXpOW5l9q4/qq0D9cUConUM+NLOBHyBW0m3KzbVcGr1W3D",
-	"5VIBmGvlzJHbjh14Lu31+Fx3yEphQqe6xAXJMjjPPwCxau0t9WBHpUrqtRPeEVS9kSSXu5djqCn47/az",
-	"Vy+/aVPtaZypuouNbIA+3fIMhfYwIqgHuwToAkJeQgV/0JNJJglgUSwFw7DtSYrnxfPXrBTfAS2qtTNk",
-	"WA2o51mKla6RFLMyu0qemD3nmgB3xV505wnOEcKSJwA8Ke3B1sjokmTWLsQnHFTe6ktSyf0xKywzD+ZG",
-	"pYz5J6njmmVNi97cvd7gAnPr1rRyN636DVq5ZBFZ17fSc6/IdttsttX03KqNVVXHXbFFSz9ggKpORx32",
-	"ElcpycUXpvDRxh4ka4I5DzxA/6291g1J+62ZpMMae7w20uxLM4mtpT605rYZssTWmX5Zbn4llB4TSE6u",
-	"JRZREgsbbd4slWpkeKsrYHV9QZVbF9gP0jvGqzT6VWteYcs0l/Z2133GfRC0/uv83XtUyK5CiNhfeRWO",
-	"ENifKnmiWnFVtq6tSidQTXIIkIaPmquP4JAdom7o8bqBN1r4TVzEXllbyUxPOhw9E59oHSooRx7oZtYi",
-	"HDf0I4TOlgiJLI0to3HIimzeTsV7kZa/B7gyWmS5mKeJIV0JkieElXop8hJJ3uTwy6W+hxH+wSTwnOvd",
-	"rdVhF1vZzuAykB6fmFn2oy9L+qPVkduX/Eg7649I2xw6/UJ2qjmIjRimcVYoHUuqfbVdRcV3UJ4shURv",
-	"oH3xoEWpVNxQQUehGYx5qkTQGtluBZI4GNHmjez+jK8BOUvoFw6cQx5r+5uuRgA79vB3lkBp/x4SVx5/",
-	"bDKiay8BkdLyNQkbY25SllOFcWDNMqlLF7Q67Gc+EUQX+GTeISh3fjrv8JlZEbcek6pjPu04w1gTDnNL",
-	"KN5AbqpM4Hp+UyKLo34DaHbJbDFrDPu9weng7OhkcAqMNPywZNuRnuhG7tb6VPdqp/jKzN7Mw8RL69C4",
-	"YZalgsvNTamZxGbqbnicmb0Pkwu2YwwNu2AnAhcN4SPI7UAgt5e4QTtQGMqMROWutA936yKuCKeChMrG",
-	"LcQpr613E+t+GIcCs1F0PsOt1hY3a7qnBugA669BHpqW3sjeIoFtrTzbnyjHd7lYv7kv9dk+R0XtAgFu",
-	"aIzzULtARMOS0TTLiUZkdHEv8MOhL/XDJ/T6XLJkxifazGKzDNqf5UzNOX7L3iexyPSXev5D2YkZqpD+",
-	"okT+XawCYFIZOc8N2iuG7gVZMa/K5aLwVe2lrEk/9CUc25lMl8MNaJxWh/2YFbo3uSxTWtZQ86UEQWcY",
-	"kNJhNBOhuQ1H5stnK0Ck6qQhU4knaSInhNwjeh1BaJNC+XLOi+nQDE6HNIACz35SJDPxg+oICR9Wu/m3",
-	"3pugNSxheGR/YSJuw2weuZaH/qEv1yerPQTM24ARRu54LFJRiHhUzqgElKvSJRzGtcYuudT0dsSHgz/x",
-	"WbxcTaOVVw9Qco3ESi0eDGTWFmiq6B+h0izOeihdQ3px2ZitTU7oH5ycN0K5M4rC11PujH29zrgDmVHU",
-	"qHascC5ltpARiCltFsNuXopwmmXvFMZcrIoxyoodDglnhetxwJ4oNhHZTPeIg5Gri3aX97QeXt0iau2J",
-	"gKuS0miH+7JTqNDxSCREGalhoxueiuPoiLd7cX/cHogT3j4Pz6K2W7kQijJOKJo9FclkWjSG3U6v7zUu",
-	"k7iY6j+OvMYVfOg1lvr/3WN9JIfQxjItW2SLaCrMHB8LPcP4iM0ggl2wQZfNr0CgqgO1VtyFqM/qnXQU",
-	"3ngrBvqwvy9REefCjfMU9zIkNyLsaL1fcsVgRd85q9Ax/u+AUGhjL0970bk45cdh+wimMj8R7bOwG7VN",
-	"gc3jcBA90g/vafHISi6GTK/9S0XWmG0k4APFgnCijOhHINKvsD7c/UyK3WjFprW8SV2XG14E9o0voXPQ",
-	"ZcF6ftZSXApwhKwRKO9VxuMxofCYULiObWpnbtX/qYTmc9dPj6yNeNAkwtM/6F9EVUUXqk7ZVdtNqnIG",
-	"1zn86I/p5WvCdqisl1CxDWCOYSHObBaqAih7ATluWOFJe5PalguY3/AbwN9CY1L/05dkqakWKvcpCo2b",
-	"tQzVM3JtNnZYyeHCxjk0JQfH1GFf68fDLlSYOju29sWANZ22Djeb/a0R4lXqHXrw2DdcWOcwQJPuvcPw",
-	"zMydunDnYGtmSh8EExh9iFDZHm51viSKBb5rhWHxSHbYuEvipL9289vIF27TxjEsoe+rKx9yjcQSSgqD",
-	"TadKCkWwlvbDbIdJf6i6AKrHKAPCcpHNhQQh0qRgTby3udlXS0qMmQ8uisBDOrGAEmx4dSInrRHwMGuj",
-	"j/WM1BlfIr+WYrSQVjQ12CBtQ1Hb7FLWZ/Fewr/JSnVjO/W1zuylNkplRGHBiLZkaqssz9Uq4Vc3mPZ9",
-	"yPRiV8K+vHTDfbXhUbcqO0J+fLklJsp2jDERjr4+yMQ2sy23RJKc5Coc/jBGrc8iUD6U0+ATI0c2X2ii",
-	"H3vRID8hnNK97XDKKl/xkYtYd1A+UhHvJxXR2appqeI/sQgjmeOH8luuqab7HFJbdL6v5Jc8Jh059yHQ",
-	"F+IkxqRk0zDefQlgTqzw5co5a7cMPvWqAY2SL5YUvpznWbyIRIw/Khl04OtVSZJNOH0SWyVMWucEnZjL",
-	"6dKemQC4sjRAKu83RifGqndQnRtopC9JMIWOx90xWElxHdxmU+G4Oz5+7lCtF3pkL8ne8or9mVPutVux",
-	"H46GyyP849bgH9Tjh9oBabvZQsomBIkJM814DLOhp3ewfpdES4ZQQQPgHKD7qtusp01TiRIBCjXG2S8v",
-	"v1ceU8nvAn2QV99etPvHJyxOJkIVCiO2eDerEjwFSRS4GQv+8Kk+BxSEY3/+6z8faUcMwD0I6Doqj48K",
-	"lqjdG4BajS9DgejSVcbwyL6mQdIpLNTPeh7re+zoz3/9h821M1RSzV+XQhF7CCXxEs1gstt1YknEPccj",
-	"IxTjLBfM/Il23yr7HCjPKNPsWY0lpzYG+1DqUA1dYWKEwKKDVWFowzV0yyFVsDTdZAjp+jM8j0Y13Ox3",
-	"Qswx2Geug7ge5AEt3RseaZnggAwhR00/PxfjhdomeYRU7N10llDeCtV2tBNnlXbStCwtC6iKKqwF5ObR",
-	"znPEqaDyB2si6kP91n/TUVPePz4ByEq7BIAkMBVw4gaoLwZzPdCT/Uc+g1DlLJkJbT4GHrjKepl8tSyE",
-	"0t/RbdHvh1pTTZtdiJOZkLCSWSjS7JJKtpfPk3yGEt6VNVKPO6L+wNol0ToZa6x35jKAUDJEbSikNTKF",
-	"yfXLPcFQgdNGvfwMOIhairWzcJMYlS+bKHYyYGl2KXIo0jIVV3qrSAr4ke0eiJIo1mPhEo2rY/Yi+Qpu",
-	"DQgvxZoB/OPp34IW1vMLAAFA3YnYAL0BJLHI9K/hH/rX+tbuBZ79NV7qoHNIJYHuARdhEfrKb7hk377+",
-	"4ftjFi5knAo9dRzL4PdkHrSwxDp0d4FBk7rGwvSqwZM8USS5ZIdyyziiSteWodS7BKgmm4oi1KH6VSG2",
-	"hF0V2M2AUHM4vPjbUKgkFig3xvQ5I/LWiAXTYpYew9jhteKKRwXgqwRb6xTqrg03Bng7ZyGP3i3m+G3r",
-	"dnXGrbrXLcuMl+gk3NGQsYQc2B2jSnabUKs3c6ZXeeg9UVDxv+VtUq3YTxHiYk03/8vGMkHPwluZnd/W",
-	"imkrnor2+VXvpP2+35nLCWSDEbbUO+9DTRg8IBrDBu5n+CPcLhvDxvn47CTunvXOzgbRaXxyfM77Y8F5",
-	"Nzo+5nG3d8yPwvFg3Av7YTc86/ejuHccn0S947A77nZ590zfy+yqjeHgvHt2euo1FnlKQAA1fPo0imWH",
-	"RzPRKYQqTF3HzS9ASKte96z78U2NgMVgZ59lfaYcVJH9folY2GITBj41qm7oBmuLJcZXLNu7h1o9irc/",
-	"oqeuQU8lkpyI/eFTdnWUqRxYIxvkBKyf8YAkBbYOwN9Xfv/wefUbifMOkivishxpmV1iZq1k5rtzChxA",
-	"8ihbj4ivR8TXQ8qWYPhqJfhSQXx9doCQSExbeeAr1bcM74l8hiQHPR/lsXAJ8YZKmgCUmE1OgH1XUERC",
-	"L5QkVis1y8jLgqXUpOqnoDBs8AsBpURsYVSDhrCyw4Yb7LnxNFB4NFqClPgI/ku3+v+bS6nGrP4IgkWo",
-	"Tw7lIUme3ZdWAhGwZ2tkPZFbVe1wgVw6bGdrUzKkpirrgaqfmjGDrq1WG9VjpzcxU2WUVYuMKvFe5Ig3",
-	"dqqDOqKh0F27FgXNoCbmvqVA9VWVEqCDfUuA3qu0j/Piv/2BfTJ0e3ShcO9O9lCHpg5+mRScvTS3+qjb",
-	"KcVVQc0G7eidTQSckbvkiGh2PeaHDl3e0aGc7lbccfeDwBQ/35wRIkAXFCrX1jWq7iPGFdPPRWbqCwxt",
-	"sX42yYQCBQYSJEKpfVXkPJlMbeajWjo/kXoXKpSH8fjg519eg9Yrckpt6X0Kh3O5ZN++fv0z3XsE3Ilc",
-	"xHp+8VRh9YarIue+JNOnhQmci5+/I/WMiOd5YquEQOw6XBa4MfIYWuFLfNknigXPX/NJgFHfBGoeskuO",
-	"WRyIvAIqEGxB/TplIgQKOBcKHi5Rdi/QMyIVNlXVYa+EYHEWKTMinRlWTgz0ta+S30VA8l+p4Kpgx+yH",
-	"5Cu0gF8dMVJqaI3MIC3mrMhWL85g7eaFxzjWKM/hoz///T9ObJ09ZeVVf/77f6nxeLCm+tFQY3qqTboc",
-	"+1P/ADJ9ANhm6EotZJGk+Pb4RroDxdU8yYW6KALW7A/YNFvkuscNEb01Kuv0k7k9R3wgTCJJ5G9IyRj+",
-	"LbTOoAGxx5yXwS6bZbSQlMjfw1DSM0B0hDX77EXyFQuXvqSGDG3ZBedePET6H82iFfMIc2kggUNtpoco",
-	"VmQTUUxFjt1DnF/ddpM4/eciK7jBh9OHb+HDt+IqEgIyhlCq5jJRwmGZE58cE42gw7yJlX4YNnA1Jk6d",
-	"eriQOISgtxWp6J6zTf3nsWMIi9OgvF2U2y6pN+PkMPwhd2faUqET1+8Dq8+5JRJNUdy7CDzvyX7Fnr8j",
-	"8isN+4bgLS2ES66wyrCIR+aEpA3rziO02MTOY6T0BibDtqDaht1oyGrqW5vz4jJbpLEvp1kas5m2JIop",
-	"rzkwHsNaj2GthxTWeqW3QprkWEVNn0OOB2N8kU/wX57+YbLaH7fGtGhntrojxv52rJGCMAfggujNGsJI",
-	"uYgEwpMgqmVVW10zAZG1uVBTtIbHWW4iK9qBAUV1ug1bimJIa0qvbT1E+QJa6uFRQTSkTAksK+/Lesdh",
-	"f2NwzZJ5IYpbM2N+oWE6rMjZLsfz4cmC2IrPPKf+anBY4/952q3OhVrMtM9147vEU7OOtkQ+lBKzMKXw",
-	"QOkFS/T2Venqx7CTDfGITn4XpkJi1Rc1HqvBwFrUW1O3ZaGd2nDpuKlO9ISeArEJCmTrO0E+DT+1RRlh",
-	"y2DZ2JclvLDDLjAsAEhMUj1NlIUHVrWsAqrt4zm6mnWINL29EDCruifqRxEk0KpaGcQfPIbWeMDmHOLS",
-	"aJ5c/PxdtaHa9VNgowTkBcLzLeNb++jkz72dJWrGi2gaeCW+DcJCvgQTnMBNHfYz/EFVEQhhSvdIpJkU",
-	"AYmnOuELjHIJpEiQVBr+Gs+yFahllQueFFZK+ja99xtwuX0JvnGYxctrS0TWd6V22usGqtanrhxut3oc",
-	"3aoHvrurW+mQO6Im7uTsltvJqLKXVLL2riLlF1aG5wvyWdfX8JDCrHoTMQVlSLeQQvdo6trN0m7YUMBl",
-	"rucpxdTL4MOwlHd2LOTS0oabwuZNqXCy2x7d3vvq9h58ZhqIEA0yhVH04WSAScEfH6GmxeppM1y11lwk",
-	"UyZFKVzgy6Y22jxrpxFDCVHQIyDPcJtxsNaG3QZ9aSb/QesN/RUiBt8kMlHT0if4TC/ACIrug3qha5iQ",
-	"MUgRqyoVGFNBKplISFIpEeXCaspCXgxNutmQtIvVNLuUpJdrlF+JZJD5koISv+JDn9Mzg1Vd4To7cYQJ",
-	"IpsrnohiMxHArQI/6A42AVVW2nEbvN07YOJeVt9yJy7urzXX7I7CrL96K9ZibR4ePnxxoefaTzJdPgYu",
-	"dsRpXLd3OPuX3Ys2q7m/FJNEQcELDpkb8InJOlJ1z7OYZ1Q6gCCA/pk+uNwqyAF8r89uFXiMQBUUenhV",
-	"cBnzPGa/WvVlNRdRMqYVxJoBNb2dgHi3+atIZkIVfDYH5J75VN+cF4tcBJQ1p83OBV7Q7skC3D0DXzaD",
-	"y6kS0ds///WfoDWk4GpSMJldeiv7aLq0zizdugnRDIl0zRwOTeVUkALLbs0kbHmECAmXvgwmYnXrC8jA",
-	"hV5EtxrkIpDGm4A5kLwH39pCNPQmP3Se6fQby6QvUUsdaWfNWLTjBe5TAhWXWh58l5jqLiGP3mXjMUo3",
-	"hNmi0IObC8Fi/YIl8p1mSM7iTFCpMeyY/tXVqGrJgrUyzWS2yEWMgZNBr8te6LMhThS3wS8zg1kzoM/j",
-	"l4KrTAa6tzIJwxuk5ZHxNXZHIlQAQ6UwnM6LQszmVDoGQkImbMUl46HK0kUhWADUowAmvdGvd4A9UCFn",
-	"nPMJaonoVsNd9KuCQj9n8zx5zwvhsTTL5rrj9PCliXzXBmS+L3kc50KpUtBKNwbqEEwzRbdJlOUKA1ua",
-	"m0Fe+jLKpBSRtgaoZJi5YVKUgl+IcZJYGYFWr/3Kl2oRTZGljJcCmIIzNB5NV+H7ycz6NRCbg+o7zQsW",
-	"i/cizeagDIRBQ48FXz//+9sffvr6uT7n01T3PXQoBs+oZ2wPCNVp3ax1cbvi83Zm6pcz5hcCUKAMhUWg",
-	"mB8elpmJ82hroGwzlmRlz3lgoJLyUHHRiB3D+W945WdrQgWNN6usQzh7HN6huZbPk8aeQJGVbj0oiVCK",
-	"y9VRvM6U/HH9kt0tydqLa8N0dqGsMArhCLXrixe0XUMIjw7kOwerSHFZrt+bohQaC+zpsTiNz6Ne2D7i",
-	"/XF7EJ6I9lncjdqn4x7vh0fRID4WDxEnY+13F2jwgBiFN6Mqfj8jhY+4li8nSnURx4yvOXv1vt7+waqn",
-	"f9C/9lDZLvd6wxKPrT3u8LfIxGRpNlEjX9Kfyiqv0pRnYwjDeUwC8puyqWOAfzvy175c078mGe2dzUpf",
-	"kl25o9mEor+3bzb9akZkD+1qOyYkXt15IPv/o6rlxoWPS27nte9tDjpXFmxGLEK0vq5fQ76s9c12XEMv",
-	"1mIdd72APjN+u2/s9tPjtptM7dXp8BiqvTeh2hcC+Uu7rtgNavHPSFsV0U4glqoEBSFSwW18Vq9Lhepv",
-	"HRYICZGzoS9J9F0V2dw9m4eG7qTbSGp1XEYixYAQHdtSXBX2tLbxIfCR1qKRzlOxQAYrFrkkVprddTKJ",
-	"eCWP8VRljsa0wv40wcAYjvm1GCBy/SDMVmRMLtK0NTIx6PkiTBM1tdocmD31ZTYeYxVrrL1oWnuBejYQ",
-	"GoR1TyRCcgOvChsX8yVGRxVLZJQuwJ+Fa53g9sql2D22RR1fXlgnAFzfFZl5a8pUbCoD5PKYynQjFA0Z",
-	"haqcON2U57NUKOWEO8cZRuQgULtIsTTxhqzfanDyxoN09y0KhjLsd38afWoADBeaIcJfFw97s6c8/eeE",
-	"sR78kVquvgeif38zxvejjv09q8WFOpnrFv8TkDr2jKwvJFwRvVaIQ0QCnpZGw0Y0y09S2IwVm4ucGqcc",
-	"4WHT/Cqohej3KHqLWUo6dYeYCUsKw2v02DS7ZGmGBbCKLHvnEdCKFwsyM2xC0h4yWe7hjSCiEPEZclyY",
-	"0MPLmtwIAJvUmOdLzopkJrIFkNfN15SFMyXE7csmigVkSQVodzjRjVzMeCJZM9A2wQV+elEETGEaVcjS",
-	"YNCt09bUAtQvIfsUqEVkGcUW5diUGetfXRluNxYoL7OzgGQc9Lq+fJFJ0QIdYGvYEfu4Ep83BlYLIixO",
-	"5Maoa5exGhAamBeYFtY9Mk4mi1xfDT1WbphLiuP4snmKOWOHeH/oSM33danh2z3a7zP2iPpkuQ/2qHLN",
-	"3gfuytVbsUflXvPoyd4v0BGX7gm0LcirNp9CU8HTYvr7xnPkgrygfrernR/Y7DmRovIsEkoh9kCBGguo",
-	"fVnoCRTSRs1yXvCQK5AEXYtAfQtNaHyuupLRdmxk73ZPEuOzX+GlG8xP856JYot559OnTNX6WDEthPaf",
-	"p0aNy32iM3ZqqQoxo5GDMP1uA2cPNjMOxrn1EAV63D3qsNf8HWKIEqkKfT4xfY5lY5ZnBaK/Mgm/rBvD",
-	"l4LHiRRK3d9htO8O2v48mup11fm8HeBG7NBtM8HEYCIucZ2ZEIOqnRarBm69RQtYITxzq930fRbxtAZX",
-	"xJozPTnyhWzp0S/BGmtqp3AsUrvW7p68F3qKwP6UmwmjJ3sokC+d5dFUqCLnRZaDSgYpnNELruvcvSL0",
-	"IGSeYoYWooxBwc9RuU/cm+mjqeZWz6wi4brQlit7iAqjl1n+bpxml859Swmu9ZsbnLiI24lkCwUyRDzC",
-	"giMhT2G5Ib1xnqnEBpLcdtPPau5+Ia8Fn7Kmse5kumxZ3oJzaGRjyDuswkjRV5g57bAHSP1r6hsyVeSC",
-	"z4wpufbmeG/nnlSda/2O31Srw2xXEEMUWP5exDYeaVXq7KMMd+Djm4//FwAA//8=",
+	"7P3bcuNIkjeIv0oYZ8ySrAYpkqJOlLVNq5TKKk3n6ZOUUzNdyE8IAkERLTDAQoCi2Dlp9r/62+7t9wxr",
+	"e70PsU8yT7IW7h6BwIESpcys7pqv6iJLJHGIg4ef/eefWmE6X6RSyFy1xp9a4p7PF4mAv0/CMF3K/KVY",
+	"pCrO9TdqOZ/zbN0at05YhF8zvuJxHssbFueK5RmXaiqylte648lS6Jt4FGVCqda4dfWaD6f7//b+l5c3",
+	"F2f7B3eDg919dTD518MLvt5b/cdfPxy0vFaYymmczXkep1K1xv3KNxfil2Wciag1Hhx5rTATPBfRSd4a",
+	"t4b94X53MOgO+1eD/niwN+73/9KCS6JYXzPXk4EBwV9vYplmrXGrr69ZZpmQoZ7Yh8uXVy2vpUKeiNZ4",
+	"/7PXEveLOBOq4R0j84440g+aHk55tDfpRkfhpDvaP5p2+WB/r3vQP9w/OBgeHu31RctrSZGv0uxWL8fF",
+	"6bBffPOaT0QCX797y9rwY6fltTLxy1KoByYw6Pf7/dFwcPDYRDJxF4tVayyXSeK1VM7zpd4Vs4HXzubB",
+	"nzzUK34e4R2fP3sVingdqwpVXM0ES7jK2YLfCJZOLZHQJJRLF3Eu5qo1/vl3CvnvQiEf9Ujv89NlpvR7",
+	"LdVE81i+k8m6TiwhTxKRsVgxmeaMS8b1tZpy8plgaXbDZfw32FaXcsI0EnpY8PbraZpN4igS+pJI5DzW",
+	"S6Rfhw9TbM7XbM6lJsnqU18othKTWZreqmO2TpcZy9JE6PHgUois1yoWYtTf9Vp5nOvlap3A25n79jzj",
+	"odCr0RpNpkfD6e7ewcFkdxTxfb4biqPhUdQXfTE62N3XF68X+jGzPF+Md3aSNOTJLFX5+LB/2N9ZZOkk",
+	"EXO1U5ujXtBTTdPxnXhJsy0z5pB+ZbGkWZS48WKRpXci+jeRKb2stNdcLUSYX+hFaY1bR+OBHiJf5jO9",
+	"kZ+QfPf5YHogRmG3z3cn3dF0KLqH0VHY3Zsc8KEYTPvhbqSJlc9hfRJxz07wCZ+9Fr/jccInicB10wff",
+	"EO51OOPyRmjmQKPTf2XhLL4TrY9eK0xigWQNwxiER2I43eXd0WQv6o7E/rR7yA8m3aOwHw3gl9HEGUY4",
+	"F+xylgqlR4HUn9vJf2pxpUSObChaZkAUb5RZlWmciLf4HL3CIusqnoju0f1gv7eQNy2vNRPxzSzXrGbY",
+	"p1M+jHbFaLrHu/uTg7A7ig5F92ja593BZBjuRiOxN93nLa81j+fiCmkgnvMbsYMPVDM+3NvXezA93I/6",
+	"h4PDw1F4EO3vHfHhVHDeD/f2eNQf7PHdyXQ0HUyGk/7kcDgMo8FetB8O9ib9ab/P+4f6WfHfxPfrXEvz",
+	"0eFwsLvrtZZZQkSnxjs7YSR7PJyLXi5UvoNLsbNhpqs4ymet8aB/2NcH/WvSRhOPHhxd9Y/G/b7LPw8m",
+	"h6E+Q93BdKi3fzfsHkYj0dUran7TL1nOJyJrjQefvVYUZ6LEpLzWjdAk/vLMPHV3OpwchgPe3dfPGk0P",
+	"efdI79xADKPdcDTZ4/tHLa+VcHmz5Dd6+JHowu3mRa3Ti26/3x8Md1teK10IeZrO50Lmp8iOh15rIbJ5",
+	"rBQSPgg8S4JTniihD6CKb+QFcZ3WOM+WwmtpwYR/W+58abhyLK/t8c7sfTjHnKtb+zcxrEvYV6b3lak8",
+	"zdYFE9IMLg5bXmu5iB6Tlndm4LsuKzq7E7JBIThhsxje5TEpVkLlbBpnKt+gBoS5Q1FH4jA6CPcn3T0+",
+	"mnZHYjfqHobDSXfA+1PzW0FRF3HOmV09TVPEU2gRQtwRo6OkN6lm8uEyZ+l0qjmllgya7bFpxuei19qs",
+	"OQzG/SGtxTRL5437geJ+sj/dDYeiexQNeHck9ibdw/Ag6u6LvemI706G4UCfiTy1j6BBX1uJXmxRnVfa",
+	"jdj77FUX78uO44alo48bFapRv2lZooxPc7Mke+Eo2hXDqd7FSXcUHkXdQ3Ew7e7zvcko3I302MpL4q6q",
+	"odblZB7n7gqM6iswnOyGo2hPdPenB5pXHIZdyzp2J6NwL9oXzgpEnIGaUpr/z59a01gkESw/ktZ5RPOz",
+	"pyvdllY119x6LXcHj67lgdiP9sLRpLvLh/qlg0iLwIkWhtN9sReNwt1JeS3N7bSOdNjLZ/ofg5SGj5PS",
+	"gOMWd/e0BjDSGoCWAN2+KLb4wenTpK95FJUXYfgPsgiW5bqLgDfBoEbTXTGMBmG3PzniWnBpTnMQdvcn",
+	"mgzxtwdXgF7tzn2wSYk3jH4Lo88ooJusvd810N810N810N810K+ggW5iViqbvuJxIqIyq3qjV0DesDRj",
+	"qyyVN+z08uIVy9NbIT39JZdsKfNsqVUvlmbxTdzkdwhVNr2e4uMdl8OlkBGokUrAOr9QTF95pZ9uNMx/",
+	"7+o3dvG7meDRAw6GC+RNbJpmNyJbs3Amwltm3/sNnA3uxPQynkdivkhzIcP1n8X6XH5Qos76QaE3Dj62",
+	"ivMZy2exYrdirVVslcdJwrKllDEc4upixsU7rm/F+jqW10sl3HU9aXi4M7Lunxte1GMXIs/W5g7BFJ8L",
+	"GJKapVmerMurflSsuvNknIJkOJ5vsN4b5g5LL+94EkdEA+VVvxR3IuMJA91UEUUwuH6TqyzGxxnDwl3e",
+	"4cbn9NilEPjrWZalmdKL5nwEkUUvSJf5dTq9zrQYNVe1xuSH7LnuSK81F0ohG3uzVDmbCDYR+UoIycBR",
+	"2e/3GZeR/QBftAd9lqf0Hftw+fKq02tpPa0yQZx4bQDW69n09lSC2qIf2gMt3RLGcOgQBr6BFUv4LSii",
+	"sk+aFN6KlVG+Nrr6/qqn4qhz/4jevl9Hn8IJ/rpCd9QodPsPCl2UrlWZS6L4IaFrdPi/h8AdED3+hD7z",
+	"Mxkt0lhWfT6SCfoB6RIMLA95cZwrpkSYiZIPaIMN5KpfUaw0PUUXgqtin4WEL62ycidkrlVaIDhzOnrm",
+	"FBinjv6u7mr5aHwU4iA6CgfGrp7sa8Lvh92DqTE59zSHoVmMW6uZEuH1m+mf/8dRdvjDn//jl+xq9dcP",
+	"718enr9+/5fzdPiav+aXq80r7c6yrBxDXMJRj83g+SIGznApsrs4FB+kPW518RzxnE+4gpjGUmaChzO4",
+	"sC4jFD7teuk8zpETV6DZwCX6WbkWXRnP4mTNnDuM4E14XlZt9lzVhgbOyq/6Bvy0aU64csqYXy4/1YdR",
+	"RN1YMmKG7ioZXa41bv3l9mj9l+G/rcXlYBXOj+7+Eg/6k2GeTOJBIn54lYc/3Cevr87Wb/72PwZvb0Do",
+	"aJahZvECpWYpsmXY4GG0G+5P+6I7nB5MuqNw76h7xEcH3eF0LxpMdyf7fNCvsMGTCJhglsKy0qC1CFsq",
+	"AaxczHH38Kc/WVoyXPALuLxeR2Jnp6mcJnFY1VPSudCyFY8a6sZWYtX8wESFxisTmkdWSLCIbinGc0aX",
+	"s5EHEcRdTX9JyiMW56BEaFrkNzyWGxU+mgJzXvgNCLE2Lb16xEZfiiS+E9m6yX0e0W8sn/GcqWUYChFp",
+	"40QaVprKiPFcH8dNbnX8sfShNR54JW/DYK/f73stoRW71rj1PlU587dhRH5rrJcuF/c5iwSPklgKJu5x",
+	"mCCm1CKVSpT9Vyrn2YNCB1xwZqzD8liHg6EdKT6u+pJhf/TYO/b+gg7Zx71vIFQ0NQz6o6EjY4wDrSJh",
+	"prGM1WzjI/cdX8JAjKJh2D0C1Sc8FN3JXrTf7fPCT9NC+/YEV+Ikr4XmLUW0NtnCW8vq3GHwRtoyPs1F",
+	"xjgbAev5EoHdukml5vJWZBtd51eU2Y0SeHA12B+PhuPBMyRwZXG3cI5SuoFd9g1O0t8XON5A0Z+9FjpO",
+	"QKW25np+IRYJX6PHJxIqzOIFStdWoJXDgK1mQqL3gEu1wqwToPk8zTSl45fplHHJBM+SWGRVzwP5EYKK",
+	"+yE4ZnyihMxZms9EtooVBBBVOBNzDlJYLud68fVA9JJaHTyL5Q0QEmhNJ/qw1cd/CUxeaft3xWNtsk7T",
+	"TLBM3xLLG/0qStsDVlm8dh7LeK7fPLCvjGUubkSGxPvTT1qWC5nHIc9F/cUnyYqvFQtO0/Q21i/kyfyP",
+	"fqvE/YMxaE3g4ErZjchdFxgL8c72j1dX70Gnopfp3yjpZ6lE1OlRGhPmbaEyX1++h8bRtKyfvdaCZ3wu",
+	"cqKWE6UEsPLqTPUxBeczi6PSerZMZLKrtaHuiPe1WXoYdQ/E/nSPjya74VAfoVg/ZcHzWaEscXrZQzOb",
+	"ptmc68OyXMZRq4kwyKbcNGgKJtWGrU3qA7436e5G+rxyfV4n/bB7FB2KgylOqnnYoX3hFw6cdmfjyK0i",
+	"Vxn6loZ509CLV37h2InjNI07KFhSYBLVFtoYT5cKuLzHuNLqZ6hZRVsJCcpoKkMBZA7j/mUpwBg3A8f3",
+	"lc4uv38t5E0+09pM39Nn2XweNA257KttOMvgzVynS3YjpMh4LthCZEA/Wk9uc/bhw/lLfSinsRQdjw30",
+	"eR7u7bG7WMWTRPjy5PL0/Fxr8xkP9YnyGPI8GYoeA/Mwz5ZhvsxE1AX/G8PxMb3gvmwHfotPQr8VeAU/",
+	"/WWZ5kJ1LC82blquWMAnYaD1eWUd63wufKl/LvPjSRqt9WiBIzLFpyJZ93xZoqq9yW50yLV5Mx2E3VF0",
+	"ILpHfH/SHYYjsT895P3JwJ5jlC/F9lTY/cZ92juo7tNC67CZfub/bP/L+Gffvx8Our5/f3D28dPAG+7t",
+	"ff5Pv9X0td/q/HMjab6O55iLXadMUDFU/LdtqS6JMY2imEwkpnyZaI1bUxy/J+lB9PeQLHnnGLSbTrxr",
+	"9LL2Ks1u1YKHolPjAFsawg0cIC0P48u4wIeFtiQ3zWa5QDuzMvb+ZD8cauoaoFa/NwGe2z3g+9M9MYp2",
+	"w+GkeexL87ovGzWppJuGXdU/axPYUtNrmMDKvvlLZvC5MOdQZrvZw2BpUorzYpGQKrHzV4VuFLd6ATNn",
+	"X9nE2fGn1j9nYtoat/5pp6h52DG37BTv0UMoxtt0E/6qdt6jeY+jriid1czdYMxSJym5IcXZJCnHufJl",
+	"kZacl/KkOUNfErJALkHjhKzlHnuZgkaVTqci82VOLEFzQjcL+xRZ/q+3nB74zop47IP3OaHbr7MPTlAz",
+	"GMNiBm4UNqAwrF7beSU87LGU1lGvPwr0aZbOm+LExyxDx5Or/uo98mXww9kV2+GLeOdusDMXQc+Xfwfq",
+	"AHnYaDl1XdOpaZnprp0GY+uz0VG5jErE8WWk1VglMOdroO85vxVoyKG9+pzSANcX+UKRu5dSALAGQb+N",
+	"RxHj1seYp/RWYy7/A5YG/H7StjhpxZl5obDgI+SSSXEHRFYmLl9Wt11rV1RJshDolewcs8jhvSzOQSH2",
+	"pUNigRMMDJjia7aa8dw9v5riovRbH1QIUBbu+iecUwpOX2VcqjivhU9cc3TFFYtEIirh6EqwPi+eVMr3",
+	"oDvt00Iu9dpObChhc/YGBelLT/6GcXrnPZ+/ziGqP9kQ7KbFYDJdjbWyv+LKl2bt2pzl6Xyi8hSsuTSD",
+	"eEEpeoLxeH0p/AU1nMqX01jypGMDKc67FakSxrT/hnTUMM6nE5Is5mgfWCwfFv0dM3f2DCb/j0leNg7v",
+	"LvuDHL4anfs6FFoNZQVjFoj7hQhzm2cSGOdeRcxSsoYvzUOCMVOVKGFMNSJlAjTbx2XEEnQy+nKpRMYi",
+	"EcaRoCCfLx84QHUSsO/EaFoxPDfnIjAHRESdanjRsPsKezfnpCSMn3BCfntSPEqFIuUsD2coykk2A/PR",
+	"n40z/UHpztqg4Abv4BMSkohBjTUBKhDb6Up6LHj/4fvX56fX359cnl1/uHgdeExqNQ4SunwZnLx+/e6n",
+	"s5fX7y7Ofzh/exmUuRrkfaKmXFUcYHPBnURb+SNK1qs0fc2zG7H9fjrcyiSb52l6ncBTKrFts0AkxhnP",
+	"BBv1B8NdNlnnQh0znrN5qnK2OzzYP4SfeRiKRV6RiLuDehZpnqbMvPQbcKz63L4KMdYeSyRJNEiZi1pN",
+	"Xy60fj5PM62accl2h+zP8fe+bONawQJ2PK2TM9oZTX0p8KG/ga4BsYU0q0d3er6E3F41Rz2NtufYRmDY",
+	"Kk4SoP6ZSBY99r1YpzJiA/Ym/h6G++PV1XtfIu1qbiGSKcvEdKmEKp0Miuzor07enzMlBHiS26PdAYul",
+	"LxcJjyXLxX3usTCVEnPcWJikEERBUj2XucgkT84wQv4MQo3pCdcYZHdznNO5yGcwZVDzIIk6lSxdZkzF",
+	"keix/7FMc5wBURnG3dbpkmVikWa5Vo5LeUF9V77ii5l58TeRraXJfSWlzX1mMEbGZoQizsZkRqUyFI/H",
+	"E+Op3viFpk6VK8+sHbBjWpSg1yoShZ/n1IlLQYMLsVTVjHnNlsDhzhVE6uAAWb+CTYV9LKs7w0eX+F1D",
+	"Gnf5LSyKtXjVhEZv6rEPSjDOpFjBqPAy/clc0NqUvVtJ67YD+hXSuuldmm7iWlr3g8K9kgX+dS0MWjJN",
+	"rcTSPMaZDZgaqQ3BFdQHfFkkhx+zwEkFD1ii6ZQJyFXSV0PcB4JAnEJEWjdrXBng6bGqHwOgB55kgkdr",
+	"Sxe+bCAM1kaKhMFqFk/e7U6P/WDCXSWy0U/RH2M4K9/S5q5n8j/dVPqHo5eHqMStIPDlE6mEtfGGAL2Z",
+	"UZrnmu4WPJ8xtQxnGBisVRUEVsmUmqGS+5S0BL3bdsCdY6Zm6YoJHs4Y1QIwKe61hgSKPLyeROkbnkzT",
+	"bC6if7189/ZZonRunnAN12xQ+GD1yGRCC1O/sGyGOmLSDgsu+zZMrDLwr0JJ5WeSKtc8d9hPKszQu5JO",
+	"/ipCbRhkYiF47ni6YcPbwSefnL5+a8x8qhH3Wx4rf0+WnN/6HIx9qd+kaVlpbTuKFb/JhND6zGoWhzMW",
+	"pos1A8Qj5TGVOgaItXd8ebMUSnV67CRRKeMUi4ZkzTxdLETEeJahe8HR7qwZo3mbL/N4LtJl3mOv4nu0",
+	"VaFAYqOGidT5Ns1fpcunCH2HMGWaX0/h7maaFNr+UekyC0Vh3In7uCJj+6OCLN+mOTOP/AYUWYz4qxCj",
+	"fVwwZjJF5mJmTP4yNhFJKm8g84ozG7DWPy6VcBzWIjNOBSUEa4P2u0pZyLWCr820WEaxymN5s4wV5N+z",
+	"VKvzy2yRKmGIR99GWWh5ypbyVqYryTTrM443Yuy/jhVqDiZclKFVtb+3t7uPxlSJDAa7/90tzsbVGGkb",
+	"k7WdVekcaxaFYGcohmIFthwY62wqVmy2lFEmIlrF6pHXtz9w5ptLPp6gUajGBzyoVTS88+toFg3VGbTa",
+	"G6pWQCjciSxJeSQi1papLx07eKq5tzatqNrWclkeQjYCIz5b9Uj5MuP6oKkcZI05AHR1x1humAsdwIcu",
+	"5GoGlICvfNmmTCr1mG3XqSmbzgMfUzKdNFFY0A/SSaoUz5MEy8ozXHO/yOzUj43lshL0dBxNH2qP+QaH",
+	"vjrWr0KGlYeSPChlsFqKMV8j5F8EAUwOaHHprYh6zBaBg286T01ybK+85T/99FO3mnv70L5XU3Vp89Vy",
+	"sUizXERvRBRzLEp4FgXYB13P9ZOuYTeaatuBDWqrrPLgsjTYc8nCPpvBsxk9+5tQR+M8vhKRND27QYeF",
+	"nEiwUipLhDZKrPAKTNBgwSluVvdMhmkUy5uAtY2dc/O3eNHRJJUXl+k9HtdWH/3VqrRJS6lnmAmlRASe",
+	"Ikxne0qSxjdMgoJ8CwXD3pzy4ktKspvGiXhirkshoVws2+95wmUItL/I0oXI8phyUB6Thma2b1IpMEWs",
+	"SHH72bm9SENHk6VVg01teLnBP21K2MszwdUyg2QUfRVrA/ynlo57h4AJ0YHMFILmZHlazufbClK1koRX",
+	"w1itDuz7JA1vFYOkmIXNguagtpiRvFBsoi/z0IRCiGDW1iyN/df/8b98Cb+yP7BBx7ORjaARyjU4Zn2m",
+	"n5EwXswUjpKQKE9tfmq/np+6ESD24RKJUnWYk7gY8Vx0tXLQuHA1MNktqKkEIbvtm+Joi3RKB022qKNA",
+	"WNmPmy8moNlPLhmVMWdrdzaA0G41cQM5+6nFk+TdFIqfHrrx7TKBg0aHCUvnoVSoTKE/zeJEsEBRCDdW",
+	"LFjKSGSEWBOM2Wq29oABQR4OWOkiOmZymSS+LAp5gLokvdWks9aOuJF9Dw+eBk1lip9rKLpN5z+OzPkK",
+	"ZxD9KW6xJ04bGQZqub0/YjNx78sovgHPiWR67yj2xVkSy1s0aPH8iftFkmYiw5mbU+bL6jHDtYIwO0Un",
+	"yN2XZuyOY81jPel+GI74IOxP98Uw2uVHk8PwIHLxD/viaHrIDyb74V40ErvTIR9M+qGpUtm88k7Cs8uH",
+	"4QgYdlrQfoWw69RaO7dVDriJhdidr+6lpWyXi7jn/HFBYaoJy8KCagSdPx6iuIro+WxfyrOMr/HIFxV2",
+	"Vfp7z5UCXSakepep8bKKeyxpJKpJ0eCylY69p+8czKY0nMYViiKTfUS5Jo5vnEcRJHzw5L2zZFQGWRG5",
+	"BLq25TK+FSuoHdNDmPP7c7xniHUR9GlQX9tKWsxjbzmrXF7TMnDQjeviIrpUt/GnONImacoQK84rPOlH",
+	"48F+UNYXCA3GqVz5edA9+vhzv3v08VPfG34eVz7/c5M4wNWqEa9bxl0d5Zs4SWKyp5FZ3cWRSA2FuZWV",
+	"G0jLkdwFbt6n+uAMZF6N3ON7kSh6IYSt47xwfmoNeb3d27cUzQUAnytpXSy+2i0GnO9TaYP63SPenX78",
+	"tD9q3g0Hhs8ZVizz/dGjqhPU67qTyeKmVxA43zda0iY2b7fYWUh3qjh0MzK76yUsAbugzWdKifyNs0fl",
+	"qZ3rfVKsHeCGfRd0PKRY/R38ob8Dqfnj1ZvXe2yylFEilC/bJdvwb/Ei6PTYW7EC0xjx6icCYXNIopLi",
+	"5pIG/v3XhSg+3MRT+/dKTBYtr4XjmC9G9u+VmMzth1+WcXhLCmZlTI364WnC43lZpjyP/36h4gMBlgWP",
+	"I4+husMjEcZznjjlib0KF8NDctJ9temcVIisPMQmAjk1SK71YksU/jZpN5VOHUE6ZbwoImBnGA2FKKg2",
+	"a7HoWlvuEAICcUvHg6WSAgrFeVpKJSAmUxFwMiQ0r4ckDs3gBC/+7IKAPXTbByWyCzHVN0zSaL3BcBX3",
+	"+THzW34LI7uUmayH6hRNIu5Ikxn1DMvLKTh+lPma9PSGzavmn9+KRc4mIuRLJTT/moHHb5HE+vi7edZj",
+	"Fuj1AHNDT9xjAe5DABvmsUA/DysAxHyRA++jkU3SNBEcnPykiTYQ1k+IYUAunhVXqHJRHiux2XiKtQwA",
+	"19e0dI9oZtvLL5pM8/4T5hGjq0TkGRTMNItEBm4wKE3dRgFzKK6qZC149kCBfJ4uuom4E4ndTbCWUins",
+	"FuZGx0ADqXZHaR1pLR5dwkyoNLlroq+fZsKms+azTPAI+43g9ceGAQDbpCHpkW6gFXPfAydl67F+v366",
+	"HW43psECT+2sWJxbHUDb5elCyN42djXxzLcEuddckA8/2mJ8W67lwiPoHe+1Hi1jrikZJUiB8mAcyrN8",
+	"k/ihZ9ivc0YckiiteGkLK8ai4QMFt3pADJ1Yjl/dB55rgUNLgagzjOdYx/RWrEr3d44pPYfwW0kOeY7E",
+	"0ZrbTXwnZI8ZKrDcsXjPKs5n6RKb+sCTIe9GwXOatr7BPtuSky84hsJdxXZ3WNnsx5X2TNxsYaPRYl3g",
+	"xZodxXPxRm1521U8FxdQs9ho25Hf4IYKS/DJNMEHdv77B2Uw6Rt4KeE6aKnrqErHDGC7Jpngt+iUz/kE",
+	"FQ0t+zy0viAGmKWujkVZzM1CfSMUws//0/fv+/2u/vdQ//O9/udU/3Omvxy88v37g1cfv2s0ZmjSX8M7",
+	"YhS437xbpEyVj6nidWU1zLm8Af0Ss1AACodDThTmMoLsnmaoDiuTlQWmlaYXX6J1xdqaOSzA6NPa0H3g",
+	"sQD1odwK42nOwjSTImNzCG2ICKpBMJ3GXkLcHKwZZpwB2J2lSMbi84LHKygcoRnAL2qhbUzNgtZmJoCP",
+	"0WPBPfsDjh5DZ8Ga/YG8I4EvIVeDAhID1o6liiPM24LXd3oscO+l+1ifzXl2y7gvgcc2cEdHJL1QZbYY",
+	"w3pbJouLQVdofVNqYXqDOZWPcs/CwVEoBOkSUTYLWI9Gy5/AbV2L/guecf+F96+/6P7KWbpv6QfWHAIP",
+	"nKeCXT/1SM1ToMl2ACiEAeOJtg+gwJypBZfFL3nKAiGjoIN8Gsjcg2qPueMQw3opfeYm4iYGjPMxC/rs",
+	"v/7P/4vBg+AvISP4f+HhCKAQqjjT5IJR9hJ9NCHRrMegMD6VdNLQ2djz5RdQMZbplalYS7VtaFjIDRq9",
+	"kNYxoFeywF7LXC0eN6Ckulu1wFDPcDA6GB3u7o8OymT0uK4AS96sczz28Ee0TnzyBppcaCUQ4/jbul3K",
+	"63dWMTrdpy9lnq1PISOk5uq6fMd2B/v73QHjyWLGu0OM6WZrFqaRKDuQASPblfYn3b98/LTBTwzOfPE1",
+	"PEr8KXHHqvKF9zauOgzQytdnjWwrV0xVEXedK1voMKADFja5NsvOoyYvO1nlTQgjFYuJ4mgiYnnqYcI8",
+	"FHK4NvvjPoJStKSkZXmtpYx/WQr6neDON5vzF9oKtigcdcPeMAVQCixYg7b08bp0akz+TpNJXxv6Frbn",
+	"nQUPhiEAMO/xhqpnezFwRmRaPXaCxj1aqMCZcQFeKHs9onnJVJo0NKiVEJ1nMLfHrV4guQcOAk3ruVG3",
+	"UpTqwcClc+ln0zHgvNFdh7/ZbFuXpBuFg17JZ/l0Sl0FauOQ5LGGNrLpSrJ24eVl9tbOMdjPkLiDdtOT",
+	"hwGdDB5jCgU3/+w2MXj4ttd03RWHF+Vc3TYvuf7lV1hwSiJ8ZK60xldwsTXltrwJEgSrnn94Ej2o3C0D",
+	"V99Z0c1H5WlyunxQ3PBlnevoX18oqHzxCj8LVAqURfGGRlolzMK97Qx1ssl3fN/3P/7hnx8LZz58tN24",
+	"WimoWZ/r5Y8n3eHePoviG6Esj9crACZpkq5EFnIl2EzcH7sVOnDCSgi/+iZMYFGmCvnZQdSNmwL4i7HE",
+	"7P4ir62Ujk5ZjYC/yNpD9kP8PZusGaEv1vg6BmkNX98bHR3s7R0Odg8PD/tPYu2PB0wfCIYiTVfwrp9H",
+	"3Bag2gGcRAZQXtVX4AHnUYS7aBEL1SrOw5kA9I0NARQH8vphWjQTKm4oQt5b3Pfh4nVtmTHq7Axh43LG",
+	"d9Qfx03Os91Nt+xN2KxS20c/U1DbYW3DRGkSn53elnWRIdNcWEcZrI7pDXzMzPLB70Fl4oGnNaYMIm/z",
+	"pcrZLE0iB+lhNYtzMAVRNS0D5z6GnNuYo/MAWLEFrimS/BVfIeOh2HRsvaKYmTzqH7E6aA7l0BkEGhWT",
+	"Zv3VFTrayoeI8HRmfBzlmb+TwlTnShYQtntAm2eguNh5pJjKuYzs7qJC5qGWgEgq2KuItYMkVrkLFkv2",
+	"SADSTJmgYace0KaOXg6Y+hOktKNAWrWmrM95bovfpmOFTX8bjQCeLAVVd1YyXQDQwAToH1d30odeAOVH",
+	"Dc8PE8EzVCWf5lvGFaWZwdsfIpKXVAvSoH9/61SGahOzbWOUlUzBhhjlVSleyHFBzfvKGbHwJU+2ilo+",
+	"3855cv5FvdNaI7Y9+e0raIPZUjKZrlgbwnmkKwFWAlWSFCiJ8c0sV50eeweIV+KehznCaCqxdRC/Li+q",
+	"UZeiMdzTotBarYlMGPrR7WnowfsV6SnhudZUiayIiJzab2yYiTrgVtRUMTt/BXtxy/yPZ5qV8gGHykJk",
+	"3ZJPCi/GfNDZcs6lKps4buNbR5s/vehihuq+16zN1/v1NUKWL4Rk7aU0IXrsMkXB+I7jgyrneykTSKu4",
+	"fo5Z37HX6MveoymYlTaC25Doe+eWWg/Bhx9x4V772W00+PVyQ6jfBrRbs9qBK9u4XBdaA7Aq+LDVecFO",
+	"iN+WhfxanolSS51tM+HuNqmy5wBIq4TS5mYqCYcK8z1Qn2NtLgEZ0yO8HHqWB1lIQOPc+LFMk4EJD28h",
+	"HF5FgXxOwo00yTVPU++aVLlLU5lh1sNdzAbJWT5oTk6PPQFWQBGR1USJV1NWGjjNQ1oWGKLNmjhtUCyd",
+	"7NEXyhhRjyhfDVpVmD9J0TBmaG1sr7TNZowDihMYswZG42TXIalhNolegyerDmSqfN54RAtVYpMp6uIU",
+	"Q8i1RNesvZqZw6DYSmQOIkrnuJQFpc8PV5QKtY0gfkZSq9bNC7bdkPxWRip11AycglesfUCvD3rsBBCV",
+	"tKxkGadkRMjTYtq4GrN3CyFP3p+z3V6f5WmalMBxfLmiDEZeaPP6PqjkzSnDqznC67RDgT62/2lbyP9n",
+	"rffYf5qj9J8WfvWfv6AOMk+fJ/6ewrOtG+lBLrzRoWBBx9kiS6NlSHlVT+SghmHC+S5RkLMILlM0J6U4",
+	"4y6pPsqtvkoiVon9/fbTsWr0UG9KZ06jVziHoOIjYO2A16rcgo5XMFlftulvc1XQcTBNXG4GRm3GZbmO",
+	"xOkU7r66EJAt7+v5Ib8mfZAT4r8Ngbwva/YNibsiMRk3bpMAjII7bMSx4qEvrLHiXYyqwoz3CDU70nqg",
+	"jZlny0TodfJlUNWNgmbDH4iqhmWw0ZPaRNeIllXvv4Fh0lgSPaPhVeBwN7r9q93Ua++vHBrCfi4cfwGo",
+	"v877H3kh9mnf6jXa5Cu/6aF5P/jeqoM3cpRNGFFtJR4iwStjyWwWUhRrdGxwHOUk4fJW70xDZnDZSm9q",
+	"RP9wh7sHo5Afv3O+G/bxu6bLNuccGQvLjbyYlviQANfyWrN8nuw9yNs2kvqJJA+PiDbVfdXy6mKqU0i0",
+	"tQv4piGeUKtlFUeNtYOy6aHlSMX2CMBGE6xijm+ZfP+EGnNTGV3lyU92Zj5DQd4WBcP6nJ5tkLqVGdY0",
+	"fKAkuwz20MAMVzzOY3lzbZAWgjGjr4o4mWa3FvGk50uDjxLLGwBitSgN6dTy5qCCbhB4aDQi3oNMfQnd",
+	"+VHnDywiQeCBOaOEkNZ9NeOaI5VBWQJfIiYmYa5vgGzpsRMHlEaLsimPEwVorIQXQVmtRYlnm+uZ33aM",
+	"HQP5rjBq05qDLZa5wrRSA3gB7gc9jvqCsra2ewirK0CEN2fCHVhQAn4wUE7l1xlH+ASBgzDgQneYpkP1",
+	"5TY7YXCPzQgAWcwuCkGOmMk6A9P3VNBKyrg3PM85hMBRDygWAxaaS2pNlGYYMVUizxNxbAQQtB9STBu6",
+	"Bv/ElzQaD/DFi8JXE5iL89KGFuTWsAAuuRFonktlRT69L+epjPM0Q7hDGaUrrzQ9o55QW3KCzm9n0PLa",
+	"l4Em5KCD3UftlHF/EDm/2F5IvlZCRsr4rLQanYmpXugIacF+GuP2U1zXLraZPZ4TmfvSEB8245cAoi1T",
+	"gsh3aKXnS18C5jlYylqLu8m0zqYZtN8ijq0863nQGxOJRSawIttvdca+BORizhByBDD1qe3Urdb/sO1s",
+	"rDxqSyJTYwVMAc7U86V+6q0QC7ZIk4RadySxyoU0XAeCu4qCXgCBGqZ6/1MpfKnfqF9VtiZq565AS4kh",
+	"38gsgsU/AUvDoW+wMnDpG8Xt2d2m5D+JA36hWBBHgSkwTbRKrPJM8Dn0E2GLhIfC/LpYThKAq8FC1A40",
+	"7MXYF9wB+WuYH+Q0VO6PhvWEoY+fBt7gsDnCcPbVEguM5++LEgvsVHa/RpKB13plcb3rxl3YmEUeGNka",
+	"jE3rmB4r+vUgnB62lABgZnAQOh19cNT2GjXjC8HatCMe06LfY1ZZ6Li3QgQd2G9uUKXhZCdJukLE8qVQ",
+	"+oZ0mV+n0+tMLx5wXRT/LF3mwLRAIqVLGcHVeZpeq1ma5QHbYfApSUkwU+vjFNg8X5s34tAT0HORy0Px",
+	"xTWCnusb0YFbai/nAGZAu5fy8csKLCJ3LZ2PtN3FF9iuwWu5swXvEE2H/taTgZPqjLE5N8LkZtQJHBHc",
+	"ITexSN7TM2w3w7gHoHL+3P/Yw1GroONtBnZ3gOjbNaRVjwWQYkfOESrNn7qI9VwxzlazNKnUMNSH1lz/",
+	"DvDxTTkRYCZ1M8EjUNwN0HyeIvq8AZy3y9FrbZutAWereHeT5vmj4Ek+KxTP8uFUGxRS0+0/vQ0Qr2LY",
+	"7xMedc8ht/S2qdV+rYhFv6JpbG4suA4rePqejQ6YieuwnN+U9yUSXSgvcWzH3b1atQnv/u3jp6G3+7nd",
+	"pY/Eqg8/d5pNQsxCqq9Vlj4e5btIMbinefbWtk41Z1CB1ITXNa0aju9reNJopr95Dxrljc3iRX1F3ASC",
+	"R8tubNjXe8JuV8ZceuFD2wjVR0+sJZQM2ZBmfnP9AK3HzDVPYksZ56rHAr816NN/fovcWirkiWD7WmsY",
+	"9Ps9/JV9uHx51RALdPhcc/4QjqD8Yg/Zp5F0U4aIg1jTghDaqyzOsYeV8YElgkf68r+JDICS/FZ/4Awd",
+	"cF1HwyGrSv1OVR2j/6qOpLqK1pysjt6TcO06gPTiNMo3WMvmlTH6wZQZBCLQNaHAKnBFm8ND9z8+nrVZ",
+	"kjx2sGYoTcRlKbnOIbb0kTTjpTU6RfSljYMwQHlPLZiF5HzwkJWyDtClbVS2Vcq0jBr7sguaElasQ8GN",
+	"ytOM34gxC0yau5b/Js9d/20T3QPPl4wFmOxONdzLLAkgG9FM1SPnMBZ6e0WVNzjVGQvcGluwvBQorIyr",
+	"W3XsDNC6ASGHGew9iv1ggUjQGbPA9P6nQmGPcXgHdD4KTL2AW9/mchw0f20aI78V5CFhdOcLxWBTxjBK",
+	"LBvRY/WgWsGzNRbG2RHFcyHBHtXPAIQa66jByguAAlW0bLa6WFthBCkdYDVKQ4BgWwjASlY4Iqvhm8FF",
+	"ShJo/nDS9O4+cInHjJnfZL3NYzCGpfWLEa1OLx8u5SPJ5tus2t+94OfblfB4bAAlPACWwn6Iv3+kKGd3",
+	"//CgfzQYPrpm5qQ3GQ1N571WX2eyrohREDlinA8Ta7ArJp69R5k+1brUIKpssmoiEAE4A+dgeicyNsvz",
+	"RSXAA1+Nd3bCSPZ4OBe9XKh8B73jO1sci/7osLSV5nn1OM/Ov/zTnz7+of3zzr/808eGKNB3nX/552fg",
+	"U37js/K5WVTWkJueIDIJ1qleBm0BnqANJcI+GCBFg9rgyyKvDxgqUBQhjHj6sfFclAApOKjzHjpR70TG",
+	"E1/iU5VgbXOrPa7aKmc4wHguOsfIswNCOQqg0bhd83YJc4YM8k5jdPkZsFDVU7YAQJlpIbYcgHoQc4OH",
+	"t3vQIFF+K+hSG1S2Slnf9smz1Rs/ezVvgwgzsSELT8U34HfGa6wb9jLnMuJZxOjpiiXxJOMZYPXxW+FL",
+	"8OyvZkqE14ETolFif2R29lasOz12OUtXEmlPs7SxL8H7TfYI5cuEIr6D4FpZmuDzCwfCH3Y+/uGPmxCP",
+	"qw4QnHV9uT/WNd8VzrKob/zrUuWI/kpKKAQXSmtlzlPYVJUZkNcGgjaww0SdVjOvb4XVUrFIVjM/1BkR",
+	"uzO3lwCSPsqpUmlDj32QkchKqYOcBeZgBCZ2vWaJoBxBls+ydHmD8wuA4AKcl8GOcePgSHLosjX3pylB",
+	"QcUKm/WlUxp1GzA7xS9LnmB4hk3WzLTp3YF0BR7mHWjaQkN8PC7+O3r17+jVvw30aq91371Ju/SlTdBo",
+	"bp7RICNLF1gsh3ZDNknn8WOTLoR8BM6WkhZXXDG8eiN2bQN4KVeNyWYQGx47aRTkxDJh96dGpnvGn3M9",
+	"j9Wc5+GMnr7ga+pDGpUaZ2j1iboSUTyBvaG4bzmCo0fa8lqVpzd6okhaPbXLyhZw27Uo9wtVB97ufe32",
+	"Hg+LUdrb2rTrzTYsjTVqOESez3K/MrjrS8/A7x7W37qHtcxS7cmqlY81cFPz25cS0a/lxy1P1Y2QVCv7",
+	"GiZLP5m5/j31Qps3aS9XaB2TL7asI5qBNyqK/6ib4yRPvqP8pyuThfNc/Lyn1U3SSWgs8dTH3XA2w8I9",
+	"ewrsblqJGWrZDNoVmuSweXQ/es7xwwVfaXb12cjMC756EDlBOTmGTnZPbXMgZU1b0dvnn1Li3SapWuTl",
+	"OdNc8LXysJkwYqJ4po9omPB4jl6oZwFmbQapUEKCVCBQv94WubRGw65r1VKISG3SHl/rSYEEAzVGK0UA",
+	"X2fSECO21gaamSrgQMQyTJbRxjz7TTreT5DB6LwpzUxXstJim5S8rar0cJRQxr1pKc0FjC+jGEg7zbTZ",
+	"lyaRlslQ4b91aaM5r5f2sU3R+e0azNlnbe4wtwXjqSpX3GhdxWmzqCHFkXFaoVm9zSUU96yUV7lJZ6ty",
+	"M5P78ASO9rTEiBr7fDRF4pvkNZhuqo2pjlmWZqx98eqUHY32Dhhdy7AqSnnkpW/uPtsAqdOcpge9O3g4",
+	"i6UoEphuY0TdpV67YxbMeaI5hYiusbktJLOVGyl7hY4ZZiLSP/BE6a9DlU2v8aTCnbU+sR5zGvRD35R8",
+	"lkbX+jtK2oP7atmPziuBioFW9Ld5ml7PuVxfa0vhmigRQsFBXOSNXd+K9XUsr5cKQsb1ZvAe29QJ2HPS",
+	"Dek+GE3l4ZlYKlwaOyKtTc8XZjCkelzDZkPcuqFLuscCM4Xy9740P1yHfMHDOF9fi/sZX6q88lZMdoXd",
+	"oNj59S/LNOfX4j4UIqIFRqffdQzNhBOR4wrgl9YMtl/VB2PY8DUlEQYmv1x/l/NbIQNsfaVpsdz6agyt",
+	"b3PGpS/pbrgKFDStGVJvz2rTycomNAvtTVhGlbw9cb9IuMQkTBuOC8lYoOgb45Hen0aJOrVJsg2yhAr2",
+	"eQyZ2HCpZ+r1AYdbTwPfrS9aZkKxdslyM3TWOS7w6vt909VUSERJMxJxJjTV6JlTAcAsXTFNC1uLKifn",
+	"twTtO+j3H5JYdf7y49XVe0pj75XiqEdHjkdv1G/06eXNFWsnDHJXmVrO5zyzGbcVznVc5FA4gAR2S02z",
+	"jKh5P23T8qZJ0W68UAwuY3HE2hBQ4pLBAdLb/NPuKZyAUCDOb+BhiacUq84x0ycQC8EkmyxvWCY0o1Gb",
+	"4ty7G1C18+aS408TrsT1Mks+Fz3T/WW/vxvqCcNfmPT84eI1k3yOvWVrS1jWTJscqlU8Ver4TogeVk2g",
+	"VFY6jcXqNsnFiwqCTWVqgCYQsP/6//8vfTpM2QxrYxVzB3+oQQwErE1/+5J+hDIRW0kXsDb92TluvL/y",
+	"Ql+aNx4zLtdYBzJZ5iwwFZ10S/GxTX8eY8lJp+wahHlB5nZRKlEbhgM7UtRkN2dqX6TNRwdx914o6J8O",
+	"9TuykmMUQHlqMMYjg+o0lMxgjWkwJieusjUNSt8EhXKQsw9+KuhTDyukfOle6DyFR1gFWaky0a8vg7HY",
+	"KrxamWsx4UuhNldfIABRN5ZQcAF55nFmMAhn8YLyjfQZOL28eMXy9FbYGLfCJzeoVSqbXukr6y+9NMkb",
+	"igX/3tXP7MKVkHGNvGgpFZ9iybYVOc6rGpLQ7WifmAQMybMNWu62icybspjdEXnOajQdazR6jM79PLDS",
+	"SITxhoJzrDwKxlSHhTH/sj/CpOFb/zfpT1AtN9Xq57hsvZviL6gh65VRFSJCTND3NTdYT3PRaMd6NqXa",
+	"tSkrgKaDxwFNK1ti14ZevXkPtClmbKAnp6KkxrbvUR2WcipYUsA8ViLTEtE6faCeA5zR+qcXiok5j5NS",
+	"Jz64xGSA2gQWfSKhXVXbapKKXs+6XfPKJnsnfh5+3tfIi72Mb+T5M8F4YWEaIs7k84hvJIapEOlB2eSW",
+	"k8vT83OWiBw6dZ1oQv8LMFbi4dTlvijax2LRiXWYuRsDZJ+Jm1jlIhORL9vBScT/dIZqN6R7YZd9HvE/",
+	"CfdbjwV3/+//oxn0n/7r//d/w0UyzbXxFtsvSeqVEiVHJUrfrSVKLvt9SP1a9vuDV/C/g1f48WhT5f+C",
+	"K7VKszIZ2C8rR204etpRw21yXtJEBw3OnqcRwzNK5DfzR8ghcw+qxQVxCmc95lbJgrGG9XLlRsU1RkiN",
+	"DjeVdXqt+66+oXvHMygx1ncWy3JaPKP48sI+zWGlTdCOlos9JMMa+F6tsMP84NU46WMYSRVX3Ka2jEWJ",
+	"fEpiBnqirbHaU8sAcOiMmVv5z9rg1dSWcSph343U8koQAkX9fJ7qnUIN02PO5poiaq2HunFx6BFFzmsq",
+	"2gUIIuNqNWOQqS0+17+TTwerbkHELnIyQPXPVPgPai+U+rNMzLXe6ku831IaILFYsiSnPYjczTQ49qVx",
+	"GTDjMUglsDMpBLi/bU10BRBpQ7kyRebtrLXlA5PRSifN5elUbkjj1H2r/bJ4u/V94ijMxw/OaMx3r8yo",
+	"zBf/Voyu0K6c0/MBMWqe1teoiXukVGpMmckcAtAKy2xtaeM8lu7jBlWu9oxGR5sb7AZajgem96xyGu0C",
+	"gSYKfkwXQqpyIMhF2Kmd5w8lUJ/nrdiVKfdU7rqZml9se7jMmcrhdNtyflCJAOZbuZh71FXl795i59du",
+	"rPM13tiA+v/QUlVr+X/NLjwOLn19bbRRTNYyOykQc7X6rH9qbPO1mqWkhLECg8qCnSN0lHpev57nNAz6",
+	"TbUJ2sAWntkX5StwhzoHKLVXqfdTUXm60KI9ie9EFgt1zPSqam65nCOznIPTg/hNEMUKnncBMb3gH6Th",
+	"SsM+JCmP6rWP3OQ8b5PLYBMln6Fl2zzCxsqeBYbfAyeLmk8ghkT6lj4Y2yc9Ppgg/Iz83SdVby14ll/G",
+	"f2vwY0DqKmADgStLXwjeT1MS3lhE1YB3zrMnwI/hzr/nWXPc/BukHDf2A90iOo8jNbH5Jv+BdY1v3avJ",
+	"2Q6zcIRKVm0mb+nz48bj8566mlYYymbKhgRerAJFvrJKs9tY3piUaaxe2EjXj7teLGzbI/U4j5XdGW9f",
+	"4xQIAVkwXA/sFwZthhQKLCDkdrkQFi+arFlwI3JTytvMHR+qsUtZ8P7DVUCJxFn+QmHrMIunEBpgQOuw",
+	"JD9hwUlkypJU3ois4DNPx12wOHfUv8puurN4mylnY2DGDGgMs7P2Ghh0CDLlZGAfm9KSMTPxZsSsonaJ",
+	"HlWQBViSmB9bg3Nca/S24lbF8QGrm0uZLmVIGWjOCpJ5e2y6b+YYpsBKmAzA1aDfQ9lkpIlhtku0LizD",
+	"7WxAOnD2IaZbID4KP5FRB+aaaoInsZ5BezqME+rZOImbhIrrVNl8gNDLq62URcJz/TZrw3ugd6KfljLL",
+	"i1x5xQAOjAU7fBHv3A12zF07AWurnE+nRpM1z/XQiVgJU0H4SluiuXNQTds913lMDsdHoFVhjcySSmTH",
+	"diEaD0ORF/t3g2AgTeklanjr5mYC2MNLa936aJjSsx47z1XJgx9QdVpXf2dgl4x8p8SVp7ceoISXTSkR",
+	"9DtTKZvyzKOOOXlqdYit9ILKOpzgQxu7Dj1D29uESHdlutu9qKDOAdacgdeDvgIWh25LtUi4aOJP0bFR",
+	"Y0R/0EYpHudMLUNM/fFMzohJS+UyFEliW2KtZpo3Egd8vnTf9lCI+5x278EiIsAiMrQTKxYthUdDLfRv",
+	"1La5mSBd3lSm97w5bacJVmjzIZXQUJq7/46iWF6cssrn7LlXHLoteIY5K42sw1SeQKYM2ZFrQFoFDJRs",
+	"7ZkGGfbSMF0mkRH7nefyi/pwBjZoiiyCLnQKujORayP3sT4K3oO1na8KnU8rgqZ2nCiNHPdCWoQWLL9F",
+	"NYN+xMxNm6S1x6hUtPN49ydhMBbruc8ypXexkM+pDB8BIinN25Typ8scO/jgr2EqZdGO2ubia1GgH7RV",
+	"mnQm1CKVSlxul+ZVqrWmUTv8BOnFmcx2paqwIU/h3NUiIKIs90mVEsvKPM1+bHGKvgZcW1WY/+Zx25o5",
+	"30N2g2FcLNOamDxmgZVTpPbXyIoN7++PfVkYBzLVX4E9GpsKImAMcEhHgz77IZXimAVW0uGjfWmr8rUc",
+	"NL6wAp8av8bJbLYQ7IDd+JF9VWOiSAMkQ9WpZKfd4OR9UaRhkc7xZK77nEhzyVfYzLNcPGfbybnU3zmd",
+	"TscsuEmlCLzS/mp1nzZ4NOgjgj4JeHJ6OqmvpqFC8ZI492U6nfbYmxSAvvQY0SANU+SeDzVF8uWDXZHY",
+	"w02RfKm/7Rwj/Gc9Pom+3MeaJuk1afRXbfT5GuNMipXRPXkmCopFcIRtnLpPYVclzbPKr7bU+p7R9478",
+	"LFsYT7Ue3cUS1qi4rFMVw3qAu5lT+xUlgAOx8t9DAjzQG+mkwrsao1jcAqeEXBoWAQh3vgygIsNYXgWx",
+	"L/gaPD7BJ4S/04Skcj5fAG40/2xajfsy0J+tFWyHoxfyRuRFaxd9nPXpLXDhQGrYhjv1TjqIN+h0GgyO",
+	"9Z5gJwJsDUIwTaYfFNxQ+9HEv6EWRA/WlzRaCpRjDoa9sYDyd2fUaWgMBW+xHaLsV9VWUfaHomeU/QpT",
+	"fCtfNuUt2x+dBObiO5PJ7D7EXZumH2xewENStcTZNhjwAJGoyqKJyExRm8OUsNWfzRuLEgqsezD1FJUz",
+	"7rWWMv5lKehnfRiLyXy4eL3Ju1xE+YDrL1K96ggLNlFpsswFCwBpLYCUf4sl51RrQUllxm+AoqC7BBKR",
+	"TNkii+94LjyWpOkCGiFoMk5iedtN0pAntta0UqBjsN0A28lBizNbyRdxEzrcNqiJFgWuGaJJiXCZxfn6",
+	"Um/Jo8na0F/R/h5U8r6ptkPFN7IbS6ga+OHsihkH5hx6slmIs8b07jmPRAFEZZ4bpultjGSlR4FON+Pw",
+	"G7fctPFiknwR/xkBCegxp/CUTQWs7pvAWzpZ25m0f8zzxTuZrD12qddLeOySz8VlnIs/vub3ni/f83z2",
+	"x51Oj72T6OmNZVdvKovEnUjSBdAKul1ZOzh99+7P52fXl2enHy7O/oj5Nx3A8IoVoaYENCLNslUueNRj",
+	"32fpSmFmL3WZBdVxrgTk9FDrFYdQx8xvURmx36KiMFhAnGWxgNfXP6Yq79Ir60uoCSWW0xQrJGXOQ5Dh",
+	"dLdDpCwXfE7KhIOAWFzQozqtHSoYxGRMdzfAQIZmB1qxNKLZihsDi5Nmt9MkXSGiTEkM+rKtf1ULHooO",
+	"hi3oIeXahheK8RC8IqaVDXQk+ad/Yqep1BwJ0V67ZCS4cP16ZGAdK4LEJRIPeuwcFn8a632inYyjAIMm",
+	"jH34cP5SHRdCFpnQxatTtru7e1R0alBaUH+4Ou3p9yPaiqYMcYeOuiTl+biM9IEhBgMHUsCjuNApiPEb",
+	"8kQELBdJUpS76SshvRHAVEgfhkchXMqgAqWtn1RC03bBtDu9YtWSWOUWey34pAlSM2y/NWY/93q9jx7z",
+	"HeVIf41D/09QwD4HPaa1NRh4cVlQ9Fc2KlyeIihvRY0DUI2AzQWXFgC4UOcYPg7nmy74L0sxNu1jJss4",
+	"iaidArYbnMO03qZmcdFKkjnXW/UHmH377YfXHTS4VCxvEtGFrPxcD6gNQgL2AJJztMCc8zhRncZucYAU",
+	"mSSsTY/OU3jJ4JUH/z94BQ/CL49edcZMLcMZ+LPQvxgrQLSxrBRtXKBImMeJZOQ0MvHHVabVE6mXFY7f",
+	"ZQlFpB0MtVo17PX1/wZiGHSO9RCQhZtHUfNgHMIMkHqiNFxq7icilmH7XYTXFE4DEf0gGnC53QgMFSqE",
+	"QLn4ZUk5FNTgQj/JRGBkKMbw8gWoafCGdvAv0O7ijwN/2e8P9/HDENGu81XKag0y6HGqY8ZDNX9xbpgD",
+	"VU9hQNRMdZpmN1A+cBnf6IUltvD+3WUh/vgyn+2QRAkQoJqce0pAfJUZKePLijjCV+XLTL/WFcA9XJzN",
+	"TN+XVsxq+WqxTeuSt60H67H3H/Q/J1enP3rs5dnrs6uzDsgbRNOlxa4UahGRQerrrZA99qF4LjU0I9Qv",
+	"X6ZZfBNLwhVH12t71N8t17932FImQlHFDN4BeIZyGt8sM0j/9mWeQQm32ZhS7yCtf/nyRJp2kqi8K6fb",
+	"IObzVxrGUs024wY73JfNrWfdqj3sqiXuRbgsnoa2TdCBztI2CZHoRRXdtKFaumi+nTHS+hVRCA4fKgCp",
+	"cSldSpYc9Tpn7UCz2lKXXeXOyDBGC3NbmgG/4bHsMcqdxHxH2wZcZEa3qHTxhIJO8NZQ06BpfA9rnK8X",
+	"4OSHbI7UuNlwzr6cLLXgy8vdNItmTwCkHkHBozU7sJsYzdVjscT8BReGjZ1Bl3WzuyjfnC6xKyrsWJt+",
+	"sTJdjZv6urJ2qV+w6tTNU9aGdmqeoRLN1s1adTykeD0+whnGLrJF4J3xRKVMyGmahdBjCejXsqLchOWV",
+	"L6+KCi9juBbr77Em2vSgu14TMXrmCSeo9xCkIQH4b0ROhQZLmj9t4pY99oOQIgOQGwk4s2whMsp8AOx7",
+	"1uag+wDI8TSWpJiBnxWF9nffKT4X330Hd1upZb+F1kToxIQN9SW1TjRxzlzrfBCcxRO1d3+PJ4iWPFtK",
+	"VaqXo8CTJqRQwHj1m1F0u2oidVZAuYICzgQRLfu/Eblys20wvuNRQyXqjvA6RewR0l4ASl1rpvoP01qh",
+	"oIHuhVgkfI2YD0sRHJeGgR7eIsoXK6byOEn0NCU22tMHBgteaKn14xQ6gxhJnmMWT52nYJ8EyptCTy+b",
+	"ipUJzJHjGQagZ6yfAw3XNqCF0JwuRJ6tuyfTXGQ4C4s2YLeasyieAh5Zbte0jZV4sIRpRjjuxuvQIY2h",
+	"3PwNcCCawUXgkEF1BiwV7BLm13A9DM9ZIyia6bq08kJBqITWTP8IiwvdMGEEPFEQVg9nTutog0YIgV6K",
+	"LNyIfIzLtsvqCC8wiK1nAfBRMBNAduMQv3HOjl3iWLG/LqMbyKvNhJrB9PbshNTY3msyAfSP9QOjZQTM",
+	"3swZZX4kFgKVCmyxDV+SfBtv6MiHpkgDLA3y2g3INIiKbln8XItJ/SDEbAeY1EqBluq44CoGcIVeUsZc",
+	"0Q9qF5hoQFxcT4sU+oconVaFZLshSoqIuWsIi9oe9Qceqyk9HhJG32Ojwa7+Z89jzdAmY5Rjrg5lN3zF",
+	"13C+QaBrcjkx5G4iydC7EliQgN7o02pKGCpZ6FKmnom+hKaJrG3QW21Nno2q4/e2Ay00BOz02J/FGu2r",
+	"W7HIfTkcsVm6zBRrE19WIoeshOD85dmb9++uzt6e/sf11dVrrbsgOVbO1a3Q+jEa39gZhxYXZltrNI6t",
+	"bJoqEgLgd9r4uhXrYkl91F3BoMTyLVUsdzvAxMeN8OKj/gjtTOSZCPXfYydW+YHTsdKWUQJJkgCZHIvI",
+	"aoSmVSpuin0IhfFQD6uU6gQuZ44Vy9Mk2nDwjLJhcOR9aeplan4UW9qMzS0s76VjT35fVoKtMAG19gZl",
+	"ouORdDVtbA2wvS8tsr1aiDCeElCX6wsMM5FDdEFiDrBmM/Be6tmgdTAekWljs3BQ1mNeCirJ5Xh7LBTU",
+	"WsOyIC6RL1FhxRQVcKwYXLF2A4qYkWEKwBl9WUMKC8I00toaJ5ib8wgcFoRsU4K1gYl4GP1oADvyaHYl",
+	"hCS9EJgULVngwCsFrM1zXxoMpOMGuKMqIpIm1QKvDFy6o/6gY1YX+E+XjF3MQAZ2ttuB02FD0Q7nK/wR",
+	"dkIi0gdi1B9YcMvgp59+6jovFmOGzlrNg5P5H33Xx+i3gjGaQifvz5kLr6Y2eY4hMxZ//PHq6r3vgrJh",
+	"4Svs/htAVFO+DH48O3mJLjUzJQiCaYYV/HB2FUANon0Z+QwAfRd+RXRHX2rlpceCd++vzt+9vaQekuBI",
+	"NPxi2B+RmnSibagAHGbocFBsbsbT5uz03cUlW2RimsQ3M0rl5YxMYGMjWz0UriaGT/5jTeMnck18Gh9N",
+	"Kfb5rEBwB7YMzo/+3iaMOXfAPUaVXVpTs1GVRIvQf71891brFsEpNsDqnskwxZRDcgZgu/UYXBf5GhZ8",
+	"NNgz2/EqA9+LHjYuljbcwDcniA3EEtuqqHHhlhVgNwX/3tW3i+478CurMXt59vY/AuSiwU6UhioAM8yX",
+	"dniXFArpvk+TOFyP8dldLkOhRahiL7TR+cLy0NcxpjEUyNOgrJrya0ps2x+xP8ffs/ZosNuEnoetXH1J",
+	"nhUqdjM37w7h5jy9wZyF9mh30PgUsHW01AGhehPfoa8Da1T3Cg0+ZdbiMlSrV6TIvkPWA315Z2liz69H",
+	"BXCpEgraZXc5dJQu0uYUi6MELZr9vpF/JVxuVAy51Ft4I3Kt9fOcT7hyHwN+DZB3ehygL0GP+pKOYp+I",
+	"eXysvdu3459o3j/lyyQHxQ0ox5d7Wttqgg1sMFJsGCBLlerS0UJfVlsfrI7e8pWYaNFt8CUNqBld7dj6",
+	"cERr+o4vg5PXr9/9dPby+t3F+Q/nby+DDnqUOaA9IzHbhP0Jhn4ejfGMLWPRrHWt3xKGQqnuKfqXu3Bo",
+	"u+9glKBPa9kBn4jJN99w6r4Q7FFPa9ipEo5d6/myyYANvPLyeiy40lKwew4/vSw6uhtHxOVSKpHTYbU8",
+	"T/kSeBDyWA+9q/D/k6vTH0nTQ5dlUOfN9pSb3oclF2Zp6Ma5YawEi0vXY+/gFOKCgTWn1UdgtvQeaiiP",
+	"qFlL1w36iMdzjBlQ9gbSFK2ENFsGeDSQnFWv5gDNCAmQyE2fQ9Kv33/4/vX56fX3J5dn1x8uXmPzf0eC",
+	"QOe0Gc9ByEGaxI+pylFPMCfi8Z782NDfgoszjO1NyP1lXI/IvU3HZ8iRjnOtOrWDWE5Tk1cReEyJOddy",
+	"2tway5vOMXLMn/UJwXEk6c3HNjD1HftFB0SpQr+faf0eSwwk0NPQnsYMSBvDs6cP8NVv9MlDLpYIzar0",
+	"IeVRVLQi13ueLrCguQgIEB/XBGzCFcrwI/rVIwUTcD6RbtBxJAhkjfA8KOgo5HKu2EQk6arHznOCCYFs",
+	"hExAcMmXZDx4bA6uHCffHDXFUnvwoq+nvRrH50u62swqzeyGm6aexmOiCbowWng5v12Tn4xsO6TLtJBJ",
+	"mo7BEQFYTaK8MqWeMtpmR7+RATKBJELEMa9eqK01v6VSrbjoAYlECb/F2pBjCChz4DlCEIl0OhVZgX9C",
+	"7jKUpcos+Jz6k4w1FysAF8mFUfGwsja4djU51fzKHa+4/IrgcZ0n2CSYwLnuFFa9h63wPRaUCo/pARcp",
+	"ot+SN9cMjwUQN+6ZNg7FNxgBxpvLnuAe+VH1tQWwaY/Ml6CarkPTrU/jPSaV9SDnrFOMrf4jrQHGNBp+",
+	"ZoFbTOlME/eihymr6LwBft3Yz8dc1sHXNSZcB/SAisnaqxT7d6w/120p3yPg3WOmUqAYfWCNzYjmn2Lt",
+	"KhKPfkwTfG+HHDdhmhEISAF7uBAh2iKaiBdZOo/B/2lQq0jLwEyBKI7AdgBnTDn+gL4HCkFEnubyHeNU",
+	"nOmzP+HhLeV7W5bK5jy7VQTWOMkEvwVeg9aOqXM2BxzdggobKeKEDPonoLuieMMqGP2ogjUUvmv078z5",
+	"X9PM9j8mJbdw3+pLtJIQ37M2MfFh0LHSBeE1pOix741VynNtxIAjJk4SdgPYH0aKiWgM8xQRAErb7xBB",
+	"B7tkgHaBa576cqmENbKoD7DztEJQUJoYwUgZkQlJH1ry3XeLm7o8pxgjNLoDfYjpS/BPcI4ZVKHBYZ9F",
+	"fK18mfBcZCbaRgyVSpIaRkOqhS9dFWzM/oTwt0adRr/f4OigT2C4BLZ+MNrrlNS1McMbIX8H5uRef7h3",
+	"NOqA2NLGgy2KZ0tpRLOZjy+xBrqYOK7pjWbzRcuTBtJgmcjjDGZkZPmYTsKqIuOJaOE3x1mB78NEqSQO",
+	"hVTCyXN6n6WLLBY5z9ZbpTiZJxRwLK3TShoTEAslIRnX6cn785bXujMoPK1Br9/rU72x5Iu4NW7t9vq9",
+	"XQRAnkHKXlOOAWRZp6qhTuLS9Z6Sp2SMWQh130kp+a0x6a2UnmBKnhuQYy1wrJtBqA+QcbPW8V9dDVor",
+	"Yc6AISEAU3IZz32JjjGae69svJk8Pls3U1XGKefXHo7zSC8TAFS2MKNbKITZogw4g1JYcQaWGv/ZYnRC",
+	"5f2Tzet0IRHHrUjM06753B1g76eZmPNH0fpKCJqfy8nnlBFrarWATIb9/vYToF6l6iEwKHPpjsEU/rz9",
+	"4O0dtRTAS3QRx9TGPbgUeRf9gbbg2thFzVmiZIzpIRT3bpX42Q7KuZABVEMVyZgWq9UNK6MLoTGps9xA",
+	"rPzsP/6yezfo9XrHDA/SsU0AOqY00+PSiWu5S1vN5NWrOMLtbVp1SwY7b0yTin+9fPe2BXcNnkbV2COj",
+	"1dDHokAup6RxgEml7EtD4frgrrIUq6RNbfCoPyi45Dk+mZWfbIHmW6PJ9Gg43d07OJjsjiK+z3dDcTQ8",
+	"ivqiL0YHu/tFAqtmz+OdHci9nqUqHx/2D/sF0nvTFLYmYNOWpIGAG3t8UN/FB5cEIpCmpstxyvI1hsE6",
+	"PXaibgtcCQDFEuEtm6T5DHmYQ/tVr/qmGdEtOz/99FPpciKq3ceJ6lRlU4Lm0LcMtriF2NZVmr7m2Y3A",
+	"+/Yev+9D0WvkjYhibuoGRsPh4zcTZVmWqW87ehb111qVlGg/TTGtlkrqq/Knx660hnYDgWbJjvrWfVk6",
+	"E8Oj4kzYRzrv+wYnoj6tr3Ie6o1dxixvXiRF6dqxsmfFl+Tr0iIfbQRTR8F+4oRhXvRENKprLH1Z8jxa",
+	"VS9bg7MCk96Mt9/43PdoQL60I1qIjAbT5sruJkKOaoUeVaBhHy7EEfqShgidAyAzLmKDve48lstcUP9U",
+	"NIJMMDsvUnEwvQkkAIY6GaSuUlYClG6W8EZozXheXzOeFzF6CPgXbb4hkmR4kFfEsIdHRgmHOAAOVYA3",
+	"H5LsHEAJUF3d6l/lS5erWZQilYLnKUlEUqhhFAzA9jpmkj3IWViCG3q6TOxyZ8JqqDDJF/R2bdjNYrC6",
+	"kpRHvqRsfiocKNELRMf5rZDoPQ3+vfsqzVY8i0Sk/wrAPzTlmYH7LvvwgWVn6T0qHtp8zKg3Sd3denXx",
+	"4fLq7OX1+4t3/35+dmngvB3u7FDmY4wZLsUrkSfvDh7ndT/izS6D3dtGQTindku2qc3eNhLgEmMrH4rQ",
+	"Sqm8qDX++aPXoj40pOLZPGmkWfSVWuDxnN8AKpTWnVsf9bPqRk66zDdbORfiLr01tX3gBMuttuegOWJ6",
+	"DmiO7JI6ykPR4ioOhZPXMahmZPQaDYZ3y7xV07pHDTYY6rjpMj92hgBHRo8LEXC21GNPi5lU1Vl9ztbo",
+	"K/VY8Ibfd09uxB/7jyimhUZq7/gKyulgG+FeapfWeqb+8Vs8HqW6Ozgs5aq1nz9+rp+gFKht81FB6Kwb",
+	"0Xg8CoMdEqswWdWKN486UKJb3zXZbU1W+VDZLETNhaGy+EaYQuQUg0r1I/ODyN+I1m/TTN2qXY51etAQ",
+	"Xyinb06v9SUH47dD5ZZofxB5QyXeIyS8QwJ9IynDRiznBQqbaW2TOgUARblfjxHGoHG5oT9IayKm6Srh",
+	"MBrY+0a6pdDJ9zS4L6Fh+NkuWbU3emsw3LN9x4sW4tg53PYJ39+episj30DapijydxqlatGJ3WlDreab",
+	"DQS7Y+hrI+W+FauiOy47sT5gSHlxUEDJUOArJtOiPwb2BePKXBkFdUJ9Hau8HORTiIpLMemNTa2LS3Yg",
+	"0an12Xv0QoK40ILqCxk6Lw3ZgIY8yNtP6rc8+UiUb64di3dSoFiDzvu4VSbt+8vOyTOdF7/B46XXtvl8",
+	"VVe08aB5G7T9U1vgl0pR6v/iovNB9/VUsquLd29Z++ridNjvkJjARiluTnupfggq0jja/Fp0qOV0Gt/r",
+	"Z1Lt8wBCGfrD0dHREb6JBJBF96BGa2OEPDJePGgZSFecwAWYe5QLTAWbw3PMof/uO3HPwzxZf/cdWfdw",
+	"iy/zFMrB9Mitp8NhITgbsyaYOqJvcXro+LLefx5QhQVaTHC5aZMDjglfmvsxFeaCwg8BK31N8RZwXEAo",
+	"+Kq0KlTIHthmW7B4YBpSkbnHOOUjWjePL0NKNS+VwUfxXaziSQJBdShb73hsIvKVEKZfmiki9SWhDMLk",
+	"CDybtYsEQjboY3Zkuba9xmNPG4rqnsxknfQzwFz4+AVxJ+pOXlckqIz/aykSTRN/Ujhq8EVi4Yki4dni",
+	"YJOGVGUwgAuLIcmK9d6QFvmYz6e4xd7x2WuZZMtmJfjDxWuTLSbFqjq+ssn/gLqy058eTnm0N+lGR+Gk",
+	"O9o/mnb5YH+ve9A/3D84GB4e7fXFt41G/Spugv7RE8kvLp3Rc/lBiUdp8Lzhns9eK0/TN1yu3y2EfOlo",
+	"iYWcvMIedLJrdrHqAYZ+W8myMShRqptzIxP/kS5t9s+M3wm2Vy6bs9oMe8+h7jIR2LcKBQlpqqXAXVOQ",
+	"wn3mt45UlOf6+fPXDViUKxDHReitWEX0oRj5gQLKl+m0eWVLAmav02OaBBChxJcBp15110YAN4lyjEk7",
+	"gvvYAPZTawCS0XrjlAE0IdP3Ne3nRGuyMWSElrZ2c/P/sZPdSTGEWNVrwgFzrVSM3GMXGypTscCvFKMp",
+	"Kgd8+VbEkG9dLdmFHJLqe8e1Clhf2hdREMXshWbU5dlHFiEiLxh7zWX/1dj4l/j+/9GDq6dYjvl3s0+e",
+	"wM9DvuBhnK/P7mcc0uDLLBgT6RpUfqB8appsIkoN7JjI6Nq85lrY9zgsufkt0zTTemeP9E77Gjd0DPl+",
+	"mJydpkoYkBUamcul9/q7BZcmecPMsJg7rG/AqR9YBuS8yFxdk7G0DW/TWrlxGQ1m89Irt9bHXfSXVc+f",
+	"vQohJcDs0YbfY6uoWPkN3279ynPB6EHN1n7cAd5snn+pwLxyIIwpqosM1eWnTKYrLWCaJhSM695YB++H",
+	"NsVWuLVlnSg6x2wWR+U3TgXPl5lw3tpAhqaDf+MhxNdWDvtxCTChnGRg0g/SjC3i8FaL5NKx9GVjIRqq",
+	"FrYiLtaEBZqe/tW8D048FWBaSVoThV8v1PxlISo0Dx25S+rDMzyoO5/or/Po80Zv6juZrAsFbTVLiwTR",
+	"mq2GgSkesTg/xlxzhDKC3HS3qkTcxypn7VF/1HkoDLDR7H/UbHyhWByVbbMt7S/AclzwfFYgOdpValWN",
+	"b/eQP4I0/dX9t/9ghvqXuWoxmv/wfW/T/FW6lP+7+XZ/IOPi6573nTDh8XxzoscrKmQ0XcPBKUqduyfL",
+	"HDV9mdpRtcsM2WPclwDtZRk/IqywBV+LrECIjjMXcMyzkV16ri+dwhWnUXc7AKvlGlP+sXd8uXaJPJjX",
+	"81iBBCpdg33mjF8YeqmgLNLz9CVNtOMZfhfFpuiRfvIY9uJGTG6oFvyrCHPCw4S1Rd+wMznrieVuJlal",
+	"MbvjMc8r9UdFm3ZYI17fBEAz4ViySC3QIg9z5bA9u0yZ4FkSGygqZ6VfWCi06CQP0OaVKanDcDFUUznh",
+	"s0VC7VbmqYzzFPA7Ka+tPVn70tjjBp6mU/GW02qUo8lQ/NJgsGvj3AbkmtzFesn/O4oN71d1cjvkCsu6",
+	"NxmGIz4I+9N9MYx2+dHkMDyI9sXedMR3J8NwEPXF0fSQH0z2w71oJHanQz6Y9MOj6FAcTPf59pmuDRv4",
+	"1YswvoH487T+zcrc6Nv4qX8j7t+nCvK/p7+YKgquLFRa3VscWbteEkoKMHcse4dyupznosFYruOwuaby",
+	"SeFP3PiGjR5hU8pRevQX2MiD4UGv3+v3BhsqOZz3QE9sYspXnODsyytmBZpxBkIEhxYN5XgJ1qzJ5V5C",
+	"kSsXwGhr0bzBuIsnIknlDYReC6OE3kxicLN73cpfetc3WMjKfNxF/IBVyxuWkRQH02MWgsbttcg7Dy0a",
+	"FUK7y/Y2reoZhaFfuJ3dV8YRrZ6QbC1y424GXQLT7R9f0WIg33JNzVu+VpCiCmw4dnWwGe0EbAKuDvoy",
+	"3LUDiO5N633MQN0w8MHUoJYQyBxcUNTljO4LeDWgwuWpZhGAkwnJoeDD8OUDTpOeL6u4jONyPoI5RxtO",
+	"bOFtsUKvoo7TIcOi9CYIynHJgUQ18c16HkLxYcJDGy/W4/JYEZvB99OgMXyBorfzLUItW/iler58q220",
+	"LYMqAH1YQHyuwOiAshCofskgKY1AxcsqOkibRmhSJzBTxSb9PeRSCbk8RdtwVIRCL3aZdUllNqS9P2Iz",
+	"cV90HlAPaAiFQW/59YCgZaiKqwAt7LFLQX0HEI8QOsgWH9GhWH4+WRh0XXXELa81F0rxG32Lsclw+Nx0",
+	"vnCmAc5IW0s3rCsljnvi22kkmWsZfL3KUgMGOyYgW7NGQXlbzboAigctDLAk9GpU3Sak2C0AwSQuUvLa",
+	"MZWkaSPd1F5D24qlBNRLDFIZhwo1vkUpECvT6QEZR8EhABz1WIumMm5lE2ckBOTxBlYIcgDK+UtCwDj8",
+	"vhFX+fy/S7HJe2j1VSis5O0pEw+I5Hgbbx+ixG70458wwBZUWg+Zs3aQi/sc7+nid4HHfr4ELad7KWTO",
+	"sN3Bx7Zto5XPk55aiLCn5dXqppdmNzvzZZLHC34jdlBB6ir9QOoEqu/odCBro+TkSVcOpDQ1iyS3XxXz",
+	"1lQf+LKEomuxgzmVhbB0SkkfcW4A/aRY4SQu02UWirZfXy2/5bFPcH0NjI997iBoIVRnYssECGBKBLwK",
+	"Aq0qRGM26I+GoMDJ3IbbeoWu4suI53zMPvnA4/zW2G81XNXy/JbtYAQXDfvD/e5g0B32rwb98WBv3O//",
+	"BS7Tz/Nb40+9Xu/zZxpIt9RNv7ExvG0DTy3i21yyGECGFQyTmYYzCOwqRajFQhYn0JFH0zlsjOnlj7vZ",
+	"ARCxAF4Iry+gzExrw1zZfogp9iFNYinGjANUU+DiUwWsvbFlYod6JrJSy0T9iEwo2GBTXwqIpdQvEWZZ",
+	"AeQKwDntwGtdSr5QszQnLdXSoNNqkabbNTjKcP9WPRepg1KqhG3yVG7tCOnB63TJpEDM8fkxSzOCK2bs",
+	"+e0aaXkMEBjhmWJ4E+kZUVX1RUXvSsyCMKD1mSAUUU3a3WiJyhLE8zXBmaZUtothAexGEHT4tZ4epUzd",
+	"Yrwa05WJG5XafoFaO2bDfr8PbUNoADSkoe1oTuB+gIdVNHuB3lDtYMxmgmf5RADmE1pXDh5rvbT48uri",
+	"7OTN9Y9nJxdX35+dXAUdqK6mwuRbIRaamiD5DMGoTEV6yCUmlWtGzt2e5wZP+JdljCEcmPZ3310ItdRn",
+	"vvfdd+ydLJYYDJvA4VgBzc72S8UznmtVH0D5gtdc5V24o3v+MjimdhmwprkmK2xBgU/BRYCNN+aituSg",
+	"p2BEZXbUm1UTfyqF8pgJ4RgswliavO8egjzq81EZBvToD/SA4avzKOi4A1OEYJasiWsqhzWZccFKi6hH",
+	"UsiC3Rdt5wif05eZyLGvHGsHZ/929vbq8vri7Ors7dX5u7eBxw4Ax6sztiRNrTj4RAkZCmgyA8wJiwqQ",
+	"lSjbIBC3zKFVPfrvviNcu9Jm2Y1UhD0nkmkHjjfqaAasdrbMFYvSlfQK5BsrG90qR0TxIviS4iBkmn5c",
+	"XG4t6FzxWN+3jueUIVD1Pvkg0pSpJF0la5anSOfLBfZsqL0RnoEgeSpPFwthoNkcAB+slBZ4yKic3MN8",
+	"wHWHsO+KB+fYQduWg5uGH/rxqry8WEjehb6h9lQU9Z+4O8rAth8XvU0Qhr+oUs8ExMfikFqcxCiULL+g",
+	"LUcgan1GTzD1QbO2WZpEbNBHPmBeuQAEYthbTTUcSjjahqO8Ofn36/dnF9cfLs8ugmPEhScomtHwyGnL",
+	"QY8jiDotHc3T8OkFgPWg3+/bt7svqjx/r7+7IS8GempaktYTMGDIOZ+AxyURMl8fMzWD9cLkVqr34BPF",
+	"4inwdFgHPfpGqC94+ps1HuFtonHA30hbBIaHYsrEa0v8zZwCwzF6jawTG3riWUQyBe+bOagbu5+WOFpr",
+	"WxuT+B1G7RpyubTkrbNtz4FlLM+hjaeBDEhAdLOt9KhfBLECOJecLTJxF6dLhQV1dEh7NQa9iiW1KZik",
+	"+QyYq+nND6sBLQGLxXBY+TOW4vG8l5opUgpKthyFQB/Nv6vO7bfiCK7cJiwMd1IeHdx09ZoPp/v/9v6X",
+	"lzcXZ/sHd4OD3X11MPnXwwu+3lv9x18/HMAtBBiLt1ycDvvut6/5RCT0U1FvB1dUCt5wvE6xEtwF5Uqj",
+	"4QBfZQqW4KcPly+v4FsoWvJb4/3PHnSJgEDVQw/tb/0wt4LNb40Pqt+ZYje/NR4c6bvB1wRPrO6c66GB",
+	"C0ZiNxqGg0mfHx0dHh4c7O/v7Y1Gu7vD4WDQ70+nQkRRGE4mfMPvtIh3sVj5rbFcJonnF035Gwik37cE",
+	"YvMiGi7bpcu0teZLRzUFplmcpwqYSc0WP0acbWPdkSEEGi901agaU9QuoteQVdCcawqHb4zyna8Vsnes",
+	"2ofeogYzO1IWgzzyJZ+kd4JQjCpjaxqWFhV/h6reL4UkI3lbrfuBeh+jEaC4MpK5nPN8jI0eYCHrBT+N",
+	"qGTFK79lqY95y9ct8THazNhtF2nLe9IEa+yLuia6HlqrOqtmNSoIqlFHzGbdymODfqfny1O7zEVjLT55",
+	"oTqYpvV4JOd/R0SpAgHHWo/1WnLTh6rOmTqOf5L8kCX3pAkU2qjtZj/l+4Tn0zSb2+Ai2orjWj4xUEm5",
+	"zw6kFfuyPeqPWCDT/HqaLmUEjg/z3lr4mztxWBN/QxMFcu3ymfj/2PvaHbeNrM1bKQgLWHpBqSW1+kvC",
+	"4EXHcTwBEsdwOzMLhH7NElmUuKaKGhblbsUOMD93gbmOubBcyaLOOVUsSpRasrvbbY/+JG5JJIv1eT6e",
+	"5zkzj2Vp5EhKGElxJnmuzWZ9T6hMCh+PIPQoIoUy6X9BjWt4LASBMOW5jmhMIa6S+3IhUQQvIhFwB8pn",
+	"krLAQTO6Ki2PBaiMajGEMO1VnVH+U6KKX+iZtlNus80RA267sMye4htvshtpd9t1XzHNQfX3OiN6tR2b",
+	"ujKAPm9BziQz+HXsE9YMHBXZulY7Y1dHxx1nWSq43AmZ90AaH7t17+qo76LHYfv6gO6+V+WOjbtTs7oL",
+	"uvus+ea2nfbog/nnNprHhm13VLPtOimqGkJHdeOtI3esTsRdIgPmiesA3UG/FnxbvvNu6NtEFqeDhtcg",
+	"xnFjeNHvHx+f9bvHp+cng7Oz02636zVI26Ix7Fkzi5Imn0zw+LTFu8mEN699WK/3zMbYDqcDYCgc2jM0",
+	"me54GR85N9/M4biLNV1rTV3B0xXjjIwWVtos1fQ1INh8GWcGoeVBeJbqPHLJ+CKiiFweYdjZNNYj6FOY",
+	"UIkSCHVnhcAvAOfArvOkKIQ0OU6IsDmBgSHVdUuKwNI4HLaHCSyaQeRFgTrABufmS9IFQrJ7EygQ1YCI",
+	"Tbqu3NMj48i2QERBa8QC5I0EVPal0vP4lYhM+F3/5UsKXprcs61QZmbcE20IpakgwWT3PXxpAXtJrEfc",
+	"M88XEWkXmSLKaSKF9tvLowinWED1Am3var+4wy5tqc1umYcw13ow/6GsBHWBKbrijnateYoz61s9IR6W",
+	"y2GWTmNIMTz97lmhm3Q1zXKIjHc7J4AyIr3chSqyGdSzhlCbMMVMlzMID+8h8KmH0QzfF+Jx7Htmei5W",
+	"/MDf+Db4G3ZzdbgAJg61N2vj9YqIGxRAdpxQKkDUNHEu67dnOfx27bRsPU6Ox52CKtdQ4OuWhu7DSgci",
+	"8VNVOpD6e70PSbmHjnkoA6/e6cMP8r7lBNDHlEuWNId9E0IEeC7SE6H+wJfDktf1nXn/2/HlB7j355Yv",
+	"+Y+QOoeJXlkgNTvZ3n6LC0M5+uD+qd0WrpQo1NEH+D+w0MtzY4OgepTkAKlpHnf7LWR4zXOBsWlXmy8b",
+	"/x8R0vIgZV9ATaDfECdURpsDyQYZTGpEoB98BrOWti+Dp3pvMAWbh2yeJ++BeSGzNjwi0DYwW8xJlx1e",
+	"SNvPizwN4A42PA1sDVq1BuqCRfIATcIlomN0z//66qcOg3KkypeT5L2Q2kbTL2nUW+g+U5GLIRt0B1hs",
+	"d5oNtXVfYmGxR5zOr7O1n4sCnkVFnPcW1/ylMri7hDkvcdjX45zH3X6dBAFWpra1sPXoR9m1tHAtPaor",
+	"xlpl3GpQ0Ok1XyoW1IznVu3FbSKRl7dPSA8pHOszsHOPJR4OQZxNQZzvzSTizhLWk8nZ3/Bztdf2ZtC4",
+	"u2mTg2hhgNKGQYsS6EkhZpA2Z/EiTZmBCX8PJqhD9rKAwV1QyB32Q5IWUME+m40Rfe1Li3NOFJT1FpFF",
+	"SM31fmYgozFciwghQHvnbsnmIcZeKBkkRtWvBf2ghA8owBvDb5XHcjHXjZATcjRpq4DSw8F/V+/0lyjn",
+	"ceEvut3+6co3VEj7rUXAQGmgNgv+YWxObVZrt7bgCUQzEsUKcVN4iFOGErtcCdYMFE9FwOJERlDV2m9c",
+	"LWbaJb7iKSCq8qXfaHXYdzx8JyK9PesTNJnkfMYSGYkb2O4tgiKG4quMZZKleuZDjVY15yEcPuKmoErk",
+	"uRAOy0obtADkgyq41OtY7xLr++PrC/3X0MbAxkvkRSrai4rMwxfFYwH7VA+0u3H/jHjTwEhuJjlLIoXF",
+	"kl/yiSBQNuikGsw5JKuCEQLSbGAopimGkT2Gv/Ild4CqkFYCqjuV2t+UoXxqF9IdHEo1OUS7UO3kJYMH",
+	"5uWmzKA76XbOarr1zTfmNCvtcddKpV1qSOsFt4Cy6Lw+VgQPpx3WrC5OILUrm5wWIz0w9CwoEVsgAhB4",
+	"f3rRY83DFgyLDSX91oCV1/Aaa+us8Ub/bp6C94yhs9t6TlT7Tm94ar9OhBjcj3jdCYTc6I8y5sbznC8h",
+	"XlUswZ+Os3x2+2y4hhT9jptFh73I4Fd55lIkq/IxCncPvatsmFX/qHTHjN/8JOSkmDaGPYon2r+hNrE+",
+	"EBvDxv/89j++f9Pttn3/pveD79+c/fDmv/5XvX7M9le2uwe+6EKhPmP5Cqe8F5+JQdju8uNxexD3Rfs8",
+	"ugjbJ+Mz3he9uBseRxvezexZjT0Vb7a22Nng3LW72uwLcR6dhafj9gkfxO2BOI7a52F/3O7xbmy+27rQ",
+	"xSc0/PEV/TD9tlO5j6fuj/eUrC8v2wopsON4SFHedzGQcslkMQBknLPRsXRLq3WXSiABnAWBw5JzNxAD",
+	"9YNS+gHVWw9YzyN9TZnZwvLW8F5CGX4qfPY3c4lcpGnLI+VvomqgL+++xhPtS98ULHj6qh2YOhZNmbEJ",
+	"n9vanFMiKSD3o6xvDkk9KKCv2DQB265CReNWES1A7FuH/TrHcpigywFGvHkdtJN4FJnFYN6EiFWBWozB",
+	"hkoK12lnuEWSoAaPZtoAWPffR3aTI40088dEFGzQPWYBJjzfxlk+TqJIyKDDAmT6/GjIggVX7/QfcNrr",
+	"rc6X3NbyBFKb/oXVYq4wbpuQKB70+whr5QWKELRGvgwwfFIy5TnIx2RAEcmB7Qv5P4xfUvFS6IMrqFEv",
+	"a5jnTSUE853IpUlUKr/RKlXJIYyq3yLNVGFoL9DdE1t4H5KW1tVBWpehBEHdScPMQ6I80orhTijyRH0R",
+	"iXyIFCXo7lDl8Vsk7wce9IuhaRkhOTXlc9HSPx94G4aILizHyfOlGaUtRVHMDHuAiM2dFlBRcxEWr/T3",
+	"+nge9k61RUmv3hg2euGF6MfHvD0Yn0TtgTiN2+f8bNy+CLtRD74Z6AN7IvTl3z9reI2Uy8kClSsi0YaP",
+	"TP7kqrS70Gtzz2teJGFjz4IsptPvtRSLFNd2cG87q184v93/qMaAwqaUaLm5P7LqK5bvXFt2pRqeOY+O",
+	"w9O4K9r9+GzcHoQnF+0LPjhr9+OTqBcfj095r1uGbI6O4/74POzx9mk0EO1BfM7bF+OzsN0T/eg4HIxP",
+	"+OnFV1mfBTfOH8yu87Wlee8mGflYym/cHbngULLicSXUrDB7WB7PdSb2J4STjz6Yf1YhvGv5nAe0DJ7a",
+	"Ft2ll0rH0q5+qj3F7uf488r1vV+8/eDa3i/69pYlBoGycFrjxmL8kpKHIo2MoI+MWCr4e/qKqCI8BRaZ",
+	"PqXZTOQT0Ybb+nImuAS1DlIDYsHq/A7ASUERt1TEBVS/h/ITGEKNtKWvXdzAlMwHULH2q1CUBfzfimtg",
+	"/TdvxeWq5gMAngteTbpEyXJbvME82vGlA3GjjXIRWb8bpJUUR42WS6NBMV7M5qp06AEqp1iwmEckGI4O",
+	"ZBThi5gvAiJpG4AtedkeBVoDiicHkH9Cdis1kvoOW6q9bcyVR2AFAmqrwy7t2Y06azS4Rqukiekr+DEF",
+	"uwmqa4qsZ1K0bE6+Iv3DQTogUUMmM/1IXzrvLjMTDrjKWC4UFb4mL9S0KVFsyvNZKpQqHX73IU9UjfMP",
+	"ChipqLYGXWdf8jycAl65af6lXdILVocXarm5OsoUwZyAx6BSDyRwUCSpBIOD5zzoHqPE0brLqucUwBd0",
+	"E6FzIYTiqNubZzJUMNoW1wCBfYoM1PYNZK3c2ENlro8YLaKFxKiw8kg9Y1m2YsaXKBMFmRTQN8K+qVlb",
+	"Q7ZrRGStYU5QBG+v/QPT6TioTvRL7wUUAPOYSmSIQ44AGXYtckiTUrAEG63nVLHSGfCM1iMMX1Q3Jc+0",
+	"1MP5Sr3wNsxknCZhEcDn9cC3ujjIr7C9fElr5xNjICvbbWN47LnZhp2zFtjLJFKwOejBmiAUzMJF0do9",
+	"4FHt3TtHbz9+u4+cOOIFgwYTJNbxTCDZJnPM0IHVIqPvm/b/b3kSdd9TWtWNA+7z8bmpz6KkcJzUEjEC",
+	"BB2zF92T73qEZ8gWztqrhUQT0hzXKKVHQtjlApURy0WxyImaRPZmCWrqsF/imNYwGL+WB05NMJCnRK4Y",
+	"Hr5cd/HggP1oGvMRSVgftVX7ESyYj/rbdrvNav6rv7LJn48M0mceW0NSsI8skVRBRN9atxQsIM81D0eg",
+	"EqkQXwM2rDEo8Dl0u7fWsK7ete6pFXuNLLUVqwwbMnL60KTg7aVJzIwAutAGJRqZHOCWLdPqgFQaA2ot",
+	"n8/z7L1YbSV9DI1T6+80IufD/Kx0XTK2lkakB6G5rB+kTcPxomDWlv5Y+aft5/K9N1jkHIdSP4EyWevO",
+	"FBD5yjQoyGAmCmPfLZLyLzLr59TbRnjcqGwmrI1unKRKm0yt4c8zBNHi023ZYPJttt/YrubbsxsRLkoL",
+	"A1fZA1txD5z7Cml/W5nMDa9Ba4JMkDSbwNILFwXL4thsTxfD3imLddMw87FqRe5tCGGf/wfZdrR355zW",
+	"Np0YlYzSN0T626uspP6qtA/XOHSk3jTjSzgR8gVtJtys21UW3eq24XLoAMy1cubIbccOPJf2enyuO2Ql",
+	"ec4pI3xJ+rvO8+9BQWvtLfVghyWd8tYJ7zAv7yTJ5e7lGGoK/nf76dWrH9pgHgYkHqm72OjD6tMtz7Ci",
+	"CkYE9WCXAF1AyMsih5K+LMuTSQJYFEvBMLKqpLn+/NlrVqqsQ9GBtTNkWA2o51kK5Y2JFLMyu0pBMHvO",
+	"NQHuir3ozhOcI4QlTwB4UtqDrZERoM6sXYhPuNc6Bt8SnfZFVlgJNqtCYMzQTyuDZpY1LXpz93qDC8yt",
+	"ByPMblr1G4qikUVkXd9Kz12R7bbZbKvpuVUba5WIXLFFSz9ggPL9xx32Clcp1QUtTIX7jT1I1gRzHngP",
+	"/bf2WndEN14zSYc19nhtpNmXZhJbS31ozW0zZIlVf3tVbn4llB4TSE6uJRJhEgkbbd7Mhjb11qorYHV9",
+	"+XIF2A8a68arNIUK1rzClmku7e2u+4z7ICia1Pm7jwcy8aJCiNi/xBYcIbA/VfJEtVW02HoRLTqBapJD",
+	"gDQ8sK0P4JAdom7o8bqBN1r4TVzEXllE30xPOhw9E59o3VdQjjzQzaxFIxRkSvJwByHhSmMOWZHN26l4",
+	"L9Ly9wBXRossF/M0MaQrQXVoYKVei7xEkjc5/HKp72EU3jEJPOd6d2t12OVWtjO4DFR4Rcws+9GXJf3R",
+	"FgzZl/xIO+sLpG0OnX4hO9UcxKbqkXFWKB1L5Vlqu4qqrGMdihQSvSRlSalU3FBBMNfqWI5stwJJHIxo",
+	"80Z2f8bXgJwl9AsHziGPtP1NVyOAHXv4R0ugtH8PiSuPPzYZ0bWXgEhp+ZqEjTE3MTY4jQNrlklduqDV",
+	"YS/5RBBd4JN5h1Ci6dN5h0/NinjwmFQd82nHGUbyZJZQvIHcVJnAjU1SV8d9V+qq3xucDc6PTwdntytc",
+	"1Um2rk11r3aKr8zszTxMvPRWeda6ptRMYjN1NzzOzN6vkwu2YwwNu2AnAhcN4QHkdk8gt1e4QTtQGMqM",
+	"hOWutA936zKqVMgCCZWNW8hYW80xX6Qgh1K6H8ahwGwUnc9wq7XFzZruqQEF3/TXoMdES29kb5HAtlae",
+	"7U+U47tcrt/cl/psn2PpxAIBbmiM87F2gYiGJcNplhONyBRAu8QPh77UD5/Q63PJkhmfaDOLzTJof5Yz",
+	"Nef4LXufRCLTX+r5D5pQMyw39asS+Y8RqIDPhKnbtEF7xdC9ICvmVblcFL6qvZQ16Ye+hGMbldDrUzOt",
+	"DnuRFbo3uSxTWtZQ86UENWwYkNJhNBOhuQ1H5sunK0Ck6qQhU4knKegHAXKP6HWeFUT15ZwX06EZnA5p",
+	"AAWe/aRIZuJn1RESPqx282+9N0FrWMLwyP7CRNyG2TxyLQ/9Q1+uT1Z7CJi3ASOM3PFIpKIQ0aicUQmU",
+	"KABB0A3GLrnU9HbEh4M/8Vm8XE2jlVcPsLYGVaWyeDCop7FAU0X/CEuK4ayHGuVUGCSL2drkhP7ByXkn",
+	"lDtTOu52yp2xr9cZd1BPqpQfJSucS5ktZAhiSpurHjavxXiaZe9IVNSWq8P6EfeHhCu1VWHAnig2EdlM",
+	"94iDkauLdpf3tB5e3SJq7YmAq5LSaIf7tlOo0PFIJEQZqWGjOz4TJ+Exb/eiftweiFPevhifh+2z6FSc",
+	"xAN+PO6HoO46oWj2VCSTadEYdju9vte4TqJiqv849ho38KHXWOr/d0/0kTyGNpZp2SJbhFNh5ngs9Azj",
+	"IzaDCHbBBl02vwGBqg4U1XYXoj6rd9JReOOtGOjD/r5ERZwLd85T3MuQ3Iiwo/UOKo16RX9xVqFj/H8B",
+	"QqGNvRz1wgtxxk/G7WOYyvxUtM/H3bB9EZ2Ls/iUn4wH4YF++EhVZiu5GDK99k6GXdaYbSTgA1XhcaKM",
+	"6EdQjVUxwPc+zqTY/arI1nW54UVg3/gSOgddlilXLvx+KcARskagfFQZj0NC4ZBQuI1tamdu1f+phOZz",
+	"108PrY14r0mEow/0L6KqogtVp+yq7SZVOYPrHH70x/TyNWE7VNZLqKoyMMe0NcGKbDZWBVD2AnLcsJS/",
+	"9ia1LRcwv+E3gL+FxqT+py/JUlMtVO5TFBo3axnKJOfabOywksOFjXNoSg6OqcO+14+HXagwBdVtkeMB",
+	"azptHW42+1sjxKvUO/TgsW+4sM5hgCY9eofhqZk7deHOwdbMlD4IJjD6EKGyPdzqfEsUC3zXCsPiQHbY",
+	"uEvipL9189vIF27TxjEsoe+rKx9yjcQSSgqDTacKMUWwlvbDbIdJf6i6AGpZzy8X2VxIECJNCtbEe5ub",
+	"fbekxJj54LIIPKQTQ4lAujqRk9YIeJi10cd6RuqML5FfSzFaSCsii5LSNhS1za5lfRbvFfybrFQ3tgO8",
+	"0rXwjr3URqmMKCwY0ZZMbUuIcrVK+NUNpn0fMr3YlVjqyA331YZHTZHtsYX8QOWjTTFRtmOMiXD09UEm",
+	"tpltuSWS5CRX4fCHMWp9FoHyazkNPjFyZPOFJvqxFw3yE8Ip3YcOp6zyFQ9cxLqD8kBFfJxURGerpqWK",
+	"/wQ0gEGq3JffQuWKN0GfnkFqi873lfySx6Qj5z4E+kKURJiUbBrGuy8BzHk9TcJpRc5Zu2XwqVcNaJR8",
+	"saTw5TzPokUoIvxRyaADX69KkmzC6ZModj0VcC5Z5wSdmOvp0p6ZALiyNMAWyiZQIV2r3kEFzaGRviTB",
+	"FDoed8dggeDlVrgNFpF+dMfPF1TrhR7ZS7K3vGJ/5pR77fZ6wKWGywH+8WDwD+rx+9oBabvZQsomBIkJ",
+	"M814BLOhp3ewfpdES4ZQQQPgHKD7qtusp01TiRIBOi2KuWK/vvpJeUwlvwv0Qa7+etnun5yyKJkIVSiM",
+	"2OLdrErwFCRR4GYs+OBTfY4fI78xZH/+899/0I4YgHsQ0HXaHRNGxRe1ewNQq/HlWCC6dJUxPLKvaZB0",
+	"ioVQ2bPnsb7Hjv/857/ZXDtDJdX8dSkUsYdQEi/RDCa7XSeWRNxzPDLGIs5ywcyfaPetss+B8owyzZ7V",
+	"WHJqY7CPpQ7V0BUmRggsOlgVhjZcQ7ccMo4iTNRNhpCuP8PzaFTDzX4nxByDfeY6qg+rHLo3PNIywQEZ",
+	"Qo6afn4u4oXaJnmEVOzddJZQ3grVdrQTZ5V20tRAVwhVUYW1gNw82nmOOBVU/mBNRH2o3/pvOmrK+yen",
+	"AFlplwCQBKYCTtwA9cWwep2e7C/4DEKVs2QmtPkYeOAq62Xy3bIQSn9Ht0W/H2pNNW12IUpmQsJKZmOR",
+	"Ztfa62+7z5N8hhLelTVSjzui/sDaJeE6GQtqAZcBhJIhakMhrRGWqWCwkp9gqMBpo15+BhxELcXaWbhJ",
+	"jMqXTRQ7HbA0uxY5FGmZihu9VSQF/Mh2D0RJFOux8RKNqxP2PPkObg0IL8WaAfzj6L+CFptybWoBAoC6",
+	"E7EBegNIIpHpX8M/9K/1rd0LPPtrvNRB55BKAt0DLuIwjpXfcMn++vrnn07YeCGjVOip41gGvyfzoAW9",
+	"OYHuLjBoUtdYmF41eBKo5asnkR3KLeOIKl1bhlLvEqCabCqKUIdCOWloG7xvYDcDQs3h8OJvx0IlkUC5",
+	"MabPGZG3RiyYFrP0BMYOry0LLgu21inUXRtuDPB2zsY8fLeY47eth9UZt+peDywzXqKTcEdDxhJyYHeM",
+	"KtltQq3ezJle5aH3RDE9vVreJtWK/RQhLtd0879tLBP0LLyV2fltrZi24qloX9z0Ttvv+525nEA2GGFL",
+	"vYs+1ITBA6IxbOB+hj/C7bIxbFzE56dR97x3fj4Iz6LTkwvejwXn3fDkhEfd3gk/HseDuDfuj7vj834/",
+	"jHon0WnYOxl3426Xd8/1vcyu2hgOLrrnZ2deY5GnBARQw6OjMJIdHs5EpxCqMHUdN78AIa163fPuH29q",
+	"BCwGO/ss6zPlXhXZH5eIhS02YeBTo+qGbrC2YIytWrZfHmp1EG8/oKduQU8lkpyI/eFTdnWUqRxYIxvk",
+	"BKyf8RVJCmwdgL+t/P7r59VvJM47SK6Qy3KkZXaNmbWSme/OKXAAyaNsHRBfB8TX15QtwfDVSvClgvj6",
+	"7AAhkZi28sBXqm8Z3hP5DEkOej7KY+MlxBsqaQJQYjY5AfZjQREJvVCSSK3ULCMvC5ZSk6qfgsKwwS8E",
+	"lBKxhVENGsLKDhtusOfG00Dh0WgJUuIj+G/d6r+YS6nGrP4IgkWoTw7lIUme3ZdWAhGwZ2tkPZFbVe3x",
+	"Arl02M7WpmRITVXWe6p+asYMurZabVSPnd7ETJVRVi0yqsR7kSPe2KkO6oiGQnftWhQ0g5qY+5YC1VdV",
+	"SoAO9i0B+qjSPs6L//YB+2To9uhC4d6d7KEOTR38Kik4e2Vu9YdupxQ3BTUbtKN3NhFwRu6SI6LZdcgP",
+	"3Xd5R4dyultxx90PAlP8fHNGiABdUKhcW9eouo8YV0w/F5mpLzC0xfrZJBMKFBhIkAil9lWR82QytZmP",
+	"aun8ROpdqFAexuODl7++Bq1X5JTa0vsUDudyyf76+vVLuvcIuBO5iPT84qnC6g03Rc59SaZPCxM4ly9/",
+	"JPWMkOd5YquEQOx6vCxwY+QRtMKX+LJPFAueveaTAKO+CdQ8ZNccszgQeQVUINiC+nXKRAgUcC4UPFyi",
+	"7F6gZ0QqbKqqw66EYFEWKjMinRlWTgz0tVfJ7yIg+a9UcFWwE/Zz8h1awFfHjJQaWiMzSIs5K7LVizNY",
+	"u3nhMY41ynP46M9//V8nts6OWHnVn//6f9R4PFhT/WioMT3VJl2O/al/AJk+AGwzdKUWskhSfHt8I92B",
+	"4mae5EJdFgFr9gdsmi1y3eOGiN4alXX6ydyeIz4QJpEk8jekZAz/Flpn0IDYY87LYJfNMlpISuTvYSjp",
+	"GSA6wpp99jz5jo2XvqSGDG3ZBedefIz0P5pFK+YR5tJAAofaTA9RrMgmopiKHLuHOL+67SZx+o9FVnCD",
+	"D6cP38KHb8VNKARkDKFUzXWihMMyJz45JhpBh3kTK/1+2MDVmDh16v2FxCEEva1IRfeCbeo/j51AWJwG",
+	"5e2i3HZJvRknh+EPuTvTlgqduH6/svqcWyLRFMX9EoHnPdmv2PNfiPxKw74heEsL4ZorrDIsopE5IWnD",
+	"+uIRWmxi5xApvYPJsC2otmE3GrKa+tbmvLjOFmnky2mWRmymLYliymsOjENY6xDW+prCWld6K6RJjlXU",
+	"9DnkeDDGF/kE/+Xog8lq/7E1pkU7s9UdMfa3Y40UhDkAF0Rv1hBGykUoEJ4EUS2r2uqaCYiszYWaojUc",
+	"Z7mJrGgHBhTV6TZsKYohrSm9tvUQ5QtoqYdHBdGQMiWwrLwv6x2H/Y3BNUvmuSgezIz5lYbpfkXOdjme",
+	"758siK34zHPqPw0Oa/w/T7vVuVCLmfa57nyXODLraEvkQykxG6cUHii9YInevipd/Qh2siEe0cnvwlRI",
+	"rPqixmM1GFiLemvqtiy0UzteOm6qEz2hp0BsggLZ+k6QT8NPbVFG2DJYFvuyhBd22CWGBQCJSaqnibLw",
+	"wKqWVUC1fTxHV7MOkaa3FwJmVfdE/SiCBFpVK4P4g8fQGg/YnENcGs2Ty5c/VhuqXT8FNkpAXiA83zK+",
+	"tY9O/tzbWaJmvAingVfi2yAs5EswwQnc1GEv4Q+qikAIU7pHIs2kCEg81QlfYJRLIEWCpNLw13iWrUAt",
+	"q1zwpLBS0g/pvd+By+1L8I3HWbS8tURkfVdqp71uoGp96srh9qDH0YN64Lu7upUO+ULUxJ2c3XI7GVX2",
+	"kkrW3lWk/MbK8HxDPuv6Gh5SmFVvIqagDOkWUugeTV27WdoNGwq4zPU8pZh6GXwYlvLOjoVcWtpwU9i8",
+	"KRVOdtvB7X2sbu+9z0wDEaJBpjCKPpwMMCn48AfUtFg9bYar1pqLZMqkKIULfNnURptn7TRiKCEKegTk",
+	"GW4zDtbasNugL83kv9d6Q/8JEYMfEpmoaekTfKYXYARF90G90DVMyAikiFWVCoypIJVMJCSplAhzYTVl",
+	"IS+GJt1sSNrFappdS9LLNcqvRDLIfElBib/jQ5/RM4NVXeE6O3GECSKbK56IYjMRwK0CP+gONgFVVtrx",
+	"ELzdL8DEva6+5U5c3L/XXLM7CrP+6q1Yi7V5eP/hi0s9136R6fIQuNgRp3Hb3uHsX3Yv2qzm/kpMEgUF",
+	"LzhkbsAnJutI1T3PYp5R6QCCAPpn+uByqyAH8L0+u1XgMQJVUOjhquAy4nnE/m7Vl9VchElMK4g1A2p6",
+	"OwHxbvNXkcyEKvhsDsg986m+OS8WuQgoa06bnQu8oN2TBbh7Br5sBtdTJcK3f/7z30FrSMHVpGAyu/ZW",
+	"9tF0aZ1ZunUTohkS6Zo5HJrKqSAFlt2aSdjyCBEyXvoymIjVrS8gAxd6Ed1qkItAGm8C5kDyHnxrC9HQ",
+	"m/zQeabTbyyTvkQtdaSdNSPRjha4TwlUXGp58F1iqruMefgui2OUbhhni0IPbi4Ei/QLlsh3miE5izJB",
+	"pcawY/o3N6OqJQvWyjST2SIXEQZOBr0ue67PhihR3Aa/zAxmzYA+j14JrjIZ6N7KJAxvkJZHxvfYHYlQ",
+	"AQyVwnA6Lwoxm1PpGAgJmbAVl4yPVZYuCsECoB4FMOmNfr0D7IEKOXHOJ6glolsNd9GvCgr9nM3z5D0v",
+	"hMfSLJvrjtPDlybyXRuQ+b7kUZQLpUpBK90YqEMwzRTdJlGWKwxsaW4GeenLMJNShNoaoJJh5oZJUQp+",
+	"IcZJYmUEWr32K1+qRThFljJeCmAKztB4NF2F7ycz69dAbA6q7zQvWSTeizSbgzIQBg09Fnz/7G9vf/7l",
+	"+2f6nE9T3ffQoRg8o56xPSBUp3W31sXDis/bmalfzphfCECBMhQWgWJ+eL/MTJxHWwNlm7EkK3vOVwYq",
+	"KQ8VF43YMZz/hld+tiZU0HizyjqEs8fhHZpr+Txp7AkUWenWeyURSnG9Ooq3mZIv1i/Z3ZKsvbg2TGcX",
+	"ygqjEI5Qu754Qds1hPDoQP7iYBUprsv1e1eUQmOBHZ2Is+gi7I3bx7wftwfjU9E+j7ph+yzu8f74OBxE",
+	"J+JrxMlY+90FGnxFjMK7URV/nJHCA67l24lSXUYR42vOXr2vt3+w6ugD/WsPle1yrzcs8cja4w5/i0xM",
+	"lmYTNfIl/ams8ipNeRZDGM5jEpDflE2NAf7tyF/7ck3/mmS0dzYrfUl25Y5mE4r+PrzZ9HczIntoV9sx",
+	"IfHqzley/x9ULTcufFxyO699b3PQubJgM2IRovV1+xryZa1vtuMaer4W6/jSC+gz47f7xm4/PW67ydRe",
+	"nQ6HUO2jCdU+F8hf2nXFblCLf0raqoh2ArFUJSgIkQpu47N6XSpUf+uwQEiInA19SaLvqsjm7tk8NHQn",
+	"3UZSq+MyFCkGhOjYluKmsKe1jQ+Bj7QWjXSeigUyWLHIJbHS7K6TScQreYynKnM0phX2pwkGRnDMr8UA",
+	"kesHYbYiY3KRpq2RiUHPF+M0UVOrzYHZU19mcYxVrLH2omntJerZQGgQ1j2RCMkNvClsXMyXGB1VLJFh",
+	"ugB/Fq51gtsrl2L32BZ1fHlpnQBwfVdk5q0pU7GpDJDLYyrTjVA0ZBSqcuJ0U57PUqGUE+6MM4zIQaB2",
+	"kWJp4g1Zv9Xg5J0H6R5bFAxl2L/8afSpATBcaIYIf1s87M2e8vSfE8b66o/UcvV9Jfr3d2N8H3TsH1kt",
+	"LtTJXLf4n4DUsWdkfSHhiui1QtxHJOCoNBo2oll+kcJmrNhc5NQ45QgPm+ZXQS1Ev0fRW8xS0qk7xExY",
+	"Uhheo8em2TVLMyyAVWTZO4+AVrxYkJlhE5L2kMlyD28EEYWQz5DjwoQeXtbkRgDYpMY8X3JWJDORLYC8",
+	"br6mLJwpIW5fNlEsIEsqQLvDiW7kYsYTyZqBtgku8dPLImAK06hClgaDbp22phagfgnZp0AtQssotijH",
+	"psxY/+bGcLuxQHmZnQUk46DX9eXzTIoW6ABbw47Yx5X4vDGwWhBhcSI3Rl27jNWA0MC8wLSw7pE4mSxy",
+	"fTX0WLlhLimO48vmGeaMHeL9fUdqfqpLDT/s0f6YsUfUJ8t9sEeVa/Y+cFeu3oo9Kveagyf7uEBHXLon",
+	"0LYgr9p8Ck0FT4vp7xvPkUvygvrdrnZ+YLPnRIrKs1AohdgDBWosoPZloSdQSBs1y3nBx1yBJOhaBOqv",
+	"0ITG56orGW3HRvZu9yQxPvsKL91gfpr3TBRbzDufPmWq1seKaSG0/zw1alzuE52xU0tViBmNHITpdxs4",
+	"e7CZcTDOrYco0JPucYe95u8QQ5RIVejzielzLItZnhWI/sok/LJuDF8JHiVSKPV4h9G+O2j783Cq11Xn",
+	"83aAO7FDt80EE4MJucR1ZkIMqnZarBq49RYtYIXwzK12009ZyNMaXBFrzvTkyBeypUe/BGusqZ3CsUjt",
+	"Wrt78l7oKQL7U24mjJ7sY4F86SwPp0IVOS+yHFQySOGMXnBd5+6K0IOQeYoYWogyAgU/R+U+cW+mj6aa",
+	"Wz21ioTrQluu7CEqjF5n+bs4za6d+5YSXOs3NzhxEbUTyRYKZIh4iAVHxjyF5Yb0xnmmEhtIcttNP6u5",
+	"+6W8FXzKmsa6k+myZXkLzqGRxZB3WIWRoq8wc9phD5D619Q3ZKrIBZ8ZU3LtzfHezj2pOtf6HX+oVofZ",
+	"riCGKLD8vYhsPNKq1NlHGe7A+rNepryIs3zGcHfLcsWaquBx3KLZOqEnFAVUCgGp2hhChNga/dJqkS+d",
+	"p5lbNf5488f/DwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -184,6 +184,34 @@ func (q *Queries) ChainTransferCredited(ctx context.Context, id int64) (int64, e
 	return result.RowsAffected(), nil
 }
 
+const chainTransferGet = `-- name: ChainTransferGet :one
+SELECT id, network, tx_id, token, from_address, to_address, amount_raw, amount_minor, block_time, block_number, status, reason, deposit_id, needs_review, seen_at, updated_at FROM chain_transfers WHERE id = $1
+`
+
+func (q *Queries) ChainTransferGet(ctx context.Context, id int64) (ChainTransfer, error) {
+	row := q.db.QueryRow(ctx, chainTransferGet, id)
+	var i ChainTransfer
+	err := row.Scan(
+		&i.ID,
+		&i.Network,
+		&i.TxID,
+		&i.Token,
+		&i.FromAddress,
+		&i.ToAddress,
+		&i.AmountRaw,
+		&i.AmountMinor,
+		&i.BlockTime,
+		&i.BlockNumber,
+		&i.Status,
+		&i.Reason,
+		&i.DepositID,
+		&i.NeedsReview,
+		&i.SeenAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
 const chainTransferLock = `-- name: ChainTransferLock :one
 SELECT id, network, tx_id, token, from_address, to_address, amount_raw, amount_minor, block_time, block_number, status, reason, deposit_id, needs_review, seen_at, updated_at FROM chain_transfers WHERE id = $1 FOR UPDATE
 `
@@ -267,6 +295,52 @@ func (q *Queries) ChainTransferSettle(ctx context.Context, arg ChainTransferSett
 	var id int64
 	err := row.Scan(&id)
 	return id, err
+}
+
+const chainTransferSettlements = `-- name: ChainTransferSettlements :many
+SELECT s.transfer_id, s.action, s.operator, s.note, s.created_at, u.id AS user_id
+FROM chain_transfer_settlements s
+LEFT JOIN users u ON u.email = s.operator
+WHERE s.transfer_id = ANY($1::bigint[])
+ORDER BY s.id
+`
+
+type ChainTransferSettlementsRow struct {
+	TransferID int64
+	Action     string
+	Operator   string
+	Note       string
+	CreatedAt  time.Time
+	UserID     *uuid.UUID
+}
+
+// ChainTransferSettlements is the audit records of the transfers ids, oldest
+// first, with the operator's user id when the recorded name is a user's email.
+func (q *Queries) ChainTransferSettlements(ctx context.Context, transferIds []int64) ([]ChainTransferSettlementsRow, error) {
+	rows, err := q.db.Query(ctx, chainTransferSettlements, transferIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ChainTransferSettlementsRow{}
+	for rows.Next() {
+		var i ChainTransferSettlementsRow
+		if err := rows.Scan(
+			&i.TransferID,
+			&i.Action,
+			&i.Operator,
+			&i.Note,
+			&i.CreatedAt,
+			&i.UserID,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const chainTransfersByTx = `-- name: ChainTransfersByTx :many
@@ -775,6 +849,66 @@ func (q *Queries) DepositsForAmounts(ctx context.Context, arg DepositsForAmounts
 			&i.TransferTxID,
 			&i.CreatedAt,
 			&i.ExpiresAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const operatorTransfersList = `-- name: OperatorTransfersList :many
+SELECT id, network, tx_id, token, from_address, to_address, amount_raw, amount_minor, block_time, block_number, status, reason, deposit_id, needs_review, seen_at, updated_at FROM chain_transfers
+WHERE ($1::text IS NULL OR status = $1)
+  AND ($2::boolean IS NULL OR needs_review = $2)
+  AND id > $3
+ORDER BY id
+LIMIT $4
+`
+
+type OperatorTransfersListParams struct {
+	Status      *string
+	NeedsReview *bool
+	AfterID     int64
+	RowLimit    int32
+}
+
+// OperatorTransfersList pages every transfer by id for operators; status
+// and needs_review narrow it when set.
+func (q *Queries) OperatorTransfersList(ctx context.Context, arg OperatorTransfersListParams) ([]ChainTransfer, error) {
+	rows, err := q.db.Query(ctx, operatorTransfersList,
+		arg.Status,
+		arg.NeedsReview,
+		arg.AfterID,
+		arg.RowLimit,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ChainTransfer{}
+	for rows.Next() {
+		var i ChainTransfer
+		if err := rows.Scan(
+			&i.ID,
+			&i.Network,
+			&i.TxID,
+			&i.Token,
+			&i.FromAddress,
+			&i.ToAddress,
+			&i.AmountRaw,
+			&i.AmountMinor,
+			&i.BlockTime,
+			&i.BlockNumber,
+			&i.Status,
+			&i.Reason,
+			&i.DepositID,
+			&i.NeedsReview,
+			&i.SeenAt,
+			&i.UpdatedAt,
 		); err != nil {
 			return nil, err
 		}

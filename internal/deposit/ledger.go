@@ -193,6 +193,12 @@ var (
 // MoveSettleCredit), the audit record and the transfer's new status commit
 // together, and only a transfer waiting for review is settled, once.
 func Settle(ctx context.Context, st *store.Store, id int64, m Move, operator, note string) error {
+	return st.InTx(ctx, func(q store.Tx) error { return SettleTx(ctx, q, id, m, operator, note) })
+}
+
+// SettleTx is Settle in the caller's transaction q (the operator API runs
+// it in the transaction that stores its answer under the Idempotency-Key).
+func SettleTx(ctx context.Context, q store.Tx, id int64, m Move, operator, note string) error {
 	operator, note = strings.TrimSpace(operator), strings.TrimSpace(note)
 	if operator == "" || note == "" {
 		return ErrSettleInput
@@ -202,42 +208,40 @@ func Settle(ctx context.Context, st *store.Store, id int64, m Move, operator, no
 		return fmt.Errorf("%q is not a settlement", m)
 	}
 	to := rule.To[0]
-	return st.InTx(ctx, func(q store.Tx) error {
-		t, err := q.ChainTransferLock(ctx, id)
+	t, err := q.ChainTransferLock(ctx, id)
+	if err != nil {
+		return err
+	}
+	from := TransferStatus(t.Status)
+	if !t.NeedsReview || !from.NeedsReview() {
+		return ErrNotForReview
+	}
+	if err := CheckTransfer(m, from, to); err != nil {
+		return ErrNoDeposit
+	}
+	if m == MoveSettleCredit {
+		if t.DepositID == nil || t.AmountMinor == nil {
+			return ErrNoDeposit
+		}
+		outcome, err := CreditLate(ctx, q, *t.DepositID, t.TxID, *t.AmountMinor)
 		if err != nil {
 			return err
 		}
-		from := TransferStatus(t.Status)
-		if !t.NeedsReview || !from.NeedsReview() {
-			return ErrNotForReview
+		if outcome != Credited {
+			return fmt.Errorf("the deposit was not credited: %s", outcome)
 		}
-		if err := CheckTransfer(m, from, to); err != nil {
-			return ErrNoDeposit
-		}
-		if m == MoveSettleCredit {
-			if t.DepositID == nil || t.AmountMinor == nil {
-				return ErrNoDeposit
-			}
-			outcome, err := CreditLate(ctx, q, *t.DepositID, t.TxID, *t.AmountMinor)
-			if err != nil {
-				return err
-			}
-			if outcome != Credited {
-				return fmt.Errorf("the deposit was not credited: %s", outcome)
-			}
-		}
-		_, err = q.ChainTransferSettle(ctx, db.ChainTransferSettleParams{ID: id, Action: string(to), Operator: operator, Note: note})
-		if errors.Is(err, store.ErrNotFound) {
-			return ErrNotForReview
-		}
-		if err != nil || m != MoveSettleRefund || t.DepositID == nil {
-			return err
-		}
-		// The statement refunded the deposit under review, if one is attached.
-		row, err := q.DepositGet(ctx, *t.DepositID)
-		if err != nil || Status(row.Deposit.Status) != StatusRefunded {
-			return err
-		}
-		return WriteEvents(ctx, q, []db.Deposit{row.Deposit}, row.DbNow)
-	})
+	}
+	_, err = q.ChainTransferSettle(ctx, db.ChainTransferSettleParams{ID: id, Action: string(to), Operator: operator, Note: note})
+	if errors.Is(err, store.ErrNotFound) {
+		return ErrNotForReview
+	}
+	if err != nil || m != MoveSettleRefund || t.DepositID == nil {
+		return err
+	}
+	// The statement refunded the deposit under review, if one is attached.
+	row, err := q.DepositGet(ctx, *t.DepositID)
+	if err != nil || Status(row.Deposit.Status) != StatusRefunded {
+		return err
+	}
+	return WriteEvents(ctx, q, []db.Deposit{row.Deposit}, row.DbNow)
 }

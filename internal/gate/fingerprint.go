@@ -3,6 +3,7 @@ package gate
 import (
 	"crypto/sha256"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -17,9 +18,10 @@ const idempotencyKey = "Idempotency-Key"
 // body as Check wrote it, compact and with members sorted, so whitespace and
 // member order do not make two equal requests differ. The target is the
 // method and the path with each parameter as the handler reads it, a UUID
-// written in lowercase (fingerprintable holds every parameter of a keyed
-// operation to be one); a parameter that is no UUID gives nil, and the
-// validation refuses it.
+// written in lowercase, an int64 in decimal without leading zeros
+// (fingerprintable holds every parameter of a keyed operation to be one of
+// the two); a parameter that is neither gives nil, and the validation
+// refuses it.
 func (op *Operation) fingerprint(params map[string]string, body []byte) []byte {
 	if !op.Keyed {
 		return nil
@@ -34,10 +36,15 @@ func (op *Operation) fingerprint(params map[string]string, body []byte) []byte {
 		}
 		end := open + strings.IndexByte(rest[open:], '}')
 		value := params[rest[open+1:end]]
+		target = append(target, rest[:open]...)
+		rest = rest[end+1:]
+		if n, err := strconv.ParseInt(value, 10, 64); err == nil && n > 0 && value[0] != '+' {
+			target = strconv.AppendInt(target, n, 10)
+			continue
+		}
 		if !isRFC9562UUID(value) {
 			return nil
 		}
-		target = append(target, rest[:open]...)
 		for i := range len(value) {
 			c := value[i]
 			if 'A' <= c && c <= 'Z' {
@@ -45,7 +52,6 @@ func (op *Operation) fingerprint(params map[string]string, body []byte) []byte {
 			}
 			target = append(target, c)
 		}
-		rest = rest[end+1:]
 	}
 	h := sha256.New()
 	h.Write(append(append(target, rest...), 0))
@@ -64,7 +70,7 @@ func takesIdempotencyKey(op *openapi3.Operation) bool {
 }
 
 // fingerprintable refuses a keyed operation with a path parameter that is
-// not a UUID: fingerprint writes only UUIDs in a canonical form.
+// not a UUID or an int64: fingerprint writes only those in a canonical form.
 func fingerprintable(keyed bool, path string, item *openapi3.PathItem, op *openapi3.Operation) error {
 	if !keyed {
 		return nil
@@ -75,7 +81,7 @@ func fingerprintable(keyed bool, path string, item *openapi3.PathItem, op *opena
 			if p == nil || p.In != openapi3.ParameterInPath {
 				continue
 			}
-			if s := p.Schema; s == nil || s.Value == nil || s.Value.Format != "uuid" {
+			if s := p.Schema; s == nil || s.Value == nil || (s.Value.Format != "uuid" && s.Value.Format != "int64") {
 				return fmt.Errorf("%s takes an %s and its path parameter %s is no uuid: its fingerprint has no canonical form", path, idempotencyKey, p.Name)
 			}
 		}

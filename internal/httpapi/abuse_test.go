@@ -45,8 +45,8 @@ func bodyCalls(t *testing.T) []specCall {
 			out = append(out, call)
 		}
 	}
-	if len(out) != 13 {
-		t.Fatalf("%d operations with a body, want 13 (signIn, the three idempotent creates, the version upload, the two edits, the action, a comment and its edit, the upload's create and complete, and the deposit claim)", len(out))
+	if len(out) != 14 {
+		t.Fatalf("%d operations with a body, want 14 (signIn, the three idempotent creates, the version upload, the two edits, the action, a comment and its edit, the upload's create and complete, the deposit claim, and the operator's settlement)", len(out))
 	}
 	return out
 }

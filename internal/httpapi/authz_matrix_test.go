@@ -94,6 +94,11 @@ var authzMatrix = map[string]map[caller]string{
 	// never seen.
 	"claimAccountDeposit": {anonymous: "401 unauthenticated", acmeAdmin: "404 not_found", acmeReviewer: "404 not_found",
 		acmeAuthor: "409 transfer_unknown", acmeViewer: "404 not_found", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
+	// The operator API does not exist for anyone who is not a platform
+	// operator (none of the matrix's callers is one).
+	"listOperatorTransfers":  signedIn("404 not_found"),
+	"getOperatorTransfer":    signedIn("404 not_found"),
+	"settleOperatorTransfer": signedIn("404 not_found"),
 }
 
 // uploaders is the row of an upload operation: authors and admins.
@@ -224,6 +229,8 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 			return d.env.DB.WebhookEndpoint(t, d.org).String()
 		case "{uploadId}":
 			return d.sentUpload(t)
+		case "{transferId}":
+			return "1"
 		case "{assetId}":
 			return d.asset
 		}
@@ -247,6 +254,8 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		"updateCreativeComment": map[string]bool{"resolved": true},
 		"createUpload":          map[string]any{"fileName": "m.png", "mimeType": "image/png", "sizeBytes": 100, "sha256": strings.Repeat("a", 64)},
 		"completeUpload":        map[string]any{},
+
+		"settleOperatorTransfer": map[string]string{"decision": "refund", "note": "matrix"},
 	}
 	return path, bodies[operationID]
 }

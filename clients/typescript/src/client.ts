@@ -47,6 +47,11 @@ export type CommentAnchor = Schemas["CommentAnchor"];
 export type CreateCommentRequest = Schemas["CreateCommentRequest"];
 export type UpdateCommentRequest = Schemas["UpdateCommentRequest"];
 export type ListCreativeCommentsQuery = NonNullable<operations["listCreativeComments"]["parameters"]["query"]>;
+export type OperatorTransfer = Schemas["OperatorTransfer"];
+export type OperatorTransferList = Schemas["OperatorTransferList"];
+export type TransferSettlement = Schemas["TransferSettlement"];
+export type SettleTransferRequest = Schemas["SettleTransferRequest"];
+export type ListOperatorTransfersQuery = NonNullable<operations["listOperatorTransfers"]["parameters"]["query"]>;
 
 export interface ApiClientOptions {
   /** Origin of the API, e.g. "https://api.example.com" (paths already start with /api/v1). */
@@ -323,6 +328,23 @@ export function createApiClient({ baseUrl, fetch, headers }: ApiClientOptions) {
         unwrap(
           raw.POST("/api/v1/me/balance/deposits/{depositId}/claim", {
             params: { path: { depositId }, header: { "Idempotency-Key": key } },
+            body,
+          }),
+        ),
+      ),
+
+    /** Platform operators only (404 for anyone else): transfers to the treasury, filtered by status and needsReview. */
+    listOperatorTransfers: (query?: ListOperatorTransfersQuery): Promise<OperatorTransferList> =>
+      unwrap(raw.GET("/api/v1/operator/transfers", { params: { query } })),
+    /** Platform operators only: one transfer with its settlement audit records. */
+    getOperatorTransfer: (transferId: number): Promise<OperatorTransfer> =>
+      unwrap(raw.GET("/api/v1/operator/transfers/{transferId}", { params: { path: { transferId } } })),
+    /** Platform operators only: settle a transfer waiting for review (one Idempotency-Key for its retries). */
+    settleOperatorTransfer: (transferId: number, body: SettleTransferRequest, options?: CommandOptions): Promise<OperatorTransfer> =>
+      withRetries(options, (key) =>
+        unwrap(
+          raw.POST("/api/v1/operator/transfers/{transferId}/settlements", {
+            params: { path: { transferId }, header: { "Idempotency-Key": key } },
             body,
           }),
         ),

@@ -898,6 +898,81 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/operator/transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List transfers to the treasury (operators only)
+         * @description Platform operators only: for anyone else this path does not exist
+         *     (404 `not_found`). Transfers to the treasury as the chain watcher
+         *     recorded them, oldest first. `status` narrows to one status;
+         *     `needsReview=true` to those waiting for an operator (late or
+         *     unmatched and not settled, claimed ones included), `false` to the
+         *     others.
+         */
+        get: operations["listOperatorTransfers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/operator/transfers/{transferId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one transfer to the treasury with its settlements (operators only)
+         * @description Platform operators only; for anyone else the transfer does not exist (404 `not_found`).
+         */
+        get: operations["getOperatorTransfer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/operator/transfers/{transferId}/settlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Settle a transfer waiting for review (operators only)
+         * @description Platform operators only; for anyone else the transfer does not exist
+         *     (404 `not_found`). Settles a late or unmatched transfer that waits
+         *     for review, once, with an audit record (the operator, the decision,
+         *     the note, the time) written in the same transaction:
+         *     `credit` credits the amount received to the attached deposit,
+         *     exactly once (its `creditedAmount` is the amount received, status
+         *     `credited`); `refund` marks the transfer refunded (the refund
+         *     itself is sent from the treasury's wallet) and the attached
+         *     deposit, if any, `refunded`. The command line's `transfers settle`
+         *     runs the same code. Answers 200 with the transfer, its new status
+         *     and its audit records.
+         */
+        post: operations["settleOperatorTransfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1371,12 +1446,92 @@ export interface components {
              */
             scale: 6;
         };
+        /** @description A Money or null (see NullableUserRef). */
+        NullableMoney: {
+            /**
+             * @description The amount in minor units, as a string of digits. A request writes it without leading zeros (`"010000000"` is a 422 `invalid_format`).
+             * @example 100000000
+             */
+            amountMinor: string;
+            /** @enum {string} */
+            currency: "USDT";
+            /**
+             * @description The number of decimal places of `amountMinor`.
+             * @enum {integer}
+             */
+            scale: 6;
+        } | null;
         CreateAccountDepositRequest: {
             amount: components["schemas"]["Money"];
         };
         ClaimAccountDepositRequest: {
             /** @description The id of the chain transaction that paid, 64 hexadecimal characters. */
             transactionId: string;
+        };
+        /**
+         * @description What a transfer to the treasury is recorded as: `confirming` (pays an
+         *     on-time deposit, waiting for its block to be final), `credited`,
+         *     `late` (arrived after its deposit expired), `unmatched` (pays no
+         *     deposit), `failed` (its receipt failed), `vanished` (a fork removed
+         *     it), `refunded` (an operator sent it back). New values may be added:
+         *     treat an unknown one as needing no action.
+         * @enum {string}
+         */
+        TransferStatus: "confirming" | "credited" | "late" | "unmatched" | "failed" | "vanished" | "refunded";
+        OperatorTransfer: {
+            /** Format: int64 */
+            id: number;
+            transactionId: string;
+            /** @description The USDT amount received, or null when the transfer carries no countable amount (see `amountRaw`). */
+            amount: components["schemas"]["NullableMoney"];
+            /** @description The value as the chain sent it. */
+            amountRaw: string;
+            /** @description The sending address. */
+            from: string;
+            /** Format: date-time */
+            blockTime: string;
+            status: components["schemas"]["TransferStatus"];
+            /** @description Why an unmatched or failed transfer pays nothing. */
+            reason: string | null;
+            /** @description Late or unmatched and not settled yet (claimed ones included). */
+            needsReview: boolean;
+            /**
+             * Format: uuid
+             * @description The deposit the transfer pays, is late for, or was claimed for.
+             */
+            depositId: string | null;
+            /** @description The settlement audit records, oldest first. */
+            settlements: components["schemas"]["TransferSettlement"][];
+        };
+        TransferSettlement: {
+            operator: components["schemas"]["SettlementOperator"];
+            /**
+             * @description What the operator decided (`credited`, `refunded`). New values may be added.
+             * @enum {string}
+             */
+            decision: "credited" | "refunded";
+            note: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description Who settled. `id` is the operator's user id when the name is a user's email; null for a name given on the command line (`transfers settle --operator`). */
+        SettlementOperator: {
+            /** Format: uuid */
+            id: string | null;
+            name: string;
+        };
+        SettleTransferRequest: {
+            /**
+             * @description `credit`: credit the amount received to the attached deposit; `refund`: the transfer was sent back.
+             * @enum {string}
+             */
+            decision: "credit" | "refund";
+            /** @description Why, for the audit record. */
+            note: string;
+        };
+        OperatorTransferList: {
+            items: components["schemas"]["OperatorTransfer"][];
+            nextCursor: string | null;
         };
         /**
          * @description An event's `id` in the live stream (its place in the published order), as the stream sent it.
@@ -4094,6 +4249,147 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listOperatorTransfers: {
+        parameters: {
+            query?: {
+                /** @description Only transfers with this status. */
+                status?: components["schemas"]["TransferStatus"];
+                /** @description Only transfers waiting for an operator (`true`), or only the others (`false`). */
+                needsReview?: boolean;
+                /** @description The page size (send it once). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page, as it came (send it once). */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of transfers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorTransferList"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOperatorTransfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The transfer's id.
+                 * @example 42
+                 */
+                transferId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transfer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorTransfer"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    settleOperatorTransfer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key you generate per command (a UUID is fine), 1 to 255 visible
+                 *     ASCII characters, sent once. The structured-field string form
+                 *     (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+                 *     key with the same body to retry safely.
+                 * @example 5b3d8a2e-8f1c-4d7e-9a6b-2c4e6f8a0b1d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The transfer's id.
+                 * @example 42
+                 */
+                transferId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "decision": "credit",
+                 *       "note": "Short by 0.5 USDT; the customer confirmed the payment."
+                 *     }
+                 */
+                "application/json": components["schemas"]["SettleTransferRequest"];
+            };
+        };
+        responses: {
+            /** @description The transfer, settled. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorTransfer"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfFailed"];
+            404: components["responses"]["NotFound"];
+            /**
+             * @description `invalid_transition`: the transfer does not wait for review (it
+             *     was settled, or is not late or unmatched), or `credit` was asked
+             *     of a transfer with no deposit attached (only refund settles it).
+             *     `idempotency_key_in_use`: a request with this `Idempotency-Key`
+             *     is still running; retry after `Retry-After` seconds.
+             *     `invalid_transition` is not stored under the `Idempotency-Key`.
+             */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidRequest"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

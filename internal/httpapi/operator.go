@@ -1,0 +1,196 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"net/http"
+
+	"github.com/google/uuid"
+	"github.com/oapi-codegen/nullable"
+
+	"creativeapi/gen/api"
+	"creativeapi/gen/db"
+	"creativeapi/internal/deposit"
+	"creativeapi/internal/idempotency"
+	"creativeapi/internal/problem"
+	"creativeapi/internal/requestctx"
+	"creativeapi/internal/store"
+)
+
+// operatorTransferCursorKind names the operator's transfer list in its
+// cursors (internal/cursor).
+const operatorTransferCursorKind = "ot1"
+
+// operatorOnly is the gate of the /api/v1/operator API: for anyone who is
+// not a platform operator the API does not exist (the Problem writer's 404).
+// The flag rides on the session lookup, so this costs no query.
+func operatorOnly(ctx context.Context) error {
+	caller, ok := requestctx.CallerFrom(ctx)
+	if !ok || !caller.Operator {
+		return store.ErrNotFound
+	}
+	return nil
+}
+
+// ListOperatorTransfers pages the transfers to the treasury by id, narrowed
+// by status and needsReview, for operators.
+func (s *Server) ListOperatorTransfers(ctx context.Context, r api.ListOperatorTransfersRequestObject) (api.ListOperatorTransfersResponseObject, error) {
+	if err := operatorOnly(ctx); err != nil {
+		return nil, err
+	}
+	limit := pageSize(r.Params.Limit)
+	params := db.OperatorTransfersListParams{NeedsReview: r.Params.NeedsReview, RowLimit: int32(limit) + 1}
+	if r.Params.Status != nil {
+		st := string(*r.Params.Status)
+		params.Status = &st
+	}
+	if r.Params.Cursor != nil {
+		after, ok := decodeKeyCursor(operatorTransferCursorKind, *r.Params.Cursor, math.MaxInt64)
+		if !ok {
+			return nil, errInvalidCursor()
+		}
+		params.AfterID = after
+	}
+	rows, err := s.store.Q.OperatorTransfersList(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	next := nullable.NewNullNullable[string]()
+	if len(rows) > limit {
+		rows = rows[:limit]
+		next = nullable.NewNullableWithValue(encodeKeyCursor(operatorTransferCursorKind, rows[limit-1].ID))
+	}
+	items, err := operatorTransfers(ctx, s.store.Q, rows)
+	if err != nil {
+		return nil, err
+	}
+	return api.ListOperatorTransfers200JSONResponse{Items: items, NextCursor: next}, nil
+}
+
+// GetOperatorTransfer answers one transfer with its settlement audit
+// records, for operators.
+func (s *Server) GetOperatorTransfer(ctx context.Context, r api.GetOperatorTransferRequestObject) (api.GetOperatorTransferResponseObject, error) {
+	if err := operatorOnly(ctx); err != nil {
+		return nil, err
+	}
+	t, err := s.store.Q.ChainTransferGet(ctx, r.TransferId)
+	if err != nil {
+		return nil, err // store.ErrNotFound: 404
+	}
+	items, err := operatorTransfers(ctx, s.store.Q, []db.ChainTransfer{t})
+	if err != nil {
+		return nil, err
+	}
+	return api.GetOperatorTransfer200JSONResponse(items[0]), nil
+}
+
+// operatorTransfers is ts as operators read them, with their settlement
+// audit records (one query for all of them, through q).
+func operatorTransfers(ctx context.Context, q *db.Queries, ts []db.ChainTransfer) ([]api.OperatorTransfer, error) {
+	ids := make([]int64, len(ts))
+	for i, t := range ts {
+		ids[i] = t.ID
+	}
+	settlements, err := q.ChainTransferSettlements(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	byTransfer := make(map[int64][]api.TransferSettlement, len(settlements))
+	for _, st := range settlements {
+		op := api.SettlementOperator{Id: nullable.NewNullNullable[uuid.UUID](), Name: st.Operator}
+		if st.UserID != nil {
+			op.Id = nullable.NewNullableWithValue(*st.UserID)
+		}
+		byTransfer[st.TransferID] = append(byTransfer[st.TransferID], api.TransferSettlement{
+			Operator: op, Decision: api.TransferSettlementDecision(st.Action), Note: st.Note, CreatedAt: st.CreatedAt})
+	}
+	out := make([]api.OperatorTransfer, len(ts))
+	for i, t := range ts {
+		o := api.OperatorTransfer{
+			Id: t.ID, TransactionId: t.TxID, AmountRaw: t.AmountRaw, From: t.FromAddress, BlockTime: t.BlockTime,
+			Status: api.TransferStatus(t.Status), NeedsReview: t.NeedsReview,
+			Amount: nullable.NewNullNullable[api.NullableMoney](), Reason: nullable.NewNullNullable[string](),
+			DepositId: nullable.NewNullNullable[uuid.UUID](), Settlements: byTransfer[t.ID],
+		}
+		if t.AmountMinor != nil {
+			o.Amount = nullable.NewNullableWithValue(deposit.USDT(*t.AmountMinor))
+		}
+		if t.Reason != nil && *t.Reason != "" {
+			o.Reason = nullable.NewNullableWithValue(*t.Reason)
+		}
+		if t.DepositID != nil {
+			o.DepositId = nullable.NewNullableWithValue(*t.DepositID)
+		}
+		if o.Settlements == nil {
+			o.Settlements = []api.TransferSettlement{}
+		}
+		out[i] = o
+	}
+	return out, nil
+}
+
+// settlementMoves are the ledger's moves of the API's decisions.
+var settlementMoves = map[api.SettleTransferRequestDecision]deposit.Move{
+	api.Credit: deposit.MoveSettleCredit,
+	api.Refund: deposit.MoveSettleRefund,
+}
+
+// SettleOperatorTransfer settles a transfer waiting for review by the
+// operator's decision (deposit.SettleTx, the code of the transfers settle
+// command), under the caller's Idempotency-Key. The audit record names the
+// operator by their email, which GetOperatorTransfer resolves to the user.
+// Its 409s are not stored under the key: they depend on the transfer's state.
+func (s *Server) SettleOperatorTransfer(ctx context.Context, r api.SettleOperatorTransferRequestObject) (api.SettleOperatorTransferResponseObject, error) {
+	if err := operatorOnly(ctx); err != nil {
+		return nil, err
+	}
+	caller, _ := requestctx.CallerFrom(ctx)
+	move, ok := settlementMoves[r.Body.Decision]
+	if !ok {
+		return nil, problem.Invalid([]problem.FieldError{{Field: "decision", Code: problem.InvalidValue, Message: "must be credit or refund"}})
+	}
+	key := ""
+	if r.Params.IdempotencyKey != nil {
+		key = *r.Params.IdempotencyKey
+	}
+	in := gatedFrom(ctx)
+	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: key,
+		Fingerprint: in.fingerprint, Prefetched: in.prefetched},
+		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
+			err := deposit.SettleTx(ctx, q, r.TransferId, move, caller.Email, r.Body.Note)
+			switch {
+			case errors.Is(err, deposit.ErrNotForReview):
+				return idempotency.Response{}, problem.New(http.StatusConflict, problem.InvalidTransition,
+					"The transfer is not waiting for review (already settled, or not late or unmatched).")
+			case errors.Is(err, deposit.ErrNoDeposit):
+				return idempotency.Response{}, problem.New(http.StatusConflict, problem.InvalidTransition,
+					"No deposit is attached to this transfer: it can only be refunded.")
+			case errors.Is(err, deposit.ErrSettleInput):
+				return idempotency.Response{}, problem.Invalid([]problem.FieldError{{Field: "note", Code: problem.InvalidValue,
+					Message: "must not be blank"}})
+			case err != nil:
+				return idempotency.Response{}, err // store.ErrNotFound: 404
+			}
+			t, err := q.ChainTransferGet(ctx, r.TransferId)
+			if err != nil {
+				return idempotency.Response{}, err
+			}
+			items, err := operatorTransfers(ctx, q.Queries, []db.ChainTransfer{t})
+			if err != nil {
+				return idempotency.Response{}, err
+			}
+			body, err := json.Marshal(items[0])
+			if err != nil {
+				return idempotency.Response{}, err
+			}
+			return idempotency.Response{Status: http.StatusOK, Body: body}, nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	return rawJSON{resp, replayed}, nil
+}
+
+func (r rawJSON) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error { return r.write(w) }

@@ -1,0 +1,272 @@
+package httpapi_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"creativeapi/gen/api"
+	"creativeapi/internal/deposit"
+	"creativeapi/internal/testenv"
+)
+
+const operatorTransfersPath = "/api/v1/operator/transfers"
+
+// signedInOperator signs a new user in and makes them an operator (as
+// users set-operator does); it answers their client and email.
+func signedInOperator(t *testing.T, env *testenv.Env, name string) (*testenv.Client, string) {
+	t.Helper()
+	c, id := env.SignedIn(t, name)
+	execDepositSQL(t, env, "UPDATE users SET operator = true WHERE id = $1", id)
+	var email string
+	if err := env.DB.Pool.QueryRow(t.Context(), "SELECT email FROM users WHERE id = $1", id).Scan(&email); err != nil {
+		t.Fatal(err)
+	}
+	return c, email
+}
+
+func listOperatorTransfers(t *testing.T, c *testenv.Client, query string) api.OperatorTransferList {
+	t.Helper()
+	r := c.Do(http.MethodGet, operatorTransfersPath+query, nil)
+	if r.Status != http.StatusOK {
+		t.Fatalf("list %s: %d %s", query, r.Status, r.Body)
+	}
+	var l api.OperatorTransferList
+	r.JSON(t, &l)
+	return l
+}
+
+func transferIDs(l api.OperatorTransferList) []int64 {
+	out := make([]int64, len(l.Items))
+	for i, it := range l.Items {
+		out[i] = it.Id
+	}
+	return out
+}
+
+// TestOperatorTransfers_OperatorsListAndReadTransfersWithTheirSettlements:
+// through the API against the chain simulator, a claimed short transfer
+// and an unclaimed one wait for review; the filters narrow the list, the
+// cursor pages it, and a transfer settled by the transfers command (the
+// same deposit.Settle) shows its audit record with the operator.
+func TestOperatorTransfers_OperatorsListAndReadTransfersWithTheirSettlements(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	rc := newReviewChain(t, env)
+	payer, _ := env.SignedIn(t, "Pia Payer")
+	op, opEmail := signedInOperator(t, env, "Otto Operator")
+
+	d, claimed := claimShort(t, rc, payer, "100000000", "99500000")
+	loose := rc.payShort(t, "1234567")
+
+	all := listOperatorTransfers(t, op, "")
+	if len(all.Items) != 2 || all.Items[0].Id != claimed || all.Items[1].TransactionId != loose || all.NextCursor.IsSpecified() && !all.NextCursor.IsNull() {
+		t.Fatalf("all: %+v", all)
+	}
+	first := all.Items[0]
+	dep, err := first.DepositId.Get()
+	amount, aerr := first.Amount.Get()
+	if err != nil || dep != d.Id || aerr != nil || amount.AmountMinor != "99500000" || first.Status != api.TransferUnmatched ||
+		!first.NeedsReview || len(first.Settlements) != 0 {
+		t.Fatalf("claimed transfer: %+v", first)
+	}
+	if !all.Items[1].DepositId.IsNull() {
+		t.Fatalf("the unclaimed transfer names a deposit: %+v", all.Items[1])
+	}
+
+	// Paged one by one.
+	page := listOperatorTransfers(t, op, "?limit=1")
+	next, err := page.NextCursor.Get()
+	if len(page.Items) != 1 || page.Items[0].Id != claimed || err != nil {
+		t.Fatalf("page 1: %+v", page)
+	}
+	page = listOperatorTransfers(t, op, "?limit=1&cursor="+next)
+	if len(page.Items) != 1 || page.Items[0].TransactionId != loose {
+		t.Fatalf("page 2: %+v", page)
+	}
+	r := op.Do(http.MethodGet, operatorTransfersPath+"?cursor=bm90LWEtY3Vyc29y", nil)
+	if p := r.Problem(t); r.Status != http.StatusUnprocessableEntity || p.Code != "invalid_request" {
+		t.Fatalf("a foreign cursor: %d %s", r.Status, r.Body)
+	}
+
+	// Settled by the transfers command's code, with the operator's email.
+	if err := deposit.Settle(context.Background(), env.DB.Store, claimed, deposit.MoveSettleCredit, opEmail, "short by 0.5, customer confirmed"); err != nil {
+		t.Fatal(err)
+	}
+	if got := transferIDs(listOperatorTransfers(t, op, "?needsReview=true")); len(got) != 1 || all.Items[1].Id != got[0] {
+		t.Fatalf("needsReview=true: %v", got)
+	}
+	if got := transferIDs(listOperatorTransfers(t, op, "?needsReview=false")); len(got) != 1 || got[0] != claimed {
+		t.Fatalf("needsReview=false: %v", got)
+	}
+	if got := transferIDs(listOperatorTransfers(t, op, "?status=credited")); len(got) != 1 || got[0] != claimed {
+		t.Fatalf("status=credited: %v", got)
+	}
+	if got := transferIDs(listOperatorTransfers(t, op, "?status=late")); len(got) != 0 {
+		t.Fatalf("status=late: %v", got)
+	}
+	r = op.Do(http.MethodGet, operatorTransfersPath+"?status=paid", nil)
+	if p := r.Problem(t); r.Status != http.StatusUnprocessableEntity || p.Code != "invalid_request" {
+		t.Fatalf("an unknown status: %d %s", r.Status, r.Body)
+	}
+
+	r = op.Do(http.MethodGet, fmt.Sprintf("%s/%d", operatorTransfersPath, claimed), nil)
+	if r.Status != http.StatusOK {
+		t.Fatalf("get: %d %s", r.Status, r.Body)
+	}
+	var got api.OperatorTransfer
+	r.JSON(t, &got)
+	opID, err := func() (string, error) {
+		if len(got.Settlements) != 1 {
+			return "", fmt.Errorf("%d settlements", len(got.Settlements))
+		}
+		id, err := got.Settlements[0].Operator.Id.Get()
+		return id.String(), err
+	}()
+	var wantID string
+	if qerr := env.DB.Pool.QueryRow(t.Context(), "SELECT id::text FROM users WHERE email = $1", opEmail).Scan(&wantID); qerr != nil {
+		t.Fatal(qerr)
+	}
+	if got.Status != api.TransferCredited || got.NeedsReview || err != nil || opID != wantID ||
+		got.Settlements[0].Decision != api.SettlementCredited || got.Settlements[0].Note != "short by 0.5, customer confirmed" ||
+		got.Settlements[0].Operator.Name != opEmail {
+		t.Fatalf("settled transfer: %+v (%v)", got, err)
+	}
+	r = op.Do(http.MethodGet, operatorTransfersPath+"/999999", nil)
+	if p := r.Problem(t); r.Status != http.StatusNotFound || p.Code != "not_found" {
+		t.Fatalf("an unknown transfer: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestOperatorTransfers_DoNotExistForAnyoneElse: a signed-in user who is
+// not an operator gets 404 not_found on the list and on a transfer that
+// exists; signed out is 401.
+func TestOperatorTransfers_DoNotExistForAnyoneElse(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	rc := newReviewChain(t, env)
+	payer, _ := env.SignedIn(t, "Nina Notop")
+	_, id := claimShort(t, rc, payer, "100000000", "99000000")
+	for _, path := range []string{operatorTransfersPath, fmt.Sprintf("%s/%d", operatorTransfersPath, id)} {
+		r := payer.Do(http.MethodGet, path, nil)
+		if p := r.Problem(t); r.Status != http.StatusNotFound || p.Code != "not_found" {
+			t.Errorf("%s as a non-operator: %d %s", path, r.Status, r.Body)
+		}
+		r = env.Client(t).Do(http.MethodGet, path, nil)
+		if p := r.Problem(t); r.Status != http.StatusUnauthorized || p.Code != "unauthenticated" {
+			t.Errorf("%s signed out: %d %s", path, r.Status, r.Body)
+		}
+	}
+}
+
+func settlementsPath(id int64) string {
+	return fmt.Sprintf("%s/%d/settlements", operatorTransfersPath, id)
+}
+
+// TestSettleOperatorTransfer_CreditsTheAmountReceivedOnceOverHTTP: short
+// transfer, the payer's claim, the operator's credit over HTTP: the deposit
+// is credited with what arrived, the balance shows exactly that, the same
+// key replays the answer, and a second credit is 409 invalid_transition
+// with nothing credited twice; the audit record names the operator.
+func TestSettleOperatorTransfer_CreditsTheAmountReceivedOnceOverHTTP(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	rc := newReviewChain(t, env)
+	payer, _ := env.SignedIn(t, "Cora Credit")
+	op, opEmail := signedInOperator(t, env, "Olaf Operator")
+	d, id := claimShort(t, rc, payer, "100000000", "99500000")
+
+	key := testenv.Header{Name: "Idempotency-Key", Value: "settle-credit-1"}
+	body := map[string]string{"decision": "credit", "note": "short by 0.5, customer confirmed"}
+	r := op.Do(http.MethodPost, settlementsPath(id), body, key)
+	if r.Status != http.StatusOK {
+		t.Fatalf("credit: %d %s", r.Status, r.Body)
+	}
+	var got api.OperatorTransfer
+	r.JSON(t, &got)
+	if got.Status != api.TransferCredited || got.NeedsReview || len(got.Settlements) != 1 ||
+		got.Settlements[0].Decision != api.SettlementCredited || got.Settlements[0].Operator.Name != opEmail || got.Settlements[0].Operator.Id.IsNull() {
+		t.Fatalf("credited transfer: %+v", got)
+	}
+	dep := getDeposit(t, payer, d.Id.String())
+	if dep.Status != api.Credited || dep.CreditedAmount.AmountMinor != "99500000" {
+		t.Fatalf("deposit: %s credited %s; want credited 99500000", dep.Status, dep.CreditedAmount.AmountMinor)
+	}
+	replay := op.Do(http.MethodPost, settlementsPath(id), body, key)
+	if replay.Status != http.StatusOK || replay.Header.Get("Idempotent-Replayed") != "true" || string(replay.Body) != string(r.Body) {
+		t.Fatalf("replay: %d %s", replay.Status, replay.Body)
+	}
+	again := op.Do(http.MethodPost, settlementsPath(id), body)
+	if p := again.Problem(t); again.Status != http.StatusConflict || p.Code != "invalid_transition" {
+		t.Fatalf("a second credit: %d %s", again.Status, again.Body)
+	}
+	br := payer.Do(http.MethodGet, "/api/v1/me/balance", nil)
+	var bal api.AccountBalance
+	br.JSON(t, &bal)
+	if br.Status != http.StatusOK || bal.Available.AmountMinor != "99500000" {
+		t.Fatalf("balance: %d %s; want 99500000 once", br.Status, br.Body)
+	}
+}
+
+// TestSettleOperatorTransfer_RefundsAndRefusesWhatItCannotSettle: refund of
+// a claimed transfer over HTTP makes the deposit refunded; credit of an
+// unclaimed transfer (no deposit) is 409 invalid_transition; a bad decision
+// or note is 422; a non-operator gets 404 even with a valid body; signed
+// out 401; without the CSRF token 403.
+func TestSettleOperatorTransfer_RefundsAndRefusesWhatItCannotSettle(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	rc := newReviewChain(t, env)
+	payer, _ := env.SignedIn(t, "Rita Refund")
+	op, _ := signedInOperator(t, env, "Oskar Operator")
+	d, id := claimShort(t, rc, payer, "100000000", "99000000")
+	refund := map[string]string{"decision": "refund", "note": "sent back in tx 9f"}
+
+	r := payer.Do(http.MethodPost, settlementsPath(id), refund)
+	if p := r.Problem(t); r.Status != http.StatusNotFound || p.Code != "not_found" {
+		t.Fatalf("a non-operator: %d %s", r.Status, r.Body)
+	}
+	r = env.Client(t).Do(http.MethodPost, settlementsPath(id), refund)
+	if p := r.Problem(t); r.Status != http.StatusUnauthorized || p.Code != "unauthenticated" {
+		t.Fatalf("signed out: %d %s", r.Status, r.Body)
+	}
+	r = op.Do(http.MethodPost, settlementsPath(id), refund, testenv.Header{Name: "X-CSRF-Token", Value: "forged"})
+	if p := r.Problem(t); r.Status != http.StatusForbidden || p.Code != "csrf_failed" {
+		t.Fatalf("without the CSRF token: %d %s", r.Status, r.Body)
+	}
+	for _, bad := range []map[string]string{
+		{"decision": "approve", "note": "x"}, {"decision": "refund", "note": ""}, {"decision": "refund", "note": "   "},
+		{"decision": "refund", "note": strings.Repeat("n", 1001)},
+	} {
+		r = op.Do(http.MethodPost, settlementsPath(id), bad)
+		if p := r.Problem(t); r.Status != http.StatusUnprocessableEntity || p.Code != "invalid_request" {
+			t.Errorf("%v: %d %s; want 422", bad, r.Status, r.Body)
+		}
+	}
+	r = op.Do(http.MethodPost, settlementsPath(999999), refund)
+	if p := r.Problem(t); r.Status != http.StatusNotFound || p.Code != "not_found" {
+		t.Fatalf("an unknown transfer: %d %s", r.Status, r.Body)
+	}
+
+	r = op.Do(http.MethodPost, settlementsPath(id), refund)
+	var got api.OperatorTransfer
+	r.JSON(t, &got)
+	if r.Status != http.StatusOK || got.Status != api.TransferRefunded || len(got.Settlements) != 1 || got.Settlements[0].Decision != api.SettlementRefunded {
+		t.Fatalf("refund: %d %s", r.Status, r.Body)
+	}
+	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.Refunded || dep.CreditedAmount.AmountMinor != "0" {
+		t.Fatalf("deposit after refund: %s credited %s", dep.Status, dep.CreditedAmount.AmountMinor)
+	}
+
+	loose := rc.payShort(t, "7000000")
+	var looseID int64
+	if err := env.DB.Pool.QueryRow(t.Context(), "SELECT id FROM chain_transfers WHERE tx_id = $1", loose).Scan(&looseID); err != nil {
+		t.Fatal(err)
+	}
+	r = op.Do(http.MethodPost, settlementsPath(looseID), map[string]string{"decision": "credit", "note": "whose?"})
+	if p := r.Problem(t); r.Status != http.StatusConflict || p.Code != "invalid_transition" {
+		t.Fatalf("credit with no deposit: %d %s", r.Status, r.Body)
+	}
+}
