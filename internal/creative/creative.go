@@ -76,30 +76,37 @@ func Get(ctx context.Context, q *db.Queries, org, id, user uuid.UUID) (Creative,
 // and state checks. A replayed answer of a command on a creative goes only
 // to a caller it allows.
 func MayChange(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, actions ...review.Action) error {
-	role, err := memberRole(ctx, q, org, user, ErrCreativeNotVisible)
+	c, who, err := visibleTo(ctx, q, org, id, user)
 	if err != nil {
 		return err
 	}
-	r, err := q.CreativeGet(ctx, db.CreativeGetParams{OrganizationID: org, ID: id})
-	if err != nil {
-		return notVisible(err, ErrCreativeNotVisible)
-	}
-	return review.Authorize(reviewCreative(r.Creative), review.Caller{UserID: user, Role: role}, actions...)
+	return review.Authorize(c, who, actions...)
 }
 
 // MayComment refuses user unless they are a member of org who sees the
 // creative id (404) and whose role may comment on it (403), whatever its
 // state: the replay check of a comment's create.
 func MayComment(ctx context.Context, q *db.Queries, org, id, user uuid.UUID) error {
-	role, err := memberRole(ctx, q, org, user, ErrCreativeNotVisible)
+	c, who, err := visibleTo(ctx, q, org, id, user)
 	if err != nil {
 		return err
 	}
+	return review.AuthorizeComment(c, who, uuid.Nil, review.ActionComment)
+}
+
+// visibleTo is creative id of org as the rules see it, and user as the
+// caller, when user is a member who sees it (else ErrCreativeNotVisible):
+// the first two steps of every replay check on a creative.
+func visibleTo(ctx context.Context, q *db.Queries, org, id, user uuid.UUID) (review.Creative, review.Caller, error) {
+	role, err := memberRole(ctx, q, org, user, ErrCreativeNotVisible)
+	if err != nil {
+		return review.Creative{}, review.Caller{}, err
+	}
 	r, err := q.CreativeGet(ctx, db.CreativeGetParams{OrganizationID: org, ID: id})
 	if err != nil {
-		return notVisible(err, ErrCreativeNotVisible)
+		return review.Creative{}, review.Caller{}, notVisible(err, ErrCreativeNotVisible)
 	}
-	return review.AuthorizeComment(reviewCreative(r.Creative), review.Caller{UserID: user, Role: role}, uuid.Nil, review.ActionComment)
+	return reviewCreative(r.Creative), review.Caller{UserID: user, Role: role}, nil
 }
 
 // MayCreate refuses user unless they are a member of org (404) whose role
