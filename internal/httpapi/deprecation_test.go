@@ -11,8 +11,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
-	"creativeapi/gen/db"
 	"creativeapi/internal/gate"
+	"creativeapi/internal/idempotency"
 	"creativeapi/internal/requestctx"
 )
 
@@ -82,7 +82,7 @@ func TestDeprecatedOperationNeedsItsDates(t *testing.T) {
 // noSession authenticates nobody: every secured request is a 401.
 type noSession struct{}
 
-func (noSession) Authenticate(*http.Request, string) (requestctx.Caller, *db.IdempotencyKey, bool, error) {
+func (noSession) Authenticate(*http.Request, string) (requestctx.Caller, *idempotency.Stored, bool, error) {
 	return requestctx.Caller{}, nil, false, nil
 }
 
