@@ -1,12 +1,37 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 
+	"creativeapi/gen/db"
 	"creativeapi/internal/creative"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/jsontext"
+	"creativeapi/internal/requestctx"
 )
+
+// command runs cmd, the effect of a command that takes an Idempotency-Key,
+// for the request's caller under the key (when sent), with what admit read
+// of the request (handOn): its fingerprint and the session lookup's read of
+// the key. The answer is the first execution's or the stored one replayed,
+// the latter only to a caller mayReplay (nil: any) allows; mayReplay's
+// error is the answer, already a Problem. Every command goes through here:
+// no handler reads the gate's values itself.
+func (s *Server) command(ctx context.Context, key *string, mayReplay func(ctx context.Context, q *db.Queries) error, cmd idempotency.Command) (rawJSON, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	k := ""
+	if key != nil {
+		k = *key
+	}
+	in := gatedFrom(ctx)
+	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: k,
+		Fingerprint: in.fingerprint, Prefetched: in.prefetched, MayReplay: mayReplay}, cmd)
+	if err != nil {
+		return rawJSON{}, err
+	}
+	return rawJSON{resp, replayed}, nil
+}
 
 // rawJSON is an answer whose body is JSON already, the one response writer
 // besides the generated ones. It writes a command's answer exactly as

@@ -142,14 +142,15 @@ func (s *Server) CreateCreativeComment(ctx context.Context, r api.CreateCreative
 	if r.Body.MentionUserIds != nil {
 		in.MentionUserIDs = *r.Body.MentionUserIds
 	}
-	mayReplay := func(ctx context.Context, q *db.Queries, user uuid.UUID) error {
-		if err := creative.MayComment(ctx, q, r.OrganizationId, r.CreativeId, user); err != nil {
+	caller, _ := requestctx.CallerFrom(ctx)
+	mayReplay := func(ctx context.Context, q *db.Queries) error {
+		if err := creative.MayComment(ctx, q, r.OrganizationId, r.CreativeId, caller.UserID); err != nil {
 			return commentProblem(err)
 		}
 		return nil
 	}
-	out, err := s.idempotent(ctx, r.Params.IdempotencyKey, mayReplay, func(ctx context.Context, q store.Tx, user uuid.UUID) (idempotency.Response, error) {
-		c, err := creative.CreateComment(ctx, q, r.OrganizationId, r.CreativeId, user, in)
+	return s.command(ctx, r.Params.IdempotencyKey, mayReplay, func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
+		c, err := creative.CreateComment(ctx, q, r.OrganizationId, r.CreativeId, caller.UserID, in)
 		if err != nil {
 			return idempotency.Response{}, commentProblem(err)
 		}
@@ -159,10 +160,6 @@ func (s *Server) CreateCreativeComment(ctx context.Context, r api.CreateCreative
 		}
 		return idempotency.Response{Status: http.StatusCreated, Body: body, Location: commentPath(r.OrganizationId, r.CreativeId, c.Id)}, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // UpdateCreativeComment edits a comment or resolves or reopens its thread,

@@ -133,21 +133,22 @@ func (s *Server) ExecuteCreativeAction(ctx context.Context, r api.ExecuteCreativ
 		})
 }
 
-// creativeCommand runs a command answering a creative under the idempotency
-// runner, with its status and, when located, the creative's Location. A
-// stored answer is replayed only to a caller mayReplay allows.
+// creativeCommand runs a command answering a creative (Server.command),
+// with its status and, when located, the creative's Location. A stored
+// answer is replayed only to a caller mayReplay allows.
 func (s *Server) creativeCommand(ctx context.Context, key *string, status int, located bool,
 	run func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error),
 	mayReplay func(ctx context.Context, q *db.Queries, user uuid.UUID) error) (rawJSON, error) {
-	return s.idempotent(ctx, key,
-		func(ctx context.Context, q *db.Queries, user uuid.UUID) error {
-			if err := mayReplay(ctx, q, user); err != nil {
+	caller, _ := requestctx.CallerFrom(ctx)
+	return s.command(ctx, key,
+		func(ctx context.Context, q *db.Queries) error {
+			if err := mayReplay(ctx, q, caller.UserID); err != nil {
 				return creativeProblem(err)
 			}
 			return nil
 		},
-		func(ctx context.Context, q store.Tx, user uuid.UUID) (idempotency.Response, error) {
-			c, err := run(ctx, q, user)
+		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
+			c, err := run(ctx, q, caller.UserID)
 			if err != nil {
 				return idempotency.Response{}, creativeProblem(err)
 			}
@@ -157,29 +158,6 @@ func (s *Server) creativeCommand(ctx context.Context, key *string, status int, l
 			}
 			return out, nil
 		})
-}
-
-// idempotent runs a command under the caller's Idempotency-Key (key, when
-// sent) with what the validation gate prefetched: a first execution's
-// answer, or the stored one replayed, but only to a caller mayReplay
-// allows (its error is the answer, already a Problem).
-func (s *Server) idempotent(ctx context.Context, key *string,
-	mayReplay func(ctx context.Context, q *db.Queries, user uuid.UUID) error,
-	run func(ctx context.Context, q store.Tx, user uuid.UUID) (idempotency.Response, error)) (rawJSON, error) {
-	caller, _ := requestctx.CallerFrom(ctx)
-	k := ""
-	if key != nil {
-		k = *key
-	}
-	in := gatedFrom(ctx)
-	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: k,
-		Fingerprint: in.fingerprint, Prefetched: in.prefetched,
-		MayReplay: func(ctx context.Context, q *db.Queries) error { return mayReplay(ctx, q, caller.UserID) }},
-		func(ctx context.Context, q store.Tx) (idempotency.Response, error) { return run(ctx, q, caller.UserID) })
-	if err != nil {
-		return rawJSON{}, err
-	}
-	return rawJSON{resp, replayed}, nil
 }
 
 // UpdateCreative edits a creative in one transaction. It takes no

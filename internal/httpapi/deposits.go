@@ -78,13 +78,7 @@ func (s *Server) depositSettings() deposit.Settings {
 func (s *Server) CreateAccountDeposit(ctx context.Context, r api.CreateAccountDepositRequestObject) (api.CreateAccountDepositResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
 	amount := r.Body.Amount
-	key := ""
-	if r.Params.IdempotencyKey != nil {
-		key = *r.Params.IdempotencyKey
-	}
-	in := gatedFrom(ctx)
-	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: key,
-		Fingerprint: in.fingerprint, Prefetched: in.prefetched},
+	out, err := s.command(ctx, r.Params.IdempotencyKey, nil,
 		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
 			if s.cfg.TreasuryAddress == "" {
 				return idempotency.Response{}, problem.New(http.StatusServiceUnavailable, problem.DepositsUnavailable, "Deposits are not available on this server.")
@@ -116,10 +110,10 @@ func (s *Server) CreateAccountDeposit(ctx context.Context, r api.CreateAccountDe
 	if err != nil {
 		return nil, err
 	}
-	if !replayed && resp.Status == http.StatusCreated {
+	if !out.replayed && out.Status == http.StatusCreated {
 		s.metrics.DepositCreated()
 	}
-	return rawJSON{resp, replayed}, nil
+	return out, nil
 }
 
 // ListAccountDeposits pages the caller's deposits, newest first.
@@ -183,14 +177,8 @@ const claimRetryAfter = 60
 // the watcher reads on and the deposit moves.
 func (s *Server) ClaimAccountDeposit(ctx context.Context, r api.ClaimAccountDepositRequestObject) (api.ClaimAccountDepositResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
-	key := ""
-	if r.Params.IdempotencyKey != nil {
-		key = *r.Params.IdempotencyKey
-	}
 	txID := strings.ToLower(r.Body.TransactionId)
-	in := gatedFrom(ctx)
-	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: key,
-		Fingerprint: in.fingerprint, Prefetched: in.prefetched},
+	return s.command(ctx, r.Params.IdempotencyKey, nil,
 		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
 			now := time.Now()
 			d, err := deposit.Claim(ctx, q, caller.UserID, uuid.UUID(r.DepositId), txID, s.cfg.DepositMonitoringWindow, now)
@@ -217,8 +205,4 @@ func (s *Server) ClaimAccountDeposit(ctx context.Context, r api.ClaimAccountDepo
 			}
 			return idempotency.Response{Status: http.StatusOK, Body: body}, nil
 		})
-	if err != nil {
-		return nil, err
-	}
-	return rawJSON{resp, replayed}, nil
 }

@@ -151,13 +151,7 @@ func (s *Server) SettleOperatorTransfer(ctx context.Context, r api.SettleOperato
 	if !ok {
 		return nil, problem.Invalid([]problem.FieldError{{Field: "decision", Code: problem.InvalidValue, Message: "must be credit or refund"}})
 	}
-	key := ""
-	if r.Params.IdempotencyKey != nil {
-		key = *r.Params.IdempotencyKey
-	}
-	in := gatedFrom(ctx)
-	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: key,
-		Fingerprint: in.fingerprint, Prefetched: in.prefetched},
+	return s.command(ctx, r.Params.IdempotencyKey, nil,
 		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
 			err := deposit.SettleTx(ctx, q, r.TransferId, move, caller.Email, r.Body.Note)
 			switch {
@@ -187,10 +181,6 @@ func (s *Server) SettleOperatorTransfer(ctx context.Context, r api.SettleOperato
 			}
 			return idempotency.Response{Status: http.StatusOK, Body: body}, nil
 		})
-	if err != nil {
-		return nil, err
-	}
-	return rawJSON{resp, replayed}, nil
 }
 
 func (r rawJSON) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error { return r.write(w) }

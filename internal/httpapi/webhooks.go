@@ -86,18 +86,19 @@ func (s *Server) ListWebhookEndpoints(ctx context.Context, r api.ListWebhookEndp
 // CreateWebhookEndpoint adds an endpoint under the caller's
 // Idempotency-Key; the answer is the only one that shows the secret.
 func (s *Server) CreateWebhookEndpoint(ctx context.Context, r api.CreateWebhookEndpointRequestObject) (api.CreateWebhookEndpointResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
 	in := webhooks.NewEndpoint{URL: r.Body.Url, EventTypes: eventTypeNames(r.Body.EventTypes), Enabled: r.Body.Enabled == nil || *r.Body.Enabled}
-	out, err := s.idempotent(ctx, r.Params.IdempotencyKey,
+	return s.command(ctx, r.Params.IdempotencyKey,
 		// The stored answer holds the secret: only a caller who is still
 		// an admin of the organization gets it again.
-		func(ctx context.Context, q *db.Queries, user uuid.UUID) error {
-			if err := webhooks.MayManage(ctx, q, r.OrganizationId, user); err != nil {
+		func(ctx context.Context, q *db.Queries) error {
+			if err := webhooks.MayManage(ctx, q, r.OrganizationId, caller.UserID); err != nil {
 				return webhookProblem(err)
 			}
 			return nil
 		},
-		func(ctx context.Context, q store.Tx, user uuid.UUID) (idempotency.Response, error) {
-			ep, err := webhooks.CreateEndpoint(ctx, q.Queries, r.OrganizationId, user, in, s.cfg.DevMode)
+		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
+			ep, err := webhooks.CreateEndpoint(ctx, q.Queries, r.OrganizationId, caller.UserID, in, s.cfg.DevMode)
 			if err != nil {
 				return idempotency.Response{}, webhookProblem(err)
 			}
@@ -111,10 +112,6 @@ func (s *Server) CreateWebhookEndpoint(ctx context.Context, r api.CreateWebhookE
 			}
 			return idempotency.Response{Status: http.StatusCreated, Body: encoded, Location: webhooksPath(r.OrganizationId) + "/" + ep.ID.String()}, nil
 		})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // GetWebhookEndpoint answers one endpoint, without its secret.
