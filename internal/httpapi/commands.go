@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/oapi-codegen/nullable"
+
 	"creativeapi/gen/db"
 	"creativeapi/internal/creative"
 	"creativeapi/internal/idempotency"
@@ -57,8 +59,8 @@ func creativeOK(d *creative.Detail) rawJSON {
 }
 
 // creativePageOK is a page of creatives (the CreativeList schema) as a 200
-// answer; next nil writes a null nextCursor.
-func creativePageOK(items []creative.Creative, next *string) rawJSON {
+// answer; a null next writes a null nextCursor.
+func creativePageOK(items []creative.Creative, next nullable.Nullable[string]) rawJSON {
 	b := append(make([]byte, 0, 64+detailBytes*len(items)), `{"items":[`...)
 	for i := range items {
 		if i > 0 {
@@ -67,10 +69,10 @@ func creativePageOK(items []creative.Creative, next *string) rawJSON {
 		b = items[i].Detail.AppendJSON(b)
 	}
 	b = append(b, `],"nextCursor":`...)
-	if next == nil {
-		b = append(b, "null"...)
+	if cursor, err := next.Get(); err == nil {
+		b = jsontext.AppendString(b, cursor)
 	} else {
-		b = jsontext.AppendString(b, *next)
+		b = append(b, "null"...)
 	}
 	b = append(b, "}\n"...)
 	return rawJSON{Response: idempotency.Response{Status: http.StatusOK, Body: b}}

@@ -68,15 +68,15 @@ func webhookProblem(err error) error {
 // ListWebhookEndpoints answers one page of an organization's endpoints.
 func (s *Server) ListWebhookEndpoints(ctx context.Context, r api.ListWebhookEndpointsRequestObject) (api.ListWebhookEndpointsResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
-	after, err := decodePosition(webhookCursorKind, r.Params.Cursor)
+	size, after, err := page(webhookCursor, r.Params.Limit, r.Params.Cursor)
 	if err != nil {
 		return nil, err
 	}
-	p, err := webhooks.ListEndpoints(ctx, s.store.Q, r.OrganizationId, caller.UserID, after, pageSize(r.Params.Limit))
+	p, err := webhooks.ListEndpoints(ctx, s.store.Q, r.OrganizationId, caller.UserID, position(after), size)
 	if err != nil {
 		return nil, webhookProblem(err)
 	}
-	out := api.ListWebhookEndpoints200JSONResponse{Items: make([]api.WebhookEndpoint, len(p.Items)), NextCursor: nextCursor(webhookCursorKind, p.Next)}
+	out := api.ListWebhookEndpoints200JSONResponse{Items: make([]api.WebhookEndpoint, len(p.Items)), NextCursor: nextCursor(webhookCursor, timeID(p.Next))}
 	for i, ep := range p.Items {
 		out.Items[i] = webhookEndpointBody(ep)
 	}
@@ -157,15 +157,15 @@ func (s *Server) DeleteWebhookEndpoint(ctx context.Context, r api.DeleteWebhookE
 // with its attempts.
 func (s *Server) ListWebhookDeliveries(ctx context.Context, r api.ListWebhookDeliveriesRequestObject) (api.ListWebhookDeliveriesResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
-	after, err := decodePosition(deliveryCursorKind, r.Params.Cursor)
+	size, after, err := page(deliveryCursor, r.Params.Limit, r.Params.Cursor)
 	if err != nil {
 		return nil, err
 	}
-	p, err := webhooks.ListDeliveries(ctx, s.store.Q, r.OrganizationId, r.WebhookId, caller.UserID, after, pageSize(r.Params.Limit))
+	p, err := webhooks.ListDeliveries(ctx, s.store.Q, r.OrganizationId, r.WebhookId, caller.UserID, position(after), size)
 	if err != nil {
 		return nil, webhookProblem(err)
 	}
-	out := api.ListWebhookDeliveries200JSONResponse{Items: make([]api.WebhookDelivery, len(p.Items)), NextCursor: nextCursor(deliveryCursorKind, p.Next)}
+	out := api.ListWebhookDeliveries200JSONResponse{Items: make([]api.WebhookDelivery, len(p.Items)), NextCursor: nextCursor(deliveryCursor, timeID(p.Next))}
 	for i, d := range p.Items {
 		item := api.WebhookDelivery{
 			Id: d.ID, EventId: d.EventSeq, EventType: api.WebhookEventType(d.EventType), Status: api.WebhookDeliveryStatus(d.Status),
@@ -214,23 +214,19 @@ func nullableTime(t *time.Time) nullable.Nullable[time.Time] {
 	return nullable.NewNullableWithValue(t.UTC())
 }
 
-// decodePosition reads the cursor of a list ordered by time and id; nil
-// for the first page.
-func decodePosition(kind string, c *string) (*webhooks.Position, error) {
-	if c == nil {
-		return nil, nil
+// position is a cursor's position as the webhook lists read it; nil for
+// the first page.
+func position(at cursor.TimeID) *webhooks.Position {
+	if at == (cursor.TimeID{}) {
+		return nil
 	}
-	at, id, err := cursor.DecodeTimeID(kind, *c)
-	if err != nil {
-		return nil, errInvalidCursor()
-	}
-	return &webhooks.Position{At: at, ID: id}, nil
+	return &webhooks.Position{At: at.At, ID: at.ID}
 }
 
-// nextCursor is the nextCursor of a page that continues after next.
-func nextCursor(kind string, next *webhooks.Position) nullable.Nullable[string] {
+// timeID is a webhook list's next position as its cursor holds it.
+func timeID(next *webhooks.Position) cursor.TimeID {
 	if next == nil {
-		return nullable.NewNullNullable[string]()
+		return cursor.TimeID{}
 	}
-	return nullable.NewNullableWithValue(cursor.EncodeTimeID(kind, next.At, next.ID))
+	return cursor.TimeID{At: next.At, ID: next.ID}
 }
