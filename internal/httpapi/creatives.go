@@ -258,28 +258,17 @@ func checkVersionBody(body any) []problem.FieldError {
 	return append(out, creative.CheckAssets(facts)...)
 }
 
-// creativeProblem turns the creative service's refusals into Problems;
-// anything else passes on.
+// creativeProblem turns the creative service's refusals into Problems:
+// its own, then those of every organization resource (organizationProblem).
 func creativeProblem(err error) error {
-	var refusal *review.Refusal
 	var invalid *creative.Invalid
 	switch {
-	// A caller who is not a member gets exactly the 404 of an id that does
-	// not exist, so another workspace's ids reveal nothing.
-	case errors.Is(err, creative.ErrOrganizationNotVisible):
-		return problem.New(http.StatusNotFound, problem.NotFound, "No organization with this id is visible to you.")
 	case errors.Is(err, creative.ErrCreativeNotVisible):
 		return problem.New(http.StatusNotFound, problem.NotFound, "No creative with this id is visible to you in this organization.")
 	case errors.As(err, &invalid):
 		return problem.Invalid(invalid.Fields)
-	case errors.As(err, &refusal):
-		status := http.StatusConflict
-		if refusal.Reason == review.Forbidden {
-			status = http.StatusForbidden
-		}
-		return problem.New(status, problem.Code(refusal.Reason), "%s", refusal.Detail)
 	}
-	return err
+	return organizationProblem(err)
 }
 
 // orNil is a nullable request field as a pointer: nil when absent or null.

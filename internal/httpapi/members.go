@@ -29,7 +29,7 @@ func (s *Server) ListOrganizationMembers(ctx context.Context, r api.ListOrganiza
 		}
 	}
 	if _, err := creative.MemberRole(ctx, s.store.Q, r.OrganizationId, caller.UserID); err != nil {
-		return nil, creativeProblem(err)
+		return nil, organizationProblem(err)
 	}
 	rows, err := s.store.Q.MemberPage(ctx, params)
 	if err != nil {

@@ -54,7 +54,8 @@ func urlFieldErrors(err error) []problem.FieldError {
 }
 
 // webhookProblem turns the admin functions' refusals into Problems; the
-// organization and the role are answered as for creatives.
+// organization and the role are answered as for every organization
+// resource (organizationProblem).
 func webhookProblem(err error) error {
 	switch {
 	case errors.Is(err, webhooks.ErrEndpointNotVisible):
@@ -62,7 +63,7 @@ func webhookProblem(err error) error {
 	case urlFieldErrors(err) != nil:
 		return problem.Invalid(urlFieldErrors(err))
 	}
-	return creativeProblem(err)
+	return organizationProblem(err)
 }
 
 // ListWebhookEndpoints answers one page of an organization's endpoints.
