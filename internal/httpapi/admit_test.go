@@ -52,17 +52,28 @@ func (s oneSession) Authenticate(r *http.Request, key string) (requestctx.Caller
 	return s.caller, s.stored, true, nil
 }
 
-func testGate(t *testing.T) *gate.Gate {
-	t.Helper()
+// SpecGate is the gate of the committed spec without body rules, for the
+// tests of this package and of httpapi_test.
+func SpecGate(tb testing.TB) *gate.Gate {
+	tb.Helper()
 	spec, err := Spec()
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	g, err := gate.New(spec, nil)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return g
+}
+
+// admitting is an Echo instance that admits with admit and answers
+// refusals with the Problem writer, as New builds it.
+func admitting(admission echo.MiddlewareFunc) *echo.Echo {
+	e := echo.New()
+	e.HTTPErrorHandler = (&problemWriter{baseURL: "http://api.test", log: slog.New(slog.DiscardHandler)}).handle
+	e.Use(admission)
+	return e
 }
 
 // routed is an Echo context of a request routed to route.
@@ -103,7 +114,7 @@ func TestWholeSegmentsRefusesAParameterRunningOverASlash(t *testing.T) {
 
 func TestOperationNamesTheRequestOrLeavesItToTheRouter(t *testing.T) {
 	t.Parallel()
-	g := testGate(t)
+	g := SpecGate(t)
 	c := routed(http.MethodPost, depositsRoute, depositsRoute, nil)
 	op := operation(g, c)
 	if op == nil || op.ID != "createAccountDeposit" || c.Get(operationKey) != "createAccountDeposit" {
@@ -144,7 +155,7 @@ func TestIsUnsafeForEveryMethodButGetHeadOptions(t *testing.T) {
 
 func TestAuthenticateReadsTheSessionAndACommandsStoredAnswer(t *testing.T) {
 	t.Parallel()
-	g := testGate(t)
+	g := SpecGate(t)
 	create := g.Operation(http.MethodPost, depositsRoute)
 	balance := g.Operation(http.MethodGet, "/api/v1/me/balance")
 	caller := requestctx.Caller{UserID: uuid.New(), CSRFToken: testCSRF}
@@ -191,56 +202,38 @@ func TestAuthenticateReadsTheSessionAndACommandsStoredAnswer(t *testing.T) {
 	})
 }
 
-func TestCheckCSRFWantsTheSessionsTokenOnUnsafeRequests(t *testing.T) {
+// TestTheForgeryChecksRefuseOnlyUnsafeRequests covers checkCSRF (the
+// session's token in X-CSRF-Token) and checkOrigin (the server's own
+// origin or a trusted one), each a 403 csrf_failed.
+func TestTheForgeryChecksRefuseOnlyUnsafeRequests(t *testing.T) {
 	t.Parallel()
 	caller := requestctx.Caller{CSRFToken: testCSRF}
-	for _, tc := range []struct {
-		name    string
-		unsafe  bool
-		token   string
-		refused bool
-	}{
-		{"the session's token", true, testCSRF, false},
-		{"another token", true, "other", true},
-		{"no token", true, "", true},
-		{"a safe request needs none", false, "", false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			req := httptest.NewRequest(http.MethodPost, depositsRoute, nil)
-			if tc.token != "" {
-				req.Header.Set("X-CSRF-Token", tc.token)
-			}
-			err := checkCSRF(req, tc.unsafe, caller)
-			if !tc.refused {
-				if err != nil {
-					t.Fatalf("refused: %v", err)
-				}
-				return
-			}
-			wantProblem(t, err, http.StatusForbidden, problem.CSRFFailed)
-		})
-	}
-}
-
-func TestCheckOriginRefusesAnUnsafeRequestFromAnotherOrigin(t *testing.T) {
-	t.Parallel()
 	origins := newOriginPolicy("http://api.test", []string{"http://app.test"})
+	csrf := func(req *http.Request, unsafe bool) error { return checkCSRF(req, unsafe, caller) }
+	origin := func(req *http.Request, unsafe bool) error { return checkOrigin(req, unsafe, origins) }
 	for _, tc := range []struct {
-		name, origin string
-		unsafe       bool
-		refused      bool
+		name          string
+		check         func(req *http.Request, unsafe bool) error
+		header, value string
+		unsafe        bool
+		refused       bool
 	}{
-		{"the server's own", "http://api.test", true, false},
-		{"a trusted one", "http://app.test", true, false},
-		{"another", "http://evil.test", true, true},
-		{"a safe request from another", "http://evil.test", false, false},
+		{"checkCSRF: the session's token", csrf, "X-CSRF-Token", testCSRF, true, false},
+		{"checkCSRF: another token", csrf, "X-CSRF-Token", "other", true, true},
+		{"checkCSRF: no token", csrf, "X-CSRF-Token", "", true, true},
+		{"checkCSRF: a safe request needs none", csrf, "X-CSRF-Token", "", false, false},
+		{"checkOrigin: the server's own", origin, "Origin", "http://api.test", true, false},
+		{"checkOrigin: a trusted one", origin, "Origin", "http://app.test", true, false},
+		{"checkOrigin: another", origin, "Origin", "http://evil.test", true, true},
+		{"checkOrigin: a safe request from another", origin, "Origin", "http://evil.test", false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			req := httptest.NewRequest(http.MethodPost, depositsRoute, nil)
-			req.Header.Set("Origin", tc.origin)
-			err := checkOrigin(req, tc.unsafe, origins)
+			if tc.value != "" {
+				req.Header.Set(tc.header, tc.value)
+			}
+			err := tc.check(req, tc.unsafe)
 			if !tc.refused {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
@@ -254,7 +247,7 @@ func TestCheckOriginRefusesAnUnsafeRequestFromAnotherOrigin(t *testing.T) {
 
 func TestValidateChecksTheRequestAndFingerprintsACommand(t *testing.T) {
 	t.Parallel()
-	g := testGate(t)
+	g := SpecGate(t)
 	op := g.Operation(http.MethodPost, depositsRoute)
 	post := func(body string) echo.Context {
 		c := routed(http.MethodPost, depositsRoute, depositsRoute, strings.NewReader(body))
@@ -301,11 +294,9 @@ func TestHandOnLeavesTheCallerAndTheGatesReadForTheHandler(t *testing.T) {
 // from some point on: each is answered by its first failing step.
 func TestAdmitRefusesInTheDocumentedOrder(t *testing.T) {
 	t.Parallel()
-	g := testGate(t)
-	e := echo.New()
-	e.HTTPErrorHandler = (&problemWriter{baseURL: "http://api.test", log: slog.New(slog.NewTextHandler(io.Discard, nil))}).handle
+	g := SpecGate(t)
 	caller := requestctx.Caller{UserID: uuid.New(), CSRFToken: testCSRF}
-	e.Use(admit(g, nil, oneSession{caller: caller}, newOriginPolicy("http://api.test", nil)))
+	e := admitting(admit(g, nil, oneSession{caller: caller}, newOriginPolicy("http://api.test", nil)))
 	e.POST(depositsRoute, func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
 	e.GET(depositRoute, func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
 	srv := httptest.NewServer(e)

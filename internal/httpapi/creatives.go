@@ -261,11 +261,10 @@ func checkVersionBody(body any) []problem.FieldError {
 // creativeProblem turns the creative service's refusals into Problems:
 // its own, then those of every organization resource (organizationProblem).
 func creativeProblem(err error) error {
-	var invalid *creative.Invalid
-	switch {
-	case errors.Is(err, creative.ErrCreativeNotVisible):
+	if errors.Is(err, creative.ErrCreativeNotVisible) {
 		return problem.New(http.StatusNotFound, problem.NotFound, "No creative with this id is visible to you in this organization.")
-	case errors.As(err, &invalid):
+	}
+	if invalid := (*creative.Invalid)(nil); errors.As(err, &invalid) {
 		return problem.Invalid(invalid.Fields)
 	}
 	return organizationProblem(err)

@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -106,9 +104,7 @@ func TestEveryAnswerOfADeprecatedOperationSaysSo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := echo.New()
-	e.HTTPErrorHandler = (&problemWriter{baseURL: "http://api.test", log: slog.New(slog.NewTextHandler(io.Discard, nil))}).handle
-	e.Use(admit(g, deprecated, noSession{}, newOriginPolicy("http://api.test", nil)))
+	e := admitting(admit(g, deprecated, noSession{}, newOriginPolicy("http://api.test", nil)))
 	noContent := func(c echo.Context) error { return c.NoContent(http.StatusNoContent) }
 	e.POST("/api/v1/auth/sign-in", noContent)
 	e.GET("/api/v1/me", noContent)
