@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"creativeapi/gen/db"
+	"creativeapi/internal/idempotency"
 	"creativeapi/internal/requestctx"
 	"creativeapi/internal/store"
 )
@@ -57,8 +58,9 @@ func NewService(s *store.Store, cfg SessionConfig, log *slog.Logger) *Service {
 // non-empty idempotencyKey (a command's, as idempotency.LookupKey returns
 // it) the same statement reads the live answer stored under that key for
 // the session's user (fingerprint and answer only): stored is nil when there
-// is none. What a stored answer means is the idempotency package's business.
-func (s *Service) Authenticate(r *http.Request, idempotencyKey string) (caller requestctx.Caller, stored *db.IdempotencyKey, ok bool, err error) {
+// is none. What a stored answer means is the idempotency package's business,
+// so it comes back as that package's Stored, not as a row.
+func (s *Service) Authenticate(r *http.Request, idempotencyKey string) (caller requestctx.Caller, stored *idempotency.Stored, ok bool, err error) {
 	cookie, err := r.Cookie(s.cfg.CookieName())
 	if err != nil || cookie.Value == "" || len(cookie.Value) > 100 {
 		return requestctx.Caller{}, nil, false, nil
@@ -80,9 +82,9 @@ func (s *Service) Authenticate(r *http.Request, idempotencyKey string) (caller r
 		}
 	}
 	if row.StoredFingerprint != nil {
-		stored = &db.IdempotencyKey{
-			UserID: row.UserID, Key: idempotencyKey, Fingerprint: row.StoredFingerprint,
-			StatusCode: row.StoredStatusCode, ResponseBody: row.StoredResponseBody, ResponseLocation: row.StoredResponseLocation,
+		stored = &idempotency.Stored{
+			Fingerprint: row.StoredFingerprint, StatusCode: row.StoredStatusCode,
+			Body: row.StoredResponseBody, Location: row.StoredResponseLocation,
 		}
 	}
 	return requestctx.Caller{

@@ -30,6 +30,11 @@ func DecodeTimeID(kind, s string) (time.Time, uuid.UUID, error) {
 	if err != nil {
 		return time.Time{}, uuid.UUID{}, err
 	}
+	return timeID(parts)
+}
+
+// timeID reads the two parts EncodeTimeID writes.
+func timeID(parts []string) (time.Time, uuid.UUID, error) {
 	micros, err := strconv.ParseInt(parts[0], 10, 64)
 	if err != nil || micros < earliest || micros > latest {
 		return time.Time{}, uuid.UUID{}, ErrInvalid

@@ -1,12 +1,39 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 
+	"github.com/oapi-codegen/nullable"
+
+	"creativeapi/gen/db"
 	"creativeapi/internal/creative"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/jsontext"
+	"creativeapi/internal/requestctx"
 )
+
+// command runs cmd, the effect of a command that takes an Idempotency-Key,
+// for the request's caller under the key (when sent), with what admit read
+// of the request (handOn): its fingerprint and the session lookup's read of
+// the key. The answer is the first execution's or the stored one replayed,
+// the latter only to a caller mayReplay (nil: any) allows; mayReplay's
+// error is the answer, already a Problem. Every command goes through here:
+// no handler reads the gate's values itself.
+func (s *Server) command(ctx context.Context, key *string, mayReplay func(ctx context.Context, q *db.Queries) error, cmd idempotency.Command) (rawJSON, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	k := ""
+	if key != nil {
+		k = *key
+	}
+	in := gatedFrom(ctx)
+	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: k,
+		Fingerprint: in.fingerprint, Prefetched: in.prefetched, MayReplay: mayReplay}, cmd)
+	if err != nil {
+		return rawJSON{}, err
+	}
+	return rawJSON{resp, replayed}, nil
+}
 
 // rawJSON is an answer whose body is JSON already, the one response writer
 // besides the generated ones. It writes a command's answer exactly as
@@ -32,8 +59,8 @@ func creativeOK(d *creative.Detail) rawJSON {
 }
 
 // creativePageOK is a page of creatives (the CreativeList schema) as a 200
-// answer; next nil writes a null nextCursor.
-func creativePageOK(items []creative.Creative, next *string) rawJSON {
+// answer; a null next writes a null nextCursor.
+func creativePageOK(items []creative.Creative, next nullable.Nullable[string]) rawJSON {
 	b := append(make([]byte, 0, 64+detailBytes*len(items)), `{"items":[`...)
 	for i := range items {
 		if i > 0 {
@@ -42,10 +69,10 @@ func creativePageOK(items []creative.Creative, next *string) rawJSON {
 		b = items[i].Detail.AppendJSON(b)
 	}
 	b = append(b, `],"nextCursor":`...)
-	if next == nil {
-		b = append(b, "null"...)
+	if cursor, err := next.Get(); err == nil {
+		b = jsontext.AppendString(b, cursor)
 	} else {
-		b = jsontext.AppendString(b, *next)
+		b = append(b, "null"...)
 	}
 	b = append(b, "}\n"...)
 	return rawJSON{Response: idempotency.Response{Status: http.StatusOK, Body: b}}

@@ -9,7 +9,6 @@ import (
 	"net/http"
 
 	"github.com/google/uuid"
-	"github.com/oapi-codegen/nullable"
 
 	"creativeapi/gen/api"
 	"creativeapi/gen/db"
@@ -116,24 +115,16 @@ func (s *Server) ListCreativeComments(ctx context.Context, r api.ListCreativeCom
 		return nil, problem.Invalid([]problem.FieldError{{Field: "resolved", Code: problem.InvalidValue,
 			Message: "Filters top-level comments; it does not combine with parentId (a thread's replies)."}})
 	}
-	after := int64(0)
-	if r.Params.Cursor != nil {
-		n, ok := decodeKeyCursor(commentCursorKind, *r.Params.Cursor, math.MaxInt64)
-		if !ok {
-			return nil, errInvalidCursor()
-		}
-		after = n
+	size, after, err := page(commentCursor, r.Params.Limit, r.Params.Cursor)
+	if err != nil {
+		return nil, err
 	}
 	f := creative.CommentFilter{VersionNumber: r.Params.VersionNumber, Resolved: r.Params.Resolved, ParentID: r.Params.ParentId}
-	p, err := creative.ListComments(ctx, s.store.Q, r.OrganizationId, r.CreativeId, caller.UserID, f, after, pageSize(r.Params.Limit))
+	p, err := creative.ListComments(ctx, s.store.Q, r.OrganizationId, r.CreativeId, caller.UserID, f, after, size)
 	if err != nil {
 		return nil, commentProblem(err)
 	}
-	out := api.ListCreativeComments200JSONResponse{Items: p.Items, NextCursor: nullable.NewNullNullable[string]()}
-	if p.Next != 0 {
-		out.NextCursor.Set(encodeKeyCursor(commentCursorKind, p.Next))
-	}
-	return out, nil
+	return api.ListCreativeComments200JSONResponse{Items: p.Items, NextCursor: nextCursor(commentCursor, p.Next)}, nil
 }
 
 // CreateCreativeComment writes a comment under the caller's Idempotency-Key.
@@ -142,14 +133,15 @@ func (s *Server) CreateCreativeComment(ctx context.Context, r api.CreateCreative
 	if r.Body.MentionUserIds != nil {
 		in.MentionUserIDs = *r.Body.MentionUserIds
 	}
-	mayReplay := func(ctx context.Context, q *db.Queries, user uuid.UUID) error {
-		if err := creative.MayComment(ctx, q, r.OrganizationId, r.CreativeId, user); err != nil {
+	caller, _ := requestctx.CallerFrom(ctx)
+	mayReplay := func(ctx context.Context, q *db.Queries) error {
+		if err := creative.MayComment(ctx, q, r.OrganizationId, r.CreativeId, caller.UserID); err != nil {
 			return commentProblem(err)
 		}
 		return nil
 	}
-	out, err := s.idempotent(ctx, r.Params.IdempotencyKey, mayReplay, func(ctx context.Context, q store.Tx, user uuid.UUID) (idempotency.Response, error) {
-		c, err := creative.CreateComment(ctx, q, r.OrganizationId, r.CreativeId, user, in)
+	return s.command(ctx, r.Params.IdempotencyKey, mayReplay, func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
+		c, err := creative.CreateComment(ctx, q, r.OrganizationId, r.CreativeId, caller.UserID, in)
 		if err != nil {
 			return idempotency.Response{}, commentProblem(err)
 		}
@@ -159,10 +151,6 @@ func (s *Server) CreateCreativeComment(ctx context.Context, r api.CreateCreative
 		}
 		return idempotency.Response{Status: http.StatusCreated, Body: body, Location: commentPath(r.OrganizationId, r.CreativeId, c.Id)}, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // UpdateCreativeComment edits a comment or resolves or reopens its thread,

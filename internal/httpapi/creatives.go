@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -15,7 +14,6 @@ import (
 	"creativeapi/gen/api"
 	"creativeapi/gen/db"
 	"creativeapi/internal/creative"
-	"creativeapi/internal/cursor"
 	"creativeapi/internal/gate"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/problem"
@@ -28,10 +26,6 @@ import (
 // request's typed body into the service's input, the service's refusals
 // into Problems (creativeProblem), its creatives into CreativeDetail.
 
-// defaultPageSize is the page size of every list when the request names
-// none: openapi.yaml's Limit default (a test holds them equal).
-const defaultPageSize = 20
-
 func creativePath(org, id uuid.UUID) string {
 	return fmt.Sprintf("/api/v1/organizations/%s/creatives/%s", org, id)
 }
@@ -40,13 +34,12 @@ func creativePath(org, id uuid.UUID) string {
 // first, in a fixed number of queries whatever the page holds.
 func (s *Server) ListCreatives(ctx context.Context, r api.ListCreativesRequestObject) (api.ListCreativesResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
-	before := int64(creative.FirstPage)
-	if r.Params.Cursor != nil {
-		n, ok := decodeKeyCursor(creativeCursorKind, *r.Params.Cursor, creative.FirstPage)
-		if !ok {
-			return nil, errInvalidCursor()
-		}
-		before = n
+	size, before, err := page(creativeCursor, r.Params.Limit, r.Params.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	if before == 0 {
+		before = creative.FirstPage
 	}
 	var f creative.Filter
 	if r.Params.ReviewStatus != nil {
@@ -62,16 +55,11 @@ func (s *Server) ListCreatives(ctx context.Context, r api.ListCreativesRequestOb
 		f.Title = *r.Params.Q
 	}
 	f.AuthorID, f.ReviewerID = r.Params.AuthorId, r.Params.ReviewerId
-	p, err := creative.List(ctx, s.store.Q, r.OrganizationId, caller.UserID, f, int32(before), pageSize(r.Params.Limit))
+	p, err := creative.List(ctx, s.store.Q, r.OrganizationId, caller.UserID, f, int32(before), size)
 	if err != nil {
 		return nil, creativeProblem(err)
 	}
-	var next *string
-	if p.Next != 0 {
-		cursor := encodeKeyCursor(creativeCursorKind, int64(p.Next))
-		next = &cursor
-	}
-	return creativePageOK(p.Items, next), nil
+	return creativePageOK(p.Items, nextCursor(creativeCursor, int64(p.Next))), nil
 }
 
 // GetCreative answers one creative with the caller's availableActions.
@@ -133,21 +121,22 @@ func (s *Server) ExecuteCreativeAction(ctx context.Context, r api.ExecuteCreativ
 		})
 }
 
-// creativeCommand runs a command answering a creative under the idempotency
-// runner, with its status and, when located, the creative's Location. A
-// stored answer is replayed only to a caller mayReplay allows.
+// creativeCommand runs a command answering a creative (Server.command),
+// with its status and, when located, the creative's Location. A stored
+// answer is replayed only to a caller mayReplay allows.
 func (s *Server) creativeCommand(ctx context.Context, key *string, status int, located bool,
 	run func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error),
 	mayReplay func(ctx context.Context, q *db.Queries, user uuid.UUID) error) (rawJSON, error) {
-	return s.idempotent(ctx, key,
-		func(ctx context.Context, q *db.Queries, user uuid.UUID) error {
-			if err := mayReplay(ctx, q, user); err != nil {
+	caller, _ := requestctx.CallerFrom(ctx)
+	return s.command(ctx, key,
+		func(ctx context.Context, q *db.Queries) error {
+			if err := mayReplay(ctx, q, caller.UserID); err != nil {
 				return creativeProblem(err)
 			}
 			return nil
 		},
-		func(ctx context.Context, q store.Tx, user uuid.UUID) (idempotency.Response, error) {
-			c, err := run(ctx, q, user)
+		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
+			c, err := run(ctx, q, caller.UserID)
 			if err != nil {
 				return idempotency.Response{}, creativeProblem(err)
 			}
@@ -157,29 +146,6 @@ func (s *Server) creativeCommand(ctx context.Context, key *string, status int, l
 			}
 			return out, nil
 		})
-}
-
-// idempotent runs a command under the caller's Idempotency-Key (key, when
-// sent) with what the validation gate prefetched: a first execution's
-// answer, or the stored one replayed, but only to a caller mayReplay
-// allows (its error is the answer, already a Problem).
-func (s *Server) idempotent(ctx context.Context, key *string,
-	mayReplay func(ctx context.Context, q *db.Queries, user uuid.UUID) error,
-	run func(ctx context.Context, q store.Tx, user uuid.UUID) (idempotency.Response, error)) (rawJSON, error) {
-	caller, _ := requestctx.CallerFrom(ctx)
-	k := ""
-	if key != nil {
-		k = *key
-	}
-	in := gatedFrom(ctx)
-	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: k,
-		Fingerprint: in.fingerprint, Prefetched: in.prefetched,
-		MayReplay: func(ctx context.Context, q *db.Queries) error { return mayReplay(ctx, q, caller.UserID) }},
-		func(ctx context.Context, q store.Tx) (idempotency.Response, error) { return run(ctx, q, caller.UserID) })
-	if err != nil {
-		return rawJSON{}, err
-	}
-	return rawJSON{resp, replayed}, nil
 }
 
 // UpdateCreative edits a creative in one transaction. It takes no
@@ -210,23 +176,18 @@ func (s *Server) UpdateCreative(ctx context.Context, r api.UpdateCreativeRequest
 // ListCreativeEvents answers one page of a creative's history, newest first.
 func (s *Server) ListCreativeEvents(ctx context.Context, r api.ListCreativeEventsRequestObject) (api.ListCreativeEventsResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
-	before := int64(math.MaxInt64)
-	if r.Params.Cursor != nil {
-		n, ok := decodeKeyCursor(eventCursorKind, *r.Params.Cursor, math.MaxInt64)
-		if !ok {
-			return nil, errInvalidCursor()
-		}
-		before = n
+	size, before, err := page(eventCursor, r.Params.Limit, r.Params.Cursor)
+	if err != nil {
+		return nil, err
 	}
-	p, err := creative.Events(ctx, s.store.Q, r.OrganizationId, r.CreativeId, caller.UserID, before, pageSize(r.Params.Limit))
+	if before == 0 {
+		before = math.MaxInt64
+	}
+	p, err := creative.Events(ctx, s.store.Q, r.OrganizationId, r.CreativeId, caller.UserID, before, size)
 	if err != nil {
 		return nil, creativeProblem(err)
 	}
-	out := api.ListCreativeEvents200JSONResponse{Items: p.Items, NextCursor: nullable.NewNullNullable[string]()}
-	if p.Next != 0 {
-		out.NextCursor.Set(encodeKeyCursor(eventCursorKind, p.Next))
-	}
-	return out, nil
+	return api.ListCreativeEvents200JSONResponse{Items: p.Items, NextCursor: nextCursor(eventCursor, p.Next)}, nil
 }
 
 // creativeBodyChecks holds the rules the schema cannot say, reported with
@@ -297,28 +258,16 @@ func checkVersionBody(body any) []problem.FieldError {
 	return append(out, creative.CheckAssets(facts)...)
 }
 
-// creativeProblem turns the creative service's refusals into Problems;
-// anything else passes on.
+// creativeProblem turns the creative service's refusals into Problems:
+// its own, then those of every organization resource (organizationProblem).
 func creativeProblem(err error) error {
-	var refusal *review.Refusal
-	var invalid *creative.Invalid
-	switch {
-	// A caller who is not a member gets exactly the 404 of an id that does
-	// not exist, so another workspace's ids reveal nothing.
-	case errors.Is(err, creative.ErrOrganizationNotVisible):
-		return problem.New(http.StatusNotFound, problem.NotFound, "No organization with this id is visible to you.")
-	case errors.Is(err, creative.ErrCreativeNotVisible):
+	if errors.Is(err, creative.ErrCreativeNotVisible) {
 		return problem.New(http.StatusNotFound, problem.NotFound, "No creative with this id is visible to you in this organization.")
-	case errors.As(err, &invalid):
-		return problem.Invalid(invalid.Fields)
-	case errors.As(err, &refusal):
-		status := http.StatusConflict
-		if refusal.Reason == review.Forbidden {
-			status = http.StatusForbidden
-		}
-		return problem.New(status, problem.Code(refusal.Reason), "%s", refusal.Detail)
 	}
-	return err
+	if invalid := (*creative.Invalid)(nil); errors.As(err, &invalid) {
+		return problem.Invalid(invalid.Fields)
+	}
+	return organizationProblem(err)
 }
 
 // orNil is a nullable request field as a pointer: nil when absent or null.
@@ -342,50 +291,4 @@ func widen(v *api.ExpectedVersion) *int64 {
 	}
 	w := int64(*v)
 	return &w
-}
-
-// pageSize is a list's limit, the spec's default when none is sent.
-func pageSize(limit *api.Limit) int {
-	if limit == nil {
-		return defaultPageSize
-	}
-	return *limit
-}
-
-// The kinds that name each list in its cursors (internal/cursor): a
-// cursor of one list is refused by every other.
-const (
-	creativeCursorKind = "c1"
-	eventCursorKind    = "e1"
-	memberCursorKind   = "m1"
-	webhookCursorKind  = "w1"
-	deliveryCursorKind = "wd1"
-	commentCursorKind  = "cm1"
-)
-
-// errInvalidCursor is the one answer of every list to a cursor it did not make.
-func errInvalidCursor() error {
-	return problem.Invalid([]problem.FieldError{{Field: "cursor", Code: problem.InvalidFormat,
-		Message: "Is not a cursor of this list. Pass the nextCursor of the previous page as is."}})
-}
-
-// encodeKeyCursor makes the cursor of list kind, ordered by a number (a
-// creative's number, a history entry's sequence), that continues below n.
-func encodeKeyCursor(kind string, n int64) string {
-	return cursor.Encode(kind, strconv.FormatInt(n, 10))
-}
-
-// decodeKeyCursor reads a cursor of encodeKeyCursor for list kind: a
-// number from 1 to max, as the list's column holds; ok is false for
-// anything else.
-func decodeKeyCursor(kind, s string, max int64) (int64, bool) {
-	parts, err := cursor.Decode(kind, s, 1)
-	if err != nil {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(parts[0], 10, 64)
-	if err != nil || n < 1 || n > max {
-		return 0, false
-	}
-	return n, true
 }

@@ -11,10 +11,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/oapi-codegen/nullable"
 
 	"creativeapi/gen/api"
-	"creativeapi/gen/db"
 	"creativeapi/internal/deposit"
 	"creativeapi/internal/gate"
 	"creativeapi/internal/idempotency"
@@ -78,13 +76,7 @@ func (s *Server) depositSettings() deposit.Settings {
 func (s *Server) CreateAccountDeposit(ctx context.Context, r api.CreateAccountDepositRequestObject) (api.CreateAccountDepositResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
 	amount := r.Body.Amount
-	key := ""
-	if r.Params.IdempotencyKey != nil {
-		key = *r.Params.IdempotencyKey
-	}
-	in := gatedFrom(ctx)
-	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: key,
-		Fingerprint: in.fingerprint, Prefetched: in.prefetched},
+	out, err := s.command(ctx, r.Params.IdempotencyKey, nil,
 		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
 			if s.cfg.TreasuryAddress == "" {
 				return idempotency.Response{}, problem.New(http.StatusServiceUnavailable, problem.DepositsUnavailable, "Deposits are not available on this server.")
@@ -116,60 +108,45 @@ func (s *Server) CreateAccountDeposit(ctx context.Context, r api.CreateAccountDe
 	if err != nil {
 		return nil, err
 	}
-	if !replayed && resp.Status == http.StatusCreated {
+	if !out.replayed && out.Status == http.StatusCreated {
 		s.metrics.DepositCreated()
 	}
-	return rawJSON{resp, replayed}, nil
+	return out, nil
 }
 
 // ListAccountDeposits pages the caller's deposits, newest first.
 func (s *Server) ListAccountDeposits(ctx context.Context, r api.ListAccountDepositsRequestObject) (api.ListAccountDepositsResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
-	limit := pageSize(r.Params.Limit)
-	params := db.DepositListByUserParams{UserID: caller.UserID, RowLimit: int32(limit) + 1}
-	if r.Params.Cursor != nil {
-		createdAt, id, err := deposit.DecodeCursor(*r.Params.Cursor)
-		if err != nil {
-			return nil, errInvalidCursor()
-		}
-		params.CursorCreatedAt, params.CursorID = &createdAt, &id
-	}
-	rows, err := s.store.Q.DepositListByUser(ctx, params)
+	size, after, err := page(depositCursor, r.Params.Limit, r.Params.Cursor)
 	if err != nil {
 		return nil, err
 	}
-	next := nullable.NewNullNullable[string]()
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[limit-1].Deposit
-		next = nullable.NewNullableWithValue(deposit.EncodeCursor(last.CreatedAt, last.ID))
+	items, next, err := deposit.List(ctx, s.store.Q, caller.UserID, after, size)
+	if err != nil {
+		return nil, err
 	}
-	items := make([]api.AccountDeposit, len(rows))
-	for i, row := range rows {
-		items[i] = deposit.Body(row.Deposit, row.DbNow)
-	}
-	return api.ListAccountDeposits200JSONResponse{Items: items, NextCursor: next}, nil
+	return api.ListAccountDeposits200JSONResponse{Items: items, NextCursor: nextCursor(depositCursor, next)}, nil
 }
 
 // GetAccountDeposit answers one of the caller's deposits; anyone else's
 // does not exist for them.
 func (s *Server) GetAccountDeposit(ctx context.Context, r api.GetAccountDepositRequestObject) (api.GetAccountDepositResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
-	row, err := s.store.Q.DepositGetByUser(ctx, db.DepositGetByUserParams{ID: uuid.UUID(r.DepositId), UserID: caller.UserID})
+	d, err := deposit.Get(ctx, s.store.Q, caller.UserID, uuid.UUID(r.DepositId))
 	if err != nil {
 		return nil, err // store.ErrNotFound is the Problem writer's 404
 	}
-	return api.GetAccountDeposit200JSONResponse(deposit.Body(row.Deposit, row.DbNow)), nil
+	return api.GetAccountDeposit200JSONResponse(d), nil
 }
 
 // GetAccountBalance answers the sum of the caller's ledger entries.
 func (s *Server) GetAccountBalance(ctx context.Context, _ api.GetAccountBalanceRequestObject) (api.GetAccountBalanceResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
-	balance, err := s.store.Q.LedgerBalance(ctx, db.LedgerBalanceParams{UserID: caller.UserID, Currency: money.USDT.Code})
+	balance, err := deposit.Balance(ctx, s.store.Q, caller.UserID)
 	if err != nil {
 		return nil, err
 	}
-	return api.GetAccountBalance200JSONResponse{Available: deposit.USDT(balance)}, nil
+	return api.GetAccountBalance200JSONResponse{Available: balance}, nil
 }
 
 // claimRetryAfter is the Retry-After, in seconds, of transfer_unknown: the
@@ -183,14 +160,8 @@ const claimRetryAfter = 60
 // the watcher reads on and the deposit moves.
 func (s *Server) ClaimAccountDeposit(ctx context.Context, r api.ClaimAccountDepositRequestObject) (api.ClaimAccountDepositResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
-	key := ""
-	if r.Params.IdempotencyKey != nil {
-		key = *r.Params.IdempotencyKey
-	}
 	txID := strings.ToLower(r.Body.TransactionId)
-	in := gatedFrom(ctx)
-	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: key,
-		Fingerprint: in.fingerprint, Prefetched: in.prefetched},
+	return s.command(ctx, r.Params.IdempotencyKey, nil,
 		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
 			now := time.Now()
 			d, err := deposit.Claim(ctx, q, caller.UserID, uuid.UUID(r.DepositId), txID, s.cfg.DepositMonitoringWindow, now)
@@ -217,8 +188,4 @@ func (s *Server) ClaimAccountDeposit(ctx context.Context, r api.ClaimAccountDepo
 			}
 			return idempotency.Response{Status: http.StatusOK, Body: body}, nil
 		})
-	if err != nil {
-		return nil, err
-	}
-	return rawJSON{resp, replayed}, nil
 }

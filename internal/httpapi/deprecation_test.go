@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,8 +9,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
-	"creativeapi/gen/db"
 	"creativeapi/internal/gate"
+	"creativeapi/internal/idempotency"
 	"creativeapi/internal/requestctx"
 )
 
@@ -82,7 +80,7 @@ func TestDeprecatedOperationNeedsItsDates(t *testing.T) {
 // noSession authenticates nobody: every secured request is a 401.
 type noSession struct{}
 
-func (noSession) Authenticate(*http.Request, string) (requestctx.Caller, *db.IdempotencyKey, bool, error) {
+func (noSession) Authenticate(*http.Request, string) (requestctx.Caller, *idempotency.Stored, bool, error) {
 	return requestctx.Caller{}, nil, false, nil
 }
 
@@ -106,9 +104,7 @@ func TestEveryAnswerOfADeprecatedOperationSaysSo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := echo.New()
-	e.HTTPErrorHandler = (&problemWriter{baseURL: "http://api.test", log: slog.New(slog.NewTextHandler(io.Discard, nil))}).handle
-	e.Use(admit(g, deprecated, noSession{}, newOriginPolicy("http://api.test", nil)))
+	e := admitting(admit(g, deprecated, noSession{}, newOriginPolicy("http://api.test", nil)))
 	noContent := func(c echo.Context) error { return c.NoContent(http.StatusNoContent) }
 	e.POST("/api/v1/auth/sign-in", noContent)
 	e.GET("/api/v1/me", noContent)

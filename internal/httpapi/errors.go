@@ -9,8 +9,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"creativeapi/internal/creative"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/requestctx"
+	"creativeapi/internal/review"
 	"creativeapi/internal/store"
 )
 
@@ -67,6 +69,28 @@ func (p *problemWriter) classify(c echo.Context, err error) *problem.Error {
 	}
 	p.log.ErrorContext(ctx, "unexpected error", "error", err, "trace_id", requestctx.TraceID(ctx))
 	return problem.New(http.StatusInternalServerError, problem.InternalError, "Something went wrong on our side. Quote the traceId when you report it.")
+}
+
+// organizationProblem turns the refusals every resource of an organization
+// shares into Problems: the caller is not a member (creative.MemberRole),
+// or their role may not (the rights of internal/review). Anything else
+// passes on. Each resource's handlers map their own refusals first
+// (creativeProblem, commentProblem, webhookProblem), then call this.
+func organizationProblem(err error) error {
+	var refusal *review.Refusal
+	switch {
+	// A caller who is not a member gets exactly the 404 of an id that does
+	// not exist, so another workspace's ids reveal nothing.
+	case errors.Is(err, creative.ErrOrganizationNotVisible):
+		return problem.New(http.StatusNotFound, problem.NotFound, "No organization with this id is visible to you.")
+	case errors.As(err, &refusal):
+		status := http.StatusConflict
+		if refusal.Reason == review.Forbidden {
+			status = http.StatusForbidden
+		}
+		return problem.New(status, problem.Code(refusal.Reason), "%s", refusal.Detail)
+	}
+	return err
 }
 
 // wwwAuthenticate is the challenge of every 401 (RFC 9110 §11.6.1 asks for

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/oapi-codegen/nullable"
 
 	"creativeapi/gen/api"
 	"creativeapi/internal/config"
@@ -45,5 +46,9 @@ func WriteCreativeList(w http.ResponseWriter, items []creative.Detail, next *str
 	for i := range items {
 		page[i].Detail = items[i]
 	}
-	return creativePageOK(page, next).VisitListCreativesResponse(w)
+	cursor := nullable.NewNullNullable[string]()
+	if next != nil {
+		cursor.Set(*next)
+	}
+	return creativePageOK(page, cursor).VisitListCreativesResponse(w)
 }

@@ -4,12 +4,10 @@ import (
 	"context"
 
 	"github.com/google/uuid"
-	"github.com/oapi-codegen/nullable"
 
 	"creativeapi/gen/api"
 	"creativeapi/gen/db"
 	"creativeapi/internal/creative"
-	"creativeapi/internal/cursor"
 	"creativeapi/internal/requestctx"
 )
 
@@ -17,13 +15,12 @@ import (
 // name. Any member may read it.
 func (s *Server) ListOrganizationMembers(ctx context.Context, r api.ListOrganizationMembersRequestObject) (api.ListOrganizationMembersResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
-	limit := pageSize(r.Params.Limit)
+	limit, after, err := page(memberCursor, r.Params.Limit, r.Params.Cursor)
+	if err != nil {
+		return nil, err
+	}
 	params := db.MemberPageParams{OrganizationID: r.OrganizationId, RowLimit: int32(limit) + 1, Roles: []string{}}
 	if r.Params.Cursor != nil {
-		after, ok := decodeMemberCursor(*r.Params.Cursor)
-		if !ok {
-			return nil, errInvalidCursor()
-		}
 		params.AfterID = &after
 	}
 	if r.Params.Role != nil {
@@ -32,29 +29,19 @@ func (s *Server) ListOrganizationMembers(ctx context.Context, r api.ListOrganiza
 		}
 	}
 	if _, err := creative.MemberRole(ctx, s.store.Q, r.OrganizationId, caller.UserID); err != nil {
-		return nil, creativeProblem(err)
+		return nil, organizationProblem(err)
 	}
 	rows, err := s.store.Q.MemberPage(ctx, params)
 	if err != nil {
 		return nil, err
 	}
-	out := api.ListOrganizationMembers200JSONResponse{Items: make([]api.Member, 0, len(rows)), NextCursor: nullable.NewNullNullable[string]()}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		out.NextCursor.Set(cursor.Encode(memberCursorKind, rows[limit-1].ID.String()))
+	rows, more := cut(rows, limit)
+	out := api.ListOrganizationMembers200JSONResponse{Items: make([]api.Member, 0, len(rows)), NextCursor: nextCursor(memberCursor, uuid.Nil)}
+	if more {
+		out.NextCursor = nextCursor(memberCursor, rows[limit-1].ID)
 	}
 	for _, m := range rows {
 		out.Items = append(out.Items, api.Member{User: api.UserRef{Id: m.ID, Name: m.Name}, Role: api.Role(m.Role)})
 	}
 	return out, nil
-}
-
-// decodeMemberCursor reads the member a page of members continues after.
-func decodeMemberCursor(s string) (uuid.UUID, bool) {
-	parts, err := cursor.Decode(memberCursorKind, s, 1)
-	if err != nil {
-		return uuid.Nil, false
-	}
-	id, err := uuid.Parse(parts[0])
-	return id, err == nil
 }

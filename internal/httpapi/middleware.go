@@ -14,7 +14,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"creativeapi/gen/db"
 	"creativeapi/internal/clientip"
 	"creativeapi/internal/gate"
 	"creativeapi/internal/idempotency"
@@ -146,13 +145,14 @@ type Authenticator interface {
 	// no valid session. With a non-empty idempotencyKey it also returns, from
 	// the same read, the live answer stored under it for the caller (nil:
 	// none).
-	Authenticate(r *http.Request, idempotencyKey string) (caller requestctx.Caller, stored *db.IdempotencyKey, ok bool, err error)
+	Authenticate(r *http.Request, idempotencyKey string) (caller requestctx.Caller, stored *idempotency.Stored, ok bool, err error)
 }
 
-// admit answers, in docs/errors.md's order, everything decided before a
-// handler runs: the route (404/405, answered by Echo's router, which routed
-// the request), authentication (401), request forgery (403), then the body
-// and parameters (400/413/415/422, internal/gate). Only /api/ paths pass it.
+// admit answers, in the refusal order of docs/errors.md and
+// docs/review.md, everything decided before a handler runs. Each step is
+// one function below, called in that order; the first refusal is the
+// answer. Only /api/ paths pass it; a path the spec does not declare is
+// Echo's router's to answer (404, 405, OPTIONS).
 func admit(g *gate.Gate, deprecated map[string]deprecationHeaders, auth Authenticator, origins originPolicy) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -161,75 +161,158 @@ func admit(g *gate.Gate, deprecated map[string]deprecationHeaders, auth Authenti
 				return next(c)
 			}
 			c.Response().Header()["Cache-Control"] = noStore
-			if route := c.Path(); route != "" && strings.Count(route, "/") != strings.Count(echo.GetPath(req), "/") {
-				// Echo lets a route's last parameter run over "/"
-				// (…/deposits/a/b matches :depositId); no path of the spec does.
-				return echo.ErrNotFound
+			if err := wholeSegments(c); err != nil { // 404
+				return err
 			}
-			op := g.Operation(req.Method, c.Path())
+			op := operation(g, c)
 			if op == nil {
 				return next(c) // Echo's 404, 405 or OPTIONS
 			}
-			c.Set(operationKey, op.ID)
-			// Every answer of a deprecated operation says so, refusals too.
-			if d, ok := deprecated[op.ID]; ok {
-				d.set(c.Response().Header())
-			}
-			unsafe := req.Method != http.MethodGet && req.Method != http.MethodHead && req.Method != http.MethodOptions
-			// stored is the answer already stored under the request's
-			// Idempotency-Key, if any.
-			var stored *idempotency.Stored
-			var in gated
+			announceDeprecation(c.Response().Header(), deprecated, op.ID)
+			unsafe := isUnsafe(req.Method)
 			ctx := req.Context()
+			var a admitted
 			if op.Secured {
-				// A command's stored answer comes with the session: a
-				// replay needs no other read.
-				key := ""
-				if op.Keyed {
-					key = idempotency.LookupKey(req.Header.Get("Idempotency-Key"))
-				}
-				caller, row, ok, err := auth.Authenticate(req, key)
-				stored = idempotency.StoredFrom(row)
-				if err != nil {
+				var err error
+				if a, err = authenticate(auth, req, op); err != nil { // 401
 					return err
 				}
-				if !ok {
-					return problem.New(http.StatusUnauthorized, problem.Unauthenticated, "Sign in to continue.")
-				}
-				if unsafe && subtle.ConstantTimeCompare([]byte(req.Header.Get("X-CSRF-Token")), []byte(caller.CSRFToken)) != 1 {
-					return problem.New(http.StatusForbidden, problem.CSRFFailed, "Send the session's csrfToken in the X-CSRF-Token header.")
-				}
-				if key != "" {
-					in.prefetched = &idempotency.Prefetched{UserID: caller.UserID, Key: key, Stored: stored}
-				}
-				ctx = requestctx.WithCaller(ctx, caller)
-			}
-			if unsafe && !origins.allows(req) {
-				return problem.New(http.StatusForbidden, problem.CSRFFailed, "Cross-origin requests from this origin are not allowed.")
-			}
-			var params map[string]string // none: no map to build
-			if names, values := c.ParamNames(), c.ParamValues(); len(names) > 0 {
-				params = make(map[string]string, len(names))
-				for i, name := range names {
-					params[name] = values[i]
+				// From here on, even a refusal is logged under its caller.
+				ctx = requestctx.WithCaller(ctx, a.caller)
+				if err := checkCSRF(req, unsafe, a.caller); err != nil { // 403
+					return err
 				}
 			}
-			var storedFingerprint []byte
-			if stored != nil {
-				storedFingerprint = stored.Fingerprint
-			}
-			var err error
-			if in.body, in.fingerprint, err = g.Check(ctx, c.Response(), req, op, params, storedFingerprint); err != nil {
+			if err := checkOrigin(req, unsafe, origins); err != nil { // 403
 				return err
 			}
-			if in.body != nil || in.prefetched != nil {
-				ctx = context.WithValue(ctx, gatedKey{}, in)
+			in, err := validate(ctx, c, g, op, a.stored) // 400, 413, 415, 422
+			if err != nil {
+				return err
 			}
-			if ctx != req.Context() {
-				c.SetRequest(req.WithContext(ctx)) // one copy of the request for what admit learnt
-			}
+			handOn(ctx, c, a, in)
 			return next(c)
 		}
+	}
+}
+
+// wholeSegments refuses with 404 a path whose last segment Echo let a
+// route's last parameter take over "/" (…/deposits/a/b matches
+// :depositId): no path of the spec does that.
+func wholeSegments(c echo.Context) error {
+	if route := c.Path(); route != "" && strings.Count(route, "/") != strings.Count(echo.GetPath(c.Request()), "/") {
+		return echo.ErrNotFound
+	}
+	return nil
+}
+
+// operation is the spec's operation Echo routed the request to, nil when
+// the spec declares none there; its id names the request in the metrics
+// and the log.
+func operation(g *gate.Gate, c echo.Context) *gate.Operation {
+	op := g.Operation(c.Request().Method, c.Path())
+	if op != nil {
+		c.Set(operationKey, op.ID)
+	}
+	return op
+}
+
+// announceDeprecation sets the Deprecation and Sunset headers of a
+// deprecated operation: every answer says so, refusals too.
+func announceDeprecation(h http.Header, deprecated map[string]deprecationHeaders, opID string) {
+	if d, ok := deprecated[opID]; ok {
+		d.set(h)
+	}
+}
+
+// isUnsafe reports whether a request with method may change something,
+// and so needs the CSRF token and an allowed origin.
+func isUnsafe(method string) bool {
+	return method != http.MethodGet && method != http.MethodHead && method != http.MethodOptions
+}
+
+// admitted is what authentication learnt of a secured request.
+type admitted struct {
+	caller requestctx.Caller
+	// key is the Idempotency-Key of a command ("" for none), stored the
+	// answer already stored under it for the caller (nil: none), read with
+	// the session: a replay needs no other read.
+	key    string
+	stored *idempotency.Stored
+}
+
+// authenticate finds the request's session (401 without one) and, for a
+// command, the answer stored under its Idempotency-Key.
+func authenticate(auth Authenticator, req *http.Request, op *gate.Operation) (admitted, error) {
+	var a admitted
+	if op.Keyed {
+		a.key = idempotency.LookupKey(req.Header.Get("Idempotency-Key"))
+	}
+	caller, stored, ok, err := auth.Authenticate(req, a.key)
+	if err != nil {
+		return admitted{}, err
+	}
+	if !ok {
+		return admitted{}, problem.New(http.StatusUnauthorized, problem.Unauthenticated, "Sign in to continue.")
+	}
+	a.caller, a.stored = caller, stored
+	return a, nil
+}
+
+// checkCSRF refuses with 403 an unsafe request without the session's CSRF
+// token in X-CSRF-Token.
+func checkCSRF(req *http.Request, unsafe bool, caller requestctx.Caller) error {
+	if unsafe && subtle.ConstantTimeCompare([]byte(req.Header.Get("X-CSRF-Token")), []byte(caller.CSRFToken)) != 1 {
+		return problem.New(http.StatusForbidden, problem.CSRFFailed, "Send the session's csrfToken in the X-CSRF-Token header.")
+	}
+	return nil
+}
+
+// checkOrigin refuses with 403 an unsafe request from an origin the
+// policy does not allow.
+func checkOrigin(req *http.Request, unsafe bool, origins originPolicy) error {
+	if unsafe && !origins.allows(req) {
+		return problem.New(http.StatusForbidden, problem.CSRFFailed, "Cross-origin requests from this origin are not allowed.")
+	}
+	return nil
+}
+
+// validate runs the gate over the request (internal/gate: body size,
+// media type, JSON, the spec, the body rules) and returns the body as the
+// gate wrote it again with, for a command, the request's fingerprint. A
+// request whose fingerprint is the stored answer's is not validated again.
+func validate(ctx context.Context, c echo.Context, g *gate.Gate, op *gate.Operation, stored *idempotency.Stored) (gated, error) {
+	req := c.Request()
+	var params map[string]string // none: no map to build
+	if names, values := c.ParamNames(), c.ParamValues(); len(names) > 0 {
+		params = make(map[string]string, len(names))
+		for i, name := range names {
+			params[name] = values[i]
+		}
+	}
+	var storedFingerprint []byte
+	if stored != nil {
+		storedFingerprint = stored.Fingerprint
+	}
+	var in gated
+	var err error
+	in.body, in.fingerprint, err = g.Check(ctx, c.Response(), req, op, params, storedFingerprint)
+	return in, err
+}
+
+// handOn leaves for the handler, in ctx (which holds the caller), what
+// the gate read: the body and, for a command, its fingerprint and the
+// session lookup's read of its key (see Server.command).
+func handOn(ctx context.Context, c echo.Context, a admitted, in gated) {
+	req := c.Request()
+	if a.key != "" {
+		in.prefetched = &idempotency.Prefetched{UserID: a.caller.UserID, Key: a.key, Stored: a.stored}
+	}
+	if in.body != nil || in.prefetched != nil {
+		ctx = context.WithValue(ctx, gatedKey{}, in)
+	}
+	if ctx != req.Context() {
+		c.SetRequest(req.WithContext(ctx)) // one copy of the request for what admit learnt
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"math"
 	"net/http"
 
 	"github.com/google/uuid"
@@ -18,10 +17,6 @@ import (
 	"creativeapi/internal/requestctx"
 	"creativeapi/internal/store"
 )
-
-// operatorTransferCursorKind names the operator's transfer list in its
-// cursors (internal/cursor).
-const operatorTransferCursorKind = "ot1"
 
 // operatorOnly is the gate of the /api/v1/operator API: for anyone who is
 // not a platform operator the API does not exist (the Problem writer's 404).
@@ -40,27 +35,23 @@ func (s *Server) ListOperatorTransfers(ctx context.Context, r api.ListOperatorTr
 	if err := operatorOnly(ctx); err != nil {
 		return nil, err
 	}
-	limit := pageSize(r.Params.Limit)
-	params := db.OperatorTransfersListParams{NeedsReview: r.Params.NeedsReview, RowLimit: int32(limit) + 1}
+	limit, after, err := page(operatorTransferCursor, r.Params.Limit, r.Params.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	params := db.OperatorTransfersListParams{NeedsReview: r.Params.NeedsReview, RowLimit: int32(limit) + 1, AfterID: after}
 	if r.Params.Status != nil {
 		st := string(*r.Params.Status)
 		params.Status = &st
-	}
-	if r.Params.Cursor != nil {
-		after, ok := decodeKeyCursor(operatorTransferCursorKind, *r.Params.Cursor, math.MaxInt64)
-		if !ok {
-			return nil, errInvalidCursor()
-		}
-		params.AfterID = after
 	}
 	rows, err := s.store.Q.OperatorTransfersList(ctx, params)
 	if err != nil {
 		return nil, err
 	}
-	next := nullable.NewNullNullable[string]()
-	if len(rows) > limit {
-		rows = rows[:limit]
-		next = nullable.NewNullableWithValue(encodeKeyCursor(operatorTransferCursorKind, rows[limit-1].ID))
+	rows, more := cut(rows, limit)
+	next := nextCursor(operatorTransferCursor, 0)
+	if more {
+		next = nextCursor(operatorTransferCursor, rows[limit-1].ID)
 	}
 	items, err := operatorTransfers(ctx, s.store.Q, rows)
 	if err != nil {
@@ -151,13 +142,7 @@ func (s *Server) SettleOperatorTransfer(ctx context.Context, r api.SettleOperato
 	if !ok {
 		return nil, problem.Invalid([]problem.FieldError{{Field: "decision", Code: problem.InvalidValue, Message: "must be credit or refund"}})
 	}
-	key := ""
-	if r.Params.IdempotencyKey != nil {
-		key = *r.Params.IdempotencyKey
-	}
-	in := gatedFrom(ctx)
-	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: key,
-		Fingerprint: in.fingerprint, Prefetched: in.prefetched},
+	return s.command(ctx, r.Params.IdempotencyKey, nil,
 		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
 			err := deposit.SettleTx(ctx, q, r.TransferId, move, caller.Email, r.Body.Note)
 			switch {
@@ -187,10 +172,6 @@ func (s *Server) SettleOperatorTransfer(ctx context.Context, r api.SettleOperato
 			}
 			return idempotency.Response{Status: http.StatusOK, Body: body}, nil
 		})
-	if err != nil {
-		return nil, err
-	}
-	return rawJSON{resp, replayed}, nil
 }
 
 func (r rawJSON) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error { return r.write(w) }

@@ -113,7 +113,7 @@ func (s *Server) uploadLimits() upload.Limits {
 func (s *Server) CreateUpload(ctx context.Context, r api.CreateUploadRequestObject) (api.CreateUploadResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
 	in := upload.NewUpload{FileName: r.Body.FileName, MimeType: string(r.Body.MimeType), SizeBytes: r.Body.SizeBytes, SHA256: r.Body.Sha256}
-	return s.uploadCommand(ctx, caller.UserID, r.Params.IdempotencyKey, func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
+	return s.command(ctx, r.Params.IdempotencyKey, nil, func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
 		v, err := upload.Create(ctx, q.Queries, s.objects, r.OrganizationId, caller.UserID, in, s.uploadLimits(), time.Now())
 		if err != nil {
 			return idempotency.Response{}, uploadProblem(err)
@@ -126,27 +126,13 @@ func (s *Server) CreateUpload(ctx context.Context, r api.CreateUploadRequestObje
 // Idempotency-Key.
 func (s *Server) CompleteUpload(ctx context.Context, r api.CompleteUploadRequestObject) (api.CompleteUploadResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
-	return s.uploadCommand(ctx, caller.UserID, r.Params.IdempotencyKey, func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
+	return s.command(ctx, r.Params.IdempotencyKey, nil, func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
 		v, err := upload.Complete(ctx, q.Queries, s.objects, r.OrganizationId, caller.UserID, r.UploadId, time.Now())
 		if err != nil {
 			return idempotency.Response{}, uploadProblem(err)
 		}
 		return s.uploadResponse(v, http.StatusOK, "")
 	})
-}
-
-func (s *Server) uploadCommand(ctx context.Context, user uuid.UUID, key *string, cmd idempotency.Command) (rawJSON, error) {
-	k := ""
-	if key != nil {
-		k = *key
-	}
-	gated := gatedFrom(ctx)
-	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: user, Key: k,
-		Fingerprint: gated.fingerprint, Prefetched: gated.prefetched}, cmd)
-	if err != nil {
-		return rawJSON{}, err
-	}
-	return rawJSON{resp, replayed}, nil
 }
 
 func (s *Server) uploadResponse(v upload.View, status int, location string) (idempotency.Response, error) {

@@ -14,19 +14,6 @@ import (
 	"creativeapi/internal/problem"
 )
 
-func newGate(tb testing.TB) *gate.Gate {
-	tb.Helper()
-	spec, err := httpapi.Spec()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	g, err := gate.New(spec, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return g
-}
-
 // fuzzedCommand is a command path as Echo routes it.
 type fuzzedCommand struct {
 	route, path string
@@ -50,7 +37,7 @@ func validate(g *gate.Gate, c fuzzedCommand, contentType, key string, body []byt
 // commands: the validator answers nil or a 4xx Problem, never anything
 // else, and names only fields the request has.
 func FuzzCommandValidation(f *testing.F) {
-	g := newGate(f)
+	g := httpapi.SpecGate(f)
 	org, creative := "8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10", "3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69"
 	commands := []fuzzedCommand{
 		{"/api/v1/me/balance/deposits", "/api/v1/me/balance/deposits", nil},

@@ -54,7 +54,8 @@ func urlFieldErrors(err error) []problem.FieldError {
 }
 
 // webhookProblem turns the admin functions' refusals into Problems; the
-// organization and the role are answered as for creatives.
+// organization and the role are answered as for every organization
+// resource (organizationProblem).
 func webhookProblem(err error) error {
 	switch {
 	case errors.Is(err, webhooks.ErrEndpointNotVisible):
@@ -62,21 +63,21 @@ func webhookProblem(err error) error {
 	case urlFieldErrors(err) != nil:
 		return problem.Invalid(urlFieldErrors(err))
 	}
-	return creativeProblem(err)
+	return organizationProblem(err)
 }
 
 // ListWebhookEndpoints answers one page of an organization's endpoints.
 func (s *Server) ListWebhookEndpoints(ctx context.Context, r api.ListWebhookEndpointsRequestObject) (api.ListWebhookEndpointsResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
-	after, err := decodePosition(webhookCursorKind, r.Params.Cursor)
+	size, after, err := page(webhookCursor, r.Params.Limit, r.Params.Cursor)
 	if err != nil {
 		return nil, err
 	}
-	p, err := webhooks.ListEndpoints(ctx, s.store.Q, r.OrganizationId, caller.UserID, after, pageSize(r.Params.Limit))
+	p, err := webhooks.ListEndpoints(ctx, s.store.Q, r.OrganizationId, caller.UserID, position(after), size)
 	if err != nil {
 		return nil, webhookProblem(err)
 	}
-	out := api.ListWebhookEndpoints200JSONResponse{Items: make([]api.WebhookEndpoint, len(p.Items)), NextCursor: nextCursor(webhookCursorKind, p.Next)}
+	out := api.ListWebhookEndpoints200JSONResponse{Items: make([]api.WebhookEndpoint, len(p.Items)), NextCursor: nextCursor(webhookCursor, timeID(p.Next))}
 	for i, ep := range p.Items {
 		out.Items[i] = webhookEndpointBody(ep)
 	}
@@ -86,18 +87,19 @@ func (s *Server) ListWebhookEndpoints(ctx context.Context, r api.ListWebhookEndp
 // CreateWebhookEndpoint adds an endpoint under the caller's
 // Idempotency-Key; the answer is the only one that shows the secret.
 func (s *Server) CreateWebhookEndpoint(ctx context.Context, r api.CreateWebhookEndpointRequestObject) (api.CreateWebhookEndpointResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
 	in := webhooks.NewEndpoint{URL: r.Body.Url, EventTypes: eventTypeNames(r.Body.EventTypes), Enabled: r.Body.Enabled == nil || *r.Body.Enabled}
-	out, err := s.idempotent(ctx, r.Params.IdempotencyKey,
+	return s.command(ctx, r.Params.IdempotencyKey,
 		// The stored answer holds the secret: only a caller who is still
 		// an admin of the organization gets it again.
-		func(ctx context.Context, q *db.Queries, user uuid.UUID) error {
-			if err := webhooks.MayManage(ctx, q, r.OrganizationId, user); err != nil {
+		func(ctx context.Context, q *db.Queries) error {
+			if err := webhooks.MayManage(ctx, q, r.OrganizationId, caller.UserID); err != nil {
 				return webhookProblem(err)
 			}
 			return nil
 		},
-		func(ctx context.Context, q store.Tx, user uuid.UUID) (idempotency.Response, error) {
-			ep, err := webhooks.CreateEndpoint(ctx, q.Queries, r.OrganizationId, user, in, s.cfg.DevMode)
+		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
+			ep, err := webhooks.CreateEndpoint(ctx, q.Queries, r.OrganizationId, caller.UserID, in, s.cfg.DevMode)
 			if err != nil {
 				return idempotency.Response{}, webhookProblem(err)
 			}
@@ -111,10 +113,6 @@ func (s *Server) CreateWebhookEndpoint(ctx context.Context, r api.CreateWebhookE
 			}
 			return idempotency.Response{Status: http.StatusCreated, Body: encoded, Location: webhooksPath(r.OrganizationId) + "/" + ep.ID.String()}, nil
 		})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // GetWebhookEndpoint answers one endpoint, without its secret.
@@ -160,15 +158,15 @@ func (s *Server) DeleteWebhookEndpoint(ctx context.Context, r api.DeleteWebhookE
 // with its attempts.
 func (s *Server) ListWebhookDeliveries(ctx context.Context, r api.ListWebhookDeliveriesRequestObject) (api.ListWebhookDeliveriesResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
-	after, err := decodePosition(deliveryCursorKind, r.Params.Cursor)
+	size, after, err := page(deliveryCursor, r.Params.Limit, r.Params.Cursor)
 	if err != nil {
 		return nil, err
 	}
-	p, err := webhooks.ListDeliveries(ctx, s.store.Q, r.OrganizationId, r.WebhookId, caller.UserID, after, pageSize(r.Params.Limit))
+	p, err := webhooks.ListDeliveries(ctx, s.store.Q, r.OrganizationId, r.WebhookId, caller.UserID, position(after), size)
 	if err != nil {
 		return nil, webhookProblem(err)
 	}
-	out := api.ListWebhookDeliveries200JSONResponse{Items: make([]api.WebhookDelivery, len(p.Items)), NextCursor: nextCursor(deliveryCursorKind, p.Next)}
+	out := api.ListWebhookDeliveries200JSONResponse{Items: make([]api.WebhookDelivery, len(p.Items)), NextCursor: nextCursor(deliveryCursor, timeID(p.Next))}
 	for i, d := range p.Items {
 		item := api.WebhookDelivery{
 			Id: d.ID, EventId: d.EventSeq, EventType: api.WebhookEventType(d.EventType), Status: api.WebhookDeliveryStatus(d.Status),
@@ -217,23 +215,19 @@ func nullableTime(t *time.Time) nullable.Nullable[time.Time] {
 	return nullable.NewNullableWithValue(t.UTC())
 }
 
-// decodePosition reads the cursor of a list ordered by time and id; nil
-// for the first page.
-func decodePosition(kind string, c *string) (*webhooks.Position, error) {
-	if c == nil {
-		return nil, nil
+// position is a cursor's position as the webhook lists read it; nil for
+// the first page.
+func position(at cursor.TimeID) *webhooks.Position {
+	if at == (cursor.TimeID{}) {
+		return nil
 	}
-	at, id, err := cursor.DecodeTimeID(kind, *c)
-	if err != nil {
-		return nil, errInvalidCursor()
-	}
-	return &webhooks.Position{At: at, ID: id}, nil
+	return &webhooks.Position{At: at.At, ID: at.ID}
 }
 
-// nextCursor is the nextCursor of a page that continues after next.
-func nextCursor(kind string, next *webhooks.Position) nullable.Nullable[string] {
+// timeID is a webhook list's next position as its cursor holds it.
+func timeID(next *webhooks.Position) cursor.TimeID {
 	if next == nil {
-		return nullable.NewNullNullable[string]()
+		return cursor.TimeID{}
 	}
-	return nullable.NewNullableWithValue(cursor.EncodeTimeID(kind, next.At, next.ID))
+	return cursor.TimeID{At: next.At, ID: next.ID}
 }

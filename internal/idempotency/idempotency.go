@@ -57,15 +57,6 @@ type Prefetched struct {
 	Stored *Stored
 }
 
-// StoredFrom is the answer in the columns the session lookup read from
-// idempotency_keys; nil when it found none.
-func StoredFrom(row *db.IdempotencyKey) *Stored {
-	if row == nil || row.Fingerprint == nil {
-		return nil
-	}
-	return &Stored{Fingerprint: row.Fingerprint, StatusCode: row.StatusCode, Body: row.ResponseBody, Location: row.ResponseLocation}
-}
-
 // Command runs a command's effect on q and returns its answer. A refusal is
 // returned as a *problem.Error before the command's first write, so storing
 // a 4xx never stores a partial effect alongside it.

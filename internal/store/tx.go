@@ -46,6 +46,22 @@ type Tx struct {
 // before the read of the versions it shows, the stored answer before
 // COMMIT): their error is returned by that next statement. Reads run at
 // once. In a transaction of InPgxTx, Next's statements run at once.
+//
+// Deferring the error is safe because nothing can commit past it:
+//   - the error that comes back is the failing statement's own (flush
+//     returns the first queued statement that failed, never the later
+//     statement's), so the log names what failed;
+//   - PostgreSQL aborts the transaction at the failure and the pipeline
+//     skips the rest of its group, so no later statement takes effect;
+//   - a caller that drops the later statement's error still cannot
+//     commit: COMMIT of the aborted transaction answers ROLLBACK, which
+//     InTx returns as pgx.ErrTxCommitRollback.
+//
+// What a deferred error may do is reach a caller that reads the later
+// statement's error as its own (a unique violation taken for its own
+// insert's conflict, say): a statement whose failure must be told apart
+// goes through NextWrapped. TestADeferredFailureNeverCommits and
+// TestANextWrappedStatementsFailureComesBackWrapped hold this.
 func (x Tx) Next() *db.Queries { return x.NextWrapped(nil) }
 
 // NextWrapped is Next for a statement whose failure the caller must tell

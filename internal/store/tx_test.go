@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"creativeapi/gen/db"
 	"creativeapi/internal/store"
@@ -172,5 +173,42 @@ func TestAnErrorOfTheFunctionRollsBackTheStatementsSentWithBegin(t *testing.T) {
 	}
 	if orgExists(t, d, "fn-error") {
 		t.Fatal("rolled-back write visible")
+	}
+}
+
+// TestADeferredFailureNeverCommits: a statement sent through Next fails
+// later, when the next statement or COMMIT sends it. The error is the
+// failing statement's own (not the later statement's), and even a caller
+// that drops it commits nothing: the transaction is aborted, its COMMIT
+// answers ROLLBACK, and InTx fails.
+func TestADeferredFailureNeverCommits(t *testing.T) {
+	t.Parallel()
+	d := testenv.NewDB(t)
+	ctx := context.Background()
+	var dropped, after error
+	err := d.Store.InTx(ctx, func(q store.Tx) error {
+		if _, err := q.OrganizationInsert(ctx, db.OrganizationInsertParams{Name: "G", Slug: "deferred"}); err != nil {
+			return err
+		}
+		_ = q.Next().AssetInsert(ctx, orphanAsset)
+		// The next statement reports the queued one's failure, not one of
+		// its own: it would have found the organization.
+		_, dropped = q.OrganizationGetBySlug(ctx, "deferred")
+		// A caller that goes on regardless: every later statement fails
+		// (the transaction is aborted), and so does COMMIT.
+		_, after = q.OrganizationInsert(ctx, db.OrganizationInsertParams{Name: "H", Slug: "deferred-after"})
+		return nil
+	})
+	if dropped == nil || !strings.Contains(dropped.Error(), "foreign key") {
+		t.Fatalf("the next statement answered %v, want the queued statement's foreign key violation", dropped)
+	}
+	if after == nil || !strings.Contains(after.Error(), "aborted") {
+		t.Fatalf("a statement after the failure answered %v, want the aborted transaction's error", after)
+	}
+	if !errors.Is(err, pgx.ErrTxCommitRollback) {
+		t.Fatalf("InTx: %v, want COMMIT's ROLLBACK (pgx.ErrTxCommitRollback)", err)
+	}
+	if orgExists(t, d, "deferred") || orgExists(t, d, "deferred-after") {
+		t.Fatal("a write of the failed transaction was committed")
 	}
 }

@@ -1,4 +1,4 @@
-package deposit_test
+package cursor_test
 
 import (
 	"encoding/base64"
@@ -9,8 +9,11 @@ import (
 
 	"github.com/google/uuid"
 
-	"creativeapi/internal/deposit"
+	"creativeapi/internal/cursor"
 )
+
+// deposits is the codec of the deposit list, whose tests these were.
+var deposits = cursor.TimeIDs("d1")
 
 func TestCursor_RoundTripsToTheMicrosecond(t *testing.T) {
 	t.Parallel()
@@ -20,9 +23,9 @@ func TestCursor_RoundTripsToTheMicrosecond(t *testing.T) {
 		time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC),
 	} {
 		id := uuid.New()
-		gotAt, gotID, err := deposit.DecodeCursor(deposit.EncodeCursor(at, id))
-		if err != nil || !gotAt.Equal(at) || gotID != id {
-			t.Fatalf("round trip of %s/%s = %s/%s, %v", at, id, gotAt, gotID, err)
+		got, err := deposits.Decode(deposits.Encode(cursor.TimeID{At: at, ID: id}))
+		if err != nil || !got.At.Equal(at) || got.ID != id {
+			t.Fatalf("round trip of %s/%s = %s/%s, %v", at, id, got.At, got.ID, err)
 		}
 	}
 }
@@ -45,25 +48,25 @@ func TestCursor_RefusesWhatItDidNotMake(t *testing.T) {
 		"id without dashes": enc("d1.1." + strings.ReplaceAll(id, "-", "")),
 		"empty":             "",
 	} {
-		if _, _, err := deposit.DecodeCursor(c); !errors.Is(err, deposit.ErrBadCursor) {
-			t.Errorf("%s: DecodeCursor(%q) = %v, want ErrBadCursor", name, c, err)
+		if _, err := deposits.Decode(c); !errors.Is(err, cursor.ErrInvalid) {
+			t.Errorf("%s: Decode(%q) = %v, want ErrInvalid", name, c, err)
 		}
 	}
 }
 
 func FuzzDecodeCursor(f *testing.F) {
-	f.Add(deposit.EncodeCursor(time.Now(), uuid.New()))
+	f.Add(deposits.Encode(cursor.TimeID{At: time.Now(), ID: uuid.New()}))
 	f.Add("")
 	f.Add("ZDEuMS4x")
 	f.Fuzz(func(t *testing.T, s string) {
-		at, id, err := deposit.DecodeCursor(s)
+		p, err := deposits.Decode(s)
 		if err != nil {
 			return
 		}
 		// Whatever decodes encodes back to a cursor naming the same row.
-		at2, id2, err := deposit.DecodeCursor(deposit.EncodeCursor(at, id))
-		if err != nil || !at2.Equal(at) || id2 != id {
-			t.Fatalf("re-encoding %q: %s/%s, %v", s, at2, id2, err)
+		p2, err := deposits.Decode(deposits.Encode(p))
+		if err != nil || !p2.At.Equal(p.At) || p2.ID != p.ID {
+			t.Fatalf("re-encoding %q: %s/%s, %v", s, p2.At, p2.ID, err)
 		}
 	})
 }
