@@ -183,15 +183,16 @@ func CreditTransfer(ctx context.Context, q store.Tx, transferID int64, depositID
 // The refusals of Settle.
 var (
 	ErrNotForReview = errors.New("the transfer is not waiting for review (already settled, or not late or unmatched)")
-	ErrNoDeposit    = errors.New("only a late transfer names the deposit to credit; an unmatched one can only be refunded")
+	ErrNoDeposit    = errors.New("no deposit is attached to the transfer (late or claimed): it can only be refunded")
 	ErrSettleInput  = errors.New("a settlement needs an operator name and a note")
 )
 
-// Settle settles transfer id by move m (MoveSettleCredit or
-// MoveSettleRefund), recording who did it and why in the settlement audit
-// table, in one transaction: the credit (MoveCreditLate, for
-// MoveSettleCredit), the audit record and the transfer's new status commit
-// together, and only a transfer waiting for review is settled, once.
+// Settle settles transfer id by move m (MoveSettleCredit,
+// MoveSettleRefund or MoveSettleReject), recording who did it and why in
+// the settlement audit table, in one transaction: the credit
+// (MoveCreditLate, for MoveSettleCredit), the audit record and the
+// transfer's new status commit together, and only a transfer waiting for
+// review is settled, once (rejected, it waits for review again).
 func Settle(ctx context.Context, st *store.Store, id int64, m Move, operator, note string) error {
 	return st.InTx(ctx, func(q store.Tx) error { return SettleTx(ctx, q, id, m, operator, note) })
 }
@@ -219,6 +220,9 @@ func SettleTx(ctx context.Context, q store.Tx, id int64, m Move, operator, note 
 	if err := CheckTransfer(m, from, to); err != nil {
 		return ErrNoDeposit
 	}
+	if m == MoveSettleReject {
+		return reject(ctx, q, t, operator, note)
+	}
 	if m == MoveSettleCredit {
 		if t.DepositID == nil || t.AmountMinor == nil {
 			return ErrNoDeposit
@@ -244,4 +248,18 @@ func SettleTx(ctx context.Context, q store.Tx, id int64, m Move, operator, note 
 		return err
 	}
 	return WriteEvents(ctx, q, []db.Deposit{row.Deposit}, row.DbNow)
+}
+
+// reject makes MoveSettleReject for transfer t, locked and waiting for
+// review, and MoveReject for the deposit under review with it, in one
+// statement (ChainTransferReject), with the deposit's event.
+func reject(ctx context.Context, q store.Tx, t db.ChainTransfer, operator, note string) error {
+	if t.DepositID == nil {
+		return ErrNoDeposit
+	}
+	deps, err := q.ChainTransferReject(ctx, db.ChainTransferRejectParams{ID: t.ID, Operator: operator, Note: note})
+	if err != nil || len(deps) == 0 {
+		return err
+	}
+	return WriteEvents(ctx, q, deps, time.Now())
 }
