@@ -76,6 +76,9 @@ func TestDevchainPayAndTransfersReview(t *testing.T) {
 	if _, err := c.run("", "transfers", "settle", m[1], "--credit", "--note", "x", "--operator", "ops"); err == nil {
 		t.Fatal("an unmatched transfer was credited")
 	}
+	if _, err := c.run("", "transfers", "settle", m[1], "--reject", "--note", "x", "--operator", "ops"); err == nil {
+		t.Fatal("an unmatched transfer nobody claimed was rejected")
+	}
 	if _, err := c.run("", "transfers", "settle", m[1], "--refunded", "--operator", "ops"); err == nil {
 		t.Fatal("settled without a note")
 	}

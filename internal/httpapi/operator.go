@@ -103,8 +103,12 @@ func operatorTransfers(ctx context.Context, q *db.Queries, ts []db.ChainTransfer
 		if st.UserID != nil {
 			op.Id = nullable.NewNullableWithValue(*st.UserID)
 		}
+		dep := nullable.NewNullNullable[uuid.UUID]()
+		if st.DepositID != nil {
+			dep = nullable.NewNullableWithValue(*st.DepositID)
+		}
 		byTransfer[st.TransferID] = append(byTransfer[st.TransferID], api.TransferSettlement{
-			Operator: op, Decision: api.TransferSettlementDecision(st.Action), Note: st.Note, CreatedAt: st.CreatedAt})
+			Operator: op, Decision: api.TransferSettlementDecision(st.Action), Note: st.Note, CreatedAt: st.CreatedAt, DepositId: dep})
 	}
 	out := make([]api.OperatorTransfer, len(ts))
 	for i, t := range ts {
@@ -135,6 +139,7 @@ func operatorTransfers(ctx context.Context, q *db.Queries, ts []db.ChainTransfer
 var settlementMoves = map[api.SettleTransferRequestDecision]deposit.Move{
 	api.Credit: deposit.MoveSettleCredit,
 	api.Refund: deposit.MoveSettleRefund,
+	api.Reject: deposit.MoveSettleReject,
 }
 
 // SettleOperatorTransfer settles a transfer waiting for review by the
@@ -149,7 +154,7 @@ func (s *Server) SettleOperatorTransfer(ctx context.Context, r api.SettleOperato
 	caller, _ := requestctx.CallerFrom(ctx)
 	move, ok := settlementMoves[r.Body.Decision]
 	if !ok {
-		return nil, problem.Invalid([]problem.FieldError{{Field: "decision", Code: problem.InvalidValue, Message: "must be credit or refund"}})
+		return nil, problem.Invalid([]problem.FieldError{{Field: "decision", Code: problem.InvalidValue, Message: "must be credit, refund or reject"}})
 	}
 	key := ""
 	if r.Params.IdempotencyKey != nil {
