@@ -206,7 +206,8 @@ func (w *Watcher) poll(ctx context.Context, rescanFrom time.Time) (Result, error
 		return res, err
 	}
 	if !lateAt.IsZero() && (holdAt.IsZero() || lateAt.Before(holdAt)) {
-		// A late transfer waits for its block to be final: read it again.
+		// A late or unmatched transfer waits for its block to be final: read
+		// it again.
 		holdAt = lateAt
 	}
 	position := started

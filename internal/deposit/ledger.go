@@ -49,14 +49,18 @@ type Receipt struct {
 // A confirming verdict takes c, so a second transfer of the same amount
 // judged against it finds it paid.
 //
-// A late transfer is attached only once its block is final (solidified):
-// nothing re-reads an attached transfer, and an operator may credit it, so
-// one a fork could still remove is not judged yet: Judge returns
-// TransferUnseen, and the watcher reads it again.
+// A late or unmatched transfer is recorded only once its block is final
+// (solidified): nothing re-reads it, and an operator may credit it (a late
+// one to its deposit, an unmatched one to the deposit a payer claimed it
+// for), so one a fork could still remove is not judged yet: Judge returns
+// TransferUnseen, and the watcher reads it again. The property test found
+// both: a transfer forked away after it was recorded could be credited.
 func Judge(r Receipt, notCountable string, c *Candidate, blockTime time.Time, txID string, final bool) (TransferStatus, string, uuid.UUID) {
 	switch {
 	case !r.Succeeded:
 		return TransferFailed, "receipt " + r.Result, uuid.Nil
+	case notCountable != "" && !final:
+		return TransferUnseen, "", uuid.Nil
 	case notCountable != "":
 		return TransferUnmatched, notCountable, uuid.Nil
 	}
@@ -72,6 +76,10 @@ func Judge(r Receipt, notCountable string, c *Candidate, blockTime time.Time, tx
 		// Attached to the deposit (MoveAttachLate), which it takes too.
 		c.TxID = &txID
 		return v, "", c.ID
+	case TransferUnmatched:
+		if !final {
+			return TransferUnseen, "", uuid.Nil
+		}
 	}
 	return v, reason, uuid.Nil
 }
