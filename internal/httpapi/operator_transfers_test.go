@@ -3,13 +3,20 @@ package httpapi_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"creativeapi/gen/api"
+	"creativeapi/internal/chainwatch"
 	"creativeapi/internal/deposit"
+	"creativeapi/internal/devchain"
 	"creativeapi/internal/testenv"
+	"creativeapi/internal/trongrid"
 )
 
 const operatorTransfersPath = "/api/v1/operator/transfers"
@@ -398,5 +405,84 @@ func TestSettleOperatorTransfer_RejectOfALateTransferExpiresTheDeposit(t *testin
 	r.JSON(t, &dep)
 	if review, err := dep.Review.Get(); r.Status != http.StatusOK || dep.Status != api.UnderReview || err != nil || review.TransactionId != short {
 		t.Fatalf("claim of another transaction: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestSettleOperatorTransfer_CreditsALateTransferOverHTTP: a late exact
+// transfer puts the deposit under review; the operator's credit over HTTP
+// makes it credited with the amount received, once.
+func TestSettleOperatorTransfer_CreditsALateTransferOverHTTP(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	rc := newReviewChain(t, env)
+	payer, _ := env.SignedIn(t, "Lou Late")
+	op, _ := signedInOperator(t, env, "Ove Operator")
+	d := createDeposit(t, payer, "40000000")
+	id := rc.lateTransferID(t, rc.payLate(t, d))
+	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.UnderReview {
+		t.Fatalf("after the late payment: %s", dep.Status)
+	}
+	credit := map[string]string{"decision": "credit", "note": "paid a minute late"}
+	r := op.Do(http.MethodPost, settlementsPath(id), credit)
+	var got api.OperatorTransfer
+	r.JSON(t, &got)
+	if r.Status != http.StatusOK || got.Status != api.TransferCredited || len(got.Settlements) != 1 || got.Settlements[0].Decision != api.SettlementCredited {
+		t.Fatalf("credit: %d %s", r.Status, r.Body)
+	}
+	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.Credited || dep.CreditedAmount.AmountMinor != d.RequestedAmount.AmountMinor {
+		t.Fatalf("deposit: %s credited %s; want credited %s", dep.Status, dep.CreditedAmount.AmountMinor, d.RequestedAmount.AmountMinor)
+	}
+	if r := op.Do(http.MethodPost, settlementsPath(id), credit); r.Status != http.StatusConflict {
+		t.Fatalf("a second credit: %d %s", r.Status, r.Body)
+	}
+	var bal api.AccountBalance
+	payer.Do(http.MethodGet, "/api/v1/me/balance", nil).JSON(t, &bal)
+	if bal.Available.AmountMinor != d.RequestedAmount.AmountMinor {
+		t.Fatalf("balance %s; want %s once", bal.Available.AmountMinor, d.RequestedAmount.AmountMinor)
+	}
+}
+
+// TestDeposit_AFailingFirstUpstreamDoesNotStopCrediting: the watcher reads
+// a chain API that answers 503 first and the simulator second; a deposit
+// created and read through the API is paid and credited all the same.
+func TestDeposit_AFailingFirstUpstreamDoesNotStopCrediting(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	chain := devchain.New(devchain.Options{Contract: env.Config.TronUSDTContract})
+	sim := httptest.NewServer(chain.Handler())
+	t.Cleanup(sim.Close)
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(down.Close)
+	var list []chainwatch.Upstream
+	for _, u := range []string{down.URL, sim.URL} {
+		tg, err := trongrid.New(u, nil, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		list = append(list, chainwatch.Upstream{Name: u, Chain: tg})
+	}
+	w := chainwatch.New(chainwatch.Config{
+		Treasury: env.Config.TreasuryAddress, Contract: env.Config.TronUSDTContract,
+		PollInterval: time.Second, MonitoringWindow: env.Config.DepositMonitoringWindow,
+	}, env.DB.Store, chainwatch.NewUpstreams(list, time.Hour, 2*time.Hour), slog.New(slog.NewTextHandler(io.Discard, nil)))
+
+	payer, _ := env.SignedIn(t, "Uma Upstream")
+	d := createDeposit(t, payer, "30000000")
+	chain.Pay(devchain.Payment{To: env.Config.TreasuryAddress, Value: d.RequestedAmount.AmountMinor})
+	chain.Mine(1)
+	if _, err := w.Poll(context.Background()); err != nil {
+		t.Fatalf("poll with the first upstream down: %v", err)
+	}
+	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.Confirming {
+		t.Fatalf("after the first poll: %s; want confirming", dep.Status)
+	}
+	chain.Mine(devchain.DefaultSolidLag + env.Config.DepositConfirmations)
+	if _, err := w.Poll(context.Background()); err != nil {
+		t.Fatalf("poll: %v", err)
+	}
+	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.Credited || dep.CreditedAmount.AmountMinor != d.RequestedAmount.AmountMinor {
+		t.Fatalf("deposit: %s credited %s; want credited", dep.Status, dep.CreditedAmount.AmountMinor)
 	}
 }
