@@ -102,7 +102,8 @@ type Result struct {
 	// Listed transfers were read; New ones were judged and recorded.
 	Listed, New int
 	// Confirming, Late, Unmatched and Failed count the new transfers by
-	// what they were recorded as; Pending ones the node did not know yet.
+	// what they were recorded as; Pending ones the node did not know yet,
+	// or late or unmatched ones whose block is not final yet.
 	Confirming, Late, Unmatched, Failed, Pending int
 	// Malformed items of the list were left out (and logged).
 	Malformed int
