@@ -159,7 +159,8 @@ SELECT * FROM chain_transfers WHERE id = @id FOR UPDATE;
 -- to credited; deposit.MoveSettleRefund:
 -- late or unmatched to refunded, and its deposit under review, if any, to
 -- refunded: deposit.MoveRefund). No row: the transfer is not waiting for
--- that settlement. The unique transfer_id backs this up under races.
+-- that settlement. The unique index on a transfer's final settlements
+-- (chain_transfer_settlements_final_key) backs this up under races.
 WITH settled AS (
     UPDATE chain_transfers t SET status = @action::text, needs_review = false, updated_at = now()
     WHERE t.id = @id AND t.needs_review

@@ -358,7 +358,8 @@ type ChainTransferSettleParams struct {
 // to credited; deposit.MoveSettleRefund:
 // late or unmatched to refunded, and its deposit under review, if any, to
 // refunded: deposit.MoveRefund). No row: the transfer is not waiting for
-// that settlement. The unique transfer_id backs this up under races.
+// that settlement. The unique index on a transfer's final settlements
+// (chain_transfer_settlements_final_key) backs this up under races.
 func (q *Queries) ChainTransferSettle(ctx context.Context, arg ChainTransferSettleParams) (int64, error) {
 	row := q.db.QueryRow(ctx, chainTransferSettle,
 		arg.Action,
