@@ -159,7 +159,8 @@ SELECT * FROM chain_transfers WHERE id = @id FOR UPDATE;
 -- to credited; deposit.MoveSettleRefund:
 -- late or unmatched to refunded, and its deposit under review, if any, to
 -- refunded: deposit.MoveRefund). No row: the transfer is not waiting for
--- that settlement. The unique transfer_id backs this up under races.
+-- that settlement. The unique index on a transfer's final settlements
+-- (chain_transfer_settlements_final_key) backs this up under races.
 WITH settled AS (
     UPDATE chain_transfers t SET status = @action::text, needs_review = false, updated_at = now()
     WHERE t.id = @id AND t.needs_review
@@ -171,9 +172,34 @@ WITH settled AS (
     FROM settled s
     WHERE @action::text = 'refunded' AND d.id = s.deposit_id AND d.status = 'under_review' AND d.transfer_tx_id = s.tx_id
 )
-INSERT INTO chain_transfer_settlements (transfer_id, action, operator, note)
-SELECT s.id, @action::text, @operator, @note FROM settled s
+INSERT INTO chain_transfer_settlements (transfer_id, action, operator, note, deposit_id)
+SELECT s.id, @action::text, @operator, @note, s.deposit_id FROM settled s
 RETURNING id;
+
+-- name: ChainTransferReject :many
+-- ChainTransferReject is an operator's rejection of a late or claimed
+-- transfer, in one statement: the transfer is detached from its deposit and
+-- unmatched again, still waiting for review (deposit.MoveSettleReject), its
+-- audit record names the deposit, and the deposit under review with it
+-- goes back to awaiting_transfer, or expired past expires_at
+-- (deposit.MoveReject). It returns the deposit it moved: none for a
+-- transfer attached to a deposit that is not under review with it.
+WITH rejected AS (
+    UPDATE chain_transfers t SET status = 'unmatched', reason = 'rejected', deposit_id = NULL, updated_at = now()
+    FROM chain_transfers o
+    WHERE t.id = @id AND o.id = t.id AND t.needs_review AND t.status IN ('late', 'unmatched') AND t.deposit_id IS NOT NULL
+    RETURNING t.id, t.tx_id, o.deposit_id
+), audit AS (
+    INSERT INTO chain_transfer_settlements (transfer_id, action, operator, note, deposit_id)
+    SELECT r.id, 'rejected', @operator, @note, r.deposit_id FROM rejected r
+)
+UPDATE deposits d
+SET status = CASE WHEN d.expires_at <= now() THEN 'expired' ELSE 'awaiting_transfer' END,
+    transfer_tx_id = NULL, confirmations = 0,
+    review_reason = NULL, review_received_minor = NULL, review_opened_at = NULL
+FROM rejected r
+WHERE d.id = r.deposit_id AND d.status = 'under_review' AND d.transfer_tx_id = r.tx_id
+RETURNING d.*;
 
 -- name: ChainTransferReviewCount :one
 -- ChainTransferReviewCount counts the transfers waiting for an operator
@@ -191,8 +217,9 @@ SELECT * FROM chain_transfers WHERE network = @network AND tx_id = @tx_id ORDER 
 -- awaiting_transfer or expired to under_review), in one statement. The
 -- transfer must be unsettled, paying no deposit, with a countable amount,
 -- to the deposit's address, in a block from the deposit's creation to its
--- expiry plus window_seconds. No row: one of these does not hold (or a
--- concurrent claim took the transfer first; its row is re-checked).
+-- expiry plus window_seconds, and not rejected for this deposit by an
+-- operator before. No row: one of these does not hold (or a concurrent
+-- claim took the transfer first; its row is re-checked).
 WITH claimed AS (
     UPDATE chain_transfers t SET deposit_id = d.id, updated_at = now()
     FROM deposits d
@@ -202,6 +229,9 @@ WITH claimed AS (
       AND t.network = d.network AND t.to_address = d.address
       AND t.block_time >= d.created_at
       AND t.block_time <= d.expires_at + make_interval(secs => @window_seconds::bigint)
+      AND NOT EXISTS (
+          SELECT 1 FROM chain_transfer_settlements s
+          WHERE s.transfer_id = t.id AND s.deposit_id = d.id AND s.action = 'rejected')
     RETURNING t.tx_id, t.amount_minor, t.deposit_id
 )
 UPDATE deposits d
@@ -227,7 +257,7 @@ SELECT * FROM chain_transfers WHERE id = @id;
 -- name: ChainTransferSettlements :many
 -- ChainTransferSettlements is the audit records of the transfers ids, oldest
 -- first, with the operator's user id when the recorded name is a user's email.
-SELECT s.transfer_id, s.action, s.operator, s.note, s.created_at, u.id AS user_id
+SELECT s.transfer_id, s.action, s.operator, s.note, s.created_at, u.id AS user_id, s.deposit_id
 FROM chain_transfer_settlements s
 LEFT JOIN users u ON u.email = s.operator
 WHERE s.transfer_id = ANY(@transfer_ids::bigint[])

@@ -286,13 +286,16 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 
 const transfersUsage = `usage:
   creativeapi transfers list [--late | --unmatched | --all] [--limit N] [--after ID]
-  creativeapi transfers settle ID (--credit | --refunded) --note TEXT [--operator NAME]
+  creativeapi transfers settle ID (--credit | --refunded | --reject) --note TEXT [--operator NAME]
 
 list shows the transfers waiting for review (late and unmatched) unless
 --all. settle --credit credits a late transfer to its deposit (exactly once,
-with exactly the requested amount); --refunded records that it was sent
-back. Each settlement is kept in an audit record with the operator (default
-the OS user) and the note.
+with exactly the requested amount), or a claimed one with the amount
+received; --refunded records that it was sent back; --reject detaches a
+late or claimed transfer from its deposit (the deposit waits again, or is
+expired; the transfer is unmatched and waits for review again). Each
+settlement is kept in an audit record with the operator (default the OS
+user) and the note.
 `
 
 // cmdTransfers runs `creativeapi transfers …`.
@@ -354,6 +357,7 @@ func cmdTransfers(ctx context.Context, e env, args []string) error {
 	case "settle":
 		credit := fs.Bool("credit", false, "credit the late transfer to its deposit")
 		refunded := fs.Bool("refunded", false, "record that the transfer was sent back")
+		reject := fs.Bool("reject", false, "detach the late or claimed transfer from its deposit")
 		note := fs.String("note", "", "why (kept in the audit record)")
 		operator := fs.String("operator", currentUser(), "who settles it")
 		if len(args) == 0 {
@@ -367,11 +371,14 @@ func cmdTransfers(ctx context.Context, e env, args []string) error {
 			return err
 		}
 		var s deposit.Move
+		done := "refunded"
 		switch {
-		case *credit == *refunded:
-			return usagef("transfers settle: pick one of --credit and --refunded")
+		case btoi(*credit)+btoi(*refunded)+btoi(*reject) != 1:
+			return usagef("transfers settle: pick one of --credit, --refunded and --reject")
 		case *credit:
-			s = deposit.MoveSettleCredit
+			s, done = deposit.MoveSettleCredit, "credited"
+		case *reject:
+			s, done = deposit.MoveSettleReject, "rejected"
 		default:
 			s = deposit.MoveSettleRefund
 		}
@@ -382,7 +389,7 @@ func cmdTransfers(ctx context.Context, e env, args []string) error {
 				}
 				return err
 			}
-			fmt.Fprintf(e.stdout, "transfer %d settled: %s by %s\n", id, deposit.TransferMoves[s].To[0], *operator)
+			fmt.Fprintf(e.stdout, "transfer %d settled: %s by %s\n", id, done, *operator)
 			return nil
 		})
 	}
@@ -390,6 +397,13 @@ func cmdTransfers(ctx context.Context, e env, args []string) error {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
 
 func deref(s *string, def string) string {
 	if s == nil {

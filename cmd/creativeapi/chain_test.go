@@ -60,7 +60,7 @@ func TestDevchainPayAndTransfersReview(t *testing.T) {
 	if _, err := c.run("", "devchain", "pay", "--amount", "1.2345678", "--url", srv.URL); err == nil {
 		t.Fatal("an amount with 7 decimals was paid")
 	}
-	chain.Mine(1)
+	chain.Mine(1 + devchain.DefaultSolidLag) // an unmatched transfer is recorded once final
 	api, _ := trongrid.New(srv.URL, nil, time.Second)
 	w := chainwatch.New(chainwatch.Config{Treasury: tron.DevTreasuryAddress, Contract: tron.MainnetUSDT,
 		PollInterval: time.Second, MonitoringWindow: time.Hour}, c.db.Store, api, slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -75,6 +75,9 @@ func TestDevchainPayAndTransfersReview(t *testing.T) {
 	}
 	if _, err := c.run("", "transfers", "settle", m[1], "--credit", "--note", "x", "--operator", "ops"); err == nil {
 		t.Fatal("an unmatched transfer was credited")
+	}
+	if _, err := c.run("", "transfers", "settle", m[1], "--reject", "--note", "x", "--operator", "ops"); err == nil {
+		t.Fatal("an unmatched transfer nobody claimed was rejected")
 	}
 	if _, err := c.run("", "transfers", "settle", m[1], "--refunded", "--operator", "ops"); err == nil {
 		t.Fatal("settled without a note")

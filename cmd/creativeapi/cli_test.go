@@ -88,6 +88,8 @@ func TestUsageErrorsExitTwiceWithOneMessage(t *testing.T) {
 		{[]string{"seed", "--creatives", "x"}, `seed: invalid value "x" for flag -creatives`},
 		{[]string{"transfers", "settle"}, "transfers settle: missing transfer ID"},
 		{[]string{"transfers", "settle", "x"}, `transfers settle: "x" is not a transfer ID`},
+		{[]string{"transfers", "settle", "1", "--credit", "--reject", "--note", "x"}, "transfers settle: pick one of --credit, --refunded and --reject"},
+		{[]string{"transfers", "settle", "1", "--note", "x"}, "transfers settle: pick one of --credit, --refunded and --reject"},
 		{[]string{"transfers", "list", "--limit", "0"}, "transfers list: --limit: want 1 to 1000"},
 		{[]string{"devchain"}, "devchain: missing subcommand"},
 		{[]string{"devchain", "pay"}, "devchain pay: give one of --amount-minor"},

@@ -241,6 +241,80 @@ func (q *Queries) ChainTransferLock(ctx context.Context, id int64) (ChainTransfe
 	return i, err
 }
 
+const chainTransferReject = `-- name: ChainTransferReject :many
+WITH rejected AS (
+    UPDATE chain_transfers t SET status = 'unmatched', reason = 'rejected', deposit_id = NULL, updated_at = now()
+    FROM chain_transfers o
+    WHERE t.id = $1 AND o.id = t.id AND t.needs_review AND t.status IN ('late', 'unmatched') AND t.deposit_id IS NOT NULL
+    RETURNING t.id, t.tx_id, o.deposit_id
+), audit AS (
+    INSERT INTO chain_transfer_settlements (transfer_id, action, operator, note, deposit_id)
+    SELECT r.id, 'rejected', $2, $3, r.deposit_id FROM rejected r
+)
+UPDATE deposits d
+SET status = CASE WHEN d.expires_at <= now() THEN 'expired' ELSE 'awaiting_transfer' END,
+    transfer_tx_id = NULL, confirmations = 0,
+    review_reason = NULL, review_received_minor = NULL, review_opened_at = NULL
+FROM rejected r
+WHERE d.id = r.deposit_id AND d.status = 'under_review' AND d.transfer_tx_id = r.tx_id
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at
+`
+
+type ChainTransferRejectParams struct {
+	ID       int64
+	Operator string
+	Note     string
+}
+
+// ChainTransferReject is an operator's rejection of a late or claimed
+// transfer, in one statement: the transfer is detached from its deposit and
+// unmatched again, still waiting for review (deposit.MoveSettleReject), its
+// audit record names the deposit, and the deposit under review with it
+// goes back to awaiting_transfer, or expired past expires_at
+// (deposit.MoveReject). It returns the deposit it moved: none for a
+// transfer attached to a deposit that is not under review with it.
+func (q *Queries) ChainTransferReject(ctx context.Context, arg ChainTransferRejectParams) ([]Deposit, error) {
+	rows, err := q.db.Query(ctx, chainTransferReject, arg.ID, arg.Operator, arg.Note)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Deposit{}
+	for rows.Next() {
+		var i Deposit
+		if err := rows.Scan(
+			&i.ID,
+			&i.UserID,
+			&i.Network,
+			&i.Address,
+			&i.Currency,
+			&i.BaseAmountMinor,
+			&i.SuffixMinor,
+			&i.RequestedAmountMinor,
+			&i.CreditedAmountMinor,
+			&i.Confirmations,
+			&i.ConfirmationsRequired,
+			&i.Status,
+			&i.Reserved,
+			&i.ReservedUntil,
+			&i.TransferTxID,
+			&i.NeedsReview,
+			&i.CreatedAt,
+			&i.ExpiresAt,
+			&i.ReviewReason,
+			&i.ReviewReceivedMinor,
+			&i.ReviewOpenedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const chainTransferReviewCount = `-- name: ChainTransferReviewCount :one
 SELECT count(*) FROM chain_transfers WHERE needs_review
 `
@@ -266,8 +340,8 @@ WITH settled AS (
     FROM settled s
     WHERE $1::text = 'refunded' AND d.id = s.deposit_id AND d.status = 'under_review' AND d.transfer_tx_id = s.tx_id
 )
-INSERT INTO chain_transfer_settlements (transfer_id, action, operator, note)
-SELECT s.id, $1::text, $2, $3 FROM settled s
+INSERT INTO chain_transfer_settlements (transfer_id, action, operator, note, deposit_id)
+SELECT s.id, $1::text, $2, $3, s.deposit_id FROM settled s
 RETURNING id
 `
 
@@ -284,7 +358,8 @@ type ChainTransferSettleParams struct {
 // to credited; deposit.MoveSettleRefund:
 // late or unmatched to refunded, and its deposit under review, if any, to
 // refunded: deposit.MoveRefund). No row: the transfer is not waiting for
-// that settlement. The unique transfer_id backs this up under races.
+// that settlement. The unique index on a transfer's final settlements
+// (chain_transfer_settlements_final_key) backs this up under races.
 func (q *Queries) ChainTransferSettle(ctx context.Context, arg ChainTransferSettleParams) (int64, error) {
 	row := q.db.QueryRow(ctx, chainTransferSettle,
 		arg.Action,
@@ -298,7 +373,7 @@ func (q *Queries) ChainTransferSettle(ctx context.Context, arg ChainTransferSett
 }
 
 const chainTransferSettlements = `-- name: ChainTransferSettlements :many
-SELECT s.transfer_id, s.action, s.operator, s.note, s.created_at, u.id AS user_id
+SELECT s.transfer_id, s.action, s.operator, s.note, s.created_at, u.id AS user_id, s.deposit_id
 FROM chain_transfer_settlements s
 LEFT JOIN users u ON u.email = s.operator
 WHERE s.transfer_id = ANY($1::bigint[])
@@ -312,6 +387,7 @@ type ChainTransferSettlementsRow struct {
 	Note       string
 	CreatedAt  time.Time
 	UserID     *uuid.UUID
+	DepositID  *uuid.UUID
 }
 
 // ChainTransferSettlements is the audit records of the transfers ids, oldest
@@ -332,6 +408,7 @@ func (q *Queries) ChainTransferSettlements(ctx context.Context, transferIds []in
 			&i.Note,
 			&i.CreatedAt,
 			&i.UserID,
+			&i.DepositID,
 		); err != nil {
 			return nil, err
 		}
@@ -743,6 +820,9 @@ WITH claimed AS (
       AND t.network = d.network AND t.to_address = d.address
       AND t.block_time >= d.created_at
       AND t.block_time <= d.expires_at + make_interval(secs => $4::bigint)
+      AND NOT EXISTS (
+          SELECT 1 FROM chain_transfer_settlements s
+          WHERE s.transfer_id = t.id AND s.deposit_id = d.id AND s.action = 'rejected')
     RETURNING t.tx_id, t.amount_minor, t.deposit_id
 )
 UPDATE deposits d
@@ -765,8 +845,9 @@ type DepositClaimParams struct {
 // awaiting_transfer or expired to under_review), in one statement. The
 // transfer must be unsettled, paying no deposit, with a countable amount,
 // to the deposit's address, in a block from the deposit's creation to its
-// expiry plus window_seconds. No row: one of these does not hold (or a
-// concurrent claim took the transfer first; its row is re-checked).
+// expiry plus window_seconds, and not rejected for this deposit by an
+// operator before. No row: one of these does not hold (or a concurrent
+// claim took the transfer first; its row is re-checked).
 func (q *Queries) DepositClaim(ctx context.Context, arg DepositClaimParams) (Deposit, error) {
 	row := q.db.QueryRow(ctx, depositClaim,
 		arg.TransferID,

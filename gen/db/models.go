@@ -51,6 +51,7 @@ type ChainTransferSettlement struct {
 	Operator   string
 	Note       string
 	CreatedAt  time.Time
+	DepositID  *uuid.UUID
 }
 
 type ChainWatchPosition struct {

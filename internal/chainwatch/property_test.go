@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,22 +35,38 @@ type ledgerModel struct {
 // TestLedger_RandomHistoriesKeepMoneyExact drives the watcher through
 // random sequences of deposits, on-time, late, short and stray payments,
 // forks (a transaction forgotten before its block is solidified, and
-// remembered again), failed receipts, operator settlements, sweeps and
-// rescans, and after every step holds: the ledger's sum = the sum of the
-// credited deposits' credited amounts = the sum of the amounts their
-// transactions actually paid; one ledger entry per credited deposit; no
-// transaction credits twice; no forgotten transaction is credited.
+// remembered again), failed receipts, payers' claims (right or wrong),
+// operator settlements (credit, refund, reject), sweeps and rescans, and
+// after every step holds: the ledger's sum = the sum of the credited
+// deposits' credited amounts = the sum of the amounts their transactions
+// actually paid; one ledger entry per credited deposit; no transaction
+// credits twice; no forgotten transaction is credited; no transfer
+// rejected for a deposit is credited to it. The histories together must
+// have made claims, rejections and credits of claimed transfers, or the
+// test proves nothing of them.
 func TestLedger_RandomHistoriesKeepMoneyExact(t *testing.T) {
 	t.Parallel()
+	var claims, rejects, claimedCredits atomic.Int64
+	t.Cleanup(func() {
+		if !t.Failed() && (claims.Load() == 0 || rejects.Load() == 0 || claimedCredits.Load() == 0) {
+			t.Errorf("the histories made %d claims, %d rejections, %d credits of a claimed transfer; want some of each",
+				claims.Load(), rejects.Load(), claimedCredits.Load())
+		}
+	})
 	for seed := range uint64(6) {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
 			t.Parallel()
-			runLedgerHistory(t, seed, 100)
+			c, r, cc := runLedgerHistory(t, seed, 100)
+			claims.Add(c)
+			rejects.Add(r)
+			claimedCredits.Add(cc)
 		})
 	}
 }
 
-func runLedgerHistory(t *testing.T, seed uint64, steps int) {
+// runLedgerHistory runs one random history and answers how many claims,
+// rejections and credits of a claimed transfer it made.
+func runLedgerHistory(t *testing.T, seed uint64, steps int) (claims, rejects, claimedCredits int64) {
 	w, b := setup(t)
 	rnd := rand.New(rand.NewPCG(seed, 29))
 	m := &ledgerModel{payments: map[string]*payment{}, head: 1}
@@ -72,7 +89,7 @@ func runLedgerHistory(t *testing.T, seed uint64, steps int) {
 	var log []string
 	for step := range steps {
 		var did string
-		switch k := rnd.IntN(12); k {
+		switch k := rnd.IntN(14); k {
 		case 0, 1:
 			dep := b.deposit(t, int64(10+10*rnd.IntN(3))*1_000_000)
 			m.deposits = append(m.deposits, dep.ID)
@@ -123,15 +140,44 @@ func runLedgerHistory(t *testing.T, seed uint64, steps int) {
 			}
 		case 10:
 			var id int64
-			if err := b.d.Pool.QueryRow(ctx, `SELECT id FROM chain_transfers WHERE needs_review
-				ORDER BY status = 'late' DESC, id OFFSET $1 LIMIT 1`, rnd.IntN(2)).Scan(&id); err == nil {
-				mv := []deposit.Move{deposit.MoveSettleCredit, deposit.MoveSettleRefund}[rnd.IntN(2)]
+			var claimed bool
+			if err := b.d.Pool.QueryRow(ctx, `SELECT id, status = 'unmatched' AND deposit_id IS NOT NULL FROM chain_transfers WHERE needs_review
+				ORDER BY deposit_id IS NOT NULL DESC, id OFFSET $1 LIMIT 1`, rnd.IntN(2)).Scan(&id, &claimed); err == nil {
+				mv := []deposit.Move{deposit.MoveSettleCredit, deposit.MoveSettleRefund, deposit.MoveSettleReject}[rnd.IntN(3)]
 				err := deposit.Settle(ctx, b.d.Store, id, mv, "ops", "property test")
 				if err != nil && !errors.Is(err, deposit.ErrNoDeposit) && !errors.Is(err, deposit.ErrNotForReview) &&
 					!errors.Is(err, deposit.ErrNotCreditable) && !errors.Is(err, store.ErrConflict) {
 					t.Fatalf("step %d: settle %d by %s: %v", step, id, mv, err)
 				}
+				switch {
+				case err == nil && mv == deposit.MoveSettleReject:
+					rejects++
+				case err == nil && mv == deposit.MoveSettleCredit && claimed:
+					claimedCredits++
+				}
 				did = fmt.Sprintf("settle %d %s (%v)", id, mv, err)
+			}
+		case 12, 13:
+			// A payer names an unmatched transfer as theirs, rightly (a
+			// short payment for their deposit) or not (any other).
+			var dep, user uuid.UUID
+			var tx string
+			if err := b.d.Pool.QueryRow(ctx, `SELECT d.id, d.user_id, t.tx_id
+				FROM (SELECT * FROM deposits WHERE status IN ('awaiting_transfer', 'expired') AND transfer_tx_id IS NULL ORDER BY id OFFSET $1 LIMIT 1) d,
+				     (SELECT * FROM chain_transfers WHERE status = 'unmatched' AND needs_review AND deposit_id IS NULL
+				      AND amount_minor IS NOT NULL ORDER BY id OFFSET $2 LIMIT 1) t`, rnd.IntN(3), rnd.IntN(2)).Scan(&dep, &user, &tx); err == nil {
+				err := b.d.Store.InTx(ctx, func(q store.Tx) error {
+					_, err := deposit.Claim(ctx, q, user, dep, tx, 24*time.Hour, time.Now())
+					return err
+				})
+				var r *deposit.Refusal
+				if err != nil && !errors.Is(err, deposit.ErrTransferTaken) && !errors.Is(err, deposit.ErrTransferUnfit) && !errors.As(err, &r) {
+					t.Fatalf("step %d: claim %s for %s: %v", step, tx[:6], dep, err)
+				}
+				if err == nil {
+					claims++
+				}
+				did = fmt.Sprintf("claim %s (%v)", tx[:6], err)
 			}
 		case 11:
 			if rnd.IntN(2) == 0 {
@@ -156,7 +202,9 @@ func runLedgerHistory(t *testing.T, seed uint64, steps int) {
 		count(*) FILTER (WHERE status = 'refunded') FROM deposits`).Scan(&credited, &review, &refunded); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("seed %d: %d steps, %d deposits credited, %d under review, %d refunded: %v", seed, steps, credited, review, refunded, log)
+	t.Logf("seed %d: %d steps, %d deposits credited, %d under review, %d refunded, %d claims, %d rejections: %v",
+		seed, steps, credited, review, refunded, claims, rejects, log)
+	return claims, rejects, claimedCredits
 }
 
 // check holds the invariants of the ledger.
@@ -207,5 +255,11 @@ func (m *ledgerModel) check(t *testing.T, b *bundle, step int, log []string) {
 	if err := b.d.Pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT tx_id FROM chain_transfers WHERE status = 'credited'
 		GROUP BY tx_id HAVING count(*) > 1) x`).Scan(&twice); err != nil || twice != 0 {
 		fail("%d transactions recorded as credited twice (%v)", twice, err)
+	}
+	var rejected int
+	if err := b.d.Pool.QueryRow(ctx, `SELECT count(*) FROM chain_transfer_settlements s
+		JOIN chain_transfers t ON t.id = s.transfer_id JOIN deposits d ON d.id = s.deposit_id
+		WHERE s.action = 'rejected' AND (d.transfer_tx_id = t.tx_id OR t.deposit_id = d.id)`).Scan(&rejected); err != nil || rejected != 0 {
+		fail("%d transfers rejected for a deposit are attached to it or paid it again (%v)", rejected, err)
 	}
 }

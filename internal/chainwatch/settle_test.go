@@ -69,6 +69,7 @@ func TestSettle_AnUnmatchedTransferCanOnlyBeRefunded(t *testing.T) {
 	t.Parallel()
 	w, b := setup(t)
 	b.pay(t, 123_456_789)
+	b.chain.Mine(devchain.DefaultSolidLag) // an unmatched transfer is recorded once final
 	poll(t, w)
 	id := b.transferID(t, "unmatched")
 	ctx := context.Background()

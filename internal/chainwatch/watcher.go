@@ -102,7 +102,8 @@ type Result struct {
 	// Listed transfers were read; New ones were judged and recorded.
 	Listed, New int
 	// Confirming, Late, Unmatched and Failed count the new transfers by
-	// what they were recorded as; Pending ones the node did not know yet.
+	// what they were recorded as; Pending ones the node did not know yet,
+	// or late or unmatched ones whose block is not final yet.
 	Confirming, Late, Unmatched, Failed, Pending int
 	// Malformed items of the list were left out (and logged).
 	Malformed int
@@ -206,7 +207,8 @@ func (w *Watcher) poll(ctx context.Context, rescanFrom time.Time) (Result, error
 		return res, err
 	}
 	if !lateAt.IsZero() && (holdAt.IsZero() || lateAt.Before(holdAt)) {
-		// A late transfer waits for its block to be final: read it again.
+		// A late or unmatched transfer waits for its block to be final: read
+		// it again.
 		holdAt = lateAt
 	}
 	position := started

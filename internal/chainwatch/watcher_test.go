@@ -160,6 +160,12 @@ func TestPoll_WhatPaysNoDepositIsRecordedAsUnmatched(t *testing.T) {
 		b.chain.Pay(tt.pay)
 	}
 	b.chain.Mine(1)
+	// Recorded only once final: nothing re-reads an unmatched transfer,
+	// and a payer may claim it.
+	if res := poll(t, w); res.Pending != len(tests) || res.New != 0 {
+		t.Fatalf("poll before the block is final: %+v; want %d pending", res, len(tests))
+	}
+	b.chain.Mine(devchain.DefaultSolidLag)
 	if res := poll(t, w); res.Unmatched != len(tests) {
 		t.Fatalf("poll: %+v; want %d unmatched", res, len(tests))
 	}

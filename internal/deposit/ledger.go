@@ -49,14 +49,18 @@ type Receipt struct {
 // A confirming verdict takes c, so a second transfer of the same amount
 // judged against it finds it paid.
 //
-// A late transfer is attached only once its block is final (solidified):
-// nothing re-reads an attached transfer, and an operator may credit it, so
-// one a fork could still remove is not judged yet: Judge returns
-// TransferUnseen, and the watcher reads it again.
+// A late or unmatched transfer is recorded only once its block is final
+// (solidified): nothing re-reads it, and an operator may credit it (a late
+// one to its deposit, an unmatched one to the deposit a payer claimed it
+// for), so one a fork could still remove is not judged yet: Judge returns
+// TransferUnseen, and the watcher reads it again. The property test found
+// both: a transfer forked away after it was recorded could be credited.
 func Judge(r Receipt, notCountable string, c *Candidate, blockTime time.Time, txID string, final bool) (TransferStatus, string, uuid.UUID) {
 	switch {
 	case !r.Succeeded:
 		return TransferFailed, "receipt " + r.Result, uuid.Nil
+	case notCountable != "" && !final:
+		return TransferUnseen, "", uuid.Nil
 	case notCountable != "":
 		return TransferUnmatched, notCountable, uuid.Nil
 	}
@@ -72,6 +76,10 @@ func Judge(r Receipt, notCountable string, c *Candidate, blockTime time.Time, tx
 		// Attached to the deposit (MoveAttachLate), which it takes too.
 		c.TxID = &txID
 		return v, "", c.ID
+	case TransferUnmatched:
+		if !final {
+			return TransferUnseen, "", uuid.Nil
+		}
 	}
 	return v, reason, uuid.Nil
 }
@@ -183,15 +191,16 @@ func CreditTransfer(ctx context.Context, q store.Tx, transferID int64, depositID
 // The refusals of Settle.
 var (
 	ErrNotForReview = errors.New("the transfer is not waiting for review (already settled, or not late or unmatched)")
-	ErrNoDeposit    = errors.New("only a late transfer names the deposit to credit; an unmatched one can only be refunded")
+	ErrNoDeposit    = errors.New("no deposit is attached to the transfer (late or claimed): it can only be refunded")
 	ErrSettleInput  = errors.New("a settlement needs an operator name and a note")
 )
 
-// Settle settles transfer id by move m (MoveSettleCredit or
-// MoveSettleRefund), recording who did it and why in the settlement audit
-// table, in one transaction: the credit (MoveCreditLate, for
-// MoveSettleCredit), the audit record and the transfer's new status commit
-// together, and only a transfer waiting for review is settled, once.
+// Settle settles transfer id by move m (MoveSettleCredit,
+// MoveSettleRefund or MoveSettleReject), recording who did it and why in
+// the settlement audit table, in one transaction: the credit
+// (MoveCreditLate, for MoveSettleCredit), the audit record and the
+// transfer's new status commit together, and only a transfer waiting for
+// review is settled, once (rejected, it waits for review again).
 func Settle(ctx context.Context, st *store.Store, id int64, m Move, operator, note string) error {
 	return st.InTx(ctx, func(q store.Tx) error { return SettleTx(ctx, q, id, m, operator, note) })
 }
@@ -219,6 +228,9 @@ func SettleTx(ctx context.Context, q store.Tx, id int64, m Move, operator, note 
 	if err := CheckTransfer(m, from, to); err != nil {
 		return ErrNoDeposit
 	}
+	if m == MoveSettleReject {
+		return reject(ctx, q, t, operator, note)
+	}
 	if m == MoveSettleCredit {
 		if t.DepositID == nil || t.AmountMinor == nil {
 			return ErrNoDeposit
@@ -244,4 +256,18 @@ func SettleTx(ctx context.Context, q store.Tx, id int64, m Move, operator, note 
 		return err
 	}
 	return WriteEvents(ctx, q, []db.Deposit{row.Deposit}, row.DbNow)
+}
+
+// reject makes MoveSettleReject for transfer t, locked and waiting for
+// review, and MoveReject for the deposit under review with it, in one
+// statement (ChainTransferReject), with the deposit's event.
+func reject(ctx context.Context, q store.Tx, t db.ChainTransfer, operator, note string) error {
+	if t.DepositID == nil {
+		return ErrNoDeposit
+	}
+	deps, err := q.ChainTransferReject(ctx, db.ChainTransferRejectParams{ID: t.ID, Operator: operator, Note: note})
+	if err != nil || len(deps) == 0 {
+		return err
+	}
+	return WriteEvents(ctx, q, deps, time.Now())
 }

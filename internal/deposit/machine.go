@@ -91,6 +91,10 @@ const (
 	// MoveClaim: the payer names an unmatched transfer (another amount) as
 	// theirs; it is attached to the deposit, which an operator settles.
 	MoveClaim Move = "claim"
+	// MoveReject: an operator decides the attached transfer does not pay
+	// the deposit (with MoveSettleReject); the deposit waits again, or is
+	// expired past expiresAt.
+	MoveReject Move = "reject"
 )
 
 // The transfer moves.
@@ -112,6 +116,10 @@ const (
 	// MoveSettleRefund: an operator records that the treasury sent a late
 	// or unmatched transfer back.
 	MoveSettleRefund Move = "settle_refund"
+	// MoveSettleReject: an operator detaches a late or claimed transfer
+	// from its deposit (with MoveReject); it is unmatched again and still
+	// waits for review, for another claim or a refund.
+	MoveSettleReject Move = "settle_reject"
 )
 
 // Rule is one row of a state machine's table.
@@ -143,6 +151,7 @@ type Rule[S ~string] struct {
 //	attach_late  awaiting_transfer, expired           under_review                   watcher   ChainTransfersRecord
 //	refund       under_review                         refunded                       operator  ChainTransferSettle
 //	claim        awaiting_transfer, expired           under_review                   payer     DepositClaim
+//	reject       under_review                         awaiting_transfer, expired     operator  ChainTransferReject
 //
 // A deposit awaiting its transfer past expiresAt reads as expired
 // (EffectiveStatus) and is no longer open: credit refuses it, match and
@@ -158,6 +167,7 @@ var DepositMoves = map[Move]Rule[Status]{
 	MoveAttachLate: {From: []Status{StatusAwaitingTransfer, StatusExpired}, To: []Status{StatusUnderReview}, By: ByWatcher, Query: "ChainTransfersRecord"},
 	MoveRefund:     {From: []Status{StatusUnderReview}, To: []Status{StatusRefunded}, By: ByOperator, Query: "ChainTransferSettle"},
 	MoveClaim:      {From: []Status{StatusAwaitingTransfer, StatusExpired}, To: []Status{StatusUnderReview}, By: ByPayer, Query: "DepositClaim"},
+	MoveReject:     {From: []Status{StatusUnderReview}, To: []Status{StatusAwaitingTransfer, StatusExpired}, By: ByOperator, Query: "ChainTransferReject"},
 }
 
 // TransferMoves is the transfers' state machine. Every transfer status
@@ -171,6 +181,8 @@ var DepositMoves = map[Move]Rule[Status]{
 //	settle_credit  late, unmatched      credited                            operator  ChainTransferSettle
 //	               (claimed)
 //	settle_refund  late, unmatched      refunded                            operator  ChainTransferSettle
+//	settle_reject  late, unmatched      unmatched                           operator  ChainTransferReject
+//	               (attached)
 var TransferMoves = map[Move]Rule[TransferStatus]{
 	MoveRecord:       {From: []TransferStatus{TransferUnseen, TransferVanished}, To: Recorded, By: ByWatcher, Query: "ChainTransfersRecord"},
 	MoveRecount:      {From: []TransferStatus{TransferConfirming}, To: []TransferStatus{TransferConfirming}, By: ByWatcher, Query: "ChainConfirmationsSet"},
@@ -178,6 +190,7 @@ var TransferMoves = map[Move]Rule[TransferStatus]{
 	MoveMarkCredited: {From: []TransferStatus{TransferConfirming}, To: []TransferStatus{TransferCredited}, By: ByWatcher, Query: "ChainTransferCredited"},
 	MoveSettleCredit: {From: []TransferStatus{TransferLate, TransferUnmatched}, To: []TransferStatus{TransferCredited}, By: ByOperator, Query: "ChainTransferSettle"},
 	MoveSettleRefund: {From: []TransferStatus{TransferLate, TransferUnmatched}, To: []TransferStatus{TransferRefunded}, By: ByOperator, Query: "ChainTransferSettle"},
+	MoveSettleReject: {From: []TransferStatus{TransferLate, TransferUnmatched}, To: []TransferStatus{TransferUnmatched}, By: ByOperator, Query: "ChainTransferReject"},
 }
 
 // Refusal is the error of a move the table does not allow; its Problem

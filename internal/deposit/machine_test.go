@@ -50,6 +50,8 @@ var allowedDepositMoves = []depositMove{
 	{deposit.MoveRefund, deposit.StatusUnderReview, deposit.StatusRefunded},
 	{deposit.MoveClaim, deposit.StatusAwaitingTransfer, deposit.StatusUnderReview},
 	{deposit.MoveClaim, deposit.StatusExpired, deposit.StatusUnderReview},
+	{deposit.MoveReject, deposit.StatusUnderReview, deposit.StatusAwaitingTransfer},
+	{deposit.MoveReject, deposit.StatusUnderReview, deposit.StatusExpired},
 }
 
 // allowedTransferMoves is every transfer move, written out by hand.
@@ -71,12 +73,15 @@ var allowedTransferMoves = []transferMove{
 	{deposit.MoveSettleCredit, deposit.TransferUnmatched, deposit.TransferCredited},
 	{deposit.MoveSettleRefund, deposit.TransferLate, deposit.TransferRefunded},
 	{deposit.MoveSettleRefund, deposit.TransferUnmatched, deposit.TransferRefunded},
+	{deposit.MoveSettleReject, deposit.TransferLate, deposit.TransferUnmatched},
+	{deposit.MoveSettleReject, deposit.TransferUnmatched, deposit.TransferUnmatched},
 }
 
 var (
 	depositMoves = []deposit.Move{deposit.MoveMatch, deposit.MoveCount, deposit.MoveRevert, deposit.MoveCredit,
-		deposit.MoveCreditLate, deposit.MoveExpire, deposit.MoveAttachLate, deposit.MoveRefund, deposit.MoveClaim}
-	transferMoves = []deposit.Move{deposit.MoveRecord, deposit.MoveRecount, deposit.MoveEnd, deposit.MoveMarkCredited, deposit.MoveSettleCredit, deposit.MoveSettleRefund}
+		deposit.MoveCreditLate, deposit.MoveExpire, deposit.MoveAttachLate, deposit.MoveRefund, deposit.MoveClaim, deposit.MoveReject}
+	transferMoves = []deposit.Move{deposit.MoveRecord, deposit.MoveRecount, deposit.MoveEnd, deposit.MoveMarkCredited,
+		deposit.MoveSettleCredit, deposit.MoveSettleRefund, deposit.MoveSettleReject}
 	// everyTransferState is the stored states and the unseen one.
 	everyTransferState = append([]deposit.TransferStatus{deposit.TransferUnseen}, deposit.TransferStatuses...)
 )
@@ -159,6 +164,8 @@ type ledgerRow struct {
 	status        string
 	confirmations int32
 	block         int64
+	// attached: the transfer names a deposit.
+	attached bool
 }
 
 // TestMachineIsOneRuleInSQLAndGo runs each move's statement from every
@@ -180,7 +187,7 @@ func TestMachineIsOneRuleInSQLAndGo(t *testing.T) {
 	readTransfer := func(tx string) (ledgerRow, bool) {
 		var r ledgerRow
 		var block *int64
-		err := d.Pool.QueryRow(ctx, "SELECT status, block_number FROM chain_transfers WHERE tx_id = $1", tx).Scan(&r.status, &block)
+		err := d.Pool.QueryRow(ctx, "SELECT status, block_number, deposit_id IS NOT NULL FROM chain_transfers WHERE tx_id = $1", tx).Scan(&r.status, &block, &r.attached)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return r, false
 		}
@@ -241,6 +248,9 @@ func TestMachineIsOneRuleInSQLAndGo(t *testing.T) {
 					_, err = d.Store.Q.ChainTransferSettle(ctx, db.ChainTransferSettleParams{
 						ID: transferID(t, d, tx), Action: string(deposit.TransferRefunded), Operator: "ops", Note: "test",
 					})
+				case deposit.MoveReject:
+					exec(t, d, "UPDATE chain_transfers SET status = 'unmatched', needs_review = true WHERE tx_id = $1", tx)
+					_, err = d.Store.Q.ChainTransferReject(ctx, db.ChainTransferRejectParams{ID: transferID(t, d, tx), Operator: "ops", Note: "test"})
 				case deposit.MoveClaim:
 					exec(t, d, `INSERT INTO chain_transfers (network, tx_id, token, from_address, to_address, amount_raw, amount_minor,
 						block_time, block_number, status, reason, needs_review) VALUES ('TRC20', $1, 'USDT-contract', 'payer', $2, '5', 5, now(), 11, 'unmatched', 'test', true)`,
@@ -336,6 +346,10 @@ func TestMachineIsOneRuleInSQLAndGo(t *testing.T) {
 				case deposit.MoveMarkCredited:
 					if existed {
 						_, err = d.Store.Q.ChainTransferCredited(ctx, transferID(t, d, tx))
+					}
+				case deposit.MoveSettleReject:
+					if existed {
+						_, err = d.Store.Q.ChainTransferReject(ctx, db.ChainTransferRejectParams{ID: transferID(t, d, tx), Operator: "ops", Note: "test"})
 					}
 				case deposit.MoveSettleCredit, deposit.MoveSettleRefund:
 					if existed {

@@ -12,12 +12,13 @@ import (
 	"creativeapi/internal/testenv"
 )
 
-// payShort pays value (not any deposit's amount) to the treasury and
-// polls once: the watcher records it unmatched.
+// payShort pays value (not any deposit's amount) to the treasury, mines
+// until its block is final and polls once: the watcher records it
+// unmatched.
 func (rc *reviewChain) payShort(t *testing.T, value string) string {
 	t.Helper()
 	tx := rc.chain.Pay(devchain.Payment{To: rc.env.Config.TreasuryAddress, Value: value})
-	rc.chain.Mine(1)
+	rc.chain.Mine(1 + devchain.DefaultSolidLag)
 	if _, err := rc.w.Poll(context.Background()); err != nil {
 		t.Fatalf("poll: %v", err)
 	}
@@ -48,7 +49,16 @@ func TestClaimDeposit_AShortTransferIsClaimedAndGoesUnderReview(t *testing.T) {
 		t.Fatalf("claim before the watcher saw it: %d %s (Retry-After %q)", r.Status, r.Body, r.Header.Get("Retry-After"))
 	}
 
+	// Seen but not final yet: still unknown, for it is not recorded.
 	rc.chain.Mine(1)
+	if _, err := rc.w.Poll(context.Background()); err != nil {
+		t.Fatalf("poll: %v", err)
+	}
+	r = c.Do(http.MethodPost, claimPath(d.Id.String()), claimBody(tx), key)
+	if p := r.Problem(t); r.Status != http.StatusConflict || p.Code != "transfer_unknown" {
+		t.Fatalf("claim before the block is final: %d %s", r.Status, r.Body)
+	}
+	rc.chain.Mine(devchain.DefaultSolidLag)
 	if _, err := rc.w.Poll(context.Background()); err != nil {
 		t.Fatalf("poll: %v", err)
 	}

@@ -94,8 +94,12 @@ func operatorTransfers(ctx context.Context, q *db.Queries, ts []db.ChainTransfer
 		if st.UserID != nil {
 			op.Id = nullable.NewNullableWithValue(*st.UserID)
 		}
+		dep := nullable.NewNullNullable[uuid.UUID]()
+		if st.DepositID != nil {
+			dep = nullable.NewNullableWithValue(*st.DepositID)
+		}
 		byTransfer[st.TransferID] = append(byTransfer[st.TransferID], api.TransferSettlement{
-			Operator: op, Decision: api.TransferSettlementDecision(st.Action), Note: st.Note, CreatedAt: st.CreatedAt})
+			Operator: op, Decision: api.TransferSettlementDecision(st.Action), Note: st.Note, CreatedAt: st.CreatedAt, DepositId: dep})
 	}
 	out := make([]api.OperatorTransfer, len(ts))
 	for i, t := range ts {
@@ -126,6 +130,7 @@ func operatorTransfers(ctx context.Context, q *db.Queries, ts []db.ChainTransfer
 var settlementMoves = map[api.SettleTransferRequestDecision]deposit.Move{
 	api.Credit: deposit.MoveSettleCredit,
 	api.Refund: deposit.MoveSettleRefund,
+	api.Reject: deposit.MoveSettleReject,
 }
 
 // SettleOperatorTransfer settles a transfer waiting for review by the
@@ -140,7 +145,7 @@ func (s *Server) SettleOperatorTransfer(ctx context.Context, r api.SettleOperato
 	caller, _ := requestctx.CallerFrom(ctx)
 	move, ok := settlementMoves[r.Body.Decision]
 	if !ok {
-		return nil, problem.Invalid([]problem.FieldError{{Field: "decision", Code: problem.InvalidValue, Message: "must be credit or refund"}})
+		return nil, problem.Invalid([]problem.FieldError{{Field: "decision", Code: problem.InvalidValue, Message: "must be credit, refund or reject"}})
 	}
 	return s.command(ctx, r.Params.IdempotencyKey, nil,
 		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {

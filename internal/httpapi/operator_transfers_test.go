@@ -3,13 +3,20 @@ package httpapi_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"creativeapi/gen/api"
+	"creativeapi/internal/chainwatch"
 	"creativeapi/internal/deposit"
+	"creativeapi/internal/devchain"
 	"creativeapi/internal/testenv"
+	"creativeapi/internal/trongrid"
 )
 
 const operatorTransfersPath = "/api/v1/operator/transfers"
@@ -268,5 +275,214 @@ func TestSettleOperatorTransfer_RefundsAndRefusesWhatItCannotSettle(t *testing.T
 	r = op.Do(http.MethodPost, settlementsPath(looseID), map[string]string{"decision": "credit", "note": "whose?"})
 	if p := r.Problem(t); r.Status != http.StatusConflict || p.Code != "invalid_transition" {
 		t.Fatalf("credit with no deposit: %d %s", r.Status, r.Body)
+	}
+}
+
+// transferByTx answers the id of the transfer of transaction tx.
+func transferByTx(t *testing.T, env *testenv.Env, tx string) int64 {
+	t.Helper()
+	var id int64
+	if err := env.DB.Pool.QueryRow(t.Context(), "SELECT id FROM chain_transfers WHERE tx_id = $1", tx).Scan(&id); err != nil {
+		t.Fatalf("transfer %s: %v", tx, err)
+	}
+	return id
+}
+
+// TestSettleOperatorTransfer_RejectThenClaimAgain: through the API against
+// the chain simulator (every answer validated against the spec), a payer
+// claims a stray transfer that is not theirs; the operator rejects it: the
+// transfer is unmatched again and waits for review, its audit record names
+// the deposit, and the deposit is awaiting_transfer again with no review
+// and no transaction; the same key replays the answer; the deposit cannot
+// claim the rejected transfer again (409 transfer_taken), claims the right
+// one, and the operator's credit pays exactly what arrived, once. A reject
+// of the credited transfer is 409 invalid_transition, and so is a reject of
+// the rejected one (no deposit attached any more).
+func TestSettleOperatorTransfer_RejectThenClaimAgain(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	rc := newReviewChain(t, env)
+	payer, _ := env.SignedIn(t, "Jonas Rejected")
+	op, opEmail := signedInOperator(t, env, "Olga Operator")
+	d := createDeposit(t, payer, "100000000")
+
+	stray := rc.payShort(t, "7000000")
+	if r := payer.Do(http.MethodPost, claimPath(d.Id.String()), claimBody(stray)); r.Status != http.StatusOK {
+		t.Fatalf("the wrong claim: %d %s", r.Status, r.Body)
+	}
+	strayID := transferByTx(t, env, stray)
+	key := testenv.Header{Name: "Idempotency-Key", Value: "settle-reject-1"}
+	body := map[string]string{"decision": "reject", "note": "not this payer's transfer"}
+	r := op.Do(http.MethodPost, settlementsPath(strayID), body, key)
+	if r.Status != http.StatusOK {
+		t.Fatalf("reject: %d %s", r.Status, r.Body)
+	}
+	var got api.OperatorTransfer
+	r.JSON(t, &got)
+	if got.Status != api.TransferUnmatched || !got.NeedsReview || !got.DepositId.IsNull() || len(got.Settlements) != 1 {
+		t.Fatalf("rejected transfer: %+v", got)
+	}
+	s := got.Settlements[0]
+	if dep, err := s.DepositId.Get(); s.Decision != api.SettlementRejected || s.Operator.Name != opEmail || err != nil || dep != d.Id {
+		t.Fatalf("the audit record: %+v", s)
+	}
+	if reason, _ := got.Reason.Get(); reason != "rejected" {
+		t.Fatalf("reason %q; want rejected", reason)
+	}
+	back := getDeposit(t, payer, d.Id.String())
+	if back.Status != api.AwaitingTransfer || !back.Review.IsNull() || !back.TransactionId.IsNull() || back.CreditedAmount.AmountMinor != "0" {
+		t.Fatalf("deposit after the reject: %s, review %v, transaction %v, credited %s", back.Status, back.Review, back.TransactionId, back.CreditedAmount.AmountMinor)
+	}
+	replay := op.Do(http.MethodPost, settlementsPath(strayID), body, key)
+	if replay.Status != http.StatusOK || replay.Header.Get("Idempotent-Replayed") != "true" || string(replay.Body) != string(r.Body) {
+		t.Fatalf("replay: %d %s", replay.Status, replay.Body)
+	}
+	again := op.Do(http.MethodPost, settlementsPath(strayID), body)
+	if p := again.Problem(t); again.Status != http.StatusConflict || p.Code != "invalid_transition" {
+		t.Fatalf("a reject of a transfer no deposit has: %d %s", again.Status, again.Body)
+	}
+	r = payer.Do(http.MethodPost, claimPath(d.Id.String()), claimBody(stray))
+	if p := r.Problem(t); r.Status != http.StatusConflict || p.Code != "transfer_taken" {
+		t.Fatalf("a claim of the rejected transfer: %d %s", r.Status, r.Body)
+	}
+
+	// The right transaction: claimed, credited with what arrived, once.
+	right := rc.payShort(t, "99500000")
+	r = payer.Do(http.MethodPost, claimPath(d.Id.String()), claimBody(right))
+	if r.Status != http.StatusOK {
+		t.Fatalf("the right claim: %d %s", r.Status, r.Body)
+	}
+	rightID := transferByTx(t, env, right)
+	r = op.Do(http.MethodPost, settlementsPath(rightID), map[string]string{"decision": "credit", "note": "short by 0.5, confirmed"})
+	if r.Status != http.StatusOK {
+		t.Fatalf("credit: %d %s", r.Status, r.Body)
+	}
+	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.Credited || dep.CreditedAmount.AmountMinor != "99500000" {
+		t.Fatalf("deposit: %s credited %s; want credited 99500000", dep.Status, dep.CreditedAmount.AmountMinor)
+	}
+	r = op.Do(http.MethodPost, settlementsPath(rightID), body)
+	if p := r.Problem(t); r.Status != http.StatusConflict || p.Code != "invalid_transition" {
+		t.Fatalf("a reject of a credited transfer: %d %s", r.Status, r.Body)
+	}
+	var bal api.AccountBalance
+	payer.Do(http.MethodGet, "/api/v1/me/balance", nil).JSON(t, &bal)
+	if bal.Available.AmountMinor != "99500000" {
+		t.Fatalf("balance %s; want 99500000 once", bal.Available.AmountMinor)
+	}
+	// The stray transfer still waits for an operator: refunded, it is settled.
+	r = op.Do(http.MethodPost, settlementsPath(strayID), map[string]string{"decision": "refund", "note": "sent back"})
+	r.JSON(t, &got)
+	if r.Status != http.StatusOK || got.Status != api.TransferRefunded || len(got.Settlements) != 2 ||
+		got.Settlements[1].Decision != api.SettlementRefunded || !got.Settlements[1].DepositId.IsNull() {
+		t.Fatalf("refund of the rejected transfer: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestSettleOperatorTransfer_RejectOfALateTransferExpiresTheDeposit: a
+// late exact transfer the watcher attached is rejected; the deposit is
+// expired again (its block was after expiresAt) and claims another
+// transaction inside the monitoring window.
+func TestSettleOperatorTransfer_RejectOfALateTransferExpiresTheDeposit(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	rc := newReviewChain(t, env)
+	payer, _ := env.SignedIn(t, "Lena Late")
+	op, _ := signedInOperator(t, env, "Odo Operator")
+	d := createDeposit(t, payer, "25000000")
+	late := rc.payLate(t, d)
+	r := op.Do(http.MethodPost, settlementsPath(rc.lateTransferID(t, late)), map[string]string{"decision": "reject", "note": "another customer's"})
+	var got api.OperatorTransfer
+	r.JSON(t, &got)
+	if r.Status != http.StatusOK || got.Status != api.TransferUnmatched || !got.NeedsReview || !got.DepositId.IsNull() {
+		t.Fatalf("reject of a late transfer: %d %s", r.Status, r.Body)
+	}
+	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.Expired || !dep.Review.IsNull() || !dep.TransactionId.IsNull() {
+		t.Fatalf("deposit after the reject: %s, review %v, transaction %v; want expired", dep.Status, dep.Review, dep.TransactionId)
+	}
+	short := rc.payShort(t, "24000000")
+	r = payer.Do(http.MethodPost, claimPath(d.Id.String()), claimBody(short))
+	var dep api.AccountDeposit
+	r.JSON(t, &dep)
+	if review, err := dep.Review.Get(); r.Status != http.StatusOK || dep.Status != api.UnderReview || err != nil || review.TransactionId != short {
+		t.Fatalf("claim of another transaction: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestSettleOperatorTransfer_CreditsALateTransferOverHTTP: a late exact
+// transfer puts the deposit under review; the operator's credit over HTTP
+// makes it credited with the amount received, once.
+func TestSettleOperatorTransfer_CreditsALateTransferOverHTTP(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	rc := newReviewChain(t, env)
+	payer, _ := env.SignedIn(t, "Lou Late")
+	op, _ := signedInOperator(t, env, "Ove Operator")
+	d := createDeposit(t, payer, "40000000")
+	id := rc.lateTransferID(t, rc.payLate(t, d))
+	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.UnderReview {
+		t.Fatalf("after the late payment: %s", dep.Status)
+	}
+	credit := map[string]string{"decision": "credit", "note": "paid a minute late"}
+	r := op.Do(http.MethodPost, settlementsPath(id), credit)
+	var got api.OperatorTransfer
+	r.JSON(t, &got)
+	if r.Status != http.StatusOK || got.Status != api.TransferCredited || len(got.Settlements) != 1 || got.Settlements[0].Decision != api.SettlementCredited {
+		t.Fatalf("credit: %d %s", r.Status, r.Body)
+	}
+	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.Credited || dep.CreditedAmount.AmountMinor != d.RequestedAmount.AmountMinor {
+		t.Fatalf("deposit: %s credited %s; want credited %s", dep.Status, dep.CreditedAmount.AmountMinor, d.RequestedAmount.AmountMinor)
+	}
+	if r := op.Do(http.MethodPost, settlementsPath(id), credit); r.Status != http.StatusConflict {
+		t.Fatalf("a second credit: %d %s", r.Status, r.Body)
+	}
+	var bal api.AccountBalance
+	payer.Do(http.MethodGet, "/api/v1/me/balance", nil).JSON(t, &bal)
+	if bal.Available.AmountMinor != d.RequestedAmount.AmountMinor {
+		t.Fatalf("balance %s; want %s once", bal.Available.AmountMinor, d.RequestedAmount.AmountMinor)
+	}
+}
+
+// TestDeposit_AFailingFirstUpstreamDoesNotStopCrediting: the watcher reads
+// a chain API that answers 503 first and the simulator second; a deposit
+// created and read through the API is paid and credited all the same.
+func TestDeposit_AFailingFirstUpstreamDoesNotStopCrediting(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	chain := devchain.New(devchain.Options{Contract: env.Config.TronUSDTContract})
+	sim := httptest.NewServer(chain.Handler())
+	t.Cleanup(sim.Close)
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(down.Close)
+	var list []chainwatch.Upstream
+	for _, u := range []string{down.URL, sim.URL} {
+		tg, err := trongrid.New(u, nil, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		list = append(list, chainwatch.Upstream{Name: u, Chain: tg})
+	}
+	w := chainwatch.New(chainwatch.Config{
+		Treasury: env.Config.TreasuryAddress, Contract: env.Config.TronUSDTContract,
+		PollInterval: time.Second, MonitoringWindow: env.Config.DepositMonitoringWindow,
+	}, env.DB.Store, chainwatch.NewUpstreams(list, time.Hour, 2*time.Hour), slog.New(slog.NewTextHandler(io.Discard, nil)))
+
+	payer, _ := env.SignedIn(t, "Uma Upstream")
+	d := createDeposit(t, payer, "30000000")
+	chain.Pay(devchain.Payment{To: env.Config.TreasuryAddress, Value: d.RequestedAmount.AmountMinor})
+	chain.Mine(1)
+	if _, err := w.Poll(context.Background()); err != nil {
+		t.Fatalf("poll with the first upstream down: %v", err)
+	}
+	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.Confirming {
+		t.Fatalf("after the first poll: %s; want confirming", dep.Status)
+	}
+	chain.Mine(devchain.DefaultSolidLag + env.Config.DepositConfirmations)
+	if _, err := w.Poll(context.Background()); err != nil {
+		t.Fatalf("poll: %v", err)
+	}
+	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.Credited || dep.CreditedAmount.AmountMinor != d.RequestedAmount.AmountMinor {
+		t.Fatalf("deposit: %s credited %s; want credited", dep.Status, dep.CreditedAmount.AmountMinor)
 	}
 }

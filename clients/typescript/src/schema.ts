@@ -889,7 +889,10 @@ export interface paths {
          *     not settled, in a block no earlier than the deposit's `createdAt`
          *     and no later than its `expiresAt` plus the monitoring window (by
          *     default 24 hours). The deposit must be the caller's and
-         *     `awaiting_transfer` or `expired`.
+         *     `awaiting_transfer` or `expired`. When an operator rejects the
+         *     claim, the deposit is `awaiting_transfer` again (or `expired` past
+         *     its `expiresAt`) and may claim another transaction, not the
+         *     rejected one.
          */
         post: operations["claimAccountDeposit"];
         delete?: never;
@@ -962,9 +965,14 @@ export interface paths {
          *     exactly once (its `creditedAmount` is the amount received, status
          *     `credited`); `refund` marks the transfer refunded (the refund
          *     itself is sent from the treasury's wallet) and the attached
-         *     deposit, if any, `refunded`. The command line's `transfers settle`
-         *     runs the same code. Answers 200 with the transfer, its new status
-         *     and its audit records.
+         *     deposit, if any, `refunded`; `reject` says the attached transfer
+         *     does not pay its deposit (a wrong claim): the transfer is detached
+         *     and `unmatched` again, still waiting for review (another claim, or a
+         *     refund), and the deposit goes back to `awaiting_transfer`, or
+         *     `expired` past its `expiresAt`; the same deposit cannot claim that
+         *     transfer again. The command line's `transfers settle` runs the same
+         *     code. Answers 200 with the transfer, its new status and its audit
+         *     records.
          */
         post: operations["settleOperatorTransfer"];
         delete?: never;
@@ -1506,10 +1514,17 @@ export interface components {
         TransferSettlement: {
             operator: components["schemas"]["SettlementOperator"];
             /**
-             * @description What the operator decided (`credited`, `refunded`). New values may be added.
+             * Format: uuid
+             * @description The deposit the transfer was attached to when it was settled (for `rejected`, the one it was detached from); null when none was.
+             */
+            depositId: string | null;
+            /**
+             * @description What the operator decided (`credited`, `refunded`, or `rejected`:
+             *     detached from `depositId`, the transfer waits for review again).
+             *     New values may be added.
              * @enum {string}
              */
-            decision: "credited" | "refunded";
+            decision: "credited" | "refunded" | "rejected";
             note: string;
             /** Format: date-time */
             createdAt: string;
@@ -1522,10 +1537,10 @@ export interface components {
         };
         SettleTransferRequest: {
             /**
-             * @description `credit`: credit the amount received to the attached deposit; `refund`: the transfer was sent back.
+             * @description `credit`: credit the amount received to the attached deposit; `refund`: the transfer was sent back; `reject`: the attached transfer does not pay its deposit (detach it).
              * @enum {string}
              */
-            decision: "credit" | "refund";
+            decision: "credit" | "refund" | "reject";
             /** @description Why, for the audit record. */
             note: string;
         };
@@ -1592,8 +1607,10 @@ export interface components {
          *     arrived, `transactionId` names it. A transfer of exactly
          *     `requestedAmount` in a block after `expiresAt`, inside the
          *     monitoring window, is attached by the service itself (reason
-         *     `late`). The operator credits it (`credited`) or sends it back
-         *     (`refunded`).
+         *     `late`). The operator credits it (`credited`), sends it back
+         *     (`refunded`), or rejects it as not this deposit's: the deposit is
+         *     `awaiting_transfer` again (or `expired` past `expiresAt`), with no
+         *     `transactionId`.
          *     `refunded`: final; the attached transfer was sent
          *     back to its sender, nothing was credited.
          *
@@ -4211,7 +4228,8 @@ export interface operations {
              *     every few seconds and waits for the block to be final, so retry
              *     after `Retry-After` seconds.
              *     `transfer_taken`: the transfer already paid or was claimed for
-             *     another deposit, or an operator settled it.
+             *     another deposit, an operator settled it, or an operator rejected
+             *     it for this deposit.
              *     `invalid_transition`: the deposit is not `awaiting_transfer` or
              *     `expired` (it is paid, confirming, or already under review).
              *     `idempotency_key_in_use`: a request with this `Idempotency-Key`
@@ -4371,8 +4389,9 @@ export interface operations {
             404: components["responses"]["NotFound"];
             /**
              * @description `invalid_transition`: the transfer does not wait for review (it
-             *     was settled, or is not late or unmatched), or `credit` was asked
-             *     of a transfer with no deposit attached (only refund settles it).
+             *     was settled, or is not late or unmatched), or `credit` or
+             *     `reject` was asked of a transfer with no deposit attached (only
+             *     refund settles it).
              *     `idempotency_key_in_use`: a request with this `Idempotency-Key`
              *     is still running; retry after `Retry-After` seconds.
              *     `invalid_transition` is not stored under the `Idempotency-Key`.
