@@ -124,7 +124,11 @@ func start(ctx context.Context, opts Options, objects, key, secret string, logw 
 		done: make(chan error, 1),
 	}
 	go func() { s.done <- cmd.Wait() }()
-	store := objectstore.New(s.Config)
+	store, err := objectstore.New(s.Config)
+	if err != nil {
+		_ = s.Stop()
+		return nil, err
+	}
 	if err := s.waitReady(ctx, store, 60*time.Second); err != nil {
 		_ = s.Stop()
 		l, lerr := net.Listen("tcp", addr)

@@ -49,7 +49,10 @@ func TestABrowserUploadsPartsThroughPresignedURLs(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	srv := startServer(t, dir)
-	store := objectstore.New(srv.Config)
+	store, err := objectstore.New(srv.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	key := "uploads/test"
 	id, err := store.CreateMultipartUpload(ctx, key, "application/octet-stream")
@@ -102,7 +105,9 @@ func TestABrowserUploadsPartsThroughPresignedURLs(t *testing.T) {
 	srv.Stop()
 
 	srv = startServer(t, dir)
-	store = objectstore.New(srv.Config)
+	if store, err = objectstore.New(srv.Config); err != nil {
+		t.Fatal(err)
+	}
 	r, size, err := store.Open(ctx, key)
 	if err != nil {
 		t.Fatal(err)
