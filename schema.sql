@@ -523,3 +523,9 @@ CREATE INDEX uploads_pending_expires_idx ON uploads (expires_at) WHERE status = 
 -- An asset of a version made from an upload names it; its bytes are the
 -- upload's object.
 ALTER TABLE assets ADD COLUMN upload_id uuid REFERENCES uploads (id);
+
+-- A completion claims its upload (completing_since) while it assembles the
+-- parts and reads the file outside any transaction; the expiry job leaves
+-- an upload claimed lately alone, and deletes the assembled file of one
+-- whose completion never finished.
+ALTER TABLE uploads ADD COLUMN completing_since timestamptz;

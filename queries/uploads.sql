@@ -20,9 +20,18 @@ RETURNING *;
 SELECT * FROM uploads WHERE organization_id = @organization_id AND id = @id;
 
 -- name: UploadGetForUpdate :one
--- UploadGetForUpdate holds the upload while it is completed: a second
--- complete waits and then sees the outcome.
+-- UploadGetForUpdate holds the upload while a completion records its
+-- outcome: a second completion waits and then sees it.
 SELECT * FROM uploads WHERE organization_id = @organization_id AND id = @id FOR UPDATE;
+
+-- name: UploadClaimCompletion :one
+-- UploadClaimCompletion marks a pending, unexpired upload as being
+-- completed, so the expiry job leaves it alone while the store assembles
+-- it and the server reads it (outside any transaction). It is no move of
+-- status: the upload stays pending until its outcome is recorded.
+UPDATE uploads SET completing_since = @now::timestamptz
+WHERE organization_id = @organization_id AND id = @id AND status = 'pending' AND expires_at > @now
+RETURNING *;
 
 -- name: UploadMarkReady :one
 -- UploadMarkReady is the move pending → ready.
@@ -39,8 +48,12 @@ WHERE id = @id AND status = 'pending'
 RETURNING *;
 
 -- name: UploadExpired :many
--- UploadExpired lists pending uploads past their expiry, oldest first.
-SELECT * FROM uploads WHERE status = 'pending' AND expires_at < @now ORDER BY expires_at LIMIT @row_limit;
+-- UploadExpired lists pending uploads past their expiry, oldest first,
+-- but those a completion claimed after claimed_before (it may still run).
+SELECT * FROM uploads
+WHERE status = 'pending' AND expires_at < @now
+  AND (completing_since IS NULL OR completing_since < @claimed_before::timestamptz)
+ORDER BY expires_at LIMIT @row_limit;
 
 -- name: UploadByAsset :one
 -- UploadByAsset finds the ready upload behind an asset of an organization:

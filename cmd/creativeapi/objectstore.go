@@ -24,10 +24,11 @@ func openObjectStore(ctx context.Context, cfg config.Config, log *slog.Logger) (
 		return nil, "", func() {}, nil
 	}
 	if !cfg.PrivateS3() {
-		return objectstore.New(objectstore.Config{
+		store, err := objectstore.New(objectstore.Config{
 			Endpoint: cfg.S3Endpoint, PublicEndpoint: cfg.S3PublicEndpoint, Bucket: cfg.S3Bucket, Region: cfg.S3Region,
 			AccessKeyID: cfg.S3AccessKeyID, SecretAccessKey: cfg.S3SecretAccessKey,
-		}), "", func() {}, nil
+		})
+		return store, "", func() {}, err
 	}
 	if _, err := os.Stat(cfg.S3ServerBin); errors.Is(err, os.ErrNotExist) {
 		log.Warn("the private S3 store is not built: upload requests answer 503 (run make s3-server, or make run)", "S3_SERVER_BIN", cfg.S3ServerBin)
@@ -51,5 +52,10 @@ func openObjectStore(ctx context.Context, cfg config.Config, log *slog.Logger) (
 	}
 	log.Info("private S3 store started", "endpoint", srv.Endpoint, "bucket", cfg.S3Bucket, "log", s3Log.Name())
 	line = fmt.Sprintf("  Store %s (S3, bucket %s, data %s)\n", srv.Endpoint, cfg.S3Bucket, filepath.Join(cfg.DataDir, "s3"))
-	return objectstore.New(srv.Config), line, func() { _ = srv.Stop(); s3Log.Close() }, nil
+	if store, err = objectstore.New(srv.Config); err != nil {
+		_ = srv.Stop()
+		s3Log.Close()
+		return nil, "", nil, err
+	}
+	return store, line, func() { _ = srv.Stop(); s3Log.Close() }, nil
 }

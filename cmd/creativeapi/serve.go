@@ -84,7 +84,7 @@ what each means):
   METRICS_ADDR (off)         Prometheus metrics at /metrics on this address
   PPROF_ADDR (off)           net/http/pprof on this address
   LOG_LEVEL=info             debug, info, warn or error
-  GOGC=200 GOMEMLIMIT=40MiB  the Go runtime's, set by serve when unset
+  GOGC=200 GOMEMLIMIT=32MiB  the Go runtime's, set by serve when unset
 `
 
 func cmdServe(ctx context.Context, e env, args []string) error {
@@ -275,15 +275,21 @@ const (
 // none: a request allocates 20 to 30 KB over a live heap of a few MiB, so
 // with Go's GOGC=100 the collector ran hundreds of times a second under
 // load (its mark workers alone were 6% of a replay's CPU profile). GOGC=200
-// collects half as often. The soft limit GOMEMLIMIT=40MiB makes it collect
+// collects half as often. The soft limit GOMEMLIMIT=32MiB makes it collect
 // sooner should the heap near that, keeping the process under 60 MiB: the
 // limit counts the memory the Go runtime manages, not the executable's own
-// pages, and about 18 MiB of those are resident (its code and tables,
-// measured in /proc/PID/smaps under load). With 48 MiB, peaks reached
-// 61.8 MiB. (GOGC=300 ran at the limit, where the collector works hardest.)
+// pages, and 24 to 29 MiB of those are resident (its code and tables, in
+// /proc/PID/smaps; 4.5 MB more than before uploads: the executable grew
+// from 37 to 47 MB, aws-sdk-go-v2 3.2 MB of its symbols). Peaks under load
+// (go run ./bench, get, create and deposit at 16 clients, two runs each):
+// 63.2 to 65.1 MiB with 40 MiB, 61.6 to 62.1 with 36 (one run), 56.9 to
+// 59.6 with 32; the server's CPU per request within the machine's noise
+// (get 388-471 µs with 40, 404-530 with 32; create 1.73-2.05 ms and
+// 1.79-2.33; deposit 618-759 µs and 586-688). (GOGC=300 ran at the
+// limit, where the collector works hardest.)
 const (
 	defaultGCPercent   = 200
-	defaultMemoryLimit = 40 << 20
+	defaultMemoryLimit = 32 << 20
 )
 
 func tuneGC(getenv func(string) string) {

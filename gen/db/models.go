@@ -256,25 +256,26 @@ type Task struct {
 }
 
 type Upload struct {
-	ID             uuid.UUID
-	OrganizationID uuid.UUID
-	CreatedBy      uuid.UUID
-	Status         string
-	FileName       string
-	MimeType       string
-	SizeBytes      int64
-	Sha256         string
-	PartSize       int64
-	ObjectKey      string
-	StoreUploadID  string
-	AssetID        *uuid.UUID
-	Width          *int32
-	Height         *int32
-	DurationMs     *int32
-	Failure        *string
-	CreatedAt      time.Time
-	ExpiresAt      time.Time
-	FinishedAt     *time.Time
+	ID              uuid.UUID
+	OrganizationID  uuid.UUID
+	CreatedBy       uuid.UUID
+	Status          string
+	FileName        string
+	MimeType        string
+	SizeBytes       int64
+	Sha256          string
+	PartSize        int64
+	ObjectKey       string
+	StoreUploadID   string
+	AssetID         *uuid.UUID
+	Width           *int32
+	Height          *int32
+	DurationMs      *int32
+	Failure         *string
+	CreatedAt       time.Time
+	ExpiresAt       time.Time
+	FinishedAt      *time.Time
+	CompletingSince *time.Time
 }
 
 type User struct {

@@ -24,7 +24,7 @@ func (q *Queries) OrganizationLockForUploads(ctx context.Context, id uuid.UUID) 
 }
 
 const uploadByAsset = `-- name: UploadByAsset :one
-SELECT u.id, u.organization_id, u.created_by, u.status, u.file_name, u.mime_type, u.size_bytes, u.sha256, u.part_size, u.object_key, u.store_upload_id, u.asset_id, u.width, u.height, u.duration_ms, u.failure, u.created_at, u.expires_at, u.finished_at FROM uploads u
+SELECT u.id, u.organization_id, u.created_by, u.status, u.file_name, u.mime_type, u.size_bytes, u.sha256, u.part_size, u.object_key, u.store_upload_id, u.asset_id, u.width, u.height, u.duration_ms, u.failure, u.created_at, u.expires_at, u.finished_at, u.completing_since FROM uploads u
 WHERE u.organization_id = $1 AND u.status = 'ready'
   AND (u.asset_id = $2
        OR u.id = (SELECT a.upload_id FROM assets a WHERE a.id = $2))
@@ -60,22 +60,72 @@ func (q *Queries) UploadByAsset(ctx context.Context, arg UploadByAssetParams) (U
 		&i.CreatedAt,
 		&i.ExpiresAt,
 		&i.FinishedAt,
+		&i.CompletingSince,
+	)
+	return i, err
+}
+
+const uploadClaimCompletion = `-- name: UploadClaimCompletion :one
+UPDATE uploads SET completing_since = $1::timestamptz
+WHERE organization_id = $2 AND id = $3 AND status = 'pending' AND expires_at > $1
+RETURNING id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since
+`
+
+type UploadClaimCompletionParams struct {
+	Now            time.Time
+	OrganizationID uuid.UUID
+	ID             uuid.UUID
+}
+
+// UploadClaimCompletion marks a pending, unexpired upload as being
+// completed, so the expiry job leaves it alone while the store assembles
+// it and the server reads it (outside any transaction). It is no move of
+// status: the upload stays pending until its outcome is recorded.
+func (q *Queries) UploadClaimCompletion(ctx context.Context, arg UploadClaimCompletionParams) (Upload, error) {
+	row := q.db.QueryRow(ctx, uploadClaimCompletion, arg.Now, arg.OrganizationID, arg.ID)
+	var i Upload
+	err := row.Scan(
+		&i.ID,
+		&i.OrganizationID,
+		&i.CreatedBy,
+		&i.Status,
+		&i.FileName,
+		&i.MimeType,
+		&i.SizeBytes,
+		&i.Sha256,
+		&i.PartSize,
+		&i.ObjectKey,
+		&i.StoreUploadID,
+		&i.AssetID,
+		&i.Width,
+		&i.Height,
+		&i.DurationMs,
+		&i.Failure,
+		&i.CreatedAt,
+		&i.ExpiresAt,
+		&i.FinishedAt,
+		&i.CompletingSince,
 	)
 	return i, err
 }
 
 const uploadExpired = `-- name: UploadExpired :many
-SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at FROM uploads WHERE status = 'pending' AND expires_at < $1 ORDER BY expires_at LIMIT $2
+SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since FROM uploads
+WHERE status = 'pending' AND expires_at < $1
+  AND (completing_since IS NULL OR completing_since < $2::timestamptz)
+ORDER BY expires_at LIMIT $3
 `
 
 type UploadExpiredParams struct {
-	Now      time.Time
-	RowLimit int32
+	Now           time.Time
+	ClaimedBefore time.Time
+	RowLimit      int32
 }
 
-// UploadExpired lists pending uploads past their expiry, oldest first.
+// UploadExpired lists pending uploads past their expiry, oldest first,
+// but those a completion claimed after claimed_before (it may still run).
 func (q *Queries) UploadExpired(ctx context.Context, arg UploadExpiredParams) ([]Upload, error) {
-	rows, err := q.db.Query(ctx, uploadExpired, arg.Now, arg.RowLimit)
+	rows, err := q.db.Query(ctx, uploadExpired, arg.Now, arg.ClaimedBefore, arg.RowLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +153,7 @@ func (q *Queries) UploadExpired(ctx context.Context, arg UploadExpiredParams) ([
 			&i.CreatedAt,
 			&i.ExpiresAt,
 			&i.FinishedAt,
+			&i.CompletingSince,
 		); err != nil {
 			return nil, err
 		}
@@ -115,7 +166,7 @@ func (q *Queries) UploadExpired(ctx context.Context, arg UploadExpiredParams) ([
 }
 
 const uploadGet = `-- name: UploadGet :one
-SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at FROM uploads WHERE organization_id = $1 AND id = $2
+SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since FROM uploads WHERE organization_id = $1 AND id = $2
 `
 
 type UploadGetParams struct {
@@ -146,12 +197,13 @@ func (q *Queries) UploadGet(ctx context.Context, arg UploadGetParams) (Upload, e
 		&i.CreatedAt,
 		&i.ExpiresAt,
 		&i.FinishedAt,
+		&i.CompletingSince,
 	)
 	return i, err
 }
 
 const uploadGetForUpdate = `-- name: UploadGetForUpdate :one
-SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at FROM uploads WHERE organization_id = $1 AND id = $2 FOR UPDATE
+SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since FROM uploads WHERE organization_id = $1 AND id = $2 FOR UPDATE
 `
 
 type UploadGetForUpdateParams struct {
@@ -159,8 +211,8 @@ type UploadGetForUpdateParams struct {
 	ID             uuid.UUID
 }
 
-// UploadGetForUpdate holds the upload while it is completed: a second
-// complete waits and then sees the outcome.
+// UploadGetForUpdate holds the upload while a completion records its
+// outcome: a second completion waits and then sees it.
 func (q *Queries) UploadGetForUpdate(ctx context.Context, arg UploadGetForUpdateParams) (Upload, error) {
 	row := q.db.QueryRow(ctx, uploadGetForUpdate, arg.OrganizationID, arg.ID)
 	var i Upload
@@ -184,6 +236,7 @@ func (q *Queries) UploadGetForUpdate(ctx context.Context, arg UploadGetForUpdate
 		&i.CreatedAt,
 		&i.ExpiresAt,
 		&i.FinishedAt,
+		&i.CompletingSince,
 	)
 	return i, err
 }
@@ -193,7 +246,7 @@ INSERT INTO uploads (id, organization_id, created_by, file_name, mime_type, size
                      part_size, object_key, store_upload_id, expires_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7,
         $8, $9, $10, $11)
-RETURNING id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at
+RETURNING id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since
 `
 
 type UploadInsertParams struct {
@@ -245,6 +298,7 @@ func (q *Queries) UploadInsert(ctx context.Context, arg UploadInsertParams) (Upl
 		&i.CreatedAt,
 		&i.ExpiresAt,
 		&i.FinishedAt,
+		&i.CompletingSince,
 	)
 	return i, err
 }
@@ -252,7 +306,7 @@ func (q *Queries) UploadInsert(ctx context.Context, arg UploadInsertParams) (Upl
 const uploadMarkFailed = `-- name: UploadMarkFailed :one
 UPDATE uploads SET status = 'failed', failure = $1, finished_at = now()
 WHERE id = $2 AND status = 'pending'
-RETURNING id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at
+RETURNING id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since
 `
 
 type UploadMarkFailedParams struct {
@@ -284,6 +338,7 @@ func (q *Queries) UploadMarkFailed(ctx context.Context, arg UploadMarkFailedPara
 		&i.CreatedAt,
 		&i.ExpiresAt,
 		&i.FinishedAt,
+		&i.CompletingSince,
 	)
 	return i, err
 }
@@ -293,7 +348,7 @@ UPDATE uploads
 SET status = 'ready', asset_id = $1, width = $2, height = $3,
     duration_ms = $4, finished_at = now()
 WHERE id = $5 AND status = 'pending'
-RETURNING id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at
+RETURNING id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since
 `
 
 type UploadMarkReadyParams struct {
@@ -334,6 +389,7 @@ func (q *Queries) UploadMarkReady(ctx context.Context, arg UploadMarkReadyParams
 		&i.CreatedAt,
 		&i.ExpiresAt,
 		&i.FinishedAt,
+		&i.CompletingSince,
 	)
 	return i, err
 }
@@ -353,7 +409,7 @@ func (q *Queries) UploadStorageUsed(ctx context.Context, organizationID uuid.UUI
 }
 
 const uploadsReady = `-- name: UploadsReady :many
-SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at FROM uploads
+SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since FROM uploads
 WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND status = 'ready'
 `
 
@@ -393,6 +449,7 @@ func (q *Queries) UploadsReady(ctx context.Context, arg UploadsReadyParams) ([]U
 			&i.CreatedAt,
 			&i.ExpiresAt,
 			&i.FinishedAt,
+			&i.CompletingSince,
 		); err != nil {
 			return nil, err
 		}

@@ -126,8 +126,12 @@ func (s *Server) CreateUpload(ctx context.Context, r api.CreateUploadRequestObje
 // Idempotency-Key.
 func (s *Server) CompleteUpload(ctx context.Context, r api.CompleteUploadRequestObject) (api.CompleteUploadResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
+	// The store assembles the parts and the server reads the file before
+	// the keyed command's transaction, which only records the outcome: no
+	// transaction or row lock is held for the seconds a large file takes.
+	a := upload.Assemble(ctx, s.store.Q, s.objects, r.OrganizationId, caller.UserID, r.UploadId, time.Now())
 	return s.command(ctx, r.Params.IdempotencyKey, nil, func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
-		v, err := upload.Complete(ctx, q.Queries, s.objects, r.OrganizationId, caller.UserID, r.UploadId, time.Now())
+		v, err := upload.Complete(ctx, q.Queries, s.objects, r.OrganizationId, r.UploadId, a, time.Now())
 		if err != nil {
 			return idempotency.Response{}, uploadProblem(err)
 		}

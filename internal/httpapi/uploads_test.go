@@ -335,6 +335,69 @@ func TestExpiredUploadsAreAbortedAndTheirPartsDeleted(t *testing.T) {
 	}
 }
 
+// TestACompletionCutShortAfterTheStoreAssembledTheFile: the store
+// assembles and the server reads the file outside the transaction that
+// records the outcome. When that transaction never commits (a crash after
+// the assembly; a request cut at its deadline is the same), the upload
+// stays pending with its file assembled: a retry completes it, and if none
+// comes the expiry job deletes the file, not only the multipart upload,
+// once the completion's claim is older than CompletionGrace.
+func TestACompletionCutShortAfterTheStoreAssembledTheFile(t *testing.T) {
+	t.Parallel()
+	d := newUploadDesk(t)
+	ctx := context.Background()
+	file := pngFile(t, 10, 10, 4096)
+	cutShort := func(t *testing.T) api.Upload {
+		t.Helper()
+		u := d.create(t, "cut.png", "image/png", file)
+		put(t, u, file, 1)
+		d.env.Idempotency.SetAfterCommand(func(context.Context) error { return errors.New("simulated crash after the assembly") })
+		r := d.complete(u.Id)
+		d.env.Idempotency.SetAfterCommand(nil)
+		if r.Status < 500 {
+			t.Fatalf("the cut completion answered %d %s", r.Status, r.Body)
+		}
+		if got := d.get(t, u.Id); got.Status != api.UploadPending {
+			t.Fatalf("status %s", got.Status)
+		}
+		if ok, err := d.env.Objects.Exists(ctx, upload.ObjectKey(d.org, u.Id)); err != nil || !ok {
+			t.Fatalf("the store did not assemble the file: %v %v", ok, err)
+		}
+		return u
+	}
+
+	t.Run("a retry completes it", func(t *testing.T) {
+		u := cutShort(t)
+		r := d.complete(u.Id)
+		if r.Status != http.StatusOK {
+			t.Fatalf("retry: %d %s", r.Status, r.Body)
+		}
+		r.JSON(t, &u)
+		if asset, err := u.Asset.Get(); u.Status != api.UploadReady || err != nil || asset.Width.MustGet() != 10 {
+			t.Fatalf("retried: %+v", u)
+		}
+	})
+
+	t.Run("the expiry deletes the assembled file", func(t *testing.T) {
+		u := cutShort(t)
+		if _, err := d.env.DB.Pool.Exec(ctx, "UPDATE uploads SET expires_at = now() - interval '1 second' WHERE id = $1", u.Id); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := upload.Expire(ctx, d.env.DB.Store, d.env.Objects, time.Now(), 100); err != nil || n != 0 {
+			t.Fatalf("an upload claimed by a completion a moment ago expired: %d %v", n, err)
+		}
+		if n, err := upload.Expire(ctx, d.env.DB.Store, d.env.Objects, time.Now().Add(upload.CompletionGrace+time.Minute), 100); err != nil || n != 1 {
+			t.Fatalf("expired %d: %v", n, err)
+		}
+		if ok, err := d.env.Objects.Exists(ctx, upload.ObjectKey(d.org, u.Id)); err != nil || ok {
+			t.Fatalf("the assembled file is still stored: %v %v", ok, err)
+		}
+		if got := d.get(t, u.Id); got.Status != api.UploadFailed {
+			t.Fatalf("status %s", got.Status)
+		}
+	})
+}
+
 // TestTheRiverJobAbortsExpiredUploads: serve's River client runs the
 // expiry; an upload past its expiry is failed and its parts are gone from
 // the store soon after the client starts.

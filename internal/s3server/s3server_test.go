@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,7 +50,10 @@ func TestABrowserUploadsPartsThroughPresignedURLs(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	srv := startServer(t, dir)
-	store := objectstore.New(srv.Config)
+	store, err := objectstore.New(srv.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	key := "uploads/test"
 	id, err := store.CreateMultipartUpload(ctx, key, "application/octet-stream")
@@ -102,7 +106,9 @@ func TestABrowserUploadsPartsThroughPresignedURLs(t *testing.T) {
 	srv.Stop()
 
 	srv = startServer(t, dir)
-	store = objectstore.New(srv.Config)
+	if store, err = objectstore.New(srv.Config); err != nil {
+		t.Fatal(err)
+	}
 	r, size, err := store.Open(ctx, key)
 	if err != nil {
 		t.Fatal(err)
@@ -127,5 +133,31 @@ func TestABrowserUploadsPartsThroughPresignedURLs(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "objects", "creatives")); err != nil {
 		t.Fatalf("the bucket is not a directory under objects/: %v", err)
+	}
+}
+
+// TestTheStoreKeepsConnectionsAlive: the API's calls to the store reuse
+// their connections (versitygw closes each after one answer unless started
+// with --keep-alive, and a new TCP connection per call cost about a tenth
+// of creating an upload).
+func TestTheStoreKeepsConnectionsAlive(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	store, err := objectstore.New(srv.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := 0
+	ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{GotConn: func(c httptrace.GotConnInfo) {
+		if !c.Reused {
+			fresh++
+		}
+	}})
+	for range 5 {
+		if _, err := store.CreateMultipartUpload(ctx, "uploads/k", "image/png"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fresh != 1 {
+		t.Fatalf("5 calls opened %d connections", fresh)
 	}
 }

@@ -69,7 +69,10 @@ func NewObjectStore(t testing.TB, origins ...string) *objectstore.Store {
 	}
 	cfg := objects.srv.Config
 	cfg.Bucket = "t-" + strings.ReplaceAll(randomName(), "_", "-")
-	s := objectstore.New(cfg)
+	s, err := objectstore.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := s.EnsureBucket(context.Background(), origins); err != nil {
 		t.Fatal(err)
 	}

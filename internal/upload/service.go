@@ -166,14 +166,88 @@ func view(ctx context.Context, objects *objectstore.Store, row db.Upload, receiv
 	return v, nil
 }
 
-// Complete assembles a pending upload's parts and checks the stored file
-// against what was announced: its size and SHA-256 (read once, streaming),
-// then its type's signature; it reads the dimensions of images. A file
-// that fails is deleted and the upload failed (a *Mismatch, which the
-// caller commits). A ready upload is answered as it is.
-func Complete(ctx context.Context, q *db.Queries, objects *objectstore.Store, org, user, id uuid.UUID, now time.Time) (View, error) {
+// CompletionGrace is how long after a completion claimed an upload the
+// expiry job leaves it alone: longer than any completion runs (a request
+// is cut at REQUEST_TIMEOUT, 30 s by default; a 2 GiB file reads in about
+// 15 s here).
+const CompletionGrace = time.Hour
+
+// Assembly is what Assemble found, for Complete to record.
+type Assembly struct {
+	// err is a refusal (or a failure) Complete answers.
+	err error
+	// checked: the stored file was read; mismatch says why it is not the
+	// file announced ("" when it is), media what it said of itself.
+	checked  bool
+	mismatch string
+	media    Media
+}
+
+// Assemble is the slow half of completing an upload, run outside any
+// transaction (it takes seconds per GiB): it claims a pending upload
+// (UploadClaimCompletion), checks that every part is in the store, has
+// the store assemble them, and reads the object once, streaming, for its
+// size, SHA-256, signature and dimensions. Complete then records the
+// outcome in a short transaction. A completion cut short (the request's
+// deadline, a crash) leaves the upload pending: a retry finds the object
+// assembled and reads it again, and the expiry job deletes it if no retry
+// comes.
+func Assemble(ctx context.Context, q *db.Queries, objects *objectstore.Store, org, user, id uuid.UUID, now time.Time) Assembly {
 	if err := authorize(ctx, q, org, user); err != nil {
-		return View{}, err
+		return Assembly{err: err}
+	}
+	row, err := q.UploadGet(ctx, db.UploadGetParams{OrganizationID: org, ID: id})
+	if errors.Is(err, store.ErrNotFound) {
+		return Assembly{err: ErrNotVisible}
+	} else if err != nil {
+		return Assembly{err: err}
+	}
+	if objects == nil {
+		return Assembly{err: ErrUnavailable}
+	}
+	if Status(row.Status) != StatusPending || !row.ExpiresAt.After(now) {
+		return Assembly{} // Complete answers from the status
+	}
+	row, err = q.UploadClaimCompletion(ctx, db.UploadClaimCompletionParams{OrganizationID: org, ID: id, Now: now})
+	if errors.Is(err, store.ErrNotFound) {
+		return Assembly{} // finished or expired since it was read
+	} else if err != nil {
+		return Assembly{err: err}
+	}
+	parts, err := objects.ListParts(ctx, row.ObjectKey, row.StoreUploadID)
+	switch {
+	case errors.Is(err, objectstore.ErrNotFound):
+		// Assembled by an earlier completion cut short, or aborted.
+		if ok, err := objects.Exists(ctx, row.ObjectKey); err != nil {
+			return Assembly{err: err}
+		} else if !ok {
+			return Assembly{err: &Incomplete{Reason: "The store holds no part of this upload."}}
+		}
+	case err != nil:
+		return Assembly{err: err}
+	default:
+		if missing := missingParts(row, parts); missing != "" {
+			return Assembly{err: &Incomplete{Reason: missing}}
+		}
+		err := objects.CompleteMultipartUpload(ctx, row.ObjectKey, row.StoreUploadID, parts)
+		if err != nil && !errors.Is(err, objectstore.ErrNotFound) { // not found: a concurrent completion assembled it
+			return Assembly{err: err}
+		}
+	}
+	media, mismatch, err := check(ctx, objects, row)
+	if err != nil {
+		return Assembly{err: err}
+	}
+	return Assembly{checked: true, mismatch: mismatch, media: media}
+}
+
+// Complete records what Assemble found, holding the upload's row for a
+// moment: a file that is not the one announced is deleted and the upload
+// failed (a *Mismatch, which the caller commits); one that is becomes
+// ready with its Asset. An upload already ready is answered as it is.
+func Complete(ctx context.Context, q *db.Queries, objects *objectstore.Store, org, id uuid.UUID, a Assembly, now time.Time) (View, error) {
+	if a.err != nil {
+		return View{}, a.err
 	}
 	row, err := q.UploadGetForUpdate(ctx, db.UploadGetForUpdateParams{OrganizationID: org, ID: id})
 	if errors.Is(err, store.ErrNotFound) {
@@ -181,44 +255,27 @@ func Complete(ctx context.Context, q *db.Queries, objects *objectstore.Store, or
 	} else if err != nil {
 		return View{}, err
 	}
-	if objects == nil {
-		return View{}, ErrUnavailable
-	}
 	switch {
 	case Status(row.Status) == StatusReady:
 		return view(ctx, objects, row, nil, now)
+	case Status(row.Status) == StatusFailed && a.mismatch != "":
+		return View{}, &Mismatch{Reason: a.mismatch} // a concurrent completion failed it
 	case Status(row.Status) == StatusFailed:
 		return View{}, &Incomplete{Reason: "The upload failed; start a new one."}
-	case !row.ExpiresAt.After(now):
+	case !a.checked:
 		return View{}, &Incomplete{Reason: "The upload expired; start a new one."}
 	}
-	parts, err := objects.ListParts(ctx, row.ObjectKey, row.StoreUploadID)
-	if errors.Is(err, objectstore.ErrNotFound) {
-		return View{}, &Incomplete{Reason: "The store holds no part of this upload."}
-	} else if err != nil {
-		return View{}, err
-	}
-	if missing := missingParts(row, parts); missing != "" {
-		return View{}, &Incomplete{Reason: missing}
-	}
-	if err := objects.CompleteMultipartUpload(ctx, row.ObjectKey, row.StoreUploadID, parts); err != nil {
-		return View{}, err
-	}
-	media, mismatch, err := check(ctx, objects, row)
-	if err != nil {
-		return View{}, err
-	}
-	if mismatch != "" {
+	if a.mismatch != "" {
 		if err := objects.Delete(ctx, row.ObjectKey); err != nil {
 			return View{}, err
 		}
 		if _, err := Decide(Status(row.Status), MoveReject); err != nil {
 			return View{}, err
 		}
-		if _, err := q.UploadMarkFailed(ctx, db.UploadMarkFailedParams{ID: row.ID, Failure: &mismatch}); err != nil {
+		if _, err := q.UploadMarkFailed(ctx, db.UploadMarkFailedParams{ID: row.ID, Failure: &a.mismatch}); err != nil {
 			return View{}, err
 		}
-		return View{}, &Mismatch{Reason: mismatch}
+		return View{}, &Mismatch{Reason: a.mismatch}
 	}
 	if _, err := Decide(Status(row.Status), MoveComplete); err != nil {
 		return View{}, err
@@ -228,7 +285,7 @@ func Complete(ctx context.Context, q *db.Queries, objects *objectstore.Store, or
 		return View{}, err
 	}
 	row, err = q.UploadMarkReady(ctx, db.UploadMarkReadyParams{
-		ID: row.ID, AssetID: &assetID, Width: media.Width, Height: media.Height, DurationMs: media.DurationMs,
+		ID: row.ID, AssetID: &assetID, Width: a.media.Width, Height: a.media.Height, DurationMs: a.media.DurationMs,
 	})
 	if err != nil {
 		return View{}, err
@@ -323,10 +380,12 @@ func Content(ctx context.Context, q *db.Queries, objects *objectstore.Store, org
 	return objects.PresignGet(ctx, row.ObjectKey, row.FileName, ttl)
 }
 
-// Expire aborts pending uploads past their expiry (their parts are
-// deleted by the store) and fails them; it returns how many.
+// Expire aborts pending uploads past their expiry (the store deletes
+// their parts), deletes the file of any whose completion assembled it but
+// never finished, and fails them; it returns how many. An upload a
+// completion claimed less than CompletionGrace ago waits for a later run.
 func Expire(ctx context.Context, s *store.Store, objects *objectstore.Store, now time.Time, limit int32) (int, error) {
-	rows, err := s.Q.UploadExpired(ctx, db.UploadExpiredParams{Now: now, RowLimit: limit})
+	rows, err := s.Q.UploadExpired(ctx, db.UploadExpiredParams{Now: now, ClaimedBefore: now.Add(-CompletionGrace), RowLimit: limit})
 	if err != nil {
 		return 0, err
 	}
@@ -336,6 +395,10 @@ func Expire(ctx context.Context, s *store.Store, objects *objectstore.Store, now
 			return 0, err
 		}
 		if err := objects.AbortMultipartUpload(ctx, row.ObjectKey, row.StoreUploadID); err != nil {
+			return 0, err
+		}
+		// After the abort, no completion can assemble the file any more.
+		if err := objects.Delete(ctx, row.ObjectKey); err != nil {
 			return 0, err
 		}
 		if _, err := s.Q.UploadMarkFailed(ctx, db.UploadMarkFailedParams{ID: row.ID, Failure: &reason}); err != nil && !errors.Is(err, store.ErrNotFound) {
