@@ -110,7 +110,7 @@ func parseOptions() (options, error) {
 	flag.IntVar(&o.replay, "replay-users", 1000, "users whose stored answer the replay scenario resends")
 	flag.IntVar(&o.sample, "creatives-sample", 10000, "random creatives the action and get scenarios spread over")
 	flag.StringVar(&o.out, "out", "bench/results.md", "Markdown results file")
-	flag.StringVar(&o.profile, "profile", "", "directory for a server CPU profile per scenario (at the first target concurrency)")
+	flag.StringVar(&o.profile, "profile", "", "directory for a server CPU profile per scenario (at the first target concurrency), and in the sweep the server's CPU, mutex and block profiles at 64 clients (give the server PPROF_CONTENTION=true with -server-env for the last two)")
 	flag.StringVar(&serverEnv, "server-env", "", "extra server settings, comma-separated KEY=VALUE")
 	flag.StringVar(&scenarios, "scenarios", strings.Join(allScenarios, ","), "scenarios to run")
 	flag.BoolVar(&o.goBench, "go-bench", true, "also run the Go benchmarks (validation, first execution vs replay)")
@@ -232,14 +232,14 @@ type bench struct {
 	// (from cbase+maxClients).
 	cbase      int
 	maxClients int
-	// nextUser is where the concurrency sweep takes its next fresh users.
-	nextUser int
 	sample     []string
 	report     report
 	// counting: pg_stat_statements is loaded (-statements, or comment
 	// scenarios), so each run reports its statements per request.
 	counting bool
 	thread   commentThread
+	// nextUser is where the concurrency sweep takes its next fresh users.
+	nextUser int
 }
 
 func run(ctx context.Context) error {

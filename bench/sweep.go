@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"creativeapi/bench/internal/plan"
@@ -113,8 +115,30 @@ func (b *bench) sweepRun(ctx context.Context, srv *server, users, clients int) (
 	if _, err := waitQuiet(ctx, b.opts.quietWait); err != nil {
 		return metrics{}, err
 	}
-	return b.runLoad(ctx, cfg)
+	var profiles sync.WaitGroup
+	var profileErr error
+	if b.opts.profile != "" && srv == saved && clients == sweepProfileClients && srv.pprofAddr != "" {
+		for _, kind := range []string{"profile", "mutex", "block"} {
+			path := filepath.Join(b.opts.profile, fmt.Sprintf("sweep-%s-%du-%dc.pprof", kind, users, clients))
+			profiles.Go(func() {
+				time.Sleep(b.opts.warmup)
+				if err := srv.profile(ctx, kind, b.opts.duration, path); err != nil {
+					profileErr = err
+				}
+			})
+		}
+	}
+	m, err := b.runLoad(ctx, cfg)
+	profiles.Wait()
+	if err == nil && profileErr != nil {
+		err = fmt.Errorf("profile: %w", profileErr)
+	}
+	return m, err
 }
+
+// sweepProfileClients is where -profile takes the server's CPU, mutex and
+// block profiles in the sweep (each round's, the last one kept).
+const sweepProfileClients = 64
 
 // freshUsers are the next n bench users, after the replay scenario's
 // (round robin once all were used).
