@@ -14,6 +14,7 @@ DEV_ENV   := DEV_MODE=$(DEV_MODE) COOKIE_SECURE=$(COOKIE_SECURE) TREASURY_ADDRES
 PROMETHEUS_ADDR ?= 127.0.0.1:9090
 MOCK_PORT       ?= 4010
 FUZZTIME  ?= 30s
+BENCH_ARGS ?=
 PROVEN    := $(CURDIR)/test-artifacts/proven
 
 .DEFAULT_GOAL := help
@@ -103,8 +104,8 @@ test-go: deps s3-server
 bench: deps-run ## Server vs the bare floor server vs pgbench on a durable private PostgreSQL, sweeps and Go benchmarks included (~55 min on this 2-core machine); writes bench/results.md.
 	$(GO) run ./bench -out bench/results.md
 
-bench-compare: deps-run ## Only the server vs floor vs pgbench comparison at 8 and 32 clients, 3 alternations each (~12 min on a quiet machine); writes bench/compare.md.
-	$(GO) run ./bench -compare -out bench/compare.md
+bench-compare: deps-run ## Server vs floor vs pgbench at 8 and 32 clients, then the deposit concurrency sweep (8, 32, 64, 128 clients, as many users as clients and 8 users), 3 alternations each (~22 min on a quiet machine: ~12 + ~10 for the sweep); writes bench/compare.md. BENCH_ARGS selects points, e.g. "-sweep-only -sweep 8,64 -floor-rounds 2 -duration 5s" (~3 min).
+	$(GO) run ./bench -compare -out bench/compare.md $(BENCH_ARGS)
 
 fuzz: deps ## Run each fuzz target for FUZZTIME (default 30s).
 	@for target in $$($(GO) test -list 'Fuzz.*' ./... | grep '^Fuzz'); do \

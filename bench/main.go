@@ -12,7 +12,9 @@
 //	go run ./bench -sizes 1000 -scenarios comments,comments-version,comments-open,comments-creatives -go-bench=false -metrics-rounds 0 -floor=false
 //	                                      # the comment lists at 10 and 1M comments only
 //	go run ./bench -compare -out /tmp/compare.md
-//	                                      # only server vs floor vs pgbench (about 6 minutes)
+//	                                      # only server vs floor vs pgbench, then the deposit concurrency sweep
+//	go run ./bench -compare -sweep-only -sweep 8,64 -floor-rounds 2 -duration 5s -out /tmp/sweep.md
+//	                                      # two points of the sweep only (about 3 minutes)
 //
 // The floor (bench/floor) is the bare Go server doing the same database
 // work: at the target concurrencies the deposit, action, replay, get and
@@ -86,11 +88,17 @@ type options struct {
 	// at sizeClients with the comments table at each of commentSizes.
 	commentScenarios []string
 	commentSizes     []int
+	// sweep are the concurrencies of the deposit concurrency sweep (with
+	// -compare), each with as many users as clients and with sweepFewUsers
+	// users (0: that series is skipped); sweepOnly runs nothing else.
+	sweep         []int
+	sweepFewUsers int
+	sweepOnly     bool
 }
 
 func parseOptions() (options, error) {
 	var o options
-	var sizes, clients, targets, serverEnv, scenarios, commentSizes string
+	var sizes, clients, targets, serverEnv, scenarios, commentSizes, sweep string
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "measured interval of each run")
 	flag.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured warm-up before each load generator run")
 	flag.StringVar(&sizes, "sizes", "10000,100000,1000000", "creatives and deposits in the tables, one size sweep step each (1M takes about 3 minutes to seed)")
@@ -102,7 +110,7 @@ func parseOptions() (options, error) {
 	flag.IntVar(&o.replay, "replay-users", 1000, "users whose stored answer the replay scenario resends")
 	flag.IntVar(&o.sample, "creatives-sample", 10000, "random creatives the action and get scenarios spread over")
 	flag.StringVar(&o.out, "out", "bench/results.md", "Markdown results file")
-	flag.StringVar(&o.profile, "profile", "", "directory for a server CPU profile per scenario (at the first target concurrency)")
+	flag.StringVar(&o.profile, "profile", "", "directory for a server CPU profile per scenario (at the first target concurrency), and in the sweep the server's CPU, mutex and block profiles at 64 clients (give the server PPROF_CONTENTION=true with -server-env for the last two)")
 	flag.StringVar(&serverEnv, "server-env", "", "extra server settings, comma-separated KEY=VALUE")
 	flag.StringVar(&scenarios, "scenarios", strings.Join(allScenarios, ","), "scenarios to run")
 	flag.BoolVar(&o.goBench, "go-bench", true, "also run the Go benchmarks (validation, first execution vs replay)")
@@ -113,6 +121,9 @@ func parseOptions() (options, error) {
 	flag.BoolVar(&o.floor, "floor", true, "also run the deposit, action, replay, get and list scenarios on bench/floor at the -targets concurrencies")
 	flag.DurationVar(&o.quietWait, "quiet-wait", 2*time.Minute, "longest wait for the machine to be idle before each run (then it runs anyway, marked †)")
 	flag.IntVar(&o.floorRounds, "floor-rounds", 3, "server, floor alternations per floor comparison: the ratio is of their median CPU per request (this machine's other tenants move one run's figures by tens of percent)")
+	flag.StringVar(&sweep, "sweep", "8,32,64,128", "with -compare: the deposit concurrency sweep's client counts, server and floor alternated -floor-rounds times at each (\"\": no sweep)")
+	flag.IntVar(&o.sweepFewUsers, "sweep-few-users", 8, "the sweep's second series signs with this many users at every concurrency (0: only as many users as clients)")
+	flag.BoolVar(&o.sweepOnly, "sweep-only", false, "with -compare: only the concurrency sweep (no target comparisons, no pgbench)")
 	compare := flag.Bool("compare", false, "only the comparison with the floor: the first size, -targets concurrencies, the floor's scenarios, with pgbench; no sweeps, metrics overhead or Go benchmarks")
 	flag.Parse()
 	var err error
@@ -140,6 +151,14 @@ func parseOptions() (options, error) {
 		}
 		// The size sweep's concurrency is one of the runs: no run of its own.
 		o.sizeClients = o.clients[0]
+		if o.sweep, err = ints(sweep); err != nil {
+			return o, fmt.Errorf("-sweep: %w", err)
+		}
+		if o.sweepOnly {
+			o.scenarios = nil
+		}
+	} else if o.sweepOnly {
+		return o, errors.New("-sweep-only: only with -compare")
 	}
 	for _, s := range o.scenarios {
 		if !slices.Contains(allScenarios, s) {
@@ -219,6 +238,8 @@ type bench struct {
 	// scenarios), so each run reports its statements per request.
 	counting bool
 	thread   commentThread
+	// nextUser is where the concurrency sweep takes its next fresh users.
+	nextUser int
 }
 
 func run(ctx context.Context) error {
@@ -349,6 +370,11 @@ func run(ctx context.Context) error {
 			}
 			if opts.metricsRounds > 0 {
 				if err := b.metricsOverhead(ctx, dbURL); err != nil {
+					return err
+				}
+			}
+			if len(opts.sweep) > 0 {
+				if err := b.concurrencySweep(ctx); err != nil {
 					return err
 				}
 			}

@@ -67,6 +67,8 @@ type report struct {
 	overhead []overheadResult
 	// commentsSeeded are the comment sizes' seeding times.
 	commentsSeeded []seedTime
+	// sweep are the deposit concurrency sweep's points.
+	sweep []sweepPoint
 }
 
 // rssLimit is the target for the server's peak RSS under load.
@@ -133,11 +135,15 @@ func (r *report) markdown() string {
 				sc, s.Statements(), len(s.RoundTrips), tx, yes(tx == 1))
 		}
 	}
+	r.sweepTargets(&b)
 	r.sizeTargets(&b, o.scenarios, o.sizes)
 	r.sizeTargets(&b, o.commentScenarios, o.commentSizes)
 	var peak int64
 	for _, x := range r.results {
 		peak = max(peak, x.server.PeakRSS)
+	}
+	for i := range r.sweep {
+		peak = max(peak, r.sweep[i].rss())
 	}
 	fmt.Fprintf(&b, "| server peak RSS under load ≤ 60 MiB | %.1f MiB | %s |\n", mib(peak), yes(peak <= rssLimit))
 	for _, g := range r.goBench {
@@ -148,6 +154,7 @@ func (r *report) markdown() string {
 	}
 
 	r.floorTable(&b)
+	r.sweepTable(&b)
 
 	fmt.Fprintf(&b, "\n## Scenarios at %s rows: concurrency sweep\n\n", rows(first))
 	fmt.Fprintf(&b, "CPU columns are per request (pgbench: per transaction, one execution of the same statements): the server process, PostgreSQL (all its processes, so background work such as autovacuum lands on whichever run is active), and the client (load generator or pgbench). A † marks a run during which other processes used more than 10%% of the machine.\n\n")

@@ -139,7 +139,13 @@ func (s *server) logTail() string {
 
 // cpuProfile saves a CPU profile of the server over d to path.
 func (s *server) cpuProfile(ctx context.Context, d time.Duration, path string) error {
-	url := "http://" + s.pprofAddr + "/debug/pprof/profile?seconds=" + strconv.Itoa(int(d.Seconds()))
+	return s.profile(ctx, "profile", d, path)
+}
+
+// profile saves the server's pprof profile kind (profile: CPU, mutex,
+// block, trace) over d to path.
+func (s *server) profile(ctx context.Context, kind string, d time.Duration, path string) error {
+	url := "http://" + s.pprofAddr + "/debug/pprof/" + kind + "?seconds=" + strconv.Itoa(int(d.Seconds()))
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err

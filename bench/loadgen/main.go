@@ -207,6 +207,11 @@ func (g *generator) newWorker(id int) (*worker, error) {
 		for i := id; i < len(cfg.Users); i += cfg.Clients {
 			w.users = append(w.users, cfg.Users[i])
 		}
+		if len(w.users) == 0 && cfg.Scenario == plan.Deposit && len(cfg.Users) > 0 {
+			// Fewer users than clients: clients share them, so one user's
+			// creates are in flight at once (the concurrency sweep).
+			w.users = cfg.Users[id%len(cfg.Users):][:1]
+		}
 		if len(w.users) == 0 {
 			return nil, fmt.Errorf("client %d has no user", id)
 		}

@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -83,6 +84,7 @@ what each means):
   UPLOAD_MAX_BYTES=2147483648 ORG_STORAGE_QUOTA_BYTES=107374182400 UPLOAD_TTL=24h
   METRICS_ADDR (off)         Prometheus metrics at /metrics on this address
   PPROF_ADDR (off)           net/http/pprof on this address
+  PPROF_CONTENTION=false     also sample lock contention and blocking (mutex, block profiles)
   LOG_LEVEL=info             debug, info, warn or error
   GOGC=200 GOMEMLIMIT=32MiB  the Go runtime's, set by serve when unset
 `
@@ -203,6 +205,10 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 	// Even net/http's own refusals (a path with a bad %-encoding) are Problems.
 	ln = httpapi.ProblemListener(ln, cfg.PublicBaseURL)
 	if cfg.PprofAddr != "" {
+		if cfg.PprofContention {
+			runtime.SetMutexProfileFraction(contentionSampling)
+			runtime.SetBlockProfileRate(int(blockSampling))
+		}
 		go servePprof(cfg.PprofAddr, log)
 	}
 
@@ -300,6 +306,14 @@ func tuneGC(getenv func(string) string) {
 		debug.SetMemoryLimit(defaultMemoryLimit)
 	}
 }
+
+// contentionSampling records one lock contention in so many, and
+// blockSampling one blocking event per so much time blocked, with
+// PPROF_CONTENTION: enough to rank the waits of a benchmark run.
+const (
+	contentionSampling = 10
+	blockSampling      = 100 * time.Microsecond
+)
 
 func servePprof(addr string, log interface{ Info(string, ...any) }) {
 	mux := http.NewServeMux()

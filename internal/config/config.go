@@ -117,6 +117,9 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// PprofAddr exposes net/http/pprof when set.
 	PprofAddr string
+	// PprofContention turns on the sampling of lock contention and blocking
+	// for pprof's mutex and block profiles (it costs CPU: diagnostics only).
+	PprofContention bool
 	// MetricsAddr serves Prometheus metrics at /metrics when set; they are
 	// off (not even measured) when it is empty.
 	MetricsAddr string
@@ -211,6 +214,7 @@ func Load(getenv func(string) string) (Config, error) {
 		StreamMax:               p.integer("STREAM_MAX", 1000),
 		ShutdownTimeout:         p.duration("SHUTDOWN_TIMEOUT", 20*time.Second),
 		PprofAddr:               p.str("PPROF_ADDR", ""),
+		PprofContention:         p.boolean("PPROF_CONTENTION", false),
 		MetricsAddr:             p.str("METRICS_ADDR", ""),
 		LogLevel:                p.str("LOG_LEVEL", "info"),
 		S3Endpoint:              strings.TrimRight(p.str("S3_ENDPOINT", ""), "/"),

@@ -50,8 +50,10 @@ const freeTries = 3
 // caller's transaction q. It refuses with ErrTooManyOpen before writing
 // anything, and with ErrCapacityExhausted when no suffix is free.
 //
-// Creations of one user are serialised on their users row, so the open
-// count read after the lock is exact; the partial unique index
+// Creations of one user are serialised on an advisory lock of theirs
+// (DepositOwnerLock), so the open count read after the lock is exact and a
+// waiting creation sleeps in PostgreSQL, spending nothing (docs/deposits.md
+// says what serialises and why); the partial unique index
 // deposits_reserved_amount_key makes the requested amounts of all users
 // unique, and ON CONFLICT DO NOTHING turns a taken amount into a retry.
 func Create(ctx context.Context, q store.Tx, s Settings, user uuid.UUID, base int64) (db.Deposit, error) {

@@ -1,8 +1,13 @@
 package deposit_test
 
 import (
+	"context"
 	"errors"
+	"sync"
+	"sync/atomic"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"creativeapi/internal/deposit"
 	"creativeapi/internal/testenv"
@@ -90,5 +95,77 @@ func TestCreate_ConfirmingCountsAndExpiredDoesNot(t *testing.T) {
 	}
 	if _, err := create(t, d, s, user, hundredUSDT); !errors.Is(err, deposit.ErrTooManyOpen) {
 		t.Fatalf("create over the limit: %v, want ErrTooManyOpen", err)
+	}
+}
+
+// TestCreate_TheLimitIsExactUnderConcurrentCreates: a user's creates sent
+// at once, each in its own transaction, open exactly the deposits the
+// limit leaves room for; the others are refused with ErrTooManyOpen, none
+// fails otherwise (the waits are lock waits, never a retry or a timeout),
+// and another user's creates are not held up by the limit.
+func TestCreate_TheLimitIsExactUnderConcurrentCreates(t *testing.T) {
+	t.Parallel()
+	d := testenv.NewDB(t)
+	s := settings()
+	s.MaxOpenPerUser = 5
+	busy, _ := d.User(t, "Rushing Rita")
+	mustCreate(t, d, busy, hundredUSDT) // one slot taken before the rush
+	calm, _ := d.User(t, "Calm Carl")
+	const rush = 16
+	warmPool(t, d, rush+3)
+	var created, refused, calmCreated atomic.Int32
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range rush {
+		wg.Go(func() {
+			<-start
+			_, err := create(t, d, s, busy, hundredUSDT+int64(i)*deposit.CentMinor)
+			switch {
+			case err == nil:
+				created.Add(1)
+			case errors.Is(err, deposit.ErrTooManyOpen):
+				refused.Add(1)
+			default:
+				t.Errorf("create %d: %v", i, err)
+			}
+		})
+	}
+	for range 3 {
+		wg.Go(func() {
+			<-start
+			if _, err := create(t, d, s, calm, hundredUSDT); err != nil {
+				t.Errorf("another user's create: %v", err)
+				return
+			}
+			calmCreated.Add(1)
+		})
+	}
+	close(start)
+	wg.Wait()
+	if created.Load() != 4 || refused.Load() != rush-4 {
+		t.Fatalf("%d created, %d refused; want 4 (the room left under the limit of 5) and %d", created.Load(), refused.Load(), rush-4)
+	}
+	if n := count(t, d, "SELECT count(*) FROM deposits WHERE user_id = $1", busy); n != 5 {
+		t.Fatalf("%d deposits of the user, want 5", n)
+	}
+	if calmCreated.Load() != 3 {
+		t.Fatalf("another user created %d of 3", calmCreated.Load())
+	}
+}
+
+// warmPool opens n of the pool's connections, so creates sent at once run
+// at once instead of one by one behind connection set-up.
+func warmPool(t *testing.T, d *testenv.DB, n int) {
+	t.Helper()
+	var conns []*pgxpool.Conn
+	for range n {
+		c, err := d.Pool.Acquire(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	for _, c := range conns {
+		c.Release()
 	}
 }
