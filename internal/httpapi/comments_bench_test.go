@@ -16,17 +16,20 @@ import (
 )
 
 // BenchmarkCommentListsAcrossTableSizes reads, with the comments table at
-// each size of COMMENT_BENCH_SIZES (default "10,100000"; the issue's sweep
-// is "10,1000000"; seeded by internal/commentseed), a page of one creative's comments, the page filtered
-// by versionNumber and by resolved, and a page of 20 creatives with their
-// openCommentCount, through the real HTTP server. It reports the
+// each size of COMMENT_BENCH_SIZES (default "1200,100000"; the issue's
+// sweep is "1200,1000000"; seeded by internal/commentseed, which raises a
+// smaller size to the 1,200 that hold the pages read, so every size reads
+// the same pages), a page of one creative's thread of 200 comments, the
+// page filtered by versionNumber and by resolved, and a page of 20
+// creatives of 50 comments each with their openCommentCount, through the
+// real HTTP server. It reports the
 // statements each request sends (statements/op): the same at every size,
 // so none of them grows with the table, and openCommentCount costs no
 // statement of its own.
 //
-//	COMMENT_BENCH_SIZES=10,1000000 go test -run '^$' -bench CommentLists -benchtime 200x ./internal/httpapi
+//	COMMENT_BENCH_SIZES=1200,1000000 go test -run '^$' -bench CommentLists -benchtime 200x ./internal/httpapi
 func BenchmarkCommentListsAcrossTableSizes(b *testing.B) {
-	sizes := []int{10, 100_000}
+	sizes := []int{commentseed.Least, 100_000}
 	if s := os.Getenv("COMMENT_BENCH_SIZES"); s != "" {
 		sizes = nil
 		for _, f := range strings.Split(s, ",") {
@@ -37,8 +40,11 @@ func BenchmarkCommentListsAcrossTableSizes(b *testing.B) {
 			sizes = append(sizes, n)
 		}
 	}
+	// pages holds what each request answered at the first size: every size
+	// must answer the same pages, or the sizes would not compare.
+	pages := map[string]string{}
 	for _, size := range sizes {
-		b.Run(fmt.Sprintf("comments=%d", size), func(b *testing.B) {
+		b.Run(fmt.Sprintf("comments=%d", commentseed.Size(size)), func(b *testing.B) {
 			tracer := &testenv.RoundTrips{}
 			env := testenv.New(b, testenv.Options{Tracer: tracer})
 			org := env.DB.Org(b, "Bench Comments")
@@ -59,11 +65,19 @@ func BenchmarkCommentListsAcrossTableSizes(b *testing.B) {
 				{"creatives page with openCommentCount", creativesURL(org) + "?limit=20"},
 			} {
 				b.Run(q.name, func(b *testing.B) {
+					var page string
 					trips := tracer.Record(func() {
-						if r := c.Do(http.MethodGet, q.url, nil); r.Status != http.StatusOK {
+						r := c.Do(http.MethodGet, q.url, nil)
+						if r.Status != http.StatusOK {
 							b.Fatalf("%s: %d %s", q.url, r.Status, r.Body)
 						}
+						page = pageShape(b, r)
 					})
+					if first, ok := pages[q.name]; !ok {
+						pages[q.name] = page
+					} else if page != first {
+						b.Fatalf("%s: at %d comments the page is %s, at the first size %s", q.name, commentseed.Size(size), page, first)
+					}
 					statements := 0
 					for _, t := range trips {
 						statements += len(strings.Split(t, "+"))
@@ -79,6 +93,34 @@ func BenchmarkCommentListsAcrossTableSizes(b *testing.B) {
 			}
 		})
 	}
+}
+
+// pageShape is what a list page holds, apart from ids and times: its
+// comments' bodies, resolved and reply flags, or its creatives'
+// openCommentCount. A page that is not full fails the benchmark.
+func pageShape(b *testing.B, r *testenv.Response) string {
+	b.Helper()
+	var page struct {
+		Items []struct {
+			Body             string
+			Resolved         bool
+			ParentID         *string `json:"parentId"`
+			OpenCommentCount *int
+		}
+	}
+	r.JSON(b, &page)
+	if len(page.Items) != 20 {
+		b.Fatalf("a page of %d items, not 20: the seed does not fill it", len(page.Items))
+	}
+	var shape []string
+	for _, it := range page.Items {
+		if it.OpenCommentCount != nil {
+			shape = append(shape, strconv.Itoa(*it.OpenCommentCount))
+		} else {
+			shape = append(shape, fmt.Sprintf("%s/%t/%t", it.Body, it.Resolved, it.ParentID != nil))
+		}
+	}
+	return strings.Join(shape, ",")
 }
 
 // explainCommentQueries logs, for COMMENT_BENCH_EXPLAIN=1, the plan of
