@@ -125,19 +125,42 @@ func pageShape(b *testing.B, r *testenv.Response) string {
 
 // explainCommentQueries logs, for COMMENT_BENCH_EXPLAIN=1, the plan of
 // each list's statement at this size with the buffers it read: the work a
-// page does, which timings on a shared machine only hint at.
+// page does, which timings on a shared machine only hint at. The plans are
+// the generic ones, with parameters, as the server's prepared statements
+// come to use.
 func explainCommentQueries(b *testing.B, env *testenv.Env, org, target uuid.UUID) {
 	b.Helper()
 	ctx := context.Background()
-	for name, sql := range map[string]string{
-		"thread page": `SELECT * FROM comments_shown WHERE creative_id = $1 AND seq > 0 AND $2::uuid IS NOT NULL ORDER BY seq LIMIT 21`,
-		"by version":  `SELECT * FROM comments_shown WHERE creative_id = $1 AND version_number = 1 AND seq > 0 AND $2::uuid IS NOT NULL ORDER BY seq LIMIT 21`,
-		"open only":   `SELECT * FROM comments_shown WHERE creative_id = $1 AND parent_id IS NULL AND resolved = false AND seq > 0 AND $2::uuid IS NOT NULL ORDER BY seq LIMIT 21`,
-		"openCommentCount of a page of 20": `SELECT v.id, (SELECT count(*) FROM comments cm WHERE cm.version_id = v.id AND cm.parent_id IS NULL
-			AND cm.resolved_at IS NULL AND NOT cm.deleted) FROM creative_versions v
-			WHERE v.id = ANY(ARRAY(SELECT current_version_id FROM creatives WHERE organization_id = $2 ORDER BY number DESC LIMIT 20)) AND $1::uuid IS NOT NULL`,
+	conn, err := env.DB.Pool.Acquire(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Release()
+	var versions string
+	if err := conn.QueryRow(ctx, `SELECT ARRAY(SELECT current_version_id FROM creatives
+		WHERE organization_id = $1 ORDER BY number DESC LIMIT 20)::text`, org).Scan(&versions); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "SET plan_cache_mode = force_generic_plan"); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _, _ = conn.Exec(ctx, "DEALLOCATE ALL; RESET plan_cache_mode") }()
+	for i, q := range []struct{ name, sql, args string }{
+		{"thread page", `SELECT * FROM comments_shown WHERE creative_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+			fmt.Sprintf("'%s', 0, 21", target)},
+		{"by version", `SELECT * FROM comments_shown WHERE creative_id = $1 AND version_number = $2 AND seq > $3 ORDER BY seq LIMIT $4`,
+			fmt.Sprintf("'%s', 1, 0, 21", target)},
+		{"open only", `SELECT * FROM comments_shown WHERE creative_id = $1 AND parent_id IS NULL AND resolved = $2 AND seq > $3 ORDER BY seq LIMIT $4`,
+			fmt.Sprintf("'%s', false, 0, 21", target)},
+		{"openCommentCount of a page of 20", `SELECT v.id, (SELECT count(*) FROM comments cm WHERE cm.version_id = v.id AND cm.parent_id IS NULL
+			AND cm.resolved_at IS NULL AND NOT cm.deleted) FROM creative_versions v WHERE v.id = ANY($1::uuid[])`,
+			fmt.Sprintf("'%s'", versions)},
 	} {
-		rows, err := env.DB.Pool.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) "+sql, target, org)
+		name := fmt.Sprintf("explain%d", i)
+		if _, err := conn.Exec(ctx, fmt.Sprintf("PREPARE %s AS %s", name, q.sql)); err != nil {
+			b.Fatal(err)
+		}
+		rows, err := conn.Query(ctx, fmt.Sprintf("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE %s(%s)", name, q.args))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -150,6 +173,6 @@ func explainCommentQueries(b *testing.B, env *testenv.Env, org, target uuid.UUID
 			plan = append(plan, line)
 		}
 		rows.Close()
-		b.Logf("%s:\n%s", name, strings.Join(plan, "\n"))
+		b.Logf("%s:\n%s", q.name, strings.Join(plan, "\n"))
 	}
 }
