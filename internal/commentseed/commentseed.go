@@ -13,9 +13,9 @@ import (
 )
 
 // The comments table grows by more creatives, each with PerCreative
-// comments (a fifth of them replies, a third of the rest resolved), as a workspace
-// grows. What a benchmark reads is the same at every size, so that the
-// size of the table is the only thing that changes: the creative whose
+// comments (a fifth of them replies, a third of the rest resolved), as a
+// workspace grows. What a benchmark reads is the same at every size, so
+// that the size of the table is the only thing that changes: the creative whose
 // thread it pages through holds Target comments, and the first page of
 // ListPage creatives (the newest) PerCreative each. Least is the smallest
 // table that holds them.
