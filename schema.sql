@@ -434,10 +434,12 @@ CREATE TABLE development_database (
 -- parent is a top-level comment of the same creative (one level). A
 -- deleted comment that has replies stays as a tombstone (deleted, body ''),
 -- so its thread still reads right. seq orders a list oldest first and is
--- its cursor.
+-- its cursor; it has no index of its own (an identity is unique without
+-- one), so a list's plan can only read its page from the index of its
+-- shape, never walk the table in seq order.
 CREATE TABLE comments (
     id               uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-    seq              bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+    seq              bigint GENERATED ALWAYS AS IDENTITY,
     creative_id      uuid NOT NULL REFERENCES creatives (id) ON DELETE CASCADE,
     version_id       uuid NOT NULL REFERENCES creative_versions (id) ON DELETE CASCADE,
     version_number   integer NOT NULL CHECK (version_number > 0),

@@ -10,7 +10,7 @@
 //	go run ./bench -sizes 10000,1000000 -scenarios create,version,search -clients 16 -targets 8
 //	                                      # the authoring commands and the title search only
 //	go run ./bench -sizes 1000 -scenarios comments,comments-version,comments-open,comments-creatives -go-bench=false -metrics-rounds 0 -floor=false
-//	                                      # the comment lists at 10 and 1M comments only
+//	                                      # the comment lists at 1,200 and 1M comments only
 //	go run ./bench -compare -out /tmp/compare.md
 //	                                      # only server vs floor vs pgbench, then the deposit concurrency sweep
 //	go run ./bench -compare -sweep-only -sweep 8,64 -floor-rounds 2 -duration 5s -out /tmp/sweep.md
@@ -102,7 +102,7 @@ func parseOptions() (options, error) {
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "measured interval of each run")
 	flag.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured warm-up before each load generator run")
 	flag.StringVar(&sizes, "sizes", "10000,100000,1000000", "creatives and deposits in the tables, one size sweep step each (1M takes about 3 minutes to seed)")
-	flag.StringVar(&commentSizes, "comment-sizes", "10,1000000", "comments in the table, one step of the comment scenarios' size sweep each (1M takes about a minute to seed)")
+	flag.StringVar(&commentSizes, "comment-sizes", defaultCommentSizes, "comments in the table, one step of the comment scenarios' size sweep each (1M takes about a minute to seed; a step holds at least what the scenarios read, internal/commentseed.Least)")
 	flag.StringVar(&clients, "clients", "1,4,16,64", "concurrency sweep at the first size")
 	flag.StringVar(&targets, "targets", "8,32", "concurrencies where every scenario is also run with pgbench")
 	flag.IntVar(&o.sizeClients, "size-clients", 16, "concurrency of the size sweep")
@@ -142,6 +142,7 @@ func parseOptions() (options, error) {
 	if o.commentSizes, err = ints(commentSizes); err != nil {
 		return o, fmt.Errorf("-comment-sizes: %w", err)
 	}
+	o.commentSizes = commentTableSizes(o.commentSizes)
 	o.scenarios = strings.Split(scenarios, ",")
 	if *compare {
 		o.sizes, clients, o.scenarios, o.floor = o.sizes[:1], targets, floorScenarios, true

@@ -137,7 +137,7 @@ func (r *report) markdown() string {
 	}
 	r.sweepTargets(&b)
 	r.sizeTargets(&b, o.scenarios, o.sizes)
-	r.sizeTargets(&b, o.commentScenarios, o.commentSizes)
+	r.commentTargets(&b)
 	var peak int64
 	for _, x := range r.results {
 		peak = max(peak, x.server.PeakRSS)
@@ -187,9 +187,7 @@ func (r *report) markdown() string {
 	}
 	if len(o.commentScenarios) > 0 {
 		fmt.Fprintf(&b, "\n## Comment size sweep at %d clients\n\n", o.sizeClients)
-		fmt.Fprintf(&b, "Rows: comments in the table, a fifth of them replies, a third of the rest resolved, 50 to a creative; each step an organization of its own. "+
-			"The reviewer reads a page of 20 of one creative's thread of up to 200 comments (all of them at 10: shorter pages) (`comments`), filtered by `versionNumber` (`comments-version`) and by `resolved=false` (`comments-open`), "+
-			"and the organization's first page of 20 creatives with their `openCommentCount` (`comments-creatives`). Statements: pg_stat_statements' count per request sent, the job queue's polling left out.\n\n")
+		fmt.Fprintf(&b, "%s\n\n", commentSweepText)
 		r.sizeSweep(&b, o.commentScenarios, o.commentSizes)
 	}
 

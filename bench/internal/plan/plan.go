@@ -26,10 +26,10 @@ const (
 	// tells it apart.
 	Search = "search"
 	// The comment scenarios read, as a reviewer, a page of 20 of one
-	// creative's comments (a thread of up to 200), that page filtered by
+	// creative's comments (a thread of 200), that page filtered by
 	// versionNumber and by resolved, and a page of 20 creatives with their
 	// openCommentCount, in an organization whose comments the size sweep
-	// grows (Config.Path is the request).
+	// grows around these same pages (Config.Path is the request).
 	Comments          = "comments"
 	CommentsByVersion = "comments-version"
 	CommentsOpen      = "comments-open"
