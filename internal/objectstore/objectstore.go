@@ -19,7 +19,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
@@ -57,7 +56,7 @@ type Store struct {
 	// client's own HTTP client, for the one call made without the SDK's
 	// operation stack (CreateMultipartUpload).
 	bucketURL *url.URL
-	http      *awshttp.BuildableClient
+	http      s3.HTTPClient
 }
 
 // ErrNotFound is the store's answer for a missing object or upload.
@@ -77,12 +76,12 @@ func New(cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	httpClient := awshttp.NewBuildableClient()
+	client := newClient(cfg, cfg.Endpoint)
 	return &Store{
-		bucket: cfg.Bucket, client: newClient(cfg, cfg.Endpoint, httpClient), public: publicURL,
+		bucket: cfg.Bucket, client: client, public: publicURL,
 		signer: v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true }),
 		creds:  aws.Credentials{AccessKeyID: cfg.AccessKeyID, SecretAccessKey: cfg.SecretAccessKey, Source: "objectstore"},
-		region: cfg.Region, bucketURL: internalURL, http: httpClient,
+		region: cfg.Region, bucketURL: internalURL, http: client.Options().HTTPClient,
 	}, nil
 }
 
@@ -99,9 +98,8 @@ func bucketURL(cfg Config, endpoint string) (*url.URL, error) {
 	return &ep.URI, nil
 }
 
-func newClient(cfg Config, endpoint string, httpClient *awshttp.BuildableClient) *s3.Client {
+func newClient(cfg Config, endpoint string) *s3.Client {
 	return s3.New(s3.Options{
-		HTTPClient:  httpClient,
 		Region:      cfg.Region,
 		Credentials: credentials.NewStaticCredentialsProvider(cfg.AccessKeyID, cfg.SecretAccessKey, ""),
 		// A checksum header the SDK would add by default has no place in a

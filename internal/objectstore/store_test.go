@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -152,5 +153,25 @@ func TestCreateMultipartUploadRefusalsCarryTheStoresCodeAsTheSDKs(t *testing.T) 
 				t.Fatalf("code %q, the SDK's %q (%v)", got.ErrorCode(), want.ErrorCode(), err)
 			}
 		})
+	}
+}
+
+// TestCreateMultipartUploadUsesTheClientsConnections: the call made
+// without the SDK's operation stack goes through the SDK client's own HTTP
+// client, so it reuses the connection the SDK's calls keep alive.
+func TestCreateMultipartUploadUsesTheClientsConnections(t *testing.T) {
+	s, _ := newStore(t)
+	var reused []bool
+	ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{GotConn: func(c httptrace.GotConnInfo) {
+		reused = append(reused, c.Reused)
+	}})
+	if err := s.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateMultipartUpload(ctx, "uploads/k", "image/png"); err != nil {
+		t.Fatal(err)
+	}
+	if len(reused) != 2 || !reused[1] {
+		t.Fatalf("connections reused: %v", reused)
 	}
 }
