@@ -438,3 +438,47 @@ func TestTheRiverJobAbortsExpiredUploads(t *testing.T) {
 		t.Fatalf("the store still has the upload: %v %v", parts, err)
 	}
 }
+
+// TestUploadsCreatedAtOnceCannotTogetherPassTheQuota: creations of an
+// organization's uploads wait for one another on its row, and each reads
+// the bytes used once it holds the row (a read before the lock, or in the
+// locking statement's snapshot, lets both through): of two that each fit
+// but not together, one is created and the other refused.
+func TestUploadsCreatedAtOnceCannotTogetherPassTheQuota(t *testing.T) {
+	t.Parallel()
+	d := newUploadDesk(t, testenv.Options{Env: map[string]string{"ORG_STORAGE_QUOTA_BYTES": "29999999"}})
+	ctx := context.Background()
+	tx, err := d.env.DB.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "SELECT 1 FROM organizations WHERE id = $1 FOR NO KEY UPDATE", d.org); err != nil {
+		t.Fatal(err)
+	}
+	body := map[string]any{"fileName": "a.png", "mimeType": "image/png", "sizeBytes": 15000000, "sha256": strings.Repeat("a", 64)}
+	answers := make(chan int, 2)
+	for range 2 {
+		go func() { answers <- d.author.Do(http.MethodPost, uploadsURL(d.org), body).Status }()
+	}
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(10 * time.Second)
+	for waiting := 0; waiting < 2; {
+		if err := d.env.DB.Pool.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'").Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatalf("%d creations wait for the organization's row, not 2", waiting)
+		}
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a, b := <-answers, <-answers
+	if min(a, b) != http.StatusCreated || max(a, b) != http.StatusConflict {
+		t.Fatalf("answers %d and %d, want one 201 and one 409", a, b)
+	}
+}
