@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -52,16 +53,53 @@ func newStore(tb testing.TB) (*objectstore.Store, *s3server.Server) {
 }
 
 // BenchmarkCreateMultipartUpload is the store call creating an upload
-// makes; the store runs in its own process, so allocs/op are the API's.
+// makes (direct), beside the same call through the SDK's s3.Client (sdk).
+// The store runs in its own process, so allocs/op and cpu-ns/op (the
+// process's CPU per call, system time included) are the API's.
 func BenchmarkCreateMultipartUpload(b *testing.B) {
-	s, _ := newStore(b)
+	s, srv := newStore(b)
+	cfg := srv.Config
+	sdk := s3.New(s3.Options{
+		Region: cfg.Region, BaseEndpoint: &cfg.Endpoint, UsePathStyle: true,
+		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
+		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
+		Credentials:                credentials.NewStaticCredentialsProvider(cfg.AccessKeyID, cfg.SecretAccessKey, ""),
+	})
 	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := s.CreateMultipartUpload(ctx, "uploads/a/b", "image/png"); err != nil {
-			b.Fatal(err)
-		}
+	for _, bc := range []struct {
+		name string
+		call func() error
+	}{
+		{"direct", func() error {
+			_, err := s.CreateMultipartUpload(ctx, "uploads/a/b", "image/png")
+			return err
+		}},
+		{"sdk", func() error {
+			_, err := sdk.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{
+				Bucket: &cfg.Bucket, Key: aws.String("uploads/a/b"), ContentType: aws.String("image/png"),
+			})
+			return err
+		}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			start := processCPU(b)
+			for b.Loop() {
+				if err := bc.call(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(processCPU(b)-start)/float64(b.N), "cpu-ns/op")
+		})
 	}
+}
+
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // TestCreateMultipartUploadStartsAnUploadTheStoreAssembles: the upload id

@@ -79,10 +79,9 @@ func authorize(ctx context.Context, q *db.Queries, org, user uuid.UUID) error {
 }
 
 // Create starts the multipart upload in the store and records it. Its
-// statements travel in three round trips (the role with BEGIN and the key's
-// claim, the lock with the bytes used, the insert with the answer and
-// COMMIT), besides the store's call: each round trip costs about as much
-// server CPU as the code of the request (docs/uploads.md).
+// statements travel in three round trips, as a creative's creation's do
+// (the role with BEGIN and the key's claim, the lock with the bytes used,
+// the insert with the answer and COMMIT); the store's call is one more.
 func Create(ctx context.Context, q store.Tx, objects *objectstore.Store, org, user uuid.UUID, in NewUpload, lim Limits, now time.Time) (View, error) {
 	if err := authorize(ctx, q.Queries, org, user); err != nil {
 		return View{}, err
