@@ -9,12 +9,14 @@ SELECT 1 FROM organizations WHERE id = @id FOR NO KEY UPDATE;
 SELECT coalesce(sum(size_bytes), 0)::bigint FROM uploads
 WHERE organization_id = @organization_id AND status IN ('pending', 'ready');
 
--- name: UploadInsert :one
+-- name: UploadInsert :exec
+-- UploadInsert records a new upload. Nothing is read back: the caller
+-- answers with the values it gave, so the insert can travel with the
+-- statements after it.
 INSERT INTO uploads (id, organization_id, created_by, file_name, mime_type, size_bytes, sha256,
-                     part_size, object_key, store_upload_id, expires_at)
+                     part_size, object_key, store_upload_id, created_at, expires_at)
 VALUES (@id, @organization_id, @created_by, @file_name, @mime_type, @size_bytes, @sha256,
-        @part_size, @object_key, @store_upload_id, @expires_at)
-RETURNING *;
+        @part_size, @object_key, @store_upload_id, @created_at, @expires_at);
 
 -- name: UploadGet :one
 SELECT * FROM uploads WHERE organization_id = @organization_id AND id = @id;

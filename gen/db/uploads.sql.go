@@ -241,12 +241,11 @@ func (q *Queries) UploadGetForUpdate(ctx context.Context, arg UploadGetForUpdate
 	return i, err
 }
 
-const uploadInsert = `-- name: UploadInsert :one
+const uploadInsert = `-- name: UploadInsert :exec
 INSERT INTO uploads (id, organization_id, created_by, file_name, mime_type, size_bytes, sha256,
-                     part_size, object_key, store_upload_id, expires_at)
+                     part_size, object_key, store_upload_id, created_at, expires_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7,
-        $8, $9, $10, $11)
-RETURNING id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since
+        $8, $9, $10, $11, $12)
 `
 
 type UploadInsertParams struct {
@@ -260,11 +259,15 @@ type UploadInsertParams struct {
 	PartSize       int64
 	ObjectKey      string
 	StoreUploadID  string
+	CreatedAt      time.Time
 	ExpiresAt      time.Time
 }
 
-func (q *Queries) UploadInsert(ctx context.Context, arg UploadInsertParams) (Upload, error) {
-	row := q.db.QueryRow(ctx, uploadInsert,
+// UploadInsert records a new upload. Nothing is read back: the caller
+// answers with the values it gave, so the insert can travel with the
+// statements after it.
+func (q *Queries) UploadInsert(ctx context.Context, arg UploadInsertParams) error {
+	_, err := q.db.Exec(ctx, uploadInsert,
 		arg.ID,
 		arg.OrganizationID,
 		arg.CreatedBy,
@@ -275,32 +278,10 @@ func (q *Queries) UploadInsert(ctx context.Context, arg UploadInsertParams) (Upl
 		arg.PartSize,
 		arg.ObjectKey,
 		arg.StoreUploadID,
+		arg.CreatedAt,
 		arg.ExpiresAt,
 	)
-	var i Upload
-	err := row.Scan(
-		&i.ID,
-		&i.OrganizationID,
-		&i.CreatedBy,
-		&i.Status,
-		&i.FileName,
-		&i.MimeType,
-		&i.SizeBytes,
-		&i.Sha256,
-		&i.PartSize,
-		&i.ObjectKey,
-		&i.StoreUploadID,
-		&i.AssetID,
-		&i.Width,
-		&i.Height,
-		&i.DurationMs,
-		&i.Failure,
-		&i.CreatedAt,
-		&i.ExpiresAt,
-		&i.FinishedAt,
-		&i.CompletingSince,
-	)
-	return i, err
+	return err
 }
 
 const uploadMarkFailed = `-- name: UploadMarkFailed :one

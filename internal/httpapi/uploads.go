@@ -114,7 +114,7 @@ func (s *Server) CreateUpload(ctx context.Context, r api.CreateUploadRequestObje
 	caller, _ := requestctx.CallerFrom(ctx)
 	in := upload.NewUpload{FileName: r.Body.FileName, MimeType: string(r.Body.MimeType), SizeBytes: r.Body.SizeBytes, SHA256: r.Body.Sha256}
 	return s.command(ctx, r.Params.IdempotencyKey, nil, func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
-		v, err := upload.Create(ctx, q.Queries, s.objects, r.OrganizationId, caller.UserID, in, s.uploadLimits(), time.Now())
+		v, err := upload.Create(ctx, q, s.objects, r.OrganizationId, caller.UserID, in, s.uploadLimits(), time.Now())
 		if err != nil {
 			return idempotency.Response{}, uploadProblem(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ import (
 
 	"creativeapi/gen/api"
 	"creativeapi/internal/objectstore"
+	"creativeapi/internal/store"
 	"creativeapi/internal/testenv"
 	"creativeapi/internal/upload"
 	"creativeapi/internal/webhooks"
@@ -435,6 +437,119 @@ func TestTheRiverJobAbortsExpiredUploads(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	if parts, err := d.env.Objects.ListParts(ctx, key, storeID); !errors.Is(err, objectstore.ErrNotFound) {
+		t.Fatalf("the store still has the upload: %v %v", parts, err)
+	}
+}
+
+// TestUploadsCreatedAtOnceCannotTogetherPassTheQuota: creations of an
+// organization's uploads wait for one another on its row, and each reads
+// the bytes used once it holds the row (a read before the lock, or in the
+// locking statement's snapshot, lets both through): of two that each fit
+// but not together, one is created and the other refused.
+func TestUploadsCreatedAtOnceCannotTogetherPassTheQuota(t *testing.T) {
+	t.Parallel()
+	d := newUploadDesk(t, testenv.Options{Env: map[string]string{"ORG_STORAGE_QUOTA_BYTES": "29999999"}})
+	ctx := context.Background()
+	tx, err := d.env.DB.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "SELECT 1 FROM organizations WHERE id = $1 FOR NO KEY UPDATE", d.org); err != nil {
+		t.Fatal(err)
+	}
+	body := map[string]any{"fileName": "a.png", "mimeType": "image/png", "sizeBytes": 15000000, "sha256": strings.Repeat("a", 64)}
+	answers := make(chan int, 2)
+	for range 2 {
+		go func() { answers <- d.author.Do(http.MethodPost, uploadsURL(d.org), body).Status }()
+	}
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(10 * time.Second)
+	for waiting := 0; waiting < 2; {
+		if err := d.env.DB.Pool.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'").Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatalf("%d creations wait for the organization's row, not 2", waiting)
+		}
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a, b := <-answers, <-answers
+	if min(a, b) != http.StatusCreated || max(a, b) != http.StatusConflict {
+		t.Fatalf("answers %d and %d, want one 201 and one 409", a, b)
+	}
+}
+
+// TestCreatingAnUploadTakesThreeRoundTrips: creating an upload sends its
+// statements in three round trips after the session's (docs/uploads.md):
+// the role with BEGIN and the key's claim, the lock with the bytes used,
+// the insert with the stored answer and COMMIT. The store's call is one
+// more, to the store.
+func TestCreatingAnUploadTakesThreeRoundTrips(t *testing.T) {
+	t.Parallel()
+	tracer := &testenv.RoundTrips{}
+	d := newUploadDesk(t, testenv.Options{Tracer: tracer})
+	var r *testenv.Response
+	trips := tracer.Record(func() {
+		r = d.author.Do(http.MethodPost, uploadsURL(d.org), map[string]any{
+			"fileName": "a.png", "mimeType": "image/png", "sizeBytes": 1000, "sha256": strings.Repeat("a", 64)},
+			testenv.Header{Name: "Idempotency-Key", Value: "three-trips"})
+	})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	want := []string{"SessionGetByTokenHash", "begin+IdempotencyKeyInsert+MembershipRoleGet",
+		"OrganizationLockForUploads+UploadStorageUsed", "UploadInsert+IdempotencyKeySetResponse+commit"}
+	if !slices.Equal(trips, want) {
+		t.Fatalf("round trips\n%q\nwant\n%q", trips, want)
+	}
+	// Nothing is read back from the insert: the answer's times are the ones
+	// stored, written the same.
+	var created, read map[string]any
+	r.JSON(t, &created)
+	d.author.Do(http.MethodGet, uploadsURL(d.org)+"/"+created["id"].(string), nil).JSON(t, &read)
+	for _, k := range []string{"createdAt", "expiresAt", "status", "partSize"} {
+		if created[k] != read[k] {
+			t.Errorf("%s: created %v, read %v", k, created[k], read[k])
+		}
+	}
+}
+
+// TestAnUploadWhoseInsertFailsIsAbortedInTheStore: the insert of a new
+// upload travels with COMMIT, after the store's upload was started; when
+// it fails there, the store's upload is aborted, since no row names it for
+// the expiry job. (The insert is made to fail by a trigger.)
+func TestAnUploadWhoseInsertFailsIsAbortedInTheStore(t *testing.T) {
+	t.Parallel()
+	d := newUploadDesk(t)
+	ctx := context.Background()
+	if _, err := d.env.DB.Pool.Exec(ctx, `
+		CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$;
+		CREATE TRIGGER refuse BEFORE INSERT ON uploads FOR EACH ROW EXECUTE FUNCTION refuse()`); err != nil {
+		t.Fatal(err)
+	}
+	author, _ := d.env.DB.User(t, "Ada Author")
+	d.env.DB.Member(t, d.org, author, "author")
+	var v upload.View
+	err := d.env.DB.Store.InTx(ctx, func(q store.Tx) error {
+		var err error
+		v, err = upload.Create(ctx, q, d.env.Objects, d.org, author,
+			upload.NewUpload{FileName: "a.png", MimeType: "image/png", SizeBytes: 1000, SHA256: strings.Repeat("a", 64)},
+			upload.Limits{QuotaBytes: 1 << 30, TTL: time.Hour}, time.Now())
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("the transaction: %v", err)
+	}
+	if v.StoreUploadID == "" {
+		t.Fatal("Create failed before the store's upload was started")
+	}
+	if parts, err := d.env.Objects.ListParts(ctx, v.ObjectKey, v.StoreUploadID); !errors.Is(err, objectstore.ErrNotFound) {
 		t.Fatalf("the store still has the upload: %v %v", parts, err)
 	}
 }

@@ -7,6 +7,7 @@ package objectstore
 
 import (
 	"context"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -51,6 +52,11 @@ type Store struct {
 	signer *v4.Signer
 	creds  aws.Credentials
 	region string
+	// bucketURL and http are the bucket as the API reaches it and the
+	// client's own HTTP client, for the one call made without the SDK's
+	// operation stack (CreateMultipartUpload).
+	bucketURL *url.URL
+	http      s3.HTTPClient
 }
 
 // ErrNotFound is the store's answer for a missing object or upload.
@@ -62,20 +68,34 @@ func New(cfg Config) (*Store, error) {
 	if public == "" {
 		public = cfg.Endpoint
 	}
-	// The SDK's endpoint rules name the bucket's URL (path-style under an
-	// endpoint, the bucket's own host on AWS S3), as its presigner would.
+	publicURL, err := bucketURL(cfg, public)
+	if err != nil {
+		return nil, err
+	}
+	internalURL, err := bucketURL(cfg, cfg.Endpoint)
+	if err != nil {
+		return nil, err
+	}
+	client := newClient(cfg, cfg.Endpoint)
+	return &Store{
+		bucket: cfg.Bucket, client: client, public: publicURL,
+		signer: v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true }),
+		creds:  aws.Credentials{AccessKeyID: cfg.AccessKeyID, SecretAccessKey: cfg.SecretAccessKey, Source: "objectstore"},
+		region: cfg.Region, bucketURL: internalURL, http: client.Options().HTTPClient,
+	}, nil
+}
+
+// bucketURL is the bucket's URL under endpoint by the SDK's endpoint rules
+// (path-style under an endpoint, the bucket's own host on AWS S3), as its
+// client and its presigner name it.
+func bucketURL(cfg Config, endpoint string) (*url.URL, error) {
 	ep, err := s3.NewDefaultEndpointResolverV2().ResolveEndpoint(context.Background(), s3.EndpointParameters{
-		Bucket: &cfg.Bucket, Region: &cfg.Region, Endpoint: nonEmpty(public), ForcePathStyle: aws.Bool(public != ""),
+		Bucket: &cfg.Bucket, Region: &cfg.Region, Endpoint: nonEmpty(endpoint), ForcePathStyle: aws.Bool(endpoint != ""),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("the URL of bucket %s: %w", cfg.Bucket, err)
 	}
-	return &Store{
-		bucket: cfg.Bucket, client: newClient(cfg, cfg.Endpoint), public: &ep.URI,
-		signer: v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true }),
-		creds:  aws.Credentials{AccessKeyID: cfg.AccessKeyID, SecretAccessKey: cfg.SecretAccessKey, Source: "objectstore"},
-		region: cfg.Region,
-	}, nil
+	return &ep.URI, nil
 }
 
 func newClient(cfg Config, endpoint string) *s3.Client {
@@ -135,16 +155,65 @@ func (s *Store) Ping(ctx context.Context) error {
 	return err
 }
 
-// CreateMultipartUpload starts a multipart upload of key and returns the
-// store's upload id.
+// emptySHA256 is the SHA-256 of an empty body, in hex.
+const emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+// CreateMultipartUpload starts a multipart upload of key, stored as
+// contentType, and returns the store's upload id. A refusal is an error
+// whose smithy.APIError has the store's code, as the SDK's would be.
+//
+// It is the one call made without the SDK's operation stack: a POST
+// ?uploads signed by the SDK's SigV4 signer, on the client's HTTP client
+// (so its connections), its small XML answer decoded here. Through
+// s3.Client the call cost 520 allocations (endpoint rules, retry, checksum,
+// user agent and signing middleware, the XML deserializer), more than half
+// of creating an upload's; this way it costs 172
+// (BenchmarkCreateMultipartUpload; BenchmarkUploadCosts in docs/uploads.md
+// for creating an upload). There is no retry loop: the request may be
+// replayed on a fresh connection when a kept-alive one turns out closed
+// (net/http's rule for a request with an Idempotency-Key), and any other
+// failure answers the caller, who retries under its own key.
 func (s *Store) CreateMultipartUpload(ctx context.Context, key, contentType string) (string, error) {
-	out, err := s.client.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{
-		Bucket: &s.bucket, Key: &key, ContentType: &contentType,
-	})
+	u := objectURL(s.bucketURL, key)
+	u.RawQuery = "uploads="
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), nil)
 	if err != nil {
 		return "", fmt.Errorf("create multipart upload: %w", err)
 	}
-	return aws.ToString(out.UploadId), nil
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("X-Amz-Content-Sha256", emptySHA256)
+	if err := s.signer.SignHTTP(ctx, s.creds, req, emptySHA256, "s3", s.region, time.Now()); err != nil {
+		return "", fmt.Errorf("create multipart upload: sign: %w", err)
+	}
+	// An empty Idempotency-Key is not sent (nor signed): it lets net/http
+	// replay the request when a reused connection was closed by the store.
+	req.Header["Idempotency-Key"] = nil
+	res, err := s.http.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("create multipart upload: %w", err)
+	}
+	defer res.Body.Close()
+	// An S3 error may come with a 200 (the SDK checks for one too), so
+	// the root element tells an answer from an error.
+	var out struct {
+		XMLName  xml.Name
+		UploadID string `xml:"UploadId"`
+		Code     string `xml:"Code"`
+		Message  string `xml:"Message"`
+	}
+	decodeErr := xml.NewDecoder(io.LimitReader(res.Body, 64<<10)).Decode(&out)
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
+	switch {
+	case out.XMLName.Local == "Error" || (res.StatusCode != http.StatusOK && out.Code != ""):
+		return "", fmt.Errorf("create multipart upload: status %d: %w", res.StatusCode, &smithy.GenericAPIError{Code: out.Code, Message: out.Message})
+	case res.StatusCode != http.StatusOK:
+		return "", fmt.Errorf("create multipart upload: status %d", res.StatusCode)
+	case decodeErr != nil:
+		return "", fmt.Errorf("create multipart upload: decode the answer: %w", decodeErr)
+	case out.UploadID == "":
+		return "", fmt.Errorf("create multipart upload: no upload id in the answer <%s>", out.XMLName.Local)
+	}
+	return out.UploadID, nil
 }
 
 // PresignUploadPart returns the URL a browser PUTs part number to.
@@ -160,17 +229,24 @@ func (s *Store) PresignUploadPart(ctx context.Context, key, uploadID string, num
 // unsigned payload, the host the only signed header), as the SDK's S3
 // presigner does.
 func (s *Store) presign(ctx context.Context, method, key string, query url.Values, ttl time.Duration) (string, error) {
-	u := *s.public
-	u.Path = strings.TrimSuffix(u.Path, "/") + "/" + key
-	u.RawPath = strings.TrimSuffix(u.EscapedPath(), "/") + "/" + httpbinding.EscapePath(key, false)
-	if u.RawPath == u.Path {
-		u.RawPath = ""
-	}
+	u := objectURL(s.public, key)
 	query.Set("X-Amz-Expires", strconv.FormatInt(int64(ttl/time.Second), 10))
 	u.RawQuery = query.Encode()
 	req := &http.Request{Method: method, URL: &u, Host: u.Host, Header: http.Header{}}
 	signed, _, err := s.signer.PresignHTTP(ctx, s.creds, req, "UNSIGNED-PAYLOAD", "s3", s.region, time.Now())
 	return signed, err
+}
+
+// objectURL is key's URL in the bucket at bucket, its path escaped as S3
+// signs it.
+func objectURL(bucket *url.URL, key string) url.URL {
+	u := *bucket
+	u.RawPath = strings.TrimSuffix(bucket.EscapedPath(), "/") + "/" + httpbinding.EscapePath(key, false)
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/" + key
+	if u.RawPath == u.Path {
+		u.RawPath = ""
+	}
+	return u
 }
 
 // Part is a part the store holds.

@@ -78,15 +78,20 @@ func authorize(ctx context.Context, q *db.Queries, org, user uuid.UUID) error {
 	return review.AuthorizeUploads(role)
 }
 
-// Create starts the multipart upload in the store and records it.
-func Create(ctx context.Context, q *db.Queries, objects *objectstore.Store, org, user uuid.UUID, in NewUpload, lim Limits, now time.Time) (View, error) {
-	if err := authorize(ctx, q, org, user); err != nil {
+// Create starts the multipart upload in the store and records it. Its
+// statements travel in three round trips, as a creative's creation's do
+// (the role with BEGIN and the key's claim, the lock with the bytes used,
+// the insert with the answer and COMMIT); the store's call is one more.
+func Create(ctx context.Context, q store.Tx, objects *objectstore.Store, org, user uuid.UUID, in NewUpload, lim Limits, now time.Time) (View, error) {
+	if err := authorize(ctx, q.Queries, org, user); err != nil {
 		return View{}, err
 	}
 	if objects == nil {
 		return View{}, ErrUnavailable
 	}
-	if err := q.OrganizationLockForUploads(ctx, org); err != nil {
+	// The lock goes with the read of the bytes used; the read still runs
+	// once the lock is held, with a snapshot of its own.
+	if err := q.Next().OrganizationLockForUploads(ctx, org); err != nil {
 		return View{}, err
 	}
 	used, err := q.UploadStorageUsed(ctx, org)
@@ -105,14 +110,26 @@ func Create(ctx context.Context, q *db.Queries, objects *objectstore.Store, org,
 	if err != nil {
 		return View{}, err
 	}
-	row, err := q.UploadInsert(ctx, db.UploadInsertParams{
-		ID: id, OrganizationID: org, CreatedBy: user, FileName: in.FileName, MimeType: in.MimeType,
-		SizeBytes: in.SizeBytes, Sha256: in.SHA256, PartSize: PartSize(in.SizeBytes), ObjectKey: key,
-		StoreUploadID: storeID, ExpiresAt: now.Add(lim.TTL),
-	})
-	if err != nil {
+	// The answer is the row as inserted, its times to the microsecond as
+	// PostgreSQL keeps them, so that later reads show the same.
+	now = now.Truncate(time.Microsecond)
+	row := db.Upload{
+		ID: id, OrganizationID: org, CreatedBy: user, Status: string(StatusPending), FileName: in.FileName,
+		MimeType: in.MimeType, SizeBytes: in.SizeBytes, Sha256: in.SHA256, PartSize: PartSize(in.SizeBytes),
+		ObjectKey: key, StoreUploadID: storeID, CreatedAt: now, ExpiresAt: now.Add(lim.TTL),
+	}
+	// The insert goes with the stored answer and COMMIT; should it fail
+	// there, abort drops the store's upload, which no row would name.
+	abort := func(err error) error {
 		_ = objects.AbortMultipartUpload(context.WithoutCancel(ctx), key, storeID)
-		return View{}, err
+		return err
+	}
+	if err := q.NextWrapped(abort).UploadInsert(ctx, db.UploadInsertParams{
+		ID: id, OrganizationID: org, CreatedBy: user, FileName: in.FileName, MimeType: in.MimeType,
+		SizeBytes: in.SizeBytes, Sha256: in.SHA256, PartSize: row.PartSize, ObjectKey: key,
+		StoreUploadID: storeID, CreatedAt: row.CreatedAt, ExpiresAt: row.ExpiresAt,
+	}); err != nil {
+		return View{}, abort(err) // sent at once (a transaction without pipelining)
 	}
 	return view(ctx, objects, row, nil, now)
 }

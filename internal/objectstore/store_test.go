@@ -1,0 +1,215 @@
+package objectstore_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go"
+
+	"creativeapi/internal/objectstore"
+	"creativeapi/internal/s3server"
+)
+
+// newStore starts a versitygw of the test's own (S3_SERVER_BIN, or built
+// once per machine) and returns a store on its bucket.
+func newStore(tb testing.TB) (*objectstore.Store, *s3server.Server) {
+	tb.Helper()
+	ctx := context.Background()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out, err := exec.Command(goBin, "env", "GOMOD").Output()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	bin, err := s3server.Binary(ctx, goBin, filepath.Dir(strings.TrimSpace(string(out))))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv, err := s3server.Start(ctx, s3server.Options{Bin: bin, DataDir: tb.TempDir(), Bucket: "creatives"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = srv.Stop() })
+	s, err := objectstore.New(srv.Config)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s, srv
+}
+
+// BenchmarkCreateMultipartUpload is the store call creating an upload
+// makes (direct), beside the same call through the SDK's s3.Client (sdk).
+// The store runs in its own process, so allocs/op and cpu-ns/op (the
+// process's CPU per call, system time included) are the API's.
+func BenchmarkCreateMultipartUpload(b *testing.B) {
+	s, srv := newStore(b)
+	cfg := srv.Config
+	sdk := s3.New(s3.Options{
+		Region: cfg.Region, BaseEndpoint: &cfg.Endpoint, UsePathStyle: true,
+		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
+		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
+		Credentials:                credentials.NewStaticCredentialsProvider(cfg.AccessKeyID, cfg.SecretAccessKey, ""),
+	})
+	ctx := context.Background()
+	for _, bc := range []struct {
+		name string
+		call func() error
+	}{
+		{"direct", func() error {
+			_, err := s.CreateMultipartUpload(ctx, "uploads/a/b", "image/png")
+			return err
+		}},
+		{"sdk", func() error {
+			_, err := sdk.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{
+				Bucket: &cfg.Bucket, Key: aws.String("uploads/a/b"), ContentType: aws.String("image/png"),
+			})
+			return err
+		}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			start := processCPU(b)
+			for b.Loop() {
+				if err := bc.call(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(processCPU(b)-start)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
+
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestCreateMultipartUploadStartsAnUploadTheStoreAssembles: the upload id
+// the call made without the SDK's operation stack returns takes parts and
+// completes, under a key that needs escaping, and the object keeps the
+// content type given at creation.
+func TestCreateMultipartUploadStartsAnUploadTheStoreAssembles(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := context.Background()
+	key := "uploads/a b/ü+1 (2).png"
+	id, err := s.CreateMultipartUpload(ctx, key, "image/png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := bytes.Repeat([]byte("png"), 1000)
+	u, err := s.PresignUploadPart(ctx, key, id, 1, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPut, u, bytes.NewReader(body))
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("PUT part: %d", res.StatusCode)
+	}
+	parts, err := s.ListParts(ctx, key, id)
+	if err != nil || len(parts) != 1 {
+		t.Fatalf("parts %+v, %v", parts, err)
+	}
+	if err := s.CompleteMultipartUpload(ctx, key, id, parts); err != nil {
+		t.Fatal(err)
+	}
+	u, err = s.PresignGet(ctx, key, "a.png", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || !bytes.Equal(got, body) || res.Header.Get("Content-Type") != "image/png" {
+		t.Fatalf("GET: %d, %d bytes, Content-Type %q", res.StatusCode, len(got), res.Header.Get("Content-Type"))
+	}
+}
+
+// TestCreateMultipartUploadRefusalsCarryTheStoresCodeAsTheSDKs: a store's
+// refusal is an error with the code the SDK's client reports for the same
+// request, so callers classify it as before (hasCode), and it is not a
+// missing object.
+func TestCreateMultipartUploadRefusalsCarryTheStoresCodeAsTheSDKs(t *testing.T) {
+	_, srv := newStore(t)
+	for _, tc := range []struct {
+		name string
+		edit func(*objectstore.Config)
+	}{
+		{"a missing bucket", func(c *objectstore.Config) { c.Bucket = "missing" }},
+		{"a wrong secret", func(c *objectstore.Config) { c.SecretAccessKey = "wrong" }},
+		{"an unknown access key", func(c *objectstore.Config) { c.AccessKeyID = "unknown" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := srv.Config
+			tc.edit(&cfg)
+			s, err := objectstore.New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = s.CreateMultipartUpload(context.Background(), "uploads/k", "image/png")
+			var got smithy.APIError
+			if !errors.As(err, &got) || errors.Is(err, objectstore.ErrNotFound) {
+				t.Fatalf("error %v is not the store's refusal", err)
+			}
+			sdk := s3.New(s3.Options{
+				Region: cfg.Region, BaseEndpoint: &cfg.Endpoint, UsePathStyle: true,
+				Credentials: credentials.NewStaticCredentialsProvider(cfg.AccessKeyID, cfg.SecretAccessKey, ""),
+			})
+			_, sdkErr := sdk.CreateMultipartUpload(context.Background(), &s3.CreateMultipartUploadInput{
+				Bucket: &cfg.Bucket, Key: aws.String("uploads/k"), ContentType: aws.String("image/png"),
+			})
+			var want smithy.APIError
+			if !errors.As(sdkErr, &want) {
+				t.Fatalf("the SDK's error %v", sdkErr)
+			}
+			if got.ErrorCode() != want.ErrorCode() || got.ErrorCode() == "" {
+				t.Fatalf("code %q, the SDK's %q (%v)", got.ErrorCode(), want.ErrorCode(), err)
+			}
+		})
+	}
+}
+
+// TestCreateMultipartUploadUsesTheClientsConnections: the call made
+// without the SDK's operation stack goes through the SDK client's own HTTP
+// client, so it reuses the connection the SDK's calls keep alive.
+func TestCreateMultipartUploadUsesTheClientsConnections(t *testing.T) {
+	s, _ := newStore(t)
+	var reused []bool
+	ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{GotConn: func(c httptrace.GotConnInfo) {
+		reused = append(reused, c.Reused)
+	}})
+	if err := s.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateMultipartUpload(ctx, "uploads/k", "image/png"); err != nil {
+		t.Fatal(err)
+	}
+	if len(reused) != 2 || !reused[1] {
+		t.Fatalf("connections reused: %v", reused)
+	}
+}
