@@ -78,7 +78,8 @@ RETURNING *;
 -- DepositInsertFreeSuffix creates a deposit with a suffix picked at random
 -- among those no reserved deposit of this network, address, currency and
 -- base amount holds. No row: none is free, or a concurrent creation took
--- the one picked. The caller holds the owner lock and checked the limit.
+-- the one picked. The caller holds a create slot or the owner lock and
+-- checked the limit (deposit.Create).
 WITH p AS (
     SELECT @user_id::uuid AS user_id, @network::text AS network, @address::text AS address,
            @currency::text AS currency, @base_amount_minor::bigint AS base_amount_minor,

@@ -349,7 +349,8 @@ type DepositInsertFreeSuffixParams struct {
 // DepositInsertFreeSuffix creates a deposit with a suffix picked at random
 // among those no reserved deposit of this network, address, currency and
 // base amount holds. No row: none is free, or a concurrent creation took
-// the one picked. The caller holds the owner lock and checked the limit.
+// the one picked. The caller holds a create slot or the owner lock and
+// checked the limit (deposit.Create).
 func (q *Queries) DepositInsertFreeSuffix(ctx context.Context, arg DepositInsertFreeSuffixParams) (Deposit, error) {
 	row := q.db.QueryRow(ctx, depositInsertFreeSuffix,
 		arg.UserID,
