@@ -483,7 +483,7 @@ func (b *bench) pgbenchVariables(ctx context.Context) error {
 		"organization_id="+b.fx.org, "cbase="+strconv.Itoa(b.cbase),
 		`fp=\x`+hex.EncodeToString(fp[:]), "ttls=86400",
 		"network=TRC20", "address="+tron.DevTreasuryAddress, "currency=USDT", "confirmations_required=19",
-		"ttl=1800 seconds", "reserve_for=88200 seconds", "max_open=1000000",
+		"ttl=1800 seconds", "reserve_for=88200 seconds", "max_open=999993",
 		`dbody=\x`+hex.EncodeToString(dbody), "dloc="+dloc, `cbody=\x`+hex.EncodeToString(cbody),
 		"cloc=/api/v1/organizations/"+b.fx.org+"/creatives/"+b.sample[0],
 		"maxclients="+strconv.Itoa(b.maxClients), "cmax="+strconv.Itoa(cmax),

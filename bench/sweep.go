@@ -236,7 +236,7 @@ func (r *report) sweepTable(b *strings.Builder) {
 	o := r.opts
 	fmt.Fprintf(b, "\n## Concurrency sweep: deposit creates\n\n")
 	fmt.Fprintf(b, "Deposit creates on the server and on the floor, alternated %d times at each point (`-floor-rounds`); figures are medians over the rounds, CPU per request of the server's or the floor's process. "+
-		"Users: as many as clients (one client a user), or %d (several creates of one user in flight, which the open-deposit limit serialises on the server and on the floor alike). "+
+		"Users: as many as clients (one client a user), or %d (several creates of one user in flight, which the open-deposit limit lets run side by side up to 8 at once far below the limit, on the server and on the floor alike). "+
 		"Each run signs with users no earlier run used. \"÷ own at %d\" is the server's CPU per request against its own with as many users as clients at %d clients; each round's server ÷ floor ratio shows the noise. A † marks a point during which other processes used more than 10%% of the machine.\n\n",
 		o.floorRounds, o.sweepFewUsers, o.sweep[0], o.sweep[0])
 	fmt.Fprintf(b, "| users | clients | server CPU | floor CPU | ÷ floor | each round | ÷ own at %d | server req/s | floor req/s | server p99 | floor p99 | DB CPU server | DB CPU floor | server peak RSS |\n", o.sweep[0])

@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +26,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -97,7 +99,7 @@ type floor struct {
 
 	sessionGet, sessionTouch                         string
 	keyInsert, keySetResponse                        string
-	depositLock, depositInsert                       string
+	depositSavepoint, depositSlotLock, depositInsert string
 	creativeLock, creativeTransition, versionsRead   string
 	outboxInsert, roleGet, creativeGet, creativePage string
 }
@@ -113,7 +115,8 @@ func newFloor(pool *pgxpool.Pool, qs pgbench.Queries, treasury string) (*floor, 
 		{&f.sessionTouch, "SessionTouch", []string{"idle_seconds", "id"}},
 		{&f.keyInsert, "IdempotencyKeyInsert", []string{"user_id", "key", "fingerprint", "ttl_seconds"}},
 		{&f.keySetResponse, "IdempotencyKeySetResponse", []string{"status_code", "response_body", "response_location", "user_id", "key"}},
-		{&f.depositLock, "DepositOwnerLock", []string{"user_id"}},
+		{&f.depositSavepoint, "DepositCreateSavepoint", nil},
+		{&f.depositSlotLock, "DepositOwnerSlotLock", []string{"user_id", "slot"}},
 		{&f.depositInsert, "DepositInsert", []string{"user_id", "network", "address", "currency", "base_amount_minor", "suffix_minor",
 			"requested_amount_minor", "confirmations_required", "ttl", "reserve_for", "max_open"}},
 		{&f.creativeLock, "CreativeLockForAction", []string{"caller_id", "id", "organization_id"}},
@@ -160,6 +163,7 @@ const (
 	depositWindow  = 24 * time.Hour
 	confirmations  = 19
 	maxOpen        = 1_000_000
+	createSlots    = 8 // the server's slots of one user's creates at maxOpen
 	depositsPath   = "/api/v1/me/balance/deposits"
 	minMinor       = 10_000_000
 	maxMinor       = 100_000_000_000
@@ -349,12 +353,13 @@ func (f *floor) createDeposit(w http.ResponseWriter, r *http.Request) {
 		b := &pgx.Batch{}
 		b.Queue("begin")
 		b.Queue(f.keyInsert, s.userID, key, fp, int32(keyTTLSeconds))
-		b.Queue(f.depositLock, s.userID)
+		b.Queue(f.depositSavepoint)
+		b.Queue(f.depositSlotLock, s.userID, slotFor(s.userID))
 		b.Queue(f.depositInsert, s.userID, "TRC20", f.treasury, "USDT", base, suffix, base+int64(suffix), int32(confirmations),
 			pgtype.Interval{Microseconds: depositTTL.Microseconds(), Valid: true},
-			pgtype.Interval{Microseconds: (depositTTL + depositWindow).Microseconds(), Valid: true}, int32(maxOpen))
+			pgtype.Interval{Microseconds: (depositTTL + depositWindow).Microseconds(), Valid: true}, int32(maxOpen-(createSlots-1)))
 		br := conn.SendBatch(r.Context(), b)
-		if err := execAll(br, 3); err != nil {
+		if err := execAll(br, 4); err != nil {
 			br.Close()
 			return err
 		}
@@ -814,4 +819,13 @@ func (f *floor) listCreatives(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, body)
+}
+
+// createTurns hands each user's creates the slots in turn, as the server
+// does (internal/deposit: slotFor).
+var createTurns [1024]atomic.Uint32
+
+func slotFor(user pgtype.UUID) int32 {
+	turn := &createTurns[binary.BigEndian.Uint16(user.Bytes[14:])%uint16(len(createTurns))]
+	return int32(turn.Add(1) % createSlots)
 }

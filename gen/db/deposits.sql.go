@@ -13,6 +13,28 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+const depositCreateRollbackToSavepoint = `-- name: DepositCreateRollbackToSavepoint :exec
+ROLLBACK TO SAVEPOINT deposit_create
+`
+
+func (q *Queries) DepositCreateRollbackToSavepoint(ctx context.Context) error {
+	_, err := q.db.Exec(ctx, depositCreateRollbackToSavepoint)
+	return err
+}
+
+const depositCreateSavepoint = `-- name: DepositCreateSavepoint :exec
+SAVEPOINT deposit_create
+`
+
+// DepositCreateSavepoint marks where a creation's slot lock starts, so
+// a creation that finds the user near the limit gives its slot back
+// (DepositCreateRollbackToSavepoint releases the locks taken after it)
+// before it waits for the exclusive owner lock.
+func (q *Queries) DepositCreateSavepoint(ctx context.Context) error {
+	_, err := q.db.Exec(ctx, depositCreateSavepoint)
+	return err
+}
+
 const depositCredit = `-- name: DepositCredit :one
 WITH credited AS (
     UPDATE deposits d
@@ -327,7 +349,8 @@ type DepositInsertFreeSuffixParams struct {
 // DepositInsertFreeSuffix creates a deposit with a suffix picked at random
 // among those no reserved deposit of this network, address, currency and
 // base amount holds. No row: none is free, or a concurrent creation took
-// the one picked. The caller holds the owner lock and checked the limit.
+// the one picked. The caller holds a create slot or the owner lock and
+// checked the limit (deposit.Create).
 func (q *Queries) DepositInsertFreeSuffix(ctx context.Context, arg DepositInsertFreeSuffixParams) (Deposit, error) {
 	row := q.db.QueryRow(ctx, depositInsertFreeSuffix,
 		arg.UserID,
@@ -485,18 +508,45 @@ SELECT pg_advisory_xact_lock(1685024, hashtext(CAST($1::uuid AS text)))
 //
 // Whether a deposit is open is deposit_open (schema.sql) in SQL, and
 // deposit.IsOpen(deposit.EffectiveStatus(...)) in Go (a test holds them equal).
-// DepositOwnerLock serialises one user's deposit creations, so the
-// open-deposit count read by the next statement cannot be raced (each
-// statement of a transaction reads a snapshot taken after the statements
-// before it, also when they are sent in one pipeline). It is an advisory
-// lock held to the end of the transaction, keyed by the user (the first
-// key, 1685024, names the deposit owner lock; two users whose ids hash
-// alike only take turns): unlike a row lock on users it writes nothing, no
-// WAL record, no dirtied page, and nothing else that locks the users row
-// (sign-ins, foreign key checks) ever waits on it. A waiter sleeps in
-// PostgreSQL's lock queue: it costs no CPU (docs/deposits.md).
+// DepositOwnerLock serialises one user's deposit creations when the
+// user is near the open-deposit limit, so the open-deposit count read by
+// the next statement cannot be raced (each statement of a transaction
+// reads a snapshot taken after the statements before it, also when they
+// are sent in one pipeline). It is the exclusive mode of the user's owner
+// lock: an advisory lock held to the end of the transaction, keyed by the
+// user (the first key, 1685024, names the deposit owner lock; two users
+// whose ids hash alike only take turns). Unlike a row lock on users it
+// writes nothing, no WAL record, no dirtied page, and nothing else that
+// locks the users row (sign-ins, foreign key checks) ever waits on it. A
+// waiter sleeps in PostgreSQL's lock queue: it costs no CPU
+// (docs/deposits.md).
 func (q *Queries) DepositOwnerLock(ctx context.Context, userID uuid.UUID) error {
 	_, err := q.db.Exec(ctx, depositOwnerLock, userID)
+	return err
+}
+
+const depositOwnerSlotLock = `-- name: DepositOwnerSlotLock :exec
+SELECT pg_advisory_xact_lock_shared(1685024, hashtext(CAST($1::uuid AS text))),
+       pg_advisory_xact_lock(1685025 + $2::integer, hashtext(CAST($1::uuid AS text)))
+`
+
+type DepositOwnerSlotLockParams struct {
+	UserID uuid.UUID
+	Slot   int32
+}
+
+// DepositOwnerSlotLock lets a user's creations far below the limit run
+// side by side, a bounded number at once: it takes the owner lock shared
+// (so no exclusive holder counts meanwhile), then one of the user's
+// create slots exclusively (keys 1685025 + slot). Its holder may insert
+// only while the count leaves room for every other slot's holder too
+// (DepositInsert's max_open is the limit less the other slots), which
+// keeps the limit exact with that many creations in flight
+// (docs/deposits.md proves it). Shared before slot, in this order, in
+// the one statement (a target list is evaluated left to right): an
+// exclusive waiter then never waits on a slot holder that waits on it.
+func (q *Queries) DepositOwnerSlotLock(ctx context.Context, arg DepositOwnerSlotLockParams) error {
+	_, err := q.db.Exec(ctx, depositOwnerSlotLock, arg.UserID, arg.Slot)
 	return err
 }
 

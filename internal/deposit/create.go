@@ -2,8 +2,10 @@ package deposit
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -50,17 +52,71 @@ const freeTries = 3
 // caller's transaction q. It refuses with ErrTooManyOpen before writing
 // anything, and with ErrCapacityExhausted when no suffix is free.
 //
-// Creations of one user are serialised on an advisory lock of theirs
-// (DepositOwnerLock), so the open count read after the lock is exact and a
-// waiting creation sleeps in PostgreSQL, spending nothing (docs/deposits.md
-// says what serialises and why); the partial unique index
+// The open-deposit limit is a count, so a user's creations must not race
+// it (docs/deposits.md says what serialises and why, and proves the limit
+// exact). Far below the limit, up to createSlots(s) of them run side by
+// side, each holding one of the user's slots (DepositOwnerSlotLock) and
+// inserting only while the count leaves room for the others in flight;
+// near it, they take turns on the user's exclusive owner lock
+// (DepositOwnerLock) and count exactly. A waiting creation sleeps in
+// PostgreSQL, spending nothing. The partial unique index
 // deposits_reserved_amount_key makes the requested amounts of all users
 // unique, and ON CONFLICT DO NOTHING turns a taken amount into a retry.
 func Create(ctx context.Context, q store.Tx, s Settings, user uuid.UUID, base int64) (db.Deposit, error) {
-	// The lock goes with the first insert, in one round trip.
+	if slots := createSlots(s); slots > 1 {
+		// The savepoint and the slot go with the first insert, in one
+		// round trip; near the limit, rolling back to the savepoint gives
+		// the slot back before the exclusive lock is waited for.
+		if err := q.Next().DepositCreateSavepoint(ctx); err != nil {
+			return db.Deposit{}, err
+		}
+		if err := q.Next().DepositOwnerSlotLock(ctx, db.DepositOwnerSlotLockParams{UserID: user, Slot: slotFor(user, slots)}); err != nil {
+			return db.Deposit{}, err
+		}
+		d, err := insert(ctx, q, s, user, base, s.MaxOpenPerUser-(slots-1))
+		if !errors.Is(err, errNearLimit) {
+			return d, err
+		}
+		if err := q.Next().DepositCreateRollbackToSavepoint(ctx); err != nil {
+			return db.Deposit{}, err
+		}
+	}
 	if err := q.Next().DepositOwnerLock(ctx, user); err != nil {
 		return db.Deposit{}, err
 	}
+	return insert(ctx, q, s, user, base, s.MaxOpenPerUser)
+}
+
+// maxCreateSlots bounds how many creations of one user run at once.
+const maxCreateSlots = 8
+
+// createSlots is how many of a user's creations may run at once far below
+// the limit: half the limit, at most maxCreateSlots. With 1 (a limit of 3
+// or less) every creation takes the exclusive owner lock.
+func createSlots(s Settings) int { return max(1, min(maxCreateSlots, s.MaxOpenPerUser/2)) }
+
+// createTurns hands each user's creations the slots in turn, so the
+// creations of one user on this replica wait for a slot only when all of
+// them are taken. Users share a counter when their ids' last bytes agree,
+// which only makes their turns less even; another replica's creations may
+// pick a taken slot, and then wait in PostgreSQL for it. Either way the
+// choice only decides who waits, never whether the limit holds.
+var createTurns [1024]atomic.Uint32
+
+func slotFor(user uuid.UUID, slots int) int32 {
+	turn := &createTurns[binary.BigEndian.Uint16(user[14:])%uint16(len(createTurns))]
+	return int32(turn.Add(1) % uint32(slots))
+}
+
+// errNearLimit: a creation holding a slot found fewer rooms left under the
+// limit than there are slots, so it must count again under the exclusive
+// owner lock.
+var errNearLimit = errors.New("deposit: near the open-deposit limit")
+
+// insert inserts the deposit under the owner lock the caller holds,
+// while the user has fewer than bound open deposits. A refusal for the
+// count answers ErrTooManyOpen at the limit itself, errNearLimit below it.
+func insert(ctx context.Context, q store.Tx, s Settings, user uuid.UUID, base int64, bound int) (db.Deposit, error) {
 	ttl := interval(s.TTL)
 	reserveFor := interval(s.TTL + s.MonitoringWindow)
 	for try := range randomTries {
@@ -73,20 +129,23 @@ func Create(ctx context.Context, q store.Tx, s Settings, user uuid.UUID, base in
 			UserID: user, Network: Network, Address: s.Address, Currency: money.USDT.Code,
 			BaseAmountMinor: base, SuffixMinor: int32(suffix), RequestedAmountMinor: requested,
 			ConfirmationsRequired: int32(s.Confirmations), Ttl: ttl, ReserveFor: reserveFor,
-			MaxOpen: int32(s.MaxOpenPerUser),
+			MaxOpen: int32(bound),
 		})
 		if !errors.Is(err, store.ErrNotFound) {
 			return d, err
 		}
 		if try == 0 {
-			// No row: the limit or a taken amount. Only the first refusal
+			// No row: the count or a taken amount. Only the first refusal
 			// needs telling apart; the lock keeps the count from rising.
 			open, err := q.DepositOpenCount(ctx, user)
 			if err != nil {
 				return db.Deposit{}, err
 			}
-			if open >= int64(s.MaxOpenPerUser) {
+			switch {
+			case open >= int64(s.MaxOpenPerUser):
 				return db.Deposit{}, ErrTooManyOpen
+			case open >= int64(bound):
+				return db.Deposit{}, errNearLimit
 			}
 		}
 	}

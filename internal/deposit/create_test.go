@@ -7,9 +7,14 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"creativeapi/gen/db"
 	"creativeapi/internal/deposit"
+	"creativeapi/internal/store"
 	"creativeapi/internal/testenv"
 )
 
@@ -102,55 +107,173 @@ func TestCreate_ConfirmingCountsAndExpiredDoesNot(t *testing.T) {
 // at once, each in its own transaction, open exactly the deposits the
 // limit leaves room for; the others are refused with ErrTooManyOpen, none
 // fails otherwise (the waits are lock waits, never a retry or a timeout),
-// and another user's creates are not held up by the limit.
+// and another user's creates are not held up by the limit. The limits
+// cover a user far from their limit, whose creates run side by side in
+// several slots, and one who reaches it, whose creates then take turns.
 func TestCreate_TheLimitIsExactUnderConcurrentCreates(t *testing.T) {
+	t.Parallel()
+	for name, c := range map[string]struct{ limit, openBefore, rush int }{
+		"a limit of 5, two slots, one deposit open before": {5, 1, 16},
+		"a limit of 12, six slots, none open before":       {12, 0, 16},
+		"a limit of 40, eight slots, 30 open before":       {40, 30, 16},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			d := testenv.NewDB(t)
+			s := settings()
+			s.MaxOpenPerUser = c.limit
+			busy, _ := d.User(t, "Rushing Rita")
+			for i := range c.openBefore {
+				if _, err := create(t, d, s, busy, hundredUSDT+int64(i)*deposit.CentMinor); err != nil {
+					t.Fatal(err)
+				}
+			}
+			calm, _ := d.User(t, "Calm Carl")
+			warmPool(t, d, c.rush+3)
+			var created, refused, calmCreated atomic.Int32
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for i := range c.rush {
+				wg.Go(func() {
+					<-start
+					_, err := create(t, d, s, busy, 2*hundredUSDT+int64(i)*deposit.CentMinor)
+					switch {
+					case err == nil:
+						created.Add(1)
+					case errors.Is(err, deposit.ErrTooManyOpen):
+						refused.Add(1)
+					default:
+						t.Errorf("create %d: %v", i, err)
+					}
+				})
+			}
+			for range 3 {
+				wg.Go(func() {
+					<-start
+					if _, err := create(t, d, s, calm, hundredUSDT); err != nil {
+						t.Errorf("another user's create: %v", err)
+						return
+					}
+					calmCreated.Add(1)
+				})
+			}
+			close(start)
+			wg.Wait()
+			room := int32(c.limit - c.openBefore)
+			if created.Load() != room || refused.Load() != int32(c.rush)-room {
+				t.Fatalf("%d created, %d refused; want %d (the room left under the limit of %d) and %d",
+					created.Load(), refused.Load(), room, c.limit, int32(c.rush)-room)
+			}
+			if n := count(t, d, "SELECT count(*) FROM deposits WHERE user_id = $1", busy); n != c.limit {
+				t.Fatalf("%d deposits of the user, want %d", n, c.limit)
+			}
+			if calmCreated.Load() != 3 {
+				t.Fatalf("another user created %d of 3", calmCreated.Load())
+			}
+		})
+	}
+}
+
+// TestCreate_FarBelowTheLimitAUsersCreatesRunSideBySide: while one create
+// of a user holds its transaction open, another create of the same user
+// goes through at once (it would wait out its lock timeout if creates took
+// turns).
+func TestCreate_FarBelowTheLimitAUsersCreatesRunSideBySide(t *testing.T) {
 	t.Parallel()
 	d := testenv.NewDB(t)
 	s := settings()
-	s.MaxOpenPerUser = 5
-	busy, _ := d.User(t, "Rushing Rita")
-	mustCreate(t, d, busy, hundredUSDT) // one slot taken before the rush
-	calm, _ := d.User(t, "Calm Carl")
-	const rush = 16
-	warmPool(t, d, rush+3)
-	var created, refused, calmCreated atomic.Int32
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range rush {
-		wg.Go(func() {
-			<-start
-			_, err := create(t, d, s, busy, hundredUSDT+int64(i)*deposit.CentMinor)
-			switch {
-			case err == nil:
-				created.Add(1)
-			case errors.Is(err, deposit.ErrTooManyOpen):
-				refused.Add(1)
-			default:
-				t.Errorf("create %d: %v", i, err)
+	s.MaxOpenPerUser = 100
+	user, _ := d.User(t, "Parallel Pat")
+	release := holdCreate(t, d, s, user)
+	if _, err := createWithin(t, d, s, user, "5s"); err != nil {
+		t.Fatalf("a second create while the first is open: %v, want it to go through", err)
+	}
+	if err := release(); err != nil {
+		t.Fatalf("the first create: %v", err)
+	}
+	if n := count(t, d, "SELECT count(*) FROM deposits WHERE user_id = $1", user); n != 2 {
+		t.Fatalf("%d deposits, want 2", n)
+	}
+}
+
+// TestCreate_NearTheLimitAUsersCreatesTakeTurns: with one room left, a
+// create waits for the one in flight to end, then counts it.
+func TestCreate_NearTheLimitAUsersCreatesTakeTurns(t *testing.T) {
+	t.Parallel()
+	d := testenv.NewDB(t)
+	s := settings()
+	s.MaxOpenPerUser = 4
+	user, _ := d.User(t, "Patient Paula")
+	for i := range 3 {
+		if _, err := create(t, d, s, user, hundredUSDT+int64(i)*deposit.CentMinor); err != nil {
+			t.Fatal(err)
+		}
+	}
+	release := holdCreate(t, d, s, user)
+	_, err := createWithin(t, d, s, user, "200ms")
+	if code := pgCode(err); code != "55P03" {
+		t.Fatalf("a create while the last room is being taken: %v, want a lock wait (55P03 lock_not_available)", err)
+	}
+	if err := release(); err != nil {
+		t.Fatalf("the first create: %v", err)
+	}
+	if _, err := create(t, d, s, user, hundredUSDT); !errors.Is(err, deposit.ErrTooManyOpen) {
+		t.Fatalf("a create once the last room is taken: %v, want ErrTooManyOpen", err)
+	}
+}
+
+// holdCreate creates a deposit for user in a transaction it keeps open
+// until the returned function is called, which commits it.
+func holdCreate(t *testing.T, d *testenv.DB, s deposit.Settings, user uuid.UUID) (commit func() error) {
+	t.Helper()
+	created, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		done <- d.Store.InTx(context.Background(), func(q store.Tx) error {
+			if _, err := deposit.Create(context.Background(), q, s, user, 3*hundredUSDT); err != nil {
+				return err
 			}
+			close(created)
+			<-release
+			return nil
 		})
+	}()
+	select {
+	case <-created:
+	case err := <-done:
+		t.Fatalf("the held create: %v", err)
 	}
-	for range 3 {
-		wg.Go(func() {
-			<-start
-			if _, err := create(t, d, s, calm, hundredUSDT); err != nil {
-				t.Errorf("another user's create: %v", err)
-				return
-			}
-			calmCreated.Add(1)
-		})
+	var once sync.Once
+	commit = func() error {
+		once.Do(func() { close(release) })
+		return <-done
 	}
-	close(start)
-	wg.Wait()
-	if created.Load() != 4 || refused.Load() != rush-4 {
-		t.Fatalf("%d created, %d refused; want 4 (the room left under the limit of 5) and %d", created.Load(), refused.Load(), rush-4)
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	return commit
+}
+
+// createWithin creates a deposit for user with lock waits bounded by
+// lockTimeout (a PostgreSQL interval).
+func createWithin(t *testing.T, d *testenv.DB, s deposit.Settings, user uuid.UUID, lockTimeout string) (db.Deposit, error) {
+	t.Helper()
+	var dep db.Deposit
+	err := d.Store.InPgxTx(context.Background(), func(tx pgx.Tx, q store.Tx) error {
+		if _, err := tx.Exec(context.Background(), "SELECT set_config('lock_timeout', $1, true)", lockTimeout); err != nil {
+			return err
+		}
+		var err error
+		dep, err = deposit.Create(context.Background(), q, s, user, 4*hundredUSDT)
+		return err
+	})
+	return dep, err
+}
+
+// pgCode is err's SQLSTATE, or "" when it has none.
+func pgCode(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code
 	}
-	if n := count(t, d, "SELECT count(*) FROM deposits WHERE user_id = $1", busy); n != 5 {
-		t.Fatalf("%d deposits of the user, want 5", n)
-	}
-	if calmCreated.Load() != 3 {
-		t.Fatalf("another user created %d of 3", calmCreated.Load())
-	}
+	return ""
 }
 
 // warmPool opens n of the pool's connections, so creates sent at once run

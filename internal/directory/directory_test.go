@@ -36,7 +36,7 @@ func TestUsersAreCreatedListedAndGetNewPasswords(t *testing.T) {
 	if err := d.Pool.QueryRow(ctx, "SELECT password_hash FROM users WHERE id = $1", u.ID).Scan(&hash); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := auth.VerifyPassword(hash, "first-password"); !ok || err != nil || !strings.HasPrefix(hash, "$argon2id$v=19$m=19456,t=2,p=1$") {
+	if ok, err := auth.VerifyPassword(hash, "first-password"); !ok || err != nil || !strings.HasPrefix(hash, "$argon2id$v=19$m=7168,t=5,p=1$") {
 		t.Fatalf("stored hash %q does not verify with the default parameters (%v)", hash, err)
 	}
 

@@ -370,6 +370,11 @@ func TestACompletionCutShortAfterTheStoreAssembledTheFile(t *testing.T) {
 
 	t.Run("a retry completes it", func(t *testing.T) {
 		u := cutShort(t)
+		for _, p := range d.get(t, u.Id).Parts {
+			if url, err := p.Url.Get(); !p.Received || err == nil {
+				t.Fatalf("before the retry, part %d shows received %v with URL %q: every part is in the assembled file, and the multipart upload a URL would go to is gone", p.Number, p.Received, url)
+			}
+		}
 		r := d.complete(u.Id)
 		if r.Status != http.StatusOK {
 			t.Fatalf("retry: %d %s", r.Status, r.Body)

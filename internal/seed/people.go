@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"github.com/google/uuid"
 
@@ -38,9 +39,13 @@ func DemoEmails() []string {
 }
 
 // seedPeople adds the demo organizations, users and memberships that are
-// missing. A password is hashed only for a user it creates, so re-runs are
-// quick.
+// missing. The password is hashed only when a user is created, so re-runs
+// are quick, and once per run: the demo users share one hash (one salt) of
+// the published demo password, one argon2id run and its memory instead of
+// one per user, which kept a first start-up's peak memory above the rest
+// of its life.
 func seedPeople(ctx context.Context, s *store.Store, log *slog.Logger) (People, error) {
+	hash := sync.OnceValues(func() (string, error) { return auth.HashPassword(DemoPassword, auth.DefaultPasswordParams) })
 	orgs := map[string]uuid.UUID{}
 	for _, o := range demoOrgs {
 		id, created, err := ensureOrg(ctx, s.Q, o.name, o.slug)
@@ -52,7 +57,7 @@ func seedPeople(ctx context.Context, s *store.Store, log *slog.Logger) (People, 
 	}
 	people := People{Acme: orgs["acme"], Globex: orgs["globex"], Users: map[string]uuid.UUID{}}
 	for _, u := range demoUsers {
-		id, created, err := ensureUser(ctx, s.Q, u.email, u.name)
+		id, created, err := ensureUser(ctx, s.Q, u.email, u.name, hash)
 		if err != nil {
 			return People{}, fmt.Errorf("user %s: %w", u.email, err)
 		}
@@ -80,8 +85,8 @@ func ensureOrg(ctx context.Context, q *db.Queries, name, slug string) (uuid.UUID
 }
 
 // ensureUser returns the id of the user with email, creating it with the
-// demo password if absent.
-func ensureUser(ctx context.Context, q *db.Queries, email, name string) (uuid.UUID, bool, error) {
+// demo password's hash if absent.
+func ensureUser(ctx context.Context, q *db.Queries, email, name string, hashed func() (string, error)) (uuid.UUID, bool, error) {
 	u, err := q.UserGetByEmail(ctx, email)
 	if err == nil {
 		return u.ID, false, nil
@@ -89,7 +94,7 @@ func ensureUser(ctx context.Context, q *db.Queries, email, name string) (uuid.UU
 	if !errors.Is(err, store.ErrNotFound) {
 		return uuid.Nil, false, err
 	}
-	hash, err := auth.HashPassword(DemoPassword, auth.DefaultPasswordParams)
+	hash, err := hashed()
 	if err != nil {
 		return uuid.Nil, false, err
 	}

@@ -150,11 +150,34 @@ func Get(ctx context.Context, q *db.Queries, objects *objectstore.Store, org, us
 	}
 	var received []objectstore.Part
 	if Status(row.Status) == StatusPending && row.ExpiresAt.After(now) {
-		if received, err = objects.ListParts(ctx, row.ObjectKey, row.StoreUploadID); err != nil && !errors.Is(err, objectstore.ErrNotFound) {
+		received, err = objects.ListParts(ctx, row.ObjectKey, row.StoreUploadID)
+		if errors.Is(err, objectstore.ErrNotFound) {
+			// The multipart upload is gone: when a completion cut short
+			// had the store assemble the file, every part arrived and
+			// completing again finishes it (URLs for a vanished upload
+			// would only fail); otherwise none did.
+			received, err = assembledParts(ctx, objects, row)
+		}
+		if err != nil {
 			return View{}, err
 		}
 	}
 	return view(ctx, objects, row, received, now)
+}
+
+// assembledParts is every part of row when its file is assembled in the
+// store, none when it is not.
+func assembledParts(ctx context.Context, objects *objectstore.Store, row db.Upload) ([]objectstore.Part, error) {
+	ok, err := objects.Exists(ctx, row.ObjectKey)
+	if err != nil || !ok {
+		return nil, err
+	}
+	parts := make([]objectstore.Part, PartCount(row.SizeBytes, row.PartSize))
+	for i := range parts {
+		number := int32(i + 1)
+		parts[i] = objectstore.Part{Number: number, Size: PartLength(row.SizeBytes, row.PartSize, number)}
+	}
+	return parts, nil
 }
 
 // view lists row's parts: fresh URLs, valid until the upload expires, for

@@ -37,7 +37,8 @@ func (s Script) Statements() int {
 //	                      cbase+maxclients to cmax (the sample's range)
 //	fp, ttls              an idempotency fingerprint (bytea) and TTL (seconds)
 //	network, address, currency, confirmations_required, ttl, reserve_for,
-//	max_open              deposit settings as the server sends them
+//	max_open              deposit settings as the server sends them (the
+//	                      limit less the other 7 create slots of a user)
 //	dbody, dloc, cbody    stored answers: a deposit's body and Location, a
 //	cloc                  creative's body and Location
 //	assets                a version's assets as the server sends them (JSON)
@@ -194,9 +195,11 @@ func depositScript(b *builder) {
 	b.meta(`\set base_amount_minor 10000000 + 10000 * random(0, 998999)`)
 	b.meta(`\set suffix_minor random(1, 9999)`)
 	b.meta(`\set requested_amount_minor :base_amount_minor + :suffix_minor`)
+	b.meta(`\set slot random(0, 7)`)
 	b.query("SessionGetByTokenHash", sessionArgs(":key"), true)
 	keyed(b, ":created", ":dbody", ":dloc", func() {
-		b.query("DepositOwnerLock", nil, false)
+		b.query("DepositCreateSavepoint", nil, false)
+		b.query("DepositOwnerSlotLock", nil, false)
 		b.query("DepositInsert", nil, false)
 	}, func() {})
 }
