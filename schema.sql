@@ -490,7 +490,8 @@ LEFT JOIN users rb ON rb.id = cm.resolved_by;
 -- straight to the object store in parts; the API records what was
 -- announced, checks what arrived, and serves it back. object_key is where
 -- the file lives in the bucket; store_upload_id is the store's multipart
--- upload, until it is completed or aborted. asset_id is the Asset the
+-- upload, until it is completed or aborted (NULL for a file of one part,
+-- PUT whole to object_key). asset_id is the Asset the
 -- upload became once ready; width, height and duration_ms are what the
 -- file's own bytes said.
 CREATE TABLE uploads (
@@ -504,7 +505,7 @@ CREATE TABLE uploads (
     sha256          text NOT NULL CHECK (sha256 ~ '^[0-9a-f]{64}$'),
     part_size       bigint NOT NULL CHECK (part_size > 0),
     object_key      text NOT NULL UNIQUE,
-    store_upload_id text NOT NULL,
+    store_upload_id text,
     asset_id        uuid UNIQUE,
     width           integer,
     height          integer,

@@ -266,7 +266,7 @@ type Upload struct {
 	Sha256          string
 	PartSize        int64
 	ObjectKey       string
-	StoreUploadID   string
+	StoreUploadID   *string
 	AssetID         *uuid.UUID
 	Width           *int32
 	Height          *int32

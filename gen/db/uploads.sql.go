@@ -258,7 +258,7 @@ type UploadInsertParams struct {
 	Sha256         string
 	PartSize       int64
 	ObjectKey      string
-	StoreUploadID  string
+	StoreUploadID  *string
 	CreatedAt      time.Time
 	ExpiresAt      time.Time
 }

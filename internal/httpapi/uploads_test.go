@@ -197,6 +197,41 @@ func TestAnUploadGoesToTheStoreResumesAndComesBackThroughContent(t *testing.T) {
 	}
 }
 
+// TestAFileOfOnePartIsPutWhole: a file no larger than a part is PUT whole
+// to its object (no multipart upload); a PUT of the wrong size counts as
+// not received and completing answers 409, and PUTting it again resumes.
+func TestAFileOfOnePartIsPutWhole(t *testing.T) {
+	t.Parallel()
+	d := newUploadDesk(t)
+	file := pngFile(t, 12, 8, 4096)
+	u := d.create(t, "small.png", "image/png", file)
+	url, err := u.Parts[0].Url.Get()
+	if len(u.Parts) != 1 || err != nil || strings.Contains(url, "uploadId=") {
+		t.Fatalf("parts %+v: want one URL of the object itself", u.Parts)
+	}
+	short := u
+	short.PartSize = 100 // put sends the first 100 bytes
+	put(t, short, file, 1)
+	if got := d.get(t, u.Id); got.Parts[0].Received || !got.Parts[0].Url.IsSpecified() || got.Parts[0].Url.IsNull() {
+		t.Fatalf("after a PUT of the wrong size: %+v", got.Parts[0])
+	}
+	if r := d.complete(u.Id); r.Status != http.StatusConflict || r.Problem(t).Code != "upload_incomplete" {
+		t.Fatalf("completing with the wrong size: %d %s", r.Status, r.Body)
+	}
+	put(t, d.get(t, u.Id), file, 1)
+	if got := d.get(t, u.Id); !got.Parts[0].Received || got.Parts[0].Url.IsSpecified() && !got.Parts[0].Url.IsNull() {
+		t.Fatalf("after the PUT: %+v", got.Parts[0])
+	}
+	r := d.complete(u.Id)
+	if r.Status != http.StatusOK {
+		t.Fatalf("complete: %d %s", r.Status, r.Body)
+	}
+	r.JSON(t, &u)
+	if asset, err := u.Asset.Get(); u.Status != api.UploadReady || err != nil || asset.Width.MustGet() != 12 {
+		t.Fatalf("completed: %+v", u)
+	}
+}
+
 // TestAStoredFileThatIsNotTheAnnouncedOneFailsAndIsDeleted: the server
 // checks the bytes in the store, never the client's word.
 func TestAStoredFileThatIsNotTheAnnouncedOneFailsAndIsDeleted(t *testing.T) {
@@ -306,34 +341,53 @@ func TestUploadsWithoutAStoreAre503(t *testing.T) {
 }
 
 // TestExpiredUploadsAreAbortedAndTheirPartsDeleted: the periodic job's
-// work, against the real store.
+// work, against the real store, for a file PUT whole and for one sent in
+// parts (a multipart upload, aborted).
 func TestExpiredUploadsAreAbortedAndTheirPartsDeleted(t *testing.T) {
 	t.Parallel()
 	d := newUploadDesk(t)
-	file := pngFile(t, 10, 10, 4096)
-	u := d.create(t, "late.png", "image/png", file)
-	put(t, u, file, 1)
-	fresh := d.create(t, "fresh.png", "image/png", file)
-	n, err := upload.Expire(context.Background(), d.env.DB.Store, d.env.Objects, u.ExpiresAt.Add(time.Second), 100)
-	if err != nil || n != 2 {
-		t.Fatalf("expired %d: %v", n, err)
+	for name, size := range map[string]int{"one part, PUT whole": 4096, "two parts": upload.DefaultPartSize + 4096} {
+		t.Run(name, func(t *testing.T) {
+			file := pngFile(t, 10, 10, size)
+			u := d.create(t, "late.png", "image/png", file)
+			put(t, u, file, 1)
+			fresh := d.create(t, "fresh.png", "image/png", file)
+			now := u.ExpiresAt.Add(time.Second)
+			if n, err := upload.Expire(context.Background(), d.env.DB.Store, d.env.Objects, now, 100); err != nil || n != 2 {
+				t.Fatalf("expired %d: %v", n, err)
+			}
+			if n, err := upload.Expire(context.Background(), d.env.DB.Store, d.env.Objects, now, 100); err != nil || n != 0 {
+				t.Fatalf("a second run expired %d: %v", n, err)
+			}
+			d.storeHoldsNothingOf(t, u.Id)
+			got := d.get(t, u.Id)
+			if got.Status != api.UploadFailed || got.Parts[0].Received {
+				t.Fatalf("expired upload: %+v", got)
+			}
+			if r := d.complete(fresh.Id); r.Status != http.StatusConflict || r.Problem(t).Code != "upload_incomplete" {
+				t.Fatalf("completing an expired upload: %d %s", r.Status, r.Body)
+			}
+		})
 	}
-	if n, err := upload.Expire(context.Background(), d.env.DB.Store, d.env.Objects, u.ExpiresAt.Add(time.Second), 100); err != nil || n != 0 {
-		t.Fatalf("a second run expired %d: %v", n, err)
-	}
-	var key, storeID string
-	if err := d.env.DB.Pool.QueryRow(context.Background(), "SELECT object_key, store_upload_id FROM uploads WHERE id = $1", u.Id).Scan(&key, &storeID); err != nil {
+}
+
+// storeHoldsNothingOf fails the test when the store still holds upload
+// id's multipart upload or its object.
+func (d *uploadDesk) storeHoldsNothingOf(t *testing.T, id uuid.UUID) {
+	t.Helper()
+	ctx := context.Background()
+	var key string
+	var storeID *string
+	if err := d.env.DB.Pool.QueryRow(ctx, "SELECT object_key, store_upload_id FROM uploads WHERE id = $1", id).Scan(&key, &storeID); err != nil {
 		t.Fatal(err)
 	}
-	if parts, err := d.env.Objects.ListParts(context.Background(), key, storeID); !errors.Is(err, objectstore.ErrNotFound) {
-		t.Fatalf("the store still has the upload: %v %v", parts, err)
+	if storeID != nil {
+		if parts, err := d.env.Objects.ListParts(ctx, key, *storeID); !errors.Is(err, objectstore.ErrNotFound) {
+			t.Fatalf("the store still has the multipart upload: %v %v", parts, err)
+		}
 	}
-	got := d.get(t, u.Id)
-	if got.Status != api.UploadFailed || got.Parts[0].Received {
-		t.Fatalf("expired upload: %+v", got)
-	}
-	if r := d.complete(fresh.Id); r.Status != http.StatusConflict || r.Problem(t).Code != "upload_incomplete" {
-		t.Fatalf("completing an expired upload: %d %s", r.Status, r.Body)
+	if ok, err := d.env.Objects.Exists(ctx, key); ok || err != nil {
+		t.Fatalf("the store still has the object: %v %v", ok, err)
 	}
 }
 
@@ -348,11 +402,12 @@ func TestACompletionCutShortAfterTheStoreAssembledTheFile(t *testing.T) {
 	t.Parallel()
 	d := newUploadDesk(t)
 	ctx := context.Background()
-	file := pngFile(t, 10, 10, 4096)
+	file := pngFile(t, 10, 10, upload.DefaultPartSize+4096) // two parts: a multipart upload the store assembles
 	cutShort := func(t *testing.T) api.Upload {
 		t.Helper()
 		u := d.create(t, "cut.png", "image/png", file)
 		put(t, u, file, 1)
+		put(t, u, file, 2)
 		d.env.Idempotency.SetAfterCommand(func(context.Context) error { return errors.New("simulated crash after the assembly") })
 		r := d.complete(u.Id)
 		d.env.Idempotency.SetAfterCommand(nil)
@@ -415,8 +470,7 @@ func TestTheRiverJobAbortsExpiredUploads(t *testing.T) {
 	u := d.create(t, "late.png", "image/png", file)
 	put(t, u, file, 1)
 	ctx := context.Background()
-	var key, storeID string
-	if err := d.env.DB.Pool.QueryRow(ctx, "UPDATE uploads SET expires_at = now() - interval '1 second' WHERE id = $1 RETURNING object_key, store_upload_id", u.Id).Scan(&key, &storeID); err != nil {
+	if _, err := d.env.DB.Pool.Exec(ctx, "UPDATE uploads SET expires_at = now() - interval '1 second' WHERE id = $1", u.Id); err != nil {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -441,9 +495,7 @@ func TestTheRiverJobAbortsExpiredUploads(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if parts, err := d.env.Objects.ListParts(ctx, key, storeID); !errors.Is(err, objectstore.ErrNotFound) {
-		t.Fatalf("the store still has the upload: %v %v", parts, err)
-	}
+	d.storeHoldsNothingOf(t, u.Id)
 }
 
 // TestUploadsCreatedAtOnceCannotTogetherPassTheQuota: creations of an
@@ -528,7 +580,8 @@ func TestCreatingAnUploadTakesThreeRoundTrips(t *testing.T) {
 // TestAnUploadWhoseInsertFailsIsAbortedInTheStore: the insert of a new
 // upload travels with COMMIT, after the store's upload was started; when
 // it fails there, the store's upload is aborted, since no row names it for
-// the expiry job. (The insert is made to fail by a trigger.)
+// the expiry job. (The insert is made to fail by a trigger; the file has
+// two parts, since a file of one part starts nothing in the store.)
 func TestAnUploadWhoseInsertFailsIsAbortedInTheStore(t *testing.T) {
 	t.Parallel()
 	d := newUploadDesk(t)
@@ -544,17 +597,17 @@ func TestAnUploadWhoseInsertFailsIsAbortedInTheStore(t *testing.T) {
 	err := d.env.DB.Store.InTx(ctx, func(q store.Tx) error {
 		var err error
 		v, err = upload.Create(ctx, q, d.env.Objects, d.org, author,
-			upload.NewUpload{FileName: "a.png", MimeType: "image/png", SizeBytes: 1000, SHA256: strings.Repeat("a", 64)},
+			upload.NewUpload{FileName: "a.png", MimeType: "image/png", SizeBytes: upload.DefaultPartSize + 1, SHA256: strings.Repeat("a", 64)},
 			upload.Limits{QuotaBytes: 1 << 30, TTL: time.Hour}, time.Now())
 		return err
 	})
 	if err == nil || !strings.Contains(err.Error(), "refused") {
 		t.Fatalf("the transaction: %v", err)
 	}
-	if v.StoreUploadID == "" {
+	if v.StoreUploadID == nil {
 		t.Fatal("Create failed before the store's upload was started")
 	}
-	if parts, err := d.env.Objects.ListParts(ctx, v.ObjectKey, v.StoreUploadID); !errors.Is(err, objectstore.ErrNotFound) {
+	if parts, err := d.env.Objects.ListParts(ctx, v.ObjectKey, *v.StoreUploadID); !errors.Is(err, objectstore.ErrNotFound) {
 		t.Fatalf("the store still has the upload: %v %v", parts, err)
 	}
 }

@@ -216,6 +216,16 @@ func (s *Store) CreateMultipartUpload(ctx context.Context, key, contentType stri
 	return out.UploadID, nil
 }
 
+// PresignPut returns the URL a browser PUTs a whole object to (a file of
+// one part: no multipart upload).
+func (s *Store) PresignPut(ctx context.Context, key string, ttl time.Duration) (string, error) {
+	u, err := s.presign(ctx, http.MethodPut, key, url.Values{}, ttl)
+	if err != nil {
+		return "", fmt.Errorf("presign put: %w", err)
+	}
+	return u, nil
+}
+
 // PresignUploadPart returns the URL a browser PUTs part number to.
 func (s *Store) PresignUploadPart(ctx context.Context, key, uploadID string, number int32, ttl time.Duration) (string, error) {
 	u, err := s.presign(ctx, http.MethodPut, key, url.Values{"partNumber": {strconv.Itoa(int(number))}, "uploadId": {uploadID}}, ttl)
@@ -327,21 +337,30 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 
 // Exists reports whether the object is there.
 func (s *Store) Exists(ctx context.Context, key string) (bool, error) {
-	_, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: &key})
+	_, ok, err := s.Size(ctx, key)
+	return ok, err
+}
+
+// Size is the size of the object at key, and whether there is one.
+func (s *Store) Size(ctx context.Context, key string) (int64, bool, error) {
+	out, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: &key})
 	if err != nil {
 		if hasCode(err, "NoSuchKey", "NotFound") {
-			return false, nil
+			return 0, false, nil
 		}
-		return false, err
+		return 0, false, err
 	}
-	return true, nil
+	return aws.ToInt64(out.ContentLength), true, nil
 }
 
 // PresignGet returns a URL that downloads the object for ttl, named
-// fileName when saved.
-func (s *Store) PresignGet(ctx context.Context, key, fileName string, ttl time.Duration) (string, error) {
+// fileName when saved and served as contentType, whatever type the PUT
+// that stored it declared.
+func (s *Store) PresignGet(ctx context.Context, key, fileName, contentType string, ttl time.Duration) (string, error) {
 	disposition := "attachment; filename*=UTF-8''" + strings.ReplaceAll(url.PathEscape(fileName), "'", "%27")
-	u, err := s.presign(ctx, http.MethodGet, key, url.Values{"response-content-disposition": {disposition}}, ttl)
+	u, err := s.presign(ctx, http.MethodGet, key, url.Values{
+		"response-content-disposition": {disposition}, "response-content-type": {contentType},
+	}, ttl)
 	if err != nil {
 		return "", fmt.Errorf("presign get: %w", err)
 	}

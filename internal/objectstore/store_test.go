@@ -135,7 +135,7 @@ func TestCreateMultipartUploadStartsAnUploadTheStoreAssembles(t *testing.T) {
 	if err := s.CompleteMultipartUpload(ctx, key, id, parts); err != nil {
 		t.Fatal(err)
 	}
-	u, err = s.PresignGet(ctx, key, "a.png", time.Minute)
+	u, err = s.PresignGet(ctx, key, "a.png", "image/png", time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,5 +211,51 @@ func TestCreateMultipartUploadUsesTheClientsConnections(t *testing.T) {
 	}
 	if len(reused) != 2 || !reused[1] {
 		t.Fatalf("connections reused: %v", reused)
+	}
+}
+
+// TestAnObjectPutWholeIsServedAsTheTypeAskedFor: a file of one part is PUT
+// whole to its presigned URL, with whatever Content-Type the browser
+// sends; Size then sees it, and its download is served as the type the
+// server checked, never as the one the PUT declared.
+func TestAnObjectPutWholeIsServedAsTheTypeAskedFor(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := context.Background()
+	key := "uploads/whole/a.png"
+	if _, ok, err := s.Size(ctx, key); ok || err != nil {
+		t.Fatalf("before the PUT: %v %v", ok, err)
+	}
+	u, err := s.PresignPut(ctx, key, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := []byte("\x89PNG\r\n\x1a\n<script>alert(1)</script>")
+	req, _ := http.NewRequest(http.MethodPut, u, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "text/html")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("PUT: %d", res.StatusCode)
+	}
+	if size, ok, err := s.Size(ctx, key); size != int64(len(body)) || !ok || err != nil {
+		t.Fatalf("Size: %d %v %v", size, ok, err)
+	}
+	u, err = s.PresignGet(ctx, key, "a.png", "image/png", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || !bytes.Equal(got, body) || res.Header.Get("Content-Type") != "image/png" ||
+		!strings.HasPrefix(res.Header.Get("Content-Disposition"), "attachment") {
+		t.Fatalf("GET: %d, %d bytes, Content-Type %q, Content-Disposition %q",
+			res.StatusCode, len(got), res.Header.Get("Content-Type"), res.Header.Get("Content-Disposition"))
 	}
 }

@@ -118,7 +118,7 @@ func TestABrowserUploadsPartsThroughPresignedURLs(t *testing.T) {
 	if size != int64(len(part1)+len(part2)) || !bytes.Equal(got, append(part1, part2...)) {
 		t.Fatalf("object of %d bytes differs from its parts", size)
 	}
-	u, err := store.PresignGet(ctx, key, "a b.png", time.Minute)
+	u, err := store.PresignGet(ctx, key, "a b.png", "image/png", time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}

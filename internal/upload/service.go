@@ -106,22 +106,31 @@ func Create(ctx context.Context, q store.Tx, objects *objectstore.Store, org, us
 		return View{}, err
 	}
 	key := ObjectKey(org, id)
-	storeID, err := objects.CreateMultipartUpload(ctx, key, in.MimeType)
-	if err != nil {
-		return View{}, err
+	partSize := PartSize(in.SizeBytes)
+	// A file of one part is PUT whole to its object: no multipart upload,
+	// so no call to the store here.
+	var storeID *string
+	if PartCount(in.SizeBytes, partSize) > 1 {
+		id, err := objects.CreateMultipartUpload(ctx, key, in.MimeType)
+		if err != nil {
+			return View{}, err
+		}
+		storeID = &id
 	}
 	// The answer is the row as inserted, its times to the microsecond as
 	// PostgreSQL keeps them, so that later reads show the same.
 	now = now.Truncate(time.Microsecond)
 	row := db.Upload{
 		ID: id, OrganizationID: org, CreatedBy: user, Status: string(StatusPending), FileName: in.FileName,
-		MimeType: in.MimeType, SizeBytes: in.SizeBytes, Sha256: in.SHA256, PartSize: PartSize(in.SizeBytes),
+		MimeType: in.MimeType, SizeBytes: in.SizeBytes, Sha256: in.SHA256, PartSize: partSize,
 		ObjectKey: key, StoreUploadID: storeID, CreatedAt: now, ExpiresAt: now.Add(lim.TTL),
 	}
 	// The insert goes with the stored answer and COMMIT; should it fail
 	// there, abort drops the store's upload, which no row would name.
 	abort := func(err error) error {
-		_ = objects.AbortMultipartUpload(context.WithoutCancel(ctx), key, storeID)
+		if storeID != nil {
+			_ = objects.AbortMultipartUpload(context.WithoutCancel(ctx), key, *storeID)
+		}
 		return err
 	}
 	if err := q.NextWrapped(abort).UploadInsert(ctx, db.UploadInsertParams{
@@ -150,8 +159,9 @@ func Get(ctx context.Context, q *db.Queries, objects *objectstore.Store, org, us
 	}
 	var received []objectstore.Part
 	if Status(row.Status) == StatusPending && row.ExpiresAt.After(now) {
-		received, err = objects.ListParts(ctx, row.ObjectKey, row.StoreUploadID)
-		if errors.Is(err, objectstore.ErrNotFound) {
+		if row.StoreUploadID == nil {
+			received, err = wholeObject(ctx, objects, row)
+		} else if received, err = objects.ListParts(ctx, row.ObjectKey, *row.StoreUploadID); errors.Is(err, objectstore.ErrNotFound) {
 			// The multipart upload is gone: when a completion cut short
 			// had the store assemble the file, every part arrived and
 			// completing again finishes it (URLs for a vanished upload
@@ -163,6 +173,15 @@ func Get(ctx context.Context, q *db.Queries, objects *objectstore.Store, org, us
 		}
 	}
 	return view(ctx, objects, row, received, now)
+}
+
+// wholeObject is the one part of a file PUT whole, when it arrived.
+func wholeObject(ctx context.Context, objects *objectstore.Store, row db.Upload) ([]objectstore.Part, error) {
+	size, ok, err := objects.Size(ctx, row.ObjectKey)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return []objectstore.Part{{Number: 1, Size: size}}, nil
 }
 
 // assembledParts is every part of row when its file is assembled in the
@@ -194,7 +213,7 @@ func view(ctx context.Context, objects *objectstore.Store, row db.Upload, receiv
 		number := int32(i + 1)
 		p := Part{Number: number, Received: got[number] || Status(row.Status) == StatusReady}
 		if pending && !p.Received {
-			url, err := objects.PresignUploadPart(ctx, row.ObjectKey, row.StoreUploadID, number, row.ExpiresAt.Sub(now))
+			url, err := presignPart(ctx, objects, row, number, row.ExpiresAt.Sub(now))
 			if err != nil {
 				return View{}, err
 			}
@@ -204,6 +223,15 @@ func view(ctx context.Context, objects *objectstore.Store, row db.Upload, receiv
 		v.Parts[i] = p
 	}
 	return v, nil
+}
+
+// presignPart is the URL part number of row is PUT to: the object itself
+// for a file PUT whole, else the part of the multipart upload.
+func presignPart(ctx context.Context, objects *objectstore.Store, row db.Upload, number int32, ttl time.Duration) (string, error) {
+	if row.StoreUploadID == nil {
+		return objects.PresignPut(ctx, row.ObjectKey, ttl)
+	}
+	return objects.PresignUploadPart(ctx, row.ObjectKey, *row.StoreUploadID, number, ttl)
 }
 
 // CompletionGrace is how long after a completion claimed an upload the
@@ -254,31 +282,53 @@ func Assemble(ctx context.Context, q *db.Queries, objects *objectstore.Store, or
 	} else if err != nil {
 		return Assembly{err: err}
 	}
-	parts, err := objects.ListParts(ctx, row.ObjectKey, row.StoreUploadID)
-	switch {
-	case errors.Is(err, objectstore.ErrNotFound):
-		// Assembled by an earlier completion cut short, or aborted.
-		if ok, err := objects.Exists(ctx, row.ObjectKey); err != nil {
-			return Assembly{err: err}
-		} else if !ok {
-			return Assembly{err: &Incomplete{Reason: "The store holds no part of this upload."}}
-		}
-	case err != nil:
+	if err := assemble(ctx, objects, row); err != nil {
 		return Assembly{err: err}
-	default:
-		if missing := missingParts(row, parts); missing != "" {
-			return Assembly{err: &Incomplete{Reason: missing}}
-		}
-		err := objects.CompleteMultipartUpload(ctx, row.ObjectKey, row.StoreUploadID, parts)
-		if err != nil && !errors.Is(err, objectstore.ErrNotFound) { // not found: a concurrent completion assembled it
-			return Assembly{err: err}
-		}
 	}
 	media, mismatch, err := check(ctx, objects, row)
 	if err != nil {
 		return Assembly{err: err}
 	}
 	return Assembly{checked: true, mismatch: mismatch, media: media}
+}
+
+// assemble has the store put row's parts together into its object, once
+// every part arrived whole; a file PUT whole is its object already.
+func assemble(ctx context.Context, objects *objectstore.Store, row db.Upload) error {
+	if row.StoreUploadID == nil {
+		parts, err := wholeObject(ctx, objects, row)
+		switch {
+		case err != nil:
+			return err
+		case len(parts) == 0:
+			return &Incomplete{Reason: "The store holds no part of this upload."}
+		}
+		if missing := missingParts(row, parts); missing != "" {
+			return &Incomplete{Reason: missing}
+		}
+		return nil
+	}
+	parts, err := objects.ListParts(ctx, row.ObjectKey, *row.StoreUploadID)
+	switch {
+	case errors.Is(err, objectstore.ErrNotFound):
+		// Assembled by an earlier completion cut short, or aborted.
+		if ok, err := objects.Exists(ctx, row.ObjectKey); err != nil {
+			return err
+		} else if !ok {
+			return &Incomplete{Reason: "The store holds no part of this upload."}
+		}
+		return nil
+	case err != nil:
+		return err
+	}
+	if missing := missingParts(row, parts); missing != "" {
+		return &Incomplete{Reason: missing}
+	}
+	err = objects.CompleteMultipartUpload(ctx, row.ObjectKey, *row.StoreUploadID, parts)
+	if errors.Is(err, objectstore.ErrNotFound) {
+		return nil // a concurrent completion assembled it
+	}
+	return err
 }
 
 // Complete records what Assemble found, holding the upload's row for a
@@ -417,7 +467,7 @@ func Content(ctx context.Context, q *db.Queries, objects *objectstore.Store, org
 	if objects == nil {
 		return "", ErrUnavailable
 	}
-	return objects.PresignGet(ctx, row.ObjectKey, row.FileName, ttl)
+	return objects.PresignGet(ctx, row.ObjectKey, row.FileName, row.MimeType, ttl)
 }
 
 // Expire aborts pending uploads past their expiry (the store deletes
@@ -434,8 +484,10 @@ func Expire(ctx context.Context, s *store.Store, objects *objectstore.Store, now
 		if _, err := Decide(Status(row.Status), MoveExpire); err != nil {
 			return 0, err
 		}
-		if err := objects.AbortMultipartUpload(ctx, row.ObjectKey, row.StoreUploadID); err != nil {
-			return 0, err
+		if row.StoreUploadID != nil {
+			if err := objects.AbortMultipartUpload(ctx, row.ObjectKey, *row.StoreUploadID); err != nil {
+				return 0, err
+			}
 		}
 		// After the abort, no completion can assemble the file any more.
 		if err := objects.Delete(ctx, row.ObjectKey); err != nil {
