@@ -39,7 +39,7 @@ func BenchmarkReviewAction(b *testing.B) {
 	var next [creatives]int
 	b.ReportAllocs()
 	b.ResetTimer()
-	defer reportCPU(b)()
+	defer testenv.ReportCPU(b)()
 	b.SetParallelism(benchClients)
 	b.RunParallel(func(pb *testing.PB) {
 		c := int(clients.Add(1)-1) % creatives

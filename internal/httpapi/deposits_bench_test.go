@@ -90,7 +90,7 @@ func BenchmarkDepositCreateFirst(b *testing.B) {
 	var n atomic.Int64
 	b.ReportAllocs()
 	b.ResetTimer()
-	defer reportCPU(b)()
+	defer testenv.ReportCPU(b)()
 	b.SetParallelism(benchClients)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
@@ -112,7 +112,7 @@ func BenchmarkDepositCreateReplay(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	defer reportCPU(b)()
+	defer testenv.ReportCPU(b)()
 	b.SetParallelism(benchClients)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
@@ -146,7 +146,7 @@ func BenchmarkDepositCreateClient(b *testing.B) {
 	var n atomic.Int64
 	b.ReportAllocs()
 	b.ResetTimer()
-	defer reportCPU(b)()
+	defer testenv.ReportCPU(b)()
 	b.SetParallelism(benchClients)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {

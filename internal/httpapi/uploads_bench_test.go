@@ -115,7 +115,7 @@ func BenchmarkUploadCosts(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
-			defer reportCPU(b)()
+			defer testenv.ReportCPU(b)()
 			for b.Loop() {
 				u.do(b, bc.method, bc.url, bc.body, bc.want)
 			}

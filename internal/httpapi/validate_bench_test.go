@@ -11,6 +11,7 @@ import (
 	"creativeapi/internal/config"
 	"creativeapi/internal/gate"
 	"creativeapi/internal/httpapi"
+	"creativeapi/internal/testenv"
 )
 
 // BenchmarkValidateCommand measures what the gate costs one command
@@ -51,7 +52,7 @@ func BenchmarkValidateCommand(b *testing.B) {
 			body := strings.NewReader(tc.body)
 			ctx := context.Background()
 			b.ReportAllocs()
-			defer reportCPU(b)()
+			defer testenv.ReportCPU(b)()
 			for b.Loop() {
 				body.Reset(tc.body)
 				req.Body, req.ContentLength = io.NopCloser(body), int64(len(tc.body))

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 
 	"creativeapi/internal/objectstore"
 	"creativeapi/internal/s3server"
+	"creativeapi/internal/testenv"
 )
 
 // newStore starts a versitygw of the test's own (S3_SERVER_BIN, or built
@@ -83,23 +83,15 @@ func BenchmarkCreateMultipartUpload(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
-			start := processCPU(b)
+			report := testenv.ReportCPU(b)
 			for b.Loop() {
 				if err := bc.call(); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(processCPU(b)-start)/float64(b.N), "cpu-ns/op")
+			report()
 		})
 	}
-}
-
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // TestCreateMultipartUploadStartsAnUploadTheStoreAssembles: the upload id
@@ -135,18 +127,27 @@ func TestCreateMultipartUploadStartsAnUploadTheStoreAssembles(t *testing.T) {
 	if err := s.CompleteMultipartUpload(ctx, key, id, parts); err != nil {
 		t.Fatal(err)
 	}
-	u, err = s.PresignGet(ctx, key, "a.png", "image/png", time.Minute)
+	downloadsAsPNG(t, s, key, body)
+}
+
+// downloadsAsPNG fails the test unless the presigned GET of key answers
+// body, as an image/png attachment.
+func downloadsAsPNG(t *testing.T, s *objectstore.Store, key string, body []byte) {
+	t.Helper()
+	u, err := s.PresignGet(context.Background(), key, "a.png", "image/png", time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err = http.Get(u)
+	res, err := http.Get(u)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	if res.StatusCode != http.StatusOK || !bytes.Equal(got, body) || res.Header.Get("Content-Type") != "image/png" {
-		t.Fatalf("GET: %d, %d bytes, Content-Type %q", res.StatusCode, len(got), res.Header.Get("Content-Type"))
+	if res.StatusCode != http.StatusOK || !bytes.Equal(got, body) || res.Header.Get("Content-Type") != "image/png" ||
+		!strings.HasPrefix(res.Header.Get("Content-Disposition"), "attachment") {
+		t.Fatalf("GET: %d, %d bytes, Content-Type %q, Content-Disposition %q",
+			res.StatusCode, len(got), res.Header.Get("Content-Type"), res.Header.Get("Content-Disposition"))
 	}
 }
 
@@ -243,19 +244,5 @@ func TestAnObjectPutWholeIsServedAsTheTypeAskedFor(t *testing.T) {
 	if size, ok, err := s.Size(ctx, key); size != int64(len(body)) || !ok || err != nil {
 		t.Fatalf("Size: %d %v %v", size, ok, err)
 	}
-	u, err = s.PresignGet(ctx, key, "a.png", "image/png", time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err = http.Get(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != http.StatusOK || !bytes.Equal(got, body) || res.Header.Get("Content-Type") != "image/png" ||
-		!strings.HasPrefix(res.Header.Get("Content-Disposition"), "attachment") {
-		t.Fatalf("GET: %d, %d bytes, Content-Type %q, Content-Disposition %q",
-			res.StatusCode, len(got), res.Header.Get("Content-Type"), res.Header.Get("Content-Disposition"))
-	}
+	downloadsAsPNG(t, s, key, body)
 }

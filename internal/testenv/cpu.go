@@ -1,4 +1,4 @@
-package httpapi_test
+package testenv
 
 import (
 	"syscall"
@@ -6,13 +6,13 @@ import (
 	"time"
 )
 
-// reportCPU starts counting the process's CPU time (user and system, every
+// ReportCPU starts counting the process's CPU time (user and system, every
 // goroutine: server and client) and returns the function that reports it
 // per operation as cpu-ns/op. On a shared machine wall time per operation
 // moves with the neighbours' load; the CPU an operation costs moves less,
-// and it is the figure issue 20 steers by. PostgreSQL runs in other
-// processes and is not counted.
-func reportCPU(b *testing.B) func() {
+// and it is the figure the benchmarks steer by. PostgreSQL and the object
+// store run in other processes and are not counted.
+func ReportCPU(b *testing.B) func() {
 	start := processCPU(b)
 	return func() {
 		b.ReportMetric(float64(processCPU(b)-start)/float64(b.N), "cpu-ns/op")
