@@ -20,7 +20,8 @@ import (
 // server (its CORS lets the page's origin PUT and read ETag), part 2 fails
 // once and is resumed, the upload becomes the version of an HTML5 creative
 // ({uploadId}), and the version's file comes back through /content byte
-// for byte.
+// for byte; a PNG drawn on a canvas, one part, is PUT whole to its object
+// and comes back ready with its dimensions.
 func TestBrowserUploadsStraightToTheStore(t *testing.T) {
 	t.Parallel()
 	node, root := requireNode(t)

@@ -4,7 +4,8 @@
 // resumed, progress is reported; the upload is added to a new version of
 // an HTML5 creative ({uploadId}); then the version's file is downloaded
 // back through the API's /content (302 to the store) with the browser's
-// cookies and compared byte for byte. Run by internal/e2e (TestBrowserUploadsStraightToTheStore):
+// cookies and compared byte for byte. A small PNG drawn on a canvas, one
+// part, goes the same way, PUT whole to its object. Run by internal/e2e (TestBrowserUploadsStraightToTheStore):
 //   PAGE_URL       the page (another origin than the API)
 //   API_URL        the API's origin
 //   CHROMIUM       the browser binary
@@ -36,7 +37,10 @@ try {
     throw new Error(`progress ${JSON.stringify(result.progress)} does not end at ${result.size}`);
   }
   if (result.storePuts !== 2) throw new Error(`${result.storePuts} PUTs reached the store, want 2 (part 2 once it was resumed)`);
-  const { added, asset } = result;
+  const { added, asset, image } = result;
+  if (image.fileName !== "dot.png" || image.width !== 3 || image.height !== 2 || image.mimeType !== "image/png") {
+    throw new Error(`the one-part image came back as ${JSON.stringify(image)}, want a 3×2 PNG`);
+  }
   if (added.fileName !== asset.fileName || added.sizeBytes !== result.size || added.sha256 !== result.sha256 || added.url !== asset.url) {
     throw new Error(`the version's asset ${JSON.stringify(added)} is not the upload's ${JSON.stringify(asset)}`);
   }
@@ -47,7 +51,7 @@ try {
   if (res.status() !== 200 || body.length !== result.size || digest !== result.sha256 || digest !== result.asset.sha256) {
     throw new Error(`download: ${res.status()}, ${body.length} bytes, sha256 ${digest}, want ${result.sha256}`);
   }
-  console.log(`upload-browser: ${result.size} bytes in ${result.parts} parts from ${new URL(PAGE_URL).origin} to the store, part 2 resumed, added to a version, downloaded back equal`);
+  console.log(`upload-browser: ${result.size} bytes in ${result.parts} parts from ${new URL(PAGE_URL).origin} to the store, part 2 resumed, added to a version, downloaded back equal; a ${image.sizeBytes}-byte PNG PUT whole`);
 } finally {
   await context.close();
 }
