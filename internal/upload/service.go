@@ -78,10 +78,12 @@ func authorize(ctx context.Context, q *db.Queries, org, user uuid.UUID) error {
 	return review.AuthorizeUploads(role)
 }
 
-// Create starts the multipart upload in the store and records it. Its
-// statements travel in three round trips, as a creative's creation's do
-// (the role with BEGIN and the key's claim, the lock with the bytes used,
-// the insert with the answer and COMMIT); the store's call is one more.
+// Create records a new upload, starting its multipart upload in the store
+// when the file has several parts (a file of one part is PUT whole, and
+// creating it calls no store). Its statements travel in three round
+// trips, as a creative's creation's do (the role with BEGIN and the key's
+// claim, the lock with the bytes used, the insert with the answer and
+// COMMIT); the store's call, when there is one, is one more.
 func Create(ctx context.Context, q store.Tx, objects *objectstore.Store, org, user uuid.UUID, in NewUpload, lim Limits, now time.Time) (View, error) {
 	if err := authorize(ctx, q.Queries, org, user); err != nil {
 		return View{}, err
