@@ -201,6 +201,9 @@ CREATE TABLE deposits (
     CONSTRAINT deposits_review_check
         CHECK ((status = 'under_review') = (review_reason IS NOT NULL AND review_received_minor IS NOT NULL
                                             AND review_opened_at IS NOT NULL AND transfer_tx_id IS NOT NULL)),
+    -- A confirming deposit keeps its amount reserved (the sweeper releases
+    -- none), so every open deposit is reserved (deposit_reserved_bounds).
+    CONSTRAINT deposits_confirming_reserved_check CHECK (reserved OR status <> 'confirming'),
     UNIQUE (network, transfer_tx_id)
 );
 
@@ -213,6 +216,27 @@ CREATE INDEX deposits_open_user_id_idx ON deposits (user_id, expires_at)
     WHERE status IN ('awaiting_transfer', 'confirming');
 CREATE INDEX deposits_awaiting_expires_at_idx ON deposits (expires_at) WHERE status = 'awaiting_transfer';
 CREATE INDEX deposits_reserved_until_idx ON deposits (reserved_until) WHERE reserved;
+CREATE INDEX deposits_reserved_user_id_idx ON deposits (user_id) WHERE reserved;
+
+-- deposit_reserved_bounds holds, for each user, an upper bound on how many
+-- of the user's deposits are reserved, in parts, one per create slot: the
+-- bound is the sum of the user's parts. Every open deposit is reserved, and
+-- a deposit is reserved only by the insert that makes it, so the bound is
+-- also one on the user's open deposits, and it stays one as long as every
+-- insert adds 1 to a part in its own statement (DepositInsert,
+-- DepositInsertFreeSuffix). A create far below the open-deposit limit reads
+-- the bound instead of counting the user's open deposits, so what it costs
+-- does not grow with them; a create holding the user's exclusive owner
+-- lock sets the parts back to the reserved deposits it counts
+-- (DepositReservedBoundsReset). Parts per slot: a create adds to the part
+-- of the slot it holds, so the creates of one user in flight never wait on
+-- each other's rows (docs/deposits.md).
+CREATE TABLE deposit_reserved_bounds (
+    user_id  uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    slot     integer NOT NULL CHECK (slot >= 0),
+    reserved integer NOT NULL CHECK (reserved >= 0),
+    PRIMARY KEY (user_id, slot)
+);
 
 -- deposit_open is whether a deposit is open (docs/deposits.md): confirming,
 -- or awaiting its transfer before expires_at. The queries that count, limit

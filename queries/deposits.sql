@@ -56,30 +56,60 @@ SELECT count(*) FILTER (WHERE status = 'awaiting_transfer')::bigint AS awaiting_
 FROM deposits
 WHERE deposit_open(status, expires_at);
 
+-- name: DepositReservedBoundsReset :exec
+-- DepositReservedBoundsReset sets the user's bound back to the reserved
+-- deposits it counts, in part 0. Only a create holding the user's
+-- exclusive owner lock may run it: no other create is in flight then, and
+-- only an insert makes a deposit reserved, so no reserved deposit is
+-- missing from the count when it commits (docs/deposits.md).
+WITH counted AS (
+    SELECT count(*)::integer AS reserved FROM deposits WHERE user_id = @user_id::uuid AND reserved
+), others AS (
+    UPDATE deposit_reserved_bounds SET reserved = 0 WHERE user_id = @user_id::uuid AND slot <> 0
+)
+INSERT INTO deposit_reserved_bounds (user_id, slot, reserved)
+SELECT @user_id::uuid, 0, counted.reserved FROM counted
+ON CONFLICT (user_id, slot) DO UPDATE SET reserved = excluded.reserved;
+
 -- name: DepositInsert :one
 -- DepositInsert creates a deposit with the given suffix when the user is
--- below max_open open deposits and the requested amount is free. No row
+-- below max_open open deposits and the requested amount is free, and adds
+-- 1 to the user's reserved bound in the part of the given slot. No row
 -- means either the limit (DepositOpenCount tells) or a taken amount.
+-- The limit is checked on the bound when the bound is below max_open:
+-- the user's open deposits are fewer still, and none are counted (a
+-- subquery runs only when CASE reaches it). Otherwise they are counted.
 -- Times come from the database clock: created_at is now(), expires_at
 -- now() + ttl, reserved_until now() + reserve_for (the lifetime plus the
 -- monitoring window).
-INSERT INTO deposits (
-    user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor,
-    confirmations_required, expires_at, reserved_until)
-SELECT @user_id::uuid, @network::text, @address::text, @currency::text, @base_amount_minor::bigint,
-       @suffix_minor::integer, @requested_amount_minor::bigint, @confirmations_required::integer,
-       now() + @ttl::interval, now() + @reserve_for::interval
-WHERE (SELECT count(*) FROM deposits
-       WHERE user_id = @user_id::uuid AND deposit_open(status, expires_at)) < @max_open::integer
-ON CONFLICT (network, address, currency, requested_amount_minor) WHERE reserved DO NOTHING
-RETURNING *;
+WITH inserted AS (
+    INSERT INTO deposits (
+        user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor,
+        confirmations_required, expires_at, reserved_until)
+    SELECT @user_id::uuid, @network::text, @address::text, @currency::text, @base_amount_minor::bigint,
+           @suffix_minor::integer, @requested_amount_minor::bigint, @confirmations_required::integer,
+           now() + @ttl::interval, now() + @reserve_for::interval
+    WHERE CASE WHEN (SELECT coalesce(sum(b.reserved), 0) FROM deposit_reserved_bounds b
+                     WHERE b.user_id = @user_id::uuid) < @max_open::integer THEN true
+               ELSE (SELECT count(*) FROM deposits
+                     WHERE user_id = @user_id::uuid AND deposit_open(status, expires_at)) < @max_open::integer
+          END
+    ON CONFLICT (network, address, currency, requested_amount_minor) WHERE reserved DO NOTHING
+    RETURNING *
+), bound AS (
+    INSERT INTO deposit_reserved_bounds (user_id, slot, reserved)
+    SELECT user_id, @slot::integer, 1 FROM inserted
+    ON CONFLICT (user_id, slot) DO UPDATE SET reserved = deposit_reserved_bounds.reserved + 1
+)
+SELECT * FROM inserted;
 
 -- name: DepositInsertFreeSuffix :one
 -- DepositInsertFreeSuffix creates a deposit with a suffix picked at random
 -- among those no reserved deposit of this network, address, currency and
--- base amount holds. No row: none is free, or a concurrent creation took
--- the one picked. The caller holds a create slot or the owner lock and
--- checked the limit (deposit.Create).
+-- base amount holds, and adds 1 to the user's reserved bound in the part of
+-- the given slot. No row: none is free, or a concurrent creation took the
+-- one picked. The caller holds a create slot or the owner lock and checked
+-- the limit (deposit.Create).
 WITH p AS (
     SELECT @user_id::uuid AS user_id, @network::text AS network, @address::text AS address,
            @currency::text AS currency, @base_amount_minor::bigint AS base_amount_minor,
@@ -97,15 +127,21 @@ WITH p AS (
           AND d.requested_amount_minor = p.base_amount_minor + s.suffix)
     ORDER BY random()
     LIMIT 1
+), inserted AS (
+    INSERT INTO deposits (
+        user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor,
+        confirmations_required, expires_at, reserved_until)
+    SELECT p.user_id, p.network, p.address, p.currency, p.base_amount_minor, free.suffix,
+           free.requested_amount_minor, p.confirmations_required, p.expires_at, p.reserved_until
+    FROM p, free
+    ON CONFLICT (network, address, currency, requested_amount_minor) WHERE reserved DO NOTHING
+    RETURNING *
+), bound AS (
+    INSERT INTO deposit_reserved_bounds (user_id, slot, reserved)
+    SELECT user_id, @slot::integer, 1 FROM inserted
+    ON CONFLICT (user_id, slot) DO UPDATE SET reserved = deposit_reserved_bounds.reserved + 1
 )
-INSERT INTO deposits (
-    user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor,
-    confirmations_required, expires_at, reserved_until)
-SELECT p.user_id, p.network, p.address, p.currency, p.base_amount_minor, free.suffix,
-       free.requested_amount_minor, p.confirmations_required, p.expires_at, p.reserved_until
-FROM p, free
-ON CONFLICT (network, address, currency, requested_amount_minor) WHERE reserved DO NOTHING
-RETURNING *;
+SELECT * FROM inserted;
 
 -- name: DepositGetByUser :one
 -- DepositGetByUser reads one of the user's deposits with the database

@@ -118,7 +118,7 @@ func newFloor(pool *pgxpool.Pool, qs pgbench.Queries, treasury string) (*floor, 
 		{&f.depositSavepoint, "DepositCreateSavepoint", nil},
 		{&f.depositSlotLock, "DepositOwnerSlotLock", []string{"user_id", "slot"}},
 		{&f.depositInsert, "DepositInsert", []string{"user_id", "network", "address", "currency", "base_amount_minor", "suffix_minor",
-			"requested_amount_minor", "confirmations_required", "ttl", "reserve_for", "max_open"}},
+			"requested_amount_minor", "confirmations_required", "ttl", "reserve_for", "max_open", "slot"}},
 		{&f.creativeLock, "CreativeLockForAction", []string{"caller_id", "id", "organization_id"}},
 		{&f.creativeTransition, "CreativeTransition", []string{"to_status", "version", "updated_at", "approved_version_id", "id",
 			"actor_id", "action", "from_status", "comment"}},
@@ -354,10 +354,11 @@ func (f *floor) createDeposit(w http.ResponseWriter, r *http.Request) {
 		b.Queue("begin")
 		b.Queue(f.keyInsert, s.userID, key, fp, int32(keyTTLSeconds))
 		b.Queue(f.depositSavepoint)
-		b.Queue(f.depositSlotLock, s.userID, slotFor(s.userID))
+		slot := slotFor(s.userID)
+		b.Queue(f.depositSlotLock, s.userID, slot)
 		b.Queue(f.depositInsert, s.userID, "TRC20", f.treasury, "USDT", base, suffix, base+int64(suffix), int32(confirmations),
 			pgtype.Interval{Microseconds: depositTTL.Microseconds(), Valid: true},
-			pgtype.Interval{Microseconds: (depositTTL + depositWindow).Microseconds(), Valid: true}, int32(maxOpen-(createSlots-1)))
+			pgtype.Interval{Microseconds: (depositTTL + depositWindow).Microseconds(), Valid: true}, int32(maxOpen-(createSlots-1)), slot)
 		br := conn.SendBatch(r.Context(), b)
 		if err := execAll(br, 4); err != nil {
 			br.Close()

@@ -233,16 +233,26 @@ func (q *Queries) DepositGetByUser(ctx context.Context, arg DepositGetByUserPara
 }
 
 const depositInsert = `-- name: DepositInsert :one
-INSERT INTO deposits (
-    user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor,
-    confirmations_required, expires_at, reserved_until)
-SELECT $1::uuid, $2::text, $3::text, $4::text, $5::bigint,
-       $6::integer, $7::bigint, $8::integer,
-       now() + $9::interval, now() + $10::interval
-WHERE (SELECT count(*) FROM deposits
-       WHERE user_id = $1::uuid AND deposit_open(status, expires_at)) < $11::integer
-ON CONFLICT (network, address, currency, requested_amount_minor) WHERE reserved DO NOTHING
-RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at
+WITH inserted AS (
+    INSERT INTO deposits (
+        user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor,
+        confirmations_required, expires_at, reserved_until)
+    SELECT $1::uuid, $2::text, $3::text, $4::text, $5::bigint,
+           $6::integer, $7::bigint, $8::integer,
+           now() + $9::interval, now() + $10::interval
+    WHERE CASE WHEN (SELECT coalesce(sum(b.reserved), 0) FROM deposit_reserved_bounds b
+                     WHERE b.user_id = $1::uuid) < $11::integer THEN true
+               ELSE (SELECT count(*) FROM deposits
+                     WHERE user_id = $1::uuid AND deposit_open(status, expires_at)) < $11::integer
+          END
+    ON CONFLICT (network, address, currency, requested_amount_minor) WHERE reserved DO NOTHING
+    RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at
+), bound AS (
+    INSERT INTO deposit_reserved_bounds (user_id, slot, reserved)
+    SELECT user_id, $12::integer, 1 FROM inserted
+    ON CONFLICT (user_id, slot) DO UPDATE SET reserved = deposit_reserved_bounds.reserved + 1
+)
+SELECT id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at FROM inserted
 `
 
 type DepositInsertParams struct {
@@ -257,15 +267,44 @@ type DepositInsertParams struct {
 	Ttl                   pgtype.Interval
 	ReserveFor            pgtype.Interval
 	MaxOpen               int32
+	Slot                  int32
+}
+
+type DepositInsertRow struct {
+	ID                    uuid.UUID
+	UserID                uuid.UUID
+	Network               string
+	Address               string
+	Currency              string
+	BaseAmountMinor       int64
+	SuffixMinor           int32
+	RequestedAmountMinor  int64
+	CreditedAmountMinor   int64
+	Confirmations         int32
+	ConfirmationsRequired int32
+	Status                string
+	Reserved              bool
+	ReservedUntil         time.Time
+	TransferTxID          *string
+	NeedsReview           bool
+	CreatedAt             time.Time
+	ExpiresAt             time.Time
+	ReviewReason          *string
+	ReviewReceivedMinor   *int64
+	ReviewOpenedAt        *time.Time
 }
 
 // DepositInsert creates a deposit with the given suffix when the user is
-// below max_open open deposits and the requested amount is free. No row
+// below max_open open deposits and the requested amount is free, and adds
+// 1 to the user's reserved bound in the part of the given slot. No row
 // means either the limit (DepositOpenCount tells) or a taken amount.
+// The limit is checked on the bound when the bound is below max_open:
+// the user's open deposits are fewer still, and none are counted (a
+// subquery runs only when CASE reaches it). Otherwise they are counted.
 // Times come from the database clock: created_at is now(), expires_at
 // now() + ttl, reserved_until now() + reserve_for (the lifetime plus the
 // monitoring window).
-func (q *Queries) DepositInsert(ctx context.Context, arg DepositInsertParams) (Deposit, error) {
+func (q *Queries) DepositInsert(ctx context.Context, arg DepositInsertParams) (DepositInsertRow, error) {
 	row := q.db.QueryRow(ctx, depositInsert,
 		arg.UserID,
 		arg.Network,
@@ -278,8 +317,9 @@ func (q *Queries) DepositInsert(ctx context.Context, arg DepositInsertParams) (D
 		arg.Ttl,
 		arg.ReserveFor,
 		arg.MaxOpen,
+		arg.Slot,
 	)
-	var i Deposit
+	var i DepositInsertRow
 	err := row.Scan(
 		&i.ID,
 		&i.UserID,
@@ -324,15 +364,21 @@ WITH p AS (
           AND d.requested_amount_minor = p.base_amount_minor + s.suffix)
     ORDER BY random()
     LIMIT 1
+), inserted AS (
+    INSERT INTO deposits (
+        user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor,
+        confirmations_required, expires_at, reserved_until)
+    SELECT p.user_id, p.network, p.address, p.currency, p.base_amount_minor, free.suffix,
+           free.requested_amount_minor, p.confirmations_required, p.expires_at, p.reserved_until
+    FROM p, free
+    ON CONFLICT (network, address, currency, requested_amount_minor) WHERE reserved DO NOTHING
+    RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at
+), bound AS (
+    INSERT INTO deposit_reserved_bounds (user_id, slot, reserved)
+    SELECT user_id, $9::integer, 1 FROM inserted
+    ON CONFLICT (user_id, slot) DO UPDATE SET reserved = deposit_reserved_bounds.reserved + 1
 )
-INSERT INTO deposits (
-    user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor,
-    confirmations_required, expires_at, reserved_until)
-SELECT p.user_id, p.network, p.address, p.currency, p.base_amount_minor, free.suffix,
-       free.requested_amount_minor, p.confirmations_required, p.expires_at, p.reserved_until
-FROM p, free
-ON CONFLICT (network, address, currency, requested_amount_minor) WHERE reserved DO NOTHING
-RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at
+SELECT id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at FROM inserted
 `
 
 type DepositInsertFreeSuffixParams struct {
@@ -344,14 +390,40 @@ type DepositInsertFreeSuffixParams struct {
 	ConfirmationsRequired int32
 	Ttl                   pgtype.Interval
 	ReserveFor            pgtype.Interval
+	Slot                  int32
+}
+
+type DepositInsertFreeSuffixRow struct {
+	ID                    uuid.UUID
+	UserID                uuid.UUID
+	Network               string
+	Address               string
+	Currency              string
+	BaseAmountMinor       int64
+	SuffixMinor           int32
+	RequestedAmountMinor  int64
+	CreditedAmountMinor   int64
+	Confirmations         int32
+	ConfirmationsRequired int32
+	Status                string
+	Reserved              bool
+	ReservedUntil         time.Time
+	TransferTxID          *string
+	NeedsReview           bool
+	CreatedAt             time.Time
+	ExpiresAt             time.Time
+	ReviewReason          *string
+	ReviewReceivedMinor   *int64
+	ReviewOpenedAt        *time.Time
 }
 
 // DepositInsertFreeSuffix creates a deposit with a suffix picked at random
 // among those no reserved deposit of this network, address, currency and
-// base amount holds. No row: none is free, or a concurrent creation took
-// the one picked. The caller holds a create slot or the owner lock and
-// checked the limit (deposit.Create).
-func (q *Queries) DepositInsertFreeSuffix(ctx context.Context, arg DepositInsertFreeSuffixParams) (Deposit, error) {
+// base amount holds, and adds 1 to the user's reserved bound in the part of
+// the given slot. No row: none is free, or a concurrent creation took the
+// one picked. The caller holds a create slot or the owner lock and checked
+// the limit (deposit.Create).
+func (q *Queries) DepositInsertFreeSuffix(ctx context.Context, arg DepositInsertFreeSuffixParams) (DepositInsertFreeSuffixRow, error) {
 	row := q.db.QueryRow(ctx, depositInsertFreeSuffix,
 		arg.UserID,
 		arg.Network,
@@ -361,8 +433,9 @@ func (q *Queries) DepositInsertFreeSuffix(ctx context.Context, arg DepositInsert
 		arg.ConfirmationsRequired,
 		arg.Ttl,
 		arg.ReserveFor,
+		arg.Slot,
 	)
-	var i Deposit
+	var i DepositInsertFreeSuffixRow
 	err := row.Scan(
 		&i.ID,
 		&i.UserID,
@@ -570,6 +643,27 @@ func (q *Queries) DepositReleaseReservations(ctx context.Context, batchSize int3
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const depositReservedBoundsReset = `-- name: DepositReservedBoundsReset :exec
+WITH counted AS (
+    SELECT count(*)::integer AS reserved FROM deposits WHERE user_id = $1::uuid AND reserved
+), others AS (
+    UPDATE deposit_reserved_bounds SET reserved = 0 WHERE user_id = $1::uuid AND slot <> 0
+)
+INSERT INTO deposit_reserved_bounds (user_id, slot, reserved)
+SELECT $1::uuid, 0, counted.reserved FROM counted
+ON CONFLICT (user_id, slot) DO UPDATE SET reserved = excluded.reserved
+`
+
+// DepositReservedBoundsReset sets the user's bound back to the reserved
+// deposits it counts, in part 0. Only a create holding the user's
+// exclusive owner lock may run it: no other create is in flight then, and
+// only an insert makes a deposit reserved, so no reserved deposit is
+// missing from the count when it commits (docs/deposits.md).
+func (q *Queries) DepositReservedBoundsReset(ctx context.Context, userID uuid.UUID) error {
+	_, err := q.db.Exec(ctx, depositReservedBoundsReset, userID)
+	return err
 }
 
 const ledgerBalance = `-- name: LedgerBalance :one

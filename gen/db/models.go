@@ -179,6 +179,12 @@ type Deposit struct {
 	ReviewOpenedAt        *time.Time
 }
 
+type DepositReservedBound struct {
+	UserID   uuid.UUID
+	Slot     int32
+	Reserved int32
+}
+
 type DevelopmentDatabase struct {
 	OnlyRow  bool
 	MarkedAt time.Time

@@ -57,8 +57,10 @@ const freeTries = 3
 // exact). Far below the limit, up to createSlots(s) of them run side by
 // side, each holding one of the user's slots (DepositOwnerSlotLock) and
 // inserting only while the count leaves room for the others in flight;
-// near it, they take turns on the user's exclusive owner lock
-// (DepositOwnerLock) and count exactly. A waiting creation sleeps in
+// the count is then read off the user's reserved bound, which costs the
+// same however many deposits the user has open (deposit_reserved_bounds
+// in schema.sql). Near it, they take turns on the user's exclusive owner
+// lock (DepositOwnerLock), count exactly and reset the bound. A waiting creation sleeps in
 // PostgreSQL, spending nothing. The partial unique index
 // deposits_reserved_amount_key makes the requested amounts of all users
 // unique, and ON CONFLICT DO NOTHING turns a taken amount into a retry.
@@ -70,10 +72,11 @@ func Create(ctx context.Context, q store.Tx, s Settings, user uuid.UUID, base in
 		if err := q.Next().DepositCreateSavepoint(ctx); err != nil {
 			return db.Deposit{}, err
 		}
-		if err := q.Next().DepositOwnerSlotLock(ctx, db.DepositOwnerSlotLockParams{UserID: user, Slot: slotFor(user, slots)}); err != nil {
+		slot := slotFor(user, slots)
+		if err := q.Next().DepositOwnerSlotLock(ctx, db.DepositOwnerSlotLockParams{UserID: user, Slot: slot}); err != nil {
 			return db.Deposit{}, err
 		}
-		d, err := insert(ctx, q, s, user, base, s.MaxOpenPerUser-(slots-1))
+		d, err := insert(ctx, q, s, user, base, slot, s.MaxOpenPerUser-(slots-1))
 		if !errors.Is(err, errNearLimit) {
 			return d, err
 		}
@@ -84,7 +87,13 @@ func Create(ctx context.Context, q store.Tx, s Settings, user uuid.UUID, base in
 	if err := q.Next().DepositOwnerLock(ctx, user); err != nil {
 		return db.Deposit{}, err
 	}
-	return insert(ctx, q, s, user, base, s.MaxOpenPerUser)
+	// No other creation of the user is in flight: the bound may be set
+	// back to what it bounds, so the next ones far below the limit need
+	// not count.
+	if err := q.Next().DepositReservedBoundsReset(ctx, user); err != nil {
+		return db.Deposit{}, err
+	}
+	return insert(ctx, q, s, user, base, 0, s.MaxOpenPerUser)
 }
 
 // maxCreateSlots bounds how many creations of one user run at once.
@@ -114,9 +123,11 @@ func slotFor(user uuid.UUID, slots int) int32 {
 var errNearLimit = errors.New("deposit: near the open-deposit limit")
 
 // insert inserts the deposit under the owner lock the caller holds,
-// while the user has fewer than bound open deposits. A refusal for the
-// count answers ErrTooManyOpen at the limit itself, errNearLimit below it.
-func insert(ctx context.Context, q store.Tx, s Settings, user uuid.UUID, base int64, bound int) (db.Deposit, error) {
+// while the user has fewer than bound open deposits, adding to the
+// reserved bound's part of slot (0 under the exclusive lock). A refusal
+// for the count answers ErrTooManyOpen at the limit itself, errNearLimit
+// below it.
+func insert(ctx context.Context, q store.Tx, s Settings, user uuid.UUID, base int64, slot int32, bound int) (db.Deposit, error) {
 	ttl := interval(s.TTL)
 	reserveFor := interval(s.TTL + s.MonitoringWindow)
 	for try := range randomTries {
@@ -129,10 +140,10 @@ func insert(ctx context.Context, q store.Tx, s Settings, user uuid.UUID, base in
 			UserID: user, Network: Network, Address: s.Address, Currency: money.USDT.Code,
 			BaseAmountMinor: base, SuffixMinor: int32(suffix), RequestedAmountMinor: requested,
 			ConfirmationsRequired: int32(s.Confirmations), Ttl: ttl, ReserveFor: reserveFor,
-			MaxOpen: int32(bound),
+			MaxOpen: int32(bound), Slot: slot,
 		})
 		if !errors.Is(err, store.ErrNotFound) {
-			return d, err
+			return db.Deposit(d), err
 		}
 		if try == 0 {
 			// No row: the count or a taken amount. Only the first refusal
@@ -153,9 +164,10 @@ func insert(ctx context.Context, q store.Tx, s Settings, user uuid.UUID, base in
 		d, err := q.DepositInsertFreeSuffix(ctx, db.DepositInsertFreeSuffixParams{
 			UserID: user, Network: Network, Address: s.Address, Currency: money.USDT.Code,
 			BaseAmountMinor: base, ConfirmationsRequired: int32(s.Confirmations), Ttl: ttl, ReserveFor: reserveFor,
+			Slot: slot,
 		})
 		if !errors.Is(err, store.ErrNotFound) {
-			return d, err
+			return db.Deposit(d), err
 		}
 	}
 	return db.Deposit{}, fmt.Errorf("%w: %s", ErrCapacityExhausted, money.USDT.Format(base))

@@ -16,6 +16,7 @@ import (
 	"creativeapi/internal/deposit"
 	"creativeapi/internal/store"
 	"creativeapi/internal/testenv"
+	"creativeapi/internal/tron"
 )
 
 const hundredUSDT = 100_000_000
@@ -170,6 +171,9 @@ func TestCreate_TheLimitIsExactUnderConcurrentCreates(t *testing.T) {
 			if calmCreated.Load() != 3 {
 				t.Fatalf("another user created %d of 3", calmCreated.Load())
 			}
+			if b, r := reservedBound(t, d, busy), count(t, d, "SELECT count(*) FROM deposits WHERE user_id = $1 AND reserved", busy); b < r {
+				t.Fatalf("the user's reserved bound is %d, below the %d reserved deposits", b, r)
+			}
 		})
 	}
 }
@@ -220,6 +224,63 @@ func TestCreate_NearTheLimitAUsersCreatesTakeTurns(t *testing.T) {
 	if _, err := create(t, d, s, user, hundredUSDT); !errors.Is(err, deposit.ErrTooManyOpen) {
 		t.Fatalf("a create once the last room is taken: %v, want ErrTooManyOpen", err)
 	}
+}
+
+// TestCreate_FarBelowTheLimitTheBoundDecidesAndNothingIsCounted: a
+// create far below the limit reads the user's reserved bound, so what it
+// costs does not grow with the user's open deposits. Four open deposits
+// written behind the bound's back are not counted: the create goes
+// through in a slot and adds 1 to the bound, where counting them would
+// have turned it to the exclusive lock and set the bound to 5.
+func TestCreate_FarBelowTheLimitTheBoundDecidesAndNothingIsCounted(t *testing.T) {
+	t.Parallel()
+	d := testenv.NewDB(t)
+	s := settings()
+	user, _ := d.User(t, "Unseen Una")
+	exec(t, d, `INSERT INTO deposits (user_id, network, address, currency, base_amount_minor, suffix_minor,
+			requested_amount_minor, confirmations_required, expires_at, reserved_until)
+		SELECT $1, 'TRC20', $2, 'USDT', 300000000, s, 300000000 + s, 19, now() + interval '30 minutes', now() + interval '1 day'
+		FROM generate_series(1, 4) AS s`, user, tron.DevTreasuryAddress)
+	if _, err := create(t, d, s, user, hundredUSDT); err != nil {
+		t.Fatal(err)
+	}
+	if b := reservedBound(t, d, user); b != 1 {
+		t.Fatalf("reserved bound %d, want 1 (the create counted the open deposits)", b)
+	}
+}
+
+// TestCreate_NearTheLimitTheBoundIsSetBackToTheReservedDeposits: a
+// create that takes the exclusive lock sets the user's bound back to the
+// reserved deposits, so once released deposits stop weighing on it the
+// next creates far below the limit need not count again.
+func TestCreate_NearTheLimitTheBoundIsSetBackToTheReservedDeposits(t *testing.T) {
+	t.Parallel()
+	d := testenv.NewDB(t)
+	user, _ := d.User(t, "Returning Rhea")
+	for i := range 4 {
+		mustCreate(t, d, user, hundredUSDT+int64(i)*deposit.CentMinor)
+	}
+	// Two of them expired and their amounts were released (the sweeper,
+	// past the monitoring window); the bound still counts them.
+	exec(t, d, `UPDATE deposits SET status = 'expired', reserved = false
+		WHERE id IN (SELECT id FROM deposits WHERE user_id = $1 ORDER BY created_at LIMIT 2)`, user)
+	for i := range 2 {
+		mustCreate(t, d, user, 2*hundredUSDT+int64(i)*deposit.CentMinor)
+	}
+	if b := reservedBound(t, d, user); b != 6 {
+		t.Fatalf("reserved bound %d before the near-limit create, want 6", b)
+	}
+	mustCreate(t, d, user, 3*hundredUSDT) // 4 open: near the limit of 5
+	reserved := count(t, d, "SELECT count(*) FROM deposits WHERE user_id = $1 AND reserved", user)
+	if b := reservedBound(t, d, user); b != reserved || reserved != 5 {
+		t.Fatalf("reserved bound %d after the near-limit create, want the %d reserved deposits (5)", b, reserved)
+	}
+}
+
+// reservedBound is the user's reserved bound (deposit_reserved_bounds).
+func reservedBound(t *testing.T, d *testenv.DB, user uuid.UUID) int {
+	t.Helper()
+	return count(t, d, "SELECT coalesce(sum(reserved), 0) FROM deposit_reserved_bounds WHERE user_id = $1", user)
 }
 
 // holdCreate creates a deposit for user in a transaction it keeps open
