@@ -818,7 +818,7 @@ WITH claimed AS (
       AND d.status IN ('awaiting_transfer', 'expired') AND d.transfer_tx_id IS NULL
       AND t.status = 'unmatched' AND t.needs_review AND t.deposit_id IS NULL AND t.amount_minor IS NOT NULL
       AND t.network = d.network AND t.to_address = d.address
-      AND t.block_time >= d.created_at
+      AND t.block_time >= date_trunc('milliseconds', d.created_at)
       AND t.block_time <= d.expires_at + make_interval(secs => $4::bigint)
       AND NOT EXISTS (
           SELECT 1 FROM chain_transfer_settlements s
@@ -844,7 +844,8 @@ type DepositClaimParams struct {
 // deposit, which goes under review with what arrived (deposit.MoveClaim:
 // awaiting_transfer or expired to under_review), in one statement. The
 // transfer must be unsettled, paying no deposit, with a countable amount,
-// to the deposit's address, in a block from the deposit's creation to its
+// to the deposit's address, in a block from the deposit's creation (to the
+// millisecond: block times are whole milliseconds) to its
 // expiry plus window_seconds, and not rejected for this deposit by an
 // operator before. No row: one of these does not hold (or a concurrent
 // claim took the transfer first; its row is re-checked).

@@ -25,6 +25,11 @@ const (
 	ReasonBeforeDeposit = "before_deposit"
 )
 
+// ChainTimePrecision is the precision of a block's time on the chain
+// (TronGrid's block_timestamp is in milliseconds); a deposit's createdAt,
+// to the microsecond, is compared with block times at it.
+const ChainTimePrecision = time.Millisecond
+
 // Match judges a transfer of a deposit's exact amount in a block of
 // blockTime against c, the deposit reserving that amount (nil: none)
 // (docs/deposits.md, "Matching a transfer"): TransferConfirming when it
@@ -34,14 +39,15 @@ const (
 // TransferUnmatched, with the reason, when it pays no deposit. The
 // payer was on time when the block is no later than expiresAt, however
 // late the watcher notices it; a block before the deposit was created
-// cannot be its payment.
+// cannot be its payment. Block times are whole milliseconds, so a block
+// of the millisecond the deposit was created in is not before it.
 func Match(c *Candidate, blockTime time.Time) (TransferStatus, string) {
 	switch {
 	case c == nil || c.Status == StatusCredited:
 		return TransferUnmatched, ReasonNoReservation
 	case c.TxID != nil:
 		return TransferUnmatched, ReasonAlreadyPaid
-	case blockTime.Before(c.CreatedAt):
+	case blockTime.Before(c.CreatedAt.Truncate(ChainTimePrecision)):
 		return TransferUnmatched, ReasonBeforeDeposit
 	case blockTime.After(c.ExpiresAt):
 		return TransferLate, ""

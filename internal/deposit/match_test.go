@@ -22,6 +22,9 @@ func TestMatch(t *testing.T) {
 	}{
 		{"a block inside the deposit's life confirms", open, created.Add(time.Minute), deposit.TransferConfirming, ""},
 		{"a block at createdAt confirms", open, created, deposit.TransferConfirming, ""},
+		{"a block of createdAt's millisecond confirms (block times are whole milliseconds)",
+			&deposit.Candidate{Status: deposit.StatusAwaitingTransfer, CreatedAt: created.Add(900 * time.Microsecond), ExpiresAt: expires},
+			created, deposit.TransferConfirming, ""},
 		{"a block at expiresAt is on time", open, expires, deposit.TransferConfirming, ""},
 		{"an on-time block seen after expiry still confirms", expired, expires.Add(-time.Second), deposit.TransferConfirming, ""},
 		{"a block after expiresAt is late", expired, expires.Add(time.Millisecond), deposit.TransferLate, ""},
