@@ -60,8 +60,8 @@ const freeTries = 3
 // the count is then read off the user's reserved bound, which costs the
 // same however many deposits the user has open (deposit_reserved_bounds
 // in schema.sql). Near it, they take turns on the user's exclusive owner
-// lock (DepositOwnerLock), count exactly and reset the bound. A waiting creation sleeps in
-// PostgreSQL, spending nothing. The partial unique index
+// lock (DepositOwnerLock), count exactly and reset the bound. A waiting
+// creation sleeps in PostgreSQL, spending nothing. The partial unique index
 // deposits_reserved_amount_key makes the requested amounts of all users
 // unique, and ON CONFLICT DO NOTHING turns a taken amount into a retry.
 func Create(ctx context.Context, q store.Tx, s Settings, user uuid.UUID, base int64) (db.Deposit, error) {
