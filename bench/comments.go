@@ -43,7 +43,7 @@ func (b *bench) commentSweep(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := analyze(ctx, b.pool); err != nil {
+		if err := analyze(ctx, b.pool, commentTables, b.opts.prewarm); err != nil {
 			return err
 		}
 		b.report.commentsSeeded = append(b.report.commentsSeeded, seedTime{size, time.Since(start)})

@@ -71,10 +71,18 @@ type options struct {
 	out              string
 	profile          string
 	serverEnv        []string
-	scenarios        []string
-	goBench          bool
-	statements       bool
-	keep             bool
+	// pgSettings are PostgreSQL settings (name=value) the benchmark
+	// cluster gets instead of the defaults; prewarm reads the seeded
+	// database into shared buffers before the runs.
+	pgSettings []string
+	prewarm    bool
+	// hugePages puts the shared buffers in huge pages, reserving them
+	// for the run when the kernel has too few (bench/hugepages.go).
+	hugePages  bool
+	scenarios  []string
+	goBench    bool
+	statements bool
+	keep       bool
 	// metricsRounds is how many off/on pairs the metrics overhead runs
 	// (0: none), at metricsClients.
 	metricsRounds, metricsClients int
@@ -98,7 +106,7 @@ type options struct {
 
 func parseOptions() (options, error) {
 	var o options
-	var sizes, clients, targets, serverEnv, scenarios, commentSizes, sweep string
+	var sizes, clients, targets, serverEnv, scenarios, commentSizes, sweep, pgSettings string
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "measured interval of each run")
 	flag.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured warm-up before each load generator run")
 	flag.StringVar(&sizes, "sizes", "10000,100000,1000000", "creatives and deposits in the tables, one size sweep step each (1M takes about 3 minutes to seed)")
@@ -112,6 +120,9 @@ func parseOptions() (options, error) {
 	flag.StringVar(&o.out, "out", "bench/results.md", "Markdown results file")
 	flag.StringVar(&o.profile, "profile", "", "directory for a server CPU profile per scenario (at the first target concurrency), and in the sweep the server's CPU, mutex and block profiles at 64 clients (give the server PPROF_CONTENTION=true with -server-env for the last two)")
 	flag.StringVar(&serverEnv, "server-env", "", "extra server settings, comma-separated KEY=VALUE")
+	flag.StringVar(&pgSettings, "pg-settings", defaultPGSettings(), "PostgreSQL settings of the benchmark cluster instead of the defaults, comma-separated name=value (\"\": PostgreSQL's defaults, 128MB of shared_buffers); the default holds the 1M-row database in shared buffers, a quarter of the machine's memory at most")
+	flag.BoolVar(&o.hugePages, "huge-pages", true, "put the shared buffers in huge pages (huge_pages=on), raising vm.nr_hugepages for the run when there are too few (root), else run on 4 kB pages and say so in the report")
+	flag.BoolVar(&o.prewarm, "prewarm", true, "after seeding, read every table and index into shared buffers (pg_prewarm), as a running service has its working set")
 	flag.StringVar(&scenarios, "scenarios", strings.Join(allScenarios, ","), "scenarios to run")
 	flag.BoolVar(&o.goBench, "go-bench", true, "also run the Go benchmarks (validation, first execution vs replay)")
 	flag.BoolVar(&o.statements, "statements", false, "diagnostics: load pg_stat_statements and print each run's statements per request (the comment scenarios load it anyway, for their statements column)")
@@ -138,6 +149,14 @@ func parseOptions() (options, error) {
 	}
 	if serverEnv != "" {
 		o.serverEnv = strings.Split(serverEnv, ",")
+	}
+	if pgSettings != "" {
+		o.pgSettings = strings.Split(pgSettings, ",")
+		for _, kv := range o.pgSettings {
+			if name, _, ok := strings.Cut(kv, "="); !ok || !pgSettingName.MatchString(name) {
+				return o, fmt.Errorf("-pg-settings: %q is not name=value", kv)
+			}
+		}
 	}
 	if o.commentSizes, err = ints(commentSizes); err != nil {
 		return o, fmt.Errorf("-comment-sizes: %w", err)
@@ -280,9 +299,23 @@ func run(ctx context.Context) error {
 		return err
 	}
 
-	step("start PostgreSQL (durable: fsync on, default settings)")
+	settings := opts.pgSettings
+	if sb := sharedBuffersBytes(settings); opts.hugePages && sb > 0 {
+		reserved, restore, note := reserveHugePages(sb)
+		if restore != nil {
+			defer restore() // after the cluster's stop, deferred below
+		}
+		if reserved {
+			settings = append(slices.Clone(settings), "huge_pages=on")
+		} else {
+			note = "4 kB pages: " + note
+		}
+		fmt.Fprintln(os.Stderr, "    huge pages:", note)
+		b.report.hugePages = note
+	}
+	step("start PostgreSQL (durable: fsync on, " + pgSettingsText(settings) + ")")
 	b.counting = opts.statements || len(opts.commentScenarios) > 0
-	if b.pg, err = startCluster(ctx, b.dir, b.counting); err != nil {
+	if b.pg, err = startCluster(ctx, b.dir, b.counting, settings); err != nil {
 		return err
 	}
 	defer func() { _ = b.pg.Stop() }()
@@ -319,7 +352,7 @@ func run(ctx context.Context) error {
 		if err := topUpDeposits(ctx, b.pool, size); err != nil {
 			return err
 		}
-		if err := analyze(ctx, b.pool); err != nil {
+		if err := analyze(ctx, b.pool, seededTables, b.opts.prewarm); err != nil {
 			return err
 		}
 		b.report.seeded = append(b.report.seeded, seedTime{size, time.Since(seedStart)})
@@ -398,7 +431,7 @@ func run(ctx context.Context) error {
 			return err
 		}
 	}
-	b.report.machine = machine(b.pgbench)
+	b.report.machine = machine(b.pgbench, settings)
 	b.report.opts = opts
 	b.report.scripts = b.scripts
 	b.report.elapsed = time.Since(start)

@@ -59,10 +59,12 @@ type report struct {
 	elapsed time.Duration
 	opts    options
 	machine string
-	results []result
-	seeded  []seedTime
-	goBench []goBenchResult
-	scripts map[string]pgbench.Script
+	// hugePages says where the shared buffers were (bench/hugepages.go).
+	hugePages string
+	results   []result
+	seeded    []seedTime
+	goBench   []goBenchResult
+	scripts   map[string]pgbench.Script
 	// overhead are the runs with metrics off and on.
 	overhead []overheadResult
 	// commentsSeeded are the comment sizes' seeding times.
@@ -90,6 +92,9 @@ func (r *report) markdown() string {
 	first := o.sizes[0]
 	fmt.Fprintf(&b, "# Benchmark results\n\n")
 	fmt.Fprintf(&b, "- Machine: %s\n", r.machine)
+	if r.hugePages != "" {
+		fmt.Fprintf(&b, "- Shared buffers' huge pages: %s\n", r.hugePages)
+	}
 	fmt.Fprintf(&b, "- Command: `make bench` (`go run ./bench %s`), %s, total %s\n",
 		strings.Join(argsOf(), " "), r.start.UTC().Format("2006-01-02 15:04 UTC"), r.elapsed.Round(time.Second))
 	fmt.Fprintf(&b, "- Each run: %s warm-up, %s measured, closed loop. Server, load generator, PostgreSQL and pgbench share the machine's CPUs.\n", o.warmup, o.duration)
@@ -421,7 +426,7 @@ func goBenchmarks(ctx context.Context) ([]goBenchResult, error) {
 }
 
 // machine describes the CPU, memory, kernel and versions.
-func machine(pgbenchPath string) string {
+func machine(pgbenchPath string, pgSettings []string) string {
 	model := "unknown CPU"
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
@@ -444,6 +449,6 @@ func machine(pgbenchPath string) string {
 	// pgbench --version: "pgbench (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)".
 	pgv, _ := exec.Command(pgbenchPath, "--version").Output()
 	version := strings.TrimSpace(strings.TrimPrefix(string(pgv), "pgbench (PostgreSQL)"))
-	return fmt.Sprintf("%s, %d CPUs%s, Linux %s; PostgreSQL %s (private cluster, fsync on, default settings); %s",
-		model, runtime.NumCPU(), mem, strings.TrimSpace(string(kernel)), version, runtime.Version())
+	return fmt.Sprintf("%s, %d CPUs%s, Linux %s; PostgreSQL %s (private cluster, fsync on, %s); %s",
+		model, runtime.NumCPU(), mem, strings.TrimSpace(string(kernel)), version, pgSettingsText(pgSettings), runtime.Version())
 }
