@@ -83,12 +83,18 @@ func (o options) sweepPoints() []sweepPoint {
 // tables, and the machine's other tenants come and go, so running a
 // point's rounds together would lay both on the points unevenly (the
 // last points would always meet the largest tables), where spreading
-// them makes the points comparable with each other.
+// them makes the points comparable with each other. Every other round
+// runs the points in reverse order, so that of two neighbouring points
+// neither always runs after the other.
 func (b *bench) concurrencySweep(ctx context.Context) error {
-	step(fmt.Sprintf("concurrency sweep: deposit creates at %v clients, server and floor alternated %d times, a round of every point at a time", b.opts.sweep, b.opts.floorRounds))
+	step(fmt.Sprintf("concurrency sweep: deposit creates at %v clients, server and floor alternated %d times, a round of every point at a time, every other round in reverse", b.opts.sweep, b.opts.floorRounds))
 	points := b.opts.sweepPoints()
 	for round := range b.opts.floorRounds {
-		for i := range points {
+		for k := range points {
+			i := k
+			if round%2 == 1 {
+				i = len(points) - 1 - k
+			}
 			p := &points[i]
 			var pair [2]metrics
 			for side, srv := range []*server{b.srv, b.floor} {
@@ -242,7 +248,7 @@ func (r *report) sweepTable(b *strings.Builder) {
 	}
 	o := r.opts
 	fmt.Fprintf(b, "\n## Concurrency sweep: deposit creates\n\n")
-	fmt.Fprintf(b, "Deposit creates on the server and on the floor, alternated %d times at each point (`-floor-rounds`), a round of every point at a time (each run adds its deposits to the tables, and the machine's other tenants come and go: spread over the sweep, both weigh on every point alike); figures are medians over the rounds, CPU per request of the server's or the floor's process. "+
+	fmt.Fprintf(b, "Deposit creates on the server and on the floor, alternated %d times at each point (`-floor-rounds`), a round of every point at a time, every other round in reverse order (each run adds its deposits to the tables, and the machine's other tenants come and go: spread over the sweep, both weigh on every point alike); figures are medians over the rounds, CPU per request of the server's or the floor's process. "+
 		"Users: as many as clients (one client a user), or %d (several creates of one user in flight, which the open-deposit limit lets run side by side up to 8 at once far below the limit, on the server and on the floor alike). "+
 		"Each run signs with users no earlier run used. \"÷ own at %d\" is the server's CPU per request against its own with as many users as clients at %d clients; each round's server ÷ floor ratio and the server's throughput in each round show the noise. A † marks a point during which other processes used more than 10%% of the machine.\n\n",
 		o.floorRounds, o.sweepFewUsers, o.sweep[0], o.sweep[0])
