@@ -95,8 +95,10 @@ func sharedBuffersBytes(settings []string) int64 {
 			continue
 		}
 		for unit, shift := range map[string]uint{"kB": 10, "MB": 20, "GB": 30} {
-			if n, err := strconv.ParseInt(strings.TrimSuffix(value, unit), 10, 64); err == nil && strings.HasSuffix(value, unit) {
-				return n << shift
+			if digits, ok := strings.CutSuffix(value, unit); ok {
+				if n, err := strconv.ParseInt(digits, 10, 64); err == nil {
+					return n << shift
+				}
 			}
 		}
 	}
