@@ -36,6 +36,9 @@ type metrics struct {
 	Sent int
 	// Statements per request sent, when pg_stat_statements counts them.
 	Statements float64
+	// GCs is the server's garbage collections per thousand requests (when
+	// its pprof is on; the floor's is not).
+	GCs float64
 }
 
 // runLoad runs the load generator once and samples the server's and the
@@ -65,7 +68,10 @@ func (b *bench) runLoad(ctx context.Context, cfg plan.Config) (metrics, error) {
 	if err := cmd.Start(); err != nil {
 		return m, err
 	}
-	type sample struct{ srv, db, client, busy, total time.Duration }
+	type sample struct {
+		srv, db, client, busy, total time.Duration
+		gcs                          int
+	}
 	var s0, s1 sample
 	var res plan.Result
 	var sampleErr error
@@ -84,6 +90,10 @@ func (b *bench) runLoad(ctx context.Context, cfg plan.Config) (metrics, error) {
 		keep(err)
 		s.busy, s.total, err = machineCPU()
 		keep(err)
+		if b.srv.pprofAddr != "" {
+			s.gcs, err = b.srv.gcCycles(ctx)
+			keep(err)
+		}
 	}
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
@@ -114,6 +124,7 @@ func (b *bench) runLoad(ctx context.Context, cfg plan.Config) (metrics, error) {
 	if res.Requests > 0 {
 		m.ServerCPU = (s1.srv - s0.srv) / time.Duration(res.Requests)
 		m.DBCPU = (s1.db - s0.db) / time.Duration(res.Requests)
+		m.GCs = float64(s1.gcs-s0.gcs) * 1000 / float64(res.Requests)
 	}
 	ours := (s1.srv - s0.srv) + (s1.db - s0.db) + (s1.client - s0.client)
 	m.Other = max(0, float64(s1.busy-s0.busy-ours)/float64(max(s1.total-s0.total, 1)))

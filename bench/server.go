@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -143,9 +144,13 @@ func (s *server) cpuProfile(ctx context.Context, d time.Duration, path string) e
 }
 
 // profile saves the server's pprof profile kind (profile: CPU, mutex,
-// block, trace) over d to path.
+// block, trace) over d to path; with d 0, a snapshot (heap: the live heap
+// after a collection).
 func (s *server) profile(ctx context.Context, kind string, d time.Duration, path string) error {
-	url := "http://" + s.pprofAddr + "/debug/pprof/" + kind + "?seconds=" + strconv.Itoa(int(d.Seconds()))
+	url := "http://" + s.pprofAddr + "/debug/pprof/" + kind + "?gc=1"
+	if d > 0 {
+		url = "http://" + s.pprofAddr + "/debug/pprof/" + kind + "?seconds=" + strconv.Itoa(int(d.Seconds()))
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err
@@ -167,6 +172,31 @@ func (s *server) profile(ctx context.Context, kind string, d time.Duration, path
 		return err
 	}
 	return f.Close()
+}
+
+// gcCycles is how many garbage collections the server has run, from the
+// runtime statistics its pprof heap profile ends with.
+func (s *server) gcCycles(ctx context.Context) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+s.pprofAddr+"/debug/pprof/heap?debug=1", nil)
+	if err != nil {
+		return 0, err
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer res.Body.Close()
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if n, ok := strings.CutPrefix(sc.Text(), "# NumGC = "); ok {
+			return strconv.Atoi(n)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return 0, err
+	}
+	return 0, fmt.Errorf("pprof heap profile: no NumGC line (%s)", res.Status)
 }
 
 // serverEnv is the server's configuration in the benchmark: plain http, the
