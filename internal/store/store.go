@@ -51,6 +51,14 @@ func Open(ctx context.Context, url string, pc PoolConfig) (*pgxpool.Pool, error)
 	if pc.ConnectTimeout > 0 {
 		cfg.ConnConfig.ConnectTimeout = pc.ConnectTimeout
 	}
+	// Statements run in pgx's default mode, cache_statement: a connection
+	// prepares each once and keeps it in its statement cache. pgx also gives
+	// every connection a description cache, which only the cache_describe
+	// mode uses, with its table sized up front for 512 statements: live heap
+	// the garbage collector's memory limit counts, for nothing.
+	if cfg.ConnConfig.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement {
+		cfg.ConnConfig.DescriptionCacheCapacity = 0
+	}
 	for name, value := range pc.SessionSettings() {
 		cfg.ConnConfig.RuntimeParams[name] = value
 	}
