@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
@@ -72,7 +73,7 @@ func New(d Deps) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	docs := docsFor(d.DocsHTML, spec, d.Config.PublicBaseURL)
+	docs := sync.OnceValue(func() docsPage { return docsFor(d.DocsHTML, spec, d.Config.PublicBaseURL) })
 	srv := &Server{cfg: d.Config, store: d.Store, log: d.Log, auth: d.Auth, idem: d.Idempotency, metrics: d.Metrics, streams: d.Streams, objects: d.Objects}
 	if srv.streams == nil {
 		return nil, errors.New("httpapi: Deps.Streams is required")
@@ -106,7 +107,7 @@ func New(d Deps) (*echo.Echo, error) {
 	})
 	e.GET("/docs", func(c echo.Context) error {
 		c.Response().Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline' blob:; style-src 'unsafe-inline'; img-src data: blob:; font-src data:; worker-src blob:; connect-src 'self'; frame-ancestors 'none'")
-		return docs.serve(c)
+		return docs().serve(c)
 	})
 	e.GET("/docs/changelog", func(c echo.Context) error {
 		// Markdown, shown as text: browsers display text/plain in the tab.
@@ -127,7 +128,10 @@ func New(d Deps) (*echo.Echo, error) {
 // a copy with the URL replaced would hold 2.7 MB of the heap for the life
 // of the process, and under the soft memory limit (cmd/creativeapi,
 // tuneGC) every MiB the heap keeps is one less for garbage between two
-// collections.
+// collections. The page is cut on the first request for it, not at start:
+// the cut reads all of it, and the pages of the executable it reads stay
+// in the process's resident memory, which would carry 2.7 MB for a page
+// most processes never serve.
 type docsPage struct {
 	pieces [][]byte
 	base   []byte
