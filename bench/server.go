@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -144,49 +145,54 @@ func (s *server) cpuProfile(ctx context.Context, d time.Duration, path string) e
 }
 
 // profile saves the server's pprof profile kind (profile: CPU, mutex,
-// block, trace) over d to path; with d 0, a snapshot (heap: the live heap
-// after a collection).
+// block, trace) over d to path.
 func (s *server) profile(ctx context.Context, kind string, d time.Duration, path string) error {
-	url := "http://" + s.pprofAddr + "/debug/pprof/" + kind + "?gc=1"
-	if d > 0 {
-		url = "http://" + s.pprofAddr + "/debug/pprof/" + kind + "?seconds=" + strconv.Itoa(int(d.Seconds()))
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	return s.pprof(ctx, kind+"?seconds="+strconv.Itoa(int(d.Seconds())), path)
+}
+
+// pprof saves the server's answer to /debug/pprof/ + query to path.
+func (s *server) pprof(ctx context.Context, query, path string) error {
+	body, err := s.pprofGet(ctx, query)
 	if err != nil {
 		return err
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		return fmt.Errorf("pprof: %s", res.Status)
-	}
+	defer body.Close()
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(f, res.Body); err != nil {
+	if _, err := io.Copy(f, body); err != nil {
 		f.Close()
 		return err
 	}
 	return f.Close()
 }
 
-// gcCycles is how many garbage collections the server has run, from the
-// runtime statistics its pprof heap profile ends with.
-func (s *server) gcCycles(ctx context.Context) (int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+s.pprofAddr+"/debug/pprof/heap?debug=1", nil)
+func (s *server) pprofGet(ctx context.Context, query string) (io.ReadCloser, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+s.pprofAddr+"/debug/pprof/"+query, nil)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
+		return nil, err
+	}
+	if res.StatusCode != http.StatusOK {
+		res.Body.Close()
+		return nil, fmt.Errorf("pprof %s: %s", query, res.Status)
+	}
+	return res.Body, nil
+}
+
+// gcCycles is how many garbage collections the server has run, from the
+// runtime statistics its pprof heap profile ends with.
+func (s *server) gcCycles(ctx context.Context) (int, error) {
+	body, err := s.pprofGet(ctx, "heap?debug=1")
+	if err != nil {
 		return 0, err
 	}
-	defer res.Body.Close()
-	sc := bufio.NewScanner(res.Body)
+	defer body.Close()
+	sc := bufio.NewScanner(body)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		if n, ok := strings.CutPrefix(sc.Text(), "# NumGC = "); ok {
@@ -196,7 +202,7 @@ func (s *server) gcCycles(ctx context.Context) (int, error) {
 	if err := sc.Err(); err != nil {
 		return 0, err
 	}
-	return 0, fmt.Errorf("pprof heap profile: no NumGC line (%s)", res.Status)
+	return 0, errors.New("pprof heap profile: no NumGC line")
 }
 
 // serverEnv is the server's configuration in the benchmark: plain http, the

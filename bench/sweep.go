@@ -131,19 +131,33 @@ func (b *bench) sweepRun(ctx context.Context, srv *server, users, clients int) (
 	var profiles sync.WaitGroup
 	var profileErr error
 	if b.opts.profile != "" && srv == saved && srv.pprofAddr != "" {
-		for _, kind := range []string{"profile", "mutex", "block", "heap"} {
-			path := filepath.Join(b.opts.profile, fmt.Sprintf("sweep-%s-%du-%dc.pprof", kind, users, clients))
-			wait, over := b.opts.warmup, b.opts.duration
-			if kind == "heap" { // the live heap in the middle of the run
-				wait, over = b.opts.warmup+b.opts.duration/2, 0
+		var mu sync.Mutex
+		keep := func(err error) {
+			if err != nil {
+				mu.Lock()
+				profileErr = err
+				mu.Unlock()
 			}
+		}
+		name := func(kind, ext string) string {
+			return filepath.Join(b.opts.profile, fmt.Sprintf("sweep-%s-%du-%dc.%s", kind, users, clients, ext))
+		}
+		for _, kind := range []string{"profile", "mutex", "block"} {
 			profiles.Go(func() {
-				time.Sleep(wait)
-				if err := srv.profile(ctx, kind, over, path); err != nil {
-					profileErr = err
-				}
+				time.Sleep(b.opts.warmup)
+				keep(srv.profile(ctx, kind, b.opts.duration, name(kind, "pprof")))
 			})
 		}
+		// In the middle of the run: the live heap (as of the last
+		// collection: forcing one would add to the run's count), the
+		// goroutines by stack, and the runtime's memory statistics
+		// (stacks, heap, the heap's goal).
+		profiles.Go(func() {
+			time.Sleep(b.opts.warmup + b.opts.duration/2)
+			keep(srv.pprof(ctx, "heap", name("heap", "pprof")))
+			keep(srv.pprof(ctx, "goroutine?debug=1", name("goroutines", "txt")))
+			keep(srv.pprof(ctx, "heap?debug=1", name("memstats", "txt")))
+		})
 	}
 	m, err := b.runLoad(ctx, cfg)
 	profiles.Wait()
