@@ -118,7 +118,7 @@ func parseOptions() (options, error) {
 	flag.IntVar(&o.replay, "replay-users", 1000, "users whose stored answer the replay scenario resends")
 	flag.IntVar(&o.sample, "creatives-sample", 10000, "random creatives the action and get scenarios spread over")
 	flag.StringVar(&o.out, "out", "bench/results.md", "Markdown results file")
-	flag.StringVar(&o.profile, "profile", "", "directory for a server CPU profile per scenario (at the first target concurrency), and in the sweep the server's CPU, mutex and block profiles at every point, and in mid-run its live heap, goroutines and memory statistics (the last round's) (give the server PPROF_CONTENTION=true with -server-env for the last two)")
+	flag.StringVar(&o.profile, "profile", "", "directory for a server CPU profile per scenario (at the first target concurrency), and in the sweep the server's CPU, mutex and block profiles at every point (the mutex and block profiles need PPROF_CONTENTION=true in -server-env), and in mid-run its live heap, goroutines and memory statistics (the last round's)")
 	flag.StringVar(&serverEnv, "server-env", "", "extra server settings, comma-separated KEY=VALUE")
 	flag.StringVar(&pgSettings, "pg-settings", defaultPGSettings(), "PostgreSQL settings of the benchmark cluster instead of the defaults, comma-separated name=value (\"\": PostgreSQL's defaults, 128MB of shared_buffers); the default holds the 1M-row database in shared buffers, a quarter of the machine's memory at most")
 	flag.BoolVar(&o.hugePages, "huge-pages", true, "put the shared buffers in huge pages (huge_pages=on), raising vm.nr_hugepages for the run when there are too few (root), else run on 4 kB pages and say so in the report")

@@ -294,9 +294,10 @@ const (
 // 1.79-2.33; deposit 618-759 µs and 586-688). (GOGC=300 ran at the
 // limit, where the collector works hardest.)
 //
-// The limit binds when many requests are in flight: each holds its
-// connection's goroutine stack (about 30 KB), net/http's goroutine that
-// watches the connection and its buffers, all counted by the limit. In
+// The limit binds when many requests are in flight: each holds goroutine
+// stacks (its connection's, and the one net/http runs to watch the
+// connection once the body is read: 2.8 MB of stacks at 64 clients, 4.3
+// MB at 128) and buffers, all counted by the limit. In
 // the deposit sweep (go run ./bench -compare -sweep-only -sweep 64,128,
 // 2026-11-26) the server collected 1.8 times per thousand requests at 64
 // clients and 2.3 at 128 with 32 MiB; 34 MiB: 1.7 and 2.0; 36 MiB: 1.8
