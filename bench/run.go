@@ -75,13 +75,23 @@ func (b *bench) runLoad(ctx context.Context, cfg plan.Config) (metrics, error) {
 	var s0, s1 sample
 	var res plan.Result
 	var sampleErr error
+	keep := func(e error) {
+		if e != nil && sampleErr == nil {
+			sampleErr = e
+		}
+	}
+	// countGCs reads the server's count of collections. It asks the server
+	// for its heap profile, work of its own, so it is read before the CPU
+	// at the start of the measured interval and after it at the end.
+	countGCs := func(s *sample) {
+		if b.srv.pprofAddr != "" {
+			var err error
+			s.gcs, err = b.srv.gcCycles(ctx)
+			keep(err)
+		}
+	}
 	take := func(s *sample) {
 		var err error
-		keep := func(e error) {
-			if e != nil && sampleErr == nil {
-				sampleErr = e
-			}
-		}
 		s.srv, err = processCPU(b.srv.pid())
 		keep(err)
 		s.db, err = clusterCPU(b.postmaster)
@@ -90,18 +100,16 @@ func (b *bench) runLoad(ctx context.Context, cfg plan.Config) (metrics, error) {
 		keep(err)
 		s.busy, s.total, err = machineCPU()
 		keep(err)
-		if b.srv.pprofAddr != "" {
-			s.gcs, err = b.srv.gcCycles(ctx)
-			keep(err)
-		}
 	}
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
 		switch line := sc.Text(); line {
 		case plan.StartLine:
+			countGCs(&s0)
 			take(&s0)
 		case plan.EndLine:
 			take(&s1)
+			countGCs(&s1)
 		default:
 			if err := json.Unmarshal([]byte(line), &res); err != nil {
 				return m, fmt.Errorf("loadgen said %q", line)
