@@ -79,9 +79,13 @@ func reserveHugePages(sharedBuffers int64) (reserved bool, restore func(), note 
 	restore = func() {
 		_ = os.WriteFile(hugePagesPath, []byte(strconv.FormatInt(h.total, 10)), 0o644)
 	}
-	if after, err := readHugePages(); err != nil || after.free < need {
+	after, err := readHugePages()
+	if err == nil && after.free < need {
+		err = fmt.Errorf("the kernel found %d of the %d huge pages asked for", after.free, need)
+	}
+	if err != nil {
 		restore()
-		return false, nil, fmt.Sprintf("the kernel found %d of the %d huge pages asked for", after.free, need)
+		return false, nil, err.Error()
 	}
 	return true, restore, fmt.Sprintf("%d huge pages of %d kB reserved for the run (vm.nr_hugepages %d → %d, put back after it)", need, h.size>>10, h.total, want)
 }

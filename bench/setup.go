@@ -314,7 +314,7 @@ func analyze(ctx context.Context, pool *pgxpool.Pool, tables []string, prewarm b
 		err = pool.QueryRow(ctx, `
 			SELECT coalesce(sum(pg_prewarm(c.oid)), 0) FROM pg_class c
 			JOIN pg_namespace n ON n.oid = c.relnamespace
-			WHERE n.nspname = 'public' AND c.relkind IN ('r', 'i', 't', 'm')`).Scan(&pages)
+			WHERE n.nspname = 'public' AND c.relkind IN ('r', 'i', 'm')`).Scan(&pages)
 		done += fmt.Sprintf(", prewarm %d MB", pages*8/1024)
 	}
 	fmt.Fprintf(os.Stderr, "    %s: %s\n", done, time.Since(start).Round(100*time.Millisecond))
