@@ -37,11 +37,17 @@ func (x *result) medianCPU(side int) time.Duration {
 	for i, r := range x.rounds {
 		cpus[i] = r[side].ServerCPU
 	}
-	slices.Sort(cpus)
-	if n := len(cpus); n%2 == 0 {
-		return (cpus[n/2-1] + cpus[n/2]) / 2
+	return median(cpus)
+}
+
+// median is the middle of v (the mean of the two middle values when v has
+// an even length); it sorts v.
+func median[T ~int64 | ~float64](v []T) T {
+	slices.Sort(v)
+	if n := len(v); n%2 == 0 {
+		return (v[n/2-1] + v[n/2]) / 2
 	}
-	return cpus[len(cpus)/2]
+	return v[len(v)/2]
 }
 
 type seedTime struct {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -34,11 +34,7 @@ func (p *sweepPoint) median(side int, f func(metrics) float64) float64 {
 	for i, r := range p.rounds {
 		v[i] = f(r[side])
 	}
-	slices.Sort(v)
-	if n := len(v); n%2 == 0 {
-		return (v[n/2-1] + v[n/2]) / 2
-	}
-	return v[len(v)/2]
+	return median(v)
 }
 
 func (p *sweepPoint) cpu(side int) float64 {
@@ -236,7 +232,8 @@ func (r *report) sweepTargets(b *strings.Builder) {
 				continue
 			}
 			if prev != nil && p.rate(0) < prev.rate(0) {
-				falls = append(falls, fmt.Sprintf("%d→%d: %.0f→%.0f /s", prev.clients, c, prev.rate(0), p.rate(0)))
+				falls = append(falls, fmt.Sprintf("%d→%d: %.0f→%.0f /s (round by round %.2f×, the floor's %.2f×)",
+					prev.clients, c, prev.rate(0), p.rate(0), median(stepRatios(prev, p, 0)), median(stepRatios(prev, p, 1))))
 			}
 			prev = p
 		}
@@ -296,4 +293,68 @@ func (r *report) sweepTable(b *strings.Builder) {
 		fmt.Fprintf(b, "\nAt 64 clients, %d users against 64: the server's CPU per request %.2f×, its throughput %.2f× (the floor's: %.2f×, %.2f×).\n",
 			o.sweepFewUsers, few.cpu(0)/max(many.cpu(0), 1), few.rate(0)/max(many.rate(0), 1), few.cpu(1)/max(many.cpu(1), 1), few.rate(1)/max(many.rate(1), 1))
 	}
+	r.sweepSteps(b)
+}
+
+// sweepSteps is the throughput from each point of a series to the next,
+// round by round. Within a round the two points ran back to back, server
+// and floor each, so a round's ratio leaves out what drifts on the machine
+// over the sweep, which the ratio of the medians keeps. The floor is the
+// control: a bare server's step on the same machine and PostgreSQL.
+func (r *report) sweepSteps(b *strings.Builder) {
+	o := r.opts
+	type step struct {
+		label    string
+		from, to *sweepPoint
+	}
+	var steps []step
+	for _, few := range []bool{false, true} {
+		if few && o.sweepFewUsers == 0 {
+			continue
+		}
+		var prev *sweepPoint
+		for _, c := range o.sweep {
+			users, label := c, "as many as clients"
+			if few {
+				users, label = o.sweepFewUsers, strconv.Itoa(o.sweepFewUsers)
+			}
+			p := r.findSweep(users, c)
+			if c < 32 || p == nil {
+				continue
+			}
+			if prev != nil {
+				steps = append(steps, step{label, prev, p})
+			}
+			prev = p
+		}
+	}
+	if len(steps) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nThroughput from one point to the next, round by round (each round's ratio of the two back-to-back runs; medians over the rounds; the floor is the control: a bare server's step on the same machine and PostgreSQL):\n\n")
+	fmt.Fprintf(b, "| users | clients | server, each round | server | floor, each round | floor |\n")
+	fmt.Fprintf(b, "| --- | --- | --- | ---: | --- | ---: |\n")
+	for _, s := range steps {
+		var cells [2]string
+		var medians [2]float64
+		for side := range 2 {
+			ratios := stepRatios(s.from, s.to, side)
+			each := make([]string, len(ratios))
+			for j, x := range ratios {
+				each[j] = fmt.Sprintf("%.2f", x)
+			}
+			cells[side], medians[side] = strings.Join(each, ", "), median(ratios)
+		}
+		fmt.Fprintf(b, "| %s | %d → %d | %s | %.2f× | %s | %.2f× |\n", s.label, s.from.clients, s.to.clients, cells[0], medians[0], cells[1], medians[1])
+	}
+}
+
+// stepRatios are side's throughput at to against from, round by round
+// (0 server, 1 floor).
+func stepRatios(from, to *sweepPoint, side int) []float64 {
+	ratios := make([]float64, min(len(from.rounds), len(to.rounds)))
+	for j := range ratios {
+		ratios[j] = to.rounds[j][side].Rate / max(from.rounds[j][side].Rate, 1)
+	}
+	return ratios
 }
