@@ -3,7 +3,9 @@
 // creatives cannot cost less than. It is net/http and a pgx pool sending
 // the statements the pgbench scripts send (bench/internal/pgbench, proven
 // equal to the server's), in the same round trips, pipelined as the server
-// pipelines them; it looks the session cookie up, checks the CSRF token,
+// pipelines them; it looks the session cookie up (one request's lookup a
+// statement: the server shares one between the requests queueing for the
+// pool, internal/auth/lookup.go), checks the CSRF token,
 // reads and writes JSON, and does nothing else: no validation middleware,
 // no request log, no metrics, no Problem bodies. It is not product code.
 //
@@ -111,7 +113,7 @@ func newFloor(pool *pgxpool.Pool, qs pgbench.Queries, treasury string) (*floor, 
 		name   string
 		params []string
 	}{
-		{&f.sessionGet, "SessionGetByTokenHash", []string{"idempotency_key", "token_hash"}},
+		{&f.sessionGet, "SessionGetBatch", []string{"token_hashes", "idempotency_keys"}},
 		{&f.sessionTouch, "SessionTouch", []string{"idle_seconds", "id"}},
 		{&f.keyInsert, "IdempotencyKeyInsert", []string{"user_id", "key", "fingerprint", "ttl_seconds"}},
 		{&f.keySetResponse, "IdempotencyKeySetResponse", []string{"status_code", "response_body", "response_location", "user_id", "key"}},
@@ -197,7 +199,8 @@ func (f *floor) authenticate(w http.ResponseWriter, r *http.Request, key string,
 		return s, false
 	}
 	hash := sha256.Sum256([]byte(c.Value))
-	err = f.pool.QueryRow(r.Context(), f.sessionGet, key, hash[:]).Scan(
+	var ord int32
+	err = f.pool.QueryRow(r.Context(), f.sessionGet, [][]byte{hash[:]}, []string{key}).Scan(&ord,
 		&s.id, &s.userID, &s.csrf, &s.lastSeen, &s.email, &s.name, &s.operator, &s.storedFP, &s.status, &s.body, &s.location)
 	if errors.Is(err, pgx.ErrNoRows) {
 		http.Error(w, `{"status":401}`, http.StatusUnauthorized)

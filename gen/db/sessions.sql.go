@@ -55,30 +55,36 @@ func (q *Queries) SessionDeleteExpired(ctx context.Context) (int64, error) {
 	return result.RowsAffected(), nil
 }
 
-const sessionGetByTokenHash = `-- name: SessionGetByTokenHash :one
-SELECT s.id, s.user_id, s.csrf_token, s.last_seen_at, u.email, u.name, u.operator,
+const sessionGetBatch = `-- name: SessionGetBatch :many
+SELECT l.ord::integer AS ord, s.id, s.user_id, s.csrf_token, s.last_seen_at, s.email, s.name, s.operator,
        k.fingerprint AS stored_fingerprint, k.status_code AS stored_status_code,
        k.response_body AS stored_response_body, k.response_location AS stored_response_location
-FROM sessions s
-JOIN users u ON u.id = s.user_id
+FROM unnest($1::bytea[]) WITH ORDINALITY AS l (token_hash, ord)
+CROSS JOIN LATERAL (
+    SELECT s.id, s.user_id, s.csrf_token, s.last_seen_at, u.email, u.name, u.operator
+    FROM sessions s
+    JOIN users u ON u.id = s.user_id
+    WHERE s.token_hash = l.token_hash
+      AND s.revoked_at IS NULL
+      AND s.idle_expires_at > now()
+      AND s.absolute_expires_at > now()
+    LIMIT 1
+) s
 LEFT JOIN LATERAL (
     SELECT fingerprint, status_code, response_body, response_location
     FROM idempotency_keys
-    WHERE user_id = s.user_id AND key = $1::text AND expires_at > now()
+    WHERE user_id = s.user_id AND key = ($2::text[])[l.ord] AND expires_at > now()
     LIMIT 1
 ) k ON true
-WHERE s.token_hash = $2
-  AND s.revoked_at IS NULL
-  AND s.idle_expires_at > now()
-  AND s.absolute_expires_at > now()
 `
 
-type SessionGetByTokenHashParams struct {
-	IdempotencyKey string
-	TokenHash      []byte
+type SessionGetBatchParams struct {
+	TokenHashes     [][]byte
+	IdempotencyKeys []string
 }
 
-type SessionGetByTokenHashRow struct {
+type SessionGetBatchRow struct {
+	Ord                    int32
 	ID                     uuid.UUID
 	UserID                 uuid.UUID
 	CsrfToken              string
@@ -92,31 +98,52 @@ type SessionGetByTokenHashRow struct {
 	StoredResponseLocation *string
 }
 
-// SessionGetByTokenHash finds a live session: not revoked, neither idle nor
-// absolute expiry passed. With a non-empty idempotency_key it also reads,
-// in the same statement, the live answer stored under that key for the
-// session's user (the stored_ columns are null when there is none; no key
-// is empty), so a replayed command costs one round trip in all. The key is
-// read in a LATERAL subquery that LIMIT keeps from being flattened: a
-// plain join let the generic plan, made while the table was small, scan
-// the primary key by key alone.
-func (q *Queries) SessionGetByTokenHash(ctx context.Context, arg SessionGetByTokenHashParams) (SessionGetByTokenHashRow, error) {
-	row := q.db.QueryRow(ctx, sessionGetByTokenHash, arg.IdempotencyKey, arg.TokenHash)
-	var i SessionGetByTokenHashRow
-	err := row.Scan(
-		&i.ID,
-		&i.UserID,
-		&i.CsrfToken,
-		&i.LastSeenAt,
-		&i.Email,
-		&i.Name,
-		&i.Operator,
-		&i.StoredFingerprint,
-		&i.StoredStatusCode,
-		&i.StoredResponseBody,
-		&i.StoredResponseLocation,
-	)
-	return i, err
+// SessionGetBatch finds the live sessions of a batch of lookups, the
+// session lookups of requests that queued for the same pooled connection
+// (internal/auth shares it between them): one row per lookup whose token is
+// a live session (not revoked, neither idle nor absolute expiry passed),
+// with ord, the lookup's position in the arrays, from 1 (token_hashes
+// and idempotency_keys are of one length). With a non-empty
+// idempotency key a lookup also reads, in the same statement, the live
+// answer stored under that key for the session's user (the stored_ columns
+// are null when there is none; no key is empty), so a replayed command
+// costs one round trip in all. Both reads are LATERAL subqueries that LIMIT
+// keeps from being flattened: the generic plan reads each lookup's session
+// and key by their unique indexes, whatever the batch's size (a join would
+// be planned for unnest's guess of 100 lookups, and a plain join on the
+// keys once let the plan made while the table was small scan the primary
+// key by key alone).
+func (q *Queries) SessionGetBatch(ctx context.Context, arg SessionGetBatchParams) ([]SessionGetBatchRow, error) {
+	rows, err := q.db.Query(ctx, sessionGetBatch, arg.TokenHashes, arg.IdempotencyKeys)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SessionGetBatchRow{}
+	for rows.Next() {
+		var i SessionGetBatchRow
+		if err := rows.Scan(
+			&i.Ord,
+			&i.ID,
+			&i.UserID,
+			&i.CsrfToken,
+			&i.LastSeenAt,
+			&i.Email,
+			&i.Name,
+			&i.Operator,
+			&i.StoredFingerprint,
+			&i.StoredStatusCode,
+			&i.StoredResponseBody,
+			&i.StoredResponseLocation,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const sessionRevoke = `-- name: SessionRevoke :execrows

@@ -41,6 +41,7 @@ func (c SessionConfig) CookieName() string {
 // Service signs users in and out and authenticates requests.
 type Service struct {
 	store    *store.Store
+	lookups  *lookups
 	cfg      SessionConfig
 	throttle ThrottlePolicy
 	log      *slog.Logger
@@ -51,7 +52,7 @@ func NewService(s *store.Store, cfg SessionConfig, log *slog.Logger) *Service {
 	// Compute the dummy hash now, so even the first unknown email costs
 	// only one argon2id verification.
 	go func() { _, _ = dummyHash() }()
-	return &Service{store: s, cfg: cfg, throttle: DefaultThrottle, log: log}
+	return &Service{store: s, lookups: &lookups{store: s}, cfg: cfg, throttle: DefaultThrottle, log: log}
 }
 
 // Authenticate finds the live session of the request's cookie. With a
@@ -59,16 +60,15 @@ func NewService(s *store.Store, cfg SessionConfig, log *slog.Logger) *Service {
 // it) the same statement reads the live answer stored under that key for
 // the session's user (fingerprint and answer only): stored is nil when there
 // is none. What a stored answer means is the idempotency package's business,
-// so it comes back as that package's Stored, not as a row.
+// so it comes back as that package's Stored, not as a row. Requests queueing
+// for the pool share that statement (lookups).
 func (s *Service) Authenticate(r *http.Request, idempotencyKey string) (caller requestctx.Caller, stored *idempotency.Stored, ok bool, err error) {
 	cookie, err := r.Cookie(s.cfg.CookieName())
 	if err != nil || cookie.Value == "" || len(cookie.Value) > 100 {
 		return requestctx.Caller{}, nil, false, nil
 	}
 	ctx := r.Context()
-	row, err := s.store.Q.SessionGetByTokenHash(ctx, db.SessionGetByTokenHashParams{
-		TokenHash: HashToken(cookie.Value), IdempotencyKey: idempotencyKey,
-	})
+	row, err := s.lookups.get(ctx, HashToken(cookie.Value), idempotencyKey)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return requestctx.Caller{}, nil, false, nil

@@ -1050,13 +1050,13 @@ func TestAuthoringCommandsTakeAFixedNumberOfRoundTrips(t *testing.T) {
 		want string
 	}{
 		// The outbox event travels with the stored answer or COMMIT.
-		"keyed create": {created, "SessionGetByTokenHash, begin+IdempotencyKeyInsert+CreativeCreateCheck, CreativeCreate, " +
+		"keyed create": {created, "SessionGetBatch, begin+IdempotencyKeyInsert+CreativeCreateCheck, CreativeCreate, " +
 			"OutboxEventsInsert+IdempotencyKeySetResponse+commit"},
-		"keyed version": {versioned, "SessionGetByTokenHash, begin+IdempotencyKeyInsert+CreativeLockForAction, " +
+		"keyed version": {versioned, "SessionGetBatch, begin+IdempotencyKeyInsert+CreativeLockForAction, " +
 			"CreativeVersionAdd+CreativeVersionsWithAssets, OutboxEventsInsert+IdempotencyKeySetResponse+commit"},
-		"keyed version of 20 assets": {versionedMany, "SessionGetByTokenHash, begin+IdempotencyKeyInsert+CreativeLockForAction, " +
+		"keyed version of 20 assets": {versionedMany, "SessionGetBatch, begin+IdempotencyKeyInsert+CreativeLockForAction, " +
 			"CreativeVersionAdd+CreativeVersionsWithAssets, OutboxEventsInsert+IdempotencyKeySetResponse+commit"},
-		"edit": {edited, "SessionGetByTokenHash, begin+CreativeLockForAction, CreativeUpdate+CreativeVersionsWithAssets, OutboxEventsInsert+commit"},
+		"edit": {edited, "SessionGetBatch, begin+CreativeLockForAction, CreativeUpdate+CreativeVersionsWithAssets, OutboxEventsInsert+commit"},
 	} {
 		if got := strings.Join(tt.got, ", "); got != tt.want {
 			t.Errorf("%s: %d round trips\n  %s\nwant\n  %s", name, len(tt.got), got, tt.want)

@@ -560,7 +560,7 @@ func TestCreatingAnUploadTakesThreeRoundTrips(t *testing.T) {
 	if r.Status != http.StatusCreated {
 		t.Fatalf("create: %d %s", r.Status, r.Body)
 	}
-	want := []string{"SessionGetByTokenHash", "begin+IdempotencyKeyInsert+MembershipRoleGet",
+	want := []string{"SessionGetBatch", "begin+IdempotencyKeyInsert+MembershipRoleGet",
 		"OrganizationLockForUploads+UploadStorageUsed", "UploadInsert+IdempotencyKeySetResponse+commit"}
 	if !slices.Equal(trips, want) {
 		t.Fatalf("round trips\n%q\nwant\n%q", trips, want)

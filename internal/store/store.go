@@ -155,6 +155,18 @@ func (s *Store) InTx(ctx context.Context, fn func(q Tx) error) error {
 	return nil
 }
 
+// OnConn runs fn with queries on one pooled connection, held until fn
+// returns, outside any transaction: fn starts once the connection is
+// there. Errors come back translated.
+func (s *Store) OnConn(ctx context.Context, fn func(q *db.Queries) error) error {
+	conn, err := s.Pool.Acquire(ctx)
+	if err != nil {
+		return Translate(err)
+	}
+	defer conn.Release()
+	return Translate(fn(db.New(translating{conn})))
+}
+
 // InPgxTx is InTx for libraries that take a pgx.Tx (River inserts its jobs
 // in the caller's transaction): fn gets both the transaction and the
 // queries on it. Committed when fn returns nil, rolled back otherwise, and
