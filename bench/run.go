@@ -39,6 +39,8 @@ type metrics struct {
 	// GCs is the server's garbage collections per thousand requests (when
 	// its pprof is on; the floor's is not).
 	GCs float64
+	// WAL is the bytes of write-ahead log the cluster wrote per request.
+	WAL float64
 }
 
 // runLoad runs the load generator once and samples the server's and the
@@ -71,6 +73,7 @@ func (b *bench) runLoad(ctx context.Context, cfg plan.Config) (metrics, error) {
 	type sample struct {
 		srv, db, client, busy, total time.Duration
 		gcs                          int
+		wal                          int64
 	}
 	var s0, s1 sample
 	var res plan.Result
@@ -90,6 +93,11 @@ func (b *bench) runLoad(ctx context.Context, cfg plan.Config) (metrics, error) {
 			keep(err)
 		}
 	}
+	// readWAL reads the cluster's WAL position (bytes since its start): a
+	// statement of the cluster's, so read where countGCs reads.
+	readWAL := func(s *sample) {
+		keep(b.pool.QueryRow(ctx, "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::bigint").Scan(&s.wal))
+	}
 	take := func(s *sample) {
 		var err error
 		s.srv, err = processCPU(b.srv.pid())
@@ -106,9 +114,11 @@ func (b *bench) runLoad(ctx context.Context, cfg plan.Config) (metrics, error) {
 		switch line := sc.Text(); line {
 		case plan.StartLine:
 			countGCs(&s0)
+			readWAL(&s0)
 			take(&s0)
 		case plan.EndLine:
 			take(&s1)
+			readWAL(&s1)
 			countGCs(&s1)
 		default:
 			if err := json.Unmarshal([]byte(line), &res); err != nil {
@@ -133,6 +143,7 @@ func (b *bench) runLoad(ctx context.Context, cfg plan.Config) (metrics, error) {
 		m.ServerCPU = (s1.srv - s0.srv) / time.Duration(res.Requests)
 		m.DBCPU = (s1.db - s0.db) / time.Duration(res.Requests)
 		m.GCs = float64(s1.gcs-s0.gcs) * 1000 / float64(res.Requests)
+		m.WAL = float64(s1.wal-s0.wal) / float64(res.Requests)
 	}
 	ours := (s1.srv - s0.srv) + (s1.db - s0.db) + (s1.client - s0.client)
 	m.Other = max(0, float64(s1.busy-s0.busy-ours)/float64(max(s1.total-s0.total, 1)))

@@ -261,10 +261,10 @@ func (r *report) sweepTable(b *strings.Builder) {
 	fmt.Fprintf(b, "\n## Concurrency sweep: deposit creates\n\n")
 	fmt.Fprintf(b, "Deposit creates on the server and on the floor, alternated %d times at each point (`-floor-rounds`), a round of every point at a time, every other round in reverse order (each run adds its deposits to the tables, and the machine's other tenants come and go: spread over the sweep, both weigh on every point alike); figures are medians over the rounds, CPU per request of the server's or the floor's process. "+
 		"Users: as many as clients (one client a user), or %d (several creates of one user in flight, which the open-deposit limit lets run side by side up to 8 at once far below the limit, on the server and on the floor alike). "+
-		"Each run signs with users no earlier run used. \"÷ own at %d\" is the server's CPU per request against its own with as many users as clients at %d clients; each round's server ÷ floor ratio and the server's throughput in each round show the noise. \"GCs per 1k req\" counts the server's garbage collections (its memory limit, GOMEMLIMIT, counts the stacks and buffers of every request in flight, so more clients leave the heap less room between collections). A † marks a point during which other processes used more than 10%% of the machine.\n\n",
+		"Each run signs with users no earlier run used. \"÷ own at %d\" is the server's CPU per request against its own with as many users as clients at %d clients; each round's server ÷ floor ratio and the server's throughput in each round show the noise. \"WAL per req\" is the write-ahead log PostgreSQL wrote per request (its position before and after the measured interval): the server and the floor send the same writes, so theirs should match. \"GCs per 1k req\" counts the server's garbage collections (its memory limit, GOMEMLIMIT, counts the stacks and buffers of every request in flight, so more clients leave the heap less room between collections). A † marks a point during which other processes used more than 10%% of the machine.\n\n",
 		o.floorRounds, o.sweepFewUsers, o.sweep[0], o.sweep[0])
-	fmt.Fprintf(b, "| users | clients | server CPU | floor CPU | ÷ floor | each round | ÷ own at %d | server req/s | each round | floor req/s | server p99 | floor p99 | DB CPU server | DB CPU floor | server GCs per 1k req | server peak RSS |\n", o.sweep[0])
-	fmt.Fprintf(b, "| ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	fmt.Fprintf(b, "| users | clients | server CPU | floor CPU | ÷ floor | each round | ÷ own at %d | server req/s | each round | floor req/s | server p99 | floor p99 | DB CPU server | DB CPU floor | WAL per req server / floor | server GCs per 1k req | server peak RSS |\n", o.sweep[0])
+	fmt.Fprintf(b, "| ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	base := r.findSweep(o.sweep[0], o.sweep[0])
 	for i := range r.sweep {
 		p := &r.sweep[i]
@@ -284,10 +284,11 @@ func (r *report) sweepTable(b *strings.Builder) {
 		dbCPU := func(side int) string {
 			return us(time.Duration(p.median(side, func(m metrics) float64 { return float64(m.DBCPU) })))
 		}
+		wal := func(side int) float64 { return p.median(side, func(m metrics) float64 { return m.WAL }) / 1000 }
 		gcs := p.median(0, func(m metrics) float64 { return m.GCs })
-		fmt.Fprintf(b, "| %d | %d | %s | %s | %.2f× | %s | %s | %.0f%s | %s | %.0f | %s | %s | %s | %s | %.1f | %.1f MiB |\n", p.users, p.clients,
+		fmt.Fprintf(b, "| %d | %d | %s | %s | %.2f× | %s | %s | %.0f%s | %s | %.0f | %s | %s | %s | %s | %.2f / %.2f kB | %.1f | %.1f MiB |\n", p.users, p.clients,
 			us(time.Duration(p.cpu(0))), us(time.Duration(p.cpu(1))), p.cpu(0)/max(p.cpu(1), 1), strings.Join(each, ", "), self,
-			p.rate(0), noise, strings.Join(rates, ", "), p.rate(1), us(p.p99(0)), us(p.p99(1)), dbCPU(0), dbCPU(1), gcs, mib(p.rss()))
+			p.rate(0), noise, strings.Join(rates, ", "), p.rate(1), us(p.p99(0)), us(p.p99(1)), dbCPU(0), dbCPU(1), wal(0), wal(1), gcs, mib(p.rss()))
 	}
 	if few, many := r.findSweep(o.sweepFewUsers, 64), r.findSweep(64, 64); few != nil && many != nil {
 		fmt.Fprintf(b, "\nAt 64 clients, %d users against 64: the server's CPU per request %.2f×, its throughput %.2f× (the floor's: %.2f×, %.2f×).\n",
