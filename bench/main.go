@@ -732,8 +732,12 @@ func (b *bench) printStatements(ctx context.Context, requests int) error {
 }
 
 func (m metrics) line() string {
-	return fmt.Sprintf("%8.0f/s  p50 %7s  p99 %7s  errors %d  server %s  db %s  client %s  wal %.0f B  rss %.1f MiB  other %.0f%%",
-		m.Rate, us(m.P50), us(m.P99), m.Errors, us(m.ServerCPU), us(m.DBCPU), us(m.ClientCPU), m.WAL, float64(m.PeakRSS)/(1<<20), 100*m.Other)
+	wal := "–" // none written (a replay), or not read (pgbench)
+	if m.WAL > 0 {
+		wal = fmt.Sprintf("%.0f B", m.WAL)
+	}
+	return fmt.Sprintf("%8.0f/s  p50 %7s  p99 %7s  errors %d  server %s  db %s  client %s  wal %s  rss %.1f MiB  other %.0f%%",
+		m.Rate, us(m.P50), us(m.P99), m.Errors, us(m.ServerCPU), us(m.DBCPU), us(m.ClientCPU), wal, float64(m.PeakRSS)/(1<<20), 100*m.Other)
 }
 
 // us formats a duration in microseconds or milliseconds.

@@ -62,10 +62,10 @@ var setupVariables = []string{
 // compute SHA-256, and a hash of a 12-byte string costs the database
 // nothing measurable. Its \gset gives user_id to the statements after it.
 // A command sends its Idempotency-Key along (the stored answer comes back
-// with the session); a read sends the empty string.
-// sessionArgs are one lookup's, the server's batch of one: it shares a
-// statement between requests only while they queue for the pool, and
-// pgbench has no queue.
+// with the session); a read sends the empty string. The lookup is a batch
+// of one, as the server sends it when no other request queues with it
+// (internal/auth/lookup.go): pgbench's clients never queue for a
+// connection.
 func sessionArgs(key string) map[string]string {
 	return map[string]string{"token_hashes": "ARRAY[sha256(:tok::bytea)]", "idempotency_keys": "ARRAY[" + key + "]"}
 }
