@@ -11,9 +11,8 @@
 -- costs one round trip in all. Both reads are LATERAL subqueries that LIMIT
 -- keeps from being flattened: the generic plan reads each lookup's session
 -- and key by their unique indexes, whatever the batch's size (a join would
--- be planned for unnest's guess of 100 lookups, and a plain join on the
--- keys once let the plan made while the table was small scan the primary
--- key by key alone).
+-- be planned for a guess of it, and a plain join on the keys once let the
+-- plan made while the table was small scan the primary key by key alone).
 SELECT l.ord::integer AS ord, s.id, s.user_id, s.csrf_token, s.last_seen_at, s.email, s.name, s.operator,
        k.fingerprint AS stored_fingerprint, k.status_code AS stored_status_code,
        k.response_body AS stored_response_body, k.response_location AS stored_response_location

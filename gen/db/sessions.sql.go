@@ -110,9 +110,8 @@ type SessionGetBatchRow struct {
 // costs one round trip in all. Both reads are LATERAL subqueries that LIMIT
 // keeps from being flattened: the generic plan reads each lookup's session
 // and key by their unique indexes, whatever the batch's size (a join would
-// be planned for unnest's guess of 100 lookups, and a plain join on the
-// keys once let the plan made while the table was small scan the primary
-// key by key alone).
+// be planned for a guess of it, and a plain join on the keys once let the
+// plan made while the table was small scan the primary key by key alone).
 func (q *Queries) SessionGetBatch(ctx context.Context, arg SessionGetBatchParams) ([]SessionGetBatchRow, error) {
 	rows, err := q.db.Query(ctx, sessionGetBatch, arg.TokenHashes, arg.IdempotencyKeys)
 	if err != nil {
