@@ -36,6 +36,30 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// authenticate runs svc.Authenticate(r) on its own goroutine; its error
+// comes on the channel.
+func authenticate(svc *auth.Service, r *http.Request) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		_, _, _, err := svc.Authenticate(r, "")
+		done <- err
+	}()
+	return done
+}
+
+// within is the error that comes on done, failing the test with what when
+// none comes in 10 s.
+func within(t *testing.T, done <-chan error, what string) error {
+	t.Helper()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s after 10 s", what)
+		return nil
+	}
+}
+
 func TestSessionLookupsQueuedForThePoolShareOneStatement(t *testing.T) {
 	t.Parallel()
 	tr := &testenv.RoundTrips{}
@@ -108,20 +132,11 @@ func TestSessionLookupsQueuedForThePoolShareOneStatement(t *testing.T) {
 	// A request that gives up leaves at once, and the batch still answers
 	// the others.
 	cancelled, cancel := context.WithCancel(ctx)
-	gaveUp := make(chan error, 1)
-	go func() {
-		_, _, _, err := svc.Authenticate(request(adaToken).WithContext(cancelled), "")
-		gaveUp <- err
-	}()
+	gaveUp := authenticate(svc, request(adaToken).WithContext(cancelled))
 	waitFor(t, "the cancelled lookup to join the batch", func() bool { return svc.Forming() == len(tests)+1 })
 	cancel()
-	select {
-	case err := <-gaveUp:
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("a cancelled lookup returned %v, want context.Canceled", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("a cancelled lookup still waits for its batch after 10 s")
+	if err := within(t, gaveUp, "a cancelled lookup still waits for its batch"); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled lookup returned %v, want context.Canceled", err)
 	}
 
 	trips := tr.Record(func() {
@@ -165,17 +180,7 @@ func TestASessionLookupEndsAtItsRequestsDeadline(t *testing.T) {
 	defer cancel()
 	r := httptest.NewRequestWithContext(ctx, http.MethodGet, "/", nil)
 	r.AddCookie(&http.Cookie{Name: "session", Value: token})
-	done := make(chan error, 1)
-	go func() {
-		_, _, _, err := svc.Authenticate(r, "")
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		if !errors.Is(err, store.ErrUnavailable) {
-			t.Errorf("err = %v, want store.ErrUnavailable", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the lookup outlived its request's deadline by 10 s")
+	if err := within(t, authenticate(svc, r), "the lookup outlived its request's deadline"); !errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("err = %v, want store.ErrUnavailable", err)
 	}
 }
