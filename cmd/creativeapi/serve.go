@@ -296,15 +296,16 @@ const (
 //
 // The limit binds when many requests are in flight: each holds goroutine
 // stacks (its connection's, and the one net/http runs to watch the
-// connection once the body is read: 2.8 MB of stacks at 64 clients, 4.3
-// MB at 128) and buffers, all counted by the limit. In
-// the deposit sweep (go run ./bench -compare -sweep-only -sweep 64,128,
-// 2026-11-26) the server collected 1.8 times per thousand requests at 64
-// clients and 2.3 at 128 with 32 MiB; 34 MiB: 1.7 and 2.0; 36 MiB: 1.8
-// and 1.7, but the comment lists at 16 clients then peaked at 60.9 to 62.9
-// MiB. A collection costs about 12 ms of CPU (GODEBUG=gctrace=1), so the
-// step from 64 to 128 clients is about 6 µs a request, 1.5% of the
-// server's CPU: the limit stays at 32 MiB.
+// connection once the body is read: 3.1 MB of stacks at 64 clients, 4.6
+// MB at 128) and buffers, all counted by the limit. In the deposit sweep
+// (go run ./bench -compare -sweep-only -sweep 64,128, 2026-11-26, with
+// the shared session lookups) the server collected 2.2 to 2.3 times per
+// thousand requests at 64 clients and 3.3 to 4.1 at 128 with 32 MiB: its
+// allocator's CPU per request went from 32 to 50 µs (the collector's
+// assists), most of its step from 64 to 128 clients. With 40 MiB: 1.8 and
+// 1.5, but a peak RSS of 62 MiB; 36 MiB already took the comment lists at
+// 16 clients to 60.9 to 62.9 MiB. The RSS target is 60 MiB: the limit
+// stays at 32 MiB.
 const (
 	defaultGCPercent   = 200
 	defaultMemoryLimit = 32 << 20
