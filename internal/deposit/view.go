@@ -35,10 +35,17 @@ func Body(d db.Deposit, now time.Time) api.AccountDeposit {
 	}
 }
 
+// noReview is the review of every deposit not under review. A Nullable is
+// a map, and a new null one is a map group of eight zero reviews: 944
+// bytes in two allocations for each deposit answered, 4% of what a deposit
+// create allocates (heap profile at 128 clients). Answers only marshal
+// it; nothing may Set it.
+var noReview = nullable.NewNullNullable[api.NullableDepositReview]()
+
 // review is the review of a deposit under review, or null.
 func review(d db.Deposit) nullable.Nullable[api.NullableDepositReview] {
 	if d.ReviewReason == nil || d.ReviewReceivedMinor == nil || d.ReviewOpenedAt == nil || d.TransferTxID == nil {
-		return nullable.NewNullNullable[api.NullableDepositReview]()
+		return noReview
 	}
 	return nullable.NewNullableWithValue(api.NullableDepositReview{
 		Reason:         api.NullableDepositReviewReason(*d.ReviewReason),
