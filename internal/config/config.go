@@ -90,11 +90,6 @@ type Config struct {
 	// DBAcquireTimeout bounds the wait for a free pooled connection: an
 	// exhausted pool answers 503 after it.
 	DBAcquireTimeout time.Duration
-	// MaxActiveRequests is how many requests on sessions work at once;
-	// more wait at the door, before their body is read, at most
-	// DBAcquireTimeout (internal/httpapi, activeSlots). Twice DBMaxConns
-	// by default.
-	MaxActiveRequests int
 	// RequestTimeout bounds a request's work: its database calls are
 	// cancelled after it (503), even when the database stopped answering.
 	RequestTimeout time.Duration
@@ -239,7 +234,6 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.PublicBaseURL == "" {
 		c.PublicBaseURL = defaultPublicBaseURL(c.Addr)
 	}
-	c.MaxActiveRequests = p.integer("MAX_ACTIVE_REQUESTS", 2*int(c.DBMaxConns))
 	// LISTEN_PID, when set, names the process the socket is for.
 	switch fds, pid := getenv("LISTEN_FDS"), getenv("LISTEN_PID"); {
 	case fds == "", pid != "" && pid != strconv.Itoa(os.Getpid()):
@@ -348,9 +342,6 @@ func (c Config) validate() []error {
 	}
 	if c.DBMaxConns < 2 || c.DBMaxConns > 10_000 {
 		bad("DB_MAX_CONNS=%d: must be between 2 and 10000", c.DBMaxConns)
-	}
-	if c.MaxActiveRequests < 1 || c.MaxActiveRequests > 1_000_000 {
-		bad("MAX_ACTIVE_REQUESTS=%d: must be between 1 and 1000000", c.MaxActiveRequests)
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

@@ -165,25 +165,3 @@ func TestTheObjectStoreIsNamedWholeOrNotAtAll(t *testing.T) {
 		})
 	}
 }
-
-func TestActiveRequestsAreTwiceThePoolUnlessSet(t *testing.T) {
-	t.Parallel()
-	for name, tt := range map[string]struct {
-		vars map[string]string
-		want int
-	}{
-		"the default pool":       {nil, 40},
-		"a larger pool":          {map[string]string{"DB_MAX_CONNS": "50"}, 100},
-		"set, whatever the pool": {map[string]string{"DB_MAX_CONNS": "50", "MAX_ACTIVE_REQUESTS": "60"}, 60},
-	} {
-		t.Run(name, func(t *testing.T) {
-			c, err := load(tt.vars)
-			if err != nil || c.MaxActiveRequests != tt.want {
-				t.Fatalf("MaxActiveRequests %d (%v), want %d", c.MaxActiveRequests, err, tt.want)
-			}
-		})
-	}
-	if _, err := load(map[string]string{"MAX_ACTIVE_REQUESTS": "0"}); err == nil || !strings.Contains(err.Error(), "MAX_ACTIVE_REQUESTS=0: must be between 1 and 1000000") {
-		t.Fatalf("no slot at all: %v", err)
-	}
-}

@@ -5,7 +5,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
@@ -105,7 +104,7 @@ func TestEveryAnswerOfADeprecatedOperationSaysSo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := admitting(admit(g, deprecated, noSession{}, newOriginPolicy("http://api.test", nil), newActiveSlots(64, time.Second, nil)))
+	e := admitting(admit(g, deprecated, noSession{}, newOriginPolicy("http://api.test", nil)))
 	noContent := func(c echo.Context) error { return c.NoContent(http.StatusNoContent) }
 	e.POST("/api/v1/auth/sign-in", noContent)
 	e.GET("/api/v1/me", noContent)

@@ -153,7 +153,7 @@ type Authenticator interface {
 // one function below, called in that order; the first refusal is the
 // answer. Only /api/ paths pass it; a path the spec does not declare is
 // Echo's router's to answer (404, 405, OPTIONS).
-func admit(g *gate.Gate, deprecated map[string]deprecationHeaders, auth Authenticator, origins originPolicy, slots *activeSlots) echo.MiddlewareFunc {
+func admit(g *gate.Gate, deprecated map[string]deprecationHeaders, auth Authenticator, origins originPolicy) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
@@ -173,12 +173,6 @@ func admit(g *gate.Gate, deprecated map[string]deprecationHeaders, auth Authenti
 			ctx := req.Context()
 			var a admitted
 			if op.Secured {
-				if c.Path() != streamRoute {
-					if err := slots.enter(ctx); err != nil { // 503
-						return err
-					}
-					defer slots.leave()
-				}
 				var err error
 				if a, err = authenticate(auth, req, op); err != nil { // 401
 					return err

@@ -100,7 +100,7 @@ func New(d Deps) (*echo.Echo, error) {
 	}
 	warnOrigins := newOriginWarnings(d.Log)
 	warnOrigins.crossSite(d.Config.PublicBaseURL, d.Config.AllowedOrigins)
-	e.Use(observe(d.Log, d.Config.RequestTimeout, clientip.New(d.Config.TrustedProxies)), cors(d.Config.AllowedOrigins, d.Config.PublicBaseURL, warnOrigins), admit(g, deprecated, d.Auth, origins, newActiveSlots(d.Config.MaxActiveRequests, d.Config.DBAcquireTimeout, d.Metrics.SlotWaited)))
+	e.Use(observe(d.Log, d.Config.RequestTimeout, clientip.New(d.Config.TrustedProxies)), cors(d.Config.AllowedOrigins, d.Config.PublicBaseURL, warnOrigins), admit(g, deprecated, d.Auth, origins))
 	api.RegisterHandlers(e, api.NewStrictHandler(srv, nil))
 	e.GET("/openapi.yaml", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/yaml", d.SpecYAML)

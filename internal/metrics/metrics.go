@@ -39,9 +39,6 @@ type Metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	inFlight prometheus.Gauge
-	// slotWait is the time requests waited at the door for an active
-	// slot (MAX_ACTIVE_REQUESTS).
-	slotWait prometheus.Counter
 
 	// Long-lived streams (text/event-stream) are measured apart: a stream
 	// lasts minutes, and in the request series it would read as minutes
@@ -77,10 +74,6 @@ func New() *Metrics {
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: namespace, Subsystem: "http", Name: "requests_in_flight",
 			Help: "HTTP requests being answered.",
-		}),
-		slotWait: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: namespace, Subsystem: "http", Name: "slot_wait_seconds_total",
-			Help: "Time requests spent waiting for one of the MAX_ACTIVE_REQUESTS slots before their work began; its rate is how many wait at any moment.",
 		}),
 		streamDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: namespace, Subsystem: "stream", Name: "duration_seconds",
@@ -119,7 +112,7 @@ func New() *Metrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewBuildInfoCollector(),
-		m.requests, m.duration, m.inFlight, m.slotWait, m.streamDuration, m.idempotent,
+		m.requests, m.duration, m.inFlight, m.streamDuration, m.idempotent,
 		m.depositsCreated, m.depositsExpired, m.depositsCredited, m.depositsReverted,
 		m.chain,
 	)
@@ -223,13 +216,6 @@ func codeLabel(status int) string {
 func (m *Metrics) IdempotentOutcome(o idempotency.Outcome) {
 	if m != nil {
 		m.idempotent.WithLabelValues(string(o)).Inc()
-	}
-}
-
-// SlotWaited counts d, a request's wait for an active slot.
-func (m *Metrics) SlotWaited(d time.Duration) {
-	if m != nil {
-		m.slotWait.Add(d.Seconds())
 	}
 }
 

@@ -86,7 +86,7 @@ var Pages = map[Code]Page{
 		"Retry later; report it with the traceId of the answer, under which the server logged what happened."},
 	ServiceUnavailable: {503,
 		"The server cannot answer now.",
-		"The database is unreachable or slow (a timeout, a lock wait that ran out), more requests queue for it than the server lets wait (MAX_ACTIVE_REQUESTS, DB_ACQUIRE_TIMEOUT), the server is shutting down, or it serves its maximum of open event streams.",
+		"The database is unreachable or slow (a timeout, a lock wait that ran out), the server is shutting down, or it serves its maximum of open event streams.",
 		"Retry after the Retry-After header's seconds; the request did nothing, or a retry with the same Idempotency-Key gets its answer."},
 	DepositsUnavailable: {503,
 		"Deposits are not configured on this server.",
