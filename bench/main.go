@@ -246,7 +246,9 @@ type bench struct {
 	fx         fixtures
 	scripts    map[string]pgbench.Script
 	vars       []string
-	pgOptions  string
+	// pool is the server pool's size and session settings, which the floor
+	// and pgbench's sessions share.
+	serverPool poolSettings
 	// cbase is the number of the first benchmark creative; pgbench's
 	// clients act on cbase.., the load generator on a sample of the rest
 	// (from cbase+maxClients).
@@ -369,12 +371,12 @@ func run(ctx context.Context) error {
 			if err := b.pgbenchVariables(ctx); err != nil {
 				return err
 			}
-			if b.pgOptions, err = pgOptions(serverEnv(dbURL, opts.serverEnv)); err != nil {
+			if b.serverPool, err = serverPool(serverEnv(dbURL, opts.serverEnv)); err != nil {
 				return err
 			}
 			if opts.floor {
 				step("start the floor (bench/floor)")
-				if b.floor, err = startFloor(ctx, b.floorBin, dbURL, b.pgOptions, logf); err != nil {
+				if b.floor, err = startFloor(ctx, b.floorBin, dbURL, b.serverPool, logf); err != nil {
 					return err
 				}
 				defer b.floor.stop()

@@ -192,7 +192,7 @@ func (b *bench) runPgbench(ctx context.Context, scenario, script string, clients
 	}
 	cmd := exec.CommandContext(ctx, b.pgbench, args...)
 	cmd.Dir = b.dir
-	cmd.Env = append(os.Environ(), "PGOPTIONS="+b.pgOptions, "PGPASSWORD="+b.pg.Password())
+	cmd.Env = append(os.Environ(), "PGOPTIONS="+b.serverPool.pgOptions, "PGPASSWORD="+b.pg.Password())
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	stop := progressLine(fmt.Sprintf("pgbench  %3d clients", clients), d)

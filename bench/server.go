@@ -52,16 +52,16 @@ func startServer(ctx context.Context, bin, dbURL string, logw *os.File, extra []
 }
 
 // startFloor starts the bare server of bench/floor on a free port, on the
-// database the server uses, with the server pool's session settings
-// (pgOptions, as pgbench gets them).
-func startFloor(ctx context.Context, bin, dbURL, pgOptions string, logw *os.File) (*server, error) {
+// database the server uses, with the server pool's size and session
+// settings (as pgbench gets them).
+func startFloor(ctx context.Context, bin, dbURL string, pool poolSettings, logw *os.File) (*server, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "ADDR="+addr, "DATABASE_URL="+dbURL, "PGOPTIONS="+pgOptions,
-		"TREASURY_ADDRESS="+tron.DevTreasuryAddress, "QUERIES_DIR=queries")
+	cmd.Env = append(os.Environ(), "ADDR="+addr, "DATABASE_URL="+dbURL, "PGOPTIONS="+pool.pgOptions,
+		"DB_MAX_CONNS="+strconv.Itoa(int(pool.size)), "TREASURY_ADDRESS="+tron.DevTreasuryAddress, "QUERIES_DIR=queries")
 	return startProcess(ctx, cmd, addr, "", logw)
 }
 
@@ -215,9 +215,17 @@ func serverEnv(dbURL string, extra []string) []string {
 	return append(env, extra...)
 }
 
-// pgOptions is the PGOPTIONS that gives pgbench's sessions the settings the
-// server's pool gives its connections (plan cache mode, timeouts).
-func pgOptions(env []string) (string, error) {
+// poolSettings is what the server's pool is made of, for the floor and
+// pgbench to match: its size, and its sessions' settings (plan cache mode,
+// timeouts) as PGOPTIONS.
+type poolSettings struct {
+	size      int32
+	pgOptions string
+}
+
+// serverPool reads the server's pool settings from its environment, as the
+// server does.
+func serverPool(env []string) (poolSettings, error) {
 	vars := map[string]string{}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -225,14 +233,14 @@ func pgOptions(env []string) (string, error) {
 	}
 	cfg, err := config.Load(func(k string) string { return vars[k] })
 	if err != nil {
-		return "", err
+		return poolSettings{}, err
 	}
 	settings := store.PoolConfig{StatementTimeout: cfg.DBStatementTimeout, LockTimeout: cfg.DBLockTimeout}.SessionSettings()
 	var opts []string
 	for _, k := range slices.Sorted(maps.Keys(settings)) {
 		opts = append(opts, "-c "+k+"="+settings[k])
 	}
-	return strings.Join(opts, " "), nil
+	return poolSettings{size: cfg.DBMaxConns, pgOptions: strings.Join(opts, " ")}, nil
 }
 
 func freeAddr() (string, error) {

@@ -9,13 +9,15 @@
 // reads and writes JSON, and does nothing else: no validation middleware,
 // no request log, no metrics, no Problem bodies. It is not product code.
 //
-// Configuration: ADDR (host:port), DATABASE_URL, TREASURY_ADDRESS, and
+// Configuration: ADDR (host:port), DATABASE_URL, TREASURY_ADDRESS,
+// DB_MAX_CONNS (the server pool's size, default 20 as the server's) and
 // PGOPTIONS (the server pool's session settings); the queries are read
 // from QUERIES_DIR (default queries).
 package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -59,7 +61,11 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	pool, err := openPool(ctx, os.Getenv("DATABASE_URL"), nil)
+	size, err := strconv.ParseInt(cmp.Or(os.Getenv("DB_MAX_CONNS"), "20"), 10, 32)
+	if err != nil {
+		return fmt.Errorf("DB_MAX_CONNS: %w", err)
+	}
+	pool, err := openPool(ctx, os.Getenv("DATABASE_URL"), int32(size), nil)
 	if err != nil {
 		return err
 	}
@@ -79,17 +85,16 @@ func run(ctx context.Context) error {
 	return nil
 }
 
-// poolSize is the server's pool size (DB_MAX_CONNS' default).
-const poolSize = 20
-
-// openPool connects with the server's pool size; tracer, when not nil,
-// sees every query (the floor's test).
-func openPool(ctx context.Context, url string, tracer pgx.QueryTracer) (*pgxpool.Pool, error) {
+// openPool connects with a pool of size connections, the server's
+// (DB_MAX_CONNS, which the bench sets as it sets the server's; 20 when
+// unset, the server's default); tracer, when not nil, sees every query (the
+// floor's test).
+func openPool(ctx context.Context, url string, size int32, tracer pgx.QueryTracer) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, err
 	}
-	cfg.MaxConns = poolSize
+	cfg.MaxConns = size
 	cfg.ConnConfig.Tracer = tracer
 	return pgxpool.NewWithConfig(ctx, cfg)
 }
