@@ -246,8 +246,8 @@ type bench struct {
 	fx         fixtures
 	scripts    map[string]pgbench.Script
 	vars       []string
-	// pool is the server pool's size and session settings, which the floor
-	// and pgbench's sessions share.
+	// serverPool is the server pool's size and session settings, which the
+	// floor and pgbench's sessions share.
 	serverPool poolSettings
 	// cbase is the number of the first benchmark creative; pgbench's
 	// clients act on cbase.., the load generator on a sample of the rest

@@ -61,7 +61,7 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	size, err := strconv.ParseInt(cmp.Or(os.Getenv("DB_MAX_CONNS"), "20"), 10, 32)
+	size, err := strconv.ParseInt(cmp.Or(os.Getenv("DB_MAX_CONNS"), strconv.Itoa(defaultPoolSize)), 10, 32)
 	if err != nil {
 		return fmt.Errorf("DB_MAX_CONNS: %w", err)
 	}
@@ -85,10 +85,12 @@ func run(ctx context.Context) error {
 	return nil
 }
 
+// defaultPoolSize is the server's pool size when DB_MAX_CONNS is unset.
+const defaultPoolSize = 20
+
 // openPool connects with a pool of size connections, the server's
-// (DB_MAX_CONNS, which the bench sets as it sets the server's; 20 when
-// unset, the server's default); tracer, when not nil, sees every query (the
-// floor's test).
+// (DB_MAX_CONNS, which the bench sets as it sets the server's); tracer,
+// when not nil, sees every query (the floor's test).
 func openPool(ctx context.Context, url string, size int32, tracer pgx.QueryTracer) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {

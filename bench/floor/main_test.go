@@ -102,7 +102,7 @@ func TestFloorSendsWhatTheScriptsSend(t *testing.T) {
 // sees, when not nil) and a test HTTP server in front of it.
 func serveFloor(tb testing.TB, url string, qs pgbench.Queries, tracer pgx.QueryTracer) *httptest.Server {
 	tb.Helper()
-	pool, err := openPool(context.Background(), url, 20, tracer)
+	pool, err := openPool(context.Background(), url, defaultPoolSize, tracer)
 	if err != nil {
 		tb.Fatal(err)
 	}
