@@ -556,3 +556,13 @@ ALTER TABLE assets ADD COLUMN upload_id uuid REFERENCES uploads (id);
 -- an upload claimed lately alone, and deletes the assembled file of one
 -- whose completion never finished.
 ALTER TABLE uploads ADD COLUMN completing_since timestamptz;
+
+-- What an upload's presigned URLs write goes to a staging key; completing
+-- copies it to the final key before checking it, so nothing a URL writes
+-- afterwards reaches what /content serves (docs/uploads.md). The sweep
+-- deletes whatever a finished upload's keys still hold once none of its
+-- URLs works any more, and records it in swept_at.
+ALTER TABLE uploads ADD COLUMN swept_at timestamptz;
+
+-- The sweep reads finished uploads not yet swept, by expiry.
+CREATE INDEX uploads_unswept_idx ON uploads (expires_at) WHERE status <> 'pending' AND swept_at IS NULL;

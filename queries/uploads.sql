@@ -57,6 +57,18 @@ WHERE status = 'pending' AND expires_at < @now
   AND (completing_since IS NULL OR completing_since < @claimed_before::timestamptz)
 ORDER BY expires_at LIMIT @row_limit;
 
+-- name: UploadUnswept :many
+-- UploadUnswept lists finished uploads past their expiry (so past every
+-- URL of theirs) whose keys the sweep has not emptied yet, oldest first.
+SELECT * FROM uploads
+WHERE status <> 'pending' AND swept_at IS NULL AND expires_at < @now
+ORDER BY expires_at LIMIT @row_limit;
+
+-- name: UploadMarkSwept :exec
+-- UploadMarkSwept records that the store holds nothing under a finished
+-- upload's keys but the final object of a ready one.
+UPDATE uploads SET swept_at = now() WHERE id = @id AND status <> 'pending';
+
 -- name: UploadByAsset :one
 -- UploadByAsset finds the ready upload behind an asset of an organization:
 -- the upload's own Asset, or an asset of a version made from it.

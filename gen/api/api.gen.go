@@ -1530,14 +1530,27 @@ type Upload struct {
 
 // UploadPart defines model for UploadPart.
 type UploadPart struct {
-	// ExpiresAt When `url` stops working; null with it.
+	// ExpiresAt When `url` stops working (an hour after it was given at most, never after the upload's `expiresAt`); null with it. `getUpload` gives fresh URLs.
 	ExpiresAt nullable.Nullable[time.Time] `json:"expiresAt"`
-	Number    int32                        `json:"number"`
+
+	// Headers Headers the `PUT` to `url` must carry, with these values
+	// (names in lowercase): for a file of one part,
+	// `x-amz-checksum-sha256`, the announced SHA-256 in base64, which
+	// the store checks the bytes against. Empty with a null `url`.
+	//
+	//
+	// Example: {"x-amz-checksum-sha256":"n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg="}
+	Headers map[string]string `json:"headers"`
+	Number  int32             `json:"number"`
 
 	// Received Whether the object store holds this part (read from the store by `getUpload`).
 	Received bool `json:"received"`
 
-	// Url Where to `PUT` the part's bytes; null once it is received or the upload is no longer `pending`.
+	// Url Where to `PUT` the part's bytes, exactly the part's length
+	// (the store refuses another), with `headers`. Null once the
+	// part is received, once the upload is no longer `pending`, and
+	// for anyone but the member who created the upload (an admin
+	// reading it sees no URL).
 	Url nullable.Nullable[string] `json:"url"`
 }
 

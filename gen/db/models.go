@@ -282,6 +282,7 @@ type Upload struct {
 	ExpiresAt       time.Time
 	FinishedAt      *time.Time
 	CompletingSince *time.Time
+	SweptAt         *time.Time
 }
 
 type User struct {

@@ -24,7 +24,7 @@ func (q *Queries) OrganizationLockForUploads(ctx context.Context, id uuid.UUID) 
 }
 
 const uploadByAsset = `-- name: UploadByAsset :one
-SELECT u.id, u.organization_id, u.created_by, u.status, u.file_name, u.mime_type, u.size_bytes, u.sha256, u.part_size, u.object_key, u.store_upload_id, u.asset_id, u.width, u.height, u.duration_ms, u.failure, u.created_at, u.expires_at, u.finished_at, u.completing_since FROM uploads u
+SELECT u.id, u.organization_id, u.created_by, u.status, u.file_name, u.mime_type, u.size_bytes, u.sha256, u.part_size, u.object_key, u.store_upload_id, u.asset_id, u.width, u.height, u.duration_ms, u.failure, u.created_at, u.expires_at, u.finished_at, u.completing_since, u.swept_at FROM uploads u
 WHERE u.organization_id = $1 AND u.status = 'ready'
   AND (u.asset_id = $2
        OR u.id = (SELECT a.upload_id FROM assets a WHERE a.id = $2))
@@ -61,6 +61,7 @@ func (q *Queries) UploadByAsset(ctx context.Context, arg UploadByAssetParams) (U
 		&i.ExpiresAt,
 		&i.FinishedAt,
 		&i.CompletingSince,
+		&i.SweptAt,
 	)
 	return i, err
 }
@@ -68,7 +69,7 @@ func (q *Queries) UploadByAsset(ctx context.Context, arg UploadByAssetParams) (U
 const uploadClaimCompletion = `-- name: UploadClaimCompletion :one
 UPDATE uploads SET completing_since = $1::timestamptz
 WHERE organization_id = $2 AND id = $3 AND status = 'pending' AND expires_at > $1
-RETURNING id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since
+RETURNING id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since, swept_at
 `
 
 type UploadClaimCompletionParams struct {
@@ -105,12 +106,13 @@ func (q *Queries) UploadClaimCompletion(ctx context.Context, arg UploadClaimComp
 		&i.ExpiresAt,
 		&i.FinishedAt,
 		&i.CompletingSince,
+		&i.SweptAt,
 	)
 	return i, err
 }
 
 const uploadExpired = `-- name: UploadExpired :many
-SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since FROM uploads
+SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since, swept_at FROM uploads
 WHERE status = 'pending' AND expires_at < $1
   AND (completing_since IS NULL OR completing_since < $2::timestamptz)
 ORDER BY expires_at LIMIT $3
@@ -154,6 +156,7 @@ func (q *Queries) UploadExpired(ctx context.Context, arg UploadExpiredParams) ([
 			&i.ExpiresAt,
 			&i.FinishedAt,
 			&i.CompletingSince,
+			&i.SweptAt,
 		); err != nil {
 			return nil, err
 		}
@@ -166,7 +169,7 @@ func (q *Queries) UploadExpired(ctx context.Context, arg UploadExpiredParams) ([
 }
 
 const uploadGet = `-- name: UploadGet :one
-SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since FROM uploads WHERE organization_id = $1 AND id = $2
+SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since, swept_at FROM uploads WHERE organization_id = $1 AND id = $2
 `
 
 type UploadGetParams struct {
@@ -198,12 +201,13 @@ func (q *Queries) UploadGet(ctx context.Context, arg UploadGetParams) (Upload, e
 		&i.ExpiresAt,
 		&i.FinishedAt,
 		&i.CompletingSince,
+		&i.SweptAt,
 	)
 	return i, err
 }
 
 const uploadGetForUpdate = `-- name: UploadGetForUpdate :one
-SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since FROM uploads WHERE organization_id = $1 AND id = $2 FOR UPDATE
+SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since, swept_at FROM uploads WHERE organization_id = $1 AND id = $2 FOR UPDATE
 `
 
 type UploadGetForUpdateParams struct {
@@ -237,6 +241,7 @@ func (q *Queries) UploadGetForUpdate(ctx context.Context, arg UploadGetForUpdate
 		&i.ExpiresAt,
 		&i.FinishedAt,
 		&i.CompletingSince,
+		&i.SweptAt,
 	)
 	return i, err
 }
@@ -287,7 +292,7 @@ func (q *Queries) UploadInsert(ctx context.Context, arg UploadInsertParams) erro
 const uploadMarkFailed = `-- name: UploadMarkFailed :one
 UPDATE uploads SET status = 'failed', failure = $1, finished_at = now()
 WHERE id = $2 AND status = 'pending'
-RETURNING id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since
+RETURNING id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since, swept_at
 `
 
 type UploadMarkFailedParams struct {
@@ -320,6 +325,7 @@ func (q *Queries) UploadMarkFailed(ctx context.Context, arg UploadMarkFailedPara
 		&i.ExpiresAt,
 		&i.FinishedAt,
 		&i.CompletingSince,
+		&i.SweptAt,
 	)
 	return i, err
 }
@@ -329,7 +335,7 @@ UPDATE uploads
 SET status = 'ready', asset_id = $1, width = $2, height = $3,
     duration_ms = $4, finished_at = now()
 WHERE id = $5 AND status = 'pending'
-RETURNING id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since
+RETURNING id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since, swept_at
 `
 
 type UploadMarkReadyParams struct {
@@ -371,8 +377,20 @@ func (q *Queries) UploadMarkReady(ctx context.Context, arg UploadMarkReadyParams
 		&i.ExpiresAt,
 		&i.FinishedAt,
 		&i.CompletingSince,
+		&i.SweptAt,
 	)
 	return i, err
+}
+
+const uploadMarkSwept = `-- name: UploadMarkSwept :exec
+UPDATE uploads SET swept_at = now() WHERE id = $1 AND status <> 'pending'
+`
+
+// UploadMarkSwept records that the store holds nothing under a finished
+// upload's keys but the final object of a ready one.
+func (q *Queries) UploadMarkSwept(ctx context.Context, id uuid.UUID) error {
+	_, err := q.db.Exec(ctx, uploadMarkSwept, id)
+	return err
 }
 
 const uploadStorageUsed = `-- name: UploadStorageUsed :one
@@ -389,8 +407,63 @@ func (q *Queries) UploadStorageUsed(ctx context.Context, organizationID uuid.UUI
 	return column_1, err
 }
 
+const uploadUnswept = `-- name: UploadUnswept :many
+SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since, swept_at FROM uploads
+WHERE status <> 'pending' AND swept_at IS NULL AND expires_at < $1
+ORDER BY expires_at LIMIT $2
+`
+
+type UploadUnsweptParams struct {
+	Now      time.Time
+	RowLimit int32
+}
+
+// UploadUnswept lists finished uploads past their expiry (so past every
+// URL of theirs) whose keys the sweep has not emptied yet, oldest first.
+func (q *Queries) UploadUnswept(ctx context.Context, arg UploadUnsweptParams) ([]Upload, error) {
+	rows, err := q.db.Query(ctx, uploadUnswept, arg.Now, arg.RowLimit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Upload{}
+	for rows.Next() {
+		var i Upload
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrganizationID,
+			&i.CreatedBy,
+			&i.Status,
+			&i.FileName,
+			&i.MimeType,
+			&i.SizeBytes,
+			&i.Sha256,
+			&i.PartSize,
+			&i.ObjectKey,
+			&i.StoreUploadID,
+			&i.AssetID,
+			&i.Width,
+			&i.Height,
+			&i.DurationMs,
+			&i.Failure,
+			&i.CreatedAt,
+			&i.ExpiresAt,
+			&i.FinishedAt,
+			&i.CompletingSince,
+			&i.SweptAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const uploadsReady = `-- name: UploadsReady :many
-SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since FROM uploads
+SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since, swept_at FROM uploads
 WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND status = 'ready'
 `
 
@@ -431,6 +504,7 @@ func (q *Queries) UploadsReady(ctx context.Context, arg UploadsReadyParams) ([]U
 			&i.ExpiresAt,
 			&i.FinishedAt,
 			&i.CompletingSince,
+			&i.SweptAt,
 		); err != nil {
 			return nil, err
 		}

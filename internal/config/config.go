@@ -18,6 +18,7 @@ import (
 
 	"creativeapi/internal/deposit"
 	"creativeapi/internal/events"
+	"creativeapi/internal/objectstore"
 	"creativeapi/internal/tron"
 	"creativeapi/internal/webhooks"
 )
@@ -352,8 +353,15 @@ func (c Config) validate() []error {
 	return errs
 }
 
-// maxObjectBytes is the largest object S3 stores (5 TiB).
-const maxObjectBytes = 5 << 40
+// maxUploadBytes bounds UPLOAD_MAX_BYTES: completing an upload copies the
+// staged file to its final key in one CopyObject, which S3 does for
+// objects up to 5 GiB (docs/uploads.md; larger would need UploadPartCopy).
+const maxUploadBytes = objectstore.MaxCopyBytes
+
+// UploadURLTTL is how long a presigned part URL works (never past its
+// upload's expiry); getUpload gives fresh ones. Short, because a URL
+// is a capability to write, which nothing can revoke once signed.
+const UploadURLTTL = time.Hour
 
 func (c Config) validateS3() []error {
 	var errs []error
@@ -380,8 +388,8 @@ func (c Config) validateS3() []error {
 	if c.S3Region == "" {
 		bad("S3_REGION is empty")
 	}
-	if c.UploadMaxBytes < 1 || c.UploadMaxBytes > maxObjectBytes {
-		bad("UPLOAD_MAX_BYTES=%d: want 1 to %d (5 TiB, the largest S3 object)", c.UploadMaxBytes, int64(maxObjectBytes))
+	if c.UploadMaxBytes < 1 || c.UploadMaxBytes > maxUploadBytes {
+		bad("UPLOAD_MAX_BYTES=%d: want 1 to %d (5 GiB, the largest object S3 copies in one call)", c.UploadMaxBytes, int64(maxUploadBytes))
 	}
 	if c.OrgStorageQuotaBytes < 1 {
 		bad("ORG_STORAGE_QUOTA_BYTES=%d: must be positive", c.OrgStorageQuotaBytes)

@@ -154,7 +154,7 @@ func TestTheObjectStoreIsNamedWholeOrNotAtAll(t *testing.T) {
 		{"an endpoint without a bucket", map[string]string{"S3_ENDPOINT": "https://s3.example.test"}, "without S3_BUCKET"},
 		{"an endpoint that is no URL", map[string]string{"S3_ENDPOINT": "s3.example.test", "S3_BUCKET": "b", "S3_ACCESS_KEY_ID": "k", "S3_SECRET_ACCESS_KEY": "s"}, "S3_ENDPOINT=\"s3.example.test\": want an absolute http(s) URL"},
 		{"an upload bound of zero", map[string]string{"UPLOAD_MAX_BYTES": "0"}, "UPLOAD_MAX_BYTES=0"},
-		{"an upload bound past 5 TiB", map[string]string{"UPLOAD_MAX_BYTES": strconv.FormatInt(6<<40, 10)}, "UPLOAD_MAX_BYTES=6597069766656"},
+		{"an upload bound past 5 GiB", map[string]string{"UPLOAD_MAX_BYTES": strconv.FormatInt(5<<30+1, 10)}, "UPLOAD_MAX_BYTES=5368709121"},
 		{"a quota of zero", map[string]string{"ORG_STORAGE_QUOTA_BYTES": "0"}, "ORG_STORAGE_QUOTA_BYTES=0"},
 		{"an upload TTL past the presigning limit", map[string]string{"UPLOAD_TTL": "200h"}, "UPLOAD_TTL=200h0m0s"},
 	} {

@@ -18,16 +18,16 @@ import (
 // uploaded sends file to org as one part through the author's session and
 // completes it; the answer is the upload as complete gave it (ready, or
 // failed when the stored bytes are not file's).
-func (d *uploadDesk) uploaded(t *testing.T, org uuid.UUID, name string, announced, stored []byte) api.Upload {
+func (d *uploadDesk) uploaded(t *testing.T, org uuid.UUID, name, mimeType string, file []byte) api.Upload {
 	t.Helper()
 	r := d.author.Do(http.MethodPost, uploadsURL(org), map[string]any{
-		"fileName": name, "mimeType": "image/png", "sizeBytes": len(announced), "sha256": sha(announced)})
+		"fileName": name, "mimeType": mimeType, "sizeBytes": len(file), "sha256": sha(file)})
 	if r.Status != http.StatusCreated {
 		t.Fatalf("create upload: %d %s", r.Status, r.Body)
 	}
 	var u api.Upload
 	r.JSON(t, &u)
-	put(t, u, stored, 1)
+	put(t, u, file, 1)
 	r = d.author.Do(http.MethodPost, uploadsURL(org)+"/"+u.Id.String()+"/complete", map[string]any{})
 	if r.Status != http.StatusOK && r.Status != http.StatusUnprocessableEntity {
 		t.Fatalf("complete: %d %s", r.Status, r.Body)
@@ -65,7 +65,7 @@ func TestAVersionTakesReadyUploadsOfItsOrganization(t *testing.T) {
 	versions := "/api/v1/organizations/" + d.org.String() + "/creatives/" + creativeID.String() + "/versions"
 
 	file := pngFile(t, 320, 480, 9000)
-	u := d.uploaded(t, d.org, "poster.png", file, file)
+	u := d.uploaded(t, d.org, "poster.png", "image/png", file)
 	want, err := u.Asset.Get()
 	if u.Status != api.UploadReady || err != nil {
 		t.Fatalf("upload: %+v", u)
@@ -126,14 +126,14 @@ func TestAnUploadIdMustNameAReadyUploadOfTheOrganization(t *testing.T) {
 
 	file := pngFile(t, 10, 10, 3000)
 	pending := d.create(t, "pending.png", "image/png", file)
-	failed := d.uploaded(t, d.org, "failed.png", file, pngFile(t, 10, 10, 3000))
+	failed := d.uploaded(t, d.org, "failed.gif", "image/gif", file)
 	if failed.Status != api.UploadFailed {
-		t.Fatalf("the upload of other bytes: %+v", failed)
+		t.Fatalf("the upload of a PNG announced as a GIF: %+v", failed)
 	}
 	otherOrg := d.env.DB.Org(t, "Other Org")
 	d.env.DB.Member(t, otherOrg, authorID, "author")
-	elsewhere := d.uploaded(t, otherOrg, "elsewhere.png", file, file)
-	ready := d.uploaded(t, d.org, "ready.png", file, file)
+	elsewhere := d.uploaded(t, otherOrg, "elsewhere.png", "image/png", file)
+	ready := d.uploaded(t, d.org, "ready.png", "image/png", file)
 	if elsewhere.Status != api.UploadReady || ready.Status != api.UploadReady {
 		t.Fatalf("uploads: %+v %+v", elsewhere, ready)
 	}

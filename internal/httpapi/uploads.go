@@ -12,7 +12,9 @@ import (
 	"github.com/oapi-codegen/nullable"
 
 	"creativeapi/gen/api"
+	"creativeapi/gen/db"
 	"creativeapi/internal/apifield"
+	"creativeapi/internal/config"
 	"creativeapi/internal/gate"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/problem"
@@ -84,7 +86,11 @@ func (s *Server) uploadBody(v upload.View) api.Upload {
 		Asset: nullable.NewNullNullable[api.Asset](), CreatedAt: v.CreatedAt, ExpiresAt: v.ExpiresAt,
 	}
 	for i, p := range v.Parts {
-		out.Parts[i] = api.UploadPart{Number: p.Number, Url: apifield.Nullable(p.URL), ExpiresAt: apifield.Nullable(p.ExpiresAt), Received: p.Received}
+		header := p.Header
+		if header == nil {
+			header = map[string]string{}
+		}
+		out.Parts[i] = api.UploadPart{Number: p.Number, Url: apifield.Nullable(p.URL), ExpiresAt: apifield.Nullable(p.ExpiresAt), Headers: header, Received: p.Received}
 	}
 	if v.AssetID != nil {
 		out.Asset = nullable.NewNullableWithValue(api.Asset{
@@ -106,14 +112,14 @@ func widen32(v *int32) *int {
 }
 
 func (s *Server) uploadLimits() upload.Limits {
-	return upload.Limits{QuotaBytes: s.cfg.OrgStorageQuotaBytes, TTL: s.cfg.UploadTTL}
+	return upload.Limits{QuotaBytes: s.cfg.OrgStorageQuotaBytes, TTL: s.cfg.UploadTTL, URLTTL: config.UploadURLTTL}
 }
 
 // CreateUpload starts an upload under the caller's Idempotency-Key.
 func (s *Server) CreateUpload(ctx context.Context, r api.CreateUploadRequestObject) (api.CreateUploadResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
 	in := upload.NewUpload{FileName: r.Body.FileName, MimeType: string(r.Body.MimeType), SizeBytes: r.Body.SizeBytes, SHA256: r.Body.Sha256}
-	return s.command(ctx, r.Params.IdempotencyKey, nil, func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
+	return s.command(ctx, r.Params.IdempotencyKey, s.mayUpload(r.OrganizationId), func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
 		v, err := upload.Create(ctx, q, s.objects, r.OrganizationId, caller.UserID, in, s.uploadLimits(), time.Now())
 		if err != nil {
 			return idempotency.Response{}, uploadProblem(err)
@@ -130,13 +136,26 @@ func (s *Server) CompleteUpload(ctx context.Context, r api.CompleteUploadRequest
 	// the keyed command's transaction, which only records the outcome: no
 	// transaction or row lock is held for the seconds a large file takes.
 	a := upload.Assemble(ctx, s.store.Q, s.objects, r.OrganizationId, caller.UserID, r.UploadId, time.Now())
-	return s.command(ctx, r.Params.IdempotencyKey, nil, func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
+	return s.command(ctx, r.Params.IdempotencyKey, s.mayUpload(r.OrganizationId), func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
 		v, err := upload.Complete(ctx, q.Queries, s.objects, r.OrganizationId, r.UploadId, a, time.Now())
 		if err != nil {
 			return idempotency.Response{}, uploadProblem(err)
 		}
 		return s.uploadResponse(v, http.StatusOK, "")
 	})
+}
+
+// mayUpload is the replay check of the upload commands: a stored answer
+// goes back only to a caller who may still upload to org (404 for one no
+// longer a member, 403 for a role that may not), as the commands refuse.
+func (s *Server) mayUpload(org uuid.UUID) func(ctx context.Context, q *db.Queries) error {
+	return func(ctx context.Context, q *db.Queries) error {
+		caller, _ := requestctx.CallerFrom(ctx)
+		if err := upload.MayUpload(ctx, q, org, caller.UserID); err != nil {
+			return uploadProblem(err)
+		}
+		return nil
+	}
 }
 
 func (s *Server) uploadResponse(v upload.View, status int, location string) (idempotency.Response, error) {
@@ -150,7 +169,7 @@ func (s *Server) uploadResponse(v upload.View, status int, location string) (ide
 // GetUpload answers an upload with the parts the store holds.
 func (s *Server) GetUpload(ctx context.Context, r api.GetUploadRequestObject) (api.GetUploadResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
-	v, err := upload.Get(ctx, s.store.Q, s.objects, r.OrganizationId, caller.UserID, r.UploadId, time.Now())
+	v, err := upload.Get(ctx, s.store.Q, s.objects, r.OrganizationId, caller.UserID, r.UploadId, config.UploadURLTTL, time.Now())
 	if err != nil {
 		return nil, uploadProblem(err)
 	}

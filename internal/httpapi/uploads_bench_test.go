@@ -51,10 +51,17 @@ func (d *uploadDesk) createB(b *testing.B, file []byte) string {
 	r := d.author.Do(http.MethodPost, uploadsURL(d.org), map[string]any{"fileName": "b.png", "mimeType": "image/png", "sizeBytes": len(file), "sha256": sha(file)})
 	var out struct {
 		ID    string
-		Parts []struct{ URL string }
+		Parts []struct {
+			URL     string
+			Headers map[string]string
+		}
 	}
 	r.JSON(b, &out)
-	res, err := http.DefaultClient.Do(mustRequest(b, http.MethodPut, out.Parts[0].URL, file))
+	req := mustRequest(b, http.MethodPut, out.Parts[0].URL, file)
+	for name, value := range out.Parts[0].Headers {
+		req.Header.Set(name, value)
+	}
+	res, err := http.DefaultClient.Do(req)
 	if err != nil || res.StatusCode != http.StatusOK {
 		b.Fatalf("put: %v", err)
 	}

@@ -94,16 +94,27 @@ func put(t *testing.T, u api.Upload, file []byte, number int32) {
 	}
 	start := int64(number-1) * u.PartSize
 	end := min(start+u.PartSize, int64(len(file)))
-	req, _ := http.NewRequest(http.MethodPut, url, bytes.NewReader(file[start:end]))
+	if status, body := putTo(t, url, u.Parts[number-1].Headers, file[start:end]); status != http.StatusOK {
+		t.Fatalf("PUT part %d: %d %s", number, status, body)
+	}
+}
+
+// putTo PUTs body to url with header, as a browser does, and returns the
+// store's answer; status 0 when the store cut the connection (as it may
+// while refusing a large body before reading it).
+func putTo(t *testing.T, url string, header map[string]string, body []byte) (int, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPut, url, bytes.NewReader(body))
+	for name, value := range header {
+		req.Header.Set(name, value)
+	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		return 0, []byte(err.Error())
 	}
-	body, _ := io.ReadAll(res.Body)
+	got, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("PUT part %d: %d %s", number, res.StatusCode, body)
-	}
+	return res.StatusCode, got
 }
 
 func (d *uploadDesk) get(t *testing.T, id uuid.UUID) api.Upload {
@@ -198,28 +209,22 @@ func TestAnUploadGoesToTheStoreResumesAndComesBackThroughContent(t *testing.T) {
 }
 
 // TestAFileOfOnePartIsPutWhole: a file no larger than a part is PUT whole
-// to its object (no multipart upload); a PUT of the wrong size counts as
-// not received and completing answers 409, and PUTting it again resumes.
+// to its staging object (no multipart upload), with the headers its part
+// names; GET then shows it received, and completing copies and checks it.
 func TestAFileOfOnePartIsPutWhole(t *testing.T) {
 	t.Parallel()
 	d := newUploadDesk(t)
 	file := pngFile(t, 12, 8, 4096)
 	u := d.create(t, "small.png", "image/png", file)
 	url, err := u.Parts[0].Url.Get()
-	if len(u.Parts) != 1 || err != nil || strings.Contains(url, "uploadId=") {
-		t.Fatalf("parts %+v: want one URL of the object itself", u.Parts)
+	if len(u.Parts) != 1 || err != nil || strings.Contains(url, "uploadId=") || !strings.Contains(url, "/staging/") {
+		t.Fatalf("parts %+v: want one URL of the staging object itself", u.Parts)
 	}
-	short := u
-	short.PartSize = 100 // put sends the first 100 bytes
-	put(t, short, file, 1)
-	if got := d.get(t, u.Id); got.Parts[0].Received || !got.Parts[0].Url.IsSpecified() || got.Parts[0].Url.IsNull() {
-		t.Fatalf("after a PUT of the wrong size: %+v", got.Parts[0])
+	if got := u.Parts[0].Headers["x-amz-checksum-sha256"]; got == "" {
+		t.Fatalf("headers %v: want the SHA-256 the store checks", u.Parts[0].Headers)
 	}
-	if r := d.complete(u.Id); r.Status != http.StatusConflict || r.Problem(t).Code != "upload_incomplete" {
-		t.Fatalf("completing with the wrong size: %d %s", r.Status, r.Body)
-	}
-	put(t, d.get(t, u.Id), file, 1)
-	if got := d.get(t, u.Id); !got.Parts[0].Received || got.Parts[0].Url.IsSpecified() && !got.Parts[0].Url.IsNull() {
+	put(t, u, file, 1)
+	if got := d.get(t, u.Id); !got.Parts[0].Received || got.Parts[0].Url.IsSpecified() && !got.Parts[0].Url.IsNull() || len(got.Parts[0].Headers) != 0 {
 		t.Fatalf("after the PUT: %+v", got.Parts[0])
 	}
 	r := d.complete(u.Id)
@@ -237,21 +242,24 @@ func TestAFileOfOnePartIsPutWhole(t *testing.T) {
 func TestAStoredFileThatIsNotTheAnnouncedOneFailsAndIsDeleted(t *testing.T) {
 	t.Parallel()
 	d := newUploadDesk(t)
-	file := pngFile(t, 10, 10, 2048)
+	// The URL of a file of one part writes only the announced bytes (its
+	// SHA-256 is signed), so other bytes come in parts.
+	file := pngFile(t, 10, 10, upload.DefaultPartSize+2048)
 	for _, tc := range []struct {
 		name, mime string
 		stored     []byte
 		want       string
 	}{
-		{"other bytes than announced", "image/png", append(append([]byte{}, file[:1024]...), make([]byte, 1024)...), "SHA-256"},
+		{"other bytes than announced", "image/png", append(append([]byte{}, file[:len(file)-1024]...), make([]byte, 1024)...), "SHA-256"},
 		{"a PNG announced as a GIF", "image/gif", file, "does not start as a image/gif file does"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			u := d.create(t, "x.bin", tc.mime, file)
-			if len(u.Parts) != 1 {
+			if len(u.Parts) != 2 {
 				t.Fatalf("%d parts", len(u.Parts))
 			}
 			put(t, u, tc.stored, 1)
+			put(t, u, tc.stored, 2)
 			r := d.complete(u.Id)
 			if p := r.Problem(t); r.Status != http.StatusUnprocessableEntity || p.Code != "upload_mismatch" || !strings.Contains(p.Detail, tc.want) {
 				t.Fatalf("complete: %d %s", r.Status, r.Body)
@@ -259,9 +267,7 @@ func TestAStoredFileThatIsNotTheAnnouncedOneFailsAndIsDeleted(t *testing.T) {
 			if got := d.get(t, u.Id); got.Status != api.UploadFailed {
 				t.Fatalf("status %s", got.Status)
 			}
-			if ok, err := d.env.Objects.Exists(context.Background(), upload.ObjectKey(d.org, u.Id)); err != nil || ok {
-				t.Fatalf("the object is still stored: %v %v", ok, err)
-			}
+			d.storeHoldsNothingOf(t, u.Id)
 			if r := d.complete(u.Id); r.Status != http.StatusConflict || r.Problem(t).Code != "upload_incomplete" {
 				t.Fatalf("completing a failed upload: %d %s", r.Status, r.Body)
 			}
@@ -372,7 +378,7 @@ func TestExpiredUploadsAreAbortedAndTheirPartsDeleted(t *testing.T) {
 }
 
 // storeHoldsNothingOf fails the test when the store still holds upload
-// id's multipart upload or its object.
+// id's multipart upload, its staged object or its object.
 func (d *uploadDesk) storeHoldsNothingOf(t *testing.T, id uuid.UUID) {
 	t.Helper()
 	ctx := context.Background()
@@ -382,12 +388,14 @@ func (d *uploadDesk) storeHoldsNothingOf(t *testing.T, id uuid.UUID) {
 		t.Fatal(err)
 	}
 	if storeID != nil {
-		if parts, err := d.env.Objects.ListParts(ctx, key, *storeID); !errors.Is(err, objectstore.ErrNotFound) {
+		if parts, err := d.env.Objects.ListParts(ctx, upload.StagingKey(key), *storeID); !errors.Is(err, objectstore.ErrNotFound) {
 			t.Fatalf("the store still has the multipart upload: %v %v", parts, err)
 		}
 	}
-	if ok, err := d.env.Objects.Exists(ctx, key); ok || err != nil {
-		t.Fatalf("the store still has the object: %v %v", ok, err)
+	for _, k := range []string{key, upload.StagingKey(key)} {
+		if ok, err := d.env.Objects.Exists(ctx, k); ok || err != nil {
+			t.Fatalf("the store still has the object %s: %v %v", k, ok, err)
+		}
 	}
 }
 

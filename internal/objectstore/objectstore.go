@@ -7,6 +7,8 @@ package objectstore
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -216,19 +218,37 @@ func (s *Store) CreateMultipartUpload(ctx context.Context, key, contentType stri
 	return out.UploadID, nil
 }
 
-// PresignPut returns the URL a browser PUTs a whole object to (a file of
-// one part: no multipart upload).
-func (s *Store) PresignPut(ctx context.Context, key string, ttl time.Duration) (string, error) {
-	u, err := s.presign(ctx, http.MethodPut, key, url.Values{}, ttl)
-	if err != nil {
-		return "", fmt.Errorf("presign put: %w", err)
+// PresignPut returns the URL a browser PUTs a whole object of length bytes
+// to (a file of one part: no multipart upload), and the headers the PUT
+// must carry. The URL is scoped to that one write: Content-Length is
+// signed, so the store refuses a body of another length, and with a
+// non-empty sha256 (hex) so is x-amz-checksum-sha256, so the store refuses
+// other bytes (BadDigest) and whatever the URL writes is the file
+// announced.
+func (s *Store) PresignPut(ctx context.Context, key string, length int64, sha256 string, ttl time.Duration) (string, http.Header, error) {
+	h := http.Header{}
+	if sha256 != "" {
+		sum, err := hex.DecodeString(sha256)
+		if err != nil {
+			return "", nil, fmt.Errorf("presign put: sha256: %w", err)
+		}
+		h.Set(ChecksumSHA256Header, base64.StdEncoding.EncodeToString(sum))
 	}
-	return u, nil
+	u, err := s.presign(ctx, http.MethodPut, key, url.Values{}, length, h, ttl)
+	if err != nil {
+		return "", nil, fmt.Errorf("presign put: %w", err)
+	}
+	return u, h, nil
 }
 
-// PresignUploadPart returns the URL a browser PUTs part number to.
-func (s *Store) PresignUploadPart(ctx context.Context, key, uploadID string, number int32, ttl time.Duration) (string, error) {
-	u, err := s.presign(ctx, http.MethodPut, key, url.Values{"partNumber": {strconv.Itoa(int(number))}, "uploadId": {uploadID}}, ttl)
+// ChecksumSHA256Header is the header carrying a body's SHA-256 (base64)
+// that the store checks the body against.
+const ChecksumSHA256Header = "X-Amz-Checksum-Sha256"
+
+// PresignUploadPart returns the URL a browser PUTs part number, of length
+// bytes, to; Content-Length is signed, so the store refuses another length.
+func (s *Store) PresignUploadPart(ctx context.Context, key, uploadID string, number int32, length int64, ttl time.Duration) (string, error) {
+	u, err := s.presign(ctx, http.MethodPut, key, url.Values{"partNumber": {strconv.Itoa(int(number))}, "uploadId": {uploadID}}, length, nil, ttl)
 	if err != nil {
 		return "", fmt.Errorf("presign part %d: %w", number, err)
 	}
@@ -236,13 +256,17 @@ func (s *Store) PresignUploadPart(ctx context.Context, key, uploadID string, num
 }
 
 // presign signs method on key with query for ttl (SigV4 in the query, an
-// unsigned payload, the host the only signed header), as the SDK's S3
-// presigner does.
-func (s *Store) presign(ctx context.Context, method, key string, query url.Values, ttl time.Duration) (string, error) {
+// unsigned payload), as the SDK's S3 presigner does. The signed headers
+// are the host, Content-Length when length > 0, and header (which the
+// request must then carry as they are).
+func (s *Store) presign(ctx context.Context, method, key string, query url.Values, length int64, header http.Header, ttl time.Duration) (string, error) {
 	u := objectURL(s.public, key)
 	query.Set("X-Amz-Expires", strconv.FormatInt(int64(ttl/time.Second), 10))
 	u.RawQuery = query.Encode()
-	req := &http.Request{Method: method, URL: &u, Host: u.Host, Header: http.Header{}}
+	if header == nil {
+		header = http.Header{}
+	}
+	req := &http.Request{Method: method, URL: &u, Host: u.Host, Header: header.Clone(), ContentLength: length}
 	signed, _, err := s.signer.PresignHTTP(ctx, s.creds, req, "UNSIGNED-PAYLOAD", "s3", s.region, time.Now())
 	return signed, err
 }
@@ -326,6 +350,25 @@ func (s *Store) Open(ctx context.Context, key string) (io.ReadCloser, int64, err
 	return out.Body, aws.ToInt64(out.ContentLength), nil
 }
 
+// MaxCopyBytes is the largest object Copy copies: S3's limit for one
+// CopyObject (larger objects need UploadPartCopy, which config's bound on
+// UPLOAD_MAX_BYTES spares us).
+const MaxCopyBytes = 5 << 30
+
+// Copy copies the object at src to dst inside the bucket, in the store
+// (no byte passes through the API), metadata included.
+func (s *Store) Copy(ctx context.Context, src, dst string) error {
+	source := s.bucket + "/" + httpbinding.EscapePath(src, false)
+	_, err := s.client.CopyObject(ctx, &s3.CopyObjectInput{Bucket: &s.bucket, Key: &dst, CopySource: &source})
+	if err != nil {
+		if hasCode(err, "NoSuchKey", "NotFound") {
+			return ErrNotFound
+		}
+		return fmt.Errorf("copy object: %w", err)
+	}
+	return nil
+}
+
 // Delete removes the object; a missing object is not an error.
 func (s *Store) Delete(ctx context.Context, key string) error {
 	_, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: &key})
@@ -360,7 +403,7 @@ func (s *Store) PresignGet(ctx context.Context, key, fileName, contentType strin
 	disposition := "attachment; filename*=UTF-8''" + strings.ReplaceAll(url.PathEscape(fileName), "'", "%27")
 	u, err := s.presign(ctx, http.MethodGet, key, url.Values{
 		"response-content-disposition": {disposition}, "response-content-type": {contentType},
-	}, ttl)
+	}, 0, nil, ttl)
 	if err != nil {
 		return "", fmt.Errorf("presign get: %w", err)
 	}

@@ -3,6 +3,8 @@ package objectstore_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"net/http"
@@ -107,7 +109,7 @@ func TestCreateMultipartUploadStartsAnUploadTheStoreAssembles(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := bytes.Repeat([]byte("png"), 1000)
-	u, err := s.PresignUploadPart(ctx, key, id, 1, time.Minute)
+	u, err := s.PresignUploadPart(ctx, key, id, 1, int64(len(body)), time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,11 +228,11 @@ func TestAnObjectPutWholeIsServedAsTheTypeAskedFor(t *testing.T) {
 	if _, ok, err := s.Size(ctx, key); ok || err != nil {
 		t.Fatalf("before the PUT: %v %v", ok, err)
 	}
-	u, err := s.PresignPut(ctx, key, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
 	body := []byte("\x89PNG\r\n\x1a\n<script>alert(1)</script>")
+	u, header, err := s.PresignPut(ctx, key, int64(len(body)), "", time.Minute)
+	if err != nil || len(header) != 0 {
+		t.Fatal(header, err)
+	}
 	req, _ := http.NewRequest(http.MethodPut, u, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "text/html")
 	res, err := http.DefaultClient.Do(req)
@@ -245,4 +247,95 @@ func TestAnObjectPutWholeIsServedAsTheTypeAskedFor(t *testing.T) {
 		t.Fatalf("Size: %d %v %v", size, ok, err)
 	}
 	downloadsAsPNG(t, s, key, body)
+}
+
+// TestAPresignedPutWritesOnlyTheLengthAndBytesItWasSignedFor: a URL is a
+// capability scoped to one write. The store refuses a body of another
+// length than the signed Content-Length (a part's URL too), and, when the
+// SHA-256 is signed, other bytes of that length and a PUT without the
+// checksum header.
+func TestAPresignedPutWritesOnlyTheLengthAndBytesItWasSignedFor(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := context.Background()
+	body := []byte("\x89PNG\r\n\x1a\n the announced bytes")
+	sum := sha256.Sum256(body)
+	send := func(u string, header http.Header, b []byte) int {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPut, u, bytes.NewReader(b))
+		for k, v := range header {
+			req.Header[k] = v
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return res.StatusCode
+	}
+	u, header, err := s.PresignPut(ctx, "uploads/scoped", int64(len(body)), hex.EncodeToString(sum[:]), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := bytes.ToUpper(body)
+	for _, tc := range []struct {
+		name   string
+		header http.Header
+		body   []byte
+	}{
+		{"a longer body", header, append(append([]byte{}, body...), make([]byte, 3<<20)...)},
+		{"a shorter body", header, body[:1]},
+		{"other bytes of the same length", header, other},
+		{"no checksum header", http.Header{}, body},
+	} {
+		if status := send(u, tc.header, tc.body); status/100 == 2 {
+			t.Fatalf("%s: %d", tc.name, status)
+		}
+	}
+	if _, ok, err := s.Size(ctx, "uploads/scoped"); ok || err != nil {
+		t.Fatalf("a refused PUT stored something: %v %v", ok, err)
+	}
+	if status := send(u, header, body); status != http.StatusOK {
+		t.Fatalf("the announced PUT: %d", status)
+	}
+
+	id, err := s.CreateMultipartUpload(ctx, "uploads/parts", "image/png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := s.PresignUploadPart(ctx, "uploads/parts", id, 1, 100, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status := send(part, nil, make([]byte, 101)); status/100 == 2 {
+		t.Fatalf("a part of another length: %d", status)
+	}
+	if status := send(part, nil, make([]byte, 100)); status != http.StatusOK {
+		t.Fatalf("the part: %d", status)
+	}
+}
+
+// TestCopyCopiesInTheStore: Copy gives dst the bytes of src; a missing
+// src is ErrNotFound.
+func TestCopyCopiesInTheStore(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := context.Background()
+	body := []byte("\x89PNG\r\n\x1a\n copied")
+	u, _, err := s.PresignPut(ctx, "staging/a b/1", int64(len(body)), "", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPut, u, bytes.NewReader(body))
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if err := s.Copy(ctx, "staging/a b/1", "uploads/a b/1"); err != nil {
+		t.Fatal(err)
+	}
+	downloadsAsPNG(t, s, "uploads/a b/1", body)
+	if err := s.Copy(ctx, "staging/none", "uploads/none"); !errors.Is(err, objectstore.ErrNotFound) {
+		t.Fatalf("copying a missing object: %v", err)
+	}
 }

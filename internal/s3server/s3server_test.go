@@ -63,7 +63,7 @@ func TestABrowserUploadsPartsThroughPresignedURLs(t *testing.T) {
 	part1 := bytes.Repeat([]byte("a"), 5<<20)
 	part2 := []byte("tail")
 	for i, body := range [][]byte{part1, part2} {
-		u, err := store.PresignUploadPart(ctx, key, id, int32(i+1), time.Minute)
+		u, err := store.PresignUploadPart(ctx, key, id, int32(i+1), int64(len(body)), time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}

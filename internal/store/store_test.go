@@ -122,3 +122,61 @@ func TestMigration0003StoresEveryEmailInItsNormalisedForm(t *testing.T) {
 		t.Fatal("a second ada@example.test was stored")
 	}
 }
+
+// TestMigration0022FailsUploadsPendingFromBefore: an upload pending when
+// staging came wrote its final key through its URLs, so it fails (the
+// sweep then empties its keys); a ready one stays ready, and both are
+// left for the sweep.
+func TestMigration0022FailsUploadsPendingFromBefore(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testenv.NewEmptyDB(t)
+	names, err := fs.Glob(migrations.FS, "*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(names)
+	setup := "CREATE TABLE schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());"
+	for _, name := range names {
+		if name >= "0022" {
+			break
+		}
+		sql, err := fs.ReadFile(migrations.FS, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		setup += string(sql) + ";\nINSERT INTO schema_migrations (version) VALUES ('" + name[:len(name)-len(".sql")] + "');\n"
+	}
+	if _, err := d.Pool.Exec(ctx, setup+`
+		INSERT INTO organizations (id, name, slug) VALUES ('00000000-0000-0000-0000-0000000000a1', 'Org', 'org');
+		INSERT INTO users (id, email, name, password_hash) VALUES ('00000000-0000-0000-0000-0000000000b1', 'u@example.test', 'U', 'x');
+		INSERT INTO uploads (id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, expires_at, asset_id, finished_at)
+		VALUES ('00000000-0000-0000-0000-000000000001', '00000000-0000-0000-0000-0000000000a1', '00000000-0000-0000-0000-0000000000b1', 'pending',
+		        'a.png', 'image/png', 10, repeat('a', 64), 8388608, 'uploads/pending', now() + interval '1 hour', NULL, NULL),
+		       ('00000000-0000-0000-0000-000000000002', '00000000-0000-0000-0000-0000000000a1', '00000000-0000-0000-0000-0000000000b1', 'ready',
+		        'b.png', 'image/png', 10, repeat('b', 64), 8388608, 'uploads/ready', now() + interval '1 hour', gen_random_uuid(), now())`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Migrate(ctx, d.Pool, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := d.Pool.Query(ctx, "SELECT object_key, status, finished_at IS NOT NULL, swept_at IS NULL FROM uploads ORDER BY object_key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for rows.Next() {
+		var key, status string
+		var finished, unswept bool
+		if err := rows.Scan(&key, &status, &finished, &unswept); err != nil {
+			t.Fatal(err)
+		}
+		if !finished || !unswept {
+			t.Errorf("%s: finished %v, not swept %v", key, finished, unswept)
+		}
+		got = append(got, key+" "+status)
+	}
+	if want := []string{"uploads/pending failed", "uploads/ready ready"}; !slices.Equal(got, want) {
+		t.Fatalf("uploads %q, want %q", got, want)
+	}
+}

@@ -30,19 +30,32 @@ type expireWorker struct {
 
 func (w *expireWorker) Timeout(*river.Job[expireArgs]) time.Duration { return 5 * time.Minute }
 
-// Work aborts every pending upload past its expiry, a batch at a time.
+// Work aborts every pending upload past its expiry, then sweeps the keys
+// of finished ones past theirs (Sweep), a batch at a time.
 func (w *expireWorker) Work(ctx context.Context, _ *river.Job[expireArgs]) error {
-	total := 0
-	for {
-		n, err := Expire(ctx, w.st, w.objects, time.Now(), expireBatch)
-		total += n
-		if err != nil || n < expireBatch {
-			if total > 0 {
-				w.log.InfoContext(ctx, "expired uploads aborted", "uploads", total)
+	for _, step := range []struct {
+		what string
+		run  func(now time.Time) (int, error)
+	}{
+		{"expired uploads aborted", func(now time.Time) (int, error) { return Expire(ctx, w.st, w.objects, now, expireBatch) }},
+		{"finished uploads swept", func(now time.Time) (int, error) { return Sweep(ctx, w.st, w.objects, now, expireBatch) }},
+	} {
+		total := 0
+		for {
+			n, err := step.run(time.Now())
+			total += n
+			if err != nil {
+				return err
 			}
-			return err
+			if n < expireBatch {
+				break
+			}
+		}
+		if total > 0 {
+			w.log.InfoContext(ctx, step.what, "uploads", total)
 		}
 	}
+	return nil
 }
 
 // Jobs registers the expiry worker and returns its periodic job, for the

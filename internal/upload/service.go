@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -41,7 +42,9 @@ func (e *Mismatch) Error() string { return "upload mismatch: " + e.Reason }
 // Limits bound uploads.
 type Limits struct {
 	QuotaBytes int64
-	TTL        time.Duration
+	// TTL is how long a pending upload may take; URLTTL how long one of
+	// its part URLs works (never past the upload's expiry).
+	TTL, URLTTL time.Duration
 }
 
 // NewUpload is a file a client announces.
@@ -51,11 +54,13 @@ type NewUpload struct {
 	SHA256             string
 }
 
-// Part is a part as a client sees it.
+// Part is a part as a client sees it. URL, ExpiresAt and Header (the
+// headers its PUT must carry) are set for the uploader only.
 type Part struct {
 	Number    int32
 	URL       *string
 	ExpiresAt *time.Time
+	Header    map[string]string
 	Received  bool
 }
 
@@ -65,8 +70,22 @@ type View struct {
 	Parts []Part
 }
 
-// ObjectKey is where an upload's file lives in the bucket.
+// ObjectKey is where an upload's checked file lives in the bucket: only
+// the server writes it (a copy of the staged file, on completion), and
+// /content serves only it.
 func ObjectKey(org, id uuid.UUID) string { return "uploads/" + org.String() + "/" + id.String() }
+
+// StagingKey is where the presigned URLs of the upload whose file lives
+// at objectKey write: the object of a file PUT whole, or the multipart
+// upload of one sent in parts. Nothing reads it but completion's copy.
+func StagingKey(objectKey string) string { return "staging/" + objectKey }
+
+// MayUpload checks that user may still upload to org, for the replay of
+// a stored answer of an upload command: ErrOrganizationNotVisible (404)
+// before a role refusal (403), as the commands answer.
+func MayUpload(ctx context.Context, q *db.Queries, org, user uuid.UUID) error {
+	return authorize(ctx, q, org, user)
+}
 
 // authorize checks that user may upload to org: ErrOrganizationNotVisible
 // (404) before a role refusal (403).
@@ -109,11 +128,11 @@ func Create(ctx context.Context, q store.Tx, objects *objectstore.Store, org, us
 	}
 	key := ObjectKey(org, id)
 	partSize := PartSize(in.SizeBytes)
-	// A file of one part is PUT whole to its object: no multipart upload,
-	// so no call to the store here.
+	// A file of one part is PUT whole to its staging object: no multipart
+	// upload, so no call to the store here.
 	var storeID *string
 	if PartCount(in.SizeBytes, partSize) > 1 {
-		id, err := objects.CreateMultipartUpload(ctx, key, in.MimeType)
+		id, err := objects.CreateMultipartUpload(ctx, StagingKey(key), in.MimeType)
 		if err != nil {
 			return View{}, err
 		}
@@ -131,7 +150,7 @@ func Create(ctx context.Context, q store.Tx, objects *objectstore.Store, org, us
 	// there, abort drops the store's upload, which no row would name.
 	abort := func(err error) error {
 		if storeID != nil {
-			_ = objects.AbortMultipartUpload(context.WithoutCancel(ctx), key, *storeID)
+			_ = objects.AbortMultipartUpload(context.WithoutCancel(ctx), StagingKey(key), *storeID)
 		}
 		return err
 	}
@@ -142,11 +161,12 @@ func Create(ctx context.Context, q store.Tx, objects *objectstore.Store, org, us
 	}); err != nil {
 		return View{}, abort(err) // sent at once (a transaction without pipelining)
 	}
-	return view(ctx, objects, row, nil, now)
+	return view(ctx, objects, row, nil, user, lim.URLTTL, now)
 }
 
-// Get reads an upload, asking the store which parts arrived when pending.
-func Get(ctx context.Context, q *db.Queries, objects *objectstore.Store, org, user, id uuid.UUID, now time.Time) (View, error) {
+// Get reads an upload, asking the store which parts arrived when pending;
+// its uploader gets fresh URLs for the others, valid for urlTTL.
+func Get(ctx context.Context, q *db.Queries, objects *objectstore.Store, org, user, id uuid.UUID, urlTTL time.Duration, now time.Time) (View, error) {
 	if err := authorize(ctx, q, org, user); err != nil {
 		return View{}, err
 	}
@@ -163,7 +183,7 @@ func Get(ctx context.Context, q *db.Queries, objects *objectstore.Store, org, us
 	if Status(row.Status) == StatusPending && row.ExpiresAt.After(now) {
 		if row.StoreUploadID == nil {
 			received, err = wholeObject(ctx, objects, row)
-		} else if received, err = objects.ListParts(ctx, row.ObjectKey, *row.StoreUploadID); errors.Is(err, objectstore.ErrNotFound) {
+		} else if received, err = objects.ListParts(ctx, StagingKey(row.ObjectKey), *row.StoreUploadID); errors.Is(err, objectstore.ErrNotFound) {
 			// The multipart upload is gone: when a completion cut short
 			// had the store assemble the file, every part arrived and
 			// completing again finishes it (URLs for a vanished upload
@@ -174,22 +194,40 @@ func Get(ctx context.Context, q *db.Queries, objects *objectstore.Store, org, us
 			return View{}, err
 		}
 	}
-	return view(ctx, objects, row, received, now)
+	return view(ctx, objects, row, received, user, urlTTL, now)
 }
 
-// wholeObject is the one part of a file PUT whole, when it arrived.
+// wholeObject is the one part of a file PUT whole, when it arrived: staged,
+// or already copied by a completion cut short.
 func wholeObject(ctx context.Context, objects *objectstore.Store, row db.Upload) ([]objectstore.Part, error) {
-	size, ok, err := objects.Size(ctx, row.ObjectKey)
-	if err != nil || !ok {
+	size, ok, err := objects.Size(ctx, StagingKey(row.ObjectKey))
+	if err != nil {
 		return nil, err
 	}
-	return []objectstore.Part{{Number: 1, Size: size}}, nil
+	if ok {
+		return []objectstore.Part{{Number: 1, Size: size}}, nil
+	}
+	if ok, err := objects.Exists(ctx, row.ObjectKey); err != nil || !ok {
+		return nil, err
+	}
+	return []objectstore.Part{{Number: 1, Size: row.SizeBytes}}, nil
+}
+
+// assembled reports whether row's file is assembled in the store: staged
+// whole, or already copied to its final key by a completion cut short.
+func assembled(ctx context.Context, objects *objectstore.Store, row db.Upload) (bool, error) {
+	for _, key := range []string{StagingKey(row.ObjectKey), row.ObjectKey} {
+		if ok, err := objects.Exists(ctx, key); err != nil || ok {
+			return ok, err
+		}
+	}
+	return false, nil
 }
 
 // assembledParts is every part of row when its file is assembled in the
 // store, none when it is not.
 func assembledParts(ctx context.Context, objects *objectstore.Store, row db.Upload) ([]objectstore.Part, error) {
-	ok, err := objects.Exists(ctx, row.ObjectKey)
+	ok, err := assembled(ctx, objects, row)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -201,9 +239,12 @@ func assembledParts(ctx context.Context, objects *objectstore.Store, row db.Uplo
 	return parts, nil
 }
 
-// view lists row's parts: fresh URLs, valid until the upload expires, for
-// the parts of a pending upload not among received.
-func view(ctx context.Context, objects *objectstore.Store, row db.Upload, received []objectstore.Part, now time.Time) (View, error) {
+// view lists row's parts as user sees them: for the uploader of a pending
+// upload, fresh URLs for the parts not among received, valid for urlTTL
+// but never past the upload's expiry. Nobody else gets a URL: a URL is a
+// capability to write the upload's file (an admin sees the upload, not
+// its URLs).
+func view(ctx context.Context, objects *objectstore.Store, row db.Upload, received []objectstore.Part, user uuid.UUID, urlTTL time.Duration, now time.Time) (View, error) {
 	n := PartCount(row.SizeBytes, row.PartSize)
 	got := make(map[int32]bool, len(received))
 	for _, p := range received {
@@ -211,29 +252,49 @@ func view(ctx context.Context, objects *objectstore.Store, row db.Upload, receiv
 	}
 	v := View{Upload: row, Parts: make([]Part, n)}
 	pending := Status(row.Status) == StatusPending && row.ExpiresAt.After(now)
+	// The URL's expiry is a whole second, as the signature's X-Amz-Expires.
+	expires := now.Add(urlTTL)
+	if row.ExpiresAt.Before(expires) {
+		expires = row.ExpiresAt
+	}
+	ttl := expires.Sub(now).Truncate(time.Second)
+	expires = now.Add(ttl)
 	for i := range v.Parts {
 		number := int32(i + 1)
 		p := Part{Number: number, Received: got[number] || Status(row.Status) == StatusReady}
-		if pending && !p.Received {
-			url, err := presignPart(ctx, objects, row, number, row.ExpiresAt.Sub(now))
+		if pending && !p.Received && user == row.CreatedBy && ttl > 0 {
+			url, header, err := presignPart(ctx, objects, row, number, ttl)
 			if err != nil {
 				return View{}, err
 			}
-			expires := row.ExpiresAt
-			p.URL, p.ExpiresAt = &url, &expires
+			p.URL, p.ExpiresAt, p.Header = &url, &expires, header
 		}
 		v.Parts[i] = p
 	}
 	return v, nil
 }
 
-// presignPart is the URL part number of row is PUT to: the object itself
-// for a file PUT whole, else the part of the multipart upload.
-func presignPart(ctx context.Context, objects *objectstore.Store, row db.Upload, number int32, ttl time.Duration) (string, error) {
+// presignPart is the URL part number of row is PUT to, and the headers
+// the PUT must carry: the staging object for a file PUT whole (its length
+// and SHA-256 signed, so the URL writes the announced file or nothing),
+// else the part of the multipart upload (its length signed). Either way
+// the store refuses a body of another length, so the quota counts what a
+// URL can write.
+func presignPart(ctx context.Context, objects *objectstore.Store, row db.Upload, number int32, ttl time.Duration) (string, map[string]string, error) {
+	length := PartLength(row.SizeBytes, row.PartSize, number)
 	if row.StoreUploadID == nil {
-		return objects.PresignPut(ctx, row.ObjectKey, ttl)
+		url, h, err := objects.PresignPut(ctx, StagingKey(row.ObjectKey), length, row.Sha256, ttl)
+		if err != nil {
+			return "", nil, err
+		}
+		header := make(map[string]string, len(h))
+		for name := range h {
+			header[strings.ToLower(name)] = h.Get(name)
+		}
+		return url, header, nil
 	}
-	return objects.PresignUploadPart(ctx, row.ObjectKey, *row.StoreUploadID, number, ttl)
+	url, err := objects.PresignUploadPart(ctx, StagingKey(row.ObjectKey), *row.StoreUploadID, number, length, ttl)
+	return url, nil, err
 }
 
 // CompletionGrace is how long after a completion claimed an upload the
@@ -294,43 +355,55 @@ func Assemble(ctx context.Context, q *db.Queries, objects *objectstore.Store, or
 	return Assembly{checked: true, mismatch: mismatch, media: media}
 }
 
-// assemble has the store put row's parts together into its object, once
-// every part arrived whole; a file PUT whole is its object already.
+// assemble has the store put row's parts together into its staging
+// object, once every part arrived whole, and promotes it to the final
+// key; a file PUT whole is its staging object already.
 func assemble(ctx context.Context, objects *objectstore.Store, row db.Upload) error {
+	staging := StagingKey(row.ObjectKey)
 	if row.StoreUploadID == nil {
-		parts, err := wholeObject(ctx, objects, row)
-		switch {
-		case err != nil:
-			return err
-		case len(parts) == 0:
-			return &Incomplete{Reason: "The store holds no part of this upload."}
-		}
-		if missing := missingParts(row, parts); missing != "" {
-			return &Incomplete{Reason: missing}
-		}
-		return nil
+		return promote(ctx, objects, row)
 	}
-	parts, err := objects.ListParts(ctx, row.ObjectKey, *row.StoreUploadID)
+	parts, err := objects.ListParts(ctx, staging, *row.StoreUploadID)
 	switch {
 	case errors.Is(err, objectstore.ErrNotFound):
 		// Assembled by an earlier completion cut short, or aborted.
-		if ok, err := objects.Exists(ctx, row.ObjectKey); err != nil {
-			return err
-		} else if !ok {
-			return &Incomplete{Reason: "The store holds no part of this upload."}
-		}
-		return nil
+		return promote(ctx, objects, row)
 	case err != nil:
 		return err
 	}
 	if missing := missingParts(row, parts); missing != "" {
 		return &Incomplete{Reason: missing}
 	}
-	err = objects.CompleteMultipartUpload(ctx, row.ObjectKey, *row.StoreUploadID, parts)
-	if errors.Is(err, objectstore.ErrNotFound) {
-		return nil // a concurrent completion assembled it
+	err = objects.CompleteMultipartUpload(ctx, staging, *row.StoreUploadID, parts)
+	if err != nil && !errors.Is(err, objectstore.ErrNotFound) { // not found: a concurrent completion assembled it
+		return err
 	}
-	return err
+	return promote(ctx, objects, row)
+}
+
+// promote copies row's staged file to its final key, in the store, and
+// deletes the staged one: the check that follows reads the final key,
+// which no URL writes, so nothing sent after the check reaches what
+// /content serves. What a staged file can hold is fixed before any copy
+// (a multipart upload is assembled once; a file PUT whole has its length
+// and SHA-256 signed into its URL), so concurrent completions copy the
+// same bytes. A staged file already gone was promoted by a completion cut
+// short (the final key holds it) or never arrived.
+func promote(ctx context.Context, objects *objectstore.Store, row db.Upload) error {
+	staging := StagingKey(row.ObjectKey)
+	err := objects.Copy(ctx, staging, row.ObjectKey)
+	if errors.Is(err, objectstore.ErrNotFound) {
+		if ok, err := objects.Exists(ctx, row.ObjectKey); err != nil {
+			return err
+		} else if !ok {
+			return &Incomplete{Reason: "The store holds no part of this upload."}
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return objects.Delete(ctx, staging)
 }
 
 // Complete records what Assemble found, holding the upload's row for a
@@ -349,7 +422,7 @@ func Complete(ctx context.Context, q *db.Queries, objects *objectstore.Store, or
 	}
 	switch {
 	case Status(row.Status) == StatusReady:
-		return view(ctx, objects, row, nil, now)
+		return view(ctx, objects, row, nil, uuid.Nil, 0, now)
 	case Status(row.Status) == StatusFailed && a.mismatch != "":
 		return View{}, &Mismatch{Reason: a.mismatch} // a concurrent completion failed it
 	case Status(row.Status) == StatusFailed:
@@ -358,7 +431,7 @@ func Complete(ctx context.Context, q *db.Queries, objects *objectstore.Store, or
 		return View{}, &Incomplete{Reason: "The upload expired; start a new one."}
 	}
 	if a.mismatch != "" {
-		if err := objects.Delete(ctx, row.ObjectKey); err != nil {
+		if err := deleteFiles(ctx, objects, row); err != nil {
 			return View{}, err
 		}
 		if _, err := Decide(Status(row.Status), MoveReject); err != nil {
@@ -382,7 +455,7 @@ func Complete(ctx context.Context, q *db.Queries, objects *objectstore.Store, or
 	if err != nil {
 		return View{}, err
 	}
-	return view(ctx, objects, row, nil, now)
+	return view(ctx, objects, row, nil, uuid.Nil, 0, now)
 }
 
 // missingParts says which parts are absent or of the wrong size; "" when
@@ -486,16 +559,70 @@ func Expire(ctx context.Context, s *store.Store, objects *objectstore.Store, now
 		if _, err := Decide(Status(row.Status), MoveExpire); err != nil {
 			return 0, err
 		}
-		if row.StoreUploadID != nil {
-			if err := objects.AbortMultipartUpload(ctx, row.ObjectKey, *row.StoreUploadID); err != nil {
-				return 0, err
-			}
+		// After the abort, no completion can assemble the file any more;
+		// past the expiry, no URL of the upload works.
+		if err := abort(ctx, objects, row); err != nil {
+			return 0, err
 		}
-		// After the abort, no completion can assemble the file any more.
-		if err := objects.Delete(ctx, row.ObjectKey); err != nil {
+		if err := deleteFiles(ctx, objects, row); err != nil {
 			return 0, err
 		}
 		if _, err := s.Q.UploadMarkFailed(ctx, db.UploadMarkFailedParams{ID: row.ID, Failure: &reason}); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return 0, err
+		}
+	}
+	return len(rows), nil
+}
+
+// abort drops row's multipart upload, if any, and its parts. An upload
+// created before staging (migration 0022) started it at the final key.
+func abort(ctx context.Context, objects *objectstore.Store, row db.Upload) error {
+	if row.StoreUploadID == nil {
+		return nil
+	}
+	for _, key := range []string{StagingKey(row.ObjectKey), row.ObjectKey} {
+		if err := objects.AbortMultipartUpload(ctx, key, *row.StoreUploadID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteFiles deletes row's staged and final objects.
+func deleteFiles(ctx context.Context, objects *objectstore.Store, row db.Upload) error {
+	for _, key := range []string{StagingKey(row.ObjectKey), row.ObjectKey} {
+		if err := objects.Delete(ctx, key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Sweep empties the keys of finished uploads past their expiry, when no
+// URL of theirs works any more (a URL never outlives its upload), and
+// returns how many it swept: a failed upload's multipart upload, staged
+// and final objects, and a ready one's staged object. A URL signed before
+// an upload finished may still write its staging key until then (the
+// announced bytes only: its length and, for a file PUT whole, SHA-256
+// are signed), and nothing serves or counts that key; after the sweep
+// nothing can write there again.
+func Sweep(ctx context.Context, s *store.Store, objects *objectstore.Store, now time.Time, limit int32) (int, error) {
+	rows, err := s.Q.UploadUnswept(ctx, db.UploadUnsweptParams{Now: now, RowLimit: limit})
+	if err != nil {
+		return 0, err
+	}
+	for _, row := range rows {
+		if Status(row.Status) == StatusFailed {
+			if err := abort(ctx, objects, row); err != nil {
+				return 0, err
+			}
+			if err := deleteFiles(ctx, objects, row); err != nil {
+				return 0, err
+			}
+		} else if err := objects.Delete(ctx, StagingKey(row.ObjectKey)); err != nil {
+			return 0, err
+		}
+		if err := s.Q.UploadMarkSwept(ctx, row.ID); err != nil {
 			return 0, err
 		}
 	}

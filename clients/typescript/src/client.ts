@@ -428,8 +428,12 @@ async function uploadFileWith(
       for (let part = queue.shift(); part; part = queue.shift()) {
         const start = (part.number - 1) * upload.partSize;
         try {
+          // The part's headers are signed into its URL (a file of one
+          // part: the SHA-256 the store checks); the store refuses the
+          // PUT without them.
           const res = await fetch(part.url as string, {
             method: "PUT",
+            headers: part.headers,
             body: file.slice(start, start + partLength(part.number)),
             signal,
           });

@@ -673,16 +673,21 @@ export interface paths {
          * Start uploading a file
          * @description Announces a file and answers where to send it: the file goes from
          *     the client straight to the object store, in parts, each `PUT` to its
-         *     presigned `url` (any HTTP client; no credentials, no extra
-         *     headers). The API never carries the file's bytes. Read each
+         *     presigned `url` with the part's `headers` (any HTTP client; no
+         *     credentials). The API never carries the file's bytes. Read each
          *     answer's `ETag` only if you want to check it; the store keeps the
          *     parts. Then call `completeUpload`. See docs/uploads.md.
          *
          *     `partSize` is at least 5 MiB (the S3 minimum); a file up to
          *     `partSize` is one part, a larger one ⌈`sizeBytes` / `partSize`⌉
-         *     parts, the last one shorter. The part URLs stay valid until the
-         *     upload's `expiresAt` (24 hours by default); an upload still pending
-         *     then is aborted and its parts deleted.
+         *     parts, the last one shorter. Each URL writes one part of exactly
+         *     its length (the store refuses another length), and the URL of a
+         *     file of one part only the announced bytes (its `headers` carry
+         *     the SHA-256 the store checks). A URL works for an hour at most,
+         *     never past the upload's `expiresAt` (24 hours by default);
+         *     `getUpload` gives fresh ones. An upload still pending at
+         *     `expiresAt` is aborted and its parts deleted. A replayed answer
+         *     shows the URLs it was first given, which may have expired.
          *
          *     `sizeBytes` is at most the server's upload limit (2 GiB by
          *     default: 422 on `sizeBytes` above it). The organization's ready and
@@ -692,7 +697,9 @@ export interface paths {
          *     Who: authors and admins of the organization.
          *
          *     Send an `Idempotency-Key` (see "Idempotent commands"): a retry
-         *     after a lost answer gets the same upload instead of a second one.
+         *     after a lost answer gets the same upload instead of a second one,
+         *     while the caller may still upload to the organization (else 404
+         *     or 403 `action_forbidden`, not the stored answer).
          *
          *     Errors are answered in this order: 401, 403 `csrf_failed`, 422,
          *     404, 403 `action_forbidden`, 409 `storage_quota_exceeded`, 503
@@ -716,10 +723,12 @@ export interface paths {
          * Read an upload, to resume it
          * @description The upload as `createUpload` answered it, with each part's
          *     `received` read from the object store and fresh URLs for the parts
-         *     not received yet: after an interruption, send only those, then
-         *     call `completeUpload`.
+         *     not received yet: after an interruption, or once the URLs expired,
+         *     send only those, then call `completeUpload`.
          *
-         *     Who: authors and admins of the organization.
+         *     Who: authors and admins of the organization. Only the member who
+         *     created the upload gets its part URLs; anyone else sees every
+         *     part's `url`, `expiresAt` null and `headers` empty.
          */
         get: operations["getUpload"];
         put?: never;
@@ -751,11 +760,17 @@ export interface paths {
          *     starts again. Parts missing: 409 `upload_incomplete` (read the
          *     upload to see which).
          *
+         *     The checked file is a copy the server makes, in the store, of what
+         *     the part URLs wrote: nothing sent to them afterwards reaches the
+         *     asset's content.
+         *
          *     Completing a `ready` upload again answers it as it is.
          *
          *     Who: authors and admins of the organization.
          *
-         *     Send an `Idempotency-Key` (see "Idempotent commands").
+         *     Send an `Idempotency-Key` (see "Idempotent commands"). A stored
+         *     answer is replayed only while the caller may still upload to the
+         *     organization (else 404 or 403 `action_forbidden`).
          *
          *     Errors are answered in this order: 401, 403 `csrf_failed`, 422
          *     (the body), 404, 403 `action_forbidden`, 409 `upload_incomplete`,
@@ -1996,13 +2011,31 @@ export interface components {
         UploadPart: {
             /** Format: int32 */
             number: number;
-            /** @description Where to `PUT` the part's bytes; null once it is received or the upload is no longer `pending`. */
+            /**
+             * @description Where to `PUT` the part's bytes, exactly the part's length
+             *     (the store refuses another), with `headers`. Null once the
+             *     part is received, once the upload is no longer `pending`, and
+             *     for anyone but the member who created the upload (an admin
+             *     reading it sees no URL).
+             */
             url: string | null;
             /**
              * Format: date-time
-             * @description When `url` stops working; null with it.
+             * @description When `url` stops working (an hour after it was given at most, never after the upload's `expiresAt`); null with it. `getUpload` gives fresh URLs.
              */
             expiresAt: string | null;
+            /**
+             * @description Headers the `PUT` to `url` must carry, with these values
+             *     (names in lowercase): for a file of one part,
+             *     `x-amz-checksum-sha256`, the announced SHA-256 in base64, which
+             *     the store checks the bytes against. Empty with a null `url`.
+             * @example {
+             *       "x-amz-checksum-sha256": "n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg="
+             *     }
+             */
+            headers: {
+                [key: string]: string;
+            };
             /** @description Whether the object store holds this part (read from the store by `getUpload`). */
             received: boolean;
         };

@@ -63,6 +63,13 @@ test("a file goes to the store in parts, a failed part is resumed, and the serve
   assert.match(asset.url, /\/assets\/[0-9a-f-]+\/content$/);
   assert.match(asset.uploadId, /^[0-9a-f-]{36}$/); // what a version takes as { uploadId }
 
+  // A file of one part is PUT whole with the headers its part names (the
+  // SHA-256 the store checks against the bytes).
+  const small = new File([bytes.subarray(0, 4096)], "small.zip", { type: "application/zip" });
+  const one = await api.uploadFile(org.organization.id, small);
+  assert.equal(one.sizeBytes, 4096);
+  assert.equal(one.sha256, createHash("sha256").update(bytes.subarray(0, 4096)).digest("hex"));
+
   // Aborted before it starts: nothing is created.
   const controller = new AbortController();
   controller.abort();
