@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -112,6 +113,19 @@ func SchemaOptions(spec *openapi3.T) []openapi3.SchemaValidationOption {
 // answers 404, 405 or OPTIONS itself).
 func (g *Gate) Operation(method, routePath string) *Operation {
 	return g.ops[method+" "+routePath]
+}
+
+// KeyedOperations are the ids of the operations that take an
+// Idempotency-Key, sorted.
+func (g *Gate) KeyedOperations() []string {
+	var ids []string
+	for _, op := range g.ops {
+		if op.Keyed {
+			ids = append(ids, op.ID)
+		}
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // EchoPath is a spec path template as Echo writes it: {id} → :id.

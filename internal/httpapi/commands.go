@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 
 	"github.com/oapi-codegen/nullable"
@@ -15,11 +16,14 @@ import (
 
 // command runs cmd, the effect of a command that takes an Idempotency-Key,
 // for the request's caller under the key (when sent), with what admit read
-// of the request (handOn): its fingerprint and the session lookup's read of
-// the key. The answer is the first execution's or the stored one replayed,
-// the latter only to a caller mayReplay (nil: any) allows; mayReplay's
-// error is the answer, already a Problem. Every command goes through here:
-// no handler reads the gate's values itself.
+// of the request (handOn): its operation, its fingerprint and the session
+// lookup's read of the key. The answer is the first execution's or the
+// stored one replayed, the latter only as the operation's replay rule
+// (replayRules) says: to a caller mayReplay allows, mayReplay's error
+// being the answer, already a Problem. A handler whose operation has no
+// rule, or that passes no mayReplay where its rule asks for one, is not
+// run (an error, so a 500 in every test that sends it). Every command goes
+// through here: no handler reads the gate's values itself.
 func (s *Server) command(ctx context.Context, key *string, mayReplay func(ctx context.Context, q *db.Queries) error, cmd idempotency.Command) (rawJSON, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
 	k := ""
@@ -27,12 +31,81 @@ func (s *Server) command(ctx context.Context, key *string, mayReplay func(ctx co
 		k = *key
 	}
 	in := gatedFrom(ctx)
+	if err := checkReplayRule(in.operation, mayReplay != nil); err != nil {
+		return rawJSON{}, err
+	}
 	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: k,
 		Fingerprint: in.fingerprint, Prefetched: in.prefetched, MayReplay: mayReplay}, cmd)
 	if err != nil {
 		return rawJSON{}, err
 	}
 	return rawJSON{resp, replayed}, nil
+}
+
+// replayRule is how a stored success of a keyed command is replayed
+// (docs/idempotency.md, "Replays"): the one rule every keyed command
+// decides replay through.
+type replayRule int
+
+const (
+	// replayWhileAllowed: only to a caller the command itself would
+	// still not refuse for who they are (a member whose role may run it,
+	// an operator), checked by the handler's mayReplay before the stored
+	// answer is used.
+	replayWhileAllowed replayRule = iota + 1
+	// replayToOwner: the answer is about the caller's own account (their
+	// balance and deposits), which no change of role or membership takes
+	// from them: replayed to the same user with no further check.
+	replayToOwner
+)
+
+// replayRules names the replay rule of every operation that takes an
+// Idempotency-Key; New refuses a spec with a keyed operation missing
+// here, and command refuses a handler that passes no check where its
+// rule asks for one.
+var replayRules = map[string]replayRule{
+	"addCreativeVersion":     replayWhileAllowed,
+	"claimAccountDeposit":    replayToOwner,
+	"completeUpload":         replayWhileAllowed,
+	"createAccountDeposit":   replayToOwner,
+	"createCreative":         replayWhileAllowed,
+	"createCreativeComment":  replayWhileAllowed,
+	"createUpload":           replayWhileAllowed,
+	"createWebhookEndpoint":  replayWhileAllowed,
+	"executeCreativeAction":  replayWhileAllowed,
+	"settleOperatorTransfer": replayWhileAllowed,
+}
+
+// checkReplayRules fails when the keyed operations of the spec and
+// replayRules differ.
+func checkReplayRules(keyed []string) error {
+	seen := make(map[string]bool, len(keyed))
+	for _, op := range keyed {
+		seen[op] = true
+		if _, ok := replayRules[op]; !ok {
+			return fmt.Errorf("httpapi: operation %s takes an Idempotency-Key but has no replay rule (replayRules)", op)
+		}
+	}
+	for op := range replayRules {
+		if !seen[op] {
+			return fmt.Errorf("httpapi: replayRules names %s, which takes no Idempotency-Key in the spec", op)
+		}
+	}
+	return nil
+}
+
+// checkReplayRule fails for a handler of operation that runs a command
+// against its rule: none, or no replay check where the rule asks for one.
+func checkReplayRule(operation string, checks bool) error {
+	switch rule, ok := replayRules[operation]; {
+	case !ok:
+		return fmt.Errorf("httpapi: operation %q runs a keyed command but has no replay rule", operation)
+	case rule == replayWhileAllowed && !checks:
+		return fmt.Errorf("httpapi: operation %s replays only while the caller is allowed, and its handler passes no check", operation)
+	case rule == replayToOwner && checks:
+		return fmt.Errorf("httpapi: operation %s replays to its owner, and its handler passes a check the rule does not name", operation)
+	}
+	return nil
 }
 
 // rawJSON is an answer whose body is JSON already, the one response writer

@@ -296,6 +296,9 @@ func validate(ctx context.Context, c echo.Context, g *gate.Gate, op *gate.Operat
 	}
 	var in gated
 	var err error
+	if op.Keyed {
+		in.operation = op.ID
+	}
 	in.body, in.fingerprint, err = g.Check(ctx, c.Response(), req, op, params, storedFingerprint)
 	return in, err
 }
@@ -308,7 +311,7 @@ func handOn(ctx context.Context, c echo.Context, a admitted, in gated) {
 	if a.key != "" {
 		in.prefetched = &idempotency.Prefetched{UserID: a.caller.UserID, Key: a.key, Stored: a.stored}
 	}
-	if in.body != nil || in.prefetched != nil {
+	if in.body != nil || in.prefetched != nil || in.operation != "" {
 		ctx = context.WithValue(ctx, gatedKey{}, in)
 	}
 	if ctx != req.Context() {
@@ -320,6 +323,9 @@ func handOn(ctx context.Context, c echo.Context, a admitted, in gated) {
 // idempotency runner: request-scoped data crossing the strict handler's
 // boundary, like the caller.
 type gated struct {
+	// operation is the id of a command's operation (one that takes an
+	// Idempotency-Key), whose replay rule Server.command applies.
+	operation string
 	// body is the request body as the gate decoded and wrote it again
 	// (gate.Check); fingerprint identifies the request of a command that
 	// takes an Idempotency-Key.

@@ -147,7 +147,9 @@ func (s *Server) SettleOperatorTransfer(ctx context.Context, r api.SettleOperato
 	if !ok {
 		return nil, problem.Invalid([]problem.FieldError{{Field: "decision", Code: problem.InvalidValue, Message: "must be credit, refund or reject"}})
 	}
-	return s.command(ctx, r.Params.IdempotencyKey, nil,
+	// A stored settlement goes back only to a caller still an operator.
+	stillOperator := func(ctx context.Context, _ *db.Queries) error { return operatorOnly(ctx) }
+	return s.command(ctx, r.Params.IdempotencyKey, stillOperator,
 		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
 			err := deposit.SettleTx(ctx, q, r.TransferId, move, caller.Email, r.Body.Note)
 			switch {

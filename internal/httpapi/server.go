@@ -86,6 +86,9 @@ func New(d Deps) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkReplayRules(g.KeyedOperations()); err != nil {
+		return nil, err
+	}
 	origins := newOriginPolicy(d.Config.PublicBaseURL, d.Config.AllowedOrigins)
 
 	e := echo.New()
