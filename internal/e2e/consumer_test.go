@@ -12,7 +12,9 @@ import (
 // client-pack` does, installs the tarball into a frontend project outside
 // the repository (testdata/consumer, copied to a temporary directory),
 // type-checks the project against the installed package as a bundler and
-// as node resolve it, then runs its program against a real seeded server:
+// as node resolve it, and a Node-only project (no DOM library) under the
+// strictest settings (src/strict-types.ts: the answers are the exported
+// named types), then runs its program against a real seeded server:
 // sign in, list creatives, an action sent twice with one Idempotency-Key, a
 // deposit and a typed 422. A file, type or export missing from the package
 // fails the type check or the run. npm takes from the registry only what
@@ -40,6 +42,7 @@ func TestFrontendInstallsThePackedClient(t *testing.T) {
 	npmEnv := []string{"NODE_OPTIONS=", "npm_config_update_notifier=false"}
 	runTool(t, app, npmEnv, npm, "install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball)
 	runTool(t, app, nil, node, tsc, "-p", "tsconfig.nodenext.json")
+	runTool(t, app, nil, node, tsc, "-p", "tsconfig.node.json")
 	runTool(t, app, nil, node, tsc, "-p", "tsconfig.json")
 
 	t.Run("a package without its declarations fails the type check", func(t *testing.T) {
@@ -116,34 +119,39 @@ func TestREADMEsShowTheCheckedExample(t *testing.T) {
 	}
 }
 
-// TestNpmPackOfTheSourcesRefuses: npm pack (or publish) in
-// clients/typescript, where dist/ is not built on a fresh clone, refuses
-// with a message naming make client-pack instead of packing a package
-// without code.
-func TestNpmPackOfTheSourcesRefuses(t *testing.T) {
+// TestNpmPackInTheFreshPackageFolderMakesThePackage: in
+// clients/typescript as a fresh clone has it (no dist/, no node_modules),
+// `npm install && npm pack` makes the real package: prepack builds the
+// ES modules and their declarations with the package's own dev
+// dependencies, nothing from the repository's Node tools.
+func TestNpmPackInTheFreshPackageFolderMakesThePackage(t *testing.T) {
 	t.Parallel()
 	_, root := requireNode(t)
 	npm, err := exec.LookPath("npm")
 	if err != nil {
 		t.Fatal("npm is not installed (it comes with node: apt-get install -y npm)")
 	}
-	// The package's sources as a fresh clone has them: no dist/.
-	fresh := t.TempDir()
-	for _, f := range []string{"package.json", "README.md"} {
-		b, err := os.ReadFile(filepath.Join(root, "clients", "typescript", f))
+	fresh := filepath.Join(t.TempDir(), "clients", "typescript")
+	src := filepath.Join(root, "clients", "typescript")
+	for _, f := range []string{"package.json", "README.md", "tsconfig.json", "tsconfig.build.json", "src/client.ts", "src/schema.ts"} {
+		b, err := os.ReadFile(filepath.Join(src, f))
 		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(fresh, f)), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(fresh, f), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.CommandContext(t.Context(), npm, "pack", "--dry-run", "--loglevel=error")
-	cmd.Dir = fresh
-	cmd.Env = append(os.Environ(), "NODE_OPTIONS=", "npm_config_update_notifier=false")
-	out, err := cmd.CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "make client-pack") {
-		t.Fatalf("npm pack without dist/ did not refuse (err %v):\n%s", err, out)
+	npmEnv := []string{"NODE_OPTIONS=", "npm_config_update_notifier=false"}
+	runTool(t, fresh, npmEnv, npm, "install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error")
+	out := runTool(t, fresh, npmEnv, npm, "pack", "--dry-run", "--json", "--loglevel=error")
+	for _, want := range []string{`"dist/client.js"`, `"dist/client.d.ts"`, `"dist/schema.d.ts"`, `"package.json"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("npm pack in a fresh package folder lacks %s:\n%s", want, out)
+		}
 	}
 }
 

@@ -17,6 +17,7 @@ type Schemas = components["schemas"];
 export type Problem = Schemas["Problem"];
 export type FieldError = Schemas["FieldError"];
 export type Session = Schemas["Session"];
+export type SignInRequest = Schemas["SignInRequest"];
 export type CreativeDetail = Schemas["CreativeDetail"];
 export type CreativeList = Schemas["CreativeList"];
 export type CreativeActionRequest = Schemas["CreativeActionRequest"];
@@ -174,18 +175,18 @@ export function createApiClient({ baseUrl, fetch, headers }: ApiClientOptions) {
     /** The underlying openapi-fetch client (same cookie and CSRF handling), for anything not wrapped here. */
     raw,
 
-    signIn: async (body: Schemas["SignInRequest"]) =>
+    signIn: async (body: SignInRequest): Promise<Session> =>
       remember(await unwrap(raw.POST("/api/v1/auth/sign-in", { body }))),
     signOut: async (): Promise<void> => {
       await unwrap(raw.POST("/api/v1/auth/sign-out"));
       csrfToken = undefined;
     },
     /** The signed-in user; call it on page load to recover the session's csrfToken. */
-    getMe: async () => remember(await unwrap(raw.GET("/api/v1/me"))),
+    getMe: async (): Promise<Session> => remember(await unwrap(raw.GET("/api/v1/me"))),
 
-    listCreatives: (organizationId: string, query?: ListCreativesQuery) =>
+    listCreatives: (organizationId: string, query?: ListCreativesQuery): Promise<CreativeList> =>
       unwrap(raw.GET("/api/v1/organizations/{organizationId}/creatives", { params: { path: { organizationId }, query } })),
-    getCreative: (organizationId: string, creativeId: string) =>
+    getCreative: (organizationId: string, creativeId: string): Promise<CreativeDetail> =>
       unwrap(
         raw.GET("/api/v1/organizations/{organizationId}/creatives/{creativeId}", {
           params: { path: { organizationId, creativeId } },
@@ -196,7 +197,7 @@ export function createApiClient({ baseUrl, fetch, headers }: ApiClientOptions) {
       creativeId: string,
       body: CreativeActionRequest,
       options?: CommandOptions,
-    ) =>
+    ): Promise<CreativeDetail> =>
       withRetries(options, (key) =>
         unwrap(
           raw.POST("/api/v1/organizations/{organizationId}/creatives/{creativeId}/actions", {
@@ -207,7 +208,7 @@ export function createApiClient({ baseUrl, fetch, headers }: ApiClientOptions) {
       ),
 
     /** Creates a draft (author or admin); the Idempotency-Key makes a retried create one creative. */
-    createCreative: (organizationId: string, body: CreateCreativeRequest, options?: CommandOptions) =>
+    createCreative: (organizationId: string, body: CreateCreativeRequest, options?: CommandOptions): Promise<CreativeDetail> =>
       withRetries(options, (key) =>
         unwrap(
           raw.POST("/api/v1/organizations/{organizationId}/creatives", {
@@ -222,7 +223,7 @@ export function createApiClient({ baseUrl, fetch, headers }: ApiClientOptions) {
       creativeId: string,
       body: AddCreativeVersionRequest,
       options?: CommandOptions,
-    ) =>
+    ): Promise<CreativeDetail> =>
       withRetries(options, (key) =>
         unwrap(
           raw.POST("/api/v1/organizations/{organizationId}/creatives/{creativeId}/versions", {
@@ -232,7 +233,7 @@ export function createApiClient({ baseUrl, fetch, headers }: ApiClientOptions) {
         ),
       ),
     /** Changes the fields sent (null clears); safe to resend, so retried like the commands, without a key. */
-    updateCreative: (organizationId: string, creativeId: string, body: UpdateCreativeRequest) =>
+    updateCreative: (organizationId: string, creativeId: string, body: UpdateCreativeRequest): Promise<CreativeDetail> =>
       withRetries(undefined, () =>
         unwrap(
           raw.PATCH("/api/v1/organizations/{organizationId}/creatives/{creativeId}", {
@@ -242,14 +243,14 @@ export function createApiClient({ baseUrl, fetch, headers }: ApiClientOptions) {
         ),
       ),
     /** The creative's history, newest first: who did what, review comments, changed fields. */
-    listCreativeEvents: (organizationId: string, creativeId: string, query?: ListCreativeEventsQuery) =>
+    listCreativeEvents: (organizationId: string, creativeId: string, query?: ListCreativeEventsQuery): Promise<CreativeEventList> =>
       unwrap(
         raw.GET("/api/v1/organizations/{organizationId}/creatives/{creativeId}/events", {
           params: { path: { organizationId, creativeId }, query },
         }),
       ),
     /** A creative's review comments, oldest first (filters `versionNumber`, `resolved`, `parentId`). */
-    listCreativeComments: (organizationId: string, creativeId: string, query?: ListCreativeCommentsQuery) =>
+    listCreativeComments: (organizationId: string, creativeId: string, query?: ListCreativeCommentsQuery): Promise<CommentList> =>
       unwrap(
         raw.GET("/api/v1/organizations/{organizationId}/creatives/{creativeId}/comments", {
           params: { path: { organizationId, creativeId }, query },
@@ -261,7 +262,7 @@ export function createApiClient({ baseUrl, fetch, headers }: ApiClientOptions) {
       creativeId: string,
       body: CreateCommentRequest,
       options?: CommandOptions,
-    ) =>
+    ): Promise<Comment> =>
       withRetries(options, (key) =>
         unwrap(
           raw.POST("/api/v1/organizations/{organizationId}/creatives/{creativeId}/comments", {
@@ -271,7 +272,12 @@ export function createApiClient({ baseUrl, fetch, headers }: ApiClientOptions) {
         ),
       ),
     /** Edits a comment's body (its author) or resolves/reopens its thread (`resolved`); safe to resend. */
-    updateCreativeComment: (organizationId: string, creativeId: string, commentId: string, body: UpdateCommentRequest) =>
+    updateCreativeComment: (
+      organizationId: string,
+      creativeId: string,
+      commentId: string,
+      body: UpdateCommentRequest,
+    ): Promise<Comment> =>
       withRetries(undefined, () =>
         unwrap(
           raw.PATCH("/api/v1/organizations/{organizationId}/creatives/{creativeId}/comments/{commentId}", {
@@ -281,22 +287,23 @@ export function createApiClient({ baseUrl, fetch, headers }: ApiClientOptions) {
         ),
       ),
     /** Deletes a comment; one with replies stays as a tombstone (`deleted: true`). */
-    deleteCreativeComment: (organizationId: string, creativeId: string, commentId: string) =>
-      unwrap(
+    deleteCreativeComment: async (organizationId: string, creativeId: string, commentId: string): Promise<void> => {
+      await unwrap(
         raw.DELETE("/api/v1/organizations/{organizationId}/creatives/{creativeId}/comments/{commentId}", {
           params: { path: { organizationId, creativeId, commentId } },
         }),
-      ),
+      );
+    },
     /** The organization's members by name (`role: ["reviewer", "admin"]`: who may be assigned as reviewer). */
-    listOrganizationMembers: (organizationId: string, query?: ListOrganizationMembersQuery) =>
+    listOrganizationMembers: (organizationId: string, query?: ListOrganizationMembersQuery): Promise<MemberList> =>
       unwrap(raw.GET("/api/v1/organizations/{organizationId}/members", { params: { path: { organizationId }, query } })),
 
-    getAccountBalance: () => unwrap(raw.GET("/api/v1/me/balance")),
-    listAccountDeposits: (query?: ListAccountDepositsQuery) =>
+    getAccountBalance: (): Promise<AccountBalance> => unwrap(raw.GET("/api/v1/me/balance")),
+    listAccountDeposits: (query?: ListAccountDepositsQuery): Promise<AccountDepositList> =>
       unwrap(raw.GET("/api/v1/me/balance/deposits", { params: { query } })),
-    getAccountDeposit: (depositId: string) =>
+    getAccountDeposit: (depositId: string): Promise<AccountDeposit> =>
       unwrap(raw.GET("/api/v1/me/balance/deposits/{depositId}", { params: { path: { depositId } } })),
-    createAccountDeposit: (body: CreateAccountDepositRequest, options?: CommandOptions) =>
+    createAccountDeposit: (body: CreateAccountDepositRequest, options?: CommandOptions): Promise<AccountDeposit> =>
       withRetries(options, (key) =>
         unwrap(raw.POST("/api/v1/me/balance/deposits", { params: { header: { "Idempotency-Key": key } }, body })),
       ),
@@ -307,10 +314,10 @@ export function createApiClient({ baseUrl, fetch, headers }: ApiClientOptions) {
      * `{ uploadId }`): streaming SHA-256, parts in parallel, a failed part
      * resumed with a fresh URL, abort by options.signal.
      */
-    uploadFile: (organizationId: string, file: Blob & { name?: string }, options?: UploadFileOptions) =>
+    uploadFile: (organizationId: string, file: Blob & { name?: string }, options?: UploadFileOptions): Promise<UploadedAsset> =>
       uploadFileWith(raw, organizationId, file, options),
     /** The upload as the server and the store see it (which parts arrived, fresh URLs for the rest). */
-    getUpload: (organizationId: string, uploadId: string) =>
+    getUpload: (organizationId: string, uploadId: string): Promise<Upload> =>
       unwrap(
         raw.GET("/api/v1/organizations/{organizationId}/uploads/{uploadId}", {
           params: { path: { organizationId, uploadId } },
@@ -323,7 +330,7 @@ export function createApiClient({ baseUrl, fetch, headers }: ApiClientOptions) {
      * `idempotencyKey`), `transfer_taken`,
      * `invalid_transition`.
      */
-    claimAccountDeposit: (depositId: string, body: ClaimAccountDepositRequest, options?: CommandOptions) =>
+    claimAccountDeposit: (depositId: string, body: ClaimAccountDepositRequest, options?: CommandOptions): Promise<AccountDeposit> =>
       withRetries(options, (key) =>
         unwrap(
           raw.POST("/api/v1/me/balance/deposits/{depositId}/claim", {
@@ -357,7 +364,11 @@ export type ApiClient = ReturnType<typeof createApiClient>;
 // ---- Uploads (files go from the browser straight to the object store) ----
 
 export interface UploadFileOptions {
-  /** Called as parts arrive in the store: bytes stored so far, of the file's size. */
+  /**
+   * Called as the file's bytes go out (at least every 256 KiB in Node; in
+   * browsers as often as XMLHttpRequest reports upload progress): bytes
+   * sent so far, of the file's size. Monotonic; the last call says `total`.
+   */
   onProgress?: (sent: number, total: number) => void;
   /** Aborts hashing, the parts in flight and the upload's commands. */
   signal?: AbortSignal;
@@ -371,6 +382,8 @@ export interface UploadFileOptions {
 const HASH_CHUNK = 4 << 20;
 /** Rounds of sending the parts not yet stored, each after reading the upload again (resume). */
 const PART_ROUNDS = 4;
+/** The most bytes a part's body hands to fetch between two progress reports (Node). */
+const PROGRESS_STEP = 64 << 10;
 
 /** The file's SHA-256 in lowercase hex, read in chunks (hash-wasm's streaming SHA-256). */
 export async function sha256OfFile(file: Blob, signal?: AbortSignal): Promise<string> {
@@ -381,6 +394,86 @@ export async function sha256OfFile(file: Blob, signal?: AbortSignal): Promise<st
     hasher.update(new Uint8Array(await file.slice(start, start + HASH_CHUNK).arrayBuffer()));
   }
   return hasher.digest("hex");
+}
+
+/** What putPart needs of the browser's XMLHttpRequest (absent in Node). */
+interface XHRLike {
+  open(method: string, url: string): void;
+  setRequestHeader(name: string, value: string): void;
+  send(body: Blob): void;
+  abort(): void;
+  readonly status: number;
+  readonly upload: { onprogress: ((event: { loaded: number }) => void) | null };
+  onload: (() => void) | null;
+  onerror: (() => void) | null;
+  onabort: (() => void) | null;
+}
+
+/**
+ * PUTs one part's bytes to its presigned URL with the headers signed into
+ * it, calling onSent with the bytes sent so far. Browsers go through
+ * XMLHttpRequest, whose upload
+ * progress events are the only ones a browser gives (fetch reports none);
+ * elsewhere (Node) fetch reads the body through a stream that counts what
+ * it hands over, PROGRESS_STEP at a time, with the part's length declared
+ * (the store refuses a body of another length).
+ */
+function putPart(
+  url: string,
+  headers: Record<string, string>,
+  body: Blob,
+  signal: AbortSignal | undefined,
+  onSent: (bytes: number) => void,
+): Promise<void> {
+  const XHR = (globalThis as { XMLHttpRequest?: new () => XHRLike }).XMLHttpRequest;
+  if (XHR) {
+    return new Promise((resolve, reject) => {
+      signal?.throwIfAborted();
+      const xhr = new XHR();
+      const abort = () => xhr.abort();
+      signal?.addEventListener("abort", abort, { once: true });
+      const done = (err?: Error) => {
+        signal?.removeEventListener("abort", abort);
+        if (err) reject(err);
+        else resolve();
+      };
+      xhr.upload.onprogress = (event) => onSent(event.loaded);
+      xhr.onload = () =>
+        xhr.status >= 200 && xhr.status < 300 ? (onSent(body.size), done()) : done(new Error(`HTTP ${xhr.status}`));
+      xhr.onerror = () => done(new TypeError("network error"));
+      xhr.onabort = () => done(signal?.reason ?? new DOMException("aborted", "AbortError"));
+      xhr.open("PUT", url);
+      for (const [name, value] of Object.entries(headers)) xhr.setRequestHeader(name, value);
+      xhr.send(body);
+    });
+  }
+  const reader = body.stream().getReader();
+  let sent = 0;
+  let pending: Uint8Array | undefined;
+  const counted = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!pending?.length) {
+        const { done, value } = await reader.read();
+        if (done) return controller.close();
+        pending = value;
+      }
+      const chunk = pending.subarray(0, PROGRESS_STEP);
+      pending = pending.subarray(chunk.length);
+      sent += chunk.length;
+      controller.enqueue(chunk);
+      onSent(sent);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  return fetch(url, {
+    method: "PUT",
+    body: counted,
+    headers: { ...headers, "Content-Length": String(body.size) },
+    signal: signal ?? null,
+    duplex: "half",
+  } as RequestInit).then((res) => {
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+  });
 }
 
 /**
@@ -416,10 +509,23 @@ async function uploadFileWith(
   );
   const uploadPath = { organizationId, uploadId: upload.id };
   const partLength = (n: number) => Math.min(upload.partSize, file.size - (n - 1) * upload.partSize);
-  let sent = 0;
+  // Progress is the bytes of the parts the store holds plus those on their
+  // way; a part that fails takes its bytes back, so the report never goes
+  // below what it said before.
+  let reported = -1;
+  const inFlight = new Map<number, number>();
+  let stored = 0;
+  const report = () => {
+    let sent = stored;
+    for (const bytes of inFlight.values()) sent += bytes;
+    if (sent > reported) {
+      reported = sent;
+      onProgress?.(sent, file.size);
+    }
+  };
   for (let round = 1; ; round++) {
-    sent = upload.parts.filter((p) => p.received).reduce((sum, p) => sum + partLength(p.number), 0);
-    onProgress?.(sent, file.size);
+    stored = upload.parts.filter((p) => p.received).reduce((sum, p) => sum + partLength(p.number), 0);
+    report();
     const todo = upload.parts.filter((p) => !p.received && p.url);
     if (todo.length === 0) break;
     let failed = 0;
@@ -427,20 +533,20 @@ async function uploadFileWith(
     const worker = async () => {
       for (let part = queue.shift(); part; part = queue.shift()) {
         const start = (part.number - 1) * upload.partSize;
+        const number = part.number;
         try {
           // The part's headers are signed into its URL (a file of one
           // part: the SHA-256 the store checks); the store refuses the
           // PUT without them.
-          const res = await fetch(part.url as string, {
-            method: "PUT",
-            headers: part.headers,
-            body: file.slice(start, start + partLength(part.number)),
-            signal,
+          await putPart(part.url as string, part.headers, file.slice(start, start + partLength(number)), signal, (bytes) => {
+            inFlight.set(number, bytes);
+            report();
           });
-          if (!res.ok) throw new Error(`part ${part.number}: HTTP ${res.status}`);
-          sent += partLength(part.number);
-          onProgress?.(sent, file.size);
+          inFlight.delete(number);
+          stored += partLength(number);
+          report();
         } catch (err) {
+          inFlight.delete(number);
           if (signal?.aborted) throw err;
           failed++;
         }
@@ -500,10 +606,16 @@ export const EVENT_TYPES = [
 const everyEventType: [Exclude<EventType, (typeof EVENT_TYPES)[number]>] extends [never] ? true : false = true;
 void everyEventType;
 
+/** What openEventStream reads of one message of the stream (a MessageEvent in browsers). */
+export interface StreamMessage {
+  readonly data: string;
+  readonly lastEventId: string;
+}
+
 /** What openEventStream needs of EventSource (the browser's, or a polyfill). */
 export interface EventSourceLike {
   readonly readyState: number;
-  addEventListener(type: string, listener: (event: MessageEvent<string>) => void): void;
+  addEventListener(type: string, listener: (event: StreamMessage) => void): void;
   onerror: ((event: Event) => void) | null;
   close(): void;
 }

@@ -1,20 +1,20 @@
 // A minimal EventSource for node 20 (which has none), over fetch: enough
 // for openEventStream in the client test. It sends the test's session
 // cookie (node's fetch keeps none) and does not reconnect.
-import type { EventSourceConstructor, EventSourceLike } from "../src/client.js";
+import type { EventSourceConstructor, EventSourceLike, StreamMessage } from "../src/client.js";
 
 export function nodeEventSource(cookie: () => string): EventSourceConstructor {
   return class NodeEventSource implements EventSourceLike {
     readyState = 0;
     onerror: ((event: Event) => void) | null = null;
-    readonly #listeners = new Map<string, ((event: MessageEvent<string>) => void)[]>();
+    readonly #listeners = new Map<string, ((event: StreamMessage) => void)[]>();
     readonly #abort = new AbortController();
 
     constructor(url: string) {
       void this.#run(url);
     }
 
-    addEventListener(type: string, listener: (event: MessageEvent<string>) => void): void {
+    addEventListener(type: string, listener: (event: StreamMessage) => void): void {
       this.#listeners.set(type, [...(this.#listeners.get(type) ?? []), listener]);
     }
 
@@ -65,7 +65,7 @@ export function nodeEventSource(cookie: () => string): EventSourceConstructor {
         else if (field === "data") data = value;
       }
       if (data === "") return;
-      const event = new MessageEvent<string>(type, { data, lastEventId: id });
+      const event = { data, lastEventId: id } satisfies StreamMessage;
       for (const listener of this.#listeners.get(type) ?? []) listener(event);
     }
   };

@@ -60,6 +60,11 @@ test("a file goes to the store in parts, a failed part is resumed, and the serve
   assert.equal(asset.sha256, createHash("sha256").update(bytes).digest("hex"));
   assert.equal(asset.mimeType, "application/zip");
   assert.equal(progress.at(-1), size);
+  // Progress moves as the bytes go, at least every 256 KiB, and never back.
+  progress.forEach((sent, i) => {
+    const before = i === 0 ? 0 : progress[i - 1]!;
+    assert.ok(sent >= before && sent - before <= 256 << 10, `progress step ${before} → ${sent}`);
+  });
   assert.match(asset.url, /\/assets\/[0-9a-f-]+\/content$/);
   assert.match(asset.uploadId, /^[0-9a-f-]{36}$/); // what a version takes as { uploadId }
 

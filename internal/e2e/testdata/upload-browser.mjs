@@ -30,11 +30,30 @@ try {
   page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
   page.on("pageerror", (e) => errors.push(String(e)));
   await page.goto(PAGE_URL);
+  // The page throttles the browser's uploads (DevTools' network
+  // emulation) around its one-part upload, so progress has time to move.
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Network.enable");
+  await page.exposeFunction("throttleUploads", (on) =>
+    cdp.send("Network.emulateNetworkConditions", {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: on ? 2 * 2 ** 20 : -1,
+    }),
+  );
   const result = await page.evaluate(async (apiUrl) => window.runUpload(apiUrl), API_URL);
   if (result.error) throw new Error(`the page failed: ${result.error}\n${errors.join("\n")}`);
   if (result.dropped !== 1) throw new Error(`part 2 was dropped ${result.dropped} times, want 1`);
   if (result.progress.at(-1) !== result.size || result.progress.length < 3) {
     throw new Error(`progress ${JSON.stringify(result.progress)} does not end at ${result.size}`);
+  }
+  const rising = (p) => p.every((v, i) => i === 0 || v >= p[i - 1]);
+  if (!rising(result.progress)) throw new Error(`progress ${JSON.stringify(result.progress)} went back`);
+  const one = result.onePart;
+  const between = one.progress.filter((v) => v > 0 && v < one.size);
+  if (one.progress.at(-1) !== one.size || !rising(one.progress) || between.length === 0) {
+    throw new Error(`the one-part upload's progress ${JSON.stringify(one.progress)} does not move from 0 to ${one.size}`);
   }
   if (result.storePuts !== 2) throw new Error(`${result.storePuts} PUTs reached the store, want 2 (part 2 once it was resumed)`);
   const { added, asset, image } = result;
@@ -51,7 +70,7 @@ try {
   if (res.status() !== 200 || body.length !== result.size || digest !== result.sha256 || digest !== result.asset.sha256) {
     throw new Error(`download: ${res.status()}, ${body.length} bytes, sha256 ${digest}, want ${result.sha256}`);
   }
-  console.log(`upload-browser: ${result.size} bytes in ${result.parts} parts from ${new URL(PAGE_URL).origin} to the store, part 2 resumed, added to a version, downloaded back equal; a ${image.sizeBytes}-byte PNG PUT whole`);
+  console.log(`upload-browser: ${result.size} bytes in ${result.parts} parts from ${new URL(PAGE_URL).origin} to the store, part 2 resumed, added to a version, downloaded back equal; a ${image.sizeBytes}-byte PNG PUT whole; a ${one.size}-byte part reported ${between.length} steps between 0 and its size`);
 } finally {
   await context.close();
 }
