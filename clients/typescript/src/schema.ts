@@ -13,7 +13,9 @@ export interface paths {
         };
         /**
          * Check that the process is up
-         * @description Answers 200 as long as the process serves HTTP. It does not touch the database.
+         * @description Operation `getHealth` (the TypeScript client's function of that name).
+         *
+         *     Answers 200 as long as the process serves HTTP. It does not touch the database.
          */
         get: operations["getHealth"];
         put?: never;
@@ -33,7 +35,9 @@ export interface paths {
         };
         /**
          * Check that the service can serve requests
-         * @description Answers 200 when the database answers, else 503. Take the instance out of rotation on 503.
+         * @description Operation `getReadiness` (the TypeScript client's function of that name).
+         *
+         *     Answers 200 when the database answers, else 503. Take the instance out of rotation on 503.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -55,7 +59,9 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email and password
-         * @description Starts a new session: sets the session cookie (HttpOnly, SameSite=Lax,
+         * @description Operation `signIn` (the TypeScript client's function of that name).
+         *
+         *     Starts a new session: sets the session cookie (HttpOnly, SameSite=Lax,
          *     Path=/) and returns the user, their memberships and the `csrfToken` to
          *     send as `X-CSRF-Token` on unsafe calls. A new session is created at
          *     every sign-in. Cross-origin sign-in attempts are refused (403).
@@ -78,7 +84,9 @@ export interface paths {
         put?: never;
         /**
          * Sign out
-         * @description Revokes the current session and clears the cookie. Signing out twice answers 401 the second time.
+         * @description Operation `signOut` (the TypeScript client's function of that name).
+         *
+         *     Revokes the current session and clears the cookie. Signing out twice answers 401 the second time.
          */
         post: operations["signOut"];
         delete?: never;
@@ -96,7 +104,9 @@ export interface paths {
         };
         /**
          * Get the signed-in user
-         * @description Returns the same body as sign-in, including a `csrfToken` for the current session, so a reloaded page can recover it.
+         * @description Operation `getMe` (the TypeScript client's function of that name).
+         *
+         *     Returns the same body as sign-in, including a `csrfToken` for the current session, so a reloaded page can recover it.
          */
         get: operations["getMe"];
         put?: never;
@@ -116,7 +126,9 @@ export interface paths {
         };
         /**
          * Stream the signed-in user's events (Server-Sent Events)
-         * @description A live stream (`text/event-stream`, [Server-Sent Events](https://html.spec.whatwg.org/multipage/server-sent-events.html))
+         * @description Operation `streamMyEvents` (the TypeScript client's function of that name).
+         *
+         *     A live stream (`text/event-stream`, [Server-Sent Events](https://html.spec.whatwg.org/multipage/server-sent-events.html))
          *     of the caller's own deposit events and the creative events of every
          *     organization they are a member of. Open it with
          *     `new EventSource("/api/v1/me/events", { withCredentials: true })`.
@@ -186,7 +198,9 @@ export interface paths {
         };
         /**
          * List the creatives of an organization
-         * @description Newest first (by `number`). Each item is a full CreativeDetail with the
+         * @description Operation `listCreatives` (the TypeScript client's function of that name).
+         *
+         *     Newest first (by `number`). Each item is a full CreativeDetail with the
          *     caller's `availableActions` and `permissions`. Filters combine: a
          *     creative is listed when it passes every filter sent.
          *     - `reviewStatus`: in this state; `reviewStatuses`: in one of these
@@ -205,7 +219,9 @@ export interface paths {
         put?: never;
         /**
          * Create a creative
-         * @description Creates a `draft` creative written by the caller, at `version` 1,
+         * @description Operation `createCreative` (the TypeScript client's function of that name).
+         *
+         *     Creates a `draft` creative written by the caller, at `version` 1,
          *     with no version uploaded yet (`currentVersion` null), numbered with
          *     the organization's next `CR-` number (no gaps, even when many are
          *     created at once). Its history starts with a `created` event. Upload
@@ -237,7 +253,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one creative */
+        /**
+         * Get one creative
+         * @description Operation `getCreative` (the TypeScript client's function of that name).
+         */
         get: operations["getCreative"];
         put?: never;
         post?: never;
@@ -246,7 +265,9 @@ export interface paths {
         head?: never;
         /**
          * Edit a creative or assign its reviewer
-         * @description Changes the fields sent and leaves the others alone (JSON merge-patch
+         * @description Operation `updateCreative` (the TypeScript client's function of that name).
+         *
+         *     Changes the fields sent and leaves the others alone (JSON merge-patch
          *     meaning, sent as `application/json`): a field left out is unchanged,
          *     `null` clears one that may be null (`clientId`, `taskId`,
          *     `directionId`, `reviewerId`). Send only what the user changed, with
@@ -289,7 +310,9 @@ export interface paths {
         put?: never;
         /**
          * Execute a creative action (submit, request changes, approve, archive)
-         * @description Runs one review action on the creative and returns the updated
+         * @description Operation `executeCreativeAction` (the TypeScript client's function of that name).
+         *
+         *     Runs one review action on the creative and returns the updated
          *     creative. Offer the user only the actions listed in the creative's
          *     `availableActions`.
          *
@@ -323,7 +346,9 @@ export interface paths {
         put?: never;
         /**
          * Upload a new version of a creative
-         * @description Adds a version made of 1 to 20 assets: files on your storage (send
+         * @description Operation `addCreativeVersion` (the TypeScript client's function of that name).
+         *
+         *     Adds a version made of 1 to 20 assets: files on your storage (send
          *     their https URLs, sizes and SHA-256 digests), or files uploaded here
          *     (send `{"uploadId": …}` of a `ready` upload; see `createUpload`). It
          *     becomes `currentVersion`; version `number`s count 1, 2, 3… per
@@ -382,7 +407,9 @@ export interface paths {
         };
         /**
          * Read a creative's history
-         * @description Every change of the creative, newest first: who did what (`type`),
+         * @description Operation `listCreativeEvents` (the TypeScript client's function of that name).
+         *
+         *     Every change of the creative, newest first: who did what (`type`),
          *     from which review state to which, the creative `version` it
          *     produced, the `comment` of a review action (this is where an author
          *     reads why changes were requested), and for an `updated` event which
@@ -406,7 +433,9 @@ export interface paths {
         };
         /**
          * Read a creative's review comments
-         * @description The comments of a creative, oldest first: top-level comments and
+         * @description Operation `listCreativeComments` (the TypeScript client's function of that name).
+         *
+         *     The comments of a creative, oldest first: top-level comments and
          *     their replies in the order they were written (a reply comes after
          *     its parent). Any member of the organization may read them. Filters
          *     combine: a comment is listed when it passes every filter sent.
@@ -424,7 +453,9 @@ export interface paths {
         put?: never;
         /**
          * Comment on a version of a creative, or reply to a comment
-         * @description Adds a comment to a version of the creative (by default its current
+         * @description Operation `createCreativeComment` (the TypeScript client's function of that name).
+         *
+         *     Adds a comment to a version of the creative (by default its current
          *     version), or a reply to a top-level comment (`parentId`: one level
          *     of replies; a reply is on its parent's version). A top-level comment
          *     may point at what it is about with `anchor` (see `CommentAnchor`:
@@ -472,7 +503,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a comment
-         * @description Removes the comment. A top-level comment that has replies stays in
+         * @description Operation `deleteCreativeComment` (the TypeScript client's function of that name).
+         *
+         *     Removes the comment. A top-level comment that has replies stays in
          *     the list as a tombstone (`deleted: true`, `body` "", no anchor, no
          *     mentions) so its thread still reads right. Who: the comment's author
          *     or an admin. Deleting it again answers 404 (a tombstone: 409
@@ -484,7 +517,9 @@ export interface paths {
         head?: never;
         /**
          * Edit a comment, or resolve or reopen a thread
-         * @description - `body`: only the comment's author may change it; sets `editedAt`.
+         * @description Operation `updateCreativeComment` (the TypeScript client's function of that name).
+         *
+         *     - `body`: only the comment's author may change it; sets `editedAt`.
          *     - `resolved`: `true` resolves a top-level comment, `false` reopens
          *       it (sets `resolvedBy` and `resolvedAt`, cleared on reopening);
          *       admins, reviewers and the creative's author may. A reply is never
@@ -510,7 +545,9 @@ export interface paths {
         };
         /**
          * List the members of an organization
-         * @description The organization's members and their roles, by name. Any member may
+         * @description Operation `listOrganizationMembers` (the TypeScript client's function of that name).
+         *
+         *     The organization's members and their roles, by name. Any member may
          *     read it. It names the ids the creatives answer with (`author`,
          *     `reviewer`, the `authorId` and `reviewerId` filters, the history's
          *     `changes`), and `?role=reviewer&role=admin` lists who may be
@@ -534,7 +571,9 @@ export interface paths {
         };
         /**
          * List the organization's webhook endpoints
-         * @description The organization's webhook endpoints, newest first. The signing
+         * @description Operation `listWebhookEndpoints` (the TypeScript client's function of that name).
+         *
+         *     The organization's webhook endpoints, newest first. The signing
          *     secret is not part of them: it is shown once, in the answer to
          *     `createWebhookEndpoint`.
          *
@@ -545,7 +584,9 @@ export interface paths {
         put?: never;
         /**
          * Add a webhook endpoint
-         * @description Registers a URL that receives the organization's creative events of
+         * @description Operation `createWebhookEndpoint` (the TypeScript client's function of that name).
+         *
+         *     Registers a URL that receives the organization's creative events of
          *     the types listed in `eventTypes`, signed by the Standard Webhooks
          *     specification (`webhook-id`, `webhook-timestamp`,
          *     `webhook-signature`). The answer carries the signing `secret`
@@ -593,7 +634,9 @@ export interface paths {
         };
         /**
          * Get one webhook endpoint
-         * @description The endpoint without its secret. Who: admins of the organization;
+         * @description Operation `getWebhookEndpoint` (the TypeScript client's function of that name).
+         *
+         *     The endpoint without its secret. Who: admins of the organization;
          *     other members get 403 `action_forbidden`.
          */
         get: operations["getWebhookEndpoint"];
@@ -601,7 +644,9 @@ export interface paths {
         post?: never;
         /**
          * Remove a webhook endpoint
-         * @description Removes the endpoint with its deliveries and their attempt logs;
+         * @description Operation `deleteWebhookEndpoint` (the TypeScript client's function of that name).
+         *
+         *     Removes the endpoint with its deliveries and their attempt logs;
          *     attempts already running finish, none starts after. Deleting it
          *     again answers 404. Who: admins of the organization; other members
          *     get 403 `action_forbidden`.
@@ -611,7 +656,9 @@ export interface paths {
         head?: never;
         /**
          * Change a webhook endpoint's URL, event types or state
-         * @description Changes the fields sent and leaves the others alone. `enabled:
+         * @description Operation `updateWebhookEndpoint` (the TypeScript client's function of that name).
+         *
+         *     Changes the fields sent and leaves the others alone. `enabled:
          *     false` stops deliveries: pending ones are cancelled at their next
          *     attempt, and no new event is delivered. `enabled: true` turns the
          *     endpoint on again, also after the service disabled it
@@ -640,7 +687,9 @@ export interface paths {
         };
         /**
          * List an endpoint's deliveries and their attempts
-         * @description One delivery per event sent to the endpoint, newest first, each with
+         * @description Operation `listWebhookDeliveries` (the TypeScript client's function of that name).
+         *
+         *     One delivery per event sent to the endpoint, newest first, each with
          *     every attempt: when it started, how long it took, the status the
          *     receiver answered or, when none came, the error (a refused address,
          *     a timeout, a refused connection). A delivery is `pending` while
@@ -671,7 +720,9 @@ export interface paths {
         put?: never;
         /**
          * Start uploading a file
-         * @description Announces a file and answers where to send it: the file goes from
+         * @description Operation `createUpload` (the TypeScript client's function of that name).
+         *
+         *     Announces a file and answers where to send it: the file goes from
          *     the client straight to the object store, in parts, each `PUT` to its
          *     presigned `url` with the part's `headers` (any HTTP client; no
          *     credentials). The API never carries the file's bytes. Read each
@@ -721,7 +772,9 @@ export interface paths {
         };
         /**
          * Read an upload, to resume it
-         * @description The upload as `createUpload` answered it, with each part's
+         * @description Operation `getUpload` (the TypeScript client's function of that name).
+         *
+         *     The upload as `createUpload` answered it, with each part's
          *     `received` read from the object store and fresh URLs for the parts
          *     not received yet: after an interruption, or once the URLs expired,
          *     send only those, then call `completeUpload`.
@@ -750,7 +803,9 @@ export interface paths {
         put?: never;
         /**
          * Finish an upload
-         * @description Assembles the parts, then checks the stored file: its size must be
+         * @description Operation `completeUpload` (the TypeScript client's function of that name).
+         *
+         *     Assembles the parts, then checks the stored file: its size must be
          *     `sizeBytes` and its SHA-256 `sha256` (computed by the server from
          *     the stored bytes), and its first bytes must be those of
          *     `mimeType`. A file that passes is `ready` and its `asset` is set,
@@ -792,7 +847,9 @@ export interface paths {
         };
         /**
          * Download an uploaded file
-         * @description Redirects (302) to a presigned URL of the object store that serves
+         * @description Operation `getAssetContent` (the TypeScript client's function of that name).
+         *
+         *     Redirects (302) to a presigned URL of the object store that serves
          *     the file for a few minutes; the redirect itself is
          *     `Cache-Control: private, no-store`. An uploaded asset's `url` is
          *     this path, so stored answers never hold an expiring URL. Assets
@@ -818,7 +875,9 @@ export interface paths {
         };
         /**
          * Get the signed-in user's balance
-         * @description The sum of every credit to the caller's account. Pending deposits are not included until credited.
+         * @description Operation `getAccountBalance` (the TypeScript client's function of that name).
+         *
+         *     The sum of every credit to the caller's account. Pending deposits are not included until credited.
          */
         get: operations["getAccountBalance"];
         put?: never;
@@ -838,13 +897,17 @@ export interface paths {
         };
         /**
          * List the signed-in user's deposit requests
-         * @description Newest first. A deposit past `expiresAt` that saw no transfer reads as `expired`.
+         * @description Operation `listAccountDeposits` (the TypeScript client's function of that name).
+         *
+         *     Newest first. A deposit past `expiresAt` that saw no transfer reads as `expired`.
          */
         get: operations["listAccountDeposits"];
         put?: never;
         /**
          * Create a deposit request
-         * @description Creates a one-time deposit request of USDT on TRON (TRC20) to the
+         * @description Operation `createAccountDeposit` (the TypeScript client's function of that name).
+         *
+         *     Creates a one-time deposit request of USDT on TRON (TRC20) to the
          *     treasury address. The server adds a matching suffix of 0.000001 to
          *     0.009999 USDT to the requested amount: show the user
          *     `requestedAmount` and tell them to transfer **exactly** that amount
@@ -872,7 +935,9 @@ export interface paths {
         };
         /**
          * Get one deposit request
-         * @description Only the user who created a deposit request can read it; for anyone else it does not exist (404).
+         * @description Operation `getAccountDeposit` (the TypeScript client's function of that name).
+         *
+         *     Only the user who created a deposit request can read it; for anyone else it does not exist (404).
          */
         get: operations["getAccountDeposit"];
         put?: never;
@@ -894,7 +959,9 @@ export interface paths {
         put?: never;
         /**
          * Point a deposit at the transfer that paid it
-         * @description For a transfer that arrived but paid no deposit (another amount, a
+         * @description Operation `claimAccountDeposit` (the TypeScript client's function of that name).
+         *
+         *     For a transfer that arrived but paid no deposit (another amount, a
          *     missing suffix): the payer names their transaction, and the deposit
          *     waits for an operator (`under_review`, `review.reason`
          *     `amount_mismatch`, `review.receivedAmount` the amount that
@@ -925,7 +992,9 @@ export interface paths {
         };
         /**
          * List transfers to the treasury (operators only)
-         * @description Platform operators only: for anyone else this path does not exist
+         * @description Operation `listOperatorTransfers` (the TypeScript client's function of that name).
+         *
+         *     Platform operators only: for anyone else this path does not exist
          *     (404 `not_found`). Transfers to the treasury as the chain watcher
          *     recorded them, oldest first. `status` narrows to one status;
          *     `needsReview=true` to those waiting for an operator (late or
@@ -950,7 +1019,9 @@ export interface paths {
         };
         /**
          * Get one transfer to the treasury with its settlements (operators only)
-         * @description Platform operators only; for anyone else the transfer does not exist (404 `not_found`).
+         * @description Operation `getOperatorTransfer` (the TypeScript client's function of that name).
+         *
+         *     Platform operators only; for anyone else the transfer does not exist (404 `not_found`).
          */
         get: operations["getOperatorTransfer"];
         put?: never;
@@ -972,7 +1043,9 @@ export interface paths {
         put?: never;
         /**
          * Settle a transfer waiting for review (operators only)
-         * @description Platform operators only; for anyone else the transfer does not exist
+         * @description Operation `settleOperatorTransfer` (the TypeScript client's function of that name).
+         *
+         *     Platform operators only; for anyone else the transfer does not exist
          *     (404 `not_found`). Settles a late or unmatched transfer that waits
          *     for review, once, with an audit record (the operator, the decision,
          *     the note, the time) written in the same transaction:

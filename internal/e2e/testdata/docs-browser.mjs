@@ -76,6 +76,9 @@ try {
     await page.evaluate((hash) => (location.hash = hash), `#/${id}`);
     await page.locator(`[id="${id}"]`).getByRole("heading", { name }).first().waitFor();
   }
+  // Each operation shows its operationId, the name the client's function has.
+  const shown = page.locator('[id="balance/createaccountdeposit"]').getByText("createAccountDeposit", { exact: true });
+  await shown.first().waitFor({ timeout: 5_000 }).catch(() => failures.push("createAccountDeposit's operationId is not shown"));
 
   // The Problem schema, as rendered for createAccountDeposit's 422: its
   // properties and its description of `type`.
