@@ -128,5 +128,6 @@ prometheus: ## Run a local Prometheus with the alert rules on http://127.0.0.1:9
 	sed -e 's|"127.0.0.1:8081"|"$(METRICS_ADDR)"|' -e 's|^  - alerts.yml$$|  - $(CURDIR)/ops/alerts.yml|' ops/prometheus.yml > .data/prometheus.yml
 	prometheus --config.file=.data/prometheus.yml --storage.tsdb.path=.data/prometheus --web.listen-address=$(PROMETHEUS_ADDR)
 
-mock: deps ## Serve Prism's mock of the spec (examples) on http://localhost:4010 (MOCK_PORT).
+mock: ## Serve Prism's mock of the spec (examples) on http://localhost:4010 (MOCK_PORT); needs only the Node packages.
+	@sh scripts/npm-ci.sh
 	npx --no-install prism mock -h 127.0.0.1 -p $(MOCK_PORT) openapi.yaml

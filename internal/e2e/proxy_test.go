@@ -92,13 +92,21 @@ const prismListening = "Prism is listening on"
 
 // startPrism runs Prism's validating proxy (`prism proxy --errors`) for
 // openapi.yaml in front of upstream, stopped when the test ends, and
-// returns its base URL. Prism binds port 0 and logs the port it got, so
-// no other process can take the port between choosing and binding it.
+// returns its base URL.
 func startPrism(t *testing.T, root, upstream string) string {
+	t.Helper()
+	return runPrism(t, root, "proxy", "openapi.yaml", upstream, "--errors")
+}
+
+// runPrism runs Prism with args (a mode, the spec, its options), stopped
+// when the test ends, and returns its base URL. Prism binds port 0 and
+// logs the port it got, so no other process can take the port between
+// choosing and binding it.
+func runPrism(t *testing.T, root string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), toolTimeout)
 	cmd := exec.CommandContext(ctx, filepath.Join(root, "node_modules", ".bin", "prism"),
-		"proxy", "openapi.yaml", upstream, "--errors", "--host", "127.0.0.1", "--port", "0")
+		append(args, "--host", "127.0.0.1", "--port", "0")...)
 	cmd.Dir = root
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
