@@ -127,7 +127,7 @@ func TestDemoLoginsArePrintedOnlyWhenTheDemoDataWasSeeded(t *testing.T) {
 		t.Errorf("serve without --seed printed the demo logins:\n%s", out)
 	}
 	out := serveUntilUp(t, vars, "--seed")
-	if !strings.Contains(out, "Demo logins (password demo-password-1): admin@acme.test, reviewer@acme.test, author@acme.test, viewer@acme.test, admin@globex.test") {
+	if !strings.Contains(out, "Demo logins (password demo-password-1): admin@acme.test, reviewer@acme.test, author@acme.test, viewer@acme.test, admin@globex.test, operator@creativeapi.test") {
 		t.Errorf("serve --seed did not print the demo logins:\n%s", out)
 	}
 }

@@ -27,15 +27,18 @@ var (
 		{"viewer@acme.test", "Vic Viewer", "acme", "viewer"},
 		{"admin@globex.test", "Gus Globex", "globex", "admin"},
 	}
+	// demoOperator is platform staff (users.operator), a member of no
+	// organization: the operator API's demo login.
+	demoOperator = struct{ email, name string }{"operator@creativeapi.test", "Opal Operator"}
 )
 
 // DemoEmails are the demo users' emails, in the order `serve --seed` lists them.
 func DemoEmails() []string {
-	emails := make([]string, len(demoUsers))
-	for i, u := range demoUsers {
-		emails[i] = u.email
+	emails := make([]string, 0, len(demoUsers)+1)
+	for _, u := range demoUsers {
+		emails = append(emails, u.email)
 	}
-	return emails
+	return append(emails, demoOperator.email)
 }
 
 // seedPeople adds the demo organizations, users and memberships that are
@@ -68,6 +71,15 @@ func seedPeople(ctx context.Context, s *store.Store, log *slog.Logger) (People, 
 		}
 		log.Info("seed user", "email", u.email, "created", created, "membership_created", n == 1, "org", u.org, "role", u.role)
 	}
+	id, created, err := ensureUser(ctx, s.Q, demoOperator.email, demoOperator.name, hash)
+	if err != nil {
+		return People{}, fmt.Errorf("user %s: %w", demoOperator.email, err)
+	}
+	if _, err := s.Q.UserSetOperator(ctx, db.UserSetOperatorParams{Email: demoOperator.email, Operator: true}); err != nil {
+		return People{}, fmt.Errorf("make %s an operator: %w", demoOperator.email, err)
+	}
+	people.Users[demoOperator.email] = id
+	log.Info("seed operator", "email", demoOperator.email, "created", created)
 	return people, nil
 }
 

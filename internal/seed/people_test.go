@@ -36,8 +36,8 @@ func TestSeedingTwiceAddsNoDuplicatePeople(t *testing.T) {
 	if err := seed.Run(ctx, d.Store, log, seed.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if second := counts(); second != first || first != [3]int{5, 2, 5} {
-		t.Fatalf("users, organizations, memberships: first run %v, second run %v, want [5 2 5] both times", first, second)
+	if second := counts(); second != first || first != [3]int{6, 2, 5} {
+		t.Fatalf("users, organizations, memberships: first run %v, second run %v, want [6 2 5] both times", first, second)
 	}
 
 	rows, err := d.Pool.Query(ctx, `SELECT o.slug || ' ' || o.name || ' ' || u.email || ' ' || m.role
@@ -63,6 +63,22 @@ func TestSeedingTwiceAddsNoDuplicatePeople(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("memberships\n%q\nwant\n%q", got, want)
+	}
+
+	var operators []string
+	rows, err = d.Pool.Query(ctx, "SELECT email FROM users WHERE operator ORDER BY email")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		operators = append(operators, s)
+	}
+	if !slices.Equal(operators, []string{"operator@creativeapi.test"}) {
+		t.Fatalf("operators %q, want the demo operator alone", operators)
 	}
 
 	var hash string
