@@ -88,21 +88,25 @@ SELECT * FROM comments_shown WHERE id = @id;
 -- CommentPage reads a page of a creative's comments, oldest first, after
 -- after_seq (0 for the first page). Each CommentPage* query is one shape of
 -- the list with the index that serves it, so its plan never depends on
--- which filters a request sent.
+-- which filters a request sent. mentioning (the caller, for mentions=me)
+-- only narrows what the index found.
 SELECT * FROM comments_shown
 WHERE creative_id = @creative_id AND seq > @after_seq::bigint
+  AND (sqlc.narg('mentioning')::uuid IS NULL OR sqlc.narg('mentioning')::uuid = ANY(mention_user_ids))
 ORDER BY seq
 LIMIT @row_limit;
 
 -- name: CommentPageByVersion :many
 SELECT * FROM comments_shown
 WHERE creative_id = @creative_id AND version_number = @version_number AND seq > @after_seq::bigint
+  AND (sqlc.narg('mentioning')::uuid IS NULL OR sqlc.narg('mentioning')::uuid = ANY(mention_user_ids))
 ORDER BY seq
 LIMIT @row_limit;
 
 -- name: CommentPageTopLevel :many
 SELECT * FROM comments_shown
 WHERE creative_id = @creative_id AND parent_id IS NULL AND resolved = @resolved AND seq > @after_seq::bigint
+  AND (sqlc.narg('mentioning')::uuid IS NULL OR sqlc.narg('mentioning')::uuid = ANY(mention_user_ids))
 ORDER BY seq
 LIMIT @row_limit;
 
@@ -110,6 +114,7 @@ LIMIT @row_limit;
 SELECT * FROM comments_shown
 WHERE creative_id = @creative_id AND version_number = @version_number AND parent_id IS NULL
   AND resolved = @resolved AND seq > @after_seq::bigint
+  AND (sqlc.narg('mentioning')::uuid IS NULL OR sqlc.narg('mentioning')::uuid = ANY(mention_user_ids))
 ORDER BY seq
 LIMIT @row_limit;
 
@@ -119,5 +124,6 @@ LIMIT @row_limit;
 SELECT * FROM comments_shown
 WHERE parent_id = @parent_id::uuid AND creative_id = @creative_id AND seq > @after_seq::bigint
   AND (sqlc.narg('version_number')::integer IS NULL OR version_number = sqlc.narg('version_number')::integer)
+  AND (sqlc.narg('mentioning')::uuid IS NULL OR sqlc.narg('mentioning')::uuid = ANY(mention_user_ids))
 ORDER BY seq
 LIMIT @row_limit;

@@ -525,6 +525,21 @@ func (e WebhookEventType) Valid() bool {
 	}
 }
 
+// Defines values for ListCreativeCommentsParamsMentions.
+const (
+	Me ListCreativeCommentsParamsMentions = "me"
+)
+
+// Valid indicates whether the value is a known member of the ListCreativeCommentsParamsMentions enum.
+func (e ListCreativeCommentsParamsMentions) Valid() bool {
+	switch e {
+	case Me:
+		return true
+	default:
+		return false
+	}
+}
+
 // AccountBalance defines model for AccountBalance.
 type AccountBalance struct {
 	// Available An amount of money in minor units. `"100000000"` with scale 6 is 100.000000 USDT.
@@ -1875,12 +1890,18 @@ type ListCreativeCommentsParams struct {
 	// ParentId Only the replies of this comment.
 	ParentId *openapi_types.UUID `form:"parentId,omitempty" json:"parentId,omitempty"`
 
+	// Mentions `me`: only comments that mention the caller.
+	Mentions *ListCreativeCommentsParamsMentions `form:"mentions,omitempty" json:"mentions,omitempty"`
+
 	// Limit The page size (send it once).
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Cursor The `nextCursor` of the previous page, as it came (send it once).
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
+
+// ListCreativeCommentsParamsMentions defines parameters for ListCreativeComments.
+type ListCreativeCommentsParamsMentions string
 
 // CreateCreativeCommentParams defines parameters for CreateCreativeComment.
 type CreateCreativeCommentParams struct {
@@ -2652,6 +2673,13 @@ func (w *ServerInterfaceWrapper) ListCreativeComments(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "parentId", ctx.QueryParams(), &params.ParentId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter parentId: %s", err))
+	}
+
+	// ------------- Optional query parameter "mentions" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "mentions", ctx.QueryParams(), &params.Mentions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter mentions: %s", err))
 	}
 
 	// ------------- Optional query parameter "limit" -------------

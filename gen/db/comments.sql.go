@@ -210,22 +210,30 @@ func (q *Queries) CommentLock(ctx context.Context, arg CommentLockParams) (Comme
 const commentPage = `-- name: CommentPage :many
 SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, author_name, resolved_by_name, mention_names FROM comments_shown
 WHERE creative_id = $1 AND seq > $2::bigint
+  AND ($3::uuid IS NULL OR $3::uuid = ANY(mention_user_ids))
 ORDER BY seq
-LIMIT $3
+LIMIT $4
 `
 
 type CommentPageParams struct {
 	CreativeID uuid.UUID
 	AfterSeq   int64
+	Mentioning *uuid.UUID
 	RowLimit   int32
 }
 
 // CommentPage reads a page of a creative's comments, oldest first, after
 // after_seq (0 for the first page). Each CommentPage* query is one shape of
 // the list with the index that serves it, so its plan never depends on
-// which filters a request sent.
+// which filters a request sent. mentioning (the caller, for mentions=me)
+// only narrows what the index found.
 func (q *Queries) CommentPage(ctx context.Context, arg CommentPageParams) ([]CommentsShown, error) {
-	rows, err := q.db.Query(ctx, commentPage, arg.CreativeID, arg.AfterSeq, arg.RowLimit)
+	rows, err := q.db.Query(ctx, commentPage,
+		arg.CreativeID,
+		arg.AfterSeq,
+		arg.Mentioning,
+		arg.RowLimit,
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -267,14 +275,16 @@ func (q *Queries) CommentPage(ctx context.Context, arg CommentPageParams) ([]Com
 const commentPageByVersion = `-- name: CommentPageByVersion :many
 SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, author_name, resolved_by_name, mention_names FROM comments_shown
 WHERE creative_id = $1 AND version_number = $2 AND seq > $3::bigint
+  AND ($4::uuid IS NULL OR $4::uuid = ANY(mention_user_ids))
 ORDER BY seq
-LIMIT $4
+LIMIT $5
 `
 
 type CommentPageByVersionParams struct {
 	CreativeID    uuid.UUID
 	VersionNumber int32
 	AfterSeq      int64
+	Mentioning    *uuid.UUID
 	RowLimit      int32
 }
 
@@ -283,6 +293,7 @@ func (q *Queries) CommentPageByVersion(ctx context.Context, arg CommentPageByVer
 		arg.CreativeID,
 		arg.VersionNumber,
 		arg.AfterSeq,
+		arg.Mentioning,
 		arg.RowLimit,
 	)
 	if err != nil {
@@ -327,8 +338,9 @@ const commentPageReplies = `-- name: CommentPageReplies :many
 SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, author_name, resolved_by_name, mention_names FROM comments_shown
 WHERE parent_id = $1::uuid AND creative_id = $2 AND seq > $3::bigint
   AND ($4::integer IS NULL OR version_number = $4::integer)
+  AND ($5::uuid IS NULL OR $5::uuid = ANY(mention_user_ids))
 ORDER BY seq
-LIMIT $5
+LIMIT $6
 `
 
 type CommentPageRepliesParams struct {
@@ -336,6 +348,7 @@ type CommentPageRepliesParams struct {
 	CreativeID    uuid.UUID
 	AfterSeq      int64
 	VersionNumber *int32
+	Mentioning    *uuid.UUID
 	RowLimit      int32
 }
 
@@ -347,6 +360,7 @@ func (q *Queries) CommentPageReplies(ctx context.Context, arg CommentPageReplies
 		arg.CreativeID,
 		arg.AfterSeq,
 		arg.VersionNumber,
+		arg.Mentioning,
 		arg.RowLimit,
 	)
 	if err != nil {
@@ -390,14 +404,16 @@ func (q *Queries) CommentPageReplies(ctx context.Context, arg CommentPageReplies
 const commentPageTopLevel = `-- name: CommentPageTopLevel :many
 SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, author_name, resolved_by_name, mention_names FROM comments_shown
 WHERE creative_id = $1 AND parent_id IS NULL AND resolved = $2 AND seq > $3::bigint
+  AND ($4::uuid IS NULL OR $4::uuid = ANY(mention_user_ids))
 ORDER BY seq
-LIMIT $4
+LIMIT $5
 `
 
 type CommentPageTopLevelParams struct {
 	CreativeID uuid.UUID
 	Resolved   bool
 	AfterSeq   int64
+	Mentioning *uuid.UUID
 	RowLimit   int32
 }
 
@@ -406,6 +422,7 @@ func (q *Queries) CommentPageTopLevel(ctx context.Context, arg CommentPageTopLev
 		arg.CreativeID,
 		arg.Resolved,
 		arg.AfterSeq,
+		arg.Mentioning,
 		arg.RowLimit,
 	)
 	if err != nil {
@@ -450,8 +467,9 @@ const commentPageTopLevelByVersion = `-- name: CommentPageTopLevelByVersion :man
 SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, author_name, resolved_by_name, mention_names FROM comments_shown
 WHERE creative_id = $1 AND version_number = $2 AND parent_id IS NULL
   AND resolved = $3 AND seq > $4::bigint
+  AND ($5::uuid IS NULL OR $5::uuid = ANY(mention_user_ids))
 ORDER BY seq
-LIMIT $5
+LIMIT $6
 `
 
 type CommentPageTopLevelByVersionParams struct {
@@ -459,6 +477,7 @@ type CommentPageTopLevelByVersionParams struct {
 	VersionNumber int32
 	Resolved      bool
 	AfterSeq      int64
+	Mentioning    *uuid.UUID
 	RowLimit      int32
 }
 
@@ -468,6 +487,7 @@ func (q *Queries) CommentPageTopLevelByVersion(ctx context.Context, arg CommentP
 		arg.VersionNumber,
 		arg.Resolved,
 		arg.AfterSeq,
+		arg.Mentioning,
 		arg.RowLimit,
 	)
 	if err != nil {

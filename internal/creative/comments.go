@@ -125,9 +125,15 @@ func CreateComment(ctx context.Context, q store.Tx, org, creativeID, user uuid.U
 		ResolvedBy: nullable.NewNullNullable[api.NullableUserRef](), ResolvedAt: nullable.NewNullNullable[time.Time](),
 		CreatedAt: t.Now.UTC(), EditedAt: nullable.NewNullNullable[time.Time](),
 	}
-	if err := events.Write(ctx, q.Next(), events.Event{
-		Type: events.CreativeCommentAdded, OrganizationID: org, Timestamp: t.Now, Data: c,
-	}); err != nil {
+	evs := []events.Event{{Type: events.CreativeCommentAdded, OrganizationID: org, Timestamp: t.Now, Data: c}}
+	for _, m := range mentions {
+		// Each member it mentions hears of it on their own stream; nobody
+		// is told of their own comment.
+		if m.Id != user {
+			evs = append(evs, events.Event{Type: events.CreativeMentioned, UserID: m.Id, Timestamp: t.Now, Data: c})
+		}
+	}
+	if err := events.Write(ctx, q.Next(), evs...); err != nil {
 		return api.Comment{}, err
 	}
 	return c, nil
@@ -246,6 +252,8 @@ type CommentFilter struct {
 	// Resolved lists top-level comments only, resolved or open.
 	Resolved *bool
 	ParentID *uuid.UUID
+	// MentionsMe lists only the comments that mention the caller.
+	MentionsMe bool
 }
 
 // CommentPage is one page of comments, oldest first.
@@ -262,19 +270,23 @@ func ListComments(ctx context.Context, q *db.Queries, org, creativeID, user uuid
 		return CommentPage{}, notVisible(err, ErrCreativeNotVisible)
 	}
 	n := int32(limit + 1) // one more tells whether another page follows
+	var mentioning *uuid.UUID
+	if f.MentionsMe {
+		mentioning = &user
+	}
 	var rows []db.CommentsShown
 	var err error
 	switch {
 	case f.ParentID != nil:
-		rows, err = q.CommentPageReplies(ctx, db.CommentPageRepliesParams{ParentID: *f.ParentID, CreativeID: creativeID, AfterSeq: after, VersionNumber: f.VersionNumber, RowLimit: n})
+		rows, err = q.CommentPageReplies(ctx, db.CommentPageRepliesParams{ParentID: *f.ParentID, CreativeID: creativeID, AfterSeq: after, VersionNumber: f.VersionNumber, Mentioning: mentioning, RowLimit: n})
 	case f.Resolved != nil && f.VersionNumber != nil:
-		rows, err = q.CommentPageTopLevelByVersion(ctx, db.CommentPageTopLevelByVersionParams{CreativeID: creativeID, VersionNumber: *f.VersionNumber, Resolved: *f.Resolved, AfterSeq: after, RowLimit: n})
+		rows, err = q.CommentPageTopLevelByVersion(ctx, db.CommentPageTopLevelByVersionParams{CreativeID: creativeID, VersionNumber: *f.VersionNumber, Resolved: *f.Resolved, AfterSeq: after, Mentioning: mentioning, RowLimit: n})
 	case f.Resolved != nil:
-		rows, err = q.CommentPageTopLevel(ctx, db.CommentPageTopLevelParams{CreativeID: creativeID, Resolved: *f.Resolved, AfterSeq: after, RowLimit: n})
+		rows, err = q.CommentPageTopLevel(ctx, db.CommentPageTopLevelParams{CreativeID: creativeID, Resolved: *f.Resolved, AfterSeq: after, Mentioning: mentioning, RowLimit: n})
 	case f.VersionNumber != nil:
-		rows, err = q.CommentPageByVersion(ctx, db.CommentPageByVersionParams{CreativeID: creativeID, VersionNumber: *f.VersionNumber, AfterSeq: after, RowLimit: n})
+		rows, err = q.CommentPageByVersion(ctx, db.CommentPageByVersionParams{CreativeID: creativeID, VersionNumber: *f.VersionNumber, AfterSeq: after, Mentioning: mentioning, RowLimit: n})
 	default:
-		rows, err = q.CommentPage(ctx, db.CommentPageParams{CreativeID: creativeID, AfterSeq: after, RowLimit: n})
+		rows, err = q.CommentPage(ctx, db.CommentPageParams{CreativeID: creativeID, AfterSeq: after, Mentioning: mentioning, RowLimit: n})
 	}
 	if err != nil {
 		return CommentPage{}, err

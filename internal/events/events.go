@@ -36,6 +36,10 @@ const (
 	DepositExpired           Type = "deposit.expired"
 	DepositUnderReview       Type = "deposit.under_review"
 	DepositRefunded          Type = "deposit.refunded"
+
+	// CreativeMentioned belongs to the user a comment mentions (their live
+	// stream only): it is no organization event, so no webhook gets it.
+	CreativeMentioned Type = "creative.mentioned"
 )
 
 // CreativeTypes are the organization-level event types, the ones webhook

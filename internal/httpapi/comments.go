@@ -119,7 +119,8 @@ func (s *Server) ListCreativeComments(ctx context.Context, r api.ListCreativeCom
 	if err != nil {
 		return nil, err
 	}
-	f := creative.CommentFilter{VersionNumber: r.Params.VersionNumber, Resolved: r.Params.Resolved, ParentID: r.Params.ParentId}
+	f := creative.CommentFilter{VersionNumber: r.Params.VersionNumber, Resolved: r.Params.Resolved, ParentID: r.Params.ParentId,
+		MentionsMe: r.Params.Mentions != nil && *r.Params.Mentions == api.Me}
 	p, err := creative.ListComments(ctx, s.store.Q, r.OrganizationId, r.CreativeId, caller.UserID, f, after, size)
 	if err != nil {
 		return nil, commentProblem(err)

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -397,4 +398,94 @@ func TestTheCommentListNeverMixesCreativesOrOrganizations(t *testing.T) {
 			t.Errorf("a comment list or comment across workspaces or creatives: %d %s", r.Status, r.Body)
 		}
 	}
+}
+
+// TestAMentionReachesTheMentionedAndListsForThem: a comment that mentions
+// members puts creative.mentioned on the live stream of each of them (not
+// on its author's, even when the author mentions themselves, nor on an
+// unmentioned member's), and `mentions=me` lists for each caller only the
+// comments that mention them, combined with the other filters.
+func TestAMentionReachesTheMentionedAndListsForThem(t *testing.T) {
+	t.Parallel()
+	d := newReviewDesk(t, testenv.Options{Events: true})
+	id := d.creative(t, creativeSpec{status: review.StatusInReview, reviewer: "reviewer", versions: 1})
+	streams := map[string]*testenv.Stream{}
+	for _, who := range []string{"author", "reviewer", "viewer"} {
+		streams[who] = d.clients[who].Stream(streamPath)
+		if m, _ := streams[who].Next(); m.Retry == "" {
+			t.Fatalf("%s's stream did not open: %+v", who, m)
+		}
+	}
+	mentioning := d.mustComment(t, "reviewer", id, map[string]any{"body": "@Author @Reviewer look",
+		"mentionUserIds": []uuid.UUID{d.users["author"], d.users["reviewer"]}})
+	plain := d.mustComment(t, "reviewer", id, map[string]any{"body": "No one named."})
+	reply := d.mustComment(t, "admin", id, map[string]any{"body": "@Author see above", "parentId": mentioning.Id,
+		"mentionUserIds": []uuid.UUID{d.users["author"]}})
+
+	// The author's stream: comment_added ×3 (organization events) and
+	// creative.mentioned for the two comments that name them, in order.
+	var mentioned []uuid.UUID
+	for len(mentioned) < 2 {
+		m, ok := streams["author"].NextEvent()
+		if !ok {
+			t.Fatalf("the author's stream ended after mentions %v", mentioned)
+		}
+		if m.Event == "creative.mentioned" {
+			var p struct{ Data api.Comment }
+			if err := json.Unmarshal([]byte(m.Data), &p); err != nil {
+				t.Fatal(err)
+			}
+			mentioned = append(mentioned, p.Data.Id)
+		}
+	}
+	if mentioned[0] != mentioning.Id || mentioned[1] != reply.Id {
+		t.Fatalf("the author was told of %v; want %v then %v", mentioned, mentioning.Id, reply.Id)
+	}
+	// The reviewer mentioned themselves and the viewer was not mentioned:
+	// neither stream carries creative.mentioned, only the three additions.
+	for _, who := range []string{"reviewer", "viewer"} {
+		for range 3 {
+			m, ok := streams[who].NextEvent()
+			if !ok || m.Event != "creative.comment_added" {
+				t.Fatalf("%s's stream: %+v (ok %v); want creative.comment_added", who, m, ok)
+			}
+		}
+	}
+	d.mustComment(t, "author", id, map[string]any{"body": "Marker."})
+	for _, who := range []string{"reviewer", "viewer"} {
+		if m, ok := streams[who].NextEvent(); !ok || m.Event != "creative.comment_added" {
+			t.Fatalf("%s's stream carried %+v before the marker comment", who, m)
+		}
+	}
+
+	for _, tc := range []struct {
+		rule, who, query string
+		want             []uuid.UUID
+	}{
+		{"mentions=me lists the comments and replies naming the caller", "author", "mentions=me", []uuid.UUID{mentioning.Id, reply.Id}},
+		{"a self-mention lists for its author", "reviewer", "mentions=me", []uuid.UUID{mentioning.Id}},
+		{"nobody named the viewer", "viewer", "mentions=me", nil},
+		{"mentions=me combines with parentId", "author", "mentions=me&parentId=" + mentioning.Id.String(), []uuid.UUID{reply.Id}},
+		{"mentions=me combines with resolved", "author", "mentions=me&resolved=false", []uuid.UUID{mentioning.Id}},
+		{"without the filter every comment lists", "viewer", "", []uuid.UUID{mentioning.Id, plain.Id, reply.Id}},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			got := ids(d.comments(t, tc.who, id, tc.query))
+			if len(tc.want) == 0 && len(got) == 0 {
+				return
+			}
+			if tc.query == "" {
+				got = got[:3] // the marker comes last
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Fatalf("%s lists %v; want %v", tc.query, got, tc.want)
+			}
+		})
+	}
+	t.Run("another value than me is 422", func(t *testing.T) {
+		r := d.clients["author"].Do(http.MethodGet, commentsURL(d.org, id)+"?mentions=you", nil)
+		if r.Status != http.StatusUnprocessableEntity {
+			t.Fatalf("mentions=you: %d %s", r.Status, r.Body)
+		}
+	})
 }

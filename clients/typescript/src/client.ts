@@ -595,6 +595,7 @@ export const EVENT_TYPES = [
   "creative.archived",
   "creative.comment_added",
   "creative.comment_resolved",
+  "creative.mentioned",
   "deposit.awaiting_transfer",
   "deposit.confirming",
   "deposit.credited",

@@ -129,8 +129,9 @@ export interface paths {
          * @description Operation `streamMyEvents` (the TypeScript client's function of that name).
          *
          *     A live stream (`text/event-stream`, [Server-Sent Events](https://html.spec.whatwg.org/multipage/server-sent-events.html))
-         *     of the caller's own deposit events and the creative events of every
-         *     organization they are a member of. Open it with
+         *     of the caller's own deposit events, the creative events of every
+         *     organization they are a member of, and `creative.mentioned` when a
+         *     comment mentions them. Open it with
          *     `new EventSource("/api/v1/me/events", { withCredentials: true })`.
          *
          *     Each event is sent as
@@ -147,8 +148,8 @@ export interface paths {
          *       `CreativeSnapshot`: the creative without the caller-specific
          *       `availableActions` and `permissions`; read those with
          *       `getCreative` when you need them; or, for
-         *       `creative.comment_added` and `creative.comment_resolved`, the
-         *       `Comment`). The same event may be
+         *       `creative.comment_added`, `creative.comment_resolved` and
+         *       `creative.mentioned`, the `Comment`). The same event may be
          *       delivered again after a reconnect: de-duplicate on `id`.
          *     - Event types may grow: ignore types you do not know.
          *
@@ -444,6 +445,8 @@ export interface paths {
          *       still open (`false`); replies are never listed with this filter
          *       (read a thread's replies with `parentId`).
          *     - `parentId`: the replies of this top-level comment.
+         *     - `mentions=me`: comments that mention the caller (the mentioned
+         *       user also gets `creative.mentioned` on their live stream).
          *
          *     `resolved` and `parentId` do not combine (422 on `resolved`). Page
          *     with `limit` and `cursor`; send the same filters with a cursor as
@@ -2045,10 +2048,14 @@ export interface components {
         };
         CommentEventPayload: {
             /**
-             * @description A comment was added to a creative, or a thread was resolved.
+             * @description A comment was added to a creative, or a thread was resolved
+             *     (both to every member's stream and to webhooks); or a comment
+             *     mentions the stream's user (`creative.mentioned`: only to the
+             *     live stream of each user it mentions, never to its author and
+             *     never to webhooks).
              * @enum {string}
              */
-            type: "creative.comment_added" | "creative.comment_resolved";
+            type: "creative.comment_added" | "creative.comment_resolved" | "creative.mentioned";
             /**
              * Format: date-time
              * @description When the change happened.
@@ -3271,6 +3278,8 @@ export interface operations {
                 resolved?: boolean;
                 /** @description Only the replies of this comment. */
                 parentId?: string;
+                /** @description `me`: only comments that mention the caller. */
+                mentions?: "me";
                 /** @description The page size (send it once). */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `nextCursor` of the previous page, as it came (send it once). */
