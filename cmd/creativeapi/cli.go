@@ -37,6 +37,7 @@ var usages = map[string]string{
 	"devchain":  devchainUsage,
 	"dev":       devUsage,
 	"version":   versionUsage,
+	"approval":  approvalUsage,
 }
 
 // usageError is a mistake in the command line: main prints it once and

@@ -43,6 +43,7 @@ func TestEveryCommandHelps(t *testing.T) {
 		{[]string{"devchain", "pay", "-h"}, "devchain"},
 		{[]string{"dev", "status", "--help"}, "dev"},
 		{[]string{"version", "--help"}, "version"},
+		{[]string{"approval", "verify", "--help"}, "approval"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -28,6 +28,8 @@ commands:
   chain rescan --since TIME    read the treasury's transfers again from TIME (idempotent)
   devchain pay --amount A | --amount-minor M
                                pay on the development chain simulator (serve --devchain)
+  approval verify --jwks URL|FILE RECORD [FILE...]
+                               check a signed approval record and files against it
   dev status                   development: what make run serves where
   version                      the build's version, commit and API version
 
@@ -91,6 +93,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return nil
 	case "chain":
 		return cmdChain(ctx, e, args[1:])
+	case "approval":
+		return cmdApproval(ctx, e, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

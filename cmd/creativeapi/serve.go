@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -20,6 +21,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"creativeapi"
+	"creativeapi/internal/approval"
 	"creativeapi/internal/auth"
 	"creativeapi/internal/config"
 	"creativeapi/internal/deposit"
@@ -82,6 +84,10 @@ what each means):
                              S3_BUCKET: no uploads, but with DEV_MODE=true: a
                              private store under DATA_DIR, S3_SERVER_BIN=bin/versitygw)
   UPLOAD_MAX_BYTES=2147483648 ORG_STORAGE_QUOTA_BYTES=107374182400 UPLOAD_TTL=24h
+  APPROVAL_SIGNING_KEY       the Ed25519 private key (PEM text, or its file) that signs
+                             approval records; required without DEV_MODE (which makes
+                             DATA_DIR/approval-signing-key.pem)
+  APPROVAL_SIGNING_KEY_PREVIOUS  earlier keys (PEM), still published for verifiers
   METRICS_ADDR (off)         Prometheus metrics at /metrics on this address
   PPROF_ADDR (off)           net/http/pprof on this address
   PPROF_CONTENTION=false     also sample lock contention and blocking (mutex, block profiles)
@@ -119,6 +125,10 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer closeDB()
+	approvals, err := approvalKeys(cfg)
+	if err != nil {
+		return err
+	}
 	objects, storeLine, closeObjects, err := openObjectStore(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -190,7 +200,7 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 	handler, err := httpapi.New(httpapi.Deps{
 		Config: cfg, Store: st, Log: log, Auth: authSvc, Idempotency: idem,
 		SpecYAML: creativeapi.OpenAPIYAML, DocsHTML: docs.HTML,
-		Changelog: creativeapi.APIChangelog, Metrics: m, Streams: hub, Objects: objects,
+		Changelog: creativeapi.APIChangelog, Metrics: m, Streams: hub, Objects: objects, Approvals: approvals,
 	})
 	if err != nil {
 		return err
@@ -520,4 +530,26 @@ func cmdSeed(ctx context.Context, e env, args []string) error {
 	}
 	defer closeDB()
 	return seed.Run(ctx, store.New(pool), log, seed.Options{Creatives: *creatives})
+}
+
+// errNoApprovalKey refuses a production server without the key that signs
+// approval records: records signed by a key made up at start-up could not
+// be verified after a restart.
+var errNoApprovalKey = errors.New("APPROVAL_SIGNING_KEY is not set: approval records need an Ed25519 private key (PEM text or a file's path; `openssl genpkey -algorithm ed25519`)")
+
+// approvalKeys are the keys that sign approval records: the configured
+// ones, or in development a key of its own under DATA_DIR, made the first
+// time, so records stay verifiable across restarts.
+func approvalKeys(cfg config.Config) (*approval.Keys, error) {
+	key := cfg.ApprovalSigningKey
+	if len(key) == 0 {
+		if !cfg.DevMode {
+			return nil, errNoApprovalKey
+		}
+		var err error
+		if key, err = approval.DevKey(filepath.Join(cfg.DataDir, "approval-signing-key.pem")); err != nil {
+			return nil, fmt.Errorf("the development approval signing key: %w", err)
+		}
+	}
+	return approval.ParseKeys(key, cfg.ApprovalSigningKeyPrevious)
 }

@@ -33,6 +33,42 @@ func (e AccountDepositNetwork) Valid() bool {
 	}
 }
 
+// Defines values for ApprovalDecisionDecision.
+const (
+	ApprovalDecisionDecisionApprove        ApprovalDecisionDecision = "approve"
+	ApprovalDecisionDecisionRequestChanges ApprovalDecisionDecision = "request_changes"
+)
+
+// Valid indicates whether the value is a known member of the ApprovalDecisionDecision enum.
+func (e ApprovalDecisionDecision) Valid() bool {
+	switch e {
+	case ApprovalDecisionDecisionApprove:
+		return true
+	case ApprovalDecisionDecisionRequestChanges:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ApprovalPersonKind.
+const (
+	ApprovalPersonKindGuest ApprovalPersonKind = "guest"
+	ApprovalPersonKindUser  ApprovalPersonKind = "user"
+)
+
+// Valid indicates whether the value is a known member of the ApprovalPersonKind enum.
+func (e ApprovalPersonKind) Valid() bool {
+	switch e {
+	case ApprovalPersonKindGuest:
+		return true
+	case ApprovalPersonKindUser:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AssetMimeType.
 const (
 	Applicationzip AssetMimeType = "application/zip"
@@ -261,6 +297,66 @@ const (
 func (e HealthStatusStatus) Valid() bool {
 	switch e {
 	case Ok:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JSONWebKeyAlg.
+const (
+	EdDSA JSONWebKeyAlg = "EdDSA"
+)
+
+// Valid indicates whether the value is a known member of the JSONWebKeyAlg enum.
+func (e JSONWebKeyAlg) Valid() bool {
+	switch e {
+	case EdDSA:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JSONWebKeyCrv.
+const (
+	Ed25519 JSONWebKeyCrv = "Ed25519"
+)
+
+// Valid indicates whether the value is a known member of the JSONWebKeyCrv enum.
+func (e JSONWebKeyCrv) Valid() bool {
+	switch e {
+	case Ed25519:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JSONWebKeyKty.
+const (
+	OKP JSONWebKeyKty = "OKP"
+)
+
+// Valid indicates whether the value is a known member of the JSONWebKeyKty enum.
+func (e JSONWebKeyKty) Valid() bool {
+	switch e {
+	case OKP:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JSONWebKeyUse.
+const (
+	Sig JSONWebKeyUse = "sig"
+)
+
+// Valid indicates whether the value is a known member of the JSONWebKeyUse enum.
+func (e JSONWebKeyUse) Valid() bool {
+	switch e {
+	case Sig:
 		return true
 	default:
 		return false
@@ -632,6 +728,67 @@ type AddCreativeVersionRequest struct {
 	ExpectedVersion *ExpectedVersion `json:"expectedVersion,omitempty"`
 }
 
+// ApprovalAsset defines model for ApprovalAsset.
+type ApprovalAsset struct {
+	FileName string             `json:"fileName"`
+	Id       openapi_types.UUID `json:"id"`
+	MimeType string             `json:"mimeType"`
+
+	// Sha256 The SHA-256 of the file's bytes; a file in hand is the approved one when its digest equals it.
+	Sha256    string `json:"sha256"`
+	SizeBytes int64  `json:"sizeBytes"`
+}
+
+// ApprovalDecision defines model for ApprovalDecision.
+type ApprovalDecision struct {
+	At time.Time `json:"at"`
+
+	// Decision The review action's word.
+	Decision ApprovalDecisionDecision `json:"decision"`
+	Reviewer ApprovalPerson           `json:"reviewer"`
+}
+
+// ApprovalDecisionDecision The review action's word.
+type ApprovalDecisionDecision string
+
+// ApprovalPerson defines model for ApprovalPerson.
+type ApprovalPerson struct {
+	Id openapi_types.UUID `json:"id"`
+
+	// Kind `user`: a member of the workspace; `guest`: a reviewer from outside it, through a share link.
+	Kind ApprovalPersonKind `json:"kind"`
+	Name string             `json:"name"`
+}
+
+// ApprovalPersonKind `user`: a member of the workspace; `guest`: a reviewer from outside it, through a share link.
+type ApprovalPersonKind string
+
+// ApprovalRecord defines model for ApprovalRecord.
+type ApprovalRecord struct {
+	ApprovedAt time.Time `json:"approvedAt"`
+
+	// Assets The approved version's files, in order.
+	Assets     []ApprovalAsset    `json:"assets"`
+	CreativeId openapi_types.UUID `json:"creativeId"`
+
+	// Decisions Every decision of the round that approved the version, oldest first.
+	Decisions []ApprovalDecision `json:"decisions"`
+
+	// Number The creative's number, `CR-000123`.
+	Number string `json:"number"`
+
+	// OpenThreads Top-level comments of every version still open at `approvedAt`.
+	OpenThreads    int                `json:"openThreads"`
+	OrganizationId openapi_types.UUID `json:"organizationId"`
+
+	// ResolvedThreads Top-level comments of every version resolved at `approvedAt`.
+	ResolvedThreads int    `json:"resolvedThreads"`
+	Title           string `json:"title"`
+
+	// VersionNumber The approved version's number.
+	VersionNumber int `json:"versionNumber"`
+}
+
 // AspectRatio Width to height, such as `9:16`.
 //
 // Example: 9:16
@@ -877,6 +1034,14 @@ type CreativeActionRequest struct {
 	ExpectedVersion *int32 `json:"expectedVersion,omitempty"`
 }
 
+// CreativeApproval defines model for CreativeApproval.
+type CreativeApproval struct {
+	// Jws Compact JWS (header.payload.signature, base64url) over `record`
+	// in RFC 8785 canonical JSON; header `{"alg":"EdDSA","kid":…}`.
+	Jws    string         `json:"jws"`
+	Record ApprovalRecord `json:"record"`
+}
+
 // CreativeChange One field an `updated` event changed. Ids stand for the client, task and reviewer (`listOrganizationMembers` names members).
 type CreativeChange struct {
 	Field CreativeChangeField `json:"field"`
@@ -1107,6 +1272,37 @@ type HealthStatus struct {
 
 // HealthStatusStatus Always `ok` on a 200 answer.
 type HealthStatusStatus string
+
+// JSONWebKey An Ed25519 public key (RFC 8037).
+type JSONWebKey struct {
+	Alg JSONWebKeyAlg `json:"alg"`
+	Crv JSONWebKeyCrv `json:"crv"`
+
+	// Kid The key's RFC 7638 thumbprint (SHA-256, base64url).
+	Kid string        `json:"kid"`
+	Kty JSONWebKeyKty `json:"kty"`
+	Use JSONWebKeyUse `json:"use"`
+
+	// X The public key, base64url.
+	X string `json:"x"`
+}
+
+// JSONWebKeyAlg defines model for JSONWebKey.Alg.
+type JSONWebKeyAlg string
+
+// JSONWebKeyCrv defines model for JSONWebKey.Crv.
+type JSONWebKeyCrv string
+
+// JSONWebKeyKty defines model for JSONWebKey.Kty.
+type JSONWebKeyKty string
+
+// JSONWebKeyUse defines model for JSONWebKey.Use.
+type JSONWebKeyUse string
+
+// JSONWebKeySet defines model for JSONWebKeySet.
+type JSONWebKeySet struct {
+	Keys []JSONWebKey `json:"keys"`
+}
 
 // LanguageTag BCP 47 language tag.
 //
@@ -2031,6 +2227,9 @@ type UpdateWebhookEndpointJSONRequestBody = UpdateWebhookEndpointRequest
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// GetApprovalKeys Read the public keys that sign approval records
+	// (GET /.well-known/jwks.json)
+	GetApprovalKeys(ctx echo.Context) error
 	// SignIn Sign in with email and password
 	// (POST /api/v1/auth/sign-in)
 	SignIn(ctx echo.Context) error
@@ -2085,6 +2284,9 @@ type ServerInterface interface {
 	// ExecuteCreativeAction Execute a creative action (submit, request changes, approve, archive)
 	// (POST /api/v1/organizations/{organizationId}/creatives/{creativeId}/actions)
 	ExecuteCreativeAction(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, params ExecuteCreativeActionParams) error
+	// GetCreativeApproval Read the signed record of a creative's approval
+	// (GET /api/v1/organizations/{organizationId}/creatives/{creativeId}/approval)
+	GetCreativeApproval(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId) error
 	// ListCreativeComments Read a creative's review comments
 	// (GET /api/v1/organizations/{organizationId}/creatives/{creativeId}/comments)
 	ListCreativeComments(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, params ListCreativeCommentsParams) error
@@ -2144,6 +2346,15 @@ type ServerInterface interface {
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
+}
+
+// GetApprovalKeys converts echo context to params.
+func (w *ServerInterfaceWrapper) GetApprovalKeys(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetApprovalKeys(ctx)
+	return err
 }
 
 // SignIn converts echo context to params.
@@ -2630,6 +2841,30 @@ func (w *ServerInterfaceWrapper) ExecuteCreativeAction(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ExecuteCreativeAction(ctx, organizationId, creativeId, params)
+	return err
+}
+
+// GetCreativeApproval converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCreativeApproval(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "creativeId" -------------
+	var creativeId CreativeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "creativeId", ctx.Param("creativeId"), &creativeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter creativeId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCreativeApproval(ctx, organizationId, creativeId)
 	return err
 }
 
@@ -3294,6 +3529,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/actions", wrapper.ExecuteCreativeAction, options.OperationMiddlewares["executeCreativeAction"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/versions", wrapper.AddCreativeVersion, options.OperationMiddlewares["addCreativeVersion"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/events", wrapper.ListCreativeEvents, options.OperationMiddlewares["listCreativeEvents"]...)
+	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/approval", wrapper.GetCreativeApproval, options.OperationMiddlewares["getCreativeApproval"]...)
+	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetApprovalKeys, options.OperationMiddlewares["getApprovalKeys"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/comments", wrapper.ListCreativeComments, options.OperationMiddlewares["listCreativeComments"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/comments", wrapper.CreateCreativeComment, options.OperationMiddlewares["createCreativeComment"]...)
 	router.DELETE(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/comments/:commentId", wrapper.DeleteCreativeComment, options.OperationMiddlewares["deleteCreativeComment"]...)
@@ -3388,6 +3625,41 @@ type UnauthenticatedJSONResponse struct {
 type UnsupportedMediaTypeJSONResponse Problem
 
 type UploadForbiddenJSONResponse Problem
+
+type GetApprovalKeysRequestObject struct {
+}
+
+type GetApprovalKeysResponseObject interface {
+	VisitGetApprovalKeysResponse(w http.ResponseWriter) error
+}
+
+type GetApprovalKeys200JSONResponse JSONWebKeySet
+
+func (response GetApprovalKeys200JSONResponse) VisitGetApprovalKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetApprovalKeys431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetApprovalKeys431JSONResponse) VisitGetApprovalKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
 
 type SignInRequestObject struct {
 	Body *SignInJSONRequestBody
@@ -5999,6 +6271,117 @@ func (response ExecuteCreativeAction500JSONResponse) VisitExecuteCreativeActionR
 type ExecuteCreativeAction503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response ExecuteCreativeAction503JSONResponse) VisitExecuteCreativeActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCreativeApprovalRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	CreativeId     CreativeId     `json:"creativeId"`
+}
+
+type GetCreativeApprovalResponseObject interface {
+	VisitGetCreativeApprovalResponse(w http.ResponseWriter) error
+}
+
+type GetCreativeApproval200JSONResponse CreativeApproval
+
+func (response GetCreativeApproval200JSONResponse) VisitGetCreativeApprovalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCreativeApproval401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response GetCreativeApproval401JSONResponse) VisitGetCreativeApprovalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCreativeApproval404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCreativeApproval404JSONResponse) VisitGetCreativeApprovalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCreativeApproval422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response GetCreativeApproval422JSONResponse) VisitGetCreativeApprovalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCreativeApproval431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetCreativeApproval431JSONResponse) VisitGetCreativeApprovalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCreativeApproval500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetCreativeApproval500JSONResponse) VisitGetCreativeApprovalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCreativeApproval503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCreativeApproval503JSONResponse) VisitGetCreativeApprovalResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -8650,6 +9033,9 @@ func (response GetReadiness503JSONResponse) VisitGetReadinessResponse(w http.Res
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// GetApprovalKeys Read the public keys that sign approval records
+	// (GET /.well-known/jwks.json)
+	GetApprovalKeys(ctx context.Context, request GetApprovalKeysRequestObject) (GetApprovalKeysResponseObject, error)
 	// SignIn Sign in with email and password
 	// (POST /api/v1/auth/sign-in)
 	SignIn(ctx context.Context, request SignInRequestObject) (SignInResponseObject, error)
@@ -8704,6 +9090,9 @@ type StrictServerInterface interface {
 	// ExecuteCreativeAction Execute a creative action (submit, request changes, approve, archive)
 	// (POST /api/v1/organizations/{organizationId}/creatives/{creativeId}/actions)
 	ExecuteCreativeAction(ctx context.Context, request ExecuteCreativeActionRequestObject) (ExecuteCreativeActionResponseObject, error)
+	// GetCreativeApproval Read the signed record of a creative's approval
+	// (GET /api/v1/organizations/{organizationId}/creatives/{creativeId}/approval)
+	GetCreativeApproval(ctx context.Context, request GetCreativeApprovalRequestObject) (GetCreativeApprovalResponseObject, error)
 	// ListCreativeComments Read a creative's review comments
 	// (GET /api/v1/organizations/{organizationId}/creatives/{creativeId}/comments)
 	ListCreativeComments(ctx context.Context, request ListCreativeCommentsRequestObject) (ListCreativeCommentsResponseObject, error)
@@ -8770,6 +9159,29 @@ func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareF
 type strictHandler struct {
 	ssi         StrictServerInterface
 	middlewares []StrictMiddlewareFunc
+}
+
+// GetApprovalKeys operation middleware
+func (sh *strictHandler) GetApprovalKeys(ctx echo.Context) error {
+	var request GetApprovalKeysRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetApprovalKeys(ctx.Request().Context(), request.(GetApprovalKeysRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetApprovalKeys")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetApprovalKeysResponseObject); ok {
+		return validResponse.VisitGetApprovalKeysResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
 }
 
 // SignIn operation middleware
@@ -9378,6 +9790,32 @@ func (sh *strictHandler) ExecuteCreativeAction(ctx echo.Context, organizationId 
 		return err
 	} else if validResponse, ok := response.(ExecuteCreativeActionResponseObject); ok {
 		return validResponse.VisitExecuteCreativeActionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCreativeApproval operation middleware
+func (sh *strictHandler) GetCreativeApproval(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId) error {
+	var request GetCreativeApprovalRequestObject
+
+	request.OrganizationId = organizationId
+	request.CreativeId = creativeId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCreativeApproval(ctx.Request().Context(), request.(GetCreativeApprovalRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCreativeApproval")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCreativeApprovalResponseObject); ok {
+		return validResponse.VisitGetCreativeApprovalResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"creativeapi/internal/approval"
 	"creativeapi/internal/deposit"
 	"creativeapi/internal/events"
 	"creativeapi/internal/objectstore"
@@ -146,6 +147,14 @@ type Config struct {
 	// S3ServerBin is the versitygw executable of the private store
 	// (`make s3-server` builds bin/versitygw).
 	S3ServerBin string
+
+	// ApprovalSigningKey is the Ed25519 private key (PEM) that signs
+	// approval records (APPROVAL_SIGNING_KEY: the PEM text, or the path of
+	// a file holding it); ApprovalSigningKeyPrevious the earlier keys whose
+	// records must stay verifiable. Production needs one; a development
+	// server without one makes its own under DataDir.
+	ApprovalSigningKey         []byte
+	ApprovalSigningKeyPrevious []byte
 }
 
 // defaultPublicBaseURL is http://ADDR, with a loopback address named
@@ -175,59 +184,61 @@ func (c Config) PrivateS3() bool { return c.DevMode && c.S3Endpoint == "" }
 func Load(getenv func(string) string) (Config, error) {
 	p := parser{getenv: getenv}
 	c := Config{
-		DevMode:                 p.boolean("DEV_MODE", false),
-		Addr:                    p.str("ADDR", "127.0.0.1:8080"),
-		DatabaseURL:             p.str("DATABASE_URL", ""),
-		DataDir:                 p.str("DATA_DIR", ".data"),
-		PublicBaseURL:           strings.TrimRight(p.str("PUBLIC_BASE_URL", ""), "/"),
-		CookieSecure:            p.boolean("COOKIE_SECURE", true),
-		AllowedOrigins:          p.list("ALLOWED_ORIGINS"),
-		TrustedProxies:          p.prefixes("TRUSTED_PROXIES"),
-		SessionIdleTTL:          p.duration("SESSION_IDLE_TTL", 12*time.Hour),
-		SessionAbsoluteTTL:      p.duration("SESSION_ABSOLUTE_TTL", 7*24*time.Hour),
-		TreasuryAddress:         p.str("TREASURY_ADDRESS", ""),
-		DepositConfirmations:    p.integer("DEPOSIT_CONFIRMATIONS", 19),
-		DepositTTL:              p.duration("DEPOSIT_TTL", 30*time.Minute),
-		DepositMinMinor:         p.int64("DEPOSIT_MIN_MINOR", deposit.DefaultBounds().MinMinor),
-		DepositMaxMinor:         p.int64("DEPOSIT_MAX_MINOR", deposit.DefaultBounds().MaxMinor),
-		DepositMaxOpenPerUser:   p.integer("DEPOSIT_MAX_OPEN_PER_USER", 5),
-		DepositMonitoringWindow: p.duration("DEPOSIT_MONITORING_WINDOW", 24*time.Hour),
-		TronAPIURLs:             p.list("TRON_API_URL"),
-		TronAPIKeys:             p.list("TRON_API_KEY"),
-		TronUSDTContract:        p.str("TRON_USDT_CONTRACT", tron.MainnetUSDT),
-		ChainPollInterval:       p.duration("CHAIN_POLL_INTERVAL", 3*time.Second),
-		DevchainAddr:            p.str("DEVCHAIN_ADDR", "127.0.0.1:8091"),
-		DevchainBlockInterval:   p.duration("DEVCHAIN_BLOCK_INTERVAL", 3*time.Second),
-		IdempotencyTTL:          p.duration("IDEMPOTENCY_TTL", 24*time.Hour),
-		DBConnectTimeout:        p.duration("DB_CONNECT_TIMEOUT", 5*time.Second),
-		DBStatementTimeout:      p.duration("DB_STATEMENT_TIMEOUT", 10*time.Second),
-		DBMaxConns:              p.int32("DB_MAX_CONNS", 20),
-		DBLockTimeout:           p.duration("DB_LOCK_TIMEOUT", 5*time.Second),
-		DBAcquireTimeout:        p.duration("DB_ACQUIRE_TIMEOUT", 3*time.Second),
-		RequestTimeout:          p.duration("REQUEST_TIMEOUT", 30*time.Second),
-		SweepInterval:           p.duration("SWEEP_INTERVAL", time.Minute),
-		EventsPollInterval:      p.duration("EVENTS_POLL_INTERVAL", events.DefaultPollInterval),
-		EventsRetention:         p.duration("EVENTS_RETENTION", webhooks.DefaultRetention),
-		WebhookWorkers:          p.integer("WEBHOOK_WORKERS", webhooks.DefaultWorkers),
-		WebhookTimeout:          p.duration("WEBHOOK_TIMEOUT", webhooks.DefaultTimeout),
-		StreamHeartbeat:         p.duration("STREAM_HEARTBEAT", 15*time.Second),
-		StreamMaxPerUser:        p.integer("STREAM_MAX_PER_USER", 10),
-		StreamMax:               p.integer("STREAM_MAX", 1000),
-		ShutdownTimeout:         p.duration("SHUTDOWN_TIMEOUT", 20*time.Second),
-		PprofAddr:               p.str("PPROF_ADDR", ""),
-		PprofContention:         p.boolean("PPROF_CONTENTION", false),
-		MetricsAddr:             p.str("METRICS_ADDR", ""),
-		LogLevel:                p.str("LOG_LEVEL", "info"),
-		S3Endpoint:              strings.TrimRight(p.str("S3_ENDPOINT", ""), "/"),
-		S3PublicEndpoint:        strings.TrimRight(p.str("S3_PUBLIC_ENDPOINT", ""), "/"),
-		S3Bucket:                p.str("S3_BUCKET", ""),
-		S3Region:                p.str("S3_REGION", "us-east-1"),
-		S3AccessKeyID:           p.str("S3_ACCESS_KEY_ID", ""),
-		S3SecretAccessKey:       p.str("S3_SECRET_ACCESS_KEY", ""),
-		UploadMaxBytes:          p.int64("UPLOAD_MAX_BYTES", 2<<30),
-		OrgStorageQuotaBytes:    p.int64("ORG_STORAGE_QUOTA_BYTES", 100<<30),
-		UploadTTL:               p.duration("UPLOAD_TTL", 24*time.Hour),
-		S3ServerBin:             p.str("S3_SERVER_BIN", "bin/versitygw"),
+		DevMode:                    p.boolean("DEV_MODE", false),
+		Addr:                       p.str("ADDR", "127.0.0.1:8080"),
+		DatabaseURL:                p.str("DATABASE_URL", ""),
+		DataDir:                    p.str("DATA_DIR", ".data"),
+		PublicBaseURL:              strings.TrimRight(p.str("PUBLIC_BASE_URL", ""), "/"),
+		CookieSecure:               p.boolean("COOKIE_SECURE", true),
+		AllowedOrigins:             p.list("ALLOWED_ORIGINS"),
+		TrustedProxies:             p.prefixes("TRUSTED_PROXIES"),
+		SessionIdleTTL:             p.duration("SESSION_IDLE_TTL", 12*time.Hour),
+		SessionAbsoluteTTL:         p.duration("SESSION_ABSOLUTE_TTL", 7*24*time.Hour),
+		TreasuryAddress:            p.str("TREASURY_ADDRESS", ""),
+		DepositConfirmations:       p.integer("DEPOSIT_CONFIRMATIONS", 19),
+		DepositTTL:                 p.duration("DEPOSIT_TTL", 30*time.Minute),
+		DepositMinMinor:            p.int64("DEPOSIT_MIN_MINOR", deposit.DefaultBounds().MinMinor),
+		DepositMaxMinor:            p.int64("DEPOSIT_MAX_MINOR", deposit.DefaultBounds().MaxMinor),
+		DepositMaxOpenPerUser:      p.integer("DEPOSIT_MAX_OPEN_PER_USER", 5),
+		DepositMonitoringWindow:    p.duration("DEPOSIT_MONITORING_WINDOW", 24*time.Hour),
+		TronAPIURLs:                p.list("TRON_API_URL"),
+		TronAPIKeys:                p.list("TRON_API_KEY"),
+		TronUSDTContract:           p.str("TRON_USDT_CONTRACT", tron.MainnetUSDT),
+		ChainPollInterval:          p.duration("CHAIN_POLL_INTERVAL", 3*time.Second),
+		DevchainAddr:               p.str("DEVCHAIN_ADDR", "127.0.0.1:8091"),
+		DevchainBlockInterval:      p.duration("DEVCHAIN_BLOCK_INTERVAL", 3*time.Second),
+		IdempotencyTTL:             p.duration("IDEMPOTENCY_TTL", 24*time.Hour),
+		DBConnectTimeout:           p.duration("DB_CONNECT_TIMEOUT", 5*time.Second),
+		DBStatementTimeout:         p.duration("DB_STATEMENT_TIMEOUT", 10*time.Second),
+		DBMaxConns:                 p.int32("DB_MAX_CONNS", 20),
+		DBLockTimeout:              p.duration("DB_LOCK_TIMEOUT", 5*time.Second),
+		DBAcquireTimeout:           p.duration("DB_ACQUIRE_TIMEOUT", 3*time.Second),
+		RequestTimeout:             p.duration("REQUEST_TIMEOUT", 30*time.Second),
+		SweepInterval:              p.duration("SWEEP_INTERVAL", time.Minute),
+		EventsPollInterval:         p.duration("EVENTS_POLL_INTERVAL", events.DefaultPollInterval),
+		EventsRetention:            p.duration("EVENTS_RETENTION", webhooks.DefaultRetention),
+		WebhookWorkers:             p.integer("WEBHOOK_WORKERS", webhooks.DefaultWorkers),
+		WebhookTimeout:             p.duration("WEBHOOK_TIMEOUT", webhooks.DefaultTimeout),
+		StreamHeartbeat:            p.duration("STREAM_HEARTBEAT", 15*time.Second),
+		StreamMaxPerUser:           p.integer("STREAM_MAX_PER_USER", 10),
+		StreamMax:                  p.integer("STREAM_MAX", 1000),
+		ShutdownTimeout:            p.duration("SHUTDOWN_TIMEOUT", 20*time.Second),
+		PprofAddr:                  p.str("PPROF_ADDR", ""),
+		PprofContention:            p.boolean("PPROF_CONTENTION", false),
+		MetricsAddr:                p.str("METRICS_ADDR", ""),
+		LogLevel:                   p.str("LOG_LEVEL", "info"),
+		S3Endpoint:                 strings.TrimRight(p.str("S3_ENDPOINT", ""), "/"),
+		S3PublicEndpoint:           strings.TrimRight(p.str("S3_PUBLIC_ENDPOINT", ""), "/"),
+		S3Bucket:                   p.str("S3_BUCKET", ""),
+		S3Region:                   p.str("S3_REGION", "us-east-1"),
+		S3AccessKeyID:              p.str("S3_ACCESS_KEY_ID", ""),
+		S3SecretAccessKey:          p.str("S3_SECRET_ACCESS_KEY", ""),
+		UploadMaxBytes:             p.int64("UPLOAD_MAX_BYTES", 2<<30),
+		OrgStorageQuotaBytes:       p.int64("ORG_STORAGE_QUOTA_BYTES", 100<<30),
+		UploadTTL:                  p.duration("UPLOAD_TTL", 24*time.Hour),
+		S3ServerBin:                p.str("S3_SERVER_BIN", "bin/versitygw"),
+		ApprovalSigningKey:         p.pem("APPROVAL_SIGNING_KEY"),
+		ApprovalSigningKeyPrevious: p.pem("APPROVAL_SIGNING_KEY_PREVIOUS"),
 	}
 	if c.DevMode && c.S3Bucket == "" {
 		c.S3Bucket = "creatives"
@@ -350,6 +361,13 @@ func (c Config) validate() []error {
 		bad("LOG_LEVEL=%q: want debug, info, warn or error", c.LogLevel)
 	}
 	errs = append(errs, c.validateS3()...)
+	// Set keys must parse; whether one is needed is serve's to say (a
+	// management command signs nothing).
+	if len(c.ApprovalSigningKey) > 0 {
+		if _, err := approval.ParseKeys(c.ApprovalSigningKey, c.ApprovalSigningKeyPrevious); err != nil {
+			bad("%v", err)
+		}
+	}
 	return errs
 }
 
@@ -411,6 +429,20 @@ func (p *parser) str(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// pem reads a PEM text, given in the variable itself or, when it does not
+// start with "-----BEGIN", as the path of a file holding it.
+func (p *parser) pem(name string) []byte {
+	v := p.str(name, "")
+	if v == "" || strings.HasPrefix(v, "-----BEGIN") {
+		return []byte(v)
+	}
+	b, err := os.ReadFile(v)
+	if err != nil {
+		p.errs = append(p.errs, fmt.Errorf("%s: neither a PEM text nor a readable file: %v", name, err))
+	}
+	return b
 }
 
 func (p *parser) list(name string) []string {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"creativeapi/internal/approval"
 	"creativeapi/internal/config"
 	"creativeapi/internal/deposit"
 	"creativeapi/internal/tron"
@@ -15,6 +16,46 @@ import (
 
 func load(vars map[string]string) (config.Config, error) {
 	return config.Load(func(k string) string { return vars[k] })
+}
+
+// TestAnApprovalSigningKeyMustParse: a key that is no Ed25519 private
+// key, or earlier keys that are none, stop the configuration (serve then
+// refuses to start without a key in production: cmd/creativeapi).
+func TestAnApprovalSigningKeyMustParse(t *testing.T) {
+	t.Parallel()
+	key, err := approval.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rsa := "-----BEGIN PRIVATE KEY-----\nMIIBVQIBADANBgkqhkiG9w0BAQEFAASCAT8wggE7AgEAAkEAq7BFUpkGp3+LQmlQ\n-----END PRIVATE KEY-----\n"
+	for _, tc := range []struct {
+		rule string
+		vars map[string]string
+		want string
+	}{
+		{"a key that is no PEM refuses", map[string]string{"APPROVAL_SIGNING_KEY": "-----BEGIN nothing"}, "want one Ed25519 private key"},
+		{"a key that is not Ed25519 refuses", map[string]string{"APPROVAL_SIGNING_KEY": rsa}, "APPROVAL_SIGNING_KEY"},
+		{"a missing key file refuses", map[string]string{"APPROVAL_SIGNING_KEY": "/nonexistent/key.pem"}, "neither a PEM text nor a readable file"},
+		{"a previous key that does not parse refuses", map[string]string{"APPROVAL_SIGNING_KEY_PREVIOUS": "junk"}, "APPROVAL_SIGNING_KEY_PREVIOUS"},
+		{"the configuration needs none (serve does)", map[string]string{"APPROVAL_SIGNING_KEY": ""}, ""},
+		{"a key in a file is read", map[string]string{"APPROVAL_SIGNING_KEY": writeKey(t, key)}, ""},
+		{"a key in the variable is read", map[string]string{"APPROVAL_SIGNING_KEY": string(key), "APPROVAL_SIGNING_KEY_PREVIOUS": string(key)}, ""},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			_, err := load(tc.vars)
+			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func writeKey(t *testing.T, key []byte) string {
+	path := t.TempDir() + "/key.pem"
+	if err := os.WriteFile(path, key, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 func TestTheDefaultsAreProductionOnes(t *testing.T) {

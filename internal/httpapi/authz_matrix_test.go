@@ -60,6 +60,10 @@ var authzMatrix = map[string]map[caller]string{
 		acmeAuthor: "200", acmeViewer: "403 action_forbidden", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
 	"addCreativeVersion": {anonymous: "401 unauthenticated", acmeAdmin: "201", acmeReviewer: "403 action_forbidden",
 		acmeAuthor: "201", acmeViewer: "403 action_forbidden", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
+	// The matrix's creative is a draft, never approved: 404 for every
+	// member too (approvals_test.go reads an approved one).
+	"getCreativeApproval": signedIn("404 not_found"),
+	"getApprovalKeys":     all("200"),
 	"listCreativeEvents": {anonymous: "401 unauthenticated", acmeAdmin: "200", acmeReviewer: "200", acmeAuthor: "200",
 		acmeViewer: "200", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
 	// Comments: on a creative of Acme's author with a version, the comment

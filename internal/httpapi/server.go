@@ -18,6 +18,7 @@ import (
 
 	"creativeapi"
 	"creativeapi/gen/api"
+	"creativeapi/internal/approval"
 	"creativeapi/internal/auth"
 	"creativeapi/internal/clientip"
 	"creativeapi/internal/config"
@@ -48,6 +49,8 @@ type Deps struct {
 	// Objects is the store of uploaded files; nil answers upload requests
 	// with 503.
 	Objects *objectstore.Store
+	// Approvals signs approval records and publishes their keys.
+	Approvals *approval.Keys
 }
 
 // Server implements the generated strict server interface; each resource's
@@ -62,6 +65,8 @@ type Server struct {
 	metrics *metrics.Metrics
 	streams *stream.Hub
 	objects *objectstore.Store
+	// approvals signs approval records (docs/review.md).
+	approvals *approval.Keys
 }
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -74,9 +79,12 @@ func New(d Deps) (*echo.Echo, error) {
 		return nil, err
 	}
 	docs := sync.OnceValue(func() docsPage { return docsFor(d.DocsHTML, spec, d.Config.PublicBaseURL) })
-	srv := &Server{cfg: d.Config, store: d.Store, log: d.Log, auth: d.Auth, idem: d.Idempotency, metrics: d.Metrics, streams: d.Streams, objects: d.Objects}
+	srv := &Server{cfg: d.Config, store: d.Store, log: d.Log, auth: d.Auth, idem: d.Idempotency, metrics: d.Metrics, streams: d.Streams, objects: d.Objects, approvals: d.Approvals}
 	if srv.streams == nil {
 		return nil, errors.New("httpapi: Deps.Streams is required")
+	}
+	if srv.approvals == nil {
+		return nil, errors.New("httpapi: Deps.Approvals is required")
 	}
 	deprecated, err := deprecations(spec)
 	if err != nil {

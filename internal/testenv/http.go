@@ -29,6 +29,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"creativeapi"
+	"creativeapi/internal/approval"
 	"creativeapi/internal/auth"
 	"creativeapi/internal/config"
 	"creativeapi/internal/docs"
@@ -62,6 +63,8 @@ type Options struct {
 	// Objects gives the server a bucket of its own on the test binary's
 	// S3-compatible store (Env.Objects); without it uploads answer 503.
 	Objects bool
+	// Approvals signs approval records; nil: the test binary's own key.
+	Approvals *approval.Keys
 }
 
 // Env is a real server (the production Echo instance, middleware included)
@@ -78,7 +81,18 @@ type Env struct {
 	Streams *stream.Hub
 	// Objects is the server's object store (Options.Objects), else nil.
 	Objects *objectstore.Store
+	// Approvals signs the server's approval records.
+	Approvals *approval.Keys
 }
+
+// approvalKeys is the test binary's approval signing key, made once.
+var approvalKeys = sync.OnceValues(func() (*approval.Keys, error) {
+	key, err := approval.GenerateKey()
+	if err != nil {
+		return nil, err
+	}
+	return approval.ParseKeys(key, nil)
+})
 
 // TestEnv are the configuration defaults of test servers: a development
 // server (DEV_MODE) on plain http (so no Secure cookie) with deposits
@@ -146,10 +160,17 @@ func NewOn(t testing.TB, d *DB, o Options) *Env {
 	if o.Objects {
 		objects = NewObjectStore(t, cfg.AllowedOrigins...)
 	}
+	approvals := o.Approvals
+	if approvals == nil {
+		var err error
+		if approvals, err = approvalKeys(); err != nil {
+			t.Fatalf("approval key: %v", err)
+		}
+	}
 	h, err := httpapi.New(httpapi.Deps{
 		Config: cfg, Store: d.Store, Log: log, Auth: authSvc, Idempotency: idem,
 		SpecYAML: creativeapi.OpenAPIYAML, DocsHTML: docs.HTML,
-		Changelog: creativeapi.APIChangelog, Metrics: o.Metrics, Streams: hub, Objects: objects,
+		Changelog: creativeapi.APIChangelog, Metrics: o.Metrics, Streams: hub, Objects: objects, Approvals: approvals,
 	})
 	if err != nil {
 		t.Fatalf("build server: %v", err)
@@ -162,7 +183,7 @@ func NewOn(t testing.TB, d *DB, o Options) *Env {
 	if o.Events {
 		runEvents(t, d, cfg, hub, log)
 	}
-	return &Env{DB: d, Config: cfg, Server: srv, Echo: h, Auth: authSvc, Idempotency: idem, Streams: hub, Objects: objects}
+	return &Env{DB: d, Config: cfg, Server: srv, Echo: h, Auth: authSvc, Idempotency: idem, Streams: hub, Objects: objects, Approvals: approvals}
 }
 
 // runEvents runs the listener, the publisher and the stream hub of one
@@ -357,7 +378,8 @@ func CheckResponse(req *http.Request, resp *Response, provedBy ...string) error 
 	if err != nil {
 		return err
 	}
-	if !strings.HasPrefix(req.URL.Path, "/api/") && req.URL.Path != "/healthz" && req.URL.Path != "/readyz" {
+	if !strings.HasPrefix(req.URL.Path, "/api/") && !strings.HasPrefix(req.URL.Path, "/.well-known/") &&
+		req.URL.Path != "/healthz" && req.URL.Path != "/readyz" {
 		return nil
 	}
 	switch {

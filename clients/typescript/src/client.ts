@@ -53,6 +53,9 @@ export type OperatorTransferList = Schemas["OperatorTransferList"];
 export type TransferSettlement = Schemas["TransferSettlement"];
 export type SettleTransferRequest = Schemas["SettleTransferRequest"];
 export type ListOperatorTransfersQuery = NonNullable<operations["listOperatorTransfers"]["parameters"]["query"]>;
+export type CreativeApproval = Schemas["CreativeApproval"];
+export type ApprovalRecord = Schemas["ApprovalRecord"];
+export type JSONWebKeySet = Schemas["JSONWebKeySet"];
 
 export interface ApiClientOptions {
   /** Origin of the API, e.g. "https://api.example.com" (paths already start with /api/v1). */
@@ -242,6 +245,15 @@ export function createApiClient({ baseUrl, fetch, headers }: ApiClientOptions) {
           }),
         ),
       ),
+    /** The signed record of the creative's approved version (404 when never approved); check it with verifyApproval. */
+    getCreativeApproval: (organizationId: string, creativeId: string): Promise<CreativeApproval> =>
+      unwrap(
+        raw.GET("/api/v1/organizations/{organizationId}/creatives/{creativeId}/approval", {
+          params: { path: { organizationId, creativeId } },
+        }),
+      ),
+    /** The public keys that verify approval records (no session needed). */
+    getApprovalKeys: (): Promise<JSONWebKeySet> => unwrap(raw.GET("/.well-known/jwks.json")),
     /** The creative's history, newest first: who did what, review comments, changed fields. */
     listCreativeEvents: (organizationId: string, creativeId: string, query?: ListCreativeEventsQuery): Promise<CreativeEventList> =>
       unwrap(
@@ -571,6 +583,40 @@ async function uploadFileWith(
   );
   if (!done.asset) throw new Error("uploadFile: the completed upload has no asset");
   return { ...done.asset, uploadId: done.id };
+}
+
+// ---- Approval records (verifiable without the API) ----
+
+function base64url(text: string): Uint8Array<ArrayBuffer> {
+  const b64 = text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4);
+  const bin = atob(b64);
+  const out = new Uint8Array(new ArrayBuffer(bin.length));
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+/**
+ * Verifies an approval record's compact JWS (EdDSA, Ed25519) against the
+ * key set of /.well-known/jwks.json with the runtime's Web Crypto, and
+ * returns the record it signs; throws when it does not verify. Runs where
+ * Web Crypto has Ed25519: Node 20+, current Chromium, Firefox and Safari.
+ * Compare a file in hand with `record.assets[i].sha256` (sha256OfFile).
+ */
+export async function verifyApproval(jws: string, jwks: JSONWebKeySet): Promise<ApprovalRecord> {
+  const [header, payload, signature] = jws.split(".");
+  if (header === undefined || payload === undefined || signature === undefined || jws.split(".").length !== 3) {
+    throw new Error("verifyApproval: not a compact JWS");
+  }
+  const { alg, kid } = JSON.parse(new TextDecoder().decode(base64url(header))) as { alg?: string; kid?: string };
+  if (alg !== "EdDSA") throw new Error(`verifyApproval: alg ${alg}, want EdDSA`);
+  const jwk = jwks.keys.find((k) => k.kid === kid);
+  if (!jwk) throw new Error(`verifyApproval: no key ${kid} in the key set`);
+  const key = await crypto.subtle.importKey("jwk", { kty: jwk.kty, crv: jwk.crv, x: jwk.x }, { name: "Ed25519" }, false, ["verify"]);
+  const signed = new TextEncoder().encode(`${header}.${payload}`);
+  if (!(await crypto.subtle.verify({ name: "Ed25519" }, key, base64url(signature), signed))) {
+    throw new Error("verifyApproval: the signature does not verify");
+  }
+  return JSON.parse(new TextDecoder().decode(base64url(payload))) as ApprovalRecord;
 }
 
 // ---- The live stream (GET /api/v1/me/events) ----

@@ -425,6 +425,65 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{organizationId}/creatives/{creativeId}/approval": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the signed record of a creative's approval
+         * @description Operation `getCreativeApproval` (the TypeScript client's function of that name).
+         *
+         *     The record of the creative's approved version (`approvedVersion`)
+         *     and a compact JWS (RFC 7515, `alg` `EdDSA`, Ed25519, with a `kid`)
+         *     whose payload is that record in RFC 8785 canonical JSON. Anyone who
+         *     holds the JWS checks it without a session against the public keys
+         *     at `/.well-known/jwks.json`, and checks a file in hand against the
+         *     SHA-256 of its asset. The record states the approved version's
+         *     assets, every decision of the round that approved it, and the
+         *     creative's threads (top-level comments of every version, deleted
+         *     ones aside) resolved and open as they stood at `approvedAt`. The
+         *     same record is signed to the same JWS (Ed25519 signatures are
+         *     deterministic). Any member may read it; a creative never approved
+         *     is 404 `not_found`.
+         */
+        get: operations["getCreativeApproval"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the public keys that sign approval records
+         * @description Operation `getApprovalKeys` (the TypeScript client's function of that name).
+         *
+         *     The JSON Web Key Set (RFC 7517) of the Ed25519 keys (RFC 8037 `OKP`
+         *     keys) that sign approval records: the current key and every
+         *     earlier one still configured, so records signed before a rotation
+         *     stay verifiable. A JWS names its key by `kid` (the key's RFC 7638
+         *     thumbprint). No session needed.
+         */
+        get: operations["getApprovalKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizations/{organizationId}/creatives/{creativeId}/comments": {
         parameters: {
             query?: never;
@@ -2046,6 +2105,83 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
+        CreativeApproval: {
+            record: components["schemas"]["ApprovalRecord"];
+            /**
+             * @description Compact JWS (header.payload.signature, base64url) over `record`
+             *     in RFC 8785 canonical JSON; header `{"alg":"EdDSA","kid":…}`.
+             */
+            jws: string;
+        };
+        ApprovalRecord: {
+            /** Format: uuid */
+            creativeId: string;
+            /** Format: uuid */
+            organizationId: string;
+            /** @description The creative's number, `CR-000123`. */
+            number: string;
+            title: string;
+            /** @description The approved version's number. */
+            versionNumber: number;
+            /** @description The approved version's files, in order. */
+            assets: components["schemas"]["ApprovalAsset"][];
+            /** @description Every decision of the round that approved the version, oldest first. */
+            decisions: components["schemas"]["ApprovalDecision"][];
+            /** @description Top-level comments of every version resolved at `approvedAt`. */
+            resolvedThreads: number;
+            /** @description Top-level comments of every version still open at `approvedAt`. */
+            openThreads: number;
+            /** Format: date-time */
+            approvedAt: string;
+        };
+        ApprovalAsset: {
+            /** Format: uuid */
+            id: string;
+            fileName: string;
+            mimeType: string;
+            /** Format: int64 */
+            sizeBytes: number;
+            /** @description The SHA-256 of the file's bytes; a file in hand is the approved one when its digest equals it. */
+            sha256: string;
+        };
+        ApprovalDecision: {
+            reviewer: components["schemas"]["ApprovalPerson"];
+            /**
+             * @description The review action's word.
+             * @enum {string}
+             */
+            decision: "approve" | "request_changes";
+            /** Format: date-time */
+            at: string;
+        };
+        ApprovalPerson: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /**
+             * @description `user`: a member of the workspace; `guest`: a reviewer from outside it, through a share link.
+             * @enum {string}
+             */
+            kind: "user" | "guest";
+        };
+        JSONWebKeySet: {
+            keys: components["schemas"]["JSONWebKey"][];
+        };
+        /** @description An Ed25519 public key (RFC 8037). */
+        JSONWebKey: {
+            /** @enum {string} */
+            kty: "OKP";
+            /** @enum {string} */
+            crv: "Ed25519";
+            /** @description The public key, base64url. */
+            x: string;
+            /** @description The key's RFC 7638 thumbprint (SHA-256, base64url). */
+            kid: string;
+            /** @enum {string} */
+            alg: "EdDSA";
+            /** @enum {string} */
+            use: "sig";
+        };
         CommentEventPayload: {
             /**
              * @description A comment was added to a creative, or a thread was resolved
@@ -3267,6 +3403,64 @@ export interface operations {
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCreativeApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+                /**
+                 * @description The creative id.
+                 * @example 3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69
+                 */
+                creativeId: components["parameters"]["CreativeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record and its signature. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreativeApproval"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApprovalKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The public keys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JSONWebKeySet"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     listCreativeComments: {
