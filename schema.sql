@@ -159,7 +159,10 @@ CREATE TABLE creative_events (
     created_at  timestamptz NOT NULL DEFAULT now(),
     public_id   uuid NOT NULL DEFAULT gen_random_uuid() UNIQUE,
     changes     jsonb CONSTRAINT creative_events_changes_check
-        CHECK ((type = 'updated') = (changes IS NOT NULL AND jsonb_typeof(changes) = 'array'))
+        CHECK ((type = 'updated') = (changes IS NOT NULL AND jsonb_typeof(changes) = 'array')),
+    -- acknowledged_threads: the open threads not marked addressed that a
+    -- submit with acknowledgeOpenThreads went past.
+    acknowledged_threads uuid[]
 );
 
 CREATE INDEX creative_events_creative_id_idx ON creative_events (creative_id, id);
@@ -478,9 +481,15 @@ CREATE TABLE comments (
     edited_at        timestamptz,
     deleted          boolean NOT NULL DEFAULT false,
     resolved         boolean NOT NULL GENERATED ALWAYS AS (resolved_at IS NOT NULL) STORED,
+    -- addressed_in_version: the version the creative's author marked this
+    -- top-level comment addressed in (docs/review.md, "Threads that follow
+    -- the work").
+    addressed_in_version integer,
     CHECK ((resolved_by IS NULL) = (resolved_at IS NULL)),
     CHECK (parent_id IS NULL OR (anchor IS NULL AND resolved_at IS NULL)),
-    CHECK (NOT deleted OR (body = '' AND anchor IS NULL AND mention_user_ids = '{}'))
+    CHECK (NOT deleted OR (body = '' AND anchor IS NULL AND mention_user_ids = '{}')),
+    CONSTRAINT comments_addressed_in_version_check
+        CHECK (addressed_in_version IS NULL OR (parent_id IS NULL AND addressed_in_version > version_number))
 );
 
 -- The list's shapes, each served by an index that returns a page in seq
@@ -496,6 +505,9 @@ CREATE INDEX comments_parent_seq_idx ON comments (parent_id, seq) WHERE parent_i
 -- openCommentCount: the open top-level comments of a version, counted from
 -- this index alone.
 CREATE INDEX comments_open_version_idx ON comments (version_id)
+    WHERE parent_id IS NULL AND resolved_at IS NULL AND NOT deleted;
+-- openThreadCount: the open top-level comments of every version.
+CREATE INDEX comments_open_threads_idx ON comments (creative_id)
     WHERE parent_id IS NULL AND resolved_at IS NULL AND NOT deleted;
 
 -- comments_shown is a comment with the names its answer shows: its

@@ -51,6 +51,7 @@ RETURNING id;
 -- and the transaction's clock. No row: not visible to the caller.
 SELECT sqlc.embed(cm), c.author_id AS creative_author_id, c.reviewer_id AS creative_reviewer_id,
        c.review_status, c.version AS creative_version, c.current_version_id, m.role,
+       (SELECT v.number FROM creative_versions v WHERE v.id = c.current_version_id) AS current_version_number,
        EXISTS (SELECT 1 FROM comments r WHERE r.parent_id = cm.id) AS has_replies,
        now()::timestamptz AS now
 FROM comments cm
@@ -62,7 +63,8 @@ FOR UPDATE OF cm FOR SHARE OF c;
 -- name: CommentUpdate :exec
 UPDATE comments
 SET body = @body, edited_at = sqlc.narg('edited_at')::timestamptz,
-    resolved_by = sqlc.narg('resolved_by')::uuid, resolved_at = sqlc.narg('resolved_at')::timestamptz
+    resolved_by = sqlc.narg('resolved_by')::uuid, resolved_at = sqlc.narg('resolved_at')::timestamptz,
+    addressed_in_version = sqlc.narg('addressed_in_version')::integer
 WHERE id = @id;
 
 -- name: CommentTombstone :exec
@@ -106,6 +108,7 @@ LIMIT @row_limit;
 -- name: CommentPageTopLevel :many
 SELECT * FROM comments_shown
 WHERE creative_id = @creative_id AND parent_id IS NULL AND resolved = @resolved AND seq > @after_seq::bigint
+  AND (sqlc.narg('live')::boolean IS NULL OR deleted <> sqlc.narg('live')::boolean)
   AND (sqlc.narg('mentioning')::uuid IS NULL OR sqlc.narg('mentioning')::uuid = ANY(mention_user_ids))
 ORDER BY seq
 LIMIT @row_limit;
@@ -114,6 +117,7 @@ LIMIT @row_limit;
 SELECT * FROM comments_shown
 WHERE creative_id = @creative_id AND version_number = @version_number AND parent_id IS NULL
   AND resolved = @resolved AND seq > @after_seq::bigint
+  AND (sqlc.narg('live')::boolean IS NULL OR deleted <> sqlc.narg('live')::boolean)
   AND (sqlc.narg('mentioning')::uuid IS NULL OR sqlc.narg('mentioning')::uuid = ANY(mention_user_ids))
 ORDER BY seq
 LIMIT @row_limit;

@@ -45,14 +45,19 @@ LIMIT @row_limit;
 -- CreativeVersionsWithAssets reads the given versions with their author and
 -- assets in one round trip: one row per asset, or one row with null asset
 -- columns for a version without assets. open_comment_count (the version's
--- open top-level comments, from comments_open_version_idx) makes a page's
--- openCommentCount cost no query of its own.
+-- open top-level comments, from comments_open_version_idx) and
+-- open_thread_count (its creative's, of every version, from
+-- comments_open_threads_idx) make a page's openCommentCount and
+-- openThreadCount cost no query of their own.
 SELECT v.id, v.number, v.created_at, v.author_id, u.name AS author_name,
        a.id AS asset_id, a.file_name, a.mime_type, a.size_bytes, a.url,
        a.width, a.height, a.duration_ms, a.sha256,
        (SELECT count(*) FROM comments cm
         WHERE cm.version_id = v.id AND cm.parent_id IS NULL AND cm.resolved_at IS NULL AND NOT cm.deleted
-       )::integer AS open_comment_count
+       )::integer AS open_comment_count,
+       (SELECT count(*) FROM comments cm
+        WHERE cm.creative_id = v.creative_id AND cm.parent_id IS NULL AND cm.resolved_at IS NULL AND NOT cm.deleted
+       )::integer AS open_thread_count
 FROM creative_versions v
 JOIN users u ON u.id = v.author_id
 LEFT JOIN assets a ON a.version_id = v.id
@@ -66,9 +71,16 @@ ORDER BY v.id, a.position;
 -- detail), the caller's role in its organization, and the transaction's
 -- clock, which becomes updated_at: the creative after the action is known
 -- without reading it again. No row means the creative is not visible to
--- the caller.
+-- the caller. unaddressed_threads are its open threads not marked
+-- addressed, oldest first, at most 100, which submit may not go past
+-- (review.CheckOpenThreads): read here, from comments_open_threads_idx,
+-- they cost submit no round trip of their own.
 SELECT sqlc.embed(c), au.name AS author_name, rv.name AS reviewer_name,
-       cl.name AS client_name, tk.name AS task_name, m.role, now()::timestamptz AS now
+       cl.name AS client_name, tk.name AS task_name, m.role, now()::timestamptz AS now,
+       ARRAY(SELECT cm.id FROM comments cm
+             WHERE cm.creative_id = c.id AND cm.parent_id IS NULL AND cm.resolved_at IS NULL AND NOT cm.deleted
+               AND cm.addressed_in_version IS NULL
+             ORDER BY cm.seq LIMIT 100)::uuid[] AS unaddressed_threads
 FROM creatives c
 JOIN memberships m ON m.organization_id = c.organization_id AND m.user_id = @caller_id
 JOIN users au ON au.id = c.author_id
@@ -92,9 +104,9 @@ WITH updated AS (
     WHERE creatives.id = @id
     RETURNING id, version
 )
-INSERT INTO creative_events (creative_id, actor_id, type, from_status, to_status, comment, version)
+INSERT INTO creative_events (creative_id, actor_id, type, from_status, to_status, comment, version, acknowledged_threads)
 SELECT updated.id, @actor_id::uuid, @action::text, @from_status::text, @to_status::text,
-       sqlc.narg('comment')::text, updated.version
+       sqlc.narg('comment')::text, updated.version, sqlc.narg('acknowledged_threads')::uuid[]
 FROM updated;
 
 -- name: OrganizationCreativeNumbersReserve :one
@@ -283,7 +295,7 @@ WHERE c.id = @id AND c.organization_id = @organization_id;
 -- CreativeEventPage reads a page of a creative's history, newest first,
 -- below before_id (keyset pagination on (creative_id, id)).
 SELECT e.id, e.public_id, e.type, e.actor_id, u.name AS actor_name, e.from_status, e.to_status,
-       e.version, e.comment, e.changes, e.created_at
+       e.version, e.comment, e.changes, e.acknowledged_threads, e.created_at
 FROM creative_events e
 JOIN users u ON u.id = e.actor_id
 WHERE e.creative_id = @creative_id AND e.id < @before_id

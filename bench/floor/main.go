@@ -130,7 +130,7 @@ func newFloor(pool *pgxpool.Pool, qs pgbench.Queries, treasury string) (*floor, 
 			"requested_amount_minor", "confirmations_required", "ttl", "reserve_for", "max_open", "slot"}},
 		{&f.creativeLock, "CreativeLockForAction", []string{"caller_id", "id", "organization_id"}},
 		{&f.creativeTransition, "CreativeTransition", []string{"to_status", "version", "updated_at", "approved_version_id", "id",
-			"actor_id", "action", "from_status", "comment"}},
+			"actor_id", "action", "from_status", "comment", "acknowledged_threads"}},
 		{&f.versionsRead, "CreativeVersionsWithAssets", []string{"ids"}},
 		{&f.outboxInsert, "OutboxEventsInsert", []string{"types", "organization_ids", "user_ids", "payloads"}},
 		{&f.roleGet, "MembershipRoleGet", []string{"organization_id", "user_id"}},
@@ -477,8 +477,9 @@ type versionJSON struct {
 	ID        uuid.UUID   `json:"id"`
 	Number    int32       `json:"number"`
 	// openComments is the version's open top-level comments: the
-	// creative's openCommentCount when it is the current version.
-	openComments int32
+	// creative's openCommentCount when it is the current version;
+	// openThreads its creative's open threads (openThreadCount).
+	openComments, openThreads int32
 }
 
 type creativeJSON struct {
@@ -494,6 +495,7 @@ type creativeJSON struct {
 	Language         string       `json:"language"`
 	Number           string       `json:"number"`
 	OpenCommentCount int32        `json:"openCommentCount"`
+	OpenThreadCount  int32        `json:"openThreadCount"`
 	Permissions      struct {
 		AddVersion     bool `json:"addVersion"`
 		AssignReviewer bool `json:"assignReviewer"`
@@ -519,15 +521,15 @@ func readVersions(rows pgx.Rows) (map[pgtype.UUID]*versionJSON, error) {
 		var fileName, mime, url, sha *string
 		var size *int64
 		var width, height, duration *int32
-		var openComments int32
+		var openComments, openThreads int32
 		if err := rows.Scan(&id, &number, &createdAt, &author, &authorName, &assetID, &fileName, &mime, &size, &url,
-			&width, &height, &duration, &sha, &openComments); err != nil {
+			&width, &height, &duration, &sha, &openComments, &openThreads); err != nil {
 			return nil, err
 		}
 		v := out[id]
 		if v == nil {
 			v = &versionJSON{ID: id.Bytes, Number: number, CreatedAt: createdAt.UTC(),
-				Author: userRef{ID: author.Bytes, Name: authorName}, Assets: []assetJSON{}, openComments: openComments}
+				Author: userRef{ID: author.Bytes, Name: authorName}, Assets: []assetJSON{}, openComments: openComments, openThreads: openThreads}
 			out[id] = v
 		}
 		if assetID.Valid {
@@ -571,7 +573,7 @@ func detail(c *creativeRow, role string, versions map[pgtype.UUID]*versionJSON) 
 	if c.current.Valid {
 		d.CurrentVersion = versions[c.current]
 		if d.CurrentVersion != nil {
-			d.OpenCommentCount = d.CurrentVersion.openComments
+			d.OpenCommentCount, d.OpenThreadCount = d.CurrentVersion.openComments, d.CurrentVersion.openThreads
 		}
 	}
 	if c.approved.Valid {
@@ -637,7 +639,8 @@ func (f *floor) creativeAction(w http.ResponseWriter, r *http.Request) {
 		var c creativeRow
 		var role string
 		var now time.Time
-		err := br.QueryRow().Scan(append(c.dest(), &role, &now)...)
+		var unaddressed []pgtype.UUID
+		err := br.QueryRow().Scan(append(c.dest(), &role, &now, &unaddressed)...)
 		if cerr := br.Close(); err == nil {
 			err = cerr
 		}
@@ -662,7 +665,7 @@ func (f *floor) creativeAction(w http.ResponseWriter, r *http.Request) {
 		}
 		c.status, c.version, c.updatedAt, c.approved = t.to, c.version+1, now, approved
 		b = &pgx.Batch{}
-		b.Queue(f.creativeTransition, t.to, c.version, now, approved, c.id, s.userID, in.Action, from, in.Comment)
+		b.Queue(f.creativeTransition, t.to, c.version, now, approved, c.id, s.userID, in.Action, from, in.Comment, nil)
 		b.Queue(f.versionsRead, versionIDs(&c))
 		br = conn.SendBatch(r.Context(), b)
 		if err := execAll(br, 1); err != nil {

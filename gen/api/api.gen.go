@@ -826,6 +826,9 @@ type ClaimAccountDepositRequest struct {
 
 // Comment A review comment on a version of a creative. Every field is always present; the nullable ones are null when unset.
 type Comment struct {
+	// AddressedInVersion The version the author marked this thread addressed in; null when not marked (always null on replies).
+	AddressedInVersion nullable.Nullable[int] `json:"addressedInVersion"`
+
 	// Anchor What a comment points at (see NewCommentAnchor); every key is present, null when not given. Nullable because a comment without an anchor shows null.
 	Anchor nullable.Nullable[CommentAnchor] `json:"anchor"`
 	Author UserRef                          `json:"author"`
@@ -1025,7 +1028,11 @@ type CreativeAction string
 
 // CreativeActionRequest defines model for CreativeActionRequest.
 type CreativeActionRequest struct {
-	Action CreativeAction `json:"action"`
+	// AcknowledgeOpenThreads With `submit`: submit although open threads are not marked
+	// addressed (else 409 `open_threads`); the history's event lists
+	// them in `acknowledgedOpenThreadIds`. Ignored by other actions.
+	AcknowledgeOpenThreads *bool          `json:"acknowledgeOpenThreads,omitempty"`
+	Action                 CreativeAction `json:"action"`
 
 	// Comment A note for the event history; required for `request_changes`, where it must hold more than white space.
 	Comment *string `json:"comment,omitempty"`
@@ -1094,6 +1101,13 @@ type CreativeDetail struct {
 	// OpenCommentCount The open (unresolved, not deleted) top-level review comments on the current version; 0 without a version.
 	OpenCommentCount int `json:"openCommentCount"`
 
+	// OpenThreadCount The creative's open threads: its open (unresolved, not deleted)
+	// top-level review comments of every version. A thread left open on
+	// an earlier version stays open on the creative until a reviewer
+	// resolves it; `submit` refuses while any is not marked addressed
+	// (409 `open_threads`).
+	OpenThreadCount int `json:"openThreadCount"`
+
 	// Permissions What else the caller may do to the creative now (given its state and
 	// the caller's rights), decided by the same rules as
 	// `availableActions`. Offer exactly these.
@@ -1121,7 +1135,9 @@ type CreativeDetail struct {
 
 // CreativeEvent One change in a creative's history. Every field is always present.
 type CreativeEvent struct {
-	Actor UserRef `json:"actor"`
+	// AcknowledgedOpenThreadIds For a `submit` sent with `acknowledgeOpenThreads`, the open threads not marked addressed that it went past; null otherwise.
+	AcknowledgedOpenThreadIds nullable.Nullable[[]openapi_types.UUID] `json:"acknowledgedOpenThreadIds"`
+	Actor                     UserRef                                 `json:"actor"`
 
 	// Changes For `updated`, each changed field; null for every other type.
 	Changes nullable.Nullable[[]CreativeChange] `json:"changes"`
@@ -1542,7 +1558,7 @@ type Problem struct {
 	// `internal_error`, `service_unavailable`, `deposits_unavailable`,
 	// `deposit_capacity_exhausted`, `too_many_streams`, `storage_quota_exceeded`,
 	// `upload_incomplete`, `upload_mismatch`, `uploads_unavailable`,
-	// `transfer_unknown`, `transfer_taken`. New codes may be added: treat an
+	// `transfer_unknown`, `transfer_taken`, `open_threads`. New codes may be added: treat an
 	// unknown code by its `status`.
 	//
 	//
@@ -1554,6 +1570,9 @@ type Problem struct {
 
 	// FieldErrors Every failing field, present on validation failures (422 `invalid_request`); at most 100, and when more failed the `detail` says how many.
 	FieldErrors *[]FieldError `json:"fieldErrors,omitempty"`
+
+	// OpenThreadIds For `open_threads`, the open threads not marked addressed (the first 100, oldest first).
+	OpenThreadIds *[]openapi_types.UUID `json:"openThreadIds,omitempty"`
 
 	// Status The HTTP status.
 	Status int `json:"status"`
@@ -1646,6 +1665,12 @@ type TransferStatus string
 
 // UpdateCommentRequest What to change; send at least one field.
 type UpdateCommentRequest struct {
+	// AddressedInVersion The creative's author (or an admin) marks a top-level comment
+	// addressed in a later version (a `number` after the comment's, up
+	// to the current version); null clears it. A reviewer still
+	// resolves the thread.
+	AddressedInVersion nullable.Nullable[int32] `json:"addressedInVersion,omitempty"`
+
 	// Body The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused.
 	Body *CommentBody `json:"body,omitempty"`
 
@@ -2088,6 +2113,9 @@ type ListCreativeCommentsParams struct {
 
 	// Mentions `me`: only comments that mention the caller.
 	Mentions *ListCreativeCommentsParamsMentions `form:"mentions,omitempty" json:"mentions,omitempty"`
+
+	// Open Only threads (top-level comments of every version), open (`true`) or resolved (`false`).
+	Open *bool `form:"open,omitempty" json:"open,omitempty"`
 
 	// Limit The page size (send it once).
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
@@ -2915,6 +2943,13 @@ func (w *ServerInterfaceWrapper) ListCreativeComments(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "mentions", ctx.QueryParams(), &params.Mentions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter mentions: %s", err))
+	}
+
+	// ------------- Optional query parameter "open" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "open", ctx.QueryParams(), &params.Open, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter open: %s", err))
 	}
 
 	// ------------- Optional query parameter "limit" -------------

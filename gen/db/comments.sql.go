@@ -136,8 +136,9 @@ func (q *Queries) CommentInsert(ctx context.Context, arg CommentInsertParams) (u
 }
 
 const commentLock = `-- name: CommentLock :one
-SELECT cm.id, cm.seq, cm.creative_id, cm.version_id, cm.version_number, cm.parent_id, cm.author_id, cm.body, cm.anchor, cm.mention_user_ids, cm.resolved_by, cm.resolved_at, cm.created_at, cm.edited_at, cm.deleted, cm.resolved, c.author_id AS creative_author_id, c.reviewer_id AS creative_reviewer_id,
+SELECT cm.id, cm.seq, cm.creative_id, cm.version_id, cm.version_number, cm.parent_id, cm.author_id, cm.body, cm.anchor, cm.mention_user_ids, cm.resolved_by, cm.resolved_at, cm.created_at, cm.edited_at, cm.deleted, cm.resolved, cm.addressed_in_version, c.author_id AS creative_author_id, c.reviewer_id AS creative_reviewer_id,
        c.review_status, c.version AS creative_version, c.current_version_id, m.role,
+       (SELECT v.number FROM creative_versions v WHERE v.id = c.current_version_id) AS current_version_number,
        EXISTS (SELECT 1 FROM comments r WHERE r.parent_id = cm.id) AS has_replies,
        now()::timestamptz AS now
 FROM comments cm
@@ -155,15 +156,16 @@ type CommentLockParams struct {
 }
 
 type CommentLockRow struct {
-	Comment            Comment
-	CreativeAuthorID   uuid.UUID
-	CreativeReviewerID *uuid.UUID
-	ReviewStatus       string
-	CreativeVersion    int32
-	CurrentVersionID   *uuid.UUID
-	Role               string
-	HasReplies         bool
-	Now                time.Time
+	Comment              Comment
+	CreativeAuthorID     uuid.UUID
+	CreativeReviewerID   *uuid.UUID
+	ReviewStatus         string
+	CreativeVersion      int32
+	CurrentVersionID     *uuid.UUID
+	Role                 string
+	CurrentVersionNumber int32
+	HasReplies           bool
+	Now                  time.Time
 }
 
 // CommentLock locks a comment of a creative of an organization for a
@@ -195,12 +197,14 @@ func (q *Queries) CommentLock(ctx context.Context, arg CommentLockParams) (Comme
 		&i.Comment.EditedAt,
 		&i.Comment.Deleted,
 		&i.Comment.Resolved,
+		&i.Comment.AddressedInVersion,
 		&i.CreativeAuthorID,
 		&i.CreativeReviewerID,
 		&i.ReviewStatus,
 		&i.CreativeVersion,
 		&i.CurrentVersionID,
 		&i.Role,
+		&i.CurrentVersionNumber,
 		&i.HasReplies,
 		&i.Now,
 	)
@@ -208,7 +212,7 @@ func (q *Queries) CommentLock(ctx context.Context, arg CommentLockParams) (Comme
 }
 
 const commentPage = `-- name: CommentPage :many
-SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, author_name, resolved_by_name, mention_names FROM comments_shown
+SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_name, resolved_by_name, mention_names FROM comments_shown
 WHERE creative_id = $1 AND seq > $2::bigint
   AND ($3::uuid IS NULL OR $3::uuid = ANY(mention_user_ids))
 ORDER BY seq
@@ -258,6 +262,7 @@ func (q *Queries) CommentPage(ctx context.Context, arg CommentPageParams) ([]Com
 			&i.EditedAt,
 			&i.Deleted,
 			&i.Resolved,
+			&i.AddressedInVersion,
 			&i.AuthorName,
 			&i.ResolvedByName,
 			&i.MentionNames,
@@ -273,7 +278,7 @@ func (q *Queries) CommentPage(ctx context.Context, arg CommentPageParams) ([]Com
 }
 
 const commentPageByVersion = `-- name: CommentPageByVersion :many
-SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, author_name, resolved_by_name, mention_names FROM comments_shown
+SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_name, resolved_by_name, mention_names FROM comments_shown
 WHERE creative_id = $1 AND version_number = $2 AND seq > $3::bigint
   AND ($4::uuid IS NULL OR $4::uuid = ANY(mention_user_ids))
 ORDER BY seq
@@ -320,6 +325,7 @@ func (q *Queries) CommentPageByVersion(ctx context.Context, arg CommentPageByVer
 			&i.EditedAt,
 			&i.Deleted,
 			&i.Resolved,
+			&i.AddressedInVersion,
 			&i.AuthorName,
 			&i.ResolvedByName,
 			&i.MentionNames,
@@ -335,7 +341,7 @@ func (q *Queries) CommentPageByVersion(ctx context.Context, arg CommentPageByVer
 }
 
 const commentPageReplies = `-- name: CommentPageReplies :many
-SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, author_name, resolved_by_name, mention_names FROM comments_shown
+SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_name, resolved_by_name, mention_names FROM comments_shown
 WHERE parent_id = $1::uuid AND creative_id = $2 AND seq > $3::bigint
   AND ($4::integer IS NULL OR version_number = $4::integer)
   AND ($5::uuid IS NULL OR $5::uuid = ANY(mention_user_ids))
@@ -387,6 +393,7 @@ func (q *Queries) CommentPageReplies(ctx context.Context, arg CommentPageReplies
 			&i.EditedAt,
 			&i.Deleted,
 			&i.Resolved,
+			&i.AddressedInVersion,
 			&i.AuthorName,
 			&i.ResolvedByName,
 			&i.MentionNames,
@@ -402,17 +409,19 @@ func (q *Queries) CommentPageReplies(ctx context.Context, arg CommentPageReplies
 }
 
 const commentPageTopLevel = `-- name: CommentPageTopLevel :many
-SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, author_name, resolved_by_name, mention_names FROM comments_shown
+SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_name, resolved_by_name, mention_names FROM comments_shown
 WHERE creative_id = $1 AND parent_id IS NULL AND resolved = $2 AND seq > $3::bigint
-  AND ($4::uuid IS NULL OR $4::uuid = ANY(mention_user_ids))
+  AND ($4::boolean IS NULL OR deleted <> $4::boolean)
+  AND ($5::uuid IS NULL OR $5::uuid = ANY(mention_user_ids))
 ORDER BY seq
-LIMIT $5
+LIMIT $6
 `
 
 type CommentPageTopLevelParams struct {
 	CreativeID uuid.UUID
 	Resolved   bool
 	AfterSeq   int64
+	Live       *bool
 	Mentioning *uuid.UUID
 	RowLimit   int32
 }
@@ -422,6 +431,7 @@ func (q *Queries) CommentPageTopLevel(ctx context.Context, arg CommentPageTopLev
 		arg.CreativeID,
 		arg.Resolved,
 		arg.AfterSeq,
+		arg.Live,
 		arg.Mentioning,
 		arg.RowLimit,
 	)
@@ -449,6 +459,7 @@ func (q *Queries) CommentPageTopLevel(ctx context.Context, arg CommentPageTopLev
 			&i.EditedAt,
 			&i.Deleted,
 			&i.Resolved,
+			&i.AddressedInVersion,
 			&i.AuthorName,
 			&i.ResolvedByName,
 			&i.MentionNames,
@@ -464,12 +475,13 @@ func (q *Queries) CommentPageTopLevel(ctx context.Context, arg CommentPageTopLev
 }
 
 const commentPageTopLevelByVersion = `-- name: CommentPageTopLevelByVersion :many
-SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, author_name, resolved_by_name, mention_names FROM comments_shown
+SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_name, resolved_by_name, mention_names FROM comments_shown
 WHERE creative_id = $1 AND version_number = $2 AND parent_id IS NULL
   AND resolved = $3 AND seq > $4::bigint
-  AND ($5::uuid IS NULL OR $5::uuid = ANY(mention_user_ids))
+  AND ($5::boolean IS NULL OR deleted <> $5::boolean)
+  AND ($6::uuid IS NULL OR $6::uuid = ANY(mention_user_ids))
 ORDER BY seq
-LIMIT $6
+LIMIT $7
 `
 
 type CommentPageTopLevelByVersionParams struct {
@@ -477,6 +489,7 @@ type CommentPageTopLevelByVersionParams struct {
 	VersionNumber int32
 	Resolved      bool
 	AfterSeq      int64
+	Live          *bool
 	Mentioning    *uuid.UUID
 	RowLimit      int32
 }
@@ -487,6 +500,7 @@ func (q *Queries) CommentPageTopLevelByVersion(ctx context.Context, arg CommentP
 		arg.VersionNumber,
 		arg.Resolved,
 		arg.AfterSeq,
+		arg.Live,
 		arg.Mentioning,
 		arg.RowLimit,
 	)
@@ -514,6 +528,7 @@ func (q *Queries) CommentPageTopLevelByVersion(ctx context.Context, arg CommentP
 			&i.EditedAt,
 			&i.Deleted,
 			&i.Resolved,
+			&i.AddressedInVersion,
 			&i.AuthorName,
 			&i.ResolvedByName,
 			&i.MentionNames,
@@ -529,7 +544,7 @@ func (q *Queries) CommentPageTopLevelByVersion(ctx context.Context, arg CommentP
 }
 
 const commentShownGet = `-- name: CommentShownGet :one
-SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, author_name, resolved_by_name, mention_names FROM comments_shown WHERE id = $1
+SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_name, resolved_by_name, mention_names FROM comments_shown WHERE id = $1
 `
 
 func (q *Queries) CommentShownGet(ctx context.Context, id uuid.UUID) (CommentsShown, error) {
@@ -552,6 +567,7 @@ func (q *Queries) CommentShownGet(ctx context.Context, id uuid.UUID) (CommentsSh
 		&i.EditedAt,
 		&i.Deleted,
 		&i.Resolved,
+		&i.AddressedInVersion,
 		&i.AuthorName,
 		&i.ResolvedByName,
 		&i.MentionNames,
@@ -637,16 +653,18 @@ func (q *Queries) CommentTombstone(ctx context.Context, id uuid.UUID) error {
 const commentUpdate = `-- name: CommentUpdate :exec
 UPDATE comments
 SET body = $1, edited_at = $2::timestamptz,
-    resolved_by = $3::uuid, resolved_at = $4::timestamptz
-WHERE id = $5
+    resolved_by = $3::uuid, resolved_at = $4::timestamptz,
+    addressed_in_version = $5::integer
+WHERE id = $6
 `
 
 type CommentUpdateParams struct {
-	Body       string
-	EditedAt   *time.Time
-	ResolvedBy *uuid.UUID
-	ResolvedAt *time.Time
-	ID         uuid.UUID
+	Body               string
+	EditedAt           *time.Time
+	ResolvedBy         *uuid.UUID
+	ResolvedAt         *time.Time
+	AddressedInVersion *int32
+	ID                 uuid.UUID
 }
 
 func (q *Queries) CommentUpdate(ctx context.Context, arg CommentUpdateParams) error {
@@ -655,6 +673,7 @@ func (q *Queries) CommentUpdate(ctx context.Context, arg CommentUpdateParams) er
 		arg.EditedAt,
 		arg.ResolvedBy,
 		arg.ResolvedAt,
+		arg.AddressedInVersion,
 		arg.ID,
 	)
 	return err

@@ -184,7 +184,7 @@ func (q *Queries) CreativeCreateCheck(ctx context.Context, arg CreativeCreateChe
 
 const creativeEventPage = `-- name: CreativeEventPage :many
 SELECT e.id, e.public_id, e.type, e.actor_id, u.name AS actor_name, e.from_status, e.to_status,
-       e.version, e.comment, e.changes, e.created_at
+       e.version, e.comment, e.changes, e.acknowledged_threads, e.created_at
 FROM creative_events e
 JOIN users u ON u.id = e.actor_id
 WHERE e.creative_id = $1 AND e.id < $2
@@ -199,17 +199,18 @@ type CreativeEventPageParams struct {
 }
 
 type CreativeEventPageRow struct {
-	ID         int64
-	PublicID   uuid.UUID
-	Type       string
-	ActorID    uuid.UUID
-	ActorName  string
-	FromStatus *string
-	ToStatus   string
-	Version    int32
-	Comment    *string
-	Changes    []byte
-	CreatedAt  time.Time
+	ID                  int64
+	PublicID            uuid.UUID
+	Type                string
+	ActorID             uuid.UUID
+	ActorName           string
+	FromStatus          *string
+	ToStatus            string
+	Version             int32
+	Comment             *string
+	Changes             []byte
+	AcknowledgedThreads []uuid.UUID
+	CreatedAt           time.Time
 }
 
 // CreativeEventPage reads a page of a creative's history, newest first,
@@ -234,6 +235,7 @@ func (q *Queries) CreativeEventPage(ctx context.Context, arg CreativeEventPagePa
 			&i.Version,
 			&i.Comment,
 			&i.Changes,
+			&i.AcknowledgedThreads,
 			&i.CreatedAt,
 		); err != nil {
 			return nil, err
@@ -400,7 +402,11 @@ func (q *Queries) CreativeInsertDraftBatch(ctx context.Context, arg CreativeInse
 
 const creativeLockForAction = `-- name: CreativeLockForAction :one
 SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, au.name AS author_name, rv.name AS reviewer_name,
-       cl.name AS client_name, tk.name AS task_name, m.role, now()::timestamptz AS now
+       cl.name AS client_name, tk.name AS task_name, m.role, now()::timestamptz AS now,
+       ARRAY(SELECT cm.id FROM comments cm
+             WHERE cm.creative_id = c.id AND cm.parent_id IS NULL AND cm.resolved_at IS NULL AND NOT cm.deleted
+               AND cm.addressed_in_version IS NULL
+             ORDER BY cm.seq LIMIT 100)::uuid[] AS unaddressed_threads
 FROM creatives c
 JOIN memberships m ON m.organization_id = c.organization_id AND m.user_id = $1
 JOIN users au ON au.id = c.author_id
@@ -418,13 +424,14 @@ type CreativeLockForActionParams struct {
 }
 
 type CreativeLockForActionRow struct {
-	Creative     Creative
-	AuthorName   string
-	ReviewerName *string
-	ClientName   *string
-	TaskName     *string
-	Role         string
-	Now          time.Time
+	Creative           Creative
+	AuthorName         string
+	ReviewerName       *string
+	ClientName         *string
+	TaskName           *string
+	Role               string
+	Now                time.Time
+	UnaddressedThreads []uuid.UUID
 }
 
 // CreativeLockForAction locks the creative for a change (a review action,
@@ -433,7 +440,10 @@ type CreativeLockForActionRow struct {
 // detail), the caller's role in its organization, and the transaction's
 // clock, which becomes updated_at: the creative after the action is known
 // without reading it again. No row means the creative is not visible to
-// the caller.
+// the caller. unaddressed_threads are its open threads not marked
+// addressed, oldest first, at most 100, which submit may not go past
+// (review.CheckOpenThreads): read here, from comments_open_threads_idx,
+// they cost submit no round trip of their own.
 func (q *Queries) CreativeLockForAction(ctx context.Context, arg CreativeLockForActionParams) (CreativeLockForActionRow, error) {
 	row := q.db.QueryRow(ctx, creativeLockForAction, arg.CallerID, arg.ID, arg.OrganizationID)
 	var i CreativeLockForActionRow
@@ -463,6 +473,7 @@ func (q *Queries) CreativeLockForAction(ctx context.Context, arg CreativeLockFor
 		&i.TaskName,
 		&i.Role,
 		&i.Now,
+		&i.UnaddressedThreads,
 	)
 	return i, err
 }
@@ -1110,28 +1121,29 @@ const creativeTransition = `-- name: CreativeTransition :exec
 WITH updated AS (
     UPDATE creatives
     SET review_status = $4::text,
-        version = $6::integer,
-        updated_at = $7::timestamptz,
-        approved_version_id = $8::uuid
-    WHERE creatives.id = $9
+        version = $7::integer,
+        updated_at = $8::timestamptz,
+        approved_version_id = $9::uuid
+    WHERE creatives.id = $10
     RETURNING id, version
 )
-INSERT INTO creative_events (creative_id, actor_id, type, from_status, to_status, comment, version)
+INSERT INTO creative_events (creative_id, actor_id, type, from_status, to_status, comment, version, acknowledged_threads)
 SELECT updated.id, $1::uuid, $2::text, $3::text, $4::text,
-       $5::text, updated.version
+       $5::text, updated.version, $6::uuid[]
 FROM updated
 `
 
 type CreativeTransitionParams struct {
-	ActorID           uuid.UUID
-	Action            string
-	FromStatus        string
-	ToStatus          string
-	Comment           *string
-	Version           int32
-	UpdatedAt         time.Time
-	ApprovedVersionID *uuid.UUID
-	ID                uuid.UUID
+	ActorID             uuid.UUID
+	Action              string
+	FromStatus          string
+	ToStatus            string
+	Comment             *string
+	AcknowledgedThreads []uuid.UUID
+	Version             int32
+	UpdatedAt           time.Time
+	ApprovedVersionID   *uuid.UUID
+	ID                  uuid.UUID
 }
 
 // CreativeTransition writes a decided review action (the creative's new
@@ -1145,6 +1157,7 @@ func (q *Queries) CreativeTransition(ctx context.Context, arg CreativeTransition
 		arg.FromStatus,
 		arg.ToStatus,
 		arg.Comment,
+		arg.AcknowledgedThreads,
 		arg.Version,
 		arg.UpdatedAt,
 		arg.ApprovedVersionID,
@@ -1297,7 +1310,10 @@ SELECT v.id, v.number, v.created_at, v.author_id, u.name AS author_name,
        a.width, a.height, a.duration_ms, a.sha256,
        (SELECT count(*) FROM comments cm
         WHERE cm.version_id = v.id AND cm.parent_id IS NULL AND cm.resolved_at IS NULL AND NOT cm.deleted
-       )::integer AS open_comment_count
+       )::integer AS open_comment_count,
+       (SELECT count(*) FROM comments cm
+        WHERE cm.creative_id = v.creative_id AND cm.parent_id IS NULL AND cm.resolved_at IS NULL AND NOT cm.deleted
+       )::integer AS open_thread_count
 FROM creative_versions v
 JOIN users u ON u.id = v.author_id
 LEFT JOIN assets a ON a.version_id = v.id
@@ -1321,13 +1337,16 @@ type CreativeVersionsWithAssetsRow struct {
 	DurationMs       *int32
 	Sha256           *string
 	OpenCommentCount int32
+	OpenThreadCount  int32
 }
 
 // CreativeVersionsWithAssets reads the given versions with their author and
 // assets in one round trip: one row per asset, or one row with null asset
 // columns for a version without assets. open_comment_count (the version's
-// open top-level comments, from comments_open_version_idx) makes a page's
-// openCommentCount cost no query of its own.
+// open top-level comments, from comments_open_version_idx) and
+// open_thread_count (its creative's, of every version, from
+// comments_open_threads_idx) make a page's openCommentCount and
+// openThreadCount cost no query of their own.
 func (q *Queries) CreativeVersionsWithAssets(ctx context.Context, ids []uuid.UUID) ([]CreativeVersionsWithAssetsRow, error) {
 	rows, err := q.db.Query(ctx, creativeVersionsWithAssets, ids)
 	if err != nil {
@@ -1353,6 +1372,7 @@ func (q *Queries) CreativeVersionsWithAssets(ctx context.Context, ids []uuid.UUI
 			&i.DurationMs,
 			&i.Sha256,
 			&i.OpenCommentCount,
+			&i.OpenThreadCount,
 		); err != nil {
 			return nil, err
 		}

@@ -71,44 +71,46 @@ type Client struct {
 }
 
 type Comment struct {
-	ID             uuid.UUID
-	Seq            *int64
-	CreativeID     uuid.UUID
-	VersionID      uuid.UUID
-	VersionNumber  int32
-	ParentID       *uuid.UUID
-	AuthorID       uuid.UUID
-	Body           string
-	Anchor         []byte
-	MentionUserIds []uuid.UUID
-	ResolvedBy     *uuid.UUID
-	ResolvedAt     *time.Time
-	CreatedAt      time.Time
-	EditedAt       *time.Time
-	Deleted        bool
-	Resolved       bool
+	ID                 uuid.UUID
+	Seq                *int64
+	CreativeID         uuid.UUID
+	VersionID          uuid.UUID
+	VersionNumber      int32
+	ParentID           *uuid.UUID
+	AuthorID           uuid.UUID
+	Body               string
+	Anchor             []byte
+	MentionUserIds     []uuid.UUID
+	ResolvedBy         *uuid.UUID
+	ResolvedAt         *time.Time
+	CreatedAt          time.Time
+	EditedAt           *time.Time
+	Deleted            bool
+	Resolved           bool
+	AddressedInVersion *int32
 }
 
 type CommentsShown struct {
-	ID             uuid.UUID
-	Seq            *int64
-	CreativeID     uuid.UUID
-	VersionID      uuid.UUID
-	VersionNumber  int32
-	ParentID       *uuid.UUID
-	AuthorID       uuid.UUID
-	Body           string
-	Anchor         []byte
-	MentionUserIds []uuid.UUID
-	ResolvedBy     *uuid.UUID
-	ResolvedAt     *time.Time
-	CreatedAt      time.Time
-	EditedAt       *time.Time
-	Deleted        bool
-	Resolved       bool
-	AuthorName     string
-	ResolvedByName *string
-	MentionNames   []string
+	ID                 uuid.UUID
+	Seq                *int64
+	CreativeID         uuid.UUID
+	VersionID          uuid.UUID
+	VersionNumber      int32
+	ParentID           *uuid.UUID
+	AuthorID           uuid.UUID
+	Body               string
+	Anchor             []byte
+	MentionUserIds     []uuid.UUID
+	ResolvedBy         *uuid.UUID
+	ResolvedAt         *time.Time
+	CreatedAt          time.Time
+	EditedAt           *time.Time
+	Deleted            bool
+	Resolved           bool
+	AddressedInVersion *int32
+	AuthorName         string
+	ResolvedByName     *string
+	MentionNames       []string
 }
 
 type Creative struct {
@@ -134,17 +136,18 @@ type Creative struct {
 }
 
 type CreativeEvent struct {
-	ID         int64
-	CreativeID uuid.UUID
-	ActorID    uuid.UUID
-	Type       string
-	FromStatus *string
-	ToStatus   string
-	Comment    *string
-	Version    int32
-	CreatedAt  time.Time
-	PublicID   uuid.UUID
-	Changes    []byte
+	ID                  int64
+	CreativeID          uuid.UUID
+	ActorID             uuid.UUID
+	Type                string
+	FromStatus          *string
+	ToStatus            string
+	Comment             *string
+	Version             int32
+	CreatedAt           time.Time
+	PublicID            uuid.UUID
+	Changes             []byte
+	AcknowledgedThreads []uuid.UUID
 }
 
 type CreativeVersion struct {

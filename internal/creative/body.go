@@ -36,6 +36,7 @@ type Detail struct {
 	Language         string                  `json:"language"`
 	Number           string                  `json:"number"`
 	OpenCommentCount int                     `json:"openCommentCount"`
+	OpenThreadCount  int                     `json:"openThreadCount"`
 	Permissions      api.CreativePermissions `json:"permissions"`
 	ReviewStatus     api.ReviewStatus        `json:"reviewStatus"`
 	Reviewer         *api.UserRef            `json:"reviewer"`
@@ -54,8 +55,9 @@ type VersionDetail struct {
 	Id        uuid.UUID     `json:"id"`
 	Number    int           `json:"number"`
 	// openComments is the version's open top-level comments, which a
-	// creative shows as openCommentCount when this is its current version.
-	openComments int
+	// creative shows as openCommentCount when this is its current version;
+	// openThreads its creative's, of every version (openThreadCount).
+	openComments, openThreads int
 }
 
 // AssetDetail is the Asset schema (see Detail).
@@ -101,6 +103,7 @@ func detail(r row, current, approved *VersionDetail, who review.Caller) Detail {
 		CurrentVersion:   current,
 		ApprovedVersion:  approved,
 		OpenCommentCount: openComments(current),
+		OpenThreadCount:  openThreads(current),
 	}
 }
 
@@ -112,6 +115,16 @@ func ref[T any](id *uuid.UUID, name *string, build func(uuid.UUID, string) T) *T
 	}
 	v := build(*id, *name)
 	return &v
+}
+
+// openThreads is a creative's openThreadCount: its open top-level
+// comments of every version, read with its current version; 0 without a
+// version, which no comment can be on.
+func openThreads(current *VersionDetail) int {
+	if current == nil {
+		return 0
+	}
+	return current.openThreads
 }
 
 // openComments is a creative's openCommentCount: its current version's

@@ -168,6 +168,9 @@ type ActionRequest struct {
 	Action          review.Action
 	ExpectedVersion *int64
 	Comment         *string
+	// AcknowledgeOpenThreads lets a submit go past open threads that are
+	// not marked addressed (review.CheckOpenThreads).
+	AcknowledgeOpenThreads bool
 }
 
 // Act runs a review action and writes its event (creative.submitted and
@@ -182,6 +185,13 @@ func Act(ctx context.Context, q store.Tx, org, id, user uuid.UUID, in ActionRequ
 	next, err := review.Check(reviewCreative(c), who, in.ExpectedVersion, nil, in.Action)
 	if err != nil {
 		return Creative{}, err
+	}
+	if err := review.CheckOpenThreads(in.Action, locked.UnaddressedThreads, in.AcknowledgeOpenThreads); err != nil {
+		return Creative{}, err
+	}
+	var acknowledged []uuid.UUID
+	if in.Action == review.ActionSubmit && len(locked.UnaddressedThreads) > 0 {
+		acknowledged = locked.UnaddressedThreads
 	}
 	eventType, err := events.CreativeActionType(string(in.Action))
 	if err != nil {
@@ -200,6 +210,7 @@ func Act(ctx context.Context, q store.Tx, org, id, user uuid.UUID, in ActionRequ
 	if err := q.Next().CreativeTransition(ctx, db.CreativeTransitionParams{
 		ID: id, ActorID: user, Action: string(in.Action), FromStatus: from, ToStatus: c.ReviewStatus,
 		Comment: in.Comment, Version: c.Version, UpdatedAt: c.UpdatedAt, ApprovedVersionID: c.ApprovedVersionID,
+		AcknowledgedThreads: acknowledged,
 	}); err != nil {
 		return Creative{}, err
 	}

@@ -123,7 +123,7 @@ func CreateComment(ctx context.Context, q store.Tx, org, creativeID, user uuid.U
 		Id: id, CreativeId: creativeID, VersionNumber: int(on.Number), ParentId: nullID(in.ParentID),
 		Author: api.UserRef{Id: user, Name: t.CallerName}, Body: in.Body, Anchor: anchor, Mentions: mentions,
 		ResolvedBy: nullable.NewNullNullable[api.NullableUserRef](), ResolvedAt: nullable.NewNullNullable[time.Time](),
-		CreatedAt: t.Now.UTC(), EditedAt: nullable.NewNullNullable[time.Time](),
+		CreatedAt: t.Now.UTC(), EditedAt: nullable.NewNullNullable[time.Time](), AddressedInVersion: nullable.NewNullNullable[int](),
 	}
 	evs := []events.Event{{Type: events.CreativeCommentAdded, OrganizationID: org, Timestamp: t.Now, Data: c}}
 	for _, m := range mentions {
@@ -143,7 +143,13 @@ func CreateComment(ctx context.Context, q store.Tx, org, creativeID, user uuid.U
 type CommentPatch struct {
 	Body     *string
 	Resolved *bool
+	// Addressed, when set, marks the thread addressed in a version (nil
+	// Version clears the mark).
+	Addressed *Addressed
 }
+
+// Addressed is the version a thread was marked addressed in, or nil.
+type Addressed struct{ Version *int32 }
 
 // UpdateComment edits a comment's body (its author) or resolves or reopens
 // its thread (admins, reviewers, the creative's author). Resolving writes
@@ -162,10 +168,20 @@ func UpdateComment(ctx context.Context, q store.Tx, org, creativeID, commentID, 
 	if p.Resolved != nil {
 		actions = append(actions, review.ActionResolveComment)
 	}
+	if p.Addressed != nil {
+		actions = append(actions, review.ActionAddressComment)
+	}
 	err = review.CheckComment(rc, who, cm.AuthorID, func() error {
+		var fields []api.FieldError
 		if p.Resolved != nil && cm.ParentID != nil {
-			return &Invalid{Fields: []api.FieldError{{Field: "resolved", Code: api.InvalidValue,
-				Message: "A reply is not resolved on its own: resolve the top-level comment of its thread."}}}
+			fields = append(fields, api.FieldError{Field: "resolved", Code: api.InvalidValue,
+				Message: "A reply is not resolved on its own: resolve the top-level comment of its thread."})
+		}
+		if p.Addressed != nil {
+			fields = append(fields, addressedInvalid(cm, p.Addressed.Version, l.CurrentVersionNumber)...)
+		}
+		if fields != nil {
+			return &Invalid{Fields: fields}
 		}
 		return nil
 	}, actions...)
@@ -175,7 +191,8 @@ func UpdateComment(ctx context.Context, q store.Tx, org, creativeID, commentID, 
 	if cm.Deleted {
 		return api.Comment{}, deletedRefusal()
 	}
-	u := db.CommentUpdateParams{ID: cm.ID, Body: cm.Body, EditedAt: cm.EditedAt, ResolvedBy: cm.ResolvedBy, ResolvedAt: cm.ResolvedAt}
+	u := db.CommentUpdateParams{ID: cm.ID, Body: cm.Body, EditedAt: cm.EditedAt, ResolvedBy: cm.ResolvedBy, ResolvedAt: cm.ResolvedAt,
+		AddressedInVersion: cm.AddressedInVersion}
 	changed, resolved := false, false
 	if p.Body != nil && *p.Body != cm.Body {
 		u.Body, u.EditedAt, changed = *p.Body, &l.Now, true
@@ -187,6 +204,9 @@ func UpdateComment(ctx context.Context, q store.Tx, org, creativeID, commentID, 
 		} else {
 			u.ResolvedBy, u.ResolvedAt = nil, nil
 		}
+	}
+	if p.Addressed != nil && !sameInt(p.Addressed.Version, cm.AddressedInVersion) {
+		u.AddressedInVersion, changed = p.Addressed.Version, true
 	}
 	if changed {
 		// The write goes with the read of the answer.
@@ -254,6 +274,10 @@ type CommentFilter struct {
 	ParentID *uuid.UUID
 	// MentionsMe lists only the comments that mention the caller.
 	MentionsMe bool
+	// Open lists the threads (top-level comments of every version): the
+	// open ones (unresolved, not deleted: what openThreadCount counts) or
+	// the resolved ones. It does not combine with Resolved.
+	Open *bool
 }
 
 // CommentPage is one page of comments, oldest first.
@@ -274,15 +298,24 @@ func ListComments(ctx context.Context, q *db.Queries, org, creativeID, user uuid
 	if f.MentionsMe {
 		mentioning = &user
 	}
+	var live *bool
+	if f.Open != nil {
+		// An open thread is an unresolved one that is not deleted.
+		resolved := !*f.Open
+		f.Resolved = &resolved
+		if *f.Open {
+			live = f.Open
+		}
+	}
 	var rows []db.CommentsShown
 	var err error
 	switch {
 	case f.ParentID != nil:
 		rows, err = q.CommentPageReplies(ctx, db.CommentPageRepliesParams{ParentID: *f.ParentID, CreativeID: creativeID, AfterSeq: after, VersionNumber: f.VersionNumber, Mentioning: mentioning, RowLimit: n})
 	case f.Resolved != nil && f.VersionNumber != nil:
-		rows, err = q.CommentPageTopLevelByVersion(ctx, db.CommentPageTopLevelByVersionParams{CreativeID: creativeID, VersionNumber: *f.VersionNumber, Resolved: *f.Resolved, AfterSeq: after, Mentioning: mentioning, RowLimit: n})
+		rows, err = q.CommentPageTopLevelByVersion(ctx, db.CommentPageTopLevelByVersionParams{CreativeID: creativeID, VersionNumber: *f.VersionNumber, Resolved: *f.Resolved, AfterSeq: after, Live: live, Mentioning: mentioning, RowLimit: n})
 	case f.Resolved != nil:
-		rows, err = q.CommentPageTopLevel(ctx, db.CommentPageTopLevelParams{CreativeID: creativeID, Resolved: *f.Resolved, AfterSeq: after, Mentioning: mentioning, RowLimit: n})
+		rows, err = q.CommentPageTopLevel(ctx, db.CommentPageTopLevelParams{CreativeID: creativeID, Resolved: *f.Resolved, AfterSeq: after, Live: live, Mentioning: mentioning, RowLimit: n})
 	case f.VersionNumber != nil:
 		rows, err = q.CommentPageByVersion(ctx, db.CommentPageByVersionParams{CreativeID: creativeID, VersionNumber: *f.VersionNumber, AfterSeq: after, Mentioning: mentioning, RowLimit: n})
 	default:
@@ -313,6 +346,7 @@ func CommentOf(r db.CommentsShown) (api.Comment, error) {
 		Anchor: nullable.NewNullNullable[api.CommentAnchor](), Resolved: r.Resolved,
 		ResolvedBy: nullable.NewNullNullable[api.NullableUserRef](), ResolvedAt: nullTime(r.ResolvedAt),
 		CreatedAt: r.CreatedAt.UTC(), EditedAt: nullTime(r.EditedAt), Deleted: r.Deleted,
+		AddressedInVersion: nullInt(r.AddressedInVersion),
 	}
 	if len(r.MentionNames) != len(r.MentionUserIds) {
 		return api.Comment{}, fmt.Errorf("comment %s: %d mention names for %d mentions", r.ID, len(r.MentionNames), len(r.MentionUserIds))
@@ -364,9 +398,38 @@ func nullID(id *uuid.UUID) nullable.Nullable[uuid.UUID] {
 	return nullable.NewNullableWithValue(*id)
 }
 
+func nullInt(n *int32) nullable.Nullable[int] {
+	if n == nil {
+		return nullable.NewNullNullable[int]()
+	}
+	return nullable.NewNullableWithValue(int(*n))
+}
+
 func nullTime(t *time.Time) nullable.Nullable[time.Time] {
 	if t == nil {
 		return nullable.NewNullNullable[time.Time]()
 	}
 	return nullable.NewNullableWithValue(t.UTC())
 }
+
+// addressedInvalid judges a mark of a thread as addressed in version v:
+// only a top-level comment is a thread, and it is addressed by a later
+// version that exists (after the comment's, at most the current one).
+func addressedInvalid(cm db.Comment, v *int32, current int32) []api.FieldError {
+	bad := func(msg string) []api.FieldError {
+		return []api.FieldError{{Field: "addressedInVersion", Code: api.InvalidValue, Message: msg}}
+	}
+	switch {
+	case cm.ParentID != nil:
+		return bad("A reply is no thread: mark its top-level comment addressed.")
+	case v == nil:
+		return nil
+	case *v <= cm.VersionNumber:
+		return bad(fmt.Sprintf("A thread on version %d is addressed by a later version.", cm.VersionNumber))
+	case *v > current:
+		return bad("No such version of the creative yet.")
+	}
+	return nil
+}
+
+func sameInt(a, b *int32) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }

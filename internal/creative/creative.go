@@ -199,7 +199,7 @@ func readVersions(ctx context.Context, q *db.Queries, ids []uuid.UUID) (map[uuid
 		v, ok := out[r.ID]
 		if !ok {
 			v = &VersionDetail{Id: r.ID, Number: int(r.Number), CreatedAt: r.CreatedAt.UTC(),
-				Author: api.UserRef{Id: r.AuthorID, Name: r.AuthorName}, Assets: []AssetDetail{}, openComments: int(r.OpenCommentCount)}
+				Author: api.UserRef{Id: r.AuthorID, Name: r.AuthorName}, Assets: []AssetDetail{}, openComments: int(r.OpenCommentCount), openThreads: int(r.OpenThreadCount)}
 			out[r.ID] = v
 		}
 		// A version without assets comes as one row with null asset columns.

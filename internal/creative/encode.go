@@ -57,6 +57,8 @@ func (d *Detail) AppendJSON(b []byte) []byte {
 	b = jsontext.AppendString(b, d.Number)
 	b = append(b, `,"openCommentCount":`...)
 	b = strconv.AppendInt(b, int64(d.OpenCommentCount), 10)
+	b = append(b, `,"openThreadCount":`...)
+	b = strconv.AppendInt(b, int64(d.OpenThreadCount), 10)
 	b = append(b, `,"permissions":{"addVersion":`...)
 	b = strconv.AppendBool(b, d.Permissions.AddVersion)
 	b = append(b, `,"assignReviewer":`...)

@@ -29,6 +29,7 @@ func TestDetailJSON(t *testing.T) {
 		ReviewStatus: "in_review", Reviewer: &author, Task: &api.NamedRef{Id: uuid.New(), Name: "Task \u2028 \"q\" \\ \x01 é \xff"},
 		Title: "Sommer — 50 %", Type: "video", UpdatedAt: time.Date(2026, 11, 23, 1, 2, 3, 123456789, time.UTC), Version: 7,
 		OpenCommentCount: 12345,
+		OpenThreadCount:  678,
 	}
 	nulled := full
 	nulled.ApprovedVersion, nulled.Client, nulled.CurrentVersion, nulled.DirectionId, nulled.Reviewer, nulled.Task = nil, nil, nil, nil, nil, nil

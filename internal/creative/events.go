@@ -50,6 +50,10 @@ func Events(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, before 
 			Id: r.PublicID, Type: api.CreativeEventType(r.Type), Actor: api.UserRef{Id: r.ActorID, Name: r.ActorName},
 			FromStatus: apifield.Nullable(r.FromStatus), ToStatus: api.ReviewStatus(r.ToStatus), Version: int(r.Version),
 			Comment: apifield.Nullable(r.Comment), Changes: nullable.NewNullNullable[[]api.CreativeChange](), CreatedAt: r.CreatedAt.UTC(),
+			AcknowledgedOpenThreadIds: nullable.NewNullNullable[[]uuid.UUID](),
+		}
+		if r.AcknowledgedThreads != nil {
+			e.AcknowledgedOpenThreadIds.Set(r.AcknowledgedThreads)
 		}
 		if r.Changes != nil {
 			var changes []api.CreativeChange

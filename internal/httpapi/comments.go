@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	"github.com/google/uuid"
+	"github.com/oapi-codegen/nullable"
 
 	"creativeapi/gen/api"
 	"creativeapi/gen/db"
@@ -115,12 +116,16 @@ func (s *Server) ListCreativeComments(ctx context.Context, r api.ListCreativeCom
 		return nil, problem.Invalid([]problem.FieldError{{Field: "resolved", Code: problem.InvalidValue,
 			Message: "Filters top-level comments; it does not combine with parentId (a thread's replies)."}})
 	}
+	if r.Params.Open != nil && (r.Params.Resolved != nil || r.Params.ParentId != nil) {
+		return nil, problem.Invalid([]problem.FieldError{{Field: "open", Code: problem.InvalidValue,
+			Message: "Filters threads, open or resolved; it does not combine with resolved or parentId."}})
+	}
 	size, after, err := page(commentCursor, r.Params.Limit, r.Params.Cursor)
 	if err != nil {
 		return nil, err
 	}
 	f := creative.CommentFilter{VersionNumber: r.Params.VersionNumber, Resolved: r.Params.Resolved, ParentID: r.Params.ParentId,
-		MentionsMe: r.Params.Mentions != nil && *r.Params.Mentions == api.Me}
+		MentionsMe: r.Params.Mentions != nil && *r.Params.Mentions == api.Me, Open: r.Params.Open}
 	p, err := creative.ListComments(ctx, s.store.Q, r.OrganizationId, r.CreativeId, caller.UserID, f, after, size)
 	if err != nil {
 		return nil, commentProblem(err)
@@ -163,7 +168,7 @@ func (s *Server) UpdateCreativeComment(ctx context.Context, r api.UpdateCreative
 	err := s.store.InTx(ctx, func(q store.Tx) error {
 		var err error
 		c, err = creative.UpdateComment(ctx, q, r.OrganizationId, r.CreativeId, r.CommentId, caller.UserID,
-			creative.CommentPatch{Body: r.Body.Body, Resolved: r.Body.Resolved})
+			creative.CommentPatch{Body: r.Body.Body, Resolved: r.Body.Resolved, Addressed: addressedPatch(r.Body.AddressedInVersion)})
 		return err
 	})
 	if err != nil {
@@ -183,4 +188,13 @@ func (s *Server) DeleteCreativeComment(ctx context.Context, r api.DeleteCreative
 		return nil, commentProblem(err)
 	}
 	return api.DeleteCreativeComment204Response{}, nil
+}
+
+// addressedPatch is addressedInVersion as a patch: nil when absent, a nil
+// Version when null (the mark is cleared).
+func addressedPatch(n nullable.Nullable[int32]) *creative.Addressed {
+	if !n.IsSpecified() {
+		return nil
+	}
+	return &creative.Addressed{Version: orNil(n)}
 }

@@ -111,7 +111,8 @@ func (s *Server) AddCreativeVersion(ctx context.Context, r api.AddCreativeVersio
 // Idempotency-Key: the row lock, the decision, the write, the event and the
 // stored answer commit together.
 func (s *Server) ExecuteCreativeAction(ctx context.Context, r api.ExecuteCreativeActionRequestObject) (api.ExecuteCreativeActionResponseObject, error) {
-	in := creative.ActionRequest{Action: review.Action(r.Body.Action), Comment: r.Body.Comment, ExpectedVersion: widen(r.Body.ExpectedVersion)}
+	in := creative.ActionRequest{Action: review.Action(r.Body.Action), Comment: r.Body.Comment, ExpectedVersion: widen(r.Body.ExpectedVersion),
+		AcknowledgeOpenThreads: r.Body.AcknowledgeOpenThreads != nil && *r.Body.AcknowledgeOpenThreads}
 	return s.creativeCommand(ctx, r.Params.IdempotencyKey, http.StatusOK, false,
 		func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error) {
 			return creative.Act(ctx, q, r.OrganizationId, r.CreativeId, user, in)

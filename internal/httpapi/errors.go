@@ -88,7 +88,9 @@ func organizationProblem(err error) error {
 		if refusal.Reason == review.Forbidden {
 			status = http.StatusForbidden
 		}
-		return problem.New(status, problem.Code(refusal.Reason), "%s", refusal.Detail)
+		p := problem.New(status, problem.Code(refusal.Reason), "%s", refusal.Detail)
+		p.OpenThreadIds = refusal.Threads
+		return p
 	}
 	return err
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/google/uuid"
+
 	"creativeapi/gen/api"
 )
 
@@ -42,6 +44,7 @@ const (
 	UploadsUnavailable       Code = "uploads_unavailable"
 	TransferUnknown          Code = "transfer_unknown"
 	TransferTaken            Code = "transfer_taken"
+	OpenThreads              Code = "open_threads"
 )
 
 // FieldCode is the machine-readable kind of a field error (FieldError.code
@@ -75,6 +78,8 @@ type Error struct {
 	FieldErrors []FieldError
 	// RetryAfter, in seconds, becomes the Retry-After header when positive.
 	RetryAfter int
+	// OpenThreadIds are open_threads' threads (the Problem's openThreadIds).
+	OpenThreadIds []uuid.UUID
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Detail) }
@@ -138,6 +143,7 @@ var titles = map[Code]string{
 	UploadsUnavailable:       "Uploads unavailable",
 	TransferUnknown:          "Transfer unknown",
 	TransferTaken:            "Transfer taken",
+	OpenThreads:              "Open threads",
 }
 
 // Marshal renders e as openapi.yaml's Problem, the one place where a
@@ -153,6 +159,9 @@ func Marshal(baseURL, traceID string, e *Error) []byte {
 	}
 	if len(e.FieldErrors) > 0 {
 		body.FieldErrors = &e.FieldErrors
+	}
+	if len(e.OpenThreadIds) > 0 {
+		body.OpenThreadIds = &e.OpenThreadIds
 	}
 	b, err := json.Marshal(body)
 	if err != nil {

@@ -11,10 +11,13 @@ const (
 	ActionEditComment    Action = "edit_comment"
 	ActionResolveComment Action = "resolve_comment"
 	ActionDeleteComment  Action = "delete_comment"
+	// ActionAddressComment marks a thread addressed in a later version
+	// (docs/review.md, "Threads that follow the work").
+	ActionAddressComment Action = "address_comment"
 )
 
 // CommentChanges lists the comment changes, in the order of commentTable.
-var CommentChanges = []Action{ActionComment, ActionEditComment, ActionResolveComment, ActionDeleteComment}
+var CommentChanges = []Action{ActionComment, ActionEditComment, ActionResolveComment, ActionDeleteComment, ActionAddressComment}
 
 // commentRule is one row of the comments' rights table.
 type commentRule struct {
@@ -33,6 +36,7 @@ type commentRule struct {
 //	edit_comment     the comment's author
 //	resolve_comment  admins, reviewers, the creative's author
 //	delete_comment   the comment's author, or an admin
+//	address_comment  the creative's author, or an admin
 var commentTable = map[Action]commentRule{
 	ActionComment: {
 		rights: func(who Caller, _, _ bool) *Refusal {
@@ -55,6 +59,12 @@ var commentTable = map[Action]commentRule{
 			return nil
 		}
 		return forbidden("Only an admin, a reviewer or the creative's author may resolve or reopen a thread.")
+	}},
+	ActionAddressComment: {rights: func(who Caller, creativeAuthor, _ bool) *Refusal {
+		if who.Role == RoleAdmin || (creativeAuthor && who.Role != RoleViewer) {
+			return nil
+		}
+		return forbidden("Only the creative's author or an admin may mark a thread addressed.")
 	}},
 	ActionDeleteComment: {rights: func(who Caller, _, commentAuthor bool) *Refusal {
 		if commentAuthor || who.Role == RoleAdmin {

@@ -63,6 +63,12 @@ func TestCommentRights(t *testing.T) {
 		{review.ActionDeleteComment, who{role: review.RoleAdmin}, ok},
 		{review.ActionDeleteComment, who{role: review.RoleReviewer}, review.Forbidden},
 		{review.ActionDeleteComment, who{role: review.RoleAuthor, creativeAuthor: true}, review.Forbidden},
+
+		{review.ActionAddressComment, who{role: review.RoleAuthor, creativeAuthor: true}, ok},
+		{review.ActionAddressComment, who{role: review.RoleAdmin}, ok},
+		{review.ActionAddressComment, who{role: review.RoleReviewer}, review.Forbidden},
+		{review.ActionAddressComment, who{role: review.RoleAuthor, commentAuthor: true}, review.Forbidden},
+		{review.ActionAddressComment, who{role: review.RoleViewer, creativeAuthor: true}, review.Forbidden},
 	} {
 		c := review.Creative{Status: review.StatusInReview, AuthorID: authorID, HasCurrentVersion: true, Version: 3}
 		caller := review.Caller{UserID: otherID, Role: tt.who.role}

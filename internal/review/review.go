@@ -134,6 +134,9 @@ const (
 	// InvalidTransition means the caller may make the change, but not in
 	// the creative's current state: 409 invalid_transition.
 	InvalidTransition Reason = "invalid_transition"
+	// OpenThreads means submit found open threads not marked addressed
+	// (CheckOpenThreads): 409 open_threads.
+	OpenThreads Reason = "open_threads"
 )
 
 // Refusal is the error Decide and Check return when a change may not be
@@ -143,6 +146,8 @@ type Refusal struct {
 	Reason Reason
 	// Detail is a human sentence for the Problem's detail field.
 	Detail string
+	// Threads are the threads an OpenThreads refusal is about.
+	Threads []uuid.UUID
 }
 
 // Error returns the detail prefixed with the reason, for logs.
@@ -445,4 +450,21 @@ func verb(a Action) string {
 		return "assign a reviewer to"
 	}
 	return string(a)
+}
+
+// CheckOpenThreads is submit's last refusal, after Check's: threads left
+// open on any version follow the work, and a submit does not go past the
+// ones the author has not marked addressed (unaddressed, oldest first)
+// unless the caller acknowledges them (docs/review.md, "Threads that
+// follow the work"). Only submit looks at threads.
+func CheckOpenThreads(a Action, unaddressed []uuid.UUID, acknowledged bool) error {
+	if a != ActionSubmit || len(unaddressed) == 0 || acknowledged {
+		return nil
+	}
+	noun := "threads are"
+	if len(unaddressed) == 1 {
+		noun = "thread is"
+	}
+	return &Refusal{Reason: OpenThreads, Threads: unaddressed,
+		Detail: fmt.Sprintf("%d open %s not marked addressed. Address them (addressedInVersion), or submit with acknowledgeOpenThreads.", len(unaddressed), noun)}
 }

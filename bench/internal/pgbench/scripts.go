@@ -255,6 +255,7 @@ func actionScript(b *builder) {
 				b.query("CreativeTransition", map[string]string{
 					"to_status": to, "version": ":ver", "updated_at": ":now", "approved_version_id": "NULL",
 					"id": ":cid", "actor_id": ":user_id", "action": verb, "from_status": from, "comment": comment,
+					"acknowledged_threads": "NULL",
 				}, false)
 				b.query("CreativeVersionsWithAssets", map[string]string{"ids": ":vids"}, false)
 			})

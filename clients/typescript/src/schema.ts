@@ -506,8 +506,12 @@ export interface paths {
          *     - `parentId`: the replies of this top-level comment.
          *     - `mentions=me`: comments that mention the caller (the mentioned
          *       user also gets `creative.mentioned` on their live stream).
+         *     - `open`: the creative's threads, top-level comments of every
+         *       version: `true` the open ones (unresolved and not deleted, what
+         *       `openThreadCount` counts), `false` the resolved ones.
          *
-         *     `resolved` and `parentId` do not combine (422 on `resolved`). Page
+         *     `resolved` and `parentId` do not combine (422 on `resolved`), nor
+         *     does `open` with either (422 on `open`). Page
          *     with `limit` and `cursor`; send the same filters with a cursor as
          *     with the page it came from.
          */
@@ -1163,7 +1167,7 @@ export interface components {
              *     `internal_error`, `service_unavailable`, `deposits_unavailable`,
              *     `deposit_capacity_exhausted`, `too_many_streams`, `storage_quota_exceeded`,
              *     `upload_incomplete`, `upload_mismatch`, `uploads_unavailable`,
-             *     `transfer_unknown`, `transfer_taken`. New codes may be added: treat an
+             *     `transfer_unknown`, `transfer_taken`, `open_threads`. New codes may be added: treat an
              *     unknown code by its `status`.
              * @example invalid_request
              */
@@ -1174,6 +1178,8 @@ export interface components {
             traceId: string;
             /** @description Every failing field, present on validation failures (422 `invalid_request`); at most 100, and when more failed the `detail` says how many. */
             fieldErrors?: components["schemas"]["FieldError"][];
+            /** @description For `open_threads`, the open threads not marked addressed (the first 100, oldest first). */
+            openThreadIds?: string[];
         };
         FieldError: {
             /**
@@ -1278,6 +1284,12 @@ export interface components {
             expectedVersion?: number;
             /** @description A note for the event history; required for `request_changes`, where it must hold more than white space. */
             comment?: string;
+            /**
+             * @description With `submit`: submit although open threads are not marked
+             *     addressed (else 409 `open_threads`); the history's event lists
+             *     them in `acknowledgedOpenThreadIds`. Ignored by other actions.
+             */
+            acknowledgeOpenThreads?: boolean;
         };
         Asset: {
             /** Format: uuid */
@@ -1342,6 +1354,14 @@ export interface components {
             approvedVersion: components["schemas"]["CreativeVersion"] | null;
             /** @description The open (unresolved, not deleted) top-level review comments on the current version; 0 without a version. */
             openCommentCount: number;
+            /**
+             * @description The creative's open threads: its open (unresolved, not deleted)
+             *     top-level review comments of every version. A thread left open on
+             *     an earlier version stays open on the creative until a reviewer
+             *     resolves it; `submit` refuses while any is not marked addressed
+             *     (409 `open_threads`).
+             */
+            openThreadCount: number;
         };
         /**
          * @description A creative as everyone allowed to read it sees it: `CreativeDetail`
@@ -1381,6 +1401,14 @@ export interface components {
             approvedVersion: components["schemas"]["CreativeVersion"] | null;
             /** @description The open (unresolved, not deleted) top-level review comments on the current version; 0 without a version. */
             openCommentCount: number;
+            /**
+             * @description The creative's open threads: its open (unresolved, not deleted)
+             *     top-level review comments of every version. A thread left open on
+             *     an earlier version stays open on the creative until a reviewer
+             *     resolves it; `submit` refuses while any is not marked addressed
+             *     (409 `open_threads`).
+             */
+            openThreadCount: number;
         };
         /**
          * @description The creative's name for humans; not blank, no control characters.
@@ -1567,6 +1595,8 @@ export interface components {
             comment: string | null;
             /** @description For `updated`, each changed field; null for every other type. */
             changes: components["schemas"]["CreativeChange"][] | null;
+            /** @description For a `submit` sent with `acknowledgeOpenThreads`, the open threads not marked addressed that it went past; null otherwise. */
+            acknowledgedOpenThreadIds: string[] | null;
             /** Format: date-time */
             createdAt: string;
         };
@@ -2064,6 +2094,14 @@ export interface components {
             body?: components["schemas"]["CommentBody"];
             /** @description `true` resolves the thread, `false` reopens it. */
             resolved?: boolean;
+            /**
+             * Format: int32
+             * @description The creative's author (or an admin) marks a top-level comment
+             *     addressed in a later version (a `number` after the comment's, up
+             *     to the current version); null clears it. A reviewer still
+             *     resolves the thread.
+             */
+            addressedInVersion?: number | null;
         };
         /** @description A review comment on a version of a creative. Every field is always present; the nullable ones are null when unset. */
         Comment: {
@@ -2099,6 +2137,8 @@ export interface components {
             editedAt: string | null;
             /** @description A deleted comment kept because it has replies (a tombstone): `body` is "", `anchor` null, `mentions` empty. */
             deleted: boolean;
+            /** @description The version the author marked this thread addressed in; null when not marked (always null on replies). */
+            addressedInVersion: number | null;
         };
         CommentList: {
             items: components["schemas"]["Comment"][];
@@ -3246,6 +3286,11 @@ export interface operations {
              *     `idempotency_key_in_use`: a request with this `Idempotency-Key`
              *     is still running. Retry with the same key after `Retry-After`
              *     seconds.
+             *     `open_threads`: `submit` while the creative has open threads
+             *     (of any version) not marked addressed: their ids are in
+             *     `openThreadIds`. Mark them addressed (`updateCreativeComment`
+             *     with `addressedInVersion`), or send `acknowledgeOpenThreads:
+             *     true` to submit anyway (the history records it).
              *     None of these is stored under the `Idempotency-Key`: they depend
              *     on state that changes, so a retry with the same key is judged
              *     on the creative as it is then.
@@ -3474,6 +3519,8 @@ export interface operations {
                 parentId?: string;
                 /** @description `me`: only comments that mention the caller. */
                 mentions?: "me";
+                /** @description Only threads (top-level comments of every version), open (`true`) or resolved (`false`). */
+                open?: boolean;
                 /** @description The page size (send it once). */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `nextCursor` of the previous page, as it came (send it once). */
