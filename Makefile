@@ -33,6 +33,7 @@ deps-run: ## Install only what make run and make bench need (the PostgreSQL serv
 	@sh scripts/ensure-postgres.sh
 
 build: ## Build bin/creativeapi (creativeapi version names the commit).
+	@[ -x bin/creativeapi ] || echo "make: building bin/creativeapi; the first build downloads and compiles its modules (several minutes on a 2-core machine, then seconds)"
 	$(GO) build -ldflags "-X main.buildCommit=$$(git rev-parse HEAD 2>/dev/null)$$(git diff --quiet HEAD 2>/dev/null || echo +dirty)" -o bin/creativeapi ./cmd/creativeapi
 
 client-pack: ## Build the TypeScript client as the npm package @creativeapi/client: dist/creativeapi-client-<version>.tgz.
@@ -42,6 +43,7 @@ run: deps-run build s3-server ## Migrate, seed the demo data and serve on http:/
 	$(DEV_ENV) ./bin/creativeapi serve --migrate --seed --devchain
 
 s3-server: ## Build bin/versitygw, the S3-compatible store of make run (pinned in tools/s3/go.mod; about a minute the first time).
+	@[ -x bin/versitygw ] || echo "make: building bin/versitygw, the S3-compatible store (a minute or two the first time)"
 	$(GO) build -modfile=tools/s3/go.mod -o bin/versitygw github.com/versity/versitygw/cmd/versitygw
 
 stop: ## Stop the development server make run started (SIGTERM: it drains, then stops its PostgreSQL and simulator).
