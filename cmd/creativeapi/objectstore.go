@@ -44,7 +44,7 @@ func openObjectStore(ctx context.Context, cfg config.Config, log *slog.Logger) (
 	origins := append([]string{cfg.PublicBaseURL}, cfg.AllowedOrigins...)
 	srv, err := s3server.Start(ctx, s3server.Options{
 		Bin: cfg.S3ServerBin, DataDir: filepath.Join(cfg.DataDir, "s3"), Bucket: cfg.S3Bucket, Region: cfg.S3Region,
-		AllowedOrigins: origins, Log: s3Log,
+		AllowedOrigins: origins, Log: s3Log, Addr: cfg.S3DevAddr,
 	})
 	if err != nil {
 		s3Log.Close()

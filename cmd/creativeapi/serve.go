@@ -82,7 +82,8 @@ what each means):
   S3_ENDPOINT S3_PUBLIC_ENDPOINT S3_BUCKET S3_REGION=us-east-1
   S3_ACCESS_KEY_ID S3_SECRET_ACCESS_KEY   the object store of uploads (unset
                              S3_BUCKET: no uploads, but with DEV_MODE=true: a
-                             private store under DATA_DIR, S3_SERVER_BIN=bin/versitygw)
+                             private store under DATA_DIR, S3_SERVER_BIN=bin/versitygw,
+                             on S3_DEV_ADDR (host:port; default a free port))
   UPLOAD_MAX_BYTES=2147483648 ORG_STORAGE_QUOTA_BYTES=107374182400 UPLOAD_TTL=24h
   APPROVAL_SIGNING_KEY       the Ed25519 private key (PEM text, or its file) that signs
                              approval records; required without DEV_MODE (which makes

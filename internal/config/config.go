@@ -147,6 +147,9 @@ type Config struct {
 	// S3ServerBin is the versitygw executable of the private store
 	// (`make s3-server` builds bin/versitygw).
 	S3ServerBin string
+	// S3DevAddr pins the private store's address (host:port); empty means
+	// a free loopback port at each start.
+	S3DevAddr string
 
 	// ApprovalSigningKey is the Ed25519 private key (PEM) that signs
 	// approval records (APPROVAL_SIGNING_KEY: the PEM text, or the path of
@@ -237,6 +240,7 @@ func Load(getenv func(string) string) (Config, error) {
 		OrgStorageQuotaBytes:       p.int64("ORG_STORAGE_QUOTA_BYTES", 100<<30),
 		UploadTTL:                  p.duration("UPLOAD_TTL", 24*time.Hour),
 		S3ServerBin:                p.str("S3_SERVER_BIN", "bin/versitygw"),
+		S3DevAddr:                  p.str("S3_DEV_ADDR", ""),
 		ApprovalSigningKey:         p.pem("APPROVAL_SIGNING_KEY"),
 		ApprovalSigningKeyPrevious: p.pem("APPROVAL_SIGNING_KEY_PREVIOUS"),
 	}
@@ -411,6 +415,11 @@ func (c Config) validateS3() []error {
 	}
 	if c.OrgStorageQuotaBytes < 1 {
 		bad("ORG_STORAGE_QUOTA_BYTES=%d: must be positive", c.OrgStorageQuotaBytes)
+	}
+	if c.S3DevAddr != "" {
+		if _, _, err := net.SplitHostPort(c.S3DevAddr); err != nil {
+			bad("S3_DEV_ADDR=%q: want host:port (%v)", c.S3DevAddr, err)
+		}
 	}
 	if c.UploadTTL < time.Minute || c.UploadTTL > 7*24*time.Hour {
 		bad("UPLOAD_TTL=%s: want 1m to 168h (a presigned URL lives at most 7 days)", c.UploadTTL)

@@ -50,6 +50,9 @@ type Options struct {
 	AllowedOrigins []string
 	// Log receives the server's own output; nil discards it.
 	Log io.Writer
+	// Addr, when set (host:port), is where the store listens instead of a
+	// free loopback port, so a page's Content-Security-Policy can name it.
+	Addr string
 }
 
 // Server is a running store.
@@ -89,7 +92,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	}
 	for attempt := 1; ; attempt++ {
 		s, err := start(ctx, opts, objects, key, secret, logw)
-		if errors.Is(err, errPortTaken) && attempt < 5 {
+		if errors.Is(err, errPortTaken) && attempt < 5 && opts.Addr == "" {
 			continue
 		}
 		return s, err
@@ -99,11 +102,10 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 var errPortTaken = errors.New("the port was taken before versitygw bound it")
 
 func start(ctx context.Context, opts Options, objects, key, secret string, logw io.Writer) (*Server, error) {
-	port, err := freePort()
+	addr, port, err := listenAddr(opts.Addr)
 	if err != nil {
 		return nil, err
 	}
-	addr := "127.0.0.1:" + strconv.Itoa(port)
 	// --keep-alive: versitygw closes every connection after one answer
 	// unless told otherwise, so each of the API's store calls paid a new
 	// TCP connection (about a tenth of createUpload's CPU in a profile).
@@ -263,4 +265,22 @@ func Binary(ctx context.Context, goBin, moduleRoot string) (string, error) {
 		return "", err
 	}
 	return bin, nil
+}
+
+// listenAddr is where the store listens: addr as given, or a free
+// loopback port when addr is empty.
+func listenAddr(addr string) (string, int, error) {
+	if addr == "" {
+		port, err := freePort()
+		return "127.0.0.1:" + strconv.Itoa(port), port, err
+	}
+	_, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, fmt.Errorf("s3server: address %q: %w", addr, err)
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil || port < 1 || port > 65535 {
+		return "", 0, fmt.Errorf("s3server: address %q: want host:port with a port from 1 to 65535", addr)
+	}
+	return addr, port, nil
 }

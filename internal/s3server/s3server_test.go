@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"os"
@@ -21,6 +22,12 @@ const origin = "http://app.example.test"
 
 func startServer(t *testing.T, dataDir string) *s3server.Server {
 	t.Helper()
+	return startServerAt(t, dataDir, "")
+}
+
+// startServerAt starts the store on addr (empty: a free port).
+func startServerAt(t *testing.T, dataDir, addr string) *s3server.Server {
+	t.Helper()
 	ctx := context.Background()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -34,7 +41,7 @@ func startServer(t *testing.T, dataDir string) *s3server.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := s3server.Start(ctx, s3server.Options{Bin: bin, DataDir: dataDir, Bucket: "creatives", AllowedOrigins: []string{origin}})
+	srv, err := s3server.Start(ctx, s3server.Options{Bin: bin, DataDir: dataDir, Bucket: "creatives", AllowedOrigins: []string{origin}, Addr: addr})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,4 +167,26 @@ func TestTheStoreKeepsConnectionsAlive(t *testing.T) {
 	if fresh != 1 {
 		t.Fatalf("5 calls opened %d connections", fresh)
 	}
+}
+
+// TestAPinnedAddressIsWhereTheStoreListens: S3_DEV_ADDR (Options.Addr)
+// puts the store on that address at every start, so a page's
+// Content-Security-Policy can name it.
+func TestAPinnedAddressIsWhereTheStoreListens(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	srv := startServerAt(t, t.TempDir(), addr)
+	if srv.Endpoint != "http://"+addr {
+		t.Fatalf("endpoint %s, want http://%s", srv.Endpoint, addr)
+	}
+	res, err := http.Get(srv.Endpoint)
+	if err != nil {
+		t.Fatalf("nothing answers on the pinned address: %v", err)
+	}
+	res.Body.Close()
 }
