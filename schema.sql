@@ -405,7 +405,13 @@ CREATE TABLE webhook_endpoints (
     disabled_reason text,
     secret          text NOT NULL CHECK (secret LIKE 'whsec\_%'),
     created_at      timestamptz NOT NULL DEFAULT now(),
-    updated_at      timestamptz NOT NULL DEFAULT now()
+    updated_at      timestamptz NOT NULL DEFAULT now(),
+    -- previous_secret signs deliveries beside secret until
+    -- previous_secret_until, after a rotation (docs/events.md).
+    previous_secret       text CHECK (previous_secret LIKE 'whsec\_%'),
+    previous_secret_until timestamptz,
+    CONSTRAINT webhook_endpoints_previous_secret_until_check
+        CHECK ((previous_secret IS NULL) = (previous_secret_until IS NULL))
 );
 
 CREATE INDEX webhook_endpoints_organization_id_idx ON webhook_endpoints (organization_id, created_at, id);

@@ -98,8 +98,10 @@ UPDATE webhook_endpoints SET enabled = false, disabled_reason = @reason, updated
 WHERE id = @id;
 
 -- name: WebhookDeliveryForAttempt :one
--- WebhookDeliveryForAttempt reads what one attempt sends.
-SELECT d.id, d.status, d.event_type, d.endpoint_id, w.url, w.secret, w.enabled, e.payload, e.created_at AS event_created_at
+-- WebhookDeliveryForAttempt reads what one attempt sends, the secret a
+-- rotation replaced (it signs until previous_secret_until) included.
+SELECT d.id, d.status, d.event_type, d.endpoint_id, w.url, w.secret, w.enabled, e.payload, e.created_at AS event_created_at,
+       w.previous_secret, w.previous_secret_until
 FROM webhook_deliveries d
 JOIN webhook_endpoints w ON w.id = d.endpoint_id
 JOIN outbox_events e ON e.id = d.event_id

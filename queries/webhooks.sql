@@ -25,3 +25,12 @@ RETURNING *;
 -- WebhookEndpointDelete removes an endpoint with its deliveries and their
 -- attempts (ON DELETE CASCADE).
 DELETE FROM webhook_endpoints WHERE id = @id AND organization_id = @organization_id;
+
+-- name: WebhookEndpointRotateSecret :one
+-- WebhookEndpointRotateSecret makes secret the endpoint's signing secret;
+-- the one it replaces keeps signing beside it until previous_until.
+UPDATE webhook_endpoints
+SET previous_secret = webhook_endpoints.secret, previous_secret_until = @previous_until::timestamptz,
+    secret = @secret, updated_at = now()
+WHERE id = @id
+RETURNING *;

@@ -1911,6 +1911,15 @@ type WebhookEventType string
 // WebhookEventTypes The event types the endpoint receives, each once.
 type WebhookEventTypes = []WebhookEventType
 
+// WebhookSecretRotation defines model for WebhookSecretRotation.
+type WebhookSecretRotation struct {
+	// PreviousSecretExpiresAt Until then deliveries carry a signature with the previous secret too.
+	PreviousSecretExpiresAt time.Time `json:"previousSecretExpiresAt"`
+
+	// Secret The new signing secret, shown this once.
+	Secret string `json:"secret"`
+}
+
 // WebhookURL Where deliveries are posted: an absolute `https` URL without
 // credentials or fragment that names no private, loopback or
 // link-local address.
@@ -2363,6 +2372,9 @@ type ServerInterface interface {
 	// ListWebhookDeliveries List an endpoint's deliveries and their attempts
 	// (GET /api/v1/organizations/{organizationId}/webhooks/{webhookId}/deliveries)
 	ListWebhookDeliveries(ctx echo.Context, organizationId OrganizationId, webhookId WebhookId, params ListWebhookDeliveriesParams) error
+	// RotateWebhookSecret Replace an endpoint's signing secret
+	// (POST /api/v1/organizations/{organizationId}/webhooks/{webhookId}/rotate-secret)
+	RotateWebhookSecret(ctx echo.Context, organizationId OrganizationId, webhookId WebhookId) error
 	// GetHealth Check that the process is up
 	// (GET /healthz)
 	GetHealth(ctx echo.Context) error
@@ -3486,6 +3498,30 @@ func (w *ServerInterfaceWrapper) ListWebhookDeliveries(ctx echo.Context) error {
 	return err
 }
 
+// RotateWebhookSecret converts echo context to params.
+func (w *ServerInterfaceWrapper) RotateWebhookSecret(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "webhookId" -------------
+	var webhookId WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "webhookId", ctx.Param("webhookId"), &webhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhookId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RotateWebhookSecret(ctx, organizationId, webhookId)
+	return err
+}
+
 // GetHealth converts echo context to params.
 func (w *ServerInterfaceWrapper) GetHealth(ctx echo.Context) error {
 	var err error
@@ -3576,6 +3612,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks/:webhookId", wrapper.DeleteWebhookEndpoint, options.OperationMiddlewares["deleteWebhookEndpoint"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks/:webhookId", wrapper.GetWebhookEndpoint, options.OperationMiddlewares["getWebhookEndpoint"]...)
 	router.PATCH(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks/:webhookId", wrapper.UpdateWebhookEndpoint, options.OperationMiddlewares["updateWebhookEndpoint"]...)
+	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks/:webhookId/rotate-secret", wrapper.RotateWebhookSecret, options.OperationMiddlewares["rotateWebhookSecret"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks/:webhookId/deliveries", wrapper.ListWebhookDeliveries, options.OperationMiddlewares["listWebhookDeliveries"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/uploads", wrapper.CreateUpload, options.OperationMiddlewares["createUpload"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/uploads/:uploadId", wrapper.GetUpload, options.OperationMiddlewares["getUpload"]...)
@@ -8979,6 +9016,131 @@ func (response ListWebhookDeliveries503JSONResponse) VisitListWebhookDeliveriesR
 	return err
 }
 
+type RotateWebhookSecretRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	WebhookId      WebhookId      `json:"webhookId"`
+}
+
+type RotateWebhookSecretResponseObject interface {
+	VisitRotateWebhookSecretResponse(w http.ResponseWriter) error
+}
+
+type RotateWebhookSecret200JSONResponse WebhookSecretRotation
+
+func (response RotateWebhookSecret200JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecret401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response RotateWebhookSecret401JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecret403JSONResponse struct{ AdminOnlyJSONResponse }
+
+func (response RotateWebhookSecret403JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecret404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RotateWebhookSecret404JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecret422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response RotateWebhookSecret422JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecret431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response RotateWebhookSecret431JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecret500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RotateWebhookSecret500JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecret503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RotateWebhookSecret503JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetHealthRequestObject struct {
 }
 
@@ -9176,6 +9338,9 @@ type StrictServerInterface interface {
 	// ListWebhookDeliveries List an endpoint's deliveries and their attempts
 	// (GET /api/v1/organizations/{organizationId}/webhooks/{webhookId}/deliveries)
 	ListWebhookDeliveries(ctx context.Context, request ListWebhookDeliveriesRequestObject) (ListWebhookDeliveriesResponseObject, error)
+	// RotateWebhookSecret Replace an endpoint's signing secret
+	// (POST /api/v1/organizations/{organizationId}/webhooks/{webhookId}/rotate-secret)
+	RotateWebhookSecret(ctx context.Context, request RotateWebhookSecretRequestObject) (RotateWebhookSecretResponseObject, error)
 	// GetHealth Check that the process is up
 	// (GET /healthz)
 	GetHealth(ctx context.Context, request GetHealthRequestObject) (GetHealthResponseObject, error)
@@ -10436,6 +10601,32 @@ func (sh *strictHandler) ListWebhookDeliveries(ctx echo.Context, organizationId 
 		return err
 	} else if validResponse, ok := response.(ListWebhookDeliveriesResponseObject); ok {
 		return validResponse.VisitListWebhookDeliveriesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RotateWebhookSecret operation middleware
+func (sh *strictHandler) RotateWebhookSecret(ctx echo.Context, organizationId OrganizationId, webhookId WebhookId) error {
+	var request RotateWebhookSecretRequestObject
+
+	request.OrganizationId = organizationId
+	request.WebhookId = webhookId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RotateWebhookSecret(ctx.Request().Context(), request.(RotateWebhookSecretRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RotateWebhookSecret")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RotateWebhookSecretResponseObject); ok {
+		return validResponse.VisitRotateWebhookSecretResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

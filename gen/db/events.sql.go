@@ -349,7 +349,8 @@ func (q *Queries) WebhookDeliveryCancel(ctx context.Context, id uuid.UUID) error
 }
 
 const webhookDeliveryForAttempt = `-- name: WebhookDeliveryForAttempt :one
-SELECT d.id, d.status, d.event_type, d.endpoint_id, w.url, w.secret, w.enabled, e.payload, e.created_at AS event_created_at
+SELECT d.id, d.status, d.event_type, d.endpoint_id, w.url, w.secret, w.enabled, e.payload, e.created_at AS event_created_at,
+       w.previous_secret, w.previous_secret_until
 FROM webhook_deliveries d
 JOIN webhook_endpoints w ON w.id = d.endpoint_id
 JOIN outbox_events e ON e.id = d.event_id
@@ -357,18 +358,21 @@ WHERE d.id = $1
 `
 
 type WebhookDeliveryForAttemptRow struct {
-	ID             uuid.UUID
-	Status         string
-	EventType      string
-	EndpointID     uuid.UUID
-	Url            string
-	Secret         string
-	Enabled        bool
-	Payload        []byte
-	EventCreatedAt time.Time
+	ID                  uuid.UUID
+	Status              string
+	EventType           string
+	EndpointID          uuid.UUID
+	Url                 string
+	Secret              string
+	Enabled             bool
+	Payload             []byte
+	EventCreatedAt      time.Time
+	PreviousSecret      *string
+	PreviousSecretUntil *time.Time
 }
 
-// WebhookDeliveryForAttempt reads what one attempt sends.
+// WebhookDeliveryForAttempt reads what one attempt sends, the secret a
+// rotation replaced (it signs until previous_secret_until) included.
 func (q *Queries) WebhookDeliveryForAttempt(ctx context.Context, id uuid.UUID) (WebhookDeliveryForAttemptRow, error) {
 	row := q.db.QueryRow(ctx, webhookDeliveryForAttempt, id)
 	var i WebhookDeliveryForAttemptRow
@@ -382,6 +386,8 @@ func (q *Queries) WebhookDeliveryForAttempt(ctx context.Context, id uuid.UUID) (
 		&i.Enabled,
 		&i.Payload,
 		&i.EventCreatedAt,
+		&i.PreviousSecret,
+		&i.PreviousSecretUntil,
 	)
 	return i, err
 }
@@ -457,7 +463,7 @@ func (q *Queries) WebhookDeliveryList(ctx context.Context, arg WebhookDeliveryLi
 const webhookEndpointCreate = `-- name: WebhookEndpointCreate :one
 INSERT INTO webhook_endpoints (organization_id, url, event_types, enabled, secret)
 VALUES ($1, $2, $3, $4, $5)
-RETURNING id, organization_id, url, event_types, enabled, disabled_reason, secret, created_at, updated_at
+RETURNING id, organization_id, url, event_types, enabled, disabled_reason, secret, created_at, updated_at, previous_secret, previous_secret_until
 `
 
 type WebhookEndpointCreateParams struct {
@@ -487,6 +493,8 @@ func (q *Queries) WebhookEndpointCreate(ctx context.Context, arg WebhookEndpoint
 		&i.Secret,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.PreviousSecret,
+		&i.PreviousSecretUntil,
 	)
 	return i, err
 }
@@ -508,7 +516,7 @@ func (q *Queries) WebhookEndpointDisable(ctx context.Context, arg WebhookEndpoin
 }
 
 const webhookEndpointGet = `-- name: WebhookEndpointGet :one
-SELECT id, organization_id, url, event_types, enabled, disabled_reason, secret, created_at, updated_at FROM webhook_endpoints WHERE id = $1 AND organization_id = $2
+SELECT id, organization_id, url, event_types, enabled, disabled_reason, secret, created_at, updated_at, previous_secret, previous_secret_until FROM webhook_endpoints WHERE id = $1 AND organization_id = $2
 `
 
 type WebhookEndpointGetParams struct {
@@ -529,6 +537,8 @@ func (q *Queries) WebhookEndpointGet(ctx context.Context, arg WebhookEndpointGet
 		&i.Secret,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.PreviousSecret,
+		&i.PreviousSecretUntil,
 	)
 	return i, err
 }

@@ -319,13 +319,15 @@ type WebhookDeliveryAttempt struct {
 }
 
 type WebhookEndpoint struct {
-	ID             uuid.UUID
-	OrganizationID uuid.UUID
-	Url            string
-	EventTypes     []string
-	Enabled        bool
-	DisabledReason *string
-	Secret         string
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	ID                  uuid.UUID
+	OrganizationID      uuid.UUID
+	Url                 string
+	EventTypes          []string
+	Enabled             bool
+	DisabledReason      *string
+	Secret              string
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+	PreviousSecret      *string
+	PreviousSecretUntil *time.Time
 }

@@ -32,7 +32,7 @@ func (q *Queries) WebhookEndpointDelete(ctx context.Context, arg WebhookEndpoint
 }
 
 const webhookEndpointLock = `-- name: WebhookEndpointLock :one
-SELECT id, organization_id, url, event_types, enabled, disabled_reason, secret, created_at, updated_at FROM webhook_endpoints WHERE id = $1 AND organization_id = $2 FOR UPDATE
+SELECT id, organization_id, url, event_types, enabled, disabled_reason, secret, created_at, updated_at, previous_secret, previous_secret_until FROM webhook_endpoints WHERE id = $1 AND organization_id = $2 FOR UPDATE
 `
 
 type WebhookEndpointLockParams struct {
@@ -54,13 +54,15 @@ func (q *Queries) WebhookEndpointLock(ctx context.Context, arg WebhookEndpointLo
 		&i.Secret,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.PreviousSecret,
+		&i.PreviousSecretUntil,
 	)
 	return i, err
 }
 
 const webhookEndpointPage = `-- name: WebhookEndpointPage :many
 
-SELECT id, organization_id, url, event_types, enabled, disabled_reason, secret, created_at, updated_at FROM webhook_endpoints
+SELECT id, organization_id, url, event_types, enabled, disabled_reason, secret, created_at, updated_at, previous_secret, previous_secret_until FROM webhook_endpoints
 WHERE organization_id = $1
   AND (created_at, id) < (coalesce($2::timestamptz, 'infinity'),
                           coalesce($3::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
@@ -102,6 +104,8 @@ func (q *Queries) WebhookEndpointPage(ctx context.Context, arg WebhookEndpointPa
 			&i.Secret,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.PreviousSecret,
+			&i.PreviousSecretUntil,
 		); err != nil {
 			return nil, err
 		}
@@ -113,11 +117,46 @@ func (q *Queries) WebhookEndpointPage(ctx context.Context, arg WebhookEndpointPa
 	return items, nil
 }
 
+const webhookEndpointRotateSecret = `-- name: WebhookEndpointRotateSecret :one
+UPDATE webhook_endpoints
+SET previous_secret = webhook_endpoints.secret, previous_secret_until = $1::timestamptz,
+    secret = $2, updated_at = now()
+WHERE id = $3
+RETURNING id, organization_id, url, event_types, enabled, disabled_reason, secret, created_at, updated_at, previous_secret, previous_secret_until
+`
+
+type WebhookEndpointRotateSecretParams struct {
+	PreviousUntil time.Time
+	Secret        string
+	ID            uuid.UUID
+}
+
+// WebhookEndpointRotateSecret makes secret the endpoint's signing secret;
+// the one it replaces keeps signing beside it until previous_until.
+func (q *Queries) WebhookEndpointRotateSecret(ctx context.Context, arg WebhookEndpointRotateSecretParams) (WebhookEndpoint, error) {
+	row := q.db.QueryRow(ctx, webhookEndpointRotateSecret, arg.PreviousUntil, arg.Secret, arg.ID)
+	var i WebhookEndpoint
+	err := row.Scan(
+		&i.ID,
+		&i.OrganizationID,
+		&i.Url,
+		&i.EventTypes,
+		&i.Enabled,
+		&i.DisabledReason,
+		&i.Secret,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.PreviousSecret,
+		&i.PreviousSecretUntil,
+	)
+	return i, err
+}
+
 const webhookEndpointUpdate = `-- name: WebhookEndpointUpdate :one
 UPDATE webhook_endpoints
 SET url = $1, event_types = $2, enabled = $3, disabled_reason = $4, updated_at = now()
 WHERE id = $5
-RETURNING id, organization_id, url, event_types, enabled, disabled_reason, secret, created_at, updated_at
+RETURNING id, organization_id, url, event_types, enabled, disabled_reason, secret, created_at, updated_at, previous_secret, previous_secret_until
 `
 
 type WebhookEndpointUpdateParams struct {
@@ -148,6 +187,8 @@ func (q *Queries) WebhookEndpointUpdate(ctx context.Context, arg WebhookEndpoint
 		&i.Secret,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.PreviousSecret,
+		&i.PreviousSecretUntil,
 	)
 	return i, err
 }

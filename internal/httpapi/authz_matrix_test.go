@@ -84,6 +84,7 @@ var authzMatrix = map[string]map[caller]string{
 	"updateWebhookEndpoint": adminOnly("200"),
 	"deleteWebhookEndpoint": adminOnly("204"),
 	"listWebhookDeliveries": adminOnly("200"),
+	"rotateWebhookSecret":   adminOnly("200"),
 	"getAccountBalance":     signedIn("200"),
 	"listAccountDeposits":   signedIn("200"),
 	"createAccountDeposit":  signedIn("201"),

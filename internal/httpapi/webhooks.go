@@ -231,3 +231,19 @@ func timeID(next *webhooks.Position) cursor.TimeID {
 	}
 	return cursor.TimeID{At: next.At, ID: next.ID}
 }
+
+// RotateWebhookSecret gives an endpoint a new signing secret, shown once;
+// the previous one signs beside it for webhooks.SecretOverlap.
+func (s *Server) RotateWebhookSecret(ctx context.Context, r api.RotateWebhookSecretRequestObject) (api.RotateWebhookSecretResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	var ep db.WebhookEndpoint
+	err := s.store.InTx(ctx, func(q store.Tx) error {
+		var err error
+		ep, err = webhooks.RotateSecret(ctx, q.Queries, r.OrganizationId, r.WebhookId, caller.UserID, time.Now())
+		return err
+	})
+	if err != nil {
+		return nil, webhookProblem(err)
+	}
+	return api.RotateWebhookSecret200JSONResponse{Secret: ep.Secret, PreviousSecretExpiresAt: ep.PreviousSecretUntil.UTC()}, nil
+}

@@ -454,3 +454,83 @@ func TestWebhooks_TheEventTypesAreTheCreativeEvents(t *testing.T) {
 		t.Fatalf("openapi.yaml's WebhookEventType %v; events.CreativeTypes %v", inSpec, inCode)
 	}
 }
+
+// TestWebhooks_ARotatedSecretSignsBesideTheNewOneFor24Hours: after
+// rotate-secret, deliveries carry two signatures (Standard Webhooks'
+// space-separated list) that the library verifies with either secret; once
+// the overlap ends, only the new secret signs.
+func TestWebhooks_ARotatedSecretSignsBesideTheNewOneFor24Hours(t *testing.T) {
+	t.Parallel()
+	d := newReviewDesk(t)
+	publish := startDelivery(t, d, true)
+	type got struct {
+		body   []byte
+		header http.Header
+	}
+	received := make(chan got, 10)
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		received <- got{body, r.Header.Clone()}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(rcv.Close)
+	ep := d.createWebhook(t, rcv.URL+"/hook", "creative.approved")
+
+	rotate := func(who string) *testenv.Response {
+		return d.clients[who].Do(http.MethodPost, webhookURL(d.org, ep.Id)+"/rotate-secret", nil)
+	}
+	if r := rotate("reviewer"); r.Status != http.StatusForbidden {
+		t.Fatalf("a reviewer rotates: %d %s", r.Status, r.Body)
+	}
+	if r := rotate("outsider"); r.Status != http.StatusNotFound {
+		t.Fatalf("an outsider rotates: %d %s", r.Status, r.Body)
+	}
+	if r := d.clients["admin"].Do(http.MethodPost, webhooksURL(d.org)+"/not-a-uuid/rotate-secret", nil); r.Status != http.StatusUnprocessableEntity {
+		t.Fatalf("a malformed endpoint id: %d %s", r.Status, r.Body)
+	}
+	r := rotate("admin")
+	if r.Status != http.StatusOK {
+		t.Fatalf("rotate: %d %s", r.Status, r.Body)
+	}
+	var rotated api.WebhookSecretRotation
+	r.JSON(t, &rotated)
+	if rotated.Secret == ep.Secret || time.Until(rotated.PreviousSecretExpiresAt) < 23*time.Hour {
+		t.Fatalf("rotation %+v", rotated)
+	}
+
+	deliver := func() got {
+		t.Helper()
+		id := d.creative(t, creativeSpec{status: review.StatusInReview, versions: 1})
+		if r := d.act("reviewer", id, map[string]any{"action": "approve"}); r.Status != http.StatusOK {
+			t.Fatalf("approve: %d %s", r.Status, r.Body)
+		}
+		publish()
+		select {
+		case g := <-received:
+			return g
+		case <-time.After(20 * time.Second):
+			t.Fatal("the receiver got nothing")
+		}
+		return got{}
+	}
+	verifies := func(secret string, g got) bool {
+		wh, err := standardwebhooks.NewWebhook(secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return wh.Verify(g.body, g.header) == nil
+	}
+	during := deliver()
+	if n := len(strings.Fields(during.header.Get("webhook-signature"))); n != 2 || !verifies(rotated.Secret, during) || !verifies(ep.Secret, during) {
+		t.Fatalf("during the overlap: %d signatures (%q); want two, each verifying with its secret", n, during.header.Get("webhook-signature"))
+	}
+
+	// The overlap ends.
+	if _, err := d.env.DB.Pool.Exec(context.Background(), "UPDATE webhook_endpoints SET previous_secret_until = now() - interval '1 second' WHERE id = $1", ep.Id); err != nil {
+		t.Fatal(err)
+	}
+	after := deliver()
+	if n := len(strings.Fields(after.header.Get("webhook-signature"))); n != 1 || !verifies(rotated.Secret, after) || verifies(ep.Secret, after) {
+		t.Fatalf("after the overlap: %d signatures; want the new secret's alone", n)
+	}
+}

@@ -264,3 +264,22 @@ func endpointNotVisible(err error) error {
 	}
 	return err
 }
+
+// SecretOverlap is how long a rotated-out secret keeps signing beside the
+// new one, so a receiver can switch at its own pace.
+const SecretOverlap = 24 * time.Hour
+
+// RotateSecret gives an endpoint of org a new signing secret; q must be a
+// transaction. The secret it replaces signs beside it for SecretOverlap
+// (a second rotation within it drops the oldest).
+func RotateSecret(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, now time.Time) (db.WebhookEndpoint, error) {
+	if err := authorizeAdmin(ctx, q, org, user); err != nil {
+		return db.WebhookEndpoint{}, err
+	}
+	if _, err := q.WebhookEndpointLock(ctx, db.WebhookEndpointLockParams{ID: id, OrganizationID: org}); err != nil {
+		return db.WebhookEndpoint{}, endpointNotVisible(err)
+	}
+	return q.WebhookEndpointRotateSecret(ctx, db.WebhookEndpointRotateSecretParams{
+		ID: id, Secret: NewSecret(), PreviousUntil: now.Add(SecretOverlap),
+	})
+}

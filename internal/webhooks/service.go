@@ -381,6 +381,15 @@ func (s *Service) send(ctx context.Context, d db.WebhookDeliveryForAttemptRow) r
 	if err != nil {
 		return fail(err)
 	}
+	if d.PreviousSecret != nil && d.PreviousSecretUntil != nil && res.started.Before(*d.PreviousSecretUntil) {
+		// After a rotation both secrets sign, space-separated, until the
+		// previous one's overlap ends (RotateSecret).
+		previous, err := Sign(*d.PreviousSecret, id, res.started, d.Payload)
+		if err != nil {
+			return fail(err)
+		}
+		sig += " " + previous
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.Url, strings.NewReader(string(d.Payload)))

@@ -744,6 +744,35 @@ export interface paths {
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
     };
+    "/api/v1/organizations/{organizationId}/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace an endpoint's signing secret
+         * @description Operation `rotateWebhookSecret` (the TypeScript client's function of that name).
+         *
+         *     Makes a new signing secret and answers it (the only time it is
+         *     shown). For the next 24 hours every delivery is signed with both
+         *     the new and the previous secret (`webhook-signature` holds the two
+         *     signatures, space-separated, as Standard Webhooks allows), so the
+         *     receiver can switch to the new one at its own pace; after that, the
+         *     new one only. A second rotation within the 24 hours drops the
+         *     oldest. Who: admins of the organization; other members get 403
+         *     `action_forbidden`.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizations/{organizationId}/webhooks/{webhookId}/deliveries": {
         parameters: {
             query?: never;
@@ -2004,6 +2033,15 @@ export interface components {
             finishedAt: string | null;
             /** @description Every attempt so far, first to last. */
             attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+        };
+        WebhookSecretRotation: {
+            /** @description The new signing secret, shown this once. */
+            secret: string;
+            /**
+             * Format: date-time
+             * @description Until then deliveries carry a signature with the previous secret too.
+             */
+            previousSecretExpiresAt: string;
         };
         WebhookDeliveryList: {
             items: components["schemas"]["WebhookDelivery"][];
@@ -4049,6 +4087,44 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+                /**
+                 * @description The webhook endpoint id.
+                 * @example 5e7d9c1b-3a2f-4b6e-8d0c-7f1a2b3c4d5e
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretRotation"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["AdminOnly"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
