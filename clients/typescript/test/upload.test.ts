@@ -7,22 +7,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash, getRandomValues } from "node:crypto";
 import { createApiClient, type UploadedAsset } from "../src/client.js";
+import { cookieFetch } from "./cookie-fetch.js";
 
 const baseUrl = process.env["API_BASE_URL"];
 if (!baseUrl) throw new Error("API_BASE_URL is not set: run this test through `go test ./internal/e2e`");
-
-/** A fetch that keeps the session cookie, as a browser does (node has no cookie jar). */
-function cookieFetch() {
-  let cookie: string | undefined;
-  return async (request: Request): Promise<Response> => {
-    const headers = new Headers(request.headers);
-    if (cookie) headers.set("Cookie", cookie);
-    const response = await fetch(new Request(request, { headers }));
-    const set = response.headers.get("Set-Cookie");
-    if (set) cookie = set.split(";")[0];
-    return response;
-  };
-}
 
 test("a file goes to the store in parts, a failed part is resumed, and the server checks what arrived", async () => {
   const api = createApiClient({ baseUrl, fetch: cookieFetch() });
