@@ -1,10 +1,7 @@
 package upload
 
 import (
-	"errors"
-	"io"
-
-	mp4 "github.com/yapingcat/gomedia/go-mp4"
+	"encoding/binary"
 )
 
 // TailLen is how many of a stored file's last bytes complete keeps for an
@@ -13,79 +10,225 @@ import (
 // either end without a second read of the object.
 const TailLen = 1 << 20
 
-// ProbeMP4 reads an MP4's width and height (its video track's sample
-// entry) and duration (mvhd's duration over its timescale) with
-// github.com/yapingcat/gomedia's demuxer, from the file's first and last
-// bytes; the media data between them is skipped, never read. A moov box
-// out of both windows, no video track or a file the demuxer refuses give
-// what could be read (possibly nothing).
+// ProbeMP4 reads an MP4's width and height (its video track's tkhd) and
+// duration (mvhd's duration over its timescale) from the file's first and
+// last bytes, with a reader of our own over the box headers: a file from a
+// user is hostile, and a demuxer that sizes its tables by counts read from
+// the file let 112 bytes ask for 172 GB (docs/uploads.md, "Probing"). No
+// allocation here is sized by a number read from the file: every box size
+// is checked against its parent's and the file's, nesting is bounded, and
+// so is the number of boxes looked at. The media data between the two
+// windows is skipped, never read. A moov box out of both windows, no video
+// track, or a box that lies give what could be read (possibly nothing).
 func ProbeMP4(head, tail []byte, size int64) (m Media) {
-	defer func() {
-		// A parser of untrusted bytes must not take the server down.
-		if recover() != nil {
-			m = Media{}
+	f := sparse{head: head, tail: tail, size: size}
+	budget := maxBoxes
+	var moov []byte
+	for off := int64(0); off < size && moov == nil; {
+		b, ok := f.box(off, size, &budget)
+		if !ok {
+			return Media{}
 		}
-	}()
-	d := mp4.CreateMp4Demuxer(&sparse{head: head, tail: tail, size: size})
-	tracks, err := d.ReadHead()
-	if err != nil {
+		if b.kind == "moov" {
+			if moov = f.bytes(b.body, b.end); moov == nil {
+				return Media{} // moov in neither window
+			}
+		}
+		off = b.end
+	}
+	if moov == nil {
 		return Media{}
 	}
-	for _, t := range tracks {
-		if (t.Cid == mp4.MP4_CODEC_H264 || t.Cid == mp4.MP4_CODEC_H265) && t.Width > 0 && t.Height > 0 && t.Width <= 1<<20 && t.Height <= 1<<20 {
-			w, h := int32(t.Width), int32(t.Height)
-			m.Width, m.Height = &w, &h
-			break
-		}
-	}
-	info := d.GetMp4Info()
-	if info.Timescale > 0 && info.Duration > 0 {
-		if ms := uint64(info.Duration) * 1000 / uint64(info.Timescale); ms > 0 && ms <= 1<<31-1 {
+	mv := movie{}
+	mv.read(moov, 0, &budget)
+	if mv.timescale > 0 && mv.duration > 0 {
+		if ms := mv.duration * 1000 / uint64(mv.timescale); ms > 0 && ms <= 1<<31-1 {
 			d := int32(ms)
 			m.DurationMs = &d
 		}
 	}
+	if mv.width > 0 && mv.height > 0 && mv.width <= 1<<20 && mv.height <= 1<<20 {
+		w, h := int32(mv.width), int32(mv.height)
+		m.Width, m.Height = &w, &h
+	}
 	return m
 }
 
-var errNotKept = errors.New("upload: the probe reads only the file's first and last bytes")
+// maxBoxes bounds the boxes one probe looks at, maxDepth their nesting:
+// a real file has tens of boxes a few levels deep.
+const (
+	maxBoxes = 10_000
+	maxDepth = 8
+)
+
+// boxHeader is one box: its type, where its body starts and where it ends.
+type boxHeader struct {
+	kind      string
+	body, end int64
+}
+
+// header reads the box header at the start of b (at least its first 8
+// or 16 bytes), of a box with room bytes from its start to the end of its
+// parent (or of the file); body and end are relative to the box's start.
+// ok is false when the header does not fit or states a size that does not.
+func header(b []byte, room int64) (boxHeader, bool) {
+	if len(b) < 8 || room < 8 {
+		return boxHeader{}, false
+	}
+	n := int64(binary.BigEndian.Uint32(b))
+	h := boxHeader{kind: string(b[4:8]), body: 8}
+	switch n {
+	case 0: // to the end of its parent
+		n = room
+	case 1: // a 64-bit size follows
+		if len(b) < 16 {
+			return boxHeader{}, false
+		}
+		large := binary.BigEndian.Uint64(b[8:])
+		if large > uint64(room) {
+			return boxHeader{}, false
+		}
+		n, h.body = int64(large), 16
+	}
+	if n < h.body || n > room {
+		return boxHeader{}, false
+	}
+	h.end = n
+	return h, true
+}
+
+// movie is what ProbeMP4 reads of moov.
+type movie struct {
+	timescale     uint32
+	duration      uint64
+	width, height uint32
+}
+
+// read walks the boxes of b[off:] (a box's body) down to the ones that
+// hold the facts, spending budget; what does not parse is left unread.
+func (mv *movie) read(b []byte, depth int, budget *int) {
+	if depth > maxDepth {
+		return
+	}
+	for off := int64(0); off < int64(len(b)); {
+		if *budget--; *budget < 0 {
+			return
+		}
+		h, ok := header(b[off:], int64(len(b))-off)
+		if !ok {
+			return
+		}
+		body := b[off+h.body : off+h.end]
+		switch h.kind {
+		case "mvhd":
+			mv.timescale, mv.duration = mvhd(body)
+		case "trak":
+			if mv.width == 0 {
+				t := track{}
+				t.read(body, depth+1, budget)
+				if t.video {
+					mv.width, mv.height = t.width, t.height
+				}
+			}
+		}
+		off += h.end
+	}
+}
+
+// track is what ProbeMP4 reads of a trak: its tkhd's size and whether its
+// handler (mdia/hdlr) is video.
+type track struct {
+	video         bool
+	width, height uint32
+}
+
+func (t *track) read(b []byte, depth int, budget *int) {
+	if depth > maxDepth {
+		return
+	}
+	for off := int64(0); off < int64(len(b)); {
+		if *budget--; *budget < 0 {
+			return
+		}
+		h, ok := header(b[off:], int64(len(b))-off)
+		if !ok {
+			return
+		}
+		body := b[off+h.body : off+h.end]
+		switch h.kind {
+		case "tkhd":
+			t.width, t.height = tkhd(body)
+		case "mdia":
+			t.read(body, depth+1, budget)
+		case "hdlr":
+			// version and flags (4), pre_defined (4), handler_type (4).
+			t.video = len(body) >= 12 && string(body[8:12]) == "vide"
+		}
+		off += h.end
+	}
+}
+
+// mvhd reads a movie header's timescale and duration (version 0: 32-bit
+// times, version 1: 64-bit); zeros when the box is too short.
+func mvhd(b []byte) (timescale uint32, duration uint64) {
+	switch {
+	case len(b) >= 20 && b[0] == 0: // version, flags, creation, modification
+		return binary.BigEndian.Uint32(b[12:]), uint64(binary.BigEndian.Uint32(b[16:]))
+	case len(b) >= 32 && b[0] == 1:
+		return binary.BigEndian.Uint32(b[20:]), binary.BigEndian.Uint64(b[24:])
+	}
+	return 0, 0
+}
+
+// tkhd reads a track header's width and height (16.16 fixed point, after
+// the times, the layer, volume and matrix); zeros when the box is too
+// short.
+func tkhd(b []byte) (width, height uint32) {
+	at := 76 // version 0: 4 + 4+4+4+4+4 (times, track id) + 8 + 2+2+2+2 + 36
+	if len(b) > 0 && b[0] == 1 {
+		at = 88 // 64-bit creation, modification and duration
+	}
+	if len(b) < at+8 {
+		return 0, 0
+	}
+	return binary.BigEndian.Uint32(b[at:]) >> 16, binary.BigEndian.Uint32(b[at+4:]) >> 16
+}
 
 // sparse is a file of size bytes of which only head (at the start) and
-// tail (at the end) are known; reading elsewhere fails.
+// tail (at the end) are known.
 type sparse struct {
 	head, tail []byte
-	size, off  int64
+	size       int64
 }
 
-func (s *sparse) Read(p []byte) (int, error) {
-	if s.off >= s.size {
-		return 0, io.EOF
+// bytes is the file's [from, to) when one window holds all of it, else nil.
+func (s *sparse) bytes(from, to int64) []byte {
+	if from < 0 || to > s.size || from > to {
+		return nil
 	}
-	var n int
-	switch tailStart := s.size - int64(len(s.tail)); {
-	case s.off < int64(len(s.head)):
-		n = copy(p, s.head[s.off:])
-	case s.off >= tailStart:
-		n = copy(p, s.tail[s.off-tailStart:])
-	default:
-		return 0, errNotKept
+	if to <= int64(len(s.head)) {
+		return s.head[from:to]
 	}
-	s.off += int64(n)
-	return n, nil
+	if tailStart := s.size - int64(len(s.tail)); from >= tailStart {
+		return s.tail[from-tailStart : to-tailStart]
+	}
+	return nil
 }
 
-func (s *sparse) Seek(offset int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekCurrent:
-		offset += s.off
-	case io.SeekEnd:
-		offset += s.size
+// box reads the top-level box header at off (the header must lie in a
+// window; the body may not) of a file of size bytes, spending budget.
+func (s *sparse) box(off, size int64, budget *int) (boxHeader, bool) {
+	if *budget--; *budget < 0 {
+		return boxHeader{}, false
 	}
-	if offset < 0 {
-		return 0, errors.New("upload: seek before the start")
+	b := s.bytes(off, min(off+16, size))
+	if b == nil {
+		return boxHeader{}, false
 	}
-	s.off = offset
-	return offset, nil
+	h, ok := header(b, size-off)
+	h.body += off
+	h.end += off
+	return h, ok
 }
 
 // suffix keeps the last max bytes written to it.
