@@ -884,7 +884,7 @@ type CommentAnchor struct {
 	TimeMs nullable.Nullable[CommentTimeRange] `json:"timeMs"`
 }
 
-// CommentBody The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused.
+// CommentBody The text of a comment, 1 to 5000 characters, not only white space; line breaks and tabs are kept, other control characters refused.
 type CommentBody = string
 
 // CommentList defines model for CommentList.
@@ -942,7 +942,7 @@ type CreateCommentRequest struct {
 	// required (the asset as a whole).
 	Anchor *NewCommentAnchor `json:"anchor,omitempty"`
 
-	// Body The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused.
+	// Body The text of a comment, 1 to 5000 characters, not only white space; line breaks and tabs are kept, other control characters refused.
 	Body CommentBody `json:"body"`
 
 	// MentionUserIds Members of the organization the comment is addressed to, each once.
@@ -1671,7 +1671,7 @@ type UpdateCommentRequest struct {
 	// resolves the thread.
 	AddressedInVersion nullable.Nullable[int32] `json:"addressedInVersion,omitempty"`
 
-	// Body The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused.
+	// Body The text of a comment, 1 to 5000 characters, not only white space; line breaks and tabs are kept, other control characters refused.
 	Body *CommentBody `json:"body,omitempty"`
 
 	// Resolved `true` resolves the thread, `false` reopens it.

@@ -39,6 +39,10 @@ type Operation struct {
 	// Keyed: the operation takes an Idempotency-Key, so Check fingerprints
 	// its requests.
 	Keyed bool
+	// OperatorOnly: the operation exists only for platform operators
+	// (x-operator-only in the spec); for anyone else it is the 404 of an
+	// unknown path, answered right after authentication.
+	OperatorOnly bool
 	// route is the operation without its security requirements: the
 	// caller is authenticated before the gate validates (401 before 422),
 	// so kin-openapi's security pass would only repeat work.
@@ -87,7 +91,8 @@ func New(spec *openapi3.T, checks map[string]BodyCheck) (*Gate, error) {
 			}
 			g.ops[method+" "+EchoPath(path)] = &Operation{
 				ID: op.OperationID, Secured: len(*security) > 0, Keyed: keyed, check: checks[op.OperationID],
-				route: &routers.Route{Spec: spec, Path: path, PathItem: item, Method: method, Operation: &bare},
+				OperatorOnly: op.Extensions["x-operator-only"] == true,
+				route:        &routers.Route{Spec: spec, Path: path, PathItem: item, Method: method, Operation: &bare},
 			}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"creativeapi/internal/jsontext"
 	"creativeapi/internal/problem"
@@ -60,6 +61,12 @@ func readJSON(w http.ResponseWriter, r *http.Request) (value any, body []byte, e
 	}
 	if len(body) == 0 {
 		return nil, nil, problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body is required and must be JSON.")
+	}
+	// JSON text is UTF-8 (RFC 8259 §8.1). encoding/json would quietly turn
+	// invalid bytes into U+FFFD, so the stored text would not be the text
+	// sent: refused, in one pass over the body.
+	if !utf8.Valid(body) {
+		return nil, nil, problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request body is not valid UTF-8 (RFC 8259 §8.1).")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()

@@ -179,6 +179,11 @@ func admit(g *gate.Gate, deprecated map[string]deprecationHeaders, auth Authenti
 				}
 				// From here on, even a refusal is logged under its caller.
 				ctx = requestctx.WithCaller(ctx, a.caller)
+				// The operator API does not exist for anyone else: the 404
+				// of an unknown path, before anything of the request is read.
+				if op.OperatorOnly && !a.caller.Operator { // 404
+					return echo.ErrNotFound
+				}
 				if err := checkCSRF(req, unsafe, a.caller); err != nil { // 403
 					return err
 				}

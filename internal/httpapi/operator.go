@@ -18,9 +18,11 @@ import (
 	"creativeapi/internal/store"
 )
 
-// operatorOnly is the gate of the /api/v1/operator API: for anyone who is
-// not a platform operator the API does not exist (the Problem writer's 404).
-// The flag rides on the session lookup, so this costs no query.
+// operatorOnly refuses a caller who is not a platform operator with the
+// 404 of a path that does not exist. The gate answers it for every
+// operation marked x-operator-only, right after authentication (admit);
+// the settlement's replay rule asks it again, as every keyed command's
+// rule does. The flag rides on the session lookup: it costs no query.
 func operatorOnly(ctx context.Context) error {
 	caller, ok := requestctx.CallerFrom(ctx)
 	if !ok || !caller.Operator {
@@ -32,9 +34,6 @@ func operatorOnly(ctx context.Context) error {
 // ListOperatorTransfers pages the transfers to the treasury by id, narrowed
 // by status and needsReview, for operators.
 func (s *Server) ListOperatorTransfers(ctx context.Context, r api.ListOperatorTransfersRequestObject) (api.ListOperatorTransfersResponseObject, error) {
-	if err := operatorOnly(ctx); err != nil {
-		return nil, err
-	}
 	limit, after, err := page(operatorTransferCursor, r.Params.Limit, r.Params.Cursor)
 	if err != nil {
 		return nil, err
@@ -63,9 +62,6 @@ func (s *Server) ListOperatorTransfers(ctx context.Context, r api.ListOperatorTr
 // GetOperatorTransfer answers one transfer with its settlement audit
 // records, for operators.
 func (s *Server) GetOperatorTransfer(ctx context.Context, r api.GetOperatorTransferRequestObject) (api.GetOperatorTransferResponseObject, error) {
-	if err := operatorOnly(ctx); err != nil {
-		return nil, err
-	}
 	t, err := s.store.Q.ChainTransferGet(ctx, r.TransferId)
 	if err != nil {
 		return nil, err // store.ErrNotFound: 404
@@ -139,9 +135,6 @@ var settlementMoves = map[api.SettleTransferRequestDecision]deposit.Move{
 // operator by their email, which GetOperatorTransfer resolves to the user.
 // Its 409s are not stored under the key: they depend on the transfer's state.
 func (s *Server) SettleOperatorTransfer(ctx context.Context, r api.SettleOperatorTransferRequestObject) (api.SettleOperatorTransferResponseObject, error) {
-	if err := operatorOnly(ctx); err != nil {
-		return nil, err
-	}
 	caller, _ := requestctx.CallerFrom(ctx)
 	move, ok := settlementMoves[r.Body.Decision]
 	if !ok {

@@ -33,9 +33,9 @@ type commentRule struct {
 //
 //	change           who
 //	comment          admins, reviewers, authors (any member but a viewer); needs a version
-//	edit_comment     the comment's author
+//	edit_comment     the comment's author, unless now a viewer
 //	resolve_comment  admins, reviewers, the creative's author
-//	delete_comment   the comment's author, or an admin
+//	delete_comment   the comment's author (unless now a viewer), or an admin
 //	address_comment  the creative's author, or an admin
 var commentTable = map[Action]commentRule{
 	ActionComment: {
@@ -48,9 +48,12 @@ var commentTable = map[Action]commentRule{
 		},
 		needsVersion: true,
 	},
-	ActionEditComment: {rights: func(_ Caller, _, commentAuthor bool) *Refusal {
-		if commentAuthor {
+	ActionEditComment: {rights: func(who Caller, _, commentAuthor bool) *Refusal {
+		if commentAuthor && who.Role != RoleViewer {
 			return nil
+		}
+		if commentAuthor {
+			return forbidden("A viewer may read comments but not change them, their own included.")
 		}
 		return forbidden("Only the comment's author may edit it.")
 	}},
@@ -67,8 +70,11 @@ var commentTable = map[Action]commentRule{
 		return forbidden("Only the creative's author or an admin may mark a thread addressed.")
 	}},
 	ActionDeleteComment: {rights: func(who Caller, _, commentAuthor bool) *Refusal {
-		if commentAuthor || who.Role == RoleAdmin {
+		if commentAuthor && who.Role != RoleViewer || who.Role == RoleAdmin {
 			return nil
+		}
+		if commentAuthor {
+			return forbidden("A viewer may read comments but not change them, their own included.")
 		}
 		return forbidden("Only the comment's author or an admin may delete it.")
 	}},

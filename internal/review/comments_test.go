@@ -51,6 +51,7 @@ func TestCommentRights(t *testing.T) {
 		{review.ActionEditComment, who{role: review.RoleReviewer, commentAuthor: true}, ok},
 		{review.ActionEditComment, who{role: review.RoleAdmin}, review.Forbidden},
 		{review.ActionEditComment, who{role: review.RoleAuthor, creativeAuthor: true}, review.Forbidden},
+		{review.ActionEditComment, who{role: review.RoleViewer, commentAuthor: true}, review.Forbidden},
 
 		{review.ActionResolveComment, who{role: review.RoleAdmin}, ok},
 		{review.ActionResolveComment, who{role: review.RoleReviewer}, ok},
@@ -63,6 +64,7 @@ func TestCommentRights(t *testing.T) {
 		{review.ActionDeleteComment, who{role: review.RoleAdmin}, ok},
 		{review.ActionDeleteComment, who{role: review.RoleReviewer}, review.Forbidden},
 		{review.ActionDeleteComment, who{role: review.RoleAuthor, creativeAuthor: true}, review.Forbidden},
+		{review.ActionDeleteComment, who{role: review.RoleViewer, commentAuthor: true}, review.Forbidden},
 
 		{review.ActionAddressComment, who{role: review.RoleAuthor, creativeAuthor: true}, ok},
 		{review.ActionAddressComment, who{role: review.RoleAdmin}, ok},

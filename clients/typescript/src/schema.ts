@@ -2048,7 +2048,7 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
-        /** @description The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused. */
+        /** @description The text of a comment, 1 to 5000 characters, not only white space; line breaks and tabs are kept, other control characters refused. */
         CommentBody: string;
         /**
          * @description A rectangle on the asset as displayed, in fractions of its width and
