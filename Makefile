@@ -18,7 +18,7 @@ BENCH_ARGS ?=
 PROVEN    := $(CURDIR)/test-artifacts/proven
 
 .DEFAULT_GOAL := help
-.PHONY: help deps deps-run prometheus run s3-server stop test test-go lint generate check-generated bench bench-compare fuzz mock build soak race vulncheck \
+.PHONY: help deps deps-run prometheus run s3-server mail-server stop test test-go lint generate check-generated bench bench-compare fuzz mock build soak race vulncheck \
 	api-diff api-changelog api-release client-pack
 
 help: ## Show this help.
@@ -39,14 +39,18 @@ build: ## Build bin/creativeapi (creativeapi version names the commit).
 client-pack: ## Build the TypeScript client as the npm package @creativeapi/client: dist/creativeapi-client-<version>.tgz.
 	@sh scripts/pack-client.sh dist
 
-run: deps-run build s3-server ## Migrate, seed the demo data and serve on http://localhost:8080, metrics on :8081 (private PostgreSQL and S3 store under .data/; the environment's ADDR, METRICS_ADDR, ... win).
+run: deps-run build s3-server mail-server ## Migrate, seed the demo data and serve on http://localhost:8080, metrics on :8081 (private PostgreSQL, S3 store and Mailpit under .data/; SMTP_URL in the environment sends there instead; ADDR, METRICS_ADDR, ... win).
 	$(DEV_ENV) ./bin/creativeapi serve --migrate --seed --devchain
 
 s3-server: ## Build bin/versitygw, the S3-compatible store of make run (pinned in tools/s3/go.mod; about a minute the first time).
 	@[ -x bin/versitygw ] || echo "make: building bin/versitygw, the S3-compatible store (a minute or two the first time)"
 	$(GO) build -modfile=tools/s3/go.mod -o bin/versitygw github.com/versity/versitygw/cmd/versitygw
 
-stop: ## Stop the development server make run started (SIGTERM: it drains, then stops its PostgreSQL and simulator).
+mail-server: ## Build bin/mailpit, the SMTP server and web inbox of make run and the tests (pinned in tools/mailpit/go.mod; about a minute the first time).
+	@[ -x bin/mailpit ] || echo "make: building bin/mailpit, the mail server (about a minute the first time)"
+	$(GO) build -modfile=tools/mailpit/go.mod -o bin/mailpit github.com/axllent/mailpit
+
+stop: ## Stop the development server make run started (SIGTERM: it drains, then stops its PostgreSQL, S3 store, Mailpit and simulator).
 	@state=$${DATA_DIR:-.data}/run.json; \
 	pid=$$(sed -n 's/^ *"pid": *\([0-9][0-9]*\).*/\1/p' "$$state" 2>/dev/null); \
 	if [ -n "$$pid" ] && kill "$$pid" 2>/dev/null; then echo "stopping the development server (pid $$pid)"; \
@@ -75,6 +79,7 @@ lint: ## go vet, staticcheck, gofmt, go mod tidy -diff, the spec lint, the TypeS
 	$(GO) mod tidy -diff
 	cd tools && $(GO) mod tidy -diff
 	cd tools/s3 && $(GO) mod tidy -diff
+	cd tools/mailpit && $(GO) mod tidy -diff
 	@sh scripts/npm-ci.sh
 	npm run --silent lint:spec
 	npm run --silent client:typecheck
@@ -98,9 +103,9 @@ api-release: ## Release the API at info.version: snapshot openapi.yaml into api/
 # One pass under -race, not a plain pass and then a race pass: the same
 # tests and assertions, in about half the time on a 2-core machine.
 RACE ?= -race
-test-go: deps s3-server
+test-go: deps s3-server mail-server
 	@rm -rf $(PROVEN) && mkdir -p $(PROVEN)
-	S3_SERVER_BIN=$(CURDIR)/bin/versitygw CONTRACT_PROVEN_DIR=$(PROVEN) $(GO) test $(RACE) -count=1 ./...
+	S3_SERVER_BIN=$(CURDIR)/bin/versitygw MAIL_SERVER_BIN=$(CURDIR)/bin/mailpit CONTRACT_PROVEN_DIR=$(PROVEN) $(GO) test $(RACE) -count=1 ./...
 	CONTRACT_PROVEN_DIR=$(PROVEN) CONTRACT_CHECK=1 $(GO) test -count=1 ./internal/contract
 
 bench: deps-run ## Server vs the bare floor server vs pgbench on a durable private PostgreSQL, sweeps and Go benchmarks included (~55 min on this 2-core machine); writes bench/results.md.

@@ -75,6 +75,7 @@ func run(m *testing.M) (int, error) {
 	}
 	defer dropDatabase(context.Background(), cluster.template)
 	defer stopObjects()
+	defer stopMail()
 	code := m.Run()
 	return code, writeProven()
 }
