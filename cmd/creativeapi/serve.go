@@ -89,6 +89,13 @@ what each means):
                              approval records; required without DEV_MODE (which makes
                              DATA_DIR/approval-signing-key.pem)
   APPROVAL_SIGNING_KEY_PREVIOUS  earlier keys (PEM), still published for verifiers
+  SMTP_URL MAIL_FROM         where email goes (smtp://user:pass@host:587 STARTTLS,
+                             smtps://...:465 TLS; unset: no email, but with
+                             DEV_MODE=true: a private Mailpit under DATA_DIR,
+                             MAIL_SERVER_BIN=bin/mailpit)
+  APP_URL=$PUBLIC_BASE_URL   the frontend every email links to
+  DIGEST_HOUR=8              the daily digest's hour (UTC)
+  UNSUBSCRIBE_SECRET         signs unsubscribe links (required with SMTP_URL)
   METRICS_ADDR (off)         Prometheus metrics at /metrics on this address
   PPROF_ADDR (off)           net/http/pprof on this address
   PPROF_CONTENTION=false     also sample lock contention and blocking (mutex, block profiles)
@@ -135,6 +142,12 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer closeObjects()
+	sender, mailLine, closeMail, err := openMail(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer closeMail()
+	_ = sender
 	st := store.New(pool)
 	if *migrate {
 		if _, err := store.Migrate(ctx, pool, log); err != nil {
@@ -244,7 +257,7 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 	go func() { served <- srv.Serve(ln) }()
 	base := httpURL(ln.Addr())
 	log.Info("serving", "api", base+"/api/v1", "docs", base+"/docs", "spec", base+"/openapi.yaml")
-	fmt.Fprintf(e.stderr, "\n  API   %s/api/v1\n  Docs  %s/docs\n%s%s%s", base, base, chainLine, metricsLine, storeLine)
+	fmt.Fprintf(e.stderr, "\n  API   %s/api/v1\n  Docs  %s/docs\n%s%s%s", base, base, chainLine, metricsLine, storeLine+mailLine)
 	if *seedData {
 		fmt.Fprintf(e.stderr, "  Demo logins (password %s): %s\n", seed.DemoPassword, strings.Join(seed.DemoEmails(), ", "))
 	}

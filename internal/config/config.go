@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"net/mail"
 	"net/netip"
 	"net/url"
 	"os"
@@ -158,7 +159,35 @@ type Config struct {
 	// server without one makes its own under DataDir.
 	ApprovalSigningKey         []byte
 	ApprovalSigningKeyPrevious []byte
+
+	// SMTPURL is where email goes (smtp://user:pass@host:587 with
+	// STARTTLS, smtps://host:465 implicit TLS). Empty: email is off, except
+	// in development mode, where a private Mailpit runs under DataDir.
+	SMTPURL string
+	// MailFrom is the From of every email.
+	MailFrom string
+	// AppURL is the frontend's base URL, without a trailing slash: every
+	// link in an email points under it.
+	AppURL string
+	// DigestHour is the hour (UTC, 0 to 23) of the daily digest.
+	DigestHour int
+	// UnsubscribeSecret signs the one-click unsubscribe tokens.
+	UnsubscribeSecret string
+	// MailServerBin is the mailpit executable of the private mail server
+	// (`make mail-server` builds bin/mailpit).
+	MailServerBin string
 }
+
+// DevUnsubscribeSecret signs unsubscribe tokens on development servers
+// that set no UNSUBSCRIBE_SECRET: it is published here, so production
+// refuses it.
+const DevUnsubscribeSecret = "development-only-unsubscribe-secret-0123456789"
+
+// EmailEnabled reports whether the server sends email.
+func (c Config) EmailEnabled() bool { return c.SMTPURL != "" || c.DevMode }
+
+// PrivateMail reports whether serve starts its own Mailpit under DataDir.
+func (c Config) PrivateMail() bool { return c.DevMode && c.SMTPURL == "" }
 
 // defaultPublicBaseURL is http://ADDR, with a loopback address named
 // localhost: browsers treat localhost:5173 and localhost:8080 as one site
@@ -243,12 +272,27 @@ func Load(getenv func(string) string) (Config, error) {
 		S3DevAddr:                  p.str("S3_DEV_ADDR", ""),
 		ApprovalSigningKey:         p.pem("APPROVAL_SIGNING_KEY"),
 		ApprovalSigningKeyPrevious: p.pem("APPROVAL_SIGNING_KEY_PREVIOUS"),
+		SMTPURL:                    p.str("SMTP_URL", ""),
+		MailFrom:                   p.str("MAIL_FROM", ""),
+		AppURL:                     strings.TrimRight(p.str("APP_URL", ""), "/"),
+		DigestHour:                 p.integer("DIGEST_HOUR", 8),
+		UnsubscribeSecret:          p.str("UNSUBSCRIBE_SECRET", ""),
+		MailServerBin:              p.str("MAIL_SERVER_BIN", "bin/mailpit"),
+	}
+	if c.DevMode && c.MailFrom == "" {
+		c.MailFrom = "creativeapi <no-reply@localhost>"
+	}
+	if c.DevMode && c.UnsubscribeSecret == "" {
+		c.UnsubscribeSecret = DevUnsubscribeSecret
 	}
 	if c.DevMode && c.S3Bucket == "" {
 		c.S3Bucket = "creatives"
 	}
 	if c.PublicBaseURL == "" {
 		c.PublicBaseURL = defaultPublicBaseURL(c.Addr)
+	}
+	if c.AppURL == "" {
+		c.AppURL = c.PublicBaseURL
 	}
 	// LISTEN_PID, when set, names the process the socket is for.
 	switch fds, pid := getenv("LISTEN_FDS"), getenv("LISTEN_PID"); {
@@ -370,6 +414,50 @@ func (c Config) validate() []error {
 	if len(c.ApprovalSigningKey) > 0 {
 		if _, err := approval.ParseKeys(c.ApprovalSigningKey, c.ApprovalSigningKeyPrevious); err != nil {
 			bad("%v", err)
+		}
+	}
+	errs = append(errs, c.validateEmail()...)
+	return errs
+}
+
+// minSecretBytes is the shortest UNSUBSCRIBE_SECRET: 32 bytes, the size
+// of the HMAC-SHA256 key it becomes.
+const minSecretBytes = 32
+
+func (c Config) validateEmail() []error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if c.SMTPURL != "" {
+		if u, err := url.Parse(c.SMTPURL); err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Hostname() == "" {
+			bad("SMTP_URL: want smtp://user:password@host:587 (STARTTLS) or smtps://user:password@host:465 (implicit TLS)")
+		} else if p := u.Port(); p != "" {
+			if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+				bad("SMTP_URL: port %q is not a port", p)
+			}
+		}
+		if c.MailFrom == "" {
+			bad("SMTP_URL is set without MAIL_FROM")
+		}
+	}
+	if c.MailFrom != "" {
+		if _, err := mail.ParseAddress(c.MailFrom); err != nil {
+			bad("MAIL_FROM=%q: want an address such as \"Reviews <reviews@example.com>\" (%v)", c.MailFrom, err)
+		}
+	}
+	if u, err := url.Parse(c.AppURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		bad("APP_URL=%q: want the frontend's absolute http(s) base URL such as https://app.example.com", c.AppURL)
+	}
+	if c.DigestHour < 0 || c.DigestHour > 23 {
+		bad("DIGEST_HOUR=%d: want an hour of the day, 0 to 23 (UTC)", c.DigestHour)
+	}
+	if c.EmailEnabled() {
+		switch {
+		case c.UnsubscribeSecret == "":
+			bad("SMTP_URL is set without UNSUBSCRIBE_SECRET (at least %d random bytes, e.g. openssl rand -hex 32)", minSecretBytes)
+		case c.UnsubscribeSecret == DevUnsubscribeSecret && !c.DevMode:
+			bad("UNSUBSCRIBE_SECRET is the published development secret: generate your own (openssl rand -hex 32)")
+		case len(c.UnsubscribeSecret) < minSecretBytes:
+			bad("UNSUBSCRIBE_SECRET: at least %d bytes", minSecretBytes)
 		}
 	}
 	return errs
