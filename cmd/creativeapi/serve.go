@@ -26,6 +26,7 @@ import (
 	"creativeapi/internal/config"
 	"creativeapi/internal/deposit"
 	"creativeapi/internal/docs"
+	"creativeapi/internal/email"
 	"creativeapi/internal/events"
 	"creativeapi/internal/httpapi"
 	"creativeapi/internal/idempotency"
@@ -147,7 +148,6 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer closeMail()
-	_ = sender
 	st := store.New(pool)
 	if *migrate {
 		if _, err := store.Migrate(ctx, pool, log); err != nil {
@@ -247,7 +247,7 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 		defer func() { stopSweep(); <-watched }()
 	}
 
-	stopEvents, err := startEvents(sweepCtx, cfg, st, hub, log, m, objects)
+	stopEvents, err := startEvents(sweepCtx, cfg, st, hub, log, m, objects, sender)
 	if err != nil {
 		return err
 	}
@@ -379,16 +379,32 @@ func sweepJobs(st *store.Store, log *slog.Logger, m *metrics.Metrics) []sweeper.
 // session ends. The returned function stops them, letting running attempts
 // finish: each is bounded by WEBHOOK_TIMEOUT, and logging it by a few
 // seconds more.
-func startEvents(ctx context.Context, cfg config.Config, st *store.Store, hub *stream.Hub, log *slog.Logger, m *metrics.Metrics, objects *objectstore.Store) (func(), error) {
-	var uploadJobs func(*river.Workers) ([]*river.PeriodicJob, error)
+func startEvents(ctx context.Context, cfg config.Config, st *store.Store, hub *stream.Hub, log *slog.Logger, m *metrics.Metrics, objects *objectstore.Store, sender *email.Sender) (func(), error) {
+	var more []func(*river.Workers) ([]*river.PeriodicJob, error)
 	if objects != nil {
 		// Pending uploads past their expiry are aborted by a job of the
 		// same River client.
-		uploadJobs = upload.Jobs(st, objects, log)
+		more = append(more, upload.Jobs(st, objects, log))
+	}
+	// Email notifications are made as events are published and sent by
+	// jobs of the same River client (docs/email.md).
+	var mail *email.Service
+	queues := map[string]river.QueueConfig{}
+	if sender != nil {
+		var err error
+		mail, err = email.NewService(st, sender, email.Config{
+			AppURL: cfg.AppURL, APIURL: cfg.PublicBaseURL, Secret: cfg.UnsubscribeSecret, DigestHour: cfg.DigestHour,
+			OnQueued: m.EmailQueued, OnSent: m.EmailSent, OnFailed: m.EmailFailed,
+		}, log)
+		if err != nil {
+			return nil, err
+		}
+		more = append(more, mail.Register)
+		queues[email.Queue] = mail.QueueConfig()
 	}
 	hooks, err := webhooks.New(st, webhooks.Config{
 		Workers: cfg.WebhookWorkers, Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.DevMode, Retention: cfg.EventsRetention,
-		OnAttempt: m.WebhookAttempt, MoreJobs: uploadJobs,
+		OnAttempt: m.WebhookAttempt, MoreJobs: allJobs(more), MoreQueues: queues,
 	}, log)
 	if err != nil {
 		return nil, err
@@ -397,9 +413,13 @@ func startEvents(ctx context.Context, cfg config.Config, st *store.Store, hub *s
 		return nil, fmt.Errorf("start the webhook workers (run migrate first?): %w", err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
+	fanout := hooks.Fanout
+	if mail != nil {
+		fanout = events.Fanouts(hooks.Fanout, mail.Fanout)
+	}
 	publisher := events.NewPublisher(st, events.PublisherConfig{
 		PollInterval: cfg.EventsPollInterval, OnPublished: m.EventsPublished,
-	}, hooks.Fanout, log)
+	}, fanout, log)
 	listener := stream.NewListener(st.Pool.Config().ConnConfig, log)
 	published, revoked := listener.Wake(stream.ChannelPublished), listener.Wake(stream.ChannelSessionsRevoked)
 	done := make(chan struct{}, 3)
@@ -417,6 +437,24 @@ func startEvents(ctx context.Context, cfg config.Config, st *store.Store, hub *s
 		<-done
 		<-done
 	}, nil
+}
+
+// allJobs registers the workers and periodic jobs of each of more.
+func allJobs(more []func(*river.Workers) ([]*river.PeriodicJob, error)) func(*river.Workers) ([]*river.PeriodicJob, error) {
+	if len(more) == 0 {
+		return nil
+	}
+	return func(w *river.Workers) ([]*river.PeriodicJob, error) {
+		var all []*river.PeriodicJob
+		for _, f := range more {
+			jobs, err := f(w)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, jobs...)
+		}
+		return all, nil
+	}
 }
 
 // apiListener is the socket handed over as file descriptor 3

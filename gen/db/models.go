@@ -221,6 +221,32 @@ type Membership struct {
 	CreatedAt      time.Time
 }
 
+type Notification struct {
+	ID             uuid.UUID
+	EventID        int64
+	UserID         uuid.UUID
+	Kind           string
+	OrganizationID *uuid.UUID
+	CreativeID     *uuid.UUID
+	CommentID      *uuid.UUID
+	DepositID      *uuid.UUID
+	ActorName      *string
+	Detail         []byte
+	State          string
+	CreatedAt      time.Time
+}
+
+type NotificationSetting struct {
+	UserID          uuid.UUID
+	Email           string
+	Mention         bool
+	ReviewRequested bool
+	Decision        bool
+	Due             bool
+	Deposit         bool
+	UpdatedAt       time.Time
+}
+
 type Organization struct {
 	ID                 uuid.UUID
 	Name               string

@@ -16,6 +16,19 @@ import (
 // on exactly once).
 type Fanout func(ctx context.Context, tx pgx.Tx, q *db.Queries, published []db.OutboxPublishRow) error
 
+// Fanouts hands published events to each of fs in turn, in the one
+// publishing transaction.
+func Fanouts(fs ...Fanout) Fanout {
+	return func(ctx context.Context, tx pgx.Tx, q *db.Queries, published []db.OutboxPublishRow) error {
+		for _, f := range fs {
+			if err := f(ctx, tx, q, published); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
 // DefaultPollInterval is how often a publisher looks for unpublished
 // events unless configured otherwise (EVENTS_POLL_INTERVAL): on average an
 // event waits half of it before it is published.

@@ -54,6 +54,7 @@ type Metrics struct {
 
 	chain  *chainMetrics
 	events *eventsMetrics
+	email  *emailMetrics
 }
 
 // New returns the service's metrics with the Go runtime and process
@@ -102,6 +103,7 @@ func New() *Metrics {
 		}),
 		chain:  newChainMetrics(),
 		events: newEventsMetrics(),
+		email:  newEmailMetrics(),
 	}
 	// Every outcome is there from the start, at 0, so a rate over it is
 	// defined before the first event.
@@ -117,6 +119,7 @@ func New() *Metrics {
 		m.chain,
 	)
 	reg.MustRegister(m.events.collectors()...)
+	reg.MustRegister(m.email.collectors()...)
 	return m
 }
 

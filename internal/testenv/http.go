@@ -33,10 +33,12 @@ import (
 	"creativeapi/internal/auth"
 	"creativeapi/internal/config"
 	"creativeapi/internal/docs"
+	"creativeapi/internal/email"
 	"creativeapi/internal/events"
 	"creativeapi/internal/gate"
 	"creativeapi/internal/httpapi"
 	"creativeapi/internal/idempotency"
+	"creativeapi/internal/mailserver"
 	"creativeapi/internal/metrics"
 	"creativeapi/internal/objectstore"
 	"creativeapi/internal/store"
@@ -65,6 +67,11 @@ type Options struct {
 	Objects bool
 	// Approvals signs approval records; nil: the test binary's own key.
 	Approvals *approval.Keys
+	// Mail makes and sends email notifications as serve does, to the test
+	// binary's Mailpit (Env.Mail): the publisher (it implies Events) hands
+	// events to the email service, whose jobs run on a River client of
+	// the test's own.
+	Mail bool
 }
 
 // Env is a real server (the production Echo instance, middleware included)
@@ -83,6 +90,10 @@ type Env struct {
 	Objects *objectstore.Store
 	// Approvals signs the server's approval records.
 	Approvals *approval.Keys
+	// Mail is the Mailpit the server sends to (Options.Mail), else nil;
+	// Email its notification service.
+	Mail  *mailserver.Server
+	Email *email.Service
 }
 
 // approvalKeys is the test binary's approval signing key, made once.
@@ -180,19 +191,26 @@ func NewOn(t testing.TB, d *DB, o Options) *Env {
 	// Cleanups run last first: the streams end before the server waits
 	// for its requests.
 	t.Cleanup(hub.Close)
-	if o.Events {
-		runEvents(t, d, cfg, hub, log)
+	env := &Env{DB: d, Config: cfg, Server: srv, Echo: h, Auth: authSvc, Idempotency: idem, Streams: hub, Objects: objects, Approvals: approvals}
+	var fanout events.Fanout
+	if o.Mail {
+		env.Mail, env.Email = NewMailServer(t), NewEmailService(t, d, cfg, log, o.Metrics)
+		fanout = env.Email.Fanout
+		StartEmailWorkers(t, d, env.Email, log)
 	}
-	return &Env{DB: d, Config: cfg, Server: srv, Echo: h, Auth: authSvc, Idempotency: idem, Streams: hub, Objects: objects, Approvals: approvals}
+	if o.Events || o.Mail {
+		runEvents(t, d, cfg, hub, log, fanout)
+	}
+	return env
 }
 
 // runEvents runs the listener, the publisher and the stream hub of one
 // replica until the test ends.
-func runEvents(t testing.TB, d *DB, cfg config.Config, hub *stream.Hub, log *slog.Logger) {
+func runEvents(t testing.TB, d *DB, cfg config.Config, hub *stream.Hub, log *slog.Logger, fanout events.Fanout) {
 	ctx, cancel := context.WithCancel(context.Background())
 	listener := stream.NewListener(d.Pool.Config().ConnConfig, log)
 	published, revoked := listener.Wake(stream.ChannelPublished), listener.Wake(stream.ChannelSessionsRevoked)
-	publisher := events.NewPublisher(d.Store, events.PublisherConfig{PollInterval: cfg.EventsPollInterval}, nil, log)
+	publisher := events.NewPublisher(d.Store, events.PublisherConfig{PollInterval: cfg.EventsPollInterval}, fanout, log)
 	var wg sync.WaitGroup
 	wg.Add(3)
 	go func() { defer wg.Done(); listener.Run(ctx) }()

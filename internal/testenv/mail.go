@@ -2,13 +2,22 @@ package testenv
 
 import (
 	"context"
+	"log/slog"
 	osexec "os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"creativeapi/internal/config"
+	"creativeapi/internal/email"
 	"creativeapi/internal/mailserver"
+	"creativeapi/internal/metrics"
+	"creativeapi/internal/store"
 )
 
 // mail is the test binary's Mailpit, started by the first test that asks
@@ -62,4 +71,56 @@ func NewMailServer(t testing.TB) *mailserver.Server {
 		t.Fatalf("the test mail server: %v", mail.err)
 	}
 	return mail.srv
+}
+
+// NewEmailService is the notification service of a test server: it sends
+// to the test binary's Mailpit.
+func NewEmailService(t testing.TB, d *DB, cfg config.Config, log *slog.Logger, m *metrics.Metrics) *email.Service {
+	t.Helper()
+	sender, err := email.NewSender(NewMailServer(t).SMTPURL, cfg.MailFrom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := email.NewService(d.Store, sender, email.Config{
+		AppURL: cfg.AppURL, APIURL: cfg.PublicBaseURL, Secret: cfg.UnsubscribeSecret, DigestHour: cfg.DigestHour,
+		OnQueued: m.EmailQueued, OnSent: m.EmailSent, OnFailed: m.EmailFailed,
+	}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}
+
+// StartEmailWorkers works svc's jobs on a River client of the test's own
+// until the test ends; it returns a function that stops it sooner (a
+// crash, for the tests of what survives one).
+func StartEmailWorkers(t testing.TB, d *DB, svc *email.Service, log *slog.Logger) (stop func()) {
+	t.Helper()
+	workers := river.NewWorkers()
+	periodic, err := svc.Register(workers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := river.NewClient(riverpgxv5.New(d.Pool), &river.Config{
+		Schema: store.RiverSchema, Logger: log, Workers: workers, PeriodicJobs: periodic,
+		Queues:            map[string]river.QueueConfig{email.Queue: svc.QueueConfig()},
+		FetchPollInterval: 50 * time.Millisecond, FetchCooldown: 50 * time.Millisecond,
+		RescueStuckJobsAfter: time.Minute,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := client.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = client.Stop(ctx)
+		})
+	}
+	t.Cleanup(stop)
+	return stop
 }

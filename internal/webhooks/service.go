@@ -88,6 +88,8 @@ type Config struct {
 	// MoreJobs, when set, adds the workers and periodic jobs of other
 	// packages (the expiry of uploads) to this replica's one River client.
 	MoreJobs func(*river.Workers) ([]*river.PeriodicJob, error)
+	// MoreQueues, when set, are the queues those workers need.
+	MoreQueues map[string]river.QueueConfig
 }
 
 func (c *Config) defaults() {
@@ -174,10 +176,14 @@ func New(st *store.Store, cfg Config, log *slog.Logger) (*Service, error) {
 		}
 		periodic = append(periodic, more...)
 	}
+	queues := map[string]river.QueueConfig{queue: {MaxWorkers: cfg.Workers}, river.QueueDefault: {MaxWorkers: 1}}
+	for name, q := range cfg.MoreQueues {
+		queues[name] = q
+	}
 	client, err := river.NewClient(riverpgxv5.New(st.Pool), &river.Config{
 		Schema:  store.RiverSchema,
 		Logger:  log,
-		Queues:  map[string]river.QueueConfig{queue: {MaxWorkers: cfg.Workers}, river.QueueDefault: {MaxWorkers: 1}},
+		Queues:  queues,
 		Workers: workers,
 		// Each worker bounds its own jobs (Timeout methods): one client-wide
 		// bound would cut the purge short.

@@ -1,0 +1,160 @@
+package email
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	htmltemplate "html/template"
+	"strings"
+	texttemplate "text/template"
+
+	"creativeapi/gen/db"
+	"creativeapi/internal/money"
+)
+
+// item is one notification as an email shows it, alone or in a digest.
+type item struct {
+	Kind string
+	// Subject names the creative (CR-000123 Title) or the deposit.
+	Subject string
+	// Line says what happened, in a sentence.
+	Line string
+	// Quote is the comment, when there is one.
+	Quote string
+	// Link is the resource under APP_URL.
+	Link string
+}
+
+// detail is what NotificationsCreate stored of the event.
+type detail struct {
+	Body     string  `json:"body"`
+	Decision string  `json:"decision"`
+	Comment  *string `json:"comment"`
+	Status   string  `json:"status"`
+}
+
+// describe makes the item of notification n; appURL has no trailing slash.
+func describe(n db.NotificationGetRow, appURL string) (item, error) {
+	var d detail
+	if err := json.Unmarshal(n.Detail, &d); err != nil {
+		return item{}, fmt.Errorf("email: notification %s detail: %w", n.ID, err)
+	}
+	actor := "Someone"
+	if n.ActorName != nil && *n.ActorName != "" {
+		actor = *n.ActorName
+	}
+	it := item{Kind: n.Kind}
+	if n.CreativeID != nil && n.OrganizationID != nil {
+		it.Subject = fmt.Sprintf("CR-%06d %s", n.CreativeNumber, n.CreativeTitle)
+		it.Link = fmt.Sprintf("%s/organizations/%s/creatives/%s", appURL, n.OrganizationID, n.CreativeID)
+	}
+	switch n.Kind {
+	case "mention":
+		it.Line = actor + " mentioned you in a comment on " + it.Subject + "."
+		it.Quote = d.Body
+		if n.CommentID != nil {
+			it.Link += "#comment-" + n.CommentID.String()
+		}
+	case "review_requested":
+		it.Line = actor + " asks you to review " + it.Subject + "."
+	case "decision":
+		verb := "approved"
+		if d.Decision == "request_changes" {
+			verb = "requested changes to"
+		}
+		it.Line = actor + " " + verb + " " + it.Subject + "."
+		if d.Comment != nil {
+			it.Quote = *d.Comment
+		}
+	case "deposit":
+		amount := usdt(n.RequestedAmountMinor)
+		var what string
+		switch d.Status {
+		case "credited":
+			amount = usdt(n.CreditedAmountMinor)
+			what = "was credited to your balance"
+		case "under_review":
+			what = "is under review: an operator checks the transfer"
+		default:
+			what = "was refunded"
+		}
+		it.Subject = "Deposit of " + amount
+		it.Line = "Your deposit of " + amount + " " + what + "."
+		it.Link = fmt.Sprintf("%s/balance/deposits/%s", appURL, n.DepositID)
+	default:
+		return item{}, fmt.Errorf("email: unknown kind %q", n.Kind)
+	}
+	return it, nil
+}
+
+// subjectOf is the email subject of one notification.
+func subjectOf(it item, decision string) string {
+	switch it.Kind {
+	case "mention":
+		return it.Subject + ": you were mentioned"
+	case "review_requested":
+		return it.Subject + ": review requested"
+	case "decision":
+		if decision == "request_changes" {
+			return it.Subject + ": changes requested"
+		}
+		return it.Subject + ": approved"
+	default:
+		return it.Subject + ": " + strings.TrimSuffix(strings.TrimPrefix(it.Line, "Your deposit of "), ".")
+	}
+}
+
+// page is what the templates read.
+type page struct {
+	Title       string
+	Items       []item
+	Unsubscribe string
+	Settings    string
+}
+
+var textTemplate = texttemplate.Must(texttemplate.New("text").Parse(`{{range .Items}}{{.Line}}
+{{if .Quote}}
+  "{{.Quote}}"
+{{end}}
+{{.Link}}
+
+{{end}}--
+Choose which emails you get: {{.Settings}}
+Unsubscribe from these: {{.Unsubscribe}}
+`))
+
+// htmlTemplate escapes every value it prints (html/template).
+var htmlTemplate = htmltemplate.Must(htmltemplate.New("html").Parse(`<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>{{.Title}}</title></head>
+<body style="font-family:sans-serif">
+{{range .Items}}<p>{{.Line}}</p>
+{{if .Quote}}<blockquote>{{.Quote}}</blockquote>
+{{end}}<p><a href="{{.Link}}">Open it</a></p>
+{{end}}<hr>
+<p style="font-size:small"><a href="{{.Settings}}">Choose which emails you get</a> · <a href="{{.Unsubscribe}}">Unsubscribe from these</a></p>
+</body></html>
+`))
+
+// render writes both parts of p.
+func render(p page) (text, html string, err error) {
+	var t, h bytes.Buffer
+	if err := textTemplate.Execute(&t, p); err != nil {
+		return "", "", err
+	}
+	if err := htmlTemplate.Execute(&h, p); err != nil {
+		return "", "", err
+	}
+	return t.String(), h.String(), nil
+}
+
+// usdt writes minor units of USDT as a decimal amount: 10004200 is
+// "10.0042 USDT".
+func usdt(minor int64) string {
+	scale := int(money.USDT.Scale)
+	s := fmt.Sprintf("%0*d", scale+1, minor)
+	whole, frac := s[:len(s)-scale], strings.TrimRight(s[len(s)-scale:], "0")
+	if frac == "" {
+		return whole + " USDT"
+	}
+	return whole + "." + frac + " USDT"
+}

@@ -1,0 +1,132 @@
+-- Email notifications (docs/email.md).
+
+-- name: NotificationsCreate :many
+-- NotificationsCreate makes the notifications of published outbox events,
+-- in the publishing transaction: mentions (each mentioned member once, not
+-- the comment's author), decisions (the creative's author, with the
+-- decider's comment), review requests (the assigned reviewer when a
+-- creative is submitted, or assigned while in review) and deposits
+-- (credited, under review, refunded: the payer). Nobody is notified of
+-- their own action. It returns the new notifications for their jobs.
+WITH ev AS (
+    SELECT e.id, e.type, e.organization_id, e.user_id, e.payload::jsonb -> 'data' AS data
+    FROM outbox_events e
+    WHERE e.id = ANY(@event_ids::bigint[])
+      AND e.type IN ('creative.comment_added', 'creative.approved', 'creative.changes_requested',
+                     'creative.submitted', 'creative.updated',
+                     'deposit.credited', 'deposit.under_review', 'deposit.refunded')
+), candidates AS (
+    -- Mentions.
+    SELECT DISTINCT ev.id AS event_id, (m ->> 'id')::uuid AS user_id, 'mention' AS kind, ev.organization_id,
+           (ev.data ->> 'creativeId')::uuid AS creative_id, (ev.data ->> 'id')::uuid AS comment_id, NULL::uuid AS deposit_id,
+           (ev.data -> 'author' ->> 'id')::uuid AS actor_id, ev.data -> 'author' ->> 'name' AS actor_name,
+           jsonb_build_object('body', ev.data ->> 'body') AS detail
+    FROM ev CROSS JOIN LATERAL jsonb_array_elements(ev.data -> 'mentions') m
+    WHERE ev.type = 'creative.comment_added'
+    UNION ALL
+    -- Decisions and review requests: who acted is the creative's last event of that type.
+    SELECT ev.id, CASE WHEN ev.type IN ('creative.approved', 'creative.changes_requested')
+                       THEN (ev.data -> 'author' ->> 'id')::uuid ELSE (ev.data -> 'reviewer' ->> 'id')::uuid END,
+           CASE WHEN ev.type IN ('creative.approved', 'creative.changes_requested') THEN 'decision' ELSE 'review_requested' END,
+           ev.organization_id, (ev.data ->> 'id')::uuid, NULL::uuid, NULL::uuid,
+           ce.actor_id, u.name,
+           jsonb_build_object('decision', ce.type, 'comment', ce.comment)
+    FROM ev
+    CROSS JOIN LATERAL (
+        SELECT c.actor_id, c.type, c.comment, c.changes FROM creative_events c
+        WHERE c.creative_id = (ev.data ->> 'id')::uuid
+          AND c.type = CASE ev.type WHEN 'creative.approved' THEN 'approve' WHEN 'creative.changes_requested' THEN 'request_changes'
+                                    WHEN 'creative.submitted' THEN 'submit' ELSE 'updated' END
+        ORDER BY c.id DESC LIMIT 1
+    ) ce
+    JOIN users u ON u.id = ce.actor_id
+    WHERE ev.type IN ('creative.approved', 'creative.changes_requested', 'creative.submitted')
+       OR (ev.type = 'creative.updated' AND ev.data ->> 'reviewStatus' = 'in_review' AND ev.data -> 'reviewer' ->> 'id' IS NOT NULL
+           AND EXISTS (SELECT 1 FROM jsonb_array_elements(ce.changes) ch WHERE ch ->> 'field' = 'reviewerId'))
+    UNION ALL
+    -- Deposits.
+    SELECT ev.id, ev.user_id, 'deposit', NULL::uuid, NULL::uuid, NULL::uuid, (ev.data ->> 'id')::uuid,
+           NULL::uuid, NULL::text,
+           jsonb_build_object('status', ev.data ->> 'status')
+    FROM ev
+    WHERE ev.type LIKE 'deposit.%'
+)
+INSERT INTO notifications (event_id, user_id, kind, organization_id, creative_id, comment_id, deposit_id, actor_name, detail)
+SELECT c.event_id, c.user_id, c.kind, c.organization_id, c.creative_id, c.comment_id, c.deposit_id, c.actor_name, c.detail
+FROM candidates c
+WHERE c.user_id IS NOT NULL AND c.user_id IS DISTINCT FROM c.actor_id
+ON CONFLICT (event_id, user_id, kind) DO NOTHING
+RETURNING id, kind;
+
+-- name: NotificationGet :one
+-- NotificationGet reads what sending a notification needs: its recipient,
+-- their settings (the defaults when they saved none), and whether they
+-- may still see what it is about (a member of its organization; a
+-- deposit is its payer's).
+SELECT n.id, n.kind, n.state, n.organization_id, n.creative_id, n.comment_id, n.deposit_id, n.actor_name, n.detail, n.created_at,
+       u.id AS user_id, u.email, u.name,
+       coalesce(s.email, 'instant')::text AS setting,
+       coalesce(CASE n.kind WHEN 'mention' THEN s.mention WHEN 'review_requested' THEN s.review_requested
+                            WHEN 'decision' THEN s.decision WHEN 'deposit' THEN s.deposit END, true)::boolean AS kind_on,
+       (n.organization_id IS NULL OR EXISTS (
+            SELECT 1 FROM memberships m WHERE m.organization_id = n.organization_id AND m.user_id = n.user_id))::boolean AS has_access,
+       coalesce(cr.number, 0)::integer AS creative_number, coalesce(cr.title, '')::text AS creative_title,
+       coalesce(d.requested_amount_minor, 0)::bigint AS requested_amount_minor,
+       coalesce(d.credited_amount_minor, 0)::bigint AS credited_amount_minor
+FROM notifications n
+JOIN users u ON u.id = n.user_id
+LEFT JOIN notification_settings s ON s.user_id = n.user_id
+LEFT JOIN creatives cr ON cr.id = n.creative_id
+LEFT JOIN deposits d ON d.id = n.deposit_id
+WHERE n.id = @id;
+
+-- name: NotificationStateSet :exec
+UPDATE notifications SET state = @state WHERE id = @id;
+
+-- name: NotificationsDigestUsers :many
+-- NotificationsDigestUsers lists who has notifications waiting for the digest.
+SELECT DISTINCT user_id FROM notifications WHERE state = 'digest';
+
+-- name: NotificationsDigestList :many
+-- NotificationsDigestList is a person's notifications waiting for the
+-- digest, oldest first.
+SELECT id FROM notifications WHERE user_id = @user_id AND state = 'digest' ORDER BY created_at, id;
+
+-- name: NotificationsDigested :exec
+-- NotificationsDigested marks notifications a digest listed.
+UPDATE notifications SET state = 'digested' WHERE id = ANY(@ids::uuid[]) AND state = 'digest';
+
+-- name: NotificationSettingsGet :one
+SELECT coalesce(s.email, 'instant')::text AS email, coalesce(s.mention, true)::boolean AS mention,
+       coalesce(s.review_requested, true)::boolean AS review_requested, coalesce(s.decision, true)::boolean AS decision,
+       coalesce(s.due, true)::boolean AS due, coalesce(s.deposit, true)::boolean AS deposit
+FROM (SELECT @user_id::uuid AS user_id) me
+LEFT JOIN notification_settings s ON s.user_id = me.user_id;
+
+-- name: NotificationSettingsPut :exec
+INSERT INTO notification_settings (user_id, email, mention, review_requested, decision, due, deposit, updated_at)
+VALUES (@user_id, @email, @mention, @review_requested, @decision, @due, @deposit, now())
+ON CONFLICT (user_id) DO UPDATE SET email = excluded.email, mention = excluded.mention,
+    review_requested = excluded.review_requested, decision = excluded.decision, due = excluded.due,
+    deposit = excluded.deposit, updated_at = now();
+
+-- name: NotificationKindOff :exec
+-- NotificationKindOff turns one kind off for a user (one-click unsubscribe).
+INSERT INTO notification_settings (user_id, mention, review_requested, decision, due, deposit)
+SELECT u.id, @kind::text <> 'mention', @kind::text <> 'review_requested', @kind::text <> 'decision',
+       @kind::text <> 'due', @kind::text <> 'deposit'
+FROM users u WHERE u.id = @user_id
+ON CONFLICT (user_id) DO UPDATE SET
+    mention = notification_settings.mention AND @kind::text <> 'mention',
+    review_requested = notification_settings.review_requested AND @kind::text <> 'review_requested',
+    decision = notification_settings.decision AND @kind::text <> 'decision',
+    due = notification_settings.due AND @kind::text <> 'due',
+    deposit = notification_settings.deposit AND @kind::text <> 'deposit',
+    updated_at = now();
+
+-- name: NotificationEmailOff :exec
+-- NotificationEmailOff turns all email off for a user (the digest's
+-- one-click unsubscribe).
+INSERT INTO notification_settings (user_id, email)
+SELECT u.id, 'off' FROM users u WHERE u.id = @user_id
+ON CONFLICT (user_id) DO UPDATE SET email = 'off', updated_at = now();
