@@ -110,7 +110,7 @@ ON CONFLICT (user_id) DO UPDATE SET email = excluded.email, mention = excluded.m
     review_requested = excluded.review_requested, decision = excluded.decision, due = excluded.due,
     deposit = excluded.deposit, updated_at = now();
 
--- name: NotificationKindOff :exec
+-- name: NotificationKindOff :execrows
 -- NotificationKindOff turns one kind off for a user (one-click unsubscribe).
 INSERT INTO notification_settings (user_id, mention, review_requested, decision, due, deposit)
 SELECT u.id, @kind::text <> 'mention', @kind::text <> 'review_requested', @kind::text <> 'decision',
@@ -124,7 +124,7 @@ ON CONFLICT (user_id) DO UPDATE SET
     deposit = notification_settings.deposit AND @kind::text <> 'deposit',
     updated_at = now();
 
--- name: NotificationEmailOff :exec
+-- name: NotificationEmailOff :execrows
 -- NotificationEmailOff turns all email off for a user (the digest's
 -- one-click unsubscribe).
 INSERT INTO notification_settings (user_id, email)

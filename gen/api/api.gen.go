@@ -393,6 +393,27 @@ func (e MoneyScale) Valid() bool {
 	}
 }
 
+// Defines values for NotificationSettingsEmail.
+const (
+	Daily   NotificationSettingsEmail = "daily"
+	Instant NotificationSettingsEmail = "instant"
+	Off     NotificationSettingsEmail = "off"
+)
+
+// Valid indicates whether the value is a known member of the NotificationSettingsEmail enum.
+func (e NotificationSettingsEmail) Valid() bool {
+	switch e {
+	case Daily:
+		return true
+	case Instant:
+		return true
+	case Off:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for NullableDepositReviewReason.
 const (
 	AmountMismatch NullableDepositReviewReason = "amount_mismatch"
@@ -531,6 +552,36 @@ func (e TransferStatus) Valid() bool {
 	case TransferUnmatched:
 		return true
 	case TransferVanished:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UnsubscribedKind.
+const (
+	Decision        UnsubscribedKind = "decision"
+	Deposit         UnsubscribedKind = "deposit"
+	Digest          UnsubscribedKind = "digest"
+	Due             UnsubscribedKind = "due"
+	Mention         UnsubscribedKind = "mention"
+	ReviewRequested UnsubscribedKind = "review_requested"
+)
+
+// Valid indicates whether the value is a known member of the UnsubscribedKind enum.
+func (e UnsubscribedKind) Valid() bool {
+	switch e {
+	case Decision:
+		return true
+	case Deposit:
+		return true
+	case Digest:
+		return true
+	case Due:
+		return true
+	case Mention:
+		return true
+	case ReviewRequested:
 		return true
 	default:
 		return false
@@ -1470,6 +1521,24 @@ type NewWebhookEndpoint struct {
 	Url       string    `json:"url"`
 }
 
+// NotificationSettings How the user gets notification emails (docs/email.md).
+//
+// Example: {"email":"instant","kinds":{"decision":true,"deposit":false,"due":true,"mention":true,"review_requested":true}}
+type NotificationSettings struct {
+	// Email `instant`: one email each; `daily`: one digest a day; `off`: none.
+	Email NotificationSettingsEmail `json:"email"`
+	Kinds struct {
+		Decision        bool `json:"decision"`
+		Deposit         bool `json:"deposit"`
+		Due             bool `json:"due"`
+		Mention         bool `json:"mention"`
+		ReviewRequested bool `json:"review_requested"`
+	} `json:"kinds"`
+}
+
+// NotificationSettingsEmail `instant`: one email each; `daily`: one digest a day; `off`: none.
+type NotificationSettingsEmail string
+
 // NullableAsset The uploaded file as an Asset once the upload is `ready`; null before. Under OpenAPI 3.0 a `nullable` property lets null through its `allOf` only when the referenced schema allows null too, so this copy of Asset (kept equal to it by internal/contract) is nullable.
 type NullableAsset = Asset
 
@@ -1662,6 +1731,15 @@ type TransferSettlementDecision string
 // it), `refunded` (an operator sent it back). New values may be added:
 // treat an unknown one as needing no action.
 type TransferStatus string
+
+// Unsubscribed defines model for Unsubscribed.
+type Unsubscribed struct {
+	// Kind The kind now off (`digest`, the daily digest's link, turned all email off).
+	Kind UnsubscribedKind `json:"kind"`
+}
+
+// UnsubscribedKind The kind now off (`digest`, the daily digest's link, turned all email off).
+type UnsubscribedKind string
 
 // UpdateCommentRequest What to change; send at least one field.
 type UpdateCommentRequest struct {
@@ -2220,6 +2298,11 @@ type ListWebhookDeliveriesParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// UnsubscribeParams defines parameters for Unsubscribe.
+type UnsubscribeParams struct {
+	Token string `form:"token" json:"token"`
+}
+
 // SignInJSONRequestBody defines body for SignIn for application/json ContentType.
 type SignInJSONRequestBody = SignInRequest
 
@@ -2228,6 +2311,9 @@ type CreateAccountDepositJSONRequestBody = CreateAccountDepositRequest
 
 // ClaimAccountDepositJSONRequestBody defines body for ClaimAccountDeposit for application/json ContentType.
 type ClaimAccountDepositJSONRequestBody = ClaimAccountDepositRequest
+
+// PutNotificationSettingsJSONRequestBody defines body for PutNotificationSettings for application/json ContentType.
+type PutNotificationSettingsJSONRequestBody = NotificationSettings
 
 // SettleOperatorTransferJSONRequestBody defines body for SettleOperatorTransfer for application/json ContentType.
 type SettleOperatorTransferJSONRequestBody = SettleTransferRequest
@@ -2294,6 +2380,12 @@ type ServerInterface interface {
 	// StreamMyEvents Stream the signed-in user's events (Server-Sent Events)
 	// (GET /api/v1/me/events)
 	StreamMyEvents(ctx echo.Context, params StreamMyEventsParams) error
+	// GetNotificationSettings Get the signed-in user's email settings
+	// (GET /api/v1/me/notification-settings)
+	GetNotificationSettings(ctx echo.Context) error
+	// PutNotificationSettings Replace the signed-in user's email settings
+	// (PUT /api/v1/me/notification-settings)
+	PutNotificationSettings(ctx echo.Context) error
 	// ListOperatorTransfers List transfers to the treasury (operators only)
 	// (GET /api/v1/operator/transfers)
 	ListOperatorTransfers(ctx echo.Context, params ListOperatorTransfersParams) error
@@ -2375,6 +2467,9 @@ type ServerInterface interface {
 	// RotateWebhookSecret Replace an endpoint's signing secret
 	// (POST /api/v1/organizations/{organizationId}/webhooks/{webhookId}/rotate-secret)
 	RotateWebhookSecret(ctx echo.Context, organizationId OrganizationId, webhookId WebhookId) error
+	// Unsubscribe Unsubscribe with the token of an email's link (RFC 8058 one-click)
+	// (POST /api/v1/unsubscribe)
+	Unsubscribe(ctx echo.Context, params UnsubscribeParams) error
 	// GetHealth Check that the process is up
 	// (GET /healthz)
 	GetHealth(ctx echo.Context) error
@@ -2571,6 +2666,24 @@ func (w *ServerInterfaceWrapper) StreamMyEvents(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.StreamMyEvents(ctx, params)
+	return err
+}
+
+// GetNotificationSettings converts echo context to params.
+func (w *ServerInterfaceWrapper) GetNotificationSettings(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetNotificationSettings(ctx)
+	return err
+}
+
+// PutNotificationSettings converts echo context to params.
+func (w *ServerInterfaceWrapper) PutNotificationSettings(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutNotificationSettings(ctx)
 	return err
 }
 
@@ -3522,6 +3635,24 @@ func (w *ServerInterfaceWrapper) RotateWebhookSecret(ctx echo.Context) error {
 	return err
 }
 
+// Unsubscribe converts echo context to params.
+func (w *ServerInterfaceWrapper) Unsubscribe(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UnsubscribeParams
+	// ------------- Required query parameter "token" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "token", ctx.QueryParams(), &params.Token, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.Unsubscribe(ctx, params)
+	return err
+}
+
 // GetHealth converts echo context to params.
 func (w *ServerInterfaceWrapper) GetHealth(ctx echo.Context) error {
 	var err error
@@ -3592,6 +3723,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/auth/sign-in", wrapper.SignIn, options.OperationMiddlewares["signIn"]...)
 	router.POST(options.BaseURL+"/api/v1/auth/sign-out", wrapper.SignOut, options.OperationMiddlewares["signOut"]...)
 	router.GET(options.BaseURL+"/api/v1/me", wrapper.GetMe, options.OperationMiddlewares["getMe"]...)
+	router.GET(options.BaseURL+"/api/v1/me/notification-settings", wrapper.GetNotificationSettings, options.OperationMiddlewares["getNotificationSettings"]...)
+	router.PUT(options.BaseURL+"/api/v1/me/notification-settings", wrapper.PutNotificationSettings, options.OperationMiddlewares["putNotificationSettings"]...)
+	router.POST(options.BaseURL+"/api/v1/unsubscribe", wrapper.Unsubscribe, options.OperationMiddlewares["unsubscribe"]...)
 	router.GET(options.BaseURL+"/api/v1/me/events", wrapper.StreamMyEvents, options.OperationMiddlewares["streamMyEvents"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/creatives", wrapper.ListCreatives, options.OperationMiddlewares["listCreatives"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/creatives", wrapper.CreateCreative, options.OperationMiddlewares["createCreative"]...)
@@ -4953,6 +5087,241 @@ func (response StreamMyEvents500JSONResponse) VisitStreamMyEventsResponse(w http
 type StreamMyEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response StreamMyEvents503JSONResponse) VisitStreamMyEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNotificationSettingsRequestObject struct {
+}
+
+type GetNotificationSettingsResponseObject interface {
+	VisitGetNotificationSettingsResponse(w http.ResponseWriter) error
+}
+
+type GetNotificationSettings200JSONResponse NotificationSettings
+
+func (response GetNotificationSettings200JSONResponse) VisitGetNotificationSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNotificationSettings401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response GetNotificationSettings401JSONResponse) VisitGetNotificationSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNotificationSettings431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetNotificationSettings431JSONResponse) VisitGetNotificationSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNotificationSettings500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetNotificationSettings500JSONResponse) VisitGetNotificationSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNotificationSettings503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetNotificationSettings503JSONResponse) VisitGetNotificationSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutNotificationSettingsRequestObject struct {
+	Body *PutNotificationSettingsJSONRequestBody
+}
+
+type PutNotificationSettingsResponseObject interface {
+	VisitPutNotificationSettingsResponse(w http.ResponseWriter) error
+}
+
+type PutNotificationSettings200JSONResponse NotificationSettings
+
+func (response PutNotificationSettings200JSONResponse) VisitPutNotificationSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutNotificationSettings400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response PutNotificationSettings400JSONResponse) VisitPutNotificationSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutNotificationSettings401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response PutNotificationSettings401JSONResponse) VisitPutNotificationSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutNotificationSettings403JSONResponse struct{ CsrfFailedJSONResponse }
+
+func (response PutNotificationSettings403JSONResponse) VisitPutNotificationSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutNotificationSettings413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response PutNotificationSettings413JSONResponse) VisitPutNotificationSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutNotificationSettings415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response PutNotificationSettings415JSONResponse) VisitPutNotificationSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutNotificationSettings422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response PutNotificationSettings422JSONResponse) VisitPutNotificationSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutNotificationSettings431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response PutNotificationSettings431JSONResponse) VisitPutNotificationSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutNotificationSettings500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response PutNotificationSettings500JSONResponse) VisitPutNotificationSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutNotificationSettings503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PutNotificationSettings503JSONResponse) VisitPutNotificationSettingsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -9141,6 +9510,101 @@ func (response RotateWebhookSecret503JSONResponse) VisitRotateWebhookSecretRespo
 	return err
 }
 
+type UnsubscribeRequestObject struct {
+	Params UnsubscribeParams
+}
+
+type UnsubscribeResponseObject interface {
+	VisitUnsubscribeResponse(w http.ResponseWriter) error
+}
+
+type Unsubscribe200JSONResponse Unsubscribed
+
+func (response Unsubscribe200JSONResponse) VisitUnsubscribeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Unsubscribe404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response Unsubscribe404JSONResponse) VisitUnsubscribeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Unsubscribe422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response Unsubscribe422JSONResponse) VisitUnsubscribeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Unsubscribe431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response Unsubscribe431JSONResponse) VisitUnsubscribeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Unsubscribe500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response Unsubscribe500JSONResponse) VisitUnsubscribeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Unsubscribe503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response Unsubscribe503JSONResponse) VisitUnsubscribeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetHealthRequestObject struct {
 }
 
@@ -9260,6 +9724,12 @@ type StrictServerInterface interface {
 	// StreamMyEvents Stream the signed-in user's events (Server-Sent Events)
 	// (GET /api/v1/me/events)
 	StreamMyEvents(ctx context.Context, request StreamMyEventsRequestObject) (StreamMyEventsResponseObject, error)
+	// GetNotificationSettings Get the signed-in user's email settings
+	// (GET /api/v1/me/notification-settings)
+	GetNotificationSettings(ctx context.Context, request GetNotificationSettingsRequestObject) (GetNotificationSettingsResponseObject, error)
+	// PutNotificationSettings Replace the signed-in user's email settings
+	// (PUT /api/v1/me/notification-settings)
+	PutNotificationSettings(ctx context.Context, request PutNotificationSettingsRequestObject) (PutNotificationSettingsResponseObject, error)
 	// ListOperatorTransfers List transfers to the treasury (operators only)
 	// (GET /api/v1/operator/transfers)
 	ListOperatorTransfers(ctx context.Context, request ListOperatorTransfersRequestObject) (ListOperatorTransfersResponseObject, error)
@@ -9341,6 +9811,9 @@ type StrictServerInterface interface {
 	// RotateWebhookSecret Replace an endpoint's signing secret
 	// (POST /api/v1/organizations/{organizationId}/webhooks/{webhookId}/rotate-secret)
 	RotateWebhookSecret(ctx context.Context, request RotateWebhookSecretRequestObject) (RotateWebhookSecretResponseObject, error)
+	// Unsubscribe Unsubscribe with the token of an email's link (RFC 8058 one-click)
+	// (POST /api/v1/unsubscribe)
+	Unsubscribe(ctx context.Context, request UnsubscribeRequestObject) (UnsubscribeResponseObject, error)
 	// GetHealth Check that the process is up
 	// (GET /healthz)
 	GetHealth(ctx context.Context, request GetHealthRequestObject) (GetHealthResponseObject, error)
@@ -9665,6 +10138,75 @@ func (sh *strictHandler) StreamMyEvents(ctx echo.Context, params StreamMyEventsP
 		return err
 	} else if validResponse, ok := response.(StreamMyEventsResponseObject); ok {
 		return validResponse.VisitStreamMyEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetNotificationSettings operation middleware
+func (sh *strictHandler) GetNotificationSettings(ctx echo.Context) error {
+	var request GetNotificationSettingsRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetNotificationSettings(ctx.Request().Context(), request.(GetNotificationSettingsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetNotificationSettings")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetNotificationSettingsResponseObject); ok {
+		return validResponse.VisitGetNotificationSettingsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PutNotificationSettings operation middleware
+func (sh *strictHandler) PutNotificationSettings(ctx echo.Context) error {
+	var request PutNotificationSettingsRequestObject
+
+	var body PutNotificationSettingsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PutNotificationSettings(ctx.Request().Context(), request.(PutNotificationSettingsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PutNotificationSettings")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PutNotificationSettingsResponseObject); ok {
+		return validResponse.VisitPutNotificationSettingsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -10627,6 +11169,31 @@ func (sh *strictHandler) RotateWebhookSecret(ctx echo.Context, organizationId Or
 		return err
 	} else if validResponse, ok := response.(RotateWebhookSecretResponseObject); ok {
 		return validResponse.VisitRotateWebhookSecretResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// Unsubscribe operation middleware
+func (sh *strictHandler) Unsubscribe(ctx echo.Context, params UnsubscribeParams) error {
+	var request UnsubscribeRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.Unsubscribe(ctx.Request().Context(), request.(UnsubscribeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "Unsubscribe")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UnsubscribeResponseObject); ok {
+		return validResponse.VisitUnsubscribeResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

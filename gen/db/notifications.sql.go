@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 )
 
-const notificationEmailOff = `-- name: NotificationEmailOff :exec
+const notificationEmailOff = `-- name: NotificationEmailOff :execrows
 INSERT INTO notification_settings (user_id, email)
 SELECT u.id, 'off' FROM users u WHERE u.id = $1
 ON CONFLICT (user_id) DO UPDATE SET email = 'off', updated_at = now()
@@ -20,9 +20,12 @@ ON CONFLICT (user_id) DO UPDATE SET email = 'off', updated_at = now()
 
 // NotificationEmailOff turns all email off for a user (the digest's
 // one-click unsubscribe).
-func (q *Queries) NotificationEmailOff(ctx context.Context, userID uuid.UUID) error {
-	_, err := q.db.Exec(ctx, notificationEmailOff, userID)
-	return err
+func (q *Queries) NotificationEmailOff(ctx context.Context, userID uuid.UUID) (int64, error) {
+	result, err := q.db.Exec(ctx, notificationEmailOff, userID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const notificationGet = `-- name: NotificationGet :one
@@ -99,7 +102,7 @@ func (q *Queries) NotificationGet(ctx context.Context, id uuid.UUID) (Notificati
 	return i, err
 }
 
-const notificationKindOff = `-- name: NotificationKindOff :exec
+const notificationKindOff = `-- name: NotificationKindOff :execrows
 INSERT INTO notification_settings (user_id, mention, review_requested, decision, due, deposit)
 SELECT u.id, $1::text <> 'mention', $1::text <> 'review_requested', $1::text <> 'decision',
        $1::text <> 'due', $1::text <> 'deposit'
@@ -119,9 +122,12 @@ type NotificationKindOffParams struct {
 }
 
 // NotificationKindOff turns one kind off for a user (one-click unsubscribe).
-func (q *Queries) NotificationKindOff(ctx context.Context, arg NotificationKindOffParams) error {
-	_, err := q.db.Exec(ctx, notificationKindOff, arg.Kind, arg.UserID)
-	return err
+func (q *Queries) NotificationKindOff(ctx context.Context, arg NotificationKindOffParams) (int64, error) {
+	result, err := q.db.Exec(ctx, notificationKindOff, arg.Kind, arg.UserID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const notificationSettingsGet = `-- name: NotificationSettingsGet :one

@@ -13,6 +13,8 @@ import (
 	"github.com/google/uuid"
 
 	"creativeapi/gen/api"
+	"creativeapi/internal/config"
+	"creativeapi/internal/email"
 	"creativeapi/internal/httpapi"
 	"creativeapi/internal/testenv"
 )
@@ -78,16 +80,20 @@ var authzMatrix = map[string]map[caller]string{
 		acmeViewer: "403 action_forbidden", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
 	"listOrganizationMembers": {anonymous: "401 unauthenticated", acmeAdmin: "200", acmeReviewer: "200", acmeAuthor: "200",
 		acmeViewer: "200", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
-	"listWebhookEndpoints":  adminOnly("200"),
-	"createWebhookEndpoint": adminOnly("201"),
-	"getWebhookEndpoint":    adminOnly("200"),
-	"updateWebhookEndpoint": adminOnly("200"),
-	"deleteWebhookEndpoint": adminOnly("204"),
-	"listWebhookDeliveries": adminOnly("200"),
-	"rotateWebhookSecret":   adminOnly("200"),
-	"getAccountBalance":     signedIn("200"),
-	"listAccountDeposits":   signedIn("200"),
-	"createAccountDeposit":  signedIn("201"),
+	"listWebhookEndpoints":    adminOnly("200"),
+	"createWebhookEndpoint":   adminOnly("201"),
+	"getWebhookEndpoint":      adminOnly("200"),
+	"updateWebhookEndpoint":   adminOnly("200"),
+	"deleteWebhookEndpoint":   adminOnly("204"),
+	"listWebhookDeliveries":   adminOnly("200"),
+	"rotateWebhookSecret":     adminOnly("200"),
+	"getNotificationSettings": signedIn("200"),
+	"putNotificationSettings": signedIn("200"),
+	// Unsubscribing needs no session: the signed token is the right.
+	"unsubscribe":          all("200"),
+	"getAccountBalance":    signedIn("200"),
+	"listAccountDeposits":  signedIn("200"),
+	"createAccountDeposit": signedIn("201"),
 	"getAccountDeposit": {anonymous: "401 unauthenticated", acmeAdmin: "404 not_found", acmeReviewer: "404 not_found",
 		acmeAuthor: "200", acmeViewer: "404 not_found", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
 	"createUpload":   uploaders("201"),
@@ -261,6 +267,14 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		"completeUpload":        map[string]any{},
 
 		"settleOperatorTransfer": map[string]string{"decision": "refund", "note": "matrix"},
+
+		"putNotificationSettings": map[string]any{"email": "daily", "kinds": map[string]bool{
+			"mention": true, "review_requested": true, "decision": true, "due": true, "deposit": false}},
+	}
+	if operationID == "unsubscribe" {
+		// The right is the signed token (as the test servers sign it), not
+		// a session: Acme's author unsubscribes from mentions.
+		path += "?token=" + email.NewTokens(config.DevUnsubscribeSecret).Sign(d.users[acmeAuthor], "mention")
 	}
 	return path, bodies[operationID]
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"creativeapi/internal/config"
+	"creativeapi/internal/email"
 	"creativeapi/internal/httpapi"
 	"creativeapi/internal/testenv"
 )
@@ -75,6 +77,15 @@ func specCalls(t *testing.T) []specCall {
 			c := specCall{operationID: op.OperationID, method: method, path: path, declares: map[int]bool{}}
 			for _, name := range []string{"organizationId", "creativeId", "depositId", "webhookId", "commentId", "uploadId", "assetId"} {
 				c.path = strings.ReplaceAll(c.path, "{"+name+"}", uuid.NewString())
+			}
+			// Required query parameters get valid values too: an unsubscribe
+			// token signed as the test servers (DEV_MODE) sign.
+			sep := "?"
+			for _, p := range op.Parameters {
+				if p.Value != nil && p.Value.In == "query" && p.Value.Required && p.Value.Name == "token" {
+					c.path += sep + "token=" + email.NewTokens(config.DevUnsubscribeSecret).Sign(uuid.New(), "mention")
+					sep = "&"
+				}
 			}
 			if rb := op.RequestBody; rb != nil {
 				c.body = rb.Value.Content["application/json"].Example

@@ -72,6 +72,9 @@ type Options struct {
 	// events to the email service, whose jobs run on a River client of
 	// the test's own.
 	Mail bool
+	// MailWorkersOff leaves the email jobs queued: the test starts the
+	// workers itself (StartEmailWorkers), as a replica that restarts.
+	MailWorkersOff bool
 }
 
 // Env is a real server (the production Echo instance, middleware included)
@@ -196,7 +199,9 @@ func NewOn(t testing.TB, d *DB, o Options) *Env {
 	if o.Mail {
 		env.Mail, env.Email = NewMailServer(t), NewEmailService(t, d, cfg, log, o.Metrics)
 		fanout = env.Email.Fanout
-		StartEmailWorkers(t, d, env.Email, log)
+		if !o.MailWorkersOff {
+			StartEmailWorkers(t, d, env.Email, log)
+		}
 	}
 	if o.Events || o.Mail {
 		runEvents(t, d, cfg, hub, log, fanout)

@@ -117,6 +117,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/notification-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the signed-in user's email settings
+         * @description Operation `getNotificationSettings` (the TypeScript client's function of that name).
+         *
+         *     `email` says how notifications arrive: `instant` (one email each),
+         *     `daily` (one digest at the server's DIGEST_HOUR, UTC, none when
+         *     nothing happened) or `off`. `kinds` switches each kind on or off.
+         *     A user who saved nothing reads the defaults: `instant`, every kind on.
+         */
+        get: operations["getNotificationSettings"];
+        /**
+         * Replace the signed-in user's email settings
+         * @description Operation `putNotificationSettings` (the TypeScript client's function of that name).
+         *
+         *     Saves the whole settings (the same body GET answers) and answers them.
+         */
+        put: operations["putNotificationSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/unsubscribe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unsubscribe with the token of an email's link (RFC 8058 one-click)
+         * @description Operation `unsubscribe` (the TypeScript client's function of that name).
+         *
+         *     The `List-Unsubscribe` URL of every notification email. Mail
+         *     programs POST `List-Unsubscribe=One-Click` to it without a session;
+         *     the signed token names the user and the kind it turns off (the
+         *     daily digest's turns all email off). The body mail programs send
+         *     (`List-Unsubscribe=One-Click`, a form) is not read. 200 also when
+         *     it was off already; a token this server did not sign is 404.
+         */
+        post: operations["unsubscribe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me/events": {
         parameters: {
             query?: never;
@@ -1274,6 +1332,40 @@ export interface components {
         Membership: {
             organization: components["schemas"]["NamedRef"];
             role: components["schemas"]["Role"];
+        };
+        /**
+         * @description How the user gets notification emails (docs/email.md).
+         * @example {
+         *       "email": "instant",
+         *       "kinds": {
+         *         "mention": true,
+         *         "review_requested": true,
+         *         "decision": true,
+         *         "due": true,
+         *         "deposit": false
+         *       }
+         *     }
+         */
+        NotificationSettings: {
+            /**
+             * @description `instant`: one email each; `daily`: one digest a day; `off`: none.
+             * @enum {string}
+             */
+            email: "instant" | "daily" | "off";
+            kinds: {
+                mention: boolean;
+                review_requested: boolean;
+                decision: boolean;
+                due: boolean;
+                deposit: boolean;
+            };
+        };
+        Unsubscribed: {
+            /**
+             * @description The kind now off (`digest`, the daily digest's link, turned all email off).
+             * @enum {string}
+             */
+            kind: "mention" | "review_requested" | "decision" | "due" | "deposit" | "digest";
         };
         /** @description The signed-in user, their memberships, and the CSRF token of the session. */
         Session: {
@@ -2938,6 +3030,103 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSettings"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "daily",
+                 *       "kinds": {
+                 *         "mention": true,
+                 *         "review_requested": true,
+                 *         "decision": true,
+                 *         "due": true,
+                 *         "deposit": false
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["NotificationSettings"];
+            };
+        };
+        responses: {
+            /** @description The saved settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSettings"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfFailed"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    unsubscribe: {
+        parameters: {
+            query: {
+                /** @example NmE1ZjJjOTgtOWM0Ni00ZDNkLWE3NjMtOTk2ZTE2ZjA3ZjI4Lm1lbnRpb24.Zx3Pq0lF1d8hR2c4m9vQe7aW5tKj6yUo0bNs8iLr3Dc */
+                token: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description That kind of email is off. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unsubscribed"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
