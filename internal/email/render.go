@@ -88,19 +88,19 @@ func describe(n db.NotificationGetRow, appURL string) (item, error) {
 }
 
 // subjectOf is the email subject of one notification.
-func subjectOf(it item, decision string) string {
+func subjectOf(it item, d detail) string {
 	switch it.Kind {
 	case "mention":
 		return it.Subject + ": you were mentioned"
 	case "review_requested":
 		return it.Subject + ": review requested"
 	case "decision":
-		if decision == "request_changes" {
+		if d.Decision == "request_changes" {
 			return it.Subject + ": changes requested"
 		}
 		return it.Subject + ": approved"
 	default:
-		return it.Subject + ": " + strings.TrimSuffix(strings.TrimPrefix(it.Line, "Your deposit of "), ".")
+		return it.Subject + ": " + strings.ReplaceAll(d.Status, "_", " ")
 	}
 }
 

@@ -199,7 +199,7 @@ func (w *notificationWorker) Work(ctx context.Context, job *river.Job[notificati
 	}
 	var d detail
 	_ = json.Unmarshal(n.Detail, &d)
-	m, err := s.message(n.ID.String(), n.Email, subjectOf(it, d.Decision), n.UserID, n.Kind, []item{it})
+	m, err := s.message(n.ID.String(), n.Email, subjectOf(it, d), n.UserID, n.Kind, []item{it})
 	if err != nil {
 		return river.JobCancel(err)
 	}
