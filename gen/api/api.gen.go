@@ -693,7 +693,10 @@ type AccountBalance struct {
 	Available Money `json:"available"`
 }
 
-// AccountDeposit defines model for AccountDeposit.
+// AccountDeposit A deposit. `creditedAmount` is 0 until `credited`, then the amount
+// received: `requestedAmount` for a transfer of exactly that amount,
+// what arrived (`review.receivedAmount`) when an operator credits a
+// transfer the payer claimed.
 type AccountDeposit struct {
 	// Address The treasury address (TRON base58check) to transfer to.
 	//
@@ -728,8 +731,12 @@ type AccountDeposit struct {
 	// counts up to `confirmationsRequired`. A transfer that fails or
 	// vanishes from the chain (a fork) before its block is final puts the
 	// deposit back to `awaiting_transfer` (or `expired` past `expiresAt`).
-	// `credited`: the block is final and the balance was credited with
-	// `requestedAmount`, exactly once.
+	// `credited`: the balance was credited exactly once with the amount
+	// received (`creditedAmount`): `requestedAmount` for a transfer of
+	// exactly that amount (on time, once its block is final, or late,
+	// credited by an operator); the transferred amount, more or less than
+	// `requestedAmount`, for a transfer the payer claimed and an operator
+	// credited.
 	// `expired`: no transfer arrived before `expiresAt`.
 	// `under_review`: a transfer is attached to the
 	// deposit that an operator must settle; `review` says why and what
@@ -1273,8 +1280,12 @@ type CreativeVersion struct {
 // counts up to `confirmationsRequired`. A transfer that fails or
 // vanishes from the chain (a fork) before its block is final puts the
 // deposit back to `awaiting_transfer` (or `expired` past `expiresAt`).
-// `credited`: the block is final and the balance was credited with
-// `requestedAmount`, exactly once.
+// `credited`: the balance was credited exactly once with the amount
+// received (`creditedAmount`): `requestedAmount` for a transfer of
+// exactly that amount (on time, once its block is final, or late,
+// credited by an operator); the transferred amount, more or less than
+// `requestedAmount`, for a transfer the payer claimed and an operator
+// credited.
 // `expired`: no transfer arrived before `expiresAt`.
 // `under_review`: a transfer is attached to the
 // deposit that an operator must settle; `review` says why and what
