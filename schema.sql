@@ -347,21 +347,21 @@ CREATE TABLE chain_watch_positions (
 );
 
 -- chain_transfer_settlements is the audit record of operators settling a
--- late or unmatched transfer by hand. A transfer is settled (credited or
--- refunded) at most once; before that it may be rejected any number of
+-- late or unmatched transfer by hand, with the decision's word (the API's
+-- and the CLI's). A transfer is settled (credit or refund) at most once; before that it may be rejected any number of
 -- times: detached from the deposit it was attached to (deposit_id), and
 -- unmatched again.
 CREATE TABLE chain_transfer_settlements (
     id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     transfer_id bigint NOT NULL REFERENCES chain_transfers (id),
-    action      text NOT NULL CHECK (action IN ('credited', 'refunded', 'rejected')),
+    decision    text NOT NULL CHECK (decision IN ('credit', 'refund', 'reject')),
     operator    text NOT NULL CHECK (operator <> ''),
     note        text NOT NULL CHECK (note <> ''),
     created_at  timestamptz NOT NULL DEFAULT now(),
     deposit_id  uuid REFERENCES deposits (id)
 );
 
-CREATE UNIQUE INDEX chain_transfer_settlements_final_key ON chain_transfer_settlements (transfer_id) WHERE action <> 'rejected';
+CREATE UNIQUE INDEX chain_transfer_settlements_final_key ON chain_transfer_settlements (transfer_id) WHERE decision <> 'reject';
 CREATE INDEX chain_transfer_settlements_transfer_id_idx ON chain_transfer_settlements (transfer_id);
 
 CREATE TRIGGER chain_transfer_settlements_append_only BEFORE UPDATE OR DELETE ON chain_transfer_settlements

@@ -162,18 +162,18 @@ SELECT * FROM chain_transfers WHERE id = @id FOR UPDATE;
 -- that settlement. The unique index on a transfer's final settlements
 -- (chain_transfer_settlements_final_key) backs this up under races.
 WITH settled AS (
-    UPDATE chain_transfers t SET status = @action::text, needs_review = false, updated_at = now()
+    UPDATE chain_transfers t SET status = @status::text, needs_review = false, updated_at = now()
     WHERE t.id = @id AND t.needs_review
-      AND (t.status = 'late' OR (t.status = 'unmatched' AND (@action::text = 'refunded' OR t.deposit_id IS NOT NULL)))
+      AND (t.status = 'late' OR (t.status = 'unmatched' AND (@status::text = 'refunded' OR t.deposit_id IS NOT NULL)))
     RETURNING t.id, t.deposit_id, t.tx_id
 ), refunded AS (
     UPDATE deposits d
     SET status = 'refunded', review_reason = NULL, review_received_minor = NULL, review_opened_at = NULL
     FROM settled s
-    WHERE @action::text = 'refunded' AND d.id = s.deposit_id AND d.status = 'under_review' AND d.transfer_tx_id = s.tx_id
+    WHERE @status::text = 'refunded' AND d.id = s.deposit_id AND d.status = 'under_review' AND d.transfer_tx_id = s.tx_id
 )
-INSERT INTO chain_transfer_settlements (transfer_id, action, operator, note, deposit_id)
-SELECT s.id, @action::text, @operator, @note, s.deposit_id FROM settled s
+INSERT INTO chain_transfer_settlements (transfer_id, decision, operator, note, deposit_id)
+SELECT s.id, @decision::text, @operator, @note, s.deposit_id FROM settled s
 RETURNING id;
 
 -- name: ChainTransferReject :many
@@ -190,8 +190,8 @@ WITH rejected AS (
     WHERE t.id = @id AND o.id = t.id AND t.needs_review AND t.status IN ('late', 'unmatched') AND t.deposit_id IS NOT NULL
     RETURNING t.id, t.tx_id, o.deposit_id
 ), audit AS (
-    INSERT INTO chain_transfer_settlements (transfer_id, action, operator, note, deposit_id)
-    SELECT r.id, 'rejected', @operator, @note, r.deposit_id FROM rejected r
+    INSERT INTO chain_transfer_settlements (transfer_id, decision, operator, note, deposit_id)
+    SELECT r.id, 'reject', @operator, @note, r.deposit_id FROM rejected r
 )
 UPDATE deposits d
 SET status = CASE WHEN d.expires_at <= now() THEN 'expired' ELSE 'awaiting_transfer' END,
@@ -232,7 +232,7 @@ WITH claimed AS (
       AND t.block_time <= d.expires_at + make_interval(secs => @window_seconds::bigint)
       AND NOT EXISTS (
           SELECT 1 FROM chain_transfer_settlements s
-          WHERE s.transfer_id = t.id AND s.deposit_id = d.id AND s.action = 'rejected')
+          WHERE s.transfer_id = t.id AND s.deposit_id = d.id AND s.decision = 'reject')
     RETURNING t.tx_id, t.amount_minor, t.deposit_id
 )
 UPDATE deposits d
@@ -258,7 +258,7 @@ SELECT * FROM chain_transfers WHERE id = @id;
 -- name: ChainTransferSettlements :many
 -- ChainTransferSettlements is the audit records of the transfers ids, oldest
 -- first, with the operator's user id when the recorded name is a user's email.
-SELECT s.transfer_id, s.action, s.operator, s.note, s.created_at, u.id AS user_id, s.deposit_id
+SELECT s.transfer_id, s.decision, s.operator, s.note, s.created_at, u.id AS user_id, s.deposit_id
 FROM chain_transfer_settlements s
 LEFT JOIN users u ON u.email = s.operator
 WHERE s.transfer_id = ANY(@transfer_ids::bigint[])

@@ -286,12 +286,12 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 
 const transfersUsage = `usage:
   creativeapi transfers list [--late | --unmatched | --all] [--limit N] [--after ID]
-  creativeapi transfers settle ID (--credit | --refunded | --reject) --note TEXT [--operator NAME]
+  creativeapi transfers settle ID (--credit | --refund | --reject) --note TEXT [--operator NAME]
 
 list shows the transfers waiting for review (late and unmatched) unless
 --all. settle --credit credits a late transfer to its deposit (exactly once,
-with exactly the requested amount), or a claimed one with the amount
-received; --refunded records that it was sent back; --reject detaches a
+with the requested amount), or a claimed one with the amount
+received; --refund records that it was sent back; --reject detaches a
 late or claimed transfer from its deposit (the deposit waits again, or is
 expired; the transfer is unmatched and waits for review again). Each
 settlement is kept in an audit record with the operator (default the OS
@@ -356,7 +356,7 @@ func cmdTransfers(ctx context.Context, e env, args []string) error {
 		})
 	case "settle":
 		credit := fs.Bool("credit", false, "credit the late transfer to its deposit")
-		refunded := fs.Bool("refunded", false, "record that the transfer was sent back")
+		refund := fs.Bool("refund", false, "record that the transfer was sent back")
 		reject := fs.Bool("reject", false, "detach the late or claimed transfer from its deposit")
 		note := fs.String("note", "", "why (kept in the audit record)")
 		operator := fs.String("operator", currentUser(), "who settles it")
@@ -370,18 +370,18 @@ func cmdTransfers(ctx context.Context, e env, args []string) error {
 		if err := parse(fs, args[1:]); err != nil {
 			return err
 		}
-		var s deposit.Move
-		done := "refunded"
+		var decision deposit.Decision
 		switch {
-		case btoi(*credit)+btoi(*refunded)+btoi(*reject) != 1:
-			return usagef("transfers settle: pick one of --credit, --refunded and --reject")
+		case btoi(*credit)+btoi(*refund)+btoi(*reject) != 1:
+			return usagef("transfers settle: pick one of --credit, --refund and --reject")
 		case *credit:
-			s, done = deposit.MoveSettleCredit, "credited"
+			decision = deposit.DecisionCredit
 		case *reject:
-			s, done = deposit.MoveSettleReject, "rejected"
+			decision = deposit.DecisionReject
 		default:
-			s = deposit.MoveSettleRefund
+			decision = deposit.DecisionRefund
 		}
+		s, done := deposit.Settlements[decision], decision
 		return withStore(ctx, e, func(st *store.Store) error {
 			if err := deposit.Settle(ctx, st, id, s, *operator, *note); err != nil {
 				if errors.Is(err, store.ErrNotFound) {

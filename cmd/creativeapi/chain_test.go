@@ -79,10 +79,10 @@ func TestDevchainPayAndTransfersReview(t *testing.T) {
 	if _, err := c.run("", "transfers", "settle", m[1], "--reject", "--note", "x", "--operator", "ops"); err == nil {
 		t.Fatal("an unmatched transfer nobody claimed was rejected")
 	}
-	if _, err := c.run("", "transfers", "settle", m[1], "--refunded", "--operator", "ops"); err == nil {
+	if _, err := c.run("", "transfers", "settle", m[1], "--refund", "--operator", "ops"); err == nil {
 		t.Fatal("settled without a note")
 	}
-	if out := c.ok("", "transfers", "settle", m[1], "--refunded", "--note", "sent back", "--operator", "ops"); !strings.Contains(out, "refunded by ops") {
+	if out := c.ok("", "transfers", "settle", m[1], "--refund", "--note", "sent back", "--operator", "ops"); !strings.Contains(out, "settled: refund by ops") {
 		t.Fatalf("settle printed %q", out)
 	}
 	if list := c.ok("", "transfers", "list"); strings.Contains(list, "unmatched") {

@@ -506,19 +506,19 @@ func (e SettleTransferRequestDecision) Valid() bool {
 
 // Defines values for TransferSettlementDecision.
 const (
-	SettlementCredited TransferSettlementDecision = "credited"
-	SettlementRefunded TransferSettlementDecision = "refunded"
-	SettlementRejected TransferSettlementDecision = "rejected"
+	SettlementCredit TransferSettlementDecision = "credit"
+	SettlementRefund TransferSettlementDecision = "refund"
+	SettlementReject TransferSettlementDecision = "reject"
 )
 
 // Valid indicates whether the value is a known member of the TransferSettlementDecision enum.
 func (e TransferSettlementDecision) Valid() bool {
 	switch e {
-	case SettlementCredited:
+	case SettlementCredit:
 		return true
-	case SettlementRefunded:
+	case SettlementRefund:
 		return true
-	case SettlementRejected:
+	case SettlementReject:
 		return true
 	default:
 		return false
@@ -1717,12 +1717,12 @@ type SignInRequest struct {
 type TransferSettlement struct {
 	CreatedAt time.Time `json:"createdAt"`
 
-	// Decision What the operator decided (`credited`, `refunded`, or `rejected`:
-	// detached from `depositId`, the transfer waits for review again).
-	// New values may be added.
+	// Decision What the operator decided, in the request's words (`credit`,
+	// `refund`, or `reject`: detached from `depositId`, the transfer
+	// waits for review again). New values may be added.
 	Decision TransferSettlementDecision `json:"decision"`
 
-	// DepositId The deposit the transfer was attached to when it was settled (for `rejected`, the one it was detached from); null when none was.
+	// DepositId The deposit the transfer was attached to when it was settled (for `reject`, the one it was detached from); null when none was.
 	DepositId nullable.Nullable[openapi_types.UUID] `json:"depositId"`
 	Note      string                                `json:"note"`
 
@@ -1730,9 +1730,9 @@ type TransferSettlement struct {
 	Operator SettlementOperator `json:"operator"`
 }
 
-// TransferSettlementDecision What the operator decided (`credited`, `refunded`, or `rejected`:
-// detached from `depositId`, the transfer waits for review again).
-// New values may be added.
+// TransferSettlementDecision What the operator decided, in the request's words (`credit`,
+// `refund`, or `reject`: detached from `depositId`, the transfer
+// waits for review again). New values may be added.
 type TransferSettlementDecision string
 
 // TransferStatus What a transfer to the treasury is recorded as: `confirming` (pays an

@@ -248,8 +248,8 @@ WITH rejected AS (
     WHERE t.id = $1 AND o.id = t.id AND t.needs_review AND t.status IN ('late', 'unmatched') AND t.deposit_id IS NOT NULL
     RETURNING t.id, t.tx_id, o.deposit_id
 ), audit AS (
-    INSERT INTO chain_transfer_settlements (transfer_id, action, operator, note, deposit_id)
-    SELECT r.id, 'rejected', $2, $3, r.deposit_id FROM rejected r
+    INSERT INTO chain_transfer_settlements (transfer_id, decision, operator, note, deposit_id)
+    SELECT r.id, 'reject', $2, $3, r.deposit_id FROM rejected r
 )
 UPDATE deposits d
 SET status = CASE WHEN d.expires_at <= now() THEN 'expired' ELSE 'awaiting_transfer' END,
@@ -330,25 +330,26 @@ func (q *Queries) ChainTransferReviewCount(ctx context.Context) (int64, error) {
 
 const chainTransferSettle = `-- name: ChainTransferSettle :one
 WITH settled AS (
-    UPDATE chain_transfers t SET status = $1::text, needs_review = false, updated_at = now()
-    WHERE t.id = $4 AND t.needs_review
-      AND (t.status = 'late' OR (t.status = 'unmatched' AND ($1::text = 'refunded' OR t.deposit_id IS NOT NULL)))
+    UPDATE chain_transfers t SET status = $4::text, needs_review = false, updated_at = now()
+    WHERE t.id = $5 AND t.needs_review
+      AND (t.status = 'late' OR (t.status = 'unmatched' AND ($4::text = 'refunded' OR t.deposit_id IS NOT NULL)))
     RETURNING t.id, t.deposit_id, t.tx_id
 ), refunded AS (
     UPDATE deposits d
     SET status = 'refunded', review_reason = NULL, review_received_minor = NULL, review_opened_at = NULL
     FROM settled s
-    WHERE $1::text = 'refunded' AND d.id = s.deposit_id AND d.status = 'under_review' AND d.transfer_tx_id = s.tx_id
+    WHERE $4::text = 'refunded' AND d.id = s.deposit_id AND d.status = 'under_review' AND d.transfer_tx_id = s.tx_id
 )
-INSERT INTO chain_transfer_settlements (transfer_id, action, operator, note, deposit_id)
+INSERT INTO chain_transfer_settlements (transfer_id, decision, operator, note, deposit_id)
 SELECT s.id, $1::text, $2, $3, s.deposit_id FROM settled s
 RETURNING id
 `
 
 type ChainTransferSettleParams struct {
-	Action   string
+	Decision string
 	Operator string
 	Note     string
+	Status   string
 	ID       int64
 }
 
@@ -362,9 +363,10 @@ type ChainTransferSettleParams struct {
 // (chain_transfer_settlements_final_key) backs this up under races.
 func (q *Queries) ChainTransferSettle(ctx context.Context, arg ChainTransferSettleParams) (int64, error) {
 	row := q.db.QueryRow(ctx, chainTransferSettle,
-		arg.Action,
+		arg.Decision,
 		arg.Operator,
 		arg.Note,
+		arg.Status,
 		arg.ID,
 	)
 	var id int64
@@ -373,7 +375,7 @@ func (q *Queries) ChainTransferSettle(ctx context.Context, arg ChainTransferSett
 }
 
 const chainTransferSettlements = `-- name: ChainTransferSettlements :many
-SELECT s.transfer_id, s.action, s.operator, s.note, s.created_at, u.id AS user_id, s.deposit_id
+SELECT s.transfer_id, s.decision, s.operator, s.note, s.created_at, u.id AS user_id, s.deposit_id
 FROM chain_transfer_settlements s
 LEFT JOIN users u ON u.email = s.operator
 WHERE s.transfer_id = ANY($1::bigint[])
@@ -382,7 +384,7 @@ ORDER BY s.id
 
 type ChainTransferSettlementsRow struct {
 	TransferID int64
-	Action     string
+	Decision   string
 	Operator   string
 	Note       string
 	CreatedAt  time.Time
@@ -403,7 +405,7 @@ func (q *Queries) ChainTransferSettlements(ctx context.Context, transferIds []in
 		var i ChainTransferSettlementsRow
 		if err := rows.Scan(
 			&i.TransferID,
-			&i.Action,
+			&i.Decision,
 			&i.Operator,
 			&i.Note,
 			&i.CreatedAt,
@@ -822,7 +824,7 @@ WITH claimed AS (
       AND t.block_time <= d.expires_at + make_interval(secs => $4::bigint)
       AND NOT EXISTS (
           SELECT 1 FROM chain_transfer_settlements s
-          WHERE s.transfer_id = t.id AND s.deposit_id = d.id AND s.action = 'rejected')
+          WHERE s.transfer_id = t.id AND s.deposit_id = d.id AND s.decision = 'reject')
     RETURNING t.tx_id, t.amount_minor, t.deposit_id
 )
 UPDATE deposits d

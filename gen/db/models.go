@@ -47,7 +47,7 @@ type ChainTransfer struct {
 type ChainTransferSettlement struct {
 	ID         int64
 	TransferID int64
-	Action     string
+	Decision   string
 	Operator   string
 	Note       string
 	CreatedAt  time.Time

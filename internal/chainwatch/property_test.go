@@ -259,7 +259,7 @@ func (m *ledgerModel) check(t *testing.T, b *bundle, step int, log []string) {
 	var rejected int
 	if err := b.d.Pool.QueryRow(ctx, `SELECT count(*) FROM chain_transfer_settlements s
 		JOIN chain_transfers t ON t.id = s.transfer_id JOIN deposits d ON d.id = s.deposit_id
-		WHERE s.action = 'rejected' AND (d.transfer_tx_id = t.tx_id OR t.deposit_id = d.id)`).Scan(&rejected); err != nil || rejected != 0 {
+		WHERE s.decision = 'reject' AND (d.transfer_tx_id = t.tx_id OR t.deposit_id = d.id)`).Scan(&rejected); err != nil || rejected != 0 {
 		fail("%d transfers rejected for a deposit are attached to it or paid it again (%v)", rejected, err)
 	}
 }

@@ -48,10 +48,10 @@ func TestSettle_ALateTransferIsCreditedByAnOperatorOnce(t *testing.T) {
 	if sum, n := b.balance(t); sum != dep.RequestedAmountMinor || n != 1 {
 		t.Fatalf("balance %d in %d entries; want one credit", sum, n)
 	}
-	var operator, note, action string
-	if err := b.d.Pool.QueryRow(ctx, "SELECT operator, note, action FROM chain_transfer_settlements WHERE transfer_id = $1", id).
-		Scan(&operator, &note, &action); err != nil || operator != "ops-ana" || action != "credited" {
-		t.Fatalf("audit record: %s %s %q, %v", operator, action, note, err)
+	var operator, note, decision string
+	if err := b.d.Pool.QueryRow(ctx, "SELECT operator, note, decision FROM chain_transfer_settlements WHERE transfer_id = $1", id).
+		Scan(&operator, &note, &decision); err != nil || operator != "ops-ana" || decision != "credit" {
+		t.Fatalf("audit record: %s %s %q, %v", operator, decision, note, err)
 	}
 	if tr := b.transfers(t); tr[0].Status != "credited" || tr[0].NeedsReview {
 		t.Fatalf("transfer: %+v", tr[0])

@@ -216,7 +216,7 @@ func SettleTx(ctx context.Context, q store.Tx, id int64, m Move, operator, note 
 	if !ok || rule.By != ByOperator {
 		return fmt.Errorf("%q is not a settlement", m)
 	}
-	to := rule.To[0]
+	to, decision := rule.To[0], DecisionOf(m)
 	t, err := q.ChainTransferLock(ctx, id)
 	if err != nil {
 		return err
@@ -243,7 +243,7 @@ func SettleTx(ctx context.Context, q store.Tx, id int64, m Move, operator, note 
 			return fmt.Errorf("the deposit was not credited: %s", outcome)
 		}
 	}
-	_, err = q.ChainTransferSettle(ctx, db.ChainTransferSettleParams{ID: id, Action: string(to), Operator: operator, Note: note})
+	_, err = q.ChainTransferSettle(ctx, db.ChainTransferSettleParams{ID: id, Status: string(to), Decision: string(decision), Operator: operator, Note: note})
 	if errors.Is(err, store.ErrNotFound) {
 		return ErrNotForReview
 	}

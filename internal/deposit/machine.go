@@ -122,6 +122,36 @@ const (
 	MoveSettleReject Move = "settle_reject"
 )
 
+// Decision is an operator's settlement of a transfer waiting for review,
+// in the one word the API's request and record, the CLI and the audit
+// table (chain_transfer_settlements.decision) all use.
+type Decision string
+
+// The decisions (docs/deposits.md, "Settling by hand").
+const (
+	DecisionCredit Decision = "credit"
+	DecisionRefund Decision = "refund"
+	DecisionReject Decision = "reject"
+)
+
+// Settlements maps each decision to the transfer move that makes it.
+var Settlements = map[Decision]Move{
+	DecisionCredit: MoveSettleCredit,
+	DecisionRefund: MoveSettleRefund,
+	DecisionReject: MoveSettleReject,
+}
+
+// DecisionOf is the decision that move m makes, or "" when m is no
+// settlement.
+func DecisionOf(m Move) Decision {
+	for d, dm := range Settlements {
+		if dm == m {
+			return d
+		}
+	}
+	return ""
+}
+
 // Rule is one row of a state machine's table.
 type Rule[S ~string] struct {
 	// From lists the states the move is made from, explicitly, so an

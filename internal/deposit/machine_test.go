@@ -246,7 +246,7 @@ func TestMachineIsOneRuleInSQLAndGo(t *testing.T) {
 				case deposit.MoveRefund:
 					exec(t, d, "UPDATE chain_transfers SET status = 'late', needs_review = true WHERE tx_id = $1", tx)
 					_, err = d.Store.Q.ChainTransferSettle(ctx, db.ChainTransferSettleParams{
-						ID: transferID(t, d, tx), Action: string(deposit.TransferRefunded), Operator: "ops", Note: "test",
+						ID: transferID(t, d, tx), Status: string(deposit.TransferRefunded), Decision: string(deposit.DecisionRefund), Operator: "ops", Note: "test",
 					})
 				case deposit.MoveReject:
 					exec(t, d, "UPDATE chain_transfers SET status = 'unmatched', needs_review = true WHERE tx_id = $1", tx)
@@ -354,7 +354,7 @@ func TestMachineIsOneRuleInSQLAndGo(t *testing.T) {
 				case deposit.MoveSettleCredit, deposit.MoveSettleRefund:
 					if existed {
 						_, err = d.Store.Q.ChainTransferSettle(ctx, db.ChainTransferSettleParams{
-							ID: transferID(t, d, tx), Action: string(rule.To[0]), Operator: "ops", Note: "test",
+							ID: transferID(t, d, tx), Status: string(rule.To[0]), Decision: string(deposit.DecisionOf(m)), Operator: "ops", Note: "test",
 						})
 						if errors.Is(err, store.ErrNotFound) {
 							err = nil

@@ -82,7 +82,7 @@ func TestSettleReject_DetachesTheTransferAndPutsTheDepositBack(t *testing.T) {
 				AND deposit_id IS NULL AND reason = 'rejected'`, id); n != 1 {
 				t.Fatal("the transfer is not unmatched, detached and waiting for review")
 			}
-			if n := count(t, d, `SELECT count(*) FROM chain_transfer_settlements WHERE transfer_id = $1 AND action = 'rejected'
+			if n := count(t, d, `SELECT count(*) FROM chain_transfer_settlements WHERE transfer_id = $1 AND decision = 'reject'
 				AND deposit_id = $2 AND operator = 'ops'`, id, dep.ID); n != 1 {
 				t.Fatalf("%d audit records of the rejection", n)
 			}

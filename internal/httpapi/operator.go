@@ -95,7 +95,7 @@ func operatorTransfers(ctx context.Context, q *db.Queries, ts []db.ChainTransfer
 			dep = nullable.NewNullableWithValue(*st.DepositID)
 		}
 		byTransfer[st.TransferID] = append(byTransfer[st.TransferID], api.TransferSettlement{
-			Operator: op, Decision: api.TransferSettlementDecision(st.Action), Note: st.Note, CreatedAt: st.CreatedAt, DepositId: dep})
+			Operator: op, Decision: api.TransferSettlementDecision(st.Decision), Note: st.Note, CreatedAt: st.CreatedAt, DepositId: dep})
 	}
 	out := make([]api.OperatorTransfer, len(ts))
 	for i, t := range ts {
@@ -122,13 +122,6 @@ func operatorTransfers(ctx context.Context, q *db.Queries, ts []db.ChainTransfer
 	return out, nil
 }
 
-// settlementMoves are the ledger's moves of the API's decisions.
-var settlementMoves = map[api.SettleTransferRequestDecision]deposit.Move{
-	api.Credit: deposit.MoveSettleCredit,
-	api.Refund: deposit.MoveSettleRefund,
-	api.Reject: deposit.MoveSettleReject,
-}
-
 // SettleOperatorTransfer settles a transfer waiting for review by the
 // operator's decision (deposit.SettleTx, the code of the transfers settle
 // command), under the caller's Idempotency-Key. The audit record names the
@@ -136,7 +129,7 @@ var settlementMoves = map[api.SettleTransferRequestDecision]deposit.Move{
 // Its 409s are not stored under the key: they depend on the transfer's state.
 func (s *Server) SettleOperatorTransfer(ctx context.Context, r api.SettleOperatorTransferRequestObject) (api.SettleOperatorTransferResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
-	move, ok := settlementMoves[r.Body.Decision]
+	move, ok := deposit.Settlements[deposit.Decision(r.Body.Decision)]
 	if !ok {
 		return nil, problem.Invalid([]problem.FieldError{{Field: "decision", Code: problem.InvalidValue, Message: "must be credit, refund or reject"}})
 	}

@@ -137,7 +137,7 @@ func TestOperatorTransfers_OperatorsListAndReadTransfersWithTheirSettlements(t *
 		t.Fatal(qerr)
 	}
 	if got.Status != api.TransferCredited || got.NeedsReview || err != nil || opID != wantID ||
-		got.Settlements[0].Decision != api.SettlementCredited || got.Settlements[0].Note != "short by 0.5, customer confirmed" ||
+		got.Settlements[0].Decision != api.SettlementCredit || got.Settlements[0].Note != "short by 0.5, customer confirmed" ||
 		got.Settlements[0].Operator.Name != opEmail {
 		t.Fatalf("settled transfer: %+v (%v)", got, err)
 	}
@@ -194,7 +194,7 @@ func TestSettleOperatorTransfer_CreditsTheAmountReceivedOnceOverHTTP(t *testing.
 	var got api.OperatorTransfer
 	r.JSON(t, &got)
 	if got.Status != api.TransferCredited || got.NeedsReview || len(got.Settlements) != 1 ||
-		got.Settlements[0].Decision != api.SettlementCredited || got.Settlements[0].Operator.Name != opEmail || got.Settlements[0].Operator.Id.IsNull() {
+		got.Settlements[0].Decision != api.SettlementCredit || got.Settlements[0].Operator.Name != opEmail || got.Settlements[0].Operator.Id.IsNull() {
 		t.Fatalf("credited transfer: %+v", got)
 	}
 	dep := getDeposit(t, payer, d.Id.String())
@@ -260,7 +260,7 @@ func TestSettleOperatorTransfer_RefundsAndRefusesWhatItCannotSettle(t *testing.T
 	r = op.Do(http.MethodPost, settlementsPath(id), refund)
 	var got api.OperatorTransfer
 	r.JSON(t, &got)
-	if r.Status != http.StatusOK || got.Status != api.TransferRefunded || len(got.Settlements) != 1 || got.Settlements[0].Decision != api.SettlementRefunded {
+	if r.Status != http.StatusOK || got.Status != api.TransferRefunded || len(got.Settlements) != 1 || got.Settlements[0].Decision != api.SettlementRefund {
 		t.Fatalf("refund: %d %s", r.Status, r.Body)
 	}
 	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.Refunded || dep.CreditedAmount.AmountMinor != "0" {
@@ -323,7 +323,7 @@ func TestSettleOperatorTransfer_RejectThenClaimAgain(t *testing.T) {
 		t.Fatalf("rejected transfer: %+v", got)
 	}
 	s := got.Settlements[0]
-	if dep, err := s.DepositId.Get(); s.Decision != api.SettlementRejected || s.Operator.Name != opEmail || err != nil || dep != d.Id {
+	if dep, err := s.DepositId.Get(); s.Decision != api.SettlementReject || s.Operator.Name != opEmail || err != nil || dep != d.Id {
 		t.Fatalf("the audit record: %+v", s)
 	}
 	if reason, _ := got.Reason.Get(); reason != "rejected" {
@@ -373,7 +373,7 @@ func TestSettleOperatorTransfer_RejectThenClaimAgain(t *testing.T) {
 	r = op.Do(http.MethodPost, settlementsPath(strayID), map[string]string{"decision": "refund", "note": "sent back"})
 	r.JSON(t, &got)
 	if r.Status != http.StatusOK || got.Status != api.TransferRefunded || len(got.Settlements) != 2 ||
-		got.Settlements[1].Decision != api.SettlementRefunded || !got.Settlements[1].DepositId.IsNull() {
+		got.Settlements[1].Decision != api.SettlementRefund || !got.Settlements[1].DepositId.IsNull() {
 		t.Fatalf("refund of the rejected transfer: %d %s", r.Status, r.Body)
 	}
 }
@@ -426,7 +426,7 @@ func TestSettleOperatorTransfer_CreditsALateTransferOverHTTP(t *testing.T) {
 	r := op.Do(http.MethodPost, settlementsPath(id), credit)
 	var got api.OperatorTransfer
 	r.JSON(t, &got)
-	if r.Status != http.StatusOK || got.Status != api.TransferCredited || len(got.Settlements) != 1 || got.Settlements[0].Decision != api.SettlementCredited {
+	if r.Status != http.StatusOK || got.Status != api.TransferCredited || len(got.Settlements) != 1 || got.Settlements[0].Decision != api.SettlementCredit {
 		t.Fatalf("credit: %d %s", r.Status, r.Body)
 	}
 	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.Credited || dep.CreditedAmount.AmountMinor != d.RequestedAmount.AmountMinor {

@@ -1816,16 +1816,16 @@ export interface components {
             operator: components["schemas"]["SettlementOperator"];
             /**
              * Format: uuid
-             * @description The deposit the transfer was attached to when it was settled (for `rejected`, the one it was detached from); null when none was.
+             * @description The deposit the transfer was attached to when it was settled (for `reject`, the one it was detached from); null when none was.
              */
             depositId: string | null;
             /**
-             * @description What the operator decided (`credited`, `refunded`, or `rejected`:
-             *     detached from `depositId`, the transfer waits for review again).
-             *     New values may be added.
+             * @description What the operator decided, in the request's words (`credit`,
+             *     `refund`, or `reject`: detached from `depositId`, the transfer
+             *     waits for review again). New values may be added.
              * @enum {string}
              */
-            decision: "credited" | "refunded" | "rejected";
+            decision: "credit" | "refund" | "reject";
             note: string;
             /** Format: date-time */
             createdAt: string;
