@@ -327,7 +327,11 @@ CREATE TABLE chain_transfers (
     needs_review boolean NOT NULL DEFAULT false,
     seen_at      timestamptz NOT NULL DEFAULT now(),
     updated_at   timestamptz NOT NULL DEFAULT now(),
-    UNIQUE (network, tx_id, token, from_address, amount_raw)
+    -- public_id is the transfer's id in the operator API and the CLI; id
+    -- stays the internal key.
+    public_id    uuid NOT NULL DEFAULT gen_random_uuid(),
+    UNIQUE (network, tx_id, token, from_address, amount_raw),
+    CONSTRAINT chain_transfers_public_id_key UNIQUE (public_id)
 );
 
 CREATE INDEX chain_transfers_confirming_idx ON chain_transfers (id) WHERE status = 'confirming';

@@ -253,7 +253,8 @@ ORDER BY id
 LIMIT @row_limit;
 
 -- name: ChainTransferGet :one
-SELECT * FROM chain_transfers WHERE id = @id;
+-- ChainTransferGet reads a transfer by its id in the API (public_id).
+SELECT * FROM chain_transfers WHERE public_id = @public_id;
 
 -- name: ChainTransferSettlements :many
 -- ChainTransferSettlements is the audit records of the transfers ids, oldest

@@ -16,6 +16,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/google/uuid"
+
 	"creativeapi/gen/db"
 	"creativeapi/internal/chainwatch"
 	"creativeapi/internal/config"
@@ -343,7 +345,7 @@ func cmdTransfers(ctx context.Context, e env, args []string) error {
 				if t.DepositID != nil {
 					dep = t.DepositID.String()
 				}
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Status, deref(t.Reason, "-"), amount,
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.PublicID, t.Status, deref(t.Reason, "-"), amount,
 					t.TxID, t.FromAddress, t.BlockTime.UTC().Format(time.RFC3339), dep)
 			}
 			if err := tw.Flush(); err != nil {
@@ -363,7 +365,7 @@ func cmdTransfers(ctx context.Context, e env, args []string) error {
 		if len(args) == 0 {
 			return usagef("transfers settle: missing transfer ID (see creativeapi transfers --help)")
 		}
-		id, err := strconv.ParseInt(args[0], 10, 64)
+		id, err := uuid.Parse(args[0])
 		if err != nil {
 			return usagef("transfers settle: %q is not a transfer ID (see creativeapi transfers --help)", args[0])
 		}
@@ -383,13 +385,17 @@ func cmdTransfers(ctx context.Context, e env, args []string) error {
 		}
 		s, done := deposit.Settlements[decision], decision
 		return withStore(ctx, e, func(st *store.Store) error {
-			if err := deposit.Settle(ctx, st, id, s, *operator, *note); err != nil {
-				if errors.Is(err, store.ErrNotFound) {
-					return fmt.Errorf("transfer %d does not exist", id)
-				}
+			t, err := st.Q.ChainTransferGet(ctx, id)
+			if errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("transfer %s does not exist", id)
+			}
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "transfer %d settled: %s by %s\n", id, done, *operator)
+			if err := deposit.Settle(ctx, st, t.ID, s, *operator, *note); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "transfer %s settled: %s by %s\n", id, done, *operator)
 			return nil
 		})
 	}

@@ -69,7 +69,7 @@ func TestDevchainPayAndTransfersReview(t *testing.T) {
 	}
 
 	list := c.ok("", "transfers", "list", "--unmatched")
-	m := regexp.MustCompile(`(?m)^(\d+)\s+unmatched\s+no_reservation\s+12\.345678 USDT`).FindStringSubmatch(list)
+	m := regexp.MustCompile(`(?m)^([0-9a-f-]{36})\s+unmatched\s+no_reservation\s+12\.345678 USDT`).FindStringSubmatch(list)
 	if m == nil {
 		t.Fatalf("transfers list:\n%s", list)
 	}

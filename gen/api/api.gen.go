@@ -1599,8 +1599,8 @@ type OperatorTransfer struct {
 	DepositId nullable.Nullable[openapi_types.UUID] `json:"depositId"`
 
 	// From The sending address.
-	From string `json:"from"`
-	Id   int64  `json:"id"`
+	From string             `json:"from"`
+	Id   openapi_types.UUID `json:"id"`
 
 	// NeedsReview Late or unmatched and not settled yet (claimed ones included).
 	NeedsReview bool `json:"needsReview"`
@@ -2402,10 +2402,10 @@ type ServerInterface interface {
 	ListOperatorTransfers(ctx echo.Context, params ListOperatorTransfersParams) error
 	// GetOperatorTransfer Get one transfer to the treasury with its settlements (operators only)
 	// (GET /api/v1/operator/transfers/{transferId})
-	GetOperatorTransfer(ctx echo.Context, transferId int64) error
+	GetOperatorTransfer(ctx echo.Context, transferId openapi_types.UUID) error
 	// SettleOperatorTransfer Settle a transfer waiting for review (operators only)
 	// (POST /api/v1/operator/transfers/{transferId}/settlements)
-	SettleOperatorTransfer(ctx echo.Context, transferId int64, params SettleOperatorTransferParams) error
+	SettleOperatorTransfer(ctx echo.Context, transferId openapi_types.UUID, params SettleOperatorTransferParams) error
 	// GetAssetContent Download an uploaded file
 	// (GET /api/v1/organizations/{organizationId}/assets/{assetId}/content)
 	GetAssetContent(ctx echo.Context, organizationId OrganizationId, assetId AssetId) error
@@ -2741,9 +2741,9 @@ func (w *ServerInterfaceWrapper) ListOperatorTransfers(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) GetOperatorTransfer(ctx echo.Context) error {
 	var err error
 	// ------------- Path parameter "transferId" -------------
-	var transferId int64
+	var transferId openapi_types.UUID
 
-	err = runtime.BindStyledParameterWithOptions("simple", "transferId", ctx.Param("transferId"), &transferId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	err = runtime.BindStyledParameterWithOptions("simple", "transferId", ctx.Param("transferId"), &transferId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter transferId: %s", err))
 	}
@@ -2757,9 +2757,9 @@ func (w *ServerInterfaceWrapper) GetOperatorTransfer(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) SettleOperatorTransfer(ctx echo.Context) error {
 	var err error
 	// ------------- Path parameter "transferId" -------------
-	var transferId int64
+	var transferId openapi_types.UUID
 
-	err = runtime.BindStyledParameterWithOptions("simple", "transferId", ctx.Param("transferId"), &transferId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	err = runtime.BindStyledParameterWithOptions("simple", "transferId", ctx.Param("transferId"), &transferId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter transferId: %s", err))
 	}
@@ -5458,7 +5458,7 @@ func (response ListOperatorTransfers503JSONResponse) VisitListOperatorTransfersR
 }
 
 type GetOperatorTransferRequestObject struct {
-	TransferId int64 `json:"transferId"`
+	TransferId openapi_types.UUID `json:"transferId"`
 }
 
 type GetOperatorTransferResponseObject interface {
@@ -5568,7 +5568,7 @@ func (response GetOperatorTransfer503JSONResponse) VisitGetOperatorTransferRespo
 }
 
 type SettleOperatorTransferRequestObject struct {
-	TransferId int64 `json:"transferId"`
+	TransferId openapi_types.UUID `json:"transferId"`
 	Params     SettleOperatorTransferParams
 	Body       *SettleOperatorTransferJSONRequestBody
 }
@@ -10250,7 +10250,7 @@ func (sh *strictHandler) ListOperatorTransfers(ctx echo.Context, params ListOper
 }
 
 // GetOperatorTransfer operation middleware
-func (sh *strictHandler) GetOperatorTransfer(ctx echo.Context, transferId int64) error {
+func (sh *strictHandler) GetOperatorTransfer(ctx echo.Context, transferId openapi_types.UUID) error {
 	var request GetOperatorTransferRequestObject
 
 	request.TransferId = transferId
@@ -10275,7 +10275,7 @@ func (sh *strictHandler) GetOperatorTransfer(ctx echo.Context, transferId int64)
 }
 
 // SettleOperatorTransfer operation middleware
-func (sh *strictHandler) SettleOperatorTransfer(ctx echo.Context, transferId int64, params SettleOperatorTransferParams) error {
+func (sh *strictHandler) SettleOperatorTransfer(ctx echo.Context, transferId openapi_types.UUID, params SettleOperatorTransferParams) error {
 	var request SettleOperatorTransferRequestObject
 
 	request.TransferId = transferId

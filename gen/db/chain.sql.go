@@ -185,11 +185,12 @@ func (q *Queries) ChainTransferCredited(ctx context.Context, id int64) (int64, e
 }
 
 const chainTransferGet = `-- name: ChainTransferGet :one
-SELECT id, network, tx_id, token, from_address, to_address, amount_raw, amount_minor, block_time, block_number, status, reason, deposit_id, needs_review, seen_at, updated_at FROM chain_transfers WHERE id = $1
+SELECT id, network, tx_id, token, from_address, to_address, amount_raw, amount_minor, block_time, block_number, status, reason, deposit_id, needs_review, seen_at, updated_at, public_id FROM chain_transfers WHERE public_id = $1
 `
 
-func (q *Queries) ChainTransferGet(ctx context.Context, id int64) (ChainTransfer, error) {
-	row := q.db.QueryRow(ctx, chainTransferGet, id)
+// ChainTransferGet reads a transfer by its id in the API (public_id).
+func (q *Queries) ChainTransferGet(ctx context.Context, publicID uuid.UUID) (ChainTransfer, error) {
+	row := q.db.QueryRow(ctx, chainTransferGet, publicID)
 	var i ChainTransfer
 	err := row.Scan(
 		&i.ID,
@@ -208,12 +209,13 @@ func (q *Queries) ChainTransferGet(ctx context.Context, id int64) (ChainTransfer
 		&i.NeedsReview,
 		&i.SeenAt,
 		&i.UpdatedAt,
+		&i.PublicID,
 	)
 	return i, err
 }
 
 const chainTransferLock = `-- name: ChainTransferLock :one
-SELECT id, network, tx_id, token, from_address, to_address, amount_raw, amount_minor, block_time, block_number, status, reason, deposit_id, needs_review, seen_at, updated_at FROM chain_transfers WHERE id = $1 FOR UPDATE
+SELECT id, network, tx_id, token, from_address, to_address, amount_raw, amount_minor, block_time, block_number, status, reason, deposit_id, needs_review, seen_at, updated_at, public_id FROM chain_transfers WHERE id = $1 FOR UPDATE
 `
 
 // ChainTransferLock reads a transfer for settling it.
@@ -237,6 +239,7 @@ func (q *Queries) ChainTransferLock(ctx context.Context, id int64) (ChainTransfe
 		&i.NeedsReview,
 		&i.SeenAt,
 		&i.UpdatedAt,
+		&i.PublicID,
 	)
 	return i, err
 }
@@ -423,7 +426,7 @@ func (q *Queries) ChainTransferSettlements(ctx context.Context, transferIds []in
 }
 
 const chainTransfersByTx = `-- name: ChainTransfersByTx :many
-SELECT id, network, tx_id, token, from_address, to_address, amount_raw, amount_minor, block_time, block_number, status, reason, deposit_id, needs_review, seen_at, updated_at FROM chain_transfers WHERE network = $1 AND tx_id = $2 ORDER BY id
+SELECT id, network, tx_id, token, from_address, to_address, amount_raw, amount_minor, block_time, block_number, status, reason, deposit_id, needs_review, seen_at, updated_at, public_id FROM chain_transfers WHERE network = $1 AND tx_id = $2 ORDER BY id
 `
 
 type ChainTransfersByTxParams struct {
@@ -459,6 +462,7 @@ func (q *Queries) ChainTransfersByTx(ctx context.Context, arg ChainTransfersByTx
 			&i.NeedsReview,
 			&i.SeenAt,
 			&i.UpdatedAt,
+			&i.PublicID,
 		); err != nil {
 			return nil, err
 		}
@@ -522,7 +526,7 @@ func (q *Queries) ChainTransfersConfirming(ctx context.Context, arg ChainTransfe
 }
 
 const chainTransfersForReview = `-- name: ChainTransfersForReview :many
-SELECT id, network, tx_id, token, from_address, to_address, amount_raw, amount_minor, block_time, block_number, status, reason, deposit_id, needs_review, seen_at, updated_at FROM chain_transfers
+SELECT id, network, tx_id, token, from_address, to_address, amount_raw, amount_minor, block_time, block_number, status, reason, deposit_id, needs_review, seen_at, updated_at, public_id FROM chain_transfers
 WHERE ($1::boolean OR needs_review)
   AND ($2::text IS NULL OR status = $2)
   AND id > $3
@@ -570,6 +574,7 @@ func (q *Queries) ChainTransfersForReview(ctx context.Context, arg ChainTransfer
 			&i.NeedsReview,
 			&i.SeenAt,
 			&i.UpdatedAt,
+			&i.PublicID,
 		); err != nil {
 			return nil, err
 		}
@@ -945,7 +950,7 @@ func (q *Queries) DepositsForAmounts(ctx context.Context, arg DepositsForAmounts
 }
 
 const operatorTransfersList = `-- name: OperatorTransfersList :many
-SELECT id, network, tx_id, token, from_address, to_address, amount_raw, amount_minor, block_time, block_number, status, reason, deposit_id, needs_review, seen_at, updated_at FROM chain_transfers
+SELECT id, network, tx_id, token, from_address, to_address, amount_raw, amount_minor, block_time, block_number, status, reason, deposit_id, needs_review, seen_at, updated_at, public_id FROM chain_transfers
 WHERE ($1::text IS NULL OR status = $1)
   AND ($2::boolean IS NULL OR needs_review = $2)
   AND id > $3
@@ -993,6 +998,7 @@ func (q *Queries) OperatorTransfersList(ctx context.Context, arg OperatorTransfe
 			&i.NeedsReview,
 			&i.SeenAt,
 			&i.UpdatedAt,
+			&i.PublicID,
 		); err != nil {
 			return nil, err
 		}

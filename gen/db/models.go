@@ -42,6 +42,7 @@ type ChainTransfer struct {
 	NeedsReview bool
 	SeenAt      time.Time
 	UpdatedAt   time.Time
+	PublicID    uuid.UUID
 }
 
 type ChainTransferSettlement struct {

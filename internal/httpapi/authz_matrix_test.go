@@ -241,7 +241,7 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		case "{uploadId}":
 			return d.sentUpload(t)
 		case "{transferId}":
-			return "1"
+			return uuid.NewString() // none: operators get 404 too
 		case "{assetId}":
 			return d.asset
 		}

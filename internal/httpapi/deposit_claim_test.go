@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"creativeapi/gen/api"
 	"creativeapi/internal/deposit"
 	"creativeapi/internal/devchain"
@@ -150,15 +152,15 @@ func TestClaimDeposit_RefusesAMalformedOrUnfitTransaction(t *testing.T) {
 
 // claimShort creates a deposit for c, pays short to the treasury and
 // claims it through the API; it answers the deposit and the transfer's id.
-func claimShort(t *testing.T, rc *reviewChain, c *testenv.Client, amount, paid string) (api.AccountDeposit, int64) {
+func claimShort(t *testing.T, rc *reviewChain, c *testenv.Client, amount, paid string) (api.AccountDeposit, uuid.UUID) {
 	t.Helper()
 	d := createDeposit(t, c, amount)
 	tx := rc.payShort(t, paid)
 	if r := c.Do(http.MethodPost, claimPath(d.Id.String()), claimBody(tx)); r.Status != http.StatusOK {
 		t.Fatalf("claim: %d %s", r.Status, r.Body)
 	}
-	var id int64
-	if err := rc.env.DB.Pool.QueryRow(context.Background(), "SELECT id FROM chain_transfers WHERE tx_id = $1", tx).Scan(&id); err != nil {
+	var id uuid.UUID
+	if err := rc.env.DB.Pool.QueryRow(context.Background(), "SELECT public_id FROM chain_transfers WHERE tx_id = $1", tx).Scan(&id); err != nil {
 		t.Fatal(err)
 	}
 	return d, id
@@ -174,14 +176,14 @@ func TestClaimDeposit_AnOperatorCreditsTheAmountReceivedOnce(t *testing.T) {
 	rc := newReviewChain(t, env)
 	c, _ := env.SignedIn(t, "Carl Credit")
 	d, id := claimShort(t, rc, c, "100000000", "99500000")
-	if err := deposit.Settle(context.Background(), env.DB.Store, id, deposit.MoveSettleCredit, "ops-ana", "short by 0.5, customer confirmed"); err != nil {
+	if err := deposit.Settle(context.Background(), env.DB.Store, ledgerID(t, env, id), deposit.MoveSettleCredit, "ops-ana", "short by 0.5, customer confirmed"); err != nil {
 		t.Fatalf("settle: %v", err)
 	}
 	got := getDeposit(t, c, d.Id.String())
 	if got.Status != api.Credited || got.CreditedAmount.AmountMinor != "99500000" || !got.Review.IsNull() {
 		t.Fatalf("after the credit: %s %s, review %v; want credited 99500000", got.Status, got.CreditedAmount.AmountMinor, got.Review)
 	}
-	if err := deposit.Settle(context.Background(), env.DB.Store, id, deposit.MoveSettleCredit, "ops-ana", "again"); err == nil {
+	if err := deposit.Settle(context.Background(), env.DB.Store, ledgerID(t, env, id), deposit.MoveSettleCredit, "ops-ana", "again"); err == nil {
 		t.Fatal("a second credit was accepted")
 	}
 	var b api.AccountBalance
@@ -199,7 +201,7 @@ func TestClaimDeposit_AnOperatorRefundsAClaimedTransfer(t *testing.T) {
 	rc := newReviewChain(t, env)
 	c, _ := env.SignedIn(t, "Rob Refund")
 	d, id := claimShort(t, rc, c, "50000000", "40000000")
-	if err := deposit.Settle(context.Background(), env.DB.Store, id, deposit.MoveSettleRefund, "ops-bo", "sent back"); err != nil {
+	if err := deposit.Settle(context.Background(), env.DB.Store, ledgerID(t, env, id), deposit.MoveSettleRefund, "ops-bo", "sent back"); err != nil {
 		t.Fatalf("settle: %v", err)
 	}
 	got := getDeposit(t, c, d.Id.String())
@@ -211,4 +213,15 @@ func TestClaimDeposit_AnOperatorRefundsAClaimedTransfer(t *testing.T) {
 	if b.Available.AmountMinor != "0" {
 		t.Fatalf("balance %s, want 0", b.Available.AmountMinor)
 	}
+}
+
+// ledgerID is the internal key of the transfer whose API id is id (what
+// deposit.Settle, the command line's code, takes).
+func ledgerID(t *testing.T, env *testenv.Env, id uuid.UUID) int64 {
+	t.Helper()
+	var key int64
+	if err := env.DB.Pool.QueryRow(context.Background(), "SELECT id FROM chain_transfers WHERE public_id = $1", id).Scan(&key); err != nil {
+		t.Fatal(err)
+	}
+	return key
 }

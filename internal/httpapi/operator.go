@@ -62,7 +62,7 @@ func (s *Server) ListOperatorTransfers(ctx context.Context, r api.ListOperatorTr
 // GetOperatorTransfer answers one transfer with its settlement audit
 // records, for operators.
 func (s *Server) GetOperatorTransfer(ctx context.Context, r api.GetOperatorTransferRequestObject) (api.GetOperatorTransferResponseObject, error) {
-	t, err := s.store.Q.ChainTransferGet(ctx, r.TransferId)
+	t, err := s.store.Q.ChainTransferGet(ctx, uuid.UUID(r.TransferId))
 	if err != nil {
 		return nil, err // store.ErrNotFound: 404
 	}
@@ -100,7 +100,7 @@ func operatorTransfers(ctx context.Context, q *db.Queries, ts []db.ChainTransfer
 	out := make([]api.OperatorTransfer, len(ts))
 	for i, t := range ts {
 		o := api.OperatorTransfer{
-			Id: t.ID, TransactionId: t.TxID, AmountRaw: t.AmountRaw, From: t.FromAddress, BlockTime: t.BlockTime,
+			Id: t.PublicID, TransactionId: t.TxID, AmountRaw: t.AmountRaw, From: t.FromAddress, BlockTime: t.BlockTime,
 			Status: api.TransferStatus(t.Status), NeedsReview: t.NeedsReview,
 			Amount: nullable.NewNullNullable[api.NullableMoney](), Reason: nullable.NewNullNullable[string](),
 			DepositId: nullable.NewNullNullable[uuid.UUID](), Settlements: byTransfer[t.ID],
@@ -137,7 +137,11 @@ func (s *Server) SettleOperatorTransfer(ctx context.Context, r api.SettleOperato
 	stillOperator := func(ctx context.Context, _ *db.Queries) error { return operatorOnly(ctx) }
 	return s.command(ctx, r.Params.IdempotencyKey, stillOperator,
 		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
-			err := deposit.SettleTx(ctx, q, r.TransferId, move, caller.Email, r.Body.Note)
+			t, err := q.ChainTransferGet(ctx, uuid.UUID(r.TransferId))
+			if err != nil {
+				return idempotency.Response{}, err // store.ErrNotFound: 404
+			}
+			err = deposit.SettleTx(ctx, q, t.ID, move, caller.Email, r.Body.Note)
 			switch {
 			case errors.Is(err, deposit.ErrNotForReview):
 				return idempotency.Response{}, problem.New(http.StatusConflict, problem.InvalidTransition,
@@ -151,7 +155,7 @@ func (s *Server) SettleOperatorTransfer(ctx context.Context, r api.SettleOperato
 			case err != nil:
 				return idempotency.Response{}, err // store.ErrNotFound: 404
 			}
-			t, err := q.ChainTransferGet(ctx, r.TransferId)
+			t, err = q.ChainTransferGet(ctx, t.PublicID)
 			if err != nil {
 				return idempotency.Response{}, err
 			}

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"creativeapi/gen/api"
 	"creativeapi/internal/chainwatch"
 	"creativeapi/internal/deposit"
@@ -45,8 +47,8 @@ func listOperatorTransfers(t *testing.T, c *testenv.Client, query string) api.Op
 	return l
 }
 
-func transferIDs(l api.OperatorTransferList) []int64 {
-	out := make([]int64, len(l.Items))
+func transferIDs(l api.OperatorTransferList) []uuid.UUID {
+	out := make([]uuid.UUID, len(l.Items))
 	for i, it := range l.Items {
 		out[i] = it.Id
 	}
@@ -99,7 +101,7 @@ func TestOperatorTransfers_OperatorsListAndReadTransfersWithTheirSettlements(t *
 	}
 
 	// Settled by the transfers command's code, with the operator's email.
-	if err := deposit.Settle(context.Background(), env.DB.Store, claimed, deposit.MoveSettleCredit, opEmail, "short by 0.5, customer confirmed"); err != nil {
+	if err := deposit.Settle(context.Background(), env.DB.Store, ledgerID(t, env, claimed), deposit.MoveSettleCredit, opEmail, "short by 0.5, customer confirmed"); err != nil {
 		t.Fatal(err)
 	}
 	if got := transferIDs(listOperatorTransfers(t, op, "?needsReview=true")); len(got) != 1 || all.Items[1].Id != got[0] {
@@ -119,7 +121,7 @@ func TestOperatorTransfers_OperatorsListAndReadTransfersWithTheirSettlements(t *
 		t.Fatalf("an unknown status: %d %s", r.Status, r.Body)
 	}
 
-	r = op.Do(http.MethodGet, fmt.Sprintf("%s/%d", operatorTransfersPath, claimed), nil)
+	r = op.Do(http.MethodGet, fmt.Sprintf("%s/%s", operatorTransfersPath, claimed), nil)
 	if r.Status != http.StatusOK {
 		t.Fatalf("get: %d %s", r.Status, r.Body)
 	}
@@ -141,7 +143,7 @@ func TestOperatorTransfers_OperatorsListAndReadTransfersWithTheirSettlements(t *
 		got.Settlements[0].Operator.Name != opEmail {
 		t.Fatalf("settled transfer: %+v (%v)", got, err)
 	}
-	r = op.Do(http.MethodGet, operatorTransfersPath+"/999999", nil)
+	r = op.Do(http.MethodGet, operatorTransfersPath+"/"+uuid.NewString(), nil)
 	if p := r.Problem(t); r.Status != http.StatusNotFound || p.Code != "not_found" {
 		t.Fatalf("an unknown transfer: %d %s", r.Status, r.Body)
 	}
@@ -156,7 +158,7 @@ func TestOperatorTransfers_DoNotExistForAnyoneElse(t *testing.T) {
 	rc := newReviewChain(t, env)
 	payer, _ := env.SignedIn(t, "Nina Notop")
 	_, id := claimShort(t, rc, payer, "100000000", "99000000")
-	for _, path := range []string{operatorTransfersPath, fmt.Sprintf("%s/%d", operatorTransfersPath, id)} {
+	for _, path := range []string{operatorTransfersPath, fmt.Sprintf("%s/%s", operatorTransfersPath, id)} {
 		r := payer.Do(http.MethodGet, path, nil)
 		if p := r.Problem(t); r.Status != http.StatusNotFound || p.Code != "not_found" {
 			t.Errorf("%s as a non-operator: %d %s", path, r.Status, r.Body)
@@ -168,8 +170,8 @@ func TestOperatorTransfers_DoNotExistForAnyoneElse(t *testing.T) {
 	}
 }
 
-func settlementsPath(id int64) string {
-	return fmt.Sprintf("%s/%d/settlements", operatorTransfersPath, id)
+func settlementsPath(id uuid.UUID) string {
+	return fmt.Sprintf("%s/%s/settlements", operatorTransfersPath, id)
 }
 
 // TestSettleOperatorTransfer_CreditsTheAmountReceivedOnceOverHTTP: short
@@ -252,7 +254,7 @@ func TestSettleOperatorTransfer_RefundsAndRefusesWhatItCannotSettle(t *testing.T
 			t.Errorf("%v: %d %s; want 422", bad, r.Status, r.Body)
 		}
 	}
-	r = op.Do(http.MethodPost, settlementsPath(999999), refund)
+	r = op.Do(http.MethodPost, settlementsPath(uuid.New()), refund)
 	if p := r.Problem(t); r.Status != http.StatusNotFound || p.Code != "not_found" {
 		t.Fatalf("an unknown transfer: %d %s", r.Status, r.Body)
 	}
@@ -268,8 +270,8 @@ func TestSettleOperatorTransfer_RefundsAndRefusesWhatItCannotSettle(t *testing.T
 	}
 
 	loose := rc.payShort(t, "7000000")
-	var looseID int64
-	if err := env.DB.Pool.QueryRow(t.Context(), "SELECT id FROM chain_transfers WHERE tx_id = $1", loose).Scan(&looseID); err != nil {
+	var looseID uuid.UUID
+	if err := env.DB.Pool.QueryRow(t.Context(), "SELECT public_id FROM chain_transfers WHERE tx_id = $1", loose).Scan(&looseID); err != nil {
 		t.Fatal(err)
 	}
 	r = op.Do(http.MethodPost, settlementsPath(looseID), map[string]string{"decision": "credit", "note": "whose?"})
@@ -279,10 +281,10 @@ func TestSettleOperatorTransfer_RefundsAndRefusesWhatItCannotSettle(t *testing.T
 }
 
 // transferByTx answers the id of the transfer of transaction tx.
-func transferByTx(t *testing.T, env *testenv.Env, tx string) int64 {
+func transferByTx(t *testing.T, env *testenv.Env, tx string) uuid.UUID {
 	t.Helper()
-	var id int64
-	if err := env.DB.Pool.QueryRow(t.Context(), "SELECT id FROM chain_transfers WHERE tx_id = $1", tx).Scan(&id); err != nil {
+	var id uuid.UUID
+	if err := env.DB.Pool.QueryRow(t.Context(), "SELECT public_id FROM chain_transfers WHERE tx_id = $1", tx).Scan(&id); err != nil {
 		t.Fatalf("transfer %s: %v", tx, err)
 	}
 	return id
@@ -390,7 +392,7 @@ func TestSettleOperatorTransfer_RejectOfALateTransferExpiresTheDeposit(t *testin
 	op, _ := signedInOperator(t, env, "Odo Operator")
 	d := createDeposit(t, payer, "25000000")
 	late := rc.payLate(t, d)
-	r := op.Do(http.MethodPost, settlementsPath(rc.lateTransferID(t, late)), map[string]string{"decision": "reject", "note": "another customer's"})
+	r := op.Do(http.MethodPost, settlementsPath(apiTransferID(t, env, rc.lateTransferID(t, late))), map[string]string{"decision": "reject", "note": "another customer's"})
 	var got api.OperatorTransfer
 	r.JSON(t, &got)
 	if r.Status != http.StatusOK || got.Status != api.TransferUnmatched || !got.NeedsReview || !got.DepositId.IsNull() {
@@ -418,7 +420,7 @@ func TestSettleOperatorTransfer_CreditsALateTransferOverHTTP(t *testing.T) {
 	payer, _ := env.SignedIn(t, "Lou Late")
 	op, _ := signedInOperator(t, env, "Ove Operator")
 	d := createDeposit(t, payer, "40000000")
-	id := rc.lateTransferID(t, rc.payLate(t, d))
+	id := apiTransferID(t, env, rc.lateTransferID(t, rc.payLate(t, d)))
 	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.UnderReview {
 		t.Fatalf("after the late payment: %s", dep.Status)
 	}
@@ -485,4 +487,14 @@ func TestDeposit_AFailingFirstUpstreamDoesNotStopCrediting(t *testing.T) {
 	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.Credited || dep.CreditedAmount.AmountMinor != d.RequestedAmount.AmountMinor {
 		t.Fatalf("deposit: %s credited %s; want credited", dep.Status, dep.CreditedAmount.AmountMinor)
 	}
+}
+
+// apiTransferID is the API id of the transfer whose internal key is key.
+func apiTransferID(t *testing.T, env *testenv.Env, key int64) uuid.UUID {
+	t.Helper()
+	var id uuid.UUID
+	if err := env.DB.Pool.QueryRow(t.Context(), "SELECT public_id FROM chain_transfers WHERE id = $1", key).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	return id
 }

@@ -356,10 +356,10 @@ export function createApiClient({ baseUrl, fetch, headers }: ApiClientOptions) {
     listOperatorTransfers: (query?: ListOperatorTransfersQuery): Promise<OperatorTransferList> =>
       unwrap(raw.GET("/api/v1/operator/transfers", { params: { query } })),
     /** Platform operators only: one transfer with its settlement audit records. */
-    getOperatorTransfer: (transferId: number): Promise<OperatorTransfer> =>
+    getOperatorTransfer: (transferId: OperatorTransfer["id"]): Promise<OperatorTransfer> =>
       unwrap(raw.GET("/api/v1/operator/transfers/{transferId}", { params: { path: { transferId } } })),
     /** Platform operators only: settle a transfer waiting for review (one Idempotency-Key for its retries). */
-    settleOperatorTransfer: (transferId: number, body: SettleTransferRequest, options?: CommandOptions): Promise<OperatorTransfer> =>
+    settleOperatorTransfer: (transferId: OperatorTransfer["id"], body: SettleTransferRequest, options?: CommandOptions): Promise<OperatorTransfer> =>
       withRetries(options, (key) =>
         unwrap(
           raw.POST("/api/v1/operator/transfers/{transferId}/settlements", {

@@ -1788,8 +1788,8 @@ export interface components {
          */
         TransferStatus: "confirming" | "credited" | "late" | "unmatched" | "failed" | "vanished" | "refunded";
         OperatorTransfer: {
-            /** Format: int64 */
-            id: number;
+            /** Format: uuid */
+            id: string;
             transactionId: string;
             /** @description The USDT amount received, or null when the transfer carries no countable amount (see `amountRaw`). */
             amount: components["schemas"]["NullableMoney"];
@@ -4945,9 +4945,9 @@ export interface operations {
             path: {
                 /**
                  * @description The transfer's id.
-                 * @example 42
+                 * @example 6f1c2b0e-8d4a-4c57-9a3e-2b7d5e9f0c14
                  */
-                transferId: number;
+                transferId: string;
             };
             cookie?: never;
         };
@@ -4986,9 +4986,9 @@ export interface operations {
             path: {
                 /**
                  * @description The transfer's id.
-                 * @example 42
+                 * @example 6f1c2b0e-8d4a-4c57-9a3e-2b7d5e9f0c14
                  */
-                transferId: number;
+                transferId: string;
             };
             cookie?: never;
         };

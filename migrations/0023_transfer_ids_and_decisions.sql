@@ -1,4 +1,6 @@
--- 0023: a settlement has one word (issue 44): the audit record says the
+-- 0023, issue 44: one name for each thing.
+--
+-- A settlement has one word: the audit record says the
 -- operator's decision as the request does (credit, refund, reject), not a
 -- past participle of it. The column is renamed after what it holds, the
 -- stored words are rewritten once (the append-only trigger is lifted for
@@ -13,3 +15,10 @@ ALTER TABLE chain_transfer_settlements ENABLE TRIGGER chain_transfer_settlements
 ALTER TABLE chain_transfer_settlements ADD CONSTRAINT chain_transfer_settlements_decision_check
     CHECK (decision IN ('credit', 'refund', 'reject'));
 CREATE UNIQUE INDEX chain_transfer_settlements_final_key ON chain_transfer_settlements (transfer_id) WHERE decision <> 'reject';
+
+-- A transfer's id in the operator API and the CLI is a UUID, as every other
+-- id: public_id, random (gen_random_uuid: a transfer's id says nothing of
+-- its order or time), given to existing rows by the default. The bigint key
+-- stays the internal key (foreign keys, list order, cursors).
+ALTER TABLE chain_transfers ADD COLUMN public_id uuid NOT NULL DEFAULT gen_random_uuid();
+ALTER TABLE chain_transfers ADD CONSTRAINT chain_transfers_public_id_key UNIQUE (public_id);
