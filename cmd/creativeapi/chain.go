@@ -103,8 +103,11 @@ Pays a deposit on the chain simulator that 'serve --devchain' runs (make run).
                   server started, see creativeapi dev status; else
                   http://$DEVCHAIN_ADDR)
 
-It warns when no open deposit on the treasury awaits exactly this amount:
-such a payment is recorded as unmatched (see creativeapi transfers list).
+It says what the watcher will make of the payment, judged by the watcher's
+own code against the server's database (DATABASE_URL, else the running
+development server's): a warning when it will be recorded as unmatched,
+late (the deposit goes under review) or failed, or that it cannot tell
+when there is no database to ask.
 `
 
 // cmdDevchain runs `creativeapi devchain …`.
@@ -155,7 +158,7 @@ func cmdDevchain(ctx context.Context, e env, args []string) error {
 	if *url == "" {
 		*url = "http://" + cfg.DevchainAddr
 	}
-	if err := warnUnmatched(ctx, e, cfg, *to, minor); err != nil {
+	if err := warnUnmatched(ctx, e, cfg, running, *to, minor, *result); err != nil {
 		fmt.Fprintf(e.stderr, "devchain pay: could not check the open deposits (%v); paying anyway\n", err)
 	}
 	body, _ := json.Marshal(devchain.Payment{To: *to, Value: strconv.FormatInt(minor, 10), Result: *result})
@@ -181,31 +184,66 @@ func cmdDevchain(ctx context.Context, e env, args []string) error {
 	return nil
 }
 
-// warnUnmatched warns on stderr when no open deposit to address awaits
-// exactly minor (one already paid is confirming, not awaiting): the watcher records such a payment as unmatched (a
-// mistyped amount, or amountMinor given as --amount, pays millions).
-func warnUnmatched(ctx context.Context, e env, cfg config.Config, address string, minor int64) error {
-	if cfg.DatabaseURL == "" && !cfg.DevMode {
-		return nil // no database to ask
+// warnUnmatched says on stderr what the watcher will make of this payment,
+// judged by the watcher's own code (deposit.Judge) against the deposits
+// the server reads: the same database (DATABASE_URL, else the running
+// development server's), the same query (DepositsForAmounts) and the same
+// candidate. Anything but paying an on-time deposit is a warning (a
+// mistyped amount, or amountMinor given as --amount, pays millions); with
+// no database to ask, it says it cannot tell.
+func warnUnmatched(ctx context.Context, e env, cfg config.Config, running runState, address string, minor int64, result string) error {
+	if cfg.DatabaseURL == "" {
+		cfg.DatabaseURL = running.Database
 	}
-	return withStore(ctx, e, func(st *store.Store) error {
-		// Not in a transaction: the rows' locks last this one statement.
-		rows, err := st.Q.DepositsForAmounts(ctx, db.DepositsForAmountsParams{
-			Network: deposit.Network, Address: address, Currency: money.USDT.Code, Amounts: []int64{minor},
-		})
-		if err != nil {
-			return err
-		}
-		now := time.Now()
-		for _, r := range rows {
-			if deposit.EffectiveStatus(deposit.Status(r.Status), r.ExpiresAt, now) == deposit.StatusAwaitingTransfer {
-				return nil
-			}
-		}
-		fmt.Fprintf(e.stderr, "warning: no open deposit to %s awaits exactly %s: this payment will be recorded as unmatched (creativeapi transfers list --unmatched)\n",
-			address, money.USDT.Format(minor))
+	if cfg.DatabaseURL == "" && !cfg.DevMode {
+		fmt.Fprintf(e.stderr, "warning: no database to check the open deposits against (set DATABASE_URL, or run make run): cannot tell whether %s pays a deposit\n",
+			money.USDT.Format(minor))
 		return nil
+	}
+	pool, closeDB, err := openCommandDatabase(ctx, cfg, newLogger(e.stderr, cfg.LogLevel))
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	// Not in a transaction: the rows' locks last this one statement.
+	rows, err := store.New(pool).Q.DepositsForAmounts(ctx, db.DepositsForAmountsParams{
+		Network: deposit.Network, Address: address, Currency: money.USDT.Code, Amounts: []int64{minor},
 	})
+	if err != nil {
+		return err
+	}
+	var c *deposit.Candidate
+	for _, r := range rows {
+		c = &deposit.Candidate{ID: r.ID, Status: deposit.Status(r.Status), CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, TxID: r.TransferTxID}
+	}
+	if msg := predictPayment(c, result, address, minor, time.Now()); msg != "" {
+		fmt.Fprintln(e.stderr, msg)
+	}
+	return nil
+}
+
+// predictPayment is what the watcher will record for a payment of minor
+// to address with receipt result, mined at about now, for candidate c
+// (the deposit reserving that amount, or nil): "" when it pays c on time,
+// else a warning. It calls deposit.Judge as the watcher does, for a final
+// block.
+func predictPayment(c *deposit.Candidate, result, address string, minor int64, now time.Time) string {
+	if result == "" {
+		result = "SUCCESS"
+	}
+	status, reason, _ := deposit.Judge(deposit.Receipt{Succeeded: result == "SUCCESS", Result: result}, "", c, now, "", true)
+	amount := money.USDT.Format(minor)
+	switch status {
+	case deposit.TransferConfirming:
+		return ""
+	case deposit.TransferLate:
+		return fmt.Sprintf("warning: the deposit %s awaiting %s expired at %s: this payment will be recorded as late and the deposit put under review for an operator (creativeapi transfers list --late)",
+			c.ID, amount, c.ExpiresAt.UTC().Format(time.RFC3339))
+	case deposit.TransferFailed:
+		return fmt.Sprintf("warning: a %s receipt fails: this payment will be recorded as failed and pays nothing", result)
+	}
+	return fmt.Sprintf("warning: no open deposit to %s awaits exactly %s (%s): this payment will be recorded as unmatched (creativeapi transfers list --unmatched)",
+		address, amount, reason)
 }
 
 // parseUSDT reads a decimal USDT amount ("100.001234") as micro-USDT.

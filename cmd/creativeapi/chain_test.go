@@ -126,6 +126,23 @@ func TestDevchainPayWarnsWhenNoOpenDepositAwaitsTheAmount(t *testing.T) {
 		{[]string{"--amount", "20001234"}, "paid 20001234.000000 USDT", true},
 		{[]string{"--amount-minor", "20001235"}, "paid 20.001235 USDT", true},
 	}
+	// A late exact payment: the deposit expired but keeps its amount
+	// reserved; the watcher records it late and puts the deposit under review.
+	if _, err := c.db.Store.Q.DepositInsert(context.Background(), db.DepositInsertParams{
+		UserID: user, Network: deposit.Network, Address: tron.DevTreasuryAddress, Currency: money.USDT.Code,
+		BaseAmountMinor: 30_000_000, SuffixMinor: 1234, RequestedAmountMinor: 30_001_234,
+		ConfirmationsRequired: 19, Ttl: hour, ReserveFor: hour, MaxOpen: 5,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.db.Pool.Exec(context.Background(),
+		"UPDATE deposits SET created_at = now() - interval '2 hours', expires_at = now() - interval '1 minute' WHERE requested_amount_minor = 30001234"); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, err := c.runAll("", "devchain", "pay", "--url", srv.URL, "--amount-minor", "30001234"); err != nil ||
+		!strings.Contains(stderr, "recorded as late and the deposit put under review") {
+		t.Errorf("a late exact payment: %v, stderr %q; want the late warning", err, stderr)
+	}
 	for _, tt := range tests {
 		stdout, stderr, err := c.runAll("", append([]string{"devchain", "pay", "--url", srv.URL}, tt.args...)...)
 		if err != nil || !strings.HasPrefix(stdout, tt.paid) {
@@ -134,5 +151,38 @@ func TestDevchainPayWarnsWhenNoOpenDepositAwaitsTheAmount(t *testing.T) {
 		if got := strings.Contains(stderr, warning); got != tt.warn {
 			t.Errorf("%v: warned %v (stderr %q), want %v", tt.args, got, stderr, tt.warn)
 		}
+	}
+}
+
+// TestDevchainPay_PredictsTheWatchersJudgment: devchain pay's prediction
+// is deposit.Judge's verdict for a final block: nothing to say for an
+// on-time exact payment; late (under review) for the exact amount of an
+// expired deposit still reserved; unmatched for no reservation or a
+// deposit already paid; failed for a REVERT receipt.
+func TestDevchainPay_PredictsTheWatchersJudgment(t *testing.T) {
+	now := time.Now()
+	tx := "paid"
+	open := &deposit.Candidate{ID: uuid.New(), Status: deposit.StatusAwaitingTransfer, CreatedAt: now.Add(-time.Minute), ExpiresAt: now.Add(time.Hour)}
+	expired := &deposit.Candidate{ID: uuid.New(), Status: deposit.StatusAwaitingTransfer, CreatedAt: now.Add(-time.Hour), ExpiresAt: now.Add(-time.Minute)}
+	paid := &deposit.Candidate{ID: uuid.New(), Status: deposit.StatusConfirming, CreatedAt: now.Add(-time.Minute), ExpiresAt: now.Add(time.Hour), TxID: &tx}
+	tests := []struct {
+		name   string
+		c      *deposit.Candidate
+		result string
+		want   string
+	}{
+		{"an on-time exact payment pays its deposit", open, "", ""},
+		{"a late exact payment is late and under review", expired, "", "recorded as late and the deposit put under review"},
+		{"no reservation is unmatched", nil, "", "recorded as unmatched"},
+		{"a paid deposit's amount is unmatched", paid, "", "(already_paid): this payment will be recorded as unmatched"},
+		{"a reverted payment fails", open, "REVERT", "recorded as failed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := predictPayment(tt.c, tt.result, tron.DevTreasuryAddress, 1_000_000, now)
+			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+				t.Fatalf("predicted %q; want %q", got, tt.want)
+			}
+		})
 	}
 }
