@@ -60,11 +60,22 @@ func lenientAnchor(v any) *thread.Anchor {
 		y, okY := num(r, "y")
 		w, okW := num(r, "width")
 		h, okH := num(r, "height")
-		// A bound broken alone is the schema's to report; the sum is checked
-		// only between fractions.
+		// A bound broken alone is the schema's to report; each sum (x +
+		// width, y + height) is checked when both its parts are fractions,
+		// whatever the other pair holds, so one answer names every failing
+		// field (a pair left out stays zero, which breaks no sum).
 		fraction := func(f float64) bool { return f >= 0 && f <= 1 }
-		if okX && okY && okW && okH && fraction(x) && fraction(y) && fraction(w) && fraction(h) {
-			a.Region = &thread.Region{X: x, Y: y, Width: w, Height: h}
+		var region thread.Region
+		across := okX && okW && fraction(x) && fraction(w)
+		down := okY && okH && fraction(y) && fraction(h)
+		if across {
+			region.X, region.Width = x, w
+		}
+		if down {
+			region.Y, region.Height = y, h
+		}
+		if across || down {
+			a.Region = &region
 		}
 	}
 	if t, ok := m["timeMs"].(map[string]any); ok {

@@ -489,3 +489,22 @@ func TestAMentionReachesTheMentionedAndListsForThem(t *testing.T) {
 		}
 	})
 }
+
+// TestAnAnchorsEveryFailingFieldIsNamedAtOnce: a region whose y is out of
+// range and whose x + width leaves the frame is one 422 naming both (the
+// sum of a pair is checked whatever the other pair holds).
+func TestAnAnchorsEveryFailingFieldIsNamedAtOnce(t *testing.T) {
+	t.Parallel()
+	d := newReviewDesk(t)
+	id, video, _ := d.videoCreative(t)
+	r := d.comment("reviewer", id, map[string]any{"body": "Here.", "anchor": map[string]any{"assetId": video,
+		"region": map[string]any{"x": 0.9, "y": -0.1, "width": 0.2, "height": 0}}})
+	if r.Status != http.StatusUnprocessableEntity {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	for _, field := range []string{`"field":"anchor.region.y"`, `"field":"anchor.region.width"`} {
+		if !strings.Contains(string(r.Body), field) {
+			t.Errorf("the 422 does not name %s: %s", field, r.Body)
+		}
+	}
+}
