@@ -13,7 +13,7 @@ import (
 // 1M rows, whose 10,000 sampled creatives spread over some 800 MB of
 // buffers, spent 885, 792 and 661 µs of database CPU per request in three
 // runs one after the other on the same connections, against 352 µs in the
-// first run with 2 MB pages (README, Performance). A service that has run
+// first run with 2 MB pages (docs/performance.md). A service that has run
 // for hours has long paid those faults; a 12-second run pays them all.
 
 const hugePagesPath = "/proc/sys/vm/nr_hugepages"

@@ -109,7 +109,7 @@ func quoteLiteral(value string) string {
 // of the machine's memory when that is less (PostgreSQL's guidance for a
 // dedicated server). With the default 128 MB, the size sweep measured
 // reads from outside shared buffers (40 to 50 µs a page on this project's
-// VM, page cache or not), not the queries (README, Performance).
+// VM, page cache or not), not the queries (docs/performance.md).
 func defaultPGSettings() string {
 	size := int64(2 << 30)
 	if m, err := meminfo(); err == nil && m["MemTotal"] > 0 {

@@ -31,7 +31,7 @@ The changes of the HTTP API (`openapi.yaml`) a client can notice, newest
 first. `make api-changelog` writes this file with oasdiff from the released
 specs in `api/released/` and the current `openapi.yaml`: do not edit it.
 What may change within a major version, and how deprecations work, is the
-change policy in the README ("For frontend teams") and in the reference at
+change policy in docs/frontend.md ("What may change") and in the reference at
 `/docs`.
 
 EOF

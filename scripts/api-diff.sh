@@ -6,7 +6,7 @@
 # - every such change is accepted, with a reason, in
 #   api/accepted-breaking-changes.txt (a reviewed bug fix of the spec), or
 # - info.version's major part is higher than the released one's: a new
-#   major version may break (README, "For frontend teams").
+#   major version may break (docs/frontend.md, "What may change").
 # A version lower than the released one always fails.
 #
 # Usage: sh scripts/api-diff.sh [BASE REVISION]
@@ -85,7 +85,7 @@ esac
 cat >&2 <<EOF
 
 api-diff: FAILED: the changes above can break clients of the released $base_version.
-Within a major version only additive changes are allowed (README, "For frontend teams"):
+Within a major version only additive changes are allowed (docs/frontend.md, "What may change"):
 - make the change additive (a new optional field, a new operation), or deprecate instead of removing; or
 - if it fixes a bug of the spec that no working client can depend on, accept it in
   api/accepted-breaking-changes.txt with these lines, each completed with its reason:

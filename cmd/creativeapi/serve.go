@@ -57,7 +57,7 @@ Runs the HTTP server.
   --devchain   watch a local chain simulator on DEVCHAIN_ADDR instead of
                TRON_API_URL (DEV_MODE=true only)
 
-Environment (defaults are production's; README.md, "Configuration", says
+Environment (defaults are production's; docs/configuration.md, says
 what each means):
   DEV_MODE=false             the development switch (make run sets true)
   ADDR=127.0.0.1:8080        listen address (LISTEN_FDS=1: socket activation)

@@ -14,7 +14,7 @@ import (
 	"creativeapi/internal/tron"
 )
 
-// settings are the default deposit settings (README.md's configuration) on
+// settings are the default deposit settings (docs/configuration.md) on
 // the development treasury.
 func settings() deposit.Settings {
 	return deposit.Settings{

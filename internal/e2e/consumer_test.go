@@ -95,14 +95,14 @@ func TestREADMEsShowTheCheckedExample(t *testing.T) {
 			t.Errorf("%s does not show readme-example.ts as its TypeScript example:\n%s", readme, example)
 		}
 	}
-	// The README's upload example is upload-example.ts.
+	// docs/frontend.md's upload example is upload-example.ts.
 	b, err = os.ReadFile(filepath.Join(root, "internal", "e2e", "testdata", "consumer", "src", "upload-example.ts"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	example = string(b)[strings.Index(string(b), "import "):]
-	if text, err := os.ReadFile(filepath.Join(root, "README.md")); err != nil || !strings.Contains(string(text), "```ts\n"+example+"```\n") {
-		t.Errorf("README.md does not show upload-example.ts as its upload example (%v):\n%s", err, example)
+	if text, err := os.ReadFile(filepath.Join(root, "docs", "frontend.md")); err != nil || !strings.Contains(string(text), "```ts\n"+example+"```\n") {
+		t.Errorf("docs/frontend.md does not show upload-example.ts as its upload example (%v):\n%s", err, example)
 	}
 	// The package's live stream example is stream-example.ts.
 	b, err = os.ReadFile(filepath.Join(root, "internal", "e2e", "testdata", "consumer", "src", "stream-example.ts"))

@@ -112,7 +112,7 @@ func depositEventFor(t *testing.T, env *testenv.Env) string {
 
 // TestTheRecommendedFrontendSetupKeepsTheSession: a page on a frontend
 // dev server at http://localhost:<port> keeps its session through the dev
-// server's /api proxy (the README's Vite setup) and against the API named
+// server's /api proxy (docs/frontend.md's Vite setup) and against the API named
 // localhost, and loses it, silently but for the server's warning, against
 // the API named 127.0.0.1 (another site for the SameSite=Lax cookie).
 func TestTheRecommendedFrontendSetupKeepsTheSession(t *testing.T) {

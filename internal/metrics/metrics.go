@@ -2,7 +2,7 @@
 // operation and status, their latency, the connection pool, idempotent
 // commands, deposits, the chain watcher, the events outbox and webhook
 // deliveries. They are served on a listener
-// of their own (METRICS_ADDR), never on the API's. README "Operating it"
+// of their own (METRICS_ADDR), never on the API's. docs/operations.md
 // lists them with the alerts on them (ops/alerts.yml).
 //
 // Every label takes its values from a fixed set (the spec's operationIds

@@ -1,4 +1,4 @@
-// The upload example of the README, kept here so the consumer test
+// The upload example of docs/frontend.md, kept here so the consumer test
 // type-checks it against the installed package; it is compiled, never run.
 declare const input: HTMLInputElement;
 declare const org: string;
