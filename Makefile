@@ -72,11 +72,14 @@ check-generated: generate ## Fail when generated files differ from the committed
 	@untracked=$$(git ls-files --others --exclude-standard -- gen); \
 		if [ -n "$$untracked" ]; then echo "untracked generated files: $$untracked" >&2; exit 1; fi
 
-lint: ## go vet, staticcheck, gofmt, go mod tidy -diff, the spec lint, the TypeScript type check.
+lint: ## go vet, staticcheck, gofmt, go mod tidy -diff (the service, bench/ and tools/), the spec lint, the TypeScript type check.
 	$(GO) vet ./...
 	$(TOOL) staticcheck ./...
+	cd bench && $(GO) vet ./...
+	cd bench && $(GO) tool -modfile=../tools/go.mod staticcheck ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out" >&2; exit 1; fi
 	$(GO) mod tidy -diff
+	cd bench && $(GO) mod tidy -diff
 	cd tools && $(GO) mod tidy -diff
 	cd tools/s3 && $(GO) mod tidy -diff
 	cd tools/mailpit && $(GO) mod tidy -diff
@@ -106,13 +109,14 @@ RACE ?= -race
 test-go: deps s3-server mail-server
 	@rm -rf $(PROVEN) && mkdir -p $(PROVEN)
 	S3_SERVER_BIN=$(CURDIR)/bin/versitygw MAIL_SERVER_BIN=$(CURDIR)/bin/mailpit CONTRACT_PROVEN_DIR=$(PROVEN) $(GO) test $(RACE) -count=1 ./...
+	cd bench && S3_SERVER_BIN=$(CURDIR)/bin/versitygw $(GO) test $(RACE) -count=1 ./...
 	CONTRACT_PROVEN_DIR=$(PROVEN) CONTRACT_CHECK=1 $(GO) test -count=1 ./internal/contract
 
-bench: deps-run ## Server vs the bare floor server vs pgbench on a durable private PostgreSQL, sweeps and Go benchmarks included (~55 min on this 2-core machine); writes bench/results.md.
-	$(GO) run ./bench -out bench/results.md
+bench: deps-run ## Server vs the bare floor server vs pgbench on a durable private PostgreSQL, sweeps and Go benchmarks included (~55 min on this 2-core machine); writes bench/reports/results.md.
+	cd bench && $(GO) run . -out reports/results.md
 
-bench-compare: deps-run ## Server vs floor vs pgbench at 8 and 32 clients, then the deposit concurrency sweep (8, 32, 64, 128 clients, as many users as clients and 8 users), 3 alternations each (~22 min on a quiet machine: ~12 + ~10 for the sweep); writes bench/compare.md. BENCH_ARGS selects points, e.g. "-sweep-only -sweep 8,64 -floor-rounds 2 -duration 5s" (~3 min).
-	$(GO) run ./bench -compare -out bench/compare.md $(BENCH_ARGS)
+bench-compare: deps-run ## Server vs floor vs pgbench at 8 and 32 clients, then the deposit concurrency sweep (8, 32, 64, 128 clients, as many users as clients and 8 users), 3 alternations each (~22 min on a quiet machine: ~12 + ~10 for the sweep); writes bench/reports/compare.md. BENCH_ARGS selects points, e.g. "-sweep-only -sweep 8,64 -floor-rounds 2 -duration 5s" (~3 min).
+	cd bench && $(GO) run . -compare -out reports/compare.md $(BENCH_ARGS)
 
 fuzz: deps ## Run each fuzz target for FUZZTIME (default 30s).
 	@for target in $$($(GO) test -list 'Fuzz.*' ./... | grep '^Fuzz'); do \

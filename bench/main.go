@@ -3,18 +3,22 @@
 // PostgreSQL (fsync on), seeds it, starts the server as its own process,
 // drives each scenario from a load generator in another process, and runs
 // pgbench with the very statements each request sends at the same
-// concurrency. It writes the figures as Markdown (bench/results.md).
+// concurrency. It writes the figures as Markdown (reports/results.md).
 //
-//	go run ./bench                        # sizes 10k, 100k and 1M
-//	go run ./bench -sizes 10000,100000    # shorter: no 1M step
-//	go run ./bench -sizes 10000,1000000 -scenarios create,version,search -clients 16 -targets 8
-//	                                      # the authoring commands and the title search only
-//	go run ./bench -sizes 1000 -scenarios comments,comments-version,comments-open,comments-creatives -go-bench=false -metrics-rounds 0 -floor=false
-//	                                      # the comment lists at 1,200 and 1M comments only
-//	go run ./bench -compare -out /tmp/compare.md
-//	                                      # only server vs floor vs pgbench, then the deposit concurrency sweep
-//	go run ./bench -compare -sweep-only -sweep 8,64 -floor-rounds 2 -duration 5s -out /tmp/sweep.md
-//	                                      # two points of the sweep only (about 3 minutes)
+// bench is a Go module of its own, so that the service's module needs
+// none of its code; run it from this directory (it works in the
+// repository's root, which it finds above it):
+//
+//	go run .                        # sizes 10k, 100k and 1M
+//	go run . -sizes 10000,100000    # shorter: no 1M step
+//	go run . -sizes 10000,1000000 -scenarios create,version,search -clients 16 -targets 8
+//	                                # the authoring commands and the title search only
+//	go run . -sizes 1000 -scenarios comments,comments-version,comments-open,comments-creatives -go-bench=false -metrics-rounds 0 -floor=false
+//	                                # the comment lists at 1,200 and 1M comments only
+//	go run . -compare -out /tmp/compare.md
+//	                                # only server vs floor vs pgbench, then the deposit concurrency sweep
+//	go run . -compare -sweep-only -sweep 8,64 -floor-rounds 2 -duration 5s -out /tmp/sweep.md
+//	                                # two points of the sweep only (about 3 minutes)
 //
 // The floor (bench/floor) is the bare Go server doing the same database
 // work: at the target concurrencies the deposit, action, replay, get and
@@ -117,7 +121,7 @@ func parseOptions() (options, error) {
 	flag.IntVar(&o.users, "users", 20000, "bench users (each with a session): deposits spread over them")
 	flag.IntVar(&o.replay, "replay-users", 1000, "users whose stored answer the replay scenario resends")
 	flag.IntVar(&o.sample, "creatives-sample", 10000, "random creatives the action and get scenarios spread over")
-	flag.StringVar(&o.out, "out", "bench/results.md", "Markdown results file")
+	flag.StringVar(&o.out, "out", "reports/results.md", "Markdown results file (relative to where bench is run)")
 	flag.StringVar(&o.profile, "profile", "", "directory for a server CPU profile per scenario (at the first target concurrency), and in the sweep the server's CPU, mutex and block profiles at every point (the mutex and block profiles need PPROF_CONTENTION=true in -server-env), and in mid-run its live heap, goroutines and memory statistics (the last round's)")
 	flag.StringVar(&serverEnv, "server-env", "", "extra server settings, comma-separated KEY=VALUE")
 	flag.StringVar(&pgSettings, "pg-settings", defaultPGSettings(), "PostgreSQL settings of the benchmark cluster instead of the defaults, comma-separated name=value (\"\": PostgreSQL's defaults, 128MB of shared_buffers); the default holds the 1M-row database in shared buffers, a quarter of the machine's memory at most")
@@ -201,6 +205,17 @@ func parseOptions() (options, error) {
 	if len(o.sizes) == 0 || len(o.clients) == 0 || o.duration < time.Second {
 		return o, fmt.Errorf("need at least one size, one concurrency and -duration of 1s or more")
 	}
+	// The run works in the repository's root; the files named on the
+	// command line stay where they were meant.
+	for _, path := range []*string{&o.out, &o.profile} {
+		if *path != "" {
+			abs, err := filepath.Abs(*path)
+			if err != nil {
+				return o, err
+			}
+			*path = abs
+		}
+	}
 	return o, nil
 }
 
@@ -268,6 +283,9 @@ func run(ctx context.Context) error {
 	start := time.Now()
 	opts, err := parseOptions()
 	if err != nil {
+		return err
+	}
+	if err := enterRepository(); err != nil {
 		return err
 	}
 	b := &bench{opts: opts, cpus: runtime.NumCPU()}

@@ -101,7 +101,7 @@ func (r *report) markdown() string {
 	if r.hugePages != "" {
 		fmt.Fprintf(&b, "- Shared buffers' huge pages: %s\n", r.hugePages)
 	}
-	fmt.Fprintf(&b, "- Command: `make bench` (`go run ./bench %s`), %s, total %s\n",
+	fmt.Fprintf(&b, "- Command: `make bench` (`cd bench && go run . %s`), %s, total %s\n",
 		strings.Join(argsOf(), " "), r.start.UTC().Format("2006-01-02 15:04 UTC"), r.elapsed.Round(time.Second))
 	fmt.Fprintf(&b, "- Each run: %s warm-up, %s measured, closed loop. Server, load generator, PostgreSQL and pgbench share the machine's CPUs.\n", o.warmup, o.duration)
 	fmt.Fprintf(&b, "- Commands send a fresh `Idempotency-Key` each; pgbench runs the same statements (`-M prepared`, as pgx sends them) at the same concurrency.\n")
@@ -226,7 +226,7 @@ func (r *report) markdown() string {
 	}
 
 	if len(r.goBench) > 0 {
-		fmt.Fprintf(&b, "\n## Go benchmarks\n\n`go test -run '^$' -bench '%s' -benchmem -benchtime 3s ./internal/httpapi` and `go test -run '^$' -bench %s -benchmem -benchtime 3s ./bench/floor` (the deposit and review action benchmarks go through the real HTTP server, the floor's through bench/floor, %d requests in flight per CPU, on a throwaway PostgreSQL with fsync off).\n\n", goBenchPattern, floorBenchmark, 4)
+		fmt.Fprintf(&b, "\n## Go benchmarks\n\n`go test -run '^$' -bench '%s' -benchmem -benchtime 3s ./internal/httpapi` and `cd bench && go test -run '^$' -bench %s -benchmem -benchtime 3s ./floor` (the deposit and review action benchmarks go through the real HTTP server, the floor's through bench/floor, %d requests in flight per CPU, on a throwaway PostgreSQL with fsync off).\n\n", goBenchPattern, floorBenchmark, 4)
 		fmt.Fprintf(&b, "| benchmark | ns/op | B/op | allocs/op |\n| --- | ---: | ---: | ---: |\n")
 		for _, g := range r.goBench {
 			fmt.Fprintf(&b, "| %s | %.0f | %.0f | %.0f |\n", g.name, g.nsPerOp, g.bytes, g.alloc)
@@ -407,11 +407,12 @@ const floorBenchmark = "BenchmarkFloorDepositCreate"
 // the floor's deposit create.
 func goBenchmarks(ctx context.Context) ([]goBenchResult, error) {
 	var out bytes.Buffer
-	for _, run := range [][2]string{{goBenchPattern, "./internal/httpapi"}, {floorBenchmark, "./bench/floor"}} {
-		cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", run[0], "-benchmem", "-benchtime", "3s", run[1])
+	for _, run := range [][3]string{{goBenchPattern, ".", "./internal/httpapi"}, {floorBenchmark, benchModule, "./floor"}} {
+		cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", run[0], "-benchmem", "-benchtime", "3s", run[2])
+		cmd.Dir = run[1]
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Run(); err != nil {
-			return nil, fmt.Errorf("go test -bench %s: %w\n%s", run[1], err, out.String())
+			return nil, fmt.Errorf("go test -bench %s: %w\n%s", run[2], err, out.String())
 		}
 	}
 	var res []goBenchResult

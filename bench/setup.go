@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -37,14 +38,39 @@ const (
 // benchDatabase is the database the benchmark creates in its cluster.
 const benchDatabase = "bench"
 
-// build compiles the server, the load generator and the floor into dir.
+// benchModule is the directory of bench's own module in the repository.
+const benchModule = "bench"
+
+// enterRepository makes the repository's root, the nearest directory
+// above whose go.mod is the service's module, the working directory: the
+// run reads queries/ there and builds the server from it.
+func enterRepository() error {
+	dir, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	for {
+		if mod, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && strings.HasPrefix(string(mod), "module creativeapi\n") {
+			return os.Chdir(dir)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return errors.New("not inside the creativeapi repository: run bench from its bench/ directory")
+		}
+		dir = parent
+	}
+}
+
+// build compiles the server (in the service's module), the load generator
+// and the floor (in bench's) into dir.
 func build(ctx context.Context, dir string) (server, loadgen, floor string, err error) {
 	server, loadgen, floor = filepath.Join(dir, "creativeapi"), filepath.Join(dir, "loadgen"), filepath.Join(dir, "floor")
-	for _, b := range [][2]string{{server, "./cmd/creativeapi"}, {loadgen, "./bench/loadgen"}, {floor, "./bench/floor"}} {
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", b[0], b[1])
+	for _, b := range [][3]string{{server, ".", "./cmd/creativeapi"}, {loadgen, benchModule, "./loadgen"}, {floor, benchModule, "./floor"}} {
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", b[0], b[2])
+		cmd.Dir = b[1]
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		if err := cmd.Run(); err != nil {
-			return "", "", "", fmt.Errorf("go build %s: %w", b[1], err)
+			return "", "", "", fmt.Errorf("go build %s: %w", b[2], err)
 		}
 	}
 	return server, loadgen, floor, nil
