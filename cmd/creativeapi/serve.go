@@ -30,7 +30,6 @@ import (
 	"creativeapi/internal/events"
 	"creativeapi/internal/httpapi"
 	"creativeapi/internal/idempotency"
-	"creativeapi/internal/logbuffer"
 	"creativeapi/internal/metrics"
 	"creativeapi/internal/objectstore"
 	"creativeapi/internal/seed"
@@ -123,12 +122,7 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 		return errDevchainInProduction
 	}
 	tuneGC(e.getenv)
-	// The request log writes a line per request: buffered, they cost a
-	// write per batch instead of per line. Deferred first, Close runs last,
-	// after every other line of a clean shutdown.
-	logw := logbuffer.New(e.stdout, logBufferSize, logFlushInterval)
-	defer logw.Close()
-	log := newLogger(logw, cfg.LogLevel)
+	log := newLogger(e.stdout, cfg.LogLevel)
 	pool, closeDB, err := openDatabase(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -292,14 +286,6 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 	log.Info("stopped")
 	return nil
 }
-
-// The server's log buffer: a request line is about 300 bytes, so 64 KiB
-// holds a couple of hundred; a held line waits at most logFlushInterval
-// (a crash loses at most that much of the log, a clean shutdown nothing).
-const (
-	logBufferSize    = 64 << 10
-	logFlushInterval = 100 * time.Millisecond
-)
 
 // Garbage collection defaults of the server, where the environment sets
 // none: a request allocates 20 to 30 KB over a live heap of a few MiB, so
