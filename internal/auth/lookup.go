@@ -20,7 +20,9 @@ const maxLookups = 64
 // nothing waits longer than it would alone. Under load requests queue for
 // the pool anyway, and the batches grow with the queue: one round trip,
 // on the database and in this process, serves more requests the more
-// clients there are.
+// clients there are. Kept by the ablation
+// (docs/performance.md, ablation row B), the weakest of its keeps: without
+// it a deposit create at 64 clients cost the server 14 to 21% more CPU.
 type lookups struct {
 	store *store.Store
 

@@ -136,7 +136,8 @@ func (b *validatedBody) ValidatedValue() any { return b.value }
 // json.Marshal's (stored fingerprints were made with it; a test holds them
 // equal), written without reflection: json.Marshal of the decoded map took
 // 11 of a deposit create's allocations and a fifth of the gate's CPU
-// (BenchmarkValidateCommand). sizeHint is the body's length as received.
+// (BenchmarkValidateCommand; kept with jsontext,
+// docs/performance.md, ablation row D). sizeHint is the body's length as received.
 func canonical(value any, sizeHint int) ([]byte, error) {
 	integersAsIntegers(value)
 	return appendCanonical(make([]byte, 0, sizeHint), value)

@@ -34,6 +34,9 @@ type queued struct {
 
 // Tx is the transaction InTx gives its function. Its queries run each
 // statement in order; Next queues one to travel with the one after it.
+// This pipelining is kept by the ablation
+// (docs/performance.md, ablation row C): without it a deposit create took
+// 8 round trips instead of 3.
 type Tx struct {
 	*db.Queries
 	t *tx
