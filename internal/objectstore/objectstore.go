@@ -9,7 +9,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -48,17 +47,13 @@ type Store struct {
 	// The presigned URLs are signed by the SDK's SigV4 signer directly
 	// over a request built from public, the bucket's URL as browsers reach
 	// it: the presign client's middleware stack cost about 0.1 ms and 375
-	// allocations per URL, and an upload presigns one per part. The signer
-	// keeps the day's derived signing key.
+	// allocations per URL, and an upload presigns one per part
+	// (docs/performance.md, ablation row G). The signer keeps the day's
+	// derived signing key.
 	public *url.URL
 	signer *v4.Signer
 	creds  aws.Credentials
 	region string
-	// bucketURL and http are the bucket as the API reaches it and the
-	// client's own HTTP client, for the one call made without the SDK's
-	// operation stack (CreateMultipartUpload).
-	bucketURL *url.URL
-	http      s3.HTTPClient
 }
 
 // ErrNotFound is the store's answer for a missing object or upload.
@@ -74,16 +69,12 @@ func New(cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	internalURL, err := bucketURL(cfg, cfg.Endpoint)
-	if err != nil {
-		return nil, err
-	}
 	client := newClient(cfg, cfg.Endpoint)
 	return &Store{
 		bucket: cfg.Bucket, client: client, public: publicURL,
 		signer: v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true }),
 		creds:  aws.Credentials{AccessKeyID: cfg.AccessKeyID, SecretAccessKey: cfg.SecretAccessKey, Source: "objectstore"},
-		region: cfg.Region, bucketURL: internalURL, http: client.Options().HTTPClient,
+		region: cfg.Region,
 	}, nil
 }
 
@@ -157,65 +148,24 @@ func (s *Store) Ping(ctx context.Context) error {
 	return err
 }
 
-// emptySHA256 is the SHA-256 of an empty body, in hex.
-const emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-
 // CreateMultipartUpload starts a multipart upload of key, stored as
-// contentType, and returns the store's upload id. A refusal is an error
-// whose smithy.APIError has the store's code, as the SDK's would be.
-//
-// It is the one call made without the SDK's operation stack: a POST
-// ?uploads signed by the SDK's SigV4 signer, on the client's HTTP client
-// (so its connections), its small XML answer decoded here. Through
-// s3.Client the call cost 520 allocations (endpoint rules, retry, checksum,
-// user agent and signing middleware, the XML deserializer), more than half
-// of creating an upload's; this way it costs 172
-// (BenchmarkCreateMultipartUpload; BenchmarkUploadCosts in docs/uploads.md
-// for creating an upload). There is no retry loop: the request may be
-// replayed on a fresh connection when a kept-alive one turns out closed
-// (net/http's rule for a request with an Idempotency-Key), and any other
-// failure answers the caller, who retries under its own key.
+// contentType, and returns the store's upload id. The SDK does not retry
+// it: a retried start would leave a second upload behind, and the caller
+// retries under its own Idempotency-Key. (A hand-signed POST ?uploads used
+// to stand here: about 0.05 ms less CPU on a several-part createUpload of
+// 1.65 to 2.2 ms, under the 5% a speed mechanism must buy; docs/performance.md,
+// ablation row F.)
 func (s *Store) CreateMultipartUpload(ctx context.Context, key, contentType string) (string, error) {
-	u := objectURL(s.bucketURL, key)
-	u.RawQuery = "uploads="
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), nil)
+	out, err := s.client.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{
+		Bucket: &s.bucket, Key: &key, ContentType: &contentType,
+	}, func(o *s3.Options) { o.Retryer = aws.NopRetryer{} })
 	if err != nil {
 		return "", fmt.Errorf("create multipart upload: %w", err)
 	}
-	req.Header.Set("Content-Type", contentType)
-	req.Header.Set("X-Amz-Content-Sha256", emptySHA256)
-	if err := s.signer.SignHTTP(ctx, s.creds, req, emptySHA256, "s3", s.region, time.Now()); err != nil {
-		return "", fmt.Errorf("create multipart upload: sign: %w", err)
+	if out.UploadId == nil || *out.UploadId == "" {
+		return "", errors.New("create multipart upload: no upload id in the answer")
 	}
-	// An empty Idempotency-Key is not sent (nor signed): it lets net/http
-	// replay the request when a reused connection was closed by the store.
-	req.Header["Idempotency-Key"] = nil
-	res, err := s.http.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("create multipart upload: %w", err)
-	}
-	defer res.Body.Close()
-	// An S3 error may come with a 200 (the SDK checks for one too), so
-	// the root element tells an answer from an error.
-	var out struct {
-		XMLName  xml.Name
-		UploadID string `xml:"UploadId"`
-		Code     string `xml:"Code"`
-		Message  string `xml:"Message"`
-	}
-	decodeErr := xml.NewDecoder(io.LimitReader(res.Body, 64<<10)).Decode(&out)
-	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
-	switch {
-	case out.XMLName.Local == "Error" || (res.StatusCode != http.StatusOK && out.Code != ""):
-		return "", fmt.Errorf("create multipart upload: status %d: %w", res.StatusCode, &smithy.GenericAPIError{Code: out.Code, Message: out.Message})
-	case res.StatusCode != http.StatusOK:
-		return "", fmt.Errorf("create multipart upload: status %d", res.StatusCode)
-	case decodeErr != nil:
-		return "", fmt.Errorf("create multipart upload: decode the answer: %w", decodeErr)
-	case out.UploadID == "":
-		return "", fmt.Errorf("create multipart upload: no upload id in the answer <%s>", out.XMLName.Local)
-	}
-	return out.UploadID, nil
+	return *out.UploadId, nil
 }
 
 // PresignPut returns the URL a browser PUTs a whole object of length bytes
