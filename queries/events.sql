@@ -22,7 +22,8 @@ SELECT EXISTS (SELECT 1 FROM outbox_events WHERE seq IS NULL)::boolean AS pendin
 -- name: OutboxPublishLock :exec
 -- OutboxPublishLock makes publishers take turns (until their transaction
 -- ends), so seq is given in commit order: the next publisher's statements
--- see every event the one before published.
+-- see every event the one before published. The key is
+-- store.LockOutboxPublish.
 SELECT pg_advisory_xact_lock(7305551017);
 
 -- name: OutboxPublish :many

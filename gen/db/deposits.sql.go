@@ -587,7 +587,7 @@ SELECT pg_advisory_xact_lock(1685024, hashtext(CAST($1::uuid AS text)))
 // reads a snapshot taken after the statements before it, also when they
 // are sent in one pipeline). It is the exclusive mode of the user's owner
 // lock: an advisory lock held to the end of the transaction, keyed by the
-// user (the first key, 1685024, names the deposit owner lock; two users
+// user (the first key, store.LockDepositOwner; two users
 // whose ids hash alike only take turns). Unlike a row lock on users it
 // writes nothing, no WAL record, no dirtied page, and nothing else that
 // locks the users row (sign-ins, foreign key checks) ever waits on it. A
@@ -611,7 +611,7 @@ type DepositOwnerSlotLockParams struct {
 // DepositOwnerSlotLock lets a user's creations far below the limit run
 // side by side, a bounded number at once: it takes the owner lock shared
 // (so no exclusive holder counts meanwhile), then one of the user's
-// create slots exclusively (keys 1685025 + slot). Its holder may insert
+// create slots exclusively (keys store.LockDepositSlot + slot). Its holder may insert
 // only while the count leaves room for every other slot's holder too
 // (DepositInsert's max_open is the limit less the other slots), which
 // keeps the limit exact with that many creations in flight

@@ -133,7 +133,8 @@ SELECT pg_advisory_xact_lock(7305551017)
 
 // OutboxPublishLock makes publishers take turns (until their transaction
 // ends), so seq is given in commit order: the next publisher's statements
-// see every event the one before published.
+// see every event the one before published. The key is
+// store.LockOutboxPublish.
 func (q *Queries) OutboxPublishLock(ctx context.Context) error {
 	_, err := q.db.Exec(ctx, outboxPublishLock)
 	return err

@@ -17,9 +17,6 @@ import (
 // and how long it waits between polls. It knows nothing of transfers or
 // deposits; it calls Poll.
 
-// leaderLock is the advisory lock key whose holder is the one watcher.
-const leaderLock = 7_305_551_002
-
 // Leading reports whether this watcher is the one polling.
 func (w *Watcher) Leading() bool { return w.leading.Load() }
 
@@ -46,7 +43,7 @@ func (w *Watcher) lead(ctx context.Context) error {
 		return store.Translate(err)
 	}
 	var got bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", leaderLock).Scan(&got); err != nil || !got {
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", store.LockChainWatcher).Scan(&got); err != nil || !got {
 		_ = conn.Close(context.WithoutCancel(ctx))
 		return store.Translate(err)
 	}

@@ -15,10 +15,6 @@ import (
 	"creativeapi/migrations"
 )
 
-// migrationLock serialises concurrent `migrate` runs (several replicas
-// starting at once) on one advisory lock.
-const migrationLock = 7_305_551_001
-
 // RiverSchema is the schema of River's job tables (docs/events.md). They
 // are River's: its own migrations create them, after ours, so schema.sql
 // (the public schema) stays ours alone.
@@ -33,10 +29,10 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (applied
 		return 0, Translate(err)
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", migrationLock); err != nil {
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", LockMigrations); err != nil {
 		return 0, Translate(err)
 	}
-	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrationLock) }()
+	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", LockMigrations) }()
 	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
 		return 0, Translate(err)
