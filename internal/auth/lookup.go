@@ -71,7 +71,9 @@ func (l *lookups) get(ctx context.Context, tokenHash []byte, key string) (db.Ses
 		select {
 		case <-it.done:
 		case <-ctx.Done():
-			return db.SessionGetBatchRow{}, store.Translate(ctx.Err())
+			// Past its deadline the request answers 503, as for any
+			// layer that notices it first.
+			return db.SessionGetBatchRow{}, ctx.Err()
 		}
 	}
 	switch {

@@ -3,11 +3,8 @@ package chainwatch
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"creativeapi/internal/store"
 	"creativeapi/internal/trongrid"
@@ -38,16 +35,11 @@ func (w *Watcher) Run(ctx context.Context) {
 // request pool (which it would otherwise shrink by one), while it polls.
 // It returns nil at once when another replica holds the lock.
 func (w *Watcher) lead(ctx context.Context) error {
-	conn, err := pgx.ConnectConfig(ctx, w.st.Pool.Config().ConnConfig.Copy())
-	if err != nil {
-		return store.Translate(err)
+	lock, err := w.st.TryLock(ctx, store.LockChainWatcher)
+	if err != nil || lock == nil {
+		return err
 	}
-	var got bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", store.LockChainWatcher).Scan(&got); err != nil || !got {
-		_ = conn.Close(context.WithoutCancel(ctx))
-		return store.Translate(err)
-	}
-	defer w.resign(ctx, conn)
+	defer w.resign(ctx, lock)
 	w.leading.Store(true)
 	w.log.Info("leading: this replica polls the chain", "treasury", w.cfg.Treasury, "interval", w.cfg.PollInterval.String())
 
@@ -73,18 +65,16 @@ func (w *Watcher) lead(ctx context.Context) error {
 			return nil
 		}
 		// Still the leader only while the lock's connection lives.
-		if _, err := conn.Exec(ctx, "SELECT 1"); err != nil {
-			return fmt.Errorf("lock connection: %w", err)
+		if err := lock.Alive(ctx); err != nil {
+			return err
 		}
 	}
 }
 
-// resign gives up the lock by closing its connection.
-func (w *Watcher) resign(ctx context.Context, conn *pgx.Conn) {
+// resign gives up the lock.
+func (w *Watcher) resign(ctx context.Context, lock *store.Held) {
 	w.leading.Store(false)
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	_ = conn.Close(ctx)
+	lock.Release(ctx)
 }
 
 // Backoff is the wait after the failures-th failed poll in a row:

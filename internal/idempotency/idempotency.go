@@ -312,14 +312,15 @@ func (r *Runner) claimAhead(ctx context.Context, q store.Tx, req Request, key st
 }
 
 // wrapClaimAhead is where a failed claim sent ahead gets its meaning; the
-// command that sent it passes it on without looking, so a database failure
-// is translated here (503 when the database is unavailable, as anywhere).
+// command that sent it passes it on without looking. The store translated
+// err already (503 when the database is unavailable, as anywhere), keeping
+// PostgreSQL's error in the chain.
 func wrapClaimAhead(err error) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == pgerrcode.UniqueViolation {
 		return claimFailed{errKeyTaken}
 	}
-	return claimFailed{store.Translate(claimError(err))}
+	return claimFailed{claimError(err)}
 }
 
 // claim takes key for this transaction (claimed true) or returns the answer

@@ -1,5 +1,13 @@
 package store
 
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
 // The advisory locks the service takes, each key given here once so that
 // no two uses share one. The SQL statements that take a lock write its key
 // as a literal (sqlc and the bench's pgbench scripts read them as they
@@ -27,3 +35,39 @@ const (
 	// open-deposit limit, so the keys above it up to that limit are taken.
 	LockDepositSlot int32 = 1_685_025
 )
+
+// Held is a session advisory lock held on a connection of its own,
+// outside the pool (which it would otherwise shrink by one for as long as
+// the lock is held). The lock lasts as long as that connection.
+type Held struct{ conn *pgx.Conn }
+
+// TryLock takes the session lock key on a new connection. held is nil
+// when another session holds it. Errors come back translated.
+func (s *Store) TryLock(ctx context.Context, key int64) (*Held, error) {
+	conn, err := pgx.ConnectConfig(ctx, s.Pool.Config().ConnConfig.Copy())
+	if err != nil {
+		return nil, Translate(err)
+	}
+	var got bool
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&got); err != nil || !got {
+		_ = conn.Close(context.WithoutCancel(ctx))
+		return nil, Translate(err)
+	}
+	return &Held{conn: conn}, nil
+}
+
+// Alive fails once the lock's connection is lost, and with it the lock.
+func (h *Held) Alive(ctx context.Context) error {
+	if _, err := h.conn.Exec(ctx, "SELECT 1"); err != nil {
+		return fmt.Errorf("lock connection: %w", Translate(err))
+	}
+	return nil
+}
+
+// Release gives the lock up by closing its connection, even when ctx is
+// cancelled (for at most five seconds).
+func (h *Held) Release(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	_ = h.conn.Close(ctx)
+}

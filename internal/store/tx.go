@@ -69,7 +69,7 @@ func (x Tx) Next() *db.Queries { return x.NextWrapped(nil) }
 
 // NextWrapped is Next for a statement whose failure the caller must tell
 // apart from a failure of the statements sent with it: its error comes
-// back, from whichever later call sends it, as wrap(err).
+// back, from whichever later call sends it, as wrap(err), err translated.
 func (x Tx) NextWrapped(wrap func(error) error) *db.Queries {
 	if x.t == nil {
 		return x.Queries
@@ -114,7 +114,7 @@ func (t *tx) flush(ctx context.Context, sql string, args []any) (pgx.BatchResult
 		if _, err := br.Exec(); err != nil {
 			_ = br.Close()
 			if q.wrap != nil {
-				err = q.wrap(err)
+				err = q.wrap(Translate(err))
 			}
 			return nil, err
 		}
