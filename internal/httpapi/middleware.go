@@ -160,31 +160,18 @@ func admit(g *gate.Gate, deprecated map[string]deprecationHeaders, auth Authenti
 			if !strings.HasPrefix(req.URL.Path, "/api/") {
 				return next(c)
 			}
-			c.Response().Header()["Cache-Control"] = noStore
-			if err := wholeSegments(c); err != nil { // 404
+			op, err := apiOperation(c, g, deprecated) // 404
+			if err != nil {
 				return err
 			}
-			op := operation(g, c)
 			if op == nil {
 				return next(c) // Echo's 404, 405 or OPTIONS
 			}
-			announceDeprecation(c.Response().Header(), deprecated, op.ID)
 			unsafe := isUnsafe(req.Method)
 			ctx := req.Context()
 			var a admitted
 			if op.Secured {
-				var err error
-				if a, err = authenticate(auth, req, op); err != nil { // 401
-					return err
-				}
-				// From here on, even a refusal is logged under its caller.
-				ctx = requestctx.WithCaller(ctx, a.caller)
-				// The operator API does not exist for anyone else: the 404
-				// of an unknown path, before anything of the request is read.
-				if op.OperatorOnly && !a.caller.Operator { // 404
-					return echo.ErrNotFound
-				}
-				if err := checkCSRF(req, unsafe, a.caller); err != nil { // 403
+				if ctx, a, err = admitCaller(ctx, auth, req, op, unsafe); err != nil { // 401, 404, 403
 					return err
 				}
 			}
@@ -199,6 +186,41 @@ func admit(g *gate.Gate, deprecated map[string]deprecationHeaders, auth Authenti
 			return next(c)
 		}
 	}
+}
+
+// apiOperation is the spec's operation of an /api/ request (nil when the
+// spec declares none: Echo's router answers), its answer marked not to be
+// stored and, for a deprecated operation, announced as such.
+func apiOperation(c echo.Context, g *gate.Gate, deprecated map[string]deprecationHeaders) (*gate.Operation, error) {
+	c.Response().Header()["Cache-Control"] = noStore
+	if err := wholeSegments(c); err != nil { // 404
+		return nil, err
+	}
+	op := operation(g, c)
+	if op != nil {
+		announceDeprecation(c.Response().Header(), deprecated, op.ID)
+	}
+	return op, nil
+}
+
+// admitCaller is a secured operation's steps: who calls (401); whether
+// the operation exists for them (the operator API is, for anyone else, the
+// 404 of an unknown path, before anything of the request is read); and an
+// unsafe request's CSRF token (403). From the caller on, even a refusal is
+// logged under the caller: the context returned carries it.
+func admitCaller(ctx context.Context, auth Authenticator, req *http.Request, op *gate.Operation, unsafe bool) (context.Context, admitted, error) {
+	a, err := authenticate(auth, req, op)
+	if err != nil {
+		return ctx, admitted{}, err
+	}
+	ctx = requestctx.WithCaller(ctx, a.caller)
+	if op.OperatorOnly && !a.caller.Operator {
+		return ctx, admitted{}, echo.ErrNotFound
+	}
+	if err := checkCSRF(req, unsafe, a.caller); err != nil {
+		return ctx, admitted{}, err
+	}
+	return ctx, a, nil
 }
 
 // wholeSegments refuses with 404 a path whose last segment Echo let a
