@@ -12,6 +12,7 @@ import (
 
 	"creativeapi/gen/api"
 	"creativeapi/gen/db"
+	"creativeapi/internal/cursor"
 	"creativeapi/internal/events"
 	"creativeapi/internal/review"
 	"creativeapi/internal/store"
@@ -293,7 +294,7 @@ func ListComments(ctx context.Context, q *db.Queries, org, creativeID, user uuid
 	if _, err := q.CreativeMemberRole(ctx, db.CreativeMemberRoleParams{CallerID: user, ID: creativeID, OrganizationID: org}); err != nil {
 		return CommentPage{}, notVisible(err, ErrCreativeNotVisible)
 	}
-	n := int32(limit + 1) // one more tells whether another page follows
+	n := cursor.Over(limit)
 	var mentioning *uuid.UUID
 	if f.MentionsMe {
 		mentioning = &user
@@ -325,9 +326,9 @@ func ListComments(ctx context.Context, q *db.Queries, org, creativeID, user uuid
 		return CommentPage{}, err
 	}
 	var p CommentPage
-	if len(rows) > limit {
-		rows = rows[:limit]
-		p.Next = deref(rows[limit-1].Seq)
+	rows, more := cursor.Trim(rows, limit)
+	if more {
+		p.Next = deref(rows[len(rows)-1].Seq)
 	}
 	p.Items = make([]api.Comment, len(rows))
 	for i, r := range rows {

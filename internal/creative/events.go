@@ -11,6 +11,7 @@ import (
 	"creativeapi/gen/api"
 	"creativeapi/gen/db"
 	"creativeapi/internal/apifield"
+	"creativeapi/internal/cursor"
 )
 
 // Change is one field an edit changed, with its value before and after
@@ -35,14 +36,14 @@ func Events(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, before 
 	if _, err := q.CreativeMemberRole(ctx, db.CreativeMemberRoleParams{CallerID: user, ID: id, OrganizationID: org}); err != nil {
 		return EventPage{}, notVisible(err, ErrCreativeNotVisible)
 	}
-	rows, err := q.CreativeEventPage(ctx, db.CreativeEventPageParams{CreativeID: id, BeforeID: before, RowLimit: int32(limit + 1)})
+	rows, err := q.CreativeEventPage(ctx, db.CreativeEventPageParams{CreativeID: id, BeforeID: before, RowLimit: cursor.Over(limit)})
 	if err != nil {
 		return EventPage{}, err
 	}
 	var p EventPage
-	if len(rows) > limit {
-		rows = rows[:limit]
-		p.Next = rows[limit-1].ID
+	rows, more := cursor.Trim(rows, limit)
+	if more {
+		p.Next = rows[len(rows)-1].ID
 	}
 	p.Items = make([]api.CreativeEvent, len(rows))
 	for i, r := range rows {

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"creativeapi/gen/db"
+	"creativeapi/internal/cursor"
 	"creativeapi/internal/review"
 )
 
@@ -57,14 +58,14 @@ func List(ctx context.Context, q *db.Queries, org, user uuid.UUID, f Filter, bef
 		f.Statuses = []review.Status{*f.Status}
 	}
 	// One row more than the page tells whether another page follows.
-	rows, err := page(ctx, q, org, f, before, int32(limit+1))
+	rows, err := page(ctx, q, org, f, before, cursor.Over(limit))
 	if err != nil {
 		return Page{}, err
 	}
 	var p Page
-	if len(rows) > limit {
-		rows = rows[:limit]
-		p.Next = rows[limit-1].c.Number
+	rows, more := cursor.Trim(rows, limit)
+	if more {
+		p.Next = rows[len(rows)-1].c.Number
 	}
 	if p.Items, err = details(ctx, q, rows, review.Caller{UserID: user, Role: role}); err != nil {
 		return Page{}, err

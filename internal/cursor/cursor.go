@@ -41,3 +41,16 @@ func Decode(kind, s string, n int) ([]string, error) {
 	}
 	return parts[1:], nil
 }
+
+// Over is the number of rows a list reads for a page of size: one more
+// than the page tells whether another page follows.
+func Over(size int) int32 { return int32(size) + 1 }
+
+// Trim cuts rows, read with Over(size), to the page; more reports that
+// another page follows, which continues after the page's last row.
+func Trim[T any](rows []T, size int) (page []T, more bool) {
+	if len(rows) > size {
+		return rows[:size], true
+	}
+	return rows, false
+}

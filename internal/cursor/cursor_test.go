@@ -33,3 +33,29 @@ func TestACursorDecodesOnlyForTheListThatMadeIt(t *testing.T) {
 		}
 	}
 }
+
+// TestAPageReadsOneRowOverToKnowWhetherAnotherFollows: Over reads one row
+// more than the page; Trim drops it and says another page follows, and a
+// last page (no row over) comes back whole with more false.
+func TestAPageReadsOneRowOverToKnowWhetherAnotherFollows(t *testing.T) {
+	t.Parallel()
+	if n := cursor.Over(20); n != 21 {
+		t.Fatalf("Over(20) = %d", n)
+	}
+	for _, tc := range []struct {
+		name     string
+		rows     []int
+		wantRows int
+		wantMore bool
+	}{
+		{"one row over: a next page", []int{1, 2, 3}, 2, true},
+		{"exactly the page: the last page", []int{1, 2}, 2, false},
+		{"fewer than the page: the last page", []int{1}, 1, false},
+		{"no rows: an empty last page", nil, 0, false},
+	} {
+		rows, more := cursor.Trim(tc.rows, 2)
+		if len(rows) != tc.wantRows || more != tc.wantMore {
+			t.Errorf("%s: %v, %v", tc.name, rows, more)
+		}
+	}
+}

@@ -18,7 +18,7 @@ import (
 // after (the zero position: from the newest); next is the position the
 // next page continues from, zero on the last page.
 func List(ctx context.Context, q *db.Queries, user uuid.UUID, after cursor.TimeID, limit int) (items []api.AccountDeposit, next cursor.TimeID, err error) {
-	params := db.DepositListByUserParams{UserID: user, RowLimit: int32(limit) + 1}
+	params := db.DepositListByUserParams{UserID: user, RowLimit: cursor.Over(limit)}
 	if after != (cursor.TimeID{}) {
 		params.CursorCreatedAt, params.CursorID = &after.At, &after.ID
 	}
@@ -26,9 +26,9 @@ func List(ctx context.Context, q *db.Queries, user uuid.UUID, after cursor.TimeI
 	if err != nil {
 		return nil, cursor.TimeID{}, err
 	}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[limit-1].Deposit
+	rows, more := cursor.Trim(rows, limit)
+	if more {
+		last := rows[len(rows)-1].Deposit
 		next = cursor.TimeID{At: last.CreatedAt, ID: last.ID}
 	}
 	items = make([]api.AccountDeposit, len(rows))

@@ -8,6 +8,7 @@ import (
 	"creativeapi/gen/api"
 	"creativeapi/gen/db"
 	"creativeapi/internal/creative"
+	"creativeapi/internal/cursor"
 	"creativeapi/internal/requestctx"
 )
 
@@ -19,7 +20,7 @@ func (s *Server) ListOrganizationMembers(ctx context.Context, r api.ListOrganiza
 	if err != nil {
 		return nil, err
 	}
-	params := db.MemberPageParams{OrganizationID: r.OrganizationId, RowLimit: int32(limit) + 1, Roles: []string{}}
+	params := db.MemberPageParams{OrganizationID: r.OrganizationId, RowLimit: cursor.Over(limit), Roles: []string{}}
 	if r.Params.Cursor != nil {
 		params.AfterID = &after
 	}
@@ -35,10 +36,10 @@ func (s *Server) ListOrganizationMembers(ctx context.Context, r api.ListOrganiza
 	if err != nil {
 		return nil, err
 	}
-	rows, more := cut(rows, limit)
+	rows, more := cursor.Trim(rows, limit)
 	out := api.ListOrganizationMembers200JSONResponse{Items: make([]api.Member, 0, len(rows)), NextCursor: nextCursor(memberCursor, uuid.Nil)}
 	if more {
-		out.NextCursor = nextCursor(memberCursor, rows[limit-1].ID)
+		out.NextCursor = nextCursor(memberCursor, rows[len(rows)-1].ID)
 	}
 	for _, m := range rows {
 		out.Items = append(out.Items, api.Member{User: api.UserRef{Id: m.ID, Name: m.Name}, Role: api.Role(m.Role)})

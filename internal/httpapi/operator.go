@@ -11,6 +11,7 @@ import (
 
 	"creativeapi/gen/api"
 	"creativeapi/gen/db"
+	"creativeapi/internal/cursor"
 	"creativeapi/internal/deposit"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/problem"
@@ -38,7 +39,7 @@ func (s *Server) ListOperatorTransfers(ctx context.Context, r api.ListOperatorTr
 	if err != nil {
 		return nil, err
 	}
-	params := db.OperatorTransfersListParams{NeedsReview: r.Params.NeedsReview, RowLimit: int32(limit) + 1, AfterID: after}
+	params := db.OperatorTransfersListParams{NeedsReview: r.Params.NeedsReview, RowLimit: cursor.Over(limit), AfterID: after}
 	if r.Params.Status != nil {
 		st := string(*r.Params.Status)
 		params.Status = &st
@@ -47,10 +48,10 @@ func (s *Server) ListOperatorTransfers(ctx context.Context, r api.ListOperatorTr
 	if err != nil {
 		return nil, err
 	}
-	rows, more := cut(rows, limit)
+	rows, more := cursor.Trim(rows, limit)
 	next := nextCursor(operatorTransferCursor, 0)
 	if more {
-		next = nextCursor(operatorTransferCursor, rows[limit-1].ID)
+		next = nextCursor(operatorTransferCursor, rows[len(rows)-1].ID)
 	}
 	items, err := operatorTransfers(ctx, s.store.Q, rows)
 	if err != nil {

@@ -58,15 +58,6 @@ func nextCursor[P comparable](c cursor.Codec[P], next P) nullable.Nullable[strin
 	return nullable.NewNullableWithValue(c.Encode(next))
 }
 
-// cut trims rows, read one over the page size, to the page; more reports
-// that a next page follows.
-func cut[T any](rows []T, size int) (page []T, more bool) {
-	if len(rows) > size {
-		return rows[:size], true
-	}
-	return rows, false
-}
-
 // errInvalidCursor is the one answer of every list to a cursor it did not make.
 func errInvalidCursor() error {
 	return problem.Invalid([]problem.FieldError{{Field: "cursor", Code: problem.InvalidFormat,

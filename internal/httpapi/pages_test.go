@@ -91,11 +91,4 @@ func TestNextCursorIsNullOnTheLastPage(t *testing.T) {
 	if next, err := nextCursor(commentCursor, 5).Get(); err != nil || next != commentCursor.Encode(5) {
 		t.Fatalf("next page: %q, %v", next, err)
 	}
-	rows, more := cut([]int{1, 2, 3}, 2)
-	if len(rows) != 2 || !more {
-		t.Fatalf("cut of one row over: %v, %v", rows, more)
-	}
-	if rows, more = cut([]int{1, 2}, 2); len(rows) != 2 || more {
-		t.Fatalf("cut of a last page: %v, %v", rows, more)
-	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"creativeapi/gen/db"
 	"creativeapi/internal/creative"
+	"creativeapi/internal/cursor"
 	"creativeapi/internal/events"
 	"creativeapi/internal/review"
 	"creativeapi/internal/store"
@@ -117,7 +118,7 @@ func ListEndpoints(ctx context.Context, q *db.Queries, org, user uuid.UUID, afte
 	if err := authorizeAdmin(ctx, q, org, user); err != nil {
 		return EndpointPage{}, err
 	}
-	params := db.WebhookEndpointPageParams{OrganizationID: org, RowLimit: int32(limit) + 1}
+	params := db.WebhookEndpointPageParams{OrganizationID: org, RowLimit: cursor.Over(limit)}
 	if after != nil {
 		params.CursorCreatedAt, params.CursorID = &after.At, &after.ID
 	}
@@ -125,10 +126,10 @@ func ListEndpoints(ctx context.Context, q *db.Queries, org, user uuid.UUID, afte
 	if err != nil {
 		return EndpointPage{}, err
 	}
+	rows, more := cursor.Trim(rows, limit)
 	page := EndpointPage{Items: rows}
-	if len(rows) > limit {
-		page.Items = rows[:limit]
-		last := rows[limit-1]
+	if more {
+		last := rows[len(rows)-1]
 		page.Next = &Position{At: last.CreatedAt, ID: last.ID}
 	}
 	return page, nil
@@ -220,7 +221,7 @@ func ListDeliveries(ctx context.Context, q *db.Queries, org, id, user uuid.UUID,
 	if _, err := q.WebhookEndpointGet(ctx, db.WebhookEndpointGetParams{ID: id, OrganizationID: org}); err != nil {
 		return DeliveryPage{}, endpointNotVisible(err)
 	}
-	params := db.WebhookDeliveryListParams{EndpointID: id, RowLimit: int32(limit) + 1}
+	params := db.WebhookDeliveryListParams{EndpointID: id, RowLimit: cursor.Over(limit)}
 	if after != nil {
 		params.CursorCreatedAt, params.CursorID = &after.At, &after.ID
 	}
@@ -229,9 +230,9 @@ func ListDeliveries(ctx context.Context, q *db.Queries, org, id, user uuid.UUID,
 		return DeliveryPage{}, err
 	}
 	var page DeliveryPage
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[limit-1]
+	rows, more := cursor.Trim(rows, limit)
+	if more {
+		last := rows[len(rows)-1]
 		page.Next = &Position{At: last.CreatedAt, ID: last.ID}
 	}
 	ids := make([]uuid.UUID, len(rows))
