@@ -162,11 +162,7 @@ func (s *Server) CreateCreativeComment(ctx context.Context, r api.CreateCreative
 		if err != nil {
 			return idempotency.Response{}, commentProblem(err)
 		}
-		body, err := json.Marshal(c)
-		if err != nil {
-			return idempotency.Response{}, err
-		}
-		return idempotency.Response{Status: http.StatusCreated, Body: body, Location: commentPath(r.OrganizationId, r.CreativeId, c.Id)}, nil
+		return idempotency.JSON(http.StatusCreated, c, commentPath(r.OrganizationId, r.CreativeId, c.Id))
 	})
 }
 

@@ -99,11 +99,7 @@ func (s *Server) CreateAccountDeposit(ctx context.Context, r api.CreateAccountDe
 			case err != nil:
 				return idempotency.Response{}, err
 			}
-			body, err := json.Marshal(deposit.Body(d, d.CreatedAt))
-			if err != nil {
-				return idempotency.Response{}, err
-			}
-			return idempotency.Response{Status: http.StatusCreated, Body: body, Location: depositsPath + "/" + d.ID.String()}, nil
+			return idempotency.JSON(http.StatusCreated, deposit.Body(d, d.CreatedAt), depositsPath+"/"+d.ID.String())
 		})
 	if err != nil {
 		return nil, err
@@ -182,10 +178,6 @@ func (s *Server) ClaimAccountDeposit(ctx context.Context, r api.ClaimAccountDepo
 			case err != nil:
 				return idempotency.Response{}, err // store.ErrNotFound: 404
 			}
-			body, err := json.Marshal(deposit.Body(d, now))
-			if err != nil {
-				return idempotency.Response{}, err
-			}
-			return idempotency.Response{Status: http.StatusOK, Body: body}, nil
+			return idempotency.JSON(http.StatusOK, deposit.Body(d, now), "")
 		})
 }

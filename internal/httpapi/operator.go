@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 
@@ -164,11 +163,7 @@ func (s *Server) SettleOperatorTransfer(ctx context.Context, r api.SettleOperato
 			if err != nil {
 				return idempotency.Response{}, err
 			}
-			body, err := json.Marshal(items[0])
-			if err != nil {
-				return idempotency.Response{}, err
-			}
-			return idempotency.Response{Status: http.StatusOK, Body: body}, nil
+			return idempotency.JSON(http.StatusOK, items[0], "")
 		})
 }
 

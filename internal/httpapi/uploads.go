@@ -159,11 +159,7 @@ func (s *Server) mayUpload(org uuid.UUID) func(ctx context.Context, q *db.Querie
 }
 
 func (s *Server) uploadResponse(v upload.View, status int, location string) (idempotency.Response, error) {
-	b, err := json.Marshal(s.uploadBody(v))
-	if err != nil {
-		return idempotency.Response{}, err
-	}
-	return idempotency.Response{Status: status, Body: append(b, '\n'), Location: location}, nil
+	return idempotency.JSON(status, s.uploadBody(v), location)
 }
 
 // GetUpload answers an upload with the parts the store holds.

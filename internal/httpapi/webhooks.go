@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -104,14 +103,10 @@ func (s *Server) CreateWebhookEndpoint(ctx context.Context, r api.CreateWebhookE
 				return idempotency.Response{}, webhookProblem(err)
 			}
 			body := webhookEndpointBody(ep)
-			encoded, err := json.Marshal(api.NewWebhookEndpoint{
+			return idempotency.JSON(http.StatusCreated, api.NewWebhookEndpoint{
 				Id: body.Id, Url: body.Url, EventTypes: body.EventTypes, Enabled: body.Enabled, DisabledReason: body.DisabledReason,
 				CreatedAt: body.CreatedAt, UpdatedAt: body.UpdatedAt, Secret: ep.Secret,
-			})
-			if err != nil {
-				return idempotency.Response{}, err
-			}
-			return idempotency.Response{Status: http.StatusCreated, Body: encoded, Location: webhooksPath(r.OrganizationId) + "/" + ep.ID.String()}, nil
+			}, webhooksPath(r.OrganizationId)+"/"+ep.ID.String())
 		})
 }
 

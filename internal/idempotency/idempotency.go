@@ -6,6 +6,7 @@ package idempotency
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -27,6 +28,16 @@ type Response struct {
 	Status   int
 	Body     []byte
 	Location string
+}
+
+// JSON is the answer of a command that answers v, as JSON, with status
+// (and, for a creation, the new resource's Location).
+func JSON(status int, v any, location string) (Response, error) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return Response{}, err
+	}
+	return Response{Status: status, Body: body, Location: location}, nil
 }
 
 // Request identifies one command call.
