@@ -2,7 +2,8 @@ package deposit
 
 import (
 	"fmt"
-	"slices"
+
+	"creativeapi/internal/statemachine"
 )
 
 // TransferStatus is what a transfer to the treasury is recorded as
@@ -152,20 +153,9 @@ func DecisionOf(m Move) Decision {
 	return ""
 }
 
-// Rule is one row of a state machine's table.
-type Rule[S ~string] struct {
-	// From lists the states the move is made from, explicitly, so an
-	// unknown stored status is refused rather than allowed.
-	From []S
-	// To lists the states the move may lead to; which one is the judgement
-	// of the function making it.
-	To []S
-	// By is who makes the move.
-	By Actor
-	// Query is the statement (queries/*.sql) that makes it; the SQL's
-	// conditions are held equal to From by TestMachineIsOneRuleInSQLAndGo.
-	Query string
-}
+// Rule is one row of the deposits' and transfers' tables; each Query's
+// conditions are held equal to From by TestMachineIsOneRuleInSQLAndGo.
+type Rule[S ~string] = statemachine.Rule[S, Actor]
 
 // DepositMoves is the deposits' state machine. Every deposit status change
 // is one of these moves.
@@ -254,7 +244,7 @@ func CheckTransfer(m Move, from, to TransferStatus) error { return check(Transfe
 // or a *Refusal when it does not apply there.
 func DecideTransfer(m Move, from TransferStatus) ([]TransferStatus, error) {
 	r, ok := TransferMoves[m]
-	if !ok || !slices.Contains(r.From, from) {
+	if !ok || !r.Applies(from) {
 		return nil, &Refusal{Move: m, From: string(from)}
 	}
 	return r.To, nil
@@ -264,7 +254,7 @@ func DecideTransfer(m Move, from TransferStatus) ([]TransferStatus, error) {
 // or a *Refusal when it does not apply there.
 func DecideDeposit(m Move, from Status) ([]Status, error) {
 	r, ok := DepositMoves[m]
-	if !ok || !slices.Contains(r.From, from) {
+	if !ok || !r.Applies(from) {
 		return nil, &Refusal{Move: m, From: string(from)}
 	}
 	return r.To, nil
@@ -272,7 +262,7 @@ func DecideDeposit(m Move, from Status) ([]Status, error) {
 
 func check[S ~string](table map[Move]Rule[S], m Move, from, to S) error {
 	r, ok := table[m]
-	if !ok || !slices.Contains(r.From, from) || !slices.Contains(r.To, to) {
+	if !ok || !r.Allows(from, to) {
 		return &Refusal{Move: m, From: string(from), To: string(to)}
 	}
 	return nil

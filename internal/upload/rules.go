@@ -14,6 +14,8 @@ import (
 	_ "image/png"  // registers PNG
 
 	_ "golang.org/x/image/webp" // registers WebP
+
+	"creativeapi/internal/statemachine"
 )
 
 const (
@@ -74,25 +76,35 @@ const (
 	MoveExpire Move = "expire"
 )
 
-// moves is every allowed move: from pending only. The SQL of each move
-// (UploadMarkReady, UploadMarkFailed) is one statement guarded by the same
-// from-status (WHERE status = 'pending').
-var moves = map[Move]struct{ From, To Status }{
-	MoveComplete: {StatusPending, StatusReady},
-	MoveReject:   {StatusPending, StatusFailed},
-	MoveExpire:   {StatusPending, StatusFailed},
+// Actor is who moves an upload.
+type Actor string
+
+const (
+	// ByCompletion: the completion that checks the stored file.
+	ByCompletion Actor = "completion"
+	// BySweeper: the sweep of uploads past their expiry.
+	BySweeper Actor = "sweeper"
+)
+
+// Moves is every allowed move: from pending only, each to one status.
+// TestEveryUploadMoveIsGuardedByItsStatement holds each statement's
+// conditions to the rule's From and To.
+var Moves = map[Move]statemachine.Rule[Status, Actor]{
+	MoveComplete: {From: []Status{StatusPending}, To: []Status{StatusReady}, By: ByCompletion, Query: "UploadMarkReady"},
+	MoveReject:   {From: []Status{StatusPending}, To: []Status{StatusFailed}, By: ByCompletion, Query: "UploadMarkFailed"},
+	MoveExpire:   {From: []Status{StatusPending}, To: []Status{StatusFailed}, By: BySweeper, Query: "UploadMarkFailed"},
 }
 
 // Decide is the status after m, or an error when m is not allowed from s.
 func Decide(s Status, m Move) (Status, error) {
-	mv, ok := moves[m]
+	r, ok := Moves[m]
 	if !ok {
 		return s, fmt.Errorf("upload: %q is not a move", m)
 	}
-	if mv.From != s {
+	if !r.Applies(s) {
 		return s, fmt.Errorf("upload: cannot %s an upload that is %s", m, s)
 	}
-	return mv.To, nil
+	return r.To[0], nil
 }
 
 // SniffLen is how many first bytes MatchesType and Probe read; enough for

@@ -2,10 +2,13 @@ package upload_test
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/gif"
 	"image/jpeg"
 	"image/png"
+	"os"
+	"strings"
 	"testing"
 
 	"creativeapi/internal/upload"
@@ -129,5 +132,37 @@ func TestImagesAreMeasuredByTheirDecoders(t *testing.T) {
 	}
 	if m := upload.Probe("application/zip", []byte("PK\x03\x04")); m.Width != nil {
 		t.Error("a zip has no size")
+	}
+}
+
+// TestEveryUploadMoveIsGuardedByItsStatement: the statement of each move
+// (queries/uploads.sql) sets the rule's To and is guarded by its From, so
+// the SQL cannot move an upload the table does not.
+func TestEveryUploadMoveIsGuardedByItsStatement(t *testing.T) {
+	sql, err := os.ReadFile("../../queries/uploads.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	statements := map[string]string{}
+	for _, part := range strings.Split(string(sql), "-- name: ")[1:] {
+		name, _, _ := strings.Cut(part, " ")
+		statements[name] = part
+	}
+	for m, r := range upload.Moves {
+		stmt, ok := statements[r.Query]
+		if !ok {
+			t.Errorf("%s: no statement %s in queries/uploads.sql", m, r.Query)
+			continue
+		}
+		if len(r.From) != 1 || len(r.To) != 1 {
+			t.Errorf("%s: an upload moves from one status to one status: %v → %v", m, r.From, r.To)
+			continue
+		}
+		if guard := fmt.Sprintf("AND status = '%s'", r.From[0]); !strings.Contains(stmt, guard) {
+			t.Errorf("%s: %s is not guarded by %q", m, r.Query, guard)
+		}
+		if set := fmt.Sprintf("SET status = '%s'", r.To[0]); !strings.Contains(stmt, set) {
+			t.Errorf("%s: %s does not %q", m, r.Query, set)
+		}
 	}
 }
