@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"creativeapi/gen/db"
+	"creativeapi/internal/directory"
 	"creativeapi/internal/events"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/review"
@@ -34,7 +35,7 @@ func Create(ctx context.Context, q store.Tx, org, user uuid.UUID, in NewCreative
 		ClientID: in.ClientID, TaskID: in.TaskID, OrganizationID: org, CallerID: user,
 	})
 	if err != nil {
-		return Creative{}, notVisible(err, ErrOrganizationNotVisible)
+		return Creative{}, notVisible(err, directory.ErrOrganizationNotVisible)
 	}
 	role := review.Role(chk.Role)
 	if err := review.AuthorizeCreate(role); err != nil {

@@ -18,18 +18,17 @@ import (
 
 	"creativeapi/gen/api"
 	"creativeapi/gen/db"
+	"creativeapi/internal/directory"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/review"
 	"creativeapi/internal/store"
 )
 
-// Errors for what the caller may not see: one for an organization, one
-// for a creative, so each answer names what was asked for and never why it
-// is not visible (no such id, another workspace, not a member).
-var (
-	ErrOrganizationNotVisible = errors.New("organization not visible")
-	ErrCreativeNotVisible     = errors.New("creative not visible")
-)
+// ErrCreativeNotVisible is the refusal of a creative the caller may not
+// see (directory.ErrOrganizationNotVisible is the organization's): each
+// answer names what was asked for and never why it is not visible (no
+// such id, another workspace, not a member).
+var ErrCreativeNotVisible = errors.New("creative not visible")
 
 // Invalid is a request the service refuses for what it says about other
 // records (a client of another organization, a reviewer who is not one,
@@ -59,7 +58,7 @@ type row struct {
 
 // Get reads one creative of org as user sees it.
 func Get(ctx context.Context, q *db.Queries, org, id, user uuid.UUID) (Creative, error) {
-	role, err := memberRole(ctx, q, org, user, ErrCreativeNotVisible)
+	role, err := memberRole(ctx, q, org, user)
 	if err != nil {
 		return Creative{}, err
 	}
@@ -98,7 +97,7 @@ func MayComment(ctx context.Context, q *db.Queries, org, id, user uuid.UUID) err
 // caller, when user is a member who sees it (else ErrCreativeNotVisible):
 // the first two steps of every replay check on a creative.
 func visibleTo(ctx context.Context, q *db.Queries, org, id, user uuid.UUID) (review.Creative, review.Caller, error) {
-	role, err := memberRole(ctx, q, org, user, ErrCreativeNotVisible)
+	role, err := memberRole(ctx, q, org, user)
 	if err != nil {
 		return review.Creative{}, review.Caller{}, err
 	}
@@ -112,26 +111,21 @@ func visibleTo(ctx context.Context, q *db.Queries, org, id, user uuid.UUID) (rev
 // MayCreate refuses user unless they are a member of org (404) whose role
 // may create creatives (403).
 func MayCreate(ctx context.Context, q *db.Queries, org, user uuid.UUID) error {
-	role, err := MemberRole(ctx, q, org, user)
+	role, err := directory.MemberRole(ctx, q, org, user)
 	if err != nil {
 		return err
 	}
 	return review.AuthorizeCreate(role)
 }
 
-// MemberRole is user's role in org, or ErrOrganizationNotVisible.
-func MemberRole(ctx context.Context, q *db.Queries, org, user uuid.UUID) (review.Role, error) {
-	return memberRole(ctx, q, org, user, ErrOrganizationNotVisible)
-}
-
-// memberRole is user's role in org; notVisible is the error when user is
-// not a member.
-func memberRole(ctx context.Context, q *db.Queries, org, user uuid.UUID, notVisibleErr error) (review.Role, error) {
-	role, err := q.MembershipRoleGet(ctx, db.MembershipRoleGetParams{OrganizationID: org, UserID: user})
-	if err != nil {
-		return "", notVisible(err, notVisibleErr)
+// memberRole is user's role in org (directory.MemberRole); a creative
+// of an organization user is not a member of is ErrCreativeNotVisible.
+func memberRole(ctx context.Context, q *db.Queries, org, user uuid.UUID) (review.Role, error) {
+	role, err := directory.MemberRole(ctx, q, org, user)
+	if errors.Is(err, directory.ErrOrganizationNotVisible) {
+		return "", ErrCreativeNotVisible
 	}
-	return review.Role(role), nil
+	return role, err
 }
 
 // notVisible turns a missing row into notVisibleErr and passes any other

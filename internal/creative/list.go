@@ -11,6 +11,7 @@ import (
 
 	"creativeapi/gen/db"
 	"creativeapi/internal/cursor"
+	"creativeapi/internal/directory"
 	"creativeapi/internal/review"
 )
 
@@ -47,7 +48,7 @@ const searchWindow = 1000
 // List reads one page of org's creatives below the number before, newest
 // first, as user sees them.
 func List(ctx context.Context, q *db.Queries, org, user uuid.UUID, f Filter, before int32, limit int) (Page, error) {
-	role, err := MemberRole(ctx, q, org, user)
+	role, err := directory.MemberRole(ctx, q, org, user)
 	if err != nil {
 		return Page{}, err
 	}

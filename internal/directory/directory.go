@@ -1,6 +1,9 @@
-// Package directory manages users, organizations and memberships for the
-// command line (there is no sign-up endpoint in v1). Every refusal is an
-// error whose message is fit to print as the command's one-line answer.
+// Package directory is organization membership's one home: who is a
+// member of which organization with which role, as the API checks and
+// lists it (membership.go), and the management of users, organizations
+// and memberships for the command line (there is no sign-up endpoint in
+// v1), whose refusals are errors fit to print as the command's one-line
+// answer.
 package directory
 
 import (

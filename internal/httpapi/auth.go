@@ -10,6 +10,7 @@ import (
 
 	"creativeapi/gen/api"
 	"creativeapi/internal/auth"
+	"creativeapi/internal/directory"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/requestctx"
 )
@@ -69,16 +70,9 @@ func (s *Server) GetMe(ctx context.Context, _ api.GetMeRequestObject) (api.GetMe
 
 // sessionBody is the Session schema of a signed-in caller.
 func (s *Server) sessionBody(ctx context.Context, c requestctx.Caller) (api.Session, error) {
-	rows, err := s.store.Q.MembershipListByUser(ctx, c.UserID)
+	memberships, err := directory.Memberships(ctx, s.store.Q, c.UserID)
 	if err != nil {
 		return api.Session{}, err
-	}
-	memberships := make([]api.Membership, len(rows))
-	for i, m := range rows {
-		memberships[i] = api.Membership{
-			Organization: api.NamedRef{Id: m.OrganizationID, Name: m.OrganizationName},
-			Role:         api.Role(m.Role),
-		}
 	}
 	return api.Session{
 		User:        api.User{Id: c.UserID, Email: openapi_types.Email(c.Email), Name: c.Name, Operator: c.Operator},

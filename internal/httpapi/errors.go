@@ -9,7 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"creativeapi/internal/creative"
+	"creativeapi/internal/directory"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/requestctx"
 	"creativeapi/internal/review"
@@ -72,7 +72,7 @@ func (p *problemWriter) classify(c echo.Context, err error) *problem.Error {
 }
 
 // organizationProblem turns the refusals every resource of an organization
-// shares into Problems: the caller is not a member (creative.MemberRole),
+// shares into Problems: the caller is not a member (directory.MemberRole),
 // or their role may not (the rights of internal/review). Anything else
 // passes on. Each resource's handlers map their own refusals first
 // (creativeProblem, commentProblem, webhookProblem), then call this.
@@ -81,7 +81,7 @@ func organizationProblem(err error) error {
 	switch {
 	// A caller who is not a member gets exactly the 404 of an id that does
 	// not exist, so another workspace's ids reveal nothing.
-	case errors.Is(err, creative.ErrOrganizationNotVisible):
+	case errors.Is(err, directory.ErrOrganizationNotVisible):
 		return problem.New(http.StatusNotFound, problem.NotFound, "No organization with this id is visible to you.")
 	case errors.As(err, &refusal):
 		status := http.StatusConflict

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"creativeapi/internal/creative"
+	"creativeapi/internal/directory"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/review"
 	"creativeapi/internal/webhooks"
@@ -26,15 +27,15 @@ func TestEachResourceMapsItsRefusalsThenTheOrganizations(t *testing.T) {
 		status int
 		code   problem.Code
 	}{
-		{"not a member", organizationProblem, fmt.Errorf("read: %w", creative.ErrOrganizationNotVisible), http.StatusNotFound, problem.NotFound},
+		{"not a member", organizationProblem, fmt.Errorf("read: %w", directory.ErrOrganizationNotVisible), http.StatusNotFound, problem.NotFound},
 		{"a role that may not", organizationProblem, &review.Refusal{Reason: review.Forbidden, Detail: "no"}, http.StatusForbidden, problem.Code(review.Forbidden)},
 		{"a state that does not allow it", organizationProblem, &review.Refusal{Reason: review.InvalidTransition, Detail: "no"}, http.StatusConflict, problem.Code(review.InvalidTransition)},
 		{"a creative not visible", creativeProblem, creative.ErrCreativeNotVisible, http.StatusNotFound, problem.NotFound},
-		{"a creative's organization", creativeProblem, creative.ErrOrganizationNotVisible, http.StatusNotFound, problem.NotFound},
+		{"a creative's organization", creativeProblem, directory.ErrOrganizationNotVisible, http.StatusNotFound, problem.NotFound},
 		{"a comment not visible", commentProblem, creative.ErrCommentNotVisible, http.StatusNotFound, problem.NotFound},
 		{"an endpoint not visible", webhookProblem, webhooks.ErrEndpointNotVisible, http.StatusNotFound, problem.NotFound},
 		{"webhooks for a non-admin", webhookProblem, &review.Refusal{Reason: review.Forbidden, Detail: "no"}, http.StatusForbidden, problem.Code(review.Forbidden)},
-		{"webhooks of another organization", webhookProblem, creative.ErrOrganizationNotVisible, http.StatusNotFound, problem.NotFound},
+		{"webhooks of another organization", webhookProblem, directory.ErrOrganizationNotVisible, http.StatusNotFound, problem.NotFound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

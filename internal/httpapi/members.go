@@ -3,13 +3,10 @@ package httpapi
 import (
 	"context"
 
-	"github.com/google/uuid"
-
 	"creativeapi/gen/api"
-	"creativeapi/gen/db"
-	"creativeapi/internal/creative"
-	"creativeapi/internal/cursor"
+	"creativeapi/internal/directory"
 	"creativeapi/internal/requestctx"
+	"creativeapi/internal/review"
 )
 
 // ListOrganizationMembers answers one page of an organization's members by
@@ -20,29 +17,15 @@ func (s *Server) ListOrganizationMembers(ctx context.Context, r api.ListOrganiza
 	if err != nil {
 		return nil, err
 	}
-	params := db.MemberPageParams{OrganizationID: r.OrganizationId, RowLimit: cursor.Over(limit), Roles: []string{}}
-	if r.Params.Cursor != nil {
-		params.AfterID = &after
-	}
+	var roles []review.Role
 	if r.Params.Role != nil {
 		for _, role := range *r.Params.Role {
-			params.Roles = append(params.Roles, string(role))
+			roles = append(roles, review.Role(role))
 		}
 	}
-	if _, err := creative.MemberRole(ctx, s.store.Q, r.OrganizationId, caller.UserID); err != nil {
+	p, err := directory.ListMembers(ctx, s.store.Q, r.OrganizationId, caller.UserID, roles, after, limit)
+	if err != nil {
 		return nil, organizationProblem(err)
 	}
-	rows, err := s.store.Q.MemberPage(ctx, params)
-	if err != nil {
-		return nil, err
-	}
-	rows, more := cursor.Trim(rows, limit)
-	out := api.ListOrganizationMembers200JSONResponse{Items: make([]api.Member, 0, len(rows)), NextCursor: nextCursor(memberCursor, uuid.Nil)}
-	if more {
-		out.NextCursor = nextCursor(memberCursor, rows[len(rows)-1].ID)
-	}
-	for _, m := range rows {
-		out.Items = append(out.Items, api.Member{User: api.UserRef{Id: m.ID, Name: m.Name}, Role: api.Role(m.Role)})
-	}
-	return out, nil
+	return api.ListOrganizationMembers200JSONResponse{Items: p.Items, NextCursor: nextCursor(memberCursor, p.Next)}, nil
 }

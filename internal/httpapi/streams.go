@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"creativeapi/gen/api"
+	"creativeapi/internal/directory"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/requestctx"
 	"creativeapi/internal/store"
@@ -47,7 +48,7 @@ const streamWriteTimeout = 10 * time.Second
 func (s *Server) StreamMyEvents(ctx context.Context, r api.StreamMyEventsRequestObject) (api.StreamMyEventsResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
 	after, resume := resumeAfter(r.Params)
-	orgs, err := s.store.Q.MembershipOrganizationIDs(ctx, caller.UserID)
+	orgs, err := directory.OrganizationIDs(ctx, s.store.Q, caller.UserID)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"creativeapi/gen/db"
-	"creativeapi/internal/creative"
+	"creativeapi/internal/directory"
 	"creativeapi/internal/objectstore"
 	"creativeapi/internal/review"
 	"creativeapi/internal/store"
@@ -90,7 +90,7 @@ func MayUpload(ctx context.Context, q *db.Queries, org, user uuid.UUID) error {
 // authorize checks that user may upload to org: ErrOrganizationNotVisible
 // (404) before a role refusal (403).
 func authorize(ctx context.Context, q *db.Queries, org, user uuid.UUID) error {
-	role, err := creative.MemberRole(ctx, q, org, user)
+	role, err := directory.MemberRole(ctx, q, org, user)
 	if err != nil {
 		return err
 	}
@@ -530,7 +530,7 @@ func (p *prefix) Write(b []byte) (int, error) {
 // Content finds the stored file behind an asset of org that user may see
 // and presigns its download for ttl.
 func Content(ctx context.Context, q *db.Queries, objects *objectstore.Store, org, user, assetID uuid.UUID, ttl time.Duration) (string, error) {
-	if _, err := creative.MemberRole(ctx, q, org, user); err != nil {
+	if _, err := directory.MemberRole(ctx, q, org, user); err != nil {
 		return "", err
 	}
 	row, err := q.UploadByAsset(ctx, db.UploadByAssetParams{OrganizationID: org, AssetID: &assetID})

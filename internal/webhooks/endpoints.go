@@ -10,8 +10,8 @@ import (
 	"github.com/google/uuid"
 
 	"creativeapi/gen/db"
-	"creativeapi/internal/creative"
 	"creativeapi/internal/cursor"
+	"creativeapi/internal/directory"
 	"creativeapi/internal/events"
 	"creativeapi/internal/review"
 	"creativeapi/internal/store"
@@ -21,7 +21,7 @@ import (
 // each function checks that the caller is an admin of the organization
 // (review.AuthorizeWebhooks) before it reads or writes anything of its
 // endpoints, so a member of another role learns nothing but the refusal.
-// Refusals: creative.ErrOrganizationNotVisible (not a member, or no such
+// Refusals: directory.ErrOrganizationNotVisible (not a member, or no such
 // organization), *review.Refusal (not an admin), ErrEndpointNotVisible,
 // *URLError (the url).
 
@@ -75,7 +75,7 @@ func MayManage(ctx context.Context, q *db.Queries, org, user uuid.UUID) error {
 
 // authorizeAdmin refuses anyone but an admin of org.
 func authorizeAdmin(ctx context.Context, q *db.Queries, org, user uuid.UUID) error {
-	role, err := creative.MemberRole(ctx, q, org, user)
+	role, err := directory.MemberRole(ctx, q, org, user)
 	if err != nil {
 		return err
 	}
