@@ -7,7 +7,6 @@ import (
 
 	"github.com/oapi-codegen/nullable"
 
-	"creativeapi/gen/db"
 	"creativeapi/internal/creative"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/jsontext"
@@ -24,7 +23,7 @@ import (
 // rule, or that passes no mayReplay where its rule asks for one, is not
 // run (an error, so a 500 in every test that sends it). Every command goes
 // through here: no handler reads the gate's values itself.
-func (s *Server) command(ctx context.Context, key *string, mayReplay func(ctx context.Context, q *db.Queries) error, cmd idempotency.Command) (rawJSON, error) {
+func (s *Server) command(ctx context.Context, key *string, mayReplay func(ctx context.Context) error, cmd idempotency.Command) (rawJSON, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
 	k := ""
 	if key != nil {

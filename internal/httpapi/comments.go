@@ -12,7 +12,6 @@ import (
 	"github.com/oapi-codegen/nullable"
 
 	"creativeapi/gen/api"
-	"creativeapi/gen/db"
 	"creativeapi/internal/creative"
 	"creativeapi/internal/gate"
 	"creativeapi/internal/idempotency"
@@ -151,8 +150,8 @@ func (s *Server) CreateCreativeComment(ctx context.Context, r api.CreateCreative
 		in.MentionUserIDs = *r.Body.MentionUserIds
 	}
 	caller, _ := requestctx.CallerFrom(ctx)
-	mayReplay := func(ctx context.Context, q *db.Queries) error {
-		if err := creative.MayComment(ctx, q, r.OrganizationId, r.CreativeId, caller.UserID); err != nil {
+	mayReplay := func(ctx context.Context) error {
+		if err := creative.MayComment(ctx, s.store.Q, r.OrganizationId, r.CreativeId, caller.UserID); err != nil {
 			return commentProblem(err)
 		}
 		return nil

@@ -12,7 +12,6 @@ import (
 	"github.com/oapi-codegen/nullable"
 
 	"creativeapi/gen/api"
-	"creativeapi/gen/db"
 	"creativeapi/internal/creative"
 	"creativeapi/internal/gate"
 	"creativeapi/internal/idempotency"
@@ -82,8 +81,8 @@ func (s *Server) CreateCreative(ctx context.Context, r api.CreateCreativeRequest
 		func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error) {
 			return creative.Create(ctx, q, r.OrganizationId, user, in)
 		},
-		func(ctx context.Context, q *db.Queries, user uuid.UUID) error {
-			return creative.MayCreate(ctx, q, r.OrganizationId, user)
+		func(ctx context.Context, user uuid.UUID) error {
+			return creative.MayCreate(ctx, s.store.Q, r.OrganizationId, user)
 		})
 }
 
@@ -102,8 +101,8 @@ func (s *Server) AddCreativeVersion(ctx context.Context, r api.AddCreativeVersio
 		func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error) {
 			return creative.AddVersion(ctx, q, r.OrganizationId, r.CreativeId, user, in)
 		},
-		func(ctx context.Context, q *db.Queries, user uuid.UUID) error {
-			return creative.MayChange(ctx, q, r.OrganizationId, r.CreativeId, user, review.ActionAddVersion)
+		func(ctx context.Context, user uuid.UUID) error {
+			return creative.MayChange(ctx, s.store.Q, r.OrganizationId, r.CreativeId, user, review.ActionAddVersion)
 		})
 }
 
@@ -117,8 +116,8 @@ func (s *Server) ExecuteCreativeAction(ctx context.Context, r api.ExecuteCreativ
 		func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error) {
 			return creative.Act(ctx, q, r.OrganizationId, r.CreativeId, user, in)
 		},
-		func(ctx context.Context, q *db.Queries, user uuid.UUID) error {
-			return creative.MayChange(ctx, q, r.OrganizationId, r.CreativeId, user, in.Action)
+		func(ctx context.Context, user uuid.UUID) error {
+			return creative.MayChange(ctx, s.store.Q, r.OrganizationId, r.CreativeId, user, in.Action)
 		})
 }
 
@@ -127,11 +126,11 @@ func (s *Server) ExecuteCreativeAction(ctx context.Context, r api.ExecuteCreativ
 // answer is replayed only to a caller mayReplay allows.
 func (s *Server) creativeCommand(ctx context.Context, key *string, status int, located bool,
 	run func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error),
-	mayReplay func(ctx context.Context, q *db.Queries, user uuid.UUID) error) (rawJSON, error) {
+	mayReplay func(ctx context.Context, user uuid.UUID) error) (rawJSON, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
 	return s.command(ctx, key,
-		func(ctx context.Context, q *db.Queries) error {
-			if err := mayReplay(ctx, q, caller.UserID); err != nil {
+		func(ctx context.Context) error {
+			if err := mayReplay(ctx, caller.UserID); err != nil {
 				return creativeProblem(err)
 			}
 			return nil

@@ -6,11 +6,8 @@ import (
 	"net/http"
 
 	"github.com/google/uuid"
-	"github.com/oapi-codegen/nullable"
 
 	"creativeapi/gen/api"
-	"creativeapi/gen/db"
-	"creativeapi/internal/cursor"
 	"creativeapi/internal/deposit"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/problem"
@@ -38,88 +35,26 @@ func (s *Server) ListOperatorTransfers(ctx context.Context, r api.ListOperatorTr
 	if err != nil {
 		return nil, err
 	}
-	params := db.OperatorTransfersListParams{NeedsReview: r.Params.NeedsReview, RowLimit: cursor.Over(limit), AfterID: after}
+	f := deposit.TransferFilter{NeedsReview: r.Params.NeedsReview}
 	if r.Params.Status != nil {
-		st := string(*r.Params.Status)
-		params.Status = &st
+		st := deposit.TransferStatus(*r.Params.Status)
+		f.Status = &st
 	}
-	rows, err := s.store.Q.OperatorTransfersList(ctx, params)
+	items, next, err := deposit.OperatorTransfers(ctx, s.store.Q, f, after, limit)
 	if err != nil {
 		return nil, err
 	}
-	rows, more := cursor.Trim(rows, limit)
-	next := nextCursor(operatorTransferCursor, 0)
-	if more {
-		next = nextCursor(operatorTransferCursor, rows[len(rows)-1].ID)
-	}
-	items, err := operatorTransfers(ctx, s.store.Q, rows)
-	if err != nil {
-		return nil, err
-	}
-	return api.ListOperatorTransfers200JSONResponse{Items: items, NextCursor: next}, nil
+	return api.ListOperatorTransfers200JSONResponse{Items: items, NextCursor: nextCursor(operatorTransferCursor, next)}, nil
 }
 
 // GetOperatorTransfer answers one transfer with its settlement audit
 // records, for operators.
 func (s *Server) GetOperatorTransfer(ctx context.Context, r api.GetOperatorTransferRequestObject) (api.GetOperatorTransferResponseObject, error) {
-	t, err := s.store.Q.ChainTransferGet(ctx, uuid.UUID(r.TransferId))
+	t, err := deposit.OperatorTransfer(ctx, s.store.Q, uuid.UUID(r.TransferId))
 	if err != nil {
 		return nil, err // store.ErrNotFound: 404
 	}
-	items, err := operatorTransfers(ctx, s.store.Q, []db.ChainTransfer{t})
-	if err != nil {
-		return nil, err
-	}
-	return api.GetOperatorTransfer200JSONResponse(items[0]), nil
-}
-
-// operatorTransfers is ts as operators read them, with their settlement
-// audit records (one query for all of them, through q).
-func operatorTransfers(ctx context.Context, q *db.Queries, ts []db.ChainTransfer) ([]api.OperatorTransfer, error) {
-	ids := make([]int64, len(ts))
-	for i, t := range ts {
-		ids[i] = t.ID
-	}
-	settlements, err := q.ChainTransferSettlements(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	byTransfer := make(map[int64][]api.TransferSettlement, len(settlements))
-	for _, st := range settlements {
-		op := api.SettlementOperator{Id: nullable.NewNullNullable[uuid.UUID](), Name: st.Operator}
-		if st.UserID != nil {
-			op.Id = nullable.NewNullableWithValue(*st.UserID)
-		}
-		dep := nullable.NewNullNullable[uuid.UUID]()
-		if st.DepositID != nil {
-			dep = nullable.NewNullableWithValue(*st.DepositID)
-		}
-		byTransfer[st.TransferID] = append(byTransfer[st.TransferID], api.TransferSettlement{
-			Operator: op, Decision: api.TransferSettlementDecision(st.Decision), Note: st.Note, CreatedAt: st.CreatedAt, DepositId: dep})
-	}
-	out := make([]api.OperatorTransfer, len(ts))
-	for i, t := range ts {
-		o := api.OperatorTransfer{
-			Id: t.PublicID, TransactionId: t.TxID, AmountRaw: t.AmountRaw, From: t.FromAddress, BlockTime: t.BlockTime,
-			Status: api.TransferStatus(t.Status), NeedsReview: t.NeedsReview,
-			Amount: nullable.NewNullNullable[api.NullableMoney](), Reason: nullable.NewNullNullable[string](),
-			DepositId: nullable.NewNullNullable[uuid.UUID](), Settlements: byTransfer[t.ID],
-		}
-		if t.AmountMinor != nil {
-			o.Amount = nullable.NewNullableWithValue(deposit.USDT(*t.AmountMinor))
-		}
-		if t.Reason != nil && *t.Reason != "" {
-			o.Reason = nullable.NewNullableWithValue(*t.Reason)
-		}
-		if t.DepositID != nil {
-			o.DepositId = nullable.NewNullableWithValue(*t.DepositID)
-		}
-		if o.Settlements == nil {
-			o.Settlements = []api.TransferSettlement{}
-		}
-		out[i] = o
-	}
-	return out, nil
+	return api.GetOperatorTransfer200JSONResponse(t), nil
 }
 
 // SettleOperatorTransfer settles a transfer waiting for review by the
@@ -134,14 +69,10 @@ func (s *Server) SettleOperatorTransfer(ctx context.Context, r api.SettleOperato
 		return nil, problem.Invalid([]problem.FieldError{{Field: "decision", Code: problem.InvalidValue, Message: "must be credit, refund or reject"}})
 	}
 	// A stored settlement goes back only to a caller still an operator.
-	stillOperator := func(ctx context.Context, _ *db.Queries) error { return operatorOnly(ctx) }
+	stillOperator := func(ctx context.Context) error { return operatorOnly(ctx) }
 	return s.command(ctx, r.Params.IdempotencyKey, stillOperator,
 		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
-			t, err := q.ChainTransferGet(ctx, uuid.UUID(r.TransferId))
-			if err != nil {
-				return idempotency.Response{}, err // store.ErrNotFound: 404
-			}
-			err = deposit.SettleTx(ctx, q, t.ID, move, caller.Email, r.Body.Note)
+			t, err := deposit.SettleByOperator(ctx, q, uuid.UUID(r.TransferId), move, caller.Email, r.Body.Note)
 			switch {
 			case errors.Is(err, deposit.ErrNotForReview):
 				return idempotency.Response{}, problem.New(http.StatusConflict, problem.InvalidTransition,
@@ -155,15 +86,7 @@ func (s *Server) SettleOperatorTransfer(ctx context.Context, r api.SettleOperato
 			case err != nil:
 				return idempotency.Response{}, err // store.ErrNotFound: 404
 			}
-			t, err = q.ChainTransferGet(ctx, t.PublicID)
-			if err != nil {
-				return idempotency.Response{}, err
-			}
-			items, err := operatorTransfers(ctx, q.Queries, []db.ChainTransfer{t})
-			if err != nil {
-				return idempotency.Response{}, err
-			}
-			return idempotency.JSON(http.StatusOK, items[0], "")
+			return idempotency.JSON(http.StatusOK, t, "")
 		})
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/oapi-codegen/nullable"
 
 	"creativeapi/gen/api"
-	"creativeapi/gen/db"
 	"creativeapi/internal/apifield"
 	"creativeapi/internal/config"
 	"creativeapi/internal/gate"
@@ -148,10 +147,10 @@ func (s *Server) CompleteUpload(ctx context.Context, r api.CompleteUploadRequest
 // mayUpload is the replay check of the upload commands: a stored answer
 // goes back only to a caller who may still upload to org (404 for one no
 // longer a member, 403 for a role that may not), as the commands refuse.
-func (s *Server) mayUpload(org uuid.UUID) func(ctx context.Context, q *db.Queries) error {
-	return func(ctx context.Context, q *db.Queries) error {
+func (s *Server) mayUpload(org uuid.UUID) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
 		caller, _ := requestctx.CallerFrom(ctx)
-		if err := upload.MayUpload(ctx, q, org, caller.UserID); err != nil {
+		if err := upload.MayUpload(ctx, s.store.Q, org, caller.UserID); err != nil {
 			return uploadProblem(err)
 		}
 		return nil

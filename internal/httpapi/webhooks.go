@@ -8,11 +8,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/oapi-codegen/nullable"
 
 	"creativeapi/gen/api"
-	"creativeapi/gen/db"
-	"creativeapi/internal/apifield"
 	"creativeapi/internal/cursor"
 	"creativeapi/internal/gate"
 	"creativeapi/internal/idempotency"
@@ -76,11 +73,7 @@ func (s *Server) ListWebhookEndpoints(ctx context.Context, r api.ListWebhookEndp
 	if err != nil {
 		return nil, webhookProblem(err)
 	}
-	out := api.ListWebhookEndpoints200JSONResponse{Items: make([]api.WebhookEndpoint, len(p.Items)), NextCursor: nextCursor(webhookCursor, timeID(p.Next))}
-	for i, ep := range p.Items {
-		out.Items[i] = webhookEndpointBody(ep)
-	}
-	return out, nil
+	return api.ListWebhookEndpoints200JSONResponse{Items: p.Items, NextCursor: nextCursor(webhookCursor, timeID(p.Next))}, nil
 }
 
 // CreateWebhookEndpoint adds an endpoint under the caller's
@@ -91,8 +84,8 @@ func (s *Server) CreateWebhookEndpoint(ctx context.Context, r api.CreateWebhookE
 	return s.command(ctx, r.Params.IdempotencyKey,
 		// The stored answer holds the secret: only a caller who is still
 		// an admin of the organization gets it again.
-		func(ctx context.Context, q *db.Queries) error {
-			if err := webhooks.MayManage(ctx, q, r.OrganizationId, caller.UserID); err != nil {
+		func(ctx context.Context) error {
+			if err := webhooks.MayManage(ctx, s.store.Q, r.OrganizationId, caller.UserID); err != nil {
 				return webhookProblem(err)
 			}
 			return nil
@@ -102,11 +95,7 @@ func (s *Server) CreateWebhookEndpoint(ctx context.Context, r api.CreateWebhookE
 			if err != nil {
 				return idempotency.Response{}, webhookProblem(err)
 			}
-			body := webhookEndpointBody(ep)
-			return idempotency.JSON(http.StatusCreated, api.NewWebhookEndpoint{
-				Id: body.Id, Url: body.Url, EventTypes: body.EventTypes, Enabled: body.Enabled, DisabledReason: body.DisabledReason,
-				CreatedAt: body.CreatedAt, UpdatedAt: body.UpdatedAt, Secret: ep.Secret,
-			}, webhooksPath(r.OrganizationId)+"/"+ep.ID.String())
+			return idempotency.JSON(http.StatusCreated, ep, webhooksPath(r.OrganizationId)+"/"+ep.Id.String())
 		})
 }
 
@@ -117,7 +106,7 @@ func (s *Server) GetWebhookEndpoint(ctx context.Context, r api.GetWebhookEndpoin
 	if err != nil {
 		return nil, webhookProblem(err)
 	}
-	return api.GetWebhookEndpoint200JSONResponse(webhookEndpointBody(ep)), nil
+	return api.GetWebhookEndpoint200JSONResponse(ep), nil
 }
 
 // UpdateWebhookEndpoint changes an endpoint in one transaction. It takes
@@ -128,7 +117,7 @@ func (s *Server) UpdateWebhookEndpoint(ctx context.Context, r api.UpdateWebhookE
 	if r.Body.EventTypes != nil {
 		p.EventTypes = eventTypeNames(*r.Body.EventTypes)
 	}
-	var ep db.WebhookEndpoint
+	var ep api.WebhookEndpoint
 	err := s.store.InTx(ctx, func(q store.Tx) error {
 		var err error
 		ep, err = webhooks.UpdateEndpoint(ctx, q.Queries, r.OrganizationId, r.WebhookId, caller.UserID, p, s.cfg.DevMode)
@@ -137,7 +126,7 @@ func (s *Server) UpdateWebhookEndpoint(ctx context.Context, r api.UpdateWebhookE
 	if err != nil {
 		return nil, webhookProblem(err)
 	}
-	return api.UpdateWebhookEndpoint200JSONResponse(webhookEndpointBody(ep)), nil
+	return api.UpdateWebhookEndpoint200JSONResponse(ep), nil
 }
 
 // DeleteWebhookEndpoint removes an endpoint with its deliveries.
@@ -161,38 +150,7 @@ func (s *Server) ListWebhookDeliveries(ctx context.Context, r api.ListWebhookDel
 	if err != nil {
 		return nil, webhookProblem(err)
 	}
-	out := api.ListWebhookDeliveries200JSONResponse{Items: make([]api.WebhookDelivery, len(p.Items)), NextCursor: nextCursor(deliveryCursor, timeID(p.Next))}
-	for i, d := range p.Items {
-		item := api.WebhookDelivery{
-			Id: d.ID, EventId: d.EventSeq, EventType: api.WebhookEventType(d.EventType), Status: api.WebhookDeliveryStatus(d.Status),
-			NextAttemptAt: nullableTime(d.NextAttemptAt), CreatedAt: d.CreatedAt.UTC(), FinishedAt: nullableTime(d.FinishedAt),
-			Attempts: make([]api.WebhookDeliveryAttempt, len(d.Log)),
-		}
-		for j, a := range d.Log {
-			attempt := api.WebhookDeliveryAttempt{
-				Attempt: int(a.Attempt), StartedAt: a.StartedAt.UTC(), DurationMs: int(a.DurationMs),
-				ResponseStatus: nullable.NewNullNullable[int](), Error: apifield.Nullable(a.Error),
-			}
-			if a.ResponseStatus != nil {
-				attempt.ResponseStatus.Set(int(*a.ResponseStatus))
-			}
-			item.Attempts[j] = attempt
-		}
-		out.Items[i] = item
-	}
-	return out, nil
-}
-
-// webhookEndpointBody is an endpoint as the API shows it: never its secret.
-func webhookEndpointBody(ep db.WebhookEndpoint) api.WebhookEndpoint {
-	types := make([]api.WebhookEventType, len(ep.EventTypes))
-	for i, t := range ep.EventTypes {
-		types[i] = api.WebhookEventType(t)
-	}
-	return api.WebhookEndpoint{
-		Id: ep.ID, Url: ep.Url, EventTypes: types, Enabled: ep.Enabled, DisabledReason: apifield.Nullable(ep.DisabledReason),
-		CreatedAt: ep.CreatedAt.UTC(), UpdatedAt: ep.UpdatedAt.UTC(),
-	}
+	return api.ListWebhookDeliveries200JSONResponse{Items: p.Items, NextCursor: nextCursor(deliveryCursor, timeID(p.Next))}, nil
 }
 
 func eventTypeNames(types []api.WebhookEventType) []string {
@@ -201,13 +159,6 @@ func eventTypeNames(types []api.WebhookEventType) []string {
 		names[i] = string(t)
 	}
 	return names
-}
-
-func nullableTime(t *time.Time) nullable.Nullable[time.Time] {
-	if t == nil {
-		return nullable.NewNullNullable[time.Time]()
-	}
-	return nullable.NewNullableWithValue(t.UTC())
 }
 
 // position is a cursor's position as the webhook lists read it; nil for
@@ -231,14 +182,14 @@ func timeID(next *webhooks.Position) cursor.TimeID {
 // the previous one signs beside it for webhooks.SecretOverlap.
 func (s *Server) RotateWebhookSecret(ctx context.Context, r api.RotateWebhookSecretRequestObject) (api.RotateWebhookSecretResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
-	var ep db.WebhookEndpoint
+	var rotation api.WebhookSecretRotation
 	err := s.store.InTx(ctx, func(q store.Tx) error {
 		var err error
-		ep, err = webhooks.RotateSecret(ctx, q.Queries, r.OrganizationId, r.WebhookId, caller.UserID, time.Now())
+		rotation, err = webhooks.RotateSecret(ctx, q.Queries, r.OrganizationId, r.WebhookId, caller.UserID, time.Now())
 		return err
 	})
 	if err != nil {
 		return nil, webhookProblem(err)
 	}
-	return api.RotateWebhookSecret200JSONResponse{Secret: ep.Secret, PreviousSecretExpiresAt: ep.PreviousSecretUntil.UTC()}, nil
+	return api.RotateWebhookSecret200JSONResponse(rotation), nil
 }

@@ -57,7 +57,8 @@ type Request struct {
 	// before a stored success is replayed, so a replay goes only to
 	// someone the command itself would not refuse for who they are. Its
 	// error is the answer, in the command's refusal order (404, then 403).
-	MayReplay func(ctx context.Context, q *db.Queries) error
+	// It reads outside the command's transaction.
+	MayReplay func(ctx context.Context) error
 }
 
 // Prefetched is the live answer stored under UserID's Key as a read found
@@ -283,7 +284,7 @@ func (r *Runner) mayReplay(ctx context.Context, req Request, stored Response) er
 	if req.MayReplay == nil || stored.Status >= 400 {
 		return nil
 	}
-	return req.MayReplay(ctx, r.store.Q)
+	return req.MayReplay(ctx)
 }
 
 // Stores reports whether a command's refusal with status is stored under

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"creativeapi/gen/api"
 	"creativeapi/gen/db"
 	"creativeapi/internal/cursor"
 	"creativeapi/internal/directory"
@@ -51,19 +52,13 @@ type Position struct {
 // EndpointPage is one page of endpoints, newest first; Next is nil on the
 // last page.
 type EndpointPage struct {
-	Items []db.WebhookEndpoint
+	Items []api.WebhookEndpoint
 	Next  *Position
-}
-
-// Delivery is one delivery with the log of its attempts, first to last.
-type Delivery struct {
-	db.WebhookDeliveryListRow
-	Log []db.WebhookDeliveryAttempt
 }
 
 // DeliveryPage is one page of an endpoint's deliveries, newest first.
 type DeliveryPage struct {
-	Items []Delivery
+	Items []api.WebhookDelivery
 	Next  *Position
 }
 
@@ -98,19 +93,27 @@ func checkEventTypes(types []string) error {
 
 // CreateEndpoint adds an endpoint with a new signing secret, the only
 // answer that carries it.
-func CreateEndpoint(ctx context.Context, q *db.Queries, org, user uuid.UUID, in NewEndpoint, allowPrivate bool) (db.WebhookEndpoint, error) {
+func CreateEndpoint(ctx context.Context, q *db.Queries, org, user uuid.UUID, in NewEndpoint, allowPrivate bool) (api.NewWebhookEndpoint, error) {
 	if err := authorizeAdmin(ctx, q, org, user); err != nil {
-		return db.WebhookEndpoint{}, err
+		return api.NewWebhookEndpoint{}, err
 	}
 	if err := CheckURL(in.URL, allowPrivate); err != nil {
-		return db.WebhookEndpoint{}, err
+		return api.NewWebhookEndpoint{}, err
 	}
 	if err := checkEventTypes(in.EventTypes); err != nil {
-		return db.WebhookEndpoint{}, err
+		return api.NewWebhookEndpoint{}, err
 	}
-	return q.WebhookEndpointCreate(ctx, db.WebhookEndpointCreateParams{
+	ep, err := q.WebhookEndpointCreate(ctx, db.WebhookEndpointCreateParams{
 		OrganizationID: org, Url: in.URL, EventTypes: in.EventTypes, Enabled: in.Enabled, Secret: NewSecret(),
 	})
+	if err != nil {
+		return api.NewWebhookEndpoint{}, err
+	}
+	b := endpointBody(ep)
+	return api.NewWebhookEndpoint{
+		Id: b.Id, Url: b.Url, EventTypes: b.EventTypes, Enabled: b.Enabled, DisabledReason: b.DisabledReason,
+		CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt, Secret: ep.Secret,
+	}, nil
 }
 
 // ListEndpoints reads one page of org's endpoints, newest first.
@@ -127,7 +130,10 @@ func ListEndpoints(ctx context.Context, q *db.Queries, org, user uuid.UUID, afte
 		return EndpointPage{}, err
 	}
 	rows, more := cursor.Trim(rows, limit)
-	page := EndpointPage{Items: rows}
+	page := EndpointPage{Items: make([]api.WebhookEndpoint, len(rows))}
+	for i, ep := range rows {
+		page.Items[i] = endpointBody(ep)
+	}
 	if more {
 		last := rows[len(rows)-1]
 		page.Next = &Position{At: last.CreatedAt, ID: last.ID}
@@ -136,42 +142,48 @@ func ListEndpoints(ctx context.Context, q *db.Queries, org, user uuid.UUID, afte
 }
 
 // GetEndpoint reads one endpoint of org.
-func GetEndpoint(ctx context.Context, q *db.Queries, org, id, user uuid.UUID) (db.WebhookEndpoint, error) {
+func GetEndpoint(ctx context.Context, q *db.Queries, org, id, user uuid.UUID) (api.WebhookEndpoint, error) {
 	if err := authorizeAdmin(ctx, q, org, user); err != nil {
-		return db.WebhookEndpoint{}, err
+		return api.WebhookEndpoint{}, err
 	}
 	ep, err := q.WebhookEndpointGet(ctx, db.WebhookEndpointGetParams{ID: id, OrganizationID: org})
-	return ep, endpointNotVisible(err)
+	if err != nil {
+		return api.WebhookEndpoint{}, endpointNotVisible(err)
+	}
+	return endpointBody(ep), nil
 }
 
 // UpdateEndpoint applies p to an endpoint of org; q must be a transaction
 // (the endpoint is locked from the read to the write). A patch that
 // changes nothing writes nothing.
-func UpdateEndpoint(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, p Patch, allowPrivate bool) (db.WebhookEndpoint, error) {
+func UpdateEndpoint(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, p Patch, allowPrivate bool) (api.WebhookEndpoint, error) {
 	if err := authorizeAdmin(ctx, q, org, user); err != nil {
-		return db.WebhookEndpoint{}, err
+		return api.WebhookEndpoint{}, err
 	}
 	if p.URL != nil {
 		if err := CheckURL(*p.URL, allowPrivate); err != nil {
-			return db.WebhookEndpoint{}, err
+			return api.WebhookEndpoint{}, err
 		}
 	}
 	if p.EventTypes != nil {
 		if err := checkEventTypes(p.EventTypes); err != nil {
-			return db.WebhookEndpoint{}, err
+			return api.WebhookEndpoint{}, err
 		}
 	}
 	ep, err := q.WebhookEndpointLock(ctx, db.WebhookEndpointLockParams{ID: id, OrganizationID: org})
 	if err != nil {
-		return db.WebhookEndpoint{}, endpointNotVisible(err)
+		return api.WebhookEndpoint{}, endpointNotVisible(err)
 	}
 	next, changed := Apply(ep, p)
-	if !changed {
-		return ep, nil
+	if changed {
+		ep, err = q.WebhookEndpointUpdate(ctx, db.WebhookEndpointUpdateParams{
+			ID: id, Url: next.Url, EventTypes: next.EventTypes, Enabled: next.Enabled, DisabledReason: next.DisabledReason,
+		})
+		if err != nil {
+			return api.WebhookEndpoint{}, err
+		}
 	}
-	return q.WebhookEndpointUpdate(ctx, db.WebhookEndpointUpdateParams{
-		ID: id, Url: next.Url, EventTypes: next.EventTypes, Enabled: next.Enabled, DisabledReason: next.DisabledReason,
-	})
+	return endpointBody(ep), nil
 }
 
 // Apply is the endpoint after p, and whether anything changed. Turning an
@@ -247,13 +259,9 @@ func ListDeliveries(ctx context.Context, q *db.Queries, org, id, user uuid.UUID,
 	for _, a := range attempts {
 		logs[a.DeliveryID] = append(logs[a.DeliveryID], a)
 	}
-	page.Items = make([]Delivery, len(rows))
+	page.Items = make([]api.WebhookDelivery, len(rows))
 	for i, r := range rows {
-		log := logs[r.ID]
-		if log == nil {
-			log = []db.WebhookDeliveryAttempt{}
-		}
-		page.Items[i] = Delivery{WebhookDeliveryListRow: r, Log: log}
+		page.Items[i] = deliveryBody(r, logs[r.ID])
 	}
 	return page, nil
 }
@@ -273,14 +281,18 @@ const SecretOverlap = 24 * time.Hour
 // RotateSecret gives an endpoint of org a new signing secret; q must be a
 // transaction. The secret it replaces signs beside it for SecretOverlap
 // (a second rotation within it drops the oldest).
-func RotateSecret(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, now time.Time) (db.WebhookEndpoint, error) {
+func RotateSecret(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, now time.Time) (api.WebhookSecretRotation, error) {
 	if err := authorizeAdmin(ctx, q, org, user); err != nil {
-		return db.WebhookEndpoint{}, err
+		return api.WebhookSecretRotation{}, err
 	}
 	if _, err := q.WebhookEndpointLock(ctx, db.WebhookEndpointLockParams{ID: id, OrganizationID: org}); err != nil {
-		return db.WebhookEndpoint{}, endpointNotVisible(err)
+		return api.WebhookSecretRotation{}, endpointNotVisible(err)
 	}
-	return q.WebhookEndpointRotateSecret(ctx, db.WebhookEndpointRotateSecretParams{
+	ep, err := q.WebhookEndpointRotateSecret(ctx, db.WebhookEndpointRotateSecretParams{
 		ID: id, Secret: NewSecret(), PreviousUntil: now.Add(SecretOverlap),
 	})
+	if err != nil {
+		return api.WebhookSecretRotation{}, err
+	}
+	return api.WebhookSecretRotation{Secret: ep.Secret, PreviousSecretExpiresAt: ep.PreviousSecretUntil.UTC()}, nil
 }
