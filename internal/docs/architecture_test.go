@@ -1,6 +1,8 @@
 package docs_test
 
 import (
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -81,4 +83,28 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// TestHandlersCallServicesNeverTheQueries: no file of internal/httpapi but
+// its tests imports gen/db, so a handler reaches the database only through
+// a service (docs/architecture.md, "The packages as layers").
+func TestHandlersCallServicesNeverTheQueries(t *testing.T) {
+	files, err := filepath.Glob("../httpapi/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no handlers found: %v", err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		parsed, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range parsed.Imports {
+			if imp.Path.Value == `"creativeapi/gen/db"` {
+				t.Errorf("%s imports gen/db: call a service instead", filepath.Base(f))
+			}
+		}
+	}
 }
