@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"regexp"
 	"sort"
 	"strings"
@@ -142,9 +143,11 @@ func TestVersionPrintsTheBuildAndTheAPIVersion(t *testing.T) {
 	}
 }
 
-// TestServeUsageListsEveryVariable: serve --help names every variable the
-// configuration reads, so a new one cannot be left out.
-func TestServeUsageListsEveryVariable(t *testing.T) {
+// TestServeUsageListsEverySettingWithItsDefault: serve --help names every
+// variable the configuration reads, each with the default Load applies
+// (config.Settings, the one table of them), so neither a new variable nor
+// a changed default can be left out.
+func TestServeUsageListsEverySettingWithItsDefault(t *testing.T) {
 	t.Parallel()
 	read := map[string]bool{}
 	_, _ = config.Load(func(k string) string { read[k] = true; return "" })
@@ -160,5 +163,20 @@ func TestServeUsageListsEveryVariable(t *testing.T) {
 	sort.Strings(missing)
 	if len(read) < 30 || len(missing) > 0 {
 		t.Errorf("serve --help misses %v (of %d variables read)", missing, len(read))
+	}
+	for _, s := range config.Settings() {
+		want := "\n  " + s.Name + " "
+		if s.Default != "" {
+			want = "\n  " + s.Name + "=" + s.Default + "\n"
+			if !strings.Contains(serveUsage, want) {
+				want = "\n  " + s.Name + "=" + s.Default + " "
+			}
+		}
+		if !strings.Contains(serveUsage, want) {
+			t.Errorf("serve --help does not list %s with its default %q", s.Name, s.Default)
+		}
+	}
+	if !strings.Contains(serveUsage, fmt.Sprintf("GOGC=%d GOMEMLIMIT=%dMiB", defaultGCPercent, defaultMemoryLimit>>20)) {
+		t.Errorf("serve --help does not give the Go runtime's defaults serve sets")
 	}
 }

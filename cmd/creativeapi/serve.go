@@ -48,7 +48,14 @@ var errDemoDataInProduction = errors.New("the demo data (users with the publishe
 // mode: a production server must watch the real chain.
 var errDevchainInProduction = errors.New("--devchain watches a simulated chain and is for development only: set DEV_MODE=true")
 
-const serveUsage = `usage: creativeapi serve [--migrate] [--seed] [--devchain]
+// serveUsage is serve's usage: its flags, then every setting of the
+// configuration with its default, from config.Settings, so the defaults
+// are written once.
+var serveUsage = serveUsageText()
+
+func serveUsageText() string {
+	var b strings.Builder
+	b.WriteString(`usage: creativeapi serve [--migrate] [--seed] [--devchain]
 
 Runs the HTTP server.
   --migrate    apply the database migrations first
@@ -56,52 +63,27 @@ Runs the HTTP server.
   --devchain   watch a local chain simulator on DEVCHAIN_ADDR instead of
                TRON_API_URL (DEV_MODE=true only)
 
-Environment (defaults are production's; docs/configuration.md, says
-what each means):
-  DEV_MODE=false             the development switch (make run sets true)
-  ADDR=127.0.0.1:8080        listen address (LISTEN_FDS=1: socket activation)
-  DATABASE_URL               the PostgreSQL; unset with DEV_MODE=true: a
-                             private one under DATA_DIR=.data
-  PUBLIC_BASE_URL=http://$ADDR   the URL browsers reach the API at
-  ALLOWED_ORIGINS            origins allowed CORS with credentials
-  COOKIE_SECURE=true         false: plain-http development only
-  TRUSTED_PROXIES            networks whose X-Forwarded-For is believed
-  SESSION_IDLE_TTL=12h SESSION_ABSOLUTE_TTL=168h
-  TREASURY_ADDRESS           where deposits are paid (unset: no deposits)
-  DEPOSIT_CONFIRMATIONS=19 DEPOSIT_TTL=30m DEPOSIT_MONITORING_WINDOW=24h
-  DEPOSIT_MIN_MINOR=10000000 DEPOSIT_MAX_MINOR=100000000000
-  DEPOSIT_MAX_OPEN_PER_USER=5
-  TRON_API_URL=https://api.trongrid.io TRON_API_KEY TRON_USDT_CONTRACT
-  CHAIN_POLL_INTERVAL=3s DEVCHAIN_ADDR=127.0.0.1:8091 DEVCHAIN_BLOCK_INTERVAL=3s
-  IDEMPOTENCY_TTL=24h REQUEST_TIMEOUT=30s SHUTDOWN_TIMEOUT=20s SWEEP_INTERVAL=1m
-  DB_CONNECT_TIMEOUT=5s DB_STATEMENT_TIMEOUT=10s DB_LOCK_TIMEOUT=5s
-  DB_ACQUIRE_TIMEOUT=3s DB_MAX_CONNS=20
-  EVENTS_POLL_INTERVAL=50ms EVENTS_RETENTION=168h
-  WEBHOOK_WORKERS=50 WEBHOOK_TIMEOUT=15s
-  STREAM_HEARTBEAT=15s STREAM_MAX_PER_USER=10 STREAM_MAX=1000
-  S3_ENDPOINT S3_PUBLIC_ENDPOINT S3_BUCKET S3_REGION=us-east-1
-  S3_ACCESS_KEY_ID S3_SECRET_ACCESS_KEY   the object store of uploads (unset
-                             S3_BUCKET: no uploads, but with DEV_MODE=true: a
-                             private store under DATA_DIR, S3_SERVER_BIN=bin/versitygw,
-                             on S3_DEV_ADDR (host:port; default a free port))
-  UPLOAD_MAX_BYTES=2147483648 ORG_STORAGE_QUOTA_BYTES=107374182400 UPLOAD_TTL=24h
-  APPROVAL_SIGNING_KEY       the Ed25519 private key (PEM text, or its file) that signs
-                             approval records; required without DEV_MODE (which makes
-                             DATA_DIR/approval-signing-key.pem)
-  APPROVAL_SIGNING_KEY_PREVIOUS  earlier keys (PEM), still published for verifiers
-  SMTP_URL MAIL_FROM         where email goes (smtp://user:pass@host:587 STARTTLS,
-                             smtps://...:465 TLS; unset: no email, but with
-                             DEV_MODE=true: a private Mailpit under DATA_DIR,
-                             MAIL_SERVER_BIN=bin/mailpit)
-  APP_URL=$PUBLIC_BASE_URL   the frontend every email links to
-  DIGEST_HOUR=8              the daily digest's hour (UTC)
-  UNSUBSCRIBE_SECRET         signs unsubscribe links (required with SMTP_URL)
-  METRICS_ADDR (off)         Prometheus metrics at /metrics on this address
-  PPROF_ADDR (off)           net/http/pprof on this address
-  PPROF_CONTENTION=false     also sample lock contention and blocking (mutex, block profiles)
-  LOG_LEVEL=info             debug, info, warn or error
-  GOGC=200 GOMEMLIMIT=32MiB  the Go runtime's, set by serve when unset
-`
+Environment (defaults are production's; docs/configuration.md says what
+each means):
+`)
+	line := func(left, help string) {
+		const column = 34
+		if len(left) >= column-3 {
+			fmt.Fprintf(&b, "  %s\n  %*s%s\n", left, column-2, "", help)
+			return
+		}
+		fmt.Fprintf(&b, "  %-*s%s\n", column-2, left, help)
+	}
+	for _, s := range config.Settings() {
+		left := s.Name
+		if s.Default != "" {
+			left += "=" + s.Default
+		}
+		line(left, s.Help)
+	}
+	line(fmt.Sprintf("GOGC=%d GOMEMLIMIT=%dMiB", defaultGCPercent, defaultMemoryLimit>>20), "the Go runtime's, set by serve when unset")
+	return b.String()
+}
 
 func cmdServe(ctx context.Context, e env, args []string) error {
 	fs := newFlags("serve")

@@ -19,10 +19,8 @@ import (
 
 	"creativeapi/internal/approval"
 	"creativeapi/internal/deposit"
-	"creativeapi/internal/events"
 	"creativeapi/internal/objectstore"
 	"creativeapi/internal/tron"
-	"creativeapi/internal/webhooks"
 )
 
 // Config is the validated configuration of one server process.
@@ -216,68 +214,68 @@ func (c Config) PrivateS3() bool { return c.DevMode && c.S3Endpoint == "" }
 func Load(getenv func(string) string) (Config, error) {
 	p := parser{getenv: getenv}
 	c := Config{
-		DevMode:                    p.boolean("DEV_MODE", false),
-		Addr:                       p.str("ADDR", "127.0.0.1:8080"),
-		DatabaseURL:                p.str("DATABASE_URL", ""),
-		DataDir:                    p.str("DATA_DIR", ".data"),
-		PublicBaseURL:              strings.TrimRight(p.str("PUBLIC_BASE_URL", ""), "/"),
-		CookieSecure:               p.boolean("COOKIE_SECURE", true),
+		DevMode:                    p.boolean("DEV_MODE"),
+		Addr:                       p.str("ADDR"),
+		DatabaseURL:                p.str("DATABASE_URL"),
+		DataDir:                    p.str("DATA_DIR"),
+		PublicBaseURL:              strings.TrimRight(p.str("PUBLIC_BASE_URL"), "/"),
+		CookieSecure:               p.boolean("COOKIE_SECURE"),
 		AllowedOrigins:             p.list("ALLOWED_ORIGINS"),
 		TrustedProxies:             p.prefixes("TRUSTED_PROXIES"),
-		SessionIdleTTL:             p.duration("SESSION_IDLE_TTL", 12*time.Hour),
-		SessionAbsoluteTTL:         p.duration("SESSION_ABSOLUTE_TTL", 7*24*time.Hour),
-		TreasuryAddress:            p.str("TREASURY_ADDRESS", ""),
-		DepositConfirmations:       p.integer("DEPOSIT_CONFIRMATIONS", 19),
-		DepositTTL:                 p.duration("DEPOSIT_TTL", 30*time.Minute),
-		DepositMinMinor:            p.int64("DEPOSIT_MIN_MINOR", deposit.DefaultBounds().MinMinor),
-		DepositMaxMinor:            p.int64("DEPOSIT_MAX_MINOR", deposit.DefaultBounds().MaxMinor),
-		DepositMaxOpenPerUser:      p.integer("DEPOSIT_MAX_OPEN_PER_USER", 5),
-		DepositMonitoringWindow:    p.duration("DEPOSIT_MONITORING_WINDOW", 24*time.Hour),
+		SessionIdleTTL:             p.duration("SESSION_IDLE_TTL"),
+		SessionAbsoluteTTL:         p.duration("SESSION_ABSOLUTE_TTL"),
+		TreasuryAddress:            p.str("TREASURY_ADDRESS"),
+		DepositConfirmations:       p.integer("DEPOSIT_CONFIRMATIONS"),
+		DepositTTL:                 p.duration("DEPOSIT_TTL"),
+		DepositMinMinor:            p.int64("DEPOSIT_MIN_MINOR"),
+		DepositMaxMinor:            p.int64("DEPOSIT_MAX_MINOR"),
+		DepositMaxOpenPerUser:      p.integer("DEPOSIT_MAX_OPEN_PER_USER"),
+		DepositMonitoringWindow:    p.duration("DEPOSIT_MONITORING_WINDOW"),
 		TronAPIURLs:                p.list("TRON_API_URL"),
 		TronAPIKeys:                p.list("TRON_API_KEY"),
-		TronUSDTContract:           p.str("TRON_USDT_CONTRACT", tron.MainnetUSDT),
-		ChainPollInterval:          p.duration("CHAIN_POLL_INTERVAL", 3*time.Second),
-		DevchainAddr:               p.str("DEVCHAIN_ADDR", "127.0.0.1:8091"),
-		DevchainBlockInterval:      p.duration("DEVCHAIN_BLOCK_INTERVAL", 3*time.Second),
-		IdempotencyTTL:             p.duration("IDEMPOTENCY_TTL", 24*time.Hour),
-		DBConnectTimeout:           p.duration("DB_CONNECT_TIMEOUT", 5*time.Second),
-		DBStatementTimeout:         p.duration("DB_STATEMENT_TIMEOUT", 10*time.Second),
-		DBMaxConns:                 p.int32("DB_MAX_CONNS", 20),
-		DBLockTimeout:              p.duration("DB_LOCK_TIMEOUT", 5*time.Second),
-		DBAcquireTimeout:           p.duration("DB_ACQUIRE_TIMEOUT", 3*time.Second),
-		RequestTimeout:             p.duration("REQUEST_TIMEOUT", 30*time.Second),
-		SweepInterval:              p.duration("SWEEP_INTERVAL", time.Minute),
-		EventsPollInterval:         p.duration("EVENTS_POLL_INTERVAL", events.DefaultPollInterval),
-		EventsRetention:            p.duration("EVENTS_RETENTION", webhooks.DefaultRetention),
-		WebhookWorkers:             p.integer("WEBHOOK_WORKERS", webhooks.DefaultWorkers),
-		WebhookTimeout:             p.duration("WEBHOOK_TIMEOUT", webhooks.DefaultTimeout),
-		StreamHeartbeat:            p.duration("STREAM_HEARTBEAT", 15*time.Second),
-		StreamMaxPerUser:           p.integer("STREAM_MAX_PER_USER", 10),
-		StreamMax:                  p.integer("STREAM_MAX", 1000),
-		ShutdownTimeout:            p.duration("SHUTDOWN_TIMEOUT", 20*time.Second),
-		PprofAddr:                  p.str("PPROF_ADDR", ""),
-		PprofContention:            p.boolean("PPROF_CONTENTION", false),
-		MetricsAddr:                p.str("METRICS_ADDR", ""),
-		LogLevel:                   p.str("LOG_LEVEL", "info"),
-		S3Endpoint:                 strings.TrimRight(p.str("S3_ENDPOINT", ""), "/"),
-		S3PublicEndpoint:           strings.TrimRight(p.str("S3_PUBLIC_ENDPOINT", ""), "/"),
-		S3Bucket:                   p.str("S3_BUCKET", ""),
-		S3Region:                   p.str("S3_REGION", "us-east-1"),
-		S3AccessKeyID:              p.str("S3_ACCESS_KEY_ID", ""),
-		S3SecretAccessKey:          p.str("S3_SECRET_ACCESS_KEY", ""),
-		UploadMaxBytes:             p.int64("UPLOAD_MAX_BYTES", 2<<30),
-		OrgStorageQuotaBytes:       p.int64("ORG_STORAGE_QUOTA_BYTES", 100<<30),
-		UploadTTL:                  p.duration("UPLOAD_TTL", 24*time.Hour),
-		S3ServerBin:                p.str("S3_SERVER_BIN", "bin/versitygw"),
-		S3DevAddr:                  p.str("S3_DEV_ADDR", ""),
+		TronUSDTContract:           p.str("TRON_USDT_CONTRACT"),
+		ChainPollInterval:          p.duration("CHAIN_POLL_INTERVAL"),
+		DevchainAddr:               p.str("DEVCHAIN_ADDR"),
+		DevchainBlockInterval:      p.duration("DEVCHAIN_BLOCK_INTERVAL"),
+		IdempotencyTTL:             p.duration("IDEMPOTENCY_TTL"),
+		DBConnectTimeout:           p.duration("DB_CONNECT_TIMEOUT"),
+		DBStatementTimeout:         p.duration("DB_STATEMENT_TIMEOUT"),
+		DBMaxConns:                 p.int32("DB_MAX_CONNS"),
+		DBLockTimeout:              p.duration("DB_LOCK_TIMEOUT"),
+		DBAcquireTimeout:           p.duration("DB_ACQUIRE_TIMEOUT"),
+		RequestTimeout:             p.duration("REQUEST_TIMEOUT"),
+		SweepInterval:              p.duration("SWEEP_INTERVAL"),
+		EventsPollInterval:         p.duration("EVENTS_POLL_INTERVAL"),
+		EventsRetention:            p.duration("EVENTS_RETENTION"),
+		WebhookWorkers:             p.integer("WEBHOOK_WORKERS"),
+		WebhookTimeout:             p.duration("WEBHOOK_TIMEOUT"),
+		StreamHeartbeat:            p.duration("STREAM_HEARTBEAT"),
+		StreamMaxPerUser:           p.integer("STREAM_MAX_PER_USER"),
+		StreamMax:                  p.integer("STREAM_MAX"),
+		ShutdownTimeout:            p.duration("SHUTDOWN_TIMEOUT"),
+		PprofAddr:                  p.str("PPROF_ADDR"),
+		PprofContention:            p.boolean("PPROF_CONTENTION"),
+		MetricsAddr:                p.str("METRICS_ADDR"),
+		LogLevel:                   p.str("LOG_LEVEL"),
+		S3Endpoint:                 strings.TrimRight(p.str("S3_ENDPOINT"), "/"),
+		S3PublicEndpoint:           strings.TrimRight(p.str("S3_PUBLIC_ENDPOINT"), "/"),
+		S3Bucket:                   p.str("S3_BUCKET"),
+		S3Region:                   p.str("S3_REGION"),
+		S3AccessKeyID:              p.str("S3_ACCESS_KEY_ID"),
+		S3SecretAccessKey:          p.str("S3_SECRET_ACCESS_KEY"),
+		UploadMaxBytes:             p.int64("UPLOAD_MAX_BYTES"),
+		OrgStorageQuotaBytes:       p.int64("ORG_STORAGE_QUOTA_BYTES"),
+		UploadTTL:                  p.duration("UPLOAD_TTL"),
+		S3ServerBin:                p.str("S3_SERVER_BIN"),
+		S3DevAddr:                  p.str("S3_DEV_ADDR"),
 		ApprovalSigningKey:         p.pem("APPROVAL_SIGNING_KEY"),
 		ApprovalSigningKeyPrevious: p.pem("APPROVAL_SIGNING_KEY_PREVIOUS"),
-		SMTPURL:                    p.str("SMTP_URL", ""),
-		MailFrom:                   p.str("MAIL_FROM", ""),
-		AppURL:                     strings.TrimRight(p.str("APP_URL", ""), "/"),
-		DigestHour:                 p.integer("DIGEST_HOUR", 8),
-		UnsubscribeSecret:          p.str("UNSUBSCRIBE_SECRET", ""),
-		MailServerBin:              p.str("MAIL_SERVER_BIN", "bin/mailpit"),
+		SMTPURL:                    p.str("SMTP_URL"),
+		MailFrom:                   p.str("MAIL_FROM"),
+		AppURL:                     strings.TrimRight(p.str("APP_URL"), "/"),
+		DigestHour:                 p.integer("DIGEST_HOUR"),
+		UnsubscribeSecret:          p.str("UNSUBSCRIBE_SECRET"),
+		MailServerBin:              p.str("MAIL_SERVER_BIN"),
 	}
 	if c.DevMode && c.MailFrom == "" {
 		c.MailFrom = "creativeapi <no-reply@localhost>"
@@ -301,9 +299,6 @@ func Load(getenv func(string) string) (Config, error) {
 		c.ListenFD = true
 	default:
 		p.errs = append(p.errs, fmt.Errorf("LISTEN_FDS=%q: the server takes one socket (1)", fds))
-	}
-	if len(c.TronAPIURLs) == 0 {
-		c.TronAPIURLs = []string{"https://api.trongrid.io"}
 	}
 	p.errs = append(p.errs, c.validate()...)
 	if len(p.errs) > 0 {
@@ -521,17 +516,19 @@ type parser struct {
 	errs   []error
 }
 
-func (p *parser) str(name, def string) string {
+// str reads a variable, or its default (the settings table) when it is
+// unset or blank.
+func (p *parser) str(name string) string {
 	if v := strings.TrimSpace(p.getenv(name)); v != "" {
 		return v
 	}
-	return def
+	return defaults[name]
 }
 
 // pem reads a PEM text, given in the variable itself or, when it does not
 // start with "-----BEGIN", as the path of a file holding it.
 func (p *parser) pem(name string) []byte {
-	v := p.str(name, "")
+	v := p.str(name)
 	if v == "" || strings.HasPrefix(v, "-----BEGIN") {
 		return []byte(v)
 	}
@@ -542,9 +539,17 @@ func (p *parser) pem(name string) []byte {
 	return b
 }
 
+// list reads a comma-separated list; one with no item is the default's.
 func (p *parser) list(name string) []string {
+	if out := splitList(p.getenv(name)); len(out) > 0 {
+		return out
+	}
+	return splitList(defaults[name])
+}
+
+func splitList(v string) []string {
 	var out []string
-	for _, s := range strings.Split(p.getenv(name), ",") {
+	for _, s := range strings.Split(v, ",") {
 		if s = strings.TrimSpace(s); s != "" {
 			out = append(out, strings.TrimRight(s, "/"))
 		}
@@ -579,56 +584,51 @@ func (p *parser) prefixes(name string) []netip.Prefix {
 	return out
 }
 
-func (p *parser) boolean(name string, def bool) bool {
-	v := p.str(name, "")
-	if v == "" {
-		return def
-	}
+// The typed readers fall back to the default after an error, so that one
+// bad variable is reported once, not again by the checks of its value.
+
+func (p *parser) boolean(name string) bool {
+	v := p.str(name)
 	b, err := strconv.ParseBool(v)
 	if err != nil {
 		p.errs = append(p.errs, fmt.Errorf("%s=%q: want true or false", name, v))
-		return def
+		b, _ = strconv.ParseBool(defaults[name])
 	}
 	return b
 }
 
-func (p *parser) duration(name string, def time.Duration) time.Duration {
-	v := p.str(name, "")
-	if v == "" {
-		return def
-	}
+func (p *parser) duration(name string) time.Duration {
+	v := p.str(name)
 	d, err := time.ParseDuration(v)
 	if err != nil {
 		p.errs = append(p.errs, fmt.Errorf("%s=%q: want a duration such as 30m or 24h", name, v))
-		return def
+		d, _ = time.ParseDuration(defaults[name])
 	}
 	return d
 }
 
-func (p *parser) int64(name string, def int64) int64 {
-	v := p.str(name, "")
-	if v == "" {
-		return def
-	}
+func (p *parser) int64(name string) int64 {
+	v := p.str(name)
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
 		p.errs = append(p.errs, fmt.Errorf("%s=%q: want an integer", name, v))
-		return def
+		n, _ = strconv.ParseInt(defaults[name], 10, 64)
 	}
 	return n
 }
 
-func (p *parser) integer(name string, def int) int {
-	return int(p.int64(name, int64(def)))
+func (p *parser) integer(name string) int {
+	return int(p.int64(name))
 }
 
 // int32 reads a 32-bit integer: a larger one is an error, never cut down
 // to 32 bits (4294967298 would otherwise be 2).
-func (p *parser) int32(name string, def int32) int32 {
-	n := p.int64(name, int64(def))
+func (p *parser) int32(name string) int32 {
+	n := p.int64(name)
 	if n < math.MinInt32 || n > math.MaxInt32 {
 		p.errs = append(p.errs, fmt.Errorf("%s=%d: out of range", name, n))
-		return def
+		d, _ := strconv.ParseInt(defaults[name], 10, 32)
+		return int32(d)
 	}
 	return int32(n)
 }

@@ -206,3 +206,31 @@ func TestTheObjectStoreIsNamedWholeOrNotAtAll(t *testing.T) {
 		})
 	}
 }
+
+// TestEveryVariableLoadReadsIsASetting: the settings table (which serve
+// --help prints and Load takes its defaults from) holds exactly the
+// variables Load reads, each once, so a variable cannot be read with a
+// default the table does not show.
+func TestEveryVariableLoadReadsIsASetting(t *testing.T) {
+	t.Parallel()
+	read := map[string]bool{}
+	if _, err := config.Load(func(k string) string { read[k] = true; return "" }); err != nil {
+		t.Fatalf("the defaults do not load: %v", err)
+	}
+	delete(read, "LISTEN_PID") // read only beside LISTEN_FDS, which is a setting
+	listed := map[string]bool{}
+	for _, s := range config.Settings() {
+		if listed[s.Name] {
+			t.Errorf("%s is in the settings twice", s.Name)
+		}
+		listed[s.Name] = true
+		if !read[s.Name] {
+			t.Errorf("%s is a setting Load does not read", s.Name)
+		}
+	}
+	for k := range read {
+		if !listed[k] {
+			t.Errorf("Load reads %s, which is not in the settings", k)
+		}
+	}
+}
