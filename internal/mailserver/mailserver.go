@@ -10,8 +10,6 @@ package mailserver
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,9 +21,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"syscall"
 	"time"
+
+	"creativeapi/internal/childproc"
 )
 
 // Package is the server's Go package, pinned in tools/mailpit/go.mod.
@@ -51,9 +50,7 @@ type Server struct {
 	SMTPURL string
 	// WebURL is the inbox, and the base of its HTTP API (/api/v1/...).
 	WebURL string
-	cmd    *exec.Cmd
-	done   chan error
-	stop   sync.Once
+	proc   *childproc.Process
 }
 
 var errPortTaken = errors.New("a port was taken before mailpit bound it")
@@ -110,14 +107,13 @@ func start(ctx context.Context, opts Options, db string, logw io.Writer) (*Serve
 	// The environment is ours alone: Mailpit reads many MP_* variables.
 	cmd.Env = []string{"HOME=" + os.Getenv("HOME"), "PATH=" + os.Getenv("PATH")}
 	cmd.Stdout, cmd.Stderr = logw, logw
-	// Pdeathsig stops the server with us even if we are killed.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM, Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start mailpit: %w", err)
+	proc, err := childproc.Start("mailpit", cmd)
+	if err != nil {
+		return nil, err
 	}
-	s := &Server{SMTPURL: "smtp://" + smtpAddr, WebURL: "http://" + webAddr, cmd: cmd, done: make(chan error, 1)}
-	go func() { s.done <- cmd.Wait() }()
-	if err := s.waitReady(ctx, smtpAddr, 30*time.Second); err != nil {
+	s := &Server{SMTPURL: "smtp://" + smtpAddr, WebURL: "http://" + webAddr, proc: proc}
+	ready := func(ctx context.Context) error { return s.ready(ctx, smtpAddr) }
+	if err := proc.WaitReady(ctx, 30*time.Second, ready); err != nil {
 		_ = s.Stop()
 		for _, a := range []string{smtpAddr, webAddr} {
 			l, lerr := net.Listen("tcp", a)
@@ -131,29 +127,8 @@ func start(ctx context.Context, opts Options, db string, logw io.Writer) (*Serve
 	return s, nil
 }
 
-// waitReady waits until the API answers with Mailpit's info and the SMTP
+// ready is true once the API answers with Mailpit's info and the SMTP
 // port accepts connections.
-func (s *Server) waitReady(ctx context.Context, smtpAddr string, limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	for {
-		err := s.ready(ctx, smtpAddr)
-		if err == nil {
-			return nil
-		}
-		select {
-		case werr := <-s.done:
-			s.done <- werr // for Stop
-			return fmt.Errorf("mailpit exited during start-up: %v (last error: %v)", werr, err)
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("mailpit did not answer within %s: %w", limit, err)
-		}
-	}
-}
-
 func (s *Server) ready(ctx context.Context, smtpAddr string) error {
 	var info struct {
 		Version string
@@ -173,18 +148,7 @@ func (s *Server) ready(ctx context.Context, smtpAddr string) error {
 
 // Stop shuts the server down; stopping a stopped server does nothing.
 func (s *Server) Stop() error {
-	s.stop.Do(func() {
-		if s.cmd.Process == nil {
-			return
-		}
-		_ = s.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-s.done:
-		case <-time.After(10 * time.Second):
-			_ = s.cmd.Process.Kill()
-			<-s.done
-		}
-	})
+	s.proc.Stop(syscall.SIGTERM, 10*time.Second)
 	return nil
 }
 
@@ -270,45 +234,7 @@ func freePort() (int, error) {
 }
 
 // Binary returns a mailpit executable for the tests: $MAIL_SERVER_BIN when
-// set (make test-go builds bin/mailpit once), else one built from
-// tools/mailpit/go.mod of the module at moduleRoot, kept in the user's
-// cache directory under a name derived from that modfile and its go.sum so
-// a new pin builds a new one.
+// set, else one built from tools/mailpit/go.mod (childproc.ToolBinary).
 func Binary(ctx context.Context, goBin, moduleRoot string) (string, error) {
-	if bin := os.Getenv("MAIL_SERVER_BIN"); bin != "" {
-		return bin, nil
-	}
-	modfile := filepath.Join(moduleRoot, "tools", "mailpit", "go.mod")
-	mod, err := os.ReadFile(modfile)
-	if err != nil {
-		return "", fmt.Errorf("mailserver: %w", err)
-	}
-	sum, err := os.ReadFile(filepath.Join(moduleRoot, "tools", "mailpit", "go.sum"))
-	if err != nil {
-		return "", fmt.Errorf("mailserver: %w", err)
-	}
-	h := sha256.Sum256(append(mod, sum...))
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	bin := filepath.Join(cache, "creativeapi", "mailpit-"+hex.EncodeToString(h[:8]))
-	if _, err := os.Stat(bin); err == nil {
-		return bin, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
-		return "", err
-	}
-	// Built under a temporary name and renamed: test binaries of several
-	// packages may build it at once.
-	tmp := fmt.Sprintf("%s.%d.tmp", bin, os.Getpid())
-	cmd := exec.CommandContext(ctx, goBin, "build", "-modfile="+modfile, "-o", tmp, Package)
-	cmd.Dir = moduleRoot
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build mailpit: %v\n%s", err, out)
-	}
-	if err := os.Rename(tmp, bin); err != nil {
-		return "", err
-	}
-	return bin, nil
+	return childproc.ToolBinary(ctx, goBin, moduleRoot, "MAIL_SERVER_BIN", "mailpit", "mailpit", Package)
 }

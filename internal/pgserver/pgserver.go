@@ -25,11 +25,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"creativeapi/internal/childproc"
 )
 
 // InstallHint is the one command that installs the server binaries on Debian.
@@ -64,9 +65,8 @@ type Server struct {
 	DataDir  string
 	Port     int
 	password string
-	cmd      *exec.Cmd
-	done     chan error
-	stop     sync.Once
+	proc     *childproc.Process
+	pid      int // the postmaster's
 }
 
 // Start initialises the cluster if needed, starts it on a free loopback
@@ -179,14 +179,14 @@ func start(ctx context.Context, bin, dir, password string, cred *syscall.Credent
 	}
 	cmd := exec.Command(filepath.Join(bin, "postgres"), args...)
 	cmd.Stdout, cmd.Stderr = logw, logw
-	// Pdeathsig stops the cluster with us even if we are killed.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGTERM, Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start postgres: %w", err)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	proc, err := childproc.Start("postgres", cmd)
+	if err != nil {
+		return nil, err
 	}
-	s := &Server{DataDir: dir, Port: port, password: password, cmd: cmd, done: make(chan error, 1)}
-	go func() { s.done <- cmd.Wait() }()
-	if err := s.waitReady(ctx, 60*time.Second); err != nil {
+	s := &Server{DataDir: dir, Port: port, password: password, proc: proc, pid: proc.Pid()}
+	// Whatever answers on the port must prove to be this cluster (isOurs).
+	if err := proc.WaitReady(ctx, 60*time.Second, s.isOurs); err != nil {
 		_ = s.Stop()
 		// Postgres has exited: if its port is not free now, another
 		// process took it.
@@ -252,43 +252,8 @@ func writeOwned(path, content string, cred *syscall.Credential) error {
 // Stop shuts the cluster down (fast shutdown: open sessions are ended).
 // Stopping a stopped cluster does nothing.
 func (s *Server) Stop() error {
-	s.stop.Do(func() {
-		if s.cmd.Process == nil {
-			return
-		}
-		_ = s.cmd.Process.Signal(syscall.SIGINT)
-		select {
-		case <-s.done:
-		case <-time.After(30 * time.Second):
-			_ = s.cmd.Process.Kill()
-			<-s.done
-		}
-	})
+	s.proc.Stop(syscall.SIGINT, 30*time.Second)
 	return nil
-}
-
-// waitReady waits until this cluster accepts connections. Whatever
-// answers on the port must prove to be this cluster: the data directory it
-// serves is ours and the postmaster that holds it is the process we started.
-func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	for {
-		err := s.isOurs(ctx)
-		if err == nil {
-			return nil
-		}
-		select {
-		case werr := <-s.done:
-			s.done <- werr // for Stop
-			return fmt.Errorf("postgres exited during start-up: %v (last connect error: %v)", werr, err)
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("postgres did not accept connections within %s: %w", limit, err)
-		}
-	}
 }
 
 // isOurs connects to the port and checks that it is this cluster.
@@ -312,8 +277,8 @@ func (s *Server) isOurs(ctx context.Context) error {
 		return err
 	}
 	lines := strings.Split(string(lock), "\n")
-	if len(lines) < 4 || lines[0] != strconv.Itoa(s.cmd.Process.Pid) || lines[3] != strconv.Itoa(s.Port) {
-		return fmt.Errorf("%s/postmaster.pid names another postmaster than pid %d on port %d", s.DataDir, s.cmd.Process.Pid, s.Port)
+	if len(lines) < 4 || lines[0] != strconv.Itoa(s.pid) || lines[3] != strconv.Itoa(s.Port) {
+		return fmt.Errorf("%s/postmaster.pid names another postmaster than pid %d on port %d", s.DataDir, s.pid, s.Port)
 	}
 	return nil
 }

@@ -11,7 +11,6 @@ package s3server
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -22,10 +21,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
+	"creativeapi/internal/childproc"
 	"creativeapi/internal/objectstore"
 )
 
@@ -60,9 +59,7 @@ type Server struct {
 	Endpoint string
 	Port     int
 	Config   objectstore.Config
-	cmd      *exec.Cmd
-	done     chan error
-	stop     sync.Once
+	proc     *childproc.Process
 }
 
 // Start starts the server on a free loopback port, waits until it answers
@@ -113,10 +110,9 @@ func start(ctx context.Context, opts Options, objects, key, secret string, logw 
 	// The environment is ours alone: versitygw reads many VGW_* variables.
 	cmd.Env = []string{"ROOT_ACCESS_KEY=" + key, "ROOT_SECRET_KEY=" + secret, "HOME=" + os.Getenv("HOME"), "PATH=" + os.Getenv("PATH")}
 	cmd.Stdout, cmd.Stderr = logw, logw
-	// Pdeathsig stops the server with us even if we are killed.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM, Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start versitygw: %w", err)
+	proc, err := childproc.Start("versitygw", cmd)
+	if err != nil {
+		return nil, err
 	}
 	s := &Server{
 		Endpoint: "http://" + addr,
@@ -125,16 +121,16 @@ func start(ctx context.Context, opts Options, objects, key, secret string, logw 
 			Endpoint: "http://" + addr, Bucket: opts.Bucket, Region: opts.Region,
 			AccessKeyID: key, SecretAccessKey: secret,
 		},
-		cmd:  cmd,
-		done: make(chan error, 1),
+		proc: proc,
 	}
-	go func() { s.done <- cmd.Wait() }()
 	store, err := objectstore.New(s.Config)
 	if err != nil {
 		_ = s.Stop()
 		return nil, err
 	}
-	if err := s.waitReady(ctx, store, 60*time.Second); err != nil {
+	// Ready when it answers a signed request with our credentials: an
+	// answer from another process on the port would not.
+	if err := proc.WaitReady(ctx, 60*time.Second, store.Ready); err != nil {
 		_ = s.Stop()
 		l, lerr := net.Listen("tcp", addr)
 		if lerr != nil {
@@ -150,43 +146,9 @@ func start(ctx context.Context, opts Options, objects, key, secret string, logw 
 	return s, nil
 }
 
-// waitReady waits until the server answers a signed request with our
-// credentials: an answer from another process on the port would not.
-func (s *Server) waitReady(ctx context.Context, store *objectstore.Store, limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	for {
-		err := store.Ready(ctx)
-		if err == nil {
-			return nil
-		}
-		select {
-		case werr := <-s.done:
-			s.done <- werr // for Stop
-			return fmt.Errorf("versitygw exited during start-up: %v (last error: %v)", werr, err)
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("versitygw did not answer within %s: %w", limit, err)
-		}
-	}
-}
-
 // Stop shuts the server down; stopping a stopped server does nothing.
 func (s *Server) Stop() error {
-	s.stop.Do(func() {
-		if s.cmd.Process == nil {
-			return
-		}
-		_ = s.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-s.done:
-		case <-time.After(10 * time.Second):
-			_ = s.cmd.Process.Kill()
-			<-s.done
-		}
-	})
+	s.proc.Stop(syscall.SIGTERM, 10*time.Second)
 	return nil
 }
 
@@ -223,48 +185,9 @@ func freePort() (int, error) {
 }
 
 // Binary returns a versitygw executable for the tests: $S3_SERVER_BIN when
-// set (make test-go builds bin/versitygw once, before the test binaries
-// start), else one built from tools/s3/go.mod of the module at moduleRoot,
-// kept in the user's cache directory under a name derived from
-// tools/s3/go.sum so a new pin builds a new one. The first build takes
-// about a minute; later calls find the file.
+// set, else one built from tools/s3/go.mod (childproc.ToolBinary).
 func Binary(ctx context.Context, goBin, moduleRoot string) (string, error) {
-	if bin := os.Getenv("S3_SERVER_BIN"); bin != "" {
-		return bin, nil
-	}
-	modfile := filepath.Join(moduleRoot, "tools", "s3", "go.mod")
-	sum, err := os.ReadFile(filepath.Join(moduleRoot, "tools", "s3", "go.sum"))
-	if err != nil {
-		return "", fmt.Errorf("s3server: %w", err)
-	}
-	mod, err := os.ReadFile(modfile)
-	if err != nil {
-		return "", fmt.Errorf("s3server: %w", err)
-	}
-	h := sha256.Sum256(append(mod, sum...))
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	bin := filepath.Join(cache, "creativeapi", "versitygw-"+hex.EncodeToString(h[:8]))
-	if _, err := os.Stat(bin); err == nil {
-		return bin, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
-		return "", err
-	}
-	// Built under a temporary name and renamed: test binaries of several
-	// packages may build it at once.
-	tmp := fmt.Sprintf("%s.%d.tmp", bin, os.Getpid())
-	cmd := exec.CommandContext(ctx, goBin, "build", "-modfile="+modfile, "-o", tmp, Package)
-	cmd.Dir = moduleRoot
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build versitygw: %v\n%s", err, out)
-	}
-	if err := os.Rename(tmp, bin); err != nil {
-		return "", err
-	}
-	return bin, nil
+	return childproc.ToolBinary(ctx, goBin, moduleRoot, "S3_SERVER_BIN", "s3", "versitygw", Package)
 }
 
 // listenAddr is where the store listens: addr as given, or a free
