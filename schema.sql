@@ -623,3 +623,11 @@ CREATE TABLE notifications (
 );
 
 CREATE INDEX notifications_digest_idx ON notifications (user_id, created_at) WHERE state = 'digest';
+
+-- The replicas that share the rate limits' budget (internal/ratelimit):
+-- each records itself every few seconds; unlogged, so after a crash it
+-- starts empty and fills within one beat.
+CREATE UNLOGGED TABLE rate_limit_replicas (
+    id uuid PRIMARY KEY,
+    seen_at timestamptz NOT NULL
+);

@@ -32,6 +32,7 @@ import (
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/metrics"
 	"creativeapi/internal/objectstore"
+	"creativeapi/internal/ratelimit"
 	"creativeapi/internal/seed"
 	"creativeapi/internal/store"
 	"creativeapi/internal/stream"
@@ -187,10 +188,12 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 	hub := stream.NewHub(st, stream.Config{
 		Heartbeat: cfg.StreamHeartbeat, MaxPerUser: cfg.StreamMaxPerUser, MaxTotal: cfg.StreamMax,
 	}, log)
+	limits := ratelimit.New(cfg.RateLimitReadsPerMinute, cfg.RateLimitCommandsPerMinute)
 	handler, err := httpapi.New(httpapi.Deps{
 		Config: cfg, Store: st, Log: log, Auth: authSvc, Idempotency: idem,
 		SpecYAML: creativeapi.OpenAPIYAML, DocsHTML: docs.HTML,
 		Changelog: creativeapi.APIChangelog, Metrics: m, Streams: hub, Objects: objects, Approvals: approvals,
+		Limits: limits,
 	})
 	if err != nil {
 		return err
@@ -215,6 +218,9 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 	sweepCtx, stopSweep := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopSweep()
 	go sweeper.Run(sweepCtx, cfg.SweepInterval, log, bounded(cfg.SweepInterval, sweepJobs(st, log, m))...)
+	if limits.Enabled(ratelimit.Reads) || limits.Enabled(ratelimit.Commands) {
+		go ratelimit.NewRegistry(limits, st, log).Run(sweepCtx)
+	}
 	if cfg.TreasuryAddress != "" {
 		watched, err := startWatcher(sweepCtx, cfg, st, log, m)
 		if err != nil {

@@ -1635,7 +1635,7 @@ type Problem struct {
 	// `version_conflict`, `invalid_transition`, `too_many_open_deposits`,
 	// `idempotency_key_in_use`, `request_too_large`, `unsupported_media_type`,
 	// `invalid_request`, `idempotency_key_reused`, `too_many_attempts`,
-	// `internal_error`, `service_unavailable`, `deposits_unavailable`,
+	// `rate_limited`, `internal_error`, `service_unavailable`, `deposits_unavailable`,
 	// `deposit_capacity_exhausted`, `too_many_streams`, `storage_quota_exceeded`,
 	// `upload_incomplete`, `upload_mismatch`, `uploads_unavailable`,
 	// `transfer_unknown`, `transfer_taken`, `open_threads`. New codes may be added: treat an
@@ -2078,6 +2078,9 @@ type MalformedJSON = Problem
 
 // NotFound An error (RFC 9457 Problem Details, served as `application/json`).
 type NotFound = Problem
+
+// RateLimited An error (RFC 9457 Problem Details, served as `application/json`).
+type RateLimited = Problem
 
 // RequestTooLarge An error (RFC 9457 Problem Details, served as `application/json`).
 type RequestTooLarge = Problem
@@ -3819,6 +3822,17 @@ type MalformedJSONJSONResponse Problem
 
 type NotFoundJSONResponse Problem
 
+type RateLimitedResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+}
+type RateLimitedJSONResponse struct {
+	Body Problem
+
+	Headers RateLimitedResponseHeaders
+}
+
 type RequestTooLargeJSONResponse Problem
 
 type ServiceUnavailableResponseHeaders struct {
@@ -4005,7 +4019,9 @@ func (response SignIn422JSONResponse) VisitSignInResponse(w http.ResponseWriter)
 }
 
 type SignIn429ResponseHeaders struct {
-	RetryAfter *int
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
 }
 
 type SignIn429JSONResponse struct {
@@ -4020,6 +4036,12 @@ func (response SignIn429JSONResponse) VisitSignInResponse(w http.ResponseWriter)
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -4125,6 +4147,29 @@ func (response SignOut403JSONResponse) VisitSignOutResponse(w http.ResponseWrite
 	return err
 }
 
+type SignOut429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response SignOut429JSONResponse) VisitSignOutResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SignOut431JSONResponse struct{ HeadersTooLargeJSONResponse }
 
 func (response SignOut431JSONResponse) VisitSignOutResponse(w http.ResponseWriter) error {
@@ -4206,6 +4251,29 @@ func (response GetMe401JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 	return err
 }
 
+type GetMe429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response GetMe429JSONResponse) VisitGetMeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetMe431JSONResponse struct{ HeadersTooLargeJSONResponse }
 
 func (response GetMe431JSONResponse) VisitGetMeResponse(w http.ResponseWriter) error {
@@ -4283,6 +4351,29 @@ func (response GetAccountBalance401JSONResponse) VisitGetAccountBalanceResponse(
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccountBalance429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response GetAccountBalance429JSONResponse) VisitGetAccountBalanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4379,6 +4470,29 @@ func (response ListAccountDeposits422JSONResponse) VisitListAccountDepositsRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccountDeposits429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response ListAccountDeposits429JSONResponse) VisitListAccountDepositsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4583,6 +4697,29 @@ func (response CreateAccountDeposit422JSONResponse) VisitCreateAccountDepositRes
 	return err
 }
 
+type CreateAccountDeposit429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response CreateAccountDeposit429JSONResponse) VisitCreateAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateAccountDeposit431JSONResponse struct{ HeadersTooLargeJSONResponse }
 
 func (response CreateAccountDeposit431JSONResponse) VisitCreateAccountDepositResponse(w http.ResponseWriter) error {
@@ -4696,6 +4833,29 @@ func (response GetAccountDeposit422JSONResponse) VisitGetAccountDepositResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccountDeposit429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response GetAccountDeposit429JSONResponse) VisitGetAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4918,6 +5078,29 @@ func (response ClaimAccountDeposit422JSONResponse) VisitClaimAccountDepositRespo
 	return err
 }
 
+type ClaimAccountDeposit429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response ClaimAccountDeposit429JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ClaimAccountDeposit431JSONResponse struct{ HeadersTooLargeJSONResponse }
 
 func (response ClaimAccountDeposit431JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
@@ -5044,7 +5227,9 @@ func (response StreamMyEvents422JSONResponse) VisitStreamMyEventsResponse(w http
 }
 
 type StreamMyEvents429ResponseHeaders struct {
-	RetryAfter *int
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
 }
 
 type StreamMyEvents429JSONResponse struct {
@@ -5059,6 +5244,12 @@ func (response StreamMyEvents429JSONResponse) VisitStreamMyEventsResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -5144,6 +5335,29 @@ func (response GetNotificationSettings401JSONResponse) VisitGetNotificationSetti
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNotificationSettings429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response GetNotificationSettings429JSONResponse) VisitGetNotificationSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5302,6 +5516,29 @@ func (response PutNotificationSettings422JSONResponse) VisitPutNotificationSetti
 	return err
 }
 
+type PutNotificationSettings429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response PutNotificationSettings429JSONResponse) VisitPutNotificationSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type PutNotificationSettings431JSONResponse struct{ HeadersTooLargeJSONResponse }
 
 func (response PutNotificationSettings431JSONResponse) VisitPutNotificationSettingsResponse(w http.ResponseWriter) error {
@@ -5412,6 +5649,29 @@ func (response ListOperatorTransfers422JSONResponse) VisitListOperatorTransfersR
 	return err
 }
 
+type ListOperatorTransfers429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response ListOperatorTransfers429JSONResponse) VisitListOperatorTransfersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListOperatorTransfers431JSONResponse struct{ HeadersTooLargeJSONResponse }
 
 func (response ListOperatorTransfers431JSONResponse) VisitListOperatorTransfersResponse(w http.ResponseWriter) error {
@@ -5518,6 +5778,29 @@ func (response GetOperatorTransfer422JSONResponse) VisitGetOperatorTransferRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOperatorTransfer429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response GetOperatorTransfer429JSONResponse) VisitGetOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5730,6 +6013,29 @@ func (response SettleOperatorTransfer422JSONResponse) VisitSettleOperatorTransfe
 	return err
 }
 
+type SettleOperatorTransfer429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response SettleOperatorTransfer429JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SettleOperatorTransfer431JSONResponse struct{ HeadersTooLargeJSONResponse }
 
 func (response SettleOperatorTransfer431JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
@@ -5847,6 +6153,29 @@ func (response GetAssetContent422JSONResponse) VisitGetAssetContentResponse(w ht
 	return err
 }
 
+type GetAssetContent429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response GetAssetContent429JSONResponse) VisitGetAssetContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetAssetContent431JSONResponse struct{ HeadersTooLargeJSONResponse }
 
 func (response GetAssetContent431JSONResponse) VisitGetAssetContentResponse(w http.ResponseWriter) error {
@@ -5954,6 +6283,29 @@ func (response ListCreatives422JSONResponse) VisitListCreativesResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCreatives429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response ListCreatives429JSONResponse) VisitListCreativesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6172,6 +6524,29 @@ func (response CreateCreative422JSONResponse) VisitCreateCreativeResponse(w http
 	return err
 }
 
+type CreateCreative429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response CreateCreative429JSONResponse) VisitCreateCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateCreative431JSONResponse struct{ HeadersTooLargeJSONResponse }
 
 func (response CreateCreative431JSONResponse) VisitCreateCreativeResponse(w http.ResponseWriter) error {
@@ -6279,6 +6654,29 @@ func (response GetCreative422JSONResponse) VisitGetCreativeResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCreative429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response GetCreative429JSONResponse) VisitGetCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6466,6 +6864,29 @@ func (response UpdateCreative422JSONResponse) VisitUpdateCreativeResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCreative429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response UpdateCreative429JSONResponse) VisitUpdateCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6692,6 +7113,29 @@ func (response ExecuteCreativeAction422JSONResponse) VisitExecuteCreativeActionR
 	return err
 }
 
+type ExecuteCreativeAction429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response ExecuteCreativeAction429JSONResponse) VisitExecuteCreativeActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ExecuteCreativeAction431JSONResponse struct{ HeadersTooLargeJSONResponse }
 
 func (response ExecuteCreativeAction431JSONResponse) VisitExecuteCreativeActionResponse(w http.ResponseWriter) error {
@@ -6799,6 +7243,29 @@ func (response GetCreativeApproval422JSONResponse) VisitGetCreativeApprovalRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCreativeApproval429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response GetCreativeApproval429JSONResponse) VisitGetCreativeApprovalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6911,6 +7378,29 @@ func (response ListCreativeComments422JSONResponse) VisitListCreativeCommentsRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCreativeComments429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response ListCreativeComments429JSONResponse) VisitListCreativeCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7134,6 +7624,29 @@ func (response CreateCreativeComment422JSONResponse) VisitCreateCreativeCommentR
 	return err
 }
 
+type CreateCreativeComment429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response CreateCreativeComment429JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateCreativeComment431JSONResponse struct{ HeadersTooLargeJSONResponse }
 
 func (response CreateCreativeComment431JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
@@ -7267,6 +7780,29 @@ func (response DeleteCreativeComment422JSONResponse) VisitDeleteCreativeCommentR
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCreativeComment429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response DeleteCreativeComment429JSONResponse) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7459,6 +7995,29 @@ func (response UpdateCreativeComment422JSONResponse) VisitUpdateCreativeCommentR
 	return err
 }
 
+type UpdateCreativeComment429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response UpdateCreativeComment429JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateCreativeComment431JSONResponse struct{ HeadersTooLargeJSONResponse }
 
 func (response UpdateCreativeComment431JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
@@ -7567,6 +8126,29 @@ func (response ListCreativeEvents422JSONResponse) VisitListCreativeEventsRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCreativeEvents429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response ListCreativeEvents429JSONResponse) VisitListCreativeEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7790,6 +8372,29 @@ func (response AddCreativeVersion422JSONResponse) VisitAddCreativeVersionRespons
 	return err
 }
 
+type AddCreativeVersion429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response AddCreativeVersion429JSONResponse) VisitAddCreativeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AddCreativeVersion431JSONResponse struct{ HeadersTooLargeJSONResponse }
 
 func (response AddCreativeVersion431JSONResponse) VisitAddCreativeVersionResponse(w http.ResponseWriter) error {
@@ -7897,6 +8502,29 @@ func (response ListOrganizationMembers422JSONResponse) VisitListOrganizationMemb
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrganizationMembers429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response ListOrganizationMembers429JSONResponse) VisitListOrganizationMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8119,6 +8747,29 @@ func (response CreateUpload422JSONResponse) VisitCreateUploadResponse(w http.Res
 	return err
 }
 
+type CreateUpload429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response CreateUpload429JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateUpload431JSONResponse struct{ HeadersTooLargeJSONResponse }
 
 func (response CreateUpload431JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
@@ -8240,6 +8891,29 @@ func (response GetUpload422JSONResponse) VisitGetUploadResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUpload429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response GetUpload429JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8466,6 +9140,29 @@ func (response CompleteUpload422JSONResponse) VisitCompleteUploadResponse(w http
 	return err
 }
 
+type CompleteUpload429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response CompleteUpload429JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CompleteUpload431JSONResponse struct{ HeadersTooLargeJSONResponse }
 
 func (response CompleteUpload431JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
@@ -8587,6 +9284,29 @@ func (response ListWebhookEndpoints422JSONResponse) VisitListWebhookEndpointsRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookEndpoints429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response ListWebhookEndpoints429JSONResponse) VisitListWebhookEndpointsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8805,6 +9525,29 @@ func (response CreateWebhookEndpoint422JSONResponse) VisitCreateWebhookEndpointR
 	return err
 }
 
+type CreateWebhookEndpoint429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response CreateWebhookEndpoint429JSONResponse) VisitCreateWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateWebhookEndpoint431JSONResponse struct{ HeadersTooLargeJSONResponse }
 
 func (response CreateWebhookEndpoint431JSONResponse) VisitCreateWebhookEndpointResponse(w http.ResponseWriter) error {
@@ -8923,6 +9666,29 @@ func (response DeleteWebhookEndpoint422JSONResponse) VisitDeleteWebhookEndpointR
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhookEndpoint429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response DeleteWebhookEndpoint429JSONResponse) VisitDeleteWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9048,6 +9814,29 @@ func (response GetWebhookEndpoint422JSONResponse) VisitGetWebhookEndpointRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWebhookEndpoint429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response GetWebhookEndpoint429JSONResponse) VisitGetWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9225,6 +10014,29 @@ func (response UpdateWebhookEndpoint422JSONResponse) VisitUpdateWebhookEndpointR
 	return err
 }
 
+type UpdateWebhookEndpoint429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response UpdateWebhookEndpoint429JSONResponse) VisitUpdateWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateWebhookEndpoint431JSONResponse struct{ HeadersTooLargeJSONResponse }
 
 func (response UpdateWebhookEndpoint431JSONResponse) VisitUpdateWebhookEndpointResponse(w http.ResponseWriter) error {
@@ -9347,6 +10159,29 @@ func (response ListWebhookDeliveries422JSONResponse) VisitListWebhookDeliveriesR
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response ListWebhookDeliveries429JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9476,6 +10311,29 @@ func (response RotateWebhookSecret422JSONResponse) VisitRotateWebhookSecretRespo
 	return err
 }
 
+type RotateWebhookSecret429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response RotateWebhookSecret429JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RotateWebhookSecret431JSONResponse struct{ HeadersTooLargeJSONResponse }
 
 func (response RotateWebhookSecret431JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
@@ -9567,6 +10425,29 @@ func (response Unsubscribe422JSONResponse) VisitUnsubscribeResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Unsubscribe429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response Unsubscribe429JSONResponse) VisitUnsubscribeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }

@@ -267,6 +267,11 @@ type OutboxEvent struct {
 	PublishedAt    *time.Time
 }
 
+type RateLimitReplica struct {
+	ID     uuid.UUID
+	SeenAt time.Time
+}
+
 type Session struct {
 	ID                uuid.UUID
 	UserID            uuid.UUID

@@ -110,6 +110,10 @@ type Config struct {
 	WebhookTimeout time.Duration
 	// StreamHeartbeat is how often a live stream sends a heartbeat comment
 	// (and the replica rechecks its streams' sessions); StreamMaxPerUser and
+	// RateLimitReadsPerMinute and RateLimitCommandsPerMinute are each
+	// principal's budget per minute (internal/ratelimit); 0 is no limit.
+	RateLimitReadsPerMinute    int
+	RateLimitCommandsPerMinute int
 	// StreamMax bound the streams of one user and of one replica.
 	StreamHeartbeat  time.Duration
 	StreamMaxPerUser int
@@ -252,6 +256,8 @@ func Load(getenv func(string) string) (Config, error) {
 		StreamHeartbeat:            p.duration("STREAM_HEARTBEAT"),
 		StreamMaxPerUser:           p.integer("STREAM_MAX_PER_USER"),
 		StreamMax:                  p.integer("STREAM_MAX"),
+		RateLimitReadsPerMinute:    p.integer("RATE_LIMIT_READS_PER_MINUTE"),
+		RateLimitCommandsPerMinute: p.integer("RATE_LIMIT_COMMANDS_PER_MINUTE"),
 		ShutdownTimeout:            p.duration("SHUTDOWN_TIMEOUT"),
 		PprofAddr:                  p.str("PPROF_ADDR"),
 		PprofContention:            p.boolean("PPROF_CONTENTION"),
@@ -359,6 +365,12 @@ func (c Config) validate() []error {
 	}
 	if c.StreamMaxPerUser < 1 || c.StreamMaxPerUser > c.StreamMax {
 		bad("STREAM_MAX_PER_USER=%d: want 1 to STREAM_MAX (%d)", c.StreamMaxPerUser, c.StreamMax)
+	}
+	if c.RateLimitReadsPerMinute < 0 || c.RateLimitReadsPerMinute > 1_000_000 {
+		bad("RATE_LIMIT_READS_PER_MINUTE=%d: want 0 (no limit) to 1000000", c.RateLimitReadsPerMinute)
+	}
+	if c.RateLimitCommandsPerMinute < 0 || c.RateLimitCommandsPerMinute > 1_000_000 {
+		bad("RATE_LIMIT_COMMANDS_PER_MINUTE=%d: want 0 (no limit) to 1000000", c.RateLimitCommandsPerMinute)
 	}
 	if c.StreamMax < 1 || c.StreamMax > 1_000_000 {
 		bad("STREAM_MAX=%d: want 1 to 1000000", c.StreamMax)

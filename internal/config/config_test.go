@@ -234,3 +234,31 @@ func TestEveryVariableLoadReadsIsASetting(t *testing.T) {
 		}
 	}
 }
+
+// TestTheRateLimitsAreReadFromTheEnvironment: 600 reads and 120 commands
+// a minute by default, what the environment says otherwise (0: none), and
+// a negative budget refused.
+func TestTheRateLimitsAreReadFromTheEnvironment(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		rule            string
+		vars            map[string]string
+		reads, commands int
+		wantErr         string
+	}{
+		{"the defaults", nil, 600, 120, ""},
+		{"the environment's", map[string]string{"RATE_LIMIT_COMMANDS_PER_MINUTE": "5", "RATE_LIMIT_READS_PER_MINUTE": "0"}, 0, 5, ""},
+		{"a negative budget refuses", map[string]string{"RATE_LIMIT_COMMANDS_PER_MINUTE": "-1"}, 0, 0, "RATE_LIMIT_COMMANDS_PER_MINUTE=-1"},
+	} {
+		c, err := load(tc.vars)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%s: err = %v", tc.rule, err)
+			}
+			continue
+		}
+		if err != nil || c.RateLimitReadsPerMinute != tc.reads || c.RateLimitCommandsPerMinute != tc.commands {
+			t.Errorf("%s: reads %d, commands %d, err %v", tc.rule, c.RateLimitReadsPerMinute, c.RateLimitCommandsPerMinute, err)
+		}
+	}
+}

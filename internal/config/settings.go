@@ -65,6 +65,8 @@ var settings = []Setting{
 	{"STREAM_HEARTBEAT", "15s", "live stream heartbeat, and session recheck"},
 	{"STREAM_MAX_PER_USER", "10", "open live streams of one user on one replica"},
 	{"STREAM_MAX", "1000", "open live streams of one replica"},
+	{"RATE_LIMIT_READS_PER_MINUTE", "600", "reads per minute of a user, token, guest or address (0: no limit)"},
+	{"RATE_LIMIT_COMMANDS_PER_MINUTE", "120", "commands per minute of a user, token, guest or address (0: no limit)"},
 	{"SHUTDOWN_TIMEOUT", "20s", "longest drain on SIGTERM"},
 	{"PPROF_ADDR", "", "net/http/pprof on this address"},
 	{"PPROF_CONTENTION", "false", "also the mutex and block profiles"},

@@ -296,7 +296,7 @@ func TestAdmitRefusesInTheDocumentedOrder(t *testing.T) {
 	t.Parallel()
 	g := SpecGate(t)
 	caller := requestctx.Caller{UserID: uuid.New(), CSRFToken: testCSRF}
-	e := admitting(admit(g, nil, oneSession{caller: caller}, newOriginPolicy("http://api.test", nil)))
+	e := admitting(admit(g, nil, oneSession{caller: caller}, newOriginPolicy("http://api.test", nil), nil))
 	e.POST(depositsRoute, func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
 	e.GET(depositRoute, func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
 	srv := httptest.NewServer(e)

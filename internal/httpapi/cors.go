@@ -37,7 +37,7 @@ func cors(origins []string, publicBaseURL string, warn *originWarnings) echo.Mid
 		AllowOriginFunc:  func(origin string) (bool, error) { return slices.Contains(origins, origin), nil },
 		AllowMethods:     []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete},
 		AllowHeaders:     []string{"Content-Type", "X-CSRF-Token", "Idempotency-Key", "traceparent"},
-		ExposeHeaders:    []string{"Location", "Idempotent-Replayed", "Retry-After", "Trace-Id", "Deprecation", "Sunset"},
+		ExposeHeaders:    []string{"Location", "Idempotent-Replayed", "Retry-After", "Trace-Id", "Deprecation", "Sunset", "RateLimit", "RateLimit-Policy"},
 		AllowCredentials: true,
 		// A browser may reuse a preflight for ten minutes.
 		MaxAge: 600,

@@ -104,7 +104,7 @@ func TestEveryAnswerOfADeprecatedOperationSaysSo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := admitting(admit(g, deprecated, noSession{}, newOriginPolicy("http://api.test", nil)))
+	e := admitting(admit(g, deprecated, noSession{}, newOriginPolicy("http://api.test", nil), nil))
 	noContent := func(c echo.Context) error { return c.NoContent(http.StatusNoContent) }
 	e.POST("/api/v1/auth/sign-in", noContent)
 	e.GET("/api/v1/me", noContent)

@@ -12,12 +12,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"creativeapi/internal/clientip"
 	"creativeapi/internal/gate"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/problem"
+	"creativeapi/internal/ratelimit"
 	"creativeapi/internal/requestctx"
 )
 
@@ -153,7 +155,7 @@ type Authenticator interface {
 // one function below, called in that order; the first refusal is the
 // answer. Only /api/ paths pass it; a path the spec does not declare is
 // Echo's router's to answer (404, 405, OPTIONS).
-func admit(g *gate.Gate, deprecated map[string]deprecationHeaders, auth Authenticator, origins originPolicy) echo.MiddlewareFunc {
+func admit(g *gate.Gate, deprecated map[string]deprecationHeaders, auth Authenticator, origins originPolicy, limits *ratelimit.Limiter) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
@@ -172,8 +174,12 @@ func admit(g *gate.Gate, deprecated map[string]deprecationHeaders, auth Authenti
 			var a admitted
 			if op.Secured {
 				if ctx, a, err = admitCaller(ctx, auth, req, op, unsafe); err != nil { // 401, 404, 403
+					rateLimit(c, limits, anonymous(ctx), unsafe, false)
 					return err
 				}
+			}
+			if err := rateLimit(c, limits, principal(ctx, a), unsafe, true); err != nil { // 429
+				return err
 			}
 			if err := checkOrigin(req, unsafe, origins); err != nil { // 403
 				return err
@@ -222,6 +228,46 @@ func admitCaller(ctx context.Context, auth Authenticator, req *http.Request, op 
 	}
 	return ctx, a, nil
 }
+
+// rateLimit counts the request against principal's budget of its class
+// (count false: only reads it, for a request refused before it counts)
+// and writes the RateLimit headers; over the budget it refuses with 429.
+func rateLimit(c echo.Context, limits *ratelimit.Limiter, principal string, unsafe, count bool) error {
+	class := ratelimit.Reads
+	if unsafe {
+		class = ratelimit.Commands
+	}
+	if !limits.Enabled(class) {
+		return nil
+	}
+	var d ratelimit.Decision
+	if count {
+		d = limits.Allow(principal, class)
+	} else {
+		d = limits.Peek(principal, class)
+	}
+	h := c.Response().Header()
+	h["Ratelimit-Policy"] = []string{d.PolicyHeader()}
+	h["Ratelimit"] = []string{d.Header()}
+	if count && !d.Allowed {
+		return &problem.Error{Status: http.StatusTooManyRequests, Code: problem.RateLimited, RetryAfter: d.RetryAfterSeconds(),
+			Detail: fmt.Sprintf("Too many %s in the last minute (at most %d). Retry after Retry-After seconds.", class.Name(), d.Limit)}
+	}
+	return nil
+}
+
+// principal is whom a request's budget belongs to: its caller, or its
+// client address when it has none.
+func principal(ctx context.Context, a admitted) string {
+	if a.caller.UserID != uuid.Nil {
+		return "user:" + a.caller.UserID.String()
+	}
+	return anonymous(ctx)
+}
+
+// anonymous is the budget of requests without a caller: their client
+// address's.
+func anonymous(ctx context.Context) string { return "addr:" + requestctx.ClientIP(ctx) }
 
 // wholeSegments refuses with 404 a path whose last segment Echo let a
 // route's last parameter take over "/" (…/deposits/a/b matches

@@ -26,6 +26,7 @@ import (
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/metrics"
 	"creativeapi/internal/objectstore"
+	"creativeapi/internal/ratelimit"
 	"creativeapi/internal/store"
 	"creativeapi/internal/stream"
 )
@@ -51,6 +52,8 @@ type Deps struct {
 	Objects *objectstore.Store
 	// Approvals signs approval records and publishes their keys.
 	Approvals *approval.Keys
+	// Limits is the request budget per principal (nil: no limits).
+	Limits *ratelimit.Limiter
 }
 
 // Server implements the generated strict server interface; each resource's
@@ -111,7 +114,7 @@ func New(d Deps) (*echo.Echo, error) {
 	}
 	warnOrigins := newOriginWarnings(d.Log)
 	warnOrigins.crossSite(d.Config.PublicBaseURL, d.Config.AllowedOrigins)
-	e.Use(observe(d.Log, d.Config.RequestTimeout, clientip.New(d.Config.TrustedProxies)), cors(d.Config.AllowedOrigins, d.Config.PublicBaseURL, warnOrigins), admit(g, deprecated, d.Auth, origins))
+	e.Use(observe(d.Log, d.Config.RequestTimeout, clientip.New(d.Config.TrustedProxies)), cors(d.Config.AllowedOrigins, d.Config.PublicBaseURL, warnOrigins), admit(g, deprecated, d.Auth, origins, d.Limits))
 	api.RegisterHandlers(e, api.NewStrictHandler(srv, nil))
 	e.GET("/openapi.yaml", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/yaml", d.SpecYAML)

@@ -33,6 +33,7 @@ const (
 	InvalidRequest           Code = "invalid_request"
 	IdempotencyKeyReused     Code = "idempotency_key_reused"
 	TooManyAttempts          Code = "too_many_attempts"
+	RateLimited              Code = "rate_limited"
 	InternalError            Code = "internal_error"
 	ServiceUnavailable       Code = "service_unavailable"
 	DepositsUnavailable      Code = "deposits_unavailable"
@@ -132,6 +133,7 @@ var titles = map[Code]string{
 	InvalidRequest:           "Invalid request",
 	IdempotencyKeyReused:     "Idempotency key reused",
 	TooManyAttempts:          "Too many attempts",
+	RateLimited:              "Rate limited",
 	InternalError:            "Internal error",
 	ServiceUnavailable:       "Service unavailable",
 	DepositsUnavailable:      "Deposits unavailable",

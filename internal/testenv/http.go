@@ -41,6 +41,7 @@ import (
 	"creativeapi/internal/mailserver"
 	"creativeapi/internal/metrics"
 	"creativeapi/internal/objectstore"
+	"creativeapi/internal/ratelimit"
 	"creativeapi/internal/store"
 	"creativeapi/internal/stream"
 	"creativeapi/internal/tron"
@@ -93,6 +94,9 @@ type Env struct {
 	Objects *objectstore.Store
 	// Approvals signs the server's approval records.
 	Approvals *approval.Keys
+	// Limits is the server's rate limiter (off unless Options.Env sets
+	// the RATE_LIMIT_* variables).
+	Limits *ratelimit.Limiter
 	// Mail is the Mailpit the server sends to (Options.Mail), else nil;
 	// Email its notification service.
 	Mail  *mailserver.Server
@@ -117,6 +121,10 @@ var TestEnv = map[string]string{
 	"TREASURY_ADDRESS": tron.DevTreasuryAddress,
 	"PUBLIC_BASE_URL":  "http://api.test",
 	"LOG_LEVEL":        "error",
+	// Tests send many requests as one user in a moment: the rate limits
+	// are off unless a test's Options.Env turns them on.
+	"RATE_LIMIT_READS_PER_MINUTE":    "0",
+	"RATE_LIMIT_COMMANDS_PER_MINUTE": "0",
 }
 
 // New starts a server on a fresh database, stopped when the test ends.
@@ -181,10 +189,12 @@ func NewOn(t testing.TB, d *DB, o Options) *Env {
 			t.Fatalf("approval key: %v", err)
 		}
 	}
+	limits := ratelimit.New(cfg.RateLimitReadsPerMinute, cfg.RateLimitCommandsPerMinute)
 	h, err := httpapi.New(httpapi.Deps{
 		Config: cfg, Store: d.Store, Log: log, Auth: authSvc, Idempotency: idem,
 		SpecYAML: creativeapi.OpenAPIYAML, DocsHTML: docs.HTML,
 		Changelog: creativeapi.APIChangelog, Metrics: o.Metrics, Streams: hub, Objects: objects, Approvals: approvals,
+		Limits: limits,
 	})
 	if err != nil {
 		t.Fatalf("build server: %v", err)
@@ -194,7 +204,7 @@ func NewOn(t testing.TB, d *DB, o Options) *Env {
 	// Cleanups run last first: the streams end before the server waits
 	// for its requests.
 	t.Cleanup(hub.Close)
-	env := &Env{DB: d, Config: cfg, Server: srv, Echo: h, Auth: authSvc, Idempotency: idem, Streams: hub, Objects: objects, Approvals: approvals}
+	env := &Env{DB: d, Config: cfg, Server: srv, Echo: h, Auth: authSvc, Idempotency: idem, Streams: hub, Objects: objects, Approvals: approvals, Limits: limits}
 	var fanout events.Fanout
 	if o.Mail {
 		env.Mail, env.Email = NewMailServer(t), NewEmailService(t, d, cfg, log, o.Metrics)

@@ -1251,7 +1251,7 @@ export interface components {
              *     `version_conflict`, `invalid_transition`, `too_many_open_deposits`,
              *     `idempotency_key_in_use`, `request_too_large`, `unsupported_media_type`,
              *     `invalid_request`, `idempotency_key_reused`, `too_many_attempts`,
-             *     `internal_error`, `service_unavailable`, `deposits_unavailable`,
+             *     `rate_limited`, `internal_error`, `service_unavailable`, `deposits_unavailable`,
              *     `deposit_capacity_exhausted`, `too_many_streams`, `storage_quota_exceeded`,
              *     `upload_incomplete`, `upload_mismatch`, `uploads_unavailable`,
              *     `transfer_unknown`, `transfer_taken`, `open_threads`. New codes may be added: treat an
@@ -2765,6 +2765,36 @@ export interface components {
             };
         };
         /**
+         * @description `rate_limited`: the caller (a user, a token, a guest, or the client
+         *     address of a request without a session) sent more requests of this
+         *     kind in the last minute than its budget: reads (`GET`) and commands
+         *     apart, at most `RATE_LIMIT_READS_PER_MINUTE` (600) and
+         *     `RATE_LIMIT_COMMANDS_PER_MINUTE` (120) by default. Wait the
+         *     `Retry-After` seconds; pace requests by the `RateLimit` header every
+         *     answer carries. The request did nothing.
+         */
+        RateLimited: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:8080/problems/rate_limited",
+                 *       "title": "Rate limited",
+                 *       "status": 429,
+                 *       "code": "rate_limited",
+                 *       "detail": "Too many commands in the last minute (at most 120). Retry after Retry-After seconds.",
+                 *       "traceId": "4bf92f3577b34da6a3ce929d0e0e4736"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /**
          * @description `service_unavailable`: the database is unreachable or overloaded (no
          *     connection free within the server's acquire timeout, or the request
          *     ran past its request timeout). Retry after `Retry-After` seconds
@@ -2835,6 +2865,22 @@ export interface components {
          * @example 2
          */
         RetryAfter: number;
+        /**
+         * @description What remains of the caller's budget of this kind of request on the
+         *     server that answered (draft-ietf-httpapi-ratelimit-headers): the
+         *     policy's name (`reads` or `commands`), `r` the requests it would
+         *     still take now, `t` the seconds until the budget is whole again.
+         *     Sent on every answer of an operation under `/api/` while limits are
+         *     on.
+         * @example "commands";r=117;t=2
+         */
+        RateLimit: string;
+        /**
+         * @description The budget the `RateLimit` header counts down: `q` requests per `w`
+         *     seconds, for one user, token, guest or (signed out) client address.
+         * @example "commands";q=120;w=60
+         */
+        RateLimitPolicy: string;
     };
     pathItems: never;
 }
@@ -2968,10 +3014,14 @@ export interface operations {
              *     balancer the client address is taken from `X-Forwarded-For` as
              *     far as the server trusts the proxies that wrote it (server
              *     setting `TRUSTED_PROXIES`).
+             *     `rate_limited`: this client address sent more commands in the
+             *     last minute than its budget (see `RateLimited`).
              */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3016,6 +3066,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3040,6 +3091,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3064,6 +3116,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3109,6 +3162,7 @@ export interface operations {
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3137,6 +3191,7 @@ export interface operations {
             };
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3184,10 +3239,14 @@ export interface operations {
              * @description `too_many_streams`: the caller already holds as many open streams
              *     on this server instance as allowed (`STREAM_MAX_PER_USER`, 10).
              *     Close one (another tab's) or retry after `Retry-After` seconds.
+             *     `rate_limited`: the caller sent more reads in the last minute
+             *     than its budget (see `RateLimited`).
              */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3268,6 +3327,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3347,6 +3407,7 @@ export interface operations {
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidCommand"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3384,6 +3445,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3438,6 +3500,7 @@ export interface operations {
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3545,6 +3608,7 @@ export interface operations {
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidCommand"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3640,6 +3704,7 @@ export interface operations {
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidCommand"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3682,6 +3747,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3719,6 +3785,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3792,6 +3859,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3887,6 +3955,7 @@ export interface operations {
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidCommand"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3929,6 +3998,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["CommentConflict"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3985,6 +4055,7 @@ export interface operations {
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4044,6 +4115,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4082,6 +4154,7 @@ export interface operations {
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4160,6 +4233,7 @@ export interface operations {
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidCommand"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4198,6 +4272,7 @@ export interface operations {
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4234,6 +4309,7 @@ export interface operations {
             403: components["responses"]["AdminOnlyCommand"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4287,6 +4363,7 @@ export interface operations {
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4325,6 +4402,7 @@ export interface operations {
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4368,6 +4446,7 @@ export interface operations {
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4445,6 +4524,7 @@ export interface operations {
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidCommand"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4483,6 +4563,7 @@ export interface operations {
             403: components["responses"]["UploadForbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4571,6 +4652,7 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4610,6 +4692,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4643,6 +4726,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4673,6 +4757,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4751,6 +4836,7 @@ export interface operations {
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidCommand"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             /**
@@ -4801,6 +4887,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4898,6 +4985,7 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4933,6 +5021,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4965,6 +5054,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5040,6 +5130,7 @@ export interface operations {
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
