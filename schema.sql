@@ -127,8 +127,11 @@ ALTER TABLE creatives
     ADD CONSTRAINT creatives_approved_version_id_fkey
         FOREIGN KEY (approved_version_id) REFERENCES creative_versions (id);
 
+-- An asset id names a file: an uploaded file has its upload's asset id in
+-- every version that uses it, so a row is the file in one version
+-- (docs/uploads.md, "One file, one id").
 CREATE TABLE assets (
-    id          uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    id          uuid NOT NULL DEFAULT gen_random_uuid(),
     version_id  uuid NOT NULL REFERENCES creative_versions (id) ON DELETE CASCADE,
     position    integer NOT NULL,
     file_name   text NOT NULL,
@@ -139,6 +142,7 @@ CREATE TABLE assets (
     height      integer,
     duration_ms integer,
     sha256      text NOT NULL CHECK (sha256 ~ '^[0-9a-f]{64}$'),
+    PRIMARY KEY (id, version_id),
     UNIQUE (version_id, position)
 );
 

@@ -19,9 +19,10 @@ FOR SHARE OF c;
 -- name: CommentCreateFacts :one
 -- CommentCreateFacts reads what a new comment refers to, in one query: its
 -- parent (of this creative; null columns when none is), its anchor's asset
--- (with the creative version it belongs to, when of this creative), and
--- which of the mentioned users are members of the organization, with their
--- names, in the order sent.
+-- (with the creative version it belongs to, when of this creative: the one
+-- commented on when the file is in it, as an uploaded file keeps its id in
+-- every version that uses it), and which of the mentioned users are
+-- members of the organization, with their names, in the order sent.
 SELECT p.id AS parent_id, p.parent_id AS parent_parent_id, p.deleted AS parent_deleted,
        p.version_id AS parent_version_id, p.version_number AS parent_version_number,
        a.id AS asset_id, a.version_id AS asset_version_id, a.mime_type AS asset_mime_type,
@@ -36,7 +37,11 @@ SELECT p.id AS parent_id, p.parent_id AS parent_parent_id, p.deleted AS parent_d
 FROM (SELECT 1) AS one
 LEFT JOIN comments p ON p.id = sqlc.narg('parent_id')::uuid AND p.creative_id = @creative_id
 LEFT JOIN assets a ON a.id = sqlc.narg('asset_id')::uuid
-    AND EXISTS (SELECT 1 FROM creative_versions av WHERE av.id = a.version_id AND av.creative_id = @creative_id);
+    AND a.version_id = (SELECT fa.version_id FROM assets fa
+                        JOIN creative_versions av ON av.id = fa.version_id AND av.creative_id = @creative_id
+                        WHERE fa.id = sqlc.narg('asset_id')::uuid
+                        ORDER BY fa.version_id = sqlc.narg('version_id')::uuid DESC NULLS LAST
+                        LIMIT 1);
 
 -- name: CommentInsert :one
 INSERT INTO comments (creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, created_at)

@@ -70,12 +70,14 @@ ORDER BY expires_at LIMIT @row_limit;
 UPDATE uploads SET swept_at = now() WHERE id = @id AND status <> 'pending';
 
 -- name: UploadByAsset :one
--- UploadByAsset finds the ready upload behind an asset of an organization:
--- the upload's own Asset, or an asset of a version made from it.
+-- UploadByAsset finds the ready upload behind an asset id of an
+-- organization: the upload's Asset, which every version made from it
+-- shows under the same id, or (made before that was so) a version's copy
+-- of it with an id of its own. The id may be in many versions' rows.
 SELECT u.* FROM uploads u
 WHERE u.organization_id = @organization_id AND u.status = 'ready'
   AND (u.asset_id = @asset_id
-       OR u.id = (SELECT a.upload_id FROM assets a WHERE a.id = @asset_id));
+       OR u.id IN (SELECT a.upload_id FROM assets a WHERE a.id = @asset_id));
 
 -- name: UploadsReady :many
 -- UploadsReady are the ready uploads among ids of an organization: the

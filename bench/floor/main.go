@@ -459,15 +459,16 @@ type userRef struct {
 }
 
 type assetJSON struct {
-	DurationMs *int32    `json:"durationMs"`
-	FileName   string    `json:"fileName"`
-	Height     *int32    `json:"height"`
-	ID         uuid.UUID `json:"id"`
-	MimeType   string    `json:"mimeType"`
-	Sha256     string    `json:"sha256"`
-	SizeBytes  int64     `json:"sizeBytes"`
-	URL        string    `json:"url"`
-	Width      *int32    `json:"width"`
+	DurationMs *int32     `json:"durationMs"`
+	FileName   string     `json:"fileName"`
+	Height     *int32     `json:"height"`
+	ID         uuid.UUID  `json:"id"`
+	MimeType   string     `json:"mimeType"`
+	Sha256     string     `json:"sha256"`
+	SizeBytes  int64      `json:"sizeBytes"`
+	UploadID   *uuid.UUID `json:"uploadId"`
+	URL        string     `json:"url"`
+	Width      *int32     `json:"width"`
 }
 
 type versionJSON struct {
@@ -514,7 +515,7 @@ type creativeJSON struct {
 func readVersions(rows pgx.Rows) (map[pgtype.UUID]*versionJSON, error) {
 	out := map[pgtype.UUID]*versionJSON{}
 	for rows.Next() {
-		var id, author, assetID pgtype.UUID
+		var id, author, assetID, uploadID pgtype.UUID
 		var number int32
 		var createdAt time.Time
 		var authorName string
@@ -523,7 +524,7 @@ func readVersions(rows pgx.Rows) (map[pgtype.UUID]*versionJSON, error) {
 		var width, height, duration *int32
 		var openComments, openThreads int32
 		if err := rows.Scan(&id, &number, &createdAt, &author, &authorName, &assetID, &fileName, &mime, &size, &url,
-			&width, &height, &duration, &sha, &openComments, &openThreads); err != nil {
+			&width, &height, &duration, &sha, &uploadID, &openComments, &openThreads); err != nil {
 			return nil, err
 		}
 		v := out[id]
@@ -533,8 +534,13 @@ func readVersions(rows pgx.Rows) (map[pgtype.UUID]*versionJSON, error) {
 			out[id] = v
 		}
 		if assetID.Valid {
-			v.Assets = append(v.Assets, assetJSON{ID: assetID.Bytes, FileName: *fileName, MimeType: *mime, SizeBytes: *size,
-				URL: *url, Width: width, Height: height, DurationMs: duration, Sha256: *sha})
+			a := assetJSON{ID: assetID.Bytes, FileName: *fileName, MimeType: *mime, SizeBytes: *size,
+				URL: *url, Width: width, Height: height, DurationMs: duration, Sha256: *sha}
+			if uploadID.Valid {
+				u := uuid.UUID(uploadID.Bytes)
+				a.UploadID = &u
+			}
+			v.Assets = append(v.Assets, a)
 		}
 	}
 	return out, rows.Err()

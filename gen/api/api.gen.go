@@ -852,7 +852,12 @@ type ApprovalRecord struct {
 // Example: 9:16
 type AspectRatio = string
 
-// Asset defines model for Asset.
+// Asset A file of a version. An uploaded file has one `id` everywhere: the
+// `asset` of its completed upload, every version made from that
+// upload (`{"uploadId": …}`), the `url` (`…/assets/{id}/content`) and
+// comment anchors (`anchor.assetId`) all use it, and `uploadId` names
+// the upload. A file given by URL gets an `id` of its own in its
+// version.
 type Asset struct {
 	// DurationMs Milliseconds, for video; null otherwise.
 	DurationMs nullable.Nullable[int] `json:"durationMs"`
@@ -866,7 +871,10 @@ type Asset struct {
 	MimeType  string `json:"mimeType"`
 	Sha256    string `json:"sha256"`
 	SizeBytes int64  `json:"sizeBytes"`
-	Url       string `json:"url"`
+
+	// UploadId The upload the file came from (see `createUpload`); null for a file given by URL.
+	UploadId nullable.Nullable[openapi_types.UUID] `json:"uploadId"`
+	Url      string                                `json:"url"`
 
 	// Width Pixels; null when it does not apply.
 	Width nullable.Nullable[int] `json:"width"`
@@ -1443,9 +1451,10 @@ type NamedRef struct {
 //     `sha256` and `url` are required, with `width`, `height` and
 //     `durationMs` as its type asks;
 //   - a file uploaded here (see `createUpload`): `uploadId` alone, a
-//     `ready` upload of the same organization. The version takes the
-//     upload's Asset: its name, type, size, SHA-256 and the dimensions
-//     read from the file, and as `url` the asset's `content` path.
+//     `ready` upload of the same organization, at most once per version.
+//     The version takes the upload's Asset as it is: the same `id`, its
+//     name, type, size, SHA-256, the dimensions read from the file, the
+//     `content` path as `url`, and `uploadId`.
 type NewAsset struct {
 	// DurationMs Milliseconds; required for videos, and only for them.
 	DurationMs *int32 `json:"durationMs,omitempty"`

@@ -27,7 +27,11 @@ SELECT p.id AS parent_id, p.parent_id AS parent_parent_id, p.deleted AS parent_d
 FROM (SELECT 1) AS one
 LEFT JOIN comments p ON p.id = $3::uuid AND p.creative_id = $4
 LEFT JOIN assets a ON a.id = $5::uuid
-    AND EXISTS (SELECT 1 FROM creative_versions av WHERE av.id = a.version_id AND av.creative_id = $4)
+    AND a.version_id = (SELECT fa.version_id FROM assets fa
+                        JOIN creative_versions av ON av.id = fa.version_id AND av.creative_id = $4
+                        WHERE fa.id = $5::uuid
+                        ORDER BY fa.version_id = $6::uuid DESC NULLS LAST
+                        LIMIT 1)
 `
 
 type CommentCreateFactsParams struct {
@@ -36,6 +40,7 @@ type CommentCreateFactsParams struct {
 	ParentID       *uuid.UUID
 	CreativeID     uuid.UUID
 	AssetID        *uuid.UUID
+	VersionID      *uuid.UUID
 }
 
 type CommentCreateFactsRow struct {
@@ -54,9 +59,10 @@ type CommentCreateFactsRow struct {
 
 // CommentCreateFacts reads what a new comment refers to, in one query: its
 // parent (of this creative; null columns when none is), its anchor's asset
-// (with the creative version it belongs to, when of this creative), and
-// which of the mentioned users are members of the organization, with their
-// names, in the order sent.
+// (with the creative version it belongs to, when of this creative: the one
+// commented on when the file is in it, as an uploaded file keeps its id in
+// every version that uses it), and which of the mentioned users are
+// members of the organization, with their names, in the order sent.
 func (q *Queries) CommentCreateFacts(ctx context.Context, arg CommentCreateFactsParams) (CommentCreateFactsRow, error) {
 	row := q.db.QueryRow(ctx, commentCreateFacts,
 		arg.MentionUserIds,
@@ -64,6 +70,7 @@ func (q *Queries) CommentCreateFacts(ctx context.Context, arg CommentCreateFacts
 		arg.ParentID,
 		arg.CreativeID,
 		arg.AssetID,
+		arg.VersionID,
 	)
 	var i CommentCreateFactsRow
 	err := row.Scan(

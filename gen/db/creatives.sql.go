@@ -1235,10 +1235,11 @@ WITH added AS (
     FROM creative_versions v WHERE v.creative_id = $5::uuid
     RETURNING id
 ), files AS (
-    INSERT INTO assets (version_id, position, file_name, mime_type, size_bytes, url, width, height, duration_ms, sha256, upload_id)
-    SELECT added.id, a.position, a.file_name, a.mime_type, a.size_bytes, a.url, a.width, a.height, a.duration_ms, a.sha256, a.upload_id
+    INSERT INTO assets (id, version_id, position, file_name, mime_type, size_bytes, url, width, height, duration_ms, sha256, upload_id)
+    SELECT coalesce(a.id, gen_random_uuid()), added.id, a.position, a.file_name, a.mime_type, a.size_bytes, a.url,
+           a.width, a.height, a.duration_ms, a.sha256, a.upload_id
     FROM added, jsonb_to_recordset($6::jsonb) AS a (
-        position integer, file_name text, mime_type text, size_bytes bigint, url text,
+        id uuid, position integer, file_name text, mime_type text, size_bytes bigint, url text,
         width integer, height integer, duration_ms integer, sha256 text, upload_id uuid)
 ), updated AS (
     UPDATE creatives
@@ -1267,7 +1268,8 @@ type CreativeVersionAddParams struct {
 
 // CreativeVersionAdd writes a decided new version in one statement: the
 // version, numbered after the creative's last one, its assets in the order
-// given, the creative's new current version, state, version and
+// given (an uploaded file under its upload's asset id, a URL one under a
+// new id), the creative's new current version, state, version and
 // updated_at (as the caller computed them from the locked row), and its
 // version_added event. The caller draws the version's id, so the answer's
 // read of the versions can go in the same round trip.
@@ -1307,7 +1309,7 @@ func (q *Queries) CreativeVersionInsert(ctx context.Context, arg CreativeVersion
 const creativeVersionsWithAssets = `-- name: CreativeVersionsWithAssets :many
 SELECT v.id, v.number, v.created_at, v.author_id, u.name AS author_name,
        a.id AS asset_id, a.file_name, a.mime_type, a.size_bytes, a.url,
-       a.width, a.height, a.duration_ms, a.sha256,
+       a.width, a.height, a.duration_ms, a.sha256, a.upload_id,
        (SELECT count(*) FROM comments cm
         WHERE cm.version_id = v.id AND cm.parent_id IS NULL AND cm.resolved_at IS NULL AND NOT cm.deleted
        )::integer AS open_comment_count,
@@ -1336,6 +1338,7 @@ type CreativeVersionsWithAssetsRow struct {
 	Height           *int32
 	DurationMs       *int32
 	Sha256           *string
+	UploadID         *uuid.UUID
 	OpenCommentCount int32
 	OpenThreadCount  int32
 }
@@ -1371,6 +1374,7 @@ func (q *Queries) CreativeVersionsWithAssets(ctx context.Context, ids []uuid.UUI
 			&i.Height,
 			&i.DurationMs,
 			&i.Sha256,
+			&i.UploadID,
 			&i.OpenCommentCount,
 			&i.OpenThreadCount,
 		); err != nil {

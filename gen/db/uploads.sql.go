@@ -27,7 +27,7 @@ const uploadByAsset = `-- name: UploadByAsset :one
 SELECT u.id, u.organization_id, u.created_by, u.status, u.file_name, u.mime_type, u.size_bytes, u.sha256, u.part_size, u.object_key, u.store_upload_id, u.asset_id, u.width, u.height, u.duration_ms, u.failure, u.created_at, u.expires_at, u.finished_at, u.completing_since, u.swept_at FROM uploads u
 WHERE u.organization_id = $1 AND u.status = 'ready'
   AND (u.asset_id = $2
-       OR u.id = (SELECT a.upload_id FROM assets a WHERE a.id = $2))
+       OR u.id IN (SELECT a.upload_id FROM assets a WHERE a.id = $2))
 `
 
 type UploadByAssetParams struct {
@@ -35,8 +35,10 @@ type UploadByAssetParams struct {
 	AssetID        *uuid.UUID
 }
 
-// UploadByAsset finds the ready upload behind an asset of an organization:
-// the upload's own Asset, or an asset of a version made from it.
+// UploadByAsset finds the ready upload behind an asset id of an
+// organization: the upload's Asset, which every version made from it
+// shows under the same id, or (made before that was so) a version's copy
+// of it with an id of its own. The id may be in many versions' rows.
 func (q *Queries) UploadByAsset(ctx context.Context, arg UploadByAssetParams) (Upload, error) {
 	row := q.db.QueryRow(ctx, uploadByAsset, arg.OrganizationID, arg.AssetID)
 	var i Upload

@@ -65,15 +65,16 @@ type VersionDetail struct {
 
 // AssetDetail is the Asset schema (see Detail).
 type AssetDetail struct {
-	DurationMs *int32    `json:"durationMs"`
-	FileName   string    `json:"fileName"`
-	Height     *int32    `json:"height"`
-	Id         uuid.UUID `json:"id"`
-	MimeType   string    `json:"mimeType"`
-	Sha256     string    `json:"sha256"`
-	SizeBytes  int64     `json:"sizeBytes"`
-	Url        string    `json:"url"`
-	Width      *int32    `json:"width"`
+	DurationMs *int32     `json:"durationMs"`
+	FileName   string     `json:"fileName"`
+	Height     *int32     `json:"height"`
+	Id         uuid.UUID  `json:"id"`
+	MimeType   string     `json:"mimeType"`
+	Sha256     string     `json:"sha256"`
+	SizeBytes  int64      `json:"sizeBytes"`
+	UploadId   *uuid.UUID `json:"uploadId"`
+	Url        string     `json:"url"`
+	Width      *int32     `json:"width"`
 }
 
 // detail is the CreativeDetail of r with its versions, as who sees it.

@@ -82,7 +82,10 @@ type NewVersion struct {
 // storage (the fields), or here (UploadID alone: a ready upload of the
 // organization, whose file gives the other fields).
 type NewAsset struct {
-	UploadID                  *uuid.UUID
+	UploadID *uuid.UUID
+	// AssetID is the upload's asset id, filled from the upload: an
+	// uploaded file has that one id in every version (docs/uploads.md).
+	AssetID                   *uuid.UUID
 	FileName, MimeType        string
 	SizeBytes                 int64
 	SHA256, URL               string
@@ -129,6 +132,7 @@ func AddVersion(ctx context.Context, q store.Tx, org, id, user uuid.UUID, in New
 		return Creative{}, err
 	}
 	type file struct {
+		ID         *uuid.UUID `json:"id"`
 		Position   int        `json:"position"`
 		FileName   string     `json:"file_name"`
 		MimeType   string     `json:"mime_type"`
@@ -142,7 +146,7 @@ func AddVersion(ctx context.Context, q store.Tx, org, id, user uuid.UUID, in New
 	}
 	files := make([]file, len(in.Assets))
 	for i, a := range in.Assets {
-		files[i] = file{i + 1, a.FileName, a.MimeType, a.SizeBytes, a.URL, a.Width, a.Height, a.DurationMs, a.SHA256, a.UploadID}
+		files[i] = file{a.AssetID, i + 1, a.FileName, a.MimeType, a.SizeBytes, a.URL, a.Width, a.Height, a.DurationMs, a.SHA256, a.UploadID}
 	}
 	assets, err := json.Marshal(files)
 	if err != nil {
@@ -259,18 +263,26 @@ func withUploads(ctx context.Context, q *db.Queries, org uuid.UUID, in NewVersio
 	}
 	out := make([]NewAsset, len(in.Assets))
 	var fields []problem.FieldError
+	seen := make(map[uuid.UUID]bool, len(ids))
 	for i, a := range in.Assets {
 		out[i] = a
 		if a.UploadID == nil {
 			continue
 		}
 		u, ok := ready[*a.UploadID]
-		if !ok || u.AssetID == nil {
+		switch {
+		case !ok || u.AssetID == nil:
 			fields = append(fields, problem.FieldError{Field: fmt.Sprintf("assets[%d].uploadId", i), Code: problem.InvalidValue,
 				Message: "Is not a ready upload of this organization."})
 			continue
+		case seen[u.ID]:
+			// The file has one id, which names one asset of a version.
+			fields = append(fields, problem.FieldError{Field: fmt.Sprintf("assets[%d].uploadId", i), Code: problem.InvalidValue,
+				Message: "Names an upload this version already has."})
+			continue
 		}
-		out[i] = NewAsset{UploadID: a.UploadID, FileName: u.FileName, MimeType: u.MimeType, SizeBytes: u.SizeBytes, SHA256: u.Sha256,
+		seen[u.ID] = true
+		out[i] = NewAsset{UploadID: a.UploadID, AssetID: u.AssetID, FileName: u.FileName, MimeType: u.MimeType, SizeBytes: u.SizeBytes, SHA256: u.Sha256,
 			URL: in.ContentURL(org, *u.AssetID), Width: u.Width, Height: u.Height, DurationMs: u.DurationMs}
 	}
 	return out, fields, nil

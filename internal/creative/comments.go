@@ -61,7 +61,8 @@ func CreateComment(ctx context.Context, q store.Tx, org, creativeID, user uuid.U
 			v := int64(*in.VersionNumber)
 			n.VersionNumber = &v
 		}
-		p := db.CommentCreateFactsParams{MentionUserIds: in.MentionUserIDs, OrganizationID: org, ParentID: in.ParentID, CreativeID: creativeID}
+		p := db.CommentCreateFactsParams{MentionUserIds: in.MentionUserIDs, OrganizationID: org, ParentID: in.ParentID, CreativeID: creativeID,
+			VersionID: t.VersionID}
 		if in.Anchor != nil {
 			p.AssetID = &in.Anchor.AssetID
 		}

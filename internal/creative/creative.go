@@ -201,6 +201,7 @@ func readVersions(ctx context.Context, q *db.Queries, ids []uuid.UUID) (map[uuid
 			v.Assets = append(v.Assets, AssetDetail{
 				Id: *r.AssetID, FileName: deref(r.FileName), MimeType: deref(r.MimeType), SizeBytes: deref(r.SizeBytes),
 				Url: deref(r.Url), Sha256: deref(r.Sha256), Width: r.Width, Height: r.Height, DurationMs: r.DurationMs,
+				UploadId: r.UploadID,
 			})
 		}
 	}

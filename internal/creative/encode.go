@@ -129,6 +129,12 @@ func (a *AssetDetail) appendJSON(b []byte) []byte {
 	b = jsontext.AppendString(b, a.Sha256)
 	b = append(b, `,"sizeBytes":`...)
 	b = strconv.AppendInt(b, a.SizeBytes, 10)
+	b = append(b, `,"uploadId":`...)
+	if a.UploadId == nil {
+		b = append(b, "null"...)
+	} else {
+		b = jsontext.AppendUUID(b, *a.UploadId)
+	}
 	b = append(b, `,"url":`...)
 	b = jsontext.AppendString(b, a.Url)
 	b = append(b, `,"width":`...)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -90,7 +91,10 @@ func TestAVersionTakesReadyUploadsOfItsOrganization(t *testing.T) {
 		v.Assets[1].Url != "https://cdn.acme.test/backup.png" {
 		t.Fatalf("assets: %+v", v.Assets)
 	}
-	// The version's own asset id serves the file, as the upload's does.
+	// The version's asset is the upload's: the same id serves the file.
+	if got.Id != want.Id || got.UploadId.MustGet() != u.Id || !v.Assets[1].UploadId.IsNull() {
+		t.Fatalf("asset ids: version %v (upload %v), upload's %v; URL asset's uploadId %+v", got.Id, got.UploadId, want.Id, v.Assets[1].UploadId)
+	}
 	content := "/api/v1/organizations/" + d.org.String() + "/assets/" + got.Id.String() + "/content"
 	r = author.Do(http.MethodGet, content, nil)
 	if r.Status != http.StatusFound {
@@ -108,6 +112,90 @@ func TestAVersionTakesReadyUploadsOfItsOrganization(t *testing.T) {
 	// A URL asset's id is no upload's.
 	if r := author.Do(http.MethodGet, "/api/v1/organizations/"+d.org.String()+"/assets/"+v.Assets[1].Id.String()+"/content", nil); r.Status != http.StatusNotFound {
 		t.Fatalf("content of a URL asset: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestAnUploadedFileHasOneIDEverywhere: the id complete answers for an
+// uploaded file is its Asset's id in every version made from the upload
+// (of one creative and of another), its url is /assets/{that id}/content
+// and downloads the file, uploadId names the upload, and a comment
+// anchored with that id is accepted on each version that has the file.
+// One version may name an upload once.
+func TestAnUploadedFileHasOneIDEverywhere(t *testing.T) {
+	t.Parallel()
+	d := newUploadDesk(t)
+	authorID, _ := d.env.DB.User(t, "Anna Author")
+	d.env.DB.Member(t, d.org, authorID, "author")
+	d.author = d.env.SessionFor(t, authorID)
+	creatives := "/api/v1/organizations/" + d.org.String() + "/creatives/"
+	first, second := d.env.DB.DraftCreative(t, d.org, authorID), d.env.DB.DraftCreative(t, d.org, authorID)
+
+	file := pngFile(t, 64, 64, 5000)
+	u := d.uploaded(t, d.org, "logo.png", "image/png", file)
+	asset, err := u.Asset.Get()
+	if err != nil {
+		t.Fatalf("upload: %+v", u)
+	}
+	wantURL := d.env.Config.PublicBaseURL + "/api/v1/organizations/" + d.org.String() + "/assets/" + asset.Id.String() + "/content"
+	if asset.Url != wantURL || asset.UploadId.MustGet() != u.Id {
+		t.Fatalf("the upload's asset: %+v", asset)
+	}
+	addVersion := func(creativeID uuid.UUID, assets ...any) api.Asset {
+		t.Helper()
+		r := d.author.Do(http.MethodPost, creatives+creativeID.String()+"/versions", map[string]any{"assets": assets})
+		if r.Status != http.StatusCreated {
+			t.Fatalf("add version: %d %s", r.Status, r.Body)
+		}
+		var c api.CreativeDetail
+		r.JSON(t, &c)
+		return c.CurrentVersion.MustGet().Assets[0]
+	}
+	byUpload := map[string]any{"uploadId": u.Id}
+	for i, got := range []api.Asset{addVersion(first, byUpload), addVersion(first, byUpload), addVersion(second, byUpload)} {
+		if !reflect.DeepEqual(got, asset) {
+			t.Errorf("version %d's asset %+v, the upload's %+v", i+1, got, asset)
+		}
+	}
+	r := d.author.Do(http.MethodGet, creatives+first.String(), nil)
+	var c api.CreativeDetail
+	r.JSON(t, &c)
+	if got := c.CurrentVersion.MustGet().Assets[0]; !reflect.DeepEqual(got, asset) {
+		t.Errorf("the creative read back: %+v", got)
+	}
+
+	// A comment anchored with the id the upload returned, on each version
+	// that has the file (the draft's first version has a URL asset).
+	last := c.CurrentVersion.MustGet().Number
+	for _, number := range []int{last - 1, last} {
+		r := d.author.Do(http.MethodPost, creatives+first.String()+"/comments", map[string]any{
+			"body": "The logo", "versionNumber": number, "anchor": map[string]any{"assetId": asset.Id}})
+		if r.Status != http.StatusCreated {
+			t.Fatalf("comment on version %d anchored to the upload's asset id: %d %s", number, r.Status, r.Body)
+		}
+		var cm api.Comment
+		r.JSON(t, &cm)
+		if cm.VersionNumber != number || cm.Anchor.MustGet().AssetId != asset.Id {
+			t.Errorf("comment: %+v", cm)
+		}
+	}
+
+	r = d.author.Do(http.MethodGet, strings.TrimPrefix(asset.Url, d.env.Config.PublicBaseURL), nil)
+	if r.Status != http.StatusFound {
+		t.Fatalf("content: %d %s", r.Status, r.Body)
+	}
+	res, err := http.Get(r.Header.Get("Location"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || !bytes.Equal(body, file) {
+		t.Fatalf("download: %d, %d bytes", res.StatusCode, len(body))
+	}
+
+	r = d.author.Do(http.MethodPost, creatives+second.String()+"/versions", map[string]any{"assets": []any{byUpload, byUpload}})
+	if got := fieldsOf(t, r); r.Status != http.StatusUnprocessableEntity || !slices.Equal(got, []string{"assets[1].uploadId invalid_value"}) {
+		t.Fatalf("one upload twice in a version: %d %v", r.Status, got)
 	}
 }
 

@@ -96,7 +96,7 @@ func (s *Server) uploadBody(v upload.View) api.Upload {
 			Id: *v.AssetID, FileName: v.FileName, MimeType: v.MimeType, SizeBytes: v.SizeBytes, Sha256: v.Sha256,
 			Url:   AssetContentURL(s.cfg.PublicBaseURL, v.OrganizationID, *v.AssetID),
 			Width: apifield.Nullable(widen32(v.Width)), Height: apifield.Nullable(widen32(v.Height)),
-			DurationMs: apifield.Nullable(widen32(v.DurationMs)),
+			DurationMs: apifield.Nullable(widen32(v.DurationMs)), UploadId: nullable.NewNullableWithValue(v.ID),
 		})
 	}
 	return out

@@ -180,3 +180,89 @@ func TestMigration0022FailsUploadsPendingFromBefore(t *testing.T) {
 		t.Fatalf("uploads %q, want %q", got, want)
 	}
 }
+
+// TestMigration0029GivesAnUploadedFileItsUploadsAssetID: the assets of
+// versions made from an upload before 0029 take the upload's asset id
+// (one file, one id), comment anchors that named their old ids follow
+// them, a second copy of one upload in one version keeps its own id, and
+// a URL asset is left alone.
+func TestMigration0029GivesAnUploadedFileItsUploadsAssetID(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testenv.NewEmptyDB(t)
+	names, err := fs.Glob(migrations.FS, "*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(names)
+	setup := "CREATE TABLE schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());"
+	for _, name := range names {
+		if name >= "0029" {
+			break
+		}
+		sql, err := fs.ReadFile(migrations.FS, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		setup += string(sql) + ";\nINSERT INTO schema_migrations (version) VALUES ('" + name[:len(name)-len(".sql")] + "');\n"
+	}
+	// Upload u1 (asset a1) is in versions v1 and v2 (twice in v2); v1 also
+	// has a URL asset. Comments anchor to v1's and v2's copies.
+	if _, err := d.Pool.Exec(ctx, setup+`
+		INSERT INTO organizations (id, name, slug) VALUES ('00000000-0000-0000-0000-0000000000a1', 'Org', 'org');
+		INSERT INTO users (id, email, name, password_hash) VALUES ('00000000-0000-0000-0000-0000000000b1', 'u@example.test', 'U', 'x');
+		INSERT INTO uploads (id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, expires_at, asset_id, finished_at)
+		VALUES ('00000000-0000-0000-0000-0000000000c1', '00000000-0000-0000-0000-0000000000a1', '00000000-0000-0000-0000-0000000000b1', 'ready',
+		        'a.png', 'image/png', 10, repeat('a', 64), 8388608, 'uploads/a', now() + interval '1 hour', '00000000-0000-0000-0000-0000000000a0', now());
+		INSERT INTO creatives (id, organization_id, number, title, type, aspect_ratio, geo, language, author_id)
+		VALUES ('00000000-0000-0000-0000-0000000000d1', '00000000-0000-0000-0000-0000000000a1', 1, 'C', 'static', '1:1', 'US', 'en-US', '00000000-0000-0000-0000-0000000000b1');
+		INSERT INTO creative_versions (id, creative_id, number, author_id)
+		VALUES ('00000000-0000-0000-0000-0000000000e1', '00000000-0000-0000-0000-0000000000d1', 1, '00000000-0000-0000-0000-0000000000b1'),
+		       ('00000000-0000-0000-0000-0000000000e2', '00000000-0000-0000-0000-0000000000d1', 2, '00000000-0000-0000-0000-0000000000b1');
+		INSERT INTO assets (id, version_id, position, file_name, mime_type, size_bytes, url, sha256, upload_id)
+		VALUES ('00000000-0000-0000-0000-000000000001', '00000000-0000-0000-0000-0000000000e1', 1, 'a.png', 'image/png', 10, 'x', repeat('a', 64), '00000000-0000-0000-0000-0000000000c1'),
+		       ('00000000-0000-0000-0000-000000000002', '00000000-0000-0000-0000-0000000000e1', 2, 'b.png', 'image/png', 10, 'https://cdn.test/b.png', repeat('b', 64), NULL),
+		       ('00000000-0000-0000-0000-000000000003', '00000000-0000-0000-0000-0000000000e2', 1, 'a.png', 'image/png', 10, 'x', repeat('a', 64), '00000000-0000-0000-0000-0000000000c1'),
+		       ('00000000-0000-0000-0000-000000000004', '00000000-0000-0000-0000-0000000000e2', 2, 'a.png', 'image/png', 10, 'x', repeat('a', 64), '00000000-0000-0000-0000-0000000000c1');
+		INSERT INTO comments (creative_id, version_id, version_number, author_id, body, anchor)
+		VALUES ('00000000-0000-0000-0000-0000000000d1', '00000000-0000-0000-0000-0000000000e1', 1, '00000000-0000-0000-0000-0000000000b1', 'one',
+		        '{"assetId": "00000000-0000-0000-0000-000000000001", "page": null}'),
+		       ('00000000-0000-0000-0000-0000000000d1', '00000000-0000-0000-0000-0000000000e2', 2, '00000000-0000-0000-0000-0000000000b1', 'two',
+		        '{"assetId": "00000000-0000-0000-0000-000000000003", "page": null}'),
+		       ('00000000-0000-0000-0000-0000000000d1', '00000000-0000-0000-0000-0000000000e1', 1, '00000000-0000-0000-0000-0000000000b1', 'url',
+		        '{"assetId": "00000000-0000-0000-0000-000000000002", "page": null}')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Migrate(ctx, d.Pool, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		t.Fatal(err)
+	}
+	var assets, anchors []string
+	rows, err := d.Pool.Query(ctx, `SELECT right(version_id::text, 2) || ':' || position || ' ' || right(id::text, 2) FROM assets ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		assets = append(assets, s)
+	}
+	rows, err = d.Pool.Query(ctx, `SELECT body || ' ' || right(anchor ->> 'assetId', 2) || ' ' || (anchor ? 'page') FROM comments ORDER BY body`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		anchors = append(anchors, s)
+	}
+	if want := []string{"e1:1 a0", "e1:2 02", "e2:1 a0", "e2:2 04"}; !slices.Equal(assets, want) {
+		t.Errorf("assets (version:position id) %q, want %q", assets, want)
+	}
+	if want := []string{"one a0 true", "two a0 true", "url 02 true"}; !slices.Equal(anchors, want) {
+		t.Errorf("comment anchors %q, want %q", anchors, want)
+	}
+}

@@ -34,7 +34,10 @@ export type AccountBalance = Schemas["AccountBalance"];
 export type CreateAccountDepositRequest = Schemas["CreateAccountDepositRequest"];
 export type Upload = Schemas["Upload"];
 export type Asset = Schemas["Asset"];
-/** An uploaded file's Asset and its upload's id: a version takes it as `{ uploadId }`. */
+/**
+ * An uploaded file's Asset, as the completed upload and every version made
+ * from it show it (one `id` everywhere); a version takes it as `{ uploadId }`.
+ */
 export type UploadedAsset = Asset & { uploadId: string };
 export type AssetMimeType = Schemas["AssetMimeType"];
 export type ClaimAccountDepositRequest = Schemas["ClaimAccountDepositRequest"];
@@ -581,8 +584,9 @@ async function uploadFileWith(
       }),
     ),
   );
-  if (!done.asset) throw new Error("uploadFile: the completed upload has no asset");
-  return { ...done.asset, uploadId: done.id };
+  const asset = done.asset;
+  if (!asset || asset.uploadId !== done.id) throw new Error("uploadFile: the completed upload has no asset of its own");
+  return { ...asset, uploadId: asset.uploadId };
 }
 
 // ---- Approval records (verifiable without the API) ----

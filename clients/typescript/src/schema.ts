@@ -426,9 +426,10 @@ export interface paths {
          *     its index (`assets[2].sha256`):
          *     - an asset is `uploadId` alone, or `fileName`, `mimeType`,
          *       `sizeBytes`, `sha256` and `url` (with the dimensions below);
-         *     - `uploadId` names a `ready` upload of the organization (checked
-         *       once the creative is found and the caller may change it); the
-         *       file's own dimensions come with it;
+         *     - `uploadId` names a `ready` upload of the organization, once per
+         *       version (checked once the creative is found and the caller may
+         *       change it); the version shows the upload's Asset, with the same
+         *       `id` in every version that uses it;
          *     - `url` is https; `sha256` is 64 lowercase hex digits; `sizeBytes`
          *       is 1 byte to 5 GiB;
          *     - images (`image/*`) have `width` and `height`; videos (`video/*`)
@@ -1412,6 +1413,14 @@ export interface components {
              */
             acknowledgeOpenThreads?: boolean;
         };
+        /**
+         * @description A file of a version. An uploaded file has one `id` everywhere: the
+         *     `asset` of its completed upload, every version made from that
+         *     upload (`{"uploadId": …}`), the `url` (`…/assets/{id}/content`) and
+         *     comment anchors (`anchor.assetId`) all use it, and `uploadId` names
+         *     the upload. A file given by URL gets an `id` of its own in its
+         *     version.
+         */
         Asset: {
             /** Format: uuid */
             id: string;
@@ -1429,6 +1438,11 @@ export interface components {
             /** @description Milliseconds, for video; null otherwise. */
             durationMs: number | null;
             sha256: string;
+            /**
+             * Format: uuid
+             * @description The upload the file came from (see `createUpload`); null for a file given by URL.
+             */
+            uploadId: string | null;
         };
         /** @description An uploaded version of a creative. Nullable because it is only referenced by nullable properties (`currentVersion`, `approvedVersion`); see NullableUserRef. */
         CreativeVersion: {
@@ -1620,9 +1634,10 @@ export interface components {
          *       `sha256` and `url` are required, with `width`, `height` and
          *       `durationMs` as its type asks;
          *     - a file uploaded here (see `createUpload`): `uploadId` alone, a
-         *       `ready` upload of the same organization. The version takes the
-         *       upload's Asset: its name, type, size, SHA-256 and the dimensions
-         *       read from the file, and as `url` the asset's `content` path.
+         *       `ready` upload of the same organization, at most once per version.
+         *       The version takes the upload's Asset as it is: the same `id`, its
+         *       name, type, size, SHA-256, the dimensions read from the file, the
+         *       `content` path as `url`, and `uploadId`.
          */
         NewAsset: {
             /**
@@ -2477,6 +2492,11 @@ export interface components {
             /** @description Milliseconds, for video; null otherwise. */
             durationMs: number | null;
             sha256: string;
+            /**
+             * Format: uuid
+             * @description The upload the file came from (see `createUpload`); null for a file given by URL.
+             */
+            uploadId: string | null;
         } | null;
     };
     responses: {

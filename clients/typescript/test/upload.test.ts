@@ -68,3 +68,20 @@ test("a file goes to the store in parts, a failed part is resumed, and the serve
   controller.abort();
   await assert.rejects(api.uploadFile(org.organization.id, file, { signal: controller.signal }), { name: "AbortError" });
 });
+
+test("uploadFile returns the Asset a version shows and a comment anchors to, under one id", async () => {
+  const api = createApiClient({ baseUrl, fetch: cookieFetch() });
+  const session = await api.signIn({ email: "author@acme.test", password: "demo-password-1" });
+  const org = session.memberships.find((m) => m.organization.name === "Acme Ads")!.organization.id;
+  const bytes = new Uint8Array(2048);
+  getRandomValues(bytes);
+  bytes.set([0x50, 0x4b, 0x03, 0x04]);
+  const asset = await api.uploadFile(org, new File([bytes], "one-id.zip", { type: "application/zip" }));
+
+  const draft = await api.createCreative(org, { title: "One id", type: "html5", aspectRatio: "1:1", geo: "DE", language: "de-DE" });
+  const creative = await api.addCreativeVersion(org, draft.id, { assets: [{ uploadId: asset.uploadId }] });
+  assert.deepEqual(creative.currentVersion?.assets[0], asset);
+  assert.ok(asset.url.endsWith(`/assets/${asset.id}/content`), asset.url);
+  const comment = await api.createCreativeComment(org, draft.id, { body: "The bundle", anchor: { assetId: asset.id } });
+  assert.equal(comment.anchor?.assetId, asset.id);
+});
