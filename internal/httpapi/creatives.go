@@ -19,6 +19,7 @@ import (
 	"creativeapi/internal/requestctx"
 	"creativeapi/internal/review"
 	"creativeapi/internal/store"
+	"creativeapi/internal/upload"
 )
 
 // The creative handlers translate HTTP to internal/creative and back: the
@@ -89,7 +90,7 @@ func (s *Server) CreateCreative(ctx context.Context, r api.CreateCreativeRequest
 // AddCreativeVersion adds a version under the caller's Idempotency-Key.
 func (s *Server) AddCreativeVersion(ctx context.Context, r api.AddCreativeVersionRequestObject) (api.AddCreativeVersionResponseObject, error) {
 	in := creative.NewVersion{ExpectedVersion: widen(r.Body.ExpectedVersion), Assets: make([]creative.NewAsset, len(r.Body.Assets)),
-		ContentURL: func(org, asset uuid.UUID) string { return AssetContentURL(s.cfg.PublicBaseURL, org, asset) }}
+		ContentURL: func(org, asset uuid.UUID) string { return upload.ContentURL(s.cfg.PublicBaseURL, org, asset) }}
 	for i, a := range r.Body.Assets {
 		// The gate let through uploadId alone, or the five fields.
 		in.Assets[i] = creative.NewAsset{

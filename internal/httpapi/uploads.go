@@ -9,10 +9,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/oapi-codegen/nullable"
 
 	"creativeapi/gen/api"
-	"creativeapi/internal/apifield"
 	"creativeapi/internal/config"
 	"creativeapi/internal/gate"
 	"creativeapi/internal/idempotency"
@@ -31,12 +29,6 @@ const contentTTL = 5 * time.Minute
 
 func uploadsPath(org uuid.UUID) string {
 	return fmt.Sprintf("/api/v1/organizations/%s/uploads", org)
-}
-
-// AssetContentURL is the API path an uploaded asset's url names, absolute
-// under base.
-func AssetContentURL(base string, org, asset uuid.UUID) string {
-	return fmt.Sprintf("%s/api/v1/organizations/%s/assets/%s/content", base, org, asset)
 }
 
 // uploadBodyChecks refuses a sizeBytes over UPLOAD_MAX_BYTES with the
@@ -75,39 +67,6 @@ func uploadProblem(err error) error {
 		return problem.New(http.StatusUnprocessableEntity, problem.UploadMismatch, "%s The file was deleted; start a new upload.", mismatch.Reason)
 	}
 	return creativeProblem(err)
-}
-
-// uploadBody is an upload as the API shows it.
-func (s *Server) uploadBody(v upload.View) api.Upload {
-	out := api.Upload{
-		Id: v.ID, Status: api.UploadStatus(v.Status), FileName: v.FileName, MimeType: api.AssetMimeType(v.MimeType),
-		SizeBytes: v.SizeBytes, Sha256: v.Sha256, PartSize: v.PartSize, Parts: make([]api.UploadPart, len(v.Parts)),
-		Asset: nullable.NewNullNullable[api.Asset](), CreatedAt: v.CreatedAt, ExpiresAt: v.ExpiresAt,
-	}
-	for i, p := range v.Parts {
-		header := p.Header
-		if header == nil {
-			header = map[string]string{}
-		}
-		out.Parts[i] = api.UploadPart{Number: p.Number, Url: apifield.Nullable(p.URL), ExpiresAt: apifield.Nullable(p.ExpiresAt), Headers: header, Received: p.Received}
-	}
-	if v.AssetID != nil {
-		out.Asset = nullable.NewNullableWithValue(api.Asset{
-			Id: *v.AssetID, FileName: v.FileName, MimeType: v.MimeType, SizeBytes: v.SizeBytes, Sha256: v.Sha256,
-			Url:   AssetContentURL(s.cfg.PublicBaseURL, v.OrganizationID, *v.AssetID),
-			Width: apifield.Nullable(widen32(v.Width)), Height: apifield.Nullable(widen32(v.Height)),
-			DurationMs: apifield.Nullable(widen32(v.DurationMs)), UploadId: nullable.NewNullableWithValue(v.ID),
-		})
-	}
-	return out
-}
-
-func widen32(v *int32) *int {
-	if v == nil {
-		return nil
-	}
-	n := int(*v)
-	return &n
 }
 
 func (s *Server) uploadLimits() upload.Limits {
@@ -158,7 +117,7 @@ func (s *Server) mayUpload(org uuid.UUID) func(ctx context.Context) error {
 }
 
 func (s *Server) uploadResponse(v upload.View, status int, location string) (idempotency.Response, error) {
-	return idempotency.JSON(status, s.uploadBody(v), location)
+	return idempotency.JSON(status, v.Answer(s.cfg.PublicBaseURL), location)
 }
 
 // GetUpload answers an upload with the parts the store holds.
@@ -168,7 +127,7 @@ func (s *Server) GetUpload(ctx context.Context, r api.GetUploadRequestObject) (a
 	if err != nil {
 		return nil, uploadProblem(err)
 	}
-	return api.GetUpload200JSONResponse(s.uploadBody(v)), nil
+	return api.GetUpload200JSONResponse(v.Answer(s.cfg.PublicBaseURL)), nil
 }
 
 // GetAssetContent redirects a member to a short-lived download URL.
