@@ -10,6 +10,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -125,3 +126,15 @@ func ToolBinary(ctx context.Context, goBin, moduleRoot, envVar, tool, name, pkg 
 
 // Pid is the process's id.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// FreePort is a loopback TCP port free a moment ago, for a child to bind.
+// Another process may take it before the child does: the servers check
+// that what answers there is theirs.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

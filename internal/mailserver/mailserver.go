@@ -86,11 +86,11 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 }
 
 func start(ctx context.Context, opts Options, db string, logw io.Writer) (*Server, error) {
-	smtpPort, err := freePort()
+	smtpPort, err := childproc.FreePort()
 	if err != nil {
 		return nil, err
 	}
-	webPort, err := freePort()
+	webPort, err := childproc.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -222,15 +222,6 @@ func (s *Server) getJSON(ctx context.Context, path string, v any) error {
 		return fmt.Errorf("mailpit GET %s: %s: %s", path, resp.Status, body)
 	}
 	return json.NewDecoder(resp.Body).Decode(v)
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // Binary returns a mailpit executable for the tests: $MAIL_SERVER_BIN when

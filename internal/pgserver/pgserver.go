@@ -166,7 +166,7 @@ var errPortTaken = errors.New("the port was taken before postgres bound it")
 // cluster. PostgreSQL cannot take a listening socket from us, so the port
 // is chosen free and a lost race is reported as errPortTaken.
 func start(ctx context.Context, bin, dir, password string, cred *syscall.Credential, throwaway bool, logw io.Writer) (*Server, error) {
-	port, err := freePort()
+	port, err := childproc.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -346,15 +346,6 @@ func chownTree(dir string, uid, gid int) error {
 		}
 		return os.Lchown(p, uid, gid)
 	})
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // IsMissingBinaries reports whether err is Start's "not installed" error.

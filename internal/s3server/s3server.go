@@ -175,15 +175,6 @@ func ensureCredentials(dir string) (string, string, error) {
 	return key, secret, nil
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // Binary returns a versitygw executable for the tests: $S3_SERVER_BIN when
 // set, else one built from tools/s3/go.mod (childproc.ToolBinary).
 func Binary(ctx context.Context, goBin, moduleRoot string) (string, error) {
@@ -194,7 +185,7 @@ func Binary(ctx context.Context, goBin, moduleRoot string) (string, error) {
 // loopback port when addr is empty.
 func listenAddr(addr string) (string, int, error) {
 	if addr == "" {
-		port, err := freePort()
+		port, err := childproc.FreePort()
 		return "127.0.0.1:" + strconv.Itoa(port), port, err
 	}
 	_, p, err := net.SplitHostPort(addr)

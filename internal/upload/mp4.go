@@ -104,22 +104,10 @@ type movie struct {
 	width, height uint32
 }
 
-// read walks the boxes of b[off:] (a box's body) down to the ones that
-// hold the facts, spending budget; what does not parse is left unread.
+// read takes the facts from the boxes of b (moov's body).
 func (mv *movie) read(b []byte, depth int, budget *int) {
-	if depth > maxDepth {
-		return
-	}
-	for off := int64(0); off < int64(len(b)); {
-		if *budget--; *budget < 0 {
-			return
-		}
-		h, ok := header(b[off:], int64(len(b))-off)
-		if !ok {
-			return
-		}
-		body := b[off+h.body : off+h.end]
-		switch h.kind {
+	walk(b, depth, budget, func(kind string, body []byte) {
+		switch kind {
 		case "mvhd":
 			mv.timescale, mv.duration = mvhd(body)
 		case "trak":
@@ -131,6 +119,25 @@ func (mv *movie) read(b []byte, depth int, budget *int) {
 				}
 			}
 		}
+	})
+}
+
+// walk calls visit with the kind and body of each box of b (a box's
+// body), spending one of budget per box and going no deeper than
+// maxDepth; what does not parse is left unread.
+func walk(b []byte, depth int, budget *int, visit func(kind string, body []byte)) {
+	if depth > maxDepth {
+		return
+	}
+	for off := int64(0); off < int64(len(b)); {
+		if *budget--; *budget < 0 {
+			return
+		}
+		h, ok := header(b[off:], int64(len(b))-off)
+		if !ok {
+			return
+		}
+		visit(h.kind, b[off+h.body:off+h.end])
 		off += h.end
 	}
 }
@@ -143,19 +150,8 @@ type track struct {
 }
 
 func (t *track) read(b []byte, depth int, budget *int) {
-	if depth > maxDepth {
-		return
-	}
-	for off := int64(0); off < int64(len(b)); {
-		if *budget--; *budget < 0 {
-			return
-		}
-		h, ok := header(b[off:], int64(len(b))-off)
-		if !ok {
-			return
-		}
-		body := b[off+h.body : off+h.end]
-		switch h.kind {
+	walk(b, depth, budget, func(kind string, body []byte) {
+		switch kind {
 		case "tkhd":
 			t.width, t.height = tkhd(body)
 		case "mdia":
@@ -164,8 +160,7 @@ func (t *track) read(b []byte, depth int, budget *int) {
 			// version and flags (4), pre_defined (4), handler_type (4).
 			t.video = len(body) >= 12 && string(body[8:12]) == "vide"
 		}
-		off += h.end
-	}
+	})
 }
 
 // mvhd reads a movie header's timescale and duration (version 0: 32-bit
