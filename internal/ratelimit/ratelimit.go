@@ -16,7 +16,6 @@
 package ratelimit
 
 import (
-	"fmt"
 	"hash/maphash"
 	"math"
 	"strconv"
@@ -80,7 +79,12 @@ type shard struct {
 	mu sync.Mutex
 	// tat is each bucket's theoretical arrival time (GCRA), in Unix
 	// nanoseconds: a bucket whose tat is past is whole, and is dropped.
-	tat map[string]int64
+	tat map[bucket]int64
+}
+
+type bucket struct {
+	principal string
+	class     Class
 }
 
 // New makes a limiter of reads and commands per minute; a limit of 0 (or
@@ -88,7 +92,7 @@ type shard struct {
 func New(readsPerMinute, commandsPerMinute int) *Limiter {
 	l := &Limiter{limits: [classes]int{readsPerMinute, commandsPerMinute}, now: time.Now, seed: maphash.MakeSeed()}
 	for i := range l.shards {
-		l.shards[i].tat = map[string]int64{}
+		l.shards[i].tat = map[bucket]int64{}
 	}
 	l.SetReplicas(1, 0)
 	return l
@@ -151,8 +155,8 @@ func (l *Limiter) take(principal string, c Class, count bool) Decision {
 	// window of now (a burst of share requests, then one per interval).
 	interval := int64(Window) / int64(share)
 	now := l.now().UnixNano()
-	key := principal + "\x00" + strconv.Itoa(int(c))
-	sh := &l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
+	key := bucket{principal, c}
+	sh := &l.shards[(maphash.String(l.seed, principal)+uint64(c))%uint64(len(l.shards))]
 	sh.mu.Lock()
 	tat := max(sh.tat[key], now)
 	next := tat + interval
@@ -191,13 +195,13 @@ func (l *Limiter) Sweep() {
 // PolicyHeader is the RateLimit-Policy field (draft-ietf-httpapi-
 // ratelimit-headers) of a decision: the class's quota over the window.
 func (d Decision) PolicyHeader() string {
-	return fmt.Sprintf("%q;q=%d;w=%d", d.Class.Name(), d.Limit, int(Window/time.Second))
+	return `"` + d.Class.Name() + `";q=` + strconv.Itoa(d.Limit) + ";w=" + strconv.Itoa(int(Window/time.Second))
 }
 
 // Header is the RateLimit field of a decision: what remains of the quota,
 // and in how many seconds it is whole again.
 func (d Decision) Header() string {
-	return fmt.Sprintf("%q;r=%d;t=%d", d.Class.Name(), d.Remaining, ceilSeconds(d.Reset))
+	return `"` + d.Class.Name() + `";r=` + strconv.Itoa(d.Remaining) + ";t=" + strconv.Itoa(ceilSeconds(d.Reset))
 }
 
 // RetryAfterSeconds is RetryAfter in whole seconds, at least 1.
