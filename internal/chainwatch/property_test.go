@@ -167,7 +167,7 @@ func runLedgerHistory(t *testing.T, seed uint64, steps int) (claims, rejects, cl
 				     (SELECT * FROM chain_transfers WHERE status = 'unmatched' AND needs_review AND deposit_id IS NULL
 				      AND amount_minor IS NOT NULL ORDER BY id OFFSET $2 LIMIT 1) t`, rnd.IntN(3), rnd.IntN(2)).Scan(&dep, &user, &tx); err == nil {
 				err := b.d.Store.InTx(ctx, func(q store.Tx) error {
-					_, err := deposit.Claim(ctx, q, user, dep, tx, 24*time.Hour, time.Now())
+					_, err := deposit.Claim(ctx, q, user, dep, tx, 24*time.Hour, deposit.DefaultTolerance(), time.Now())
 					return err
 				})
 				var r *deposit.Refusal

@@ -63,6 +63,10 @@ type Config struct {
 	// DepositMonitoringWindow keeps a suffix reserved after expiry so a late
 	// exact transfer still finds its deposit.
 	DepositMonitoringWindow time.Duration
+	// DepositShortfallTolerance is how short a claimed transfer may be and
+	// still be credited at once, by policy (DEPOSIT_SHORTFALL_TOLERANCE,
+	// DEPOSIT_SHORTFALL_TOLERANCE_MAX_MINOR).
+	DepositShortfallTolerance deposit.Tolerance
 
 	// TronAPIURLs are the TronGrid-compatible APIs the chain watcher reads
 	// (TRON_API_URL, comma-separated), tried in order on failure;
@@ -218,23 +222,27 @@ func (c Config) PrivateS3() bool { return c.DevMode && c.S3Endpoint == "" }
 func Load(getenv func(string) string) (Config, error) {
 	p := parser{getenv: getenv}
 	c := Config{
-		DevMode:                    p.boolean("DEV_MODE"),
-		Addr:                       p.str("ADDR"),
-		DatabaseURL:                p.str("DATABASE_URL"),
-		DataDir:                    p.str("DATA_DIR"),
-		PublicBaseURL:              strings.TrimRight(p.str("PUBLIC_BASE_URL"), "/"),
-		CookieSecure:               p.boolean("COOKIE_SECURE"),
-		AllowedOrigins:             p.list("ALLOWED_ORIGINS"),
-		TrustedProxies:             p.prefixes("TRUSTED_PROXIES"),
-		SessionIdleTTL:             p.duration("SESSION_IDLE_TTL"),
-		SessionAbsoluteTTL:         p.duration("SESSION_ABSOLUTE_TTL"),
-		TreasuryAddress:            p.str("TREASURY_ADDRESS"),
-		DepositConfirmations:       p.integer("DEPOSIT_CONFIRMATIONS"),
-		DepositTTL:                 p.duration("DEPOSIT_TTL"),
-		DepositMinMinor:            p.int64("DEPOSIT_MIN_MINOR"),
-		DepositMaxMinor:            p.int64("DEPOSIT_MAX_MINOR"),
-		DepositMaxOpenPerUser:      p.integer("DEPOSIT_MAX_OPEN_PER_USER"),
-		DepositMonitoringWindow:    p.duration("DEPOSIT_MONITORING_WINDOW"),
+		DevMode:                 p.boolean("DEV_MODE"),
+		Addr:                    p.str("ADDR"),
+		DatabaseURL:             p.str("DATABASE_URL"),
+		DataDir:                 p.str("DATA_DIR"),
+		PublicBaseURL:           strings.TrimRight(p.str("PUBLIC_BASE_URL"), "/"),
+		CookieSecure:            p.boolean("COOKIE_SECURE"),
+		AllowedOrigins:          p.list("ALLOWED_ORIGINS"),
+		TrustedProxies:          p.prefixes("TRUSTED_PROXIES"),
+		SessionIdleTTL:          p.duration("SESSION_IDLE_TTL"),
+		SessionAbsoluteTTL:      p.duration("SESSION_ABSOLUTE_TTL"),
+		TreasuryAddress:         p.str("TREASURY_ADDRESS"),
+		DepositConfirmations:    p.integer("DEPOSIT_CONFIRMATIONS"),
+		DepositTTL:              p.duration("DEPOSIT_TTL"),
+		DepositMinMinor:         p.int64("DEPOSIT_MIN_MINOR"),
+		DepositMaxMinor:         p.int64("DEPOSIT_MAX_MINOR"),
+		DepositMaxOpenPerUser:   p.integer("DEPOSIT_MAX_OPEN_PER_USER"),
+		DepositMonitoringWindow: p.duration("DEPOSIT_MONITORING_WINDOW"),
+		DepositShortfallTolerance: deposit.Tolerance{
+			BasisPoints: p.percent("DEPOSIT_SHORTFALL_TOLERANCE"),
+			MaxMinor:    p.int64("DEPOSIT_SHORTFALL_TOLERANCE_MAX_MINOR"),
+		},
 		TronAPIURLs:                p.list("TRON_API_URL"),
 		TronAPIKeys:                p.list("TRON_API_KEY"),
 		TronUSDTContract:           p.str("TRON_USDT_CONTRACT"),
@@ -406,6 +414,9 @@ func (c Config) validate() []error {
 	}
 	if err := c.DepositBounds().Validate(); err != nil {
 		bad("DEPOSIT_MIN_MINOR=%d, DEPOSIT_MAX_MINOR=%d: %v", c.DepositMinMinor, c.DepositMaxMinor, err)
+	}
+	if err := c.DepositShortfallTolerance.Validate(); err != nil {
+		bad("DEPOSIT_SHORTFALL_TOLERANCE, DEPOSIT_SHORTFALL_TOLERANCE_MAX_MINOR: %v", err)
 	}
 	if c.DBMaxConns < 2 || c.DBMaxConns > 10_000 {
 		bad("DB_MAX_CONNS=%d: must be between 2 and 10000", c.DBMaxConns)
@@ -627,6 +638,17 @@ func (p *parser) int64(name string) int64 {
 		n, _ = strconv.ParseInt(defaults[name], 10, 64)
 	}
 	return n
+}
+
+// percent reads a share such as 1% or 0.5% into basis points.
+func (p *parser) percent(name string) int64 {
+	v := p.str(name)
+	bp, err := deposit.ParsePercent(v)
+	if err != nil {
+		p.errs = append(p.errs, fmt.Errorf("%s=%v", name, err))
+		bp, _ = deposit.ParsePercent(defaults[name])
+	}
+	return bp
 }
 
 func (p *parser) integer(name string) int {

@@ -262,3 +262,29 @@ func TestTheRateLimitsAreReadFromTheEnvironment(t *testing.T) {
 		}
 	}
 }
+
+func TestDepositShortfallToleranceIsTheDepositRule(t *testing.T) {
+	t.Parallel()
+	c, err := load(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DepositShortfallTolerance != deposit.DefaultTolerance() {
+		t.Fatalf("default tolerance %+v, want deposit.DefaultTolerance() %+v", c.DepositShortfallTolerance, deposit.DefaultTolerance())
+	}
+	c, err = load(map[string]string{"DEPOSIT_SHORTFALL_TOLERANCE": "0.5%", "DEPOSIT_SHORTFALL_TOLERANCE_MAX_MINOR": "2000000"})
+	if err != nil || c.DepositShortfallTolerance != (deposit.Tolerance{BasisPoints: 50, MaxMinor: 2_000_000}) {
+		t.Fatalf("0.5%% capped at 2 USDT: %+v, %v", c.DepositShortfallTolerance, err)
+	}
+	for name, env := range map[string]map[string]string{
+		"a float spelling": {"DEPOSIT_SHORTFALL_TOLERANCE": "1e-2"},
+		"above 100%":       {"DEPOSIT_SHORTFALL_TOLERANCE": "101%"},
+		"a negative cap":   {"DEPOSIT_SHORTFALL_TOLERANCE_MAX_MINOR": "-1"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := load(env); err == nil || !strings.Contains(err.Error(), "DEPOSIT_SHORTFALL_TOLERANCE") {
+				t.Fatalf("got %v, want the tolerance refused", err)
+			}
+		})
+	}
+}

@@ -44,6 +44,8 @@ var settings = []Setting{
 	{"DEPOSIT_MAX_MINOR", strconv.FormatInt(deposit.DefaultBounds().MaxMinor, 10), "maximum amount, in micro-USDT"},
 	{"DEPOSIT_MAX_OPEN_PER_USER", "5", "open deposit requests per user"},
 	{"DEPOSIT_MONITORING_WINDOW", "24h", "how long a suffix stays reserved after expiry"},
+	{"DEPOSIT_SHORTFALL_TOLERANCE", "1%", "a claimed payment this much short is credited at once (0: none)"},
+	{"DEPOSIT_SHORTFALL_TOLERANCE_MAX_MINOR", "1000000", "the tolerance's cap, in micro-USDT"},
 	{"TRON_API_URL", "https://api.trongrid.io", "TronGrid-compatible APIs, in order"},
 	{"TRON_API_KEY", "", "TronGrid API keys, used in turn"},
 	{"TRON_USDT_CONTRACT", tron.MainnetUSDT, "the USDT (TRC20) contract"},

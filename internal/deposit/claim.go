@@ -3,12 +3,14 @@ package deposit
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
 	"github.com/google/uuid"
 
 	"creativeapi/gen/db"
+	"creativeapi/internal/money"
 	"creativeapi/internal/store"
 )
 
@@ -32,8 +34,10 @@ var (
 // unmatched transfer is attached to the deposit, which goes under review
 // (reason amount_mismatch, with the amount received), in one statement
 // (DepositClaim), with the deposit's event. window is the monitoring
-// window: how long after expiresAt a transfer may still be claimed.
-func Claim(ctx context.Context, q store.Tx, userID, depositID uuid.UUID, txID string, window time.Duration, now time.Time) (db.Deposit, error) {
+// window: how long after expiresAt a transfer may still be claimed. A
+// transfer tol accepts is credited at once, in the same transaction
+// (creditByPolicy): the deposit comes back credited.
+func Claim(ctx context.Context, q store.Tx, userID, depositID uuid.UUID, txID string, window time.Duration, tol Tolerance, now time.Time) (db.Deposit, error) {
 	ts, err := q.ChainTransfersByTx(ctx, db.ChainTransfersByTxParams{Network: Network, TxID: txID})
 	if err != nil {
 		return db.Deposit{}, err
@@ -45,6 +49,9 @@ func Claim(ctx context.Context, q store.Tx, userID, depositID uuid.UUID, txID st
 	d, err := q.DepositClaim(ctx, db.DepositClaimParams{
 		TransferID: transferID, DepositID: depositID, UserID: userID, WindowSeconds: int64(window / time.Second),
 	})
+	if err == nil && d.ReviewReceivedMinor != nil && tol.Accepts(d.RequestedAmountMinor, *d.ReviewReceivedMinor) {
+		return creditByPolicy(ctx, q, transferID, d)
+	}
 	if err == nil {
 		return d, WriteEvents(ctx, q, []db.Deposit{d}, now)
 	}
@@ -95,4 +102,46 @@ func anyStatusBut(ts []db.ChainTransfer, but ...TransferStatus) bool {
 		}
 	}
 	return false
+}
+
+// PolicyOperator is the operator the settlement audit record names when
+// the shortfall tolerance, not a person, credited a claimed transfer.
+const PolicyOperator = "policy"
+
+// errPolicyNotCredited: the policy's credit changed nothing, which the
+// claim it follows in the same transaction rules out.
+var errPolicyNotCredited = errors.New("deposit: the policy credit changed nothing")
+
+// creditByPolicy makes MoveCreditPolicy for deposit d, just claimed (under
+// review, locked by the claim's statement) with transfer transferID, and
+// MoveSettlePolicy for the transfer: the deposit is credited with the
+// amount received (DepositCredit, as an operator's credit), and the
+// transfer is settled with an audit record naming PolicyOperator
+// (ChainTransferSettle), with the deposit's credited event. The claim's
+// under_review event is not written: the deposit never rests there.
+func creditByPolicy(ctx context.Context, q store.Tx, transferID int64, d db.Deposit) (db.Deposit, error) {
+	if err := CheckDeposit(MoveCreditPolicy, Status(d.Status), StatusCredited); err != nil {
+		return db.Deposit{}, err
+	}
+	received := *d.ReviewReceivedMinor
+	outcome, err := CreditLate(ctx, q, d.ID, *d.TransferTxID, received)
+	if err != nil {
+		return db.Deposit{}, err
+	}
+	if outcome != Credited {
+		return db.Deposit{}, fmt.Errorf("%w: %s", errPolicyNotCredited, outcome)
+	}
+	note := fmt.Sprintf("received %s of %s requested: within the shortfall tolerance (DEPOSIT_SHORTFALL_TOLERANCE)",
+		money.USDT.Format(received), money.USDT.Format(d.RequestedAmountMinor))
+	if received >= d.RequestedAmountMinor {
+		note = fmt.Sprintf("received %s of %s requested: an overpayment is credited as received",
+			money.USDT.Format(received), money.USDT.Format(d.RequestedAmountMinor))
+	}
+	if _, err := q.ChainTransferSettle(ctx, db.ChainTransferSettleParams{
+		ID: transferID, Status: string(TransferCredited), Decision: string(DecisionCredit), Operator: PolicyOperator, Note: note,
+	}); err != nil {
+		return db.Deposit{}, err
+	}
+	row, err := q.DepositGet(ctx, d.ID)
+	return row.Deposit, err
 }

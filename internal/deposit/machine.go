@@ -62,6 +62,9 @@ const (
 	ByOperator Actor = "operator"
 	// ByPayer: the deposit's owner, naming the transfer that paid it.
 	ByPayer Actor = "payer"
+	// ByPolicy: the shortfall tolerance, crediting a claimed transfer
+	// close enough to the requested amount (Tolerance) with no operator.
+	ByPolicy Actor = "policy"
 )
 
 // Move names a status change of a deposit or a transfer. Each is made by
@@ -92,6 +95,10 @@ const (
 	// MoveClaim: the payer names an unmatched transfer (another amount) as
 	// theirs; it is attached to the deposit, which an operator settles.
 	MoveClaim Move = "claim"
+	// MoveCreditPolicy: the claimed transfer is within the shortfall
+	// tolerance (or above the requested amount); the deposit under review
+	// is credited at once with the amount received (with MoveSettlePolicy).
+	MoveCreditPolicy Move = "credit_policy"
 	// MoveReject: an operator decides the attached transfer does not pay
 	// the deposit (with MoveSettleReject); the deposit waits again, or is
 	// expired past expiresAt.
@@ -121,6 +128,10 @@ const (
 	// from its deposit (with MoveReject); it is unmatched again and still
 	// waits for review, for another claim or a refund.
 	MoveSettleReject Move = "settle_reject"
+	// MoveSettlePolicy: the shortfall policy settles a claimed transfer
+	// as credited (with MoveCreditPolicy); its audit record names
+	// PolicyOperator.
+	MoveSettlePolicy Move = "settle_policy"
 )
 
 // Decision is an operator's settlement of a transfer waiting for review,
@@ -172,22 +183,24 @@ type Rule[S ~string] = statemachine.Rule[S, Actor]
 //	refund       under_review                         refunded                       operator  ChainTransferSettle
 //	claim        awaiting_transfer, expired           under_review                   payer     DepositClaim
 //	reject       under_review                         awaiting_transfer, expired     operator  ChainTransferReject
+//	credit_policy under_review                        credited                       policy    DepositCredit (late)
 //
 // A deposit awaiting its transfer past expiresAt reads as expired
 // (EffectiveStatus) and is no longer open: credit refuses it, match and
 // credit_late do not. A confirming deposit takes credit_late only for its
 // own transaction, which is never late.
 var DepositMoves = map[Move]Rule[Status]{
-	MoveMatch:      {From: []Status{StatusAwaitingTransfer, StatusExpired}, To: []Status{StatusConfirming}, By: ByWatcher, Query: "ChainTransfersRecord"},
-	MoveCount:      {From: []Status{StatusConfirming}, To: []Status{StatusConfirming}, By: ByWatcher, Query: "ChainConfirmationsSet"},
-	MoveRevert:     {From: []Status{StatusConfirming}, To: []Status{StatusAwaitingTransfer, StatusExpired}, By: ByWatcher, Query: "ChainTransfersRevert"},
-	MoveCredit:     {From: []Status{StatusAwaitingTransfer, StatusConfirming}, To: []Status{StatusCredited}, By: ByWatcher, Query: "DepositCredit"},
-	MoveCreditLate: {From: []Status{StatusAwaitingTransfer, StatusConfirming, StatusExpired, StatusUnderReview}, To: []Status{StatusCredited}, By: ByOperator, Query: "DepositCredit"},
-	MoveExpire:     {From: []Status{StatusAwaitingTransfer}, To: []Status{StatusExpired}, By: BySweeper, Query: "DepositExpire"},
-	MoveAttachLate: {From: []Status{StatusAwaitingTransfer, StatusExpired}, To: []Status{StatusUnderReview}, By: ByWatcher, Query: "ChainTransfersRecord"},
-	MoveRefund:     {From: []Status{StatusUnderReview}, To: []Status{StatusRefunded}, By: ByOperator, Query: "ChainTransferSettle"},
-	MoveClaim:      {From: []Status{StatusAwaitingTransfer, StatusExpired}, To: []Status{StatusUnderReview}, By: ByPayer, Query: "DepositClaim"},
-	MoveReject:     {From: []Status{StatusUnderReview}, To: []Status{StatusAwaitingTransfer, StatusExpired}, By: ByOperator, Query: "ChainTransferReject"},
+	MoveMatch:        {From: []Status{StatusAwaitingTransfer, StatusExpired}, To: []Status{StatusConfirming}, By: ByWatcher, Query: "ChainTransfersRecord"},
+	MoveCount:        {From: []Status{StatusConfirming}, To: []Status{StatusConfirming}, By: ByWatcher, Query: "ChainConfirmationsSet"},
+	MoveRevert:       {From: []Status{StatusConfirming}, To: []Status{StatusAwaitingTransfer, StatusExpired}, By: ByWatcher, Query: "ChainTransfersRevert"},
+	MoveCredit:       {From: []Status{StatusAwaitingTransfer, StatusConfirming}, To: []Status{StatusCredited}, By: ByWatcher, Query: "DepositCredit"},
+	MoveCreditLate:   {From: []Status{StatusAwaitingTransfer, StatusConfirming, StatusExpired, StatusUnderReview}, To: []Status{StatusCredited}, By: ByOperator, Query: "DepositCredit"},
+	MoveExpire:       {From: []Status{StatusAwaitingTransfer}, To: []Status{StatusExpired}, By: BySweeper, Query: "DepositExpire"},
+	MoveAttachLate:   {From: []Status{StatusAwaitingTransfer, StatusExpired}, To: []Status{StatusUnderReview}, By: ByWatcher, Query: "ChainTransfersRecord"},
+	MoveRefund:       {From: []Status{StatusUnderReview}, To: []Status{StatusRefunded}, By: ByOperator, Query: "ChainTransferSettle"},
+	MoveClaim:        {From: []Status{StatusAwaitingTransfer, StatusExpired}, To: []Status{StatusUnderReview}, By: ByPayer, Query: "DepositClaim"},
+	MoveReject:       {From: []Status{StatusUnderReview}, To: []Status{StatusAwaitingTransfer, StatusExpired}, By: ByOperator, Query: "ChainTransferReject"},
+	MoveCreditPolicy: {From: []Status{StatusUnderReview}, To: []Status{StatusCredited}, By: ByPolicy, Query: "DepositCredit"},
 }
 
 // TransferMoves is the transfers' state machine. Every transfer status
@@ -203,6 +216,8 @@ var DepositMoves = map[Move]Rule[Status]{
 //	settle_refund  late, unmatched      refunded                            operator  ChainTransferSettle
 //	settle_reject  late, unmatched      unmatched                           operator  ChainTransferReject
 //	               (attached)
+//	settle_policy  late, unmatched      credited                            policy    ChainTransferSettle
+//	               (claimed)
 var TransferMoves = map[Move]Rule[TransferStatus]{
 	MoveRecord:       {From: []TransferStatus{TransferUnseen, TransferVanished}, To: Recorded, By: ByWatcher, Query: "ChainTransfersRecord"},
 	MoveRecount:      {From: []TransferStatus{TransferConfirming}, To: []TransferStatus{TransferConfirming}, By: ByWatcher, Query: "ChainConfirmationsSet"},
@@ -211,6 +226,7 @@ var TransferMoves = map[Move]Rule[TransferStatus]{
 	MoveSettleCredit: {From: []TransferStatus{TransferLate, TransferUnmatched}, To: []TransferStatus{TransferCredited}, By: ByOperator, Query: "ChainTransferSettle"},
 	MoveSettleRefund: {From: []TransferStatus{TransferLate, TransferUnmatched}, To: []TransferStatus{TransferRefunded}, By: ByOperator, Query: "ChainTransferSettle"},
 	MoveSettleReject: {From: []TransferStatus{TransferLate, TransferUnmatched}, To: []TransferStatus{TransferUnmatched}, By: ByOperator, Query: "ChainTransferReject"},
+	MoveSettlePolicy: {From: []TransferStatus{TransferLate, TransferUnmatched}, To: []TransferStatus{TransferCredited}, By: ByPolicy, Query: "ChainTransferSettle"},
 }
 
 // Refusal is the error of a move the table does not allow; its Problem

@@ -52,6 +52,7 @@ var allowedDepositMoves = []depositMove{
 	{deposit.MoveClaim, deposit.StatusExpired, deposit.StatusUnderReview},
 	{deposit.MoveReject, deposit.StatusUnderReview, deposit.StatusAwaitingTransfer},
 	{deposit.MoveReject, deposit.StatusUnderReview, deposit.StatusExpired},
+	{deposit.MoveCreditPolicy, deposit.StatusUnderReview, deposit.StatusCredited},
 }
 
 // allowedTransferMoves is every transfer move, written out by hand.
@@ -75,13 +76,16 @@ var allowedTransferMoves = []transferMove{
 	{deposit.MoveSettleRefund, deposit.TransferUnmatched, deposit.TransferRefunded},
 	{deposit.MoveSettleReject, deposit.TransferLate, deposit.TransferUnmatched},
 	{deposit.MoveSettleReject, deposit.TransferUnmatched, deposit.TransferUnmatched},
+	{deposit.MoveSettlePolicy, deposit.TransferLate, deposit.TransferCredited},
+	{deposit.MoveSettlePolicy, deposit.TransferUnmatched, deposit.TransferCredited},
 }
 
 var (
 	depositMoves = []deposit.Move{deposit.MoveMatch, deposit.MoveCount, deposit.MoveRevert, deposit.MoveCredit,
-		deposit.MoveCreditLate, deposit.MoveExpire, deposit.MoveAttachLate, deposit.MoveRefund, deposit.MoveClaim, deposit.MoveReject}
+		deposit.MoveCreditLate, deposit.MoveExpire, deposit.MoveAttachLate, deposit.MoveRefund, deposit.MoveClaim, deposit.MoveReject,
+		deposit.MoveCreditPolicy}
 	transferMoves = []deposit.Move{deposit.MoveRecord, deposit.MoveRecount, deposit.MoveEnd, deposit.MoveMarkCredited,
-		deposit.MoveSettleCredit, deposit.MoveSettleRefund, deposit.MoveSettleReject}
+		deposit.MoveSettleCredit, deposit.MoveSettleRefund, deposit.MoveSettleReject, deposit.MoveSettlePolicy}
 	// everyTransferState is the stored states and the unseen one.
 	everyTransferState = append([]deposit.TransferStatus{deposit.TransferUnseen}, deposit.TransferStatuses...)
 )
@@ -256,7 +260,21 @@ func TestMachineIsOneRuleInSQLAndGo(t *testing.T) {
 						block_time, block_number, status, reason, needs_review) VALUES ('TRC20', $1, 'USDT-contract', 'payer', $2, '5', 5, now(), 11, 'unmatched', 'test', true)`,
 						tx+"-claim", tron.DevTreasuryAddress)
 					err = inTx(func(q store.Tx) error {
-						_, err := deposit.Claim(ctx, q, dep.UserID, dep.ID, tx+"-claim", time.Hour, time.Now())
+						_, err := deposit.Claim(ctx, q, dep.UserID, dep.ID, tx+"-claim", time.Hour, deposit.DefaultTolerance(), time.Now())
+						return err
+					})
+					var r *deposit.Refusal
+					if errors.As(err, &r) {
+						err = nil
+					}
+				case deposit.MoveCreditPolicy:
+					exec(t, d, "UPDATE chain_transfers SET status = 'unmatched', needs_review = true WHERE tx_id = $1", tx)
+					err = inTx(func(q store.Tx) error {
+						row, err := q.DepositGet(ctx, dep.ID)
+						if err != nil {
+							return err
+						}
+						_, err = deposit.CreditByPolicy(ctx, q, transferID(t, d, tx), row.Deposit)
 						return err
 					})
 					var r *deposit.Refusal
@@ -351,10 +369,14 @@ func TestMachineIsOneRuleInSQLAndGo(t *testing.T) {
 					if existed {
 						_, err = d.Store.Q.ChainTransferReject(ctx, db.ChainTransferRejectParams{ID: transferID(t, d, tx), Operator: "ops", Note: "test"})
 					}
-				case deposit.MoveSettleCredit, deposit.MoveSettleRefund:
+				case deposit.MoveSettleCredit, deposit.MoveSettleRefund, deposit.MoveSettlePolicy:
+					decision := deposit.DecisionOf(m)
+					if m == deposit.MoveSettlePolicy {
+						decision = deposit.DecisionCredit
+					}
 					if existed {
 						_, err = d.Store.Q.ChainTransferSettle(ctx, db.ChainTransferSettleParams{
-							ID: transferID(t, d, tx), Status: string(rule.To[0]), Decision: string(deposit.DecisionOf(m)), Operator: "ops", Note: "test",
+							ID: transferID(t, d, tx), Status: string(rule.To[0]), Decision: string(decision), Operator: "ops", Note: "test",
 						})
 						if errors.Is(err, store.ErrNotFound) {
 							err = nil

@@ -30,7 +30,7 @@ func TestRejectedClaim_FreesTheTransferForTheRightPayer(t *testing.T) {
 	const window = time.Hour
 	claim := func(user, dep uuid.UUID, tx string) error {
 		return d.Store.InTx(ctx, func(q store.Tx) error {
-			_, err := deposit.Claim(ctx, q, user, dep, tx, window, time.Now())
+			_, err := deposit.Claim(ctx, q, user, dep, tx, window, deposit.DefaultTolerance(), time.Now())
 			return err
 		})
 	}
@@ -80,7 +80,7 @@ func TestSettlements_NoTransferEndsUnclaimableAndUnsettled(t *testing.T) {
 	r := rand.New(rand.NewPCG(44, 3))
 	claim := func(user, dep uuid.UUID, tx string) error {
 		return d.Store.InTx(ctx, func(q store.Tx) error {
-			_, err := deposit.Claim(ctx, q, user, dep, tx, window, time.Now())
+			_, err := deposit.Claim(ctx, q, user, dep, tx, window, deposit.DefaultTolerance(), time.Now())
 			return err
 		})
 	}
@@ -135,7 +135,7 @@ func TestSettlements_NoTransferEndsUnclaimableAndUnsettled(t *testing.T) {
 			u, _ := d.User(t, fmt.Sprintf("Probe%d-%d", run, j))
 			probe := mustCreate(t, d, u, hundredUSDT)
 			err := d.Store.InTx(ctx, func(q store.Tx) error {
-				if _, err := deposit.Claim(ctx, q, u, probe.ID, txs[j], window, time.Now()); err != nil {
+				if _, err := deposit.Claim(ctx, q, u, probe.ID, txs[j], window, deposit.DefaultTolerance(), time.Now()); err != nil {
 					return err
 				}
 				return errRollBack

@@ -44,7 +44,7 @@ func TestClaimDeposit_AShortTransferIsClaimedAndGoesUnderReview(t *testing.T) {
 	c, _ := env.SignedIn(t, "Sam Short")
 	d := createDeposit(t, c, "100000000")
 
-	tx := rc.chain.Pay(devchain.Payment{To: env.Config.TreasuryAddress, Value: "99500000"})
+	tx := rc.chain.Pay(devchain.Payment{To: env.Config.TreasuryAddress, Value: "95000000"})
 	key := testenv.Header{Name: "Idempotency-Key", Value: "claim-short-1"}
 	r := c.Do(http.MethodPost, claimPath(d.Id.String()), claimBody(tx), key)
 	if p := r.Problem(t); r.Status != http.StatusConflict || p.Code != "transfer_unknown" || r.Header.Get("Retry-After") == "" {
@@ -74,8 +74,8 @@ func TestClaimDeposit_AShortTransferIsClaimedAndGoesUnderReview(t *testing.T) {
 	r.JSON(t, &got)
 	review, err := got.Review.Get()
 	if got.Status != api.UnderReview || err != nil || review.Reason != api.AmountMismatch ||
-		review.ReceivedAmount.AmountMinor != "99500000" || review.TransactionId != tx || got.CreditedAmount.AmountMinor != "0" {
-		t.Fatalf("claimed: %s, review %+v (%v), credited %s; want under_review, amount_mismatch, 99500000 received", got.Status, review, err, got.CreditedAmount.AmountMinor)
+		review.ReceivedAmount.AmountMinor != "95000000" || review.TransactionId != tx || got.CreditedAmount.AmountMinor != "0" {
+		t.Fatalf("claimed: %s, review %+v (%v), credited %s; want under_review, amount_mismatch, 95000000 received", got.Status, review, err, got.CreditedAmount.AmountMinor)
 	}
 	if again := getDeposit(t, c, d.Id.String()); again.Status != api.UnderReview {
 		t.Fatalf("read back: %s", again.Status)
@@ -175,21 +175,21 @@ func TestClaimDeposit_AnOperatorCreditsTheAmountReceivedOnce(t *testing.T) {
 	env := testenv.New(t)
 	rc := newReviewChain(t, env)
 	c, _ := env.SignedIn(t, "Carl Credit")
-	d, id := claimShort(t, rc, c, "100000000", "99500000")
-	if err := deposit.Settle(context.Background(), env.DB.Store, ledgerID(t, env, id), deposit.MoveSettleCredit, "ops-ana", "short by 0.5, customer confirmed"); err != nil {
+	d, id := claimShort(t, rc, c, "100000000", "95000000")
+	if err := deposit.Settle(context.Background(), env.DB.Store, ledgerID(t, env, id), deposit.MoveSettleCredit, "ops-ana", "short by 5, customer confirmed"); err != nil {
 		t.Fatalf("settle: %v", err)
 	}
 	got := getDeposit(t, c, d.Id.String())
-	if got.Status != api.Credited || got.CreditedAmount.AmountMinor != "99500000" || !got.Review.IsNull() {
-		t.Fatalf("after the credit: %s %s, review %v; want credited 99500000", got.Status, got.CreditedAmount.AmountMinor, got.Review)
+	if got.Status != api.Credited || got.CreditedAmount.AmountMinor != "95000000" || !got.Review.IsNull() {
+		t.Fatalf("after the credit: %s %s, review %v; want credited 95000000", got.Status, got.CreditedAmount.AmountMinor, got.Review)
 	}
 	if err := deposit.Settle(context.Background(), env.DB.Store, ledgerID(t, env, id), deposit.MoveSettleCredit, "ops-ana", "again"); err == nil {
 		t.Fatal("a second credit was accepted")
 	}
 	var b api.AccountBalance
 	c.Do(http.MethodGet, "/api/v1/me/balance", nil).JSON(t, &b)
-	if b.Available.AmountMinor != "99500000" {
-		t.Fatalf("balance %s, want 99500000", b.Available.AmountMinor)
+	if b.Available.AmountMinor != "95000000" {
+		t.Fatalf("balance %s, want 95000000", b.Available.AmountMinor)
 	}
 }
 
@@ -224,4 +224,35 @@ func ledgerID(t *testing.T, env *testenv.Env, id uuid.UUID) int64 {
 		t.Fatal(err)
 	}
 	return key
+}
+
+// TestClaimDeposit_WithinTheShortfallToleranceIsCreditedByPolicy: through
+// the API, a payer short by a fee of 0.4 USDT (under 1% and 1 USDT) claims
+// their transaction and finds the deposit credited with what arrived, at
+// once; the operator's view of the transfer shows the settlement by
+// `policy`, and the balance is the amount received.
+func TestClaimDeposit_WithinTheShortfallToleranceIsCreditedByPolicy(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	rc := newReviewChain(t, env)
+	c, _ := env.SignedIn(t, "Fee Short")
+	d := createDeposit(t, c, "100000000")
+	tx := rc.payShort(t, "99600000")
+	r := c.Do(http.MethodPost, claimPath(d.Id.String()), claimBody(tx))
+	var got api.AccountDeposit
+	r.JSON(t, &got)
+	if r.Status != http.StatusOK || got.Status != api.Credited || got.CreditedAmount.AmountMinor != "99600000" {
+		t.Fatalf("claim within the tolerance: %d %s", r.Status, r.Body)
+	}
+	var b api.AccountBalance
+	c.Do(http.MethodGet, "/api/v1/me/balance", nil).JSON(t, &b)
+	if b.Available.AmountMinor != "99600000" {
+		t.Fatalf("balance %s, want 99600000", b.Available.AmountMinor)
+	}
+	var operator, decision string
+	if err := env.DB.Pool.QueryRow(context.Background(), `SELECT s.operator, s.decision FROM chain_transfer_settlements s
+		JOIN chain_transfers t ON t.id = s.transfer_id WHERE t.tx_id = $1`, tx).Scan(&operator, &decision); err != nil ||
+		operator != deposit.PolicyOperator || decision != string(deposit.DecisionCredit) {
+		t.Fatalf("settlement: %q %q (%v); want policy, credit", operator, decision, err)
+	}
 }

@@ -160,7 +160,7 @@ func (s *Server) ClaimAccountDeposit(ctx context.Context, r api.ClaimAccountDepo
 	return s.command(ctx, r.Params.IdempotencyKey, nil,
 		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
 			now := time.Now()
-			d, err := deposit.Claim(ctx, q, caller.UserID, uuid.UUID(r.DepositId), txID, s.cfg.DepositMonitoringWindow, now)
+			d, err := deposit.Claim(ctx, q, caller.UserID, uuid.UUID(r.DepositId), txID, s.cfg.DepositMonitoringWindow, s.cfg.DepositShortfallTolerance, now)
 			var refusal *deposit.Refusal
 			switch {
 			case errors.As(err, &refusal):

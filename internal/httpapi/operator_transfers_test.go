@@ -67,7 +67,7 @@ func TestOperatorTransfers_OperatorsListAndReadTransfersWithTheirSettlements(t *
 	payer, _ := env.SignedIn(t, "Pia Payer")
 	op, opEmail := signedInOperator(t, env, "Otto Operator")
 
-	d, claimed := claimShort(t, rc, payer, "100000000", "99500000")
+	d, claimed := claimShort(t, rc, payer, "100000000", "95000000")
 	loose := rc.payShort(t, "1234567")
 
 	all := listOperatorTransfers(t, op, "")
@@ -77,7 +77,7 @@ func TestOperatorTransfers_OperatorsListAndReadTransfersWithTheirSettlements(t *
 	first := all.Items[0]
 	dep, err := first.DepositId.Get()
 	amount, aerr := first.Amount.Get()
-	if err != nil || dep != d.Id || aerr != nil || amount.AmountMinor != "99500000" || first.Status != api.TransferUnmatched ||
+	if err != nil || dep != d.Id || aerr != nil || amount.AmountMinor != "95000000" || first.Status != api.TransferUnmatched ||
 		!first.NeedsReview || len(first.Settlements) != 0 {
 		t.Fatalf("claimed transfer: %+v", first)
 	}
@@ -157,7 +157,7 @@ func TestOperatorTransfers_DoNotExistForAnyoneElse(t *testing.T) {
 	env := testenv.New(t)
 	rc := newReviewChain(t, env)
 	payer, _ := env.SignedIn(t, "Nina Notop")
-	_, id := claimShort(t, rc, payer, "100000000", "99000000")
+	_, id := claimShort(t, rc, payer, "100000000", "90000000")
 	for _, path := range []string{operatorTransfersPath, fmt.Sprintf("%s/%s", operatorTransfersPath, id)} {
 		r := payer.Do(http.MethodGet, path, nil)
 		if p := r.Problem(t); r.Status != http.StatusNotFound || p.Code != "not_found" {
@@ -185,7 +185,7 @@ func TestSettleOperatorTransfer_CreditsTheAmountReceivedOnceOverHTTP(t *testing.
 	rc := newReviewChain(t, env)
 	payer, _ := env.SignedIn(t, "Cora Credit")
 	op, opEmail := signedInOperator(t, env, "Olaf Operator")
-	d, id := claimShort(t, rc, payer, "100000000", "99500000")
+	d, id := claimShort(t, rc, payer, "100000000", "95000000")
 
 	key := testenv.Header{Name: "Idempotency-Key", Value: "settle-credit-1"}
 	body := map[string]string{"decision": "credit", "note": "short by 0.5, customer confirmed"}
@@ -200,8 +200,8 @@ func TestSettleOperatorTransfer_CreditsTheAmountReceivedOnceOverHTTP(t *testing.
 		t.Fatalf("credited transfer: %+v", got)
 	}
 	dep := getDeposit(t, payer, d.Id.String())
-	if dep.Status != api.Credited || dep.CreditedAmount.AmountMinor != "99500000" {
-		t.Fatalf("deposit: %s credited %s; want credited 99500000", dep.Status, dep.CreditedAmount.AmountMinor)
+	if dep.Status != api.Credited || dep.CreditedAmount.AmountMinor != "95000000" {
+		t.Fatalf("deposit: %s credited %s; want credited 95000000", dep.Status, dep.CreditedAmount.AmountMinor)
 	}
 	replay := op.Do(http.MethodPost, settlementsPath(id), body, key)
 	if replay.Status != http.StatusOK || replay.Header.Get("Idempotent-Replayed") != "true" || string(replay.Body) != string(r.Body) {
@@ -214,8 +214,8 @@ func TestSettleOperatorTransfer_CreditsTheAmountReceivedOnceOverHTTP(t *testing.
 	br := payer.Do(http.MethodGet, "/api/v1/me/balance", nil)
 	var bal api.AccountBalance
 	br.JSON(t, &bal)
-	if br.Status != http.StatusOK || bal.Available.AmountMinor != "99500000" {
-		t.Fatalf("balance: %d %s; want 99500000 once", br.Status, br.Body)
+	if br.Status != http.StatusOK || bal.Available.AmountMinor != "95000000" {
+		t.Fatalf("balance: %d %s; want 95000000 once", br.Status, br.Body)
 	}
 }
 
@@ -230,7 +230,7 @@ func TestSettleOperatorTransfer_RefundsAndRefusesWhatItCannotSettle(t *testing.T
 	rc := newReviewChain(t, env)
 	payer, _ := env.SignedIn(t, "Rita Refund")
 	op, _ := signedInOperator(t, env, "Oskar Operator")
-	d, id := claimShort(t, rc, payer, "100000000", "99000000")
+	d, id := claimShort(t, rc, payer, "100000000", "90000000")
 	refund := map[string]string{"decision": "refund", "note": "sent back in tx 9f"}
 
 	r := payer.Do(http.MethodPost, settlementsPath(id), refund)
@@ -349,7 +349,7 @@ func TestSettleOperatorTransfer_RejectThenClaimAgain(t *testing.T) {
 	}
 
 	// The right transaction: claimed, credited with what arrived, once.
-	right := rc.payShort(t, "99500000")
+	right := rc.payShort(t, "95000000")
 	r = payer.Do(http.MethodPost, claimPath(d.Id.String()), claimBody(right))
 	if r.Status != http.StatusOK {
 		t.Fatalf("the right claim: %d %s", r.Status, r.Body)
@@ -359,8 +359,8 @@ func TestSettleOperatorTransfer_RejectThenClaimAgain(t *testing.T) {
 	if r.Status != http.StatusOK {
 		t.Fatalf("credit: %d %s", r.Status, r.Body)
 	}
-	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.Credited || dep.CreditedAmount.AmountMinor != "99500000" {
-		t.Fatalf("deposit: %s credited %s; want credited 99500000", dep.Status, dep.CreditedAmount.AmountMinor)
+	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.Credited || dep.CreditedAmount.AmountMinor != "95000000" {
+		t.Fatalf("deposit: %s credited %s; want credited 95000000", dep.Status, dep.CreditedAmount.AmountMinor)
 	}
 	r = op.Do(http.MethodPost, settlementsPath(rightID), body)
 	if p := r.Problem(t); r.Status != http.StatusConflict || p.Code != "invalid_transition" {
@@ -368,8 +368,8 @@ func TestSettleOperatorTransfer_RejectThenClaimAgain(t *testing.T) {
 	}
 	var bal api.AccountBalance
 	payer.Do(http.MethodGet, "/api/v1/me/balance", nil).JSON(t, &bal)
-	if bal.Available.AmountMinor != "99500000" {
-		t.Fatalf("balance %s; want 99500000 once", bal.Available.AmountMinor)
+	if bal.Available.AmountMinor != "95000000" {
+		t.Fatalf("balance %s; want 95000000 once", bal.Available.AmountMinor)
 	}
 	// The stray transfer still waits for an operator: refunded, it is settled.
 	r = op.Do(http.MethodPost, settlementsPath(strayID), map[string]string{"decision": "refund", "note": "sent back"})

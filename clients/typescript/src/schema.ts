@@ -1129,6 +1129,13 @@ export interface paths {
          *     claim, the deposit is `awaiting_transfer` again (or `expired` past
          *     its `expiresAt`) and may claim another transaction, not the
          *     rejected one.
+         *
+         *     The shortfall tolerance: a transfer short of `requestedAmount` by
+         *     no more than the server's tolerance (by default 1% of the
+         *     requested amount, at most 1 USDT), or above it, needs no
+         *     operator: the deposit is credited at once with the amount
+         *     received (`credited`, `creditedAmount` the amount received), and
+         *     the transfer's settlement names `policy` as its operator.
          */
         post: operations["claimAccountDeposit"];
         delete?: never;
@@ -4946,7 +4953,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The deposit, now `under_review`. */
+            /** @description The deposit, now `under_review`, or `credited` when the shortfall tolerance accepted the amount received. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
