@@ -186,7 +186,7 @@ CREATE TABLE deposits (
     confirmations          integer NOT NULL DEFAULT 0 CHECK (confirmations >= 0),
     confirmations_required integer NOT NULL CHECK (confirmations_required > 0),
     status                 text NOT NULL DEFAULT 'awaiting_transfer'
-        CHECK (status IN ('awaiting_transfer', 'confirming', 'credited', 'expired', 'under_review', 'refunded')),
+        CHECK (status IN ('awaiting_transfer', 'confirming', 'credited', 'expired', 'under_review', 'refunded', 'cancelled')),
     -- reserved holds the requested amount for this deposit until the sweeper
     -- releases it at reserved_until (expiry plus the monitoring window).
     reserved               boolean NOT NULL DEFAULT true,
@@ -203,6 +203,9 @@ CREATE TABLE deposits (
     review_reason          text CHECK (review_reason IN ('late', 'amount_mismatch')),
     review_received_minor  bigint CHECK (review_received_minor > 0),
     review_opened_at       timestamptz,
+    -- cancelled_at is when the payer cancelled the deposit; set exactly
+    -- while it is cancelled.
+    cancelled_at           timestamptz,
     CHECK (requested_amount_minor = base_amount_minor + suffix_minor),
     CHECK (reserved_until >= expires_at),
     CONSTRAINT deposits_review_check
@@ -211,6 +214,7 @@ CREATE TABLE deposits (
     -- A confirming deposit keeps its amount reserved (the sweeper releases
     -- none), so every open deposit is reserved (deposit_reserved_bounds).
     CONSTRAINT deposits_confirming_reserved_check CHECK (reserved OR status <> 'confirming'),
+    CONSTRAINT deposits_cancelled_check CHECK ((status = 'cancelled') = (cancelled_at IS NOT NULL)),
     UNIQUE (network, transfer_tx_id)
 );
 
@@ -218,6 +222,10 @@ CREATE TABLE deposits (
 -- requested amount: the amount alone identifies the deposit a transfer pays.
 CREATE UNIQUE INDEX deposits_reserved_amount_key
     ON deposits (network, address, currency, requested_amount_minor) WHERE reserved;
+-- Cancelled deposits by amount, for the watcher's lookup of a transfer
+-- that came after its deposit was cancelled (DepositsForAmounts).
+CREATE INDEX deposits_cancelled_amount_idx
+    ON deposits (network, address, currency, requested_amount_minor) WHERE status = 'cancelled';
 CREATE INDEX deposits_user_id_created_at_idx ON deposits (user_id, created_at DESC, id DESC);
 CREATE INDEX deposits_open_user_id_idx ON deposits (user_id, expires_at)
     WHERE status IN ('awaiting_transfer', 'confirming');

@@ -33,12 +33,17 @@ WHERE network = @network AND tx_id = ANY (@tx_ids::text[]) AND status <> 'vanish
 
 -- name: DepositsForAmounts :many
 -- DepositsForAmounts locks the deposits holding a reservation for any of
--- the given amounts on the treasury: by deposits_reserved_amount_key, at
--- most one per amount.
+-- the given amounts on the treasury (by deposits_reserved_amount_key, at
+-- most one per amount), and the cancelled deposits of those amounts inside
+-- their monitoring window (reserved_until), whose late transfers are
+-- recorded for review. Reserved ones come last, so a caller keeping the
+-- last row of each amount keeps the reserved one.
 SELECT id, requested_amount_minor, status, transfer_tx_id, created_at, expires_at
 FROM deposits
-WHERE reserved AND network = @network AND address = @address AND currency = @currency
+WHERE (reserved OR (status = 'cancelled' AND reserved_until > now()))
+  AND network = @network AND address = @address AND currency = @currency
   AND requested_amount_minor = ANY (@amounts::bigint[])
+ORDER BY reserved, cancelled_at
 FOR UPDATE;
 
 -- name: ChainTransfersRecord :many

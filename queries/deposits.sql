@@ -164,6 +164,16 @@ WHERE user_id = @user_id
 ORDER BY created_at DESC, id DESC
 LIMIT @row_limit;
 
+-- name: DepositCancel :one
+-- DepositCancel is the payer's cancel of their deposit awaiting its
+-- transfer before expires_at (deposit.MoveCancel), in one statement: it is
+-- cancelled (terminal) and its amount is no longer reserved, so another
+-- deposit may take it. No row: no such deposit of the user, or another
+-- state.
+UPDATE deposits SET status = 'cancelled', cancelled_at = now(), reserved = false
+WHERE id = @id AND user_id = @user_id AND status = 'awaiting_transfer' AND expires_at > now()
+RETURNING *;
+
 -- name: DepositExpire :many
 -- DepositExpire marks a batch of deposits past expires_at that saw no
 -- transfer as expired, and returns them (for their events). SKIP LOCKED

@@ -384,11 +384,11 @@ func (f *floor) createDeposit(w http.ResponseWriter, r *http.Request) {
 			txID                                *string
 			reviewReason                        *string
 			reviewReceived                      *int64
-			reviewOpenedAt                      *time.Time
+			reviewOpenedAt, cancelledAt         *time.Time
 		}
 		if err := br.QueryRow().Scan(&d.id, &d.user, &d.network, &d.address, &d.currency, &d.base, &d.suffix, &d.requested,
 			&d.credited, &d.confirmations, &d.required, &d.status, &d.reserved, &d.reservedUntil, &d.txID, &d.review,
-			&d.createdAt, &d.expiresAt, &d.reviewReason, &d.reviewReceived, &d.reviewOpenedAt); err != nil {
+			&d.createdAt, &d.expiresAt, &d.reviewReason, &d.reviewReceived, &d.reviewOpenedAt, &d.cancelledAt); err != nil {
 			br.Close()
 			return err // a taken suffix (no row) is an error here: rare, and counted
 		}

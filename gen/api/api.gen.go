@@ -224,28 +224,31 @@ func (e CreativeType) Valid() bool {
 
 // Defines values for DepositStatus.
 const (
-	AwaitingTransfer DepositStatus = "awaiting_transfer"
-	Confirming       DepositStatus = "confirming"
-	Credited         DepositStatus = "credited"
-	Expired          DepositStatus = "expired"
-	Refunded         DepositStatus = "refunded"
-	UnderReview      DepositStatus = "under_review"
+	DepositStatusAwaitingTransfer DepositStatus = "awaiting_transfer"
+	DepositStatusCancelled        DepositStatus = "cancelled"
+	DepositStatusConfirming       DepositStatus = "confirming"
+	DepositStatusCredited         DepositStatus = "credited"
+	DepositStatusExpired          DepositStatus = "expired"
+	DepositStatusRefunded         DepositStatus = "refunded"
+	DepositStatusUnderReview      DepositStatus = "under_review"
 )
 
 // Valid indicates whether the value is a known member of the DepositStatus enum.
 func (e DepositStatus) Valid() bool {
 	switch e {
-	case AwaitingTransfer:
+	case DepositStatusAwaitingTransfer:
 		return true
-	case Confirming:
+	case DepositStatusCancelled:
 		return true
-	case Credited:
+	case DepositStatusConfirming:
 		return true
-	case Expired:
+	case DepositStatusCredited:
 		return true
-	case Refunded:
+	case DepositStatusExpired:
 		return true
-	case UnderReview:
+	case DepositStatusRefunded:
+		return true
+	case DepositStatusUnderReview:
 		return true
 	default:
 		return false
@@ -611,22 +614,22 @@ func (e UploadStatus) Valid() bool {
 
 // Defines values for WebhookDeliveryStatus.
 const (
-	Cancelled WebhookDeliveryStatus = "cancelled"
-	Failed    WebhookDeliveryStatus = "failed"
-	Pending   WebhookDeliveryStatus = "pending"
-	Succeeded WebhookDeliveryStatus = "succeeded"
+	WebhookDeliveryStatusCancelled WebhookDeliveryStatus = "cancelled"
+	WebhookDeliveryStatusFailed    WebhookDeliveryStatus = "failed"
+	WebhookDeliveryStatusPending   WebhookDeliveryStatus = "pending"
+	WebhookDeliveryStatusSucceeded WebhookDeliveryStatus = "succeeded"
 )
 
 // Valid indicates whether the value is a known member of the WebhookDeliveryStatus enum.
 func (e WebhookDeliveryStatus) Valid() bool {
 	switch e {
-	case Cancelled:
+	case WebhookDeliveryStatusCancelled:
 		return true
-	case Failed:
+	case WebhookDeliveryStatusFailed:
 		return true
-	case Pending:
+	case WebhookDeliveryStatusPending:
 		return true
-	case Succeeded:
+	case WebhookDeliveryStatusSucceeded:
 		return true
 	default:
 		return false
@@ -749,6 +752,8 @@ type AccountDeposit struct {
 	// `transactionId`.
 	// `refunded`: final; the attached transfer was sent
 	// back to its sender, nothing was credited.
+	// `cancelled`: final; the payer cancelled it while it awaited its
+	// transfer (`cancelAccountDeposit`), and its amount is free again.
 	//
 	// This enum may grow (see "Versions, changes and deprecation"):
 	// show a status you do not know as it is, offer no action for it,
@@ -1306,6 +1311,8 @@ type CreativeVersion struct {
 // `transactionId`.
 // `refunded`: final; the attached transfer was sent
 // back to its sender, nothing was credited.
+// `cancelled`: final; the payer cancelled it while it awaited its
+// transfer (`cancelAccountDeposit`), and its amount is free again.
 //
 // This enum may grow (see "Versions, changes and deprecation"):
 // show a status you do not know as it is, offer no action for it,
@@ -2397,6 +2404,9 @@ type ServerInterface interface {
 	// GetAccountDeposit Get one deposit request
 	// (GET /api/v1/me/balance/deposits/{depositId})
 	GetAccountDeposit(ctx echo.Context, depositId openapi_types.UUID) error
+	// CancelAccountDeposit Cancel a deposit request still awaiting its transfer
+	// (POST /api/v1/me/balance/deposits/{depositId}/cancel)
+	CancelAccountDeposit(ctx echo.Context, depositId openapi_types.UUID) error
 	// ClaimAccountDeposit Point a deposit at the transfer that paid it
 	// (POST /api/v1/me/balance/deposits/{depositId}/claim)
 	ClaimAccountDeposit(ctx echo.Context, depositId openapi_types.UUID, params ClaimAccountDepositParams) error
@@ -2618,6 +2628,22 @@ func (w *ServerInterfaceWrapper) GetAccountDeposit(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetAccountDeposit(ctx, depositId)
+	return err
+}
+
+// CancelAccountDeposit converts echo context to params.
+func (w *ServerInterfaceWrapper) CancelAccountDeposit(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "depositId" -------------
+	var depositId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "depositId", ctx.Param("depositId"), &depositId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter depositId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CancelAccountDeposit(ctx, depositId)
 	return err
 }
 
@@ -3779,6 +3805,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/me/balance/deposits", wrapper.ListAccountDeposits, options.OperationMiddlewares["listAccountDeposits"]...)
 	router.POST(options.BaseURL+"/api/v1/me/balance/deposits", wrapper.CreateAccountDeposit, options.OperationMiddlewares["createAccountDeposit"]...)
 	router.GET(options.BaseURL+"/api/v1/me/balance/deposits/:depositId", wrapper.GetAccountDeposit, options.OperationMiddlewares["getAccountDeposit"]...)
+	router.POST(options.BaseURL+"/api/v1/me/balance/deposits/:depositId/cancel", wrapper.CancelAccountDeposit, options.OperationMiddlewares["cancelAccountDeposit"]...)
 	router.POST(options.BaseURL+"/api/v1/me/balance/deposits/:depositId/claim", wrapper.ClaimAccountDeposit, options.OperationMiddlewares["claimAccountDeposit"]...)
 	router.GET(options.BaseURL+"/api/v1/operator/transfers", wrapper.ListOperatorTransfers, options.OperationMiddlewares["listOperatorTransfers"]...)
 	router.GET(options.BaseURL+"/api/v1/operator/transfers/:transferId", wrapper.GetOperatorTransfer, options.OperationMiddlewares["getOperatorTransfer"]...)
@@ -4900,6 +4927,144 @@ func (response GetAccountDeposit500JSONResponse) VisitGetAccountDepositResponse(
 type GetAccountDeposit503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetAccountDeposit503JSONResponse) VisitGetAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelAccountDepositRequestObject struct {
+	DepositId openapi_types.UUID `json:"depositId"`
+}
+
+type CancelAccountDepositResponseObject interface {
+	VisitCancelAccountDepositResponse(w http.ResponseWriter) error
+}
+
+type CancelAccountDeposit200JSONResponse AccountDeposit
+
+func (response CancelAccountDeposit200JSONResponse) VisitCancelAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelAccountDeposit401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response CancelAccountDeposit401JSONResponse) VisitCancelAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelAccountDeposit403JSONResponse struct{ CsrfFailedJSONResponse }
+
+func (response CancelAccountDeposit403JSONResponse) VisitCancelAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelAccountDeposit404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CancelAccountDeposit404JSONResponse) VisitCancelAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelAccountDeposit409JSONResponse Problem
+
+func (response CancelAccountDeposit409JSONResponse) VisitCancelAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelAccountDeposit422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response CancelAccountDeposit422JSONResponse) VisitCancelAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelAccountDeposit431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response CancelAccountDeposit431JSONResponse) VisitCancelAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelAccountDeposit500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CancelAccountDeposit500JSONResponse) VisitCancelAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelAccountDeposit503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CancelAccountDeposit503JSONResponse) VisitCancelAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -10619,6 +10784,9 @@ type StrictServerInterface interface {
 	// GetAccountDeposit Get one deposit request
 	// (GET /api/v1/me/balance/deposits/{depositId})
 	GetAccountDeposit(ctx context.Context, request GetAccountDepositRequestObject) (GetAccountDepositResponseObject, error)
+	// CancelAccountDeposit Cancel a deposit request still awaiting its transfer
+	// (POST /api/v1/me/balance/deposits/{depositId}/cancel)
+	CancelAccountDeposit(ctx context.Context, request CancelAccountDepositRequestObject) (CancelAccountDepositResponseObject, error)
 	// ClaimAccountDeposit Point a deposit at the transfer that paid it
 	// (POST /api/v1/me/balance/deposits/{depositId}/claim)
 	ClaimAccountDeposit(ctx context.Context, request ClaimAccountDepositRequestObject) (ClaimAccountDepositResponseObject, error)
@@ -10965,6 +11133,31 @@ func (sh *strictHandler) GetAccountDeposit(ctx echo.Context, depositId openapi_t
 		return err
 	} else if validResponse, ok := response.(GetAccountDepositResponseObject); ok {
 		return validResponse.VisitGetAccountDepositResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CancelAccountDeposit operation middleware
+func (sh *strictHandler) CancelAccountDeposit(ctx echo.Context, depositId openapi_types.UUID) error {
+	var request CancelAccountDepositRequestObject
+
+	request.DepositId = depositId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CancelAccountDeposit(ctx.Request().Context(), request.(CancelAccountDepositRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CancelAccountDeposit")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CancelAccountDepositResponseObject); ok {
+		return validResponse.VisitCancelAccountDepositResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -25,7 +25,7 @@ UPDATE deposits d SET confirmations = u.confirmations
 FROM u JOIN chain_transfers t ON t.id = u.id
 WHERE d.id = t.deposit_id AND d.status = 'confirming' AND d.transfer_tx_id = t.tx_id
   AND d.confirmations <> u.confirmations
-RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at
 `
 
 type ChainConfirmationsSetParams struct {
@@ -68,6 +68,7 @@ func (q *Queries) ChainConfirmationsSet(ctx context.Context, arg ChainConfirmati
 			&i.ReviewReason,
 			&i.ReviewReceivedMinor,
 			&i.ReviewOpenedAt,
+			&i.CancelledAt,
 		); err != nil {
 			return nil, err
 		}
@@ -260,7 +261,7 @@ SET status = CASE WHEN d.expires_at <= now() THEN 'expired' ELSE 'awaiting_trans
     review_reason = NULL, review_received_minor = NULL, review_opened_at = NULL
 FROM rejected r
 WHERE d.id = r.deposit_id AND d.status = 'under_review' AND d.transfer_tx_id = r.tx_id
-RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at
 `
 
 type ChainTransferRejectParams struct {
@@ -307,6 +308,7 @@ func (q *Queries) ChainTransferReject(ctx context.Context, arg ChainTransferReje
 			&i.ReviewReason,
 			&i.ReviewReceivedMinor,
 			&i.ReviewOpenedAt,
+			&i.CancelledAt,
 		); err != nil {
 			return nil, err
 		}
@@ -666,7 +668,7 @@ SET status = CASE WHEN r.status = 'confirming' THEN 'confirming' ELSE 'under_rev
 FROM recorded r
 WHERE d.id = r.deposit_id AND d.transfer_tx_id IS NULL
   AND (r.status = 'confirming' OR (r.status = 'late' AND d.status IN ('awaiting_transfer', 'expired')))
-RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at
 `
 
 type ChainTransfersRecordParams struct {
@@ -736,6 +738,7 @@ func (q *Queries) ChainTransfersRecord(ctx context.Context, arg ChainTransfersRe
 			&i.ReviewReason,
 			&i.ReviewReceivedMinor,
 			&i.ReviewOpenedAt,
+			&i.CancelledAt,
 		); err != nil {
 			return nil, err
 		}
@@ -763,7 +766,7 @@ SET status = CASE WHEN d.expires_at <= now() THEN 'expired' ELSE 'awaiting_trans
     confirmations = 0, transfer_tx_id = NULL
 FROM ended e
 WHERE d.id = e.deposit_id AND d.status = 'confirming' AND d.transfer_tx_id = e.tx_id
-RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at
 `
 
 type ChainTransfersRevertParams struct {
@@ -806,6 +809,7 @@ func (q *Queries) ChainTransfersRevert(ctx context.Context, arg ChainTransfersRe
 			&i.ReviewReason,
 			&i.ReviewReceivedMinor,
 			&i.ReviewOpenedAt,
+			&i.CancelledAt,
 		); err != nil {
 			return nil, err
 		}
@@ -837,7 +841,7 @@ SET status = 'under_review', transfer_tx_id = c.tx_id, confirmations = 0,
     review_reason = 'amount_mismatch', review_received_minor = c.amount_minor, review_opened_at = now()
 FROM claimed c
 WHERE d.id = c.deposit_id AND d.status IN ('awaiting_transfer', 'expired') AND d.transfer_tx_id IS NULL
-RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at
 `
 
 type DepositClaimParams struct {
@@ -886,6 +890,7 @@ func (q *Queries) DepositClaim(ctx context.Context, arg DepositClaimParams) (Dep
 		&i.ReviewReason,
 		&i.ReviewReceivedMinor,
 		&i.ReviewOpenedAt,
+		&i.CancelledAt,
 	)
 	return i, err
 }
@@ -893,8 +898,10 @@ func (q *Queries) DepositClaim(ctx context.Context, arg DepositClaimParams) (Dep
 const depositsForAmounts = `-- name: DepositsForAmounts :many
 SELECT id, requested_amount_minor, status, transfer_tx_id, created_at, expires_at
 FROM deposits
-WHERE reserved AND network = $1 AND address = $2 AND currency = $3
+WHERE (reserved OR (status = 'cancelled' AND reserved_until > now()))
+  AND network = $1 AND address = $2 AND currency = $3
   AND requested_amount_minor = ANY ($4::bigint[])
+ORDER BY reserved, cancelled_at
 FOR UPDATE
 `
 
@@ -915,8 +922,11 @@ type DepositsForAmountsRow struct {
 }
 
 // DepositsForAmounts locks the deposits holding a reservation for any of
-// the given amounts on the treasury: by deposits_reserved_amount_key, at
-// most one per amount.
+// the given amounts on the treasury (by deposits_reserved_amount_key, at
+// most one per amount), and the cancelled deposits of those amounts inside
+// their monitoring window (reserved_until), whose late transfers are
+// recorded for review. Reserved ones come last, so a caller keeping the
+// last row of each amount keeps the reserved one.
 func (q *Queries) DepositsForAmounts(ctx context.Context, arg DepositsForAmountsParams) ([]DepositsForAmountsRow, error) {
 	rows, err := q.db.Query(ctx, depositsForAmounts,
 		arg.Network,

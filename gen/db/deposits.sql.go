@@ -13,6 +13,52 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+const depositCancel = `-- name: DepositCancel :one
+UPDATE deposits SET status = 'cancelled', cancelled_at = now(), reserved = false
+WHERE id = $1 AND user_id = $2 AND status = 'awaiting_transfer' AND expires_at > now()
+RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at
+`
+
+type DepositCancelParams struct {
+	ID     uuid.UUID
+	UserID uuid.UUID
+}
+
+// DepositCancel is the payer's cancel of their deposit awaiting its
+// transfer before expires_at (deposit.MoveCancel), in one statement: it is
+// cancelled (terminal) and its amount is no longer reserved, so another
+// deposit may take it. No row: no such deposit of the user, or another
+// state.
+func (q *Queries) DepositCancel(ctx context.Context, arg DepositCancelParams) (Deposit, error) {
+	row := q.db.QueryRow(ctx, depositCancel, arg.ID, arg.UserID)
+	var i Deposit
+	err := row.Scan(
+		&i.ID,
+		&i.UserID,
+		&i.Network,
+		&i.Address,
+		&i.Currency,
+		&i.BaseAmountMinor,
+		&i.SuffixMinor,
+		&i.RequestedAmountMinor,
+		&i.CreditedAmountMinor,
+		&i.Confirmations,
+		&i.ConfirmationsRequired,
+		&i.Status,
+		&i.Reserved,
+		&i.ReservedUntil,
+		&i.TransferTxID,
+		&i.NeedsReview,
+		&i.CreatedAt,
+		&i.ExpiresAt,
+		&i.ReviewReason,
+		&i.ReviewReceivedMinor,
+		&i.ReviewOpenedAt,
+		&i.CancelledAt,
+	)
+	return i, err
+}
+
 const depositCreateRollbackToSavepoint = `-- name: DepositCreateRollbackToSavepoint :exec
 ROLLBACK TO SAVEPOINT deposit_create
 `
@@ -95,7 +141,7 @@ WHERE id IN (
     LIMIT $1
     FOR UPDATE SKIP LOCKED)
   AND status = 'awaiting_transfer'
-RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at
+RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at
 `
 
 // DepositExpire marks a batch of deposits past expires_at that saw no
@@ -132,6 +178,7 @@ func (q *Queries) DepositExpire(ctx context.Context, batchSize int32) ([]Deposit
 			&i.ReviewReason,
 			&i.ReviewReceivedMinor,
 			&i.ReviewOpenedAt,
+			&i.CancelledAt,
 		); err != nil {
 			return nil, err
 		}
@@ -144,7 +191,7 @@ func (q *Queries) DepositExpire(ctx context.Context, batchSize int32) ([]Deposit
 }
 
 const depositGet = `-- name: DepositGet :one
-SELECT deposits.id, deposits.user_id, deposits.network, deposits.address, deposits.currency, deposits.base_amount_minor, deposits.suffix_minor, deposits.requested_amount_minor, deposits.credited_amount_minor, deposits.confirmations, deposits.confirmations_required, deposits.status, deposits.reserved, deposits.reserved_until, deposits.transfer_tx_id, deposits.needs_review, deposits.created_at, deposits.expires_at, deposits.review_reason, deposits.review_received_minor, deposits.review_opened_at, now()::timestamptz AS db_now FROM deposits WHERE id = $1
+SELECT deposits.id, deposits.user_id, deposits.network, deposits.address, deposits.currency, deposits.base_amount_minor, deposits.suffix_minor, deposits.requested_amount_minor, deposits.credited_amount_minor, deposits.confirmations, deposits.confirmations_required, deposits.status, deposits.reserved, deposits.reserved_until, deposits.transfer_tx_id, deposits.needs_review, deposits.created_at, deposits.expires_at, deposits.review_reason, deposits.review_received_minor, deposits.review_opened_at, deposits.cancelled_at, now()::timestamptz AS db_now FROM deposits WHERE id = $1
 `
 
 type DepositGetRow struct {
@@ -179,13 +226,14 @@ func (q *Queries) DepositGet(ctx context.Context, id uuid.UUID) (DepositGetRow, 
 		&i.Deposit.ReviewReason,
 		&i.Deposit.ReviewReceivedMinor,
 		&i.Deposit.ReviewOpenedAt,
+		&i.Deposit.CancelledAt,
 		&i.DbNow,
 	)
 	return i, err
 }
 
 const depositGetByUser = `-- name: DepositGetByUser :one
-SELECT deposits.id, deposits.user_id, deposits.network, deposits.address, deposits.currency, deposits.base_amount_minor, deposits.suffix_minor, deposits.requested_amount_minor, deposits.credited_amount_minor, deposits.confirmations, deposits.confirmations_required, deposits.status, deposits.reserved, deposits.reserved_until, deposits.transfer_tx_id, deposits.needs_review, deposits.created_at, deposits.expires_at, deposits.review_reason, deposits.review_received_minor, deposits.review_opened_at, now()::timestamptz AS db_now
+SELECT deposits.id, deposits.user_id, deposits.network, deposits.address, deposits.currency, deposits.base_amount_minor, deposits.suffix_minor, deposits.requested_amount_minor, deposits.credited_amount_minor, deposits.confirmations, deposits.confirmations_required, deposits.status, deposits.reserved, deposits.reserved_until, deposits.transfer_tx_id, deposits.needs_review, deposits.created_at, deposits.expires_at, deposits.review_reason, deposits.review_received_minor, deposits.review_opened_at, deposits.cancelled_at, now()::timestamptz AS db_now
 FROM deposits
 WHERE id = $1 AND user_id = $2
 `
@@ -227,6 +275,7 @@ func (q *Queries) DepositGetByUser(ctx context.Context, arg DepositGetByUserPara
 		&i.Deposit.ReviewReason,
 		&i.Deposit.ReviewReceivedMinor,
 		&i.Deposit.ReviewOpenedAt,
+		&i.Deposit.CancelledAt,
 		&i.DbNow,
 	)
 	return i, err
@@ -246,13 +295,13 @@ WITH inserted AS (
                      WHERE user_id = $1::uuid AND deposit_open(status, expires_at)) < $11::integer
           END
     ON CONFLICT (network, address, currency, requested_amount_minor) WHERE reserved DO NOTHING
-    RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at
+    RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at
 ), bound AS (
     INSERT INTO deposit_reserved_bounds (user_id, slot, reserved)
     SELECT user_id, $12::integer, 1 FROM inserted
     ON CONFLICT (user_id, slot) DO UPDATE SET reserved = deposit_reserved_bounds.reserved + 1
 )
-SELECT id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at FROM inserted
+SELECT id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at FROM inserted
 `
 
 type DepositInsertParams struct {
@@ -292,6 +341,7 @@ type DepositInsertRow struct {
 	ReviewReason          *string
 	ReviewReceivedMinor   *int64
 	ReviewOpenedAt        *time.Time
+	CancelledAt           *time.Time
 }
 
 // DepositInsert creates a deposit with the given suffix when the user is
@@ -342,6 +392,7 @@ func (q *Queries) DepositInsert(ctx context.Context, arg DepositInsertParams) (D
 		&i.ReviewReason,
 		&i.ReviewReceivedMinor,
 		&i.ReviewOpenedAt,
+		&i.CancelledAt,
 	)
 	return i, err
 }
@@ -372,13 +423,13 @@ WITH p AS (
            free.requested_amount_minor, p.confirmations_required, p.expires_at, p.reserved_until
     FROM p, free
     ON CONFLICT (network, address, currency, requested_amount_minor) WHERE reserved DO NOTHING
-    RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at
+    RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at
 ), bound AS (
     INSERT INTO deposit_reserved_bounds (user_id, slot, reserved)
     SELECT user_id, $9::integer, 1 FROM inserted
     ON CONFLICT (user_id, slot) DO UPDATE SET reserved = deposit_reserved_bounds.reserved + 1
 )
-SELECT id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at FROM inserted
+SELECT id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at FROM inserted
 `
 
 type DepositInsertFreeSuffixParams struct {
@@ -415,6 +466,7 @@ type DepositInsertFreeSuffixRow struct {
 	ReviewReason          *string
 	ReviewReceivedMinor   *int64
 	ReviewOpenedAt        *time.Time
+	CancelledAt           *time.Time
 }
 
 // DepositInsertFreeSuffix creates a deposit with a suffix picked at random
@@ -458,12 +510,13 @@ func (q *Queries) DepositInsertFreeSuffix(ctx context.Context, arg DepositInsert
 		&i.ReviewReason,
 		&i.ReviewReceivedMinor,
 		&i.ReviewOpenedAt,
+		&i.CancelledAt,
 	)
 	return i, err
 }
 
 const depositListByUser = `-- name: DepositListByUser :many
-SELECT deposits.id, deposits.user_id, deposits.network, deposits.address, deposits.currency, deposits.base_amount_minor, deposits.suffix_minor, deposits.requested_amount_minor, deposits.credited_amount_minor, deposits.confirmations, deposits.confirmations_required, deposits.status, deposits.reserved, deposits.reserved_until, deposits.transfer_tx_id, deposits.needs_review, deposits.created_at, deposits.expires_at, deposits.review_reason, deposits.review_received_minor, deposits.review_opened_at, now()::timestamptz AS db_now
+SELECT deposits.id, deposits.user_id, deposits.network, deposits.address, deposits.currency, deposits.base_amount_minor, deposits.suffix_minor, deposits.requested_amount_minor, deposits.credited_amount_minor, deposits.confirmations, deposits.confirmations_required, deposits.status, deposits.reserved, deposits.reserved_until, deposits.transfer_tx_id, deposits.needs_review, deposits.created_at, deposits.expires_at, deposits.review_reason, deposits.review_received_minor, deposits.review_opened_at, deposits.cancelled_at, now()::timestamptz AS db_now
 FROM deposits
 WHERE user_id = $1
   AND (created_at, id) < (coalesce($2::timestamptz, 'infinity'),
@@ -525,6 +578,7 @@ func (q *Queries) DepositListByUser(ctx context.Context, arg DepositListByUserPa
 			&i.Deposit.ReviewReason,
 			&i.Deposit.ReviewReceivedMinor,
 			&i.Deposit.ReviewOpenedAt,
+			&i.Deposit.CancelledAt,
 			&i.DbNow,
 		); err != nil {
 			return nil, err

@@ -181,6 +181,7 @@ type Deposit struct {
 	ReviewReason          *string
 	ReviewReceivedMinor   *int64
 	ReviewOpenedAt        *time.Time
+	CancelledAt           *time.Time
 }
 
 type DepositReservedBound struct {

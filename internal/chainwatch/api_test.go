@@ -43,7 +43,7 @@ func TestDepositLifecycle_ThroughTheAPI(t *testing.T) {
 	b.chain.Mine(2)
 	poll(t, w)
 	get(path, &d)
-	if got, _ := d.TransactionId.Get(); d.Status != api.Confirming || d.Confirmations != 2 || got != tx {
+	if got, _ := d.TransactionId.Get(); d.Status != api.DepositStatusConfirming || d.Confirmations != 2 || got != tx {
 		t.Fatalf("after two blocks: status %s, %d/%d confirmations, transaction %q; want confirming 2/3 of %s",
 			d.Status, d.Confirmations, d.ConfirmationsRequired, got, tx)
 	}
@@ -51,7 +51,7 @@ func TestDepositLifecycle_ThroughTheAPI(t *testing.T) {
 	b.chain.Mine(devchain.DefaultSolidLag)
 	poll(t, w)
 	get(path, &d)
-	if d.Status != api.Credited || d.CreditedAmount != d.RequestedAmount || d.Confirmations != d.ConfirmationsRequired {
+	if d.Status != api.DepositStatusCredited || d.CreditedAmount != d.RequestedAmount || d.Confirmations != d.ConfirmationsRequired {
 		t.Fatalf("after solidification: %+v", d)
 	}
 	var balance api.AccountBalance

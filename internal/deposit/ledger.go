@@ -73,6 +73,9 @@ func Judge(r Receipt, notCountable string, c *Candidate, blockTime time.Time, tx
 		if !final {
 			return TransferUnseen, "", uuid.Nil
 		}
+		if reason == ReasonCancelled {
+			return v, reason, uuid.Nil
+		}
 		// Attached to the deposit (MoveAttachLate), which it takes too.
 		c.TxID = &txID
 		return v, "", c.ID

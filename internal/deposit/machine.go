@@ -95,6 +95,9 @@ const (
 	// MoveClaim: the payer names an unmatched transfer (another amount) as
 	// theirs; it is attached to the deposit, which an operator settles.
 	MoveClaim Move = "claim"
+	// MoveCancel: the payer cancels a deposit awaiting its transfer; it is
+	// final and its amount is released at once.
+	MoveCancel Move = "cancel"
 	// MoveCreditPolicy: the claimed transfer is within the shortfall
 	// tolerance (or above the requested amount); the deposit under review
 	// is credited at once with the amount received (with MoveSettlePolicy).
@@ -184,6 +187,7 @@ type Rule[S ~string] = statemachine.Rule[S, Actor]
 //	claim        awaiting_transfer, expired           under_review                   payer     DepositClaim
 //	reject       under_review                         awaiting_transfer, expired     operator  ChainTransferReject
 //	credit_policy under_review                        credited                       policy    DepositCredit (late)
+//	cancel       awaiting_transfer                    cancelled                      payer     DepositCancel
 //
 // A deposit awaiting its transfer past expiresAt reads as expired
 // (EffectiveStatus) and is no longer open: credit refuses it, match and
@@ -201,6 +205,7 @@ var DepositMoves = map[Move]Rule[Status]{
 	MoveClaim:        {From: []Status{StatusAwaitingTransfer, StatusExpired}, To: []Status{StatusUnderReview}, By: ByPayer, Query: "DepositClaim"},
 	MoveReject:       {From: []Status{StatusUnderReview}, To: []Status{StatusAwaitingTransfer, StatusExpired}, By: ByOperator, Query: "ChainTransferReject"},
 	MoveCreditPolicy: {From: []Status{StatusUnderReview}, To: []Status{StatusCredited}, By: ByPolicy, Query: "DepositCredit"},
+	MoveCancel:       {From: []Status{StatusAwaitingTransfer}, To: []Status{StatusCancelled}, By: ByPayer, Query: "DepositCancel"},
 }
 
 // TransferMoves is the transfers' state machine. Every transfer status

@@ -53,6 +53,7 @@ var allowedDepositMoves = []depositMove{
 	{deposit.MoveReject, deposit.StatusUnderReview, deposit.StatusAwaitingTransfer},
 	{deposit.MoveReject, deposit.StatusUnderReview, deposit.StatusExpired},
 	{deposit.MoveCreditPolicy, deposit.StatusUnderReview, deposit.StatusCredited},
+	{deposit.MoveCancel, deposit.StatusAwaitingTransfer, deposit.StatusCancelled},
 }
 
 // allowedTransferMoves is every transfer move, written out by hand.
@@ -83,7 +84,7 @@ var allowedTransferMoves = []transferMove{
 var (
 	depositMoves = []deposit.Move{deposit.MoveMatch, deposit.MoveCount, deposit.MoveRevert, deposit.MoveCredit,
 		deposit.MoveCreditLate, deposit.MoveExpire, deposit.MoveAttachLate, deposit.MoveRefund, deposit.MoveClaim, deposit.MoveReject,
-		deposit.MoveCreditPolicy}
+		deposit.MoveCreditPolicy, deposit.MoveCancel}
 	transferMoves = []deposit.Move{deposit.MoveRecord, deposit.MoveRecount, deposit.MoveEnd, deposit.MoveMarkCredited,
 		deposit.MoveSettleCredit, deposit.MoveSettleRefund, deposit.MoveSettleReject, deposit.MoveSettlePolicy}
 	// everyTransferState is the stored states and the unseen one.
@@ -218,7 +219,8 @@ func TestMachineIsOneRuleInSQLAndGo(t *testing.T) {
 		exec(t, d, `UPDATE deposits SET status = $2, transfer_tx_id = $3,
 			review_reason = CASE WHEN $2 = 'under_review' THEN 'late' END,
 			review_received_minor = CASE WHEN $2 = 'under_review' THEN requested_amount_minor END,
-			review_opened_at = CASE WHEN $2 = 'under_review' THEN now() END WHERE id = $1`, dep.ID, string(from), paid)
+			review_opened_at = CASE WHEN $2 = 'under_review' THEN now() END,
+			cancelled_at = CASE WHEN $2 = 'cancelled' THEN now() END WHERE id = $1`, dep.ID, string(from), paid)
 		exec(t, d, `INSERT INTO chain_transfers (network, tx_id, token, from_address, to_address, amount_raw, amount_minor,
 			block_time, block_number, status, deposit_id) VALUES ('TRC20', $1, 'USDT-contract', 'payer', $2, $3::text, $3::bigint, now(), 10, 'confirming', $4)`,
 			tx, tron.DevTreasuryAddress, fmt.Sprint(dep.RequestedAmountMinor), dep.ID)
@@ -275,6 +277,15 @@ func TestMachineIsOneRuleInSQLAndGo(t *testing.T) {
 							return err
 						}
 						_, err = deposit.CreditByPolicy(ctx, q, transferID(t, d, tx), row.Deposit)
+						return err
+					})
+					var r *deposit.Refusal
+					if errors.As(err, &r) {
+						err = nil
+					}
+				case deposit.MoveCancel:
+					err = inTx(func(q store.Tx) error {
+						_, err := deposit.Cancel(ctx, q, dep.UserID, dep.ID, time.Now())
 						return err
 					})
 					var r *deposit.Refusal

@@ -23,6 +23,9 @@ const (
 	ReasonNoReservation = "no_reservation"
 	ReasonAlreadyPaid   = "already_paid"
 	ReasonBeforeDeposit = "before_deposit"
+	// ReasonCancelled: a late transfer of the amount of a deposit the
+	// payer cancelled; it is attached to no deposit (cancelled is final).
+	ReasonCancelled = "cancelled"
 )
 
 // ChainTimePrecision is the precision of a block's time on the chain
@@ -40,7 +43,10 @@ const ChainTimePrecision = time.Millisecond
 // payer was on time when the block is no later than expiresAt, however
 // late the watcher notices it; a block before the deposit was created
 // cannot be its payment. Block times are whole milliseconds, so a block
-// of the millisecond the deposit was created in is not before it.
+// of the millisecond the deposit was created in is not before it. A
+// cancelled deposit (in its monitoring window, and its amount not taken
+// by another) takes no transfer: one of its amount is TransferLate with
+// ReasonCancelled, for an operator, attached to nothing.
 func Match(c *Candidate, blockTime time.Time) (TransferStatus, string) {
 	switch {
 	case c == nil || c.Status == StatusCredited:
@@ -49,6 +55,8 @@ func Match(c *Candidate, blockTime time.Time) (TransferStatus, string) {
 		return TransferUnmatched, ReasonAlreadyPaid
 	case blockTime.Before(c.CreatedAt.Truncate(ChainTimePrecision)):
 		return TransferUnmatched, ReasonBeforeDeposit
+	case c.Status == StatusCancelled:
+		return TransferLate, ReasonCancelled
 	case blockTime.After(c.ExpiresAt):
 		return TransferLate, ""
 	}

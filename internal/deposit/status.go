@@ -17,10 +17,13 @@ const (
 	StatusUnderReview Status = "under_review"
 	// StatusRefunded: an operator sent the attached transfer back; final.
 	StatusRefunded Status = "refunded"
+	// StatusCancelled: the payer cancelled it while it awaited its
+	// transfer; final, and its amount is free again.
+	StatusCancelled Status = "cancelled"
 )
 
 // Statuses lists every deposit state, in lifecycle order.
-var Statuses = []Status{StatusAwaitingTransfer, StatusConfirming, StatusCredited, StatusExpired, StatusUnderReview, StatusRefunded}
+var Statuses = []Status{StatusAwaitingTransfer, StatusConfirming, StatusCredited, StatusExpired, StatusUnderReview, StatusRefunded, StatusCancelled}
 
 // Network and NetworkLabel name the only chain deposits are taken on.
 const (

@@ -36,6 +36,7 @@ const (
 	DepositExpired           Type = "deposit.expired"
 	DepositUnderReview       Type = "deposit.under_review"
 	DepositRefunded          Type = "deposit.refunded"
+	DepositCancelled         Type = "deposit.cancelled"
 
 	// CreativeMentioned belongs to the user a comment mentions (their live
 	// stream only): it is no organization event, so no webhook gets it.

@@ -105,6 +105,10 @@ var authzMatrix = map[string]map[caller]string{
 	// never seen.
 	"claimAccountDeposit": {anonymous: "401 unauthenticated", acmeAdmin: "404 not_found", acmeReviewer: "404 not_found",
 		acmeAuthor: "409 transfer_unknown", acmeViewer: "404 not_found", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
+	// A deposit of its own (the owner's cancel is final), so the other
+	// rows still find theirs awaiting its transfer.
+	"cancelAccountDeposit": {anonymous: "401 unauthenticated", acmeAdmin: "404 not_found", acmeReviewer: "404 not_found",
+		acmeAuthor: "200", acmeViewer: "404 not_found", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
 	// The operator API does not exist for anyone who is not a platform
 	// operator (none of the matrix's callers is one).
 	"listOperatorTransfers":  signedIn("404 not_found"),
@@ -148,7 +152,10 @@ type matrixDesk struct {
 	users   map[caller]uuid.UUID
 	emails  map[caller]string
 	deposit string
-	asset   string
+	// cancelDeposit is the author's deposit that cancelAccountDeposit
+	// cancels.
+	cancelDeposit string
+	asset         string
 }
 
 func newMatrixDesk(t *testing.T) *matrixDesk {
@@ -170,6 +177,11 @@ func newMatrixDesk(t *testing.T) *matrixDesk {
 		t.Fatalf("fixture deposit: %d %s", r.Status, r.Body)
 	}
 	d.deposit = r.Header.Get("Location")[strings.LastIndex(r.Header.Get("Location"), "/")+1:]
+	r = env.SessionFor(t, d.users[acmeAuthor]).Do("POST", "/api/v1/me/balance/deposits", depositBody("31000000"))
+	if r.Status != http.StatusCreated {
+		t.Fatalf("fixture deposit to cancel: %d %s", r.Status, r.Body)
+	}
+	d.cancelDeposit = r.Header.Get("Location")[strings.LastIndex(r.Header.Get("Location"), "/")+1:]
 	up := d.sentUpload(t)
 	r = env.SessionFor(t, d.users[acmeAuthor]).Do("POST", uploadsURL(d.org)+"/"+up+"/complete", map[string]any{})
 	var ready struct{ Asset struct{ ID string } }
@@ -235,6 +247,9 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		case "{commentId}":
 			return comment.String()
 		case "{depositId}":
+			if strings.HasSuffix(path, "/cancel") {
+				return d.cancelDeposit
+			}
 			return d.deposit
 		case "{webhookId}":
 			return d.env.DB.WebhookEndpoint(t, d.org).String()

@@ -73,11 +73,11 @@ func TestClaimDeposit_AShortTransferIsClaimedAndGoesUnderReview(t *testing.T) {
 	var got api.AccountDeposit
 	r.JSON(t, &got)
 	review, err := got.Review.Get()
-	if got.Status != api.UnderReview || err != nil || review.Reason != api.AmountMismatch ||
+	if got.Status != api.DepositStatusUnderReview || err != nil || review.Reason != api.AmountMismatch ||
 		review.ReceivedAmount.AmountMinor != "95000000" || review.TransactionId != tx || got.CreditedAmount.AmountMinor != "0" {
 		t.Fatalf("claimed: %s, review %+v (%v), credited %s; want under_review, amount_mismatch, 95000000 received", got.Status, review, err, got.CreditedAmount.AmountMinor)
 	}
-	if again := getDeposit(t, c, d.Id.String()); again.Status != api.UnderReview {
+	if again := getDeposit(t, c, d.Id.String()); again.Status != api.DepositStatusUnderReview {
 		t.Fatalf("read back: %s", again.Status)
 	}
 	replay := c.Do(http.MethodPost, claimPath(d.Id.String()), claimBody(strings.ToUpper(tx)), key)
@@ -103,7 +103,7 @@ func TestClaimDeposit_AShortTransferIsClaimedAndGoesUnderReview(t *testing.T) {
 	if p := r.Problem(t); r.Status != http.StatusNotFound || p.Code != "not_found" {
 		t.Fatalf("claim of another user's deposit: %d %s", r.Status, r.Body)
 	}
-	if d2 := getDeposit(t, c, d2.Id.String()); d2.Status != api.AwaitingTransfer {
+	if d2 := getDeposit(t, c, d2.Id.String()); d2.Status != api.DepositStatusAwaitingTransfer {
 		t.Fatalf("the other deposit is %s", d2.Status)
 	}
 }
@@ -180,7 +180,7 @@ func TestClaimDeposit_AnOperatorCreditsTheAmountReceivedOnce(t *testing.T) {
 		t.Fatalf("settle: %v", err)
 	}
 	got := getDeposit(t, c, d.Id.String())
-	if got.Status != api.Credited || got.CreditedAmount.AmountMinor != "95000000" || !got.Review.IsNull() {
+	if got.Status != api.DepositStatusCredited || got.CreditedAmount.AmountMinor != "95000000" || !got.Review.IsNull() {
 		t.Fatalf("after the credit: %s %s, review %v; want credited 95000000", got.Status, got.CreditedAmount.AmountMinor, got.Review)
 	}
 	if err := deposit.Settle(context.Background(), env.DB.Store, ledgerID(t, env, id), deposit.MoveSettleCredit, "ops-ana", "again"); err == nil {
@@ -205,7 +205,7 @@ func TestClaimDeposit_AnOperatorRefundsAClaimedTransfer(t *testing.T) {
 		t.Fatalf("settle: %v", err)
 	}
 	got := getDeposit(t, c, d.Id.String())
-	if got.Status != api.Refunded || got.CreditedAmount.AmountMinor != "0" || !got.Review.IsNull() {
+	if got.Status != api.DepositStatusRefunded || got.CreditedAmount.AmountMinor != "0" || !got.Review.IsNull() {
 		t.Fatalf("after the refund: %s %s, review %v", got.Status, got.CreditedAmount.AmountMinor, got.Review)
 	}
 	var b api.AccountBalance
@@ -241,7 +241,7 @@ func TestClaimDeposit_WithinTheShortfallToleranceIsCreditedByPolicy(t *testing.T
 	r := c.Do(http.MethodPost, claimPath(d.Id.String()), claimBody(tx))
 	var got api.AccountDeposit
 	r.JSON(t, &got)
-	if r.Status != http.StatusOK || got.Status != api.Credited || got.CreditedAmount.AmountMinor != "99600000" {
+	if r.Status != http.StatusOK || got.Status != api.DepositStatusCredited || got.CreditedAmount.AmountMinor != "99600000" {
 		t.Fatalf("claim within the tolerance: %d %s", r.Status, r.Body)
 	}
 	var b api.AccountBalance

@@ -90,7 +90,7 @@ func TestDeposit_ALateExactPaymentIsUnderReviewThenCredited(t *testing.T) {
 
 	got := getDeposit(t, c, d.Id.String())
 	review, err := got.Review.Get()
-	if got.Status != api.UnderReview || err != nil || review.Reason != api.Late ||
+	if got.Status != api.DepositStatusUnderReview || err != nil || review.Reason != api.Late ||
 		review.ReceivedAmount.AmountMinor != d.RequestedAmount.AmountMinor || review.TransactionId != tx {
 		t.Fatalf("after the late payment: %s, review %+v (%v); want under_review, late, the amount and transaction", got.Status, review, err)
 	}
@@ -103,7 +103,7 @@ func TestDeposit_ALateExactPaymentIsUnderReviewThenCredited(t *testing.T) {
 		t.Fatalf("settle: %v", err)
 	}
 	got = getDeposit(t, c, d.Id.String())
-	if got.Status != api.Credited || got.CreditedAmount.AmountMinor != d.RequestedAmount.AmountMinor || !got.Review.IsNull() {
+	if got.Status != api.DepositStatusCredited || got.CreditedAmount.AmountMinor != d.RequestedAmount.AmountMinor || !got.Review.IsNull() {
 		t.Fatalf("after the credit: %s %s, review %v; want credited with the amount received, no review", got.Status, got.CreditedAmount.AmountMinor, got.Review)
 	}
 	var b api.AccountBalance
@@ -129,12 +129,12 @@ func TestDeposit_ARefundedLatePaymentReadsRefunded(t *testing.T) {
 		t.Fatalf("settle: %v", err)
 	}
 	got := getDeposit(t, c, d.Id.String())
-	if got.Status != api.Refunded || got.CreditedAmount.AmountMinor != "0" || !got.Review.IsNull() {
+	if got.Status != api.DepositStatusRefunded || got.CreditedAmount.AmountMinor != "0" || !got.Review.IsNull() {
 		t.Fatalf("after the refund: %s %s, review %v; want refunded, nothing credited", got.Status, got.CreditedAmount.AmountMinor, got.Review)
 	}
 	var list api.AccountDepositList
 	c.Do(http.MethodGet, depositsPath, nil).JSON(t, &list)
-	if len(list.Items) != 1 || list.Items[0].Status != api.Refunded {
+	if len(list.Items) != 1 || list.Items[0].Status != api.DepositStatusRefunded {
 		t.Fatalf("list: %+v", list.Items)
 	}
 	var b api.AccountBalance

@@ -181,3 +181,25 @@ func (s *Server) ClaimAccountDeposit(ctx context.Context, r api.ClaimAccountDepo
 			return idempotency.JSON(http.StatusOK, deposit.Body(d, now), "")
 		})
 }
+
+// CancelAccountDeposit cancels the caller's deposit awaiting its transfer
+// (deposit.Cancel); in any other state it is 409 invalid_transition.
+func (s *Server) CancelAccountDeposit(ctx context.Context, r api.CancelAccountDepositRequestObject) (api.CancelAccountDepositResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	now := time.Now()
+	var d api.AccountDeposit
+	err := s.store.InTx(ctx, func(q store.Tx) error {
+		var err error
+		d, err = deposit.Cancel(ctx, q, caller.UserID, uuid.UUID(r.DepositId), now)
+		return err
+	})
+	var refusal *deposit.Refusal
+	switch {
+	case errors.As(err, &refusal):
+		return nil, problem.New(http.StatusConflict, problem.InvalidTransition,
+			"A deposit that is %s cannot be cancelled; only one awaiting its transfer can.", refusal.From)
+	case err != nil:
+		return nil, err // store.ErrNotFound: 404
+	}
+	return api.CancelAccountDeposit200JSONResponse(d), nil
+}

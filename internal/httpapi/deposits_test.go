@@ -64,7 +64,7 @@ func TestCreateDeposit_AnswersTheDepositToPay(t *testing.T) {
 	if d.Address != tron.DevTreasuryAddress || d.Network != api.TRC20 || d.NetworkLabel != "TRON (TRC20)" {
 		t.Errorf("destination: %s %s %q", d.Address, d.Network, d.NetworkLabel)
 	}
-	if d.Status != api.AwaitingTransfer || d.Confirmations != 0 || d.ConfirmationsRequired != 19 {
+	if d.Status != api.DepositStatusAwaitingTransfer || d.Confirmations != 0 || d.ConfirmationsRequired != 19 {
 		t.Errorf("status %s, confirmations %d/%d", d.Status, d.Confirmations, d.ConfirmationsRequired)
 	}
 	if ttl := d.ExpiresAt.Sub(d.CreatedAt); ttl != 30*time.Minute {
@@ -277,13 +277,13 @@ func TestDeposit_ExpiredReadsExpiredAndFreesALimitSlot(t *testing.T) {
 
 	var got api.AccountDeposit
 	c.Do(http.MethodGet, depositsPath+"/"+first.Id.String(), nil).JSON(t, &got)
-	if got.Status != api.Expired {
+	if got.Status != api.DepositStatusExpired {
 		t.Errorf("get: status %s, want expired", got.Status)
 	}
 	var list api.AccountDepositList
 	c.Do(http.MethodGet, depositsPath, nil).JSON(t, &list)
 	for _, d := range list.Items {
-		if want := map[bool]api.DepositStatus{true: api.Expired, false: api.AwaitingTransfer}[d.Id == first.Id]; d.Status != want {
+		if want := map[bool]api.DepositStatus{true: api.DepositStatusExpired, false: api.DepositStatusAwaitingTransfer}[d.Id == first.Id]; d.Status != want {
 			t.Errorf("list: %s is %s, want %s", d.Id, d.Status, want)
 		}
 	}
@@ -405,7 +405,7 @@ func TestBalance_SumsCreditedDeposits(t *testing.T) {
 	}
 	var got api.AccountDeposit
 	c.Do(http.MethodGet, depositsPath+"/"+d1.Id.String(), nil).JSON(t, &got)
-	if got.Status != api.Credited || got.CreditedAmount.AmountMinor != d1.RequestedAmount.AmountMinor {
+	if got.Status != api.DepositStatusCredited || got.CreditedAmount.AmountMinor != d1.RequestedAmount.AmountMinor {
 		t.Fatalf("credited deposit reads %s %s", got.Status, got.CreditedAmount.AmountMinor)
 	}
 	// Another user's balance is their own.

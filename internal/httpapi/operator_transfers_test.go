@@ -200,7 +200,7 @@ func TestSettleOperatorTransfer_CreditsTheAmountReceivedOnceOverHTTP(t *testing.
 		t.Fatalf("credited transfer: %+v", got)
 	}
 	dep := getDeposit(t, payer, d.Id.String())
-	if dep.Status != api.Credited || dep.CreditedAmount.AmountMinor != "95000000" {
+	if dep.Status != api.DepositStatusCredited || dep.CreditedAmount.AmountMinor != "95000000" {
 		t.Fatalf("deposit: %s credited %s; want credited 95000000", dep.Status, dep.CreditedAmount.AmountMinor)
 	}
 	replay := op.Do(http.MethodPost, settlementsPath(id), body, key)
@@ -265,7 +265,7 @@ func TestSettleOperatorTransfer_RefundsAndRefusesWhatItCannotSettle(t *testing.T
 	if r.Status != http.StatusOK || got.Status != api.TransferRefunded || len(got.Settlements) != 1 || got.Settlements[0].Decision != api.SettlementRefund {
 		t.Fatalf("refund: %d %s", r.Status, r.Body)
 	}
-	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.Refunded || dep.CreditedAmount.AmountMinor != "0" {
+	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.DepositStatusRefunded || dep.CreditedAmount.AmountMinor != "0" {
 		t.Fatalf("deposit after refund: %s credited %s", dep.Status, dep.CreditedAmount.AmountMinor)
 	}
 
@@ -332,7 +332,7 @@ func TestSettleOperatorTransfer_RejectThenClaimAgain(t *testing.T) {
 		t.Fatalf("reason %q; want rejected", reason)
 	}
 	back := getDeposit(t, payer, d.Id.String())
-	if back.Status != api.AwaitingTransfer || !back.Review.IsNull() || !back.TransactionId.IsNull() || back.CreditedAmount.AmountMinor != "0" {
+	if back.Status != api.DepositStatusAwaitingTransfer || !back.Review.IsNull() || !back.TransactionId.IsNull() || back.CreditedAmount.AmountMinor != "0" {
 		t.Fatalf("deposit after the reject: %s, review %v, transaction %v, credited %s", back.Status, back.Review, back.TransactionId, back.CreditedAmount.AmountMinor)
 	}
 	replay := op.Do(http.MethodPost, settlementsPath(strayID), body, key)
@@ -359,7 +359,7 @@ func TestSettleOperatorTransfer_RejectThenClaimAgain(t *testing.T) {
 	if r.Status != http.StatusOK {
 		t.Fatalf("credit: %d %s", r.Status, r.Body)
 	}
-	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.Credited || dep.CreditedAmount.AmountMinor != "95000000" {
+	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.DepositStatusCredited || dep.CreditedAmount.AmountMinor != "95000000" {
 		t.Fatalf("deposit: %s credited %s; want credited 95000000", dep.Status, dep.CreditedAmount.AmountMinor)
 	}
 	r = op.Do(http.MethodPost, settlementsPath(rightID), body)
@@ -398,14 +398,14 @@ func TestSettleOperatorTransfer_RejectOfALateTransferExpiresTheDeposit(t *testin
 	if r.Status != http.StatusOK || got.Status != api.TransferUnmatched || !got.NeedsReview || !got.DepositId.IsNull() {
 		t.Fatalf("reject of a late transfer: %d %s", r.Status, r.Body)
 	}
-	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.Expired || !dep.Review.IsNull() || !dep.TransactionId.IsNull() {
+	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.DepositStatusExpired || !dep.Review.IsNull() || !dep.TransactionId.IsNull() {
 		t.Fatalf("deposit after the reject: %s, review %v, transaction %v; want expired", dep.Status, dep.Review, dep.TransactionId)
 	}
 	short := rc.payShort(t, "24000000")
 	r = payer.Do(http.MethodPost, claimPath(d.Id.String()), claimBody(short))
 	var dep api.AccountDeposit
 	r.JSON(t, &dep)
-	if review, err := dep.Review.Get(); r.Status != http.StatusOK || dep.Status != api.UnderReview || err != nil || review.TransactionId != short {
+	if review, err := dep.Review.Get(); r.Status != http.StatusOK || dep.Status != api.DepositStatusUnderReview || err != nil || review.TransactionId != short {
 		t.Fatalf("claim of another transaction: %d %s", r.Status, r.Body)
 	}
 }
@@ -421,7 +421,7 @@ func TestSettleOperatorTransfer_CreditsALateTransferOverHTTP(t *testing.T) {
 	op, _ := signedInOperator(t, env, "Ove Operator")
 	d := createDeposit(t, payer, "40000000")
 	id := apiTransferID(t, env, rc.lateTransferID(t, rc.payLate(t, d)))
-	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.UnderReview {
+	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.DepositStatusUnderReview {
 		t.Fatalf("after the late payment: %s", dep.Status)
 	}
 	credit := map[string]string{"decision": "credit", "note": "paid a minute late"}
@@ -431,7 +431,7 @@ func TestSettleOperatorTransfer_CreditsALateTransferOverHTTP(t *testing.T) {
 	if r.Status != http.StatusOK || got.Status != api.TransferCredited || len(got.Settlements) != 1 || got.Settlements[0].Decision != api.SettlementCredit {
 		t.Fatalf("credit: %d %s", r.Status, r.Body)
 	}
-	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.Credited || dep.CreditedAmount.AmountMinor != d.RequestedAmount.AmountMinor {
+	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.DepositStatusCredited || dep.CreditedAmount.AmountMinor != d.RequestedAmount.AmountMinor {
 		t.Fatalf("deposit: %s credited %s; want credited %s", dep.Status, dep.CreditedAmount.AmountMinor, d.RequestedAmount.AmountMinor)
 	}
 	if r := op.Do(http.MethodPost, settlementsPath(id), credit); r.Status != http.StatusConflict {
@@ -477,14 +477,14 @@ func TestDeposit_AFailingFirstUpstreamDoesNotStopCrediting(t *testing.T) {
 	if _, err := w.Poll(context.Background()); err != nil {
 		t.Fatalf("poll with the first upstream down: %v", err)
 	}
-	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.Confirming {
+	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.DepositStatusConfirming {
 		t.Fatalf("after the first poll: %s; want confirming", dep.Status)
 	}
 	chain.Mine(devchain.DefaultSolidLag + env.Config.DepositConfirmations)
 	if _, err := w.Poll(context.Background()); err != nil {
 		t.Fatalf("poll: %v", err)
 	}
-	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.Credited || dep.CreditedAmount.AmountMinor != d.RequestedAmount.AmountMinor {
+	if dep := getDeposit(t, payer, d.Id.String()); dep.Status != api.DepositStatusCredited || dep.CreditedAmount.AmountMinor != d.RequestedAmount.AmountMinor {
 		t.Fatalf("deposit: %s credited %s; want credited", dep.Status, dep.CreditedAmount.AmountMinor)
 	}
 }

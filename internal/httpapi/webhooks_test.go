@@ -147,7 +147,7 @@ func TestWebhooks_AnApprovedCreativeReachesAnEndpointAddedThroughTheAPI(t *testi
 	if !strings.Contains(g.body, `"type":"creative.approved"`) || !strings.Contains(g.body, id.String()) {
 		t.Fatalf("payload %s; want the approved creative", g.body)
 	}
-	delivery := waitDelivery(t, d, ep.Id, api.Succeeded)
+	delivery := waitDelivery(t, d, ep.Id, api.WebhookDeliveryStatusSucceeded)
 	var seq int64
 	if err := d.env.DB.Pool.QueryRow(context.Background(), "SELECT seq FROM outbox_events WHERE type = 'creative.approved'").Scan(&seq); err != nil {
 		t.Fatal(err)
@@ -183,7 +183,7 @@ func TestWebhooks_ANameThatResolvesToLoopbackGetsAFailedAttemptNeverAConnection(
 		t.Fatalf("approve: %d %s", r.Status, r.Body)
 	}
 	publish()
-	delivery := waitDelivery(t, d, ep.Id, api.Failed)
+	delivery := waitDelivery(t, d, ep.Id, api.WebhookDeliveryStatusFailed)
 	if len(delivery.Attempts) != 2 {
 		t.Fatalf("attempts %+v; want 2 (the first and its one retry)", delivery.Attempts)
 	}
@@ -417,7 +417,7 @@ func TestWebhooks_DeleteRemovesTheEndpointAndItsDeliveries(t *testing.T) {
 		t.Fatalf("approve: %d %s", r.Status, r.Body)
 	}
 	publish()
-	waitDelivery(t, d, ep.Id, api.Succeeded)
+	waitDelivery(t, d, ep.Id, api.WebhookDeliveryStatusSucceeded)
 	admin := d.clients["admin"]
 	if r := admin.Do(http.MethodDelete, webhookURL(d.org, ep.Id), nil); r.Status != http.StatusNoContent || len(r.Body) != 0 {
 		t.Fatalf("delete: %d %s", r.Status, r.Body)

@@ -652,6 +652,7 @@ export const EVENT_TYPES = [
   "deposit.expired",
   "deposit.under_review",
   "deposit.refunded",
+  "deposit.cancelled",
 ] as const satisfies readonly EventType[];
 // Fails to compile when the spec gains a type EVENT_TYPES lacks.
 const everyEventType: [Exclude<EventType, (typeof EVENT_TYPES)[number]>] extends [never] ? true : false = true;

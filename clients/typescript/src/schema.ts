@@ -1102,6 +1102,35 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/balance/deposits/{depositId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a deposit request still awaiting its transfer
+         * @description Operation `cancelAccountDeposit` (the TypeScript client's function of that name).
+         *
+         *     The payer no longer means to pay: a deposit `awaiting_transfer`
+         *     (before its `expiresAt`) becomes `cancelled`, which is final, and
+         *     its `requestedAmount` is free again for other deposits at once. A
+         *     transfer of that amount that arrives afterwards, while no other
+         *     deposit holds the amount, pays nothing: it is recorded for an
+         *     operator's review as `late` (reason `cancelled`), never lost.
+         *     Cancelling twice is a 409 `invalid_transition`, as is cancelling a
+         *     deposit in any other state.
+         */
+        post: operations["cancelAccountDeposit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me/balance/deposits/{depositId}/claim": {
         parameters: {
             query?: never;
@@ -1903,11 +1932,12 @@ export interface components {
              *     page can show 7/19), `deposit.awaiting_transfer` when a seen
              *     transfer failed or vanished in a fork, `deposit.under_review`
              *     when a transfer was attached for an operator to settle,
-             *     `deposit.refunded` when an operator sent it back. May grow:
+             *     `deposit.refunded` when an operator sent it back,
+             *     `deposit.cancelled` when the payer cancelled it. May grow:
              *     ignore types you do not know.
              * @enum {string}
              */
-            type: "deposit.awaiting_transfer" | "deposit.confirming" | "deposit.credited" | "deposit.expired" | "deposit.under_review" | "deposit.refunded";
+            type: "deposit.awaiting_transfer" | "deposit.confirming" | "deposit.credited" | "deposit.expired" | "deposit.under_review" | "deposit.refunded" | "deposit.cancelled";
             /**
              * Format: date-time
              * @description When the change happened.
@@ -1940,6 +1970,8 @@ export interface components {
          *     `transactionId`.
          *     `refunded`: final; the attached transfer was sent
          *     back to its sender, nothing was credited.
+         *     `cancelled`: final; the payer cancelled it while it awaited its
+         *     transfer (`cancelAccountDeposit`), and its amount is free again.
          *
          *     This enum may grow (see "Versions, changes and deprecation"):
          *     show a status you do not know as it is, offer no action for it,
@@ -1947,7 +1979,7 @@ export interface components {
          *     you know.
          * @enum {string}
          */
-        DepositStatus: "awaiting_transfer" | "confirming" | "credited" | "expired" | "under_review" | "refunded";
+        DepositStatus: "awaiting_transfer" | "confirming" | "credited" | "expired" | "under_review" | "refunded" | "cancelled";
         /** @description Why a deposit is `under_review`, and what arrived. */
         DepositReview: {
             /**
@@ -4915,6 +4947,51 @@ export interface operations {
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelAccountDeposit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The deposit request's id.
+                 * @example 0f8fad5b-d9cb-469f-a165-70867728950e
+                 */
+                depositId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deposit, now `cancelled`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountDeposit"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfFailed"];
+            404: components["responses"]["NotFound"];
+            /**
+             * @description `invalid_transition`: the deposit is not `awaiting_transfer`
+             *     (a transfer was seen, it expired, or it was cancelled before).
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            422: components["responses"]["InvalidRequest"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
