@@ -274,10 +274,14 @@ CREATE TABLE ledger_entries (
     source_type  text NOT NULL,
     source_id    text NOT NULL,
     created_at   timestamptz NOT NULL DEFAULT now(),
-    UNIQUE (source_type, source_id)
+    -- public_id is the id the API answers (listLedgerEntries).
+    public_id    uuid NOT NULL DEFAULT gen_random_uuid(),
+    UNIQUE (source_type, source_id),
+    CONSTRAINT ledger_entries_public_id_key UNIQUE (public_id)
 );
 
 CREATE INDEX ledger_entries_user_id_idx ON ledger_entries (user_id, currency);
+CREATE INDEX ledger_entries_user_id_created_at_idx ON ledger_entries (user_id, created_at DESC, public_id DESC);
 
 -- forbid_change keeps history tables append-only.
 CREATE FUNCTION forbid_change() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -11,3 +11,9 @@ ALTER TABLE deposits ADD CONSTRAINT deposits_cancelled_check CHECK ((status = 'c
 -- scan however many deposits there are.
 CREATE INDEX deposits_cancelled_amount_idx
     ON deposits (network, address, currency, requested_amount_minor) WHERE status = 'cancelled';
+
+-- The ledger is readable by its owner (listLedgerEntries): each entry gets
+-- the public id the API answers, and an index for the newest-first pages.
+ALTER TABLE ledger_entries ADD COLUMN public_id uuid NOT NULL DEFAULT gen_random_uuid();
+ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_public_id_key UNIQUE (public_id);
+CREATE INDEX ledger_entries_user_id_created_at_idx ON ledger_entries (user_id, created_at DESC, public_id DESC);

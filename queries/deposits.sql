@@ -237,6 +237,21 @@ RETURNING id;
 -- with the database clock for its effective status.
 SELECT sqlc.embed(deposits), now()::timestamptz AS db_now FROM deposits WHERE id = @id;
 
+-- name: LedgerEntryListByUser :many
+-- LedgerEntryListByUser pages the user's ledger entries newest first, with
+-- the transaction that paid each credited deposit; the cursor is the
+-- (created_at, public_id) of the last row of the previous page, as for
+-- DepositListByUser.
+SELECT e.public_id, e.amount_minor, e.currency, e.source_type, e.created_at,
+       d.id AS deposit_id, d.transfer_tx_id
+FROM ledger_entries e
+LEFT JOIN deposits d ON e.source_type = 'deposit' AND d.id::text = e.source_id
+WHERE e.user_id = @user_id
+  AND (e.created_at, e.public_id) < (coalesce(sqlc.narg('cursor_created_at')::timestamptz, 'infinity'),
+                                     coalesce(sqlc.narg('cursor_id')::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
+ORDER BY e.created_at DESC, e.public_id DESC
+LIMIT @row_limit;
+
 -- name: LedgerBalance :one
 -- LedgerBalance sums the user's ledger entries in one currency.
 SELECT coalesce(sum(amount_minor), 0)::bigint AS balance_minor

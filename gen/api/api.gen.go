@@ -366,6 +366,21 @@ func (e JSONWebKeyUse) Valid() bool {
 	}
 }
 
+// Defines values for LedgerEntryKind.
+const (
+	DepositCredit LedgerEntryKind = "deposit_credit"
+)
+
+// Valid indicates whether the value is a known member of the LedgerEntryKind enum.
+func (e LedgerEntryKind) Valid() bool {
+	switch e {
+	case DepositCredit:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MoneyCurrency.
 const (
 	USDT MoneyCurrency = "USDT"
@@ -1402,6 +1417,36 @@ type JSONWebKeySet struct {
 // Example: de-DE
 type LanguageTag = string
 
+// LedgerEntry defines model for LedgerEntry.
+type LedgerEntry struct {
+	// Amount An amount of money in minor units. `"100000000"` with scale 6 is 100.000000 USDT.
+	Amount    Money     `json:"amount"`
+	CreatedAt time.Time `json:"createdAt"`
+
+	// DepositId The deposit a `deposit_credit` credits; null for other kinds.
+	DepositId nullable.Nullable[openapi_types.UUID] `json:"depositId"`
+	Id        openapi_types.UUID                    `json:"id"`
+
+	// Kind `deposit_credit`: a deposit was credited. This enum may grow: show
+	// an entry of a kind you do not know by its amount.
+	Kind LedgerEntryKind `json:"kind"`
+
+	// TransactionIds The chain transactions whose transfers the entry credits, oldest first.
+	TransactionIds []string `json:"transactionIds"`
+}
+
+// LedgerEntryKind `deposit_credit`: a deposit was credited. This enum may grow: show
+// an entry of a kind you do not know by its amount.
+type LedgerEntryKind string
+
+// LedgerEntryList defines model for LedgerEntryList.
+type LedgerEntryList struct {
+	Items []LedgerEntry `json:"items"`
+
+	// NextCursor Pass as `cursor` for the next page; null on the last page.
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+}
+
 // Member defines model for Member.
 type Member struct {
 	// Role A member's role in an organization. `admin`: everything.
@@ -2140,6 +2185,15 @@ type ClaimAccountDepositParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListLedgerEntriesParams defines parameters for ListLedgerEntries.
+type ListLedgerEntriesParams struct {
+	// Limit The page size (send it once).
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page, as it came (send it once).
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // StreamMyEventsParams defines parameters for StreamMyEvents.
 type StreamMyEventsParams struct {
 	// LastEventId The same as `Last-Event-ID`, for a new `EventSource` (which cannot send headers) that resumes where a previous page stopped. `Last-Event-ID` wins when both are sent.
@@ -2410,6 +2464,9 @@ type ServerInterface interface {
 	// ClaimAccountDeposit Point a deposit at the transfer that paid it
 	// (POST /api/v1/me/balance/deposits/{depositId}/claim)
 	ClaimAccountDeposit(ctx echo.Context, depositId openapi_types.UUID, params ClaimAccountDepositParams) error
+	// ListLedgerEntries List the signed-in user's ledger entries
+	// (GET /api/v1/me/balance/entries)
+	ListLedgerEntries(ctx echo.Context, params ListLedgerEntriesParams) error
 	// StreamMyEvents Stream the signed-in user's events (Server-Sent Events)
 	// (GET /api/v1/me/events)
 	StreamMyEvents(ctx echo.Context, params StreamMyEventsParams) error
@@ -2680,6 +2737,31 @@ func (w *ServerInterfaceWrapper) ClaimAccountDeposit(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ClaimAccountDeposit(ctx, depositId, params)
+	return err
+}
+
+// ListLedgerEntries converts echo context to params.
+func (w *ServerInterfaceWrapper) ListLedgerEntries(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListLedgerEntriesParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListLedgerEntries(ctx, params)
 	return err
 }
 
@@ -3802,6 +3884,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/uploads/:uploadId/complete", wrapper.CompleteUpload, options.OperationMiddlewares["completeUpload"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/assets/:assetId/content", wrapper.GetAssetContent, options.OperationMiddlewares["getAssetContent"]...)
 	router.GET(options.BaseURL+"/api/v1/me/balance", wrapper.GetAccountBalance, options.OperationMiddlewares["getAccountBalance"]...)
+	router.GET(options.BaseURL+"/api/v1/me/balance/entries", wrapper.ListLedgerEntries, options.OperationMiddlewares["listLedgerEntries"]...)
 	router.GET(options.BaseURL+"/api/v1/me/balance/deposits", wrapper.ListAccountDeposits, options.OperationMiddlewares["listAccountDeposits"]...)
 	router.POST(options.BaseURL+"/api/v1/me/balance/deposits", wrapper.CreateAccountDeposit, options.OperationMiddlewares["createAccountDeposit"]...)
 	router.GET(options.BaseURL+"/api/v1/me/balance/deposits/:depositId", wrapper.GetAccountDeposit, options.OperationMiddlewares["getAccountDeposit"]...)
@@ -5306,6 +5389,102 @@ func (response ClaimAccountDeposit500JSONResponse) VisitClaimAccountDepositRespo
 type ClaimAccountDeposit503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response ClaimAccountDeposit503JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLedgerEntriesRequestObject struct {
+	Params ListLedgerEntriesParams
+}
+
+type ListLedgerEntriesResponseObject interface {
+	VisitListLedgerEntriesResponse(w http.ResponseWriter) error
+}
+
+type ListLedgerEntries200JSONResponse LedgerEntryList
+
+func (response ListLedgerEntries200JSONResponse) VisitListLedgerEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLedgerEntries401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response ListLedgerEntries401JSONResponse) VisitListLedgerEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLedgerEntries422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response ListLedgerEntries422JSONResponse) VisitListLedgerEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLedgerEntries431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ListLedgerEntries431JSONResponse) VisitListLedgerEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLedgerEntries500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListLedgerEntries500JSONResponse) VisitListLedgerEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLedgerEntries503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListLedgerEntries503JSONResponse) VisitListLedgerEntriesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -10790,6 +10969,9 @@ type StrictServerInterface interface {
 	// ClaimAccountDeposit Point a deposit at the transfer that paid it
 	// (POST /api/v1/me/balance/deposits/{depositId}/claim)
 	ClaimAccountDeposit(ctx context.Context, request ClaimAccountDepositRequestObject) (ClaimAccountDepositResponseObject, error)
+	// ListLedgerEntries List the signed-in user's ledger entries
+	// (GET /api/v1/me/balance/entries)
+	ListLedgerEntries(ctx context.Context, request ListLedgerEntriesRequestObject) (ListLedgerEntriesResponseObject, error)
 	// StreamMyEvents Stream the signed-in user's events (Server-Sent Events)
 	// (GET /api/v1/me/events)
 	StreamMyEvents(ctx context.Context, request StreamMyEventsRequestObject) (StreamMyEventsResponseObject, error)
@@ -11207,6 +11389,31 @@ func (sh *strictHandler) ClaimAccountDeposit(ctx echo.Context, depositId openapi
 		return err
 	} else if validResponse, ok := response.(ClaimAccountDepositResponseObject); ok {
 		return validResponse.VisitClaimAccountDepositResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListLedgerEntries operation middleware
+func (sh *strictHandler) ListLedgerEntries(ctx echo.Context, params ListLedgerEntriesParams) error {
+	var request ListLedgerEntriesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListLedgerEntries(ctx.Request().Context(), request.(ListLedgerEntriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListLedgerEntries")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListLedgerEntriesResponseObject); ok {
+		return validResponse.VisitListLedgerEntriesResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -738,3 +738,69 @@ func (q *Queries) LedgerBalance(ctx context.Context, arg LedgerBalanceParams) (i
 	err := row.Scan(&balance_minor)
 	return balance_minor, err
 }
+
+const ledgerEntryListByUser = `-- name: LedgerEntryListByUser :many
+SELECT e.public_id, e.amount_minor, e.currency, e.source_type, e.created_at,
+       d.id AS deposit_id, d.transfer_tx_id
+FROM ledger_entries e
+LEFT JOIN deposits d ON e.source_type = 'deposit' AND d.id::text = e.source_id
+WHERE e.user_id = $1
+  AND (e.created_at, e.public_id) < (coalesce($2::timestamptz, 'infinity'),
+                                     coalesce($3::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
+ORDER BY e.created_at DESC, e.public_id DESC
+LIMIT $4
+`
+
+type LedgerEntryListByUserParams struct {
+	UserID          uuid.UUID
+	CursorCreatedAt *time.Time
+	CursorID        *uuid.UUID
+	RowLimit        int32
+}
+
+type LedgerEntryListByUserRow struct {
+	PublicID     uuid.UUID
+	AmountMinor  int64
+	Currency     string
+	SourceType   string
+	CreatedAt    time.Time
+	DepositID    *uuid.UUID
+	TransferTxID *string
+}
+
+// LedgerEntryListByUser pages the user's ledger entries newest first, with
+// the transaction that paid each credited deposit; the cursor is the
+// (created_at, public_id) of the last row of the previous page, as for
+// DepositListByUser.
+func (q *Queries) LedgerEntryListByUser(ctx context.Context, arg LedgerEntryListByUserParams) ([]LedgerEntryListByUserRow, error) {
+	rows, err := q.db.Query(ctx, ledgerEntryListByUser,
+		arg.UserID,
+		arg.CursorCreatedAt,
+		arg.CursorID,
+		arg.RowLimit,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []LedgerEntryListByUserRow{}
+	for rows.Next() {
+		var i LedgerEntryListByUserRow
+		if err := rows.Scan(
+			&i.PublicID,
+			&i.AmountMinor,
+			&i.Currency,
+			&i.SourceType,
+			&i.CreatedAt,
+			&i.DepositID,
+			&i.TransferTxID,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

@@ -214,6 +214,7 @@ type LedgerEntry struct {
 	SourceType  string
 	SourceID    string
 	CreatedAt   time.Time
+	PublicID    uuid.UUID
 }
 
 type Membership struct {

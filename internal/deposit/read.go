@@ -55,3 +55,43 @@ func Balance(ctx context.Context, q *db.Queries, user uuid.UUID) (api.Money, err
 	}
 	return USDT(balance), nil
 }
+
+// EntryKindDepositCredit is the kind of the ledger entry of a credited
+// deposit (ledger_entries.source_type 'deposit').
+const EntryKindDepositCredit = "deposit_credit"
+
+// Entries is one page of user's ledger entries, newest first, after the
+// position after (the zero position: from the newest), as List pages
+// deposits. Balance is the sum of every entry's amount.
+func Entries(ctx context.Context, q *db.Queries, user uuid.UUID, after cursor.TimeID, limit int) (items []api.LedgerEntry, next cursor.TimeID, err error) {
+	params := db.LedgerEntryListByUserParams{UserID: user, RowLimit: int32(limit) + 1}
+	if after != (cursor.TimeID{}) {
+		params.CursorCreatedAt, params.CursorID = &after.At, &after.ID
+	}
+	rows, err := q.LedgerEntryListByUser(ctx, params)
+	if err != nil {
+		return nil, cursor.TimeID{}, err
+	}
+	if len(rows) > limit {
+		rows = rows[:limit]
+		last := rows[limit-1]
+		next = cursor.TimeID{At: last.CreatedAt, ID: last.PublicID}
+	}
+	items = make([]api.LedgerEntry, len(rows))
+	for i, r := range rows {
+		e := api.LedgerEntry{
+			Id: r.PublicID, Amount: USDT(r.AmountMinor), Kind: api.LedgerEntryKind(EntryKindDepositCredit),
+			TransactionIds: []string{}, CreatedAt: r.CreatedAt,
+		}
+		if r.DepositID != nil {
+			e.DepositId.Set(*r.DepositID)
+		} else {
+			e.DepositId.SetNull()
+		}
+		if r.TransferTxID != nil {
+			e.TransactionIds = append(e.TransactionIds, *r.TransferTxID)
+		}
+		items[i] = e
+	}
+	return items, next, nil
+}

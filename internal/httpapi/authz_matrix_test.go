@@ -93,6 +93,7 @@ var authzMatrix = map[string]map[caller]string{
 	"unsubscribe":          all("200"),
 	"getAccountBalance":    signedIn("200"),
 	"listAccountDeposits":  signedIn("200"),
+	"listLedgerEntries":    signedIn("200"),
 	"createAccountDeposit": signedIn("201"),
 	"getAccountDeposit": {anonymous: "401 unauthenticated", acmeAdmin: "404 not_found", acmeReviewer: "404 not_found",
 		acmeAuthor: "200", acmeViewer: "404 not_found", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},

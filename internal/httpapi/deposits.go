@@ -203,3 +203,18 @@ func (s *Server) CancelAccountDeposit(ctx context.Context, r api.CancelAccountDe
 	}
 	return api.CancelAccountDeposit200JSONResponse(d), nil
 }
+
+// ListLedgerEntries pages the caller's ledger entries, newest first: the
+// entries the balance sums.
+func (s *Server) ListLedgerEntries(ctx context.Context, r api.ListLedgerEntriesRequestObject) (api.ListLedgerEntriesResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	size, after, err := page(ledgerEntryCursor, r.Params.Limit, r.Params.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	items, next, err := deposit.Entries(ctx, s.store.Q, caller.UserID, after, size)
+	if err != nil {
+		return nil, err
+	}
+	return api.ListLedgerEntries200JSONResponse{Items: items, NextCursor: nextCursor(ledgerEntryCursor, next)}, nil
+}

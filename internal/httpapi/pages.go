@@ -27,6 +27,7 @@ var (
 	webhookCursor          = cursor.TimeIDs("w1")
 	deliveryCursor         = cursor.TimeIDs("wd1")
 	depositCursor          = cursor.TimeIDs("d1")
+	ledgerEntryCursor      = cursor.TimeIDs("le1")
 )
 
 // page reads a list request's limit and cursor: the page size (the spec's

@@ -1042,6 +1042,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/balance/entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the signed-in user's ledger entries
+         * @description Operation `listLedgerEntries` (the TypeScript client's function of that name).
+         *
+         *     The ledger behind the balance, newest first: one entry per credit,
+         *     written in the transaction that credits. The balance
+         *     (`getAccountBalance`) is always the sum of these entries' amounts.
+         *     An entry of `kind` `deposit_credit` names the deposit it credits
+         *     (`depositId`) and the chain transactions that paid it
+         *     (`transactionIds`).
+         */
+        get: operations["listLedgerEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me/balance/deposits": {
         parameters: {
             query?: never;
@@ -2068,6 +2095,32 @@ export interface components {
         };
         AccountDepositList: {
             items: components["schemas"]["AccountDeposit"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @description `deposit_credit`: a deposit was credited. This enum may grow: show
+         *     an entry of a kind you do not know by its amount.
+         * @enum {string}
+         */
+        LedgerEntryKind: "deposit_credit";
+        LedgerEntry: {
+            /** Format: uuid */
+            id: string;
+            amount: components["schemas"]["Money"];
+            kind: components["schemas"]["LedgerEntryKind"];
+            /**
+             * Format: uuid
+             * @description The deposit a `deposit_credit` credits; null for other kinds.
+             */
+            depositId: string | null;
+            /** @description The chain transactions whose transfers the entry credits, oldest first. */
+            transactionIds: string[];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        LedgerEntryList: {
+            items: components["schemas"]["LedgerEntry"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
@@ -4786,6 +4839,57 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listLedgerEntries: {
+        parameters: {
+            query?: {
+                /** @description The page size (send it once). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page, as it came (send it once). */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of ledger entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "7d3e0c52-4b1f-4e0a-9c58-2f7b6a1d9e03",
+                     *           "amount": {
+                     *             "amountMinor": "99600000",
+                     *             "currency": "USDT",
+                     *             "scale": 6
+                     *           },
+                     *           "kind": "deposit_credit",
+                     *           "depositId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *           "transactionIds": [
+                     *             "5b2c4a1c0f6e2d3a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a"
+                     *           ],
+                     *           "createdAt": "2026-11-29T01:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LedgerEntryList"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            422: components["responses"]["InvalidRequest"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
