@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sync/atomic"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,37 +36,50 @@ type ledgerModel struct {
 // random sequences of deposits, on-time, late, short and stray payments,
 // forks (a transaction forgotten before its block is solidified, and
 // remembered again), failed receipts, payers' claims (right or wrong),
-// operator settlements (credit, refund, reject), sweeps and rescans, and
-// after every step holds: the ledger's sum = the sum of the credited
+// operator settlements (credit, refund, reject), payers' cancels (and
+// payments after them), sweeps and rescans, and after every step holds: the ledger's sum = the sum of the credited
 // deposits' credited amounts = the sum of the amounts their transactions
 // actually paid; one ledger entry per credited deposit; no transaction
 // credits twice; no forgotten transaction is credited; no transfer
-// rejected for a deposit is credited to it. The histories together must
-// have made claims, rejections and credits of claimed transfers, or the
-// test proves nothing of them.
+// rejected for a deposit is credited to it; every recorded transfer is
+// credited to exactly one deposit, refunded, waiting for an operator, or
+// still in the watcher's hands (confirming, failed, vanished); a cancelled
+// deposit holds no transfer and no credit. The histories together must
+// have made claims, rejections, credits of claimed transfers (by an
+// operator and by the shortfall policy) and cancels, or the test proves
+// nothing of them.
 func TestLedger_RandomHistoriesKeepMoneyExact(t *testing.T) {
 	t.Parallel()
-	var claims, rejects, claimedCredits atomic.Int64
+	var total counts
+	var mu sync.Mutex
 	t.Cleanup(func() {
-		if !t.Failed() && (claims.Load() == 0 || rejects.Load() == 0 || claimedCredits.Load() == 0) {
-			t.Errorf("the histories made %d claims, %d rejections, %d credits of a claimed transfer; want some of each",
-				claims.Load(), rejects.Load(), claimedCredits.Load())
+		if !t.Failed() && (total.claims == 0 || total.rejects == 0 || total.claimedCredits == 0 || total.policyCredits == 0 || total.cancels == 0) {
+			t.Errorf("the histories made %+v; want some of each", total)
 		}
 	})
 	for seed := range uint64(6) {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
 			t.Parallel()
-			c, r, cc := runLedgerHistory(t, seed, 100)
-			claims.Add(c)
-			rejects.Add(r)
-			claimedCredits.Add(cc)
+			c := runLedgerHistory(t, seed, 120)
+			mu.Lock()
+			defer mu.Unlock()
+			total.claims += c.claims
+			total.rejects += c.rejects
+			total.claimedCredits += c.claimedCredits
+			total.policyCredits += c.policyCredits
+			total.cancels += c.cancels
 		})
 	}
 }
 
+// counts is what a history did of the moves the test must see made.
+type counts struct {
+	claims, rejects, claimedCredits, policyCredits, cancels int64
+}
+
 // runLedgerHistory runs one random history and answers how many claims,
-// rejections and credits of a claimed transfer it made.
-func runLedgerHistory(t *testing.T, seed uint64, steps int) (claims, rejects, claimedCredits int64) {
+// rejections, credits of a claimed transfer and cancels it made.
+func runLedgerHistory(t *testing.T, seed uint64, steps int) (n counts) {
 	w, b := setup(t)
 	rnd := rand.New(rand.NewPCG(seed, 29))
 	m := &ledgerModel{payments: map[string]*payment{}, head: 1}
@@ -89,7 +102,7 @@ func runLedgerHistory(t *testing.T, seed uint64, steps int) (claims, rejects, cl
 	var log []string
 	for step := range steps {
 		var did string
-		switch k := rnd.IntN(14); k {
+		switch k := rnd.IntN(15); k {
 		case 0, 1:
 			dep := b.deposit(t, int64(10+10*rnd.IntN(3))*1_000_000)
 			m.deposits = append(m.deposits, dep.ID)
@@ -107,8 +120,11 @@ func runLedgerHistory(t *testing.T, seed uint64, steps int) (claims, rejects, cl
 			}
 		case 5:
 			if _, amount, ok := awaiting(); ok {
-				pay(amount - 500_000)
-				did = "pay short"
+				// Short beyond the tolerance (0.5 USDT of 10 to 30), or
+				// by a fee inside it (0.5%).
+				short := []int64{500_000, 500_000, amount / 200}[rnd.IntN(3)]
+				pay(amount - short)
+				did = fmt.Sprint("pay short by ", short)
 			} else {
 				pay(int64(1 + rnd.IntN(50_000_000)))
 				did = "pay stray"
@@ -142,8 +158,15 @@ func runLedgerHistory(t *testing.T, seed uint64, steps int) (claims, rejects, cl
 			var id int64
 			var claimed bool
 			if err := b.d.Pool.QueryRow(ctx, `SELECT id, status = 'unmatched' AND deposit_id IS NOT NULL FROM chain_transfers WHERE needs_review
-				ORDER BY deposit_id IS NOT NULL DESC, id OFFSET $1 LIMIT 1`, rnd.IntN(2)).Scan(&id, &claimed); err == nil {
-				mv := []deposit.Move{deposit.MoveSettleCredit, deposit.MoveSettleRefund, deposit.MoveSettleReject}[rnd.IntN(3)]
+				ORDER BY status = 'unmatched' AND deposit_id IS NOT NULL DESC, deposit_id IS NOT NULL DESC, id OFFSET $1 LIMIT 1`, rnd.IntN(2)).Scan(&id, &claimed); err == nil {
+				// A claimed transfer is credited more often than the others
+				// are: claims beyond the tolerance are rarer since the
+				// policy credits the rest, and the test must see some.
+				moves := []deposit.Move{deposit.MoveSettleCredit, deposit.MoveSettleRefund, deposit.MoveSettleReject}
+				if claimed {
+					moves = append(moves, deposit.MoveSettleCredit, deposit.MoveSettleCredit)
+				}
+				mv := moves[rnd.IntN(len(moves))]
 				err := deposit.Settle(ctx, b.d.Store, id, mv, "ops", "property test")
 				if err != nil && !errors.Is(err, deposit.ErrNoDeposit) && !errors.Is(err, deposit.ErrNotForReview) &&
 					!errors.Is(err, deposit.ErrNotCreditable) && !errors.Is(err, store.ErrConflict) {
@@ -151,11 +174,11 @@ func runLedgerHistory(t *testing.T, seed uint64, steps int) (claims, rejects, cl
 				}
 				switch {
 				case err == nil && mv == deposit.MoveSettleReject:
-					rejects++
+					n.rejects++
 				case err == nil && mv == deposit.MoveSettleCredit && claimed:
-					claimedCredits++
+					n.claimedCredits++
 				}
-				did = fmt.Sprintf("settle %d %s (%v)", id, mv, err)
+				did = fmt.Sprintf("settle %d %s claimed=%v (%v)", id, mv, claimed, err)
 			}
 		case 12, 13:
 			// A payer names an unmatched transfer as theirs, rightly (a
@@ -166,8 +189,10 @@ func runLedgerHistory(t *testing.T, seed uint64, steps int) (claims, rejects, cl
 				FROM (SELECT * FROM deposits WHERE status IN ('awaiting_transfer', 'expired') AND transfer_tx_id IS NULL ORDER BY id OFFSET $1 LIMIT 1) d,
 				     (SELECT * FROM chain_transfers WHERE status = 'unmatched' AND needs_review AND deposit_id IS NULL
 				      AND amount_minor IS NOT NULL ORDER BY id OFFSET $2 LIMIT 1) t`, rnd.IntN(3), rnd.IntN(2)).Scan(&dep, &user, &tx); err == nil {
+				var status string
 				err := b.d.Store.InTx(ctx, func(q store.Tx) error {
-					_, err := deposit.Claim(ctx, q, user, dep, tx, 24*time.Hour, deposit.DefaultTolerance(), time.Now())
+					d, err := deposit.Claim(ctx, q, user, dep, tx, 24*time.Hour, deposit.DefaultTolerance(), time.Now())
+					status = d.Status
 					return err
 				})
 				var r *deposit.Refusal
@@ -175,9 +200,39 @@ func runLedgerHistory(t *testing.T, seed uint64, steps int) (claims, rejects, cl
 					t.Fatalf("step %d: claim %s for %s: %v", step, tx[:6], dep, err)
 				}
 				if err == nil {
-					claims++
+					n.claims++
+				}
+				if err == nil && deposit.Status(status) == deposit.StatusCredited {
+					n.policyCredits++
 				}
 				did = fmt.Sprintf("claim %s (%v)", tx[:6], err)
+			}
+		case 14:
+			// The payer cancels a deposit awaiting its transfer, and
+			// sometimes pays its amount all the same.
+			// Rarely: a cancelled deposit takes no short payment, and
+			// the claims and settlements need those.
+			if id, amount, ok := awaiting(); ok && rnd.IntN(3) == 0 {
+				var user uuid.UUID
+				if err := b.d.Pool.QueryRow(ctx, "SELECT user_id FROM deposits WHERE id = $1", id).Scan(&user); err != nil {
+					t.Fatal(err)
+				}
+				err := b.d.Store.InTx(ctx, func(q store.Tx) error {
+					_, err := deposit.Cancel(ctx, q, user, id, time.Now())
+					return err
+				})
+				var r *deposit.Refusal
+				if err != nil && !errors.As(err, &r) {
+					t.Fatalf("step %d: cancel %s: %v", step, id, err)
+				}
+				did = fmt.Sprintf("cancel %s (%v)", id, err)
+				if err == nil {
+					n.cancels++
+					if rnd.IntN(2) == 0 {
+						pay(amount)
+						did += ", paid anyway"
+					}
+				}
 			}
 		case 11:
 			if rnd.IntN(2) == 0 {
@@ -202,9 +257,9 @@ func runLedgerHistory(t *testing.T, seed uint64, steps int) (claims, rejects, cl
 		count(*) FILTER (WHERE status = 'refunded') FROM deposits`).Scan(&credited, &review, &refunded); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("seed %d: %d steps, %d deposits credited, %d under review, %d refunded, %d claims, %d rejections: %v",
-		seed, steps, credited, review, refunded, claims, rejects, log)
-	return claims, rejects, claimedCredits
+	t.Logf("seed %d: %d steps, %d deposits credited, %d under review, %d refunded, %+v: %v",
+		seed, steps, credited, review, refunded, n, log)
+	return n
 }
 
 // check holds the invariants of the ledger.
@@ -261,5 +316,26 @@ func (m *ledgerModel) check(t *testing.T, b *bundle, step int, log []string) {
 		JOIN chain_transfers t ON t.id = s.transfer_id JOIN deposits d ON d.id = s.deposit_id
 		WHERE s.decision = 'reject' AND (d.transfer_tx_id = t.tx_id OR t.deposit_id = d.id)`).Scan(&rejected); err != nil || rejected != 0 {
 		fail("%d transfers rejected for a deposit are attached to it or paid it again (%v)", rejected, err)
+	}
+	// Every transfer ends credited to exactly one deposit, refunded, or
+	// waiting for an operator; confirming, failed and vanished ones are
+	// still the watcher's.
+	var stray int
+	if err := b.d.Pool.QueryRow(ctx, `SELECT count(*) FROM chain_transfers t WHERE NOT (
+		    (t.status = 'credited' AND NOT t.needs_review AND (SELECT count(*) FROM deposits d
+		         WHERE d.status = 'credited' AND d.transfer_tx_id = t.tx_id) = 1)
+		 OR (t.status = 'refunded' AND NOT t.needs_review)
+		 OR (t.status IN ('late', 'unmatched') AND t.needs_review)
+		 OR t.status IN ('confirming', 'failed', 'vanished'))`).Scan(&stray); err != nil || stray != 0 {
+		fail("%d transfers neither credited to exactly one deposit, refunded, waiting for an operator, nor the watcher's (%v)", stray, err)
+	}
+	// A transfer that once matched a deposit and then failed, vanished or
+	// could not credit it keeps its deposit_id for the record; none pays
+	// or waits for a cancelled deposit.
+	var cancelled int
+	if err := b.d.Pool.QueryRow(ctx, `SELECT count(*) FROM deposits WHERE status = 'cancelled'
+		AND (reserved OR transfer_tx_id IS NOT NULL OR credited_amount_minor <> 0
+		     OR EXISTS (SELECT 1 FROM chain_transfers t WHERE t.deposit_id = deposits.id AND t.status IN ('confirming', 'credited', 'late')))`).Scan(&cancelled); err != nil || cancelled != 0 {
+		fail("%d cancelled deposits hold a reservation, a transfer or a credit (%v)", cancelled, err)
 	}
 }
