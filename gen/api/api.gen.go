@@ -522,6 +522,27 @@ func (e SettleTransferRequestDecision) Valid() bool {
 	}
 }
 
+// Defines values for SharePermission.
+const (
+	SharePermissionComment SharePermission = "comment"
+	SharePermissionDecide  SharePermission = "decide"
+	SharePermissionView    SharePermission = "view"
+)
+
+// Valid indicates whether the value is a known member of the SharePermission enum.
+func (e SharePermission) Valid() bool {
+	switch e {
+	case SharePermissionComment:
+		return true
+	case SharePermissionDecide:
+		return true
+	case SharePermissionView:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TransferSettlementDecision.
 const (
 	SettlementCredit TransferSettlementDecision = "credit"
@@ -1072,6 +1093,23 @@ type CreateCreativeRequest struct {
 	// Example: Summer sale story
 	Title CreativeTitle `json:"title"`
 	Type  CreativeType  `json:"type"`
+}
+
+// CreateShareRequest defines model for CreateShareRequest.
+type CreateShareRequest struct {
+	// CreativeIds 1 to 50 creatives of the organization, each once; more than
+	// 50 is 409 `share_limit` (a limit of shares, like their number).
+	CreativeIds []openapi_types.UUID `json:"creativeIds"`
+
+	// ExpiresAt In the future and at most 90 days ahead; default 14 days from now.
+	ExpiresAt *time.Time     `json:"expiresAt,omitempty"`
+	Invite    *[]ShareInvite `json:"invite,omitempty"`
+	Password  *string        `json:"password,omitempty"`
+
+	// Permission What a guest of the share may do: `view` the creatives and their
+	// comments, also `comment`, or also `decide` (approve or request
+	// changes).
+	Permission SharePermission `json:"permission"`
 }
 
 // CreateUploadRequest defines model for CreateUploadRequest.
@@ -1699,7 +1737,8 @@ type Problem struct {
 	// `rate_limited`, `internal_error`, `service_unavailable`, `deposits_unavailable`,
 	// `deposit_capacity_exhausted`, `too_many_streams`, `storage_quota_exceeded`,
 	// `upload_incomplete`, `upload_mismatch`, `uploads_unavailable`,
-	// `transfer_unknown`, `transfer_taken`, `open_threads`. New codes may be added: treat an
+	// `transfer_unknown`, `transfer_taken`, `open_threads`,
+	// `share_limit`. New codes may be added: treat an
 	// unknown code by its `status`.
 	//
 	//
@@ -1763,6 +1802,64 @@ type SettlementOperator struct {
 	Id   nullable.Nullable[openapi_types.UUID] `json:"id"`
 	Name string                                `json:"name"`
 }
+
+// Share A share link. Every field is always present; `token` and `url` are
+// strings only in the answer to `createShare` (and its replays), null
+// everywhere else.
+type Share struct {
+	CreatedAt   time.Time            `json:"createdAt"`
+	CreatedBy   UserRef              `json:"createdBy"`
+	CreativeIds []openapi_types.UUID `json:"creativeIds"`
+	ExpiresAt   time.Time            `json:"expiresAt"`
+	HasPassword bool                 `json:"hasPassword"`
+	Id          openapi_types.UUID   `json:"id"`
+	Invitations []ShareInvitation    `json:"invitations"`
+
+	// Permission What a guest of the share may do: `view` the creatives and their
+	// comments, also `comment`, or also `decide` (approve or request
+	// changes).
+	Permission SharePermission              `json:"permission"`
+	RevokedAt  nullable.Nullable[time.Time] `json:"revokedAt"`
+
+	// Token 32 random bytes, base64url without padding; shown once.
+	//
+	// Example: 3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
+	Token nullable.Nullable[string] `json:"token"`
+
+	// Url The link to send, `{APP_URL}/share/{token}`; shown once.
+	Url nullable.Nullable[string] `json:"url"`
+}
+
+// ShareInvitation defines model for ShareInvitation.
+type ShareInvitation struct {
+	Email string `json:"email"`
+
+	// LastSeenAt When a guest with this email last opened the share.
+	LastSeenAt nullable.Nullable[time.Time] `json:"lastSeenAt"`
+	Name       nullable.Nullable[string]    `json:"name"`
+
+	// SentAt When the invitation email was sent; null until then.
+	SentAt nullable.Nullable[time.Time] `json:"sentAt"`
+}
+
+// ShareInvite defines model for ShareInvite.
+type ShareInvite struct {
+	Email openapi_types.Email `json:"email"`
+	Name  *string             `json:"name,omitempty"`
+}
+
+// ShareList defines model for ShareList.
+type ShareList struct {
+	Items []Share `json:"items"`
+
+	// NextCursor Pass as `cursor` for the next page; null on the last page.
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+}
+
+// SharePermission What a guest of the share may do: `view` the creatives and their
+// comments, also `comment`, or also `decide` (approve or request
+// changes).
+type SharePermission string
 
 // SignInRequest defines model for SignInRequest.
 type SignInRequest struct {
@@ -2098,6 +2195,9 @@ type Limit = int
 // OrganizationId defines model for OrganizationId.
 type OrganizationId = openapi_types.UUID
 
+// ShareId defines model for ShareId.
+type ShareId = openapi_types.UUID
+
 // UploadId defines model for UploadId.
 type UploadId = openapi_types.UUID
 
@@ -2148,6 +2248,12 @@ type RequestTooLarge = Problem
 
 // ServiceUnavailable An error (RFC 9457 Problem Details, served as `application/json`).
 type ServiceUnavailable = Problem
+
+// ShareForbidden An error (RFC 9457 Problem Details, served as `application/json`).
+type ShareForbidden = Problem
+
+// ShareForbiddenCommand An error (RFC 9457 Problem Details, served as `application/json`).
+type ShareForbiddenCommand = Problem
 
 // Unauthenticated An error (RFC 9457 Problem Details, served as `application/json`).
 type Unauthenticated = Problem
@@ -2337,6 +2443,24 @@ type ListOrganizationMembersParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// ListSharesParams defines parameters for ListShares.
+type ListSharesParams struct {
+	// Limit The page size (send it once).
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page, as it came (send it once).
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateShareParams defines parameters for CreateShare.
+type CreateShareParams struct {
+	// IdempotencyKey A key you generate per command (a UUID is fine), 1 to 255 visible
+	// ASCII characters, sent once. The structured-field string form
+	// (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+	// key with the same body to retry safely.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateUploadParams defines parameters for CreateUpload.
 type CreateUploadParams struct {
 	// IdempotencyKey A key you generate per command (a UUID is fine), 1 to 255 visible
@@ -2419,6 +2543,9 @@ type UpdateCreativeCommentJSONRequestBody = UpdateCommentRequest
 
 // AddCreativeVersionJSONRequestBody defines body for AddCreativeVersion for application/json ContentType.
 type AddCreativeVersionJSONRequestBody = AddCreativeVersionRequest
+
+// CreateShareJSONRequestBody defines body for CreateShare for application/json ContentType.
+type CreateShareJSONRequestBody = CreateShareRequest
 
 // CreateUploadJSONRequestBody defines body for CreateUpload for application/json ContentType.
 type CreateUploadJSONRequestBody = CreateUploadRequest
@@ -2527,6 +2654,18 @@ type ServerInterface interface {
 	// ListOrganizationMembers List the members of an organization
 	// (GET /api/v1/organizations/{organizationId}/members)
 	ListOrganizationMembers(ctx echo.Context, organizationId OrganizationId, params ListOrganizationMembersParams) error
+	// ListShares List the organization's shares
+	// (GET /api/v1/organizations/{organizationId}/shares)
+	ListShares(ctx echo.Context, organizationId OrganizationId, params ListSharesParams) error
+	// CreateShare Share creatives with people outside the organization
+	// (POST /api/v1/organizations/{organizationId}/shares)
+	CreateShare(ctx echo.Context, organizationId OrganizationId, params CreateShareParams) error
+	// RevokeShare Revoke a share
+	// (DELETE /api/v1/organizations/{organizationId}/shares/{shareId})
+	RevokeShare(ctx echo.Context, organizationId OrganizationId, shareId ShareId) error
+	// GetShare Get one share
+	// (GET /api/v1/organizations/{organizationId}/shares/{shareId})
+	GetShare(ctx echo.Context, organizationId OrganizationId, shareId ShareId) error
 	// CreateUpload Start uploading a file
 	// (POST /api/v1/organizations/{organizationId}/uploads)
 	CreateUpload(ctx echo.Context, organizationId OrganizationId, params CreateUploadParams) error
@@ -3458,6 +3597,122 @@ func (w *ServerInterfaceWrapper) ListOrganizationMembers(ctx echo.Context) error
 	return err
 }
 
+// ListShares converts echo context to params.
+func (w *ServerInterfaceWrapper) ListShares(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSharesParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListShares(ctx, organizationId, params)
+	return err
+}
+
+// CreateShare converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateShare(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateShareParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateShare(ctx, organizationId, params)
+	return err
+}
+
+// RevokeShare converts echo context to params.
+func (w *ServerInterfaceWrapper) RevokeShare(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "shareId" -------------
+	var shareId ShareId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "shareId", ctx.Param("shareId"), &shareId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter shareId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RevokeShare(ctx, organizationId, shareId)
+	return err
+}
+
+// GetShare converts echo context to params.
+func (w *ServerInterfaceWrapper) GetShare(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "shareId" -------------
+	var shareId ShareId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "shareId", ctx.Param("shareId"), &shareId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter shareId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetShare(ctx, organizationId, shareId)
+	return err
+}
+
 // CreateUpload converts echo context to params.
 func (w *ServerInterfaceWrapper) CreateUpload(ctx echo.Context) error {
 	var err error
@@ -3879,6 +4134,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks/:webhookId", wrapper.UpdateWebhookEndpoint, options.OperationMiddlewares["updateWebhookEndpoint"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks/:webhookId/rotate-secret", wrapper.RotateWebhookSecret, options.OperationMiddlewares["rotateWebhookSecret"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks/:webhookId/deliveries", wrapper.ListWebhookDeliveries, options.OperationMiddlewares["listWebhookDeliveries"]...)
+	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/shares", wrapper.ListShares, options.OperationMiddlewares["listShares"]...)
+	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/shares", wrapper.CreateShare, options.OperationMiddlewares["createShare"]...)
+	router.DELETE(options.BaseURL+"/api/v1/organizations/:organizationId/shares/:shareId", wrapper.RevokeShare, options.OperationMiddlewares["revokeShare"]...)
+	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/shares/:shareId", wrapper.GetShare, options.OperationMiddlewares["getShare"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/uploads", wrapper.CreateUpload, options.OperationMiddlewares["createUpload"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/uploads/:uploadId", wrapper.GetUpload, options.OperationMiddlewares["getUpload"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/uploads/:uploadId/complete", wrapper.CompleteUpload, options.OperationMiddlewares["completeUpload"]...)
@@ -3961,6 +4220,17 @@ type ServiceUnavailableJSONResponse struct {
 	Body Problem
 
 	Headers ServiceUnavailableResponseHeaders
+}
+
+type ShareForbiddenJSONResponse Problem
+
+type ShareForbiddenCommandResponseHeaders struct {
+	IdempotentReplayed *string
+}
+type ShareForbiddenCommandJSONResponse struct {
+	Body Problem
+
+	Headers ShareForbiddenCommandResponseHeaders
 }
 
 type UnauthenticatedResponseHeaders struct {
@@ -8927,6 +9197,596 @@ func (response ListOrganizationMembers503JSONResponse) VisitListOrganizationMemb
 	return err
 }
 
+type ListSharesRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	Params         ListSharesParams
+}
+
+type ListSharesResponseObject interface {
+	VisitListSharesResponse(w http.ResponseWriter) error
+}
+
+type ListShares200JSONResponse ShareList
+
+func (response ListShares200JSONResponse) VisitListSharesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListShares401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response ListShares401JSONResponse) VisitListSharesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListShares403JSONResponse struct{ ShareForbiddenJSONResponse }
+
+func (response ListShares403JSONResponse) VisitListSharesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListShares404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListShares404JSONResponse) VisitListSharesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListShares422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response ListShares422JSONResponse) VisitListSharesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListShares431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ListShares431JSONResponse) VisitListSharesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListShares500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListShares500JSONResponse) VisitListSharesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListShares503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListShares503JSONResponse) VisitListSharesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateShareRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	Params         CreateShareParams
+	Body           *CreateShareJSONRequestBody
+}
+
+type CreateShareResponseObject interface {
+	VisitCreateShareResponse(w http.ResponseWriter) error
+}
+
+type CreateShare201ResponseHeaders struct {
+	IdempotentReplayed *string
+	Location           *string
+}
+
+type CreateShare201JSONResponse struct {
+	Body    Share
+	Headers CreateShare201ResponseHeaders
+}
+
+func (response CreateShare201JSONResponse) VisitCreateShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateShare400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response CreateShare400JSONResponse) VisitCreateShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateShare401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response CreateShare401JSONResponse) VisitCreateShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateShare403JSONResponse struct {
+	ShareForbiddenCommandJSONResponse
+}
+
+func (response CreateShare403JSONResponse) VisitCreateShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateShare404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateShare404JSONResponse) VisitCreateShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateShare409ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type CreateShare409JSONResponse struct {
+	Body    Problem
+	Headers CreateShare409ResponseHeaders
+}
+
+func (response CreateShare409JSONResponse) VisitCreateShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateShare413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response CreateShare413JSONResponse) VisitCreateShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateShare415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateShare415JSONResponse) VisitCreateShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateShare422JSONResponse struct{ InvalidCommandJSONResponse }
+
+func (response CreateShare422JSONResponse) VisitCreateShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateShare431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response CreateShare431JSONResponse) VisitCreateShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateShare500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateShare500JSONResponse) VisitCreateShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateShare503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateShare503JSONResponse) VisitCreateShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeShareRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	ShareId        ShareId        `json:"shareId"`
+}
+
+type RevokeShareResponseObject interface {
+	VisitRevokeShareResponse(w http.ResponseWriter) error
+}
+
+type RevokeShare204Response struct {
+}
+
+func (response RevokeShare204Response) VisitRevokeShareResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type RevokeShare401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response RevokeShare401JSONResponse) VisitRevokeShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeShare403JSONResponse struct {
+	ShareForbiddenCommandJSONResponse
+}
+
+func (response RevokeShare403JSONResponse) VisitRevokeShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeShare404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RevokeShare404JSONResponse) VisitRevokeShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeShare422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response RevokeShare422JSONResponse) VisitRevokeShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeShare431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response RevokeShare431JSONResponse) VisitRevokeShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeShare500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RevokeShare500JSONResponse) VisitRevokeShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeShare503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RevokeShare503JSONResponse) VisitRevokeShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetShareRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	ShareId        ShareId        `json:"shareId"`
+}
+
+type GetShareResponseObject interface {
+	VisitGetShareResponse(w http.ResponseWriter) error
+}
+
+type GetShare200JSONResponse Share
+
+func (response GetShare200JSONResponse) VisitGetShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetShare401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response GetShare401JSONResponse) VisitGetShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetShare403JSONResponse struct{ ShareForbiddenJSONResponse }
+
+func (response GetShare403JSONResponse) VisitGetShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetShare404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetShare404JSONResponse) VisitGetShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetShare422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response GetShare422JSONResponse) VisitGetShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetShare431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetShare431JSONResponse) VisitGetShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetShare500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetShare500JSONResponse) VisitGetShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetShare503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetShare503JSONResponse) VisitGetShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateUploadRequestObject struct {
 	OrganizationId OrganizationId `json:"organizationId"`
 	Params         CreateUploadParams
@@ -11032,6 +11892,18 @@ type StrictServerInterface interface {
 	// ListOrganizationMembers List the members of an organization
 	// (GET /api/v1/organizations/{organizationId}/members)
 	ListOrganizationMembers(ctx context.Context, request ListOrganizationMembersRequestObject) (ListOrganizationMembersResponseObject, error)
+	// ListShares List the organization's shares
+	// (GET /api/v1/organizations/{organizationId}/shares)
+	ListShares(ctx context.Context, request ListSharesRequestObject) (ListSharesResponseObject, error)
+	// CreateShare Share creatives with people outside the organization
+	// (POST /api/v1/organizations/{organizationId}/shares)
+	CreateShare(ctx context.Context, request CreateShareRequestObject) (CreateShareResponseObject, error)
+	// RevokeShare Revoke a share
+	// (DELETE /api/v1/organizations/{organizationId}/shares/{shareId})
+	RevokeShare(ctx context.Context, request RevokeShareRequestObject) (RevokeShareResponseObject, error)
+	// GetShare Get one share
+	// (GET /api/v1/organizations/{organizationId}/shares/{shareId})
+	GetShare(ctx context.Context, request GetShareRequestObject) (GetShareResponseObject, error)
 	// CreateUpload Start uploading a file
 	// (POST /api/v1/organizations/{organizationId}/uploads)
 	CreateUpload(ctx context.Context, request CreateUploadRequestObject) (CreateUploadResponseObject, error)
@@ -12116,6 +12988,133 @@ func (sh *strictHandler) ListOrganizationMembers(ctx echo.Context, organizationI
 		return err
 	} else if validResponse, ok := response.(ListOrganizationMembersResponseObject); ok {
 		return validResponse.VisitListOrganizationMembersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListShares operation middleware
+func (sh *strictHandler) ListShares(ctx echo.Context, organizationId OrganizationId, params ListSharesParams) error {
+	var request ListSharesRequestObject
+
+	request.OrganizationId = organizationId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListShares(ctx.Request().Context(), request.(ListSharesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListShares")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSharesResponseObject); ok {
+		return validResponse.VisitListSharesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateShare operation middleware
+func (sh *strictHandler) CreateShare(ctx echo.Context, organizationId OrganizationId, params CreateShareParams) error {
+	var request CreateShareRequestObject
+
+	request.OrganizationId = organizationId
+	request.Params = params
+
+	var body CreateShareJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateShare(ctx.Request().Context(), request.(CreateShareRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateShare")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateShareResponseObject); ok {
+		return validResponse.VisitCreateShareResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RevokeShare operation middleware
+func (sh *strictHandler) RevokeShare(ctx echo.Context, organizationId OrganizationId, shareId ShareId) error {
+	var request RevokeShareRequestObject
+
+	request.OrganizationId = organizationId
+	request.ShareId = shareId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RevokeShare(ctx.Request().Context(), request.(RevokeShareRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RevokeShare")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RevokeShareResponseObject); ok {
+		return validResponse.VisitRevokeShareResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetShare operation middleware
+func (sh *strictHandler) GetShare(ctx echo.Context, organizationId OrganizationId, shareId ShareId) error {
+	var request GetShareRequestObject
+
+	request.OrganizationId = organizationId
+	request.ShareId = shareId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetShare(ctx.Request().Context(), request.(GetShareRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetShare")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetShareResponseObject); ok {
+		return validResponse.VisitGetShareResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

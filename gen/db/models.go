@@ -286,6 +286,33 @@ type Session struct {
 	RevokedAt         *time.Time
 }
 
+type Share struct {
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+	TokenHash      []byte
+	Permission     string
+	ExpiresAt      time.Time
+	PasswordHash   *string
+	CreatedBy      uuid.UUID
+	CreatedAt      time.Time
+	RevokedAt      *time.Time
+}
+
+type ShareCreative struct {
+	ShareID    uuid.UUID
+	CreativeID uuid.UUID
+	Position   int32
+}
+
+type ShareInvitation struct {
+	ShareID    uuid.UUID
+	Email      string
+	Name       *string
+	Position   int32
+	SentAt     *time.Time
+	LastSeenAt *time.Time
+}
+
 type SignInFailure struct {
 	Subject     string
 	Failures    int32

@@ -97,6 +97,12 @@ var authzMatrix = map[string]map[caller]string{
 	"createAccountDeposit": signedIn("201"),
 	"getAccountDeposit": {anonymous: "401 unauthenticated", acmeAdmin: "404 not_found", acmeReviewer: "404 not_found",
 		acmeAuthor: "200", acmeViewer: "404 not_found", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
+	// Shares: admins, and authors for creatives they wrote; the matrix's
+	// share was made by Acme's author, so both see it.
+	"listShares":     sharers("200"),
+	"createShare":    sharers("201"),
+	"getShare":       sharers("200"),
+	"revokeShare":    sharers("204"),
 	"createUpload":   uploaders("201"),
 	"getUpload":      uploaders("200"),
 	"completeUpload": uploaders("200"),
@@ -119,6 +125,13 @@ var authzMatrix = map[string]map[caller]string{
 
 // uploaders is the row of an upload operation: authors and admins.
 func uploaders(want string) map[caller]string {
+	return map[caller]string{anonymous: "401 unauthenticated", acmeAdmin: want, acmeReviewer: "403 action_forbidden",
+		acmeAuthor: want, acmeViewer: "403 action_forbidden", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"}
+}
+
+// sharers is the row of a share operation: admins, and authors for
+// their own creatives and shares.
+func sharers(want string) map[caller]string {
 	return map[caller]string{anonymous: "401 unauthenticated", acmeAdmin: want, acmeReviewer: "403 action_forbidden",
 		acmeAuthor: want, acmeViewer: "403 action_forbidden", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"}
 }
@@ -260,6 +273,8 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 			return uuid.NewString() // none: operators get 404 too
 		case "{assetId}":
 			return d.asset
+		case "{shareId}":
+			return d.share(t).String()
 		}
 		bad = append(bad, p)
 		return p
@@ -281,6 +296,8 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		"updateCreativeComment": map[string]bool{"resolved": true},
 		"createUpload":          map[string]any{"fileName": "m.png", "mimeType": "image/png", "sizeBytes": 100, "sha256": strings.Repeat("a", 64)},
 		"completeUpload":        map[string]any{},
+		"createShare": map[string]any{"creativeIds": []uuid.UUID{d.env.DB.DraftCreative(t, d.org, d.users[acmeAuthor])},
+			"permission": "decide"},
 
 		"settleOperatorTransfer": map[string]string{"decision": "refund", "note": "matrix"},
 
@@ -388,4 +405,20 @@ func (d *matrixDesk) commentFixture(t *testing.T) (creative, comment uuid.UUID) 
 		t.Fatal(err)
 	}
 	return creative, comment
+}
+
+// share is a live share, made by Acme's author, of a draft of theirs.
+func (d *matrixDesk) share(t *testing.T) uuid.UUID {
+	t.Helper()
+	creative := d.env.DB.DraftCreative(t, d.org, d.users[acmeAuthor])
+	var id uuid.UUID
+	err := d.env.DB.Pool.QueryRow(context.Background(), `
+		WITH s AS (INSERT INTO shares (organization_id, token_hash, permission, expires_at, created_by)
+		           VALUES ($1, sha256(gen_random_uuid()::text::bytea), 'decide', now() + interval '1 day', $2) RETURNING id)
+		INSERT INTO share_creatives (share_id, creative_id, position) SELECT id, $3, 1 FROM s RETURNING share_id`,
+		d.org, d.users[acmeAuthor], creative).Scan(&id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
 }

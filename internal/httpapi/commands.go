@@ -69,6 +69,7 @@ var replayRules = map[string]replayRule{
 	"createAccountDeposit":   replayToOwner,
 	"createCreative":         replayWhileAllowed,
 	"createCreativeComment":  replayWhileAllowed,
+	"createShare":            replayWhileAllowed,
 	"createUpload":           replayWhileAllowed,
 	"createWebhookEndpoint":  replayWhileAllowed,
 	"executeCreativeAction":  replayWhileAllowed,
@@ -173,4 +174,5 @@ func (r rawJSON) VisitGetCreativeResponse(w http.ResponseWriter) error          
 func (r rawJSON) VisitListCreativesResponse(w http.ResponseWriter) error         { return r.write(w) }
 func (r rawJSON) VisitUpdateCreativeResponse(w http.ResponseWriter) error        { return r.write(w) }
 func (r rawJSON) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error { return r.write(w) }
+func (r rawJSON) VisitCreateShareResponse(w http.ResponseWriter) error           { return r.write(w) }
 func (r rawJSON) VisitClaimAccountDepositResponse(w http.ResponseWriter) error   { return r.write(w) }

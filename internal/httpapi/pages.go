@@ -28,6 +28,7 @@ var (
 	deliveryCursor         = cursor.TimeIDs("wd1")
 	depositCursor          = cursor.TimeIDs("d1")
 	ledgerEntryCursor      = cursor.TimeIDs("le1")
+	shareCursor            = cursor.TimeIDs("sh1")
 )
 
 // page reads a list request's limit and cursor: the page size (the spec's

@@ -46,6 +46,7 @@ const (
 	TransferUnknown          Code = "transfer_unknown"
 	TransferTaken            Code = "transfer_taken"
 	OpenThreads              Code = "open_threads"
+	ShareLimit               Code = "share_limit"
 )
 
 // FieldCode is the machine-readable kind of a field error (FieldError.code
@@ -140,6 +141,7 @@ var titles = map[Code]string{
 	DepositCapacityExhausted: "Deposit capacity exhausted",
 	TooManyStreams:           "Too many streams",
 	StorageQuotaExceeded:     "Storage quota exceeded",
+	ShareLimit:               "Share limit reached",
 	UploadIncomplete:         "Upload incomplete",
 	UploadMismatch:           "Upload mismatch",
 	UploadsUnavailable:       "Uploads unavailable",

@@ -388,6 +388,31 @@ func AuthorizeWebhooks(role Role) error {
 	return forbidden("Only admins may manage the organization's webhooks; your role is %s.", role)
 }
 
+// AuthorizeShares refuses a member who may not manage shares at all:
+// admins manage every share of the organization, authors the shares of
+// creatives they wrote (AuthorizeShareCreative); reviewers and viewers
+// none, as a share lets outsiders in.
+func AuthorizeShares(role Role) error {
+	if role == RoleAdmin || role == RoleAuthor {
+		return nil
+	}
+	return forbidden("Only admins and authors may share creatives; your role is %s.", role)
+}
+
+// AuthorizeShareCreative refuses to put a creative in a share for a
+// member who may not share it: an admin may share any, an author only
+// the creatives they wrote.
+func AuthorizeShareCreative(role Role, isAuthor bool) error {
+	if role == RoleAdmin || role == RoleAuthor && isAuthor {
+		return nil
+	}
+	return forbidden("Authors may share only creatives they wrote.")
+}
+
+// SeesAllShares reports whether role reads every share of the
+// organization (admins) rather than only those the caller made.
+func SeesAllShares(role Role) bool { return role == RoleAdmin }
+
 // authorize applies the rights of the table, which do not depend on the
 // state except where a rule says so (the author's archive right).
 func authorize(c Creative, who Caller, a Action) *Refusal {

@@ -863,6 +863,107 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{organizationId}/shares": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's shares
+         * @description Operation `listShares` (the TypeScript client's function of that name).
+         *
+         *     The organization's shares, newest first, revoked and expired ones
+         *     included (`revokedAt`, `expiresAt` say which). The `token` is not
+         *     part of them: it is shown once, in the answer to `createShare`.
+         *
+         *     Who: admins see every share; authors see the shares they made;
+         *     reviewers and viewers get 403 `action_forbidden`, anyone else 404.
+         */
+        get: operations["listShares"];
+        put?: never;
+        /**
+         * Share creatives with people outside the organization
+         * @description Operation `createShare` (the TypeScript client's function of that name).
+         *
+         *     Makes a share link: whoever holds its `token` may open a guest
+         *     session (`createGuestSession`) and, within `permission`, see
+         *     (`view`), also comment on (`comment`), or also decide (`decide`)
+         *     the creatives listed, until `expiresAt` or until the share is
+         *     revoked. The answer carries the `token` (32 random bytes,
+         *     base64url) and the `url` to send (`{APP_URL}/share/{token}`): it
+         *     is shown only in this answer (and in its replays under the same
+         *     `Idempotency-Key`, to the same caller while they may still share);
+         *     the service keeps only its SHA-256.
+         *
+         *     A share is never widened: its creatives and permission cannot be
+         *     changed after creation; make a new share instead. An organization
+         *     has at most 100 live shares (neither revoked nor expired), a share
+         *     at most 50 creatives: over either, 409 `share_limit`.
+         *
+         *     `expiresAt` defaults to 14 days from now and may be at most 90
+         *     days ahead (else 422 on `expiresAt`). `password` (8–128
+         *     characters) is asked of every guest who opens the share.
+         *     `invite` lists people to email the link to (`share_invitation`).
+         *
+         *     A creative id that is not one of the organization's (another
+         *     workspace's or none at all) is 422 on `creativeIds[i]`, the same
+         *     answer for both.
+         *
+         *     Who: admins, and authors for creatives they wrote (another
+         *     author's creative: 403 `action_forbidden`); reviewers and viewers
+         *     get 403 `action_forbidden`. An archived creative: 409
+         *     `invalid_transition`.
+         *
+         *     Errors are answered in this order: 401, 403 `csrf_failed`, 422 (the
+         *     request's shape), 404, 403 `action_forbidden` (the role), 409
+         *     `share_limit` (more than 50 creatives), 422 (`expiresAt`, then
+         *     `creativeIds[i]`), 403 `action_forbidden` (another author's
+         *     creative), 409 `invalid_transition`, 409 `share_limit` (live
+         *     shares).
+         */
+        post: operations["createShare"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{organizationId}/shares/{shareId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one share
+         * @description Operation `getShare` (the TypeScript client's function of that name).
+         *
+         *     The share without its token. Who: admins; an author for a share
+         *     they made (another's: 404); reviewers and viewers get 403
+         *     `action_forbidden`.
+         */
+        get: operations["getShare"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a share
+         * @description Operation `revokeShare` (the TypeScript client's function of that name).
+         *
+         *     Revokes the share at once: its token opens nothing from now on and
+         *     every guest session of it ends. The share stays readable with its
+         *     `revokedAt`. Revoking it again answers 204 and changes nothing.
+         *     Who: admins; an author for a share they made (another's: 404);
+         *     reviewers and viewers get 403 `action_forbidden`.
+         */
+        delete: operations["revokeShare"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizations/{organizationId}/uploads": {
         parameters: {
             query?: never;
@@ -1318,7 +1419,8 @@ export interface components {
              *     `rate_limited`, `internal_error`, `service_unavailable`, `deposits_unavailable`,
              *     `deposit_capacity_exhausted`, `too_many_streams`, `storage_quota_exceeded`,
              *     `upload_incomplete`, `upload_mismatch`, `uploads_unavailable`,
-             *     `transfer_unknown`, `transfer_taken`, `open_threads`. New codes may be added: treat an
+             *     `transfer_unknown`, `transfer_taken`, `open_threads`,
+             *     `share_limit`. New codes may be added: treat an
              *     unknown code by its `status`.
              * @example invalid_request
              */
@@ -2146,6 +2248,80 @@ export interface components {
          * @example https://hooks.acme.test/creativeapi
          */
         WebhookURL: string;
+        /**
+         * @description What a guest of the share may do: `view` the creatives and their
+         *     comments, also `comment`, or also `decide` (approve or request
+         *     changes).
+         * @enum {string}
+         */
+        SharePermission: "view" | "comment" | "decide";
+        ShareInvite: {
+            /** Format: email */
+            email: string;
+            name?: string;
+        };
+        CreateShareRequest: {
+            /**
+             * @description 1 to 50 creatives of the organization, each once; more than
+             *     50 is 409 `share_limit` (a limit of shares, like their number).
+             */
+            creativeIds: string[];
+            permission: components["schemas"]["SharePermission"];
+            /**
+             * Format: date-time
+             * @description In the future and at most 90 days ahead; default 14 days from now.
+             */
+            expiresAt?: string;
+            /** Format: password */
+            password?: string;
+            invite?: components["schemas"]["ShareInvite"][];
+        };
+        ShareInvitation: {
+            email: string;
+            name: string | null;
+            /**
+             * Format: date-time
+             * @description When the invitation email was sent; null until then.
+             */
+            sentAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a guest with this email last opened the share.
+             */
+            lastSeenAt: string | null;
+        };
+        /**
+         * @description A share link. Every field is always present; `token` and `url` are
+         *     strings only in the answer to `createShare` (and its replays), null
+         *     everywhere else.
+         */
+        Share: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description 32 random bytes, base64url without padding; shown once.
+             * @example 3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
+             */
+            token: string | null;
+            /** @description The link to send, `{APP_URL}/share/{token}`; shown once. */
+            url: string | null;
+            creativeIds: string[];
+            permission: components["schemas"]["SharePermission"];
+            /** Format: date-time */
+            expiresAt: string;
+            hasPassword: boolean;
+            createdBy: components["schemas"]["UserRef"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            invitations: components["schemas"]["ShareInvitation"][];
+        };
+        ShareList: {
+            items: components["schemas"]["Share"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
         CreateWebhookEndpointRequest: {
             url: components["schemas"]["WebhookURL"];
             eventTypes: components["schemas"]["WebhookEventTypes"];
@@ -2651,6 +2827,35 @@ export interface components {
             };
         };
         /**
+         * @description `action_forbidden`: only admins and authors of the organization
+         *     manage shares; the caller is a reviewer or viewer.
+         */
+        ShareForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description `csrf_failed`: the `X-CSRF-Token` header is missing or wrong, or
+         *     the call came from an untrusted origin; reload the session with
+         *     `GET /api/v1/me`.
+         *     `action_forbidden`: only admins, and authors for creatives they
+         *     wrote, share creatives; the caller is a reviewer or viewer, or an
+         *     author sharing another author's creative.
+         */
+        ShareForbiddenCommand: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /**
          * @description `version_conflict`: `expectedVersion` is not the creative's current
          *     `version`: someone changed it first. Reload the creative and let the
          *     user decide again.
@@ -2938,6 +3143,11 @@ export interface components {
          * @example 5e7d9c1b-3a2f-4b6e-8d0c-7f1a2b3c4d5e
          */
         WebhookId: string;
+        /**
+         * @description The share id.
+         * @example 0b8f5f8e-1c1d-4f0a-9a55-3d7c0f3a1e21
+         */
+        ShareId: string;
         /**
          * @description The comment id.
          * @example 1c9e7a5b-3d2f-4a6e-8b0c-9d8e7f6a5b4c
@@ -4559,6 +4769,204 @@ export interface operations {
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listShares: {
+        parameters: {
+            query?: {
+                /** @description The page size (send it once). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page, as it came (send it once). */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of shares. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareList"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ShareForbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createShare: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key you generate per command (a UUID is fine), 1 to 255 visible
+                 *     ASCII characters, sent once. The structured-field string form
+                 *     (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+                 *     key with the same body to retry safely.
+                 * @example 5b3d8a2e-8f1c-4d7e-9a6b-2c4e6f8a0b1d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "creativeIds": [
+                 *         "3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69"
+                 *       ],
+                 *       "permission": "decide",
+                 *       "invite": [
+                 *         {
+                 *           "email": "legal@brand.test",
+                 *           "name": "Brand legal"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateShareRequest"];
+            };
+        };
+        responses: {
+            /** @description The share was made; the only answer that shows its `token`. */
+            201: {
+                headers: {
+                    /**
+                     * @description The URL of the new share.
+                     * @example /api/v1/organizations/8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10/shares/0b8f5f8e-1c1d-4f0a-9a55-3d7c0f3a1e21
+                     */
+                    Location?: string;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Share"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ShareForbiddenCommand"];
+            404: components["responses"]["NotFound"];
+            /**
+             * @description `share_limit`: the organization has 100 live shares already
+             *     (revoke one or let it expire), or more than 50 creatives were
+             *     listed. `invalid_transition`: a creative
+             *     listed is archived. `idempotency_key_in_use`: a request with
+             *     this `Idempotency-Key` is still running; retry after
+             *     `Retry-After` seconds.
+             */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidCommand"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getShare: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+                /**
+                 * @description The share id.
+                 * @example 0b8f5f8e-1c1d-4f0a-9a55-3d7c0f3a1e21
+                 */
+                shareId: components["parameters"]["ShareId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The share. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Share"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ShareForbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeShare: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+                /**
+                 * @description The share id.
+                 * @example 0b8f5f8e-1c1d-4f0a-9a55-3d7c0f3a1e21
+                 */
+                shareId: components["parameters"]["ShareId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The share is revoked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ShareForbiddenCommand"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

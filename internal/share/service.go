@@ -1,0 +1,300 @@
+package share
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"creativeapi/gen/db"
+	"creativeapi/internal/auth"
+	"creativeapi/internal/directory"
+	"creativeapi/internal/review"
+	"creativeapi/internal/store"
+)
+
+// The organization side of shares: each function checks the caller's
+// membership and role first (review.AuthorizeShares), so a reviewer or
+// viewer learns nothing but the refusal. Refusals:
+// directory.ErrOrganizationNotVisible, *review.Refusal, ErrNotVisible,
+// *CreativeError, *ExpiryError, ErrArchived, ErrLimit.
+
+var (
+	// ErrNotVisible: no share with this id that the caller may see (an
+	// author sees only the shares they made).
+	ErrNotVisible = errors.New("share not visible")
+	// ErrArchived: a creative of a new share is archived.
+	ErrArchived = errors.New("share of an archived creative")
+	// ErrLimit: the organization has MaxLive live shares already, or a
+	// new share lists more than MaxCreatives creatives.
+	ErrLimit = errors.New("share limit")
+)
+
+// CreativeError names the creative id of a new share that is not one of
+// the organization's: another workspace's and a missing one alike.
+type CreativeError struct{ Index int }
+
+func (e *CreativeError) Error() string { return "share: creative id is not one of the organization's" }
+
+// Invite is a person to email a new share's link to.
+type Invite struct {
+	Email string
+	Name  string
+}
+
+// New is a share as its creator asks for it. PasswordHash is the
+// password already hashed (auth.HashPassword), outside any transaction.
+type New struct {
+	CreativeIDs  []uuid.UUID
+	Permission   Permission
+	ExpiresAt    *time.Time
+	PasswordHash *string
+	Invite       []Invite
+}
+
+// Share is a share as the API shows it, without its token.
+type Share struct {
+	ID            uuid.UUID
+	CreativeIDs   []uuid.UUID
+	Permission    Permission
+	ExpiresAt     time.Time
+	HasPassword   bool
+	CreatedBy     uuid.UUID
+	CreatedByName string
+	CreatedAt     time.Time
+	RevokedAt     *time.Time
+	Invitations   []Invitation
+}
+
+// Invitation is one person a share's link was emailed to.
+type Invitation struct {
+	Email      string
+	Name       *string
+	SentAt     *time.Time
+	LastSeenAt *time.Time
+}
+
+// Position is where a page continues: after the share with this time
+// and id.
+type Position struct {
+	At time.Time
+	ID uuid.UUID
+}
+
+// Page is one page of shares, newest first; Next is nil on the last.
+type Page struct {
+	Items []Share
+	Next  *Position
+}
+
+// callerRole is the caller's role in org, refused unless they may
+// manage shares at all.
+func callerRole(ctx context.Context, q *db.Queries, org, user uuid.UUID) (review.Role, error) {
+	role, err := directory.MemberRole(ctx, q, org, user)
+	if err != nil {
+		return "", err
+	}
+	return role, review.AuthorizeShares(role)
+}
+
+// MayCreate refuses a caller who may not make shares in org: a replayed
+// create (which holds the token) goes only to a caller who still may.
+func MayCreate(ctx context.Context, q *db.Queries, org, user uuid.UUID) error {
+	_, err := callerRole(ctx, q, org, user)
+	return err
+}
+
+// Create makes a share of in.CreativeIDs in one transaction (q) and
+// returns it with its token, which exists nowhere else afterwards.
+func Create(ctx context.Context, q *db.Queries, org, user uuid.UUID, in New, now time.Time) (Share, string, error) {
+	role, err := callerRole(ctx, q, org, user)
+	if err != nil {
+		return Share{}, "", err
+	}
+	if len(in.CreativeIDs) > MaxCreatives {
+		return Share{}, "", ErrLimit
+	}
+	expiresAt, err := Expiry(in.ExpiresAt, now)
+	if err != nil {
+		return Share{}, "", err
+	}
+	if err := checkCreatives(ctx, q, org, user, role, in.CreativeIDs); err != nil {
+		return Share{}, "", err
+	}
+	// The lock makes count and insert one step for the organization.
+	if _, err := q.ShareOrganizationLock(ctx, org); err != nil {
+		return Share{}, "", err
+	}
+	live, err := q.ShareLiveCount(ctx, org)
+	if err != nil {
+		return Share{}, "", err
+	}
+	if live >= MaxLive {
+		return Share{}, "", ErrLimit
+	}
+	token, hash := NewToken()
+	row, err := q.ShareCreate(ctx, db.ShareCreateParams{
+		OrganizationID: org, TokenHash: hash, Permission: string(in.Permission), ExpiresAt: expiresAt,
+		PasswordHash: in.PasswordHash, CreatedBy: user,
+	})
+	if err != nil {
+		return Share{}, "", err
+	}
+	if err := q.ShareCreativesAdd(ctx, db.ShareCreativesAddParams{ShareID: row.ID, CreativeIds: in.CreativeIDs}); err != nil {
+		return Share{}, "", err
+	}
+	if len(in.Invite) > 0 {
+		emails, names := make([]string, len(in.Invite)), make([]string, len(in.Invite))
+		for i, inv := range in.Invite {
+			emails[i], names[i] = auth.NormalizeEmail(inv.Email), inv.Name
+		}
+		if err := q.ShareInvitationsAdd(ctx, db.ShareInvitationsAddParams{ShareID: row.ID, Emails: emails, Names: names}); err != nil {
+			return Share{}, "", err
+		}
+	}
+	s, err := Get(ctx, q, org, row.ID, user)
+	return s, token, err
+}
+
+// checkCreatives refuses ids that are not creatives of org (422 on the
+// first such index), a creative the caller may not share, and an
+// archived one.
+func checkCreatives(ctx context.Context, q *db.Queries, org, user uuid.UUID, role review.Role, ids []uuid.UUID) error {
+	rows, err := q.ShareCreativesOfOrganization(ctx, db.ShareCreativesOfOrganizationParams{OrganizationID: org, Ids: ids})
+	if err != nil {
+		return err
+	}
+	found := make(map[uuid.UUID]db.ShareCreativesOfOrganizationRow, len(rows))
+	for _, r := range rows {
+		found[r.ID] = r
+	}
+	for i, id := range ids {
+		if _, ok := found[id]; !ok {
+			return &CreativeError{Index: i}
+		}
+	}
+	for _, id := range ids {
+		if err := review.AuthorizeShareCreative(role, found[id].AuthorID == user); err != nil {
+			return err
+		}
+	}
+	for _, id := range ids {
+		if review.Status(found[id].ReviewStatus) == review.StatusArchived {
+			return ErrArchived
+		}
+	}
+	return nil
+}
+
+// List reads one page of the shares the caller may see: every share of
+// org for an admin, their own for an author.
+func List(ctx context.Context, q *db.Queries, org, user uuid.UUID, after *Position, limit int) (Page, error) {
+	role, err := callerRole(ctx, q, org, user)
+	if err != nil {
+		return Page{}, err
+	}
+	params := db.SharePageParams{OrganizationID: org, RowLimit: int32(limit) + 1}
+	if !review.SeesAllShares(role) {
+		params.CreatedBy = &user
+	}
+	if after != nil {
+		params.CursorCreatedAt, params.CursorID = &after.At, &after.ID
+	}
+	rows, err := q.SharePage(ctx, params)
+	if err != nil {
+		return Page{}, err
+	}
+	var p Page
+	if len(rows) > limit {
+		rows = rows[:limit]
+		last := rows[limit-1].Share
+		p.Next = &Position{At: last.CreatedAt, ID: last.ID}
+	}
+	p.Items = make([]Share, len(rows))
+	ids := make([]uuid.UUID, len(rows))
+	for i, r := range rows {
+		p.Items[i] = view(r.Share, r.CreatedByName, r.CreativeIds)
+		ids[i] = r.Share.ID
+	}
+	if err := withInvitations(ctx, q, p.Items, ids); err != nil {
+		return Page{}, err
+	}
+	return p, nil
+}
+
+// Get reads one share the caller may see.
+func Get(ctx context.Context, q *db.Queries, org, id, user uuid.UUID) (Share, error) {
+	role, err := callerRole(ctx, q, org, user)
+	if err != nil {
+		return Share{}, err
+	}
+	r, err := visible(ctx, q, org, id, user, role)
+	if err != nil {
+		return Share{}, err
+	}
+	s := []Share{view(r.Share, r.CreatedByName, r.CreativeIds)}
+	if err := withInvitations(ctx, q, s, []uuid.UUID{id}); err != nil {
+		return Share{}, err
+	}
+	return s[0], nil
+}
+
+// Revoke ends a share the caller may see at once; revoking a revoked
+// share again changes nothing. Guest sessions are scoped to their share
+// and read its revocation on every request, so they end with it.
+func Revoke(ctx context.Context, q *db.Queries, org, id, user uuid.UUID) error {
+	role, err := callerRole(ctx, q, org, user)
+	if err != nil {
+		return err
+	}
+	if _, err := visible(ctx, q, org, id, user, role); err != nil {
+		return err
+	}
+	_, err = q.ShareRevoke(ctx, db.ShareRevokeParams{ID: id, OrganizationID: org})
+	return err
+}
+
+// visible reads share id of org, ErrNotVisible when there is none or the
+// caller is an author who did not make it.
+func visible(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, role review.Role) (db.ShareGetRow, error) {
+	r, err := q.ShareGet(ctx, db.ShareGetParams{ID: id, OrganizationID: org})
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return db.ShareGetRow{}, ErrNotVisible
+	case err != nil:
+		return db.ShareGetRow{}, err
+	case !review.SeesAllShares(role) && r.Share.CreatedBy != user:
+		return db.ShareGetRow{}, ErrNotVisible
+	}
+	return r, nil
+}
+
+func view(s db.Share, createdByName string, creativeIDs []uuid.UUID) Share {
+	return Share{
+		ID: s.ID, CreativeIDs: creativeIDs, Permission: Permission(s.Permission), ExpiresAt: s.ExpiresAt,
+		HasPassword: s.PasswordHash != nil, CreatedBy: s.CreatedBy, CreatedByName: createdByName,
+		CreatedAt: s.CreatedAt, RevokedAt: s.RevokedAt, Invitations: []Invitation{},
+	}
+}
+
+// withInvitations fills in the invitations of shares (ids in the same
+// order) with one read.
+func withInvitations(ctx context.Context, q *db.Queries, shares []Share, ids []uuid.UUID) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err := q.ShareInvitationsOf(ctx, ids)
+	if err != nil {
+		return err
+	}
+	at := make(map[uuid.UUID]int, len(ids))
+	for i, id := range ids {
+		at[id] = i
+	}
+	for _, r := range rows {
+		i := at[r.ShareID]
+		shares[i].Invitations = append(shares[i].Invitations, Invitation{Email: r.Email, Name: r.Name, SentAt: r.SentAt, LastSeenAt: r.LastSeenAt})
+	}
+	return nil
+}

@@ -1,0 +1,70 @@
+-- Shares: links that let guests outside the organization review chosen
+-- creatives (docs/shares.md).
+
+-- name: ShareOrganizationLock :one
+-- ShareOrganizationLock serialises the creation of an organization's
+-- shares, so two at once cannot both pass the live-share limit. NO KEY
+-- UPDATE does not block the foreign-key checks of other writes.
+SELECT id FROM organizations WHERE id = @id FOR NO KEY UPDATE;
+
+-- name: ShareLiveCount :one
+-- ShareLiveCount counts an organization's shares neither revoked nor
+-- expired.
+SELECT count(*) FROM shares
+WHERE organization_id = @organization_id AND revoked_at IS NULL AND expires_at > now();
+
+-- name: ShareCreativesOfOrganization :many
+-- ShareCreativesOfOrganization reads, of the ids given, the creatives of
+-- the organization (an id of another organization is not among them).
+SELECT id, author_id, review_status FROM creatives
+WHERE organization_id = @organization_id AND id = ANY(@ids::uuid[]);
+
+-- name: ShareCreate :one
+INSERT INTO shares (organization_id, token_hash, permission, expires_at, password_hash, created_by)
+VALUES (@organization_id, @token_hash, @permission, @expires_at, sqlc.narg('password_hash'), @created_by)
+RETURNING *;
+
+-- name: ShareCreativesAdd :exec
+INSERT INTO share_creatives (share_id, creative_id, position)
+SELECT @share_id, c.id, c.ord::integer
+FROM unnest(@creative_ids::uuid[]) WITH ORDINALITY AS c(id, ord);
+
+-- name: ShareInvitationsAdd :exec
+INSERT INTO share_invitations (share_id, email, name, position)
+SELECT @share_id, i.email, nullif((@names::text[])[i.ord], ''), i.ord::integer
+FROM unnest(@emails::text[]) WITH ORDINALITY AS i(email, ord)
+ON CONFLICT (share_id, email) DO NOTHING;
+
+-- name: ShareGet :one
+-- ShareGet reads one share of an organization with its creator's name and
+-- its creatives in the order they were given.
+SELECT sqlc.embed(s), u.name AS created_by_name,
+       coalesce((SELECT array_agg(sc.creative_id ORDER BY sc.position) FROM share_creatives sc WHERE sc.share_id = s.id),
+                '{}')::uuid[] AS creative_ids
+FROM shares s JOIN users u ON u.id = s.created_by
+WHERE s.id = @id AND s.organization_id = @organization_id;
+
+-- name: SharePage :many
+-- SharePage pages an organization's shares newest first; with a creator,
+-- only theirs.
+SELECT sqlc.embed(s), u.name AS created_by_name,
+       coalesce((SELECT array_agg(sc.creative_id ORDER BY sc.position) FROM share_creatives sc WHERE sc.share_id = s.id),
+                '{}')::uuid[] AS creative_ids
+FROM shares s JOIN users u ON u.id = s.created_by
+WHERE s.organization_id = @organization_id
+  AND (sqlc.narg('created_by')::uuid IS NULL OR s.created_by = sqlc.narg('created_by'))
+  AND (s.created_at, s.id) < (coalesce(sqlc.narg('cursor_created_at')::timestamptz, 'infinity'),
+                              coalesce(sqlc.narg('cursor_id')::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
+ORDER BY s.created_at DESC, s.id DESC
+LIMIT @row_limit;
+
+-- name: ShareInvitationsOf :many
+-- ShareInvitationsOf reads the invitations of the shares given, each
+-- share's in the order they were given.
+SELECT * FROM share_invitations WHERE share_id = ANY(@share_ids::uuid[]) ORDER BY share_id, position;
+
+-- name: ShareRevoke :execrows
+-- ShareRevoke revokes a share at once; a share revoked already is left
+-- as it is.
+UPDATE shares SET revoked_at = now()
+WHERE id = @id AND organization_id = @organization_id AND revoked_at IS NULL;
