@@ -34,3 +34,27 @@ CREATE TABLE share_invitations (
     last_seen_at timestamptz,
     PRIMARY KEY (share_id, email)
 );
+
+-- A guest is a person who opened a share: one per email and share, so
+-- the same email on the same share is the same guest again.
+CREATE TABLE guests (
+    id         uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    share_id   uuid NOT NULL REFERENCES shares (id) ON DELETE CASCADE,
+    email      text NOT NULL CHECK (email <> ''),
+    name       text NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (share_id, email)
+);
+
+-- A guest session belongs to one guest of one share. It is live while
+-- its share is (the lookup reads the share's revoked_at and expires_at),
+-- so revoking or expiring a share ends all its sessions at once; only a
+-- hash of its token is stored, as for users' sessions.
+CREATE TABLE guest_sessions (
+    id          uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    guest_id    uuid NOT NULL REFERENCES guests (id) ON DELETE CASCADE,
+    token_hash  bytea NOT NULL UNIQUE,
+    csrf_token  text NOT NULL,
+    created_at  timestamptz NOT NULL DEFAULT now(),
+    expires_at  timestamptz NOT NULL
+);

@@ -68,3 +68,36 @@ SELECT * FROM share_invitations WHERE share_id = ANY(@share_ids::uuid[]) ORDER B
 -- as it is.
 UPDATE shares SET revoked_at = now()
 WHERE id = @id AND organization_id = @organization_id AND revoked_at IS NULL;
+
+-- name: ShareGetByTokenHash :one
+-- ShareGetByTokenHash reads the live share of a token (neither revoked
+-- nor expired) with its organization: an unknown, a revoked and an
+-- expired token are the same missing row, read the same way.
+SELECT sqlc.embed(s), o.name AS organization_name
+FROM shares s JOIN organizations o ON o.id = s.organization_id
+WHERE s.token_hash = @token_hash AND s.revoked_at IS NULL AND s.expires_at > now();
+
+-- name: GuestUpsert :one
+-- GuestUpsert is the guest of an email on a share, made on their first
+-- visit; a later visit keeps the id and takes the name given.
+INSERT INTO guests (share_id, email, name) VALUES (@share_id, @email, @name)
+ON CONFLICT (share_id, email) DO UPDATE SET name = excluded.name
+RETURNING *;
+
+-- name: ShareInvitationSeen :exec
+UPDATE share_invitations SET last_seen_at = now() WHERE share_id = @share_id AND email = @email;
+
+-- name: GuestSessionCreate :one
+INSERT INTO guest_sessions (guest_id, token_hash, csrf_token, expires_at)
+VALUES (@guest_id, @token_hash, @csrf_token, @expires_at)
+RETURNING id;
+
+-- name: GuestSessionGet :one
+-- GuestSessionGet finds the live guest session of a token: its own
+-- expiry not passed and its share neither revoked nor expired.
+SELECT gs.id, gs.csrf_token, g.id AS guest_id, g.email, g.name, s.id AS share_id, s.organization_id, s.permission
+FROM guest_sessions gs
+JOIN guests g ON g.id = gs.guest_id
+JOIN shares s ON s.id = g.share_id
+WHERE gs.token_hash = @token_hash AND gs.expires_at > now()
+  AND s.revoked_at IS NULL AND s.expires_at > now();

@@ -1095,6 +1095,16 @@ type CreateCreativeRequest struct {
 	Type  CreativeType  `json:"type"`
 }
 
+// CreateGuestSessionRequest defines model for CreateGuestSessionRequest.
+type CreateGuestSessionRequest struct {
+	Email    openapi_types.Email `json:"email"`
+	Name     string              `json:"name"`
+	Password *string             `json:"password,omitempty"`
+
+	// Token The share's token, from its link.
+	Token string `json:"token"`
+}
+
 // CreateShareRequest defines model for CreateShareRequest.
 type CreateShareRequest struct {
 	// CreativeIds 1 to 50 creatives of the organization, each once; more than
@@ -1409,6 +1419,36 @@ type FieldError struct {
 // `too_short` / `too_long`: a string or array of the wrong length.
 // `unknown_field`: a field the operation does not accept.
 type FieldErrorCode string
+
+// Guest A person outside the organization who opened a share; one per email and share.
+type Guest struct {
+	Email string             `json:"email"`
+	Id    openapi_types.UUID `json:"id"`
+	Name  string             `json:"name"`
+}
+
+// GuestSession defines model for GuestSession.
+type GuestSession struct {
+	// CsrfToken Send it as `X-CSRF-Token` on every unsafe call of this guest session.
+	CsrfToken string `json:"csrfToken"`
+
+	// Guest A person outside the organization who opened a share; one per email and share.
+	Guest Guest `json:"guest"`
+
+	// Share The share a guest session is scoped to, as its guest sees it.
+	Share GuestShare `json:"share"`
+}
+
+// GuestShare The share a guest session is scoped to, as its guest sees it.
+type GuestShare struct {
+	ExpiresAt    time.Time `json:"expiresAt"`
+	Organization NamedRef  `json:"organization"`
+
+	// Permission What a guest of the share may do: `view` the creatives and their
+	// comments, also `comment`, or also `decide` (approve or request
+	// changes).
+	Permission SharePermission `json:"permission"`
+}
 
 // HealthStatus defines model for HealthStatus.
 type HealthStatus struct {
@@ -1738,7 +1778,7 @@ type Problem struct {
 	// `deposit_capacity_exhausted`, `too_many_streams`, `storage_quota_exceeded`,
 	// `upload_incomplete`, `upload_mismatch`, `uploads_unavailable`,
 	// `transfer_unknown`, `transfer_taken`, `open_threads`,
-	// `share_limit`. New codes may be added: treat an
+	// `share_limit`, `share_not_found`, `share_password_required`. New codes may be added: treat an
 	// unknown code by its `status`.
 	//
 	//
@@ -2514,6 +2554,9 @@ type UnsubscribeParams struct {
 // SignInJSONRequestBody defines body for SignIn for application/json ContentType.
 type SignInJSONRequestBody = SignInRequest
 
+// CreateGuestSessionJSONRequestBody defines body for CreateGuestSession for application/json ContentType.
+type CreateGuestSessionJSONRequestBody = CreateGuestSessionRequest
+
 // CreateAccountDepositJSONRequestBody defines body for CreateAccountDeposit for application/json ContentType.
 type CreateAccountDepositJSONRequestBody = CreateAccountDepositRequest
 
@@ -2570,6 +2613,9 @@ type ServerInterface interface {
 	// SignOut Sign out
 	// (POST /api/v1/auth/sign-out)
 	SignOut(ctx echo.Context) error
+	// CreateGuestSession Open a share as a guest
+	// (POST /api/v1/guest/sessions)
+	CreateGuestSession(ctx echo.Context) error
 	// GetMe Get the signed-in user
 	// (GET /api/v1/me)
 	GetMe(ctx echo.Context) error
@@ -2736,6 +2782,15 @@ func (w *ServerInterfaceWrapper) SignOut(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.SignOut(ctx)
+	return err
+}
+
+// CreateGuestSession converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateGuestSession(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateGuestSession(ctx)
 	return err
 }
 
@@ -4138,6 +4193,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/shares", wrapper.CreateShare, options.OperationMiddlewares["createShare"]...)
 	router.DELETE(options.BaseURL+"/api/v1/organizations/:organizationId/shares/:shareId", wrapper.RevokeShare, options.OperationMiddlewares["revokeShare"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/shares/:shareId", wrapper.GetShare, options.OperationMiddlewares["getShare"]...)
+	router.POST(options.BaseURL+"/api/v1/guest/sessions", wrapper.CreateGuestSession, options.OperationMiddlewares["createGuestSession"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/uploads", wrapper.CreateUpload, options.OperationMiddlewares["createUpload"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/uploads/:uploadId", wrapper.GetUpload, options.OperationMiddlewares["getUpload"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/uploads/:uploadId/complete", wrapper.CompleteUpload, options.OperationMiddlewares["completeUpload"]...)
@@ -4590,6 +4646,207 @@ func (response SignOut500JSONResponse) VisitSignOutResponse(w http.ResponseWrite
 type SignOut503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response SignOut503JSONResponse) VisitSignOutResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuestSessionRequestObject struct {
+	Body *CreateGuestSessionJSONRequestBody
+}
+
+type CreateGuestSessionResponseObject interface {
+	VisitCreateGuestSessionResponse(w http.ResponseWriter) error
+}
+
+type CreateGuestSession201ResponseHeaders struct {
+	SetCookie *string
+}
+
+type CreateGuestSession201JSONResponse struct {
+	Body    GuestSession
+	Headers CreateGuestSession201ResponseHeaders
+}
+
+func (response CreateGuestSession201JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SetCookie != nil {
+		w.Header().Set("Set-Cookie", fmt.Sprint(*response.Headers.SetCookie))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuestSession400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response CreateGuestSession400JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuestSession401JSONResponse Problem
+
+func (response CreateGuestSession401JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuestSession403JSONResponse struct{ CsrfFailedJSONResponse }
+
+func (response CreateGuestSession403JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuestSession404JSONResponse Problem
+
+func (response CreateGuestSession404JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuestSession413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response CreateGuestSession413JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuestSession415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateGuestSession415JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuestSession422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response CreateGuestSession422JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuestSession429ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type CreateGuestSession429JSONResponse struct {
+	Body    Problem
+	Headers CreateGuestSession429ResponseHeaders
+}
+
+func (response CreateGuestSession429JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuestSession431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response CreateGuestSession431JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuestSession500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateGuestSession500JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuestSession503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateGuestSession503JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -11808,6 +12065,9 @@ type StrictServerInterface interface {
 	// SignOut Sign out
 	// (POST /api/v1/auth/sign-out)
 	SignOut(ctx context.Context, request SignOutRequestObject) (SignOutResponseObject, error)
+	// CreateGuestSession Open a share as a guest
+	// (POST /api/v1/guest/sessions)
+	CreateGuestSession(ctx context.Context, request CreateGuestSessionRequestObject) (CreateGuestSessionResponseObject, error)
 	// GetMe Get the signed-in user
 	// (GET /api/v1/me)
 	GetMe(ctx context.Context, request GetMeRequestObject) (GetMeResponseObject, error)
@@ -12043,6 +12303,52 @@ func (sh *strictHandler) SignOut(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(SignOutResponseObject); ok {
 		return validResponse.VisitSignOutResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateGuestSession operation middleware
+func (sh *strictHandler) CreateGuestSession(ctx echo.Context) error {
+	var request CreateGuestSessionRequestObject
+
+	var body CreateGuestSessionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateGuestSession(ctx.Request().Context(), request.(CreateGuestSessionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateGuestSession")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateGuestSessionResponseObject); ok {
+		return validResponse.VisitCreateGuestSessionResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

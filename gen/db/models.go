@@ -195,6 +195,23 @@ type DevelopmentDatabase struct {
 	MarkedAt time.Time
 }
 
+type Guest struct {
+	ID        uuid.UUID
+	ShareID   uuid.UUID
+	Email     string
+	Name      string
+	CreatedAt time.Time
+}
+
+type GuestSession struct {
+	ID        uuid.UUID
+	GuestID   uuid.UUID
+	TokenHash []byte
+	CsrfToken string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
 type IdempotencyKey struct {
 	UserID           uuid.UUID
 	Key              string

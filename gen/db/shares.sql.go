@@ -12,6 +12,96 @@ import (
 	"github.com/google/uuid"
 )
 
+const guestSessionCreate = `-- name: GuestSessionCreate :one
+INSERT INTO guest_sessions (guest_id, token_hash, csrf_token, expires_at)
+VALUES ($1, $2, $3, $4)
+RETURNING id
+`
+
+type GuestSessionCreateParams struct {
+	GuestID   uuid.UUID
+	TokenHash []byte
+	CsrfToken string
+	ExpiresAt time.Time
+}
+
+func (q *Queries) GuestSessionCreate(ctx context.Context, arg GuestSessionCreateParams) (uuid.UUID, error) {
+	row := q.db.QueryRow(ctx, guestSessionCreate,
+		arg.GuestID,
+		arg.TokenHash,
+		arg.CsrfToken,
+		arg.ExpiresAt,
+	)
+	var id uuid.UUID
+	err := row.Scan(&id)
+	return id, err
+}
+
+const guestSessionGet = `-- name: GuestSessionGet :one
+SELECT gs.id, gs.csrf_token, g.id AS guest_id, g.email, g.name, s.id AS share_id, s.organization_id, s.permission
+FROM guest_sessions gs
+JOIN guests g ON g.id = gs.guest_id
+JOIN shares s ON s.id = g.share_id
+WHERE gs.token_hash = $1 AND gs.expires_at > now()
+  AND s.revoked_at IS NULL AND s.expires_at > now()
+`
+
+type GuestSessionGetRow struct {
+	ID             uuid.UUID
+	CsrfToken      string
+	GuestID        uuid.UUID
+	Email          string
+	Name           string
+	ShareID        uuid.UUID
+	OrganizationID uuid.UUID
+	Permission     string
+}
+
+// GuestSessionGet finds the live guest session of a token: its own
+// expiry not passed and its share neither revoked nor expired.
+func (q *Queries) GuestSessionGet(ctx context.Context, tokenHash []byte) (GuestSessionGetRow, error) {
+	row := q.db.QueryRow(ctx, guestSessionGet, tokenHash)
+	var i GuestSessionGetRow
+	err := row.Scan(
+		&i.ID,
+		&i.CsrfToken,
+		&i.GuestID,
+		&i.Email,
+		&i.Name,
+		&i.ShareID,
+		&i.OrganizationID,
+		&i.Permission,
+	)
+	return i, err
+}
+
+const guestUpsert = `-- name: GuestUpsert :one
+INSERT INTO guests (share_id, email, name) VALUES ($1, $2, $3)
+ON CONFLICT (share_id, email) DO UPDATE SET name = excluded.name
+RETURNING id, share_id, email, name, created_at
+`
+
+type GuestUpsertParams struct {
+	ShareID uuid.UUID
+	Email   string
+	Name    string
+}
+
+// GuestUpsert is the guest of an email on a share, made on their first
+// visit; a later visit keeps the id and takes the name given.
+func (q *Queries) GuestUpsert(ctx context.Context, arg GuestUpsertParams) (Guest, error) {
+	row := q.db.QueryRow(ctx, guestUpsert, arg.ShareID, arg.Email, arg.Name)
+	var i Guest
+	err := row.Scan(
+		&i.ID,
+		&i.ShareID,
+		&i.Email,
+		&i.Name,
+		&i.CreatedAt,
+	)
+	return i, err
+}
+
 const shareCreate = `-- name: ShareCreate :one
 INSERT INTO shares (organization_id, token_hash, permission, expires_at, password_hash, created_by)
 VALUES ($1, $2, $3, $4, $5, $6)
@@ -143,6 +233,52 @@ func (q *Queries) ShareGet(ctx context.Context, arg ShareGetParams) (ShareGetRow
 		&i.CreativeIds,
 	)
 	return i, err
+}
+
+const shareGetByTokenHash = `-- name: ShareGetByTokenHash :one
+SELECT s.id, s.organization_id, s.token_hash, s.permission, s.expires_at, s.password_hash, s.created_by, s.created_at, s.revoked_at, o.name AS organization_name
+FROM shares s JOIN organizations o ON o.id = s.organization_id
+WHERE s.token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > now()
+`
+
+type ShareGetByTokenHashRow struct {
+	Share            Share
+	OrganizationName string
+}
+
+// ShareGetByTokenHash reads the live share of a token (neither revoked
+// nor expired) with its organization: an unknown, a revoked and an
+// expired token are the same missing row, read the same way.
+func (q *Queries) ShareGetByTokenHash(ctx context.Context, tokenHash []byte) (ShareGetByTokenHashRow, error) {
+	row := q.db.QueryRow(ctx, shareGetByTokenHash, tokenHash)
+	var i ShareGetByTokenHashRow
+	err := row.Scan(
+		&i.Share.ID,
+		&i.Share.OrganizationID,
+		&i.Share.TokenHash,
+		&i.Share.Permission,
+		&i.Share.ExpiresAt,
+		&i.Share.PasswordHash,
+		&i.Share.CreatedBy,
+		&i.Share.CreatedAt,
+		&i.Share.RevokedAt,
+		&i.OrganizationName,
+	)
+	return i, err
+}
+
+const shareInvitationSeen = `-- name: ShareInvitationSeen :exec
+UPDATE share_invitations SET last_seen_at = now() WHERE share_id = $1 AND email = $2
+`
+
+type ShareInvitationSeenParams struct {
+	ShareID uuid.UUID
+	Email   string
+}
+
+func (q *Queries) ShareInvitationSeen(ctx context.Context, arg ShareInvitationSeenParams) error {
+	_, err := q.db.Exec(ctx, shareInvitationSeen, arg.ShareID, arg.Email)
+	return err
 }
 
 const shareInvitationsAdd = `-- name: ShareInvitationsAdd :exec

@@ -155,8 +155,14 @@ func (s *Service) ClearCookie() string {
 }
 
 func (s *Service) cookie(value string, maxAge int) string {
+	return s.namedCookie(s.cfg.CookieName(), value, maxAge)
+}
+
+// namedCookie is the one shape of every session cookie, a user's or a
+// guest's: HttpOnly, Lax, Secure unless COOKIE_SECURE=false.
+func (s *Service) namedCookie(name, value string, maxAge int) string {
 	c := http.Cookie{
-		Name: s.cfg.CookieName(), Value: value, Path: "/", MaxAge: maxAge,
+		Name: name, Value: value, Path: "/", MaxAge: maxAge,
 		HttpOnly: true, Secure: s.cfg.CookieSecure, SameSite: http.SameSiteLaxMode,
 	}
 	return c.String()

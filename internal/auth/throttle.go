@@ -11,6 +11,8 @@ import (
 // across replicas; this type is the one place the numbers are decided.
 type ThrottlePolicy struct {
 	// Window is the length of a fixed window, starting at its first failure.
+	// PerEmail also bounds a share's password (ShareSubject): the guest
+	// sign-in is throttled like a user's.
 	Window time.Duration
 	// PerEmail and PerAddress are the failures allowed in one window; the
 	// next attempt is refused until the window ends.

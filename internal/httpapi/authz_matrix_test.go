@@ -99,13 +99,16 @@ var authzMatrix = map[string]map[caller]string{
 		acmeAuthor: "200", acmeViewer: "404 not_found", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
 	// Shares: admins, and authors for creatives they wrote; the matrix's
 	// share was made by Acme's author, so both see it.
-	"listShares":     sharers("200"),
-	"createShare":    sharers("201"),
-	"getShare":       sharers("200"),
-	"revokeShare":    sharers("204"),
-	"createUpload":   uploaders("201"),
-	"getUpload":      uploaders("200"),
-	"completeUpload": uploaders("200"),
+	"listShares":  sharers("200"),
+	"createShare": sharers("201"),
+	"getShare":    sharers("200"),
+	"revokeShare": sharers("204"),
+	// A guest session needs no user session; the matrix's token is none,
+	// so every caller gets the one answer of an unknown token.
+	"createGuestSession": all("404 share_not_found"),
+	"createUpload":       uploaders("201"),
+	"getUpload":          uploaders("200"),
+	"completeUpload":     uploaders("200"),
 	"getAssetContent": {anonymous: "401 unauthenticated", acmeAdmin: "302", acmeReviewer: "302", acmeAuthor: "302",
 		acmeViewer: "302", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
 	// The owner gets past every check to the chain: the transaction was
@@ -296,6 +299,7 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		"updateCreativeComment": map[string]bool{"resolved": true},
 		"createUpload":          map[string]any{"fileName": "m.png", "mimeType": "image/png", "sizeBytes": 100, "sha256": strings.Repeat("a", 64)},
 		"completeUpload":        map[string]any{},
+		"createGuestSession":    map[string]string{"token": "not-a-share-token", "name": "Matrix guest", "email": "guest@brand.test"},
 		"createShare": map[string]any{"creativeIds": []uuid.UUID{d.env.DB.DraftCreative(t, d.org, d.users[acmeAuthor])},
 			"permission": "decide"},
 

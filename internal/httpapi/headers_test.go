@@ -302,8 +302,8 @@ func TestAnswersRefuseFramingAnd401sNameTheirChallenge(t *testing.T) {
 	// Every 401: no session on any operation that needs one, and a wrong password.
 	anonymous := env.Client(t)
 	for _, call := range specCalls(t) {
-		if !call.declares[http.StatusUnauthorized] || call.operationID == "signIn" {
-			continue
+		if !call.declares[http.StatusUnauthorized] || call.operationID == "signIn" || call.operationID == "createGuestSession" {
+			continue // their 401 is a wrong password's, below and in the shares' tests
 		}
 		if r := anonymous.Do(call.method, call.path, call.body); r.Status != http.StatusUnauthorized || r.Header.Get("WWW-Authenticate") != `Cookie realm="creativeapi"` {
 			t.Errorf("%s: %d WWW-Authenticate %q", call.operationID, r.Status, r.Header.Get("WWW-Authenticate"))

@@ -47,6 +47,8 @@ const (
 	TransferTaken            Code = "transfer_taken"
 	OpenThreads              Code = "open_threads"
 	ShareLimit               Code = "share_limit"
+	ShareNotFound            Code = "share_not_found"
+	SharePasswordRequired    Code = "share_password_required"
 )
 
 // FieldCode is the machine-readable kind of a field error (FieldError.code
@@ -142,6 +144,8 @@ var titles = map[Code]string{
 	TooManyStreams:           "Too many streams",
 	StorageQuotaExceeded:     "Storage quota exceeded",
 	ShareLimit:               "Share limit reached",
+	ShareNotFound:            "Share not found",
+	SharePasswordRequired:    "Share password required",
 	UploadIncomplete:         "Upload incomplete",
 	UploadMismatch:           "Upload mismatch",
 	UploadsUnavailable:       "Uploads unavailable",

@@ -964,6 +964,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/guest/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a share as a guest
+         * @description Operation `createGuestSession` (the TypeScript client's function of that name).
+         *
+         *     Opens a guest session on the share whose `token` the link carries
+         *     (`{APP_URL}/share/{token}`): sets the guest session cookie
+         *     (`__Host-guest`, or `guest` when the server runs with
+         *     `COOKIE_SECURE=false`; HttpOnly, SameSite=Lax, Path=/), apart from
+         *     a user's session cookie, and answers the guest, the share and the
+         *     `csrfToken` to send as `X-CSRF-Token` on the guest's unsafe calls.
+         *     The session is scoped to this one share and ends when the share
+         *     expires or is revoked, whichever comes first. The same `email` on
+         *     the same share is the same guest again (`guest.id`); `name` is
+         *     updated to the one given.
+         *
+         *     No user session is needed or used. Cross-origin attempts are
+         *     refused (403), as for `signIn`. Send the token in this body only:
+         *     keep it out of URLs the API sees, of logs and of analytics.
+         */
+        post: operations["createGuestSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizations/{organizationId}/uploads": {
         parameters: {
             query?: never;
@@ -1420,7 +1455,7 @@ export interface components {
              *     `deposit_capacity_exhausted`, `too_many_streams`, `storage_quota_exceeded`,
              *     `upload_incomplete`, `upload_mismatch`, `uploads_unavailable`,
              *     `transfer_unknown`, `transfer_taken`, `open_threads`,
-             *     `share_limit`. New codes may be added: treat an
+             *     `share_limit`, `share_not_found`, `share_password_required`. New codes may be added: treat an
              *     unknown code by its `status`.
              * @example invalid_request
              */
@@ -2321,6 +2356,35 @@ export interface components {
             items: components["schemas"]["Share"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
+        };
+        CreateGuestSessionRequest: {
+            /** @description The share's token, from its link. */
+            token: string;
+            name: string;
+            /** Format: email */
+            email: string;
+            /** Format: password */
+            password?: string;
+        };
+        /** @description A person outside the organization who opened a share; one per email and share. */
+        Guest: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            email: string;
+        };
+        /** @description The share a guest session is scoped to, as its guest sees it. */
+        GuestShare: {
+            permission: components["schemas"]["SharePermission"];
+            /** Format: date-time */
+            expiresAt: string;
+            organization: components["schemas"]["NamedRef"];
+        };
+        GuestSession: {
+            guest: components["schemas"]["Guest"];
+            share: components["schemas"]["GuestShare"];
+            /** @description Send it as `X-CSRF-Token` on every unsafe call of this guest session. */
+            csrfToken: string;
         };
         CreateWebhookEndpointRequest: {
             url: components["schemas"]["WebhookURL"];
@@ -4967,6 +5031,92 @@ export interface operations {
             403: components["responses"]["ShareForbiddenCommand"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createGuestSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+                 *       "name": "Brand legal",
+                 *       "email": "legal@brand.test"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateGuestSessionRequest"];
+            };
+        };
+        responses: {
+            /** @description The guest session is open. The `Set-Cookie` header carries its cookie. */
+            201: {
+                headers: {
+                    /**
+                     * @description The guest session cookie (`__Host-guest`, or `guest` when the server runs with `COOKIE_SECURE=false`).
+                     * @example __Host-guest=q3v1...; Path=/; Max-Age=1209600; HttpOnly; Secure; SameSite=Lax
+                     */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuestSession"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            /**
+             * @description `share_password_required`: the share has a password and it was
+             *     not sent or is wrong (the answer does not say which). Ask the
+             *     guest for it.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            403: components["responses"]["CsrfFailed"];
+            /**
+             * @description `share_not_found`: no live share has this token. An unknown
+             *     token, a revoked share's and an expired share's get this one
+             *     answer, in the same time.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidRequest"];
+            /**
+             * @description `too_many_attempts`: too many wrong passwords for this share or
+             *     from this client address. Wait the number of seconds in
+             *     `Retry-After`. Policy: as `signIn`'s, with the share in place of
+             *     the email (5 per share, 20 per address, in a fixed 15-minute
+             *     window); a missing password is not counted.
+             */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
