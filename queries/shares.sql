@@ -101,3 +101,11 @@ JOIN guests g ON g.id = gs.guest_id
 JOIN shares s ON s.id = g.share_id
 WHERE gs.token_hash = @token_hash AND gs.expires_at > now()
   AND s.revoked_at IS NULL AND s.expires_at > now();
+
+-- name: GuestSessionDeleteEnded :execrows
+-- GuestSessionDeleteEnded purges guest sessions a day after they stopped
+-- working: their own expiry, or their share's revocation or expiry.
+DELETE FROM guest_sessions gs
+USING guests g, shares s
+WHERE g.id = gs.guest_id AND s.id = g.share_id
+  AND least(gs.expires_at, s.expires_at, coalesce(s.revoked_at, 'infinity')) < now() - interval '1 day';

@@ -341,6 +341,7 @@ func sweepJobs(st *store.Store, log *slog.Logger, m *metrics.Metrics) []sweeper.
 	return []sweeper.Job{
 		{Name: "idempotency keys", Run: func(ctx context.Context) error { return idempotency.Purge(ctx, st, log) }},
 		{Name: "expired sessions", Run: func(ctx context.Context) error { return auth.PurgeSessions(ctx, st, log) }},
+		{Name: "ended guest sessions", Run: func(ctx context.Context) error { return auth.PurgeGuestSessions(ctx, st, log) }},
 		{Name: "sign-in failures", Run: func(ctx context.Context) error { return auth.PurgeSignInFailures(ctx, st, log) }},
 		deposit.SweepJob(st, log, m.DepositsExpired),
 	}

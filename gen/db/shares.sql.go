@@ -37,6 +37,23 @@ func (q *Queries) GuestSessionCreate(ctx context.Context, arg GuestSessionCreate
 	return id, err
 }
 
+const guestSessionDeleteEnded = `-- name: GuestSessionDeleteEnded :execrows
+DELETE FROM guest_sessions gs
+USING guests g, shares s
+WHERE g.id = gs.guest_id AND s.id = g.share_id
+  AND least(gs.expires_at, s.expires_at, coalesce(s.revoked_at, 'infinity')) < now() - interval '1 day'
+`
+
+// GuestSessionDeleteEnded purges guest sessions a day after they stopped
+// working: their own expiry, or their share's revocation or expiry.
+func (q *Queries) GuestSessionDeleteEnded(ctx context.Context) (int64, error) {
+	result, err := q.db.Exec(ctx, guestSessionDeleteEnded)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const guestSessionGet = `-- name: GuestSessionGet :one
 SELECT gs.id, gs.csrf_token, g.id AS guest_id, g.email, g.name, s.id AS share_id, s.organization_id, s.permission
 FROM guest_sessions gs

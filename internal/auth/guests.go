@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/google/uuid"
@@ -138,4 +139,18 @@ func (c SessionConfig) GuestCookieName() string {
 // to the browser, living until the session's expiry.
 func (s *Service) GuestCookie(g GuestSignedIn) string {
 	return s.namedCookie(s.cfg.GuestCookieName(), g.Token, max(1, int(time.Until(g.ExpiresAt)/time.Second)))
+}
+
+// PurgeGuestSessions deletes guest sessions that stopped working a day
+// ago (their share revoked or expired, or their own expiry); safe to run
+// on every replica at once.
+func PurgeGuestSessions(ctx context.Context, st *store.Store, log *slog.Logger) error {
+	n, err := st.Q.GuestSessionDeleteEnded(ctx)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		log.Info("ended guest sessions purged", "count", n)
+	}
+	return nil
 }

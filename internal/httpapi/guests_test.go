@@ -3,11 +3,14 @@ package httpapi_test
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"creativeapi/gen/api"
 	"creativeapi/internal/auth"
@@ -181,5 +184,32 @@ func TestAGuestSessionIsRefusedCrossOriginAndWithoutAName(t *testing.T) {
 	r = d.env.Client(t).Do(http.MethodPost, guestSessionsPath, map[string]any{"token": token, "email": "legal@brand.test"})
 	if p := r.Problem(t); r.Status != http.StatusUnprocessableEntity || p.FieldErrors[0].Field != "name" {
 		t.Errorf("without a name: %d %s", r.Status, r.Body)
+	}
+}
+
+func TestGuestSessionsArePurgedADayAfterTheirShareEnded(t *testing.T) {
+	t.Parallel()
+	d := newReviewDesk(t)
+	ended, live := d.newShare(t, nil), d.newShare(t, nil)
+	for _, sh := range []api.Share{ended, live} {
+		token, _ := sh.Token.Get()
+		if r := d.env.Client(t).Do(http.MethodPost, guestSessionsPath, guestBody(token, "legal@brand.test")); r.Status != http.StatusCreated {
+			t.Fatal(r.Status)
+		}
+	}
+	ctx := context.Background()
+	if _, err := d.env.DB.Pool.Exec(ctx, "UPDATE shares SET revoked_at = now() - interval '25 hours' WHERE id = $1", ended.Id); err != nil {
+		t.Fatal(err)
+	}
+	if err := auth.PurgeGuestSessions(ctx, d.env.DB.Store, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := d.env.DB.Pool.Query(ctx, "SELECT g.share_id FROM guest_sessions gs JOIN guests g ON g.id = gs.guest_id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	left, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil || len(left) != 1 || left[0] != live.Id {
+		t.Errorf("sessions left of shares %v (%v), want only the live share's %s", left, err, live.Id)
 	}
 }
