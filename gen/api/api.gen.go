@@ -543,6 +543,42 @@ func (e SharePermission) Valid() bool {
 	}
 }
 
+// Defines values for TokenScope.
+const (
+	CommentsWrite  TokenScope = "comments:write"
+	CreativesRead  TokenScope = "creatives:read"
+	CreativesWrite TokenScope = "creatives:write"
+	DepositsRead   TokenScope = "deposits:read"
+	DepositsWrite  TokenScope = "deposits:write"
+	Operator       TokenScope = "operator"
+	UploadsWrite   TokenScope = "uploads:write"
+	WebhooksManage TokenScope = "webhooks:manage"
+)
+
+// Valid indicates whether the value is a known member of the TokenScope enum.
+func (e TokenScope) Valid() bool {
+	switch e {
+	case CommentsWrite:
+		return true
+	case CreativesRead:
+		return true
+	case CreativesWrite:
+		return true
+	case DepositsRead:
+		return true
+	case DepositsWrite:
+		return true
+	case Operator:
+		return true
+	case UploadsWrite:
+		return true
+	case WebhooksManage:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TransferSettlementDecision.
 const (
 	SettlementCredit TransferSettlementDecision = "credit"
@@ -724,6 +760,23 @@ func (e ListCreativeCommentsParamsMentions) Valid() bool {
 	default:
 		return false
 	}
+}
+
+// AccessToken defines model for AccessToken.
+type AccessToken struct {
+	CreatedAt time.Time          `json:"createdAt"`
+	ExpiresAt time.Time          `json:"expiresAt"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// LastUsedAt The last use, to the minute (written at most once a minute per token); null when never used.
+	LastUsedAt nullable.Nullable[time.Time] `json:"lastUsedAt"`
+	Name       string                       `json:"name"`
+	Scopes     []TokenScope                 `json:"scopes"`
+}
+
+// AccessTokenList defines model for AccessTokenList.
+type AccessTokenList struct {
+	Items []AccessToken `json:"items"`
 }
 
 // AccountBalance defines model for AccountBalance.
@@ -1035,6 +1088,14 @@ type CompleteUploadRequest = map[string]interface{}
 // Example: DE
 type CountryCode = string
 
+// CreateAccessTokenRequest defines model for CreateAccessTokenRequest.
+type CreateAccessTokenRequest struct {
+	// ExpiresAt When the token stops working; in the future and at most a year away. Default 90 days from now.
+	ExpiresAt *time.Time   `json:"expiresAt,omitempty"`
+	Name      string       `json:"name"`
+	Scopes    []TokenScope `json:"scopes"`
+}
+
 // CreateAccountDepositRequest defines model for CreateAccountDepositRequest.
 type CreateAccountDepositRequest struct {
 	// Amount An amount of money in minor units. `"100000000"` with scale 6 is 100.000000 USDT.
@@ -1155,6 +1216,21 @@ type CreateWebhookEndpointRequest struct {
 	//
 	// Example: https://hooks.acme.test/creativeapi
 	Url WebhookURL `json:"url"`
+}
+
+// CreatedAccessToken defines model for CreatedAccessToken.
+type CreatedAccessToken struct {
+	CreatedAt time.Time          `json:"createdAt"`
+	ExpiresAt time.Time          `json:"expiresAt"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// LastUsedAt The last use, to the minute (written at most once a minute per token); null when never used.
+	LastUsedAt nullable.Nullable[time.Time] `json:"lastUsedAt"`
+	Name       string                       `json:"name"`
+	Scopes     []TokenScope                 `json:"scopes"`
+
+	// Token The secret, shown this once; only its hash is stored. `cat_`, 43 base62 characters of 32 random bytes, and 6 base62 characters of their CRC32 (so secret scanners recognise it).
+	Token string `json:"token"`
 }
 
 // CreativeAction defines model for CreativeAction.
@@ -1778,7 +1854,8 @@ type Problem struct {
 	// `deposit_capacity_exhausted`, `too_many_streams`, `storage_quota_exceeded`,
 	// `upload_incomplete`, `upload_mismatch`, `uploads_unavailable`,
 	// `transfer_unknown`, `transfer_taken`, `open_threads`,
-	// `share_limit`, `share_not_found`, `share_password_required`. New codes may be added: treat an
+	// `share_limit`, `share_not_found`, `share_password_required`,
+	// `invalid_token`, `insufficient_scope`, `ambiguous_credentials`. New codes may be added: treat an
 	// unknown code by its `status`.
 	//
 	//
@@ -1910,6 +1987,9 @@ type SignInRequest struct {
 	Email    string `json:"email"`
 	Password string `json:"password"`
 }
+
+// TokenScope What a personal access token may do (each operation names its scope in `x-scope`). `operator` is for platform operators only.
+type TokenScope string
 
 // TransferSettlement defines model for TransferSettlement.
 type TransferSettlement struct {
@@ -2250,6 +2330,9 @@ type AdminOnly = Problem
 // AdminOnlyCommand An error (RFC 9457 Problem Details, served as `application/json`).
 type AdminOnlyCommand = Problem
 
+// AmbiguousCredentials An error (RFC 9457 Problem Details, served as `application/json`).
+type AmbiguousCredentials = Problem
+
 // CommandForbidden An error (RFC 9457 Problem Details, served as `application/json`).
 type CommandForbidden = Problem
 
@@ -2264,6 +2347,9 @@ type CsrfFailed = Problem
 
 // HeadersTooLarge An error (RFC 9457 Problem Details, served as `application/json`).
 type HeadersTooLarge = Problem
+
+// InsufficientScope An error (RFC 9457 Problem Details, served as `application/json`).
+type InsufficientScope = Problem
 
 // InternalError An error (RFC 9457 Problem Details, served as `application/json`).
 type InternalError = Problem
@@ -2566,6 +2652,9 @@ type ClaimAccountDepositJSONRequestBody = ClaimAccountDepositRequest
 // PutNotificationSettingsJSONRequestBody defines body for PutNotificationSettings for application/json ContentType.
 type PutNotificationSettingsJSONRequestBody = NotificationSettings
 
+// CreateAccessTokenJSONRequestBody defines body for CreateAccessToken for application/json ContentType.
+type CreateAccessTokenJSONRequestBody = CreateAccessTokenRequest
+
 // SettleOperatorTransferJSONRequestBody defines body for SettleOperatorTransfer for application/json ContentType.
 type SettleOperatorTransferJSONRequestBody = SettleTransferRequest
 
@@ -2649,6 +2738,15 @@ type ServerInterface interface {
 	// PutNotificationSettings Replace the signed-in user's email settings
 	// (PUT /api/v1/me/notification-settings)
 	PutNotificationSettings(ctx echo.Context) error
+	// ListAccessTokens List the signed-in user's personal access tokens
+	// (GET /api/v1/me/tokens)
+	ListAccessTokens(ctx echo.Context) error
+	// CreateAccessToken Create a personal access token
+	// (POST /api/v1/me/tokens)
+	CreateAccessToken(ctx echo.Context) error
+	// RevokeAccessToken Revoke a personal access token
+	// (DELETE /api/v1/me/tokens/{tokenId})
+	RevokeAccessToken(ctx echo.Context, tokenId openapi_types.UUID) error
 	// ListOperatorTransfers List transfers to the treasury (operators only)
 	// (GET /api/v1/operator/transfers)
 	ListOperatorTransfers(ctx echo.Context, params ListOperatorTransfersParams) error
@@ -3009,6 +3107,40 @@ func (w *ServerInterfaceWrapper) PutNotificationSettings(ctx echo.Context) error
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.PutNotificationSettings(ctx)
+	return err
+}
+
+// ListAccessTokens converts echo context to params.
+func (w *ServerInterfaceWrapper) ListAccessTokens(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListAccessTokens(ctx)
+	return err
+}
+
+// CreateAccessToken converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateAccessToken(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateAccessToken(ctx)
+	return err
+}
+
+// RevokeAccessToken converts echo context to params.
+func (w *ServerInterfaceWrapper) RevokeAccessToken(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "tokenId" -------------
+	var tokenId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "tokenId", ctx.Param("tokenId"), &tokenId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tokenId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RevokeAccessToken(ctx, tokenId)
 	return err
 }
 
@@ -4164,6 +4296,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/auth/sign-in", wrapper.SignIn, options.OperationMiddlewares["signIn"]...)
 	router.POST(options.BaseURL+"/api/v1/auth/sign-out", wrapper.SignOut, options.OperationMiddlewares["signOut"]...)
 	router.GET(options.BaseURL+"/api/v1/me", wrapper.GetMe, options.OperationMiddlewares["getMe"]...)
+	router.GET(options.BaseURL+"/api/v1/me/tokens", wrapper.ListAccessTokens, options.OperationMiddlewares["listAccessTokens"]...)
+	router.POST(options.BaseURL+"/api/v1/me/tokens", wrapper.CreateAccessToken, options.OperationMiddlewares["createAccessToken"]...)
+	router.DELETE(options.BaseURL+"/api/v1/me/tokens/:tokenId", wrapper.RevokeAccessToken, options.OperationMiddlewares["revokeAccessToken"]...)
 	router.GET(options.BaseURL+"/api/v1/me/notification-settings", wrapper.GetNotificationSettings, options.OperationMiddlewares["getNotificationSettings"]...)
 	router.PUT(options.BaseURL+"/api/v1/me/notification-settings", wrapper.PutNotificationSettings, options.OperationMiddlewares["putNotificationSettings"]...)
 	router.POST(options.BaseURL+"/api/v1/unsubscribe", wrapper.Unsubscribe, options.OperationMiddlewares["unsubscribe"]...)
@@ -4222,6 +4357,8 @@ type AdminOnlyCommandJSONResponse struct {
 	Headers AdminOnlyCommandResponseHeaders
 }
 
+type AmbiguousCredentialsJSONResponse Problem
+
 type CommandForbiddenResponseHeaders struct {
 	IdempotentReplayed *string
 }
@@ -4238,6 +4375,15 @@ type CreativeConflictJSONResponse Problem
 type CsrfFailedJSONResponse Problem
 
 type HeadersTooLargeJSONResponse Problem
+
+type InsufficientScopeResponseHeaders struct {
+	WWWAuthenticate string
+}
+type InsufficientScopeJSONResponse struct {
+	Body Problem
+
+	Headers InsufficientScopeResponseHeaders
+}
 
 type InternalErrorJSONResponse Problem
 
@@ -4563,6 +4709,22 @@ func (response SignOut204Response) VisitSignOutResponse(w http.ResponseWriter) e
 	return nil
 }
 
+type SignOut400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response SignOut400JSONResponse) VisitSignOutResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SignOut401JSONResponse struct{ UnauthenticatedJSONResponse }
 
 func (response SignOut401JSONResponse) VisitSignOutResponse(w http.ResponseWriter) error {
@@ -4882,6 +5044,22 @@ func (response GetMe200JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 	return err
 }
 
+type GetMe400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response GetMe400JSONResponse) VisitGetMeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetMe401JSONResponse struct{ UnauthenticatedJSONResponse }
 
 func (response GetMe401JSONResponse) VisitGetMeResponse(w http.ResponseWriter) error {
@@ -4986,6 +5164,22 @@ func (response GetAccountBalance200JSONResponse) VisitGetAccountBalanceResponse(
 	return err
 }
 
+type GetAccountBalance400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response GetAccountBalance400JSONResponse) VisitGetAccountBalanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetAccountBalance401JSONResponse struct{ UnauthenticatedJSONResponse }
 
 func (response GetAccountBalance401JSONResponse) VisitGetAccountBalanceResponse(w http.ResponseWriter) error {
@@ -4997,6 +5191,21 @@ func (response GetAccountBalance401JSONResponse) VisitGetAccountBalanceResponse(
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccountBalance403JSONResponse struct{ InsufficientScopeJSONResponse }
+
+func (response GetAccountBalance403JSONResponse) VisitGetAccountBalanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5091,6 +5300,22 @@ func (response ListAccountDeposits200JSONResponse) VisitListAccountDepositsRespo
 	return err
 }
 
+type ListAccountDeposits400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response ListAccountDeposits400JSONResponse) VisitListAccountDepositsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListAccountDeposits401JSONResponse struct{ UnauthenticatedJSONResponse }
 
 func (response ListAccountDeposits401JSONResponse) VisitListAccountDepositsResponse(w http.ResponseWriter) error {
@@ -5102,6 +5327,21 @@ func (response ListAccountDeposits401JSONResponse) VisitListAccountDepositsRespo
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccountDeposits403JSONResponse struct{ InsufficientScopeJSONResponse }
+
+func (response ListAccountDeposits403JSONResponse) VisitListAccountDepositsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5440,6 +5680,22 @@ func (response GetAccountDeposit200JSONResponse) VisitGetAccountDepositResponse(
 	return err
 }
 
+type GetAccountDeposit400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response GetAccountDeposit400JSONResponse) VisitGetAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetAccountDeposit401JSONResponse struct{ UnauthenticatedJSONResponse }
 
 func (response GetAccountDeposit401JSONResponse) VisitGetAccountDepositResponse(w http.ResponseWriter) error {
@@ -5451,6 +5707,21 @@ func (response GetAccountDeposit401JSONResponse) VisitGetAccountDepositResponse(
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccountDeposit403JSONResponse struct{ InsufficientScopeJSONResponse }
+
+func (response GetAccountDeposit403JSONResponse) VisitGetAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6077,6 +6348,22 @@ func (response StreamMyEvents200TexteventStreamResponse) VisitStreamMyEventsResp
 	}
 }
 
+type StreamMyEvents400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response StreamMyEvents400JSONResponse) VisitStreamMyEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type StreamMyEvents401JSONResponse struct{ UnauthenticatedJSONResponse }
 
 func (response StreamMyEvents401JSONResponse) VisitStreamMyEventsResponse(w http.ResponseWriter) error {
@@ -6200,6 +6487,22 @@ func (response GetNotificationSettings200JSONResponse) VisitGetNotificationSetti
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNotificationSettings400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response GetNotificationSettings400JSONResponse) VisitGetNotificationSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6464,6 +6767,460 @@ func (response PutNotificationSettings503JSONResponse) VisitPutNotificationSetti
 	return err
 }
 
+type ListAccessTokensRequestObject struct {
+}
+
+type ListAccessTokensResponseObject interface {
+	VisitListAccessTokensResponse(w http.ResponseWriter) error
+}
+
+type ListAccessTokens200JSONResponse AccessTokenList
+
+func (response ListAccessTokens200JSONResponse) VisitListAccessTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccessTokens400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response ListAccessTokens400JSONResponse) VisitListAccessTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccessTokens401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response ListAccessTokens401JSONResponse) VisitListAccessTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccessTokens429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response ListAccessTokens429JSONResponse) VisitListAccessTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccessTokens431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ListAccessTokens431JSONResponse) VisitListAccessTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccessTokens500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListAccessTokens500JSONResponse) VisitListAccessTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccessTokens503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAccessTokens503JSONResponse) VisitListAccessTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccessTokenRequestObject struct {
+	Body *CreateAccessTokenJSONRequestBody
+}
+
+type CreateAccessTokenResponseObject interface {
+	VisitCreateAccessTokenResponse(w http.ResponseWriter) error
+}
+
+type CreateAccessToken201JSONResponse CreatedAccessToken
+
+func (response CreateAccessToken201JSONResponse) VisitCreateAccessTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccessToken400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response CreateAccessToken400JSONResponse) VisitCreateAccessTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccessToken401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response CreateAccessToken401JSONResponse) VisitCreateAccessTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccessToken403JSONResponse struct{ CsrfFailedJSONResponse }
+
+func (response CreateAccessToken403JSONResponse) VisitCreateAccessTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccessToken413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response CreateAccessToken413JSONResponse) VisitCreateAccessTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccessToken415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateAccessToken415JSONResponse) VisitCreateAccessTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccessToken422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response CreateAccessToken422JSONResponse) VisitCreateAccessTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccessToken429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response CreateAccessToken429JSONResponse) VisitCreateAccessTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccessToken431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response CreateAccessToken431JSONResponse) VisitCreateAccessTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccessToken500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateAccessToken500JSONResponse) VisitCreateAccessTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccessToken503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateAccessToken503JSONResponse) VisitCreateAccessTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeAccessTokenRequestObject struct {
+	TokenId openapi_types.UUID `json:"tokenId"`
+}
+
+type RevokeAccessTokenResponseObject interface {
+	VisitRevokeAccessTokenResponse(w http.ResponseWriter) error
+}
+
+type RevokeAccessToken204Response struct {
+}
+
+func (response RevokeAccessToken204Response) VisitRevokeAccessTokenResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type RevokeAccessToken400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response RevokeAccessToken400JSONResponse) VisitRevokeAccessTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeAccessToken401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response RevokeAccessToken401JSONResponse) VisitRevokeAccessTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeAccessToken403JSONResponse struct{ CsrfFailedJSONResponse }
+
+func (response RevokeAccessToken403JSONResponse) VisitRevokeAccessTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeAccessToken404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RevokeAccessToken404JSONResponse) VisitRevokeAccessTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeAccessToken422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response RevokeAccessToken422JSONResponse) VisitRevokeAccessTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeAccessToken429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response RevokeAccessToken429JSONResponse) VisitRevokeAccessTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeAccessToken431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response RevokeAccessToken431JSONResponse) VisitRevokeAccessTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeAccessToken500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RevokeAccessToken500JSONResponse) VisitRevokeAccessTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeAccessToken503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RevokeAccessToken503JSONResponse) VisitRevokeAccessTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListOperatorTransfersRequestObject struct {
 	Params ListOperatorTransfersParams
 }
@@ -6486,6 +7243,22 @@ func (response ListOperatorTransfers200JSONResponse) VisitListOperatorTransfersR
 	return err
 }
 
+type ListOperatorTransfers400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response ListOperatorTransfers400JSONResponse) VisitListOperatorTransfersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListOperatorTransfers401JSONResponse struct{ UnauthenticatedJSONResponse }
 
 func (response ListOperatorTransfers401JSONResponse) VisitListOperatorTransfersResponse(w http.ResponseWriter) error {
@@ -6497,6 +7270,21 @@ func (response ListOperatorTransfers401JSONResponse) VisitListOperatorTransfersR
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOperatorTransfers403JSONResponse struct{ InsufficientScopeJSONResponse }
+
+func (response ListOperatorTransfers403JSONResponse) VisitListOperatorTransfersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6619,6 +7407,22 @@ func (response GetOperatorTransfer200JSONResponse) VisitGetOperatorTransferRespo
 	return err
 }
 
+type GetOperatorTransfer400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response GetOperatorTransfer400JSONResponse) VisitGetOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetOperatorTransfer401JSONResponse struct{ UnauthenticatedJSONResponse }
 
 func (response GetOperatorTransfer401JSONResponse) VisitGetOperatorTransferResponse(w http.ResponseWriter) error {
@@ -6630,6 +7434,21 @@ func (response GetOperatorTransfer401JSONResponse) VisitGetOperatorTransferRespo
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOperatorTransfer403JSONResponse struct{ InsufficientScopeJSONResponse }
+
+func (response GetOperatorTransfer403JSONResponse) VisitGetOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6990,6 +7809,22 @@ func (response GetAssetContent302Response) VisitGetAssetContentResponse(w http.R
 	return nil
 }
 
+type GetAssetContent400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response GetAssetContent400JSONResponse) VisitGetAssetContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetAssetContent401JSONResponse struct{ UnauthenticatedJSONResponse }
 
 func (response GetAssetContent401JSONResponse) VisitGetAssetContentResponse(w http.ResponseWriter) error {
@@ -7001,6 +7836,21 @@ func (response GetAssetContent401JSONResponse) VisitGetAssetContentResponse(w ht
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAssetContent403JSONResponse struct{ InsufficientScopeJSONResponse }
+
+func (response GetAssetContent403JSONResponse) VisitGetAssetContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7124,6 +7974,22 @@ func (response ListCreatives200JSONResponse) VisitListCreativesResponse(w http.R
 	return err
 }
 
+type ListCreatives400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response ListCreatives400JSONResponse) VisitListCreativesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListCreatives401JSONResponse struct{ UnauthenticatedJSONResponse }
 
 func (response ListCreatives401JSONResponse) VisitListCreativesResponse(w http.ResponseWriter) error {
@@ -7135,6 +8001,21 @@ func (response ListCreatives401JSONResponse) VisitListCreativesResponse(w http.R
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCreatives403JSONResponse struct{ InsufficientScopeJSONResponse }
+
+func (response ListCreatives403JSONResponse) VisitListCreativesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7495,6 +8376,22 @@ func (response GetCreative200JSONResponse) VisitGetCreativeResponse(w http.Respo
 	return err
 }
 
+type GetCreative400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response GetCreative400JSONResponse) VisitGetCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetCreative401JSONResponse struct{ UnauthenticatedJSONResponse }
 
 func (response GetCreative401JSONResponse) VisitGetCreativeResponse(w http.ResponseWriter) error {
@@ -7506,6 +8403,21 @@ func (response GetCreative401JSONResponse) VisitGetCreativeResponse(w http.Respo
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCreative403JSONResponse struct{ InsufficientScopeJSONResponse }
+
+func (response GetCreative403JSONResponse) VisitGetCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8084,6 +8996,22 @@ func (response GetCreativeApproval200JSONResponse) VisitGetCreativeApprovalRespo
 	return err
 }
 
+type GetCreativeApproval400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response GetCreativeApproval400JSONResponse) VisitGetCreativeApprovalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetCreativeApproval401JSONResponse struct{ UnauthenticatedJSONResponse }
 
 func (response GetCreativeApproval401JSONResponse) VisitGetCreativeApprovalResponse(w http.ResponseWriter) error {
@@ -8095,6 +9023,21 @@ func (response GetCreativeApproval401JSONResponse) VisitGetCreativeApprovalRespo
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCreativeApproval403JSONResponse struct{ InsufficientScopeJSONResponse }
+
+func (response GetCreativeApproval403JSONResponse) VisitGetCreativeApprovalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8219,6 +9162,22 @@ func (response ListCreativeComments200JSONResponse) VisitListCreativeCommentsRes
 	return err
 }
 
+type ListCreativeComments400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response ListCreativeComments400JSONResponse) VisitListCreativeCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListCreativeComments401JSONResponse struct{ UnauthenticatedJSONResponse }
 
 func (response ListCreativeComments401JSONResponse) VisitListCreativeCommentsResponse(w http.ResponseWriter) error {
@@ -8230,6 +9189,21 @@ func (response ListCreativeComments401JSONResponse) VisitListCreativeCommentsRes
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCreativeComments403JSONResponse struct{ InsufficientScopeJSONResponse }
+
+func (response ListCreativeComments403JSONResponse) VisitListCreativeCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8588,6 +9562,22 @@ type DeleteCreativeComment204Response struct {
 func (response DeleteCreativeComment204Response) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
 	w.WriteHeader(204)
 	return nil
+}
+
+type DeleteCreativeComment400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response DeleteCreativeComment400JSONResponse) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type DeleteCreativeComment401JSONResponse struct{ UnauthenticatedJSONResponse }
@@ -8967,6 +9957,22 @@ func (response ListCreativeEvents200JSONResponse) VisitListCreativeEventsRespons
 	return err
 }
 
+type ListCreativeEvents400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response ListCreativeEvents400JSONResponse) VisitListCreativeEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListCreativeEvents401JSONResponse struct{ UnauthenticatedJSONResponse }
 
 func (response ListCreativeEvents401JSONResponse) VisitListCreativeEventsResponse(w http.ResponseWriter) error {
@@ -8978,6 +9984,21 @@ func (response ListCreativeEvents401JSONResponse) VisitListCreativeEventsRespons
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCreativeEvents403JSONResponse struct{ InsufficientScopeJSONResponse }
+
+func (response ListCreativeEvents403JSONResponse) VisitListCreativeEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9343,6 +10364,22 @@ func (response ListOrganizationMembers200JSONResponse) VisitListOrganizationMemb
 	return err
 }
 
+type ListOrganizationMembers400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response ListOrganizationMembers400JSONResponse) VisitListOrganizationMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListOrganizationMembers401JSONResponse struct{ UnauthenticatedJSONResponse }
 
 func (response ListOrganizationMembers401JSONResponse) VisitListOrganizationMembersResponse(w http.ResponseWriter) error {
@@ -9354,6 +10391,21 @@ func (response ListOrganizationMembers401JSONResponse) VisitListOrganizationMemb
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrganizationMembers403JSONResponse struct{ InsufficientScopeJSONResponse }
+
+func (response ListOrganizationMembers403JSONResponse) VisitListOrganizationMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10308,6 +11360,22 @@ func (response GetUpload200JSONResponse) VisitGetUploadResponse(w http.ResponseW
 	return err
 }
 
+type GetUpload400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response GetUpload400JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetUpload401JSONResponse struct{ UnauthenticatedJSONResponse }
 
 func (response GetUpload401JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
@@ -10701,6 +11769,22 @@ func (response ListWebhookEndpoints200JSONResponse) VisitListWebhookEndpointsRes
 	return err
 }
 
+type ListWebhookEndpoints400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response ListWebhookEndpoints400JSONResponse) VisitListWebhookEndpointsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListWebhookEndpoints401JSONResponse struct{ UnauthenticatedJSONResponse }
 
 func (response ListWebhookEndpoints401JSONResponse) VisitListWebhookEndpointsResponse(w http.ResponseWriter) error {
@@ -11080,6 +12164,22 @@ func (response DeleteWebhookEndpoint204Response) VisitDeleteWebhookEndpointRespo
 	return nil
 }
 
+type DeleteWebhookEndpoint400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response DeleteWebhookEndpoint400JSONResponse) VisitDeleteWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteWebhookEndpoint401JSONResponse struct{ UnauthenticatedJSONResponse }
 
 func (response DeleteWebhookEndpoint401JSONResponse) VisitDeleteWebhookEndpointResponse(w http.ResponseWriter) error {
@@ -11227,6 +12327,22 @@ func (response GetWebhookEndpoint200JSONResponse) VisitGetWebhookEndpointRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWebhookEndpoint400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response GetWebhookEndpoint400JSONResponse) VisitGetWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11576,6 +12692,22 @@ func (response ListWebhookDeliveries200JSONResponse) VisitListWebhookDeliveriesR
 	return err
 }
 
+type ListWebhookDeliveries400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response ListWebhookDeliveries400JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListWebhookDeliveries401JSONResponse struct{ UnauthenticatedJSONResponse }
 
 func (response ListWebhookDeliveries401JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
@@ -11720,6 +12852,22 @@ func (response RotateWebhookSecret200JSONResponse) VisitRotateWebhookSecretRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecret400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response RotateWebhookSecret400JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12101,6 +13249,15 @@ type StrictServerInterface interface {
 	// PutNotificationSettings Replace the signed-in user's email settings
 	// (PUT /api/v1/me/notification-settings)
 	PutNotificationSettings(ctx context.Context, request PutNotificationSettingsRequestObject) (PutNotificationSettingsResponseObject, error)
+	// ListAccessTokens List the signed-in user's personal access tokens
+	// (GET /api/v1/me/tokens)
+	ListAccessTokens(ctx context.Context, request ListAccessTokensRequestObject) (ListAccessTokensResponseObject, error)
+	// CreateAccessToken Create a personal access token
+	// (POST /api/v1/me/tokens)
+	CreateAccessToken(ctx context.Context, request CreateAccessTokenRequestObject) (CreateAccessTokenResponseObject, error)
+	// RevokeAccessToken Revoke a personal access token
+	// (DELETE /api/v1/me/tokens/{tokenId})
+	RevokeAccessToken(ctx context.Context, request RevokeAccessTokenRequestObject) (RevokeAccessTokenResponseObject, error)
 	// ListOperatorTransfers List transfers to the treasury (operators only)
 	// (GET /api/v1/operator/transfers)
 	ListOperatorTransfers(ctx context.Context, request ListOperatorTransfersRequestObject) (ListOperatorTransfersResponseObject, error)
@@ -12686,6 +13843,100 @@ func (sh *strictHandler) PutNotificationSettings(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(PutNotificationSettingsResponseObject); ok {
 		return validResponse.VisitPutNotificationSettingsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListAccessTokens operation middleware
+func (sh *strictHandler) ListAccessTokens(ctx echo.Context) error {
+	var request ListAccessTokensRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAccessTokens(ctx.Request().Context(), request.(ListAccessTokensRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAccessTokens")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListAccessTokensResponseObject); ok {
+		return validResponse.VisitListAccessTokensResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateAccessToken operation middleware
+func (sh *strictHandler) CreateAccessToken(ctx echo.Context) error {
+	var request CreateAccessTokenRequestObject
+
+	var body CreateAccessTokenJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateAccessToken(ctx.Request().Context(), request.(CreateAccessTokenRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateAccessToken")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateAccessTokenResponseObject); ok {
+		return validResponse.VisitCreateAccessTokenResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RevokeAccessToken operation middleware
+func (sh *strictHandler) RevokeAccessToken(ctx echo.Context, tokenId openapi_types.UUID) error {
+	var request RevokeAccessTokenRequestObject
+
+	request.TokenId = tokenId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RevokeAccessToken(ctx.Request().Context(), request.(RevokeAccessTokenRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RevokeAccessToken")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RevokeAccessTokenResponseObject); ok {
+		return validResponse.VisitRevokeAccessTokenResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

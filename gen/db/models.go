@@ -10,6 +10,18 @@ import (
 	"github.com/google/uuid"
 )
 
+type AccessToken struct {
+	ID         uuid.UUID
+	UserID     uuid.UUID
+	Name       string
+	Scopes     []string
+	TokenHash  []byte
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
+	LastUsedAt *time.Time
+	RevokedAt  *time.Time
+}
+
 type Asset struct {
 	ID         uuid.UUID
 	VersionID  uuid.UUID

@@ -62,9 +62,21 @@ func NewService(s *store.Store, cfg SessionConfig, log *slog.Logger) *Service {
 // is none. What a stored answer means is the idempotency package's business,
 // so it comes back as that package's Stored, not as a row. Requests queueing
 // for the pool share that statement (lookups).
+//
+// A request with an Authorization header is a bearer request instead
+// (authenticateBearer): ErrInvalidToken when its token is not live,
+// ErrAmbiguousCredentials when it also sends the session cookie. A cookie
+// request pays only the header's map lookup for this.
 func (s *Service) Authenticate(r *http.Request, idempotencyKey string) (caller requestctx.Caller, stored *idempotency.Stored, ok bool, err error) {
-	cookie, err := r.Cookie(s.cfg.CookieName())
-	if err != nil || cookie.Value == "" || len(cookie.Value) > 100 {
+	cookie, cookieErr := r.Cookie(s.cfg.CookieName())
+	if token, bearer := bearerToken(r); bearer {
+		if cookieErr == nil {
+			return requestctx.Caller{}, nil, false, ErrAmbiguousCredentials
+		}
+		caller, stored, err := s.authenticateBearer(r.Context(), token, idempotencyKey)
+		return caller, stored, err == nil, err
+	}
+	if cookieErr != nil || cookie.Value == "" || len(cookie.Value) > 100 {
 		return requestctx.Caller{}, nil, false, nil
 	}
 	ctx := r.Context()

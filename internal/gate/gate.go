@@ -43,6 +43,10 @@ type Operation struct {
 	// (x-operator-only in the spec); for anyone else it is the 404 of an
 	// unknown path, answered right after authentication.
 	OperatorOnly bool
+	// Scope is the scope a personal access token needs to call the
+	// operation (x-scope in the spec); "" when the operation takes only a
+	// session. The spec is the one table of scopes.
+	Scope string
 	// route is the operation without its security requirements: the
 	// caller is authenticated before the gate validates (401 before 422),
 	// so kin-openapi's security pass would only repeat work.
@@ -92,11 +96,18 @@ func New(spec *openapi3.T, checks map[string]BodyCheck) (*Gate, error) {
 			g.ops[method+" "+EchoPath(path)] = &Operation{
 				ID: op.OperationID, Secured: len(*security) > 0, Keyed: keyed, check: checks[op.OperationID],
 				OperatorOnly: op.Extensions["x-operator-only"] == true,
+				Scope:        scopeOf(op),
 				route:        &routers.Route{Spec: spec, Path: path, PathItem: item, Method: method, Operation: &bare},
 			}
 		}
 	}
 	return g, nil
+}
+
+// scopeOf is an operation's x-scope, "" without one.
+func scopeOf(op *openapi3.Operation) string {
+	scope, _ := op.Extensions["x-scope"].(string)
+	return scope
 }
 
 // SchemaOptions registers on spec the string formats its schemas use

@@ -88,6 +88,12 @@ var authzMatrix = map[string]map[caller]string{
 	"listWebhookDeliveries":   adminOnly("200"),
 	"rotateWebhookSecret":     adminOnly("200"),
 	"getNotificationSettings": signedIn("200"),
+	// Tokens are a session's to manage; the token revoked is Acme's
+	// author's, another user's is the 404 of an unknown one.
+	"listAccessTokens":  signedIn("200"),
+	"createAccessToken": signedIn("201"),
+	"revokeAccessToken": {anonymous: "401 unauthenticated", acmeAdmin: "404 not_found", acmeReviewer: "404 not_found",
+		acmeAuthor: "204", acmeViewer: "404 not_found", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
 	"putNotificationSettings": signedIn("200"),
 	// Unsubscribing needs no session: the signed token is the right.
 	"unsubscribe":          all("200"),
@@ -278,6 +284,8 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 			return d.asset
 		case "{shareId}":
 			return d.share(t).String()
+		case "{tokenId}":
+			return d.token(t, d.users[acmeAuthor], "creatives:read").id
 		}
 		bad = append(bad, p)
 		return p
@@ -302,6 +310,7 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		"createGuestSession":    map[string]string{"token": "not-a-share-token", "name": "Matrix guest", "email": "guest@brand.test"},
 		"createShare": map[string]any{"creativeIds": []uuid.UUID{d.env.DB.DraftCreative(t, d.org, d.users[acmeAuthor])},
 			"permission": "decide"},
+		"createAccessToken": map[string]any{"name": "matrix", "scopes": []string{"creatives:read"}},
 
 		"settleOperatorTransfer": map[string]string{"decision": "refund", "note": "matrix"},
 

@@ -107,7 +107,10 @@ func writeProblem(w http.ResponseWriter, baseURL, traceID string, e *problem.Err
 	if e.RetryAfter > 0 {
 		h.Set("Retry-After", strconv.Itoa(e.RetryAfter))
 	}
-	if e.Status == http.StatusUnauthorized {
+	switch {
+	case e.Challenge != "":
+		h.Set("WWW-Authenticate", e.Challenge)
+	case e.Status == http.StatusUnauthorized:
 		h.Set("WWW-Authenticate", wwwAuthenticate)
 	}
 	w.WriteHeader(e.Status)

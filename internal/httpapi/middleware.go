@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	authpkg "creativeapi/internal/auth"
 	"creativeapi/internal/clientip"
 	"creativeapi/internal/gate"
 	"creativeapi/internal/idempotency"
@@ -212,7 +214,7 @@ func apiOperation(c echo.Context, g *gate.Gate, deprecated map[string]deprecatio
 // admitCaller is a secured operation's steps: who calls (401); whether
 // the operation exists for them (the operator API is, for anyone else, the
 // 404 of an unknown path, before anything of the request is read); and an
-// unsafe request's CSRF token (403). From the caller on, even a refusal is
+// unsafe request's CSRF token, or a token's scope (403). From the caller on, even a refusal is
 // logged under the caller: the context returned carries it.
 func admitCaller(ctx context.Context, auth Authenticator, req *http.Request, op *gate.Operation, unsafe bool) (context.Context, admitted, error) {
 	a, err := authenticate(auth, req, op)
@@ -223,7 +225,13 @@ func admitCaller(ctx context.Context, auth Authenticator, req *http.Request, op 
 	if op.OperatorOnly && !a.caller.Operator {
 		return ctx, admitted{}, echo.ErrNotFound
 	}
-	if err := checkCSRF(req, unsafe, a.caller); err != nil {
+	if a.caller.Bearer() {
+		// A token is sent on purpose, never by a browser on its own: it
+		// needs its scope, not a CSRF token.
+		if err := checkScope(op, a.caller); err != nil {
+			return ctx, admitted{}, err
+		}
+	} else if err := checkCSRF(req, unsafe, a.caller); err != nil {
 		return ctx, admitted{}, err
 	}
 	return ctx, a, nil
@@ -259,6 +267,9 @@ func rateLimit(c echo.Context, limits *ratelimit.Limiter, principal string, unsa
 // principal is whom a request's budget belongs to: its caller, or its
 // client address when it has none.
 func principal(ctx context.Context, a admitted) string {
+	if a.caller.Bearer() {
+		return "token:" + a.caller.TokenID.String()
+	}
 	if a.caller.UserID != uuid.Nil {
 		return "user:" + a.caller.UserID.String()
 	}
@@ -322,14 +333,50 @@ func authenticate(auth Authenticator, req *http.Request, op *gate.Operation) (ad
 		a.key = idempotency.LookupKey(req.Header.Get("Idempotency-Key"))
 	}
 	caller, stored, ok, err := auth.Authenticate(req, a.key)
-	if err != nil {
+	switch {
+	case errors.Is(err, authpkg.ErrInvalidToken):
+		return admitted{}, invalidToken()
+	case errors.Is(err, authpkg.ErrAmbiguousCredentials):
+		return admitted{}, problem.New(http.StatusBadRequest, problem.AmbiguousCredentials, "Send either the session cookie or a bearer token, not both.")
+	case err != nil:
 		return admitted{}, err
+	}
+	// An operation without a scope takes a session only: a token there
+	// is as good as none.
+	if ok && caller.Bearer() && op.Scope == "" {
+		return admitted{}, invalidToken()
 	}
 	if !ok {
 		return admitted{}, problem.New(http.StatusUnauthorized, problem.Unauthenticated, "Sign in to continue.")
 	}
 	a.caller, a.stored = caller, stored
 	return a, nil
+}
+
+// bearerRealm starts the RFC 6750 challenges of bearer refusals.
+const bearerRealm = `Bearer realm="creativeapi"`
+
+// invalidToken is the 401 of a bearer token that is not live, or sent to
+// an operation that takes only a session.
+func invalidToken() *problem.Error {
+	p := problem.New(http.StatusUnauthorized, problem.InvalidToken, "The bearer token is unknown, expired or revoked, or this operation takes a session only.")
+	p.Challenge = bearerRealm + `, error="invalid_token"`
+	return p
+}
+
+// checkScope refuses with 403 a bearer request whose token lacks the
+// operation's scope (gate.Operation.Scope, the spec's x-scope). The
+// user's rights still apply after it, in the handler: a scope never
+// grants more than its user may do now.
+func checkScope(op *gate.Operation, caller requestctx.Caller) error {
+	for scope := range strings.FieldsSeq(caller.Scopes) {
+		if scope == op.Scope {
+			return nil
+		}
+	}
+	p := problem.New(http.StatusForbidden, problem.InsufficientScope, "This token lacks the scope %s.", op.Scope)
+	p.Challenge = bearerRealm + `, error="insufficient_scope", scope="` + op.Scope + `"`
+	return p
 }
 
 // checkCSRF refuses with 403 an unsafe request without the session's CSRF

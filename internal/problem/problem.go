@@ -49,6 +49,9 @@ const (
 	ShareLimit               Code = "share_limit"
 	ShareNotFound            Code = "share_not_found"
 	SharePasswordRequired    Code = "share_password_required"
+	InvalidToken             Code = "invalid_token"
+	InsufficientScope        Code = "insufficient_scope"
+	AmbiguousCredentials     Code = "ambiguous_credentials"
 )
 
 // FieldCode is the machine-readable kind of a field error (FieldError.code
@@ -84,6 +87,9 @@ type Error struct {
 	RetryAfter int
 	// OpenThreadIds are open_threads' threads (the Problem's openThreadIds).
 	OpenThreadIds []uuid.UUID
+	// Challenge, when set, is the WWW-Authenticate header (RFC 6750's
+	// bearer errors); a 401 without one gets the cookie challenge.
+	Challenge string
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Detail) }
@@ -152,6 +158,9 @@ var titles = map[Code]string{
 	TransferUnknown:          "Transfer unknown",
 	TransferTaken:            "Transfer taken",
 	OpenThreads:              "Open threads",
+	InvalidToken:             "Invalid token",
+	InsufficientScope:        "Insufficient scope",
+	AmbiguousCredentials:     "Ambiguous credentials",
 }
 
 // Marshal renders e as openapi.yaml's Problem, the one place where a

@@ -20,7 +20,18 @@ type Caller struct {
 	CSRFToken string
 	// Operator: the user is platform staff who settle chain transfers.
 	Operator bool
+	// TokenID is the personal access token the request came with (a
+	// bearer request; SessionID and CSRFToken are then zero), Scopes what
+	// it may do, space-separated as OAuth writes scopes (a string keeps
+	// Caller comparable); the gate checks them against the operation's
+	// x-scope.
+	TokenID uuid.UUID
+	Scopes  string
 }
+
+// Bearer reports whether the caller came with a personal access token
+// rather than a session.
+func (c Caller) Bearer() bool { return c.TokenID != uuid.Nil }
 
 // Facts are what the middleware learns about a request, held in its context
 // once: one context value for all of them (a value per fact, each boxed,

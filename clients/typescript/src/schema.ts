@@ -117,6 +117,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the signed-in user's personal access tokens
+         * @description Operation `listAccessTokens` (the TypeScript client's function of that name).
+         *
+         *     The tokens that still work (neither revoked nor expired), newest first, without their secrets.
+         */
+        get: operations["listAccessTokens"];
+        put?: never;
+        /**
+         * Create a personal access token
+         * @description Operation `createAccessToken` (the TypeScript client's function of that name).
+         *
+         *     For a backend, a CI job or a DAM calling the API without a browser:
+         *     send it as `Authorization: Bearer <token>`. The answer holds the
+         *     secret `token`, shown this once. A session only (a token cannot
+         *     make tokens). `operator` is for platform operators only (422).
+         *     No `Idempotency-Key`: a replay would have to store the secret.
+         */
+        post: operations["createAccessToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/tokens/{tokenId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a personal access token
+         * @description Operation `revokeAccessToken` (the TypeScript client's function of that name).
+         *
+         *     The token stops working at once. Another user's token, or one already revoked, is 404.
+         */
+        delete: operations["revokeAccessToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me/notification-settings": {
         parameters: {
             query?: never;
@@ -1433,6 +1487,42 @@ export interface components {
              */
             status: "ok";
         };
+        /**
+         * @description What a personal access token may do (each operation names its scope in `x-scope`). `operator` is for platform operators only.
+         * @enum {string}
+         */
+        TokenScope: "creatives:read" | "creatives:write" | "comments:write" | "uploads:write" | "deposits:read" | "deposits:write" | "webhooks:manage" | "operator";
+        CreateAccessTokenRequest: {
+            name: string;
+            scopes: components["schemas"]["TokenScope"][];
+            /**
+             * Format: date-time
+             * @description When the token stops working; in the future and at most a year away. Default 90 days from now.
+             */
+            expiresAt?: string;
+        };
+        AccessToken: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            scopes: components["schemas"]["TokenScope"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /**
+             * Format: date-time
+             * @description The last use, to the minute (written at most once a minute per token); null when never used.
+             */
+            lastUsedAt: string | null;
+        };
+        CreatedAccessToken: components["schemas"]["AccessToken"] & {
+            /** @description The secret, shown this once; only its hash is stored. `cat_`, 43 base62 characters of 32 random bytes, and 6 base62 characters of their CRC32 (so secret scanners recognise it). */
+            token: string;
+        };
+        AccessTokenList: {
+            items: components["schemas"]["AccessToken"][];
+        };
         /** @description An error (RFC 9457 Problem Details, served as `application/json`). */
         Problem: {
             /**
@@ -1455,7 +1545,8 @@ export interface components {
              *     `deposit_capacity_exhausted`, `too_many_streams`, `storage_quota_exceeded`,
              *     `upload_incomplete`, `upload_mismatch`, `uploads_unavailable`,
              *     `transfer_unknown`, `transfer_taken`, `open_threads`,
-             *     `share_limit`, `share_not_found`, `share_password_required`. New codes may be added: treat an
+             *     `share_limit`, `share_not_found`, `share_password_required`,
+             *     `invalid_token`, `insufficient_scope`, `ambiguous_credentials`. New codes may be added: treat an
              *     unknown code by its `status`.
              * @example invalid_request
              */
@@ -2992,6 +3083,45 @@ export interface components {
                 "application/json": components["schemas"]["Problem"];
             };
         };
+        /** @description `ambiguous_credentials`: the request sent both the session cookie and `Authorization: Bearer`. Send one. */
+        AmbiguousCredentials: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:8080/problems/ambiguous_credentials",
+                 *       "title": "Ambiguous credentials",
+                 *       "status": 400,
+                 *       "code": "ambiguous_credentials",
+                 *       "detail": "Send either the session cookie or a bearer token, not both.",
+                 *       "traceId": "4bf92f3577b34da6a3ce929d0e0e4736"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `insufficient_scope`: the bearer token lacks the scope this operation needs (or the operation takes no token). `WWW-Authenticate` names the scope. */
+        InsufficientScope: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWWAuthenticateScope"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:8080/problems/insufficient_scope",
+                 *       "title": "Insufficient scope",
+                 *       "status": 403,
+                 *       "code": "insufficient_scope",
+                 *       "detail": "This token lacks the scope creatives:write.",
+                 *       "traceId": "4bf92f3577b34da6a3ce929d0e0e4736"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
         /**
          * @description `csrf_failed`: the `X-CSRF-Token` header is missing or does not match
          *     the session, or the request came from an untrusted origin (its
@@ -3242,8 +3372,10 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description Always `Cookie realm="creativeapi"`: sign in to get the session cookie (HTTP authentication is not used). */
-        WWWAuthenticate: "Cookie realm=\"creativeapi\"";
+        /** @description `Cookie realm="creativeapi"`: sign in to get the session cookie; `Bearer realm="creativeapi", error="invalid_token"` when the request sent a bearer token that is unknown, expired or revoked. */
+        WWWAuthenticate: "Cookie realm=\"creativeapi\"" | "Bearer realm=\"creativeapi\", error=\"invalid_token\"";
+        /** @description RFC 6750's `insufficient_scope` error and the scope the operation needs. */
+        WWWAuthenticateScope: string;
         /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise. */
         IdempotentReplayed: "true";
         /**
@@ -3450,6 +3582,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
@@ -3476,7 +3609,106 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAccessTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tokens. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessTokenList"];
+                };
+            };
+            400: components["responses"]["AmbiguousCredentials"];
+            401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createAccessToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "CI uploads",
+                 *       "scopes": [
+                 *         "creatives:read",
+                 *         "uploads:write"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateAccessTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The token, with its secret. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedAccessToken"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfFailed"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeAccessToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tokenId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["AmbiguousCredentials"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfFailed"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -3501,6 +3733,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotificationSettings"];
                 };
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
@@ -3619,6 +3852,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
             422: components["responses"]["InvalidRequest"];
             /**
@@ -3710,7 +3944,9 @@ export interface operations {
                     "application/json": components["schemas"]["CreativeList"];
                 };
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
@@ -3828,7 +4064,9 @@ export interface operations {
                     "application/json": components["schemas"]["CreativeDetail"];
                 };
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
@@ -4130,7 +4368,9 @@ export interface operations {
                     "application/json": components["schemas"]["CreativeEventList"];
                 };
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
@@ -4168,7 +4408,9 @@ export interface operations {
                     "application/json": components["schemas"]["CreativeApproval"];
                 };
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
@@ -4242,7 +4484,9 @@ export interface operations {
                     "application/json": components["schemas"]["CommentList"];
                 };
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
@@ -4379,6 +4623,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["CommandForbidden"];
             404: components["responses"]["NotFound"];
@@ -4498,7 +4743,9 @@ export interface operations {
                     "application/json": components["schemas"]["MemberList"];
                 };
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
@@ -4536,6 +4783,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointList"];
                 };
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["NotFound"];
@@ -4654,6 +4902,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["NotFound"];
@@ -4691,6 +4940,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["AdminOnlyCommand"];
             404: components["responses"]["NotFound"];
@@ -4784,6 +5034,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSecretRotation"];
                 };
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["NotFound"];
@@ -4828,6 +5079,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["AdminOnly"];
             404: components["responses"]["NotFound"];
@@ -5229,6 +5481,7 @@ export interface operations {
                     "application/json": components["schemas"]["Upload"];
                 };
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["UploadForbidden"];
             404: components["responses"]["NotFound"];
@@ -5359,7 +5612,9 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
@@ -5395,7 +5650,9 @@ export interface operations {
                     "application/json": components["schemas"]["AccountBalance"];
                 };
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -5476,7 +5733,9 @@ export interface operations {
                     "application/json": components["schemas"]["AccountDepositList"];
                 };
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["InsufficientScope"];
             422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
@@ -5605,7 +5864,9 @@ export interface operations {
                     "application/json": components["schemas"]["AccountDeposit"];
                 };
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
@@ -5784,7 +6045,9 @@ export interface operations {
                     "application/json": components["schemas"]["OperatorTransferList"];
                 };
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
@@ -5817,7 +6080,9 @@ export interface operations {
                     "application/json": components["schemas"]["OperatorTransfer"];
                 };
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
