@@ -6,6 +6,9 @@
 //   const page = await api.listCreatives(orgId, { reviewStatus: "in_review" });
 //   try { await api.executeCreativeAction(orgId, id, { action: "approve", expectedVersion: 3 }); }
 //   catch (e) { if (e instanceof ApiProblem && e.code === "version_conflict") reload(); }
+//
+// From a backend, a personal access token replaces the session:
+//   const api = createApiClient({ baseUrl, token: process.env.CREATIVEAPI_TOKEN });
 import createClient, { type Client } from "openapi-fetch";
 import { createSHA256 } from "hash-wasm";
 import type { components, operations, paths } from "./schema.js";
@@ -58,6 +61,10 @@ export type SettleTransferRequest = Schemas["SettleTransferRequest"];
 export type ListOperatorTransfersQuery = NonNullable<operations["listOperatorTransfers"]["parameters"]["query"]>;
 export type CreativeApproval = Schemas["CreativeApproval"];
 export type ApprovalRecord = Schemas["ApprovalRecord"];
+export type AccessToken = Schemas["AccessToken"];
+export type CreatedAccessToken = Schemas["CreatedAccessToken"];
+export type CreateAccessTokenRequest = Schemas["CreateAccessTokenRequest"];
+export type TokenScope = Schemas["TokenScope"];
 export type JSONWebKeySet = Schemas["JSONWebKeySet"];
 
 export interface ApiClientOptions {
@@ -74,6 +81,12 @@ export interface ApiClientOptions {
    * (SSR), `{ cookie }` forwards that browser's session.
    */
   headers?: Record<string, string>;
+  /**
+   * A personal access token (`cat_…`, made with createAccessToken) for a
+   * backend: sent as `Authorization: Bearer`, with no cookie and no CSRF
+   * token. It acts as its user within its scopes.
+   */
+  token?: string;
 }
 
 export interface CommandOptions {
@@ -156,12 +169,14 @@ async function withRetries<T>(options: CommandOptions | undefined, run: (key: st
   }
 }
 
-export function createApiClient({ baseUrl, fetch, headers }: ApiClientOptions) {
+export function createApiClient({ baseUrl, fetch, headers, token }: ApiClientOptions) {
   const raw: Client<paths> = createClient<paths>({
     baseUrl,
-    credentials: "include",
+    // A token is the credential: no cookie may ride along (the server
+    // refuses both at once).
+    credentials: token ? "omit" : "include",
     ...(fetch ? { fetch } : {}),
-    ...(headers ? { headers } : {}),
+    ...(headers || token ? { headers: { ...headers, ...(token ? { Authorization: `Bearer ${token}` } : {}) } } : {}),
   });
   let csrfToken: string | undefined;
 
@@ -186,6 +201,13 @@ export function createApiClient({ baseUrl, fetch, headers }: ApiClientOptions) {
     signOut: async (): Promise<void> => {
       await unwrap(raw.POST("/api/v1/auth/sign-out"));
       csrfToken = undefined;
+    },
+    /** Makes a personal access token for a backend (a session only); its `token` is shown this once. */
+    createAccessToken: (body: CreateAccessTokenRequest): Promise<CreatedAccessToken> =>
+      unwrap(raw.POST("/api/v1/me/tokens", { body })),
+    listAccessTokens: async (): Promise<AccessToken[]> => (await unwrap(raw.GET("/api/v1/me/tokens"))).items,
+    revokeAccessToken: async (tokenId: string): Promise<void> => {
+      await unwrap(raw.DELETE("/api/v1/me/tokens/{tokenId}", { params: { path: { tokenId } } }));
     },
     /** The signed-in user; call it on page load to recover the session's csrfToken. */
     getMe: async (): Promise<Session> => remember(await unwrap(raw.GET("/api/v1/me"))),

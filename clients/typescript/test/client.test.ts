@@ -134,6 +134,18 @@ test("a frontend signs in, reviews a creative, deposits and reads errors", async
     assert.equal((await api.getMe()).user.id, session.user.id, "the session cookie is kept");
   });
 
+  await t.test("a backend calls with a token, within its scope", async () => {
+    const made = await api.createAccessToken({ name: "client test", scopes: ["creatives:read"] });
+    assert.match(made.token, /^cat_[0-9A-Za-z]{49}$/);
+    const backend = createApiClient({ baseUrl, token: made.token });
+    const page = await backend.listCreatives(acmeId, { limit: 1 });
+    assert.equal(page.items.length, 1, "the token reads as its user");
+    const refused = await problemOf(() => backend.createAccountDeposit(usdt("25000000")));
+    assert.equal(refused.code, "insufficient_scope");
+    await api.revokeAccessToken(made.id);
+    assert.equal((await problemOf(() => backend.listCreatives(acmeId))).code, "invalid_token");
+  });
+
   await t.test("list creatives", async () => {
     const page = await api.listCreatives(acmeId, { limit: 100 });
     const states = new Set(page.items.map((c) => c.reviewStatus));
