@@ -5844,6 +5844,22 @@ func (response CancelAccountDeposit200JSONResponse) VisitCancelAccountDepositRes
 	return err
 }
 
+type CancelAccountDeposit400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response CancelAccountDeposit400JSONResponse) VisitCancelAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CancelAccountDeposit401JSONResponse struct{ UnauthenticatedJSONResponse }
 
 func (response CancelAccountDeposit401JSONResponse) VisitCancelAccountDepositResponse(w http.ResponseWriter) error {
@@ -6223,6 +6239,22 @@ func (response ListLedgerEntries200JSONResponse) VisitListLedgerEntriesResponse(
 	return err
 }
 
+type ListLedgerEntries400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response ListLedgerEntries400JSONResponse) VisitListLedgerEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListLedgerEntries401JSONResponse struct{ UnauthenticatedJSONResponse }
 
 func (response ListLedgerEntries401JSONResponse) VisitListLedgerEntriesResponse(w http.ResponseWriter) error {
@@ -6234,6 +6266,21 @@ func (response ListLedgerEntries401JSONResponse) VisitListLedgerEntriesResponse(
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLedgerEntries403JSONResponse struct{ InsufficientScopeJSONResponse }
+
+func (response ListLedgerEntries403JSONResponse) VisitListLedgerEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10529,6 +10576,22 @@ func (response ListShares200JSONResponse) VisitListSharesResponse(w http.Respons
 	return err
 }
 
+type ListShares400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response ListShares400JSONResponse) VisitListSharesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListShares401JSONResponse struct{ UnauthenticatedJSONResponse }
 
 func (response ListShares401JSONResponse) VisitListSharesResponse(w http.ResponseWriter) error {
@@ -10864,6 +10927,22 @@ func (response RevokeShare204Response) VisitRevokeShareResponse(w http.ResponseW
 	return nil
 }
 
+type RevokeShare400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response RevokeShare400JSONResponse) VisitRevokeShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeShare401JSONResponse struct{ UnauthenticatedJSONResponse }
 
 func (response RevokeShare401JSONResponse) VisitRevokeShareResponse(w http.ResponseWriter) error {
@@ -10990,6 +11069,22 @@ func (response GetShare200JSONResponse) VisitGetShareResponse(w http.ResponseWri
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetShare400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response GetShare400JSONResponse) VisitGetShareResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }

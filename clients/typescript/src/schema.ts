@@ -3127,6 +3127,9 @@ export interface components {
          *     the session, or the request came from an untrusted origin (its
          *     `Origin` is neither the server's own, `PUBLIC_BASE_URL`, nor one of
          *     `ALLOWED_ORIGINS`). Reload the token with `GET /api/v1/me` and retry.
+         *     `insufficient_scope` (a request with `Authorization: Bearer`): the
+         *     token lacks the operation's scope (`x-scope`), named in
+         *     `WWW-Authenticate`.
          */
         CsrfFailed: {
             headers: {
@@ -5119,6 +5122,7 @@ export interface operations {
                     "application/json": components["schemas"]["ShareList"];
                 };
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ShareForbidden"];
             404: components["responses"]["NotFound"];
@@ -5243,6 +5247,7 @@ export interface operations {
                     "application/json": components["schemas"]["Share"];
                 };
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ShareForbidden"];
             404: components["responses"]["NotFound"];
@@ -5279,6 +5284,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ShareForbiddenCommand"];
             404: components["responses"]["NotFound"];
@@ -5703,7 +5709,9 @@ export interface operations {
                     "application/json": components["schemas"]["LedgerEntryList"];
                 };
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["InsufficientScope"];
             422: components["responses"]["InvalidRequest"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -5899,6 +5907,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountDeposit"];
                 };
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["CsrfFailed"];
             404: components["responses"]["NotFound"];
