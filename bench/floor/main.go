@@ -429,6 +429,8 @@ type creativeRow struct {
 	status                                    string
 	version                                   int32
 	createdAt, updatedAt                      time.Time
+	reviewPlan                                bool
+	reviewRound                               int32
 	authorName                                string
 	reviewerName, clientName, taskName        *string
 }
@@ -436,7 +438,7 @@ type creativeRow struct {
 func (c *creativeRow) dest() []any {
 	return []any{&c.id, &c.org, &c.number, &c.title, &c.typ, &c.aspect, &c.geo, &c.language, &c.direction, &c.author,
 		&c.reviewer, &c.client, &c.task, &c.current, &c.approved, &c.status, &c.version, &c.createdAt, &c.updatedAt,
-		&c.authorName, &c.reviewerName, &c.clientName, &c.taskName}
+		&c.reviewPlan, &c.reviewRound, &c.authorName, &c.reviewerName, &c.clientName, &c.taskName}
 }
 
 // versionIDs are the versions the creatives' details show.
@@ -502,6 +504,8 @@ type creativeJSON struct {
 		AssignReviewer bool `json:"assignReviewer"`
 		Edit           bool `json:"edit"`
 	} `json:"permissions"`
+	// ReviewPlan is null: the bench's creatives have no review plan.
+	ReviewPlan   *struct{} `json:"reviewPlan"`
 	ReviewStatus string    `json:"reviewStatus"`
 	Reviewer     *userRef  `json:"reviewer"`
 	Task         *userRef  `json:"task"`

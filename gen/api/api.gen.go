@@ -136,6 +136,7 @@ const (
 	CreativeChangeFieldDirectionId CreativeChangeField = "directionId"
 	CreativeChangeFieldGeo         CreativeChangeField = "geo"
 	CreativeChangeFieldLanguage    CreativeChangeField = "language"
+	CreativeChangeFieldReviewPlan  CreativeChangeField = "reviewPlan"
 	CreativeChangeFieldReviewerId  CreativeChangeField = "reviewerId"
 	CreativeChangeFieldTaskId      CreativeChangeField = "taskId"
 	CreativeChangeFieldTitle       CreativeChangeField = "title"
@@ -154,6 +155,8 @@ func (e CreativeChangeField) Valid() bool {
 	case CreativeChangeFieldGeo:
 		return true
 	case CreativeChangeFieldLanguage:
+		return true
+	case CreativeChangeFieldReviewPlan:
 		return true
 	case CreativeChangeFieldReviewerId:
 		return true
@@ -444,6 +447,69 @@ func (e NullableDepositReviewReason) Valid() bool {
 	case AmountMismatch:
 		return true
 	case Late:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReviewStageDecisionDecision.
+const (
+	StageDecisionApprove        ReviewStageDecisionDecision = "approve"
+	StageDecisionRequestChanges ReviewStageDecisionDecision = "request_changes"
+)
+
+// Valid indicates whether the value is a known member of the ReviewStageDecisionDecision enum.
+func (e ReviewStageDecisionDecision) Valid() bool {
+	switch e {
+	case StageDecisionApprove:
+		return true
+	case StageDecisionRequestChanges:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReviewStageRule.
+const (
+	StageRuleAll      ReviewStageRule = "all"
+	StageRuleAny      ReviewStageRule = "any"
+	StageRuleMajority ReviewStageRule = "majority"
+)
+
+// Valid indicates whether the value is a known member of the ReviewStageRule enum.
+func (e ReviewStageRule) Valid() bool {
+	switch e {
+	case StageRuleAll:
+		return true
+	case StageRuleAny:
+		return true
+	case StageRuleMajority:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReviewStageStatus.
+const (
+	StageActive           ReviewStageStatus = "active"
+	StageApproved         ReviewStageStatus = "approved"
+	StageChangesRequested ReviewStageStatus = "changes_requested"
+	StagePending          ReviewStageStatus = "pending"
+)
+
+// Valid indicates whether the value is a known member of the ReviewStageStatus enum.
+func (e ReviewStageStatus) Valid() bool {
+	switch e {
+	case StageActive:
+		return true
+	case StageApproved:
+		return true
+	case StageChangesRequested:
+		return true
+	case StagePending:
 		return true
 	default:
 		return false
@@ -1323,6 +1389,10 @@ type CreativeDetail struct {
 	// `availableActions`. Offer exactly these.
 	Permissions CreativePermissions `json:"permissions"`
 
+	// ReviewPlan A creative's review stages and where the current round stands
+	// (docs/review.md, "Review stages"); null without a plan.
+	ReviewPlan nullable.Nullable[ReviewPlan] `json:"reviewPlan"`
+
 	// ReviewStatus `draft` → `in_review` (submit) → `changes_requested` (request
 	// changes) or `approved` (approve); `changes_requested` → `in_review`
 	// (submit); anything but `archived` → `archived` (archive; final).
@@ -1855,7 +1925,8 @@ type Problem struct {
 	// `upload_incomplete`, `upload_mismatch`, `uploads_unavailable`,
 	// `transfer_unknown`, `transfer_taken`, `open_threads`,
 	// `share_limit`, `share_not_found`, `share_password_required`,
-	// `invalid_token`, `insufficient_scope`, `ambiguous_credentials`. New codes may be added: treat an
+	// `invalid_token`, `insufficient_scope`, `ambiguous_credentials`,
+	// `review_plan_set`. New codes may be added: treat an
 	// unknown code by its `status`.
 	//
 	//
@@ -1883,6 +1954,68 @@ type Problem struct {
 	// Type `{base_url}/problems/<code>`: a URL naming the kind of problem.
 	Type string `json:"type"`
 }
+
+// PutReviewPlanRequest defines model for PutReviewPlanRequest.
+type PutReviewPlanRequest struct {
+	// ExpectedVersion The creative `version` the user saw; the change is refused with 409 `version_conflict` if it changed since.
+	//
+	// Example: 3
+	ExpectedVersion *ExpectedVersion   `json:"expectedVersion,omitempty"`
+	Stages          []ReviewStageInput `json:"stages"`
+}
+
+// ReviewPlan A creative's review stages and where the current round stands
+// (docs/review.md, "Review stages"); null without a plan.
+type ReviewPlan struct {
+	// ActiveStage The index in `stages` of the stage deciding now, or null when none is.
+	ActiveStage nullable.Nullable[int] `json:"activeStage"`
+	Stages      []ReviewStage          `json:"stages"`
+}
+
+// ReviewStage defines model for ReviewStage.
+type ReviewStage struct {
+	// Decisions Each person's latest decision on the stage in the current round, oldest first.
+	Decisions []ReviewStageDecision `json:"decisions"`
+
+	// DueAt When the stage is due; null until it becomes active, or without `dueInHours`.
+	DueAt       nullable.Nullable[time.Time] `json:"dueAt"`
+	GuestEmails []string                     `json:"guestEmails"`
+	Name        string                       `json:"name"`
+	Reviewers   []UserRef                    `json:"reviewers"`
+
+	// Rule `all`: every reviewer approves; `any`: one does; `majority`: more than half do.
+	Rule   ReviewStageRule   `json:"rule"`
+	Status ReviewStageStatus `json:"status"`
+}
+
+// ReviewStageDecision defines model for ReviewStageDecision.
+type ReviewStageDecision struct {
+	At            time.Time                   `json:"at"`
+	Comment       nullable.Nullable[string]   `json:"comment"`
+	Decision      ReviewStageDecisionDecision `json:"decision"`
+	Reviewer      UserRef                     `json:"reviewer"`
+	VersionNumber int                         `json:"versionNumber"`
+}
+
+// ReviewStageDecisionDecision defines model for ReviewStageDecision.Decision.
+type ReviewStageDecisionDecision string
+
+// ReviewStageInput defines model for ReviewStageInput.
+type ReviewStageInput struct {
+	DueInHours  *int                   `json:"dueInHours,omitempty"`
+	GuestEmails *[]openapi_types.Email `json:"guestEmails,omitempty"`
+	Name        string                 `json:"name"`
+	ReviewerIds []openapi_types.UUID   `json:"reviewerIds"`
+
+	// Rule `all`: every reviewer approves; `any`: one does; `majority`: more than half do.
+	Rule ReviewStageRule `json:"rule"`
+}
+
+// ReviewStageRule `all`: every reviewer approves; `any`: one does; `majority`: more than half do.
+type ReviewStageRule string
+
+// ReviewStageStatus defines model for ReviewStageStatus.
+type ReviewStageStatus string
 
 // ReviewStatus `draft` → `in_review` (submit) → `changes_requested` (request
 // changes) or `approved` (approve); `changes_requested` → `in_review`
@@ -2372,6 +2505,9 @@ type RateLimited = Problem
 // RequestTooLarge An error (RFC 9457 Problem Details, served as `application/json`).
 type RequestTooLarge = Problem
 
+// ReviewPlanConflict An error (RFC 9457 Problem Details, served as `application/json`).
+type ReviewPlanConflict = Problem
+
 // ServiceUnavailable An error (RFC 9457 Problem Details, served as `application/json`).
 type ServiceUnavailable = Problem
 
@@ -2548,6 +2684,15 @@ type ListCreativeEventsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// PutCreativeReviewPlanParams defines parameters for PutCreativeReviewPlan.
+type PutCreativeReviewPlanParams struct {
+	// IdempotencyKey A key you generate per command (a UUID is fine), 1 to 255 visible
+	// ASCII characters, sent once. The structured-field string form
+	// (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+	// key with the same body to retry safely.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // AddCreativeVersionParams defines parameters for AddCreativeVersion.
 type AddCreativeVersionParams struct {
 	// IdempotencyKey A key you generate per command (a UUID is fine), 1 to 255 visible
@@ -2673,6 +2818,9 @@ type CreateCreativeCommentJSONRequestBody = CreateCommentRequest
 // UpdateCreativeCommentJSONRequestBody defines body for UpdateCreativeComment for application/json ContentType.
 type UpdateCreativeCommentJSONRequestBody = UpdateCommentRequest
 
+// PutCreativeReviewPlanJSONRequestBody defines body for PutCreativeReviewPlan for application/json ContentType.
+type PutCreativeReviewPlanJSONRequestBody = PutReviewPlanRequest
+
 // AddCreativeVersionJSONRequestBody defines body for AddCreativeVersion for application/json ContentType.
 type AddCreativeVersionJSONRequestBody = AddCreativeVersionRequest
 
@@ -2792,6 +2940,12 @@ type ServerInterface interface {
 	// ListCreativeEvents Read a creative's history
 	// (GET /api/v1/organizations/{organizationId}/creatives/{creativeId}/events)
 	ListCreativeEvents(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, params ListCreativeEventsParams) error
+	// DeleteCreativeReviewPlan Remove a creative's review stages
+	// (DELETE /api/v1/organizations/{organizationId}/creatives/{creativeId}/review-plan)
+	DeleteCreativeReviewPlan(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId) error
+	// PutCreativeReviewPlan Set a creative's review stages
+	// (PUT /api/v1/organizations/{organizationId}/creatives/{creativeId}/review-plan)
+	PutCreativeReviewPlan(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, params PutCreativeReviewPlanParams) error
 	// AddCreativeVersion Upload a new version of a creative
 	// (POST /api/v1/organizations/{organizationId}/creatives/{creativeId}/versions)
 	AddCreativeVersion(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, params AddCreativeVersionParams) error
@@ -3701,6 +3855,74 @@ func (w *ServerInterfaceWrapper) ListCreativeEvents(ctx echo.Context) error {
 	return err
 }
 
+// DeleteCreativeReviewPlan converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteCreativeReviewPlan(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "creativeId" -------------
+	var creativeId CreativeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "creativeId", ctx.Param("creativeId"), &creativeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter creativeId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteCreativeReviewPlan(ctx, organizationId, creativeId)
+	return err
+}
+
+// PutCreativeReviewPlan converts echo context to params.
+func (w *ServerInterfaceWrapper) PutCreativeReviewPlan(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "creativeId" -------------
+	var creativeId CreativeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "creativeId", ctx.Param("creativeId"), &creativeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter creativeId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PutCreativeReviewPlanParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutCreativeReviewPlan(ctx, organizationId, creativeId, params)
+	return err
+}
+
 // AddCreativeVersion converts echo context to params.
 func (w *ServerInterfaceWrapper) AddCreativeVersion(ctx echo.Context) error {
 	var err error
@@ -4309,6 +4531,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId", wrapper.UpdateCreative, options.OperationMiddlewares["updateCreative"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/actions", wrapper.ExecuteCreativeAction, options.OperationMiddlewares["executeCreativeAction"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/versions", wrapper.AddCreativeVersion, options.OperationMiddlewares["addCreativeVersion"]...)
+	router.DELETE(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/review-plan", wrapper.DeleteCreativeReviewPlan, options.OperationMiddlewares["deleteCreativeReviewPlan"]...)
+	router.PUT(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/review-plan", wrapper.PutCreativeReviewPlan, options.OperationMiddlewares["putCreativeReviewPlan"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/events", wrapper.ListCreativeEvents, options.OperationMiddlewares["listCreativeEvents"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/creatives/:creativeId/approval", wrapper.GetCreativeApproval, options.OperationMiddlewares["getCreativeApproval"]...)
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetApprovalKeys, options.OperationMiddlewares["getApprovalKeys"]...)
@@ -4414,6 +4638,8 @@ type RateLimitedJSONResponse struct {
 }
 
 type RequestTooLargeJSONResponse Problem
+
+type ReviewPlanConflictJSONResponse Problem
 
 type ServiceUnavailableResponseHeaders struct {
 	RetryAfter *int
@@ -10146,6 +10372,335 @@ func (response ListCreativeEvents503JSONResponse) VisitListCreativeEventsRespons
 	return err
 }
 
+type DeleteCreativeReviewPlanRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	CreativeId     CreativeId     `json:"creativeId"`
+}
+
+type DeleteCreativeReviewPlanResponseObject interface {
+	VisitDeleteCreativeReviewPlanResponse(w http.ResponseWriter) error
+}
+
+type DeleteCreativeReviewPlan200JSONResponse CreativeDetail
+
+func (response DeleteCreativeReviewPlan200JSONResponse) VisitDeleteCreativeReviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCreativeReviewPlan401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response DeleteCreativeReviewPlan401JSONResponse) VisitDeleteCreativeReviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCreativeReviewPlan403JSONResponse struct{ CommandForbiddenJSONResponse }
+
+func (response DeleteCreativeReviewPlan403JSONResponse) VisitDeleteCreativeReviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCreativeReviewPlan404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteCreativeReviewPlan404JSONResponse) VisitDeleteCreativeReviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCreativeReviewPlan409JSONResponse struct{ ReviewPlanConflictJSONResponse }
+
+func (response DeleteCreativeReviewPlan409JSONResponse) VisitDeleteCreativeReviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCreativeReviewPlan431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response DeleteCreativeReviewPlan431JSONResponse) VisitDeleteCreativeReviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCreativeReviewPlan500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteCreativeReviewPlan500JSONResponse) VisitDeleteCreativeReviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCreativeReviewPlan503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteCreativeReviewPlan503JSONResponse) VisitDeleteCreativeReviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCreativeReviewPlanRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	CreativeId     CreativeId     `json:"creativeId"`
+	Params         PutCreativeReviewPlanParams
+	Body           *PutCreativeReviewPlanJSONRequestBody
+}
+
+type PutCreativeReviewPlanResponseObject interface {
+	VisitPutCreativeReviewPlanResponse(w http.ResponseWriter) error
+}
+
+type PutCreativeReviewPlan200ResponseHeaders struct {
+	IdempotentReplayed *string
+}
+
+type PutCreativeReviewPlan200JSONResponse struct {
+	Body    CreativeDetail
+	Headers PutCreativeReviewPlan200ResponseHeaders
+}
+
+func (response PutCreativeReviewPlan200JSONResponse) VisitPutCreativeReviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCreativeReviewPlan400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response PutCreativeReviewPlan400JSONResponse) VisitPutCreativeReviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCreativeReviewPlan401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response PutCreativeReviewPlan401JSONResponse) VisitPutCreativeReviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCreativeReviewPlan403JSONResponse struct{ CommandForbiddenJSONResponse }
+
+func (response PutCreativeReviewPlan403JSONResponse) VisitPutCreativeReviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCreativeReviewPlan404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PutCreativeReviewPlan404JSONResponse) VisitPutCreativeReviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCreativeReviewPlan409JSONResponse struct{ ReviewPlanConflictJSONResponse }
+
+func (response PutCreativeReviewPlan409JSONResponse) VisitPutCreativeReviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCreativeReviewPlan413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response PutCreativeReviewPlan413JSONResponse) VisitPutCreativeReviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCreativeReviewPlan415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response PutCreativeReviewPlan415JSONResponse) VisitPutCreativeReviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCreativeReviewPlan422JSONResponse struct{ InvalidCommandJSONResponse }
+
+func (response PutCreativeReviewPlan422JSONResponse) VisitPutCreativeReviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCreativeReviewPlan431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response PutCreativeReviewPlan431JSONResponse) VisitPutCreativeReviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCreativeReviewPlan500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response PutCreativeReviewPlan500JSONResponse) VisitPutCreativeReviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCreativeReviewPlan503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PutCreativeReviewPlan503JSONResponse) VisitPutCreativeReviewPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AddCreativeVersionRequestObject struct {
 	OrganizationId OrganizationId `json:"organizationId"`
 	CreativeId     CreativeId     `json:"creativeId"`
@@ -13398,6 +13953,12 @@ type StrictServerInterface interface {
 	// ListCreativeEvents Read a creative's history
 	// (GET /api/v1/organizations/{organizationId}/creatives/{creativeId}/events)
 	ListCreativeEvents(ctx context.Context, request ListCreativeEventsRequestObject) (ListCreativeEventsResponseObject, error)
+	// DeleteCreativeReviewPlan Remove a creative's review stages
+	// (DELETE /api/v1/organizations/{organizationId}/creatives/{creativeId}/review-plan)
+	DeleteCreativeReviewPlan(ctx context.Context, request DeleteCreativeReviewPlanRequestObject) (DeleteCreativeReviewPlanResponseObject, error)
+	// PutCreativeReviewPlan Set a creative's review stages
+	// (PUT /api/v1/organizations/{organizationId}/creatives/{creativeId}/review-plan)
+	PutCreativeReviewPlan(ctx context.Context, request PutCreativeReviewPlanRequestObject) (PutCreativeReviewPlanResponseObject, error)
 	// AddCreativeVersion Upload a new version of a creative
 	// (POST /api/v1/organizations/{organizationId}/creatives/{creativeId}/versions)
 	AddCreativeVersion(ctx context.Context, request AddCreativeVersionRequestObject) (AddCreativeVersionResponseObject, error)
@@ -14564,6 +15125,82 @@ func (sh *strictHandler) ListCreativeEvents(ctx echo.Context, organizationId Org
 		return err
 	} else if validResponse, ok := response.(ListCreativeEventsResponseObject); ok {
 		return validResponse.VisitListCreativeEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteCreativeReviewPlan operation middleware
+func (sh *strictHandler) DeleteCreativeReviewPlan(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId) error {
+	var request DeleteCreativeReviewPlanRequestObject
+
+	request.OrganizationId = organizationId
+	request.CreativeId = creativeId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteCreativeReviewPlan(ctx.Request().Context(), request.(DeleteCreativeReviewPlanRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteCreativeReviewPlan")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteCreativeReviewPlanResponseObject); ok {
+		return validResponse.VisitDeleteCreativeReviewPlanResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PutCreativeReviewPlan operation middleware
+func (sh *strictHandler) PutCreativeReviewPlan(ctx echo.Context, organizationId OrganizationId, creativeId CreativeId, params PutCreativeReviewPlanParams) error {
+	var request PutCreativeReviewPlanRequestObject
+
+	request.OrganizationId = organizationId
+	request.CreativeId = creativeId
+	request.Params = params
+
+	var body PutCreativeReviewPlanJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PutCreativeReviewPlan(ctx.Request().Context(), request.(PutCreativeReviewPlanRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PutCreativeReviewPlan")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PutCreativeReviewPlanResponseObject); ok {
+		return validResponse.VisitPutCreativeReviewPlanResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -249,7 +249,7 @@ func (q *Queries) CreativeEventPage(ctx context.Context, arg CreativeEventPagePa
 }
 
 const creativeGet = `-- name: CreativeGet :one
-SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, au.name AS author_name, rv.name AS reviewer_name,
+SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, c.review_plan, c.review_round, au.name AS author_name, rv.name AS reviewer_name,
        cl.name AS client_name, tk.name AS task_name
 FROM creatives c
 JOIN users au ON au.id = c.author_id
@@ -297,6 +297,8 @@ func (q *Queries) CreativeGet(ctx context.Context, arg CreativeGetParams) (Creat
 		&i.Creative.Version,
 		&i.Creative.CreatedAt,
 		&i.Creative.UpdatedAt,
+		&i.Creative.ReviewPlan,
+		&i.Creative.ReviewRound,
 		&i.AuthorName,
 		&i.ReviewerName,
 		&i.ClientName,
@@ -401,7 +403,7 @@ func (q *Queries) CreativeInsertDraftBatch(ctx context.Context, arg CreativeInse
 }
 
 const creativeLockForAction = `-- name: CreativeLockForAction :one
-SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, au.name AS author_name, rv.name AS reviewer_name,
+SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, c.review_plan, c.review_round, au.name AS author_name, rv.name AS reviewer_name,
        cl.name AS client_name, tk.name AS task_name, m.role, now()::timestamptz AS now,
        ARRAY(SELECT cm.id FROM comments cm
              WHERE cm.creative_id = c.id AND cm.parent_id IS NULL AND cm.resolved_at IS NULL AND NOT cm.deleted
@@ -467,6 +469,8 @@ func (q *Queries) CreativeLockForAction(ctx context.Context, arg CreativeLockFor
 		&i.Creative.Version,
 		&i.Creative.CreatedAt,
 		&i.Creative.UpdatedAt,
+		&i.Creative.ReviewPlan,
+		&i.Creative.ReviewRound,
 		&i.AuthorName,
 		&i.ReviewerName,
 		&i.ClientName,
@@ -502,7 +506,7 @@ func (q *Queries) CreativeMemberRole(ctx context.Context, arg CreativeMemberRole
 }
 
 const creativePage = `-- name: CreativePage :many
-SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, au.name AS author_name, rv.name AS reviewer_name,
+SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, c.review_plan, c.review_round, au.name AS author_name, rv.name AS reviewer_name,
        cl.name AS client_name, tk.name AS task_name
 FROM creatives c
 JOIN users au ON au.id = c.author_id
@@ -560,6 +564,8 @@ func (q *Queries) CreativePage(ctx context.Context, arg CreativePageParams) ([]C
 			&i.Creative.Version,
 			&i.Creative.CreatedAt,
 			&i.Creative.UpdatedAt,
+			&i.Creative.ReviewPlan,
+			&i.Creative.ReviewRound,
 			&i.AuthorName,
 			&i.ReviewerName,
 			&i.ClientName,
@@ -576,7 +582,7 @@ func (q *Queries) CreativePage(ctx context.Context, arg CreativePageParams) ([]C
 }
 
 const creativePageByAuthor = `-- name: CreativePageByAuthor :many
-SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, au.name AS author_name, rv.name AS reviewer_name,
+SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, c.review_plan, c.review_round, au.name AS author_name, rv.name AS reviewer_name,
        cl.name AS client_name, tk.name AS task_name
 FROM creatives c
 JOIN users au ON au.id = c.author_id
@@ -646,6 +652,8 @@ func (q *Queries) CreativePageByAuthor(ctx context.Context, arg CreativePageByAu
 			&i.Creative.Version,
 			&i.Creative.CreatedAt,
 			&i.Creative.UpdatedAt,
+			&i.Creative.ReviewPlan,
+			&i.Creative.ReviewRound,
 			&i.AuthorName,
 			&i.ReviewerName,
 			&i.ClientName,
@@ -662,7 +670,7 @@ func (q *Queries) CreativePageByAuthor(ctx context.Context, arg CreativePageByAu
 }
 
 const creativePageByReviewer = `-- name: CreativePageByReviewer :many
-SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, au.name AS author_name, rv.name AS reviewer_name,
+SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, c.review_plan, c.review_round, au.name AS author_name, rv.name AS reviewer_name,
        cl.name AS client_name, tk.name AS task_name
 FROM creatives c
 JOIN users au ON au.id = c.author_id
@@ -734,6 +742,8 @@ func (q *Queries) CreativePageByReviewer(ctx context.Context, arg CreativePageBy
 			&i.Creative.Version,
 			&i.Creative.CreatedAt,
 			&i.Creative.UpdatedAt,
+			&i.Creative.ReviewPlan,
+			&i.Creative.ReviewRound,
 			&i.AuthorName,
 			&i.ReviewerName,
 			&i.ClientName,
@@ -750,7 +760,7 @@ func (q *Queries) CreativePageByReviewer(ctx context.Context, arg CreativePageBy
 }
 
 const creativePageByStatus = `-- name: CreativePageByStatus :many
-SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, au.name AS author_name, rv.name AS reviewer_name,
+SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, c.review_plan, c.review_round, au.name AS author_name, rv.name AS reviewer_name,
        cl.name AS client_name, tk.name AS task_name
 FROM creatives c
 JOIN users au ON au.id = c.author_id
@@ -815,6 +825,8 @@ func (q *Queries) CreativePageByStatus(ctx context.Context, arg CreativePageBySt
 			&i.Creative.Version,
 			&i.Creative.CreatedAt,
 			&i.Creative.UpdatedAt,
+			&i.Creative.ReviewPlan,
+			&i.Creative.ReviewRound,
 			&i.AuthorName,
 			&i.ReviewerName,
 			&i.ClientName,
@@ -831,7 +843,7 @@ func (q *Queries) CreativePageByStatus(ctx context.Context, arg CreativePageBySt
 }
 
 const creativePageFiltered = `-- name: CreativePageFiltered :many
-SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, au.name AS author_name, rv.name AS reviewer_name,
+SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, c.review_plan, c.review_round, au.name AS author_name, rv.name AS reviewer_name,
        cl.name AS client_name, tk.name AS task_name
 FROM creatives c
 JOIN users au ON au.id = c.author_id
@@ -901,6 +913,8 @@ func (q *Queries) CreativePageFiltered(ctx context.Context, arg CreativePageFilt
 			&i.Creative.Version,
 			&i.Creative.CreatedAt,
 			&i.Creative.UpdatedAt,
+			&i.Creative.ReviewPlan,
+			&i.Creative.ReviewRound,
 			&i.AuthorName,
 			&i.ReviewerName,
 			&i.ClientName,
@@ -921,7 +935,7 @@ WITH bounds AS (
     SELECT least($3::integer, o.next_creative_number) - $8::integer AS window_start
     FROM organizations o WHERE o.id = $2::uuid
 )
-SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, au.name AS author_name, rv.name AS reviewer_name,
+SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, c.review_plan, c.review_round, au.name AS author_name, rv.name AS reviewer_name,
        cl.name AS client_name, tk.name AS task_name
 FROM (
     (SELECT w.id, w.number FROM creatives w
@@ -1026,6 +1040,8 @@ func (q *Queries) CreativePageSearch(ctx context.Context, arg CreativePageSearch
 			&i.Creative.Version,
 			&i.Creative.CreatedAt,
 			&i.Creative.UpdatedAt,
+			&i.Creative.ReviewPlan,
+			&i.Creative.ReviewRound,
 			&i.AuthorName,
 			&i.ReviewerName,
 			&i.ClientName,

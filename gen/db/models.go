@@ -146,6 +146,8 @@ type Creative struct {
 	Version           int32
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
+	ReviewPlan        bool
+	ReviewRound       int32
 }
 
 type CreativeEvent struct {
@@ -301,6 +303,41 @@ type OutboxEvent struct {
 type RateLimitReplica struct {
 	ID     uuid.UUID
 	SeenAt time.Time
+}
+
+type ReviewDecision struct {
+	ID            int64
+	CreativeID    uuid.UUID
+	Round         int32
+	Position      int16
+	ReviewerID    *uuid.UUID
+	GuestEmail    *string
+	Decision      string
+	Comment       *string
+	VersionNumber int32
+	Override      bool
+	CreatedAt     time.Time
+}
+
+type ReviewPlanStage struct {
+	CreativeID  uuid.UUID
+	Position    int16
+	Name        string
+	Rule        string
+	DueInHours  *int32
+	ReviewerIds []uuid.UUID
+	GuestEmails []string
+	FromRound   int32
+}
+
+type ReviewStageRound struct {
+	CreativeID uuid.UUID
+	Round      int32
+	Position   int16
+	Status     string
+	DueAt      *time.Time
+	DueSoonAt  *time.Time
+	OverdueAt  *time.Time
 }
 
 type Session struct {

@@ -41,6 +41,7 @@ type Detail struct {
 	OpenCommentCount int                     `json:"openCommentCount"`
 	OpenThreadCount  int                     `json:"openThreadCount"`
 	Permissions      api.CreativePermissions `json:"permissions"`
+	ReviewPlan       *ReviewPlanDetail       `json:"reviewPlan"`
 	ReviewStatus     api.ReviewStatus        `json:"reviewStatus"`
 	Reviewer         *api.UserRef            `json:"reviewer"`
 	Task             *api.NamedRef           `json:"task"`
@@ -78,7 +79,7 @@ type AssetDetail struct {
 }
 
 // detail is the CreativeDetail of r with its versions, as who sees it.
-func detail(r row, current, approved *VersionDetail, who review.Caller) Detail {
+func detail(r row, current, approved *VersionDetail, plan *ReviewPlanDetail, who review.Caller) Detail {
 	c, rc := r.c, reviewCreative(r.c)
 	available := review.Available(rc, who)
 	actions := make([]api.CreativeAction, len(available))
@@ -108,6 +109,7 @@ func detail(r row, current, approved *VersionDetail, who review.Caller) Detail {
 		ApprovedVersion:  approved,
 		OpenCommentCount: openComments(current),
 		OpenThreadCount:  openThreads(current),
+		ReviewPlan:       plan,
 	}
 }
 

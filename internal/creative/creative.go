@@ -147,7 +147,8 @@ func one(ctx context.Context, q *db.Queries, r row, who review.Caller) (Creative
 }
 
 // details builds the answers of rows with one more query for all their
-// versions and assets, so a page costs the same whatever it holds.
+// versions and assets, so a page costs the same whatever it holds, and
+// one more for the review plans of those that have one.
 func details(ctx context.Context, q *db.Queries, rows []row, who review.Caller) ([]Creative, error) {
 	var ids []uuid.UUID
 	seen := map[uuid.UUID]bool{}
@@ -163,6 +164,11 @@ func details(ctx context.Context, q *db.Queries, rows []row, who review.Caller) 
 	if err != nil {
 		return nil, err
 	}
+	// Only creatives with a review plan cost this query.
+	plans, err := readPlans(ctx, q, rows)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Creative, len(rows))
 	for i, r := range rows {
 		current, err := versionOf(r.c.CurrentVersionID, versions)
@@ -173,7 +179,7 @@ func details(ctx context.Context, q *db.Queries, rows []row, who review.Caller) 
 		if err != nil {
 			return nil, err
 		}
-		out[i] = Creative{Creative: r.c, Detail: detail(r, current, approved, who)}
+		out[i] = Creative{Creative: r.c, Detail: detail(r, current, approved, plans[r.c.ID], who)}
 	}
 	return out, nil
 }

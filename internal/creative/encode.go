@@ -65,7 +65,9 @@ func (d *Detail) AppendJSON(b []byte) []byte {
 	b = strconv.AppendBool(b, d.Permissions.AssignReviewer)
 	b = append(b, `,"edit":`...)
 	b = strconv.AppendBool(b, d.Permissions.Edit)
-	b = append(b, `},"reviewStatus":`...)
+	b = append(b, `},"reviewPlan":`...)
+	b = d.ReviewPlan.appendJSON(b)
+	b = append(b, `,"reviewStatus":`...)
 	b = jsontext.AppendString(b, string(d.ReviewStatus))
 	b = append(b, `,"reviewer":`...)
 	if d.Reviewer == nil {
@@ -163,4 +165,101 @@ func appendInt32(b []byte, n *int32) []byte {
 		return append(b, "null"...)
 	}
 	return strconv.AppendInt(b, int64(*n), 10)
+}
+
+func (p *ReviewPlanDetail) appendJSON(b []byte) []byte {
+	if p == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, `{"activeStage":`...)
+	if p.ActiveStage == nil {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendInt(b, int64(*p.ActiveStage), 10)
+	}
+	b = append(b, `,"stages":`...)
+	if p.Stages == nil {
+		return append(b, "null}"...)
+	}
+	b = append(b, '[')
+	for i := range p.Stages {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = p.Stages[i].appendJSON(b)
+	}
+	return append(b, "]}"...)
+}
+
+func (s *ReviewStageDetail) appendJSON(b []byte) []byte {
+	b = append(b, `{"decisions":`...)
+	if s.Decisions == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i := range s.Decisions {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = s.Decisions[i].appendJSON(b)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"dueAt":`...)
+	if s.DueAt == nil {
+		b = append(b, "null"...)
+	} else {
+		b = jsontext.AppendTime(b, *s.DueAt)
+	}
+	b = append(b, `,"guestEmails":`...)
+	if s.GuestEmails == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, e := range s.GuestEmails {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsontext.AppendString(b, e)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"name":`...)
+	b = jsontext.AppendString(b, s.Name)
+	b = append(b, `,"reviewers":`...)
+	if s.Reviewers == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, r := range s.Reviewers {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendRef(b, r.Id, r.Name)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"rule":`...)
+	b = jsontext.AppendString(b, string(s.Rule))
+	b = append(b, `,"status":`...)
+	b = jsontext.AppendString(b, string(s.Status))
+	return append(b, '}')
+}
+
+func (d *ReviewDecisionDetail) appendJSON(b []byte) []byte {
+	b = append(b, `{"at":`...)
+	b = jsontext.AppendTime(b, d.At)
+	b = append(b, `,"comment":`...)
+	if d.Comment == nil {
+		b = append(b, "null"...)
+	} else {
+		b = jsontext.AppendString(b, *d.Comment)
+	}
+	b = append(b, `,"decision":`...)
+	b = jsontext.AppendString(b, string(d.Decision))
+	b = append(b, `,"reviewer":`...)
+	b = appendRef(b, d.Reviewer.Id, d.Reviewer.Name)
+	b = append(b, `,"versionNumber":`...)
+	b = strconv.AppendInt(b, int64(d.VersionNumber), 10)
+	return append(b, '}')
 }

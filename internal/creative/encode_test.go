@@ -30,14 +30,18 @@ func TestDetailJSON(t *testing.T) {
 		Title: "Sommer — 50 %", Type: "video", UpdatedAt: time.Date(2026, 11, 23, 1, 2, 3, 123456789, time.UTC), Version: 7,
 		OpenCommentCount: 12345,
 		OpenThreadCount:  678,
+		ReviewPlan:       samplePlan(author),
 	}
 	nulled := full
 	nulled.ApprovedVersion, nulled.Client, nulled.CurrentVersion, nulled.DirectionId, nulled.Reviewer, nulled.Task = nil, nil, nil, nil, nil, nil
 	nulled.AvailableActions = nil
+	nulled.ReviewPlan = nil
 	empty := full
 	empty.AvailableActions = []api.CreativeAction{}
 	empty.CurrentVersion = &VersionDetail{Id: uuid.New(), Author: author, CreatedAt: time.Date(2026, 1, 1, 0, 0, 0, 100, time.FixedZone("", 3600))}
 	empty.ApprovedVersion = &VersionDetail{Id: uuid.New(), Author: author, Assets: []AssetDetail{}}
+	empty.ReviewPlan = &ReviewPlanDetail{Stages: []ReviewStageDetail{{Name: "Legal", Rule: "any", Status: "pending"},
+		{Name: "Brand", Rule: "all", Status: "pending", Decisions: []ReviewDecisionDetail{}, GuestEmails: []string{}, Reviewers: []api.UserRef{}}}}
 	for _, tc := range []struct {
 		name string
 		d    Detail
@@ -57,4 +61,21 @@ func TestDetailJSON(t *testing.T) {
 			}
 		})
 	}
+}
+
+// samplePlan is a review plan with every field set: an active second
+// stage with a due date in another zone, decisions with and without a
+// comment, strings that need escapes.
+func samplePlan(author api.UserRef) *ReviewPlanDetail {
+	active := 1
+	due := time.Date(2026, 11, 25, 9, 0, 0, 500, time.FixedZone("", -7200))
+	comment := "Logo <too> \"small\""
+	at := time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)
+	return &ReviewPlanDetail{ActiveStage: &active, Stages: []ReviewStageDetail{
+		{Name: "Brand & co", Rule: "all", Status: "approved", Reviewers: []api.UserRef{author}, GuestEmails: []string{},
+			Decisions: []ReviewDecisionDetail{{At: at, Decision: "approve", Reviewer: author, VersionNumber: 2}}},
+		{Name: "Legal", Rule: "majority", Status: "active", DueAt: &due, Reviewers: []api.UserRef{author, {Id: uuid.New(), Name: "Bo"}},
+			GuestEmails: []string{"lawyer@client.test"},
+			Decisions:   []ReviewDecisionDetail{{At: at, Comment: &comment, Decision: "request_changes", Reviewer: author, VersionNumber: 2}}},
+	}}
 }

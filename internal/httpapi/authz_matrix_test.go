@@ -60,6 +60,11 @@ var authzMatrix = map[string]map[caller]string{
 		acmeAuthor: "201", acmeViewer: "403 action_forbidden", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
 	"updateCreative": {anonymous: "401 unauthenticated", acmeAdmin: "200", acmeReviewer: "403 action_forbidden",
 		acmeAuthor: "200", acmeViewer: "403 action_forbidden", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
+	// The review plan: the author or an admin, as for an edit.
+	"putCreativeReviewPlan": {anonymous: "401 unauthenticated", acmeAdmin: "200", acmeReviewer: "403 action_forbidden",
+		acmeAuthor: "200", acmeViewer: "403 action_forbidden", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
+	"deleteCreativeReviewPlan": {anonymous: "401 unauthenticated", acmeAdmin: "200", acmeReviewer: "403 action_forbidden",
+		acmeAuthor: "200", acmeViewer: "403 action_forbidden", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
 	"addCreativeVersion": {anonymous: "401 unauthenticated", acmeAdmin: "201", acmeReviewer: "403 action_forbidden",
 		acmeAuthor: "201", acmeViewer: "403 action_forbidden", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
 	// The matrix's creative is a draft, never approved: 404 for every
@@ -311,6 +316,8 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		"createShare": map[string]any{"creativeIds": []uuid.UUID{d.env.DB.DraftCreative(t, d.org, d.users[acmeAuthor])},
 			"permission": "decide"},
 		"createAccessToken": map[string]any{"name": "matrix", "scopes": []string{"creatives:read"}},
+		"putCreativeReviewPlan": map[string]any{"stages": []any{map[string]any{
+			"name": "Matrix stage", "rule": "all", "reviewerIds": []uuid.UUID{d.users[acmeReviewer]}}}},
 
 		"settleOperatorTransfer": map[string]string{"decision": "refund", "note": "matrix"},
 

@@ -73,6 +73,7 @@ var replayRules = map[string]replayRule{
 	"createUpload":           replayWhileAllowed,
 	"createWebhookEndpoint":  replayWhileAllowed,
 	"executeCreativeAction":  replayWhileAllowed,
+	"putCreativeReviewPlan":  replayWhileAllowed,
 	"settleOperatorTransfer": replayWhileAllowed,
 }
 
@@ -173,6 +174,10 @@ func (r rawJSON) VisitCreateWebhookEndpointResponse(w http.ResponseWriter) error
 func (r rawJSON) VisitGetCreativeResponse(w http.ResponseWriter) error           { return r.write(w) }
 func (r rawJSON) VisitListCreativesResponse(w http.ResponseWriter) error         { return r.write(w) }
 func (r rawJSON) VisitUpdateCreativeResponse(w http.ResponseWriter) error        { return r.write(w) }
+func (r rawJSON) VisitPutCreativeReviewPlanResponse(w http.ResponseWriter) error { return r.write(w) }
+func (r rawJSON) VisitDeleteCreativeReviewPlanResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
 func (r rawJSON) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error { return r.write(w) }
 func (r rawJSON) VisitCreateShareResponse(w http.ResponseWriter) error           { return r.write(w) }
 func (r rawJSON) VisitClaimAccountDepositResponse(w http.ResponseWriter) error   { return r.write(w) }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -195,7 +196,40 @@ func (s *Server) ListCreativeEvents(ctx context.Context, r api.ListCreativeEvent
 // the schema's errors in one 422: request_changes needs a comment; each
 // asset of a new version has what its MIME type needs.
 func (s *Server) creativeBodyChecks() map[string]gate.BodyCheck {
-	return map[string]gate.BodyCheck{"executeCreativeAction": checkCreativeActionBody, "addCreativeVersion": checkVersionBody}
+	return map[string]gate.BodyCheck{"executeCreativeAction": checkCreativeActionBody, "addCreativeVersion": checkVersionBody,
+		"putCreativeReviewPlan": checkReviewPlanBody}
+}
+
+// checkReviewPlanBody holds the plan rules the schema cannot say: a stage
+// has at least one reviewer or guest, and nobody twice (guest emails
+// compared in lower case). Wrong types are the schema's to report.
+func checkReviewPlanBody(body any) []problem.FieldError {
+	req, _ := body.(map[string]any)
+	stages, _ := req["stages"].([]any)
+	var out []problem.FieldError
+	for i, st := range stages {
+		m, _ := st.(map[string]any)
+		ids, _ := m["reviewerIds"].([]any)
+		emails, _ := m["guestEmails"].([]any)
+		if len(ids)+len(emails) == 0 {
+			out = append(out, problem.FieldError{Field: fmt.Sprintf("stages[%d].reviewerIds", i), Code: problem.TooShort,
+				Message: "A stage needs at least one reviewer or guest email."})
+		}
+		seen := map[string]bool{}
+		for field, list := range map[string][]any{"reviewerIds": ids, "guestEmails": emails} {
+			for j, v := range list {
+				k, _ := v.(string)
+				k = strings.ToLower(k)
+				if seen[field+k] {
+					out = append(out, problem.FieldError{Field: fmt.Sprintf("stages[%d].%s[%d]", i, field, j), Code: problem.InvalidValue,
+						Message: "Is listed twice in this stage."})
+				}
+				seen[field+k] = true
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b problem.FieldError) int { return strings.Compare(a.Field, b.Field) })
+	return out
 }
 
 // checkCreativeActionBody reads leniently: wrong types are the schema's
@@ -292,4 +326,47 @@ func widen(v *api.ExpectedVersion) *int64 {
 	}
 	w := int64(*v)
 	return &w
+}
+
+// PutCreativeReviewPlan sets a creative's review stages under the
+// caller's Idempotency-Key.
+func (s *Server) PutCreativeReviewPlan(ctx context.Context, r api.PutCreativeReviewPlanRequestObject) (api.PutCreativeReviewPlanResponseObject, error) {
+	in := creative.NewPlan{ExpectedVersion: widen(r.Body.ExpectedVersion), Stages: make([]creative.NewStage, len(r.Body.Stages))}
+	for i, st := range r.Body.Stages {
+		ns := creative.NewStage{Name: st.Name, ReviewerIDs: st.ReviewerIds, Rule: review.StageRule(st.Rule)}
+		if st.GuestEmails != nil {
+			for _, e := range *st.GuestEmails {
+				ns.GuestEmails = append(ns.GuestEmails, string(e))
+			}
+		}
+		if st.DueInHours != nil {
+			h := int32(*st.DueInHours)
+			ns.DueInHours = &h
+		}
+		in.Stages[i] = ns
+	}
+	return s.creativeCommand(ctx, r.Params.IdempotencyKey, http.StatusOK, false,
+		func(ctx context.Context, q store.Tx, user uuid.UUID) (creative.Creative, error) {
+			return creative.SetReviewPlan(ctx, q, r.OrganizationId, r.CreativeId, user, in)
+		},
+		func(ctx context.Context, user uuid.UUID) error {
+			return creative.MayChange(ctx, s.store.Q, r.OrganizationId, r.CreativeId, user, review.ActionSetReviewPlan)
+		})
+}
+
+// DeleteCreativeReviewPlan removes a creative's review stages in one
+// transaction. It takes no Idempotency-Key: removing no plan changes
+// nothing.
+func (s *Server) DeleteCreativeReviewPlan(ctx context.Context, r api.DeleteCreativeReviewPlanRequestObject) (api.DeleteCreativeReviewPlanResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	var c creative.Creative
+	err := s.store.InTx(ctx, func(q store.Tx) error {
+		var err error
+		c, err = creative.DeleteReviewPlan(ctx, q, r.OrganizationId, r.CreativeId, caller.UserID)
+		return err
+	})
+	if err != nil {
+		return nil, creativeProblem(err)
+	}
+	return creativeOK(&c.Detail), nil
 }

@@ -789,6 +789,21 @@ func TestCreativeEndpointsTakeAFixedNumberOfRoundTrips(t *testing.T) {
 			}
 		})
 	}
+	// A review plan costs its reader one statement more, whatever it holds.
+	t.Run("get with a review plan", func(t *testing.T) {
+		withPlan := d.creative(t, creativeSpec{versions: 1, assets: 1})
+		if r := d.putPlan("author", withPlan, d.twoStages()); r.Status != http.StatusOK {
+			t.Fatalf("put plan: %d %s", r.Status, r.Body)
+		}
+		// session, role, creative, versions with assets, review plans
+		if n := measure("get with a plan", http.MethodGet, creativeURL(small, withPlan), nil); n != 5 {
+			t.Fatalf("%d round trips, want 5: one more than without a plan", n)
+		}
+		// A page holding creatives with plans reads them all in that one statement.
+		if n := measure("list with a plan", http.MethodGet, creativesURL(small)+"?limit=100", nil); n != 5 {
+			t.Fatalf("%d round trips, want 5", n)
+		}
+	})
 	t.Run("action with Idempotency-Key", func(t *testing.T) {
 		id := big.creative(t, creativeSpec{status: review.StatusInReview, versions: 2, assets: 5})
 		// session with the stored answer, begin+claim+lock, transition+versions, store answer+commit

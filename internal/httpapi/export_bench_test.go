@@ -35,7 +35,17 @@ func SampleCreative() (full, nulled creative.Detail) {
 		Title: "T \"quoted\"", Type: "static", UpdatedAt: time.Unix(1700000000, 123456789).UTC(), Version: 3,
 		OpenCommentCount: 4,
 	}
+	active := 1
+	due := time.Unix(1700100000, 5000).UTC()
+	comment := "Crop <the> logo"
+	full.ReviewPlan = &creative.ReviewPlanDetail{ActiveStage: &active, Stages: []creative.ReviewStageDetail{
+		{Name: "Brand", Rule: "all", Status: "approved", Reviewers: []api.UserRef{name}, GuestEmails: []string{},
+			Decisions: []creative.ReviewDecisionDetail{{At: time.Unix(1700000000, 0).UTC(), Decision: "approve", Reviewer: name, VersionNumber: 2}}},
+		{Name: "Legal \"EU\"", Rule: "majority", Status: "active", DueAt: &due, Reviewers: []api.UserRef{name}, GuestEmails: []string{"a@b.test"},
+			Decisions: []creative.ReviewDecisionDetail{{At: time.Unix(1700000001, 0).UTC(), Comment: &comment, Decision: "request_changes", Reviewer: name, VersionNumber: 2}}},
+	}}
 	nulled = full
+	nulled.ReviewPlan = nil
 	nulled.ApprovedVersion, nulled.Client, nulled.CurrentVersion, nulled.DirectionId, nulled.Reviewer, nulled.Task = nil, nil, nil, nil, nil, nil
 	return full, nulled
 }

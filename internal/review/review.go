@@ -55,6 +55,9 @@ const (
 	ActionAddVersion     Action = "add_version"
 	ActionEdit           Action = "edit"
 	ActionAssignReviewer Action = "assign_reviewer"
+	// ActionSetReviewPlan sets or removes the creative's review stages
+	// (putCreativeReviewPlan, deleteCreativeReviewPlan).
+	ActionSetReviewPlan Action = "set_review_plan"
 )
 
 // Actions lists the review actions in canonical order; Available answers in
@@ -195,6 +198,7 @@ func goTo(next Status) func(Status) Status { return func(Status) Status { return
 //	                 approved                          approved → draft
 //	edit             any but archived                  unchanged          the author, or an admin
 //	assign_reviewer  any but archived                  unchanged          an admin
+//	set_review_plan  draft, changes_requested          unchanged          the author, or an admin
 var table = map[Action]rule{
 	ActionSubmit: {
 		rights:       authorOrAdmin("submit this creative"),
@@ -225,6 +229,13 @@ var table = map[Action]rule{
 			return forbidden("Only an admin may assign a reviewer to a creative.")
 		},
 		from: notArchived, to: stay,
+	},
+	// A plan changes only while no round is deciding: not during a review,
+	// nor once approved (a new version brings the creative back to draft).
+	ActionSetReviewPlan: {
+		rights: authorOrAdmin("set the review plan of this creative"),
+		from:   []Status{StatusDraft, StatusChangesRequested},
+		to:     stay,
 	},
 }
 
@@ -455,6 +466,8 @@ func stateRefusal(a Action, s Status) *Refusal {
 		return invalidTransition("A version cannot be added to an archived creative; archiving is final.")
 	case a == ActionAddVersion:
 		return invalidTransition("A version cannot be added while the creative is %s.", s)
+	case a == ActionSetReviewPlan:
+		return invalidTransition("The review plan can be changed only while the creative is draft or changes_requested, not %s.", s)
 	case (a == ActionEdit || a == ActionAssignReviewer) && s == StatusArchived:
 		return invalidTransition("An archived creative cannot be edited; archiving is final.")
 	case s == StatusArchived:
@@ -473,6 +486,8 @@ func verb(a Action) string {
 		return "add a version to"
 	case ActionAssignReviewer:
 		return "assign a reviewer to"
+	case ActionSetReviewPlan:
+		return "set the review plan of"
 	}
 	return string(a)
 }

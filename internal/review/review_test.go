@@ -557,3 +557,32 @@ func TestOnlyAuthorsAndAdminsCreate(t *testing.T) {
 		}
 	}
 }
+
+func TestReviewPlanChangesOnlyByTheAuthorOrAnAdminBeforeADecidingRound(t *testing.T) {
+	author, other := uuid.New(), uuid.New()
+	for _, tt := range []struct {
+		name   string
+		status review.Status
+		who    review.Caller
+		want   review.Reason
+	}{
+		{"author in draft", review.StatusDraft, review.Caller{UserID: author, Role: review.RoleAuthor}, ""},
+		{"admin after changes requested", review.StatusChangesRequested, review.Caller{UserID: other, Role: review.RoleAdmin}, ""},
+		{"reviewer", review.StatusDraft, review.Caller{UserID: other, Role: review.RoleReviewer}, review.Forbidden},
+		{"other author", review.StatusDraft, review.Caller{UserID: other, Role: review.RoleAuthor}, review.Forbidden},
+		{"author in review", review.StatusInReview, review.Caller{UserID: author, Role: review.RoleAuthor}, review.InvalidTransition},
+		{"admin when approved", review.StatusApproved, review.Caller{UserID: other, Role: review.RoleAdmin}, review.InvalidTransition},
+		{"author when archived", review.StatusArchived, review.Caller{UserID: author, Role: review.RoleAuthor}, review.InvalidTransition},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			next, err := review.Decide(review.Creative{Status: tt.status, AuthorID: author}, tt.who, review.ActionSetReviewPlan)
+			var r *review.Refusal
+			switch {
+			case tt.want == "" && (err != nil || next != tt.status):
+				t.Fatalf("got %s, %v; want %s", next, err, tt.status)
+			case tt.want != "" && (!errors.As(err, &r) || r.Reason != tt.want):
+				t.Fatalf("got %v, want %s", err, tt.want)
+			}
+		})
+	}
+}

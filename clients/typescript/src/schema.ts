@@ -512,6 +512,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{organizationId}/creatives/{creativeId}/review-plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a creative's review stages
+         * @description Operation `putCreativeReviewPlan` (the TypeScript client's function of that name).
+         *
+         *     Sets the creative's review plan: 1 to 5 stages decided in order,
+         *     each by its reviewers under its rule (`all`: every reviewer
+         *     approves; `any`: one does; `majority`: more than half do), due
+         *     `dueInHours` after it becomes active. `submit` activates the first
+         *     stage (see docs/review.md, "Review stages"). A plan set after a
+         *     round shows its stages `pending` until the next `submit`.
+         *
+         *     `reviewerIds` are members with the `reviewer` or `admin` role who
+         *     are not the creative's author (else 422 on that item);
+         *     `guestEmails` are people outside the workspace who decide through a
+         *     `decide` share. A stage has at least one reviewer or guest, and
+         *     nobody twice.
+         *
+         *     Who: the creative's author or an admin, while the creative is
+         *     `draft` or `changes_requested` (else 409 `invalid_transition`).
+         *     The change bumps `version` and adds an `updated` event (field
+         *     `reviewPlan`) to the history.
+         *
+         *     Errors are answered in this order: 401, 403 `csrf_failed`, 422 (the
+         *     request's shape), 404, 403 `action_forbidden`, 422 (`reviewerIds`),
+         *     409 `version_conflict`, 409 `invalid_transition`.
+         */
+        put: operations["putCreativeReviewPlan"];
+        post?: never;
+        /**
+         * Remove a creative's review stages
+         * @description Operation `deleteCreativeReviewPlan` (the TypeScript client's function of that name).
+         *
+         *     Removes the review plan: the creative is reviewed as before (one
+         *     decision by the assigned reviewer, or any reviewer). Earlier rounds
+         *     and decisions stay in the history. The same rights and states as
+         *     `putCreativeReviewPlan`; removing no plan changes nothing.
+         */
+        delete: operations["deleteCreativeReviewPlan"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizations/{organizationId}/creatives/{creativeId}/events": {
         parameters: {
             query?: never;
@@ -1546,7 +1597,8 @@ export interface components {
              *     `upload_incomplete`, `upload_mismatch`, `uploads_unavailable`,
              *     `transfer_unknown`, `transfer_taken`, `open_threads`,
              *     `share_limit`, `share_not_found`, `share_password_required`,
-             *     `invalid_token`, `insufficient_scope`, `ambiguous_credentials`. New codes may be added: treat an
+             *     `invalid_token`, `insufficient_scope`, `ambiguous_credentials`,
+             *     `review_plan_set`. New codes may be added: treat an
              *     unknown code by its `status`.
              * @example invalid_request
              */
@@ -1788,6 +1840,7 @@ export interface components {
              *     (409 `open_threads`).
              */
             openThreadCount: number;
+            reviewPlan: components["schemas"]["ReviewPlan"];
         };
         /**
          * @description A creative as everyone allowed to read it sees it: `CreativeDetail`
@@ -1835,6 +1888,7 @@ export interface components {
              *     (409 `open_threads`).
              */
             openThreadCount: number;
+            reviewPlan: components["schemas"]["ReviewPlan"];
         };
         /**
          * @description The creative's name for humans; not blank, no control characters.
@@ -1883,6 +1937,56 @@ export interface components {
              * @description An id of your own (a creative direction); not checked.
              */
             directionId?: string | null;
+        };
+        /**
+         * @description A creative's review stages and where the current round stands
+         *     (docs/review.md, "Review stages"); null without a plan.
+         */
+        ReviewPlan: {
+            /** @description The index in `stages` of the stage deciding now, or null when none is. */
+            activeStage: number | null;
+            stages: components["schemas"]["ReviewStage"][];
+        } | null;
+        ReviewStage: {
+            name: string;
+            rule: components["schemas"]["ReviewStageRule"];
+            reviewers: components["schemas"]["UserRef"][];
+            guestEmails: string[];
+            /**
+             * Format: date-time
+             * @description When the stage is due; null until it becomes active, or without `dueInHours`.
+             */
+            dueAt: string | null;
+            status: components["schemas"]["ReviewStageStatus"];
+            /** @description Each person's latest decision on the stage in the current round, oldest first. */
+            decisions: components["schemas"]["ReviewStageDecision"][];
+        };
+        /**
+         * @description `all`: every reviewer approves; `any`: one does; `majority`: more than half do.
+         * @enum {string}
+         */
+        ReviewStageRule: "all" | "any" | "majority";
+        /** @enum {string} */
+        ReviewStageStatus: "pending" | "active" | "approved" | "changes_requested";
+        ReviewStageDecision: {
+            reviewer: components["schemas"]["UserRef"];
+            /** @enum {string} */
+            decision: "approve" | "request_changes";
+            comment: string | null;
+            versionNumber: number;
+            /** Format: date-time */
+            at: string;
+        };
+        PutReviewPlanRequest: {
+            expectedVersion?: components["schemas"]["ExpectedVersion"];
+            stages: components["schemas"]["ReviewStageInput"][];
+        };
+        ReviewStageInput: {
+            name: string;
+            reviewerIds: string[];
+            guestEmails?: string[];
+            rule: components["schemas"]["ReviewStageRule"];
+            dueInHours?: number;
         };
         /** @description The fields to change; a field left out stays as it is, null clears a nullable one. */
         UpdateCreativeRequest: {
@@ -1997,7 +2101,7 @@ export interface components {
         /** @description One field an `updated` event changed. Ids stand for the client, task and reviewer (`listOrganizationMembers` names members). */
         CreativeChange: {
             /** @enum {string} */
-            field: "title" | "type" | "aspectRatio" | "geo" | "language" | "clientId" | "taskId" | "directionId" | "reviewerId";
+            field: "title" | "type" | "aspectRatio" | "geo" | "language" | "clientId" | "taskId" | "directionId" | "reviewerId" | "reviewPlan";
             /** @description The value before; null when it was unset. */
             from: string | null;
             /** @description The value after; null when it was cleared. */
@@ -3018,6 +3122,21 @@ export interface components {
          *     `reviewStatus` (archived). Reload it and offer its `permissions`.
          */
         CreativeConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description `version_conflict`: `expectedVersion` is not the creative's current
+         *     `version`. `invalid_transition`: the plan can change only while the
+         *     creative is `draft` or `changes_requested`.
+         *     `idempotency_key_in_use`: a request with this `Idempotency-Key` is
+         *     still running.
+         */
+        ReviewPlanConflict: {
             headers: {
                 [name: string]: unknown;
             };
@@ -4332,6 +4451,123 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidCommand"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putCreativeReviewPlan: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key you generate per command (a UUID is fine), 1 to 255 visible
+                 *     ASCII characters, sent once. The structured-field string form
+                 *     (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+                 *     key with the same body to retry safely.
+                 * @example 5b3d8a2e-8f1c-4d7e-9a6b-2c4e6f8a0b1d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+                /**
+                 * @description The creative id.
+                 * @example 3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69
+                 */
+                creativeId: components["parameters"]["CreativeId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "expectedVersion": 3,
+                 *       "stages": [
+                 *         {
+                 *           "name": "Brand",
+                 *           "reviewerIds": [
+                 *             "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b"
+                 *           ],
+                 *           "rule": "all",
+                 *           "dueInHours": 48
+                 *         },
+                 *         {
+                 *           "name": "Legal",
+                 *           "reviewerIds": [
+                 *             "5b4a3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d",
+                 *             "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+                 *           ],
+                 *           "rule": "any"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["PutReviewPlanRequest"];
+            };
+        };
+        responses: {
+            /** @description The creative with its review plan. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreativeDetail"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CommandForbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["ReviewPlanConflict"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidCommand"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteCreativeReviewPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+                /**
+                 * @description The creative id.
+                 * @example 3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69
+                 */
+                creativeId: components["parameters"]["CreativeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The creative without a review plan. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreativeDetail"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CommandForbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["ReviewPlanConflict"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -1,0 +1,91 @@
+-- name: ReviewPlanSet :exec
+-- ReviewPlanSet replaces a creative's review plan with stages (a JSON
+-- array of {position, name, rule, due_in_hours, reviewer_ids,
+-- guest_emails}) and writes the creative's version, updated_at and its
+-- updated history event (field reviewPlan, from the old stages' summary,
+-- read in the statement's snapshot, to summary), in one statement. The
+-- stages decide from the creative's next round (from_round) on.
+WITH stages AS (
+    SELECT (e->>'position')::smallint AS position, e->>'name' AS name, e->>'rule' AS rule,
+           (e->>'due_in_hours')::integer AS due_in_hours,
+           ARRAY(SELECT jsonb_array_elements_text(e->'reviewer_ids'))::uuid[] AS reviewer_ids,
+           ARRAY(SELECT jsonb_array_elements_text(e->'guest_emails'))::text[] AS guest_emails
+    FROM jsonb_array_elements(@stages::jsonb) AS e
+), gone AS (
+    DELETE FROM review_plan_stages p
+    WHERE p.creative_id = @id::uuid AND p.position >= (SELECT count(*) FROM stages)
+), put AS (
+    INSERT INTO review_plan_stages (creative_id, position, name, rule, due_in_hours, reviewer_ids, guest_emails, from_round)
+    SELECT @id::uuid, s.position, s.name, s.rule, s.due_in_hours, s.reviewer_ids, s.guest_emails, @from_round::integer
+    FROM stages s
+    ON CONFLICT (creative_id, position) DO UPDATE
+    SET name = excluded.name, rule = excluded.rule, due_in_hours = excluded.due_in_hours,
+        reviewer_ids = excluded.reviewer_ids, guest_emails = excluded.guest_emails, from_round = excluded.from_round
+), old AS (
+    SELECT string_agg(p.name || ' (' || p.rule || ')', ', ' ORDER BY p.position) AS summary
+    FROM review_plan_stages p WHERE p.creative_id = @id::uuid
+), updated AS (
+    UPDATE creatives
+    SET review_plan = true, version = @version::integer, updated_at = @updated_at::timestamptz
+    WHERE creatives.id = @id::uuid
+    RETURNING id, version, review_status
+)
+INSERT INTO creative_events (creative_id, actor_id, type, from_status, to_status, version, changes)
+SELECT updated.id, @actor_id::uuid, 'updated', updated.review_status, updated.review_status, updated.version,
+       jsonb_build_array(jsonb_build_object('field', 'reviewPlan', 'from', old.summary, 'to', @summary::text))
+FROM updated, old;
+
+-- name: ReviewPlanDelete :exec
+-- ReviewPlanDelete removes a creative's review plan (its rounds and
+-- decisions stay as history) and writes the creative's version,
+-- updated_at and its updated history event, in one statement.
+WITH gone AS (
+    DELETE FROM review_plan_stages p WHERE p.creative_id = @id::uuid
+    RETURNING p.position, p.name, p.rule
+), updated AS (
+    UPDATE creatives
+    SET review_plan = false, version = @version::integer, updated_at = @updated_at::timestamptz
+    WHERE creatives.id = @id::uuid
+    RETURNING id, version, review_status
+)
+INSERT INTO creative_events (creative_id, actor_id, type, from_status, to_status, version, changes)
+SELECT updated.id, @actor_id::uuid, 'updated', updated.review_status, updated.review_status, updated.version,
+       jsonb_build_array(jsonb_build_object('field', 'reviewPlan', 'to', NULL, 'from',
+           (SELECT string_agg(gone.name || ' (' || gone.rule || ')', ', ' ORDER BY gone.position) FROM gone)))
+FROM updated;
+
+-- name: ReviewPlanMembers :many
+-- ReviewPlanMembers reads the role and name of each user asked for as a
+-- stage's reviewer who is a member of the organization; a user missing
+-- from the answer is not one.
+SELECT m.user_id, m.role, u.name
+FROM memberships m
+JOIN users u ON u.id = m.user_id
+WHERE m.organization_id = @organization_id AND m.user_id = ANY(@user_ids::uuid[]);
+
+-- name: ReviewPlansRead :many
+-- ReviewPlansRead reads the review plans of the given creatives in one
+-- query: each stage, in order, with its reviewers' names (in the order
+-- of reviewer_ids), its state in the creative's current round (null:
+-- pending) and each person's latest decision in that round (a JSON
+-- array, oldest first). A creative's detail reads it only when the
+-- creative has a plan, so a creative without one costs nothing more.
+SELECT p.creative_id, p.position, p.name, p.rule, p.reviewer_ids, p.guest_emails,
+       ARRAY(SELECT u.name FROM unnest(p.reviewer_ids) WITH ORDINALITY AS x (id, n)
+             JOIN users u ON u.id = x.id ORDER BY x.n)::text[] AS reviewer_names,
+       r.status, r.due_at,
+       (SELECT coalesce(jsonb_agg(jsonb_build_object(
+                   'reviewerId', d.reviewer_id, 'name', du.name, 'guestEmail', d.guest_email,
+                   'decision', d.decision, 'comment', d.comment, 'versionNumber', d.version_number,
+                   'at', d.created_at) ORDER BY d.id), '[]'::jsonb)
+        FROM (SELECT DISTINCT ON (coalesce(rd.reviewer_id::text, rd.guest_email)) rd.*
+              FROM review_decisions rd
+              WHERE rd.creative_id = p.creative_id AND rd.round = r.round AND rd.position = p.position
+              ORDER BY coalesce(rd.reviewer_id::text, rd.guest_email), rd.id DESC) d
+        LEFT JOIN users du ON du.id = d.reviewer_id)::jsonb AS decisions
+FROM review_plan_stages p
+JOIN creatives c ON c.id = p.creative_id
+LEFT JOIN review_stage_rounds r ON r.creative_id = p.creative_id AND r.round = c.review_round
+    AND r.position = p.position AND r.round >= p.from_round
+WHERE p.creative_id = ANY(@ids::uuid[])
+ORDER BY p.creative_id, p.position;
