@@ -229,7 +229,7 @@ func versionOf(id *uuid.UUID, versions map[uuid.UUID]*VersionDetail) (*VersionDe
 func reviewCreative(c db.Creative) review.Creative {
 	rc := review.Creative{
 		Status: review.Status(c.ReviewStatus), AuthorID: c.AuthorID,
-		HasCurrentVersion: c.CurrentVersionID != nil, Version: c.Version,
+		HasCurrentVersion: c.CurrentVersionID != nil, Version: c.Version, HasPlan: c.ReviewPlan,
 	}
 	if c.ReviewerID != nil {
 		rc.ReviewerID = *c.ReviewerID

@@ -151,3 +151,25 @@ func TestReviewPlanReplaysUnderTheSameIdempotencyKey(t *testing.T) {
 		t.Fatalf("v%d after a replay", version)
 	}
 }
+
+func TestReviewerIDCannotBeAssignedWhileAReviewPlanIsSet(t *testing.T) {
+	t.Parallel()
+	d := newReviewDesk(t)
+	id := d.creative(t, creativeSpec{versions: 1})
+	if r := d.putPlan("author", id, d.twoStages()); r.Status != http.StatusOK {
+		t.Fatalf("put: %d %s", r.Status, r.Body)
+	}
+	if c := d.get(t, "admin", id); c.Permissions.AssignReviewer {
+		t.Fatal("permissions offer assignReviewer with a plan")
+	}
+	r := d.patch("admin", id, map[string]any{"reviewerId": d.users["reviewer"]})
+	if r.Status != http.StatusConflict || problemCode(t, r) != "review_plan_set" {
+		t.Fatalf("patch reviewerId: %d %s", r.Status, r.Body)
+	}
+	if r := d.clients["admin"].Do(http.MethodDelete, reviewPlanURL(d.org, id), nil); r.Status != http.StatusOK {
+		t.Fatalf("delete: %d %s", r.Status, r.Body)
+	}
+	if r := d.patch("admin", id, map[string]any{"reviewerId": d.users["reviewer"]}); r.Status != http.StatusOK {
+		t.Fatalf("patch reviewerId without a plan: %d %s", r.Status, r.Body)
+	}
+}

@@ -52,6 +52,7 @@ const (
 	InvalidToken             Code = "invalid_token"
 	InsufficientScope        Code = "insufficient_scope"
 	AmbiguousCredentials     Code = "ambiguous_credentials"
+	ReviewPlanSet            Code = "review_plan_set"
 )
 
 // FieldCode is the machine-readable kind of a field error (FieldError.code
@@ -161,6 +162,7 @@ var titles = map[Code]string{
 	InvalidToken:             "Invalid token",
 	InsufficientScope:        "Insufficient scope",
 	AmbiguousCredentials:     "Ambiguous credentials",
+	ReviewPlanSet:            "Review plan set",
 }
 
 // Marshal renders e as openapi.yaml's Problem, the one place where a

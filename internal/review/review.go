@@ -113,6 +113,9 @@ type Creative struct {
 	HasCurrentVersion bool
 	// Version is the creative's version, which expectedVersion is compared with.
 	Version int32
+	// HasPlan: the creative has a review plan (stages.go); its stages, not
+	// an assigned reviewer, say who decides.
+	HasPlan bool
 }
 
 // Caller is the signed-in user acting on a creative, with their role in the
@@ -140,6 +143,9 @@ const (
 	// OpenThreads means submit found open threads not marked addressed
 	// (CheckOpenThreads): 409 open_threads.
 	OpenThreads Reason = "open_threads"
+	// ReviewPlanSet means the change names one reviewer of a creative
+	// whose review plan names them by stage: 409 review_plan_set.
+	ReviewPlanSet Reason = "review_plan_set"
 )
 
 // Refusal is the error Decide and Check return when a change may not be
@@ -324,7 +330,7 @@ func Check(c Creative, who Caller, expectedVersion *int64, check func() error, a
 	}
 	next := c.Status
 	for _, a := range actions {
-		s, r := transition(Creative{Status: next, HasCurrentVersion: c.HasCurrentVersion}, a)
+		s, r := transition(Creative{Status: next, HasCurrentVersion: c.HasCurrentVersion, HasPlan: c.HasPlan}, a)
 		if r != nil {
 			return "", r
 		}
@@ -455,6 +461,9 @@ func transition(c Creative, a Action) (Status, *Refusal) {
 		return "", stateRefusal(a, c.Status)
 	case r.needsVersion && !c.HasCurrentVersion:
 		return "", invalidTransition("A version must be uploaded before the creative can be submitted.")
+	case a == ActionAssignReviewer && c.HasPlan:
+		return "", &Refusal{Reason: ReviewPlanSet,
+			Detail: "The creative has a review plan: its stages name the reviewers. Change the plan, or remove it to assign a reviewer."}
 	}
 	return r.to(c.Status), nil
 }

@@ -586,3 +586,23 @@ func TestReviewPlanChangesOnlyByTheAuthorOrAnAdminBeforeADecidingRound(t *testin
 		})
 	}
 }
+
+func TestAReviewPlanNamesTheReviewersSoAssigningOneIsRefused(t *testing.T) {
+	admin := review.Caller{UserID: uuid.New(), Role: review.RoleAdmin}
+	c := review.Creative{Status: review.StatusDraft, AuthorID: uuid.New(), HasPlan: true}
+	_, err := review.Check(c, admin, nil, nil, review.ActionEdit, review.ActionAssignReviewer)
+	var r *review.Refusal
+	if !errors.As(err, &r) || r.Reason != review.ReviewPlanSet {
+		t.Fatalf("got %v, want review_plan_set", err)
+	}
+	if review.Allowed(c, admin).AssignReviewer {
+		t.Fatal("permissions offer assignReviewer on a creative with a plan")
+	}
+	if _, err := review.Check(c, admin, nil, nil, review.ActionEdit); err != nil {
+		t.Fatalf("an edit without reviewerId: %v", err)
+	}
+	c.HasPlan = false
+	if _, err := review.Check(c, admin, nil, nil, review.ActionEdit, review.ActionAssignReviewer); err != nil {
+		t.Fatalf("without a plan: %v", err)
+	}
+}

@@ -398,7 +398,8 @@ export interface paths {
          *       `action_forbidden`, whatever the value). It must be a reviewer or
          *       an admin of the organization who is not the creative's author
          *       (else 422 on `reviewerId`); `null` unassigns, and any reviewer may
-         *       review again.
+         *       review again. While the creative has a review plan its stages
+         *       name the reviewers: `reviewerId` is 409 `review_plan_set`.
          *     - `clientId`, `taskId`: a client and a task of this organization
          *       (else 422 on that field).
          *     - `type`: only while no version is uploaded, since the assets were
@@ -407,7 +408,7 @@ export interface paths {
          *     Errors are answered in this order: 401, 403 `csrf_failed`, 422 (the
          *     request's shape), 404, 403 `action_forbidden`, 422 (`clientId`,
          *     `taskId`, `reviewerId`, `type`), 409 `version_conflict`, 409
-         *     `invalid_transition`.
+         *     `invalid_transition`, 409 `review_plan_set`.
          */
         patch: operations["updateCreative"];
         trace?: never;
@@ -3120,6 +3121,8 @@ export interface components {
          *     user decide again.
          *     `invalid_transition`: the creative cannot be changed in its current
          *     `reviewStatus` (archived). Reload it and offer its `permissions`.
+         *     `review_plan_set` (edits): `reviewerId` sent while the creative has
+         *     a review plan, whose stages name the reviewers.
          */
         CreativeConflict: {
             headers: {
