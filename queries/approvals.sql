@@ -18,9 +18,12 @@ ORDER BY position;
 -- name: ApprovalDecisions :many
 -- ApprovalDecisions are the decisions of the round that approved the
 -- creative: the review actions that decide (approve, request_changes)
--- after the last submit before its last approve, up to that approve.
+-- after the last submit before its last approval, up to that approval.
+-- With a review plan every person's decision is one; the approval is the
+-- approve that moved the creative to approved.
 WITH approved AS (
-    SELECT max(id) AS id FROM creative_events WHERE creative_id = @creative_id AND type = 'approve'
+    SELECT max(id) AS id FROM creative_events
+    WHERE creative_id = @creative_id AND type = 'approve' AND to_status = 'approved'
 ), round AS (
     SELECT coalesce(max(e.id), 0) AS after
     FROM creative_events e, approved

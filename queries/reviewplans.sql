@@ -70,7 +70,7 @@ WHERE m.organization_id = @organization_id AND m.user_id = ANY(@user_ids::uuid[]
 -- pending) and each person's latest decision in that round (a JSON
 -- array, oldest first). A creative's detail reads it only when the
 -- creative has a plan, so a creative without one costs nothing more.
-SELECT p.creative_id, p.position, p.name, p.rule, p.reviewer_ids, p.guest_emails,
+SELECT p.creative_id, p.position, p.name, p.rule, p.due_in_hours, p.reviewer_ids, p.guest_emails,
        ARRAY(SELECT u.name FROM unnest(p.reviewer_ids) WITH ORDINALITY AS x (id, n)
              JOIN users u ON u.id = x.id ORDER BY x.n)::text[] AS reviewer_names,
        r.status, r.due_at,
@@ -89,3 +89,44 @@ LEFT JOIN review_stage_rounds r ON r.creative_id = p.creative_id AND r.round = c
     AND r.position = p.position AND r.round >= p.from_round
 WHERE p.creative_id = ANY(@ids::uuid[])
 ORDER BY p.creative_id, p.position;
+
+-- name: ReviewPlanTransition :exec
+-- ReviewPlanTransition writes a review action on a creative with a review
+-- plan as the caller decided it from the locked row and the plan
+-- (review.Step), in one statement: the creative's state, version,
+-- updated_at, approved version and round; the stages of that round whose
+-- status changed (stages: a JSON array of {position, status, due_at}, a
+-- due date for a stage made active); the
+-- person's decision, for approve and request_changes (decision_position
+-- is the stage it was made in, -1 for a submit), on the current version;
+-- and the action's history event.
+WITH updated AS (
+    UPDATE creatives
+    SET review_status = @to_status::text,
+        version = @version::integer,
+        updated_at = @updated_at::timestamptz,
+        approved_version_id = sqlc.narg('approved_version_id')::uuid,
+        review_round = @round::integer
+    WHERE creatives.id = @id::uuid
+    RETURNING id, version
+), changed AS (
+    SELECT (e->>'position')::smallint AS position, e->>'status' AS status, (e->>'due_at')::timestamptz AS due_at
+    FROM jsonb_array_elements(@stages::jsonb) AS e
+), stages AS (
+    INSERT INTO review_stage_rounds (creative_id, round, position, status, due_at)
+    SELECT @id::uuid, @round::integer, changed.position, changed.status, changed.due_at
+    FROM changed
+    ON CONFLICT (creative_id, round, position) DO UPDATE
+    SET status = excluded.status, due_at = coalesce(excluded.due_at, review_stage_rounds.due_at)
+), decision AS (
+    INSERT INTO review_decisions (creative_id, round, position, reviewer_id, decision, comment, version_number, override, created_at)
+    SELECT @id::uuid, @round::integer, @decision_position::smallint, @actor_id::uuid, @action::text,
+           sqlc.narg('comment')::text, v.number, @override::boolean, @updated_at::timestamptz
+    FROM creatives c
+    JOIN creative_versions v ON v.id = c.current_version_id
+    WHERE c.id = @id::uuid AND @decision_position::smallint >= 0
+)
+INSERT INTO creative_events (creative_id, actor_id, type, from_status, to_status, comment, version, acknowledged_threads)
+SELECT updated.id, @actor_id::uuid, @action::text, @from_status::text, @to_status::text,
+       sqlc.narg('comment')::text, updated.version, sqlc.narg('acknowledged_threads')::uuid[]
+FROM updated;

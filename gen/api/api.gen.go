@@ -782,6 +782,8 @@ const (
 	CreativeCommentAdded     WebhookEventType = "creative.comment_added"
 	CreativeCommentResolved  WebhookEventType = "creative.comment_resolved"
 	CreativeCreated          WebhookEventType = "creative.created"
+	CreativeDecisionRecorded WebhookEventType = "creative.decision_recorded"
+	CreativeStageApproved    WebhookEventType = "creative.stage_approved"
 	CreativeSubmitted        WebhookEventType = "creative.submitted"
 	CreativeUpdated          WebhookEventType = "creative.updated"
 	CreativeVersionAdded     WebhookEventType = "creative.version_added"
@@ -801,6 +803,10 @@ func (e WebhookEventType) Valid() bool {
 	case CreativeCommentResolved:
 		return true
 	case CreativeCreated:
+		return true
+	case CreativeDecisionRecorded:
+		return true
+	case CreativeStageApproved:
 		return true
 	case CreativeSubmitted:
 		return true
@@ -2329,6 +2335,11 @@ type WebhookDelivery struct {
 	// caller's `availableActions` and `permissions`; for
 	// `creative.comment_added` and `creative.comment_resolved`, `data`
 	// is the Comment (its `creativeId` names the creative).
+	// `creative.decision_recorded` is one person's decision in a stage
+	// of the creative's review plan, `creative.stage_approved` a stage
+	// whose rule held (the decision that completed it comes first; a
+	// decision that moves the creative is followed by
+	// `creative.approved` or `creative.changes_requested`).
 	EventType WebhookEventType `json:"eventType"`
 
 	// FinishedAt When it succeeded, failed or was cancelled; null while pending.
@@ -2406,6 +2417,11 @@ type WebhookEndpointList struct {
 // caller's `availableActions` and `permissions`; for
 // `creative.comment_added` and `creative.comment_resolved`, `data`
 // is the Comment (its `creativeId` names the creative).
+// `creative.decision_recorded` is one person's decision in a stage
+// of the creative's review plan, `creative.stage_approved` a stage
+// whose rule held (the decision that completed it comes first; a
+// decision that moves the creative is followed by
+// `creative.approved` or `creative.changes_requested`).
 type WebhookEventType string
 
 // WebhookEventTypes The event types the endpoint receives, each once.

@@ -96,7 +96,8 @@ func (q *Queries) ApprovalCreativeGet(ctx context.Context, arg ApprovalCreativeG
 
 const approvalDecisions = `-- name: ApprovalDecisions :many
 WITH approved AS (
-    SELECT max(id) AS id FROM creative_events WHERE creative_id = $1 AND type = 'approve'
+    SELECT max(id) AS id FROM creative_events
+    WHERE creative_id = $1 AND type = 'approve' AND to_status = 'approved'
 ), round AS (
     SELECT coalesce(max(e.id), 0) AS after
     FROM creative_events e, approved
@@ -121,7 +122,9 @@ type ApprovalDecisionsRow struct {
 
 // ApprovalDecisions are the decisions of the round that approved the
 // creative: the review actions that decide (approve, request_changes)
-// after the last submit before its last approve, up to that approve.
+// after the last submit before its last approval, up to that approval.
+// With a review plan every person's decision is one; the approval is the
+// approve that moved the creative to approved.
 func (q *Queries) ApprovalDecisions(ctx context.Context, creativeID uuid.UUID) ([]ApprovalDecisionsRow, error) {
 	rows, err := q.db.Query(ctx, approvalDecisions, creativeID)
 	if err != nil {

@@ -151,8 +151,87 @@ func (q *Queries) ReviewPlanSet(ctx context.Context, arg ReviewPlanSetParams) er
 	return err
 }
 
+const reviewPlanTransition = `-- name: ReviewPlanTransition :exec
+WITH updated AS (
+    UPDATE creatives
+    SET review_status = $4::text,
+        version = $7::integer,
+        updated_at = $8::timestamptz,
+        approved_version_id = $9::uuid,
+        review_round = $10::integer
+    WHERE creatives.id = $11::uuid
+    RETURNING id, version
+), changed AS (
+    SELECT (e->>'position')::smallint AS position, e->>'status' AS status, (e->>'due_at')::timestamptz AS due_at
+    FROM jsonb_array_elements($12::jsonb) AS e
+), stages AS (
+    INSERT INTO review_stage_rounds (creative_id, round, position, status, due_at)
+    SELECT $11::uuid, $10::integer, changed.position, changed.status, changed.due_at
+    FROM changed
+    ON CONFLICT (creative_id, round, position) DO UPDATE
+    SET status = excluded.status, due_at = coalesce(excluded.due_at, review_stage_rounds.due_at)
+), decision AS (
+    INSERT INTO review_decisions (creative_id, round, position, reviewer_id, decision, comment, version_number, override, created_at)
+    SELECT $11::uuid, $10::integer, $13::smallint, $1::uuid, $2::text,
+           $5::text, v.number, $14::boolean, $8::timestamptz
+    FROM creatives c
+    JOIN creative_versions v ON v.id = c.current_version_id
+    WHERE c.id = $11::uuid AND $13::smallint >= 0
+)
+INSERT INTO creative_events (creative_id, actor_id, type, from_status, to_status, comment, version, acknowledged_threads)
+SELECT updated.id, $1::uuid, $2::text, $3::text, $4::text,
+       $5::text, updated.version, $6::uuid[]
+FROM updated
+`
+
+type ReviewPlanTransitionParams struct {
+	ActorID             uuid.UUID
+	Action              string
+	FromStatus          string
+	ToStatus            string
+	Comment             *string
+	AcknowledgedThreads []uuid.UUID
+	Version             int32
+	UpdatedAt           time.Time
+	ApprovedVersionID   *uuid.UUID
+	Round               int32
+	ID                  uuid.UUID
+	Stages              []byte
+	DecisionPosition    int16
+	Override            bool
+}
+
+// ReviewPlanTransition writes a review action on a creative with a review
+// plan as the caller decided it from the locked row and the plan
+// (review.Step), in one statement: the creative's state, version,
+// updated_at, approved version and round; the stages of that round whose
+// status changed (stages: a JSON array of {position, status, due_at}, a
+// due date for a stage made active); the
+// person's decision, for approve and request_changes (decision_position
+// is the stage it was made in, -1 for a submit), on the current version;
+// and the action's history event.
+func (q *Queries) ReviewPlanTransition(ctx context.Context, arg ReviewPlanTransitionParams) error {
+	_, err := q.db.Exec(ctx, reviewPlanTransition,
+		arg.ActorID,
+		arg.Action,
+		arg.FromStatus,
+		arg.ToStatus,
+		arg.Comment,
+		arg.AcknowledgedThreads,
+		arg.Version,
+		arg.UpdatedAt,
+		arg.ApprovedVersionID,
+		arg.Round,
+		arg.ID,
+		arg.Stages,
+		arg.DecisionPosition,
+		arg.Override,
+	)
+	return err
+}
+
 const reviewPlansRead = `-- name: ReviewPlansRead :many
-SELECT p.creative_id, p.position, p.name, p.rule, p.reviewer_ids, p.guest_emails,
+SELECT p.creative_id, p.position, p.name, p.rule, p.due_in_hours, p.reviewer_ids, p.guest_emails,
        ARRAY(SELECT u.name FROM unnest(p.reviewer_ids) WITH ORDINALITY AS x (id, n)
              JOIN users u ON u.id = x.id ORDER BY x.n)::text[] AS reviewer_names,
        r.status, r.due_at,
@@ -178,6 +257,7 @@ type ReviewPlansReadRow struct {
 	Position      int16
 	Name          string
 	Rule          string
+	DueInHours    *int32
 	ReviewerIds   []uuid.UUID
 	GuestEmails   []string
 	ReviewerNames []string
@@ -206,6 +286,7 @@ func (q *Queries) ReviewPlansRead(ctx context.Context, ids []uuid.UUID) ([]Revie
 			&i.Position,
 			&i.Name,
 			&i.Rule,
+			&i.DueInHours,
 			&i.ReviewerIds,
 			&i.GuestEmails,
 			&i.ReviewerNames,

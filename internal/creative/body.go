@@ -79,14 +79,23 @@ type AssetDetail struct {
 }
 
 // detail is the CreativeDetail of r with its versions, as who sees it.
-func detail(r row, current, approved *VersionDetail, plan *ReviewPlanDetail, who review.Caller) Detail {
-	c, rc := r.c, reviewCreative(r.c)
+func detail(r row, current, approved *VersionDetail, p *plan, who review.Caller) Detail {
+	c, rc := r.c, withPlan(reviewCreative(r.c), p)
 	available := review.Available(rc, who)
 	actions := make([]api.CreativeAction, len(available))
 	for j, a := range available {
 		actions[j] = api.CreativeAction(a)
 	}
 	may := review.Allowed(rc, who)
+	reviewer := ref(c.ReviewerID, r.reviewerName, func(id uuid.UUID, n string) api.UserRef { return api.UserRef{Id: id, Name: n} })
+	var shown *ReviewPlanDetail
+	if p != nil {
+		// With a plan the reviewer is the active stage's first member.
+		shown, reviewer = p.detail, nil
+		if a := shown.ActiveStage; a != nil && len(shown.Stages[*a].Reviewers) > 0 {
+			reviewer = &shown.Stages[*a].Reviewers[0]
+		}
+	}
 	return Detail{
 		Id:               c.ID,
 		Number:           fmt.Sprintf("CR-%06d", c.Number),
@@ -102,14 +111,14 @@ func detail(r row, current, approved *VersionDetail, plan *ReviewPlanDetail, who
 		AvailableActions: actions,
 		Permissions:      api.CreativePermissions{AddVersion: may.AddVersion, Edit: may.Edit, AssignReviewer: may.AssignReviewer},
 		Author:           api.UserRef{Id: c.AuthorID, Name: r.authorName},
-		Reviewer:         ref(c.ReviewerID, r.reviewerName, func(id uuid.UUID, n string) api.UserRef { return api.UserRef{Id: id, Name: n} }),
+		Reviewer:         reviewer,
 		Client:           ref(c.ClientID, r.clientName, func(id uuid.UUID, n string) api.NamedRef { return api.NamedRef{Id: id, Name: n} }),
 		Task:             ref(c.TaskID, r.taskName, func(id uuid.UUID, n string) api.NamedRef { return api.NamedRef{Id: id, Name: n} }),
 		CurrentVersion:   current,
 		ApprovedVersion:  approved,
 		OpenCommentCount: openComments(current),
 		OpenThreadCount:  openThreads(current),
-		ReviewPlan:       plan,
+		ReviewPlan:       shown,
 	}
 }
 

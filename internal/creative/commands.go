@@ -178,16 +178,28 @@ type ActionRequest struct {
 	AcknowledgeOpenThreads bool
 }
 
-// Act runs a review action and writes its event (creative.submitted and
+// Act runs a review action and writes its events (creative.submitted and
 // so on). The locked row is the creative as it was: the answer is that row
-// with the action applied, so nothing is read back.
+// with the action applied, so nothing is read back. On a creative with a
+// review plan the plan, read after the lock, decides with the table
+// (review.Step): see actOnPlan.
 func Act(ctx context.Context, q store.Tx, org, id, user uuid.UUID, in ActionRequest) (Creative, error) {
 	locked, who, err := lock(ctx, q.Queries, org, id, user)
 	if err != nil {
 		return Creative{}, err
 	}
 	c := locked.Creative
-	next, err := review.Check(reviewCreative(c), who, in.ExpectedVersion, nil, in.Action)
+	rc := reviewCreative(c)
+	var p *plan
+	if c.ReviewPlan {
+		plans, err := readPlans(ctx, q.Queries, []row{lockedRow(locked, c)})
+		if err != nil {
+			return Creative{}, err
+		}
+		p = plans[c.ID]
+		rc = withPlan(rc, p)
+	}
+	next, move, err := review.Step(rc, who, in.ExpectedVersion, in.Action)
 	if err != nil {
 		return Creative{}, err
 	}
@@ -198,18 +210,21 @@ func Act(ctx context.Context, q store.Tx, org, id, user uuid.UUID, in ActionRequ
 	if in.Action == review.ActionSubmit && len(locked.UnaddressedThreads) > 0 {
 		acknowledged = locked.UnaddressedThreads
 	}
-	eventType, err := events.CreativeActionType(string(in.Action))
-	if err != nil {
-		return Creative{}, err
-	}
 	from := c.ReviewStatus
-	// Every action moves the version on; approve pins the current version
-	// as the approved one. updated_at is the transaction's clock.
+	// Every action moves the version on; an approval pins the current
+	// version as the approved one. updated_at is the transaction's clock.
 	c.ReviewStatus = string(next)
 	c.Version++
 	c.UpdatedAt = locked.Now
-	if in.Action == review.ActionApprove {
+	if next == review.StatusApproved {
 		c.ApprovedVersionID = c.CurrentVersionID
+	}
+	if p != nil && move.Round.Statuses != nil {
+		return actOnPlan(ctx, q, locked, c, who, in, p, move, from, acknowledged)
+	}
+	eventType, err := events.CreativeActionType(string(in.Action))
+	if err != nil {
+		return Creative{}, err
 	}
 	// The write goes with the read of the versions the answer shows.
 	if err := q.Next().CreativeTransition(ctx, db.CreativeTransitionParams{
@@ -220,6 +235,51 @@ func Act(ctx context.Context, q store.Tx, org, id, user uuid.UUID, in ActionRequ
 		return Creative{}, err
 	}
 	return answerWithEvent(ctx, q, lockedRow(locked, c), who, eventType)
+}
+
+// actOnPlan writes a review action on a creative with a review plan, as
+// review.Step decided it (move), in one statement (ReviewPlanTransition):
+// a submit starts a round, a decision is recorded in its stage. Its
+// events: creative.submitted for a submit; for a decision
+// creative.decision_recorded, then creative.stage_approved when the
+// stage's rule held, then creative.approved or creative.changes_requested
+// when the creative moved.
+func actOnPlan(ctx context.Context, q store.Tx, locked db.CreativeLockForActionRow, c db.Creative, who review.Caller,
+	in ActionRequest, p *plan, move review.Move, from string, acknowledged []uuid.UUID) (Creative, error) {
+	before := p.round
+	if in.Action == review.ActionSubmit {
+		c.ReviewRound++
+		before = review.Round{}
+	}
+	stages, err := roundWrite(p, before, move.Round, locked.Now)
+	if err != nil {
+		return Creative{}, err
+	}
+	if err := q.Next().ReviewPlanTransition(ctx, db.ReviewPlanTransitionParams{
+		ID: c.ID, ActorID: who.UserID, Action: string(in.Action), FromStatus: from, ToStatus: c.ReviewStatus,
+		Comment: in.Comment, Version: c.Version, UpdatedAt: c.UpdatedAt, ApprovedVersionID: c.ApprovedVersionID,
+		AcknowledgedThreads: acknowledged, Round: c.ReviewRound, Stages: stages,
+		DecisionPosition: int16(move.Stage), Override: move.Override,
+	}); err != nil {
+		return Creative{}, err
+	}
+	var types []events.Type
+	switch {
+	case in.Action == review.ActionSubmit:
+		types = append(types, events.CreativeSubmitted)
+	default:
+		types = append(types, events.CreativeDecisionRecorded)
+		if move.Outcome == review.OutcomeStageApproved || (move.Outcome == review.OutcomeApproved && !move.Override) {
+			types = append(types, events.CreativeStageApproved)
+		}
+		switch move.Outcome {
+		case review.OutcomeApproved:
+			types = append(types, events.CreativeApproved)
+		case review.OutcomeChangesRequested:
+			types = append(types, events.CreativeChangesRequested)
+		}
+	}
+	return answerWithEvent(ctx, q, lockedRow(locked, c), who, types...)
 }
 
 // lock locks a creative of org for a change by user and reads, in the

@@ -105,7 +105,19 @@ func visibleTo(ctx context.Context, q *db.Queries, org, id, user uuid.UUID) (rev
 	if err != nil {
 		return review.Creative{}, review.Caller{}, notVisible(err, ErrCreativeNotVisible)
 	}
-	return reviewCreative(r.Creative), review.Caller{UserID: user, Role: role}, nil
+	c := reviewCreative(r.Creative)
+	if c.HasPlan {
+		// The plan without its round: a replay goes to whoever the plan
+		// names in any stage, whichever stage decides now.
+		plans, err := readPlans(ctx, q, []row{{c: r.Creative}})
+		if err != nil {
+			return review.Creative{}, review.Caller{}, err
+		}
+		if p := plans[r.Creative.ID]; p != nil {
+			c.Plan = p.rules
+		}
+	}
+	return c, review.Caller{UserID: user, Role: role}, nil
 }
 
 // MayCreate refuses user unless they are a member of org (404) whose role

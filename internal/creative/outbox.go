@@ -9,18 +9,21 @@ import (
 )
 
 // answerWithEvent is the creative a command answers, r as who sees it,
-// after writing the command's outbox event of type t in the command's
-// transaction (docs/events.md): each command that changes a creative ends
-// here, once. The event waits for the transaction's next statement (the
-// stored answer, or COMMIT), so it costs no round trip of its own.
-func answerWithEvent(ctx context.Context, q store.Tx, r row, who review.Caller, t events.Type) (Creative, error) {
+// after writing the command's outbox events of types ts, in that order, in
+// the command's transaction (docs/events.md): each command that changes a
+// creative ends here, once. The events wait for the transaction's next
+// statement (the stored answer, or COMMIT), so they cost no round trip of
+// their own.
+func answerWithEvent(ctx context.Context, q store.Tx, r row, who review.Caller, ts ...events.Type) (Creative, error) {
 	c, err := one(ctx, q.Queries, r, who)
 	if err != nil {
 		return Creative{}, err
 	}
-	if err := events.Write(ctx, q.Next(), events.Event{
-		Type: t, OrganizationID: c.OrganizationID, Timestamp: c.UpdatedAt, Data: eventData{Detail: c.Detail},
-	}); err != nil {
+	evs := make([]events.Event, len(ts))
+	for i, t := range ts {
+		evs[i] = events.Event{Type: t, OrganizationID: c.OrganizationID, Timestamp: c.UpdatedAt, Data: eventData{Detail: c.Detail}}
+	}
+	if err := events.Write(ctx, q.Next(), evs...); err != nil {
 		return Creative{}, err
 	}
 	return c, nil

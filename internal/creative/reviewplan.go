@@ -169,9 +169,19 @@ func checkPlanReviewers(ctx context.Context, q *db.Queries, org, author uuid.UUI
 	return nil
 }
 
+// plan is a creative's review plan as read: what its detail shows, and
+// what the rules decide with (review.Plan and the current Round).
+type plan struct {
+	detail *ReviewPlanDetail
+	rules  review.Plan
+	round  review.Round
+	// dueIn is each stage's dueInHours (nil: no due date).
+	dueIn []*int32
+}
+
 // readPlans reads the review plans of the rows that have one, in one
 // query (none when no row has a plan).
-func readPlans(ctx context.Context, q *db.Queries, rows []row) (map[uuid.UUID]*ReviewPlanDetail, error) {
+func readPlans(ctx context.Context, q *db.Queries, rows []row) (map[uuid.UUID]*plan, error) {
 	var ids []uuid.UUID
 	for _, r := range rows {
 		if r.c.ReviewPlan {
@@ -185,29 +195,41 @@ func readPlans(ctx context.Context, q *db.Queries, rows []row) (map[uuid.UUID]*R
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[uuid.UUID]*ReviewPlanDetail, len(ids))
+	out := make(map[uuid.UUID]*plan, len(ids))
 	for _, s := range stages {
 		p, ok := out[s.CreativeID]
 		if !ok {
-			p = &ReviewPlanDetail{Stages: []ReviewStageDetail{}}
+			p = &plan{detail: &ReviewPlanDetail{Stages: []ReviewStageDetail{}}}
 			out[s.CreativeID] = p
 		}
-		st, err := stageDetail(s)
+		st, latest, err := stageDetail(s)
 		if err != nil {
 			return nil, err
 		}
 		if st.Status == api.StageActive {
-			active := len(p.Stages)
-			p.ActiveStage = &active
+			active := len(p.detail.Stages)
+			p.detail.ActiveStage = &active
 		}
-		p.Stages = append(p.Stages, st)
+		p.detail.Stages = append(p.detail.Stages, st)
+		people := make([]string, 0, len(s.ReviewerIds)+len(s.GuestEmails))
+		for _, id := range s.ReviewerIds {
+			people = append(people, review.MemberKey(id))
+		}
+		for _, e := range s.GuestEmails {
+			people = append(people, review.GuestKey(e))
+		}
+		p.rules.Stages = append(p.rules.Stages, review.Stage{Rule: review.StageRule(s.Rule), Reviewers: people})
+		p.round.Statuses = append(p.round.Statuses, review.StageStatus(st.Status))
+		p.round.Decisions = append(p.round.Decisions, latest)
+		p.dueIn = append(p.dueIn, s.DueInHours)
 	}
 	return out, nil
 }
 
-// stageDetail is one stage as the API shows it: pending until the
-// current round reached it.
-func stageDetail(s db.ReviewPlansReadRow) (ReviewStageDetail, error) {
+// stageDetail is one stage as the API shows it (pending until the
+// current round reached it), and each person's latest decision in the
+// current round as the rules count it (true: approve).
+func stageDetail(s db.ReviewPlansReadRow) (ReviewStageDetail, map[string]bool, error) {
 	st := ReviewStageDetail{
 		Name: s.Name, Rule: api.ReviewStageRule(s.Rule), GuestEmails: s.GuestEmails, DueAt: s.DueAt,
 		Status: api.StagePending, Reviewers: make([]api.UserRef, 0, len(s.ReviewerIds)),
@@ -228,25 +250,65 @@ func stageDetail(s db.ReviewPlansReadRow) (ReviewStageDetail, error) {
 	var decisions []struct {
 		ReviewerID    *uuid.UUID `json:"reviewerId"`
 		Name          *string    `json:"name"`
+		GuestEmail    *string    `json:"guestEmail"`
 		Decision      string     `json:"decision"`
 		Comment       *string    `json:"comment"`
 		VersionNumber int        `json:"versionNumber"`
 		At            time.Time  `json:"at"`
 	}
 	if err := json.Unmarshal(s.Decisions, &decisions); err != nil {
-		return st, fmt.Errorf("review plan decisions: %w", err)
+		return st, nil, fmt.Errorf("review plan decisions: %w", err)
 	}
+	latest := make(map[string]bool, len(decisions))
 	for _, d := range decisions {
+		approve := d.Decision == string(review.ActionApprove)
+		if d.GuestEmail != nil {
+			latest[review.GuestKey(*d.GuestEmail)] = approve
+		}
 		// A guest's decision (issue 47) has no member to show yet.
 		if d.ReviewerID == nil || d.Name == nil {
 			continue
 		}
+		latest[review.MemberKey(*d.ReviewerID)] = approve
 		st.Decisions = append(st.Decisions, ReviewDecisionDetail{
 			At: d.At.UTC(), Comment: d.Comment, Decision: api.ReviewStageDecisionDecision(d.Decision),
 			Reviewer: api.UserRef{Id: *d.ReviewerID, Name: *d.Name}, VersionNumber: d.VersionNumber,
 		})
 	}
-	return st, nil
+	return st, latest, nil
+}
+
+// withPlan is c as the rules see it, with its plan p (nil: none read).
+func withPlan(c review.Creative, p *plan) review.Creative {
+	if p != nil {
+		c.Plan, c.Round = p.rules, p.round
+	}
+	return c
+}
+
+// roundWrite is the JSON array of stages ReviewPlanTransition writes: the
+// stages of after whose status differs from before's (every stage when
+// before is another round), a stage made active due p.dueIn hours after
+// now.
+func roundWrite(p *plan, before, after review.Round, now time.Time) ([]byte, error) {
+	type stage struct {
+		Position int                `json:"position"`
+		Status   review.StageStatus `json:"status"`
+		DueAt    *time.Time         `json:"due_at"`
+	}
+	out := []stage{}
+	for i, s := range after.Statuses {
+		if i < len(before.Statuses) && before.Statuses[i] == s {
+			continue
+		}
+		st := stage{Position: i, Status: s}
+		if s == review.StageActive && p.dueIn[i] != nil {
+			due := now.Add(time.Duration(*p.dueIn[i]) * time.Hour)
+			st.DueAt = &due
+		}
+		out = append(out, st)
+	}
+	return json.Marshal(out)
 }
 
 func nonNil[T any](s []T) []T {

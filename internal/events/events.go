@@ -28,6 +28,10 @@ const (
 	CreativeChangesRequested Type = "creative.changes_requested"
 	CreativeApproved         Type = "creative.approved"
 	CreativeArchived         Type = "creative.archived"
+	// CreativeDecisionRecorded is one person's decision in a stage of a
+	// review plan; CreativeStageApproved a stage whose rule held.
+	CreativeDecisionRecorded Type = "creative.decision_recorded"
+	CreativeStageApproved    Type = "creative.stage_approved"
 	CreativeCommentAdded     Type = "creative.comment_added"
 	CreativeCommentResolved  Type = "creative.comment_resolved"
 	DepositAwaitingTransfer  Type = "deposit.awaiting_transfer"
@@ -49,6 +53,7 @@ var CreativeTypes = []Type{
 	CreativeCreated, CreativeVersionAdded, CreativeUpdated, CreativeSubmitted,
 	CreativeChangesRequested, CreativeApproved, CreativeArchived,
 	CreativeCommentAdded, CreativeCommentResolved,
+	CreativeDecisionRecorded, CreativeStageApproved,
 }
 
 // creativeActionTypes maps a review action (openapi.yaml's CreativeAction)

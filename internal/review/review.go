@@ -116,6 +116,11 @@ type Creative struct {
 	// HasPlan: the creative has a review plan (stages.go); its stages, not
 	// an assigned reviewer, say who decides.
 	HasPlan bool
+	// Plan and Round are the review plan and where its current round
+	// stands, when HasPlan. A Round without statuses (no round read) means
+	// no stage is active: the rights are then those of every stage.
+	Plan  Plan
+	Round Round
 }
 
 // Caller is the signed-in user acting on a creative, with their role in the
@@ -260,13 +265,26 @@ func authorOrAdmin(what string) func(Creative, Caller, Action, bool, bool) *Refu
 func Reviews(role Role) bool { return role == RoleReviewer || role == RoleAdmin }
 
 // decider is the right to request changes and approve: nobody decides on
-// their own creative, and an assigned reviewer excludes the other reviewers.
+// their own creative, and an assigned reviewer excludes the other
+// reviewers. With a review plan its stages say who decides: while a stage
+// is active only its reviewers (and admins, whose decision overrides),
+// otherwise the reviewers the plan names in any stage.
 func decider(c Creative, who Caller, a Action, isAuthor, isAdmin bool) *Refusal {
 	if !Reviews(who.Role) {
 		return forbidden("Only a reviewer or an admin who is not the author may %s this creative.", verb(a))
 	}
 	if isAuthor {
 		return forbidden("The author of a creative may not %s it; another reviewer or admin must.", verb(a))
+	}
+	if c.HasPlan {
+		switch person, active := MemberKey(who.UserID), c.Round.Active(); {
+		case isAdmin:
+		case active >= 0 && !slices.Contains(c.Plan.Stages[active].Reviewers, person):
+			return forbidden("Only the reviewers of the active stage (%d) or an admin may %s this creative now.", active+1, verb(a))
+		case active < 0 && !c.Plan.Names(person):
+			return forbidden("Only the reviewers the review plan names or an admin may %s this creative.", verb(a))
+		}
+		return nil
 	}
 	if !isAdmin && c.ReviewerID != uuid.Nil && c.ReviewerID != who.UserID {
 		return forbidden("Only the assigned reviewer or an admin may %s this creative.", verb(a))

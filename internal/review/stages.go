@@ -3,6 +3,9 @@ package review
 import (
 	"fmt"
 	"slices"
+	"strings"
+
+	"github.com/google/uuid"
 )
 
 // A review plan's rules (docs/review.md, "Review stages"): a creative with
@@ -136,6 +139,23 @@ const (
 	OutcomeChangesRequested Outcome = "changes_requested"
 )
 
+// MemberKey is the person key of a member: their user id.
+func MemberKey(id uuid.UUID) string { return id.String() }
+
+// GuestKey is the person key of a guest: their email in lower case, which
+// no member key can equal.
+func GuestKey(email string) string { return strings.ToLower(email) }
+
+// Names reports whether any stage of p lists person.
+func (p Plan) Names(person string) bool {
+	for _, s := range p.Stages {
+		if slices.Contains(s.Reviewers, person) {
+			return true
+		}
+	}
+	return false
+}
+
 // CanDecide reports whether person decides the active stage of r now.
 func (p Plan) CanDecide(r Round, person string) bool {
 	a := r.Active()
@@ -190,4 +210,88 @@ func (r Round) clone() Round {
 		}
 	}
 	return c
+}
+
+// Override applies an admin's decision for the whole creative (the admin
+// is no reviewer of the active stage): it ends the round at once, the
+// active stage approved or changes_requested and the creative with it,
+// whatever the stage's rule says; later stages stay pending. The decision
+// is kept with the stage's under person.
+func (p Plan) Override(r Round, person string, approve bool) (Round, Outcome, error) {
+	a := r.Active()
+	if a < 0 {
+		return r, "", invalidTransition("No stage of the review plan is deciding: submit the creative first.")
+	}
+	next := r.clone()
+	next.Decisions[a][person] = approve
+	if !approve {
+		next.Statuses[a] = StageChangesRequested
+		return next, OutcomeChangesRequested, nil
+	}
+	next.Statuses[a] = StageApproved
+	return next, OutcomeApproved, nil
+}
+
+// Status is the creative's review status after a decision with outcome o.
+func (o Outcome) Status() Status {
+	switch o {
+	case OutcomeApproved:
+		return StatusApproved
+	case OutcomeChangesRequested:
+		return StatusChangesRequested
+	}
+	return StatusInReview
+}
+
+// Move is what a review action does to a creative with a review plan.
+type Move struct {
+	// Round is the plan's round after the action: a submit starts one.
+	Round Round
+	// Stage is the stage a decision was recorded in; -1 for other actions.
+	Stage int
+	// Outcome is what the decision did; empty for other actions.
+	Outcome Outcome
+	// Override: an admin who is no reviewer of the active stage decided
+	// for the whole creative (Plan.Override).
+	Override bool
+}
+
+// Step is Check (every refusal, in its order) for review action a on c,
+// and the status after it. With a review plan the plan decides it: a
+// submit starts a round at stage 1, an approve or request_changes is
+// recorded in the active stage (Plan.Record), or, by an admin who is no
+// reviewer of that stage, overrides it (Plan.Override); the Move says
+// what happened to the round. Without a plan the Move is empty and the
+// table alone decides.
+func Step(c Creative, who Caller, expectedVersion *int64, a Action) (Status, Move, error) {
+	none := Move{Stage: -1}
+	next, err := Check(c, who, expectedVersion, nil, a)
+	if err != nil {
+		return "", none, err
+	}
+	if !c.HasPlan {
+		return next, none, nil
+	}
+	if len(c.Plan.Stages) == 0 {
+		return "", none, fmt.Errorf("review: the creative's review plan has no stages")
+	}
+	switch a {
+	case ActionSubmit:
+		return next, Move{Round: c.Plan.Start(), Stage: -1}, nil
+	case ActionApprove, ActionRequestChanges:
+	default:
+		return next, none, nil
+	}
+	person, approve := MemberKey(who.UserID), a == ActionApprove
+	m := Move{Stage: c.Round.Active()}
+	if who.Role == RoleAdmin && !c.Plan.CanDecide(c.Round, person) {
+		m.Override = true
+		m.Round, m.Outcome, err = c.Plan.Override(c.Round, person, approve)
+	} else {
+		m.Round, m.Outcome, err = c.Plan.Record(c.Round, person, approve)
+	}
+	if err != nil {
+		return "", none, err
+	}
+	return m.Outcome.Status(), m, nil
 }

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
+
+	"github.com/google/uuid"
 
 	"creativeapi/internal/review"
 )
@@ -198,4 +201,61 @@ func ExamplePlan_Record() {
 	// legal stage_approved
 	// brand recorded
 	// cmo approved
+}
+
+// TestStepDecidesReviewActionsWithAPlan: with a plan its stages say who
+// decides and what a decision does; the table still says from where.
+func TestStepDecidesReviewActionsWithAPlan(t *testing.T) {
+	t.Parallel()
+	author, brand, legal, admin, outsider := uuid.New(), uuid.New(), uuid.New(), uuid.New(), uuid.New()
+	p := plan(stage(review.RuleAll, review.MemberKey(brand)), stage(review.RuleAny, review.MemberKey(legal), review.MemberKey(admin)))
+	inReview := review.Creative{Status: review.StatusInReview, AuthorID: author, HasCurrentVersion: true, Version: 3, HasPlan: true, Plan: p, Round: p.Start()}
+	second, _, _ := p.Record(p.Start(), review.MemberKey(brand), true)
+	atLegal := inReview
+	atLegal.Round = second
+	draft := inReview
+	draft.Status, draft.Round = review.StatusDraft, review.Round{}
+	for _, tc := range []struct {
+		rule     string
+		c        review.Creative
+		who      review.Caller
+		a        review.Action
+		status   review.Status
+		outcome  review.Outcome
+		override bool
+		refusal  review.Reason
+	}{
+		{"submit starts a round at stage 1", draft, review.Caller{UserID: author, Role: review.RoleAuthor}, review.ActionSubmit, review.StatusInReview, "", false, ""},
+		{"a reviewer of the active stage decides", inReview, review.Caller{UserID: brand, Role: review.RoleReviewer}, review.ActionApprove, review.StatusInReview, review.OutcomeStageApproved, false, ""},
+		{"the last stage's rule approves the creative", atLegal, review.Caller{UserID: legal, Role: review.RoleReviewer}, review.ActionApprove, review.StatusApproved, review.OutcomeApproved, false, ""},
+		{"a request for changes ends the round", inReview, review.Caller{UserID: brand, Role: review.RoleReviewer}, review.ActionRequestChanges, review.StatusChangesRequested, review.OutcomeChangesRequested, false, ""},
+		{"a reviewer of a later stage may not decide now", inReview, review.Caller{UserID: legal, Role: review.RoleReviewer}, review.ActionApprove, "", "", false, review.Forbidden},
+		{"a reviewer the plan does not name may not decide", inReview, review.Caller{UserID: outsider, Role: review.RoleReviewer}, review.ActionApprove, "", "", false, review.Forbidden},
+		{"no round: a named reviewer waits for a submit", draft, review.Caller{UserID: legal, Role: review.RoleReviewer}, review.ActionApprove, "", "", false, review.InvalidTransition},
+		{"no round: an unnamed reviewer never decides", draft, review.Caller{UserID: outsider, Role: review.RoleReviewer}, review.ActionApprove, "", "", false, review.Forbidden},
+		{"an admin outside the active stage overrides it", inReview, review.Caller{UserID: admin, Role: review.RoleAdmin}, review.ActionApprove, review.StatusApproved, review.OutcomeApproved, true, ""},
+		{"an admin of the active stage decides as its reviewer", atLegal, review.Caller{UserID: admin, Role: review.RoleAdmin}, review.ActionApprove, review.StatusApproved, review.OutcomeApproved, false, ""},
+		{"an admin's request for changes overrides too", atLegal, review.Caller{UserID: uuid.New(), Role: review.RoleAdmin}, review.ActionRequestChanges, review.StatusChangesRequested, review.OutcomeChangesRequested, true, ""},
+		{"the author never decides", inReview, review.Caller{UserID: author, Role: review.RoleAdmin}, review.ActionApprove, "", "", false, review.Forbidden},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			status, move, err := review.Step(tc.c, tc.who, nil, tc.a)
+			var refusal *review.Refusal
+			switch {
+			case tc.refusal != "":
+				if !errors.As(err, &refusal) || refusal.Reason != tc.refusal {
+					t.Fatalf("%v; want %s", err, tc.refusal)
+				}
+				if slices.Contains(review.Available(tc.c, tc.who), tc.a) && tc.refusal == review.Forbidden {
+					t.Fatal("availableActions offers what Step refuses")
+				}
+			case err != nil:
+				t.Fatal(err)
+			case status != tc.status || move.Outcome != tc.outcome || move.Override != tc.override:
+				t.Fatalf("%s, %s, override %v; want %s, %s, %v", status, move.Outcome, move.Override, tc.status, tc.outcome, tc.override)
+			case !slices.Contains(review.Available(tc.c, tc.who), tc.a):
+				t.Fatal("availableActions does not offer what Step allows")
+			}
+		})
+	}
 }

@@ -667,6 +667,8 @@ export const EVENT_TYPES = [
   "creative.archived",
   "creative.comment_added",
   "creative.comment_resolved",
+  "creative.decision_recorded",
+  "creative.stage_approved",
   "creative.mentioned",
   "deposit.awaiting_transfer",
   "deposit.confirming",

@@ -2277,7 +2277,7 @@ export interface components {
              * @description The change to the creative (comment events are CommentEventPayload).
              * @enum {string}
              */
-            type: "creative.created" | "creative.version_added" | "creative.updated" | "creative.submitted" | "creative.changes_requested" | "creative.approved" | "creative.archived";
+            type: "creative.created" | "creative.version_added" | "creative.updated" | "creative.submitted" | "creative.changes_requested" | "creative.approved" | "creative.archived" | "creative.decision_recorded" | "creative.stage_approved";
             /**
              * Format: date-time
              * @description When the change happened.
@@ -2467,9 +2467,14 @@ export interface components {
          *     caller's `availableActions` and `permissions`; for
          *     `creative.comment_added` and `creative.comment_resolved`, `data`
          *     is the Comment (its `creativeId` names the creative).
+         *     `creative.decision_recorded` is one person's decision in a stage
+         *     of the creative's review plan, `creative.stage_approved` a stage
+         *     whose rule held (the decision that completed it comes first; a
+         *     decision that moves the creative is followed by
+         *     `creative.approved` or `creative.changes_requested`).
          * @enum {string}
          */
-        WebhookEventType: "creative.created" | "creative.version_added" | "creative.updated" | "creative.submitted" | "creative.changes_requested" | "creative.approved" | "creative.archived" | "creative.comment_added" | "creative.comment_resolved";
+        WebhookEventType: "creative.created" | "creative.version_added" | "creative.updated" | "creative.submitted" | "creative.changes_requested" | "creative.approved" | "creative.archived" | "creative.comment_added" | "creative.comment_resolved" | "creative.decision_recorded" | "creative.stage_approved";
         /** @description The event types the endpoint receives, each once. */
         WebhookEventTypes: components["schemas"]["WebhookEventType"][];
         /**
