@@ -159,7 +159,7 @@ CREATE TABLE creative_events (
     creative_id uuid NOT NULL REFERENCES creatives (id) ON DELETE CASCADE,
     actor_id    uuid NOT NULL REFERENCES users (id),
     type        text NOT NULL
-        CHECK (type IN ('created', 'version_added', 'updated', 'submit', 'request_changes', 'approve', 'archive')),
+        CHECK (type IN ('created', 'version_added', 'updated', 'submit', 'request_changes', 'approve', 'archive', 'stage_approved')),
     from_status text CONSTRAINT creative_events_from_status_check CHECK ((type = 'created') = (from_status IS NULL)),
     to_status   text NOT NULL,
     comment     text,
@@ -170,7 +170,11 @@ CREATE TABLE creative_events (
         CHECK ((type = 'updated') = (changes IS NOT NULL AND jsonb_typeof(changes) = 'array')),
     -- acknowledged_threads: the open threads not marked addressed that a
     -- submit with acknowledgeOpenThreads went past.
-    acknowledged_threads uuid[]
+    acknowledged_threads uuid[],
+    -- stage: the review stage (its name) a decision or a stage_approved
+    -- event was in; override: an admin decided for the whole creative.
+    stage       text,
+    override    boolean NOT NULL DEFAULT false
 );
 
 CREATE INDEX creative_events_creative_id_idx ON creative_events (creative_id, id);

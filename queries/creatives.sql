@@ -297,7 +297,7 @@ WHERE c.id = @id AND c.organization_id = @organization_id;
 -- CreativeEventPage reads a page of a creative's history, newest first,
 -- below before_id (keyset pagination on (creative_id, id)).
 SELECT e.id, e.public_id, e.type, e.actor_id, u.name AS actor_name, e.from_status, e.to_status,
-       e.version, e.comment, e.changes, e.acknowledged_threads, e.created_at
+       e.version, e.comment, e.changes, e.acknowledged_threads, e.stage, e.override, e.created_at
 FROM creative_events e
 JOIN users u ON u.id = e.actor_id
 WHERE e.creative_id = @creative_id AND e.id < @before_id

@@ -99,7 +99,9 @@ ORDER BY p.creative_id, p.position;
 -- due date for a stage made active); the
 -- person's decision, for approve and request_changes (decision_position
 -- is the stage it was made in, -1 for a submit), on the current version;
--- and the action's history event.
+-- and the action's history event (naming the stage a decision was made
+-- in), followed by a stage_approved event when approved_stage names the
+-- stage whose rule the decision made hold (ORDER BY: the decision first).
 WITH updated AS (
     UPDATE creatives
     SET review_status = @to_status::text,
@@ -126,7 +128,16 @@ WITH updated AS (
     JOIN creative_versions v ON v.id = c.current_version_id
     WHERE c.id = @id::uuid AND @decision_position::smallint >= 0
 )
-INSERT INTO creative_events (creative_id, actor_id, type, from_status, to_status, comment, version, acknowledged_threads)
-SELECT updated.id, @actor_id::uuid, @action::text, @from_status::text, @to_status::text,
-       sqlc.narg('comment')::text, updated.version, sqlc.narg('acknowledged_threads')::uuid[]
-FROM updated;
+INSERT INTO creative_events (creative_id, actor_id, type, from_status, to_status, comment, version, acknowledged_threads,
+                             stage, override)
+SELECT updated.id, @actor_id::uuid, e.type, @from_status::text, @to_status::text,
+       e.comment, updated.version, e.acknowledged_threads, e.stage, e.override
+FROM updated, (
+    SELECT 1 AS n, @action::text AS type, sqlc.narg('comment')::text AS comment,
+           sqlc.narg('acknowledged_threads')::uuid[] AS acknowledged_threads,
+           sqlc.narg('stage')::text AS stage, @override::boolean AS override
+    UNION ALL
+    SELECT 2, 'stage_approved', NULL, NULL, sqlc.narg('approved_stage')::text, false
+    WHERE sqlc.narg('approved_stage')::text IS NOT NULL
+) AS e
+ORDER BY e.n;

@@ -177,6 +177,7 @@ const (
 	CreativeEventTypeArchive        CreativeEventType = "archive"
 	CreativeEventTypeCreated        CreativeEventType = "created"
 	CreativeEventTypeRequestChanges CreativeEventType = "request_changes"
+	CreativeEventTypeStageApproved  CreativeEventType = "stage_approved"
 	CreativeEventTypeSubmit         CreativeEventType = "submit"
 	CreativeEventTypeUpdated        CreativeEventType = "updated"
 	CreativeEventTypeVersionAdded   CreativeEventType = "version_added"
@@ -192,6 +193,8 @@ func (e CreativeEventType) Valid() bool {
 	case CreativeEventTypeCreated:
 		return true
 	case CreativeEventTypeRequestChanges:
+		return true
+	case CreativeEventTypeStageApproved:
 		return true
 	case CreativeEventTypeSubmit:
 		return true
@@ -1438,13 +1441,23 @@ type CreativeEvent struct {
 	FromStatus nullable.Nullable[string] `json:"fromStatus"`
 	Id         openapi_types.UUID        `json:"id"`
 
+	// Override True for an admin's decision for the whole creative, outside the active stage of its review plan.
+	Override bool `json:"override"`
+
+	// Stage The name of the review stage a decision or a `stage_approved` event was in, as the plan named it then; null otherwise.
+	Stage nullable.Nullable[string] `json:"stage"`
+
 	// ToStatus `draft` → `in_review` (submit) → `changes_requested` (request
 	// changes) or `approved` (approve); `changes_requested` → `in_review`
 	// (submit); anything but `archived` → `archived` (archive; final).
 	ToStatus ReviewStatus `json:"toStatus"`
 
 	// Type `created`, `version_added` (`addCreativeVersion`), `updated`
-	// (`updateCreative`), or the review action that ran.
+	// (`updateCreative`), or the review action that ran. On a creative
+	// with a review plan each person's decision is the action they ran
+	// (`approve` with `toStatus` `in_review` while later stages or
+	// reviewers still decide), and `stage_approved` follows the decision
+	// that made a stage's rule hold (same actor and `version`).
 	Type CreativeEventType `json:"type"`
 
 	// Version The creative `version` this change produced.
@@ -1460,7 +1473,11 @@ type CreativeEventList struct {
 }
 
 // CreativeEventType `created`, `version_added` (`addCreativeVersion`), `updated`
-// (`updateCreative`), or the review action that ran.
+// (`updateCreative`), or the review action that ran. On a creative
+// with a review plan each person's decision is the action they ran
+// (`approve` with `toStatus` `in_review` while later stages or
+// reviewers still decide), and `stage_approved` follows the decision
+// that made a stage's rule hold (same actor and `version`).
 type CreativeEventType string
 
 // CreativeList defines model for CreativeList.

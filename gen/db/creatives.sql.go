@@ -184,7 +184,7 @@ func (q *Queries) CreativeCreateCheck(ctx context.Context, arg CreativeCreateChe
 
 const creativeEventPage = `-- name: CreativeEventPage :many
 SELECT e.id, e.public_id, e.type, e.actor_id, u.name AS actor_name, e.from_status, e.to_status,
-       e.version, e.comment, e.changes, e.acknowledged_threads, e.created_at
+       e.version, e.comment, e.changes, e.acknowledged_threads, e.stage, e.override, e.created_at
 FROM creative_events e
 JOIN users u ON u.id = e.actor_id
 WHERE e.creative_id = $1 AND e.id < $2
@@ -210,6 +210,8 @@ type CreativeEventPageRow struct {
 	Comment             *string
 	Changes             []byte
 	AcknowledgedThreads []uuid.UUID
+	Stage               *string
+	Override            bool
 	CreatedAt           time.Time
 }
 
@@ -236,6 +238,8 @@ func (q *Queries) CreativeEventPage(ctx context.Context, arg CreativeEventPagePa
 			&i.Comment,
 			&i.Changes,
 			&i.AcknowledgedThreads,
+			&i.Stage,
+			&i.Override,
 			&i.CreatedAt,
 		); err != nil {
 			return nil, err

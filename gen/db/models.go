@@ -163,6 +163,8 @@ type CreativeEvent struct {
 	PublicID            uuid.UUID
 	Changes             []byte
 	AcknowledgedThreads []uuid.UUID
+	Stage               *string
+	Override            bool
 }
 
 type CreativeVersion struct {

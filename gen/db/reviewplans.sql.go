@@ -154,43 +154,55 @@ func (q *Queries) ReviewPlanSet(ctx context.Context, arg ReviewPlanSetParams) er
 const reviewPlanTransition = `-- name: ReviewPlanTransition :exec
 WITH updated AS (
     UPDATE creatives
-    SET review_status = $4::text,
-        version = $7::integer,
-        updated_at = $8::timestamptz,
-        approved_version_id = $9::uuid,
-        review_round = $10::integer
-    WHERE creatives.id = $11::uuid
+    SET review_status = $3::text,
+        version = $10::integer,
+        updated_at = $11::timestamptz,
+        approved_version_id = $12::uuid,
+        review_round = $13::integer
+    WHERE creatives.id = $14::uuid
     RETURNING id, version
 ), changed AS (
     SELECT (e->>'position')::smallint AS position, e->>'status' AS status, (e->>'due_at')::timestamptz AS due_at
-    FROM jsonb_array_elements($12::jsonb) AS e
+    FROM jsonb_array_elements($15::jsonb) AS e
 ), stages AS (
     INSERT INTO review_stage_rounds (creative_id, round, position, status, due_at)
-    SELECT $11::uuid, $10::integer, changed.position, changed.status, changed.due_at
+    SELECT $14::uuid, $13::integer, changed.position, changed.status, changed.due_at
     FROM changed
     ON CONFLICT (creative_id, round, position) DO UPDATE
     SET status = excluded.status, due_at = coalesce(excluded.due_at, review_stage_rounds.due_at)
 ), decision AS (
     INSERT INTO review_decisions (creative_id, round, position, reviewer_id, decision, comment, version_number, override, created_at)
-    SELECT $11::uuid, $10::integer, $13::smallint, $1::uuid, $2::text,
-           $5::text, v.number, $14::boolean, $8::timestamptz
+    SELECT $14::uuid, $13::integer, $16::smallint, $1::uuid, $4::text,
+           $5::text, v.number, $8::boolean, $11::timestamptz
     FROM creatives c
     JOIN creative_versions v ON v.id = c.current_version_id
-    WHERE c.id = $11::uuid AND $13::smallint >= 0
+    WHERE c.id = $14::uuid AND $16::smallint >= 0
 )
-INSERT INTO creative_events (creative_id, actor_id, type, from_status, to_status, comment, version, acknowledged_threads)
-SELECT updated.id, $1::uuid, $2::text, $3::text, $4::text,
-       $5::text, updated.version, $6::uuid[]
-FROM updated
+INSERT INTO creative_events (creative_id, actor_id, type, from_status, to_status, comment, version, acknowledged_threads,
+                             stage, override)
+SELECT updated.id, $1::uuid, e.type, $2::text, $3::text,
+       e.comment, updated.version, e.acknowledged_threads, e.stage, e.override
+FROM updated, (
+    SELECT 1 AS n, $4::text AS type, $5::text AS comment,
+           $6::uuid[] AS acknowledged_threads,
+           $7::text AS stage, $8::boolean AS override
+    UNION ALL
+    SELECT 2, 'stage_approved', NULL, NULL, $9::text, false
+    WHERE $9::text IS NOT NULL
+) AS e
+ORDER BY e.n
 `
 
 type ReviewPlanTransitionParams struct {
 	ActorID             uuid.UUID
-	Action              string
 	FromStatus          string
 	ToStatus            string
+	Action              string
 	Comment             *string
 	AcknowledgedThreads []uuid.UUID
+	Stage               *string
+	Override            bool
+	ApprovedStage       *string
 	Version             int32
 	UpdatedAt           time.Time
 	ApprovedVersionID   *uuid.UUID
@@ -198,7 +210,6 @@ type ReviewPlanTransitionParams struct {
 	ID                  uuid.UUID
 	Stages              []byte
 	DecisionPosition    int16
-	Override            bool
 }
 
 // ReviewPlanTransition writes a review action on a creative with a review
@@ -209,15 +220,20 @@ type ReviewPlanTransitionParams struct {
 // due date for a stage made active); the
 // person's decision, for approve and request_changes (decision_position
 // is the stage it was made in, -1 for a submit), on the current version;
-// and the action's history event.
+// and the action's history event (naming the stage a decision was made
+// in), followed by a stage_approved event when approved_stage names the
+// stage whose rule the decision made hold (ORDER BY: the decision first).
 func (q *Queries) ReviewPlanTransition(ctx context.Context, arg ReviewPlanTransitionParams) error {
 	_, err := q.db.Exec(ctx, reviewPlanTransition,
 		arg.ActorID,
-		arg.Action,
 		arg.FromStatus,
 		arg.ToStatus,
+		arg.Action,
 		arg.Comment,
 		arg.AcknowledgedThreads,
+		arg.Stage,
+		arg.Override,
+		arg.ApprovedStage,
 		arg.Version,
 		arg.UpdatedAt,
 		arg.ApprovedVersionID,
@@ -225,7 +241,6 @@ func (q *Queries) ReviewPlanTransition(ctx context.Context, arg ReviewPlanTransi
 		arg.ID,
 		arg.Stages,
 		arg.DecisionPosition,
-		arg.Override,
 	)
 	return err
 }

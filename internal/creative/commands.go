@@ -255,11 +255,21 @@ func actOnPlan(ctx context.Context, q store.Tx, locked db.CreativeLockForActionR
 	if err != nil {
 		return Creative{}, err
 	}
+	// The history names the stage a decision was made in, and the stage
+	// whose rule it made hold (an override holds no rule).
+	var stage, approvedStage *string
+	if move.Stage >= 0 {
+		stage = &p.detail.Stages[move.Stage].Name
+	}
+	ruleHeld := move.Outcome == review.OutcomeStageApproved || (move.Outcome == review.OutcomeApproved && !move.Override)
+	if ruleHeld {
+		approvedStage = stage
+	}
 	if err := q.Next().ReviewPlanTransition(ctx, db.ReviewPlanTransitionParams{
 		ID: c.ID, ActorID: who.UserID, Action: string(in.Action), FromStatus: from, ToStatus: c.ReviewStatus,
 		Comment: in.Comment, Version: c.Version, UpdatedAt: c.UpdatedAt, ApprovedVersionID: c.ApprovedVersionID,
 		AcknowledgedThreads: acknowledged, Round: c.ReviewRound, Stages: stages,
-		DecisionPosition: int16(move.Stage), Override: move.Override,
+		DecisionPosition: int16(move.Stage), Override: move.Override, Stage: stage, ApprovedStage: approvedStage,
 	}); err != nil {
 		return Creative{}, err
 	}
@@ -269,7 +279,7 @@ func actOnPlan(ctx context.Context, q store.Tx, locked db.CreativeLockForActionR
 		types = append(types, events.CreativeSubmitted)
 	default:
 		types = append(types, events.CreativeDecisionRecorded)
-		if move.Outcome == review.OutcomeStageApproved || (move.Outcome == review.OutcomeApproved && !move.Override) {
+		if ruleHeld {
 			types = append(types, events.CreativeStageApproved)
 		}
 		switch move.Outcome {

@@ -52,6 +52,7 @@ func Events(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, before 
 			FromStatus: apifield.Nullable(r.FromStatus), ToStatus: api.ReviewStatus(r.ToStatus), Version: int(r.Version),
 			Comment: apifield.Nullable(r.Comment), Changes: nullable.NewNullNullable[[]api.CreativeChange](), CreatedAt: r.CreatedAt.UTC(),
 			AcknowledgedOpenThreadIds: nullable.NewNullNullable[[]uuid.UUID](),
+			Stage:                     apifield.Nullable(r.Stage), Override: r.Override,
 		}
 		if r.AcknowledgedThreads != nil {
 			e.AcknowledgedOpenThreadIds.Set(r.AcknowledgedThreads)

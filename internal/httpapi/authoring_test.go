@@ -71,6 +71,8 @@ type historyEvent struct {
 	Version    int           `json:"version"`
 	Comment    *string       `json:"comment"`
 	Changes    []changeEntry `json:"changes"`
+	Stage      *string       `json:"stage"`
+	Override   bool          `json:"override"`
 }
 
 type changeEntry struct {

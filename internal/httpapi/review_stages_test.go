@@ -172,11 +172,17 @@ func TestAStageWhoseRuleHoldsIsApprovedAndTheNextBecomesActive(t *testing.T) {
 	}) {
 		t.Fatalf("events %v", got)
 	}
-	// The history has every decision, each the action its person ran.
+	// The history has every decision, each the action its person ran in
+	// its stage, and each stage whose rule held after the decision.
 	h := d.history(t, "viewer", id, 10)
-	if h[0].Type != "approve" || h[0].FromStatus == nil || *h[0].FromStatus != "in_review" || h[0].ToStatus != "approved" ||
-		h[1].Type != "approve" || h[1].ToStatus != "in_review" || h[2].Type != "submit" {
-		t.Fatalf("history %+v", h[:3])
+	named := func(e historyEvent, typ, stage, to string) bool {
+		return e.Type == typ && e.Stage != nil && *e.Stage == stage && e.ToStatus == to && !e.Override &&
+			e.FromStatus != nil && *e.FromStatus == "in_review"
+	}
+	if !named(h[0], "stage_approved", "Legal", "approved") || !named(h[1], "approve", "Legal", "approved") ||
+		h[1].Actor.Id != d.users["other reviewer"] || h[0].Version != h[1].Version ||
+		!named(h[2], "stage_approved", "Brand", "in_review") || !named(h[3], "approve", "Brand", "in_review") || h[4].Type != "submit" || h[4].Stage != nil {
+		t.Fatalf("history %+v", h[:5])
 	}
 }
 
@@ -253,7 +259,8 @@ func TestARequestForChangesEndsTheRoundAndTheNextSubmitStartsAgain(t *testing.T)
 	if rounds != 2 || decisions != 3 {
 		t.Fatalf("%d rounds stored, %d decisions of the first; want 2 and 3", rounds, decisions)
 	}
-	if h := d.history(t, "viewer", id, 20); len(h) != 6 || h[1].Type != "request_changes" || h[2].Type != "approve" || h[3].Type != "approve" {
+	if h := d.history(t, "viewer", id, 20); len(h) != 7 || h[1].Type != "request_changes" || h[2].Type != "approve" ||
+		h[3].Type != "stage_approved" || h[4].Type != "approve" || h[1].Comment == nil || *h[1].Stage != "Legal" {
 		t.Fatalf("history %+v", h)
 	}
 }
@@ -279,6 +286,9 @@ func TestAnAdminOutsideTheActiveStageDecidesForTheWholeCreativeAsAnOverride(t *t
 	}
 	if ds := plan.Stages[0].Decisions; len(ds) != 1 || ds[0].Reviewer.Id != d.users["admin"] {
 		t.Fatalf("stage 1 decisions %+v", ds)
+	}
+	if h := d.history(t, "viewer", id, 2); h[0].Type != "approve" || !h[0].Override || h[0].Stage == nil || *h[0].Stage != "Brand" || h[1].Type != "submit" {
+		t.Fatalf("history %+v: want the admin's approve as an override, and no stage_approved", h)
 	}
 }
 

@@ -2095,10 +2095,14 @@ export interface components {
         };
         /**
          * @description `created`, `version_added` (`addCreativeVersion`), `updated`
-         *     (`updateCreative`), or the review action that ran.
+         *     (`updateCreative`), or the review action that ran. On a creative
+         *     with a review plan each person's decision is the action they ran
+         *     (`approve` with `toStatus` `in_review` while later stages or
+         *     reviewers still decide), and `stage_approved` follows the decision
+         *     that made a stage's rule hold (same actor and `version`).
          * @enum {string}
          */
-        CreativeEventType: "created" | "version_added" | "updated" | "submit" | "request_changes" | "approve" | "archive";
+        CreativeEventType: "created" | "version_added" | "updated" | "submit" | "request_changes" | "approve" | "archive" | "stage_approved";
         /** @description One field an `updated` event changed. Ids stand for the client, task and reviewer (`listOrganizationMembers` names members). */
         CreativeChange: {
             /** @enum {string} */
@@ -2129,6 +2133,10 @@ export interface components {
             changes: components["schemas"]["CreativeChange"][] | null;
             /** @description For a `submit` sent with `acknowledgeOpenThreads`, the open threads not marked addressed that it went past; null otherwise. */
             acknowledgedOpenThreadIds: string[] | null;
+            /** @description The name of the review stage a decision or a `stage_approved` event was in, as the plan named it then; null otherwise. */
+            stage: string | null;
+            /** @description True for an admin's decision for the whole creative, outside the active stage of its review plan. */
+            override: boolean;
             /** Format: date-time */
             createdAt: string;
         };
