@@ -408,3 +408,28 @@ LEFT JOIN users rv ON rv.id = c.reviewer_id
 LEFT JOIN clients cl ON cl.id = c.client_id
 LEFT JOIN tasks tk ON tk.id = c.task_id
 ORDER BY c.number DESC;
+
+-- name: CreativePageOverdue :many
+-- CreativePageOverdue is CreativePageFiltered for creatives in review
+-- whose review plan's active stage is past its due date, with the other
+-- filters (null or empty: any). It starts from the active stages due by
+-- now (review_stage_rounds_active_due_idx, a partial index of active
+-- stages with a due date), so a page costs what the overdue stages of
+-- every workspace cost, not what the creatives do; only the current
+-- round's stage of a creative in review counts.
+SELECT sqlc.embed(c), au.name AS author_name, rv.name AS reviewer_name,
+       cl.name AS client_name, tk.name AS task_name
+FROM review_stage_rounds r
+JOIN creatives c ON c.id = r.creative_id AND c.review_round = r.round
+JOIN users au ON au.id = c.author_id
+LEFT JOIN users rv ON rv.id = c.reviewer_id
+LEFT JOIN clients cl ON cl.id = c.client_id
+LEFT JOIN tasks tk ON tk.id = c.task_id
+WHERE r.status = 'active' AND r.due_at IS NOT NULL AND r.due_at <= now()
+  AND c.organization_id = @organization_id AND c.number < @before_number AND c.review_status = 'in_review'
+  AND (cardinality(@statuses::text[]) = 0 OR c.review_status = ANY(@statuses::text[]))
+  AND (sqlc.narg('author_id')::uuid IS NULL OR c.author_id = sqlc.narg('author_id')::uuid)
+  AND (sqlc.narg('reviewer_id')::uuid IS NULL OR c.reviewer_id = sqlc.narg('reviewer_id')::uuid)
+  AND (sqlc.narg('title_pattern')::text IS NULL OR c.title ILIKE sqlc.narg('title_pattern')::text)
+ORDER BY c.number DESC
+LIMIT @row_limit;

@@ -2647,6 +2647,9 @@ type ListCreativesParams struct {
 	// ReviewerId Only creatives assigned to this reviewer.
 	ReviewerId *openapi_types.UUID `form:"reviewerId,omitempty" json:"reviewerId,omitempty"`
 
+	// Overdue With `true`, only creatives in review whose active review stage is past its due date; `false` filters nothing.
+	Overdue *bool `form:"overdue,omitempty" json:"overdue,omitempty"`
+
 	// Limit The page size (send it once).
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
@@ -3492,6 +3495,13 @@ func (w *ServerInterfaceWrapper) ListCreatives(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "reviewerId", ctx.QueryParams(), &params.ReviewerId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter reviewerId: %s", err))
+	}
+
+	// ------------- Optional query parameter "overdue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "overdue", ctx.QueryParams(), &params.Overdue, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter overdue: %s", err))
 	}
 
 	// ------------- Optional query parameter "limit" -------------

@@ -934,6 +934,104 @@ func (q *Queries) CreativePageFiltered(ctx context.Context, arg CreativePageFilt
 	return items, nil
 }
 
+const creativePageOverdue = `-- name: CreativePageOverdue :many
+SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, c.review_plan, c.review_round, au.name AS author_name, rv.name AS reviewer_name,
+       cl.name AS client_name, tk.name AS task_name
+FROM review_stage_rounds r
+JOIN creatives c ON c.id = r.creative_id AND c.review_round = r.round
+JOIN users au ON au.id = c.author_id
+LEFT JOIN users rv ON rv.id = c.reviewer_id
+LEFT JOIN clients cl ON cl.id = c.client_id
+LEFT JOIN tasks tk ON tk.id = c.task_id
+WHERE r.status = 'active' AND r.due_at IS NOT NULL AND r.due_at <= now()
+  AND c.organization_id = $1 AND c.number < $2 AND c.review_status = 'in_review'
+  AND (cardinality($3::text[]) = 0 OR c.review_status = ANY($3::text[]))
+  AND ($4::uuid IS NULL OR c.author_id = $4::uuid)
+  AND ($5::uuid IS NULL OR c.reviewer_id = $5::uuid)
+  AND ($6::text IS NULL OR c.title ILIKE $6::text)
+ORDER BY c.number DESC
+LIMIT $7
+`
+
+type CreativePageOverdueParams struct {
+	OrganizationID uuid.UUID
+	BeforeNumber   int32
+	Statuses       []string
+	AuthorID       *uuid.UUID
+	ReviewerID     *uuid.UUID
+	TitlePattern   *string
+	RowLimit       int32
+}
+
+type CreativePageOverdueRow struct {
+	Creative     Creative
+	AuthorName   string
+	ReviewerName *string
+	ClientName   *string
+	TaskName     *string
+}
+
+// CreativePageOverdue is CreativePageFiltered for creatives in review
+// whose review plan's active stage is past its due date, with the other
+// filters (null or empty: any). It starts from the active stages due by
+// now (review_stage_rounds_active_due_idx, a partial index of active
+// stages with a due date), so a page costs what the overdue stages of
+// every workspace cost, not what the creatives do; only the current
+// round's stage of a creative in review counts.
+func (q *Queries) CreativePageOverdue(ctx context.Context, arg CreativePageOverdueParams) ([]CreativePageOverdueRow, error) {
+	rows, err := q.db.Query(ctx, creativePageOverdue,
+		arg.OrganizationID,
+		arg.BeforeNumber,
+		arg.Statuses,
+		arg.AuthorID,
+		arg.ReviewerID,
+		arg.TitlePattern,
+		arg.RowLimit,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CreativePageOverdueRow{}
+	for rows.Next() {
+		var i CreativePageOverdueRow
+		if err := rows.Scan(
+			&i.Creative.ID,
+			&i.Creative.OrganizationID,
+			&i.Creative.Number,
+			&i.Creative.Title,
+			&i.Creative.Type,
+			&i.Creative.AspectRatio,
+			&i.Creative.Geo,
+			&i.Creative.Language,
+			&i.Creative.DirectionID,
+			&i.Creative.AuthorID,
+			&i.Creative.ReviewerID,
+			&i.Creative.ClientID,
+			&i.Creative.TaskID,
+			&i.Creative.CurrentVersionID,
+			&i.Creative.ApprovedVersionID,
+			&i.Creative.ReviewStatus,
+			&i.Creative.Version,
+			&i.Creative.CreatedAt,
+			&i.Creative.UpdatedAt,
+			&i.Creative.ReviewPlan,
+			&i.Creative.ReviewRound,
+			&i.AuthorName,
+			&i.ReviewerName,
+			&i.ClientName,
+			&i.TaskName,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const creativePageSearch = `-- name: CreativePageSearch :many
 WITH bounds AS (
     SELECT least($3::integer, o.next_creative_number) - $8::integer AS window_start

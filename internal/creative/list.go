@@ -26,6 +26,9 @@ type Filter struct {
 	Title string
 	// AuthorID, ReviewerID: written by, assigned to (nil: anyone).
 	AuthorID, ReviewerID *uuid.UUID
+	// Overdue: in review, the active stage of its review plan past its
+	// due date.
+	Overdue bool
 }
 
 // Page is one page of creatives, newest first.
@@ -76,8 +79,9 @@ func List(ctx context.Context, q *db.Queries, org, user uuid.UUID, f Filter, bef
 
 // page reads one page through the query whose plan fits the filter: each
 // is a query of its own so that its generic plan always uses the index
-// that serves it (a title search the trigram index, an author or reviewer
-// their index, one state the status index).
+// that serves it (overdue the index of active stages by due date, a title
+// search the trigram index, an author or reviewer their index, one state
+// the status index).
 func page(ctx context.Context, q *db.Queries, org uuid.UUID, f Filter, before, limit int32) ([]row, error) {
 	statuses := make([]string, len(f.Statuses))
 	for i, s := range f.Statuses {
@@ -93,6 +97,15 @@ func page(ctx context.Context, q *db.Queries, org uuid.UUID, f Filter, before, l
 		out = append(out, row{c, author, reviewer, client, task})
 	}
 	switch {
+	case f.Overdue:
+		rs, err := q.CreativePageOverdue(ctx, db.CreativePageOverdueParams{
+			OrganizationID: org, BeforeNumber: before, RowLimit: limit, Statuses: statuses,
+			AuthorID: f.AuthorID, ReviewerID: f.ReviewerID, TitlePattern: pattern,
+		})
+		for _, r := range rs {
+			add(r.Creative, r.AuthorName, r.ReviewerName, r.ClientName, r.TaskName)
+		}
+		return out, err
 	case pattern != nil && Indexable(f.Title):
 		rs, err := q.CreativePageSearch(ctx, db.CreativePageSearchParams{
 			OrganizationID: org, BeforeNumber: before, RowLimit: limit, TitlePattern: *pattern, SearchWindow: searchWindow,

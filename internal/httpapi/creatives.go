@@ -56,6 +56,7 @@ func (s *Server) ListCreatives(ctx context.Context, r api.ListCreativesRequestOb
 		f.Title = *r.Params.Q
 	}
 	f.AuthorID, f.ReviewerID = r.Params.AuthorId, r.Params.ReviewerId
+	f.Overdue = r.Params.Overdue != nil && *r.Params.Overdue
 	p, err := creative.List(ctx, s.store.Q, r.OrganizationId, caller.UserID, f, int32(before), size)
 	if err != nil {
 		return nil, creativeProblem(err)

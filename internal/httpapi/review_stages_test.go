@@ -317,3 +317,41 @@ func TestWithoutAPlanTheAssignedReviewerRuleHolds(t *testing.T) {
 		t.Fatalf("%s, plan %v", c.ReviewStatus, c.ReviewPlan)
 	}
 }
+
+func TestOverdueListsCreativesWhoseActiveStageIsPastItsDueDate(t *testing.T) {
+	t.Parallel()
+	d := newReviewDesk(t)
+	late := d.staged(t, d.stageOf("Brand", "all", 1, "reviewer"))
+	d.staged(t, d.stageOf("Brand", "all", 1, "reviewer")) // due in an hour
+	d.staged(t, d.stageOf("Brand", "all", 0, "reviewer")) // never due
+	d.creative(t, creativeSpec{status: review.StatusInReview, versions: 1})
+	// An earlier round's stage, past due but ended, is no longer overdue.
+	ended := d.staged(t, d.stageOf("Brand", "all", 1, "reviewer"))
+	d.decide(t, "reviewer", ended, "request_changes")
+	if _, err := d.env.DB.Pool.Exec(context.Background(),
+		`UPDATE review_stage_rounds SET due_at = now() - interval '1 minute' WHERE creative_id = ANY($1)`, []uuid.UUID{late, ended}); err != nil {
+		t.Fatal(err)
+	}
+	list := func(query string) []uuid.UUID {
+		r := d.clients["viewer"].Do(http.MethodGet, creativesURL(d.org)+query, nil)
+		if r.Status != http.StatusOK {
+			t.Fatalf("%s: %d %s", query, r.Status, r.Body)
+		}
+		var l api.CreativeList
+		r.JSON(t, &l)
+		var ids []uuid.UUID
+		for _, c := range l.Items {
+			ids = append(ids, c.Id)
+		}
+		return ids
+	}
+	if got := list("?overdue=true"); !slices.Equal(got, []uuid.UUID{late}) {
+		t.Fatalf("overdue: %v; want %v", got, late)
+	}
+	if got := list("?overdue=true&authorId=" + d.users["admin"].String()); len(got) != 0 {
+		t.Fatalf("overdue by another author: %v", got)
+	}
+	if got := list("?overdue=false"); len(got) != 5 {
+		t.Fatalf("overdue=false filters: %d creatives", len(got))
+	}
+}

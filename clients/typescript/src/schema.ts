@@ -324,6 +324,8 @@ export interface paths {
          *       on large workspaces; texts of three characters or more use it.
          *     - `authorId`, `reviewerId`: written by, or assigned to, this member
          *       (`listOrganizationMembers` has their ids).
+         *     - `overdue=true`: in review, and the active stage of its review
+         *       plan is past its `dueAt` (`overdue=false` filters nothing).
          *
          *     Page with `limit` and `cursor`; send the same filters with a cursor
          *     as with the page it came from.
@@ -4056,6 +4058,11 @@ export interface operations {
                  * @example 9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b
                  */
                 reviewerId?: string;
+                /**
+                 * @description With `true`, only creatives in review whose active review stage is past its due date; `false` filters nothing.
+                 * @example true
+                 */
+                overdue?: boolean;
                 /** @description The page size (send it once). */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `nextCursor` of the previous page, as it came (send it once). */
