@@ -49,6 +49,15 @@ type demoStep struct {
 	reviewer          string
 	note              *demoNote
 	resolves, deletes int
+	plan              []demoStage
+}
+
+// demoStage is a stage of a review plan the step sets: its reviewers by
+// email.
+type demoStage struct {
+	name, rule string
+	reviewers  []string
+	dueInHours int32
 }
 
 // demoNote is a review comment on the current version: a reply to the
@@ -203,6 +212,21 @@ func acmeCreatives() []demoCreative {
 			},
 		},
 		{
+			// A two-stage review with its first decision: the brand stage
+			// approved, legal deciding (docs/review.md, "Review stages").
+			title: "Autumn launch billboard", kind: "static", aspect: "16:9", geo: "DE", lang: "de-DE",
+			author: acmeAuthor, client: "Acme Outdoor", task: "Autumn launch",
+			steps: []demoStep{
+				version(png("autumn-launch-16x9.png", 1920, 1080, 587_220)),
+				{actor: acmeAuthor, plan: []demoStage{
+					{name: "Brand", rule: "all", reviewers: []string{acmeReviewer}, dueInHours: 48},
+					{name: "Legal", rule: "any", reviewers: []string{acmeAdmin}, dueInHours: 72},
+				}},
+				submit(),
+				decide(review.ActionApprove, "On brand."),
+			},
+		},
+		{
 			title: "Spring collection lookbook", kind: "static", aspect: "4:5", geo: "ES", lang: "es-ES",
 			author: acmeAuthor, client: "Acme Outdoor",
 			steps: []demoStep{version(png("spring-lookbook-4x5.png", 1080, 1350, 356_902))},
@@ -354,6 +378,21 @@ func seedDemoCreative(ctx context.Context, q store.Tx, p People, org uuid.UUID, 
 				in.Comment = &step.comment
 			}
 			_, err = creative.Act(ctx, q, org, id, actor, in)
+		case step.plan != nil:
+			in := creative.NewPlan{Stages: make([]creative.NewStage, len(step.plan))}
+			for j, st := range step.plan {
+				in.Stages[j] = creative.NewStage{Name: st.name, Rule: review.StageRule(st.rule), DueInHours: &st.dueInHours}
+				for _, email := range st.reviewers {
+					var r uuid.UUID
+					if r, err = user(email); err != nil {
+						break
+					}
+					in.Stages[j].ReviewerIDs = append(in.Stages[j].ReviewerIDs, r)
+				}
+			}
+			if err == nil {
+				_, err = creative.SetReviewPlan(ctx, q, org, id, actor, in)
+			}
 		case step.title != "":
 			_, err = creative.Update(ctx, q, org, id, actor, creative.Patch{Title: &step.title})
 		case step.reviewer != "":

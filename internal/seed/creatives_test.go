@@ -34,7 +34,7 @@ func demoCreatives(t *testing.T, d *testenv.DB) []demoCreative {
 		       c.approved_version_id IS NOT DISTINCT FROM c.current_version_id,
 		       (SELECT count(*) FROM creative_versions v WHERE v.creative_id = c.id),
 		       (SELECT count(*) FROM assets a JOIN creative_versions v ON v.id = a.version_id WHERE v.creative_id = c.id),
-		       (SELECT count(*) FROM creative_events e WHERE e.creative_id = c.id)
+		       (SELECT count(*) FROM creative_events e WHERE e.creative_id = c.id AND e.type <> 'stage_approved')
 		FROM creatives c JOIN organizations o ON o.id = c.organization_id
 		ORDER BY o.slug, c.number`)
 	if err != nil {
@@ -95,6 +95,19 @@ func TestSeedingTwiceGivesAcmeEveryReviewStateOnce(t *testing.T) {
 	if globex := slices.DeleteFunc(slices.Clone(first), func(c demoCreative) bool { return c.Slug != "globex" }); len(globex) != 1 || globex[0].Status != "draft" {
 		t.Errorf("Globex creatives: %+v", globex)
 	}
+	// One creative in a two-stage review with its first decision: the
+	// first stage approved, the second deciding.
+	var staged, decisions int
+	var statuses []string
+	if err := d.Pool.QueryRow(ctx, `SELECT
+		(SELECT count(*) FROM creatives WHERE review_plan AND review_status = 'in_review'),
+		(SELECT count(*) FROM review_decisions),
+		(SELECT array_agg(status ORDER BY position) FROM review_stage_rounds)`).Scan(&staged, &decisions, &statuses); err != nil {
+		t.Fatal(err)
+	}
+	if staged != 1 || decisions != 1 || !slices.Equal(statuses, []string{"approved", "active"}) {
+		t.Errorf("staged creatives %d, decisions %d, stages %v; want 1, 1, [approved active]", staged, decisions, statuses)
+	}
 	var comments, nullSizes, videos, assignments, edits int
 	if err := d.Pool.QueryRow(ctx, `SELECT
 		(SELECT count(*) FROM creative_events WHERE type = 'request_changes' AND comment IS NOT NULL),
@@ -133,7 +146,26 @@ func TestDemoHistoriesFollowTheReviewRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The creative's review plan, if any (the demo sets one plan once).
+		var plan review.Plan
+		stages, err := d.Pool.Query(ctx, `SELECT rule, reviewer_ids FROM review_plan_stages WHERE creative_id = $1 ORDER BY position`, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for stages.Next() {
+			var rule string
+			var ids []uuid.UUID
+			if err := stages.Scan(&rule, &ids); err != nil {
+				t.Fatal(err)
+			}
+			st := review.Stage{Rule: review.StageRule(rule)}
+			for _, id := range ids {
+				st.Reviewers = append(st.Reviewers, review.MemberKey(id))
+			}
+			plan.Stages = append(plan.Stages, st)
+		}
 		var state review.Creative
+		var held review.Outcome // what the last decision did to its stage
 		version := 0
 		for rows.Next() {
 			var actor uuid.UUID
@@ -147,8 +179,17 @@ func TestDemoHistoriesFollowTheReviewRules(t *testing.T) {
 			if err := rows.Scan(&actor, &role, &kind, &from, &to, &v, &changes); err != nil {
 				t.Fatal(err)
 			}
-			version++
 			who := review.Caller{UserID: actor, Role: review.Role(role)}
+			if kind == "stage_approved" {
+				// It follows the decision that made its stage's rule hold,
+				// at that decision's version.
+				if held != review.OutcomeStageApproved && held != review.OutcomeApproved || v != version || string(state.Status) != to {
+					t.Errorf("%s %d: stage_approved at v%d after %q", c.Slug, c.Number, v, held)
+				}
+				held = ""
+				continue
+			}
+			version++
 			var next review.Status
 			switch kind {
 			case "created":
@@ -177,7 +218,20 @@ func TestDemoHistoriesFollowTheReviewRules(t *testing.T) {
 					}
 				}
 				next = state.Status
+				for _, ch := range changes {
+					if ch.Field == "reviewPlan" {
+						actions = []review.Action{review.ActionSetReviewPlan}
+						state.HasPlan, state.Plan = ch.To != nil, plan
+					}
+				}
 				for _, a := range actions {
+					if state.HasPlan && a.Valid() {
+						var move review.Move
+						if next, move, err = review.Step(state, who, nil, a); err == nil {
+							state.Round, held = move.Round, move.Outcome
+						}
+						break
+					}
 					if next, err = review.Decide(state, who, a); err != nil {
 						break
 					}
