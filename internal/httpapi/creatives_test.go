@@ -803,6 +803,16 @@ func TestCreativeEndpointsTakeAFixedNumberOfRoundTrips(t *testing.T) {
 		if n := measure("list with a plan", http.MethodGet, creativesURL(small)+"?limit=100", nil); n != 5 {
 			t.Fatalf("%d round trips, want 5", n)
 		}
+		// A decision reads the plan after the lock, and the answer shows it.
+		if r := c.Do(http.MethodPost, creativeActionURL(small, withPlan), map[string]any{"action": "submit"}); r.Status != http.StatusForbidden {
+			t.Fatalf("submit as the reviewer: %d", r.Status)
+		}
+		if r := d.act("author", withPlan, map[string]any{"action": "submit"}); r.Status != http.StatusOK {
+			t.Fatalf("submit: %d %s", r.Status, r.Body)
+		}
+		if n := measure("decision with a plan", http.MethodPost, creativeActionURL(small, withPlan), map[string]any{"action": "approve"}); n != 6 {
+			t.Fatalf("%d round trips, want 6: session, begin+lock, plan, decision+versions, plan, outbox+commit", n)
+		}
 	})
 	t.Run("action with Idempotency-Key", func(t *testing.T) {
 		id := big.creative(t, creativeSpec{status: review.StatusInReview, versions: 2, assets: 5})

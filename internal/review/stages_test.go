@@ -96,10 +96,10 @@ func TestStageRefusals(t *testing.T) {
 }
 
 // TestAPlanApprovesExactlyWhenEveryStageHeldInOrderWithinOneRound: for
-// random plans and random sequences of decisions and submits, the
-// creative is approved exactly when, within the current round, every
-// stage's rule held over its reviewers' latest decisions, in order, with
-// no request for changes. The oracle replays the round's accepted
+// random plans and random sequences of decisions, submits and admins'
+// overrides, the creative is approved exactly when, within the current
+// round, every stage's rule held over its reviewers' latest decisions, in
+// order, with no request for changes, or an admin's override approved. The oracle replays the round's accepted
 // decisions its own way (a log, not the Round).
 func TestAPlanApprovesExactlyWhenEveryStageHeldInOrderWithinOneRound(t *testing.T) {
 	t.Parallel()
@@ -125,6 +125,18 @@ func TestAPlanApprovesExactlyWhenEveryStageHeldInOrderWithinOneRound(t *testing.
 			}
 			who, approve := people[rng.IntN(len(people))], rng.IntN(6) != 0
 			active := r.Active()
+			if rng.IntN(40) == 0 {
+				// An admin's override decides the round at once, whatever
+				// the rules say, and only while a stage is active.
+				next, outcome, err := p.Override(r, "admin", approve)
+				if (err == nil) != (active >= 0 && !approved) || err == nil && (outcome == review.OutcomeApproved) != approve || err == nil && next.Active() >= 0 {
+					t.Fatalf("seed %d step %d: override while stage %d is active: %s, %v", seed, step, active, outcome, err)
+				}
+				if err == nil {
+					r, approved = next, approve
+				}
+				continue
+			}
 			next, outcome, err := p.Record(r, who, approve)
 			if err != nil {
 				continue
