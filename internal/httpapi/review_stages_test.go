@@ -355,3 +355,40 @@ func TestOverdueListsCreativesWhoseActiveStageIsPastItsDueDate(t *testing.T) {
 		t.Fatalf("overdue=false filters: %d creatives", len(got))
 	}
 }
+
+// TestTheApprovalRecordOfAStagedReviewIsTheRoundThatApproved: the record
+// lists every decision of the round that approved, and a stage decision
+// of a later round (an approve that moved nothing) is not taken for the
+// approval.
+func TestTheApprovalRecordOfAStagedReviewIsTheRoundThatApproved(t *testing.T) {
+	t.Parallel()
+	d := newReviewDesk(t)
+	c := d.create(t, "author", newCreativeBody("Two stages"))
+	if r := d.addVersion("author", c.Id, versionBody(pngAsset("hero.png"))); r.Status != http.StatusCreated {
+		t.Fatalf("version: %d %s", r.Status, r.Body)
+	}
+	plan := map[string]any{"stages": []any{d.stageOf("Brand", "any", 0, "reviewer"), d.stageOf("Legal", "any", 0, "other reviewer")}}
+	if r := d.putPlan("author", c.Id, plan); r.Status != http.StatusOK {
+		t.Fatalf("plan: %d %s", r.Status, r.Body)
+	}
+	d.decide(t, "author", c.Id, "submit")
+	d.decide(t, "reviewer", c.Id, "approve")
+	approved := d.decide(t, "other reviewer", c.Id, "approve")
+	// The next round: a new version, submitted, its first stage approved.
+	if r := d.addVersion("author", c.Id, versionBody(pngAsset("hero-v2.png"))); r.Status != http.StatusCreated {
+		t.Fatalf("version 2: %d %s", r.Status, r.Body)
+	}
+	d.decide(t, "author", c.Id, "submit")
+	d.decide(t, "reviewer", c.Id, "approve")
+	r := d.clients["viewer"].Do(http.MethodGet, approvalURL(d.org, c.Id), nil)
+	if r.Status != http.StatusOK {
+		t.Fatalf("approval: %d %s", r.Status, r.Body)
+	}
+	var got api.CreativeApproval
+	r.JSON(t, &got)
+	rec := got.Record
+	if rec.VersionNumber != 1 || !rec.ApprovedAt.Equal(approved.UpdatedAt) || len(rec.Decisions) != 2 ||
+		rec.Decisions[0].Reviewer.Id != d.users["reviewer"] || rec.Decisions[1].Reviewer.Id != d.users["other reviewer"] {
+		t.Fatalf("record v%d approved at %v (want %v), decisions %+v", rec.VersionNumber, rec.ApprovedAt, approved.UpdatedAt, rec.Decisions)
+	}
+}
