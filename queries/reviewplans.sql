@@ -141,3 +141,30 @@ FROM updated, (
     WHERE sqlc.narg('approved_stage')::text IS NOT NULL
 ) AS e
 ORDER BY e.n;
+
+-- name: ReviewStagesMarkDueSoon :many
+-- ReviewStagesMarkDueSoon marks, and returns, the active stages (of the
+-- current round of a creative in review) due within a day of now (the
+-- database's clock) but not yet, that were not announced as due soon: each is announced once per
+-- stage and round. The update takes each row's lock, so two replicas
+-- running it at once announce a stage once.
+UPDATE review_stage_rounds
+SET due_soon_at = now()
+FROM creatives c
+WHERE c.id = review_stage_rounds.creative_id AND c.review_round = review_stage_rounds.round AND c.review_status = 'in_review'
+  AND review_stage_rounds.status = 'active' AND review_stage_rounds.due_at IS NOT NULL AND review_stage_rounds.due_soon_at IS NULL
+  AND review_stage_rounds.due_at > now() AND review_stage_rounds.due_at <= now() + interval '24 hours'
+RETURNING review_stage_rounds.creative_id, c.organization_id, review_stage_rounds.position;
+
+-- name: ReviewStagesMarkOverdue :many
+-- ReviewStagesMarkOverdue marks, and returns, the active stages (of the
+-- current round of a creative in review) past their due date that were
+-- not announced as overdue, once per stage and round (the lock as
+-- ReviewStagesMarkDueSoon); a stage overdue before it was announced due
+-- soon is not announced due soon aftereview_stage_rounds.
+UPDATE review_stage_rounds
+SET overdue_at = now(), due_soon_at = coalesce(review_stage_rounds.due_soon_at, now())
+FROM creatives c
+WHERE c.id = review_stage_rounds.creative_id AND c.review_round = review_stage_rounds.round AND c.review_status = 'in_review'
+  AND review_stage_rounds.status = 'active' AND review_stage_rounds.due_at IS NOT NULL AND review_stage_rounds.overdue_at IS NULL AND review_stage_rounds.due_at <= now()
+RETURNING review_stage_rounds.creative_id, c.organization_id, review_stage_rounds.position;

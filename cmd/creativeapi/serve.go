@@ -24,6 +24,7 @@ import (
 	"creativeapi/internal/approval"
 	"creativeapi/internal/auth"
 	"creativeapi/internal/config"
+	"creativeapi/internal/creative"
 	"creativeapi/internal/deposit"
 	"creativeapi/internal/docs"
 	"creativeapi/internal/email"
@@ -361,6 +362,9 @@ func startEvents(ctx context.Context, cfg config.Config, st *store.Store, hub *s
 		// same River client.
 		more = append(more, upload.Jobs(st, objects, log))
 	}
+	// Review stages due soon or overdue are announced by a job of the same
+	// River client.
+	more = append(more, creative.DueJobs(st, log))
 	// Email notifications are made as events are published and sent by
 	// jobs of the same River client (docs/email.md).
 	var mail *email.Service

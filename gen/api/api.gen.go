@@ -787,6 +787,8 @@ const (
 	CreativeCreated          WebhookEventType = "creative.created"
 	CreativeDecisionRecorded WebhookEventType = "creative.decision_recorded"
 	CreativeStageApproved    WebhookEventType = "creative.stage_approved"
+	CreativeStageDueSoon     WebhookEventType = "creative.stage_due_soon"
+	CreativeStageOverdue     WebhookEventType = "creative.stage_overdue"
 	CreativeSubmitted        WebhookEventType = "creative.submitted"
 	CreativeUpdated          WebhookEventType = "creative.updated"
 	CreativeVersionAdded     WebhookEventType = "creative.version_added"
@@ -810,6 +812,10 @@ func (e WebhookEventType) Valid() bool {
 	case CreativeDecisionRecorded:
 		return true
 	case CreativeStageApproved:
+		return true
+	case CreativeStageDueSoon:
+		return true
+	case CreativeStageOverdue:
 		return true
 	case CreativeSubmitted:
 		return true
@@ -2357,6 +2363,9 @@ type WebhookDelivery struct {
 	// whose rule held (the decision that completed it comes first; a
 	// decision that moves the creative is followed by
 	// `creative.approved` or `creative.changes_requested`).
+	// `creative.stage_due_soon` and `creative.stage_overdue` announce the
+	// active stage a day before its `dueAt` and at it, once per stage
+	// and round (within a few minutes).
 	EventType WebhookEventType `json:"eventType"`
 
 	// FinishedAt When it succeeded, failed or was cancelled; null while pending.
@@ -2439,6 +2448,9 @@ type WebhookEndpointList struct {
 // whose rule held (the decision that completed it comes first; a
 // decision that moves the creative is followed by
 // `creative.approved` or `creative.changes_requested`).
+// `creative.stage_due_soon` and `creative.stage_overdue` announce the
+// active stage a day before its `dueAt` and at it, once per stage
+// and round (within a few minutes).
 type WebhookEventType string
 
 // WebhookEventTypes The event types the endpoint receives, each once.

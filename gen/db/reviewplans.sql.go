@@ -318,3 +318,84 @@ func (q *Queries) ReviewPlansRead(ctx context.Context, ids []uuid.UUID) ([]Revie
 	}
 	return items, nil
 }
+
+const reviewStagesMarkDueSoon = `-- name: ReviewStagesMarkDueSoon :many
+UPDATE review_stage_rounds
+SET due_soon_at = now()
+FROM creatives c
+WHERE c.id = review_stage_rounds.creative_id AND c.review_round = review_stage_rounds.round AND c.review_status = 'in_review'
+  AND review_stage_rounds.status = 'active' AND review_stage_rounds.due_at IS NOT NULL AND review_stage_rounds.due_soon_at IS NULL
+  AND review_stage_rounds.due_at > now() AND review_stage_rounds.due_at <= now() + interval '24 hours'
+RETURNING review_stage_rounds.creative_id, c.organization_id, review_stage_rounds.position
+`
+
+type ReviewStagesMarkDueSoonRow struct {
+	CreativeID     uuid.UUID
+	OrganizationID uuid.UUID
+	Position       int16
+}
+
+// ReviewStagesMarkDueSoon marks, and returns, the active stages (of the
+// current round of a creative in review) due within a day of now (the
+// database's clock) but not yet, that were not announced as due soon: each is announced once per
+// stage and round. The update takes each row's lock, so two replicas
+// running it at once announce a stage once.
+func (q *Queries) ReviewStagesMarkDueSoon(ctx context.Context) ([]ReviewStagesMarkDueSoonRow, error) {
+	rows, err := q.db.Query(ctx, reviewStagesMarkDueSoon)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ReviewStagesMarkDueSoonRow{}
+	for rows.Next() {
+		var i ReviewStagesMarkDueSoonRow
+		if err := rows.Scan(&i.CreativeID, &i.OrganizationID, &i.Position); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const reviewStagesMarkOverdue = `-- name: ReviewStagesMarkOverdue :many
+UPDATE review_stage_rounds
+SET overdue_at = now(), due_soon_at = coalesce(review_stage_rounds.due_soon_at, now())
+FROM creatives c
+WHERE c.id = review_stage_rounds.creative_id AND c.review_round = review_stage_rounds.round AND c.review_status = 'in_review'
+  AND review_stage_rounds.status = 'active' AND review_stage_rounds.due_at IS NOT NULL AND review_stage_rounds.overdue_at IS NULL AND review_stage_rounds.due_at <= now()
+RETURNING review_stage_rounds.creative_id, c.organization_id, review_stage_rounds.position
+`
+
+type ReviewStagesMarkOverdueRow struct {
+	CreativeID     uuid.UUID
+	OrganizationID uuid.UUID
+	Position       int16
+}
+
+// ReviewStagesMarkOverdue marks, and returns, the active stages (of the
+// current round of a creative in review) past their due date that were
+// not announced as overdue, once per stage and round (the lock as
+// ReviewStagesMarkDueSoon); a stage overdue before it was announced due
+// soon is not announced due soon aftereview_stage_rounds.
+func (q *Queries) ReviewStagesMarkOverdue(ctx context.Context) ([]ReviewStagesMarkOverdueRow, error) {
+	rows, err := q.db.Query(ctx, reviewStagesMarkOverdue)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ReviewStagesMarkOverdueRow{}
+	for rows.Next() {
+		var i ReviewStagesMarkOverdueRow
+		if err := rows.Scan(&i.CreativeID, &i.OrganizationID, &i.Position); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

@@ -32,15 +32,19 @@ const (
 	// review plan; CreativeStageApproved a stage whose rule held.
 	CreativeDecisionRecorded Type = "creative.decision_recorded"
 	CreativeStageApproved    Type = "creative.stage_approved"
-	CreativeCommentAdded     Type = "creative.comment_added"
-	CreativeCommentResolved  Type = "creative.comment_resolved"
-	DepositAwaitingTransfer  Type = "deposit.awaiting_transfer"
-	DepositConfirming        Type = "deposit.confirming"
-	DepositCredited          Type = "deposit.credited"
-	DepositExpired           Type = "deposit.expired"
-	DepositUnderReview       Type = "deposit.under_review"
-	DepositRefunded          Type = "deposit.refunded"
-	DepositCancelled         Type = "deposit.cancelled"
+	// CreativeStageDueSoon and CreativeStageOverdue announce an active
+	// stage a day before its due date and at it, once per stage and round.
+	CreativeStageDueSoon    Type = "creative.stage_due_soon"
+	CreativeStageOverdue    Type = "creative.stage_overdue"
+	CreativeCommentAdded    Type = "creative.comment_added"
+	CreativeCommentResolved Type = "creative.comment_resolved"
+	DepositAwaitingTransfer Type = "deposit.awaiting_transfer"
+	DepositConfirming       Type = "deposit.confirming"
+	DepositCredited         Type = "deposit.credited"
+	DepositExpired          Type = "deposit.expired"
+	DepositUnderReview      Type = "deposit.under_review"
+	DepositRefunded         Type = "deposit.refunded"
+	DepositCancelled        Type = "deposit.cancelled"
 
 	// CreativeMentioned belongs to the user a comment mentions (their live
 	// stream only): it is no organization event, so no webhook gets it.
@@ -53,7 +57,7 @@ var CreativeTypes = []Type{
 	CreativeCreated, CreativeVersionAdded, CreativeUpdated, CreativeSubmitted,
 	CreativeChangesRequested, CreativeApproved, CreativeArchived,
 	CreativeCommentAdded, CreativeCommentResolved,
-	CreativeDecisionRecorded, CreativeStageApproved,
+	CreativeDecisionRecorded, CreativeStageApproved, CreativeStageDueSoon, CreativeStageOverdue,
 }
 
 // creativeActionTypes maps a review action (openapi.yaml's CreativeAction)

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"creativeapi/gen/api"
+	"creativeapi/internal/creative"
 	"creativeapi/internal/events"
 	"creativeapi/internal/review"
 	"creativeapi/internal/testenv"
@@ -390,5 +391,48 @@ func TestTheApprovalRecordOfAStagedReviewIsTheRoundThatApproved(t *testing.T) {
 	if rec.VersionNumber != 1 || !rec.ApprovedAt.Equal(approved.UpdatedAt) || len(rec.Decisions) != 2 ||
 		rec.Decisions[0].Reviewer.Id != d.users["reviewer"] || rec.Decisions[1].Reviewer.Id != d.users["other reviewer"] {
 		t.Fatalf("record v%d approved at %v (want %v), decisions %+v", rec.VersionNumber, rec.ApprovedAt, approved.UpdatedAt, rec.Decisions)
+	}
+}
+
+func TestDueDatesAreAnnouncedOncePerStageAndRound(t *testing.T) {
+	t.Parallel()
+	d := newReviewDesk(t)
+	ctx := context.Background()
+	soon := d.staged(t, d.stageOf("Brand", "all", 48, "reviewer"))
+	late := d.staged(t, d.stageOf("Brand", "all", 48, "reviewer"))
+	d.staged(t, d.stageOf("Brand", "all", 48, "reviewer")) // due in two days: nothing yet
+	due := func(id uuid.UUID, at string) {
+		t.Helper()
+		if _, err := d.env.DB.Pool.Exec(ctx, `UPDATE review_stage_rounds SET due_at = now() + $2::interval WHERE creative_id = $1`, id, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	due(soon, "1 hour")
+	due(late, "-1 minute")
+	announce := func(want int) []string {
+		t.Helper()
+		seen := len(outbox(t, d))
+		n, err := creative.AnnounceDue(ctx, d.env.DB.Store)
+		if err != nil || n != want {
+			t.Fatalf("announced %d, %v; want %d", n, err, want)
+		}
+		return outboxTypes(t, d, seen)
+	}
+	// An overdue stage never announced due soon is announced overdue only.
+	if got := announce(2); !slices.Equal(got, []string{string(events.CreativeStageDueSoon), string(events.CreativeStageOverdue)}) {
+		t.Fatalf("events %v", got)
+	}
+	announce(0)
+	due(soon, "-1 minute")
+	if got := announce(1); !slices.Equal(got, []string{string(events.CreativeStageOverdue)}) {
+		t.Fatalf("events %v", got)
+	}
+	announce(0)
+	// A stage decided is no longer announced; the next round's is.
+	d.decide(t, "reviewer", soon, "request_changes")
+	d.decide(t, "author", soon, "submit")
+	due(soon, "-1 minute")
+	if got := announce(1); !slices.Equal(got, []string{string(events.CreativeStageOverdue)}) {
+		t.Fatalf("the next round: events %v", got)
 	}
 }

@@ -669,6 +669,8 @@ export const EVENT_TYPES = [
   "creative.comment_resolved",
   "creative.decision_recorded",
   "creative.stage_approved",
+  "creative.stage_due_soon",
+  "creative.stage_overdue",
   "creative.mentioned",
   "deposit.awaiting_transfer",
   "deposit.confirming",

@@ -2287,7 +2287,7 @@ export interface components {
              * @description The change to the creative (comment events are CommentEventPayload).
              * @enum {string}
              */
-            type: "creative.created" | "creative.version_added" | "creative.updated" | "creative.submitted" | "creative.changes_requested" | "creative.approved" | "creative.archived" | "creative.decision_recorded" | "creative.stage_approved";
+            type: "creative.created" | "creative.version_added" | "creative.updated" | "creative.submitted" | "creative.changes_requested" | "creative.approved" | "creative.archived" | "creative.decision_recorded" | "creative.stage_approved" | "creative.stage_due_soon" | "creative.stage_overdue";
             /**
              * Format: date-time
              * @description When the change happened.
@@ -2482,9 +2482,12 @@ export interface components {
          *     whose rule held (the decision that completed it comes first; a
          *     decision that moves the creative is followed by
          *     `creative.approved` or `creative.changes_requested`).
+         *     `creative.stage_due_soon` and `creative.stage_overdue` announce the
+         *     active stage a day before its `dueAt` and at it, once per stage
+         *     and round (within a few minutes).
          * @enum {string}
          */
-        WebhookEventType: "creative.created" | "creative.version_added" | "creative.updated" | "creative.submitted" | "creative.changes_requested" | "creative.approved" | "creative.archived" | "creative.comment_added" | "creative.comment_resolved" | "creative.decision_recorded" | "creative.stage_approved";
+        WebhookEventType: "creative.created" | "creative.version_added" | "creative.updated" | "creative.submitted" | "creative.changes_requested" | "creative.approved" | "creative.archived" | "creative.comment_added" | "creative.comment_resolved" | "creative.decision_recorded" | "creative.stage_approved" | "creative.stage_due_soon" | "creative.stage_overdue";
         /** @description The event types the endpoint receives, each once. */
         WebhookEventTypes: components["schemas"]["WebhookEventType"][];
         /**
