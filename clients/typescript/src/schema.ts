@@ -4556,6 +4556,7 @@ export interface operations {
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidCommand"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4590,10 +4591,12 @@ export interface operations {
                     "application/json": components["schemas"]["CreativeDetail"];
                 };
             };
+            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["CommandForbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ReviewPlanConflict"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5389,6 +5392,7 @@ export interface operations {
             403: components["responses"]["ShareForbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5475,6 +5479,7 @@ export interface operations {
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidCommand"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5514,6 +5519,7 @@ export interface operations {
             403: components["responses"]["ShareForbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5551,6 +5557,7 @@ export interface operations {
             403: components["responses"]["ShareForbiddenCommand"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5975,6 +5982,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["InsufficientScope"];
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6186,6 +6194,7 @@ export interface operations {
                 };
             };
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
