@@ -632,8 +632,8 @@ CREATE TABLE notification_settings (
 CREATE TABLE notifications (
     id              uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     event_id        bigint NOT NULL,
-    user_id         uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
-    kind            text NOT NULL CHECK (kind IN ('mention', 'review_requested', 'decision', 'deposit')),
+    user_id         uuid REFERENCES users (id) ON DELETE CASCADE,
+    kind            text NOT NULL CHECK (kind IN ('mention', 'review_requested', 'decision', 'due', 'deposit', 'share_invitation')),
     organization_id uuid REFERENCES organizations (id) ON DELETE CASCADE,
     creative_id     uuid REFERENCES creatives (id) ON DELETE CASCADE,
     comment_id      uuid,
@@ -643,10 +643,16 @@ CREATE TABLE notifications (
     state           text NOT NULL DEFAULT 'queued'
         CHECK (state IN ('queued', 'sent', 'digest', 'digested', 'dropped', 'failed')),
     created_at      timestamptz NOT NULL DEFAULT now(),
-    UNIQUE (event_id, user_id, kind)
+    -- A notification goes to a user or to an address (a guest of a share).
+    email           text,
+    share_id        uuid,
+    UNIQUE (event_id, user_id, kind),
+    CONSTRAINT notifications_recipient_check CHECK ((user_id IS NULL) <> (email IS NULL)),
+    CONSTRAINT notifications_share_check CHECK (kind <> 'share_invitation' OR share_id IS NOT NULL)
 );
 
 CREATE INDEX notifications_digest_idx ON notifications (user_id, created_at) WHERE state = 'digest';
+CREATE UNIQUE INDEX notifications_email_idx ON notifications (event_id, email, kind) WHERE email IS NOT NULL;
 
 CREATE TABLE access_tokens (
     id           uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -704,8 +710,14 @@ CREATE TABLE share_invitations (
     position     integer NOT NULL,
     sent_at      timestamptz,
     last_seen_at timestamptz,
+    -- The share's token sealed for this invitation's email until it is
+    -- sent (docs/shares.md, "Invitation emails"); never the token itself.
+    token_sealed bytea,
     PRIMARY KEY (share_id, email)
 );
+
+ALTER TABLE notifications ADD CONSTRAINT notifications_share_id_fkey
+    FOREIGN KEY (share_id) REFERENCES shares (id) ON DELETE CASCADE;
 
 -- A guest is a person who opened a share: one per email and share, so
 -- the same email on the same share is the same guest again.

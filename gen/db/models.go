@@ -260,7 +260,7 @@ type Membership struct {
 type Notification struct {
 	ID             uuid.UUID
 	EventID        int64
-	UserID         uuid.UUID
+	UserID         *uuid.UUID
 	Kind           string
 	OrganizationID *uuid.UUID
 	CreativeID     *uuid.UUID
@@ -270,6 +270,8 @@ type Notification struct {
 	Detail         []byte
 	State          string
 	CreatedAt      time.Time
+	Email          *string
+	ShareID        *uuid.UUID
 }
 
 type NotificationSetting struct {
@@ -373,12 +375,13 @@ type ShareCreative struct {
 }
 
 type ShareInvitation struct {
-	ShareID    uuid.UUID
-	Email      string
-	Name       *string
-	Position   int32
-	SentAt     *time.Time
-	LastSeenAt *time.Time
+	ShareID     uuid.UUID
+	Email       string
+	Name        *string
+	Position    int32
+	SentAt      *time.Time
+	LastSeenAt  *time.Time
+	TokenSealed []byte
 }
 
 type SignInFailure struct {

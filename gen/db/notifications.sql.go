@@ -33,7 +33,7 @@ SELECT n.id, n.kind, n.state, n.organization_id, n.creative_id, n.comment_id, n.
        u.id AS user_id, u.email, u.name,
        coalesce(s.email, 'instant')::text AS setting,
        coalesce(CASE n.kind WHEN 'mention' THEN s.mention WHEN 'review_requested' THEN s.review_requested
-                            WHEN 'decision' THEN s.decision WHEN 'deposit' THEN s.deposit END, true)::boolean AS kind_on,
+                            WHEN 'decision' THEN s.decision WHEN 'due' THEN s.due WHEN 'deposit' THEN s.deposit END, true)::boolean AS kind_on,
        (n.organization_id IS NULL OR EXISTS (
             SELECT 1 FROM memberships m WHERE m.organization_id = n.organization_id AND m.user_id = n.user_id))::boolean AS has_access,
        coalesce(cr.number, 0)::integer AS creative_number, coalesce(cr.title, '')::text AS creative_title,
@@ -293,7 +293,7 @@ func (q *Queries) NotificationsCreate(ctx context.Context, eventIds []int64) ([]
 }
 
 const notificationsDigestList = `-- name: NotificationsDigestList :many
-SELECT id FROM notifications WHERE user_id = $1 AND state = 'digest' ORDER BY created_at, id
+SELECT id FROM notifications WHERE user_id = $1::uuid AND state = 'digest' ORDER BY created_at, id
 `
 
 // NotificationsDigestList is a person's notifications waiting for the
@@ -319,7 +319,7 @@ func (q *Queries) NotificationsDigestList(ctx context.Context, userID uuid.UUID)
 }
 
 const notificationsDigestUsers = `-- name: NotificationsDigestUsers :many
-SELECT DISTINCT user_id FROM notifications WHERE state = 'digest'
+SELECT DISTINCT user_id::uuid AS user_id FROM notifications WHERE state = 'digest' AND user_id IS NOT NULL
 `
 
 // NotificationsDigestUsers lists who has notifications waiting for the digest.

@@ -317,7 +317,7 @@ func (q *Queries) ShareInvitationsAdd(ctx context.Context, arg ShareInvitationsA
 }
 
 const shareInvitationsOf = `-- name: ShareInvitationsOf :many
-SELECT share_id, email, name, position, sent_at, last_seen_at FROM share_invitations WHERE share_id = ANY($1::uuid[]) ORDER BY share_id, position
+SELECT share_id, email, name, position, sent_at, last_seen_at, token_sealed FROM share_invitations WHERE share_id = ANY($1::uuid[]) ORDER BY share_id, position
 `
 
 // ShareInvitationsOf reads the invitations of the shares given, each
@@ -338,6 +338,7 @@ func (q *Queries) ShareInvitationsOf(ctx context.Context, shareIds []uuid.UUID) 
 			&i.Position,
 			&i.SentAt,
 			&i.LastSeenAt,
+			&i.TokenSealed,
 		); err != nil {
 			return nil, err
 		}
