@@ -792,6 +792,8 @@ const (
 	CreativeSubmitted        WebhookEventType = "creative.submitted"
 	CreativeUpdated          WebhookEventType = "creative.updated"
 	CreativeVersionAdded     WebhookEventType = "creative.version_added"
+	ShareCreated             WebhookEventType = "share.created"
+	ShareRevoked             WebhookEventType = "share.revoked"
 )
 
 // Valid indicates whether the value is a known member of the WebhookEventType enum.
@@ -822,6 +824,10 @@ func (e WebhookEventType) Valid() bool {
 	case CreativeUpdated:
 		return true
 	case CreativeVersionAdded:
+		return true
+	case ShareCreated:
+		return true
+	case ShareRevoked:
 		return true
 	default:
 		return false
@@ -2352,7 +2358,7 @@ type WebhookDelivery struct {
 	// EventId The event's place in the order events were published.
 	EventId int64 `json:"eventId"`
 
-	// EventType A creative event of the organization a webhook can receive: its
+	// EventType An event of the organization a webhook can receive: its
 	// `type` in the delivered payload `{type, timestamp, data}`, where
 	// `data` is the creative as `getCreative` shows it, without the
 	// caller's `availableActions` and `permissions`; for
@@ -2366,6 +2372,11 @@ type WebhookDelivery struct {
 	// `creative.stage_due_soon` and `creative.stage_overdue` announce the
 	// active stage a day before its `dueAt` and at it, once per stage
 	// and round (within a few minutes).
+	// `share.created` and `share.revoked` are a share made and revoked;
+	// `data` is the Share as `getShare` shows it (`token` and `url`
+	// null: an event never holds the token). Share events go to
+	// webhooks only, not to members' live streams: who may read a
+	// share depends on the role.
 	EventType WebhookEventType `json:"eventType"`
 
 	// FinishedAt When it succeeded, failed or was cancelled; null while pending.
@@ -2437,7 +2448,7 @@ type WebhookEndpointList struct {
 	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
 
-// WebhookEventType A creative event of the organization a webhook can receive: its
+// WebhookEventType An event of the organization a webhook can receive: its
 // `type` in the delivered payload `{type, timestamp, data}`, where
 // `data` is the creative as `getCreative` shows it, without the
 // caller's `availableActions` and `permissions`; for
@@ -2451,6 +2462,11 @@ type WebhookEndpointList struct {
 // `creative.stage_due_soon` and `creative.stage_overdue` announce the
 // active stage a day before its `dueAt` and at it, once per stage
 // and round (within a few minutes).
+// `share.created` and `share.revoked` are a share made and revoked;
+// `data` is the Share as `getShare` shows it (`token` and `url`
+// null: an event never holds the token). Share events go to
+// webhooks only, not to members' live streams: who may read a
+// share depends on the role.
 type WebhookEventType string
 
 // WebhookEventTypes The event types the endpoint receives, each once.

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -38,6 +39,10 @@ const (
 	CreativeStageOverdue    Type = "creative.stage_overdue"
 	CreativeCommentAdded    Type = "creative.comment_added"
 	CreativeCommentResolved Type = "creative.comment_resolved"
+	// ShareCreated and ShareRevoked are a share made and revoked; their
+	// data is the Share without its token.
+	ShareCreated            Type = "share.created"
+	ShareRevoked            Type = "share.revoked"
 	DepositAwaitingTransfer Type = "deposit.awaiting_transfer"
 	DepositConfirming       Type = "deposit.confirming"
 	DepositCredited         Type = "deposit.credited"
@@ -52,13 +57,22 @@ const (
 )
 
 // CreativeTypes are the organization-level event types, the ones webhook
-// endpoints subscribe to (openapi.yaml's WebhookEventType lists the same).
+// endpoints subscribe to (openapi.yaml's WebhookEventType lists the same):
+// the creatives' and the shares'.
 var CreativeTypes = []Type{
 	CreativeCreated, CreativeVersionAdded, CreativeUpdated, CreativeSubmitted,
 	CreativeChangesRequested, CreativeApproved, CreativeArchived,
 	CreativeCommentAdded, CreativeCommentResolved,
 	CreativeDecisionRecorded, CreativeStageApproved, CreativeStageDueSoon, CreativeStageOverdue,
+	ShareCreated, ShareRevoked,
 }
+
+// MembersStream reports whether events of type t go to the live streams
+// of the organization's members: share events do not, since who may see
+// a share depends on the role (admins all, authors their own) and a
+// share names its guests' addresses; webhooks, which admins manage, get
+// them.
+func MembersStream(t Type) bool { return !strings.HasPrefix(string(t), "share.") }
 
 // creativeActionTypes maps a review action (openapi.yaml's CreativeAction)
 // to its event type.

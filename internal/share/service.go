@@ -7,9 +7,12 @@ import (
 
 	"github.com/google/uuid"
 
+	"creativeapi/gen/api"
 	"creativeapi/gen/db"
+	"creativeapi/internal/apifield"
 	"creativeapi/internal/auth"
 	"creativeapi/internal/directory"
+	"creativeapi/internal/events"
 	"creativeapi/internal/review"
 	"creativeapi/internal/store"
 )
@@ -154,7 +157,12 @@ func Create(ctx context.Context, q *db.Queries, org, user uuid.UUID, in New, now
 		}
 	}
 	s, err := Get(ctx, q, org, row.ID, user)
-	return s, token, err
+	if err != nil {
+		return Share{}, "", err
+	}
+	// The event never holds the token (Answer without it).
+	ev := events.Event{Type: events.ShareCreated, OrganizationID: org, Timestamp: s.CreatedAt, Data: s.Answer("", "")}
+	return s, token, events.Write(ctx, q, ev)
 }
 
 // checkCreatives refuses ids that are not creatives of org (422 on the
@@ -251,8 +259,15 @@ func Revoke(ctx context.Context, q *db.Queries, org, id, user uuid.UUID) error {
 	if _, err := visible(ctx, q, org, id, user, role); err != nil {
 		return err
 	}
-	_, err = q.ShareRevoke(ctx, db.ShareRevokeParams{ID: id, OrganizationID: org})
-	return err
+	n, err := q.ShareRevoke(ctx, db.ShareRevokeParams{ID: id, OrganizationID: org})
+	if err != nil || n == 0 {
+		return err // revoked already: no second event
+	}
+	s, err := Get(ctx, q, org, id, user)
+	if err != nil {
+		return err
+	}
+	return events.Write(ctx, q, events.Event{Type: events.ShareRevoked, OrganizationID: org, Timestamp: *s.RevokedAt, Data: s.Answer("", "")})
 }
 
 // visible reads share id of org, ErrNotVisible when there is none or the
@@ -297,4 +312,24 @@ func withInvitations(ctx context.Context, q *db.Queries, shares []Share, ids []u
 		shares[i].Invitations = append(shares[i].Invitations, Invitation{Email: r.Email, Name: r.Name, SentAt: r.SentAt, LastSeenAt: r.LastSeenAt})
 	}
 	return nil
+}
+
+// Answer is the share as the API shows it: token and url are null but in
+// the create answer (pass "" elsewhere).
+func (sh Share) Answer(token, url string) api.Share {
+	out := api.Share{
+		Id: sh.ID, CreativeIds: sh.CreativeIDs, Permission: api.SharePermission(sh.Permission), ExpiresAt: sh.ExpiresAt.UTC(),
+		HasPassword: sh.HasPassword, CreatedBy: api.UserRef{Id: sh.CreatedBy, Name: sh.CreatedByName}, CreatedAt: sh.CreatedAt.UTC(),
+		RevokedAt: apifield.Nullable(sh.RevokedAt), Token: apifield.Nullable[string](nil), Url: apifield.Nullable[string](nil),
+		Invitations: make([]api.ShareInvitation, len(sh.Invitations)),
+	}
+	if token != "" {
+		out.Token.Set(token)
+		out.Url.Set(url)
+	}
+	for i, inv := range sh.Invitations {
+		out.Invitations[i] = api.ShareInvitation{Email: inv.Email, Name: apifield.Nullable(inv.Name),
+			SentAt: apifield.Nullable(inv.SentAt), LastSeenAt: apifield.Nullable(inv.LastSeenAt)}
+	}
+	return out
 }

@@ -2471,7 +2471,7 @@ export interface components {
             available: components["schemas"]["Money"];
         };
         /**
-         * @description A creative event of the organization a webhook can receive: its
+         * @description An event of the organization a webhook can receive: its
          *     `type` in the delivered payload `{type, timestamp, data}`, where
          *     `data` is the creative as `getCreative` shows it, without the
          *     caller's `availableActions` and `permissions`; for
@@ -2485,9 +2485,14 @@ export interface components {
          *     `creative.stage_due_soon` and `creative.stage_overdue` announce the
          *     active stage a day before its `dueAt` and at it, once per stage
          *     and round (within a few minutes).
+         *     `share.created` and `share.revoked` are a share made and revoked;
+         *     `data` is the Share as `getShare` shows it (`token` and `url`
+         *     null: an event never holds the token). Share events go to
+         *     webhooks only, not to members' live streams: who may read a
+         *     share depends on the role.
          * @enum {string}
          */
-        WebhookEventType: "creative.created" | "creative.version_added" | "creative.updated" | "creative.submitted" | "creative.changes_requested" | "creative.approved" | "creative.archived" | "creative.comment_added" | "creative.comment_resolved" | "creative.decision_recorded" | "creative.stage_approved" | "creative.stage_due_soon" | "creative.stage_overdue";
+        WebhookEventType: "creative.created" | "creative.version_added" | "creative.updated" | "creative.submitted" | "creative.changes_requested" | "creative.approved" | "creative.archived" | "creative.comment_added" | "creative.comment_resolved" | "creative.decision_recorded" | "creative.stage_approved" | "creative.stage_due_soon" | "creative.stage_overdue" | "share.created" | "share.revoked";
         /** @description The event types the endpoint receives, each once. */
         WebhookEventTypes: components["schemas"]["WebhookEventType"][];
         /**
