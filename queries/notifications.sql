@@ -130,3 +130,68 @@ ON CONFLICT (user_id) DO UPDATE SET
 INSERT INTO notification_settings (user_id, email)
 SELECT u.id, 'off' FROM users u WHERE u.id = @user_id
 ON CONFLICT (user_id) DO UPDATE SET email = 'off', updated_at = now();
+
+-- name: NotificationsCreateForAddresses :many
+-- NotificationsCreateForAddresses makes the notifications of published
+-- events that go to addresses, not users, in the publishing transaction:
+-- one share_invitation per invitation of a new share that holds the
+-- share's token sealed for it (none when email was off at its creation).
+-- Inviting is the creator's request to email those addresses, so their
+-- own address is emailed too.
+WITH ev AS (
+    SELECT e.id, e.organization_id, e.payload::jsonb -> 'data' AS data
+    FROM outbox_events e
+    WHERE e.id = ANY(@event_ids::bigint[]) AND e.type = 'share.created'
+)
+INSERT INTO notifications (event_id, email, kind, organization_id, share_id, actor_name)
+SELECT ev.id, i.email, 'share_invitation', ev.organization_id, i.share_id, ev.data -> 'createdBy' ->> 'name'
+FROM ev
+JOIN share_invitations i ON i.share_id = (ev.data ->> 'id')::uuid
+WHERE i.token_sealed IS NOT NULL
+ON CONFLICT (event_id, email, kind) WHERE email IS NOT NULL DO NOTHING
+RETURNING id, kind;
+
+-- name: NotificationToAddressGet :one
+-- NotificationToAddressGet reads what sending a notification to an
+-- address (a guest, no user) needs: the organization, the share and the
+-- invitation of a share_invitation (its sealed token), the creative of a
+-- due one, and whether the address may still act: a share_invitation's
+-- share is live; a due one's address is invited to, or a guest of, a live
+-- decide share of the creative.
+SELECT n.id, n.kind, n.state, n.email::text AS email, n.organization_id, n.creative_id, n.share_id, n.actor_name, n.detail,
+       o.name AS organization_name,
+       coalesce(cr.number, 0)::integer AS creative_number, coalesce(cr.title, '')::text AS creative_title,
+       i.name AS invitee_name, i.token_sealed,
+       coalesce(s.permission, '')::text AS permission, coalesce(s.expires_at, now())::timestamptz AS expires_at,
+       (s.password_hash IS NOT NULL)::boolean AS has_password,
+       coalesce((SELECT array_agg(c.number ORDER BY sc.position) FROM share_creatives sc JOIN creatives c ON c.id = sc.creative_id
+                 WHERE sc.share_id = n.share_id), '{}')::integer[] AS share_creative_numbers,
+       coalesce((SELECT array_agg(c.title ORDER BY sc.position) FROM share_creatives sc JOIN creatives c ON c.id = sc.creative_id
+                 WHERE sc.share_id = n.share_id), '{}')::text[] AS share_creative_titles,
+       (CASE WHEN n.kind = 'share_invitation' THEN s.revoked_at IS NULL AND s.expires_at > now()
+             ELSE EXISTS (
+                 SELECT 1 FROM share_creatives sc JOIN shares ds ON ds.id = sc.share_id
+                 WHERE sc.creative_id = n.creative_id AND ds.permission = 'decide'
+                   AND ds.revoked_at IS NULL AND ds.expires_at > now()
+                   AND (EXISTS (SELECT 1 FROM guests g WHERE g.share_id = ds.id AND g.email = n.email)
+                        OR EXISTS (SELECT 1 FROM share_invitations di WHERE di.share_id = ds.id AND di.email = n.email)))
+        END)::boolean AS has_access
+FROM notifications n
+JOIN organizations o ON o.id = n.organization_id
+LEFT JOIN creatives cr ON cr.id = n.creative_id
+LEFT JOIN shares s ON s.id = n.share_id
+LEFT JOIN share_invitations i ON i.share_id = n.share_id AND i.email = n.email
+WHERE n.id = @id AND n.email IS NOT NULL;
+
+-- name: NotificationToAddressStateSet :exec
+-- NotificationToAddressStateSet records what became of a notification to
+-- an address; for a share_invitation it also empties the invitation's
+-- sealed token (sent, refused or dropped, it is not needed again) and
+-- records sentAt when it was sent.
+WITH n AS (
+    UPDATE notifications SET state = @state WHERE id = @id RETURNING kind, share_id, email
+)
+UPDATE share_invitations i
+SET token_sealed = NULL, sent_at = CASE WHEN @state::text = 'sent' THEN now() ELSE i.sent_at END
+FROM n
+WHERE n.kind = 'share_invitation' AND i.share_id = n.share_id AND i.email = n.email;

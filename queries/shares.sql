@@ -30,8 +30,10 @@ SELECT @share_id, c.id, c.ord::integer
 FROM unnest(@creative_ids::uuid[]) WITH ORDINALITY AS c(id, ord);
 
 -- name: ShareInvitationsAdd :exec
-INSERT INTO share_invitations (share_id, email, name, position)
-SELECT @share_id, i.email, nullif((@names::text[])[i.ord], ''), i.ord::integer
+-- ShareInvitationsAdd records a new share's invitations, each with the
+-- share's token sealed for it (none when email is off: an empty array).
+INSERT INTO share_invitations (share_id, email, name, position, token_sealed)
+SELECT @share_id, i.email, nullif((@names::text[])[i.ord], ''), i.ord::integer, (@tokens_sealed::bytea[])[i.ord]
 FROM unnest(@emails::text[]) WITH ORDINALITY AS i(email, ord)
 ON CONFLICT (share_id, email) DO NOTHING;
 

@@ -299,20 +299,28 @@ func (q *Queries) ShareInvitationSeen(ctx context.Context, arg ShareInvitationSe
 }
 
 const shareInvitationsAdd = `-- name: ShareInvitationsAdd :exec
-INSERT INTO share_invitations (share_id, email, name, position)
-SELECT $1, i.email, nullif(($2::text[])[i.ord], ''), i.ord::integer
-FROM unnest($3::text[]) WITH ORDINALITY AS i(email, ord)
+INSERT INTO share_invitations (share_id, email, name, position, token_sealed)
+SELECT $1, i.email, nullif(($2::text[])[i.ord], ''), i.ord::integer, ($3::bytea[])[i.ord]
+FROM unnest($4::text[]) WITH ORDINALITY AS i(email, ord)
 ON CONFLICT (share_id, email) DO NOTHING
 `
 
 type ShareInvitationsAddParams struct {
-	ShareID uuid.UUID
-	Names   []string
-	Emails  []string
+	ShareID      uuid.UUID
+	Names        []string
+	TokensSealed [][]byte
+	Emails       []string
 }
 
+// ShareInvitationsAdd records a new share's invitations, each with the
+// share's token sealed for it (none when email is off: an empty array).
 func (q *Queries) ShareInvitationsAdd(ctx context.Context, arg ShareInvitationsAddParams) error {
-	_, err := q.db.Exec(ctx, shareInvitationsAdd, arg.ShareID, arg.Names, arg.Emails)
+	_, err := q.db.Exec(ctx, shareInvitationsAdd,
+		arg.ShareID,
+		arg.Names,
+		arg.TokensSealed,
+		arg.Emails,
+	)
 	return err
 }
 

@@ -21,7 +21,9 @@ type item struct {
 	Line string
 	// Quote is the comment, when there is one.
 	Quote string
-	// Link is the resource under APP_URL.
+	// Note says more, when there is more to say.
+	Note string
+	// Link is the resource under APP_URL (none: no link).
 	Link string
 }
 
@@ -45,7 +47,7 @@ func describe(n db.NotificationGetRow, appURL string) (item, error) {
 	}
 	it := item{Kind: n.Kind}
 	if n.CreativeID != nil && n.OrganizationID != nil {
-		it.Subject = fmt.Sprintf("CR-%06d %s", n.CreativeNumber, n.CreativeTitle)
+		it.Subject = creativeName(n.CreativeNumber, n.CreativeTitle)
 		it.Link = fmt.Sprintf("%s/organizations/%s/creatives/%s", appURL, n.OrganizationID, n.CreativeID)
 	}
 	switch n.Kind {
@@ -104,24 +106,30 @@ func subjectOf(it item, d detail) string {
 	}
 }
 
-// page is what the templates read.
+// page is what the templates read. An email to a user has Unsubscribe
+// and Settings; one to an address (a guest) has neither, and Why says why
+// it came.
 type page struct {
 	Title       string
 	Items       []item
 	Unsubscribe string
 	Settings    string
+	Why         string
 }
 
 var textTemplate = texttemplate.Must(texttemplate.New("text").Parse(`{{range .Items}}{{.Line}}
 {{if .Quote}}
   "{{.Quote}}"
-{{end}}
+{{end}}{{if .Note}}
+{{.Note}}
+{{end}}{{if .Link}}
 {{.Link}}
-
+{{end}}
 {{end}}--
-Choose which emails you get: {{.Settings}}
+{{if .Unsubscribe}}Choose which emails you get: {{.Settings}}
 Unsubscribe from these: {{.Unsubscribe}}
-`))
+{{else}}{{.Why}}
+{{end}}`))
 
 // htmlTemplate escapes every value it prints (html/template).
 var htmlTemplate = htmltemplate.Must(htmltemplate.New("html").Parse(`<!DOCTYPE html>
@@ -129,9 +137,12 @@ var htmlTemplate = htmltemplate.Must(htmltemplate.New("html").Parse(`<!DOCTYPE h
 <body style="font-family:sans-serif">
 {{range .Items}}<p>{{.Line}}</p>
 {{if .Quote}}<blockquote>{{.Quote}}</blockquote>
-{{end}}<p><a href="{{.Link}}">Open it</a></p>
-{{end}}<hr>
-<p style="font-size:small"><a href="{{.Settings}}">Choose which emails you get</a> · <a href="{{.Unsubscribe}}">Unsubscribe from these</a></p>
+{{end}}{{if .Note}}<p>{{.Note}}</p>
+{{end}}{{if .Link}}<p><a href="{{.Link}}">Open it</a></p>
+{{end}}{{end}}<hr>
+{{if .Unsubscribe}}<p style="font-size:small"><a href="{{.Settings}}">Choose which emails you get</a> · <a href="{{.Unsubscribe}}">Unsubscribe from these</a></p>
+{{else}}<p style="font-size:small">{{.Why}}</p>
+{{end}}
 </body></html>
 `))
 

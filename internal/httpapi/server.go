@@ -27,6 +27,7 @@ import (
 	"creativeapi/internal/metrics"
 	"creativeapi/internal/objectstore"
 	"creativeapi/internal/ratelimit"
+	"creativeapi/internal/share"
 	"creativeapi/internal/store"
 	"creativeapi/internal/stream"
 )
@@ -70,6 +71,9 @@ type Server struct {
 	objects *objectstore.Store
 	// approvals signs approval records (docs/review.md).
 	approvals *approval.Keys
+	// invitations seals a new share's token for its invitation emails
+	// (nil: email is off; docs/shares.md).
+	invitations *share.Sealer
 }
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -88,6 +92,11 @@ func New(d Deps) (*echo.Echo, error) {
 	}
 	if srv.approvals == nil {
 		return nil, errors.New("httpapi: Deps.Approvals is required")
+	}
+	if d.Config.EmailEnabled() {
+		if srv.invitations, err = share.NewSealer(d.Config.UnsubscribeSecret); err != nil {
+			return nil, err
+		}
 	}
 	deprecated, err := deprecations(spec)
 	if err != nil {

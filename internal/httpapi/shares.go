@@ -105,7 +105,7 @@ func (s *Server) CreateShare(ctx context.Context, r api.CreateShareRequestObject
 			return nil
 		},
 		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
-			sh, token, err := share.Create(ctx, q.Queries, r.OrganizationId, caller.UserID, in, time.Now())
+			sh, token, err := share.Create(ctx, q.Queries, r.OrganizationId, caller.UserID, in, s.invitations, time.Now())
 			if err != nil {
 				return idempotency.Response{}, shareProblem(err)
 			}

@@ -109,8 +109,10 @@ func MayCreate(ctx context.Context, q *db.Queries, org, user uuid.UUID) error {
 }
 
 // Create makes a share of in.CreativeIDs in one transaction (q) and
-// returns it with its token, which exists nowhere else afterwards.
-func Create(ctx context.Context, q *db.Queries, org, user uuid.UUID, in New, now time.Time) (Share, string, error) {
+// returns it with its token, which exists nowhere else afterwards but
+// sealed for each invitation until its email is sent (seal nil: email is
+// off, no invitation is sealed or sent).
+func Create(ctx context.Context, q *db.Queries, org, user uuid.UUID, in New, seal *Sealer, now time.Time) (Share, string, error) {
 	role, err := callerRole(ctx, q, org, user)
 	if err != nil {
 		return Share{}, "", err
@@ -149,10 +151,14 @@ func Create(ctx context.Context, q *db.Queries, org, user uuid.UUID, in New, now
 	}
 	if len(in.Invite) > 0 {
 		emails, names := make([]string, len(in.Invite)), make([]string, len(in.Invite))
+		var sealed [][]byte
 		for i, inv := range in.Invite {
 			emails[i], names[i] = auth.NormalizeEmail(inv.Email), inv.Name
+			if seal != nil {
+				sealed = append(sealed, seal.Seal(row.ID, emails[i], token))
+			}
 		}
-		if err := q.ShareInvitationsAdd(ctx, db.ShareInvitationsAddParams{ShareID: row.ID, Emails: emails, Names: names}); err != nil {
+		if err := q.ShareInvitationsAdd(ctx, db.ShareInvitationsAddParams{ShareID: row.ID, Emails: emails, Names: names, TokensSealed: sealed}); err != nil {
 			return Share{}, "", err
 		}
 	}
