@@ -2,6 +2,7 @@ package email
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -25,12 +26,6 @@ type addressArgs struct {
 }
 
 func (addressArgs) Kind() string { return "email_address_notification" }
-
-// notifiesAddresses reports whether events of type t may notify an
-// address (NotificationsCreateForAddresses decides which).
-func notifiesAddresses(t string) bool {
-	return t == "share.created"
-}
 
 type addressWorker struct {
 	river.WorkerDefaults[addressArgs]
@@ -65,6 +60,8 @@ func (w *addressWorker) Work(ctx context.Context, job *river.Job[addressArgs]) e
 	switch n.Kind {
 	case "share_invitation":
 		m, err = s.invitation(n)
+	case "due":
+		m, err = s.guestDue(n)
 	default:
 		err = fmt.Errorf("email: kind %q to an address", n.Kind)
 	}
@@ -118,6 +115,26 @@ func (s *Service) invitation(n db.NotificationToAddressGetRow) (Message, error) 
 		Note: note, Link: s.cfg.AppURL + "/share/" + token}
 	why := "You get this email because " + actor + " of " + n.OrganizationName + " invited " + n.Email +
 		". The link is yours alone: do not forward it."
+	text, html, err := render(page{Title: subject, Items: []item{it}, Why: why})
+	if err != nil {
+		return Message{}, err
+	}
+	return Message{ID: n.ID.String() + "@" + s.msgHost, To: n.Email, Subject: subject, Text: text, HTML: html}, nil
+}
+
+// guestDue is the email reminding a guest reviewer of a stage's due
+// date. It has no link: the guest's way in is the link of their share,
+// whose token no one but its email and its creator has.
+func (s *Service) guestDue(n db.NotificationToAddressGetRow) (Message, error) {
+	var d detail
+	if err := json.Unmarshal(n.Detail, &d); err != nil {
+		return Message{}, fmt.Errorf("email: notification %s detail: %w", n.ID, err)
+	}
+	what := creativeName(n.CreativeNumber, n.CreativeTitle)
+	it := item{Kind: n.Kind, Subject: what, Line: dueLine(what, d),
+		Note: "Open the review link " + n.OrganizationName + " sent you to decide."}
+	subject := subjectOf(it, d)
+	why := "You get this email because " + n.Email + " is a reviewer of " + what + " for " + n.OrganizationName + "."
 	text, html, err := render(page{Title: subject, Items: []item{it}, Why: why})
 	if err != nil {
 		return Message{}, err

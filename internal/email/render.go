@@ -7,6 +7,7 @@ import (
 	htmltemplate "html/template"
 	"strings"
 	texttemplate "text/template"
+	"time"
 
 	"creativeapi/gen/db"
 	"creativeapi/internal/money"
@@ -33,6 +34,10 @@ type detail struct {
 	Decision string  `json:"decision"`
 	Comment  *string `json:"comment"`
 	Status   string  `json:"status"`
+	// Due (soon or overdue), Stage and DueAt are a due date's.
+	Due   string     `json:"due"`
+	Stage string     `json:"stage"`
+	DueAt *time.Time `json:"dueAt"`
 }
 
 // describe makes the item of notification n; appURL has no trailing slash.
@@ -68,6 +73,8 @@ func describe(n db.NotificationGetRow, appURL string) (item, error) {
 		if d.Comment != nil {
 			it.Quote = *d.Comment
 		}
+	case "due":
+		it.Line = dueLine(it.Subject, d)
 	case "deposit":
 		amount := usdt(n.RequestedAmountMinor)
 		var what string
@@ -89,6 +96,19 @@ func describe(n db.NotificationGetRow, appURL string) (item, error) {
 	return it, nil
 }
 
+// dueLine says which stage of creative waits for the reader's decision,
+// and by when.
+func dueLine(creative string, d detail) string {
+	state, at := "is overdue", " since "
+	if d.Due == "soon" {
+		state, at = "is due", " on "
+	}
+	if d.DueAt != nil {
+		state += at + d.DueAt.UTC().Format("2 January 2006 15:04 UTC")
+	}
+	return "The stage “" + d.Stage + "” of " + creative + " " + state + ", and waits for your decision."
+}
+
 // subjectOf is the email subject of one notification.
 func subjectOf(it item, d detail) string {
 	switch it.Kind {
@@ -101,6 +121,11 @@ func subjectOf(it item, d detail) string {
 			return it.Subject + ": changes requested"
 		}
 		return it.Subject + ": approved"
+	case "due":
+		if d.Due == "soon" {
+			return it.Subject + ": review due soon"
+		}
+		return it.Subject + ": review overdue"
 	default:
 		return it.Subject + ": " + strings.ReplaceAll(d.Status, "_", " ")
 	}

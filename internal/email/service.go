@@ -122,47 +122,34 @@ func (s *Service) QueueConfig() river.QueueConfig {
 // event commit together, and its publication and its notifications'
 // jobs, so each notification is queued exactly once.
 func (s *Service) Fanout(ctx context.Context, tx pgx.Tx, q *db.Queries, published []db.OutboxPublishRow) error {
-	var ids, toAddresses []int64
+	ids := make([]int64, 0, len(published))
 	for _, e := range published {
 		if notifiable(e.Type) {
 			ids = append(ids, e.ID)
 		}
-		if notifiesAddresses(e.Type) {
-			toAddresses = append(toAddresses, e.ID)
-		}
 	}
-	var jobs []river.InsertManyParams
-	var kinds []string
-	opts := &river.InsertOpts{Queue: Queue, MaxAttempts: maxAttempts}
-	if len(ids) > 0 {
-		made, err := q.NotificationsCreate(ctx, ids)
-		if err != nil {
-			return err
-		}
-		for _, n := range made {
-			jobs = append(jobs, river.InsertManyParams{Args: notificationArgs{NotificationID: n.ID}, InsertOpts: opts})
-			kinds = append(kinds, n.Kind)
-		}
-	}
-	if len(toAddresses) > 0 {
-		made, err := q.NotificationsCreateForAddresses(ctx, toAddresses)
-		if err != nil {
-			return err
-		}
-		for _, n := range made {
-			jobs = append(jobs, river.InsertManyParams{Args: addressArgs{NotificationID: n.ID}, InsertOpts: opts})
-			kinds = append(kinds, n.Kind)
-		}
-	}
-	if len(jobs) == 0 {
+	if len(ids) == 0 {
 		return nil
+	}
+	made, err := q.NotificationsCreate(ctx, ids)
+	if err != nil || len(made) == 0 {
+		return err
+	}
+	jobs := make([]river.InsertManyParams, len(made))
+	for i, n := range made {
+		// A notification to an address (a guest) has its own job.
+		var args river.JobArgs = notificationArgs{NotificationID: n.ID}
+		if n.ToAddress {
+			args = addressArgs{NotificationID: n.ID}
+		}
+		jobs[i] = river.InsertManyParams{Args: args, InsertOpts: &river.InsertOpts{Queue: Queue, MaxAttempts: maxAttempts}}
 	}
 	if _, err := s.inserter.InsertManyFastTx(ctx, tx, jobs); err != nil {
 		return err
 	}
 	if s.cfg.OnQueued != nil {
-		for _, k := range kinds {
-			s.cfg.OnQueued(k)
+		for _, n := range made {
+			s.cfg.OnQueued(n.Kind)
 		}
 	}
 	return nil
@@ -173,7 +160,8 @@ func (s *Service) Fanout(ctx context.Context, tx pgx.Tx, q *db.Queries, publishe
 func notifiable(t string) bool {
 	switch t {
 	case "creative.comment_added", "creative.approved", "creative.changes_requested", "creative.submitted",
-		"creative.updated", "deposit.credited", "deposit.under_review", "deposit.refunded":
+		"creative.updated", "creative.stage_due_soon", "creative.stage_overdue",
+		"deposit.credited", "deposit.under_review", "deposit.refunded", "share.created":
 		return true
 	}
 	return false
