@@ -65,11 +65,12 @@ LIMIT @row_limit;
 -- share's in the order they were given.
 SELECT * FROM share_invitations WHERE share_id = ANY(@share_ids::uuid[]) ORDER BY share_id, position;
 
--- name: ShareRevoke :execrows
--- ShareRevoke revokes a share at once; a share revoked already is left
--- as it is.
+-- name: ShareRevoke :many
+-- ShareRevoke revokes a share at once and returns when; a share revoked
+-- already is left as it is (no row).
 UPDATE shares SET revoked_at = now()
-WHERE id = @id AND organization_id = @organization_id AND revoked_at IS NULL;
+WHERE id = @id AND organization_id = @organization_id AND revoked_at IS NULL
+RETURNING revoked_at::timestamptz AS revoked_at;
 
 -- name: ShareGetByTokenHash :one
 -- ShareGetByTokenHash reads the live share of a token (neither revoked

@@ -456,9 +456,10 @@ func (q *Queries) SharePage(ctx context.Context, arg SharePageParams) ([]SharePa
 	return items, nil
 }
 
-const shareRevoke = `-- name: ShareRevoke :execrows
+const shareRevoke = `-- name: ShareRevoke :many
 UPDATE shares SET revoked_at = now()
 WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL
+RETURNING revoked_at::timestamptz AS revoked_at
 `
 
 type ShareRevokeParams struct {
@@ -466,12 +467,24 @@ type ShareRevokeParams struct {
 	OrganizationID uuid.UUID
 }
 
-// ShareRevoke revokes a share at once; a share revoked already is left
-// as it is.
-func (q *Queries) ShareRevoke(ctx context.Context, arg ShareRevokeParams) (int64, error) {
-	result, err := q.db.Exec(ctx, shareRevoke, arg.ID, arg.OrganizationID)
+// ShareRevoke revokes a share at once and returns when; a share revoked
+// already is left as it is (no row).
+func (q *Queries) ShareRevoke(ctx context.Context, arg ShareRevokeParams) ([]time.Time, error) {
+	rows, err := q.db.Query(ctx, shareRevoke, arg.ID, arg.OrganizationID)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	return result.RowsAffected(), nil
+	defer rows.Close()
+	items := []time.Time{}
+	for rows.Next() {
+		var revoked_at time.Time
+		if err := rows.Scan(&revoked_at); err != nil {
+			return nil, err
+		}
+		items = append(items, revoked_at)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

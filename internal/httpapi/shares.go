@@ -105,7 +105,7 @@ func (s *Server) CreateShare(ctx context.Context, r api.CreateShareRequestObject
 			return nil
 		},
 		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
-			sh, token, err := share.Create(ctx, q.Queries, r.OrganizationId, caller.UserID, in, s.invitations, time.Now())
+			sh, token, err := share.Create(ctx, q, r.OrganizationId, caller.UserID, in, s.invitations, time.Now())
 			if err != nil {
 				return idempotency.Response{}, shareProblem(err)
 			}
@@ -129,7 +129,7 @@ func (s *Server) GetShare(ctx context.Context, r api.GetShareRequestObject) (api
 func (s *Server) RevokeShare(ctx context.Context, r api.RevokeShareRequestObject) (api.RevokeShareResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
 	err := s.store.InTx(ctx, func(q store.Tx) error {
-		return share.Revoke(ctx, q.Queries, r.OrganizationId, r.ShareId, caller.UserID)
+		return share.Revoke(ctx, q, r.OrganizationId, r.ShareId, caller.UserID)
 	})
 	if err != nil {
 		return nil, shareProblem(err)

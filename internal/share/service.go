@@ -112,7 +112,8 @@ func MayCreate(ctx context.Context, q *db.Queries, org, user uuid.UUID) error {
 // returns it with its token, which exists nowhere else afterwards but
 // sealed for each invitation until its email is sent (seal nil: email is
 // off, no invitation is sealed or sent).
-func Create(ctx context.Context, q *db.Queries, org, user uuid.UUID, in New, seal *Sealer, now time.Time) (Share, string, error) {
+func Create(ctx context.Context, tx store.Tx, org, user uuid.UUID, in New, seal *Sealer, now time.Time) (Share, string, error) {
+	q := tx.Queries
 	role, err := callerRole(ctx, q, org, user)
 	if err != nil {
 		return Share{}, "", err
@@ -166,9 +167,10 @@ func Create(ctx context.Context, q *db.Queries, org, user uuid.UUID, in New, sea
 	if err != nil {
 		return Share{}, "", err
 	}
-	// The event never holds the token (Answer without it).
+	// The event never holds the token (Answer without it); it travels
+	// with the statement after it (the stored answer, or COMMIT).
 	ev := events.Event{Type: events.ShareCreated, OrganizationID: org, Timestamp: s.CreatedAt, Data: s.Answer("", "")}
-	return s, token, events.Write(ctx, q, ev)
+	return s, token, events.Write(ctx, tx.Next(), ev)
 }
 
 // checkCreatives refuses ids that are not creatives of org (422 on the
@@ -257,23 +259,27 @@ func Get(ctx context.Context, q *db.Queries, org, id, user uuid.UUID) (Share, er
 // Revoke ends a share the caller may see at once; revoking a revoked
 // share again changes nothing. Guest sessions are scoped to their share
 // and read its revocation on every request, so they end with it.
-func Revoke(ctx context.Context, q *db.Queries, org, id, user uuid.UUID) error {
+func Revoke(ctx context.Context, tx store.Tx, org, id, user uuid.UUID) error {
+	q := tx.Queries
 	role, err := callerRole(ctx, q, org, user)
 	if err != nil {
 		return err
 	}
-	if _, err := visible(ctx, q, org, id, user, role); err != nil {
-		return err
-	}
-	n, err := q.ShareRevoke(ctx, db.ShareRevokeParams{ID: id, OrganizationID: org})
-	if err != nil || n == 0 {
-		return err // revoked already: no second event
-	}
-	s, err := Get(ctx, q, org, id, user)
+	r, err := visible(ctx, q, org, id, user, role)
 	if err != nil {
 		return err
 	}
-	return events.Write(ctx, q, events.Event{Type: events.ShareRevoked, OrganizationID: org, Timestamp: *s.RevokedAt, Data: s.Answer("", "")})
+	revoked, err := q.ShareRevoke(ctx, db.ShareRevokeParams{ID: id, OrganizationID: org})
+	if err != nil || len(revoked) == 0 {
+		return err // revoked already: no second event
+	}
+	r.Share.RevokedAt = &revoked[0]
+	sh := []Share{view(r.Share, r.CreatedByName, r.CreativeIds)}
+	if err := withInvitations(ctx, q, sh, []uuid.UUID{id}); err != nil {
+		return err
+	}
+	ev := events.Event{Type: events.ShareRevoked, OrganizationID: org, Timestamp: revoked[0], Data: sh[0].Answer("", "")}
+	return events.Write(ctx, tx.Next(), ev)
 }
 
 // visible reads share id of org, ErrNotVisible when there is none or the
