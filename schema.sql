@@ -214,15 +214,37 @@ CREATE TABLE deposits (
     -- cancelled_at is when the payer cancelled the deposit; set exactly
     -- while it is cancelled.
     cancelled_at           timestamptz,
+    -- A top-up (docs/deposits.md, "Top-ups") is a deposit of its own whose
+    -- top_up_of names the deposit under review it completes: its amount is
+    -- reserved by deposits_reserved_amount_key like every deposit's. The
+    -- deposit under review shows its latest top-up's amount and expiry.
+    top_up_of              uuid REFERENCES deposits (id) ON DELETE CASCADE,
+    top_up_amount_minor    bigint,
+    top_up_expires_at      timestamptz,
+    -- Where the payer asked a refund to go, and the operator's refund.
+    refund_address         text,
+    refund_tx_id           text,
+    refunded_at            timestamptz,
     CHECK (requested_amount_minor = base_amount_minor + suffix_minor),
     CHECK (reserved_until >= expires_at),
+    -- A refunded deposit keeps its review, so the payer sees what arrived
+    -- and where it went back.
     CONSTRAINT deposits_review_check
-        CHECK ((status = 'under_review') = (review_reason IS NOT NULL AND review_received_minor IS NOT NULL
-                                            AND review_opened_at IS NOT NULL AND transfer_tx_id IS NOT NULL)),
+        CHECK ((status <> 'under_review' OR (review_reason IS NOT NULL AND review_received_minor IS NOT NULL
+                                              AND review_opened_at IS NOT NULL AND transfer_tx_id IS NOT NULL))
+               AND (status IN ('under_review', 'refunded') OR (review_reason IS NULL AND review_received_minor IS NULL
+                                                               AND review_opened_at IS NULL))),
     -- A confirming deposit keeps its amount reserved (the sweeper releases
     -- none), so every open deposit is reserved (deposit_reserved_bounds).
     CONSTRAINT deposits_confirming_reserved_check CHECK (reserved OR status <> 'confirming'),
     CONSTRAINT deposits_cancelled_check CHECK ((status = 'cancelled') = (cancelled_at IS NOT NULL)),
+    CONSTRAINT deposits_top_up_check
+        CHECK ((top_up_amount_minor IS NULL) = (top_up_expires_at IS NULL) AND (top_up_of IS NULL OR top_up_amount_minor IS NULL)),
+    CONSTRAINT deposits_refund_check
+        CHECK (refund_address ~ '^T[1-9A-HJ-NP-Za-km-z]{33}$'
+               AND refund_tx_id ~ '^[0-9a-f]{64}$'
+               AND (refund_tx_id IS NULL OR refunded_at IS NOT NULL)),
+    CONSTRAINT deposits_refunded_at_check CHECK (refunded_at IS NULL OR status = 'refunded'),
     UNIQUE (network, transfer_tx_id)
 );
 
@@ -240,6 +262,7 @@ CREATE INDEX deposits_open_user_id_idx ON deposits (user_id, expires_at)
 CREATE INDEX deposits_awaiting_expires_at_idx ON deposits (expires_at) WHERE status = 'awaiting_transfer';
 CREATE INDEX deposits_reserved_until_idx ON deposits (reserved_until) WHERE reserved;
 CREATE INDEX deposits_reserved_user_id_idx ON deposits (user_id) WHERE reserved;
+CREATE INDEX deposits_top_up_of_idx ON deposits (top_up_of) WHERE top_up_of IS NOT NULL;
 
 -- deposit_reserved_bounds holds, for each user, an upper bound on how many
 -- of the user's deposits are reserved, in parts, one per create slot: the

@@ -900,8 +900,9 @@ type AccountDeposit struct {
 	// RequestedAmount An amount of money in minor units. `"100000000"` with scale 6 is 100.000000 USDT.
 	RequestedAmount Money `json:"requestedAmount"`
 
-	// Review While `status` is `under_review`: why, and what arrived; null
-	// otherwise.
+	// Review While `status` is `under_review`: why, what arrived, a top-up
+	// and a refund address if asked for; once `refunded`, the same
+	// with the refund's transaction; null otherwise.
 	Review nullable.Nullable[NullableDepositReview] `json:"review"`
 
 	// Status `awaiting_transfer`: waiting for the exact transfer.
@@ -1873,6 +1874,22 @@ type NotificationSettingsEmail string
 // NullableAsset The uploaded file as an Asset once the upload is `ready`; null before. Under OpenAPI 3.0 a `nullable` property lets null through its `allOf` only when the referenced schema allows null too, so this copy of Asset (kept equal to it by internal/contract) is nullable.
 type NullableAsset = Asset
 
+// NullableDepositRefund A deposit's refund or null (see NullableUserRef).
+type NullableDepositRefund struct {
+	// Address The TRON address the payer asked the refund to go to, or null.
+	//
+	// Example: TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7
+	Address nullable.Nullable[string] `json:"address"`
+
+	// At When the operator recorded the refund.
+	At nullable.Nullable[time.Time] `json:"at"`
+
+	// TransactionId The chain transaction that sent the transfer back, once an operator recorded it.
+	//
+	// Example: 5b2c4a1c0f6e2d3a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a
+	TransactionId nullable.Nullable[string] `json:"transactionId"`
+}
+
 // NullableDepositReview A DepositReview or null (see NullableUserRef).
 type NullableDepositReview struct {
 	// OpenedAt When the review was opened.
@@ -1886,6 +1903,17 @@ type NullableDepositReview struct {
 	// ReceivedAmount An amount of money in minor units. `"100000000"` with scale 6 is 100.000000 USDT.
 	ReceivedAmount Money `json:"receivedAmount"`
 
+	// Refund Where a refund goes (`putAccountDepositRefundAddress`) and,
+	// once an operator refunded the transfer, the transaction that
+	// sent it back; null while the payer named no address and no
+	// refund was recorded.
+	Refund nullable.Nullable[NullableDepositRefund] `json:"refund"`
+
+	// TopUp The amount reserved for the rest of a short transfer
+	// (`topUpAccountDeposit`), or null: pay exactly `amount` before
+	// `expiresAt` and the deposit is credited with both transfers.
+	TopUp nullable.Nullable[NullableDepositTopUp] `json:"topUp"`
+
 	// TransactionId The attached transfer's chain transaction.
 	//
 	// Example: 5b2c4a1c0f6e2d3a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a
@@ -1896,6 +1924,15 @@ type NullableDepositReview struct {
 // monitoring window. `amount_mismatch`: the payer named a
 // transfer of another amount. May grow.
 type NullableDepositReviewReason string
+
+// NullableDepositTopUp A deposit's top-up or null (see NullableUserRef).
+type NullableDepositTopUp struct {
+	// Amount An amount of money in minor units. `"100000000"` with scale 6 is 100.000000 USDT.
+	Amount Money `json:"amount"`
+
+	// ExpiresAt Until when a transfer of exactly `amount` completes the deposit.
+	ExpiresAt time.Time `json:"expiresAt"`
+}
 
 // NullableMoney A Money or null (see NullableUserRef).
 type NullableMoney = Money
@@ -1927,6 +1964,14 @@ type OperatorTransfer struct {
 
 	// Reason Why an unmatched or failed transfer pays nothing.
 	Reason nullable.Nullable[string] `json:"reason"`
+
+	// RefundAddress Where the payer of `depositId` asked a refund to go
+	// (`putAccountDepositRefundAddress`), or null: send a refund
+	// there, then settle with `refund` and `refundTransactionId`.
+	//
+	//
+	// Example: TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7
+	RefundAddress nullable.Nullable[string] `json:"refundAddress"`
 
 	// Settlements The settlement audit records, oldest first.
 	Settlements []TransferSettlement `json:"settlements"`
@@ -1997,6 +2042,14 @@ type PutReviewPlanRequest struct {
 	// Example: 3
 	ExpectedVersion *ExpectedVersion   `json:"expectedVersion,omitempty"`
 	Stages          []ReviewStageInput `json:"stages"`
+}
+
+// RefundAddressRequest defines model for RefundAddressRequest.
+type RefundAddressRequest struct {
+	// Address A TRON address in base58check (its checksum is verified).
+	//
+	// Example: TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7
+	Address string `json:"address"`
 }
 
 // ReviewPlan A creative's review stages and where the current round stands
@@ -2077,6 +2130,10 @@ type SettleTransferRequest struct {
 
 	// Note Why, for the audit record.
 	Note string `json:"note"`
+
+	// RefundTransactionId With `refund` only: the chain transaction that sent the transfer
+	// back; the payer sees it as `review.refund.transactionId`.
+	RefundTransactionId *string `json:"refundTransactionId,omitempty"`
 }
 
 // SettleTransferRequestDecision `credit`: credit the amount received to the attached deposit; `refund`: the transfer was sent back; `reject`: the attached transfer does not pay its deposit (detach it).
@@ -2614,6 +2671,15 @@ type ClaimAccountDepositParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// TopUpAccountDepositParams defines parameters for TopUpAccountDeposit.
+type TopUpAccountDepositParams struct {
+	// IdempotencyKey A key you generate per command (a UUID is fine), 1 to 255 visible
+	// ASCII characters, sent once. The structured-field string form
+	// (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+	// key with the same body to retry safely.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListLedgerEntriesParams defines parameters for ListLedgerEntries.
 type ListLedgerEntriesParams struct {
 	// Limit The page size (send it once).
@@ -2858,6 +2924,9 @@ type CreateAccountDepositJSONRequestBody = CreateAccountDepositRequest
 // ClaimAccountDepositJSONRequestBody defines body for ClaimAccountDeposit for application/json ContentType.
 type ClaimAccountDepositJSONRequestBody = ClaimAccountDepositRequest
 
+// PutAccountDepositRefundAddressJSONRequestBody defines body for PutAccountDepositRefundAddress for application/json ContentType.
+type PutAccountDepositRefundAddressJSONRequestBody = RefundAddressRequest
+
 // PutNotificationSettingsJSONRequestBody defines body for PutNotificationSettings for application/json ContentType.
 type PutNotificationSettingsJSONRequestBody = NotificationSettings
 
@@ -2938,6 +3007,12 @@ type ServerInterface interface {
 	// ClaimAccountDeposit Point a deposit at the transfer that paid it
 	// (POST /api/v1/me/balance/deposits/{depositId}/claim)
 	ClaimAccountDeposit(ctx echo.Context, depositId openapi_types.UUID, params ClaimAccountDepositParams) error
+	// PutAccountDepositRefundAddress Say where a refund of a deposit under review goes
+	// (PUT /api/v1/me/balance/deposits/{depositId}/refund-address)
+	PutAccountDepositRefundAddress(ctx echo.Context, depositId openapi_types.UUID) error
+	// TopUpAccountDeposit Reserve the rest of a short payment
+	// (POST /api/v1/me/balance/deposits/{depositId}/top-up)
+	TopUpAccountDeposit(ctx echo.Context, depositId openapi_types.UUID, params TopUpAccountDepositParams) error
 	// ListLedgerEntries List the signed-in user's ledger entries
 	// (GET /api/v1/me/balance/entries)
 	ListLedgerEntries(ctx echo.Context, params ListLedgerEntriesParams) error
@@ -3247,6 +3322,58 @@ func (w *ServerInterfaceWrapper) ClaimAccountDeposit(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ClaimAccountDeposit(ctx, depositId, params)
+	return err
+}
+
+// PutAccountDepositRefundAddress converts echo context to params.
+func (w *ServerInterfaceWrapper) PutAccountDepositRefundAddress(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "depositId" -------------
+	var depositId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "depositId", ctx.Param("depositId"), &depositId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter depositId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutAccountDepositRefundAddress(ctx, depositId)
+	return err
+}
+
+// TopUpAccountDeposit converts echo context to params.
+func (w *ServerInterfaceWrapper) TopUpAccountDeposit(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "depositId" -------------
+	var depositId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "depositId", ctx.Param("depositId"), &depositId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter depositId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params TopUpAccountDepositParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TopUpAccountDeposit(ctx, depositId, params)
 	return err
 }
 
@@ -4634,6 +4761,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/me/balance/deposits", wrapper.CreateAccountDeposit, options.OperationMiddlewares["createAccountDeposit"]...)
 	router.GET(options.BaseURL+"/api/v1/me/balance/deposits/:depositId", wrapper.GetAccountDeposit, options.OperationMiddlewares["getAccountDeposit"]...)
 	router.POST(options.BaseURL+"/api/v1/me/balance/deposits/:depositId/cancel", wrapper.CancelAccountDeposit, options.OperationMiddlewares["cancelAccountDeposit"]...)
+	router.POST(options.BaseURL+"/api/v1/me/balance/deposits/:depositId/top-up", wrapper.TopUpAccountDeposit, options.OperationMiddlewares["topUpAccountDeposit"]...)
+	router.PUT(options.BaseURL+"/api/v1/me/balance/deposits/:depositId/refund-address", wrapper.PutAccountDepositRefundAddress, options.OperationMiddlewares["putAccountDepositRefundAddress"]...)
 	router.POST(options.BaseURL+"/api/v1/me/balance/deposits/:depositId/claim", wrapper.ClaimAccountDeposit, options.OperationMiddlewares["claimAccountDeposit"]...)
 	router.GET(options.BaseURL+"/api/v1/operator/transfers", wrapper.ListOperatorTransfers, options.OperationMiddlewares["listOperatorTransfers"]...)
 	router.GET(options.BaseURL+"/api/v1/operator/transfers/:transferId", wrapper.GetOperatorTransfer, options.OperationMiddlewares["getOperatorTransfer"]...)
@@ -6523,6 +6652,417 @@ func (response ClaimAccountDeposit500JSONResponse) VisitClaimAccountDepositRespo
 type ClaimAccountDeposit503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response ClaimAccountDeposit503JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAccountDepositRefundAddressRequestObject struct {
+	DepositId openapi_types.UUID `json:"depositId"`
+	Body      *PutAccountDepositRefundAddressJSONRequestBody
+}
+
+type PutAccountDepositRefundAddressResponseObject interface {
+	VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error
+}
+
+type PutAccountDepositRefundAddress200JSONResponse AccountDeposit
+
+func (response PutAccountDepositRefundAddress200JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAccountDepositRefundAddress400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response PutAccountDepositRefundAddress400JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAccountDepositRefundAddress401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response PutAccountDepositRefundAddress401JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAccountDepositRefundAddress403JSONResponse struct{ CsrfFailedJSONResponse }
+
+func (response PutAccountDepositRefundAddress403JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAccountDepositRefundAddress404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PutAccountDepositRefundAddress404JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAccountDepositRefundAddress409JSONResponse Problem
+
+func (response PutAccountDepositRefundAddress409JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAccountDepositRefundAddress413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response PutAccountDepositRefundAddress413JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAccountDepositRefundAddress415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response PutAccountDepositRefundAddress415JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAccountDepositRefundAddress422JSONResponse Problem
+
+func (response PutAccountDepositRefundAddress422JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAccountDepositRefundAddress429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response PutAccountDepositRefundAddress429JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAccountDepositRefundAddress431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response PutAccountDepositRefundAddress431JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAccountDepositRefundAddress500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response PutAccountDepositRefundAddress500JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAccountDepositRefundAddress503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PutAccountDepositRefundAddress503JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TopUpAccountDepositRequestObject struct {
+	DepositId openapi_types.UUID `json:"depositId"`
+	Params    TopUpAccountDepositParams
+}
+
+type TopUpAccountDepositResponseObject interface {
+	VisitTopUpAccountDepositResponse(w http.ResponseWriter) error
+}
+
+type TopUpAccountDeposit200ResponseHeaders struct {
+	IdempotentReplayed *string
+}
+
+type TopUpAccountDeposit200JSONResponse struct {
+	Body    AccountDeposit
+	Headers TopUpAccountDeposit200ResponseHeaders
+}
+
+func (response TopUpAccountDeposit200JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TopUpAccountDeposit400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response TopUpAccountDeposit400JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TopUpAccountDeposit401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response TopUpAccountDeposit401JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TopUpAccountDeposit403JSONResponse struct{ CsrfFailedJSONResponse }
+
+func (response TopUpAccountDeposit403JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TopUpAccountDeposit404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response TopUpAccountDeposit404JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TopUpAccountDeposit409ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type TopUpAccountDeposit409JSONResponse struct {
+	Body    Problem
+	Headers TopUpAccountDeposit409ResponseHeaders
+}
+
+func (response TopUpAccountDeposit409JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TopUpAccountDeposit422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response TopUpAccountDeposit422JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TopUpAccountDeposit429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response TopUpAccountDeposit429JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TopUpAccountDeposit431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response TopUpAccountDeposit431JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TopUpAccountDeposit500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response TopUpAccountDeposit500JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TopUpAccountDeposit503ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type TopUpAccountDeposit503JSONResponse struct {
+	Body    Problem
+	Headers TopUpAccountDeposit503ResponseHeaders
+}
+
+func (response TopUpAccountDeposit503JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -14158,6 +14698,12 @@ type StrictServerInterface interface {
 	// ClaimAccountDeposit Point a deposit at the transfer that paid it
 	// (POST /api/v1/me/balance/deposits/{depositId}/claim)
 	ClaimAccountDeposit(ctx context.Context, request ClaimAccountDepositRequestObject) (ClaimAccountDepositResponseObject, error)
+	// PutAccountDepositRefundAddress Say where a refund of a deposit under review goes
+	// (PUT /api/v1/me/balance/deposits/{depositId}/refund-address)
+	PutAccountDepositRefundAddress(ctx context.Context, request PutAccountDepositRefundAddressRequestObject) (PutAccountDepositRefundAddressResponseObject, error)
+	// TopUpAccountDeposit Reserve the rest of a short payment
+	// (POST /api/v1/me/balance/deposits/{depositId}/top-up)
+	TopUpAccountDeposit(ctx context.Context, request TopUpAccountDepositRequestObject) (TopUpAccountDepositResponseObject, error)
 	// ListLedgerEntries List the signed-in user's ledger entries
 	// (GET /api/v1/me/balance/entries)
 	ListLedgerEntries(ctx context.Context, request ListLedgerEntriesRequestObject) (ListLedgerEntriesResponseObject, error)
@@ -14651,6 +15197,80 @@ func (sh *strictHandler) ClaimAccountDeposit(ctx echo.Context, depositId openapi
 		return err
 	} else if validResponse, ok := response.(ClaimAccountDepositResponseObject); ok {
 		return validResponse.VisitClaimAccountDepositResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PutAccountDepositRefundAddress operation middleware
+func (sh *strictHandler) PutAccountDepositRefundAddress(ctx echo.Context, depositId openapi_types.UUID) error {
+	var request PutAccountDepositRefundAddressRequestObject
+
+	request.DepositId = depositId
+
+	var body PutAccountDepositRefundAddressJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PutAccountDepositRefundAddress(ctx.Request().Context(), request.(PutAccountDepositRefundAddressRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PutAccountDepositRefundAddress")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PutAccountDepositRefundAddressResponseObject); ok {
+		return validResponse.VisitPutAccountDepositRefundAddressResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// TopUpAccountDeposit operation middleware
+func (sh *strictHandler) TopUpAccountDeposit(ctx echo.Context, depositId openapi_types.UUID, params TopUpAccountDepositParams) error {
+	var request TopUpAccountDepositRequestObject
+
+	request.DepositId = depositId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TopUpAccountDeposit(ctx.Request().Context(), request.(TopUpAccountDepositRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TopUpAccountDeposit")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TopUpAccountDepositResponseObject); ok {
+		return validResponse.VisitTopUpAccountDepositResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

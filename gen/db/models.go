@@ -198,6 +198,12 @@ type Deposit struct {
 	ReviewReceivedMinor   *int64
 	ReviewOpenedAt        *time.Time
 	CancelledAt           *time.Time
+	TopUpOf               *uuid.UUID
+	TopUpAmountMinor      *int64
+	TopUpExpiresAt        *time.Time
+	RefundAddress         *string
+	RefundTxID            *string
+	RefundedAt            *time.Time
 }
 
 type DepositReservedBound struct {

@@ -50,6 +50,9 @@ const (
 	DepositUnderReview      Type = "deposit.under_review"
 	DepositRefunded         Type = "deposit.refunded"
 	DepositCancelled        Type = "deposit.cancelled"
+	// DepositTopUpRequested: the payer asked to pay the rest of a short
+	// transfer; the deposit, still under review, shows review.topUp.
+	DepositTopUpRequested Type = "deposit.top_up_requested"
 
 	// CreativeMentioned belongs to the user a comment mentions (their live
 	// stream only): it is no organization event, so no webhook gets it.

@@ -75,6 +75,7 @@ var replayRules = map[string]replayRule{
 	"executeCreativeAction":  replayWhileAllowed,
 	"putCreativeReviewPlan":  replayWhileAllowed,
 	"settleOperatorTransfer": replayWhileAllowed,
+	"topUpAccountDeposit":    replayToOwner,
 }
 
 // checkReplayRules fails when the keyed operations of the spec and

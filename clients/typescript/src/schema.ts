@@ -1402,6 +1402,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/balance/deposits/{depositId}/top-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reserve the rest of a short payment
+         * @description Operation `topUpAccountDeposit` (the TypeScript client's function of that name).
+         *
+         *     For a deposit `under_review` with `review.reason`
+         *     `amount_mismatch` whose transfer is short of `requestedAmount` by
+         *     more than the shortfall tolerance: the server reserves a fresh
+         *     amount, the shortfall plus a matching suffix, unique among every
+         *     reservation on the treasury (deposits and top-ups alike), and shows
+         *     it as `review.topUp` with its `expiresAt` (the deposit lifetime).
+         *     When a transfer of exactly that amount arrives in time and its
+         *     block is final, the deposit is `credited` with the sum of both
+         *     transfers, with no operator. Asking again while the top-up is open
+         *     answers the same one; after it expired, a fresh one.
+         */
+        post: operations["topUpAccountDeposit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/balance/deposits/{depositId}/refund-address": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Say where a refund of a deposit under review goes
+         * @description Operation `putAccountDepositRefundAddress` (the TypeScript client's function of that name).
+         *
+         *     For a deposit `under_review`: the payer names the TRON address
+         *     (base58check, starting with `T`) an operator's refund is sent to.
+         *     It shows as `review.refund.address`; once an operator refunds the
+         *     transfer, `review.refund.transactionId` and `review.refund.at` say
+         *     which transaction sent it back and when. Setting it again replaces
+         *     it while the deposit is under review.
+         */
+        put: operations["putAccountDepositRefundAddress"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me/balance/deposits/{depositId}/claim": {
         parameters: {
             query?: never;
@@ -2230,6 +2288,13 @@ export interface components {
              * @description The deposit the transfer pays, is late for, or was claimed for.
              */
             depositId: string | null;
+            /**
+             * @description Where the payer of `depositId` asked a refund to go
+             *     (`putAccountDepositRefundAddress`), or null: send a refund
+             *     there, then settle with `refund` and `refundTransactionId`.
+             * @example TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7
+             */
+            refundAddress: string | null;
             /** @description The settlement audit records, oldest first. */
             settlements: components["schemas"]["TransferSettlement"][];
         };
@@ -2265,6 +2330,11 @@ export interface components {
             decision: "credit" | "refund" | "reject";
             /** @description Why, for the audit record. */
             note: string;
+            /**
+             * @description With `refund` only: the chain transaction that sent the transfer
+             *     back; the payer sees it as `review.refund.transactionId`.
+             */
+            refundTransactionId?: string;
         };
         OperatorTransferList: {
             items: components["schemas"]["OperatorTransfer"][];
@@ -2303,11 +2373,13 @@ export interface components {
              *     transfer failed or vanished in a fork, `deposit.under_review`
              *     when a transfer was attached for an operator to settle,
              *     `deposit.refunded` when an operator sent it back,
-             *     `deposit.cancelled` when the payer cancelled it. May grow:
+             *     `deposit.cancelled` when the payer cancelled it,
+             *     `deposit.top_up_requested` when the payer asked to pay the rest
+             *     of a short transfer (`review.topUp`). May grow:
              *     ignore types you do not know.
              * @enum {string}
              */
-            type: "deposit.awaiting_transfer" | "deposit.confirming" | "deposit.credited" | "deposit.expired" | "deposit.under_review" | "deposit.refunded" | "deposit.cancelled";
+            type: "deposit.awaiting_transfer" | "deposit.confirming" | "deposit.credited" | "deposit.expired" | "deposit.under_review" | "deposit.refunded" | "deposit.cancelled" | "deposit.top_up_requested";
             /**
              * Format: date-time
              * @description When the change happened.
@@ -2370,6 +2442,19 @@ export interface components {
              * @description When the review was opened.
              */
             openedAt: string;
+            /**
+             * @description The amount reserved for the rest of a short transfer
+             *     (`topUpAccountDeposit`), or null: pay exactly `amount` before
+             *     `expiresAt` and the deposit is credited with both transfers.
+             */
+            topUp: components["schemas"]["NullableDepositTopUp"] | null;
+            /**
+             * @description Where a refund goes (`putAccountDepositRefundAddress`) and,
+             *     once an operator refunded the transfer, the transaction that
+             *     sent it back; null while the payer named no address and no
+             *     refund was recorded.
+             */
+            refund: components["schemas"]["NullableDepositRefund"] | null;
         };
         /** @description A DepositReview or null (see NullableUserRef). */
         NullableDepositReview: {
@@ -2391,7 +2476,81 @@ export interface components {
              * @description When the review was opened.
              */
             openedAt: string;
+            /**
+             * @description The amount reserved for the rest of a short transfer
+             *     (`topUpAccountDeposit`), or null: pay exactly `amount` before
+             *     `expiresAt` and the deposit is credited with both transfers.
+             */
+            topUp: components["schemas"]["NullableDepositTopUp"] | null;
+            /**
+             * @description Where a refund goes (`putAccountDepositRefundAddress`) and,
+             *     once an operator refunded the transfer, the transaction that
+             *     sent it back; null while the payer named no address and no
+             *     refund was recorded.
+             */
+            refund: components["schemas"]["NullableDepositRefund"] | null;
         } | null;
+        /** @description The rest of a short transfer a payer reserved (topUpAccountDeposit). */
+        DepositTopUp: {
+            amount: components["schemas"]["Money"];
+            /**
+             * Format: date-time
+             * @description Until when a transfer of exactly `amount` completes the deposit.
+             */
+            expiresAt: string;
+        };
+        /** @description Where a refund of a deposit goes, and the refund once recorded. */
+        DepositRefund: {
+            /**
+             * @description The TRON address the payer asked the refund to go to, or null.
+             * @example TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7
+             */
+            address: string | null;
+            /**
+             * @description The chain transaction that sent the transfer back, once an operator recorded it.
+             * @example 5b2c4a1c0f6e2d3a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a
+             */
+            transactionId: string | null;
+            /**
+             * Format: date-time
+             * @description When the operator recorded the refund.
+             */
+            at: string | null;
+        };
+        /** @description A deposit's top-up or null (see NullableUserRef). */
+        NullableDepositTopUp: {
+            amount: components["schemas"]["Money"];
+            /**
+             * Format: date-time
+             * @description Until when a transfer of exactly `amount` completes the deposit.
+             */
+            expiresAt: string;
+        } | null;
+        /** @description A deposit's refund or null (see NullableUserRef). */
+        NullableDepositRefund: {
+            /**
+             * @description The TRON address the payer asked the refund to go to, or null.
+             * @example TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7
+             */
+            address: string | null;
+            /**
+             * @description The chain transaction that sent the transfer back, once an operator recorded it.
+             * @example 5b2c4a1c0f6e2d3a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a
+             */
+            transactionId: string | null;
+            /**
+             * Format: date-time
+             * @description When the operator recorded the refund.
+             */
+            at: string | null;
+        } | null;
+        RefundAddressRequest: {
+            /**
+             * @description A TRON address in base58check (its checksum is verified).
+             * @example TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7
+             */
+            address: string;
+        };
         /**
          * @description A deposit. `creditedAmount` is 0 until `credited`, then the amount
          *     received: `requestedAmount` for a transfer of exactly that amount,
@@ -2427,8 +2586,9 @@ export interface components {
              */
             transactionId: string | null;
             /**
-             * @description While `status` is `under_review`: why, and what arrived; null
-             *     otherwise.
+             * @description While `status` is `under_review`: why, what arrived, a top-up
+             *     and a refund address if asked for; once `refunded`, the same
+             *     with the refund's transaction; null otherwise.
              */
             review: components["schemas"]["NullableDepositReview"] | null;
             /** Format: date-time */
@@ -6199,6 +6359,147 @@ export interface operations {
                 };
             };
             422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    topUpAccountDeposit: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key you generate per command (a UUID is fine), 1 to 255 visible
+                 *     ASCII characters, sent once. The structured-field string form
+                 *     (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+                 *     key with the same body to retry safely.
+                 * @example 5b3d8a2e-8f1c-4d7e-9a6b-2c4e6f8a0b1d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The deposit request's id.
+                 * @example 0f8fad5b-d9cb-469f-a165-70867728950e
+                 */
+                depositId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deposit, still `under_review`, with `review.topUp`. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountDeposit"];
+                };
+            };
+            400: components["responses"]["AmbiguousCredentials"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfFailed"];
+            404: components["responses"]["NotFound"];
+            /**
+             * @description `invalid_transition`: the deposit is not `under_review` for a
+             *     short transfer (another state, a late transfer, or an amount
+             *     the tolerance would have accepted).
+             *     `idempotency_key_in_use`: a request with this `Idempotency-Key`
+             *     is still running; retry after `Retry-After` seconds.
+             *     Neither is stored under the `Idempotency-Key`.
+             */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            /**
+             * @description `deposit_capacity_exhausted`: every matching suffix for the
+             *     shortfall is taken; retry after `Retry-After` seconds.
+             *     `service_unavailable`: the database is unreachable.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putAccountDepositRefundAddress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The deposit request's id.
+                 * @example 0f8fad5b-d9cb-469f-a165-70867728950e
+                 */
+                depositId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "address": "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RefundAddressRequest"];
+            };
+        };
+        responses: {
+            /** @description The deposit, with `review.refund.address`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountDeposit"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfFailed"];
+            404: components["responses"]["NotFound"];
+            /** @description `invalid_transition`: the deposit is not `under_review`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /**
+             * @description `invalid_request`: `address` is not a TRON base58check address
+             *     (`fieldErrors`).
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
