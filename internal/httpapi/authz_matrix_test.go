@@ -17,6 +17,7 @@ import (
 	"creativeapi/internal/email"
 	"creativeapi/internal/httpapi"
 	"creativeapi/internal/testenv"
+	"creativeapi/internal/tron"
 )
 
 // caller is who calls an operation in the authorization matrix.
@@ -126,6 +127,12 @@ var authzMatrix = map[string]map[caller]string{
 	// never seen.
 	"claimAccountDeposit": {anonymous: "401 unauthenticated", acmeAdmin: "404 not_found", acmeReviewer: "404 not_found",
 		acmeAuthor: "409 transfer_unknown", acmeViewer: "404 not_found", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
+	// The owner's deposit awaits its transfer: no top-up, no refund
+	// address (both are for a deposit under review).
+	"topUpAccountDeposit": {anonymous: "401 unauthenticated", acmeAdmin: "404 not_found", acmeReviewer: "404 not_found",
+		acmeAuthor: "409 invalid_transition", acmeViewer: "404 not_found", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
+	"putAccountDepositRefundAddress": {anonymous: "401 unauthenticated", acmeAdmin: "404 not_found", acmeReviewer: "404 not_found",
+		acmeAuthor: "409 invalid_transition", acmeViewer: "404 not_found", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
 	// A deposit of its own (the owner's cancel is final), so the other
 	// rows still find theirs awaiting its transfer.
 	"cancelAccountDeposit": {anonymous: "401 unauthenticated", acmeAdmin: "404 not_found", acmeReviewer: "404 not_found",
@@ -299,20 +306,21 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		t.Fatalf("%s: the matrix knows no value for %v", operationID, bad)
 	}
 	bodies := map[string]any{
-		"signIn":                map[string]string{"email": d.emails[acmeAuthor], "password": testenv.Password},
-		"executeCreativeAction": map[string]string{"action": "submit"},
-		"createAccountDeposit":  depositBody("25000000"),
-		"claimAccountDeposit":   map[string]string{"transactionId": strings.Repeat("ab", 32)},
-		"createCreative":        map[string]string{"title": "Matrix creative", "type": "static", "aspectRatio": "1:1", "geo": "DE", "language": "de"},
-		"updateCreative":        map[string]string{"title": "Renamed in the matrix"},
-		"addCreativeVersion":    map[string]any{"assets": []any{pngAsset("matrix.png")}},
-		"createWebhookEndpoint": map[string]any{"url": "https://hooks.example.test/matrix", "eventTypes": []string{"creative.approved"}},
-		"updateWebhookEndpoint": map[string]any{"enabled": false},
-		"createCreativeComment": map[string]string{"body": "Matrix remark"},
-		"updateCreativeComment": map[string]bool{"resolved": true},
-		"createUpload":          map[string]any{"fileName": "m.png", "mimeType": "image/png", "sizeBytes": 100, "sha256": strings.Repeat("a", 64)},
-		"completeUpload":        map[string]any{},
-		"createGuestSession":    map[string]string{"token": "not-a-share-token", "name": "Matrix guest", "email": "guest@brand.test"},
+		"signIn":                         map[string]string{"email": d.emails[acmeAuthor], "password": testenv.Password},
+		"executeCreativeAction":          map[string]string{"action": "submit"},
+		"createAccountDeposit":           depositBody("25000000"),
+		"claimAccountDeposit":            map[string]string{"transactionId": strings.Repeat("ab", 32)},
+		"putAccountDepositRefundAddress": map[string]string{"address": tron.DevTreasuryAddress},
+		"createCreative":                 map[string]string{"title": "Matrix creative", "type": "static", "aspectRatio": "1:1", "geo": "DE", "language": "de"},
+		"updateCreative":                 map[string]string{"title": "Renamed in the matrix"},
+		"addCreativeVersion":             map[string]any{"assets": []any{pngAsset("matrix.png")}},
+		"createWebhookEndpoint":          map[string]any{"url": "https://hooks.example.test/matrix", "eventTypes": []string{"creative.approved"}},
+		"updateWebhookEndpoint":          map[string]any{"enabled": false},
+		"createCreativeComment":          map[string]string{"body": "Matrix remark"},
+		"updateCreativeComment":          map[string]bool{"resolved": true},
+		"createUpload":                   map[string]any{"fileName": "m.png", "mimeType": "image/png", "sizeBytes": 100, "sha256": strings.Repeat("a", 64)},
+		"completeUpload":                 map[string]any{},
+		"createGuestSession":             map[string]string{"token": "not-a-share-token", "name": "Matrix guest", "email": "guest@brand.test"},
 		"createShare": map[string]any{"creativeIds": []uuid.UUID{d.env.DB.DraftCreative(t, d.org, d.users[acmeAuthor])},
 			"permission": "decide"},
 		"createAccessToken": map[string]any{"name": "matrix", "scopes": []string{"creatives:read"}},
