@@ -443,13 +443,14 @@ CREATE INDEX outbox_events_published_at_idx ON outbox_events (published_at) WHER
 
 CREATE SEQUENCE outbox_events_seq AS bigint;
 
--- webhook_endpoints are an organization's receivers of creative events. The
--- secret (whsec_ + base64 of 24 random bytes) is kept as it is: signing
--- needs it. disabled_reason says why the service turned one off (gone: the
--- receiver answered 410).
+-- webhook_endpoints are an organization's receivers of creative events, or
+-- (organization_id null) the platform's receivers of every user's deposit
+-- events. The secret (whsec_ + base64 of 24 random bytes) is kept as it
+-- is: signing needs it. disabled_reason says why the service turned one off
+-- (gone: the receiver answered 410).
 CREATE TABLE webhook_endpoints (
     id              uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-    organization_id uuid NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+    organization_id uuid REFERENCES organizations (id) ON DELETE CASCADE,
     url             text NOT NULL CHECK (url <> ''),
     event_types     text[] NOT NULL,
     enabled         boolean NOT NULL DEFAULT true,
@@ -462,13 +463,19 @@ CREATE TABLE webhook_endpoints (
     previous_secret       text CHECK (previous_secret LIKE 'whsec\_%'),
     previous_secret_until timestamptz,
     CONSTRAINT webhook_endpoints_previous_secret_until_check
-        CHECK ((previous_secret IS NULL) = (previous_secret_until IS NULL))
+        CHECK ((previous_secret IS NULL) = (previous_secret_until IS NULL)),
+    -- owner_id is whose endpoint it is, the nil UUID for the platform: the
+    -- one key of the admin API's queries and of the fan-out.
+    owner_id uuid NOT NULL
+        GENERATED ALWAYS AS (coalesce(organization_id, '00000000-0000-0000-0000-000000000000'::uuid)) STORED
 );
 
-CREATE INDEX webhook_endpoints_organization_id_idx ON webhook_endpoints (organization_id, created_at, id);
+CREATE INDEX webhook_endpoints_owner_id_idx ON webhook_endpoints (owner_id, created_at, id);
 
 -- webhook_deliveries is one event for one endpoint: its id is the
--- webhook-id header, the same on every attempt.
+-- webhook-id header, the same on every attempt. A redelivery is a delivery
+-- of its own that sends the same message again: message_id is the
+-- webhook-id it sends, the first delivery's id (null on a first delivery).
 CREATE TABLE webhook_deliveries (
     id              uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     endpoint_id     uuid NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
@@ -480,8 +487,12 @@ CREATE TABLE webhook_deliveries (
     next_attempt_at timestamptz,
     created_at      timestamptz NOT NULL DEFAULT now(),
     finished_at     timestamptz,
-    UNIQUE (endpoint_id, event_id)
+    message_id      uuid
 );
+
+-- Only first deliveries are one per endpoint and event (the fan-out's
+-- de-duplication); redeliveries of them are not.
+CREATE UNIQUE INDEX webhook_deliveries_first_key ON webhook_deliveries (endpoint_id, event_id) WHERE message_id IS NULL;
 
 CREATE INDEX webhook_deliveries_endpoint_idx ON webhook_deliveries (endpoint_id, created_at DESC, id DESC);
 CREATE INDEX webhook_deliveries_event_id_idx ON webhook_deliveries (event_id);

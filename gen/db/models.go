@@ -445,6 +445,7 @@ type WebhookDelivery struct {
 	NextAttemptAt *time.Time
 	CreatedAt     time.Time
 	FinishedAt    *time.Time
+	MessageID     *uuid.UUID
 }
 
 type WebhookDeliveryAttempt struct {
@@ -458,7 +459,7 @@ type WebhookDeliveryAttempt struct {
 
 type WebhookEndpoint struct {
 	ID                  uuid.UUID
-	OrganizationID      uuid.UUID
+	OrganizationID      *uuid.UUID
 	Url                 string
 	EventTypes          []string
 	Enabled             bool
@@ -468,4 +469,5 @@ type WebhookEndpoint struct {
 	UpdatedAt           time.Time
 	PreviousSecret      *string
 	PreviousSecretUntil *time.Time
+	OwnerID             uuid.UUID
 }

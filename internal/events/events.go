@@ -57,6 +57,11 @@ const (
 	// CreativeMentioned belongs to the user a comment mentions (their live
 	// stream only): it is no organization event, so no webhook gets it.
 	CreativeMentioned Type = "creative.mentioned"
+
+	// WebhookTest is the event an admin or operator sends one endpoint to
+	// try it (webhooks.Tools.SendTest): it belongs to no one, so no stream
+	// and no fan-out carries it, only the delivery the test makes.
+	WebhookTest Type = "webhook.test"
 )
 
 // CreativeTypes are the organization-level event types, the ones webhook

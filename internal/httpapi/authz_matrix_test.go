@@ -86,14 +86,18 @@ var authzMatrix = map[string]map[caller]string{
 		acmeViewer: "403 action_forbidden", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
 	"listOrganizationMembers": {anonymous: "401 unauthenticated", acmeAdmin: "200", acmeReviewer: "200", acmeAuthor: "200",
 		acmeViewer: "200", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
-	"listWebhookEndpoints":    adminOnly("200"),
-	"createWebhookEndpoint":   adminOnly("201"),
-	"getWebhookEndpoint":      adminOnly("200"),
-	"updateWebhookEndpoint":   adminOnly("200"),
-	"deleteWebhookEndpoint":   adminOnly("204"),
-	"listWebhookDeliveries":   adminOnly("200"),
-	"rotateWebhookSecret":     adminOnly("200"),
-	"getNotificationSettings": signedIn("200"),
+	"listWebhookEndpoints":  adminOnly("200"),
+	"createWebhookEndpoint": adminOnly("201"),
+	"getWebhookEndpoint":    adminOnly("200"),
+	"updateWebhookEndpoint": adminOnly("200"),
+	"deleteWebhookEndpoint": adminOnly("204"),
+	"listWebhookDeliveries": adminOnly("200"),
+	"rotateWebhookSecret":   adminOnly("200"),
+	// The webhook tools: a test of the call's endpoint, a redelivery of a
+	// finished delivery of it.
+	"sendWebhookTest":          adminOnly("202"),
+	"redeliverWebhookDelivery": adminOnly("202"),
+	"getNotificationSettings":  signedIn("200"),
 	// Tokens are a session's to manage; the token revoked is Acme's
 	// author's, another user's is the 404 of an unknown one.
 	"listAccessTokens":  signedIn("200"),
@@ -142,6 +146,16 @@ var authzMatrix = map[string]map[caller]string{
 	"listOperatorTransfers":  signedIn("404 not_found"),
 	"getOperatorTransfer":    signedIn("404 not_found"),
 	"settleOperatorTransfer": signedIn("404 not_found"),
+	// The platform's webhooks are the operator API too.
+	"listPlatformWebhookEndpoints":     signedIn("404 not_found"),
+	"createPlatformWebhookEndpoint":    signedIn("404 not_found"),
+	"getPlatformWebhookEndpoint":       signedIn("404 not_found"),
+	"updatePlatformWebhookEndpoint":    signedIn("404 not_found"),
+	"deletePlatformWebhookEndpoint":    signedIn("404 not_found"),
+	"rotatePlatformWebhookSecret":      signedIn("404 not_found"),
+	"listPlatformWebhookDeliveries":    signedIn("404 not_found"),
+	"sendPlatformWebhookTest":          signedIn("404 not_found"),
+	"redeliverPlatformWebhookDelivery": signedIn("404 not_found"),
 }
 
 // uploaders is the row of an upload operation: authors and admins.
@@ -270,6 +284,13 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 	if strings.Contains(path, "/comments") {
 		commented, comment = d.commentFixture(t)
 	}
+	var hook, delivery uuid.UUID
+	if strings.Contains(path, "{deliveryId}") {
+		// A delivery must be of the call's endpoint, and finished (a
+		// redelivery makes it pending).
+		hook = d.env.DB.WebhookEndpoint(t, d.org)
+		delivery = finishedDelivery(t, d.env, hook, d.org)
+	}
 	path = pathParam.ReplaceAllStringFunc(path, func(p string) string {
 		switch p {
 		case "{organizationId}":
@@ -287,7 +308,12 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 			}
 			return d.deposit
 		case "{webhookId}":
+			if hook != uuid.Nil {
+				return hook.String()
+			}
 			return d.env.DB.WebhookEndpoint(t, d.org).String()
+		case "{deliveryId}":
+			return delivery.String()
 		case "{uploadId}":
 			return d.sentUpload(t)
 		case "{transferId}":
@@ -321,6 +347,8 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		"createUpload":                   map[string]any{"fileName": "m.png", "mimeType": "image/png", "sizeBytes": 100, "sha256": strings.Repeat("a", 64)},
 		"completeUpload":                 map[string]any{},
 		"createGuestSession":             map[string]string{"token": "not-a-share-token", "name": "Matrix guest", "email": "guest@brand.test"},
+		"createPlatformWebhookEndpoint":  map[string]any{"url": "https://hooks.example.test/platform", "eventTypes": []string{"deposit.*"}},
+		"updatePlatformWebhookEndpoint":  map[string]any{"enabled": false},
 		"createShare": map[string]any{"creativeIds": []uuid.UUID{d.env.DB.DraftCreative(t, d.org, d.users[acmeAuthor])},
 			"permission": "decide"},
 		"createAccessToken": map[string]any{"name": "matrix", "scopes": []string{"creatives:read"}},

@@ -30,6 +30,7 @@ import (
 	"creativeapi/internal/share"
 	"creativeapi/internal/store"
 	"creativeapi/internal/stream"
+	"creativeapi/internal/webhooks"
 )
 
 // Deps are what the HTTP layer is built from.
@@ -74,6 +75,8 @@ type Server struct {
 	// invitations seals a new share's token for its invitation emails
 	// (nil: email is off; docs/shares.md).
 	invitations *share.Sealer
+	// hooks queues the webhook tools' deliveries (test, redeliver).
+	hooks *webhooks.Tools
 }
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -97,6 +100,9 @@ func New(d Deps) (*echo.Echo, error) {
 		if srv.invitations, err = share.NewSealer(d.Config.UnsubscribeSecret); err != nil {
 			return nil, err
 		}
+	}
+	if srv.hooks, err = webhooks.NewTools(d.Store, d.Log); err != nil {
+		return nil, err
 	}
 	deprecated, err := deprecations(spec)
 	if err != nil {
