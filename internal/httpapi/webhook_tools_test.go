@@ -419,3 +419,29 @@ func TestPlatformWebhooks_EveryUsersDepositEventsReachAnOperatorsEndpoint(t *tes
 		t.Errorf("delete again: %d %s", r.Status, r.Body)
 	}
 }
+
+// TestWebhookToolsAndPlatformWebhooks_MalformedParametersAre422: the new
+// operations refuse a malformed id or limit with 422 naming it, before
+// anything is read (the operator's past the operator gate).
+func TestWebhookToolsAndPlatformWebhooks_MalformedParametersAre422(t *testing.T) {
+	t.Parallel()
+	d := newReviewDesk(t)
+	execDepositSQL(t, d.env, "UPDATE users SET operator = true WHERE id = $1", d.users["admin"])
+	admin := d.clients["admin"]
+	good := uuid.NewString()
+	for _, tc := range []struct{ method, path string }{
+		{http.MethodPost, webhooksURL(d.org) + "/not-a-uuid/test"},
+		{http.MethodPost, webhooksURL(d.org) + "/" + good + "/deliveries/not-a-uuid/redeliver"},
+		{http.MethodGet, platformWebhooks + "?limit=0"},
+		{http.MethodGet, platformWebhooks + "/not-a-uuid"},
+		{http.MethodDelete, platformWebhooks + "/not-a-uuid"},
+		{http.MethodGet, platformWebhooks + "/not-a-uuid/deliveries"},
+		{http.MethodPost, platformWebhooks + "/not-a-uuid/rotate-secret"},
+		{http.MethodPost, platformWebhooks + "/not-a-uuid/test"},
+		{http.MethodPost, platformWebhooks + "/" + good + "/deliveries/not-a-uuid/redeliver"},
+	} {
+		if r := admin.Do(tc.method, tc.path, nil); r.Status != http.StatusUnprocessableEntity {
+			t.Errorf("%s %s: %d %s; want 422", tc.method, tc.path, r.Status, r.Body)
+		}
+	}
+}
