@@ -118,10 +118,14 @@ type Event struct {
 }
 
 // Payload is the body of an event, as webhooks post it and streams send it.
+// UserID names the user an event belongs to (a deposit's owner): the
+// platform's webhooks receive every user's deposit events and must tell
+// whose they are.
 type Payload struct {
-	Type      Type      `json:"type"`
-	Timestamp time.Time `json:"timestamp"`
-	Data      any       `json:"data"`
+	Type      Type       `json:"type"`
+	Timestamp time.Time  `json:"timestamp"`
+	UserID    *uuid.UUID `json:"userId,omitempty"`
+	Data      any        `json:"data"`
 }
 
 // Write writes evs to the outbox with one statement on q, which must be the
@@ -140,7 +144,11 @@ func Write(ctx context.Context, q *db.Queries, evs ...Event) error {
 		if (e.OrganizationID == uuid.Nil) == (e.UserID == uuid.Nil) {
 			return fmt.Errorf("events: %s needs an organization or a user, not both", e.Type)
 		}
-		body, err := json.Marshal(Payload{Type: e.Type, Timestamp: e.Timestamp.UTC(), Data: e.Data})
+		payload := Payload{Type: e.Type, Timestamp: e.Timestamp.UTC(), Data: e.Data}
+		if e.UserID != uuid.Nil {
+			payload.UserID = &e.UserID
+		}
+		body, err := json.Marshal(payload)
 		if err != nil {
 			return fmt.Errorf("events: encode %s: %w", e.Type, err)
 		}

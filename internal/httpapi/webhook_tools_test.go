@@ -304,7 +304,7 @@ func TestPlatformWebhooks_EveryUsersDepositEventsReachAnOperatorsEndpoint(t *tes
 	d.createWebhook(t, orgURL, "creative.approved")
 
 	// A user of no organization cancels a deposit.
-	payer, _ := d.env.SignedIn(t, "Paula Payer")
+	payer, payerID := d.env.SignedIn(t, "Paula Payer")
 	r := payer.Do(http.MethodPost, depositsPath, depositBody("25000000"))
 	if r.Status != http.StatusCreated {
 		t.Fatalf("deposit: %d %s", r.Status, r.Body)
@@ -324,14 +324,22 @@ func TestPlatformWebhooks_EveryUsersDepositEventsReachAnOperatorsEndpoint(t *tes
 	publish()
 
 	var types []string
+	owners := map[string]uuid.UUID{}
 	for range 2 {
 		g := nextRequest(t, all)
 		verify(t, every.Secret, g)
-		var p struct{ Type string }
+		var p struct {
+			Type   string
+			UserID uuid.UUID `json:"userId"`
+		}
 		if err := json.Unmarshal(g.body, &p); err != nil {
 			t.Fatal(err)
 		}
 		types = append(types, p.Type)
+		owners[p.Type] = p.UserID
+	}
+	if owners["deposit.cancelled"] != payerID || owners["deposit.top_up_requested"] != d.users["author"] {
+		t.Errorf("owners %v; want the payer %s and the author %s named by userId", owners, payerID, d.users["author"])
 	}
 	slices.Sort(types)
 	if !slices.Equal(types, []string{"deposit.cancelled", "deposit.top_up_requested"}) {

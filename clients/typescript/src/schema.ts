@@ -2625,6 +2625,14 @@ export interface components {
              * @description When the change happened.
              */
             timestamp: string;
+            /**
+             * Format: uuid
+             * @description The deposit's owner. A stream's deposit events are all its own
+             *     user's; the platform's webhooks (`createPlatformWebhookEndpoint`)
+             *     receive every user's and tell them apart by it. Absent from
+             *     events written before it was added.
+             */
+            userId?: string;
             data: components["schemas"]["AccountDeposit"];
         };
         /**
