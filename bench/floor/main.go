@@ -385,10 +385,15 @@ func (f *floor) createDeposit(w http.ResponseWriter, r *http.Request) {
 			reviewReason                        *string
 			reviewReceived                      *int64
 			reviewOpenedAt, cancelledAt         *time.Time
+			topUpOf                             pgtype.UUID
+			topUpAmount                         *int64
+			topUpExpiresAt, refundedAt          *time.Time
+			refundAddress, refundTxID           *string
 		}
 		if err := br.QueryRow().Scan(&d.id, &d.user, &d.network, &d.address, &d.currency, &d.base, &d.suffix, &d.requested,
 			&d.credited, &d.confirmations, &d.required, &d.status, &d.reserved, &d.reservedUntil, &d.txID, &d.review,
-			&d.createdAt, &d.expiresAt, &d.reviewReason, &d.reviewReceived, &d.reviewOpenedAt, &d.cancelledAt); err != nil {
+			&d.createdAt, &d.expiresAt, &d.reviewReason, &d.reviewReceived, &d.reviewOpenedAt, &d.cancelledAt,
+			&d.topUpOf, &d.topUpAmount, &d.topUpExpiresAt, &d.refundAddress, &d.refundTxID, &d.refundedAt); err != nil {
 			br.Close()
 			return err // a taken suffix (no row) is an error here: rare, and counted
 		}
