@@ -2523,6 +2523,9 @@ type CreativeConflict = Problem
 // CsrfFailed An error (RFC 9457 Problem Details, served as `application/json`).
 type CsrfFailed = Problem
 
+// GuestUnauthenticated An error (RFC 9457 Problem Details, served as `application/json`).
+type GuestUnauthenticated = Problem
+
 // HeadersTooLarge An error (RFC 9457 Problem Details, served as `application/json`).
 type HeadersTooLarge = Problem
 
@@ -2570,6 +2573,15 @@ type UnsupportedMediaType = Problem
 
 // UploadForbidden An error (RFC 9457 Problem Details, served as `application/json`).
 type UploadForbidden = Problem
+
+// ListGuestCreativesParams defines parameters for ListGuestCreatives.
+type ListGuestCreativesParams struct {
+	// Limit The page size (send it once).
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page, as it came (send it once).
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
 
 // ListAccountDepositsParams defines parameters for ListAccountDeposits.
 type ListAccountDepositsParams struct {
@@ -2898,6 +2910,12 @@ type ServerInterface interface {
 	// SignOut Sign out
 	// (POST /api/v1/auth/sign-out)
 	SignOut(ctx echo.Context) error
+	// ListGuestCreatives List the creatives a share shows its guest
+	// (GET /api/v1/guest/creatives)
+	ListGuestCreatives(ctx echo.Context, params ListGuestCreativesParams) error
+	// GetGuestCreative Get one creative of the guest's share
+	// (GET /api/v1/guest/creatives/{creativeId})
+	GetGuestCreative(ctx echo.Context, creativeId CreativeId) error
 	// CreateGuestSession Open a share as a guest
 	// (POST /api/v1/guest/sessions)
 	CreateGuestSession(ctx echo.Context) error
@@ -3082,6 +3100,47 @@ func (w *ServerInterfaceWrapper) SignOut(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.SignOut(ctx)
+	return err
+}
+
+// ListGuestCreatives converts echo context to params.
+func (w *ServerInterfaceWrapper) ListGuestCreatives(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListGuestCreativesParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListGuestCreatives(ctx, params)
+	return err
+}
+
+// GetGuestCreative converts echo context to params.
+func (w *ServerInterfaceWrapper) GetGuestCreative(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "creativeId" -------------
+	var creativeId CreativeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "creativeId", ctx.Param("creativeId"), &creativeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter creativeId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetGuestCreative(ctx, creativeId)
 	return err
 }
 
@@ -4608,6 +4667,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/api/v1/organizations/:organizationId/shares/:shareId", wrapper.RevokeShare, options.OperationMiddlewares["revokeShare"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/shares/:shareId", wrapper.GetShare, options.OperationMiddlewares["getShare"]...)
 	router.POST(options.BaseURL+"/api/v1/guest/sessions", wrapper.CreateGuestSession, options.OperationMiddlewares["createGuestSession"]...)
+	router.GET(options.BaseURL+"/api/v1/guest/creatives", wrapper.ListGuestCreatives, options.OperationMiddlewares["listGuestCreatives"]...)
+	router.GET(options.BaseURL+"/api/v1/guest/creatives/:creativeId", wrapper.GetGuestCreative, options.OperationMiddlewares["getGuestCreative"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/uploads", wrapper.CreateUpload, options.OperationMiddlewares["createUpload"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/uploads/:uploadId", wrapper.GetUpload, options.OperationMiddlewares["getUpload"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/uploads/:uploadId/complete", wrapper.CompleteUpload, options.OperationMiddlewares["completeUpload"]...)
@@ -4652,6 +4713,8 @@ type CommentConflictJSONResponse Problem
 type CreativeConflictJSONResponse Problem
 
 type CsrfFailedJSONResponse Problem
+
+type GuestUnauthenticatedJSONResponse Problem
 
 type HeadersTooLargeJSONResponse Problem
 
@@ -5089,6 +5152,260 @@ func (response SignOut500JSONResponse) VisitSignOutResponse(w http.ResponseWrite
 type SignOut503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response SignOut503JSONResponse) VisitSignOutResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuestCreativesRequestObject struct {
+	Params ListGuestCreativesParams
+}
+
+type ListGuestCreativesResponseObject interface {
+	VisitListGuestCreativesResponse(w http.ResponseWriter) error
+}
+
+type ListGuestCreatives200JSONResponse CreativeList
+
+func (response ListGuestCreatives200JSONResponse) VisitListGuestCreativesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuestCreatives401JSONResponse struct {
+	GuestUnauthenticatedJSONResponse
+}
+
+func (response ListGuestCreatives401JSONResponse) VisitListGuestCreativesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuestCreatives422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response ListGuestCreatives422JSONResponse) VisitListGuestCreativesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuestCreatives429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response ListGuestCreatives429JSONResponse) VisitListGuestCreativesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuestCreatives431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ListGuestCreatives431JSONResponse) VisitListGuestCreativesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuestCreatives500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListGuestCreatives500JSONResponse) VisitListGuestCreativesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuestCreatives503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListGuestCreatives503JSONResponse) VisitListGuestCreativesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestCreativeRequestObject struct {
+	CreativeId CreativeId `json:"creativeId"`
+}
+
+type GetGuestCreativeResponseObject interface {
+	VisitGetGuestCreativeResponse(w http.ResponseWriter) error
+}
+
+type GetGuestCreative200JSONResponse CreativeDetail
+
+func (response GetGuestCreative200JSONResponse) VisitGetGuestCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestCreative401JSONResponse struct {
+	GuestUnauthenticatedJSONResponse
+}
+
+func (response GetGuestCreative401JSONResponse) VisitGetGuestCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestCreative404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetGuestCreative404JSONResponse) VisitGetGuestCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestCreative422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response GetGuestCreative422JSONResponse) VisitGetGuestCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestCreative429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response GetGuestCreative429JSONResponse) VisitGetGuestCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestCreative431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetGuestCreative431JSONResponse) VisitGetGuestCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestCreative500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetGuestCreative500JSONResponse) VisitGetGuestCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestCreative503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetGuestCreative503JSONResponse) VisitGetGuestCreativeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -14118,6 +14435,12 @@ type StrictServerInterface interface {
 	// SignOut Sign out
 	// (POST /api/v1/auth/sign-out)
 	SignOut(ctx context.Context, request SignOutRequestObject) (SignOutResponseObject, error)
+	// ListGuestCreatives List the creatives a share shows its guest
+	// (GET /api/v1/guest/creatives)
+	ListGuestCreatives(ctx context.Context, request ListGuestCreativesRequestObject) (ListGuestCreativesResponseObject, error)
+	// GetGuestCreative Get one creative of the guest's share
+	// (GET /api/v1/guest/creatives/{creativeId})
+	GetGuestCreative(ctx context.Context, request GetGuestCreativeRequestObject) (GetGuestCreativeResponseObject, error)
 	// CreateGuestSession Open a share as a guest
 	// (POST /api/v1/guest/sessions)
 	CreateGuestSession(ctx context.Context, request CreateGuestSessionRequestObject) (CreateGuestSessionResponseObject, error)
@@ -14371,6 +14694,56 @@ func (sh *strictHandler) SignOut(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(SignOutResponseObject); ok {
 		return validResponse.VisitSignOutResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListGuestCreatives operation middleware
+func (sh *strictHandler) ListGuestCreatives(ctx echo.Context, params ListGuestCreativesParams) error {
+	var request ListGuestCreativesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListGuestCreatives(ctx.Request().Context(), request.(ListGuestCreativesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListGuestCreatives")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListGuestCreativesResponseObject); ok {
+		return validResponse.VisitListGuestCreativesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetGuestCreative operation middleware
+func (sh *strictHandler) GetGuestCreative(ctx echo.Context, creativeId CreativeId) error {
+	var request GetGuestCreativeRequestObject
+
+	request.CreativeId = creativeId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetGuestCreative(ctx.Request().Context(), request.(GetGuestCreativeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetGuestCreative")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetGuestCreativeResponseObject); ok {
+		return validResponse.VisitGetGuestCreativeResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"creativeapi/gen/api"
 	"creativeapi/internal/auth"
+	"creativeapi/internal/creative"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/requestctx"
 )
@@ -42,4 +43,34 @@ func (s *Server) CreateGuestSession(ctx context.Context, r api.CreateGuestSessio
 		},
 		Headers: api.CreateGuestSession201ResponseHeaders{SetCookie: &cookie},
 	}, nil
+}
+
+// guestOf is the guest of a guest operation's request: the gate let
+// nobody else through (docs/shares.md).
+func guestOf(ctx context.Context) creative.Guest {
+	caller, _ := requestctx.CallerFrom(ctx)
+	return creative.Guest{ID: caller.Guest.ID, ShareID: caller.Guest.ShareID, OrganizationID: caller.Guest.OrganizationID,
+		Email: caller.Email, Permission: caller.Guest.Permission}
+}
+
+// ListGuestCreatives answers one page of the guest's share's creatives.
+func (s *Server) ListGuestCreatives(ctx context.Context, r api.ListGuestCreativesRequestObject) (api.ListGuestCreativesResponseObject, error) {
+	size, after, err := page(guestCreativeCursor, r.Params.Limit, r.Params.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	p, err := creative.GuestList(ctx, s.store.Q, guestOf(ctx), int32(after), size)
+	if err != nil {
+		return nil, creativeProblem(err)
+	}
+	return creativePageOK(p.Items, nextCursor(guestCreativeCursor, int64(p.Next))), nil
+}
+
+// GetGuestCreative answers one creative of the guest's share.
+func (s *Server) GetGuestCreative(ctx context.Context, r api.GetGuestCreativeRequestObject) (api.GetGuestCreativeResponseObject, error) {
+	c, err := creative.GuestGet(ctx, s.store.Q, guestOf(ctx), r.CreativeId)
+	if err != nil {
+		return nil, creativeProblem(err)
+	}
+	return creativeOK(&c.Detail), nil
 }

@@ -1107,6 +1107,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/guest/creatives": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the creatives a share shows its guest
+         * @description Operation `listGuestCreatives` (the TypeScript client's function of that name).
+         *
+         *     The creatives of the guest's share, in the order the share lists
+         *     them, as `CreativeDetail` with the guest's `availableActions`
+         *     (`approve` and `request_changes` for a `decide` guest who may decide
+         *     now; none otherwise) and `permissions` all false. Page with `limit`
+         *     and `cursor`.
+         *
+         *     Who: a guest session (`POST /api/v1/guest/sessions`) only; a user
+         *     session or a token is 401 here, and a guest session is 401 on every
+         *     path outside `/api/v1/guest/`.
+         */
+        get: operations["listGuestCreatives"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/guest/creatives/{creativeId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one creative of the guest's share
+         * @description Operation `getGuestCreative` (the TypeScript client's function of that name).
+         *
+         *     One creative of the guest's share with the guest's
+         *     `availableActions`. A creative the share does not hold is 404, the
+         *     same answer as one that does not exist.
+         */
+        get: operations["getGuestCreative"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizations/{organizationId}/uploads": {
         parameters: {
             query?: never;
@@ -3197,6 +3251,29 @@ export interface components {
                  *       "status": 400,
                  *       "code": "malformed_json",
                  *       "detail": "The request body is not valid JSON.",
+                 *       "traceId": "4bf92f3577b34da6a3ce929d0e0e4736"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description `unauthenticated`: no live guest session: none was sent, or its
+         *     share was revoked or expired (open the link again), or the request
+         *     came with a user session or a token, which do not open guest paths.
+         */
+        GuestUnauthenticated: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:8080/problems/unauthenticated",
+                 *       "title": "Unauthenticated",
+                 *       "status": 401,
+                 *       "code": "unauthenticated",
+                 *       "detail": "Open the share's link to continue.",
                  *       "traceId": "4bf92f3577b34da6a3ce929d0e0e4736"
                  *     }
                  */
@@ -5644,6 +5721,70 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listGuestCreatives: {
+        parameters: {
+            query?: {
+                /** @description The page size (send it once). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page, as it came (send it once). */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the shared creatives. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreativeList"];
+                };
+            };
+            401: components["responses"]["GuestUnauthenticated"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getGuestCreative: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The creative id.
+                 * @example 3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69
+                 */
+                creativeId: components["parameters"]["CreativeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The creative. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreativeDetail"];
+                };
+            };
+            401: components["responses"]["GuestUnauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
