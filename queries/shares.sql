@@ -139,3 +139,6 @@ LEFT JOIN tasks tk ON tk.id = c.task_id
 WHERE sc.share_id = @share_id AND sc.position > @after_position
 ORDER BY sc.position
 LIMIT @row_limit;
+
+-- name: ShareHoldsCreative :one
+SELECT EXISTS (SELECT 1 FROM share_creatives WHERE share_id = @share_id AND creative_id = @creative_id);

@@ -249,8 +249,8 @@ type ShareCreativePageRow struct {
 }
 
 // ShareCreativePage pages a share's creatives in the order the share
-// lists them, after the position given (at most 50: the primary key's
-// index serves it).
+// lists them, after the position given: a share holds at most 50, which
+// the primary key's index finds and the sort orders.
 func (q *Queries) ShareCreativePage(ctx context.Context, arg ShareCreativePageParams) ([]ShareCreativePageRow, error) {
 	rows, err := q.db.Query(ctx, shareCreativePage, arg.ShareID, arg.AfterPosition, arg.RowLimit)
 	if err != nil {
@@ -422,6 +422,22 @@ func (q *Queries) ShareGetByTokenHash(ctx context.Context, tokenHash []byte) (Sh
 		&i.OrganizationName,
 	)
 	return i, err
+}
+
+const shareHoldsCreative = `-- name: ShareHoldsCreative :one
+SELECT EXISTS (SELECT 1 FROM share_creatives WHERE share_id = $1 AND creative_id = $2)
+`
+
+type ShareHoldsCreativeParams struct {
+	ShareID    uuid.UUID
+	CreativeID uuid.UUID
+}
+
+func (q *Queries) ShareHoldsCreative(ctx context.Context, arg ShareHoldsCreativeParams) (bool, error) {
+	row := q.db.QueryRow(ctx, shareHoldsCreative, arg.ShareID, arg.CreativeID)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
 }
 
 const shareInvitationSeen = `-- name: ShareInvitationSeen :exec

@@ -176,6 +176,11 @@ func details(ctx context.Context, q *db.Queries, rows []row, who review.Caller) 
 	if err != nil {
 		return nil, err
 	}
+	if who.Role.IsGuest() {
+		if err := leaveOutInternal(ctx, q, ids, versions); err != nil {
+			return nil, err
+		}
+	}
 	// Only creatives with a review plan cost this query.
 	plans, err := readPlans(ctx, q, rows)
 	if err != nil {
@@ -224,6 +229,26 @@ func readVersions(ctx context.Context, q *db.Queries, ids []uuid.UUID) (map[uuid
 		}
 	}
 	return out, nil
+}
+
+// leaveOutInternal takes the open internal comments out of the counts
+// of versions, for a guest, who never sees one (docs/shares.md): a
+// member's read costs nothing for them.
+func leaveOutInternal(ctx context.Context, q *db.Queries, ids []uuid.UUID, versions map[uuid.UUID]*VersionDetail) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err := q.CommentOpenInternalCounts(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if v, ok := versions[r.VersionID]; ok {
+			v.openComments -= int(r.OpenComments)
+			v.openThreads -= int(r.OpenThreads)
+		}
+	}
+	return nil
 }
 
 func versionOf(id *uuid.UUID, versions map[uuid.UUID]*VersionDetail) (*VersionDetail, error) {

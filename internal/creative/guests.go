@@ -63,3 +63,37 @@ func GuestList(ctx context.Context, q *db.Queries, g Guest, after int32, limit i
 	}
 	return p, nil
 }
+
+// MayGuestComment refuses g unless their share holds the creative id
+// (404) and lets them comment (403): the replay check of a guest's
+// comment.
+func MayGuestComment(ctx context.Context, q *db.Queries, g Guest, id uuid.UUID) error {
+	if err := guestHolds(ctx, q, g, id); err != nil {
+		return err
+	}
+	return review.AuthorizeComment(review.Creative{}, g.caller(), uuid.Nil, review.ActionComment)
+}
+
+// MayGuestDecide refuses g unless their share holds the creative id (404)
+// and lets them decide (403): the replay check of a guest's decision.
+func MayGuestDecide(ctx context.Context, q *db.Queries, g Guest, id uuid.UUID, a review.Action) error {
+	if err := guestHolds(ctx, q, g, id); err != nil {
+		return err
+	}
+	if g.caller().Role != review.RoleGuestDecide || (a != review.ActionApprove && a != review.ActionRequestChanges) {
+		return review.Authorize(review.Creative{}, g.caller(), a)
+	}
+	return nil
+}
+
+// guestHolds is ErrCreativeNotVisible unless g's share holds creative id.
+func guestHolds(ctx context.Context, q *db.Queries, g Guest, id uuid.UUID) error {
+	holds, err := q.ShareHoldsCreative(ctx, db.ShareHoldsCreativeParams{ShareID: g.ShareID, CreativeID: id})
+	switch {
+	case err != nil:
+		return err
+	case !holds:
+		return ErrCreativeNotVisible
+	}
+	return nil
+}

@@ -153,8 +153,16 @@ var authzMatrix = map[string]map[caller]string{
 	"settleOperatorTransfer": signedIn("404 not_found"),
 	// The guest paths: a live guest session of a share holding the
 	// cell's creative, nobody else.
-	"listGuestCreatives": guestsOnly("200", "200", "200"),
-	"getGuestCreative":   guestsOnly("200", "200", "200"),
+	"listGuestCreatives":         guestsOnly("200", "200", "200"),
+	"getGuestCreative":           guestsOnly("200", "200", "200"),
+	"listGuestCreativeComments":  guestsOnly("200", "200", "200"),
+	"createGuestCreativeComment": guestsOnly("403 action_forbidden", "201", "201"),
+	// The comment is Acme's reviewer's: no guest's to change (their own:
+	// guest_review_test.go).
+	"updateGuestCreativeComment": guestsOnly("403 action_forbidden", "403 action_forbidden", "403 action_forbidden"),
+	// The matrix's creative is a draft: a decide guest may decide, but
+	// not now.
+	"executeGuestCreativeAction": guestsOnly("403 action_forbidden", "403 action_forbidden", "409 invalid_transition"),
 }
 
 // membersOnly completes the row of an operation of members (every one
@@ -362,20 +370,23 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		t.Fatalf("%s: the matrix knows no value for %v", operationID, bad)
 	}
 	bodies := map[string]any{
-		"signIn":                map[string]string{"email": d.emails[acmeAuthor], "password": testenv.Password},
-		"executeCreativeAction": map[string]string{"action": "submit"},
-		"createAccountDeposit":  depositBody("25000000"),
-		"claimAccountDeposit":   map[string]string{"transactionId": strings.Repeat("ab", 32)},
-		"createCreative":        map[string]string{"title": "Matrix creative", "type": "static", "aspectRatio": "1:1", "geo": "DE", "language": "de"},
-		"updateCreative":        map[string]string{"title": "Renamed in the matrix"},
-		"addCreativeVersion":    map[string]any{"assets": []any{pngAsset("matrix.png")}},
-		"createWebhookEndpoint": map[string]any{"url": "https://hooks.example.test/matrix", "eventTypes": []string{"creative.approved"}},
-		"updateWebhookEndpoint": map[string]any{"enabled": false},
-		"createCreativeComment": map[string]string{"body": "Matrix remark"},
-		"updateCreativeComment": map[string]bool{"resolved": true},
-		"createUpload":          map[string]any{"fileName": "m.png", "mimeType": "image/png", "sizeBytes": 100, "sha256": strings.Repeat("a", 64)},
-		"completeUpload":        map[string]any{},
-		"createGuestSession":    map[string]string{"token": "not-a-share-token", "name": "Matrix guest", "email": "guest@brand.test"},
+		"signIn":                     map[string]string{"email": d.emails[acmeAuthor], "password": testenv.Password},
+		"executeCreativeAction":      map[string]string{"action": "submit"},
+		"createAccountDeposit":       depositBody("25000000"),
+		"claimAccountDeposit":        map[string]string{"transactionId": strings.Repeat("ab", 32)},
+		"createCreative":             map[string]string{"title": "Matrix creative", "type": "static", "aspectRatio": "1:1", "geo": "DE", "language": "de"},
+		"updateCreative":             map[string]string{"title": "Renamed in the matrix"},
+		"addCreativeVersion":         map[string]any{"assets": []any{pngAsset("matrix.png")}},
+		"createWebhookEndpoint":      map[string]any{"url": "https://hooks.example.test/matrix", "eventTypes": []string{"creative.approved"}},
+		"updateWebhookEndpoint":      map[string]any{"enabled": false},
+		"createCreativeComment":      map[string]string{"body": "Matrix remark"},
+		"updateCreativeComment":      map[string]bool{"resolved": true},
+		"createUpload":               map[string]any{"fileName": "m.png", "mimeType": "image/png", "sizeBytes": 100, "sha256": strings.Repeat("a", 64)},
+		"completeUpload":             map[string]any{},
+		"createGuestCreativeComment": map[string]string{"body": "Guest remark"},
+		"updateGuestCreativeComment": map[string]bool{"resolved": true},
+		"executeGuestCreativeAction": map[string]string{"action": "approve"},
+		"createGuestSession":         map[string]string{"token": "not-a-share-token", "name": "Matrix guest", "email": "guest@brand.test"},
 		"createShare": map[string]any{"creativeIds": []uuid.UUID{d.env.DB.DraftCreative(t, d.org, d.users[acmeAuthor])},
 			"permission": "decide"},
 		"createAccessToken": map[string]any{"name": "matrix", "scopes": []string{"creatives:read"}},

@@ -63,18 +63,21 @@ const (
 // here, and command refuses a handler that passes no check where its
 // rule asks for one.
 var replayRules = map[string]replayRule{
-	"addCreativeVersion":     replayWhileAllowed,
-	"claimAccountDeposit":    replayToOwner,
-	"completeUpload":         replayWhileAllowed,
-	"createAccountDeposit":   replayToOwner,
-	"createCreative":         replayWhileAllowed,
-	"createCreativeComment":  replayWhileAllowed,
-	"createShare":            replayWhileAllowed,
-	"createUpload":           replayWhileAllowed,
-	"createWebhookEndpoint":  replayWhileAllowed,
-	"executeCreativeAction":  replayWhileAllowed,
-	"putCreativeReviewPlan":  replayWhileAllowed,
-	"settleOperatorTransfer": replayWhileAllowed,
+	"addCreativeVersion":    replayWhileAllowed,
+	"claimAccountDeposit":   replayToOwner,
+	"completeUpload":        replayWhileAllowed,
+	"createAccountDeposit":  replayToOwner,
+	"createCreative":        replayWhileAllowed,
+	"createCreativeComment": replayWhileAllowed,
+	"createShare":           replayWhileAllowed,
+	"createUpload":          replayWhileAllowed,
+	// A guest's: only while their share (never widened) still lets them.
+	"createGuestCreativeComment": replayWhileAllowed,
+	"executeGuestCreativeAction": replayWhileAllowed,
+	"createWebhookEndpoint":      replayWhileAllowed,
+	"executeCreativeAction":      replayWhileAllowed,
+	"putCreativeReviewPlan":      replayWhileAllowed,
+	"settleOperatorTransfer":     replayWhileAllowed,
 }
 
 // checkReplayRules fails when the keyed operations of the spec and
@@ -183,3 +186,9 @@ func (r rawJSON) VisitCreateShareResponse(w http.ResponseWriter) error          
 func (r rawJSON) VisitClaimAccountDepositResponse(w http.ResponseWriter) error   { return r.write(w) }
 func (r rawJSON) VisitListGuestCreativesResponse(w http.ResponseWriter) error    { return r.write(w) }
 func (r rawJSON) VisitGetGuestCreativeResponse(w http.ResponseWriter) error      { return r.write(w) }
+func (r rawJSON) VisitCreateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+func (r rawJSON) VisitExecuteGuestCreativeActionResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"creativeapi/internal/ratelimit"
 	"creativeapi/internal/testenv"
 )
@@ -38,6 +40,7 @@ func TestEveryOperationAnswers429OverItsCallersBudget(t *testing.T) {
 	c.Do("POST", "/api/v1/me/balance/deposits", map[string]any{})
 	c.Do("POST", "/api/v1/auth/sign-in", map[string]any{"email": "nobody@example.test", "password": "not-the-password"})
 	c.Do("GET", "/api/v1/guest/creatives", nil) // the guest's own budget
+	c.Do("POST", "/api/v1/guest/creatives/"+uuid.NewString()+"/actions", map[string]any{})
 	for _, call := range specCalls(t) {
 		if !call.declares[http.StatusTooManyRequests] {
 			continue // outside /api/ (health, readiness, the JWKS): no budget
