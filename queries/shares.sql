@@ -142,3 +142,13 @@ LIMIT @row_limit;
 
 -- name: ShareHoldsCreative :one
 SELECT EXISTS (SELECT 1 FROM share_creatives WHERE share_id = @share_id AND creative_id = @creative_id);
+
+-- name: ShareHoldsAsset :one
+-- ShareHoldsAsset reports whether an asset is a file of a version of a
+-- creative the share holds.
+SELECT EXISTS (
+    SELECT 1 FROM share_creatives sc
+    JOIN creative_versions v ON v.creative_id = sc.creative_id
+    JOIN assets a ON a.version_id = v.id
+    WHERE sc.share_id = @share_id AND a.id = @asset_id
+);

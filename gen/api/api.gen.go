@@ -3065,6 +3065,9 @@ type ServerInterface interface {
 	// SignOut Sign out
 	// (POST /api/v1/auth/sign-out)
 	SignOut(ctx echo.Context) error
+	// GetGuestAssetContent Download a file of a shared creative
+	// (GET /api/v1/guest/assets/{assetId}/content)
+	GetGuestAssetContent(ctx echo.Context, assetId AssetId) error
 	// ListGuestCreatives List the creatives a share shows its guest
 	// (GET /api/v1/guest/creatives)
 	ListGuestCreatives(ctx echo.Context, params ListGuestCreativesParams) error
@@ -3267,6 +3270,22 @@ func (w *ServerInterfaceWrapper) SignOut(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.SignOut(ctx)
+	return err
+}
+
+// GetGuestAssetContent converts echo context to params.
+func (w *ServerInterfaceWrapper) GetGuestAssetContent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "assetId" -------------
+	var assetId AssetId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "assetId", ctx.Param("assetId"), &assetId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter assetId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetGuestAssetContent(ctx, assetId)
 	return err
 }
 
@@ -4982,6 +5001,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/guest/creatives/:creativeId/comments", wrapper.CreateGuestCreativeComment, options.OperationMiddlewares["createGuestCreativeComment"]...)
 	router.PATCH(options.BaseURL+"/api/v1/guest/creatives/:creativeId/comments/:commentId", wrapper.UpdateGuestCreativeComment, options.OperationMiddlewares["updateGuestCreativeComment"]...)
 	router.POST(options.BaseURL+"/api/v1/guest/creatives/:creativeId/actions", wrapper.ExecuteGuestCreativeAction, options.OperationMiddlewares["executeGuestCreativeAction"]...)
+	router.GET(options.BaseURL+"/api/v1/guest/assets/:assetId/content", wrapper.GetGuestAssetContent, options.OperationMiddlewares["getGuestAssetContent"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/uploads", wrapper.CreateUpload, options.OperationMiddlewares["createUpload"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/uploads/:uploadId", wrapper.GetUpload, options.OperationMiddlewares["getUpload"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/uploads/:uploadId/complete", wrapper.CompleteUpload, options.OperationMiddlewares["completeUpload"]...)
@@ -5482,6 +5502,147 @@ func (response SignOut500JSONResponse) VisitSignOutResponse(w http.ResponseWrite
 type SignOut503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response SignOut503JSONResponse) VisitSignOutResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestAssetContentRequestObject struct {
+	AssetId AssetId `json:"assetId"`
+}
+
+type GetGuestAssetContentResponseObject interface {
+	VisitGetGuestAssetContentResponse(w http.ResponseWriter) error
+}
+
+type GetGuestAssetContent302ResponseHeaders struct {
+	CacheControl *string
+	Location     *string
+}
+
+type GetGuestAssetContent302Response struct {
+	Headers GetGuestAssetContent302ResponseHeaders
+}
+
+func (response GetGuestAssetContent302Response) VisitGetGuestAssetContentResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(302)
+	return nil
+}
+
+type GetGuestAssetContent401JSONResponse struct {
+	GuestUnauthenticatedJSONResponse
+}
+
+func (response GetGuestAssetContent401JSONResponse) VisitGetGuestAssetContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestAssetContent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetGuestAssetContent404JSONResponse) VisitGetGuestAssetContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestAssetContent422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response GetGuestAssetContent422JSONResponse) VisitGetGuestAssetContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestAssetContent429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response GetGuestAssetContent429JSONResponse) VisitGetGuestAssetContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestAssetContent431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetGuestAssetContent431JSONResponse) VisitGetGuestAssetContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestAssetContent500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetGuestAssetContent500JSONResponse) VisitGetGuestAssetContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestAssetContent503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetGuestAssetContent503JSONResponse) VisitGetGuestAssetContentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -15585,6 +15746,9 @@ type StrictServerInterface interface {
 	// SignOut Sign out
 	// (POST /api/v1/auth/sign-out)
 	SignOut(ctx context.Context, request SignOutRequestObject) (SignOutResponseObject, error)
+	// GetGuestAssetContent Download a file of a shared creative
+	// (GET /api/v1/guest/assets/{assetId}/content)
+	GetGuestAssetContent(ctx context.Context, request GetGuestAssetContentRequestObject) (GetGuestAssetContentResponseObject, error)
 	// ListGuestCreatives List the creatives a share shows its guest
 	// (GET /api/v1/guest/creatives)
 	ListGuestCreatives(ctx context.Context, request ListGuestCreativesRequestObject) (ListGuestCreativesResponseObject, error)
@@ -15856,6 +16020,31 @@ func (sh *strictHandler) SignOut(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(SignOutResponseObject); ok {
 		return validResponse.VisitSignOutResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetGuestAssetContent operation middleware
+func (sh *strictHandler) GetGuestAssetContent(ctx echo.Context, assetId AssetId) error {
+	var request GetGuestAssetContentRequestObject
+
+	request.AssetId = assetId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetGuestAssetContent(ctx.Request().Context(), request.(GetGuestAssetContentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetGuestAssetContent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetGuestAssetContentResponseObject); ok {
+		return validResponse.VisitGetGuestAssetContentResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -424,6 +424,29 @@ func (q *Queries) ShareGetByTokenHash(ctx context.Context, tokenHash []byte) (Sh
 	return i, err
 }
 
+const shareHoldsAsset = `-- name: ShareHoldsAsset :one
+SELECT EXISTS (
+    SELECT 1 FROM share_creatives sc
+    JOIN creative_versions v ON v.creative_id = sc.creative_id
+    JOIN assets a ON a.version_id = v.id
+    WHERE sc.share_id = $1 AND a.id = $2
+)
+`
+
+type ShareHoldsAssetParams struct {
+	ShareID uuid.UUID
+	AssetID uuid.UUID
+}
+
+// ShareHoldsAsset reports whether an asset is a file of a version of a
+// creative the share holds.
+func (q *Queries) ShareHoldsAsset(ctx context.Context, arg ShareHoldsAssetParams) (bool, error) {
+	row := q.db.QueryRow(ctx, shareHoldsAsset, arg.ShareID, arg.AssetID)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
+}
+
 const shareHoldsCreative = `-- name: ShareHoldsCreative :one
 SELECT EXISTS (SELECT 1 FROM share_creatives WHERE share_id = $1 AND creative_id = $2)
 `

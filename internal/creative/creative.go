@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -22,6 +23,7 @@ import (
 	"creativeapi/internal/problem"
 	"creativeapi/internal/review"
 	"creativeapi/internal/store"
+	"creativeapi/internal/upload"
 )
 
 // ErrCreativeNotVisible is the refusal of a creative the caller may not
@@ -180,6 +182,7 @@ func details(ctx context.Context, q *db.Queries, rows []row, who review.Caller) 
 		if err := leaveOutInternal(ctx, q, ids, versions); err != nil {
 			return nil, err
 		}
+		guestURLs(rows, versions)
 	}
 	// Only creatives with a review plan cost this query.
 	plans, err := readPlans(ctx, q, rows)
@@ -249,6 +252,25 @@ func leaveOutInternal(ctx context.Context, q *db.Queries, ids []uuid.UUID, versi
 		}
 	}
 	return nil
+}
+
+// guestURLs points the uploaded assets of versions at the guests'
+// download path (upload.GuestContentPath): a guest's session opens no
+// member path.
+func guestURLs(rows []row, versions map[uuid.UUID]*VersionDetail) {
+	for _, r := range rows {
+		for _, id := range []*uuid.UUID{r.c.CurrentVersionID, r.c.ApprovedVersionID} {
+			if id == nil || versions[*id] == nil {
+				continue
+			}
+			for i := range versions[*id].Assets {
+				a := &versions[*id].Assets[i]
+				if base, ok := strings.CutSuffix(a.Url, upload.ContentPath(r.c.OrganizationID, a.Id)); ok {
+					a.Url = base + upload.GuestContentPath(a.Id)
+				}
+			}
+		}
+	}
 }
 
 func versionOf(id *uuid.UUID, versions map[uuid.UUID]*VersionDetail) (*VersionDetail, error) {

@@ -163,6 +163,7 @@ var authzMatrix = map[string]map[caller]string{
 	// The matrix's creative is a draft: a decide guest may decide, but
 	// not now.
 	"executeGuestCreativeAction": guestsOnly("403 action_forbidden", "403 action_forbidden", "409 invalid_transition"),
+	"getGuestAssetContent":       guestsOnly("302", "302", "302"),
 }
 
 // membersOnly completes the row of an operation of members (every one
@@ -243,6 +244,8 @@ type matrixDesk struct {
 	// cancels.
 	cancelDeposit string
 	asset         string
+	// assetCreative is a draft whose current version is asset's file.
+	assetCreative uuid.UUID
 	// creative is the creative of the cell being built (uuid.Nil: none),
 	// which a guest caller's share holds.
 	creative uuid.UUID
@@ -283,6 +286,13 @@ func newMatrixDesk(t *testing.T) *matrixDesk {
 		t.Fatalf("fixture asset: %d %s", r.Status, r.Body)
 	}
 	d.asset = ready.Asset.ID
+	// A draft whose version is that file: the guest download's creative.
+	d.assetCreative = d.env.DB.DraftCreative(t, d.org, d.users[acmeAuthor])
+	r = env.SessionFor(t, d.users[acmeAuthor]).Do("POST", creativeURL(d.org, d.assetCreative)+"/versions",
+		map[string]any{"assets": []any{map[string]string{"uploadId": up}}})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("fixture version of the upload: %d %s", r.Status, r.Body)
+	}
 	return d
 }
 
@@ -357,6 +367,7 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		case "{transferId}":
 			return uuid.NewString() // none: operators get 404 too
 		case "{assetId}":
+			d.creative = d.assetCreative // a guest's share holds it
 			return d.asset
 		case "{shareId}":
 			return d.share(t).String()

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -421,5 +422,44 @@ func TestAGuestDecidesAStageThatListsTheirEmailAndNoOther(t *testing.T) {
 	d.clients["author"].Do(http.MethodGet, approvalURL(d.org, id), nil).JSON(t, &signed)
 	if n := len(signed.Record.Decisions); n != 2 || signed.Record.Decisions[1].Reviewer.Kind != api.ApprovalPersonKindGuest {
 		t.Errorf("the approval record's decisions: %+v", signed.Record.Decisions)
+	}
+}
+
+func TestAGuestDownloadsTheFilesOfTheSharedCreativesOnly(t *testing.T) {
+	t.Parallel()
+	d := newMatrixDesk(t)
+	_, token := d.env.DB.Share(t, d.org, d.users[acmeAuthor], "view", d.assetCreative)
+	guest := d.env.Client(t)
+	if r := guest.OpenShare(token, "legal@brand.test"); r.Status != http.StatusCreated {
+		t.Fatal(r.Status)
+	}
+	var c api.CreativeDetail
+	guest.Do(http.MethodGet, guestCreativesPath+"/"+d.assetCreative.String(), nil).JSON(t, &c)
+	current, _ := c.CurrentVersion.Get()
+	want := "/api/v1/guest/assets/" + d.asset + "/content"
+	if len(current.Assets) != 1 || !strings.HasSuffix(current.Assets[0].Url, want) {
+		t.Fatalf("the guest's asset url: %+v, want …%s", current.Assets, want)
+	}
+	r := guest.Do(http.MethodGet, want, nil)
+	if r.Status != http.StatusFound || r.Header.Get("Location") == "" || r.Header.Get("Cache-Control") != "private, no-store" {
+		t.Errorf("the download: %d %v", r.Status, r.Header)
+	}
+	// The same file through another creative the share does not hold, or
+	// an asset of none: 404; a malformed id 422.
+	_, otherToken := d.env.DB.Share(t, d.org, d.users[acmeAuthor], "decide", d.env.DB.DraftCreative(t, d.org, d.users[acmeAuthor]))
+	outsider := d.env.Client(t)
+	outsider.OpenShare(otherToken, "cmo@brand.test")
+	for name, tc := range map[string]struct {
+		c      *testenv.Client
+		path   string
+		status int
+	}{
+		"another share's guest": {outsider, want, http.StatusNotFound},
+		"an unknown asset":      {guest, "/api/v1/guest/assets/" + uuid.NewString() + "/content", http.StatusNotFound},
+		"a malformed id":        {guest, "/api/v1/guest/assets/not-a-uuid/content", http.StatusUnprocessableEntity},
+	} {
+		if r := tc.c.Do(http.MethodGet, tc.path, nil); r.Status != tc.status {
+			t.Errorf("%s: %d %s", name, r.Status, r.Body)
+		}
 	}
 }

@@ -1258,6 +1258,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/guest/assets/{assetId}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a file of a shared creative
+         * @description Operation `getGuestAssetContent` (the TypeScript client's function of that name).
+         *
+         *     As `getAssetContent`, for a guest: redirects (302) to a presigned
+         *     URL of the object store serving the file for a few minutes, when
+         *     the asset is a file of a version of a creative the guest's share
+         *     holds (else 404). In a guest's answers an uploaded asset's `url`
+         *     is this path.
+         */
+        get: operations["getGuestAssetContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizations/{organizationId}/uploads": {
         parameters: {
             query?: never;
@@ -6161,6 +6187,41 @@ export interface operations {
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidCommand"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getGuestAssetContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The asset id.
+                 * @example 6a5b4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d
+                 */
+                assetId: components["parameters"]["AssetId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Follow `Location` to download the file. */
+            302: {
+                headers: {
+                    /** @description A presigned URL of the object store, valid for a few minutes. */
+                    Location?: string;
+                    /** @description Always `private, no-store`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["GuestUnauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
