@@ -217,15 +217,37 @@ CREATE TABLE deposits (
     -- cancelled_at is when the payer cancelled the deposit; set exactly
     -- while it is cancelled.
     cancelled_at           timestamptz,
+    -- A top-up (docs/deposits.md, "Top-ups") is a deposit of its own whose
+    -- top_up_of names the deposit under review it completes: its amount is
+    -- reserved by deposits_reserved_amount_key like every deposit's. The
+    -- deposit under review shows its latest top-up's amount and expiry.
+    top_up_of              uuid REFERENCES deposits (id) ON DELETE CASCADE,
+    top_up_amount_minor    bigint,
+    top_up_expires_at      timestamptz,
+    -- Where the payer asked a refund to go, and the operator's refund.
+    refund_address         text,
+    refund_tx_id           text,
+    refunded_at            timestamptz,
     CHECK (requested_amount_minor = base_amount_minor + suffix_minor),
     CHECK (reserved_until >= expires_at),
+    -- A refunded deposit keeps its review, so the payer sees what arrived
+    -- and where it went back.
     CONSTRAINT deposits_review_check
-        CHECK ((status = 'under_review') = (review_reason IS NOT NULL AND review_received_minor IS NOT NULL
-                                            AND review_opened_at IS NOT NULL AND transfer_tx_id IS NOT NULL)),
+        CHECK ((status <> 'under_review' OR (review_reason IS NOT NULL AND review_received_minor IS NOT NULL
+                                              AND review_opened_at IS NOT NULL AND transfer_tx_id IS NOT NULL))
+               AND (status IN ('under_review', 'refunded') OR (review_reason IS NULL AND review_received_minor IS NULL
+                                                               AND review_opened_at IS NULL))),
     -- A confirming deposit keeps its amount reserved (the sweeper releases
     -- none), so every open deposit is reserved (deposit_reserved_bounds).
     CONSTRAINT deposits_confirming_reserved_check CHECK (reserved OR status <> 'confirming'),
     CONSTRAINT deposits_cancelled_check CHECK ((status = 'cancelled') = (cancelled_at IS NOT NULL)),
+    CONSTRAINT deposits_top_up_check
+        CHECK ((top_up_amount_minor IS NULL) = (top_up_expires_at IS NULL) AND (top_up_of IS NULL OR top_up_amount_minor IS NULL)),
+    CONSTRAINT deposits_refund_check
+        CHECK (refund_address ~ '^T[1-9A-HJ-NP-Za-km-z]{33}$'
+               AND refund_tx_id ~ '^[0-9a-f]{64}$'
+               AND (refund_tx_id IS NULL OR refunded_at IS NOT NULL)),
+    CONSTRAINT deposits_refunded_at_check CHECK (refunded_at IS NULL OR status = 'refunded'),
     UNIQUE (network, transfer_tx_id)
 );
 
@@ -243,6 +265,7 @@ CREATE INDEX deposits_open_user_id_idx ON deposits (user_id, expires_at)
 CREATE INDEX deposits_awaiting_expires_at_idx ON deposits (expires_at) WHERE status = 'awaiting_transfer';
 CREATE INDEX deposits_reserved_until_idx ON deposits (reserved_until) WHERE reserved;
 CREATE INDEX deposits_reserved_user_id_idx ON deposits (user_id) WHERE reserved;
+CREATE INDEX deposits_top_up_of_idx ON deposits (top_up_of) WHERE top_up_of IS NOT NULL;
 
 -- deposit_reserved_bounds holds, for each user, an upper bound on how many
 -- of the user's deposits are reserved, in parts, one per create slot: the
@@ -424,13 +447,14 @@ CREATE INDEX outbox_events_published_at_idx ON outbox_events (published_at) WHER
 
 CREATE SEQUENCE outbox_events_seq AS bigint;
 
--- webhook_endpoints are an organization's receivers of creative events. The
--- secret (whsec_ + base64 of 24 random bytes) is kept as it is: signing
--- needs it. disabled_reason says why the service turned one off (gone: the
--- receiver answered 410).
+-- webhook_endpoints are an organization's receivers of creative events, or
+-- (organization_id null) the platform's receivers of every user's deposit
+-- events. The secret (whsec_ + base64 of 24 random bytes) is kept as it
+-- is: signing needs it. disabled_reason says why the service turned one off
+-- (gone: the receiver answered 410).
 CREATE TABLE webhook_endpoints (
     id              uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-    organization_id uuid NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+    organization_id uuid REFERENCES organizations (id) ON DELETE CASCADE,
     url             text NOT NULL CHECK (url <> ''),
     event_types     text[] NOT NULL,
     enabled         boolean NOT NULL DEFAULT true,
@@ -443,13 +467,19 @@ CREATE TABLE webhook_endpoints (
     previous_secret       text CHECK (previous_secret LIKE 'whsec\_%'),
     previous_secret_until timestamptz,
     CONSTRAINT webhook_endpoints_previous_secret_until_check
-        CHECK ((previous_secret IS NULL) = (previous_secret_until IS NULL))
+        CHECK ((previous_secret IS NULL) = (previous_secret_until IS NULL)),
+    -- owner_id is whose endpoint it is, the nil UUID for the platform: the
+    -- one key of the admin API's queries and of the fan-out.
+    owner_id uuid NOT NULL
+        GENERATED ALWAYS AS (coalesce(organization_id, '00000000-0000-0000-0000-000000000000'::uuid)) STORED
 );
 
-CREATE INDEX webhook_endpoints_organization_id_idx ON webhook_endpoints (organization_id, created_at, id);
+CREATE INDEX webhook_endpoints_owner_id_idx ON webhook_endpoints (owner_id, created_at, id);
 
 -- webhook_deliveries is one event for one endpoint: its id is the
--- webhook-id header, the same on every attempt.
+-- webhook-id header, the same on every attempt. A redelivery is a delivery
+-- of its own that sends the same message again: message_id is the
+-- webhook-id it sends, the first delivery's id (null on a first delivery).
 CREATE TABLE webhook_deliveries (
     id              uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     endpoint_id     uuid NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
@@ -461,8 +491,12 @@ CREATE TABLE webhook_deliveries (
     next_attempt_at timestamptz,
     created_at      timestamptz NOT NULL DEFAULT now(),
     finished_at     timestamptz,
-    UNIQUE (endpoint_id, event_id)
+    message_id      uuid
 );
+
+-- Only first deliveries are one per endpoint and event (the fan-out's
+-- de-duplication); redeliveries of them are not.
+CREATE UNIQUE INDEX webhook_deliveries_first_key ON webhook_deliveries (endpoint_id, event_id) WHERE message_id IS NULL;
 
 CREATE INDEX webhook_deliveries_endpoint_idx ON webhook_deliveries (endpoint_id, created_at DESC, id DESC);
 CREATE INDEX webhook_deliveries_event_id_idx ON webhook_deliveries (event_id);
@@ -637,8 +671,8 @@ CREATE TABLE notification_settings (
 CREATE TABLE notifications (
     id              uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     event_id        bigint NOT NULL,
-    user_id         uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
-    kind            text NOT NULL CHECK (kind IN ('mention', 'review_requested', 'decision', 'deposit')),
+    user_id         uuid REFERENCES users (id) ON DELETE CASCADE,
+    kind            text NOT NULL CHECK (kind IN ('mention', 'review_requested', 'decision', 'due', 'deposit', 'share_invitation')),
     organization_id uuid REFERENCES organizations (id) ON DELETE CASCADE,
     creative_id     uuid REFERENCES creatives (id) ON DELETE CASCADE,
     comment_id      uuid,
@@ -648,10 +682,16 @@ CREATE TABLE notifications (
     state           text NOT NULL DEFAULT 'queued'
         CHECK (state IN ('queued', 'sent', 'digest', 'digested', 'dropped', 'failed')),
     created_at      timestamptz NOT NULL DEFAULT now(),
-    UNIQUE (event_id, user_id, kind)
+    -- A notification goes to a user or to an address (a guest of a share).
+    email           text,
+    share_id        uuid,
+    UNIQUE (event_id, user_id, kind),
+    CONSTRAINT notifications_recipient_check CHECK ((user_id IS NULL) <> (email IS NULL)),
+    CONSTRAINT notifications_share_check CHECK (kind <> 'share_invitation' OR share_id IS NOT NULL)
 );
 
 CREATE INDEX notifications_digest_idx ON notifications (user_id, created_at) WHERE state = 'digest';
+CREATE UNIQUE INDEX notifications_email_idx ON notifications (event_id, email, kind) WHERE email IS NOT NULL;
 
 CREATE TABLE access_tokens (
     id           uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -709,8 +749,14 @@ CREATE TABLE share_invitations (
     position     integer NOT NULL,
     sent_at      timestamptz,
     last_seen_at timestamptz,
+    -- The share's token sealed for this invitation's email until it is
+    -- sent (docs/shares.md, "Invitation emails"); never the token itself.
+    token_sealed bytea,
     PRIMARY KEY (share_id, email)
 );
+
+ALTER TABLE notifications ADD CONSTRAINT notifications_share_id_fkey
+    FOREIGN KEY (share_id) REFERENCES shares (id) ON DELETE CASCADE;
 
 -- A guest is a person who opened a share: one per email and share, so
 -- the same email on the same share is the same guest again.

@@ -92,7 +92,7 @@ RETURNING d.*;
 -- name: ChainTransfersConfirming :many
 -- ChainTransfersConfirming lists the transfers paying a deposit that wait
 -- for their block to be solidified, oldest first.
-SELECT t.id, t.tx_id, t.block_number, t.amount_minor, t.deposit_id, d.confirmations_required
+SELECT t.id, t.tx_id, t.block_number, t.amount_minor, t.deposit_id, d.confirmations_required, d.top_up_of
 FROM chain_transfers t JOIN deposits d ON d.id = t.deposit_id
 WHERE t.network = @network AND t.status = 'confirming'
 ORDER BY t.id
@@ -163,7 +163,8 @@ SELECT * FROM chain_transfers WHERE id = @id FOR UPDATE;
 -- (deposit.MoveSettleCredit: late, or unmatched and claimed for a deposit,
 -- to credited; deposit.MoveSettleRefund:
 -- late or unmatched to refunded, and its deposit under review, if any, to
--- refunded: deposit.MoveRefund). No row: the transfer is not waiting for
+-- refunded, keeping its review and recording the refund's transaction:
+-- deposit.MoveRefund). No row: the transfer is not waiting for
 -- that settlement. The unique index on a transfer's final settlements
 -- (chain_transfer_settlements_final_key) backs this up under races.
 WITH settled AS (
@@ -173,7 +174,8 @@ WITH settled AS (
     RETURNING t.id, t.deposit_id, t.tx_id
 ), refunded AS (
     UPDATE deposits d
-    SET status = 'refunded', review_reason = NULL, review_received_minor = NULL, review_opened_at = NULL
+    SET status = 'refunded', refund_tx_id = sqlc.narg('refund_tx_id')::text, refunded_at = now(),
+        top_up_amount_minor = NULL, top_up_expires_at = NULL
     FROM settled s
     WHERE @status::text = 'refunded' AND d.id = s.deposit_id AND d.status = 'under_review' AND d.transfer_tx_id = s.tx_id
 )
@@ -187,7 +189,8 @@ RETURNING id;
 -- unmatched again, still waiting for review (deposit.MoveSettleReject), its
 -- audit record names the deposit, and the deposit under review with it
 -- goes back to awaiting_transfer, or expired past expires_at
--- (deposit.MoveReject). It returns the deposit it moved: none for a
+-- (deposit.MoveReject), showing no top-up (one still open pays only
+-- itself now). It returns the deposit it moved: none for a
 -- transfer attached to a deposit that is not under review with it.
 WITH rejected AS (
     UPDATE chain_transfers t SET status = 'unmatched', reason = 'rejected', deposit_id = NULL, updated_at = now()
@@ -201,7 +204,8 @@ WITH rejected AS (
 UPDATE deposits d
 SET status = CASE WHEN d.expires_at <= now() THEN 'expired' ELSE 'awaiting_transfer' END,
     transfer_tx_id = NULL, confirmations = 0,
-    review_reason = NULL, review_received_minor = NULL, review_opened_at = NULL
+    review_reason = NULL, review_received_minor = NULL, review_opened_at = NULL,
+    top_up_amount_minor = NULL, top_up_expires_at = NULL
 FROM rejected r
 WHERE d.id = r.deposit_id AND d.status = 'under_review' AND d.transfer_tx_id = r.tx_id
 RETURNING d.*;
@@ -230,7 +234,7 @@ WITH claimed AS (
     UPDATE chain_transfers t SET deposit_id = d.id, updated_at = now()
     FROM deposits d
     WHERE t.id = @transfer_id AND d.id = @deposit_id AND d.user_id = @user_id
-      AND d.status IN ('awaiting_transfer', 'expired') AND d.transfer_tx_id IS NULL
+      AND d.status IN ('awaiting_transfer', 'expired') AND d.transfer_tx_id IS NULL AND d.top_up_of IS NULL
       AND t.status = 'unmatched' AND t.needs_review AND t.deposit_id IS NULL AND t.amount_minor IS NOT NULL
       AND t.network = d.network AND t.to_address = d.address
       AND t.block_time >= date_trunc('milliseconds', d.created_at)
@@ -269,3 +273,9 @@ FROM chain_transfer_settlements s
 LEFT JOIN users u ON u.email = s.operator
 WHERE s.transfer_id = ANY(@transfer_ids::bigint[])
 ORDER BY s.id;
+
+-- name: DepositRefundAddresses :many
+-- DepositRefundAddresses is the refund address the payers of the given
+-- deposits named, for operators reading transfers.
+SELECT id, refund_address FROM deposits
+WHERE id = ANY (@ids::uuid[]) AND refund_address IS NOT NULL;

@@ -45,7 +45,7 @@ ROLLBACK TO SAVEPOINT deposit_create;
 -- name: DepositOpenCount :one
 -- DepositOpenCount counts the user's open deposits.
 SELECT count(*) FROM deposits
-WHERE user_id = @user_id AND deposit_open(status, expires_at);
+WHERE user_id = @user_id AND deposit_open(status, expires_at) AND top_up_of IS NULL;
 
 -- name: DepositOpenCounts :one
 -- DepositOpenCounts counts the open deposits by status, for the operators'
@@ -63,7 +63,7 @@ WHERE deposit_open(status, expires_at);
 -- only an insert makes a deposit reserved, so no reserved deposit is
 -- missing from the count when it commits (docs/deposits.md).
 WITH counted AS (
-    SELECT count(*)::integer AS reserved FROM deposits WHERE user_id = @user_id::uuid AND reserved
+    SELECT count(*)::integer AS reserved FROM deposits WHERE user_id = @user_id::uuid AND reserved AND top_up_of IS NULL
 ), others AS (
     UPDATE deposit_reserved_bounds SET reserved = 0 WHERE user_id = @user_id::uuid AND slot <> 0
 )
@@ -92,7 +92,7 @@ WITH inserted AS (
     WHERE CASE WHEN (SELECT coalesce(sum(b.reserved), 0) FROM deposit_reserved_bounds b
                      WHERE b.user_id = @user_id::uuid) < @max_open::integer THEN true
                ELSE (SELECT count(*) FROM deposits
-                     WHERE user_id = @user_id::uuid AND deposit_open(status, expires_at)) < @max_open::integer
+                     WHERE user_id = @user_id::uuid AND deposit_open(status, expires_at) AND top_up_of IS NULL) < @max_open::integer
           END
     ON CONFLICT (network, address, currency, requested_amount_minor) WHERE reserved DO NOTHING
     RETURNING *
@@ -145,10 +145,11 @@ SELECT * FROM inserted;
 
 -- name: DepositGetByUser :one
 -- DepositGetByUser reads one of the user's deposits with the database
--- clock, so its effective status agrees with DepositOpenCount.
+-- clock, so its effective status agrees with DepositOpenCount. A top-up
+-- is part of its deposit, never a deposit the user reads.
 SELECT sqlc.embed(deposits), now()::timestamptz AS db_now
 FROM deposits
-WHERE id = @id AND user_id = @user_id;
+WHERE id = @id AND user_id = @user_id AND top_up_of IS NULL;
 
 -- name: DepositListByUser :many
 -- DepositListByUser pages the user's deposits newest first; the cursor is
@@ -158,7 +159,7 @@ WHERE id = @id AND user_id = @user_id;
 -- costs what the first does.
 SELECT sqlc.embed(deposits), now()::timestamptz AS db_now
 FROM deposits
-WHERE user_id = @user_id
+WHERE user_id = @user_id AND top_up_of IS NULL
   AND (created_at, id) < (coalesce(sqlc.narg('cursor_created_at')::timestamptz, 'infinity'),
                           coalesce(sqlc.narg('cursor_id')::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
 ORDER BY created_at DESC, id DESC
@@ -171,7 +172,7 @@ LIMIT @row_limit;
 -- deposit may take it. No row: no such deposit of the user, or another
 -- state.
 UPDATE deposits SET status = 'cancelled', cancelled_at = now(), reserved = false
-WHERE id = @id AND user_id = @user_id AND status = 'awaiting_transfer' AND expires_at > now()
+WHERE id = @id AND user_id = @user_id AND status = 'awaiting_transfer' AND expires_at > now() AND top_up_of IS NULL
 RETURNING *;
 
 -- name: DepositExpire :many
@@ -239,11 +240,15 @@ SELECT sqlc.embed(deposits), now()::timestamptz AS db_now FROM deposits WHERE id
 
 -- name: LedgerEntryListByUser :many
 -- LedgerEntryListByUser pages the user's ledger entries newest first, with
--- the transaction that paid each credited deposit; the cursor is the
+-- the transaction that paid each credited deposit and the top-ups it
+-- took in (DepositCreditTopUp); the cursor is the
 -- (created_at, public_id) of the last row of the previous page, as for
 -- DepositListByUser.
 SELECT e.public_id, e.amount_minor, e.currency, e.source_type, e.created_at,
-       d.id AS deposit_id, d.transfer_tx_id
+       d.id AS deposit_id, d.top_up_of, d.transfer_tx_id,
+       ARRAY(SELECT c.transfer_tx_id FROM deposits c
+             WHERE c.top_up_of = d.id AND c.status = 'credited' AND c.credited_amount_minor = 0
+             ORDER BY c.created_at)::text[] AS top_up_tx_ids
 FROM ledger_entries e
 LEFT JOIN deposits d ON e.source_type = 'deposit' AND d.id::text = e.source_id
 WHERE e.user_id = @user_id
@@ -257,3 +262,92 @@ LIMIT @row_limit;
 SELECT coalesce(sum(amount_minor), 0)::bigint AS balance_minor
 FROM ledger_entries
 WHERE user_id = @user_id AND currency = @currency;
+
+-- name: DepositTopUp :one
+-- DepositTopUp reserves a top-up for the user's deposit under review for a
+-- short claimed transfer (deposit.MoveTopUp), in one statement: a deposit of
+-- its own (top_up_of) of the shortfall plus a suffix picked at random among
+-- the free ones, reserved like every deposit (deposits_reserved_amount_key
+-- makes it unique among deposits and top-ups), and the deposit shows it. The
+-- deposit must have no open top-up. No row: the deposit is not in that
+-- state, or no suffix is free (or a concurrent creation took the one picked).
+WITH parent AS (
+    SELECT d.id, d.user_id, d.network, d.address, d.currency, d.confirmations_required,
+           d.requested_amount_minor - d.review_received_minor AS shortfall
+    FROM deposits d
+    WHERE d.id = @id AND d.user_id = @user_id AND d.top_up_of IS NULL AND d.status = 'under_review'
+      AND d.review_reason = 'amount_mismatch' AND d.review_received_minor < d.requested_amount_minor
+      AND (d.top_up_expires_at IS NULL OR d.top_up_expires_at <= now())
+    FOR UPDATE
+), free AS (
+    SELECT s.suffix, p.shortfall + s.suffix AS requested_amount_minor
+    FROM parent p, generate_series(1, 9999) AS s (suffix)
+    WHERE NOT EXISTS (
+        SELECT 1 FROM deposits d
+        WHERE d.reserved AND d.network = p.network AND d.address = p.address AND d.currency = p.currency
+          AND d.requested_amount_minor = p.shortfall + s.suffix)
+    ORDER BY random()
+    LIMIT 1
+), inserted AS (
+    INSERT INTO deposits (
+        user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor,
+        confirmations_required, expires_at, reserved_until, top_up_of)
+    SELECT p.user_id, p.network, p.address, p.currency, p.shortfall, free.suffix, free.requested_amount_minor,
+           p.confirmations_required, now() + @ttl::interval, now() + @reserve_for::interval, p.id
+    FROM parent p, free
+    ON CONFLICT (network, address, currency, requested_amount_minor) WHERE reserved DO NOTHING
+    RETURNING top_up_of, requested_amount_minor, expires_at
+)
+UPDATE deposits d SET top_up_amount_minor = i.requested_amount_minor, top_up_expires_at = i.expires_at
+FROM inserted i
+WHERE d.id = i.top_up_of
+RETURNING d.*;
+
+-- name: DepositCreditTopUp :one
+-- DepositCreditTopUp credits top-up id paid on time by chain transaction
+-- tx_id with exactly its amount, in one statement (deposit.MovePayTopUp):
+-- the deposit it completes, still under review, is credited with the sum
+-- of both transfers (deposit.MoveCreditTopUp) and gets the ledger entry,
+-- the top-up is credited with 0 (its money is in the deposit's entry). A
+-- deposit no longer under review (an operator settled it meanwhile) takes
+-- nothing: the top-up is credited alone with its own entry, so the money
+-- is never lost. No row: the top-up is not open, the amount differs, or
+-- tx_id paid another deposit.
+WITH parent AS (
+    SELECT p.id FROM deposits p JOIN deposits c ON c.top_up_of = p.id
+    WHERE c.id = @id AND p.status = 'under_review' AND p.review_received_minor IS NOT NULL
+    FOR UPDATE OF p
+), top_up AS (
+    UPDATE deposits c
+    SET status = 'credited', transfer_tx_id = @tx_id::text,
+        credited_amount_minor = CASE WHEN EXISTS (SELECT 1 FROM parent) THEN 0 ELSE @amount_minor::bigint END,
+        confirmations = c.confirmations_required, reserved = false
+    WHERE c.id = @id AND c.top_up_of IS NOT NULL AND c.requested_amount_minor = @amount_minor::bigint
+      AND deposit_open(c.status, c.expires_at)
+      AND (c.transfer_tx_id IS NULL OR c.transfer_tx_id = @tx_id)
+      AND NOT EXISTS (
+          SELECT 1 FROM deposits t
+          WHERE t.network = c.network AND t.transfer_tx_id = @tx_id AND t.id <> c.id)
+    RETURNING c.id, c.user_id, c.currency, c.credited_amount_minor
+), completed AS (
+    UPDATE deposits p
+    SET status = 'credited', credited_amount_minor = p.review_received_minor + @amount_minor::bigint,
+        confirmations = p.confirmations_required, reserved = false,
+        review_reason = NULL, review_received_minor = NULL, review_opened_at = NULL,
+        top_up_amount_minor = NULL, top_up_expires_at = NULL
+    FROM parent, top_up
+    WHERE p.id = parent.id
+    RETURNING p.id, p.user_id, p.currency, p.credited_amount_minor
+)
+INSERT INTO ledger_entries (user_id, currency, amount_minor, source_type, source_id)
+SELECT user_id, currency, credited_amount_minor, 'deposit', id::text FROM completed
+UNION ALL
+SELECT user_id, currency, credited_amount_minor, 'deposit', id::text FROM top_up WHERE credited_amount_minor > 0
+RETURNING source_id::uuid AS deposit_id;
+
+-- name: DepositRefundAddressSet :one
+-- DepositRefundAddressSet stores where a refund of the user's deposit
+-- under review goes. No row: no such deposit of the user, or another state.
+UPDATE deposits SET refund_address = @address
+WHERE id = @id AND user_id = @user_id AND status = 'under_review' AND top_up_of IS NULL
+RETURNING *;

@@ -75,23 +75,30 @@ WHERE id IN (
 
 -- name: WebhookDeliveriesCreate :many
 -- WebhookDeliveriesCreate fans published events out to the enabled
--- endpoints of their organization that subscribe to their type.
+-- endpoints that subscribe to their type: their organization's, and for a
+-- deposit event (deposit.*, whatever its type) the platform's (owner_id
+-- nil), where 'deposit.*' subscribes to every deposit type.
 INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type)
 SELECT w.id, e.id, e.type
 FROM outbox_events e
-JOIN webhook_endpoints w ON w.organization_id = e.organization_id AND w.enabled AND e.type = ANY (w.event_types)
+JOIN webhook_endpoints w
+  ON w.owner_id = CASE WHEN e.type LIKE 'deposit.%' THEN '00000000-0000-0000-0000-000000000000'::uuid ELSE e.organization_id END
+ AND w.enabled
+ AND (e.type = ANY (w.event_types) OR (e.type LIKE 'deposit.%' AND 'deposit.*' = ANY (w.event_types)))
 WHERE e.id = ANY (@event_ids::bigint[])
 ORDER BY e.seq, w.id
-ON CONFLICT (endpoint_id, event_id) DO NOTHING
+ON CONFLICT (endpoint_id, event_id) WHERE message_id IS NULL DO NOTHING
 RETURNING id;
 
 -- name: WebhookEndpointCreate :one
+-- WebhookEndpointCreate adds an endpoint of owner_id (the nil UUID: the
+-- platform's, with no organization).
 INSERT INTO webhook_endpoints (organization_id, url, event_types, enabled, secret)
-VALUES (@organization_id, @url, @event_types, @enabled, @secret)
+VALUES (nullif(@owner_id::uuid, '00000000-0000-0000-0000-000000000000'::uuid), @url, @event_types, @enabled, @secret)
 RETURNING *;
 
 -- name: WebhookEndpointGet :one
-SELECT * FROM webhook_endpoints WHERE id = @id AND organization_id = @organization_id;
+SELECT * FROM webhook_endpoints WHERE id = @id AND owner_id = @owner_id;
 
 -- name: WebhookEndpointDisable :exec
 -- WebhookEndpointDisable turns an endpoint off on the service's side.
@@ -100,8 +107,9 @@ WHERE id = @id;
 
 -- name: WebhookDeliveryForAttempt :one
 -- WebhookDeliveryForAttempt reads what one attempt sends, the secret a
--- rotation replaced (it signs until previous_secret_until) included.
-SELECT d.id, d.status, d.event_type, d.endpoint_id, w.url, w.secret, w.enabled, e.payload, e.created_at AS event_created_at,
+-- rotation replaced (it signs until previous_secret_until) included, and
+-- the webhook-id: the delivery's id, or a redelivery's message_id.
+SELECT d.id, coalesce(d.message_id, d.id)::uuid AS message_id, d.status, d.event_type, d.endpoint_id, w.url, w.secret, w.enabled, e.payload, e.created_at AS event_created_at,
        w.previous_secret, w.previous_secret_until
 FROM webhook_deliveries d
 JOIN webhook_endpoints w ON w.id = d.endpoint_id

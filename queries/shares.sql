@@ -30,8 +30,10 @@ SELECT @share_id, c.id, c.ord::integer
 FROM unnest(@creative_ids::uuid[]) WITH ORDINALITY AS c(id, ord);
 
 -- name: ShareInvitationsAdd :exec
-INSERT INTO share_invitations (share_id, email, name, position)
-SELECT @share_id, i.email, nullif((@names::text[])[i.ord], ''), i.ord::integer
+-- ShareInvitationsAdd records a new share's invitations, each with the
+-- share's token sealed for it (none when email is off: an empty array).
+INSERT INTO share_invitations (share_id, email, name, position, token_sealed)
+SELECT @share_id, i.email, nullif((@names::text[])[i.ord], ''), i.ord::integer, (@tokens_sealed::bytea[])[i.ord]
 FROM unnest(@emails::text[]) WITH ORDINALITY AS i(email, ord)
 ON CONFLICT (share_id, email) DO NOTHING;
 
@@ -63,11 +65,12 @@ LIMIT @row_limit;
 -- share's in the order they were given.
 SELECT * FROM share_invitations WHERE share_id = ANY(@share_ids::uuid[]) ORDER BY share_id, position;
 
--- name: ShareRevoke :execrows
--- ShareRevoke revokes a share at once; a share revoked already is left
--- as it is.
+-- name: ShareRevoke :many
+-- ShareRevoke revokes a share at once and returns when; a share revoked
+-- already is left as it is (no row).
 UPDATE shares SET revoked_at = now()
-WHERE id = @id AND organization_id = @organization_id AND revoked_at IS NULL;
+WHERE id = @id AND organization_id = @organization_id AND revoked_at IS NULL
+RETURNING revoked_at::timestamptz AS revoked_at;
 
 -- name: ShareGetByTokenHash :one
 -- ShareGetByTokenHash reads the live share of a token (neither revoked

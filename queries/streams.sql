@@ -22,10 +22,11 @@ LIMIT @batch_size;
 -- name: OutboxStreamForUser :many
 -- OutboxStreamForUser reads one caller's published events in (after,
 -- until], in order: what a resumed stream missed. The caller sees their own
--- deposit events and their organizations' creative events.
+-- deposit events and their organizations' creative events; not the
+-- shares' (events.MembersStream).
 SELECT * FROM outbox_events
 WHERE seq > @after::bigint AND seq <= @until::bigint
-  AND (user_id = @user_id::uuid OR organization_id = ANY (@organization_ids::uuid[]))
+  AND (user_id = @user_id::uuid OR (organization_id = ANY (@organization_ids::uuid[]) AND type NOT LIKE 'share.%'))
 ORDER BY seq
 LIMIT @batch_size;
 

@@ -399,6 +399,7 @@ func cmdTransfers(ctx context.Context, e env, args []string) error {
 		refund := fs.Bool("refund", false, "record that the transfer was sent back")
 		reject := fs.Bool("reject", false, "detach the late or claimed transfer from its deposit")
 		note := fs.String("note", "", "why (kept in the audit record)")
+		refundTx := fs.String("refund-tx", "", "with --refund: the transaction (64 hex) that sent it back, shown to the payer")
 		operator := fs.String("operator", currentUser(), "who settles it")
 		if len(args) == 0 {
 			return usagef("transfers settle: missing transfer ID (see creativeapi transfers --help)")
@@ -414,6 +415,8 @@ func cmdTransfers(ctx context.Context, e env, args []string) error {
 		switch {
 		case btoi(*credit)+btoi(*refund)+btoi(*reject) != 1:
 			return usagef("transfers settle: pick one of --credit, --refund and --reject")
+		case *refundTx != "" && (!*refund || !isTxID(*refundTx)):
+			return usagef("transfers settle: --refund-tx takes the 64 hex digits of a transaction, with --refund")
 		case *credit:
 			decision = deposit.DecisionCredit
 		case *reject:
@@ -430,7 +433,14 @@ func cmdTransfers(ctx context.Context, e env, args []string) error {
 			if err != nil {
 				return err
 			}
-			if err := deposit.Settle(ctx, st, t.ID, s, *operator, *note); err != nil {
+			if *refundTx != "" {
+				err = st.InTx(ctx, func(q store.Tx) error {
+					return deposit.SettleRefundTx(ctx, q, t.ID, *operator, *note, strings.ToLower(*refundTx))
+				})
+			} else {
+				err = deposit.Settle(ctx, st, t.ID, s, *operator, *note)
+			}
+			if err != nil {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "transfer %s settled: %s by %s\n", id, done, *operator)
@@ -441,6 +451,19 @@ func cmdTransfers(ctx context.Context, e env, args []string) error {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// isTxID reports whether s is a TRON transaction id: 64 hex digits.
+func isTxID(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
+			return false
+		}
+	}
+	return true
+}
 
 func btoi(b bool) int {
 	if b {

@@ -92,6 +92,8 @@ func TestUsageErrorsExitTwiceWithOneMessage(t *testing.T) {
 		{[]string{"transfers", "settle", "x"}, `transfers settle: "x" is not a transfer ID`},
 		{[]string{"transfers", "settle", "0b1e3c1e-8d4a-4c57-9a3e-2b7d5e9f0c14", "--credit", "--reject", "--note", "x"}, "transfers settle: pick one of --credit, --refund and --reject"},
 		{[]string{"transfers", "settle", "0b1e3c1e-8d4a-4c57-9a3e-2b7d5e9f0c14", "--note", "x"}, "transfers settle: pick one of --credit, --refund and --reject"},
+		{[]string{"transfers", "settle", "0b1e3c1e-8d4a-4c57-9a3e-2b7d5e9f0c14", "--credit", "--refund-tx", strings.Repeat("ab", 32), "--note", "x"}, "transfers settle: --refund-tx takes the 64 hex digits of a transaction, with --refund"},
+		{[]string{"transfers", "settle", "0b1e3c1e-8d4a-4c57-9a3e-2b7d5e9f0c14", "--refund", "--refund-tx", "abc", "--note", "x"}, "transfers settle: --refund-tx takes the 64 hex digits of a transaction, with --refund"},
 		{[]string{"transfers", "list", "--limit", "0"}, "transfers list: --limit: want 1 to 1000"},
 		{[]string{"devchain"}, "devchain: missing subcommand"},
 		{[]string{"devchain", "pay"}, "devchain pay: give one of --amount-minor"},

@@ -846,6 +846,8 @@ const (
 	CreativeSubmitted        WebhookEventType = "creative.submitted"
 	CreativeUpdated          WebhookEventType = "creative.updated"
 	CreativeVersionAdded     WebhookEventType = "creative.version_added"
+	ShareCreated             WebhookEventType = "share.created"
+	ShareRevoked             WebhookEventType = "share.revoked"
 )
 
 // Valid indicates whether the value is a known member of the WebhookEventType enum.
@@ -876,6 +878,10 @@ func (e WebhookEventType) Valid() bool {
 	case CreativeUpdated:
 		return true
 	case CreativeVersionAdded:
+		return true
+	case ShareCreated:
+		return true
+	case ShareRevoked:
 		return true
 	default:
 		return false
@@ -948,8 +954,9 @@ type AccountDeposit struct {
 	// RequestedAmount An amount of money in minor units. `"100000000"` with scale 6 is 100.000000 USDT.
 	RequestedAmount Money `json:"requestedAmount"`
 
-	// Review While `status` is `under_review`: why, and what arrived; null
-	// otherwise.
+	// Review While `status` is `under_review`: why, what arrived, a top-up
+	// and a refund address if asked for; once `refunded`, the same
+	// with the refund's transaction; null otherwise.
 	Review nullable.Nullable[NullableDepositReview] `json:"review"`
 
 	// Status `awaiting_transfer`: waiting for the exact transfer.
@@ -1308,6 +1315,23 @@ type CreateGuestSessionRequest struct {
 
 	// Token The share's token, from its link.
 	Token string `json:"token"`
+}
+
+// CreatePlatformWebhookEndpointRequest defines model for CreatePlatformWebhookEndpointRequest.
+type CreatePlatformWebhookEndpointRequest struct {
+	// Enabled False adds the endpoint switched off.
+	Enabled *bool `json:"enabled,omitempty"`
+
+	// EventTypes The deposit event types the endpoint receives, each once.
+	EventTypes PlatformWebhookEventTypes `json:"eventTypes"`
+
+	// Url Where deliveries are posted: an absolute `https` URL without
+	// credentials or fragment that names no private, loopback or
+	// link-local address.
+	//
+	//
+	// Example: https://hooks.acme.test/creativeapi
+	Url WebhookURL `json:"url"`
 }
 
 // CreateShareRequest defines model for CreateShareRequest.
@@ -1926,6 +1950,24 @@ type NewCommentAnchor struct {
 	TimeMs nullable.Nullable[CommentTimeRange] `json:"timeMs,omitempty"`
 }
 
+// NewPlatformWebhookEndpoint A platform webhook endpoint just added, with its signing secret; only `createPlatformWebhookEndpoint` answers it.
+type NewPlatformWebhookEndpoint struct {
+	CreatedAt time.Time `json:"createdAt"`
+
+	// DisabledReason Why the service switched the endpoint off (`gone`, the receiver answered 410); null while enabled, and when an operator switched it off.
+	DisabledReason nullable.Nullable[string] `json:"disabledReason"`
+
+	// Enabled Whether new events are delivered to it.
+	Enabled    bool                       `json:"enabled"`
+	EventTypes []PlatformWebhookEventType `json:"eventTypes"`
+	Id         openapi_types.UUID         `json:"id"`
+
+	// Secret The signing secret (`whsec_` and the base64 of the key), shown only here.
+	Secret    string    `json:"secret"`
+	UpdatedAt time.Time `json:"updatedAt"`
+	Url       string    `json:"url"`
+}
+
 // NewWebhookEndpoint A webhook endpoint just added, with its signing secret; only `createWebhookEndpoint` answers it.
 type NewWebhookEndpoint struct {
 	CreatedAt time.Time `json:"createdAt"`
@@ -1971,6 +2013,22 @@ type NotificationSettingsEmail string
 // NullableAsset The uploaded file as an Asset once the upload is `ready`; null before. Under OpenAPI 3.0 a `nullable` property lets null through its `allOf` only when the referenced schema allows null too, so this copy of Asset (kept equal to it by internal/contract) is nullable.
 type NullableAsset = Asset
 
+// NullableDepositRefund A deposit's refund or null (see NullableUserRef).
+type NullableDepositRefund struct {
+	// Address The TRON address the payer asked the refund to go to, or null.
+	//
+	// Example: TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7
+	Address nullable.Nullable[string] `json:"address"`
+
+	// At When the operator recorded the refund.
+	At nullable.Nullable[time.Time] `json:"at"`
+
+	// TransactionId The chain transaction that sent the transfer back, once an operator recorded it.
+	//
+	// Example: 5b2c4a1c0f6e2d3a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a
+	TransactionId nullable.Nullable[string] `json:"transactionId"`
+}
+
 // NullableDepositReview A DepositReview or null (see NullableUserRef).
 type NullableDepositReview struct {
 	// OpenedAt When the review was opened.
@@ -1984,6 +2042,17 @@ type NullableDepositReview struct {
 	// ReceivedAmount An amount of money in minor units. `"100000000"` with scale 6 is 100.000000 USDT.
 	ReceivedAmount Money `json:"receivedAmount"`
 
+	// Refund Where a refund goes (`putAccountDepositRefundAddress`) and,
+	// once an operator refunded the transfer, the transaction that
+	// sent it back; null while the payer named no address and no
+	// refund was recorded.
+	Refund nullable.Nullable[NullableDepositRefund] `json:"refund"`
+
+	// TopUp The amount reserved for the rest of a short transfer
+	// (`topUpAccountDeposit`), or null: pay exactly `amount` before
+	// `expiresAt` and the deposit is credited with both transfers.
+	TopUp nullable.Nullable[NullableDepositTopUp] `json:"topUp"`
+
 	// TransactionId The attached transfer's chain transaction.
 	//
 	// Example: 5b2c4a1c0f6e2d3a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a
@@ -1994,6 +2063,15 @@ type NullableDepositReview struct {
 // monitoring window. `amount_mismatch`: the payer named a
 // transfer of another amount. May grow.
 type NullableDepositReviewReason string
+
+// NullableDepositTopUp A deposit's top-up or null (see NullableUserRef).
+type NullableDepositTopUp struct {
+	// Amount An amount of money in minor units. `"100000000"` with scale 6 is 100.000000 USDT.
+	Amount Money `json:"amount"`
+
+	// ExpiresAt Until when a transfer of exactly `amount` completes the deposit.
+	ExpiresAt time.Time `json:"expiresAt"`
+}
 
 // NullableMoney A Money or null (see NullableUserRef).
 type NullableMoney = Money
@@ -2026,6 +2104,14 @@ type OperatorTransfer struct {
 	// Reason Why an unmatched or failed transfer pays nothing.
 	Reason nullable.Nullable[string] `json:"reason"`
 
+	// RefundAddress Where the payer of `depositId` asked a refund to go
+	// (`putAccountDepositRefundAddress`), or null: send a refund
+	// there, then settle with `refund` and `refundTransactionId`.
+	//
+	//
+	// Example: TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7
+	RefundAddress nullable.Nullable[string] `json:"refundAddress"`
+
 	// Settlements The settlement audit records, oldest first.
 	Settlements []TransferSettlement `json:"settlements"`
 
@@ -2044,6 +2130,39 @@ type OperatorTransferList struct {
 	Items      []OperatorTransfer        `json:"items"`
 	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
+
+// PlatformWebhookEndpoint A receiver of every user's deposit events, managed by operators. Every field is always present; the fields mean what they mean in `WebhookEndpoint`.
+type PlatformWebhookEndpoint struct {
+	CreatedAt time.Time `json:"createdAt"`
+
+	// DisabledReason Why the service switched the endpoint off (`gone`, the receiver answered 410); null while enabled, and when an operator switched it off.
+	DisabledReason nullable.Nullable[string] `json:"disabledReason"`
+
+	// Enabled Whether new events are delivered to it.
+	Enabled    bool                       `json:"enabled"`
+	EventTypes []PlatformWebhookEventType `json:"eventTypes"`
+	Id         openapi_types.UUID         `json:"id"`
+	UpdatedAt  time.Time                  `json:"updatedAt"`
+	Url        string                     `json:"url"`
+}
+
+// PlatformWebhookEndpointList defines model for PlatformWebhookEndpointList.
+type PlatformWebhookEndpointList struct {
+	Items []PlatformWebhookEndpoint `json:"items"`
+
+	// NextCursor Pass as `cursor` for the next page; null on the last page.
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+}
+
+// PlatformWebhookEventType What a platform endpoint receives: `deposit.*` every deposit event
+// of every user, of today's types and of any added later; or one
+// type (`deposit.credited`; `DepositEventPayload.type` lists them).
+//
+// Example: deposit.*
+type PlatformWebhookEventType = string
+
+// PlatformWebhookEventTypes The deposit event types the endpoint receives, each once.
+type PlatformWebhookEventTypes = []PlatformWebhookEventType
 
 // Problem An error (RFC 9457 Problem Details, served as `application/json`).
 type Problem struct {
@@ -2095,6 +2214,14 @@ type PutReviewPlanRequest struct {
 	// Example: 3
 	ExpectedVersion *ExpectedVersion   `json:"expectedVersion,omitempty"`
 	Stages          []ReviewStageInput `json:"stages"`
+}
+
+// RefundAddressRequest defines model for RefundAddressRequest.
+type RefundAddressRequest struct {
+	// Address A TRON address in base58check (its checksum is verified).
+	//
+	// Example: TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7
+	Address string `json:"address"`
 }
 
 // ReviewPlan A creative's review stages and where the current round stands
@@ -2175,6 +2302,10 @@ type SettleTransferRequest struct {
 
 	// Note Why, for the audit record.
 	Note string `json:"note"`
+
+	// RefundTransactionId With `refund` only: the chain transaction that sent the transfer
+	// back; the payer sees it as `review.refund.transactionId`.
+	RefundTransactionId *string `json:"refundTransactionId,omitempty"`
 }
 
 // SettleTransferRequestDecision `credit`: credit the amount received to the attached deposit; `refund`: the transfer was sent back; `reject`: the attached transfer does not pay its deposit (detach it).
@@ -2352,6 +2483,23 @@ type UpdateCreativeRequest struct {
 	Type  *CreativeType  `json:"type,omitempty"`
 }
 
+// UpdatePlatformWebhookEndpointRequest The fields to change; a field left out stays as it is.
+type UpdatePlatformWebhookEndpointRequest struct {
+	// Enabled False stops deliveries; true resumes them and clears `disabledReason`.
+	Enabled *bool `json:"enabled,omitempty"`
+
+	// EventTypes The deposit event types the endpoint receives, each once.
+	EventTypes *PlatformWebhookEventTypes `json:"eventTypes,omitempty"`
+
+	// Url Where deliveries are posted: an absolute `https` URL without
+	// credentials or fragment that names no private, loopback or
+	// link-local address.
+	//
+	//
+	// Example: https://hooks.acme.test/creativeapi
+	Url *WebhookURL `json:"url,omitempty"`
+}
+
 // UpdateWebhookEndpointRequest The fields to change; a field left out stays as it is.
 type UpdateWebhookEndpointRequest struct {
 	// Enabled False stops deliveries; true resumes them and clears `disabledReason`.
@@ -2453,7 +2601,7 @@ type UserRef struct {
 // UserRefKind `user` for a member, `guest` for a person outside the organization who came by a share's link. Absent means `user`.
 type UserRefKind string
 
-// WebhookDelivery One event for one endpoint. Its `id` is the `webhook-id` header of every attempt. Every field is always present.
+// WebhookDelivery One event for one endpoint. Every field is always present.
 type WebhookDelivery struct {
 	// Attempts Every attempt so far, first to last.
 	Attempts  []WebhookDeliveryAttempt `json:"attempts"`
@@ -2462,25 +2610,26 @@ type WebhookDelivery struct {
 	// EventId The event's place in the order events were published.
 	EventId int64 `json:"eventId"`
 
-	// EventType A creative event of the organization a webhook can receive: its
-	// `type` in the delivered payload `{type, timestamp, data}`, where
-	// `data` is the creative as `getCreative` shows it, without the
-	// caller's `availableActions` and `permissions`; for
-	// `creative.comment_added` and `creative.comment_resolved`, `data`
-	// is the Comment (its `creativeId` names the creative).
-	// `creative.decision_recorded` is one person's decision in a stage
-	// of the creative's review plan, `creative.stage_approved` a stage
-	// whose rule held (the decision that completed it comes first; a
-	// decision that moves the creative is followed by
-	// `creative.approved` or `creative.changes_requested`).
-	// `creative.stage_due_soon` and `creative.stage_overdue` announce the
-	// active stage a day before its `dueAt` and at it, once per stage
-	// and round (within a few minutes).
-	EventType WebhookEventType `json:"eventType"`
+	// EventType The type of the delivered event: a `WebhookEventType` for an
+	// organization's endpoint, a deposit event type (`deposit.…`, see
+	// `DepositEventPayload.type`) for a platform endpoint, and
+	// `webhook.test` for a test (`sendWebhookTest`). More types may
+	// come: show an unknown one as it is.
+	//
+	//
+	// Example: creative.approved
+	EventType WebhookDeliveryEventType `json:"eventType"`
 
 	// FinishedAt When it succeeded, failed or was cancelled; null while pending.
 	FinishedAt nullable.Nullable[time.Time] `json:"finishedAt"`
-	Id         openapi_types.UUID           `json:"id"`
+
+	// Id The delivery's id (`deliveryId` in its paths).
+	Id openapi_types.UUID `json:"id"`
+
+	// MessageId The `webhook-id` header of every attempt: the delivery's own
+	// `id`, or, for a redelivery (`redeliverWebhookDelivery`), the
+	// `messageId` of the delivery it sends again.
+	MessageId openapi_types.UUID `json:"messageId"`
 
 	// NextAttemptAt When the next attempt is due, while `pending` after a failed attempt; null otherwise.
 	NextAttemptAt nullable.Nullable[time.Time] `json:"nextAttemptAt"`
@@ -2506,6 +2655,15 @@ type WebhookDeliveryAttempt struct {
 	ResponseStatus nullable.Nullable[int] `json:"responseStatus"`
 	StartedAt      time.Time              `json:"startedAt"`
 }
+
+// WebhookDeliveryEventType The type of the delivered event: a `WebhookEventType` for an
+// organization's endpoint, a deposit event type (`deposit.…`, see
+// `DepositEventPayload.type`) for a platform endpoint, and
+// `webhook.test` for a test (`sendWebhookTest`). More types may
+// come: show an unknown one as it is.
+//
+// Example: creative.approved
+type WebhookDeliveryEventType = string
 
 // WebhookDeliveryList defines model for WebhookDeliveryList.
 type WebhookDeliveryList struct {
@@ -2547,7 +2705,7 @@ type WebhookEndpointList struct {
 	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
 
-// WebhookEventType A creative event of the organization a webhook can receive: its
+// WebhookEventType An event of the organization a webhook can receive: its
 // `type` in the delivered payload `{type, timestamp, data}`, where
 // `data` is the creative as `getCreative` shows it, without the
 // caller's `availableActions` and `permissions`; for
@@ -2561,6 +2719,11 @@ type WebhookEndpointList struct {
 // `creative.stage_due_soon` and `creative.stage_overdue` announce the
 // active stage a day before its `dueAt` and at it, once per stage
 // and round (within a few minutes).
+// `share.created` and `share.revoked` are a share made and revoked;
+// `data` is the Share as `getShare` shows it (`token` and `url`
+// null: an event never holds the token). Share events go to
+// webhooks only, not to members' live streams: who may read a
+// share depends on the role.
 type WebhookEventType string
 
 // WebhookEventTypes The event types the endpoint receives, each once.
@@ -2593,6 +2756,9 @@ type CreativeId = openapi_types.UUID
 
 // Cursor defines model for Cursor.
 type Cursor = string
+
+// DeliveryId defines model for DeliveryId.
+type DeliveryId = openapi_types.UUID
 
 // IdempotencyKey defines model for IdempotencyKey.
 type IdempotencyKey = string
@@ -2756,6 +2922,15 @@ type ClaimAccountDepositParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// TopUpAccountDepositParams defines parameters for TopUpAccountDeposit.
+type TopUpAccountDepositParams struct {
+	// IdempotencyKey A key you generate per command (a UUID is fine), 1 to 255 visible
+	// ASCII characters, sent once. The structured-field string form
+	// (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+	// key with the same body to retry safely.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListLedgerEntriesParams defines parameters for ListLedgerEntries.
 type ListLedgerEntriesParams struct {
 	// Limit The page size (send it once).
@@ -2796,6 +2971,33 @@ type SettleOperatorTransferParams struct {
 	// (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
 	// key with the same body to retry safely.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListPlatformWebhookEndpointsParams defines parameters for ListPlatformWebhookEndpoints.
+type ListPlatformWebhookEndpointsParams struct {
+	// Limit The page size (send it once).
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page, as it came (send it once).
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreatePlatformWebhookEndpointParams defines parameters for CreatePlatformWebhookEndpoint.
+type CreatePlatformWebhookEndpointParams struct {
+	// IdempotencyKey A key you generate per command (a UUID is fine), 1 to 255 visible
+	// ASCII characters, sent once. The structured-field string form
+	// (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+	// key with the same body to retry safely.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListPlatformWebhookDeliveriesParams defines parameters for ListPlatformWebhookDeliveries.
+type ListPlatformWebhookDeliveriesParams struct {
+	// Limit The page size (send it once).
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page, as it came (send it once).
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
 // ListCreativesParams defines parameters for ListCreatives.
@@ -3009,6 +3211,9 @@ type CreateAccountDepositJSONRequestBody = CreateAccountDepositRequest
 // ClaimAccountDepositJSONRequestBody defines body for ClaimAccountDeposit for application/json ContentType.
 type ClaimAccountDepositJSONRequestBody = ClaimAccountDepositRequest
 
+// PutAccountDepositRefundAddressJSONRequestBody defines body for PutAccountDepositRefundAddress for application/json ContentType.
+type PutAccountDepositRefundAddressJSONRequestBody = RefundAddressRequest
+
 // PutNotificationSettingsJSONRequestBody defines body for PutNotificationSettings for application/json ContentType.
 type PutNotificationSettingsJSONRequestBody = NotificationSettings
 
@@ -3017,6 +3222,12 @@ type CreateAccessTokenJSONRequestBody = CreateAccessTokenRequest
 
 // SettleOperatorTransferJSONRequestBody defines body for SettleOperatorTransfer for application/json ContentType.
 type SettleOperatorTransferJSONRequestBody = SettleTransferRequest
+
+// CreatePlatformWebhookEndpointJSONRequestBody defines body for CreatePlatformWebhookEndpoint for application/json ContentType.
+type CreatePlatformWebhookEndpointJSONRequestBody = CreatePlatformWebhookEndpointRequest
+
+// UpdatePlatformWebhookEndpointJSONRequestBody defines body for UpdatePlatformWebhookEndpoint for application/json ContentType.
+type UpdatePlatformWebhookEndpointJSONRequestBody = UpdatePlatformWebhookEndpointRequest
 
 // CreateCreativeJSONRequestBody defines body for CreateCreative for application/json ContentType.
 type CreateCreativeJSONRequestBody = CreateCreativeRequest
@@ -3110,6 +3321,12 @@ type ServerInterface interface {
 	// ClaimAccountDeposit Point a deposit at the transfer that paid it
 	// (POST /api/v1/me/balance/deposits/{depositId}/claim)
 	ClaimAccountDeposit(ctx echo.Context, depositId openapi_types.UUID, params ClaimAccountDepositParams) error
+	// PutAccountDepositRefundAddress Say where a refund of a deposit under review goes
+	// (PUT /api/v1/me/balance/deposits/{depositId}/refund-address)
+	PutAccountDepositRefundAddress(ctx echo.Context, depositId openapi_types.UUID) error
+	// TopUpAccountDeposit Reserve the rest of a short payment
+	// (POST /api/v1/me/balance/deposits/{depositId}/top-up)
+	TopUpAccountDeposit(ctx echo.Context, depositId openapi_types.UUID, params TopUpAccountDepositParams) error
 	// ListLedgerEntries List the signed-in user's ledger entries
 	// (GET /api/v1/me/balance/entries)
 	ListLedgerEntries(ctx echo.Context, params ListLedgerEntriesParams) error
@@ -3140,6 +3357,33 @@ type ServerInterface interface {
 	// SettleOperatorTransfer Settle a transfer waiting for review (operators only)
 	// (POST /api/v1/operator/transfers/{transferId}/settlements)
 	SettleOperatorTransfer(ctx echo.Context, transferId openapi_types.UUID, params SettleOperatorTransferParams) error
+	// ListPlatformWebhookEndpoints List the platform's deposit webhook endpoints (operators only)
+	// (GET /api/v1/operator/webhooks)
+	ListPlatformWebhookEndpoints(ctx echo.Context, params ListPlatformWebhookEndpointsParams) error
+	// CreatePlatformWebhookEndpoint Add a platform deposit webhook endpoint (operators only)
+	// (POST /api/v1/operator/webhooks)
+	CreatePlatformWebhookEndpoint(ctx echo.Context, params CreatePlatformWebhookEndpointParams) error
+	// DeletePlatformWebhookEndpoint Remove a platform webhook endpoint (operators only)
+	// (DELETE /api/v1/operator/webhooks/{webhookId})
+	DeletePlatformWebhookEndpoint(ctx echo.Context, webhookId WebhookId) error
+	// GetPlatformWebhookEndpoint Get one platform webhook endpoint (operators only)
+	// (GET /api/v1/operator/webhooks/{webhookId})
+	GetPlatformWebhookEndpoint(ctx echo.Context, webhookId WebhookId) error
+	// UpdatePlatformWebhookEndpoint Change a platform webhook endpoint (operators only)
+	// (PATCH /api/v1/operator/webhooks/{webhookId})
+	UpdatePlatformWebhookEndpoint(ctx echo.Context, webhookId WebhookId) error
+	// ListPlatformWebhookDeliveries List a platform endpoint's deliveries and their attempts (operators only)
+	// (GET /api/v1/operator/webhooks/{webhookId}/deliveries)
+	ListPlatformWebhookDeliveries(ctx echo.Context, webhookId WebhookId, params ListPlatformWebhookDeliveriesParams) error
+	// RedeliverPlatformWebhookDelivery Send a platform endpoint's past delivery again (operators only)
+	// (POST /api/v1/operator/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver)
+	RedeliverPlatformWebhookDelivery(ctx echo.Context, webhookId WebhookId, deliveryId DeliveryId) error
+	// RotatePlatformWebhookSecret Replace a platform endpoint's signing secret (operators only)
+	// (POST /api/v1/operator/webhooks/{webhookId}/rotate-secret)
+	RotatePlatformWebhookSecret(ctx echo.Context, webhookId WebhookId) error
+	// SendPlatformWebhookTest Send a signed test event to a platform endpoint (operators only)
+	// (POST /api/v1/operator/webhooks/{webhookId}/test)
+	SendPlatformWebhookTest(ctx echo.Context, webhookId WebhookId) error
 	// GetAssetContent Download an uploaded file
 	// (GET /api/v1/organizations/{organizationId}/assets/{assetId}/content)
 	GetAssetContent(ctx echo.Context, organizationId OrganizationId, assetId AssetId) error
@@ -3227,9 +3471,15 @@ type ServerInterface interface {
 	// ListWebhookDeliveries List an endpoint's deliveries and their attempts
 	// (GET /api/v1/organizations/{organizationId}/webhooks/{webhookId}/deliveries)
 	ListWebhookDeliveries(ctx echo.Context, organizationId OrganizationId, webhookId WebhookId, params ListWebhookDeliveriesParams) error
+	// RedeliverWebhookDelivery Send a past delivery again
+	// (POST /api/v1/organizations/{organizationId}/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver)
+	RedeliverWebhookDelivery(ctx echo.Context, organizationId OrganizationId, webhookId WebhookId, deliveryId DeliveryId) error
 	// RotateWebhookSecret Replace an endpoint's signing secret
 	// (POST /api/v1/organizations/{organizationId}/webhooks/{webhookId}/rotate-secret)
 	RotateWebhookSecret(ctx echo.Context, organizationId OrganizationId, webhookId WebhookId) error
+	// SendWebhookTest Send a signed test event to an endpoint
+	// (POST /api/v1/organizations/{organizationId}/webhooks/{webhookId}/test)
+	SendWebhookTest(ctx echo.Context, organizationId OrganizationId, webhookId WebhookId) error
 	// Unsubscribe Unsubscribe with the token of an email's link (RFC 8058 one-click)
 	// (POST /api/v1/unsubscribe)
 	Unsubscribe(ctx echo.Context, params UnsubscribeParams) error
@@ -3621,6 +3871,58 @@ func (w *ServerInterfaceWrapper) ClaimAccountDeposit(ctx echo.Context) error {
 	return err
 }
 
+// PutAccountDepositRefundAddress converts echo context to params.
+func (w *ServerInterfaceWrapper) PutAccountDepositRefundAddress(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "depositId" -------------
+	var depositId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "depositId", ctx.Param("depositId"), &depositId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter depositId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutAccountDepositRefundAddress(ctx, depositId)
+	return err
+}
+
+// TopUpAccountDeposit converts echo context to params.
+func (w *ServerInterfaceWrapper) TopUpAccountDeposit(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "depositId" -------------
+	var depositId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "depositId", ctx.Param("depositId"), &depositId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter depositId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params TopUpAccountDepositParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TopUpAccountDeposit(ctx, depositId, params)
+	return err
+}
+
 // ListLedgerEntries converts echo context to params.
 func (w *ServerInterfaceWrapper) ListLedgerEntries(ctx echo.Context) error {
 	var err error
@@ -3821,6 +4123,196 @@ func (w *ServerInterfaceWrapper) SettleOperatorTransfer(ctx echo.Context) error 
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.SettleOperatorTransfer(ctx, transferId, params)
+	return err
+}
+
+// ListPlatformWebhookEndpoints converts echo context to params.
+func (w *ServerInterfaceWrapper) ListPlatformWebhookEndpoints(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListPlatformWebhookEndpointsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListPlatformWebhookEndpoints(ctx, params)
+	return err
+}
+
+// CreatePlatformWebhookEndpoint converts echo context to params.
+func (w *ServerInterfaceWrapper) CreatePlatformWebhookEndpoint(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreatePlatformWebhookEndpointParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreatePlatformWebhookEndpoint(ctx, params)
+	return err
+}
+
+// DeletePlatformWebhookEndpoint converts echo context to params.
+func (w *ServerInterfaceWrapper) DeletePlatformWebhookEndpoint(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "webhookId" -------------
+	var webhookId WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "webhookId", ctx.Param("webhookId"), &webhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhookId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeletePlatformWebhookEndpoint(ctx, webhookId)
+	return err
+}
+
+// GetPlatformWebhookEndpoint converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPlatformWebhookEndpoint(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "webhookId" -------------
+	var webhookId WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "webhookId", ctx.Param("webhookId"), &webhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhookId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPlatformWebhookEndpoint(ctx, webhookId)
+	return err
+}
+
+// UpdatePlatformWebhookEndpoint converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdatePlatformWebhookEndpoint(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "webhookId" -------------
+	var webhookId WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "webhookId", ctx.Param("webhookId"), &webhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhookId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdatePlatformWebhookEndpoint(ctx, webhookId)
+	return err
+}
+
+// ListPlatformWebhookDeliveries converts echo context to params.
+func (w *ServerInterfaceWrapper) ListPlatformWebhookDeliveries(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "webhookId" -------------
+	var webhookId WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "webhookId", ctx.Param("webhookId"), &webhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhookId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListPlatformWebhookDeliveriesParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListPlatformWebhookDeliveries(ctx, webhookId, params)
+	return err
+}
+
+// RedeliverPlatformWebhookDelivery converts echo context to params.
+func (w *ServerInterfaceWrapper) RedeliverPlatformWebhookDelivery(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "webhookId" -------------
+	var webhookId WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "webhookId", ctx.Param("webhookId"), &webhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhookId: %s", err))
+	}
+
+	// ------------- Path parameter "deliveryId" -------------
+	var deliveryId DeliveryId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "deliveryId", ctx.Param("deliveryId"), &deliveryId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter deliveryId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RedeliverPlatformWebhookDelivery(ctx, webhookId, deliveryId)
+	return err
+}
+
+// RotatePlatformWebhookSecret converts echo context to params.
+func (w *ServerInterfaceWrapper) RotatePlatformWebhookSecret(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "webhookId" -------------
+	var webhookId WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "webhookId", ctx.Param("webhookId"), &webhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhookId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RotatePlatformWebhookSecret(ctx, webhookId)
+	return err
+}
+
+// SendPlatformWebhookTest converts echo context to params.
+func (w *ServerInterfaceWrapper) SendPlatformWebhookTest(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "webhookId" -------------
+	var webhookId WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "webhookId", ctx.Param("webhookId"), &webhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhookId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SendPlatformWebhookTest(ctx, webhookId)
 	return err
 }
 
@@ -4848,6 +5340,38 @@ func (w *ServerInterfaceWrapper) ListWebhookDeliveries(ctx echo.Context) error {
 	return err
 }
 
+// RedeliverWebhookDelivery converts echo context to params.
+func (w *ServerInterfaceWrapper) RedeliverWebhookDelivery(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "webhookId" -------------
+	var webhookId WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "webhookId", ctx.Param("webhookId"), &webhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhookId: %s", err))
+	}
+
+	// ------------- Path parameter "deliveryId" -------------
+	var deliveryId DeliveryId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "deliveryId", ctx.Param("deliveryId"), &deliveryId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter deliveryId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RedeliverWebhookDelivery(ctx, organizationId, webhookId, deliveryId)
+	return err
+}
+
 // RotateWebhookSecret converts echo context to params.
 func (w *ServerInterfaceWrapper) RotateWebhookSecret(ctx echo.Context) error {
 	var err error
@@ -4869,6 +5393,30 @@ func (w *ServerInterfaceWrapper) RotateWebhookSecret(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RotateWebhookSecret(ctx, organizationId, webhookId)
+	return err
+}
+
+// SendWebhookTest converts echo context to params.
+func (w *ServerInterfaceWrapper) SendWebhookTest(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "webhookId" -------------
+	var webhookId WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "webhookId", ctx.Param("webhookId"), &webhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhookId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SendWebhookTest(ctx, organizationId, webhookId)
 	return err
 }
 
@@ -4990,6 +5538,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks/:webhookId", wrapper.UpdateWebhookEndpoint, options.OperationMiddlewares["updateWebhookEndpoint"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks/:webhookId/rotate-secret", wrapper.RotateWebhookSecret, options.OperationMiddlewares["rotateWebhookSecret"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks/:webhookId/deliveries", wrapper.ListWebhookDeliveries, options.OperationMiddlewares["listWebhookDeliveries"]...)
+	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks/:webhookId/test", wrapper.SendWebhookTest, options.OperationMiddlewares["sendWebhookTest"]...)
+	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/webhooks/:webhookId/deliveries/:deliveryId/redeliver", wrapper.RedeliverWebhookDelivery, options.OperationMiddlewares["redeliverWebhookDelivery"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/shares", wrapper.ListShares, options.OperationMiddlewares["listShares"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/shares", wrapper.CreateShare, options.OperationMiddlewares["createShare"]...)
 	router.DELETE(options.BaseURL+"/api/v1/organizations/:organizationId/shares/:shareId", wrapper.RevokeShare, options.OperationMiddlewares["revokeShare"]...)
@@ -5012,7 +5562,18 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/me/balance/deposits", wrapper.CreateAccountDeposit, options.OperationMiddlewares["createAccountDeposit"]...)
 	router.GET(options.BaseURL+"/api/v1/me/balance/deposits/:depositId", wrapper.GetAccountDeposit, options.OperationMiddlewares["getAccountDeposit"]...)
 	router.POST(options.BaseURL+"/api/v1/me/balance/deposits/:depositId/cancel", wrapper.CancelAccountDeposit, options.OperationMiddlewares["cancelAccountDeposit"]...)
+	router.POST(options.BaseURL+"/api/v1/me/balance/deposits/:depositId/top-up", wrapper.TopUpAccountDeposit, options.OperationMiddlewares["topUpAccountDeposit"]...)
+	router.PUT(options.BaseURL+"/api/v1/me/balance/deposits/:depositId/refund-address", wrapper.PutAccountDepositRefundAddress, options.OperationMiddlewares["putAccountDepositRefundAddress"]...)
 	router.POST(options.BaseURL+"/api/v1/me/balance/deposits/:depositId/claim", wrapper.ClaimAccountDeposit, options.OperationMiddlewares["claimAccountDeposit"]...)
+	router.GET(options.BaseURL+"/api/v1/operator/webhooks", wrapper.ListPlatformWebhookEndpoints, options.OperationMiddlewares["listPlatformWebhookEndpoints"]...)
+	router.POST(options.BaseURL+"/api/v1/operator/webhooks", wrapper.CreatePlatformWebhookEndpoint, options.OperationMiddlewares["createPlatformWebhookEndpoint"]...)
+	router.DELETE(options.BaseURL+"/api/v1/operator/webhooks/:webhookId", wrapper.DeletePlatformWebhookEndpoint, options.OperationMiddlewares["deletePlatformWebhookEndpoint"]...)
+	router.GET(options.BaseURL+"/api/v1/operator/webhooks/:webhookId", wrapper.GetPlatformWebhookEndpoint, options.OperationMiddlewares["getPlatformWebhookEndpoint"]...)
+	router.PATCH(options.BaseURL+"/api/v1/operator/webhooks/:webhookId", wrapper.UpdatePlatformWebhookEndpoint, options.OperationMiddlewares["updatePlatformWebhookEndpoint"]...)
+	router.POST(options.BaseURL+"/api/v1/operator/webhooks/:webhookId/rotate-secret", wrapper.RotatePlatformWebhookSecret, options.OperationMiddlewares["rotatePlatformWebhookSecret"]...)
+	router.GET(options.BaseURL+"/api/v1/operator/webhooks/:webhookId/deliveries", wrapper.ListPlatformWebhookDeliveries, options.OperationMiddlewares["listPlatformWebhookDeliveries"]...)
+	router.POST(options.BaseURL+"/api/v1/operator/webhooks/:webhookId/test", wrapper.SendPlatformWebhookTest, options.OperationMiddlewares["sendPlatformWebhookTest"]...)
+	router.POST(options.BaseURL+"/api/v1/operator/webhooks/:webhookId/deliveries/:deliveryId/redeliver", wrapper.RedeliverPlatformWebhookDelivery, options.OperationMiddlewares["redeliverPlatformWebhookDelivery"]...)
 	router.GET(options.BaseURL+"/api/v1/operator/transfers", wrapper.ListOperatorTransfers, options.OperationMiddlewares["listOperatorTransfers"]...)
 	router.GET(options.BaseURL+"/api/v1/operator/transfers/:transferId", wrapper.GetOperatorTransfer, options.OperationMiddlewares["getOperatorTransfer"]...)
 	router.POST(options.BaseURL+"/api/v1/operator/transfers/:transferId/settlements", wrapper.SettleOperatorTransfer, options.OperationMiddlewares["settleOperatorTransfer"]...)
@@ -8149,6 +8710,417 @@ func (response ClaimAccountDeposit503JSONResponse) VisitClaimAccountDepositRespo
 	return err
 }
 
+type PutAccountDepositRefundAddressRequestObject struct {
+	DepositId openapi_types.UUID `json:"depositId"`
+	Body      *PutAccountDepositRefundAddressJSONRequestBody
+}
+
+type PutAccountDepositRefundAddressResponseObject interface {
+	VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error
+}
+
+type PutAccountDepositRefundAddress200JSONResponse AccountDeposit
+
+func (response PutAccountDepositRefundAddress200JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAccountDepositRefundAddress400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response PutAccountDepositRefundAddress400JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAccountDepositRefundAddress401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response PutAccountDepositRefundAddress401JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAccountDepositRefundAddress403JSONResponse struct{ CsrfFailedJSONResponse }
+
+func (response PutAccountDepositRefundAddress403JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAccountDepositRefundAddress404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PutAccountDepositRefundAddress404JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAccountDepositRefundAddress409JSONResponse Problem
+
+func (response PutAccountDepositRefundAddress409JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAccountDepositRefundAddress413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response PutAccountDepositRefundAddress413JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAccountDepositRefundAddress415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response PutAccountDepositRefundAddress415JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAccountDepositRefundAddress422JSONResponse Problem
+
+func (response PutAccountDepositRefundAddress422JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAccountDepositRefundAddress429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response PutAccountDepositRefundAddress429JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAccountDepositRefundAddress431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response PutAccountDepositRefundAddress431JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAccountDepositRefundAddress500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response PutAccountDepositRefundAddress500JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAccountDepositRefundAddress503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PutAccountDepositRefundAddress503JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TopUpAccountDepositRequestObject struct {
+	DepositId openapi_types.UUID `json:"depositId"`
+	Params    TopUpAccountDepositParams
+}
+
+type TopUpAccountDepositResponseObject interface {
+	VisitTopUpAccountDepositResponse(w http.ResponseWriter) error
+}
+
+type TopUpAccountDeposit200ResponseHeaders struct {
+	IdempotentReplayed *string
+}
+
+type TopUpAccountDeposit200JSONResponse struct {
+	Body    AccountDeposit
+	Headers TopUpAccountDeposit200ResponseHeaders
+}
+
+func (response TopUpAccountDeposit200JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TopUpAccountDeposit400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response TopUpAccountDeposit400JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TopUpAccountDeposit401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response TopUpAccountDeposit401JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TopUpAccountDeposit403JSONResponse struct{ CsrfFailedJSONResponse }
+
+func (response TopUpAccountDeposit403JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TopUpAccountDeposit404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response TopUpAccountDeposit404JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TopUpAccountDeposit409ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type TopUpAccountDeposit409JSONResponse struct {
+	Body    Problem
+	Headers TopUpAccountDeposit409ResponseHeaders
+}
+
+func (response TopUpAccountDeposit409JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TopUpAccountDeposit422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response TopUpAccountDeposit422JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TopUpAccountDeposit429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response TopUpAccountDeposit429JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TopUpAccountDeposit431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response TopUpAccountDeposit431JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TopUpAccountDeposit500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response TopUpAccountDeposit500JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TopUpAccountDeposit503ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type TopUpAccountDeposit503JSONResponse struct {
+	Body    Problem
+	Headers TopUpAccountDeposit503ResponseHeaders
+}
+
+func (response TopUpAccountDeposit503JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListLedgerEntriesRequestObject struct {
 	Params ListLedgerEntriesParams
 }
@@ -9768,6 +10740,1571 @@ func (response SettleOperatorTransfer500JSONResponse) VisitSettleOperatorTransfe
 type SettleOperatorTransfer503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response SettleOperatorTransfer503JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlatformWebhookEndpointsRequestObject struct {
+	Params ListPlatformWebhookEndpointsParams
+}
+
+type ListPlatformWebhookEndpointsResponseObject interface {
+	VisitListPlatformWebhookEndpointsResponse(w http.ResponseWriter) error
+}
+
+type ListPlatformWebhookEndpoints200JSONResponse PlatformWebhookEndpointList
+
+func (response ListPlatformWebhookEndpoints200JSONResponse) VisitListPlatformWebhookEndpointsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlatformWebhookEndpoints400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response ListPlatformWebhookEndpoints400JSONResponse) VisitListPlatformWebhookEndpointsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlatformWebhookEndpoints401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response ListPlatformWebhookEndpoints401JSONResponse) VisitListPlatformWebhookEndpointsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlatformWebhookEndpoints403JSONResponse struct{ InsufficientScopeJSONResponse }
+
+func (response ListPlatformWebhookEndpoints403JSONResponse) VisitListPlatformWebhookEndpointsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlatformWebhookEndpoints404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListPlatformWebhookEndpoints404JSONResponse) VisitListPlatformWebhookEndpointsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlatformWebhookEndpoints422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response ListPlatformWebhookEndpoints422JSONResponse) VisitListPlatformWebhookEndpointsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlatformWebhookEndpoints429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response ListPlatformWebhookEndpoints429JSONResponse) VisitListPlatformWebhookEndpointsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlatformWebhookEndpoints431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ListPlatformWebhookEndpoints431JSONResponse) VisitListPlatformWebhookEndpointsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlatformWebhookEndpoints500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListPlatformWebhookEndpoints500JSONResponse) VisitListPlatformWebhookEndpointsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlatformWebhookEndpoints503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListPlatformWebhookEndpoints503JSONResponse) VisitListPlatformWebhookEndpointsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePlatformWebhookEndpointRequestObject struct {
+	Params CreatePlatformWebhookEndpointParams
+	Body   *CreatePlatformWebhookEndpointJSONRequestBody
+}
+
+type CreatePlatformWebhookEndpointResponseObject interface {
+	VisitCreatePlatformWebhookEndpointResponse(w http.ResponseWriter) error
+}
+
+type CreatePlatformWebhookEndpoint201ResponseHeaders struct {
+	IdempotentReplayed *string
+	Location           *string
+}
+
+type CreatePlatformWebhookEndpoint201JSONResponse struct {
+	Body    NewPlatformWebhookEndpoint
+	Headers CreatePlatformWebhookEndpoint201ResponseHeaders
+}
+
+func (response CreatePlatformWebhookEndpoint201JSONResponse) VisitCreatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePlatformWebhookEndpoint400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response CreatePlatformWebhookEndpoint400JSONResponse) VisitCreatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePlatformWebhookEndpoint401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response CreatePlatformWebhookEndpoint401JSONResponse) VisitCreatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePlatformWebhookEndpoint403JSONResponse struct{ CsrfFailedJSONResponse }
+
+func (response CreatePlatformWebhookEndpoint403JSONResponse) VisitCreatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePlatformWebhookEndpoint404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreatePlatformWebhookEndpoint404JSONResponse) VisitCreatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePlatformWebhookEndpoint409ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type CreatePlatformWebhookEndpoint409JSONResponse struct {
+	Body    Problem
+	Headers CreatePlatformWebhookEndpoint409ResponseHeaders
+}
+
+func (response CreatePlatformWebhookEndpoint409JSONResponse) VisitCreatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePlatformWebhookEndpoint413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response CreatePlatformWebhookEndpoint413JSONResponse) VisitCreatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePlatformWebhookEndpoint415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreatePlatformWebhookEndpoint415JSONResponse) VisitCreatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePlatformWebhookEndpoint422JSONResponse struct{ InvalidCommandJSONResponse }
+
+func (response CreatePlatformWebhookEndpoint422JSONResponse) VisitCreatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePlatformWebhookEndpoint429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response CreatePlatformWebhookEndpoint429JSONResponse) VisitCreatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePlatformWebhookEndpoint431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response CreatePlatformWebhookEndpoint431JSONResponse) VisitCreatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePlatformWebhookEndpoint500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreatePlatformWebhookEndpoint500JSONResponse) VisitCreatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePlatformWebhookEndpoint503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreatePlatformWebhookEndpoint503JSONResponse) VisitCreatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeletePlatformWebhookEndpointRequestObject struct {
+	WebhookId WebhookId `json:"webhookId"`
+}
+
+type DeletePlatformWebhookEndpointResponseObject interface {
+	VisitDeletePlatformWebhookEndpointResponse(w http.ResponseWriter) error
+}
+
+type DeletePlatformWebhookEndpoint204Response struct {
+}
+
+func (response DeletePlatformWebhookEndpoint204Response) VisitDeletePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeletePlatformWebhookEndpoint400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response DeletePlatformWebhookEndpoint400JSONResponse) VisitDeletePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeletePlatformWebhookEndpoint401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response DeletePlatformWebhookEndpoint401JSONResponse) VisitDeletePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeletePlatformWebhookEndpoint403JSONResponse struct{ CsrfFailedJSONResponse }
+
+func (response DeletePlatformWebhookEndpoint403JSONResponse) VisitDeletePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeletePlatformWebhookEndpoint404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeletePlatformWebhookEndpoint404JSONResponse) VisitDeletePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeletePlatformWebhookEndpoint422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response DeletePlatformWebhookEndpoint422JSONResponse) VisitDeletePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeletePlatformWebhookEndpoint429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response DeletePlatformWebhookEndpoint429JSONResponse) VisitDeletePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeletePlatformWebhookEndpoint431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response DeletePlatformWebhookEndpoint431JSONResponse) VisitDeletePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeletePlatformWebhookEndpoint500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeletePlatformWebhookEndpoint500JSONResponse) VisitDeletePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeletePlatformWebhookEndpoint503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeletePlatformWebhookEndpoint503JSONResponse) VisitDeletePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPlatformWebhookEndpointRequestObject struct {
+	WebhookId WebhookId `json:"webhookId"`
+}
+
+type GetPlatformWebhookEndpointResponseObject interface {
+	VisitGetPlatformWebhookEndpointResponse(w http.ResponseWriter) error
+}
+
+type GetPlatformWebhookEndpoint200JSONResponse PlatformWebhookEndpoint
+
+func (response GetPlatformWebhookEndpoint200JSONResponse) VisitGetPlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPlatformWebhookEndpoint400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response GetPlatformWebhookEndpoint400JSONResponse) VisitGetPlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPlatformWebhookEndpoint401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response GetPlatformWebhookEndpoint401JSONResponse) VisitGetPlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPlatformWebhookEndpoint403JSONResponse struct{ InsufficientScopeJSONResponse }
+
+func (response GetPlatformWebhookEndpoint403JSONResponse) VisitGetPlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPlatformWebhookEndpoint404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetPlatformWebhookEndpoint404JSONResponse) VisitGetPlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPlatformWebhookEndpoint422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response GetPlatformWebhookEndpoint422JSONResponse) VisitGetPlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPlatformWebhookEndpoint429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response GetPlatformWebhookEndpoint429JSONResponse) VisitGetPlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPlatformWebhookEndpoint431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetPlatformWebhookEndpoint431JSONResponse) VisitGetPlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPlatformWebhookEndpoint500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetPlatformWebhookEndpoint500JSONResponse) VisitGetPlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPlatformWebhookEndpoint503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetPlatformWebhookEndpoint503JSONResponse) VisitGetPlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePlatformWebhookEndpointRequestObject struct {
+	WebhookId WebhookId `json:"webhookId"`
+	Body      *UpdatePlatformWebhookEndpointJSONRequestBody
+}
+
+type UpdatePlatformWebhookEndpointResponseObject interface {
+	VisitUpdatePlatformWebhookEndpointResponse(w http.ResponseWriter) error
+}
+
+type UpdatePlatformWebhookEndpoint200JSONResponse PlatformWebhookEndpoint
+
+func (response UpdatePlatformWebhookEndpoint200JSONResponse) VisitUpdatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePlatformWebhookEndpoint400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response UpdatePlatformWebhookEndpoint400JSONResponse) VisitUpdatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePlatformWebhookEndpoint401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response UpdatePlatformWebhookEndpoint401JSONResponse) VisitUpdatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePlatformWebhookEndpoint403JSONResponse struct{ CsrfFailedJSONResponse }
+
+func (response UpdatePlatformWebhookEndpoint403JSONResponse) VisitUpdatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePlatformWebhookEndpoint404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdatePlatformWebhookEndpoint404JSONResponse) VisitUpdatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePlatformWebhookEndpoint413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response UpdatePlatformWebhookEndpoint413JSONResponse) VisitUpdatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePlatformWebhookEndpoint415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdatePlatformWebhookEndpoint415JSONResponse) VisitUpdatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePlatformWebhookEndpoint422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response UpdatePlatformWebhookEndpoint422JSONResponse) VisitUpdatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePlatformWebhookEndpoint429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response UpdatePlatformWebhookEndpoint429JSONResponse) VisitUpdatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePlatformWebhookEndpoint431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response UpdatePlatformWebhookEndpoint431JSONResponse) VisitUpdatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePlatformWebhookEndpoint500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdatePlatformWebhookEndpoint500JSONResponse) VisitUpdatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePlatformWebhookEndpoint503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdatePlatformWebhookEndpoint503JSONResponse) VisitUpdatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlatformWebhookDeliveriesRequestObject struct {
+	WebhookId WebhookId `json:"webhookId"`
+	Params    ListPlatformWebhookDeliveriesParams
+}
+
+type ListPlatformWebhookDeliveriesResponseObject interface {
+	VisitListPlatformWebhookDeliveriesResponse(w http.ResponseWriter) error
+}
+
+type ListPlatformWebhookDeliveries200JSONResponse WebhookDeliveryList
+
+func (response ListPlatformWebhookDeliveries200JSONResponse) VisitListPlatformWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlatformWebhookDeliveries400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response ListPlatformWebhookDeliveries400JSONResponse) VisitListPlatformWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlatformWebhookDeliveries401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response ListPlatformWebhookDeliveries401JSONResponse) VisitListPlatformWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlatformWebhookDeliveries403JSONResponse struct{ InsufficientScopeJSONResponse }
+
+func (response ListPlatformWebhookDeliveries403JSONResponse) VisitListPlatformWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlatformWebhookDeliveries404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListPlatformWebhookDeliveries404JSONResponse) VisitListPlatformWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlatformWebhookDeliveries422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response ListPlatformWebhookDeliveries422JSONResponse) VisitListPlatformWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlatformWebhookDeliveries429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response ListPlatformWebhookDeliveries429JSONResponse) VisitListPlatformWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlatformWebhookDeliveries431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ListPlatformWebhookDeliveries431JSONResponse) VisitListPlatformWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlatformWebhookDeliveries500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListPlatformWebhookDeliveries500JSONResponse) VisitListPlatformWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlatformWebhookDeliveries503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListPlatformWebhookDeliveries503JSONResponse) VisitListPlatformWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverPlatformWebhookDeliveryRequestObject struct {
+	WebhookId  WebhookId  `json:"webhookId"`
+	DeliveryId DeliveryId `json:"deliveryId"`
+}
+
+type RedeliverPlatformWebhookDeliveryResponseObject interface {
+	VisitRedeliverPlatformWebhookDeliveryResponse(w http.ResponseWriter) error
+}
+
+type RedeliverPlatformWebhookDelivery202JSONResponse WebhookDelivery
+
+func (response RedeliverPlatformWebhookDelivery202JSONResponse) VisitRedeliverPlatformWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverPlatformWebhookDelivery400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response RedeliverPlatformWebhookDelivery400JSONResponse) VisitRedeliverPlatformWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverPlatformWebhookDelivery401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response RedeliverPlatformWebhookDelivery401JSONResponse) VisitRedeliverPlatformWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverPlatformWebhookDelivery403JSONResponse struct{ CsrfFailedJSONResponse }
+
+func (response RedeliverPlatformWebhookDelivery403JSONResponse) VisitRedeliverPlatformWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverPlatformWebhookDelivery404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RedeliverPlatformWebhookDelivery404JSONResponse) VisitRedeliverPlatformWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverPlatformWebhookDelivery422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response RedeliverPlatformWebhookDelivery422JSONResponse) VisitRedeliverPlatformWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverPlatformWebhookDelivery429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response RedeliverPlatformWebhookDelivery429JSONResponse) VisitRedeliverPlatformWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverPlatformWebhookDelivery431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response RedeliverPlatformWebhookDelivery431JSONResponse) VisitRedeliverPlatformWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverPlatformWebhookDelivery500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RedeliverPlatformWebhookDelivery500JSONResponse) VisitRedeliverPlatformWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverPlatformWebhookDelivery503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RedeliverPlatformWebhookDelivery503JSONResponse) VisitRedeliverPlatformWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotatePlatformWebhookSecretRequestObject struct {
+	WebhookId WebhookId `json:"webhookId"`
+}
+
+type RotatePlatformWebhookSecretResponseObject interface {
+	VisitRotatePlatformWebhookSecretResponse(w http.ResponseWriter) error
+}
+
+type RotatePlatformWebhookSecret200JSONResponse WebhookSecretRotation
+
+func (response RotatePlatformWebhookSecret200JSONResponse) VisitRotatePlatformWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotatePlatformWebhookSecret400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response RotatePlatformWebhookSecret400JSONResponse) VisitRotatePlatformWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotatePlatformWebhookSecret401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response RotatePlatformWebhookSecret401JSONResponse) VisitRotatePlatformWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotatePlatformWebhookSecret403JSONResponse struct{ CsrfFailedJSONResponse }
+
+func (response RotatePlatformWebhookSecret403JSONResponse) VisitRotatePlatformWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotatePlatformWebhookSecret404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RotatePlatformWebhookSecret404JSONResponse) VisitRotatePlatformWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotatePlatformWebhookSecret422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response RotatePlatformWebhookSecret422JSONResponse) VisitRotatePlatformWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotatePlatformWebhookSecret429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response RotatePlatformWebhookSecret429JSONResponse) VisitRotatePlatformWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotatePlatformWebhookSecret431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response RotatePlatformWebhookSecret431JSONResponse) VisitRotatePlatformWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotatePlatformWebhookSecret500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RotatePlatformWebhookSecret500JSONResponse) VisitRotatePlatformWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotatePlatformWebhookSecret503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RotatePlatformWebhookSecret503JSONResponse) VisitRotatePlatformWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendPlatformWebhookTestRequestObject struct {
+	WebhookId WebhookId `json:"webhookId"`
+}
+
+type SendPlatformWebhookTestResponseObject interface {
+	VisitSendPlatformWebhookTestResponse(w http.ResponseWriter) error
+}
+
+type SendPlatformWebhookTest202JSONResponse WebhookDelivery
+
+func (response SendPlatformWebhookTest202JSONResponse) VisitSendPlatformWebhookTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendPlatformWebhookTest400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response SendPlatformWebhookTest400JSONResponse) VisitSendPlatformWebhookTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendPlatformWebhookTest401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response SendPlatformWebhookTest401JSONResponse) VisitSendPlatformWebhookTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendPlatformWebhookTest403JSONResponse struct{ CsrfFailedJSONResponse }
+
+func (response SendPlatformWebhookTest403JSONResponse) VisitSendPlatformWebhookTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendPlatformWebhookTest404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SendPlatformWebhookTest404JSONResponse) VisitSendPlatformWebhookTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendPlatformWebhookTest422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response SendPlatformWebhookTest422JSONResponse) VisitSendPlatformWebhookTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendPlatformWebhookTest429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response SendPlatformWebhookTest429JSONResponse) VisitSendPlatformWebhookTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendPlatformWebhookTest431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response SendPlatformWebhookTest431JSONResponse) VisitSendPlatformWebhookTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendPlatformWebhookTest500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response SendPlatformWebhookTest500JSONResponse) VisitSendPlatformWebhookTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendPlatformWebhookTest503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SendPlatformWebhookTest503JSONResponse) VisitSendPlatformWebhookTestResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -15366,6 +17903,171 @@ func (response ListWebhookDeliveries503JSONResponse) VisitListWebhookDeliveriesR
 	return err
 }
 
+type RedeliverWebhookDeliveryRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	WebhookId      WebhookId      `json:"webhookId"`
+	DeliveryId     DeliveryId     `json:"deliveryId"`
+}
+
+type RedeliverWebhookDeliveryResponseObject interface {
+	VisitRedeliverWebhookDeliveryResponse(w http.ResponseWriter) error
+}
+
+type RedeliverWebhookDelivery202JSONResponse WebhookDelivery
+
+func (response RedeliverWebhookDelivery202JSONResponse) VisitRedeliverWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverWebhookDelivery400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response RedeliverWebhookDelivery400JSONResponse) VisitRedeliverWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverWebhookDelivery401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response RedeliverWebhookDelivery401JSONResponse) VisitRedeliverWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverWebhookDelivery403JSONResponse struct{ AdminOnlyJSONResponse }
+
+func (response RedeliverWebhookDelivery403JSONResponse) VisitRedeliverWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverWebhookDelivery404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RedeliverWebhookDelivery404JSONResponse) VisitRedeliverWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverWebhookDelivery422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response RedeliverWebhookDelivery422JSONResponse) VisitRedeliverWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverWebhookDelivery429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response RedeliverWebhookDelivery429JSONResponse) VisitRedeliverWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverWebhookDelivery431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response RedeliverWebhookDelivery431JSONResponse) VisitRedeliverWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverWebhookDelivery500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RedeliverWebhookDelivery500JSONResponse) VisitRedeliverWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverWebhookDelivery503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RedeliverWebhookDelivery503JSONResponse) VisitRedeliverWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RotateWebhookSecretRequestObject struct {
 	OrganizationId OrganizationId `json:"organizationId"`
 	WebhookId      WebhookId      `json:"webhookId"`
@@ -15516,6 +18218,170 @@ func (response RotateWebhookSecret500JSONResponse) VisitRotateWebhookSecretRespo
 type RotateWebhookSecret503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response RotateWebhookSecret503JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendWebhookTestRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	WebhookId      WebhookId      `json:"webhookId"`
+}
+
+type SendWebhookTestResponseObject interface {
+	VisitSendWebhookTestResponse(w http.ResponseWriter) error
+}
+
+type SendWebhookTest202JSONResponse WebhookDelivery
+
+func (response SendWebhookTest202JSONResponse) VisitSendWebhookTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendWebhookTest400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response SendWebhookTest400JSONResponse) VisitSendWebhookTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendWebhookTest401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response SendWebhookTest401JSONResponse) VisitSendWebhookTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendWebhookTest403JSONResponse struct{ AdminOnlyJSONResponse }
+
+func (response SendWebhookTest403JSONResponse) VisitSendWebhookTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendWebhookTest404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SendWebhookTest404JSONResponse) VisitSendWebhookTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendWebhookTest422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response SendWebhookTest422JSONResponse) VisitSendWebhookTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendWebhookTest429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response SendWebhookTest429JSONResponse) VisitSendWebhookTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendWebhookTest431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response SendWebhookTest431JSONResponse) VisitSendWebhookTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendWebhookTest500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response SendWebhookTest500JSONResponse) VisitSendWebhookTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendWebhookTest503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SendWebhookTest503JSONResponse) VisitSendWebhookTestResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -15791,6 +18657,12 @@ type StrictServerInterface interface {
 	// ClaimAccountDeposit Point a deposit at the transfer that paid it
 	// (POST /api/v1/me/balance/deposits/{depositId}/claim)
 	ClaimAccountDeposit(ctx context.Context, request ClaimAccountDepositRequestObject) (ClaimAccountDepositResponseObject, error)
+	// PutAccountDepositRefundAddress Say where a refund of a deposit under review goes
+	// (PUT /api/v1/me/balance/deposits/{depositId}/refund-address)
+	PutAccountDepositRefundAddress(ctx context.Context, request PutAccountDepositRefundAddressRequestObject) (PutAccountDepositRefundAddressResponseObject, error)
+	// TopUpAccountDeposit Reserve the rest of a short payment
+	// (POST /api/v1/me/balance/deposits/{depositId}/top-up)
+	TopUpAccountDeposit(ctx context.Context, request TopUpAccountDepositRequestObject) (TopUpAccountDepositResponseObject, error)
 	// ListLedgerEntries List the signed-in user's ledger entries
 	// (GET /api/v1/me/balance/entries)
 	ListLedgerEntries(ctx context.Context, request ListLedgerEntriesRequestObject) (ListLedgerEntriesResponseObject, error)
@@ -15821,6 +18693,33 @@ type StrictServerInterface interface {
 	// SettleOperatorTransfer Settle a transfer waiting for review (operators only)
 	// (POST /api/v1/operator/transfers/{transferId}/settlements)
 	SettleOperatorTransfer(ctx context.Context, request SettleOperatorTransferRequestObject) (SettleOperatorTransferResponseObject, error)
+	// ListPlatformWebhookEndpoints List the platform's deposit webhook endpoints (operators only)
+	// (GET /api/v1/operator/webhooks)
+	ListPlatformWebhookEndpoints(ctx context.Context, request ListPlatformWebhookEndpointsRequestObject) (ListPlatformWebhookEndpointsResponseObject, error)
+	// CreatePlatformWebhookEndpoint Add a platform deposit webhook endpoint (operators only)
+	// (POST /api/v1/operator/webhooks)
+	CreatePlatformWebhookEndpoint(ctx context.Context, request CreatePlatformWebhookEndpointRequestObject) (CreatePlatformWebhookEndpointResponseObject, error)
+	// DeletePlatformWebhookEndpoint Remove a platform webhook endpoint (operators only)
+	// (DELETE /api/v1/operator/webhooks/{webhookId})
+	DeletePlatformWebhookEndpoint(ctx context.Context, request DeletePlatformWebhookEndpointRequestObject) (DeletePlatformWebhookEndpointResponseObject, error)
+	// GetPlatformWebhookEndpoint Get one platform webhook endpoint (operators only)
+	// (GET /api/v1/operator/webhooks/{webhookId})
+	GetPlatformWebhookEndpoint(ctx context.Context, request GetPlatformWebhookEndpointRequestObject) (GetPlatformWebhookEndpointResponseObject, error)
+	// UpdatePlatformWebhookEndpoint Change a platform webhook endpoint (operators only)
+	// (PATCH /api/v1/operator/webhooks/{webhookId})
+	UpdatePlatformWebhookEndpoint(ctx context.Context, request UpdatePlatformWebhookEndpointRequestObject) (UpdatePlatformWebhookEndpointResponseObject, error)
+	// ListPlatformWebhookDeliveries List a platform endpoint's deliveries and their attempts (operators only)
+	// (GET /api/v1/operator/webhooks/{webhookId}/deliveries)
+	ListPlatformWebhookDeliveries(ctx context.Context, request ListPlatformWebhookDeliveriesRequestObject) (ListPlatformWebhookDeliveriesResponseObject, error)
+	// RedeliverPlatformWebhookDelivery Send a platform endpoint's past delivery again (operators only)
+	// (POST /api/v1/operator/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver)
+	RedeliverPlatformWebhookDelivery(ctx context.Context, request RedeliverPlatformWebhookDeliveryRequestObject) (RedeliverPlatformWebhookDeliveryResponseObject, error)
+	// RotatePlatformWebhookSecret Replace a platform endpoint's signing secret (operators only)
+	// (POST /api/v1/operator/webhooks/{webhookId}/rotate-secret)
+	RotatePlatformWebhookSecret(ctx context.Context, request RotatePlatformWebhookSecretRequestObject) (RotatePlatformWebhookSecretResponseObject, error)
+	// SendPlatformWebhookTest Send a signed test event to a platform endpoint (operators only)
+	// (POST /api/v1/operator/webhooks/{webhookId}/test)
+	SendPlatformWebhookTest(ctx context.Context, request SendPlatformWebhookTestRequestObject) (SendPlatformWebhookTestResponseObject, error)
 	// GetAssetContent Download an uploaded file
 	// (GET /api/v1/organizations/{organizationId}/assets/{assetId}/content)
 	GetAssetContent(ctx context.Context, request GetAssetContentRequestObject) (GetAssetContentResponseObject, error)
@@ -15908,9 +18807,15 @@ type StrictServerInterface interface {
 	// ListWebhookDeliveries List an endpoint's deliveries and their attempts
 	// (GET /api/v1/organizations/{organizationId}/webhooks/{webhookId}/deliveries)
 	ListWebhookDeliveries(ctx context.Context, request ListWebhookDeliveriesRequestObject) (ListWebhookDeliveriesResponseObject, error)
+	// RedeliverWebhookDelivery Send a past delivery again
+	// (POST /api/v1/organizations/{organizationId}/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver)
+	RedeliverWebhookDelivery(ctx context.Context, request RedeliverWebhookDeliveryRequestObject) (RedeliverWebhookDeliveryResponseObject, error)
 	// RotateWebhookSecret Replace an endpoint's signing secret
 	// (POST /api/v1/organizations/{organizationId}/webhooks/{webhookId}/rotate-secret)
 	RotateWebhookSecret(ctx context.Context, request RotateWebhookSecretRequestObject) (RotateWebhookSecretResponseObject, error)
+	// SendWebhookTest Send a signed test event to an endpoint
+	// (POST /api/v1/organizations/{organizationId}/webhooks/{webhookId}/test)
+	SendWebhookTest(ctx context.Context, request SendWebhookTestRequestObject) (SendWebhookTestResponseObject, error)
 	// Unsubscribe Unsubscribe with the token of an email's link (RFC 8058 one-click)
 	// (POST /api/v1/unsubscribe)
 	Unsubscribe(ctx context.Context, request UnsubscribeRequestObject) (UnsubscribeResponseObject, error)
@@ -16538,6 +19443,80 @@ func (sh *strictHandler) ClaimAccountDeposit(ctx echo.Context, depositId openapi
 	return nil
 }
 
+// PutAccountDepositRefundAddress operation middleware
+func (sh *strictHandler) PutAccountDepositRefundAddress(ctx echo.Context, depositId openapi_types.UUID) error {
+	var request PutAccountDepositRefundAddressRequestObject
+
+	request.DepositId = depositId
+
+	var body PutAccountDepositRefundAddressJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PutAccountDepositRefundAddress(ctx.Request().Context(), request.(PutAccountDepositRefundAddressRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PutAccountDepositRefundAddress")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PutAccountDepositRefundAddressResponseObject); ok {
+		return validResponse.VisitPutAccountDepositRefundAddressResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// TopUpAccountDeposit operation middleware
+func (sh *strictHandler) TopUpAccountDeposit(ctx echo.Context, depositId openapi_types.UUID, params TopUpAccountDepositParams) error {
+	var request TopUpAccountDepositRequestObject
+
+	request.DepositId = depositId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TopUpAccountDeposit(ctx.Request().Context(), request.(TopUpAccountDepositRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TopUpAccountDeposit")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TopUpAccountDepositResponseObject); ok {
+		return validResponse.VisitTopUpAccountDepositResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListLedgerEntries operation middleware
 func (sh *strictHandler) ListLedgerEntries(ctx echo.Context, params ListLedgerEntriesParams) error {
 	var request ListLedgerEntriesRequestObject
@@ -16844,6 +19823,279 @@ func (sh *strictHandler) SettleOperatorTransfer(ctx echo.Context, transferId ope
 		return err
 	} else if validResponse, ok := response.(SettleOperatorTransferResponseObject); ok {
 		return validResponse.VisitSettleOperatorTransferResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListPlatformWebhookEndpoints operation middleware
+func (sh *strictHandler) ListPlatformWebhookEndpoints(ctx echo.Context, params ListPlatformWebhookEndpointsParams) error {
+	var request ListPlatformWebhookEndpointsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListPlatformWebhookEndpoints(ctx.Request().Context(), request.(ListPlatformWebhookEndpointsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListPlatformWebhookEndpoints")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListPlatformWebhookEndpointsResponseObject); ok {
+		return validResponse.VisitListPlatformWebhookEndpointsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreatePlatformWebhookEndpoint operation middleware
+func (sh *strictHandler) CreatePlatformWebhookEndpoint(ctx echo.Context, params CreatePlatformWebhookEndpointParams) error {
+	var request CreatePlatformWebhookEndpointRequestObject
+
+	request.Params = params
+
+	var body CreatePlatformWebhookEndpointJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreatePlatformWebhookEndpoint(ctx.Request().Context(), request.(CreatePlatformWebhookEndpointRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreatePlatformWebhookEndpoint")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreatePlatformWebhookEndpointResponseObject); ok {
+		return validResponse.VisitCreatePlatformWebhookEndpointResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeletePlatformWebhookEndpoint operation middleware
+func (sh *strictHandler) DeletePlatformWebhookEndpoint(ctx echo.Context, webhookId WebhookId) error {
+	var request DeletePlatformWebhookEndpointRequestObject
+
+	request.WebhookId = webhookId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeletePlatformWebhookEndpoint(ctx.Request().Context(), request.(DeletePlatformWebhookEndpointRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeletePlatformWebhookEndpoint")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeletePlatformWebhookEndpointResponseObject); ok {
+		return validResponse.VisitDeletePlatformWebhookEndpointResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetPlatformWebhookEndpoint operation middleware
+func (sh *strictHandler) GetPlatformWebhookEndpoint(ctx echo.Context, webhookId WebhookId) error {
+	var request GetPlatformWebhookEndpointRequestObject
+
+	request.WebhookId = webhookId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPlatformWebhookEndpoint(ctx.Request().Context(), request.(GetPlatformWebhookEndpointRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPlatformWebhookEndpoint")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPlatformWebhookEndpointResponseObject); ok {
+		return validResponse.VisitGetPlatformWebhookEndpointResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdatePlatformWebhookEndpoint operation middleware
+func (sh *strictHandler) UpdatePlatformWebhookEndpoint(ctx echo.Context, webhookId WebhookId) error {
+	var request UpdatePlatformWebhookEndpointRequestObject
+
+	request.WebhookId = webhookId
+
+	var body UpdatePlatformWebhookEndpointJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdatePlatformWebhookEndpoint(ctx.Request().Context(), request.(UpdatePlatformWebhookEndpointRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdatePlatformWebhookEndpoint")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdatePlatformWebhookEndpointResponseObject); ok {
+		return validResponse.VisitUpdatePlatformWebhookEndpointResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListPlatformWebhookDeliveries operation middleware
+func (sh *strictHandler) ListPlatformWebhookDeliveries(ctx echo.Context, webhookId WebhookId, params ListPlatformWebhookDeliveriesParams) error {
+	var request ListPlatformWebhookDeliveriesRequestObject
+
+	request.WebhookId = webhookId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListPlatformWebhookDeliveries(ctx.Request().Context(), request.(ListPlatformWebhookDeliveriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListPlatformWebhookDeliveries")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListPlatformWebhookDeliveriesResponseObject); ok {
+		return validResponse.VisitListPlatformWebhookDeliveriesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RedeliverPlatformWebhookDelivery operation middleware
+func (sh *strictHandler) RedeliverPlatformWebhookDelivery(ctx echo.Context, webhookId WebhookId, deliveryId DeliveryId) error {
+	var request RedeliverPlatformWebhookDeliveryRequestObject
+
+	request.WebhookId = webhookId
+	request.DeliveryId = deliveryId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RedeliverPlatformWebhookDelivery(ctx.Request().Context(), request.(RedeliverPlatformWebhookDeliveryRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RedeliverPlatformWebhookDelivery")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RedeliverPlatformWebhookDeliveryResponseObject); ok {
+		return validResponse.VisitRedeliverPlatformWebhookDeliveryResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RotatePlatformWebhookSecret operation middleware
+func (sh *strictHandler) RotatePlatformWebhookSecret(ctx echo.Context, webhookId WebhookId) error {
+	var request RotatePlatformWebhookSecretRequestObject
+
+	request.WebhookId = webhookId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RotatePlatformWebhookSecret(ctx.Request().Context(), request.(RotatePlatformWebhookSecretRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RotatePlatformWebhookSecret")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RotatePlatformWebhookSecretResponseObject); ok {
+		return validResponse.VisitRotatePlatformWebhookSecretResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SendPlatformWebhookTest operation middleware
+func (sh *strictHandler) SendPlatformWebhookTest(ctx echo.Context, webhookId WebhookId) error {
+	var request SendPlatformWebhookTestRequestObject
+
+	request.WebhookId = webhookId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SendPlatformWebhookTest(ctx.Request().Context(), request.(SendPlatformWebhookTestRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SendPlatformWebhookTest")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SendPlatformWebhookTestResponseObject); ok {
+		return validResponse.VisitSendPlatformWebhookTestResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -17890,6 +21142,33 @@ func (sh *strictHandler) ListWebhookDeliveries(ctx echo.Context, organizationId 
 	return nil
 }
 
+// RedeliverWebhookDelivery operation middleware
+func (sh *strictHandler) RedeliverWebhookDelivery(ctx echo.Context, organizationId OrganizationId, webhookId WebhookId, deliveryId DeliveryId) error {
+	var request RedeliverWebhookDeliveryRequestObject
+
+	request.OrganizationId = organizationId
+	request.WebhookId = webhookId
+	request.DeliveryId = deliveryId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RedeliverWebhookDelivery(ctx.Request().Context(), request.(RedeliverWebhookDeliveryRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RedeliverWebhookDelivery")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RedeliverWebhookDeliveryResponseObject); ok {
+		return validResponse.VisitRedeliverWebhookDeliveryResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // RotateWebhookSecret operation middleware
 func (sh *strictHandler) RotateWebhookSecret(ctx echo.Context, organizationId OrganizationId, webhookId WebhookId) error {
 	var request RotateWebhookSecretRequestObject
@@ -17910,6 +21189,32 @@ func (sh *strictHandler) RotateWebhookSecret(ctx echo.Context, organizationId Or
 		return err
 	} else if validResponse, ok := response.(RotateWebhookSecretResponseObject); ok {
 		return validResponse.VisitRotateWebhookSecretResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SendWebhookTest operation middleware
+func (sh *strictHandler) SendWebhookTest(ctx echo.Context, organizationId OrganizationId, webhookId WebhookId) error {
+	var request SendWebhookTestRequestObject
+
+	request.OrganizationId = organizationId
+	request.WebhookId = webhookId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SendWebhookTest(ctx.Request().Context(), request.(SendWebhookTestRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SendWebhookTest")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SendWebhookTestResponseObject); ok {
+		return validResponse.VisitSendWebhookTestResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -25,7 +25,7 @@ UPDATE deposits d SET confirmations = u.confirmations
 FROM u JOIN chain_transfers t ON t.id = u.id
 WHERE d.id = t.deposit_id AND d.status = 'confirming' AND d.transfer_tx_id = t.tx_id
   AND d.confirmations <> u.confirmations
-RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at, d.top_up_of, d.top_up_amount_minor, d.top_up_expires_at, d.refund_address, d.refund_tx_id, d.refunded_at
 `
 
 type ChainConfirmationsSetParams struct {
@@ -69,6 +69,12 @@ func (q *Queries) ChainConfirmationsSet(ctx context.Context, arg ChainConfirmati
 			&i.ReviewReceivedMinor,
 			&i.ReviewOpenedAt,
 			&i.CancelledAt,
+			&i.TopUpOf,
+			&i.TopUpAmountMinor,
+			&i.TopUpExpiresAt,
+			&i.RefundAddress,
+			&i.RefundTxID,
+			&i.RefundedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -258,10 +264,11 @@ WITH rejected AS (
 UPDATE deposits d
 SET status = CASE WHEN d.expires_at <= now() THEN 'expired' ELSE 'awaiting_transfer' END,
     transfer_tx_id = NULL, confirmations = 0,
-    review_reason = NULL, review_received_minor = NULL, review_opened_at = NULL
+    review_reason = NULL, review_received_minor = NULL, review_opened_at = NULL,
+    top_up_amount_minor = NULL, top_up_expires_at = NULL
 FROM rejected r
 WHERE d.id = r.deposit_id AND d.status = 'under_review' AND d.transfer_tx_id = r.tx_id
-RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at, d.top_up_of, d.top_up_amount_minor, d.top_up_expires_at, d.refund_address, d.refund_tx_id, d.refunded_at
 `
 
 type ChainTransferRejectParams struct {
@@ -275,7 +282,8 @@ type ChainTransferRejectParams struct {
 // unmatched again, still waiting for review (deposit.MoveSettleReject), its
 // audit record names the deposit, and the deposit under review with it
 // goes back to awaiting_transfer, or expired past expires_at
-// (deposit.MoveReject). It returns the deposit it moved: none for a
+// (deposit.MoveReject), showing no top-up (one still open pays only
+// itself now). It returns the deposit it moved: none for a
 // transfer attached to a deposit that is not under review with it.
 func (q *Queries) ChainTransferReject(ctx context.Context, arg ChainTransferRejectParams) ([]Deposit, error) {
 	rows, err := q.db.Query(ctx, chainTransferReject, arg.ID, arg.Operator, arg.Note)
@@ -309,6 +317,12 @@ func (q *Queries) ChainTransferReject(ctx context.Context, arg ChainTransferReje
 			&i.ReviewReceivedMinor,
 			&i.ReviewOpenedAt,
 			&i.CancelledAt,
+			&i.TopUpOf,
+			&i.TopUpAmountMinor,
+			&i.TopUpExpiresAt,
+			&i.RefundAddress,
+			&i.RefundTxID,
+			&i.RefundedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -341,7 +355,8 @@ WITH settled AS (
     RETURNING t.id, t.deposit_id, t.tx_id
 ), refunded AS (
     UPDATE deposits d
-    SET status = 'refunded', review_reason = NULL, review_received_minor = NULL, review_opened_at = NULL
+    SET status = 'refunded', refund_tx_id = $6::text, refunded_at = now(),
+        top_up_amount_minor = NULL, top_up_expires_at = NULL
     FROM settled s
     WHERE $4::text = 'refunded' AND d.id = s.deposit_id AND d.status = 'under_review' AND d.transfer_tx_id = s.tx_id
 )
@@ -351,11 +366,12 @@ RETURNING id
 `
 
 type ChainTransferSettleParams struct {
-	Decision string
-	Operator string
-	Note     string
-	Status   string
-	ID       int64
+	Decision   string
+	Operator   string
+	Note       string
+	Status     string
+	ID         int64
+	RefundTxID *string
 }
 
 // ChainTransferSettle closes the review of a transfer as an operator's
@@ -363,7 +379,8 @@ type ChainTransferSettleParams struct {
 // (deposit.MoveSettleCredit: late, or unmatched and claimed for a deposit,
 // to credited; deposit.MoveSettleRefund:
 // late or unmatched to refunded, and its deposit under review, if any, to
-// refunded: deposit.MoveRefund). No row: the transfer is not waiting for
+// refunded, keeping its review and recording the refund's transaction:
+// deposit.MoveRefund). No row: the transfer is not waiting for
 // that settlement. The unique index on a transfer's final settlements
 // (chain_transfer_settlements_final_key) backs this up under races.
 func (q *Queries) ChainTransferSettle(ctx context.Context, arg ChainTransferSettleParams) (int64, error) {
@@ -373,6 +390,7 @@ func (q *Queries) ChainTransferSettle(ctx context.Context, arg ChainTransferSett
 		arg.Note,
 		arg.Status,
 		arg.ID,
+		arg.RefundTxID,
 	)
 	var id int64
 	err := row.Scan(&id)
@@ -477,7 +495,7 @@ func (q *Queries) ChainTransfersByTx(ctx context.Context, arg ChainTransfersByTx
 }
 
 const chainTransfersConfirming = `-- name: ChainTransfersConfirming :many
-SELECT t.id, t.tx_id, t.block_number, t.amount_minor, t.deposit_id, d.confirmations_required
+SELECT t.id, t.tx_id, t.block_number, t.amount_minor, t.deposit_id, d.confirmations_required, d.top_up_of
 FROM chain_transfers t JOIN deposits d ON d.id = t.deposit_id
 WHERE t.network = $1 AND t.status = 'confirming'
 ORDER BY t.id
@@ -496,6 +514,7 @@ type ChainTransfersConfirmingRow struct {
 	AmountMinor           *int64
 	DepositID             *uuid.UUID
 	ConfirmationsRequired int32
+	TopUpOf               *uuid.UUID
 }
 
 // ChainTransfersConfirming lists the transfers paying a deposit that wait
@@ -516,6 +535,7 @@ func (q *Queries) ChainTransfersConfirming(ctx context.Context, arg ChainTransfe
 			&i.AmountMinor,
 			&i.DepositID,
 			&i.ConfirmationsRequired,
+			&i.TopUpOf,
 		); err != nil {
 			return nil, err
 		}
@@ -668,7 +688,7 @@ SET status = CASE WHEN r.status = 'confirming' THEN 'confirming' ELSE 'under_rev
 FROM recorded r
 WHERE d.id = r.deposit_id AND d.transfer_tx_id IS NULL
   AND (r.status = 'confirming' OR (r.status = 'late' AND d.status IN ('awaiting_transfer', 'expired')))
-RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at, d.top_up_of, d.top_up_amount_minor, d.top_up_expires_at, d.refund_address, d.refund_tx_id, d.refunded_at
 `
 
 type ChainTransfersRecordParams struct {
@@ -739,6 +759,12 @@ func (q *Queries) ChainTransfersRecord(ctx context.Context, arg ChainTransfersRe
 			&i.ReviewReceivedMinor,
 			&i.ReviewOpenedAt,
 			&i.CancelledAt,
+			&i.TopUpOf,
+			&i.TopUpAmountMinor,
+			&i.TopUpExpiresAt,
+			&i.RefundAddress,
+			&i.RefundTxID,
+			&i.RefundedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -766,7 +792,7 @@ SET status = CASE WHEN d.expires_at <= now() THEN 'expired' ELSE 'awaiting_trans
     confirmations = 0, transfer_tx_id = NULL
 FROM ended e
 WHERE d.id = e.deposit_id AND d.status = 'confirming' AND d.transfer_tx_id = e.tx_id
-RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at, d.top_up_of, d.top_up_amount_minor, d.top_up_expires_at, d.refund_address, d.refund_tx_id, d.refunded_at
 `
 
 type ChainTransfersRevertParams struct {
@@ -810,6 +836,12 @@ func (q *Queries) ChainTransfersRevert(ctx context.Context, arg ChainTransfersRe
 			&i.ReviewReceivedMinor,
 			&i.ReviewOpenedAt,
 			&i.CancelledAt,
+			&i.TopUpOf,
+			&i.TopUpAmountMinor,
+			&i.TopUpExpiresAt,
+			&i.RefundAddress,
+			&i.RefundTxID,
+			&i.RefundedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -826,7 +858,7 @@ WITH claimed AS (
     UPDATE chain_transfers t SET deposit_id = d.id, updated_at = now()
     FROM deposits d
     WHERE t.id = $1 AND d.id = $2 AND d.user_id = $3
-      AND d.status IN ('awaiting_transfer', 'expired') AND d.transfer_tx_id IS NULL
+      AND d.status IN ('awaiting_transfer', 'expired') AND d.transfer_tx_id IS NULL AND d.top_up_of IS NULL
       AND t.status = 'unmatched' AND t.needs_review AND t.deposit_id IS NULL AND t.amount_minor IS NOT NULL
       AND t.network = d.network AND t.to_address = d.address
       AND t.block_time >= date_trunc('milliseconds', d.created_at)
@@ -841,7 +873,7 @@ SET status = 'under_review', transfer_tx_id = c.tx_id, confirmations = 0,
     review_reason = 'amount_mismatch', review_received_minor = c.amount_minor, review_opened_at = now()
 FROM claimed c
 WHERE d.id = c.deposit_id AND d.status IN ('awaiting_transfer', 'expired') AND d.transfer_tx_id IS NULL
-RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at, d.top_up_of, d.top_up_amount_minor, d.top_up_expires_at, d.refund_address, d.refund_tx_id, d.refunded_at
 `
 
 type DepositClaimParams struct {
@@ -891,8 +923,46 @@ func (q *Queries) DepositClaim(ctx context.Context, arg DepositClaimParams) (Dep
 		&i.ReviewReceivedMinor,
 		&i.ReviewOpenedAt,
 		&i.CancelledAt,
+		&i.TopUpOf,
+		&i.TopUpAmountMinor,
+		&i.TopUpExpiresAt,
+		&i.RefundAddress,
+		&i.RefundTxID,
+		&i.RefundedAt,
 	)
 	return i, err
+}
+
+const depositRefundAddresses = `-- name: DepositRefundAddresses :many
+SELECT id, refund_address FROM deposits
+WHERE id = ANY ($1::uuid[]) AND refund_address IS NOT NULL
+`
+
+type DepositRefundAddressesRow struct {
+	ID            uuid.UUID
+	RefundAddress *string
+}
+
+// DepositRefundAddresses is the refund address the payers of the given
+// deposits named, for operators reading transfers.
+func (q *Queries) DepositRefundAddresses(ctx context.Context, ids []uuid.UUID) ([]DepositRefundAddressesRow, error) {
+	rows, err := q.db.Query(ctx, depositRefundAddresses, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []DepositRefundAddressesRow{}
+	for rows.Next() {
+		var i DepositRefundAddressesRow
+		if err := rows.Scan(&i.ID, &i.RefundAddress); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const depositsForAmounts = `-- name: DepositsForAmounts :many

@@ -15,8 +15,8 @@ import (
 
 const depositCancel = `-- name: DepositCancel :one
 UPDATE deposits SET status = 'cancelled', cancelled_at = now(), reserved = false
-WHERE id = $1 AND user_id = $2 AND status = 'awaiting_transfer' AND expires_at > now()
-RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at
+WHERE id = $1 AND user_id = $2 AND status = 'awaiting_transfer' AND expires_at > now() AND top_up_of IS NULL
+RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at, top_up_of, top_up_amount_minor, top_up_expires_at, refund_address, refund_tx_id, refunded_at
 `
 
 type DepositCancelParams struct {
@@ -55,6 +55,12 @@ func (q *Queries) DepositCancel(ctx context.Context, arg DepositCancelParams) (D
 		&i.ReviewReceivedMinor,
 		&i.ReviewOpenedAt,
 		&i.CancelledAt,
+		&i.TopUpOf,
+		&i.TopUpAmountMinor,
+		&i.TopUpExpiresAt,
+		&i.RefundAddress,
+		&i.RefundTxID,
+		&i.RefundedAt,
 	)
 	return i, err
 }
@@ -132,6 +138,62 @@ func (q *Queries) DepositCredit(ctx context.Context, arg DepositCreditParams) (i
 	return id, err
 }
 
+const depositCreditTopUp = `-- name: DepositCreditTopUp :one
+WITH parent AS (
+    SELECT p.id FROM deposits p JOIN deposits c ON c.top_up_of = p.id
+    WHERE c.id = $1 AND p.status = 'under_review' AND p.review_received_minor IS NOT NULL
+    FOR UPDATE OF p
+), top_up AS (
+    UPDATE deposits c
+    SET status = 'credited', transfer_tx_id = $2::text,
+        credited_amount_minor = CASE WHEN EXISTS (SELECT 1 FROM parent) THEN 0 ELSE $3::bigint END,
+        confirmations = c.confirmations_required, reserved = false
+    WHERE c.id = $1 AND c.top_up_of IS NOT NULL AND c.requested_amount_minor = $3::bigint
+      AND deposit_open(c.status, c.expires_at)
+      AND (c.transfer_tx_id IS NULL OR c.transfer_tx_id = $2)
+      AND NOT EXISTS (
+          SELECT 1 FROM deposits t
+          WHERE t.network = c.network AND t.transfer_tx_id = $2 AND t.id <> c.id)
+    RETURNING c.id, c.user_id, c.currency, c.credited_amount_minor
+), completed AS (
+    UPDATE deposits p
+    SET status = 'credited', credited_amount_minor = p.review_received_minor + $3::bigint,
+        confirmations = p.confirmations_required, reserved = false,
+        review_reason = NULL, review_received_minor = NULL, review_opened_at = NULL,
+        top_up_amount_minor = NULL, top_up_expires_at = NULL
+    FROM parent, top_up
+    WHERE p.id = parent.id
+    RETURNING p.id, p.user_id, p.currency, p.credited_amount_minor
+)
+INSERT INTO ledger_entries (user_id, currency, amount_minor, source_type, source_id)
+SELECT user_id, currency, credited_amount_minor, 'deposit', id::text FROM completed
+UNION ALL
+SELECT user_id, currency, credited_amount_minor, 'deposit', id::text FROM top_up WHERE credited_amount_minor > 0
+RETURNING source_id::uuid AS deposit_id
+`
+
+type DepositCreditTopUpParams struct {
+	ID          uuid.UUID
+	TxID        string
+	AmountMinor int64
+}
+
+// DepositCreditTopUp credits top-up id paid on time by chain transaction
+// tx_id with exactly its amount, in one statement (deposit.MovePayTopUp):
+// the deposit it completes, still under review, is credited with the sum
+// of both transfers (deposit.MoveCreditTopUp) and gets the ledger entry,
+// the top-up is credited with 0 (its money is in the deposit's entry). A
+// deposit no longer under review (an operator settled it meanwhile) takes
+// nothing: the top-up is credited alone with its own entry, so the money
+// is never lost. No row: the top-up is not open, the amount differs, or
+// tx_id paid another deposit.
+func (q *Queries) DepositCreditTopUp(ctx context.Context, arg DepositCreditTopUpParams) (uuid.UUID, error) {
+	row := q.db.QueryRow(ctx, depositCreditTopUp, arg.ID, arg.TxID, arg.AmountMinor)
+	var deposit_id uuid.UUID
+	err := row.Scan(&deposit_id)
+	return deposit_id, err
+}
+
 const depositExpire = `-- name: DepositExpire :many
 UPDATE deposits SET status = 'expired'
 WHERE id IN (
@@ -141,7 +203,7 @@ WHERE id IN (
     LIMIT $1
     FOR UPDATE SKIP LOCKED)
   AND status = 'awaiting_transfer'
-RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at
+RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at, top_up_of, top_up_amount_minor, top_up_expires_at, refund_address, refund_tx_id, refunded_at
 `
 
 // DepositExpire marks a batch of deposits past expires_at that saw no
@@ -179,6 +241,12 @@ func (q *Queries) DepositExpire(ctx context.Context, batchSize int32) ([]Deposit
 			&i.ReviewReceivedMinor,
 			&i.ReviewOpenedAt,
 			&i.CancelledAt,
+			&i.TopUpOf,
+			&i.TopUpAmountMinor,
+			&i.TopUpExpiresAt,
+			&i.RefundAddress,
+			&i.RefundTxID,
+			&i.RefundedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -191,7 +259,7 @@ func (q *Queries) DepositExpire(ctx context.Context, batchSize int32) ([]Deposit
 }
 
 const depositGet = `-- name: DepositGet :one
-SELECT deposits.id, deposits.user_id, deposits.network, deposits.address, deposits.currency, deposits.base_amount_minor, deposits.suffix_minor, deposits.requested_amount_minor, deposits.credited_amount_minor, deposits.confirmations, deposits.confirmations_required, deposits.status, deposits.reserved, deposits.reserved_until, deposits.transfer_tx_id, deposits.needs_review, deposits.created_at, deposits.expires_at, deposits.review_reason, deposits.review_received_minor, deposits.review_opened_at, deposits.cancelled_at, now()::timestamptz AS db_now FROM deposits WHERE id = $1
+SELECT deposits.id, deposits.user_id, deposits.network, deposits.address, deposits.currency, deposits.base_amount_minor, deposits.suffix_minor, deposits.requested_amount_minor, deposits.credited_amount_minor, deposits.confirmations, deposits.confirmations_required, deposits.status, deposits.reserved, deposits.reserved_until, deposits.transfer_tx_id, deposits.needs_review, deposits.created_at, deposits.expires_at, deposits.review_reason, deposits.review_received_minor, deposits.review_opened_at, deposits.cancelled_at, deposits.top_up_of, deposits.top_up_amount_minor, deposits.top_up_expires_at, deposits.refund_address, deposits.refund_tx_id, deposits.refunded_at, now()::timestamptz AS db_now FROM deposits WHERE id = $1
 `
 
 type DepositGetRow struct {
@@ -227,15 +295,21 @@ func (q *Queries) DepositGet(ctx context.Context, id uuid.UUID) (DepositGetRow, 
 		&i.Deposit.ReviewReceivedMinor,
 		&i.Deposit.ReviewOpenedAt,
 		&i.Deposit.CancelledAt,
+		&i.Deposit.TopUpOf,
+		&i.Deposit.TopUpAmountMinor,
+		&i.Deposit.TopUpExpiresAt,
+		&i.Deposit.RefundAddress,
+		&i.Deposit.RefundTxID,
+		&i.Deposit.RefundedAt,
 		&i.DbNow,
 	)
 	return i, err
 }
 
 const depositGetByUser = `-- name: DepositGetByUser :one
-SELECT deposits.id, deposits.user_id, deposits.network, deposits.address, deposits.currency, deposits.base_amount_minor, deposits.suffix_minor, deposits.requested_amount_minor, deposits.credited_amount_minor, deposits.confirmations, deposits.confirmations_required, deposits.status, deposits.reserved, deposits.reserved_until, deposits.transfer_tx_id, deposits.needs_review, deposits.created_at, deposits.expires_at, deposits.review_reason, deposits.review_received_minor, deposits.review_opened_at, deposits.cancelled_at, now()::timestamptz AS db_now
+SELECT deposits.id, deposits.user_id, deposits.network, deposits.address, deposits.currency, deposits.base_amount_minor, deposits.suffix_minor, deposits.requested_amount_minor, deposits.credited_amount_minor, deposits.confirmations, deposits.confirmations_required, deposits.status, deposits.reserved, deposits.reserved_until, deposits.transfer_tx_id, deposits.needs_review, deposits.created_at, deposits.expires_at, deposits.review_reason, deposits.review_received_minor, deposits.review_opened_at, deposits.cancelled_at, deposits.top_up_of, deposits.top_up_amount_minor, deposits.top_up_expires_at, deposits.refund_address, deposits.refund_tx_id, deposits.refunded_at, now()::timestamptz AS db_now
 FROM deposits
-WHERE id = $1 AND user_id = $2
+WHERE id = $1 AND user_id = $2 AND top_up_of IS NULL
 `
 
 type DepositGetByUserParams struct {
@@ -249,7 +323,8 @@ type DepositGetByUserRow struct {
 }
 
 // DepositGetByUser reads one of the user's deposits with the database
-// clock, so its effective status agrees with DepositOpenCount.
+// clock, so its effective status agrees with DepositOpenCount. A top-up
+// is part of its deposit, never a deposit the user reads.
 func (q *Queries) DepositGetByUser(ctx context.Context, arg DepositGetByUserParams) (DepositGetByUserRow, error) {
 	row := q.db.QueryRow(ctx, depositGetByUser, arg.ID, arg.UserID)
 	var i DepositGetByUserRow
@@ -276,6 +351,12 @@ func (q *Queries) DepositGetByUser(ctx context.Context, arg DepositGetByUserPara
 		&i.Deposit.ReviewReceivedMinor,
 		&i.Deposit.ReviewOpenedAt,
 		&i.Deposit.CancelledAt,
+		&i.Deposit.TopUpOf,
+		&i.Deposit.TopUpAmountMinor,
+		&i.Deposit.TopUpExpiresAt,
+		&i.Deposit.RefundAddress,
+		&i.Deposit.RefundTxID,
+		&i.Deposit.RefundedAt,
 		&i.DbNow,
 	)
 	return i, err
@@ -292,16 +373,16 @@ WITH inserted AS (
     WHERE CASE WHEN (SELECT coalesce(sum(b.reserved), 0) FROM deposit_reserved_bounds b
                      WHERE b.user_id = $1::uuid) < $11::integer THEN true
                ELSE (SELECT count(*) FROM deposits
-                     WHERE user_id = $1::uuid AND deposit_open(status, expires_at)) < $11::integer
+                     WHERE user_id = $1::uuid AND deposit_open(status, expires_at) AND top_up_of IS NULL) < $11::integer
           END
     ON CONFLICT (network, address, currency, requested_amount_minor) WHERE reserved DO NOTHING
-    RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at
+    RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at, top_up_of, top_up_amount_minor, top_up_expires_at, refund_address, refund_tx_id, refunded_at
 ), bound AS (
     INSERT INTO deposit_reserved_bounds (user_id, slot, reserved)
     SELECT user_id, $12::integer, 1 FROM inserted
     ON CONFLICT (user_id, slot) DO UPDATE SET reserved = deposit_reserved_bounds.reserved + 1
 )
-SELECT id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at FROM inserted
+SELECT id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at, top_up_of, top_up_amount_minor, top_up_expires_at, refund_address, refund_tx_id, refunded_at FROM inserted
 `
 
 type DepositInsertParams struct {
@@ -342,6 +423,12 @@ type DepositInsertRow struct {
 	ReviewReceivedMinor   *int64
 	ReviewOpenedAt        *time.Time
 	CancelledAt           *time.Time
+	TopUpOf               *uuid.UUID
+	TopUpAmountMinor      *int64
+	TopUpExpiresAt        *time.Time
+	RefundAddress         *string
+	RefundTxID            *string
+	RefundedAt            *time.Time
 }
 
 // DepositInsert creates a deposit with the given suffix when the user is
@@ -393,6 +480,12 @@ func (q *Queries) DepositInsert(ctx context.Context, arg DepositInsertParams) (D
 		&i.ReviewReceivedMinor,
 		&i.ReviewOpenedAt,
 		&i.CancelledAt,
+		&i.TopUpOf,
+		&i.TopUpAmountMinor,
+		&i.TopUpExpiresAt,
+		&i.RefundAddress,
+		&i.RefundTxID,
+		&i.RefundedAt,
 	)
 	return i, err
 }
@@ -423,13 +516,13 @@ WITH p AS (
            free.requested_amount_minor, p.confirmations_required, p.expires_at, p.reserved_until
     FROM p, free
     ON CONFLICT (network, address, currency, requested_amount_minor) WHERE reserved DO NOTHING
-    RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at
+    RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at, top_up_of, top_up_amount_minor, top_up_expires_at, refund_address, refund_tx_id, refunded_at
 ), bound AS (
     INSERT INTO deposit_reserved_bounds (user_id, slot, reserved)
     SELECT user_id, $9::integer, 1 FROM inserted
     ON CONFLICT (user_id, slot) DO UPDATE SET reserved = deposit_reserved_bounds.reserved + 1
 )
-SELECT id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at FROM inserted
+SELECT id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at, top_up_of, top_up_amount_minor, top_up_expires_at, refund_address, refund_tx_id, refunded_at FROM inserted
 `
 
 type DepositInsertFreeSuffixParams struct {
@@ -467,6 +560,12 @@ type DepositInsertFreeSuffixRow struct {
 	ReviewReceivedMinor   *int64
 	ReviewOpenedAt        *time.Time
 	CancelledAt           *time.Time
+	TopUpOf               *uuid.UUID
+	TopUpAmountMinor      *int64
+	TopUpExpiresAt        *time.Time
+	RefundAddress         *string
+	RefundTxID            *string
+	RefundedAt            *time.Time
 }
 
 // DepositInsertFreeSuffix creates a deposit with a suffix picked at random
@@ -511,14 +610,20 @@ func (q *Queries) DepositInsertFreeSuffix(ctx context.Context, arg DepositInsert
 		&i.ReviewReceivedMinor,
 		&i.ReviewOpenedAt,
 		&i.CancelledAt,
+		&i.TopUpOf,
+		&i.TopUpAmountMinor,
+		&i.TopUpExpiresAt,
+		&i.RefundAddress,
+		&i.RefundTxID,
+		&i.RefundedAt,
 	)
 	return i, err
 }
 
 const depositListByUser = `-- name: DepositListByUser :many
-SELECT deposits.id, deposits.user_id, deposits.network, deposits.address, deposits.currency, deposits.base_amount_minor, deposits.suffix_minor, deposits.requested_amount_minor, deposits.credited_amount_minor, deposits.confirmations, deposits.confirmations_required, deposits.status, deposits.reserved, deposits.reserved_until, deposits.transfer_tx_id, deposits.needs_review, deposits.created_at, deposits.expires_at, deposits.review_reason, deposits.review_received_minor, deposits.review_opened_at, deposits.cancelled_at, now()::timestamptz AS db_now
+SELECT deposits.id, deposits.user_id, deposits.network, deposits.address, deposits.currency, deposits.base_amount_minor, deposits.suffix_minor, deposits.requested_amount_minor, deposits.credited_amount_minor, deposits.confirmations, deposits.confirmations_required, deposits.status, deposits.reserved, deposits.reserved_until, deposits.transfer_tx_id, deposits.needs_review, deposits.created_at, deposits.expires_at, deposits.review_reason, deposits.review_received_minor, deposits.review_opened_at, deposits.cancelled_at, deposits.top_up_of, deposits.top_up_amount_minor, deposits.top_up_expires_at, deposits.refund_address, deposits.refund_tx_id, deposits.refunded_at, now()::timestamptz AS db_now
 FROM deposits
-WHERE user_id = $1
+WHERE user_id = $1 AND top_up_of IS NULL
   AND (created_at, id) < (coalesce($2::timestamptz, 'infinity'),
                           coalesce($3::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
 ORDER BY created_at DESC, id DESC
@@ -579,6 +684,12 @@ func (q *Queries) DepositListByUser(ctx context.Context, arg DepositListByUserPa
 			&i.Deposit.ReviewReceivedMinor,
 			&i.Deposit.ReviewOpenedAt,
 			&i.Deposit.CancelledAt,
+			&i.Deposit.TopUpOf,
+			&i.Deposit.TopUpAmountMinor,
+			&i.Deposit.TopUpExpiresAt,
+			&i.Deposit.RefundAddress,
+			&i.Deposit.RefundTxID,
+			&i.Deposit.RefundedAt,
 			&i.DbNow,
 		); err != nil {
 			return nil, err
@@ -593,7 +704,7 @@ func (q *Queries) DepositListByUser(ctx context.Context, arg DepositListByUserPa
 
 const depositOpenCount = `-- name: DepositOpenCount :one
 SELECT count(*) FROM deposits
-WHERE user_id = $1 AND deposit_open(status, expires_at)
+WHERE user_id = $1 AND deposit_open(status, expires_at) AND top_up_of IS NULL
 `
 
 // DepositOpenCount counts the user's open deposits.
@@ -677,6 +788,56 @@ func (q *Queries) DepositOwnerSlotLock(ctx context.Context, arg DepositOwnerSlot
 	return err
 }
 
+const depositRefundAddressSet = `-- name: DepositRefundAddressSet :one
+UPDATE deposits SET refund_address = $1
+WHERE id = $2 AND user_id = $3 AND status = 'under_review' AND top_up_of IS NULL
+RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at, top_up_of, top_up_amount_minor, top_up_expires_at, refund_address, refund_tx_id, refunded_at
+`
+
+type DepositRefundAddressSetParams struct {
+	Address *string
+	ID      uuid.UUID
+	UserID  uuid.UUID
+}
+
+// DepositRefundAddressSet stores where a refund of the user's deposit
+// under review goes. No row: no such deposit of the user, or another state.
+func (q *Queries) DepositRefundAddressSet(ctx context.Context, arg DepositRefundAddressSetParams) (Deposit, error) {
+	row := q.db.QueryRow(ctx, depositRefundAddressSet, arg.Address, arg.ID, arg.UserID)
+	var i Deposit
+	err := row.Scan(
+		&i.ID,
+		&i.UserID,
+		&i.Network,
+		&i.Address,
+		&i.Currency,
+		&i.BaseAmountMinor,
+		&i.SuffixMinor,
+		&i.RequestedAmountMinor,
+		&i.CreditedAmountMinor,
+		&i.Confirmations,
+		&i.ConfirmationsRequired,
+		&i.Status,
+		&i.Reserved,
+		&i.ReservedUntil,
+		&i.TransferTxID,
+		&i.NeedsReview,
+		&i.CreatedAt,
+		&i.ExpiresAt,
+		&i.ReviewReason,
+		&i.ReviewReceivedMinor,
+		&i.ReviewOpenedAt,
+		&i.CancelledAt,
+		&i.TopUpOf,
+		&i.TopUpAmountMinor,
+		&i.TopUpExpiresAt,
+		&i.RefundAddress,
+		&i.RefundTxID,
+		&i.RefundedAt,
+	)
+	return i, err
+}
+
 const depositReleaseReservations = `-- name: DepositReleaseReservations :execrows
 UPDATE deposits SET reserved = false
 WHERE id IN (
@@ -701,7 +862,7 @@ func (q *Queries) DepositReleaseReservations(ctx context.Context, batchSize int3
 
 const depositReservedBoundsReset = `-- name: DepositReservedBoundsReset :exec
 WITH counted AS (
-    SELECT count(*)::integer AS reserved FROM deposits WHERE user_id = $1::uuid AND reserved
+    SELECT count(*)::integer AS reserved FROM deposits WHERE user_id = $1::uuid AND reserved AND top_up_of IS NULL
 ), others AS (
     UPDATE deposit_reserved_bounds SET reserved = 0 WHERE user_id = $1::uuid AND slot <> 0
 )
@@ -718,6 +879,95 @@ ON CONFLICT (user_id, slot) DO UPDATE SET reserved = excluded.reserved
 func (q *Queries) DepositReservedBoundsReset(ctx context.Context, userID uuid.UUID) error {
 	_, err := q.db.Exec(ctx, depositReservedBoundsReset, userID)
 	return err
+}
+
+const depositTopUp = `-- name: DepositTopUp :one
+WITH parent AS (
+    SELECT d.id, d.user_id, d.network, d.address, d.currency, d.confirmations_required,
+           d.requested_amount_minor - d.review_received_minor AS shortfall
+    FROM deposits d
+    WHERE d.id = $1 AND d.user_id = $2 AND d.top_up_of IS NULL AND d.status = 'under_review'
+      AND d.review_reason = 'amount_mismatch' AND d.review_received_minor < d.requested_amount_minor
+      AND (d.top_up_expires_at IS NULL OR d.top_up_expires_at <= now())
+    FOR UPDATE
+), free AS (
+    SELECT s.suffix, p.shortfall + s.suffix AS requested_amount_minor
+    FROM parent p, generate_series(1, 9999) AS s (suffix)
+    WHERE NOT EXISTS (
+        SELECT 1 FROM deposits d
+        WHERE d.reserved AND d.network = p.network AND d.address = p.address AND d.currency = p.currency
+          AND d.requested_amount_minor = p.shortfall + s.suffix)
+    ORDER BY random()
+    LIMIT 1
+), inserted AS (
+    INSERT INTO deposits (
+        user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor,
+        confirmations_required, expires_at, reserved_until, top_up_of)
+    SELECT p.user_id, p.network, p.address, p.currency, p.shortfall, free.suffix, free.requested_amount_minor,
+           p.confirmations_required, now() + $3::interval, now() + $4::interval, p.id
+    FROM parent p, free
+    ON CONFLICT (network, address, currency, requested_amount_minor) WHERE reserved DO NOTHING
+    RETURNING top_up_of, requested_amount_minor, expires_at
+)
+UPDATE deposits d SET top_up_amount_minor = i.requested_amount_minor, top_up_expires_at = i.expires_at
+FROM inserted i
+WHERE d.id = i.top_up_of
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at, d.top_up_of, d.top_up_amount_minor, d.top_up_expires_at, d.refund_address, d.refund_tx_id, d.refunded_at
+`
+
+type DepositTopUpParams struct {
+	ID         uuid.UUID
+	UserID     uuid.UUID
+	Ttl        pgtype.Interval
+	ReserveFor pgtype.Interval
+}
+
+// DepositTopUp reserves a top-up for the user's deposit under review for a
+// short claimed transfer (deposit.MoveTopUp), in one statement: a deposit of
+// its own (top_up_of) of the shortfall plus a suffix picked at random among
+// the free ones, reserved like every deposit (deposits_reserved_amount_key
+// makes it unique among deposits and top-ups), and the deposit shows it. The
+// deposit must have no open top-up. No row: the deposit is not in that
+// state, or no suffix is free (or a concurrent creation took the one picked).
+func (q *Queries) DepositTopUp(ctx context.Context, arg DepositTopUpParams) (Deposit, error) {
+	row := q.db.QueryRow(ctx, depositTopUp,
+		arg.ID,
+		arg.UserID,
+		arg.Ttl,
+		arg.ReserveFor,
+	)
+	var i Deposit
+	err := row.Scan(
+		&i.ID,
+		&i.UserID,
+		&i.Network,
+		&i.Address,
+		&i.Currency,
+		&i.BaseAmountMinor,
+		&i.SuffixMinor,
+		&i.RequestedAmountMinor,
+		&i.CreditedAmountMinor,
+		&i.Confirmations,
+		&i.ConfirmationsRequired,
+		&i.Status,
+		&i.Reserved,
+		&i.ReservedUntil,
+		&i.TransferTxID,
+		&i.NeedsReview,
+		&i.CreatedAt,
+		&i.ExpiresAt,
+		&i.ReviewReason,
+		&i.ReviewReceivedMinor,
+		&i.ReviewOpenedAt,
+		&i.CancelledAt,
+		&i.TopUpOf,
+		&i.TopUpAmountMinor,
+		&i.TopUpExpiresAt,
+		&i.RefundAddress,
+		&i.RefundTxID,
+		&i.RefundedAt,
+	)
+	return i, err
 }
 
 const ledgerBalance = `-- name: LedgerBalance :one
@@ -741,7 +991,10 @@ func (q *Queries) LedgerBalance(ctx context.Context, arg LedgerBalanceParams) (i
 
 const ledgerEntryListByUser = `-- name: LedgerEntryListByUser :many
 SELECT e.public_id, e.amount_minor, e.currency, e.source_type, e.created_at,
-       d.id AS deposit_id, d.transfer_tx_id
+       d.id AS deposit_id, d.top_up_of, d.transfer_tx_id,
+       ARRAY(SELECT c.transfer_tx_id FROM deposits c
+             WHERE c.top_up_of = d.id AND c.status = 'credited' AND c.credited_amount_minor = 0
+             ORDER BY c.created_at)::text[] AS top_up_tx_ids
 FROM ledger_entries e
 LEFT JOIN deposits d ON e.source_type = 'deposit' AND d.id::text = e.source_id
 WHERE e.user_id = $1
@@ -765,11 +1018,14 @@ type LedgerEntryListByUserRow struct {
 	SourceType   string
 	CreatedAt    time.Time
 	DepositID    *uuid.UUID
+	TopUpOf      *uuid.UUID
 	TransferTxID *string
+	TopUpTxIds   []string
 }
 
 // LedgerEntryListByUser pages the user's ledger entries newest first, with
-// the transaction that paid each credited deposit; the cursor is the
+// the transaction that paid each credited deposit and the top-ups it
+// took in (DepositCreditTopUp); the cursor is the
 // (created_at, public_id) of the last row of the previous page, as for
 // DepositListByUser.
 func (q *Queries) LedgerEntryListByUser(ctx context.Context, arg LedgerEntryListByUserParams) ([]LedgerEntryListByUserRow, error) {
@@ -793,7 +1049,9 @@ func (q *Queries) LedgerEntryListByUser(ctx context.Context, arg LedgerEntryList
 			&i.SourceType,
 			&i.CreatedAt,
 			&i.DepositID,
+			&i.TopUpOf,
 			&i.TransferTxID,
+			&i.TopUpTxIds,
 		); err != nil {
 			return nil, err
 		}

@@ -285,15 +285,20 @@ const webhookDeliveriesCreate = `-- name: WebhookDeliveriesCreate :many
 INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type)
 SELECT w.id, e.id, e.type
 FROM outbox_events e
-JOIN webhook_endpoints w ON w.organization_id = e.organization_id AND w.enabled AND e.type = ANY (w.event_types)
+JOIN webhook_endpoints w
+  ON w.owner_id = CASE WHEN e.type LIKE 'deposit.%' THEN '00000000-0000-0000-0000-000000000000'::uuid ELSE e.organization_id END
+ AND w.enabled
+ AND (e.type = ANY (w.event_types) OR (e.type LIKE 'deposit.%' AND 'deposit.*' = ANY (w.event_types)))
 WHERE e.id = ANY ($1::bigint[])
 ORDER BY e.seq, w.id
-ON CONFLICT (endpoint_id, event_id) DO NOTHING
+ON CONFLICT (endpoint_id, event_id) WHERE message_id IS NULL DO NOTHING
 RETURNING id
 `
 
 // WebhookDeliveriesCreate fans published events out to the enabled
-// endpoints of their organization that subscribe to their type.
+// endpoints that subscribe to their type: their organization's, and for a
+// deposit event (deposit.*, whatever its type) the platform's (owner_id
+// nil), where 'deposit.*' subscribes to every deposit type.
 func (q *Queries) WebhookDeliveriesCreate(ctx context.Context, eventIds []int64) ([]uuid.UUID, error) {
 	rows, err := q.db.Query(ctx, webhookDeliveriesCreate, eventIds)
 	if err != nil {
@@ -350,7 +355,7 @@ func (q *Queries) WebhookDeliveryCancel(ctx context.Context, id uuid.UUID) error
 }
 
 const webhookDeliveryForAttempt = `-- name: WebhookDeliveryForAttempt :one
-SELECT d.id, d.status, d.event_type, d.endpoint_id, w.url, w.secret, w.enabled, e.payload, e.created_at AS event_created_at,
+SELECT d.id, coalesce(d.message_id, d.id)::uuid AS message_id, d.status, d.event_type, d.endpoint_id, w.url, w.secret, w.enabled, e.payload, e.created_at AS event_created_at,
        w.previous_secret, w.previous_secret_until
 FROM webhook_deliveries d
 JOIN webhook_endpoints w ON w.id = d.endpoint_id
@@ -360,6 +365,7 @@ WHERE d.id = $1
 
 type WebhookDeliveryForAttemptRow struct {
 	ID                  uuid.UUID
+	MessageID           uuid.UUID
 	Status              string
 	EventType           string
 	EndpointID          uuid.UUID
@@ -373,12 +379,14 @@ type WebhookDeliveryForAttemptRow struct {
 }
 
 // WebhookDeliveryForAttempt reads what one attempt sends, the secret a
-// rotation replaced (it signs until previous_secret_until) included.
+// rotation replaced (it signs until previous_secret_until) included, and
+// the webhook-id: the delivery's id, or a redelivery's message_id.
 func (q *Queries) WebhookDeliveryForAttempt(ctx context.Context, id uuid.UUID) (WebhookDeliveryForAttemptRow, error) {
 	row := q.db.QueryRow(ctx, webhookDeliveryForAttempt, id)
 	var i WebhookDeliveryForAttemptRow
 	err := row.Scan(
 		&i.ID,
+		&i.MessageID,
 		&i.Status,
 		&i.EventType,
 		&i.EndpointID,
@@ -394,7 +402,7 @@ func (q *Queries) WebhookDeliveryForAttempt(ctx context.Context, id uuid.UUID) (
 }
 
 const webhookDeliveryList = `-- name: WebhookDeliveryList :many
-SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.status, d.attempts, d.next_attempt_at, d.created_at, d.finished_at, e.seq::bigint AS event_seq FROM webhook_deliveries d
+SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.status, d.attempts, d.next_attempt_at, d.created_at, d.finished_at, d.message_id, e.seq::bigint AS event_seq FROM webhook_deliveries d
 JOIN outbox_events e ON e.id = d.event_id
 WHERE d.endpoint_id = $1
   AND (d.created_at, d.id) < (coalesce($2::timestamptz, 'infinity'),
@@ -420,6 +428,7 @@ type WebhookDeliveryListRow struct {
 	NextAttemptAt *time.Time
 	CreatedAt     time.Time
 	FinishedAt    *time.Time
+	MessageID     *uuid.UUID
 	EventSeq      int64
 }
 
@@ -449,6 +458,7 @@ func (q *Queries) WebhookDeliveryList(ctx context.Context, arg WebhookDeliveryLi
 			&i.NextAttemptAt,
 			&i.CreatedAt,
 			&i.FinishedAt,
+			&i.MessageID,
 			&i.EventSeq,
 		); err != nil {
 			return nil, err
@@ -463,21 +473,23 @@ func (q *Queries) WebhookDeliveryList(ctx context.Context, arg WebhookDeliveryLi
 
 const webhookEndpointCreate = `-- name: WebhookEndpointCreate :one
 INSERT INTO webhook_endpoints (organization_id, url, event_types, enabled, secret)
-VALUES ($1, $2, $3, $4, $5)
-RETURNING id, organization_id, url, event_types, enabled, disabled_reason, secret, created_at, updated_at, previous_secret, previous_secret_until
+VALUES (nullif($1::uuid, '00000000-0000-0000-0000-000000000000'::uuid), $2, $3, $4, $5)
+RETURNING id, organization_id, url, event_types, enabled, disabled_reason, secret, created_at, updated_at, previous_secret, previous_secret_until, owner_id
 `
 
 type WebhookEndpointCreateParams struct {
-	OrganizationID uuid.UUID
-	Url            string
-	EventTypes     []string
-	Enabled        bool
-	Secret         string
+	OwnerID    uuid.UUID
+	Url        string
+	EventTypes []string
+	Enabled    bool
+	Secret     string
 }
 
+// WebhookEndpointCreate adds an endpoint of owner_id (the nil UUID: the
+// platform's, with no organization).
 func (q *Queries) WebhookEndpointCreate(ctx context.Context, arg WebhookEndpointCreateParams) (WebhookEndpoint, error) {
 	row := q.db.QueryRow(ctx, webhookEndpointCreate,
-		arg.OrganizationID,
+		arg.OwnerID,
 		arg.Url,
 		arg.EventTypes,
 		arg.Enabled,
@@ -496,6 +508,7 @@ func (q *Queries) WebhookEndpointCreate(ctx context.Context, arg WebhookEndpoint
 		&i.UpdatedAt,
 		&i.PreviousSecret,
 		&i.PreviousSecretUntil,
+		&i.OwnerID,
 	)
 	return i, err
 }
@@ -517,16 +530,16 @@ func (q *Queries) WebhookEndpointDisable(ctx context.Context, arg WebhookEndpoin
 }
 
 const webhookEndpointGet = `-- name: WebhookEndpointGet :one
-SELECT id, organization_id, url, event_types, enabled, disabled_reason, secret, created_at, updated_at, previous_secret, previous_secret_until FROM webhook_endpoints WHERE id = $1 AND organization_id = $2
+SELECT id, organization_id, url, event_types, enabled, disabled_reason, secret, created_at, updated_at, previous_secret, previous_secret_until, owner_id FROM webhook_endpoints WHERE id = $1 AND owner_id = $2
 `
 
 type WebhookEndpointGetParams struct {
-	ID             uuid.UUID
-	OrganizationID uuid.UUID
+	ID      uuid.UUID
+	OwnerID uuid.UUID
 }
 
 func (q *Queries) WebhookEndpointGet(ctx context.Context, arg WebhookEndpointGetParams) (WebhookEndpoint, error) {
-	row := q.db.QueryRow(ctx, webhookEndpointGet, arg.ID, arg.OrganizationID)
+	row := q.db.QueryRow(ctx, webhookEndpointGet, arg.ID, arg.OwnerID)
 	var i WebhookEndpoint
 	err := row.Scan(
 		&i.ID,
@@ -540,6 +553,7 @@ func (q *Queries) WebhookEndpointGet(ctx context.Context, arg WebhookEndpointGet
 		&i.UpdatedAt,
 		&i.PreviousSecret,
 		&i.PreviousSecretUntil,
+		&i.OwnerID,
 	)
 	return i, err
 }

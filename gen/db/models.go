@@ -205,6 +205,12 @@ type Deposit struct {
 	ReviewReceivedMinor   *int64
 	ReviewOpenedAt        *time.Time
 	CancelledAt           *time.Time
+	TopUpOf               *uuid.UUID
+	TopUpAmountMinor      *int64
+	TopUpExpiresAt        *time.Time
+	RefundAddress         *string
+	RefundTxID            *string
+	RefundedAt            *time.Time
 }
 
 type DepositReservedBound struct {
@@ -267,7 +273,7 @@ type Membership struct {
 type Notification struct {
 	ID             uuid.UUID
 	EventID        int64
-	UserID         uuid.UUID
+	UserID         *uuid.UUID
 	Kind           string
 	OrganizationID *uuid.UUID
 	CreativeID     *uuid.UUID
@@ -277,6 +283,8 @@ type Notification struct {
 	Detail         []byte
 	State          string
 	CreatedAt      time.Time
+	Email          *string
+	ShareID        *uuid.UUID
 }
 
 type NotificationSetting struct {
@@ -381,12 +389,13 @@ type ShareCreative struct {
 }
 
 type ShareInvitation struct {
-	ShareID    uuid.UUID
-	Email      string
-	Name       *string
-	Position   int32
-	SentAt     *time.Time
-	LastSeenAt *time.Time
+	ShareID     uuid.UUID
+	Email       string
+	Name        *string
+	Position    int32
+	SentAt      *time.Time
+	LastSeenAt  *time.Time
+	TokenSealed []byte
 }
 
 type SignInFailure struct {
@@ -444,6 +453,7 @@ type WebhookDelivery struct {
 	NextAttemptAt *time.Time
 	CreatedAt     time.Time
 	FinishedAt    *time.Time
+	MessageID     *uuid.UUID
 }
 
 type WebhookDeliveryAttempt struct {
@@ -457,7 +467,7 @@ type WebhookDeliveryAttempt struct {
 
 type WebhookEndpoint struct {
 	ID                  uuid.UUID
-	OrganizationID      uuid.UUID
+	OrganizationID      *uuid.UUID
 	Url                 string
 	EventTypes          []string
 	Enabled             bool
@@ -467,4 +477,5 @@ type WebhookEndpoint struct {
 	UpdatedAt           time.Time
 	PreviousSecret      *string
 	PreviousSecretUntil *time.Time
+	OwnerID             uuid.UUID
 }

@@ -33,9 +33,15 @@ SELECT n.id, n.kind, n.state, n.organization_id, n.creative_id, n.comment_id, n.
        u.id AS user_id, u.email, u.name,
        coalesce(s.email, 'instant')::text AS setting,
        coalesce(CASE n.kind WHEN 'mention' THEN s.mention WHEN 'review_requested' THEN s.review_requested
-                            WHEN 'decision' THEN s.decision WHEN 'deposit' THEN s.deposit END, true)::boolean AS kind_on,
-       (n.organization_id IS NULL OR EXISTS (
-            SELECT 1 FROM memberships m WHERE m.organization_id = n.organization_id AND m.user_id = n.user_id))::boolean AS has_access,
+                            WHEN 'decision' THEN s.decision WHEN 'due' THEN s.due WHEN 'deposit' THEN s.deposit END, true)::boolean AS kind_on,
+       ((n.organization_id IS NULL OR EXISTS (
+            SELECT 1 FROM memberships m WHERE m.organization_id = n.organization_id AND m.user_id = n.user_id))
+        AND (n.kind <> 'due' OR EXISTS (
+            SELECT 1 FROM review_stage_rounds sr
+            WHERE sr.creative_id = n.creative_id AND sr.round = (n.detail ->> 'round')::integer
+              AND sr.position = (n.detail ->> 'position')::smallint AND sr.status = 'active'
+              AND NOT EXISTS (SELECT 1 FROM review_decisions d WHERE d.creative_id = sr.creative_id AND d.round = sr.round
+                                                                 AND d.position = sr.position AND d.reviewer_id = n.user_id))))::boolean AS has_access,
        coalesce(cr.number, 0)::integer AS creative_number, coalesce(cr.title, '')::text AS creative_title,
        coalesce(d.requested_amount_minor, 0)::bigint AS requested_amount_minor,
        coalesce(d.credited_amount_minor, 0)::bigint AS credited_amount_minor
@@ -73,7 +79,8 @@ type NotificationGetRow struct {
 // NotificationGet reads what sending a notification needs: its recipient,
 // their settings (the defaults when they saved none), and whether they
 // may still see what it is about (a member of its organization; a
-// deposit is its payer's).
+// deposit is its payer's) and, for a due date, whether it still waits
+// for them (the stage is active in that round and they have not decided).
 func (q *Queries) NotificationGet(ctx context.Context, id uuid.UUID) (NotificationGetRow, error) {
 	row := q.db.QueryRow(ctx, notificationGet, id)
 	var i NotificationGetRow
@@ -206,6 +213,121 @@ func (q *Queries) NotificationStateSet(ctx context.Context, arg NotificationStat
 	return err
 }
 
+const notificationToAddressGet = `-- name: NotificationToAddressGet :one
+SELECT n.id, n.kind, n.state, n.email::text AS email, n.organization_id, n.creative_id, n.share_id, n.actor_name, n.detail,
+       o.name AS organization_name,
+       coalesce(cr.number, 0)::integer AS creative_number, coalesce(cr.title, '')::text AS creative_title,
+       i.name AS invitee_name, i.token_sealed,
+       coalesce(s.permission, '')::text AS permission, coalesce(s.expires_at, now())::timestamptz AS expires_at,
+       (s.password_hash IS NOT NULL)::boolean AS has_password,
+       coalesce((SELECT array_agg(c.number ORDER BY sc.position) FROM share_creatives sc JOIN creatives c ON c.id = sc.creative_id
+                 WHERE sc.share_id = n.share_id), '{}')::integer[] AS share_creative_numbers,
+       coalesce((SELECT array_agg(c.title ORDER BY sc.position) FROM share_creatives sc JOIN creatives c ON c.id = sc.creative_id
+                 WHERE sc.share_id = n.share_id), '{}')::text[] AS share_creative_titles,
+       (CASE WHEN n.kind = 'share_invitation' THEN s.revoked_at IS NULL AND s.expires_at > now()
+             ELSE EXISTS (
+                 SELECT 1 FROM share_creatives sc JOIN shares ds ON ds.id = sc.share_id
+                 WHERE sc.creative_id = n.creative_id AND ds.permission = 'decide'
+                   AND ds.revoked_at IS NULL AND ds.expires_at > now()
+                   AND (EXISTS (SELECT 1 FROM guests g WHERE g.share_id = ds.id AND g.email = n.email)
+                        OR EXISTS (SELECT 1 FROM share_invitations di WHERE di.share_id = ds.id AND di.email = n.email)))
+             AND EXISTS (
+                 SELECT 1 FROM review_stage_rounds sr
+                 WHERE sr.creative_id = n.creative_id AND sr.round = (n.detail ->> 'round')::integer
+                   AND sr.position = (n.detail ->> 'position')::smallint AND sr.status = 'active'
+                   AND NOT EXISTS (SELECT 1 FROM review_decisions d WHERE d.creative_id = sr.creative_id AND d.round = sr.round
+                                                                      AND d.position = sr.position AND lower(d.guest_email) = n.email))
+        END)::boolean AS has_access
+FROM notifications n
+JOIN organizations o ON o.id = n.organization_id
+LEFT JOIN creatives cr ON cr.id = n.creative_id
+LEFT JOIN shares s ON s.id = n.share_id
+LEFT JOIN share_invitations i ON i.share_id = n.share_id AND i.email = n.email
+WHERE n.id = $1 AND n.email IS NOT NULL
+`
+
+type NotificationToAddressGetRow struct {
+	ID                   uuid.UUID
+	Kind                 string
+	State                string
+	Email                string
+	OrganizationID       *uuid.UUID
+	CreativeID           *uuid.UUID
+	ShareID              *uuid.UUID
+	ActorName            *string
+	Detail               []byte
+	OrganizationName     string
+	CreativeNumber       int32
+	CreativeTitle        string
+	InviteeName          *string
+	TokenSealed          []byte
+	Permission           string
+	ExpiresAt            time.Time
+	HasPassword          bool
+	ShareCreativeNumbers []int32
+	ShareCreativeTitles  []string
+	HasAccess            bool
+}
+
+// NotificationToAddressGet reads what sending a notification to an
+// address (a guest, no user) needs: the organization, the share and the
+// invitation of a share_invitation (its sealed token), the creative of a
+// due one, and whether the address may still act: a share_invitation's
+// share is live; a due one's address is invited to, or a guest of, a live
+// decide share of the creative, and the stage still waits for it (active
+// in that round, no decision of that address).
+func (q *Queries) NotificationToAddressGet(ctx context.Context, id uuid.UUID) (NotificationToAddressGetRow, error) {
+	row := q.db.QueryRow(ctx, notificationToAddressGet, id)
+	var i NotificationToAddressGetRow
+	err := row.Scan(
+		&i.ID,
+		&i.Kind,
+		&i.State,
+		&i.Email,
+		&i.OrganizationID,
+		&i.CreativeID,
+		&i.ShareID,
+		&i.ActorName,
+		&i.Detail,
+		&i.OrganizationName,
+		&i.CreativeNumber,
+		&i.CreativeTitle,
+		&i.InviteeName,
+		&i.TokenSealed,
+		&i.Permission,
+		&i.ExpiresAt,
+		&i.HasPassword,
+		&i.ShareCreativeNumbers,
+		&i.ShareCreativeTitles,
+		&i.HasAccess,
+	)
+	return i, err
+}
+
+const notificationToAddressStateSet = `-- name: NotificationToAddressStateSet :exec
+WITH n AS (
+    UPDATE notifications SET state = $1 WHERE id = $2 RETURNING kind, share_id, email
+)
+UPDATE share_invitations i
+SET token_sealed = NULL, sent_at = CASE WHEN $1::text = 'sent' THEN now() ELSE i.sent_at END
+FROM n
+WHERE n.kind = 'share_invitation' AND i.share_id = n.share_id AND i.email = n.email
+`
+
+type NotificationToAddressStateSetParams struct {
+	State string
+	ID    uuid.UUID
+}
+
+// NotificationToAddressStateSet records what became of a notification to
+// an address; for a share_invitation it also empties the invitation's
+// sealed token (sent, refused or dropped, it is not needed again) and
+// records sentAt when it was sent.
+func (q *Queries) NotificationToAddressStateSet(ctx context.Context, arg NotificationToAddressStateSetParams) error {
+	_, err := q.db.Exec(ctx, notificationToAddressStateSet, arg.State, arg.ID)
+	return err
+}
+
 const notificationsCreate = `-- name: NotificationsCreate :many
 
 WITH ev AS (
@@ -213,13 +335,25 @@ WITH ev AS (
     FROM outbox_events e
     WHERE e.id = ANY($1::bigint[])
       AND e.type IN ('creative.comment_added', 'creative.approved', 'creative.changes_requested',
-                     'creative.submitted', 'creative.updated',
-                     'deposit.credited', 'deposit.under_review', 'deposit.refunded')
+                     'creative.submitted', 'creative.updated', 'creative.stage_due_soon', 'creative.stage_overdue',
+                     'deposit.credited', 'deposit.under_review', 'deposit.refunded', 'share.created')
+), due_stage AS (
+    -- The stage a due event announced, while still active in the
+    -- creative's round: a stage decided since reminds nobody.
+    SELECT ev.id AS event_id, ev.organization_id, sr.creative_id, sr.round, sr.position, ps.reviewer_ids, ps.guest_emails,
+           jsonb_build_object('due', CASE ev.type WHEN 'creative.stage_due_soon' THEN 'soon' ELSE 'overdue' END,
+                              'stage', ps.name, 'round', sr.round, 'position', sr.position, 'dueAt', sr.due_at) AS detail
+    FROM ev
+    JOIN creatives c ON c.id = (ev.data ->> 'id')::uuid
+    JOIN review_stage_rounds sr ON sr.creative_id = c.id AND sr.round = c.review_round
+        AND sr.position = (ev.data -> 'reviewPlan' ->> 'activeStage')::smallint AND sr.status = 'active'
+    JOIN review_plan_stages ps ON ps.creative_id = c.id AND ps.position = sr.position
+    WHERE ev.type IN ('creative.stage_due_soon', 'creative.stage_overdue')
 ), candidates AS (
     -- Mentions.
-    SELECT DISTINCT ev.id AS event_id, (m ->> 'id')::uuid AS user_id, 'mention' AS kind, ev.organization_id,
+    SELECT DISTINCT ev.id AS event_id, (m ->> 'id')::uuid AS user_id, NULL::text AS email, 'mention' AS kind, ev.organization_id,
            (ev.data ->> 'creativeId')::uuid AS creative_id, (ev.data ->> 'id')::uuid AS comment_id, NULL::uuid AS deposit_id,
-           (ev.data -> 'author' ->> 'id')::uuid AS actor_id, ev.data -> 'author' ->> 'name' AS actor_name,
+           NULL::uuid AS share_id, (ev.data -> 'author' ->> 'id')::uuid AS actor_id, ev.data -> 'author' ->> 'name' AS actor_name,
            jsonb_build_object('body', ev.data ->> 'body') AS detail
     FROM ev CROSS JOIN LATERAL jsonb_array_elements(ev.data -> 'mentions') m
     WHERE ev.type = 'creative.comment_added'
@@ -227,8 +361,9 @@ WITH ev AS (
     -- Decisions and review requests: who acted is the creative's last event of that type.
     SELECT ev.id, CASE WHEN ev.type IN ('creative.approved', 'creative.changes_requested')
                        THEN (ev.data -> 'author' ->> 'id')::uuid ELSE (ev.data -> 'reviewer' ->> 'id')::uuid END,
+           NULL::text,
            CASE WHEN ev.type IN ('creative.approved', 'creative.changes_requested') THEN 'decision' ELSE 'review_requested' END,
-           ev.organization_id, (ev.data ->> 'id')::uuid, NULL::uuid, NULL::uuid,
+           ev.organization_id, (ev.data ->> 'id')::uuid, NULL::uuid, NULL::uuid, NULL::uuid,
            ce.actor_id, u.name,
            jsonb_build_object('decision', ce.type, 'comment', ce.comment)
     FROM ev
@@ -244,24 +379,49 @@ WITH ev AS (
        OR (ev.type = 'creative.updated' AND ev.data ->> 'reviewStatus' = 'in_review' AND ev.data -> 'reviewer' ->> 'id' IS NOT NULL
            AND EXISTS (SELECT 1 FROM jsonb_array_elements(ce.changes) ch WHERE ch ->> 'field' = 'reviewerId'))
     UNION ALL
+    -- Due dates: the stage's member reviewers without a decision in it.
+    SELECT ds.event_id, r.id, NULL::text, 'due', ds.organization_id, ds.creative_id, NULL::uuid, NULL::uuid, NULL::uuid,
+           NULL::uuid, NULL::text, ds.detail
+    FROM due_stage ds
+    CROSS JOIN LATERAL unnest(ds.reviewer_ids) AS r(id)
+    WHERE NOT EXISTS (SELECT 1 FROM review_decisions d
+                      WHERE d.creative_id = ds.creative_id AND d.round = ds.round AND d.position = ds.position AND d.reviewer_id = r.id)
+    UNION ALL
+    -- Due dates: the stage's guest emails without a decision in it.
+    SELECT DISTINCT ds.event_id, NULL::uuid, lower(g.email), 'due', ds.organization_id, ds.creative_id, NULL::uuid, NULL::uuid,
+           NULL::uuid, NULL::uuid, NULL::text, ds.detail
+    FROM due_stage ds
+    CROSS JOIN LATERAL unnest(ds.guest_emails) AS g(email)
+    WHERE NOT EXISTS (SELECT 1 FROM review_decisions d
+                      WHERE d.creative_id = ds.creative_id AND d.round = ds.round AND d.position = ds.position
+                        AND lower(d.guest_email) = lower(g.email))
+    UNION ALL
     -- Deposits.
-    SELECT ev.id, ev.user_id, 'deposit', NULL::uuid, NULL::uuid, NULL::uuid, (ev.data ->> 'id')::uuid,
+    SELECT ev.id, ev.user_id, NULL::text, 'deposit', NULL::uuid, NULL::uuid, NULL::uuid, (ev.data ->> 'id')::uuid, NULL::uuid,
            NULL::uuid, NULL::text,
            jsonb_build_object('status', ev.data ->> 'status')
     FROM ev
     WHERE ev.type LIKE 'deposit.%'
+    UNION ALL
+    -- Share invitations.
+    SELECT ev.id, NULL::uuid, i.email, 'share_invitation', ev.organization_id, NULL::uuid, NULL::uuid, NULL::uuid, i.share_id,
+           NULL::uuid, ev.data -> 'createdBy' ->> 'name', '{}'::jsonb
+    FROM ev
+    JOIN share_invitations i ON i.share_id = (ev.data ->> 'id')::uuid
+    WHERE ev.type = 'share.created' AND i.token_sealed IS NOT NULL
 )
-INSERT INTO notifications (event_id, user_id, kind, organization_id, creative_id, comment_id, deposit_id, actor_name, detail)
-SELECT c.event_id, c.user_id, c.kind, c.organization_id, c.creative_id, c.comment_id, c.deposit_id, c.actor_name, c.detail
+INSERT INTO notifications (event_id, user_id, email, kind, organization_id, creative_id, comment_id, deposit_id, share_id, actor_name, detail)
+SELECT c.event_id, c.user_id, c.email, c.kind, c.organization_id, c.creative_id, c.comment_id, c.deposit_id, c.share_id, c.actor_name, c.detail
 FROM candidates c
-WHERE c.user_id IS NOT NULL AND c.user_id IS DISTINCT FROM c.actor_id
-ON CONFLICT (event_id, user_id, kind) DO NOTHING
-RETURNING id, kind
+WHERE (c.user_id IS NOT NULL AND c.user_id IS DISTINCT FROM c.actor_id) OR c.email IS NOT NULL
+ON CONFLICT DO NOTHING
+RETURNING id, kind, (email IS NOT NULL)::boolean AS to_address
 `
 
 type NotificationsCreateRow struct {
-	ID   uuid.UUID
-	Kind string
+	ID        uuid.UUID
+	Kind      string
+	ToAddress bool
 }
 
 // Email notifications (docs/email.md).
@@ -269,9 +429,17 @@ type NotificationsCreateRow struct {
 // in the publishing transaction: mentions (each mentioned member once, not
 // the comment's author), decisions (the creative's author, with the
 // decider's comment), review requests (the assigned reviewer when a
-// creative is submitted, or assigned while in review) and deposits
-// (credited, under review, refunded: the payer). Nobody is notified of
-// their own action. It returns the new notifications for their jobs.
+// creative is submitted, or assigned while in review), due dates (the
+// reviewers, members and guest emails, of the announced stage who have
+// not decided in its round), deposits (credited, under review, refunded:
+// the payer) and share invitations (each invited address whose
+// invitation holds the share's token sealed; none when email was off at
+// the share's creation). Nobody is notified of their own action; inviting
+// is the creator's request to email those addresses, so their own is
+// emailed too. A notification goes to a user, or to an address (email: a
+// guest, in lower case as stages compare them). It returns the new
+// notifications for their jobs.
+// Either unique key: (event_id, user_id, kind), or (event_id, email, kind) for addresses.
 func (q *Queries) NotificationsCreate(ctx context.Context, eventIds []int64) ([]NotificationsCreateRow, error) {
 	rows, err := q.db.Query(ctx, notificationsCreate, eventIds)
 	if err != nil {
@@ -281,7 +449,7 @@ func (q *Queries) NotificationsCreate(ctx context.Context, eventIds []int64) ([]
 	items := []NotificationsCreateRow{}
 	for rows.Next() {
 		var i NotificationsCreateRow
-		if err := rows.Scan(&i.ID, &i.Kind); err != nil {
+		if err := rows.Scan(&i.ID, &i.Kind, &i.ToAddress); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -293,7 +461,7 @@ func (q *Queries) NotificationsCreate(ctx context.Context, eventIds []int64) ([]
 }
 
 const notificationsDigestList = `-- name: NotificationsDigestList :many
-SELECT id FROM notifications WHERE user_id = $1 AND state = 'digest' ORDER BY created_at, id
+SELECT id FROM notifications WHERE user_id = $1::uuid AND state = 'digest' ORDER BY created_at, id
 `
 
 // NotificationsDigestList is a person's notifications waiting for the
@@ -319,7 +487,7 @@ func (q *Queries) NotificationsDigestList(ctx context.Context, userID uuid.UUID)
 }
 
 const notificationsDigestUsers = `-- name: NotificationsDigestUsers :many
-SELECT DISTINCT user_id FROM notifications WHERE state = 'digest'
+SELECT DISTINCT user_id::uuid AS user_id FROM notifications WHERE state = 'digest' AND user_id IS NOT NULL
 `
 
 // NotificationsDigestUsers lists who has notifications waiting for the digest.

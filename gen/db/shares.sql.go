@@ -478,25 +478,33 @@ func (q *Queries) ShareInvitationSeen(ctx context.Context, arg ShareInvitationSe
 }
 
 const shareInvitationsAdd = `-- name: ShareInvitationsAdd :exec
-INSERT INTO share_invitations (share_id, email, name, position)
-SELECT $1, i.email, nullif(($2::text[])[i.ord], ''), i.ord::integer
-FROM unnest($3::text[]) WITH ORDINALITY AS i(email, ord)
+INSERT INTO share_invitations (share_id, email, name, position, token_sealed)
+SELECT $1, i.email, nullif(($2::text[])[i.ord], ''), i.ord::integer, ($3::bytea[])[i.ord]
+FROM unnest($4::text[]) WITH ORDINALITY AS i(email, ord)
 ON CONFLICT (share_id, email) DO NOTHING
 `
 
 type ShareInvitationsAddParams struct {
-	ShareID uuid.UUID
-	Names   []string
-	Emails  []string
+	ShareID      uuid.UUID
+	Names        []string
+	TokensSealed [][]byte
+	Emails       []string
 }
 
+// ShareInvitationsAdd records a new share's invitations, each with the
+// share's token sealed for it (none when email is off: an empty array).
 func (q *Queries) ShareInvitationsAdd(ctx context.Context, arg ShareInvitationsAddParams) error {
-	_, err := q.db.Exec(ctx, shareInvitationsAdd, arg.ShareID, arg.Names, arg.Emails)
+	_, err := q.db.Exec(ctx, shareInvitationsAdd,
+		arg.ShareID,
+		arg.Names,
+		arg.TokensSealed,
+		arg.Emails,
+	)
 	return err
 }
 
 const shareInvitationsOf = `-- name: ShareInvitationsOf :many
-SELECT share_id, email, name, position, sent_at, last_seen_at FROM share_invitations WHERE share_id = ANY($1::uuid[]) ORDER BY share_id, position
+SELECT share_id, email, name, position, sent_at, last_seen_at, token_sealed FROM share_invitations WHERE share_id = ANY($1::uuid[]) ORDER BY share_id, position
 `
 
 // ShareInvitationsOf reads the invitations of the shares given, each
@@ -517,6 +525,7 @@ func (q *Queries) ShareInvitationsOf(ctx context.Context, shareIds []uuid.UUID) 
 			&i.Position,
 			&i.SentAt,
 			&i.LastSeenAt,
+			&i.TokenSealed,
 		); err != nil {
 			return nil, err
 		}
@@ -626,9 +635,10 @@ func (q *Queries) SharePage(ctx context.Context, arg SharePageParams) ([]SharePa
 	return items, nil
 }
 
-const shareRevoke = `-- name: ShareRevoke :execrows
+const shareRevoke = `-- name: ShareRevoke :many
 UPDATE shares SET revoked_at = now()
 WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL
+RETURNING revoked_at::timestamptz AS revoked_at
 `
 
 type ShareRevokeParams struct {
@@ -636,12 +646,24 @@ type ShareRevokeParams struct {
 	OrganizationID uuid.UUID
 }
 
-// ShareRevoke revokes a share at once; a share revoked already is left
-// as it is.
-func (q *Queries) ShareRevoke(ctx context.Context, arg ShareRevokeParams) (int64, error) {
-	result, err := q.db.Exec(ctx, shareRevoke, arg.ID, arg.OrganizationID)
+// ShareRevoke revokes a share at once and returns when; a share revoked
+// already is left as it is (no row).
+func (q *Queries) ShareRevoke(ctx context.Context, arg ShareRevokeParams) ([]time.Time, error) {
+	rows, err := q.db.Query(ctx, shareRevoke, arg.ID, arg.OrganizationID)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	return result.RowsAffected(), nil
+	defer rows.Close()
+	items := []time.Time{}
+	for rows.Next() {
+		var revoked_at time.Time
+		if err := rows.Scan(&revoked_at); err != nil {
+			return nil, err
+		}
+		items = append(items, revoked_at)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

@@ -110,7 +110,7 @@ func (q *Queries) OutboxStreamAfter(ctx context.Context, arg OutboxStreamAfterPa
 const outboxStreamForUser = `-- name: OutboxStreamForUser :many
 SELECT id, seq, type, organization_id, user_id, payload, created_at, published_at FROM outbox_events
 WHERE seq > $1::bigint AND seq <= $2::bigint
-  AND (user_id = $3::uuid OR organization_id = ANY ($4::uuid[]))
+  AND (user_id = $3::uuid OR (organization_id = ANY ($4::uuid[]) AND type NOT LIKE 'share.%'))
 ORDER BY seq
 LIMIT $5
 `
@@ -125,7 +125,8 @@ type OutboxStreamForUserParams struct {
 
 // OutboxStreamForUser reads one caller's published events in (after,
 // until], in order: what a resumed stream missed. The caller sees their own
-// deposit events and their organizations' creative events.
+// deposit events and their organizations' creative events; not the
+// shares' (events.MembersStream).
 func (q *Queries) OutboxStreamForUser(ctx context.Context, arg OutboxStreamForUserParams) ([]OutboxEvent, error) {
 	rows, err := q.db.Query(ctx, outboxStreamForUser,
 		arg.After,

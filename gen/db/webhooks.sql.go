@@ -12,19 +12,97 @@ import (
 	"github.com/google/uuid"
 )
 
+const outboxEventSeq = `-- name: OutboxEventSeq :one
+SELECT seq::bigint AS seq FROM outbox_events WHERE id = $1
+`
+
+// OutboxEventSeq is a published event's seq, the id clients see.
+func (q *Queries) OutboxEventSeq(ctx context.Context, id int64) (int64, error) {
+	row := q.db.QueryRow(ctx, outboxEventSeq, id)
+	var seq int64
+	err := row.Scan(&seq)
+	return seq, err
+}
+
+const webhookDeliveryGet = `-- name: WebhookDeliveryGet :one
+SELECT id, endpoint_id, event_id, event_type, status, attempts, next_attempt_at, created_at, finished_at, message_id FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2
+`
+
+type WebhookDeliveryGetParams struct {
+	ID         uuid.UUID
+	EndpointID uuid.UUID
+}
+
+// WebhookDeliveryGet reads a delivery of the endpoint.
+func (q *Queries) WebhookDeliveryGet(ctx context.Context, arg WebhookDeliveryGetParams) (WebhookDelivery, error) {
+	row := q.db.QueryRow(ctx, webhookDeliveryGet, arg.ID, arg.EndpointID)
+	var i WebhookDelivery
+	err := row.Scan(
+		&i.ID,
+		&i.EndpointID,
+		&i.EventID,
+		&i.EventType,
+		&i.Status,
+		&i.Attempts,
+		&i.NextAttemptAt,
+		&i.CreatedAt,
+		&i.FinishedAt,
+		&i.MessageID,
+	)
+	return i, err
+}
+
+const webhookDeliveryInsert = `-- name: WebhookDeliveryInsert :one
+INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, message_id)
+VALUES ($1, $2, $3, $4)
+RETURNING id, endpoint_id, event_id, event_type, status, attempts, next_attempt_at, created_at, finished_at, message_id
+`
+
+type WebhookDeliveryInsertParams struct {
+	EndpointID uuid.UUID
+	EventID    int64
+	EventType  string
+	MessageID  *uuid.UUID
+}
+
+// WebhookDeliveryInsert makes one delivery of an event to an endpoint: a
+// first one (message_id null), or a redelivery of message_id.
+func (q *Queries) WebhookDeliveryInsert(ctx context.Context, arg WebhookDeliveryInsertParams) (WebhookDelivery, error) {
+	row := q.db.QueryRow(ctx, webhookDeliveryInsert,
+		arg.EndpointID,
+		arg.EventID,
+		arg.EventType,
+		arg.MessageID,
+	)
+	var i WebhookDelivery
+	err := row.Scan(
+		&i.ID,
+		&i.EndpointID,
+		&i.EventID,
+		&i.EventType,
+		&i.Status,
+		&i.Attempts,
+		&i.NextAttemptAt,
+		&i.CreatedAt,
+		&i.FinishedAt,
+		&i.MessageID,
+	)
+	return i, err
+}
+
 const webhookEndpointDelete = `-- name: WebhookEndpointDelete :execrows
-DELETE FROM webhook_endpoints WHERE id = $1 AND organization_id = $2
+DELETE FROM webhook_endpoints WHERE id = $1 AND owner_id = $2
 `
 
 type WebhookEndpointDeleteParams struct {
-	ID             uuid.UUID
-	OrganizationID uuid.UUID
+	ID      uuid.UUID
+	OwnerID uuid.UUID
 }
 
 // WebhookEndpointDelete removes an endpoint with its deliveries and their
 // attempts (ON DELETE CASCADE).
 func (q *Queries) WebhookEndpointDelete(ctx context.Context, arg WebhookEndpointDeleteParams) (int64, error) {
-	result, err := q.db.Exec(ctx, webhookEndpointDelete, arg.ID, arg.OrganizationID)
+	result, err := q.db.Exec(ctx, webhookEndpointDelete, arg.ID, arg.OwnerID)
 	if err != nil {
 		return 0, err
 	}
@@ -32,17 +110,17 @@ func (q *Queries) WebhookEndpointDelete(ctx context.Context, arg WebhookEndpoint
 }
 
 const webhookEndpointLock = `-- name: WebhookEndpointLock :one
-SELECT id, organization_id, url, event_types, enabled, disabled_reason, secret, created_at, updated_at, previous_secret, previous_secret_until FROM webhook_endpoints WHERE id = $1 AND organization_id = $2 FOR UPDATE
+SELECT id, organization_id, url, event_types, enabled, disabled_reason, secret, created_at, updated_at, previous_secret, previous_secret_until, owner_id FROM webhook_endpoints WHERE id = $1 AND owner_id = $2 FOR UPDATE
 `
 
 type WebhookEndpointLockParams struct {
-	ID             uuid.UUID
-	OrganizationID uuid.UUID
+	ID      uuid.UUID
+	OwnerID uuid.UUID
 }
 
-// WebhookEndpointLock reads an endpoint of the organization for a change.
+// WebhookEndpointLock reads an endpoint of the owner for a change.
 func (q *Queries) WebhookEndpointLock(ctx context.Context, arg WebhookEndpointLockParams) (WebhookEndpoint, error) {
-	row := q.db.QueryRow(ctx, webhookEndpointLock, arg.ID, arg.OrganizationID)
+	row := q.db.QueryRow(ctx, webhookEndpointLock, arg.ID, arg.OwnerID)
 	var i WebhookEndpoint
 	err := row.Scan(
 		&i.ID,
@@ -56,14 +134,15 @@ func (q *Queries) WebhookEndpointLock(ctx context.Context, arg WebhookEndpointLo
 		&i.UpdatedAt,
 		&i.PreviousSecret,
 		&i.PreviousSecretUntil,
+		&i.OwnerID,
 	)
 	return i, err
 }
 
 const webhookEndpointPage = `-- name: WebhookEndpointPage :many
 
-SELECT id, organization_id, url, event_types, enabled, disabled_reason, secret, created_at, updated_at, previous_secret, previous_secret_until FROM webhook_endpoints
-WHERE organization_id = $1
+SELECT id, organization_id, url, event_types, enabled, disabled_reason, secret, created_at, updated_at, previous_secret, previous_secret_until, owner_id FROM webhook_endpoints
+WHERE owner_id = $1
   AND (created_at, id) < (coalesce($2::timestamptz, 'infinity'),
                           coalesce($3::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
 ORDER BY created_at DESC, id DESC
@@ -71,7 +150,7 @@ LIMIT $4
 `
 
 type WebhookEndpointPageParams struct {
-	OrganizationID  uuid.UUID
+	OwnerID         uuid.UUID
 	CursorCreatedAt *time.Time
 	CursorID        *uuid.UUID
 	RowLimit        int32
@@ -79,10 +158,11 @@ type WebhookEndpointPageParams struct {
 
 // Webhook endpoints as admins manage them (docs/events.md, "The admin
 // API"); the deliveries' own queries are in events.sql.
-// WebhookEndpointPage pages an organization's endpoints newest first.
+// WebhookEndpointPage pages an owner's endpoints newest first (owner_id:
+// the organization, or the nil UUID for the platform).
 func (q *Queries) WebhookEndpointPage(ctx context.Context, arg WebhookEndpointPageParams) ([]WebhookEndpoint, error) {
 	rows, err := q.db.Query(ctx, webhookEndpointPage,
-		arg.OrganizationID,
+		arg.OwnerID,
 		arg.CursorCreatedAt,
 		arg.CursorID,
 		arg.RowLimit,
@@ -106,6 +186,7 @@ func (q *Queries) WebhookEndpointPage(ctx context.Context, arg WebhookEndpointPa
 			&i.UpdatedAt,
 			&i.PreviousSecret,
 			&i.PreviousSecretUntil,
+			&i.OwnerID,
 		); err != nil {
 			return nil, err
 		}
@@ -122,7 +203,7 @@ UPDATE webhook_endpoints
 SET previous_secret = webhook_endpoints.secret, previous_secret_until = $1::timestamptz,
     secret = $2, updated_at = now()
 WHERE id = $3
-RETURNING id, organization_id, url, event_types, enabled, disabled_reason, secret, created_at, updated_at, previous_secret, previous_secret_until
+RETURNING id, organization_id, url, event_types, enabled, disabled_reason, secret, created_at, updated_at, previous_secret, previous_secret_until, owner_id
 `
 
 type WebhookEndpointRotateSecretParams struct {
@@ -148,6 +229,7 @@ func (q *Queries) WebhookEndpointRotateSecret(ctx context.Context, arg WebhookEn
 		&i.UpdatedAt,
 		&i.PreviousSecret,
 		&i.PreviousSecretUntil,
+		&i.OwnerID,
 	)
 	return i, err
 }
@@ -156,7 +238,7 @@ const webhookEndpointUpdate = `-- name: WebhookEndpointUpdate :one
 UPDATE webhook_endpoints
 SET url = $1, event_types = $2, enabled = $3, disabled_reason = $4, updated_at = now()
 WHERE id = $5
-RETURNING id, organization_id, url, event_types, enabled, disabled_reason, secret, created_at, updated_at, previous_secret, previous_secret_until
+RETURNING id, organization_id, url, event_types, enabled, disabled_reason, secret, created_at, updated_at, previous_secret, previous_secret_until, owner_id
 `
 
 type WebhookEndpointUpdateParams struct {
@@ -189,6 +271,34 @@ func (q *Queries) WebhookEndpointUpdate(ctx context.Context, arg WebhookEndpoint
 		&i.UpdatedAt,
 		&i.PreviousSecret,
 		&i.PreviousSecretUntil,
+		&i.OwnerID,
 	)
+	return i, err
+}
+
+const webhookTestEventInsert = `-- name: WebhookTestEventInsert :one
+INSERT INTO outbox_events (type, payload, seq, published_at)
+VALUES ($1, $2, nextval('outbox_events_seq'), now())
+RETURNING id, seq::bigint AS seq
+`
+
+type WebhookTestEventInsertParams struct {
+	Type    string
+	Payload []byte
+}
+
+type WebhookTestEventInsertRow struct {
+	ID  int64
+	Seq int64
+}
+
+// WebhookTestEventInsert writes a webhook.test event, published at once:
+// it names no organization and no user, so no stream and no fan-out
+// carries it; the one delivery the test makes does. The caller holds
+// OutboxPublishLock, so its seq is given in commit order as every other.
+func (q *Queries) WebhookTestEventInsert(ctx context.Context, arg WebhookTestEventInsertParams) (WebhookTestEventInsertRow, error) {
+	row := q.db.QueryRow(ctx, webhookTestEventInsert, arg.Type, arg.Payload)
+	var i WebhookTestEventInsertRow
+	err := row.Scan(&i.ID, &i.Seq)
 	return i, err
 }

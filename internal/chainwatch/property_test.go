@@ -37,30 +37,34 @@ type ledgerModel struct {
 // forks (a transaction forgotten before its block is solidified, and
 // remembered again), failed receipts, payers' claims (right or wrong),
 // operator settlements (credit, refund, reject), payers' cancels (and
-// payments after them), sweeps and rescans, and after every step holds: the ledger's sum = the sum of the credited
-// deposits' credited amounts = the sum of the amounts their transactions
-// actually paid; one ledger entry per credited deposit; no transaction
+// payments after them), payers' top-ups of short payments (paid on time,
+// or never), sweeps and rescans, and after every step holds: the ledger's
+// sum = the sum of the credited deposits' credited amounts = the sum of
+// the amounts their transactions actually paid (a deposit completed by a
+// top-up holds both; its top-up is credited with 0); one ledger entry per
+// credited deposit holding money, none for a top-up taken in; no transaction
 // credits twice; no forgotten transaction is credited; no transfer
 // rejected for a deposit is credited to it; every recorded transfer is
 // credited to exactly one deposit, refunded, waiting for an operator, or
 // still in the watcher's hands (confirming, failed, vanished); a cancelled
 // deposit holds no transfer and no credit. The histories together must
 // have made claims, rejections, credits of claimed transfers (by an
-// operator and by the shortfall policy) and cancels, or the test proves
-// nothing of them.
+// operator and by the shortfall policy), cancels and deposits completed by
+// a top-up, or the test proves nothing of them.
 func TestLedger_RandomHistoriesKeepMoneyExact(t *testing.T) {
 	t.Parallel()
 	var total counts
 	var mu sync.Mutex
 	t.Cleanup(func() {
-		if !t.Failed() && (total.claims == 0 || total.rejects == 0 || total.claimedCredits == 0 || total.policyCredits == 0 || total.cancels == 0) {
+		if !t.Failed() && (total.claims == 0 || total.rejects == 0 || total.claimedCredits == 0 || total.policyCredits == 0 || total.cancels == 0 ||
+			total.topUps == 0 || total.topUpCredits == 0) {
 			t.Errorf("the histories made %+v; want some of each", total)
 		}
 	})
-	for seed := range uint64(6) {
+	for seed := range uint64(10) {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
 			t.Parallel()
-			c := runLedgerHistory(t, seed, 120)
+			c := runLedgerHistory(t, seed, 180)
 			mu.Lock()
 			defer mu.Unlock()
 			total.claims += c.claims
@@ -68,6 +72,8 @@ func TestLedger_RandomHistoriesKeepMoneyExact(t *testing.T) {
 			total.claimedCredits += c.claimedCredits
 			total.policyCredits += c.policyCredits
 			total.cancels += c.cancels
+			total.topUps += c.topUps
+			total.topUpCredits += c.topUpCredits
 		})
 	}
 }
@@ -75,6 +81,7 @@ func TestLedger_RandomHistoriesKeepMoneyExact(t *testing.T) {
 // counts is what a history did of the moves the test must see made.
 type counts struct {
 	claims, rejects, claimedCredits, policyCredits, cancels int64
+	topUps, topUpCredits                                    int64
 }
 
 // runLedgerHistory runs one random history and answers how many claims,
@@ -83,6 +90,8 @@ func runLedgerHistory(t *testing.T, seed uint64, steps int) (n counts) {
 	w, b := setup(t)
 	rnd := rand.New(rand.NewPCG(seed, 29))
 	m := &ledgerModel{payments: map[string]*payment{}, head: 1}
+	settings := deposit.Settings{Address: tron.DevTreasuryAddress, Confirmations: required,
+		TTL: 30 * time.Minute, MonitoringWindow: 24 * time.Hour, MaxOpenPerUser: 1000}
 	ctx := context.Background()
 	pay := func(amount int64) {
 		tx := b.chain.Pay(devchain.Payment{To: tron.DevTreasuryAddress, Value: itoa(amount)})
@@ -90,19 +99,53 @@ func runLedgerHistory(t *testing.T, seed uint64, steps int) (n counts) {
 		m.payments[tx] = &payment{amount: amount, block: m.head}
 		m.order = append(m.order, tx)
 	}
-	// awaiting picks a deposit still waiting for its transfer.
+	// awaiting picks a deposit still waiting for its transfer (a payer's,
+	// not a top-up, which the top-up step pays).
 	awaiting := func() (uuid.UUID, int64, bool) {
 		var id uuid.UUID
 		var amount int64
 		err := b.d.Pool.QueryRow(ctx, `SELECT id, requested_amount_minor FROM deposits
-			WHERE status = 'awaiting_transfer' AND transfer_tx_id IS NULL AND expires_at > now() AND reserved
+			WHERE status = 'awaiting_transfer' AND transfer_tx_id IS NULL AND expires_at > now() AND reserved AND top_up_of IS NULL
 			ORDER BY id OFFSET $1 LIMIT 1`, rnd.IntN(3)).Scan(&id, &amount)
 		return id, amount, err == nil
+	}
+	// topUp is a payer short beyond the tolerance asking for a top-up of
+	// deposit dep, and mostly paying it on time (or never).
+	topUp := func(step int, dep, user uuid.UUID) string {
+		var amount *int64
+		err := b.d.Store.InTx(ctx, func(q store.Tx) error {
+			d, err := deposit.TopUp(ctx, q, settings, user, dep, deposit.DefaultTolerance(), time.Now())
+			amount = d.TopUpAmountMinor
+			return err
+		})
+		var r *deposit.Refusal
+		if err != nil && !errors.As(err, &r) && !errors.Is(err, deposit.ErrCapacityExhausted) {
+			t.Fatalf("step %d: top-up of %s: %v", step, dep, err)
+		}
+		did := fmt.Sprintf("top-up %s (%v)", dep, err)
+		if err == nil && amount != nil {
+			n.topUps++
+			if rnd.IntN(4) != 0 {
+				pay(*amount)
+				did += fmt.Sprintf(", paid %d", *amount)
+				// Mostly, the chain moves on and the watcher reads
+				// it at once; else later steps decide (an operator
+				// may settle the deposit first).
+				if rnd.IntN(3) != 0 {
+					m.head = b.chain.Mine(devchain.DefaultSolidLag + required)
+					if _, err := w.Poll(ctx); err != nil {
+						t.Fatalf("step %d: poll: %v", step, err)
+					}
+					did += ", mined and polled"
+				}
+			}
+		}
+		return did
 	}
 	var log []string
 	for step := range steps {
 		var did string
-		switch k := rnd.IntN(15); k {
+		switch k := rnd.IntN(19); k {
 		case 0, 1:
 			dep := b.deposit(t, int64(10+10*rnd.IntN(3))*1_000_000)
 			m.deposits = append(m.deposits, dep.ID)
@@ -154,17 +197,18 @@ func runLedgerHistory(t *testing.T, seed uint64, steps int) (n counts) {
 					break
 				}
 			}
-		case 10:
+		case 10, 18:
 			var id int64
 			var claimed bool
 			if err := b.d.Pool.QueryRow(ctx, `SELECT id, status = 'unmatched' AND deposit_id IS NOT NULL FROM chain_transfers WHERE needs_review
 				ORDER BY status = 'unmatched' AND deposit_id IS NOT NULL DESC, deposit_id IS NOT NULL DESC, id OFFSET $1 LIMIT 1`, rnd.IntN(2)).Scan(&id, &claimed); err == nil {
 				// A claimed transfer is credited more often than the others
 				// are: claims beyond the tolerance are rarer since the
-				// policy credits the rest, and the test must see some.
+				// policy credits the rest and top-ups complete some, and
+				// the test must see some.
 				moves := []deposit.Move{deposit.MoveSettleCredit, deposit.MoveSettleRefund, deposit.MoveSettleReject}
 				if claimed {
-					moves = append(moves, deposit.MoveSettleCredit, deposit.MoveSettleCredit)
+					moves = append(moves, deposit.MoveSettleCredit, deposit.MoveSettleCredit, deposit.MoveSettleCredit, deposit.MoveSettleCredit)
 				}
 				mv := moves[rnd.IntN(len(moves))]
 				err := deposit.Settle(ctx, b.d.Store, id, mv, "ops", "property test")
@@ -180,15 +224,27 @@ func runLedgerHistory(t *testing.T, seed uint64, steps int) (n counts) {
 				}
 				did = fmt.Sprintf("settle %d %s claimed=%v (%v)", id, mv, claimed, err)
 			}
-		case 12, 13:
+		case 12, 13, 16, 17:
 			// A payer names an unmatched transfer as theirs, rightly (a
 			// short payment for their deposit) or not (any other).
 			var dep, user uuid.UUID
 			var tx string
-			if err := b.d.Pool.QueryRow(ctx, `SELECT d.id, d.user_id, t.tx_id
-				FROM (SELECT * FROM deposits WHERE status IN ('awaiting_transfer', 'expired') AND transfer_tx_id IS NULL ORDER BY id OFFSET $1 LIMIT 1) d,
+			query := `SELECT d.id, d.user_id, t.tx_id
+				FROM (SELECT * FROM deposits WHERE status IN ('awaiting_transfer', 'expired') AND transfer_tx_id IS NULL AND top_up_of IS NULL
+				      ORDER BY id OFFSET $1 LIMIT 1) d,
 				     (SELECT * FROM chain_transfers WHERE status = 'unmatched' AND needs_review AND deposit_id IS NULL
-				      AND amount_minor IS NOT NULL ORDER BY id OFFSET $2 LIMIT 1) t`, rnd.IntN(3), rnd.IntN(2)).Scan(&dep, &user, &tx); err == nil {
+				      AND amount_minor IS NOT NULL ORDER BY id OFFSET $2 LIMIT 1) t`
+			if k >= 16 {
+				// A fitting pair: a transfer after the deposit was made,
+				// short beyond the tolerance, so it waits for an operator
+				// or a top-up.
+				query = `SELECT d.id, d.user_id, t.tx_id FROM deposits d
+					JOIN chain_transfers t ON t.status = 'unmatched' AND t.needs_review AND t.deposit_id IS NULL
+					     AND t.block_time >= d.created_at AND t.amount_minor < d.requested_amount_minor - 400000
+					WHERE d.status IN ('awaiting_transfer', 'expired') AND d.transfer_tx_id IS NULL AND d.top_up_of IS NULL
+					ORDER BY d.id, t.id OFFSET $1 / 2 + $2 LIMIT 1`
+			}
+			if err := b.d.Pool.QueryRow(ctx, query, rnd.IntN(3), rnd.IntN(2)).Scan(&dep, &user, &tx); err == nil {
 				var status string
 				err := b.d.Store.InTx(ctx, func(q store.Tx) error {
 					d, err := deposit.Claim(ctx, q, user, dep, tx, 24*time.Hour, deposit.DefaultTolerance(), time.Now())
@@ -206,6 +262,10 @@ func runLedgerHistory(t *testing.T, seed uint64, steps int) (n counts) {
 					n.policyCredits++
 				}
 				did = fmt.Sprintf("claim %s (%v)", tx[:6], err)
+				// Often the payer fixes a short payment at once.
+				if err == nil && deposit.Status(status) == deposit.StatusUnderReview && rnd.IntN(2) == 0 {
+					did += ", " + topUp(step, dep, user)
+				}
 			}
 		case 14:
 			// The payer cancels a deposit awaiting its transfer, and
@@ -234,6 +294,14 @@ func runLedgerHistory(t *testing.T, seed uint64, steps int) (n counts) {
 					}
 				}
 			}
+		case 15:
+			// A payer asks for a top-up later.
+			var dep, user uuid.UUID
+			if err := b.d.Pool.QueryRow(ctx, `SELECT id, user_id FROM deposits
+				WHERE status = 'under_review' AND review_reason = 'amount_mismatch' AND top_up_of IS NULL
+				ORDER BY id OFFSET $1 LIMIT 1`, rnd.IntN(2)).Scan(&dep, &user); err == nil {
+				did = topUp(step, dep, user)
+			}
 		case 11:
 			if rnd.IntN(2) == 0 {
 				if _, err := w.Rescan(ctx, time.Now().Add(-24*time.Hour)); err != nil {
@@ -254,7 +322,10 @@ func runLedgerHistory(t *testing.T, seed uint64, steps int) (n counts) {
 	}
 	var credited, review, refunded int
 	if err := b.d.Pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE status = 'credited'), count(*) FILTER (WHERE status = 'under_review'),
-		count(*) FILTER (WHERE status = 'refunded') FROM deposits`).Scan(&credited, &review, &refunded); err != nil {
+		count(*) FILTER (WHERE status = 'refunded'),
+		count(*) FILTER (WHERE status = 'credited' AND EXISTS (SELECT 1 FROM deposits c
+		    WHERE c.top_up_of = deposits.id AND c.status = 'credited' AND c.credited_amount_minor = 0))
+		FROM deposits`).Scan(&credited, &review, &refunded, &n.topUpCredits); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("seed %d: %d steps, %d deposits credited, %d under review, %d refunded, %+v: %v",
@@ -272,6 +343,8 @@ func (m *ledgerModel) check(t *testing.T, b *bundle, step int, log []string) {
 	}
 	sum, entries := b.balance(t)
 	rows, err := b.d.Pool.Query(ctx, "SELECT transfer_tx_id, credited_amount_minor FROM deposits WHERE status = 'credited'")
+	// A top-up taken in by its deposit is credited with 0 and has no
+	// entry: its money is in its deposit's.
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +358,9 @@ func (m *ledgerModel) check(t *testing.T, b *bundle, step int, log []string) {
 		if err := rows.Scan(&tx, &amount); err != nil {
 			t.Fatal(err)
 		}
-		n++
+		if amount > 0 {
+			n++
+		}
 		credited += amount
 		switch {
 		case tx == nil:
@@ -305,6 +380,11 @@ func (m *ledgerModel) check(t *testing.T, b *bundle, step int, log []string) {
 	}
 	if sum != credited || credited != paid || entries != n {
 		fail("ledger %d in %d entries; credited deposits %d in %d; their transactions paid %d", sum, entries, credited, n, paid)
+	}
+	var takenIn int
+	if err := b.d.Pool.QueryRow(ctx, `SELECT count(*) FROM deposits c WHERE c.status = 'credited' AND c.credited_amount_minor = 0
+		AND NOT (c.top_up_of IS NOT NULL AND EXISTS (SELECT 1 FROM deposits p WHERE p.id = c.top_up_of AND p.status = 'credited'))`).Scan(&takenIn); err != nil || takenIn != 0 {
+		fail("%d deposits credited with nothing that are no top-up taken in by a credited deposit (%v)", takenIn, err)
 	}
 	var twice int
 	if err := b.d.Pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT tx_id FROM chain_transfers WHERE status = 'credited'

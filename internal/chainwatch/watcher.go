@@ -507,7 +507,13 @@ func (w *Watcher) credit(ctx context.Context, r db.ChainTransfersConfirmingRow) 
 	var outcome deposit.CreditOutcome
 	err := w.st.InTx(ctx, func(q store.Tx) error {
 		var err error
-		outcome, err = deposit.CreditTransfer(ctx, q, r.ID, *r.DepositID, r.TxID, amount)
+		if r.TopUpOf != nil {
+			// A top-up: the deposit it completes is credited with both
+			// transfers.
+			outcome, err = deposit.CreditTopUp(ctx, q, r.ID, *r.DepositID, r.TxID, amount)
+		} else {
+			outcome, err = deposit.CreditTransfer(ctx, q, r.ID, *r.DepositID, r.TxID, amount)
+		}
 		if err == nil && outcome != deposit.Credited {
 			err = errNotCredited
 		}

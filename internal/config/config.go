@@ -177,7 +177,8 @@ type Config struct {
 	AppURL string
 	// DigestHour is the hour (UTC, 0 to 23) of the daily digest.
 	DigestHour int
-	// UnsubscribeSecret signs the one-click unsubscribe tokens.
+	// UnsubscribeSecret signs the one-click unsubscribe tokens and keys
+	// the seal of share invitations' tokens (share.NewSealer).
 	UnsubscribeSecret string
 	// MailServerBin is the mailpit executable of the private mail server
 	// (`make mail-server` builds bin/mailpit).

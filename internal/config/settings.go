@@ -91,7 +91,7 @@ var settings = []Setting{
 	{"MAIL_FROM", "", "the From of every email (required with SMTP_URL)"},
 	{"APP_URL", "", "the frontend every email links to (default PUBLIC_BASE_URL)"},
 	{"DIGEST_HOUR", "8", "the daily digest's hour (UTC)"},
-	{"UNSUBSCRIBE_SECRET", "", "signs unsubscribe links (required with SMTP_URL)"},
+	{"UNSUBSCRIBE_SECRET", "", "signs unsubscribe links, seals share invitations (required with SMTP_URL)"},
 	{"MAIL_SERVER_BIN", "bin/mailpit", "DEV_MODE: the private Mailpit's binary"},
 }
 

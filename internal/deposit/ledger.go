@@ -211,6 +211,24 @@ func Settle(ctx context.Context, st *store.Store, id int64, m Move, operator, no
 // SettleTx is Settle in the caller's transaction q (the operator API runs
 // it in the transaction that stores its answer under the Idempotency-Key).
 func SettleTx(ctx context.Context, q store.Tx, id int64, m Move, operator, note string) error {
+	return settle(ctx, q, id, m, operator, note, nil)
+}
+
+// ErrRefundTxOnlyForRefund: a refund transaction was named for another
+// settlement than a refund.
+var ErrRefundTxOnlyForRefund = errors.New("a refund transaction goes with a refund only")
+
+// SettleRefundTx is SettleTx of MoveSettleRefund that records refundTxID,
+// the transaction that sent the transfer back, on the refunded deposit
+// (the payer sees it as review.refund.transactionId).
+func SettleRefundTx(ctx context.Context, q store.Tx, id int64, operator, note, refundTxID string) error {
+	return settle(ctx, q, id, MoveSettleRefund, operator, note, &refundTxID)
+}
+
+func settle(ctx context.Context, q store.Tx, id int64, m Move, operator, note string, refundTxID *string) error {
+	if refundTxID != nil && m != MoveSettleRefund {
+		return ErrRefundTxOnlyForRefund
+	}
 	operator, note = strings.TrimSpace(operator), strings.TrimSpace(note)
 	if operator == "" || note == "" {
 		return ErrSettleInput
@@ -246,7 +264,7 @@ func SettleTx(ctx context.Context, q store.Tx, id int64, m Move, operator, note 
 			return fmt.Errorf("the deposit was not credited: %s", outcome)
 		}
 	}
-	_, err = q.ChainTransferSettle(ctx, db.ChainTransferSettleParams{ID: id, Status: string(to), Decision: string(decision), Operator: operator, Note: note})
+	_, err = q.ChainTransferSettle(ctx, db.ChainTransferSettleParams{ID: id, Status: string(to), Decision: string(decision), Operator: operator, Note: note, RefundTxID: refundTxID})
 	if errors.Is(err, store.ErrNotFound) {
 		return ErrNotForReview
 	}

@@ -102,6 +102,17 @@ const (
 	// tolerance (or above the requested amount); the deposit under review
 	// is credited at once with the amount received (with MoveSettlePolicy).
 	MoveCreditPolicy Move = "credit_policy"
+	// MoveTopUp: the payer of a deposit under review for a transfer short
+	// beyond the tolerance reserves the rest (TopUp): a top-up, a deposit of
+	// its own, takes the shortfall plus a suffix; the deposit stays under
+	// review and shows it.
+	MoveTopUp Move = "top_up"
+	// MovePayTopUp: a top-up's transfer, on time, is final; the top-up is
+	// credited (with 0 when its deposit takes the money in, MoveCreditTopUp).
+	MovePayTopUp Move = "pay_top_up"
+	// MoveCreditTopUp: with MovePayTopUp, the deposit under review the
+	// top-up completes is credited with the sum of both transfers.
+	MoveCreditTopUp Move = "credit_top_up"
 	// MoveReject: an operator decides the attached transfer does not pay
 	// the deposit (with MoveSettleReject); the deposit waits again, or is
 	// expired past expiresAt.
@@ -188,7 +199,12 @@ type Rule[S ~string] = statemachine.Rule[S, Actor]
 //	reject       under_review                         awaiting_transfer, expired     operator  ChainTransferReject
 //	credit_policy under_review                        credited                       policy    DepositCredit (late)
 //	cancel       awaiting_transfer                    cancelled                      payer     DepositCancel
+//	top_up       under_review                         under_review                   payer     DepositTopUp
+//	pay_top_up   awaiting_transfer, confirming        credited                       watcher   DepositCreditTopUp
+//	credit_top_up under_review                        credited                       watcher   DepositCreditTopUp
 //
+// A top-up is a deposit of its own (top_up_of) and moves like one: match,
+// count, revert, expire, attach_late; pay_top_up credits it.
 // A deposit awaiting its transfer past expiresAt reads as expired
 // (EffectiveStatus) and is no longer open: credit refuses it, match and
 // credit_late do not. A confirming deposit takes credit_late only for its
@@ -206,6 +222,9 @@ var DepositMoves = map[Move]Rule[Status]{
 	MoveReject:       {From: []Status{StatusUnderReview}, To: []Status{StatusAwaitingTransfer, StatusExpired}, By: ByOperator, Query: "ChainTransferReject"},
 	MoveCreditPolicy: {From: []Status{StatusUnderReview}, To: []Status{StatusCredited}, By: ByPolicy, Query: "DepositCredit"},
 	MoveCancel:       {From: []Status{StatusAwaitingTransfer}, To: []Status{StatusCancelled}, By: ByPayer, Query: "DepositCancel"},
+	MoveTopUp:        {From: []Status{StatusUnderReview}, To: []Status{StatusUnderReview}, By: ByPayer, Query: "DepositTopUp"},
+	MovePayTopUp:     {From: []Status{StatusAwaitingTransfer, StatusConfirming}, To: []Status{StatusCredited}, By: ByWatcher, Query: "DepositCreditTopUp"},
+	MoveCreditTopUp:  {From: []Status{StatusUnderReview}, To: []Status{StatusCredited}, By: ByWatcher, Query: "DepositCreditTopUp"},
 }
 
 // TransferMoves is the transfers' state machine. Every transfer status
@@ -222,7 +241,7 @@ var DepositMoves = map[Move]Rule[Status]{
 //	settle_reject  late, unmatched      unmatched                           operator  ChainTransferReject
 //	               (attached)
 //	settle_policy  late, unmatched      credited                            policy    ChainTransferSettle
-//	               (claimed)
+//	               (claimed; or completed by a top-up)
 var TransferMoves = map[Move]Rule[TransferStatus]{
 	MoveRecord:       {From: []TransferStatus{TransferUnseen, TransferVanished}, To: Recorded, By: ByWatcher, Query: "ChainTransfersRecord"},
 	MoveRecount:      {From: []TransferStatus{TransferConfirming}, To: []TransferStatus{TransferConfirming}, By: ByWatcher, Query: "ChainConfirmationsSet"},

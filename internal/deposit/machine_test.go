@@ -54,6 +54,10 @@ var allowedDepositMoves = []depositMove{
 	{deposit.MoveReject, deposit.StatusUnderReview, deposit.StatusExpired},
 	{deposit.MoveCreditPolicy, deposit.StatusUnderReview, deposit.StatusCredited},
 	{deposit.MoveCancel, deposit.StatusAwaitingTransfer, deposit.StatusCancelled},
+	{deposit.MoveTopUp, deposit.StatusUnderReview, deposit.StatusUnderReview},
+	{deposit.MovePayTopUp, deposit.StatusAwaitingTransfer, deposit.StatusCredited},
+	{deposit.MovePayTopUp, deposit.StatusConfirming, deposit.StatusCredited},
+	{deposit.MoveCreditTopUp, deposit.StatusUnderReview, deposit.StatusCredited},
 }
 
 // allowedTransferMoves is every transfer move, written out by hand.
@@ -84,7 +88,7 @@ var allowedTransferMoves = []transferMove{
 var (
 	depositMoves = []deposit.Move{deposit.MoveMatch, deposit.MoveCount, deposit.MoveRevert, deposit.MoveCredit,
 		deposit.MoveCreditLate, deposit.MoveExpire, deposit.MoveAttachLate, deposit.MoveRefund, deposit.MoveClaim, deposit.MoveReject,
-		deposit.MoveCreditPolicy, deposit.MoveCancel}
+		deposit.MoveCreditPolicy, deposit.MoveCancel, deposit.MoveTopUp, deposit.MovePayTopUp, deposit.MoveCreditTopUp}
 	transferMoves = []deposit.Move{deposit.MoveRecord, deposit.MoveRecount, deposit.MoveEnd, deposit.MoveMarkCredited,
 		deposit.MoveSettleCredit, deposit.MoveSettleRefund, deposit.MoveSettleReject, deposit.MoveSettlePolicy}
 	// everyTransferState is the stored states and the unseen one.
@@ -171,6 +175,8 @@ type ledgerRow struct {
 	block         int64
 	// attached: the transfer names a deposit.
 	attached bool
+	// topUp: the deposit's top-up amount (0: none).
+	topUp int64
 }
 
 // TestMachineIsOneRuleInSQLAndGo runs each move's statement from every
@@ -184,7 +190,7 @@ func TestMachineIsOneRuleInSQLAndGo(t *testing.T) {
 	inTx := func(fn func(q store.Tx) error) error { return d.Store.InTx(ctx, fn) }
 	readDeposit := func(id uuid.UUID) ledgerRow {
 		var r ledgerRow
-		if err := d.Pool.QueryRow(ctx, "SELECT status, confirmations FROM deposits WHERE id = $1", id).Scan(&r.status, &r.confirmations); err != nil {
+		if err := d.Pool.QueryRow(ctx, "SELECT status, confirmations, coalesce(top_up_amount_minor, 0) FROM deposits WHERE id = $1", id).Scan(&r.status, &r.confirmations, &r.topUp); err != nil {
 			t.Fatal(err)
 		}
 		return r
@@ -292,6 +298,37 @@ func TestMachineIsOneRuleInSQLAndGo(t *testing.T) {
 					if errors.As(err, &r) {
 						err = nil
 					}
+				case deposit.MoveTopUp:
+					// Short by 5 USDT of 100: beyond the tolerance.
+					exec(t, d, `UPDATE deposits SET review_reason = 'amount_mismatch', review_received_minor = requested_amount_minor - 5000000
+						WHERE id = $1 AND status = 'under_review'`, dep.ID)
+					err = inTx(func(q store.Tx) error {
+						_, err := deposit.TopUp(ctx, q, settings(), dep.UserID, dep.ID, deposit.DefaultTolerance(), time.Now())
+						return err
+					})
+					var r *deposit.Refusal
+					if errors.As(err, &r) {
+						err = nil
+					}
+				case deposit.MovePayTopUp:
+					// The deposit is the top-up of another under review.
+					parent := newDeposit(t, deposit.StatusUnderReview, tx+"-parent")
+					exec(t, d, "UPDATE deposits SET top_up_of = $2 WHERE id = $1", dep.ID, parent.ID)
+					err = inTx(func(q store.Tx) error {
+						_, err := deposit.CreditTopUp(ctx, q, transferID(t, d, tx), dep.ID, tx, dep.RequestedAmountMinor)
+						return err
+					})
+				case deposit.MoveCreditTopUp:
+					// The deposit gets a confirming top-up, which is paid.
+					topUp := mustCreate(t, d, dep.UserID, hundredUSDT)
+					exec(t, d, "UPDATE deposits SET top_up_of = $2, status = 'confirming', transfer_tx_id = $3 WHERE id = $1", topUp.ID, dep.ID, tx+"-top-up")
+					exec(t, d, `INSERT INTO chain_transfers (network, tx_id, token, from_address, to_address, amount_raw, amount_minor,
+						block_time, block_number, status, deposit_id) VALUES ('TRC20', $1, 'USDT-contract', 'payer', $2, $3::text, $3::bigint, now(), 10, 'confirming', $4)`,
+						tx+"-top-up", tron.DevTreasuryAddress, fmt.Sprint(topUp.RequestedAmountMinor), topUp.ID)
+					err = inTx(func(q store.Tx) error {
+						_, err := deposit.CreditTopUp(ctx, q, transferID(t, d, tx+"-top-up"), topUp.ID, tx+"-top-up", topUp.RequestedAmountMinor)
+						return err
+					})
 				case deposit.MoveCount:
 					err = inTx(func(q store.Tx) error {
 						id := transferID(t, d, tx)

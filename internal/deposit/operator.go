@@ -61,12 +61,16 @@ func OperatorTransfer(ctx context.Context, q *db.Queries, id uuid.UUID) (api.Ope
 // the code of the transfers settle command too) in q, the audit record
 // naming operator, and returns the transfer as settled. Its refusals are
 // SettleTx's, and store.ErrNotFound for an unknown transfer.
-func SettleByOperator(ctx context.Context, q store.Tx, id uuid.UUID, m Move, operator, note string) (api.OperatorTransfer, error) {
+//
+// refundTxID, with MoveSettleRefund only (else ErrRefundTxOnlyForRefund),
+// is the transaction that sent the transfer back (SettleRefundTx).
+func SettleByOperator(ctx context.Context, q store.Tx, id uuid.UUID, m Move, operator, note string, refundTxID *string) (api.OperatorTransfer, error) {
 	t, err := q.ChainTransferGet(ctx, id)
 	if err != nil {
 		return api.OperatorTransfer{}, err
 	}
-	if err := SettleTx(ctx, q, t.ID, m, operator, note); err != nil {
+	err = settle(ctx, q, t.ID, m, operator, note, refundTxID)
+	if err != nil {
 		return api.OperatorTransfer{}, err
 	}
 	return OperatorTransfer(ctx, q.Queries, id)
@@ -96,6 +100,22 @@ func operatorTransfers(ctx context.Context, q *db.Queries, ts []db.ChainTransfer
 		byTransfer[st.TransferID] = append(byTransfer[st.TransferID], api.TransferSettlement{
 			Operator: op, Decision: api.TransferSettlementDecision(st.Decision), Note: st.Note, CreatedAt: st.CreatedAt, DepositId: dep})
 	}
+	var depositIDs []uuid.UUID
+	for _, t := range ts {
+		if t.DepositID != nil {
+			depositIDs = append(depositIDs, *t.DepositID)
+		}
+	}
+	refundTo := map[uuid.UUID]string{}
+	if len(depositIDs) > 0 {
+		rows, err := q.DepositRefundAddresses(ctx, depositIDs)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			refundTo[r.ID] = *r.RefundAddress
+		}
+	}
 	out := make([]api.OperatorTransfer, len(ts))
 	for i, t := range ts {
 		o := api.OperatorTransfer{
@@ -103,6 +123,7 @@ func operatorTransfers(ctx context.Context, q *db.Queries, ts []db.ChainTransfer
 			Status: api.TransferStatus(t.Status), NeedsReview: t.NeedsReview,
 			Amount: nullable.NewNullNullable[api.NullableMoney](), Reason: nullable.NewNullNullable[string](),
 			DepositId: nullable.NewNullNullable[uuid.UUID](), Settlements: byTransfer[t.ID],
+			RefundAddress: nullable.NewNullNullable[string](),
 		}
 		if t.AmountMinor != nil {
 			o.Amount = nullable.NewNullableWithValue(USDT(*t.AmountMinor))
@@ -112,6 +133,9 @@ func operatorTransfers(ctx context.Context, q *db.Queries, ts []db.ChainTransfer
 		}
 		if t.DepositID != nil {
 			o.DepositId = nullable.NewNullableWithValue(*t.DepositID)
+			if addr, ok := refundTo[*t.DepositID]; ok {
+				o.RefundAddress = nullable.NewNullableWithValue(addr)
+			}
 		}
 		if o.Settlements == nil {
 			o.Settlements = []api.TransferSettlement{}

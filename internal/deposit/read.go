@@ -83,14 +83,20 @@ func Entries(ctx context.Context, q *db.Queries, user uuid.UUID, after cursor.Ti
 			Id: r.PublicID, Amount: USDT(r.AmountMinor), Kind: api.LedgerEntryKind(EntryKindDepositCredit),
 			TransactionIds: []string{}, CreatedAt: r.CreatedAt,
 		}
-		if r.DepositID != nil {
+		switch {
+		case r.TopUpOf != nil:
+			// A top-up credited alone (its deposit was settled before it
+			// arrived) is shown as part of the deposit it was for.
+			e.DepositId.Set(*r.TopUpOf)
+		case r.DepositID != nil:
 			e.DepositId.Set(*r.DepositID)
-		} else {
+		default:
 			e.DepositId.SetNull()
 		}
 		if r.TransferTxID != nil {
 			e.TransactionIds = append(e.TransactionIds, *r.TransferTxID)
 		}
+		e.TransactionIds = append(e.TransactionIds, r.TopUpTxIds...)
 		items[i] = e
 	}
 	return items, next, nil

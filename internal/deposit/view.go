@@ -42,17 +42,34 @@ func Body(d db.Deposit, now time.Time) api.AccountDeposit {
 // it; nothing may Set it.
 var noReview = nullable.NewNullNullable[api.NullableDepositReview]()
 
-// review is the review of a deposit under review, or null.
+// review is the review of a deposit under review or refunded after one,
+// with its top-up and refund, or null.
 func review(d db.Deposit) nullable.Nullable[api.NullableDepositReview] {
 	if d.ReviewReason == nil || d.ReviewReceivedMinor == nil || d.ReviewOpenedAt == nil || d.TransferTxID == nil {
 		return noReview
 	}
-	return nullable.NewNullableWithValue(api.NullableDepositReview{
+	r := api.NullableDepositReview{
 		Reason:         api.NullableDepositReviewReason(*d.ReviewReason),
 		ReceivedAmount: USDT(*d.ReviewReceivedMinor),
 		TransactionId:  *d.TransferTxID,
 		OpenedAt:       d.ReviewOpenedAt.UTC(),
-	})
+		TopUp:          nullable.NewNullNullable[api.NullableDepositTopUp](),
+		Refund:         nullable.NewNullNullable[api.NullableDepositRefund](),
+	}
+	if d.TopUpAmountMinor != nil && d.TopUpExpiresAt != nil {
+		r.TopUp = nullable.NewNullableWithValue(api.NullableDepositTopUp{Amount: USDT(*d.TopUpAmountMinor), ExpiresAt: d.TopUpExpiresAt.UTC()})
+	}
+	if d.RefundAddress != nil || d.RefundedAt != nil {
+		refund := api.NullableDepositRefund{
+			Address: apifield.Nullable(d.RefundAddress), TransactionId: apifield.Nullable(d.RefundTxID),
+			At: nullable.NewNullNullable[time.Time](),
+		}
+		if d.RefundedAt != nil {
+			refund.At = nullable.NewNullableWithValue(d.RefundedAt.UTC())
+		}
+		r.Refund = nullable.NewNullableWithValue(refund)
+	}
+	return nullable.NewNullableWithValue(r)
 }
 
 // USDT is minor units of USDT as the Money schema.
@@ -64,15 +81,23 @@ func USDT(minor int64) api.Money {
 // statement of the transaction q just moved (as it returned them): the
 // deposit as its owner reads it at now, typed by its status
 // (docs/events.md). Every deposit change calls it in its own transaction.
+// A top-up is part of its deposit, no deposit of its own to its owner: it
+// has no events (its deposit's moves write theirs).
 // It costs no round trip: the insert goes with the transaction's next
 // statement or its COMMIT.
 func WriteEvents(ctx context.Context, q store.Tx, deps []db.Deposit, now time.Time) error {
-	evs := make([]events.Event, len(deps))
-	for i, d := range deps {
-		body := Body(d, now)
-		evs[i] = events.Event{
-			Type: events.DepositType(string(body.Status)), UserID: d.UserID, Timestamp: now, Data: body,
+	evs := make([]events.Event, 0, len(deps))
+	for _, d := range deps {
+		if d.TopUpOf != nil {
+			continue
 		}
+		body := Body(d, now)
+		evs = append(evs, events.Event{
+			Type: events.DepositType(string(body.Status)), UserID: d.UserID, Timestamp: now, Data: body,
+		})
+	}
+	if len(evs) == 0 {
+		return nil
 	}
 	return events.Write(ctx, q.Next(), evs...)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"creativeapi/gen/db"
 	"creativeapi/internal/deposit"
 	"creativeapi/internal/metrics"
+	"creativeapi/internal/money"
 	"creativeapi/internal/store"
 	"creativeapi/internal/testenv"
 	"creativeapi/internal/tron"
@@ -99,4 +101,73 @@ func scrape(t *testing.T, m *metrics.Metrics) string {
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	return rec.Body.String()
+}
+
+// TestADepositCompletedByATopUpEmailsCreditedWithBoth: a payer short
+// beyond the tolerance claims their transfer (under review: one email),
+// asks for a top-up (no email: they just asked) and pays it; the deposit
+// credited with both transfers is one more email, with the sum.
+func TestADepositCompletedByATopUpEmailsCreditedWithBoth(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t, testenv.Options{Mail: true, Env: map[string]string{"APP_URL": "https://app.example.test"}})
+	user, userEmail := env.DB.User(t, "Tom Top-up")
+	ctx := context.Background()
+	settings := deposit.Settings{Address: tron.DevTreasuryAddress, Confirmations: 19,
+		TTL: 30 * time.Minute, MonitoringWindow: 24 * time.Hour, MaxOpenPerUser: 5}
+	var dep db.Deposit
+	if err := env.DB.Store.InTx(ctx, func(q store.Tx) error {
+		var err error
+		dep, err = deposit.Create(ctx, q, settings, user, 100_000_000)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	short := strings.Repeat("1", 64)
+	record := func(tx string, amount int64, status string, depositID any) {
+		t.Helper()
+		if _, err := env.DB.Pool.Exec(ctx, `INSERT INTO chain_transfers (network, tx_id, token, from_address, to_address, amount_raw,
+			amount_minor, block_time, block_number, status, reason, needs_review, deposit_id)
+			VALUES ('TRC20', $1, 'USDT-contract', 'payer', $2, $3::bigint::text, $3::bigint, now(), 10, $4, NULLIF($4, 'confirming'), $4 = 'unmatched', $5)`,
+			tx, tron.DevTreasuryAddress, amount, status, depositID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	record(short, dep.RequestedAmountMinor-5_000_000, "unmatched", nil)
+	var topUp db.Deposit
+	if err := env.DB.Store.InTx(ctx, func(q store.Tx) error {
+		if _, err := deposit.Claim(ctx, q, user, dep.ID, short, 24*time.Hour, deposit.DefaultTolerance(), time.Now()); err != nil {
+			return err
+		}
+		var err error
+		topUp, err = deposit.TopUp(ctx, q, settings, user, dep.ID, deposit.DefaultTolerance(), time.Now())
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var child db.Deposit
+	if err := env.DB.Pool.QueryRow(ctx, "SELECT id, requested_amount_minor FROM deposits WHERE top_up_of = $1", dep.ID).Scan(&child.ID, &child.RequestedAmountMinor); err != nil ||
+		child.RequestedAmountMinor != *topUp.TopUpAmountMinor {
+		t.Fatalf("the top-up: %+v (%v)", child, err)
+	}
+	paid := strings.Repeat("2", 64)
+	record(paid, child.RequestedAmountMinor, "confirming", child.ID)
+	var id int64
+	if err := env.DB.Pool.QueryRow(ctx, "SELECT id FROM chain_transfers WHERE tx_id = $1", paid).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.DB.Store.InTx(ctx, func(q store.Tx) error {
+		_, err := deposit.CreditTopUp(ctx, q, id, child.ID, paid, child.RequestedAmountMinor)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got := inbox(t, env.Mail, userEmail, 2)
+	sum := money.USDT.Format(dep.RequestedAmountMinor - 5_000_000 + child.RequestedAmountMinor)
+	var subjects []string
+	for _, m := range got {
+		subjects = append(subjects, m.Subject)
+	}
+	if !slices.Contains(subjects, "Deposit of "+sum+": credited") {
+		t.Fatalf("subjects %q; want one of the credited %s", subjects, sum)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	htmltemplate "html/template"
 	"strings"
 	texttemplate "text/template"
+	"time"
 
 	"creativeapi/gen/db"
 	"creativeapi/internal/money"
@@ -21,7 +22,9 @@ type item struct {
 	Line string
 	// Quote is the comment, when there is one.
 	Quote string
-	// Link is the resource under APP_URL.
+	// Note says more, when there is more to say.
+	Note string
+	// Link is the resource under APP_URL (none: no link).
 	Link string
 }
 
@@ -31,6 +34,10 @@ type detail struct {
 	Decision string  `json:"decision"`
 	Comment  *string `json:"comment"`
 	Status   string  `json:"status"`
+	// Due (soon or overdue), Stage and DueAt are a due date's.
+	Due   string     `json:"due"`
+	Stage string     `json:"stage"`
+	DueAt *time.Time `json:"dueAt"`
 }
 
 // describe makes the item of notification n; appURL has no trailing slash.
@@ -45,7 +52,7 @@ func describe(n db.NotificationGetRow, appURL string) (item, error) {
 	}
 	it := item{Kind: n.Kind}
 	if n.CreativeID != nil && n.OrganizationID != nil {
-		it.Subject = fmt.Sprintf("CR-%06d %s", n.CreativeNumber, n.CreativeTitle)
+		it.Subject = creativeName(n.CreativeNumber, n.CreativeTitle)
 		it.Link = fmt.Sprintf("%s/organizations/%s/creatives/%s", appURL, n.OrganizationID, n.CreativeID)
 	}
 	switch n.Kind {
@@ -66,6 +73,8 @@ func describe(n db.NotificationGetRow, appURL string) (item, error) {
 		if d.Comment != nil {
 			it.Quote = *d.Comment
 		}
+	case "due":
+		it.Line = dueLine(it.Subject, d)
 	case "deposit":
 		amount := usdt(n.RequestedAmountMinor)
 		var what string
@@ -87,6 +96,19 @@ func describe(n db.NotificationGetRow, appURL string) (item, error) {
 	return it, nil
 }
 
+// dueLine says which stage of creative waits for the reader's decision,
+// and by when.
+func dueLine(creative string, d detail) string {
+	state, at := "is overdue", " since "
+	if d.Due == "soon" {
+		state, at = "is due", " on "
+	}
+	if d.DueAt != nil {
+		state += at + d.DueAt.UTC().Format("2 January 2006 15:04 UTC")
+	}
+	return "The stage “" + d.Stage + "” of " + creative + " " + state + ", and waits for your decision."
+}
+
 // subjectOf is the email subject of one notification.
 func subjectOf(it item, d detail) string {
 	switch it.Kind {
@@ -99,29 +121,40 @@ func subjectOf(it item, d detail) string {
 			return it.Subject + ": changes requested"
 		}
 		return it.Subject + ": approved"
+	case "due":
+		if d.Due == "soon" {
+			return it.Subject + ": review due soon"
+		}
+		return it.Subject + ": review overdue"
 	default:
 		return it.Subject + ": " + strings.ReplaceAll(d.Status, "_", " ")
 	}
 }
 
-// page is what the templates read.
+// page is what the templates read. An email to a user has Unsubscribe
+// and Settings; one to an address (a guest) has neither, and Why says why
+// it came.
 type page struct {
 	Title       string
 	Items       []item
 	Unsubscribe string
 	Settings    string
+	Why         string
 }
 
 var textTemplate = texttemplate.Must(texttemplate.New("text").Parse(`{{range .Items}}{{.Line}}
 {{if .Quote}}
   "{{.Quote}}"
-{{end}}
+{{end}}{{if .Note}}
+{{.Note}}
+{{end}}{{if .Link}}
 {{.Link}}
-
+{{end}}
 {{end}}--
-Choose which emails you get: {{.Settings}}
+{{if .Unsubscribe}}Choose which emails you get: {{.Settings}}
 Unsubscribe from these: {{.Unsubscribe}}
-`))
+{{else}}{{.Why}}
+{{end}}`))
 
 // htmlTemplate escapes every value it prints (html/template).
 var htmlTemplate = htmltemplate.Must(htmltemplate.New("html").Parse(`<!DOCTYPE html>
@@ -129,9 +162,12 @@ var htmlTemplate = htmltemplate.Must(htmltemplate.New("html").Parse(`<!DOCTYPE h
 <body style="font-family:sans-serif">
 {{range .Items}}<p>{{.Line}}</p>
 {{if .Quote}}<blockquote>{{.Quote}}</blockquote>
-{{end}}<p><a href="{{.Link}}">Open it</a></p>
-{{end}}<hr>
-<p style="font-size:small"><a href="{{.Settings}}">Choose which emails you get</a> · <a href="{{.Unsubscribe}}">Unsubscribe from these</a></p>
+{{end}}{{if .Note}}<p>{{.Note}}</p>
+{{end}}{{if .Link}}<p><a href="{{.Link}}">Open it</a></p>
+{{end}}{{end}}<hr>
+{{if .Unsubscribe}}<p style="font-size:small"><a href="{{.Settings}}">Choose which emails you get</a> · <a href="{{.Unsubscribe}}">Unsubscribe from these</a></p>
+{{else}}<p style="font-size:small">{{.Why}}</p>
+{{end}}
 </body></html>
 `))
 

@@ -15,6 +15,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"creativeapi/gen/db"
+	"creativeapi/internal/share"
 	"creativeapi/internal/store"
 )
 
@@ -54,6 +55,9 @@ type Service struct {
 	// client (Register adds them to it).
 	inserter *river.Client[pgx.Tx]
 	msgHost  string
+	// invitations opens the share tokens sealed for invitation emails
+	// (share.Sealer, the same secret's key as the server's).
+	invitations *share.Sealer
 }
 
 // NewService makes the service; sender sends every email.
@@ -69,7 +73,12 @@ func NewService(st *store.Store, sender *Sender, cfg Config, log *slog.Logger) (
 	if u, err := url.Parse(cfg.APIURL); err == nil && u.Hostname() != "" {
 		host = u.Hostname()
 	}
-	return &Service{cfg: cfg, st: st, sender: sender, log: log, tokens: NewTokens(cfg.Secret), inserter: inserter, msgHost: host}, nil
+	invitations, err := share.NewSealer(cfg.Secret)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{cfg: cfg, st: st, sender: sender, log: log, tokens: NewTokens(cfg.Secret), inserter: inserter, msgHost: host,
+		invitations: invitations}, nil
 }
 
 // Tokens are the service's unsubscribe tokens.
@@ -91,6 +100,9 @@ func (digestArgs) Kind() string { return "email_digest" }
 // client's workers; the client must work Queue.
 func (s *Service) Register(workers *river.Workers) ([]*river.PeriodicJob, error) {
 	if err := river.AddWorkerSafely(workers, &notificationWorker{s: s}); err != nil {
+		return nil, err
+	}
+	if err := river.AddWorkerSafely(workers, &addressWorker{s: s}); err != nil {
 		return nil, err
 	}
 	if err := river.AddWorkerSafely(workers, &digestWorker{s: s}); err != nil {
@@ -125,8 +137,12 @@ func (s *Service) Fanout(ctx context.Context, tx pgx.Tx, q *db.Queries, publishe
 	}
 	jobs := make([]river.InsertManyParams, len(made))
 	for i, n := range made {
-		jobs[i] = river.InsertManyParams{Args: notificationArgs{NotificationID: n.ID},
-			InsertOpts: &river.InsertOpts{Queue: Queue, MaxAttempts: maxAttempts}}
+		// A notification to an address (a guest) has its own job.
+		var args river.JobArgs = notificationArgs{NotificationID: n.ID}
+		if n.ToAddress {
+			args = addressArgs{NotificationID: n.ID}
+		}
+		jobs[i] = river.InsertManyParams{Args: args, InsertOpts: &river.InsertOpts{Queue: Queue, MaxAttempts: maxAttempts}}
 	}
 	if _, err := s.inserter.InsertManyFastTx(ctx, tx, jobs); err != nil {
 		return err
@@ -144,7 +160,8 @@ func (s *Service) Fanout(ctx context.Context, tx pgx.Tx, q *db.Queries, publishe
 func notifiable(t string) bool {
 	switch t {
 	case "creative.comment_added", "creative.approved", "creative.changes_requested", "creative.submitted",
-		"creative.updated", "deposit.credited", "deposit.under_review", "deposit.refunded":
+		"creative.updated", "creative.stage_due_soon", "creative.stage_overdue",
+		"deposit.credited", "deposit.under_review", "deposit.refunded", "share.created":
 		return true
 	}
 	return false
@@ -203,21 +220,21 @@ func (w *notificationWorker) Work(ctx context.Context, job *river.Job[notificati
 	if err != nil {
 		return river.JobCancel(err)
 	}
-	return s.send(ctx, n.ID, n.Kind, m)
+	return s.send(ctx, n.Kind, m, s.marker(n.ID))
 }
 
-// send sends m and records the outcome of notification id (uuid.Nil: a
-// digest, whose notifications are already marked).
-func (s *Service) send(ctx context.Context, id uuid.UUID, kind string, m Message) error {
+// send sends m and records the outcome with mark (nil: a digest, whose
+// notifications are already marked).
+func (s *Service) send(ctx context.Context, kind string, m Message, mark func(context.Context, string) error) error {
 	err := s.sender.Send(ctx, m)
 	if err == nil {
 		if s.cfg.OnSent != nil {
 			s.cfg.OnSent(kind)
 		}
-		if id == uuid.Nil {
+		if mark == nil {
 			return nil
 		}
-		return s.setState(ctx, id, stateSent)
+		return mark(ctx, stateSent)
 	}
 	permanent := errors.Is(err, ErrPermanent)
 	if s.cfg.OnFailed != nil {
@@ -227,8 +244,8 @@ func (s *Service) send(ctx context.Context, id uuid.UUID, kind string, m Message
 		return err
 	}
 	s.log.Error("email refused for good: not retried", "kind", kind, "message_id", m.ID, "error", err)
-	if id != uuid.Nil {
-		if serr := s.setState(ctx, id, stateFailed); serr != nil {
+	if mark != nil {
+		if serr := mark(ctx, stateFailed); serr != nil {
 			return serr
 		}
 	}
@@ -237,6 +254,11 @@ func (s *Service) send(ctx context.Context, id uuid.UUID, kind string, m Message
 
 func (s *Service) setState(ctx context.Context, id uuid.UUID, state string) error {
 	return s.st.Q.NotificationStateSet(ctx, db.NotificationStateSetParams{ID: id, State: state})
+}
+
+// marker is mark of send for notification id.
+func (s *Service) marker(id uuid.UUID) func(context.Context, string) error {
+	return func(ctx context.Context, state string) error { return s.setState(ctx, id, state) }
 }
 
 // message builds an email to one person; unsubscribe names the kind its
@@ -311,7 +333,7 @@ func (s *Service) digest(ctx context.Context, user uuid.UUID) error {
 		if err != nil {
 			return err
 		}
-		if err := s.send(ctx, uuid.Nil, KindDigest, m); err != nil && !errors.Is(err, ErrPermanent) {
+		if err := s.send(ctx, KindDigest, m, nil); err != nil && !errors.Is(err, ErrPermanent) {
 			return err
 		}
 	}

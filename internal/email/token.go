@@ -15,7 +15,7 @@ import (
 const KindDigest = "digest"
 
 // Kinds are the notification kinds a person may switch off
-// (docs/email.md); due is stored already for the stages to come.
+// (docs/email.md).
 var Kinds = []string{"mention", "review_requested", "decision", "due", "deposit"}
 
 // Tokens signs and reads one-click unsubscribe tokens: a user id and a

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -38,6 +39,10 @@ const (
 	CreativeStageOverdue    Type = "creative.stage_overdue"
 	CreativeCommentAdded    Type = "creative.comment_added"
 	CreativeCommentResolved Type = "creative.comment_resolved"
+	// ShareCreated and ShareRevoked are a share made and revoked; their
+	// data is the Share without its token.
+	ShareCreated            Type = "share.created"
+	ShareRevoked            Type = "share.revoked"
 	DepositAwaitingTransfer Type = "deposit.awaiting_transfer"
 	DepositConfirming       Type = "deposit.confirming"
 	DepositCredited         Type = "deposit.credited"
@@ -45,20 +50,37 @@ const (
 	DepositUnderReview      Type = "deposit.under_review"
 	DepositRefunded         Type = "deposit.refunded"
 	DepositCancelled        Type = "deposit.cancelled"
+	// DepositTopUpRequested: the payer asked to pay the rest of a short
+	// transfer; the deposit, still under review, shows review.topUp.
+	DepositTopUpRequested Type = "deposit.top_up_requested"
 
 	// CreativeMentioned belongs to the user a comment mentions (their live
 	// stream only): it is no organization event, so no webhook gets it.
 	CreativeMentioned Type = "creative.mentioned"
+
+	// WebhookTest is the event an admin or operator sends one endpoint to
+	// try it (webhooks.Tools.SendTest): it belongs to no one, so no stream
+	// and no fan-out carries it, only the delivery the test makes.
+	WebhookTest Type = "webhook.test"
 )
 
 // CreativeTypes are the organization-level event types, the ones webhook
-// endpoints subscribe to (openapi.yaml's WebhookEventType lists the same).
+// endpoints subscribe to (openapi.yaml's WebhookEventType lists the same):
+// the creatives' and the shares'.
 var CreativeTypes = []Type{
 	CreativeCreated, CreativeVersionAdded, CreativeUpdated, CreativeSubmitted,
 	CreativeChangesRequested, CreativeApproved, CreativeArchived,
 	CreativeCommentAdded, CreativeCommentResolved,
 	CreativeDecisionRecorded, CreativeStageApproved, CreativeStageDueSoon, CreativeStageOverdue,
+	ShareCreated, ShareRevoked,
 }
+
+// MembersStream reports whether events of type t go to the live streams
+// of the organization's members: share events do not, since who may see
+// a share depends on the role (admins all, authors their own) and a
+// share names its guests' addresses; webhooks, which admins manage, get
+// them.
+func MembersStream(t Type) bool { return !strings.HasPrefix(string(t), "share.") }
 
 // creativeActionTypes maps a review action (openapi.yaml's CreativeAction)
 // to its event type.
@@ -96,10 +118,14 @@ type Event struct {
 }
 
 // Payload is the body of an event, as webhooks post it and streams send it.
+// UserID names the user an event belongs to (a deposit's owner): the
+// platform's webhooks receive every user's deposit events and must tell
+// whose they are.
 type Payload struct {
-	Type      Type      `json:"type"`
-	Timestamp time.Time `json:"timestamp"`
-	Data      any       `json:"data"`
+	Type      Type       `json:"type"`
+	Timestamp time.Time  `json:"timestamp"`
+	UserID    *uuid.UUID `json:"userId,omitempty"`
+	Data      any        `json:"data"`
 }
 
 // Write writes evs to the outbox with one statement on q, which must be the
@@ -118,7 +144,11 @@ func Write(ctx context.Context, q *db.Queries, evs ...Event) error {
 		if (e.OrganizationID == uuid.Nil) == (e.UserID == uuid.Nil) {
 			return fmt.Errorf("events: %s needs an organization or a user, not both", e.Type)
 		}
-		body, err := json.Marshal(Payload{Type: e.Type, Timestamp: e.Timestamp.UTC(), Data: e.Data})
+		payload := Payload{Type: e.Type, Timestamp: e.Timestamp.UTC(), Data: e.Data}
+		if e.UserID != uuid.Nil {
+			payload.UserID = &e.UserID
+		}
+		body, err := json.Marshal(payload)
 		if err != nil {
 			return fmt.Errorf("events: encode %s: %w", e.Type, err)
 		}

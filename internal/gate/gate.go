@@ -244,8 +244,10 @@ func (g *Gate) Check(ctx context.Context, w http.ResponseWriter, r *http.Request
 		return nil, nil, problem.New(http.StatusBadRequest, problem.MalformedJSON, "The request could not be read: %s.", safeReason(err))
 	}
 	if !withBody {
+		// A keyed command with no body (a top-up) is fingerprinted by its
+		// target alone.
 		r.Body = http.NoBody
-		return nil, nil, nil
+		return nil, op.fingerprint(params, nil), nil
 	}
 	if body == nil {
 		if body, err = canonical(value, int(max(r.ContentLength, 0))); err != nil {

@@ -17,6 +17,7 @@ import (
 	"creativeapi/internal/email"
 	"creativeapi/internal/httpapi"
 	"creativeapi/internal/testenv"
+	"creativeapi/internal/tron"
 )
 
 // caller is who calls an operation in the authorization matrix.
@@ -101,14 +102,18 @@ var authzMatrix = map[string]map[caller]string{
 		acmeViewer: "403 action_forbidden", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
 	"listOrganizationMembers": {anonymous: "401 unauthenticated", acmeAdmin: "200", acmeReviewer: "200", acmeAuthor: "200",
 		acmeViewer: "200", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
-	"listWebhookEndpoints":    adminOnly("200"),
-	"createWebhookEndpoint":   adminOnly("201"),
-	"getWebhookEndpoint":      adminOnly("200"),
-	"updateWebhookEndpoint":   adminOnly("200"),
-	"deleteWebhookEndpoint":   adminOnly("204"),
-	"listWebhookDeliveries":   adminOnly("200"),
-	"rotateWebhookSecret":     adminOnly("200"),
-	"getNotificationSettings": signedIn("200"),
+	"listWebhookEndpoints":  adminOnly("200"),
+	"createWebhookEndpoint": adminOnly("201"),
+	"getWebhookEndpoint":    adminOnly("200"),
+	"updateWebhookEndpoint": adminOnly("200"),
+	"deleteWebhookEndpoint": adminOnly("204"),
+	"listWebhookDeliveries": adminOnly("200"),
+	"rotateWebhookSecret":   adminOnly("200"),
+	// The webhook tools: a test of the call's endpoint, a redelivery of a
+	// finished delivery of it.
+	"sendWebhookTest":          adminOnly("202"),
+	"redeliverWebhookDelivery": adminOnly("202"),
+	"getNotificationSettings":  signedIn("200"),
 	// Tokens are a session's to manage; the token revoked is Acme's
 	// author's, another user's is the 404 of an unknown one.
 	"listAccessTokens":  signedIn("200"),
@@ -142,6 +147,12 @@ var authzMatrix = map[string]map[caller]string{
 	// never seen.
 	"claimAccountDeposit": {anonymous: "401 unauthenticated", acmeAdmin: "404 not_found", acmeReviewer: "404 not_found",
 		acmeAuthor: "409 transfer_unknown", acmeViewer: "404 not_found", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
+	// The owner's deposit awaits its transfer: no top-up, no refund
+	// address (both are for a deposit under review).
+	"topUpAccountDeposit": {anonymous: "401 unauthenticated", acmeAdmin: "404 not_found", acmeReviewer: "404 not_found",
+		acmeAuthor: "409 invalid_transition", acmeViewer: "404 not_found", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
+	"putAccountDepositRefundAddress": {anonymous: "401 unauthenticated", acmeAdmin: "404 not_found", acmeReviewer: "404 not_found",
+		acmeAuthor: "409 invalid_transition", acmeViewer: "404 not_found", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
 	// A deposit of its own (the owner's cancel is final), so the other
 	// rows still find theirs awaiting its transfer.
 	"cancelAccountDeposit": {anonymous: "401 unauthenticated", acmeAdmin: "404 not_found", acmeReviewer: "404 not_found",
@@ -151,6 +162,16 @@ var authzMatrix = map[string]map[caller]string{
 	"listOperatorTransfers":  signedIn("404 not_found"),
 	"getOperatorTransfer":    signedIn("404 not_found"),
 	"settleOperatorTransfer": signedIn("404 not_found"),
+	// The platform's webhooks are the operator API too.
+	"listPlatformWebhookEndpoints":     signedIn("404 not_found"),
+	"createPlatformWebhookEndpoint":    signedIn("404 not_found"),
+	"getPlatformWebhookEndpoint":       signedIn("404 not_found"),
+	"updatePlatformWebhookEndpoint":    signedIn("404 not_found"),
+	"deletePlatformWebhookEndpoint":    signedIn("404 not_found"),
+	"rotatePlatformWebhookSecret":      signedIn("404 not_found"),
+	"listPlatformWebhookDeliveries":    signedIn("404 not_found"),
+	"sendPlatformWebhookTest":          signedIn("404 not_found"),
+	"redeliverPlatformWebhookDelivery": signedIn("404 not_found"),
 	// The guest paths: a live guest session of a share holding the
 	// cell's creative, nobody else.
 	"listGuestCreatives":         guestsOnly("200", "200", "200"),
@@ -342,6 +363,13 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		commented, comment = d.commentFixture(t)
 	}
 	d.creative = uuid.Nil
+	var hook, delivery uuid.UUID
+	if strings.Contains(path, "{deliveryId}") {
+		// A delivery must be of the call's endpoint, and finished (a
+		// redelivery makes it pending).
+		hook = d.env.DB.WebhookEndpoint(t, d.org)
+		delivery = finishedDelivery(t, d.env, hook, d.org)
+	}
 	path = pathParam.ReplaceAllStringFunc(path, func(p string) string {
 		switch p {
 		case "{organizationId}":
@@ -361,7 +389,12 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 			}
 			return d.deposit
 		case "{webhookId}":
+			if hook != uuid.Nil {
+				return hook.String()
+			}
 			return d.env.DB.WebhookEndpoint(t, d.org).String()
+		case "{deliveryId}":
+			return delivery.String()
 		case "{uploadId}":
 			return d.sentUpload(t)
 		case "{transferId}":
@@ -381,23 +414,26 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		t.Fatalf("%s: the matrix knows no value for %v", operationID, bad)
 	}
 	bodies := map[string]any{
-		"signIn":                     map[string]string{"email": d.emails[acmeAuthor], "password": testenv.Password},
-		"executeCreativeAction":      map[string]string{"action": "submit"},
-		"createAccountDeposit":       depositBody("25000000"),
-		"claimAccountDeposit":        map[string]string{"transactionId": strings.Repeat("ab", 32)},
-		"createCreative":             map[string]string{"title": "Matrix creative", "type": "static", "aspectRatio": "1:1", "geo": "DE", "language": "de"},
-		"updateCreative":             map[string]string{"title": "Renamed in the matrix"},
-		"addCreativeVersion":         map[string]any{"assets": []any{pngAsset("matrix.png")}},
-		"createWebhookEndpoint":      map[string]any{"url": "https://hooks.example.test/matrix", "eventTypes": []string{"creative.approved"}},
-		"updateWebhookEndpoint":      map[string]any{"enabled": false},
-		"createCreativeComment":      map[string]string{"body": "Matrix remark"},
-		"updateCreativeComment":      map[string]bool{"resolved": true},
-		"createUpload":               map[string]any{"fileName": "m.png", "mimeType": "image/png", "sizeBytes": 100, "sha256": strings.Repeat("a", 64)},
-		"completeUpload":             map[string]any{},
-		"createGuestCreativeComment": map[string]string{"body": "Guest remark"},
-		"updateGuestCreativeComment": map[string]bool{"resolved": true},
-		"executeGuestCreativeAction": map[string]string{"action": "approve"},
-		"createGuestSession":         map[string]string{"token": "not-a-share-token", "name": "Matrix guest", "email": "guest@brand.test"},
+		"signIn":                         map[string]string{"email": d.emails[acmeAuthor], "password": testenv.Password},
+		"executeCreativeAction":          map[string]string{"action": "submit"},
+		"createAccountDeposit":           depositBody("25000000"),
+		"claimAccountDeposit":            map[string]string{"transactionId": strings.Repeat("ab", 32)},
+		"putAccountDepositRefundAddress": map[string]string{"address": tron.DevTreasuryAddress},
+		"createCreative":                 map[string]string{"title": "Matrix creative", "type": "static", "aspectRatio": "1:1", "geo": "DE", "language": "de"},
+		"updateCreative":                 map[string]string{"title": "Renamed in the matrix"},
+		"addCreativeVersion":             map[string]any{"assets": []any{pngAsset("matrix.png")}},
+		"createWebhookEndpoint":          map[string]any{"url": "https://hooks.example.test/matrix", "eventTypes": []string{"creative.approved"}},
+		"updateWebhookEndpoint":          map[string]any{"enabled": false},
+		"createCreativeComment":          map[string]string{"body": "Matrix remark"},
+		"updateCreativeComment":          map[string]bool{"resolved": true},
+		"createUpload":                   map[string]any{"fileName": "m.png", "mimeType": "image/png", "sizeBytes": 100, "sha256": strings.Repeat("a", 64)},
+		"completeUpload":                 map[string]any{},
+		"createGuestSession":             map[string]string{"token": "not-a-share-token", "name": "Matrix guest", "email": "guest@brand.test"},
+		"createPlatformWebhookEndpoint":  map[string]any{"url": "https://hooks.example.test/platform", "eventTypes": []string{"deposit.*"}},
+		"updatePlatformWebhookEndpoint":  map[string]any{"enabled": false},
+		"createGuestCreativeComment":     map[string]string{"body": "Guest remark"},
+		"updateGuestCreativeComment":     map[string]bool{"resolved": true},
+		"executeGuestCreativeAction":     map[string]string{"action": "approve"},
 		"createShare": map[string]any{"creativeIds": []uuid.UUID{d.env.DB.DraftCreative(t, d.org, d.users[acmeAuthor])},
 			"permission": "decide"},
 		"createAccessToken": map[string]any{"name": "matrix", "scopes": []string{"creatives:read"}},

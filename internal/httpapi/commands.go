@@ -63,21 +63,23 @@ const (
 // here, and command refuses a handler that passes no check where its
 // rule asks for one.
 var replayRules = map[string]replayRule{
-	"addCreativeVersion":    replayWhileAllowed,
-	"claimAccountDeposit":   replayToOwner,
-	"completeUpload":        replayWhileAllowed,
-	"createAccountDeposit":  replayToOwner,
-	"createCreative":        replayWhileAllowed,
-	"createCreativeComment": replayWhileAllowed,
-	"createShare":           replayWhileAllowed,
-	"createUpload":          replayWhileAllowed,
+	"addCreativeVersion":            replayWhileAllowed,
+	"claimAccountDeposit":           replayToOwner,
+	"completeUpload":                replayWhileAllowed,
+	"createAccountDeposit":          replayToOwner,
+	"createCreative":                replayWhileAllowed,
+	"createCreativeComment":         replayWhileAllowed,
+	"createPlatformWebhookEndpoint": replayWhileAllowed,
+	"createShare":                   replayWhileAllowed,
+	"createUpload":                  replayWhileAllowed,
+	"createWebhookEndpoint":         replayWhileAllowed,
+	"executeCreativeAction":         replayWhileAllowed,
+	"putCreativeReviewPlan":         replayWhileAllowed,
+	"settleOperatorTransfer":        replayWhileAllowed,
+	"topUpAccountDeposit":           replayToOwner,
 	// A guest's: only while their share (never widened) still lets them.
 	"createGuestCreativeComment": replayWhileAllowed,
 	"executeGuestCreativeAction": replayWhileAllowed,
-	"createWebhookEndpoint":      replayWhileAllowed,
-	"executeCreativeAction":      replayWhileAllowed,
-	"putCreativeReviewPlan":      replayWhileAllowed,
-	"settleOperatorTransfer":     replayWhileAllowed,
 }
 
 // checkReplayRules fails when the keyed operations of the spec and

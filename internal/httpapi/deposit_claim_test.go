@@ -194,7 +194,7 @@ func TestClaimDeposit_AnOperatorCreditsTheAmountReceivedOnce(t *testing.T) {
 }
 
 // TestClaimDeposit_AnOperatorRefundsAClaimedTransfer: the deposit is
-// refunded, nothing credited.
+// refunded, nothing credited, and keeps its review.
 func TestClaimDeposit_AnOperatorRefundsAClaimedTransfer(t *testing.T) {
 	t.Parallel()
 	env := testenv.New(t)
@@ -205,8 +205,14 @@ func TestClaimDeposit_AnOperatorRefundsAClaimedTransfer(t *testing.T) {
 		t.Fatalf("settle: %v", err)
 	}
 	got := getDeposit(t, c, d.Id.String())
-	if got.Status != api.DepositStatusRefunded || got.CreditedAmount.AmountMinor != "0" || !got.Review.IsNull() {
+	review, err := got.Review.Get()
+	if got.Status != api.DepositStatusRefunded || got.CreditedAmount.AmountMinor != "0" || err != nil || review.ReceivedAmount.AmountMinor != "40000000" {
 		t.Fatalf("after the refund: %s %s, review %v", got.Status, got.CreditedAmount.AmountMinor, got.Review)
+	}
+	// The refunded deposit keeps its review, with when it was refunded
+	// (no address was named, no refund transaction recorded).
+	if refund, err := review.Refund.Get(); err != nil || !refund.Address.IsNull() || !refund.TransactionId.IsNull() || refund.At.IsNull() {
+		t.Fatalf("refund %+v (%v); want its time only", refund, err)
 	}
 	var b api.AccountBalance
 	c.Do(http.MethodGet, "/api/v1/me/balance", nil).JSON(t, &b)

@@ -117,7 +117,8 @@ func TestDeposit_ALateExactPaymentIsUnderReviewThenCredited(t *testing.T) {
 }
 
 // TestDeposit_ARefundedLatePaymentReadsRefunded: the operator sends the
-// late transfer back; the deposit is refunded, nothing is credited.
+// late transfer back; the deposit is refunded, nothing is credited, and
+// it keeps its review (what arrived, and when it went back).
 func TestDeposit_ARefundedLatePaymentReadsRefunded(t *testing.T) {
 	t.Parallel()
 	env := testenv.New(t)
@@ -129,8 +130,8 @@ func TestDeposit_ARefundedLatePaymentReadsRefunded(t *testing.T) {
 		t.Fatalf("settle: %v", err)
 	}
 	got := getDeposit(t, c, d.Id.String())
-	if got.Status != api.DepositStatusRefunded || got.CreditedAmount.AmountMinor != "0" || !got.Review.IsNull() {
-		t.Fatalf("after the refund: %s %s, review %v; want refunded, nothing credited", got.Status, got.CreditedAmount.AmountMinor, got.Review)
+	if review, err := got.Review.Get(); got.Status != api.DepositStatusRefunded || got.CreditedAmount.AmountMinor != "0" || err != nil || review.Reason != api.Late {
+		t.Fatalf("after the refund: %s %s, review %v; want refunded, nothing credited, the review kept", got.Status, got.CreditedAmount.AmountMinor, got.Review)
 	}
 	var list api.AccountDepositList
 	c.Do(http.MethodGet, depositsPath, nil).JSON(t, &list)

@@ -218,3 +218,57 @@ func (s *Server) ListLedgerEntries(ctx context.Context, r api.ListLedgerEntriesR
 	}
 	return api.ListLedgerEntries200JSONResponse{Items: items, NextCursor: nextCursor(ledgerEntryCursor, next)}, nil
 }
+
+// TopUpAccountDeposit reserves the rest of a short claimed transfer for
+// the caller's deposit under review (deposit.TopUp), under the caller's
+// Idempotency-Key. Its 409s are not stored under the key: they change as
+// the deposit moves.
+func (s *Server) TopUpAccountDeposit(ctx context.Context, r api.TopUpAccountDepositRequestObject) (api.TopUpAccountDepositResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	return s.command(ctx, r.Params.IdempotencyKey, nil,
+		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
+			now := time.Now()
+			d, err := deposit.TopUp(ctx, q, s.depositSettings(), caller.UserID, uuid.UUID(r.DepositId), s.cfg.DepositShortfallTolerance, now)
+			var refusal *deposit.Refusal
+			switch {
+			case errors.As(err, &refusal):
+				return idempotency.Response{}, problem.New(http.StatusConflict, problem.InvalidTransition,
+					"A deposit that is %s takes no top-up; only one under review for a short transfer does.", refusal.From)
+			case errors.Is(err, deposit.ErrCapacityExhausted):
+				return idempotency.Response{}, &problem.Error{
+					Status: http.StatusServiceUnavailable, Code: problem.DepositCapacityExhausted, RetryAfter: capacityRetryAfter,
+					Detail: "Every matching suffix for the rest of this deposit is taken. Try again later.",
+				}
+			case err != nil:
+				return idempotency.Response{}, err // store.ErrNotFound: 404
+			}
+			return idempotency.JSON(http.StatusOK, deposit.Body(d, now), "")
+		})
+}
+
+func (r rawJSON) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error { return r.write(w) }
+
+// PutAccountDepositRefundAddress stores where a refund of the caller's
+// deposit under review goes (deposit.SetRefundAddress).
+func (s *Server) PutAccountDepositRefundAddress(ctx context.Context, r api.PutAccountDepositRefundAddressRequestObject) (api.PutAccountDepositRefundAddressResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	now := time.Now()
+	var d api.AccountDeposit
+	err := s.store.InTx(ctx, func(q store.Tx) error {
+		row, err := deposit.SetRefundAddress(ctx, q, caller.UserID, uuid.UUID(r.DepositId), r.Body.Address)
+		d = deposit.Body(row, now)
+		return err
+	})
+	var refusal *deposit.Refusal
+	switch {
+	case errors.Is(err, deposit.ErrRefundAddress):
+		return nil, problem.Invalid([]problem.FieldError{{Field: "address", Code: problem.InvalidValue,
+			Message: "must be a TRON address (base58check, starting with T)"}})
+	case errors.As(err, &refusal):
+		return nil, problem.New(http.StatusConflict, problem.InvalidTransition,
+			"A deposit that is %s takes no refund address; only one under review does.", refusal.From)
+	case err != nil:
+		return nil, err // store.ErrNotFound: 404
+	}
+	return api.PutAccountDepositRefundAddress200JSONResponse(d), nil
+}

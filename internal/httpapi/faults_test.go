@@ -75,7 +75,7 @@ func specCalls(t *testing.T) []specCall {
 	for path, item := range spec.Paths.Map() {
 		for method, op := range item.Operations() {
 			c := specCall{operationID: op.OperationID, method: method, path: path, declares: map[int]bool{}}
-			for _, name := range []string{"organizationId", "creativeId", "depositId", "webhookId", "commentId", "uploadId", "assetId"} {
+			for _, name := range []string{"organizationId", "creativeId", "depositId", "webhookId", "deliveryId", "commentId", "uploadId", "assetId"} {
 				c.path = strings.ReplaceAll(c.path, "{"+name+"}", uuid.NewString())
 			}
 			// Required query parameters get valid values too: an unsubscribe

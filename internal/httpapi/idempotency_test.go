@@ -96,6 +96,21 @@ var commands = []command{
 		},
 		status: http.StatusCreated,
 	},
+	{
+		// The platform's endpoints belong to no organization: an
+		// operator's are told apart by their url.
+		name: "createPlatformWebhookEndpoint",
+		setup: func(t *testing.T, env *testenv.Env, c *testenv.Client, user uuid.UUID) (string, any, any) {
+			execDepositSQL(t, env, "UPDATE users SET operator = true WHERE id = $1", user)
+			return platformWebhooks,
+				map[string]any{"url": "https://hooks.example.test/" + user.String(), "eventTypes": []string{"deposit.*"}},
+				map[string]any{"url": "https://hooks.example.test/other", "eventTypes": []string{"deposit.*"}}
+		},
+		effects: func(t *testing.T, env *testenv.Env, user uuid.UUID) int {
+			return count(t, env, "SELECT count(*) FROM webhook_endpoints WHERE organization_id IS NULL AND url = 'https://hooks.example.test/' || $1", user.String())
+		},
+		status: http.StatusCreated,
+	},
 }
 
 func key(h string) testenv.Header { return testenv.Header{Name: "Idempotency-Key", Value: h} }

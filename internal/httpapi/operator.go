@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -72,8 +73,16 @@ func (s *Server) SettleOperatorTransfer(ctx context.Context, r api.SettleOperato
 	stillOperator := func(ctx context.Context) error { return operatorOnly(ctx) }
 	return s.command(ctx, r.Params.IdempotencyKey, stillOperator,
 		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
-			t, err := deposit.SettleByOperator(ctx, q, uuid.UUID(r.TransferId), move, caller.Email, r.Body.Note)
+			var refundTx *string
+			if r.Body.RefundTransactionId != nil {
+				tx := strings.ToLower(*r.Body.RefundTransactionId)
+				refundTx = &tx
+			}
+			t, err := deposit.SettleByOperator(ctx, q, uuid.UUID(r.TransferId), move, caller.Email, r.Body.Note, refundTx)
 			switch {
+			case errors.Is(err, deposit.ErrRefundTxOnlyForRefund):
+				return idempotency.Response{}, problem.Invalid([]problem.FieldError{{Field: "refundTransactionId", Code: problem.InvalidValue,
+					Message: "goes with the refund decision only"}})
 			case errors.Is(err, deposit.ErrNotForReview):
 				return idempotency.Response{}, problem.New(http.StatusConflict, problem.InvalidTransition,
 					"The transfer is not waiting for review (already settled, or not late or unmatched).")

@@ -27,8 +27,10 @@ import (
 	"creativeapi/internal/metrics"
 	"creativeapi/internal/objectstore"
 	"creativeapi/internal/ratelimit"
+	"creativeapi/internal/share"
 	"creativeapi/internal/store"
 	"creativeapi/internal/stream"
+	"creativeapi/internal/webhooks"
 )
 
 // Deps are what the HTTP layer is built from.
@@ -70,6 +72,11 @@ type Server struct {
 	objects *objectstore.Store
 	// approvals signs approval records (docs/review.md).
 	approvals *approval.Keys
+	// invitations seals a new share's token for its invitation emails
+	// (nil: email is off; docs/shares.md).
+	invitations *share.Sealer
+	// hooks queues the webhook tools' deliveries (test, redeliver).
+	hooks *webhooks.Tools
 }
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -88,6 +95,14 @@ func New(d Deps) (*echo.Echo, error) {
 	}
 	if srv.approvals == nil {
 		return nil, errors.New("httpapi: Deps.Approvals is required")
+	}
+	if d.Config.EmailEnabled() {
+		if srv.invitations, err = share.NewSealer(d.Config.UnsubscribeSecret); err != nil {
+			return nil, err
+		}
+	}
+	if srv.hooks, err = webhooks.NewTools(d.Store, d.Log); err != nil {
+		return nil, err
 	}
 	deprecated, err := deprecations(spec)
 	if err != nil {

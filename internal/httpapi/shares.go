@@ -10,7 +10,6 @@ import (
 	"github.com/google/uuid"
 
 	"creativeapi/gen/api"
-	"creativeapi/internal/apifield"
 	"creativeapi/internal/auth"
 	"creativeapi/internal/cursor"
 	"creativeapi/internal/idempotency"
@@ -72,7 +71,7 @@ func (s *Server) ListShares(ctx context.Context, r api.ListSharesRequestObject) 
 	}
 	out := api.ListShares200JSONResponse{Items: make([]api.Share, len(p.Items)), NextCursor: nextCursor(shareCursor, next)}
 	for i, sh := range p.Items {
-		out.Items[i] = shareBody(sh, "", "")
+		out.Items[i] = sh.Answer("", "")
 	}
 	return out, nil
 }
@@ -106,11 +105,11 @@ func (s *Server) CreateShare(ctx context.Context, r api.CreateShareRequestObject
 			return nil
 		},
 		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
-			sh, token, err := share.Create(ctx, q.Queries, r.OrganizationId, caller.UserID, in, time.Now())
+			sh, token, err := share.Create(ctx, q, r.OrganizationId, caller.UserID, in, s.invitations, time.Now())
 			if err != nil {
 				return idempotency.Response{}, shareProblem(err)
 			}
-			return idempotency.JSON(http.StatusCreated, shareBody(sh, token, s.cfg.AppURL+"/share/"+token),
+			return idempotency.JSON(http.StatusCreated, sh.Answer(token, s.cfg.AppURL+"/share/"+token),
 				sharesPath(r.OrganizationId)+"/"+sh.ID.String())
 		})
 }
@@ -122,7 +121,7 @@ func (s *Server) GetShare(ctx context.Context, r api.GetShareRequestObject) (api
 	if err != nil {
 		return nil, shareProblem(err)
 	}
-	return api.GetShare200JSONResponse(shareBody(sh, "", "")), nil
+	return api.GetShare200JSONResponse(sh.Answer("", "")), nil
 }
 
 // RevokeShare revokes a share at once. It takes no Idempotency-Key: a
@@ -130,30 +129,10 @@ func (s *Server) GetShare(ctx context.Context, r api.GetShareRequestObject) (api
 func (s *Server) RevokeShare(ctx context.Context, r api.RevokeShareRequestObject) (api.RevokeShareResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
 	err := s.store.InTx(ctx, func(q store.Tx) error {
-		return share.Revoke(ctx, q.Queries, r.OrganizationId, r.ShareId, caller.UserID)
+		return share.Revoke(ctx, q, r.OrganizationId, r.ShareId, caller.UserID)
 	})
 	if err != nil {
 		return nil, shareProblem(err)
 	}
 	return api.RevokeShare204Response{}, nil
-}
-
-// shareBody is a share as the API shows it; token and url are null but in
-// the create answer.
-func shareBody(sh share.Share, token, url string) api.Share {
-	out := api.Share{
-		Id: sh.ID, CreativeIds: sh.CreativeIDs, Permission: api.SharePermission(sh.Permission), ExpiresAt: sh.ExpiresAt.UTC(),
-		HasPassword: sh.HasPassword, CreatedBy: api.UserRef{Id: sh.CreatedBy, Name: sh.CreatedByName}, CreatedAt: sh.CreatedAt.UTC(),
-		RevokedAt: apifield.Nullable(sh.RevokedAt), Token: apifield.Nullable[string](nil), Url: apifield.Nullable[string](nil),
-		Invitations: make([]api.ShareInvitation, len(sh.Invitations)),
-	}
-	if token != "" {
-		out.Token.Set(token)
-		out.Url.Set(url)
-	}
-	for i, inv := range sh.Invitations {
-		out.Invitations[i] = api.ShareInvitation{Email: inv.Email, Name: apifield.Nullable(inv.Name),
-			SentAt: apifield.Nullable(inv.SentAt), LastSeenAt: apifield.Nullable(inv.LastSeenAt)}
-	}
-	return out
 }

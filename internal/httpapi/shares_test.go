@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -254,5 +255,59 @@ func TestAShareIdThatIsNoUUIDAndACursorOfAnotherListAre422(t *testing.T) {
 		if p := r.Problem(t); r.Status != http.StatusUnprocessableEntity || len(p.FieldErrors) != 1 || p.FieldErrors[0].Field != call.field {
 			t.Errorf("%s %s: %d %s, want 422 on %s", call.method, call.path, r.Status, r.Body, call.field)
 		}
+	}
+}
+
+func TestMakingAndRevokingAShareWriteTheirEventsWithoutTheToken(t *testing.T) {
+	t.Parallel()
+	d := newReviewDesk(t)
+	c := d.creative(t, creativeSpec{versions: 1})
+	r := d.createShare(t, "author", map[string]any{"creativeIds": []uuid.UUID{c}, "permission": "view",
+		"invite": []map[string]string{{"email": "legal@brand.test"}}}, key("share-events"))
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	var sh api.Share
+	r.JSON(t, &sh)
+	token, _ := sh.Token.Get()
+	path := sharesURL(d.org) + "/" + sh.Id.String()
+	for range 2 { // revoking twice is one revocation
+		if got := d.clients["author"].Do(http.MethodDelete, path, nil); got.Status != http.StatusNoContent {
+			t.Fatalf("revoke: %d %s", got.Status, got.Body)
+		}
+	}
+	read := d.clients["author"].Do(http.MethodGet, path, nil)
+	var evs []outboxRow
+	for _, e := range outbox(t, d) {
+		if strings.HasPrefix(e.Type, "share.") {
+			evs = append(evs, e)
+		}
+	}
+	if len(evs) != 2 || evs[0].Type != "share.created" || evs[1].Type != "share.revoked" {
+		t.Fatalf("share events %+v; want share.created, share.revoked", evs)
+	}
+	// The created event is the answer without its token and url; the
+	// revoked one the share as read after.
+	var created map[string]any
+	r.JSON(t, &created)
+	created["token"], created["url"] = nil, nil
+	for i, want := range []map[string]any{created, nil} {
+		if want == nil {
+			read.JSON(t, &want)
+		}
+		ev := evs[i]
+		gotData, _ := json.Marshal(ev.Payload["data"])
+		wantData, _ := json.Marshal(want)
+		if ev.Org == nil || *ev.Org != d.org || string(gotData) != string(wantData) {
+			t.Errorf("%s of %v:\n event:  %s\n want:   %s", ev.Type, ev.Org, gotData, wantData)
+		}
+		if bytes.Contains(gotData, []byte(token)) {
+			t.Errorf("%s holds the token", ev.Type)
+		}
+	}
+	var after map[string]any
+	read.JSON(t, &after)
+	if evs[0].Payload["timestamp"] != created["createdAt"] || evs[1].Payload["timestamp"] != after["revokedAt"] {
+		t.Errorf("timestamps %v, %v", evs[0].Payload["timestamp"], evs[1].Payload["timestamp"])
 	}
 }

@@ -314,3 +314,24 @@ func TestShutdownEndsOpenStreamsAndTheStreamOutlivesTheServerTimeouts(t *testing
 		t.Fatalf("serve: %v", err)
 	}
 }
+
+func TestShareEventsNeverReachTheMembersStreams(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t, testenv.Options{Events: true})
+	d := newStreamDesk(t, env)
+	s := d.c.Stream(streamPath)
+	if m, _ := s.Next(); m.Retry != "2000" {
+		t.Fatalf("first message %+v; want the retry line", m)
+	}
+	first := d.create(t, d.c, d.org, "Shared")
+	r := d.c.Do(http.MethodPost, "/api/v1/organizations/"+d.org.String()+"/shares",
+		map[string]any{"creativeIds": []string{first}, "permission": "view"}, key(uuid.NewString()))
+	if r.Status != http.StatusCreated {
+		t.Fatalf("share: %d %s", r.Status, r.Body)
+	}
+	second := d.create(t, d.c, d.org, "After the share")
+	seen := wantCreated(t, s, first)
+	wantCreated(t, s, second) // live: the share.created between them is not sent
+	resumed := d.c.Stream(streamPath, testenv.Header{Name: "Last-Event-ID", Value: seen.ID})
+	wantCreated(t, resumed, second) // nor in the backlog
+}

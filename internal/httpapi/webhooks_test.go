@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
@@ -532,5 +533,49 @@ func TestWebhooks_ARotatedSecretSignsBesideTheNewOneFor24Hours(t *testing.T) {
 	after := deliver()
 	if n := len(strings.Fields(after.header.Get("webhook-signature"))); n != 1 || !verifies(rotated.Secret, after) || verifies(ep.Secret, after) {
 		t.Fatalf("after the overlap: %d signatures; want the new secret's alone", n)
+	}
+}
+
+func TestWebhooks_ShareEventsReachAnEndpointWithoutTheToken(t *testing.T) {
+	t.Parallel()
+	d := newReviewDesk(t)
+	publish := startDelivery(t, d, true)
+	received := make(chan string, 10)
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		received <- string(body)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(rcv.Close)
+	d.createWebhook(t, rcv.URL+"/hook", "share.created", "share.revoked")
+	c := d.creative(t, creativeSpec{versions: 1})
+	r := d.createShare(t, "admin", shareOf(c), key("hooked-share"))
+	if r.Status != http.StatusCreated {
+		t.Fatalf("share: %d %s", r.Status, r.Body)
+	}
+	var sh api.Share
+	r.JSON(t, &sh)
+	token, _ := sh.Token.Get()
+	if got := d.clients["admin"].Do(http.MethodDelete, sharesURL(d.org)+"/"+sh.Id.String(), nil); got.Status != http.StatusNoContent {
+		t.Fatalf("revoke: %d %s", got.Status, got.Body)
+	}
+	publish()
+	// Deliveries run in parallel: either may come first.
+	got := map[string]bool{}
+	for range 2 {
+		select {
+		case body := <-received:
+			var p struct{ Type string }
+			_ = json.Unmarshal([]byte(body), &p)
+			got[p.Type] = true
+			if !strings.Contains(body, sh.Id.String()) || strings.Contains(body, token) {
+				t.Errorf("delivery %s; want share %s, without its token", body, sh.Id)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("the receiver got %v; want share.created and share.revoked", got)
+		}
+	}
+	if !got["share.created"] || !got["share.revoked"] {
+		t.Errorf("delivered %v; want share.created and share.revoked", got)
 	}
 }

@@ -401,7 +401,7 @@ func TestPrometheusScrapesTheServer(t *testing.T) {
 	// A webhook endpoint of the organization hears the submit below.
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
 	t.Cleanup(hook.Close)
-	if _, err := d.Store.Q.WebhookEndpointCreate(context.Background(), db.WebhookEndpointCreateParams{OrganizationID: org, Url: hook.URL,
+	if _, err := d.Store.Q.WebhookEndpointCreate(context.Background(), db.WebhookEndpointCreateParams{OwnerID: org, Url: hook.URL,
 		EventTypes: []string{string(events.CreativeSubmitted)}, Enabled: true, Secret: webhooks.NewSecret()}); err != nil {
 		t.Fatal(err)
 	}

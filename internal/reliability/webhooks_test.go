@@ -60,7 +60,7 @@ func TestWebhookKilledMidDeliveryIsDeliveredAfterRestart(t *testing.T) {
 	t.Cleanup(rcv.Close)
 	t.Cleanup(func() { close(release) })
 	ctx := context.Background()
-	ep, err := d.Store.Q.WebhookEndpointCreate(ctx, db.WebhookEndpointCreateParams{OrganizationID: org, Url: rcv.URL,
+	ep, err := d.Store.Q.WebhookEndpointCreate(ctx, db.WebhookEndpointCreateParams{OwnerID: org, Url: rcv.URL,
 		EventTypes: []string{string(events.CreativeApproved)}, Enabled: true, Secret: secret})
 	if err != nil {
 		t.Fatal(err)

@@ -7,9 +7,12 @@ import (
 
 	"github.com/google/uuid"
 
+	"creativeapi/gen/api"
 	"creativeapi/gen/db"
+	"creativeapi/internal/apifield"
 	"creativeapi/internal/auth"
 	"creativeapi/internal/directory"
+	"creativeapi/internal/events"
 	"creativeapi/internal/review"
 	"creativeapi/internal/store"
 )
@@ -106,8 +109,11 @@ func MayCreate(ctx context.Context, q *db.Queries, org, user uuid.UUID) error {
 }
 
 // Create makes a share of in.CreativeIDs in one transaction (q) and
-// returns it with its token, which exists nowhere else afterwards.
-func Create(ctx context.Context, q *db.Queries, org, user uuid.UUID, in New, now time.Time) (Share, string, error) {
+// returns it with its token, which exists nowhere else afterwards but
+// sealed for each invitation until its email is sent (seal nil: email is
+// off, no invitation is sealed or sent).
+func Create(ctx context.Context, tx store.Tx, org, user uuid.UUID, in New, seal *Sealer, now time.Time) (Share, string, error) {
+	q := tx.Queries
 	role, err := callerRole(ctx, q, org, user)
 	if err != nil {
 		return Share{}, "", err
@@ -146,15 +152,25 @@ func Create(ctx context.Context, q *db.Queries, org, user uuid.UUID, in New, now
 	}
 	if len(in.Invite) > 0 {
 		emails, names := make([]string, len(in.Invite)), make([]string, len(in.Invite))
+		var sealed [][]byte
 		for i, inv := range in.Invite {
 			emails[i], names[i] = auth.NormalizeEmail(inv.Email), inv.Name
+			if seal != nil {
+				sealed = append(sealed, seal.Seal(row.ID, emails[i], token))
+			}
 		}
-		if err := q.ShareInvitationsAdd(ctx, db.ShareInvitationsAddParams{ShareID: row.ID, Emails: emails, Names: names}); err != nil {
+		if err := q.ShareInvitationsAdd(ctx, db.ShareInvitationsAddParams{ShareID: row.ID, Emails: emails, Names: names, TokensSealed: sealed}); err != nil {
 			return Share{}, "", err
 		}
 	}
 	s, err := Get(ctx, q, org, row.ID, user)
-	return s, token, err
+	if err != nil {
+		return Share{}, "", err
+	}
+	// The event never holds the token (Answer without it); it travels
+	// with the statement after it (the stored answer, or COMMIT).
+	ev := events.Event{Type: events.ShareCreated, OrganizationID: org, Timestamp: s.CreatedAt, Data: s.Answer("", "")}
+	return s, token, events.Write(ctx, tx.Next(), ev)
 }
 
 // checkCreatives refuses ids that are not creatives of org (422 on the
@@ -243,16 +259,27 @@ func Get(ctx context.Context, q *db.Queries, org, id, user uuid.UUID) (Share, er
 // Revoke ends a share the caller may see at once; revoking a revoked
 // share again changes nothing. Guest sessions are scoped to their share
 // and read its revocation on every request, so they end with it.
-func Revoke(ctx context.Context, q *db.Queries, org, id, user uuid.UUID) error {
+func Revoke(ctx context.Context, tx store.Tx, org, id, user uuid.UUID) error {
+	q := tx.Queries
 	role, err := callerRole(ctx, q, org, user)
 	if err != nil {
 		return err
 	}
-	if _, err := visible(ctx, q, org, id, user, role); err != nil {
+	r, err := visible(ctx, q, org, id, user, role)
+	if err != nil {
 		return err
 	}
-	_, err = q.ShareRevoke(ctx, db.ShareRevokeParams{ID: id, OrganizationID: org})
-	return err
+	revoked, err := q.ShareRevoke(ctx, db.ShareRevokeParams{ID: id, OrganizationID: org})
+	if err != nil || len(revoked) == 0 {
+		return err // revoked already: no second event
+	}
+	r.Share.RevokedAt = &revoked[0]
+	sh := []Share{view(r.Share, r.CreatedByName, r.CreativeIds)}
+	if err := withInvitations(ctx, q, sh, []uuid.UUID{id}); err != nil {
+		return err
+	}
+	ev := events.Event{Type: events.ShareRevoked, OrganizationID: org, Timestamp: revoked[0], Data: sh[0].Answer("", "")}
+	return events.Write(ctx, tx.Next(), ev)
 }
 
 // visible reads share id of org, ErrNotVisible when there is none or the
@@ -297,4 +324,24 @@ func withInvitations(ctx context.Context, q *db.Queries, shares []Share, ids []u
 		shares[i].Invitations = append(shares[i].Invitations, Invitation{Email: r.Email, Name: r.Name, SentAt: r.SentAt, LastSeenAt: r.LastSeenAt})
 	}
 	return nil
+}
+
+// Answer is the share as the API shows it: token and url are null but in
+// the create answer (pass "" elsewhere).
+func (sh Share) Answer(token, url string) api.Share {
+	out := api.Share{
+		Id: sh.ID, CreativeIds: sh.CreativeIDs, Permission: api.SharePermission(sh.Permission), ExpiresAt: sh.ExpiresAt.UTC(),
+		HasPassword: sh.HasPassword, CreatedBy: api.UserRef{Id: sh.CreatedBy, Name: sh.CreatedByName}, CreatedAt: sh.CreatedAt.UTC(),
+		RevokedAt: apifield.Nullable(sh.RevokedAt), Token: apifield.Nullable[string](nil), Url: apifield.Nullable[string](nil),
+		Invitations: make([]api.ShareInvitation, len(sh.Invitations)),
+	}
+	if token != "" {
+		out.Token.Set(token)
+		out.Url.Set(url)
+	}
+	for i, inv := range sh.Invitations {
+		out.Invitations[i] = api.ShareInvitation{Email: inv.Email, Name: apifield.Nullable(inv.Name),
+			SentAt: apifield.Nullable(inv.SentAt), LastSeenAt: apifield.Nullable(inv.LastSeenAt)}
+	}
+	return out
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"creativeapi/gen/db"
+	"creativeapi/internal/events"
 	"creativeapi/internal/store"
 )
 
@@ -300,7 +301,7 @@ func (h *Hub) read(ctx context.Context) error {
 			switch {
 			case r.UserID != nil:
 				to = h.byUser[*r.UserID]
-			case r.OrganizationID != nil:
+			case r.OrganizationID != nil && events.MembersStream(events.Type(r.Type)):
 				to = h.byOrg[*r.OrganizationID]
 			}
 			for s := range to {

@@ -134,7 +134,7 @@ func (b *bundle) endpoint(t testing.TB, url string, types ...events.Type) db.Web
 		names[i] = string(ty)
 	}
 	ep, err := b.d.Store.Q.WebhookEndpointCreate(context.Background(), db.WebhookEndpointCreateParams{
-		OrganizationID: b.org, Url: url, EventTypes: names, Enabled: true, Secret: webhooks.NewSecret()})
+		OwnerID: b.org, Url: url, EventTypes: names, Enabled: true, Secret: webhooks.NewSecret()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestDelivery_410DisablesTheEndpoint(t *testing.T) {
 	b.emit(t, events.CreativeApproved)
 	rcv.wait(t, 1)
 	b.delivery(t, ep.ID, "failed")
-	got, err := b.d.Store.Q.WebhookEndpointGet(context.Background(), db.WebhookEndpointGetParams{ID: ep.ID, OrganizationID: b.org})
+	got, err := b.d.Store.Q.WebhookEndpointGet(context.Background(), db.WebhookEndpointGetParams{ID: ep.ID, OwnerID: b.org})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package webhooks
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"time"
 
@@ -12,21 +11,19 @@ import (
 	"creativeapi/gen/api"
 	"creativeapi/gen/db"
 	"creativeapi/internal/cursor"
-	"creativeapi/internal/directory"
-	"creativeapi/internal/events"
-	"creativeapi/internal/review"
 	"creativeapi/internal/store"
 )
 
 // The admin API of webhook endpoints (docs/events.md, "The admin API"):
-// each function checks that the caller is an admin of the organization
-// (review.AuthorizeWebhooks) before it reads or writes anything of its
-// endpoints, so a member of another role learns nothing but the refusal.
-// Refusals: directory.ErrOrganizationNotVisible (not a member, or no such
-// organization), *review.Refusal (not an admin), ErrEndpointNotVisible,
-// *URLError (the url).
+// each function checks that the caller may manage the owner's endpoints
+// (Owner.authorize: an admin of the organization, an operator for the
+// platform) before it reads or writes anything of them, so anyone else
+// learns nothing but the refusal. Refusals:
+// directory.ErrOrganizationNotVisible (not a member, or no such
+// organization), *review.Refusal (not an admin), ErrNotOperator,
+// ErrEndpointNotVisible, *URLError (the url).
 
-// ErrEndpointNotVisible: no endpoint with this id in this organization.
+// ErrEndpointNotVisible: no endpoint with this id of this owner.
 var ErrEndpointNotVisible = errors.New("webhook endpoint not visible")
 
 // NewEndpoint is what an admin sends to add an endpoint.
@@ -62,49 +59,27 @@ type DeliveryPage struct {
 	Next  *Position
 }
 
-// MayManage refuses user unless they are an admin of org (404 when not a
-// member, 403 for another role): a replayed creation goes only to them.
-func MayManage(ctx context.Context, q *db.Queries, org, user uuid.UUID) error {
-	return authorizeAdmin(ctx, q, org, user)
-}
-
-// authorizeAdmin refuses anyone but an admin of org.
-func authorizeAdmin(ctx context.Context, q *db.Queries, org, user uuid.UUID) error {
-	role, err := directory.MemberRole(ctx, q, org, user)
-	if err != nil {
-		return err
-	}
-	return review.AuthorizeWebhooks(role)
-}
-
-// checkEventTypes refuses what the schema lets through only by mistake: an
-// empty list or a type webhooks do not carry.
-func checkEventTypes(types []string) error {
-	if len(types) == 0 {
-		return errors.New("webhooks: no event type")
-	}
-	for _, t := range types {
-		if !slices.Contains(events.CreativeTypes, events.Type(t)) {
-			return fmt.Errorf("webhooks: %q is not an event type webhooks carry", t)
-		}
-	}
-	return nil
+// MayManage refuses who unless they may manage owner's endpoints (for an
+// organization: 404 when not a member, 403 for another role): a replayed
+// creation goes only to them.
+func MayManage(ctx context.Context, q *db.Queries, owner Owner, who Caller) error {
+	return owner.authorize(ctx, q, who)
 }
 
 // CreateEndpoint adds an endpoint with a new signing secret, the only
 // answer that carries it.
-func CreateEndpoint(ctx context.Context, q *db.Queries, org, user uuid.UUID, in NewEndpoint, allowPrivate bool) (api.NewWebhookEndpoint, error) {
-	if err := authorizeAdmin(ctx, q, org, user); err != nil {
+func CreateEndpoint(ctx context.Context, q *db.Queries, owner Owner, who Caller, in NewEndpoint, allowPrivate bool) (api.NewWebhookEndpoint, error) {
+	if err := owner.authorize(ctx, q, who); err != nil {
 		return api.NewWebhookEndpoint{}, err
 	}
 	if err := CheckURL(in.URL, allowPrivate); err != nil {
 		return api.NewWebhookEndpoint{}, err
 	}
-	if err := checkEventTypes(in.EventTypes); err != nil {
+	if err := owner.checkEventTypes(in.EventTypes); err != nil {
 		return api.NewWebhookEndpoint{}, err
 	}
 	ep, err := q.WebhookEndpointCreate(ctx, db.WebhookEndpointCreateParams{
-		OrganizationID: org, Url: in.URL, EventTypes: in.EventTypes, Enabled: in.Enabled, Secret: NewSecret(),
+		OwnerID: owner.id(), Url: in.URL, EventTypes: in.EventTypes, Enabled: in.Enabled, Secret: NewSecret(),
 	})
 	if err != nil {
 		return api.NewWebhookEndpoint{}, err
@@ -116,12 +91,12 @@ func CreateEndpoint(ctx context.Context, q *db.Queries, org, user uuid.UUID, in 
 	}, nil
 }
 
-// ListEndpoints reads one page of org's endpoints, newest first.
-func ListEndpoints(ctx context.Context, q *db.Queries, org, user uuid.UUID, after *Position, limit int) (EndpointPage, error) {
-	if err := authorizeAdmin(ctx, q, org, user); err != nil {
+// ListEndpoints reads one page of owner's endpoints, newest first.
+func ListEndpoints(ctx context.Context, q *db.Queries, owner Owner, who Caller, after *Position, limit int) (EndpointPage, error) {
+	if err := owner.authorize(ctx, q, who); err != nil {
 		return EndpointPage{}, err
 	}
-	params := db.WebhookEndpointPageParams{OrganizationID: org, RowLimit: cursor.Over(limit)}
+	params := db.WebhookEndpointPageParams{OwnerID: owner.id(), RowLimit: cursor.Over(limit)}
 	if after != nil {
 		params.CursorCreatedAt, params.CursorID = &after.At, &after.ID
 	}
@@ -141,23 +116,23 @@ func ListEndpoints(ctx context.Context, q *db.Queries, org, user uuid.UUID, afte
 	return page, nil
 }
 
-// GetEndpoint reads one endpoint of org.
-func GetEndpoint(ctx context.Context, q *db.Queries, org, id, user uuid.UUID) (api.WebhookEndpoint, error) {
-	if err := authorizeAdmin(ctx, q, org, user); err != nil {
+// GetEndpoint reads one endpoint of owner.
+func GetEndpoint(ctx context.Context, q *db.Queries, owner Owner, who Caller, id uuid.UUID) (api.WebhookEndpoint, error) {
+	if err := owner.authorize(ctx, q, who); err != nil {
 		return api.WebhookEndpoint{}, err
 	}
-	ep, err := q.WebhookEndpointGet(ctx, db.WebhookEndpointGetParams{ID: id, OrganizationID: org})
+	ep, err := q.WebhookEndpointGet(ctx, db.WebhookEndpointGetParams{ID: id, OwnerID: owner.id()})
 	if err != nil {
 		return api.WebhookEndpoint{}, endpointNotVisible(err)
 	}
 	return endpointBody(ep), nil
 }
 
-// UpdateEndpoint applies p to an endpoint of org; q must be a transaction
-// (the endpoint is locked from the read to the write). A patch that
-// changes nothing writes nothing.
-func UpdateEndpoint(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, p Patch, allowPrivate bool) (api.WebhookEndpoint, error) {
-	if err := authorizeAdmin(ctx, q, org, user); err != nil {
+// UpdateEndpoint applies p to an endpoint of owner; q must be a
+// transaction (the endpoint is locked from the read to the write). A patch
+// that changes nothing writes nothing.
+func UpdateEndpoint(ctx context.Context, q *db.Queries, owner Owner, who Caller, id uuid.UUID, p Patch, allowPrivate bool) (api.WebhookEndpoint, error) {
+	if err := owner.authorize(ctx, q, who); err != nil {
 		return api.WebhookEndpoint{}, err
 	}
 	if p.URL != nil {
@@ -166,11 +141,11 @@ func UpdateEndpoint(ctx context.Context, q *db.Queries, org, id, user uuid.UUID,
 		}
 	}
 	if p.EventTypes != nil {
-		if err := checkEventTypes(p.EventTypes); err != nil {
+		if err := owner.checkEventTypes(p.EventTypes); err != nil {
 			return api.WebhookEndpoint{}, err
 		}
 	}
-	ep, err := q.WebhookEndpointLock(ctx, db.WebhookEndpointLockParams{ID: id, OrganizationID: org})
+	ep, err := q.WebhookEndpointLock(ctx, db.WebhookEndpointLockParams{ID: id, OwnerID: owner.id()})
 	if err != nil {
 		return api.WebhookEndpoint{}, endpointNotVisible(err)
 	}
@@ -208,13 +183,13 @@ func Apply(ep db.WebhookEndpoint, p Patch) (db.WebhookEndpoint, bool) {
 	return next, changed
 }
 
-// DeleteEndpoint removes an endpoint of org with its deliveries and their
-// attempts. A job of a delivery that is gone ends without an attempt.
-func DeleteEndpoint(ctx context.Context, q *db.Queries, org, id, user uuid.UUID) error {
-	if err := authorizeAdmin(ctx, q, org, user); err != nil {
+// DeleteEndpoint removes an endpoint of owner with its deliveries and
+// their attempts. A job of a delivery that is gone ends without an attempt.
+func DeleteEndpoint(ctx context.Context, q *db.Queries, owner Owner, who Caller, id uuid.UUID) error {
+	if err := owner.authorize(ctx, q, who); err != nil {
 		return err
 	}
-	n, err := q.WebhookEndpointDelete(ctx, db.WebhookEndpointDeleteParams{ID: id, OrganizationID: org})
+	n, err := q.WebhookEndpointDelete(ctx, db.WebhookEndpointDeleteParams{ID: id, OwnerID: owner.id()})
 	if err != nil {
 		return err
 	}
@@ -226,11 +201,11 @@ func DeleteEndpoint(ctx context.Context, q *db.Queries, org, id, user uuid.UUID)
 
 // ListDeliveries reads one page of an endpoint's deliveries, newest
 // first, each with its attempts, in three queries whatever the page holds.
-func ListDeliveries(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, after *Position, limit int) (DeliveryPage, error) {
-	if err := authorizeAdmin(ctx, q, org, user); err != nil {
+func ListDeliveries(ctx context.Context, q *db.Queries, owner Owner, who Caller, id uuid.UUID, after *Position, limit int) (DeliveryPage, error) {
+	if err := owner.authorize(ctx, q, who); err != nil {
 		return DeliveryPage{}, err
 	}
-	if _, err := q.WebhookEndpointGet(ctx, db.WebhookEndpointGetParams{ID: id, OrganizationID: org}); err != nil {
+	if _, err := q.WebhookEndpointGet(ctx, db.WebhookEndpointGetParams{ID: id, OwnerID: owner.id()}); err != nil {
 		return DeliveryPage{}, endpointNotVisible(err)
 	}
 	params := db.WebhookDeliveryListParams{EndpointID: id, RowLimit: cursor.Over(limit)}
@@ -261,7 +236,9 @@ func ListDeliveries(ctx context.Context, q *db.Queries, org, id, user uuid.UUID,
 	}
 	page.Items = make([]api.WebhookDelivery, len(rows))
 	for i, r := range rows {
-		page.Items[i] = deliveryBody(r, logs[r.ID])
+		d := db.WebhookDelivery{ID: r.ID, EndpointID: r.EndpointID, EventID: r.EventID, EventType: r.EventType, Status: r.Status,
+			Attempts: r.Attempts, NextAttemptAt: r.NextAttemptAt, CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt, MessageID: r.MessageID}
+		page.Items[i] = deliveryBody(d, r.EventSeq, logs[r.ID])
 	}
 	return page, nil
 }
@@ -278,14 +255,14 @@ func endpointNotVisible(err error) error {
 // new one, so a receiver can switch at its own pace.
 const SecretOverlap = 24 * time.Hour
 
-// RotateSecret gives an endpoint of org a new signing secret; q must be a
-// transaction. The secret it replaces signs beside it for SecretOverlap
+// RotateSecret gives an endpoint of owner a new signing secret; q must be
+// a transaction. The secret it replaces signs beside it for SecretOverlap
 // (a second rotation within it drops the oldest).
-func RotateSecret(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, now time.Time) (api.WebhookSecretRotation, error) {
-	if err := authorizeAdmin(ctx, q, org, user); err != nil {
+func RotateSecret(ctx context.Context, q *db.Queries, owner Owner, who Caller, id uuid.UUID, now time.Time) (api.WebhookSecretRotation, error) {
+	if err := owner.authorize(ctx, q, who); err != nil {
 		return api.WebhookSecretRotation{}, err
 	}
-	if _, err := q.WebhookEndpointLock(ctx, db.WebhookEndpointLockParams{ID: id, OrganizationID: org}); err != nil {
+	if _, err := q.WebhookEndpointLock(ctx, db.WebhookEndpointLockParams{ID: id, OwnerID: owner.id()}); err != nil {
 		return api.WebhookSecretRotation{}, endpointNotVisible(err)
 	}
 	ep, err := q.WebhookEndpointRotateSecret(ctx, db.WebhookEndpointRotateSecretParams{

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"creativeapi/gen/db"
 	"creativeapi/internal/webhooks"
 )
@@ -42,5 +44,36 @@ func TestApply_ChangesWhatIsSentAndReenablingClearsTheReason(t *testing.T) {
 				t.Fatalf("got %+v after %+v", got, tc.patch)
 			}
 		})
+	}
+}
+
+// TestOwnerEventTypes_PlatformTakesDepositTypesByShapeOrganizationsTheCreativeOnes:
+// an organization's endpoint takes the creative events, the platform's
+// any deposit type by its shape (a type added later included) or
+// deposit.*, and neither takes the other's.
+func TestOwnerEventTypes_PlatformTakesDepositTypesByShapeOrganizationsTheCreativeOnes(t *testing.T) {
+	t.Parallel()
+	org := webhooks.OrganizationOwner(uuid.New())
+	for _, tc := range []struct {
+		owner webhooks.Owner
+		types []string
+		ok    bool
+	}{
+		{org, []string{"creative.approved", "creative.comment_added"}, true},
+		{org, []string{"deposit.*"}, false},
+		{org, []string{"deposit.credited"}, false},
+		{org, []string{"webhook.test"}, false},
+		{org, nil, false},
+		{webhooks.Platform(), []string{"deposit.*"}, true},
+		{webhooks.Platform(), []string{"deposit.credited", "deposit.top_up_requested"}, true},
+		{webhooks.Platform(), []string{"creative.approved"}, false},
+		{webhooks.Platform(), []string{"deposit."}, false},
+		{webhooks.Platform(), []string{"deposits.*"}, false},
+		{webhooks.Platform(), []string{"webhook.test"}, false},
+		{webhooks.Platform(), nil, false},
+	} {
+		if err := tc.owner.CheckEventTypes(tc.types); (err == nil) != tc.ok {
+			t.Errorf("platform %v, %v: %v; want ok %v", tc.owner.IsPlatform(), tc.types, err, tc.ok)
+		}
 	}
 }

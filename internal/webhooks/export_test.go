@@ -10,3 +10,6 @@ func SpecialPurposeBlocks() []netip.Prefix {
 	}
 	return out
 }
+
+// CheckEventTypes is Owner.checkEventTypes.
+func (o Owner) CheckEventTypes(types []string) error { return o.checkEventTypes(types) }

@@ -142,7 +142,7 @@ func TestDelivery_AReceiverDownForAWhileGetsEveryEventOnceUp(t *testing.T) {
 
 func secretOf(t *testing.T, b *bundle, ep db.WebhookEndpoint) string {
 	t.Helper()
-	got, err := b.d.Store.Q.WebhookEndpointGet(context.Background(), db.WebhookEndpointGetParams{ID: ep.ID, OrganizationID: b.org})
+	got, err := b.d.Store.Q.WebhookEndpointGet(context.Background(), db.WebhookEndpointGetParams{ID: ep.ID, OwnerID: b.org})
 	if err != nil {
 		t.Fatal(err)
 	}

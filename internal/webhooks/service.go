@@ -241,8 +241,7 @@ func (s *Service) Fanout(ctx context.Context, tx pgx.Tx, q *db.Queries, publishe
 	}
 	jobs := make([]river.InsertManyParams, len(ids))
 	for i, id := range ids {
-		jobs[i] = river.InsertManyParams{Args: deliveryArgs{DeliveryID: id},
-			InsertOpts: &river.InsertOpts{Queue: queue, MaxAttempts: len(s.cfg.Schedule) + 1}}
+		jobs[i] = river.InsertManyParams{Args: deliveryArgs{DeliveryID: id}, InsertOpts: jobOpts(s.cfg.Schedule)}
 	}
 	_, err = s.client.InsertManyFastTx(ctx, tx, jobs)
 	return err
@@ -382,7 +381,7 @@ func (s *Service) send(ctx context.Context, d db.WebhookDeliveryForAttemptRow) r
 		res.duration = time.Since(res.started)
 		return res
 	}
-	id := d.ID.String()
+	id := d.MessageID.String() // the delivery's id, or a redelivery's message
 	sig, err := Sign(d.Secret, id, res.started, d.Payload)
 	if err != nil {
 		return fail(err)

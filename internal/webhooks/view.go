@@ -22,12 +22,16 @@ func endpointBody(ep db.WebhookEndpoint) api.WebhookEndpoint {
 	}
 }
 
-// deliveryBody is a delivery with the log of its attempts, first to last.
-func deliveryBody(d db.WebhookDeliveryListRow, log []db.WebhookDeliveryAttempt) api.WebhookDelivery {
+// deliveryBody is a delivery of the event numbered seq, with the log of
+// its attempts, first to last.
+func deliveryBody(d db.WebhookDelivery, seq int64, log []db.WebhookDeliveryAttempt) api.WebhookDelivery {
 	out := api.WebhookDelivery{
-		Id: d.ID, EventId: d.EventSeq, EventType: api.WebhookEventType(d.EventType), Status: api.WebhookDeliveryStatus(d.Status),
+		Id: d.ID, MessageId: d.ID, EventId: seq, EventType: d.EventType, Status: api.WebhookDeliveryStatus(d.Status),
 		NextAttemptAt: nullableTime(d.NextAttemptAt), CreatedAt: d.CreatedAt.UTC(), FinishedAt: nullableTime(d.FinishedAt),
 		Attempts: make([]api.WebhookDeliveryAttempt, len(log)),
+	}
+	if d.MessageID != nil {
+		out.MessageId = *d.MessageID
 	}
 	for i, a := range log {
 		attempt := api.WebhookDeliveryAttempt{
@@ -47,4 +51,25 @@ func nullableTime(t *time.Time) nullable.Nullable[time.Time] {
 		return nullable.NewNullNullable[time.Time]()
 	}
 	return nullable.NewNullableWithValue(t.UTC())
+}
+
+// PlatformEndpoint is a platform endpoint in its own schema: the
+// organization endpoint's fields, whose event types are deposit types.
+func PlatformEndpoint(ep api.WebhookEndpoint) api.PlatformWebhookEndpoint {
+	types := make([]api.PlatformWebhookEventType, len(ep.EventTypes))
+	for i, t := range ep.EventTypes {
+		types[i] = string(t)
+	}
+	return api.PlatformWebhookEndpoint{
+		Id: ep.Id, Url: ep.Url, EventTypes: types, Enabled: ep.Enabled, DisabledReason: ep.DisabledReason,
+		CreatedAt: ep.CreatedAt, UpdatedAt: ep.UpdatedAt,
+	}
+}
+
+// NewPlatformEndpoint is a platform endpoint just added, with its secret.
+func NewPlatformEndpoint(ep api.NewWebhookEndpoint) api.NewPlatformWebhookEndpoint {
+	b := PlatformEndpoint(api.WebhookEndpoint{Id: ep.Id, Url: ep.Url, EventTypes: ep.EventTypes, Enabled: ep.Enabled,
+		DisabledReason: ep.DisabledReason, CreatedAt: ep.CreatedAt, UpdatedAt: ep.UpdatedAt})
+	return api.NewPlatformWebhookEndpoint{Id: b.Id, Url: b.Url, EventTypes: b.EventTypes, Enabled: b.Enabled,
+		DisabledReason: b.DisabledReason, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt, Secret: ep.Secret}
 }

@@ -752,6 +752,7 @@ export const EVENT_TYPES = [
   "deposit.under_review",
   "deposit.refunded",
   "deposit.cancelled",
+  "deposit.top_up_requested",
 ] as const satisfies readonly EventType[];
 // Fails to compile when the spec gains a type EVENT_TYPES lacks.
 const everyEventType: [Exclude<EventType, (typeof EVENT_TYPES)[number]>] extends [never] ? true : false = true;

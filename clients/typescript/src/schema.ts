@@ -974,6 +974,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{organizationId}/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed test event to an endpoint
+         * @description Operation `sendWebhookTest` (the TypeScript client's function of that name).
+         *
+         *     Sends the endpoint a `webhook.test` event (`data` names the
+         *     endpoint: `{"webhookId": …}`), signed with its secret (both
+         *     secrets during a rotation's overlap), as a new delivery with its
+         *     own `webhook-id`, by the same path as every event: retried with
+         *     backoff while the receiver does not answer 2xx, each attempt in
+         *     `listWebhookDeliveries`. Answers 202 with the delivery, still
+         *     `pending`: the first attempt follows within moments. A disabled
+         *     endpoint's test delivery is `cancelled` at its first attempt, as
+         *     any delivery to it. Who: admins of the organization; other members
+         *     get 403 `action_forbidden`.
+         */
+        post: operations["sendWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{organizationId}/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a past delivery again
+         * @description Operation `redeliverWebhookDelivery` (the TypeScript client's function of that name).
+         *
+         *     Sends a past delivery again: the same message, with the same
+         *     `webhook-id` (its `messageId`) and the same payload (a receiver
+         *     that de-duplicates on `webhook-id` sees a repeat), signed afresh
+         *     with the endpoint's secret and sent to its URL as they are now. The
+         *     redelivery is a new delivery, listed with the others, with attempts
+         *     and retries of its own; the delivery it repeats stays as it was
+         *     (still `pending` perhaps: both go on). Answers 202 with the new
+         *     delivery, `pending`. A delivery of another endpoint is 404. A
+         *     disabled endpoint's redelivery is `cancelled` at its first attempt,
+         *     as any delivery to it. Who: admins of the organization; other members get 403
+         *     `action_forbidden`.
+         */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizations/{organizationId}/shares": {
         parameters: {
             query?: never;
@@ -1579,6 +1642,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/balance/deposits/{depositId}/top-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reserve the rest of a short payment
+         * @description Operation `topUpAccountDeposit` (the TypeScript client's function of that name).
+         *
+         *     For a deposit `under_review` with `review.reason`
+         *     `amount_mismatch` whose transfer is short of `requestedAmount` by
+         *     more than the shortfall tolerance: the server reserves a fresh
+         *     amount, the shortfall plus a matching suffix, unique among every
+         *     reservation on the treasury (deposits and top-ups alike), and shows
+         *     it as `review.topUp` with its `expiresAt` (the deposit lifetime).
+         *     When a transfer of exactly that amount arrives in time and its
+         *     block is final, the deposit is `credited` with the sum of both
+         *     transfers, with no operator. Asking again while the top-up is open
+         *     answers the same one; after it expired, a fresh one.
+         */
+        post: operations["topUpAccountDeposit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/balance/deposits/{depositId}/refund-address": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Say where a refund of a deposit under review goes
+         * @description Operation `putAccountDepositRefundAddress` (the TypeScript client's function of that name).
+         *
+         *     For a deposit `under_review`: the payer names the TRON address
+         *     (base58check, starting with `T`) an operator's refund is sent to.
+         *     It shows as `review.refund.address`; once an operator refunds the
+         *     transfer, `review.refund.transactionId` and `review.refund.at` say
+         *     which transaction sent it back and when. Setting it again replaces
+         *     it while the deposit is under review.
+         */
+        put: operations["putAccountDepositRefundAddress"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me/balance/deposits/{depositId}/claim": {
         parameters: {
             query?: never;
@@ -1615,6 +1736,183 @@ export interface paths {
          *     the transfer's settlement names `policy` as its operator.
          */
         post: operations["claimAccountDeposit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/operator/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the platform's deposit webhook endpoints (operators only)
+         * @description Operation `listPlatformWebhookEndpoints` (the TypeScript client's function of that name).
+         *
+         *     Platform operators only: for anyone else this path does not exist
+         *     (404 `not_found`). The platform's webhook endpoints, newest first,
+         *     without their secrets: the organization webhooks' list
+         *     (`listWebhookEndpoints`) for the endpoints that receive every
+         *     user's deposit events.
+         */
+        get: operations["listPlatformWebhookEndpoints"];
+        put?: never;
+        /**
+         * Add a platform deposit webhook endpoint (operators only)
+         * @description Operation `createPlatformWebhookEndpoint` (the TypeScript client's function of that name).
+         *
+         *     Platform operators only: for anyone else this path does not exist
+         *     (404 `not_found`). Registers a URL that receives the deposit events
+         *     of every user (`deposit.*`, `data` the deposit as the API shows it)
+         *     of the types in `eventTypes`: `deposit.*` for every deposit event, those of today
+         *     and any added later. Everything else is as for an organization's
+         *     endpoint (`createWebhookEndpoint`): the secret shown once, the
+         *     Standard Webhooks signature, at-least-once delivery with retries
+         *     for about three days, the rules on `url`, and the
+         *     `Idempotency-Key`.
+         *
+         *     Errors are answered in this order: 401, 404, 403 `csrf_failed`,
+         *     422 (the request's shape and `url`).
+         */
+        post: operations["createPlatformWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/operator/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one platform webhook endpoint (operators only)
+         * @description Operation `getPlatformWebhookEndpoint` (the TypeScript client's function of that name).
+         *
+         *     Platform operators only (anyone else gets 404 `not_found`). The endpoint without its secret.
+         */
+        get: operations["getPlatformWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a platform webhook endpoint (operators only)
+         * @description Operation `deletePlatformWebhookEndpoint` (the TypeScript client's function of that name).
+         *
+         *     Platform operators only (anyone else gets 404 `not_found`).
+         *     Removes the endpoint with its deliveries and their attempt logs;
+         *     deleting it again answers 404.
+         */
+        delete: operations["deletePlatformWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a platform webhook endpoint (operators only)
+         * @description Operation `updatePlatformWebhookEndpoint` (the TypeScript client's function of that name).
+         *
+         *     Platform operators only (anyone else gets 404 `not_found`). As
+         *     `updateWebhookEndpoint`, for a platform endpoint: the fields sent
+         *     change, the others stay; a request that changes nothing answers the
+         *     endpoint as it is.
+         */
+        patch: operations["updatePlatformWebhookEndpoint"];
+        trace?: never;
+    };
+    "/api/v1/operator/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace a platform endpoint's signing secret (operators only)
+         * @description Operation `rotatePlatformWebhookSecret` (the TypeScript client's function of that name).
+         *
+         *     Platform operators only (anyone else gets 404 `not_found`). As
+         *     `rotateWebhookSecret`: the new secret, shown this once; for 24
+         *     hours deliveries carry a signature with each secret.
+         */
+        post: operations["rotatePlatformWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/operator/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a platform endpoint's deliveries and their attempts (operators only)
+         * @description Operation `listPlatformWebhookDeliveries` (the TypeScript client's function of that name).
+         *
+         *     Platform operators only (anyone else gets 404 `not_found`). As
+         *     `listWebhookDeliveries`, for a platform endpoint.
+         */
+        get: operations["listPlatformWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/operator/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed test event to a platform endpoint (operators only)
+         * @description Operation `sendPlatformWebhookTest` (the TypeScript client's function of that name).
+         *
+         *     Platform operators only (anyone else gets 404 `not_found`). As
+         *     `sendWebhookTest`: a `webhook.test` event, as a new delivery,
+         *     answered 202 while it is `pending`.
+         */
+        post: operations["sendPlatformWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/operator/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a platform endpoint's past delivery again (operators only)
+         * @description Operation `redeliverPlatformWebhookDelivery` (the TypeScript client's function of that name).
+         *
+         *     Platform operators only (anyone else gets 404 `not_found`). As
+         *     `redeliverWebhookDelivery`: the same message (`webhook-id`,
+         *     payload) again, as a new delivery, answered 202 while `pending`.
+         */
+        post: operations["redeliverPlatformWebhookDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2417,6 +2715,13 @@ export interface components {
              * @description The deposit the transfer pays, is late for, or was claimed for.
              */
             depositId: string | null;
+            /**
+             * @description Where the payer of `depositId` asked a refund to go
+             *     (`putAccountDepositRefundAddress`), or null: send a refund
+             *     there, then settle with `refund` and `refundTransactionId`.
+             * @example TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7
+             */
+            refundAddress: string | null;
             /** @description The settlement audit records, oldest first. */
             settlements: components["schemas"]["TransferSettlement"][];
         };
@@ -2452,6 +2757,11 @@ export interface components {
             decision: "credit" | "refund" | "reject";
             /** @description Why, for the audit record. */
             note: string;
+            /**
+             * @description With `refund` only: the chain transaction that sent the transfer
+             *     back; the payer sees it as `review.refund.transactionId`.
+             */
+            refundTransactionId?: string;
         };
         OperatorTransferList: {
             items: components["schemas"]["OperatorTransfer"][];
@@ -2490,16 +2800,26 @@ export interface components {
              *     transfer failed or vanished in a fork, `deposit.under_review`
              *     when a transfer was attached for an operator to settle,
              *     `deposit.refunded` when an operator sent it back,
-             *     `deposit.cancelled` when the payer cancelled it. May grow:
+             *     `deposit.cancelled` when the payer cancelled it,
+             *     `deposit.top_up_requested` when the payer asked to pay the rest
+             *     of a short transfer (`review.topUp`). May grow:
              *     ignore types you do not know.
              * @enum {string}
              */
-            type: "deposit.awaiting_transfer" | "deposit.confirming" | "deposit.credited" | "deposit.expired" | "deposit.under_review" | "deposit.refunded" | "deposit.cancelled";
+            type: "deposit.awaiting_transfer" | "deposit.confirming" | "deposit.credited" | "deposit.expired" | "deposit.under_review" | "deposit.refunded" | "deposit.cancelled" | "deposit.top_up_requested";
             /**
              * Format: date-time
              * @description When the change happened.
              */
             timestamp: string;
+            /**
+             * Format: uuid
+             * @description The deposit's owner. A stream's deposit events are all its own
+             *     user's; the platform's webhooks (`createPlatformWebhookEndpoint`)
+             *     receive every user's and tell them apart by it. Absent from
+             *     events written before it was added.
+             */
+            userId?: string;
             data: components["schemas"]["AccountDeposit"];
         };
         /**
@@ -2557,6 +2877,19 @@ export interface components {
              * @description When the review was opened.
              */
             openedAt: string;
+            /**
+             * @description The amount reserved for the rest of a short transfer
+             *     (`topUpAccountDeposit`), or null: pay exactly `amount` before
+             *     `expiresAt` and the deposit is credited with both transfers.
+             */
+            topUp: components["schemas"]["NullableDepositTopUp"] | null;
+            /**
+             * @description Where a refund goes (`putAccountDepositRefundAddress`) and,
+             *     once an operator refunded the transfer, the transaction that
+             *     sent it back; null while the payer named no address and no
+             *     refund was recorded.
+             */
+            refund: components["schemas"]["NullableDepositRefund"] | null;
         };
         /** @description A DepositReview or null (see NullableUserRef). */
         NullableDepositReview: {
@@ -2578,7 +2911,81 @@ export interface components {
              * @description When the review was opened.
              */
             openedAt: string;
+            /**
+             * @description The amount reserved for the rest of a short transfer
+             *     (`topUpAccountDeposit`), or null: pay exactly `amount` before
+             *     `expiresAt` and the deposit is credited with both transfers.
+             */
+            topUp: components["schemas"]["NullableDepositTopUp"] | null;
+            /**
+             * @description Where a refund goes (`putAccountDepositRefundAddress`) and,
+             *     once an operator refunded the transfer, the transaction that
+             *     sent it back; null while the payer named no address and no
+             *     refund was recorded.
+             */
+            refund: components["schemas"]["NullableDepositRefund"] | null;
         } | null;
+        /** @description The rest of a short transfer a payer reserved (topUpAccountDeposit). */
+        DepositTopUp: {
+            amount: components["schemas"]["Money"];
+            /**
+             * Format: date-time
+             * @description Until when a transfer of exactly `amount` completes the deposit.
+             */
+            expiresAt: string;
+        };
+        /** @description Where a refund of a deposit goes, and the refund once recorded. */
+        DepositRefund: {
+            /**
+             * @description The TRON address the payer asked the refund to go to, or null.
+             * @example TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7
+             */
+            address: string | null;
+            /**
+             * @description The chain transaction that sent the transfer back, once an operator recorded it.
+             * @example 5b2c4a1c0f6e2d3a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a
+             */
+            transactionId: string | null;
+            /**
+             * Format: date-time
+             * @description When the operator recorded the refund.
+             */
+            at: string | null;
+        };
+        /** @description A deposit's top-up or null (see NullableUserRef). */
+        NullableDepositTopUp: {
+            amount: components["schemas"]["Money"];
+            /**
+             * Format: date-time
+             * @description Until when a transfer of exactly `amount` completes the deposit.
+             */
+            expiresAt: string;
+        } | null;
+        /** @description A deposit's refund or null (see NullableUserRef). */
+        NullableDepositRefund: {
+            /**
+             * @description The TRON address the payer asked the refund to go to, or null.
+             * @example TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7
+             */
+            address: string | null;
+            /**
+             * @description The chain transaction that sent the transfer back, once an operator recorded it.
+             * @example 5b2c4a1c0f6e2d3a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a
+             */
+            transactionId: string | null;
+            /**
+             * Format: date-time
+             * @description When the operator recorded the refund.
+             */
+            at: string | null;
+        } | null;
+        RefundAddressRequest: {
+            /**
+             * @description A TRON address in base58check (its checksum is verified).
+             * @example TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7
+             */
+            address: string;
+        };
         /**
          * @description A deposit. `creditedAmount` is 0 until `credited`, then the amount
          *     received: `requestedAmount` for a transfer of exactly that amount,
@@ -2614,8 +3021,9 @@ export interface components {
              */
             transactionId: string | null;
             /**
-             * @description While `status` is `under_review`: why, and what arrived; null
-             *     otherwise.
+             * @description While `status` is `under_review`: why, what arrived, a top-up
+             *     and a refund address if asked for; once `refunded`, the same
+             *     with the refund's transaction; null otherwise.
              */
             review: components["schemas"]["NullableDepositReview"] | null;
             /** Format: date-time */
@@ -2658,7 +3066,7 @@ export interface components {
             available: components["schemas"]["Money"];
         };
         /**
-         * @description A creative event of the organization a webhook can receive: its
+         * @description An event of the organization a webhook can receive: its
          *     `type` in the delivered payload `{type, timestamp, data}`, where
          *     `data` is the creative as `getCreative` shows it, without the
          *     caller's `availableActions` and `permissions`; for
@@ -2672,9 +3080,14 @@ export interface components {
          *     `creative.stage_due_soon` and `creative.stage_overdue` announce the
          *     active stage a day before its `dueAt` and at it, once per stage
          *     and round (within a few minutes).
+         *     `share.created` and `share.revoked` are a share made and revoked;
+         *     `data` is the Share as `getShare` shows it (`token` and `url`
+         *     null: an event never holds the token). Share events go to
+         *     webhooks only, not to members' live streams: who may read a
+         *     share depends on the role.
          * @enum {string}
          */
-        WebhookEventType: "creative.created" | "creative.version_added" | "creative.updated" | "creative.submitted" | "creative.changes_requested" | "creative.approved" | "creative.archived" | "creative.comment_added" | "creative.comment_resolved" | "creative.decision_recorded" | "creative.stage_approved" | "creative.stage_due_soon" | "creative.stage_overdue";
+        WebhookEventType: "creative.created" | "creative.version_added" | "creative.updated" | "creative.submitted" | "creative.changes_requested" | "creative.approved" | "creative.archived" | "creative.comment_added" | "creative.comment_resolved" | "creative.decision_recorded" | "creative.stage_approved" | "creative.stage_due_soon" | "creative.stage_overdue" | "share.created" | "share.revoked";
         /** @description The event types the endpoint receives, each once. */
         WebhookEventTypes: components["schemas"]["WebhookEventType"][];
         /**
@@ -2858,16 +3271,26 @@ export interface components {
             /** @description Why no answer came (a refused address, a timeout, a refused connection); null when one came. */
             error: string | null;
         };
-        /** @description One event for one endpoint. Its `id` is the `webhook-id` header of every attempt. Every field is always present. */
+        /** @description One event for one endpoint. Every field is always present. */
         WebhookDelivery: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The delivery's id (`deliveryId` in its paths).
+             */
             id: string;
+            /**
+             * Format: uuid
+             * @description The `webhook-id` header of every attempt: the delivery's own
+             *     `id`, or, for a redelivery (`redeliverWebhookDelivery`), the
+             *     `messageId` of the delivery it sends again.
+             */
+            messageId: string;
             /**
              * Format: int64
              * @description The event's place in the order events were published.
              */
             eventId: number;
-            eventType: components["schemas"]["WebhookEventType"];
+            eventType: components["schemas"]["WebhookDeliveryEventType"];
             status: components["schemas"]["WebhookDeliveryStatus"];
             /**
              * Format: date-time
@@ -2883,6 +3306,65 @@ export interface components {
             finishedAt: string | null;
             /** @description Every attempt so far, first to last. */
             attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+        };
+        /**
+         * @description The type of the delivered event: a `WebhookEventType` for an
+         *     organization's endpoint, a deposit event type (`deposit.…`, see
+         *     `DepositEventPayload.type`) for a platform endpoint, and
+         *     `webhook.test` for a test (`sendWebhookTest`). More types may
+         *     come: show an unknown one as it is.
+         * @example creative.approved
+         */
+        WebhookDeliveryEventType: string;
+        /**
+         * @description What a platform endpoint receives: `deposit.*` every deposit event
+         *     of every user, of today's types and of any added later; or one
+         *     type (`deposit.credited`; `DepositEventPayload.type` lists them).
+         * @example deposit.*
+         */
+        PlatformWebhookEventType: string;
+        /** @description The deposit event types the endpoint receives, each once. */
+        PlatformWebhookEventTypes: components["schemas"]["PlatformWebhookEventType"][];
+        CreatePlatformWebhookEndpointRequest: {
+            url: components["schemas"]["WebhookURL"];
+            eventTypes: components["schemas"]["PlatformWebhookEventTypes"];
+            /**
+             * @description False adds the endpoint switched off.
+             * @default true
+             */
+            enabled: boolean;
+        };
+        /** @description The fields to change; a field left out stays as it is. */
+        UpdatePlatformWebhookEndpointRequest: {
+            url?: components["schemas"]["WebhookURL"];
+            eventTypes?: components["schemas"]["PlatformWebhookEventTypes"];
+            /** @description False stops deliveries; true resumes them and clears `disabledReason`. */
+            enabled?: boolean;
+        };
+        /** @description A receiver of every user's deposit events, managed by operators. Every field is always present; the fields mean what they mean in `WebhookEndpoint`. */
+        PlatformWebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            eventTypes: components["schemas"]["PlatformWebhookEventType"][];
+            /** @description Whether new events are delivered to it. */
+            enabled: boolean;
+            /** @description Why the service switched the endpoint off (`gone`, the receiver answered 410); null while enabled, and when an operator switched it off. */
+            disabledReason: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A platform webhook endpoint just added, with its signing secret; only `createPlatformWebhookEndpoint` answers it. */
+        NewPlatformWebhookEndpoint: components["schemas"]["PlatformWebhookEndpoint"] & {
+            /** @description The signing secret (`whsec_` and the base64 of the key), shown only here. */
+            secret: string;
+        };
+        PlatformWebhookEndpointList: {
+            items: components["schemas"]["PlatformWebhookEndpoint"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
         };
         WebhookSecretRotation: {
             /** @description The new signing secret, shown this once. */
@@ -3749,6 +4231,11 @@ export interface components {
          * @example 5e7d9c1b-3a2f-4b6e-8d0c-7f1a2b3c4d5e
          */
         WebhookId: string;
+        /**
+         * @description The delivery's id.
+         * @example 7b1e4d2c-9f3a-4c8e-b5d6-0a1b2c3d4e5f
+         */
+        DeliveryId: string;
         /**
          * @description The share id.
          * @example 0b8f5f8e-1c1d-4f0a-9a55-3d7c0f3a1e21
@@ -5627,6 +6114,91 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    sendWebhookTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+                /**
+                 * @description The webhook endpoint id.
+                 * @example 5e7d9c1b-3a2f-4b6e-8d0c-7f1a2b3c4d5e
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test delivery, queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["AmbiguousCredentials"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["AdminOnly"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+                /**
+                 * @description The webhook endpoint id.
+                 * @example 5e7d9c1b-3a2f-4b6e-8d0c-7f1a2b3c4d5e
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+                /**
+                 * @description The delivery's id.
+                 * @example 7b1e4d2c-9f3a-4c8e-b5d6-0a1b2c3d4e5f
+                 */
+                deliveryId: components["parameters"]["DeliveryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The redelivery, queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["AmbiguousCredentials"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["AdminOnly"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listShares: {
         parameters: {
             query?: {
@@ -6779,6 +7351,147 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    topUpAccountDeposit: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key you generate per command (a UUID is fine), 1 to 255 visible
+                 *     ASCII characters, sent once. The structured-field string form
+                 *     (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+                 *     key with the same body to retry safely.
+                 * @example 5b3d8a2e-8f1c-4d7e-9a6b-2c4e6f8a0b1d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The deposit request's id.
+                 * @example 0f8fad5b-d9cb-469f-a165-70867728950e
+                 */
+                depositId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deposit, still `under_review`, with `review.topUp`. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountDeposit"];
+                };
+            };
+            400: components["responses"]["AmbiguousCredentials"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfFailed"];
+            404: components["responses"]["NotFound"];
+            /**
+             * @description `invalid_transition`: the deposit is not `under_review` for a
+             *     short transfer (another state, a late transfer, or an amount
+             *     the tolerance would have accepted).
+             *     `idempotency_key_in_use`: a request with this `Idempotency-Key`
+             *     is still running; retry after `Retry-After` seconds.
+             *     Neither is stored under the `Idempotency-Key`.
+             */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            /**
+             * @description `deposit_capacity_exhausted`: every matching suffix for the
+             *     shortfall is taken; retry after `Retry-After` seconds.
+             *     `service_unavailable`: the database is unreachable.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putAccountDepositRefundAddress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The deposit request's id.
+                 * @example 0f8fad5b-d9cb-469f-a165-70867728950e
+                 */
+                depositId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "address": "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RefundAddressRequest"];
+            };
+        };
+        responses: {
+            /** @description The deposit, with `review.refund.address`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountDeposit"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfFailed"];
+            404: components["responses"]["NotFound"];
+            /** @description `invalid_transition`: the deposit is not `under_review`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /**
+             * @description `invalid_request`: `address` is not a TRON base58check address
+             *     (`fieldErrors`).
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     claimAccountDeposit: {
         parameters: {
             query?: never;
@@ -6871,6 +7584,378 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPlatformWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description The page size (send it once). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page, as it came (send it once). */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of platform webhook endpoints. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformWebhookEndpointList"];
+                };
+            };
+            400: components["responses"]["AmbiguousCredentials"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPlatformWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key you generate per command (a UUID is fine), 1 to 255 visible
+                 *     ASCII characters, sent once. The structured-field string form
+                 *     (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+                 *     key with the same body to retry safely.
+                 * @example 5b3d8a2e-8f1c-4d7e-9a6b-2c4e6f8a0b1d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://payments.merchant.test/creativeapi",
+                 *       "eventTypes": [
+                 *         "deposit.*"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreatePlatformWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint was added; the only answer that shows its `secret`. */
+            201: {
+                headers: {
+                    /**
+                     * @description The URL of the new endpoint.
+                     * @example /api/v1/operator/webhooks/5e7d9c1b-3a2f-4b6e-8d0c-7f1a2b3c4d5e
+                     */
+                    Location?: string;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewPlatformWebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfFailed"];
+            404: components["responses"]["NotFound"];
+            /**
+             * @description `idempotency_key_in_use`: a request with this `Idempotency-Key`
+             *     is still running. Retry with the same key after `Retry-After`
+             *     seconds.
+             */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidCommand"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPlatformWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint id.
+                 * @example 5e7d9c1b-3a2f-4b6e-8d0c-7f1a2b3c4d5e
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The platform webhook endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformWebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["AmbiguousCredentials"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deletePlatformWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint id.
+                 * @example 5e7d9c1b-3a2f-4b6e-8d0c-7f1a2b3c4d5e
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint is gone. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["AmbiguousCredentials"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfFailed"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updatePlatformWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint id.
+                 * @example 5e7d9c1b-3a2f-4b6e-8d0c-7f1a2b3c4d5e
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "eventTypes": [
+                 *         "deposit.credited"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdatePlatformWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformWebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfFailed"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotatePlatformWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint id.
+                 * @example 5e7d9c1b-3a2f-4b6e-8d0c-7f1a2b3c4d5e
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretRotation"];
+                };
+            };
+            400: components["responses"]["AmbiguousCredentials"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfFailed"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPlatformWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description The page size (send it once). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page, as it came (send it once). */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint id.
+                 * @example 5e7d9c1b-3a2f-4b6e-8d0c-7f1a2b3c4d5e
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["AmbiguousCredentials"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendPlatformWebhookTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint id.
+                 * @example 5e7d9c1b-3a2f-4b6e-8d0c-7f1a2b3c4d5e
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test delivery, queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["AmbiguousCredentials"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfFailed"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    redeliverPlatformWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint id.
+                 * @example 5e7d9c1b-3a2f-4b6e-8d0c-7f1a2b3c4d5e
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+                /**
+                 * @description The delivery's id.
+                 * @example 7b1e4d2c-9f3a-4c8e-b5d6-0a1b2c3d4e5f
+                 */
+                deliveryId: components["parameters"]["DeliveryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The redelivery, queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["AmbiguousCredentials"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfFailed"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
