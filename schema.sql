@@ -157,7 +157,8 @@ CREATE TABLE assets (
 CREATE TABLE creative_events (
     id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     creative_id uuid NOT NULL REFERENCES creatives (id) ON DELETE CASCADE,
-    actor_id    uuid NOT NULL REFERENCES users (id),
+    -- actor_id is a member's, actor_guest_id a guest's (one of them).
+    actor_id    uuid REFERENCES users (id),
     type        text NOT NULL
         CHECK (type IN ('created', 'version_added', 'updated', 'submit', 'request_changes', 'approve', 'archive', 'stage_approved')),
     from_status text CONSTRAINT creative_events_from_status_check CHECK ((type = 'created') = (from_status IS NULL)),
@@ -174,7 +175,9 @@ CREATE TABLE creative_events (
     -- stage: the review stage (its name) a decision or a stage_approved
     -- event was in; override: an admin decided for the whole creative.
     stage       text,
-    override    boolean NOT NULL DEFAULT false
+    override    boolean NOT NULL DEFAULT false,
+    actor_guest_id uuid, -- references guests (below)
+    CONSTRAINT creative_events_actor_check CHECK ((actor_id IS NULL) <> (actor_guest_id IS NULL))
 );
 
 CREATE INDEX creative_events_creative_id_idx ON creative_events (creative_id, id);
@@ -328,8 +331,9 @@ CREATE TRIGGER ledger_entries_append_only BEFORE UPDATE OR DELETE ON ledger_entr
 
 -- Idempotency keys: the stored outcome of a command, committed in the same
 -- transaction as the command's effect.
+-- user_id is the principal's: a user's id, or a guest's (docs/shares.md).
 CREATE TABLE idempotency_keys (
-    user_id           uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    user_id           uuid NOT NULL,
     key               text NOT NULL,
     fingerprint       bytea NOT NULL,
     status_code       integer,
@@ -539,7 +543,8 @@ CREATE TABLE comments (
     version_id       uuid NOT NULL REFERENCES creative_versions (id) ON DELETE CASCADE,
     version_number   integer NOT NULL CHECK (version_number > 0),
     parent_id        uuid REFERENCES comments (id) ON DELETE CASCADE,
-    author_id        uuid NOT NULL REFERENCES users (id),
+    -- author_id is a member's, author_guest_id a guest's (one of them).
+    author_id        uuid REFERENCES users (id),
     body             text NOT NULL,
     anchor           jsonb,
     mention_user_ids uuid[] NOT NULL DEFAULT '{}',
@@ -553,11 +558,22 @@ CREATE TABLE comments (
     -- top-level comment addressed in (docs/review.md, "Threads that follow
     -- the work").
     addressed_in_version integer,
-    CHECK ((resolved_by IS NULL) = (resolved_at IS NULL)),
-    CHECK (parent_id IS NULL OR (anchor IS NULL AND resolved_at IS NULL)),
-    CHECK (NOT deleted OR (body = '' AND anchor IS NULL AND mention_user_ids = '{}')),
+    CONSTRAINT comments_check1 CHECK (parent_id IS NULL OR (anchor IS NULL AND resolved_at IS NULL)),
+    CONSTRAINT comments_check2 CHECK (NOT deleted OR (body = '' AND anchor IS NULL AND mention_user_ids = '{}')),
     CONSTRAINT comments_addressed_in_version_check
-        CHECK (addressed_in_version IS NULL OR (parent_id IS NULL AND addressed_in_version > version_number))
+        CHECK (addressed_in_version IS NULL OR (parent_id IS NULL AND addressed_in_version > version_number)),
+    -- author_guest_id and resolved_by_guest_id reference guests (below).
+    author_guest_id  uuid,
+    resolved_by_guest_id uuid,
+    -- visibility: internal comments are members' only; a guest writes
+    -- none (docs/shares.md).
+    visibility       text NOT NULL DEFAULT 'everyone',
+    CONSTRAINT comments_author_check CHECK ((author_id IS NULL) <> (author_guest_id IS NULL)),
+    CONSTRAINT comments_visibility_check
+        CHECK (visibility IN ('everyone', 'internal') AND (visibility = 'everyone' OR author_guest_id IS NULL)),
+    CONSTRAINT comments_resolved_check
+        CHECK ((resolved_by IS NULL AND resolved_by_guest_id IS NULL) = (resolved_at IS NULL)
+               AND (resolved_by IS NULL OR resolved_by_guest_id IS NULL))
 );
 
 -- The list's shapes, each served by an index that returns a page in seq
@@ -578,17 +594,6 @@ CREATE INDEX comments_open_version_idx ON comments (version_id)
 CREATE INDEX comments_open_threads_idx ON comments (creative_id)
     WHERE parent_id IS NULL AND resolved_at IS NULL AND NOT deleted;
 
--- comments_shown is a comment with the names its answer shows: its
--- author's, its resolver's and its mentions' (in the order sent).
-CREATE VIEW comments_shown AS
-SELECT cm.*, au.name AS author_name, rb.name AS resolved_by_name,
-       ARRAY(SELECT coalesce(u.name, '')
-             FROM unnest(cm.mention_user_ids) WITH ORDINALITY AS m (user_id, n)
-             LEFT JOIN users u ON u.id = m.user_id
-             ORDER BY m.n)::text[] AS mention_names
-FROM comments cm
-JOIN users au ON au.id = cm.author_id
-LEFT JOIN users rb ON rb.id = cm.resolved_by;
 
 -- uploads: files uploaded to the object store (docs/uploads.md). An upload is a file a browser sends
 -- straight to the object store in parts; the API records what was
@@ -776,6 +781,28 @@ CREATE TABLE guest_sessions (
     created_at  timestamptz NOT NULL DEFAULT now(),
     expires_at  timestamptz NOT NULL
 );
+
+-- A guest writes comments, resolves their own threads and decides
+-- (docs/shares.md, "What a guest may do").
+ALTER TABLE comments
+    ADD CONSTRAINT comments_author_guest_id_fkey FOREIGN KEY (author_guest_id) REFERENCES guests (id) ON DELETE CASCADE,
+    ADD CONSTRAINT comments_resolved_by_guest_id_fkey FOREIGN KEY (resolved_by_guest_id) REFERENCES guests (id) ON DELETE CASCADE;
+ALTER TABLE creative_events
+    ADD CONSTRAINT creative_events_actor_guest_id_fkey FOREIGN KEY (actor_guest_id) REFERENCES guests (id) ON DELETE CASCADE;
+
+-- comments_shown is a comment with the names its answer shows: its
+-- author's, its resolver's and its mentions' (in the order sent).
+CREATE VIEW comments_shown AS
+SELECT cm.*, coalesce(au.name, ag.name) AS author_name, coalesce(rb.name, rg.name, '') AS resolved_by_name,
+       ARRAY(SELECT coalesce(u.name, '')
+             FROM unnest(cm.mention_user_ids) WITH ORDINALITY AS m (user_id, n)
+             LEFT JOIN users u ON u.id = m.user_id
+             ORDER BY m.n)::text[] AS mention_names
+FROM comments cm
+LEFT JOIN users au ON au.id = cm.author_id
+LEFT JOIN guests ag ON ag.id = cm.author_guest_id
+LEFT JOIN users rb ON rb.id = cm.resolved_by
+LEFT JOIN guests rg ON rg.id = cm.resolved_by_guest_id;
 -- review_plan_stages are a plan's stages, in order (position 0 first).
 -- reviewer_ids are members; guest_emails the guests of a decide share.
 -- from_round is the first round the stages decide: a plan set after a
@@ -827,7 +854,9 @@ CREATE TABLE review_decisions (
     version_number integer NOT NULL,
     override       boolean NOT NULL DEFAULT false,
     created_at     timestamptz NOT NULL DEFAULT now(),
-    CHECK ((reviewer_id IS NULL) <> (guest_email IS NULL))
+    CHECK ((reviewer_id IS NULL) <> (guest_email IS NULL)),
+    -- guest_id: the guest who decided (with guest_email, their key).
+    guest_id       uuid REFERENCES guests (id) ON DELETE CASCADE
 );
 
 CREATE INDEX review_decisions_round_idx ON review_decisions (creative_id, round, position, id);

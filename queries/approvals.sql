@@ -29,9 +29,11 @@ WITH approved AS (
     FROM creative_events e, approved
     WHERE e.creative_id = @creative_id AND e.type = 'submit' AND e.id < approved.id
 )
-SELECT e.actor_id, u.name AS actor_name, e.type, e.created_at
+SELECT coalesce(e.actor_id, e.actor_guest_id)::uuid AS actor_id, coalesce(u.name, g.name)::text AS actor_name,
+       (e.actor_guest_id IS NOT NULL)::boolean AS actor_is_guest, e.type, e.created_at
 FROM creative_events e
-JOIN users u ON u.id = e.actor_id
+LEFT JOIN users u ON u.id = e.actor_id
+LEFT JOIN guests g ON g.id = e.actor_guest_id
 CROSS JOIN approved
 CROSS JOIN round
 WHERE e.creative_id = @creative_id AND e.type IN ('approve', 'request_changes')

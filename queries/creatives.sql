@@ -64,6 +64,25 @@ LEFT JOIN assets a ON a.version_id = v.id
 WHERE v.id = ANY(@ids::uuid[])
 ORDER BY v.id, a.position;
 
+-- name: CreativeLockForActionGuest :one
+-- CreativeLockForActionGuest is CreativeLockForAction for a guest: the
+-- creative is visible when the guest's share holds it; the role is
+-- 'guest' (the rules take the share's permission).
+SELECT sqlc.embed(c), au.name AS author_name, rv.name AS reviewer_name,
+       cl.name AS client_name, tk.name AS task_name, 'guest'::text AS role, now()::timestamptz AS now,
+       ARRAY(SELECT cm.id FROM comments cm
+             WHERE cm.creative_id = c.id AND cm.parent_id IS NULL AND cm.resolved_at IS NULL AND NOT cm.deleted
+               AND cm.addressed_in_version IS NULL
+             ORDER BY cm.seq LIMIT 100)::uuid[] AS unaddressed_threads
+FROM creatives c
+JOIN share_creatives sc ON sc.creative_id = c.id AND sc.share_id = @share_id
+JOIN users au ON au.id = c.author_id
+LEFT JOIN users rv ON rv.id = c.reviewer_id
+LEFT JOIN clients cl ON cl.id = c.client_id
+LEFT JOIN tasks tk ON tk.id = c.task_id
+WHERE c.id = @id
+FOR UPDATE OF c;
+
 -- name: CreativeLockForAction :one
 -- CreativeLockForAction locks the creative for a change (a review action,
 -- a new version or an edit) and reads,
@@ -94,7 +113,8 @@ FOR UPDATE OF c;
 -- CreativeTransition writes a decided review action (the creative's new
 -- state, version, updated_at and approved version, as the caller computed
 -- them from the locked row) and its event, in one statement. The event
--- records the version the action produced.
+-- records the version the action produced and who made it, a member
+-- (actor_id) or a guest (actor_guest_id).
 WITH updated AS (
     UPDATE creatives
     SET review_status = @to_status::text,
@@ -104,8 +124,8 @@ WITH updated AS (
     WHERE creatives.id = @id
     RETURNING id, version
 )
-INSERT INTO creative_events (creative_id, actor_id, type, from_status, to_status, comment, version, acknowledged_threads)
-SELECT updated.id, @actor_id::uuid, @action::text, @from_status::text, @to_status::text,
+INSERT INTO creative_events (creative_id, actor_id, actor_guest_id, type, from_status, to_status, comment, version, acknowledged_threads)
+SELECT updated.id, sqlc.narg('actor_id')::uuid, sqlc.narg('actor_guest_id')::uuid, @action::text, @from_status::text, @to_status::text,
        sqlc.narg('comment')::text, updated.version, sqlc.narg('acknowledged_threads')::uuid[]
 FROM updated;
 
@@ -296,10 +316,12 @@ WHERE c.id = @id AND c.organization_id = @organization_id;
 -- name: CreativeEventPage :many
 -- CreativeEventPage reads a page of a creative's history, newest first,
 -- below before_id (keyset pagination on (creative_id, id)).
-SELECT e.id, e.public_id, e.type, e.actor_id, u.name AS actor_name, e.from_status, e.to_status,
-       e.version, e.comment, e.changes, e.acknowledged_threads, e.stage, e.override, e.created_at
+SELECT e.id, e.public_id, e.type, coalesce(e.actor_id, e.actor_guest_id)::uuid AS actor_id,
+       coalesce(u.name, g.name)::text AS actor_name, (e.actor_guest_id IS NOT NULL)::boolean AS actor_is_guest,
+       e.from_status, e.to_status, e.version, e.comment, e.changes, e.acknowledged_threads, e.stage, e.override, e.created_at
 FROM creative_events e
-JOIN users u ON u.id = e.actor_id
+LEFT JOIN users u ON u.id = e.actor_id
+LEFT JOIN guests g ON g.id = e.actor_guest_id
 WHERE e.creative_id = @creative_id AND e.id < @before_id
 ORDER BY e.id DESC
 LIMIT @row_limit;

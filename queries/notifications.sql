@@ -49,17 +49,19 @@ WITH ev AS (
            NULL::text,
            CASE WHEN ev.type IN ('creative.approved', 'creative.changes_requested') THEN 'decision' ELSE 'review_requested' END,
            ev.organization_id, (ev.data ->> 'id')::uuid, NULL::uuid, NULL::uuid, NULL::uuid,
-           ce.actor_id, u.name,
+           coalesce(ce.actor_id, ce.actor_guest_id), coalesce(u.name, g.name),
            jsonb_build_object('decision', ce.type, 'comment', ce.comment)
     FROM ev
     CROSS JOIN LATERAL (
-        SELECT c.actor_id, c.type, c.comment, c.changes FROM creative_events c
+        SELECT c.actor_id, c.actor_guest_id, c.type, c.comment, c.changes FROM creative_events c
         WHERE c.creative_id = (ev.data ->> 'id')::uuid
           AND c.type = CASE ev.type WHEN 'creative.approved' THEN 'approve' WHEN 'creative.changes_requested' THEN 'request_changes'
                                     WHEN 'creative.submitted' THEN 'submit' ELSE 'updated' END
         ORDER BY c.id DESC LIMIT 1
     ) ce
-    JOIN users u ON u.id = ce.actor_id
+    -- Who acted: a member, or a guest of a share (docs/shares.md).
+    LEFT JOIN users u ON u.id = ce.actor_id
+    LEFT JOIN guests g ON g.id = ce.actor_guest_id
     WHERE ev.type IN ('creative.approved', 'creative.changes_requested', 'creative.submitted')
        OR (ev.type = 'creative.updated' AND ev.data ->> 'reviewStatus' = 'in_review' AND ev.data -> 'reviewer' ->> 'id' IS NOT NULL
            AND EXISTS (SELECT 1 FROM jsonb_array_elements(ce.changes) ch WHERE ch ->> 'field' = 'reviewerId'))

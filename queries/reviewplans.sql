@@ -75,14 +75,16 @@ SELECT p.creative_id, p.position, p.name, p.rule, p.due_in_hours, p.reviewer_ids
              JOIN users u ON u.id = x.id ORDER BY x.n)::text[] AS reviewer_names,
        r.status, r.due_at,
        (SELECT coalesce(jsonb_agg(jsonb_build_object(
-                   'reviewerId', d.reviewer_id, 'name', du.name, 'guestEmail', d.guest_email,
+                   'reviewerId', d.reviewer_id, 'name', coalesce(du.name, dg.name), 'guestEmail', d.guest_email,
+                   'guestId', d.guest_id,
                    'decision', d.decision, 'comment', d.comment, 'versionNumber', d.version_number,
                    'at', d.created_at) ORDER BY d.id), '[]'::jsonb)
         FROM (SELECT DISTINCT ON (coalesce(rd.reviewer_id::text, rd.guest_email)) rd.*
               FROM review_decisions rd
               WHERE rd.creative_id = p.creative_id AND rd.round = r.round AND rd.position = p.position
               ORDER BY coalesce(rd.reviewer_id::text, rd.guest_email), rd.id DESC) d
-        LEFT JOIN users du ON du.id = d.reviewer_id)::jsonb AS decisions
+        LEFT JOIN users du ON du.id = d.reviewer_id
+        LEFT JOIN guests dg ON dg.id = d.guest_id)::jsonb AS decisions
 FROM review_plan_stages p
 JOIN creatives c ON c.id = p.creative_id
 LEFT JOIN review_stage_rounds r ON r.creative_id = p.creative_id AND r.round = c.review_round
@@ -97,7 +99,8 @@ ORDER BY p.creative_id, p.position;
 -- updated_at, approved version and round; the stages of that round whose
 -- status changed (stages: a JSON array of {position, status, due_at}, a
 -- due date for a stage made active); the
--- person's decision, for approve and request_changes (decision_position
+-- person's decision (a member's: actor_id; a guest's: actor_guest_id
+-- and guest_email), for approve and request_changes (decision_position
 -- is the stage it was made in, -1 for a submit), on the current version;
 -- and the action's history event (naming the stage a decision was made
 -- in), followed by a stage_approved event when approved_stage names the
@@ -121,16 +124,18 @@ WITH updated AS (
     ON CONFLICT (creative_id, round, position) DO UPDATE
     SET status = excluded.status, due_at = coalesce(excluded.due_at, review_stage_rounds.due_at)
 ), decision AS (
-    INSERT INTO review_decisions (creative_id, round, position, reviewer_id, decision, comment, version_number, override, created_at)
-    SELECT @id::uuid, @round::integer, @decision_position::smallint, @actor_id::uuid, @action::text,
+    INSERT INTO review_decisions (creative_id, round, position, reviewer_id, guest_email, guest_id, decision, comment, version_number,
+                                  override, created_at)
+    SELECT @id::uuid, @round::integer, @decision_position::smallint, sqlc.narg('actor_id')::uuid, sqlc.narg('guest_email')::text,
+           sqlc.narg('actor_guest_id')::uuid, @action::text,
            sqlc.narg('comment')::text, v.number, @override::boolean, @updated_at::timestamptz
     FROM creatives c
     JOIN creative_versions v ON v.id = c.current_version_id
     WHERE c.id = @id::uuid AND @decision_position::smallint >= 0
 )
-INSERT INTO creative_events (creative_id, actor_id, type, from_status, to_status, comment, version, acknowledged_threads,
+INSERT INTO creative_events (creative_id, actor_id, actor_guest_id, type, from_status, to_status, comment, version, acknowledged_threads,
                              stage, override)
-SELECT updated.id, @actor_id::uuid, e.type, @from_status::text, @to_status::text,
+SELECT updated.id, sqlc.narg('actor_id')::uuid, sqlc.narg('actor_guest_id')::uuid, e.type, @from_status::text, @to_status::text,
        e.comment, updated.version, e.acknowledged_threads, e.stage, e.override
 FROM updated, (
     SELECT 1 AS n, @action::text AS type, sqlc.narg('comment')::text AS comment,

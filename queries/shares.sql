@@ -112,3 +112,46 @@ DELETE FROM guest_sessions gs
 USING guests g, shares s
 WHERE g.id = gs.guest_id AND s.id = g.share_id
   AND least(gs.expires_at, s.expires_at, coalesce(s.revoked_at, 'infinity')) < now() - interval '1 day';
+
+-- name: ShareCreativeGet :one
+-- ShareCreativeGet reads one creative of a share with the names its
+-- detail shows; a creative the share does not hold is no row, as one
+-- that does not exist.
+SELECT sqlc.embed(c), au.name AS author_name, rv.name AS reviewer_name,
+       cl.name AS client_name, tk.name AS task_name
+FROM share_creatives sc
+JOIN creatives c ON c.id = sc.creative_id
+JOIN users au ON au.id = c.author_id
+LEFT JOIN users rv ON rv.id = c.reviewer_id
+LEFT JOIN clients cl ON cl.id = c.client_id
+LEFT JOIN tasks tk ON tk.id = c.task_id
+WHERE sc.share_id = @share_id AND c.id = @id;
+
+-- name: ShareCreativePage :many
+-- ShareCreativePage pages a share's creatives in the order the share
+-- lists them, after the position given: a share holds at most 50, which
+-- the primary key's index finds and the sort orders.
+SELECT sqlc.embed(c), au.name AS author_name, rv.name AS reviewer_name,
+       cl.name AS client_name, tk.name AS task_name, sc.position
+FROM share_creatives sc
+JOIN creatives c ON c.id = sc.creative_id
+JOIN users au ON au.id = c.author_id
+LEFT JOIN users rv ON rv.id = c.reviewer_id
+LEFT JOIN clients cl ON cl.id = c.client_id
+LEFT JOIN tasks tk ON tk.id = c.task_id
+WHERE sc.share_id = @share_id AND sc.position > @after_position
+ORDER BY sc.position
+LIMIT @row_limit;
+
+-- name: ShareHoldsCreative :one
+SELECT EXISTS (SELECT 1 FROM share_creatives WHERE share_id = @share_id AND creative_id = @creative_id);
+
+-- name: ShareHoldsAsset :one
+-- ShareHoldsAsset reports whether an asset is a file of a version of a
+-- creative the share holds.
+SELECT EXISTS (
+    SELECT 1 FROM share_creatives sc
+    JOIN creative_versions v ON v.creative_id = sc.creative_id
+    JOIN assets a ON a.version_id = v.id
+    WHERE sc.share_id = @share_id AND a.id = @asset_id
+);

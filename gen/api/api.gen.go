@@ -105,6 +105,24 @@ func (e AssetMimeType) Valid() bool {
 	}
 }
 
+// Defines values for CommentVisibility.
+const (
+	Everyone CommentVisibility = "everyone"
+	Internal CommentVisibility = "internal"
+)
+
+// Valid indicates whether the value is a known member of the CommentVisibility enum.
+func (e CommentVisibility) Valid() bool {
+	switch e {
+	case Everyone:
+		return true
+	case Internal:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CreativeAction.
 const (
 	CreativeActionApprove        CreativeAction = "approve"
@@ -291,6 +309,24 @@ func (e FieldErrorCode) Valid() bool {
 	case TooShort:
 		return true
 	case UnknownField:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GuestActionRequestAction.
+const (
+	GuestActionRequestActionApprove        GuestActionRequestAction = "approve"
+	GuestActionRequestActionRequestChanges GuestActionRequestAction = "request_changes"
+)
+
+// Valid indicates whether the value is a known member of the GuestActionRequestAction enum.
+func (e GuestActionRequestAction) Valid() bool {
+	switch e {
+	case GuestActionRequestActionApprove:
+		return true
+	case GuestActionRequestActionRequestChanges:
 		return true
 	default:
 		return false
@@ -753,6 +789,24 @@ func (e UploadStatus) Valid() bool {
 	}
 }
 
+// Defines values for UserRefKind.
+const (
+	UserRefKindGuest UserRefKind = "guest"
+	UserRefKindUser  UserRefKind = "user"
+)
+
+// Valid indicates whether the value is a known member of the UserRefKind enum.
+func (e UserRefKind) Valid() bool {
+	switch e {
+	case UserRefKindGuest:
+		return true
+	case UserRefKindUser:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookDeliveryStatus.
 const (
 	WebhookDeliveryStatusCancelled WebhookDeliveryStatus = "cancelled"
@@ -1108,6 +1162,9 @@ type Comment struct {
 
 	// VersionNumber The `number` of the version the comment is on.
 	VersionNumber int `json:"versionNumber"`
+
+	// Visibility `everyone` (the default): members and the guests of the creative's shares see it; `internal`: members only.
+	Visibility CommentVisibility `json:"visibility"`
 }
 
 // CommentAnchor What a comment points at (see NewCommentAnchor); every key is present, null when not given. Nullable because a comment without an anchor shows null.
@@ -1168,6 +1225,9 @@ type CommentTimeRange struct {
 	Start int32                    `json:"start"`
 }
 
+// CommentVisibility `everyone` (the default): members and the guests of the creative's shares see it; `internal`: members only.
+type CommentVisibility string
+
 // CompleteUploadRequest Empty.
 type CompleteUploadRequest = map[string]interface{}
 
@@ -1209,6 +1269,9 @@ type CreateCommentRequest struct {
 
 	// VersionNumber The version commented on; the creative's current version when absent. A reply is on its parent's version (send none, or that one).
 	VersionNumber *int32 `json:"versionNumber,omitempty"`
+
+	// Visibility `everyone` (the default): members and the guests of the creative's shares see it; `internal`: members only.
+	Visibility *CommentVisibility `json:"visibility,omitempty"`
 }
 
 // CreateCreativeRequest defines model for CreateCreativeRequest.
@@ -1626,6 +1689,38 @@ type Guest struct {
 	Name  string             `json:"name"`
 }
 
+// GuestActionRequest defines model for GuestActionRequest.
+type GuestActionRequest struct {
+	Action GuestActionRequestAction `json:"action"`
+
+	// Comment A note for the history; required for `request_changes`, where it must hold more than white space.
+	Comment *string `json:"comment,omitempty"`
+
+	// ExpectedVersion The creative `version` the guest saw; 409 `version_conflict` if it changed since.
+	ExpectedVersion *int32 `json:"expectedVersion,omitempty"`
+}
+
+// GuestActionRequestAction defines model for GuestActionRequest.Action.
+type GuestActionRequestAction string
+
+// GuestCreateCommentRequest A guest's comment or reply (`CreateCommentRequest` without mentions or visibility).
+type GuestCreateCommentRequest struct {
+	// Anchor What a top-level comment points at: an asset of the comment's
+	// version, and on it a region, a time of a video, a page, or several
+	// of these (a region of the frame at a time); only `assetId` is
+	// required (the asset as a whole).
+	Anchor *NewCommentAnchor `json:"anchor,omitempty"`
+
+	// Body The text of a comment, 1 to 5000 characters, not only white space; line breaks and tabs are kept, other control characters refused.
+	Body CommentBody `json:"body"`
+
+	// ParentId Reply to this top-level comment of the same creative.
+	ParentId *openapi_types.UUID `json:"parentId,omitempty"`
+
+	// VersionNumber The version commented on; the creative's current version when absent.
+	VersionNumber *int32 `json:"versionNumber,omitempty"`
+}
+
 // GuestSession defines model for GuestSession.
 type GuestSession struct {
 	// CsrfToken Send it as `X-CSRF-Token` on every unsafe call of this guest session.
@@ -1647,6 +1742,15 @@ type GuestShare struct {
 	// comments, also `comment`, or also `decide` (approve or request
 	// changes).
 	Permission SharePermission `json:"permission"`
+}
+
+// GuestUpdateCommentRequest What to change of the guest's own comment; send at least one field.
+type GuestUpdateCommentRequest struct {
+	// Body The text of a comment, 1 to 5000 characters, not only white space; line breaks and tabs are kept, other control characters refused.
+	Body *CommentBody `json:"body,omitempty"`
+
+	// Resolved `true` resolves the thread, `false` reopens it.
+	Resolved *bool `json:"resolved,omitempty"`
 }
 
 // HealthStatus defines model for HealthStatus.
@@ -2487,9 +2591,15 @@ type User struct {
 
 // UserRef defines model for UserRef.
 type UserRef struct {
-	Id   openapi_types.UUID `json:"id"`
-	Name string             `json:"name"`
+	Id openapi_types.UUID `json:"id"`
+
+	// Kind `user` for a member, `guest` for a person outside the organization who came by a share's link. Absent means `user`.
+	Kind *UserRefKind `json:"kind,omitempty"`
+	Name string       `json:"name"`
 }
+
+// UserRefKind `user` for a member, `guest` for a person outside the organization who came by a share's link. Absent means `user`.
+type UserRefKind string
 
 // WebhookDelivery One event for one endpoint. Every field is always present.
 type WebhookDelivery struct {
@@ -2689,6 +2799,12 @@ type CreativeConflict = Problem
 // CsrfFailed An error (RFC 9457 Problem Details, served as `application/json`).
 type CsrfFailed = Problem
 
+// GuestCommandConflict An error (RFC 9457 Problem Details, served as `application/json`).
+type GuestCommandConflict = Problem
+
+// GuestUnauthenticated An error (RFC 9457 Problem Details, served as `application/json`).
+type GuestUnauthenticated = Problem
+
 // HeadersTooLarge An error (RFC 9457 Problem Details, served as `application/json`).
 type HeadersTooLarge = Problem
 
@@ -2736,6 +2852,48 @@ type UnsupportedMediaType = Problem
 
 // UploadForbidden An error (RFC 9457 Problem Details, served as `application/json`).
 type UploadForbidden = Problem
+
+// ListGuestCreativesParams defines parameters for ListGuestCreatives.
+type ListGuestCreativesParams struct {
+	// Limit The page size (send it once).
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page, as it came (send it once).
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ExecuteGuestCreativeActionParams defines parameters for ExecuteGuestCreativeAction.
+type ExecuteGuestCreativeActionParams struct {
+	// IdempotencyKey A key you generate per command (a UUID is fine), 1 to 255 visible
+	// ASCII characters, sent once. The structured-field string form
+	// (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+	// key with the same body to retry safely.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListGuestCreativeCommentsParams defines parameters for ListGuestCreativeComments.
+type ListGuestCreativeCommentsParams struct {
+	// VersionNumber Only comments on this version of the creative (its `number`).
+	VersionNumber *int32 `form:"versionNumber,omitempty" json:"versionNumber,omitempty"`
+
+	// ParentId Only the replies of this comment.
+	ParentId *openapi_types.UUID `form:"parentId,omitempty" json:"parentId,omitempty"`
+
+	// Limit The page size (send it once).
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page, as it came (send it once).
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateGuestCreativeCommentParams defines parameters for CreateGuestCreativeComment.
+type CreateGuestCreativeCommentParams struct {
+	// IdempotencyKey A key you generate per command (a UUID is fine), 1 to 255 visible
+	// ASCII characters, sent once. The structured-field string form
+	// (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+	// key with the same body to retry safely.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
 
 // ListAccountDepositsParams defines parameters for ListAccountDeposits.
 type ListAccountDepositsParams struct {
@@ -3035,6 +3193,15 @@ type UnsubscribeParams struct {
 // SignInJSONRequestBody defines body for SignIn for application/json ContentType.
 type SignInJSONRequestBody = SignInRequest
 
+// ExecuteGuestCreativeActionJSONRequestBody defines body for ExecuteGuestCreativeAction for application/json ContentType.
+type ExecuteGuestCreativeActionJSONRequestBody = GuestActionRequest
+
+// CreateGuestCreativeCommentJSONRequestBody defines body for CreateGuestCreativeComment for application/json ContentType.
+type CreateGuestCreativeCommentJSONRequestBody = GuestCreateCommentRequest
+
+// UpdateGuestCreativeCommentJSONRequestBody defines body for UpdateGuestCreativeComment for application/json ContentType.
+type UpdateGuestCreativeCommentJSONRequestBody = GuestUpdateCommentRequest
+
 // CreateGuestSessionJSONRequestBody defines body for CreateGuestSession for application/json ContentType.
 type CreateGuestSessionJSONRequestBody = CreateGuestSessionRequest
 
@@ -3109,6 +3276,27 @@ type ServerInterface interface {
 	// SignOut Sign out
 	// (POST /api/v1/auth/sign-out)
 	SignOut(ctx echo.Context) error
+	// GetGuestAssetContent Download a file of a shared creative
+	// (GET /api/v1/guest/assets/{assetId}/content)
+	GetGuestAssetContent(ctx echo.Context, assetId AssetId) error
+	// ListGuestCreatives List the creatives a share shows its guest
+	// (GET /api/v1/guest/creatives)
+	ListGuestCreatives(ctx echo.Context, params ListGuestCreativesParams) error
+	// GetGuestCreative Get one creative of the guest's share
+	// (GET /api/v1/guest/creatives/{creativeId})
+	GetGuestCreative(ctx echo.Context, creativeId CreativeId) error
+	// ExecuteGuestCreativeAction Approve or request changes as a guest
+	// (POST /api/v1/guest/creatives/{creativeId}/actions)
+	ExecuteGuestCreativeAction(ctx echo.Context, creativeId CreativeId, params ExecuteGuestCreativeActionParams) error
+	// ListGuestCreativeComments Read the comments of a shared creative
+	// (GET /api/v1/guest/creatives/{creativeId}/comments)
+	ListGuestCreativeComments(ctx echo.Context, creativeId CreativeId, params ListGuestCreativeCommentsParams) error
+	// CreateGuestCreativeComment Comment on a shared creative, or reply
+	// (POST /api/v1/guest/creatives/{creativeId}/comments)
+	CreateGuestCreativeComment(ctx echo.Context, creativeId CreativeId, params CreateGuestCreativeCommentParams) error
+	// UpdateGuestCreativeComment Edit or resolve a comment the guest wrote
+	// (PATCH /api/v1/guest/creatives/{creativeId}/comments/{commentId})
+	UpdateGuestCreativeComment(ctx echo.Context, creativeId CreativeId, commentId CommentId) error
 	// CreateGuestSession Open a share as a guest
 	// (POST /api/v1/guest/sessions)
 	CreateGuestSession(ctx echo.Context) error
@@ -3332,6 +3520,205 @@ func (w *ServerInterfaceWrapper) SignOut(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.SignOut(ctx)
+	return err
+}
+
+// GetGuestAssetContent converts echo context to params.
+func (w *ServerInterfaceWrapper) GetGuestAssetContent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "assetId" -------------
+	var assetId AssetId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "assetId", ctx.Param("assetId"), &assetId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter assetId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetGuestAssetContent(ctx, assetId)
+	return err
+}
+
+// ListGuestCreatives converts echo context to params.
+func (w *ServerInterfaceWrapper) ListGuestCreatives(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListGuestCreativesParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListGuestCreatives(ctx, params)
+	return err
+}
+
+// GetGuestCreative converts echo context to params.
+func (w *ServerInterfaceWrapper) GetGuestCreative(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "creativeId" -------------
+	var creativeId CreativeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "creativeId", ctx.Param("creativeId"), &creativeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter creativeId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetGuestCreative(ctx, creativeId)
+	return err
+}
+
+// ExecuteGuestCreativeAction converts echo context to params.
+func (w *ServerInterfaceWrapper) ExecuteGuestCreativeAction(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "creativeId" -------------
+	var creativeId CreativeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "creativeId", ctx.Param("creativeId"), &creativeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter creativeId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ExecuteGuestCreativeActionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ExecuteGuestCreativeAction(ctx, creativeId, params)
+	return err
+}
+
+// ListGuestCreativeComments converts echo context to params.
+func (w *ServerInterfaceWrapper) ListGuestCreativeComments(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "creativeId" -------------
+	var creativeId CreativeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "creativeId", ctx.Param("creativeId"), &creativeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter creativeId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListGuestCreativeCommentsParams
+	// ------------- Optional query parameter "versionNumber" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "versionNumber", ctx.QueryParams(), &params.VersionNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter versionNumber: %s", err))
+	}
+
+	// ------------- Optional query parameter "parentId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "parentId", ctx.QueryParams(), &params.ParentId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter parentId: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListGuestCreativeComments(ctx, creativeId, params)
+	return err
+}
+
+// CreateGuestCreativeComment converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateGuestCreativeComment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "creativeId" -------------
+	var creativeId CreativeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "creativeId", ctx.Param("creativeId"), &creativeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter creativeId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateGuestCreativeCommentParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateGuestCreativeComment(ctx, creativeId, params)
+	return err
+}
+
+// UpdateGuestCreativeComment converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateGuestCreativeComment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "creativeId" -------------
+	var creativeId CreativeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "creativeId", ctx.Param("creativeId"), &creativeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter creativeId: %s", err))
+	}
+
+	// ------------- Path parameter "commentId" -------------
+	var commentId CommentId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "commentId", ctx.Param("commentId"), &commentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter commentId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateGuestCreativeComment(ctx, creativeId, commentId)
 	return err
 }
 
@@ -5158,6 +5545,13 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/api/v1/organizations/:organizationId/shares/:shareId", wrapper.RevokeShare, options.OperationMiddlewares["revokeShare"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/shares/:shareId", wrapper.GetShare, options.OperationMiddlewares["getShare"]...)
 	router.POST(options.BaseURL+"/api/v1/guest/sessions", wrapper.CreateGuestSession, options.OperationMiddlewares["createGuestSession"]...)
+	router.GET(options.BaseURL+"/api/v1/guest/creatives", wrapper.ListGuestCreatives, options.OperationMiddlewares["listGuestCreatives"]...)
+	router.GET(options.BaseURL+"/api/v1/guest/creatives/:creativeId", wrapper.GetGuestCreative, options.OperationMiddlewares["getGuestCreative"]...)
+	router.GET(options.BaseURL+"/api/v1/guest/creatives/:creativeId/comments", wrapper.ListGuestCreativeComments, options.OperationMiddlewares["listGuestCreativeComments"]...)
+	router.POST(options.BaseURL+"/api/v1/guest/creatives/:creativeId/comments", wrapper.CreateGuestCreativeComment, options.OperationMiddlewares["createGuestCreativeComment"]...)
+	router.PATCH(options.BaseURL+"/api/v1/guest/creatives/:creativeId/comments/:commentId", wrapper.UpdateGuestCreativeComment, options.OperationMiddlewares["updateGuestCreativeComment"]...)
+	router.POST(options.BaseURL+"/api/v1/guest/creatives/:creativeId/actions", wrapper.ExecuteGuestCreativeAction, options.OperationMiddlewares["executeGuestCreativeAction"]...)
+	router.GET(options.BaseURL+"/api/v1/guest/assets/:assetId/content", wrapper.GetGuestAssetContent, options.OperationMiddlewares["getGuestAssetContent"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/uploads", wrapper.CreateUpload, options.OperationMiddlewares["createUpload"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/uploads/:uploadId", wrapper.GetUpload, options.OperationMiddlewares["getUpload"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/uploads/:uploadId/complete", wrapper.CompleteUpload, options.OperationMiddlewares["completeUpload"]...)
@@ -5213,6 +5607,25 @@ type CommentConflictJSONResponse Problem
 type CreativeConflictJSONResponse Problem
 
 type CsrfFailedJSONResponse Problem
+
+type GuestCommandConflictResponseHeaders struct {
+	IdempotentReplayed *string
+	RetryAfter         *int
+}
+type GuestCommandConflictJSONResponse struct {
+	Body Problem
+
+	Headers GuestCommandConflictResponseHeaders
+}
+
+type GuestUnauthenticatedResponseHeaders struct {
+	WWWAuthenticate string
+}
+type GuestUnauthenticatedJSONResponse struct {
+	Body Problem
+
+	Headers GuestUnauthenticatedResponseHeaders
+}
 
 type HeadersTooLargeJSONResponse Problem
 
@@ -5650,6 +6063,1221 @@ func (response SignOut500JSONResponse) VisitSignOutResponse(w http.ResponseWrite
 type SignOut503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response SignOut503JSONResponse) VisitSignOutResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestAssetContentRequestObject struct {
+	AssetId AssetId `json:"assetId"`
+}
+
+type GetGuestAssetContentResponseObject interface {
+	VisitGetGuestAssetContentResponse(w http.ResponseWriter) error
+}
+
+type GetGuestAssetContent302ResponseHeaders struct {
+	CacheControl *string
+	Location     *string
+}
+
+type GetGuestAssetContent302Response struct {
+	Headers GetGuestAssetContent302ResponseHeaders
+}
+
+func (response GetGuestAssetContent302Response) VisitGetGuestAssetContentResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(302)
+	return nil
+}
+
+type GetGuestAssetContent401JSONResponse struct {
+	GuestUnauthenticatedJSONResponse
+}
+
+func (response GetGuestAssetContent401JSONResponse) VisitGetGuestAssetContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestAssetContent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetGuestAssetContent404JSONResponse) VisitGetGuestAssetContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestAssetContent422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response GetGuestAssetContent422JSONResponse) VisitGetGuestAssetContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestAssetContent429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response GetGuestAssetContent429JSONResponse) VisitGetGuestAssetContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestAssetContent431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetGuestAssetContent431JSONResponse) VisitGetGuestAssetContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestAssetContent500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetGuestAssetContent500JSONResponse) VisitGetGuestAssetContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestAssetContent503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetGuestAssetContent503JSONResponse) VisitGetGuestAssetContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuestCreativesRequestObject struct {
+	Params ListGuestCreativesParams
+}
+
+type ListGuestCreativesResponseObject interface {
+	VisitListGuestCreativesResponse(w http.ResponseWriter) error
+}
+
+type ListGuestCreatives200JSONResponse CreativeList
+
+func (response ListGuestCreatives200JSONResponse) VisitListGuestCreativesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuestCreatives401JSONResponse struct {
+	GuestUnauthenticatedJSONResponse
+}
+
+func (response ListGuestCreatives401JSONResponse) VisitListGuestCreativesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuestCreatives422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response ListGuestCreatives422JSONResponse) VisitListGuestCreativesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuestCreatives429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response ListGuestCreatives429JSONResponse) VisitListGuestCreativesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuestCreatives431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ListGuestCreatives431JSONResponse) VisitListGuestCreativesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuestCreatives500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListGuestCreatives500JSONResponse) VisitListGuestCreativesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuestCreatives503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListGuestCreatives503JSONResponse) VisitListGuestCreativesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestCreativeRequestObject struct {
+	CreativeId CreativeId `json:"creativeId"`
+}
+
+type GetGuestCreativeResponseObject interface {
+	VisitGetGuestCreativeResponse(w http.ResponseWriter) error
+}
+
+type GetGuestCreative200JSONResponse CreativeDetail
+
+func (response GetGuestCreative200JSONResponse) VisitGetGuestCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestCreative401JSONResponse struct {
+	GuestUnauthenticatedJSONResponse
+}
+
+func (response GetGuestCreative401JSONResponse) VisitGetGuestCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestCreative404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetGuestCreative404JSONResponse) VisitGetGuestCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestCreative422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response GetGuestCreative422JSONResponse) VisitGetGuestCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestCreative429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response GetGuestCreative429JSONResponse) VisitGetGuestCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestCreative431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response GetGuestCreative431JSONResponse) VisitGetGuestCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestCreative500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetGuestCreative500JSONResponse) VisitGetGuestCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuestCreative503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetGuestCreative503JSONResponse) VisitGetGuestCreativeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExecuteGuestCreativeActionRequestObject struct {
+	CreativeId CreativeId `json:"creativeId"`
+	Params     ExecuteGuestCreativeActionParams
+	Body       *ExecuteGuestCreativeActionJSONRequestBody
+}
+
+type ExecuteGuestCreativeActionResponseObject interface {
+	VisitExecuteGuestCreativeActionResponse(w http.ResponseWriter) error
+}
+
+type ExecuteGuestCreativeAction200ResponseHeaders struct {
+	IdempotentReplayed *string
+}
+
+type ExecuteGuestCreativeAction200JSONResponse struct {
+	Body    CreativeDetail
+	Headers ExecuteGuestCreativeAction200ResponseHeaders
+}
+
+func (response ExecuteGuestCreativeAction200JSONResponse) VisitExecuteGuestCreativeActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExecuteGuestCreativeAction400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response ExecuteGuestCreativeAction400JSONResponse) VisitExecuteGuestCreativeActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExecuteGuestCreativeAction401JSONResponse struct {
+	GuestUnauthenticatedJSONResponse
+}
+
+func (response ExecuteGuestCreativeAction401JSONResponse) VisitExecuteGuestCreativeActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExecuteGuestCreativeAction403JSONResponse struct{ CommandForbiddenJSONResponse }
+
+func (response ExecuteGuestCreativeAction403JSONResponse) VisitExecuteGuestCreativeActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExecuteGuestCreativeAction404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ExecuteGuestCreativeAction404JSONResponse) VisitExecuteGuestCreativeActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExecuteGuestCreativeAction409JSONResponse struct {
+	GuestCommandConflictJSONResponse
+}
+
+func (response ExecuteGuestCreativeAction409JSONResponse) VisitExecuteGuestCreativeActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExecuteGuestCreativeAction413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response ExecuteGuestCreativeAction413JSONResponse) VisitExecuteGuestCreativeActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExecuteGuestCreativeAction415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ExecuteGuestCreativeAction415JSONResponse) VisitExecuteGuestCreativeActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExecuteGuestCreativeAction422JSONResponse struct{ InvalidCommandJSONResponse }
+
+func (response ExecuteGuestCreativeAction422JSONResponse) VisitExecuteGuestCreativeActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExecuteGuestCreativeAction429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response ExecuteGuestCreativeAction429JSONResponse) VisitExecuteGuestCreativeActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExecuteGuestCreativeAction431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ExecuteGuestCreativeAction431JSONResponse) VisitExecuteGuestCreativeActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExecuteGuestCreativeAction500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ExecuteGuestCreativeAction500JSONResponse) VisitExecuteGuestCreativeActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExecuteGuestCreativeAction503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ExecuteGuestCreativeAction503JSONResponse) VisitExecuteGuestCreativeActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuestCreativeCommentsRequestObject struct {
+	CreativeId CreativeId `json:"creativeId"`
+	Params     ListGuestCreativeCommentsParams
+}
+
+type ListGuestCreativeCommentsResponseObject interface {
+	VisitListGuestCreativeCommentsResponse(w http.ResponseWriter) error
+}
+
+type ListGuestCreativeComments200JSONResponse CommentList
+
+func (response ListGuestCreativeComments200JSONResponse) VisitListGuestCreativeCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuestCreativeComments401JSONResponse struct {
+	GuestUnauthenticatedJSONResponse
+}
+
+func (response ListGuestCreativeComments401JSONResponse) VisitListGuestCreativeCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuestCreativeComments404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListGuestCreativeComments404JSONResponse) VisitListGuestCreativeCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuestCreativeComments422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response ListGuestCreativeComments422JSONResponse) VisitListGuestCreativeCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuestCreativeComments429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response ListGuestCreativeComments429JSONResponse) VisitListGuestCreativeCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuestCreativeComments431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ListGuestCreativeComments431JSONResponse) VisitListGuestCreativeCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuestCreativeComments500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListGuestCreativeComments500JSONResponse) VisitListGuestCreativeCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuestCreativeComments503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListGuestCreativeComments503JSONResponse) VisitListGuestCreativeCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuestCreativeCommentRequestObject struct {
+	CreativeId CreativeId `json:"creativeId"`
+	Params     CreateGuestCreativeCommentParams
+	Body       *CreateGuestCreativeCommentJSONRequestBody
+}
+
+type CreateGuestCreativeCommentResponseObject interface {
+	VisitCreateGuestCreativeCommentResponse(w http.ResponseWriter) error
+}
+
+type CreateGuestCreativeComment201ResponseHeaders struct {
+	IdempotentReplayed *string
+	Location           *string
+}
+
+type CreateGuestCreativeComment201JSONResponse struct {
+	Body    Comment
+	Headers CreateGuestCreativeComment201ResponseHeaders
+}
+
+func (response CreateGuestCreativeComment201JSONResponse) VisitCreateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuestCreativeComment400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response CreateGuestCreativeComment400JSONResponse) VisitCreateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuestCreativeComment401JSONResponse struct {
+	GuestUnauthenticatedJSONResponse
+}
+
+func (response CreateGuestCreativeComment401JSONResponse) VisitCreateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuestCreativeComment403JSONResponse struct{ CommandForbiddenJSONResponse }
+
+func (response CreateGuestCreativeComment403JSONResponse) VisitCreateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuestCreativeComment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateGuestCreativeComment404JSONResponse) VisitCreateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuestCreativeComment409JSONResponse struct {
+	GuestCommandConflictJSONResponse
+}
+
+func (response CreateGuestCreativeComment409JSONResponse) VisitCreateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuestCreativeComment413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response CreateGuestCreativeComment413JSONResponse) VisitCreateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuestCreativeComment415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateGuestCreativeComment415JSONResponse) VisitCreateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuestCreativeComment422JSONResponse struct{ InvalidCommandJSONResponse }
+
+func (response CreateGuestCreativeComment422JSONResponse) VisitCreateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuestCreativeComment429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response CreateGuestCreativeComment429JSONResponse) VisitCreateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuestCreativeComment431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response CreateGuestCreativeComment431JSONResponse) VisitCreateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuestCreativeComment500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateGuestCreativeComment500JSONResponse) VisitCreateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuestCreativeComment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateGuestCreativeComment503JSONResponse) VisitCreateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuestCreativeCommentRequestObject struct {
+	CreativeId CreativeId `json:"creativeId"`
+	CommentId  CommentId  `json:"commentId"`
+	Body       *UpdateGuestCreativeCommentJSONRequestBody
+}
+
+type UpdateGuestCreativeCommentResponseObject interface {
+	VisitUpdateGuestCreativeCommentResponse(w http.ResponseWriter) error
+}
+
+type UpdateGuestCreativeComment200JSONResponse Comment
+
+func (response UpdateGuestCreativeComment200JSONResponse) VisitUpdateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuestCreativeComment400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response UpdateGuestCreativeComment400JSONResponse) VisitUpdateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuestCreativeComment401JSONResponse struct {
+	GuestUnauthenticatedJSONResponse
+}
+
+func (response UpdateGuestCreativeComment401JSONResponse) VisitUpdateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuestCreativeComment403JSONResponse struct{ CommandForbiddenJSONResponse }
+
+func (response UpdateGuestCreativeComment403JSONResponse) VisitUpdateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuestCreativeComment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateGuestCreativeComment404JSONResponse) VisitUpdateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuestCreativeComment409JSONResponse struct{ CommentConflictJSONResponse }
+
+func (response UpdateGuestCreativeComment409JSONResponse) VisitUpdateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuestCreativeComment413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response UpdateGuestCreativeComment413JSONResponse) VisitUpdateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuestCreativeComment415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateGuestCreativeComment415JSONResponse) VisitUpdateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuestCreativeComment422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response UpdateGuestCreativeComment422JSONResponse) VisitUpdateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuestCreativeComment429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response UpdateGuestCreativeComment429JSONResponse) VisitUpdateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuestCreativeComment431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response UpdateGuestCreativeComment431JSONResponse) VisitUpdateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuestCreativeComment500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateGuestCreativeComment500JSONResponse) VisitUpdateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuestCreativeComment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateGuestCreativeComment503JSONResponse) VisitUpdateGuestCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -16984,6 +18612,27 @@ type StrictServerInterface interface {
 	// SignOut Sign out
 	// (POST /api/v1/auth/sign-out)
 	SignOut(ctx context.Context, request SignOutRequestObject) (SignOutResponseObject, error)
+	// GetGuestAssetContent Download a file of a shared creative
+	// (GET /api/v1/guest/assets/{assetId}/content)
+	GetGuestAssetContent(ctx context.Context, request GetGuestAssetContentRequestObject) (GetGuestAssetContentResponseObject, error)
+	// ListGuestCreatives List the creatives a share shows its guest
+	// (GET /api/v1/guest/creatives)
+	ListGuestCreatives(ctx context.Context, request ListGuestCreativesRequestObject) (ListGuestCreativesResponseObject, error)
+	// GetGuestCreative Get one creative of the guest's share
+	// (GET /api/v1/guest/creatives/{creativeId})
+	GetGuestCreative(ctx context.Context, request GetGuestCreativeRequestObject) (GetGuestCreativeResponseObject, error)
+	// ExecuteGuestCreativeAction Approve or request changes as a guest
+	// (POST /api/v1/guest/creatives/{creativeId}/actions)
+	ExecuteGuestCreativeAction(ctx context.Context, request ExecuteGuestCreativeActionRequestObject) (ExecuteGuestCreativeActionResponseObject, error)
+	// ListGuestCreativeComments Read the comments of a shared creative
+	// (GET /api/v1/guest/creatives/{creativeId}/comments)
+	ListGuestCreativeComments(ctx context.Context, request ListGuestCreativeCommentsRequestObject) (ListGuestCreativeCommentsResponseObject, error)
+	// CreateGuestCreativeComment Comment on a shared creative, or reply
+	// (POST /api/v1/guest/creatives/{creativeId}/comments)
+	CreateGuestCreativeComment(ctx context.Context, request CreateGuestCreativeCommentRequestObject) (CreateGuestCreativeCommentResponseObject, error)
+	// UpdateGuestCreativeComment Edit or resolve a comment the guest wrote
+	// (PATCH /api/v1/guest/creatives/{creativeId}/comments/{commentId})
+	UpdateGuestCreativeComment(ctx context.Context, request UpdateGuestCreativeCommentRequestObject) (UpdateGuestCreativeCommentResponseObject, error)
 	// CreateGuestSession Open a share as a guest
 	// (POST /api/v1/guest/sessions)
 	CreateGuestSession(ctx context.Context, request CreateGuestSessionRequestObject) (CreateGuestSessionResponseObject, error)
@@ -17276,6 +18925,254 @@ func (sh *strictHandler) SignOut(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(SignOutResponseObject); ok {
 		return validResponse.VisitSignOutResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetGuestAssetContent operation middleware
+func (sh *strictHandler) GetGuestAssetContent(ctx echo.Context, assetId AssetId) error {
+	var request GetGuestAssetContentRequestObject
+
+	request.AssetId = assetId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetGuestAssetContent(ctx.Request().Context(), request.(GetGuestAssetContentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetGuestAssetContent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetGuestAssetContentResponseObject); ok {
+		return validResponse.VisitGetGuestAssetContentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListGuestCreatives operation middleware
+func (sh *strictHandler) ListGuestCreatives(ctx echo.Context, params ListGuestCreativesParams) error {
+	var request ListGuestCreativesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListGuestCreatives(ctx.Request().Context(), request.(ListGuestCreativesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListGuestCreatives")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListGuestCreativesResponseObject); ok {
+		return validResponse.VisitListGuestCreativesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetGuestCreative operation middleware
+func (sh *strictHandler) GetGuestCreative(ctx echo.Context, creativeId CreativeId) error {
+	var request GetGuestCreativeRequestObject
+
+	request.CreativeId = creativeId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetGuestCreative(ctx.Request().Context(), request.(GetGuestCreativeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetGuestCreative")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetGuestCreativeResponseObject); ok {
+		return validResponse.VisitGetGuestCreativeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ExecuteGuestCreativeAction operation middleware
+func (sh *strictHandler) ExecuteGuestCreativeAction(ctx echo.Context, creativeId CreativeId, params ExecuteGuestCreativeActionParams) error {
+	var request ExecuteGuestCreativeActionRequestObject
+
+	request.CreativeId = creativeId
+	request.Params = params
+
+	var body ExecuteGuestCreativeActionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ExecuteGuestCreativeAction(ctx.Request().Context(), request.(ExecuteGuestCreativeActionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ExecuteGuestCreativeAction")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ExecuteGuestCreativeActionResponseObject); ok {
+		return validResponse.VisitExecuteGuestCreativeActionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListGuestCreativeComments operation middleware
+func (sh *strictHandler) ListGuestCreativeComments(ctx echo.Context, creativeId CreativeId, params ListGuestCreativeCommentsParams) error {
+	var request ListGuestCreativeCommentsRequestObject
+
+	request.CreativeId = creativeId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListGuestCreativeComments(ctx.Request().Context(), request.(ListGuestCreativeCommentsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListGuestCreativeComments")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListGuestCreativeCommentsResponseObject); ok {
+		return validResponse.VisitListGuestCreativeCommentsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateGuestCreativeComment operation middleware
+func (sh *strictHandler) CreateGuestCreativeComment(ctx echo.Context, creativeId CreativeId, params CreateGuestCreativeCommentParams) error {
+	var request CreateGuestCreativeCommentRequestObject
+
+	request.CreativeId = creativeId
+	request.Params = params
+
+	var body CreateGuestCreativeCommentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateGuestCreativeComment(ctx.Request().Context(), request.(CreateGuestCreativeCommentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateGuestCreativeComment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateGuestCreativeCommentResponseObject); ok {
+		return validResponse.VisitCreateGuestCreativeCommentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateGuestCreativeComment operation middleware
+func (sh *strictHandler) UpdateGuestCreativeComment(ctx echo.Context, creativeId CreativeId, commentId CommentId) error {
+	var request UpdateGuestCreativeCommentRequestObject
+
+	request.CreativeId = creativeId
+	request.CommentId = commentId
+
+	var body UpdateGuestCreativeCommentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateGuestCreativeComment(ctx.Request().Context(), request.(UpdateGuestCreativeCommentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateGuestCreativeComment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateGuestCreativeCommentResponseObject); ok {
+		return validResponse.VisitUpdateGuestCreativeCommentResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

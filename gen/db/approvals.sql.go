@@ -103,9 +103,11 @@ WITH approved AS (
     FROM creative_events e, approved
     WHERE e.creative_id = $1 AND e.type = 'submit' AND e.id < approved.id
 )
-SELECT e.actor_id, u.name AS actor_name, e.type, e.created_at
+SELECT coalesce(e.actor_id, e.actor_guest_id)::uuid AS actor_id, coalesce(u.name, g.name)::text AS actor_name,
+       (e.actor_guest_id IS NOT NULL)::boolean AS actor_is_guest, e.type, e.created_at
 FROM creative_events e
-JOIN users u ON u.id = e.actor_id
+LEFT JOIN users u ON u.id = e.actor_id
+LEFT JOIN guests g ON g.id = e.actor_guest_id
 CROSS JOIN approved
 CROSS JOIN round
 WHERE e.creative_id = $1 AND e.type IN ('approve', 'request_changes')
@@ -114,10 +116,11 @@ ORDER BY e.id
 `
 
 type ApprovalDecisionsRow struct {
-	ActorID   uuid.UUID
-	ActorName string
-	Type      string
-	CreatedAt time.Time
+	ActorID      uuid.UUID
+	ActorName    string
+	ActorIsGuest bool
+	Type         string
+	CreatedAt    time.Time
 }
 
 // ApprovalDecisions are the decisions of the round that approved the
@@ -137,6 +140,7 @@ func (q *Queries) ApprovalDecisions(ctx context.Context, creativeID uuid.UUID) (
 		if err := rows.Scan(
 			&i.ActorID,
 			&i.ActorName,
+			&i.ActorIsGuest,
 			&i.Type,
 			&i.CreatedAt,
 		); err != nil {

@@ -13,7 +13,7 @@ import (
 )
 
 const commentCreateFacts = `-- name: CommentCreateFacts :one
-SELECT p.id AS parent_id, p.parent_id AS parent_parent_id, p.deleted AS parent_deleted,
+SELECT p.id AS parent_id, p.parent_id AS parent_parent_id, p.deleted AS parent_deleted, p.visibility AS parent_visibility,
        p.version_id AS parent_version_id, p.version_number AS parent_version_number,
        a.id AS asset_id, a.version_id AS asset_version_id, a.mime_type AS asset_mime_type,
        a.duration_ms AS asset_duration_ms,
@@ -47,6 +47,7 @@ type CommentCreateFactsRow struct {
 	ParentID            *uuid.UUID
 	ParentParentID      *uuid.UUID
 	ParentDeleted       *bool
+	ParentVisibility    *string
 	ParentVersionID     *uuid.UUID
 	ParentVersionNumber *int32
 	AssetID             *uuid.UUID
@@ -77,6 +78,7 @@ func (q *Queries) CommentCreateFacts(ctx context.Context, arg CommentCreateFacts
 		&i.ParentID,
 		&i.ParentParentID,
 		&i.ParentDeleted,
+		&i.ParentVisibility,
 		&i.ParentVersionID,
 		&i.ParentVersionNumber,
 		&i.AssetID,
@@ -107,9 +109,10 @@ func (q *Queries) CommentDelete(ctx context.Context, id uuid.UUID) error {
 }
 
 const commentInsert = `-- name: CommentInsert :one
-INSERT INTO comments (creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, created_at)
-VALUES ($1, $2, $3, $4::uuid, $5, $6,
-        $7::jsonb, $8::uuid[], $9)
+INSERT INTO comments (creative_id, version_id, version_number, parent_id, author_id, author_guest_id, visibility,
+                      body, anchor, mention_user_ids, created_at)
+VALUES ($1, $2, $3, $4::uuid, $5::uuid,
+        $6::uuid, $7, $8, $9::jsonb, $10::uuid[], $11)
 RETURNING id
 `
 
@@ -118,13 +121,17 @@ type CommentInsertParams struct {
 	VersionID      uuid.UUID
 	VersionNumber  int32
 	ParentID       *uuid.UUID
-	AuthorID       uuid.UUID
+	AuthorID       *uuid.UUID
+	AuthorGuestID  *uuid.UUID
+	Visibility     string
 	Body           string
 	Anchor         []byte
 	MentionUserIds []uuid.UUID
 	CreatedAt      time.Time
 }
 
+// CommentInsert writes a member's comment (author_id) or a guest's
+// (author_guest_id).
 func (q *Queries) CommentInsert(ctx context.Context, arg CommentInsertParams) (uuid.UUID, error) {
 	row := q.db.QueryRow(ctx, commentInsert,
 		arg.CreativeID,
@@ -132,6 +139,8 @@ func (q *Queries) CommentInsert(ctx context.Context, arg CommentInsertParams) (u
 		arg.VersionNumber,
 		arg.ParentID,
 		arg.AuthorID,
+		arg.AuthorGuestID,
+		arg.Visibility,
 		arg.Body,
 		arg.Anchor,
 		arg.MentionUserIds,
@@ -143,7 +152,7 @@ func (q *Queries) CommentInsert(ctx context.Context, arg CommentInsertParams) (u
 }
 
 const commentLock = `-- name: CommentLock :one
-SELECT cm.id, cm.seq, cm.creative_id, cm.version_id, cm.version_number, cm.parent_id, cm.author_id, cm.body, cm.anchor, cm.mention_user_ids, cm.resolved_by, cm.resolved_at, cm.created_at, cm.edited_at, cm.deleted, cm.resolved, cm.addressed_in_version, c.author_id AS creative_author_id, c.reviewer_id AS creative_reviewer_id,
+SELECT cm.id, cm.seq, cm.creative_id, cm.version_id, cm.version_number, cm.parent_id, cm.author_id, cm.body, cm.anchor, cm.mention_user_ids, cm.resolved_by, cm.resolved_at, cm.created_at, cm.edited_at, cm.deleted, cm.resolved, cm.addressed_in_version, cm.author_guest_id, cm.resolved_by_guest_id, cm.visibility, c.author_id AS creative_author_id, c.reviewer_id AS creative_reviewer_id,
        c.review_status, c.version AS creative_version, c.current_version_id, m.role,
        (SELECT v.number FROM creative_versions v WHERE v.id = c.current_version_id) AS current_version_number,
        EXISTS (SELECT 1 FROM comments r WHERE r.parent_id = cm.id) AS has_replies,
@@ -205,6 +214,9 @@ func (q *Queries) CommentLock(ctx context.Context, arg CommentLockParams) (Comme
 		&i.Comment.Deleted,
 		&i.Comment.Resolved,
 		&i.Comment.AddressedInVersion,
+		&i.Comment.AuthorGuestID,
+		&i.Comment.ResolvedByGuestID,
+		&i.Comment.Visibility,
 		&i.CreativeAuthorID,
 		&i.CreativeReviewerID,
 		&i.ReviewStatus,
@@ -218,18 +230,134 @@ func (q *Queries) CommentLock(ctx context.Context, arg CommentLockParams) (Comme
 	return i, err
 }
 
+const commentLockGuest = `-- name: CommentLockGuest :one
+SELECT cm.id, cm.seq, cm.creative_id, cm.version_id, cm.version_number, cm.parent_id, cm.author_id, cm.body, cm.anchor, cm.mention_user_ids, cm.resolved_by, cm.resolved_at, cm.created_at, cm.edited_at, cm.deleted, cm.resolved, cm.addressed_in_version, cm.author_guest_id, cm.resolved_by_guest_id, cm.visibility, c.author_id AS creative_author_id, c.reviewer_id AS creative_reviewer_id,
+       c.review_status, c.version AS creative_version, c.current_version_id, 'guest'::text AS role,
+       (SELECT v.number FROM creative_versions v WHERE v.id = c.current_version_id) AS current_version_number,
+       EXISTS (SELECT 1 FROM comments r WHERE r.parent_id = cm.id) AS has_replies,
+       now()::timestamptz AS now
+FROM comments cm
+JOIN creatives c ON c.id = cm.creative_id
+JOIN share_creatives sc ON sc.creative_id = c.id AND sc.share_id = $1
+WHERE cm.id = $2 AND cm.creative_id = $3 AND cm.visibility = 'everyone'
+FOR UPDATE OF cm FOR SHARE OF c
+`
+
+type CommentLockGuestParams struct {
+	ShareID    uuid.UUID
+	ID         uuid.UUID
+	CreativeID uuid.UUID
+}
+
+type CommentLockGuestRow struct {
+	Comment              Comment
+	CreativeAuthorID     uuid.UUID
+	CreativeReviewerID   *uuid.UUID
+	ReviewStatus         string
+	CreativeVersion      int32
+	CurrentVersionID     *uuid.UUID
+	Role                 string
+	CurrentVersionNumber int32
+	HasReplies           bool
+	Now                  time.Time
+}
+
+// CommentLockGuest is CommentLock for a guest: a comment of a creative
+// the guest's share holds, and never an internal one (no row: the 404 of
+// none).
+func (q *Queries) CommentLockGuest(ctx context.Context, arg CommentLockGuestParams) (CommentLockGuestRow, error) {
+	row := q.db.QueryRow(ctx, commentLockGuest, arg.ShareID, arg.ID, arg.CreativeID)
+	var i CommentLockGuestRow
+	err := row.Scan(
+		&i.Comment.ID,
+		&i.Comment.Seq,
+		&i.Comment.CreativeID,
+		&i.Comment.VersionID,
+		&i.Comment.VersionNumber,
+		&i.Comment.ParentID,
+		&i.Comment.AuthorID,
+		&i.Comment.Body,
+		&i.Comment.Anchor,
+		&i.Comment.MentionUserIds,
+		&i.Comment.ResolvedBy,
+		&i.Comment.ResolvedAt,
+		&i.Comment.CreatedAt,
+		&i.Comment.EditedAt,
+		&i.Comment.Deleted,
+		&i.Comment.Resolved,
+		&i.Comment.AddressedInVersion,
+		&i.Comment.AuthorGuestID,
+		&i.Comment.ResolvedByGuestID,
+		&i.Comment.Visibility,
+		&i.CreativeAuthorID,
+		&i.CreativeReviewerID,
+		&i.ReviewStatus,
+		&i.CreativeVersion,
+		&i.CurrentVersionID,
+		&i.Role,
+		&i.CurrentVersionNumber,
+		&i.HasReplies,
+		&i.Now,
+	)
+	return i, err
+}
+
+const commentOpenInternalCounts = `-- name: CommentOpenInternalCounts :many
+SELECT v.id AS version_id,
+       (SELECT count(*) FROM comments cm
+        WHERE cm.version_id = v.id AND cm.parent_id IS NULL AND cm.resolved_at IS NULL AND NOT cm.deleted
+          AND cm.visibility = 'internal')::integer AS open_comments,
+       (SELECT count(*) FROM comments cm
+        WHERE cm.creative_id = v.creative_id AND cm.parent_id IS NULL AND cm.resolved_at IS NULL AND NOT cm.deleted
+          AND cm.visibility = 'internal')::integer AS open_threads
+FROM creative_versions v
+WHERE v.id = ANY($1::uuid[])
+`
+
+type CommentOpenInternalCountsRow struct {
+	VersionID    uuid.UUID
+	OpenComments int32
+	OpenThreads  int32
+}
+
+// CommentOpenInternalCounts counts, of the versions given, the open
+// internal top-level comments of each and of its creative: what a
+// guest's openCommentCount and openThreadCount leave out; one row per
+// version.
+func (q *Queries) CommentOpenInternalCounts(ctx context.Context, ids []uuid.UUID) ([]CommentOpenInternalCountsRow, error) {
+	rows, err := q.db.Query(ctx, commentOpenInternalCounts, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CommentOpenInternalCountsRow{}
+	for rows.Next() {
+		var i CommentOpenInternalCountsRow
+		if err := rows.Scan(&i.VersionID, &i.OpenComments, &i.OpenThreads); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const commentPage = `-- name: CommentPage :many
-SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_name, resolved_by_name, mention_names FROM comments_shown
+SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_guest_id, resolved_by_guest_id, visibility, author_name, resolved_by_name, mention_names FROM comments_shown
 WHERE creative_id = $1 AND seq > $2::bigint
   AND ($3::uuid IS NULL OR $3::uuid = ANY(mention_user_ids))
+  AND ($4::text IS NULL OR visibility = $4::text)
 ORDER BY seq
-LIMIT $4
+LIMIT $5
 `
 
 type CommentPageParams struct {
 	CreativeID uuid.UUID
 	AfterSeq   int64
 	Mentioning *uuid.UUID
+	Visibility *string
 	RowLimit   int32
 }
 
@@ -237,12 +365,14 @@ type CommentPageParams struct {
 // after_seq (0 for the first page). Each CommentPage* query is one shape of
 // the list with the index that serves it, so its plan never depends on
 // which filters a request sent. mentioning (the caller, for mentions=me)
-// only narrows what the index found.
+// only narrows what the index found, as visibility (a guest's lists:
+// everyone) does.
 func (q *Queries) CommentPage(ctx context.Context, arg CommentPageParams) ([]CommentsShown, error) {
 	rows, err := q.db.Query(ctx, commentPage,
 		arg.CreativeID,
 		arg.AfterSeq,
 		arg.Mentioning,
+		arg.Visibility,
 		arg.RowLimit,
 	)
 	if err != nil {
@@ -270,6 +400,9 @@ func (q *Queries) CommentPage(ctx context.Context, arg CommentPageParams) ([]Com
 			&i.Deleted,
 			&i.Resolved,
 			&i.AddressedInVersion,
+			&i.AuthorGuestID,
+			&i.ResolvedByGuestID,
+			&i.Visibility,
 			&i.AuthorName,
 			&i.ResolvedByName,
 			&i.MentionNames,
@@ -285,11 +418,12 @@ func (q *Queries) CommentPage(ctx context.Context, arg CommentPageParams) ([]Com
 }
 
 const commentPageByVersion = `-- name: CommentPageByVersion :many
-SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_name, resolved_by_name, mention_names FROM comments_shown
+SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_guest_id, resolved_by_guest_id, visibility, author_name, resolved_by_name, mention_names FROM comments_shown
 WHERE creative_id = $1 AND version_number = $2 AND seq > $3::bigint
   AND ($4::uuid IS NULL OR $4::uuid = ANY(mention_user_ids))
+  AND ($5::text IS NULL OR visibility = $5::text)
 ORDER BY seq
-LIMIT $5
+LIMIT $6
 `
 
 type CommentPageByVersionParams struct {
@@ -297,6 +431,7 @@ type CommentPageByVersionParams struct {
 	VersionNumber int32
 	AfterSeq      int64
 	Mentioning    *uuid.UUID
+	Visibility    *string
 	RowLimit      int32
 }
 
@@ -306,6 +441,7 @@ func (q *Queries) CommentPageByVersion(ctx context.Context, arg CommentPageByVer
 		arg.VersionNumber,
 		arg.AfterSeq,
 		arg.Mentioning,
+		arg.Visibility,
 		arg.RowLimit,
 	)
 	if err != nil {
@@ -333,6 +469,9 @@ func (q *Queries) CommentPageByVersion(ctx context.Context, arg CommentPageByVer
 			&i.Deleted,
 			&i.Resolved,
 			&i.AddressedInVersion,
+			&i.AuthorGuestID,
+			&i.ResolvedByGuestID,
+			&i.Visibility,
 			&i.AuthorName,
 			&i.ResolvedByName,
 			&i.MentionNames,
@@ -348,12 +487,13 @@ func (q *Queries) CommentPageByVersion(ctx context.Context, arg CommentPageByVer
 }
 
 const commentPageReplies = `-- name: CommentPageReplies :many
-SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_name, resolved_by_name, mention_names FROM comments_shown
+SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_guest_id, resolved_by_guest_id, visibility, author_name, resolved_by_name, mention_names FROM comments_shown
 WHERE parent_id = $1::uuid AND creative_id = $2 AND seq > $3::bigint
   AND ($4::integer IS NULL OR version_number = $4::integer)
   AND ($5::uuid IS NULL OR $5::uuid = ANY(mention_user_ids))
+  AND ($6::text IS NULL OR visibility = $6::text)
 ORDER BY seq
-LIMIT $6
+LIMIT $7
 `
 
 type CommentPageRepliesParams struct {
@@ -362,6 +502,7 @@ type CommentPageRepliesParams struct {
 	AfterSeq      int64
 	VersionNumber *int32
 	Mentioning    *uuid.UUID
+	Visibility    *string
 	RowLimit      int32
 }
 
@@ -374,6 +515,7 @@ func (q *Queries) CommentPageReplies(ctx context.Context, arg CommentPageReplies
 		arg.AfterSeq,
 		arg.VersionNumber,
 		arg.Mentioning,
+		arg.Visibility,
 		arg.RowLimit,
 	)
 	if err != nil {
@@ -401,6 +543,9 @@ func (q *Queries) CommentPageReplies(ctx context.Context, arg CommentPageReplies
 			&i.Deleted,
 			&i.Resolved,
 			&i.AddressedInVersion,
+			&i.AuthorGuestID,
+			&i.ResolvedByGuestID,
+			&i.Visibility,
 			&i.AuthorName,
 			&i.ResolvedByName,
 			&i.MentionNames,
@@ -416,7 +561,7 @@ func (q *Queries) CommentPageReplies(ctx context.Context, arg CommentPageReplies
 }
 
 const commentPageTopLevel = `-- name: CommentPageTopLevel :many
-SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_name, resolved_by_name, mention_names FROM comments_shown
+SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_guest_id, resolved_by_guest_id, visibility, author_name, resolved_by_name, mention_names FROM comments_shown
 WHERE creative_id = $1 AND parent_id IS NULL AND resolved = $2 AND seq > $3::bigint
   AND ($4::boolean IS NULL OR deleted <> $4::boolean)
   AND ($5::uuid IS NULL OR $5::uuid = ANY(mention_user_ids))
@@ -467,6 +612,9 @@ func (q *Queries) CommentPageTopLevel(ctx context.Context, arg CommentPageTopLev
 			&i.Deleted,
 			&i.Resolved,
 			&i.AddressedInVersion,
+			&i.AuthorGuestID,
+			&i.ResolvedByGuestID,
+			&i.Visibility,
 			&i.AuthorName,
 			&i.ResolvedByName,
 			&i.MentionNames,
@@ -482,7 +630,7 @@ func (q *Queries) CommentPageTopLevel(ctx context.Context, arg CommentPageTopLev
 }
 
 const commentPageTopLevelByVersion = `-- name: CommentPageTopLevelByVersion :many
-SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_name, resolved_by_name, mention_names FROM comments_shown
+SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_guest_id, resolved_by_guest_id, visibility, author_name, resolved_by_name, mention_names FROM comments_shown
 WHERE creative_id = $1 AND version_number = $2 AND parent_id IS NULL
   AND resolved = $3 AND seq > $4::bigint
   AND ($5::boolean IS NULL OR deleted <> $5::boolean)
@@ -536,6 +684,9 @@ func (q *Queries) CommentPageTopLevelByVersion(ctx context.Context, arg CommentP
 			&i.Deleted,
 			&i.Resolved,
 			&i.AddressedInVersion,
+			&i.AuthorGuestID,
+			&i.ResolvedByGuestID,
+			&i.Visibility,
 			&i.AuthorName,
 			&i.ResolvedByName,
 			&i.MentionNames,
@@ -551,7 +702,7 @@ func (q *Queries) CommentPageTopLevelByVersion(ctx context.Context, arg CommentP
 }
 
 const commentShownGet = `-- name: CommentShownGet :one
-SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_name, resolved_by_name, mention_names FROM comments_shown WHERE id = $1
+SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_guest_id, resolved_by_guest_id, visibility, author_name, resolved_by_name, mention_names FROM comments_shown WHERE id = $1
 `
 
 func (q *Queries) CommentShownGet(ctx context.Context, id uuid.UUID) (CommentsShown, error) {
@@ -575,6 +726,9 @@ func (q *Queries) CommentShownGet(ctx context.Context, id uuid.UUID) (CommentsSh
 		&i.Deleted,
 		&i.Resolved,
 		&i.AddressedInVersion,
+		&i.AuthorGuestID,
+		&i.ResolvedByGuestID,
+		&i.Visibility,
 		&i.AuthorName,
 		&i.ResolvedByName,
 		&i.MentionNames,
@@ -646,6 +800,68 @@ func (q *Queries) CommentTargetLock(ctx context.Context, arg CommentTargetLockPa
 	return i, err
 }
 
+const commentTargetLockGuest = `-- name: CommentTargetLockGuest :one
+SELECT c.id, c.author_id, c.reviewer_id, c.review_status, c.version, c.current_version_id,
+       'guest'::text AS role, g.name AS caller_name,
+       v.id AS version_id, v.number AS version_number, now()::timestamptz AS now
+FROM creatives c
+JOIN share_creatives sc ON sc.creative_id = c.id AND sc.share_id = $1
+JOIN guests g ON g.id = $2
+LEFT JOIN creative_versions v ON v.creative_id = c.id
+    AND v.number = coalesce($3::integer,
+                            (SELECT cv.number FROM creative_versions cv WHERE cv.id = c.current_version_id))
+WHERE c.id = $4
+FOR SHARE OF c
+`
+
+type CommentTargetLockGuestParams struct {
+	ShareID       uuid.UUID
+	GuestID       uuid.UUID
+	VersionNumber *int32
+	ID            uuid.UUID
+}
+
+type CommentTargetLockGuestRow struct {
+	ID               uuid.UUID
+	AuthorID         uuid.UUID
+	ReviewerID       *uuid.UUID
+	ReviewStatus     string
+	Version          int32
+	CurrentVersionID *uuid.UUID
+	Role             string
+	CallerName       string
+	VersionID        *uuid.UUID
+	VersionNumber    *int32
+	Now              time.Time
+}
+
+// CommentTargetLockGuest is CommentTargetLock for a guest: the creative
+// is visible when the guest's share holds it, the role is the guest's
+// ('guest'; the rules take the share's permission) and the name theirs.
+func (q *Queries) CommentTargetLockGuest(ctx context.Context, arg CommentTargetLockGuestParams) (CommentTargetLockGuestRow, error) {
+	row := q.db.QueryRow(ctx, commentTargetLockGuest,
+		arg.ShareID,
+		arg.GuestID,
+		arg.VersionNumber,
+		arg.ID,
+	)
+	var i CommentTargetLockGuestRow
+	err := row.Scan(
+		&i.ID,
+		&i.AuthorID,
+		&i.ReviewerID,
+		&i.ReviewStatus,
+		&i.Version,
+		&i.CurrentVersionID,
+		&i.Role,
+		&i.CallerName,
+		&i.VersionID,
+		&i.VersionNumber,
+		&i.Now,
+	)
+	return i, err
+}
+
 const commentTombstone = `-- name: CommentTombstone :exec
 UPDATE comments SET deleted = true, body = '', anchor = NULL, mention_user_ids = '{}'
 WHERE id = $1
@@ -660,15 +876,17 @@ func (q *Queries) CommentTombstone(ctx context.Context, id uuid.UUID) error {
 const commentUpdate = `-- name: CommentUpdate :exec
 UPDATE comments
 SET body = $1, edited_at = $2::timestamptz,
-    resolved_by = $3::uuid, resolved_at = $4::timestamptz,
-    addressed_in_version = $5::integer
-WHERE id = $6
+    resolved_by = $3::uuid, resolved_by_guest_id = $4::uuid,
+    resolved_at = $5::timestamptz,
+    addressed_in_version = $6::integer
+WHERE id = $7
 `
 
 type CommentUpdateParams struct {
 	Body               string
 	EditedAt           *time.Time
 	ResolvedBy         *uuid.UUID
+	ResolvedByGuestID  *uuid.UUID
 	ResolvedAt         *time.Time
 	AddressedInVersion *int32
 	ID                 uuid.UUID
@@ -679,6 +897,7 @@ func (q *Queries) CommentUpdate(ctx context.Context, arg CommentUpdateParams) er
 		arg.Body,
 		arg.EditedAt,
 		arg.ResolvedBy,
+		arg.ResolvedByGuestID,
 		arg.ResolvedAt,
 		arg.AddressedInVersion,
 		arg.ID,

@@ -183,10 +183,12 @@ func (q *Queries) CreativeCreateCheck(ctx context.Context, arg CreativeCreateChe
 }
 
 const creativeEventPage = `-- name: CreativeEventPage :many
-SELECT e.id, e.public_id, e.type, e.actor_id, u.name AS actor_name, e.from_status, e.to_status,
-       e.version, e.comment, e.changes, e.acknowledged_threads, e.stage, e.override, e.created_at
+SELECT e.id, e.public_id, e.type, coalesce(e.actor_id, e.actor_guest_id)::uuid AS actor_id,
+       coalesce(u.name, g.name)::text AS actor_name, (e.actor_guest_id IS NOT NULL)::boolean AS actor_is_guest,
+       e.from_status, e.to_status, e.version, e.comment, e.changes, e.acknowledged_threads, e.stage, e.override, e.created_at
 FROM creative_events e
-JOIN users u ON u.id = e.actor_id
+LEFT JOIN users u ON u.id = e.actor_id
+LEFT JOIN guests g ON g.id = e.actor_guest_id
 WHERE e.creative_id = $1 AND e.id < $2
 ORDER BY e.id DESC
 LIMIT $3
@@ -204,6 +206,7 @@ type CreativeEventPageRow struct {
 	Type                string
 	ActorID             uuid.UUID
 	ActorName           string
+	ActorIsGuest        bool
 	FromStatus          *string
 	ToStatus            string
 	Version             int32
@@ -232,6 +235,7 @@ func (q *Queries) CreativeEventPage(ctx context.Context, arg CreativeEventPagePa
 			&i.Type,
 			&i.ActorID,
 			&i.ActorName,
+			&i.ActorIsGuest,
 			&i.FromStatus,
 			&i.ToStatus,
 			&i.Version,
@@ -453,6 +457,78 @@ type CreativeLockForActionRow struct {
 func (q *Queries) CreativeLockForAction(ctx context.Context, arg CreativeLockForActionParams) (CreativeLockForActionRow, error) {
 	row := q.db.QueryRow(ctx, creativeLockForAction, arg.CallerID, arg.ID, arg.OrganizationID)
 	var i CreativeLockForActionRow
+	err := row.Scan(
+		&i.Creative.ID,
+		&i.Creative.OrganizationID,
+		&i.Creative.Number,
+		&i.Creative.Title,
+		&i.Creative.Type,
+		&i.Creative.AspectRatio,
+		&i.Creative.Geo,
+		&i.Creative.Language,
+		&i.Creative.DirectionID,
+		&i.Creative.AuthorID,
+		&i.Creative.ReviewerID,
+		&i.Creative.ClientID,
+		&i.Creative.TaskID,
+		&i.Creative.CurrentVersionID,
+		&i.Creative.ApprovedVersionID,
+		&i.Creative.ReviewStatus,
+		&i.Creative.Version,
+		&i.Creative.CreatedAt,
+		&i.Creative.UpdatedAt,
+		&i.Creative.ReviewPlan,
+		&i.Creative.ReviewRound,
+		&i.AuthorName,
+		&i.ReviewerName,
+		&i.ClientName,
+		&i.TaskName,
+		&i.Role,
+		&i.Now,
+		&i.UnaddressedThreads,
+	)
+	return i, err
+}
+
+const creativeLockForActionGuest = `-- name: CreativeLockForActionGuest :one
+SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, c.review_plan, c.review_round, au.name AS author_name, rv.name AS reviewer_name,
+       cl.name AS client_name, tk.name AS task_name, 'guest'::text AS role, now()::timestamptz AS now,
+       ARRAY(SELECT cm.id FROM comments cm
+             WHERE cm.creative_id = c.id AND cm.parent_id IS NULL AND cm.resolved_at IS NULL AND NOT cm.deleted
+               AND cm.addressed_in_version IS NULL
+             ORDER BY cm.seq LIMIT 100)::uuid[] AS unaddressed_threads
+FROM creatives c
+JOIN share_creatives sc ON sc.creative_id = c.id AND sc.share_id = $1
+JOIN users au ON au.id = c.author_id
+LEFT JOIN users rv ON rv.id = c.reviewer_id
+LEFT JOIN clients cl ON cl.id = c.client_id
+LEFT JOIN tasks tk ON tk.id = c.task_id
+WHERE c.id = $2
+FOR UPDATE OF c
+`
+
+type CreativeLockForActionGuestParams struct {
+	ShareID uuid.UUID
+	ID      uuid.UUID
+}
+
+type CreativeLockForActionGuestRow struct {
+	Creative           Creative
+	AuthorName         string
+	ReviewerName       *string
+	ClientName         *string
+	TaskName           *string
+	Role               string
+	Now                time.Time
+	UnaddressedThreads []uuid.UUID
+}
+
+// CreativeLockForActionGuest is CreativeLockForAction for a guest: the
+// creative is visible when the guest's share holds it; the role is
+// 'guest' (the rules take the share's permission).
+func (q *Queries) CreativeLockForActionGuest(ctx context.Context, arg CreativeLockForActionGuestParams) (CreativeLockForActionGuestRow, error) {
+	row := q.db.QueryRow(ctx, creativeLockForActionGuest, arg.ShareID, arg.ID)
+	var i CreativeLockForActionGuestRow
 	err := row.Scan(
 		&i.Creative.ID,
 		&i.Creative.OrganizationID,
@@ -1238,21 +1314,22 @@ func (q *Queries) CreativeTitleExists(ctx context.Context, arg CreativeTitleExis
 const creativeTransition = `-- name: CreativeTransition :exec
 WITH updated AS (
     UPDATE creatives
-    SET review_status = $4::text,
-        version = $7::integer,
-        updated_at = $8::timestamptz,
-        approved_version_id = $9::uuid
-    WHERE creatives.id = $10
+    SET review_status = $5::text,
+        version = $8::integer,
+        updated_at = $9::timestamptz,
+        approved_version_id = $10::uuid
+    WHERE creatives.id = $11
     RETURNING id, version
 )
-INSERT INTO creative_events (creative_id, actor_id, type, from_status, to_status, comment, version, acknowledged_threads)
-SELECT updated.id, $1::uuid, $2::text, $3::text, $4::text,
-       $5::text, updated.version, $6::uuid[]
+INSERT INTO creative_events (creative_id, actor_id, actor_guest_id, type, from_status, to_status, comment, version, acknowledged_threads)
+SELECT updated.id, $1::uuid, $2::uuid, $3::text, $4::text, $5::text,
+       $6::text, updated.version, $7::uuid[]
 FROM updated
 `
 
 type CreativeTransitionParams struct {
-	ActorID             uuid.UUID
+	ActorID             *uuid.UUID
+	ActorGuestID        *uuid.UUID
 	Action              string
 	FromStatus          string
 	ToStatus            string
@@ -1267,10 +1344,12 @@ type CreativeTransitionParams struct {
 // CreativeTransition writes a decided review action (the creative's new
 // state, version, updated_at and approved version, as the caller computed
 // them from the locked row) and its event, in one statement. The event
-// records the version the action produced.
+// records the version the action produced and who made it, a member
+// (actor_id) or a guest (actor_guest_id).
 func (q *Queries) CreativeTransition(ctx context.Context, arg CreativeTransitionParams) error {
 	_, err := q.db.Exec(ctx, creativeTransition,
 		arg.ActorID,
+		arg.ActorGuestID,
 		arg.Action,
 		arg.FromStatus,
 		arg.ToStatus,

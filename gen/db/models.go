@@ -90,7 +90,7 @@ type Comment struct {
 	VersionID          uuid.UUID
 	VersionNumber      int32
 	ParentID           *uuid.UUID
-	AuthorID           uuid.UUID
+	AuthorID           *uuid.UUID
 	Body               string
 	Anchor             []byte
 	MentionUserIds     []uuid.UUID
@@ -101,6 +101,9 @@ type Comment struct {
 	Deleted            bool
 	Resolved           bool
 	AddressedInVersion *int32
+	AuthorGuestID      *uuid.UUID
+	ResolvedByGuestID  *uuid.UUID
+	Visibility         string
 }
 
 type CommentsShown struct {
@@ -110,7 +113,7 @@ type CommentsShown struct {
 	VersionID          uuid.UUID
 	VersionNumber      int32
 	ParentID           *uuid.UUID
-	AuthorID           uuid.UUID
+	AuthorID           *uuid.UUID
 	Body               string
 	Anchor             []byte
 	MentionUserIds     []uuid.UUID
@@ -121,8 +124,11 @@ type CommentsShown struct {
 	Deleted            bool
 	Resolved           bool
 	AddressedInVersion *int32
+	AuthorGuestID      *uuid.UUID
+	ResolvedByGuestID  *uuid.UUID
+	Visibility         string
 	AuthorName         string
-	ResolvedByName     *string
+	ResolvedByName     string
 	MentionNames       []string
 }
 
@@ -153,7 +159,7 @@ type Creative struct {
 type CreativeEvent struct {
 	ID                  int64
 	CreativeID          uuid.UUID
-	ActorID             uuid.UUID
+	ActorID             *uuid.UUID
 	Type                string
 	FromStatus          *string
 	ToStatus            string
@@ -165,6 +171,7 @@ type CreativeEvent struct {
 	AcknowledgedThreads []uuid.UUID
 	Stage               *string
 	Override            bool
+	ActorGuestID        *uuid.UUID
 }
 
 type CreativeVersion struct {
@@ -327,6 +334,7 @@ type ReviewDecision struct {
 	VersionNumber int32
 	Override      bool
 	CreatedAt     time.Time
+	GuestID       *uuid.UUID
 }
 
 type ReviewPlanStage struct {

@@ -154,47 +154,50 @@ func (q *Queries) ReviewPlanSet(ctx context.Context, arg ReviewPlanSetParams) er
 const reviewPlanTransition = `-- name: ReviewPlanTransition :exec
 WITH updated AS (
     UPDATE creatives
-    SET review_status = $3::text,
-        version = $10::integer,
-        updated_at = $11::timestamptz,
-        approved_version_id = $12::uuid,
-        review_round = $13::integer
-    WHERE creatives.id = $14::uuid
+    SET review_status = $4::text,
+        version = $11::integer,
+        updated_at = $12::timestamptz,
+        approved_version_id = $13::uuid,
+        review_round = $14::integer
+    WHERE creatives.id = $15::uuid
     RETURNING id, version
 ), changed AS (
     SELECT (e->>'position')::smallint AS position, e->>'status' AS status, (e->>'due_at')::timestamptz AS due_at
-    FROM jsonb_array_elements($15::jsonb) AS e
+    FROM jsonb_array_elements($16::jsonb) AS e
 ), stages AS (
     INSERT INTO review_stage_rounds (creative_id, round, position, status, due_at)
-    SELECT $14::uuid, $13::integer, changed.position, changed.status, changed.due_at
+    SELECT $15::uuid, $14::integer, changed.position, changed.status, changed.due_at
     FROM changed
     ON CONFLICT (creative_id, round, position) DO UPDATE
     SET status = excluded.status, due_at = coalesce(excluded.due_at, review_stage_rounds.due_at)
 ), decision AS (
-    INSERT INTO review_decisions (creative_id, round, position, reviewer_id, decision, comment, version_number, override, created_at)
-    SELECT $14::uuid, $13::integer, $16::smallint, $1::uuid, $4::text,
-           $5::text, v.number, $8::boolean, $11::timestamptz
+    INSERT INTO review_decisions (creative_id, round, position, reviewer_id, guest_email, guest_id, decision, comment, version_number,
+                                  override, created_at)
+    SELECT $15::uuid, $14::integer, $17::smallint, $1::uuid, $18::text,
+           $2::uuid, $5::text,
+           $6::text, v.number, $9::boolean, $12::timestamptz
     FROM creatives c
     JOIN creative_versions v ON v.id = c.current_version_id
-    WHERE c.id = $14::uuid AND $16::smallint >= 0
+    WHERE c.id = $15::uuid AND $17::smallint >= 0
 )
-INSERT INTO creative_events (creative_id, actor_id, type, from_status, to_status, comment, version, acknowledged_threads,
+INSERT INTO creative_events (creative_id, actor_id, actor_guest_id, type, from_status, to_status, comment, version, acknowledged_threads,
                              stage, override)
-SELECT updated.id, $1::uuid, e.type, $2::text, $3::text,
+SELECT updated.id, $1::uuid, $2::uuid, e.type, $3::text, $4::text,
        e.comment, updated.version, e.acknowledged_threads, e.stage, e.override
 FROM updated, (
-    SELECT 1 AS n, $4::text AS type, $5::text AS comment,
-           $6::uuid[] AS acknowledged_threads,
-           $7::text AS stage, $8::boolean AS override
+    SELECT 1 AS n, $5::text AS type, $6::text AS comment,
+           $7::uuid[] AS acknowledged_threads,
+           $8::text AS stage, $9::boolean AS override
     UNION ALL
-    SELECT 2, 'stage_approved', NULL, NULL, $9::text, false
-    WHERE $9::text IS NOT NULL
+    SELECT 2, 'stage_approved', NULL, NULL, $10::text, false
+    WHERE $10::text IS NOT NULL
 ) AS e
 ORDER BY e.n
 `
 
 type ReviewPlanTransitionParams struct {
-	ActorID             uuid.UUID
+	ActorID             *uuid.UUID
+	ActorGuestID        *uuid.UUID
 	FromStatus          string
 	ToStatus            string
 	Action              string
@@ -210,6 +213,7 @@ type ReviewPlanTransitionParams struct {
 	ID                  uuid.UUID
 	Stages              []byte
 	DecisionPosition    int16
+	GuestEmail          *string
 }
 
 // ReviewPlanTransition writes a review action on a creative with a review
@@ -218,7 +222,8 @@ type ReviewPlanTransitionParams struct {
 // updated_at, approved version and round; the stages of that round whose
 // status changed (stages: a JSON array of {position, status, due_at}, a
 // due date for a stage made active); the
-// person's decision, for approve and request_changes (decision_position
+// person's decision (a member's: actor_id; a guest's: actor_guest_id
+// and guest_email), for approve and request_changes (decision_position
 // is the stage it was made in, -1 for a submit), on the current version;
 // and the action's history event (naming the stage a decision was made
 // in), followed by a stage_approved event when approved_stage names the
@@ -226,6 +231,7 @@ type ReviewPlanTransitionParams struct {
 func (q *Queries) ReviewPlanTransition(ctx context.Context, arg ReviewPlanTransitionParams) error {
 	_, err := q.db.Exec(ctx, reviewPlanTransition,
 		arg.ActorID,
+		arg.ActorGuestID,
 		arg.FromStatus,
 		arg.ToStatus,
 		arg.Action,
@@ -241,6 +247,7 @@ func (q *Queries) ReviewPlanTransition(ctx context.Context, arg ReviewPlanTransi
 		arg.ID,
 		arg.Stages,
 		arg.DecisionPosition,
+		arg.GuestEmail,
 	)
 	return err
 }
@@ -251,14 +258,16 @@ SELECT p.creative_id, p.position, p.name, p.rule, p.due_in_hours, p.reviewer_ids
              JOIN users u ON u.id = x.id ORDER BY x.n)::text[] AS reviewer_names,
        r.status, r.due_at,
        (SELECT coalesce(jsonb_agg(jsonb_build_object(
-                   'reviewerId', d.reviewer_id, 'name', du.name, 'guestEmail', d.guest_email,
+                   'reviewerId', d.reviewer_id, 'name', coalesce(du.name, dg.name), 'guestEmail', d.guest_email,
+                   'guestId', d.guest_id,
                    'decision', d.decision, 'comment', d.comment, 'versionNumber', d.version_number,
                    'at', d.created_at) ORDER BY d.id), '[]'::jsonb)
-        FROM (SELECT DISTINCT ON (coalesce(rd.reviewer_id::text, rd.guest_email)) rd.id, rd.creative_id, rd.round, rd.position, rd.reviewer_id, rd.guest_email, rd.decision, rd.comment, rd.version_number, rd.override, rd.created_at
+        FROM (SELECT DISTINCT ON (coalesce(rd.reviewer_id::text, rd.guest_email)) rd.id, rd.creative_id, rd.round, rd.position, rd.reviewer_id, rd.guest_email, rd.decision, rd.comment, rd.version_number, rd.override, rd.created_at, rd.guest_id
               FROM review_decisions rd
               WHERE rd.creative_id = p.creative_id AND rd.round = r.round AND rd.position = p.position
               ORDER BY coalesce(rd.reviewer_id::text, rd.guest_email), rd.id DESC) d
-        LEFT JOIN users du ON du.id = d.reviewer_id)::jsonb AS decisions
+        LEFT JOIN users du ON du.id = d.reviewer_id
+        LEFT JOIN guests dg ON dg.id = d.guest_id)::jsonb AS decisions
 FROM review_plan_stages p
 JOIN creatives c ON c.id = p.creative_id
 LEFT JOIN review_stage_rounds r ON r.creative_id = p.creative_id AND r.round = c.review_round

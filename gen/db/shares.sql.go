@@ -158,6 +158,146 @@ func (q *Queries) ShareCreate(ctx context.Context, arg ShareCreateParams) (Share
 	return i, err
 }
 
+const shareCreativeGet = `-- name: ShareCreativeGet :one
+SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, c.review_plan, c.review_round, au.name AS author_name, rv.name AS reviewer_name,
+       cl.name AS client_name, tk.name AS task_name
+FROM share_creatives sc
+JOIN creatives c ON c.id = sc.creative_id
+JOIN users au ON au.id = c.author_id
+LEFT JOIN users rv ON rv.id = c.reviewer_id
+LEFT JOIN clients cl ON cl.id = c.client_id
+LEFT JOIN tasks tk ON tk.id = c.task_id
+WHERE sc.share_id = $1 AND c.id = $2
+`
+
+type ShareCreativeGetParams struct {
+	ShareID uuid.UUID
+	ID      uuid.UUID
+}
+
+type ShareCreativeGetRow struct {
+	Creative     Creative
+	AuthorName   string
+	ReviewerName *string
+	ClientName   *string
+	TaskName     *string
+}
+
+// ShareCreativeGet reads one creative of a share with the names its
+// detail shows; a creative the share does not hold is no row, as one
+// that does not exist.
+func (q *Queries) ShareCreativeGet(ctx context.Context, arg ShareCreativeGetParams) (ShareCreativeGetRow, error) {
+	row := q.db.QueryRow(ctx, shareCreativeGet, arg.ShareID, arg.ID)
+	var i ShareCreativeGetRow
+	err := row.Scan(
+		&i.Creative.ID,
+		&i.Creative.OrganizationID,
+		&i.Creative.Number,
+		&i.Creative.Title,
+		&i.Creative.Type,
+		&i.Creative.AspectRatio,
+		&i.Creative.Geo,
+		&i.Creative.Language,
+		&i.Creative.DirectionID,
+		&i.Creative.AuthorID,
+		&i.Creative.ReviewerID,
+		&i.Creative.ClientID,
+		&i.Creative.TaskID,
+		&i.Creative.CurrentVersionID,
+		&i.Creative.ApprovedVersionID,
+		&i.Creative.ReviewStatus,
+		&i.Creative.Version,
+		&i.Creative.CreatedAt,
+		&i.Creative.UpdatedAt,
+		&i.Creative.ReviewPlan,
+		&i.Creative.ReviewRound,
+		&i.AuthorName,
+		&i.ReviewerName,
+		&i.ClientName,
+		&i.TaskName,
+	)
+	return i, err
+}
+
+const shareCreativePage = `-- name: ShareCreativePage :many
+SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo, c.language, c.direction_id, c.author_id, c.reviewer_id, c.client_id, c.task_id, c.current_version_id, c.approved_version_id, c.review_status, c.version, c.created_at, c.updated_at, c.review_plan, c.review_round, au.name AS author_name, rv.name AS reviewer_name,
+       cl.name AS client_name, tk.name AS task_name, sc.position
+FROM share_creatives sc
+JOIN creatives c ON c.id = sc.creative_id
+JOIN users au ON au.id = c.author_id
+LEFT JOIN users rv ON rv.id = c.reviewer_id
+LEFT JOIN clients cl ON cl.id = c.client_id
+LEFT JOIN tasks tk ON tk.id = c.task_id
+WHERE sc.share_id = $1 AND sc.position > $2
+ORDER BY sc.position
+LIMIT $3
+`
+
+type ShareCreativePageParams struct {
+	ShareID       uuid.UUID
+	AfterPosition int32
+	RowLimit      int32
+}
+
+type ShareCreativePageRow struct {
+	Creative     Creative
+	AuthorName   string
+	ReviewerName *string
+	ClientName   *string
+	TaskName     *string
+	Position     int32
+}
+
+// ShareCreativePage pages a share's creatives in the order the share
+// lists them, after the position given: a share holds at most 50, which
+// the primary key's index finds and the sort orders.
+func (q *Queries) ShareCreativePage(ctx context.Context, arg ShareCreativePageParams) ([]ShareCreativePageRow, error) {
+	rows, err := q.db.Query(ctx, shareCreativePage, arg.ShareID, arg.AfterPosition, arg.RowLimit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ShareCreativePageRow{}
+	for rows.Next() {
+		var i ShareCreativePageRow
+		if err := rows.Scan(
+			&i.Creative.ID,
+			&i.Creative.OrganizationID,
+			&i.Creative.Number,
+			&i.Creative.Title,
+			&i.Creative.Type,
+			&i.Creative.AspectRatio,
+			&i.Creative.Geo,
+			&i.Creative.Language,
+			&i.Creative.DirectionID,
+			&i.Creative.AuthorID,
+			&i.Creative.ReviewerID,
+			&i.Creative.ClientID,
+			&i.Creative.TaskID,
+			&i.Creative.CurrentVersionID,
+			&i.Creative.ApprovedVersionID,
+			&i.Creative.ReviewStatus,
+			&i.Creative.Version,
+			&i.Creative.CreatedAt,
+			&i.Creative.UpdatedAt,
+			&i.Creative.ReviewPlan,
+			&i.Creative.ReviewRound,
+			&i.AuthorName,
+			&i.ReviewerName,
+			&i.ClientName,
+			&i.TaskName,
+			&i.Position,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const shareCreativesAdd = `-- name: ShareCreativesAdd :exec
 INSERT INTO share_creatives (share_id, creative_id, position)
 SELECT $1, c.id, c.ord::integer
@@ -282,6 +422,45 @@ func (q *Queries) ShareGetByTokenHash(ctx context.Context, tokenHash []byte) (Sh
 		&i.OrganizationName,
 	)
 	return i, err
+}
+
+const shareHoldsAsset = `-- name: ShareHoldsAsset :one
+SELECT EXISTS (
+    SELECT 1 FROM share_creatives sc
+    JOIN creative_versions v ON v.creative_id = sc.creative_id
+    JOIN assets a ON a.version_id = v.id
+    WHERE sc.share_id = $1 AND a.id = $2
+)
+`
+
+type ShareHoldsAssetParams struct {
+	ShareID uuid.UUID
+	AssetID uuid.UUID
+}
+
+// ShareHoldsAsset reports whether an asset is a file of a version of a
+// creative the share holds.
+func (q *Queries) ShareHoldsAsset(ctx context.Context, arg ShareHoldsAssetParams) (bool, error) {
+	row := q.db.QueryRow(ctx, shareHoldsAsset, arg.ShareID, arg.AssetID)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
+}
+
+const shareHoldsCreative = `-- name: ShareHoldsCreative :one
+SELECT EXISTS (SELECT 1 FROM share_creatives WHERE share_id = $1 AND creative_id = $2)
+`
+
+type ShareHoldsCreativeParams struct {
+	ShareID    uuid.UUID
+	CreativeID uuid.UUID
+}
+
+func (q *Queries) ShareHoldsCreative(ctx context.Context, arg ShareHoldsCreativeParams) (bool, error) {
+	row := q.db.QueryRow(ctx, shareHoldsCreative, arg.ShareID, arg.CreativeID)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
 }
 
 const shareInvitationSeen = `-- name: ShareInvitationSeen :exec

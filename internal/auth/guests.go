@@ -5,11 +5,13 @@ import (
 	"crypto/subtle"
 	"errors"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/google/uuid"
 
 	"creativeapi/gen/db"
+	"creativeapi/internal/requestctx"
 	"creativeapi/internal/store"
 )
 
@@ -153,4 +155,31 @@ func PurgeGuestSessions(ctx context.Context, st *store.Store, log *slog.Logger) 
 		log.Info("ended guest sessions purged", "count", n)
 	}
 	return nil
+}
+
+// AuthenticateGuest finds the live guest session of the request's guest
+// cookie (ok false without one): its own expiry not passed and its share
+// neither revoked nor expired, read in one statement. A request with an
+// Authorization header is no guest's: ErrInvalidToken, the answer of a
+// token on any operation that takes no token. A user's session cookie beside the guest's is ignored: a member
+// may hold a guest link of another workspace in the same browser.
+func (s *Service) AuthenticateGuest(r *http.Request) (requestctx.Caller, bool, error) {
+	if _, bearer := bearerToken(r); bearer {
+		return requestctx.Caller{}, false, ErrInvalidToken
+	}
+	cookie, err := r.Cookie(s.cfg.GuestCookieName())
+	if err != nil || cookie.Value == "" || len(cookie.Value) > 100 {
+		return requestctx.Caller{}, false, nil
+	}
+	row, err := s.store.Q.GuestSessionGet(r.Context(), HashToken(cookie.Value))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return requestctx.Caller{}, false, nil
+	case err != nil:
+		return requestctx.Caller{}, false, err
+	}
+	return requestctx.Caller{
+		SessionID: row.ID, Email: row.Email, Name: row.Name, CSRFToken: row.CsrfToken,
+		Guest: requestctx.Guest{ID: row.GuestID, ShareID: row.ShareID, OrganizationID: row.OrganizationID, Permission: row.Permission},
+	}, true, nil
 }

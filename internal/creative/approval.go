@@ -54,8 +54,12 @@ func ApprovalRecord(ctx context.Context, q *db.Queries, org, creativeID, user uu
 		r.Assets[i] = api.ApprovalAsset{Id: a.ID, FileName: a.FileName, MimeType: a.MimeType, SizeBytes: a.SizeBytes, Sha256: a.Sha256}
 	}
 	for i, d := range decisions {
+		kind := api.ApprovalPersonKindUser
+		if d.ActorIsGuest {
+			kind = api.ApprovalPersonKindGuest
+		}
 		r.Decisions[i] = api.ApprovalDecision{
-			Reviewer: api.ApprovalPerson{Id: d.ActorID, Name: d.ActorName, Kind: api.ApprovalPersonKindUser},
+			Reviewer: api.ApprovalPerson{Id: d.ActorID, Name: d.ActorName, Kind: kind},
 			Decision: api.ApprovalDecisionDecision(d.Type), At: d.CreatedAt.UTC().Truncate(time.Microsecond),
 		}
 	}

@@ -188,6 +188,23 @@ func Act(ctx context.Context, q store.Tx, org, id, user uuid.UUID, in ActionRequ
 	if err != nil {
 		return Creative{}, err
 	}
+	return act(ctx, q, locked, who, memberPerson(user), in)
+}
+
+// GuestAct runs a decision of guest g on a creative of their share, as Act
+// runs a member's: the rules (review.Step) decide what a guest may do,
+// and the history and the plan's decisions name the guest.
+func GuestAct(ctx context.Context, q store.Tx, g Guest, id uuid.UUID, in ActionRequest) (Creative, error) {
+	r, err := q.CreativeLockForActionGuest(ctx, db.CreativeLockForActionGuestParams{ShareID: g.ShareID, ID: id})
+	if err != nil {
+		return Creative{}, notVisible(err, ErrCreativeNotVisible)
+	}
+	return act(ctx, q, db.CreativeLockForActionRow(r), g.caller(), guestPerson(g.ID), in)
+}
+
+// act is a review action once the creative is locked, by who (by, as the
+// rows store them).
+func act(ctx context.Context, q store.Tx, locked db.CreativeLockForActionRow, who review.Caller, by person, in ActionRequest) (Creative, error) {
 	c := locked.Creative
 	rc := reviewCreative(c)
 	var p *plan
@@ -220,7 +237,7 @@ func Act(ctx context.Context, q store.Tx, org, id, user uuid.UUID, in ActionRequ
 		c.ApprovedVersionID = c.CurrentVersionID
 	}
 	if p != nil && move.Round.Statuses != nil {
-		return actOnPlan(ctx, q, locked, c, who, in, p, move, from, acknowledged)
+		return actOnPlan(ctx, q, locked, c, who, by, in, p, move, from, acknowledged)
 	}
 	eventType, err := events.CreativeActionType(string(in.Action))
 	if err != nil {
@@ -228,7 +245,7 @@ func Act(ctx context.Context, q store.Tx, org, id, user uuid.UUID, in ActionRequ
 	}
 	// The write goes with the read of the versions the answer shows.
 	if err := q.Next().CreativeTransition(ctx, db.CreativeTransitionParams{
-		ID: id, ActorID: user, Action: string(in.Action), FromStatus: from, ToStatus: c.ReviewStatus,
+		ID: c.ID, ActorID: by.User, ActorGuestID: by.Guest, Action: string(in.Action), FromStatus: from, ToStatus: c.ReviewStatus,
 		Comment: in.Comment, Version: c.Version, UpdatedAt: c.UpdatedAt, ApprovedVersionID: c.ApprovedVersionID,
 		AcknowledgedThreads: acknowledged,
 	}); err != nil {
@@ -244,7 +261,7 @@ func Act(ctx context.Context, q store.Tx, org, id, user uuid.UUID, in ActionRequ
 // creative.decision_recorded, then creative.stage_approved when the
 // stage's rule held, then creative.approved or creative.changes_requested
 // when the creative moved.
-func actOnPlan(ctx context.Context, q store.Tx, locked db.CreativeLockForActionRow, c db.Creative, who review.Caller,
+func actOnPlan(ctx context.Context, q store.Tx, locked db.CreativeLockForActionRow, c db.Creative, who review.Caller, by person,
 	in ActionRequest, p *plan, move review.Move, from string, acknowledged []uuid.UUID) (Creative, error) {
 	before := p.round
 	if in.Action == review.ActionSubmit {
@@ -266,7 +283,7 @@ func actOnPlan(ctx context.Context, q store.Tx, locked db.CreativeLockForActionR
 		approvedStage = stage
 	}
 	if err := q.Next().ReviewPlanTransition(ctx, db.ReviewPlanTransitionParams{
-		ID: c.ID, ActorID: who.UserID, Action: string(in.Action), FromStatus: from, ToStatus: c.ReviewStatus,
+		ID: c.ID, ActorID: by.User, ActorGuestID: by.Guest, GuestEmail: guestEmail(who), Action: string(in.Action), FromStatus: from, ToStatus: c.ReviewStatus,
 		Comment: in.Comment, Version: c.Version, UpdatedAt: c.UpdatedAt, ApprovedVersionID: c.ApprovedVersionID,
 		AcknowledgedThreads: acknowledged, Round: c.ReviewRound, Stages: stages,
 		DecisionPosition: int16(move.Stage), Override: move.Override, Stage: stage, ApprovedStage: approvedStage,
@@ -290,6 +307,15 @@ func actOnPlan(ctx context.Context, q store.Tx, locked db.CreativeLockForActionR
 		}
 	}
 	return answerWithEvent(ctx, q, lockedRow(locked, c), who, types...)
+}
+
+// guestEmail is a guest's key in a plan's decisions, nil for a member.
+func guestEmail(who review.Caller) *string {
+	if !who.Role.IsGuest() {
+		return nil
+	}
+	key := review.GuestKey(who.GuestEmail)
+	return &key
 }
 
 // lock locks a creative of org for a change by user and reads, in the

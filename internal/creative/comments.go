@@ -36,6 +36,41 @@ type NewComment struct {
 	ParentID       *uuid.UUID
 	Anchor         *thread.Anchor
 	MentionUserIDs []uuid.UUID
+	// Internal: for members only (visibility internal); a guest's comment
+	// never is.
+	Internal bool
+}
+
+// The visibilities of a comment (docs/shares.md).
+const (
+	VisibilityEveryone = "everyone"
+	VisibilityInternal = "internal"
+)
+
+// person is who writes or resolves a comment: a member (User) or a guest
+// (Guest), as the rows store them.
+type person struct {
+	User, Guest *uuid.UUID
+}
+
+func memberPerson(id uuid.UUID) person { return person{User: &id} }
+func guestPerson(id uuid.UUID) person  { return person{Guest: &id} }
+
+// ref is the person as the API shows them, named name.
+func (p person) ref(name string) api.UserRef {
+	if p.Guest != nil {
+		kind := api.UserRefKindGuest
+		return api.UserRef{Id: *p.Guest, Name: name, Kind: &kind}
+	}
+	return api.UserRef{Id: deref(p.User), Name: name}
+}
+
+// id is the person's id, a member's or a guest's (no two are equal).
+func (p person) id() uuid.UUID {
+	if p.Guest != nil {
+		return *p.Guest
+	}
+	return deref(p.User)
 }
 
 // CreateComment writes a comment (or a reply) by user on a creative of org
@@ -48,11 +83,36 @@ func CreateComment(ctx context.Context, q store.Tx, org, creativeID, user uuid.U
 	if err != nil {
 		return api.Comment{}, notVisible(err, ErrCreativeNotVisible)
 	}
-	who := review.Caller{UserID: user, Role: review.Role(t.Role)}
+	return createComment(ctx, q, org, creativeID, t, review.Caller{UserID: user, Role: review.Role(t.Role)}, memberPerson(user), in)
+}
+
+// CreateGuestComment writes a comment (or a reply) by guest g on a
+// creative of their share, as CreateComment does a member's: never
+// internal, never a reply to an internal comment (which a guest cannot
+// see), without mentions.
+func CreateGuestComment(ctx context.Context, q store.Tx, g Guest, creativeID uuid.UUID, in NewComment) (api.Comment, error) {
+	t, err := q.CommentTargetLockGuest(ctx, db.CommentTargetLockGuestParams{
+		ShareID: g.ShareID, GuestID: g.ID, VersionNumber: in.VersionNumber, ID: creativeID,
+	})
+	if err != nil {
+		return api.Comment{}, notVisible(err, ErrCreativeNotVisible)
+	}
+	in.Internal, in.MentionUserIDs = false, nil
+	return createComment(ctx, q, g.OrganizationID, creativeID, db.CommentTargetLockRow(t), g.caller(), guestPerson(g.ID), in)
+}
+
+// createComment is a comment's create once its creative is locked (t)
+// for who, the author.
+func createComment(ctx context.Context, q store.Tx, org, creativeID uuid.UUID, t db.CommentTargetLockRow, who review.Caller, author person, in NewComment) (api.Comment, error) {
+	visibility := VisibilityEveryone
+	if in.Internal {
+		visibility = VisibilityInternal
+	}
+	guest := author.Guest != nil
 	rc := review.Creative{Status: review.Status(t.ReviewStatus), AuthorID: t.AuthorID, HasCurrentVersion: t.CurrentVersionID != nil, Version: t.Version}
 	var on thread.Version
 	mentions := []api.UserRef{}
-	err = review.CheckComment(rc, who, uuid.Nil, func() error {
+	err := review.CheckComment(rc, who, uuid.Nil, func() error {
 		if !rc.HasCurrentVersion {
 			return nil // nothing to check against: 409 follows
 		}
@@ -76,6 +136,12 @@ func CreateComment(ctx context.Context, q store.Tx, org, creativeID, user uuid.U
 		facts := thread.Facts{Members: map[uuid.UUID]bool{}}
 		if t.VersionID != nil {
 			facts.Version = &thread.Version{ID: *t.VersionID, Number: int64(*t.VersionNumber)}
+		}
+		if f.ParentID != nil && guest && deref(f.ParentVisibility) == VisibilityInternal {
+			f.ParentID = nil // no comment a guest can see
+		}
+		if f.ParentID != nil && deref(f.ParentVisibility) == VisibilityInternal {
+			visibility = VisibilityInternal // a reply stays in its internal thread
 		}
 		if f.ParentID != nil {
 			facts.Parent = &thread.Parent{TopLevel: f.ParentParentID == nil, Deleted: deref(f.ParentDeleted),
@@ -114,8 +180,8 @@ func CreateComment(ctx context.Context, q store.Tx, org, creativeID, user uuid.U
 		ids = []uuid.UUID{}
 	}
 	id, err := q.CommentInsert(ctx, db.CommentInsertParams{
-		CreativeID: creativeID, VersionID: on.ID, VersionNumber: int32(on.Number), ParentID: in.ParentID, AuthorID: user,
-		Body: in.Body, Anchor: stored, MentionUserIds: ids, CreatedAt: t.Now,
+		CreativeID: creativeID, VersionID: on.ID, VersionNumber: int32(on.Number), ParentID: in.ParentID, AuthorID: author.User,
+		AuthorGuestID: author.Guest, Visibility: visibility, Body: in.Body, Anchor: stored, MentionUserIds: ids, CreatedAt: t.Now,
 	})
 	if err != nil {
 		return api.Comment{}, err
@@ -123,15 +189,16 @@ func CreateComment(ctx context.Context, q store.Tx, org, creativeID, user uuid.U
 	// The answer is what was inserted; nothing is read back.
 	c := api.Comment{
 		Id: id, CreativeId: creativeID, VersionNumber: int(on.Number), ParentId: nullID(in.ParentID),
-		Author: api.UserRef{Id: user, Name: t.CallerName}, Body: in.Body, Anchor: anchor, Mentions: mentions,
+		Author: author.ref(t.CallerName), Body: in.Body, Anchor: anchor, Mentions: mentions,
 		ResolvedBy: nullable.NewNullNullable[api.NullableUserRef](), ResolvedAt: nullable.NewNullNullable[time.Time](),
 		CreatedAt: t.Now.UTC(), EditedAt: nullable.NewNullNullable[time.Time](), AddressedInVersion: nullable.NewNullNullable[int](),
+		Visibility: api.CommentVisibility(visibility),
 	}
 	evs := []events.Event{{Type: events.CreativeCommentAdded, OrganizationID: org, Timestamp: t.Now, Data: c}}
 	for _, m := range mentions {
 		// Each member it mentions hears of it on their own stream; nobody
 		// is told of their own comment.
-		if m.Id != user {
+		if m.Id != author.id() {
 			evs = append(evs, events.Event{Type: events.CreativeMentioned, UserID: m.Id, Timestamp: t.Now, Data: c})
 		}
 	}
@@ -162,6 +229,24 @@ func UpdateComment(ctx context.Context, q store.Tx, org, creativeID, commentID, 
 	if err != nil {
 		return api.Comment{}, err
 	}
+	return updateComment(ctx, q, org, l, who, rc, memberPerson(user), p)
+}
+
+// UpdateGuestComment edits or resolves a comment guest g wrote on a
+// creative of their share, as UpdateComment does a member's; an internal
+// comment is the 404 of none.
+func UpdateGuestComment(ctx context.Context, q store.Tx, g Guest, creativeID, commentID uuid.UUID, p CommentPatch) (api.Comment, error) {
+	r, err := q.CommentLockGuest(ctx, db.CommentLockGuestParams{ShareID: g.ShareID, ID: commentID, CreativeID: creativeID})
+	if err != nil {
+		return api.Comment{}, notVisible(err, ErrCommentNotVisible)
+	}
+	l := db.CommentLockRow(r)
+	p.Addressed = nil
+	return updateComment(ctx, q, g.OrganizationID, l, g.caller(), lockedCreative(l), guestPerson(g.ID), p)
+}
+
+// updateComment is a comment's change once it is locked (l), by who.
+func updateComment(ctx context.Context, q store.Tx, org uuid.UUID, l db.CommentLockRow, who review.Caller, rc review.Creative, by person, p CommentPatch) (api.Comment, error) {
 	cm := l.Comment
 	var actions []review.Action
 	if p.Body != nil {
@@ -173,7 +258,7 @@ func UpdateComment(ctx context.Context, q store.Tx, org, creativeID, commentID, 
 	if p.Addressed != nil {
 		actions = append(actions, review.ActionAddressComment)
 	}
-	err = review.CheckComment(rc, who, cm.AuthorID, func() error {
+	err := review.CheckComment(rc, who, authorOf(cm), func() error {
 		var fields []api.FieldError
 		if p.Resolved != nil && cm.ParentID != nil {
 			fields = append(fields, api.FieldError{Field: "resolved", Code: api.InvalidValue,
@@ -193,8 +278,8 @@ func UpdateComment(ctx context.Context, q store.Tx, org, creativeID, commentID, 
 	if cm.Deleted {
 		return api.Comment{}, deletedRefusal()
 	}
-	u := db.CommentUpdateParams{ID: cm.ID, Body: cm.Body, EditedAt: cm.EditedAt, ResolvedBy: cm.ResolvedBy, ResolvedAt: cm.ResolvedAt,
-		AddressedInVersion: cm.AddressedInVersion}
+	u := db.CommentUpdateParams{ID: cm.ID, Body: cm.Body, EditedAt: cm.EditedAt, ResolvedBy: cm.ResolvedBy, ResolvedByGuestID: cm.ResolvedByGuestID,
+		ResolvedAt: cm.ResolvedAt, AddressedInVersion: cm.AddressedInVersion}
 	changed, resolved := false, false
 	if p.Body != nil && *p.Body != cm.Body {
 		u.Body, u.EditedAt, changed = *p.Body, &l.Now, true
@@ -202,9 +287,9 @@ func UpdateComment(ctx context.Context, q store.Tx, org, creativeID, commentID, 
 	if p.Resolved != nil && *p.Resolved != cm.Resolved {
 		changed = true
 		if *p.Resolved {
-			u.ResolvedBy, u.ResolvedAt, resolved = &user, &l.Now, true
+			u.ResolvedBy, u.ResolvedByGuestID, u.ResolvedAt, resolved = by.User, by.Guest, &l.Now, true
 		} else {
-			u.ResolvedBy, u.ResolvedAt = nil, nil
+			u.ResolvedBy, u.ResolvedByGuestID, u.ResolvedAt = nil, nil, nil
 		}
 	}
 	if p.Addressed != nil && !sameInt(p.Addressed.Version, cm.AddressedInVersion) {
@@ -241,7 +326,7 @@ func DeleteComment(ctx context.Context, q store.Tx, org, creativeID, commentID, 
 	if err != nil {
 		return err
 	}
-	if err := review.CheckComment(rc, who, l.Comment.AuthorID, nil, review.ActionDeleteComment); err != nil {
+	if err := review.CheckComment(rc, who, authorOf(l.Comment), nil, review.ActionDeleteComment); err != nil {
 		return err
 	}
 	if l.Comment.Deleted {
@@ -259,9 +344,18 @@ func lockComment(ctx context.Context, q *db.Queries, org, creativeID, commentID,
 	if err != nil {
 		return l, review.Caller{}, review.Creative{}, notVisible(err, ErrCommentNotVisible)
 	}
-	rc := review.Creative{Status: review.Status(l.ReviewStatus), AuthorID: l.CreativeAuthorID,
+	return l, review.Caller{UserID: user, Role: review.Role(l.Role)}, lockedCreative(l), nil
+}
+
+// lockedCreative is a locked comment's creative as the rules see it.
+func lockedCreative(l db.CommentLockRow) review.Creative {
+	return review.Creative{Status: review.Status(l.ReviewStatus), AuthorID: l.CreativeAuthorID,
 		HasCurrentVersion: l.CurrentVersionID != nil, Version: l.CreativeVersion}
-	return l, review.Caller{UserID: user, Role: review.Role(l.Role)}, rc, nil
+}
+
+// authorOf is the id of a comment's author, a member's or a guest's.
+func authorOf(cm db.Comment) uuid.UUID {
+	return person{User: cm.AuthorID, Guest: cm.AuthorGuestID}.id()
 }
 
 func deletedRefusal() error {
@@ -295,11 +389,28 @@ func ListComments(ctx context.Context, q *db.Queries, org, creativeID, user uuid
 	if _, err := q.CreativeMemberRole(ctx, db.CreativeMemberRoleParams{CallerID: user, ID: creativeID, OrganizationID: org}); err != nil {
 		return CommentPage{}, notVisible(err, ErrCreativeNotVisible)
 	}
-	n := cursor.Over(limit)
 	var mentioning *uuid.UUID
 	if f.MentionsMe {
 		mentioning = &user
 	}
+	return listComments(ctx, q, creativeID, mentioning, nil, f, after, limit)
+}
+
+// ListGuestComments reads one page of the comments of a creative of g's
+// share, as ListComments does, without the internal ones.
+func ListGuestComments(ctx context.Context, q *db.Queries, g Guest, creativeID uuid.UUID, f CommentFilter, after int64, limit int) (CommentPage, error) {
+	if err := guestHolds(ctx, q, g, creativeID); err != nil {
+		return CommentPage{}, err
+	}
+	everyone := VisibilityEveryone
+	f.MentionsMe, f.Resolved, f.Open = false, nil, nil
+	return listComments(ctx, q, creativeID, nil, &everyone, f, after, limit)
+}
+
+// listComments reads a page through the query of the filter's shape;
+// mentioning and visibility (nil: any) only narrow what it found.
+func listComments(ctx context.Context, q *db.Queries, creativeID uuid.UUID, mentioning *uuid.UUID, visibility *string, f CommentFilter, after int64, limit int) (CommentPage, error) {
+	n := cursor.Over(limit)
 	var live *bool
 	if f.Open != nil {
 		// An open thread is an unresolved one that is not deleted.
@@ -313,15 +424,15 @@ func ListComments(ctx context.Context, q *db.Queries, org, creativeID, user uuid
 	var err error
 	switch {
 	case f.ParentID != nil:
-		rows, err = q.CommentPageReplies(ctx, db.CommentPageRepliesParams{ParentID: *f.ParentID, CreativeID: creativeID, AfterSeq: after, VersionNumber: f.VersionNumber, Mentioning: mentioning, RowLimit: n})
+		rows, err = q.CommentPageReplies(ctx, db.CommentPageRepliesParams{ParentID: *f.ParentID, CreativeID: creativeID, AfterSeq: after, VersionNumber: f.VersionNumber, Mentioning: mentioning, Visibility: visibility, RowLimit: n})
 	case f.Resolved != nil && f.VersionNumber != nil:
 		rows, err = q.CommentPageTopLevelByVersion(ctx, db.CommentPageTopLevelByVersionParams{CreativeID: creativeID, VersionNumber: *f.VersionNumber, Resolved: *f.Resolved, AfterSeq: after, Live: live, Mentioning: mentioning, RowLimit: n})
 	case f.Resolved != nil:
 		rows, err = q.CommentPageTopLevel(ctx, db.CommentPageTopLevelParams{CreativeID: creativeID, Resolved: *f.Resolved, AfterSeq: after, Live: live, Mentioning: mentioning, RowLimit: n})
 	case f.VersionNumber != nil:
-		rows, err = q.CommentPageByVersion(ctx, db.CommentPageByVersionParams{CreativeID: creativeID, VersionNumber: *f.VersionNumber, AfterSeq: after, Mentioning: mentioning, RowLimit: n})
+		rows, err = q.CommentPageByVersion(ctx, db.CommentPageByVersionParams{CreativeID: creativeID, VersionNumber: *f.VersionNumber, AfterSeq: after, Mentioning: mentioning, Visibility: visibility, RowLimit: n})
 	default:
-		rows, err = q.CommentPage(ctx, db.CommentPageParams{CreativeID: creativeID, AfterSeq: after, Mentioning: mentioning, RowLimit: n})
+		rows, err = q.CommentPage(ctx, db.CommentPageParams{CreativeID: creativeID, AfterSeq: after, Mentioning: mentioning, Visibility: visibility, RowLimit: n})
 	}
 	if err != nil {
 		return CommentPage{}, err
@@ -344,11 +455,11 @@ func ListComments(ctx context.Context, q *db.Queries, org, creativeID, user uuid
 func CommentOf(r db.CommentsShown) (api.Comment, error) {
 	c := api.Comment{
 		Id: r.ID, CreativeId: r.CreativeID, VersionNumber: int(r.VersionNumber), ParentId: nullID(r.ParentID),
-		Author: api.UserRef{Id: r.AuthorID, Name: r.AuthorName}, Body: r.Body, Mentions: make([]api.UserRef, len(r.MentionUserIds)),
+		Author: person{User: r.AuthorID, Guest: r.AuthorGuestID}.ref(r.AuthorName), Body: r.Body, Mentions: make([]api.UserRef, len(r.MentionUserIds)),
 		Anchor: nullable.NewNullNullable[api.CommentAnchor](), Resolved: r.Resolved,
 		ResolvedBy: nullable.NewNullNullable[api.NullableUserRef](), ResolvedAt: nullTime(r.ResolvedAt),
 		CreatedAt: r.CreatedAt.UTC(), EditedAt: nullTime(r.EditedAt), Deleted: r.Deleted,
-		AddressedInVersion: nullInt(r.AddressedInVersion),
+		AddressedInVersion: nullInt(r.AddressedInVersion), Visibility: api.CommentVisibility(r.Visibility),
 	}
 	if len(r.MentionNames) != len(r.MentionUserIds) {
 		return api.Comment{}, fmt.Errorf("comment %s: %d mention names for %d mentions", r.ID, len(r.MentionNames), len(r.MentionUserIds))
@@ -363,8 +474,8 @@ func CommentOf(r db.CommentsShown) (api.Comment, error) {
 		}
 		c.Anchor.Set(a)
 	}
-	if r.ResolvedBy != nil {
-		c.ResolvedBy.Set(api.UserRef{Id: *r.ResolvedBy, Name: deref(r.ResolvedByName)})
+	if by := (person{User: r.ResolvedBy, Guest: r.ResolvedByGuestID}); by.User != nil || by.Guest != nil {
+		c.ResolvedBy.Set(by.ref(r.ResolvedByName))
 	}
 	return c, nil
 }

@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -22,6 +23,7 @@ import (
 	"creativeapi/internal/problem"
 	"creativeapi/internal/review"
 	"creativeapi/internal/store"
+	"creativeapi/internal/upload"
 )
 
 // ErrCreativeNotVisible is the refusal of a creative the caller may not
@@ -176,6 +178,12 @@ func details(ctx context.Context, q *db.Queries, rows []row, who review.Caller) 
 	if err != nil {
 		return nil, err
 	}
+	if who.Role.IsGuest() {
+		if err := leaveOutInternal(ctx, q, ids, versions); err != nil {
+			return nil, err
+		}
+		guestURLs(rows, versions)
+	}
 	// Only creatives with a review plan cost this query.
 	plans, err := readPlans(ctx, q, rows)
 	if err != nil {
@@ -224,6 +232,45 @@ func readVersions(ctx context.Context, q *db.Queries, ids []uuid.UUID) (map[uuid
 		}
 	}
 	return out, nil
+}
+
+// leaveOutInternal takes the open internal comments out of the counts
+// of versions, for a guest, who never sees one (docs/shares.md): a
+// member's read costs nothing for them.
+func leaveOutInternal(ctx context.Context, q *db.Queries, ids []uuid.UUID, versions map[uuid.UUID]*VersionDetail) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err := q.CommentOpenInternalCounts(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if v, ok := versions[r.VersionID]; ok {
+			v.openComments -= int(r.OpenComments)
+			v.openThreads -= int(r.OpenThreads)
+		}
+	}
+	return nil
+}
+
+// guestURLs points the uploaded assets of versions at the guests'
+// download path (upload.GuestContentPath): a guest's session opens no
+// member path.
+func guestURLs(rows []row, versions map[uuid.UUID]*VersionDetail) {
+	for _, r := range rows {
+		for _, id := range []*uuid.UUID{r.c.CurrentVersionID, r.c.ApprovedVersionID} {
+			if id == nil || versions[*id] == nil {
+				continue
+			}
+			for i := range versions[*id].Assets {
+				a := &versions[*id].Assets[i]
+				if base, ok := strings.CutSuffix(a.Url, upload.ContentPath(r.c.OrganizationID, a.Id)); ok {
+					a.Url = base + upload.GuestContentPath(a.Id)
+				}
+			}
+		}
+	}
 }
 
 func versionOf(id *uuid.UUID, versions map[uuid.UUID]*VersionDetail) (*VersionDetail, error) {

@@ -73,7 +73,7 @@ func (d *Detail) AppendJSON(b []byte) []byte {
 	if d.Reviewer == nil {
 		b = append(b, "null"...)
 	} else {
-		b = appendRef(b, d.Reviewer.Id, d.Reviewer.Name)
+		b = appendUserRef(b, *d.Reviewer)
 	}
 	b = append(b, `,"task":`...)
 	b = appendNamedRef(b, d.Task)
@@ -150,6 +150,21 @@ func appendRef(b []byte, id uuid.UUID, name string) []byte {
 	b = jsontext.AppendUUID(b, id)
 	b = append(b, `,"name":`...)
 	b = jsontext.AppendString(b, name)
+	return append(b, '}')
+}
+
+// appendUserRef appends a UserRef with its kind when it has one (a
+// guest's), as encoding/json writes the generated type.
+func appendUserRef(b []byte, r api.UserRef) []byte {
+	if r.Kind == nil {
+		return appendRef(b, r.Id, r.Name)
+	}
+	b = append(b, `{"id":`...)
+	b = jsontext.AppendUUID(b, r.Id)
+	b = append(b, `,"kind":`...)
+	b = jsontext.AppendString(b, string(*r.Kind))
+	b = append(b, `,"name":`...)
+	b = jsontext.AppendString(b, r.Name)
 	return append(b, '}')
 }
 
@@ -258,7 +273,7 @@ func (d *ReviewDecisionDetail) appendJSON(b []byte) []byte {
 	b = append(b, `,"decision":`...)
 	b = jsontext.AppendString(b, string(d.Decision))
 	b = append(b, `,"reviewer":`...)
-	b = appendRef(b, d.Reviewer.Id, d.Reviewer.Name)
+	b = appendUserRef(b, d.Reviewer)
 	b = append(b, `,"versionNumber":`...)
 	b = strconv.AppendInt(b, int64(d.VersionNumber), 10)
 	return append(b, '}')

@@ -70,12 +70,14 @@ func samplePlan(author api.UserRef) *ReviewPlanDetail {
 	active := 1
 	due := time.Date(2026, 11, 25, 9, 0, 0, 500, time.FixedZone("", -7200))
 	comment := "Logo <too> \"small\""
+	guest := api.UserRefKindGuest
 	at := time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)
 	return &ReviewPlanDetail{ActiveStage: &active, Stages: []ReviewStageDetail{
 		{Name: "Brand & co", Rule: "all", Status: "approved", Reviewers: []api.UserRef{author}, GuestEmails: []string{},
 			Decisions: []ReviewDecisionDetail{{At: at, Decision: "approve", Reviewer: author, VersionNumber: 2}}},
 		{Name: "Legal", Rule: "majority", Status: "active", DueAt: &due, Reviewers: []api.UserRef{author, {Id: uuid.New(), Name: "Bo"}},
 			GuestEmails: []string{"lawyer@client.test"},
-			Decisions:   []ReviewDecisionDetail{{At: at, Comment: &comment, Decision: "request_changes", Reviewer: author, VersionNumber: 2}}},
+			Decisions: []ReviewDecisionDetail{{At: at, Comment: &comment, Decision: "request_changes", Reviewer: author, VersionNumber: 2},
+				{At: at, Decision: "approve", Reviewer: api.UserRef{Id: uuid.New(), Name: "Lawyer", Kind: &guest}, VersionNumber: 2}}},
 	}}
 }

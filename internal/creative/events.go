@@ -48,7 +48,7 @@ func Events(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, before 
 	p.Items = make([]api.CreativeEvent, len(rows))
 	for i, r := range rows {
 		e := api.CreativeEvent{
-			Id: r.PublicID, Type: api.CreativeEventType(r.Type), Actor: api.UserRef{Id: r.ActorID, Name: r.ActorName},
+			Id: r.PublicID, Type: api.CreativeEventType(r.Type), Actor: actorRef(r.ActorID, r.ActorName, r.ActorIsGuest),
 			FromStatus: apifield.Nullable(r.FromStatus), ToStatus: api.ReviewStatus(r.ToStatus), Version: int(r.Version),
 			Comment: apifield.Nullable(r.Comment), Changes: nullable.NewNullNullable[[]api.CreativeChange](), CreatedAt: r.CreatedAt.UTC(),
 			AcknowledgedOpenThreadIds: nullable.NewNullNullable[[]uuid.UUID](),
@@ -67,4 +67,13 @@ func Events(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, before 
 		p.Items[i] = e
 	}
 	return p, nil
+}
+
+// actorRef is who made a history event: a member, or a guest (kind
+// guest).
+func actorRef(id uuid.UUID, name string, guest bool) api.UserRef {
+	if guest {
+		return guestPerson(id).ref(name)
+	}
+	return api.UserRef{Id: id, Name: name}
 }

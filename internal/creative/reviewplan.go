@@ -251,6 +251,7 @@ func stageDetail(s db.ReviewPlansReadRow) (ReviewStageDetail, map[string]bool, e
 		ReviewerID    *uuid.UUID `json:"reviewerId"`
 		Name          *string    `json:"name"`
 		GuestEmail    *string    `json:"guestEmail"`
+		GuestID       *uuid.UUID `json:"guestId"`
 		Decision      string     `json:"decision"`
 		Comment       *string    `json:"comment"`
 		VersionNumber int        `json:"versionNumber"`
@@ -262,17 +263,23 @@ func stageDetail(s db.ReviewPlansReadRow) (ReviewStageDetail, map[string]bool, e
 	latest := make(map[string]bool, len(decisions))
 	for _, d := range decisions {
 		approve := d.Decision == string(review.ActionApprove)
-		if d.GuestEmail != nil {
+		var who api.UserRef
+		switch {
+		case d.GuestEmail != nil && d.GuestID != nil && d.Name != nil:
 			latest[review.GuestKey(*d.GuestEmail)] = approve
-		}
-		// A guest's decision (issue 47) has no member to show yet.
-		if d.ReviewerID == nil || d.Name == nil {
+			who = guestPerson(*d.GuestID).ref(*d.Name)
+		case d.GuestEmail != nil:
+			latest[review.GuestKey(*d.GuestEmail)] = approve
+			continue // the guest is gone with their share: their decision still counts
+		case d.ReviewerID == nil || d.Name == nil:
 			continue
+		default:
+			latest[review.MemberKey(*d.ReviewerID)] = approve
+			who = api.UserRef{Id: *d.ReviewerID, Name: *d.Name}
 		}
-		latest[review.MemberKey(*d.ReviewerID)] = approve
 		st.Decisions = append(st.Decisions, ReviewDecisionDetail{
 			At: d.At.UTC(), Comment: d.Comment, Decision: api.ReviewStageDecisionDecision(d.Decision),
-			Reviewer: api.UserRef{Id: *d.ReviewerID, Name: *d.Name}, VersionNumber: d.VersionNumber,
+			Reviewer: who, VersionNumber: d.VersionNumber,
 		})
 	}
 	return st, latest, nil

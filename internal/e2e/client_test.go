@@ -85,7 +85,7 @@ func compileClientTests(t *testing.T, node, root string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"client.test.js", "review-loop.test.js", "comment-thread.test.js"} {
+	for _, name := range []string{"client.test.js", "review-loop.test.js", "comment-thread.test.js", "guest-review.test.js"} {
 		if !slices.Contains(tests, filepath.Join(out, "test", name)) {
 			t.Fatalf("tsc did not emit %s: %v", name, tests)
 		}

@@ -162,3 +162,32 @@ func TestAReviewerAssignedDuringReviewIsAskedToReview(t *testing.T) {
 	}
 	inbox(t, env.Mail, adminEmail, 0)
 }
+
+func TestAGuestsDecisionIsEmailedToTheAuthorUnderTheGuestsName(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t, testenv.Options{Mail: true, Env: map[string]string{"APP_URL": "https://app.example.test"}})
+	d := env.DB
+	org := d.Org(t, "Acme")
+	author, authorEmail := d.User(t, "Ann Author")
+	d.Member(t, org, author, "author")
+	creative := d.DraftCreative(t, org, author)
+	base := fmt.Sprintf("/api/v1/organizations/%s/creatives/%s", org, creative)
+	if r := env.SessionFor(t, author).Do("POST", base+"/actions", map[string]any{"action": "submit"}); r.Status != 200 {
+		t.Fatalf("submit: %d %s", r.Status, r.Body)
+	}
+	_, token := d.Share(t, org, author, "decide", creative)
+	guest := env.Client(t)
+	if r := guest.OpenShare(token, "legal@brand.test"); r.Status != 201 {
+		t.Fatalf("guest session: %d %s", r.Status, r.Body)
+	}
+	r := guest.Do("POST", "/api/v1/guest/creatives/"+creative.String()+"/actions",
+		map[string]any{"action": "request_changes", "comment": "The footnote is missing."})
+	if r.Status != 200 {
+		t.Fatalf("the guest's decision: %d %s", r.Status, r.Body)
+	}
+	got := inbox(t, env.Mail, authorEmail, 1)
+	if got[0].Subject != "CR-000001 Fixture creative: changes requested" || !strings.Contains(got[0].Text, "The footnote is missing.") ||
+		!strings.Contains(got[0].Text, "Guest legal@brand.test") {
+		t.Errorf("the decision email: %q\n%s", got[0].Subject, got[0].Text)
+	}
+}

@@ -43,6 +43,9 @@ type Operation struct {
 	// (x-operator-only in the spec); for anyone else it is the 404 of an
 	// unknown path, answered right after authentication.
 	OperatorOnly bool
+	// Guest: the operation takes a guest session (the spec's guestSession
+	// scheme), and nothing else does.
+	Guest bool
 	// Scope is the scope a personal access token needs to call the
 	// operation (x-scope in the spec); "" when the operation takes only a
 	// session. The spec is the one table of scopes.
@@ -97,11 +100,25 @@ func New(spec *openapi3.T, checks map[string]BodyCheck) (*Gate, error) {
 				ID: op.OperationID, Secured: len(*security) > 0, Keyed: keyed, check: checks[op.OperationID],
 				OperatorOnly: op.Extensions["x-operator-only"] == true,
 				Scope:        scopeOf(op),
+				Guest:        takesGuestSession(*security),
 				route:        &routers.Route{Spec: spec, Path: path, PathItem: item, Method: method, Operation: &bare},
 			}
 		}
 	}
 	return g, nil
+}
+
+// GuestScheme is the spec's security scheme of a guest session.
+const GuestScheme = "guestSession"
+
+// takesGuestSession reports whether security names the guest session.
+func takesGuestSession(security openapi3.SecurityRequirements) bool {
+	for _, req := range security {
+		if _, ok := req[GuestScheme]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // scopeOf is an operation's x-scope, "" without one.

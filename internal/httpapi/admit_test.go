@@ -39,6 +39,12 @@ type oneSession struct {
 	keys *[]string
 }
 
+// AuthenticateGuest knows no guest: the gate's guest steps are proven
+// against real guest sessions (guests_test.go).
+func (s oneSession) AuthenticateGuest(*http.Request) (requestctx.Caller, bool, error) {
+	return requestctx.Caller{}, false, nil
+}
+
 func (s oneSession) Authenticate(r *http.Request, key string) (requestctx.Caller, *idempotency.Stored, bool, error) {
 	if s.keys != nil {
 		*s.keys = append(*s.keys, key)

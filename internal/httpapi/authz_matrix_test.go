@@ -24,17 +24,33 @@ import (
 type caller string
 
 const (
-	anonymous     caller = "anonymous"
-	acmeAdmin     caller = "acme admin"
-	acmeReviewer  caller = "acme reviewer"
-	acmeAuthor    caller = "acme author"
-	acmeViewer    caller = "acme viewer"
-	globexAdmin   caller = "globex admin"
-	revokedAdmin  caller = "revoked session"
-	matrixCallers        = 7
+	anonymous    caller = "anonymous"
+	acmeAdmin    caller = "acme admin"
+	acmeReviewer caller = "acme reviewer"
+	acmeAuthor   caller = "acme author"
+	acmeViewer   caller = "acme viewer"
+	globexAdmin  caller = "globex admin"
+	revokedAdmin caller = "revoked session"
+	// The guests hold a guest session of a share of the cell's creative
+	// (made by Acme's author) with its permission; the last two of a
+	// decide share since revoked, or expired.
+	guestView     caller = "guest view"
+	guestComment  caller = "guest comment"
+	guestDecide   caller = "guest decide"
+	guestRevoked  caller = "guest of a revoked share"
+	guestExpired  caller = "guest of an expired share"
+	matrixCallers        = 12
 )
 
-var callers = []caller{anonymous, acmeAdmin, acmeReviewer, acmeAuthor, acmeViewer, globexAdmin, revokedAdmin}
+var (
+	callers = []caller{anonymous, acmeAdmin, acmeReviewer, acmeAuthor, acmeViewer, globexAdmin, revokedAdmin,
+		guestView, guestComment, guestDecide, guestRevoked, guestExpired}
+	guestCallers = []caller{guestView, guestComment, guestDecide, guestRevoked, guestExpired}
+)
+
+// sharePermission is the permission of a guest caller's share.
+var sharePermission = map[caller]string{guestView: "view", guestComment: "comment", guestDecide: "decide",
+	guestRevoked: "decide", guestExpired: "decide"}
 
 // authzMatrix is the expected answer of every operation of openapi.yaml for
 // every caller: "status" or "status code". The calls target Acme: its
@@ -156,6 +172,47 @@ var authzMatrix = map[string]map[caller]string{
 	"listPlatformWebhookDeliveries":    signedIn("404 not_found"),
 	"sendPlatformWebhookTest":          signedIn("404 not_found"),
 	"redeliverPlatformWebhookDelivery": signedIn("404 not_found"),
+	// The guest paths: a live guest session of a share holding the
+	// cell's creative, nobody else.
+	"listGuestCreatives":         guestsOnly("200", "200", "200"),
+	"getGuestCreative":           guestsOnly("200", "200", "200"),
+	"listGuestCreativeComments":  guestsOnly("200", "200", "200"),
+	"createGuestCreativeComment": guestsOnly("403 action_forbidden", "201", "201"),
+	// The comment is Acme's reviewer's: no guest's to change (their own:
+	// guest_review_test.go).
+	"updateGuestCreativeComment": guestsOnly("403 action_forbidden", "403 action_forbidden", "403 action_forbidden"),
+	// The matrix's creative is a draft: a decide guest may decide, but
+	// not now.
+	"executeGuestCreativeAction": guestsOnly("403 action_forbidden", "403 action_forbidden", "409 invalid_transition"),
+	"getGuestAssetContent":       guestsOnly("302", "302", "302"),
+}
+
+// membersOnly completes the row of an operation of members (every one
+// outside /api/v1/guest/ that takes a session): a guest session is no
+// user's, 401 whatever its permission.
+func membersOnly(row map[caller]string) map[caller]string {
+	out := make(map[caller]string, matrixCallers)
+	for c, want := range row {
+		out[c] = want
+	}
+	for _, g := range guestCallers {
+		if _, ok := out[g]; !ok {
+			out[g] = "401 unauthenticated"
+		}
+	}
+	return out
+}
+
+// guestsOnly is the row of a guest operation: refused (401) to everyone
+// but a live guest session, whose answers by permission are given.
+func guestsOnly(view, comment, decide string) map[caller]string {
+	row := map[caller]string{guestView: view, guestComment: comment, guestDecide: decide}
+	for _, c := range callers {
+		if _, ok := row[c]; !ok {
+			row[c] = "401 unauthenticated"
+		}
+	}
+	return row
 }
 
 // uploaders is the row of an upload operation: authors and admins.
@@ -187,10 +244,13 @@ func adminOnly(want string) map[caller]string {
 		acmeAuthor: "403 action_forbidden", acmeViewer: "403 action_forbidden", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"}
 }
 
-// signedIn is the row of an operation open to every live session.
+// signedIn is the row of an operation open to every live user session.
 func signedIn(want string) map[caller]string {
 	row := all(want)
 	row[anonymous], row[revokedAdmin] = "401 unauthenticated", "401 unauthenticated"
+	for _, g := range guestCallers {
+		row[g] = "401 unauthenticated"
+	}
 	return row
 }
 
@@ -205,6 +265,14 @@ type matrixDesk struct {
 	// cancels.
 	cancelDeposit string
 	asset         string
+	// assetCreative is a draft whose current version is asset's file.
+	assetCreative uuid.UUID
+	// creative is the creative of the cell being built (uuid.Nil: none),
+	// which a guest caller's share holds.
+	creative uuid.UUID
+	// guestShare is the share of the last guest cell, revoked when the
+	// next is made: Acme stays under its limit of live shares.
+	guestShare uuid.UUID
 }
 
 func newMatrixDesk(t *testing.T) *matrixDesk {
@@ -239,6 +307,13 @@ func newMatrixDesk(t *testing.T) *matrixDesk {
 		t.Fatalf("fixture asset: %d %s", r.Status, r.Body)
 	}
 	d.asset = ready.Asset.ID
+	// A draft whose version is that file: the guest download's creative.
+	d.assetCreative = d.env.DB.DraftCreative(t, d.org, d.users[acmeAuthor])
+	r = env.SessionFor(t, d.users[acmeAuthor]).Do("POST", creativeURL(d.org, d.assetCreative)+"/versions",
+		map[string]any{"assets": []any{map[string]string{"uploadId": up}}})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("fixture version of the upload: %d %s", r.Status, r.Body)
+	}
 	return d
 }
 
@@ -264,6 +339,9 @@ func (d *matrixDesk) client(t *testing.T, c caller) *testenv.Client {
 	if c == anonymous {
 		return d.env.Client(t)
 	}
+	if permission, ok := sharePermission[c]; ok {
+		return d.guest(t, c, permission)
+	}
 	client := d.env.SessionFor(t, d.users[c])
 	if c == revokedAdmin {
 		if _, err := d.env.DB.Pool.Exec(context.Background(), "UPDATE sessions SET revoked_at = now() WHERE user_id = $1", d.users[c]); err != nil {
@@ -284,6 +362,7 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 	if strings.Contains(path, "/comments") {
 		commented, comment = d.commentFixture(t)
 	}
+	d.creative = uuid.Nil
 	var hook, delivery uuid.UUID
 	if strings.Contains(path, "{deliveryId}") {
 		// A delivery must be of the call's endpoint, and finished (a
@@ -297,9 +376,11 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 			return d.org.String()
 		case "{creativeId}":
 			if commented != uuid.Nil {
+				d.creative = commented
 				return commented.String()
 			}
-			return d.env.DB.DraftCreative(t, d.org, d.users[acmeAuthor]).String()
+			d.creative = d.env.DB.DraftCreative(t, d.org, d.users[acmeAuthor])
+			return d.creative.String()
 		case "{commentId}":
 			return comment.String()
 		case "{depositId}":
@@ -319,6 +400,7 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		case "{transferId}":
 			return uuid.NewString() // none: operators get 404 too
 		case "{assetId}":
+			d.creative = d.assetCreative // a guest's share holds it
 			return d.asset
 		case "{shareId}":
 			return d.share(t).String()
@@ -349,6 +431,9 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		"createGuestSession":             map[string]string{"token": "not-a-share-token", "name": "Matrix guest", "email": "guest@brand.test"},
 		"createPlatformWebhookEndpoint":  map[string]any{"url": "https://hooks.example.test/platform", "eventTypes": []string{"deposit.*"}},
 		"updatePlatformWebhookEndpoint":  map[string]any{"enabled": false},
+		"createGuestCreativeComment":     map[string]string{"body": "Guest remark"},
+		"updateGuestCreativeComment":     map[string]bool{"resolved": true},
+		"executeGuestCreativeAction":     map[string]string{"action": "approve"},
 		"createShare": map[string]any{"creativeIds": []uuid.UUID{d.env.DB.DraftCreative(t, d.org, d.users[acmeAuthor])},
 			"permission": "decide"},
 		"createAccessToken": map[string]any{"name": "matrix", "scopes": []string{"creatives:read"}},
@@ -388,6 +473,9 @@ func TestAuthorizationMatrix(t *testing.T) {
 				t.Errorf("%s (%s %s) has no row in authzMatrix: state who may call it", id, method, path)
 				continue
 			}
+			if !strings.HasPrefix(path, "/api/v1/guest/") && (op.Security == nil || len(*op.Security) > 0) {
+				row = membersOnly(row)
+			}
 			if len(row) != matrixCallers {
 				t.Errorf("%s: the row has %d callers, want %d", id, len(row), matrixCallers)
 			}
@@ -425,10 +513,11 @@ func TestAuthorizationMatrix(t *testing.T) {
 
 	// updateCreative has a right of its own: setting the reviewer.
 	t.Run("updateCreative with reviewerId", func(t *testing.T) {
-		want := map[caller]string{anonymous: "401 unauthenticated", acmeAdmin: "200", acmeReviewer: "403 action_forbidden",
-			acmeAuthor: "403 action_forbidden", acmeViewer: "403 action_forbidden", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"}
+		want := membersOnly(map[caller]string{anonymous: "401 unauthenticated", acmeAdmin: "200", acmeReviewer: "403 action_forbidden",
+			acmeAuthor: "403 action_forbidden", acmeViewer: "403 action_forbidden", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"})
 		for _, c := range callers {
 			id := d.env.DB.DraftCreative(t, d.org, d.users[acmeAuthor])
+			d.creative = id
 			r := d.client(t, c).Do(http.MethodPatch, fmt.Sprintf("/api/v1/organizations/%s/creatives/%s", d.org, id),
 				map[string]any{"reviewerId": d.users[acmeReviewer]})
 			got := strconv.Itoa(r.Status)
@@ -477,4 +566,31 @@ func (d *matrixDesk) share(t *testing.T) uuid.UUID {
 		t.Fatal(err)
 	}
 	return id
+}
+
+// guest is a client holding a guest session of a share of the cell's
+// creative (a new draft when the cell has none) with permission, made by
+// Acme's author; c's share is then revoked or expired as c says.
+func (d *matrixDesk) guest(t *testing.T, c caller, permission string) *testenv.Client {
+	t.Helper()
+	creative := d.creative
+	if creative == uuid.Nil {
+		creative = d.env.DB.DraftCreative(t, d.org, d.users[acmeAuthor])
+	}
+	if _, err := d.env.DB.Pool.Exec(context.Background(), "UPDATE shares SET revoked_at = now() WHERE id = $1", d.guestShare); err != nil {
+		t.Fatal(err)
+	}
+	share, token := d.env.DB.Share(t, d.org, d.users[acmeAuthor], permission, creative)
+	d.guestShare = share
+	client := d.env.Client(t)
+	if r := client.OpenShare(token, "guest@brand.test"); r.Status != http.StatusCreated {
+		t.Fatalf("guest session: %d %s", r.Status, r.Body)
+	}
+	ended := map[caller]string{guestRevoked: "revoked_at = now()", guestExpired: "expires_at = now()"}
+	if set, ok := ended[c]; ok {
+		if _, err := d.env.DB.Pool.Exec(context.Background(), "UPDATE shares SET "+set+" WHERE id = $1", share); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return client
 }

@@ -33,7 +33,7 @@ func (s *Server) command(ctx context.Context, key *string, mayReplay func(ctx co
 	if err := checkReplayRule(in.operation, mayReplay != nil); err != nil {
 		return rawJSON{}, err
 	}
-	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.UserID, Key: k,
+	resp, replayed, err := s.idem.Run(ctx, idempotency.Request{UserID: caller.PrincipalID(), Key: k,
 		Fingerprint: in.fingerprint, Prefetched: in.prefetched, MayReplay: mayReplay}, cmd)
 	if err != nil {
 		return rawJSON{}, err
@@ -77,6 +77,9 @@ var replayRules = map[string]replayRule{
 	"putCreativeReviewPlan":         replayWhileAllowed,
 	"settleOperatorTransfer":        replayWhileAllowed,
 	"topUpAccountDeposit":           replayToOwner,
+	// A guest's: only while their share (never widened) still lets them.
+	"createGuestCreativeComment": replayWhileAllowed,
+	"executeGuestCreativeAction": replayWhileAllowed,
 }
 
 // checkReplayRules fails when the keyed operations of the spec and
@@ -183,3 +186,11 @@ func (r rawJSON) VisitDeleteCreativeReviewPlanResponse(w http.ResponseWriter) er
 func (r rawJSON) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error { return r.write(w) }
 func (r rawJSON) VisitCreateShareResponse(w http.ResponseWriter) error           { return r.write(w) }
 func (r rawJSON) VisitClaimAccountDepositResponse(w http.ResponseWriter) error   { return r.write(w) }
+func (r rawJSON) VisitListGuestCreativesResponse(w http.ResponseWriter) error    { return r.write(w) }
+func (r rawJSON) VisitGetGuestCreativeResponse(w http.ResponseWriter) error      { return r.write(w) }
+func (r rawJSON) VisitCreateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+func (r rawJSON) VisitExecuteGuestCreativeActionResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}

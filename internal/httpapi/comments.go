@@ -31,10 +31,11 @@ func commentPath(org, creativeID, id uuid.UUID) string {
 // commentBodyChecks reports an anchor's geometry (thread.Geometry) with the
 // schema's errors, in one 422: it needs nothing but the request.
 func commentBodyChecks() map[string]gate.BodyCheck {
-	return map[string]gate.BodyCheck{"createCreativeComment": func(body any) []problem.FieldError {
+	check := func(body any) []problem.FieldError {
 		req, _ := body.(map[string]any)
 		return thread.Geometry(lenientAnchor(req["anchor"]))
-	}}
+	}
+	return map[string]gate.BodyCheck{"createCreativeComment": check, "createGuestCreativeComment": check}
 }
 
 // lenientAnchor reads an anchor as decoded (numbers as json.Number); what
@@ -145,7 +146,8 @@ func (s *Server) ListCreativeComments(ctx context.Context, r api.ListCreativeCom
 
 // CreateCreativeComment writes a comment under the caller's Idempotency-Key.
 func (s *Server) CreateCreativeComment(ctx context.Context, r api.CreateCreativeCommentRequestObject) (api.CreateCreativeCommentResponseObject, error) {
-	in := creative.NewComment{Body: r.Body.Body, VersionNumber: r.Body.VersionNumber, ParentID: r.Body.ParentId, Anchor: anchorFrom(r.Body.Anchor)}
+	in := creative.NewComment{Body: r.Body.Body, VersionNumber: r.Body.VersionNumber, ParentID: r.Body.ParentId, Anchor: anchorFrom(r.Body.Anchor),
+		Internal: r.Body.Visibility != nil && *r.Body.Visibility == api.Internal}
 	if r.Body.MentionUserIds != nil {
 		in.MentionUserIDs = *r.Body.MentionUserIds
 	}

@@ -197,7 +197,8 @@ func (s *Server) ListCreativeEvents(ctx context.Context, r api.ListCreativeEvent
 // the schema's errors in one 422: request_changes needs a comment; each
 // asset of a new version has what its MIME type needs.
 func (s *Server) creativeBodyChecks() map[string]gate.BodyCheck {
-	return map[string]gate.BodyCheck{"executeCreativeAction": checkCreativeActionBody, "addCreativeVersion": checkVersionBody,
+	return map[string]gate.BodyCheck{"executeCreativeAction": checkCreativeActionBody, "executeGuestCreativeAction": checkCreativeActionBody,
+		"addCreativeVersion":    checkVersionBody,
 		"putCreativeReviewPlan": checkReviewPlanBody}
 }
 

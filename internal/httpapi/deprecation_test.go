@@ -84,6 +84,10 @@ func (noSession) Authenticate(*http.Request, string) (requestctx.Caller, *idempo
 	return requestctx.Caller{}, nil, false, nil
 }
 
+func (noSession) AuthenticateGuest(*http.Request) (requestctx.Caller, bool, error) {
+	return requestctx.Caller{}, false, nil
+}
+
 // TestEveryAnswerOfADeprecatedOperationSaysSo runs the gate and the Problem
 // writer over HTTP with signIn and getMe deprecated: each of their answers,
 // success or refusal, carries Deprecation (RFC 9745) and Sunset (RFC 8594)

@@ -105,6 +105,7 @@ func TestEveryOperationAnswers503WhileTheDatabaseIsDown(t *testing.T) {
 	t.Parallel()
 	env := testenv.New(t)
 	c, _ := env.SignedIn(t, "Dora Down")
+	env.AddGuest(t, c) // the guest paths take a guest session
 	setAllowConnections(t, env, false)
 	for _, call := range specCalls(t) {
 		if !call.declares[http.StatusServiceUnavailable] {
@@ -121,9 +122,10 @@ func TestEveryOperationAnswers500OnAnUnexpectedDatabaseError(t *testing.T) {
 	t.Parallel()
 	env := testenv.New(t)
 	c, _ := env.SignedIn(t, "Ivo Internal")
+	env.AddGuest(t, c) // the guest paths take a guest session
 	// A broken migration: the users table is gone, which no handler
 	// expects, and the shares table (the one a guest's sign-in with an
-	// unknown token reads).
+	// unknown token and a guest session's lookup read).
 	if _, err := env.DB.Pool.Exec(context.Background(), "ALTER TABLE users RENAME TO users_gone; ALTER TABLE shares RENAME TO shares_gone"); err != nil {
 		t.Fatal(err)
 	}

@@ -2,14 +2,20 @@ package httpapi
 
 import (
 	"context"
+
 	"errors"
 	"fmt"
+	"github.com/google/uuid"
 	"net/http"
 
 	"creativeapi/gen/api"
 	"creativeapi/internal/auth"
+	"creativeapi/internal/creative"
+	"creativeapi/internal/idempotency"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/requestctx"
+	"creativeapi/internal/review"
+	"creativeapi/internal/store"
 )
 
 // The guest handlers: people outside the organization who hold a share's
@@ -42,4 +48,114 @@ func (s *Server) CreateGuestSession(ctx context.Context, r api.CreateGuestSessio
 		},
 		Headers: api.CreateGuestSession201ResponseHeaders{SetCookie: &cookie},
 	}, nil
+}
+
+// guestOf is the guest of a guest operation's request: the gate let
+// nobody else through (docs/shares.md).
+func guestOf(ctx context.Context) creative.Guest {
+	caller, _ := requestctx.CallerFrom(ctx)
+	return creative.Guest{ID: caller.Guest.ID, ShareID: caller.Guest.ShareID, OrganizationID: caller.Guest.OrganizationID,
+		Email: caller.Email, Permission: caller.Guest.Permission}
+}
+
+// ListGuestCreatives answers one page of the guest's share's creatives.
+func (s *Server) ListGuestCreatives(ctx context.Context, r api.ListGuestCreativesRequestObject) (api.ListGuestCreativesResponseObject, error) {
+	size, after, err := page(guestCreativeCursor, r.Params.Limit, r.Params.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	p, err := creative.GuestList(ctx, s.store.Q, guestOf(ctx), int32(after), size)
+	if err != nil {
+		return nil, creativeProblem(err)
+	}
+	return creativePageOK(p.Items, nextCursor(guestCreativeCursor, int64(p.Next))), nil
+}
+
+// GetGuestCreative answers one creative of the guest's share.
+func (s *Server) GetGuestCreative(ctx context.Context, r api.GetGuestCreativeRequestObject) (api.GetGuestCreativeResponseObject, error) {
+	c, err := creative.GuestGet(ctx, s.store.Q, guestOf(ctx), r.CreativeId)
+	if err != nil {
+		return nil, creativeProblem(err)
+	}
+	return creativeOK(&c.Detail), nil
+}
+
+// guestCommentPath is where a guest finds a comment of theirs.
+func guestCommentPath(creativeID, id uuid.UUID) string {
+	return fmt.Sprintf("/api/v1/guest/creatives/%s/comments/%s", creativeID, id)
+}
+
+// ListGuestCreativeComments answers one page of a shared creative's
+// comments, without the internal ones.
+func (s *Server) ListGuestCreativeComments(ctx context.Context, r api.ListGuestCreativeCommentsRequestObject) (api.ListGuestCreativeCommentsResponseObject, error) {
+	size, after, err := page(commentCursor, r.Params.Limit, r.Params.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	f := creative.CommentFilter{VersionNumber: r.Params.VersionNumber, ParentID: r.Params.ParentId}
+	p, err := creative.ListGuestComments(ctx, s.store.Q, guestOf(ctx), r.CreativeId, f, after, size)
+	if err != nil {
+		return nil, commentProblem(err)
+	}
+	return api.ListGuestCreativeComments200JSONResponse{Items: p.Items, NextCursor: nextCursor(commentCursor, p.Next)}, nil
+}
+
+// CreateGuestCreativeComment writes a guest's comment under their
+// Idempotency-Key.
+func (s *Server) CreateGuestCreativeComment(ctx context.Context, r api.CreateGuestCreativeCommentRequestObject) (api.CreateGuestCreativeCommentResponseObject, error) {
+	in := creative.NewComment{Body: r.Body.Body, VersionNumber: r.Body.VersionNumber, ParentID: r.Body.ParentId, Anchor: anchorFrom(r.Body.Anchor)}
+	g := guestOf(ctx)
+	mayReplay := func(ctx context.Context) error {
+		if err := creative.MayGuestComment(ctx, s.store.Q, g, r.CreativeId); err != nil {
+			return commentProblem(err)
+		}
+		return nil
+	}
+	return s.command(ctx, r.Params.IdempotencyKey, mayReplay, func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
+		c, err := creative.CreateGuestComment(ctx, q, g, r.CreativeId, in)
+		if err != nil {
+			return idempotency.Response{}, commentProblem(err)
+		}
+		return idempotency.JSON(http.StatusCreated, c, guestCommentPath(r.CreativeId, c.Id))
+	})
+}
+
+// UpdateGuestCreativeComment edits or resolves a guest's own comment, in
+// one transaction (a repeat of an applied change changes nothing).
+func (s *Server) UpdateGuestCreativeComment(ctx context.Context, r api.UpdateGuestCreativeCommentRequestObject) (api.UpdateGuestCreativeCommentResponseObject, error) {
+	var c api.Comment
+	err := s.store.InTx(ctx, func(q store.Tx) error {
+		var err error
+		c, err = creative.UpdateGuestComment(ctx, q, guestOf(ctx), r.CreativeId, r.CommentId,
+			creative.CommentPatch{Body: r.Body.Body, Resolved: r.Body.Resolved})
+		return err
+	})
+	if err != nil {
+		return nil, commentProblem(err)
+	}
+	return api.UpdateGuestCreativeComment200JSONResponse(c), nil
+}
+
+// ExecuteGuestCreativeAction runs a guest's decision under their
+// Idempotency-Key, as ExecuteCreativeAction runs a member's.
+func (s *Server) ExecuteGuestCreativeAction(ctx context.Context, r api.ExecuteGuestCreativeActionRequestObject) (api.ExecuteGuestCreativeActionResponseObject, error) {
+	in := creative.ActionRequest{Action: review.Action(r.Body.Action), Comment: r.Body.Comment, ExpectedVersion: widen(r.Body.ExpectedVersion)}
+	g := guestOf(ctx)
+	mayReplay := func(ctx context.Context) error {
+		if err := creative.MayGuestDecide(ctx, s.store.Q, g, r.CreativeId, in.Action); err != nil {
+			return creativeProblem(err)
+		}
+		return nil
+	}
+	out, err := s.command(ctx, r.Params.IdempotencyKey, mayReplay, func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
+		c, err := creative.GuestAct(ctx, q, g, r.CreativeId, in)
+		if err != nil {
+			return idempotency.Response{}, creativeProblem(err)
+		}
+		return creativeOK(&c.Detail).Response, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }

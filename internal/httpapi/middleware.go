@@ -82,7 +82,9 @@ func observe(log *slog.Logger, requestTimeout time.Duration, clients clientip.Re
 				if op, ok := c.Get(operationKey).(string); ok {
 					attrs = append(attrs, slog.String("operation", op))
 				}
-				if caller, ok := requestctx.CallerFrom(ctx); ok {
+				if caller, ok := requestctx.CallerFrom(ctx); ok && caller.IsGuest() {
+					attrs = append(attrs, slog.String("guest_id", caller.Guest.ID.String()))
+				} else if ok {
 					attrs = append(attrs, slog.String("user_id", caller.UserID.String()))
 				}
 				log.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
@@ -150,6 +152,10 @@ type Authenticator interface {
 	// the same read, the live answer stored under it for the caller (nil:
 	// none).
 	Authenticate(r *http.Request, idempotencyKey string) (caller requestctx.Caller, stored *idempotency.Stored, ok bool, err error)
+	// AuthenticateGuest returns the guest of the request's guest session,
+	// or ok false without a live one (a user session is none);
+	// auth.ErrInvalidToken for a request with a bearer token.
+	AuthenticateGuest(r *http.Request) (caller requestctx.Caller, ok bool, err error)
 }
 
 // admit answers, in the refusal order of docs/errors.md and
@@ -264,9 +270,12 @@ func rateLimit(c echo.Context, limits *ratelimit.Limiter, principal string, unsa
 	return nil
 }
 
-// principal is whom a request's budget belongs to: its caller, or its
-// client address when it has none.
+// principal is whom a request's budget belongs to: its caller (a user,
+// a token or a guest), or its client address when it has none.
 func principal(ctx context.Context, a admitted) string {
+	if a.caller.IsGuest() {
+		return "guest:" + a.caller.Guest.ID.String()
+	}
 	if a.caller.Bearer() {
 		return "token:" + a.caller.TokenID.String()
 	}
@@ -326,11 +335,27 @@ type admitted struct {
 }
 
 // authenticate finds the request's session (401 without one) and, for a
-// command, the answer stored under its Idempotency-Key.
+// command, the answer stored under its Idempotency-Key. An operation of
+// guests takes a guest session and nothing else; every other operation
+// takes a user's session or token, never a guest's (docs/shares.md).
 func authenticate(auth Authenticator, req *http.Request, op *gate.Operation) (admitted, error) {
 	var a admitted
 	if op.Keyed {
 		a.key = idempotency.LookupKey(req.Header.Get("Idempotency-Key"))
+	}
+	if op.Guest {
+		caller, ok, err := auth.AuthenticateGuest(req)
+		switch {
+		case errors.Is(err, authpkg.ErrInvalidToken):
+			return admitted{}, invalidToken()
+		case err != nil:
+			return admitted{}, err
+		case !ok:
+			return admitted{}, problem.New(http.StatusUnauthorized, problem.Unauthenticated, "Open the share's link to continue.")
+		}
+		// The stored answer under the key is the runner's to read.
+		a.caller = caller
+		return a, nil
 	}
 	caller, stored, ok, err := auth.Authenticate(req, a.key)
 	switch {
@@ -428,7 +453,7 @@ func validate(ctx context.Context, c echo.Context, g *gate.Gate, op *gate.Operat
 // session lookup's read of its key (see Server.command).
 func handOn(ctx context.Context, c echo.Context, a admitted, in gated) {
 	req := c.Request()
-	if a.key != "" {
+	if a.key != "" && !a.caller.IsGuest() {
 		in.prefetched = &idempotency.Prefetched{UserID: a.caller.UserID, Key: a.key, Stored: a.stored}
 	}
 	if in.body != nil || in.prefetched != nil || in.operation != "" {

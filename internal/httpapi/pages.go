@@ -9,6 +9,7 @@ import (
 	"creativeapi/internal/creative"
 	"creativeapi/internal/cursor"
 	"creativeapi/internal/problem"
+	"creativeapi/internal/share"
 )
 
 // defaultPageSize is the page size of every list when the request names
@@ -29,6 +30,7 @@ var (
 	depositCursor          = cursor.TimeIDs("d1")
 	ledgerEntryCursor      = cursor.TimeIDs("le1")
 	shareCursor            = cursor.TimeIDs("sh1")
+	guestCreativeCursor    = cursor.Number("gc1", share.MaxCreatives)
 )
 
 // page reads a list request's limit and cursor: the page size (the spec's

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"creativeapi/internal/ratelimit"
 	"creativeapi/internal/testenv"
 )
@@ -30,12 +32,15 @@ func TestEveryOperationAnswers429OverItsCallersBudget(t *testing.T) {
 	env := limited(t, 1, 1)
 	c, id := env.SignedIn(t, "Rita Rate")
 	execDepositSQL(t, env, "UPDATE users SET operator = true WHERE id = $1", id) // the operator API too
+	env.AddGuest(t, c)                                                           // and the guest paths
 	// Spend each budget the calls below draw on: the caller's reads and
 	// commands, and the client address's commands (sign-in and unsubscribe
 	// have no caller). Each counts, whatever its answer.
 	c.Do("GET", "/api/v1/me", nil)
 	c.Do("POST", "/api/v1/me/balance/deposits", map[string]any{})
 	c.Do("POST", "/api/v1/auth/sign-in", map[string]any{"email": "nobody@example.test", "password": "not-the-password"})
+	c.Do("GET", "/api/v1/guest/creatives", nil) // the guest's own budget
+	c.Do("POST", "/api/v1/guest/creatives/"+uuid.NewString()+"/actions", map[string]any{})
 	for _, call := range specCalls(t) {
 		if !call.declares[http.StatusTooManyRequests] {
 			continue // outside /api/ (health, readiness, the JWKS): no budget

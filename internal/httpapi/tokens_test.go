@@ -189,6 +189,9 @@ func TestTokenAndCookieTogetherAreRefused(t *testing.T) {
 			if op.Security != nil && len(*op.Security) == 0 {
 				continue // open to anyone
 			}
+			if strings.HasPrefix(path, "/api/v1/guest/") {
+				continue // takes neither: a token there is 401 invalid_token (guest_review_test.go)
+			}
 			t.Run(op.OperationID, func(t *testing.T) {
 				p, body := d.call(t, op.OperationID, path)
 				r := d.client(t, acmeAdmin).Do(method, p, body, bearer(tok.secret))

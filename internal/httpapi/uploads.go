@@ -141,5 +141,17 @@ func (s *Server) GetAssetContent(ctx context.Context, r api.GetAssetContentReque
 	return api.GetAssetContent302Response{Headers: api.GetAssetContent302ResponseHeaders{CacheControl: &noStore, Location: &url}}, nil
 }
 
+// GetGuestAssetContent redirects a guest to a file of a creative of
+// their share, as GetAssetContent does a member.
+func (s *Server) GetGuestAssetContent(ctx context.Context, r api.GetGuestAssetContentRequestObject) (api.GetGuestAssetContentResponseObject, error) {
+	g := guestOf(ctx)
+	url, err := upload.GuestContent(ctx, s.store.Q, s.objects, g.ShareID, g.OrganizationID, r.AssetId, contentTTL)
+	if err != nil {
+		return nil, uploadProblem(err)
+	}
+	noStore := "private, no-store"
+	return api.GetGuestAssetContent302Response{Headers: api.GetGuestAssetContent302ResponseHeaders{CacheControl: &noStore, Location: &url}}, nil
+}
+
 func (r rawJSON) VisitCreateUploadResponse(w http.ResponseWriter) error   { return r.write(w) }
 func (r rawJSON) VisitCompleteUploadResponse(w http.ResponseWriter) error { return r.write(w) }

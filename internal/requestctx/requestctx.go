@@ -27,6 +27,29 @@ type Caller struct {
 	// x-scope.
 	TokenID uuid.UUID
 	Scopes  string
+	// Guest is the guest of a guest session (docs/shares.md); UserID is
+	// then zero and Email, Name, SessionID and CSRFToken are the guest's.
+	Guest Guest
+}
+
+// Guest is a person outside the organization who opened a share: their
+// own id, and the share they may see with its organization and
+// permission (view, comment or decide).
+type Guest struct {
+	ID, ShareID, OrganizationID uuid.UUID
+	Permission                  string
+}
+
+// IsGuest reports whether the caller came with a guest session.
+func (c Caller) IsGuest() bool { return c.Guest.ID != uuid.Nil }
+
+// PrincipalID is whom the caller's stored answers (Idempotency-Key)
+// belong to: the user's id, or the guest's.
+func (c Caller) PrincipalID() uuid.UUID {
+	if c.IsGuest() {
+		return c.Guest.ID
+	}
+	return c.UserID
 }
 
 // Bearer reports whether the caller came with a personal access token

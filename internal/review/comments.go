@@ -96,6 +96,12 @@ func AuthorizeComment(c Creative, who Caller, commentAuthor uuid.UUID, actions .
 		if !ok {
 			return forbidden("%q is not a change of a comment.", a)
 		}
+		if who.Role.IsGuest() {
+			if refusal := authorizeGuestComment(who, a, isCommentAuthor); refusal != nil {
+				return refusal
+			}
+			continue
+		}
 		if !who.Role.Valid() {
 			return forbidden("The role %q may not change comments.", who.Role)
 		}

@@ -128,6 +128,9 @@ type Creative struct {
 type Caller struct {
 	UserID uuid.UUID
 	Role   Role
+	// GuestEmail is a guest's email when Role is a guest's (GuestCaller);
+	// UserID then holds the guest's id.
+	GuestEmail string
 }
 
 // Reason tells the HTTP layer which answer a Refusal becomes. Its values are
@@ -459,6 +462,8 @@ func authorize(c Creative, who Caller, a Action) *Refusal {
 	case RoleAdmin, RoleReviewer, RoleAuthor:
 	case RoleViewer:
 		return forbidden("A viewer may not %s a creative.", verb(a))
+	case RoleGuestView, RoleGuestComment, RoleGuestDecide:
+		return authorizeGuest(c, who, a)
 	default:
 		return forbidden("The role %q may not %s a creative.", who.Role, verb(a))
 	}

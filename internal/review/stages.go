@@ -282,7 +282,7 @@ func Step(c Creative, who Caller, expectedVersion *int64, a Action) (Status, Mov
 	default:
 		return next, none, nil
 	}
-	person, approve := MemberKey(who.UserID), a == ActionApprove
+	person, approve := who.person(), a == ActionApprove
 	m := Move{Stage: c.Round.Active()}
 	if who.Role == RoleAdmin && !c.Plan.CanDecide(c.Round, person) {
 		m.Override = true

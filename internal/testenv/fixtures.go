@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -121,4 +122,39 @@ func (d *DB) Session(t testing.TB, user uuid.UUID) (token, csrf string) {
 		t.Fatalf("insert session: %v", err)
 	}
 	return token, csrf
+}
+
+// Share inserts a live share of org's creatives with permission, made by
+// creator, and returns its id and token (shares are made through the API
+// in their own tests).
+func (d *DB) Share(t testing.TB, org, creator uuid.UUID, permission string, creatives ...uuid.UUID) (id uuid.UUID, token string) {
+	t.Helper()
+	token = auth.NewToken()
+	err := d.Pool.QueryRow(context.Background(), `
+		WITH s AS (INSERT INTO shares (organization_id, token_hash, permission, expires_at, created_by)
+		           VALUES ($1, $2, $3, now() + interval '1 day', $4) RETURNING id),
+		     c AS (INSERT INTO share_creatives (share_id, creative_id, position)
+		           SELECT s.id, c.id, c.ord::integer FROM s, unnest($5::uuid[]) WITH ORDINALITY AS c(id, ord))
+		SELECT id FROM s`, org, auth.HashToken(token), permission, creator, creatives).Scan(&id)
+	if err != nil {
+		t.Fatalf("insert share: %v", err)
+	}
+	return id, token
+}
+
+// AddGuest opens on c a guest session of a share (permission decide) of
+// a draft of a new organization, beside whatever session c holds: the
+// sweeps over every operation call the guest paths with it. It returns
+// the shared creative.
+func (e *Env) AddGuest(t testing.TB, c *Client) uuid.UUID {
+	t.Helper()
+	org := e.DB.Org(t, "Shared Ads "+uuid.NewString()[:8])
+	author, _ := e.DB.User(t, "Sharing Author")
+	e.DB.Member(t, org, author, "author")
+	creative := e.DB.DraftCreative(t, org, author)
+	_, token := e.DB.Share(t, org, author, "decide", creative)
+	if r := c.OpenShare(token, "guest-"+uuid.NewString()[:8]+"@brand.test"); r.Status != http.StatusCreated {
+		t.Fatalf("guest session: %d %s", r.Status, r.Body)
+	}
+	return creative
 }

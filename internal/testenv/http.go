@@ -240,9 +240,14 @@ type Client struct {
 	t    testing.TB
 	base string
 	http *http.Client
-	// CSRFToken is sent as X-CSRF-Token on unsafe requests when set.
-	CSRFToken string
+	// CSRFToken is sent as X-CSRF-Token on unsafe requests when set;
+	// GuestCSRFToken, a guest session's, in its place on the guest paths
+	// (/api/v1/guest/…), as a browser app holding both would.
+	CSRFToken, GuestCSRFToken string
 }
+
+// guestPrefix is the paths a guest session opens.
+const guestPrefix = "/api/v1/guest/"
 
 // Client returns a new anonymous client of the server.
 func (e *Env) Client(t testing.TB) *Client {
@@ -326,8 +331,8 @@ func (c *Client) Do(method, path string, body any, headers ...Header) *Response 
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if c.CSRFToken != "" && method != http.MethodGet {
-		req.Header.Set("X-CSRF-Token", c.CSRFToken)
+	if csrf := c.csrfFor(path); csrf != "" && method != http.MethodGet {
+		req.Header.Set("X-CSRF-Token", csrf)
 	}
 	for _, h := range headers {
 		if h.Value == "" {
@@ -542,6 +547,29 @@ func writeProven() error {
 	return os.WriteFile(filepath.Join(dir, "proven-"+randomName()+".txt"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 }
 
+// csrfFor is the CSRF token the client sends to path.
+func (c *Client) csrfFor(path string) string {
+	if strings.HasPrefix(path, guestPrefix) && c.GuestCSRFToken != "" {
+		return c.GuestCSRFToken
+	}
+	return c.CSRFToken
+}
+
+// OpenShare opens a guest session on the share of token as email (POST
+// /api/v1/guest/sessions) and keeps its CSRF token for the guest paths.
+func (c *Client) OpenShare(token, email string) *Response {
+	c.t.Helper()
+	r := c.Do(http.MethodPost, guestPrefix+"sessions", map[string]string{"token": token, "name": "Guest " + email, "email": email})
+	if r.Status == http.StatusCreated {
+		var s struct {
+			CSRFToken string `json:"csrfToken"`
+		}
+		r.JSON(c.t, &s)
+		c.GuestCSRFToken = s.CSRFToken
+	}
+	return r
+}
+
 // SetCookie puts a session cookie with token into the client's jar.
 func (c *Client) SetCookie(cfg config.Config, token string) {
 	u, _ := url.Parse(c.base)
@@ -555,11 +583,21 @@ func (c *Client) CopySession(other *Client) {
 	o, _ := url.Parse(other.base)
 	u, _ := url.Parse(c.base)
 	c.http.Jar.SetCookies(u, other.http.Jar.Cookies(o))
-	c.CSRFToken = other.CSRFToken
+	c.CSRFToken, c.GuestCSRFToken = other.CSRFToken, other.GuestCSRFToken
+}
+
+// CopyCookies adds other's cookies to c's jar and takes other's guest
+// CSRF token, keeping c's own: one browser holding a user's session and a
+// guest's.
+func (c *Client) CopyCookies(other *Client) {
+	o, _ := url.Parse(other.base)
+	u, _ := url.Parse(c.base)
+	c.http.Jar.SetCookies(u, other.http.Jar.Cookies(o))
+	c.GuestCSRFToken = other.GuestCSRFToken
 }
 
 // At returns a client of another server on the same host (another
 // listener of the same handler) holding c's session: cookies ignore ports.
 func (c *Client) At(base string) *Client {
-	return &Client{t: c.t, base: base, http: c.http, CSRFToken: c.CSRFToken}
+	return &Client{t: c.t, base: base, http: c.http, CSRFToken: c.CSRFToken, GuestCSRFToken: c.GuestCSRFToken}
 }

@@ -545,6 +545,29 @@ func Content(ctx context.Context, q *db.Queries, objects *objectstore.Store, org
 	return objects.PresignGet(ctx, row.ObjectKey, row.FileName, row.MimeType, ttl)
 }
 
+// GuestContent finds the stored file behind an asset of org that the
+// share holds (a file of a version of one of its creatives) and presigns
+// its download for ttl; any other asset is ErrNotVisible.
+func GuestContent(ctx context.Context, q *db.Queries, objects *objectstore.Store, share, org, assetID uuid.UUID, ttl time.Duration) (string, error) {
+	holds, err := q.ShareHoldsAsset(ctx, db.ShareHoldsAssetParams{ShareID: share, AssetID: assetID})
+	switch {
+	case err != nil:
+		return "", err
+	case !holds:
+		return "", ErrNotVisible
+	}
+	row, err := q.UploadByAsset(ctx, db.UploadByAssetParams{OrganizationID: org, AssetID: &assetID})
+	if errors.Is(err, store.ErrNotFound) {
+		return "", ErrNotVisible
+	} else if err != nil {
+		return "", err
+	}
+	if objects == nil {
+		return "", ErrUnavailable
+	}
+	return objects.PresignGet(ctx, row.ObjectKey, row.FileName, row.MimeType, ttl)
+}
+
 // Expire aborts pending uploads past their expiry (the store deletes
 // their parts), deletes the file of any whose completion assembled it but
 // never finished, and fails them; it returns how many. An upload a

@@ -13,7 +13,19 @@ import (
 // ContentURL is the API path an uploaded asset's url names, absolute
 // under base.
 func ContentURL(base string, org, asset uuid.UUID) string {
-	return fmt.Sprintf("%s/api/v1/organizations/%s/assets/%s/content", base, org, asset)
+	return base + ContentPath(org, asset)
+}
+
+// ContentPath is the path at which members download an uploaded asset
+// of org; GuestContentPath the guests' (docs/shares.md).
+func ContentPath(org, asset uuid.UUID) string {
+	return fmt.Sprintf("/api/v1/organizations/%s/assets/%s/content", org, asset)
+}
+
+// GuestContentPath is the path at which a guest downloads an uploaded
+// asset of a creative their share holds.
+func GuestContentPath(asset uuid.UUID) string {
+	return fmt.Sprintf("/api/v1/guest/assets/%s/content", asset)
 }
 
 // Answer is the upload as the API shows it, its asset's url under base

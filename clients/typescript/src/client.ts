@@ -3,6 +3,8 @@
 //
 //   const api = createApiClient({ baseUrl: "http://localhost:8080" });
 //   await api.signIn({ email, password });         // remembers the csrfToken
+//   // or, outside the workspace, by a share's link:
+//   await api.guest.signIn(token, { name, email }); // the guest's own session
 //   const page = await api.listCreatives(orgId, { reviewStatus: "in_review" });
 //   try { await api.executeCreativeAction(orgId, id, { action: "approve", expectedVersion: 3 }); }
 //   catch (e) { if (e instanceof ApiProblem && e.code === "version_conflict") reload(); }
@@ -66,6 +68,18 @@ export type CreatedAccessToken = Schemas["CreatedAccessToken"];
 export type CreateAccessTokenRequest = Schemas["CreateAccessTokenRequest"];
 export type TokenScope = Schemas["TokenScope"];
 export type JSONWebKeySet = Schemas["JSONWebKeySet"];
+export type GuestSession = Schemas["GuestSession"];
+export type GuestCreateCommentRequest = Schemas["GuestCreateCommentRequest"];
+export type GuestUpdateCommentRequest = Schemas["GuestUpdateCommentRequest"];
+export type GuestActionRequest = Schemas["GuestActionRequest"];
+export type ListGuestCreativesQuery = NonNullable<operations["listGuestCreatives"]["parameters"]["query"]>;
+export type ListGuestCreativeCommentsQuery = NonNullable<operations["listGuestCreativeComments"]["parameters"]["query"]>;
+/** Who opens a share: the name and email the guest gives, and the share's password when it has one. */
+export interface GuestSignIn {
+  name: string;
+  email: string;
+  password?: string;
+}
 
 export interface ApiClientOptions {
   /** Origin of the API, e.g. "https://api.example.com" (paths already start with /api/v1). */
@@ -130,6 +144,8 @@ export class ApiProblem extends Error {
 }
 
 const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+/** The paths a guest session opens (and only it): their unsafe calls send the guest's csrfToken. */
+const GUEST_PREFIX = "/api/v1/guest/";
 const MAX_TRIES = 3;
 const MAX_RETRY_AFTER_SECONDS = 5;
 
@@ -179,10 +195,14 @@ export function createApiClient({ baseUrl, fetch, headers, token }: ApiClientOpt
     ...(headers || token ? { headers: { ...headers, ...(token ? { Authorization: `Bearer ${token}` } : {}) } } : {}),
   });
   let csrfToken: string | undefined;
+  // A guest session's own token: one client may hold a user's session and
+  // a guest's, each sent on its own paths.
+  let guestCsrfToken: string | undefined;
 
   raw.use({
     onRequest({ request }) {
-      if (csrfToken && UNSAFE_METHODS.has(request.method)) request.headers.set("X-CSRF-Token", csrfToken);
+      const token = new URL(request.url).pathname.startsWith(GUEST_PREFIX) ? guestCsrfToken : csrfToken;
+      if (token && UNSAFE_METHODS.has(request.method)) request.headers.set("X-CSRF-Token", token);
       return request;
     },
   });
@@ -195,6 +215,59 @@ export function createApiClient({ baseUrl, fetch, headers, token }: ApiClientOpt
   return {
     /** The underlying openapi-fetch client (same cookie and CSRF handling), for anything not wrapped here. */
     raw,
+
+    /**
+     * A guest's calls: a person outside the organization who holds a
+     * share's link (`{APP_URL}/share/{token}`). signIn opens the guest
+     * session (its own cookie) and remembers its csrfToken; the rest act on
+     * the share's creatives only (another creative is 404).
+     */
+    guest: {
+      /** Opens the share of `token`: 404 `share_not_found` (unknown, expired or revoked), 401 `share_password_required`. */
+      signIn: async (token: string, who: GuestSignIn): Promise<GuestSession> => {
+        const session = await unwrap(raw.POST("/api/v1/guest/sessions", { body: { token, ...who } }));
+        guestCsrfToken = session.csrfToken;
+        return session;
+      },
+      /** The shared creatives, in the share's order, with the guest's `availableActions`. */
+      listCreatives: (query?: ListGuestCreativesQuery): Promise<CreativeList> =>
+        unwrap(raw.GET("/api/v1/guest/creatives", { params: { query } })),
+      getCreative: (creativeId: string): Promise<CreativeDetail> =>
+        unwrap(raw.GET("/api/v1/guest/creatives/{creativeId}", { params: { path: { creativeId } } })),
+      /** The creative's comments a guest may see (never the members' internal ones), oldest first. */
+      listComments: (creativeId: string, query?: ListGuestCreativeCommentsQuery): Promise<CommentList> =>
+        unwrap(raw.GET("/api/v1/guest/creatives/{creativeId}/comments", { params: { path: { creativeId }, query } })),
+      /** A comment (with an anchor) or a reply, by a guest of a `comment` or `decide` share; one per Idempotency-Key. */
+      comment: (creativeId: string, body: GuestCreateCommentRequest, options?: CommandOptions): Promise<Comment> =>
+        withRetries(options, (key) =>
+          unwrap(
+            raw.POST("/api/v1/guest/creatives/{creativeId}/comments", {
+              params: { path: { creativeId }, header: { "Idempotency-Key": key } },
+              body,
+            }),
+          ),
+        ),
+      /** Edits or resolves a comment the guest wrote; safe to resend. */
+      updateComment: (creativeId: string, commentId: string, body: GuestUpdateCommentRequest): Promise<Comment> =>
+        withRetries(undefined, () =>
+          unwrap(
+            raw.PATCH("/api/v1/guest/creatives/{creativeId}/comments/{commentId}", {
+              params: { path: { creativeId, commentId } },
+              body,
+            }),
+          ),
+        ),
+      /** `approve` or `request_changes` (with a `comment`), by a guest of a `decide` share. */
+      decide: (creativeId: string, body: GuestActionRequest, options?: CommandOptions): Promise<CreativeDetail> =>
+        withRetries(options, (key) =>
+          unwrap(
+            raw.POST("/api/v1/guest/creatives/{creativeId}/actions", {
+              params: { path: { creativeId }, header: { "Idempotency-Key": key } },
+              body,
+            }),
+          ),
+        ),
+    },
 
     signIn: async (body: SignInRequest): Promise<Session> =>
       remember(await unwrap(raw.POST("/api/v1/auth/sign-in", { body }))),

@@ -694,6 +694,9 @@ export interface paths {
          *     may point at what it is about with `anchor` (see `CommentAnchor`:
          *     a region of an image, a moment or span of a video, a page).
          *     `mentionUserIds` name members of the organization.
+         *     `visibility: internal` keeps the comment among members: the guests
+         *     of the creative's shares never see it (a reply in an internal
+         *     thread is internal whatever it sends).
          *
          *     Who: admins, reviewers and authors of the organization (viewers
          *     read only: 403 `action_forbidden`). Not on an archived creative,
@@ -1164,6 +1167,180 @@ export interface paths {
          *     keep it out of URLs the API sees, of logs and of analytics.
          */
         post: operations["createGuestSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/guest/creatives": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the creatives a share shows its guest
+         * @description Operation `listGuestCreatives` (the TypeScript client's function of that name).
+         *
+         *     The creatives of the guest's share, in the order the share lists
+         *     them, as `CreativeDetail` with the guest's `availableActions`
+         *     (`approve` and `request_changes` for a `decide` guest who may decide
+         *     now; none otherwise) and `permissions` all false. Page with `limit`
+         *     and `cursor`.
+         *
+         *     Who: a guest session (`POST /api/v1/guest/sessions`) only; a user
+         *     session or a token is 401 here, and a guest session is 401 on every
+         *     path outside `/api/v1/guest/`.
+         */
+        get: operations["listGuestCreatives"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/guest/creatives/{creativeId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one creative of the guest's share
+         * @description Operation `getGuestCreative` (the TypeScript client's function of that name).
+         *
+         *     One creative of the guest's share with the guest's
+         *     `availableActions`. A creative the share does not hold is 404, the
+         *     same answer as one that does not exist.
+         */
+        get: operations["getGuestCreative"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/guest/creatives/{creativeId}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the comments of a shared creative
+         * @description Operation `listGuestCreativeComments` (the TypeScript client's function of that name).
+         *
+         *     The comments of a creative of the guest's share, oldest first, as
+         *     `listCreativeComments` answers them, without the `internal` ones
+         *     (members' notes among themselves: a guest never sees one). Filters:
+         *     `versionNumber`, `parentId`. Any guest of the share may read them.
+         */
+        get: operations["listGuestCreativeComments"];
+        put?: never;
+        /**
+         * Comment on a shared creative, or reply
+         * @description Operation `createGuestCreativeComment` (the TypeScript client's function of that name).
+         *
+         *     As `createCreativeComment`, by the guest: a comment on a version
+         *     (the current one by default) with an optional `anchor`, or a reply
+         *     to a top-level comment the guest can see (`parentId`; an internal
+         *     one is no comment for a guest: 422 on `parentId`). A guest's
+         *     comment is always `everyone`'s, its `author` the guest (`kind:
+         *     guest`).
+         *
+         *     Who: guests of a `comment` or `decide` share (a `view` share: 403
+         *     `action_forbidden`). Send the guest session's `csrfToken` as
+         *     `X-CSRF-Token` and an `Idempotency-Key`.
+         */
+        post: operations["createGuestCreativeComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/guest/creatives/{creativeId}/comments/{commentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Edit or resolve a comment the guest wrote
+         * @description Operation `updateGuestCreativeComment` (the TypeScript client's function of that name).
+         *
+         *     As `updateCreativeComment`, for the guest's own comments: `body`
+         *     sets `editedAt`; `resolved` resolves or reopens a top-level comment
+         *     the guest wrote (`resolvedBy` is the guest). Anyone else's comment:
+         *     403 `action_forbidden`; an internal one is 404.
+         */
+        patch: operations["updateGuestCreativeComment"];
+        trace?: never;
+    };
+    "/api/v1/guest/creatives/{creativeId}/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve or request changes as a guest
+         * @description Operation `executeGuestCreativeAction` (the TypeScript client's function of that name).
+         *
+         *     A decision by a guest of a `decide` share (other shares: 403
+         *     `action_forbidden`), on an `in_review` creative (else 409
+         *     `invalid_transition`). Without a review plan the guest decides as
+         *     its reviewer would; with one, only while the active stage lists
+         *     the guest's email in `guestEmails` (else 403 `action_forbidden`),
+         *     and the decision counts in that stage as a member's does.
+         *     `request_changes` needs a `comment`. The history names the guest
+         *     (`actor.kind: guest`). Answers as `executeCreativeAction`.
+         */
+        post: operations["executeGuestCreativeAction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/guest/assets/{assetId}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a file of a shared creative
+         * @description Operation `getGuestAssetContent` (the TypeScript client's function of that name).
+         *
+         *     As `getAssetContent`, for a guest: redirects (302) to a presigned
+         *     URL of the object store serving the file for a few minutes, when
+         *     the asset is a file of a version of a creative the guest's share
+         *     holds (else 404). In a guest's answers an uploaded asset's `url`
+         *     is this path.
+         */
+        get: operations["getGuestAssetContent"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1936,6 +2113,11 @@ export interface components {
             /** Format: uuid */
             id: string;
             name: string;
+            /**
+             * @description `user` for a member, `guest` for a person outside the organization who came by a share's link. Absent means `user`.
+             * @enum {string}
+             */
+            kind?: "user" | "guest";
         };
         NamedRef: {
             /** Format: uuid */
@@ -1947,6 +2129,11 @@ export interface components {
             /** Format: uuid */
             id: string;
             name: string;
+            /**
+             * @description `user` for a member, `guest` for a person outside the organization who came by a share's link. Absent means `user`.
+             * @enum {string}
+             */
+            kind?: "user" | "guest";
         } | null;
         /** @description A NamedRef or null (see NullableUserRef). */
         NullableNamedRef: {
@@ -3271,7 +3458,45 @@ export interface components {
             anchor?: components["schemas"]["NewCommentAnchor"];
             /** @description Members of the organization the comment is addressed to, each once. */
             mentionUserIds?: string[];
+            visibility?: components["schemas"]["CommentVisibility"];
         };
+        /** @description A guest's comment or reply (`CreateCommentRequest` without mentions or visibility). */
+        GuestCreateCommentRequest: {
+            body: components["schemas"]["CommentBody"];
+            /**
+             * Format: int32
+             * @description The version commented on; the creative's current version when absent.
+             */
+            versionNumber?: number;
+            /**
+             * Format: uuid
+             * @description Reply to this top-level comment of the same creative.
+             */
+            parentId?: string;
+            anchor?: components["schemas"]["NewCommentAnchor"];
+        };
+        /** @description What to change of the guest's own comment; send at least one field. */
+        GuestUpdateCommentRequest: {
+            body?: components["schemas"]["CommentBody"];
+            /** @description `true` resolves the thread, `false` reopens it. */
+            resolved?: boolean;
+        };
+        GuestActionRequest: {
+            /** @enum {string} */
+            action: "approve" | "request_changes";
+            /**
+             * Format: int32
+             * @description The creative `version` the guest saw; 409 `version_conflict` if it changed since.
+             */
+            expectedVersion?: number;
+            /** @description A note for the history; required for `request_changes`, where it must hold more than white space. */
+            comment?: string;
+        };
+        /**
+         * @description `everyone` (the default): members and the guests of the creative's shares see it; `internal`: members only.
+         * @enum {string}
+         */
+        CommentVisibility: "everyone" | "internal";
         /** @description What to change; send at least one field. */
         UpdateCommentRequest: {
             body?: components["schemas"]["CommentBody"];
@@ -3322,6 +3547,7 @@ export interface components {
             deleted: boolean;
             /** @description The version the author marked this thread addressed in; null when not marked (always null on replies). */
             addressedInVersion: number | null;
+            visibility: components["schemas"]["CommentVisibility"];
         };
         CommentList: {
             items: components["schemas"]["Comment"][];
@@ -3648,6 +3874,23 @@ export interface components {
             };
         };
         /**
+         * @description `invalid_transition`: the creative is not in a state for this (a
+         *     decision on a creative that is not `in_review`, a comment on an
+         *     archived one or one without a version).
+         *     `idempotency_key_in_use`: a request with this `Idempotency-Key` is
+         *     still running. Retry with the same key after `Retry-After` seconds.
+         */
+        GuestCommandConflict: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /**
          * @description `invalid_transition`: the comment cannot be changed now: it was
          *     deleted (a tombstone), or its creative is archived (archiving is
          *     final). Reload the comments.
@@ -3679,6 +3922,32 @@ export interface components {
                  *       "status": 400,
                  *       "code": "malformed_json",
                  *       "detail": "The request body is not valid JSON.",
+                 *       "traceId": "4bf92f3577b34da6a3ce929d0e0e4736"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description `unauthenticated`: no live guest session: none was sent, or its
+         *     share was revoked or expired (open the link again), or the request
+         *     came with a user session only, which opens no guest path.
+         *     `invalid_token`: the request came with `Authorization: Bearer`;
+         *     a token opens no guest path.
+         */
+        GuestUnauthenticated: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:8080/problems/unauthenticated",
+                 *       "title": "Unauthenticated",
+                 *       "status": 401,
+                 *       "code": "unauthenticated",
+                 *       "detail": "Open the share's link to continue.",
                  *       "traceId": "4bf92f3577b34da6a3ce929d0e0e4736"
                  *     }
                  */
@@ -6216,6 +6485,316 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listGuestCreatives: {
+        parameters: {
+            query?: {
+                /** @description The page size (send it once). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page, as it came (send it once). */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the shared creatives. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreativeList"];
+                };
+            };
+            401: components["responses"]["GuestUnauthenticated"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getGuestCreative: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The creative id.
+                 * @example 3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69
+                 */
+                creativeId: components["parameters"]["CreativeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The creative. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreativeDetail"];
+                };
+            };
+            401: components["responses"]["GuestUnauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listGuestCreativeComments: {
+        parameters: {
+            query?: {
+                /** @description Only comments on this version of the creative (its `number`). */
+                versionNumber?: number;
+                /** @description Only the replies of this comment. */
+                parentId?: string;
+                /** @description The page size (send it once). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page, as it came (send it once). */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The creative id.
+                 * @example 3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69
+                 */
+                creativeId: components["parameters"]["CreativeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of comments. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentList"];
+                };
+            };
+            401: components["responses"]["GuestUnauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createGuestCreativeComment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key you generate per command (a UUID is fine), 1 to 255 visible
+                 *     ASCII characters, sent once. The structured-field string form
+                 *     (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+                 *     key with the same body to retry safely.
+                 * @example 5b3d8a2e-8f1c-4d7e-9a6b-2c4e6f8a0b1d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The creative id.
+                 * @example 3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69
+                 */
+                creativeId: components["parameters"]["CreativeId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "body": "The logo touches the safe area; move it 40 px down."
+                 *     }
+                 */
+                "application/json": components["schemas"]["GuestCreateCommentRequest"];
+            };
+        };
+        responses: {
+            /** @description The comment was added. */
+            201: {
+                headers: {
+                    /** @description The URL of the comment among the guest's. */
+                    Location?: string;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Comment"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            401: components["responses"]["GuestUnauthenticated"];
+            403: components["responses"]["CommandForbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["GuestCommandConflict"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidCommand"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateGuestCreativeComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The creative id.
+                 * @example 3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69
+                 */
+                creativeId: components["parameters"]["CreativeId"];
+                /**
+                 * @description The comment id.
+                 * @example 1c9e7a5b-3d2f-4a6e-8b0c-9d8e7f6a5b4c
+                 */
+                commentId: components["parameters"]["CommentId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "resolved": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["GuestUpdateCommentRequest"];
+            };
+        };
+        responses: {
+            /** @description The comment after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Comment"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            401: components["responses"]["GuestUnauthenticated"];
+            403: components["responses"]["CommandForbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["CommentConflict"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    executeGuestCreativeAction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key you generate per command (a UUID is fine), 1 to 255 visible
+                 *     ASCII characters, sent once. The structured-field string form
+                 *     (`"abc"`, with the quotes) is the same key as `abc`. Resend the same
+                 *     key with the same body to retry safely.
+                 * @example 5b3d8a2e-8f1c-4d7e-9a6b-2c4e6f8a0b1d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The creative id.
+                 * @example 3f2b8c1a-6d4e-4f8a-9b7c-1e2d3c4b5a69
+                 */
+                creativeId: components["parameters"]["CreativeId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "action": "request_changes",
+                 *       "comment": "The claim in the headline needs a footnote."
+                 *     }
+                 */
+                "application/json": components["schemas"]["GuestActionRequest"];
+            };
+        };
+        responses: {
+            /** @description The creative after the decision. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreativeDetail"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            401: components["responses"]["GuestUnauthenticated"];
+            403: components["responses"]["CommandForbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["GuestCommandConflict"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidCommand"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getGuestAssetContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The asset id.
+                 * @example 6a5b4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d
+                 */
+                assetId: components["parameters"]["AssetId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Follow `Location` to download the file. */
+            302: {
+                headers: {
+                    /** @description A presigned URL of the object store, valid for a few minutes. */
+                    Location?: string;
+                    /** @description Always `private, no-store`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["GuestUnauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

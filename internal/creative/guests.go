@@ -1,0 +1,99 @@
+package creative
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"creativeapi/gen/db"
+	"creativeapi/internal/cursor"
+	"creativeapi/internal/review"
+)
+
+// Guests read and act on the creatives of their share (docs/shares.md):
+// the same answers as members get, built by the same functions, with the
+// guest's rights (review.GuestCaller) in place of a member's role. A
+// creative the share does not hold is ErrCreativeNotVisible, as one that
+// does not exist.
+
+// Guest is the guest of a guest session: their id and email, and their
+// share with its organization and permission.
+type Guest struct {
+	ID, ShareID, OrganizationID uuid.UUID
+	Email, Permission           string
+}
+
+// caller is the guest as the review rules see them.
+func (g Guest) caller() review.Caller { return review.GuestCaller(g.ID, g.Email, g.Permission) }
+
+// GuestGet reads one creative of g's share as g sees it.
+func GuestGet(ctx context.Context, q *db.Queries, g Guest, id uuid.UUID) (Creative, error) {
+	r, err := q.ShareCreativeGet(ctx, db.ShareCreativeGetParams{ShareID: g.ShareID, ID: id})
+	if err != nil {
+		return Creative{}, notVisible(err, ErrCreativeNotVisible)
+	}
+	return one(ctx, q, row{r.Creative, r.AuthorName, r.ReviewerName, r.ClientName, r.TaskName}, g.caller())
+}
+
+// GuestPage is one page of a share's creatives.
+type GuestPage struct {
+	Items []Creative
+	// Next is the position the next page continues after; 0 on the last.
+	Next int32
+}
+
+// GuestList reads one page of g's share's creatives after position
+// after, in the order the share lists them.
+func GuestList(ctx context.Context, q *db.Queries, g Guest, after int32, limit int) (GuestPage, error) {
+	rs, err := q.ShareCreativePage(ctx, db.ShareCreativePageParams{ShareID: g.ShareID, AfterPosition: after, RowLimit: cursor.Over(limit)})
+	if err != nil {
+		return GuestPage{}, err
+	}
+	rs, more := cursor.Trim(rs, limit)
+	var p GuestPage
+	if more {
+		p.Next = rs[len(rs)-1].Position
+	}
+	rows := make([]row, len(rs))
+	for i, r := range rs {
+		rows[i] = row{r.Creative, r.AuthorName, r.ReviewerName, r.ClientName, r.TaskName}
+	}
+	if p.Items, err = details(ctx, q, rows, g.caller()); err != nil {
+		return GuestPage{}, err
+	}
+	return p, nil
+}
+
+// MayGuestComment refuses g unless their share holds the creative id
+// (404) and lets them comment (403): the replay check of a guest's
+// comment.
+func MayGuestComment(ctx context.Context, q *db.Queries, g Guest, id uuid.UUID) error {
+	if err := guestHolds(ctx, q, g, id); err != nil {
+		return err
+	}
+	return review.AuthorizeComment(review.Creative{}, g.caller(), uuid.Nil, review.ActionComment)
+}
+
+// MayGuestDecide refuses g unless their share holds the creative id (404)
+// and lets them decide (403): the replay check of a guest's decision.
+func MayGuestDecide(ctx context.Context, q *db.Queries, g Guest, id uuid.UUID, a review.Action) error {
+	if err := guestHolds(ctx, q, g, id); err != nil {
+		return err
+	}
+	if g.caller().Role != review.RoleGuestDecide || (a != review.ActionApprove && a != review.ActionRequestChanges) {
+		return review.Authorize(review.Creative{}, g.caller(), a)
+	}
+	return nil
+}
+
+// guestHolds is ErrCreativeNotVisible unless g's share holds creative id.
+func guestHolds(ctx context.Context, q *db.Queries, g Guest, id uuid.UUID) error {
+	holds, err := q.ShareHoldsCreative(ctx, db.ShareHoldsCreativeParams{ShareID: g.ShareID, CreativeID: id})
+	switch {
+	case err != nil:
+		return err
+	case !holds:
+		return ErrCreativeNotVisible
+	}
+	return nil
+}
