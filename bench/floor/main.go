@@ -130,7 +130,7 @@ func newFloor(pool *pgxpool.Pool, qs pgbench.Queries, treasury string) (*floor, 
 			"requested_amount_minor", "confirmations_required", "ttl", "reserve_for", "max_open", "slot"}},
 		{&f.creativeLock, "CreativeLockForAction", []string{"caller_id", "id", "organization_id"}},
 		{&f.creativeTransition, "CreativeTransition", []string{"to_status", "version", "updated_at", "approved_version_id", "id",
-			"actor_id", "action", "from_status", "comment", "acknowledged_threads"}},
+			"actor_id", "actor_guest_id", "action", "from_status", "comment", "acknowledged_threads"}},
 		{&f.versionsRead, "CreativeVersionsWithAssets", []string{"ids"}},
 		{&f.outboxInsert, "OutboxEventsInsert", []string{"types", "organization_ids", "user_ids", "payloads"}},
 		{&f.roleGet, "MembershipRoleGet", []string{"organization_id", "user_id"}},
@@ -680,7 +680,7 @@ func (f *floor) creativeAction(w http.ResponseWriter, r *http.Request) {
 		}
 		c.status, c.version, c.updatedAt, c.approved = t.to, c.version+1, now, approved
 		b = &pgx.Batch{}
-		b.Queue(f.creativeTransition, t.to, c.version, now, approved, c.id, s.userID, in.Action, from, in.Comment, nil)
+		b.Queue(f.creativeTransition, t.to, c.version, now, approved, c.id, s.userID, nil, in.Action, from, in.Comment, nil)
 		b.Queue(f.versionsRead, versionIDs(&c))
 		br = conn.SendBatch(r.Context(), b)
 		if err := execAll(br, 1); err != nil {
