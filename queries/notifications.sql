@@ -4,36 +4,56 @@
 -- NotificationsCreate makes the notifications of published outbox events,
 -- in the publishing transaction: mentions (each mentioned member once, not
 -- the comment's author), decisions (the creative's author, with the
--- decider's comment), review requests (the assigned reviewer when a
--- creative is submitted, or assigned while in review), due dates (the
--- reviewers, members and guest emails, of the announced stage who have
--- not decided in its round), deposits (credited, under review, refunded:
--- the payer) and share invitations (each invited address whose
--- invitation holds the share's token sealed; none when email was off at
--- the share's creation). Nobody is notified of their own action; inviting
--- is the creator's request to email those addresses, so their own is
--- emailed too. A notification goes to a user, or to an address (email: a
--- guest, in lower case as stages compare them). It returns the new
--- notifications for their jobs.
+-- decider's comment), review requests (without a review plan the assigned
+-- reviewer when a creative is submitted, or assigned while in review;
+-- with one the reviewers, members and guest emails, of the stage a submit
+-- or a stage's approval made active), due dates (the reviewers, members
+-- and guest emails, of the announced stage who have not decided in its
+-- round), deposits (credited, under review, refunded: the payer) and
+-- share invitations (each invited address whose invitation holds the
+-- share's token sealed; none when email was off at the share's
+-- creation). Nobody is notified of their own action; inviting is the
+-- creator's request to email those addresses, so their own is emailed
+-- too. A notification goes to a user, or to an address (email: a guest,
+-- in lower case as stages compare them). It returns the new notifications
+-- for their jobs.
 WITH ev AS (
     SELECT e.id, e.type, e.organization_id, e.user_id, e.payload::jsonb -> 'data' AS data
     FROM outbox_events e
     WHERE e.id = ANY(@event_ids::bigint[])
       AND e.type IN ('creative.comment_added', 'creative.approved', 'creative.changes_requested',
-                     'creative.submitted', 'creative.updated', 'creative.stage_due_soon', 'creative.stage_overdue',
+                     'creative.submitted', 'creative.updated', 'creative.stage_approved',
+                     'creative.stage_due_soon', 'creative.stage_overdue',
                      'deposit.credited', 'deposit.under_review', 'deposit.refunded', 'share.created')
-), due_stage AS (
-    -- The stage a due event announced, while still active in the
-    -- creative's round: a stage decided since reminds nobody.
+), stage AS (
+    -- The stage an event names active (reviewPlan.activeStage), while it
+    -- is still active in the creative's round: one a submit (stage 1) or
+    -- the approval of the stage before made active asks its reviewers to
+    -- review (by whoever acted, a member or a guest: the history event of
+    -- the creative's version); one a due event announced reminds them. A
+    -- stage decided since asks and reminds nobody.
     SELECT ev.id AS event_id, ev.organization_id, sr.creative_id, sr.round, sr.position, ps.reviewer_ids, ps.guest_emails,
-           jsonb_build_object('due', CASE ev.type WHEN 'creative.stage_due_soon' THEN 'soon' ELSE 'overdue' END,
-                              'stage', ps.name, 'round', sr.round, 'position', sr.position, 'dueAt', sr.due_at) AS detail
+           k.kind, ce.actor_id, lower(ga.email) AS actor_email, coalesce(u.name, ga.name) AS actor_name,
+           CASE k.kind WHEN 'due' THEN jsonb_build_object(
+                    'due', CASE ev.type WHEN 'creative.stage_due_soon' THEN 'soon' ELSE 'overdue' END,
+                    'stage', ps.name, 'round', sr.round, 'position', sr.position, 'dueAt', sr.due_at)
+                ELSE jsonb_build_object('stage', ps.name, 'round', sr.round, 'position', sr.position) END AS detail
     FROM ev
+    CROSS JOIN LATERAL (SELECT CASE WHEN ev.type IN ('creative.stage_due_soon', 'creative.stage_overdue') THEN 'due'
+                                    ELSE 'review_requested' END AS kind) k
     JOIN creatives c ON c.id = (ev.data ->> 'id')::uuid
     JOIN review_stage_rounds sr ON sr.creative_id = c.id AND sr.round = c.review_round
         AND sr.position = (ev.data -> 'reviewPlan' ->> 'activeStage')::smallint AND sr.status = 'active'
     JOIN review_plan_stages ps ON ps.creative_id = c.id AND ps.position = sr.position
-    WHERE ev.type IN ('creative.stage_due_soon', 'creative.stage_overdue')
+    LEFT JOIN LATERAL (
+        SELECT e.actor_id, e.actor_guest_id FROM creative_events e
+        WHERE e.creative_id = c.id AND e.version = (ev.data ->> 'version')::integer
+          AND e.type = CASE ev.type WHEN 'creative.submitted' THEN 'submit' ELSE 'stage_approved' END
+        LIMIT 1
+    ) ce ON k.kind = 'review_requested'
+    LEFT JOIN users u ON u.id = ce.actor_id
+    LEFT JOIN guests ga ON ga.id = ce.actor_guest_id
+    WHERE ev.type IN ('creative.submitted', 'creative.stage_approved', 'creative.stage_due_soon', 'creative.stage_overdue')
 ), candidates AS (
     -- Mentions.
     SELECT DISTINCT ev.id AS event_id, (m ->> 'id')::uuid AS user_id, NULL::text AS email, 'mention' AS kind, ev.organization_id,
@@ -62,26 +82,32 @@ WITH ev AS (
     -- Who acted: a member, or a guest of a share (docs/shares.md).
     LEFT JOIN users u ON u.id = ce.actor_id
     LEFT JOIN guests g ON g.id = ce.actor_guest_id
-    WHERE ev.type IN ('creative.approved', 'creative.changes_requested', 'creative.submitted')
+    WHERE ev.type IN ('creative.approved', 'creative.changes_requested')
+       -- With a review plan, a submit asks the stage's reviewers (stage).
+       OR (ev.type = 'creative.submitted' AND ev.data ->> 'reviewPlan' IS NULL)
        OR (ev.type = 'creative.updated' AND ev.data ->> 'reviewStatus' = 'in_review' AND ev.data -> 'reviewer' ->> 'id' IS NOT NULL
            AND EXISTS (SELECT 1 FROM jsonb_array_elements(ce.changes) ch WHERE ch ->> 'field' = 'reviewerId'))
     UNION ALL
-    -- Due dates: the stage's member reviewers without a decision in it.
-    SELECT ds.event_id, r.id, NULL::text, 'due', ds.organization_id, ds.creative_id, NULL::uuid, NULL::uuid, NULL::uuid,
-           NULL::uuid, NULL::text, ds.detail
-    FROM due_stage ds
-    CROSS JOIN LATERAL unnest(ds.reviewer_ids) AS r(id)
+    -- A stage's member reviewers without a decision in it: asked to
+    -- review, or reminded of its due date.
+    SELECT st.event_id, r.id, NULL::text, st.kind, st.organization_id, st.creative_id, NULL::uuid, NULL::uuid, NULL::uuid,
+           st.actor_id, st.actor_name, st.detail
+    FROM stage st
+    CROSS JOIN LATERAL unnest(st.reviewer_ids) AS r(id)
     WHERE NOT EXISTS (SELECT 1 FROM review_decisions d
-                      WHERE d.creative_id = ds.creative_id AND d.round = ds.round AND d.position = ds.position AND d.reviewer_id = r.id)
+                      WHERE d.creative_id = st.creative_id AND d.round = st.round AND d.position = st.position AND d.reviewer_id = r.id)
     UNION ALL
-    -- Due dates: the stage's guest emails without a decision in it.
-    SELECT DISTINCT ds.event_id, NULL::uuid, lower(g.email), 'due', ds.organization_id, ds.creative_id, NULL::uuid, NULL::uuid,
-           NULL::uuid, NULL::uuid, NULL::text, ds.detail
-    FROM due_stage ds
-    CROSS JOIN LATERAL unnest(ds.guest_emails) AS g(email)
+    -- A stage's guest emails without a decision in it, but the guest who
+    -- acted (the job sends only to an address a live decide share of the
+    -- creative lets in).
+    SELECT DISTINCT st.event_id, NULL::uuid, lower(g.email), st.kind, st.organization_id, st.creative_id, NULL::uuid, NULL::uuid,
+           NULL::uuid, NULL::uuid, st.actor_name, st.detail
+    FROM stage st
+    CROSS JOIN LATERAL unnest(st.guest_emails) AS g(email)
     WHERE NOT EXISTS (SELECT 1 FROM review_decisions d
-                      WHERE d.creative_id = ds.creative_id AND d.round = ds.round AND d.position = ds.position
+                      WHERE d.creative_id = st.creative_id AND d.round = st.round AND d.position = st.position
                         AND lower(d.guest_email) = lower(g.email))
+      AND lower(g.email) IS DISTINCT FROM st.actor_email
     UNION ALL
     -- Deposits.
     SELECT ev.id, ev.user_id, NULL::text, 'deposit', NULL::uuid, NULL::uuid, NULL::uuid, (ev.data ->> 'id')::uuid, NULL::uuid,
@@ -189,10 +215,11 @@ ON CONFLICT (user_id) DO UPDATE SET email = 'off', updated_at = now();
 -- NotificationToAddressGet reads what sending a notification to an
 -- address (a guest, no user) needs: the organization, the share and the
 -- invitation of a share_invitation (its sealed token), the creative of a
--- due one, and whether the address may still act: a share_invitation's
--- share is live; a due one's address is invited to, or a guest of, a live
--- decide share of the creative, and the stage still waits for it (active
--- in that round, no decision of that address).
+-- review_requested or due one, and whether the address may still act: a
+-- share_invitation's share is live; a review_requested or due one's
+-- address is invited to, or a guest of, a live decide share of the
+-- creative, and for a due one the stage still waits for it (active in
+-- that round, no decision of that address).
 SELECT n.id, n.kind, n.state, n.email::text AS email, n.organization_id, n.creative_id, n.share_id, n.actor_name, n.detail,
        o.name AS organization_name,
        coalesce(cr.number, 0)::integer AS creative_number, coalesce(cr.title, '')::text AS creative_title,
@@ -210,12 +237,12 @@ SELECT n.id, n.kind, n.state, n.email::text AS email, n.organization_id, n.creat
                    AND ds.revoked_at IS NULL AND ds.expires_at > now()
                    AND (EXISTS (SELECT 1 FROM guests g WHERE g.share_id = ds.id AND g.email = n.email)
                         OR EXISTS (SELECT 1 FROM share_invitations di WHERE di.share_id = ds.id AND di.email = n.email)))
-             AND EXISTS (
+             AND (n.kind <> 'due' OR EXISTS (
                  SELECT 1 FROM review_stage_rounds sr
                  WHERE sr.creative_id = n.creative_id AND sr.round = (n.detail ->> 'round')::integer
                    AND sr.position = (n.detail ->> 'position')::smallint AND sr.status = 'active'
                    AND NOT EXISTS (SELECT 1 FROM review_decisions d WHERE d.creative_id = sr.creative_id AND d.round = sr.round
-                                                                      AND d.position = sr.position AND lower(d.guest_email) = n.email))
+                                                                      AND d.position = sr.position AND lower(d.guest_email) = n.email)))
         END)::boolean AS has_access
 FROM notifications n
 JOIN organizations o ON o.id = n.organization_id

@@ -60,8 +60,8 @@ func (w *addressWorker) Work(ctx context.Context, job *river.Job[addressArgs]) e
 	switch n.Kind {
 	case "share_invitation":
 		m, err = s.invitation(n)
-	case "due":
-		m, err = s.guestDue(n)
+	case "review_requested", "due":
+		m, err = s.guestStage(n)
 	default:
 		err = fmt.Errorf("email: kind %q to an address", n.Kind)
 	}
@@ -122,16 +122,21 @@ func (s *Service) invitation(n db.NotificationToAddressGetRow) (Message, error) 
 	return Message{ID: n.ID.String() + "@" + s.msgHost, To: n.Email, Subject: subject, Text: text, HTML: html}, nil
 }
 
-// guestDue is the email reminding a guest reviewer of a stage's due
-// date. It has no link: the guest's way in is the link of their share,
-// whose token no one but its email and its creator has.
-func (s *Service) guestDue(n db.NotificationToAddressGetRow) (Message, error) {
+// guestStage is the email asking a guest reviewer to review a stage that
+// became active, or reminding them of its due date. It has no link: the
+// guest's way in is the link of their share, whose token no one but its
+// email and its creator has.
+func (s *Service) guestStage(n db.NotificationToAddressGetRow) (Message, error) {
 	var d detail
 	if err := json.Unmarshal(n.Detail, &d); err != nil {
 		return Message{}, fmt.Errorf("email: notification %s detail: %w", n.ID, err)
 	}
 	what := creativeName(n.CreativeNumber, n.CreativeTitle)
-	it := item{Kind: n.Kind, Subject: what, Line: dueLine(what, d),
+	line := dueLine(what, d)
+	if n.Kind == "review_requested" {
+		line = stageLine(what, d)
+	}
+	it := item{Kind: n.Kind, Subject: what, Line: line,
 		Note: "Open the review link " + n.OrganizationName + " sent you to decide."}
 	subject := subjectOf(it, d)
 	why := "You get this email because " + n.Email + " is a reviewer of " + what + " for " + n.OrganizationName + "."

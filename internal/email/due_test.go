@@ -68,6 +68,9 @@ func newDueDesk(t *testing.T, workersOff bool) *dueDesk {
 	if r := asAuthor.Do(http.MethodPost, base+"/actions", map[string]any{"action": "submit"}); r.Status != 200 {
 		t.Fatalf("submit: %d %s", r.Status, r.Body)
 	}
+	// The submit asks every reviewer of the stage to review (three members,
+	// two guest emails) before one of them decides.
+	notificationsOf(t, env, desk.creative, "review_requested", 5, workersOff)
 	if r := env.SessionFor(t, desk.decidedID).Do(http.MethodPost, base+"/actions", map[string]any{"action": "approve"}); r.Status != 200 {
 		t.Fatalf("approve: %d %s", r.Status, r.Body)
 	}
@@ -123,7 +126,7 @@ func TestDueEmailsGoOncePerStageAndRoundToItsReviewersWhoHaveNotDecided(t *testi
 	// Notified: the undecided member, the dueOff member (dropped by their
 	// setting), both guest emails (the one without a share dropped).
 	d.settled(t, 4)
-	// (The first reviewer was asked to review at the submit, too.)
+	// (Every reviewer was asked to review at the submit, too.)
 	var got mailserver.Message
 	for _, m := range inbox(t, d.env.Mail, d.undecided, 2) {
 		if strings.HasSuffix(m.Subject, ": review due soon") {
@@ -135,14 +138,15 @@ func TestDueEmailsGoOncePerStageAndRoundToItsReviewersWhoHaveNotDecided(t *testi
 		t.Errorf("due soon: %q\n%s\n%s", got.Subject, got.Text, got.HTML)
 	}
 	checkHeaders(t, d.env.Mail, got, d.env.Config.PublicBaseURL)
-	waitFor(t, d.env.Mail, d.decided, 0)
-	waitFor(t, d.env.Mail, d.dueOff, 0)
+	waitFor(t, d.env.Mail, d.decided, 1) // the review request
+	waitFor(t, d.env.Mail, d.dueOff, 1)
 	waitFor(t, d.env.Mail, d.guestWithout, 0)
 
-	// The guest: the invitation, then the due email, without a link
-	// (their way in is their share's) and without unsubscribe.
+	// The guest: the invitation, the review request, then the due email,
+	// without a link (their way in is their share's) and without
+	// unsubscribe.
 	var guestDue string
-	for _, m := range inbox(t, d.env.Mail, d.guest, 2) {
+	for _, m := range inbox(t, d.env.Mail, d.guest, 3) {
 		if strings.HasSuffix(m.Subject, ": review due soon") {
 			guestDue = m.ID
 			if strings.Contains(m.Text, "/organizations/") || !strings.Contains(m.Text, "Open the review link Acme sent you") {
@@ -151,7 +155,7 @@ func TestDueEmailsGoOncePerStageAndRoundToItsReviewersWhoHaveNotDecided(t *testi
 		}
 	}
 	if guestDue == "" {
-		t.Fatalf("the guest got no due email: %v", dueMails(t, d, d.guest, 2))
+		t.Fatalf("the guest got no due email: %v", dueMails(t, d, d.guest, 3))
 	}
 	if h, err := d.env.Mail.Headers(context.Background(), guestDue); err != nil || len(h["List-Unsubscribe"]) != 0 {
 		t.Errorf("the guest's due email has List-Unsubscribe %q (%v)", h["List-Unsubscribe"], err)
@@ -164,8 +168,8 @@ func TestDueEmailsGoOncePerStageAndRoundToItsReviewersWhoHaveNotDecided(t *testi
 	if got := dueMails(t, d, d.undecided, 3); got[0] != "CR-000001 Fixture creative: review overdue" {
 		t.Errorf("overdue: %q", got)
 	}
-	inbox(t, d.env.Mail, d.guest, 3)
-	waitFor(t, d.env.Mail, d.decided, 0)
+	inbox(t, d.env.Mail, d.guest, 4)
+	waitFor(t, d.env.Mail, d.decided, 1)
 }
 
 func TestADueEmailToAReviewerWhoDecidedBeforeItWentIsDropped(t *testing.T) {

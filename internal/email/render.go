@@ -34,7 +34,8 @@ type detail struct {
 	Decision string  `json:"decision"`
 	Comment  *string `json:"comment"`
 	Status   string  `json:"status"`
-	// Due (soon or overdue), Stage and DueAt are a due date's.
+	// Due (soon or overdue), Stage and DueAt are a due date's; Stage is
+	// also a review request's when a review plan made it.
 	Due   string     `json:"due"`
 	Stage string     `json:"stage"`
 	DueAt *time.Time `json:"dueAt"`
@@ -64,6 +65,9 @@ func describe(n db.NotificationGetRow, appURL string) (item, error) {
 		}
 	case "review_requested":
 		it.Line = actor + " asks you to review " + it.Subject + "."
+		if d.Stage != "" {
+			it.Line = stageLine(it.Subject, d)
+		}
 	case "decision":
 		verb := "approved"
 		if d.Decision == "request_changes" {
@@ -107,6 +111,12 @@ func dueLine(creative string, d detail) string {
 		state += at + d.DueAt.UTC().Format("2 January 2006 15:04 UTC")
 	}
 	return "The stage “" + d.Stage + "” of " + creative + " " + state + ", and waits for your decision."
+}
+
+// stageLine says which stage of creative became active (a submit, or the
+// approval of the stage before) and waits for the reader's review.
+func stageLine(creative string, d detail) string {
+	return "The stage “" + d.Stage + "” of " + creative + " is now active and waits for your review."
 }
 
 // subjectOf is the email subject of one notification.

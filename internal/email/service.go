@@ -160,7 +160,7 @@ func (s *Service) Fanout(ctx context.Context, tx pgx.Tx, q *db.Queries, publishe
 func notifiable(t string) bool {
 	switch t {
 	case "creative.comment_added", "creative.approved", "creative.changes_requested", "creative.submitted",
-		"creative.updated", "creative.stage_due_soon", "creative.stage_overdue",
+		"creative.updated", "creative.stage_approved", "creative.stage_due_soon", "creative.stage_overdue",
 		"deposit.credited", "deposit.under_review", "deposit.refunded", "share.created":
 		return true
 	}
