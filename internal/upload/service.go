@@ -533,16 +533,7 @@ func Content(ctx context.Context, q *db.Queries, objects *objectstore.Store, org
 	if _, err := directory.MemberRole(ctx, q, org, user); err != nil {
 		return "", err
 	}
-	row, err := q.UploadByAsset(ctx, db.UploadByAssetParams{OrganizationID: org, AssetID: &assetID})
-	if errors.Is(err, store.ErrNotFound) {
-		return "", ErrNotVisible
-	} else if err != nil {
-		return "", err
-	}
-	if objects == nil {
-		return "", ErrUnavailable
-	}
-	return objects.PresignGet(ctx, row.ObjectKey, row.FileName, row.MimeType, ttl)
+	return presignContent(ctx, q, objects, org, assetID, ttl)
 }
 
 // GuestContent finds the stored file behind an asset of org that the
@@ -556,6 +547,12 @@ func GuestContent(ctx context.Context, q *db.Queries, objects *objectstore.Store
 	case !holds:
 		return "", ErrNotVisible
 	}
+	return presignContent(ctx, q, objects, org, assetID, ttl)
+}
+
+// presignContent presigns the download of the stored file behind an asset
+// of org, for a caller whose right to it is checked.
+func presignContent(ctx context.Context, q *db.Queries, objects *objectstore.Store, org, assetID uuid.UUID, ttl time.Duration) (string, error) {
 	row, err := q.UploadByAsset(ctx, db.UploadByAssetParams{OrganizationID: org, AssetID: &assetID})
 	if errors.Is(err, store.ErrNotFound) {
 		return "", ErrNotVisible
