@@ -53,3 +53,21 @@ SELECT organization_id FROM memberships WHERE user_id = @user_id ORDER BY organi
 -- SessionRevokedNotify tells every replica's stream hub that a session
 -- ended, so its streams end at once instead of at the next check.
 SELECT pg_notify('sessions_revoked', '');
+
+-- name: GuestStreamAccessGet :many
+-- GuestStreamAccessGet rechecks the guest streams of a replica in one
+-- statement: of the given guest sessions, those still live (their own
+-- expiry not passed, their share neither revoked nor expired). A guest's
+-- share never changes its creatives, so there is nothing else to recheck.
+SELECT gs.id
+FROM guest_sessions gs
+JOIN guests g ON g.id = gs.guest_id
+JOIN shares s ON s.id = g.share_id
+WHERE gs.id = ANY (@session_ids::uuid[])
+  AND gs.expires_at > now()
+  AND s.revoked_at IS NULL AND s.expires_at > now();
+
+-- name: ShareCreativeIDs :many
+-- ShareCreativeIDs lists the creatives of a share: what its guests'
+-- streams carry.
+SELECT creative_id FROM share_creatives WHERE share_id = @share_id ORDER BY position;

@@ -2895,6 +2895,15 @@ type CreateGuestCreativeCommentParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// StreamGuestEventsParams defines parameters for StreamGuestEvents.
+type StreamGuestEventsParams struct {
+	// LastEventId The same as `Last-Event-ID`, for a new `EventSource` (which cannot send headers). `Last-Event-ID` wins when both are sent.
+	LastEventId *EventId `form:"lastEventId,omitempty" json:"lastEventId,omitempty"`
+
+	// LastEventID The `id` of the last event received; the stream resumes after it. `EventSource` sends it by itself when it reconnects.
+	LastEventID *EventId `json:"Last-Event-ID,omitempty"`
+}
+
 // ListAccountDepositsParams defines parameters for ListAccountDeposits.
 type ListAccountDepositsParams struct {
 	// Limit The page size (send it once).
@@ -3297,6 +3306,9 @@ type ServerInterface interface {
 	// UpdateGuestCreativeComment Edit or resolve a comment the guest wrote
 	// (PATCH /api/v1/guest/creatives/{creativeId}/comments/{commentId})
 	UpdateGuestCreativeComment(ctx echo.Context, creativeId CreativeId, commentId CommentId) error
+	// StreamGuestEvents Stream the events of the guest's shared creatives (Server-Sent Events)
+	// (GET /api/v1/guest/events)
+	StreamGuestEvents(ctx echo.Context, params StreamGuestEventsParams) error
 	// CreateGuestSession Open a share as a guest
 	// (POST /api/v1/guest/sessions)
 	CreateGuestSession(ctx echo.Context) error
@@ -3719,6 +3731,41 @@ func (w *ServerInterfaceWrapper) UpdateGuestCreativeComment(ctx echo.Context) er
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateGuestCreativeComment(ctx, creativeId, commentId)
+	return err
+}
+
+// StreamGuestEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) StreamGuestEvents(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params StreamGuestEventsParams
+	// ------------- Optional query parameter "lastEventId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastEventId", ctx.QueryParams(), &params.LastEventId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastEventId: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Last-Event-ID" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Last-Event-ID")]; found {
+		var LastEventID EventId
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Last-Event-ID, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Last-Event-ID", valueList[0], &LastEventID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Last-Event-ID: %s", err))
+		}
+
+		params.LastEventID = &LastEventID
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.StreamGuestEvents(ctx, params)
 	return err
 }
 
@@ -5552,6 +5599,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/api/v1/guest/creatives/:creativeId/comments/:commentId", wrapper.UpdateGuestCreativeComment, options.OperationMiddlewares["updateGuestCreativeComment"]...)
 	router.POST(options.BaseURL+"/api/v1/guest/creatives/:creativeId/actions", wrapper.ExecuteGuestCreativeAction, options.OperationMiddlewares["executeGuestCreativeAction"]...)
 	router.GET(options.BaseURL+"/api/v1/guest/assets/:assetId/content", wrapper.GetGuestAssetContent, options.OperationMiddlewares["getGuestAssetContent"]...)
+	router.GET(options.BaseURL+"/api/v1/guest/events", wrapper.StreamGuestEvents, options.OperationMiddlewares["streamGuestEvents"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/uploads", wrapper.CreateUpload, options.OperationMiddlewares["createUpload"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/uploads/:uploadId", wrapper.GetUpload, options.OperationMiddlewares["getUpload"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/uploads/:uploadId/complete", wrapper.CompleteUpload, options.OperationMiddlewares["completeUpload"]...)
@@ -7278,6 +7326,165 @@ func (response UpdateGuestCreativeComment500JSONResponse) VisitUpdateGuestCreati
 type UpdateGuestCreativeComment503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response UpdateGuestCreativeComment503JSONResponse) VisitUpdateGuestCreativeCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StreamGuestEventsRequestObject struct {
+	Params StreamGuestEventsParams
+}
+
+type StreamGuestEventsResponseObject interface {
+	VisitStreamGuestEventsResponse(w http.ResponseWriter) error
+}
+
+type StreamGuestEvents200TexteventStreamResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response StreamGuestEvents200TexteventStreamResponse) VisitStreamGuestEventsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/event-stream")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		// If w doesn't support flushing, fall back to io.Copy.
+		_, err := io.Copy(w, response.Body)
+		return err
+	}
+	// text/event-stream messages are typically small; use a
+	// modest buffer and flush after each chunk so clients see
+	// events immediately instead of waiting on OS buffering.
+	buf := make([]byte, 4096)
+	for {
+		n, err := response.Body.Read(buf)
+		if n > 0 {
+			if _, writeErr := w.Write(buf[:n]); writeErr != nil {
+				return writeErr
+			}
+			flusher.Flush()
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+type StreamGuestEvents401JSONResponse struct {
+	GuestUnauthenticatedJSONResponse
+}
+
+func (response StreamGuestEvents401JSONResponse) VisitStreamGuestEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StreamGuestEvents422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response StreamGuestEvents422JSONResponse) VisitStreamGuestEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StreamGuestEvents429ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+}
+
+type StreamGuestEvents429JSONResponse struct {
+	Body    Problem
+	Headers StreamGuestEvents429ResponseHeaders
+}
+
+func (response StreamGuestEvents429JSONResponse) VisitStreamGuestEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StreamGuestEvents431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response StreamGuestEvents431JSONResponse) VisitStreamGuestEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StreamGuestEvents500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response StreamGuestEvents500JSONResponse) VisitStreamGuestEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StreamGuestEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response StreamGuestEvents503JSONResponse) VisitStreamGuestEventsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -18633,6 +18840,9 @@ type StrictServerInterface interface {
 	// UpdateGuestCreativeComment Edit or resolve a comment the guest wrote
 	// (PATCH /api/v1/guest/creatives/{creativeId}/comments/{commentId})
 	UpdateGuestCreativeComment(ctx context.Context, request UpdateGuestCreativeCommentRequestObject) (UpdateGuestCreativeCommentResponseObject, error)
+	// StreamGuestEvents Stream the events of the guest's shared creatives (Server-Sent Events)
+	// (GET /api/v1/guest/events)
+	StreamGuestEvents(ctx context.Context, request StreamGuestEventsRequestObject) (StreamGuestEventsResponseObject, error)
 	// CreateGuestSession Open a share as a guest
 	// (POST /api/v1/guest/sessions)
 	CreateGuestSession(ctx context.Context, request CreateGuestSessionRequestObject) (CreateGuestSessionResponseObject, error)
@@ -19173,6 +19383,31 @@ func (sh *strictHandler) UpdateGuestCreativeComment(ctx echo.Context, creativeId
 		return err
 	} else if validResponse, ok := response.(UpdateGuestCreativeCommentResponseObject); ok {
 		return validResponse.VisitUpdateGuestCreativeCommentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// StreamGuestEvents operation middleware
+func (sh *strictHandler) StreamGuestEvents(ctx echo.Context, params StreamGuestEventsParams) error {
+	var request StreamGuestEventsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.StreamGuestEvents(ctx.Request().Context(), request.(StreamGuestEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "StreamGuestEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(StreamGuestEventsResponseObject); ok {
+		return validResponse.VisitStreamGuestEventsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -11,6 +11,40 @@ import (
 	"github.com/google/uuid"
 )
 
+const guestStreamAccessGet = `-- name: GuestStreamAccessGet :many
+SELECT gs.id
+FROM guest_sessions gs
+JOIN guests g ON g.id = gs.guest_id
+JOIN shares s ON s.id = g.share_id
+WHERE gs.id = ANY ($1::uuid[])
+  AND gs.expires_at > now()
+  AND s.revoked_at IS NULL AND s.expires_at > now()
+`
+
+// GuestStreamAccessGet rechecks the guest streams of a replica in one
+// statement: of the given guest sessions, those still live (their own
+// expiry not passed, their share neither revoked nor expired). A guest's
+// share never changes its creatives, so there is nothing else to recheck.
+func (q *Queries) GuestStreamAccessGet(ctx context.Context, sessionIds []uuid.UUID) ([]uuid.UUID, error) {
+	rows, err := q.db.Query(ctx, guestStreamAccessGet, sessionIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []uuid.UUID{}
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const membershipOrganizationIDs = `-- name: MembershipOrganizationIDs :many
 SELECT organization_id FROM memberships WHERE user_id = $1 ORDER BY organization_id
 `
@@ -171,6 +205,32 @@ SELECT pg_notify('sessions_revoked', '')
 func (q *Queries) SessionRevokedNotify(ctx context.Context) error {
 	_, err := q.db.Exec(ctx, sessionRevokedNotify)
 	return err
+}
+
+const shareCreativeIDs = `-- name: ShareCreativeIDs :many
+SELECT creative_id FROM share_creatives WHERE share_id = $1 ORDER BY position
+`
+
+// ShareCreativeIDs lists the creatives of a share: what its guests'
+// streams carry.
+func (q *Queries) ShareCreativeIDs(ctx context.Context, shareID uuid.UUID) ([]uuid.UUID, error) {
+	rows, err := q.db.Query(ctx, shareCreativeIDs, shareID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []uuid.UUID{}
+	for rows.Next() {
+		var creative_id uuid.UUID
+		if err := rows.Scan(&creative_id); err != nil {
+			return nil, err
+		}
+		items = append(items, creative_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const streamAccessGet = `-- name: StreamAccessGet :many

@@ -2,11 +2,15 @@ package creative
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 
 	"creativeapi/gen/db"
 	"creativeapi/internal/cursor"
+	"creativeapi/internal/events"
 	"creativeapi/internal/review"
 )
 
@@ -96,4 +100,29 @@ func guestHolds(ctx context.Context, q *db.Queries, g Guest, id uuid.UUID) error
 		return ErrCreativeNotVisible
 	}
 	return nil
+}
+
+// GuestEventPayload is the payload of an event of g's share's creatives as
+// g's stream sends it (docs/shares.md, "The guest stream"). A comment
+// event's is the stored one (the stream sends g only the comments g may
+// see). A creative event's data is the creative read again as g reads it:
+// the stored one is the members' (its counts hold the internal comments,
+// its files the members' paths), so it is replaced, and its version may
+// be past the event's change.
+func GuestEventPayload(ctx context.Context, q *db.Queries, g Guest, t events.Type, payload []byte) ([]byte, error) {
+	if t == events.CreativeCommentAdded || t == events.CreativeCommentResolved {
+		return payload, nil
+	}
+	var stored struct {
+		Timestamp time.Time
+		Data      struct{ ID uuid.UUID }
+	}
+	if err := json.Unmarshal(payload, &stored); err != nil {
+		return nil, fmt.Errorf("guest event: read %s: %w", t, err)
+	}
+	c, err := GuestGet(ctx, q, g, stored.Data.ID)
+	if err != nil {
+		return nil, fmt.Errorf("guest event: read creative %s: %w", stored.Data.ID, err)
+	}
+	return json.Marshal(events.Payload{Type: t, Timestamp: stored.Timestamp, Data: eventData{Detail: c.Detail}})
 }

@@ -185,6 +185,7 @@ var authzMatrix = map[string]map[caller]string{
 	// not now.
 	"executeGuestCreativeAction": guestsOnly("403 action_forbidden", "403 action_forbidden", "409 invalid_transition"),
 	"getGuestAssetContent":       guestsOnly("302", "302", "302"),
+	"streamGuestEvents":          guestsOnly("200", "200", "200"),
 }
 
 // membersOnly completes the row of an operation of members (every one

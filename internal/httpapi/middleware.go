@@ -44,7 +44,7 @@ func observe(log *slog.Logger, requestTimeout time.Duration, clients clientip.Re
 			traceID := traceIDFrom(req.Header.Get("traceparent"))
 			ctx := requestctx.WithTraceID(req.Context(), traceID)
 			// The live stream lasts as long as its client keeps it.
-			if requestTimeout > 0 && c.Path() != streamRoute {
+			if requestTimeout > 0 && !streamRoutes[c.Path()] {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeout(ctx, requestTimeout)
 				defer cancel()

@@ -134,5 +134,10 @@ func (s *Server) RevokeShare(ctx context.Context, r api.RevokeShareRequestObject
 	if err != nil {
 		return nil, shareProblem(err)
 	}
+	// The share's guests' streams end now, on every replica; should the
+	// notice fail, they end at the next check (STREAM_HEARTBEAT).
+	if err := s.streams.SessionEnded(ctx); err != nil {
+		s.log.WarnContext(ctx, "revoke share: the streams were not told", "error", err, "trace_id", requestctx.TraceID(ctx))
+	}
 	return api.RevokeShare204Response{}, nil
 }

@@ -1,20 +1,23 @@
-// Package stream serves the live event streams of signed-in users
-// (docs/events.md, "The live stream"): one Hub per replica reads the
-// published outbox once for all of its streams and hands each stream the
-// events its caller may see.
+// Package stream serves the live event streams of signed-in users and of
+// guests (docs/events.md, "The live stream"; docs/shares.md): one Hub per
+// replica reads the published outbox once for all of its streams and hands
+// each stream the events its caller may see.
 package stream
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
+	"creativeapi/gen/api"
 	"creativeapi/gen/db"
 	"creativeapi/internal/events"
 	"creativeapi/internal/store"
@@ -104,8 +107,10 @@ type Hub struct {
 	last    int64 // the last seq handed to the streams
 	closed  bool
 	subs    map[*Sub]struct{}
-	byUser  map[uuid.UUID]map[*Sub]struct{}
-	byOrg   map[uuid.UUID]map[*Sub]struct{}
+	// byUser holds the streams of each user, and of each guest (a
+	// guest's id owns no event: that key only counts their streams).
+	byUser map[uuid.UUID]map[*Sub]struct{}
+	byOrg  map[uuid.UUID]map[*Sub]struct{}
 }
 
 // NewHub makes a hub; Run makes it deliver.
@@ -133,6 +138,9 @@ type Sub struct {
 	userID    uuid.UUID
 	sessionID uuid.UUID
 	orgs      []uuid.UUID
+	// guest is the share a guest's stream is limited to; nil for a
+	// member's stream.
+	guest *guestScope
 	// From is the last seq the hub had handed on when the stream
 	// subscribed: older events are the stream's to read (a resume), newer
 	// ones arrive on Events.
@@ -164,6 +172,20 @@ func (s *Sub) Close() {
 // deposit events and the creative events of orgs (the user's memberships,
 // as read now).
 func (h *Hub) Subscribe(ctx context.Context, userID, sessionID uuid.UUID, orgs []uuid.UUID) (*Sub, error) {
+	return h.subscribe(ctx, userID, sessionID, orgs, nil)
+}
+
+// SubscribeGuest opens a stream for a guest session, carrying the events
+// of the creatives of the guest's share that a guest may see (guestScope).
+func (h *Hub) SubscribeGuest(ctx context.Context, guestID, sessionID, orgID uuid.UUID, creatives []uuid.UUID) (*Sub, error) {
+	g := &guestScope{creatives: make(map[uuid.UUID]bool, len(creatives))}
+	for _, id := range creatives {
+		g.creatives[id] = true
+	}
+	return h.subscribe(ctx, guestID, sessionID, []uuid.UUID{orgID}, g)
+}
+
+func (h *Hub) subscribe(ctx context.Context, userID, sessionID uuid.UUID, orgs []uuid.UUID, guest *guestScope) (*Sub, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	switch {
@@ -178,7 +200,7 @@ func (h *Hub) Subscribe(ctx context.Context, userID, sessionID uuid.UUID, orgs [
 		return nil, err
 	}
 	s := &Sub{
-		hub: h, userID: userID, sessionID: sessionID, orgs: slices.Clone(orgs), From: h.last,
+		hub: h, userID: userID, sessionID: sessionID, orgs: slices.Clone(orgs), guest: guest, From: h.last,
 		events: make(chan Event, h.cfg.Buffer), done: make(chan struct{}),
 	}
 	slices.SortFunc(s.orgs, compareUUID)
@@ -301,10 +323,14 @@ func (h *Hub) read(ctx context.Context) error {
 			switch {
 			case r.UserID != nil:
 				to = h.byUser[*r.UserID]
-			case r.OrganizationID != nil && events.MembersStream(events.Type(r.Type)):
+			case r.OrganizationID != nil:
 				to = h.byOrg[*r.OrganizationID]
 			}
+			var facts *eventFacts // read once, for the first guest's stream
 			for s := range to {
+				if !s.sees(ev, &facts) {
+					continue
+				}
 				select {
 				case s.events <- ev:
 				default:
@@ -335,24 +361,37 @@ func (h *Hub) checkLogged(ctx context.Context) {
 func (h *Hub) check(ctx context.Context) error {
 	h.mu.Lock()
 	sessions := map[uuid.UUID]bool{}
+	var members, guests []uuid.UUID
 	for s := range h.subs {
+		if sessions[s.sessionID] {
+			continue
+		}
 		sessions[s.sessionID] = true
+		if s.guest != nil {
+			guests = append(guests, s.sessionID)
+		} else {
+			members = append(members, s.sessionID)
+		}
 	}
 	h.mu.Unlock()
-	if len(sessions) == 0 {
-		return nil
+	live := make(map[uuid.UUID][]uuid.UUID, len(sessions))
+	if len(members) > 0 {
+		rows, err := h.st.Q.StreamAccessGet(ctx, members)
+		if err != nil {
+			return fmt.Errorf("stream access: %w", err)
+		}
+		for _, r := range rows {
+			live[r.ID] = r.OrganizationIds
+		}
 	}
-	ids := make([]uuid.UUID, 0, len(sessions))
-	for id := range sessions {
-		ids = append(ids, id)
-	}
-	rows, err := h.st.Q.StreamAccessGet(ctx, ids)
-	if err != nil {
-		return fmt.Errorf("stream access: %w", err)
-	}
-	live := make(map[uuid.UUID][]uuid.UUID, len(rows))
-	for _, r := range rows {
-		live[r.ID] = r.OrganizationIds
+	if len(guests) > 0 {
+		ids, err := h.st.Q.GuestStreamAccessGet(ctx, guests)
+		if err != nil {
+			return fmt.Errorf("guest stream access: %w", err)
+		}
+		for _, id := range ids {
+			live[id] = nil
+		}
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -361,28 +400,106 @@ func (h *Hub) check(ctx context.Context) error {
 			continue // opened after the read
 		}
 		orgs, ok := live[s.sessionID]
-		if !ok || !slices.Equal(orgs, s.orgs) {
+		if !ok || (s.guest == nil && !slices.Equal(orgs, s.orgs)) {
 			h.end(s)
 		}
 	}
 	return nil
 }
 
+// Page is one page of a resumed stream's backlog: the events the caller
+// may see, Last the seq the page read up to, More whether to read again
+// after Last (the page was full; a guest's page may be full of events
+// the guest may not see and hold none of them).
+type Page struct {
+	Events []Event
+	Last   int64
+	More   bool
+}
+
 // Backlog reads what a resumed stream missed: the caller's events after
-// seq after, up to the stream's From, in order, at most Batch of them
-// (call again from the last one while a full batch comes back).
-func (h *Hub) Backlog(ctx context.Context, s *Sub, after int64) ([]Event, error) {
+// seq after, up to the stream's From, in order, one page of at most Batch
+// events read.
+func (h *Hub) Backlog(ctx context.Context, s *Sub, after int64) (Page, error) {
+	owner := s.userID
+	if s.guest != nil {
+		owner = uuid.Nil // a guest owns no event
+	}
 	rows, err := h.st.Q.OutboxStreamForUser(ctx, db.OutboxStreamForUserParams{
-		After: after, Until: s.From, UserID: s.userID, OrganizationIds: s.orgs, BatchSize: h.cfg.Batch,
+		After: after, Until: s.From, UserID: owner, OrganizationIds: s.orgs, BatchSize: h.cfg.Batch,
 	})
 	if err != nil {
-		return nil, err
+		return Page{}, err
 	}
-	out := make([]Event, len(rows))
-	for i, r := range rows {
-		out[i] = eventOf(r)
+	p := Page{Events: make([]Event, 0, len(rows)), Last: after, More: len(rows) == int(h.cfg.Batch)}
+	for _, r := range rows {
+		ev := eventOf(r)
+		p.Last = ev.Seq
+		var facts *eventFacts
+		if s.sees(ev, &facts) {
+			p.Events = append(p.Events, ev)
+		}
 	}
-	return out, nil
+	return p, nil
+}
+
+// Guest reports whether s is a guest's stream.
+func (s *Sub) Guest() bool { return s.guest != nil }
+
+// sees reports whether the stream's caller may see ev, an event of one of
+// its organizations or of its user; facts holds ev's payload as read by
+// the first guest's stream that asked (nil before).
+func (s *Sub) sees(ev Event, facts **eventFacts) bool {
+	if s.guest == nil {
+		return events.MembersStream(events.Type(ev.Type))
+	}
+	if *facts == nil {
+		*facts = readFacts(ev.Payload)
+	}
+	return s.guest.sees(events.Type(ev.Type), **facts)
+}
+
+// guestScope is what a guest's stream carries (docs/shares.md, "The
+// guest stream"): the creative events of the share's creatives, without
+// any comment marked internal, and nothing else (no share event, no
+// member's own event).
+type guestScope struct {
+	creatives map[uuid.UUID]bool
+}
+
+func (g *guestScope) sees(t events.Type, f eventFacts) bool {
+	switch {
+	case !strings.HasPrefix(string(t), "creative.") || t == events.CreativeMentioned:
+		return false
+	case t == events.CreativeCommentAdded || t == events.CreativeCommentResolved:
+		// A comment's visibility is checked by value: one that does not
+		// say everyone is not a guest's.
+		return f.Data.Visibility == api.Everyone && g.creatives[f.Data.CreativeID]
+	default:
+		return g.creatives[f.Data.ID]
+	}
+}
+
+// eventFacts are the parts of a payload a guest's stream is filtered by:
+// the creative's id (a creative event's data is the creative), or the
+// comment's creative and visibility (a comment event's data is the
+// comment).
+type eventFacts struct {
+	Data struct {
+		ID         uuid.UUID             `json:"id"`
+		CreativeID uuid.UUID             `json:"creativeId"`
+		Visibility api.CommentVisibility `json:"visibility"`
+	} `json:"data"`
+}
+
+// readFacts reads ev's facts; a payload that does not parse has none,
+// which no guest sees.
+func readFacts(payload []byte) *eventFacts {
+	var f eventFacts
+	if err := json.Unmarshal(payload, &f); err != nil {
+		return &eventFacts{}
+	}
+	return &f
 }
 
 // SessionEnded tells every replica's hub that a session ended (sign-out),

@@ -799,11 +799,25 @@ export interface EventStream {
  * the session ends; then onClosed is called.
  */
 export function openEventStream(options: EventStreamOptions): EventStream {
+  return openStream("/api/v1/me/events", options);
+}
+
+/**
+ * Opens a guest's live stream (after `api.guest.signIn`): the events of the
+ * creatives of the guest's share that a guest may see (never a members'
+ * internal comment, never a share event), with the guest session cookie.
+ * It ends for good (onClosed) when the share is revoked or expires.
+ */
+export function openGuestEventStream(options: EventStreamOptions): EventStream {
+  return openStream("/api/v1/guest/events", options);
+}
+
+function openStream(path: "/api/v1/me/events" | "/api/v1/guest/events", options: EventStreamOptions): EventStream {
   const Source = options.EventSource ?? (globalThis as { EventSource?: EventSourceConstructor }).EventSource;
   if (!Source) throw new Error("openEventStream: no EventSource here; pass options.EventSource");
   let last = options.lastEventId;
   const query = last ? `?lastEventId=${encodeURIComponent(last)}` : "";
-  const source = new Source(`${options.baseUrl}/api/v1/me/events${query}`, { withCredentials: true });
+  const source = new Source(`${options.baseUrl}${path}${query}`, { withCredentials: true });
   let closed = false;
   for (const type of EVENT_TYPES) {
     source.addEventListener(type, (message) => {

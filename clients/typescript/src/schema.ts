@@ -1347,6 +1347,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/guest/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream the events of the guest's shared creatives (Server-Sent Events)
+         * @description Operation `streamGuestEvents` (the TypeScript client's function of that name).
+         *
+         *     The guest's live stream: the framing, resuming (`Last-Event-ID`,
+         *     `lastEventId`), heartbeats and limits of `streamMyEvents`, with the
+         *     events a guest may see and nothing else:
+         *
+         *     - the creative events of the creatives the guest's share holds,
+         *       and of no other creative;
+         *     - `creative.comment_added` and `creative.comment_resolved` of
+         *       comments with `visibility` `everyone` only: an internal comment
+         *       is never sent, neither its addition nor its thread's resolution;
+         *     - never `share.created` or `share.revoked`, and no event of a
+         *       member's own (`creative.mentioned`, deposits).
+         *
+         *     A creative event's `data` is the creative as the guest reads it
+         *     (`getGuestCreative`, without `availableActions` and `permissions`)
+         *     when the event is sent: its comment counts leave out the internal
+         *     comments and its files point at `getGuestAssetContent`. So its
+         *     `version` may already be past the change the event announces.
+         *
+         *     The stream ends when the guest session ends: the share revoked
+         *     (at once) or expired (within one heartbeat). The reconnect then
+         *     answers 401, which stops `EventSource`. Open it with
+         *     `new EventSource("/api/v1/guest/events", { withCredentials: true })`.
+         *
+         *     Who: a guest session only; a user session or a token is 401 here.
+         */
+        get: operations["streamGuestEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizations/{organizationId}/uploads": {
         parameters: {
             query?: never;
@@ -6795,6 +6840,57 @@ export interface operations {
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamGuestEvents: {
+        parameters: {
+            query?: {
+                /** @description The same as `Last-Event-ID`, for a new `EventSource` (which cannot send headers). `Last-Event-ID` wins when both are sent. */
+                lastEventId?: components["schemas"]["EventId"];
+            };
+            header?: {
+                /** @description The `id` of the last event received; the stream resumes after it. `EventSource` sends it by itself when it reconnects. */
+                "Last-Event-ID"?: components["schemas"]["EventId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description The stream: it stays open until one of the ends described
+             *     above. Each event's `data` is an `EventPayload`.
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            401: components["responses"]["GuestUnauthenticated"];
+            422: components["responses"]["InvalidRequest"];
+            /**
+             * @description `too_many_streams`: the guest already holds as many open streams
+             *     on this server instance as allowed (`STREAM_MAX_PER_USER`, 10).
+             *     `rate_limited`: the guest sent more reads in the last minute
+             *     than its budget (see `RateLimited`).
+             */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
