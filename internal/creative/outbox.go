@@ -19,9 +19,19 @@ func answerWithEvent(ctx context.Context, q store.Tx, r row, who review.Caller, 
 	if err != nil {
 		return Creative{}, err
 	}
+	// The events are the members' (streams, webhooks): a guest's answer
+	// leaves out internal comments and names the guest paths, so a guest's
+	// command reads the creative once more as members see it (guest
+	// streams read it again as guests do, docs/shares.md).
+	data := c
+	if who.Role.IsGuest() {
+		if data, err = one(ctx, q.Queries, r, review.Caller{Role: review.RoleViewer}); err != nil {
+			return Creative{}, err
+		}
+	}
 	evs := make([]events.Event, len(ts))
 	for i, t := range ts {
-		evs[i] = events.Event{Type: t, OrganizationID: c.OrganizationID, Timestamp: c.UpdatedAt, Data: eventData{Detail: c.Detail}}
+		evs[i] = events.Event{Type: t, OrganizationID: c.OrganizationID, Timestamp: c.UpdatedAt, Data: eventData{Detail: data.Detail}}
 	}
 	if err := events.Write(ctx, q.Next(), evs...); err != nil {
 		return Creative{}, err

@@ -239,3 +239,32 @@ func TestTheGuestStreamIsAGuestsOnly(t *testing.T) {
 		t.Errorf("a second stream over the limit of one: %d %s", r.Status, r.Body)
 	}
 }
+
+func TestAGuestsDecisionReachesMembersAsMembersSeeTheCreative(t *testing.T) {
+	t.Parallel()
+	d := newReviewDesk(t, testenv.Options{Events: true})
+	id := d.creative(t, creativeSpec{versions: 1, status: review.StatusInReview})
+	guest, _ := d.guestOn(t, "decide", "legal@brand.test", id)
+	s := d.clients["author"].Stream(streamPath)
+	if m, _ := s.Next(); m.Retry != "2000" {
+		t.Fatalf("first message %+v; want the retry line", m)
+	}
+	d.comment("reviewer", id, map[string]any{"body": "Between us.", "visibility": "internal"})
+	if r := guest.Do(http.MethodPost, guestActionURL(id), map[string]any{"action": "request_changes", "comment": "The logo is too small."}); r.Status != http.StatusOK {
+		t.Fatalf("the guest's request for changes: %d %s", r.Status, r.Body)
+	}
+	// The stored event is the members' view (it counts the internal
+	// comment), not the guest's answer.
+	for {
+		e := nextGuestEvent(t, s)
+		if e.Event != "creative.changes_requested" {
+			continue
+		}
+		var member api.CreativeDetail
+		d.clients["admin"].Do(http.MethodGet, creativeURL(d.org, id), nil).JSON(t, &member)
+		if e.Data.OpenCommentCount != member.OpenCommentCount || member.OpenCommentCount == 0 {
+			t.Errorf("the members' event counts %d open comments, members %d", e.Data.OpenCommentCount, member.OpenCommentCount)
+		}
+		return
+	}
+}
