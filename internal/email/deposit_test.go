@@ -162,7 +162,10 @@ func TestADepositCompletedByATopUpEmailsCreditedWithBoth(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := inbox(t, env.Mail, userEmail, 2)
-	sum := money.USDT.Format(dep.RequestedAmountMinor - 5_000_000 + child.RequestedAmountMinor)
+	// The subject writes the sum without trailing zeros (100.00894 USDT, not
+	// 100.008940 USDT).
+	digits, _, _ := strings.Cut(money.USDT.Format(dep.RequestedAmountMinor-5_000_000+child.RequestedAmountMinor), " ")
+	sum := strings.TrimRight(strings.TrimRight(digits, "0"), ".") + " USDT"
 	var subjects []string
 	for _, m := range got {
 		subjects = append(subjects, m.Subject)
