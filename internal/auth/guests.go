@@ -107,19 +107,7 @@ func (s *Service) GuestSignIn(ctx context.Context, token, name, email string, pa
 		}); err != nil {
 			return err
 		}
-		// The share's counter starts afresh; the address only gets its
-		// attempt back, as others may have failed from it.
-		for _, subject := range subjects {
-			if subject == ShareSubject(sh.ID) {
-				err = q.SignInFailureClear(ctx, subject)
-			} else {
-				err = q.SignInFailureDiscount(ctx, subject)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		return nil
+		return forgiveFailures(ctx, q, subjects, ShareSubject(sh.ID))
 	})
 	if err != nil {
 		return GuestSignedIn{}, err

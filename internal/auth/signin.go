@@ -86,19 +86,7 @@ func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) 
 		if err != nil {
 			return err
 		}
-		// The email starts afresh; the address only gets its attempt back,
-		// as others may have failed from it.
-		for _, subject := range subjects {
-			if subject == EmailSubject(email) {
-				err = q.SignInFailureClear(ctx, subject)
-			} else {
-				err = q.SignInFailureDiscount(ctx, subject)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		return nil
+		return forgiveFailures(ctx, q, subjects, EmailSubject(email))
 	})
 	if err != nil {
 		return SignedIn{}, err
@@ -189,6 +177,25 @@ func PurgeSignInFailures(ctx context.Context, st *store.Store, log *slog.Logger)
 	}
 	if n > 0 {
 		log.Info("sign-in failure counters purged", "count", n)
+	}
+	return nil
+}
+
+// forgiveFailures is what a successful sign-in does to its subjects'
+// counters: the one it proved (an email, a share) starts afresh; the
+// others (the client address) only get this attempt back, as others may
+// have failed from them.
+func forgiveFailures(ctx context.Context, q store.Tx, subjects []string, proved string) error {
+	for _, subject := range subjects {
+		var err error
+		if subject == proved {
+			err = q.SignInFailureClear(ctx, subject)
+		} else {
+			err = q.SignInFailureDiscount(ctx, subject)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
