@@ -11,8 +11,9 @@ import (
 // creatives with the share's permission, never more: view reads; comment
 // also writes comments and replies, and edits and resolves their own;
 // decide also approves or requests changes, as a reviewer of an
-// in_review creative without a review plan, or as one of the active
-// stage's guests (guestEmails) with one.
+// in_review creative without a review plan when the share invited them,
+// or as one of the active stage's guests (guestEmails) with one; never
+// as the creative's or the version's author.
 
 // The guest roles, one per share permission. They are no membership
 // roles (Roles lists those): a guest is never a member.
@@ -63,6 +64,9 @@ func authorizeGuest(c Creative, who Caller, a Action) *Refusal {
 	if who.Role != RoleGuestDecide || (a != ActionApprove && a != ActionRequestChanges) {
 		return forbidden("A guest of this share may not %s the creative.", verb(a))
 	}
+	if r := guestDecider(c, who, a); r != nil {
+		return r
+	}
 	if !c.HasPlan {
 		return nil
 	}
@@ -71,6 +75,22 @@ func authorizeGuest(c Creative, who Caller, a Action) *Refusal {
 		return forbidden("Only the reviewers of the active stage (%d) may %s this creative now.", active+1, verb(a))
 	case active < 0 && !c.Plan.Names(person):
 		return forbidden("Only the reviewers the review plan names may %s this creative.", verb(a))
+	}
+	return nil
+}
+
+// guestDecider is who of a decide share's guests decides: never the
+// creative's or the version's author under a guest's name (their email
+// is an author's account's), and without a review plan only an email the
+// share invited; with one, the active stage's guestEmails (authorizeGuest
+// goes on to the plan). Anyone with the link may open a session with any
+// email, so a typed email alone never decides.
+func guestDecider(c Creative, who Caller, a Action) *Refusal {
+	if r := ownWork(c, who.GuestAccountID, a); r != nil {
+		return r
+	}
+	if !c.HasPlan && !who.GuestInvited {
+		return forbidden("Only the people this share invited may %s this creative.", verb(a))
 	}
 	return nil
 }

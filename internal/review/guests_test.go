@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
+	"creativeapi/internal/auth"
 )
 
 func TestAGuestDecidesOnlyWithDecideAndOnlyWhereAReviewerWould(t *testing.T) {
@@ -17,7 +19,11 @@ func TestAGuestDecidesOnlyWithDecideAndOnlyWhereAReviewerWould(t *testing.T) {
 	planned.Round = Round{Statuses: []StageStatus{StageApproved, StageActive}, Decisions: []map[string]bool{{}, {}}}
 	notYet := planned
 	notYet.Round = Round{Statuses: []StageStatus{StageActive, StagePending}, Decisions: []map[string]bool{{}, {}}}
-	legal := func(permission string) Caller { return GuestCaller(uuid.New(), "legal@brand.test", permission) }
+	legal := func(permission string) Caller {
+		who := GuestCaller(uuid.New(), "legal@brand.test", permission)
+		who.GuestInvited = true
+		return who
+	}
 	other := GuestCaller(uuid.New(), "cmo@brand.test", "decide")
 	for _, tc := range []struct {
 		name string
@@ -91,5 +97,66 @@ func TestAGuestWritesCommentsWithCommentOrDecideAndChangesOnlyTheirOwn(t *testin
 		if (err == nil) != tc.allowed {
 			t.Errorf("%s guest, own %t, %s: %v, want allowed %t", tc.permission, tc.own, tc.action, err, tc.allowed)
 		}
+	}
+}
+
+// TestOnADecideShareOnlyInvitedOrStageListedGuestsDecide: anyone with
+// the link may open a session with any email, so without a plan only an
+// email the share invited decides, and with one only the active stage's
+// guestEmails (invited or not); every other guest is refused and offered
+// no decision.
+func TestOnADecideShareOnlyInvitedOrStageListedGuestsDecide(t *testing.T) {
+	inReview := Creative{Status: StatusInReview, AuthorID: uuid.New(), HasCurrentVersion: true, Version: 3}
+	planned := inReview
+	planned.HasPlan = true
+	planned.Plan = Plan{Stages: []Stage{{Rule: RuleAny, Reviewers: []string{GuestKey("legal@brand.test")}}}}
+	planned.Round = Round{Statuses: []StageStatus{StageActive}, Decisions: []map[string]bool{{}}}
+	guest := func(email string, invited bool) Caller {
+		who := GuestCaller(uuid.New(), email, "decide")
+		who.GuestInvited = invited
+		return who
+	}
+	for _, tc := range []struct {
+		name    string
+		c       Creative
+		who     Caller
+		decides bool
+	}{
+		{"no plan, invited", inReview, guest("legal@brand.test", true), true},
+		{"no plan, not invited", inReview, guest("anyone@brand.test", false), false},
+		{"plan, listed by the active stage, not invited", planned, guest("legal@brand.test", false), true},
+		{"plan, listed, the email typed in capitals", planned, guest("LEGAL@brand.test", false), true},
+		{"plan, invited but not listed", planned, guest("cmo@brand.test", true), false},
+		{"plan, neither", planned, guest("anyone@brand.test", false), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, a := range []Action{ActionApprove, ActionRequestChanges} {
+				_, err := Decide(tc.c, tc.who, a)
+				var r *Refusal
+				switch {
+				case tc.decides && err != nil:
+					t.Errorf("%s refused: %v", a, err)
+				case !tc.decides && (!errors.As(err, &r) || r.Reason != Forbidden):
+					t.Errorf("%s: %v, want action_forbidden", a, err)
+				}
+			}
+			if got := Available(tc.c, tc.who); (len(got) > 0) != tc.decides {
+				t.Errorf("available %v, decides %t", got, tc.decides)
+			}
+		})
+	}
+}
+
+// TestGuestKeyComparesEmailsAsSignInDoes: a stage's guestEmails and a
+// guest's email meet as sign-in compares emails (auth.NormalizeEmail),
+// so a lookalike address (Unicode case) is another person.
+func TestGuestKeyComparesEmailsAsSignInDoes(t *testing.T) {
+	for _, e := range []string{"Legal@Brand.TEST", "legal@brand.test", "v\u0130ewer@acme.test", "vi\u0307ewer@acme.test", "\xffBad@x.test", ""} {
+		if got, want := GuestKey(e), auth.NormalizeEmail(e); got != want {
+			t.Errorf("GuestKey(%q) = %q, sign-in compares %q", e, got, want)
+		}
+	}
+	if GuestKey("v\u0130ewer@acme.test") == GuestKey("vi\u0307ewer@acme.test") {
+		t.Error("a lookalike address has the key of the one it imitates")
 	}
 }

@@ -106,6 +106,10 @@ func (r Role) Valid() bool {
 type Creative struct {
 	Status   Status
 	AuthorID uuid.UUID
+	// VersionAuthorID is the author of the version under review (the
+	// current version); uuid.Nil when none was read. Like AuthorID it
+	// names someone who never decides (ownWork).
+	VersionAuthorID uuid.UUID
 	// ReviewerID is the assigned reviewer; uuid.Nil means none is assigned
 	// and any reviewer who is not the author may decide.
 	ReviewerID uuid.UUID
@@ -131,6 +135,12 @@ type Caller struct {
 	// GuestEmail is a guest's email when Role is a guest's (GuestCaller);
 	// UserID then holds the guest's id.
 	GuestEmail string
+	// GuestInvited: the guest's share invited GuestEmail (guestDecider).
+	GuestInvited bool
+	// GuestAccountID is the user whose email is GuestEmail, as sign-in
+	// compares emails; uuid.Nil when there is none. A guest session with
+	// an author's email is still that author (ownWork).
+	GuestAccountID uuid.UUID
 }
 
 // Reason tells the HTTP layer which answer a Refusal becomes. Its values are
@@ -268,16 +278,16 @@ func authorOrAdmin(what string) func(Creative, Caller, Action, bool, bool) *Refu
 func Reviews(role Role) bool { return role == RoleReviewer || role == RoleAdmin }
 
 // decider is the right to request changes and approve: nobody decides on
-// their own creative, and an assigned reviewer excludes the other
-// reviewers. With a review plan its stages say who decides: while a stage
+// their own creative or version (ownWork), and an assigned reviewer
+// excludes the other reviewers. With a review plan its stages say who decides: while a stage
 // is active only its reviewers (and admins, whose decision overrides),
 // otherwise the reviewers the plan names in any stage.
-func decider(c Creative, who Caller, a Action, isAuthor, isAdmin bool) *Refusal {
+func decider(c Creative, who Caller, a Action, _, isAdmin bool) *Refusal {
 	if !Reviews(who.Role) {
 		return forbidden("Only a reviewer or an admin who is not the author may %s this creative.", verb(a))
 	}
-	if isAuthor {
-		return forbidden("The author of a creative may not %s it; another reviewer or admin must.", verb(a))
+	if r := ownWork(c, who.UserID, a); r != nil {
+		return r
 	}
 	if c.HasPlan {
 		switch person, active := MemberKey(who.UserID), c.Round.Active(); {
@@ -291,6 +301,23 @@ func decider(c Creative, who Caller, a Action, isAuthor, isAdmin bool) *Refusal 
 	}
 	if !isAdmin && c.ReviewerID != uuid.Nil && c.ReviewerID != who.UserID {
 		return forbidden("Only the assigned reviewer or an admin may %s this creative.", verb(a))
+	}
+	return nil
+}
+
+// ownWork refuses a decision (approve, request changes) by user on c when
+// user wrote the creative or the version under review: nobody approves
+// their own work, on any path (a reviewer's or stage member's decision,
+// an admin's override, a guest whose email is the author's). It is the
+// first refusal of every decision, so no other rule can let them through.
+func ownWork(c Creative, user uuid.UUID, a Action) *Refusal {
+	switch {
+	case user == uuid.Nil:
+		return nil
+	case user == c.AuthorID:
+		return forbidden("The author of a creative may not %s it; another reviewer or admin must.", verb(a))
+	case user == c.VersionAuthorID:
+		return forbidden("The author of the version under review may not %s the creative; another reviewer or admin must.", verb(a))
 	}
 	return nil
 }
@@ -445,6 +472,29 @@ func AuthorizeShareCreative(role Role, isAuthor bool) error {
 		return nil
 	}
 	return forbidden("Authors may share only creatives they wrote.")
+}
+
+// AuthorizeSharePermission refuses a member who may not make a share
+// with permission: a decide share lets its guests approve, so only an
+// admin makes one (an author may share view or comment); the author's own
+// approval by link is what it closes.
+func AuthorizeSharePermission(role Role, permission string) error {
+	if GuestRole(permission) == RoleGuestDecide && role != RoleAdmin {
+		return forbidden("Only an admin may make a decide share; share view or comment, or ask an admin.")
+	}
+	return nil
+}
+
+// AuthorizePlanGuests refuses a member who is no admin to set, replace or
+// remove a review plan that names guests: before, the creative's plan
+// names guests; after, the plan asked for does (false for a removal). A
+// plan's guests decide, so who they are is an admin's choice, as a decide
+// share is.
+func AuthorizePlanGuests(role Role, before, after bool) error {
+	if (before || after) && role != RoleAdmin {
+		return forbidden("Only an admin may set, change or remove a review plan that names guests.")
+	}
+	return nil
 }
 
 // SeesAllShares reports whether role reads every share of the

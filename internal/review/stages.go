@@ -3,7 +3,6 @@ package review
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/google/uuid"
 )
@@ -142,9 +141,20 @@ const (
 // MemberKey is the person key of a member: their user id.
 func MemberKey(id uuid.UUID) string { return id.String() }
 
-// GuestKey is the person key of a guest: their email in lower case, which
-// no member key can equal.
-func GuestKey(email string) string { return strings.ToLower(email) }
+// GuestKey is the person key of a guest: their email as sign-in compares
+// emails (auth.NormalizeEmail: ASCII letters in lower case, every other
+// character as sent; Unicode lower case would let a lookalike address
+// decide for the one a stage lists), which no member key can equal. A
+// test holds it equal to auth.NormalizeEmail.
+func GuestKey(email string) string {
+	b := []byte(email)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
 
 // Names reports whether any stage of p lists person.
 func (p Plan) Names(person string) bool {
