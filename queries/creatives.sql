@@ -73,13 +73,16 @@ SELECT sqlc.embed(c), au.name AS author_name, rv.name AS reviewer_name,
        ARRAY(SELECT cm.id FROM comments cm
              WHERE cm.creative_id = c.id AND cm.parent_id IS NULL AND cm.resolved_at IS NULL AND NOT cm.deleted
                AND cm.addressed_in_version IS NULL
-             ORDER BY cm.seq LIMIT 100)::uuid[] AS unaddressed_threads
+             ORDER BY cm.seq LIMIT 100)::uuid[] AS unaddressed_threads,
+       cv.author_id AS version_author_id,
+       EXISTS (SELECT 1 FROM review_plan_stages ps WHERE ps.creative_id = c.id AND cardinality(ps.guest_emails) > 0) AS plan_names_guests
 FROM creatives c
 JOIN share_creatives sc ON sc.creative_id = c.id AND sc.share_id = @share_id
 JOIN users au ON au.id = c.author_id
 LEFT JOIN users rv ON rv.id = c.reviewer_id
 LEFT JOIN clients cl ON cl.id = c.client_id
 LEFT JOIN tasks tk ON tk.id = c.task_id
+LEFT JOIN creative_versions cv ON cv.id = c.current_version_id
 WHERE c.id = @id
 FOR UPDATE OF c;
 
@@ -93,19 +96,24 @@ FOR UPDATE OF c;
 -- the caller. unaddressed_threads are its open threads not marked
 -- addressed, oldest first, at most 100, which submit may not go past
 -- (review.CheckOpenThreads): read here, from comments_open_threads_idx,
--- they cost submit no round trip of their own.
+-- they cost submit no round trip of their own. version_author_id (the
+-- current version's author, who never decides on it) and
+-- plan_names_guests (only an admin changes such a plan) cost none either.
 SELECT sqlc.embed(c), au.name AS author_name, rv.name AS reviewer_name,
        cl.name AS client_name, tk.name AS task_name, m.role, now()::timestamptz AS now,
        ARRAY(SELECT cm.id FROM comments cm
              WHERE cm.creative_id = c.id AND cm.parent_id IS NULL AND cm.resolved_at IS NULL AND NOT cm.deleted
                AND cm.addressed_in_version IS NULL
-             ORDER BY cm.seq LIMIT 100)::uuid[] AS unaddressed_threads
+             ORDER BY cm.seq LIMIT 100)::uuid[] AS unaddressed_threads,
+       cv.author_id AS version_author_id,
+       EXISTS (SELECT 1 FROM review_plan_stages ps WHERE ps.creative_id = c.id AND cardinality(ps.guest_emails) > 0) AS plan_names_guests
 FROM creatives c
 JOIN memberships m ON m.organization_id = c.organization_id AND m.user_id = @caller_id
 JOIN users au ON au.id = c.author_id
 LEFT JOIN users rv ON rv.id = c.reviewer_id
 LEFT JOIN clients cl ON cl.id = c.client_id
 LEFT JOIN tasks tk ON tk.id = c.task_id
+LEFT JOIN creative_versions cv ON cv.id = c.current_version_id
 WHERE c.id = @id AND c.organization_id = @organization_id
 FOR UPDATE OF c;
 

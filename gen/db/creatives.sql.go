@@ -416,13 +416,16 @@ SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo
        ARRAY(SELECT cm.id FROM comments cm
              WHERE cm.creative_id = c.id AND cm.parent_id IS NULL AND cm.resolved_at IS NULL AND NOT cm.deleted
                AND cm.addressed_in_version IS NULL
-             ORDER BY cm.seq LIMIT 100)::uuid[] AS unaddressed_threads
+             ORDER BY cm.seq LIMIT 100)::uuid[] AS unaddressed_threads,
+       cv.author_id AS version_author_id,
+       EXISTS (SELECT 1 FROM review_plan_stages ps WHERE ps.creative_id = c.id AND cardinality(ps.guest_emails) > 0) AS plan_names_guests
 FROM creatives c
 JOIN memberships m ON m.organization_id = c.organization_id AND m.user_id = $1
 JOIN users au ON au.id = c.author_id
 LEFT JOIN users rv ON rv.id = c.reviewer_id
 LEFT JOIN clients cl ON cl.id = c.client_id
 LEFT JOIN tasks tk ON tk.id = c.task_id
+LEFT JOIN creative_versions cv ON cv.id = c.current_version_id
 WHERE c.id = $2 AND c.organization_id = $3
 FOR UPDATE OF c
 `
@@ -442,6 +445,8 @@ type CreativeLockForActionRow struct {
 	Role               string
 	Now                time.Time
 	UnaddressedThreads []uuid.UUID
+	VersionAuthorID    *uuid.UUID
+	PlanNamesGuests    bool
 }
 
 // CreativeLockForAction locks the creative for a change (a review action,
@@ -453,7 +458,9 @@ type CreativeLockForActionRow struct {
 // the caller. unaddressed_threads are its open threads not marked
 // addressed, oldest first, at most 100, which submit may not go past
 // (review.CheckOpenThreads): read here, from comments_open_threads_idx,
-// they cost submit no round trip of their own.
+// they cost submit no round trip of their own. version_author_id (the
+// current version's author, who never decides on it) and
+// plan_names_guests (only an admin changes such a plan) cost none either.
 func (q *Queries) CreativeLockForAction(ctx context.Context, arg CreativeLockForActionParams) (CreativeLockForActionRow, error) {
 	row := q.db.QueryRow(ctx, creativeLockForAction, arg.CallerID, arg.ID, arg.OrganizationID)
 	var i CreativeLockForActionRow
@@ -486,6 +493,8 @@ func (q *Queries) CreativeLockForAction(ctx context.Context, arg CreativeLockFor
 		&i.Role,
 		&i.Now,
 		&i.UnaddressedThreads,
+		&i.VersionAuthorID,
+		&i.PlanNamesGuests,
 	)
 	return i, err
 }
@@ -496,13 +505,16 @@ SELECT c.id, c.organization_id, c.number, c.title, c.type, c.aspect_ratio, c.geo
        ARRAY(SELECT cm.id FROM comments cm
              WHERE cm.creative_id = c.id AND cm.parent_id IS NULL AND cm.resolved_at IS NULL AND NOT cm.deleted
                AND cm.addressed_in_version IS NULL
-             ORDER BY cm.seq LIMIT 100)::uuid[] AS unaddressed_threads
+             ORDER BY cm.seq LIMIT 100)::uuid[] AS unaddressed_threads,
+       cv.author_id AS version_author_id,
+       EXISTS (SELECT 1 FROM review_plan_stages ps WHERE ps.creative_id = c.id AND cardinality(ps.guest_emails) > 0) AS plan_names_guests
 FROM creatives c
 JOIN share_creatives sc ON sc.creative_id = c.id AND sc.share_id = $1
 JOIN users au ON au.id = c.author_id
 LEFT JOIN users rv ON rv.id = c.reviewer_id
 LEFT JOIN clients cl ON cl.id = c.client_id
 LEFT JOIN tasks tk ON tk.id = c.task_id
+LEFT JOIN creative_versions cv ON cv.id = c.current_version_id
 WHERE c.id = $2
 FOR UPDATE OF c
 `
@@ -521,6 +533,8 @@ type CreativeLockForActionGuestRow struct {
 	Role               string
 	Now                time.Time
 	UnaddressedThreads []uuid.UUID
+	VersionAuthorID    *uuid.UUID
+	PlanNamesGuests    bool
 }
 
 // CreativeLockForActionGuest is CreativeLockForAction for a guest: the
@@ -558,6 +572,8 @@ func (q *Queries) CreativeLockForActionGuest(ctx context.Context, arg CreativeLo
 		&i.Role,
 		&i.Now,
 		&i.UnaddressedThreads,
+		&i.VersionAuthorID,
+		&i.PlanNamesGuests,
 	)
 	return i, err
 }

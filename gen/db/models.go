@@ -5,6 +5,7 @@
 package db
 
 import (
+	"net/netip"
 	"time"
 
 	"github.com/google/uuid"
@@ -35,6 +36,19 @@ type Asset struct {
 	DurationMs *int32
 	Sha256     string
 	UploadID   *uuid.UUID
+}
+
+type AuditLog struct {
+	ID             int64
+	OrganizationID uuid.UUID
+	Action         string
+	ActorID        *uuid.UUID
+	TargetType     string
+	TargetID       uuid.UUID
+	TargetName     *string
+	At             time.Time
+	IpAddress      *netip.Addr
+	Details        []byte
 }
 
 type ChainTransfer struct {

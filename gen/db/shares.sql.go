@@ -55,10 +55,13 @@ func (q *Queries) GuestSessionDeleteEnded(ctx context.Context) (int64, error) {
 }
 
 const guestSessionGet = `-- name: GuestSessionGet :one
-SELECT gs.id, gs.csrf_token, g.id AS guest_id, g.email, g.name, s.id AS share_id, s.organization_id, s.permission
+SELECT gs.id, gs.csrf_token, g.id AS guest_id, g.email, g.name, s.id AS share_id, s.organization_id, s.permission,
+       EXISTS (SELECT 1 FROM share_invitations si WHERE si.share_id = s.id AND si.email = g.email) AS invited,
+       account.id AS account_id
 FROM guest_sessions gs
 JOIN guests g ON g.id = gs.guest_id
 JOIN shares s ON s.id = g.share_id
+LEFT JOIN users account ON account.email = g.email
 WHERE gs.token_hash = $1 AND gs.expires_at > now()
   AND s.revoked_at IS NULL AND s.expires_at > now()
 `
@@ -72,10 +75,14 @@ type GuestSessionGetRow struct {
 	ShareID        uuid.UUID
 	OrganizationID uuid.UUID
 	Permission     string
+	Invited        bool
+	AccountID      *uuid.UUID
 }
 
 // GuestSessionGet finds the live guest session of a token: its own
-// expiry not passed and its share neither revoked nor expired.
+// expiry not passed and its share neither revoked nor expired. invited
+// and account_id are what who decides reads (review.guestDecider): the
+// share invited the guest's email, and the user whose email it is.
 func (q *Queries) GuestSessionGet(ctx context.Context, tokenHash []byte) (GuestSessionGetRow, error) {
 	row := q.db.QueryRow(ctx, guestSessionGet, tokenHash)
 	var i GuestSessionGetRow
@@ -88,6 +95,8 @@ func (q *Queries) GuestSessionGet(ctx context.Context, tokenHash []byte) (GuestS
 		&i.ShareID,
 		&i.OrganizationID,
 		&i.Permission,
+		&i.Invited,
+		&i.AccountID,
 	)
 	return i, err
 }

@@ -166,8 +166,13 @@ func (s *Service) AuthenticateGuest(r *http.Request) (requestctx.Caller, bool, e
 	case err != nil:
 		return requestctx.Caller{}, false, err
 	}
+	var account uuid.UUID
+	if row.AccountID != nil {
+		account = *row.AccountID
+	}
 	return requestctx.Caller{
 		SessionID: row.ID, Email: row.Email, Name: row.Name, CSRFToken: row.CsrfToken,
-		Guest: requestctx.Guest{ID: row.GuestID, ShareID: row.ShareID, OrganizationID: row.OrganizationID, Permission: row.Permission},
+		Guest: requestctx.Guest{ID: row.GuestID, ShareID: row.ShareID, OrganizationID: row.OrganizationID, Permission: row.Permission,
+			Invited: row.Invited, AccountID: account},
 	}, true, nil
 }

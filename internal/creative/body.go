@@ -81,6 +81,9 @@ type AssetDetail struct {
 // detail is the CreativeDetail of r with its versions, as who sees it.
 func detail(r row, current, approved *VersionDetail, p *plan, who review.Caller) Detail {
 	c, rc := r.c, withPlan(reviewCreative(r.c), p)
+	if current != nil {
+		rc.VersionAuthorID = current.Author.Id
+	}
 	available := review.Available(rc, who)
 	actions := make([]api.CreativeAction, len(available))
 	for j, a := range available {

@@ -206,7 +206,7 @@ func GuestAct(ctx context.Context, q store.Tx, g Guest, id uuid.UUID, in ActionR
 // rows store them).
 func act(ctx context.Context, q store.Tx, locked db.CreativeLockForActionRow, who review.Caller, by person, in ActionRequest) (Creative, error) {
 	c := locked.Creative
-	rc := reviewCreative(c)
+	rc := lockedForAction(locked)
 	var p *plan
 	if c.ReviewPlan {
 		plans, err := readPlans(ctx, q.Queries, []row{lockedRow(locked, c)})
@@ -326,6 +326,16 @@ func lock(ctx context.Context, q *db.Queries, org, id, user uuid.UUID) (db.Creat
 		return locked, review.Caller{}, notVisible(err, ErrCreativeNotVisible)
 	}
 	return locked, review.Caller{UserID: user, Role: review.Role(locked.Role)}, nil
+}
+
+// lockedForAction is the locked creative as the rules see it, with the
+// author of its current version, who never decides on it.
+func lockedForAction(locked db.CreativeLockForActionRow) review.Creative {
+	rc := reviewCreative(locked.Creative)
+	if locked.VersionAuthorID != nil {
+		rc.VersionAuthorID = *locked.VersionAuthorID
+	}
+	return rc
 }
 
 // lockedRow is the locked creative, changed to c, with its names.

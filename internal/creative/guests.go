@@ -25,10 +25,18 @@ import (
 type Guest struct {
 	ID, ShareID, OrganizationID uuid.UUID
 	Email, Permission           string
+	// Invited: the share invited Email; AccountID is the user whose email
+	// it is (uuid.Nil: nobody's). Who decides reads both.
+	Invited   bool
+	AccountID uuid.UUID
 }
 
 // caller is the guest as the review rules see them.
-func (g Guest) caller() review.Caller { return review.GuestCaller(g.ID, g.Email, g.Permission) }
+func (g Guest) caller() review.Caller {
+	who := review.GuestCaller(g.ID, g.Email, g.Permission)
+	who.GuestInvited, who.GuestAccountID = g.Invited, g.AccountID
+	return who
+}
 
 // GuestGet reads one creative of g's share as g sees it.
 func GuestGet(ctx context.Context, q *db.Queries, g Guest, id uuid.UUID) (Creative, error) {

@@ -66,7 +66,9 @@ type ReviewDecisionDetail struct {
 }
 
 // SetReviewPlan replaces the review plan of a creative (the author or an
-// admin, while draft or changes_requested: review.ActionSetReviewPlan).
+// admin, while draft or changes_requested: review.ActionSetReviewPlan;
+// an admin alone when the plan before or after names guests:
+// review.AuthorizePlanGuests).
 // Its event is creative.updated, with the plan as the changed field.
 func SetReviewPlan(ctx context.Context, q store.Tx, org, id, user uuid.UUID, in NewPlan) (Creative, error) {
 	locked, who, err := lock(ctx, q.Queries, org, id, user)
@@ -75,6 +77,9 @@ func SetReviewPlan(ctx context.Context, q store.Tx, org, id, user uuid.UUID, in 
 	}
 	c := locked.Creative
 	if _, err := review.Check(reviewCreative(c), who, in.ExpectedVersion, func() error {
+		if err := review.AuthorizePlanGuests(who.Role, locked.PlanNamesGuests, namesGuests(in.Stages)); err != nil {
+			return err
+		}
 		return checkPlanReviewers(ctx, q.Queries, org, c.AuthorID, in.Stages)
 	}, review.ActionSetReviewPlan); err != nil {
 		return Creative{}, err
@@ -118,7 +123,9 @@ func DeleteReviewPlan(ctx context.Context, q store.Tx, org, id, user uuid.UUID) 
 		return Creative{}, err
 	}
 	c := locked.Creative
-	if _, err := review.Check(reviewCreative(c), who, nil, nil, review.ActionSetReviewPlan); err != nil {
+	if _, err := review.Check(reviewCreative(c), who, nil, func() error {
+		return review.AuthorizePlanGuests(who.Role, locked.PlanNamesGuests, false)
+	}, review.ActionSetReviewPlan); err != nil {
 		return Creative{}, err
 	}
 	if !c.ReviewPlan {
@@ -133,6 +140,16 @@ func DeleteReviewPlan(ctx context.Context, q store.Tx, org, id, user uuid.UUID) 
 		return Creative{}, err
 	}
 	return answerWithEvent(ctx, q, lockedRow(locked, c), who, events.CreativeUpdated)
+}
+
+// namesGuests reports whether any of stages lists a guest email.
+func namesGuests(stages []NewStage) bool {
+	for _, s := range stages {
+		if len(s.GuestEmails) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // checkPlanReviewers refuses, as 422s on each item, a stage reviewer who

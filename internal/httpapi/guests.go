@@ -55,7 +55,7 @@ func (s *Server) CreateGuestSession(ctx context.Context, r api.CreateGuestSessio
 func guestOf(ctx context.Context) creative.Guest {
 	caller, _ := requestctx.CallerFrom(ctx)
 	return creative.Guest{ID: caller.Guest.ID, ShareID: caller.Guest.ShareID, OrganizationID: caller.Guest.OrganizationID,
-		Email: caller.Email, Permission: caller.Guest.Permission}
+		Email: caller.Email, Permission: caller.Guest.Permission, Invited: caller.Guest.Invited, AccountID: caller.Guest.AccountID}
 }
 
 // ListGuestCreatives answers one page of the guest's share's creatives.

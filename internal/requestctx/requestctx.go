@@ -38,6 +38,11 @@ type Caller struct {
 type Guest struct {
 	ID, ShareID, OrganizationID uuid.UUID
 	Permission                  string
+	// Invited and AccountID are what who decides reads
+	// (review.guestDecider): the share invited the guest's email, and the
+	// user whose email it is (uuid.Nil: nobody's).
+	Invited   bool
+	AccountID uuid.UUID
 }
 
 // IsGuest reports whether the caller came with a guest session.

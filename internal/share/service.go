@@ -118,6 +118,9 @@ func Create(ctx context.Context, tx store.Tx, org, user uuid.UUID, in New, seal 
 	if err != nil {
 		return Share{}, "", err
 	}
+	if err := review.AuthorizeSharePermission(role, string(in.Permission)); err != nil {
+		return Share{}, "", err
+	}
 	if len(in.CreativeIDs) > MaxCreatives {
 		return Share{}, "", ErrLimit
 	}
