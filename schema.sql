@@ -718,7 +718,8 @@ CREATE UNLOGGED TABLE rate_limit_replicas (
 -- Shares let people outside the organization review chosen creatives by
 -- link (docs/shares.md). Only the SHA-256 of a share's token is kept:
 -- the token itself is in the create answer alone. A share is never
--- widened: its permission and creatives are written once.
+-- widened: its permission and creatives are written once. A decide share
+-- is made by an admin (migration 0041 narrowed the others to comment).
 CREATE TABLE shares (
     id              uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     organization_id uuid NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
@@ -860,3 +861,24 @@ CREATE TABLE review_decisions (
 );
 
 CREATE INDEX review_decisions_round_idx ON review_decisions (creative_id, round, position, id);
+
+-- The audit log (migration 0041): changes made to an organization by its
+-- people or by the service itself (actor_id NULL), one append-only row
+-- each; no foreign key to users: an entry outlives the person it names.
+CREATE TABLE audit_log (
+    id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    organization_id uuid NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+    action          text NOT NULL CHECK (action <> ''),
+    actor_id        uuid,
+    target_type     text NOT NULL CHECK (target_type <> ''),
+    target_id       uuid NOT NULL,
+    target_name     text,
+    at              timestamptz NOT NULL DEFAULT now(),
+    ip_address      inet,
+    details         jsonb NOT NULL DEFAULT '{}'
+);
+
+CREATE INDEX audit_log_organization_idx ON audit_log (organization_id, at DESC, id DESC);
+
+CREATE TRIGGER audit_log_append_only BEFORE UPDATE ON audit_log
+    FOR EACH ROW EXECUTE FUNCTION forbid_change();

@@ -266,3 +266,88 @@ func TestMigration0029GivesAnUploadedFileItsUploadsAssetID(t *testing.T) {
 		t.Errorf("comment anchors %q, want %q", anchors, want)
 	}
 }
+
+// TestMigration0041NarrowsDecideSharesNotMadeByAnAdmin: a decide share
+// whose creator is not an admin of its organization (an author, an admin
+// of another organization, a former member) becomes a comment share with
+// an audit entry; an admin's decide share and every other share stay as
+// they are, without one.
+func TestMigration0041NarrowsDecideSharesNotMadeByAnAdmin(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testenv.NewEmptyDB(t)
+	names, err := fs.Glob(migrations.FS, "*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(names)
+	setup := "CREATE TABLE schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());"
+	for _, name := range names {
+		if name >= "0041" {
+			break
+		}
+		sql, err := fs.ReadFile(migrations.FS, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		setup += string(sql) + ";\nINSERT INTO schema_migrations (version) VALUES ('" + name[:len(name)-len(".sql")] + "');\n"
+	}
+	// Org a1: b1 admin, b2 author, b3 admin of a2 only, b4 no member.
+	// Shares: c1 decide by the admin, c2 decide by the author, c3 decide
+	// by another org's admin, c4 decide by a former member (revoked), c5
+	// comment by the author, c6 view by the author.
+	if _, err := d.Pool.Exec(ctx, setup+`
+		INSERT INTO organizations (id, name, slug) VALUES ('00000000-0000-0000-0000-0000000000a1', 'Org', 'org'),
+		                                                  ('00000000-0000-0000-0000-0000000000a2', 'Other', 'other');
+		INSERT INTO users (id, email, name, password_hash) VALUES
+			('00000000-0000-0000-0000-0000000000b1', 'admin@example.test', 'Admin', 'x'),
+			('00000000-0000-0000-0000-0000000000b2', 'author@example.test', 'Author', 'x'),
+			('00000000-0000-0000-0000-0000000000b3', 'other@example.test', 'Other admin', 'x'),
+			('00000000-0000-0000-0000-0000000000b4', 'gone@example.test', 'Gone', 'x');
+		INSERT INTO memberships (organization_id, user_id, role) VALUES
+			('00000000-0000-0000-0000-0000000000a1', '00000000-0000-0000-0000-0000000000b1', 'admin'),
+			('00000000-0000-0000-0000-0000000000a1', '00000000-0000-0000-0000-0000000000b2', 'author'),
+			('00000000-0000-0000-0000-0000000000a2', '00000000-0000-0000-0000-0000000000b3', 'admin');
+		INSERT INTO shares (id, organization_id, token_hash, permission, expires_at, created_by, revoked_at)
+		SELECT ('00000000-0000-0000-0000-0000000000c' || n)::uuid, '00000000-0000-0000-0000-0000000000a1',
+		       sha256(n::text::bytea), p, now() + interval '1 day', ('00000000-0000-0000-0000-0000000000b' || b)::uuid,
+		       CASE WHEN n = 4 THEN now() END
+		FROM (VALUES (1, 'decide', 1), (2, 'decide', 2), (3, 'decide', 3), (4, 'decide', 4), (5, 'comment', 2), (6, 'view', 2)) AS v(n, p, b)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Migrate(ctx, d.Pool, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		t.Fatal(err)
+	}
+	var shares, audit []string
+	rows, err := d.Pool.Query(ctx, "SELECT right(id::text, 2) || ' ' || permission FROM shares ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shares, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"c1 decide", "c2 comment", "c3 comment", "c4 comment", "c5 comment", "c6 view"}; !slices.Equal(shares, want) {
+		t.Fatalf("shares %q, want %q", shares, want)
+	}
+	rows, err = d.Pool.Query(ctx, `
+		SELECT right(target_id::text, 2) || ' ' || action || ' ' || target_type || ' ' || (actor_id IS NULL) || ' '
+		       || (details ->> 'from') || '>' || (details ->> 'to') || ' ' || right(details ->> 'createdBy', 2)
+		FROM audit_log WHERE organization_id = '00000000-0000-0000-0000-0000000000a1' ORDER BY target_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if audit, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"c2 share.permission_changed share true decide>comment b2",
+		"c3 share.permission_changed share true decide>comment b3",
+		"c4 share.permission_changed share true decide>comment b4",
+	}
+	if !slices.Equal(audit, want) {
+		t.Fatalf("audit log %q, want %q", audit, want)
+	}
+	if _, err := d.Pool.Exec(ctx, "UPDATE audit_log SET action = 'x'"); err == nil {
+		t.Fatal("an audit entry was changed")
+	}
+}
