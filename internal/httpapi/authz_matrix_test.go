@@ -32,8 +32,8 @@ const (
 	globexAdmin  caller = "globex admin"
 	revokedAdmin caller = "revoked session"
 	// The guests hold a guest session of a share of the cell's creative
-	// (made by Acme's author) with its permission; the last two of a
-	// decide share since revoked, or expired.
+	// (made by Acme's admin, inviting the guest) with its permission; the
+	// last two of a decide share since revoked, or expired.
 	guestView     caller = "guest view"
 	guestComment  caller = "guest comment"
 	guestDecide   caller = "guest decide"
@@ -435,8 +435,10 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		"createGuestCreativeComment":     map[string]string{"body": "Guest remark"},
 		"updateGuestCreativeComment":     map[string]bool{"resolved": true},
 		"executeGuestCreativeAction":     map[string]string{"action": "approve"},
+		// A comment share: authors make those too (a decide share is an
+		// admin's: TestOnlyAnAdminMakesADecideShare).
 		"createShare": map[string]any{"creativeIds": []uuid.UUID{d.env.DB.DraftCreative(t, d.org, d.users[acmeAuthor])},
-			"permission": "decide"},
+			"permission": "comment"},
 		"createAccessToken": map[string]any{"name": "matrix", "scopes": []string{"creatives:read"}},
 		"putCreativeReviewPlan": map[string]any{"stages": []any{map[string]any{
 			"name": "Matrix stage", "rule": "all", "reviewerIds": []uuid.UUID{d.users[acmeReviewer]}}}},
@@ -553,14 +555,15 @@ func (d *matrixDesk) commentFixture(t *testing.T) (creative, comment uuid.UUID) 
 	return creative, comment
 }
 
-// share is a live share, made by Acme's author, of a draft of theirs.
+// share is a live share, made by Acme's author, of a draft of theirs: a
+// comment share, since a decide share is an admin's.
 func (d *matrixDesk) share(t *testing.T) uuid.UUID {
 	t.Helper()
 	creative := d.env.DB.DraftCreative(t, d.org, d.users[acmeAuthor])
 	var id uuid.UUID
 	err := d.env.DB.Pool.QueryRow(context.Background(), `
 		WITH s AS (INSERT INTO shares (organization_id, token_hash, permission, expires_at, created_by)
-		           VALUES ($1, sha256(gen_random_uuid()::text::bytea), 'decide', now() + interval '1 day', $2) RETURNING id)
+		           VALUES ($1, sha256(gen_random_uuid()::text::bytea), 'comment', now() + interval '1 day', $2) RETURNING id)
 		INSERT INTO share_creatives (share_id, creative_id, position) SELECT id, $3, 1 FROM s RETURNING share_id`,
 		d.org, d.users[acmeAuthor], creative).Scan(&id)
 	if err != nil {
@@ -571,7 +574,8 @@ func (d *matrixDesk) share(t *testing.T) uuid.UUID {
 
 // guest is a client holding a guest session of a share of the cell's
 // creative (a new draft when the cell has none) with permission, made by
-// Acme's author; c's share is then revoked or expired as c says.
+// Acme's admin and inviting the guest's email; c's share is then revoked
+// or expired as c says.
 func (d *matrixDesk) guest(t *testing.T, c caller, permission string) *testenv.Client {
 	t.Helper()
 	creative := d.creative
@@ -581,7 +585,8 @@ func (d *matrixDesk) guest(t *testing.T, c caller, permission string) *testenv.C
 	if _, err := d.env.DB.Pool.Exec(context.Background(), "UPDATE shares SET revoked_at = now() WHERE id = $1", d.guestShare); err != nil {
 		t.Fatal(err)
 	}
-	share, token := d.env.DB.Share(t, d.org, d.users[acmeAuthor], permission, creative)
+	share, token := d.env.DB.Share(t, d.org, d.users[acmeAdmin], permission, creative)
+	d.env.DB.Invite(t, share, "guest@brand.test")
 	d.guestShare = share
 	client := d.env.Client(t)
 	if r := client.OpenShare(token, "guest@brand.test"); r.Status != http.StatusCreated {
@@ -594,4 +599,107 @@ func (d *matrixDesk) guest(t *testing.T, c caller, permission string) *testenv.C
 		}
 	}
 	return client
+}
+
+// decisionCell is one row of the decisions' matrix: who decides a new
+// in_review creative (written by "author admin", its version by "version
+// admin") on one path, and whether they may.
+type decisionCell struct {
+	name string
+	// path: "member" (no plan), or "stage" (a plan of one stage listing
+	// the reviewer and the version's author, and a guest's email when the
+	// caller is a guest).
+	path string
+	// who is a member of the desk, or an email; a guest signs in with it
+	// (a member's name: that member's email) on an admin's decide share,
+	// which invited them when invited.
+	who                     string
+	guest, invited, decides bool
+}
+
+// TestAuthorizationMatrixOfDecisions proves "nobody approves their own
+// work" (PRODUCT.md §21) on every decision path through the API: a
+// member's decision, a stage member's, an admin's override, and a guest's
+// of a decide share, with or without a plan. Neither the creative's author
+// nor the author of the version under review decides on any of them (403
+// action_forbidden and no decision in availableActions); a guest decides
+// only when the share invited them or the active stage lists them.
+func TestAuthorizationMatrixOfDecisions(t *testing.T) {
+	t.Parallel()
+	d := newReviewDesk(t)
+	emails := map[string]string{}
+	for _, name := range []string{"author admin", "version admin", "other admin"} {
+		id, email := d.env.DB.User(t, name)
+		d.env.DB.Member(t, d.org, id, "admin")
+		d.users[name], d.clients[name], emails[name] = id, d.env.SessionFor(t, id), email
+	}
+	cells := []decisionCell{
+		{"a reviewer", "member", "reviewer", false, false, true},
+		{"an admin", "member", "other admin", false, false, true},
+		{"an admin who wrote the creative", "member", "author admin", false, false, false},
+		{"an admin who wrote the version", "member", "version admin", false, false, false},
+		{"a stage's reviewer", "stage", "reviewer", false, false, true},
+		{"a stage's admin who wrote the version", "stage", "version admin", false, false, false},
+		{"an admin's override", "stage", "other admin", false, false, true},
+		{"an override by the creative's author", "stage", "author admin", false, false, false},
+		{"an invited guest", "member", "legal@brand.test", true, true, true},
+		{"a guest the share did not invite", "member", "anyone@brand.test", true, false, false},
+		{"the creative's author as an invited guest", "member", "author admin", true, true, false},
+		{"the version's author as an invited guest", "member", "version admin", true, true, false},
+		{"a stage's guest, not invited", "stage", "legal@brand.test", true, false, true},
+		{"the creative's author as a stage's guest", "stage", "author admin", true, true, false},
+	}
+	for _, cell := range cells {
+		t.Run(cell.name, func(t *testing.T) {
+			id := d.creative(t, creativeSpec{versions: 1, author: "author admin"})
+			if _, err := d.env.DB.Pool.Exec(context.Background(),
+				"UPDATE creative_versions SET author_id = $1 WHERE creative_id = $2", d.users["version admin"], id); err != nil {
+				t.Fatal(err)
+			}
+			email := cell.who
+			if e, ok := emails[cell.who]; ok {
+				email = e
+			}
+			if cell.path == "stage" {
+				stage := map[string]any{"name": "Sign-off", "rule": "any", "reviewerIds": []uuid.UUID{d.users["reviewer"], d.users["version admin"]}}
+				if cell.guest {
+					stage["guestEmails"] = []string{email}
+				}
+				if r := d.putPlan("other admin", id, map[string]any{"stages": []any{stage}}); r.Status != http.StatusOK {
+					t.Fatalf("put plan: %d %s", r.Status, r.Body)
+				}
+			}
+			if r := d.act("author admin", id, map[string]any{"action": "submit"}); r.Status != http.StatusOK {
+				t.Fatalf("submit: %d %s", r.Status, r.Body)
+			}
+			client, detail, action := d.clients[cell.who], creativeURL(d.org, id), creativeActionURL(d.org, id)
+			if cell.guest {
+				share, token := d.env.DB.Share(t, d.org, d.users["other admin"], "decide", id)
+				if cell.invited {
+					d.env.DB.Invite(t, share, email)
+				}
+				client = d.env.Client(t)
+				if r := client.OpenShare(token, email); r.Status != http.StatusCreated {
+					t.Fatalf("guest session: %d %s", r.Status, r.Body)
+				}
+				detail, action = guestCreativesPath+"/"+id.String(), guestActionURL(id)
+			}
+			var c api.CreativeDetail
+			client.Do(http.MethodGet, detail, nil).JSON(t, &c)
+			offered := false
+			for _, a := range c.AvailableActions {
+				offered = offered || a == api.CreativeActionApprove || a == api.CreativeActionRequestChanges
+			}
+			if offered != cell.decides {
+				t.Errorf("availableActions %v, decides %t", c.AvailableActions, cell.decides)
+			}
+			r := client.Do(http.MethodPost, action, map[string]any{"action": "approve"})
+			switch {
+			case cell.decides && r.Status != http.StatusOK:
+				t.Errorf("approve: %d %s, want 200", r.Status, r.Body)
+			case !cell.decides && (r.Status != http.StatusForbidden || r.Problem(t).Code != "action_forbidden"):
+				t.Errorf("approve: %d %s, want 403 action_forbidden", r.Status, r.Body)
+			}
+		})
+	}
 }

@@ -792,7 +792,7 @@ func TestCreativeEndpointsTakeAFixedNumberOfRoundTrips(t *testing.T) {
 	// A review plan costs its reader one statement more, whatever it holds.
 	t.Run("get with a review plan", func(t *testing.T) {
 		withPlan := d.creative(t, creativeSpec{versions: 1, assets: 1})
-		if r := d.putPlan("author", withPlan, d.twoStages()); r.Status != http.StatusOK {
+		if r := d.putPlan("admin", withPlan, d.twoStages()); r.Status != http.StatusOK {
 			t.Fatalf("put plan: %d %s", r.Status, r.Body)
 		}
 		// session, role, creative, versions with assets, review plans

@@ -16,10 +16,12 @@ import (
 const guestCreativesPath = "/api/v1/guest/creatives"
 
 // guestOn opens a guest session as email on a share of the desk's
-// creatives with permission, made by the admin, on a new client.
+// creatives with permission, made by the admin and inviting email, on a
+// new client.
 func (d *reviewDesk) guestOn(t *testing.T, permission, email string, creatives ...uuid.UUID) (*testenv.Client, uuid.UUID) {
 	t.Helper()
 	share, token := d.env.DB.Share(t, d.org, d.users["admin"], permission, creatives...)
+	d.env.DB.Invite(t, share, email)
 	c := d.env.Client(t)
 	if r := c.OpenShare(token, email); r.Status != http.StatusCreated {
 		t.Fatalf("guest session: %d %s", r.Status, r.Body)

@@ -32,7 +32,8 @@ func TestReviewPlanIsSetShownAndRemoved(t *testing.T) {
 	t.Parallel()
 	d := newReviewDesk(t)
 	id := d.creative(t, creativeSpec{versions: 1})
-	r := d.putPlan("author", id, d.twoStages(), testenv.Header{Name: "Idempotency-Key", Value: uuid.NewString()})
+	// The plan names a guest: an admin's to set (§21).
+	r := d.putPlan("admin", id, d.twoStages(), testenv.Header{Name: "Idempotency-Key", Value: uuid.NewString()})
 	if r.Status != http.StatusOK {
 		t.Fatalf("put: %d %s", r.Status, r.Body)
 	}
@@ -103,8 +104,8 @@ func TestReviewPlanRefusalsFollowTheCommandOrder(t *testing.T) {
 		{"a reviewer may not set the plan", "reviewer", draft, d.twoStages(), 403, "action_forbidden", ""},
 		{"a viewer may not", "viewer", draft, d.twoStages(), 403, "action_forbidden", ""},
 		{"another workspace sees no creative", "outsider", draft, d.twoStages(), 404, "not_found", ""},
-		{"in review the plan is fixed", "author", inReview, d.twoStages(), 409, "invalid_transition", ""},
-		{"a stale expectedVersion", "author", draft, map[string]any{"expectedVersion": 9, "stages": d.twoStages()["stages"]}, 409, "version_conflict", ""},
+		{"in review the plan is fixed", "admin", inReview, d.twoStages(), 409, "invalid_transition", ""},
+		{"a stale expectedVersion", "admin", draft, map[string]any{"expectedVersion": 9, "stages": d.twoStages()["stages"]}, 409, "version_conflict", ""},
 		{"the author reviews nothing of theirs", "admin", draft, stage(d.users["author"]), 422, "invalid_request", "stages[0].reviewerIds[0]"},
 		{"a viewer does not review", "admin", draft, stage(d.users["viewer"]), 422, "invalid_request", "stages[0].reviewerIds[0]"},
 		{"a member of another workspace", "admin", draft, stage(d.users["outsider"]), 422, "invalid_request", "stages[0].reviewerIds[0]"},
@@ -143,7 +144,7 @@ func TestReviewPlanReplaysUnderTheSameIdempotencyKey(t *testing.T) {
 	d := newReviewDesk(t)
 	id := d.creative(t, creativeSpec{versions: 1})
 	k := testenv.Header{Name: "Idempotency-Key", Value: uuid.NewString()}
-	first, again := d.putPlan("author", id, d.twoStages(), k), d.putPlan("author", id, d.twoStages(), k)
+	first, again := d.putPlan("admin", id, d.twoStages(), k), d.putPlan("admin", id, d.twoStages(), k)
 	if first.Status != 200 || again.Status != 200 || again.Header.Get("Idempotent-Replayed") != "true" || string(first.Body) != string(again.Body) {
 		t.Fatalf("first %d %s\nagain %d %s", first.Status, first.Body, again.Status, again.Body)
 	}
@@ -156,7 +157,7 @@ func TestReviewerIDCannotBeAssignedWhileAReviewPlanIsSet(t *testing.T) {
 	t.Parallel()
 	d := newReviewDesk(t)
 	id := d.creative(t, creativeSpec{versions: 1})
-	if r := d.putPlan("author", id, d.twoStages()); r.Status != http.StatusOK {
+	if r := d.putPlan("admin", id, d.twoStages()); r.Status != http.StatusOK {
 		t.Fatalf("put: %d %s", r.Status, r.Body)
 	}
 	if c := d.get(t, "admin", id); c.Permissions.AssignReviewer {
@@ -171,5 +172,43 @@ func TestReviewerIDCannotBeAssignedWhileAReviewPlanIsSet(t *testing.T) {
 	}
 	if r := d.patch("admin", id, map[string]any{"reviewerId": d.users["reviewer"]}); r.Status != http.StatusOK {
 		t.Fatalf("patch reviewerId without a plan: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestOnlyAnAdminSetsReplacesOrRemovesAPlanThatNamesGuests: a plan's
+// guests decide, so setting a plan that names guests, replacing one and
+// removing one are an admin's (403 action_forbidden to the author, nothing
+// changed); the author still sets and removes plans of members.
+func TestOnlyAnAdminSetsReplacesOrRemovesAPlanThatNamesGuests(t *testing.T) {
+	t.Parallel()
+	d := newReviewDesk(t)
+	id := d.creative(t, creativeSpec{versions: 1})
+	members := map[string]any{"stages": []any{map[string]any{"name": "Brand", "rule": "all", "reviewerIds": []uuid.UUID{d.users["reviewer"]}}}}
+	forbidden := func(what string, r *testenv.Response) {
+		t.Helper()
+		if r.Status != http.StatusForbidden || problemCode(t, r) != "action_forbidden" {
+			t.Fatalf("%s: %d %s, want 403 action_forbidden", what, r.Status, r.Body)
+		}
+	}
+	forbidden("the author sets a plan with a guest", d.putPlan("author", id, d.twoStages()))
+	if _, version, _ := d.state(t, id); version != 1 {
+		t.Fatalf("v%d after a refused plan", version)
+	}
+	if r := d.putPlan("admin", id, d.twoStages()); r.Status != http.StatusOK {
+		t.Fatalf("the admin sets it: %d %s", r.Status, r.Body)
+	}
+	forbidden("the author replaces it", d.putPlan("author", id, members))
+	forbidden("the author removes it", d.clients["author"].Do(http.MethodDelete, reviewPlanURL(d.org, id), nil))
+	if _, version, _ := d.state(t, id); version != 2 {
+		t.Fatalf("v%d after refused changes", version)
+	}
+	if r := d.clients["admin"].Do(http.MethodDelete, reviewPlanURL(d.org, id), nil); r.Status != http.StatusOK {
+		t.Fatalf("the admin removes it: %d %s", r.Status, r.Body)
+	}
+	if r := d.putPlan("author", id, members); r.Status != http.StatusOK {
+		t.Fatalf("the author sets a plan of members: %d %s", r.Status, r.Body)
+	}
+	if r := d.clients["author"].Do(http.MethodDelete, reviewPlanURL(d.org, id), nil); r.Status != http.StatusOK {
+		t.Fatalf("the author removes it: %d %s", r.Status, r.Body)
 	}
 }

@@ -19,12 +19,20 @@ import (
 // The review actions on a creative with a review plan (docs/review.md,
 // "Review stages"): each test is named after the rule it proves.
 
-// staged is a creative with a version and the plan stages, submitted by
-// its author: stage 1 is active.
+// staged is a creative with a version and the plan stages (set by its
+// author, or by an admin when they name guests), submitted by its author:
+// stage 1 is active.
 func (d *reviewDesk) staged(t *testing.T, stages ...map[string]any) uuid.UUID {
 	t.Helper()
 	id := d.creative(t, creativeSpec{versions: 1})
-	if r := d.putPlan("author", id, map[string]any{"stages": stages}); r.Status != http.StatusOK {
+	// A plan naming guests is an admin's to set (§21); the author sets the rest.
+	setter := "author"
+	for _, s := range stages {
+		if emails, _ := s["guestEmails"].([]string); len(emails) > 0 {
+			setter = "admin"
+		}
+	}
+	if r := d.putPlan(setter, id, map[string]any{"stages": stages}); r.Status != http.StatusOK {
 		t.Fatalf("put plan: %d %s", r.Status, r.Body)
 	}
 	if r := d.act("author", id, map[string]any{"action": "submit"}); r.Status != http.StatusOK {

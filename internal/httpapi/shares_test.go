@@ -26,8 +26,10 @@ func (d *reviewDesk) createShare(t *testing.T, who string, body map[string]any, 
 	return d.clients[who].Do(http.MethodPost, sharesURL(d.org), body, headers...)
 }
 
+// shareOf is a comment share of ids, which authors make too (a decide
+// share is an admin's).
 func shareOf(ids ...uuid.UUID) map[string]any {
-	return map[string]any{"creativeIds": ids, "permission": "decide"}
+	return map[string]any{"creativeIds": ids, "permission": "comment"}
 }
 
 func TestAShareTokenIsShownOnceAndStoredOnlyAsItsHash(t *testing.T) {
@@ -309,5 +311,34 @@ func TestMakingAndRevokingAShareWriteTheirEventsWithoutTheToken(t *testing.T) {
 	read.JSON(t, &after)
 	if evs[0].Payload["timestamp"] != created["createdAt"] || evs[1].Payload["timestamp"] != after["revokedAt"] {
 		t.Errorf("timestamps %v, %v", evs[0].Payload["timestamp"], evs[1].Payload["timestamp"])
+	}
+}
+
+// TestOnlyAnAdminMakesADecideShare: an author shares the creatives they
+// wrote for view or comment; a decide share, which lets its guests
+// approve, is 403 to them and made by an admin (PRODUCT.md §21).
+func TestOnlyAnAdminMakesADecideShare(t *testing.T) {
+	t.Parallel()
+	d := newReviewDesk(t)
+	mine := d.creative(t, creativeSpec{})
+	for _, tt := range []struct {
+		who, permission string
+		status          int
+	}{
+		{"author", "view", http.StatusCreated},
+		{"author", "comment", http.StatusCreated},
+		{"author", "decide", http.StatusForbidden},
+		{"admin", "decide", http.StatusCreated},
+	} {
+		r := d.createShare(t, tt.who, map[string]any{"creativeIds": []uuid.UUID{mine}, "permission": tt.permission,
+			"invite": []map[string]string{{"email": "legal@brand.test"}}})
+		if r.Status != tt.status || r.Status == http.StatusForbidden && r.Problem(t).Code != "action_forbidden" {
+			t.Errorf("%s sharing for %s: %d %s, want %d", tt.who, tt.permission, r.Status, r.Body, tt.status)
+		}
+	}
+	var n int
+	if err := d.env.DB.Pool.QueryRow(context.Background(),
+		"SELECT count(*) FROM shares WHERE permission = 'decide' AND created_by = $1", d.users["author"]).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("the author's decide shares: %d %v", n, err)
 	}
 }

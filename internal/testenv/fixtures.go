@@ -142,6 +142,18 @@ func (d *DB) Share(t testing.TB, org, creator uuid.UUID, permission string, crea
 	return id, token
 }
 
+// Invite records emails as invited to share (share_invitations), as
+// createShare's invite does, without sealing or sending anything.
+func (d *DB) Invite(t testing.TB, share uuid.UUID, emails ...string) {
+	t.Helper()
+	_, err := d.Pool.Exec(context.Background(), `
+		INSERT INTO share_invitations (share_id, email, position)
+		SELECT $1, e.email, e.ord::integer FROM unnest($2::text[]) WITH ORDINALITY AS e(email, ord)`, share, emails)
+	if err != nil {
+		t.Fatalf("invite: %v", err)
+	}
+}
+
 // AddGuest opens on c a guest session of a share (permission decide) of
 // a draft of a new organization, beside whatever session c holds: the
 // sweeps over every operation call the guest paths with it. It returns
