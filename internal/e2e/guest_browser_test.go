@@ -68,9 +68,9 @@ func TestBrowserGuestReviewsFromTheInvitationEmail(t *testing.T) {
 
 	// Two creatives in review, each with an image; the first one's review
 	// plan has a stage for the guest's address.
-	first := inReview(t, author, org, "Summer sale", []any{map[string]any{
+	first := inReview(t, author, admin, org, "Summer sale", []any{map[string]any{
 		"name": "Brand legal", "rule": "any", "reviewerIds": []uuid.UUID{}, "guestEmails": []string{guestEmail}}})
-	second := inReview(t, author, org, "Winter sale", nil)
+	second := inReview(t, author, admin, org, "Winter sale", nil)
 
 	r := admin.Do(http.MethodPost, fmt.Sprintf("/api/v1/organizations/%s/shares", org), map[string]any{
 		"creativeIds": []uuid.UUID{first, second}, "permission": "decide",
@@ -171,9 +171,10 @@ func TestBrowserGuestReviewsFromTheInvitationEmail(t *testing.T) {
 		page.URL, len(got.Creatives))
 }
 
-// inReview creates a creative as the author, with an image version, puts
-// its review plan when stages are given, and submits it.
-func inReview(t *testing.T, author *testenv.Client, org uuid.UUID, title string, stages []any) uuid.UUID {
+// inReview creates a creative as the author, with an image version, has
+// the admin put its review plan when stages are given (a plan naming
+// guests is an admin's), and submits it.
+func inReview(t *testing.T, author, admin *testenv.Client, org uuid.UUID, title string, stages []any) uuid.UUID {
 	t.Helper()
 	base := fmt.Sprintf("/api/v1/organizations/%s/creatives", org)
 	key := func() testenv.Header { return testenv.Header{Name: "Idempotency-Key", Value: uuid.NewString()} }
@@ -190,7 +191,7 @@ func inReview(t *testing.T, author *testenv.Client, org uuid.UUID, title string,
 		t.Fatalf("version: %d %s", r.Status, r.Body)
 	}
 	if stages != nil {
-		if r := author.Do(http.MethodPut, path+"/review-plan", map[string]any{"stages": stages}); r.Status != http.StatusOK {
+		if r := admin.Do(http.MethodPut, path+"/review-plan", map[string]any{"stages": stages}); r.Status != http.StatusOK {
 			t.Fatalf("review plan: %d %s", r.Status, r.Body)
 		}
 	}

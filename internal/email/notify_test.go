@@ -175,7 +175,11 @@ func TestAGuestsDecisionIsEmailedToTheAuthorUnderTheGuestsName(t *testing.T) {
 	if r := env.SessionFor(t, author).Do("POST", base+"/actions", map[string]any{"action": "submit"}); r.Status != 200 {
 		t.Fatalf("submit: %d %s", r.Status, r.Body)
 	}
-	_, token := d.Share(t, org, author, "decide", creative)
+	// A decide share is an admin's, and its guest one it invited (§21).
+	admin, _ := d.User(t, "Ada Admin")
+	d.Member(t, org, admin, "admin")
+	share, token := d.Share(t, org, admin, "decide", creative)
+	d.Invite(t, share, "legal@brand.test")
 	guest := env.Client(t)
 	if r := guest.OpenShare(token, "legal@brand.test"); r.Status != 201 {
 		t.Fatalf("guest session: %d %s", r.Status, r.Body)

@@ -102,7 +102,8 @@ func TestEveryReviewerOfAStageThatBecomesActiveIsAskedToReviewOnce(t *testing.T)
 		map[string]any{"name": "Legal <team>", "rule": "all", "reviewerIds": []uuid.UUID{bea, lou, dan, otto},
 			"guestEmails": []string{strings.ToUpper(guest), guestWithout}},
 	}}
-	if r := env.SessionFor(t, author).Do(http.MethodPut, base+"/review-plan", plan); r.Status != 200 {
+	// A plan naming guests is an admin's to set (§21).
+	if r := asAdmin.Do(http.MethodPut, base+"/review-plan", plan); r.Status != 200 {
 		t.Fatalf("plan: %d %s", r.Status, r.Body)
 	}
 
@@ -202,7 +203,8 @@ func TestAReviewRequestToSomeoneWhoLostAccessBeforeItWentIsDropped(t *testing.T)
 	asAuthor := env.SessionFor(t, author)
 	plan := map[string]any{"stages": []any{map[string]any{"name": "Legal", "rule": "all",
 		"reviewerIds": []uuid.UUID{gone, stays}, "guestEmails": []string{guest}}}}
-	if r := asAuthor.Do(http.MethodPut, base+"/review-plan", plan); r.Status != 200 {
+	// A plan naming guests is an admin's to set (§21).
+	if r := env.SessionFor(t, admin).Do(http.MethodPut, base+"/review-plan", plan); r.Status != 200 {
 		t.Fatalf("plan: %d %s", r.Status, r.Body)
 	}
 	if r := asAuthor.Do(http.MethodPost, base+"/actions", map[string]any{"action": "submit"}); r.Status != 200 {
@@ -241,7 +243,10 @@ func TestAGuestWhoseApprovalMakesTheNextStageActiveIsNotAskedToReviewIt(t *testi
 	creative := d.DraftCreative(t, org, author)
 	base := fmt.Sprintf("/api/v1/organizations/%s/creatives/%s", org, creative)
 	email := guestAddress("brand")
-	_, token := d.Share(t, org, author, "decide", creative)
+	// A decide share and a plan naming guests are an admin's (§21).
+	admin, _ := d.User(t, "Ada Admin")
+	d.Member(t, org, admin, "admin")
+	_, token := d.Share(t, org, admin, "decide", creative)
 	guest := env.Client(t)
 	if r := guest.OpenShare(token, email); r.Status != http.StatusCreated {
 		t.Fatalf("guest session: %d %s", r.Status, r.Body)
@@ -251,7 +256,7 @@ func TestAGuestWhoseApprovalMakesTheNextStageActiveIsNotAskedToReviewIt(t *testi
 		map[string]any{"name": "Brand", "rule": "any", "reviewerIds": []uuid.UUID{}, "guestEmails": []string{email}},
 		map[string]any{"name": "Legal", "rule": "all", "reviewerIds": []uuid.UUID{lou}, "guestEmails": []string{email}},
 	}}
-	if r := asAuthor.Do(http.MethodPut, base+"/review-plan", plan); r.Status != 200 {
+	if r := env.SessionFor(t, admin).Do(http.MethodPut, base+"/review-plan", plan); r.Status != 200 {
 		t.Fatalf("plan: %d %s", r.Status, r.Body)
 	}
 	if r := asAuthor.Do(http.MethodPost, base+"/actions", map[string]any{"action": "submit"}); r.Status != 200 {

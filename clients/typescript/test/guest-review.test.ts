@@ -1,7 +1,7 @@
 // Guest review as a client outside the workspace drives it, with the real
 // client wrapper against a real server on seeded demo data (internal/e2e
 // runs it with the other client tests): an admin shares a creative in
-// review with `decide`, the guest opens the link, sees it with their
+// review with `decide` and invites the guest, the guest opens the link, sees it with their
 // actions, comments on a region, requests changes; the author sees the
 // guest's comment and decision, named as a guest, and an internal comment
 // of the members never reaches the guest.
@@ -50,7 +50,8 @@ test("a guest comments on a shared creative and requests changes", async (t) => 
     await admin.createCreativeComment(org, created.id, { body: "Between us: watch the budget.", visibility: "internal" });
     const { data, response } = await admin.raw.POST("/api/v1/organizations/{organizationId}/shares", {
       params: { path: { organizationId: org }, header: { "Idempotency-Key": crypto.randomUUID() } },
-      body: { creativeIds: [created.id], permission: "decide" },
+      // A decide share is an admin's, and only the emails it invites decide.
+      body: { creativeIds: [created.id], permission: "decide", invite: [{ email: "legal@brand.test", name: "Brand Legal" }] },
     });
     assert.equal(response.status, 201);
     token = data!.token!;
