@@ -154,18 +154,22 @@ func (d *DB) Invite(t testing.TB, share uuid.UUID, emails ...string) {
 	}
 }
 
-// AddGuest opens on c a guest session of a share (permission decide) of
-// a draft of a new organization, beside whatever session c holds: the
-// sweeps over every operation call the guest paths with it. It returns
-// the shared creative.
+// AddGuest opens on c a guest session of a share (permission decide, made
+// by an admin, inviting the guest) of a draft of a new organization,
+// beside whatever session c holds: the sweeps over every operation call
+// the guest paths with it. It returns the shared creative.
 func (e *Env) AddGuest(t testing.TB, c *Client) uuid.UUID {
 	t.Helper()
 	org := e.DB.Org(t, "Shared Ads "+uuid.NewString()[:8])
 	author, _ := e.DB.User(t, "Sharing Author")
+	admin, _ := e.DB.User(t, "Sharing Admin")
 	e.DB.Member(t, org, author, "author")
+	e.DB.Member(t, org, admin, "admin")
 	creative := e.DB.DraftCreative(t, org, author)
-	_, token := e.DB.Share(t, org, author, "decide", creative)
-	if r := c.OpenShare(token, "guest-"+uuid.NewString()[:8]+"@brand.test"); r.Status != http.StatusCreated {
+	share, token := e.DB.Share(t, org, admin, "decide", creative)
+	email := "guest-" + uuid.NewString()[:8] + "@brand.test"
+	e.DB.Invite(t, share, email)
+	if r := c.OpenShare(token, email); r.Status != http.StatusCreated {
 		t.Fatalf("guest session: %d %s", r.Status, r.Body)
 	}
 	return creative
