@@ -1347,7 +1347,8 @@ type CreateShareRequest struct {
 
 	// Permission What a guest of the share may do: `view` the creatives and their
 	// comments, also `comment`, or also `decide` (approve or request
-	// changes).
+	// changes; only the invited guests, or those the active review
+	// stage lists). Only an admin makes a `decide` share.
 	Permission SharePermission `json:"permission"`
 }
 
@@ -1740,7 +1741,8 @@ type GuestShare struct {
 
 	// Permission What a guest of the share may do: `view` the creatives and their
 	// comments, also `comment`, or also `decide` (approve or request
-	// changes).
+	// changes; only the invited guests, or those the active review
+	// stage lists). Only an admin makes a `decide` share.
 	Permission SharePermission `json:"permission"`
 }
 
@@ -2331,7 +2333,8 @@ type Share struct {
 
 	// Permission What a guest of the share may do: `view` the creatives and their
 	// comments, also `comment`, or also `decide` (approve or request
-	// changes).
+	// changes; only the invited guests, or those the active review
+	// stage lists). Only an admin makes a `decide` share.
 	Permission SharePermission              `json:"permission"`
 	RevokedAt  nullable.Nullable[time.Time] `json:"revokedAt"`
 
@@ -2372,7 +2375,8 @@ type ShareList struct {
 
 // SharePermission What a guest of the share may do: `view` the creatives and their
 // comments, also `comment`, or also `decide` (approve or request
-// changes).
+// changes; only the invited guests, or those the active review
+// stage lists). Only an admin makes a `decide` share.
 type SharePermission string
 
 // SignInRequest defines model for SignInRequest.

@@ -439,6 +439,12 @@ export interface paths {
          *     | `approve` | in_review | approved | as `request_changes`; sets `approvedVersion` to `currentVersion` |
          *     | `archive` | any but archived | archived | an admin; the author while the creative is a draft |
          *
+         *     Nobody approves their own work: neither the creative's author nor
+         *     the author of the version under review (`currentVersion.author`)
+         *     approves or requests changes, as a reviewer, as a stage's reviewer
+         *     or by an admin's override (403 `action_forbidden`; no decision in
+         *     their `availableActions`).
+         *
          *     Send `expectedVersion` (the `version` you displayed) to be told with
          *     409 `version_conflict` when someone else changed the creative first.
          *     Errors are answered in this order: 401, 403 `csrf_failed`, 422, 404,
@@ -537,17 +543,21 @@ export interface paths {
          *     `reviewerIds` are members with the `reviewer` or `admin` role who
          *     are not the creative's author (else 422 on that item);
          *     `guestEmails` are people outside the workspace who decide through a
-         *     `decide` share. A stage has at least one reviewer or guest, and
+         *     `decide` share, compared as sign-in compares emails (ASCII letters
+         *     in any case). A stage has at least one reviewer or guest, and
          *     nobody twice.
          *
          *     Who: the creative's author or an admin, while the creative is
-         *     `draft` or `changes_requested` (else 409 `invalid_transition`).
-         *     The change bumps `version` and adds an `updated` event (field
-         *     `reviewPlan`) to the history.
+         *     `draft` or `changes_requested` (else 409 `invalid_transition`). A
+         *     plan that names guests is an admin's alone: setting one, and
+         *     replacing or removing a plan that names guests, is 403
+         *     `action_forbidden` to the author. The change bumps `version` and
+         *     adds an `updated` event (field `reviewPlan`) to the history.
          *
          *     Errors are answered in this order: 401, 403 `csrf_failed`, 422 (the
-         *     request's shape), 404, 403 `action_forbidden`, 422 (`reviewerIds`),
-         *     409 `version_conflict`, 409 `invalid_transition`.
+         *     request's shape), 404, 403 `action_forbidden` (the role, then a
+         *     plan naming guests), 422 (`reviewerIds`), 409 `version_conflict`,
+         *     409 `invalid_transition`.
          */
         put: operations["putCreativeReviewPlan"];
         post?: never;
@@ -558,7 +568,9 @@ export interface paths {
          *     Removes the review plan: the creative is reviewed as before (one
          *     decision by the assigned reviewer, or any reviewer). Earlier rounds
          *     and decisions stay in the history. The same rights and states as
-         *     `putCreativeReviewPlan`; removing no plan changes nothing.
+         *     `putCreativeReviewPlan` (a plan that names guests is removed by an
+         *     admin only: 403 `action_forbidden` to the author); removing no plan
+         *     changes nothing.
          */
         delete: operations["deleteCreativeReviewPlan"];
         options?: never;
@@ -1087,11 +1099,14 @@ export interface paths {
          *
          *     Who: admins, and authors for creatives they wrote (another
          *     author's creative: 403 `action_forbidden`); reviewers and viewers
-         *     get 403 `action_forbidden`. An archived creative: 409
-         *     `invalid_transition`.
+         *     get 403 `action_forbidden`. A `decide` share is an admin's alone:
+         *     an author may share `view` or `comment` (`decide`: 403
+         *     `action_forbidden`), so nobody approves their own work by link.
+         *     An archived creative: 409 `invalid_transition`.
          *
          *     Errors are answered in this order: 401, 403 `csrf_failed`, 422 (the
-         *     request's shape), 404, 403 `action_forbidden` (the role), 409
+         *     request's shape), 404, 403 `action_forbidden` (the role, then an
+         *     author's `decide`), 409
          *     `share_limit` (more than 50 creatives), 422 (`expiresAt`, then
          *     `creativeIds[i]`), 403 `action_forbidden` (another author's
          *     creative), 409 `invalid_transition`, 409 `share_limit` (live
@@ -1307,10 +1322,16 @@ export interface paths {
          *
          *     A decision by a guest of a `decide` share (other shares: 403
          *     `action_forbidden`), on an `in_review` creative (else 409
-         *     `invalid_transition`). Without a review plan the guest decides as
-         *     its reviewer would; with one, only while the active stage lists
-         *     the guest's email in `guestEmails` (else 403 `action_forbidden`),
-         *     and the decision counts in that stage as a member's does.
+         *     `invalid_transition`). Anyone with the link may open a session
+         *     with any email, so only some guests decide: without a review plan,
+         *     a guest whose email the share invited, as its reviewer would; with
+         *     one, only while the active stage lists the guest's email in
+         *     `guestEmails`, and the decision counts in that stage as a member's
+         *     does. Every other guest gets 403 `action_forbidden`, and so does a
+         *     guest whose email is the account email of the creative's author or
+         *     of the author of the version under review: nobody approves their
+         *     own work. `availableActions` offers a decision only to a guest who
+         *     may make it.
          *     `request_changes` needs a `comment`. The history names the guest
          *     (`actor.kind: guest`). Answers as `executeCreativeAction`.
          */
@@ -3145,7 +3166,8 @@ export interface components {
         /**
          * @description What a guest of the share may do: `view` the creatives and their
          *     comments, also `comment`, or also `decide` (approve or request
-         *     changes).
+         *     changes; only the invited guests, or those the active review
+         *     stage lists). Only an admin makes a `decide` share.
          * @enum {string}
          */
         SharePermission: "view" | "comment" | "decide";
