@@ -114,7 +114,8 @@ FOR UPDATE OF c;
 -- state, version, updated_at and approved version, as the caller computed
 -- them from the locked row) and its event, in one statement. The event
 -- records the version the action produced and who made it, a member
--- (actor_id) or a guest (actor_guest_id).
+-- (actor_id) or a guest (actor_guest_id), who decides only from a
+-- verified session (docs/shares.md): a guest's event is verified.
 WITH updated AS (
     UPDATE creatives
     SET review_status = @to_status::text,
@@ -124,9 +125,11 @@ WITH updated AS (
     WHERE creatives.id = @id
     RETURNING id, version
 )
-INSERT INTO creative_events (creative_id, actor_id, actor_guest_id, type, from_status, to_status, comment, version, acknowledged_threads)
+INSERT INTO creative_events (creative_id, actor_id, actor_guest_id, type, from_status, to_status, comment, version, acknowledged_threads,
+                             actor_verified)
 SELECT updated.id, sqlc.narg('actor_id')::uuid, sqlc.narg('actor_guest_id')::uuid, @action::text, @from_status::text, @to_status::text,
-       sqlc.narg('comment')::text, updated.version, sqlc.narg('acknowledged_threads')::uuid[]
+       sqlc.narg('comment')::text, updated.version, sqlc.narg('acknowledged_threads')::uuid[],
+       CASE WHEN sqlc.narg('actor_guest_id')::uuid IS NOT NULL THEN true END
 FROM updated;
 
 -- name: OrganizationCreativeNumbersReserve :one

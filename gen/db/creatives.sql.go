@@ -1321,9 +1321,11 @@ WITH updated AS (
     WHERE creatives.id = $11
     RETURNING id, version
 )
-INSERT INTO creative_events (creative_id, actor_id, actor_guest_id, type, from_status, to_status, comment, version, acknowledged_threads)
+INSERT INTO creative_events (creative_id, actor_id, actor_guest_id, type, from_status, to_status, comment, version, acknowledged_threads,
+                             actor_verified)
 SELECT updated.id, $1::uuid, $2::uuid, $3::text, $4::text, $5::text,
-       $6::text, updated.version, $7::uuid[]
+       $6::text, updated.version, $7::uuid[],
+       CASE WHEN $2::uuid IS NOT NULL THEN true END
 FROM updated
 `
 
@@ -1345,7 +1347,8 @@ type CreativeTransitionParams struct {
 // state, version, updated_at and approved version, as the caller computed
 // them from the locked row) and its event, in one statement. The event
 // records the version the action produced and who made it, a member
-// (actor_id) or a guest (actor_guest_id).
+// (actor_id) or a guest (actor_guest_id), who decides only from a
+// verified session (docs/shares.md): a guest's event is verified.
 func (q *Queries) CreativeTransition(ctx context.Context, arg CreativeTransitionParams) error {
 	_, err := q.db.Exec(ctx, creativeTransition,
 		arg.ActorID,

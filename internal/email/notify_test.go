@@ -175,9 +175,9 @@ func TestAGuestsDecisionIsEmailedToTheAuthorUnderTheGuestsName(t *testing.T) {
 	if r := env.SessionFor(t, author).Do("POST", base+"/actions", map[string]any{"action": "submit"}); r.Status != 200 {
 		t.Fatalf("submit: %d %s", r.Status, r.Body)
 	}
-	_, token := d.Share(t, org, author, "decide", creative)
+	share, token := d.Share(t, org, author, "decide", creative)
 	guest := env.Client(t)
-	if r := guest.OpenShare(token, "legal@brand.test"); r.Status != 201 {
+	if r := env.OpenInvited(t, guest, share, token, "legal@brand.test"); r.Status != 201 {
 		t.Fatalf("guest session: %d %s", r.Status, r.Body)
 	}
 	r := guest.Do("POST", "/api/v1/guest/creatives/"+creative.String()+"/actions",

@@ -241,9 +241,9 @@ func TestAGuestWhoseApprovalMakesTheNextStageActiveIsNotAskedToReviewIt(t *testi
 	creative := d.DraftCreative(t, org, author)
 	base := fmt.Sprintf("/api/v1/organizations/%s/creatives/%s", org, creative)
 	email := guestAddress("brand")
-	_, token := d.Share(t, org, author, "decide", creative)
+	share, token := d.Share(t, org, author, "decide", creative)
 	guest := env.Client(t)
-	if r := guest.OpenShare(token, email); r.Status != http.StatusCreated {
+	if r := env.OpenInvited(t, guest, share, token, email); r.Status != http.StatusCreated {
 		t.Fatalf("guest session: %d %s", r.Status, r.Body)
 	}
 	asAuthor := env.SessionFor(t, author)

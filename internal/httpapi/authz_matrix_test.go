@@ -584,7 +584,8 @@ func (d *matrixDesk) guest(t *testing.T, c caller, permission string) *testenv.C
 	share, token := d.env.DB.Share(t, d.org, d.users[acmeAuthor], permission, creative)
 	d.guestShare = share
 	client := d.env.Client(t)
-	if r := client.OpenShare(token, "guest@brand.test"); r.Status != http.StatusCreated {
+	// A decide guest comes by the invitation's own link: verified.
+	if r := d.env.OpenInvited(t, client, share, token, "guest@brand.test"); r.Status != http.StatusCreated {
 		t.Fatalf("guest session: %d %s", r.Status, r.Body)
 	}
 	ended := map[caller]string{guestRevoked: "revoked_at = now()", guestExpired: "expires_at = now()"}

@@ -38,6 +38,8 @@ type Caller struct {
 type Guest struct {
 	ID, ShareID, OrganizationID uuid.UUID
 	Permission                  string
+	// Verified: the session proved the guest's email (docs/shares.md).
+	Verified bool
 }
 
 // IsGuest reports whether the caller came with a guest session.
