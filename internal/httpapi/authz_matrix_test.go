@@ -185,7 +185,12 @@ var authzMatrix = map[string]map[caller]string{
 	// not now.
 	"executeGuestCreativeAction": guestsOnly("403 action_forbidden", "403 action_forbidden", "409 invalid_transition"),
 	"getGuestAssetContent":       guestsOnly("302", "302", "302"),
-	"streamGuestEvents":          guestsOnly("200", "200", "200"),
+	// Any live guest session asks for a code (the matrix's are verified
+	// already: asking again is allowed); none was asked in the cell's new
+	// session, so a code is 409 code_expired.
+	"requestGuestVerification": guestsOnly("202", "202", "202"),
+	"confirmGuestVerification": guestsOnly("409 code_expired", "409 code_expired", "409 code_expired"),
+	"streamGuestEvents":        guestsOnly("200", "200", "200"),
 }
 
 // membersOnly completes the row of an operation of members (every one
@@ -435,6 +440,7 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		"createGuestCreativeComment":     map[string]string{"body": "Guest remark"},
 		"updateGuestCreativeComment":     map[string]bool{"resolved": true},
 		"executeGuestCreativeAction":     map[string]string{"action": "approve"},
+		"confirmGuestVerification":       map[string]string{"code": "123456"},
 		"createShare": map[string]any{"creativeIds": []uuid.UUID{d.env.DB.DraftCreative(t, d.org, d.users[acmeAuthor])},
 			"permission": "decide"},
 		"createAccessToken": map[string]any{"name": "matrix", "scopes": []string{"creatives:read"}},

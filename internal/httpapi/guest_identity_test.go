@@ -26,7 +26,9 @@ const (
 )
 
 // guestActionsPath is where a guest decides on creative id.
-func guestActionsPath(id uuid.UUID) string { return guestCreativesPath + "/" + id.String() + "/actions" }
+func guestActionsPath(id uuid.UUID) string {
+	return guestCreativesPath + "/" + id.String() + "/actions"
+}
 
 var codePattern = regexp.MustCompile(`Your code is ([0-9]{6})\.`)
 
