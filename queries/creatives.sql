@@ -321,7 +321,8 @@ WHERE c.id = @id AND c.organization_id = @organization_id;
 -- below before_id (keyset pagination on (creative_id, id)).
 SELECT e.id, e.public_id, e.type, coalesce(e.actor_id, e.actor_guest_id)::uuid AS actor_id,
        coalesce(u.name, g.name)::text AS actor_name, (e.actor_guest_id IS NOT NULL)::boolean AS actor_is_guest,
-       e.from_status, e.to_status, e.version, e.comment, e.changes, e.acknowledged_threads, e.stage, e.override, e.created_at
+       e.from_status, e.to_status, e.version, e.comment, e.changes, e.acknowledged_threads, e.stage, e.override, e.created_at,
+       e.actor_verified
 FROM creative_events e
 LEFT JOIN users u ON u.id = e.actor_id
 LEFT JOIN guests g ON g.id = e.actor_guest_id

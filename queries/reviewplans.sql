@@ -76,7 +76,7 @@ SELECT p.creative_id, p.position, p.name, p.rule, p.due_in_hours, p.reviewer_ids
        r.status, r.due_at,
        (SELECT coalesce(jsonb_agg(jsonb_build_object(
                    'reviewerId', d.reviewer_id, 'name', coalesce(du.name, dg.name), 'guestEmail', d.guest_email,
-                   'guestId', d.guest_id,
+                   'guestId', d.guest_id, 'guestVerified', d.guest_verified,
                    'decision', d.decision, 'comment', d.comment, 'versionNumber', d.version_number,
                    'at', d.created_at) ORDER BY d.id), '[]'::jsonb)
         FROM (SELECT DISTINCT ON (coalesce(rd.reviewer_id::text, rd.guest_email)) rd.*

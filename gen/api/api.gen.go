@@ -7802,22 +7802,6 @@ func (response RequestGuestVerification202JSONResponse) VisitRequestGuestVerific
 	return err
 }
 
-type RequestGuestVerification400JSONResponse struct {
-	AmbiguousCredentialsJSONResponse
-}
-
-func (response RequestGuestVerification400JSONResponse) VisitRequestGuestVerificationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type RequestGuestVerification401JSONResponse struct {
 	GuestUnauthenticatedJSONResponse
 }
@@ -7845,20 +7829,6 @@ func (response RequestGuestVerification403JSONResponse) VisitRequestGuestVerific
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type RequestGuestVerification422JSONResponse struct{ InvalidRequestJSONResponse }
-
-func (response RequestGuestVerification422JSONResponse) VisitRequestGuestVerificationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }

@@ -185,7 +185,8 @@ func (q *Queries) CreativeCreateCheck(ctx context.Context, arg CreativeCreateChe
 const creativeEventPage = `-- name: CreativeEventPage :many
 SELECT e.id, e.public_id, e.type, coalesce(e.actor_id, e.actor_guest_id)::uuid AS actor_id,
        coalesce(u.name, g.name)::text AS actor_name, (e.actor_guest_id IS NOT NULL)::boolean AS actor_is_guest,
-       e.from_status, e.to_status, e.version, e.comment, e.changes, e.acknowledged_threads, e.stage, e.override, e.created_at
+       e.from_status, e.to_status, e.version, e.comment, e.changes, e.acknowledged_threads, e.stage, e.override, e.created_at,
+       e.actor_verified
 FROM creative_events e
 LEFT JOIN users u ON u.id = e.actor_id
 LEFT JOIN guests g ON g.id = e.actor_guest_id
@@ -216,6 +217,7 @@ type CreativeEventPageRow struct {
 	Stage               *string
 	Override            bool
 	CreatedAt           time.Time
+	ActorVerified       *bool
 }
 
 // CreativeEventPage reads a page of a creative's history, newest first,
@@ -245,6 +247,7 @@ func (q *Queries) CreativeEventPage(ctx context.Context, arg CreativeEventPagePa
 			&i.Stage,
 			&i.Override,
 			&i.CreatedAt,
+			&i.ActorVerified,
 		); err != nil {
 			return nil, err
 		}

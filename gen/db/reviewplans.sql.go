@@ -263,7 +263,7 @@ SELECT p.creative_id, p.position, p.name, p.rule, p.due_in_hours, p.reviewer_ids
        r.status, r.due_at,
        (SELECT coalesce(jsonb_agg(jsonb_build_object(
                    'reviewerId', d.reviewer_id, 'name', coalesce(du.name, dg.name), 'guestEmail', d.guest_email,
-                   'guestId', d.guest_id,
+                   'guestId', d.guest_id, 'guestVerified', d.guest_verified,
                    'decision', d.decision, 'comment', d.comment, 'versionNumber', d.version_number,
                    'at', d.created_at) ORDER BY d.id), '[]'::jsonb)
         FROM (SELECT DISTINCT ON (coalesce(rd.reviewer_id::text, rd.guest_email)) rd.id, rd.creative_id, rd.round, rd.position, rd.reviewer_id, rd.guest_email, rd.decision, rd.comment, rd.version_number, rd.override, rd.created_at, rd.guest_id, rd.guest_verified

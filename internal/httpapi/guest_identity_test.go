@@ -117,6 +117,12 @@ func TestOnlyAVerifiedGuestSessionDecides(t *testing.T) {
 	if r := invited.Do(http.MethodPost, guestActionsPath(id), map[string]any{"action": "approve"}); r.Status != http.StatusOK {
 		t.Fatalf("a verified session's decision: %d %s", r.Status, r.Body)
 	}
+	// The history records the decision's author as verified.
+	var page api.CreativeEventList
+	d.clients["admin"].Do(http.MethodGet, creativesURL(d.org)+"/"+id.String()+"/events", nil).JSON(t, &page)
+	if a := page.Items[0].Actor; page.Items[0].Type != api.CreativeEventTypeApprove || a.Verified == nil || !*a.Verified {
+		t.Errorf("the decision's history event %+v", page.Items[0])
+	}
 }
 
 func TestAnInvitationsOwnTokenOpensAVerifiedSessionOfItsEmailOnly(t *testing.T) {
@@ -173,6 +179,15 @@ func TestAGuestVerifiesTheirEmailWithAMailedCode(t *testing.T) {
 	if r := guest.OpenShare(token, email); r.Status != http.StatusCreated {
 		t.Fatal(r.Status)
 	}
+	// Both are commands of the guest session: its CSRF token is asked.
+	csrf := guest.GuestCSRFToken
+	guest.GuestCSRFToken = ""
+	for path, body := range map[string]any{guestVerifyPath: nil, guestConfirmPath: map[string]string{"code": "123456"}} {
+		if r := guest.Do(http.MethodPost, path, body); r.Status != http.StatusForbidden || r.Problem(t).Code != "csrf_failed" {
+			t.Errorf("%s without the CSRF token: %d %s", path, r.Status, r.Body)
+		}
+	}
+	guest.GuestCSRFToken = csrf
 	v := askCode(t, guest)
 	if left := time.Until(v.ExpiresAt); left < 9*time.Minute || left > 11*time.Minute {
 		t.Errorf("the code expires in %s, want 10 minutes", left)

@@ -6709,10 +6709,8 @@ export interface operations {
                     "application/json": components["schemas"]["GuestVerification"];
                 };
             };
-            400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["GuestUnauthenticated"];
             403: components["responses"]["CsrfFailed"];
-            422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
