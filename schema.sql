@@ -177,7 +177,10 @@ CREATE TABLE creative_events (
     stage       text,
     override    boolean NOT NULL DEFAULT false,
     actor_guest_id uuid, -- references guests (below)
-    CONSTRAINT creative_events_actor_check CHECK ((actor_id IS NULL) <> (actor_guest_id IS NULL))
+    CONSTRAINT creative_events_actor_check CHECK ((actor_id IS NULL) <> (actor_guest_id IS NULL)),
+    -- actor_verified: a guest actor's session was verified.
+    actor_verified boolean,
+    CONSTRAINT creative_events_actor_verified_check CHECK ((actor_guest_id IS NULL) = (actor_verified IS NULL))
 );
 
 CREATE INDEX creative_events_creative_id_idx ON creative_events (creative_id, id);
@@ -568,6 +571,12 @@ CREATE TABLE comments (
     -- visibility: internal comments are members' only; a guest writes
     -- none (docs/shares.md).
     visibility       text NOT NULL DEFAULT 'everyone',
+    -- A guest's comment keeps the name and verification of the session
+    -- that wrote it (docs/shares.md).
+    author_guest_name text,
+    author_verified  boolean,
+    CONSTRAINT comments_author_guest_name_check
+        CHECK ((author_guest_id IS NULL) = (author_guest_name IS NULL) AND (author_guest_id IS NULL) = (author_verified IS NULL)),
     CONSTRAINT comments_author_check CHECK ((author_id IS NULL) <> (author_guest_id IS NULL)),
     CONSTRAINT comments_visibility_check
         CHECK (visibility IN ('everyone', 'internal') AND (visibility = 'everyone' OR author_guest_id IS NULL)),
@@ -753,6 +762,9 @@ CREATE TABLE share_invitations (
     -- The share's token sealed for this invitation's email until it is
     -- sent (docs/shares.md, "Invitation emails"); never the token itself.
     token_sealed bytea,
+    -- The SHA-256 of the invitation's own token (docs/shares.md, "A guest
+    -- is who their inbox says"); null for invitations made before.
+    token_hash   bytea UNIQUE CHECK (length(token_hash) = 32),
     PRIMARY KEY (share_id, email)
 );
 
@@ -780,7 +792,16 @@ CREATE TABLE guest_sessions (
     token_hash  bytea NOT NULL UNIQUE,
     csrf_token  text NOT NULL,
     created_at  timestamptz NOT NULL DEFAULT now(),
-    expires_at  timestamptz NOT NULL
+    expires_at  timestamptz NOT NULL,
+    -- verified: opened with an invitation's token or confirmed by a code
+    -- mailed to the email. name: the name the session was opened with.
+    -- code_*: the pending email code (its SHA-256), expiry and wrong tries.
+    verified    boolean NOT NULL DEFAULT false,
+    name        text NOT NULL,
+    code_hash   bytea,
+    code_expires_at timestamptz,
+    code_failures smallint NOT NULL DEFAULT 0,
+    CONSTRAINT guest_sessions_code_check CHECK ((code_hash IS NULL) = (code_expires_at IS NULL))
 );
 
 -- A guest writes comments, resolves their own threads and decides
@@ -794,7 +815,7 @@ ALTER TABLE creative_events
 -- comments_shown is a comment with the names its answer shows: its
 -- author's, its resolver's and its mentions' (in the order sent).
 CREATE VIEW comments_shown AS
-SELECT cm.*, coalesce(au.name, ag.name) AS author_name, coalesce(rb.name, rg.name, '') AS resolved_by_name,
+SELECT cm.*, coalesce(au.name, cm.author_guest_name, ag.name) AS author_name, coalesce(rb.name, rg.name, '') AS resolved_by_name,
        ARRAY(SELECT coalesce(u.name, '')
              FROM unnest(cm.mention_user_ids) WITH ORDINALITY AS m (user_id, n)
              LEFT JOIN users u ON u.id = m.user_id
@@ -857,7 +878,9 @@ CREATE TABLE review_decisions (
     created_at     timestamptz NOT NULL DEFAULT now(),
     CHECK ((reviewer_id IS NULL) <> (guest_email IS NULL)),
     -- guest_id: the guest who decided (with guest_email, their key).
-    guest_id       uuid REFERENCES guests (id) ON DELETE CASCADE
+    guest_id       uuid REFERENCES guests (id) ON DELETE CASCADE,
+    -- guest_verified: the deciding guest's session was verified.
+    guest_verified boolean
 );
 
 CREATE INDEX review_decisions_round_idx ON review_decisions (creative_id, round, position, id);
@@ -882,3 +905,29 @@ CREATE INDEX audit_log_organization_idx ON audit_log (organization_id, at DESC, 
 
 CREATE TRIGGER audit_log_append_only BEFORE UPDATE ON audit_log
     FOR EACH ROW EXECUTE FUNCTION forbid_change();
+
+-- share_openers are the client addresses that opened a share: once a
+-- share has had 100 wrong passwords in an hour, only they may try.
+CREATE TABLE share_openers (
+    share_id   uuid NOT NULL REFERENCES shares (id) ON DELETE CASCADE,
+    address    text NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (share_id, address)
+);
+
+-- email_sends are the emails someone else can make us send, kept a day
+-- for their ceilings (internal/emailcap): per recipient for what an
+-- anonymous caller triggers, per organization, address and inviting user
+-- for invitations. A revoked share's invitations stay counted.
+CREATE TABLE email_sends (
+    id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    kind            text NOT NULL CHECK (kind IN ('guest_code', 'share_invitation')),
+    recipient       text NOT NULL CHECK (recipient <> ''),
+    organization_id uuid REFERENCES organizations (id) ON DELETE CASCADE,
+    sender_id       uuid REFERENCES users (id) ON DELETE CASCADE,
+    created_at      timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX email_sends_recipient_idx ON email_sends (recipient, created_at);
+CREATE INDEX email_sends_organization_idx ON email_sends (organization_id, created_at) WHERE organization_id IS NOT NULL;
+CREATE INDEX email_sends_sender_idx ON email_sends (sender_id, created_at) WHERE sender_id IS NOT NULL;
+CREATE INDEX email_sends_created_at_idx ON email_sends (created_at);

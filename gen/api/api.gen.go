@@ -1231,6 +1231,12 @@ type CommentVisibility string
 // CompleteUploadRequest Empty.
 type CompleteUploadRequest = map[string]interface{}
 
+// ConfirmGuestVerificationRequest defines model for ConfirmGuestVerificationRequest.
+type ConfirmGuestVerificationRequest struct {
+	// Code The six-digit code from the email.
+	Code string `json:"code"`
+}
+
 // CountryCode ISO 3166-1 alpha-2 country code.
 //
 // Example: DE
@@ -1307,11 +1313,14 @@ type CreateCreativeRequest struct {
 	Type  CreativeType  `json:"type"`
 }
 
-// CreateGuestSessionRequest defines model for CreateGuestSessionRequest.
+// CreateGuestSessionRequest `email` is required unless `shareInvitationToken` is sent (422 on `email`).
 type CreateGuestSessionRequest struct {
-	Email    openapi_types.Email `json:"email"`
-	Name     string              `json:"name"`
-	Password *string             `json:"password,omitempty"`
+	Email    *openapi_types.Email `json:"email,omitempty"`
+	Name     string               `json:"name"`
+	Password *string              `json:"password,omitempty"`
+
+	// ShareInvitationToken The invitation's own token, from the `#invitation=` part of the invitation's link; it verifies the session.
+	ShareInvitationToken *string `json:"shareInvitationToken,omitempty"`
 
 	// Token The share's token, from its link.
 	Token string `json:"token"`
@@ -1687,7 +1696,12 @@ type FieldErrorCode string
 type Guest struct {
 	Email string             `json:"email"`
 	Id    openapi_types.UUID `json:"id"`
-	Name  string             `json:"name"`
+
+	// Name The name this session was opened with.
+	Name string `json:"name"`
+
+	// Verified Whether this session proved the email (an invitation's own link, or a mailed code). Only a verified session decides.
+	Verified bool `json:"verified"`
 }
 
 // GuestActionRequest defines model for GuestActionRequest.
@@ -1753,6 +1767,12 @@ type GuestUpdateCommentRequest struct {
 
 	// Resolved `true` resolves the thread, `false` reopens it.
 	Resolved *bool `json:"resolved,omitempty"`
+}
+
+// GuestVerification defines model for GuestVerification.
+type GuestVerification struct {
+	// ExpiresAt When the mailed code stops working.
+	ExpiresAt time.Time `json:"expiresAt"`
 }
 
 // HealthStatus defines model for HealthStatus.
@@ -2180,7 +2200,8 @@ type Problem struct {
 	// `transfer_unknown`, `transfer_taken`, `open_threads`,
 	// `share_limit`, `share_not_found`, `share_password_required`,
 	// `invalid_token`, `insufficient_scope`, `ambiguous_credentials`,
-	// `review_plan_set`. New codes may be added: treat an
+	// `review_plan_set`, `guest_unverified`, `code_expired`,
+	// `member_email`, `email_quota_exceeded`. New codes may be added: treat an
 	// unknown code by its `status`.
 	//
 	//
@@ -2600,6 +2621,9 @@ type UserRef struct {
 	// Kind `user` for a member, `guest` for a person outside the organization who came by a share's link. Absent means `user`.
 	Kind *UserRefKind `json:"kind,omitempty"`
 	Name string       `json:"name"`
+
+	// Verified For a guest's comment or decision, whether the session that made it had proven the guest's email. Absent for members.
+	Verified *bool `json:"verified,omitempty"`
 }
 
 // UserRefKind `user` for a member, `guest` for a person outside the organization who came by a share's link. Absent means `user`.
@@ -2802,6 +2826,9 @@ type CreativeConflict = Problem
 
 // CsrfFailed An error (RFC 9457 Problem Details, served as `application/json`).
 type CsrfFailed = Problem
+
+// GuestActionForbidden An error (RFC 9457 Problem Details, served as `application/json`).
+type GuestActionForbidden = Problem
 
 // GuestCommandConflict An error (RFC 9457 Problem Details, served as `application/json`).
 type GuestCommandConflict = Problem
@@ -3218,6 +3245,9 @@ type UpdateGuestCreativeCommentJSONRequestBody = GuestUpdateCommentRequest
 // CreateGuestSessionJSONRequestBody defines body for CreateGuestSession for application/json ContentType.
 type CreateGuestSessionJSONRequestBody = CreateGuestSessionRequest
 
+// ConfirmGuestVerificationJSONRequestBody defines body for ConfirmGuestVerification for application/json ContentType.
+type ConfirmGuestVerificationJSONRequestBody = ConfirmGuestVerificationRequest
+
 // CreateAccountDepositJSONRequestBody defines body for CreateAccountDeposit for application/json ContentType.
 type CreateAccountDepositJSONRequestBody = CreateAccountDepositRequest
 
@@ -3316,6 +3346,12 @@ type ServerInterface interface {
 	// CreateGuestSession Open a share as a guest
 	// (POST /api/v1/guest/sessions)
 	CreateGuestSession(ctx echo.Context) error
+	// RequestGuestVerification Mail a code that proves the guest session's email
+	// (POST /api/v1/guest/verify)
+	RequestGuestVerification(ctx echo.Context) error
+	// ConfirmGuestVerification Prove the guest session's email with the mailed code
+	// (POST /api/v1/guest/verify/confirm)
+	ConfirmGuestVerification(ctx echo.Context) error
 	// GetMe Get the signed-in user
 	// (GET /api/v1/me)
 	GetMe(ctx echo.Context) error
@@ -3779,6 +3815,24 @@ func (w *ServerInterfaceWrapper) CreateGuestSession(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.CreateGuestSession(ctx)
+	return err
+}
+
+// RequestGuestVerification converts echo context to params.
+func (w *ServerInterfaceWrapper) RequestGuestVerification(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RequestGuestVerification(ctx)
+	return err
+}
+
+// ConfirmGuestVerification converts echo context to params.
+func (w *ServerInterfaceWrapper) ConfirmGuestVerification(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ConfirmGuestVerification(ctx)
 	return err
 }
 
@@ -5596,6 +5650,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/api/v1/organizations/:organizationId/shares/:shareId", wrapper.RevokeShare, options.OperationMiddlewares["revokeShare"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/shares/:shareId", wrapper.GetShare, options.OperationMiddlewares["getShare"]...)
 	router.POST(options.BaseURL+"/api/v1/guest/sessions", wrapper.CreateGuestSession, options.OperationMiddlewares["createGuestSession"]...)
+	router.POST(options.BaseURL+"/api/v1/guest/verify", wrapper.RequestGuestVerification, options.OperationMiddlewares["requestGuestVerification"]...)
+	router.POST(options.BaseURL+"/api/v1/guest/verify/confirm", wrapper.ConfirmGuestVerification, options.OperationMiddlewares["confirmGuestVerification"]...)
 	router.GET(options.BaseURL+"/api/v1/guest/creatives", wrapper.ListGuestCreatives, options.OperationMiddlewares["listGuestCreatives"]...)
 	router.GET(options.BaseURL+"/api/v1/guest/creatives/:creativeId", wrapper.GetGuestCreative, options.OperationMiddlewares["getGuestCreative"]...)
 	router.GET(options.BaseURL+"/api/v1/guest/creatives/:creativeId/comments", wrapper.ListGuestCreativeComments, options.OperationMiddlewares["listGuestCreativeComments"]...)
@@ -5659,6 +5715,15 @@ type CommentConflictJSONResponse Problem
 type CreativeConflictJSONResponse Problem
 
 type CsrfFailedJSONResponse Problem
+
+type GuestActionForbiddenResponseHeaders struct {
+	IdempotentReplayed *string
+}
+type GuestActionForbiddenJSONResponse struct {
+	Body Problem
+
+	Headers GuestActionForbiddenResponseHeaders
+}
 
 type GuestCommandConflictResponseHeaders struct {
 	IdempotentReplayed *string
@@ -6591,7 +6656,9 @@ func (response ExecuteGuestCreativeAction401JSONResponse) VisitExecuteGuestCreat
 	return err
 }
 
-type ExecuteGuestCreativeAction403JSONResponse struct{ CommandForbiddenJSONResponse }
+type ExecuteGuestCreativeAction403JSONResponse struct {
+	GuestActionForbiddenJSONResponse
+}
 
 func (response ExecuteGuestCreativeAction403JSONResponse) VisitExecuteGuestCreativeActionResponse(w http.ResponseWriter) error {
 
@@ -7591,6 +7658,20 @@ func (response CreateGuestSession404JSONResponse) VisitCreateGuestSessionRespons
 	return err
 }
 
+type CreateGuestSession409JSONResponse Problem
+
+func (response CreateGuestSession409JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateGuestSession413JSONResponse struct{ RequestTooLargeJSONResponse }
 
 func (response CreateGuestSession413JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
@@ -7690,6 +7771,332 @@ func (response CreateGuestSession500JSONResponse) VisitCreateGuestSessionRespons
 type CreateGuestSession503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response CreateGuestSession503JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequestGuestVerificationRequestObject struct {
+}
+
+type RequestGuestVerificationResponseObject interface {
+	VisitRequestGuestVerificationResponse(w http.ResponseWriter) error
+}
+
+type RequestGuestVerification202JSONResponse GuestVerification
+
+func (response RequestGuestVerification202JSONResponse) VisitRequestGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequestGuestVerification401JSONResponse struct {
+	GuestUnauthenticatedJSONResponse
+}
+
+func (response RequestGuestVerification401JSONResponse) VisitRequestGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequestGuestVerification403JSONResponse struct{ CsrfFailedJSONResponse }
+
+func (response RequestGuestVerification403JSONResponse) VisitRequestGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequestGuestVerification429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response RequestGuestVerification429JSONResponse) VisitRequestGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequestGuestVerification431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response RequestGuestVerification431JSONResponse) VisitRequestGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequestGuestVerification500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RequestGuestVerification500JSONResponse) VisitRequestGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequestGuestVerification503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RequestGuestVerification503JSONResponse) VisitRequestGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConfirmGuestVerificationRequestObject struct {
+	Body *ConfirmGuestVerificationJSONRequestBody
+}
+
+type ConfirmGuestVerificationResponseObject interface {
+	VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error
+}
+
+type ConfirmGuestVerification200ResponseHeaders struct {
+	SetCookie *string
+}
+
+type ConfirmGuestVerification200JSONResponse struct {
+	Body    GuestSession
+	Headers ConfirmGuestVerification200ResponseHeaders
+}
+
+func (response ConfirmGuestVerification200JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SetCookie != nil {
+		w.Header().Set("Set-Cookie", fmt.Sprint(*response.Headers.SetCookie))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConfirmGuestVerification400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response ConfirmGuestVerification400JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConfirmGuestVerification401JSONResponse struct {
+	GuestUnauthenticatedJSONResponse
+}
+
+func (response ConfirmGuestVerification401JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConfirmGuestVerification403JSONResponse struct{ CsrfFailedJSONResponse }
+
+func (response ConfirmGuestVerification403JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConfirmGuestVerification409JSONResponse Problem
+
+func (response ConfirmGuestVerification409JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConfirmGuestVerification413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response ConfirmGuestVerification413JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConfirmGuestVerification415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ConfirmGuestVerification415JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConfirmGuestVerification422JSONResponse struct{ InvalidCommandJSONResponse }
+
+func (response ConfirmGuestVerification422JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConfirmGuestVerification429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response ConfirmGuestVerification429JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConfirmGuestVerification431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ConfirmGuestVerification431JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConfirmGuestVerification500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ConfirmGuestVerification500JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConfirmGuestVerification503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ConfirmGuestVerification503JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -15982,7 +16389,16 @@ func (response CreateShare422JSONResponse) VisitCreateShareResponse(w http.Respo
 	return err
 }
 
-type CreateShare429JSONResponse struct{ RateLimitedJSONResponse }
+type CreateShare429ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+}
+
+type CreateShare429JSONResponse struct {
+	Body    Problem
+	Headers CreateShare429ResponseHeaders
+}
 
 func (response CreateShare429JSONResponse) VisitCreateShareResponse(w http.ResponseWriter) error {
 
@@ -18850,6 +19266,12 @@ type StrictServerInterface interface {
 	// CreateGuestSession Open a share as a guest
 	// (POST /api/v1/guest/sessions)
 	CreateGuestSession(ctx context.Context, request CreateGuestSessionRequestObject) (CreateGuestSessionResponseObject, error)
+	// RequestGuestVerification Mail a code that proves the guest session's email
+	// (POST /api/v1/guest/verify)
+	RequestGuestVerification(ctx context.Context, request RequestGuestVerificationRequestObject) (RequestGuestVerificationResponseObject, error)
+	// ConfirmGuestVerification Prove the guest session's email with the mailed code
+	// (POST /api/v1/guest/verify/confirm)
+	ConfirmGuestVerification(ctx context.Context, request ConfirmGuestVerificationRequestObject) (ConfirmGuestVerificationResponseObject, error)
 	// GetMe Get the signed-in user
 	// (GET /api/v1/me)
 	GetMe(ctx context.Context, request GetMeRequestObject) (GetMeResponseObject, error)
@@ -19458,6 +19880,75 @@ func (sh *strictHandler) CreateGuestSession(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(CreateGuestSessionResponseObject); ok {
 		return validResponse.VisitCreateGuestSessionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RequestGuestVerification operation middleware
+func (sh *strictHandler) RequestGuestVerification(ctx echo.Context) error {
+	var request RequestGuestVerificationRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RequestGuestVerification(ctx.Request().Context(), request.(RequestGuestVerificationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RequestGuestVerification")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RequestGuestVerificationResponseObject); ok {
+		return validResponse.VisitRequestGuestVerificationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ConfirmGuestVerification operation middleware
+func (sh *strictHandler) ConfirmGuestVerification(ctx echo.Context) error {
+	var request ConfirmGuestVerificationRequestObject
+
+	var body ConfirmGuestVerificationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ConfirmGuestVerification(ctx.Request().Context(), request.(ConfirmGuestVerificationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ConfirmGuestVerification")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ConfirmGuestVerificationResponseObject); ok {
+		return validResponse.VisitConfirmGuestVerificationResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -269,6 +269,7 @@ func stageDetail(s db.ReviewPlansReadRow) (ReviewStageDetail, map[string]bool, e
 		Name          *string    `json:"name"`
 		GuestEmail    *string    `json:"guestEmail"`
 		GuestID       *uuid.UUID `json:"guestId"`
+		GuestVerified *bool      `json:"guestVerified"`
 		Decision      string     `json:"decision"`
 		Comment       *string    `json:"comment"`
 		VersionNumber int        `json:"versionNumber"`
@@ -284,7 +285,7 @@ func stageDetail(s db.ReviewPlansReadRow) (ReviewStageDetail, map[string]bool, e
 		switch {
 		case d.GuestEmail != nil && d.GuestID != nil && d.Name != nil:
 			latest[review.GuestKey(*d.GuestEmail)] = approve
-			who = guestPerson(*d.GuestID).ref(*d.Name)
+			who = person{Guest: d.GuestID, Verified: verifiedOrFalse(d.GuestVerified)}.ref(*d.Name)
 		case d.GuestEmail != nil:
 			latest[review.GuestKey(*d.GuestEmail)] = approve
 			continue // the guest is gone with their share: their decision still counts

@@ -20,8 +20,9 @@ import (
 	"creativeapi/internal/testenv"
 )
 
-// shareLink is the link of an invitation email: {APP_URL}/share/{token}.
-var shareLink = regexp.MustCompile(`https://app\.example\.test/share/[A-Za-z0-9_-]{43}`)
+// shareLink is the link of an invitation email, the invitation's own:
+// {APP_URL}/share/{token}#invitation={shareInvitationToken}.
+var shareLink = regexp.MustCompile(`https://app\.example\.test/share/[A-Za-z0-9_-]{43}#invitation=[A-Za-z0-9_-]{43}`)
 
 // TestBrowserGuestReviewsFromTheInvitationEmail runs
 // testdata/guest-browser.mjs: an admin shares two creatives with `decide`

@@ -185,7 +185,12 @@ var authzMatrix = map[string]map[caller]string{
 	// not now.
 	"executeGuestCreativeAction": guestsOnly("403 action_forbidden", "403 action_forbidden", "409 invalid_transition"),
 	"getGuestAssetContent":       guestsOnly("302", "302", "302"),
-	"streamGuestEvents":          guestsOnly("200", "200", "200"),
+	// Any live guest session asks for a code (the matrix's are verified
+	// already: asking again is allowed); none was asked in the cell's new
+	// session, so a code is 409 code_expired.
+	"requestGuestVerification": guestsOnly("202", "202", "202"),
+	"confirmGuestVerification": guestsOnly("409 code_expired", "409 code_expired", "409 code_expired"),
+	"streamGuestEvents":        guestsOnly("200", "200", "200"),
 }
 
 // membersOnly completes the row of an operation of members (every one
@@ -435,6 +440,7 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		"createGuestCreativeComment":     map[string]string{"body": "Guest remark"},
 		"updateGuestCreativeComment":     map[string]bool{"resolved": true},
 		"executeGuestCreativeAction":     map[string]string{"action": "approve"},
+		"confirmGuestVerification":       map[string]string{"code": "123456"},
 		// A comment share: authors make those too (a decide share is an
 		// admin's: TestOnlyAnAdminMakesADecideShare).
 		"createShare": map[string]any{"creativeIds": []uuid.UUID{d.env.DB.DraftCreative(t, d.org, d.users[acmeAuthor])},
@@ -586,10 +592,10 @@ func (d *matrixDesk) guest(t *testing.T, c caller, permission string) *testenv.C
 		t.Fatal(err)
 	}
 	share, token := d.env.DB.Share(t, d.org, d.users[acmeAdmin], permission, creative)
-	d.env.DB.Invite(t, share, "guest@brand.test")
 	d.guestShare = share
 	client := d.env.Client(t)
-	if r := client.OpenShare(token, "guest@brand.test"); r.Status != http.StatusCreated {
+	// A decide guest comes by the invitation's own link: verified.
+	if r := d.env.OpenInvited(t, client, share, token, "guest@brand.test"); r.Status != http.StatusCreated {
 		t.Fatalf("guest session: %d %s", r.Status, r.Body)
 	}
 	ended := map[caller]string{guestRevoked: "revoked_at = now()", guestExpired: "expires_at = now()"}

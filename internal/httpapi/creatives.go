@@ -301,6 +301,10 @@ func creativeProblem(err error) error {
 	if errors.Is(err, creative.ErrCreativeNotVisible) {
 		return problem.New(http.StatusNotFound, problem.NotFound, "No creative with this id is visible to you in this organization.")
 	}
+	if errors.Is(err, creative.ErrGuestUnverified) {
+		return problem.New(http.StatusForbidden, problem.GuestUnverified,
+			"Only a verified guest session decides: open your invitation's own link, or verify your email (POST /api/v1/guest/verify).")
+	}
 	if invalid := (*creative.Invalid)(nil); errors.As(err, &invalid) {
 		return problem.Invalid(invalid.Fields)
 	}

@@ -17,13 +17,17 @@ const guestCreativesPath = "/api/v1/guest/creatives"
 
 // guestOn opens a guest session as email on a share of the desk's
 // creatives with permission, made by the admin and inviting email, on a
-// new client.
+// new client; on a decide share by the invitation's own link, so the
+// session is verified and decides.
 func (d *reviewDesk) guestOn(t *testing.T, permission, email string, creatives ...uuid.UUID) (*testenv.Client, uuid.UUID) {
 	t.Helper()
 	share, token := d.env.DB.Share(t, d.org, d.users["admin"], permission, creatives...)
-	d.env.DB.Invite(t, share, email)
 	c := d.env.Client(t)
-	if r := c.OpenShare(token, email); r.Status != http.StatusCreated {
+	open := func() *testenv.Response { d.env.DB.Invite(t, share, email); return c.OpenShare(token, email) }
+	if permission == "decide" {
+		open = func() *testenv.Response { return d.env.OpenInvited(t, c, share, token, email) }
+	}
+	if r := open(); r.Status != http.StatusCreated {
 		t.Fatalf("guest session: %d %s", r.Status, r.Body)
 	}
 	return c, share

@@ -53,6 +53,10 @@ const (
 	InsufficientScope        Code = "insufficient_scope"
 	AmbiguousCredentials     Code = "ambiguous_credentials"
 	ReviewPlanSet            Code = "review_plan_set"
+	GuestUnverified          Code = "guest_unverified"
+	CodeExpired              Code = "code_expired"
+	MemberEmail              Code = "member_email"
+	EmailQuotaExceeded       Code = "email_quota_exceeded"
 )
 
 // FieldCode is the machine-readable kind of a field error (FieldError.code
@@ -163,6 +167,10 @@ var titles = map[Code]string{
 	InsufficientScope:        "Insufficient scope",
 	AmbiguousCredentials:     "Ambiguous credentials",
 	ReviewPlanSet:            "Review plan set",
+	GuestUnverified:          "Guest unverified",
+	CodeExpired:              "Code expired",
+	MemberEmail:              "Member email",
+	EmailQuotaExceeded:       "Email quota exceeded",
 }
 
 // Marshal renders e as openapi.yaml's Problem, the one place where a

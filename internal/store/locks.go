@@ -34,6 +34,11 @@ const (
 	// user's deposit create slots; slots run from 0 to one less than the
 	// open-deposit limit, so the keys above it up to that limit are taken.
 	LockDepositSlot int32 = 1_685_025
+	// LockEmailRecipient, with hashtext(the address), is one recipient's
+	// email ceiling (queries/email_sends.sql); LockEmailSender, with
+	// hashtext(the user's id), one inviting user's.
+	LockEmailRecipient int32 = 1_685_100
+	LockEmailSender    int32 = 1_685_101
 )
 
 // Held is a session advisory lock held on a connection of its own,

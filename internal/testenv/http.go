@@ -190,11 +190,17 @@ func NewOn(t testing.TB, d *DB, o Options) *Env {
 		}
 	}
 	limits := ratelimit.New(cfg.RateLimitReadsPerMinute, cfg.RateLimitCommandsPerMinute)
+	var sender *email.Sender
+	if o.Mail {
+		if sender, err = email.NewSender(NewMailServer(t).SMTPURL, cfg.MailFrom); err != nil {
+			t.Fatal(err)
+		}
+	}
 	h, err := httpapi.New(httpapi.Deps{
 		Config: cfg, Store: d.Store, Log: log, Auth: authSvc, Idempotency: idem,
 		SpecYAML: creativeapi.OpenAPIYAML, DocsHTML: docs.HTML,
 		Changelog: creativeapi.APIChangelog, Metrics: o.Metrics, Streams: hub, Objects: objects, Approvals: approvals,
-		Limits: limits,
+		Limits: limits, Mail: sender,
 	})
 	if err != nil {
 		t.Fatalf("build server: %v", err)
@@ -559,7 +565,13 @@ func (c *Client) csrfFor(path string) string {
 // /api/v1/guest/sessions) and keeps its CSRF token for the guest paths.
 func (c *Client) OpenShare(token, email string) *Response {
 	c.t.Helper()
-	r := c.Do(http.MethodPost, guestPrefix+"sessions", map[string]string{"token": token, "name": "Guest " + email, "email": email})
+	return c.OpenShareWith(map[string]string{"token": token, "name": "Guest " + email, "email": email})
+}
+
+// OpenShareWith opens a guest session with body, as OpenShare does.
+func (c *Client) OpenShareWith(body map[string]string) *Response {
+	c.t.Helper()
+	r := c.Do(http.MethodPost, guestPrefix+"sessions", body)
 	if r.Status == http.StatusCreated {
 		var s struct {
 			CSRFToken string `json:"csrfToken"`

@@ -74,12 +74,18 @@ export type GuestUpdateCommentRequest = Schemas["GuestUpdateCommentRequest"];
 export type GuestActionRequest = Schemas["GuestActionRequest"];
 export type ListGuestCreativesQuery = NonNullable<operations["listGuestCreatives"]["parameters"]["query"]>;
 export type ListGuestCreativeCommentsQuery = NonNullable<operations["listGuestCreativeComments"]["parameters"]["query"]>;
-/** Who opens a share: the name and email the guest gives, and the share's password when it has one. */
+/**
+ * Who opens a share: the name the guest gives, the email (optional with
+ * `shareInvitationToken`, the `#invitation=` of the invitation's own link,
+ * which verifies the session), and the share's password when it has one.
+ */
 export interface GuestSignIn {
   name: string;
-  email: string;
+  email?: string;
+  shareInvitationToken?: string;
   password?: string;
 }
+export type GuestVerification = Schemas["GuestVerification"];
 
 export interface ApiClientOptions {
   /** Origin of the API, e.g. "https://api.example.com" (paths already start with /api/v1). */
@@ -220,12 +226,22 @@ export function createApiClient({ baseUrl, fetch, headers, token }: ApiClientOpt
      * A guest's calls: a person outside the organization who holds a
      * share's link (`{APP_URL}/share/{token}`). signIn opens the guest
      * session (its own cookie) and remembers its csrfToken; the rest act on
-     * the share's creatives only (another creative is 404).
+     * the share's creatives only (another creative is 404). Only a verified
+     * session decides: opened with the invitation's own token, or confirmed
+     * with the code `requestVerification` mails.
      */
     guest: {
-      /** Opens the share of `token`: 404 `share_not_found` (unknown, expired or revoked), 401 `share_password_required`. */
+      /** Opens the share of `token`: 404 `share_not_found` (unknown, expired or revoked), 401 `share_password_required`, 409 `member_email`. */
       signIn: async (token: string, who: GuestSignIn): Promise<GuestSession> => {
         const session = await unwrap(raw.POST("/api/v1/guest/sessions", { body: { token, ...who } }));
+        guestCsrfToken = session.csrfToken;
+        return session;
+      },
+      /** Mails a six-digit code to the session's email (10 minutes, 5 tries); always 202 `{expiresAt}`. */
+      requestVerification: async (): Promise<GuestVerification> => unwrap(raw.POST("/api/v1/guest/verify", {})),
+      /** Confirms the mailed code: the session is replaced by a verified one (new cookie, new csrfToken). 422 wrong code, 409 `code_expired`, 409 `member_email`. */
+      confirmVerification: async (code: string): Promise<GuestSession> => {
+        const session = await unwrap(raw.POST("/api/v1/guest/verify/confirm", { body: { code } }));
         guestCsrfToken = session.csrfToken;
         return session;
       },

@@ -1091,7 +1091,16 @@ export interface paths {
          *     `expiresAt` defaults to 14 days from now and may be at most 90
          *     days ahead (else 422 on `expiresAt`). `password` (8–128
          *     characters) is asked of every guest who opens the share.
-         *     `invite` lists people to email the link to (`share_invitation`).
+         *     `invite` lists people to email the link to (`share_invitation`),
+         *     each with a link of their own that verifies their guest session
+         *     (`{APP_URL}/share/{token}#invitation=…`; the invitation's token is
+         *     in no answer). A member of the organization is not invited: 422 on
+         *     `invite[i].email` (members sign in).
+         *
+         *     Invitations have a ceiling: 3 a day per (organization, address),
+         *     50 an hour and 500 a day per organization, 100 a day per inviting
+         *     user, revoked shares' invitations counted. Over any of them: 429
+         *     `email_quota_exceeded` with `Retry-After`, and nothing is made.
          *
          *     A creative id that is not one of the organization's (another
          *     workspace's or none at all) is 422 on `creativeIds[i]`, the same
@@ -1174,14 +1183,86 @@ export interface paths {
          *     `csrfToken` to send as `X-CSRF-Token` on the guest's unsafe calls.
          *     The session is scoped to this one share and ends when the share
          *     expires or is revoked, whichever comes first. The same `email` on
-         *     the same share is the same guest again (`guest.id`); `name` is
-         *     updated to the one given.
+         *     the same share is the same guest again (`guest.id`).
+         *
+         *     A guest is who their inbox says: `guest.verified` belongs to the
+         *     session. A session opened with `shareInvitationToken` (from the
+         *     invitation's own link, `{APP_URL}/share/{token}#invitation={shareInvitationToken}`)
+         *     is verified; `email` may then be left out, and must otherwise be
+         *     the invitation's (else 422 on `email`); the share's password is
+         *     still asked. Any other session is unverified until its email
+         *     answers a code (`requestGuestVerification`). Only a verified
+         *     session decides. `name` is the session's: the comments it writes
+         *     keep it; a verified session also renames the guest.
+         *
+         *     Errors are answered in this order: 403 `csrf_failed`, 422 (the
+         *     request's shape), 404 `share_not_found` (also an invitation token
+         *     of no invitation of this share), 429 `too_many_attempts`, 401
+         *     `share_password_required`, 422 `email`, 409 `member_email`.
          *
          *     No user session is needed or used. Cross-origin attempts are
          *     refused (403), as for `signIn`. Send the token in this body only:
          *     keep it out of URLs the API sees, of logs and of analytics.
          */
         post: operations["createGuestSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/guest/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a code that proves the guest session's email
+         * @description Operation `requestGuestVerification` (the TypeScript client's function of that name).
+         *
+         *     Sends a six-digit code to the guest session's email, valid 10
+         *     minutes and for 5 tries (`confirmGuestVerification`); a new code
+         *     replaces the session's earlier one. Answers 202 with the code's
+         *     `expiresAt`.
+         *
+         *     Email costs have a ceiling: one recipient gets at most 1 such
+         *     email a minute, 5 an hour and 10 a day, whoever asks. Over it the
+         *     answer is the same 202, no email is sent and nothing changes (an
+         *     earlier code stays valid).
+         */
+        post: operations["requestGuestVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/guest/verify/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prove the guest session's email with the mailed code
+         * @description Operation `confirmGuestVerification` (the TypeScript client's function of that name).
+         *
+         *     Confirms the code `requestGuestVerification` mailed. The right
+         *     code answers 200 with the guest session, now `guest.verified:
+         *     true`, under a new guest session cookie and `csrfToken` (the old
+         *     session ends). A wrong code is 422 on `code`; an expired code, no
+         *     code, or the fifth wrong one is 409 `code_expired` (ask for a new
+         *     one). An email that is a member's of the share's organization is
+         *     refused once proven: 409 `member_email` (members sign in).
+         */
+        post: operations["confirmGuestVerification"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1334,6 +1415,11 @@ export interface paths {
          *     may make it.
          *     `request_changes` needs a `comment`. The history names the guest
          *     (`actor.kind: guest`). Answers as `executeCreativeAction`.
+         *
+         *     Only a verified guest session decides (`guest.verified`; else 403
+         *     `guest_unverified`, and `availableActions` holds no decision). A
+         *     guest whose email is now a member's of the organization: 403
+         *     `action_forbidden`.
          */
         post: operations["executeGuestCreativeAction"];
         delete?: never;
@@ -2142,7 +2228,8 @@ export interface components {
              *     `transfer_unknown`, `transfer_taken`, `open_threads`,
              *     `share_limit`, `share_not_found`, `share_password_required`,
              *     `invalid_token`, `insufficient_scope`, `ambiguous_credentials`,
-             *     `review_plan_set`. New codes may be added: treat an
+             *     `review_plan_set`, `guest_unverified`, `code_expired`,
+             *     `member_email`, `email_quota_exceeded`. New codes may be added: treat an
              *     unknown code by its `status`.
              * @example invalid_request
              */
@@ -2184,6 +2271,8 @@ export interface components {
              * @enum {string}
              */
             kind?: "user" | "guest";
+            /** @description For a guest's comment or decision, whether the session that made it had proven the guest's email. Absent for members. */
+            verified?: boolean;
         };
         NamedRef: {
             /** Format: uuid */
@@ -2200,6 +2289,8 @@ export interface components {
              * @enum {string}
              */
             kind?: "user" | "guest";
+            /** @description For a guest's comment or decision, whether the session that made it had proven the guest's email. Absent for members. */
+            verified?: boolean;
         } | null;
         /** @description A NamedRef or null (see NullableUserRef). */
         NullableNamedRef: {
@@ -3238,12 +3329,15 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
+        /** @description `email` is required unless `shareInvitationToken` is sent (422 on `email`). */
         CreateGuestSessionRequest: {
             /** @description The share's token, from its link. */
             token: string;
+            /** @description The invitation's own token, from the `#invitation=` part of the invitation's link; it verifies the session. */
+            shareInvitationToken?: string;
             name: string;
             /** Format: email */
-            email: string;
+            email?: string;
             /** Format: password */
             password?: string;
         };
@@ -3251,8 +3345,22 @@ export interface components {
         Guest: {
             /** Format: uuid */
             id: string;
+            /** @description The name this session was opened with. */
             name: string;
             email: string;
+            /** @description Whether this session proved the email (an invitation's own link, or a mailed code). Only a verified session decides. */
+            verified: boolean;
+        };
+        GuestVerification: {
+            /**
+             * Format: date-time
+             * @description When the mailed code stops working.
+             */
+            expiresAt: string;
+        };
+        ConfirmGuestVerificationRequest: {
+            /** @description The six-digit code from the email. */
+            code: string;
         };
         /** @description The share a guest session is scoped to, as its guest sees it. */
         GuestShare: {
@@ -4018,6 +4126,25 @@ export interface components {
                  *       "traceId": "4bf92f3577b34da6a3ce929d0e0e4736"
                  *     }
                  */
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description `csrf_failed`: the `X-CSRF-Token` header is missing or wrong, or
+         *     the call came from an untrusted origin.
+         *     `guest_unverified`: the guest session has not proven its email;
+         *     verify it (`requestGuestVerification`) or open the invitation's
+         *     own link, then decide.
+         *     `action_forbidden`: this guest may not make this decision (see the
+         *     operation), or the guest's email is now a member's: members sign
+         *     in and decide as members.
+         */
+        GuestActionForbidden: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
                 "application/json": components["schemas"]["Problem"];
             };
         };
@@ -6387,7 +6514,23 @@ export interface operations {
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidCommand"];
-            429: components["responses"]["RateLimited"];
+            /**
+             * @description `email_quota_exceeded`: the invitations would pass a ceiling
+             *     (see above); nothing was made. Retry after `Retry-After`
+             *     seconds, or invite fewer.
+             *     `rate_limited`: as every command's (the `RateLimit` headers).
+             */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6533,15 +6676,28 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /**
+             * @description `member_email`: the invitation's email is a member's of the
+             *     share's organization: members sign in and review as members.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidRequest"];
             /**
-             * @description `too_many_attempts`: too many wrong passwords for this share or
-             *     from this client address. Wait the number of seconds in
-             *     `Retry-After`. Policy: as `signIn`'s, with the share in place of
-             *     the email (5 per share, 20 per address, in a fixed 15-minute
-             *     window); a missing password is not counted.
+             * @description `too_many_attempts`: too many wrong passwords for this share
+             *     from this client address (5 in a fixed 15-minute window), or
+             *     the share had 100 wrong passwords in the hour and this address
+             *     never opened it (only addresses that opened the share may try
+             *     until the hour ends). Wait the number of seconds in
+             *     `Retry-After`. A missing password is not counted.
              */
             429: {
                 headers: {
@@ -6552,6 +6708,87 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    requestGuestVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The code is on its way (or the ceiling was reached; the answer does not say). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuestVerification"];
+                };
+            };
+            401: components["responses"]["GuestUnauthenticated"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    confirmGuestVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "042917"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConfirmGuestVerificationRequest"];
+            };
+        };
+        responses: {
+            /** @description The session is verified; the `Set-Cookie` header carries its new cookie. */
+            200: {
+                headers: {
+                    /** @description The new guest session cookie (`__Host-guest`, or `guest` when the server runs with `COOKIE_SECURE=false`). */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuestSession"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            401: components["responses"]["GuestUnauthenticated"];
+            403: components["responses"]["CsrfFailed"];
+            /**
+             * @description `code_expired`: the code expired, was never asked for, or this
+             *     was its fifth wrong try; ask for a new one.
+             *     `member_email`: the email is a member's of the share's
+             *     organization: members sign in.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidCommand"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6820,7 +7057,7 @@ export interface operations {
             };
             400: components["responses"]["MalformedJSON"];
             401: components["responses"]["GuestUnauthenticated"];
-            403: components["responses"]["CommandForbidden"];
+            403: components["responses"]["GuestActionForbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["GuestCommandConflict"];
             413: components["responses"]["RequestTooLarge"];
