@@ -34,6 +34,10 @@ const (
 	// user's deposit create slots; slots run from 0 to one less than the
 	// open-deposit limit, so the keys above it up to that limit are taken.
 	LockDepositSlot int32 = 1_685_025
+	// LockDepositClaimer, with hashtext(the user's id), makes one user's
+	// deposit claims take turns, so the claim limits are exact
+	// (queries/chain.sql, DepositClaimLock).
+	LockDepositClaimer int32 = 1_685_000
 )
 
 // Held is a session advisory lock held on a connection of its own,
