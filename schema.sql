@@ -231,6 +231,9 @@ CREATE TABLE deposits (
     refund_address         text,
     refund_tx_id           text,
     refunded_at            timestamptz,
+    -- review_contested: the deposit's claimed transfer was claimed by
+    -- another deposit too (it stays set once a second claim existed).
+    review_contested       boolean NOT NULL DEFAULT false,
     CHECK (requested_amount_minor = base_amount_minor + suffix_minor),
     CHECK (reserved_until >= expires_at),
     -- A refunded deposit keeps its review, so the payer sees what arrived
@@ -238,8 +241,8 @@ CREATE TABLE deposits (
     CONSTRAINT deposits_review_check
         CHECK ((status <> 'under_review' OR (review_reason IS NOT NULL AND review_received_minor IS NOT NULL
                                               AND review_opened_at IS NOT NULL AND transfer_tx_id IS NOT NULL))
-               AND (status IN ('under_review', 'refunded') OR (review_reason IS NULL AND review_received_minor IS NULL
-                                                               AND review_opened_at IS NULL))),
+               AND (status IN ('under_review', 'refunded', 'credited') OR (review_reason IS NULL AND review_received_minor IS NULL
+                                                                           AND review_opened_at IS NULL))),
     -- A confirming deposit keeps its amount reserved (the sweeper releases
     -- none), so every open deposit is reserved (deposit_reserved_bounds).
     CONSTRAINT deposits_confirming_reserved_check CHECK (reserved OR status <> 'confirming'),
@@ -250,9 +253,16 @@ CREATE TABLE deposits (
         CHECK (refund_address ~ '^T[1-9A-HJ-NP-Za-km-z]{33}$'
                AND refund_tx_id ~ '^[0-9a-f]{64}$'
                AND (refund_tx_id IS NULL OR refunded_at IS NOT NULL)),
-    CONSTRAINT deposits_refunded_at_check CHECK (refunded_at IS NULL OR status = 'refunded'),
-    UNIQUE (network, transfer_tx_id)
+    CONSTRAINT deposits_refunded_at_check CHECK (refunded_at IS NULL OR status = 'refunded')
 );
+
+-- A transaction pays at most one deposit, except that the deposits
+-- claiming one transfer are all under review with it (deposit_claims).
+CREATE UNIQUE INDEX deposits_network_transfer_tx_id_key ON deposits (network, transfer_tx_id) WHERE status <> 'under_review';
+-- The watcher's lookup of the one deposit whose matching suffix a transfer
+-- carries (DepositsForFingerprints): deposits of a suffix by expiry.
+CREATE INDEX deposits_fingerprint_idx ON deposits (network, address, currency, suffix_minor, expires_at)
+    WHERE top_up_of IS NULL;
 
 -- No two reserved deposits on one network, address and currency share a
 -- requested amount: the amount alone identifies the deposit a transfer pays.
@@ -313,6 +323,9 @@ CREATE TABLE ledger_entries (
     created_at   timestamptz NOT NULL DEFAULT now(),
     -- public_id is the id the API answers (listLedgerEntries).
     public_id    uuid NOT NULL DEFAULT gen_random_uuid(),
+    -- deposit_id is the deposit an entry credits, typed, so the ledger's
+    -- page joins deposits by their key (LedgerEntryListByUser).
+    deposit_id   uuid GENERATED ALWAYS AS (CASE WHEN source_type = 'deposit' THEN source_id::uuid END) STORED,
     UNIQUE (source_type, source_id),
     CONSTRAINT ledger_entries_public_id_key UNIQUE (public_id)
 );
@@ -424,6 +437,26 @@ CREATE INDEX chain_transfer_settlements_transfer_id_idx ON chain_transfer_settle
 
 CREATE TRIGGER chain_transfer_settlements_append_only BEFORE UPDATE OR DELETE ON chain_transfer_settlements
     FOR EACH ROW EXECUTE FUNCTION forbid_change();
+
+-- deposit_claims holds the payers' claims (docs/deposits.md, "The payer's
+-- claim"): a payer saying an unmatched transfer is theirs. A claim never
+-- credits; several deposits may claim one transfer, and an operator sees
+-- every claim. A claim is open until an operator settles or rejects it
+-- (closed_at). The first open claim of a transfer is the one it is
+-- attached to (chain_transfers.deposit_id).
+CREATE TABLE deposit_claims (
+    id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    transfer_id bigint NOT NULL REFERENCES chain_transfers (id),
+    deposit_id  uuid NOT NULL REFERENCES deposits (id) ON DELETE CASCADE,
+    user_id     uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    created_at  timestamptz NOT NULL DEFAULT now(),
+    closed_at   timestamptz
+);
+
+CREATE UNIQUE INDEX deposit_claims_open_deposit_key ON deposit_claims (deposit_id) WHERE closed_at IS NULL;
+CREATE INDEX deposit_claims_open_transfer_idx ON deposit_claims (transfer_id, id) WHERE closed_at IS NULL;
+CREATE INDEX deposit_claims_open_user_id_idx ON deposit_claims (user_id) WHERE closed_at IS NULL;
+CREATE INDEX deposit_claims_user_id_created_at_idx ON deposit_claims (user_id, created_at);
 
 -- Events (docs/events.md). River's job tables live in the schema "river",
 -- created by store.Migrate; they are not part of this file.

@@ -929,7 +929,8 @@ type AccountBalance struct {
 // AccountDeposit A deposit. `creditedAmount` is 0 until `credited`, then the amount
 // received: `requestedAmount` for a transfer of exactly that amount,
 // what arrived (`review.receivedAmount`) when an operator credits a
-// transfer the payer claimed.
+// transfer the payer claimed, or when the shortfall tolerance
+// credits a transfer that carried the deposit's matching suffix.
 type AccountDeposit struct {
 	// Address The treasury address (TRON base58check) to transfer to.
 	//
@@ -956,12 +957,18 @@ type AccountDeposit struct {
 
 	// Review While `status` is `under_review`: why, what arrived, a top-up
 	// and a refund address if asked for; once `refunded`, the same
-	// with the refund's transaction; null otherwise.
+	// with the refund's transaction; once `credited` by the shortfall
+	// tolerance (a transfer that carried the deposit's matching
+	// suffix, short by no more than the tolerance), the review it
+	// was credited on (`amount_mismatch`, what arrived), whose
+	// settlement names `policy` as the operator; null otherwise.
 	Review nullable.Nullable[NullableDepositReview] `json:"review"`
 
 	// Status `awaiting_transfer`: waiting for the exact transfer.
-	// `confirming`: a transfer of exactly `requestedAmount`, in a block no
-	// later than `expiresAt`, was seen on the chain; `confirmations`
+	// `confirming`: a transfer of exactly `requestedAmount` (or one that
+	// carries its matching suffix, short by no more than the shortfall
+	// tolerance), in a block no later than `expiresAt`, was seen on the
+	// chain; `confirmations`
 	// counts up to `confirmationsRequired`. A transfer that fails or
 	// vanishes from the chain (a fork) before its block is final puts the
 	// deposit back to `awaiting_transfer` (or `expired` past `expiresAt`).
@@ -970,14 +977,17 @@ type AccountDeposit struct {
 	// exactly that amount (on time, once its block is final, or late,
 	// credited by an operator); the transferred amount, more or less than
 	// `requestedAmount`, for a transfer the payer claimed and an operator
-	// credited.
+	// credited, or one that carried the deposit's matching suffix and
+	// the shortfall tolerance credited (`review` stays).
 	// `expired`: no transfer arrived before `expiresAt`.
 	// `under_review`: a transfer is attached to the
 	// deposit that an operator must settle; `review` says why and what
 	// arrived, `transactionId` names it. A transfer of exactly
 	// `requestedAmount` in a block after `expiresAt`, inside the
 	// monitoring window, is attached by the service itself (reason
-	// `late`). The operator credits it (`credited`), sends it back
+	// `late`), and so is one of another amount that carries the
+	// deposit's matching suffix beyond the tolerance (reason
+	// `amount_mismatch`). The operator credits it (`credited`), sends it back
 	// (`refunded`), or rejects it as not this deposit's: the deposit is
 	// `awaiting_transfer` again (or `expired` past `expiresAt`), with no
 	// `transactionId`.
@@ -1623,8 +1633,10 @@ type CreativeVersion struct {
 }
 
 // DepositStatus `awaiting_transfer`: waiting for the exact transfer.
-// `confirming`: a transfer of exactly `requestedAmount`, in a block no
-// later than `expiresAt`, was seen on the chain; `confirmations`
+// `confirming`: a transfer of exactly `requestedAmount` (or one that
+// carries its matching suffix, short by no more than the shortfall
+// tolerance), in a block no later than `expiresAt`, was seen on the
+// chain; `confirmations`
 // counts up to `confirmationsRequired`. A transfer that fails or
 // vanishes from the chain (a fork) before its block is final puts the
 // deposit back to `awaiting_transfer` (or `expired` past `expiresAt`).
@@ -1633,14 +1645,17 @@ type CreativeVersion struct {
 // exactly that amount (on time, once its block is final, or late,
 // credited by an operator); the transferred amount, more or less than
 // `requestedAmount`, for a transfer the payer claimed and an operator
-// credited.
+// credited, or one that carried the deposit's matching suffix and
+// the shortfall tolerance credited (`review` stays).
 // `expired`: no transfer arrived before `expiresAt`.
 // `under_review`: a transfer is attached to the
 // deposit that an operator must settle; `review` says why and what
 // arrived, `transactionId` names it. A transfer of exactly
 // `requestedAmount` in a block after `expiresAt`, inside the
 // monitoring window, is attached by the service itself (reason
-// `late`). The operator credits it (`credited`), sends it back
+// `late`), and so is one of another amount that carries the
+// deposit's matching suffix beyond the tolerance (reason
+// `amount_mismatch`). The operator credits it (`credited`), sends it back
 // (`refunded`), or rejects it as not this deposit's: the deposit is
 // `awaiting_transfer` again (or `expired` past `expiresAt`), with no
 // `transactionId`.
@@ -2053,12 +2068,18 @@ type NullableDepositRefund struct {
 
 // NullableDepositReview A DepositReview or null (see NullableUserRef).
 type NullableDepositReview struct {
+	// Contested The transfer was claimed by another deposit too (it stays true
+	// once a second claim existed): an operator decides whose it is.
+	Contested bool `json:"contested"`
+
 	// OpenedAt When the review was opened.
 	OpenedAt time.Time `json:"openedAt"`
 
 	// Reason `late`: the exact amount arrived after `expiresAt`, inside the
-	// monitoring window. `amount_mismatch`: the payer named a
-	// transfer of another amount. May grow.
+	// monitoring window. `amount_mismatch`: a transfer of another
+	// amount, which the payer claimed, or which carried the
+	// deposit's matching suffix (its last four digits) and the
+	// server attached. May grow.
 	Reason NullableDepositReviewReason `json:"reason"`
 
 	// ReceivedAmount An amount of money in minor units. `"100000000"` with scale 6 is 100.000000 USDT.
@@ -2082,8 +2103,10 @@ type NullableDepositReview struct {
 }
 
 // NullableDepositReviewReason `late`: the exact amount arrived after `expiresAt`, inside the
-// monitoring window. `amount_mismatch`: the payer named a
-// transfer of another amount. May grow.
+// monitoring window. `amount_mismatch`: a transfer of another
+// amount, which the payer claimed, or which carried the
+// deposit's matching suffix (its last four digits) and the
+// server attached. May grow.
 type NullableDepositReviewReason string
 
 // NullableDepositTopUp A deposit's top-up or null (see NullableUserRef).
@@ -2113,10 +2136,17 @@ type OperatorTransfer struct {
 	AmountRaw string    `json:"amountRaw"`
 	BlockTime time.Time `json:"blockTime"`
 
+	// Claims Every payer's claim of the transfer, oldest first, open or
+	// closed. The transfer is attached (`depositId`) to the oldest
+	// open claim; rejecting it attaches the next one, and crediting
+	// or refunding it closes the others (their deposits wait again).
+	Claims []TransferClaim `json:"claims"`
+
 	// DepositId The deposit the transfer pays, is late for, or was claimed for.
 	DepositId nullable.Nullable[openapi_types.UUID] `json:"depositId"`
 
-	// From The sending address.
+	// From The sending address: compare it with the claimants' earlier
+	// payments before deciding a claim.
 	From string             `json:"from"`
 	Id   openapi_types.UUID `json:"id"`
 
@@ -2197,7 +2227,7 @@ type Problem struct {
 	// `rate_limited`, `internal_error`, `service_unavailable`, `deposits_unavailable`,
 	// `deposit_capacity_exhausted`, `too_many_streams`, `storage_quota_exceeded`,
 	// `upload_incomplete`, `upload_mismatch`, `uploads_unavailable`,
-	// `transfer_unknown`, `transfer_taken`, `open_threads`,
+	// `transfer_unknown`, `transfer_taken`, `too_many_claims`, `open_threads`,
 	// `share_limit`, `share_not_found`, `share_password_required`,
 	// `invalid_token`, `insufficient_scope`, `ambiguous_credentials`,
 	// `review_plan_set`, `guest_unverified`, `code_expired`,
@@ -2412,6 +2442,22 @@ type SignInRequest struct {
 
 // TokenScope What a personal access token may do (each operation names its scope in `x-scope`). `operator` is for platform operators only.
 type TokenScope string
+
+// TransferClaim A payer's claim of a transfer (claimAccountDeposit).
+type TransferClaim struct {
+	// ClosedAt When an operator's settlement or rejection closed the claim; null while it is open.
+	ClosedAt  nullable.Nullable[time.Time] `json:"closedAt"`
+	CreatedAt time.Time                    `json:"createdAt"`
+
+	// DepositId The deposit that claimed the transfer.
+	DepositId openapi_types.UUID `json:"depositId"`
+
+	// Email The claimant's email.
+	Email string `json:"email"`
+
+	// UserId The claimant.
+	UserId openapi_types.UUID `json:"userId"`
+}
 
 // TransferSettlement defines model for TransferSettlement.
 type TransferSettlement struct {

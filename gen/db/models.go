@@ -230,6 +230,16 @@ type Deposit struct {
 	RefundAddress         *string
 	RefundTxID            *string
 	RefundedAt            *time.Time
+	ReviewContested       bool
+}
+
+type DepositClaim struct {
+	ID         int64
+	TransferID int64
+	DepositID  uuid.UUID
+	UserID     uuid.UUID
+	CreatedAt  time.Time
+	ClosedAt   *time.Time
 }
 
 type DepositReservedBound struct {
@@ -294,6 +304,7 @@ type LedgerEntry struct {
 	SourceID    string
 	CreatedAt   time.Time
 	PublicID    uuid.UUID
+	DepositID   *uuid.UUID
 }
 
 type Membership struct {

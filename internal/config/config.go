@@ -63,8 +63,9 @@ type Config struct {
 	// DepositMonitoringWindow keeps a suffix reserved after expiry so a late
 	// exact transfer still finds its deposit.
 	DepositMonitoringWindow time.Duration
-	// DepositShortfallTolerance is how short a claimed transfer may be and
-	// still be credited at once, by policy (DEPOSIT_SHORTFALL_TOLERANCE,
+	// DepositShortfallTolerance is how short a transfer may be and
+	// still be credited at once, by policy, when it carries the deposit's
+	// matching suffix (DEPOSIT_SHORTFALL_TOLERANCE,
 	// DEPOSIT_SHORTFALL_TOLERANCE_MAX_MINOR).
 	DepositShortfallTolerance deposit.Tolerance
 

@@ -45,6 +45,7 @@ const (
 	UploadsUnavailable       Code = "uploads_unavailable"
 	TransferUnknown          Code = "transfer_unknown"
 	TransferTaken            Code = "transfer_taken"
+	TooManyClaims            Code = "too_many_claims"
 	OpenThreads              Code = "open_threads"
 	ShareLimit               Code = "share_limit"
 	ShareNotFound            Code = "share_not_found"
@@ -162,6 +163,7 @@ var titles = map[Code]string{
 	UploadsUnavailable:       "Uploads unavailable",
 	TransferUnknown:          "Transfer unknown",
 	TransferTaken:            "Transfer taken",
+	TooManyClaims:            "Too many claims",
 	OpenThreads:              "Open threads",
 	InvalidToken:             "Invalid token",
 	InsufficientScope:        "Insufficient scope",

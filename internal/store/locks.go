@@ -39,6 +39,10 @@ const (
 	// hashtext(the user's id), one inviting user's.
 	LockEmailRecipient int32 = 1_685_100
 	LockEmailSender    int32 = 1_685_101
+	// LockDepositClaimer, with hashtext(the user's id), makes one user's
+	// deposit claims take turns, so the claim limits are exact
+	// (queries/chain.sql, DepositClaimLock).
+	LockDepositClaimer int32 = 1_685_000
 )
 
 // Held is a session advisory lock held on a connection of its own,

@@ -23,8 +23,9 @@ func TestEveryAdvisoryLockKeyInTheQueriesIsANamedOne(t *testing.T) {
 		int64(store.LockDepositSlot):    "LockDepositSlot",
 		int64(store.LockEmailRecipient): "LockEmailRecipient",
 		int64(store.LockEmailSender):    "LockEmailSender",
+		int64(store.LockDepositClaimer): "LockDepositClaimer",
 	}
-	if len(named) != 7 {
+	if len(named) != 8 {
 		t.Fatalf("two lock constants share a key: %v", named)
 	}
 	files, err := filepath.Glob("../../queries/*.sql")

@@ -1808,8 +1808,10 @@ export interface paths {
          * @description Operation `topUpAccountDeposit` (the TypeScript client's function of that name).
          *
          *     For a deposit `under_review` with `review.reason`
-         *     `amount_mismatch` whose transfer is short of `requestedAmount` by
-         *     more than the shortfall tolerance: the server reserves a fresh
+         *     `amount_mismatch` whose transfer carried the deposit's matching
+         *     suffix (the server attached it, never a claimed transfer) and is
+         *     short of `requestedAmount` by more than the shortfall tolerance:
+         *     the server reserves a fresh
          *     amount, the shortfall plus a matching suffix, unique among every
          *     reservation on the treasury (deposits and top-ups alike), and shows
          *     it as `review.topUp` with its `expiresAt` (the deposit lifetime).
@@ -1880,12 +1882,19 @@ export interface paths {
          *     its `expiresAt`) and may claim another transaction, not the
          *     rejected one.
          *
-         *     The shortfall tolerance: a transfer short of `requestedAmount` by
-         *     no more than the server's tolerance (by default 1% of the
-         *     requested amount, at most 1 USDT), or above it, needs no
-         *     operator: the deposit is credited at once with the amount
-         *     received (`credited`, `creditedAmount` the amount received), and
-         *     the transfer's settlement names `policy` as its operator.
+         *     A claim never credits, whatever the amount: transaction ids are
+         *     public, so naming one proves nothing. Several deposits may claim
+         *     one transfer; once a second does, each claimant's
+         *     `review.contested` is true, and an operator sees every claim and
+         *     the sender's address. A claimed transfer takes no top-up. A user
+         *     holds at most 3 open claims and makes at most 10 a day.
+         *
+         *     A transfer that carries the deposit's matching suffix (its last
+         *     four digits, never `0000`) needs no claim: the server credits it
+         *     by itself when it is short by no more than the shortfall
+         *     tolerance (by default 1% of the requested amount, at most 1
+         *     USDT), and otherwise attaches it to the deposit for review, where
+         *     the payer may top it up.
          */
         post: operations["claimAccountDeposit"];
         delete?: never;
@@ -2225,7 +2234,7 @@ export interface components {
              *     `rate_limited`, `internal_error`, `service_unavailable`, `deposits_unavailable`,
              *     `deposit_capacity_exhausted`, `too_many_streams`, `storage_quota_exceeded`,
              *     `upload_incomplete`, `upload_mismatch`, `uploads_unavailable`,
-             *     `transfer_unknown`, `transfer_taken`, `open_threads`,
+             *     `transfer_unknown`, `transfer_taken`, `too_many_claims`, `open_threads`,
              *     `share_limit`, `share_not_found`, `share_password_required`,
              *     `invalid_token`, `insufficient_scope`, `ambiguous_credentials`,
              *     `review_plan_set`, `guest_unverified`, `code_expired`,
@@ -2858,7 +2867,10 @@ export interface components {
             amount: components["schemas"]["NullableMoney"];
             /** @description The value as the chain sent it. */
             amountRaw: string;
-            /** @description The sending address. */
+            /**
+             * @description The sending address: compare it with the claimants' earlier
+             *     payments before deciding a claim.
+             */
             from: string;
             /** Format: date-time */
             blockTime: string;
@@ -2879,8 +2891,37 @@ export interface components {
              * @example TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7
              */
             refundAddress: string | null;
+            /**
+             * @description Every payer's claim of the transfer, oldest first, open or
+             *     closed. The transfer is attached (`depositId`) to the oldest
+             *     open claim; rejecting it attaches the next one, and crediting
+             *     or refunding it closes the others (their deposits wait again).
+             */
+            claims: components["schemas"]["TransferClaim"][];
             /** @description The settlement audit records, oldest first. */
             settlements: components["schemas"]["TransferSettlement"][];
+        };
+        /** @description A payer's claim of a transfer (claimAccountDeposit). */
+        TransferClaim: {
+            /**
+             * Format: uuid
+             * @description The deposit that claimed the transfer.
+             */
+            depositId: string;
+            /**
+             * Format: uuid
+             * @description The claimant.
+             */
+            userId: string;
+            /** @description The claimant's email. */
+            email: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When an operator's settlement or rejection closed the claim; null while it is open.
+             */
+            closedAt: string | null;
         };
         TransferSettlement: {
             operator: components["schemas"]["SettlementOperator"];
@@ -2981,8 +3022,10 @@ export interface components {
         };
         /**
          * @description `awaiting_transfer`: waiting for the exact transfer.
-         *     `confirming`: a transfer of exactly `requestedAmount`, in a block no
-         *     later than `expiresAt`, was seen on the chain; `confirmations`
+         *     `confirming`: a transfer of exactly `requestedAmount` (or one that
+         *     carries its matching suffix, short by no more than the shortfall
+         *     tolerance), in a block no later than `expiresAt`, was seen on the
+         *     chain; `confirmations`
          *     counts up to `confirmationsRequired`. A transfer that fails or
          *     vanishes from the chain (a fork) before its block is final puts the
          *     deposit back to `awaiting_transfer` (or `expired` past `expiresAt`).
@@ -2991,14 +3034,17 @@ export interface components {
          *     exactly that amount (on time, once its block is final, or late,
          *     credited by an operator); the transferred amount, more or less than
          *     `requestedAmount`, for a transfer the payer claimed and an operator
-         *     credited.
+         *     credited, or one that carried the deposit's matching suffix and
+         *     the shortfall tolerance credited (`review` stays).
          *     `expired`: no transfer arrived before `expiresAt`.
          *     `under_review`: a transfer is attached to the
          *     deposit that an operator must settle; `review` says why and what
          *     arrived, `transactionId` names it. A transfer of exactly
          *     `requestedAmount` in a block after `expiresAt`, inside the
          *     monitoring window, is attached by the service itself (reason
-         *     `late`). The operator credits it (`credited`), sends it back
+         *     `late`), and so is one of another amount that carries the
+         *     deposit's matching suffix beyond the tolerance (reason
+         *     `amount_mismatch`). The operator credits it (`credited`), sends it back
          *     (`refunded`), or rejects it as not this deposit's: the deposit is
          *     `awaiting_transfer` again (or `expired` past `expiresAt`), with no
          *     `transactionId`.
@@ -3018,8 +3064,10 @@ export interface components {
         DepositReview: {
             /**
              * @description `late`: the exact amount arrived after `expiresAt`, inside the
-             *     monitoring window. `amount_mismatch`: the payer named a
-             *     transfer of another amount. May grow.
+             *     monitoring window. `amount_mismatch`: a transfer of another
+             *     amount, which the payer claimed, or which carried the
+             *     deposit's matching suffix (its last four digits) and the
+             *     server attached. May grow.
              * @enum {string}
              */
             reason: "late" | "amount_mismatch";
@@ -3034,6 +3082,11 @@ export interface components {
              * @description When the review was opened.
              */
             openedAt: string;
+            /**
+             * @description The transfer was claimed by another deposit too (it stays true
+             *     once a second claim existed): an operator decides whose it is.
+             */
+            contested: boolean;
             /**
              * @description The amount reserved for the rest of a short transfer
              *     (`topUpAccountDeposit`), or null: pay exactly `amount` before
@@ -3052,8 +3105,10 @@ export interface components {
         NullableDepositReview: {
             /**
              * @description `late`: the exact amount arrived after `expiresAt`, inside the
-             *     monitoring window. `amount_mismatch`: the payer named a
-             *     transfer of another amount. May grow.
+             *     monitoring window. `amount_mismatch`: a transfer of another
+             *     amount, which the payer claimed, or which carried the
+             *     deposit's matching suffix (its last four digits) and the
+             *     server attached. May grow.
              * @enum {string}
              */
             reason: "late" | "amount_mismatch";
@@ -3068,6 +3123,11 @@ export interface components {
              * @description When the review was opened.
              */
             openedAt: string;
+            /**
+             * @description The transfer was claimed by another deposit too (it stays true
+             *     once a second claim existed): an operator decides whose it is.
+             */
+            contested: boolean;
             /**
              * @description The amount reserved for the rest of a short transfer
              *     (`topUpAccountDeposit`), or null: pay exactly `amount` before
@@ -3147,7 +3207,8 @@ export interface components {
          * @description A deposit. `creditedAmount` is 0 until `credited`, then the amount
          *     received: `requestedAmount` for a transfer of exactly that amount,
          *     what arrived (`review.receivedAmount`) when an operator credits a
-         *     transfer the payer claimed.
+         *     transfer the payer claimed, or when the shortfall tolerance
+         *     credits a transfer that carried the deposit's matching suffix.
          */
         AccountDeposit: {
             /** Format: uuid */
@@ -3180,7 +3241,11 @@ export interface components {
             /**
              * @description While `status` is `under_review`: why, what arrived, a top-up
              *     and a refund address if asked for; once `refunded`, the same
-             *     with the refund's transaction; null otherwise.
+             *     with the refund's transaction; once `credited` by the shortfall
+             *     tolerance (a transfer that carried the deposit's matching
+             *     suffix, short by no more than the tolerance), the review it
+             *     was credited on (`amount_mismatch`, what arrived), whose
+             *     settlement names `policy` as the operator; null otherwise.
              */
             review: components["schemas"]["NullableDepositReview"] | null;
             /** Format: date-time */
@@ -7746,8 +7811,10 @@ export interface operations {
             404: components["responses"]["NotFound"];
             /**
              * @description `invalid_transition`: the deposit is not `under_review` for a
-             *     short transfer (another state, a late transfer, or an amount
-             *     the tolerance would have accepted).
+             *     short transfer that carried its matching suffix (another
+             *     state, a late transfer, a claimed transfer: a claimant could
+             *     otherwise top a stranger's payment up to their own amount, or
+             *     an amount the tolerance would have accepted).
              *     `idempotency_key_in_use`: a request with this `Idempotency-Key`
              *     is still running; retry after `Retry-After` seconds.
              *     Neither is stored under the `Idempotency-Key`.
@@ -7830,8 +7897,9 @@ export interface operations {
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /**
-             * @description `invalid_request`: `address` is not a TRON base58check address
-             *     (`fieldErrors`).
+             * @description `invalid_request`: `address` is not a TRON base58check address,
+             *     or is one no refund may go to: the treasury, the USDT contract
+             *     or the zero address (`fieldErrors` names `address`).
              */
             422: {
                 headers: {
@@ -7880,7 +7948,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The deposit, now `under_review`, or `credited` when the shortfall tolerance accepted the amount received. */
+            /** @description The deposit, now `under_review`, waiting for an operator. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -7904,6 +7972,8 @@ export interface operations {
              *     it for this deposit.
              *     `invalid_transition`: the deposit is not `awaiting_transfer` or
              *     `expired` (it is paid, confirming, or already under review).
+             *     `too_many_claims`: the caller holds 3 open claims, or made 10
+             *     in the last 24 hours; wait for an operator to settle one.
              *     `idempotency_key_in_use`: a request with this `Idempotency-Key`
              *     is still running; retry after `Retry-After` seconds.
              *     None is stored under the `Idempotency-Key`: they depend on what
