@@ -53,6 +53,8 @@ const (
 	InsufficientScope        Code = "insufficient_scope"
 	AmbiguousCredentials     Code = "ambiguous_credentials"
 	ReviewPlanSet            Code = "review_plan_set"
+	TooManyPendingUploads    Code = "too_many_pending_uploads"
+	StorageUnavailable       Code = "storage_unavailable"
 )
 
 // FieldCode is the machine-readable kind of a field error (FieldError.code
@@ -156,6 +158,8 @@ var titles = map[Code]string{
 	UploadIncomplete:         "Upload incomplete",
 	UploadMismatch:           "Upload mismatch",
 	UploadsUnavailable:       "Uploads unavailable",
+	TooManyPendingUploads:    "Too many pending uploads",
+	StorageUnavailable:       "Object store unavailable",
 	TransferUnknown:          "Transfer unknown",
 	TransferTaken:            "Transfer taken",
 	OpenThreads:              "Open threads",

@@ -434,6 +434,18 @@ export function createApiClient({ baseUrl, fetch, headers, token }: ApiClientOpt
         }),
       ),
     /**
+     * Deletes a pending upload (its creator or an admin): its reservation is
+     * freed and the store refuses its URLs. 409 `invalid_transition` once it
+     * is ready or failed; 404 once deleted.
+     */
+    deleteUpload: async (organizationId: string, uploadId: string): Promise<void> => {
+      await unwrap(
+        raw.DELETE("/api/v1/organizations/{organizationId}/uploads/{uploadId}", {
+          params: { path: { organizationId, uploadId } },
+        }),
+      );
+    },
+    /**
      * Names the transaction that paid the deposit with another amount; the
      * deposit goes `under_review`. 409 `transfer_unknown` (not seen yet:
      * not retried here: call again after `Retry-After`, with the same
