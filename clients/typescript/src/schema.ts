@@ -1473,6 +1473,12 @@ export interface paths {
          *     not received yet: after an interruption, or once the URLs expired,
          *     send only those, then call `completeUpload`.
          *
+         *     A part received since the server last looked moves the pending
+         *     upload's `expiresAt` to an hour after it (24 hours after its
+         *     creation at most), and the fresh URLs work until then at most.
+         *     A deleted upload is 404; a store that does not answer, 503
+         *     `storage_unavailable`.
+         *
          *     Who: authors and admins of the organization. Only the member who
          *     created the upload gets its part URLs; anyone else sees every
          *     part's `url`, `expiresAt` null and `headers` empty.
