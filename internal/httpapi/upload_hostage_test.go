@@ -83,7 +83,8 @@ func TestADeletedUploadsURLsAreRefusedByTheStore(t *testing.T) {
 
 // TestOnlyTheCreatorOrAnAdminDeletesAPendingUpload: another author and a
 // reviewer get 403, another organization's member 404, an admin may; a
-// ready or failed upload is 409 invalid_transition.
+// ready or failed upload is 409 invalid_transition; an id that is no
+// UUID 422.
 func TestOnlyTheCreatorOrAnAdminDeletesAPendingUpload(t *testing.T) {
 	t.Parallel()
 	d := newUploadDesk(t)
@@ -100,6 +101,9 @@ func TestOnlyTheCreatorOrAnAdminDeletesAPendingUpload(t *testing.T) {
 		if p := r.Problem(t); r.Status != http.StatusForbidden || p.Code != "action_forbidden" {
 			t.Fatalf("%s: %d %s", who.name, r.Status, r.Body)
 		}
+	}
+	if r := d.author.Do(http.MethodDelete, uploadsURL(d.org)+"/not-a-uuid", nil); r.Status != http.StatusUnprocessableEntity || r.Problem(t).Code != "invalid_request" {
+		t.Fatalf("an id that is no UUID: %d %s", r.Status, r.Body)
 	}
 	strangerID, _ := d.env.DB.User(t, "Stan Stranger")
 	d.env.DB.Member(t, d.env.DB.Org(t, "Elsewhere"), strangerID, "admin")

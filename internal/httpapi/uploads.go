@@ -58,8 +58,8 @@ func uploadProblem(err error) error {
 		return problem.New(http.StatusNotFound, problem.NotFound, "No upload or asset with this id is visible to you in this organization.")
 	case errors.Is(err, upload.ErrTooManyPending):
 		return problem.New(http.StatusConflict, problem.TooManyPendingUploads,
-			"You hold %d pending uploads in this organization, or %d bytes of them, at most; complete, delete or let expire one first.",
-			upload.MaxPending, upload.MaxPendingBytes)
+			"A member holds at most %d pending uploads, of 2 GiB together, in an organization; complete, delete or let expire one of yours first.",
+			upload.MaxPending)
 	case errors.Is(err, upload.ErrQuotaExceeded):
 		return problem.New(http.StatusConflict, problem.StorageQuotaExceeded, "The organization's uploads would pass its storage quota; delete files or ask for more.")
 	case errors.Is(err, upload.ErrUnavailable):

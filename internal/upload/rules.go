@@ -138,18 +138,18 @@ type Reservations struct {
 	UploaderPendingBytes int64
 }
 
-// Refusal says why a new upload of size bytes does not fit in r: "" when
-// it fits, else "pending" (the uploader's pending limits) or "quota" (the
-// organization's quota). The pending limits come first: they are the
-// caller's own to free.
-func (r Reservations) Refusal(size int64, lim Limits) string {
+// Admit is nil when a new upload of size bytes fits in r, else why not:
+// ErrTooManyPending (the uploader's pending limits) before
+// ErrQuotaExceeded (the organization's quota), the caller's own to free
+// first.
+func (r Reservations) Admit(size int64, lim Limits) error {
 	switch {
 	case r.UploaderPending >= MaxPending || r.UploaderPendingBytes+size > lim.PendingBytes:
-		return "pending"
+		return ErrTooManyPending
 	case r.OrganizationBytes+size > lim.QuotaBytes:
-		return "quota"
+		return ErrQuotaExceeded
 	}
-	return ""
+	return nil
 }
 
 // Expiry is when a pending upload created at created, whose last part the

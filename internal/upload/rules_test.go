@@ -106,20 +106,20 @@ func TestEachUploaderHoldsAtMost20PendingUploadsAnd2GiB(t *testing.T) {
 		r    upload.Reservations
 		size int64
 		lim  upload.Limits
-		want string
+		want error
 	}{
-		{"nothing pending", upload.Reservations{}, 1, lim, ""},
-		{"19 pending", upload.Reservations{UploaderPending: 19, UploaderPendingBytes: 19}, 1, lim, ""},
-		{"20 pending", upload.Reservations{UploaderPending: 20, UploaderPendingBytes: 20}, 1, lim, "pending"},
-		{"exactly 2 GiB with this one", upload.Reservations{UploaderPending: 1, UploaderPendingBytes: 1 << 30}, 1 << 30, lim, ""},
-		{"a byte over 2 GiB", upload.Reservations{UploaderPending: 1, UploaderPendingBytes: 1 << 30}, 1<<30 + 1, lim, "pending"},
-		{"over both: the pending limits first", upload.Reservations{OrganizationBytes: 100 << 30, UploaderPending: 20}, 1, lim, "pending"},
-		{"the quota", upload.Reservations{OrganizationBytes: 100 << 30}, 1, lim, "quota"},
-		{"a 5 GiB server: one 5 GiB file fits", upload.Reservations{}, 5 << 30, upload.NewLimits(100<<30, 5<<30, 24*time.Hour, time.Hour), ""},
+		{"nothing pending", upload.Reservations{}, 1, lim, nil},
+		{"19 pending", upload.Reservations{UploaderPending: 19, UploaderPendingBytes: 19}, 1, lim, nil},
+		{"20 pending", upload.Reservations{UploaderPending: 20, UploaderPendingBytes: 20}, 1, lim, upload.ErrTooManyPending},
+		{"exactly 2 GiB with this one", upload.Reservations{UploaderPending: 1, UploaderPendingBytes: 1 << 30}, 1 << 30, lim, nil},
+		{"a byte over 2 GiB", upload.Reservations{UploaderPending: 1, UploaderPendingBytes: 1 << 30}, 1<<30 + 1, lim, upload.ErrTooManyPending},
+		{"over both: the pending limits first", upload.Reservations{OrganizationBytes: 100 << 30, UploaderPending: 20}, 1, lim, upload.ErrTooManyPending},
+		{"the quota", upload.Reservations{OrganizationBytes: 100 << 30}, 1, lim, upload.ErrQuotaExceeded},
+		{"a 5 GiB server: one 5 GiB file fits", upload.Reservations{}, 5 << 30, upload.NewLimits(100<<30, 5<<30, 24*time.Hour, time.Hour), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.r.Refusal(tc.size, tc.lim); got != tc.want {
-				t.Fatalf("refusal %q, want %q", got, tc.want)
+			if got := tc.r.Admit(tc.size, tc.lim); got != tc.want {
+				t.Fatalf("admit: %v, want %v", got, tc.want)
 			}
 		})
 	}

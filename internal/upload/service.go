@@ -127,12 +127,9 @@ func Create(ctx context.Context, q store.Tx, objects *objectstore.Store, org, us
 	if err != nil {
 		return View{}, err
 	}
-	switch (Reservations{OrganizationBytes: res.OrganizationBytes, UploaderPending: res.UploaderPending,
-		UploaderPendingBytes: res.UploaderPendingBytes}).Refusal(in.SizeBytes, lim) {
-	case "pending":
-		return View{}, ErrTooManyPending
-	case "quota":
-		return View{}, ErrQuotaExceeded
+	if err := (Reservations{OrganizationBytes: res.OrganizationBytes, UploaderPending: res.UploaderPending,
+		UploaderPendingBytes: res.UploaderPendingBytes}).Admit(in.SizeBytes, lim); err != nil {
+		return View{}, err
 	}
 	id, err := uuid.NewV7()
 	if err != nil {
