@@ -694,6 +694,10 @@ ALTER TABLE uploads ADD COLUMN swept_at timestamptz;
 -- The sweep reads finished uploads not yet swept, by expiry.
 CREATE INDEX uploads_unswept_idx ON uploads (expires_at) WHERE status <> 'pending' AND swept_at IS NULL;
 
+-- A deleted upload (DELETE …/uploads/{id}) is failed and gone from the
+-- API; its row stays until the sweep has emptied its keys.
+ALTER TABLE uploads ADD COLUMN deleted_at timestamptz;
+
 CREATE TABLE notification_settings (
     user_id          uuid PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
     email            text NOT NULL DEFAULT 'instant' CHECK (email IN ('instant', 'daily', 'off')),

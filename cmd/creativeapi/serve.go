@@ -368,7 +368,7 @@ func startEvents(ctx context.Context, cfg config.Config, st *store.Store, hub *s
 	if objects != nil {
 		// Pending uploads past their expiry are aborted by a job of the
 		// same River client.
-		more = append(more, upload.Jobs(st, objects, log))
+		more = append(more, upload.Jobs(st, objects, upload.NewLimits(cfg.OrgStorageQuotaBytes, cfg.UploadMaxBytes, cfg.UploadTTL, cfg.UploadURLTTL), log))
 	}
 	// Review stages due soon or overdue are announced by a job of the same
 	// River client.

@@ -2231,7 +2231,8 @@ type Problem struct {
 	// `share_limit`, `share_not_found`, `share_password_required`,
 	// `invalid_token`, `insufficient_scope`, `ambiguous_credentials`,
 	// `review_plan_set`, `guest_unverified`, `code_expired`,
-	// `member_email`, `email_quota_exceeded`. New codes may be added: treat an
+	// `member_email`, `email_quota_exceeded`, `too_many_pending_uploads`,
+	// `storage_unavailable`. New codes may be added: treat an
 	// unknown code by its `status`.
 	//
 	//
@@ -2594,7 +2595,9 @@ type Upload struct {
 	Asset     nullable.Nullable[NullableAsset] `json:"asset"`
 	CreatedAt time.Time                        `json:"createdAt"`
 
-	// ExpiresAt A `pending` upload is aborted after this.
+	// ExpiresAt A `pending` upload is aborted after this: an hour after its
+	// last received part (or its creation), at most 24 hours after
+	// its creation. Its reservation of storage ends then too.
 	ExpiresAt time.Time          `json:"expiresAt"`
 	FileName  string             `json:"fileName"`
 	Id        openapi_types.UUID `json:"id"`
@@ -2624,10 +2627,12 @@ type UploadPart struct {
 	// Headers Headers the `PUT` to `url` must carry, with these values
 	// (names in lowercase): for a file of one part,
 	// `x-amz-checksum-sha256`, the announced SHA-256 in base64, which
-	// the store checks the bytes against. Empty with a null `url`.
+	// the store checks the bytes against, and `if-none-match: *`
+	// (the URL only creates the file, so the store can refuse it
+	// once the upload is deleted or failed). Empty with a null `url`.
 	//
 	//
-	// Example: {"x-amz-checksum-sha256":"n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg="}
+	// Example: {"if-none-match":"*","x-amz-checksum-sha256":"n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg="}
 	Headers map[string]string `json:"headers"`
 	Number  int32             `json:"number"`
 
@@ -2920,6 +2925,9 @@ type ShareForbidden = Problem
 
 // ShareForbiddenCommand An error (RFC 9457 Problem Details, served as `application/json`).
 type ShareForbiddenCommand = Problem
+
+// StorageUnavailable An error (RFC 9457 Problem Details, served as `application/json`).
+type StorageUnavailable = Problem
 
 // Unauthenticated An error (RFC 9457 Problem Details, served as `application/json`).
 type Unauthenticated = Problem
@@ -3545,6 +3553,9 @@ type ServerInterface interface {
 	// CreateUpload Start uploading a file
 	// (POST /api/v1/organizations/{organizationId}/uploads)
 	CreateUpload(ctx echo.Context, organizationId OrganizationId, params CreateUploadParams) error
+	// DeleteUpload Delete a pending upload
+	// (DELETE /api/v1/organizations/{organizationId}/uploads/{uploadId})
+	DeleteUpload(ctx echo.Context, organizationId OrganizationId, uploadId UploadId) error
 	// GetUpload Read an upload, to resume it
 	// (GET /api/v1/organizations/{organizationId}/uploads/{uploadId})
 	GetUpload(ctx echo.Context, organizationId OrganizationId, uploadId UploadId) error
@@ -5243,6 +5254,30 @@ func (w *ServerInterfaceWrapper) CreateUpload(ctx echo.Context) error {
 	return err
 }
 
+// DeleteUpload converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteUpload(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "uploadId" -------------
+	var uploadId UploadId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "uploadId", ctx.Param("uploadId"), &uploadId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter uploadId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteUpload(ctx, organizationId, uploadId)
+	return err
+}
+
 // GetUpload converts echo context to params.
 func (w *ServerInterfaceWrapper) GetUpload(ctx echo.Context) error {
 	var err error
@@ -5707,6 +5742,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/guest/assets/:assetId/content", wrapper.GetGuestAssetContent, options.OperationMiddlewares["getGuestAssetContent"]...)
 	router.GET(options.BaseURL+"/api/v1/guest/events", wrapper.StreamGuestEvents, options.OperationMiddlewares["streamGuestEvents"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/uploads", wrapper.CreateUpload, options.OperationMiddlewares["createUpload"]...)
+	router.DELETE(options.BaseURL+"/api/v1/organizations/:organizationId/uploads/:uploadId", wrapper.DeleteUpload, options.OperationMiddlewares["deleteUpload"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/uploads/:uploadId", wrapper.GetUpload, options.OperationMiddlewares["getUpload"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/uploads/:uploadId/complete", wrapper.CompleteUpload, options.OperationMiddlewares["completeUpload"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/assets/:assetId/content", wrapper.GetAssetContent, options.OperationMiddlewares["getAssetContent"]...)
@@ -5851,6 +5887,15 @@ type ShareForbiddenCommandJSONResponse struct {
 	Body Problem
 
 	Headers ShareForbiddenCommandResponseHeaders
+}
+
+type StorageUnavailableResponseHeaders struct {
+	RetryAfter *int
+}
+type StorageUnavailableJSONResponse struct {
+	Body Problem
+
+	Headers StorageUnavailableResponseHeaders
 }
 
 type UnauthenticatedResponseHeaders struct {
@@ -17063,9 +17108,184 @@ func (response CreateUpload500JSONResponse) VisitCreateUploadResponse(w http.Res
 	return err
 }
 
-type CreateUpload503JSONResponse struct{ ServiceUnavailableJSONResponse }
+type CreateUpload503JSONResponse struct{ StorageUnavailableJSONResponse }
 
 func (response CreateUpload503JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUploadRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	UploadId       UploadId       `json:"uploadId"`
+}
+
+type DeleteUploadResponseObject interface {
+	VisitDeleteUploadResponse(w http.ResponseWriter) error
+}
+
+type DeleteUpload204Response struct {
+}
+
+func (response DeleteUpload204Response) VisitDeleteUploadResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteUpload400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response DeleteUpload400JSONResponse) VisitDeleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUpload401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response DeleteUpload401JSONResponse) VisitDeleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUpload403JSONResponse struct{ CommandForbiddenJSONResponse }
+
+func (response DeleteUpload403JSONResponse) VisitDeleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUpload404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteUpload404JSONResponse) VisitDeleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUpload409JSONResponse Problem
+
+func (response DeleteUpload409JSONResponse) VisitDeleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUpload422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response DeleteUpload422JSONResponse) VisitDeleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUpload429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response DeleteUpload429JSONResponse) VisitDeleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUpload431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response DeleteUpload431JSONResponse) VisitDeleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUpload500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteUpload500JSONResponse) VisitDeleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUpload503JSONResponse struct{ StorageUnavailableJSONResponse }
+
+func (response DeleteUpload503JSONResponse) VisitDeleteUploadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -17227,7 +17447,7 @@ func (response GetUpload500JSONResponse) VisitGetUploadResponse(w http.ResponseW
 	return err
 }
 
-type GetUpload503JSONResponse struct{ ServiceUnavailableJSONResponse }
+type GetUpload503JSONResponse struct{ StorageUnavailableJSONResponse }
 
 func (response GetUpload503JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
 
@@ -17472,7 +17692,7 @@ func (response CompleteUpload500JSONResponse) VisitCompleteUploadResponse(w http
 	return err
 }
 
-type CompleteUpload503JSONResponse struct{ ServiceUnavailableJSONResponse }
+type CompleteUpload503JSONResponse struct{ StorageUnavailableJSONResponse }
 
 func (response CompleteUpload503JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
 
@@ -19465,6 +19685,9 @@ type StrictServerInterface interface {
 	// CreateUpload Start uploading a file
 	// (POST /api/v1/organizations/{organizationId}/uploads)
 	CreateUpload(ctx context.Context, request CreateUploadRequestObject) (CreateUploadResponseObject, error)
+	// DeleteUpload Delete a pending upload
+	// (DELETE /api/v1/organizations/{organizationId}/uploads/{uploadId})
+	DeleteUpload(ctx context.Context, request DeleteUploadRequestObject) (DeleteUploadResponseObject, error)
 	// GetUpload Read an upload, to resume it
 	// (GET /api/v1/organizations/{organizationId}/uploads/{uploadId})
 	GetUpload(ctx context.Context, request GetUploadRequestObject) (GetUploadResponseObject, error)
@@ -21633,6 +21856,32 @@ func (sh *strictHandler) CreateUpload(ctx echo.Context, organizationId Organizat
 		return err
 	} else if validResponse, ok := response.(CreateUploadResponseObject); ok {
 		return validResponse.VisitCreateUploadResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteUpload operation middleware
+func (sh *strictHandler) DeleteUpload(ctx echo.Context, organizationId OrganizationId, uploadId UploadId) error {
+	var request DeleteUploadRequestObject
+
+	request.OrganizationId = organizationId
+	request.UploadId = uploadId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteUpload(ctx.Request().Context(), request.(DeleteUploadRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteUpload")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteUploadResponseObject); ok {
+		return validResponse.VisitDeleteUploadResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

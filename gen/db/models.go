@@ -484,6 +484,7 @@ type Upload struct {
 	FinishedAt      *time.Time
 	CompletingSince *time.Time
 	SweptAt         *time.Time
+	DeletedAt       *time.Time
 }
 
 type User struct {

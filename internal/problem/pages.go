@@ -180,6 +180,14 @@ var Pages = map[Code]Page{
 		"Uploads are not configured on this server.",
 		"An upload operation on a server without an object store (no S3_BUCKET); the rest of the API works.",
 		"Ask the operator to configure the S3_* variables; meanwhile versions can still name files by https URL."},
+	TooManyPendingUploads: {409,
+		"You hold too many unfinished uploads in this organization.",
+		"A new upload while its uploader already holds 20 pending uploads in the organization, or pending uploads whose sizeBytes, with the new one's, pass 2 GiB. A pending upload holds its place until it is completed, deleted, or expires (an hour after its last part arrived).",
+		"Complete or DELETE your unfinished uploads (…/uploads/{uploadId}), or wait for them to expire, then start the upload again."},
+	StorageUnavailable: {503,
+		"The object store did not answer.",
+		"An upload operation while the S3-compatible store holding the files is unreachable or failing; the database and the rest of the API work.",
+		"Retry after Retry-After seconds, with the same Idempotency-Key for commands; the parts already sent are kept."},
 }
 
 // Codes lists every code with a Page, sorted.

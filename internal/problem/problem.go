@@ -58,6 +58,8 @@ const (
 	CodeExpired              Code = "code_expired"
 	MemberEmail              Code = "member_email"
 	EmailQuotaExceeded       Code = "email_quota_exceeded"
+	TooManyPendingUploads    Code = "too_many_pending_uploads"
+	StorageUnavailable       Code = "storage_unavailable"
 )
 
 // FieldCode is the machine-readable kind of a field error (FieldError.code
@@ -161,6 +163,8 @@ var titles = map[Code]string{
 	UploadIncomplete:         "Upload incomplete",
 	UploadMismatch:           "Upload mismatch",
 	UploadsUnavailable:       "Uploads unavailable",
+	TooManyPendingUploads:    "Too many pending uploads",
+	StorageUnavailable:       "Object store unavailable",
 	TransferUnknown:          "Transfer unknown",
 	TransferTaken:            "Transfer taken",
 	TooManyClaims:            "Too many claims",

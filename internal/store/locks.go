@@ -55,12 +55,12 @@ type Held struct{ conn *pgx.Conn }
 func (s *Store) TryLock(ctx context.Context, key int64) (*Held, error) {
 	conn, err := pgx.ConnectConfig(ctx, s.Pool.Config().ConnConfig.Copy())
 	if err != nil {
-		return nil, Translate(err)
+		return nil, translateCall(err)
 	}
 	var got bool
 	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&got); err != nil || !got {
 		_ = conn.Close(context.WithoutCancel(ctx))
-		return nil, Translate(err)
+		return nil, translateCall(err)
 	}
 	return &Held{conn: conn}, nil
 }
@@ -68,7 +68,7 @@ func (s *Store) TryLock(ctx context.Context, key int64) (*Held, error) {
 // Alive fails once the lock's connection is lost, and with it the lock.
 func (h *Held) Alive(ctx context.Context) error {
 	if _, err := h.conn.Exec(ctx, "SELECT 1"); err != nil {
-		return fmt.Errorf("lock connection: %w", Translate(err))
+		return fmt.Errorf("lock connection: %w", translateCall(err))
 	}
 	return nil
 }

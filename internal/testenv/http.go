@@ -66,6 +66,11 @@ type Options struct {
 	// Objects gives the server a bucket of its own on the test binary's
 	// S3-compatible store (Env.Objects); without it uploads answer 503.
 	Objects bool
+	// ObjectStore, when set, is the server's store instead (a test that
+	// stops its store makes one of its own: NewPrivateObjectStore).
+	ObjectStore *objectstore.Store
+	// Log, when set, receives the server's log (at every level).
+	Log *slog.Logger
 	// Approvals signs approval records; nil: the test binary's own key.
 	Approvals *approval.Keys
 	// Mail makes and sends email notifications as serve does, to the test
@@ -168,6 +173,9 @@ func NewOn(t testing.TB, d *DB, o Options) *Env {
 	if testing.Verbose() {
 		log = slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
+	if o.Log != nil {
+		log = o.Log
+	}
 	authSvc := auth.NewService(d.Store, auth.SessionConfig{
 		CookieSecure: cfg.CookieSecure, IdleTTL: cfg.SessionIdleTTL, AbsoluteTTL: cfg.SessionAbsoluteTTL,
 	}, log)
@@ -178,8 +186,8 @@ func NewOn(t testing.TB, d *DB, o Options) *Env {
 	hub := stream.NewHub(d.Store, stream.Config{
 		Heartbeat: cfg.StreamHeartbeat, MaxPerUser: cfg.StreamMaxPerUser, MaxTotal: cfg.StreamMax,
 	}, log)
-	var objects *objectstore.Store
-	if o.Objects {
+	objects := o.ObjectStore
+	if o.Objects && objects == nil {
 		objects = NewObjectStore(t, cfg.AllowedOrigins...)
 	}
 	approvals := o.Approvals

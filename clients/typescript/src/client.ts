@@ -450,6 +450,18 @@ export function createApiClient({ baseUrl, fetch, headers, token }: ApiClientOpt
         }),
       ),
     /**
+     * Deletes a pending upload (its creator or an admin): its reservation is
+     * freed and the store refuses its URLs. 409 `invalid_transition` once it
+     * is ready or failed; 404 once deleted.
+     */
+    deleteUpload: async (organizationId: string, uploadId: string): Promise<void> => {
+      await unwrap(
+        raw.DELETE("/api/v1/organizations/{organizationId}/uploads/{uploadId}", {
+          params: { path: { organizationId, uploadId } },
+        }),
+      );
+    },
+    /**
      * Names the transaction that paid the deposit with another amount; the
      * deposit goes `under_review`. 409 `transfer_unknown` (not seen yet:
      * not retried here: call again after `Retry-After`, with the same
@@ -616,10 +628,10 @@ async function uploadFileWith(
   file: Blob & { name?: string },
   options: UploadFileOptions = {},
 ): Promise<UploadedAsset> {
-  const { signal, onProgress } = options;
+  const { signal } = options;
   const sha256 = await sha256OfFile(file, signal);
   const path = { organizationId };
-  let upload: Upload = await withRetries(undefined, (key) =>
+  const upload: Upload = await withRetries(undefined, (key) =>
     unwrap(
       raw.POST("/api/v1/organizations/{organizationId}/uploads", {
         params: { path, header: { "Idempotency-Key": key } },
@@ -634,6 +646,32 @@ async function uploadFileWith(
     ),
   );
   const uploadPath = { organizationId, uploadId: upload.id };
+  try {
+    return await sendAndComplete(raw, file, upload, uploadPath, options);
+  } catch (err) {
+    // Given up (aborted, or parts failing round after round): the pending
+    // upload would hold its place among the caller's pending uploads (20
+    // at most) for an hour; delete it, as best we can.
+    if (signal?.aborted || err instanceof PartsFailedError) {
+      await raw.DELETE("/api/v1/organizations/{organizationId}/uploads/{uploadId}", { params: { path: uploadPath } }).catch(() => undefined);
+    }
+    throw err;
+  }
+}
+
+/** uploadFile's parts failed PART_ROUNDS times. */
+class PartsFailedError extends Error {}
+
+/** Sends the parts of upload the store lacks, round after round, then completes it. */
+async function sendAndComplete(
+  raw: Client<paths>,
+  file: Blob,
+  first: Upload,
+  uploadPath: { organizationId: string; uploadId: string },
+  options: UploadFileOptions,
+): Promise<UploadedAsset> {
+  const { signal, onProgress } = options;
+  let upload = first;
   const partLength = (n: number) => Math.min(upload.partSize, file.size - (n - 1) * upload.partSize);
   // Progress is the bytes of the parts the store holds plus those on their
   // way; a part that fails takes its bytes back, so the report never goes
@@ -680,7 +718,7 @@ async function uploadFileWith(
     };
     await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 4, todo.length) }, worker));
     if (failed === 0) break;
-    if (round >= PART_ROUNDS) throw new Error(`uploadFile: ${failed} parts failed ${PART_ROUNDS} times`);
+    if (round >= PART_ROUNDS) throw new PartsFailedError(`uploadFile: ${failed} parts failed ${PART_ROUNDS} times`);
     // Resume: the store says which parts it holds; the rest get fresh URLs.
     upload = await unwrap(
       raw.GET("/api/v1/organizations/{organizationId}/uploads/{uploadId}", { params: { path: uploadPath }, signal }),

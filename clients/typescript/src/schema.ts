@@ -1524,16 +1524,25 @@ export interface paths {
          *     parts, the last one shorter. Each URL writes one part of exactly
          *     its length (the store refuses another length), and the URL of a
          *     file of one part only the announced bytes (its `headers` carry
-         *     the SHA-256 the store checks). A URL works for an hour at most,
-         *     never past the upload's `expiresAt` (24 hours by default);
-         *     `getUpload` gives fresh ones. An upload still pending at
-         *     `expiresAt` is aborted and its parts deleted. A replayed answer
-         *     shows the URLs it was first given, which may have expired.
+         *     the SHA-256 the store checks, and `if-none-match: *`). A URL works
+         *     for an hour at most, never past the upload's `expiresAt`;
+         *     `getUpload` gives fresh ones. A pending upload expires an hour
+         *     after its last received part (an hour after its creation while
+         *     none arrived), and at most 24 hours after its creation, whatever
+         *     arrives: `getUpload` and `completeUpload` answer the later
+         *     `expiresAt` once they see the parts. An upload still pending at
+         *     `expiresAt` is aborted and its parts deleted; `deleteUpload` ends
+         *     one at once. A replayed answer shows the URLs it was first given,
+         *     which may have expired.
          *
          *     `sizeBytes` is at most the server's upload limit (2 GiB by
          *     default: 422 on `sizeBytes` above it). The organization's ready and
          *     pending uploads together stay within its storage quota: 409
-         *     `storage_quota_exceeded` otherwise.
+         *     `storage_quota_exceeded` otherwise. Each member holds at most 20
+         *     pending uploads, of at most 2 GiB together, in an organization:
+         *     409 `too_many_pending_uploads` otherwise (complete, delete or let
+         *     expire one first). An upload's reservation ends at its
+         *     `expiresAt`.
          *
          *     Who: authors and admins of the organization.
          *
@@ -1543,8 +1552,10 @@ export interface paths {
          *     or 403 `action_forbidden`, not the stored answer).
          *
          *     Errors are answered in this order: 401, 403 `csrf_failed`, 422,
-         *     404, 403 `action_forbidden`, 409 `storage_quota_exceeded`, 503
-         *     `uploads_unavailable` (the server has no object store).
+         *     404, 403 `action_forbidden`, 503 `uploads_unavailable` (the server
+         *     has no object store), 409 `too_many_pending_uploads`, 409
+         *     `storage_quota_exceeded`, 503 `storage_unavailable` (the object
+         *     store did not answer).
          */
         post: operations["createUpload"];
         delete?: never;
@@ -1569,6 +1580,12 @@ export interface paths {
          *     not received yet: after an interruption, or once the URLs expired,
          *     send only those, then call `completeUpload`.
          *
+         *     A part received since the server last looked moves the pending
+         *     upload's `expiresAt` to an hour after it (24 hours after its
+         *     creation at most), and the fresh URLs work until then at most.
+         *     A deleted upload is 404; a store that does not answer, 503
+         *     `storage_unavailable`.
+         *
          *     Who: authors and admins of the organization. Only the member who
          *     created the upload gets its part URLs; anyone else sees every
          *     part's `url`, `expiresAt` null and `headers` empty.
@@ -1576,7 +1593,27 @@ export interface paths {
         get: operations["getUpload"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a pending upload
+         * @description Operation `deleteUpload` (the TypeScript client's function of that name).
+         *
+         *     Ends a `pending` upload at once: its reservation (the storage
+         *     quota, and the caller's pending limits) is freed, the multipart
+         *     upload is aborted in the object store with the parts it held, and
+         *     the store refuses its part URLs from then on. The upload is gone:
+         *     reading, completing or deleting it again answers 404.
+         *
+         *     Who: the member who created the upload, or an admin of the
+         *     organization (another author: 403 `action_forbidden`). A `ready`
+         *     or `failed` upload cannot be deleted: 409 `invalid_transition`
+         *     (a ready upload's file belongs to the versions that name it).
+         *
+         *     Errors are answered in this order: 401, 403 `csrf_failed`, 404,
+         *     403 `action_forbidden`, 409 `invalid_transition`, 503
+         *     `uploads_unavailable`, 503 `storage_unavailable` (nothing
+         *     changed: retry).
+         */
+        delete: operations["deleteUpload"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1619,7 +1656,9 @@ export interface paths {
          *
          *     Errors are answered in this order: 401, 403 `csrf_failed`, 422
          *     (the body), 404, 403 `action_forbidden`, 409 `upload_incomplete`,
-         *     422 `upload_mismatch`.
+         *     422 `upload_mismatch`; 503 `storage_unavailable` when the object
+         *     store does not answer (nothing was recorded: retry with the same
+         *     key).
          */
         post: operations["completeUpload"];
         delete?: never;
@@ -2238,7 +2277,8 @@ export interface components {
              *     `share_limit`, `share_not_found`, `share_password_required`,
              *     `invalid_token`, `insufficient_scope`, `ambiguous_credentials`,
              *     `review_plan_set`, `guest_unverified`, `code_expired`,
-             *     `member_email`, `email_quota_exceeded`. New codes may be added: treat an
+             *     `member_email`, `email_quota_exceeded`, `too_many_pending_uploads`,
+             *     `storage_unavailable`. New codes may be added: treat an
              *     unknown code by its `status`.
              * @example invalid_request
              */
@@ -3933,9 +3973,12 @@ export interface components {
              * @description Headers the `PUT` to `url` must carry, with these values
              *     (names in lowercase): for a file of one part,
              *     `x-amz-checksum-sha256`, the announced SHA-256 in base64, which
-             *     the store checks the bytes against. Empty with a null `url`.
+             *     the store checks the bytes against, and `if-none-match: *`
+             *     (the URL only creates the file, so the store can refuse it
+             *     once the upload is deleted or failed). Empty with a null `url`.
              * @example {
-             *       "x-amz-checksum-sha256": "n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg="
+             *       "x-amz-checksum-sha256": "n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=",
+             *       "if-none-match": "*"
              *     }
              */
             headers: {
@@ -3964,7 +4007,9 @@ export interface components {
             createdAt: string;
             /**
              * Format: date-time
-             * @description A `pending` upload is aborted after this.
+             * @description A `pending` upload is aborted after this: an hour after its
+             *     last received part (or its creation), at most 24 hours after
+             *     its creation. Its reservation of storage ends then too.
              */
             expiresAt: string;
         };
@@ -4465,6 +4510,23 @@ export interface components {
          *     (commands with the same `Idempotency-Key`).
          */
         ServiceUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description `storage_unavailable`: the object store holding the files did not
+         *     answer (unreachable, or failing); retry after `Retry-After`
+         *     seconds (commands with the same `Idempotency-Key`).
+         *     `uploads_unavailable`: the server has no object store configured.
+         *     `service_unavailable`: as everywhere, the database is unreachable
+         *     or overloaded; retry after `Retry-After` seconds.
+         */
+        StorageUnavailable: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
@@ -7275,6 +7337,9 @@ export interface operations {
             /**
              * @description `storage_quota_exceeded`: the organization's uploads would
              *     hold more than its storage quota.
+             *     `too_many_pending_uploads`: the caller already holds 20
+             *     pending uploads in the organization, or this one would take
+             *     their bytes past 2 GiB.
              *     `idempotency_key_in_use`: a request with this `Idempotency-Key`
              *     is still running. Retry with the same key after `Retry-After`
              *     seconds.
@@ -7295,7 +7360,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["StorageUnavailable"];
         };
     };
     getUpload: {
@@ -7335,7 +7400,57 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["StorageUnavailable"];
+        };
+    };
+    deleteUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+                /**
+                 * @description The upload id.
+                 * @example 0b6c2d7e-1f3a-4c5b-9d8e-7a6f5e4d3c2b
+                 */
+                uploadId: components["parameters"]["UploadId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upload is deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["AmbiguousCredentials"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CommandForbidden"];
+            404: components["responses"]["NotFound"];
+            /**
+             * @description `invalid_transition`: the upload is `ready` or `failed`, not
+             *     `pending`.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["StorageUnavailable"];
         };
     };
     completeUpload: {
@@ -7424,7 +7539,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["StorageUnavailable"];
         };
     };
     getAssetContent: {
