@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -433,7 +434,7 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		"executeCreativeAction":          map[string]string{"action": "submit"},
 		"createAccountDeposit":           depositBody("25000000"),
 		"claimAccountDeposit":            map[string]string{"transactionId": strings.Repeat("ab", 32)},
-		"putAccountDepositRefundAddress": map[string]string{"address": tron.DevTreasuryAddress},
+		"putAccountDepositRefundAddress": map[string]string{"address": tron.EncodeAddress(bytes.Repeat([]byte{0x22}, 20))},
 		"createCreative":                 map[string]string{"title": "Matrix creative", "type": "static", "aspectRatio": "1:1", "geo": "DE", "language": "de"},
 		"updateCreative":                 map[string]string{"title": "Renamed in the matrix"},
 		"addCreativeVersion":             map[string]any{"assets": []any{pngAsset("matrix.png")}},
@@ -697,6 +698,10 @@ func TestAuthorizationMatrixOfDecisions(t *testing.T) {
 				if r := client.OpenShare(token, email); r.Status != http.StatusCreated {
 					t.Fatalf("guest session: %d %s", r.Status, r.Body)
 				}
+				// Who decides is asked of verified sessions only (an
+				// unverified one is guest_unverified first): the row's
+				// session is marked proven, as a code or its link would.
+				d.env.DB.VerifyGuest(t, share, email)
 				detail, action = guestCreativesPath+"/"+id.String(), guestActionURL(id)
 			}
 			var c api.CreativeDetail

@@ -174,7 +174,8 @@ func TestAGuestVerifiesTheirEmailWithAMailedCode(t *testing.T) {
 	d := newReviewDesk(t, testenv.Options{Mail: true})
 	id := d.creative(t, creativeSpec{versions: 1, status: review.StatusInReview, reviewer: "reviewer"})
 	email := "code-" + uuid.NewString()[:8] + "@brand.test"
-	_, token := d.env.DB.Share(t, d.org, d.users["admin"], "decide", id)
+	share, token := d.env.DB.Share(t, d.org, d.users["admin"], "decide", id)
+	d.env.DB.Invite(t, share, email) // invited, so the verified session decides
 	guest := d.env.Client(t)
 	if r := guest.OpenShare(token, email); r.Status != http.StatusCreated {
 		t.Fatal(r.Status)

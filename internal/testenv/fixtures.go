@@ -177,6 +177,19 @@ func (e *Env) OpenInvited(t testing.TB, c *Client, share uuid.UUID, token, email
 		"shareInvitationToken": e.DB.Invitation(t, share, email)})
 }
 
+// VerifyGuest marks the sessions of email on share verified, as its
+// invitation's link or a mailed code would, for tests about what a
+// verified session may do rather than how it was verified.
+func (d *DB) VerifyGuest(t testing.TB, share uuid.UUID, email string) {
+	t.Helper()
+	tag, err := d.Pool.Exec(context.Background(), `
+		UPDATE guest_sessions gs SET verified = true FROM guests g
+		WHERE g.id = gs.guest_id AND g.share_id = $1 AND g.email = $2`, share, auth.NormalizeEmail(email))
+	if err != nil || tag.RowsAffected() == 0 {
+		t.Fatalf("verify guest %s: %v (%d sessions)", email, err, tag.RowsAffected())
+	}
+}
+
 // AddGuest opens on c a verified guest session of a share (permission
 // decide, made by an admin, the guest invited) of a draft of a new
 // organization, beside whatever session c holds: the sweeps over every
