@@ -1133,7 +1133,9 @@ type Comment struct {
 
 	// Anchor What a comment points at (see NewCommentAnchor); every key is present, null when not given. Nullable because a comment without an anchor shows null.
 	Anchor nullable.Nullable[CommentAnchor] `json:"anchor"`
-	Author UserRef                          `json:"author"`
+
+	// Author A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it).
+	Author UserRef `json:"author"`
 
 	// Body The text; "" once deleted.
 	Body       string             `json:"body"`
@@ -1450,7 +1452,9 @@ type CreativeDetail struct {
 	//
 	// Example: 9:16
 	AspectRatio AspectRatio `json:"aspectRatio"`
-	Author      UserRef     `json:"author"`
+
+	// Author A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it).
+	Author UserRef `json:"author"`
 
 	// AvailableActions The actions the caller may run now (given the state and the caller's rights). Offer exactly these.
 	AvailableActions []CreativeAction                    `json:"availableActions"`
@@ -1519,7 +1523,9 @@ type CreativeDetail struct {
 type CreativeEvent struct {
 	// AcknowledgedOpenThreadIds For a `submit` sent with `acknowledgeOpenThreads`, the open threads not marked addressed that it went past; null otherwise.
 	AcknowledgedOpenThreadIds nullable.Nullable[[]openapi_types.UUID] `json:"acknowledgedOpenThreadIds"`
-	Actor                     UserRef                                 `json:"actor"`
+
+	// Actor A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it).
+	Actor UserRef `json:"actor"`
 
 	// Changes For `updated`, each changed field; null for every other type.
 	Changes nullable.Nullable[[]CreativeChange] `json:"changes"`
@@ -1605,7 +1611,9 @@ type CreativeType string
 
 // CreativeVersion An uploaded version of a creative. Nullable because it is only referenced by nullable properties (`currentVersion`, `approvedVersion`); see NullableUserRef.
 type CreativeVersion struct {
-	Assets    []Asset            `json:"assets"`
+	Assets []Asset `json:"assets"`
+
+	// Author A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it).
 	Author    UserRef            `json:"author"`
 	CreatedAt time.Time          `json:"createdAt"`
 	Id        openapi_types.UUID `json:"id"`
@@ -1833,7 +1841,9 @@ type Member struct {
 	// Role A member's role in an organization. `admin`: everything.
 	// `reviewer`: reviews creatives. `author`: writes and submits
 	// creatives. `viewer`: reads only.
-	Role Role    `json:"role"`
+	Role Role `json:"role"`
+
+	// User A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it).
 	User UserRef `json:"user"`
 }
 
@@ -2250,11 +2260,13 @@ type ReviewStage struct {
 
 // ReviewStageDecision defines model for ReviewStageDecision.
 type ReviewStageDecision struct {
-	At            time.Time                   `json:"at"`
-	Comment       nullable.Nullable[string]   `json:"comment"`
-	Decision      ReviewStageDecisionDecision `json:"decision"`
-	Reviewer      UserRef                     `json:"reviewer"`
-	VersionNumber int                         `json:"versionNumber"`
+	At       time.Time                   `json:"at"`
+	Comment  nullable.Nullable[string]   `json:"comment"`
+	Decision ReviewStageDecisionDecision `json:"decision"`
+
+	// Reviewer A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it).
+	Reviewer      UserRef `json:"reviewer"`
+	VersionNumber int     `json:"versionNumber"`
 }
 
 // ReviewStageDecisionDecision defines model for ReviewStageDecision.Decision.
@@ -2321,7 +2333,9 @@ type SettlementOperator struct {
 // strings only in the answer to `createShare` (and its replays), null
 // everywhere else.
 type Share struct {
-	CreatedAt   time.Time            `json:"createdAt"`
+	CreatedAt time.Time `json:"createdAt"`
+
+	// CreatedBy A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it).
 	CreatedBy   UserRef              `json:"createdBy"`
 	CreativeIds []openapi_types.UUID `json:"creativeIds"`
 	ExpiresAt   time.Time            `json:"expiresAt"`
@@ -2589,16 +2603,16 @@ type User struct {
 	Operator bool `json:"operator"`
 }
 
-// UserRef defines model for UserRef.
+// UserRef A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it).
 type UserRef struct {
 	Id openapi_types.UUID `json:"id"`
 
-	// Kind `user` for a member, `guest` for a person outside the organization who came by a share's link. Absent means `user`.
-	Kind *UserRefKind `json:"kind,omitempty"`
-	Name string       `json:"name"`
+	// Kind `user` for a member, `guest` for a person outside the organization who came by a share's link.
+	Kind UserRefKind `json:"kind"`
+	Name string      `json:"name"`
 }
 
-// UserRefKind `user` for a member, `guest` for a person outside the organization who came by a share's link. Absent means `user`.
+// UserRefKind `user` for a member, `guest` for a person outside the organization who came by a share's link.
 type UserRefKind string
 
 // WebhookDelivery One event for one endpoint. Every field is always present.

@@ -12,6 +12,7 @@ import (
 	"creativeapi/gen/db"
 	"creativeapi/internal/apifield"
 	"creativeapi/internal/cursor"
+	"creativeapi/internal/userref"
 )
 
 // Change is one field an edit changed, with its value before and after
@@ -75,5 +76,5 @@ func actorRef(id uuid.UUID, name string, guest bool) api.UserRef {
 	if guest {
 		return guestPerson(id).ref(name)
 	}
-	return api.UserRef{Id: id, Name: name}
+	return userref.Member(id, name)
 }

@@ -2154,15 +2154,16 @@ export interface components {
             /** @description A human-readable message to show next to the field. */
             message: string;
         };
+        /** @description A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it). */
         UserRef: {
             /** Format: uuid */
             id: string;
             name: string;
             /**
-             * @description `user` for a member, `guest` for a person outside the organization who came by a share's link. Absent means `user`.
+             * @description `user` for a member, `guest` for a person outside the organization who came by a share's link.
              * @enum {string}
              */
-            kind?: "user" | "guest";
+            kind: "user" | "guest";
         };
         NamedRef: {
             /** Format: uuid */
@@ -2175,10 +2176,10 @@ export interface components {
             id: string;
             name: string;
             /**
-             * @description `user` for a member, `guest` for a person outside the organization who came by a share's link. Absent means `user`.
+             * @description `user` for a member, `guest` for a person outside the organization who came by a share's link.
              * @enum {string}
              */
-            kind?: "user" | "guest";
+            kind: "user" | "guest";
         } | null;
         /** @description A NamedRef or null (see NullableUserRef). */
         NullableNamedRef: {
