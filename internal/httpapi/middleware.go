@@ -57,6 +57,9 @@ func observe(log *slog.Logger, requestTimeout time.Duration, clients clientip.Re
 			h["X-Content-Type-Options"] = nosniff
 			// No answer is meant to be shown in a frame (clickjacking).
 			h["X-Frame-Options"] = deny
+			// A link in an answer (a share's, an upload's) never hands this
+			// URL, or a token in it, to the next site.
+			h["Referrer-Policy"] = noReferrer
 			h.Set("Trace-Id", traceID)
 			defer func() {
 				if r := recover(); r != nil {
@@ -72,12 +75,16 @@ func observe(log *slog.Logger, requestTimeout time.Duration, clients clientip.Re
 				// writes a float through json.Marshal (reflection and an
 				// encoder per line), and the line as a whole profiled at
 				// about a tenth of a replay's server CPU.
-				attrs := make([]slog.Attr, 0, 8)
+				attrs := make([]slog.Attr, 0, 9)
 				attrs = append(attrs,
-					slog.String("method", requestMethod(c)), slog.String("route", c.Path()), slog.String("path", req.URL.Path),
+					slog.String("method", requestMethod(c)), slog.String("route", c.Path()), slog.String("path", logPath(req.URL.Path)),
 					slog.Int("status", c.Response().Status), slog.Int64("duration_us", time.Since(start).Microseconds()),
 					slog.String("trace_id", traceID),
 				)
+				// No token, code or secret reaches the log (logredact.go).
+				if req.URL.RawQuery != "" {
+					attrs = append(attrs, slog.String("query", logQuery(req.URL.RawQuery)))
+				}
 				// The operation the metrics count the request under.
 				if op, ok := c.Get(operationKey).(string); ok {
 					attrs = append(attrs, slog.String("operation", op))
@@ -105,7 +112,9 @@ func observe(log *slog.Logger, requestTimeout time.Duration, clients clientip.Re
 var (
 	nosniff = []string{"nosniff"}[:1:1]
 	deny    = []string{"DENY"}[:1:1]
-	noStore = []string{"no-store"}[:1:1]
+	// noReferrer is Referrer-Policy's value (PRODUCT.md §21).
+	noReferrer = []string{"no-referrer"}[:1:1]
+	noStore    = []string{"no-store"}[:1:1]
 )
 
 // headerBytes is the size of the header fields as sent ("Name: value\r\n").

@@ -76,6 +76,10 @@ type Options struct {
 	// MailWorkersOff leaves the email jobs queued: the test starts the
 	// workers itself (StartEmailWorkers), as a replica that restarts.
 	MailWorkersOff bool
+	// Log, when set, receives every line the server logs (JSON, every
+	// level), for tests of what reaches the log. It must be safe for
+	// concurrent writes.
+	Log io.Writer
 }
 
 // Env is a real server (the production Echo instance, middleware included)
@@ -167,6 +171,9 @@ func NewOn(t testing.TB, d *DB, o Options) *Env {
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	if testing.Verbose() {
 		log = slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	if o.Log != nil {
+		log = slog.New(slog.NewJSONHandler(o.Log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	authSvc := auth.NewService(d.Store, auth.SessionConfig{
 		CookieSecure: cfg.CookieSecure, IdleTTL: cfg.SessionIdleTTL, AbsoluteTTL: cfg.SessionAbsoluteTTL,
