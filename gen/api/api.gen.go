@@ -1191,7 +1191,7 @@ type CommentAnchor struct {
 	TimeMs nullable.Nullable[CommentTimeRange] `json:"timeMs"`
 }
 
-// CommentBody The text of a comment, 1 to 5000 characters, not only white space; line breaks and tabs are kept, other control characters refused.
+// CommentBody The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused. A body of only white space (any Unicode space, such as U+3000) and invisible format characters (U+200B, U+2060, U+FEFF) says nothing and is refused as an empty one is (`too_short`).
 type CommentBody = string
 
 // CommentList defines model for CommentList.
@@ -1260,7 +1260,7 @@ type CreateCommentRequest struct {
 	// required (the asset as a whole).
 	Anchor *NewCommentAnchor `json:"anchor,omitempty"`
 
-	// Body The text of a comment, 1 to 5000 characters, not only white space; line breaks and tabs are kept, other control characters refused.
+	// Body The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused. A body of only white space (any Unicode space, such as U+3000) and invisible format characters (U+200B, U+2060, U+FEFF) says nothing and is refused as an empty one is (`too_short`).
 	Body CommentBody `json:"body"`
 
 	// MentionUserIds Members of the organization the comment is addressed to, each once.
@@ -1719,7 +1719,7 @@ type GuestCreateCommentRequest struct {
 	// required (the asset as a whole).
 	Anchor *NewCommentAnchor `json:"anchor,omitempty"`
 
-	// Body The text of a comment, 1 to 5000 characters, not only white space; line breaks and tabs are kept, other control characters refused.
+	// Body The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused. A body of only white space (any Unicode space, such as U+3000) and invisible format characters (U+200B, U+2060, U+FEFF) says nothing and is refused as an empty one is (`too_short`).
 	Body CommentBody `json:"body"`
 
 	// ParentId Reply to this top-level comment of the same creative.
@@ -1754,7 +1754,7 @@ type GuestShare struct {
 
 // GuestUpdateCommentRequest What to change of the guest's own comment; send at least one field.
 type GuestUpdateCommentRequest struct {
-	// Body The text of a comment, 1 to 5000 characters, not only white space; line breaks and tabs are kept, other control characters refused.
+	// Body The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused. A body of only white space (any Unicode space, such as U+3000) and invisible format characters (U+200B, U+2060, U+FEFF) says nothing and is refused as an empty one is (`too_short`).
 	Body *CommentBody `json:"body,omitempty"`
 
 	// Resolved `true` resolves the thread, `false` reopens it.
@@ -2449,7 +2449,7 @@ type UpdateCommentRequest struct {
 	// resolves the thread.
 	AddressedInVersion nullable.Nullable[int32] `json:"addressedInVersion,omitempty"`
 
-	// Body The text of a comment, 1 to 5000 characters, not only white space; line breaks and tabs are kept, other control characters refused.
+	// Body The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused. A body of only white space (any Unicode space, such as U+3000) and invisible format characters (U+200B, U+2060, U+FEFF) says nothing and is refused as an empty one is (`too_short`).
 	Body *CommentBody `json:"body,omitempty"`
 
 	// Resolved `true` resolves the thread, `false` reopens it.

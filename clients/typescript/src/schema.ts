@@ -3426,7 +3426,7 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
-        /** @description The text of a comment, 1 to 5000 characters, not only white space; line breaks and tabs are kept, other control characters refused. */
+        /** @description The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused. A body of only white space (any Unicode space, such as U+3000) and invisible format characters (U+200B, U+2060, U+FEFF) says nothing and is refused as an empty one is (`too_short`). */
         CommentBody: string;
         /**
          * @description A rectangle on the asset as displayed, in fractions of its width and
