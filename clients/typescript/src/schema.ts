@@ -5802,7 +5802,8 @@ export interface operations {
                      *         {
                      *           "user": {
                      *             "id": "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b",
-                     *             "name": "Rita Reviewer"
+                     *             "name": "Rita Reviewer",
+                     *             "kind": "user"
                      *           },
                      *           "role": "reviewer"
                      *         }
