@@ -918,6 +918,9 @@ type AccessToken struct {
 // AccessTokenList defines model for AccessTokenList.
 type AccessTokenList struct {
 	Items []AccessToken `json:"items"`
+
+	// NextCursor Pass as `cursor` for the next page; null on the last page.
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
 
 // AccountBalance defines model for AccountBalance.
@@ -2188,7 +2191,7 @@ type Problem struct {
 	// `transfer_unknown`, `transfer_taken`, `open_threads`,
 	// `share_limit`, `share_not_found`, `share_password_required`,
 	// `invalid_token`, `insufficient_scope`, `ambiguous_credentials`,
-	// `review_plan_set`. New codes may be added: treat an
+	// `review_plan_set`, `too_many_tokens`. New codes may be added: treat an
 	// unknown code by its `status`.
 	//
 	//
@@ -2972,6 +2975,15 @@ type StreamMyEventsParams struct {
 	LastEventID *EventId `json:"Last-Event-ID,omitempty"`
 }
 
+// ListAccessTokensParams defines parameters for ListAccessTokens.
+type ListAccessTokensParams struct {
+	// Limit The page size (send it once).
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page, as it came (send it once).
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // ListOperatorTransfersParams defines parameters for ListOperatorTransfers.
 type ListOperatorTransfersParams struct {
 	// Status Only transfers with this status.
@@ -3367,7 +3379,7 @@ type ServerInterface interface {
 	PutNotificationSettings(ctx echo.Context) error
 	// ListAccessTokens List the signed-in user's personal access tokens
 	// (GET /api/v1/me/tokens)
-	ListAccessTokens(ctx echo.Context) error
+	ListAccessTokens(ctx echo.Context, params ListAccessTokensParams) error
 	// CreateAccessToken Create a personal access token
 	// (POST /api/v1/me/tokens)
 	CreateAccessToken(ctx echo.Context) error
@@ -4066,8 +4078,24 @@ func (w *ServerInterfaceWrapper) PutNotificationSettings(ctx echo.Context) error
 func (w *ServerInterfaceWrapper) ListAccessTokens(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAccessTokensParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListAccessTokens(ctx)
+	err = w.Handler.ListAccessTokens(ctx, params)
 	return err
 }
 
@@ -9963,6 +9991,7 @@ func (response PutNotificationSettings503JSONResponse) VisitPutNotificationSetti
 }
 
 type ListAccessTokensRequestObject struct {
+	Params ListAccessTokensParams
 }
 
 type ListAccessTokensResponseObject interface {
@@ -10010,6 +10039,20 @@ func (response ListAccessTokens401JSONResponse) VisitListAccessTokensResponse(w 
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccessTokens422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response ListAccessTokens422JSONResponse) VisitListAccessTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10143,6 +10186,20 @@ func (response CreateAccessToken403JSONResponse) VisitCreateAccessTokenResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccessToken409JSONResponse Problem
+
+func (response CreateAccessToken409JSONResponse) VisitCreateAccessTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19886,8 +19943,10 @@ func (sh *strictHandler) PutNotificationSettings(ctx echo.Context) error {
 }
 
 // ListAccessTokens operation middleware
-func (sh *strictHandler) ListAccessTokens(ctx echo.Context) error {
+func (sh *strictHandler) ListAccessTokens(ctx echo.Context, params ListAccessTokensParams) error {
 	var request ListAccessTokensRequestObject
+
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.ListAccessTokens(ctx.Request().Context(), request.(ListAccessTokensRequestObject))

@@ -53,6 +53,7 @@ const (
 	InsufficientScope        Code = "insufficient_scope"
 	AmbiguousCredentials     Code = "ambiguous_credentials"
 	ReviewPlanSet            Code = "review_plan_set"
+	TooManyTokens            Code = "too_many_tokens"
 )
 
 // FieldCode is the machine-readable kind of a field error (FieldError.code
@@ -151,6 +152,7 @@ var titles = map[Code]string{
 	TooManyStreams:           "Too many streams",
 	StorageQuotaExceeded:     "Storage quota exceeded",
 	ShareLimit:               "Share limit reached",
+	TooManyTokens:            "Too many tokens",
 	ShareNotFound:            "Share not found",
 	SharePasswordRequired:    "Share password required",
 	UploadIncomplete:         "Upload incomplete",

@@ -34,6 +34,9 @@ const (
 	// user's deposit create slots; slots run from 0 to one less than the
 	// open-deposit limit, so the keys above it up to that limit are taken.
 	LockDepositSlot int32 = 1_685_025
+	// LockAccessTokenOwner, with hashtext(the user's id), makes one user's
+	// token creations take turns (queries/access_tokens.sql).
+	LockAccessTokenOwner int32 = 2_058_001
 )
 
 // Held is a session advisory lock held on a connection of its own,

@@ -128,7 +128,7 @@ export interface paths {
          * List the signed-in user's personal access tokens
          * @description Operation `listAccessTokens` (the TypeScript client's function of that name).
          *
-         *     The tokens that still work (neither revoked nor expired), newest first, without their secrets.
+         *     The tokens that still work (neither revoked nor expired), newest first, without their secrets, a page at a time like every list (`limit`, `cursor`, `nextCursor`). A user holds at most 50 of them.
          */
         get: operations["listAccessTokens"];
         put?: never;
@@ -140,7 +140,10 @@ export interface paths {
          *     send it as `Authorization: Bearer <token>`. The answer holds the
          *     secret `token`, shown this once. A session only (a token cannot
          *     make tokens). `operator` is for platform operators only (422).
-         *     No `Idempotency-Key`: a replay would have to store the secret.
+         *     No `Idempotency-Key`: a replay would have to store the secret. A
+         *     user holds at most 50 tokens that still work (each has a rate
+         *     budget of its own): the 51st is 409 `too_many_tokens` until one is
+         *     revoked or expires.
          */
         post: operations["createAccessToken"];
         delete?: never;
@@ -2096,6 +2099,8 @@ export interface components {
         };
         AccessTokenList: {
             items: components["schemas"]["AccessToken"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
         };
         /** @description An error (RFC 9457 Problem Details, served as `application/json`). */
         Problem: {
@@ -2121,7 +2126,7 @@ export interface components {
              *     `transfer_unknown`, `transfer_taken`, `open_threads`,
              *     `share_limit`, `share_not_found`, `share_password_required`,
              *     `invalid_token`, `insufficient_scope`, `ambiguous_credentials`,
-             *     `review_plan_set`. New codes may be added: treat an
+             *     `review_plan_set`, `too_many_tokens`. New codes may be added: treat an
              *     unknown code by its `status`.
              * @example invalid_request
              */
@@ -4564,14 +4569,19 @@ export interface operations {
     };
     listAccessTokens: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The page size (send it once). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page, as it came (send it once). */
+                cursor?: components["parameters"]["Cursor"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The tokens. */
+            /** @description One page of the tokens. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4582,6 +4592,7 @@ export interface operations {
             };
             400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
+            422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -4622,6 +4633,25 @@ export interface operations {
             400: components["responses"]["MalformedJSON"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["CsrfFailed"];
+            /** @description `too_many_tokens`: the user holds 50 tokens that still work; revoke one first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:8080/problems/too_many_tokens",
+                     *       "title": "Too many tokens",
+                     *       "status": 409,
+                     *       "code": "too_many_tokens",
+                     *       "detail": "You hold 50 access tokens that still work, the most a user may hold. Revoke one you no longer use, then try again.",
+                     *       "traceId": "4bf92f3577b34da6a3ce929d0e0e4736"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidRequest"];
