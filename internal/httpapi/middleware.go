@@ -356,7 +356,7 @@ func authenticate(auth Authenticator, req *http.Request, op *gate.Operation) (ad
 		caller, ok, err := auth.AuthenticateGuest(req)
 		switch {
 		case errors.Is(err, authpkg.ErrInvalidToken):
-			return admitted{}, invalidToken()
+			return admitted{}, invalidToken(tokenNotForGuests)
 		case err != nil:
 			return admitted{}, err
 		case !ok:
@@ -369,7 +369,7 @@ func authenticate(auth Authenticator, req *http.Request, op *gate.Operation) (ad
 	caller, stored, ok, err := auth.Authenticate(req, a.key)
 	switch {
 	case errors.Is(err, authpkg.ErrInvalidToken):
-		return admitted{}, invalidToken()
+		return admitted{}, invalidToken(tokenNotLive)
 	case errors.Is(err, authpkg.ErrAmbiguousCredentials):
 		return admitted{}, problem.New(http.StatusBadRequest, problem.AmbiguousCredentials, "Send either the session cookie or a bearer token, not both.")
 	case err != nil:
@@ -378,7 +378,7 @@ func authenticate(auth Authenticator, req *http.Request, op *gate.Operation) (ad
 	// An operation without a scope takes a session only: a token there
 	// is as good as none.
 	if ok && caller.Bearer() && op.Scope == "" {
-		return admitted{}, invalidToken()
+		return admitted{}, invalidToken(tokenNotTaken)
 	}
 	if !ok {
 		return admitted{}, problem.New(http.StatusUnauthorized, problem.Unauthenticated, "Sign in to continue.")
@@ -390,11 +390,22 @@ func authenticate(auth Authenticator, req *http.Request, op *gate.Operation) (ad
 // bearerRealm starts the RFC 6750 challenges of bearer refusals.
 const bearerRealm = `Bearer realm="creativeapi"`
 
-// invalidToken is the 401 of a bearer token that is not live, or sent to
-// an operation that takes only a session.
-func invalidToken() *problem.Error {
-	p := problem.New(http.StatusUnauthorized, problem.InvalidToken, "The bearer token is unknown, expired or revoked, or this operation takes a session only.")
-	p.Challenge = bearerRealm + `, error="invalid_token"`
+// Why a bearer token is refused, as the 401's detail and RFC 6750's
+// error_description say it (openapi.yaml's WWWAuthenticate lists each
+// challenge). A request without credentials gets no error attribute: it
+// is answered with the cookie challenge (writeProblem).
+const (
+	tokenNotLive      = "The token is unknown, expired or revoked."
+	tokenNotTaken     = "This operation takes a session, not a token."
+	tokenNotForGuests = "A token opens no guest path."
+)
+
+// invalidToken is the 401 of a bearer token that is not live (why:
+// tokenNotLive), or sent to an operation that takes none (tokenNotTaken,
+// tokenNotForGuests), with RFC 6750 §3's challenge.
+func invalidToken(why string) *problem.Error {
+	p := problem.New(http.StatusUnauthorized, problem.InvalidToken, "%s", why)
+	p.Challenge = bearerRealm + `, error="invalid_token", error_description="` + why + `"`
 	return p
 }
 

@@ -4322,8 +4322,16 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description `Cookie realm="creativeapi"`: sign in to get the session cookie; `Bearer realm="creativeapi", error="invalid_token"` when the request sent a bearer token that is unknown, expired or revoked. */
-        WWWAuthenticate: "Cookie realm=\"creativeapi\"" | "Bearer realm=\"creativeapi\", error=\"invalid_token\"";
+        /**
+         * @description `Cookie realm="creativeapi"` when the request sent no credentials
+         *     (no error attribute, RFC 6750 §3.1): sign in to get the session
+         *     cookie, or send a token. A refused bearer token gets RFC 6750 §3's
+         *     `Bearer realm="creativeapi", error="invalid_token"` with an
+         *     `error_description`: the token is unknown, expired or revoked; the
+         *     operation takes a session, not a token; or a token was sent to a
+         *     guest path.
+         */
+        WWWAuthenticate: "Cookie realm=\"creativeapi\"" | "Bearer realm=\"creativeapi\", error=\"invalid_token\", error_description=\"The token is unknown, expired or revoked.\"" | "Bearer realm=\"creativeapi\", error=\"invalid_token\", error_description=\"This operation takes a session, not a token.\"" | "Bearer realm=\"creativeapi\", error=\"invalid_token\", error_description=\"A token opens no guest path.\"";
         /** @description RFC 6750's `insufficient_scope` error and the scope the operation needs. */
         WWWAuthenticateScope: string;
         /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise. */
