@@ -22,8 +22,9 @@ func TestEveryAdvisoryLockKeyInTheQueriesIsANamedOne(t *testing.T) {
 		int64(store.LockDepositOwner):     "LockDepositOwner",
 		int64(store.LockDepositSlot):      "LockDepositSlot",
 		int64(store.LockAccessTokenOwner): "LockAccessTokenOwner",
+		int64(store.LockWebhookEndpoint):  "LockWebhookEndpoint",
 	}
-	if len(named) != 6 {
+	if len(named) != 7 {
 		t.Fatalf("two lock constants share a key: %v", named)
 	}
 	files, err := filepath.Glob("../../queries/*.sql")
