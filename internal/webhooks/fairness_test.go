@@ -2,12 +2,15 @@ package webhooks_test
 
 import (
 	"context"
+	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"creativeapi/gen/db"
 	"creativeapi/internal/events"
 	"creativeapi/internal/store"
 	"creativeapi/internal/webhooks"
@@ -82,5 +85,27 @@ func TestDelivery_AtMostFourInFlightPerEndpointOnEveryReplica(t *testing.T) {
 	if err := b.d.Pool.QueryRow(context.Background(),
 		"SELECT count(*) FROM webhook_deliveries WHERE in_flight_until IS NOT NULL").Scan(&leases); err != nil || leases != 0 {
 		t.Errorf("%d leases left after every attempt was recorded (%v), want 0", leases, err)
+	}
+}
+
+// TestDelivery_AFailedAttemptLogsNoURLOrItsToken: a receiver's URL may
+// carry a token of its own in the query; a failed attempt's error (in the
+// attempts, and in River's log of the failed job) leaves the URL out.
+func TestDelivery_AFailedAttemptLogsNoURLOrItsToken(t *testing.T) {
+	t.Parallel()
+	b := setup(t, webhooks.Config{AllowPrivate: true, Schedule: []time.Duration{time.Hour}})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens: connection refused
+	ep := b.endpoint(t, "http://"+addr+"/hook?token=receiver-secret-1", events.CreativeApproved)
+	b.emitMany(t, events.CreativeApproved, 1)
+	ds := b.deliveries(t, ep.ID, 1, "attempted", func(d db.WebhookDeliveryListRow) bool { return d.Attempts >= 1 })
+	attempts := b.attempts(t, ds[0].ID)
+	if len(attempts) == 0 || attempts[0].Error == nil || !strings.Contains(*attempts[0].Error, "connection refused") ||
+		strings.Contains(*attempts[0].Error, "receiver-secret-1") || strings.Contains(*attempts[0].Error, "/hook") {
+		t.Errorf("the attempt's error: %+v; want connection refused without the URL", attempts)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -428,6 +429,13 @@ type result struct {
 func (s *Service) send(ctx context.Context, d db.WebhookDeliveryForAttemptRow) result {
 	res := result{started: time.Now()}
 	fail := func(err error) result {
+		// net/http's error names the URL, whose query may hold the
+		// receiver's own token; River logs a failed job's error, and no
+		// secret reaches a log (PRODUCT.md §21): the owner knows the URL.
+		var uerr *url.Error
+		if errors.As(err, &uerr) {
+			err = fmt.Errorf("%s: %w", uerr.Op, uerr.Err)
+		}
 		msg := err.Error()
 		if len(msg) > 500 {
 			msg = msg[:500]
