@@ -527,7 +527,9 @@ CREATE TABLE webhook_deliveries (
     next_attempt_at timestamptz,
     created_at      timestamptz NOT NULL DEFAULT now(),
     finished_at     timestamptz,
-    message_id      uuid
+    message_id      uuid,
+    -- While an attempt is in flight: the end of its lease (migration 0044).
+    in_flight_until timestamptz
 );
 
 -- Only first deliveries are one per endpoint and event (the fan-out's
@@ -542,6 +544,9 @@ CREATE INDEX webhook_deliveries_finished_at_idx ON webhook_deliveries (finished_
 -- abandoned deliveries read them without reading finished ones.
 CREATE INDEX webhook_deliveries_pending_idx ON webhook_deliveries ((coalesce(next_attempt_at, created_at)))
     WHERE status = 'pending';
+-- The attempts in flight per endpoint (WebhookDeliveryClaim counts them).
+CREATE INDEX webhook_deliveries_in_flight_idx ON webhook_deliveries (endpoint_id)
+    WHERE in_flight_until IS NOT NULL;
 
 -- webhook_delivery_attempts logs every request sent: the status the
 -- receiver answered, or the error when none came.

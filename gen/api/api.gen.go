@@ -918,6 +918,9 @@ type AccessToken struct {
 // AccessTokenList defines model for AccessTokenList.
 type AccessTokenList struct {
 	Items []AccessToken `json:"items"`
+
+	// NextCursor Pass as `cursor` for the next page; null on the last page.
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
 
 // AccountBalance defines model for AccountBalance.
@@ -1143,7 +1146,9 @@ type Comment struct {
 
 	// Anchor What a comment points at (see NewCommentAnchor); every key is present, null when not given. Nullable because a comment without an anchor shows null.
 	Anchor nullable.Nullable[CommentAnchor] `json:"anchor"`
-	Author UserRef                          `json:"author"`
+
+	// Author A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it).
+	Author UserRef `json:"author"`
 
 	// Body The text; "" once deleted.
 	Body       string             `json:"body"`
@@ -1199,7 +1204,7 @@ type CommentAnchor struct {
 	TimeMs nullable.Nullable[CommentTimeRange] `json:"timeMs"`
 }
 
-// CommentBody The text of a comment, 1 to 5000 characters, not only white space; line breaks and tabs are kept, other control characters refused.
+// CommentBody The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused. A body of only white space (any Unicode space, such as U+3000) and invisible format characters (U+200B, U+2060, U+FEFF) says nothing and is refused as an empty one is (`too_short`).
 type CommentBody = string
 
 // CommentList defines model for CommentList.
@@ -1274,7 +1279,7 @@ type CreateCommentRequest struct {
 	// required (the asset as a whole).
 	Anchor *NewCommentAnchor `json:"anchor,omitempty"`
 
-	// Body The text of a comment, 1 to 5000 characters, not only white space; line breaks and tabs are kept, other control characters refused.
+	// Body The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused. A body of only white space (any Unicode space, such as U+3000) and invisible format characters (U+200B, U+2060, U+FEFF) says nothing and is refused as an empty one is (`too_short`).
 	Body CommentBody `json:"body"`
 
 	// MentionUserIds Members of the organization the comment is addressed to, each once.
@@ -1470,7 +1475,9 @@ type CreativeDetail struct {
 	//
 	// Example: 9:16
 	AspectRatio AspectRatio `json:"aspectRatio"`
-	Author      UserRef     `json:"author"`
+
+	// Author A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it).
+	Author UserRef `json:"author"`
 
 	// AvailableActions The actions the caller may run now (given the state and the caller's rights). Offer exactly these.
 	AvailableActions []CreativeAction                    `json:"availableActions"`
@@ -1539,7 +1546,9 @@ type CreativeDetail struct {
 type CreativeEvent struct {
 	// AcknowledgedOpenThreadIds For a `submit` sent with `acknowledgeOpenThreads`, the open threads not marked addressed that it went past; null otherwise.
 	AcknowledgedOpenThreadIds nullable.Nullable[[]openapi_types.UUID] `json:"acknowledgedOpenThreadIds"`
-	Actor                     UserRef                                 `json:"actor"`
+
+	// Actor A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it).
+	Actor UserRef `json:"actor"`
 
 	// Changes For `updated`, each changed field; null for every other type.
 	Changes nullable.Nullable[[]CreativeChange] `json:"changes"`
@@ -1625,7 +1634,9 @@ type CreativeType string
 
 // CreativeVersion An uploaded version of a creative. Nullable because it is only referenced by nullable properties (`currentVersion`, `approvedVersion`); see NullableUserRef.
 type CreativeVersion struct {
-	Assets    []Asset            `json:"assets"`
+	Assets []Asset `json:"assets"`
+
+	// Author A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it).
 	Author    UserRef            `json:"author"`
 	CreatedAt time.Time          `json:"createdAt"`
 	Id        openapi_types.UUID `json:"id"`
@@ -1741,7 +1752,7 @@ type GuestCreateCommentRequest struct {
 	// required (the asset as a whole).
 	Anchor *NewCommentAnchor `json:"anchor,omitempty"`
 
-	// Body The text of a comment, 1 to 5000 characters, not only white space; line breaks and tabs are kept, other control characters refused.
+	// Body The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused. A body of only white space (any Unicode space, such as U+3000) and invisible format characters (U+200B, U+2060, U+FEFF) says nothing and is refused as an empty one is (`too_short`).
 	Body CommentBody `json:"body"`
 
 	// ParentId Reply to this top-level comment of the same creative.
@@ -1777,7 +1788,7 @@ type GuestShare struct {
 
 // GuestUpdateCommentRequest What to change of the guest's own comment; send at least one field.
 type GuestUpdateCommentRequest struct {
-	// Body The text of a comment, 1 to 5000 characters, not only white space; line breaks and tabs are kept, other control characters refused.
+	// Body The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused. A body of only white space (any Unicode space, such as U+3000) and invisible format characters (U+200B, U+2060, U+FEFF) says nothing and is refused as an empty one is (`too_short`).
 	Body *CommentBody `json:"body,omitempty"`
 
 	// Resolved `true` resolves the thread, `false` reopens it.
@@ -1870,7 +1881,9 @@ type Member struct {
 	// Role A member's role in an organization. `admin`: everything.
 	// `reviewer`: reviews creatives. `author`: writes and submits
 	// creatives. `viewer`: reads only.
-	Role Role    `json:"role"`
+	Role Role `json:"role"`
+
+	// User A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it).
 	User UserRef `json:"user"`
 }
 
@@ -2232,7 +2245,7 @@ type Problem struct {
 	// `invalid_token`, `insufficient_scope`, `ambiguous_credentials`,
 	// `review_plan_set`, `guest_unverified`, `code_expired`,
 	// `member_email`, `email_quota_exceeded`, `too_many_pending_uploads`,
-	// `storage_unavailable`. New codes may be added: treat an
+	// `storage_unavailable`, `too_many_tokens`. New codes may be added: treat an
 	// unknown code by its `status`.
 	//
 	//
@@ -2304,11 +2317,13 @@ type ReviewStage struct {
 
 // ReviewStageDecision defines model for ReviewStageDecision.
 type ReviewStageDecision struct {
-	At            time.Time                   `json:"at"`
-	Comment       nullable.Nullable[string]   `json:"comment"`
-	Decision      ReviewStageDecisionDecision `json:"decision"`
-	Reviewer      UserRef                     `json:"reviewer"`
-	VersionNumber int                         `json:"versionNumber"`
+	At       time.Time                   `json:"at"`
+	Comment  nullable.Nullable[string]   `json:"comment"`
+	Decision ReviewStageDecisionDecision `json:"decision"`
+
+	// Reviewer A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it).
+	Reviewer      UserRef `json:"reviewer"`
+	VersionNumber int     `json:"versionNumber"`
 }
 
 // ReviewStageDecisionDecision defines model for ReviewStageDecision.Decision.
@@ -2375,7 +2390,9 @@ type SettlementOperator struct {
 // strings only in the answer to `createShare` (and its replays), null
 // everywhere else.
 type Share struct {
-	CreatedAt   time.Time            `json:"createdAt"`
+	CreatedAt time.Time `json:"createdAt"`
+
+	// CreatedBy A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it).
 	CreatedBy   UserRef              `json:"createdBy"`
 	CreativeIds []openapi_types.UUID `json:"creativeIds"`
 	ExpiresAt   time.Time            `json:"expiresAt"`
@@ -2507,7 +2524,7 @@ type UpdateCommentRequest struct {
 	// resolves the thread.
 	AddressedInVersion nullable.Nullable[int32] `json:"addressedInVersion,omitempty"`
 
-	// Body The text of a comment, 1 to 5000 characters, not only white space; line breaks and tabs are kept, other control characters refused.
+	// Body The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused. A body of only white space (any Unicode space, such as U+3000) and invisible format characters (U+200B, U+2060, U+FEFF) says nothing and is refused as an empty one is (`too_short`).
 	Body *CommentBody `json:"body,omitempty"`
 
 	// Resolved `true` resolves the thread, `false` reopens it.
@@ -2665,19 +2682,19 @@ type User struct {
 	Operator bool `json:"operator"`
 }
 
-// UserRef defines model for UserRef.
+// UserRef A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it).
 type UserRef struct {
 	Id openapi_types.UUID `json:"id"`
 
-	// Kind `user` for a member, `guest` for a person outside the organization who came by a share's link. Absent means `user`.
-	Kind *UserRefKind `json:"kind,omitempty"`
-	Name string       `json:"name"`
+	// Kind `user` for a member, `guest` for a person outside the organization who came by a share's link.
+	Kind UserRefKind `json:"kind"`
+	Name string      `json:"name"`
 
 	// Verified For a guest's comment or decision, whether the session that made it had proven the guest's email. Absent for members.
 	Verified *bool `json:"verified,omitempty"`
 }
 
-// UserRefKind `user` for a member, `guest` for a person outside the organization who came by a share's link. Absent means `user`.
+// UserRefKind `user` for a member, `guest` for a person outside the organization who came by a share's link.
 type UserRefKind string
 
 // WebhookDelivery One event for one endpoint. Every field is always present.
@@ -3041,6 +3058,15 @@ type StreamMyEventsParams struct {
 
 	// LastEventID The `id` of the last event received; the stream resumes after it. `EventSource` sends it by itself when it reconnects.
 	LastEventID *EventId `json:"Last-Event-ID,omitempty"`
+}
+
+// ListAccessTokensParams defines parameters for ListAccessTokens.
+type ListAccessTokensParams struct {
+	// Limit The page size (send it once).
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page, as it came (send it once).
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
 // ListOperatorTransfersParams defines parameters for ListOperatorTransfers.
@@ -3447,7 +3473,7 @@ type ServerInterface interface {
 	PutNotificationSettings(ctx echo.Context) error
 	// ListAccessTokens List the signed-in user's personal access tokens
 	// (GET /api/v1/me/tokens)
-	ListAccessTokens(ctx echo.Context) error
+	ListAccessTokens(ctx echo.Context, params ListAccessTokensParams) error
 	// CreateAccessToken Create a personal access token
 	// (POST /api/v1/me/tokens)
 	CreateAccessToken(ctx echo.Context) error
@@ -4167,8 +4193,24 @@ func (w *ServerInterfaceWrapper) PutNotificationSettings(ctx echo.Context) error
 func (w *ServerInterfaceWrapper) ListAccessTokens(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAccessTokensParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListAccessTokens(ctx)
+	err = w.Handler.ListAccessTokens(ctx, params)
 	return err
 }
 
@@ -10451,6 +10493,7 @@ func (response PutNotificationSettings503JSONResponse) VisitPutNotificationSetti
 }
 
 type ListAccessTokensRequestObject struct {
+	Params ListAccessTokensParams
 }
 
 type ListAccessTokensResponseObject interface {
@@ -10498,6 +10541,20 @@ func (response ListAccessTokens401JSONResponse) VisitListAccessTokensResponse(w 
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccessTokens422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response ListAccessTokens422JSONResponse) VisitListAccessTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10631,6 +10688,20 @@ func (response CreateAccessToken403JSONResponse) VisitCreateAccessTokenResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccessToken409JSONResponse Problem
+
+func (response CreateAccessToken409JSONResponse) VisitCreateAccessTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20636,8 +20707,10 @@ func (sh *strictHandler) PutNotificationSettings(ctx echo.Context) error {
 }
 
 // ListAccessTokens operation middleware
-func (sh *strictHandler) ListAccessTokens(ctx echo.Context) error {
+func (sh *strictHandler) ListAccessTokens(ctx echo.Context, params ListAccessTokensParams) error {
 	var request ListAccessTokensRequestObject
+
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.ListAccessTokens(ctx.Request().Context(), request.(ListAccessTokensRequestObject))

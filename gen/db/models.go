@@ -507,6 +507,7 @@ type WebhookDelivery struct {
 	CreatedAt     time.Time
 	FinishedAt    *time.Time
 	MessageID     *uuid.UUID
+	InFlightUntil *time.Time
 }
 
 type WebhookDeliveryAttempt struct {

@@ -17,6 +17,7 @@ import (
 	"creativeapi/internal/review"
 	"creativeapi/internal/store"
 	"creativeapi/internal/thread"
+	"creativeapi/internal/userref"
 )
 
 // Review comments (docs/review.md, "Review comments"): the rights come from
@@ -68,10 +69,11 @@ func guestAuthor(g Guest) person {
 // ref is the person as the API shows them, named name.
 func (p person) ref(name string) api.UserRef {
 	if p.Guest != nil {
-		kind := api.UserRefKindGuest
-		return api.UserRef{Id: *p.Guest, Name: name, Kind: &kind, Verified: p.Verified}
+		ref := userref.Guest(*p.Guest, name)
+		ref.Verified = p.Verified
+		return ref
 	}
-	return api.UserRef{Id: deref(p.User), Name: name}
+	return userref.Member(deref(p.User), name)
 }
 
 // id is the person's id, a member's or a guest's (no two are equal).
@@ -165,7 +167,7 @@ func createComment(ctx context.Context, q store.Tx, org, creativeID uuid.UUID, t
 		}
 		for i, id := range f.MemberIds {
 			facts.Members[id] = true
-			mentions = append(mentions, api.UserRef{Id: id, Name: f.MemberNames[i]})
+			mentions = append(mentions, userref.Member(id, f.MemberNames[i]))
 		}
 		v, fields := thread.Check(n, facts)
 		if fields != nil {
@@ -475,7 +477,7 @@ func CommentOf(r db.CommentsShown) (api.Comment, error) {
 		return api.Comment{}, fmt.Errorf("comment %s: %d mention names for %d mentions", r.ID, len(r.MentionNames), len(r.MentionUserIds))
 	}
 	for i, id := range r.MentionUserIds {
-		c.Mentions[i] = api.UserRef{Id: id, Name: r.MentionNames[i]}
+		c.Mentions[i] = userref.Member(id, r.MentionNames[i])
 	}
 	if r.Anchor != nil {
 		var a api.CommentAnchor

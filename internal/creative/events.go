@@ -12,6 +12,7 @@ import (
 	"creativeapi/gen/db"
 	"creativeapi/internal/apifield"
 	"creativeapi/internal/cursor"
+	"creativeapi/internal/userref"
 )
 
 // Change is one field an edit changed, with its value before and after
@@ -75,7 +76,7 @@ func actorRef(id uuid.UUID, name string, guest bool, verified *bool) api.UserRef
 	if guest {
 		return person{Guest: &id, Verified: verifiedOrFalse(verified)}.ref(name)
 	}
-	return api.UserRef{Id: id, Name: name}
+	return userref.Member(id, name)
 }
 
 // verifiedOrFalse is a guest's recorded verification; a row from before

@@ -3,7 +3,6 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
-	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -326,7 +325,7 @@ func TestAStoppedStoreIs503StorageUnavailableNotADatabaseOutage(t *testing.T) {
 	t.Parallel()
 	objects, srv := testenv.NewPrivateObjectStore(t)
 	var logs logBuffer
-	d := newUploadDesk(t, testenv.Options{ObjectStore: objects, Log: slog.New(slog.NewJSONHandler(&logs, nil))})
+	d := newUploadDesk(t, testenv.Options{ObjectStore: objects, Log: &logs})
 	file := pngFile(t, 10, 10, upload.DefaultPartSize+4096)
 	u := d.create(t, "outage.png", "image/png", file)
 	srv.Stop()

@@ -60,6 +60,7 @@ const (
 	EmailQuotaExceeded       Code = "email_quota_exceeded"
 	TooManyPendingUploads    Code = "too_many_pending_uploads"
 	StorageUnavailable       Code = "storage_unavailable"
+	TooManyTokens            Code = "too_many_tokens"
 )
 
 // FieldCode is the machine-readable kind of a field error (FieldError.code
@@ -158,6 +159,7 @@ var titles = map[Code]string{
 	TooManyStreams:           "Too many streams",
 	StorageQuotaExceeded:     "Storage quota exceeded",
 	ShareLimit:               "Share limit reached",
+	TooManyTokens:            "Too many tokens",
 	ShareNotFound:            "Share not found",
 	SharePasswordRequired:    "Share password required",
 	UploadIncomplete:         "Upload incomplete",

@@ -17,6 +17,7 @@ import (
 	"creativeapi/internal/events"
 	"creativeapi/internal/review"
 	"creativeapi/internal/store"
+	"creativeapi/internal/userref"
 )
 
 // The organization side of shares: each function checks the caller's
@@ -391,7 +392,7 @@ func withInvitations(ctx context.Context, q *db.Queries, shares []Share, ids []u
 func (sh Share) Answer(token, url string) api.Share {
 	out := api.Share{
 		Id: sh.ID, CreativeIds: sh.CreativeIDs, Permission: api.SharePermission(sh.Permission), ExpiresAt: sh.ExpiresAt.UTC(),
-		HasPassword: sh.HasPassword, CreatedBy: api.UserRef{Id: sh.CreatedBy, Name: sh.CreatedByName}, CreatedAt: sh.CreatedAt.UTC(),
+		HasPassword: sh.HasPassword, CreatedBy: userref.Member(sh.CreatedBy, sh.CreatedByName), CreatedAt: sh.CreatedAt.UTC(),
 		RevokedAt: apifield.Nullable(sh.RevokedAt), Token: apifield.Nullable[string](nil), Url: apifield.Nullable[string](nil),
 		Invitations: make([]api.ShareInvitation, len(sh.Invitations)),
 	}

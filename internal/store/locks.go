@@ -43,6 +43,13 @@ const (
 	// deposit claims take turns, so the claim limits are exact
 	// (queries/chain.sql, DepositClaimLock).
 	LockDepositClaimer int32 = 1_685_000
+	// LockAccessTokenOwner, with hashtext(the user's id), makes one user's
+	// token creations take turns (queries/access_tokens.sql).
+	LockAccessTokenOwner int32 = 2_058_001
+	// LockWebhookEndpoint, with hashtext(the endpoint's id), makes the
+	// in-flight claims of one webhook endpoint take turns
+	// (queries/events.sql).
+	LockWebhookEndpoint int32 = 2_058_002
 )
 
 // Held is a session advisory lock held on a connection of its own,

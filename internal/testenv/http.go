@@ -69,8 +69,6 @@ type Options struct {
 	// ObjectStore, when set, is the server's store instead (a test that
 	// stops its store makes one of its own: NewPrivateObjectStore).
 	ObjectStore *objectstore.Store
-	// Log, when set, receives the server's log (at every level).
-	Log *slog.Logger
 	// Approvals signs approval records; nil: the test binary's own key.
 	Approvals *approval.Keys
 	// Mail makes and sends email notifications as serve does, to the test
@@ -81,6 +79,10 @@ type Options struct {
 	// MailWorkersOff leaves the email jobs queued: the test starts the
 	// workers itself (StartEmailWorkers), as a replica that restarts.
 	MailWorkersOff bool
+	// Log, when set, receives every line the server logs (JSON, every
+	// level), for tests of what reaches the log. It must be safe for
+	// concurrent writes.
+	Log io.Writer
 }
 
 // Env is a real server (the production Echo instance, middleware included)
@@ -174,7 +176,7 @@ func NewOn(t testing.TB, d *DB, o Options) *Env {
 		log = slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	if o.Log != nil {
-		log = o.Log
+		log = slog.New(slog.NewJSONHandler(o.Log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	authSvc := auth.NewService(d.Store, auth.SessionConfig{
 		CookieSecure: cfg.CookieSecure, IdleTTL: cfg.SessionIdleTTL, AbsoluteTTL: cfg.SessionAbsoluteTTL,

@@ -64,6 +64,8 @@ export type ListOperatorTransfersQuery = NonNullable<operations["listOperatorTra
 export type CreativeApproval = Schemas["CreativeApproval"];
 export type ApprovalRecord = Schemas["ApprovalRecord"];
 export type AccessToken = Schemas["AccessToken"];
+export type AccessTokenList = Schemas["AccessTokenList"];
+export type ListAccessTokensQuery = NonNullable<operations["listAccessTokens"]["parameters"]["query"]>;
 export type CreatedAccessToken = Schemas["CreatedAccessToken"];
 export type CreateAccessTokenRequest = Schemas["CreateAccessTokenRequest"];
 export type TokenScope = Schemas["TokenScope"];
@@ -294,7 +296,9 @@ export function createApiClient({ baseUrl, fetch, headers, token }: ApiClientOpt
     /** Makes a personal access token for a backend (a session only); its `token` is shown this once. */
     createAccessToken: (body: CreateAccessTokenRequest): Promise<CreatedAccessToken> =>
       unwrap(raw.POST("/api/v1/me/tokens", { body })),
-    listAccessTokens: async (): Promise<AccessToken[]> => (await unwrap(raw.GET("/api/v1/me/tokens"))).items,
+    /** One page of the user's tokens that still work, newest first; pass `nextCursor` as `cursor` for the next. */
+    listAccessTokens: (query?: ListAccessTokensQuery): Promise<AccessTokenList> =>
+      unwrap(raw.GET("/api/v1/me/tokens", { params: { query } })),
     revokeAccessToken: async (tokenId: string): Promise<void> => {
       await unwrap(raw.DELETE("/api/v1/me/tokens/{tokenId}", { params: { path: { tokenId } } }));
     },

@@ -128,7 +128,7 @@ export interface paths {
          * List the signed-in user's personal access tokens
          * @description Operation `listAccessTokens` (the TypeScript client's function of that name).
          *
-         *     The tokens that still work (neither revoked nor expired), newest first, without their secrets.
+         *     The tokens that still work (neither revoked nor expired), newest first, without their secrets, a page at a time like every list (`limit`, `cursor`, `nextCursor`). A user holds at most 50 of them.
          */
         get: operations["listAccessTokens"];
         put?: never;
@@ -140,7 +140,10 @@ export interface paths {
          *     send it as `Authorization: Bearer <token>`. The answer holds the
          *     secret `token`, shown this once. A session only (a token cannot
          *     make tokens). `operator` is for platform operators only (422).
-         *     No `Idempotency-Key`: a replay would have to store the secret.
+         *     No `Idempotency-Key`: a replay would have to store the secret. A
+         *     user holds at most 50 tokens that still work (each has a rate
+         *     budget of its own): the 51st is 409 `too_many_tokens` until one is
+         *     revoked or expires.
          */
         post: operations["createAccessToken"];
         delete?: never;
@@ -2251,6 +2254,8 @@ export interface components {
         };
         AccessTokenList: {
             items: components["schemas"]["AccessToken"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
         };
         /** @description An error (RFC 9457 Problem Details, served as `application/json`). */
         Problem: {
@@ -2278,7 +2283,7 @@ export interface components {
              *     `invalid_token`, `insufficient_scope`, `ambiguous_credentials`,
              *     `review_plan_set`, `guest_unverified`, `code_expired`,
              *     `member_email`, `email_quota_exceeded`, `too_many_pending_uploads`,
-             *     `storage_unavailable`. New codes may be added: treat an
+             *     `storage_unavailable`, `too_many_tokens`. New codes may be added: treat an
              *     unknown code by its `status`.
              * @example invalid_request
              */
@@ -2311,15 +2316,16 @@ export interface components {
             /** @description A human-readable message to show next to the field. */
             message: string;
         };
+        /** @description A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it). */
         UserRef: {
             /** Format: uuid */
             id: string;
             name: string;
             /**
-             * @description `user` for a member, `guest` for a person outside the organization who came by a share's link. Absent means `user`.
+             * @description `user` for a member, `guest` for a person outside the organization who came by a share's link.
              * @enum {string}
              */
-            kind?: "user" | "guest";
+            kind: "user" | "guest";
             /** @description For a guest's comment or decision, whether the session that made it had proven the guest's email. Absent for members. */
             verified?: boolean;
         };
@@ -2334,10 +2340,10 @@ export interface components {
             id: string;
             name: string;
             /**
-             * @description `user` for a member, `guest` for a person outside the organization who came by a share's link. Absent means `user`.
+             * @description `user` for a member, `guest` for a person outside the organization who came by a share's link.
              * @enum {string}
              */
-            kind?: "user" | "guest";
+            kind: "user" | "guest";
             /** @description For a guest's comment or decision, whether the session that made it had proven the guest's email. Absent for members. */
             verified?: boolean;
         } | null;
@@ -3660,7 +3666,7 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
-        /** @description The text of a comment, 1 to 5000 characters, not only white space; line breaks and tabs are kept, other control characters refused. */
+        /** @description The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused. A body of only white space (any Unicode space, such as U+3000) and invisible format characters (U+200B, U+2060, U+FEFF) says nothing and is refused as an empty one is (`too_short`). */
         CommentBody: string;
         /**
          * @description A rectangle on the asset as displayed, in fractions of its width and
@@ -4592,8 +4598,16 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description `Cookie realm="creativeapi"`: sign in to get the session cookie; `Bearer realm="creativeapi", error="invalid_token"` when the request sent a bearer token that is unknown, expired or revoked. */
-        WWWAuthenticate: "Cookie realm=\"creativeapi\"" | "Bearer realm=\"creativeapi\", error=\"invalid_token\"";
+        /**
+         * @description `Cookie realm="creativeapi"` when the request sent no credentials
+         *     (no error attribute, RFC 6750 §3.1): sign in to get the session
+         *     cookie, or send a token. A refused bearer token gets RFC 6750 §3's
+         *     `Bearer realm="creativeapi", error="invalid_token"` with an
+         *     `error_description`: the token is unknown, expired or revoked; the
+         *     operation takes a session, not a token; or a token was sent to a
+         *     guest path.
+         */
+        WWWAuthenticate: "Cookie realm=\"creativeapi\"" | "Bearer realm=\"creativeapi\", error=\"invalid_token\", error_description=\"The token is unknown, expired or revoked.\"" | "Bearer realm=\"creativeapi\", error=\"invalid_token\", error_description=\"This operation takes a session, not a token.\"" | "Bearer realm=\"creativeapi\", error=\"invalid_token\", error_description=\"A token opens no guest path.\"";
         /** @description RFC 6750's `insufficient_scope` error and the scope the operation needs. */
         WWWAuthenticateScope: string;
         /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise. */
@@ -4839,14 +4853,19 @@ export interface operations {
     };
     listAccessTokens: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The page size (send it once). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page, as it came (send it once). */
+                cursor?: components["parameters"]["Cursor"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The tokens. */
+            /** @description One page of the tokens. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4857,6 +4876,7 @@ export interface operations {
             };
             400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
+            422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -4897,6 +4917,25 @@ export interface operations {
             400: components["responses"]["MalformedJSON"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["CsrfFailed"];
+            /** @description `too_many_tokens`: the user holds 50 tokens that still work; revoke one first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:8080/problems/too_many_tokens",
+                     *       "title": "Too many tokens",
+                     *       "status": 409,
+                     *       "code": "too_many_tokens",
+                     *       "detail": "You hold 50 access tokens that still work, the most a user may hold. Revoke one you no longer use, then try again.",
+                     *       "traceId": "4bf92f3577b34da6a3ce929d0e0e4736"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidRequest"];
@@ -6077,7 +6116,8 @@ export interface operations {
                      *         {
                      *           "user": {
                      *             "id": "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b",
-                     *             "name": "Rita Reviewer"
+                     *             "name": "Rita Reviewer",
+                     *             "kind": "user"
                      *           },
                      *           "role": "reviewer"
                      *         }
