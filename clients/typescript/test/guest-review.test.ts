@@ -42,6 +42,8 @@ test("a guest comments on a shared creative and requests changes", async (t) => 
   let org = "";
   let creative: CreativeDetail | undefined;
   let token = "";
+  // An address of this run's own: Mailpit is shared by the runs.
+  const email = `legal-${crypto.randomUUID().slice(0, 8)}@brand.test`;
 
   await t.test("the author submits a creative; the admin shares it with decide", async () => {
     const session = await author.signIn({ email: "author@acme.test", password: "demo-password-1" });
@@ -72,15 +74,13 @@ test("a guest comments on a shared creative and requests changes", async (t) => 
     const { data, response } = await admin.raw.POST("/api/v1/organizations/{organizationId}/shares", {
       params: { path: { organizationId: org }, header: { "Idempotency-Key": crypto.randomUUID() } },
       // A decide share is an admin's, and only the emails it invites decide.
-      body: { creativeIds: [created.id], permission: "decide", invite: [{ email: "legal@brand.test", name: "Brand Legal" }] },
+      body: { creativeIds: [created.id], permission: "decide", invite: [{ email, name: "Brand Legal" }] },
     });
     assert.equal(response.status, 201);
     token = data!.token!;
   });
 
   await t.test("the guest opens the link and sees the creative with their actions", async () => {
-    // An address of this run's own: Mailpit is shared by the runs.
-    const email = `legal-${crypto.randomUUID().slice(0, 8)}@brand.test`;
     const session = await guest.guest.signIn(token, { name: "Brand Legal", email });
     assert.equal(session.share.permission, "decide");
     assert.equal(session.guest.verified, false, "a typed email is not proven");
