@@ -379,7 +379,7 @@ func (f *floor) createDeposit(w http.ResponseWriter, r *http.Request) {
 			network, address, currency, status  string
 			base, requested, credited           int64
 			suffix, confirmations, required     int32
-			reserved, review                    bool
+			reserved, review, contested         bool
 			reservedUntil, createdAt, expiresAt time.Time
 			txID                                *string
 			reviewReason                        *string
@@ -393,7 +393,7 @@ func (f *floor) createDeposit(w http.ResponseWriter, r *http.Request) {
 		if err := br.QueryRow().Scan(&d.id, &d.user, &d.network, &d.address, &d.currency, &d.base, &d.suffix, &d.requested,
 			&d.credited, &d.confirmations, &d.required, &d.status, &d.reserved, &d.reservedUntil, &d.txID, &d.review,
 			&d.createdAt, &d.expiresAt, &d.reviewReason, &d.reviewReceived, &d.reviewOpenedAt, &d.cancelledAt,
-			&d.topUpOf, &d.topUpAmount, &d.topUpExpiresAt, &d.refundAddress, &d.refundTxID, &d.refundedAt); err != nil {
+			&d.topUpOf, &d.topUpAmount, &d.topUpExpiresAt, &d.refundAddress, &d.refundTxID, &d.refundedAt, &d.contested); err != nil {
 			br.Close()
 			return err // a taken suffix (no row) is an error here: rare, and counted
 		}
@@ -655,7 +655,9 @@ func (f *floor) creativeAction(w http.ResponseWriter, r *http.Request) {
 		var role string
 		var now time.Time
 		var unaddressed []pgtype.UUID
-		err := br.QueryRow().Scan(append(c.dest(), &role, &now, &unaddressed)...)
+		var versionAuthor pgtype.UUID
+		var planNamesGuests bool
+		err := br.QueryRow().Scan(append(c.dest(), &role, &now, &unaddressed, &versionAuthor, &planNamesGuests)...)
 		if cerr := br.Close(); err == nil {
 			err = cerr
 		}
