@@ -3274,7 +3274,7 @@ export interface components {
              * @description False adds the endpoint switched off.
              * @default true
              */
-            enabled: boolean;
+            enabled?: boolean;
         };
         /** @description The fields to change; a field left out stays as it is. */
         UpdateWebhookEndpointRequest: {
@@ -3399,7 +3399,7 @@ export interface components {
              * @description False adds the endpoint switched off.
              * @default true
              */
-            enabled: boolean;
+            enabled?: boolean;
         };
         /** @description The fields to change; a field left out stays as it is. */
         UpdatePlatformWebhookEndpointRequest: {
