@@ -2031,7 +2031,7 @@ type NullableDepositRefund struct {
 	TransactionId nullable.Nullable[string] `json:"transactionId"`
 }
 
-// NullableDepositReview A DepositReview or null (see NullableUserRef).
+// NullableDepositReview Why a deposit is `under_review`, and what arrived; null for any other status (see NullableUserRef).
 type NullableDepositReview struct {
 	// OpenedAt When the review was opened.
 	OpenedAt time.Time `json:"openedAt"`

@@ -371,6 +371,12 @@ export interface paths {
         /**
          * Get one creative
          * @description Operation `getCreative` (the TypeScript client's function of that name).
+         *
+         *     The creative as every member of the organization sees it: its
+         *     current version and assets, its review state and plan, and what
+         *     the caller may do with it now (`availableActions`, `permissions`).
+         *     Any member may read it; a creative of another organization, or an
+         *     id that names none, is 404 as if it did not exist.
          */
         get: operations["getCreative"];
         put?: never;
@@ -2923,41 +2929,7 @@ export interface components {
          * @enum {string}
          */
         DepositStatus: "awaiting_transfer" | "confirming" | "credited" | "expired" | "under_review" | "refunded" | "cancelled";
-        /** @description Why a deposit is `under_review`, and what arrived. */
-        DepositReview: {
-            /**
-             * @description `late`: the exact amount arrived after `expiresAt`, inside the
-             *     monitoring window. `amount_mismatch`: the payer named a
-             *     transfer of another amount. May grow.
-             * @enum {string}
-             */
-            reason: "late" | "amount_mismatch";
-            receivedAmount: components["schemas"]["Money"];
-            /**
-             * @description The attached transfer's chain transaction.
-             * @example 5b2c4a1c0f6e2d3a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a
-             */
-            transactionId: string;
-            /**
-             * Format: date-time
-             * @description When the review was opened.
-             */
-            openedAt: string;
-            /**
-             * @description The amount reserved for the rest of a short transfer
-             *     (`topUpAccountDeposit`), or null: pay exactly `amount` before
-             *     `expiresAt` and the deposit is credited with both transfers.
-             */
-            topUp: components["schemas"]["NullableDepositTopUp"] | null;
-            /**
-             * @description Where a refund goes (`putAccountDepositRefundAddress`) and,
-             *     once an operator refunded the transfer, the transaction that
-             *     sent it back; null while the payer named no address and no
-             *     refund was recorded.
-             */
-            refund: components["schemas"]["NullableDepositRefund"] | null;
-        };
-        /** @description A DepositReview or null (see NullableUserRef). */
+        /** @description Why a deposit is `under_review`, and what arrived; null for any other status (see NullableUserRef). */
         NullableDepositReview: {
             /**
              * @description `late`: the exact amount arrived after `expiresAt`, inside the
@@ -2991,33 +2963,6 @@ export interface components {
              */
             refund: components["schemas"]["NullableDepositRefund"] | null;
         } | null;
-        /** @description The rest of a short transfer a payer reserved (topUpAccountDeposit). */
-        DepositTopUp: {
-            amount: components["schemas"]["Money"];
-            /**
-             * Format: date-time
-             * @description Until when a transfer of exactly `amount` completes the deposit.
-             */
-            expiresAt: string;
-        };
-        /** @description Where a refund of a deposit goes, and the refund once recorded. */
-        DepositRefund: {
-            /**
-             * @description The TRON address the payer asked the refund to go to, or null.
-             * @example TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7
-             */
-            address: string | null;
-            /**
-             * @description The chain transaction that sent the transfer back, once an operator recorded it.
-             * @example 5b2c4a1c0f6e2d3a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a
-             */
-            transactionId: string | null;
-            /**
-             * Format: date-time
-             * @description When the operator recorded the refund.
-             */
-            at: string | null;
-        };
         /** @description A deposit's top-up or null (see NullableUserRef). */
         NullableDepositTopUp: {
             amount: components["schemas"]["Money"];
@@ -4657,6 +4602,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The token's `id` (`listAccessTokens`), not its secret.
+                 * @example 6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f
+                 */
                 tokenId: string;
             };
             cookie?: never;
