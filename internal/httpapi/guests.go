@@ -97,7 +97,7 @@ func (s *Server) ListGuestCreativeComments(ctx context.Context, r api.ListGuestC
 	if err != nil {
 		return nil, commentProblem(err)
 	}
-	return api.ListGuestCreativeComments200JSONResponse{Items: p.Items, NextCursor: nextCursor(commentCursor, p.Next)}, nil
+	return api.ListGuestCreativeComments200JSONResponse{Body: api.CommentList{Items: p.Items, NextCursor: nextCursor(commentCursor, p.Next)}}, nil
 }
 
 // CreateGuestCreativeComment writes a guest's comment under their
@@ -133,7 +133,7 @@ func (s *Server) UpdateGuestCreativeComment(ctx context.Context, r api.UpdateGue
 	if err != nil {
 		return nil, commentProblem(err)
 	}
-	return api.UpdateGuestCreativeComment200JSONResponse(c), nil
+	return api.UpdateGuestCreativeComment200JSONResponse{Body: c}, nil
 }
 
 // ExecuteGuestCreativeAction runs a guest's decision under their

@@ -127,7 +127,7 @@ func (s *Server) GetUpload(ctx context.Context, r api.GetUploadRequestObject) (a
 	if err != nil {
 		return nil, uploadProblem(err)
 	}
-	return api.GetUpload200JSONResponse(v.Answer(s.cfg.PublicBaseURL)), nil
+	return api.GetUpload200JSONResponse{Body: v.Answer(s.cfg.PublicBaseURL)}, nil
 }
 
 // GetAssetContent redirects a member to a short-lived download URL.
