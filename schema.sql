@@ -177,7 +177,10 @@ CREATE TABLE creative_events (
     stage       text,
     override    boolean NOT NULL DEFAULT false,
     actor_guest_id uuid, -- references guests (below)
-    CONSTRAINT creative_events_actor_check CHECK ((actor_id IS NULL) <> (actor_guest_id IS NULL))
+    CONSTRAINT creative_events_actor_check CHECK ((actor_id IS NULL) <> (actor_guest_id IS NULL)),
+    -- actor_verified: a guest actor's session was verified.
+    actor_verified boolean,
+    CONSTRAINT creative_events_actor_verified_check CHECK ((actor_guest_id IS NULL) = (actor_verified IS NULL))
 );
 
 CREATE INDEX creative_events_creative_id_idx ON creative_events (creative_id, id);
@@ -228,6 +231,9 @@ CREATE TABLE deposits (
     refund_address         text,
     refund_tx_id           text,
     refunded_at            timestamptz,
+    -- review_contested: the deposit's claimed transfer was claimed by
+    -- another deposit too (it stays set once a second claim existed).
+    review_contested       boolean NOT NULL DEFAULT false,
     CHECK (requested_amount_minor = base_amount_minor + suffix_minor),
     CHECK (reserved_until >= expires_at),
     -- A refunded deposit keeps its review, so the payer sees what arrived
@@ -235,8 +241,8 @@ CREATE TABLE deposits (
     CONSTRAINT deposits_review_check
         CHECK ((status <> 'under_review' OR (review_reason IS NOT NULL AND review_received_minor IS NOT NULL
                                               AND review_opened_at IS NOT NULL AND transfer_tx_id IS NOT NULL))
-               AND (status IN ('under_review', 'refunded') OR (review_reason IS NULL AND review_received_minor IS NULL
-                                                               AND review_opened_at IS NULL))),
+               AND (status IN ('under_review', 'refunded', 'credited') OR (review_reason IS NULL AND review_received_minor IS NULL
+                                                                           AND review_opened_at IS NULL))),
     -- A confirming deposit keeps its amount reserved (the sweeper releases
     -- none), so every open deposit is reserved (deposit_reserved_bounds).
     CONSTRAINT deposits_confirming_reserved_check CHECK (reserved OR status <> 'confirming'),
@@ -247,9 +253,16 @@ CREATE TABLE deposits (
         CHECK (refund_address ~ '^T[1-9A-HJ-NP-Za-km-z]{33}$'
                AND refund_tx_id ~ '^[0-9a-f]{64}$'
                AND (refund_tx_id IS NULL OR refunded_at IS NOT NULL)),
-    CONSTRAINT deposits_refunded_at_check CHECK (refunded_at IS NULL OR status = 'refunded'),
-    UNIQUE (network, transfer_tx_id)
+    CONSTRAINT deposits_refunded_at_check CHECK (refunded_at IS NULL OR status = 'refunded')
 );
+
+-- A transaction pays at most one deposit, except that the deposits
+-- claiming one transfer are all under review with it (deposit_claims).
+CREATE UNIQUE INDEX deposits_network_transfer_tx_id_key ON deposits (network, transfer_tx_id) WHERE status <> 'under_review';
+-- The watcher's lookup of the one deposit whose matching suffix a transfer
+-- carries (DepositsForFingerprints): deposits of a suffix by expiry.
+CREATE INDEX deposits_fingerprint_idx ON deposits (network, address, currency, suffix_minor, expires_at)
+    WHERE top_up_of IS NULL;
 
 -- No two reserved deposits on one network, address and currency share a
 -- requested amount: the amount alone identifies the deposit a transfer pays.
@@ -310,6 +323,9 @@ CREATE TABLE ledger_entries (
     created_at   timestamptz NOT NULL DEFAULT now(),
     -- public_id is the id the API answers (listLedgerEntries).
     public_id    uuid NOT NULL DEFAULT gen_random_uuid(),
+    -- deposit_id is the deposit an entry credits, typed, so the ledger's
+    -- page joins deposits by their key (LedgerEntryListByUser).
+    deposit_id   uuid GENERATED ALWAYS AS (CASE WHEN source_type = 'deposit' THEN source_id::uuid END) STORED,
     UNIQUE (source_type, source_id),
     CONSTRAINT ledger_entries_public_id_key UNIQUE (public_id)
 );
@@ -422,6 +438,26 @@ CREATE INDEX chain_transfer_settlements_transfer_id_idx ON chain_transfer_settle
 CREATE TRIGGER chain_transfer_settlements_append_only BEFORE UPDATE OR DELETE ON chain_transfer_settlements
     FOR EACH ROW EXECUTE FUNCTION forbid_change();
 
+-- deposit_claims holds the payers' claims (docs/deposits.md, "The payer's
+-- claim"): a payer saying an unmatched transfer is theirs. A claim never
+-- credits; several deposits may claim one transfer, and an operator sees
+-- every claim. A claim is open until an operator settles or rejects it
+-- (closed_at). The first open claim of a transfer is the one it is
+-- attached to (chain_transfers.deposit_id).
+CREATE TABLE deposit_claims (
+    id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    transfer_id bigint NOT NULL REFERENCES chain_transfers (id),
+    deposit_id  uuid NOT NULL REFERENCES deposits (id) ON DELETE CASCADE,
+    user_id     uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    created_at  timestamptz NOT NULL DEFAULT now(),
+    closed_at   timestamptz
+);
+
+CREATE UNIQUE INDEX deposit_claims_open_deposit_key ON deposit_claims (deposit_id) WHERE closed_at IS NULL;
+CREATE INDEX deposit_claims_open_transfer_idx ON deposit_claims (transfer_id, id) WHERE closed_at IS NULL;
+CREATE INDEX deposit_claims_open_user_id_idx ON deposit_claims (user_id) WHERE closed_at IS NULL;
+CREATE INDEX deposit_claims_user_id_created_at_idx ON deposit_claims (user_id, created_at);
+
 -- Events (docs/events.md). River's job tables live in the schema "river",
 -- created by store.Migrate; they are not part of this file.
 
@@ -491,7 +527,9 @@ CREATE TABLE webhook_deliveries (
     next_attempt_at timestamptz,
     created_at      timestamptz NOT NULL DEFAULT now(),
     finished_at     timestamptz,
-    message_id      uuid
+    message_id      uuid,
+    -- While an attempt is in flight: the end of its lease (migration 0044).
+    in_flight_until timestamptz
 );
 
 -- Only first deliveries are one per endpoint and event (the fan-out's
@@ -506,6 +544,9 @@ CREATE INDEX webhook_deliveries_finished_at_idx ON webhook_deliveries (finished_
 -- abandoned deliveries read them without reading finished ones.
 CREATE INDEX webhook_deliveries_pending_idx ON webhook_deliveries ((coalesce(next_attempt_at, created_at)))
     WHERE status = 'pending';
+-- The attempts in flight per endpoint (WebhookDeliveryClaim counts them).
+CREATE INDEX webhook_deliveries_in_flight_idx ON webhook_deliveries (endpoint_id)
+    WHERE in_flight_until IS NOT NULL;
 
 -- webhook_delivery_attempts logs every request sent: the status the
 -- receiver answered, or the error when none came.
@@ -568,6 +609,12 @@ CREATE TABLE comments (
     -- visibility: internal comments are members' only; a guest writes
     -- none (docs/shares.md).
     visibility       text NOT NULL DEFAULT 'everyone',
+    -- A guest's comment keeps the name and verification of the session
+    -- that wrote it (docs/shares.md).
+    author_guest_name text,
+    author_verified  boolean,
+    CONSTRAINT comments_author_guest_name_check
+        CHECK ((author_guest_id IS NULL) = (author_guest_name IS NULL) AND (author_guest_id IS NULL) = (author_verified IS NULL)),
     CONSTRAINT comments_author_check CHECK ((author_id IS NULL) <> (author_guest_id IS NULL)),
     CONSTRAINT comments_visibility_check
         CHECK (visibility IN ('everyone', 'internal') AND (visibility = 'everyone' OR author_guest_id IS NULL)),
@@ -651,6 +698,10 @@ ALTER TABLE uploads ADD COLUMN swept_at timestamptz;
 
 -- The sweep reads finished uploads not yet swept, by expiry.
 CREATE INDEX uploads_unswept_idx ON uploads (expires_at) WHERE status <> 'pending' AND swept_at IS NULL;
+
+-- A deleted upload (DELETE …/uploads/{id}) is failed and gone from the
+-- API; its row stays until the sweep has emptied its keys.
+ALTER TABLE uploads ADD COLUMN deleted_at timestamptz;
 
 CREATE TABLE notification_settings (
     user_id          uuid PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
@@ -753,6 +804,9 @@ CREATE TABLE share_invitations (
     -- The share's token sealed for this invitation's email until it is
     -- sent (docs/shares.md, "Invitation emails"); never the token itself.
     token_sealed bytea,
+    -- The SHA-256 of the invitation's own token (docs/shares.md, "A guest
+    -- is who their inbox says"); null for invitations made before.
+    token_hash   bytea UNIQUE CHECK (length(token_hash) = 32),
     PRIMARY KEY (share_id, email)
 );
 
@@ -780,7 +834,16 @@ CREATE TABLE guest_sessions (
     token_hash  bytea NOT NULL UNIQUE,
     csrf_token  text NOT NULL,
     created_at  timestamptz NOT NULL DEFAULT now(),
-    expires_at  timestamptz NOT NULL
+    expires_at  timestamptz NOT NULL,
+    -- verified: opened with an invitation's token or confirmed by a code
+    -- mailed to the email. name: the name the session was opened with.
+    -- code_*: the pending email code (its SHA-256), expiry and wrong tries.
+    verified    boolean NOT NULL DEFAULT false,
+    name        text NOT NULL,
+    code_hash   bytea,
+    code_expires_at timestamptz,
+    code_failures smallint NOT NULL DEFAULT 0,
+    CONSTRAINT guest_sessions_code_check CHECK ((code_hash IS NULL) = (code_expires_at IS NULL))
 );
 
 -- A guest writes comments, resolves their own threads and decides
@@ -794,7 +857,7 @@ ALTER TABLE creative_events
 -- comments_shown is a comment with the names its answer shows: its
 -- author's, its resolver's and its mentions' (in the order sent).
 CREATE VIEW comments_shown AS
-SELECT cm.*, coalesce(au.name, ag.name) AS author_name, coalesce(rb.name, rg.name, '') AS resolved_by_name,
+SELECT cm.*, coalesce(au.name, cm.author_guest_name, ag.name) AS author_name, coalesce(rb.name, rg.name, '') AS resolved_by_name,
        ARRAY(SELECT coalesce(u.name, '')
              FROM unnest(cm.mention_user_ids) WITH ORDINALITY AS m (user_id, n)
              LEFT JOIN users u ON u.id = m.user_id
@@ -857,7 +920,9 @@ CREATE TABLE review_decisions (
     created_at     timestamptz NOT NULL DEFAULT now(),
     CHECK ((reviewer_id IS NULL) <> (guest_email IS NULL)),
     -- guest_id: the guest who decided (with guest_email, their key).
-    guest_id       uuid REFERENCES guests (id) ON DELETE CASCADE
+    guest_id       uuid REFERENCES guests (id) ON DELETE CASCADE,
+    -- guest_verified: the deciding guest's session was verified.
+    guest_verified boolean
 );
 
 CREATE INDEX review_decisions_round_idx ON review_decisions (creative_id, round, position, id);
@@ -882,3 +947,29 @@ CREATE INDEX audit_log_organization_idx ON audit_log (organization_id, at DESC, 
 
 CREATE TRIGGER audit_log_append_only BEFORE UPDATE ON audit_log
     FOR EACH ROW EXECUTE FUNCTION forbid_change();
+
+-- share_openers are the client addresses that opened a share: once a
+-- share has had 100 wrong passwords in an hour, only they may try.
+CREATE TABLE share_openers (
+    share_id   uuid NOT NULL REFERENCES shares (id) ON DELETE CASCADE,
+    address    text NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (share_id, address)
+);
+
+-- email_sends are the emails someone else can make us send, kept a day
+-- for their ceilings (internal/emailcap): per recipient for what an
+-- anonymous caller triggers, per organization, address and inviting user
+-- for invitations. A revoked share's invitations stay counted.
+CREATE TABLE email_sends (
+    id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    kind            text NOT NULL CHECK (kind IN ('guest_code', 'share_invitation')),
+    recipient       text NOT NULL CHECK (recipient <> ''),
+    organization_id uuid REFERENCES organizations (id) ON DELETE CASCADE,
+    sender_id       uuid REFERENCES users (id) ON DELETE CASCADE,
+    created_at      timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX email_sends_recipient_idx ON email_sends (recipient, created_at);
+CREATE INDEX email_sends_organization_idx ON email_sends (organization_id, created_at) WHERE organization_id IS NOT NULL;
+CREATE INDEX email_sends_sender_idx ON email_sends (sender_id, created_at) WHERE sender_id IS NOT NULL;
+CREATE INDEX email_sends_created_at_idx ON email_sends (created_at);

@@ -61,11 +61,12 @@ LEFT JOIN assets a ON a.id = sqlc.narg('asset_id')::uuid
 
 -- name: CommentInsert :one
 -- CommentInsert writes a member's comment (author_id) or a guest's
--- (author_guest_id).
+-- (author_guest_id, with the name and verification of their session).
 INSERT INTO comments (creative_id, version_id, version_number, parent_id, author_id, author_guest_id, visibility,
-                      body, anchor, mention_user_ids, created_at)
+                      body, anchor, mention_user_ids, created_at, author_guest_name, author_verified)
 VALUES (@creative_id, @version_id, @version_number, sqlc.narg('parent_id')::uuid, sqlc.narg('author_id')::uuid,
-        sqlc.narg('author_guest_id')::uuid, @visibility, @body, sqlc.narg('anchor')::jsonb, @mention_user_ids::uuid[], @created_at)
+        sqlc.narg('author_guest_id')::uuid, @visibility, @body, sqlc.narg('anchor')::jsonb, @mention_user_ids::uuid[], @created_at,
+        sqlc.narg('author_guest_name')::text, sqlc.narg('author_verified')::boolean)
 RETURNING id;
 
 -- name: CommentLock :one

@@ -122,7 +122,8 @@ FOR UPDATE OF c;
 -- state, version, updated_at and approved version, as the caller computed
 -- them from the locked row) and its event, in one statement. The event
 -- records the version the action produced and who made it, a member
--- (actor_id) or a guest (actor_guest_id).
+-- (actor_id) or a guest (actor_guest_id), who decides only from a
+-- verified session (docs/shares.md): a guest's event is verified.
 WITH updated AS (
     UPDATE creatives
     SET review_status = @to_status::text,
@@ -132,9 +133,11 @@ WITH updated AS (
     WHERE creatives.id = @id
     RETURNING id, version
 )
-INSERT INTO creative_events (creative_id, actor_id, actor_guest_id, type, from_status, to_status, comment, version, acknowledged_threads)
+INSERT INTO creative_events (creative_id, actor_id, actor_guest_id, type, from_status, to_status, comment, version, acknowledged_threads,
+                             actor_verified)
 SELECT updated.id, sqlc.narg('actor_id')::uuid, sqlc.narg('actor_guest_id')::uuid, @action::text, @from_status::text, @to_status::text,
-       sqlc.narg('comment')::text, updated.version, sqlc.narg('acknowledged_threads')::uuid[]
+       sqlc.narg('comment')::text, updated.version, sqlc.narg('acknowledged_threads')::uuid[],
+       CASE WHEN sqlc.narg('actor_guest_id')::uuid IS NOT NULL THEN true END
 FROM updated;
 
 -- name: OrganizationCreativeNumbersReserve :one
@@ -326,7 +329,8 @@ WHERE c.id = @id AND c.organization_id = @organization_id;
 -- below before_id (keyset pagination on (creative_id, id)).
 SELECT e.id, e.public_id, e.type, coalesce(e.actor_id, e.actor_guest_id)::uuid AS actor_id,
        coalesce(u.name, g.name)::text AS actor_name, (e.actor_guest_id IS NOT NULL)::boolean AS actor_is_guest,
-       e.from_status, e.to_status, e.version, e.comment, e.changes, e.acknowledged_threads, e.stage, e.override, e.created_at
+       e.from_status, e.to_status, e.version, e.comment, e.changes, e.acknowledged_threads, e.stage, e.override, e.created_at,
+       e.actor_verified
 FROM creative_events e
 LEFT JOIN users u ON u.id = e.actor_id
 LEFT JOIN guests g ON g.id = e.actor_guest_id

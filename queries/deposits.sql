@@ -205,8 +205,11 @@ WHERE id IN (
 -- name: DepositCredit :one
 -- DepositCredit credits a deposit paid by chain transaction tx_id with
 -- exactly its requested amount (or, settling a review, exactly the amount
--- received: a claimed short transfer), and appends its ledger entry, in one
--- statement. The deposit must be open (confirming, or awaiting its
+-- received: a claimed short transfer; or, with fingerprint set, a
+-- confirming transfer that carried the deposit's suffix within the
+-- shortfall tolerance, whose review it opens and keeps), and appends its
+-- ledger entry, in one statement. Other deposits under review with tx_id
+-- (claims of the same transfer) do not stop it. The deposit must be open (confirming, or awaiting its
 -- transfer before expires_at), or, when late is set (an operator settling
 -- a late transfer), awaiting, expired or under review. No row: the amount differs, the
 -- deposit is already credited, not creditable, paid by another transaction,
@@ -216,16 +219,19 @@ WITH credited AS (
     UPDATE deposits d
     SET status = 'credited', transfer_tx_id = @tx_id::text, credited_amount_minor = @amount_minor::bigint,
         confirmations = d.confirmations_required, reserved = false,
-        review_reason = NULL, review_received_minor = NULL, review_opened_at = NULL
+        review_reason = CASE WHEN @fingerprint::boolean THEN 'amount_mismatch' END,
+        review_received_minor = CASE WHEN @fingerprint::boolean THEN @amount_minor::bigint END,
+        review_opened_at = CASE WHEN @fingerprint::boolean THEN now() END
     WHERE d.id = @id
       AND (d.requested_amount_minor = @amount_minor::bigint
-           OR (@late::boolean AND d.status = 'under_review' AND d.review_received_minor = @amount_minor::bigint))
+           OR (@late::boolean AND d.status = 'under_review' AND d.review_received_minor = @amount_minor::bigint)
+           OR (@fingerprint::boolean AND d.status = 'confirming' AND d.transfer_tx_id = @tx_id::text))
       AND (deposit_open(d.status, d.expires_at)
            OR (@late::boolean AND d.status IN ('awaiting_transfer', 'expired', 'under_review')))
       AND (d.transfer_tx_id IS NULL OR d.transfer_tx_id = @tx_id)
       AND NOT EXISTS (
           SELECT 1 FROM deposits t
-          WHERE t.network = d.network AND t.transfer_tx_id = @tx_id AND t.id <> d.id)
+          WHERE t.network = d.network AND t.transfer_tx_id = @tx_id AND t.id <> d.id AND t.status <> 'under_review')
     RETURNING d.id, d.user_id, d.currency, d.credited_amount_minor
 )
 INSERT INTO ledger_entries (user_id, currency, amount_minor, source_type, source_id)
@@ -243,14 +249,16 @@ SELECT sqlc.embed(deposits), now()::timestamptz AS db_now FROM deposits WHERE id
 -- the transaction that paid each credited deposit and the top-ups it
 -- took in (DepositCreditTopUp); the cursor is the
 -- (created_at, public_id) of the last row of the previous page, as for
--- DepositListByUser.
+-- DepositListByUser. Deposits are joined by the entry's typed deposit_id,
+-- so each entry costs one primary key lookup however many deposits there
+-- are (a join on d.id::text read them all: docs/performance.md).
 SELECT e.public_id, e.amount_minor, e.currency, e.source_type, e.created_at,
        d.id AS deposit_id, d.top_up_of, d.transfer_tx_id,
        ARRAY(SELECT c.transfer_tx_id FROM deposits c
              WHERE c.top_up_of = d.id AND c.status = 'credited' AND c.credited_amount_minor = 0
              ORDER BY c.created_at)::text[] AS top_up_tx_ids
 FROM ledger_entries e
-LEFT JOIN deposits d ON e.source_type = 'deposit' AND d.id::text = e.source_id
+LEFT JOIN deposits d ON d.id = e.deposit_id
 WHERE e.user_id = @user_id
   AND (e.created_at, e.public_id) < (coalesce(sqlc.narg('cursor_created_at')::timestamptz, 'infinity'),
                                      coalesce(sqlc.narg('cursor_id')::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
@@ -265,7 +273,8 @@ WHERE user_id = @user_id AND currency = @currency;
 
 -- name: DepositTopUp :one
 -- DepositTopUp reserves a top-up for the user's deposit under review for a
--- short claimed transfer (deposit.MoveTopUp), in one statement: a deposit of
+-- short transfer the watcher attached by its fingerprint (never a claimed
+-- one: deposit.MoveTopUp), in one statement: a deposit of
 -- its own (top_up_of) of the shortfall plus a suffix picked at random among
 -- the free ones, reserved like every deposit (deposits_reserved_amount_key
 -- makes it unique among deposits and top-ups), and the deposit shows it. The
@@ -278,6 +287,10 @@ WITH parent AS (
     WHERE d.id = @id AND d.user_id = @user_id AND d.top_up_of IS NULL AND d.status = 'under_review'
       AND d.review_reason = 'amount_mismatch' AND d.review_received_minor < d.requested_amount_minor
       AND (d.top_up_expires_at IS NULL OR d.top_up_expires_at <= now())
+      AND EXISTS (
+          SELECT 1 FROM chain_transfers t
+          WHERE t.network = d.network AND t.tx_id = d.transfer_tx_id AND t.deposit_id = d.id
+            AND t.status = 'unmatched' AND t.reason = 'amount_mismatch' AND t.needs_review)
     FOR UPDATE
 ), free AS (
     SELECT s.suffix, p.shortfall + s.suffix AS requested_amount_minor

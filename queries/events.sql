@@ -116,6 +116,24 @@ JOIN webhook_endpoints w ON w.id = d.endpoint_id
 JOIN outbox_events e ON e.id = d.event_id
 WHERE d.id = @id;
 
+-- name: WebhookEndpointInFlightLock :exec
+-- WebhookEndpointInFlightLock makes the claims of one endpoint's
+-- deliveries take turns, to the end of their transaction, on every replica
+-- (store.LockWebhookEndpoint, with the hash of the endpoint's id), so the
+-- count WebhookDeliveryClaim reads next is exact.
+SELECT pg_advisory_xact_lock(2058002, hashtext(CAST(sqlc.arg(endpoint_id)::uuid AS text)));
+
+-- name: WebhookDeliveryClaim :execrows
+-- WebhookDeliveryClaim marks a delivery in flight until its lease ends,
+-- while its endpoint has fewer than max_in_flight other deliveries whose
+-- lease has not run out; no row when it has that many. Run after
+-- WebhookEndpointInFlightLock, in its transaction.
+UPDATE webhook_deliveries d
+SET in_flight_until = now() + make_interval(secs => @lease_seconds::float8)
+WHERE d.id = @delivery_id::uuid
+  AND (SELECT count(*) FROM webhook_deliveries o
+       WHERE o.endpoint_id = @endpoint_id::uuid AND o.in_flight_until > now() AND o.id <> @delivery_id::uuid) < @max_in_flight::integer;
+
 -- name: WebhookAttemptRecord :exec
 -- WebhookAttemptRecord logs one attempt and moves its delivery on: status
 -- pending with the time of the next attempt, or finished.
@@ -128,12 +146,12 @@ WITH attempt AS (
 )
 UPDATE webhook_deliveries
 SET status = @status, attempts = greatest(attempts, @attempt), next_attempt_at = sqlc.narg('next_attempt_at'),
-    finished_at = CASE WHEN @status = 'pending' THEN NULL ELSE now() END
+    finished_at = CASE WHEN @status = 'pending' THEN NULL ELSE now() END, in_flight_until = NULL
 WHERE id = @delivery_id;
 
 -- name: WebhookDeliveryCancel :exec
 -- WebhookDeliveryCancel ends a delivery whose endpoint was disabled.
-UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, finished_at = now()
+UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, finished_at = now(), in_flight_until = NULL
 WHERE id = @id AND status = 'pending';
 
 -- name: WebhookDeliveryList :many

@@ -76,7 +76,7 @@ SELECT p.creative_id, p.position, p.name, p.rule, p.due_in_hours, p.reviewer_ids
        r.status, r.due_at,
        (SELECT coalesce(jsonb_agg(jsonb_build_object(
                    'reviewerId', d.reviewer_id, 'name', coalesce(du.name, dg.name), 'guestEmail', d.guest_email,
-                   'guestId', d.guest_id,
+                   'guestId', d.guest_id, 'guestVerified', d.guest_verified,
                    'decision', d.decision, 'comment', d.comment, 'versionNumber', d.version_number,
                    'at', d.created_at) ORDER BY d.id), '[]'::jsonb)
         FROM (SELECT DISTINCT ON (coalesce(rd.reviewer_id::text, rd.guest_email)) rd.*
@@ -105,6 +105,8 @@ ORDER BY p.creative_id, p.position;
 -- and the action's history event (naming the stage a decision was made
 -- in), followed by a stage_approved event when approved_stage names the
 -- stage whose rule the decision made hold (ORDER BY: the decision first).
+-- A guest decides only from a verified session (docs/shares.md): a
+-- guest's decision and events are verified.
 WITH updated AS (
     UPDATE creatives
     SET review_status = @to_status::text,
@@ -125,18 +127,20 @@ WITH updated AS (
     SET status = excluded.status, due_at = coalesce(excluded.due_at, review_stage_rounds.due_at)
 ), decision AS (
     INSERT INTO review_decisions (creative_id, round, position, reviewer_id, guest_email, guest_id, decision, comment, version_number,
-                                  override, created_at)
+                                  override, created_at, guest_verified)
     SELECT @id::uuid, @round::integer, @decision_position::smallint, sqlc.narg('actor_id')::uuid, sqlc.narg('guest_email')::text,
            sqlc.narg('actor_guest_id')::uuid, @action::text,
-           sqlc.narg('comment')::text, v.number, @override::boolean, @updated_at::timestamptz
+           sqlc.narg('comment')::text, v.number, @override::boolean, @updated_at::timestamptz,
+           CASE WHEN sqlc.narg('actor_guest_id')::uuid IS NOT NULL THEN true END
     FROM creatives c
     JOIN creative_versions v ON v.id = c.current_version_id
     WHERE c.id = @id::uuid AND @decision_position::smallint >= 0
 )
 INSERT INTO creative_events (creative_id, actor_id, actor_guest_id, type, from_status, to_status, comment, version, acknowledged_threads,
-                             stage, override)
+                             stage, override, actor_verified)
 SELECT updated.id, sqlc.narg('actor_id')::uuid, sqlc.narg('actor_guest_id')::uuid, e.type, @from_status::text, @to_status::text,
-       e.comment, updated.version, e.acknowledged_threads, e.stage, e.override
+       e.comment, updated.version, e.acknowledged_threads, e.stage, e.override,
+       CASE WHEN sqlc.narg('actor_guest_id')::uuid IS NOT NULL THEN true END
 FROM updated, (
     SELECT 1 AS n, @action::text AS type, sqlc.narg('comment')::text AS comment,
            sqlc.narg('acknowledged_threads')::uuid[] AS acknowledged_threads,

@@ -31,11 +31,32 @@ FROM unnest(@creative_ids::uuid[]) WITH ORDINALITY AS c(id, ord);
 
 -- name: ShareInvitationsAdd :exec
 -- ShareInvitationsAdd records a new share's invitations, each with the
--- share's token sealed for it (none when email is off: an empty array).
-INSERT INTO share_invitations (share_id, email, name, position, token_sealed)
-SELECT @share_id, i.email, nullif((@names::text[])[i.ord], ''), i.ord::integer, (@tokens_sealed::bytea[])[i.ord]
+-- hash of its own token and its link's tokens sealed for it (none when
+-- email is off: empty arrays).
+INSERT INTO share_invitations (share_id, email, name, position, token_sealed, token_hash)
+SELECT @share_id, i.email, nullif((@names::text[])[i.ord], ''), i.ord::integer, (@tokens_sealed::bytea[])[i.ord],
+       (@token_hashes::bytea[])[i.ord]
 FROM unnest(@emails::text[]) WITH ORDINALITY AS i(email, ord)
 ON CONFLICT (share_id, email) DO NOTHING;
+
+-- name: ShareInvitationGetByTokenHash :one
+-- ShareInvitationGetByTokenHash reads the invitation of a share whose own
+-- token has this hash.
+SELECT email, token_hash FROM share_invitations WHERE share_id = @share_id AND token_hash = @token_hash;
+
+-- name: ShareMemberEmails :many
+-- ShareMemberEmails returns, of the normalised emails given, those of
+-- members of the organization: members sign in, they are no guests.
+SELECT u.email FROM users u JOIN memberships m ON m.user_id = u.id
+WHERE m.organization_id = @organization_id AND u.email = ANY(@emails::text[]);
+
+-- name: ShareOpenerAdd :exec
+-- ShareOpenerAdd remembers a client address that opened a share.
+INSERT INTO share_openers (share_id, address) VALUES (@share_id, @address)
+ON CONFLICT DO NOTHING;
+
+-- name: ShareOpenerExists :one
+SELECT EXISTS (SELECT 1 FROM share_openers WHERE share_id = @share_id AND address = @address);
 
 -- name: ShareGet :one
 -- ShareGet reads one share of an organization with its creator's name and
@@ -82,25 +103,60 @@ WHERE s.token_hash = @token_hash AND s.revoked_at IS NULL AND s.expires_at > now
 
 -- name: GuestUpsert :one
 -- GuestUpsert is the guest of an email on a share, made on their first
--- visit; a later visit keeps the id and takes the name given.
+-- visit; a later visit keeps the id, and takes the name given only when
+-- its session proved the inbox (an unverified one renames nobody).
 INSERT INTO guests (share_id, email, name) VALUES (@share_id, @email, @name)
-ON CONFLICT (share_id, email) DO UPDATE SET name = excluded.name
+ON CONFLICT (share_id, email) DO UPDATE
+SET name = CASE WHEN @verified::boolean THEN excluded.name ELSE guests.name END
 RETURNING *;
 
 -- name: ShareInvitationSeen :exec
 UPDATE share_invitations SET last_seen_at = now() WHERE share_id = @share_id AND email = @email;
 
 -- name: GuestSessionCreate :one
-INSERT INTO guest_sessions (guest_id, token_hash, csrf_token, expires_at)
-VALUES (@guest_id, @token_hash, @csrf_token, @expires_at)
+INSERT INTO guest_sessions (guest_id, token_hash, csrf_token, expires_at, verified, name)
+VALUES (@guest_id, @token_hash, @csrf_token, @expires_at, @verified, @name)
 RETURNING id;
+
+-- name: GuestSessionCodeLock :one
+-- GuestSessionCodeLock takes a live guest session for its code, with its
+-- guest and share, and the database's clock.
+SELECT gs.id, gs.guest_id, gs.name, gs.expires_at, gs.code_hash, gs.code_expires_at, gs.code_failures,
+       g.email, s.id AS share_id, s.organization_id, s.permission, s.expires_at AS share_expires_at,
+       o.name AS organization_name, now()::timestamptz AS now
+FROM guest_sessions gs
+JOIN guests g ON g.id = gs.guest_id
+JOIN shares s ON s.id = g.share_id
+JOIN organizations o ON o.id = s.organization_id
+WHERE gs.id = @id AND gs.expires_at > now() AND s.revoked_at IS NULL AND s.expires_at > now()
+FOR UPDATE OF gs;
+
+-- name: GuestSessionCodeSet :exec
+-- GuestSessionCodeSet gives a session a new code, replacing any other.
+UPDATE guest_sessions SET code_hash = @code_hash, code_expires_at = @code_expires_at, code_failures = 0
+WHERE id = @id;
+
+-- name: GuestSessionCodeFailed :exec
+-- GuestSessionCodeFailed counts a wrong code; the last allowed one ends
+-- the code.
+UPDATE guest_sessions
+SET code_failures = code_failures + 1,
+    code_hash = CASE WHEN code_failures + 1 >= @max_failures::integer THEN NULL ELSE code_hash END,
+    code_expires_at = CASE WHEN code_failures + 1 >= @max_failures::integer THEN NULL ELSE code_expires_at END
+WHERE id = @id;
+
+-- name: GuestSessionCodeClear :exec
+UPDATE guest_sessions SET code_hash = NULL, code_expires_at = NULL, code_failures = 0 WHERE id = @id;
+
+-- name: GuestSessionDelete :exec
+DELETE FROM guest_sessions WHERE id = @id;
 
 -- name: GuestSessionGet :one
 -- GuestSessionGet finds the live guest session of a token: its own
 -- expiry not passed and its share neither revoked nor expired. invited
 -- and account_id are what who decides reads (review.guestDecider): the
 -- share invited the guest's email, and the user whose email it is.
-SELECT gs.id, gs.csrf_token, g.id AS guest_id, g.email, g.name, s.id AS share_id, s.organization_id, s.permission,
+SELECT gs.id, gs.csrf_token, g.id AS guest_id, g.email, gs.name, gs.verified, s.id AS share_id, s.organization_id, s.permission,
        EXISTS (SELECT 1 FROM share_invitations si WHERE si.share_id = s.id AND si.email = g.email) AS invited,
        account.id AS account_id
 FROM guest_sessions gs

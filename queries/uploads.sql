@@ -1,13 +1,20 @@
 -- name: OrganizationLockForUploads :exec
--- OrganizationLockForUploads serialises the quota check of an
--- organization's new uploads: two at once cannot both fit in what is left.
+-- OrganizationLockForUploads serialises the checks of an organization's
+-- new uploads (its quota, each uploader's pending limits): two at once
+-- cannot both fit in what is left.
 SELECT 1 FROM organizations WHERE id = @id FOR NO KEY UPDATE;
 
--- name: UploadStorageUsed :one
--- UploadStorageUsed is the bytes an organization's ready and pending
--- uploads hold or may hold.
-SELECT coalesce(sum(size_bytes), 0)::bigint FROM uploads
-WHERE organization_id = @organization_id AND status IN ('pending', 'ready');
+-- name: UploadReservations :one
+-- UploadReservations is what an organization's uploads hold at now: the
+-- bytes of its ready uploads and of its pending ones not yet expired (a
+-- pending upload's reservation ends at its expires_at), and how many of
+-- those pending ones, and how many bytes, are created_by's.
+SELECT coalesce(sum(size_bytes), 0)::bigint AS organization_bytes,
+       count(*) FILTER (WHERE status = 'pending' AND created_by = @created_by)::integer AS uploader_pending,
+       coalesce(sum(size_bytes) FILTER (WHERE status = 'pending' AND created_by = @created_by), 0)::bigint AS uploader_pending_bytes
+FROM uploads
+WHERE organization_id = @organization_id AND status IN ('pending', 'ready')
+  AND (status = 'ready' OR expires_at > @now);
 
 -- name: UploadInsert :exec
 -- UploadInsert records a new upload. Nothing is read back: the caller
@@ -19,12 +26,20 @@ VALUES (@id, @organization_id, @created_by, @file_name, @mime_type, @size_bytes,
         @part_size, @object_key, @store_upload_id, @created_at, @expires_at);
 
 -- name: UploadGet :one
-SELECT * FROM uploads WHERE organization_id = @organization_id AND id = @id;
+-- UploadGet reads an upload that was not deleted.
+SELECT * FROM uploads WHERE organization_id = @organization_id AND id = @id AND deleted_at IS NULL;
 
 -- name: UploadGetForUpdate :one
 -- UploadGetForUpdate holds the upload while a completion records its
--- outcome: a second completion waits and then sees it.
-SELECT * FROM uploads WHERE organization_id = @organization_id AND id = @id FOR UPDATE;
+-- outcome, or a delete decides: a second one waits and then sees it.
+SELECT * FROM uploads WHERE organization_id = @organization_id AND id = @id AND deleted_at IS NULL FOR UPDATE;
+
+-- name: UploadExtend :exec
+-- UploadExtend moves a pending upload's expiry later (its last received
+-- part is later than the server knew); it never moves it earlier. It is
+-- no move of status.
+UPDATE uploads SET expires_at = @expires_at::timestamptz
+WHERE id = @id AND status = 'pending' AND expires_at < @expires_at::timestamptz;
 
 -- name: UploadClaimCompletion :one
 -- UploadClaimCompletion marks a pending, unexpired upload as being
@@ -46,6 +61,13 @@ RETURNING *;
 -- name: UploadMarkFailed :one
 -- UploadMarkFailed is the move pending → failed (a mismatch, or expiry).
 UPDATE uploads SET status = 'failed', failure = @failure, finished_at = now()
+WHERE id = @id AND status = 'pending'
+RETURNING *;
+
+-- name: UploadMarkDeleted :one
+-- UploadMarkDeleted is the move pending → failed of a delete: the upload
+-- is gone from the API (deleted_at), and its reservation with it.
+UPDATE uploads SET status = 'failed', failure = @failure, finished_at = now(), deleted_at = now()
 WHERE id = @id AND status = 'pending'
 RETURNING *;
 

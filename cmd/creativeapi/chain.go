@@ -43,6 +43,7 @@ func startWatcher(ctx context.Context, cfg config.Config, st *store.Store, log *
 	w := chainwatch.New(chainwatch.Config{
 		Treasury: cfg.TreasuryAddress, Contract: cfg.TronUSDTContract,
 		PollInterval: cfg.ChainPollInterval, MonitoringWindow: cfg.DepositMonitoringWindow,
+		Tolerance: &cfg.DepositShortfallTolerance,
 	}, st, api, log)
 	if m != nil {
 		w.OnPoll = m.ObservePoll
@@ -231,7 +232,7 @@ func predictPayment(c *deposit.Candidate, result, address string, minor int64, n
 	if result == "" {
 		result = "SUCCESS"
 	}
-	status, reason, _ := deposit.Judge(deposit.Receipt{Succeeded: result == "SUCCESS", Result: result}, "", c, now, "", true)
+	status, reason, _ := deposit.Judge(deposit.Receipt{Succeeded: result == "SUCCESS", Result: result}, "", c, nil, now, "", true)
 	amount := money.USDT.Format(minor)
 	switch status {
 	case deposit.TransferConfirming:
@@ -302,6 +303,7 @@ func cmdChain(ctx context.Context, e env, args []string) error {
 		w := chainwatch.New(chainwatch.Config{
 			Treasury: cfg.TreasuryAddress, Contract: cfg.TronUSDTContract,
 			PollInterval: cfg.ChainPollInterval, MonitoringWindow: cfg.DepositMonitoringWindow,
+			Tolerance: &cfg.DepositShortfallTolerance,
 		}, st, api, newLogger(e.stderr, cfg.LogLevel))
 		res, err := w.Rescan(ctx, since)
 		if err != nil {

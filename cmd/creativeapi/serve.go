@@ -28,6 +28,7 @@ import (
 	"creativeapi/internal/deposit"
 	"creativeapi/internal/docs"
 	"creativeapi/internal/email"
+	"creativeapi/internal/emailcap"
 	"creativeapi/internal/events"
 	"creativeapi/internal/httpapi"
 	"creativeapi/internal/idempotency"
@@ -194,7 +195,7 @@ func cmdServe(ctx context.Context, e env, args []string) error {
 		Config: cfg, Store: st, Log: log, Auth: authSvc, Idempotency: idem,
 		SpecYAML: creativeapi.OpenAPIYAML, DocsHTML: docs.HTML,
 		Changelog: creativeapi.APIChangelog, Metrics: m, Streams: hub, Objects: objects, Approvals: approvals,
-		Limits: limits,
+		Limits: limits, Mail: sender,
 	})
 	if err != nil {
 		return err
@@ -344,6 +345,13 @@ func sweepJobs(st *store.Store, log *slog.Logger, m *metrics.Metrics) []sweeper.
 		{Name: "expired sessions", Run: func(ctx context.Context) error { return auth.PurgeSessions(ctx, st, log) }},
 		{Name: "ended guest sessions", Run: func(ctx context.Context) error { return auth.PurgeGuestSessions(ctx, st, log) }},
 		{Name: "sign-in failures", Run: func(ctx context.Context) error { return auth.PurgeSignInFailures(ctx, st, log) }},
+		{Name: "email sends", Run: func(ctx context.Context) error {
+			n, err := emailcap.Purge(ctx, st.Q)
+			if n > 0 {
+				log.Info("email ceiling records purged", "count", n)
+			}
+			return err
+		}},
 		deposit.SweepJob(st, log, m.DepositsExpired),
 	}
 }
@@ -360,7 +368,7 @@ func startEvents(ctx context.Context, cfg config.Config, st *store.Store, hub *s
 	if objects != nil {
 		// Pending uploads past their expiry are aborted by a job of the
 		// same River client.
-		more = append(more, upload.Jobs(st, objects, log))
+		more = append(more, upload.Jobs(st, objects, upload.NewLimits(cfg.OrgStorageQuotaBytes, cfg.UploadMaxBytes, cfg.UploadTTL, cfg.UploadURLTTL), log))
 	}
 	// Review stages due soon or overdue are announced by a job of the same
 	// River client.

@@ -918,6 +918,9 @@ type AccessToken struct {
 // AccessTokenList defines model for AccessTokenList.
 type AccessTokenList struct {
 	Items []AccessToken `json:"items"`
+
+	// NextCursor Pass as `cursor` for the next page; null on the last page.
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
 
 // AccountBalance defines model for AccountBalance.
@@ -929,7 +932,8 @@ type AccountBalance struct {
 // AccountDeposit A deposit. `creditedAmount` is 0 until `credited`, then the amount
 // received: `requestedAmount` for a transfer of exactly that amount,
 // what arrived (`review.receivedAmount`) when an operator credits a
-// transfer the payer claimed.
+// transfer the payer claimed, or when the shortfall tolerance
+// credits a transfer that carried the deposit's matching suffix.
 type AccountDeposit struct {
 	// Address The treasury address (TRON base58check) to transfer to.
 	//
@@ -956,12 +960,18 @@ type AccountDeposit struct {
 
 	// Review While `status` is `under_review`: why, what arrived, a top-up
 	// and a refund address if asked for; once `refunded`, the same
-	// with the refund's transaction; null otherwise.
+	// with the refund's transaction; once `credited` by the shortfall
+	// tolerance (a transfer that carried the deposit's matching
+	// suffix, short by no more than the tolerance), the review it
+	// was credited on (`amount_mismatch`, what arrived), whose
+	// settlement names `policy` as the operator; null otherwise.
 	Review nullable.Nullable[NullableDepositReview] `json:"review"`
 
 	// Status `awaiting_transfer`: waiting for the exact transfer.
-	// `confirming`: a transfer of exactly `requestedAmount`, in a block no
-	// later than `expiresAt`, was seen on the chain; `confirmations`
+	// `confirming`: a transfer of exactly `requestedAmount` (or one that
+	// carries its matching suffix, short by no more than the shortfall
+	// tolerance), in a block no later than `expiresAt`, was seen on the
+	// chain; `confirmations`
 	// counts up to `confirmationsRequired`. A transfer that fails or
 	// vanishes from the chain (a fork) before its block is final puts the
 	// deposit back to `awaiting_transfer` (or `expired` past `expiresAt`).
@@ -970,14 +980,17 @@ type AccountDeposit struct {
 	// exactly that amount (on time, once its block is final, or late,
 	// credited by an operator); the transferred amount, more or less than
 	// `requestedAmount`, for a transfer the payer claimed and an operator
-	// credited.
+	// credited, or one that carried the deposit's matching suffix and
+	// the shortfall tolerance credited (`review` stays).
 	// `expired`: no transfer arrived before `expiresAt`.
 	// `under_review`: a transfer is attached to the
 	// deposit that an operator must settle; `review` says why and what
 	// arrived, `transactionId` names it. A transfer of exactly
 	// `requestedAmount` in a block after `expiresAt`, inside the
 	// monitoring window, is attached by the service itself (reason
-	// `late`). The operator credits it (`credited`), sends it back
+	// `late`), and so is one of another amount that carries the
+	// deposit's matching suffix beyond the tolerance (reason
+	// `amount_mismatch`). The operator credits it (`credited`), sends it back
 	// (`refunded`), or rejects it as not this deposit's: the deposit is
 	// `awaiting_transfer` again (or `expired` past `expiresAt`), with no
 	// `transactionId`.
@@ -1133,7 +1146,9 @@ type Comment struct {
 
 	// Anchor What a comment points at (see NewCommentAnchor); every key is present, null when not given. Nullable because a comment without an anchor shows null.
 	Anchor nullable.Nullable[CommentAnchor] `json:"anchor"`
-	Author UserRef                          `json:"author"`
+
+	// Author A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it).
+	Author UserRef `json:"author"`
 
 	// Body The text; "" once deleted.
 	Body       string             `json:"body"`
@@ -1189,7 +1204,7 @@ type CommentAnchor struct {
 	TimeMs nullable.Nullable[CommentTimeRange] `json:"timeMs"`
 }
 
-// CommentBody The text of a comment, 1 to 5000 characters, not only white space; line breaks and tabs are kept, other control characters refused.
+// CommentBody The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused. A body of only white space (any Unicode space, such as U+3000) and invisible format characters (U+200B, U+2060, U+FEFF) says nothing and is refused as an empty one is (`too_short`).
 type CommentBody = string
 
 // CommentList defines model for CommentList.
@@ -1231,6 +1246,12 @@ type CommentVisibility string
 // CompleteUploadRequest Empty.
 type CompleteUploadRequest = map[string]interface{}
 
+// ConfirmGuestVerificationRequest defines model for ConfirmGuestVerificationRequest.
+type ConfirmGuestVerificationRequest struct {
+	// Code The six-digit code from the email.
+	Code string `json:"code"`
+}
+
 // CountryCode ISO 3166-1 alpha-2 country code.
 //
 // Example: DE
@@ -1258,7 +1279,7 @@ type CreateCommentRequest struct {
 	// required (the asset as a whole).
 	Anchor *NewCommentAnchor `json:"anchor,omitempty"`
 
-	// Body The text of a comment, 1 to 5000 characters, not only white space; line breaks and tabs are kept, other control characters refused.
+	// Body The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused. A body of only white space (any Unicode space, such as U+3000) and invisible format characters (U+200B, U+2060, U+FEFF) says nothing and is refused as an empty one is (`too_short`).
 	Body CommentBody `json:"body"`
 
 	// MentionUserIds Members of the organization the comment is addressed to, each once.
@@ -1307,11 +1328,14 @@ type CreateCreativeRequest struct {
 	Type  CreativeType  `json:"type"`
 }
 
-// CreateGuestSessionRequest defines model for CreateGuestSessionRequest.
+// CreateGuestSessionRequest `email` is required unless `shareInvitationToken` is sent (422 on `email`).
 type CreateGuestSessionRequest struct {
-	Email    openapi_types.Email `json:"email"`
-	Name     string              `json:"name"`
-	Password *string             `json:"password,omitempty"`
+	Email    *openapi_types.Email `json:"email,omitempty"`
+	Name     string               `json:"name"`
+	Password *string              `json:"password,omitempty"`
+
+	// ShareInvitationToken The invitation's own token, from the `#invitation=` part of the invitation's link; it verifies the session.
+	ShareInvitationToken *string `json:"shareInvitationToken,omitempty"`
 
 	// Token The share's token, from its link.
 	Token string `json:"token"`
@@ -1451,7 +1475,9 @@ type CreativeDetail struct {
 	//
 	// Example: 9:16
 	AspectRatio AspectRatio `json:"aspectRatio"`
-	Author      UserRef     `json:"author"`
+
+	// Author A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it).
+	Author UserRef `json:"author"`
 
 	// AvailableActions The actions the caller may run now (given the state and the caller's rights). Offer exactly these.
 	AvailableActions []CreativeAction                    `json:"availableActions"`
@@ -1520,7 +1546,9 @@ type CreativeDetail struct {
 type CreativeEvent struct {
 	// AcknowledgedOpenThreadIds For a `submit` sent with `acknowledgeOpenThreads`, the open threads not marked addressed that it went past; null otherwise.
 	AcknowledgedOpenThreadIds nullable.Nullable[[]openapi_types.UUID] `json:"acknowledgedOpenThreadIds"`
-	Actor                     UserRef                                 `json:"actor"`
+
+	// Actor A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it).
+	Actor UserRef `json:"actor"`
 
 	// Changes For `updated`, each changed field; null for every other type.
 	Changes nullable.Nullable[[]CreativeChange] `json:"changes"`
@@ -1606,7 +1634,9 @@ type CreativeType string
 
 // CreativeVersion An uploaded version of a creative. Nullable because it is only referenced by nullable properties (`currentVersion`, `approvedVersion`); see NullableUserRef.
 type CreativeVersion struct {
-	Assets    []Asset            `json:"assets"`
+	Assets []Asset `json:"assets"`
+
+	// Author A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it).
 	Author    UserRef            `json:"author"`
 	CreatedAt time.Time          `json:"createdAt"`
 	Id        openapi_types.UUID `json:"id"`
@@ -1614,8 +1644,10 @@ type CreativeVersion struct {
 }
 
 // DepositStatus `awaiting_transfer`: waiting for the exact transfer.
-// `confirming`: a transfer of exactly `requestedAmount`, in a block no
-// later than `expiresAt`, was seen on the chain; `confirmations`
+// `confirming`: a transfer of exactly `requestedAmount` (or one that
+// carries its matching suffix, short by no more than the shortfall
+// tolerance), in a block no later than `expiresAt`, was seen on the
+// chain; `confirmations`
 // counts up to `confirmationsRequired`. A transfer that fails or
 // vanishes from the chain (a fork) before its block is final puts the
 // deposit back to `awaiting_transfer` (or `expired` past `expiresAt`).
@@ -1624,14 +1656,17 @@ type CreativeVersion struct {
 // exactly that amount (on time, once its block is final, or late,
 // credited by an operator); the transferred amount, more or less than
 // `requestedAmount`, for a transfer the payer claimed and an operator
-// credited.
+// credited, or one that carried the deposit's matching suffix and
+// the shortfall tolerance credited (`review` stays).
 // `expired`: no transfer arrived before `expiresAt`.
 // `under_review`: a transfer is attached to the
 // deposit that an operator must settle; `review` says why and what
 // arrived, `transactionId` names it. A transfer of exactly
 // `requestedAmount` in a block after `expiresAt`, inside the
 // monitoring window, is attached by the service itself (reason
-// `late`). The operator credits it (`credited`), sends it back
+// `late`), and so is one of another amount that carries the
+// deposit's matching suffix beyond the tolerance (reason
+// `amount_mismatch`). The operator credits it (`credited`), sends it back
 // (`refunded`), or rejects it as not this deposit's: the deposit is
 // `awaiting_transfer` again (or `expired` past `expiresAt`), with no
 // `transactionId`.
@@ -1687,7 +1722,12 @@ type FieldErrorCode string
 type Guest struct {
 	Email string             `json:"email"`
 	Id    openapi_types.UUID `json:"id"`
-	Name  string             `json:"name"`
+
+	// Name The name this session was opened with.
+	Name string `json:"name"`
+
+	// Verified Whether this session proved the email (an invitation's own link, or a mailed code). Only a verified session decides.
+	Verified bool `json:"verified"`
 }
 
 // GuestActionRequest defines model for GuestActionRequest.
@@ -1712,7 +1752,7 @@ type GuestCreateCommentRequest struct {
 	// required (the asset as a whole).
 	Anchor *NewCommentAnchor `json:"anchor,omitempty"`
 
-	// Body The text of a comment, 1 to 5000 characters, not only white space; line breaks and tabs are kept, other control characters refused.
+	// Body The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused. A body of only white space (any Unicode space, such as U+3000) and invisible format characters (U+200B, U+2060, U+FEFF) says nothing and is refused as an empty one is (`too_short`).
 	Body CommentBody `json:"body"`
 
 	// ParentId Reply to this top-level comment of the same creative.
@@ -1748,11 +1788,17 @@ type GuestShare struct {
 
 // GuestUpdateCommentRequest What to change of the guest's own comment; send at least one field.
 type GuestUpdateCommentRequest struct {
-	// Body The text of a comment, 1 to 5000 characters, not only white space; line breaks and tabs are kept, other control characters refused.
+	// Body The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused. A body of only white space (any Unicode space, such as U+3000) and invisible format characters (U+200B, U+2060, U+FEFF) says nothing and is refused as an empty one is (`too_short`).
 	Body *CommentBody `json:"body,omitempty"`
 
 	// Resolved `true` resolves the thread, `false` reopens it.
 	Resolved *bool `json:"resolved,omitempty"`
+}
+
+// GuestVerification defines model for GuestVerification.
+type GuestVerification struct {
+	// ExpiresAt When the mailed code stops working.
+	ExpiresAt time.Time `json:"expiresAt"`
 }
 
 // HealthStatus defines model for HealthStatus.
@@ -1835,7 +1881,9 @@ type Member struct {
 	// Role A member's role in an organization. `admin`: everything.
 	// `reviewer`: reviews creatives. `author`: writes and submits
 	// creatives. `viewer`: reads only.
-	Role Role    `json:"role"`
+	Role Role `json:"role"`
+
+	// User A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it).
 	User UserRef `json:"user"`
 }
 
@@ -2033,12 +2081,18 @@ type NullableDepositRefund struct {
 
 // NullableDepositReview Why a deposit is `under_review`, and what arrived; null for any other status (see NullableUserRef).
 type NullableDepositReview struct {
+	// Contested The transfer was claimed by another deposit too (it stays true
+	// once a second claim existed): an operator decides whose it is.
+	Contested bool `json:"contested"`
+
 	// OpenedAt When the review was opened.
 	OpenedAt time.Time `json:"openedAt"`
 
 	// Reason `late`: the exact amount arrived after `expiresAt`, inside the
-	// monitoring window. `amount_mismatch`: the payer named a
-	// transfer of another amount. May grow.
+	// monitoring window. `amount_mismatch`: a transfer of another
+	// amount, which the payer claimed, or which carried the
+	// deposit's matching suffix (its last four digits) and the
+	// server attached. May grow.
 	Reason NullableDepositReviewReason `json:"reason"`
 
 	// ReceivedAmount An amount of money in minor units. `"100000000"` with scale 6 is 100.000000 USDT.
@@ -2062,8 +2116,10 @@ type NullableDepositReview struct {
 }
 
 // NullableDepositReviewReason `late`: the exact amount arrived after `expiresAt`, inside the
-// monitoring window. `amount_mismatch`: the payer named a
-// transfer of another amount. May grow.
+// monitoring window. `amount_mismatch`: a transfer of another
+// amount, which the payer claimed, or which carried the
+// deposit's matching suffix (its last four digits) and the
+// server attached. May grow.
 type NullableDepositReviewReason string
 
 // NullableDepositTopUp A deposit's top-up or null (see NullableUserRef).
@@ -2093,10 +2149,17 @@ type OperatorTransfer struct {
 	AmountRaw string    `json:"amountRaw"`
 	BlockTime time.Time `json:"blockTime"`
 
+	// Claims Every payer's claim of the transfer, oldest first, open or
+	// closed. The transfer is attached (`depositId`) to the oldest
+	// open claim; rejecting it attaches the next one, and crediting
+	// or refunding it closes the others (their deposits wait again).
+	Claims []TransferClaim `json:"claims"`
+
 	// DepositId The deposit the transfer pays, is late for, or was claimed for.
 	DepositId nullable.Nullable[openapi_types.UUID] `json:"depositId"`
 
-	// From The sending address.
+	// From The sending address: compare it with the claimants' earlier
+	// payments before deciding a claim.
 	From string             `json:"from"`
 	Id   openapi_types.UUID `json:"id"`
 
@@ -2177,10 +2240,12 @@ type Problem struct {
 	// `rate_limited`, `internal_error`, `service_unavailable`, `deposits_unavailable`,
 	// `deposit_capacity_exhausted`, `too_many_streams`, `storage_quota_exceeded`,
 	// `upload_incomplete`, `upload_mismatch`, `uploads_unavailable`,
-	// `transfer_unknown`, `transfer_taken`, `open_threads`,
+	// `transfer_unknown`, `transfer_taken`, `too_many_claims`, `open_threads`,
 	// `share_limit`, `share_not_found`, `share_password_required`,
 	// `invalid_token`, `insufficient_scope`, `ambiguous_credentials`,
-	// `review_plan_set`. New codes may be added: treat an
+	// `review_plan_set`, `guest_unverified`, `code_expired`,
+	// `member_email`, `email_quota_exceeded`, `too_many_pending_uploads`,
+	// `storage_unavailable`, `too_many_tokens`. New codes may be added: treat an
 	// unknown code by its `status`.
 	//
 	//
@@ -2252,11 +2317,13 @@ type ReviewStage struct {
 
 // ReviewStageDecision defines model for ReviewStageDecision.
 type ReviewStageDecision struct {
-	At            time.Time                   `json:"at"`
-	Comment       nullable.Nullable[string]   `json:"comment"`
-	Decision      ReviewStageDecisionDecision `json:"decision"`
-	Reviewer      UserRef                     `json:"reviewer"`
-	VersionNumber int                         `json:"versionNumber"`
+	At       time.Time                   `json:"at"`
+	Comment  nullable.Nullable[string]   `json:"comment"`
+	Decision ReviewStageDecisionDecision `json:"decision"`
+
+	// Reviewer A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it).
+	Reviewer      UserRef `json:"reviewer"`
+	VersionNumber int     `json:"versionNumber"`
 }
 
 // ReviewStageDecisionDecision defines model for ReviewStageDecision.Decision.
@@ -2323,7 +2390,9 @@ type SettlementOperator struct {
 // strings only in the answer to `createShare` (and its replays), null
 // everywhere else.
 type Share struct {
-	CreatedAt   time.Time            `json:"createdAt"`
+	CreatedAt time.Time `json:"createdAt"`
+
+	// CreatedBy A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it).
 	CreatedBy   UserRef              `json:"createdBy"`
 	CreativeIds []openapi_types.UUID `json:"creativeIds"`
 	ExpiresAt   time.Time            `json:"expiresAt"`
@@ -2392,6 +2461,22 @@ type SignInRequest struct {
 // TokenScope What a personal access token may do (each operation names its scope in `x-scope`). `operator` is for platform operators only.
 type TokenScope string
 
+// TransferClaim A payer's claim of a transfer (claimAccountDeposit).
+type TransferClaim struct {
+	// ClosedAt When an operator's settlement or rejection closed the claim; null while it is open.
+	ClosedAt  nullable.Nullable[time.Time] `json:"closedAt"`
+	CreatedAt time.Time                    `json:"createdAt"`
+
+	// DepositId The deposit that claimed the transfer.
+	DepositId openapi_types.UUID `json:"depositId"`
+
+	// Email The claimant's email.
+	Email string `json:"email"`
+
+	// UserId The claimant.
+	UserId openapi_types.UUID `json:"userId"`
+}
+
 // TransferSettlement defines model for TransferSettlement.
 type TransferSettlement struct {
 	CreatedAt time.Time `json:"createdAt"`
@@ -2439,7 +2524,7 @@ type UpdateCommentRequest struct {
 	// resolves the thread.
 	AddressedInVersion nullable.Nullable[int32] `json:"addressedInVersion,omitempty"`
 
-	// Body The text of a comment, 1 to 5000 characters, not only white space; line breaks and tabs are kept, other control characters refused.
+	// Body The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused. A body of only white space (any Unicode space, such as U+3000) and invisible format characters (U+200B, U+2060, U+FEFF) says nothing and is refused as an empty one is (`too_short`).
 	Body *CommentBody `json:"body,omitempty"`
 
 	// Resolved `true` resolves the thread, `false` reopens it.
@@ -2527,7 +2612,9 @@ type Upload struct {
 	Asset     nullable.Nullable[NullableAsset] `json:"asset"`
 	CreatedAt time.Time                        `json:"createdAt"`
 
-	// ExpiresAt A `pending` upload is aborted after this.
+	// ExpiresAt A `pending` upload is aborted after this: an hour after its
+	// last received part (or its creation), at most 24 hours after
+	// its creation. Its reservation of storage ends then too.
 	ExpiresAt time.Time          `json:"expiresAt"`
 	FileName  string             `json:"fileName"`
 	Id        openapi_types.UUID `json:"id"`
@@ -2557,10 +2644,12 @@ type UploadPart struct {
 	// Headers Headers the `PUT` to `url` must carry, with these values
 	// (names in lowercase): for a file of one part,
 	// `x-amz-checksum-sha256`, the announced SHA-256 in base64, which
-	// the store checks the bytes against. Empty with a null `url`.
+	// the store checks the bytes against, and `if-none-match: *`
+	// (the URL only creates the file, so the store can refuse it
+	// once the upload is deleted or failed). Empty with a null `url`.
 	//
 	//
-	// Example: {"x-amz-checksum-sha256":"n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg="}
+	// Example: {"if-none-match":"*","x-amz-checksum-sha256":"n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg="}
 	Headers map[string]string `json:"headers"`
 	Number  int32             `json:"number"`
 
@@ -2593,16 +2682,19 @@ type User struct {
 	Operator bool `json:"operator"`
 }
 
-// UserRef defines model for UserRef.
+// UserRef A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it).
 type UserRef struct {
 	Id openapi_types.UUID `json:"id"`
 
-	// Kind `user` for a member, `guest` for a person outside the organization who came by a share's link. Absent means `user`.
-	Kind *UserRefKind `json:"kind,omitempty"`
-	Name string       `json:"name"`
+	// Kind `user` for a member, `guest` for a person outside the organization who came by a share's link.
+	Kind UserRefKind `json:"kind"`
+	Name string      `json:"name"`
+
+	// Verified For a guest's comment or decision, whether the session that made it had proven the guest's email. Absent for members.
+	Verified *bool `json:"verified,omitempty"`
 }
 
-// UserRefKind `user` for a member, `guest` for a person outside the organization who came by a share's link. Absent means `user`.
+// UserRefKind `user` for a member, `guest` for a person outside the organization who came by a share's link.
 type UserRefKind string
 
 // WebhookDelivery One event for one endpoint. Every field is always present.
@@ -2803,6 +2895,9 @@ type CreativeConflict = Problem
 // CsrfFailed An error (RFC 9457 Problem Details, served as `application/json`).
 type CsrfFailed = Problem
 
+// GuestActionForbidden An error (RFC 9457 Problem Details, served as `application/json`).
+type GuestActionForbidden = Problem
+
 // GuestCommandConflict An error (RFC 9457 Problem Details, served as `application/json`).
 type GuestCommandConflict = Problem
 
@@ -2847,6 +2942,9 @@ type ShareForbidden = Problem
 
 // ShareForbiddenCommand An error (RFC 9457 Problem Details, served as `application/json`).
 type ShareForbiddenCommand = Problem
+
+// StorageUnavailable An error (RFC 9457 Problem Details, served as `application/json`).
+type StorageUnavailable = Problem
 
 // Unauthenticated An error (RFC 9457 Problem Details, served as `application/json`).
 type Unauthenticated = Problem
@@ -2960,6 +3058,15 @@ type StreamMyEventsParams struct {
 
 	// LastEventID The `id` of the last event received; the stream resumes after it. `EventSource` sends it by itself when it reconnects.
 	LastEventID *EventId `json:"Last-Event-ID,omitempty"`
+}
+
+// ListAccessTokensParams defines parameters for ListAccessTokens.
+type ListAccessTokensParams struct {
+	// Limit The page size (send it once).
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `nextCursor` of the previous page, as it came (send it once).
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
 // ListOperatorTransfersParams defines parameters for ListOperatorTransfers.
@@ -3218,6 +3325,9 @@ type UpdateGuestCreativeCommentJSONRequestBody = GuestUpdateCommentRequest
 // CreateGuestSessionJSONRequestBody defines body for CreateGuestSession for application/json ContentType.
 type CreateGuestSessionJSONRequestBody = CreateGuestSessionRequest
 
+// ConfirmGuestVerificationJSONRequestBody defines body for ConfirmGuestVerification for application/json ContentType.
+type ConfirmGuestVerificationJSONRequestBody = ConfirmGuestVerificationRequest
+
 // CreateAccountDepositJSONRequestBody defines body for CreateAccountDeposit for application/json ContentType.
 type CreateAccountDepositJSONRequestBody = CreateAccountDepositRequest
 
@@ -3316,6 +3426,12 @@ type ServerInterface interface {
 	// CreateGuestSession Open a share as a guest
 	// (POST /api/v1/guest/sessions)
 	CreateGuestSession(ctx echo.Context) error
+	// RequestGuestVerification Mail a code that proves the guest session's email
+	// (POST /api/v1/guest/verify)
+	RequestGuestVerification(ctx echo.Context) error
+	// ConfirmGuestVerification Prove the guest session's email with the mailed code
+	// (POST /api/v1/guest/verify/confirm)
+	ConfirmGuestVerification(ctx echo.Context) error
 	// GetMe Get the signed-in user
 	// (GET /api/v1/me)
 	GetMe(ctx echo.Context) error
@@ -3357,7 +3473,7 @@ type ServerInterface interface {
 	PutNotificationSettings(ctx echo.Context) error
 	// ListAccessTokens List the signed-in user's personal access tokens
 	// (GET /api/v1/me/tokens)
-	ListAccessTokens(ctx echo.Context) error
+	ListAccessTokens(ctx echo.Context, params ListAccessTokensParams) error
 	// CreateAccessToken Create a personal access token
 	// (POST /api/v1/me/tokens)
 	CreateAccessToken(ctx echo.Context) error
@@ -3463,6 +3579,9 @@ type ServerInterface interface {
 	// CreateUpload Start uploading a file
 	// (POST /api/v1/organizations/{organizationId}/uploads)
 	CreateUpload(ctx echo.Context, organizationId OrganizationId, params CreateUploadParams) error
+	// DeleteUpload Delete a pending upload
+	// (DELETE /api/v1/organizations/{organizationId}/uploads/{uploadId})
+	DeleteUpload(ctx echo.Context, organizationId OrganizationId, uploadId UploadId) error
 	// GetUpload Read an upload, to resume it
 	// (GET /api/v1/organizations/{organizationId}/uploads/{uploadId})
 	GetUpload(ctx echo.Context, organizationId OrganizationId, uploadId UploadId) error
@@ -3782,6 +3901,24 @@ func (w *ServerInterfaceWrapper) CreateGuestSession(ctx echo.Context) error {
 	return err
 }
 
+// RequestGuestVerification converts echo context to params.
+func (w *ServerInterfaceWrapper) RequestGuestVerification(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RequestGuestVerification(ctx)
+	return err
+}
+
+// ConfirmGuestVerification converts echo context to params.
+func (w *ServerInterfaceWrapper) ConfirmGuestVerification(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ConfirmGuestVerification(ctx)
+	return err
+}
+
 // GetMe converts echo context to params.
 func (w *ServerInterfaceWrapper) GetMe(ctx echo.Context) error {
 	var err error
@@ -4056,8 +4193,24 @@ func (w *ServerInterfaceWrapper) PutNotificationSettings(ctx echo.Context) error
 func (w *ServerInterfaceWrapper) ListAccessTokens(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAccessTokensParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListAccessTokens(ctx)
+	err = w.Handler.ListAccessTokens(ctx, params)
 	return err
 }
 
@@ -5143,6 +5296,30 @@ func (w *ServerInterfaceWrapper) CreateUpload(ctx echo.Context) error {
 	return err
 }
 
+// DeleteUpload converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteUpload(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "organizationId" -------------
+	var organizationId OrganizationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "organizationId", ctx.Param("organizationId"), &organizationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Path parameter "uploadId" -------------
+	var uploadId UploadId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "uploadId", ctx.Param("uploadId"), &uploadId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter uploadId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteUpload(ctx, organizationId, uploadId)
+	return err
+}
+
 // GetUpload converts echo context to params.
 func (w *ServerInterfaceWrapper) GetUpload(ctx echo.Context) error {
 	var err error
@@ -5596,6 +5773,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/api/v1/organizations/:organizationId/shares/:shareId", wrapper.RevokeShare, options.OperationMiddlewares["revokeShare"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/shares/:shareId", wrapper.GetShare, options.OperationMiddlewares["getShare"]...)
 	router.POST(options.BaseURL+"/api/v1/guest/sessions", wrapper.CreateGuestSession, options.OperationMiddlewares["createGuestSession"]...)
+	router.POST(options.BaseURL+"/api/v1/guest/verify", wrapper.RequestGuestVerification, options.OperationMiddlewares["requestGuestVerification"]...)
+	router.POST(options.BaseURL+"/api/v1/guest/verify/confirm", wrapper.ConfirmGuestVerification, options.OperationMiddlewares["confirmGuestVerification"]...)
 	router.GET(options.BaseURL+"/api/v1/guest/creatives", wrapper.ListGuestCreatives, options.OperationMiddlewares["listGuestCreatives"]...)
 	router.GET(options.BaseURL+"/api/v1/guest/creatives/:creativeId", wrapper.GetGuestCreative, options.OperationMiddlewares["getGuestCreative"]...)
 	router.GET(options.BaseURL+"/api/v1/guest/creatives/:creativeId/comments", wrapper.ListGuestCreativeComments, options.OperationMiddlewares["listGuestCreativeComments"]...)
@@ -5605,6 +5784,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/guest/assets/:assetId/content", wrapper.GetGuestAssetContent, options.OperationMiddlewares["getGuestAssetContent"]...)
 	router.GET(options.BaseURL+"/api/v1/guest/events", wrapper.StreamGuestEvents, options.OperationMiddlewares["streamGuestEvents"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/uploads", wrapper.CreateUpload, options.OperationMiddlewares["createUpload"]...)
+	router.DELETE(options.BaseURL+"/api/v1/organizations/:organizationId/uploads/:uploadId", wrapper.DeleteUpload, options.OperationMiddlewares["deleteUpload"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/uploads/:uploadId", wrapper.GetUpload, options.OperationMiddlewares["getUpload"]...)
 	router.POST(options.BaseURL+"/api/v1/organizations/:organizationId/uploads/:uploadId/complete", wrapper.CompleteUpload, options.OperationMiddlewares["completeUpload"]...)
 	router.GET(options.BaseURL+"/api/v1/organizations/:organizationId/assets/:assetId/content", wrapper.GetAssetContent, options.OperationMiddlewares["getAssetContent"]...)
@@ -5702,6 +5882,17 @@ type CsrfFailedJSONResponse struct {
 	Body Problem
 
 	Headers CsrfFailedResponseHeaders
+}
+
+type GuestActionForbiddenResponseHeaders struct {
+	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
+}
+type GuestActionForbiddenJSONResponse struct {
+	Body Problem
+
+	Headers GuestActionForbiddenResponseHeaders
 }
 
 type GuestCommandConflictResponseHeaders struct {
@@ -5852,6 +6043,17 @@ type ShareForbiddenCommandJSONResponse struct {
 	Body Problem
 
 	Headers ShareForbiddenCommandResponseHeaders
+}
+
+type StorageUnavailableResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+}
+type StorageUnavailableJSONResponse struct {
+	Body Problem
+
+	Headers StorageUnavailableResponseHeaders
 }
 
 type UnauthenticatedResponseHeaders struct {
@@ -6957,7 +7159,9 @@ func (response ExecuteGuestCreativeAction401JSONResponse) VisitExecuteGuestCreat
 	return err
 }
 
-type ExecuteGuestCreativeAction403JSONResponse struct{ CommandForbiddenJSONResponse }
+type ExecuteGuestCreativeAction403JSONResponse struct {
+	GuestActionForbiddenJSONResponse
+}
 
 func (response ExecuteGuestCreativeAction403JSONResponse) VisitExecuteGuestCreativeActionResponse(w http.ResponseWriter) error {
 
@@ -8275,6 +8479,34 @@ func (response CreateGuestSession404JSONResponse) VisitCreateGuestSessionRespons
 	return err
 }
 
+type CreateGuestSession409ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type CreateGuestSession409JSONResponse struct {
+	Body    Problem
+	Headers CreateGuestSession409ResponseHeaders
+}
+
+func (response CreateGuestSession409JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateGuestSession413JSONResponse struct{ RequestTooLargeJSONResponse }
 
 func (response CreateGuestSession413JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
@@ -8406,6 +8638,440 @@ func (response CreateGuestSession500JSONResponse) VisitCreateGuestSessionRespons
 type CreateGuestSession503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response CreateGuestSession503JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequestGuestVerificationRequestObject struct {
+}
+
+type RequestGuestVerificationResponseObject interface {
+	VisitRequestGuestVerificationResponse(w http.ResponseWriter) error
+}
+
+type RequestGuestVerification202ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type RequestGuestVerification202JSONResponse struct {
+	Body    GuestVerification
+	Headers RequestGuestVerification202ResponseHeaders
+}
+
+func (response RequestGuestVerification202JSONResponse) VisitRequestGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequestGuestVerification401JSONResponse struct {
+	GuestUnauthenticatedJSONResponse
+}
+
+func (response RequestGuestVerification401JSONResponse) VisitRequestGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequestGuestVerification403JSONResponse struct{ CsrfFailedJSONResponse }
+
+func (response RequestGuestVerification403JSONResponse) VisitRequestGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequestGuestVerification429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response RequestGuestVerification429JSONResponse) VisitRequestGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequestGuestVerification431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response RequestGuestVerification431JSONResponse) VisitRequestGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequestGuestVerification500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RequestGuestVerification500JSONResponse) VisitRequestGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequestGuestVerification503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RequestGuestVerification503JSONResponse) VisitRequestGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConfirmGuestVerificationRequestObject struct {
+	Body *ConfirmGuestVerificationJSONRequestBody
+}
+
+type ConfirmGuestVerificationResponseObject interface {
+	VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error
+}
+
+type ConfirmGuestVerification200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	SetCookie       *string
+}
+
+type ConfirmGuestVerification200JSONResponse struct {
+	Body    GuestSession
+	Headers ConfirmGuestVerification200ResponseHeaders
+}
+
+func (response ConfirmGuestVerification200JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.SetCookie != nil {
+		w.Header().Set("Set-Cookie", fmt.Sprint(*response.Headers.SetCookie))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConfirmGuestVerification400JSONResponse struct{ MalformedJSONJSONResponse }
+
+func (response ConfirmGuestVerification400JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConfirmGuestVerification401JSONResponse struct {
+	GuestUnauthenticatedJSONResponse
+}
+
+func (response ConfirmGuestVerification401JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConfirmGuestVerification403JSONResponse struct{ CsrfFailedJSONResponse }
+
+func (response ConfirmGuestVerification403JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConfirmGuestVerification409ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type ConfirmGuestVerification409JSONResponse struct {
+	Body    Problem
+	Headers ConfirmGuestVerification409ResponseHeaders
+}
+
+func (response ConfirmGuestVerification409JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConfirmGuestVerification413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response ConfirmGuestVerification413JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConfirmGuestVerification415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ConfirmGuestVerification415JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConfirmGuestVerification422JSONResponse struct{ InvalidCommandJSONResponse }
+
+func (response ConfirmGuestVerification422JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConfirmGuestVerification429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response ConfirmGuestVerification429JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConfirmGuestVerification431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response ConfirmGuestVerification431JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConfirmGuestVerification500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ConfirmGuestVerification500JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConfirmGuestVerification503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ConfirmGuestVerification503JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -11413,6 +12079,7 @@ func (response PutNotificationSettings503JSONResponse) VisitPutNotificationSetti
 }
 
 type ListAccessTokensRequestObject struct {
+	Params ListAccessTokensParams
 }
 
 type ListAccessTokensResponseObject interface {
@@ -11486,6 +12153,26 @@ func (response ListAccessTokens401JSONResponse) VisitListAccessTokensResponse(w 
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccessTokens422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response ListAccessTokens422JSONResponse) VisitListAccessTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11663,6 +12350,34 @@ func (response CreateAccessToken403JSONResponse) VisitCreateAccessTokenResponse(
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccessToken409ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type CreateAccessToken409JSONResponse struct {
+	Body    Problem
+	Headers CreateAccessToken409ResponseHeaders
+}
+
+func (response CreateAccessToken409JSONResponse) VisitCreateAccessTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19420,7 +20135,16 @@ func (response CreateShare422JSONResponse) VisitCreateShareResponse(w http.Respo
 	return err
 }
 
-type CreateShare429JSONResponse struct{ RateLimitedJSONResponse }
+type CreateShare429ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+}
+
+type CreateShare429JSONResponse struct {
+	Body    Problem
+	Headers CreateShare429ResponseHeaders
+}
 
 func (response CreateShare429JSONResponse) VisitCreateShareResponse(w http.ResponseWriter) error {
 
@@ -20225,9 +20949,252 @@ func (response CreateUpload500JSONResponse) VisitCreateUploadResponse(w http.Res
 	return err
 }
 
-type CreateUpload503JSONResponse struct{ ServiceUnavailableJSONResponse }
+type CreateUpload503JSONResponse struct{ StorageUnavailableJSONResponse }
 
 func (response CreateUpload503JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUploadRequestObject struct {
+	OrganizationId OrganizationId `json:"organizationId"`
+	UploadId       UploadId       `json:"uploadId"`
+}
+
+type DeleteUploadResponseObject interface {
+	VisitDeleteUploadResponse(w http.ResponseWriter) error
+}
+
+type DeleteUpload204ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type DeleteUpload204Response struct {
+	Headers DeleteUpload204ResponseHeaders
+}
+
+func (response DeleteUpload204Response) VisitDeleteUploadResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteUpload400JSONResponse struct {
+	AmbiguousCredentialsJSONResponse
+}
+
+func (response DeleteUpload400JSONResponse) VisitDeleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUpload401JSONResponse struct{ UnauthenticatedJSONResponse }
+
+func (response DeleteUpload401JSONResponse) VisitDeleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUpload403JSONResponse struct{ CommandForbiddenJSONResponse }
+
+func (response DeleteUpload403JSONResponse) VisitDeleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUpload404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteUpload404JSONResponse) VisitDeleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUpload409ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type DeleteUpload409JSONResponse struct {
+	Body    Problem
+	Headers DeleteUpload409ResponseHeaders
+}
+
+func (response DeleteUpload409JSONResponse) VisitDeleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUpload422JSONResponse struct{ InvalidRequestJSONResponse }
+
+func (response DeleteUpload422JSONResponse) VisitDeleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUpload429JSONResponse struct{ RateLimitedJSONResponse }
+
+func (response DeleteUpload429JSONResponse) VisitDeleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUpload431JSONResponse struct{ HeadersTooLargeJSONResponse }
+
+func (response DeleteUpload431JSONResponse) VisitDeleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUpload500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteUpload500JSONResponse) VisitDeleteUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUpload503JSONResponse struct{ StorageUnavailableJSONResponse }
+
+func (response DeleteUpload503JSONResponse) VisitDeleteUploadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -20445,7 +21412,7 @@ func (response GetUpload500JSONResponse) VisitGetUploadResponse(w http.ResponseW
 	return err
 }
 
-type GetUpload503JSONResponse struct{ ServiceUnavailableJSONResponse }
+type GetUpload503JSONResponse struct{ StorageUnavailableJSONResponse }
 
 func (response GetUpload503JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
 
@@ -20762,7 +21729,7 @@ func (response CompleteUpload500JSONResponse) VisitCompleteUploadResponse(w http
 	return err
 }
 
-type CompleteUpload503JSONResponse struct{ ServiceUnavailableJSONResponse }
+type CompleteUpload503JSONResponse struct{ StorageUnavailableJSONResponse }
 
 func (response CompleteUpload503JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
 
@@ -23181,6 +24148,12 @@ type StrictServerInterface interface {
 	// CreateGuestSession Open a share as a guest
 	// (POST /api/v1/guest/sessions)
 	CreateGuestSession(ctx context.Context, request CreateGuestSessionRequestObject) (CreateGuestSessionResponseObject, error)
+	// RequestGuestVerification Mail a code that proves the guest session's email
+	// (POST /api/v1/guest/verify)
+	RequestGuestVerification(ctx context.Context, request RequestGuestVerificationRequestObject) (RequestGuestVerificationResponseObject, error)
+	// ConfirmGuestVerification Prove the guest session's email with the mailed code
+	// (POST /api/v1/guest/verify/confirm)
+	ConfirmGuestVerification(ctx context.Context, request ConfirmGuestVerificationRequestObject) (ConfirmGuestVerificationResponseObject, error)
 	// GetMe Get the signed-in user
 	// (GET /api/v1/me)
 	GetMe(ctx context.Context, request GetMeRequestObject) (GetMeResponseObject, error)
@@ -23328,6 +24301,9 @@ type StrictServerInterface interface {
 	// CreateUpload Start uploading a file
 	// (POST /api/v1/organizations/{organizationId}/uploads)
 	CreateUpload(ctx context.Context, request CreateUploadRequestObject) (CreateUploadResponseObject, error)
+	// DeleteUpload Delete a pending upload
+	// (DELETE /api/v1/organizations/{organizationId}/uploads/{uploadId})
+	DeleteUpload(ctx context.Context, request DeleteUploadRequestObject) (DeleteUploadResponseObject, error)
 	// GetUpload Read an upload, to resume it
 	// (GET /api/v1/organizations/{organizationId}/uploads/{uploadId})
 	GetUpload(ctx context.Context, request GetUploadRequestObject) (GetUploadResponseObject, error)
@@ -23795,6 +24771,75 @@ func (sh *strictHandler) CreateGuestSession(ctx echo.Context) error {
 	return nil
 }
 
+// RequestGuestVerification operation middleware
+func (sh *strictHandler) RequestGuestVerification(ctx echo.Context) error {
+	var request RequestGuestVerificationRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RequestGuestVerification(ctx.Request().Context(), request.(RequestGuestVerificationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RequestGuestVerification")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RequestGuestVerificationResponseObject); ok {
+		return validResponse.VisitRequestGuestVerificationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ConfirmGuestVerification operation middleware
+func (sh *strictHandler) ConfirmGuestVerification(ctx echo.Context) error {
+	var request ConfirmGuestVerificationRequestObject
+
+	var body ConfirmGuestVerificationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ConfirmGuestVerification(ctx.Request().Context(), request.(ConfirmGuestVerificationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ConfirmGuestVerification")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ConfirmGuestVerificationResponseObject); ok {
+		return validResponse.VisitConfirmGuestVerificationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetMe operation middleware
 func (sh *strictHandler) GetMe(ctx echo.Context) error {
 	var request GetMeRequestObject
@@ -24207,8 +25252,10 @@ func (sh *strictHandler) PutNotificationSettings(ctx echo.Context) error {
 }
 
 // ListAccessTokens operation middleware
-func (sh *strictHandler) ListAccessTokens(ctx echo.Context) error {
+func (sh *strictHandler) ListAccessTokens(ctx echo.Context, params ListAccessTokensParams) error {
 	var request ListAccessTokensRequestObject
+
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.ListAccessTokens(ctx.Request().Context(), request.(ListAccessTokensRequestObject))
@@ -25427,6 +26474,32 @@ func (sh *strictHandler) CreateUpload(ctx echo.Context, organizationId Organizat
 		return err
 	} else if validResponse, ok := response.(CreateUploadResponseObject); ok {
 		return validResponse.VisitCreateUploadResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteUpload operation middleware
+func (sh *strictHandler) DeleteUpload(ctx echo.Context, organizationId OrganizationId, uploadId UploadId) error {
+	var request DeleteUploadRequestObject
+
+	request.OrganizationId = organizationId
+	request.UploadId = uploadId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteUpload(ctx.Request().Context(), request.(DeleteUploadRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteUpload")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteUploadResponseObject); ok {
+		return validResponse.VisitDeleteUploadResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

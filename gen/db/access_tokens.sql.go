@@ -14,7 +14,9 @@ import (
 
 const accessTokenCreate = `-- name: AccessTokenCreate :one
 INSERT INTO access_tokens (user_id, name, scopes, token_hash, expires_at)
-VALUES ($1, $2, $3::text[], $4, $5)
+SELECT $1::uuid, $2::text, $3::text[], $4::bytea, $5::timestamptz
+WHERE (SELECT count(*) FROM access_tokens
+       WHERE user_id = $1::uuid AND revoked_at IS NULL AND expires_at > now()) < $6::integer
 RETURNING id, name, scopes, created_at, expires_at, last_used_at
 `
 
@@ -24,6 +26,7 @@ type AccessTokenCreateParams struct {
 	Scopes    []string
 	TokenHash []byte
 	ExpiresAt time.Time
+	MaxActive int32
 }
 
 type AccessTokenCreateRow struct {
@@ -35,6 +38,9 @@ type AccessTokenCreateRow struct {
 	LastUsedAt *time.Time
 }
 
+// AccessTokenCreate makes a token while the user holds fewer than
+// max_active that still work (not revoked, not expired); no row when
+// they hold that many. Run after AccessTokenOwnerLock.
 func (q *Queries) AccessTokenCreate(ctx context.Context, arg AccessTokenCreateParams) (AccessTokenCreateRow, error) {
 	row := q.db.QueryRow(ctx, accessTokenCreate,
 		arg.UserID,
@@ -42,6 +48,7 @@ func (q *Queries) AccessTokenCreate(ctx context.Context, arg AccessTokenCreatePa
 		arg.Scopes,
 		arg.TokenHash,
 		arg.ExpiresAt,
+		arg.MaxActive,
 	)
 	var i AccessTokenCreateRow
 	err := row.Scan(
@@ -113,14 +120,40 @@ func (q *Queries) AccessTokenGet(ctx context.Context, arg AccessTokenGetParams) 
 	return i, err
 }
 
-const accessTokenList = `-- name: AccessTokenList :many
+const accessTokenOwnerLock = `-- name: AccessTokenOwnerLock :exec
+SELECT pg_advisory_xact_lock(2058001, hashtext(CAST($1::uuid AS text)))
+`
+
+// AccessTokenOwnerLock makes one user's token creations take turns, to
+// the end of their transaction (store.LockAccessTokenOwner, with the
+// hash of the user's id), so the count AccessTokenCreate reads in the next
+// statement, on a snapshot taken after the lock, sees every token made
+// before it: the limit holds under concurrent creates, on any replica.
+// An advisory lock, not the users row: sign-ins and foreign key checks
+// never wait on it.
+func (q *Queries) AccessTokenOwnerLock(ctx context.Context, userID uuid.UUID) error {
+	_, err := q.db.Exec(ctx, accessTokenOwnerLock, userID)
+	return err
+}
+
+const accessTokenPage = `-- name: AccessTokenPage :many
 SELECT id, name, scopes, created_at, expires_at, last_used_at
 FROM access_tokens
 WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now()
+  AND (created_at, id) < (coalesce($2::timestamptz, 'infinity'),
+                          coalesce($3::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
 ORDER BY created_at DESC, id DESC
+LIMIT $4
 `
 
-type AccessTokenListRow struct {
+type AccessTokenPageParams struct {
+	UserID          uuid.UUID
+	CursorCreatedAt *time.Time
+	CursorID        *uuid.UUID
+	RowLimit        int32
+}
+
+type AccessTokenPageRow struct {
 	ID         uuid.UUID
 	Name       string
 	Scopes     []string
@@ -129,16 +162,22 @@ type AccessTokenListRow struct {
 	LastUsedAt *time.Time
 }
 
-// AccessTokenList is a user's tokens that still work, newest first.
-func (q *Queries) AccessTokenList(ctx context.Context, userID uuid.UUID) ([]AccessTokenListRow, error) {
-	rows, err := q.db.Query(ctx, accessTokenList, userID)
+// AccessTokenPage pages a user's tokens that still work, newest first,
+// after the cursor's (created_at, id).
+func (q *Queries) AccessTokenPage(ctx context.Context, arg AccessTokenPageParams) ([]AccessTokenPageRow, error) {
+	rows, err := q.db.Query(ctx, accessTokenPage,
+		arg.UserID,
+		arg.CursorCreatedAt,
+		arg.CursorID,
+		arg.RowLimit,
+	)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []AccessTokenListRow{}
+	items := []AccessTokenPageRow{}
 	for rows.Next() {
-		var i AccessTokenListRow
+		var i AccessTokenPageRow
 		if err := rows.Scan(
 			&i.ID,
 			&i.Name,

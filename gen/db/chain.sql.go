@@ -25,7 +25,7 @@ UPDATE deposits d SET confirmations = u.confirmations
 FROM u JOIN chain_transfers t ON t.id = u.id
 WHERE d.id = t.deposit_id AND d.status = 'confirming' AND d.transfer_tx_id = t.tx_id
   AND d.confirmations <> u.confirmations
-RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at, d.top_up_of, d.top_up_amount_minor, d.top_up_expires_at, d.refund_address, d.refund_tx_id, d.refunded_at
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at, d.top_up_of, d.top_up_amount_minor, d.top_up_expires_at, d.refund_address, d.refund_tx_id, d.refunded_at, d.review_contested
 `
 
 type ChainConfirmationsSetParams struct {
@@ -75,6 +75,7 @@ func (q *Queries) ChainConfirmationsSet(ctx context.Context, arg ChainConfirmati
 			&i.RefundAddress,
 			&i.RefundTxID,
 			&i.RefundedAt,
+			&i.ReviewContested,
 		); err != nil {
 			return nil, err
 		}
@@ -176,6 +177,51 @@ func (q *Queries) ChainPositionStatus(ctx context.Context, arg ChainPositionStat
 	return i, err
 }
 
+const chainTransferClaims = `-- name: ChainTransferClaims :many
+SELECT c.transfer_id, c.deposit_id, c.user_id, u.email, c.created_at, c.closed_at
+FROM deposit_claims c JOIN users u ON u.id = c.user_id
+WHERE c.transfer_id = ANY ($1::bigint[])
+ORDER BY c.id
+`
+
+type ChainTransferClaimsRow struct {
+	TransferID int64
+	DepositID  uuid.UUID
+	UserID     uuid.UUID
+	Email      string
+	CreatedAt  time.Time
+	ClosedAt   *time.Time
+}
+
+// ChainTransferClaims is every claim of the transfers ids, oldest first,
+// for operators.
+func (q *Queries) ChainTransferClaims(ctx context.Context, transferIds []int64) ([]ChainTransferClaimsRow, error) {
+	rows, err := q.db.Query(ctx, chainTransferClaims, transferIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ChainTransferClaimsRow{}
+	for rows.Next() {
+		var i ChainTransferClaimsRow
+		if err := rows.Scan(
+			&i.TransferID,
+			&i.DepositID,
+			&i.UserID,
+			&i.Email,
+			&i.CreatedAt,
+			&i.ClosedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const chainTransferCredited = `-- name: ChainTransferCredited :execrows
 UPDATE chain_transfers SET status = 'credited', needs_review = false, updated_at = now()
 WHERE id = $1 AND status = 'confirming'
@@ -251,12 +297,38 @@ func (q *Queries) ChainTransferLock(ctx context.Context, id int64) (ChainTransfe
 	return i, err
 }
 
+const chainTransferPolicyAudit = `-- name: ChainTransferPolicyAudit :exec
+INSERT INTO chain_transfer_settlements (transfer_id, decision, operator, note, deposit_id)
+VALUES ($1, 'credit', 'policy', $2, $3)
+`
+
+type ChainTransferPolicyAuditParams struct {
+	TransferID int64
+	Note       string
+	DepositID  *uuid.UUID
+}
+
+// ChainTransferPolicyAudit writes the audit record of a transfer the
+// shortfall policy credited with no operator (a fingerprint within the
+// tolerance: deposit.CreditByFingerprint), naming policy as its operator.
+func (q *Queries) ChainTransferPolicyAudit(ctx context.Context, arg ChainTransferPolicyAuditParams) error {
+	_, err := q.db.Exec(ctx, chainTransferPolicyAudit, arg.TransferID, arg.Note, arg.DepositID)
+	return err
+}
+
 const chainTransferReject = `-- name: ChainTransferReject :many
 WITH rejected AS (
-    UPDATE chain_transfers t SET status = 'unmatched', reason = 'rejected', deposit_id = NULL, updated_at = now()
+    UPDATE chain_transfers t SET status = 'unmatched', reason = 'rejected', updated_at = now(),
+        deposit_id = (SELECT c.deposit_id FROM deposit_claims c
+                      WHERE c.transfer_id = t.id AND c.closed_at IS NULL AND c.deposit_id <> o.deposit_id
+                      ORDER BY c.id LIMIT 1)
     FROM chain_transfers o
     WHERE t.id = $1 AND o.id = t.id AND t.needs_review AND t.status IN ('late', 'unmatched') AND t.deposit_id IS NOT NULL
     RETURNING t.id, t.tx_id, o.deposit_id
+), closed AS (
+    UPDATE deposit_claims c SET closed_at = now()
+    FROM rejected r
+    WHERE c.transfer_id = r.id AND c.deposit_id = r.deposit_id AND c.closed_at IS NULL
 ), audit AS (
     INSERT INTO chain_transfer_settlements (transfer_id, decision, operator, note, deposit_id)
     SELECT r.id, 'reject', $2, $3, r.deposit_id FROM rejected r
@@ -268,7 +340,7 @@ SET status = CASE WHEN d.expires_at <= now() THEN 'expired' ELSE 'awaiting_trans
     top_up_amount_minor = NULL, top_up_expires_at = NULL
 FROM rejected r
 WHERE d.id = r.deposit_id AND d.status = 'under_review' AND d.transfer_tx_id = r.tx_id
-RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at, d.top_up_of, d.top_up_amount_minor, d.top_up_expires_at, d.refund_address, d.refund_tx_id, d.refunded_at
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at, d.top_up_of, d.top_up_amount_minor, d.top_up_expires_at, d.refund_address, d.refund_tx_id, d.refunded_at, d.review_contested
 `
 
 type ChainTransferRejectParams struct {
@@ -279,8 +351,9 @@ type ChainTransferRejectParams struct {
 
 // ChainTransferReject is an operator's rejection of a late or claimed
 // transfer, in one statement: the transfer is detached from its deposit and
-// unmatched again, still waiting for review (deposit.MoveSettleReject), its
-// audit record names the deposit, and the deposit under review with it
+// unmatched again, still waiting for review (deposit.MoveSettleReject), and
+// attached to the next open claim of it, if any; the deposit's claim is
+// closed, its audit record names the deposit, and the deposit under review with it
 // goes back to awaiting_transfer, or expired past expires_at
 // (deposit.MoveReject), showing no top-up (one still open pays only
 // itself now). It returns the deposit it moved: none for a
@@ -323,6 +396,7 @@ func (q *Queries) ChainTransferReject(ctx context.Context, arg ChainTransferReje
 			&i.RefundAddress,
 			&i.RefundTxID,
 			&i.RefundedAt,
+			&i.ReviewContested,
 		); err != nil {
 			return nil, err
 		}
@@ -495,7 +569,7 @@ func (q *Queries) ChainTransfersByTx(ctx context.Context, arg ChainTransfersByTx
 }
 
 const chainTransfersConfirming = `-- name: ChainTransfersConfirming :many
-SELECT t.id, t.tx_id, t.block_number, t.amount_minor, t.deposit_id, d.confirmations_required, d.top_up_of
+SELECT t.id, t.tx_id, t.block_number, t.amount_minor, t.deposit_id, t.reason, d.confirmations_required, d.top_up_of
 FROM chain_transfers t JOIN deposits d ON d.id = t.deposit_id
 WHERE t.network = $1 AND t.status = 'confirming'
 ORDER BY t.id
@@ -513,6 +587,7 @@ type ChainTransfersConfirmingRow struct {
 	BlockNumber           *int64
 	AmountMinor           *int64
 	DepositID             *uuid.UUID
+	Reason                *string
 	ConfirmationsRequired int32
 	TopUpOf               *uuid.UUID
 }
@@ -534,6 +609,7 @@ func (q *Queries) ChainTransfersConfirming(ctx context.Context, arg ChainTransfe
 			&i.BlockNumber,
 			&i.AmountMinor,
 			&i.DepositID,
+			&i.Reason,
 			&i.ConfirmationsRequired,
 			&i.TopUpOf,
 		); err != nil {
@@ -682,13 +758,13 @@ SET status = CASE WHEN r.status = 'confirming' THEN 'confirming' ELSE 'under_rev
     transfer_tx_id = r.tx_id,
     confirmations = CASE WHEN r.status = 'confirming'
         THEN least(greatest($1::bigint - r.block_number + 1, 0), d.confirmations_required) ELSE 0 END,
-    review_reason = CASE WHEN r.status = 'late' THEN 'late' END,
-    review_received_minor = CASE WHEN r.status = 'late' THEN r.amount_minor END,
-    review_opened_at = CASE WHEN r.status = 'late' THEN now() END
+    review_reason = CASE WHEN r.status = 'late' THEN 'late' WHEN r.status = 'unmatched' THEN 'amount_mismatch' END,
+    review_received_minor = CASE WHEN r.status IN ('late', 'unmatched') THEN r.amount_minor END,
+    review_opened_at = CASE WHEN r.status IN ('late', 'unmatched') THEN now() END
 FROM recorded r
 WHERE d.id = r.deposit_id AND d.transfer_tx_id IS NULL
-  AND (r.status = 'confirming' OR (r.status = 'late' AND d.status IN ('awaiting_transfer', 'expired')))
-RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at, d.top_up_of, d.top_up_amount_minor, d.top_up_expires_at, d.refund_address, d.refund_tx_id, d.refunded_at
+  AND (r.status = 'confirming' OR (r.status IN ('late', 'unmatched') AND d.status IN ('awaiting_transfer', 'expired')))
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at, d.top_up_of, d.top_up_amount_minor, d.top_up_expires_at, d.refund_address, d.refund_tx_id, d.refunded_at, d.review_contested
 `
 
 type ChainTransfersRecordParams struct {
@@ -708,8 +784,10 @@ type ChainTransfersRecordParams struct {
 }
 
 // ChainTransfersRecord records judged transfers and moves the deposits the
-// confirming ones pay to confirming (deposit.MoveMatch), and those a late
-// one is for to under_review (deposit.MoveAttachLate), in one statement. A transfer recorded
+// confirming ones pay to confirming (deposit.MoveMatch), those a late
+// one is for to under_review (deposit.MoveAttachLate), and those an
+// unmatched one carries the fingerprint of to under_review for the amount
+// (deposit.MoveAttachMismatch), in one statement. A transfer recorded
 // before is left alone (and so is its deposit) unless it had vanished.
 // The arrays are the columns of the transfers, of equal length; empty
 // strings, zero amounts and the nil UUID stand for null.
@@ -765,6 +843,7 @@ func (q *Queries) ChainTransfersRecord(ctx context.Context, arg ChainTransfersRe
 			&i.RefundAddress,
 			&i.RefundTxID,
 			&i.RefundedAt,
+			&i.ReviewContested,
 		); err != nil {
 			return nil, err
 		}
@@ -792,7 +871,7 @@ SET status = CASE WHEN d.expires_at <= now() THEN 'expired' ELSE 'awaiting_trans
     confirmations = 0, transfer_tx_id = NULL
 FROM ended e
 WHERE d.id = e.deposit_id AND d.status = 'confirming' AND d.transfer_tx_id = e.tx_id
-RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at, d.top_up_of, d.top_up_amount_minor, d.top_up_expires_at, d.refund_address, d.refund_tx_id, d.refunded_at
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at, d.top_up_of, d.top_up_amount_minor, d.top_up_expires_at, d.refund_address, d.refund_tx_id, d.refunded_at, d.review_contested
 `
 
 type ChainTransfersRevertParams struct {
@@ -842,6 +921,7 @@ func (q *Queries) ChainTransfersRevert(ctx context.Context, arg ChainTransfersRe
 			&i.RefundAddress,
 			&i.RefundTxID,
 			&i.RefundedAt,
+			&i.ReviewContested,
 		); err != nil {
 			return nil, err
 		}
@@ -854,26 +934,44 @@ func (q *Queries) ChainTransfersRevert(ctx context.Context, arg ChainTransfersRe
 }
 
 const depositClaim = `-- name: DepositClaim :one
-WITH claimed AS (
-    UPDATE chain_transfers t SET deposit_id = d.id, updated_at = now()
-    FROM deposits d
+WITH target AS (
+    SELECT t.id AS transfer_id, t.tx_id, t.amount_minor, t.deposit_id AS attached, d.id AS deposit_id, d.user_id,
+           EXISTS (SELECT 1 FROM deposit_claims c WHERE c.transfer_id = t.id AND c.closed_at IS NULL) AS contested
+    FROM chain_transfers t, deposits d
     WHERE t.id = $1 AND d.id = $2 AND d.user_id = $3
       AND d.status IN ('awaiting_transfer', 'expired') AND d.transfer_tx_id IS NULL AND d.top_up_of IS NULL
-      AND t.status = 'unmatched' AND t.needs_review AND t.deposit_id IS NULL AND t.amount_minor IS NOT NULL
+      AND t.status = 'unmatched' AND t.needs_review AND t.amount_minor IS NOT NULL
+      AND (t.deposit_id IS NULL OR EXISTS (
+          SELECT 1 FROM deposit_claims c WHERE c.transfer_id = t.id AND c.deposit_id = t.deposit_id AND c.closed_at IS NULL))
       AND t.network = d.network AND t.to_address = d.address
       AND t.block_time >= date_trunc('milliseconds', d.created_at)
       AND t.block_time <= d.expires_at + make_interval(secs => $4::bigint)
       AND NOT EXISTS (
           SELECT 1 FROM chain_transfer_settlements s
           WHERE s.transfer_id = t.id AND s.deposit_id = d.id AND s.decision = 'reject')
-    RETURNING t.tx_id, t.amount_minor, t.deposit_id
+      AND (SELECT count(*) FROM deposit_claims c WHERE c.user_id = $3 AND c.closed_at IS NULL) < $5::bigint
+      AND (SELECT count(*) FROM deposit_claims c
+           WHERE c.user_id = $3 AND c.created_at > now() - interval '1 day') < $6::bigint
+    FOR UPDATE OF t, d
+), claim AS (
+    INSERT INTO deposit_claims (transfer_id, deposit_id, user_id)
+    SELECT transfer_id, deposit_id, user_id FROM target
+), attached AS (
+    UPDATE chain_transfers t SET deposit_id = g.deposit_id, updated_at = now()
+    FROM target g
+    WHERE t.id = g.transfer_id AND g.attached IS NULL
+), others AS (
+    UPDATE deposits o SET review_contested = true
+    FROM target g, deposit_claims c
+    WHERE c.transfer_id = g.transfer_id AND c.closed_at IS NULL AND o.id = c.deposit_id AND o.status = 'under_review'
 )
 UPDATE deposits d
-SET status = 'under_review', transfer_tx_id = c.tx_id, confirmations = 0,
-    review_reason = 'amount_mismatch', review_received_minor = c.amount_minor, review_opened_at = now()
-FROM claimed c
-WHERE d.id = c.deposit_id AND d.status IN ('awaiting_transfer', 'expired') AND d.transfer_tx_id IS NULL
-RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at, d.top_up_of, d.top_up_amount_minor, d.top_up_expires_at, d.refund_address, d.refund_tx_id, d.refunded_at
+SET status = 'under_review', transfer_tx_id = g.tx_id, confirmations = 0,
+    review_reason = 'amount_mismatch', review_received_minor = g.amount_minor, review_opened_at = now(),
+    review_contested = g.contested
+FROM target g
+WHERE d.id = g.deposit_id
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at, d.top_up_of, d.top_up_amount_minor, d.top_up_expires_at, d.refund_address, d.refund_tx_id, d.refunded_at, d.review_contested
 `
 
 type DepositClaimParams struct {
@@ -881,23 +979,32 @@ type DepositClaimParams struct {
 	DepositID     uuid.UUID
 	UserID        uuid.UUID
 	WindowSeconds int64
+	MaxOpen       int64
+	MaxDaily      int64
 }
 
-// DepositClaim attaches unmatched transfer transfer_id to the user's
-// deposit, which goes under review with what arrived (deposit.MoveClaim:
-// awaiting_transfer or expired to under_review), in one statement. The
-// transfer must be unsettled, paying no deposit, with a countable amount,
-// to the deposit's address, in a block from the deposit's creation (to the
-// millisecond: block times are whole milliseconds) to its
-// expiry plus window_seconds, and not rejected for this deposit by an
-// operator before. No row: one of these does not hold (or a concurrent
-// claim took the transfer first; its row is re-checked).
+// DepositClaim records the user's claim of unmatched transfer transfer_id
+// for their deposit, which goes under review with what arrived
+// (deposit.MoveClaim: awaiting_transfer or expired to under_review), in
+// one statement. A claim never credits. The transfer must be unsettled,
+// paying no deposit (attached to none, or to a deposit of an open claim:
+// several deposits may claim one transfer), with a countable amount, to the
+// deposit's address, in a block from the deposit's creation (to the
+// millisecond: block times are whole milliseconds) to its expiry plus
+// window_seconds, and not rejected for this deposit by an operator
+// before; the user must hold fewer than max_open open claims and have made
+// fewer than max_daily in the last day. The first claim attaches the
+// transfer; a later one marks every claimant's review contested. No row:
+// one of these does not hold (or a concurrent claim moved the transfer;
+// its row is re-checked).
 func (q *Queries) DepositClaim(ctx context.Context, arg DepositClaimParams) (Deposit, error) {
 	row := q.db.QueryRow(ctx, depositClaim,
 		arg.TransferID,
 		arg.DepositID,
 		arg.UserID,
 		arg.WindowSeconds,
+		arg.MaxOpen,
+		arg.MaxDaily,
 	)
 	var i Deposit
 	err := row.Scan(
@@ -929,8 +1036,115 @@ func (q *Queries) DepositClaim(ctx context.Context, arg DepositClaimParams) (Dep
 		&i.RefundAddress,
 		&i.RefundTxID,
 		&i.RefundedAt,
+		&i.ReviewContested,
 	)
 	return i, err
+}
+
+const depositClaimCounts = `-- name: DepositClaimCounts :one
+SELECT count(*) FILTER (WHERE closed_at IS NULL)::bigint AS open,
+       count(*) FILTER (WHERE created_at > now() - interval '1 day')::bigint AS today
+FROM deposit_claims
+WHERE user_id = $1 AND (closed_at IS NULL OR created_at > now() - interval '1 day')
+`
+
+type DepositClaimCountsRow struct {
+	Open  int64
+	Today int64
+}
+
+// DepositClaimCounts counts the user's open claims and those made in the
+// last day, to say why DepositClaim refused (too_many_claims).
+func (q *Queries) DepositClaimCounts(ctx context.Context, userID uuid.UUID) (DepositClaimCountsRow, error) {
+	row := q.db.QueryRow(ctx, depositClaimCounts, userID)
+	var i DepositClaimCountsRow
+	err := row.Scan(&i.Open, &i.Today)
+	return i, err
+}
+
+const depositClaimLock = `-- name: DepositClaimLock :exec
+SELECT pg_advisory_xact_lock(1685000, hashtext(CAST($1::uuid AS text)))
+`
+
+// DepositClaimLock makes one user's claims take turns (an advisory lock
+// to the end of the transaction, store.LockDepositClaimer), so the limits
+// on open and daily claims DepositClaim checks cannot be raced.
+func (q *Queries) DepositClaimLock(ctx context.Context, userID uuid.UUID) error {
+	_, err := q.db.Exec(ctx, depositClaimLock, userID)
+	return err
+}
+
+const depositClaimsLose = `-- name: DepositClaimsLose :many
+WITH closed AS (
+    UPDATE deposit_claims c SET closed_at = now()
+    FROM chain_transfers t
+    WHERE c.transfer_id = $1 AND t.id = c.transfer_id AND c.closed_at IS NULL AND t.status IN ('credited', 'refunded')
+    RETURNING c.deposit_id, t.deposit_id AS winner, t.tx_id
+)
+UPDATE deposits d
+SET status = CASE WHEN d.expires_at <= now() THEN 'expired' ELSE 'awaiting_transfer' END,
+    transfer_tx_id = NULL, confirmations = 0,
+    review_reason = NULL, review_received_minor = NULL, review_opened_at = NULL, review_contested = false,
+    top_up_amount_minor = NULL, top_up_expires_at = NULL
+FROM closed c
+WHERE d.id = c.deposit_id AND d.id IS DISTINCT FROM c.winner AND d.status = 'under_review' AND d.transfer_tx_id = c.tx_id
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at, d.top_up_of, d.top_up_amount_minor, d.top_up_expires_at, d.refund_address, d.refund_tx_id, d.refunded_at, d.review_contested
+`
+
+// DepositClaimsLose closes the open claims of transfer transfer_id once an
+// operator settled it (credited or refunded it for the deposit it is
+// attached to) and puts the other claimants' deposits back: awaiting the
+// transfer, or expired past expires_at, review cleared
+// (deposit.MoveLoseClaim), in one statement. It returns the deposits it
+// moved.
+func (q *Queries) DepositClaimsLose(ctx context.Context, transferID int64) ([]Deposit, error) {
+	rows, err := q.db.Query(ctx, depositClaimsLose, transferID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Deposit{}
+	for rows.Next() {
+		var i Deposit
+		if err := rows.Scan(
+			&i.ID,
+			&i.UserID,
+			&i.Network,
+			&i.Address,
+			&i.Currency,
+			&i.BaseAmountMinor,
+			&i.SuffixMinor,
+			&i.RequestedAmountMinor,
+			&i.CreditedAmountMinor,
+			&i.Confirmations,
+			&i.ConfirmationsRequired,
+			&i.Status,
+			&i.Reserved,
+			&i.ReservedUntil,
+			&i.TransferTxID,
+			&i.NeedsReview,
+			&i.CreatedAt,
+			&i.ExpiresAt,
+			&i.ReviewReason,
+			&i.ReviewReceivedMinor,
+			&i.ReviewOpenedAt,
+			&i.CancelledAt,
+			&i.TopUpOf,
+			&i.TopUpAmountMinor,
+			&i.TopUpExpiresAt,
+			&i.RefundAddress,
+			&i.RefundTxID,
+			&i.RefundedAt,
+			&i.ReviewContested,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const depositRefundAddresses = `-- name: DepositRefundAddresses :many
@@ -1018,6 +1232,75 @@ func (q *Queries) DepositsForAmounts(ctx context.Context, arg DepositsForAmounts
 			&i.TransferTxID,
 			&i.CreatedAt,
 			&i.ExpiresAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const depositsForFingerprints = `-- name: DepositsForFingerprints :many
+SELECT id, suffix_minor, requested_amount_minor, status, transfer_tx_id, created_at, expires_at, cancelled_at
+FROM deposits
+WHERE network = $1 AND address = $2 AND currency = $3
+  AND suffix_minor = ANY ($4::integer[]) AND expires_at >= $5::timestamptz AND top_up_of IS NULL
+ORDER BY id
+FOR UPDATE
+`
+
+type DepositsForFingerprintsParams struct {
+	Network  string
+	Address  string
+	Currency string
+	Suffixes []int32
+	Since    time.Time
+}
+
+type DepositsForFingerprintsRow struct {
+	ID                   uuid.UUID
+	SuffixMinor          int32
+	RequestedAmountMinor int64
+	Status               string
+	TransferTxID         *string
+	CreatedAt            time.Time
+	ExpiresAt            time.Time
+	CancelledAt          *time.Time
+}
+
+// DepositsForFingerprints locks the deposits (never top-ups) on the
+// treasury whose matching suffix is one of the given ones and whose
+// lifetime reaches since (the earliest block time judged): those a
+// transfer carrying that suffix may be for (deposit.Fingerprint decides).
+// deposits_fingerprint_idx serves it; a deposit lives DEPOSIT_TTL, so it
+// reads the deposits of the last half hour or so of each suffix.
+func (q *Queries) DepositsForFingerprints(ctx context.Context, arg DepositsForFingerprintsParams) ([]DepositsForFingerprintsRow, error) {
+	rows, err := q.db.Query(ctx, depositsForFingerprints,
+		arg.Network,
+		arg.Address,
+		arg.Currency,
+		arg.Suffixes,
+		arg.Since,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []DepositsForFingerprintsRow{}
+	for rows.Next() {
+		var i DepositsForFingerprintsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.SuffixMinor,
+			&i.RequestedAmountMinor,
+			&i.Status,
+			&i.TransferTxID,
+			&i.CreatedAt,
+			&i.ExpiresAt,
+			&i.CancelledAt,
 		); err != nil {
 			return nil, err
 		}

@@ -110,28 +110,31 @@ func (q *Queries) CommentDelete(ctx context.Context, id uuid.UUID) error {
 
 const commentInsert = `-- name: CommentInsert :one
 INSERT INTO comments (creative_id, version_id, version_number, parent_id, author_id, author_guest_id, visibility,
-                      body, anchor, mention_user_ids, created_at)
+                      body, anchor, mention_user_ids, created_at, author_guest_name, author_verified)
 VALUES ($1, $2, $3, $4::uuid, $5::uuid,
-        $6::uuid, $7, $8, $9::jsonb, $10::uuid[], $11)
+        $6::uuid, $7, $8, $9::jsonb, $10::uuid[], $11,
+        $12::text, $13::boolean)
 RETURNING id
 `
 
 type CommentInsertParams struct {
-	CreativeID     uuid.UUID
-	VersionID      uuid.UUID
-	VersionNumber  int32
-	ParentID       *uuid.UUID
-	AuthorID       *uuid.UUID
-	AuthorGuestID  *uuid.UUID
-	Visibility     string
-	Body           string
-	Anchor         []byte
-	MentionUserIds []uuid.UUID
-	CreatedAt      time.Time
+	CreativeID      uuid.UUID
+	VersionID       uuid.UUID
+	VersionNumber   int32
+	ParentID        *uuid.UUID
+	AuthorID        *uuid.UUID
+	AuthorGuestID   *uuid.UUID
+	Visibility      string
+	Body            string
+	Anchor          []byte
+	MentionUserIds  []uuid.UUID
+	CreatedAt       time.Time
+	AuthorGuestName *string
+	AuthorVerified  *bool
 }
 
 // CommentInsert writes a member's comment (author_id) or a guest's
-// (author_guest_id).
+// (author_guest_id, with the name and verification of their session).
 func (q *Queries) CommentInsert(ctx context.Context, arg CommentInsertParams) (uuid.UUID, error) {
 	row := q.db.QueryRow(ctx, commentInsert,
 		arg.CreativeID,
@@ -145,6 +148,8 @@ func (q *Queries) CommentInsert(ctx context.Context, arg CommentInsertParams) (u
 		arg.Anchor,
 		arg.MentionUserIds,
 		arg.CreatedAt,
+		arg.AuthorGuestName,
+		arg.AuthorVerified,
 	)
 	var id uuid.UUID
 	err := row.Scan(&id)
@@ -152,7 +157,7 @@ func (q *Queries) CommentInsert(ctx context.Context, arg CommentInsertParams) (u
 }
 
 const commentLock = `-- name: CommentLock :one
-SELECT cm.id, cm.seq, cm.creative_id, cm.version_id, cm.version_number, cm.parent_id, cm.author_id, cm.body, cm.anchor, cm.mention_user_ids, cm.resolved_by, cm.resolved_at, cm.created_at, cm.edited_at, cm.deleted, cm.resolved, cm.addressed_in_version, cm.author_guest_id, cm.resolved_by_guest_id, cm.visibility, c.author_id AS creative_author_id, c.reviewer_id AS creative_reviewer_id,
+SELECT cm.id, cm.seq, cm.creative_id, cm.version_id, cm.version_number, cm.parent_id, cm.author_id, cm.body, cm.anchor, cm.mention_user_ids, cm.resolved_by, cm.resolved_at, cm.created_at, cm.edited_at, cm.deleted, cm.resolved, cm.addressed_in_version, cm.author_guest_id, cm.resolved_by_guest_id, cm.visibility, cm.author_guest_name, cm.author_verified, c.author_id AS creative_author_id, c.reviewer_id AS creative_reviewer_id,
        c.review_status, c.version AS creative_version, c.current_version_id, m.role,
        (SELECT v.number FROM creative_versions v WHERE v.id = c.current_version_id) AS current_version_number,
        EXISTS (SELECT 1 FROM comments r WHERE r.parent_id = cm.id) AS has_replies,
@@ -217,6 +222,8 @@ func (q *Queries) CommentLock(ctx context.Context, arg CommentLockParams) (Comme
 		&i.Comment.AuthorGuestID,
 		&i.Comment.ResolvedByGuestID,
 		&i.Comment.Visibility,
+		&i.Comment.AuthorGuestName,
+		&i.Comment.AuthorVerified,
 		&i.CreativeAuthorID,
 		&i.CreativeReviewerID,
 		&i.ReviewStatus,
@@ -231,7 +238,7 @@ func (q *Queries) CommentLock(ctx context.Context, arg CommentLockParams) (Comme
 }
 
 const commentLockGuest = `-- name: CommentLockGuest :one
-SELECT cm.id, cm.seq, cm.creative_id, cm.version_id, cm.version_number, cm.parent_id, cm.author_id, cm.body, cm.anchor, cm.mention_user_ids, cm.resolved_by, cm.resolved_at, cm.created_at, cm.edited_at, cm.deleted, cm.resolved, cm.addressed_in_version, cm.author_guest_id, cm.resolved_by_guest_id, cm.visibility, c.author_id AS creative_author_id, c.reviewer_id AS creative_reviewer_id,
+SELECT cm.id, cm.seq, cm.creative_id, cm.version_id, cm.version_number, cm.parent_id, cm.author_id, cm.body, cm.anchor, cm.mention_user_ids, cm.resolved_by, cm.resolved_at, cm.created_at, cm.edited_at, cm.deleted, cm.resolved, cm.addressed_in_version, cm.author_guest_id, cm.resolved_by_guest_id, cm.visibility, cm.author_guest_name, cm.author_verified, c.author_id AS creative_author_id, c.reviewer_id AS creative_reviewer_id,
        c.review_status, c.version AS creative_version, c.current_version_id, 'guest'::text AS role,
        (SELECT v.number FROM creative_versions v WHERE v.id = c.current_version_id) AS current_version_number,
        EXISTS (SELECT 1 FROM comments r WHERE r.parent_id = cm.id) AS has_replies,
@@ -289,6 +296,8 @@ func (q *Queries) CommentLockGuest(ctx context.Context, arg CommentLockGuestPara
 		&i.Comment.AuthorGuestID,
 		&i.Comment.ResolvedByGuestID,
 		&i.Comment.Visibility,
+		&i.Comment.AuthorGuestName,
+		&i.Comment.AuthorVerified,
 		&i.CreativeAuthorID,
 		&i.CreativeReviewerID,
 		&i.ReviewStatus,
@@ -345,7 +354,7 @@ func (q *Queries) CommentOpenInternalCounts(ctx context.Context, ids []uuid.UUID
 }
 
 const commentPage = `-- name: CommentPage :many
-SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_guest_id, resolved_by_guest_id, visibility, author_name, resolved_by_name, mention_names FROM comments_shown
+SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_guest_id, resolved_by_guest_id, visibility, author_guest_name, author_verified, author_name, resolved_by_name, mention_names FROM comments_shown
 WHERE creative_id = $1 AND seq > $2::bigint
   AND ($3::uuid IS NULL OR $3::uuid = ANY(mention_user_ids))
   AND ($4::text IS NULL OR visibility = $4::text)
@@ -403,6 +412,8 @@ func (q *Queries) CommentPage(ctx context.Context, arg CommentPageParams) ([]Com
 			&i.AuthorGuestID,
 			&i.ResolvedByGuestID,
 			&i.Visibility,
+			&i.AuthorGuestName,
+			&i.AuthorVerified,
 			&i.AuthorName,
 			&i.ResolvedByName,
 			&i.MentionNames,
@@ -418,7 +429,7 @@ func (q *Queries) CommentPage(ctx context.Context, arg CommentPageParams) ([]Com
 }
 
 const commentPageByVersion = `-- name: CommentPageByVersion :many
-SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_guest_id, resolved_by_guest_id, visibility, author_name, resolved_by_name, mention_names FROM comments_shown
+SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_guest_id, resolved_by_guest_id, visibility, author_guest_name, author_verified, author_name, resolved_by_name, mention_names FROM comments_shown
 WHERE creative_id = $1 AND version_number = $2 AND seq > $3::bigint
   AND ($4::uuid IS NULL OR $4::uuid = ANY(mention_user_ids))
   AND ($5::text IS NULL OR visibility = $5::text)
@@ -472,6 +483,8 @@ func (q *Queries) CommentPageByVersion(ctx context.Context, arg CommentPageByVer
 			&i.AuthorGuestID,
 			&i.ResolvedByGuestID,
 			&i.Visibility,
+			&i.AuthorGuestName,
+			&i.AuthorVerified,
 			&i.AuthorName,
 			&i.ResolvedByName,
 			&i.MentionNames,
@@ -487,7 +500,7 @@ func (q *Queries) CommentPageByVersion(ctx context.Context, arg CommentPageByVer
 }
 
 const commentPageReplies = `-- name: CommentPageReplies :many
-SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_guest_id, resolved_by_guest_id, visibility, author_name, resolved_by_name, mention_names FROM comments_shown
+SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_guest_id, resolved_by_guest_id, visibility, author_guest_name, author_verified, author_name, resolved_by_name, mention_names FROM comments_shown
 WHERE parent_id = $1::uuid AND creative_id = $2 AND seq > $3::bigint
   AND ($4::integer IS NULL OR version_number = $4::integer)
   AND ($5::uuid IS NULL OR $5::uuid = ANY(mention_user_ids))
@@ -546,6 +559,8 @@ func (q *Queries) CommentPageReplies(ctx context.Context, arg CommentPageReplies
 			&i.AuthorGuestID,
 			&i.ResolvedByGuestID,
 			&i.Visibility,
+			&i.AuthorGuestName,
+			&i.AuthorVerified,
 			&i.AuthorName,
 			&i.ResolvedByName,
 			&i.MentionNames,
@@ -561,7 +576,7 @@ func (q *Queries) CommentPageReplies(ctx context.Context, arg CommentPageReplies
 }
 
 const commentPageTopLevel = `-- name: CommentPageTopLevel :many
-SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_guest_id, resolved_by_guest_id, visibility, author_name, resolved_by_name, mention_names FROM comments_shown
+SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_guest_id, resolved_by_guest_id, visibility, author_guest_name, author_verified, author_name, resolved_by_name, mention_names FROM comments_shown
 WHERE creative_id = $1 AND parent_id IS NULL AND resolved = $2 AND seq > $3::bigint
   AND ($4::boolean IS NULL OR deleted <> $4::boolean)
   AND ($5::uuid IS NULL OR $5::uuid = ANY(mention_user_ids))
@@ -615,6 +630,8 @@ func (q *Queries) CommentPageTopLevel(ctx context.Context, arg CommentPageTopLev
 			&i.AuthorGuestID,
 			&i.ResolvedByGuestID,
 			&i.Visibility,
+			&i.AuthorGuestName,
+			&i.AuthorVerified,
 			&i.AuthorName,
 			&i.ResolvedByName,
 			&i.MentionNames,
@@ -630,7 +647,7 @@ func (q *Queries) CommentPageTopLevel(ctx context.Context, arg CommentPageTopLev
 }
 
 const commentPageTopLevelByVersion = `-- name: CommentPageTopLevelByVersion :many
-SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_guest_id, resolved_by_guest_id, visibility, author_name, resolved_by_name, mention_names FROM comments_shown
+SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_guest_id, resolved_by_guest_id, visibility, author_guest_name, author_verified, author_name, resolved_by_name, mention_names FROM comments_shown
 WHERE creative_id = $1 AND version_number = $2 AND parent_id IS NULL
   AND resolved = $3 AND seq > $4::bigint
   AND ($5::boolean IS NULL OR deleted <> $5::boolean)
@@ -687,6 +704,8 @@ func (q *Queries) CommentPageTopLevelByVersion(ctx context.Context, arg CommentP
 			&i.AuthorGuestID,
 			&i.ResolvedByGuestID,
 			&i.Visibility,
+			&i.AuthorGuestName,
+			&i.AuthorVerified,
 			&i.AuthorName,
 			&i.ResolvedByName,
 			&i.MentionNames,
@@ -702,7 +721,7 @@ func (q *Queries) CommentPageTopLevelByVersion(ctx context.Context, arg CommentP
 }
 
 const commentShownGet = `-- name: CommentShownGet :one
-SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_guest_id, resolved_by_guest_id, visibility, author_name, resolved_by_name, mention_names FROM comments_shown WHERE id = $1
+SELECT id, seq, creative_id, version_id, version_number, parent_id, author_id, body, anchor, mention_user_ids, resolved_by, resolved_at, created_at, edited_at, deleted, resolved, addressed_in_version, author_guest_id, resolved_by_guest_id, visibility, author_guest_name, author_verified, author_name, resolved_by_name, mention_names FROM comments_shown WHERE id = $1
 `
 
 func (q *Queries) CommentShownGet(ctx context.Context, id uuid.UUID) (CommentsShown, error) {
@@ -729,6 +748,8 @@ func (q *Queries) CommentShownGet(ctx context.Context, id uuid.UUID) (CommentsSh
 		&i.AuthorGuestID,
 		&i.ResolvedByGuestID,
 		&i.Visibility,
+		&i.AuthorGuestName,
+		&i.AuthorVerified,
 		&i.AuthorName,
 		&i.ResolvedByName,
 		&i.MentionNames,

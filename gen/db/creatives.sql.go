@@ -185,7 +185,8 @@ func (q *Queries) CreativeCreateCheck(ctx context.Context, arg CreativeCreateChe
 const creativeEventPage = `-- name: CreativeEventPage :many
 SELECT e.id, e.public_id, e.type, coalesce(e.actor_id, e.actor_guest_id)::uuid AS actor_id,
        coalesce(u.name, g.name)::text AS actor_name, (e.actor_guest_id IS NOT NULL)::boolean AS actor_is_guest,
-       e.from_status, e.to_status, e.version, e.comment, e.changes, e.acknowledged_threads, e.stage, e.override, e.created_at
+       e.from_status, e.to_status, e.version, e.comment, e.changes, e.acknowledged_threads, e.stage, e.override, e.created_at,
+       e.actor_verified
 FROM creative_events e
 LEFT JOIN users u ON u.id = e.actor_id
 LEFT JOIN guests g ON g.id = e.actor_guest_id
@@ -216,6 +217,7 @@ type CreativeEventPageRow struct {
 	Stage               *string
 	Override            bool
 	CreatedAt           time.Time
+	ActorVerified       *bool
 }
 
 // CreativeEventPage reads a page of a creative's history, newest first,
@@ -245,6 +247,7 @@ func (q *Queries) CreativeEventPage(ctx context.Context, arg CreativeEventPagePa
 			&i.Stage,
 			&i.Override,
 			&i.CreatedAt,
+			&i.ActorVerified,
 		); err != nil {
 			return nil, err
 		}
@@ -1337,9 +1340,11 @@ WITH updated AS (
     WHERE creatives.id = $11
     RETURNING id, version
 )
-INSERT INTO creative_events (creative_id, actor_id, actor_guest_id, type, from_status, to_status, comment, version, acknowledged_threads)
+INSERT INTO creative_events (creative_id, actor_id, actor_guest_id, type, from_status, to_status, comment, version, acknowledged_threads,
+                             actor_verified)
 SELECT updated.id, $1::uuid, $2::uuid, $3::text, $4::text, $5::text,
-       $6::text, updated.version, $7::uuid[]
+       $6::text, updated.version, $7::uuid[],
+       CASE WHEN $2::uuid IS NOT NULL THEN true END
 FROM updated
 `
 
@@ -1361,7 +1366,8 @@ type CreativeTransitionParams struct {
 // state, version, updated_at and approved version, as the caller computed
 // them from the locked row) and its event, in one statement. The event
 // records the version the action produced and who made it, a member
-// (actor_id) or a guest (actor_guest_id).
+// (actor_id) or a guest (actor_guest_id), who decides only from a
+// verified session (docs/shares.md): a guest's event is verified.
 func (q *Queries) CreativeTransition(ctx context.Context, arg CreativeTransitionParams) error {
 	_, err := q.db.Exec(ctx, creativeTransition,
 		arg.ActorID,

@@ -16,7 +16,7 @@ import (
 const depositCancel = `-- name: DepositCancel :one
 UPDATE deposits SET status = 'cancelled', cancelled_at = now(), reserved = false
 WHERE id = $1 AND user_id = $2 AND status = 'awaiting_transfer' AND expires_at > now() AND top_up_of IS NULL
-RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at, top_up_of, top_up_amount_minor, top_up_expires_at, refund_address, refund_tx_id, refunded_at
+RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at, top_up_of, top_up_amount_minor, top_up_expires_at, refund_address, refund_tx_id, refunded_at, review_contested
 `
 
 type DepositCancelParams struct {
@@ -61,6 +61,7 @@ func (q *Queries) DepositCancel(ctx context.Context, arg DepositCancelParams) (D
 		&i.RefundAddress,
 		&i.RefundTxID,
 		&i.RefundedAt,
+		&i.ReviewContested,
 	)
 	return i, err
 }
@@ -92,16 +93,19 @@ WITH credited AS (
     UPDATE deposits d
     SET status = 'credited', transfer_tx_id = $1::text, credited_amount_minor = $2::bigint,
         confirmations = d.confirmations_required, reserved = false,
-        review_reason = NULL, review_received_minor = NULL, review_opened_at = NULL
-    WHERE d.id = $3
+        review_reason = CASE WHEN $3::boolean THEN 'amount_mismatch' END,
+        review_received_minor = CASE WHEN $3::boolean THEN $2::bigint END,
+        review_opened_at = CASE WHEN $3::boolean THEN now() END
+    WHERE d.id = $4
       AND (d.requested_amount_minor = $2::bigint
-           OR ($4::boolean AND d.status = 'under_review' AND d.review_received_minor = $2::bigint))
+           OR ($5::boolean AND d.status = 'under_review' AND d.review_received_minor = $2::bigint)
+           OR ($3::boolean AND d.status = 'confirming' AND d.transfer_tx_id = $1::text))
       AND (deposit_open(d.status, d.expires_at)
-           OR ($4::boolean AND d.status IN ('awaiting_transfer', 'expired', 'under_review')))
+           OR ($5::boolean AND d.status IN ('awaiting_transfer', 'expired', 'under_review')))
       AND (d.transfer_tx_id IS NULL OR d.transfer_tx_id = $1)
       AND NOT EXISTS (
           SELECT 1 FROM deposits t
-          WHERE t.network = d.network AND t.transfer_tx_id = $1 AND t.id <> d.id)
+          WHERE t.network = d.network AND t.transfer_tx_id = $1 AND t.id <> d.id AND t.status <> 'under_review')
     RETURNING d.id, d.user_id, d.currency, d.credited_amount_minor
 )
 INSERT INTO ledger_entries (user_id, currency, amount_minor, source_type, source_id)
@@ -113,14 +117,18 @@ RETURNING id
 type DepositCreditParams struct {
 	TxID        string
 	AmountMinor int64
+	Fingerprint bool
 	ID          uuid.UUID
 	Late        bool
 }
 
 // DepositCredit credits a deposit paid by chain transaction tx_id with
 // exactly its requested amount (or, settling a review, exactly the amount
-// received: a claimed short transfer), and appends its ledger entry, in one
-// statement. The deposit must be open (confirming, or awaiting its
+// received: a claimed short transfer; or, with fingerprint set, a
+// confirming transfer that carried the deposit's suffix within the
+// shortfall tolerance, whose review it opens and keeps), and appends its
+// ledger entry, in one statement. Other deposits under review with tx_id
+// (claims of the same transfer) do not stop it. The deposit must be open (confirming, or awaiting its
 // transfer before expires_at), or, when late is set (an operator settling
 // a late transfer), awaiting, expired or under review. No row: the amount differs, the
 // deposit is already credited, not creditable, paid by another transaction,
@@ -130,6 +138,7 @@ func (q *Queries) DepositCredit(ctx context.Context, arg DepositCreditParams) (i
 	row := q.db.QueryRow(ctx, depositCredit,
 		arg.TxID,
 		arg.AmountMinor,
+		arg.Fingerprint,
 		arg.ID,
 		arg.Late,
 	)
@@ -203,7 +212,7 @@ WHERE id IN (
     LIMIT $1
     FOR UPDATE SKIP LOCKED)
   AND status = 'awaiting_transfer'
-RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at, top_up_of, top_up_amount_minor, top_up_expires_at, refund_address, refund_tx_id, refunded_at
+RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at, top_up_of, top_up_amount_minor, top_up_expires_at, refund_address, refund_tx_id, refunded_at, review_contested
 `
 
 // DepositExpire marks a batch of deposits past expires_at that saw no
@@ -247,6 +256,7 @@ func (q *Queries) DepositExpire(ctx context.Context, batchSize int32) ([]Deposit
 			&i.RefundAddress,
 			&i.RefundTxID,
 			&i.RefundedAt,
+			&i.ReviewContested,
 		); err != nil {
 			return nil, err
 		}
@@ -259,7 +269,7 @@ func (q *Queries) DepositExpire(ctx context.Context, batchSize int32) ([]Deposit
 }
 
 const depositGet = `-- name: DepositGet :one
-SELECT deposits.id, deposits.user_id, deposits.network, deposits.address, deposits.currency, deposits.base_amount_minor, deposits.suffix_minor, deposits.requested_amount_minor, deposits.credited_amount_minor, deposits.confirmations, deposits.confirmations_required, deposits.status, deposits.reserved, deposits.reserved_until, deposits.transfer_tx_id, deposits.needs_review, deposits.created_at, deposits.expires_at, deposits.review_reason, deposits.review_received_minor, deposits.review_opened_at, deposits.cancelled_at, deposits.top_up_of, deposits.top_up_amount_minor, deposits.top_up_expires_at, deposits.refund_address, deposits.refund_tx_id, deposits.refunded_at, now()::timestamptz AS db_now FROM deposits WHERE id = $1
+SELECT deposits.id, deposits.user_id, deposits.network, deposits.address, deposits.currency, deposits.base_amount_minor, deposits.suffix_minor, deposits.requested_amount_minor, deposits.credited_amount_minor, deposits.confirmations, deposits.confirmations_required, deposits.status, deposits.reserved, deposits.reserved_until, deposits.transfer_tx_id, deposits.needs_review, deposits.created_at, deposits.expires_at, deposits.review_reason, deposits.review_received_minor, deposits.review_opened_at, deposits.cancelled_at, deposits.top_up_of, deposits.top_up_amount_minor, deposits.top_up_expires_at, deposits.refund_address, deposits.refund_tx_id, deposits.refunded_at, deposits.review_contested, now()::timestamptz AS db_now FROM deposits WHERE id = $1
 `
 
 type DepositGetRow struct {
@@ -301,13 +311,14 @@ func (q *Queries) DepositGet(ctx context.Context, id uuid.UUID) (DepositGetRow, 
 		&i.Deposit.RefundAddress,
 		&i.Deposit.RefundTxID,
 		&i.Deposit.RefundedAt,
+		&i.Deposit.ReviewContested,
 		&i.DbNow,
 	)
 	return i, err
 }
 
 const depositGetByUser = `-- name: DepositGetByUser :one
-SELECT deposits.id, deposits.user_id, deposits.network, deposits.address, deposits.currency, deposits.base_amount_minor, deposits.suffix_minor, deposits.requested_amount_minor, deposits.credited_amount_minor, deposits.confirmations, deposits.confirmations_required, deposits.status, deposits.reserved, deposits.reserved_until, deposits.transfer_tx_id, deposits.needs_review, deposits.created_at, deposits.expires_at, deposits.review_reason, deposits.review_received_minor, deposits.review_opened_at, deposits.cancelled_at, deposits.top_up_of, deposits.top_up_amount_minor, deposits.top_up_expires_at, deposits.refund_address, deposits.refund_tx_id, deposits.refunded_at, now()::timestamptz AS db_now
+SELECT deposits.id, deposits.user_id, deposits.network, deposits.address, deposits.currency, deposits.base_amount_minor, deposits.suffix_minor, deposits.requested_amount_minor, deposits.credited_amount_minor, deposits.confirmations, deposits.confirmations_required, deposits.status, deposits.reserved, deposits.reserved_until, deposits.transfer_tx_id, deposits.needs_review, deposits.created_at, deposits.expires_at, deposits.review_reason, deposits.review_received_minor, deposits.review_opened_at, deposits.cancelled_at, deposits.top_up_of, deposits.top_up_amount_minor, deposits.top_up_expires_at, deposits.refund_address, deposits.refund_tx_id, deposits.refunded_at, deposits.review_contested, now()::timestamptz AS db_now
 FROM deposits
 WHERE id = $1 AND user_id = $2 AND top_up_of IS NULL
 `
@@ -357,6 +368,7 @@ func (q *Queries) DepositGetByUser(ctx context.Context, arg DepositGetByUserPara
 		&i.Deposit.RefundAddress,
 		&i.Deposit.RefundTxID,
 		&i.Deposit.RefundedAt,
+		&i.Deposit.ReviewContested,
 		&i.DbNow,
 	)
 	return i, err
@@ -376,13 +388,13 @@ WITH inserted AS (
                      WHERE user_id = $1::uuid AND deposit_open(status, expires_at) AND top_up_of IS NULL) < $11::integer
           END
     ON CONFLICT (network, address, currency, requested_amount_minor) WHERE reserved DO NOTHING
-    RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at, top_up_of, top_up_amount_minor, top_up_expires_at, refund_address, refund_tx_id, refunded_at
+    RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at, top_up_of, top_up_amount_minor, top_up_expires_at, refund_address, refund_tx_id, refunded_at, review_contested
 ), bound AS (
     INSERT INTO deposit_reserved_bounds (user_id, slot, reserved)
     SELECT user_id, $12::integer, 1 FROM inserted
     ON CONFLICT (user_id, slot) DO UPDATE SET reserved = deposit_reserved_bounds.reserved + 1
 )
-SELECT id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at, top_up_of, top_up_amount_minor, top_up_expires_at, refund_address, refund_tx_id, refunded_at FROM inserted
+SELECT id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at, top_up_of, top_up_amount_minor, top_up_expires_at, refund_address, refund_tx_id, refunded_at, review_contested FROM inserted
 `
 
 type DepositInsertParams struct {
@@ -429,6 +441,7 @@ type DepositInsertRow struct {
 	RefundAddress         *string
 	RefundTxID            *string
 	RefundedAt            *time.Time
+	ReviewContested       bool
 }
 
 // DepositInsert creates a deposit with the given suffix when the user is
@@ -486,6 +499,7 @@ func (q *Queries) DepositInsert(ctx context.Context, arg DepositInsertParams) (D
 		&i.RefundAddress,
 		&i.RefundTxID,
 		&i.RefundedAt,
+		&i.ReviewContested,
 	)
 	return i, err
 }
@@ -516,13 +530,13 @@ WITH p AS (
            free.requested_amount_minor, p.confirmations_required, p.expires_at, p.reserved_until
     FROM p, free
     ON CONFLICT (network, address, currency, requested_amount_minor) WHERE reserved DO NOTHING
-    RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at, top_up_of, top_up_amount_minor, top_up_expires_at, refund_address, refund_tx_id, refunded_at
+    RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at, top_up_of, top_up_amount_minor, top_up_expires_at, refund_address, refund_tx_id, refunded_at, review_contested
 ), bound AS (
     INSERT INTO deposit_reserved_bounds (user_id, slot, reserved)
     SELECT user_id, $9::integer, 1 FROM inserted
     ON CONFLICT (user_id, slot) DO UPDATE SET reserved = deposit_reserved_bounds.reserved + 1
 )
-SELECT id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at, top_up_of, top_up_amount_minor, top_up_expires_at, refund_address, refund_tx_id, refunded_at FROM inserted
+SELECT id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at, top_up_of, top_up_amount_minor, top_up_expires_at, refund_address, refund_tx_id, refunded_at, review_contested FROM inserted
 `
 
 type DepositInsertFreeSuffixParams struct {
@@ -566,6 +580,7 @@ type DepositInsertFreeSuffixRow struct {
 	RefundAddress         *string
 	RefundTxID            *string
 	RefundedAt            *time.Time
+	ReviewContested       bool
 }
 
 // DepositInsertFreeSuffix creates a deposit with a suffix picked at random
@@ -616,12 +631,13 @@ func (q *Queries) DepositInsertFreeSuffix(ctx context.Context, arg DepositInsert
 		&i.RefundAddress,
 		&i.RefundTxID,
 		&i.RefundedAt,
+		&i.ReviewContested,
 	)
 	return i, err
 }
 
 const depositListByUser = `-- name: DepositListByUser :many
-SELECT deposits.id, deposits.user_id, deposits.network, deposits.address, deposits.currency, deposits.base_amount_minor, deposits.suffix_minor, deposits.requested_amount_minor, deposits.credited_amount_minor, deposits.confirmations, deposits.confirmations_required, deposits.status, deposits.reserved, deposits.reserved_until, deposits.transfer_tx_id, deposits.needs_review, deposits.created_at, deposits.expires_at, deposits.review_reason, deposits.review_received_minor, deposits.review_opened_at, deposits.cancelled_at, deposits.top_up_of, deposits.top_up_amount_minor, deposits.top_up_expires_at, deposits.refund_address, deposits.refund_tx_id, deposits.refunded_at, now()::timestamptz AS db_now
+SELECT deposits.id, deposits.user_id, deposits.network, deposits.address, deposits.currency, deposits.base_amount_minor, deposits.suffix_minor, deposits.requested_amount_minor, deposits.credited_amount_minor, deposits.confirmations, deposits.confirmations_required, deposits.status, deposits.reserved, deposits.reserved_until, deposits.transfer_tx_id, deposits.needs_review, deposits.created_at, deposits.expires_at, deposits.review_reason, deposits.review_received_minor, deposits.review_opened_at, deposits.cancelled_at, deposits.top_up_of, deposits.top_up_amount_minor, deposits.top_up_expires_at, deposits.refund_address, deposits.refund_tx_id, deposits.refunded_at, deposits.review_contested, now()::timestamptz AS db_now
 FROM deposits
 WHERE user_id = $1 AND top_up_of IS NULL
   AND (created_at, id) < (coalesce($2::timestamptz, 'infinity'),
@@ -690,6 +706,7 @@ func (q *Queries) DepositListByUser(ctx context.Context, arg DepositListByUserPa
 			&i.Deposit.RefundAddress,
 			&i.Deposit.RefundTxID,
 			&i.Deposit.RefundedAt,
+			&i.Deposit.ReviewContested,
 			&i.DbNow,
 		); err != nil {
 			return nil, err
@@ -791,7 +808,7 @@ func (q *Queries) DepositOwnerSlotLock(ctx context.Context, arg DepositOwnerSlot
 const depositRefundAddressSet = `-- name: DepositRefundAddressSet :one
 UPDATE deposits SET refund_address = $1
 WHERE id = $2 AND user_id = $3 AND status = 'under_review' AND top_up_of IS NULL
-RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at, top_up_of, top_up_amount_minor, top_up_expires_at, refund_address, refund_tx_id, refunded_at
+RETURNING id, user_id, network, address, currency, base_amount_minor, suffix_minor, requested_amount_minor, credited_amount_minor, confirmations, confirmations_required, status, reserved, reserved_until, transfer_tx_id, needs_review, created_at, expires_at, review_reason, review_received_minor, review_opened_at, cancelled_at, top_up_of, top_up_amount_minor, top_up_expires_at, refund_address, refund_tx_id, refunded_at, review_contested
 `
 
 type DepositRefundAddressSetParams struct {
@@ -834,6 +851,7 @@ func (q *Queries) DepositRefundAddressSet(ctx context.Context, arg DepositRefund
 		&i.RefundAddress,
 		&i.RefundTxID,
 		&i.RefundedAt,
+		&i.ReviewContested,
 	)
 	return i, err
 }
@@ -889,6 +907,10 @@ WITH parent AS (
     WHERE d.id = $1 AND d.user_id = $2 AND d.top_up_of IS NULL AND d.status = 'under_review'
       AND d.review_reason = 'amount_mismatch' AND d.review_received_minor < d.requested_amount_minor
       AND (d.top_up_expires_at IS NULL OR d.top_up_expires_at <= now())
+      AND EXISTS (
+          SELECT 1 FROM chain_transfers t
+          WHERE t.network = d.network AND t.tx_id = d.transfer_tx_id AND t.deposit_id = d.id
+            AND t.status = 'unmatched' AND t.reason = 'amount_mismatch' AND t.needs_review)
     FOR UPDATE
 ), free AS (
     SELECT s.suffix, p.shortfall + s.suffix AS requested_amount_minor
@@ -912,7 +934,7 @@ WITH parent AS (
 UPDATE deposits d SET top_up_amount_minor = i.requested_amount_minor, top_up_expires_at = i.expires_at
 FROM inserted i
 WHERE d.id = i.top_up_of
-RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at, d.top_up_of, d.top_up_amount_minor, d.top_up_expires_at, d.refund_address, d.refund_tx_id, d.refunded_at
+RETURNING d.id, d.user_id, d.network, d.address, d.currency, d.base_amount_minor, d.suffix_minor, d.requested_amount_minor, d.credited_amount_minor, d.confirmations, d.confirmations_required, d.status, d.reserved, d.reserved_until, d.transfer_tx_id, d.needs_review, d.created_at, d.expires_at, d.review_reason, d.review_received_minor, d.review_opened_at, d.cancelled_at, d.top_up_of, d.top_up_amount_minor, d.top_up_expires_at, d.refund_address, d.refund_tx_id, d.refunded_at, d.review_contested
 `
 
 type DepositTopUpParams struct {
@@ -923,7 +945,8 @@ type DepositTopUpParams struct {
 }
 
 // DepositTopUp reserves a top-up for the user's deposit under review for a
-// short claimed transfer (deposit.MoveTopUp), in one statement: a deposit of
+// short transfer the watcher attached by its fingerprint (never a claimed
+// one: deposit.MoveTopUp), in one statement: a deposit of
 // its own (top_up_of) of the shortfall plus a suffix picked at random among
 // the free ones, reserved like every deposit (deposits_reserved_amount_key
 // makes it unique among deposits and top-ups), and the deposit shows it. The
@@ -966,6 +989,7 @@ func (q *Queries) DepositTopUp(ctx context.Context, arg DepositTopUpParams) (Dep
 		&i.RefundAddress,
 		&i.RefundTxID,
 		&i.RefundedAt,
+		&i.ReviewContested,
 	)
 	return i, err
 }
@@ -996,7 +1020,7 @@ SELECT e.public_id, e.amount_minor, e.currency, e.source_type, e.created_at,
              WHERE c.top_up_of = d.id AND c.status = 'credited' AND c.credited_amount_minor = 0
              ORDER BY c.created_at)::text[] AS top_up_tx_ids
 FROM ledger_entries e
-LEFT JOIN deposits d ON e.source_type = 'deposit' AND d.id::text = e.source_id
+LEFT JOIN deposits d ON d.id = e.deposit_id
 WHERE e.user_id = $1
   AND (e.created_at, e.public_id) < (coalesce($2::timestamptz, 'infinity'),
                                      coalesce($3::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
@@ -1027,7 +1051,9 @@ type LedgerEntryListByUserRow struct {
 // the transaction that paid each credited deposit and the top-ups it
 // took in (DepositCreditTopUp); the cursor is the
 // (created_at, public_id) of the last row of the previous page, as for
-// DepositListByUser.
+// DepositListByUser. Deposits are joined by the entry's typed deposit_id,
+// so each entry costs one primary key lookup however many deposits there
+// are (a join on d.id::text read them all: docs/performance.md).
 func (q *Queries) LedgerEntryListByUser(ctx context.Context, arg LedgerEntryListByUserParams) ([]LedgerEntryListByUserRow, error) {
 	rows, err := q.db.Query(ctx, ledgerEntryListByUser,
 		arg.UserID,

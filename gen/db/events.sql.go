@@ -190,7 +190,7 @@ WITH attempt AS (
 )
 UPDATE webhook_deliveries
 SET status = $1, attempts = greatest(attempts, $2), next_attempt_at = $3,
-    finished_at = CASE WHEN $1 = 'pending' THEN NULL ELSE now() END
+    finished_at = CASE WHEN $1 = 'pending' THEN NULL ELSE now() END, in_flight_until = NULL
 WHERE id = $4
 `
 
@@ -344,7 +344,7 @@ func (q *Queries) WebhookDeliveriesPurge(ctx context.Context, arg WebhookDeliver
 }
 
 const webhookDeliveryCancel = `-- name: WebhookDeliveryCancel :exec
-UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, finished_at = now()
+UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, finished_at = now(), in_flight_until = NULL
 WHERE id = $1 AND status = 'pending'
 `
 
@@ -352,6 +352,38 @@ WHERE id = $1 AND status = 'pending'
 func (q *Queries) WebhookDeliveryCancel(ctx context.Context, id uuid.UUID) error {
 	_, err := q.db.Exec(ctx, webhookDeliveryCancel, id)
 	return err
+}
+
+const webhookDeliveryClaim = `-- name: WebhookDeliveryClaim :execrows
+UPDATE webhook_deliveries d
+SET in_flight_until = now() + make_interval(secs => $1::float8)
+WHERE d.id = $2::uuid
+  AND (SELECT count(*) FROM webhook_deliveries o
+       WHERE o.endpoint_id = $3::uuid AND o.in_flight_until > now() AND o.id <> $2::uuid) < $4::integer
+`
+
+type WebhookDeliveryClaimParams struct {
+	LeaseSeconds float64
+	DeliveryID   uuid.UUID
+	EndpointID   uuid.UUID
+	MaxInFlight  int32
+}
+
+// WebhookDeliveryClaim marks a delivery in flight until its lease ends,
+// while its endpoint has fewer than max_in_flight other deliveries whose
+// lease has not run out; no row when it has that many. Run after
+// WebhookEndpointInFlightLock, in its transaction.
+func (q *Queries) WebhookDeliveryClaim(ctx context.Context, arg WebhookDeliveryClaimParams) (int64, error) {
+	result, err := q.db.Exec(ctx, webhookDeliveryClaim,
+		arg.LeaseSeconds,
+		arg.DeliveryID,
+		arg.EndpointID,
+		arg.MaxInFlight,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const webhookDeliveryForAttempt = `-- name: WebhookDeliveryForAttempt :one
@@ -402,7 +434,7 @@ func (q *Queries) WebhookDeliveryForAttempt(ctx context.Context, id uuid.UUID) (
 }
 
 const webhookDeliveryList = `-- name: WebhookDeliveryList :many
-SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.status, d.attempts, d.next_attempt_at, d.created_at, d.finished_at, d.message_id, e.seq::bigint AS event_seq FROM webhook_deliveries d
+SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.status, d.attempts, d.next_attempt_at, d.created_at, d.finished_at, d.message_id, d.in_flight_until, e.seq::bigint AS event_seq FROM webhook_deliveries d
 JOIN outbox_events e ON e.id = d.event_id
 WHERE d.endpoint_id = $1
   AND (d.created_at, d.id) < (coalesce($2::timestamptz, 'infinity'),
@@ -429,6 +461,7 @@ type WebhookDeliveryListRow struct {
 	CreatedAt     time.Time
 	FinishedAt    *time.Time
 	MessageID     *uuid.UUID
+	InFlightUntil *time.Time
 	EventSeq      int64
 }
 
@@ -459,6 +492,7 @@ func (q *Queries) WebhookDeliveryList(ctx context.Context, arg WebhookDeliveryLi
 			&i.CreatedAt,
 			&i.FinishedAt,
 			&i.MessageID,
+			&i.InFlightUntil,
 			&i.EventSeq,
 		); err != nil {
 			return nil, err
@@ -556,4 +590,17 @@ func (q *Queries) WebhookEndpointGet(ctx context.Context, arg WebhookEndpointGet
 		&i.OwnerID,
 	)
 	return i, err
+}
+
+const webhookEndpointInFlightLock = `-- name: WebhookEndpointInFlightLock :exec
+SELECT pg_advisory_xact_lock(2058002, hashtext(CAST($1::uuid AS text)))
+`
+
+// WebhookEndpointInFlightLock makes the claims of one endpoint's
+// deliveries take turns, to the end of their transaction, on every replica
+// (store.LockWebhookEndpoint, with the hash of the endpoint's id), so the
+// count WebhookDeliveryClaim reads next is exact.
+func (q *Queries) WebhookEndpointInFlightLock(ctx context.Context, endpointID uuid.UUID) error {
+	_, err := q.db.Exec(ctx, webhookEndpointInFlightLock, endpointID)
+	return err
 }

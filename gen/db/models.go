@@ -118,6 +118,8 @@ type Comment struct {
 	AuthorGuestID      *uuid.UUID
 	ResolvedByGuestID  *uuid.UUID
 	Visibility         string
+	AuthorGuestName    *string
+	AuthorVerified     *bool
 }
 
 type CommentsShown struct {
@@ -141,6 +143,8 @@ type CommentsShown struct {
 	AuthorGuestID      *uuid.UUID
 	ResolvedByGuestID  *uuid.UUID
 	Visibility         string
+	AuthorGuestName    *string
+	AuthorVerified     *bool
 	AuthorName         string
 	ResolvedByName     string
 	MentionNames       []string
@@ -186,6 +190,7 @@ type CreativeEvent struct {
 	Stage               *string
 	Override            bool
 	ActorGuestID        *uuid.UUID
+	ActorVerified       *bool
 }
 
 type CreativeVersion struct {
@@ -225,6 +230,16 @@ type Deposit struct {
 	RefundAddress         *string
 	RefundTxID            *string
 	RefundedAt            *time.Time
+	ReviewContested       bool
+}
+
+type DepositClaim struct {
+	ID         int64
+	TransferID int64
+	DepositID  uuid.UUID
+	UserID     uuid.UUID
+	CreatedAt  time.Time
+	ClosedAt   *time.Time
 }
 
 type DepositReservedBound struct {
@@ -238,6 +253,15 @@ type DevelopmentDatabase struct {
 	MarkedAt time.Time
 }
 
+type EmailSend struct {
+	ID             int64
+	Kind           string
+	Recipient      string
+	OrganizationID *uuid.UUID
+	SenderID       *uuid.UUID
+	CreatedAt      time.Time
+}
+
 type Guest struct {
 	ID        uuid.UUID
 	ShareID   uuid.UUID
@@ -247,12 +271,17 @@ type Guest struct {
 }
 
 type GuestSession struct {
-	ID        uuid.UUID
-	GuestID   uuid.UUID
-	TokenHash []byte
-	CsrfToken string
-	CreatedAt time.Time
-	ExpiresAt time.Time
+	ID            uuid.UUID
+	GuestID       uuid.UUID
+	TokenHash     []byte
+	CsrfToken     string
+	CreatedAt     time.Time
+	ExpiresAt     time.Time
+	Verified      bool
+	Name          string
+	CodeHash      []byte
+	CodeExpiresAt *time.Time
+	CodeFailures  int16
 }
 
 type IdempotencyKey struct {
@@ -275,6 +304,7 @@ type LedgerEntry struct {
 	SourceID    string
 	CreatedAt   time.Time
 	PublicID    uuid.UUID
+	DepositID   *uuid.UUID
 }
 
 type Membership struct {
@@ -349,6 +379,7 @@ type ReviewDecision struct {
 	Override      bool
 	CreatedAt     time.Time
 	GuestID       *uuid.UUID
+	GuestVerified *bool
 }
 
 type ReviewPlanStage struct {
@@ -410,6 +441,13 @@ type ShareInvitation struct {
 	SentAt      *time.Time
 	LastSeenAt  *time.Time
 	TokenSealed []byte
+	TokenHash   []byte
+}
+
+type ShareOpener struct {
+	ShareID   uuid.UUID
+	Address   string
+	CreatedAt time.Time
 }
 
 type SignInFailure struct {
@@ -446,6 +484,7 @@ type Upload struct {
 	FinishedAt      *time.Time
 	CompletingSince *time.Time
 	SweptAt         *time.Time
+	DeletedAt       *time.Time
 }
 
 type User struct {
@@ -468,6 +507,7 @@ type WebhookDelivery struct {
 	CreatedAt     time.Time
 	FinishedAt    *time.Time
 	MessageID     *uuid.UUID
+	InFlightUntil *time.Time
 }
 
 type WebhookDeliveryAttempt struct {

@@ -172,18 +172,20 @@ WITH updated AS (
     SET status = excluded.status, due_at = coalesce(excluded.due_at, review_stage_rounds.due_at)
 ), decision AS (
     INSERT INTO review_decisions (creative_id, round, position, reviewer_id, guest_email, guest_id, decision, comment, version_number,
-                                  override, created_at)
+                                  override, created_at, guest_verified)
     SELECT $15::uuid, $14::integer, $17::smallint, $1::uuid, $18::text,
            $2::uuid, $5::text,
-           $6::text, v.number, $9::boolean, $12::timestamptz
+           $6::text, v.number, $9::boolean, $12::timestamptz,
+           CASE WHEN $2::uuid IS NOT NULL THEN true END
     FROM creatives c
     JOIN creative_versions v ON v.id = c.current_version_id
     WHERE c.id = $15::uuid AND $17::smallint >= 0
 )
 INSERT INTO creative_events (creative_id, actor_id, actor_guest_id, type, from_status, to_status, comment, version, acknowledged_threads,
-                             stage, override)
+                             stage, override, actor_verified)
 SELECT updated.id, $1::uuid, $2::uuid, e.type, $3::text, $4::text,
-       e.comment, updated.version, e.acknowledged_threads, e.stage, e.override
+       e.comment, updated.version, e.acknowledged_threads, e.stage, e.override,
+       CASE WHEN $2::uuid IS NOT NULL THEN true END
 FROM updated, (
     SELECT 1 AS n, $5::text AS type, $6::text AS comment,
            $7::uuid[] AS acknowledged_threads,
@@ -228,6 +230,8 @@ type ReviewPlanTransitionParams struct {
 // and the action's history event (naming the stage a decision was made
 // in), followed by a stage_approved event when approved_stage names the
 // stage whose rule the decision made hold (ORDER BY: the decision first).
+// A guest decides only from a verified session (docs/shares.md): a
+// guest's decision and events are verified.
 func (q *Queries) ReviewPlanTransition(ctx context.Context, arg ReviewPlanTransitionParams) error {
 	_, err := q.db.Exec(ctx, reviewPlanTransition,
 		arg.ActorID,
@@ -259,10 +263,10 @@ SELECT p.creative_id, p.position, p.name, p.rule, p.due_in_hours, p.reviewer_ids
        r.status, r.due_at,
        (SELECT coalesce(jsonb_agg(jsonb_build_object(
                    'reviewerId', d.reviewer_id, 'name', coalesce(du.name, dg.name), 'guestEmail', d.guest_email,
-                   'guestId', d.guest_id,
+                   'guestId', d.guest_id, 'guestVerified', d.guest_verified,
                    'decision', d.decision, 'comment', d.comment, 'versionNumber', d.version_number,
                    'at', d.created_at) ORDER BY d.id), '[]'::jsonb)
-        FROM (SELECT DISTINCT ON (coalesce(rd.reviewer_id::text, rd.guest_email)) rd.id, rd.creative_id, rd.round, rd.position, rd.reviewer_id, rd.guest_email, rd.decision, rd.comment, rd.version_number, rd.override, rd.created_at, rd.guest_id
+        FROM (SELECT DISTINCT ON (coalesce(rd.reviewer_id::text, rd.guest_email)) rd.id, rd.creative_id, rd.round, rd.position, rd.reviewer_id, rd.guest_email, rd.decision, rd.comment, rd.version_number, rd.override, rd.created_at, rd.guest_id, rd.guest_verified
               FROM review_decisions rd
               WHERE rd.creative_id = p.creative_id AND rd.round = r.round AND rd.position = p.position
               ORDER BY coalesce(rd.reviewer_id::text, rd.guest_email), rd.id DESC) d

@@ -12,9 +12,108 @@ import (
 	"github.com/google/uuid"
 )
 
+const guestSessionCodeClear = `-- name: GuestSessionCodeClear :exec
+UPDATE guest_sessions SET code_hash = NULL, code_expires_at = NULL, code_failures = 0 WHERE id = $1
+`
+
+func (q *Queries) GuestSessionCodeClear(ctx context.Context, id uuid.UUID) error {
+	_, err := q.db.Exec(ctx, guestSessionCodeClear, id)
+	return err
+}
+
+const guestSessionCodeFailed = `-- name: GuestSessionCodeFailed :exec
+UPDATE guest_sessions
+SET code_failures = code_failures + 1,
+    code_hash = CASE WHEN code_failures + 1 >= $1::integer THEN NULL ELSE code_hash END,
+    code_expires_at = CASE WHEN code_failures + 1 >= $1::integer THEN NULL ELSE code_expires_at END
+WHERE id = $2
+`
+
+type GuestSessionCodeFailedParams struct {
+	MaxFailures int32
+	ID          uuid.UUID
+}
+
+// GuestSessionCodeFailed counts a wrong code; the last allowed one ends
+// the code.
+func (q *Queries) GuestSessionCodeFailed(ctx context.Context, arg GuestSessionCodeFailedParams) error {
+	_, err := q.db.Exec(ctx, guestSessionCodeFailed, arg.MaxFailures, arg.ID)
+	return err
+}
+
+const guestSessionCodeLock = `-- name: GuestSessionCodeLock :one
+SELECT gs.id, gs.guest_id, gs.name, gs.expires_at, gs.code_hash, gs.code_expires_at, gs.code_failures,
+       g.email, s.id AS share_id, s.organization_id, s.permission, s.expires_at AS share_expires_at,
+       o.name AS organization_name, now()::timestamptz AS now
+FROM guest_sessions gs
+JOIN guests g ON g.id = gs.guest_id
+JOIN shares s ON s.id = g.share_id
+JOIN organizations o ON o.id = s.organization_id
+WHERE gs.id = $1 AND gs.expires_at > now() AND s.revoked_at IS NULL AND s.expires_at > now()
+FOR UPDATE OF gs
+`
+
+type GuestSessionCodeLockRow struct {
+	ID               uuid.UUID
+	GuestID          uuid.UUID
+	Name             string
+	ExpiresAt        time.Time
+	CodeHash         []byte
+	CodeExpiresAt    *time.Time
+	CodeFailures     int16
+	Email            string
+	ShareID          uuid.UUID
+	OrganizationID   uuid.UUID
+	Permission       string
+	ShareExpiresAt   time.Time
+	OrganizationName string
+	Now              time.Time
+}
+
+// GuestSessionCodeLock takes a live guest session for its code, with its
+// guest and share, and the database's clock.
+func (q *Queries) GuestSessionCodeLock(ctx context.Context, id uuid.UUID) (GuestSessionCodeLockRow, error) {
+	row := q.db.QueryRow(ctx, guestSessionCodeLock, id)
+	var i GuestSessionCodeLockRow
+	err := row.Scan(
+		&i.ID,
+		&i.GuestID,
+		&i.Name,
+		&i.ExpiresAt,
+		&i.CodeHash,
+		&i.CodeExpiresAt,
+		&i.CodeFailures,
+		&i.Email,
+		&i.ShareID,
+		&i.OrganizationID,
+		&i.Permission,
+		&i.ShareExpiresAt,
+		&i.OrganizationName,
+		&i.Now,
+	)
+	return i, err
+}
+
+const guestSessionCodeSet = `-- name: GuestSessionCodeSet :exec
+UPDATE guest_sessions SET code_hash = $1, code_expires_at = $2, code_failures = 0
+WHERE id = $3
+`
+
+type GuestSessionCodeSetParams struct {
+	CodeHash      []byte
+	CodeExpiresAt *time.Time
+	ID            uuid.UUID
+}
+
+// GuestSessionCodeSet gives a session a new code, replacing any other.
+func (q *Queries) GuestSessionCodeSet(ctx context.Context, arg GuestSessionCodeSetParams) error {
+	_, err := q.db.Exec(ctx, guestSessionCodeSet, arg.CodeHash, arg.CodeExpiresAt, arg.ID)
+	return err
+}
+
 const guestSessionCreate = `-- name: GuestSessionCreate :one
-INSERT INTO guest_sessions (guest_id, token_hash, csrf_token, expires_at)
-VALUES ($1, $2, $3, $4)
+INSERT INTO guest_sessions (guest_id, token_hash, csrf_token, expires_at, verified, name)
+VALUES ($1, $2, $3, $4, $5, $6)
 RETURNING id
 `
 
@@ -23,6 +122,8 @@ type GuestSessionCreateParams struct {
 	TokenHash []byte
 	CsrfToken string
 	ExpiresAt time.Time
+	Verified  bool
+	Name      string
 }
 
 func (q *Queries) GuestSessionCreate(ctx context.Context, arg GuestSessionCreateParams) (uuid.UUID, error) {
@@ -31,10 +132,21 @@ func (q *Queries) GuestSessionCreate(ctx context.Context, arg GuestSessionCreate
 		arg.TokenHash,
 		arg.CsrfToken,
 		arg.ExpiresAt,
+		arg.Verified,
+		arg.Name,
 	)
 	var id uuid.UUID
 	err := row.Scan(&id)
 	return id, err
+}
+
+const guestSessionDelete = `-- name: GuestSessionDelete :exec
+DELETE FROM guest_sessions WHERE id = $1
+`
+
+func (q *Queries) GuestSessionDelete(ctx context.Context, id uuid.UUID) error {
+	_, err := q.db.Exec(ctx, guestSessionDelete, id)
+	return err
 }
 
 const guestSessionDeleteEnded = `-- name: GuestSessionDeleteEnded :execrows
@@ -55,7 +167,7 @@ func (q *Queries) GuestSessionDeleteEnded(ctx context.Context) (int64, error) {
 }
 
 const guestSessionGet = `-- name: GuestSessionGet :one
-SELECT gs.id, gs.csrf_token, g.id AS guest_id, g.email, g.name, s.id AS share_id, s.organization_id, s.permission,
+SELECT gs.id, gs.csrf_token, g.id AS guest_id, g.email, gs.name, gs.verified, s.id AS share_id, s.organization_id, s.permission,
        EXISTS (SELECT 1 FROM share_invitations si WHERE si.share_id = s.id AND si.email = g.email) AS invited,
        account.id AS account_id
 FROM guest_sessions gs
@@ -72,6 +184,7 @@ type GuestSessionGetRow struct {
 	GuestID        uuid.UUID
 	Email          string
 	Name           string
+	Verified       bool
 	ShareID        uuid.UUID
 	OrganizationID uuid.UUID
 	Permission     string
@@ -92,6 +205,7 @@ func (q *Queries) GuestSessionGet(ctx context.Context, tokenHash []byte) (GuestS
 		&i.GuestID,
 		&i.Email,
 		&i.Name,
+		&i.Verified,
 		&i.ShareID,
 		&i.OrganizationID,
 		&i.Permission,
@@ -103,20 +217,28 @@ func (q *Queries) GuestSessionGet(ctx context.Context, tokenHash []byte) (GuestS
 
 const guestUpsert = `-- name: GuestUpsert :one
 INSERT INTO guests (share_id, email, name) VALUES ($1, $2, $3)
-ON CONFLICT (share_id, email) DO UPDATE SET name = excluded.name
+ON CONFLICT (share_id, email) DO UPDATE
+SET name = CASE WHEN $4::boolean THEN excluded.name ELSE guests.name END
 RETURNING id, share_id, email, name, created_at
 `
 
 type GuestUpsertParams struct {
-	ShareID uuid.UUID
-	Email   string
-	Name    string
+	ShareID  uuid.UUID
+	Email    string
+	Name     string
+	Verified bool
 }
 
 // GuestUpsert is the guest of an email on a share, made on their first
-// visit; a later visit keeps the id and takes the name given.
+// visit; a later visit keeps the id, and takes the name given only when
+// its session proved the inbox (an unverified one renames nobody).
 func (q *Queries) GuestUpsert(ctx context.Context, arg GuestUpsertParams) (Guest, error) {
-	row := q.db.QueryRow(ctx, guestUpsert, arg.ShareID, arg.Email, arg.Name)
+	row := q.db.QueryRow(ctx, guestUpsert,
+		arg.ShareID,
+		arg.Email,
+		arg.Name,
+		arg.Verified,
+	)
 	var i Guest
 	err := row.Scan(
 		&i.ID,
@@ -472,6 +594,29 @@ func (q *Queries) ShareHoldsCreative(ctx context.Context, arg ShareHoldsCreative
 	return exists, err
 }
 
+const shareInvitationGetByTokenHash = `-- name: ShareInvitationGetByTokenHash :one
+SELECT email, token_hash FROM share_invitations WHERE share_id = $1 AND token_hash = $2
+`
+
+type ShareInvitationGetByTokenHashParams struct {
+	ShareID   uuid.UUID
+	TokenHash []byte
+}
+
+type ShareInvitationGetByTokenHashRow struct {
+	Email     string
+	TokenHash []byte
+}
+
+// ShareInvitationGetByTokenHash reads the invitation of a share whose own
+// token has this hash.
+func (q *Queries) ShareInvitationGetByTokenHash(ctx context.Context, arg ShareInvitationGetByTokenHashParams) (ShareInvitationGetByTokenHashRow, error) {
+	row := q.db.QueryRow(ctx, shareInvitationGetByTokenHash, arg.ShareID, arg.TokenHash)
+	var i ShareInvitationGetByTokenHashRow
+	err := row.Scan(&i.Email, &i.TokenHash)
+	return i, err
+}
+
 const shareInvitationSeen = `-- name: ShareInvitationSeen :exec
 UPDATE share_invitations SET last_seen_at = now() WHERE share_id = $1 AND email = $2
 `
@@ -487,9 +632,10 @@ func (q *Queries) ShareInvitationSeen(ctx context.Context, arg ShareInvitationSe
 }
 
 const shareInvitationsAdd = `-- name: ShareInvitationsAdd :exec
-INSERT INTO share_invitations (share_id, email, name, position, token_sealed)
-SELECT $1, i.email, nullif(($2::text[])[i.ord], ''), i.ord::integer, ($3::bytea[])[i.ord]
-FROM unnest($4::text[]) WITH ORDINALITY AS i(email, ord)
+INSERT INTO share_invitations (share_id, email, name, position, token_sealed, token_hash)
+SELECT $1, i.email, nullif(($2::text[])[i.ord], ''), i.ord::integer, ($3::bytea[])[i.ord],
+       ($4::bytea[])[i.ord]
+FROM unnest($5::text[]) WITH ORDINALITY AS i(email, ord)
 ON CONFLICT (share_id, email) DO NOTHING
 `
 
@@ -497,23 +643,26 @@ type ShareInvitationsAddParams struct {
 	ShareID      uuid.UUID
 	Names        []string
 	TokensSealed [][]byte
+	TokenHashes  [][]byte
 	Emails       []string
 }
 
 // ShareInvitationsAdd records a new share's invitations, each with the
-// share's token sealed for it (none when email is off: an empty array).
+// hash of its own token and its link's tokens sealed for it (none when
+// email is off: empty arrays).
 func (q *Queries) ShareInvitationsAdd(ctx context.Context, arg ShareInvitationsAddParams) error {
 	_, err := q.db.Exec(ctx, shareInvitationsAdd,
 		arg.ShareID,
 		arg.Names,
 		arg.TokensSealed,
+		arg.TokenHashes,
 		arg.Emails,
 	)
 	return err
 }
 
 const shareInvitationsOf = `-- name: ShareInvitationsOf :many
-SELECT share_id, email, name, position, sent_at, last_seen_at, token_sealed FROM share_invitations WHERE share_id = ANY($1::uuid[]) ORDER BY share_id, position
+SELECT share_id, email, name, position, sent_at, last_seen_at, token_sealed, token_hash FROM share_invitations WHERE share_id = ANY($1::uuid[]) ORDER BY share_id, position
 `
 
 // ShareInvitationsOf reads the invitations of the shares given, each
@@ -535,6 +684,7 @@ func (q *Queries) ShareInvitationsOf(ctx context.Context, shareIds []uuid.UUID) 
 			&i.SentAt,
 			&i.LastSeenAt,
 			&i.TokenSealed,
+			&i.TokenHash,
 		); err != nil {
 			return nil, err
 		}
@@ -558,6 +708,70 @@ func (q *Queries) ShareLiveCount(ctx context.Context, organizationID uuid.UUID) 
 	var count int64
 	err := row.Scan(&count)
 	return count, err
+}
+
+const shareMemberEmails = `-- name: ShareMemberEmails :many
+SELECT u.email FROM users u JOIN memberships m ON m.user_id = u.id
+WHERE m.organization_id = $1 AND u.email = ANY($2::text[])
+`
+
+type ShareMemberEmailsParams struct {
+	OrganizationID uuid.UUID
+	Emails         []string
+}
+
+// ShareMemberEmails returns, of the normalised emails given, those of
+// members of the organization: members sign in, they are no guests.
+func (q *Queries) ShareMemberEmails(ctx context.Context, arg ShareMemberEmailsParams) ([]string, error) {
+	rows, err := q.db.Query(ctx, shareMemberEmails, arg.OrganizationID, arg.Emails)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var email string
+		if err := rows.Scan(&email); err != nil {
+			return nil, err
+		}
+		items = append(items, email)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const shareOpenerAdd = `-- name: ShareOpenerAdd :exec
+INSERT INTO share_openers (share_id, address) VALUES ($1, $2)
+ON CONFLICT DO NOTHING
+`
+
+type ShareOpenerAddParams struct {
+	ShareID uuid.UUID
+	Address string
+}
+
+// ShareOpenerAdd remembers a client address that opened a share.
+func (q *Queries) ShareOpenerAdd(ctx context.Context, arg ShareOpenerAddParams) error {
+	_, err := q.db.Exec(ctx, shareOpenerAdd, arg.ShareID, arg.Address)
+	return err
+}
+
+const shareOpenerExists = `-- name: ShareOpenerExists :one
+SELECT EXISTS (SELECT 1 FROM share_openers WHERE share_id = $1 AND address = $2)
+`
+
+type ShareOpenerExistsParams struct {
+	ShareID uuid.UUID
+	Address string
+}
+
+func (q *Queries) ShareOpenerExists(ctx context.Context, arg ShareOpenerExistsParams) (bool, error) {
+	row := q.db.QueryRow(ctx, shareOpenerExists, arg.ShareID, arg.Address)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
 }
 
 const shareOrganizationLock = `-- name: ShareOrganizationLock :one

@@ -16,15 +16,16 @@ const organizationLockForUploads = `-- name: OrganizationLockForUploads :exec
 SELECT 1 FROM organizations WHERE id = $1 FOR NO KEY UPDATE
 `
 
-// OrganizationLockForUploads serialises the quota check of an
-// organization's new uploads: two at once cannot both fit in what is left.
+// OrganizationLockForUploads serialises the checks of an organization's
+// new uploads (its quota, each uploader's pending limits): two at once
+// cannot both fit in what is left.
 func (q *Queries) OrganizationLockForUploads(ctx context.Context, id uuid.UUID) error {
 	_, err := q.db.Exec(ctx, organizationLockForUploads, id)
 	return err
 }
 
 const uploadByAsset = `-- name: UploadByAsset :one
-SELECT u.id, u.organization_id, u.created_by, u.status, u.file_name, u.mime_type, u.size_bytes, u.sha256, u.part_size, u.object_key, u.store_upload_id, u.asset_id, u.width, u.height, u.duration_ms, u.failure, u.created_at, u.expires_at, u.finished_at, u.completing_since, u.swept_at FROM uploads u
+SELECT u.id, u.organization_id, u.created_by, u.status, u.file_name, u.mime_type, u.size_bytes, u.sha256, u.part_size, u.object_key, u.store_upload_id, u.asset_id, u.width, u.height, u.duration_ms, u.failure, u.created_at, u.expires_at, u.finished_at, u.completing_since, u.swept_at, u.deleted_at FROM uploads u
 WHERE u.organization_id = $1 AND u.status = 'ready'
   AND (u.asset_id = $2
        OR u.id IN (SELECT a.upload_id FROM assets a WHERE a.id = $2))
@@ -64,6 +65,7 @@ func (q *Queries) UploadByAsset(ctx context.Context, arg UploadByAssetParams) (U
 		&i.FinishedAt,
 		&i.CompletingSince,
 		&i.SweptAt,
+		&i.DeletedAt,
 	)
 	return i, err
 }
@@ -71,7 +73,7 @@ func (q *Queries) UploadByAsset(ctx context.Context, arg UploadByAssetParams) (U
 const uploadClaimCompletion = `-- name: UploadClaimCompletion :one
 UPDATE uploads SET completing_since = $1::timestamptz
 WHERE organization_id = $2 AND id = $3 AND status = 'pending' AND expires_at > $1
-RETURNING id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since, swept_at
+RETURNING id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since, swept_at, deleted_at
 `
 
 type UploadClaimCompletionParams struct {
@@ -109,12 +111,13 @@ func (q *Queries) UploadClaimCompletion(ctx context.Context, arg UploadClaimComp
 		&i.FinishedAt,
 		&i.CompletingSince,
 		&i.SweptAt,
+		&i.DeletedAt,
 	)
 	return i, err
 }
 
 const uploadExpired = `-- name: UploadExpired :many
-SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since, swept_at FROM uploads
+SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since, swept_at, deleted_at FROM uploads
 WHERE status = 'pending' AND expires_at < $1
   AND (completing_since IS NULL OR completing_since < $2::timestamptz)
 ORDER BY expires_at LIMIT $3
@@ -159,6 +162,7 @@ func (q *Queries) UploadExpired(ctx context.Context, arg UploadExpiredParams) ([
 			&i.FinishedAt,
 			&i.CompletingSince,
 			&i.SweptAt,
+			&i.DeletedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -170,8 +174,26 @@ func (q *Queries) UploadExpired(ctx context.Context, arg UploadExpiredParams) ([
 	return items, nil
 }
 
+const uploadExtend = `-- name: UploadExtend :exec
+UPDATE uploads SET expires_at = $1::timestamptz
+WHERE id = $2 AND status = 'pending' AND expires_at < $1::timestamptz
+`
+
+type UploadExtendParams struct {
+	ExpiresAt time.Time
+	ID        uuid.UUID
+}
+
+// UploadExtend moves a pending upload's expiry later (its last received
+// part is later than the server knew); it never moves it earlier. It is
+// no move of status.
+func (q *Queries) UploadExtend(ctx context.Context, arg UploadExtendParams) error {
+	_, err := q.db.Exec(ctx, uploadExtend, arg.ExpiresAt, arg.ID)
+	return err
+}
+
 const uploadGet = `-- name: UploadGet :one
-SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since, swept_at FROM uploads WHERE organization_id = $1 AND id = $2
+SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since, swept_at, deleted_at FROM uploads WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL
 `
 
 type UploadGetParams struct {
@@ -179,6 +201,7 @@ type UploadGetParams struct {
 	ID             uuid.UUID
 }
 
+// UploadGet reads an upload that was not deleted.
 func (q *Queries) UploadGet(ctx context.Context, arg UploadGetParams) (Upload, error) {
 	row := q.db.QueryRow(ctx, uploadGet, arg.OrganizationID, arg.ID)
 	var i Upload
@@ -204,12 +227,13 @@ func (q *Queries) UploadGet(ctx context.Context, arg UploadGetParams) (Upload, e
 		&i.FinishedAt,
 		&i.CompletingSince,
 		&i.SweptAt,
+		&i.DeletedAt,
 	)
 	return i, err
 }
 
 const uploadGetForUpdate = `-- name: UploadGetForUpdate :one
-SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since, swept_at FROM uploads WHERE organization_id = $1 AND id = $2 FOR UPDATE
+SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since, swept_at, deleted_at FROM uploads WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE
 `
 
 type UploadGetForUpdateParams struct {
@@ -218,7 +242,7 @@ type UploadGetForUpdateParams struct {
 }
 
 // UploadGetForUpdate holds the upload while a completion records its
-// outcome: a second completion waits and then sees it.
+// outcome, or a delete decides: a second one waits and then sees it.
 func (q *Queries) UploadGetForUpdate(ctx context.Context, arg UploadGetForUpdateParams) (Upload, error) {
 	row := q.db.QueryRow(ctx, uploadGetForUpdate, arg.OrganizationID, arg.ID)
 	var i Upload
@@ -244,6 +268,7 @@ func (q *Queries) UploadGetForUpdate(ctx context.Context, arg UploadGetForUpdate
 		&i.FinishedAt,
 		&i.CompletingSince,
 		&i.SweptAt,
+		&i.DeletedAt,
 	)
 	return i, err
 }
@@ -291,10 +316,53 @@ func (q *Queries) UploadInsert(ctx context.Context, arg UploadInsertParams) erro
 	return err
 }
 
+const uploadMarkDeleted = `-- name: UploadMarkDeleted :one
+UPDATE uploads SET status = 'failed', failure = $1, finished_at = now(), deleted_at = now()
+WHERE id = $2 AND status = 'pending'
+RETURNING id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since, swept_at, deleted_at
+`
+
+type UploadMarkDeletedParams struct {
+	Failure *string
+	ID      uuid.UUID
+}
+
+// UploadMarkDeleted is the move pending → failed of a delete: the upload
+// is gone from the API (deleted_at), and its reservation with it.
+func (q *Queries) UploadMarkDeleted(ctx context.Context, arg UploadMarkDeletedParams) (Upload, error) {
+	row := q.db.QueryRow(ctx, uploadMarkDeleted, arg.Failure, arg.ID)
+	var i Upload
+	err := row.Scan(
+		&i.ID,
+		&i.OrganizationID,
+		&i.CreatedBy,
+		&i.Status,
+		&i.FileName,
+		&i.MimeType,
+		&i.SizeBytes,
+		&i.Sha256,
+		&i.PartSize,
+		&i.ObjectKey,
+		&i.StoreUploadID,
+		&i.AssetID,
+		&i.Width,
+		&i.Height,
+		&i.DurationMs,
+		&i.Failure,
+		&i.CreatedAt,
+		&i.ExpiresAt,
+		&i.FinishedAt,
+		&i.CompletingSince,
+		&i.SweptAt,
+		&i.DeletedAt,
+	)
+	return i, err
+}
+
 const uploadMarkFailed = `-- name: UploadMarkFailed :one
 UPDATE uploads SET status = 'failed', failure = $1, finished_at = now()
 WHERE id = $2 AND status = 'pending'
-RETURNING id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since, swept_at
+RETURNING id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since, swept_at, deleted_at
 `
 
 type UploadMarkFailedParams struct {
@@ -328,6 +396,7 @@ func (q *Queries) UploadMarkFailed(ctx context.Context, arg UploadMarkFailedPara
 		&i.FinishedAt,
 		&i.CompletingSince,
 		&i.SweptAt,
+		&i.DeletedAt,
 	)
 	return i, err
 }
@@ -337,7 +406,7 @@ UPDATE uploads
 SET status = 'ready', asset_id = $1, width = $2, height = $3,
     duration_ms = $4, finished_at = now()
 WHERE id = $5 AND status = 'pending'
-RETURNING id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since, swept_at
+RETURNING id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since, swept_at, deleted_at
 `
 
 type UploadMarkReadyParams struct {
@@ -380,6 +449,7 @@ func (q *Queries) UploadMarkReady(ctx context.Context, arg UploadMarkReadyParams
 		&i.FinishedAt,
 		&i.CompletingSince,
 		&i.SweptAt,
+		&i.DeletedAt,
 	)
 	return i, err
 }
@@ -395,22 +465,40 @@ func (q *Queries) UploadMarkSwept(ctx context.Context, id uuid.UUID) error {
 	return err
 }
 
-const uploadStorageUsed = `-- name: UploadStorageUsed :one
-SELECT coalesce(sum(size_bytes), 0)::bigint FROM uploads
-WHERE organization_id = $1 AND status IN ('pending', 'ready')
+const uploadReservations = `-- name: UploadReservations :one
+SELECT coalesce(sum(size_bytes), 0)::bigint AS organization_bytes,
+       count(*) FILTER (WHERE status = 'pending' AND created_by = $1)::integer AS uploader_pending,
+       coalesce(sum(size_bytes) FILTER (WHERE status = 'pending' AND created_by = $1), 0)::bigint AS uploader_pending_bytes
+FROM uploads
+WHERE organization_id = $2 AND status IN ('pending', 'ready')
+  AND (status = 'ready' OR expires_at > $3)
 `
 
-// UploadStorageUsed is the bytes an organization's ready and pending
-// uploads hold or may hold.
-func (q *Queries) UploadStorageUsed(ctx context.Context, organizationID uuid.UUID) (int64, error) {
-	row := q.db.QueryRow(ctx, uploadStorageUsed, organizationID)
-	var column_1 int64
-	err := row.Scan(&column_1)
-	return column_1, err
+type UploadReservationsParams struct {
+	CreatedBy      uuid.UUID
+	OrganizationID uuid.UUID
+	Now            time.Time
+}
+
+type UploadReservationsRow struct {
+	OrganizationBytes    int64
+	UploaderPending      int32
+	UploaderPendingBytes int64
+}
+
+// UploadReservations is what an organization's uploads hold at now: the
+// bytes of its ready uploads and of its pending ones not yet expired (a
+// pending upload's reservation ends at its expires_at), and how many of
+// those pending ones, and how many bytes, are created_by's.
+func (q *Queries) UploadReservations(ctx context.Context, arg UploadReservationsParams) (UploadReservationsRow, error) {
+	row := q.db.QueryRow(ctx, uploadReservations, arg.CreatedBy, arg.OrganizationID, arg.Now)
+	var i UploadReservationsRow
+	err := row.Scan(&i.OrganizationBytes, &i.UploaderPending, &i.UploaderPendingBytes)
+	return i, err
 }
 
 const uploadUnswept = `-- name: UploadUnswept :many
-SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since, swept_at FROM uploads
+SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since, swept_at, deleted_at FROM uploads
 WHERE status <> 'pending' AND swept_at IS NULL AND expires_at < $1
 ORDER BY expires_at LIMIT $2
 `
@@ -453,6 +541,7 @@ func (q *Queries) UploadUnswept(ctx context.Context, arg UploadUnsweptParams) ([
 			&i.FinishedAt,
 			&i.CompletingSince,
 			&i.SweptAt,
+			&i.DeletedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -465,7 +554,7 @@ func (q *Queries) UploadUnswept(ctx context.Context, arg UploadUnsweptParams) ([
 }
 
 const uploadsReady = `-- name: UploadsReady :many
-SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since, swept_at FROM uploads
+SELECT id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, store_upload_id, asset_id, width, height, duration_ms, failure, created_at, expires_at, finished_at, completing_since, swept_at, deleted_at FROM uploads
 WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND status = 'ready'
 `
 
@@ -507,6 +596,7 @@ func (q *Queries) UploadsReady(ctx context.Context, arg UploadsReadyParams) ([]U
 			&i.FinishedAt,
 			&i.CompletingSince,
 			&i.SweptAt,
+			&i.DeletedAt,
 		); err != nil {
 			return nil, err
 		}

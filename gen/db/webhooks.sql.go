@@ -25,7 +25,7 @@ func (q *Queries) OutboxEventSeq(ctx context.Context, id int64) (int64, error) {
 }
 
 const webhookDeliveryGet = `-- name: WebhookDeliveryGet :one
-SELECT id, endpoint_id, event_id, event_type, status, attempts, next_attempt_at, created_at, finished_at, message_id FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2
+SELECT id, endpoint_id, event_id, event_type, status, attempts, next_attempt_at, created_at, finished_at, message_id, in_flight_until FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2
 `
 
 type WebhookDeliveryGetParams struct {
@@ -48,6 +48,7 @@ func (q *Queries) WebhookDeliveryGet(ctx context.Context, arg WebhookDeliveryGet
 		&i.CreatedAt,
 		&i.FinishedAt,
 		&i.MessageID,
+		&i.InFlightUntil,
 	)
 	return i, err
 }
@@ -55,7 +56,7 @@ func (q *Queries) WebhookDeliveryGet(ctx context.Context, arg WebhookDeliveryGet
 const webhookDeliveryInsert = `-- name: WebhookDeliveryInsert :one
 INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, message_id)
 VALUES ($1, $2, $3, $4)
-RETURNING id, endpoint_id, event_id, event_type, status, attempts, next_attempt_at, created_at, finished_at, message_id
+RETURNING id, endpoint_id, event_id, event_type, status, attempts, next_attempt_at, created_at, finished_at, message_id, in_flight_until
 `
 
 type WebhookDeliveryInsertParams struct {
@@ -86,6 +87,7 @@ func (q *Queries) WebhookDeliveryInsert(ctx context.Context, arg WebhookDelivery
 		&i.CreatedAt,
 		&i.FinishedAt,
 		&i.MessageID,
+		&i.InFlightUntil,
 	)
 	return i, err
 }

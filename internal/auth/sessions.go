@@ -44,7 +44,9 @@ type Service struct {
 	lookups  *lookups
 	cfg      SessionConfig
 	throttle ThrottlePolicy
-	log      *slog.Logger
+	// sharePasswords limits wrong share passwords.
+	sharePasswords SharePasswordPolicy
+	log            *slog.Logger
 }
 
 // NewService returns a Service over s.
@@ -52,7 +54,7 @@ func NewService(s *store.Store, cfg SessionConfig, log *slog.Logger) *Service {
 	// Compute the dummy hash now, so even the first unknown email costs
 	// only one argon2id verification.
 	go func() { _, _ = dummyHash() }()
-	return &Service{store: s, lookups: &lookups{store: s}, cfg: cfg, throttle: DefaultThrottle, log: log}
+	return &Service{store: s, lookups: &lookups{store: s}, cfg: cfg, throttle: DefaultThrottle, sharePasswords: DefaultSharePasswords, log: log}
 }
 
 // Authenticate finds the live session of the request's cookie. With a

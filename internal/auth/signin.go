@@ -171,7 +171,8 @@ func PurgeSessions(ctx context.Context, st *store.Store, log *slog.Logger) error
 
 // PurgeSignInFailures deletes throttle counters whose window has ended.
 func PurgeSignInFailures(ctx context.Context, st *store.Store, log *slog.Logger) error {
-	n, err := st.Q.SignInFailureDeleteExpired(ctx, seconds(DefaultThrottle.Window))
+	// The longest window: a share's counter lives an hour.
+	n, err := st.Q.SignInFailureDeleteExpired(ctx, seconds(max(DefaultThrottle.Window, DefaultSharePasswords.ShareWindow)))
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // ThrottlePolicy limits failed sign-ins per subject (an email or a client
@@ -82,4 +84,40 @@ func (p ThrottlePolicy) Wait(now time.Time, counters []Counter) time.Duration {
 // RetryAfterSeconds rounds a wait up to whole seconds for Retry-After.
 func RetryAfterSeconds(wait time.Duration) int {
 	return int(math.Ceil(wait.Seconds()))
+}
+
+// SharePasswordPolicy limits wrong share passwords (PRODUCT.md §21): per
+// (share, client address) in a fixed window, so one guesser locks out
+// nobody else; and per share in a longer window, after which only the
+// addresses that already opened the share may try until it ends, so a
+// guesser spread over many addresses gets at most PerShare tries an hour.
+type SharePasswordPolicy struct {
+	Window      time.Duration
+	PerAddress  int
+	ShareWindow time.Duration
+	PerShare    int
+}
+
+// DefaultSharePasswords allows 5 failures per (share, address) in 15
+// minutes and 100 per share in an hour.
+var DefaultSharePasswords = SharePasswordPolicy{Window: 15 * time.Minute, PerAddress: 5, ShareWindow: time.Hour, PerShare: 100}
+
+// ShareAddressSubject is the throttling subject of a share's password
+// tried from one client address; it sorts after ShareSubject.
+func ShareAddressSubject(share uuid.UUID, ip string) string {
+	return ShareSubject(share) + "/" + AddressSubject(ip)
+}
+
+// Wait is how long an attempt must wait at now given the share's counter
+// and the address's (either may be zero-valued: none), and whether the
+// address opened the share before: zero when it may try.
+func (p SharePasswordPolicy) Wait(now time.Time, share, address Counter, opener bool) time.Duration {
+	var wait time.Duration
+	if end := address.WindowStart.Add(p.Window); end.After(now) && address.Failures >= p.PerAddress {
+		wait = max(end.Sub(now), time.Second)
+	}
+	if end := share.WindowStart.Add(p.ShareWindow); end.After(now) && share.Failures >= p.PerShare && !opener {
+		wait = max(wait, end.Sub(now), time.Second)
+	}
+	return wait
 }

@@ -78,3 +78,27 @@ func TestRetryAfterSecondsRoundsUp(t *testing.T) {
 		}
 	}
 }
+
+func TestSharePasswordsWaitPerAddressAndOnlyOpenersPassTheSharesCeiling(t *testing.T) {
+	p := auth.DefaultSharePasswords
+	now := time.Date(2026, 12, 8, 12, 0, 0, 0, time.UTC)
+	started := now.Add(-5 * time.Minute)
+	for _, tc := range []struct {
+		name           string
+		share, address auth.Counter
+		opener         bool
+		want           time.Duration
+	}{
+		{"nothing counted", auth.Counter{}, auth.Counter{}, false, 0},
+		{"four from the address", auth.Counter{Failures: 4, WindowStart: started}, auth.Counter{Failures: 4, WindowStart: started}, false, 0},
+		{"five from the address", auth.Counter{Failures: 5, WindowStart: started}, auth.Counter{Failures: 5, WindowStart: started}, false, 10 * time.Minute},
+		{"the address's window ended", auth.Counter{Failures: 5, WindowStart: started}, auth.Counter{Failures: 5, WindowStart: now.Add(-15 * time.Minute)}, false, 0},
+		{"a hundred on the share, a new address", auth.Counter{Failures: 100, WindowStart: started}, auth.Counter{}, false, 55 * time.Minute},
+		{"a hundred on the share, an opener", auth.Counter{Failures: 100, WindowStart: started}, auth.Counter{Failures: 1, WindowStart: started}, true, 0},
+		{"the share's hour ended", auth.Counter{Failures: 100, WindowStart: now.Add(-time.Hour)}, auth.Counter{}, false, 0},
+	} {
+		if got := p.Wait(now, tc.share, tc.address, tc.opener); got != tc.want {
+			t.Errorf("%s: wait %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}

@@ -30,9 +30,15 @@ const (
 	tokenLen        = len(TokenPrefix) + tokenRandomLen + tokenCheckLen
 	DefaultTokenTTL = 90 * 24 * time.Hour
 	MaxTokenTTL     = 365 * 24 * time.Hour
+	// MaxActiveTokens bounds a user's tokens that still work: each is a
+	// principal with a rate budget of its own (PRODUCT.md §21).
+	MaxActiveTokens = 50
 )
 
 var (
+	// ErrTooManyTokens: the user already holds MaxActiveTokens tokens that
+	// still work.
+	ErrTooManyTokens = errors.New("auth: too many access tokens")
 	// ErrInvalidToken: the bearer token is malformed, unknown, expired or
 	// revoked (RFC 6750 invalid_token).
 	ErrInvalidToken = errors.New("auth: invalid bearer token")
@@ -147,15 +153,46 @@ type TokenGrant struct {
 // returns its row and the secret, which is never stored.
 func (s *Service) CreateAccessToken(ctx context.Context, user uuid.UUID, g TokenGrant) (db.AccessTokenCreateRow, string, error) {
 	token := NewAccessToken()
-	row, err := s.store.Q.AccessTokenCreate(ctx, db.AccessTokenCreateParams{
-		UserID: user, Name: g.Name, Scopes: g.Scopes, TokenHash: HashToken(token), ExpiresAt: g.ExpiresAt,
+	var row db.AccessTokenCreateRow
+	err := s.store.InTx(ctx, func(q store.Tx) error {
+		if err := q.AccessTokenOwnerLock(ctx, user); err != nil {
+			return err
+		}
+		var err error
+		row, err = q.AccessTokenCreate(ctx, db.AccessTokenCreateParams{
+			UserID: user, Name: g.Name, Scopes: g.Scopes, TokenHash: HashToken(token), ExpiresAt: g.ExpiresAt,
+			MaxActive: MaxActiveTokens,
+		})
+		return err
 	})
+	if errors.Is(err, store.ErrNotFound) {
+		return db.AccessTokenCreateRow{}, "", ErrTooManyTokens
+	}
 	return row, token, err
 }
 
-// AccessTokens lists user's live tokens.
-func (s *Service) AccessTokens(ctx context.Context, user uuid.UUID) ([]db.AccessTokenListRow, error) {
-	return s.store.Q.AccessTokenList(ctx, user)
+// TokenPosition is where a page of tokens ends: the last token's creation
+// time and id.
+type TokenPosition struct {
+	At time.Time
+	ID uuid.UUID
+}
+
+// AccessTokens is a page of at most limit of user's live tokens, newest
+// first, after the position after (nil: from the newest), and the position
+// of the next page (nil on the last).
+func (s *Service) AccessTokens(ctx context.Context, user uuid.UUID, after *TokenPosition, limit int) ([]db.AccessTokenPageRow, *TokenPosition, error) {
+	params := db.AccessTokenPageParams{UserID: user, RowLimit: int32(limit) + 1}
+	if after != nil {
+		params.CursorCreatedAt, params.CursorID = &after.At, &after.ID
+	}
+	rows, err := s.store.Q.AccessTokenPage(ctx, params)
+	if err != nil || len(rows) <= limit {
+		return rows, nil, err
+	}
+	rows = rows[:limit]
+	last := rows[limit-1]
+	return rows, &TokenPosition{At: last.CreatedAt, ID: last.ID}, nil
 }
 
 // RevokeAccessToken revokes user's token id: store.ErrNotFound when user

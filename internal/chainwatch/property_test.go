@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"creativeapi/gen/db"
 	"creativeapi/internal/deposit"
 	"creativeapi/internal/devchain"
 	"creativeapi/internal/store"
@@ -30,6 +31,7 @@ type ledgerModel struct {
 	order    []string
 	head     int64
 	deposits []uuid.UUID
+	users    []uuid.UUID
 }
 
 // TestLedger_RandomHistoriesKeepMoneyExact drives the watcher through
@@ -47,10 +49,15 @@ type ledgerModel struct {
 // rejected for a deposit is credited to it; every recorded transfer is
 // credited to exactly one deposit, refunded, waiting for an operator, or
 // still in the watcher's hands (confirming, failed, vanished); a cancelled
-// deposit holds no transfer and no credit. The histories together must
-// have made claims, rejections, credits of claimed transfers (by an
-// operator and by the shortfall policy), cancels and deposits completed by
-// a top-up, or the test proves nothing of them.
+// deposit holds no transfer and no credit; and money moves to a person
+// only on proof (checkProof): no user's balance includes a transfer that neither
+// matched their deposit exactly, nor carried its fingerprint, nor was
+// credited to them by an operator. Several users make deposits, and claim
+// their own transfers and strangers'. The histories together must have
+// made claims, rejections, credits of claimed transfers by an operator,
+// credits by the shortfall policy of transfers carrying a fingerprint,
+// cancels and deposits completed by a top-up, or the test proves nothing
+// of them.
 func TestLedger_RandomHistoriesKeepMoneyExact(t *testing.T) {
 	t.Parallel()
 	var total counts
@@ -89,7 +96,11 @@ type counts struct {
 func runLedgerHistory(t *testing.T, seed uint64, steps int) (n counts) {
 	w, b := setup(t)
 	rnd := rand.New(rand.NewPCG(seed, 29))
-	m := &ledgerModel{payments: map[string]*payment{}, head: 1}
+	m := &ledgerModel{payments: map[string]*payment{}, head: 1, users: []uuid.UUID{b.user}}
+	for _, name := range []string{"Claiming Claire", "Thieving Theo"} {
+		u, _ := b.d.User(t, name)
+		m.users = append(m.users, u)
+	}
 	settings := deposit.Settings{Address: tron.DevTreasuryAddress, Confirmations: required,
 		TTL: 30 * time.Minute, MonitoringWindow: 24 * time.Hour, MaxOpenPerUser: 1000}
 	ctx := context.Background()
@@ -147,7 +158,15 @@ func runLedgerHistory(t *testing.T, seed uint64, steps int) (n counts) {
 		var did string
 		switch k := rnd.IntN(19); k {
 		case 0, 1:
-			dep := b.deposit(t, int64(10+10*rnd.IntN(3))*1_000_000)
+			user := m.users[rnd.IntN(len(m.users))]
+			var dep db.Deposit
+			if err := b.d.Store.InTx(ctx, func(q store.Tx) error {
+				var err error
+				dep, err = deposit.Create(ctx, q, settings, user, int64(10+10*rnd.IntN(3))*1_000_000)
+				return err
+			}); err != nil {
+				t.Fatalf("step %d: create: %v", step, err)
+			}
 			m.deposits = append(m.deposits, dep.ID)
 			did = "create"
 		case 2, 3:
@@ -162,12 +181,27 @@ func runLedgerHistory(t *testing.T, seed uint64, steps int) (n counts) {
 				did = "pay late"
 			}
 		case 5:
-			if _, amount, ok := awaiting(); ok {
-				// Short beyond the tolerance (0.5 USDT of 10 to 30), or
-				// by a fee inside it (0.5%).
-				short := []int64{500_000, 500_000, amount / 200}[rnd.IntN(3)]
+			if id, amount, ok := awaiting(); ok {
+				// Short beyond the tolerance (0.5 USDT of 10 to 30) in
+				// whole cents (it keeps the fingerprint: attached for
+				// review) or not (unmatched, for a claim), by a fee in
+				// whole cents inside it (credited by its fingerprint), or
+				// by a fee of 0.5% (mostly breaking the fingerprint).
+				short := []int64{500_000, 500_000, 500_001, 500_001, 50_000, amount / 200}[rnd.IntN(6)]
 				pay(amount - short)
 				did = fmt.Sprint("pay short by ", short)
+				// Often the payer of a short payment the watcher attached
+				// by its fingerprint fixes it at once.
+				if short == 500_000 && rnd.IntN(3) != 0 {
+					m.head = b.chain.Mine(devchain.DefaultSolidLag + 1)
+					if _, err := w.Poll(ctx); err != nil {
+						t.Fatalf("step %d: poll: %v", step, err)
+					}
+					var user uuid.UUID
+					if err := b.d.Pool.QueryRow(ctx, "SELECT user_id FROM deposits WHERE id = $1 AND status = 'under_review'", id).Scan(&user); err == nil {
+						did += ", " + topUp(step, id, user)
+					}
+				}
 			} else {
 				pay(int64(1 + rnd.IntN(50_000_000)))
 				did = "pay stray"
@@ -232,7 +266,8 @@ func runLedgerHistory(t *testing.T, seed uint64, steps int) (n counts) {
 			query := `SELECT d.id, d.user_id, t.tx_id
 				FROM (SELECT * FROM deposits WHERE status IN ('awaiting_transfer', 'expired') AND transfer_tx_id IS NULL AND top_up_of IS NULL
 				      ORDER BY id OFFSET $1 LIMIT 1) d,
-				     (SELECT * FROM chain_transfers WHERE status = 'unmatched' AND needs_review AND deposit_id IS NULL
+				     (SELECT * FROM chain_transfers WHERE status = 'unmatched' AND needs_review
+				      AND (deposit_id IS NULL OR reason <> 'amount_mismatch')
 				      AND amount_minor IS NOT NULL ORDER BY id OFFSET $2 LIMIT 1) t`
 			if k >= 16 {
 				// A fitting pair: a transfer after the deposit was made,
@@ -247,24 +282,32 @@ func runLedgerHistory(t *testing.T, seed uint64, steps int) (n counts) {
 			if err := b.d.Pool.QueryRow(ctx, query, rnd.IntN(3), rnd.IntN(2)).Scan(&dep, &user, &tx); err == nil {
 				var status string
 				err := b.d.Store.InTx(ctx, func(q store.Tx) error {
-					d, err := deposit.Claim(ctx, q, user, dep, tx, 24*time.Hour, deposit.DefaultTolerance(), time.Now())
+					d, err := deposit.Claim(ctx, q, user, dep, tx, 24*time.Hour, time.Now())
 					status = d.Status
 					return err
 				})
 				var r *deposit.Refusal
-				if err != nil && !errors.Is(err, deposit.ErrTransferTaken) && !errors.Is(err, deposit.ErrTransferUnfit) && !errors.As(err, &r) {
+				if err != nil && !errors.Is(err, deposit.ErrTransferTaken) && !errors.Is(err, deposit.ErrTransferUnfit) &&
+					!errors.Is(err, deposit.ErrTooManyClaims) && !errors.As(err, &r) {
 					t.Fatalf("step %d: claim %s for %s: %v", step, tx[:6], dep, err)
 				}
 				if err == nil {
 					n.claims++
 				}
-				if err == nil && deposit.Status(status) == deposit.StatusCredited {
-					n.policyCredits++
+				if err == nil && deposit.Status(status) != deposit.StatusUnderReview {
+					t.Fatalf("step %d: claim %s for %s: %s; a claim never credits", step, tx[:6], dep, status)
 				}
 				did = fmt.Sprintf("claim %s (%v)", tx[:6], err)
-				// Often the payer fixes a short payment at once.
-				if err == nil && deposit.Status(status) == deposit.StatusUnderReview && rnd.IntN(2) == 0 {
-					did += ", " + topUp(step, dep, user)
+				// A claimed transfer never takes a top-up: a claimant could
+				// top a stranger's payment up to their own amount.
+				if err == nil {
+					terr := b.d.Store.InTx(ctx, func(q store.Tx) error {
+						_, err := deposit.TopUp(ctx, q, settings, user, dep, deposit.DefaultTolerance(), time.Now())
+						return err
+					})
+					if !errors.As(terr, &r) {
+						t.Fatalf("step %d: top-up of claimed %s: %v; want a refusal", step, dep, terr)
+					}
 				}
 			}
 		case 14:
@@ -297,9 +340,12 @@ func runLedgerHistory(t *testing.T, seed uint64, steps int) (n counts) {
 		case 15:
 			// A payer asks for a top-up later.
 			var dep, user uuid.UUID
-			if err := b.d.Pool.QueryRow(ctx, `SELECT id, user_id FROM deposits
+			// Mostly one the watcher attached by its fingerprint, the
+			// kind that takes one.
+			if err := b.d.Pool.QueryRow(ctx, `SELECT id, user_id FROM deposits d
 				WHERE status = 'under_review' AND review_reason = 'amount_mismatch' AND top_up_of IS NULL
-				ORDER BY id OFFSET $1 LIMIT 1`, rnd.IntN(2)).Scan(&dep, &user); err == nil {
+				ORDER BY EXISTS (SELECT 1 FROM chain_transfers t WHERE t.deposit_id = d.id AND t.reason = 'amount_mismatch') DESC, id
+				OFFSET $1 LIMIT 1`, rnd.IntN(3)/2).Scan(&dep, &user); err == nil {
 				did = topUp(step, dep, user)
 			}
 		case 11:
@@ -328,6 +374,10 @@ func runLedgerHistory(t *testing.T, seed uint64, steps int) (n counts) {
 		FROM deposits`).Scan(&credited, &review, &refunded, &n.topUpCredits); err != nil {
 		t.Fatal(err)
 	}
+	if err := b.d.Pool.QueryRow(ctx, `SELECT count(*) FROM deposits WHERE status = 'credited' AND review_reason = 'amount_mismatch'`).
+		Scan(&n.policyCredits); err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("seed %d: %d steps, %d deposits credited, %d under review, %d refunded, %+v: %v",
 		seed, steps, credited, review, refunded, n, log)
 	return n
@@ -341,7 +391,11 @@ func (m *ledgerModel) check(t *testing.T, b *bundle, step int, log []string) {
 		t.Helper()
 		t.Fatalf("step %d, after %v: %s", step, log, fmt.Sprintf(format, args...))
 	}
-	sum, entries := b.balance(t)
+	var sum int64
+	var entries int
+	if err := b.d.Pool.QueryRow(ctx, "SELECT coalesce(sum(amount_minor), 0), count(*) FROM ledger_entries").Scan(&sum, &entries); err != nil {
+		t.Fatal(err)
+	}
 	rows, err := b.d.Pool.Query(ctx, "SELECT transfer_tx_id, credited_amount_minor FROM deposits WHERE status = 'credited'")
 	// A top-up taken in by its deposit is credited with 0 and has no
 	// entry: its money is in its deposit's.
@@ -381,6 +435,7 @@ func (m *ledgerModel) check(t *testing.T, b *bundle, step int, log []string) {
 	if sum != credited || credited != paid || entries != n {
 		fail("ledger %d in %d entries; credited deposits %d in %d; their transactions paid %d", sum, entries, credited, n, paid)
 	}
+	m.checkProof(t, b, fail)
 	var takenIn int
 	if err := b.d.Pool.QueryRow(ctx, `SELECT count(*) FROM deposits c WHERE c.status = 'credited' AND c.credited_amount_minor = 0
 		AND NOT (c.top_up_of IS NOT NULL AND EXISTS (SELECT 1 FROM deposits p WHERE p.id = c.top_up_of AND p.status = 'credited'))`).Scan(&takenIn); err != nil || takenIn != 0 {
@@ -417,5 +472,45 @@ func (m *ledgerModel) check(t *testing.T, b *bundle, step int, log []string) {
 		AND (reserved OR transfer_tx_id IS NOT NULL OR credited_amount_minor <> 0
 		     OR EXISTS (SELECT 1 FROM chain_transfers t WHERE t.deposit_id = deposits.id AND t.status IN ('confirming', 'credited', 'late')))`).Scan(&cancelled); err != nil || cancelled != 0 {
 		fail("%d cancelled deposits hold a reservation, a transfer or a credit (%v)", cancelled, err)
+	}
+}
+
+// checkProof holds that money moved to a person only on proof: every
+// deposit holding a credit was paid by a transfer that matched it exactly
+// (a top-up credited alone is its own deposit), carried its fingerprint
+// (the last four digits of the amount are its suffix: credited by the
+// policy, or completed by a top-up), or was credited to it by an operator
+// (a settlement naming a person, not the policy).
+func (m *ledgerModel) checkProof(t *testing.T, b *bundle, fail func(string, ...any)) {
+	t.Helper()
+	rows, err := b.d.Pool.Query(context.Background(), `SELECT d.id, d.user_id, d.transfer_tx_id, d.requested_amount_minor, d.suffix_minor,
+		    EXISTS (SELECT 1 FROM chain_transfer_settlements s JOIN chain_transfers t ON t.id = s.transfer_id
+		            WHERE t.tx_id = d.transfer_tx_id AND s.deposit_id = d.id AND s.decision = 'credit' AND s.operator <> 'policy')
+		FROM deposits d WHERE d.status = 'credited' AND d.credited_amount_minor > 0`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, user uuid.UUID
+		var tx string
+		var requested int64
+		var suffix int32
+		var byOperator bool
+		if err := rows.Scan(&id, &user, &tx, &requested, &suffix, &byOperator); err != nil {
+			t.Fatal(err)
+		}
+		p := m.payments[tx]
+		if p == nil {
+			fail("deposit %s is credited with transaction %s, never paid", id, tx)
+			return
+		}
+		if p.amount != requested && deposit.FingerprintOf(p.amount) != int64(suffix) && !byOperator {
+			fail("user %s holds transfer %s of %d in deposit %s (requested %d, suffix %04d): no exact match, no fingerprint, no operator",
+				user, tx, p.amount, id, requested, suffix)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -21,6 +21,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/uuid"
+
 	"creativeapi/gen/db"
 	"creativeapi/internal/deposit"
 	"creativeapi/internal/money"
@@ -59,6 +61,10 @@ type Config struct {
 	Overlap time.Duration
 	// MaxBackoff: DefaultMaxBackoff when zero.
 	MaxBackoff time.Duration
+	// Tolerance is the shortfall a transfer carrying a deposit's
+	// fingerprint may have and still be credited with no operator
+	// (DEPOSIT_SHORTFALL_TOLERANCE); deposit.DefaultTolerance() when nil.
+	Tolerance *deposit.Tolerance
 }
 
 // Chain is the part of the TronGrid API the watcher reads
@@ -92,6 +98,10 @@ func New(cfg Config, st *store.Store, chain Chain, log *slog.Logger) *Watcher {
 	}
 	if cfg.MaxBackoff <= 0 {
 		cfg.MaxBackoff = DefaultMaxBackoff
+	}
+	if cfg.Tolerance == nil {
+		tol := deposit.DefaultTolerance()
+		cfg.Tolerance = &tol
 	}
 	return &Watcher{cfg: cfg, st: st, chain: chain, log: log.With("component", "chain watcher"), Sleep: sleep, Now: time.Now}
 }
@@ -404,11 +414,25 @@ func (w *Watcher) record(ctx context.Context, all []judged, head, solid int64, r
 					}
 				}
 			}
+			fingerprinted, err := w.fingerprints(ctx, q, chunk, candidates)
+			if err != nil {
+				return err
+			}
 			ts := make([]deposit.Transfer, 0, len(chunk))
 			waiting = time.Time{}
 			for _, o := range chunk {
+				var fp *deposit.Fingerprinted
+				if o.j.amount > 0 && candidates[o.j.amount] == nil {
+					fp = deposit.Fingerprint(o.j.amount, o.t.BlockTime, fingerprinted, *w.cfg.Tolerance)
+				}
 				status, reason, depositID := deposit.Judge(deposit.Receipt{Succeeded: o.receipt.Succeeded(), Result: o.receipt.Result},
-					o.j.reason, candidates[o.j.amount], o.t.BlockTime, o.t.TxID, o.receipt.Block <= solid)
+					o.j.reason, candidates[o.j.amount], fp, o.t.BlockTime, o.t.TxID, o.receipt.Block <= solid)
+				if depositID != uuid.Nil {
+					// The deposit is taken, by its amount and by its
+					// fingerprint alike: a later transfer of the chunk
+					// finds it paid either way.
+					taken(depositID, o.t.TxID, candidates, fingerprinted)
+				}
 				if status == deposit.TransferUnseen {
 					counts.Pending++
 					if waiting.IsZero() || o.t.BlockTime.Before(waiting) {
@@ -439,6 +463,57 @@ func (w *Watcher) record(ctx context.Context, all []judged, head, solid int64, r
 		}
 	}
 	return lateAt, nil
+}
+
+// taken marks deposit id as paid by txID among the exact candidates and
+// the fingerprint candidates of a chunk.
+func taken(id uuid.UUID, txID string, exact map[int64]*deposit.Candidate, fps []deposit.FingerprintCandidate) {
+	for _, c := range exact {
+		if c.ID == id && c.TxID == nil {
+			c.TxID = &txID
+		}
+	}
+	for i := range fps {
+		if fps[i].ID == id && fps[i].TxID == nil {
+			fps[i].TxID = &txID
+		}
+	}
+}
+
+// fingerprints locks the deposits whose matching suffix one of chunk's
+// transfers carries, for those no deposit reserves the amount of
+// (deposit.Fingerprint judges them), in one statement; none when every
+// transfer has an exact candidate.
+func (w *Watcher) fingerprints(ctx context.Context, q store.Tx, chunk []judged, exact map[int64]*deposit.Candidate) ([]deposit.FingerprintCandidate, error) {
+	var suffixes []int32
+	var since time.Time
+	for _, o := range chunk {
+		fp := deposit.FingerprintOf(o.j.amount)
+		if fp == 0 || exact[o.j.amount] != nil {
+			continue
+		}
+		suffixes = append(suffixes, int32(fp))
+		if since.IsZero() || o.t.BlockTime.Before(since) {
+			since = o.t.BlockTime
+		}
+	}
+	if len(suffixes) == 0 {
+		return nil, nil
+	}
+	rows, err := q.DepositsForFingerprints(ctx, db.DepositsForFingerprintsParams{
+		Network: deposit.Network, Address: w.cfg.Treasury, Currency: money.USDT.Code, Suffixes: suffixes, Since: since,
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]deposit.FingerprintCandidate, len(rows))
+	for i, r := range rows {
+		out[i] = deposit.FingerprintCandidate{
+			ID: r.ID, Suffix: int64(r.SuffixMinor), RequestedMinor: r.RequestedAmountMinor, Status: deposit.Status(r.Status),
+			CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, CancelledAt: r.CancelledAt, TxID: r.TransferTxID,
+		}
+	}
+	return out, nil
 }
 
 // confirm checks every confirming transfer against the node: one that
@@ -507,11 +582,16 @@ func (w *Watcher) credit(ctx context.Context, r db.ChainTransfersConfirmingRow) 
 	var outcome deposit.CreditOutcome
 	err := w.st.InTx(ctx, func(q store.Tx) error {
 		var err error
-		if r.TopUpOf != nil {
+		switch {
+		case r.TopUpOf != nil:
 			// A top-up: the deposit it completes is credited with both
 			// transfers.
 			outcome, err = deposit.CreditTopUp(ctx, q, r.ID, *r.DepositID, r.TxID, amount)
-		} else {
+		case r.Reason != nil && *r.Reason == deposit.ReasonFingerprint:
+			// Short by no more than the tolerance, with the deposit's
+			// fingerprint: credited with what arrived, by policy.
+			outcome, err = deposit.CreditByFingerprint(ctx, q, r.ID, *r.DepositID, r.TxID, amount)
+		default:
 			outcome, err = deposit.CreditTransfer(ctx, q, r.ID, *r.DepositID, r.TxID, amount)
 		}
 		if err == nil && outcome != deposit.Credited {

@@ -138,7 +138,7 @@ func TestPoll_WhatPaysNoDepositIsRecordedAsUnmatched(t *testing.T) {
 		reason string
 	}{
 		{"an amount no deposit reserves", devchain.Payment{Value: itoa(dep.RequestedAmountMinor + 1)}, "no_reservation"},
-		{"a short transfer", devchain.Payment{Value: itoa(dep.RequestedAmountMinor - 10_000)}, "no_reservation"},
+		{"a short transfer without the suffix", devchain.Payment{Value: itoa(dep.RequestedAmountMinor - 10_001)}, "no_reservation"},
 		{"another token", devchain.Payment{Value: amount, Contract: "TXLAQ63Xg1NAzckPwKHvzw7CSEmLMEqcdj"}, "wrong_token"},
 		{"not a transfer", devchain.Payment{Value: amount, Type: "Approval"}, "not_a_transfer"},
 		{"a negative value", devchain.Payment{Value: "-" + amount}, "invalid_value"},

@@ -63,8 +63,9 @@ type Config struct {
 	// DepositMonitoringWindow keeps a suffix reserved after expiry so a late
 	// exact transfer still finds its deposit.
 	DepositMonitoringWindow time.Duration
-	// DepositShortfallTolerance is how short a claimed transfer may be and
-	// still be credited at once, by policy (DEPOSIT_SHORTFALL_TOLERANCE,
+	// DepositShortfallTolerance is how short a transfer may be and
+	// still be credited at once, by policy, when it carries the deposit's
+	// matching suffix (DEPOSIT_SHORTFALL_TOLERANCE,
 	// DEPOSIT_SHORTFALL_TOLERANCE_MAX_MINOR).
 	DepositShortfallTolerance deposit.Tolerance
 
@@ -149,8 +150,13 @@ type Config struct {
 	// OrgStorageQuotaBytes bounds the bytes of an organization's ready and
 	// pending uploads.
 	OrgStorageQuotaBytes int64
-	// UploadTTL is how long a pending upload may take before it is aborted.
+	// UploadTTL is the longest a pending upload may take, however busy:
+	// its expiresAt is never later than this after its creation.
 	UploadTTL time.Duration
+	// UploadURLTTL is how long a presigned part URL works, and how long a
+	// pending upload holds its reservation after its last received part
+	// (or its creation): an upload nobody sends to is abandoned after it.
+	UploadURLTTL time.Duration
 	// S3ServerBin is the versitygw executable of the private store
 	// (`make s3-server` builds bin/versitygw).
 	S3ServerBin string
@@ -281,6 +287,7 @@ func Load(getenv func(string) string) (Config, error) {
 		UploadMaxBytes:             p.int64("UPLOAD_MAX_BYTES"),
 		OrgStorageQuotaBytes:       p.int64("ORG_STORAGE_QUOTA_BYTES"),
 		UploadTTL:                  p.duration("UPLOAD_TTL"),
+		UploadURLTTL:               p.duration("UPLOAD_URL_TTL"),
 		S3ServerBin:                p.str("S3_SERVER_BIN"),
 		S3DevAddr:                  p.str("S3_DEV_ADDR"),
 		ApprovalSigningKey:         p.pem("APPROVAL_SIGNING_KEY"),
@@ -487,11 +494,6 @@ func (c Config) validateEmail() []error {
 // objects up to 5 GiB (docs/uploads.md; larger would need UploadPartCopy).
 const maxUploadBytes = objectstore.MaxCopyBytes
 
-// UploadURLTTL is how long a presigned part URL works (never past its
-// upload's expiry); getUpload gives fresh ones. Short, because a URL
-// is a capability to write, which nothing can revoke once signed.
-const UploadURLTTL = time.Hour
-
 func (c Config) validateS3() []error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
@@ -530,6 +532,10 @@ func (c Config) validateS3() []error {
 	}
 	if c.UploadTTL < time.Minute || c.UploadTTL > 7*24*time.Hour {
 		bad("UPLOAD_TTL=%s: want 1m to 168h (a presigned URL lives at most 7 days)", c.UploadTTL)
+	}
+	// A presigned URL's lifetime is written in whole seconds.
+	if c.UploadURLTTL < time.Minute || c.UploadURLTTL > c.UploadTTL || c.UploadURLTTL%time.Second != 0 {
+		bad("UPLOAD_URL_TTL=%s: want whole seconds from 1m to UPLOAD_TTL (%s)", c.UploadURLTTL, c.UploadTTL)
 	}
 	return errs
 }

@@ -8,6 +8,7 @@ import (
 
 	"creativeapi/gen/api"
 	"creativeapi/internal/review"
+	"creativeapi/internal/userref"
 )
 
 // Detail is the CreativeDetail schema as it is encoded, the one
@@ -90,7 +91,7 @@ func detail(r row, current, approved *VersionDetail, p *plan, who review.Caller)
 		actions[j] = api.CreativeAction(a)
 	}
 	may := review.Allowed(rc, who)
-	reviewer := ref(c.ReviewerID, r.reviewerName, func(id uuid.UUID, n string) api.UserRef { return api.UserRef{Id: id, Name: n} })
+	reviewer := ref(c.ReviewerID, r.reviewerName, userref.Member)
 	var shown *ReviewPlanDetail
 	if p != nil {
 		// With a plan the reviewer is the active stage's first member.
@@ -113,7 +114,7 @@ func detail(r row, current, approved *VersionDetail, p *plan, who review.Caller)
 		UpdatedAt:        c.UpdatedAt.UTC(),
 		AvailableActions: actions,
 		Permissions:      api.CreativePermissions{AddVersion: may.AddVersion, Edit: may.Edit, AssignReviewer: may.AssignReviewer},
-		Author:           api.UserRef{Id: c.AuthorID, Name: r.authorName},
+		Author:           userref.Member(c.AuthorID, r.authorName),
 		Reviewer:         reviewer,
 		Client:           ref(c.ClientID, r.clientName, func(id uuid.UUID, n string) api.NamedRef { return api.NamedRef{Id: id, Name: n} }),
 		Task:             ref(c.TaskID, r.taskName, func(id uuid.UUID, n string) api.NamedRef { return api.NamedRef{Id: id, Name: n} }),

@@ -199,6 +199,9 @@ func GuestAct(ctx context.Context, q store.Tx, g Guest, id uuid.UUID, in ActionR
 	if err != nil {
 		return Creative{}, notVisible(err, ErrCreativeNotVisible)
 	}
+	if err := g.mayDecide(ctx, q.Queries, in.Action); err != nil {
+		return Creative{}, err
+	}
 	return act(ctx, q, db.CreativeLockForActionRow(r), g.caller(), guestPerson(g.ID), in)
 }
 

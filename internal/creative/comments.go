@@ -17,6 +17,7 @@ import (
 	"creativeapi/internal/review"
 	"creativeapi/internal/store"
 	"creativeapi/internal/thread"
+	"creativeapi/internal/userref"
 )
 
 // Review comments (docs/review.md, "Review comments"): the rights come from
@@ -48,21 +49,31 @@ const (
 )
 
 // person is who writes or resolves a comment: a member (User) or a guest
-// (Guest), as the rows store them.
+// (Guest), as the rows store them. A guest writing a comment writes it
+// with their session's name and verification (GuestName, Verified), kept
+// with the comment as it was made.
 type person struct {
 	User, Guest *uuid.UUID
+	GuestName   *string
+	Verified    *bool
 }
 
 func memberPerson(id uuid.UUID) person { return person{User: &id} }
 func guestPerson(id uuid.UUID) person  { return person{Guest: &id} }
 
+// guestAuthor is guest g as the author of what their session writes.
+func guestAuthor(g Guest) person {
+	return person{Guest: &g.ID, GuestName: &g.Name, Verified: &g.Verified}
+}
+
 // ref is the person as the API shows them, named name.
 func (p person) ref(name string) api.UserRef {
 	if p.Guest != nil {
-		kind := api.UserRefKindGuest
-		return api.UserRef{Id: *p.Guest, Name: name, Kind: &kind}
+		ref := userref.Guest(*p.Guest, name)
+		ref.Verified = p.Verified
+		return ref
 	}
-	return api.UserRef{Id: deref(p.User), Name: name}
+	return userref.Member(deref(p.User), name)
 }
 
 // id is the person's id, a member's or a guest's (no two are equal).
@@ -98,7 +109,7 @@ func CreateGuestComment(ctx context.Context, q store.Tx, g Guest, creativeID uui
 		return api.Comment{}, notVisible(err, ErrCreativeNotVisible)
 	}
 	in.Internal, in.MentionUserIDs = false, nil
-	return createComment(ctx, q, g.OrganizationID, creativeID, db.CommentTargetLockRow(t), g.caller(), guestPerson(g.ID), in)
+	return createComment(ctx, q, g.OrganizationID, creativeID, db.CommentTargetLockRow(t), g.caller(), guestAuthor(g), in)
 }
 
 // createComment is a comment's create once its creative is locked (t)
@@ -156,7 +167,7 @@ func createComment(ctx context.Context, q store.Tx, org, creativeID uuid.UUID, t
 		}
 		for i, id := range f.MemberIds {
 			facts.Members[id] = true
-			mentions = append(mentions, api.UserRef{Id: id, Name: f.MemberNames[i]})
+			mentions = append(mentions, userref.Member(id, f.MemberNames[i]))
 		}
 		v, fields := thread.Check(n, facts)
 		if fields != nil {
@@ -182,6 +193,7 @@ func createComment(ctx context.Context, q store.Tx, org, creativeID uuid.UUID, t
 	id, err := q.CommentInsert(ctx, db.CommentInsertParams{
 		CreativeID: creativeID, VersionID: on.ID, VersionNumber: int32(on.Number), ParentID: in.ParentID, AuthorID: author.User,
 		AuthorGuestID: author.Guest, Visibility: visibility, Body: in.Body, Anchor: stored, MentionUserIds: ids, CreatedAt: t.Now,
+		AuthorGuestName: author.GuestName, AuthorVerified: author.Verified,
 	})
 	if err != nil {
 		return api.Comment{}, err
@@ -455,7 +467,7 @@ func listComments(ctx context.Context, q *db.Queries, creativeID uuid.UUID, ment
 func CommentOf(r db.CommentsShown) (api.Comment, error) {
 	c := api.Comment{
 		Id: r.ID, CreativeId: r.CreativeID, VersionNumber: int(r.VersionNumber), ParentId: nullID(r.ParentID),
-		Author: person{User: r.AuthorID, Guest: r.AuthorGuestID}.ref(r.AuthorName), Body: r.Body, Mentions: make([]api.UserRef, len(r.MentionUserIds)),
+		Author: person{User: r.AuthorID, Guest: r.AuthorGuestID, Verified: r.AuthorVerified}.ref(r.AuthorName), Body: r.Body, Mentions: make([]api.UserRef, len(r.MentionUserIds)),
 		Anchor: nullable.NewNullNullable[api.CommentAnchor](), Resolved: r.Resolved,
 		ResolvedBy: nullable.NewNullNullable[api.NullableUserRef](), ResolvedAt: nullTime(r.ResolvedAt),
 		CreatedAt: r.CreatedAt.UTC(), EditedAt: nullTime(r.EditedAt), Deleted: r.Deleted,
@@ -465,7 +477,7 @@ func CommentOf(r db.CommentsShown) (api.Comment, error) {
 		return api.Comment{}, fmt.Errorf("comment %s: %d mention names for %d mentions", r.ID, len(r.MentionNames), len(r.MentionUserIds))
 	}
 	for i, id := range r.MentionUserIds {
-		c.Mentions[i] = api.UserRef{Id: id, Name: r.MentionNames[i]}
+		c.Mentions[i] = userref.Member(id, r.MentionNames[i])
 	}
 	if r.Anchor != nil {
 		var a api.CommentAnchor

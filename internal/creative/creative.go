@@ -17,13 +17,13 @@ import (
 
 	"github.com/google/uuid"
 
-	"creativeapi/gen/api"
 	"creativeapi/gen/db"
 	"creativeapi/internal/directory"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/review"
 	"creativeapi/internal/store"
 	"creativeapi/internal/upload"
+	"creativeapi/internal/userref"
 )
 
 // ErrCreativeNotVisible is the refusal of a creative the caller may not
@@ -219,7 +219,7 @@ func readVersions(ctx context.Context, q *db.Queries, ids []uuid.UUID) (map[uuid
 		v, ok := out[r.ID]
 		if !ok {
 			v = &VersionDetail{Id: r.ID, Number: int(r.Number), CreatedAt: r.CreatedAt.UTC(),
-				Author: api.UserRef{Id: r.AuthorID, Name: r.AuthorName}, Assets: []AssetDetail{}, openComments: int(r.OpenCommentCount), openThreads: int(r.OpenThreadCount)}
+				Author: userref.Member(r.AuthorID, r.AuthorName), Assets: []AssetDetail{}, openComments: int(r.OpenCommentCount), openThreads: int(r.OpenThreadCount)}
 			out[r.ID] = v
 		}
 		// A version without assets comes as one row with null asset columns.

@@ -23,7 +23,7 @@ func (d *Detail) AppendJSON(b []byte) []byte {
 	b = append(b, `,"aspectRatio":`...)
 	b = jsontext.AppendString(b, d.AspectRatio)
 	b = append(b, `,"author":`...)
-	b = appendRef(b, d.Author.Id, d.Author.Name)
+	b = appendUserRef(b, d.Author)
 	b = append(b, `,"availableActions":`...)
 	if d.AvailableActions == nil {
 		b = append(b, "null"...)
@@ -106,7 +106,7 @@ func (v *VersionDetail) appendJSON(b []byte) []byte {
 		b = append(b, ']')
 	}
 	b = append(b, `,"author":`...)
-	b = appendRef(b, v.Author.Id, v.Author.Name)
+	b = appendUserRef(b, v.Author)
 	b = append(b, `,"createdAt":`...)
 	b = jsontext.AppendTime(b, v.CreatedAt)
 	b = append(b, `,"id":`...)
@@ -153,16 +153,13 @@ func appendRef(b []byte, id uuid.UUID, name string) []byte {
 	return append(b, '}')
 }
 
-// appendUserRef appends a UserRef with its kind when it has one (a
-// guest's), as encoding/json writes the generated type.
+// appendUserRef appends a UserRef with its kind, as encoding/json writes
+// the generated type.
 func appendUserRef(b []byte, r api.UserRef) []byte {
-	if r.Kind == nil {
-		return appendRef(b, r.Id, r.Name)
-	}
 	b = append(b, `{"id":`...)
 	b = jsontext.AppendUUID(b, r.Id)
 	b = append(b, `,"kind":`...)
-	b = jsontext.AppendString(b, string(*r.Kind))
+	b = jsontext.AppendString(b, string(r.Kind))
 	b = append(b, `,"name":`...)
 	b = jsontext.AppendString(b, r.Name)
 	return append(b, '}')
@@ -250,7 +247,7 @@ func (s *ReviewStageDetail) appendJSON(b []byte) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendRef(b, r.Id, r.Name)
+			b = appendUserRef(b, r)
 		}
 		b = append(b, ']')
 	}

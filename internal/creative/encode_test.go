@@ -16,7 +16,7 @@ func TestDetailJSON(t *testing.T) {
 	t.Parallel()
 	n := int32(1080)
 	dir := uuid.MustParse("0193F6A0-0000-7000-8000-00000000ABCD")
-	author := api.UserRef{Id: uuid.New(), Name: "Ada"}
+	author := api.UserRef{Id: uuid.New(), Name: "Ada", Kind: api.UserRefKindUser}
 	version := &VersionDetail{Id: uuid.New(), Number: 2, CreatedAt: time.Date(2026, 11, 23, 1, 2, 3, 0, time.UTC), Author: author,
 		Assets: []AssetDetail{
 			{Id: uuid.New(), FileName: "a.mp4", MimeType: "video/mp4", SizeBytes: 1 << 40, Url: "https://cdn.test/a.mp4?x=1&y=<2>", Sha256: "ab", Width: &n, Height: &n, DurationMs: &n},
@@ -70,14 +70,13 @@ func samplePlan(author api.UserRef) *ReviewPlanDetail {
 	active := 1
 	due := time.Date(2026, 11, 25, 9, 0, 0, 500, time.FixedZone("", -7200))
 	comment := "Logo <too> \"small\""
-	guest := api.UserRefKindGuest
 	at := time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)
 	return &ReviewPlanDetail{ActiveStage: &active, Stages: []ReviewStageDetail{
 		{Name: "Brand & co", Rule: "all", Status: "approved", Reviewers: []api.UserRef{author}, GuestEmails: []string{},
 			Decisions: []ReviewDecisionDetail{{At: at, Decision: "approve", Reviewer: author, VersionNumber: 2}}},
-		{Name: "Legal", Rule: "majority", Status: "active", DueAt: &due, Reviewers: []api.UserRef{author, {Id: uuid.New(), Name: "Bo"}},
+		{Name: "Legal", Rule: "majority", Status: "active", DueAt: &due, Reviewers: []api.UserRef{author, {Id: uuid.New(), Name: "Bo", Kind: api.UserRefKindUser}},
 			GuestEmails: []string{"lawyer@client.test"},
 			Decisions: []ReviewDecisionDetail{{At: at, Comment: &comment, Decision: "request_changes", Reviewer: author, VersionNumber: 2},
-				{At: at, Decision: "approve", Reviewer: api.UserRef{Id: uuid.New(), Name: "Lawyer", Kind: &guest}, VersionNumber: 2}}},
+				{At: at, Decision: "approve", Reviewer: api.UserRef{Id: uuid.New(), Name: "Lawyer", Kind: api.UserRefKindGuest}, VersionNumber: 2}}},
 	}}
 }

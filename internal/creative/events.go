@@ -12,6 +12,7 @@ import (
 	"creativeapi/gen/db"
 	"creativeapi/internal/apifield"
 	"creativeapi/internal/cursor"
+	"creativeapi/internal/userref"
 )
 
 // Change is one field an edit changed, with its value before and after
@@ -48,7 +49,7 @@ func Events(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, before 
 	p.Items = make([]api.CreativeEvent, len(rows))
 	for i, r := range rows {
 		e := api.CreativeEvent{
-			Id: r.PublicID, Type: api.CreativeEventType(r.Type), Actor: actorRef(r.ActorID, r.ActorName, r.ActorIsGuest),
+			Id: r.PublicID, Type: api.CreativeEventType(r.Type), Actor: actorRef(r.ActorID, r.ActorName, r.ActorIsGuest, r.ActorVerified),
 			FromStatus: apifield.Nullable(r.FromStatus), ToStatus: api.ReviewStatus(r.ToStatus), Version: int(r.Version),
 			Comment: apifield.Nullable(r.Comment), Changes: nullable.NewNullNullable[[]api.CreativeChange](), CreatedAt: r.CreatedAt.UTC(),
 			AcknowledgedOpenThreadIds: nullable.NewNullNullable[[]uuid.UUID](),
@@ -70,10 +71,20 @@ func Events(ctx context.Context, q *db.Queries, org, id, user uuid.UUID, before 
 }
 
 // actorRef is who made a history event: a member, or a guest (kind
-// guest).
-func actorRef(id uuid.UUID, name string, guest bool) api.UserRef {
+// guest) with the verification of the session that acted.
+func actorRef(id uuid.UUID, name string, guest bool, verified *bool) api.UserRef {
 	if guest {
-		return guestPerson(id).ref(name)
+		return person{Guest: &id, Verified: verifiedOrFalse(verified)}.ref(name)
 	}
-	return api.UserRef{Id: id, Name: name}
+	return userref.Member(id, name)
+}
+
+// verifiedOrFalse is a guest's recorded verification; a row from before
+// it was recorded is unverified.
+func verifiedOrFalse(v *bool) *bool {
+	if v == nil {
+		f := false
+		return &f
+	}
+	return v
 }

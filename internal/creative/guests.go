@@ -3,6 +3,7 @@ package creative
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -21,21 +22,69 @@ import (
 // does not exist.
 
 // Guest is the guest of a guest session: their id and email, and their
-// share with its organization and permission.
+// share with its organization and permission; the session's name and
+// whether it proved the email (Verified).
 type Guest struct {
 	ID, ShareID, OrganizationID uuid.UUID
 	Email, Permission           string
+	Name                        string
+	Verified                    bool
 	// Invited: the share invited Email; AccountID is the user whose email
 	// it is (uuid.Nil: nobody's). Who decides reads both.
 	Invited   bool
 	AccountID uuid.UUID
 }
 
-// caller is the guest as the review rules see them.
+// ErrGuestUnverified refuses a decision of a guest session that has not
+// proven its email (PRODUCT.md §21): 403 guest_unverified.
+var ErrGuestUnverified = errors.New("guest session unverified")
+
+// caller is the guest as the review rules see them. An unverified
+// session decides nothing, so its rights are at most a comment guest's
+// (availableActions holds no decision).
 func (g Guest) caller() review.Caller {
-	who := review.GuestCaller(g.ID, g.Email, g.Permission)
+	permission := g.Permission
+	if permission == "decide" && !g.Verified {
+		permission = "comment"
+	}
+	who := review.GuestCaller(g.ID, g.Email, permission)
 	who.GuestInvited, who.GuestAccountID = g.Invited, g.AccountID
 	return who
+}
+
+// mustBeVerified is the one check of the guest decision path that is
+// about verification: only a verified session decides.
+func (g Guest) mustBeVerified() error {
+	if !g.Verified {
+		return ErrGuestUnverified
+	}
+	return nil
+}
+
+// mayDecide is what the inbox rules (PRODUCT.md §21) ask of a decide
+// guest's decision before the rights table sees it: a verified session,
+// and an email that is no member's.
+func (g Guest) mayDecide(ctx context.Context, q *db.Queries, a review.Action) error {
+	if g.Permission != "decide" || (a != review.ActionApprove && a != review.ActionRequestChanges) {
+		return nil
+	}
+	if err := g.mustBeVerified(); err != nil {
+		return err
+	}
+	return g.mustNotBeMember(ctx, q)
+}
+
+// mustNotBeMember refuses a guest whose email is now a member's of the
+// organization: members sign in and decide as members.
+func (g Guest) mustNotBeMember(ctx context.Context, q *db.Queries) error {
+	members, err := q.ShareMemberEmails(ctx, db.ShareMemberEmailsParams{OrganizationID: g.OrganizationID, Emails: []string{g.Email}})
+	if err != nil {
+		return err
+	}
+	if len(members) > 0 {
+		return &review.Refusal{Reason: review.Forbidden, Detail: "This email is a member's of the organization now: sign in to decide."}
+	}
+	return nil
 }
 
 // GuestGet reads one creative of g's share as g sees it.
@@ -90,6 +139,9 @@ func MayGuestComment(ctx context.Context, q *db.Queries, g Guest, id uuid.UUID) 
 // and lets them decide (403): the replay check of a guest's decision.
 func MayGuestDecide(ctx context.Context, q *db.Queries, g Guest, id uuid.UUID, a review.Action) error {
 	if err := guestHolds(ctx, q, g, id); err != nil {
+		return err
+	}
+	if err := g.mayDecide(ctx, q, a); err != nil {
 		return err
 	}
 	if g.caller().Role != review.RoleGuestDecide || (a != review.ActionApprove && a != review.ActionRequestChanges) {

@@ -15,6 +15,7 @@ import (
 	"creativeapi/internal/problem"
 	"creativeapi/internal/review"
 	"creativeapi/internal/store"
+	"creativeapi/internal/userref"
 )
 
 // A creative's review plan (docs/review.md, "Review stages"): the stages
@@ -261,7 +262,7 @@ func stageDetail(s db.ReviewPlansReadRow) (ReviewStageDetail, map[string]bool, e
 	}
 	for i, id := range s.ReviewerIds {
 		if i < len(s.ReviewerNames) {
-			st.Reviewers = append(st.Reviewers, api.UserRef{Id: id, Name: s.ReviewerNames[i]})
+			st.Reviewers = append(st.Reviewers, userref.Member(id, s.ReviewerNames[i]))
 		}
 	}
 	var decisions []struct {
@@ -269,6 +270,7 @@ func stageDetail(s db.ReviewPlansReadRow) (ReviewStageDetail, map[string]bool, e
 		Name          *string    `json:"name"`
 		GuestEmail    *string    `json:"guestEmail"`
 		GuestID       *uuid.UUID `json:"guestId"`
+		GuestVerified *bool      `json:"guestVerified"`
 		Decision      string     `json:"decision"`
 		Comment       *string    `json:"comment"`
 		VersionNumber int        `json:"versionNumber"`
@@ -284,7 +286,7 @@ func stageDetail(s db.ReviewPlansReadRow) (ReviewStageDetail, map[string]bool, e
 		switch {
 		case d.GuestEmail != nil && d.GuestID != nil && d.Name != nil:
 			latest[review.GuestKey(*d.GuestEmail)] = approve
-			who = guestPerson(*d.GuestID).ref(*d.Name)
+			who = person{Guest: d.GuestID, Verified: verifiedOrFalse(d.GuestVerified)}.ref(*d.Name)
 		case d.GuestEmail != nil:
 			latest[review.GuestKey(*d.GuestEmail)] = approve
 			continue // the guest is gone with their share: their decision still counts
@@ -292,7 +294,7 @@ func stageDetail(s db.ReviewPlansReadRow) (ReviewStageDetail, map[string]bool, e
 			continue
 		default:
 			latest[review.MemberKey(*d.ReviewerID)] = approve
-			who = api.UserRef{Id: *d.ReviewerID, Name: *d.Name}
+			who = userref.Member(*d.ReviewerID, *d.Name)
 		}
 		st.Decisions = append(st.Decisions, ReviewDecisionDetail{
 			At: d.At.UTC(), Comment: d.Comment, Decision: api.ReviewStageDecisionDecision(d.Decision),

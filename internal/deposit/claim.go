@@ -3,14 +3,12 @@ package deposit
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"time"
 
 	"github.com/google/uuid"
 
 	"creativeapi/gen/db"
-	"creativeapi/internal/money"
 	"creativeapi/internal/store"
 )
 
@@ -27,17 +25,35 @@ var (
 	// countable amount, or went to another address) or none of this one's
 	// time (its block is before the deposit or after its monitoring window).
 	ErrTransferUnfit = errors.New("the transfer cannot pay this deposit")
+	// ErrTooManyClaims: the user holds MaxOpenClaims open claims, or made
+	// MaxDailyClaims in the last day.
+	ErrTooManyClaims = errors.New("too many claims")
+)
+
+// The claim limits (docs/deposits.md, "The payer's claim"): a claim costs
+// an operator's time, and naming public transaction ids costs nothing.
+const (
+	// MaxOpenClaims is how many claims a user holds open at once.
+	MaxOpenClaims = 3
+	// MaxDailyClaims is how many claims a user makes in a day (24 hours).
+	MaxDailyClaims = 10
 )
 
 // Claim makes MoveClaim: the user names transaction txID as the one that
 // paid their deposit depositID, with another amount than requested. The
-// unmatched transfer is attached to the deposit, which goes under review
-// (reason amount_mismatch, with the amount received), in one statement
-// (DepositClaim), with the deposit's event. window is the monitoring
-// window: how long after expiresAt a transfer may still be claimed. A
-// transfer tol accepts is credited at once, in the same transaction
-// (creditByPolicy): the deposit comes back credited.
-func Claim(ctx context.Context, q store.Tx, userID, depositID uuid.UUID, txID string, window time.Duration, tol Tolerance, now time.Time) (db.Deposit, error) {
+// claim is recorded and the deposit goes under review (reason
+// amount_mismatch, with the amount received), in one statement
+// (DepositClaim), with the deposit's event. A claim never credits, whatever
+// the amount: a transaction id is public, so naming one proves nothing, and
+// an operator decides. Several deposits may claim one transfer; once a
+// second does, each claimant's review is contested. window is the
+// monitoring window: how long after expiresAt a transfer may still be
+// claimed. The user's claims take turns (DepositClaimLock), so
+// MaxOpenClaims and MaxDailyClaims are exact.
+func Claim(ctx context.Context, q store.Tx, userID, depositID uuid.UUID, txID string, window time.Duration, now time.Time) (db.Deposit, error) {
+	if err := q.DepositClaimLock(ctx, userID); err != nil {
+		return db.Deposit{}, err
+	}
 	ts, err := q.ChainTransfersByTx(ctx, db.ChainTransfersByTxParams{Network: Network, TxID: txID})
 	if err != nil {
 		return db.Deposit{}, err
@@ -48,10 +64,8 @@ func Claim(ctx context.Context, q store.Tx, userID, depositID uuid.UUID, txID st
 	}
 	d, err := q.DepositClaim(ctx, db.DepositClaimParams{
 		TransferID: transferID, DepositID: depositID, UserID: userID, WindowSeconds: int64(window / time.Second),
+		MaxOpen: MaxOpenClaims, MaxDaily: MaxDailyClaims,
 	})
-	if err == nil && d.ReviewReceivedMinor != nil && tol.Accepts(d.RequestedAmountMinor, *d.ReviewReceivedMinor) {
-		return creditByPolicy(ctx, q, transferID, d)
-	}
 	if err == nil {
 		return d, WriteEvents(ctx, q, []db.Deposit{d}, now)
 	}
@@ -79,15 +93,24 @@ func Claim(ctx context.Context, q store.Tx, userID, depositID uuid.UUID, txID st
 		t.BlockTime.Before(row.Deposit.CreatedAt) || t.BlockTime.After(row.Deposit.ExpiresAt.Add(window)):
 		return db.Deposit{}, ErrTransferUnfit
 	}
-	// The transfer looked claimable: a concurrent claim took it first.
+	counts, err := q.DepositClaimCounts(ctx, userID)
+	if err != nil {
+		return db.Deposit{}, err
+	}
+	if counts.Open >= MaxOpenClaims || counts.Today >= MaxDailyClaims {
+		return db.Deposit{}, ErrTooManyClaims
+	}
+	// The transfer looked claimable: the watcher attached it by its
+	// fingerprint, or an operator rejected it for this deposit.
 	return db.Deposit{}, ErrTransferTaken
 }
 
-// claimable is the first of a transaction's transfers that no deposit has
-// and no operator settled, or nil.
+// claimable is the first of a transaction's transfers that no operator
+// settled and that is unmatched (attached to no deposit, or to a claim's:
+// DepositClaim tells), or nil.
 func claimable(ts []db.ChainTransfer) *db.ChainTransfer {
 	for i := range ts {
-		if TransferStatus(ts[i].Status) == TransferUnmatched && ts[i].NeedsReview && ts[i].DepositID == nil {
+		if TransferStatus(ts[i].Status) == TransferUnmatched && ts[i].NeedsReview {
 			return &ts[i]
 		}
 	}
@@ -105,43 +128,5 @@ func anyStatusBut(ts []db.ChainTransfer, but ...TransferStatus) bool {
 }
 
 // PolicyOperator is the operator the settlement audit record names when
-// the shortfall tolerance, not a person, credited a claimed transfer.
+// the shortfall tolerance, not a person, credited a transfer.
 const PolicyOperator = "policy"
-
-// errPolicyNotCredited: the policy's credit changed nothing, which the
-// claim it follows in the same transaction rules out.
-var errPolicyNotCredited = errors.New("deposit: the policy credit changed nothing")
-
-// creditByPolicy makes MoveCreditPolicy for deposit d, just claimed (under
-// review, locked by the claim's statement) with transfer transferID, and
-// MoveSettlePolicy for the transfer: the deposit is credited with the
-// amount received (DepositCredit, as an operator's credit), and the
-// transfer is settled with an audit record naming PolicyOperator
-// (ChainTransferSettle), with the deposit's credited event. The claim's
-// under_review event is not written: the deposit never rests there.
-func creditByPolicy(ctx context.Context, q store.Tx, transferID int64, d db.Deposit) (db.Deposit, error) {
-	if err := CheckDeposit(MoveCreditPolicy, Status(d.Status), StatusCredited); err != nil {
-		return db.Deposit{}, err
-	}
-	received := *d.ReviewReceivedMinor
-	outcome, err := CreditLate(ctx, q, d.ID, *d.TransferTxID, received)
-	if err != nil {
-		return db.Deposit{}, err
-	}
-	if outcome != Credited {
-		return db.Deposit{}, fmt.Errorf("%w: %s", errPolicyNotCredited, outcome)
-	}
-	note := fmt.Sprintf("received %s of %s requested: within the shortfall tolerance (DEPOSIT_SHORTFALL_TOLERANCE)",
-		money.USDT.Format(received), money.USDT.Format(d.RequestedAmountMinor))
-	if received >= d.RequestedAmountMinor {
-		note = fmt.Sprintf("received %s of %s requested: an overpayment is credited as received",
-			money.USDT.Format(received), money.USDT.Format(d.RequestedAmountMinor))
-	}
-	if _, err := q.ChainTransferSettle(ctx, db.ChainTransferSettleParams{
-		ID: transferID, Status: string(TransferCredited), Decision: string(DecisionCredit), Operator: PolicyOperator, Note: note,
-	}); err != nil {
-		return db.Deposit{}, err
-	}
-	row, err := q.DepositGet(ctx, d.ID)
-	return row.Deposit, err
-}

@@ -47,7 +47,7 @@ func TestClaim_RefusesWhatCannotBeTheCallersTransfer(t *testing.T) {
 		var out db.Deposit
 		err := d.Store.InTx(ctx, func(q store.Tx) error {
 			var err error
-			out, err = deposit.Claim(ctx, q, user, dep, tx, window, deposit.DefaultTolerance(), time.Now())
+			out, err = deposit.Claim(ctx, q, user, dep, tx, window, time.Now())
 			return err
 		})
 		return out, err

@@ -61,8 +61,22 @@ var (
 // deposits claiming one transaction the loser gets store.ErrConflict from
 // the unique transaction id.
 func Credit(ctx context.Context, q store.Tx, depositID uuid.UUID, txID string, amountMinor int64) (CreditOutcome, error) {
-	return credit(ctx, q, depositID, txID, amountMinor, false)
+	return credit(ctx, q, depositID, txID, amountMinor, creditExact)
 }
+
+// creditKind is which of DepositCredit's rules a credit applies.
+type creditKind int
+
+const (
+	// creditExact: an open deposit, exactly the requested amount.
+	creditExact creditKind = iota
+	// creditLate: an operator's credit, also of a deposit under review
+	// with the amount received.
+	creditLate
+	// creditFingerprint: the policy's credit of a confirming deposit with
+	// the amount received (CreditByFingerprint).
+	creditFingerprint
+)
 
 // CreditLate is Credit for an operator settling a transfer that arrived
 // after the deposit expired (docs/deposits.md, "Late and unmatched
@@ -71,14 +85,15 @@ func Credit(ctx context.Context, q store.Tx, depositID uuid.UUID, txID string, a
 // may instead be credited exactly the amount received (a claimed transfer
 // of another amount).
 func CreditLate(ctx context.Context, q store.Tx, depositID uuid.UUID, txID string, amountMinor int64) (CreditOutcome, error) {
-	return credit(ctx, q, depositID, txID, amountMinor, true)
+	return credit(ctx, q, depositID, txID, amountMinor, creditLate)
 }
 
-func credit(ctx context.Context, q store.Tx, depositID uuid.UUID, txID string, amountMinor int64, late bool) (CreditOutcome, error) {
+func credit(ctx context.Context, q store.Tx, depositID uuid.UUID, txID string, amountMinor int64, kind creditKind) (CreditOutcome, error) {
 	if txID == "" || amountMinor <= 0 {
 		return 0, ErrInvalidCredit
 	}
-	_, err := q.DepositCredit(ctx, db.DepositCreditParams{ID: depositID, TxID: txID, AmountMinor: amountMinor, Late: late})
+	late := kind == creditLate
+	_, err := q.DepositCredit(ctx, db.DepositCreditParams{ID: depositID, TxID: txID, AmountMinor: amountMinor, Late: late, Fingerprint: kind == creditFingerprint})
 	if err == nil {
 		row, err := q.DepositGet(ctx, depositID)
 		if err != nil {
@@ -100,7 +115,7 @@ func credit(ctx context.Context, q store.Tx, depositID uuid.UUID, txID string, a
 	switch {
 	case Status(d.Status) == StatusCredited:
 		return AlreadyCredited, nil
-	case d.RequestedAmountMinor != amountMinor &&
+	case d.RequestedAmountMinor != amountMinor && kind != creditFingerprint &&
 		!(late && Status(d.Status) == StatusUnderReview && d.ReviewReceivedMinor != nil && *d.ReviewReceivedMinor == amountMinor):
 		return 0, ErrAmountMismatch
 	case d.TransferTxID != nil && *d.TransferTxID != txID:

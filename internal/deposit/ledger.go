@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"creativeapi/gen/db"
+	"creativeapi/internal/money"
 	"creativeapi/internal/store"
 )
 
@@ -55,7 +56,13 @@ type Receipt struct {
 // for), so one a fork could still remove is not judged yet: Judge returns
 // TransferUnseen, and the watcher reads it again. The property test found
 // both: a transfer forked away after it was recorded could be credited.
-func Judge(r Receipt, notCountable string, c *Candidate, blockTime time.Time, txID string, final bool) (TransferStatus, string, uuid.UUID) {
+//
+// A transfer no deposit reserves the amount of is judged by its
+// fingerprint when fp, the one deposit it carries the fingerprint of
+// (Fingerprint), is set: confirming for it with ReasonFingerprint when the
+// shortfall is within the tolerance, else unmatched with
+// ReasonAmountMismatch and attached to it (MoveAttachMismatch), once final.
+func Judge(r Receipt, notCountable string, c *Candidate, fp *Fingerprinted, blockTime time.Time, txID string, final bool) (TransferStatus, string, uuid.UUID) {
 	switch {
 	case !r.Succeeded:
 		return TransferFailed, "receipt " + r.Result, uuid.Nil
@@ -65,6 +72,17 @@ func Judge(r Receipt, notCountable string, c *Candidate, blockTime time.Time, tx
 		return TransferUnmatched, notCountable, uuid.Nil
 	}
 	v, reason := Match(c, blockTime)
+	if v == TransferUnmatched && reason == ReasonNoReservation && fp != nil && fp.Deposit.TxID == nil {
+		switch {
+		case fp.Verdict == TransferConfirming:
+			fp.Deposit.TxID = &txID
+			return TransferConfirming, ReasonFingerprint, fp.Deposit.ID
+		case !final:
+			return TransferUnseen, "", uuid.Nil
+		}
+		fp.Deposit.TxID = &txID
+		return TransferUnmatched, ReasonAmountMismatch, fp.Deposit.ID
+	}
 	switch v {
 	case TransferConfirming:
 		c.TxID = &txID
@@ -88,7 +106,8 @@ func Judge(r Receipt, notCountable string, c *Candidate, blockTime time.Time, tx
 }
 
 // Record makes MoveRecord for each of ts, MoveMatch for the deposits the
-// confirming ones pay and MoveAttachLate for those the late ones are for,
+// confirming ones pay, MoveAttachLate for those the late ones are for and
+// MoveAttachMismatch for those an unmatched one carries the fingerprint of,
 // in one statement (ChainTransfersRecord), with
 // the deposits' events. A transfer recorded before is left alone unless it
 // had vanished. head is the chain's head block, for the confirmations.
@@ -191,6 +210,39 @@ func CreditTransfer(ctx context.Context, q store.Tx, transferID int64, depositID
 	return outcome, err
 }
 
+// CreditByFingerprint makes MoveCreditPolicy for the deposit confirming
+// transfer transferID carries the fingerprint of, short by no more than the
+// tolerance (Judge recorded it with ReasonFingerprint), and MoveMarkCredited
+// for the transfer, in q: the deposit is credited with the amount received
+// and keeps its review (amount_mismatch, the amount, the transaction), and
+// the audit record names PolicyOperator.
+func CreditByFingerprint(ctx context.Context, q store.Tx, transferID int64, depositID uuid.UUID, txID string, amountMinor int64) (CreditOutcome, error) {
+	row, err := q.DepositGet(ctx, depositID)
+	if err != nil {
+		return 0, err
+	}
+	if err := CheckDeposit(MoveCreditPolicy, Status(row.Deposit.Status), StatusCredited); err != nil {
+		if Status(row.Deposit.Status) == StatusCredited {
+			return AlreadyCredited, nil
+		}
+		return 0, ErrNotCreditable
+	}
+	outcome, err := credit(ctx, q, depositID, txID, amountMinor, creditFingerprint)
+	if err != nil || outcome != Credited {
+		return outcome, err
+	}
+	n, err := q.ChainTransferCredited(ctx, transferID)
+	if err == nil && n == 0 {
+		err = errNotConfirming
+	}
+	if err != nil {
+		return 0, err
+	}
+	note := fmt.Sprintf("received %s of %s requested, carrying the deposit's matching suffix: within the shortfall tolerance (DEPOSIT_SHORTFALL_TOLERANCE)",
+		money.USDT.Format(amountMinor), money.USDT.Format(row.Deposit.RequestedAmountMinor))
+	return Credited, q.ChainTransferPolicyAudit(ctx, db.ChainTransferPolicyAuditParams{TransferID: transferID, Note: note, DepositID: &depositID})
+}
+
 // The refusals of Settle.
 var (
 	ErrNotForReview = errors.New("the transfer is not waiting for review (already settled, or not late or unmatched)")
@@ -268,8 +320,19 @@ func settle(ctx context.Context, q store.Tx, id int64, m Move, operator, note st
 	if errors.Is(err, store.ErrNotFound) {
 		return ErrNotForReview
 	}
-	if err != nil || m != MoveSettleRefund || t.DepositID == nil {
+	if err != nil {
 		return err
+	}
+	// The other deposits that claimed it lose their claims (MoveLoseClaim).
+	lost, err := q.DepositClaimsLose(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := WriteEvents(ctx, q, lost, time.Now()); err != nil {
+		return err
+	}
+	if m != MoveSettleRefund || t.DepositID == nil {
+		return nil
 	}
 	// The statement refunded the deposit under review, if one is attached.
 	row, err := q.DepositGet(ctx, *t.DepositID)

@@ -62,8 +62,9 @@ const (
 	ByOperator Actor = "operator"
 	// ByPayer: the deposit's owner, naming the transfer that paid it.
 	ByPayer Actor = "payer"
-	// ByPolicy: the shortfall tolerance, crediting a claimed transfer
-	// close enough to the requested amount (Tolerance) with no operator.
+	// ByPolicy: the shortfall tolerance, crediting with no operator a
+	// transfer that carries a deposit's fingerprint and is short of it by
+	// no more than the tolerance (Tolerance, Fingerprint).
 	ByPolicy Actor = "policy"
 )
 
@@ -93,17 +94,29 @@ const (
 	// MoveRefund: an operator sent the attached transfer back.
 	MoveRefund Move = "refund"
 	// MoveClaim: the payer names an unmatched transfer (another amount) as
-	// theirs; it is attached to the deposit, which an operator settles.
+	// theirs; the deposit waits for an operator, whatever the amount (a
+	// claim never credits: transaction ids are public).
 	MoveClaim Move = "claim"
+	// MoveLoseClaim: an operator settled a transfer several deposits
+	// claimed for one of them; the others wait again, or are expired past
+	// expiresAt.
+	MoveLoseClaim Move = "lose_claim"
+	// MoveAttachMismatch: a transfer carries the fingerprint of exactly one
+	// deposit but is short beyond the tolerance, or above the requested
+	// amount; the watcher attaches it and the deposit waits under review
+	// (the payer may top it up, an operator settles an overpayment).
+	MoveAttachMismatch Move = "attach_mismatch"
 	// MoveCancel: the payer cancels a deposit awaiting its transfer; it is
 	// final and its amount is released at once.
 	MoveCancel Move = "cancel"
-	// MoveCreditPolicy: the claimed transfer is within the shortfall
-	// tolerance (or above the requested amount); the deposit under review
-	// is credited at once with the amount received (with MoveSettlePolicy).
+	// MoveCreditPolicy: a confirming transfer that carries the deposit's
+	// fingerprint, short by no more than the tolerance, is final; the
+	// deposit is credited with the amount received and keeps its review
+	// (amount_mismatch), the audit record naming PolicyOperator.
 	MoveCreditPolicy Move = "credit_policy"
-	// MoveTopUp: the payer of a deposit under review for a transfer short
-	// beyond the tolerance reserves the rest (TopUp): a top-up, a deposit of
+	// MoveTopUp: the payer of a deposit under review for a transfer the
+	// watcher attached by its fingerprint, short beyond the tolerance,
+	// reserves the rest (TopUp; never for a claimed transfer): a top-up, a deposit of
 	// its own, takes the shortfall plus a suffix; the deposit stays under
 	// review and shows it.
 	MoveTopUp Move = "top_up"
@@ -142,9 +155,9 @@ const (
 	// from its deposit (with MoveReject); it is unmatched again and still
 	// waits for review, for another claim or a refund.
 	MoveSettleReject Move = "settle_reject"
-	// MoveSettlePolicy: the shortfall policy settles a claimed transfer
-	// as credited (with MoveCreditPolicy); its audit record names
-	// PolicyOperator.
+	// MoveSettlePolicy: a transfer the watcher attached by its fingerprint
+	// is settled as credited once a top-up completed its deposit (with
+	// MoveCreditTopUp); its audit record names PolicyOperator.
 	MoveSettlePolicy Move = "settle_policy"
 )
 
@@ -196,8 +209,10 @@ type Rule[S ~string] = statemachine.Rule[S, Actor]
 //	attach_late  awaiting_transfer, expired           under_review                   watcher   ChainTransfersRecord
 //	refund       under_review                         refunded                       operator  ChainTransferSettle
 //	claim        awaiting_transfer, expired           under_review                   payer     DepositClaim
+//	lose_claim   under_review                         awaiting_transfer, expired     operator  DepositClaimsLose
+//	attach_mismatch awaiting_transfer, expired        under_review                   watcher   ChainTransfersRecord
 //	reject       under_review                         awaiting_transfer, expired     operator  ChainTransferReject
-//	credit_policy under_review                        credited                       policy    DepositCredit (late)
+//	credit_policy confirming                          credited                       policy    DepositCredit (fingerprint)
 //	cancel       awaiting_transfer                    cancelled                      payer     DepositCancel
 //	top_up       under_review                         under_review                   payer     DepositTopUp
 //	pay_top_up   awaiting_transfer, confirming        credited                       watcher   DepositCreditTopUp
@@ -210,21 +225,23 @@ type Rule[S ~string] = statemachine.Rule[S, Actor]
 // credit_late do not. A confirming deposit takes credit_late only for its
 // own transaction, which is never late.
 var DepositMoves = map[Move]Rule[Status]{
-	MoveMatch:        {From: []Status{StatusAwaitingTransfer, StatusExpired}, To: []Status{StatusConfirming}, By: ByWatcher, Query: "ChainTransfersRecord"},
-	MoveCount:        {From: []Status{StatusConfirming}, To: []Status{StatusConfirming}, By: ByWatcher, Query: "ChainConfirmationsSet"},
-	MoveRevert:       {From: []Status{StatusConfirming}, To: []Status{StatusAwaitingTransfer, StatusExpired}, By: ByWatcher, Query: "ChainTransfersRevert"},
-	MoveCredit:       {From: []Status{StatusAwaitingTransfer, StatusConfirming}, To: []Status{StatusCredited}, By: ByWatcher, Query: "DepositCredit"},
-	MoveCreditLate:   {From: []Status{StatusAwaitingTransfer, StatusConfirming, StatusExpired, StatusUnderReview}, To: []Status{StatusCredited}, By: ByOperator, Query: "DepositCredit"},
-	MoveExpire:       {From: []Status{StatusAwaitingTransfer}, To: []Status{StatusExpired}, By: BySweeper, Query: "DepositExpire"},
-	MoveAttachLate:   {From: []Status{StatusAwaitingTransfer, StatusExpired}, To: []Status{StatusUnderReview}, By: ByWatcher, Query: "ChainTransfersRecord"},
-	MoveRefund:       {From: []Status{StatusUnderReview}, To: []Status{StatusRefunded}, By: ByOperator, Query: "ChainTransferSettle"},
-	MoveClaim:        {From: []Status{StatusAwaitingTransfer, StatusExpired}, To: []Status{StatusUnderReview}, By: ByPayer, Query: "DepositClaim"},
-	MoveReject:       {From: []Status{StatusUnderReview}, To: []Status{StatusAwaitingTransfer, StatusExpired}, By: ByOperator, Query: "ChainTransferReject"},
-	MoveCreditPolicy: {From: []Status{StatusUnderReview}, To: []Status{StatusCredited}, By: ByPolicy, Query: "DepositCredit"},
-	MoveCancel:       {From: []Status{StatusAwaitingTransfer}, To: []Status{StatusCancelled}, By: ByPayer, Query: "DepositCancel"},
-	MoveTopUp:        {From: []Status{StatusUnderReview}, To: []Status{StatusUnderReview}, By: ByPayer, Query: "DepositTopUp"},
-	MovePayTopUp:     {From: []Status{StatusAwaitingTransfer, StatusConfirming}, To: []Status{StatusCredited}, By: ByWatcher, Query: "DepositCreditTopUp"},
-	MoveCreditTopUp:  {From: []Status{StatusUnderReview}, To: []Status{StatusCredited}, By: ByWatcher, Query: "DepositCreditTopUp"},
+	MoveMatch:          {From: []Status{StatusAwaitingTransfer, StatusExpired}, To: []Status{StatusConfirming}, By: ByWatcher, Query: "ChainTransfersRecord"},
+	MoveCount:          {From: []Status{StatusConfirming}, To: []Status{StatusConfirming}, By: ByWatcher, Query: "ChainConfirmationsSet"},
+	MoveRevert:         {From: []Status{StatusConfirming}, To: []Status{StatusAwaitingTransfer, StatusExpired}, By: ByWatcher, Query: "ChainTransfersRevert"},
+	MoveCredit:         {From: []Status{StatusAwaitingTransfer, StatusConfirming}, To: []Status{StatusCredited}, By: ByWatcher, Query: "DepositCredit"},
+	MoveCreditLate:     {From: []Status{StatusAwaitingTransfer, StatusConfirming, StatusExpired, StatusUnderReview}, To: []Status{StatusCredited}, By: ByOperator, Query: "DepositCredit"},
+	MoveExpire:         {From: []Status{StatusAwaitingTransfer}, To: []Status{StatusExpired}, By: BySweeper, Query: "DepositExpire"},
+	MoveAttachLate:     {From: []Status{StatusAwaitingTransfer, StatusExpired}, To: []Status{StatusUnderReview}, By: ByWatcher, Query: "ChainTransfersRecord"},
+	MoveRefund:         {From: []Status{StatusUnderReview}, To: []Status{StatusRefunded}, By: ByOperator, Query: "ChainTransferSettle"},
+	MoveClaim:          {From: []Status{StatusAwaitingTransfer, StatusExpired}, To: []Status{StatusUnderReview}, By: ByPayer, Query: "DepositClaim"},
+	MoveLoseClaim:      {From: []Status{StatusUnderReview}, To: []Status{StatusAwaitingTransfer, StatusExpired}, By: ByOperator, Query: "DepositClaimsLose"},
+	MoveAttachMismatch: {From: []Status{StatusAwaitingTransfer, StatusExpired}, To: []Status{StatusUnderReview}, By: ByWatcher, Query: "ChainTransfersRecord"},
+	MoveReject:         {From: []Status{StatusUnderReview}, To: []Status{StatusAwaitingTransfer, StatusExpired}, By: ByOperator, Query: "ChainTransferReject"},
+	MoveCreditPolicy:   {From: []Status{StatusConfirming}, To: []Status{StatusCredited}, By: ByPolicy, Query: "DepositCredit"},
+	MoveCancel:         {From: []Status{StatusAwaitingTransfer}, To: []Status{StatusCancelled}, By: ByPayer, Query: "DepositCancel"},
+	MoveTopUp:          {From: []Status{StatusUnderReview}, To: []Status{StatusUnderReview}, By: ByPayer, Query: "DepositTopUp"},
+	MovePayTopUp:       {From: []Status{StatusAwaitingTransfer, StatusConfirming}, To: []Status{StatusCredited}, By: ByWatcher, Query: "DepositCreditTopUp"},
+	MoveCreditTopUp:    {From: []Status{StatusUnderReview}, To: []Status{StatusCredited}, By: ByWatcher, Query: "DepositCreditTopUp"},
 }
 
 // TransferMoves is the transfers' state machine. Every transfer status
@@ -241,7 +258,7 @@ var DepositMoves = map[Move]Rule[Status]{
 //	settle_reject  late, unmatched      unmatched                           operator  ChainTransferReject
 //	               (attached)
 //	settle_policy  late, unmatched      credited                            policy    ChainTransferSettle
-//	               (claimed; or completed by a top-up)
+//	               (attached by fingerprint, completed by a top-up)
 var TransferMoves = map[Move]Rule[TransferStatus]{
 	MoveRecord:       {From: []TransferStatus{TransferUnseen, TransferVanished}, To: Recorded, By: ByWatcher, Query: "ChainTransfersRecord"},
 	MoveRecount:      {From: []TransferStatus{TransferConfirming}, To: []TransferStatus{TransferConfirming}, By: ByWatcher, Query: "ChainConfirmationsSet"},

@@ -52,7 +52,11 @@ var allowedDepositMoves = []depositMove{
 	{deposit.MoveClaim, deposit.StatusExpired, deposit.StatusUnderReview},
 	{deposit.MoveReject, deposit.StatusUnderReview, deposit.StatusAwaitingTransfer},
 	{deposit.MoveReject, deposit.StatusUnderReview, deposit.StatusExpired},
-	{deposit.MoveCreditPolicy, deposit.StatusUnderReview, deposit.StatusCredited},
+	{deposit.MoveCreditPolicy, deposit.StatusConfirming, deposit.StatusCredited},
+	{deposit.MoveLoseClaim, deposit.StatusUnderReview, deposit.StatusAwaitingTransfer},
+	{deposit.MoveLoseClaim, deposit.StatusUnderReview, deposit.StatusExpired},
+	{deposit.MoveAttachMismatch, deposit.StatusAwaitingTransfer, deposit.StatusUnderReview},
+	{deposit.MoveAttachMismatch, deposit.StatusExpired, deposit.StatusUnderReview},
 	{deposit.MoveCancel, deposit.StatusAwaitingTransfer, deposit.StatusCancelled},
 	{deposit.MoveTopUp, deposit.StatusUnderReview, deposit.StatusUnderReview},
 	{deposit.MovePayTopUp, deposit.StatusAwaitingTransfer, deposit.StatusCredited},
@@ -88,7 +92,8 @@ var allowedTransferMoves = []transferMove{
 var (
 	depositMoves = []deposit.Move{deposit.MoveMatch, deposit.MoveCount, deposit.MoveRevert, deposit.MoveCredit,
 		deposit.MoveCreditLate, deposit.MoveExpire, deposit.MoveAttachLate, deposit.MoveRefund, deposit.MoveClaim, deposit.MoveReject,
-		deposit.MoveCreditPolicy, deposit.MoveCancel, deposit.MoveTopUp, deposit.MovePayTopUp, deposit.MoveCreditTopUp}
+		deposit.MoveCreditPolicy, deposit.MoveCancel, deposit.MoveTopUp, deposit.MovePayTopUp, deposit.MoveCreditTopUp,
+		deposit.MoveLoseClaim, deposit.MoveAttachMismatch}
 	transferMoves = []deposit.Move{deposit.MoveRecord, deposit.MoveRecount, deposit.MoveEnd, deposit.MoveMarkCredited,
 		deposit.MoveSettleCredit, deposit.MoveSettleRefund, deposit.MoveSettleReject, deposit.MoveSettlePolicy}
 	// everyTransferState is the stored states and the unseen one.
@@ -243,18 +248,32 @@ func TestMachineIsOneRuleInSQLAndGo(t *testing.T) {
 				before := readDeposit(dep.ID)
 				var err error
 				switch m {
-				case deposit.MoveMatch, deposit.MoveAttachLate:
-					status := deposit.TransferConfirming
-					if m == deposit.MoveAttachLate {
+				case deposit.MoveMatch, deposit.MoveAttachLate, deposit.MoveAttachMismatch:
+					status, reason := deposit.TransferConfirming, ""
+					switch m {
+					case deposit.MoveAttachLate:
 						status = deposit.TransferLate
+					case deposit.MoveAttachMismatch:
+						status, reason = deposit.TransferUnmatched, deposit.ReasonAmountMismatch
 					}
 					err = inTx(func(q store.Tx) error {
 						return deposit.Record(ctx, q, 20, []deposit.Transfer{{
 							TxID: tx + "-new", Token: "USDT-contract", From: "payer", To: tron.DevTreasuryAddress,
 							AmountRaw: "1", AmountMinor: dep.RequestedAmountMinor, BlockTime: time.Now(), Block: 12,
-							Status: status, DepositID: dep.ID,
+							Status: status, Reason: reason, DepositID: dep.ID,
 						}}, time.Now())
 					})
+				case deposit.MoveLoseClaim:
+					// Another deposit's claim of the same transaction won.
+					exec(t, d, `INSERT INTO chain_transfers (network, tx_id, token, from_address, to_address, amount_raw, amount_minor,
+						block_time, block_number, status, reason) VALUES ('TRC20', $1, 'USDT-contract', 'sender', $2, '5', 5, now(), 11, 'credited', 'test')`,
+						tx, tron.DevTreasuryAddress)
+					var won int64
+					if err := d.Pool.QueryRow(ctx, "SELECT id FROM chain_transfers WHERE tx_id = $1 AND from_address = 'sender'", tx).Scan(&won); err != nil {
+						t.Fatal(err)
+					}
+					exec(t, d, "INSERT INTO deposit_claims (transfer_id, deposit_id, user_id) VALUES ($1, $2, $3)", won, dep.ID, dep.UserID)
+					_, err = d.Store.Q.DepositClaimsLose(ctx, won)
 				case deposit.MoveRefund:
 					exec(t, d, "UPDATE chain_transfers SET status = 'late', needs_review = true WHERE tx_id = $1", tx)
 					_, err = d.Store.Q.ChainTransferSettle(ctx, db.ChainTransferSettleParams{
@@ -268,7 +287,7 @@ func TestMachineIsOneRuleInSQLAndGo(t *testing.T) {
 						block_time, block_number, status, reason, needs_review) VALUES ('TRC20', $1, 'USDT-contract', 'payer', $2, '5', 5, now(), 11, 'unmatched', 'test', true)`,
 						tx+"-claim", tron.DevTreasuryAddress)
 					err = inTx(func(q store.Tx) error {
-						_, err := deposit.Claim(ctx, q, dep.UserID, dep.ID, tx+"-claim", time.Hour, deposit.DefaultTolerance(), time.Now())
+						_, err := deposit.Claim(ctx, q, dep.UserID, dep.ID, tx+"-claim", time.Hour, time.Now())
 						return err
 					})
 					var r *deposit.Refusal
@@ -276,17 +295,12 @@ func TestMachineIsOneRuleInSQLAndGo(t *testing.T) {
 						err = nil
 					}
 				case deposit.MoveCreditPolicy:
-					exec(t, d, "UPDATE chain_transfers SET status = 'unmatched', needs_review = true WHERE tx_id = $1", tx)
-					err = inTx(func(q store.Tx) error {
-						row, err := q.DepositGet(ctx, dep.ID)
-						if err != nil {
-							return err
-						}
-						_, err = deposit.CreditByPolicy(ctx, q, transferID(t, d, tx), row.Deposit)
-						return err
+					// DepositCredit's fingerprint rule: what arrived, on a
+					// deposit confirming with the transaction.
+					_, err = d.Store.Q.DepositCredit(ctx, db.DepositCreditParams{
+						ID: dep.ID, TxID: tx, AmountMinor: dep.RequestedAmountMinor - 100, Fingerprint: true,
 					})
-					var r *deposit.Refusal
-					if errors.As(err, &r) {
+					if errors.Is(err, store.ErrNotFound) {
 						err = nil
 					}
 				case deposit.MoveCancel:
@@ -302,6 +316,8 @@ func TestMachineIsOneRuleInSQLAndGo(t *testing.T) {
 					// Short by 5 USDT of 100: beyond the tolerance.
 					exec(t, d, `UPDATE deposits SET review_reason = 'amount_mismatch', review_received_minor = requested_amount_minor - 5000000
 						WHERE id = $1 AND status = 'under_review'`, dep.ID)
+					// Attached by its fingerprint: the one kind a top-up completes.
+					exec(t, d, "UPDATE chain_transfers SET status = 'unmatched', reason = 'amount_mismatch', needs_review = true WHERE tx_id = $1", tx)
 					err = inTx(func(q store.Tx) error {
 						_, err := deposit.TopUp(ctx, q, settings(), dep.UserID, dep.ID, deposit.DefaultTolerance(), time.Now())
 						return err

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"creativeapi/internal/deposit"
 )
 
@@ -63,6 +65,55 @@ func TestConfirmationsAndCreditable(t *testing.T) {
 			}
 			if got := deposit.Creditable(tt.head, tt.solid, tt.blk, 19); got != tt.wantCreditable {
 				t.Fatalf("Creditable = %v; want %v", got, tt.wantCreditable)
+			}
+		})
+	}
+}
+
+// TestFingerprint_OnlyOneAwaitingDepositsSuffixDecides: a transfer no
+// deposit matches exactly is a deposit's only when its last four digits
+// are the suffix of exactly one deposit awaiting its transfer at the
+// block's time (never 0000); within the tolerance it confirms, short
+// beyond it or above the requested amount it is attached for review.
+func TestFingerprint_OnlyOneAwaitingDepositsSuffixDecides(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 12, 8, 0, 0, 0, 0, time.UTC)
+	tol := deposit.DefaultTolerance() // 1%, at most 1 USDT
+	dep := func(suffix int64) deposit.FingerprintCandidate {
+		return deposit.FingerprintCandidate{ID: uuid.New(), Suffix: suffix, RequestedMinor: 100_000_000 + suffix,
+			Status: deposit.StatusAwaitingTransfer, CreatedAt: now.Add(-10 * time.Minute), ExpiresAt: now.Add(20 * time.Minute)}
+	}
+	paid, cancelled, later := dep(1234), dep(1234), dep(1234)
+	tx := "paid"
+	paid.TxID = &tx
+	cancelledAt := now.Add(-time.Minute)
+	cancelled.Status, cancelled.CancelledAt = deposit.StatusCancelled, &cancelledAt
+	later.CreatedAt = now.Add(time.Minute)
+	for name, c := range map[string]struct {
+		amount int64
+		cs     []deposit.FingerprintCandidate
+		want   deposit.TransferStatus // "" : no deposit's
+	}{
+		"short by a fee of 0.35 USDT":         {100_001_234 - 350_000, []deposit.FingerprintCandidate{dep(1234)}, deposit.TransferConfirming},
+		"short by exactly the cap":            {100_001_234 - 1_000_000, []deposit.FingerprintCandidate{dep(1234)}, deposit.TransferConfirming},
+		"a micro-USDT off changes the suffix": {100_001_234 - 1_000_001, []deposit.FingerprintCandidate{dep(1234)}, ""},
+		"short by 5 USDT in whole cents":      {100_001_234 - 5_000_000, []deposit.FingerprintCandidate{dep(1234)}, deposit.TransferUnmatched},
+		"above the requested amount":          {100_001_234 + 5_000_000, []deposit.FingerprintCandidate{dep(1234)}, deposit.TransferUnmatched},
+		"another suffix":                      {100_001_235 - 350_000, []deposit.FingerprintCandidate{dep(1234)}, ""},
+		"a fingerprint of 0000":               {99_990_000, []deposit.FingerprintCandidate{dep(0)}, ""},
+		"two deposits with the fingerprint":   {100_001_234 - 350_000, []deposit.FingerprintCandidate{dep(1234), dep(1234)}, ""},
+		"the one deposit is paid":             {100_001_234 - 350_000, []deposit.FingerprintCandidate{paid}, ""},
+		"cancelled before the block":          {100_001_234 - 350_000, []deposit.FingerprintCandidate{cancelled, dep(1234)}, deposit.TransferConfirming},
+		"created after the block":             {100_001_234 - 350_000, []deposit.FingerprintCandidate{later}, ""},
+		"one created after, one awaiting":     {100_001_234 - 350_000, []deposit.FingerprintCandidate{later, dep(1234)}, deposit.TransferConfirming},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := deposit.Fingerprint(c.amount, now, c.cs, tol)
+			switch {
+			case c.want == "" && got != nil:
+				t.Fatalf("Fingerprint = %+v; want no deposit's", got)
+			case c.want != "" && (got == nil || got.Verdict != c.want):
+				t.Fatalf("Fingerprint = %+v; want %s", got, c.want)
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package deposit
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/oapi-codegen/nullable"
@@ -100,6 +101,19 @@ func operatorTransfers(ctx context.Context, q *db.Queries, ts []db.ChainTransfer
 		byTransfer[st.TransferID] = append(byTransfer[st.TransferID], api.TransferSettlement{
 			Operator: op, Decision: api.TransferSettlementDecision(st.Decision), Note: st.Note, CreatedAt: st.CreatedAt, DepositId: dep})
 	}
+	claimRows, err := q.ChainTransferClaims(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	claims := make(map[int64][]api.TransferClaim, len(claimRows))
+	for _, c := range claimRows {
+		closed := nullable.NewNullNullable[time.Time]()
+		if c.ClosedAt != nil {
+			closed = nullable.NewNullableWithValue(c.ClosedAt.UTC())
+		}
+		claims[c.TransferID] = append(claims[c.TransferID], api.TransferClaim{
+			DepositId: c.DepositID, UserId: c.UserID, Email: c.Email, CreatedAt: c.CreatedAt.UTC(), ClosedAt: closed})
+	}
 	var depositIDs []uuid.UUID
 	for _, t := range ts {
 		if t.DepositID != nil {
@@ -136,6 +150,10 @@ func operatorTransfers(ctx context.Context, q *db.Queries, ts []db.ChainTransfer
 			if addr, ok := refundTo[*t.DepositID]; ok {
 				o.RefundAddress = nullable.NewNullableWithValue(addr)
 			}
+		}
+		o.Claims = claims[t.ID]
+		if o.Claims == nil {
+			o.Claims = []api.TransferClaim{}
 		}
 		if o.Settlements == nil {
 			o.Settlements = []api.TransferSettlement{}

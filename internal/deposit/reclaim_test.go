@@ -19,18 +19,19 @@ import (
 // errRollBack ends a transaction that only probes whether a move is possible.
 var errRollBack = errors.New("roll back")
 
-// TestRejectedClaim_FreesTheTransferForTheRightPayer: a wrong claim takes
-// the transfer (the right payer's claim meanwhile is 409 transfer_taken);
-// after the operator's reject the right payer's claim succeeds and the
-// operator's credit credits their deposit with the amount received.
-func TestRejectedClaim_FreesTheTransferForTheRightPayer(t *testing.T) {
+// TestRejectedClaim_AttachesTheTransferToTheNextClaim: a wrong claim and
+// the right payer's claim of one transfer both wait (contested); the
+// operator rejects the wrong one, which attaches the transfer to the right
+// payer's claim, and the operator's credit credits their deposit with the
+// amount received. The rejected deposit cannot claim it again.
+func TestRejectedClaim_AttachesTheTransferToTheNextClaim(t *testing.T) {
 	t.Parallel()
 	d := testenv.NewDB(t)
 	ctx := context.Background()
 	const window = time.Hour
 	claim := func(user, dep uuid.UUID, tx string) error {
 		return d.Store.InTx(ctx, func(q store.Tx) error {
-			_, err := deposit.Claim(ctx, q, user, dep, tx, window, deposit.DefaultTolerance(), time.Now())
+			_, err := deposit.Claim(ctx, q, user, dep, tx, window, time.Now())
 			return err
 		})
 	}
@@ -47,14 +48,17 @@ func TestRejectedClaim_FreesTheTransferForTheRightPayer(t *testing.T) {
 	if err := claim(wrongUser, wrong.ID, tx); err != nil {
 		t.Fatalf("the wrong claim: %v", err)
 	}
-	if err := claim(rightUser, right.ID, tx); !errors.Is(err, deposit.ErrTransferTaken) {
-		t.Fatalf("the right claim while the wrong one holds it = %v; want ErrTransferTaken", err)
+	if err := claim(rightUser, right.ID, tx); err != nil {
+		t.Fatalf("the right claim while the wrong one holds it = %v; want a second claim", err)
 	}
 	if err := deposit.Settle(ctx, d.Store, id, deposit.MoveSettleReject, "ops", "not this payer's"); err != nil {
 		t.Fatalf("reject: %v", err)
 	}
-	if err := claim(rightUser, right.ID, tx); err != nil {
-		t.Fatalf("the right claim after the reject: %v", err)
+	if n := count(t, d, "SELECT count(*) FROM chain_transfers WHERE id = $1 AND deposit_id = $2", id, right.ID); n != 1 {
+		t.Fatal("the reject did not attach the transfer to the next claim")
+	}
+	if err := claim(wrongUser, wrong.ID, tx); !errors.Is(err, deposit.ErrTransferTaken) {
+		t.Fatalf("the rejected deposit's claim again = %v; want ErrTransferTaken", err)
 	}
 	if err := deposit.Settle(ctx, d.Store, id, deposit.MoveSettleCredit, "ops", "paid short"); err != nil {
 		t.Fatalf("credit: %v", err)
@@ -80,7 +84,7 @@ func TestSettlements_NoTransferEndsUnclaimableAndUnsettled(t *testing.T) {
 	r := rand.New(rand.NewPCG(44, 3))
 	claim := func(user, dep uuid.UUID, tx string) error {
 		return d.Store.InTx(ctx, func(q store.Tx) error {
-			_, err := deposit.Claim(ctx, q, user, dep, tx, window, deposit.DefaultTolerance(), time.Now())
+			_, err := deposit.Claim(ctx, q, user, dep, tx, window, time.Now())
 			return err
 		})
 	}
@@ -135,7 +139,7 @@ func TestSettlements_NoTransferEndsUnclaimableAndUnsettled(t *testing.T) {
 			u, _ := d.User(t, fmt.Sprintf("Probe%d-%d", run, j))
 			probe := mustCreate(t, d, u, hundredUSDT)
 			err := d.Store.InTx(ctx, func(q store.Tx) error {
-				if _, err := deposit.Claim(ctx, q, u, probe.ID, txs[j], window, deposit.DefaultTolerance(), time.Now()); err != nil {
+				if _, err := deposit.Claim(ctx, q, u, probe.ID, txs[j], window, time.Now()); err != nil {
 					return err
 				}
 				return errRollBack

@@ -46,7 +46,7 @@ func TestSettleReject_DetachesTheTransferAndPutsTheDepositBack(t *testing.T) {
 	}
 	claim := func(user, dep uuid.UUID, tx string) error {
 		return d.Store.InTx(ctx, func(q store.Tx) error {
-			_, err := deposit.Claim(ctx, q, user, dep, tx, window, deposit.DefaultTolerance(), time.Now())
+			_, err := deposit.Claim(ctx, q, user, dep, tx, window, time.Now())
 			return err
 		})
 	}

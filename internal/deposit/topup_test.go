@@ -3,6 +3,7 @@ package deposit_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -16,22 +17,54 @@ import (
 	"creativeapi/internal/tron"
 )
 
-// shortUnderReview makes a deposit of 100 USDT whose payer claimed a
-// transfer short by short, and answers it and the claimed transfer's id.
+// shortUnderReview makes a deposit of 100 USDT that a transfer carrying
+// its fingerprint, short by short, was attached to by the watcher (under
+// review for the amount), and answers it and the transfer's id.
 func shortUnderReview(t *testing.T, d *testenv.DB, user uuid.UUID, short int64, tx string) (db.Deposit, int64) {
 	t.Helper()
 	ctx := context.Background()
 	dep := mustCreate(t, d, user, hundredUSDT)
-	exec(t, d, `INSERT INTO chain_transfers (network, tx_id, token, from_address, to_address, amount_raw, amount_minor,
-		block_time, block_number, status, reason, needs_review) VALUES ('TRC20', $1, 'USDT-contract', 'payer', $2, $3::bigint::text, $3::bigint, now(), 11, 'unmatched', 'no_reservation', true)`,
-		tx, tron.DevTreasuryAddress, dep.RequestedAmountMinor-short)
+	received := dep.RequestedAmountMinor - short
 	if err := d.Store.InTx(ctx, func(q store.Tx) error {
-		_, err := deposit.Claim(ctx, q, user, dep.ID, tx, time.Hour, deposit.DefaultTolerance(), time.Now())
-		return err
+		return deposit.Record(ctx, q, 40, []deposit.Transfer{{
+			TxID: tx, Token: "USDT-contract", From: "payer", To: tron.DevTreasuryAddress, AmountRaw: fmt.Sprint(received),
+			AmountMinor: received, BlockTime: time.Now(), Block: 11, Status: deposit.TransferUnmatched,
+			Reason: deposit.ReasonAmountMismatch, DepositID: dep.ID,
+		}}, time.Now())
 	}); err != nil {
 		t.Fatal(err)
 	}
+	if got := read(t, d, dep.ID); got.Status != deposit.StatusUnderReview {
+		t.Fatalf("the attached deposit is %s; want under_review", got.Status)
+	}
 	return dep, transferID(t, d, tx)
+}
+
+// TestTopUp_AClaimedTransferTakesNone: a claimant could otherwise top a
+// stranger's short payment up to their own amount and be credited both
+// with no operator; top-up is only for a transfer the watcher attached by
+// its fingerprint.
+func TestTopUp_AClaimedTransferTakesNone(t *testing.T) {
+	t.Parallel()
+	d := testenv.NewDB(t)
+	user, _ := d.User(t, "Claimer Cal")
+	dep := mustCreate(t, d, user, hundredUSDT)
+	tx := strings.Repeat("e", 64)
+	unmatchedTransfer(t, d, tx, dep.RequestedAmountMinor-5_000_000)
+	if _, err := claimTx(t, d, user, dep.ID, tx); err != nil {
+		t.Fatal(err)
+	}
+	err := d.Store.InTx(context.Background(), func(q store.Tx) error {
+		_, err := deposit.TopUp(context.Background(), q, settings(), user, dep.ID, deposit.DefaultTolerance(), time.Now())
+		return err
+	})
+	var r *deposit.Refusal
+	if !errors.As(err, &r) {
+		t.Fatalf("top-up of a claimed transfer: %v; want a refusal", err)
+	}
+	if n := count(t, d, "SELECT count(*) FROM deposits WHERE top_up_of = $1", dep.ID); n != 0 {
+		t.Fatalf("%d top-ups reserved", n)
+	}
 }
 
 // topUpFor reserves a top-up for dep and answers the top-up's row.
@@ -96,7 +129,7 @@ func TestTopUp_ReservesTheShortfallPlusAFreeSuffix(t *testing.T) {
 }
 
 // TestCreditTopUp_ADepositSettledMeanwhileLeavesTheTopUpCreditedAlone: an
-// operator refunds the deposit's claimed transfer while its top-up is
+// operator refunds the deposit's transfer while its top-up is
 // open; the top-up's transfer then credits the top-up alone, with its own
 // ledger entry, and the refunded deposit stays refunded: no money lost,
 // none credited twice.

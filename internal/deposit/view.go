@@ -42,8 +42,9 @@ func Body(d db.Deposit, now time.Time) api.AccountDeposit {
 // it; nothing may Set it.
 var noReview = nullable.NewNullNullable[api.NullableDepositReview]()
 
-// review is the review of a deposit under review or refunded after one,
-// with its top-up and refund, or null.
+// review is the review of a deposit under review, refunded after one, or
+// credited by the shortfall policy on one (CreditByFingerprint), with its
+// top-up and refund, or null.
 func review(d db.Deposit) nullable.Nullable[api.NullableDepositReview] {
 	if d.ReviewReason == nil || d.ReviewReceivedMinor == nil || d.ReviewOpenedAt == nil || d.TransferTxID == nil {
 		return noReview
@@ -53,6 +54,7 @@ func review(d db.Deposit) nullable.Nullable[api.NullableDepositReview] {
 		ReceivedAmount: USDT(*d.ReviewReceivedMinor),
 		TransactionId:  *d.TransferTxID,
 		OpenedAt:       d.ReviewOpenedAt.UTC(),
+		Contested:      d.ReviewContested,
 		TopUp:          nullable.NewNullNullable[api.NullableDepositTopUp](),
 		Refund:         nullable.NewNullNullable[api.NullableDepositRefund](),
 	}

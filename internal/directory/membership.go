@@ -11,6 +11,7 @@ import (
 	"creativeapi/internal/cursor"
 	"creativeapi/internal/review"
 	"creativeapi/internal/store"
+	"creativeapi/internal/userref"
 )
 
 // This file is organization membership as the API reads it: the one home
@@ -82,7 +83,7 @@ func ListMembers(ctx context.Context, q *db.Queries, org, user uuid.UUID, roles 
 	rows, more := cursor.Trim(rows, limit)
 	p := MemberPage{Items: make([]api.Member, len(rows))}
 	for i, m := range rows {
-		p.Items[i] = api.Member{User: api.UserRef{Id: m.ID, Name: m.Name}, Role: api.Role(m.Role)}
+		p.Items[i] = api.Member{User: userref.Member(m.ID, m.Name), Role: api.Role(m.Role)}
 	}
 	if more {
 		p.Next = rows[len(rows)-1].ID

@@ -58,7 +58,9 @@ func seededServer(t *testing.T, config map[string]string) *testenv.Env {
 	vars := map[string]string{"DEPOSIT_CONFIRMATIONS": "3"}
 	maps.Copy(vars, config)
 	// Events: the client test reads the live stream; Objects: the upload test.
-	env := testenv.New(t, testenv.Options{Env: vars, Events: true, Objects: true})
+	// Mail: a guest proves their email with a code the client's test reads
+	// from Mailpit (MAILPIT_URL).
+	env := testenv.New(t, testenv.Options{Env: vars, Events: true, Objects: true, Mail: true})
 	if err := seed.Run(t.Context(), env.DB.Store, slog.New(slog.NewTextHandler(io.Discard, nil)), seed.Options{}); err != nil {
 		t.Fatalf("seed the demo data: %v", err)
 	}
@@ -98,7 +100,8 @@ func compileClientTests(t *testing.T, node, root string) []string {
 // with node's output when any test fails.
 func runNodeTests(t *testing.T, node string, tests []string, base, chain string, prism bool) string {
 	t.Helper()
-	env := []string{"API_BASE_URL=" + base, "DEVCHAIN_URL=" + chain, "PRISM=0", "NODE_OPTIONS="}
+	env := []string{"API_BASE_URL=" + base, "DEVCHAIN_URL=" + chain, "PRISM=0", "NODE_OPTIONS=",
+		"MAILPIT_URL=" + testenv.NewMailServer(t).WebURL}
 	if prism {
 		env[2] = "PRISM=1"
 	}

@@ -20,8 +20,9 @@ import (
 	"creativeapi/internal/testenv"
 )
 
-// shareLink is the link of an invitation email: {APP_URL}/share/{token}.
-var shareLink = regexp.MustCompile(`https://app\.example\.test/share/[A-Za-z0-9_-]{43}`)
+// shareLink is the link of an invitation email, the invitation's own:
+// {APP_URL}/share/{token}#invitation={shareInvitationToken}.
+var shareLink = regexp.MustCompile(`https://app\.example\.test/share/[A-Za-z0-9_-]{43}#invitation=[A-Za-z0-9_-]{43}`)
 
 // TestBrowserGuestReviewsFromTheInvitationEmail runs
 // testdata/guest-browser.mjs: an admin shares two creatives with `decide`
@@ -115,7 +116,7 @@ func TestBrowserGuestReviewsFromTheInvitationEmail(t *testing.T) {
 		got.Creatives[0].ID != first || got.Creatives[1].ID != second {
 		t.Fatalf("the guest's share and creatives: %s", lines[len(lines)-1])
 	}
-	if !got.Comment.Anchor.IsSpecified() || got.Comment.Anchor.IsNull() || got.Comment.Author.Kind == nil || *got.Comment.Author.Kind != api.UserRefKindGuest {
+	if !got.Comment.Anchor.IsSpecified() || got.Comment.Anchor.IsNull() || got.Comment.Author.Kind != api.UserRefKindGuest {
 		t.Fatalf("the guest's comment: %+v", got.Comment)
 	}
 	if got.Decided.ReviewStatus != api.ChangesRequested {
@@ -141,7 +142,7 @@ func TestBrowserGuestReviewsFromTheInvitationEmail(t *testing.T) {
 			anchor, _ := p.Data.Anchor.Get()
 			region, err := anchor.Region.Get()
 			comment = p.Data.Id == got.Comment.Id && p.Data.Author.Id == got.Guest.Id &&
-				p.Data.Author.Kind != nil && *p.Data.Author.Kind == api.UserRefKindGuest &&
+				p.Data.Author.Kind == api.UserRefKindGuest &&
 				err == nil && region.X == 0.1 && region.Width == 0.3
 			if !comment {
 				t.Errorf("the author's stream: the comment %s", m.Data)
@@ -152,7 +153,7 @@ func TestBrowserGuestReviewsFromTheInvitationEmail(t *testing.T) {
 			plan, _ := p.Data.ReviewPlan.Get()
 			if p.Data.Id == first && len(plan.Stages) == 1 && len(plan.Stages[0].Decisions) == 1 {
 				d := plan.Stages[0].Decisions[0]
-				decision = d.Reviewer.Id == got.Guest.Id && d.Reviewer.Kind != nil && *d.Reviewer.Kind == api.UserRefKindGuest &&
+				decision = d.Reviewer.Id == got.Guest.Id && d.Reviewer.Kind == api.UserRefKindGuest &&
 					d.Decision == api.StageDecisionRequestChanges
 			}
 			if !decision {

@@ -74,8 +74,9 @@ func (w *addressWorker) Work(ctx context.Context, job *river.Job[addressArgs]) e
 	return s.send(ctx, n.Kind, m, mark)
 }
 
-// invitation is the email inviting n.Email to a share: the link
-// {APP_URL}/share/{token}, rebuilt from the token sealed for it.
+// invitation is the email inviting n.Email to a share: the invitation's
+// own link {APP_URL}/share/{token}#invitation={invitation}, rebuilt
+// from the tokens sealed for it.
 func (s *Service) invitation(n db.NotificationToAddressGetRow) (Message, error) {
 	if s.invitations == nil || n.ShareID == nil {
 		return Message{}, errors.New("email: no key to open an invitation's token")
@@ -112,9 +113,9 @@ func (s *Service) invitation(n db.NotificationToAddressGetRow) (Message, error) 
 	}
 	it := item{Kind: n.Kind, Subject: what,
 		Line: greeting + actor + " of " + n.OrganizationName + " invites you to review " + what + ".",
-		Note: note, Link: s.cfg.AppURL + "/share/" + token}
+		Note: note, Link: s.cfg.AppURL + share.ParseLinkTokens(token).Path()}
 	why := "You get this email because " + actor + " of " + n.OrganizationName + " invited " + n.Email +
-		". The link is yours alone: do not forward it."
+		". The link is yours alone: it proves that you are " + n.Email + ", so do not forward it."
 	text, html, err := render(page{Title: subject, Items: []item{it}, Why: why})
 	if err != nil {
 		return Message{}, err

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -132,10 +133,16 @@ func TestADepositCompletedByATopUpEmailsCreditedWithBoth(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	record(short, dep.RequestedAmountMinor-5_000_000, "unmatched", nil)
 	var topUp db.Deposit
 	if err := env.DB.Store.InTx(ctx, func(q store.Tx) error {
-		if _, err := deposit.Claim(ctx, q, user, dep.ID, short, 24*time.Hour, deposit.DefaultTolerance(), time.Now()); err != nil {
+		// 5 USDT short in whole cents: the transfer keeps the deposit's
+		// suffix, and the watcher attaches it for review.
+		received := dep.RequestedAmountMinor - 5_000_000
+		if err := deposit.Record(ctx, q, 40, []deposit.Transfer{{
+			TxID: short, Token: "USDT-contract", From: "payer", To: tron.DevTreasuryAddress, AmountRaw: strconv.FormatInt(received, 10),
+			AmountMinor: received, BlockTime: time.Now(), Block: 10, Status: deposit.TransferUnmatched,
+			Reason: deposit.ReasonAmountMismatch, DepositID: dep.ID,
+		}}, time.Now()); err != nil {
 			return err
 		}
 		var err error

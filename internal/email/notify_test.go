@@ -179,9 +179,8 @@ func TestAGuestsDecisionIsEmailedToTheAuthorUnderTheGuestsName(t *testing.T) {
 	admin, _ := d.User(t, "Ada Admin")
 	d.Member(t, org, admin, "admin")
 	share, token := d.Share(t, org, admin, "decide", creative)
-	d.Invite(t, share, "legal@brand.test")
 	guest := env.Client(t)
-	if r := guest.OpenShare(token, "legal@brand.test"); r.Status != 201 {
+	if r := env.OpenInvited(t, guest, share, token, "legal@brand.test"); r.Status != 201 {
 		t.Fatalf("guest session: %d %s", r.Status, r.Body)
 	}
 	r := guest.Do("POST", "/api/v1/guest/creatives/"+creative.String()+"/actions",

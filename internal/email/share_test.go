@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -64,14 +65,20 @@ func TestEachInvitationOfAShareIsOneEmailWithItsLinkAndNoUnsubscribe(t *testing.
 	if token == url || token == "" {
 		t.Fatalf("url %q", url)
 	}
+	// Each invitation has a link of its own: the share's, with the
+	// invitation's token in the fragment.
+	own := regexp.MustCompile(regexp.QuoteMeta(url) + `#invitation=([A-Za-z0-9_-]{43})`)
+	invitations := map[string]string{}
 	for _, to := range []string{legal, brand} {
 		got := inbox(t, env.Mail, to, 1)[0]
 		if got.Subject != "Acme <Ads>: Adam Admin invites you to review CR-000001 Launch <b>" {
 			t.Errorf("%s: subject %q", to, got.Subject)
 		}
-		if !strings.Contains(got.Text, url) || !strings.Contains(got.HTML, `href="`+url+`"`) {
-			t.Errorf("%s: no link %s in\n%s\n%s", to, url, got.Text, got.HTML)
+		m := own.FindStringSubmatch(got.Text)
+		if m == nil || !strings.Contains(got.HTML, `href="`+m[0]+`"`) {
+			t.Fatalf("%s: no link %s#invitation=… in\n%s\n%s", to, url, got.Text, got.HTML)
 		}
+		invitations[to] = m[1]
 		if !strings.Contains(got.HTML, "CR-000001 Launch &lt;b&gt;") || strings.Contains(got.HTML, "<b>") ||
 			!strings.Contains(got.HTML, "Acme &lt;Ads&gt;") || !strings.Contains(got.Text, "asks for a password") ||
 			!strings.Contains(got.Text, "You may look at it, comment, and approve or request changes, without an account, until ") {
@@ -107,13 +114,18 @@ func TestEachInvitationOfAShareIsOneEmailWithItsLinkAndNoUnsubscribe(t *testing.
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	for _, table := range []string{"notifications", store.RiverSchema + ".river_job", "outbox_events", "share_invitations", "shares"} {
-		var n int
-		if err := env.DB.Pool.QueryRow(ctx, fmt.Sprintf("SELECT count(*) FROM %s x WHERE x::text LIKE '%%' || $1 || '%%'", table), token).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		if n != 0 {
-			t.Errorf("%d rows of %s hold the token", n, table)
+	if invitations[legal] == invitations[brand] {
+		t.Errorf("two invitations share one link: %s", invitations[legal])
+	}
+	for _, secret := range []string{token, invitations[legal], invitations[brand]} {
+		for _, table := range []string{"notifications", store.RiverSchema + ".river_job", "outbox_events", "share_invitations", "shares"} {
+			var n int
+			if err := env.DB.Pool.QueryRow(ctx, fmt.Sprintf("SELECT count(*) FROM %s x WHERE x::text LIKE '%%' || $1 || '%%'", table), secret).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n != 0 {
+				t.Errorf("%d rows of %s hold a link's token", n, table)
+			}
 		}
 	}
 }

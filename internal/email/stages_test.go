@@ -246,9 +246,9 @@ func TestAGuestWhoseApprovalMakesTheNextStageActiveIsNotAskedToReviewIt(t *testi
 	// A decide share and a plan naming guests are an admin's (§21).
 	admin, _ := d.User(t, "Ada Admin")
 	d.Member(t, org, admin, "admin")
-	_, token := d.Share(t, org, admin, "decide", creative)
+	share, token := d.Share(t, org, admin, "decide", creative)
 	guest := env.Client(t)
-	if r := guest.OpenShare(token, email); r.Status != http.StatusCreated {
+	if r := env.OpenInvited(t, guest, share, token, email); r.Status != http.StatusCreated {
 		t.Fatalf("guest session: %d %s", r.Status, r.Body)
 	}
 	asAuthor := env.SessionFor(t, author)

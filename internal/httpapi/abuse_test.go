@@ -45,8 +45,8 @@ func bodyCalls(t *testing.T) []specCall {
 			out = append(out, call)
 		}
 	}
-	if len(out) != 25 {
-		t.Fatalf("%d operations with a body, want 25 (signIn, a token's create, the three idempotent creates, the version upload, the two edits, the platform webhook's create and edit, the action, the review plan, a comment and its edit, the upload's create and complete, the deposit claim and refund address, the operator's settlement, the notification settings, a share's create and a guest session's, and a guest's comment, its edit and decision)", len(out))
+	if len(out) != 26 {
+		t.Fatalf("%d operations with a body, want 26 (signIn, a token's create, the three idempotent creates, the version upload, the two edits, the platform webhook's create and edit, the action, the review plan, a comment and its edit, the upload's create and complete, the deposit claim and refund address, the operator's settlement, the notification settings, a share's create and a guest session's, a guest's comment, its edit and decision, and a guest's code)", len(out))
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -141,6 +142,8 @@ var authzMatrix = map[string]map[caller]string{
 	"createUpload":       uploaders("201"),
 	"getUpload":          uploaders("200"),
 	"completeUpload":     uploaders("200"),
+	// Its creator (Acme's author, whose upload every cell gets) or an admin.
+	"deleteUpload": uploaders("204"),
 	"getAssetContent": {anonymous: "401 unauthenticated", acmeAdmin: "302", acmeReviewer: "302", acmeAuthor: "302",
 		acmeViewer: "302", globexAdmin: "404 not_found", revokedAdmin: "401 unauthenticated"},
 	// The owner gets past every check to the chain: the transaction was
@@ -185,7 +188,12 @@ var authzMatrix = map[string]map[caller]string{
 	// not now.
 	"executeGuestCreativeAction": guestsOnly("403 action_forbidden", "403 action_forbidden", "409 invalid_transition"),
 	"getGuestAssetContent":       guestsOnly("302", "302", "302"),
-	"streamGuestEvents":          guestsOnly("200", "200", "200"),
+	// Any live guest session asks for a code (the matrix's are verified
+	// already: asking again is allowed); none was asked in the cell's new
+	// session, so a code is 409 code_expired.
+	"requestGuestVerification": guestsOnly("202", "202", "202"),
+	"confirmGuestVerification": guestsOnly("409 code_expired", "409 code_expired", "409 code_expired"),
+	"streamGuestEvents":        guestsOnly("200", "200", "200"),
 }
 
 // membersOnly completes the row of an operation of members (every one
@@ -319,8 +327,15 @@ func newMatrixDesk(t *testing.T) *matrixDesk {
 }
 
 // sentUpload is an upload of Acme's author whose one part is in the store.
+// The cells run one at a time, so the uploads of earlier cells are done
+// with: they are let expire, so that the author's pending limits (20)
+// never refuse the next.
 func (d *matrixDesk) sentUpload(t *testing.T) string {
 	t.Helper()
+	if _, err := d.env.DB.Pool.Exec(context.Background(),
+		"UPDATE uploads SET expires_at = now() - interval '1 second' WHERE status = 'pending' AND created_by = $1", d.users[acmeAuthor]); err != nil {
+		t.Fatal(err)
+	}
 	file := pngFile(t, 2, 2, 100)
 	r := d.env.SessionFor(t, d.users[acmeAuthor]).Do("POST", uploadsURL(d.org),
 		map[string]any{"fileName": "m.png", "mimeType": "image/png", "sizeBytes": len(file), "sha256": sha(file)})
@@ -419,7 +434,7 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		"executeCreativeAction":          map[string]string{"action": "submit"},
 		"createAccountDeposit":           depositBody("25000000"),
 		"claimAccountDeposit":            map[string]string{"transactionId": strings.Repeat("ab", 32)},
-		"putAccountDepositRefundAddress": map[string]string{"address": tron.DevTreasuryAddress},
+		"putAccountDepositRefundAddress": map[string]string{"address": tron.EncodeAddress(bytes.Repeat([]byte{0x22}, 20))},
 		"createCreative":                 map[string]string{"title": "Matrix creative", "type": "static", "aspectRatio": "1:1", "geo": "DE", "language": "de"},
 		"updateCreative":                 map[string]string{"title": "Renamed in the matrix"},
 		"addCreativeVersion":             map[string]any{"assets": []any{pngAsset("matrix.png")}},
@@ -435,6 +450,7 @@ func (d *matrixDesk) call(t *testing.T, operationID, path string) (string, any) 
 		"createGuestCreativeComment":     map[string]string{"body": "Guest remark"},
 		"updateGuestCreativeComment":     map[string]bool{"resolved": true},
 		"executeGuestCreativeAction":     map[string]string{"action": "approve"},
+		"confirmGuestVerification":       map[string]string{"code": "123456"},
 		// A comment share: authors make those too (a decide share is an
 		// admin's: TestOnlyAnAdminMakesADecideShare).
 		"createShare": map[string]any{"creativeIds": []uuid.UUID{d.env.DB.DraftCreative(t, d.org, d.users[acmeAuthor])},
@@ -586,10 +602,10 @@ func (d *matrixDesk) guest(t *testing.T, c caller, permission string) *testenv.C
 		t.Fatal(err)
 	}
 	share, token := d.env.DB.Share(t, d.org, d.users[acmeAdmin], permission, creative)
-	d.env.DB.Invite(t, share, "guest@brand.test")
 	d.guestShare = share
 	client := d.env.Client(t)
-	if r := client.OpenShare(token, "guest@brand.test"); r.Status != http.StatusCreated {
+	// A decide guest comes by the invitation's own link: verified.
+	if r := d.env.OpenInvited(t, client, share, token, "guest@brand.test"); r.Status != http.StatusCreated {
 		t.Fatalf("guest session: %d %s", r.Status, r.Body)
 	}
 	ended := map[caller]string{guestRevoked: "revoked_at = now()", guestExpired: "expires_at = now()"}
@@ -682,6 +698,10 @@ func TestAuthorizationMatrixOfDecisions(t *testing.T) {
 				if r := client.OpenShare(token, email); r.Status != http.StatusCreated {
 					t.Fatalf("guest session: %d %s", r.Status, r.Body)
 				}
+				// Who decides is asked of verified sessions only (an
+				// unverified one is guest_unverified first): the row's
+				// session is marked proven, as a code or its link would.
+				d.env.DB.VerifyGuest(t, share, email)
 				detail, action = guestCreativesPath+"/"+id.String(), guestActionURL(id)
 			}
 			var c api.CreativeDetail

@@ -28,14 +28,30 @@ func commentPath(org, creativeID, id uuid.UUID) string {
 	return fmt.Sprintf("%s/comments/%s", creativePath(org, creativeID), id)
 }
 
-// commentBodyChecks reports an anchor's geometry (thread.Geometry) with the
-// schema's errors, in one 422: it needs nothing but the request.
+// commentBodyChecks reports a blank body (thread.Blank) and an anchor's
+// geometry (thread.Geometry) with the schema's errors, in one 422: they
+// need nothing but the request. Members and guests, writing and editing,
+// meet the same rules.
 func commentBodyChecks() map[string]gate.BodyCheck {
-	check := func(body any) []problem.FieldError {
+	create := func(body any) []problem.FieldError {
 		req, _ := body.(map[string]any)
-		return thread.Geometry(lenientAnchor(req["anchor"]))
+		return append(blankBody(req), thread.Geometry(lenientAnchor(req["anchor"]))...)
 	}
-	return map[string]gate.BodyCheck{"createCreativeComment": check, "createGuestCreativeComment": check}
+	edit := func(body any) []problem.FieldError {
+		req, _ := body.(map[string]any)
+		return blankBody(req)
+	}
+	return map[string]gate.BodyCheck{"createCreativeComment": create, "createGuestCreativeComment": create,
+		"updateCreativeComment": edit, "updateGuestCreativeComment": edit}
+}
+
+// blankBody is the too_short of a body that says nothing; a body that is
+// missing, empty or not a string is the schema's to report.
+func blankBody(req map[string]any) []problem.FieldError {
+	if body, ok := req["body"].(string); ok && body != "" && thread.Blank(body) {
+		return []problem.FieldError{thread.BlankBody("body")}
+	}
+	return nil
 }
 
 // lenientAnchor reads an anchor as decoded (numbers as json.Number); what

@@ -20,6 +20,7 @@ import (
 	"creativeapi/internal/requestctx"
 	"creativeapi/internal/review"
 	"creativeapi/internal/store"
+	"creativeapi/internal/thread"
 	"creativeapi/internal/upload"
 )
 
@@ -235,8 +236,8 @@ func checkReviewPlanBody(body any) []problem.FieldError {
 }
 
 // checkCreativeActionBody reads leniently: wrong types are the schema's
-// to report, so they only make this check look no further. A comment of
-// white space only says nothing, so it does not count as one.
+// to report, so they only make this check look no further. A blank
+// comment (thread.Blank) says nothing, so it does not count as one.
 func checkCreativeActionBody(body any) []problem.FieldError {
 	req, _ := body.(map[string]any)
 	if req["action"] != string(review.ActionRequestChanges) {
@@ -245,7 +246,7 @@ func checkCreativeActionBody(body any) []problem.FieldError {
 	switch comment, isString := req["comment"].(string); {
 	case req["comment"] == nil:
 		return []problem.FieldError{{Field: "comment", Code: problem.Required, Message: "Is required to request changes."}}
-	case isString && strings.TrimSpace(comment) == "":
+	case isString && thread.Blank(comment):
 		return []problem.FieldError{{Field: "comment", Code: problem.Required, Message: "Must say more than white space to request changes."}}
 	}
 	return nil
@@ -300,6 +301,10 @@ func checkVersionBody(body any) []problem.FieldError {
 func creativeProblem(err error) error {
 	if errors.Is(err, creative.ErrCreativeNotVisible) {
 		return problem.New(http.StatusNotFound, problem.NotFound, "No creative with this id is visible to you in this organization.")
+	}
+	if errors.Is(err, creative.ErrGuestUnverified) {
+		return problem.New(http.StatusForbidden, problem.GuestUnverified,
+			"Only a verified guest session decides: open your invitation's own link, or verify your email (POST /api/v1/guest/verify).")
 	}
 	if invalid := (*creative.Invalid)(nil); errors.As(err, &invalid) {
 		return problem.Invalid(invalid.Fields)

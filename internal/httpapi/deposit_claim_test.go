@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -35,14 +36,16 @@ func claimBody(tx string) map[string]string { return map[string]string{"transact
 // API against the chain simulator, a payer who sent less than asked names
 // their transaction: before the watcher saw it the claim is 409
 // transfer_unknown with Retry-After; once seen the deposit is under review
-// with what arrived; the same key replays the answer; the transfer cannot
-// be claimed for another deposit, nor the deposit claimed again.
+// with what arrived; the same key replays the answer; another payer's
+// claim of it makes both contested; the deposit cannot be claimed again.
 func TestClaimDeposit_AShortTransferIsClaimedAndGoesUnderReview(t *testing.T) {
 	t.Parallel()
 	env := testenv.New(t)
 	rc := newReviewChain(t, env)
 	c, _ := env.SignedIn(t, "Sam Short")
 	d := createDeposit(t, c, "100000000")
+	c2, _ := env.SignedIn(t, "Claire Contest")
+	d2 := createDeposit(t, c2, "50000000")
 
 	tx := rc.chain.Pay(devchain.Payment{To: env.Config.TreasuryAddress, Value: "95000000"})
 	key := testenv.Header{Name: "Idempotency-Key", Value: "claim-short-1"}
@@ -85,11 +88,16 @@ func TestClaimDeposit_AShortTransferIsClaimedAndGoesUnderReview(t *testing.T) {
 		t.Fatalf("replay: %d %s (replayed %q)", replay.Status, replay.Body, replay.Header.Get("Idempotent-Replayed"))
 	}
 
-	// Taken: another deposit of the same payer cannot claim it.
-	d2 := createDeposit(t, c, "50000000")
-	r = c.Do(http.MethodPost, claimPath(d2.Id.String()), claimBody(tx))
-	if p := r.Problem(t); r.Status != http.StatusConflict || p.Code != "transfer_taken" {
-		t.Fatalf("claim of a taken transfer: %d %s", r.Status, r.Body)
+	// Contested: another payer's deposit claims it too; a claim takes
+	// nothing from the first, and both show the contest.
+	r = c2.Do(http.MethodPost, claimPath(d2.Id.String()), claimBody(tx))
+	var second api.AccountDeposit
+	r.JSON(t, &second)
+	if review, err := second.Review.Get(); r.Status != http.StatusOK || err != nil || !review.Contested {
+		t.Fatalf("a second claim: %d %s; want under_review, contested", r.Status, r.Body)
+	}
+	if first, err := getDeposit(t, c, d.Id.String()).Review.Get(); err != nil || !first.Contested {
+		t.Fatalf("the first claimant's review %+v (%v); want contested", first, err)
 	}
 	// The deposit under review cannot be claimed again.
 	other := rc.payShort(t, "1000000")
@@ -103,7 +111,7 @@ func TestClaimDeposit_AShortTransferIsClaimedAndGoesUnderReview(t *testing.T) {
 	if p := r.Problem(t); r.Status != http.StatusNotFound || p.Code != "not_found" {
 		t.Fatalf("claim of another user's deposit: %d %s", r.Status, r.Body)
 	}
-	if d2 := getDeposit(t, c, d2.Id.String()); d2.Status != api.DepositStatusAwaitingTransfer {
+	if d2 := getDeposit(t, c2, d2.Id.String()); d2.Status != api.DepositStatusUnderReview {
 		t.Fatalf("the other deposit is %s", d2.Status)
 	}
 }
@@ -232,33 +240,81 @@ func ledgerID(t *testing.T, env *testenv.Env, id uuid.UUID) int64 {
 	return key
 }
 
-// TestClaimDeposit_WithinTheShortfallToleranceIsCreditedByPolicy: through
-// the API, a payer short by a fee of 0.4 USDT (under 1% and 1 USDT) claims
-// their transaction and finds the deposit credited with what arrived, at
-// once; the operator's view of the transfer shows the settlement by
-// `policy`, and the balance is the amount received.
-func TestClaimDeposit_WithinTheShortfallToleranceIsCreditedByPolicy(t *testing.T) {
+// TestClaimDeposit_NeverCreditsAStrangersTransfer: through the API, a
+// user claims a stranger's transfer short of their deposit by a fee of
+// 0.4 USDT (inside the tolerance, which once credited it at once): the
+// deposit waits for an operator, nothing is credited and no policy settles
+// it. A fourth open claim is 409 too_many_claims.
+func TestClaimDeposit_NeverCreditsAStrangersTransfer(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	rc := newReviewChain(t, env)
+	c, _ := env.SignedIn(t, "Thief Theo")
+	d := createDeposit(t, c, "100000000")
+	tx := rc.payShort(t, "99600000") // a stranger's: it carries no suffix of d's
+	r := c.Do(http.MethodPost, claimPath(d.Id.String()), claimBody(tx))
+	var got api.AccountDeposit
+	r.JSON(t, &got)
+	if r.Status != http.StatusOK || got.Status != api.DepositStatusUnderReview || got.CreditedAmount.AmountMinor != "0" {
+		t.Fatalf("claim within the tolerance: %d %s; want under_review, nothing credited", r.Status, r.Body)
+	}
+	var b api.AccountBalance
+	c.Do(http.MethodGet, "/api/v1/me/balance", nil).JSON(t, &b)
+	if b.Available.AmountMinor != "0" {
+		t.Fatalf("balance %s, want 0", b.Available.AmountMinor)
+	}
+	if n := countDepositRows(t, env, `SELECT count(*) FROM chain_transfer_settlements s
+		JOIN chain_transfers t ON t.id = s.transfer_id WHERE t.tx_id = $1`, tx); n != 0 {
+		t.Fatalf("%d settlements of a claimed transfer; want none", n)
+	}
+	for i := 1; i < deposit.MaxOpenClaims; i++ {
+		dep := createDeposit(t, c, strconv.Itoa(100_000_000+i*10_000))
+		if r := c.Do(http.MethodPost, claimPath(dep.Id.String()), claimBody(rc.payShort(t, strconv.Itoa(1_000_000*i)))); r.Status != http.StatusOK {
+			t.Fatalf("claim %d: %d %s", i, r.Status, r.Body)
+		}
+	}
+	dep := createDeposit(t, c, "100500000")
+	r = c.Do(http.MethodPost, claimPath(dep.Id.String()), claimBody(rc.payShort(t, "7000000")))
+	if p := r.Problem(t); r.Status != http.StatusConflict || p.Code != "too_many_claims" {
+		t.Fatalf("a fourth open claim: %d %s; want 409 too_many_claims", r.Status, r.Body)
+	}
+}
+
+// TestDeposit_ATransferCarryingItsSuffixWithinTheToleranceIsCreditedByPolicy:
+// a payer short by a fee in whole cents (0.4 USDT, under 1% and 1 USDT)
+// keeps the deposit's suffix: the watcher credits what arrived with no
+// claim and no operator; the deposit keeps its review (amount_mismatch),
+// the operator's view shows the settlement by policy, and the balance is
+// the amount received.
+func TestDeposit_ATransferCarryingItsSuffixWithinTheToleranceIsCreditedByPolicy(t *testing.T) {
 	t.Parallel()
 	env := testenv.New(t)
 	rc := newReviewChain(t, env)
 	c, _ := env.SignedIn(t, "Fee Short")
 	d := createDeposit(t, c, "100000000")
-	tx := rc.payShort(t, "99600000")
-	r := c.Do(http.MethodPost, claimPath(d.Id.String()), claimBody(tx))
-	var got api.AccountDeposit
-	r.JSON(t, &got)
-	if r.Status != http.StatusOK || got.Status != api.DepositStatusCredited || got.CreditedAmount.AmountMinor != "99600000" {
-		t.Fatalf("claim within the tolerance: %d %s", r.Status, r.Body)
+	requested, _ := strconv.ParseInt(d.RequestedAmount.AmountMinor, 10, 64)
+	received := strconv.FormatInt(requested-400_000, 10)
+	tx := rc.payShort(t, received)
+	got := getDeposit(t, c, d.Id.String())
+	review, err := got.Review.Get()
+	if got.Status != api.DepositStatusCredited || got.CreditedAmount.AmountMinor != received || err != nil ||
+		review.Reason != api.AmountMismatch || review.ReceivedAmount.AmountMinor != received || review.TransactionId != tx {
+		t.Fatalf("the deposit: %s %s, review %+v (%v); want credited with what arrived, its review kept", got.Status, got.CreditedAmount.AmountMinor, review, err)
 	}
 	var b api.AccountBalance
 	c.Do(http.MethodGet, "/api/v1/me/balance", nil).JSON(t, &b)
-	if b.Available.AmountMinor != "99600000" {
-		t.Fatalf("balance %s, want 99600000", b.Available.AmountMinor)
+	if b.Available.AmountMinor != received {
+		t.Fatalf("balance %s, want %s", b.Available.AmountMinor, received)
 	}
-	var operator, decision string
-	if err := env.DB.Pool.QueryRow(context.Background(), `SELECT s.operator, s.decision FROM chain_transfer_settlements s
-		JOIN chain_transfers t ON t.id = s.transfer_id WHERE t.tx_id = $1`, tx).Scan(&operator, &decision); err != nil ||
-		operator != deposit.PolicyOperator || decision != string(deposit.DecisionCredit) {
-		t.Fatalf("settlement: %q %q (%v); want policy, credit", operator, decision, err)
+	var id uuid.UUID
+	if err := env.DB.Pool.QueryRow(context.Background(), "SELECT public_id FROM chain_transfers WHERE tx_id = $1", tx).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	op, _ := signedInOperator(t, env, "Otis Operator")
+	var seen api.OperatorTransfer
+	op.Do(http.MethodGet, operatorTransfersPath+"/"+id.String(), nil).JSON(t, &seen)
+	if len(seen.Settlements) != 1 || seen.Settlements[0].Operator.Name != deposit.PolicyOperator ||
+		seen.Settlements[0].Decision != api.TransferSettlementDecision(deposit.DecisionCredit) || seen.Status != api.TransferCredited {
+		t.Fatalf("the operator sees %+v; want one credit by policy", seen)
 	}
 }

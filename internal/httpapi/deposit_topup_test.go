@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"strconv"
@@ -35,9 +36,21 @@ func (rc *reviewChain) payAndConfirm(t *testing.T, value string) string {
 	return tx
 }
 
+// attachedByFingerprint checks that the watcher attached a short transfer
+// carrying d's suffix to d, under review for the amount.
+func attachedByFingerprint(t *testing.T, c *testenv.Client, d api.AccountDeposit) {
+	t.Helper()
+	got := getDeposit(t, c, d.Id.String())
+	review, err := got.Review.Get()
+	if got.Status != api.DepositStatusUnderReview || err != nil || review.Reason != api.AmountMismatch {
+		t.Fatalf("the deposit is %s, review %+v (%v); want under_review for the amount", got.Status, review, err)
+	}
+}
+
 // TestTopUp_AShortPaymentIsCompletedByATopUpAndCreditedWithBoth: through
 // the API against the TronGrid fake, a payer 5 USDT short (beyond the
-// tolerance) claims their transfer, asks for a top-up and gets the
+// tolerance, in whole cents: the transfer keeps the deposit's suffix) finds
+// it attached to the deposit with no claim, asks for a top-up and gets the
 // shortfall plus a suffix (the same answer when asked again, replayed
 // under the same key), with a deposit.top_up_requested event; paying
 // exactly that credits the deposit with the sum of both transfers, in one
@@ -51,9 +64,7 @@ func TestTopUp_AShortPaymentIsCompletedByATopUpAndCreditedWithBoth(t *testing.T)
 	d := createDeposit(t, c, "100000000")
 	requested, _ := strconv.ParseInt(d.RequestedAmount.AmountMinor, 10, 64)
 	short := rc.payShort(t, strconv.FormatInt(requested-5_000_000, 10))
-	if r := c.Do(http.MethodPost, claimPath(d.Id.String()), claimBody(short)); r.Status != http.StatusOK {
-		t.Fatalf("claim: %d %s", r.Status, r.Body)
-	}
+	attachedByFingerprint(t, c, d)
 
 	key := testenv.Header{Name: "Idempotency-Key", Value: "top-up-1"}
 	r := c.Do(http.MethodPost, topUpPath(d.Id.String()), nil, key)
@@ -128,8 +139,9 @@ func mustTopUp(t *testing.T, r api.NullableDepositReview) api.NullableDepositTop
 }
 
 // TestTopUp_OnlyForADepositUnderReviewForAShortTransfer: a deposit
-// awaiting its transfer, or under review for a late exact transfer, takes
-// no top-up (409 invalid_transition); someone else's deposit is 404, a
+// awaiting its transfer, under review for a late exact transfer, or under
+// review for a transfer its payer claimed, takes no top-up (409
+// invalid_transition); someone else's deposit is 404, a
 // malformed id 422.
 func TestTopUp_OnlyForADepositUnderReviewForAShortTransfer(t *testing.T) {
 	t.Parallel()
@@ -147,6 +159,12 @@ func TestTopUp_OnlyForADepositUnderReviewForAShortTransfer(t *testing.T) {
 	}
 	if r := c.Do(http.MethodPost, topUpPath(late.Id.String()), nil); r.Status != http.StatusConflict {
 		t.Fatalf("late: %d %s", r.Status, r.Body)
+	}
+	// A claimed transfer takes none: a claimant could top a stranger's
+	// short payment up to their own amount.
+	claimed, _ := claimShort(t, rc, c, "50000000", "40000000")
+	if r := c.Do(http.MethodPost, topUpPath(claimed.Id.String()), nil); r.Status != http.StatusConflict || r.Problem(t).Code != "invalid_transition" {
+		t.Fatalf("claimed: %d %s", r.Status, r.Body)
 	}
 	other, _ := env.SignedIn(t, "Otto Other")
 	if r := other.Do(http.MethodPost, topUpPath(d.Id.String()), nil); r.Status != http.StatusNotFound {
@@ -167,9 +185,12 @@ func TestTopUp_EveryReservationIsUniqueAcrossDepositsAndTopUps(t *testing.T) {
 	rc := newReviewChain(t, env)
 	filler, _ := env.DB.User(t, "Filler")
 	fill := func(except int) {
+		// Expired deposits inside their monitoring window: they hold their
+		// amounts, and no transfer carries their fingerprint any more.
 		execDepositSQL(t, env, `INSERT INTO deposits (user_id, network, address, currency, base_amount_minor, suffix_minor,
-				requested_amount_minor, confirmations_required, expires_at, reserved_until)
-			SELECT $1, 'TRC20', $2, 'USDT', 20000000, s, 20000000 + s, 19, now() + interval '30 minutes', now() + interval '1 day'
+				requested_amount_minor, confirmations_required, created_at, expires_at, reserved_until, status)
+			SELECT $1, 'TRC20', $2, 'USDT', 20000000, s, 20000000 + s, 19, now() - interval '31 minutes', now() - interval '1 minute',
+			       now() + interval '1 day', 'expired'
 			FROM generate_series(1, 9999) AS s WHERE s <> $3
 			ON CONFLICT (network, address, currency, requested_amount_minor) WHERE reserved DO NOTHING`, filler, tron.DevTreasuryAddress, except)
 	}
@@ -177,10 +198,8 @@ func TestTopUp_EveryReservationIsUniqueAcrossDepositsAndTopUps(t *testing.T) {
 	// Paid 80 of 100.00xx: the shortfall is 20 USDT and the suffix.
 	d := createDeposit(t, c, "100000000")
 	requested, _ := strconv.ParseInt(d.RequestedAmount.AmountMinor, 10, 64)
-	short := rc.payShort(t, strconv.FormatInt(requested-20_000_000, 10))
-	if r := c.Do(http.MethodPost, claimPath(d.Id.String()), claimBody(short)); r.Status != http.StatusOK {
-		t.Fatalf("claim: %d %s", r.Status, r.Body)
-	}
+	rc.payShort(t, strconv.FormatInt(requested-20_000_000, 10))
+	attachedByFingerprint(t, c, d)
 	fill(4242)
 	r := c.Do(http.MethodPost, topUpPath(d.Id.String()), nil)
 	var got api.AccountDeposit
@@ -199,10 +218,8 @@ func TestTopUp_EveryReservationIsUniqueAcrossDepositsAndTopUps(t *testing.T) {
 	// Another short payment of the same shortfall finds no suffix free.
 	d2 := createDeposit(t, c, "100000000")
 	requested2, _ := strconv.ParseInt(d2.RequestedAmount.AmountMinor, 10, 64)
-	short2 := rc.payShort(t, strconv.FormatInt(requested2-20_000_000, 10))
-	if r := c.Do(http.MethodPost, claimPath(d2.Id.String()), claimBody(short2)); r.Status != http.StatusOK {
-		t.Fatalf("claim: %d %s", r.Status, r.Body)
-	}
+	rc.payShort(t, strconv.FormatInt(requested2-20_000_000, 10))
+	attachedByFingerprint(t, c, d2)
 	r = c.Do(http.MethodPost, topUpPath(d2.Id.String()), nil)
 	if p := r.Problem(t); r.Status != http.StatusServiceUnavailable || p.Code != "deposit_capacity_exhausted" || r.Header.Get("Retry-After") == "" {
 		t.Fatalf("no suffix free: %d %s", r.Status, r.Body)
@@ -221,16 +238,17 @@ func TestRefundAddress_ThePayerNamesItAndSeesTheOperatorsRefund(t *testing.T) {
 	rc := newReviewChain(t, env)
 	c, _ := env.SignedIn(t, "Rhea Refund")
 	awaiting := createDeposit(t, c, "30000000")
-	good := map[string]string{"address": tron.DevTreasuryAddress}
+	payee := tron.EncodeAddress(bytes.Repeat([]byte{0x22}, 20))
+	good := map[string]string{"address": payee}
 	if r := c.Do(http.MethodPut, refundAddressPath(awaiting.Id.String()), good); r.Status != http.StatusConflict || r.Problem(t).Code != "invalid_transition" {
 		t.Fatalf("not under review: %d %s", r.Status, r.Body)
 	}
 	d, transfer := claimShort(t, rc, c, "50000000", "40000000")
 	last := "a"
-	if strings.HasSuffix(tron.DevTreasuryAddress, last) {
+	if strings.HasSuffix(payee, last) {
 		last = "b"
 	}
-	bad := tron.DevTreasuryAddress[:33] + last
+	bad := payee[:33] + last
 	if r := c.Do(http.MethodPut, refundAddressPath(d.Id.String()), map[string]string{"address": bad}); r.Status != http.StatusUnprocessableEntity {
 		t.Fatalf("a bad checksum: %d %s", r.Status, r.Body)
 	}
@@ -239,14 +257,14 @@ func TestRefundAddress_ThePayerNamesItAndSeesTheOperatorsRefund(t *testing.T) {
 	r.JSON(t, &got)
 	review, _ := got.Review.Get()
 	refund, err := review.Refund.Get()
-	if addr, _ := refund.Address.Get(); r.Status != http.StatusOK || err != nil || addr != tron.DevTreasuryAddress || !refund.TransactionId.IsNull() {
+	if addr, _ := refund.Address.Get(); r.Status != http.StatusOK || err != nil || addr != payee || !refund.TransactionId.IsNull() {
 		t.Fatalf("refund address: %d %s", r.Status, r.Body)
 	}
 
 	op, _ := signedInOperator(t, env, "Olga Operator")
 	var seen api.OperatorTransfer
 	op.Do(http.MethodGet, operatorTransfersPath+"/"+transfer.String(), nil).JSON(t, &seen)
-	if addr, _ := seen.RefundAddress.Get(); addr != tron.DevTreasuryAddress {
+	if addr, _ := seen.RefundAddress.Get(); addr != payee {
 		t.Fatalf("the operator sees refund address %v; want the payer's", seen.RefundAddress)
 	}
 	refundTx := strings.Repeat("ab", 32)
@@ -267,10 +285,42 @@ func TestRefundAddress_ThePayerNamesItAndSeesTheOperatorsRefund(t *testing.T) {
 	refund, _ = review.Refund.Get()
 	addr, _ := refund.Address.Get()
 	tx, _ := refund.TransactionId.Get()
-	if at, err := refund.At.Get(); addr != tron.DevTreasuryAddress || tx != refundTx || err != nil || at.IsZero() {
+	if at, err := refund.At.Get(); addr != payee || tx != refundTx || err != nil || at.IsZero() {
 		t.Fatalf("the payer sees refund %+v; want the address, %s and a time", refund, refundTx)
 	}
 	if r := c.Do(http.MethodPut, refundAddressPath(d.Id.String()), good); r.Status != http.StatusConflict {
 		t.Fatalf("an address after the refund: %d %s", r.Status, r.Body)
 	}
+}
+
+// TestRefundAddress_NoRefundToTheTreasuryTheContractOrTheZeroAddress: an
+// address a refund would come back from (the treasury) or be lost at (the
+// USDT contract, the zero address) is 422 naming address, and nothing is
+// stored.
+func TestRefundAddress_NoRefundToTheTreasuryTheContractOrTheZeroAddress(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	rc := newReviewChain(t, env)
+	c, _ := env.SignedIn(t, "Rudi Refund")
+	d, _ := claimShort(t, rc, c, "50000000", "40000000")
+	for name, address := range map[string]string{
+		"the treasury": env.Config.TreasuryAddress, "the USDT contract": env.Config.TronUSDTContract, "the zero address": tron.ZeroAddress,
+	} {
+		r := c.Do(http.MethodPut, refundAddressPath(d.Id.String()), map[string]string{"address": address})
+		if p := r.Problem(t); r.Status != http.StatusUnprocessableEntity || len(p.FieldErrors) != 1 || p.FieldErrors[0].Field != "address" {
+			t.Errorf("%s: %d %s; want 422 naming address", name, r.Status, r.Body)
+		}
+	}
+	if got := getDeposit(t, c, d.Id.String()); mustReview(t, got).Refund.IsSpecified() && !mustReview(t, got).Refund.IsNull() {
+		t.Fatalf("a refund address was stored: %+v", mustReview(t, got).Refund)
+	}
+}
+
+func mustReview(t *testing.T, d api.AccountDeposit) api.NullableDepositReview {
+	t.Helper()
+	r, err := d.Review.Get()
+	if err != nil {
+		t.Fatalf("no review: %v", err)
+	}
+	return r
 }

@@ -150,8 +150,8 @@ func (s *Server) GetAccountBalance(ctx context.Context, _ api.GetAccountBalanceR
 // final (about a minute on TRON) before it records a late or short transfer.
 const claimRetryAfter = 60
 
-// ClaimAccountDeposit attaches the transfer the caller names to their
-// deposit, which goes under review (deposit.Claim), under the caller's
+// ClaimAccountDeposit records the caller's claim of the transfer they name
+// for their deposit, which goes under review (deposit.Claim), under the caller's
 // Idempotency-Key. Its 409s are not stored under the key: they change as
 // the watcher reads on and the deposit moves.
 func (s *Server) ClaimAccountDeposit(ctx context.Context, r api.ClaimAccountDepositRequestObject) (api.ClaimAccountDepositResponseObject, error) {
@@ -160,7 +160,7 @@ func (s *Server) ClaimAccountDeposit(ctx context.Context, r api.ClaimAccountDepo
 	return s.command(ctx, r.Params.IdempotencyKey, nil,
 		func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
 			now := time.Now()
-			d, err := deposit.Claim(ctx, q, caller.UserID, uuid.UUID(r.DepositId), txID, s.cfg.DepositMonitoringWindow, s.cfg.DepositShortfallTolerance, now)
+			d, err := deposit.Claim(ctx, q, caller.UserID, uuid.UUID(r.DepositId), txID, s.cfg.DepositMonitoringWindow, now)
 			var refusal *deposit.Refusal
 			switch {
 			case errors.As(err, &refusal):
@@ -172,6 +172,9 @@ func (s *Server) ClaimAccountDeposit(ctx context.Context, r api.ClaimAccountDepo
 			case errors.Is(err, deposit.ErrTransferTaken):
 				return idempotency.Response{}, problem.New(http.StatusConflict, problem.TransferTaken,
 					"This transfer already belongs to a deposit or was settled.")
+			case errors.Is(err, deposit.ErrTooManyClaims):
+				return idempotency.Response{}, problem.New(http.StatusConflict, problem.TooManyClaims,
+					"You hold %d open claims, or made %d in the last day: wait for an operator to settle one.", deposit.MaxOpenClaims, deposit.MaxDailyClaims)
 			case errors.Is(err, deposit.ErrTransferUnfit):
 				return idempotency.Response{}, problem.Invalid([]problem.FieldError{{Field: "transactionId", Code: problem.InvalidValue,
 					Message: "this transfer cannot pay this deposit: it failed, is not USDT to the deposit's address, or came before the deposit or after its monitoring window"}})
@@ -233,7 +236,7 @@ func (s *Server) TopUpAccountDeposit(ctx context.Context, r api.TopUpAccountDepo
 			switch {
 			case errors.As(err, &refusal):
 				return idempotency.Response{}, problem.New(http.StatusConflict, problem.InvalidTransition,
-					"A deposit that is %s takes no top-up; only one under review for a short transfer does.", refusal.From)
+					"A deposit that is %s takes no top-up; only one under review for a short transfer that carried its matching suffix does (never a claimed one).", refusal.From)
 			case errors.Is(err, deposit.ErrCapacityExhausted):
 				return idempotency.Response{}, &problem.Error{
 					Status: http.StatusServiceUnavailable, Code: problem.DepositCapacityExhausted, RetryAfter: capacityRetryAfter,
@@ -255,7 +258,7 @@ func (s *Server) PutAccountDepositRefundAddress(ctx context.Context, r api.PutAc
 	now := time.Now()
 	var d api.AccountDeposit
 	err := s.store.InTx(ctx, func(q store.Tx) error {
-		row, err := deposit.SetRefundAddress(ctx, q, caller.UserID, uuid.UUID(r.DepositId), r.Body.Address)
+		row, err := deposit.SetRefundAddress(ctx, q, caller.UserID, uuid.UUID(r.DepositId), r.Body.Address, s.cfg.TreasuryAddress, s.cfg.TronUSDTContract)
 		d = deposit.Body(row, now)
 		return err
 	})
@@ -264,6 +267,9 @@ func (s *Server) PutAccountDepositRefundAddress(ctx context.Context, r api.PutAc
 	case errors.Is(err, deposit.ErrRefundAddress):
 		return nil, problem.Invalid([]problem.FieldError{{Field: "address", Code: problem.InvalidValue,
 			Message: "must be a TRON address (base58check, starting with T)"}})
+	case errors.Is(err, deposit.ErrRefundAddressUnfit):
+		return nil, problem.Invalid([]problem.FieldError{{Field: "address", Code: problem.InvalidValue,
+			Message: "must not be the treasury, the USDT contract or the zero address: a refund sent there comes back or is lost"}})
 	case errors.As(err, &refusal):
 		return nil, problem.New(http.StatusConflict, problem.InvalidTransition,
 			"A deposit that is %s takes no refund address; only one under review does.", refusal.From)

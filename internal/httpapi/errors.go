@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"creativeapi/internal/directory"
+	"creativeapi/internal/objectstore"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/requestctx"
 	"creativeapi/internal/review"
@@ -60,15 +61,30 @@ func (p *problemWriter) classify(c echo.Context, err error) *problem.Error {
 		}
 	}
 	ctx := c.Request().Context()
-	// A request past its deadline (REQUEST_TIMEOUT) was waiting on the
-	// database, whatever layer noticed first.
-	if errors.Is(err, store.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
+	switch {
+	// The object store first: a store call cut by the request's deadline
+	// is the store's (objectstore marks it), not the database's.
+	case errors.Is(err, objectstore.ErrUnavailable):
+		p.log.WarnContext(ctx, "object store unavailable", "error", err, "trace_id", requestctx.TraceID(ctx))
+		return &problem.Error{Status: http.StatusServiceUnavailable, Code: problem.StorageUnavailable, RetryAfter: 5,
+			Detail: "The file store is temporarily unavailable. Retry later."}
+	case errors.Is(err, store.ErrUnavailable):
 		p.log.WarnContext(ctx, "database unavailable", "error", err, "trace_id", requestctx.TraceID(ctx))
-		return &problem.Error{Status: http.StatusServiceUnavailable, Code: problem.ServiceUnavailable, RetryAfter: 2,
-			Detail: "The service is temporarily unavailable. Retry later."}
+		return serviceUnavailable()
+	// A request past its deadline (REQUEST_TIMEOUT) that no service
+	// claimed: what it waited on is not known, so it is not called a
+	// database outage, but a retry may well succeed.
+	case errors.Is(err, context.DeadlineExceeded):
+		p.log.WarnContext(ctx, "request timed out", "error", err, "trace_id", requestctx.TraceID(ctx))
+		return serviceUnavailable()
 	}
 	p.log.ErrorContext(ctx, "unexpected error", "error", err, "trace_id", requestctx.TraceID(ctx))
 	return problem.New(http.StatusInternalServerError, problem.InternalError, "Something went wrong on our side. Quote the traceId when you report it.")
+}
+
+func serviceUnavailable() *problem.Error {
+	return &problem.Error{Status: http.StatusServiceUnavailable, Code: problem.ServiceUnavailable, RetryAfter: 2,
+		Detail: "The service is temporarily unavailable. Retry later."}
 }
 
 // organizationProblem turns the refusals every resource of an organization

@@ -17,13 +17,17 @@ const guestCreativesPath = "/api/v1/guest/creatives"
 
 // guestOn opens a guest session as email on a share of the desk's
 // creatives with permission, made by the admin and inviting email, on a
-// new client.
+// new client; on a decide share by the invitation's own link, so the
+// session is verified and decides.
 func (d *reviewDesk) guestOn(t *testing.T, permission, email string, creatives ...uuid.UUID) (*testenv.Client, uuid.UUID) {
 	t.Helper()
 	share, token := d.env.DB.Share(t, d.org, d.users["admin"], permission, creatives...)
-	d.env.DB.Invite(t, share, email)
 	c := d.env.Client(t)
-	if r := c.OpenShare(token, email); r.Status != http.StatusCreated {
+	open := func() *testenv.Response { d.env.DB.Invite(t, share, email); return c.OpenShare(token, email) }
+	if permission == "decide" {
+		open = func() *testenv.Response { return d.env.OpenInvited(t, c, share, token, email) }
+	}
+	if r := open(); r.Status != http.StatusCreated {
 		t.Fatalf("guest session: %d %s", r.Status, r.Body)
 	}
 	return c, share
@@ -194,7 +198,7 @@ func TestAGuestCommentsOnARegionRepliesAndResolvesTheirOwnThread(t *testing.T) {
 	r := guest.Do(http.MethodPost, guestCommentsURL(id), body, testenv.Header{Name: "Idempotency-Key", Value: "guest-comment-1"})
 	var mine api.Comment
 	r.JSON(t, &mine)
-	if r.Status != http.StatusCreated || mine.Author.Kind == nil || *mine.Author.Kind != api.UserRefKindGuest ||
+	if r.Status != http.StatusCreated || mine.Author.Kind != api.UserRefKindGuest ||
 		mine.Author.Name != "Guest legal@brand.test" || mine.Visibility != api.Everyone || mine.Anchor.IsNull() ||
 		r.Header.Get("Location") != guestCommentsURL(id)+"/"+mine.Id.String() {
 		t.Fatalf("a guest's comment: %d %s (Location %q)", r.Status, r.Body, r.Header.Get("Location"))
@@ -211,7 +215,7 @@ func TestAGuestCommentsOnARegionRepliesAndResolvesTheirOwnThread(t *testing.T) {
 	// The member sees the guest as its author, kind guest.
 	var list api.CommentList
 	d.clients["author"].Do(http.MethodGet, commentsURL(d.org, id), nil).JSON(t, &list)
-	if len(list.Items) != 3 || list.Items[1].Id != mine.Id || list.Items[1].Author.Kind == nil || *list.Items[1].Author.Kind != api.UserRefKindGuest {
+	if len(list.Items) != 3 || list.Items[1].Id != mine.Id || list.Items[1].Author.Kind != api.UserRefKindGuest {
 		t.Fatalf("the member's list: %+v", list.Items)
 	}
 	// Their own thread: edit and resolve; anyone else's: 403.
@@ -219,7 +223,7 @@ func TestAGuestCommentsOnARegionRepliesAndResolvesTheirOwnThread(t *testing.T) {
 	var resolved api.Comment
 	r.JSON(t, &resolved)
 	by, _ := resolved.ResolvedBy.Get()
-	if r.Status != http.StatusOK || !resolved.Resolved || resolved.EditedAt.IsNull() || by.Kind == nil || *by.Kind != api.UserRefKindGuest || by.Id != mine.Author.Id {
+	if r.Status != http.StatusOK || !resolved.Resolved || resolved.EditedAt.IsNull() || by.Kind != api.UserRefKindGuest || by.Id != mine.Author.Id {
 		t.Errorf("resolving their own thread: %d %s", r.Status, r.Body)
 	}
 	r = guest.Do(http.MethodPatch, guestCommentsURL(id)+"/"+memberComment.Id.String(), map[string]any{"resolved": true})
@@ -380,7 +384,7 @@ func TestADecideGuestActsAsTheReviewerOfACreativeWithoutAPlan(t *testing.T) {
 	}
 	d.clients["author"].Do(http.MethodGet, creativeURL(d.org, id)+"/events", nil).JSON(t, &history)
 	last := history.Items[0]
-	if last.Type != "request_changes" || last.Actor.Kind == nil || *last.Actor.Kind != api.UserRefKindGuest || last.Actor.Name != "Guest legal@brand.test" {
+	if last.Type != "request_changes" || last.Actor.Kind != api.UserRefKindGuest || last.Actor.Name != "Guest legal@brand.test" {
 		t.Errorf("the history's entry: %+v", last)
 	}
 }
@@ -414,7 +418,7 @@ func TestAGuestDecidesAStageThatListsTheirEmailAndNoOther(t *testing.T) {
 	}
 	plan, _ := c.ReviewPlan.Get()
 	decisions := plan.Stages[1].Decisions
-	if len(decisions) != 1 || decisions[0].Reviewer.Kind == nil || *decisions[0].Reviewer.Kind != api.UserRefKindGuest ||
+	if len(decisions) != 1 || decisions[0].Reviewer.Kind != api.UserRefKindGuest ||
 		decisions[0].Reviewer.Name != "Guest legal@brand.test" {
 		t.Errorf("the stage's decisions: %+v", decisions)
 	}

@@ -98,7 +98,7 @@ func TestTheGuestStreamCarriesItsSharesCreativesAndNothingElse(t *testing.T) {
 		t.Fatalf("the guest's comment: %d %s", r.Status, r.Body)
 	}
 	own := wantComment(t, s, "Agreed, twice as big.")
-	if own.Data.Author.Kind == nil || *own.Data.Author.Kind != api.UserRefKindGuest {
+	if own.Data.Author.Kind != api.UserRefKindGuest {
 		t.Errorf("the guest's comment's author: %+v", own.Data.Author)
 	}
 	if r := guest.Do(http.MethodPost, guestActionURL(shared), map[string]any{"action": "request_changes", "comment": "Bigger logo."}); r.Status != http.StatusOK {
@@ -114,7 +114,7 @@ func TestTheGuestStreamCarriesItsSharesCreativesAndNothingElse(t *testing.T) {
 	for {
 		e := nextGuestEvent(t, author)
 		if e.Event == "creative.comment_added" && e.Data.Body == "Agreed, twice as big." {
-			if e.Data.Author.Kind == nil || *e.Data.Author.Kind != api.UserRefKindGuest {
+			if e.Data.Author.Kind != api.UserRefKindGuest {
 				t.Errorf("the author's stream: the guest's comment by %+v", e.Data.Author)
 			}
 		}

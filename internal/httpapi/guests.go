@@ -2,15 +2,16 @@ package httpapi
 
 import (
 	"context"
-
 	"errors"
 	"fmt"
-	"github.com/google/uuid"
 	"net/http"
+
+	"github.com/google/uuid"
 
 	"creativeapi/gen/api"
 	"creativeapi/internal/auth"
 	"creativeapi/internal/creative"
+	"creativeapi/internal/email"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/requestctx"
@@ -24,29 +25,95 @@ import (
 // CreateGuestSession opens a guest session on a live share and sets its
 // cookie.
 func (s *Server) CreateGuestSession(ctx context.Context, r api.CreateGuestSessionRequestObject) (api.CreateGuestSessionResponseObject, error) {
-	g, err := s.auth.GuestSignIn(ctx, r.Body.Token, r.Body.Name, string(r.Body.Email), r.Body.Password, requestctx.ClientIP(ctx))
+	in := auth.GuestOpen{Token: r.Body.Token, InvitationToken: r.Body.ShareInvitationToken, Name: r.Body.Name,
+		Password: r.Body.Password, ClientIP: requestctx.ClientIP(ctx)}
+	if r.Body.Email != nil {
+		email := string(*r.Body.Email)
+		in.Email = &email
+	}
+	g, err := s.auth.GuestSignIn(ctx, in)
+	if err != nil {
+		return nil, guestSessionProblem(err)
+	}
+	cookie := s.auth.GuestCookie(g)
+	return api.CreateGuestSession201JSONResponse{
+		Body:    guestSessionBody(g),
+		Headers: api.CreateGuestSession201ResponseHeaders{SetCookie: &cookie},
+	}, nil
+}
+
+// guestSessionBody is the answer of a new guest session.
+func guestSessionBody(g auth.GuestSignedIn) api.GuestSession {
+	return api.GuestSession{
+		Guest: api.Guest{Id: g.GuestID, Name: g.Name, Email: g.Email, Verified: g.Verified},
+		Share: api.GuestShare{Permission: api.SharePermission(g.Permission), ExpiresAt: g.ShareExpiresAt.UTC(),
+			Organization: api.NamedRef{Id: g.OrganizationID, Name: g.OrganizationName}},
+		CsrfToken: g.CSRFToken,
+	}
+}
+
+// guestSessionProblem maps the refusals of opening and verifying a guest
+// session.
+func guestSessionProblem(err error) error {
 	var throttled *auth.ThrottledError
 	switch {
 	case errors.As(err, &throttled):
 		seconds := auth.RetryAfterSeconds(throttled.RetryAfter)
-		return nil, &problem.Error{Status: http.StatusTooManyRequests, Code: problem.TooManyAttempts, RetryAfter: seconds,
+		return &problem.Error{Status: http.StatusTooManyRequests, Code: problem.TooManyAttempts, RetryAfter: seconds,
 			Detail: fmt.Sprintf("Too many wrong passwords for this share. Try again in %d seconds.", seconds)}
 	case errors.Is(err, auth.ErrShareNotFound):
-		return nil, problem.New(http.StatusNotFound, problem.ShareNotFound, "No live share has this token; ask for a new link.")
+		return problem.New(http.StatusNotFound, problem.ShareNotFound, "No live share has this token; ask for a new link.")
 	case errors.Is(err, auth.ErrSharePasswordRequired):
-		return nil, problem.New(http.StatusUnauthorized, problem.SharePasswordRequired, "This share needs its password.")
-	case err != nil:
+		return problem.New(http.StatusUnauthorized, problem.SharePasswordRequired, "This share needs its password.")
+	case errors.Is(err, auth.ErrGuestEmailRequired):
+		return problem.Invalid([]problem.FieldError{{Field: "email", Code: problem.Required,
+			Message: "Is required without a shareInvitationToken."}})
+	case errors.Is(err, auth.ErrInvitationEmail):
+		return problem.Invalid([]problem.FieldError{{Field: "email", Code: problem.InvalidValue,
+			Message: "Is not the email this invitation was sent to; leave it out to use that one."}})
+	case errors.Is(err, auth.ErrMemberEmail):
+		return problem.New(http.StatusConflict, problem.MemberEmail,
+			"This email is a member's of the organization: sign in and review as a member.")
+	case errors.Is(err, auth.ErrCodeWrong):
+		return problem.Invalid([]problem.FieldError{{Field: "code", Code: problem.InvalidValue, Message: "Is not the code we sent."}})
+	case errors.Is(err, auth.ErrCodeExpired):
+		return problem.New(http.StatusConflict, problem.CodeExpired, "This code no longer works; ask for a new one.")
+	}
+	return err
+}
+
+// RequestGuestVerification mails the guest session's email a code, under
+// the recipient's email ceiling (over it: the same answer, nothing sent).
+func (s *Server) RequestGuestVerification(ctx context.Context, _ api.RequestGuestVerificationRequestObject) (api.RequestGuestVerificationResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	c, err := s.auth.GuestRequestCode(ctx, caller.SessionID)
+	if err != nil {
 		return nil, err
 	}
+	if c.Code != "" && s.mail != nil {
+		m, err := email.GuestCodeMessage(s.msgHost, c.Email, c.OrganizationName, c.Code, c.ExpiresAt)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.mail.Send(ctx, m); err != nil {
+			return nil, err
+		}
+	}
+	return api.RequestGuestVerification202JSONResponse{Body: api.GuestVerification{ExpiresAt: c.ExpiresAt.UTC()}}, nil
+}
+
+// ConfirmGuestVerification verifies the guest session with its code: a
+// new, verified session replaces it.
+func (s *Server) ConfirmGuestVerification(ctx context.Context, r api.ConfirmGuestVerificationRequestObject) (api.ConfirmGuestVerificationResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	g, err := s.auth.GuestConfirmCode(ctx, caller.SessionID, r.Body.Code)
+	if err != nil {
+		return nil, guestSessionProblem(err)
+	}
 	cookie := s.auth.GuestCookie(g)
-	return api.CreateGuestSession201JSONResponse{
-		Body: api.GuestSession{
-			Guest: api.Guest{Id: g.GuestID, Name: g.Name, Email: g.Email},
-			Share: api.GuestShare{Permission: api.SharePermission(g.Permission), ExpiresAt: g.ShareExpiresAt.UTC(),
-				Organization: api.NamedRef{Id: g.OrganizationID, Name: g.OrganizationName}},
-			CsrfToken: g.CSRFToken,
-		},
-		Headers: api.CreateGuestSession201ResponseHeaders{SetCookie: &cookie},
+	return api.ConfirmGuestVerification200JSONResponse{
+		Body:    guestSessionBody(g),
+		Headers: api.ConfirmGuestVerification200ResponseHeaders{SetCookie: &cookie},
 	}, nil
 }
 
@@ -55,7 +122,8 @@ func (s *Server) CreateGuestSession(ctx context.Context, r api.CreateGuestSessio
 func guestOf(ctx context.Context) creative.Guest {
 	caller, _ := requestctx.CallerFrom(ctx)
 	return creative.Guest{ID: caller.Guest.ID, ShareID: caller.Guest.ShareID, OrganizationID: caller.Guest.OrganizationID,
-		Email: caller.Email, Permission: caller.Guest.Permission, Invited: caller.Guest.Invited, AccountID: caller.Guest.AccountID}
+		Email: caller.Email, Permission: caller.Guest.Permission, Name: caller.Name, Verified: caller.Guest.Verified,
+		Invited: caller.Guest.Invited, AccountID: caller.Guest.AccountID}
 }
 
 // ListGuestCreatives answers one page of the guest's share's creatives.

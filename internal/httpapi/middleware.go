@@ -57,6 +57,9 @@ func observe(log *slog.Logger, requestTimeout time.Duration, clients clientip.Re
 			h["X-Content-Type-Options"] = nosniff
 			// No answer is meant to be shown in a frame (clickjacking).
 			h["X-Frame-Options"] = deny
+			// A link in an answer (a share's, an upload's) never hands this
+			// URL, or a token in it, to the next site.
+			h["Referrer-Policy"] = noReferrer
 			h.Set("Trace-Id", traceID)
 			defer func() {
 				if r := recover(); r != nil {
@@ -72,12 +75,16 @@ func observe(log *slog.Logger, requestTimeout time.Duration, clients clientip.Re
 				// writes a float through json.Marshal (reflection and an
 				// encoder per line), and the line as a whole profiled at
 				// about a tenth of a replay's server CPU.
-				attrs := make([]slog.Attr, 0, 8)
+				attrs := make([]slog.Attr, 0, 9)
 				attrs = append(attrs,
-					slog.String("method", requestMethod(c)), slog.String("route", c.Path()), slog.String("path", req.URL.Path),
+					slog.String("method", requestMethod(c)), slog.String("route", c.Path()), slog.String("path", logPath(req.URL.Path)),
 					slog.Int("status", c.Response().Status), slog.Int64("duration_us", time.Since(start).Microseconds()),
 					slog.String("trace_id", traceID),
 				)
+				// No token, code or secret reaches the log (logredact.go).
+				if req.URL.RawQuery != "" {
+					attrs = append(attrs, slog.String("query", logQuery(req.URL.RawQuery)))
+				}
 				// The operation the metrics count the request under.
 				if op, ok := c.Get(operationKey).(string); ok {
 					attrs = append(attrs, slog.String("operation", op))
@@ -105,7 +112,9 @@ func observe(log *slog.Logger, requestTimeout time.Duration, clients clientip.Re
 var (
 	nosniff = []string{"nosniff"}[:1:1]
 	deny    = []string{"DENY"}[:1:1]
-	noStore = []string{"no-store"}[:1:1]
+	// noReferrer is Referrer-Policy's value (PRODUCT.md §21).
+	noReferrer = []string{"no-referrer"}[:1:1]
+	noStore    = []string{"no-store"}[:1:1]
 )
 
 // headerBytes is the size of the header fields as sent ("Name: value\r\n").
@@ -347,7 +356,7 @@ func authenticate(auth Authenticator, req *http.Request, op *gate.Operation) (ad
 		caller, ok, err := auth.AuthenticateGuest(req)
 		switch {
 		case errors.Is(err, authpkg.ErrInvalidToken):
-			return admitted{}, invalidToken()
+			return admitted{}, invalidToken(tokenNotForGuests)
 		case err != nil:
 			return admitted{}, err
 		case !ok:
@@ -360,7 +369,7 @@ func authenticate(auth Authenticator, req *http.Request, op *gate.Operation) (ad
 	caller, stored, ok, err := auth.Authenticate(req, a.key)
 	switch {
 	case errors.Is(err, authpkg.ErrInvalidToken):
-		return admitted{}, invalidToken()
+		return admitted{}, invalidToken(tokenNotLive)
 	case errors.Is(err, authpkg.ErrAmbiguousCredentials):
 		return admitted{}, problem.New(http.StatusBadRequest, problem.AmbiguousCredentials, "Send either the session cookie or a bearer token, not both.")
 	case err != nil:
@@ -369,7 +378,7 @@ func authenticate(auth Authenticator, req *http.Request, op *gate.Operation) (ad
 	// An operation without a scope takes a session only: a token there
 	// is as good as none.
 	if ok && caller.Bearer() && op.Scope == "" {
-		return admitted{}, invalidToken()
+		return admitted{}, invalidToken(tokenNotTaken)
 	}
 	if !ok {
 		return admitted{}, problem.New(http.StatusUnauthorized, problem.Unauthenticated, "Sign in to continue.")
@@ -381,11 +390,22 @@ func authenticate(auth Authenticator, req *http.Request, op *gate.Operation) (ad
 // bearerRealm starts the RFC 6750 challenges of bearer refusals.
 const bearerRealm = `Bearer realm="creativeapi"`
 
-// invalidToken is the 401 of a bearer token that is not live, or sent to
-// an operation that takes only a session.
-func invalidToken() *problem.Error {
-	p := problem.New(http.StatusUnauthorized, problem.InvalidToken, "The bearer token is unknown, expired or revoked, or this operation takes a session only.")
-	p.Challenge = bearerRealm + `, error="invalid_token"`
+// Why a bearer token is refused, as the 401's detail and RFC 6750's
+// error_description say it (openapi.yaml's WWWAuthenticate lists each
+// challenge). A request without credentials gets no error attribute: it
+// is answered with the cookie challenge (writeProblem).
+const (
+	tokenNotLive      = "The token is unknown, expired or revoked."
+	tokenNotTaken     = "This operation takes a session, not a token."
+	tokenNotForGuests = "A token opens no guest path."
+)
+
+// invalidToken is the 401 of a bearer token that is not live (why:
+// tokenNotLive), or sent to an operation that takes none (tokenNotTaken,
+// tokenNotForGuests), with RFC 6750 §3's challenge.
+func invalidToken(why string) *problem.Error {
+	p := problem.New(http.StatusUnauthorized, problem.InvalidToken, "%s", why)
+	p.Challenge = bearerRealm + `, error="invalid_token", error_description="` + why + `"`
 	return p
 }
 

@@ -30,6 +30,7 @@ var (
 	depositCursor          = cursor.TimeIDs("d1")
 	ledgerEntryCursor      = cursor.TimeIDs("le1")
 	shareCursor            = cursor.TimeIDs("sh1")
+	tokenCursor            = cursor.TimeIDs("tk1")
 	guestCreativeCursor    = cursor.Number("gc1", share.MaxCreatives)
 )
 

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"sync"
 
@@ -22,6 +23,7 @@ import (
 	"creativeapi/internal/auth"
 	"creativeapi/internal/clientip"
 	"creativeapi/internal/config"
+	"creativeapi/internal/email"
 	"creativeapi/internal/gate"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/metrics"
@@ -56,6 +58,9 @@ type Deps struct {
 	Approvals *approval.Keys
 	// Limits is the request budget per principal (nil: no limits).
 	Limits *ratelimit.Limiter
+	// Mail sends the emails a request sends itself (a guest's code; nil:
+	// email is off, nothing is sent).
+	Mail *email.Sender
 }
 
 // Server implements the generated strict server interface; each resource's
@@ -77,6 +82,10 @@ type Server struct {
 	invitations *share.Sealer
 	// hooks queues the webhook tools' deliveries (test, redeliver).
 	hooks *webhooks.Tools
+	// mail sends a guest's code (nil: email is off); msgHost is its
+	// Message-ID's host.
+	mail    *email.Sender
+	msgHost string
 }
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -89,7 +98,8 @@ func New(d Deps) (*echo.Echo, error) {
 		return nil, err
 	}
 	docs := sync.OnceValue(func() docsPage { return docsFor(d.DocsHTML, spec, d.Config.PublicBaseURL) })
-	srv := &Server{cfg: d.Config, store: d.Store, log: d.Log, auth: d.Auth, idem: d.Idempotency, metrics: d.Metrics, streams: d.Streams, objects: d.Objects, approvals: d.Approvals}
+	srv := &Server{cfg: d.Config, store: d.Store, log: d.Log, auth: d.Auth, idem: d.Idempotency, metrics: d.Metrics, streams: d.Streams, objects: d.Objects, approvals: d.Approvals,
+		mail: d.Mail, msgHost: messageHost(d.Config.PublicBaseURL)}
 	if srv.streams == nil {
 		return nil, errors.New("httpapi: Deps.Streams is required")
 	}
@@ -147,6 +157,15 @@ func New(d Deps) (*echo.Echo, error) {
 	}
 	labelRoutes(routes, streamRoutes, streamOperations(spec), e, g)
 	return e, nil
+}
+
+// messageHost is the host of the Message-IDs of the emails a request
+// sends: the API's public host.
+func messageHost(publicBaseURL string) string {
+	if u, err := url.Parse(publicBaseURL); err == nil && u.Hostname() != "" {
+		return u.Hostname()
+	}
+	return "creativeapi"
 }
 
 // docsPage is the reference page as this server serves it: the spec's

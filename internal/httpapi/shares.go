@@ -12,6 +12,7 @@ import (
 	"creativeapi/gen/api"
 	"creativeapi/internal/auth"
 	"creativeapi/internal/cursor"
+	"creativeapi/internal/emailcap"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/requestctx"
@@ -32,7 +33,16 @@ func sharesPath(org uuid.UUID) string {
 func shareProblem(err error) error {
 	var bad *share.CreativeError
 	var expiry *share.ExpiryError
+	var member *share.InviteError
+	var quota *emailcap.ExceededError
 	switch {
+	case errors.As(err, &member):
+		return problem.Invalid([]problem.FieldError{{Field: fmt.Sprintf("invite[%d].email", member.Index), Code: problem.InvalidValue,
+			Message: "Is a member of this organization: members sign in, they are not invited as guests."}})
+	case errors.As(err, &quota):
+		seconds := auth.RetryAfterSeconds(quota.RetryAfter)
+		return &problem.Error{Status: http.StatusTooManyRequests, Code: problem.EmailQuotaExceeded, RetryAfter: seconds,
+			Detail: fmt.Sprintf("These invitations would pass the organization's, an address's or your email ceiling; nothing was made. Try again in %d seconds, or invite fewer.", seconds)}
 	case errors.Is(err, share.ErrNotVisible):
 		return problem.New(http.StatusNotFound, problem.NotFound, "No share with this id is visible to you in this organization.")
 	case errors.As(err, &bad):

@@ -8,19 +8,33 @@ import (
 	"creativeapi/gen/api"
 	"creativeapi/internal/apifield"
 	"creativeapi/internal/auth"
+	"creativeapi/internal/cursor"
 	"creativeapi/internal/problem"
 	"creativeapi/internal/requestctx"
 	"creativeapi/internal/store"
 )
 
-// ListAccessTokens lists the caller's live personal access tokens.
-func (s *Server) ListAccessTokens(ctx context.Context, _ api.ListAccessTokensRequestObject) (api.ListAccessTokensResponseObject, error) {
+// ListAccessTokens answers one page of the caller's live personal access
+// tokens, newest first.
+func (s *Server) ListAccessTokens(ctx context.Context, r api.ListAccessTokensRequestObject) (api.ListAccessTokensResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
-	rows, err := s.auth.AccessTokens(ctx, caller.UserID)
+	size, after, err := page(tokenCursor, r.Params.Limit, r.Params.Cursor)
 	if err != nil {
 		return nil, err
 	}
-	out := api.ListAccessTokens200JSONResponse{Body: api.AccessTokenList{Items: make([]api.AccessToken, len(rows))}}
+	var at *auth.TokenPosition
+	if after != (cursor.TimeID{}) {
+		at = &auth.TokenPosition{At: after.At, ID: after.ID}
+	}
+	rows, more, err := s.auth.AccessTokens(ctx, caller.UserID, at, size)
+	if err != nil {
+		return nil, err
+	}
+	var next cursor.TimeID
+	if more != nil {
+		next = cursor.TimeID{At: more.At, ID: more.ID}
+	}
+	out := api.ListAccessTokens200JSONResponse{Body: api.AccessTokenList{Items: make([]api.AccessToken, len(rows)), NextCursor: nextCursor(tokenCursor, next)}}
 	for i, t := range rows {
 		out.Body.Items[i] = api.AccessToken{
 			Id: t.ID, Name: t.Name, Scopes: tokenScopes(t.Scopes),
@@ -57,6 +71,10 @@ func (s *Server) CreateAccessToken(ctx context.Context, r api.CreateAccessTokenR
 		return nil, problem.Invalid(fields)
 	}
 	row, token, err := s.auth.CreateAccessToken(ctx, caller.UserID, auth.TokenGrant{Name: r.Body.Name, Scopes: scopes, ExpiresAt: expires})
+	if errors.Is(err, auth.ErrTooManyTokens) {
+		return nil, problem.New(409, problem.TooManyTokens,
+			"You hold %d access tokens that still work, the most a user may hold. Revoke one you no longer use, then try again.", auth.MaxActiveTokens)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -80,7 +80,11 @@ func TestTokenActsAsItsUserWithinItsScope(t *testing.T) {
 					if got := outcome(t, r); got != "401 invalid_token" {
 						t.Errorf("a token on a session-only operation: got %s, want 401 invalid_token", got)
 					}
-					if got, want := r.Header.Get("WWW-Authenticate"), `Bearer realm="creativeapi", error="invalid_token"`; got != want {
+					want := `Bearer realm="creativeapi", error="invalid_token", error_description="This operation takes a session, not a token."`
+					if strings.HasPrefix(path, "/api/v1/guest/") {
+						want = `Bearer realm="creativeapi", error="invalid_token", error_description="A token opens no guest path."`
+					}
+					if got := r.Header.Get("WWW-Authenticate"); got != want {
 						t.Errorf("WWW-Authenticate %q, want %q", got, want)
 					}
 					return
@@ -281,5 +285,43 @@ func TestTokensAreManagedWithTheSessionsCSRFToken(t *testing.T) {
 	s.CSRFToken = csrf
 	if got := outcome(t, s.Do("DELETE", "/api/v1/me/tokens/not-a-uuid", nil)); got != "422 invalid_request" {
 		t.Errorf("revoke of a malformed id: got %s, want 422 invalid_request", got)
+	}
+}
+
+// TestBearer401sCarryRFC6750Challenges: a refused bearer token's 401
+// names the error and describes it (RFC 6750 §3), a request without any
+// credentials gets no error attribute (§3.1), and a token lacking the
+// operation's scope is 403 insufficient_scope naming the scope.
+func TestBearer401sCarryRFC6750Challenges(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t, testenv.Options{})
+	d := &matrixDesk{env: env, org: env.DB.Org(t, "Acme Ads")}
+	user, _ := env.DB.User(t, "owner")
+	env.DB.Member(t, d.org, user, "admin")
+	list := "/api/v1/organizations/" + d.org.String() + "/creatives"
+	readOnly := d.token(t, user, "deposits:read")
+	expired := d.token(t, user, "creatives:read")
+	execDepositSQL(t, env, "UPDATE access_tokens SET expires_at = now() - interval '1 second' WHERE id = $1", uuid.MustParse(expired.id))
+	for _, tc := range []struct {
+		name, method, path string
+		headers            []testenv.Header
+		want               string
+	}{
+		{"no credentials", "GET", list, nil, `Cookie realm="creativeapi"`},
+		{"an unknown token", "GET", list, []testenv.Header{bearer("cat_" + strings.Repeat("0", 49))},
+			`Bearer realm="creativeapi", error="invalid_token", error_description="The token is unknown, expired or revoked."`},
+		{"an expired token", "GET", list, []testenv.Header{bearer(expired.secret)},
+			`Bearer realm="creativeapi", error="invalid_token", error_description="The token is unknown, expired or revoked."`},
+		{"a token on a session-only operation", "GET", "/api/v1/me/tokens", []testenv.Header{bearer(readOnly.secret)},
+			`Bearer realm="creativeapi", error="invalid_token", error_description="This operation takes a session, not a token."`},
+		{"a token on a guest path", "GET", guestCreativesPath, []testenv.Header{bearer(readOnly.secret)},
+			`Bearer realm="creativeapi", error="invalid_token", error_description="A token opens no guest path."`},
+		{"a token without the scope", "GET", list, []testenv.Header{bearer(readOnly.secret)},
+			`Bearer realm="creativeapi", error="insufficient_scope", scope="creatives:read"`},
+	} {
+		r := env.Client(t).Do(tc.method, tc.path, nil, tc.headers...)
+		if got := r.Header.Get("WWW-Authenticate"); got != tc.want || (r.Status != http.StatusUnauthorized && r.Status != http.StatusForbidden) {
+			t.Errorf("%s: %d WWW-Authenticate %q, want %q", tc.name, r.Status, got, tc.want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +14,6 @@ import (
 	"github.com/google/uuid"
 
 	"creativeapi/gen/api"
-	"creativeapi/internal/config"
 	"creativeapi/internal/testenv"
 	"creativeapi/internal/upload"
 )
@@ -136,7 +136,11 @@ func TestFailedUploadURLWritesNothingKept(t *testing.T) {
 		t.Fatalf("complete: %d %s", r.Status, r.Body)
 	}
 	d.storeHoldsNothingOf(t, u.Id)
-	put(t, u, file, 1) // the URL still lives, and writes the staging key
+	// The URL still lives, but the store refuses it (the failed upload's
+	// staging key is sealed).
+	if status, _ := putTo(t, u.Parts[0].Url.MustGet(), u.Parts[0].Headers, file); status/100 == 2 {
+		t.Fatalf("the failed upload's URL wrote again: %d", status)
+	}
 	ready := d.readyUpload(t, file)
 	put(t, ready, file, 1)
 
@@ -184,8 +188,9 @@ func TestOnlyTheUploaderReadsPartURLs(t *testing.T) {
 }
 
 // TestPartURLsLiveAnHourAndGetRenewsThem: a URL works for
-// config.UploadURLTTL, never past the upload's expiry, and a GET signs
-// fresh ones.
+// UPLOAD_URL_TTL, never past the upload's expiry (an upload nobody sent
+// a part to expires an hour after its creation, so a URL signed later
+// ends with it), and a GET signs fresh ones.
 func TestPartURLsLiveAnHourAndGetRenewsThem(t *testing.T) {
 	t.Parallel()
 	d := newUploadDesk(t)
@@ -199,7 +204,8 @@ func TestPartURLsLiveAnHourAndGetRenewsThem(t *testing.T) {
 			t.Fatal(err)
 		}
 		expires, lifetime := u.Parts[0].ExpiresAt.MustGet(), time.Until(u.Parts[0].ExpiresAt.MustGet())
-		if parsed.Query().Get("X-Amz-Expires") != "3600" || lifetime > config.UploadURLTTL || lifetime < config.UploadURLTTL-time.Minute || expires.After(u.ExpiresAt) {
+		signed, _ := strconv.Atoi(parsed.Query().Get("X-Amz-Expires"))
+		if signed > 3600 || signed < 3540 || lifetime > d.env.Config.UploadURLTTL || lifetime < d.env.Config.UploadURLTTL-time.Minute || expires.After(u.ExpiresAt) {
 			t.Fatalf("URL %s expires at %s (in %s), the upload at %s", raw, expires, lifetime, u.ExpiresAt)
 		}
 		return parsed.Query().Get("X-Amz-Date")
@@ -210,7 +216,7 @@ func TestPartURLsLiveAnHourAndGetRenewsThem(t *testing.T) {
 		t.Fatalf("GET gave the same URL (signed at %s)", first)
 	}
 	// An upload near its expiry gets URLs ending with it.
-	if _, err := d.env.DB.Pool.Exec(context.Background(), "UPDATE uploads SET expires_at = now() + interval '10 minutes' WHERE id = $1", u.Id); err != nil {
+	if _, err := d.env.DB.Pool.Exec(context.Background(), "UPDATE uploads SET created_at = now() - interval '50 minutes', expires_at = now() + interval '10 minutes' WHERE id = $1", u.Id); err != nil {
 		t.Fatal(err)
 	}
 	near := d.get(t, u.Id)

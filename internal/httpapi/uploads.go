@@ -11,7 +11,6 @@ import (
 	"github.com/google/uuid"
 
 	"creativeapi/gen/api"
-	"creativeapi/internal/config"
 	"creativeapi/internal/gate"
 	"creativeapi/internal/idempotency"
 	"creativeapi/internal/problem"
@@ -57,6 +56,10 @@ func uploadProblem(err error) error {
 	switch {
 	case errors.Is(err, upload.ErrNotVisible):
 		return problem.New(http.StatusNotFound, problem.NotFound, "No upload or asset with this id is visible to you in this organization.")
+	case errors.Is(err, upload.ErrTooManyPending):
+		return problem.New(http.StatusConflict, problem.TooManyPendingUploads,
+			"A member holds at most %d pending uploads, of 2 GiB together, in an organization; complete, delete or let expire one of yours first.",
+			upload.MaxPending)
 	case errors.Is(err, upload.ErrQuotaExceeded):
 		return problem.New(http.StatusConflict, problem.StorageQuotaExceeded, "The organization's uploads would pass its storage quota; delete files or ask for more.")
 	case errors.Is(err, upload.ErrUnavailable):
@@ -70,7 +73,7 @@ func uploadProblem(err error) error {
 }
 
 func (s *Server) uploadLimits() upload.Limits {
-	return upload.Limits{QuotaBytes: s.cfg.OrgStorageQuotaBytes, TTL: s.cfg.UploadTTL, URLTTL: config.UploadURLTTL}
+	return upload.NewLimits(s.cfg.OrgStorageQuotaBytes, s.cfg.UploadMaxBytes, s.cfg.UploadTTL, s.cfg.UploadURLTTL)
 }
 
 // CreateUpload starts an upload under the caller's Idempotency-Key.
@@ -93,7 +96,7 @@ func (s *Server) CompleteUpload(ctx context.Context, r api.CompleteUploadRequest
 	// The store assembles the parts and the server reads the file before
 	// the keyed command's transaction, which only records the outcome: no
 	// transaction or row lock is held for the seconds a large file takes.
-	a := upload.Assemble(ctx, s.store.Q, s.objects, r.OrganizationId, caller.UserID, r.UploadId, time.Now())
+	a := upload.Assemble(ctx, s.store.Q, s.objects, r.OrganizationId, caller.UserID, r.UploadId, s.uploadLimits(), time.Now())
 	return s.command(ctx, r.Params.IdempotencyKey, s.mayUpload(r.OrganizationId), func(ctx context.Context, q store.Tx) (idempotency.Response, error) {
 		v, err := upload.Complete(ctx, q.Queries, s.objects, r.OrganizationId, r.UploadId, a, time.Now())
 		if err != nil {
@@ -123,11 +126,25 @@ func (s *Server) uploadResponse(v upload.View, status int, location string) (ide
 // GetUpload answers an upload with the parts the store holds.
 func (s *Server) GetUpload(ctx context.Context, r api.GetUploadRequestObject) (api.GetUploadResponseObject, error) {
 	caller, _ := requestctx.CallerFrom(ctx)
-	v, err := upload.Get(ctx, s.store.Q, s.objects, r.OrganizationId, caller.UserID, r.UploadId, config.UploadURLTTL, time.Now())
+	v, err := upload.Get(ctx, s.store.Q, s.objects, r.OrganizationId, caller.UserID, r.UploadId, s.uploadLimits(), time.Now())
 	if err != nil {
 		return nil, uploadProblem(err)
 	}
 	return api.GetUpload200JSONResponse{Body: v.Answer(s.cfg.PublicBaseURL)}, nil
+}
+
+// DeleteUpload ends a pending upload at its creator's or an admin's
+// request: the store drops its parts and refuses its URLs, and its
+// reservation is freed.
+func (s *Server) DeleteUpload(ctx context.Context, r api.DeleteUploadRequestObject) (api.DeleteUploadResponseObject, error) {
+	caller, _ := requestctx.CallerFrom(ctx)
+	err := s.store.InTx(ctx, func(q store.Tx) error {
+		return upload.Delete(ctx, q.Queries, s.objects, r.OrganizationId, caller.UserID, r.UploadId)
+	})
+	if err != nil {
+		return nil, uploadProblem(err)
+	}
+	return api.DeleteUpload204Response{}, nil
 }
 
 // GetAssetContent redirects a member to a short-lived download URL.

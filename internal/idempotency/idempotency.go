@@ -291,10 +291,11 @@ func (r *Runner) mayReplay(ctx context.Context, req Request, stored Response) er
 // its key, to be replayed: a 4xx is final (the same request would always
 // get it), except 409, a conflict with the current state of what the
 // command acts on (a version, a state, a limit of open deposits), which
-// changes; a retry is then judged afresh. A 5xx is never stored. (A
+// changes, and 429, a ceiling that passes (email_quota_exceeded, with its
+// Retry-After); a retry is then judged afresh. A 5xx is never stored. (A
 // command's success is always stored.)
 func Stores(status int) bool {
-	return status >= 400 && status < 500 && status != http.StatusConflict
+	return status >= 400 && status < 500 && status != http.StatusConflict && status != http.StatusTooManyRequests
 }
 
 // replayed ends a transaction that found a stored answer instead of a claim.

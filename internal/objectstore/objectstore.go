@@ -25,6 +25,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/encoding/httpbinding"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
 // Config locates the store and the bucket.
@@ -58,6 +59,25 @@ type Store struct {
 
 // ErrNotFound is the store's answer for a missing object or upload.
 var ErrNotFound = errors.New("objectstore: not found")
+
+// ErrUnavailable is a store that did not answer (refused, unreachable, cut
+// off, past the deadline) or answered that it is failing (a 5xx): the
+// caller may retry later. The original error stays in the chain for logs.
+// It is the store's own, never the database's: the HTTP layer answers it
+// 503 storage_unavailable (docs/errors.md).
+var ErrUnavailable = errors.New("object store unavailable")
+
+// fail names op in err, and marks err ErrUnavailable unless the store
+// answered it with a refusal of its own (a 4xx: a request of ours it
+// will not serve, which retrying does not change).
+func fail(op string, err error) error {
+	var resp *smithyhttp.ResponseError
+	// A request that never got an answer has a response error of status 0.
+	if errors.As(err, &resp) && resp.HTTPStatusCode() >= 400 && resp.HTTPStatusCode() < 500 {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return fmt.Errorf("%s: %w: %w", op, ErrUnavailable, err)
+}
 
 // New builds the client; it makes no request.
 func New(cfg Config) (*Store, error) {
@@ -160,7 +180,7 @@ func (s *Store) CreateMultipartUpload(ctx context.Context, key, contentType stri
 		Bucket: &s.bucket, Key: &key, ContentType: &contentType,
 	}, func(o *s3.Options) { o.Retryer = aws.NopRetryer{} })
 	if err != nil {
-		return "", fmt.Errorf("create multipart upload: %w", err)
+		return "", fail("create multipart upload", err)
 	}
 	if out.UploadId == nil || *out.UploadId == "" {
 		return "", errors.New("create multipart upload: no upload id in the answer")
@@ -174,9 +194,11 @@ func (s *Store) CreateMultipartUpload(ctx context.Context, key, contentType stri
 // signed, so the store refuses a body of another length, and with a
 // non-empty sha256 (hex) so is x-amz-checksum-sha256, so the store refuses
 // other bytes (BadDigest) and whatever the URL writes is the file
-// announced.
+// announced. If-None-Match: * is signed too, so the URL only creates the
+// object: once Seal put a marker at key, the store refuses it (412), which
+// is how a URL that nothing can revoke is refused all the same.
 func (s *Store) PresignPut(ctx context.Context, key string, length int64, sha256 string, ttl time.Duration) (string, http.Header, error) {
-	h := http.Header{}
+	h := http.Header{IfNoneMatchHeader: {"*"}}
 	if sha256 != "" {
 		sum, err := hex.DecodeString(sha256)
 		if err != nil {
@@ -194,6 +216,22 @@ func (s *Store) PresignPut(ctx context.Context, key string, length int64, sha256
 // ChecksumSHA256Header is the header carrying a body's SHA-256 (base64)
 // that the store checks the body against.
 const ChecksumSHA256Header = "X-Amz-Checksum-Sha256"
+
+// IfNoneMatchHeader, signed as "*" into a PresignPut URL, makes its PUT
+// create the object or nothing.
+const IfNoneMatchHeader = "If-None-Match"
+
+// Seal writes an empty object at key, replacing whatever is there: a
+// PresignPut URL of key (which only creates) is refused from then on, until
+// the marker is deleted. A multipart upload needs no seal: its part URLs
+// die with it (AbortMultipartUpload, CompleteMultipartUpload).
+func (s *Store) Seal(ctx context.Context, key string) error {
+	_, err := s.client.PutObject(ctx, &s3.PutObjectInput{Bucket: &s.bucket, Key: &key, Body: strings.NewReader(""), ContentLength: aws.Int64(0)})
+	if err != nil {
+		return fail("seal object", err)
+	}
+	return nil
+}
 
 // PresignUploadPart returns the URL a browser PUTs part number, of length
 // bytes, to; Content-Length is signed, so the store refuses another length.
@@ -238,6 +276,8 @@ type Part struct {
 	Number int32
 	Size   int64
 	ETag   string
+	// LastModified is when the store received it.
+	LastModified time.Time
 }
 
 // ListParts lists the parts of a multipart upload that arrived, by number.
@@ -250,10 +290,11 @@ func (s *Store) ListParts(ctx context.Context, key, uploadID string) ([]Part, er
 			if hasCode(err, "NoSuchUpload", "NoSuchKey") {
 				return nil, ErrNotFound
 			}
-			return nil, fmt.Errorf("list parts: %w", err)
+			return nil, fail("list parts", err)
 		}
 		for _, pt := range page.Parts {
-			parts = append(parts, Part{Number: aws.ToInt32(pt.PartNumber), Size: aws.ToInt64(pt.Size), ETag: aws.ToString(pt.ETag)})
+			parts = append(parts, Part{Number: aws.ToInt32(pt.PartNumber), Size: aws.ToInt64(pt.Size), ETag: aws.ToString(pt.ETag),
+				LastModified: aws.ToTime(pt.LastModified)})
 		}
 	}
 	return parts, nil
@@ -273,7 +314,7 @@ func (s *Store) CompleteMultipartUpload(ctx context.Context, key, uploadID strin
 		if hasCode(err, "NoSuchUpload") {
 			return ErrNotFound
 		}
-		return fmt.Errorf("complete multipart upload: %w", err)
+		return fail("complete multipart upload", err)
 	}
 	return nil
 }
@@ -283,7 +324,7 @@ func (s *Store) CompleteMultipartUpload(ctx context.Context, key, uploadID strin
 func (s *Store) AbortMultipartUpload(ctx context.Context, key, uploadID string) error {
 	_, err := s.client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: &s.bucket, Key: &key, UploadId: &uploadID})
 	if err != nil && !hasCode(err, "NoSuchUpload", "NoSuchKey") {
-		return fmt.Errorf("abort multipart upload: %w", err)
+		return fail("abort multipart upload", err)
 	}
 	return nil
 }
@@ -295,7 +336,7 @@ func (s *Store) Open(ctx context.Context, key string) (io.ReadCloser, int64, err
 		if hasCode(err, "NoSuchKey", "NotFound") {
 			return nil, 0, ErrNotFound
 		}
-		return nil, 0, fmt.Errorf("get object: %w", err)
+		return nil, 0, fail("get object", err)
 	}
 	return out.Body, aws.ToInt64(out.ContentLength), nil
 }
@@ -314,7 +355,7 @@ func (s *Store) Copy(ctx context.Context, src, dst string) error {
 		if hasCode(err, "NoSuchKey", "NotFound") {
 			return ErrNotFound
 		}
-		return fmt.Errorf("copy object: %w", err)
+		return fail("copy object", err)
 	}
 	return nil
 }
@@ -323,27 +364,39 @@ func (s *Store) Copy(ctx context.Context, src, dst string) error {
 func (s *Store) Delete(ctx context.Context, key string) error {
 	_, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: &key})
 	if err != nil && !hasCode(err, "NoSuchKey", "NotFound") {
-		return fmt.Errorf("delete object: %w", err)
+		return fail("delete object", err)
 	}
 	return nil
 }
 
 // Exists reports whether the object is there.
 func (s *Store) Exists(ctx context.Context, key string) (bool, error) {
-	_, ok, err := s.Size(ctx, key)
+	_, ok, err := s.Stat(ctx, key)
 	return ok, err
 }
 
 // Size is the size of the object at key, and whether there is one.
 func (s *Store) Size(ctx context.Context, key string) (int64, bool, error) {
+	o, ok, err := s.Stat(ctx, key)
+	return o.Size, ok, err
+}
+
+// Object is what the store says of an object it holds.
+type Object struct {
+	Size         int64
+	LastModified time.Time
+}
+
+// Stat is the size and time of the object at key, and whether there is one.
+func (s *Store) Stat(ctx context.Context, key string) (Object, bool, error) {
 	out, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: &key})
 	if err != nil {
 		if hasCode(err, "NoSuchKey", "NotFound") {
-			return 0, false, nil
+			return Object{}, false, nil
 		}
-		return 0, false, err
+		return Object{}, false, fail("head object", err)
 	}
-	return aws.ToInt64(out.ContentLength), true, nil
+	return Object{Size: aws.ToInt64(out.ContentLength), LastModified: aws.ToTime(out.LastModified)}, true, nil
 }
 
 // PresignGet returns a URL that downloads the object for ttl, named

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptrace"
@@ -22,6 +23,7 @@ import (
 
 	"creativeapi/internal/objectstore"
 	"creativeapi/internal/s3server"
+	"creativeapi/internal/store"
 	"creativeapi/internal/testenv"
 )
 
@@ -231,10 +233,11 @@ func TestAnObjectPutWholeIsServedAsTheTypeAskedFor(t *testing.T) {
 	}
 	body := []byte("\x89PNG\r\n\x1a\n<script>alert(1)</script>")
 	u, header, err := s.PresignPut(ctx, key, int64(len(body)), "", time.Minute)
-	if err != nil || len(header) != 0 {
+	if err != nil || len(header) != 1 || header.Get(objectstore.IfNoneMatchHeader) != "*" {
 		t.Fatal(header, err)
 	}
 	req, _ := http.NewRequest(http.MethodPut, u, bytes.NewReader(body))
+	req.Header = header.Clone()
 	req.Header.Set("Content-Type", "text/html")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -324,11 +327,12 @@ func TestCopyCopiesInTheStore(t *testing.T) {
 	s, _ := newStore(t)
 	ctx := context.Background()
 	body := []byte("\x89PNG\r\n\x1a\n copied")
-	u, _, err := s.PresignPut(ctx, "staging/a b/1", int64(len(body)), "", time.Minute)
+	u, header, err := s.PresignPut(ctx, "staging/a b/1", int64(len(body)), "", time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
 	req, _ := http.NewRequest(http.MethodPut, u, bytes.NewReader(body))
+	req.Header = header
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -340,5 +344,90 @@ func TestCopyCopiesInTheStore(t *testing.T) {
 	downloadsAsPNG(t, s, "uploads/a b/1", body)
 	if err := s.Copy(ctx, "staging/none", "uploads/none"); !errors.Is(err, objectstore.ErrNotFound) {
 		t.Fatalf("copying a missing object: %v", err)
+	}
+}
+
+// putWith PUTs body to u with header and answers the status (0 when the
+// store cut the connection: a refusal too).
+func putWith(t *testing.T, u string, header http.Header, body []byte) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPut, u, bytes.NewReader(body))
+	req.Header = header.Clone()
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res.StatusCode
+}
+
+// TestASealedKeyRefusesThePresignedPutOfIt: a PresignPut URL only creates
+// its object (If-None-Match: * is signed), so a seal written over the key
+// makes the store refuse it, before and after the URL was used, while the
+// URL itself still has time to run: a URL nothing can revoke is refused
+// all the same.
+func TestASealedKeyRefusesThePresignedPutOfIt(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := context.Background()
+	body := []byte("\x89PNG\r\n\x1a\n sealed")
+	sum := sha256.Sum256(body)
+	for _, used := range []bool{false, true} {
+		key := fmt.Sprintf("staging/sealed/%v", used)
+		u, header, err := s.PresignPut(ctx, key, int64(len(body)), hex.EncodeToString(sum[:]), time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if used {
+			if status := putWith(t, u, header, body); status != http.StatusOK {
+				t.Fatalf("the first PUT: %d", status)
+			}
+		}
+		if err := s.Seal(ctx, key); err != nil {
+			t.Fatal(err)
+		}
+		if status := putWith(t, u, header, body); status/100 == 2 {
+			t.Fatalf("used %v: the URL wrote over the seal: %d", used, status)
+		}
+		if o, ok, err := s.Stat(ctx, key); err != nil || !ok || o.Size != 0 {
+			t.Fatalf("used %v: the key holds %+v %v %v, not the seal", used, o, ok, err)
+		}
+	}
+}
+
+// TestAStoreThatIsDownIsUnavailableNotADatabaseError: every call to a
+// store that does not answer (stopped mid-test) is objectstore.ErrUnavailable,
+// which the HTTP layer answers 503 storage_unavailable, and never the
+// store's translation of a database outage; a refusal the store answers
+// itself (another bucket's missing upload) is not unavailability.
+func TestAStoreThatIsDownIsUnavailableNotADatabaseError(t *testing.T) {
+	s, srv := newStore(t)
+	ctx := context.Background()
+	if _, err := s.ListParts(ctx, "uploads/none", "no-such-upload"); !errors.Is(err, objectstore.ErrNotFound) {
+		t.Fatalf("a missing upload: %v", err)
+	}
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	calls := map[string]func() error{
+		"CreateMultipartUpload": func() error { _, err := s.CreateMultipartUpload(ctx, "uploads/k", "image/png"); return err },
+		"ListParts":             func() error { _, err := s.ListParts(ctx, "uploads/k", "id"); return err },
+		"Stat":                  func() error { _, _, err := s.Stat(ctx, "uploads/k"); return err },
+		"Copy":                  func() error { return s.Copy(ctx, "uploads/k", "uploads/l") },
+		"Delete":                func() error { return s.Delete(ctx, "uploads/k") },
+		"Seal":                  func() error { return s.Seal(ctx, "uploads/k") },
+		"AbortMultipartUpload":  func() error { return s.AbortMultipartUpload(ctx, "uploads/k", "id") },
+		"Open":                  func() error { _, _, err := s.Open(ctx, "uploads/k"); return err },
+	}
+	for name, call := range calls {
+		err := call()
+		if !errors.Is(err, objectstore.ErrUnavailable) {
+			t.Errorf("%s: %v, not ErrUnavailable", name, err)
+		}
+		if errors.Is(store.Translate(err), store.ErrUnavailable) {
+			t.Errorf("%s: store.Translate calls %v a database outage", name, err)
+		}
 	}
 }

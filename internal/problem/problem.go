@@ -45,6 +45,7 @@ const (
 	UploadsUnavailable       Code = "uploads_unavailable"
 	TransferUnknown          Code = "transfer_unknown"
 	TransferTaken            Code = "transfer_taken"
+	TooManyClaims            Code = "too_many_claims"
 	OpenThreads              Code = "open_threads"
 	ShareLimit               Code = "share_limit"
 	ShareNotFound            Code = "share_not_found"
@@ -53,6 +54,13 @@ const (
 	InsufficientScope        Code = "insufficient_scope"
 	AmbiguousCredentials     Code = "ambiguous_credentials"
 	ReviewPlanSet            Code = "review_plan_set"
+	GuestUnverified          Code = "guest_unverified"
+	CodeExpired              Code = "code_expired"
+	MemberEmail              Code = "member_email"
+	EmailQuotaExceeded       Code = "email_quota_exceeded"
+	TooManyPendingUploads    Code = "too_many_pending_uploads"
+	StorageUnavailable       Code = "storage_unavailable"
+	TooManyTokens            Code = "too_many_tokens"
 )
 
 // FieldCode is the machine-readable kind of a field error (FieldError.code
@@ -151,18 +159,26 @@ var titles = map[Code]string{
 	TooManyStreams:           "Too many streams",
 	StorageQuotaExceeded:     "Storage quota exceeded",
 	ShareLimit:               "Share limit reached",
+	TooManyTokens:            "Too many tokens",
 	ShareNotFound:            "Share not found",
 	SharePasswordRequired:    "Share password required",
 	UploadIncomplete:         "Upload incomplete",
 	UploadMismatch:           "Upload mismatch",
 	UploadsUnavailable:       "Uploads unavailable",
+	TooManyPendingUploads:    "Too many pending uploads",
+	StorageUnavailable:       "Object store unavailable",
 	TransferUnknown:          "Transfer unknown",
 	TransferTaken:            "Transfer taken",
+	TooManyClaims:            "Too many claims",
 	OpenThreads:              "Open threads",
 	InvalidToken:             "Invalid token",
 	InsufficientScope:        "Insufficient scope",
 	AmbiguousCredentials:     "Ambiguous credentials",
 	ReviewPlanSet:            "Review plan set",
+	GuestUnverified:          "Guest unverified",
+	CodeExpired:              "Code expired",
+	MemberEmail:              "Member email",
+	EmailQuotaExceeded:       "Email quota exceeded",
 }
 
 // Marshal renders e as openapi.yaml's Problem, the one place where a

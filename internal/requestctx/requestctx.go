@@ -43,6 +43,8 @@ type Guest struct {
 	// user whose email it is (uuid.Nil: nobody's).
 	Invited   bool
 	AccountID uuid.UUID
+	// Verified: the session proved the guest's email (docs/shares.md).
+	Verified bool
 }
 
 // IsGuest reports whether the caller came with a guest session.

@@ -443,6 +443,26 @@ func AuthorizeUploads(role Role) error {
 	return forbidden("Only authors and admins may upload files; your role is %s.", role)
 }
 
+// AuthorizeUploadDelete refuses deleting a pending upload to anyone but
+// the member who created it and the organization's admins: another
+// author's unfinished file is theirs to finish.
+func AuthorizeUploadDelete(role Role, creator bool) error {
+	if err := AuthorizeUploads(role); err != nil {
+		return err
+	}
+	if creator || role == RoleAdmin {
+		return nil
+	}
+	return forbidden("Only the member who created this upload, or an admin, may delete it.")
+}
+
+// RefuseUploadDelete is the refusal of deleting an upload that is no
+// longer pending: a ready file belongs to the versions that name it, and
+// a failed one holds nothing.
+func RefuseUploadDelete(status string) error {
+	return invalidTransition("This upload is %s; only a pending upload can be deleted.", status)
+}
+
 // AuthorizeWebhooks refuses a member who may not manage the organization's
 // webhook endpoints: only admins may, since an endpoint receives every
 // creative event of the organization, and its deliveries show where to.

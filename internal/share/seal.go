@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"errors"
+	"strings"
 
 	"github.com/google/uuid"
 )
@@ -70,4 +71,33 @@ func (s *Sealer) Open(share uuid.UUID, email string, sealed []byte) (string, err
 		return "", ErrSealed
 	}
 	return string(token), nil
+}
+
+// LinkTokens are the two tokens of an invitation's link: the share's and
+// the invitation's own. They are sealed together, one string.
+type LinkTokens struct{ Share, Invitation string }
+
+// String joins the tokens with a space, which base64url never holds.
+func (l LinkTokens) String() string {
+	if l.Invitation == "" {
+		return l.Share
+	}
+	return l.Share + " " + l.Invitation
+}
+
+// ParseLinkTokens reads what String wrote; a seal made before
+// invitations had tokens holds the share's token alone.
+func ParseLinkTokens(s string) LinkTokens {
+	share, invitation, _ := strings.Cut(s, " ")
+	return LinkTokens{Share: share, Invitation: invitation}
+}
+
+// Path is the link's path and fragment under APP_URL:
+// /share/{token}#invitation={invitation}. The fragment never reaches a
+// server, so the invitation's token stays out of every access log.
+func (l LinkTokens) Path() string {
+	if l.Invitation == "" {
+		return "/share/" + l.Share
+	}
+	return "/share/" + l.Share + "#invitation=" + l.Invitation
 }

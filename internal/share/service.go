@@ -3,6 +3,7 @@ package share
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -12,9 +13,11 @@ import (
 	"creativeapi/internal/apifield"
 	"creativeapi/internal/auth"
 	"creativeapi/internal/directory"
+	"creativeapi/internal/emailcap"
 	"creativeapi/internal/events"
 	"creativeapi/internal/review"
 	"creativeapi/internal/store"
+	"creativeapi/internal/userref"
 )
 
 // The organization side of shares: each function checks the caller's
@@ -39,6 +42,12 @@ var (
 type CreativeError struct{ Index int }
 
 func (e *CreativeError) Error() string { return "share: creative id is not one of the organization's" }
+
+// InviteError names the invitation of a new share whose email is a
+// member's of the organization: members sign in (PRODUCT.md §21).
+type InviteError struct{ Index int }
+
+func (e *InviteError) Error() string { return "share: an invited email is a member's" }
 
 // Invite is a person to email a new share's link to.
 type Invite struct {
@@ -142,6 +151,14 @@ func Create(ctx context.Context, tx store.Tx, org, user uuid.UUID, in New, seal 
 	if live >= MaxLive {
 		return Share{}, "", ErrLimit
 	}
+	emails, err := invitedEmails(ctx, q, org, in.Invite)
+	if err != nil {
+		return Share{}, "", err
+	}
+	// All or nothing: over a ceiling, no share and no invitation.
+	if err := emailcap.ReserveInvitations(ctx, q, now, org, user, unique(emails)); err != nil {
+		return Share{}, "", err
+	}
 	token, hash := NewToken()
 	row, err := q.ShareCreate(ctx, db.ShareCreateParams{
 		OrganizationID: org, TokenHash: hash, Permission: string(in.Permission), ExpiresAt: expiresAt,
@@ -154,15 +171,22 @@ func Create(ctx context.Context, tx store.Tx, org, user uuid.UUID, in New, seal 
 		return Share{}, "", err
 	}
 	if len(in.Invite) > 0 {
-		emails, names := make([]string, len(in.Invite)), make([]string, len(in.Invite))
+		names := make([]string, len(in.Invite))
+		hashes := make([][]byte, len(in.Invite))
 		var sealed [][]byte
 		for i, inv := range in.Invite {
-			emails[i], names[i] = auth.NormalizeEmail(inv.Email), inv.Name
+			names[i] = inv.Name
+			// Each invitation has a link of its own: its token verifies
+			// the guest session it opens, since only that inbox got it.
+			invitation, invitationHash := NewToken()
+			hashes[i] = invitationHash
 			if seal != nil {
-				sealed = append(sealed, seal.Seal(row.ID, emails[i], token))
+				sealed = append(sealed, seal.Seal(row.ID, emails[i], LinkTokens{Share: token, Invitation: invitation}.String()))
 			}
 		}
-		if err := q.ShareInvitationsAdd(ctx, db.ShareInvitationsAddParams{ShareID: row.ID, Emails: emails, Names: names, TokensSealed: sealed}); err != nil {
+		if err := q.ShareInvitationsAdd(ctx, db.ShareInvitationsAddParams{
+			ShareID: row.ID, Emails: emails, Names: names, TokensSealed: sealed, TokenHashes: hashes,
+		}); err != nil {
 			return Share{}, "", err
 		}
 	}
@@ -174,6 +198,40 @@ func Create(ctx context.Context, tx store.Tx, org, user uuid.UUID, in New, seal 
 	// with the statement after it (the stored answer, or COMMIT).
 	ev := events.Event{Type: events.ShareCreated, OrganizationID: org, Timestamp: s.CreatedAt, Data: s.Answer("", "")}
 	return s, token, events.Write(ctx, tx.Next(), ev)
+}
+
+// invitedEmails are the invitations' emails, normalised, in order; an
+// email of a member of org is *InviteError (the first such index).
+func invitedEmails(ctx context.Context, q *db.Queries, org uuid.UUID, invite []Invite) ([]string, error) {
+	emails := make([]string, len(invite))
+	for i, inv := range invite {
+		emails[i] = auth.NormalizeEmail(inv.Email)
+	}
+	if len(emails) == 0 {
+		return emails, nil
+	}
+	members, err := q.ShareMemberEmails(ctx, db.ShareMemberEmailsParams{OrganizationID: org, Emails: emails})
+	if err != nil || len(members) == 0 {
+		return emails, err
+	}
+	for i, e := range emails {
+		if slices.Contains(members, e) {
+			return nil, &InviteError{Index: i}
+		}
+	}
+	return emails, nil
+}
+
+// unique is emails without repeats, in order (a share invites an address
+// once).
+func unique(emails []string) []string {
+	out := make([]string, 0, len(emails))
+	for _, e := range emails {
+		if !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // checkCreatives refuses ids that are not creatives of org (422 on the
@@ -334,7 +392,7 @@ func withInvitations(ctx context.Context, q *db.Queries, shares []Share, ids []u
 func (sh Share) Answer(token, url string) api.Share {
 	out := api.Share{
 		Id: sh.ID, CreativeIds: sh.CreativeIDs, Permission: api.SharePermission(sh.Permission), ExpiresAt: sh.ExpiresAt.UTC(),
-		HasPassword: sh.HasPassword, CreatedBy: api.UserRef{Id: sh.CreatedBy, Name: sh.CreatedByName}, CreatedAt: sh.CreatedAt.UTC(),
+		HasPassword: sh.HasPassword, CreatedBy: userref.Member(sh.CreatedBy, sh.CreatedByName), CreatedAt: sh.CreatedAt.UTC(),
 		RevokedAt: apifield.Nullable(sh.RevokedAt), Token: apifield.Nullable[string](nil), Url: apifield.Nullable[string](nil),
 		Invitations: make([]api.ShareInvitation, len(sh.Invitations)),
 	}

@@ -11,20 +11,20 @@ import (
 
 // translating is the DBTX every generated query runs on, outside and inside
 // InTx: each error a statement, its rows or its row scan returns comes back
-// through Translate, so no caller can forget to translate (the way River
+// through translateCall, so no caller can forget to translate (the way River
 // wraps its driver). Callers compare with ErrNotFound, ErrConflict and
 // ErrUnavailable only.
 type translating struct{ db db.DBTX }
 
 func (t translating) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
 	tag, err := t.db.Exec(ctx, sql, args...)
-	return tag, Translate(err)
+	return tag, translateCall(err)
 }
 
 func (t translating) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
 	rows, err := t.db.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, Translate(err)
+		return nil, translateCall(err)
 	}
 	return translatingRows{rows}, nil
 }
@@ -38,9 +38,9 @@ func (t translating) QueryRow(ctx context.Context, sql string, args ...any) pgx.
 // from Query.
 type translatingRows struct{ pgx.Rows }
 
-func (r translatingRows) Scan(dest ...any) error { return Translate(r.Rows.Scan(dest...)) }
-func (r translatingRows) Err() error             { return Translate(r.Rows.Err()) }
+func (r translatingRows) Scan(dest ...any) error { return translateCall(r.Rows.Scan(dest...)) }
+func (r translatingRows) Err() error             { return translateCall(r.Rows.Err()) }
 
 type translatingRow struct{ row pgx.Row }
 
-func (r translatingRow) Scan(dest ...any) error { return Translate(r.row.Scan(dest...)) }
+func (r translatingRow) Scan(dest ...any) error { return translateCall(r.row.Scan(dest...)) }

@@ -34,6 +34,22 @@ const (
 	// user's deposit create slots; slots run from 0 to one less than the
 	// open-deposit limit, so the keys above it up to that limit are taken.
 	LockDepositSlot int32 = 1_685_025
+	// LockEmailRecipient, with hashtext(the address), is one recipient's
+	// email ceiling (queries/email_sends.sql); LockEmailSender, with
+	// hashtext(the user's id), one inviting user's.
+	LockEmailRecipient int32 = 1_685_100
+	LockEmailSender    int32 = 1_685_101
+	// LockDepositClaimer, with hashtext(the user's id), makes one user's
+	// deposit claims take turns, so the claim limits are exact
+	// (queries/chain.sql, DepositClaimLock).
+	LockDepositClaimer int32 = 1_685_000
+	// LockAccessTokenOwner, with hashtext(the user's id), makes one user's
+	// token creations take turns (queries/access_tokens.sql).
+	LockAccessTokenOwner int32 = 2_058_001
+	// LockWebhookEndpoint, with hashtext(the endpoint's id), makes the
+	// in-flight claims of one webhook endpoint take turns
+	// (queries/events.sql).
+	LockWebhookEndpoint int32 = 2_058_002
 )
 
 // Held is a session advisory lock held on a connection of its own,
@@ -46,12 +62,12 @@ type Held struct{ conn *pgx.Conn }
 func (s *Store) TryLock(ctx context.Context, key int64) (*Held, error) {
 	conn, err := pgx.ConnectConfig(ctx, s.Pool.Config().ConnConfig.Copy())
 	if err != nil {
-		return nil, Translate(err)
+		return nil, translateCall(err)
 	}
 	var got bool
 	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&got); err != nil || !got {
 		_ = conn.Close(context.WithoutCancel(ctx))
-		return nil, Translate(err)
+		return nil, translateCall(err)
 	}
 	return &Held{conn: conn}, nil
 }
@@ -59,7 +75,7 @@ func (s *Store) TryLock(ctx context.Context, key int64) (*Held, error) {
 // Alive fails once the lock's connection is lost, and with it the lock.
 func (h *Held) Alive(ctx context.Context) error {
 	if _, err := h.conn.Exec(ctx, "SELECT 1"); err != nil {
-		return fmt.Errorf("lock connection: %w", Translate(err))
+		return fmt.Errorf("lock connection: %w", translateCall(err))
 	}
 	return nil
 }

@@ -16,13 +16,18 @@ import (
 // existing one's key.
 func TestEveryAdvisoryLockKeyInTheQueriesIsANamedOne(t *testing.T) {
 	named := map[int64]string{
-		store.LockMigrations:          "LockMigrations",
-		store.LockChainWatcher:        "LockChainWatcher",
-		store.LockOutboxPublish:       "LockOutboxPublish",
-		int64(store.LockDepositOwner): "LockDepositOwner",
-		int64(store.LockDepositSlot):  "LockDepositSlot",
+		store.LockMigrations:              "LockMigrations",
+		store.LockChainWatcher:            "LockChainWatcher",
+		store.LockOutboxPublish:           "LockOutboxPublish",
+		int64(store.LockDepositOwner):     "LockDepositOwner",
+		int64(store.LockDepositSlot):      "LockDepositSlot",
+		int64(store.LockEmailRecipient):   "LockEmailRecipient",
+		int64(store.LockEmailSender):      "LockEmailSender",
+		int64(store.LockDepositClaimer):   "LockDepositClaimer",
+		int64(store.LockAccessTokenOwner): "LockAccessTokenOwner",
+		int64(store.LockWebhookEndpoint):  "LockWebhookEndpoint",
 	}
-	if len(named) != 5 {
+	if len(named) != 10 {
 		t.Fatalf("two lock constants share a key: %v", named)
 	}
 	files, err := filepath.Glob("../../queries/*.sql")

@@ -26,16 +26,16 @@ const RiverSchema = "river"
 func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (applied int, err error) {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
-		return 0, Translate(err)
+		return 0, translateCall(err)
 	}
 	defer conn.Release()
 	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", LockMigrations); err != nil {
-		return 0, Translate(err)
+		return 0, translateCall(err)
 	}
 	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", LockMigrations) }()
 	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
-		return 0, Translate(err)
+		return 0, translateCall(err)
 	}
 	names, err := fs.Glob(migrations.FS, "*.sql")
 	if err != nil {
@@ -46,7 +46,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (applied
 		version := strings.TrimSuffix(name, ".sql")
 		var done bool
 		if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)", version).Scan(&done); err != nil {
-			return applied, Translate(err)
+			return applied, translateCall(err)
 		}
 		if done {
 			continue
@@ -57,7 +57,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (applied
 		}
 		tx, err := conn.Begin(ctx)
 		if err != nil {
-			return applied, Translate(err)
+			return applied, translateCall(err)
 		}
 		if _, err := tx.Exec(ctx, string(body)); err != nil {
 			_ = tx.Rollback(context.WithoutCancel(ctx))
@@ -65,10 +65,10 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (applied
 		}
 		if _, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version) VALUES ($1)", version); err != nil {
 			_ = tx.Rollback(context.WithoutCancel(ctx))
-			return applied, Translate(err)
+			return applied, translateCall(err)
 		}
 		if err := tx.Commit(ctx); err != nil {
-			return applied, Translate(err)
+			return applied, translateCall(err)
 		}
 		applied++
 		log.Info("migration applied", "version", version)
@@ -83,7 +83,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (applied
 // we build with; River takes its own lock, and a second run does nothing.
 func migrateRiver(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
 	if _, err := pool.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+RiverSchema); err != nil {
-		return Translate(err)
+		return translateCall(err)
 	}
 	m, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Schema: RiverSchema, Logger: log})
 	if err != nil {

@@ -140,7 +140,7 @@ func New(pool *pgxpool.Pool) *Store {
 func (s *Store) InTx(ctx context.Context, fn func(q Tx) error) error {
 	conn, err := s.Pool.Acquire(ctx)
 	if err != nil {
-		return Translate(err)
+		return translateCall(err)
 	}
 	defer conn.Release()
 	t := newTx(conn.Conn())
@@ -150,7 +150,7 @@ func (s *Store) InTx(ctx context.Context, fn func(q Tx) error) error {
 	}
 	if err := t.commit(ctx); err != nil {
 		t.rollback(context.WithoutCancel(ctx))
-		return Translate(fmt.Errorf("commit: %w", err))
+		return translateCall(fmt.Errorf("commit: %w", err))
 	}
 	return nil
 }
@@ -161,7 +161,7 @@ func (s *Store) InTx(ctx context.Context, fn func(q Tx) error) error {
 func (s *Store) OnConn(ctx context.Context, fn func(q *db.Queries) error) error {
 	conn, err := s.Pool.Acquire(ctx)
 	if err != nil {
-		return Translate(err)
+		return translateCall(err)
 	}
 	defer conn.Release()
 	return Translate(fn(db.New(translating{conn})))
@@ -174,22 +174,32 @@ func (s *Store) OnConn(ctx context.Context, fn func(q *db.Queries) error) error 
 func (s *Store) InPgxTx(ctx context.Context, fn func(tx pgx.Tx, q Tx) error) error {
 	tx, err := s.Pool.Begin(ctx)
 	if err != nil {
-		return Translate(err)
+		return translateCall(err)
 	}
 	if err := fn(tx, Tx{Queries: db.New(translating{tx})}); err != nil {
 		_ = tx.Rollback(context.WithoutCancel(ctx))
 		return Translate(err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return Translate(fmt.Errorf("commit: %w", err))
+		return translateCall(fmt.Errorf("commit: %w", err))
 	}
 	return nil
 }
 
-// Translate maps database errors to ErrNotFound, ErrConflict and
+// Translate maps PostgreSQL's errors to ErrNotFound, ErrConflict and
 // ErrUnavailable (keeping the original in the chain for logs); other errors
-// pass through.
-func Translate(err error) error {
+// pass through. Only an error of PostgreSQL or of pgx's connection to it is
+// the database's: a network failure or a deadline of another service (the
+// object store, whose calls run inside transactions too) is not, and stays
+// that service's error. Where the error surely came from a call to the
+// database (a statement, an acquire, a commit), translateCall says so.
+func Translate(err error) error { return translate(err, false) }
+
+// translateCall is Translate for the error of a call made to the database:
+// a network error or a deadline there is the database not answering.
+func translateCall(err error) error { return translate(err, true) }
+
+func translate(err error, ofDatabase bool) error {
 	if err == nil {
 		return nil
 	}
@@ -203,8 +213,8 @@ func Translate(err error) error {
 	// wrapping the server's PgError.
 	var netErr net.Error
 	var connErr *pgconn.ConnectError
-	if errors.As(err, &connErr) || errors.As(err, &netErr) || pgconn.Timeout(err) ||
-		errors.Is(err, context.DeadlineExceeded) {
+	if errors.As(err, &connErr) || pgconn.Timeout(err) ||
+		(ofDatabase || ofPgconn(err)) && (errors.As(err, &netErr) || errors.Is(err, context.DeadlineExceeded)) {
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	var pgErr *pgconn.PgError
@@ -219,4 +229,14 @@ func Translate(err error) error {
 		}
 	}
 	return err
+}
+
+// ofPgconn reports whether err passed through pgconn, PostgreSQL's wire
+// protocol: its errors of a connection (a read or write that failed, a
+// connection busy or closed) all say whether a retry is safe, which no
+// other library's here do. A library that runs statements on a pgx.Tx of
+// ours (River, in InPgxTx) returns them as they are.
+func ofPgconn(err error) bool {
+	var own interface{ SafeToRetry() bool }
+	return errors.As(err, &own)
 }

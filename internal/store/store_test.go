@@ -351,3 +351,50 @@ func TestMigration0041NarrowsDecideSharesNotMadeByAnAdmin(t *testing.T) {
 		t.Fatal("an audit entry was changed")
 	}
 }
+
+// TestMigration0043GivesPendingUploadsTheHourRule: an upload pending when
+// 0043 runs keeps its reservation an hour at most (not the day it was
+// given), and a ready one is left alone.
+func TestMigration0043GivesPendingUploadsTheHourRule(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testenv.NewEmptyDB(t)
+	names, err := fs.Glob(migrations.FS, "*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(names)
+	setup := "CREATE TABLE schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());"
+	for _, name := range names {
+		if name >= "0043" {
+			break
+		}
+		sql, err := fs.ReadFile(migrations.FS, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		setup += string(sql) + ";\nINSERT INTO schema_migrations (version) VALUES ('" + name[:len(name)-len(".sql")] + "');\n"
+	}
+	if _, err := d.Pool.Exec(ctx, setup+`
+		INSERT INTO organizations (id, name, slug) VALUES ('00000000-0000-0000-0000-0000000000a1', 'Org', 'org');
+		INSERT INTO users (id, email, name, password_hash) VALUES ('00000000-0000-0000-0000-0000000000b1', 'u@example.test', 'U', 'x');
+		INSERT INTO uploads (id, organization_id, created_by, status, file_name, mime_type, size_bytes, sha256, part_size, object_key, expires_at, asset_id, finished_at)
+		VALUES ('00000000-0000-0000-0000-000000000001', '00000000-0000-0000-0000-0000000000a1', '00000000-0000-0000-0000-0000000000b1', 'pending',
+		        'a.png', 'image/png', 10, repeat('a', 64), 8388608, 'uploads/pending', now() + interval '20 hours', NULL, NULL),
+		       ('00000000-0000-0000-0000-000000000002', '00000000-0000-0000-0000-0000000000a1', '00000000-0000-0000-0000-0000000000b1', 'ready',
+		        'b.png', 'image/png', 10, repeat('b', 64), 8388608, 'uploads/ready', now() + interval '20 hours', gen_random_uuid(), now())`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Migrate(ctx, d.Pool, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		t.Fatal(err)
+	}
+	var pendingWithinHour, readyUntouched bool
+	if err := d.Pool.QueryRow(ctx, `SELECT
+		(SELECT expires_at <= now() + interval '1 hour' FROM uploads WHERE object_key = 'uploads/pending'),
+		(SELECT expires_at > now() + interval '19 hours' FROM uploads WHERE object_key = 'uploads/ready')`).Scan(&pendingWithinHour, &readyUntouched); err != nil {
+		t.Fatal(err)
+	}
+	if !pendingWithinHour || !readyUntouched {
+		t.Fatalf("pending within the hour %v, ready untouched %v", pendingWithinHour, readyUntouched)
+	}
+}

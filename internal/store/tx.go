@@ -114,7 +114,7 @@ func (t *tx) flush(ctx context.Context, sql string, args []any) (pgx.BatchResult
 		if _, err := br.Exec(); err != nil {
 			_ = br.Close()
 			if q.wrap != nil {
-				err = q.wrap(Translate(err))
+				err = q.wrap(translateCall(err))
 			}
 			return nil, err
 		}

@@ -37,6 +37,7 @@ func StartChain(t testing.TB, e *Env) string {
 	w := chainwatch.New(chainwatch.Config{
 		Treasury: e.Config.TreasuryAddress, Contract: e.Config.TronUSDTContract,
 		PollInterval: ChainBlockInterval, MonitoringWindow: e.Config.DepositMonitoringWindow,
+		Tolerance: &e.Config.DepositShortfallTolerance,
 	}, e.DB.Store, api, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

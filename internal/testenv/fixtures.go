@@ -154,10 +154,46 @@ func (d *DB) Invite(t testing.TB, share uuid.UUID, emails ...string) {
 	}
 }
 
-// AddGuest opens on c a guest session of a share (permission decide, made
-// by an admin, inviting the guest) of a draft of a new organization,
-// beside whatever session c holds: the sweeps over every operation call
-// the guest paths with it. It returns the shared creative.
+// Invitation records an invitation of email to share, as share creation
+// does, and returns its own token (the #invitation= of its link), which
+// opens a verified guest session.
+func (d *DB) Invitation(t testing.TB, share uuid.UUID, email string) string {
+	t.Helper()
+	token := auth.NewToken()
+	if _, err := d.Pool.Exec(context.Background(), `
+		INSERT INTO share_invitations (share_id, email, position, token_hash)
+		VALUES ($1, $2, coalesce((SELECT max(position) + 1 FROM share_invitations WHERE share_id = $1), 1), $3)`,
+		share, auth.NormalizeEmail(email), auth.HashToken(token)); err != nil {
+		t.Fatalf("insert invitation: %v", err)
+	}
+	return token
+}
+
+// OpenInvited opens on c a verified guest session of share (token) as
+// email, by an invitation's own link: the way a deciding guest comes in.
+func (e *Env) OpenInvited(t testing.TB, c *Client, share uuid.UUID, token, email string) *Response {
+	t.Helper()
+	return c.OpenShareWith(map[string]string{"token": token, "name": "Guest " + email, "email": email,
+		"shareInvitationToken": e.DB.Invitation(t, share, email)})
+}
+
+// VerifyGuest marks the sessions of email on share verified, as its
+// invitation's link or a mailed code would, for tests about what a
+// verified session may do rather than how it was verified.
+func (d *DB) VerifyGuest(t testing.TB, share uuid.UUID, email string) {
+	t.Helper()
+	tag, err := d.Pool.Exec(context.Background(), `
+		UPDATE guest_sessions gs SET verified = true FROM guests g
+		WHERE g.id = gs.guest_id AND g.share_id = $1 AND g.email = $2`, share, auth.NormalizeEmail(email))
+	if err != nil || tag.RowsAffected() == 0 {
+		t.Fatalf("verify guest %s: %v (%d sessions)", email, err, tag.RowsAffected())
+	}
+}
+
+// AddGuest opens on c a verified guest session of a share (permission
+// decide, made by an admin, the guest invited) of a draft of a new
+// organization, beside whatever session c holds: the sweeps over every
+// operation call the guest paths with it. It returns the shared creative.
 func (e *Env) AddGuest(t testing.TB, c *Client) uuid.UUID {
 	t.Helper()
 	org := e.DB.Org(t, "Shared Ads "+uuid.NewString()[:8])
@@ -167,9 +203,7 @@ func (e *Env) AddGuest(t testing.TB, c *Client) uuid.UUID {
 	e.DB.Member(t, org, admin, "admin")
 	creative := e.DB.DraftCreative(t, org, author)
 	share, token := e.DB.Share(t, org, admin, "decide", creative)
-	email := "guest-" + uuid.NewString()[:8] + "@brand.test"
-	e.DB.Invite(t, share, email)
-	if r := c.OpenShare(token, email); r.Status != http.StatusCreated {
+	if r := e.OpenInvited(t, c, share, token, "guest-"+uuid.NewString()[:8]+"@brand.test"); r.Status != http.StatusCreated {
 		t.Fatalf("guest session: %d %s", r.Status, r.Body)
 	}
 	return creative

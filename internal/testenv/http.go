@@ -66,6 +66,9 @@ type Options struct {
 	// Objects gives the server a bucket of its own on the test binary's
 	// S3-compatible store (Env.Objects); without it uploads answer 503.
 	Objects bool
+	// ObjectStore, when set, is the server's store instead (a test that
+	// stops its store makes one of its own: NewPrivateObjectStore).
+	ObjectStore *objectstore.Store
 	// Approvals signs approval records; nil: the test binary's own key.
 	Approvals *approval.Keys
 	// Mail makes and sends email notifications as serve does, to the test
@@ -76,6 +79,10 @@ type Options struct {
 	// MailWorkersOff leaves the email jobs queued: the test starts the
 	// workers itself (StartEmailWorkers), as a replica that restarts.
 	MailWorkersOff bool
+	// Log, when set, receives every line the server logs (JSON, every
+	// level), for tests of what reaches the log. It must be safe for
+	// concurrent writes.
+	Log io.Writer
 }
 
 // Env is a real server (the production Echo instance, middleware included)
@@ -168,6 +175,9 @@ func NewOn(t testing.TB, d *DB, o Options) *Env {
 	if testing.Verbose() {
 		log = slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
+	if o.Log != nil {
+		log = slog.New(slog.NewJSONHandler(o.Log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 	authSvc := auth.NewService(d.Store, auth.SessionConfig{
 		CookieSecure: cfg.CookieSecure, IdleTTL: cfg.SessionIdleTTL, AbsoluteTTL: cfg.SessionAbsoluteTTL,
 	}, log)
@@ -178,8 +188,8 @@ func NewOn(t testing.TB, d *DB, o Options) *Env {
 	hub := stream.NewHub(d.Store, stream.Config{
 		Heartbeat: cfg.StreamHeartbeat, MaxPerUser: cfg.StreamMaxPerUser, MaxTotal: cfg.StreamMax,
 	}, log)
-	var objects *objectstore.Store
-	if o.Objects {
+	objects := o.ObjectStore
+	if o.Objects && objects == nil {
 		objects = NewObjectStore(t, cfg.AllowedOrigins...)
 	}
 	approvals := o.Approvals
@@ -190,11 +200,17 @@ func NewOn(t testing.TB, d *DB, o Options) *Env {
 		}
 	}
 	limits := ratelimit.New(cfg.RateLimitReadsPerMinute, cfg.RateLimitCommandsPerMinute)
+	var sender *email.Sender
+	if o.Mail {
+		if sender, err = email.NewSender(NewMailServer(t).SMTPURL, cfg.MailFrom); err != nil {
+			t.Fatal(err)
+		}
+	}
 	h, err := httpapi.New(httpapi.Deps{
 		Config: cfg, Store: d.Store, Log: log, Auth: authSvc, Idempotency: idem,
 		SpecYAML: creativeapi.OpenAPIYAML, DocsHTML: docs.HTML,
 		Changelog: creativeapi.APIChangelog, Metrics: o.Metrics, Streams: hub, Objects: objects, Approvals: approvals,
-		Limits: limits,
+		Limits: limits, Mail: sender,
 	})
 	if err != nil {
 		t.Fatalf("build server: %v", err)
@@ -585,7 +601,13 @@ func (c *Client) csrfFor(path string) string {
 // /api/v1/guest/sessions) and keeps its CSRF token for the guest paths.
 func (c *Client) OpenShare(token, email string) *Response {
 	c.t.Helper()
-	r := c.Do(http.MethodPost, guestPrefix+"sessions", map[string]string{"token": token, "name": "Guest " + email, "email": email})
+	return c.OpenShareWith(map[string]string{"token": token, "name": "Guest " + email, "email": email})
+}
+
+// OpenShareWith opens a guest session with body, as OpenShare does.
+func (c *Client) OpenShareWith(body map[string]string) *Response {
+	c.t.Helper()
+	r := c.Do(http.MethodPost, guestPrefix+"sessions", body)
 	if r.Status == http.StatusCreated {
 		var s struct {
 			CSRFToken string `json:"csrfToken"`

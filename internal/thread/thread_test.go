@@ -130,3 +130,30 @@ func TestTombstones(t *testing.T) {
 		}
 	}
 }
+
+func TestBlankIsOnlySpacesAndFormatCharacters(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		s    string
+		want bool
+	}{
+		{"empty", "", true},
+		{"ASCII spaces and line breaks", " \t\r\n ", true},
+		{"an ideographic space (U+3000)", "\u3000", true},
+		{"a zero-width space (U+200B)", "\u200b\u200b", true},
+		{"a word joiner (U+2060)", "\u2060", true},
+		{"a byte order mark (U+FEFF)", "\ufeff", true},
+		{"a no-break space (U+00A0) and a line separator (U+2028)", "\u00a0\u2028", true},
+		{"all of them at once", " \u3000\u200b\u2060\ufeff\n", true},
+		{"a word among them", "\u200b ok \u3000", false},
+		{"a dot", ".", false},
+		{"an emoji", "\U0001F44D", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Blank(tc.s); got != tc.want {
+				t.Errorf("Blank(%q) = %v, want %v", tc.s, got, tc.want)
+			}
+		})
+	}
+}

@@ -24,6 +24,10 @@ const maxEncodedLen = 35
 // be configured in production.
 const DevTreasuryAddress = "TBXSw8fM4jpQkGc6zZjsVABFpVN7UvXPdV"
 
+// ZeroAddress is EncodeAddress of twenty zero bytes: the address nobody
+// holds a key of, where money sent is burnt.
+const ZeroAddress = "T9yD14Nj9j7xAB4dbGeiX9h8unkKHxuWwb"
+
 // MainnetUSDT is the USDT (TRC20) contract on TRON mainnet, the token
 // deposits are paid in unless configured otherwise.
 const MainnetUSDT = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"

@@ -69,6 +69,12 @@ func TestDevTreasuryAddress_IsEncodeOfTwentyElevens(t *testing.T) {
 	}
 }
 
+func TestZeroAddress_IsEncodeOfTwentyZeros(t *testing.T) {
+	if got := EncodeAddress(make([]byte, 20)); got != ZeroAddress {
+		t.Fatalf("EncodeAddress(0x00 x 20) = %q; ZeroAddress = %q", got, ZeroAddress)
+	}
+}
+
 func TestEncodeAddress_MatchesKnownAddress(t *testing.T) {
 	if got := EncodeAddress(make([]byte, 20)); got != "T9yD14Nj9j7xAB4dbGeiX9h8unkKHxuWwb" {
 		t.Fatalf("EncodeAddress(zero) = %q", got)

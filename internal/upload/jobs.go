@@ -25,6 +25,7 @@ type expireWorker struct {
 	river.WorkerDefaults[expireArgs]
 	st      *store.Store
 	objects *objectstore.Store
+	lim     Limits
 	log     *slog.Logger
 }
 
@@ -37,7 +38,7 @@ func (w *expireWorker) Work(ctx context.Context, _ *river.Job[expireArgs]) error
 		what string
 		run  func(now time.Time) (int, error)
 	}{
-		{"expired uploads aborted", func(now time.Time) (int, error) { return Expire(ctx, w.st, w.objects, now, expireBatch) }},
+		{"expired uploads aborted", func(now time.Time) (int, error) { return Expire(ctx, w.st, w.objects, w.lim, now, expireBatch) }},
 		{"finished uploads swept", func(now time.Time) (int, error) { return Sweep(ctx, w.st, w.objects, now, expireBatch) }},
 	} {
 		total := 0
@@ -60,9 +61,9 @@ func (w *expireWorker) Work(ctx context.Context, _ *river.Job[expireArgs]) error
 
 // Jobs registers the expiry worker and returns its periodic job, for the
 // replica's River client (webhooks.Config.MoreJobs).
-func Jobs(st *store.Store, objects *objectstore.Store, log *slog.Logger) func(*river.Workers) ([]*river.PeriodicJob, error) {
+func Jobs(st *store.Store, objects *objectstore.Store, lim Limits, log *slog.Logger) func(*river.Workers) ([]*river.PeriodicJob, error) {
 	return func(workers *river.Workers) ([]*river.PeriodicJob, error) {
-		if err := river.AddWorkerSafely(workers, &expireWorker{st: st, objects: objects, log: log}); err != nil {
+		if err := river.AddWorkerSafely(workers, &expireWorker{st: st, objects: objects, lim: lim, log: log}); err != nil {
 			return nil, err
 		}
 		return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(ExpireInterval),

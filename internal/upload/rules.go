@@ -12,6 +12,7 @@ import (
 	_ "image/gif"  // registers GIF for image.DecodeConfig
 	_ "image/jpeg" // registers JPEG
 	_ "image/png"  // registers PNG
+	"time"
 
 	_ "golang.org/x/image/webp" // registers WebP
 
@@ -74,6 +75,8 @@ const (
 	MoveReject Move = "reject"
 	// MoveExpire: the upload was still pending at its expiry.
 	MoveExpire Move = "expire"
+	// MoveDelete: its creator or an admin deleted the pending upload.
+	MoveDelete Move = "delete"
 )
 
 // Actor is who moves an upload.
@@ -84,6 +87,8 @@ const (
 	ByCompletion Actor = "completion"
 	// BySweeper: the sweep of uploads past their expiry.
 	BySweeper Actor = "sweeper"
+	// ByMember: the upload's creator or an admin.
+	ByMember Actor = "member"
 )
 
 // Moves is every allowed move: from pending only, each to one status.
@@ -93,6 +98,7 @@ var Moves = map[Move]statemachine.Rule[Status, Actor]{
 	MoveComplete: {From: []Status{StatusPending}, To: []Status{StatusReady}, By: ByCompletion, Query: "UploadMarkReady"},
 	MoveReject:   {From: []Status{StatusPending}, To: []Status{StatusFailed}, By: ByCompletion, Query: "UploadMarkFailed"},
 	MoveExpire:   {From: []Status{StatusPending}, To: []Status{StatusFailed}, By: BySweeper, Query: "UploadMarkFailed"},
+	MoveDelete:   {From: []Status{StatusPending}, To: []Status{StatusFailed}, By: ByMember, Query: "UploadMarkDeleted"},
 }
 
 // Decide is the status after m, or an error when m is not allowed from s.
@@ -105,6 +111,64 @@ func Decide(s Status, m Move) (Status, error) {
 		return s, fmt.Errorf("upload: cannot %s an upload that is %s", m, s)
 	}
 	return r.To[0], nil
+}
+
+// The pending limits of one uploader in one organization (docs/uploads.md,
+// "Pending uploads"): a member holds at most MaxPending uploads that are
+// pending and not expired, of at most MaxPendingBytes together (or the
+// server's largest upload, when larger, so that one such file fits).
+const (
+	MaxPending      = 20
+	MaxPendingBytes = 2 << 30
+)
+
+// NewLimits are the limits of a server whose organizations hold quotaBytes
+// and whose largest upload is maxUploadBytes, its uploads living ttl at
+// most and urlTTL past their last part (UPLOAD_TTL, UPLOAD_URL_TTL).
+func NewLimits(quotaBytes, maxUploadBytes int64, ttl, urlTTL time.Duration) Limits {
+	return Limits{QuotaBytes: quotaBytes, PendingBytes: max(MaxPendingBytes, maxUploadBytes), TTL: ttl, URLTTL: urlTTL}
+}
+
+// Reservations is what an organization's uploads hold at a moment: the
+// bytes of its ready and unexpired pending uploads, and the count and
+// bytes of one uploader's unexpired pending uploads.
+type Reservations struct {
+	OrganizationBytes    int64
+	UploaderPending      int32
+	UploaderPendingBytes int64
+}
+
+// Admit is nil when a new upload of size bytes fits in r, else why not:
+// ErrTooManyPending (the uploader's pending limits) before
+// ErrQuotaExceeded (the organization's quota), the caller's own to free
+// first.
+func (r Reservations) Admit(size int64, lim Limits) error {
+	switch {
+	case r.UploaderPending >= MaxPending || r.UploaderPendingBytes+size > lim.PendingBytes:
+		return ErrTooManyPending
+	case r.OrganizationBytes+size > lim.QuotaBytes:
+		return ErrQuotaExceeded
+	}
+	return nil
+}
+
+// Expiry is when a pending upload created at created, whose last part the
+// store received at last (zero: none yet), expires: URLTTL after the later
+// of the two, and never more than TTL after its creation. Its reservation
+// ends then, and no URL of it outlives it.
+func Expiry(created, last time.Time, lim Limits) time.Time {
+	from := created
+	if last.After(from) {
+		from = last
+	}
+	return minTime(from.Add(lim.URLTTL), created.Add(lim.TTL))
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // SniffLen is how many first bytes MatchesType and Probe read; enough for

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"creativeapi/internal/upload"
 )
@@ -57,12 +58,68 @@ func TestOnlyAPendingUploadMoves(t *testing.T) {
 		{upload.StatusFailed, upload.MoveComplete, upload.StatusFailed, false},
 		{upload.StatusFailed, upload.MoveReject, upload.StatusFailed, false},
 		{upload.StatusFailed, upload.MoveExpire, upload.StatusFailed, false},
-		{upload.StatusPending, "delete", upload.StatusPending, false},
+		{upload.StatusPending, upload.MoveDelete, upload.StatusFailed, true},
+		{upload.StatusReady, upload.MoveDelete, upload.StatusReady, false},
+		{upload.StatusFailed, upload.MoveDelete, upload.StatusFailed, false},
+		{upload.StatusPending, "erase", upload.StatusPending, false},
 	} {
 		t.Run(string(tc.from)+" "+string(tc.move), func(t *testing.T) {
 			to, err := upload.Decide(tc.from, tc.move)
 			if to != tc.to || (err == nil) != tc.ok {
 				t.Fatalf("got %s, %v", to, err)
+			}
+		})
+	}
+}
+
+// TestAPendingUploadExpiresAnHourAfterItsLastPartAndADayAfterItsCreation:
+// §21's rule, with UPLOAD_URL_TTL 1h and UPLOAD_TTL 24h.
+func TestAPendingUploadExpiresAnHourAfterItsLastPartAndADayAfterItsCreation(t *testing.T) {
+	lim := upload.NewLimits(100<<30, 2<<30, 24*time.Hour, time.Hour)
+	created := time.Date(2026, 12, 8, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		last time.Time
+		want time.Time
+	}{
+		{"no part yet: an hour after its creation", time.Time{}, created.Add(time.Hour)},
+		{"a part 10 minutes in", created.Add(10 * time.Minute), created.Add(70 * time.Minute)},
+		{"a part before its creation (clock skew) counts from the creation", created.Add(-time.Minute), created.Add(time.Hour)},
+		{"a part at 23h: at most a day", created.Add(23 * time.Hour), created.Add(24 * time.Hour)},
+		{"a part after a day changes nothing", created.Add(30 * time.Hour), created.Add(24 * time.Hour)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := upload.Expiry(created, tc.last, lim); !got.Equal(tc.want) {
+				t.Fatalf("expires at %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestEachUploaderHoldsAtMost20PendingUploadsAnd2GiB: the pending limits
+// come before the organization's quota; a server whose largest upload is
+// above 2 GiB lets one such file be pending.
+func TestEachUploaderHoldsAtMost20PendingUploadsAnd2GiB(t *testing.T) {
+	lim := upload.NewLimits(100<<30, 2<<30, 24*time.Hour, time.Hour)
+	for _, tc := range []struct {
+		name string
+		r    upload.Reservations
+		size int64
+		lim  upload.Limits
+		want error
+	}{
+		{"nothing pending", upload.Reservations{}, 1, lim, nil},
+		{"19 pending", upload.Reservations{UploaderPending: 19, UploaderPendingBytes: 19}, 1, lim, nil},
+		{"20 pending", upload.Reservations{UploaderPending: 20, UploaderPendingBytes: 20}, 1, lim, upload.ErrTooManyPending},
+		{"exactly 2 GiB with this one", upload.Reservations{UploaderPending: 1, UploaderPendingBytes: 1 << 30}, 1 << 30, lim, nil},
+		{"a byte over 2 GiB", upload.Reservations{UploaderPending: 1, UploaderPendingBytes: 1 << 30}, 1<<30 + 1, lim, upload.ErrTooManyPending},
+		{"over both: the pending limits first", upload.Reservations{OrganizationBytes: 100 << 30, UploaderPending: 20}, 1, lim, upload.ErrTooManyPending},
+		{"the quota", upload.Reservations{OrganizationBytes: 100 << 30}, 1, lim, upload.ErrQuotaExceeded},
+		{"a 5 GiB server: one 5 GiB file fits", upload.Reservations{}, 5 << 30, upload.NewLimits(100<<30, 5<<30, 24*time.Hour, time.Hour), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.r.Admit(tc.size, tc.lim); got != tc.want {
+				t.Fatalf("admit: %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -25,6 +25,9 @@ var (
 	ErrNotVisible = errors.New("upload not visible")
 	// ErrQuotaExceeded: the organization's uploads would pass its quota.
 	ErrQuotaExceeded = errors.New("storage quota exceeded")
+	// ErrTooManyPending: the uploader's pending uploads would pass their
+	// limits (MaxPending, Limits.PendingBytes).
+	ErrTooManyPending = errors.New("too many pending uploads")
 	// ErrUnavailable: the server has no object store.
 	ErrUnavailable = errors.New("uploads unavailable")
 )
@@ -41,9 +44,12 @@ func (e *Mismatch) Error() string { return "upload mismatch: " + e.Reason }
 
 // Limits bound uploads.
 type Limits struct {
-	QuotaBytes int64
-	// TTL is how long a pending upload may take; URLTTL how long one of
-	// its part URLs works (never past the upload's expiry).
+	// QuotaBytes bounds an organization's ready and pending uploads;
+	// PendingBytes one uploader's pending ones in an organization.
+	QuotaBytes, PendingBytes int64
+	// TTL is the longest a pending upload may take (UPLOAD_TTL); URLTTL
+	// how long one of its part URLs works, and how long it waits for its
+	// next part (UPLOAD_URL_TTL): see Expiry.
 	TTL, URLTTL time.Duration
 }
 
@@ -110,17 +116,20 @@ func Create(ctx context.Context, q store.Tx, objects *objectstore.Store, org, us
 	if objects == nil {
 		return View{}, ErrUnavailable
 	}
-	// The lock goes with the read of the bytes used; the read still runs
-	// once the lock is held, with a snapshot of its own.
+	// The lock goes with the read of the reservations; the read still
+	// runs once the lock is held, with a snapshot of its own. The lock
+	// serialises the organization's creations, so its quota and each
+	// uploader's pending limits hold under concurrent creates.
 	if err := q.Next().OrganizationLockForUploads(ctx, org); err != nil {
 		return View{}, err
 	}
-	used, err := q.UploadStorageUsed(ctx, org)
+	res, err := q.UploadReservations(ctx, db.UploadReservationsParams{OrganizationID: org, CreatedBy: user, Now: now})
 	if err != nil {
 		return View{}, err
 	}
-	if used+in.SizeBytes > lim.QuotaBytes {
-		return View{}, ErrQuotaExceeded
+	if err := (Reservations{OrganizationBytes: res.OrganizationBytes, UploaderPending: res.UploaderPending,
+		UploaderPendingBytes: res.UploaderPendingBytes}).Admit(in.SizeBytes, lim); err != nil {
+		return View{}, err
 	}
 	id, err := uuid.NewV7()
 	if err != nil {
@@ -144,7 +153,7 @@ func Create(ctx context.Context, q store.Tx, objects *objectstore.Store, org, us
 	row := db.Upload{
 		ID: id, OrganizationID: org, CreatedBy: user, Status: string(StatusPending), FileName: in.FileName,
 		MimeType: in.MimeType, SizeBytes: in.SizeBytes, Sha256: in.SHA256, PartSize: partSize,
-		ObjectKey: key, StoreUploadID: storeID, CreatedAt: now, ExpiresAt: now.Add(lim.TTL),
+		ObjectKey: key, StoreUploadID: storeID, CreatedAt: now, ExpiresAt: Expiry(now, time.Time{}, lim),
 	}
 	// The insert goes with the stored answer and COMMIT; should it fail
 	// there, abort drops the store's upload, which no row would name.
@@ -165,8 +174,10 @@ func Create(ctx context.Context, q store.Tx, objects *objectstore.Store, org, us
 }
 
 // Get reads an upload, asking the store which parts arrived when pending;
-// its uploader gets fresh URLs for the others, valid for urlTTL.
-func Get(ctx context.Context, q *db.Queries, objects *objectstore.Store, org, user, id uuid.UUID, urlTTL time.Duration, now time.Time) (View, error) {
+// its uploader gets fresh URLs for the others, valid for lim.URLTTL but
+// never past the upload's expiry, which the parts seen may move later
+// (Expiry).
+func Get(ctx context.Context, q *db.Queries, objects *objectstore.Store, org, user, id uuid.UUID, lim Limits, now time.Time) (View, error) {
 	if err := authorize(ctx, q, org, user); err != nil {
 		return View{}, err
 	}
@@ -180,61 +191,94 @@ func Get(ctx context.Context, q *db.Queries, objects *objectstore.Store, org, us
 		return View{}, ErrUnavailable
 	}
 	var received []objectstore.Part
-	if Status(row.Status) == StatusPending && row.ExpiresAt.After(now) {
-		if row.StoreUploadID == nil {
-			received, err = wholeObject(ctx, objects, row)
-		} else if received, err = objects.ListParts(ctx, StagingKey(row.ObjectKey), *row.StoreUploadID); errors.Is(err, objectstore.ErrNotFound) {
-			// The multipart upload is gone: when a completion cut short
-			// had the store assemble the file, every part arrived and
-			// completing again finishes it (URLs for a vanished upload
-			// would only fail); otherwise none did.
-			received, err = assembledParts(ctx, objects, row)
-		}
-		if err != nil {
+	if mayLive(row, lim, now) {
+		if row, received, err = observe(ctx, q, objects, row, lim); err != nil {
 			return View{}, err
 		}
 	}
-	return view(ctx, objects, row, received, user, urlTTL, now)
+	return view(ctx, objects, row, received, user, lim.URLTTL, now)
+}
+
+// mayLive reports whether row may still be pending at now: pending, and
+// either unexpired or expired so lately that a part the server has not
+// seen yet may have moved its expiry (a URL never outlives the expiry it
+// was signed under, so a part arrives at most then, and moves the expiry
+// at most URLTTL past it), and never past TTL after its creation.
+func mayLive(row db.Upload, lim Limits, now time.Time) bool {
+	return Status(row.Status) == StatusPending && now.Before(row.ExpiresAt.Add(lim.URLTTL)) &&
+		now.Before(row.CreatedAt.Add(lim.TTL))
+}
+
+// observe asks the store which parts of the pending row arrived, and
+// records the expiry they give it (Expiry) when it is later than the one
+// known: the upload's reservation ends then, and its URLs never outlive it.
+func observe(ctx context.Context, q *db.Queries, objects *objectstore.Store, row db.Upload, lim Limits) (db.Upload, []objectstore.Part, error) {
+	var received []objectstore.Part
+	var err error
+	if row.StoreUploadID == nil {
+		received, err = wholeObject(ctx, objects, row)
+	} else if received, err = objects.ListParts(ctx, StagingKey(row.ObjectKey), *row.StoreUploadID); errors.Is(err, objectstore.ErrNotFound) {
+		// The multipart upload is gone: when a completion cut short
+		// had the store assemble the file, every part arrived and
+		// completing again finishes it (URLs for a vanished upload
+		// would only fail); otherwise none did.
+		received, err = assembledParts(ctx, objects, row)
+	}
+	if err != nil {
+		return row, nil, err
+	}
+	var last time.Time
+	for _, p := range received {
+		if p.LastModified.After(last) {
+			last = p.LastModified
+		}
+	}
+	// The answer's times are to the microsecond, as PostgreSQL keeps them.
+	if e := Expiry(row.CreatedAt, last, lim).Truncate(time.Microsecond); e.After(row.ExpiresAt) {
+		if err := q.UploadExtend(ctx, db.UploadExtendParams{ID: row.ID, ExpiresAt: e}); err != nil {
+			return row, nil, err
+		}
+		row.ExpiresAt = e
+	}
+	return row, received, nil
 }
 
 // wholeObject is the one part of a file PUT whole, when it arrived: staged,
 // or already copied by a completion cut short.
 func wholeObject(ctx context.Context, objects *objectstore.Store, row db.Upload) ([]objectstore.Part, error) {
-	size, ok, err := objects.Size(ctx, StagingKey(row.ObjectKey))
-	if err != nil {
-		return nil, err
-	}
-	if ok {
-		return []objectstore.Part{{Number: 1, Size: size}}, nil
-	}
-	if ok, err := objects.Exists(ctx, row.ObjectKey); err != nil || !ok {
-		return nil, err
-	}
-	return []objectstore.Part{{Number: 1, Size: row.SizeBytes}}, nil
-}
-
-// assembled reports whether row's file is assembled in the store: staged
-// whole, or already copied to its final key by a completion cut short.
-func assembled(ctx context.Context, objects *objectstore.Store, row db.Upload) (bool, error) {
 	for _, key := range []string{StagingKey(row.ObjectKey), row.ObjectKey} {
-		if ok, err := objects.Exists(ctx, key); err != nil || ok {
-			return ok, err
+		o, ok, err := objects.Stat(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return []objectstore.Part{{Number: 1, Size: o.Size, LastModified: o.LastModified}}, nil
 		}
 	}
-	return false, nil
+	return nil, nil
 }
 
 // assembledParts is every part of row when its file is assembled in the
 // store, none when it is not.
 func assembledParts(ctx context.Context, objects *objectstore.Store, row db.Upload) ([]objectstore.Part, error) {
-	ok, err := assembled(ctx, objects, row)
-	if err != nil || !ok {
-		return nil, err
+	var file objectstore.Object
+	for _, key := range []string{StagingKey(row.ObjectKey), row.ObjectKey} {
+		o, ok, err := objects.Stat(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			file = o
+			break
+		}
+	}
+	if file.LastModified.IsZero() {
+		return nil, nil
 	}
 	parts := make([]objectstore.Part, PartCount(row.SizeBytes, row.PartSize))
 	for i := range parts {
 		number := int32(i + 1)
-		parts[i] = objectstore.Part{Number: number, Size: PartLength(row.SizeBytes, row.PartSize, number)}
+		parts[i] = objectstore.Part{Number: number, Size: PartLength(row.SizeBytes, row.PartSize, number), LastModified: file.LastModified}
 	}
 	return parts, nil
 }
@@ -323,7 +367,7 @@ type Assembly struct {
 // deadline, a crash) leaves the upload pending: a retry finds the object
 // assembled and reads it again, and the expiry job deletes it if no retry
 // comes.
-func Assemble(ctx context.Context, q *db.Queries, objects *objectstore.Store, org, user, id uuid.UUID, now time.Time) Assembly {
+func Assemble(ctx context.Context, q *db.Queries, objects *objectstore.Store, org, user, id uuid.UUID, lim Limits, now time.Time) Assembly {
 	if err := authorize(ctx, q, org, user); err != nil {
 		return Assembly{err: err}
 	}
@@ -335,6 +379,13 @@ func Assemble(ctx context.Context, q *db.Queries, objects *objectstore.Store, or
 	}
 	if objects == nil {
 		return Assembly{err: ErrUnavailable}
+	}
+	// Past its known expiry, parts sent since the server last looked may
+	// have moved it later: look before calling it expired.
+	if !row.ExpiresAt.After(now) && mayLive(row, lim, now) {
+		if row, _, err = observe(ctx, q, objects, row, lim); err != nil {
+			return Assembly{err: err}
+		}
 	}
 	if Status(row.Status) != StatusPending || !row.ExpiresAt.After(now) {
 		return Assembly{} // Complete answers from the status
@@ -431,7 +482,7 @@ func Complete(ctx context.Context, q *db.Queries, objects *objectstore.Store, or
 		return View{}, &Incomplete{Reason: "The upload expired; start a new one."}
 	}
 	if a.mismatch != "" {
-		if err := deleteFiles(ctx, objects, row); err != nil {
+		if err := dispose(ctx, objects, row); err != nil {
 			return View{}, err
 		}
 		if _, err := Decide(Status(row.Status), MoveReject); err != nil {
@@ -567,15 +618,29 @@ func presignContent(ctx context.Context, q *db.Queries, objects *objectstore.Sto
 
 // Expire aborts pending uploads past their expiry (the store deletes
 // their parts), deletes the file of any whose completion assembled it but
-// never finished, and fails them; it returns how many. An upload a
-// completion claimed less than CompletionGrace ago waits for a later run.
-func Expire(ctx context.Context, s *store.Store, objects *objectstore.Store, now time.Time, limit int32) (int, error) {
+// never finished, and fails them; it returns how many it looked at. One
+// whose parts, seen now, move its expiry later (Expiry) is extended
+// instead. An upload a completion claimed less than CompletionGrace ago
+// waits for a later run. No URL of a failed one works any more (none
+// outlives the expiry it was signed under), so its keys need no seal.
+func Expire(ctx context.Context, s *store.Store, objects *objectstore.Store, lim Limits, now time.Time, limit int32) (int, error) {
 	rows, err := s.Q.UploadExpired(ctx, db.UploadExpiredParams{Now: now, ClaimedBefore: now.Add(-CompletionGrace), RowLimit: limit})
 	if err != nil {
 		return 0, err
 	}
 	reason := "The upload expired before it was completed."
 	for _, row := range rows {
+		// A part sent since the server last looked may have moved the
+		// expiry later: such an upload is extended, not failed.
+		if mayLive(row, lim, now) {
+			seen, _, err := observe(ctx, s.Q, objects, row, lim)
+			if err != nil {
+				return 0, err
+			}
+			if seen.ExpiresAt.After(now) {
+				continue
+			}
+		}
 		if _, err := Decide(Status(row.Status), MoveExpire); err != nil {
 			return 0, err
 		}
@@ -606,6 +671,62 @@ func abort(ctx context.Context, objects *objectstore.Store, row db.Upload) error
 		}
 	}
 	return nil
+}
+
+// dispose empties row's keys while a URL of it may still work (a delete,
+// a mismatch): it aborts its multipart upload, whose part URLs die with
+// it, and deletes its final object; the staging object of a file PUT
+// whole is replaced by a seal (objectstore.Seal), which its URL, which
+// only creates, cannot write over. The staged bytes are gone at once; the
+// sweep deletes the seal once the upload's expiry has passed.
+func dispose(ctx context.Context, objects *objectstore.Store, row db.Upload) error {
+	if err := abort(ctx, objects, row); err != nil {
+		return err
+	}
+	if err := objects.Delete(ctx, row.ObjectKey); err != nil {
+		return err
+	}
+	if row.StoreUploadID == nil {
+		return objects.Seal(ctx, StagingKey(row.ObjectKey))
+	}
+	return objects.Delete(ctx, StagingKey(row.ObjectKey))
+}
+
+// Delete ends a pending upload of org at its creator's or an admin's
+// request: its reservation is freed (it is failed), its multipart upload
+// aborted and its keys emptied (dispose), so the store refuses its URLs,
+// and it is gone from the API. The store's calls come before the row's
+// move, under the row's lock: when the store fails, nothing changed. An
+// upload that is not pending is refused (ready files belong to versions).
+func Delete(ctx context.Context, q *db.Queries, objects *objectstore.Store, org, user, id uuid.UUID) error {
+	role, err := directory.MemberRole(ctx, q, org, user)
+	if err != nil {
+		return err
+	}
+	if err := review.AuthorizeUploads(role); err != nil {
+		return err
+	}
+	row, err := q.UploadGetForUpdate(ctx, db.UploadGetForUpdateParams{OrganizationID: org, ID: id})
+	if errors.Is(err, store.ErrNotFound) {
+		return ErrNotVisible
+	} else if err != nil {
+		return err
+	}
+	if err := review.AuthorizeUploadDelete(role, row.CreatedBy == user); err != nil {
+		return err
+	}
+	if _, err := Decide(Status(row.Status), MoveDelete); err != nil {
+		return review.RefuseUploadDelete(row.Status)
+	}
+	if objects == nil {
+		return ErrUnavailable
+	}
+	if err := dispose(ctx, objects, row); err != nil {
+		return err
+	}
+	reason := "The upload was deleted."
+	_, err = q.UploadMarkDeleted(ctx, db.UploadMarkDeletedParams{ID: row.ID, Failure: &reason})
+	return err
 }
 
 // deleteFiles deletes row's staged and final objects.

@@ -269,7 +269,7 @@ func TestDelivery_ASlowEndpointDoesNotHoldUpAnother(t *testing.T) {
 
 	const n = 5
 	b.emitMany(t, events.CreativeApproved, n)
-	slow.wait(t, n) // n attempts hang on the slow endpoint
+	slow.wait(t, webhooks.DefaultMaxInFlightPerEndpoint) // 4 attempts hang on the slow endpoint, the 5th waits its turn
 	b.emitMany(t, events.CreativeSubmitted, n)
 	b.deliveries(t, fastEP.ID, n, "succeeded", succeeded)
 	checkOncePerEvent(t, fast.requests(), n)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,6 +49,15 @@ const (
 	DefaultTimeout   = 15 * time.Second
 	DefaultWorkers   = 50
 	DefaultRetention = 7 * 24 * time.Hour
+	// DefaultMaxInFlightPerEndpoint is PRODUCT.md §21's bound: at most 4
+	// deliveries in flight per endpoint.
+	DefaultMaxInFlightPerEndpoint = 4
+	// DefaultBusyWait is short enough that a busy endpoint's next delivery
+	// goes soon after a slot frees, long enough that waiting deliveries
+	// cost a claim a second each. Under River's scheduler interval (5 s),
+	// a waiting job is available again at once rather than on the
+	// scheduler's next run.
+	DefaultBusyWait = time.Second
 )
 
 // recordBound bounds each database step around an attempt: reading the
@@ -73,6 +83,15 @@ type Config struct {
 	// (DefaultWorkers): a slow endpoint holds one of them for at most
 	// Timeout.
 	Workers int
+	// MaxInFlightPerEndpoint is how many attempts may be in flight to one
+	// endpoint at once, on every replica together
+	// (DefaultMaxInFlightPerEndpoint): a slow receiver holds no more
+	// workers than that, and the others serve the other endpoints.
+	MaxInFlightPerEndpoint int
+	// BusyWait is how long a delivery whose endpoint has
+	// MaxInFlightPerEndpoint attempts in flight waits before it tries again
+	// (default DefaultBusyWait, jittered), its worker freed meanwhile.
+	BusyWait time.Duration
 	// AllowPrivate lets webhooks reach loopback and private addresses and
 	// use http (DEV_MODE only).
 	AllowPrivate bool
@@ -106,6 +125,12 @@ func (c *Config) defaults() {
 	}
 	if c.Workers <= 0 {
 		c.Workers = DefaultWorkers
+	}
+	if c.MaxInFlightPerEndpoint <= 0 {
+		c.MaxInFlightPerEndpoint = DefaultMaxInFlightPerEndpoint
+	}
+	if c.BusyWait <= 0 {
+		c.BusyWait = DefaultBusyWait
 	}
 	if c.Retention <= 0 {
 		c.Retention = DefaultRetention
@@ -303,6 +328,15 @@ func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[deliveryArgs])
 	if !d.Enabled {
 		return s.st.Q.WebhookDeliveryCancel(readCtx, d.ID)
 	}
+	// Fair across endpoints: an endpoint with its attempts in flight
+	// already makes this one wait, its worker free for other endpoints.
+	claimed, err := s.claim(readCtx, d.ID, d.EndpointID)
+	if err != nil {
+		return err
+	}
+	if !claimed {
+		return river.JobSnooze(s.cfg.Jitter(s.cfg.BusyWait))
+	}
 	res := s.send(ctx, d)
 	rec := db.WebhookAttemptRecordParams{
 		DeliveryID: d.ID, Attempt: int32(job.Attempt), StartedAt: res.started,
@@ -360,6 +394,28 @@ func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[deliveryArgs])
 	return errRetry{reason}
 }
 
+// claim marks delivery in flight if its endpoint has fewer than
+// MaxInFlightPerEndpoint attempts in flight, on any replica: the claims of
+// one endpoint take turns on its advisory lock, and the count is read
+// after it. The claim is a lease as long as the job's bound: the attempt's
+// record ends it, and a replica that dies lets it run out when River
+// rescues the job.
+func (s *Service) claim(ctx context.Context, delivery, endpoint uuid.UUID) (bool, error) {
+	var n int64
+	err := s.st.InTx(ctx, func(q store.Tx) error {
+		if err := q.WebhookEndpointInFlightLock(ctx, endpoint); err != nil {
+			return err
+		}
+		var err error
+		n, err = q.WebhookDeliveryClaim(ctx, db.WebhookDeliveryClaimParams{
+			LeaseSeconds: s.cfg.jobTimeout().Seconds(), DeliveryID: delivery, EndpointID: endpoint,
+			MaxInFlight: int32(s.cfg.MaxInFlightPerEndpoint),
+		})
+		return err
+	})
+	return n == 1, err
+}
+
 // result is what one attempt saw.
 type result struct {
 	started    time.Time
@@ -373,6 +429,13 @@ type result struct {
 func (s *Service) send(ctx context.Context, d db.WebhookDeliveryForAttemptRow) result {
 	res := result{started: time.Now()}
 	fail := func(err error) result {
+		// net/http's error names the URL, whose query may hold the
+		// receiver's own token; River logs a failed job's error, and no
+		// secret reaches a log (PRODUCT.md §21): the owner knows the URL.
+		var uerr *url.Error
+		if errors.As(err, &uerr) {
+			err = fmt.Errorf("%s: %w", uerr.Op, uerr.Err)
+		}
 		msg := err.Error()
 		if len(msg) > 500 {
 			msg = msg[:500]

@@ -64,6 +64,8 @@ export type ListOperatorTransfersQuery = NonNullable<operations["listOperatorTra
 export type CreativeApproval = Schemas["CreativeApproval"];
 export type ApprovalRecord = Schemas["ApprovalRecord"];
 export type AccessToken = Schemas["AccessToken"];
+export type AccessTokenList = Schemas["AccessTokenList"];
+export type ListAccessTokensQuery = NonNullable<operations["listAccessTokens"]["parameters"]["query"]>;
 export type CreatedAccessToken = Schemas["CreatedAccessToken"];
 export type CreateAccessTokenRequest = Schemas["CreateAccessTokenRequest"];
 export type TokenScope = Schemas["TokenScope"];
@@ -74,12 +76,18 @@ export type GuestUpdateCommentRequest = Schemas["GuestUpdateCommentRequest"];
 export type GuestActionRequest = Schemas["GuestActionRequest"];
 export type ListGuestCreativesQuery = NonNullable<operations["listGuestCreatives"]["parameters"]["query"]>;
 export type ListGuestCreativeCommentsQuery = NonNullable<operations["listGuestCreativeComments"]["parameters"]["query"]>;
-/** Who opens a share: the name and email the guest gives, and the share's password when it has one. */
+/**
+ * Who opens a share: the name the guest gives, the email (optional with
+ * `shareInvitationToken`, the `#invitation=` of the invitation's own link,
+ * which verifies the session), and the share's password when it has one.
+ */
 export interface GuestSignIn {
   name: string;
-  email: string;
+  email?: string;
+  shareInvitationToken?: string;
   password?: string;
 }
+export type GuestVerification = Schemas["GuestVerification"];
 
 export interface ApiClientOptions {
   /** Origin of the API, e.g. "https://api.example.com" (paths already start with /api/v1). */
@@ -220,12 +228,22 @@ export function createApiClient({ baseUrl, fetch, headers, token }: ApiClientOpt
      * A guest's calls: a person outside the organization who holds a
      * share's link (`{APP_URL}/share/{token}`). signIn opens the guest
      * session (its own cookie) and remembers its csrfToken; the rest act on
-     * the share's creatives only (another creative is 404).
+     * the share's creatives only (another creative is 404). Only a verified
+     * session decides: opened with the invitation's own token, or confirmed
+     * with the code `requestVerification` mails.
      */
     guest: {
-      /** Opens the share of `token`: 404 `share_not_found` (unknown, expired or revoked), 401 `share_password_required`. */
+      /** Opens the share of `token`: 404 `share_not_found` (unknown, expired or revoked), 401 `share_password_required`, 409 `member_email`. */
       signIn: async (token: string, who: GuestSignIn): Promise<GuestSession> => {
         const session = await unwrap(raw.POST("/api/v1/guest/sessions", { body: { token, ...who } }));
+        guestCsrfToken = session.csrfToken;
+        return session;
+      },
+      /** Mails a six-digit code to the session's email (10 minutes, 5 tries); always 202 `{expiresAt}`. */
+      requestVerification: async (): Promise<GuestVerification> => unwrap(raw.POST("/api/v1/guest/verify", {})),
+      /** Confirms the mailed code: the session is replaced by a verified one (new cookie, new csrfToken). 422 wrong code, 409 `code_expired`, 409 `member_email`. */
+      confirmVerification: async (code: string): Promise<GuestSession> => {
+        const session = await unwrap(raw.POST("/api/v1/guest/verify/confirm", { body: { code } }));
         guestCsrfToken = session.csrfToken;
         return session;
       },
@@ -278,7 +296,9 @@ export function createApiClient({ baseUrl, fetch, headers, token }: ApiClientOpt
     /** Makes a personal access token for a backend (a session only); its `token` is shown this once. */
     createAccessToken: (body: CreateAccessTokenRequest): Promise<CreatedAccessToken> =>
       unwrap(raw.POST("/api/v1/me/tokens", { body })),
-    listAccessTokens: async (): Promise<AccessToken[]> => (await unwrap(raw.GET("/api/v1/me/tokens"))).items,
+    /** One page of the user's tokens that still work, newest first; pass `nextCursor` as `cursor` for the next. */
+    listAccessTokens: (query?: ListAccessTokensQuery): Promise<AccessTokenList> =>
+      unwrap(raw.GET("/api/v1/me/tokens", { params: { query } })),
     revokeAccessToken: async (tokenId: string): Promise<void> => {
       await unwrap(raw.DELETE("/api/v1/me/tokens/{tokenId}", { params: { path: { tokenId } } }));
     },
@@ -433,6 +453,18 @@ export function createApiClient({ baseUrl, fetch, headers, token }: ApiClientOpt
           params: { path: { organizationId, uploadId } },
         }),
       ),
+    /**
+     * Deletes a pending upload (its creator or an admin): its reservation is
+     * freed and the store refuses its URLs. 409 `invalid_transition` once it
+     * is ready or failed; 404 once deleted.
+     */
+    deleteUpload: async (organizationId: string, uploadId: string): Promise<void> => {
+      await unwrap(
+        raw.DELETE("/api/v1/organizations/{organizationId}/uploads/{uploadId}", {
+          params: { path: { organizationId, uploadId } },
+        }),
+      );
+    },
     /**
      * Names the transaction that paid the deposit with another amount; the
      * deposit goes `under_review`. 409 `transfer_unknown` (not seen yet:
@@ -600,10 +632,10 @@ async function uploadFileWith(
   file: Blob & { name?: string },
   options: UploadFileOptions = {},
 ): Promise<UploadedAsset> {
-  const { signal, onProgress } = options;
+  const { signal } = options;
   const sha256 = await sha256OfFile(file, signal);
   const path = { organizationId };
-  let upload: Upload = await withRetries(undefined, (key) =>
+  const upload: Upload = await withRetries(undefined, (key) =>
     unwrap(
       raw.POST("/api/v1/organizations/{organizationId}/uploads", {
         params: { path, header: { "Idempotency-Key": key } },
@@ -618,6 +650,32 @@ async function uploadFileWith(
     ),
   );
   const uploadPath = { organizationId, uploadId: upload.id };
+  try {
+    return await sendAndComplete(raw, file, upload, uploadPath, options);
+  } catch (err) {
+    // Given up (aborted, or parts failing round after round): the pending
+    // upload would hold its place among the caller's pending uploads (20
+    // at most) for an hour; delete it, as best we can.
+    if (signal?.aborted || err instanceof PartsFailedError) {
+      await raw.DELETE("/api/v1/organizations/{organizationId}/uploads/{uploadId}", { params: { path: uploadPath } }).catch(() => undefined);
+    }
+    throw err;
+  }
+}
+
+/** uploadFile's parts failed PART_ROUNDS times. */
+class PartsFailedError extends Error {}
+
+/** Sends the parts of upload the store lacks, round after round, then completes it. */
+async function sendAndComplete(
+  raw: Client<paths>,
+  file: Blob,
+  first: Upload,
+  uploadPath: { organizationId: string; uploadId: string },
+  options: UploadFileOptions,
+): Promise<UploadedAsset> {
+  const { signal, onProgress } = options;
+  let upload = first;
   const partLength = (n: number) => Math.min(upload.partSize, file.size - (n - 1) * upload.partSize);
   // Progress is the bytes of the parts the store holds plus those on their
   // way; a part that fails takes its bytes back, so the report never goes
@@ -664,7 +722,7 @@ async function uploadFileWith(
     };
     await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 4, todo.length) }, worker));
     if (failed === 0) break;
-    if (round >= PART_ROUNDS) throw new Error(`uploadFile: ${failed} parts failed ${PART_ROUNDS} times`);
+    if (round >= PART_ROUNDS) throw new PartsFailedError(`uploadFile: ${failed} parts failed ${PART_ROUNDS} times`);
     // Resume: the store says which parts it holds; the rest get fresh URLs.
     upload = await unwrap(
       raw.GET("/api/v1/organizations/{organizationId}/uploads/{uploadId}", { params: { path: uploadPath }, signal }),

@@ -128,7 +128,7 @@ export interface paths {
          * List the signed-in user's personal access tokens
          * @description Operation `listAccessTokens` (the TypeScript client's function of that name).
          *
-         *     The tokens that still work (neither revoked nor expired), newest first, without their secrets.
+         *     The tokens that still work (neither revoked nor expired), newest first, without their secrets, a page at a time like every list (`limit`, `cursor`, `nextCursor`). A user holds at most 50 of them.
          */
         get: operations["listAccessTokens"];
         put?: never;
@@ -140,7 +140,10 @@ export interface paths {
          *     send it as `Authorization: Bearer <token>`. The answer holds the
          *     secret `token`, shown this once. A session only (a token cannot
          *     make tokens). `operator` is for platform operators only (422).
-         *     No `Idempotency-Key`: a replay would have to store the secret.
+         *     No `Idempotency-Key`: a replay would have to store the secret. A
+         *     user holds at most 50 tokens that still work (each has a rate
+         *     budget of its own): the 51st is 409 `too_many_tokens` until one is
+         *     revoked or expires.
          */
         post: operations["createAccessToken"];
         delete?: never;
@@ -1097,7 +1100,16 @@ export interface paths {
          *     `expiresAt` defaults to 14 days from now and may be at most 90
          *     days ahead (else 422 on `expiresAt`). `password` (8–128
          *     characters) is asked of every guest who opens the share.
-         *     `invite` lists people to email the link to (`share_invitation`).
+         *     `invite` lists people to email the link to (`share_invitation`),
+         *     each with a link of their own that verifies their guest session
+         *     (`{APP_URL}/share/{token}#invitation=…`; the invitation's token is
+         *     in no answer). A member of the organization is not invited: 422 on
+         *     `invite[i].email` (members sign in).
+         *
+         *     Invitations have a ceiling: 3 a day per (organization, address),
+         *     50 an hour and 500 a day per organization, 100 a day per inviting
+         *     user, revoked shares' invitations counted. Over any of them: 429
+         *     `email_quota_exceeded` with `Retry-After`, and nothing is made.
          *
          *     A creative id that is not one of the organization's (another
          *     workspace's or none at all) is 422 on `creativeIds[i]`, the same
@@ -1180,14 +1192,86 @@ export interface paths {
          *     `csrfToken` to send as `X-CSRF-Token` on the guest's unsafe calls.
          *     The session is scoped to this one share and ends when the share
          *     expires or is revoked, whichever comes first. The same `email` on
-         *     the same share is the same guest again (`guest.id`); `name` is
-         *     updated to the one given.
+         *     the same share is the same guest again (`guest.id`).
+         *
+         *     A guest is who their inbox says: `guest.verified` belongs to the
+         *     session. A session opened with `shareInvitationToken` (from the
+         *     invitation's own link, `{APP_URL}/share/{token}#invitation={shareInvitationToken}`)
+         *     is verified; `email` may then be left out, and must otherwise be
+         *     the invitation's (else 422 on `email`); the share's password is
+         *     still asked. Any other session is unverified until its email
+         *     answers a code (`requestGuestVerification`). Only a verified
+         *     session decides. `name` is the session's: the comments it writes
+         *     keep it; a verified session also renames the guest.
+         *
+         *     Errors are answered in this order: 403 `csrf_failed`, 422 (the
+         *     request's shape), 404 `share_not_found` (also an invitation token
+         *     of no invitation of this share), 429 `too_many_attempts`, 401
+         *     `share_password_required`, 422 `email`, 409 `member_email`.
          *
          *     No user session is needed or used. Cross-origin attempts are
          *     refused (403), as for `signIn`. Send the token in this body only:
          *     keep it out of URLs the API sees, of logs and of analytics.
          */
         post: operations["createGuestSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/guest/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a code that proves the guest session's email
+         * @description Operation `requestGuestVerification` (the TypeScript client's function of that name).
+         *
+         *     Sends a six-digit code to the guest session's email, valid 10
+         *     minutes and for 5 tries (`confirmGuestVerification`); a new code
+         *     replaces the session's earlier one. Answers 202 with the code's
+         *     `expiresAt`.
+         *
+         *     Email costs have a ceiling: one recipient gets at most 1 such
+         *     email a minute, 5 an hour and 10 a day, whoever asks. Over it the
+         *     answer is the same 202, no email is sent and nothing changes (an
+         *     earlier code stays valid).
+         */
+        post: operations["requestGuestVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/guest/verify/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prove the guest session's email with the mailed code
+         * @description Operation `confirmGuestVerification` (the TypeScript client's function of that name).
+         *
+         *     Confirms the code `requestGuestVerification` mailed. The right
+         *     code answers 200 with the guest session, now `guest.verified:
+         *     true`, under a new guest session cookie and `csrfToken` (the old
+         *     session ends). A wrong code is 422 on `code`; an expired code, no
+         *     code, or the fifth wrong one is 409 `code_expired` (ask for a new
+         *     one). An email that is a member's of the share's organization is
+         *     refused once proven: 409 `member_email` (members sign in).
+         */
+        post: operations["confirmGuestVerification"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1340,6 +1424,11 @@ export interface paths {
          *     may make it.
          *     `request_changes` needs a `comment`. The history names the guest
          *     (`actor.kind: guest`). Answers as `executeCreativeAction`.
+         *
+         *     Only a verified guest session decides (`guest.verified`; else 403
+         *     `guest_unverified`, and `availableActions` holds no decision). A
+         *     guest whose email is now a member's of the organization: 403
+         *     `action_forbidden`.
          */
         post: operations["executeGuestCreativeAction"];
         delete?: never;
@@ -1444,16 +1533,25 @@ export interface paths {
          *     parts, the last one shorter. Each URL writes one part of exactly
          *     its length (the store refuses another length), and the URL of a
          *     file of one part only the announced bytes (its `headers` carry
-         *     the SHA-256 the store checks). A URL works for an hour at most,
-         *     never past the upload's `expiresAt` (24 hours by default);
-         *     `getUpload` gives fresh ones. An upload still pending at
-         *     `expiresAt` is aborted and its parts deleted. A replayed answer
-         *     shows the URLs it was first given, which may have expired.
+         *     the SHA-256 the store checks, and `if-none-match: *`). A URL works
+         *     for an hour at most, never past the upload's `expiresAt`;
+         *     `getUpload` gives fresh ones. A pending upload expires an hour
+         *     after its last received part (an hour after its creation while
+         *     none arrived), and at most 24 hours after its creation, whatever
+         *     arrives: `getUpload` and `completeUpload` answer the later
+         *     `expiresAt` once they see the parts. An upload still pending at
+         *     `expiresAt` is aborted and its parts deleted; `deleteUpload` ends
+         *     one at once. A replayed answer shows the URLs it was first given,
+         *     which may have expired.
          *
          *     `sizeBytes` is at most the server's upload limit (2 GiB by
          *     default: 422 on `sizeBytes` above it). The organization's ready and
          *     pending uploads together stay within its storage quota: 409
-         *     `storage_quota_exceeded` otherwise.
+         *     `storage_quota_exceeded` otherwise. Each member holds at most 20
+         *     pending uploads, of at most 2 GiB together, in an organization:
+         *     409 `too_many_pending_uploads` otherwise (complete, delete or let
+         *     expire one first). An upload's reservation ends at its
+         *     `expiresAt`.
          *
          *     Who: authors and admins of the organization.
          *
@@ -1463,8 +1561,10 @@ export interface paths {
          *     or 403 `action_forbidden`, not the stored answer).
          *
          *     Errors are answered in this order: 401, 403 `csrf_failed`, 422,
-         *     404, 403 `action_forbidden`, 409 `storage_quota_exceeded`, 503
-         *     `uploads_unavailable` (the server has no object store).
+         *     404, 403 `action_forbidden`, 503 `uploads_unavailable` (the server
+         *     has no object store), 409 `too_many_pending_uploads`, 409
+         *     `storage_quota_exceeded`, 503 `storage_unavailable` (the object
+         *     store did not answer).
          */
         post: operations["createUpload"];
         delete?: never;
@@ -1489,6 +1589,12 @@ export interface paths {
          *     not received yet: after an interruption, or once the URLs expired,
          *     send only those, then call `completeUpload`.
          *
+         *     A part received since the server last looked moves the pending
+         *     upload's `expiresAt` to an hour after it (24 hours after its
+         *     creation at most), and the fresh URLs work until then at most.
+         *     A deleted upload is 404; a store that does not answer, 503
+         *     `storage_unavailable`.
+         *
          *     Who: authors and admins of the organization. Only the member who
          *     created the upload gets its part URLs; anyone else sees every
          *     part's `url`, `expiresAt` null and `headers` empty.
@@ -1496,7 +1602,27 @@ export interface paths {
         get: operations["getUpload"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a pending upload
+         * @description Operation `deleteUpload` (the TypeScript client's function of that name).
+         *
+         *     Ends a `pending` upload at once: its reservation (the storage
+         *     quota, and the caller's pending limits) is freed, the multipart
+         *     upload is aborted in the object store with the parts it held, and
+         *     the store refuses its part URLs from then on. The upload is gone:
+         *     reading, completing or deleting it again answers 404.
+         *
+         *     Who: the member who created the upload, or an admin of the
+         *     organization (another author: 403 `action_forbidden`). A `ready`
+         *     or `failed` upload cannot be deleted: 409 `invalid_transition`
+         *     (a ready upload's file belongs to the versions that name it).
+         *
+         *     Errors are answered in this order: 401, 403 `csrf_failed`, 404,
+         *     403 `action_forbidden`, 409 `invalid_transition`, 503
+         *     `uploads_unavailable`, 503 `storage_unavailable` (nothing
+         *     changed: retry).
+         */
+        delete: operations["deleteUpload"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1539,7 +1665,9 @@ export interface paths {
          *
          *     Errors are answered in this order: 401, 403 `csrf_failed`, 422
          *     (the body), 404, 403 `action_forbidden`, 409 `upload_incomplete`,
-         *     422 `upload_mismatch`.
+         *     422 `upload_mismatch`; 503 `storage_unavailable` when the object
+         *     store does not answer (nothing was recorded: retry with the same
+         *     key).
          */
         post: operations["completeUpload"];
         delete?: never;
@@ -1728,8 +1856,10 @@ export interface paths {
          * @description Operation `topUpAccountDeposit` (the TypeScript client's function of that name).
          *
          *     For a deposit `under_review` with `review.reason`
-         *     `amount_mismatch` whose transfer is short of `requestedAmount` by
-         *     more than the shortfall tolerance: the server reserves a fresh
+         *     `amount_mismatch` whose transfer carried the deposit's matching
+         *     suffix (the server attached it, never a claimed transfer) and is
+         *     short of `requestedAmount` by more than the shortfall tolerance:
+         *     the server reserves a fresh
          *     amount, the shortfall plus a matching suffix, unique among every
          *     reservation on the treasury (deposits and top-ups alike), and shows
          *     it as `review.topUp` with its `expiresAt` (the deposit lifetime).
@@ -1800,12 +1930,19 @@ export interface paths {
          *     its `expiresAt`) and may claim another transaction, not the
          *     rejected one.
          *
-         *     The shortfall tolerance: a transfer short of `requestedAmount` by
-         *     no more than the server's tolerance (by default 1% of the
-         *     requested amount, at most 1 USDT), or above it, needs no
-         *     operator: the deposit is credited at once with the amount
-         *     received (`credited`, `creditedAmount` the amount received), and
-         *     the transfer's settlement names `policy` as its operator.
+         *     A claim never credits, whatever the amount: transaction ids are
+         *     public, so naming one proves nothing. Several deposits may claim
+         *     one transfer; once a second does, each claimant's
+         *     `review.contested` is true, and an operator sees every claim and
+         *     the sender's address. A claimed transfer takes no top-up. A user
+         *     holds at most 3 open claims and makes at most 10 a day.
+         *
+         *     A transfer that carries the deposit's matching suffix (its last
+         *     four digits, never `0000`) needs no claim: the server credits it
+         *     by itself when it is short by no more than the shortfall
+         *     tolerance (by default 1% of the requested amount, at most 1
+         *     USDT), and otherwise attaches it to the deposit for review, where
+         *     the payer may top it up.
          */
         post: operations["claimAccountDeposit"];
         delete?: never;
@@ -2123,6 +2260,8 @@ export interface components {
         };
         AccessTokenList: {
             items: components["schemas"]["AccessToken"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
         };
         /** @description An error (RFC 9457 Problem Details, served as `application/json`). */
         Problem: {
@@ -2145,10 +2284,12 @@ export interface components {
              *     `rate_limited`, `internal_error`, `service_unavailable`, `deposits_unavailable`,
              *     `deposit_capacity_exhausted`, `too_many_streams`, `storage_quota_exceeded`,
              *     `upload_incomplete`, `upload_mismatch`, `uploads_unavailable`,
-             *     `transfer_unknown`, `transfer_taken`, `open_threads`,
+             *     `transfer_unknown`, `transfer_taken`, `too_many_claims`, `open_threads`,
              *     `share_limit`, `share_not_found`, `share_password_required`,
              *     `invalid_token`, `insufficient_scope`, `ambiguous_credentials`,
-             *     `review_plan_set`. New codes may be added: treat an
+             *     `review_plan_set`, `guest_unverified`, `code_expired`,
+             *     `member_email`, `email_quota_exceeded`, `too_many_pending_uploads`,
+             *     `storage_unavailable`, `too_many_tokens`. New codes may be added: treat an
              *     unknown code by its `status`.
              * @example invalid_request
              */
@@ -2181,15 +2322,18 @@ export interface components {
             /** @description A human-readable message to show next to the field. */
             message: string;
         };
+        /** @description A person the API names (an author, a reviewer, a mention, a member). `kind` is always present (internal/contract walks every schema for a person reference without it). */
         UserRef: {
             /** Format: uuid */
             id: string;
             name: string;
             /**
-             * @description `user` for a member, `guest` for a person outside the organization who came by a share's link. Absent means `user`.
+             * @description `user` for a member, `guest` for a person outside the organization who came by a share's link.
              * @enum {string}
              */
-            kind?: "user" | "guest";
+            kind: "user" | "guest";
+            /** @description For a guest's comment or decision, whether the session that made it had proven the guest's email. Absent for members. */
+            verified?: boolean;
         };
         NamedRef: {
             /** Format: uuid */
@@ -2202,10 +2346,12 @@ export interface components {
             id: string;
             name: string;
             /**
-             * @description `user` for a member, `guest` for a person outside the organization who came by a share's link. Absent means `user`.
+             * @description `user` for a member, `guest` for a person outside the organization who came by a share's link.
              * @enum {string}
              */
-            kind?: "user" | "guest";
+            kind: "user" | "guest";
+            /** @description For a guest's comment or decision, whether the session that made it had proven the guest's email. Absent for members. */
+            verified?: boolean;
         } | null;
         /** @description A NamedRef or null (see NullableUserRef). */
         NullableNamedRef: {
@@ -2773,7 +2919,10 @@ export interface components {
             amount: components["schemas"]["NullableMoney"];
             /** @description The value as the chain sent it. */
             amountRaw: string;
-            /** @description The sending address. */
+            /**
+             * @description The sending address: compare it with the claimants' earlier
+             *     payments before deciding a claim.
+             */
             from: string;
             /** Format: date-time */
             blockTime: string;
@@ -2794,8 +2943,37 @@ export interface components {
              * @example TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7
              */
             refundAddress: string | null;
+            /**
+             * @description Every payer's claim of the transfer, oldest first, open or
+             *     closed. The transfer is attached (`depositId`) to the oldest
+             *     open claim; rejecting it attaches the next one, and crediting
+             *     or refunding it closes the others (their deposits wait again).
+             */
+            claims: components["schemas"]["TransferClaim"][];
             /** @description The settlement audit records, oldest first. */
             settlements: components["schemas"]["TransferSettlement"][];
+        };
+        /** @description A payer's claim of a transfer (claimAccountDeposit). */
+        TransferClaim: {
+            /**
+             * Format: uuid
+             * @description The deposit that claimed the transfer.
+             */
+            depositId: string;
+            /**
+             * Format: uuid
+             * @description The claimant.
+             */
+            userId: string;
+            /** @description The claimant's email. */
+            email: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When an operator's settlement or rejection closed the claim; null while it is open.
+             */
+            closedAt: string | null;
         };
         TransferSettlement: {
             operator: components["schemas"]["SettlementOperator"];
@@ -2896,8 +3074,10 @@ export interface components {
         };
         /**
          * @description `awaiting_transfer`: waiting for the exact transfer.
-         *     `confirming`: a transfer of exactly `requestedAmount`, in a block no
-         *     later than `expiresAt`, was seen on the chain; `confirmations`
+         *     `confirming`: a transfer of exactly `requestedAmount` (or one that
+         *     carries its matching suffix, short by no more than the shortfall
+         *     tolerance), in a block no later than `expiresAt`, was seen on the
+         *     chain; `confirmations`
          *     counts up to `confirmationsRequired`. A transfer that fails or
          *     vanishes from the chain (a fork) before its block is final puts the
          *     deposit back to `awaiting_transfer` (or `expired` past `expiresAt`).
@@ -2906,14 +3086,17 @@ export interface components {
          *     exactly that amount (on time, once its block is final, or late,
          *     credited by an operator); the transferred amount, more or less than
          *     `requestedAmount`, for a transfer the payer claimed and an operator
-         *     credited.
+         *     credited, or one that carried the deposit's matching suffix and
+         *     the shortfall tolerance credited (`review` stays).
          *     `expired`: no transfer arrived before `expiresAt`.
          *     `under_review`: a transfer is attached to the
          *     deposit that an operator must settle; `review` says why and what
          *     arrived, `transactionId` names it. A transfer of exactly
          *     `requestedAmount` in a block after `expiresAt`, inside the
          *     monitoring window, is attached by the service itself (reason
-         *     `late`). The operator credits it (`credited`), sends it back
+         *     `late`), and so is one of another amount that carries the
+         *     deposit's matching suffix beyond the tolerance (reason
+         *     `amount_mismatch`). The operator credits it (`credited`), sends it back
          *     (`refunded`), or rejects it as not this deposit's: the deposit is
          *     `awaiting_transfer` again (or `expired` past `expiresAt`), with no
          *     `transactionId`.
@@ -2933,8 +3116,10 @@ export interface components {
         NullableDepositReview: {
             /**
              * @description `late`: the exact amount arrived after `expiresAt`, inside the
-             *     monitoring window. `amount_mismatch`: the payer named a
-             *     transfer of another amount. May grow.
+             *     monitoring window. `amount_mismatch`: a transfer of another
+             *     amount, which the payer claimed, or which carried the
+             *     deposit's matching suffix (its last four digits) and the
+             *     server attached. May grow.
              * @enum {string}
              */
             reason: "late" | "amount_mismatch";
@@ -2949,6 +3134,11 @@ export interface components {
              * @description When the review was opened.
              */
             openedAt: string;
+            /**
+             * @description The transfer was claimed by another deposit too (it stays true
+             *     once a second claim existed): an operator decides whose it is.
+             */
+            contested: boolean;
             /**
              * @description The amount reserved for the rest of a short transfer
              *     (`topUpAccountDeposit`), or null: pay exactly `amount` before
@@ -3001,7 +3191,8 @@ export interface components {
          * @description A deposit. `creditedAmount` is 0 until `credited`, then the amount
          *     received: `requestedAmount` for a transfer of exactly that amount,
          *     what arrived (`review.receivedAmount`) when an operator credits a
-         *     transfer the payer claimed.
+         *     transfer the payer claimed, or when the shortfall tolerance
+         *     credits a transfer that carried the deposit's matching suffix.
          */
         AccountDeposit: {
             /** Format: uuid */
@@ -3034,7 +3225,11 @@ export interface components {
             /**
              * @description While `status` is `under_review`: why, what arrived, a top-up
              *     and a refund address if asked for; once `refunded`, the same
-             *     with the refund's transaction; null otherwise.
+             *     with the refund's transaction; once `credited` by the shortfall
+             *     tolerance (a transfer that carried the deposit's matching
+             *     suffix, short by no more than the tolerance), the review it
+             *     was credited on (`amount_mismatch`, what arrived), whose
+             *     settlement names `policy` as the operator; null otherwise.
              */
             review: components["schemas"]["NullableDepositReview"] | null;
             /** Format: date-time */
@@ -3183,12 +3378,15 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
+        /** @description `email` is required unless `shareInvitationToken` is sent (422 on `email`). */
         CreateGuestSessionRequest: {
             /** @description The share's token, from its link. */
             token: string;
+            /** @description The invitation's own token, from the `#invitation=` part of the invitation's link; it verifies the session. */
+            shareInvitationToken?: string;
             name: string;
             /** Format: email */
-            email: string;
+            email?: string;
             /** Format: password */
             password?: string;
         };
@@ -3196,8 +3394,22 @@ export interface components {
         Guest: {
             /** Format: uuid */
             id: string;
+            /** @description The name this session was opened with. */
             name: string;
             email: string;
+            /** @description Whether this session proved the email (an invitation's own link, or a mailed code). Only a verified session decides. */
+            verified: boolean;
+        };
+        GuestVerification: {
+            /**
+             * Format: date-time
+             * @description When the mailed code stops working.
+             */
+            expiresAt: string;
+        };
+        ConfirmGuestVerificationRequest: {
+            /** @description The six-digit code from the email. */
+            code: string;
         };
         /** @description The share a guest session is scoped to, as its guest sees it. */
         GuestShare: {
@@ -3392,7 +3604,7 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
-        /** @description The text of a comment, 1 to 5000 characters, not only white space; line breaks and tabs are kept, other control characters refused. */
+        /** @description The text of a comment, 1 to 5000 characters; line breaks and tabs are kept, other control characters refused. A body of only white space (any Unicode space, such as U+3000) and invisible format characters (U+200B, U+2060, U+FEFF) says nothing and is refused as an empty one is (`too_short`). */
         CommentBody: string;
         /**
          * @description A rectangle on the asset as displayed, in fractions of its width and
@@ -3705,9 +3917,12 @@ export interface components {
              * @description Headers the `PUT` to `url` must carry, with these values
              *     (names in lowercase): for a file of one part,
              *     `x-amz-checksum-sha256`, the announced SHA-256 in base64, which
-             *     the store checks the bytes against. Empty with a null `url`.
+             *     the store checks the bytes against, and `if-none-match: *`
+             *     (the URL only creates the file, so the store can refuse it
+             *     once the upload is deleted or failed). Empty with a null `url`.
              * @example {
-             *       "x-amz-checksum-sha256": "n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg="
+             *       "x-amz-checksum-sha256": "n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=",
+             *       "if-none-match": "*"
              *     }
              */
             headers: {
@@ -3736,7 +3951,9 @@ export interface components {
             createdAt: string;
             /**
              * Format: date-time
-             * @description A `pending` upload is aborted after this.
+             * @description A `pending` upload is aborted after this: an hour after its
+             *     last received part (or its creation), at most 24 hours after
+             *     its creation. Its reservation of storage ends then too.
              */
             expiresAt: string;
         };
@@ -3987,6 +4204,27 @@ export interface components {
                  *       "traceId": "4bf92f3577b34da6a3ce929d0e0e4736"
                  *     }
                  */
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description `csrf_failed`: the `X-CSRF-Token` header is missing or wrong, or
+         *     the call came from an untrusted origin.
+         *     `guest_unverified`: the guest session has not proven its email;
+         *     verify it (`requestGuestVerification`) or open the invitation's
+         *     own link, then decide.
+         *     `action_forbidden`: this guest may not make this decision (see the
+         *     operation), or the guest's email is now a member's: members sign
+         *     in and decide as members.
+         */
+        GuestActionForbidden: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
                 "application/json": components["schemas"]["Problem"];
             };
         };
@@ -4272,6 +4510,25 @@ export interface components {
                 "application/json": components["schemas"]["Problem"];
             };
         };
+        /**
+         * @description `storage_unavailable`: the object store holding the files did not
+         *     answer (unreachable, or failing); retry after `Retry-After`
+         *     seconds (commands with the same `Idempotency-Key`).
+         *     `uploads_unavailable`: the server has no object store configured.
+         *     `service_unavailable`: as everywhere, the database is unreachable
+         *     or overloaded; retry after `Retry-After` seconds.
+         */
+        StorageUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"];
+            };
+        };
     };
     parameters: {
         /**
@@ -4329,8 +4586,16 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description `Cookie realm="creativeapi"`: sign in to get the session cookie; `Bearer realm="creativeapi", error="invalid_token"` when the request sent a bearer token that is unknown, expired or revoked. */
-        WWWAuthenticate: "Cookie realm=\"creativeapi\"" | "Bearer realm=\"creativeapi\", error=\"invalid_token\"";
+        /**
+         * @description `Cookie realm="creativeapi"` when the request sent no credentials
+         *     (no error attribute, RFC 6750 §3.1): sign in to get the session
+         *     cookie, or send a token. A refused bearer token gets RFC 6750 §3's
+         *     `Bearer realm="creativeapi", error="invalid_token"` with an
+         *     `error_description`: the token is unknown, expired or revoked; the
+         *     operation takes a session, not a token; or a token was sent to a
+         *     guest path.
+         */
+        WWWAuthenticate: "Cookie realm=\"creativeapi\"" | "Bearer realm=\"creativeapi\", error=\"invalid_token\", error_description=\"The token is unknown, expired or revoked.\"" | "Bearer realm=\"creativeapi\", error=\"invalid_token\", error_description=\"This operation takes a session, not a token.\"" | "Bearer realm=\"creativeapi\", error=\"invalid_token\", error_description=\"A token opens no guest path.\"";
         /** @description RFC 6750's `insufficient_scope` error and the scope the operation needs. */
         WWWAuthenticateScope: string;
         /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise. */
@@ -4599,14 +4864,19 @@ export interface operations {
     };
     listAccessTokens: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The page size (send it once). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page, as it came (send it once). */
+                cursor?: components["parameters"]["Cursor"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The tokens. */
+            /** @description One page of the tokens. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4619,6 +4889,7 @@ export interface operations {
             };
             400: components["responses"]["AmbiguousCredentials"];
             401: components["responses"]["Unauthenticated"];
+            422: components["responses"]["InvalidRequest"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -4661,6 +4932,27 @@ export interface operations {
             400: components["responses"]["MalformedJSON"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["CsrfFailed"];
+            /** @description `too_many_tokens`: the user holds 50 tokens that still work; revoke one first. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:8080/problems/too_many_tokens",
+                     *       "title": "Too many tokens",
+                     *       "status": 409,
+                     *       "code": "too_many_tokens",
+                     *       "detail": "You hold 50 access tokens that still work, the most a user may hold. Revoke one you no longer use, then try again.",
+                     *       "traceId": "4bf92f3577b34da6a3ce929d0e0e4736"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidRequest"];
@@ -5895,7 +6187,8 @@ export interface operations {
                      *         {
                      *           "user": {
                      *             "id": "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b",
-                     *             "name": "Rita Reviewer"
+                     *             "name": "Rita Reviewer",
+                     *             "kind": "user"
                      *           },
                      *           "role": "reviewer"
                      *         }
@@ -6485,7 +6778,23 @@ export interface operations {
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidCommand"];
-            429: components["responses"]["RateLimited"];
+            /**
+             * @description `email_quota_exceeded`: the invitations would pass a ceiling
+             *     (see above); nothing was made. Retry after `Retry-After`
+             *     seconds, or invite fewer.
+             *     `rate_limited`: as every command's (the `RateLimit` headers).
+             */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6641,15 +6950,30 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            /**
+             * @description `member_email`: the invitation's email is a member's of the
+             *     share's organization: members sign in and review as members.
+             */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidRequest"];
             /**
-             * @description `too_many_attempts`: too many wrong passwords for this share or
-             *     from this client address. Wait the number of seconds in
-             *     `Retry-After`. Policy: as `signIn`'s, with the share in place of
-             *     the email (5 per share, 20 per address, in a fixed 15-minute
-             *     window); a missing password is not counted.
+             * @description `too_many_attempts`: too many wrong passwords for this share
+             *     from this client address (5 in a fixed 15-minute window), or
+             *     the share had 100 wrong passwords in the hour and this address
+             *     never opened it (only addresses that opened the share may try
+             *     until the hour ends). Wait the number of seconds in
+             *     `Retry-After`. A missing password is not counted.
              */
             429: {
                 headers: {
@@ -6662,6 +6986,93 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    requestGuestVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The code is on its way (or the ceiling was reached; the answer does not say). */
+            202: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuestVerification"];
+                };
+            };
+            401: components["responses"]["GuestUnauthenticated"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    confirmGuestVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "042917"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConfirmGuestVerificationRequest"];
+            };
+        };
+        responses: {
+            /** @description The session is verified; the `Set-Cookie` header carries its new cookie. */
+            200: {
+                headers: {
+                    /** @description The new guest session cookie (`__Host-guest`, or `guest` when the server runs with `COOKIE_SECURE=false`). */
+                    "Set-Cookie"?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuestSession"];
+                };
+            };
+            400: components["responses"]["MalformedJSON"];
+            401: components["responses"]["GuestUnauthenticated"];
+            403: components["responses"]["CsrfFailed"];
+            /**
+             * @description `code_expired`: the code expired, was never asked for, or this
+             *     was its fifth wrong try; ask for a new one.
+             *     `member_email`: the email is a member's of the share's
+             *     organization: members sign in.
+             */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidCommand"];
+            429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6942,7 +7353,7 @@ export interface operations {
             };
             400: components["responses"]["MalformedJSON"];
             401: components["responses"]["GuestUnauthenticated"];
-            403: components["responses"]["CommandForbidden"];
+            403: components["responses"]["GuestActionForbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["GuestCommandConflict"];
             413: components["responses"]["RequestTooLarge"];
@@ -7101,6 +7512,9 @@ export interface operations {
             /**
              * @description `storage_quota_exceeded`: the organization's uploads would
              *     hold more than its storage quota.
+             *     `too_many_pending_uploads`: the caller already holds 20
+             *     pending uploads in the organization, or this one would take
+             *     their bytes past 2 GiB.
              *     `idempotency_key_in_use`: a request with this `Idempotency-Key`
              *     is still running. Retry with the same key after `Retry-After`
              *     seconds.
@@ -7123,7 +7537,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["StorageUnavailable"];
         };
     };
     getUpload: {
@@ -7165,7 +7579,61 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["StorageUnavailable"];
+        };
+    };
+    deleteUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization (workspace) id.
+                 * @example 8d3c6f0e-2f7b-4c59-9a47-2f5d1f3b6a10
+                 */
+                organizationId: components["parameters"]["OrganizationId"];
+                /**
+                 * @description The upload id.
+                 * @example 0b6c2d7e-1f3a-4c5b-9d8e-7a6f5e4d3c2b
+                 */
+                uploadId: components["parameters"]["UploadId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upload is deleted. */
+            204: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["AmbiguousCredentials"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CommandForbidden"];
+            404: components["responses"]["NotFound"];
+            /**
+             * @description `invalid_transition`: the upload is `ready` or `failed`, not
+             *     `pending`.
+             */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            422: components["responses"]["InvalidRequest"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["StorageUnavailable"];
         };
     };
     completeUpload: {
@@ -7260,7 +7728,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["StorageUnavailable"];
         };
     };
     getAssetContent: {
@@ -7669,8 +8137,10 @@ export interface operations {
             404: components["responses"]["NotFound"];
             /**
              * @description `invalid_transition`: the deposit is not `under_review` for a
-             *     short transfer (another state, a late transfer, or an amount
-             *     the tolerance would have accepted).
+             *     short transfer that carried its matching suffix (another
+             *     state, a late transfer, a claimed transfer: a claimant could
+             *     otherwise top a stranger's payment up to their own amount, or
+             *     an amount the tolerance would have accepted).
              *     `idempotency_key_in_use`: a request with this `Idempotency-Key`
              *     is still running; retry after `Retry-After` seconds.
              *     Neither is stored under the `Idempotency-Key`.
@@ -7761,8 +8231,9 @@ export interface operations {
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /**
-             * @description `invalid_request`: `address` is not a TRON base58check address
-             *     (`fieldErrors`).
+             * @description `invalid_request`: `address` is not a TRON base58check address,
+             *     or is one no refund may go to: the treasury, the USDT contract
+             *     or the zero address (`fieldErrors` names `address`).
              */
             422: {
                 headers: {
@@ -7813,7 +8284,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The deposit, now `under_review`, or `credited` when the shortfall tolerance accepted the amount received. */
+            /** @description The deposit, now `under_review`, waiting for an operator. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -7839,6 +8310,8 @@ export interface operations {
              *     it for this deposit.
              *     `invalid_transition`: the deposit is not `awaiting_transfer` or
              *     `expired` (it is paid, confirming, or already under review).
+             *     `too_many_claims`: the caller holds 3 open claims, or made 10
+             *     in the last 24 hours; wait for an operator to settle one.
              *     `idempotency_key_in_use`: a request with this `Idempotency-Key`
              *     is still running; retry after `Retry-After` seconds.
              *     None is stored under the `Idempotency-Key`: they depend on what

@@ -14,6 +14,7 @@ import {
   ApiProblem,
   createApiClient,
   type AccountDeposit,
+  type CreatedAccessToken,
   type CreateAccountDepositRequest,
   type CreativeDetail,
   type FieldError,
@@ -139,6 +140,22 @@ test("a frontend signs in, reviews a creative, deposits and reads errors", async
     assert.ok(acme, `author@acme.test is a member of Acme Ads: ${JSON.stringify(session.memberships)}`);
     acmeId = acme.organization.id;
     assert.equal((await api.getMe()).user.id, session.user.id, "the session cookie is kept");
+  });
+
+  await t.test("personal access tokens come a page at a time", async () => {
+    const made: CreatedAccessToken[] = [];
+    for (const name of ["CI one", "CI two", "CI three"]) {
+      made.push(await api.createAccessToken({ name, scopes: ["creatives:read"] }));
+    }
+    const first = await api.listAccessTokens({ limit: 2 });
+    assert.equal(first.items.length, 2);
+    assert.ok(first.nextCursor, "a first page of 2 of 3 tokens has a next one");
+    const rest = await api.listAccessTokens({ limit: 2, cursor: first.nextCursor });
+    const ids = [...first.items, ...rest.items].map((tk) => tk.id);
+    for (const tk of made) assert.ok(ids.includes(tk.id), `token ${tk.name} is listed once across the pages`);
+    assert.equal(new Set(ids).size, ids.length, "no token on two pages");
+    for (const tk of made) await api.revokeAccessToken(tk.id);
+    assert.equal((await api.listAccessTokens()).items.filter((tk) => made.some((m) => m.id === tk.id)).length, 0);
   });
 
   await t.test("a backend calls with a token, within its scope", async () => {

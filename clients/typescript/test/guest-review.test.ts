@@ -8,10 +8,31 @@
 //
 // API_BASE_URL: the server (or Prism in front of it). PRISM=1: any
 // `sl-violations` header or Prism error answer fails the run.
+// MAILPIT_URL: the inbox the server sends to; the guest reads the code
+// that verifies their session there (only a verified session decides).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ApiProblem, type CreativeDetail } from "../src/client.js";
 import { browser, throughPrism } from "./browser.js";
+
+const mailpitUrl = process.env["MAILPIT_URL"];
+if (!mailpitUrl) throw new Error("MAILPIT_URL is not set: run this test through `go test ./internal/e2e`");
+
+/** The code of the newest code email to `to`, waiting for it to arrive. */
+async function mailedCode(to: string): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const query = encodeURIComponent(`to:"${to}"`);
+    const list = (await (await fetch(`${mailpitUrl}/api/v1/search?limit=10&query=${query}`)).json()) as { messages: { ID: string }[] };
+    for (const m of list.messages ?? []) {
+      const message = (await (await fetch(`${mailpitUrl}/api/v1/message/${m.ID}`)).json()) as { Text: string };
+      const code = /Your code is ([0-9]{6})\./.exec(message.Text)?.[1];
+      if (code) return code;
+    }
+    if (Date.now() > deadline) throw new Error(`no code email to ${to}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 test("a guest comments on a shared creative and requests changes", async (t) => {
   const violations: string[] = [];
@@ -21,6 +42,8 @@ test("a guest comments on a shared creative and requests changes", async (t) => 
   let org = "";
   let creative: CreativeDetail | undefined;
   let token = "";
+  // An address of this run's own: Mailpit is shared by the runs.
+  const email = `legal-${crypto.randomUUID().slice(0, 8)}@brand.test`;
 
   await t.test("the author submits a creative; the admin shares it with decide", async () => {
     const session = await author.signIn({ email: "author@acme.test", password: "demo-password-1" });
@@ -51,15 +74,20 @@ test("a guest comments on a shared creative and requests changes", async (t) => 
     const { data, response } = await admin.raw.POST("/api/v1/organizations/{organizationId}/shares", {
       params: { path: { organizationId: org }, header: { "Idempotency-Key": crypto.randomUUID() } },
       // A decide share is an admin's, and only the emails it invites decide.
-      body: { creativeIds: [created.id], permission: "decide", invite: [{ email: "legal@brand.test", name: "Brand Legal" }] },
+      body: { creativeIds: [created.id], permission: "decide", invite: [{ email, name: "Brand Legal" }] },
     });
     assert.equal(response.status, 201);
     token = data!.token!;
   });
 
   await t.test("the guest opens the link and sees the creative with their actions", async () => {
-    const session = await guest.guest.signIn(token, { name: "Brand Legal", email: "legal@brand.test" });
+    const session = await guest.guest.signIn(token, { name: "Brand Legal", email });
     assert.equal(session.share.permission, "decide");
+    assert.equal(session.guest.verified, false, "a typed email is not proven");
+    // The typed email answers the mailed code: the session is verified.
+    await guest.guest.requestVerification();
+    const verified = await guest.guest.confirmVerification(await mailedCode(email));
+    assert.equal(verified.guest.verified, true);
     const page = await guest.guest.listCreatives();
     assert.deepEqual(
       page.items.map((c) => c.id),

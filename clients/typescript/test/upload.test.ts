@@ -67,6 +67,27 @@ test("a file goes to the store in parts, a failed part is resumed, and the serve
   const controller = new AbortController();
   controller.abort();
   await assert.rejects(api.uploadFile(org.organization.id, file, { signal: controller.signal }), { name: "AbortError" });
+
+  // Aborted while its parts go out: the pending upload is deleted, so it
+  // no longer holds one of the caller's 20 pending places.
+  const midway = new AbortController();
+  const deletes: number[] = [];
+  const passThrough = globalThis.fetch;
+  globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
+    const request = input instanceof Request ? input : undefined;
+    const response = await passThrough(input, init);
+    if ((request?.method ?? init?.method) === "DELETE") deletes.push(response.status);
+    return response;
+  };
+  try {
+    await assert.rejects(
+      api.uploadFile(org.organization.id, file, { signal: midway.signal, onProgress: (sent) => sent > 0 && midway.abort() }),
+      { name: "AbortError" },
+    );
+  } finally {
+    globalThis.fetch = passThrough;
+  }
+  assert.deepEqual(deletes, [204]);
 });
 
 test("uploadFile returns the Asset a version shows and a comment anchors to, under one id", async () => {
