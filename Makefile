@@ -72,7 +72,7 @@ check-generated: generate ## Fail when generated files differ from the committed
 	@untracked=$$(git ls-files --others --exclude-standard -- gen); \
 		if [ -n "$$untracked" ]; then echo "untracked generated files: $$untracked" >&2; exit 1; fi
 
-lint: ## go vet, staticcheck, gofmt, go mod tidy -diff (the service, bench/ and tools/), the spec lint, the TypeScript type check.
+lint: ## go vet, staticcheck, gofmt, go mod tidy -diff (the service, bench/ and tools/), the spec lints (Redocly, Spectral), the TypeScript type check.
 	$(GO) vet ./...
 	$(TOOL) staticcheck ./...
 	cd bench && $(GO) vet ./...
@@ -85,6 +85,7 @@ lint: ## go vet, staticcheck, gofmt, go mod tidy -diff (the service, bench/ and 
 	cd tools/mailpit && $(GO) mod tidy -diff
 	@sh scripts/npm-ci.sh
 	npm run --silent lint:spec
+	npm run --silent lint:spectral
 	npm run --silent client:typecheck
 	npm run --silent client:test:typecheck
 

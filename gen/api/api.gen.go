@@ -2079,7 +2079,7 @@ type NullableDepositRefund struct {
 	TransactionId nullable.Nullable[string] `json:"transactionId"`
 }
 
-// NullableDepositReview A DepositReview or null (see NullableUserRef).
+// NullableDepositReview Why a deposit is `under_review`, and what arrived; null for any other status (see NullableUserRef).
 type NullableDepositReview struct {
 	// Contested The transfer was claimed by another deposit too (it stays true
 	// once a second claim existed): an operator decides whose it is.
@@ -5812,10 +5812,20 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 
 }
 
-type AdminOnlyJSONResponse Problem
+type AdminOnlyResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+type AdminOnlyJSONResponse struct {
+	Body Problem
+
+	Headers AdminOnlyResponseHeaders
+}
 
 type AdminOnlyCommandResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 }
 type AdminOnlyCommandJSONResponse struct {
 	Body Problem
@@ -5823,10 +5833,20 @@ type AdminOnlyCommandJSONResponse struct {
 	Headers AdminOnlyCommandResponseHeaders
 }
 
-type AmbiguousCredentialsJSONResponse Problem
+type AmbiguousCredentialsResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+type AmbiguousCredentialsJSONResponse struct {
+	Body Problem
+
+	Headers AmbiguousCredentialsResponseHeaders
+}
 
 type CommandForbiddenResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 }
 type CommandForbiddenJSONResponse struct {
 	Body Problem
@@ -5834,14 +5854,40 @@ type CommandForbiddenJSONResponse struct {
 	Headers CommandForbiddenResponseHeaders
 }
 
-type CommentConflictJSONResponse Problem
+type CommentConflictResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+type CommentConflictJSONResponse struct {
+	Body Problem
 
-type CreativeConflictJSONResponse Problem
+	Headers CommentConflictResponseHeaders
+}
 
-type CsrfFailedJSONResponse Problem
+type CreativeConflictResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+type CreativeConflictJSONResponse struct {
+	Body Problem
+
+	Headers CreativeConflictResponseHeaders
+}
+
+type CsrfFailedResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+type CsrfFailedJSONResponse struct {
+	Body Problem
+
+	Headers CsrfFailedResponseHeaders
+}
 
 type GuestActionForbiddenResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 }
 type GuestActionForbiddenJSONResponse struct {
 	Body Problem
@@ -5851,6 +5897,8 @@ type GuestActionForbiddenJSONResponse struct {
 
 type GuestCommandConflictResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 	RetryAfter         *int
 }
 type GuestCommandConflictJSONResponse struct {
@@ -5860,6 +5908,8 @@ type GuestCommandConflictJSONResponse struct {
 }
 
 type GuestUnauthenticatedResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
 	WWWAuthenticate string
 }
 type GuestUnauthenticatedJSONResponse struct {
@@ -5871,6 +5921,8 @@ type GuestUnauthenticatedJSONResponse struct {
 type HeadersTooLargeJSONResponse Problem
 
 type InsufficientScopeResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
 	WWWAuthenticate string
 }
 type InsufficientScopeJSONResponse struct {
@@ -5879,10 +5931,20 @@ type InsufficientScopeJSONResponse struct {
 	Headers InsufficientScopeResponseHeaders
 }
 
-type InternalErrorJSONResponse Problem
+type InternalErrorResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+type InternalErrorJSONResponse struct {
+	Body Problem
+
+	Headers InternalErrorResponseHeaders
+}
 
 type InvalidCommandResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 }
 type InvalidCommandJSONResponse struct {
 	Body Problem
@@ -5890,11 +5952,35 @@ type InvalidCommandJSONResponse struct {
 	Headers InvalidCommandResponseHeaders
 }
 
-type InvalidRequestJSONResponse Problem
+type InvalidRequestResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+type InvalidRequestJSONResponse struct {
+	Body Problem
 
-type MalformedJSONJSONResponse Problem
+	Headers InvalidRequestResponseHeaders
+}
 
-type NotFoundJSONResponse Problem
+type MalformedJSONResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+type MalformedJSONJSONResponse struct {
+	Body Problem
+
+	Headers MalformedJSONResponseHeaders
+}
+
+type NotFoundResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+type NotFoundJSONResponse struct {
+	Body Problem
+
+	Headers NotFoundResponseHeaders
+}
 
 type RateLimitedResponseHeaders struct {
 	RateLimit       *string
@@ -5907,12 +5993,30 @@ type RateLimitedJSONResponse struct {
 	Headers RateLimitedResponseHeaders
 }
 
-type RequestTooLargeJSONResponse Problem
+type RequestTooLargeResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+type RequestTooLargeJSONResponse struct {
+	Body Problem
 
-type ReviewPlanConflictJSONResponse Problem
+	Headers RequestTooLargeResponseHeaders
+}
+
+type ReviewPlanConflictResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+type ReviewPlanConflictJSONResponse struct {
+	Body Problem
+
+	Headers ReviewPlanConflictResponseHeaders
+}
 
 type ServiceUnavailableResponseHeaders struct {
-	RetryAfter *int
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
 }
 type ServiceUnavailableJSONResponse struct {
 	Body Problem
@@ -5920,10 +6024,20 @@ type ServiceUnavailableJSONResponse struct {
 	Headers ServiceUnavailableResponseHeaders
 }
 
-type ShareForbiddenJSONResponse Problem
+type ShareForbiddenResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+type ShareForbiddenJSONResponse struct {
+	Body Problem
+
+	Headers ShareForbiddenResponseHeaders
+}
 
 type ShareForbiddenCommandResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 }
 type ShareForbiddenCommandJSONResponse struct {
 	Body Problem
@@ -5932,7 +6046,9 @@ type ShareForbiddenCommandJSONResponse struct {
 }
 
 type StorageUnavailableResponseHeaders struct {
-	RetryAfter *int
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
 }
 type StorageUnavailableJSONResponse struct {
 	Body Problem
@@ -5941,6 +6057,8 @@ type StorageUnavailableJSONResponse struct {
 }
 
 type UnauthenticatedResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
 	WWWAuthenticate string
 }
 type UnauthenticatedJSONResponse struct {
@@ -5949,9 +6067,25 @@ type UnauthenticatedJSONResponse struct {
 	Headers UnauthenticatedResponseHeaders
 }
 
-type UnsupportedMediaTypeJSONResponse Problem
+type UnsupportedMediaTypeResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+type UnsupportedMediaTypeJSONResponse struct {
+	Body Problem
 
-type UploadForbiddenJSONResponse Problem
+	Headers UnsupportedMediaTypeResponseHeaders
+}
+
+type UploadForbiddenResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+type UploadForbiddenJSONResponse struct {
+	Body Problem
+
+	Headers UploadForbiddenResponseHeaders
+}
 
 type GetApprovalKeysRequestObject struct {
 }
@@ -5997,7 +6131,9 @@ type SignInResponseObject interface {
 }
 
 type SignIn200ResponseHeaders struct {
-	SetCookie *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	SetCookie       *string
 }
 
 type SignIn200JSONResponse struct {
@@ -6012,6 +6148,12 @@ func (response SignIn200JSONResponse) VisitSignInResponse(w http.ResponseWriter)
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.SetCookie != nil {
 		w.Header().Set("Set-Cookie", fmt.Sprint(*response.Headers.SetCookie))
 	}
@@ -6025,16 +6167,24 @@ type SignIn400JSONResponse struct{ MalformedJSONJSONResponse }
 func (response SignIn400JSONResponse) VisitSignInResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
 
 type SignIn401ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
 	WWWAuthenticate string
 }
 
@@ -6050,6 +6200,12 @@ func (response SignIn401JSONResponse) VisitSignInResponse(w http.ResponseWriter)
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -6061,10 +6217,16 @@ type SignIn403JSONResponse struct{ CsrfFailedJSONResponse }
 func (response SignIn403JSONResponse) VisitSignInResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6075,10 +6237,16 @@ type SignIn413JSONResponse struct{ RequestTooLargeJSONResponse }
 func (response SignIn413JSONResponse) VisitSignInResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6091,10 +6259,16 @@ type SignIn415JSONResponse struct {
 func (response SignIn415JSONResponse) VisitSignInResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6105,10 +6279,16 @@ type SignIn422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response SignIn422JSONResponse) VisitSignInResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6165,10 +6345,16 @@ type SignIn500JSONResponse struct{ InternalErrorJSONResponse }
 func (response SignIn500JSONResponse) VisitSignInResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6183,6 +6369,12 @@ func (response SignIn503JSONResponse) VisitSignInResponse(w http.ResponseWriter)
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -6199,7 +6391,9 @@ type SignOutResponseObject interface {
 }
 
 type SignOut204ResponseHeaders struct {
-	SetCookie *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	SetCookie       *string
 }
 
 type SignOut204Response struct {
@@ -6207,6 +6401,12 @@ type SignOut204Response struct {
 }
 
 func (response SignOut204Response) VisitSignOutResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.SetCookie != nil {
 		w.Header().Set("Set-Cookie", fmt.Sprint(*response.Headers.SetCookie))
 	}
@@ -6221,10 +6421,16 @@ type SignOut400JSONResponse struct {
 func (response SignOut400JSONResponse) VisitSignOutResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6239,6 +6445,12 @@ func (response SignOut401JSONResponse) VisitSignOutResponse(w http.ResponseWrite
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -6250,10 +6462,16 @@ type SignOut403JSONResponse struct{ CsrfFailedJSONResponse }
 func (response SignOut403JSONResponse) VisitSignOutResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6301,10 +6519,16 @@ type SignOut500JSONResponse struct{ InternalErrorJSONResponse }
 func (response SignOut500JSONResponse) VisitSignOutResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6319,6 +6543,12 @@ func (response SignOut503JSONResponse) VisitSignOutResponse(w http.ResponseWrite
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -6336,8 +6566,10 @@ type GetGuestAssetContentResponseObject interface {
 }
 
 type GetGuestAssetContent302ResponseHeaders struct {
-	CacheControl *string
-	Location     *string
+	CacheControl    *string
+	Location        *string
+	RateLimit       *string
+	RateLimitPolicy *string
 }
 
 type GetGuestAssetContent302Response struct {
@@ -6350,6 +6582,12 @@ func (response GetGuestAssetContent302Response) VisitGetGuestAssetContentRespons
 	}
 	if response.Headers.Location != nil {
 		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.WriteHeader(302)
 	return nil
@@ -6366,6 +6604,12 @@ func (response GetGuestAssetContent401JSONResponse) VisitGetGuestAssetContentRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -6377,10 +6621,16 @@ type GetGuestAssetContent404JSONResponse struct{ NotFoundJSONResponse }
 func (response GetGuestAssetContent404JSONResponse) VisitGetGuestAssetContentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6391,10 +6641,16 @@ type GetGuestAssetContent422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response GetGuestAssetContent422JSONResponse) VisitGetGuestAssetContentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6442,10 +6698,16 @@ type GetGuestAssetContent500JSONResponse struct{ InternalErrorJSONResponse }
 func (response GetGuestAssetContent500JSONResponse) VisitGetGuestAssetContentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6460,6 +6722,12 @@ func (response GetGuestAssetContent503JSONResponse) VisitGetGuestAssetContentRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -6476,15 +6744,29 @@ type ListGuestCreativesResponseObject interface {
 	VisitListGuestCreativesResponse(w http.ResponseWriter) error
 }
 
-type ListGuestCreatives200JSONResponse CreativeList
+type ListGuestCreatives200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type ListGuestCreatives200JSONResponse struct {
+	Body    CreativeList
+	Headers ListGuestCreatives200ResponseHeaders
+}
 
 func (response ListGuestCreatives200JSONResponse) VisitListGuestCreativesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6501,6 +6783,12 @@ func (response ListGuestCreatives401JSONResponse) VisitListGuestCreativesRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -6512,10 +6800,16 @@ type ListGuestCreatives422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response ListGuestCreatives422JSONResponse) VisitListGuestCreativesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6563,10 +6857,16 @@ type ListGuestCreatives500JSONResponse struct{ InternalErrorJSONResponse }
 func (response ListGuestCreatives500JSONResponse) VisitListGuestCreativesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6581,6 +6881,12 @@ func (response ListGuestCreatives503JSONResponse) VisitListGuestCreativesRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -6597,15 +6903,29 @@ type GetGuestCreativeResponseObject interface {
 	VisitGetGuestCreativeResponse(w http.ResponseWriter) error
 }
 
-type GetGuestCreative200JSONResponse CreativeDetail
+type GetGuestCreative200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type GetGuestCreative200JSONResponse struct {
+	Body    CreativeDetail
+	Headers GetGuestCreative200ResponseHeaders
+}
 
 func (response GetGuestCreative200JSONResponse) VisitGetGuestCreativeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6622,6 +6942,12 @@ func (response GetGuestCreative401JSONResponse) VisitGetGuestCreativeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -6633,10 +6959,16 @@ type GetGuestCreative404JSONResponse struct{ NotFoundJSONResponse }
 func (response GetGuestCreative404JSONResponse) VisitGetGuestCreativeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6647,10 +6979,16 @@ type GetGuestCreative422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response GetGuestCreative422JSONResponse) VisitGetGuestCreativeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6698,10 +7036,16 @@ type GetGuestCreative500JSONResponse struct{ InternalErrorJSONResponse }
 func (response GetGuestCreative500JSONResponse) VisitGetGuestCreativeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6716,6 +7060,12 @@ func (response GetGuestCreative503JSONResponse) VisitGetGuestCreativeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -6736,6 +7086,8 @@ type ExecuteGuestCreativeActionResponseObject interface {
 
 type ExecuteGuestCreativeAction200ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 }
 
 type ExecuteGuestCreativeAction200JSONResponse struct {
@@ -6753,6 +7105,12 @@ func (response ExecuteGuestCreativeAction200JSONResponse) VisitExecuteGuestCreat
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6763,10 +7121,16 @@ type ExecuteGuestCreativeAction400JSONResponse struct{ MalformedJSONJSONResponse
 func (response ExecuteGuestCreativeAction400JSONResponse) VisitExecuteGuestCreativeActionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6783,6 +7147,12 @@ func (response ExecuteGuestCreativeAction401JSONResponse) VisitExecuteGuestCreat
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -6803,6 +7173,12 @@ func (response ExecuteGuestCreativeAction403JSONResponse) VisitExecuteGuestCreat
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6813,10 +7189,16 @@ type ExecuteGuestCreativeAction404JSONResponse struct{ NotFoundJSONResponse }
 func (response ExecuteGuestCreativeAction404JSONResponse) VisitExecuteGuestCreativeActionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6836,6 +7218,12 @@ func (response ExecuteGuestCreativeAction409JSONResponse) VisitExecuteGuestCreat
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -6849,10 +7237,16 @@ type ExecuteGuestCreativeAction413JSONResponse struct{ RequestTooLargeJSONRespon
 func (response ExecuteGuestCreativeAction413JSONResponse) VisitExecuteGuestCreativeActionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6865,10 +7259,16 @@ type ExecuteGuestCreativeAction415JSONResponse struct {
 func (response ExecuteGuestCreativeAction415JSONResponse) VisitExecuteGuestCreativeActionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6885,6 +7285,12 @@ func (response ExecuteGuestCreativeAction422JSONResponse) VisitExecuteGuestCreat
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
@@ -6933,10 +7339,16 @@ type ExecuteGuestCreativeAction500JSONResponse struct{ InternalErrorJSONResponse
 func (response ExecuteGuestCreativeAction500JSONResponse) VisitExecuteGuestCreativeActionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6951,6 +7363,12 @@ func (response ExecuteGuestCreativeAction503JSONResponse) VisitExecuteGuestCreat
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -6968,15 +7386,29 @@ type ListGuestCreativeCommentsResponseObject interface {
 	VisitListGuestCreativeCommentsResponse(w http.ResponseWriter) error
 }
 
-type ListGuestCreativeComments200JSONResponse CommentList
+type ListGuestCreativeComments200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type ListGuestCreativeComments200JSONResponse struct {
+	Body    CommentList
+	Headers ListGuestCreativeComments200ResponseHeaders
+}
 
 func (response ListGuestCreativeComments200JSONResponse) VisitListGuestCreativeCommentsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6993,6 +7425,12 @@ func (response ListGuestCreativeComments401JSONResponse) VisitListGuestCreativeC
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -7004,10 +7442,16 @@ type ListGuestCreativeComments404JSONResponse struct{ NotFoundJSONResponse }
 func (response ListGuestCreativeComments404JSONResponse) VisitListGuestCreativeCommentsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7018,10 +7462,16 @@ type ListGuestCreativeComments422JSONResponse struct{ InvalidRequestJSONResponse
 func (response ListGuestCreativeComments422JSONResponse) VisitListGuestCreativeCommentsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7069,10 +7519,16 @@ type ListGuestCreativeComments500JSONResponse struct{ InternalErrorJSONResponse 
 func (response ListGuestCreativeComments500JSONResponse) VisitListGuestCreativeCommentsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7087,6 +7543,12 @@ func (response ListGuestCreativeComments503JSONResponse) VisitListGuestCreativeC
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -7108,6 +7570,8 @@ type CreateGuestCreativeCommentResponseObject interface {
 type CreateGuestCreativeComment201ResponseHeaders struct {
 	IdempotentReplayed *string
 	Location           *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 }
 
 type CreateGuestCreativeComment201JSONResponse struct {
@@ -7128,6 +7592,12 @@ func (response CreateGuestCreativeComment201JSONResponse) VisitCreateGuestCreati
 	if response.Headers.Location != nil {
 		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7138,10 +7608,16 @@ type CreateGuestCreativeComment400JSONResponse struct{ MalformedJSONJSONResponse
 func (response CreateGuestCreativeComment400JSONResponse) VisitCreateGuestCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7158,6 +7634,12 @@ func (response CreateGuestCreativeComment401JSONResponse) VisitCreateGuestCreati
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -7176,6 +7658,12 @@ func (response CreateGuestCreativeComment403JSONResponse) VisitCreateGuestCreati
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7186,10 +7674,16 @@ type CreateGuestCreativeComment404JSONResponse struct{ NotFoundJSONResponse }
 func (response CreateGuestCreativeComment404JSONResponse) VisitCreateGuestCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7209,6 +7703,12 @@ func (response CreateGuestCreativeComment409JSONResponse) VisitCreateGuestCreati
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -7222,10 +7722,16 @@ type CreateGuestCreativeComment413JSONResponse struct{ RequestTooLargeJSONRespon
 func (response CreateGuestCreativeComment413JSONResponse) VisitCreateGuestCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7238,10 +7744,16 @@ type CreateGuestCreativeComment415JSONResponse struct {
 func (response CreateGuestCreativeComment415JSONResponse) VisitCreateGuestCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7258,6 +7770,12 @@ func (response CreateGuestCreativeComment422JSONResponse) VisitCreateGuestCreati
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
@@ -7306,10 +7824,16 @@ type CreateGuestCreativeComment500JSONResponse struct{ InternalErrorJSONResponse
 func (response CreateGuestCreativeComment500JSONResponse) VisitCreateGuestCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7324,6 +7848,12 @@ func (response CreateGuestCreativeComment503JSONResponse) VisitCreateGuestCreati
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -7342,15 +7872,29 @@ type UpdateGuestCreativeCommentResponseObject interface {
 	VisitUpdateGuestCreativeCommentResponse(w http.ResponseWriter) error
 }
 
-type UpdateGuestCreativeComment200JSONResponse Comment
+type UpdateGuestCreativeComment200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type UpdateGuestCreativeComment200JSONResponse struct {
+	Body    Comment
+	Headers UpdateGuestCreativeComment200ResponseHeaders
+}
 
 func (response UpdateGuestCreativeComment200JSONResponse) VisitUpdateGuestCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7361,10 +7905,16 @@ type UpdateGuestCreativeComment400JSONResponse struct{ MalformedJSONJSONResponse
 func (response UpdateGuestCreativeComment400JSONResponse) VisitUpdateGuestCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7381,6 +7931,12 @@ func (response UpdateGuestCreativeComment401JSONResponse) VisitUpdateGuestCreati
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -7399,6 +7955,12 @@ func (response UpdateGuestCreativeComment403JSONResponse) VisitUpdateGuestCreati
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7409,10 +7971,16 @@ type UpdateGuestCreativeComment404JSONResponse struct{ NotFoundJSONResponse }
 func (response UpdateGuestCreativeComment404JSONResponse) VisitUpdateGuestCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7423,10 +7991,16 @@ type UpdateGuestCreativeComment409JSONResponse struct{ CommentConflictJSONRespon
 func (response UpdateGuestCreativeComment409JSONResponse) VisitUpdateGuestCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7437,10 +8011,16 @@ type UpdateGuestCreativeComment413JSONResponse struct{ RequestTooLargeJSONRespon
 func (response UpdateGuestCreativeComment413JSONResponse) VisitUpdateGuestCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7453,10 +8033,16 @@ type UpdateGuestCreativeComment415JSONResponse struct {
 func (response UpdateGuestCreativeComment415JSONResponse) VisitUpdateGuestCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7467,10 +8053,16 @@ type UpdateGuestCreativeComment422JSONResponse struct{ InvalidRequestJSONRespons
 func (response UpdateGuestCreativeComment422JSONResponse) VisitUpdateGuestCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7518,10 +8110,16 @@ type UpdateGuestCreativeComment500JSONResponse struct{ InternalErrorJSONResponse
 func (response UpdateGuestCreativeComment500JSONResponse) VisitUpdateGuestCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7536,6 +8134,12 @@ func (response UpdateGuestCreativeComment503JSONResponse) VisitUpdateGuestCreati
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -7552,8 +8156,14 @@ type StreamGuestEventsResponseObject interface {
 	VisitStreamGuestEventsResponse(w http.ResponseWriter) error
 }
 
+type StreamGuestEvents200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
 type StreamGuestEvents200TexteventStreamResponse struct {
 	Body          io.Reader
+	Headers       StreamGuestEvents200ResponseHeaders
 	ContentLength int64
 }
 
@@ -7562,6 +8172,12 @@ func (response StreamGuestEvents200TexteventStreamResponse) VisitStreamGuestEven
 	w.Header().Set("Content-Type", "text/event-stream")
 	if response.ContentLength != 0 {
 		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.WriteHeader(200)
 
@@ -7606,6 +8222,12 @@ func (response StreamGuestEvents401JSONResponse) VisitStreamGuestEventsResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -7617,10 +8239,16 @@ type StreamGuestEvents422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response StreamGuestEvents422JSONResponse) VisitStreamGuestEventsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7677,10 +8305,16 @@ type StreamGuestEvents500JSONResponse struct{ InternalErrorJSONResponse }
 func (response StreamGuestEvents500JSONResponse) VisitStreamGuestEventsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7695,6 +8329,12 @@ func (response StreamGuestEvents503JSONResponse) VisitStreamGuestEventsResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -7712,7 +8352,9 @@ type CreateGuestSessionResponseObject interface {
 }
 
 type CreateGuestSession201ResponseHeaders struct {
-	SetCookie *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	SetCookie       *string
 }
 
 type CreateGuestSession201JSONResponse struct {
@@ -7727,6 +8369,12 @@ func (response CreateGuestSession201JSONResponse) VisitCreateGuestSessionRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.SetCookie != nil {
 		w.Header().Set("Set-Cookie", fmt.Sprint(*response.Headers.SetCookie))
 	}
@@ -7740,24 +8388,44 @@ type CreateGuestSession400JSONResponse struct{ MalformedJSONJSONResponse }
 func (response CreateGuestSession400JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
 
-type CreateGuestSession401JSONResponse Problem
+type CreateGuestSession401ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type CreateGuestSession401JSONResponse struct {
+	Body    Problem
+	Headers CreateGuestSession401ResponseHeaders
+}
 
 func (response CreateGuestSession401JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7768,38 +8436,72 @@ type CreateGuestSession403JSONResponse struct{ CsrfFailedJSONResponse }
 func (response CreateGuestSession403JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
 
-type CreateGuestSession404JSONResponse Problem
+type CreateGuestSession404ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type CreateGuestSession404JSONResponse struct {
+	Body    Problem
+	Headers CreateGuestSession404ResponseHeaders
+}
 
 func (response CreateGuestSession404JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
 }
 
-type CreateGuestSession409JSONResponse Problem
+type CreateGuestSession409ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type CreateGuestSession409JSONResponse struct {
+	Body    Problem
+	Headers CreateGuestSession409ResponseHeaders
+}
 
 func (response CreateGuestSession409JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7810,10 +8512,16 @@ type CreateGuestSession413JSONResponse struct{ RequestTooLargeJSONResponse }
 func (response CreateGuestSession413JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7826,10 +8534,16 @@ type CreateGuestSession415JSONResponse struct {
 func (response CreateGuestSession415JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7840,17 +8554,25 @@ type CreateGuestSession422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response CreateGuestSession422JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
 
 type CreateGuestSession429ResponseHeaders struct {
-	RetryAfter *int
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
 }
 
 type CreateGuestSession429JSONResponse struct {
@@ -7865,6 +8587,12 @@ func (response CreateGuestSession429JSONResponse) VisitCreateGuestSessionRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -7892,10 +8620,16 @@ type CreateGuestSession500JSONResponse struct{ InternalErrorJSONResponse }
 func (response CreateGuestSession500JSONResponse) VisitCreateGuestSessionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7910,6 +8644,12 @@ func (response CreateGuestSession503JSONResponse) VisitCreateGuestSessionRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -7925,15 +8665,29 @@ type RequestGuestVerificationResponseObject interface {
 	VisitRequestGuestVerificationResponse(w http.ResponseWriter) error
 }
 
-type RequestGuestVerification202JSONResponse GuestVerification
+type RequestGuestVerification202ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type RequestGuestVerification202JSONResponse struct {
+	Body    GuestVerification
+	Headers RequestGuestVerification202ResponseHeaders
+}
 
 func (response RequestGuestVerification202JSONResponse) VisitRequestGuestVerificationResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(202)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7950,6 +8704,12 @@ func (response RequestGuestVerification401JSONResponse) VisitRequestGuestVerific
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -7961,10 +8721,16 @@ type RequestGuestVerification403JSONResponse struct{ CsrfFailedJSONResponse }
 func (response RequestGuestVerification403JSONResponse) VisitRequestGuestVerificationResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8012,10 +8778,16 @@ type RequestGuestVerification500JSONResponse struct{ InternalErrorJSONResponse }
 func (response RequestGuestVerification500JSONResponse) VisitRequestGuestVerificationResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8030,6 +8802,12 @@ func (response RequestGuestVerification503JSONResponse) VisitRequestGuestVerific
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -8047,7 +8825,9 @@ type ConfirmGuestVerificationResponseObject interface {
 }
 
 type ConfirmGuestVerification200ResponseHeaders struct {
-	SetCookie *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	SetCookie       *string
 }
 
 type ConfirmGuestVerification200JSONResponse struct {
@@ -8062,6 +8842,12 @@ func (response ConfirmGuestVerification200JSONResponse) VisitConfirmGuestVerific
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.SetCookie != nil {
 		w.Header().Set("Set-Cookie", fmt.Sprint(*response.Headers.SetCookie))
 	}
@@ -8075,10 +8861,16 @@ type ConfirmGuestVerification400JSONResponse struct{ MalformedJSONJSONResponse }
 func (response ConfirmGuestVerification400JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8095,6 +8887,12 @@ func (response ConfirmGuestVerification401JSONResponse) VisitConfirmGuestVerific
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -8106,24 +8904,44 @@ type ConfirmGuestVerification403JSONResponse struct{ CsrfFailedJSONResponse }
 func (response ConfirmGuestVerification403JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
 
-type ConfirmGuestVerification409JSONResponse Problem
+type ConfirmGuestVerification409ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type ConfirmGuestVerification409JSONResponse struct {
+	Body    Problem
+	Headers ConfirmGuestVerification409ResponseHeaders
+}
 
 func (response ConfirmGuestVerification409JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8134,10 +8952,16 @@ type ConfirmGuestVerification413JSONResponse struct{ RequestTooLargeJSONResponse
 func (response ConfirmGuestVerification413JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8150,10 +8974,16 @@ type ConfirmGuestVerification415JSONResponse struct {
 func (response ConfirmGuestVerification415JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8170,6 +9000,12 @@ func (response ConfirmGuestVerification422JSONResponse) VisitConfirmGuestVerific
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
@@ -8218,10 +9054,16 @@ type ConfirmGuestVerification500JSONResponse struct{ InternalErrorJSONResponse }
 func (response ConfirmGuestVerification500JSONResponse) VisitConfirmGuestVerificationResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8236,6 +9078,12 @@ func (response ConfirmGuestVerification503JSONResponse) VisitConfirmGuestVerific
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -8251,15 +9099,29 @@ type GetMeResponseObject interface {
 	VisitGetMeResponse(w http.ResponseWriter) error
 }
 
-type GetMe200JSONResponse Session
+type GetMe200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type GetMe200JSONResponse struct {
+	Body    Session
+	Headers GetMe200ResponseHeaders
+}
 
 func (response GetMe200JSONResponse) VisitGetMeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8272,10 +9134,16 @@ type GetMe400JSONResponse struct {
 func (response GetMe400JSONResponse) VisitGetMeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8290,6 +9158,12 @@ func (response GetMe401JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -8338,10 +9212,16 @@ type GetMe500JSONResponse struct{ InternalErrorJSONResponse }
 func (response GetMe500JSONResponse) VisitGetMeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8356,6 +9236,12 @@ func (response GetMe503JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -8371,15 +9257,29 @@ type GetAccountBalanceResponseObject interface {
 	VisitGetAccountBalanceResponse(w http.ResponseWriter) error
 }
 
-type GetAccountBalance200JSONResponse AccountBalance
+type GetAccountBalance200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type GetAccountBalance200JSONResponse struct {
+	Body    AccountBalance
+	Headers GetAccountBalance200ResponseHeaders
+}
 
 func (response GetAccountBalance200JSONResponse) VisitGetAccountBalanceResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8392,10 +9292,16 @@ type GetAccountBalance400JSONResponse struct {
 func (response GetAccountBalance400JSONResponse) VisitGetAccountBalanceResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8410,6 +9316,12 @@ func (response GetAccountBalance401JSONResponse) VisitGetAccountBalanceResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -8425,6 +9337,12 @@ func (response GetAccountBalance403JSONResponse) VisitGetAccountBalanceResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
@@ -8473,10 +9391,16 @@ type GetAccountBalance500JSONResponse struct{ InternalErrorJSONResponse }
 func (response GetAccountBalance500JSONResponse) VisitGetAccountBalanceResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8491,6 +9415,12 @@ func (response GetAccountBalance503JSONResponse) VisitGetAccountBalanceResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -8507,15 +9437,29 @@ type ListAccountDepositsResponseObject interface {
 	VisitListAccountDepositsResponse(w http.ResponseWriter) error
 }
 
-type ListAccountDeposits200JSONResponse AccountDepositList
+type ListAccountDeposits200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type ListAccountDeposits200JSONResponse struct {
+	Body    AccountDepositList
+	Headers ListAccountDeposits200ResponseHeaders
+}
 
 func (response ListAccountDeposits200JSONResponse) VisitListAccountDepositsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8528,10 +9472,16 @@ type ListAccountDeposits400JSONResponse struct {
 func (response ListAccountDeposits400JSONResponse) VisitListAccountDepositsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8546,6 +9496,12 @@ func (response ListAccountDeposits401JSONResponse) VisitListAccountDepositsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -8561,6 +9517,12 @@ func (response ListAccountDeposits403JSONResponse) VisitListAccountDepositsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
@@ -8572,10 +9534,16 @@ type ListAccountDeposits422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response ListAccountDeposits422JSONResponse) VisitListAccountDepositsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8623,10 +9591,16 @@ type ListAccountDeposits500JSONResponse struct{ InternalErrorJSONResponse }
 func (response ListAccountDeposits500JSONResponse) VisitListAccountDepositsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8641,6 +9615,12 @@ func (response ListAccountDeposits503JSONResponse) VisitListAccountDepositsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -8661,6 +9641,8 @@ type CreateAccountDepositResponseObject interface {
 type CreateAccountDeposit201ResponseHeaders struct {
 	IdempotentReplayed *string
 	Location           *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 }
 
 type CreateAccountDeposit201JSONResponse struct {
@@ -8681,6 +9663,12 @@ func (response CreateAccountDeposit201JSONResponse) VisitCreateAccountDepositRes
 	if response.Headers.Location != nil {
 		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8691,10 +9679,16 @@ type CreateAccountDeposit400JSONResponse struct{ MalformedJSONJSONResponse }
 func (response CreateAccountDeposit400JSONResponse) VisitCreateAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8709,6 +9703,12 @@ func (response CreateAccountDeposit401JSONResponse) VisitCreateAccountDepositRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -8720,10 +9720,16 @@ type CreateAccountDeposit403JSONResponse struct{ CsrfFailedJSONResponse }
 func (response CreateAccountDeposit403JSONResponse) VisitCreateAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8731,6 +9737,8 @@ func (response CreateAccountDeposit403JSONResponse) VisitCreateAccountDepositRes
 
 type CreateAccountDeposit409ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 	RetryAfter         *int
 }
 
@@ -8749,6 +9757,12 @@ func (response CreateAccountDeposit409JSONResponse) VisitCreateAccountDepositRes
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -8762,10 +9776,16 @@ type CreateAccountDeposit413JSONResponse struct{ RequestTooLargeJSONResponse }
 func (response CreateAccountDeposit413JSONResponse) VisitCreateAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8778,10 +9798,16 @@ type CreateAccountDeposit415JSONResponse struct {
 func (response CreateAccountDeposit415JSONResponse) VisitCreateAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8798,6 +9824,12 @@ func (response CreateAccountDeposit422JSONResponse) VisitCreateAccountDepositRes
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
@@ -8846,17 +9878,25 @@ type CreateAccountDeposit500JSONResponse struct{ InternalErrorJSONResponse }
 func (response CreateAccountDeposit500JSONResponse) VisitCreateAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
 }
 
 type CreateAccountDeposit503ResponseHeaders struct {
-	RetryAfter *int
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
 }
 
 type CreateAccountDeposit503JSONResponse struct {
@@ -8871,6 +9911,12 @@ func (response CreateAccountDeposit503JSONResponse) VisitCreateAccountDepositRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -8887,15 +9933,29 @@ type GetAccountDepositResponseObject interface {
 	VisitGetAccountDepositResponse(w http.ResponseWriter) error
 }
 
-type GetAccountDeposit200JSONResponse AccountDeposit
+type GetAccountDeposit200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type GetAccountDeposit200JSONResponse struct {
+	Body    AccountDeposit
+	Headers GetAccountDeposit200ResponseHeaders
+}
 
 func (response GetAccountDeposit200JSONResponse) VisitGetAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8908,10 +9968,16 @@ type GetAccountDeposit400JSONResponse struct {
 func (response GetAccountDeposit400JSONResponse) VisitGetAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8926,6 +9992,12 @@ func (response GetAccountDeposit401JSONResponse) VisitGetAccountDepositResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -8941,6 +10013,12 @@ func (response GetAccountDeposit403JSONResponse) VisitGetAccountDepositResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
@@ -8952,10 +10030,16 @@ type GetAccountDeposit404JSONResponse struct{ NotFoundJSONResponse }
 func (response GetAccountDeposit404JSONResponse) VisitGetAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8966,10 +10050,16 @@ type GetAccountDeposit422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response GetAccountDeposit422JSONResponse) VisitGetAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9017,10 +10107,16 @@ type GetAccountDeposit500JSONResponse struct{ InternalErrorJSONResponse }
 func (response GetAccountDeposit500JSONResponse) VisitGetAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9035,6 +10131,12 @@ func (response GetAccountDeposit503JSONResponse) VisitGetAccountDepositResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -9051,15 +10153,29 @@ type CancelAccountDepositResponseObject interface {
 	VisitCancelAccountDepositResponse(w http.ResponseWriter) error
 }
 
-type CancelAccountDeposit200JSONResponse AccountDeposit
+type CancelAccountDeposit200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type CancelAccountDeposit200JSONResponse struct {
+	Body    AccountDeposit
+	Headers CancelAccountDeposit200ResponseHeaders
+}
 
 func (response CancelAccountDeposit200JSONResponse) VisitCancelAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9072,10 +10188,16 @@ type CancelAccountDeposit400JSONResponse struct {
 func (response CancelAccountDeposit400JSONResponse) VisitCancelAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9090,6 +10212,12 @@ func (response CancelAccountDeposit401JSONResponse) VisitCancelAccountDepositRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -9101,10 +10229,16 @@ type CancelAccountDeposit403JSONResponse struct{ CsrfFailedJSONResponse }
 func (response CancelAccountDeposit403JSONResponse) VisitCancelAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9115,24 +10249,44 @@ type CancelAccountDeposit404JSONResponse struct{ NotFoundJSONResponse }
 func (response CancelAccountDeposit404JSONResponse) VisitCancelAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
 }
 
-type CancelAccountDeposit409JSONResponse Problem
+type CancelAccountDeposit409ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type CancelAccountDeposit409JSONResponse struct {
+	Body    Problem
+	Headers CancelAccountDeposit409ResponseHeaders
+}
 
 func (response CancelAccountDeposit409JSONResponse) VisitCancelAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9143,10 +10297,16 @@ type CancelAccountDeposit422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response CancelAccountDeposit422JSONResponse) VisitCancelAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9194,10 +10354,16 @@ type CancelAccountDeposit500JSONResponse struct{ InternalErrorJSONResponse }
 func (response CancelAccountDeposit500JSONResponse) VisitCancelAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9212,6 +10378,12 @@ func (response CancelAccountDeposit503JSONResponse) VisitCancelAccountDepositRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -9232,6 +10404,8 @@ type ClaimAccountDepositResponseObject interface {
 
 type ClaimAccountDeposit200ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 }
 
 type ClaimAccountDeposit200JSONResponse struct {
@@ -9249,6 +10423,12 @@ func (response ClaimAccountDeposit200JSONResponse) VisitClaimAccountDepositRespo
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9259,10 +10439,16 @@ type ClaimAccountDeposit400JSONResponse struct{ MalformedJSONJSONResponse }
 func (response ClaimAccountDeposit400JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9277,6 +10463,12 @@ func (response ClaimAccountDeposit401JSONResponse) VisitClaimAccountDepositRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -9288,10 +10480,16 @@ type ClaimAccountDeposit403JSONResponse struct{ CsrfFailedJSONResponse }
 func (response ClaimAccountDeposit403JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9302,10 +10500,16 @@ type ClaimAccountDeposit404JSONResponse struct{ NotFoundJSONResponse }
 func (response ClaimAccountDeposit404JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9313,6 +10517,8 @@ func (response ClaimAccountDeposit404JSONResponse) VisitClaimAccountDepositRespo
 
 type ClaimAccountDeposit409ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 	RetryAfter         *int
 }
 
@@ -9331,6 +10537,12 @@ func (response ClaimAccountDeposit409JSONResponse) VisitClaimAccountDepositRespo
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -9344,10 +10556,16 @@ type ClaimAccountDeposit413JSONResponse struct{ RequestTooLargeJSONResponse }
 func (response ClaimAccountDeposit413JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9360,10 +10578,16 @@ type ClaimAccountDeposit415JSONResponse struct {
 func (response ClaimAccountDeposit415JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9371,6 +10595,8 @@ func (response ClaimAccountDeposit415JSONResponse) VisitClaimAccountDepositRespo
 
 type ClaimAccountDeposit422ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 }
 
 type ClaimAccountDeposit422JSONResponse struct {
@@ -9387,6 +10613,12 @@ func (response ClaimAccountDeposit422JSONResponse) VisitClaimAccountDepositRespo
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
@@ -9435,10 +10667,16 @@ type ClaimAccountDeposit500JSONResponse struct{ InternalErrorJSONResponse }
 func (response ClaimAccountDeposit500JSONResponse) VisitClaimAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9453,6 +10691,12 @@ func (response ClaimAccountDeposit503JSONResponse) VisitClaimAccountDepositRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -9470,15 +10714,29 @@ type PutAccountDepositRefundAddressResponseObject interface {
 	VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error
 }
 
-type PutAccountDepositRefundAddress200JSONResponse AccountDeposit
+type PutAccountDepositRefundAddress200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type PutAccountDepositRefundAddress200JSONResponse struct {
+	Body    AccountDeposit
+	Headers PutAccountDepositRefundAddress200ResponseHeaders
+}
 
 func (response PutAccountDepositRefundAddress200JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9489,10 +10747,16 @@ type PutAccountDepositRefundAddress400JSONResponse struct{ MalformedJSONJSONResp
 func (response PutAccountDepositRefundAddress400JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9507,6 +10771,12 @@ func (response PutAccountDepositRefundAddress401JSONResponse) VisitPutAccountDep
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -9518,10 +10788,16 @@ type PutAccountDepositRefundAddress403JSONResponse struct{ CsrfFailedJSONRespons
 func (response PutAccountDepositRefundAddress403JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9532,24 +10808,44 @@ type PutAccountDepositRefundAddress404JSONResponse struct{ NotFoundJSONResponse 
 func (response PutAccountDepositRefundAddress404JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
 }
 
-type PutAccountDepositRefundAddress409JSONResponse Problem
+type PutAccountDepositRefundAddress409ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type PutAccountDepositRefundAddress409JSONResponse struct {
+	Body    Problem
+	Headers PutAccountDepositRefundAddress409ResponseHeaders
+}
 
 func (response PutAccountDepositRefundAddress409JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9560,10 +10856,16 @@ type PutAccountDepositRefundAddress413JSONResponse struct{ RequestTooLargeJSONRe
 func (response PutAccountDepositRefundAddress413JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9576,24 +10878,44 @@ type PutAccountDepositRefundAddress415JSONResponse struct {
 func (response PutAccountDepositRefundAddress415JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
 
-type PutAccountDepositRefundAddress422JSONResponse Problem
+type PutAccountDepositRefundAddress422ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type PutAccountDepositRefundAddress422JSONResponse struct {
+	Body    Problem
+	Headers PutAccountDepositRefundAddress422ResponseHeaders
+}
 
 func (response PutAccountDepositRefundAddress422JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9641,10 +10963,16 @@ type PutAccountDepositRefundAddress500JSONResponse struct{ InternalErrorJSONResp
 func (response PutAccountDepositRefundAddress500JSONResponse) VisitPutAccountDepositRefundAddressResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9659,6 +10987,12 @@ func (response PutAccountDepositRefundAddress503JSONResponse) VisitPutAccountDep
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -9678,6 +11012,8 @@ type TopUpAccountDepositResponseObject interface {
 
 type TopUpAccountDeposit200ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 }
 
 type TopUpAccountDeposit200JSONResponse struct {
@@ -9695,6 +11031,12 @@ func (response TopUpAccountDeposit200JSONResponse) VisitTopUpAccountDepositRespo
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9707,10 +11049,16 @@ type TopUpAccountDeposit400JSONResponse struct {
 func (response TopUpAccountDeposit400JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9725,6 +11073,12 @@ func (response TopUpAccountDeposit401JSONResponse) VisitTopUpAccountDepositRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -9736,10 +11090,16 @@ type TopUpAccountDeposit403JSONResponse struct{ CsrfFailedJSONResponse }
 func (response TopUpAccountDeposit403JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9750,17 +11110,25 @@ type TopUpAccountDeposit404JSONResponse struct{ NotFoundJSONResponse }
 func (response TopUpAccountDeposit404JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
 }
 
 type TopUpAccountDeposit409ResponseHeaders struct {
-	RetryAfter *int
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
 }
 
 type TopUpAccountDeposit409JSONResponse struct {
@@ -9775,6 +11143,12 @@ func (response TopUpAccountDeposit409JSONResponse) VisitTopUpAccountDepositRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -9788,10 +11162,16 @@ type TopUpAccountDeposit422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response TopUpAccountDeposit422JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9839,17 +11219,25 @@ type TopUpAccountDeposit500JSONResponse struct{ InternalErrorJSONResponse }
 func (response TopUpAccountDeposit500JSONResponse) VisitTopUpAccountDepositResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
 }
 
 type TopUpAccountDeposit503ResponseHeaders struct {
-	RetryAfter *int
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
 }
 
 type TopUpAccountDeposit503JSONResponse struct {
@@ -9864,6 +11252,12 @@ func (response TopUpAccountDeposit503JSONResponse) VisitTopUpAccountDepositRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -9880,15 +11274,29 @@ type ListLedgerEntriesResponseObject interface {
 	VisitListLedgerEntriesResponse(w http.ResponseWriter) error
 }
 
-type ListLedgerEntries200JSONResponse LedgerEntryList
+type ListLedgerEntries200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type ListLedgerEntries200JSONResponse struct {
+	Body    LedgerEntryList
+	Headers ListLedgerEntries200ResponseHeaders
+}
 
 func (response ListLedgerEntries200JSONResponse) VisitListLedgerEntriesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9901,10 +11309,16 @@ type ListLedgerEntries400JSONResponse struct {
 func (response ListLedgerEntries400JSONResponse) VisitListLedgerEntriesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9919,6 +11333,12 @@ func (response ListLedgerEntries401JSONResponse) VisitListLedgerEntriesResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -9934,6 +11354,12 @@ func (response ListLedgerEntries403JSONResponse) VisitListLedgerEntriesResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
@@ -9945,10 +11371,16 @@ type ListLedgerEntries422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response ListLedgerEntries422JSONResponse) VisitListLedgerEntriesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9996,10 +11428,16 @@ type ListLedgerEntries500JSONResponse struct{ InternalErrorJSONResponse }
 func (response ListLedgerEntries500JSONResponse) VisitListLedgerEntriesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10014,6 +11452,12 @@ func (response ListLedgerEntries503JSONResponse) VisitListLedgerEntriesResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -10030,8 +11474,14 @@ type StreamMyEventsResponseObject interface {
 	VisitStreamMyEventsResponse(w http.ResponseWriter) error
 }
 
+type StreamMyEvents200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
 type StreamMyEvents200TexteventStreamResponse struct {
 	Body          io.Reader
+	Headers       StreamMyEvents200ResponseHeaders
 	ContentLength int64
 }
 
@@ -10040,6 +11490,12 @@ func (response StreamMyEvents200TexteventStreamResponse) VisitStreamMyEventsResp
 	w.Header().Set("Content-Type", "text/event-stream")
 	if response.ContentLength != 0 {
 		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.WriteHeader(200)
 
@@ -10080,10 +11536,16 @@ type StreamMyEvents400JSONResponse struct {
 func (response StreamMyEvents400JSONResponse) VisitStreamMyEventsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10098,6 +11560,12 @@ func (response StreamMyEvents401JSONResponse) VisitStreamMyEventsResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -10109,10 +11577,16 @@ type StreamMyEvents422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response StreamMyEvents422JSONResponse) VisitStreamMyEventsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10169,10 +11643,16 @@ type StreamMyEvents500JSONResponse struct{ InternalErrorJSONResponse }
 func (response StreamMyEvents500JSONResponse) VisitStreamMyEventsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10187,6 +11667,12 @@ func (response StreamMyEvents503JSONResponse) VisitStreamMyEventsResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -10202,15 +11688,29 @@ type GetNotificationSettingsResponseObject interface {
 	VisitGetNotificationSettingsResponse(w http.ResponseWriter) error
 }
 
-type GetNotificationSettings200JSONResponse NotificationSettings
+type GetNotificationSettings200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type GetNotificationSettings200JSONResponse struct {
+	Body    NotificationSettings
+	Headers GetNotificationSettings200ResponseHeaders
+}
 
 func (response GetNotificationSettings200JSONResponse) VisitGetNotificationSettingsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10223,10 +11723,16 @@ type GetNotificationSettings400JSONResponse struct {
 func (response GetNotificationSettings400JSONResponse) VisitGetNotificationSettingsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10241,6 +11747,12 @@ func (response GetNotificationSettings401JSONResponse) VisitGetNotificationSetti
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -10289,10 +11801,16 @@ type GetNotificationSettings500JSONResponse struct{ InternalErrorJSONResponse }
 func (response GetNotificationSettings500JSONResponse) VisitGetNotificationSettingsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10307,6 +11825,12 @@ func (response GetNotificationSettings503JSONResponse) VisitGetNotificationSetti
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -10323,15 +11847,29 @@ type PutNotificationSettingsResponseObject interface {
 	VisitPutNotificationSettingsResponse(w http.ResponseWriter) error
 }
 
-type PutNotificationSettings200JSONResponse NotificationSettings
+type PutNotificationSettings200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type PutNotificationSettings200JSONResponse struct {
+	Body    NotificationSettings
+	Headers PutNotificationSettings200ResponseHeaders
+}
 
 func (response PutNotificationSettings200JSONResponse) VisitPutNotificationSettingsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10342,10 +11880,16 @@ type PutNotificationSettings400JSONResponse struct{ MalformedJSONJSONResponse }
 func (response PutNotificationSettings400JSONResponse) VisitPutNotificationSettingsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10360,6 +11904,12 @@ func (response PutNotificationSettings401JSONResponse) VisitPutNotificationSetti
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -10371,10 +11921,16 @@ type PutNotificationSettings403JSONResponse struct{ CsrfFailedJSONResponse }
 func (response PutNotificationSettings403JSONResponse) VisitPutNotificationSettingsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10385,10 +11941,16 @@ type PutNotificationSettings413JSONResponse struct{ RequestTooLargeJSONResponse 
 func (response PutNotificationSettings413JSONResponse) VisitPutNotificationSettingsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10401,10 +11963,16 @@ type PutNotificationSettings415JSONResponse struct {
 func (response PutNotificationSettings415JSONResponse) VisitPutNotificationSettingsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10415,10 +11983,16 @@ type PutNotificationSettings422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response PutNotificationSettings422JSONResponse) VisitPutNotificationSettingsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10466,10 +12040,16 @@ type PutNotificationSettings500JSONResponse struct{ InternalErrorJSONResponse }
 func (response PutNotificationSettings500JSONResponse) VisitPutNotificationSettingsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10484,6 +12064,12 @@ func (response PutNotificationSettings503JSONResponse) VisitPutNotificationSetti
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -10500,15 +12086,29 @@ type ListAccessTokensResponseObject interface {
 	VisitListAccessTokensResponse(w http.ResponseWriter) error
 }
 
-type ListAccessTokens200JSONResponse AccessTokenList
+type ListAccessTokens200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type ListAccessTokens200JSONResponse struct {
+	Body    AccessTokenList
+	Headers ListAccessTokens200ResponseHeaders
+}
 
 func (response ListAccessTokens200JSONResponse) VisitListAccessTokensResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10521,10 +12121,16 @@ type ListAccessTokens400JSONResponse struct {
 func (response ListAccessTokens400JSONResponse) VisitListAccessTokensResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10539,6 +12145,12 @@ func (response ListAccessTokens401JSONResponse) VisitListAccessTokensResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -10550,10 +12162,16 @@ type ListAccessTokens422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response ListAccessTokens422JSONResponse) VisitListAccessTokensResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10601,10 +12219,16 @@ type ListAccessTokens500JSONResponse struct{ InternalErrorJSONResponse }
 func (response ListAccessTokens500JSONResponse) VisitListAccessTokensResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10619,6 +12243,12 @@ func (response ListAccessTokens503JSONResponse) VisitListAccessTokensResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -10635,15 +12265,29 @@ type CreateAccessTokenResponseObject interface {
 	VisitCreateAccessTokenResponse(w http.ResponseWriter) error
 }
 
-type CreateAccessToken201JSONResponse CreatedAccessToken
+type CreateAccessToken201ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type CreateAccessToken201JSONResponse struct {
+	Body    CreatedAccessToken
+	Headers CreateAccessToken201ResponseHeaders
+}
 
 func (response CreateAccessToken201JSONResponse) VisitCreateAccessTokenResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10654,10 +12298,16 @@ type CreateAccessToken400JSONResponse struct{ MalformedJSONJSONResponse }
 func (response CreateAccessToken400JSONResponse) VisitCreateAccessTokenResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10672,6 +12322,12 @@ func (response CreateAccessToken401JSONResponse) VisitCreateAccessTokenResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -10683,24 +12339,44 @@ type CreateAccessToken403JSONResponse struct{ CsrfFailedJSONResponse }
 func (response CreateAccessToken403JSONResponse) VisitCreateAccessTokenResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
 
-type CreateAccessToken409JSONResponse Problem
+type CreateAccessToken409ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type CreateAccessToken409JSONResponse struct {
+	Body    Problem
+	Headers CreateAccessToken409ResponseHeaders
+}
 
 func (response CreateAccessToken409JSONResponse) VisitCreateAccessTokenResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10711,10 +12387,16 @@ type CreateAccessToken413JSONResponse struct{ RequestTooLargeJSONResponse }
 func (response CreateAccessToken413JSONResponse) VisitCreateAccessTokenResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10727,10 +12409,16 @@ type CreateAccessToken415JSONResponse struct {
 func (response CreateAccessToken415JSONResponse) VisitCreateAccessTokenResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10741,10 +12429,16 @@ type CreateAccessToken422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response CreateAccessToken422JSONResponse) VisitCreateAccessTokenResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10792,10 +12486,16 @@ type CreateAccessToken500JSONResponse struct{ InternalErrorJSONResponse }
 func (response CreateAccessToken500JSONResponse) VisitCreateAccessTokenResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10810,6 +12510,12 @@ func (response CreateAccessToken503JSONResponse) VisitCreateAccessTokenResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -10826,10 +12532,22 @@ type RevokeAccessTokenResponseObject interface {
 	VisitRevokeAccessTokenResponse(w http.ResponseWriter) error
 }
 
+type RevokeAccessToken204ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
 type RevokeAccessToken204Response struct {
+	Headers RevokeAccessToken204ResponseHeaders
 }
 
 func (response RevokeAccessToken204Response) VisitRevokeAccessTokenResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(204)
 	return nil
 }
@@ -10841,10 +12559,16 @@ type RevokeAccessToken400JSONResponse struct {
 func (response RevokeAccessToken400JSONResponse) VisitRevokeAccessTokenResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10859,6 +12583,12 @@ func (response RevokeAccessToken401JSONResponse) VisitRevokeAccessTokenResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -10870,10 +12600,16 @@ type RevokeAccessToken403JSONResponse struct{ CsrfFailedJSONResponse }
 func (response RevokeAccessToken403JSONResponse) VisitRevokeAccessTokenResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10884,10 +12620,16 @@ type RevokeAccessToken404JSONResponse struct{ NotFoundJSONResponse }
 func (response RevokeAccessToken404JSONResponse) VisitRevokeAccessTokenResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10898,10 +12640,16 @@ type RevokeAccessToken422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response RevokeAccessToken422JSONResponse) VisitRevokeAccessTokenResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10949,10 +12697,16 @@ type RevokeAccessToken500JSONResponse struct{ InternalErrorJSONResponse }
 func (response RevokeAccessToken500JSONResponse) VisitRevokeAccessTokenResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10967,6 +12721,12 @@ func (response RevokeAccessToken503JSONResponse) VisitRevokeAccessTokenResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -10983,15 +12743,29 @@ type ListOperatorTransfersResponseObject interface {
 	VisitListOperatorTransfersResponse(w http.ResponseWriter) error
 }
 
-type ListOperatorTransfers200JSONResponse OperatorTransferList
+type ListOperatorTransfers200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type ListOperatorTransfers200JSONResponse struct {
+	Body    OperatorTransferList
+	Headers ListOperatorTransfers200ResponseHeaders
+}
 
 func (response ListOperatorTransfers200JSONResponse) VisitListOperatorTransfersResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11004,10 +12778,16 @@ type ListOperatorTransfers400JSONResponse struct {
 func (response ListOperatorTransfers400JSONResponse) VisitListOperatorTransfersResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11022,6 +12802,12 @@ func (response ListOperatorTransfers401JSONResponse) VisitListOperatorTransfersR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -11037,6 +12823,12 @@ func (response ListOperatorTransfers403JSONResponse) VisitListOperatorTransfersR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
@@ -11048,10 +12840,16 @@ type ListOperatorTransfers404JSONResponse struct{ NotFoundJSONResponse }
 func (response ListOperatorTransfers404JSONResponse) VisitListOperatorTransfersResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11062,10 +12860,16 @@ type ListOperatorTransfers422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response ListOperatorTransfers422JSONResponse) VisitListOperatorTransfersResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11113,10 +12917,16 @@ type ListOperatorTransfers500JSONResponse struct{ InternalErrorJSONResponse }
 func (response ListOperatorTransfers500JSONResponse) VisitListOperatorTransfersResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11131,6 +12941,12 @@ func (response ListOperatorTransfers503JSONResponse) VisitListOperatorTransfersR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -11147,15 +12963,29 @@ type GetOperatorTransferResponseObject interface {
 	VisitGetOperatorTransferResponse(w http.ResponseWriter) error
 }
 
-type GetOperatorTransfer200JSONResponse OperatorTransfer
+type GetOperatorTransfer200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type GetOperatorTransfer200JSONResponse struct {
+	Body    OperatorTransfer
+	Headers GetOperatorTransfer200ResponseHeaders
+}
 
 func (response GetOperatorTransfer200JSONResponse) VisitGetOperatorTransferResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11168,10 +12998,16 @@ type GetOperatorTransfer400JSONResponse struct {
 func (response GetOperatorTransfer400JSONResponse) VisitGetOperatorTransferResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11186,6 +13022,12 @@ func (response GetOperatorTransfer401JSONResponse) VisitGetOperatorTransferRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -11201,6 +13043,12 @@ func (response GetOperatorTransfer403JSONResponse) VisitGetOperatorTransferRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
@@ -11212,10 +13060,16 @@ type GetOperatorTransfer404JSONResponse struct{ NotFoundJSONResponse }
 func (response GetOperatorTransfer404JSONResponse) VisitGetOperatorTransferResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11226,10 +13080,16 @@ type GetOperatorTransfer422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response GetOperatorTransfer422JSONResponse) VisitGetOperatorTransferResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11277,10 +13137,16 @@ type GetOperatorTransfer500JSONResponse struct{ InternalErrorJSONResponse }
 func (response GetOperatorTransfer500JSONResponse) VisitGetOperatorTransferResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11295,6 +13161,12 @@ func (response GetOperatorTransfer503JSONResponse) VisitGetOperatorTransferRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -11315,6 +13187,8 @@ type SettleOperatorTransferResponseObject interface {
 
 type SettleOperatorTransfer200ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 }
 
 type SettleOperatorTransfer200JSONResponse struct {
@@ -11332,6 +13206,12 @@ func (response SettleOperatorTransfer200JSONResponse) VisitSettleOperatorTransfe
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11342,10 +13222,16 @@ type SettleOperatorTransfer400JSONResponse struct{ MalformedJSONJSONResponse }
 func (response SettleOperatorTransfer400JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11360,6 +13246,12 @@ func (response SettleOperatorTransfer401JSONResponse) VisitSettleOperatorTransfe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -11371,10 +13263,16 @@ type SettleOperatorTransfer403JSONResponse struct{ CsrfFailedJSONResponse }
 func (response SettleOperatorTransfer403JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11385,10 +13283,16 @@ type SettleOperatorTransfer404JSONResponse struct{ NotFoundJSONResponse }
 func (response SettleOperatorTransfer404JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11396,6 +13300,8 @@ func (response SettleOperatorTransfer404JSONResponse) VisitSettleOperatorTransfe
 
 type SettleOperatorTransfer409ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 	RetryAfter         *int
 }
 
@@ -11414,6 +13320,12 @@ func (response SettleOperatorTransfer409JSONResponse) VisitSettleOperatorTransfe
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -11427,10 +13339,16 @@ type SettleOperatorTransfer413JSONResponse struct{ RequestTooLargeJSONResponse }
 func (response SettleOperatorTransfer413JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11443,10 +13361,16 @@ type SettleOperatorTransfer415JSONResponse struct {
 func (response SettleOperatorTransfer415JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11457,10 +13381,16 @@ type SettleOperatorTransfer422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response SettleOperatorTransfer422JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11508,10 +13438,16 @@ type SettleOperatorTransfer500JSONResponse struct{ InternalErrorJSONResponse }
 func (response SettleOperatorTransfer500JSONResponse) VisitSettleOperatorTransferResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11526,6 +13462,12 @@ func (response SettleOperatorTransfer503JSONResponse) VisitSettleOperatorTransfe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -11542,15 +13484,29 @@ type ListPlatformWebhookEndpointsResponseObject interface {
 	VisitListPlatformWebhookEndpointsResponse(w http.ResponseWriter) error
 }
 
-type ListPlatformWebhookEndpoints200JSONResponse PlatformWebhookEndpointList
+type ListPlatformWebhookEndpoints200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type ListPlatformWebhookEndpoints200JSONResponse struct {
+	Body    PlatformWebhookEndpointList
+	Headers ListPlatformWebhookEndpoints200ResponseHeaders
+}
 
 func (response ListPlatformWebhookEndpoints200JSONResponse) VisitListPlatformWebhookEndpointsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11563,10 +13519,16 @@ type ListPlatformWebhookEndpoints400JSONResponse struct {
 func (response ListPlatformWebhookEndpoints400JSONResponse) VisitListPlatformWebhookEndpointsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11581,6 +13543,12 @@ func (response ListPlatformWebhookEndpoints401JSONResponse) VisitListPlatformWeb
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -11596,6 +13564,12 @@ func (response ListPlatformWebhookEndpoints403JSONResponse) VisitListPlatformWeb
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
@@ -11607,10 +13581,16 @@ type ListPlatformWebhookEndpoints404JSONResponse struct{ NotFoundJSONResponse }
 func (response ListPlatformWebhookEndpoints404JSONResponse) VisitListPlatformWebhookEndpointsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11621,10 +13601,16 @@ type ListPlatformWebhookEndpoints422JSONResponse struct{ InvalidRequestJSONRespo
 func (response ListPlatformWebhookEndpoints422JSONResponse) VisitListPlatformWebhookEndpointsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11672,10 +13658,16 @@ type ListPlatformWebhookEndpoints500JSONResponse struct{ InternalErrorJSONRespon
 func (response ListPlatformWebhookEndpoints500JSONResponse) VisitListPlatformWebhookEndpointsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11690,6 +13682,12 @@ func (response ListPlatformWebhookEndpoints503JSONResponse) VisitListPlatformWeb
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -11710,6 +13708,8 @@ type CreatePlatformWebhookEndpointResponseObject interface {
 type CreatePlatformWebhookEndpoint201ResponseHeaders struct {
 	IdempotentReplayed *string
 	Location           *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 }
 
 type CreatePlatformWebhookEndpoint201JSONResponse struct {
@@ -11730,6 +13730,12 @@ func (response CreatePlatformWebhookEndpoint201JSONResponse) VisitCreatePlatform
 	if response.Headers.Location != nil {
 		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11740,10 +13746,16 @@ type CreatePlatformWebhookEndpoint400JSONResponse struct{ MalformedJSONJSONRespo
 func (response CreatePlatformWebhookEndpoint400JSONResponse) VisitCreatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11758,6 +13770,12 @@ func (response CreatePlatformWebhookEndpoint401JSONResponse) VisitCreatePlatform
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -11769,10 +13787,16 @@ type CreatePlatformWebhookEndpoint403JSONResponse struct{ CsrfFailedJSONResponse
 func (response CreatePlatformWebhookEndpoint403JSONResponse) VisitCreatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11783,17 +13807,25 @@ type CreatePlatformWebhookEndpoint404JSONResponse struct{ NotFoundJSONResponse }
 func (response CreatePlatformWebhookEndpoint404JSONResponse) VisitCreatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
 }
 
 type CreatePlatformWebhookEndpoint409ResponseHeaders struct {
-	RetryAfter *int
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
 }
 
 type CreatePlatformWebhookEndpoint409JSONResponse struct {
@@ -11808,6 +13840,12 @@ func (response CreatePlatformWebhookEndpoint409JSONResponse) VisitCreatePlatform
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -11821,10 +13859,16 @@ type CreatePlatformWebhookEndpoint413JSONResponse struct{ RequestTooLargeJSONRes
 func (response CreatePlatformWebhookEndpoint413JSONResponse) VisitCreatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11837,10 +13881,16 @@ type CreatePlatformWebhookEndpoint415JSONResponse struct {
 func (response CreatePlatformWebhookEndpoint415JSONResponse) VisitCreatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11857,6 +13907,12 @@ func (response CreatePlatformWebhookEndpoint422JSONResponse) VisitCreatePlatform
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
@@ -11905,10 +13961,16 @@ type CreatePlatformWebhookEndpoint500JSONResponse struct{ InternalErrorJSONRespo
 func (response CreatePlatformWebhookEndpoint500JSONResponse) VisitCreatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11923,6 +13985,12 @@ func (response CreatePlatformWebhookEndpoint503JSONResponse) VisitCreatePlatform
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -11939,10 +14007,22 @@ type DeletePlatformWebhookEndpointResponseObject interface {
 	VisitDeletePlatformWebhookEndpointResponse(w http.ResponseWriter) error
 }
 
+type DeletePlatformWebhookEndpoint204ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
 type DeletePlatformWebhookEndpoint204Response struct {
+	Headers DeletePlatformWebhookEndpoint204ResponseHeaders
 }
 
 func (response DeletePlatformWebhookEndpoint204Response) VisitDeletePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(204)
 	return nil
 }
@@ -11954,10 +14034,16 @@ type DeletePlatformWebhookEndpoint400JSONResponse struct {
 func (response DeletePlatformWebhookEndpoint400JSONResponse) VisitDeletePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11972,6 +14058,12 @@ func (response DeletePlatformWebhookEndpoint401JSONResponse) VisitDeletePlatform
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -11983,10 +14075,16 @@ type DeletePlatformWebhookEndpoint403JSONResponse struct{ CsrfFailedJSONResponse
 func (response DeletePlatformWebhookEndpoint403JSONResponse) VisitDeletePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11997,10 +14095,16 @@ type DeletePlatformWebhookEndpoint404JSONResponse struct{ NotFoundJSONResponse }
 func (response DeletePlatformWebhookEndpoint404JSONResponse) VisitDeletePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12011,10 +14115,16 @@ type DeletePlatformWebhookEndpoint422JSONResponse struct{ InvalidRequestJSONResp
 func (response DeletePlatformWebhookEndpoint422JSONResponse) VisitDeletePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12062,10 +14172,16 @@ type DeletePlatformWebhookEndpoint500JSONResponse struct{ InternalErrorJSONRespo
 func (response DeletePlatformWebhookEndpoint500JSONResponse) VisitDeletePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12080,6 +14196,12 @@ func (response DeletePlatformWebhookEndpoint503JSONResponse) VisitDeletePlatform
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -12096,15 +14218,29 @@ type GetPlatformWebhookEndpointResponseObject interface {
 	VisitGetPlatformWebhookEndpointResponse(w http.ResponseWriter) error
 }
 
-type GetPlatformWebhookEndpoint200JSONResponse PlatformWebhookEndpoint
+type GetPlatformWebhookEndpoint200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type GetPlatformWebhookEndpoint200JSONResponse struct {
+	Body    PlatformWebhookEndpoint
+	Headers GetPlatformWebhookEndpoint200ResponseHeaders
+}
 
 func (response GetPlatformWebhookEndpoint200JSONResponse) VisitGetPlatformWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12117,10 +14253,16 @@ type GetPlatformWebhookEndpoint400JSONResponse struct {
 func (response GetPlatformWebhookEndpoint400JSONResponse) VisitGetPlatformWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12135,6 +14277,12 @@ func (response GetPlatformWebhookEndpoint401JSONResponse) VisitGetPlatformWebhoo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -12150,6 +14298,12 @@ func (response GetPlatformWebhookEndpoint403JSONResponse) VisitGetPlatformWebhoo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
@@ -12161,10 +14315,16 @@ type GetPlatformWebhookEndpoint404JSONResponse struct{ NotFoundJSONResponse }
 func (response GetPlatformWebhookEndpoint404JSONResponse) VisitGetPlatformWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12175,10 +14335,16 @@ type GetPlatformWebhookEndpoint422JSONResponse struct{ InvalidRequestJSONRespons
 func (response GetPlatformWebhookEndpoint422JSONResponse) VisitGetPlatformWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12226,10 +14392,16 @@ type GetPlatformWebhookEndpoint500JSONResponse struct{ InternalErrorJSONResponse
 func (response GetPlatformWebhookEndpoint500JSONResponse) VisitGetPlatformWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12244,6 +14416,12 @@ func (response GetPlatformWebhookEndpoint503JSONResponse) VisitGetPlatformWebhoo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -12261,15 +14439,29 @@ type UpdatePlatformWebhookEndpointResponseObject interface {
 	VisitUpdatePlatformWebhookEndpointResponse(w http.ResponseWriter) error
 }
 
-type UpdatePlatformWebhookEndpoint200JSONResponse PlatformWebhookEndpoint
+type UpdatePlatformWebhookEndpoint200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type UpdatePlatformWebhookEndpoint200JSONResponse struct {
+	Body    PlatformWebhookEndpoint
+	Headers UpdatePlatformWebhookEndpoint200ResponseHeaders
+}
 
 func (response UpdatePlatformWebhookEndpoint200JSONResponse) VisitUpdatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12280,10 +14472,16 @@ type UpdatePlatformWebhookEndpoint400JSONResponse struct{ MalformedJSONJSONRespo
 func (response UpdatePlatformWebhookEndpoint400JSONResponse) VisitUpdatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12298,6 +14496,12 @@ func (response UpdatePlatformWebhookEndpoint401JSONResponse) VisitUpdatePlatform
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -12309,10 +14513,16 @@ type UpdatePlatformWebhookEndpoint403JSONResponse struct{ CsrfFailedJSONResponse
 func (response UpdatePlatformWebhookEndpoint403JSONResponse) VisitUpdatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12323,10 +14533,16 @@ type UpdatePlatformWebhookEndpoint404JSONResponse struct{ NotFoundJSONResponse }
 func (response UpdatePlatformWebhookEndpoint404JSONResponse) VisitUpdatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12337,10 +14553,16 @@ type UpdatePlatformWebhookEndpoint413JSONResponse struct{ RequestTooLargeJSONRes
 func (response UpdatePlatformWebhookEndpoint413JSONResponse) VisitUpdatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12353,10 +14575,16 @@ type UpdatePlatformWebhookEndpoint415JSONResponse struct {
 func (response UpdatePlatformWebhookEndpoint415JSONResponse) VisitUpdatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12367,10 +14595,16 @@ type UpdatePlatformWebhookEndpoint422JSONResponse struct{ InvalidRequestJSONResp
 func (response UpdatePlatformWebhookEndpoint422JSONResponse) VisitUpdatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12418,10 +14652,16 @@ type UpdatePlatformWebhookEndpoint500JSONResponse struct{ InternalErrorJSONRespo
 func (response UpdatePlatformWebhookEndpoint500JSONResponse) VisitUpdatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12436,6 +14676,12 @@ func (response UpdatePlatformWebhookEndpoint503JSONResponse) VisitUpdatePlatform
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -12453,15 +14699,29 @@ type ListPlatformWebhookDeliveriesResponseObject interface {
 	VisitListPlatformWebhookDeliveriesResponse(w http.ResponseWriter) error
 }
 
-type ListPlatformWebhookDeliveries200JSONResponse WebhookDeliveryList
+type ListPlatformWebhookDeliveries200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type ListPlatformWebhookDeliveries200JSONResponse struct {
+	Body    WebhookDeliveryList
+	Headers ListPlatformWebhookDeliveries200ResponseHeaders
+}
 
 func (response ListPlatformWebhookDeliveries200JSONResponse) VisitListPlatformWebhookDeliveriesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12474,10 +14734,16 @@ type ListPlatformWebhookDeliveries400JSONResponse struct {
 func (response ListPlatformWebhookDeliveries400JSONResponse) VisitListPlatformWebhookDeliveriesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12492,6 +14758,12 @@ func (response ListPlatformWebhookDeliveries401JSONResponse) VisitListPlatformWe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -12507,6 +14779,12 @@ func (response ListPlatformWebhookDeliveries403JSONResponse) VisitListPlatformWe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
@@ -12518,10 +14796,16 @@ type ListPlatformWebhookDeliveries404JSONResponse struct{ NotFoundJSONResponse }
 func (response ListPlatformWebhookDeliveries404JSONResponse) VisitListPlatformWebhookDeliveriesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12532,10 +14816,16 @@ type ListPlatformWebhookDeliveries422JSONResponse struct{ InvalidRequestJSONResp
 func (response ListPlatformWebhookDeliveries422JSONResponse) VisitListPlatformWebhookDeliveriesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12583,10 +14873,16 @@ type ListPlatformWebhookDeliveries500JSONResponse struct{ InternalErrorJSONRespo
 func (response ListPlatformWebhookDeliveries500JSONResponse) VisitListPlatformWebhookDeliveriesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12601,6 +14897,12 @@ func (response ListPlatformWebhookDeliveries503JSONResponse) VisitListPlatformWe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -12618,15 +14920,29 @@ type RedeliverPlatformWebhookDeliveryResponseObject interface {
 	VisitRedeliverPlatformWebhookDeliveryResponse(w http.ResponseWriter) error
 }
 
-type RedeliverPlatformWebhookDelivery202JSONResponse WebhookDelivery
+type RedeliverPlatformWebhookDelivery202ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type RedeliverPlatformWebhookDelivery202JSONResponse struct {
+	Body    WebhookDelivery
+	Headers RedeliverPlatformWebhookDelivery202ResponseHeaders
+}
 
 func (response RedeliverPlatformWebhookDelivery202JSONResponse) VisitRedeliverPlatformWebhookDeliveryResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(202)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12639,10 +14955,16 @@ type RedeliverPlatformWebhookDelivery400JSONResponse struct {
 func (response RedeliverPlatformWebhookDelivery400JSONResponse) VisitRedeliverPlatformWebhookDeliveryResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12657,6 +14979,12 @@ func (response RedeliverPlatformWebhookDelivery401JSONResponse) VisitRedeliverPl
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -12668,10 +14996,16 @@ type RedeliverPlatformWebhookDelivery403JSONResponse struct{ CsrfFailedJSONRespo
 func (response RedeliverPlatformWebhookDelivery403JSONResponse) VisitRedeliverPlatformWebhookDeliveryResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12682,10 +15016,16 @@ type RedeliverPlatformWebhookDelivery404JSONResponse struct{ NotFoundJSONRespons
 func (response RedeliverPlatformWebhookDelivery404JSONResponse) VisitRedeliverPlatformWebhookDeliveryResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12696,10 +15036,16 @@ type RedeliverPlatformWebhookDelivery422JSONResponse struct{ InvalidRequestJSONR
 func (response RedeliverPlatformWebhookDelivery422JSONResponse) VisitRedeliverPlatformWebhookDeliveryResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12747,10 +15093,16 @@ type RedeliverPlatformWebhookDelivery500JSONResponse struct{ InternalErrorJSONRe
 func (response RedeliverPlatformWebhookDelivery500JSONResponse) VisitRedeliverPlatformWebhookDeliveryResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12765,6 +15117,12 @@ func (response RedeliverPlatformWebhookDelivery503JSONResponse) VisitRedeliverPl
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -12781,15 +15139,29 @@ type RotatePlatformWebhookSecretResponseObject interface {
 	VisitRotatePlatformWebhookSecretResponse(w http.ResponseWriter) error
 }
 
-type RotatePlatformWebhookSecret200JSONResponse WebhookSecretRotation
+type RotatePlatformWebhookSecret200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type RotatePlatformWebhookSecret200JSONResponse struct {
+	Body    WebhookSecretRotation
+	Headers RotatePlatformWebhookSecret200ResponseHeaders
+}
 
 func (response RotatePlatformWebhookSecret200JSONResponse) VisitRotatePlatformWebhookSecretResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12802,10 +15174,16 @@ type RotatePlatformWebhookSecret400JSONResponse struct {
 func (response RotatePlatformWebhookSecret400JSONResponse) VisitRotatePlatformWebhookSecretResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12820,6 +15198,12 @@ func (response RotatePlatformWebhookSecret401JSONResponse) VisitRotatePlatformWe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -12831,10 +15215,16 @@ type RotatePlatformWebhookSecret403JSONResponse struct{ CsrfFailedJSONResponse }
 func (response RotatePlatformWebhookSecret403JSONResponse) VisitRotatePlatformWebhookSecretResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12845,10 +15235,16 @@ type RotatePlatformWebhookSecret404JSONResponse struct{ NotFoundJSONResponse }
 func (response RotatePlatformWebhookSecret404JSONResponse) VisitRotatePlatformWebhookSecretResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12859,10 +15255,16 @@ type RotatePlatformWebhookSecret422JSONResponse struct{ InvalidRequestJSONRespon
 func (response RotatePlatformWebhookSecret422JSONResponse) VisitRotatePlatformWebhookSecretResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12910,10 +15312,16 @@ type RotatePlatformWebhookSecret500JSONResponse struct{ InternalErrorJSONRespons
 func (response RotatePlatformWebhookSecret500JSONResponse) VisitRotatePlatformWebhookSecretResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12928,6 +15336,12 @@ func (response RotatePlatformWebhookSecret503JSONResponse) VisitRotatePlatformWe
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -12944,15 +15358,29 @@ type SendPlatformWebhookTestResponseObject interface {
 	VisitSendPlatformWebhookTestResponse(w http.ResponseWriter) error
 }
 
-type SendPlatformWebhookTest202JSONResponse WebhookDelivery
+type SendPlatformWebhookTest202ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type SendPlatformWebhookTest202JSONResponse struct {
+	Body    WebhookDelivery
+	Headers SendPlatformWebhookTest202ResponseHeaders
+}
 
 func (response SendPlatformWebhookTest202JSONResponse) VisitSendPlatformWebhookTestResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(202)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12965,10 +15393,16 @@ type SendPlatformWebhookTest400JSONResponse struct {
 func (response SendPlatformWebhookTest400JSONResponse) VisitSendPlatformWebhookTestResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12983,6 +15417,12 @@ func (response SendPlatformWebhookTest401JSONResponse) VisitSendPlatformWebhookT
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -12994,10 +15434,16 @@ type SendPlatformWebhookTest403JSONResponse struct{ CsrfFailedJSONResponse }
 func (response SendPlatformWebhookTest403JSONResponse) VisitSendPlatformWebhookTestResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13008,10 +15454,16 @@ type SendPlatformWebhookTest404JSONResponse struct{ NotFoundJSONResponse }
 func (response SendPlatformWebhookTest404JSONResponse) VisitSendPlatformWebhookTestResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13022,10 +15474,16 @@ type SendPlatformWebhookTest422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response SendPlatformWebhookTest422JSONResponse) VisitSendPlatformWebhookTestResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13073,10 +15531,16 @@ type SendPlatformWebhookTest500JSONResponse struct{ InternalErrorJSONResponse }
 func (response SendPlatformWebhookTest500JSONResponse) VisitSendPlatformWebhookTestResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13091,6 +15555,12 @@ func (response SendPlatformWebhookTest503JSONResponse) VisitSendPlatformWebhookT
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -13109,8 +15579,10 @@ type GetAssetContentResponseObject interface {
 }
 
 type GetAssetContent302ResponseHeaders struct {
-	CacheControl *string
-	Location     *string
+	CacheControl    *string
+	Location        *string
+	RateLimit       *string
+	RateLimitPolicy *string
 }
 
 type GetAssetContent302Response struct {
@@ -13124,6 +15596,12 @@ func (response GetAssetContent302Response) VisitGetAssetContentResponse(w http.R
 	if response.Headers.Location != nil {
 		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(302)
 	return nil
 }
@@ -13135,10 +15613,16 @@ type GetAssetContent400JSONResponse struct {
 func (response GetAssetContent400JSONResponse) VisitGetAssetContentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13153,6 +15637,12 @@ func (response GetAssetContent401JSONResponse) VisitGetAssetContentResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -13168,6 +15658,12 @@ func (response GetAssetContent403JSONResponse) VisitGetAssetContentResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
@@ -13179,10 +15675,16 @@ type GetAssetContent404JSONResponse struct{ NotFoundJSONResponse }
 func (response GetAssetContent404JSONResponse) VisitGetAssetContentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13193,10 +15695,16 @@ type GetAssetContent422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response GetAssetContent422JSONResponse) VisitGetAssetContentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13244,10 +15752,16 @@ type GetAssetContent500JSONResponse struct{ InternalErrorJSONResponse }
 func (response GetAssetContent500JSONResponse) VisitGetAssetContentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13262,6 +15776,12 @@ func (response GetAssetContent503JSONResponse) VisitGetAssetContentResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -13279,15 +15799,29 @@ type ListCreativesResponseObject interface {
 	VisitListCreativesResponse(w http.ResponseWriter) error
 }
 
-type ListCreatives200JSONResponse CreativeList
+type ListCreatives200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type ListCreatives200JSONResponse struct {
+	Body    CreativeList
+	Headers ListCreatives200ResponseHeaders
+}
 
 func (response ListCreatives200JSONResponse) VisitListCreativesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13300,10 +15834,16 @@ type ListCreatives400JSONResponse struct {
 func (response ListCreatives400JSONResponse) VisitListCreativesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13318,6 +15858,12 @@ func (response ListCreatives401JSONResponse) VisitListCreativesResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -13333,6 +15879,12 @@ func (response ListCreatives403JSONResponse) VisitListCreativesResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
@@ -13344,10 +15896,16 @@ type ListCreatives404JSONResponse struct{ NotFoundJSONResponse }
 func (response ListCreatives404JSONResponse) VisitListCreativesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13358,10 +15916,16 @@ type ListCreatives422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response ListCreatives422JSONResponse) VisitListCreativesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13409,10 +15973,16 @@ type ListCreatives500JSONResponse struct{ InternalErrorJSONResponse }
 func (response ListCreatives500JSONResponse) VisitListCreativesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13427,6 +15997,12 @@ func (response ListCreatives503JSONResponse) VisitListCreativesResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -13448,6 +16024,8 @@ type CreateCreativeResponseObject interface {
 type CreateCreative201ResponseHeaders struct {
 	IdempotentReplayed *string
 	Location           *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 }
 
 type CreateCreative201JSONResponse struct {
@@ -13468,6 +16046,12 @@ func (response CreateCreative201JSONResponse) VisitCreateCreativeResponse(w http
 	if response.Headers.Location != nil {
 		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13478,10 +16062,16 @@ type CreateCreative400JSONResponse struct{ MalformedJSONJSONResponse }
 func (response CreateCreative400JSONResponse) VisitCreateCreativeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13496,6 +16086,12 @@ func (response CreateCreative401JSONResponse) VisitCreateCreativeResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -13514,6 +16110,12 @@ func (response CreateCreative403JSONResponse) VisitCreateCreativeResponse(w http
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13524,17 +16126,25 @@ type CreateCreative404JSONResponse struct{ NotFoundJSONResponse }
 func (response CreateCreative404JSONResponse) VisitCreateCreativeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
 }
 
 type CreateCreative409ResponseHeaders struct {
-	RetryAfter *int
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
 }
 
 type CreateCreative409JSONResponse struct {
@@ -13549,6 +16159,12 @@ func (response CreateCreative409JSONResponse) VisitCreateCreativeResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -13562,10 +16178,16 @@ type CreateCreative413JSONResponse struct{ RequestTooLargeJSONResponse }
 func (response CreateCreative413JSONResponse) VisitCreateCreativeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13578,10 +16200,16 @@ type CreateCreative415JSONResponse struct {
 func (response CreateCreative415JSONResponse) VisitCreateCreativeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13598,6 +16226,12 @@ func (response CreateCreative422JSONResponse) VisitCreateCreativeResponse(w http
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
@@ -13646,10 +16280,16 @@ type CreateCreative500JSONResponse struct{ InternalErrorJSONResponse }
 func (response CreateCreative500JSONResponse) VisitCreateCreativeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13664,6 +16304,12 @@ func (response CreateCreative503JSONResponse) VisitCreateCreativeResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -13681,15 +16327,29 @@ type GetCreativeResponseObject interface {
 	VisitGetCreativeResponse(w http.ResponseWriter) error
 }
 
-type GetCreative200JSONResponse CreativeDetail
+type GetCreative200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type GetCreative200JSONResponse struct {
+	Body    CreativeDetail
+	Headers GetCreative200ResponseHeaders
+}
 
 func (response GetCreative200JSONResponse) VisitGetCreativeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13702,10 +16362,16 @@ type GetCreative400JSONResponse struct {
 func (response GetCreative400JSONResponse) VisitGetCreativeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13720,6 +16386,12 @@ func (response GetCreative401JSONResponse) VisitGetCreativeResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -13735,6 +16407,12 @@ func (response GetCreative403JSONResponse) VisitGetCreativeResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
@@ -13746,10 +16424,16 @@ type GetCreative404JSONResponse struct{ NotFoundJSONResponse }
 func (response GetCreative404JSONResponse) VisitGetCreativeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13760,10 +16444,16 @@ type GetCreative422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response GetCreative422JSONResponse) VisitGetCreativeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13811,10 +16501,16 @@ type GetCreative500JSONResponse struct{ InternalErrorJSONResponse }
 func (response GetCreative500JSONResponse) VisitGetCreativeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13829,6 +16525,12 @@ func (response GetCreative503JSONResponse) VisitGetCreativeResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -13847,15 +16549,29 @@ type UpdateCreativeResponseObject interface {
 	VisitUpdateCreativeResponse(w http.ResponseWriter) error
 }
 
-type UpdateCreative200JSONResponse CreativeDetail
+type UpdateCreative200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type UpdateCreative200JSONResponse struct {
+	Body    CreativeDetail
+	Headers UpdateCreative200ResponseHeaders
+}
 
 func (response UpdateCreative200JSONResponse) VisitUpdateCreativeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13866,10 +16582,16 @@ type UpdateCreative400JSONResponse struct{ MalformedJSONJSONResponse }
 func (response UpdateCreative400JSONResponse) VisitUpdateCreativeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13884,6 +16606,12 @@ func (response UpdateCreative401JSONResponse) VisitUpdateCreativeResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -13902,6 +16630,12 @@ func (response UpdateCreative403JSONResponse) VisitUpdateCreativeResponse(w http
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13912,10 +16646,16 @@ type UpdateCreative404JSONResponse struct{ NotFoundJSONResponse }
 func (response UpdateCreative404JSONResponse) VisitUpdateCreativeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13926,10 +16666,16 @@ type UpdateCreative409JSONResponse struct{ CreativeConflictJSONResponse }
 func (response UpdateCreative409JSONResponse) VisitUpdateCreativeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13940,10 +16686,16 @@ type UpdateCreative413JSONResponse struct{ RequestTooLargeJSONResponse }
 func (response UpdateCreative413JSONResponse) VisitUpdateCreativeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13956,10 +16708,16 @@ type UpdateCreative415JSONResponse struct {
 func (response UpdateCreative415JSONResponse) VisitUpdateCreativeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
@@ -13970,10 +16728,16 @@ type UpdateCreative422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response UpdateCreative422JSONResponse) VisitUpdateCreativeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14021,10 +16785,16 @@ type UpdateCreative500JSONResponse struct{ InternalErrorJSONResponse }
 func (response UpdateCreative500JSONResponse) VisitUpdateCreativeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14039,6 +16809,12 @@ func (response UpdateCreative503JSONResponse) VisitUpdateCreativeResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -14060,6 +16836,8 @@ type ExecuteCreativeActionResponseObject interface {
 
 type ExecuteCreativeAction200ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 }
 
 type ExecuteCreativeAction200JSONResponse struct {
@@ -14077,6 +16855,12 @@ func (response ExecuteCreativeAction200JSONResponse) VisitExecuteCreativeActionR
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14087,10 +16871,16 @@ type ExecuteCreativeAction400JSONResponse struct{ MalformedJSONJSONResponse }
 func (response ExecuteCreativeAction400JSONResponse) VisitExecuteCreativeActionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14105,6 +16895,12 @@ func (response ExecuteCreativeAction401JSONResponse) VisitExecuteCreativeActionR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -14113,6 +16909,8 @@ func (response ExecuteCreativeAction401JSONResponse) VisitExecuteCreativeActionR
 
 type ExecuteCreativeAction403ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 }
 
 type ExecuteCreativeAction403JSONResponse struct {
@@ -14130,6 +16928,12 @@ func (response ExecuteCreativeAction403JSONResponse) VisitExecuteCreativeActionR
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14140,10 +16944,16 @@ type ExecuteCreativeAction404JSONResponse struct{ NotFoundJSONResponse }
 func (response ExecuteCreativeAction404JSONResponse) VisitExecuteCreativeActionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14151,6 +16961,8 @@ func (response ExecuteCreativeAction404JSONResponse) VisitExecuteCreativeActionR
 
 type ExecuteCreativeAction409ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 	RetryAfter         *int
 }
 
@@ -14169,6 +16981,12 @@ func (response ExecuteCreativeAction409JSONResponse) VisitExecuteCreativeActionR
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -14182,10 +17000,16 @@ type ExecuteCreativeAction413JSONResponse struct{ RequestTooLargeJSONResponse }
 func (response ExecuteCreativeAction413JSONResponse) VisitExecuteCreativeActionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14198,10 +17022,16 @@ type ExecuteCreativeAction415JSONResponse struct {
 func (response ExecuteCreativeAction415JSONResponse) VisitExecuteCreativeActionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14218,6 +17048,12 @@ func (response ExecuteCreativeAction422JSONResponse) VisitExecuteCreativeActionR
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
@@ -14266,10 +17102,16 @@ type ExecuteCreativeAction500JSONResponse struct{ InternalErrorJSONResponse }
 func (response ExecuteCreativeAction500JSONResponse) VisitExecuteCreativeActionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14284,6 +17126,12 @@ func (response ExecuteCreativeAction503JSONResponse) VisitExecuteCreativeActionR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -14301,15 +17149,29 @@ type GetCreativeApprovalResponseObject interface {
 	VisitGetCreativeApprovalResponse(w http.ResponseWriter) error
 }
 
-type GetCreativeApproval200JSONResponse CreativeApproval
+type GetCreativeApproval200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type GetCreativeApproval200JSONResponse struct {
+	Body    CreativeApproval
+	Headers GetCreativeApproval200ResponseHeaders
+}
 
 func (response GetCreativeApproval200JSONResponse) VisitGetCreativeApprovalResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14322,10 +17184,16 @@ type GetCreativeApproval400JSONResponse struct {
 func (response GetCreativeApproval400JSONResponse) VisitGetCreativeApprovalResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14340,6 +17208,12 @@ func (response GetCreativeApproval401JSONResponse) VisitGetCreativeApprovalRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -14355,6 +17229,12 @@ func (response GetCreativeApproval403JSONResponse) VisitGetCreativeApprovalRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
@@ -14366,10 +17246,16 @@ type GetCreativeApproval404JSONResponse struct{ NotFoundJSONResponse }
 func (response GetCreativeApproval404JSONResponse) VisitGetCreativeApprovalResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14380,10 +17266,16 @@ type GetCreativeApproval422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response GetCreativeApproval422JSONResponse) VisitGetCreativeApprovalResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14431,10 +17323,16 @@ type GetCreativeApproval500JSONResponse struct{ InternalErrorJSONResponse }
 func (response GetCreativeApproval500JSONResponse) VisitGetCreativeApprovalResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14449,6 +17347,12 @@ func (response GetCreativeApproval503JSONResponse) VisitGetCreativeApprovalRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -14467,15 +17371,29 @@ type ListCreativeCommentsResponseObject interface {
 	VisitListCreativeCommentsResponse(w http.ResponseWriter) error
 }
 
-type ListCreativeComments200JSONResponse CommentList
+type ListCreativeComments200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type ListCreativeComments200JSONResponse struct {
+	Body    CommentList
+	Headers ListCreativeComments200ResponseHeaders
+}
 
 func (response ListCreativeComments200JSONResponse) VisitListCreativeCommentsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14488,10 +17406,16 @@ type ListCreativeComments400JSONResponse struct {
 func (response ListCreativeComments400JSONResponse) VisitListCreativeCommentsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14506,6 +17430,12 @@ func (response ListCreativeComments401JSONResponse) VisitListCreativeCommentsRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -14521,6 +17451,12 @@ func (response ListCreativeComments403JSONResponse) VisitListCreativeCommentsRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
@@ -14532,10 +17468,16 @@ type ListCreativeComments404JSONResponse struct{ NotFoundJSONResponse }
 func (response ListCreativeComments404JSONResponse) VisitListCreativeCommentsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14546,10 +17488,16 @@ type ListCreativeComments422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response ListCreativeComments422JSONResponse) VisitListCreativeCommentsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14597,10 +17545,16 @@ type ListCreativeComments500JSONResponse struct{ InternalErrorJSONResponse }
 func (response ListCreativeComments500JSONResponse) VisitListCreativeCommentsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14615,6 +17569,12 @@ func (response ListCreativeComments503JSONResponse) VisitListCreativeCommentsRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -14637,6 +17597,8 @@ type CreateCreativeCommentResponseObject interface {
 type CreateCreativeComment201ResponseHeaders struct {
 	IdempotentReplayed *string
 	Location           *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 }
 
 type CreateCreativeComment201JSONResponse struct {
@@ -14657,6 +17619,12 @@ func (response CreateCreativeComment201JSONResponse) VisitCreateCreativeCommentR
 	if response.Headers.Location != nil {
 		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14667,10 +17635,16 @@ type CreateCreativeComment400JSONResponse struct{ MalformedJSONJSONResponse }
 func (response CreateCreativeComment400JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14685,6 +17659,12 @@ func (response CreateCreativeComment401JSONResponse) VisitCreateCreativeCommentR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -14703,6 +17683,12 @@ func (response CreateCreativeComment403JSONResponse) VisitCreateCreativeCommentR
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14713,10 +17699,16 @@ type CreateCreativeComment404JSONResponse struct{ NotFoundJSONResponse }
 func (response CreateCreativeComment404JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14724,6 +17716,8 @@ func (response CreateCreativeComment404JSONResponse) VisitCreateCreativeCommentR
 
 type CreateCreativeComment409ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 	RetryAfter         *int
 }
 
@@ -14742,6 +17736,12 @@ func (response CreateCreativeComment409JSONResponse) VisitCreateCreativeCommentR
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -14755,10 +17755,16 @@ type CreateCreativeComment413JSONResponse struct{ RequestTooLargeJSONResponse }
 func (response CreateCreativeComment413JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14771,10 +17777,16 @@ type CreateCreativeComment415JSONResponse struct {
 func (response CreateCreativeComment415JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14791,6 +17803,12 @@ func (response CreateCreativeComment422JSONResponse) VisitCreateCreativeCommentR
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
@@ -14839,10 +17857,16 @@ type CreateCreativeComment500JSONResponse struct{ InternalErrorJSONResponse }
 func (response CreateCreativeComment500JSONResponse) VisitCreateCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14857,6 +17881,12 @@ func (response CreateCreativeComment503JSONResponse) VisitCreateCreativeCommentR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -14875,10 +17905,22 @@ type DeleteCreativeCommentResponseObject interface {
 	VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error
 }
 
+type DeleteCreativeComment204ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
 type DeleteCreativeComment204Response struct {
+	Headers DeleteCreativeComment204ResponseHeaders
 }
 
 func (response DeleteCreativeComment204Response) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(204)
 	return nil
 }
@@ -14890,10 +17932,16 @@ type DeleteCreativeComment400JSONResponse struct {
 func (response DeleteCreativeComment400JSONResponse) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14908,6 +17956,12 @@ func (response DeleteCreativeComment401JSONResponse) VisitDeleteCreativeCommentR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -14926,6 +17980,12 @@ func (response DeleteCreativeComment403JSONResponse) VisitDeleteCreativeCommentR
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14936,10 +17996,16 @@ type DeleteCreativeComment404JSONResponse struct{ NotFoundJSONResponse }
 func (response DeleteCreativeComment404JSONResponse) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14950,10 +18016,16 @@ type DeleteCreativeComment409JSONResponse struct{ CommentConflictJSONResponse }
 func (response DeleteCreativeComment409JSONResponse) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14964,10 +18036,16 @@ type DeleteCreativeComment422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response DeleteCreativeComment422JSONResponse) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15015,10 +18093,16 @@ type DeleteCreativeComment500JSONResponse struct{ InternalErrorJSONResponse }
 func (response DeleteCreativeComment500JSONResponse) VisitDeleteCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15033,6 +18117,12 @@ func (response DeleteCreativeComment503JSONResponse) VisitDeleteCreativeCommentR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -15052,15 +18142,29 @@ type UpdateCreativeCommentResponseObject interface {
 	VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error
 }
 
-type UpdateCreativeComment200JSONResponse Comment
+type UpdateCreativeComment200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type UpdateCreativeComment200JSONResponse struct {
+	Body    Comment
+	Headers UpdateCreativeComment200ResponseHeaders
+}
 
 func (response UpdateCreativeComment200JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15071,10 +18175,16 @@ type UpdateCreativeComment400JSONResponse struct{ MalformedJSONJSONResponse }
 func (response UpdateCreativeComment400JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15089,6 +18199,12 @@ func (response UpdateCreativeComment401JSONResponse) VisitUpdateCreativeCommentR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -15107,6 +18223,12 @@ func (response UpdateCreativeComment403JSONResponse) VisitUpdateCreativeCommentR
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15117,10 +18239,16 @@ type UpdateCreativeComment404JSONResponse struct{ NotFoundJSONResponse }
 func (response UpdateCreativeComment404JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15131,10 +18259,16 @@ type UpdateCreativeComment409JSONResponse struct{ CommentConflictJSONResponse }
 func (response UpdateCreativeComment409JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15145,10 +18279,16 @@ type UpdateCreativeComment413JSONResponse struct{ RequestTooLargeJSONResponse }
 func (response UpdateCreativeComment413JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15161,10 +18301,16 @@ type UpdateCreativeComment415JSONResponse struct {
 func (response UpdateCreativeComment415JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15175,10 +18321,16 @@ type UpdateCreativeComment422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response UpdateCreativeComment422JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15226,10 +18378,16 @@ type UpdateCreativeComment500JSONResponse struct{ InternalErrorJSONResponse }
 func (response UpdateCreativeComment500JSONResponse) VisitUpdateCreativeCommentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15244,6 +18402,12 @@ func (response UpdateCreativeComment503JSONResponse) VisitUpdateCreativeCommentR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -15262,15 +18426,29 @@ type ListCreativeEventsResponseObject interface {
 	VisitListCreativeEventsResponse(w http.ResponseWriter) error
 }
 
-type ListCreativeEvents200JSONResponse CreativeEventList
+type ListCreativeEvents200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type ListCreativeEvents200JSONResponse struct {
+	Body    CreativeEventList
+	Headers ListCreativeEvents200ResponseHeaders
+}
 
 func (response ListCreativeEvents200JSONResponse) VisitListCreativeEventsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15283,10 +18461,16 @@ type ListCreativeEvents400JSONResponse struct {
 func (response ListCreativeEvents400JSONResponse) VisitListCreativeEventsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15301,6 +18485,12 @@ func (response ListCreativeEvents401JSONResponse) VisitListCreativeEventsRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -15316,6 +18506,12 @@ func (response ListCreativeEvents403JSONResponse) VisitListCreativeEventsRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
@@ -15327,10 +18523,16 @@ type ListCreativeEvents404JSONResponse struct{ NotFoundJSONResponse }
 func (response ListCreativeEvents404JSONResponse) VisitListCreativeEventsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15341,10 +18543,16 @@ type ListCreativeEvents422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response ListCreativeEvents422JSONResponse) VisitListCreativeEventsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15392,10 +18600,16 @@ type ListCreativeEvents500JSONResponse struct{ InternalErrorJSONResponse }
 func (response ListCreativeEvents500JSONResponse) VisitListCreativeEventsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15410,6 +18624,12 @@ func (response ListCreativeEvents503JSONResponse) VisitListCreativeEventsRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -15427,15 +18647,29 @@ type DeleteCreativeReviewPlanResponseObject interface {
 	VisitDeleteCreativeReviewPlanResponse(w http.ResponseWriter) error
 }
 
-type DeleteCreativeReviewPlan200JSONResponse CreativeDetail
+type DeleteCreativeReviewPlan200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type DeleteCreativeReviewPlan200JSONResponse struct {
+	Body    CreativeDetail
+	Headers DeleteCreativeReviewPlan200ResponseHeaders
+}
 
 func (response DeleteCreativeReviewPlan200JSONResponse) VisitDeleteCreativeReviewPlanResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15448,10 +18682,16 @@ type DeleteCreativeReviewPlan400JSONResponse struct {
 func (response DeleteCreativeReviewPlan400JSONResponse) VisitDeleteCreativeReviewPlanResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15466,6 +18706,12 @@ func (response DeleteCreativeReviewPlan401JSONResponse) VisitDeleteCreativeRevie
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -15484,6 +18730,12 @@ func (response DeleteCreativeReviewPlan403JSONResponse) VisitDeleteCreativeRevie
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15494,10 +18746,16 @@ type DeleteCreativeReviewPlan404JSONResponse struct{ NotFoundJSONResponse }
 func (response DeleteCreativeReviewPlan404JSONResponse) VisitDeleteCreativeReviewPlanResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15508,10 +18766,16 @@ type DeleteCreativeReviewPlan409JSONResponse struct{ ReviewPlanConflictJSONRespo
 func (response DeleteCreativeReviewPlan409JSONResponse) VisitDeleteCreativeReviewPlanResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15559,10 +18823,16 @@ type DeleteCreativeReviewPlan500JSONResponse struct{ InternalErrorJSONResponse }
 func (response DeleteCreativeReviewPlan500JSONResponse) VisitDeleteCreativeReviewPlanResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15577,6 +18847,12 @@ func (response DeleteCreativeReviewPlan503JSONResponse) VisitDeleteCreativeRevie
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -15598,6 +18874,8 @@ type PutCreativeReviewPlanResponseObject interface {
 
 type PutCreativeReviewPlan200ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 }
 
 type PutCreativeReviewPlan200JSONResponse struct {
@@ -15615,6 +18893,12 @@ func (response PutCreativeReviewPlan200JSONResponse) VisitPutCreativeReviewPlanR
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15625,10 +18909,16 @@ type PutCreativeReviewPlan400JSONResponse struct{ MalformedJSONJSONResponse }
 func (response PutCreativeReviewPlan400JSONResponse) VisitPutCreativeReviewPlanResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15643,6 +18933,12 @@ func (response PutCreativeReviewPlan401JSONResponse) VisitPutCreativeReviewPlanR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -15661,6 +18957,12 @@ func (response PutCreativeReviewPlan403JSONResponse) VisitPutCreativeReviewPlanR
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15671,10 +18973,16 @@ type PutCreativeReviewPlan404JSONResponse struct{ NotFoundJSONResponse }
 func (response PutCreativeReviewPlan404JSONResponse) VisitPutCreativeReviewPlanResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15685,10 +18993,16 @@ type PutCreativeReviewPlan409JSONResponse struct{ ReviewPlanConflictJSONResponse
 func (response PutCreativeReviewPlan409JSONResponse) VisitPutCreativeReviewPlanResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15699,10 +19013,16 @@ type PutCreativeReviewPlan413JSONResponse struct{ RequestTooLargeJSONResponse }
 func (response PutCreativeReviewPlan413JSONResponse) VisitPutCreativeReviewPlanResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15715,10 +19035,16 @@ type PutCreativeReviewPlan415JSONResponse struct {
 func (response PutCreativeReviewPlan415JSONResponse) VisitPutCreativeReviewPlanResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15735,6 +19061,12 @@ func (response PutCreativeReviewPlan422JSONResponse) VisitPutCreativeReviewPlanR
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
@@ -15783,10 +19115,16 @@ type PutCreativeReviewPlan500JSONResponse struct{ InternalErrorJSONResponse }
 func (response PutCreativeReviewPlan500JSONResponse) VisitPutCreativeReviewPlanResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15801,6 +19139,12 @@ func (response PutCreativeReviewPlan503JSONResponse) VisitPutCreativeReviewPlanR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -15823,6 +19167,8 @@ type AddCreativeVersionResponseObject interface {
 type AddCreativeVersion201ResponseHeaders struct {
 	IdempotentReplayed *string
 	Location           *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 }
 
 type AddCreativeVersion201JSONResponse struct {
@@ -15843,6 +19189,12 @@ func (response AddCreativeVersion201JSONResponse) VisitAddCreativeVersionRespons
 	if response.Headers.Location != nil {
 		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15853,10 +19205,16 @@ type AddCreativeVersion400JSONResponse struct{ MalformedJSONJSONResponse }
 func (response AddCreativeVersion400JSONResponse) VisitAddCreativeVersionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15871,6 +19229,12 @@ func (response AddCreativeVersion401JSONResponse) VisitAddCreativeVersionRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -15889,6 +19253,12 @@ func (response AddCreativeVersion403JSONResponse) VisitAddCreativeVersionRespons
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15899,10 +19269,16 @@ type AddCreativeVersion404JSONResponse struct{ NotFoundJSONResponse }
 func (response AddCreativeVersion404JSONResponse) VisitAddCreativeVersionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15910,6 +19286,8 @@ func (response AddCreativeVersion404JSONResponse) VisitAddCreativeVersionRespons
 
 type AddCreativeVersion409ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 	RetryAfter         *int
 }
 
@@ -15928,6 +19306,12 @@ func (response AddCreativeVersion409JSONResponse) VisitAddCreativeVersionRespons
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -15941,10 +19325,16 @@ type AddCreativeVersion413JSONResponse struct{ RequestTooLargeJSONResponse }
 func (response AddCreativeVersion413JSONResponse) VisitAddCreativeVersionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15957,10 +19347,16 @@ type AddCreativeVersion415JSONResponse struct {
 func (response AddCreativeVersion415JSONResponse) VisitAddCreativeVersionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
@@ -15977,6 +19373,12 @@ func (response AddCreativeVersion422JSONResponse) VisitAddCreativeVersionRespons
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
@@ -16025,10 +19427,16 @@ type AddCreativeVersion500JSONResponse struct{ InternalErrorJSONResponse }
 func (response AddCreativeVersion500JSONResponse) VisitAddCreativeVersionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16043,6 +19451,12 @@ func (response AddCreativeVersion503JSONResponse) VisitAddCreativeVersionRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -16060,15 +19474,29 @@ type ListOrganizationMembersResponseObject interface {
 	VisitListOrganizationMembersResponse(w http.ResponseWriter) error
 }
 
-type ListOrganizationMembers200JSONResponse MemberList
+type ListOrganizationMembers200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type ListOrganizationMembers200JSONResponse struct {
+	Body    MemberList
+	Headers ListOrganizationMembers200ResponseHeaders
+}
 
 func (response ListOrganizationMembers200JSONResponse) VisitListOrganizationMembersResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16081,10 +19509,16 @@ type ListOrganizationMembers400JSONResponse struct {
 func (response ListOrganizationMembers400JSONResponse) VisitListOrganizationMembersResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16099,6 +19533,12 @@ func (response ListOrganizationMembers401JSONResponse) VisitListOrganizationMemb
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -16114,6 +19554,12 @@ func (response ListOrganizationMembers403JSONResponse) VisitListOrganizationMemb
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
@@ -16125,10 +19571,16 @@ type ListOrganizationMembers404JSONResponse struct{ NotFoundJSONResponse }
 func (response ListOrganizationMembers404JSONResponse) VisitListOrganizationMembersResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16139,10 +19591,16 @@ type ListOrganizationMembers422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response ListOrganizationMembers422JSONResponse) VisitListOrganizationMembersResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16190,10 +19648,16 @@ type ListOrganizationMembers500JSONResponse struct{ InternalErrorJSONResponse }
 func (response ListOrganizationMembers500JSONResponse) VisitListOrganizationMembersResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16208,6 +19672,12 @@ func (response ListOrganizationMembers503JSONResponse) VisitListOrganizationMemb
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -16225,15 +19695,29 @@ type ListSharesResponseObject interface {
 	VisitListSharesResponse(w http.ResponseWriter) error
 }
 
-type ListShares200JSONResponse ShareList
+type ListShares200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type ListShares200JSONResponse struct {
+	Body    ShareList
+	Headers ListShares200ResponseHeaders
+}
 
 func (response ListShares200JSONResponse) VisitListSharesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16246,10 +19730,16 @@ type ListShares400JSONResponse struct {
 func (response ListShares400JSONResponse) VisitListSharesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16264,6 +19754,12 @@ func (response ListShares401JSONResponse) VisitListSharesResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -16275,10 +19771,16 @@ type ListShares403JSONResponse struct{ ShareForbiddenJSONResponse }
 func (response ListShares403JSONResponse) VisitListSharesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16289,10 +19791,16 @@ type ListShares404JSONResponse struct{ NotFoundJSONResponse }
 func (response ListShares404JSONResponse) VisitListSharesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16303,10 +19811,16 @@ type ListShares422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response ListShares422JSONResponse) VisitListSharesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16354,10 +19868,16 @@ type ListShares500JSONResponse struct{ InternalErrorJSONResponse }
 func (response ListShares500JSONResponse) VisitListSharesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16372,6 +19892,12 @@ func (response ListShares503JSONResponse) VisitListSharesResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -16393,6 +19919,8 @@ type CreateShareResponseObject interface {
 type CreateShare201ResponseHeaders struct {
 	IdempotentReplayed *string
 	Location           *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 }
 
 type CreateShare201JSONResponse struct {
@@ -16413,6 +19941,12 @@ func (response CreateShare201JSONResponse) VisitCreateShareResponse(w http.Respo
 	if response.Headers.Location != nil {
 		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16423,10 +19957,16 @@ type CreateShare400JSONResponse struct{ MalformedJSONJSONResponse }
 func (response CreateShare400JSONResponse) VisitCreateShareResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16441,6 +19981,12 @@ func (response CreateShare401JSONResponse) VisitCreateShareResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -16461,6 +20007,12 @@ func (response CreateShare403JSONResponse) VisitCreateShareResponse(w http.Respo
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16471,17 +20023,25 @@ type CreateShare404JSONResponse struct{ NotFoundJSONResponse }
 func (response CreateShare404JSONResponse) VisitCreateShareResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
 }
 
 type CreateShare409ResponseHeaders struct {
-	RetryAfter *int
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
 }
 
 type CreateShare409JSONResponse struct {
@@ -16496,6 +20056,12 @@ func (response CreateShare409JSONResponse) VisitCreateShareResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -16509,10 +20075,16 @@ type CreateShare413JSONResponse struct{ RequestTooLargeJSONResponse }
 func (response CreateShare413JSONResponse) VisitCreateShareResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16525,10 +20097,16 @@ type CreateShare415JSONResponse struct {
 func (response CreateShare415JSONResponse) VisitCreateShareResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16545,6 +20123,12 @@ func (response CreateShare422JSONResponse) VisitCreateShareResponse(w http.Respo
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
@@ -16602,10 +20186,16 @@ type CreateShare500JSONResponse struct{ InternalErrorJSONResponse }
 func (response CreateShare500JSONResponse) VisitCreateShareResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16620,6 +20210,12 @@ func (response CreateShare503JSONResponse) VisitCreateShareResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -16637,10 +20233,22 @@ type RevokeShareResponseObject interface {
 	VisitRevokeShareResponse(w http.ResponseWriter) error
 }
 
+type RevokeShare204ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
 type RevokeShare204Response struct {
+	Headers RevokeShare204ResponseHeaders
 }
 
 func (response RevokeShare204Response) VisitRevokeShareResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(204)
 	return nil
 }
@@ -16652,10 +20260,16 @@ type RevokeShare400JSONResponse struct {
 func (response RevokeShare400JSONResponse) VisitRevokeShareResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16670,6 +20284,12 @@ func (response RevokeShare401JSONResponse) VisitRevokeShareResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -16690,6 +20310,12 @@ func (response RevokeShare403JSONResponse) VisitRevokeShareResponse(w http.Respo
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16700,10 +20326,16 @@ type RevokeShare404JSONResponse struct{ NotFoundJSONResponse }
 func (response RevokeShare404JSONResponse) VisitRevokeShareResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16714,10 +20346,16 @@ type RevokeShare422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response RevokeShare422JSONResponse) VisitRevokeShareResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16765,10 +20403,16 @@ type RevokeShare500JSONResponse struct{ InternalErrorJSONResponse }
 func (response RevokeShare500JSONResponse) VisitRevokeShareResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16783,6 +20427,12 @@ func (response RevokeShare503JSONResponse) VisitRevokeShareResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -16800,15 +20450,29 @@ type GetShareResponseObject interface {
 	VisitGetShareResponse(w http.ResponseWriter) error
 }
 
-type GetShare200JSONResponse Share
+type GetShare200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type GetShare200JSONResponse struct {
+	Body    Share
+	Headers GetShare200ResponseHeaders
+}
 
 func (response GetShare200JSONResponse) VisitGetShareResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16821,10 +20485,16 @@ type GetShare400JSONResponse struct {
 func (response GetShare400JSONResponse) VisitGetShareResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16839,6 +20509,12 @@ func (response GetShare401JSONResponse) VisitGetShareResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -16850,10 +20526,16 @@ type GetShare403JSONResponse struct{ ShareForbiddenJSONResponse }
 func (response GetShare403JSONResponse) VisitGetShareResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16864,10 +20546,16 @@ type GetShare404JSONResponse struct{ NotFoundJSONResponse }
 func (response GetShare404JSONResponse) VisitGetShareResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16878,10 +20566,16 @@ type GetShare422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response GetShare422JSONResponse) VisitGetShareResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16929,10 +20623,16 @@ type GetShare500JSONResponse struct{ InternalErrorJSONResponse }
 func (response GetShare500JSONResponse) VisitGetShareResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16947,6 +20647,12 @@ func (response GetShare503JSONResponse) VisitGetShareResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -16968,6 +20674,8 @@ type CreateUploadResponseObject interface {
 type CreateUpload201ResponseHeaders struct {
 	IdempotentReplayed *string
 	Location           *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 }
 
 type CreateUpload201JSONResponse struct {
@@ -16988,6 +20696,12 @@ func (response CreateUpload201JSONResponse) VisitCreateUploadResponse(w http.Res
 	if response.Headers.Location != nil {
 		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
@@ -16998,10 +20712,16 @@ type CreateUpload400JSONResponse struct{ MalformedJSONJSONResponse }
 func (response CreateUpload400JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17016,6 +20736,12 @@ func (response CreateUpload401JSONResponse) VisitCreateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -17034,6 +20760,12 @@ func (response CreateUpload403JSONResponse) VisitCreateUploadResponse(w http.Res
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17044,10 +20776,16 @@ type CreateUpload404JSONResponse struct{ NotFoundJSONResponse }
 func (response CreateUpload404JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17055,6 +20793,8 @@ func (response CreateUpload404JSONResponse) VisitCreateUploadResponse(w http.Res
 
 type CreateUpload409ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 	RetryAfter         *int
 }
 
@@ -17073,6 +20813,12 @@ func (response CreateUpload409JSONResponse) VisitCreateUploadResponse(w http.Res
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -17086,10 +20832,16 @@ type CreateUpload413JSONResponse struct{ RequestTooLargeJSONResponse }
 func (response CreateUpload413JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17102,10 +20854,16 @@ type CreateUpload415JSONResponse struct {
 func (response CreateUpload415JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17122,6 +20880,12 @@ func (response CreateUpload422JSONResponse) VisitCreateUploadResponse(w http.Res
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
@@ -17170,10 +20934,16 @@ type CreateUpload500JSONResponse struct{ InternalErrorJSONResponse }
 func (response CreateUpload500JSONResponse) VisitCreateUploadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17188,6 +20958,12 @@ func (response CreateUpload503JSONResponse) VisitCreateUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -17205,10 +20981,22 @@ type DeleteUploadResponseObject interface {
 	VisitDeleteUploadResponse(w http.ResponseWriter) error
 }
 
+type DeleteUpload204ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
 type DeleteUpload204Response struct {
+	Headers DeleteUpload204ResponseHeaders
 }
 
 func (response DeleteUpload204Response) VisitDeleteUploadResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(204)
 	return nil
 }
@@ -17220,10 +21008,16 @@ type DeleteUpload400JSONResponse struct {
 func (response DeleteUpload400JSONResponse) VisitDeleteUploadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17238,6 +21032,12 @@ func (response DeleteUpload401JSONResponse) VisitDeleteUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -17256,6 +21056,12 @@ func (response DeleteUpload403JSONResponse) VisitDeleteUploadResponse(w http.Res
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17266,24 +21072,44 @@ type DeleteUpload404JSONResponse struct{ NotFoundJSONResponse }
 func (response DeleteUpload404JSONResponse) VisitDeleteUploadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
 }
 
-type DeleteUpload409JSONResponse Problem
+type DeleteUpload409ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type DeleteUpload409JSONResponse struct {
+	Body    Problem
+	Headers DeleteUpload409ResponseHeaders
+}
 
 func (response DeleteUpload409JSONResponse) VisitDeleteUploadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17294,10 +21120,16 @@ type DeleteUpload422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response DeleteUpload422JSONResponse) VisitDeleteUploadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17345,10 +21177,16 @@ type DeleteUpload500JSONResponse struct{ InternalErrorJSONResponse }
 func (response DeleteUpload500JSONResponse) VisitDeleteUploadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17363,6 +21201,12 @@ func (response DeleteUpload503JSONResponse) VisitDeleteUploadResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -17380,15 +21224,29 @@ type GetUploadResponseObject interface {
 	VisitGetUploadResponse(w http.ResponseWriter) error
 }
 
-type GetUpload200JSONResponse Upload
+type GetUpload200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type GetUpload200JSONResponse struct {
+	Body    Upload
+	Headers GetUpload200ResponseHeaders
+}
 
 func (response GetUpload200JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17401,10 +21259,16 @@ type GetUpload400JSONResponse struct {
 func (response GetUpload400JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17419,6 +21283,12 @@ func (response GetUpload401JSONResponse) VisitGetUploadResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -17430,10 +21300,16 @@ type GetUpload403JSONResponse struct{ UploadForbiddenJSONResponse }
 func (response GetUpload403JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17444,10 +21320,16 @@ type GetUpload404JSONResponse struct{ NotFoundJSONResponse }
 func (response GetUpload404JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17458,10 +21340,16 @@ type GetUpload422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response GetUpload422JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17509,10 +21397,16 @@ type GetUpload500JSONResponse struct{ InternalErrorJSONResponse }
 func (response GetUpload500JSONResponse) VisitGetUploadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17527,6 +21421,12 @@ func (response GetUpload503JSONResponse) VisitGetUploadResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -17548,6 +21448,8 @@ type CompleteUploadResponseObject interface {
 
 type CompleteUpload200ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 }
 
 type CompleteUpload200JSONResponse struct {
@@ -17565,6 +21467,12 @@ func (response CompleteUpload200JSONResponse) VisitCompleteUploadResponse(w http
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17575,10 +21483,16 @@ type CompleteUpload400JSONResponse struct{ MalformedJSONJSONResponse }
 func (response CompleteUpload400JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17593,6 +21507,12 @@ func (response CompleteUpload401JSONResponse) VisitCompleteUploadResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -17611,6 +21531,12 @@ func (response CompleteUpload403JSONResponse) VisitCompleteUploadResponse(w http
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17621,10 +21547,16 @@ type CompleteUpload404JSONResponse struct{ NotFoundJSONResponse }
 func (response CompleteUpload404JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17632,6 +21564,8 @@ func (response CompleteUpload404JSONResponse) VisitCompleteUploadResponse(w http
 
 type CompleteUpload409ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 	RetryAfter         *int
 }
 
@@ -17650,6 +21584,12 @@ func (response CompleteUpload409JSONResponse) VisitCompleteUploadResponse(w http
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -17663,10 +21603,16 @@ type CompleteUpload413JSONResponse struct{ RequestTooLargeJSONResponse }
 func (response CompleteUpload413JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17679,10 +21625,16 @@ type CompleteUpload415JSONResponse struct {
 func (response CompleteUpload415JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17690,6 +21642,8 @@ func (response CompleteUpload415JSONResponse) VisitCompleteUploadResponse(w http
 
 type CompleteUpload422ResponseHeaders struct {
 	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 }
 
 type CompleteUpload422JSONResponse struct {
@@ -17706,6 +21660,12 @@ func (response CompleteUpload422JSONResponse) VisitCompleteUploadResponse(w http
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
@@ -17754,10 +21714,16 @@ type CompleteUpload500JSONResponse struct{ InternalErrorJSONResponse }
 func (response CompleteUpload500JSONResponse) VisitCompleteUploadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17772,6 +21738,12 @@ func (response CompleteUpload503JSONResponse) VisitCompleteUploadResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -17789,15 +21761,29 @@ type ListWebhookEndpointsResponseObject interface {
 	VisitListWebhookEndpointsResponse(w http.ResponseWriter) error
 }
 
-type ListWebhookEndpoints200JSONResponse WebhookEndpointList
+type ListWebhookEndpoints200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type ListWebhookEndpoints200JSONResponse struct {
+	Body    WebhookEndpointList
+	Headers ListWebhookEndpoints200ResponseHeaders
+}
 
 func (response ListWebhookEndpoints200JSONResponse) VisitListWebhookEndpointsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17810,10 +21796,16 @@ type ListWebhookEndpoints400JSONResponse struct {
 func (response ListWebhookEndpoints400JSONResponse) VisitListWebhookEndpointsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17828,6 +21820,12 @@ func (response ListWebhookEndpoints401JSONResponse) VisitListWebhookEndpointsRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -17839,10 +21837,16 @@ type ListWebhookEndpoints403JSONResponse struct{ AdminOnlyJSONResponse }
 func (response ListWebhookEndpoints403JSONResponse) VisitListWebhookEndpointsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17853,10 +21857,16 @@ type ListWebhookEndpoints404JSONResponse struct{ NotFoundJSONResponse }
 func (response ListWebhookEndpoints404JSONResponse) VisitListWebhookEndpointsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17867,10 +21877,16 @@ type ListWebhookEndpoints422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response ListWebhookEndpoints422JSONResponse) VisitListWebhookEndpointsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17918,10 +21934,16 @@ type ListWebhookEndpoints500JSONResponse struct{ InternalErrorJSONResponse }
 func (response ListWebhookEndpoints500JSONResponse) VisitListWebhookEndpointsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17936,6 +21958,12 @@ func (response ListWebhookEndpoints503JSONResponse) VisitListWebhookEndpointsRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -17957,6 +21985,8 @@ type CreateWebhookEndpointResponseObject interface {
 type CreateWebhookEndpoint201ResponseHeaders struct {
 	IdempotentReplayed *string
 	Location           *string
+	RateLimit          *string
+	RateLimitPolicy    *string
 }
 
 type CreateWebhookEndpoint201JSONResponse struct {
@@ -17977,6 +22007,12 @@ func (response CreateWebhookEndpoint201JSONResponse) VisitCreateWebhookEndpointR
 	if response.Headers.Location != nil {
 		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17987,10 +22023,16 @@ type CreateWebhookEndpoint400JSONResponse struct{ MalformedJSONJSONResponse }
 func (response CreateWebhookEndpoint400JSONResponse) VisitCreateWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18005,6 +22047,12 @@ func (response CreateWebhookEndpoint401JSONResponse) VisitCreateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -18023,6 +22071,12 @@ func (response CreateWebhookEndpoint403JSONResponse) VisitCreateWebhookEndpointR
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18033,17 +22087,25 @@ type CreateWebhookEndpoint404JSONResponse struct{ NotFoundJSONResponse }
 func (response CreateWebhookEndpoint404JSONResponse) VisitCreateWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
 }
 
 type CreateWebhookEndpoint409ResponseHeaders struct {
-	RetryAfter *int
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
 }
 
 type CreateWebhookEndpoint409JSONResponse struct {
@@ -18058,6 +22120,12 @@ func (response CreateWebhookEndpoint409JSONResponse) VisitCreateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -18071,10 +22139,16 @@ type CreateWebhookEndpoint413JSONResponse struct{ RequestTooLargeJSONResponse }
 func (response CreateWebhookEndpoint413JSONResponse) VisitCreateWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18087,10 +22161,16 @@ type CreateWebhookEndpoint415JSONResponse struct {
 func (response CreateWebhookEndpoint415JSONResponse) VisitCreateWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18107,6 +22187,12 @@ func (response CreateWebhookEndpoint422JSONResponse) VisitCreateWebhookEndpointR
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
@@ -18155,10 +22241,16 @@ type CreateWebhookEndpoint500JSONResponse struct{ InternalErrorJSONResponse }
 func (response CreateWebhookEndpoint500JSONResponse) VisitCreateWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18173,6 +22265,12 @@ func (response CreateWebhookEndpoint503JSONResponse) VisitCreateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -18190,10 +22288,22 @@ type DeleteWebhookEndpointResponseObject interface {
 	VisitDeleteWebhookEndpointResponse(w http.ResponseWriter) error
 }
 
+type DeleteWebhookEndpoint204ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
 type DeleteWebhookEndpoint204Response struct {
+	Headers DeleteWebhookEndpoint204ResponseHeaders
 }
 
 func (response DeleteWebhookEndpoint204Response) VisitDeleteWebhookEndpointResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(204)
 	return nil
 }
@@ -18205,10 +22315,16 @@ type DeleteWebhookEndpoint400JSONResponse struct {
 func (response DeleteWebhookEndpoint400JSONResponse) VisitDeleteWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18223,6 +22339,12 @@ func (response DeleteWebhookEndpoint401JSONResponse) VisitDeleteWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -18241,6 +22363,12 @@ func (response DeleteWebhookEndpoint403JSONResponse) VisitDeleteWebhookEndpointR
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18251,10 +22379,16 @@ type DeleteWebhookEndpoint404JSONResponse struct{ NotFoundJSONResponse }
 func (response DeleteWebhookEndpoint404JSONResponse) VisitDeleteWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18265,10 +22399,16 @@ type DeleteWebhookEndpoint422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response DeleteWebhookEndpoint422JSONResponse) VisitDeleteWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18316,10 +22456,16 @@ type DeleteWebhookEndpoint500JSONResponse struct{ InternalErrorJSONResponse }
 func (response DeleteWebhookEndpoint500JSONResponse) VisitDeleteWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18334,6 +22480,12 @@ func (response DeleteWebhookEndpoint503JSONResponse) VisitDeleteWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -18351,15 +22503,29 @@ type GetWebhookEndpointResponseObject interface {
 	VisitGetWebhookEndpointResponse(w http.ResponseWriter) error
 }
 
-type GetWebhookEndpoint200JSONResponse WebhookEndpoint
+type GetWebhookEndpoint200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type GetWebhookEndpoint200JSONResponse struct {
+	Body    WebhookEndpoint
+	Headers GetWebhookEndpoint200ResponseHeaders
+}
 
 func (response GetWebhookEndpoint200JSONResponse) VisitGetWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18372,10 +22538,16 @@ type GetWebhookEndpoint400JSONResponse struct {
 func (response GetWebhookEndpoint400JSONResponse) VisitGetWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18390,6 +22562,12 @@ func (response GetWebhookEndpoint401JSONResponse) VisitGetWebhookEndpointRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -18401,10 +22579,16 @@ type GetWebhookEndpoint403JSONResponse struct{ AdminOnlyJSONResponse }
 func (response GetWebhookEndpoint403JSONResponse) VisitGetWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18415,10 +22599,16 @@ type GetWebhookEndpoint404JSONResponse struct{ NotFoundJSONResponse }
 func (response GetWebhookEndpoint404JSONResponse) VisitGetWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18429,10 +22619,16 @@ type GetWebhookEndpoint422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response GetWebhookEndpoint422JSONResponse) VisitGetWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18480,10 +22676,16 @@ type GetWebhookEndpoint500JSONResponse struct{ InternalErrorJSONResponse }
 func (response GetWebhookEndpoint500JSONResponse) VisitGetWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18498,6 +22700,12 @@ func (response GetWebhookEndpoint503JSONResponse) VisitGetWebhookEndpointRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -18516,15 +22724,29 @@ type UpdateWebhookEndpointResponseObject interface {
 	VisitUpdateWebhookEndpointResponse(w http.ResponseWriter) error
 }
 
-type UpdateWebhookEndpoint200JSONResponse WebhookEndpoint
+type UpdateWebhookEndpoint200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type UpdateWebhookEndpoint200JSONResponse struct {
+	Body    WebhookEndpoint
+	Headers UpdateWebhookEndpoint200ResponseHeaders
+}
 
 func (response UpdateWebhookEndpoint200JSONResponse) VisitUpdateWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18535,10 +22757,16 @@ type UpdateWebhookEndpoint400JSONResponse struct{ MalformedJSONJSONResponse }
 func (response UpdateWebhookEndpoint400JSONResponse) VisitUpdateWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18553,6 +22781,12 @@ func (response UpdateWebhookEndpoint401JSONResponse) VisitUpdateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -18571,6 +22805,12 @@ func (response UpdateWebhookEndpoint403JSONResponse) VisitUpdateWebhookEndpointR
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18581,10 +22821,16 @@ type UpdateWebhookEndpoint404JSONResponse struct{ NotFoundJSONResponse }
 func (response UpdateWebhookEndpoint404JSONResponse) VisitUpdateWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18595,10 +22841,16 @@ type UpdateWebhookEndpoint413JSONResponse struct{ RequestTooLargeJSONResponse }
 func (response UpdateWebhookEndpoint413JSONResponse) VisitUpdateWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18611,10 +22863,16 @@ type UpdateWebhookEndpoint415JSONResponse struct {
 func (response UpdateWebhookEndpoint415JSONResponse) VisitUpdateWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18625,10 +22883,16 @@ type UpdateWebhookEndpoint422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response UpdateWebhookEndpoint422JSONResponse) VisitUpdateWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18676,10 +22940,16 @@ type UpdateWebhookEndpoint500JSONResponse struct{ InternalErrorJSONResponse }
 func (response UpdateWebhookEndpoint500JSONResponse) VisitUpdateWebhookEndpointResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18694,6 +22964,12 @@ func (response UpdateWebhookEndpoint503JSONResponse) VisitUpdateWebhookEndpointR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -18712,15 +22988,29 @@ type ListWebhookDeliveriesResponseObject interface {
 	VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error
 }
 
-type ListWebhookDeliveries200JSONResponse WebhookDeliveryList
+type ListWebhookDeliveries200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type ListWebhookDeliveries200JSONResponse struct {
+	Body    WebhookDeliveryList
+	Headers ListWebhookDeliveries200ResponseHeaders
+}
 
 func (response ListWebhookDeliveries200JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18733,10 +23023,16 @@ type ListWebhookDeliveries400JSONResponse struct {
 func (response ListWebhookDeliveries400JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18751,6 +23047,12 @@ func (response ListWebhookDeliveries401JSONResponse) VisitListWebhookDeliveriesR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -18762,10 +23064,16 @@ type ListWebhookDeliveries403JSONResponse struct{ AdminOnlyJSONResponse }
 func (response ListWebhookDeliveries403JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18776,10 +23084,16 @@ type ListWebhookDeliveries404JSONResponse struct{ NotFoundJSONResponse }
 func (response ListWebhookDeliveries404JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18790,10 +23104,16 @@ type ListWebhookDeliveries422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response ListWebhookDeliveries422JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18841,10 +23161,16 @@ type ListWebhookDeliveries500JSONResponse struct{ InternalErrorJSONResponse }
 func (response ListWebhookDeliveries500JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18859,6 +23185,12 @@ func (response ListWebhookDeliveries503JSONResponse) VisitListWebhookDeliveriesR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -18877,15 +23209,29 @@ type RedeliverWebhookDeliveryResponseObject interface {
 	VisitRedeliverWebhookDeliveryResponse(w http.ResponseWriter) error
 }
 
-type RedeliverWebhookDelivery202JSONResponse WebhookDelivery
+type RedeliverWebhookDelivery202ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type RedeliverWebhookDelivery202JSONResponse struct {
+	Body    WebhookDelivery
+	Headers RedeliverWebhookDelivery202ResponseHeaders
+}
 
 func (response RedeliverWebhookDelivery202JSONResponse) VisitRedeliverWebhookDeliveryResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(202)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18898,10 +23244,16 @@ type RedeliverWebhookDelivery400JSONResponse struct {
 func (response RedeliverWebhookDelivery400JSONResponse) VisitRedeliverWebhookDeliveryResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18916,6 +23268,12 @@ func (response RedeliverWebhookDelivery401JSONResponse) VisitRedeliverWebhookDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -18927,10 +23285,16 @@ type RedeliverWebhookDelivery403JSONResponse struct{ AdminOnlyJSONResponse }
 func (response RedeliverWebhookDelivery403JSONResponse) VisitRedeliverWebhookDeliveryResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18941,10 +23305,16 @@ type RedeliverWebhookDelivery404JSONResponse struct{ NotFoundJSONResponse }
 func (response RedeliverWebhookDelivery404JSONResponse) VisitRedeliverWebhookDeliveryResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -18955,10 +23325,16 @@ type RedeliverWebhookDelivery422JSONResponse struct{ InvalidRequestJSONResponse 
 func (response RedeliverWebhookDelivery422JSONResponse) VisitRedeliverWebhookDeliveryResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -19006,10 +23382,16 @@ type RedeliverWebhookDelivery500JSONResponse struct{ InternalErrorJSONResponse }
 func (response RedeliverWebhookDelivery500JSONResponse) VisitRedeliverWebhookDeliveryResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -19024,6 +23406,12 @@ func (response RedeliverWebhookDelivery503JSONResponse) VisitRedeliverWebhookDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -19041,15 +23429,29 @@ type RotateWebhookSecretResponseObject interface {
 	VisitRotateWebhookSecretResponse(w http.ResponseWriter) error
 }
 
-type RotateWebhookSecret200JSONResponse WebhookSecretRotation
+type RotateWebhookSecret200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type RotateWebhookSecret200JSONResponse struct {
+	Body    WebhookSecretRotation
+	Headers RotateWebhookSecret200ResponseHeaders
+}
 
 func (response RotateWebhookSecret200JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -19062,10 +23464,16 @@ type RotateWebhookSecret400JSONResponse struct {
 func (response RotateWebhookSecret400JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -19080,6 +23488,12 @@ func (response RotateWebhookSecret401JSONResponse) VisitRotateWebhookSecretRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -19091,10 +23505,16 @@ type RotateWebhookSecret403JSONResponse struct{ AdminOnlyJSONResponse }
 func (response RotateWebhookSecret403JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -19105,10 +23525,16 @@ type RotateWebhookSecret404JSONResponse struct{ NotFoundJSONResponse }
 func (response RotateWebhookSecret404JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -19119,10 +23545,16 @@ type RotateWebhookSecret422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response RotateWebhookSecret422JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -19170,10 +23602,16 @@ type RotateWebhookSecret500JSONResponse struct{ InternalErrorJSONResponse }
 func (response RotateWebhookSecret500JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -19188,6 +23626,12 @@ func (response RotateWebhookSecret503JSONResponse) VisitRotateWebhookSecretRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -19205,15 +23649,29 @@ type SendWebhookTestResponseObject interface {
 	VisitSendWebhookTestResponse(w http.ResponseWriter) error
 }
 
-type SendWebhookTest202JSONResponse WebhookDelivery
+type SendWebhookTest202ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type SendWebhookTest202JSONResponse struct {
+	Body    WebhookDelivery
+	Headers SendWebhookTest202ResponseHeaders
+}
 
 func (response SendWebhookTest202JSONResponse) VisitSendWebhookTestResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(202)
 	_, err := buf.WriteTo(w)
 	return err
@@ -19226,10 +23684,16 @@ type SendWebhookTest400JSONResponse struct {
 func (response SendWebhookTest400JSONResponse) VisitSendWebhookTestResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
@@ -19244,6 +23708,12 @@ func (response SendWebhookTest401JSONResponse) VisitSendWebhookTestResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
@@ -19255,10 +23725,16 @@ type SendWebhookTest403JSONResponse struct{ AdminOnlyJSONResponse }
 func (response SendWebhookTest403JSONResponse) VisitSendWebhookTestResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
@@ -19269,10 +23745,16 @@ type SendWebhookTest404JSONResponse struct{ NotFoundJSONResponse }
 func (response SendWebhookTest404JSONResponse) VisitSendWebhookTestResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -19283,10 +23765,16 @@ type SendWebhookTest422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response SendWebhookTest422JSONResponse) VisitSendWebhookTestResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -19334,10 +23822,16 @@ type SendWebhookTest500JSONResponse struct{ InternalErrorJSONResponse }
 func (response SendWebhookTest500JSONResponse) VisitSendWebhookTestResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -19352,6 +23846,12 @@ func (response SendWebhookTest503JSONResponse) VisitSendWebhookTestResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -19368,15 +23868,29 @@ type UnsubscribeResponseObject interface {
 	VisitUnsubscribeResponse(w http.ResponseWriter) error
 }
 
-type Unsubscribe200JSONResponse Unsubscribed
+type Unsubscribe200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type Unsubscribe200JSONResponse struct {
+	Body    Unsubscribed
+	Headers Unsubscribe200ResponseHeaders
+}
 
 func (response Unsubscribe200JSONResponse) VisitUnsubscribeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -19387,10 +23901,16 @@ type Unsubscribe404JSONResponse struct{ NotFoundJSONResponse }
 func (response Unsubscribe404JSONResponse) VisitUnsubscribeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
@@ -19401,10 +23921,16 @@ type Unsubscribe422JSONResponse struct{ InvalidRequestJSONResponse }
 func (response Unsubscribe422JSONResponse) VisitUnsubscribeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
@@ -19452,10 +23978,16 @@ type Unsubscribe500JSONResponse struct{ InternalErrorJSONResponse }
 func (response Unsubscribe500JSONResponse) VisitUnsubscribeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
@@ -19470,6 +24002,12 @@ func (response Unsubscribe503JSONResponse) VisitUnsubscribeResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.RetryAfter != nil {
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
@@ -19548,7 +24086,14 @@ func (response GetReadiness431JSONResponse) VisitGetReadinessResponse(w http.Res
 	return err
 }
 
-type GetReadiness503JSONResponse struct{ ServiceUnavailableJSONResponse }
+type GetReadiness503ResponseHeaders struct {
+	RetryAfter *int
+}
+
+type GetReadiness503JSONResponse struct {
+	Body    Problem
+	Headers GetReadiness503ResponseHeaders
+}
 
 func (response GetReadiness503JSONResponse) VisitGetReadinessResponse(w http.ResponseWriter) error {
 

@@ -125,7 +125,9 @@ func memberName(m *openapi3.SchemaRef) string {
 // TestNullableCopiesMatchTheirSchema keeps every NullableX component equal to
 // X except for `nullable`: they exist only because OpenAPI 3.0 cannot mark a
 // reference nullable, and a drifted copy would let the nullable spelling of a
-// field accept what the plain one refuses.
+// field accept what the plain one refuses. A NullableX without an X (no
+// answer holds the value non-null, so X would be an unreferenced
+// duplicate) is the only spelling and has nothing to drift from.
 func TestNullableCopiesMatchTheirSchema(t *testing.T) {
 	doc, err := httpapi.Spec()
 	if err != nil {
@@ -137,13 +139,12 @@ func TestNullableCopiesMatchTheirSchema(t *testing.T) {
 		if !ok {
 			continue
 		}
-		orig, ok := schemas[base]
-		if !ok {
-			t.Errorf("%s copies %s, which does not exist", name, base)
-			continue
-		}
 		if !ref.Value.Nullable {
 			t.Errorf("%s is not nullable", name)
+		}
+		orig, ok := schemas[base]
+		if !ok {
+			continue
 		}
 		copied := *ref.Value
 		copied.Nullable, copied.Description, copied.Extensions = orig.Value.Nullable, orig.Value.Description, orig.Value.Extensions

@@ -27,7 +27,7 @@ func (s *Server) GetCreativeApproval(ctx context.Context, r api.GetCreativeAppro
 	if err != nil {
 		return nil, err
 	}
-	return api.GetCreativeApproval200JSONResponse{Record: record, Jws: jws}, nil
+	return api.GetCreativeApproval200JSONResponse{Body: api.CreativeApproval{Record: record, Jws: jws}}, nil
 }
 
 // GetApprovalKeys answers the public keys that verify approval records,

@@ -65,7 +65,7 @@ func (s *Server) GetMe(ctx context.Context, _ api.GetMeRequestObject) (api.GetMe
 	if err != nil {
 		return nil, err
 	}
-	return api.GetMe200JSONResponse(body), nil
+	return api.GetMe200JSONResponse{Body: body}, nil
 }
 
 // sessionBody is the Session schema of a signed-in caller.

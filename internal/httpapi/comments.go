@@ -157,7 +157,7 @@ func (s *Server) ListCreativeComments(ctx context.Context, r api.ListCreativeCom
 	if err != nil {
 		return nil, commentProblem(err)
 	}
-	return api.ListCreativeComments200JSONResponse{Items: p.Items, NextCursor: nextCursor(commentCursor, p.Next)}, nil
+	return api.ListCreativeComments200JSONResponse{Body: api.CommentList{Items: p.Items, NextCursor: nextCursor(commentCursor, p.Next)}}, nil
 }
 
 // CreateCreativeComment writes a comment under the caller's Idempotency-Key.
@@ -198,7 +198,7 @@ func (s *Server) UpdateCreativeComment(ctx context.Context, r api.UpdateCreative
 	if err != nil {
 		return nil, commentProblem(err)
 	}
-	return api.UpdateCreativeComment200JSONResponse(c), nil
+	return api.UpdateCreativeComment200JSONResponse{Body: c}, nil
 }
 
 // DeleteCreativeComment deletes a comment, or leaves a tombstone when it

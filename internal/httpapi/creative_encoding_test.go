@@ -45,7 +45,7 @@ func TestCreativeEncodingIsTheGeneratedOneByteForByte(t *testing.T) {
 				t.Fatalf("%s: %v", ours.Body, err)
 			}
 			generated := httptest.NewRecorder()
-			if err := api.ListCreatives200JSONResponse(typed).VisitListCreativesResponse(generated); err != nil {
+			if err := (api.ListCreatives200JSONResponse{Body: typed}).VisitListCreativesResponse(generated); err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(ours.Body.Bytes(), generated.Body.Bytes()) {
@@ -89,7 +89,7 @@ func BenchmarkCreativePageEncoding(b *testing.B) {
 	b.Run("generated", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if err := api.ListCreatives200JSONResponse(typed).VisitListCreativesResponse(httptest.NewRecorder()); err != nil {
+			if err := (api.ListCreatives200JSONResponse{Body: typed}).VisitListCreativesResponse(httptest.NewRecorder()); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -191,7 +191,7 @@ func (s *Server) ListCreativeEvents(ctx context.Context, r api.ListCreativeEvent
 	if err != nil {
 		return nil, creativeProblem(err)
 	}
-	return api.ListCreativeEvents200JSONResponse{Items: p.Items, NextCursor: nextCursor(eventCursor, p.Next)}, nil
+	return api.ListCreativeEvents200JSONResponse{Body: api.CreativeEventList{Items: p.Items, NextCursor: nextCursor(eventCursor, p.Next)}}, nil
 }
 
 // creativeBodyChecks holds the rules the schema cannot say, reported with

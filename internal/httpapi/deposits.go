@@ -121,7 +121,7 @@ func (s *Server) ListAccountDeposits(ctx context.Context, r api.ListAccountDepos
 	if err != nil {
 		return nil, err
 	}
-	return api.ListAccountDeposits200JSONResponse{Items: items, NextCursor: nextCursor(depositCursor, next)}, nil
+	return api.ListAccountDeposits200JSONResponse{Body: api.AccountDepositList{Items: items, NextCursor: nextCursor(depositCursor, next)}}, nil
 }
 
 // GetAccountDeposit answers one of the caller's deposits; anyone else's
@@ -132,7 +132,7 @@ func (s *Server) GetAccountDeposit(ctx context.Context, r api.GetAccountDepositR
 	if err != nil {
 		return nil, err // store.ErrNotFound is the Problem writer's 404
 	}
-	return api.GetAccountDeposit200JSONResponse(d), nil
+	return api.GetAccountDeposit200JSONResponse{Body: d}, nil
 }
 
 // GetAccountBalance answers the sum of the caller's ledger entries.
@@ -142,7 +142,7 @@ func (s *Server) GetAccountBalance(ctx context.Context, _ api.GetAccountBalanceR
 	if err != nil {
 		return nil, err
 	}
-	return api.GetAccountBalance200JSONResponse{Available: balance}, nil
+	return api.GetAccountBalance200JSONResponse{Body: api.AccountBalance{Available: balance}}, nil
 }
 
 // claimRetryAfter is the Retry-After, in seconds, of transfer_unknown: the
@@ -204,7 +204,7 @@ func (s *Server) CancelAccountDeposit(ctx context.Context, r api.CancelAccountDe
 	case err != nil:
 		return nil, err // store.ErrNotFound: 404
 	}
-	return api.CancelAccountDeposit200JSONResponse(d), nil
+	return api.CancelAccountDeposit200JSONResponse{Body: d}, nil
 }
 
 // ListLedgerEntries pages the caller's ledger entries, newest first: the
@@ -219,7 +219,7 @@ func (s *Server) ListLedgerEntries(ctx context.Context, r api.ListLedgerEntriesR
 	if err != nil {
 		return nil, err
 	}
-	return api.ListLedgerEntries200JSONResponse{Items: items, NextCursor: nextCursor(ledgerEntryCursor, next)}, nil
+	return api.ListLedgerEntries200JSONResponse{Body: api.LedgerEntryList{Items: items, NextCursor: nextCursor(ledgerEntryCursor, next)}}, nil
 }
 
 // TopUpAccountDeposit reserves the rest of a short claimed transfer for
@@ -276,5 +276,5 @@ func (s *Server) PutAccountDepositRefundAddress(ctx context.Context, r api.PutAc
 	case err != nil:
 		return nil, err // store.ErrNotFound: 404
 	}
-	return api.PutAccountDepositRefundAddress200JSONResponse(d), nil
+	return api.PutAccountDepositRefundAddress200JSONResponse{Body: d}, nil
 }

@@ -99,7 +99,7 @@ func (s *Server) RequestGuestVerification(ctx context.Context, _ api.RequestGues
 			return nil, err
 		}
 	}
-	return api.RequestGuestVerification202JSONResponse{ExpiresAt: c.ExpiresAt.UTC()}, nil
+	return api.RequestGuestVerification202JSONResponse{Body: api.GuestVerification{ExpiresAt: c.ExpiresAt.UTC()}}, nil
 }
 
 // ConfirmGuestVerification verifies the guest session with its code: a
@@ -165,7 +165,7 @@ func (s *Server) ListGuestCreativeComments(ctx context.Context, r api.ListGuestC
 	if err != nil {
 		return nil, commentProblem(err)
 	}
-	return api.ListGuestCreativeComments200JSONResponse{Items: p.Items, NextCursor: nextCursor(commentCursor, p.Next)}, nil
+	return api.ListGuestCreativeComments200JSONResponse{Body: api.CommentList{Items: p.Items, NextCursor: nextCursor(commentCursor, p.Next)}}, nil
 }
 
 // CreateGuestCreativeComment writes a guest's comment under their
@@ -201,7 +201,7 @@ func (s *Server) UpdateGuestCreativeComment(ctx context.Context, r api.UpdateGue
 	if err != nil {
 		return nil, commentProblem(err)
 	}
-	return api.UpdateGuestCreativeComment200JSONResponse(c), nil
+	return api.UpdateGuestCreativeComment200JSONResponse{Body: c}, nil
 }
 
 // ExecuteGuestCreativeAction runs a guest's decision under their

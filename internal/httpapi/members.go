@@ -27,5 +27,5 @@ func (s *Server) ListOrganizationMembers(ctx context.Context, r api.ListOrganiza
 	if err != nil {
 		return nil, organizationProblem(err)
 	}
-	return api.ListOrganizationMembers200JSONResponse{Items: p.Items, NextCursor: nextCursor(memberCursor, p.Next)}, nil
+	return api.ListOrganizationMembers200JSONResponse{Body: api.MemberList{Items: p.Items, NextCursor: nextCursor(memberCursor, p.Next)}}, nil
 }

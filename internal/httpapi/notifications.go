@@ -15,7 +15,7 @@ func (s *Server) GetNotificationSettings(ctx context.Context, _ api.GetNotificat
 	if err != nil {
 		return nil, err
 	}
-	return api.GetNotificationSettings200JSONResponse(settingsBody(st)), nil
+	return api.GetNotificationSettings200JSONResponse{Body: settingsBody(st)}, nil
 }
 
 // PutNotificationSettings saves the caller's email settings.
@@ -28,7 +28,7 @@ func (s *Server) PutNotificationSettings(ctx context.Context, req api.PutNotific
 	if err := email.PutSettings(ctx, s.store, caller.UserID, st); err != nil {
 		return nil, err
 	}
-	return api.PutNotificationSettings200JSONResponse(settingsBody(st)), nil
+	return api.PutNotificationSettings200JSONResponse{Body: settingsBody(st)}, nil
 }
 
 // Unsubscribe turns off the kind its token names (RFC 8058 one-click);
@@ -38,7 +38,7 @@ func (s *Server) Unsubscribe(ctx context.Context, req api.UnsubscribeRequestObje
 	if err != nil {
 		return nil, err
 	}
-	return api.Unsubscribe200JSONResponse{Kind: api.UnsubscribedKind(kind)}, nil
+	return api.Unsubscribe200JSONResponse{Body: api.Unsubscribed{Kind: api.UnsubscribedKind(kind)}}, nil
 }
 
 func settingsBody(st email.Settings) api.NotificationSettings {

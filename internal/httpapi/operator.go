@@ -45,7 +45,7 @@ func (s *Server) ListOperatorTransfers(ctx context.Context, r api.ListOperatorTr
 	if err != nil {
 		return nil, err
 	}
-	return api.ListOperatorTransfers200JSONResponse{Items: items, NextCursor: nextCursor(operatorTransferCursor, next)}, nil
+	return api.ListOperatorTransfers200JSONResponse{Body: api.OperatorTransferList{Items: items, NextCursor: nextCursor(operatorTransferCursor, next)}}, nil
 }
 
 // GetOperatorTransfer answers one transfer with its settlement audit
@@ -55,7 +55,7 @@ func (s *Server) GetOperatorTransfer(ctx context.Context, r api.GetOperatorTrans
 	if err != nil {
 		return nil, err // store.ErrNotFound: 404
 	}
-	return api.GetOperatorTransfer200JSONResponse(t), nil
+	return api.GetOperatorTransfer200JSONResponse{Body: t}, nil
 }
 
 // SettleOperatorTransfer settles a transfer waiting for review by the

@@ -79,9 +79,9 @@ func (s *Server) ListShares(ctx context.Context, r api.ListSharesRequestObject) 
 	if p.Next != nil {
 		next = cursor.TimeID{At: p.Next.At, ID: p.Next.ID}
 	}
-	out := api.ListShares200JSONResponse{Items: make([]api.Share, len(p.Items)), NextCursor: nextCursor(shareCursor, next)}
+	out := api.ListShares200JSONResponse{Body: api.ShareList{Items: make([]api.Share, len(p.Items)), NextCursor: nextCursor(shareCursor, next)}}
 	for i, sh := range p.Items {
-		out.Items[i] = sh.Answer("", "")
+		out.Body.Items[i] = sh.Answer("", "")
 	}
 	return out, nil
 }
@@ -131,7 +131,7 @@ func (s *Server) GetShare(ctx context.Context, r api.GetShareRequestObject) (api
 	if err != nil {
 		return nil, shareProblem(err)
 	}
-	return api.GetShare200JSONResponse(sh.Answer("", "")), nil
+	return api.GetShare200JSONResponse{Body: sh.Answer("", "")}, nil
 }
 
 // RevokeShare revokes a share at once. It takes no Idempotency-Key: a

@@ -34,9 +34,9 @@ func (s *Server) ListAccessTokens(ctx context.Context, r api.ListAccessTokensReq
 	if more != nil {
 		next = cursor.TimeID{At: more.At, ID: more.ID}
 	}
-	out := api.ListAccessTokens200JSONResponse{Items: make([]api.AccessToken, len(rows)), NextCursor: nextCursor(tokenCursor, next)}
+	out := api.ListAccessTokens200JSONResponse{Body: api.AccessTokenList{Items: make([]api.AccessToken, len(rows)), NextCursor: nextCursor(tokenCursor, next)}}
 	for i, t := range rows {
-		out.Items[i] = api.AccessToken{
+		out.Body.Items[i] = api.AccessToken{
 			Id: t.ID, Name: t.Name, Scopes: tokenScopes(t.Scopes),
 			CreatedAt: t.CreatedAt.UTC(), ExpiresAt: t.ExpiresAt.UTC(), LastUsedAt: apifield.Nullable(utcPtr(t.LastUsedAt)),
 		}
@@ -78,10 +78,10 @@ func (s *Server) CreateAccessToken(ctx context.Context, r api.CreateAccessTokenR
 	if err != nil {
 		return nil, err
 	}
-	return api.CreateAccessToken201JSONResponse{
+	return api.CreateAccessToken201JSONResponse{Body: api.CreatedAccessToken{
 		Id: row.ID, Name: row.Name, Scopes: tokenScopes(row.Scopes), Token: token,
 		CreatedAt: row.CreatedAt.UTC(), ExpiresAt: row.ExpiresAt.UTC(), LastUsedAt: apifield.Nullable(utcPtr(row.LastUsedAt)),
-	}, nil
+	}}, nil
 }
 
 // RevokeAccessToken revokes one of the caller's tokens; another user's

@@ -130,7 +130,7 @@ func (s *Server) GetUpload(ctx context.Context, r api.GetUploadRequestObject) (a
 	if err != nil {
 		return nil, uploadProblem(err)
 	}
-	return api.GetUpload200JSONResponse(v.Answer(s.cfg.PublicBaseURL)), nil
+	return api.GetUpload200JSONResponse{Body: v.Answer(s.cfg.PublicBaseURL)}, nil
 }
 
 // DeleteUpload ends a pending upload at its creator's or an admin's

@@ -234,7 +234,7 @@ func (s *Server) ListWebhookEndpoints(ctx context.Context, r api.ListWebhookEndp
 	if err != nil {
 		return nil, err
 	}
-	return api.ListWebhookEndpoints200JSONResponse{Items: items, NextCursor: next}, nil
+	return api.ListWebhookEndpoints200JSONResponse{Body: api.WebhookEndpointList{Items: items, NextCursor: next}}, nil
 }
 
 func (s *Server) CreateWebhookEndpoint(ctx context.Context, r api.CreateWebhookEndpointRequestObject) (api.CreateWebhookEndpointResponseObject, error) {
@@ -247,7 +247,7 @@ func (s *Server) GetWebhookEndpoint(ctx context.Context, r api.GetWebhookEndpoin
 	if err != nil {
 		return nil, err
 	}
-	return api.GetWebhookEndpoint200JSONResponse(ep), nil
+	return api.GetWebhookEndpoint200JSONResponse{Body: ep}, nil
 }
 
 func (s *Server) UpdateWebhookEndpoint(ctx context.Context, r api.UpdateWebhookEndpointRequestObject) (api.UpdateWebhookEndpointResponseObject, error) {
@@ -259,7 +259,7 @@ func (s *Server) UpdateWebhookEndpoint(ctx context.Context, r api.UpdateWebhookE
 	if err != nil {
 		return nil, err
 	}
-	return api.UpdateWebhookEndpoint200JSONResponse(ep), nil
+	return api.UpdateWebhookEndpoint200JSONResponse{Body: ep}, nil
 }
 
 func (s *Server) DeleteWebhookEndpoint(ctx context.Context, r api.DeleteWebhookEndpointRequestObject) (api.DeleteWebhookEndpointResponseObject, error) {
@@ -274,7 +274,7 @@ func (s *Server) ListWebhookDeliveries(ctx context.Context, r api.ListWebhookDel
 	if err != nil {
 		return nil, err
 	}
-	return api.ListWebhookDeliveries200JSONResponse(list), nil
+	return api.ListWebhookDeliveries200JSONResponse{Body: list}, nil
 }
 
 func (s *Server) RotateWebhookSecret(ctx context.Context, r api.RotateWebhookSecretRequestObject) (api.RotateWebhookSecretResponseObject, error) {
@@ -282,7 +282,7 @@ func (s *Server) RotateWebhookSecret(ctx context.Context, r api.RotateWebhookSec
 	if err != nil {
 		return nil, err
 	}
-	return api.RotateWebhookSecret200JSONResponse(rotation), nil
+	return api.RotateWebhookSecret200JSONResponse{Body: rotation}, nil
 }
 
 func (s *Server) SendWebhookTest(ctx context.Context, r api.SendWebhookTestRequestObject) (api.SendWebhookTestResponseObject, error) {
@@ -290,7 +290,7 @@ func (s *Server) SendWebhookTest(ctx context.Context, r api.SendWebhookTestReque
 	if err != nil {
 		return nil, err
 	}
-	return api.SendWebhookTest202JSONResponse(d), nil
+	return api.SendWebhookTest202JSONResponse{Body: d}, nil
 }
 
 func (s *Server) RedeliverWebhookDelivery(ctx context.Context, r api.RedeliverWebhookDeliveryRequestObject) (api.RedeliverWebhookDeliveryResponseObject, error) {
@@ -298,7 +298,7 @@ func (s *Server) RedeliverWebhookDelivery(ctx context.Context, r api.RedeliverWe
 	if err != nil {
 		return nil, err
 	}
-	return api.RedeliverWebhookDelivery202JSONResponse(d), nil
+	return api.RedeliverWebhookDelivery202JSONResponse{Body: d}, nil
 }
 
 // The platform's endpoints (operators; the gate answers anyone else the
@@ -309,9 +309,9 @@ func (s *Server) ListPlatformWebhookEndpoints(ctx context.Context, r api.ListPla
 	if err != nil {
 		return nil, err
 	}
-	out := api.ListPlatformWebhookEndpoints200JSONResponse{Items: make([]api.PlatformWebhookEndpoint, len(items)), NextCursor: next}
+	out := api.ListPlatformWebhookEndpoints200JSONResponse{Body: api.PlatformWebhookEndpointList{Items: make([]api.PlatformWebhookEndpoint, len(items)), NextCursor: next}}
 	for i, ep := range items {
-		out.Items[i] = webhooks.PlatformEndpoint(ep)
+		out.Body.Items[i] = webhooks.PlatformEndpoint(ep)
 	}
 	return out, nil
 }
@@ -326,7 +326,7 @@ func (s *Server) GetPlatformWebhookEndpoint(ctx context.Context, r api.GetPlatfo
 	if err != nil {
 		return nil, err
 	}
-	return api.GetPlatformWebhookEndpoint200JSONResponse(webhooks.PlatformEndpoint(ep)), nil
+	return api.GetPlatformWebhookEndpoint200JSONResponse{Body: webhooks.PlatformEndpoint(ep)}, nil
 }
 
 func (s *Server) UpdatePlatformWebhookEndpoint(ctx context.Context, r api.UpdatePlatformWebhookEndpointRequestObject) (api.UpdatePlatformWebhookEndpointResponseObject, error) {
@@ -338,7 +338,7 @@ func (s *Server) UpdatePlatformWebhookEndpoint(ctx context.Context, r api.Update
 	if err != nil {
 		return nil, err
 	}
-	return api.UpdatePlatformWebhookEndpoint200JSONResponse(webhooks.PlatformEndpoint(ep)), nil
+	return api.UpdatePlatformWebhookEndpoint200JSONResponse{Body: webhooks.PlatformEndpoint(ep)}, nil
 }
 
 func (s *Server) DeletePlatformWebhookEndpoint(ctx context.Context, r api.DeletePlatformWebhookEndpointRequestObject) (api.DeletePlatformWebhookEndpointResponseObject, error) {
@@ -353,7 +353,7 @@ func (s *Server) ListPlatformWebhookDeliveries(ctx context.Context, r api.ListPl
 	if err != nil {
 		return nil, err
 	}
-	return api.ListPlatformWebhookDeliveries200JSONResponse(list), nil
+	return api.ListPlatformWebhookDeliveries200JSONResponse{Body: list}, nil
 }
 
 func (s *Server) RotatePlatformWebhookSecret(ctx context.Context, r api.RotatePlatformWebhookSecretRequestObject) (api.RotatePlatformWebhookSecretResponseObject, error) {
@@ -361,7 +361,7 @@ func (s *Server) RotatePlatformWebhookSecret(ctx context.Context, r api.RotatePl
 	if err != nil {
 		return nil, err
 	}
-	return api.RotatePlatformWebhookSecret200JSONResponse(rotation), nil
+	return api.RotatePlatformWebhookSecret200JSONResponse{Body: rotation}, nil
 }
 
 func (s *Server) SendPlatformWebhookTest(ctx context.Context, r api.SendPlatformWebhookTestRequestObject) (api.SendPlatformWebhookTestResponseObject, error) {
@@ -369,7 +369,7 @@ func (s *Server) SendPlatformWebhookTest(ctx context.Context, r api.SendPlatform
 	if err != nil {
 		return nil, err
 	}
-	return api.SendPlatformWebhookTest202JSONResponse(d), nil
+	return api.SendPlatformWebhookTest202JSONResponse{Body: d}, nil
 }
 
 func (s *Server) RedeliverPlatformWebhookDelivery(ctx context.Context, r api.RedeliverPlatformWebhookDeliveryRequestObject) (api.RedeliverPlatformWebhookDeliveryResponseObject, error) {
@@ -377,7 +377,7 @@ func (s *Server) RedeliverPlatformWebhookDelivery(ctx context.Context, r api.Red
 	if err != nil {
 		return nil, err
 	}
-	return api.RedeliverPlatformWebhookDelivery202JSONResponse(d), nil
+	return api.RedeliverPlatformWebhookDelivery202JSONResponse{Body: d}, nil
 }
 
 func (r rawJSON) VisitCreatePlatformWebhookEndpointResponse(w http.ResponseWriter) error {

@@ -458,6 +458,9 @@ func CheckResponse(req *http.Request, resp *Response, provedBy ...string) error 
 		}
 		return checkProblem(doc, resp)
 	}
+	if err := checkUndeclaredHeaders(route.Operation, resp); err != nil {
+		return err
+	}
 	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") && ct != eventStreamType && len(resp.Body) > 0 {
 		return fmt.Errorf("content type %q", resp.Header.Get("Content-Type"))
 	}
@@ -502,6 +505,29 @@ func checkHead(router routers.Router, req *http.Request, resp *Response) error {
 		Body:                   io.NopCloser(bytes.NewReader(nil)),
 		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true, ExcludeResponseBody: true, SchemaValidationOptions: spec.options},
 	})
+}
+
+// undeclaredChecked are the headers kin-openapi would let through
+// undeclared (it checks only the headers a response declares) that every
+// answer carrying them must declare: the rate-limit step's.
+var undeclaredChecked = []string{"RateLimit", "RateLimit-Policy"}
+
+// checkUndeclaredHeaders fails when resp carries one of undeclaredChecked
+// that op's response for its status does not declare.
+func checkUndeclaredHeaders(op *openapi3.Operation, resp *Response) error {
+	r := op.Responses.Status(resp.Status)
+	if r == nil {
+		r = op.Responses.Default()
+	}
+	for _, name := range undeclaredChecked {
+		if resp.Header.Get(name) == "" {
+			continue
+		}
+		if r == nil || r.Value == nil || r.Value.Headers[name] == nil {
+			return fmt.Errorf("%s %d carries %s, which its response does not declare", op.OperationID, resp.Status, name)
+		}
+	}
+	return nil
 }
 
 func checkProblem(doc *openapi3.T, resp *Response) error {

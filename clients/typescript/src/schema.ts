@@ -374,6 +374,12 @@ export interface paths {
         /**
          * Get one creative
          * @description Operation `getCreative` (the TypeScript client's function of that name).
+         *
+         *     The creative as every member of the organization sees it: its
+         *     current version and assets, its review state and plan, and what
+         *     the caller may do with it now (`availableActions`, `permissions`).
+         *     Any member may read it; a creative of another organization, or an
+         *     id that names none, is 404 as if it did not exist.
          */
         get: operations["getCreative"];
         put?: never;
@@ -3106,48 +3112,7 @@ export interface components {
          * @enum {string}
          */
         DepositStatus: "awaiting_transfer" | "confirming" | "credited" | "expired" | "under_review" | "refunded" | "cancelled";
-        /** @description Why a deposit is `under_review`, and what arrived. */
-        DepositReview: {
-            /**
-             * @description `late`: the exact amount arrived after `expiresAt`, inside the
-             *     monitoring window. `amount_mismatch`: a transfer of another
-             *     amount, which the payer claimed, or which carried the
-             *     deposit's matching suffix (its last four digits) and the
-             *     server attached. May grow.
-             * @enum {string}
-             */
-            reason: "late" | "amount_mismatch";
-            receivedAmount: components["schemas"]["Money"];
-            /**
-             * @description The attached transfer's chain transaction.
-             * @example 5b2c4a1c0f6e2d3a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a
-             */
-            transactionId: string;
-            /**
-             * Format: date-time
-             * @description When the review was opened.
-             */
-            openedAt: string;
-            /**
-             * @description The transfer was claimed by another deposit too (it stays true
-             *     once a second claim existed): an operator decides whose it is.
-             */
-            contested: boolean;
-            /**
-             * @description The amount reserved for the rest of a short transfer
-             *     (`topUpAccountDeposit`), or null: pay exactly `amount` before
-             *     `expiresAt` and the deposit is credited with both transfers.
-             */
-            topUp: components["schemas"]["NullableDepositTopUp"] | null;
-            /**
-             * @description Where a refund goes (`putAccountDepositRefundAddress`) and,
-             *     once an operator refunded the transfer, the transaction that
-             *     sent it back; null while the payer named no address and no
-             *     refund was recorded.
-             */
-            refund: components["schemas"]["NullableDepositRefund"] | null;
-        };
-        /** @description A DepositReview or null (see NullableUserRef). */
+        /** @description Why a deposit is `under_review`, and what arrived; null for any other status (see NullableUserRef). */
         NullableDepositReview: {
             /**
              * @description `late`: the exact amount arrived after `expiresAt`, inside the
@@ -3188,33 +3153,6 @@ export interface components {
              */
             refund: components["schemas"]["NullableDepositRefund"] | null;
         } | null;
-        /** @description The rest of a short transfer a payer reserved (topUpAccountDeposit). */
-        DepositTopUp: {
-            amount: components["schemas"]["Money"];
-            /**
-             * Format: date-time
-             * @description Until when a transfer of exactly `amount` completes the deposit.
-             */
-            expiresAt: string;
-        };
-        /** @description Where a refund of a deposit goes, and the refund once recorded. */
-        DepositRefund: {
-            /**
-             * @description The TRON address the payer asked the refund to go to, or null.
-             * @example TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7
-             */
-            address: string | null;
-            /**
-             * @description The chain transaction that sent the transfer back, once an operator recorded it.
-             * @example 5b2c4a1c0f6e2d3a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a
-             */
-            transactionId: string | null;
-            /**
-             * Format: date-time
-             * @description When the operator recorded the refund.
-             */
-            at: string | null;
-        };
         /** @description A deposit's top-up or null (see NullableUserRef). */
         NullableDepositTopUp: {
             amount: components["schemas"]["Money"];
@@ -3493,7 +3431,7 @@ export interface components {
              * @description False adds the endpoint switched off.
              * @default true
              */
-            enabled: boolean;
+            enabled?: boolean;
         };
         /** @description The fields to change; a field left out stays as it is. */
         UpdateWebhookEndpointRequest: {
@@ -3618,7 +3556,7 @@ export interface components {
              * @description False adds the endpoint switched off.
              * @default true
              */
-            enabled: boolean;
+            enabled?: boolean;
         };
         /** @description The fields to change; a field left out stays as it is. */
         UpdatePlatformWebhookEndpointRequest: {
@@ -4051,6 +3989,8 @@ export interface components {
          */
         UploadForbidden: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4068,6 +4008,8 @@ export interface components {
         CommandForbidden: {
             headers: {
                 "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4081,6 +4023,8 @@ export interface components {
          */
         AdminOnly: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4097,6 +4041,8 @@ export interface components {
         AdminOnlyCommand: {
             headers: {
                 "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4109,6 +4055,8 @@ export interface components {
          */
         ShareForbidden: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4126,6 +4074,8 @@ export interface components {
         ShareForbiddenCommand: {
             headers: {
                 "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4143,6 +4093,8 @@ export interface components {
          */
         CreativeConflict: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4158,6 +4110,8 @@ export interface components {
          */
         ReviewPlanConflict: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4175,6 +4129,8 @@ export interface components {
             headers: {
                 "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4188,6 +4144,8 @@ export interface components {
          */
         CommentConflict: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4203,6 +4161,8 @@ export interface components {
          */
         MalformedJSON: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4229,6 +4189,8 @@ export interface components {
         GuestUnauthenticated: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4258,6 +4220,8 @@ export interface components {
         GuestActionForbidden: {
             headers: {
                 "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4268,6 +4232,8 @@ export interface components {
         Unauthenticated: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4287,6 +4253,8 @@ export interface components {
         /** @description `ambiguous_credentials`: the request sent both the session cookie and `Authorization: Bearer`. Send one. */
         AmbiguousCredentials: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4307,6 +4275,8 @@ export interface components {
         InsufficientScope: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WWWAuthenticateScope"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4334,6 +4304,8 @@ export interface components {
          */
         CsrfFailed: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4347,6 +4319,8 @@ export interface components {
          */
         NotFound: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4366,6 +4340,8 @@ export interface components {
         /** @description `unsupported_media_type`: the body is not sent as `application/json`, or is sent with a `Content-Encoding` (such as gzip). Set `Content-Type: application/json` and send the body uncompressed. */
         UnsupportedMediaType: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4389,6 +4365,8 @@ export interface components {
          */
         RequestTooLarge: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4438,6 +4416,8 @@ export interface components {
          */
         InvalidRequest: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4454,6 +4434,8 @@ export interface components {
         InvalidCommand: {
             headers: {
                 "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4463,6 +4445,8 @@ export interface components {
         /** @description `internal_error`: an unexpected error. Retry once with the same `Idempotency-Key`; if it persists, report the `traceId`. */
         InternalError: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4518,6 +4502,8 @@ export interface components {
         ServiceUnavailable: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4535,6 +4521,8 @@ export interface components {
         StorageUnavailable: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4623,7 +4611,10 @@ export interface components {
          *     policy's name (`reads` or `commands`), `r` the requests it would
          *     still take now, `t` the seconds until the budget is whole again.
          *     Sent on every answer of an operation under `/api/` while limits are
-         *     on.
+         *     on (a refusal before the request counts, such as a 401, carries the
+         *     client address's budget), but not on a 431, refused before the
+         *     operation is known, nor on `/healthz`, `/readyz` or
+         *     `/.well-known/jwks.json`.
          * @example "commands";r=117;t=2
          */
         RateLimit: string;
@@ -4688,7 +4679,19 @@ export interface operations {
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description `service_unavailable`: the database is unreachable; send this
+             *     instance no traffic until it answers 200 again.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     signIn: {
@@ -4718,6 +4721,8 @@ export interface operations {
                      * @example __Host-session=q3v1...; Path=/; HttpOnly; Secure; SameSite=Lax
                      */
                     "Set-Cookie"?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4732,6 +4737,8 @@ export interface operations {
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4812,6 +4819,8 @@ export interface operations {
                      * @example __Host-session=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax
                      */
                     "Set-Cookie"?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4837,6 +4846,8 @@ export interface operations {
             /** @description The signed-in user, their memberships and the session's CSRF token. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4868,6 +4879,8 @@ export interface operations {
             /** @description One page of the tokens. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4908,6 +4921,8 @@ export interface operations {
             /** @description The token, with its secret. */
             201: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4920,6 +4935,8 @@ export interface operations {
             /** @description `too_many_tokens`: the user holds 50 tokens that still work; revoke one first. */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4950,6 +4967,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The token's `id` (`listAccessTokens`), not its secret.
+                 * @example 6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f
+                 */
                 tokenId: string;
             };
             cookie?: never;
@@ -4959,6 +4980,8 @@ export interface operations {
             /** @description Revoked. */
             204: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4986,6 +5009,8 @@ export interface operations {
             /** @description The settings. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5028,6 +5053,8 @@ export interface operations {
             /** @description The saved settings. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5061,6 +5088,8 @@ export interface operations {
             /** @description That kind of email is off. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5096,6 +5125,8 @@ export interface operations {
              */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5202,6 +5233,8 @@ export interface operations {
             /** @description One page of creatives. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5266,6 +5299,8 @@ export interface operations {
                      */
                     Location?: string;
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5284,6 +5319,8 @@ export interface operations {
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5322,6 +5359,8 @@ export interface operations {
             /** @description The creative, with the caller's `availableActions` and `permissions`. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5374,6 +5413,8 @@ export interface operations {
             /** @description The creative after the change (or as it is, when nothing changed). */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5438,6 +5479,8 @@ export interface operations {
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5457,6 +5500,8 @@ export interface operations {
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5487,6 +5532,8 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5560,6 +5607,8 @@ export interface operations {
                      */
                     Location?: string;
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5583,6 +5632,8 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5658,6 +5709,8 @@ export interface operations {
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5701,6 +5754,8 @@ export interface operations {
             /** @description The creative without a review plan. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5746,6 +5801,8 @@ export interface operations {
             /** @description One page of the history. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5786,6 +5843,8 @@ export interface operations {
             /** @description The record and its signature. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5862,6 +5921,8 @@ export interface operations {
             /** @description One page of comments. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5939,6 +6000,8 @@ export interface operations {
                      */
                     Location?: string;
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5960,6 +6023,8 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6003,6 +6068,8 @@ export interface operations {
             /** @description The comment is gone (or a tombstone). */
             204: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6056,6 +6123,8 @@ export interface operations {
             /** @description The comment after the change. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6107,6 +6176,8 @@ export interface operations {
             /** @description One page of members. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6162,6 +6233,8 @@ export interface operations {
             /** @description One page of webhook endpoints. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6225,6 +6298,8 @@ export interface operations {
                      */
                     Location?: string;
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6243,6 +6318,8 @@ export interface operations {
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6281,6 +6358,8 @@ export interface operations {
             /** @description The webhook endpoint. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6321,6 +6400,8 @@ export interface operations {
             /** @description The endpoint is gone. */
             204: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6371,6 +6452,8 @@ export interface operations {
             /** @description The endpoint after the change. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6413,6 +6496,8 @@ export interface operations {
             /** @description The new secret. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6458,6 +6543,8 @@ export interface operations {
             /** @description One page of deliveries. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6498,6 +6585,8 @@ export interface operations {
             /** @description The test delivery, queued. */
             202: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6543,6 +6632,8 @@ export interface operations {
             /** @description The redelivery, queued. */
             202: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6583,6 +6674,8 @@ export interface operations {
             /** @description One page of shares. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6651,6 +6744,8 @@ export interface operations {
                      */
                     Location?: string;
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6672,6 +6767,8 @@ export interface operations {
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6726,6 +6823,8 @@ export interface operations {
             /** @description The share. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6766,6 +6865,8 @@ export interface operations {
             /** @description The share is revoked. */
             204: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6809,6 +6910,8 @@ export interface operations {
                      * @example __Host-guest=q3v1...; Path=/; Max-Age=1209600; HttpOnly; Secure; SameSite=Lax
                      */
                     "Set-Cookie"?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6823,6 +6926,8 @@ export interface operations {
              */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6837,6 +6942,8 @@ export interface operations {
              */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6849,6 +6956,8 @@ export interface operations {
              */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6869,6 +6978,8 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6892,6 +7003,8 @@ export interface operations {
             /** @description The code is on its way (or the ceiling was reached; the answer does not say). */
             202: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6929,6 +7042,8 @@ export interface operations {
                 headers: {
                     /** @description The new guest session cookie (`__Host-guest`, or `guest` when the server runs with `COOKIE_SECURE=false`). */
                     "Set-Cookie"?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6946,6 +7061,8 @@ export interface operations {
              */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6978,6 +7095,8 @@ export interface operations {
             /** @description One page of the shared creatives. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7010,6 +7129,8 @@ export interface operations {
             /** @description The creative. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7052,6 +7173,8 @@ export interface operations {
             /** @description One page of comments. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7106,6 +7229,8 @@ export interface operations {
                     /** @description The URL of the comment among the guest's. */
                     Location?: string;
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7158,6 +7283,8 @@ export interface operations {
             /** @description The comment after the change. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7216,6 +7343,8 @@ export interface operations {
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7258,6 +7387,8 @@ export interface operations {
                     Location?: string;
                     /** @description Always `private, no-store`. */
                     "Cache-Control"?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7292,6 +7423,8 @@ export interface operations {
              */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7364,6 +7497,8 @@ export interface operations {
                     /** @description The URL of the upload. */
                     Location?: string;
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7388,6 +7523,8 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7426,6 +7563,8 @@ export interface operations {
             /** @description The upload. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7466,6 +7605,8 @@ export interface operations {
             /** @description The upload is deleted. */
             204: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7480,6 +7621,8 @@ export interface operations {
              */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7531,6 +7674,8 @@ export interface operations {
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7553,6 +7698,8 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7570,6 +7717,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7609,6 +7758,8 @@ export interface operations {
                     Location?: string;
                     /** @description Always `private, no-store`. */
                     "Cache-Control"?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7636,6 +7787,8 @@ export interface operations {
             /** @description The balance. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7677,6 +7830,8 @@ export interface operations {
             /** @description One page of ledger entries. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7731,6 +7886,8 @@ export interface operations {
             /** @description One page of deposit requests. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7787,6 +7944,8 @@ export interface operations {
                      */
                     Location?: string;
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7811,6 +7970,8 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7836,6 +7997,8 @@ export interface operations {
             503: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7862,6 +8025,8 @@ export interface operations {
             /** @description The deposit request. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7897,6 +8062,8 @@ export interface operations {
             /** @description The deposit, now `cancelled`. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7913,6 +8080,8 @@ export interface operations {
              */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7954,6 +8123,8 @@ export interface operations {
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7977,6 +8148,8 @@ export interface operations {
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7995,6 +8168,8 @@ export interface operations {
             503: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8030,6 +8205,8 @@ export interface operations {
             /** @description The deposit, with `review.refund.address`. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8043,6 +8220,8 @@ export interface operations {
             /** @description `invalid_transition`: the deposit is not `under_review`. */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8058,6 +8237,8 @@ export interface operations {
              */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8107,6 +8288,8 @@ export interface operations {
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8139,6 +8322,8 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8158,6 +8343,8 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8187,6 +8374,8 @@ export interface operations {
             /** @description One page of platform webhook endpoints. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8243,6 +8432,8 @@ export interface operations {
                      */
                     Location?: string;
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8261,6 +8452,8 @@ export interface operations {
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8294,6 +8487,8 @@ export interface operations {
             /** @description The platform webhook endpoint. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8329,6 +8524,8 @@ export interface operations {
             /** @description The endpoint is gone. */
             204: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8373,6 +8570,8 @@ export interface operations {
             /** @description The endpoint after the change. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8410,6 +8609,8 @@ export interface operations {
             /** @description The new secret. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8450,6 +8651,8 @@ export interface operations {
             /** @description One page of deliveries. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8485,6 +8688,8 @@ export interface operations {
             /** @description The test delivery, queued. */
             202: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8525,6 +8730,8 @@ export interface operations {
             /** @description The redelivery, queued. */
             202: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8563,6 +8770,8 @@ export interface operations {
             /** @description One page of transfers. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8598,6 +8807,8 @@ export interface operations {
             /** @description The transfer. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8653,6 +8864,8 @@ export interface operations {
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8676,6 +8889,8 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {

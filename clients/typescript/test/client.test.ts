@@ -104,6 +104,13 @@ function testFetch() {
   };
 }
 
+/** The data of a raw call that must succeed (2xx). */
+async function unwrapOk<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await call;
+  assert.ok(response.ok && data !== undefined, `${response.status}: ${JSON.stringify(error)}`);
+  return data;
+}
+
 /** Calls fn, which must throw an ApiProblem, and returns it. */
 async function problemOf(fn: () => Promise<unknown>): Promise<ApiProblem> {
   try {
@@ -161,6 +168,44 @@ test("a frontend signs in, reviews a creative, deposits and reads errors", async
     assert.equal(refused.code, "insufficient_scope");
     await api.revokeAccessToken(made.id);
     assert.equal((await problemOf(() => backend.listCreatives(acmeId))).code, "invalid_token");
+  });
+
+  // The operations whose security listed the cookie only though they have
+  // an x-scope (issue 67): a token with the scope calls them, and under
+  // PRISM=1 Prism's validating proxy sees these calls too.
+  await t.test("a token sets and removes a review plan and cancels a deposit", async () => {
+    const made = await api.createAccessToken({
+      name: "client test writer",
+      scopes: ["creatives:read", "creatives:write", "deposits:write"],
+    });
+    const backend = createApiClient({ baseUrl, token: made.token });
+    const reviewers = await backend.listOrganizationMembers(acmeId, { role: ["reviewer"] });
+    const reviewer = reviewers.items[0];
+    assert.ok(reviewer, "Acme Ads has a reviewer");
+    const created = await unwrapOk(
+      backend.raw.POST("/api/v1/organizations/{organizationId}/creatives", {
+        params: { path: { organizationId: acmeId }, header: { "Idempotency-Key": crypto.randomUUID() } },
+        body: { title: "Token plan", type: "static", aspectRatio: "9:16", geo: "DE", language: "de-DE" },
+      }),
+    );
+    const path = { organizationId: acmeId, creativeId: created.id };
+    const planned = await unwrapOk(
+      backend.raw.PUT("/api/v1/organizations/{organizationId}/creatives/{creativeId}/review-plan", {
+        params: { path, header: { "Idempotency-Key": crypto.randomUUID() } },
+        body: { stages: [{ name: "Brand", rule: "all", reviewerIds: [reviewer.user.id] }] },
+      }),
+    );
+    assert.equal(planned.reviewPlan?.stages[0]?.name, "Brand");
+    const removed = await unwrapOk(
+      backend.raw.DELETE("/api/v1/organizations/{organizationId}/creatives/{creativeId}/review-plan", { params: { path } }),
+    );
+    assert.equal(removed.reviewPlan, null);
+    const deposit = await backend.createAccountDeposit(usdt("21000000"));
+    const cancelled = await unwrapOk(
+      backend.raw.POST("/api/v1/me/balance/deposits/{depositId}/cancel", { params: { path: { depositId: deposit.id } } }),
+    );
+    assert.equal(cancelled.status, "cancelled");
+    await api.revokeAccessToken(made.id);
   });
 
   await t.test("list creatives", async () => {
