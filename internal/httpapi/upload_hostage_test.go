@@ -5,7 +5,6 @@ import (
 	"context"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -298,24 +297,6 @@ func TestAnUploadExpiresAnHourAfterItsLastPart(t *testing.T) {
 	}
 }
 
-// logBuffer is a slog destination tests read while the server writes.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestAStoppedStoreIs503StorageUnavailableNotADatabaseOutage: with the
 // server's S3 store stopped mid-test, every upload operation that needs it
 // answers 503 storage_unavailable with Retry-After (never a 500), the log
@@ -324,7 +305,7 @@ func (l *logBuffer) String() string {
 func TestAStoppedStoreIs503StorageUnavailableNotADatabaseOutage(t *testing.T) {
 	t.Parallel()
 	objects, srv := testenv.NewPrivateObjectStore(t)
-	var logs logBuffer
+	var logs logLines
 	d := newUploadDesk(t, testenv.Options{ObjectStore: objects, Log: &logs})
 	file := pngFile(t, 10, 10, upload.DefaultPartSize+4096)
 	u := d.create(t, "outage.png", "image/png", file)
