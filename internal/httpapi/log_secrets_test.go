@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -38,27 +37,26 @@ func (l *logLines) String() string {
 // carried traceID and returns it: the line is written after the answer.
 func (l *logLines) requestLine(t *testing.T, traceID string) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	var found map[string]any
+	testenv.Eventually(t, "the access log line of trace "+traceID, func() bool {
 		sc := bufio.NewScanner(strings.NewReader(l.String()))
 		for sc.Scan() {
 			var line map[string]any
 			if json.Unmarshal(sc.Bytes(), &line) == nil && line["msg"] == "request" && line["trace_id"] == traceID {
-				return line
+				found = line
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no access log line for trace %s in:\n%s", traceID, l.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return false
+	})
+	return found
 }
 
 // TestNoTokenCodeOrSecretReachesTheLog follows a share's link to this
 // server, as it points here when APP_URL is unset (APP_URL defaults to
 // PUBLIC_BASE_URL), and calls with tokens and codes in the query: the
 // access log names every request, but writes each secret as [redacted]
-// (PRODUCT.md §21).
+// (docs/operations.md).
 func TestNoTokenCodeOrSecretReachesTheLog(t *testing.T) {
 	t.Parallel()
 	logs := &logLines{}
@@ -107,7 +105,7 @@ func TestNoTokenCodeOrSecretReachesTheLog(t *testing.T) {
 
 // TestAnswersCarryReferrerPolicyNoReferrer: a link followed from any
 // answer (a share's page, the docs, a Problem) sends no Referer naming
-// this server's URLs (PRODUCT.md §21).
+// this server's URLs (docs/operations.md).
 func TestAnswersCarryReferrerPolicyNoReferrer(t *testing.T) {
 	t.Parallel()
 	env := testenv.New(t)
