@@ -1,4 +1,4 @@
--- A guest is who their inbox says (PRODUCT.md §21, docs/shares.md).
+-- A guest is who their inbox says (docs/shares.md).
 
 -- Each invitation has a link of its own: its token's SHA-256 is kept
 -- (the token itself only sealed for its email until sent). Invitations

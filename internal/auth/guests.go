@@ -37,7 +37,7 @@ var (
 	// ErrInvitationEmail: the email sent is not the invitation's.
 	ErrInvitationEmail = errors.New("not the invitation's email")
 	// ErrMemberEmail refuses a proven email of a member of the share's
-	// organization: members sign in (PRODUCT.md §21).
+	// organization: members sign in (docs/shares.md).
 	ErrMemberEmail = errors.New("member email")
 	// ErrCodeExpired: no live code (never asked for, expired, or ended by
 	// its last wrong try).

@@ -86,7 +86,7 @@ func RetryAfterSeconds(wait time.Duration) int {
 	return int(math.Ceil(wait.Seconds()))
 }
 
-// SharePasswordPolicy limits wrong share passwords (PRODUCT.md §21): per
+// SharePasswordPolicy limits wrong share passwords (docs/shares.md): per
 // (share, client address) in a fixed window, so one guesser locks out
 // nobody else; and per share in a longer window, after which only the
 // addresses that already opened the share may try until it ends, so a

@@ -31,7 +31,7 @@ const (
 	DefaultTokenTTL = 90 * 24 * time.Hour
 	MaxTokenTTL     = 365 * 24 * time.Hour
 	// MaxActiveTokens bounds a user's tokens that still work: each is a
-	// principal with a rate budget of its own (PRODUCT.md §21).
+	// principal with a rate budget of its own (docs/tokens.md).
 	MaxActiveTokens = 50
 )
 

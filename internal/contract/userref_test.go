@@ -24,7 +24,7 @@ var notPeople = map[string]string{
 // (components, the events' payloads among them, and the inline request and
 // response schemas) and fails on a person reference whose `kind` is not
 // required: every UserRef the API writes carries `kind` (`user` or
-// `guest`), in every answer and event (PRODUCT.md §21), so a client tells
+// `guest`), in every answer and event (docs/shares.md), so a client tells
 // a member from a guest without guessing. A person reference is an object
 // whose properties are an id and a name and no more than `kind` and
 // `verified` besides; the few of that shape that name something else are

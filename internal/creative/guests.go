@@ -36,7 +36,7 @@ type Guest struct {
 }
 
 // ErrGuestUnverified refuses a decision of a guest session that has not
-// proven its email (PRODUCT.md §21): 403 guest_unverified.
+// proven its email (docs/shares.md): 403 guest_unverified.
 var ErrGuestUnverified = errors.New("guest session unverified")
 
 // caller is the guest as the review rules see them. An unverified
@@ -61,7 +61,7 @@ func (g Guest) mustBeVerified() error {
 	return nil
 }
 
-// mayDecide is what the inbox rules (PRODUCT.md §21) ask of a decide
+// mayDecide is what the inbox rules (docs/shares.md) ask of a decide
 // guest's decision before the rights table sees it: a verified session,
 // and an email that is no member's.
 func (g Guest) mayDecide(ctx context.Context, q *db.Queries, a review.Action) error {

@@ -1,5 +1,5 @@
 // Package emailcap holds the ceilings of the emails someone else can make
-// us send (PRODUCT.md §21, docs/email.md "Ceilings"): per recipient for
+// us send (docs/email.md, "Ceilings"): per recipient for
 // every email an anonymous or new caller can trigger, and per
 // organization, address and inviting user for invitations. The rules are
 // plain functions of the sends already made; store.go counts and records

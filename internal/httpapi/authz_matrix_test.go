@@ -634,7 +634,7 @@ type decisionCell struct {
 }
 
 // TestAuthorizationMatrixOfDecisions proves "nobody approves their own
-// work" (PRODUCT.md §21) on every decision path through the API: a
+// work" (docs/review.md) on every decision path through the API: a
 // member's decision, a stage member's, an admin's override, and a guest's
 // of a decide share, with or without a plan. Neither the creative's author
 // nor the author of the version under review decides on any of them (403

@@ -14,7 +14,7 @@ import (
 // TestACommentOfOnlyUnicodeSpacesOrFormatCharactersIsTooShort: a body of
 // ideographic spaces, zero-width spaces, word joiners or byte order marks
 // says nothing a reader can see, and is the 422 too_short of an empty one
-// (thread.Blank, PRODUCT.md §21), for a member and a guest, writing and
+// (thread.Blank, docs/review.md), for a member and a guest, writing and
 // editing, and nothing is written.
 func TestACommentOfOnlyUnicodeSpacesOrFormatCharactersIsTooShort(t *testing.T) {
 	t.Parallel()

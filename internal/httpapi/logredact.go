@@ -9,7 +9,7 @@ import (
 const redacted = "[redacted]"
 
 // secretQueryParams are the query parameters whose values the access log
-// never writes (PRODUCT.md §21): links carry tokens and codes there
+// never writes (docs/operations.md): links carry tokens and codes there
 // (`/api/v1/unsubscribe?token=…`, a sign-in's `code` and `state`, an
 // invitation), and an email typed into a sign-on start is a person's.
 var secretQueryParams = map[string]bool{

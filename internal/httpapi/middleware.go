@@ -112,7 +112,7 @@ func observe(log *slog.Logger, requestTimeout time.Duration, clients clientip.Re
 var (
 	nosniff = []string{"nosniff"}[:1:1]
 	deny    = []string{"DENY"}[:1:1]
-	// noReferrer is Referrer-Policy's value (PRODUCT.md §21).
+	// noReferrer is Referrer-Policy's value (docs/reliability.md).
 	noReferrer = []string{"no-referrer"}[:1:1]
 	noStore    = []string{"no-store"}[:1:1]
 )

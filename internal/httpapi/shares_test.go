@@ -316,7 +316,7 @@ func TestMakingAndRevokingAShareWriteTheirEventsWithoutTheToken(t *testing.T) {
 
 // TestOnlyAnAdminMakesADecideShare: an author shares the creatives they
 // wrote for view or comment; a decide share, which lets its guests
-// approve, is 403 to them and made by an admin (PRODUCT.md §21).
+// approve, is 403 to them and made by an admin (docs/review.md).
 func TestOnlyAnAdminMakesADecideShare(t *testing.T) {
 	t.Parallel()
 	d := newReviewDesk(t)

@@ -25,7 +25,7 @@ func seedTokens(t *testing.T, env *testenv.Env, user uuid.UUID, n int) {
 
 // TestAUserHoldsAtMost50LiveTokensAlsoUnderConcurrentCreates: each token
 // is a principal with a rate budget of its own, so a user holds at most 50
-// that still work (PRODUCT.md §21): ten creates at once with 45 held make
+// that still work (docs/tokens.md): ten creates at once with 45 held make
 // exactly 5, the others are 409 too_many_tokens; a revoked or expired
 // token makes room again.
 func TestAUserHoldsAtMost50LiveTokensAlsoUnderConcurrentCreates(t *testing.T) {

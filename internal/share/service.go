@@ -44,7 +44,7 @@ type CreativeError struct{ Index int }
 func (e *CreativeError) Error() string { return "share: creative id is not one of the organization's" }
 
 // InviteError names the invitation of a new share whose email is a
-// member's of the organization: members sign in (PRODUCT.md §21).
+// member's of the organization: members sign in (docs/shares.md).
 type InviteError struct{ Index int }
 
 func (e *InviteError) Error() string { return "share: an invited email is a member's" }

@@ -1,5 +1,5 @@
 // Package userref builds the one shape the API names a person with: every
-// UserRef carries its kind (PRODUCT.md §21), so a client never has to guess
+// UserRef carries its kind (docs/shares.md), so a client never has to guess
 // whether an id is a member's or a guest's.
 package userref
 

@@ -20,7 +20,7 @@ import (
 // slow receiver gets at most 4 attempts in flight across two replicas,
 // and a fast receiver's deliveries are not held behind it, though the
 // slow endpoint has more deliveries due than the replicas have workers
-// (PRODUCT.md §21). Both receivers are real HTTP servers.
+// (docs/events.md). Both receivers are real HTTP servers.
 func TestDelivery_AtMostFourInFlightPerEndpointOnEveryReplica(t *testing.T) {
 	t.Parallel()
 	cfg := webhooks.Config{AllowPrivate: true, Timeout: 30 * time.Second, Workers: 5, BusyWait: 20 * time.Millisecond}

@@ -49,7 +49,7 @@ const (
 	DefaultTimeout   = 15 * time.Second
 	DefaultWorkers   = 50
 	DefaultRetention = 7 * 24 * time.Hour
-	// DefaultMaxInFlightPerEndpoint is PRODUCT.md §21's bound: at most 4
+	// DefaultMaxInFlightPerEndpoint is docs/events.md's bound: at most 4
 	// deliveries in flight per endpoint.
 	DefaultMaxInFlightPerEndpoint = 4
 	// DefaultBusyWait is short enough that a busy endpoint's next delivery
@@ -431,7 +431,7 @@ func (s *Service) send(ctx context.Context, d db.WebhookDeliveryForAttemptRow) r
 	fail := func(err error) result {
 		// net/http's error names the URL, whose query may hold the
 		// receiver's own token; River logs a failed job's error, and no
-		// secret reaches a log (PRODUCT.md §21): the owner knows the URL.
+		// secret reaches a log (docs/events.md): the owner knows the URL.
 		var uerr *url.Error
 		if errors.As(err, &uerr) {
 			err = fmt.Errorf("%s: %w", uerr.Op, uerr.Err)
